@@ -1,0 +1,5 @@
+# Warnings on and clean for pe-suite's own targets.
+function(pe_warnings target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow -Wconversion
+                                           -Wno-sign-conversion)
+endfunction()

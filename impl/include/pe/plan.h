@@ -1,0 +1,75 @@
+// Typed parameters, validated once into plans. A plan holds everything a kernel needs that does
+// not depend on the positions: checked sizes and the frequencies ω_i = base^(-2i/dim).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "pe/types.h"
+
+namespace pe {
+
+// Largest dimension a plan accepts; beyond it the frequency table alone would be gigabytes.
+inline constexpr std::int64_t kMaxDim = std::int64_t{1} << 24;
+// Positions must be exactly representable in double for every variant: 0 <= p <= 2^53.
+inline constexpr std::int64_t kMaxPosition = std::int64_t{1} << 53;
+
+struct SinusoidalParams {
+  std::int64_t dim = 0;
+  double base = 10000.0;  // "Attention Is All You Need", section 3.5
+  Layout layout = Layout::Interleaved;
+};
+
+struct RopeParams {
+  std::int64_t head_dim = 0;
+  std::int64_t rotary_dim = 0;  // 0 means head_dim; channels beyond it pass through untouched
+  double base = 10000.0;        // RoFormer (Su et al., 2021), eq. 15
+  Layout layout = Layout::HalfSplit;
+};
+
+class SinusoidalPlan {
+ public:
+  // Throws InvalidArgument naming dim, base or layout.
+  explicit SinusoidalPlan(const SinusoidalParams& params);
+
+  const SinusoidalParams& params() const noexcept { return params_; }
+  Layout layout() const noexcept { return params_.layout; }
+  std::size_t dim() const noexcept { return static_cast<std::size_t>(params_.dim); }
+  std::size_t n_pairs() const noexcept { return dim() / 2; }
+  // ω_i = base^(-2i/dim), i < dim/2; relative error <= 1.02·2^-53 for base <= 1e12 (plan.cc).
+  std::span<const double> inv_freq() const noexcept { return inv_freq_; }
+
+ private:
+  SinusoidalParams params_;
+  std::vector<double> inv_freq_;
+};
+
+class RopePlan {
+ public:
+  // Throws InvalidArgument naming head_dim, rotary_dim, base or layout.
+  explicit RopePlan(const RopeParams& params);
+
+  const RopeParams& params() const noexcept { return params_; }
+  Layout layout() const noexcept { return params_.layout; }
+  std::size_t head_dim() const noexcept { return static_cast<std::size_t>(params_.head_dim); }
+  std::size_t rotary_dim() const noexcept { return static_cast<std::size_t>(params_.rotary_dim); }
+  std::size_t n_pairs() const noexcept { return rotary_dim() / 2; }
+  // First channel of pair j, and the distance to its partner: Interleaved (2j, 2j+1),
+  // HalfSplit (j, j + rotary_dim/2).
+  std::size_t pair_first(std::size_t j) const noexcept {
+    return params_.layout == Layout::Interleaved ? 2 * j : j;
+  }
+  std::size_t pair_offset() const noexcept {
+    return params_.layout == Layout::Interleaved ? 1 : n_pairs();
+  }
+  // θ_j = base^(-2j/rotary_dim), j < rotary_dim/2; relative error as SinusoidalPlan::inv_freq.
+  std::span<const double> inv_freq() const noexcept { return inv_freq_; }
+
+ private:
+  RopeParams params_;
+  std::vector<double> inv_freq_;
+};
+
+}  // namespace pe

@@ -1,0 +1,57 @@
+// Enumerations and type-erased buffer views shared by every part of pe-suite.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+
+namespace pe {
+
+enum class Family : std::uint8_t { Sinusoidal, Rope };
+
+// One enum for both families; validation rejects a layout used with the wrong family.
+enum class Layout : std::uint8_t {
+  // Sinusoidal: the paper's PE(p,2i)=sin, PE(p,2i+1)=cos (also the PyTorch tutorial's table).
+  // RoPE: GPT-J / ggml ROPE_TYPE_NORMAL, pairs (2j, 2j+1).
+  Interleaved,
+  // Sinusoidal only: [sin... | cos...], as tensor2tensor's get_timing_signal and fairseq lay it out.
+  Concatenated,
+  // RoPE only: GPT-NeoX / HF rotate_half / ggml ROPE_TYPE_NEOX, pairs (j, j + rotary_dim/2).
+  HalfSplit,
+};
+
+// Element types of outputs (and of RoPE's in-place data). bfloat16 and float16 are computed in
+// float32 or wider and rounded once.
+enum class DType : std::uint8_t { F32, F64, BF16, F16 };
+
+enum class RopeDirection : std::uint8_t { Forward, Inverse };
+
+std::string_view to_string(Family f) noexcept;
+std::string_view to_string(Layout l) noexcept;
+std::string_view to_string(DType t) noexcept;
+std::optional<Family> parse_family(std::string_view s) noexcept;
+std::optional<Layout> parse_layout(std::string_view s) noexcept;
+std::optional<DType> parse_dtype(std::string_view s) noexcept;
+
+bool layout_belongs_to(Layout l, Family f) noexcept;
+
+// Unit roundoff u = 2^-p of a type with p significand bits (float: 2^-24, double: 2^-53,
+// bfloat16: 2^-8, float16: 2^-11).
+double unit_roundoff(DType t) noexcept;
+// Smallest positive subnormal of the type; the absolute error floor of rounding into it.
+double denorm_min(DType t) noexcept;
+std::size_t size_of(DType t) noexcept;
+
+// A caller-owned buffer of `size` elements of type `dtype`. Views do not own memory.
+struct Buffer {
+  void* data = nullptr;
+  std::size_t size = 0;
+  DType dtype = DType::F32;
+};
+
+inline Buffer buffer(std::span<float> s) noexcept { return {s.data(), s.size(), DType::F32}; }
+inline Buffer buffer(std::span<double> s) noexcept { return {s.data(), s.size(), DType::F64}; }
+
+}  // namespace pe

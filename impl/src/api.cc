@@ -1,0 +1,96 @@
+#include "pe/api.h"
+
+#include <string>
+
+#include "detail/check.h"
+
+namespace pe {
+namespace {
+
+using detail::fail;
+
+void check_variant(const Variant& variant, Family family, Layout layout, DType dtype,
+                   const char* buffer_name) {
+  if (variant.family() != family) {
+    fail("variant", "variant " + variant.name() + " is not a " + std::string(to_string(family)) +
+                        " variant");
+  }
+  if (!variant.supports(layout)) {
+    fail("layout", "variant " + variant.name() + " does not support layout " +
+                       std::string(to_string(layout)));
+  }
+  if (!variant.supports(dtype)) {
+    fail(buffer_name, "variant " + variant.name() + " does not support " + buffer_name +
+                          ".dtype " + std::string(to_string(dtype)));
+  }
+}
+
+void check_positions(std::span<const std::int64_t> positions) {
+  for (std::size_t i = 0; i < positions.size(); ++i) {
+    if (positions[i] < 0 || positions[i] > kMaxPosition) {
+      fail("positions", "positions[" + std::to_string(i) + "] must be in [0, 2^53], got " +
+                            std::to_string(positions[i]));
+    }
+  }
+}
+
+std::size_t checked_product(std::initializer_list<std::size_t> factors, const char* what) {
+  std::size_t product = 1;
+  std::string shown;
+  for (std::size_t f : factors) {
+    shown += (shown.empty() ? "" : " x ") + std::to_string(f);
+    if (__builtin_mul_overflow(product, f, &product)) {
+      fail(what, std::string(what) + " size " + shown + "... overflows size_t");
+    }
+  }
+  return product;
+}
+
+void check_buffer(const Buffer& b, std::size_t expected, const char* name, const std::string& shape) {
+  if (b.size != expected) {
+    fail(name, std::string(name) + ".size must be " + shape + " = " + std::to_string(expected) +
+                   ", got " + std::to_string(b.size));
+  }
+  if (b.data == nullptr && b.size != 0) fail(name, std::string(name) + ".data is null");
+  // The byte size must be addressable too.
+  checked_product({b.size, size_of(b.dtype)}, name);
+}
+
+}  // namespace
+
+void sinusoidal_table(const Variant& variant, const SinusoidalPlan& plan,
+                      std::span<const std::int64_t> positions, Buffer out) {
+  check_variant(variant, Family::Sinusoidal, plan.layout(), out.dtype, "out");
+  check_positions(positions);
+  const std::size_t n = checked_product({positions.size(), plan.dim()}, "out");
+  check_buffer(out, n, "out", "n_positions x dim");
+  static_cast<const SinusoidalVariant&>(variant).table(plan, positions, out);
+}
+
+void sinusoidal_add(const Variant& variant, const SinusoidalPlan& plan,
+                    std::span<const std::int64_t> positions, Buffer embeddings,
+                    std::span<const std::uint8_t> padding) {
+  check_variant(variant, Family::Sinusoidal, plan.layout(), embeddings.dtype, "embeddings");
+  check_positions(positions);
+  const std::size_t n = checked_product({positions.size(), plan.dim()}, "embeddings");
+  check_buffer(embeddings, n, "embeddings", "n_positions x dim");
+  if (!padding.empty() && padding.size() != positions.size()) {
+    fail("padding", "padding.size must be 0 or n_positions = " + std::to_string(positions.size()) +
+                        ", got " + std::to_string(padding.size()));
+  }
+  static_cast<const SinusoidalVariant&>(variant).add(plan, positions, padding, embeddings);
+}
+
+void rope_apply(const Variant& variant, const RopePlan& plan,
+                std::span<const std::int64_t> positions, std::int64_t n_heads, Buffer x,
+                RopeDirection direction) {
+  check_variant(variant, Family::Rope, plan.layout(), x.dtype, "x");
+  if (n_heads <= 0) fail("n_heads", "n_heads must be positive, got " + std::to_string(n_heads));
+  check_positions(positions);
+  const auto heads = static_cast<std::size_t>(n_heads);
+  const std::size_t n = checked_product({positions.size(), heads, plan.head_dim()}, "x");
+  check_buffer(x, n, "x", "n_tokens x n_heads x head_dim");
+  static_cast<const RopeVariant&>(variant).apply(plan, positions, heads, direction, x);
+}
+
+}  // namespace pe

@@ -1,0 +1,26 @@
+#include "pe/contract.h"
+
+namespace pe {
+
+namespace {
+double output_rounding(const Contract& c, DType out) noexcept {
+  return out == c.compute_type ? 0.0 : c.c0 * unit_roundoff(out);
+}
+}  // namespace
+
+double element_budget(const Contract& c, DType out, double abs_phi, double scale) noexcept {
+  const double relative = output_rounding(c, out) + c.ck * unit_roundoff(c.compute_type) +
+                          c.c1 * unit_roundoff(c.angle_type) * abs_phi;
+  return relative * scale + 2 * denorm_min(c.compute_type) + denorm_min(out);
+}
+
+double add_budget(const Contract& c, DType out, double abs_embedding) noexcept {
+  return (unit_roundoff(out) + unit_roundoff(c.compute_type)) * (abs_embedding + 1.0);
+}
+
+double effective_c0(const Contract& c, DType out) noexcept {
+  return output_rounding(c, out) / unit_roundoff(out) +
+         c.ck * unit_roundoff(c.compute_type) / unit_roundoff(out);
+}
+
+}  // namespace pe

@@ -1,0 +1,69 @@
+#include "pe/plan.h"
+
+#include <cmath>
+
+#include "detail/check.h"
+
+namespace pe {
+namespace {
+
+void check_base(double base) {
+  if (!std::isfinite(base) || !(base > 1.0)) {
+    detail::fail("base", "base must be finite and > 1, got " + detail::show(base));
+  }
+}
+
+void check_layout(Layout layout, Family family) {
+  if (!layout_belongs_to(layout, family)) {
+    detail::fail("layout", "layout " + std::string(to_string(layout)) + " is not a " +
+                               std::string(to_string(family)) + " layout");
+  }
+}
+
+// The exponent and the power are formed in long double (64-bit significand on x86-64): after the
+// final rounding to double (relative 2^-53) what is left is 2^-64·(|ln base|·|e| + 2) relative,
+// below 0.02·2^-53 for base <= 1e12. Contracts rely on the total 1.02·2^-53. Where long double is
+// double (MSVC, some ARM ABIs) this bound does not hold and neither do the contracts built on it.
+std::vector<double> inverse_frequencies(std::size_t n_pairs, std::size_t dim, double base) {
+  std::vector<double> w(n_pairs);
+  const long double b = base;
+  for (std::size_t i = 0; i < n_pairs; ++i) {
+    const long double e = -static_cast<long double>(2 * i) / static_cast<long double>(dim);
+    w[i] = static_cast<double>(std::pow(b, e));
+  }
+  return w;
+}
+
+void check_dim(const char* name, std::int64_t dim) {
+  if (dim <= 0 || dim % 2 != 0) {
+    detail::fail(name, std::string(name) + " must be even and positive, got " + std::to_string(dim));
+  }
+  if (dim > kMaxDim) {
+    detail::fail(name, std::string(name) + " must be at most " + std::to_string(kMaxDim) + ", got " +
+                           std::to_string(dim));
+  }
+}
+
+}  // namespace
+
+SinusoidalPlan::SinusoidalPlan(const SinusoidalParams& params) : params_(params) {
+  check_dim("dim", params.dim);
+  check_base(params.base);
+  check_layout(params.layout, Family::Sinusoidal);
+  inv_freq_ = inverse_frequencies(n_pairs(), dim(), params.base);
+}
+
+RopePlan::RopePlan(const RopeParams& params) : params_(params) {
+  check_dim("head_dim", params.head_dim);
+  if (params_.rotary_dim == 0) params_.rotary_dim = params_.head_dim;
+  if (params_.rotary_dim < 0 || params_.rotary_dim % 2 != 0 || params_.rotary_dim > params_.head_dim) {
+    detail::fail("rotary_dim", "rotary_dim must be even and in [2, head_dim=" +
+                                   std::to_string(params_.head_dim) + "], got " +
+                                   std::to_string(params.rotary_dim));
+  }
+  check_base(params.base);
+  check_layout(params.layout, Family::Rope);
+  inv_freq_ = inverse_frequencies(n_pairs(), rotary_dim(), params.base);
+}
+
+}  // namespace pe

@@ -1,0 +1,50 @@
+// rope.scalar_f32: float32 throughout, as a plain C++ loop over HF's inv_freq in float would do:
+// θ_j rounded to float, the angle fl(fl(p)·θ_j), sinf/cosf, and the rotation in float.
+//
+// Contract (derived), per output element of a pair (a, b), N = |a| + |b|:
+//   angle: as sinusoidal.scalar_f32, |φ̂ - φ| <= 3.001·2^-24·|φ|, moving the output by <= N·|φ̂ - φ|;
+//   kernel: sinf/cosf within 1 ULP (<= 2^-24 absolute): <= N·2^-24;
+//   rotation: fl(fl(a·c) - fl(b·s)) rounds three times, <= 2·2^-24·N (to first order; 3.001 covers
+//          the kernel, the rotation and the second-order terms);
+//   output: float32 only, the compute type (c0 = 0).
+//   Budget: N·(3.001 + 3.001·|φ|)·2^-24 + 2^-148 (underflow floor). |input| <= 2^126 so that
+//   |a| + |b| cannot overflow. Largest position promised: 2^24.
+#include "detail/loops.h"
+#include "detail/scalar_sincos.h"
+#include "pe/variant.h"
+
+namespace pe {
+namespace {
+
+Contract declared_contract() {
+  Contract c;
+  c.family = Family::Rope;
+  c.layouts = {Layout::Interleaved, Layout::HalfSplit};
+  c.outputs = {DType::F32};
+  c.angle_type = DType::F32;
+  c.compute_type = DType::F32;
+  c.max_position = std::int64_t{1} << 24;
+  c.max_input_abs = 0x1p126;
+  c.kernel_ulps = 1;
+  c.c0 = 1, c.ck = 3.001, c.c1 = 3.001;
+  return c;
+}
+
+using SinCos = detail::LibmSinCos<float, RopePlan>;
+
+class ScalarF32 final : public RopeVariant {
+ public:
+  ScalarF32() : RopeVariant("rope.scalar_f32", declared_contract()) {}
+
+  void apply(const RopePlan& plan, std::span<const std::int64_t> positions, std::size_t n_heads,
+             RopeDirection direction, Buffer x) const noexcept override {
+    detail::with_typed(x, [&](auto* data) {
+      detail::rotate<float>(plan, positions, n_heads, direction, data, SinCos{plan});
+    });
+  }
+};
+
+const Registrar registrar{std::make_unique<ScalarF32>()};
+
+}  // namespace
+}  // namespace pe

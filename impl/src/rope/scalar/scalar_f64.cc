@@ -1,0 +1,47 @@
+// rope.scalar_f64: double throughout (θ_j, angle, sin/cos, rotation), rounded once into the data type.
+//
+// Contract (derived), per output element of a pair (a, b), N = |a| + |b|:
+//   angle: as sinusoidal.scalar_f64, |φ̂ - φ| <= 2.03·2^-53·|φ|;
+//   kernel and rotation: sin/cos within 1 ULP, three roundings in double: <= 3.001·2^-53·N;
+//   output: float32 data rounds once (c0 = 1, <= 2^-24·N), float64 data is the compute type.
+//   Budget: N·(c0·u_out + (3.001 + 2.03·|φ|)·2^-53) + underflow floor. |input| <= 2^126.
+//   Largest position promised: 2^31.
+#include "detail/loops.h"
+#include "detail/scalar_sincos.h"
+#include "pe/variant.h"
+
+namespace pe {
+namespace {
+
+Contract declared_contract() {
+  Contract c;
+  c.family = Family::Rope;
+  c.layouts = {Layout::Interleaved, Layout::HalfSplit};
+  c.outputs = {DType::F32, DType::F64};
+  c.angle_type = DType::F64;
+  c.compute_type = DType::F64;
+  c.max_position = std::int64_t{1} << 31;
+  c.max_input_abs = 0x1p126;
+  c.kernel_ulps = 1;
+  c.c0 = 1, c.ck = 3.001, c.c1 = 2.03;
+  return c;
+}
+
+using SinCos = detail::LibmSinCos<double, RopePlan>;
+
+class ScalarF64 final : public RopeVariant {
+ public:
+  ScalarF64() : RopeVariant("rope.scalar_f64", declared_contract()) {}
+
+  void apply(const RopePlan& plan, std::span<const std::int64_t> positions, std::size_t n_heads,
+             RopeDirection direction, Buffer x) const noexcept override {
+    detail::with_typed(x, [&](auto* data) {
+      detail::rotate<double>(plan, positions, n_heads, direction, data, SinCos{plan});
+    });
+  }
+};
+
+const Registrar registrar{std::make_unique<ScalarF64>()};
+
+}  // namespace
+}  // namespace pe

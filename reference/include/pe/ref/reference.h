@@ -1,0 +1,88 @@
+// The exact reference: sinusoidal values and RoPE rotations in MPFR at a precision chosen from the
+// largest position, with the correctly rounded result in every output type (Ziv's test, retried
+// at the wider tier when a rounding cannot be decided).
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "pe/plan.h"
+#include "pe/ref/real.h"
+#include "pe/types.h"
+
+namespace pe::ref {
+
+// A high-precision value with a bound on its distance to the exact value.
+struct Enclosure {
+  Real value;
+  Real radius;
+};
+
+class Sinusoidal {
+ public:
+  // Throws InvalidArgument like SinusoidalPlan. Positions up to max_position pick the precision.
+  Sinusoidal(const SinusoidalParams& params, std::int64_t max_position);
+
+  long precision_bits() const noexcept { return bits_; }
+  const SinusoidalParams& params() const noexcept { return params_; }
+  // The exact angle p·ω_i of a channel, rounded to double (for budgets and reports).
+  double angle(std::int64_t position, std::size_t channel) const;
+  // out[position, channel] in the plan's layout, to within the enclosure's radius.
+  Enclosure exact(std::int64_t position, std::size_t channel) const;
+  // The correctly rounded out[position, channel] in `type`, as a double.
+  double rounded(std::int64_t position, std::size_t channel, DType type) const;
+
+ private:
+  template <class R>
+  Enclosure evaluate(std::int64_t position, std::size_t channel) const;
+
+  SinusoidalParams params_;
+  std::vector<Real> inv_freq_;  // ω_i at the wide tier
+  long bits_;
+  bool wide_;
+};
+
+class Rope {
+ public:
+  Rope(const RopeParams& params, std::int64_t max_position);
+
+  long precision_bits() const noexcept { return bits_; }
+  const RopeParams& params() const noexcept { return params_; }
+  std::size_t n_pairs() const noexcept { return inv_freq_.size(); }
+  // The exact angle p·θ_j of pair j, rounded to double.
+  double angle(std::int64_t position, std::size_t pair) const;
+  // Pair j's (a, b) rotated by ±p·θ_j exactly: (a cos - b sin, a sin + b cos).
+  std::pair<Enclosure, Enclosure> rotate(std::int64_t position, std::size_t pair, double a, double b,
+                                         RopeDirection direction = RopeDirection::Forward) const;
+  // The correctly rounded rotation in `type`.
+  std::pair<double, double> rounded(std::int64_t position, std::size_t pair, double a, double b,
+                                    DType type,
+                                    RopeDirection direction = RopeDirection::Forward) const;
+  // (cos, sin) of pair j's angle, correctly rounded in `type`: the table `export` writes.
+  std::pair<double, double> cos_sin(std::int64_t position, std::size_t pair, DType type) const;
+
+ private:
+  template <class R>
+  std::pair<Enclosure, Enclosure> evaluate(std::int64_t position, std::size_t pair, double a,
+                                           double b, RopeDirection direction) const;
+
+  RopeParams params_;
+  std::vector<Real> inv_freq_;
+  long bits_;
+  bool wide_;
+};
+
+// |y - exact| as a double (rounded up is not needed: the metric is reported, not proved).
+double abs_error(double y, const Real& exact);
+// |y - exact| / ulp_of(exact, type): SLEEF's fractional ULP error.
+double ulp_error(double y, const Real& exact, DType type);
+
+// Nearest `type` value of an enclosed number, decided by Ziv's test: the ends of the enclosure
+// must round alike. nullopt when they do not.
+std::optional<double> decided_rounding(const Enclosure& e, DType type);
+
+// How many roundings stayed undecided even at the wide tier (expected: 0).
+std::uint64_t undecided_roundings() noexcept;
+
+}  // namespace pe::ref

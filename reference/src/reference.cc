@@ -1,0 +1,154 @@
+#include "pe/ref/reference.h"
+
+#include <atomic>
+#include <cmath>
+
+namespace pe::ref {
+namespace {
+
+std::atomic<std::uint64_t> g_undecided{0};
+
+// Positions below this use the narrow tier: 168 - 40 - 53 leaves > 64 bits beyond float64.
+constexpr std::int64_t kNarrowLimit = std::int64_t{1} << 40;
+
+// ω_i = base^(-2i/dim) at the wide tier. The exponent -2i/dim is formed exactly as a quotient of
+// small integers rounded once at ~334 bits.
+std::vector<Real> frequencies(std::size_t n_pairs, std::int64_t dim, double base) {
+  std::vector<Real> w(n_pairs);
+  const Real b(base);
+  for (std::size_t i = 0; i < n_pairs; ++i) {
+    const Real e = -Real(static_cast<long long>(2 * i)) / Real(static_cast<long long>(dim));
+    w[i] = pow(b, e);
+  }
+  return w;
+}
+
+// Error of p·ω rounded twice at precision P (ω itself, then the product) plus one correctly rounded
+// sin/cos: |φ|·2^(1-P) + 2^-P <= (|φ| + 1)·2^(2-P).
+template <class R>
+R radius_of(const R& abs_phi) {
+  return (abs_phi + 1) * ldexp(R(1), static_cast<int>(2 - precision_bits<R>()));
+}
+
+double rounded_or_retry(const Enclosure& narrow, DType type, const auto& retry_wide) {
+  if (auto r = decided_rounding(narrow, type)) return *r;
+  const Enclosure wide = retry_wide();
+  if (auto r = decided_rounding(wide, type)) return *r;
+  g_undecided.fetch_add(1, std::memory_order_relaxed);
+  return round_to(wide.value, type);
+}
+
+}  // namespace
+
+std::optional<double> decided_rounding(const Enclosure& e, DType type) {
+  if (e.radius == 0) return round_to(e.value, type);
+  const double lo = round_to(Real(e.value - e.radius), type);
+  const double hi = round_to(Real(e.value + e.radius), type);
+  if (lo == hi && std::signbit(lo) == std::signbit(hi)) return lo;
+  if (lo == 0 && hi == 0) return round_to(e.value, type);  // ±0: the sign of the midpoint
+  return std::nullopt;
+}
+
+std::uint64_t undecided_roundings() noexcept { return g_undecided.load(); }
+
+double abs_error(double y, const Real& exact) {
+  return static_cast<double>(abs(Real(y) - exact));
+}
+
+double ulp_error(double y, const Real& exact, DType type) {
+  return abs_error(y, exact) / ulp_of(exact, type);
+}
+
+// ---- Sinusoidal -------------------------------------------------------------------------------
+
+Sinusoidal::Sinusoidal(const SinusoidalParams& params, std::int64_t max_position)
+    : params_(params),
+      inv_freq_(frequencies(SinusoidalPlan(params).n_pairs(), params.dim, params.base)),
+      bits_(max_position < kNarrowLimit ? pe::ref::precision_bits<RealNarrow>()
+                                        : pe::ref::precision_bits<Real>()),
+      wide_(max_position >= kNarrowLimit) {}
+
+double Sinusoidal::angle(std::int64_t position, std::size_t channel) const {
+  const std::size_t h = inv_freq_.size();
+  const std::size_t pair = params_.layout == Layout::Interleaved ? channel / 2 : channel % h;
+  return static_cast<double>(Real(inv_freq_[pair] * static_cast<long long>(position)));
+}
+
+template <class R>
+Enclosure Sinusoidal::evaluate(std::int64_t position, std::size_t channel) const {
+  const std::size_t h = inv_freq_.size();
+  const bool interleaved = params_.layout == Layout::Interleaved;
+  const std::size_t pair = interleaved ? channel / 2 : channel % h;
+  const bool is_sin = interleaved ? channel % 2 == 0 : channel < h;
+  const R phi = R(inv_freq_[pair]) * static_cast<long long>(position);
+  const R v = is_sin ? sin(phi) : cos(phi);
+  // p = 0: φ = 0, sin 0 = 0 and cos 0 = 1 are exact.
+  const R radius = position == 0 ? R(0) : radius_of(R(abs(phi)));
+  return {Real(v), Real(radius)};
+}
+
+Enclosure Sinusoidal::exact(std::int64_t position, std::size_t channel) const {
+  return wide_ ? evaluate<Real>(position, channel) : evaluate<RealNarrow>(position, channel);
+}
+
+double Sinusoidal::rounded(std::int64_t position, std::size_t channel, DType type) const {
+  return rounded_or_retry(exact(position, channel), type,
+                          [&] { return evaluate<Real>(position, channel); });
+}
+
+// ---- RoPE -------------------------------------------------------------------------------------
+
+Rope::Rope(const RopeParams& params, std::int64_t max_position)
+    : params_(params),
+      inv_freq_(frequencies(RopePlan(params).n_pairs(), RopePlan(params).params().rotary_dim,
+                            params.base)),
+      bits_(max_position < kNarrowLimit ? pe::ref::precision_bits<RealNarrow>()
+                                        : pe::ref::precision_bits<Real>()),
+      wide_(max_position >= kNarrowLimit) {
+  params_.rotary_dim = RopePlan(params).params().rotary_dim;
+}
+
+double Rope::angle(std::int64_t position, std::size_t pair) const {
+  return static_cast<double>(Real(inv_freq_[pair] * static_cast<long long>(position)));
+}
+
+template <class R>
+std::pair<Enclosure, Enclosure> Rope::evaluate(std::int64_t position, std::size_t pair, double a,
+                                               double b, RopeDirection direction) const {
+  R phi = R(inv_freq_[pair]) * static_cast<long long>(position);
+  if (direction == RopeDirection::Inverse) phi = -phi;
+  const R c = cos(phi), s = sin(phi);
+  const R ra(a), rb(b);
+  const R y0 = ra * c - rb * s;
+  const R y1 = ra * s + rb * c;
+  // Each of cos, sin is within radius_of(|φ|); two products and a sum add 3·2^-P relative of
+  // |a| + |b|. Position 0 is exact: the products by 1 and 0 and the sum are exact at any precision
+  // that holds a and b.
+  R radius(0);
+  if (position != 0) {
+    const R n = abs(ra) + abs(rb);
+    radius = n * (radius_of(R(abs(phi))) + 3 * ldexp(R(1), static_cast<int>(-pe::ref::precision_bits<R>())));
+  }
+  return {Enclosure{Real(y0), Real(radius)}, Enclosure{Real(y1), Real(radius)}};
+}
+
+std::pair<Enclosure, Enclosure> Rope::rotate(std::int64_t position, std::size_t pair, double a,
+                                             double b, RopeDirection direction) const {
+  return wide_ ? evaluate<Real>(position, pair, a, b, direction)
+               : evaluate<RealNarrow>(position, pair, a, b, direction);
+}
+
+std::pair<double, double> Rope::rounded(std::int64_t position, std::size_t pair, double a, double b,
+                                        DType type, RopeDirection direction) const {
+  const auto narrow = rotate(position, pair, a, b, direction);
+  const auto wide = [&] { return evaluate<Real>(position, pair, a, b, direction); };
+  return {rounded_or_retry(narrow.first, type, [&] { return wide().first; }),
+          rounded_or_retry(narrow.second, type, [&] { return wide().second; })};
+}
+
+std::pair<double, double> Rope::cos_sin(std::int64_t position, std::size_t pair, DType type) const {
+  // Rotating (1, 0) gives (cos, sin) exactly.
+  return rounded(position, pair, 1.0, 0.0, type);
+}
+
+}  // namespace pe::ref

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs pe-suite's build and test dependencies from Debian's packages (Debian 12, as root).
+# Idempotent: packages already present are left alone and apt-get is not called at all.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config
+  libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
+  libeigen3-dev libboost-dev libmpfr-dev libgmp-dev libhwy-dev
+  libcli11-dev libfmt-dev nlohmann-json3-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "setup: installing ${missing[*]}" >&2
+sudo_cmd=()
+[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
