@@ -1,0 +1,186 @@
+#include "census.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "pe/contract.h"
+#include "pe/ref/reference.h"
+#include "support/runner.h"
+
+namespace pe::census {
+namespace {
+
+constexpr std::int64_t kEdges[] = {0,           1'000,         10'000,        100'000,
+                                   1'000'000,   10'000'000,    100'000'000,   1'000'000'000,
+                                   std::int64_t{1} << 31};
+
+std::uint64_t fnv1a(const std::string& s, std::uint64_t salt) {
+  std::uint64_t h = 1469598103934665603ull ^ salt;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+// Band ends, then log-uniform positions between them; a function of the seed only.
+std::vector<std::int64_t> band_positions(std::int64_t lo, std::int64_t hi, std::size_t count,
+                                         std::uint64_t seed) {
+  std::vector<std::int64_t> p = {lo, hi};
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(std::log1p(static_cast<double>(lo)),
+                                           std::log1p(static_cast<double>(hi)));
+  while (p.size() < count) {
+    p.push_back(std::clamp<std::int64_t>(std::llround(std::expm1(u(rng))), lo, hi));
+  }
+  return p;
+}
+
+void keep_worst(Worst& w, double v, std::int64_t p, std::int64_t ch, std::int64_t dim, double base) {
+  if (v > w.value || std::isnan(v)) w = {v, p, ch, dim, base};
+}
+
+struct Accumulator {
+  Band& band;
+  std::int64_t dim;
+  double base;
+  void add(double err, double ulp, double budget, std::int64_t p, std::int64_t ch) {
+    ++band.samples;
+    if (err > band.max_abs.value || std::isnan(err)) band.budget_at_max_abs = budget;
+    keep_worst(band.max_abs, err, p, ch, dim, base);
+    keep_worst(band.max_ulp, ulp, p, ch, dim, base);
+    keep_worst(band.max_budget_ratio, err / budget, p, ch, dim, base);
+  }
+};
+
+void sweep_sinusoidal(const testing::Instance& in, const std::vector<std::int64_t>& positions,
+                      std::int64_t dim, double base, Accumulator acc) {
+  const SinusoidalParams params{dim, base, in.layout};
+  const SinusoidalPlan plan(params);
+  const ref::Sinusoidal reference(params, *std::max_element(positions.begin(), positions.end()));
+  const testing::TypedBuffer y = testing::run_table(in, plan, positions);
+  for (std::size_t r = 0; r < positions.size(); ++r) {
+    for (std::size_t ch = 0; ch < plan.dim(); ++ch) {
+      const double v = y.get(r * plan.dim() + ch);
+      const ref::Enclosure exact = reference.exact(positions[r], ch);
+      const double budget =
+          element_budget(in.contract(), in.dtype, std::fabs(reference.angle(positions[r], ch)));
+      acc.add(ref::abs_error(v, exact.value), ref::ulp_error(v, exact.value, in.dtype), budget,
+              positions[r], static_cast<std::int64_t>(ch));
+    }
+  }
+}
+
+void sweep_rope(const testing::Instance& in, const std::vector<std::int64_t>& positions,
+                std::int64_t head_dim, double base, std::uint64_t seed, Accumulator acc) {
+  const RopeParams params{head_dim, 0, base, in.layout};
+  const RopePlan plan(params);
+  const ref::Rope reference(params, *std::max_element(positions.begin(), positions.end()));
+  const std::int64_t heads = 2;
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<double> x(positions.size() * heads * plan.head_dim());
+  for (double& v : x) v = in.dtype == DType::F32 ? static_cast<float>(u(rng)) : u(rng);
+  testing::TypedBuffer y = testing::buffer_of(in.dtype, x);
+  testing::run_rope(in, plan, positions, heads, y);
+  for (std::size_t t = 0; t < positions.size(); ++t) {
+    for (std::int64_t h = 0; h < heads; ++h) {
+      const std::size_t row = (t * heads + h) * plan.head_dim();
+      for (std::size_t j = 0; j < plan.n_pairs(); ++j) {
+        const std::size_t i0 = row + plan.pair_first(j), i1 = i0 + plan.pair_offset();
+        const auto [e0, e1] = reference.rotate(positions[t], j, x[i0], x[i1]);
+        const double budget = element_budget(in.contract(), in.dtype,
+                                              std::fabs(reference.angle(positions[t], j)),
+                                              std::fabs(x[i0]) + std::fabs(x[i1]));
+        for (const auto& [idx, e] : {std::pair{i0, &e0}, std::pair{i1, &e1}}) {
+          const double v = y.get(idx);
+          acc.add(ref::abs_error(v, e->value), ref::ulp_error(v, e->value, in.dtype), budget,
+                  positions[t], static_cast<std::int64_t>(idx - row));
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+bool InstanceResult::within_contract() const {
+  return std::all_of(bands.begin(), bands.end(),
+                     [](const Band& b) { return b.max_budget_ratio.value <= 1.0; });
+}
+
+std::vector<InstanceResult> run(const Options& options) {
+  const bool full = options.effort == Effort::Full;
+  const std::vector<std::int64_t> dims = full ? std::vector<std::int64_t>{64, 128, 1024}
+                                              : std::vector<std::int64_t>{128};
+  const std::vector<double> bases = full ? std::vector<double>{1e4, 5e5, 1e6} : std::vector<double>{1e4};
+  const std::size_t per_band = full ? 48 : 10;
+
+  std::vector<InstanceResult> results;
+  for (const testing::Instance& in : testing::instances_matching(options.glob)) {
+    InstanceResult result{in, {}};
+    const std::int64_t limit =
+        options.max_position > 0 ? options.max_position : in.contract().max_position;
+    for (std::size_t k = 0; k + 1 < std::size(kEdges) && kEdges[k] <= limit; ++k) {
+      Band band;
+      band.lo = kEdges[k];
+      band.hi = std::min(kEdges[k + 1] - 1, limit);
+      if (k + 2 == std::size(kEdges)) band.hi = std::min(kEdges[k + 1], limit);
+      for (std::int64_t dim : dims) {
+        for (double base : bases) {
+          const std::uint64_t seed = fnv1a(in.name(), (k << 32) ^ static_cast<std::uint64_t>(dim) ^
+                                                          static_cast<std::uint64_t>(base));
+          const auto positions = band_positions(band.lo, band.hi, per_band, seed);
+          Accumulator acc{band, dim, base};
+          if (in.variant->family() == Family::Sinusoidal) {
+            sweep_sinusoidal(in, positions, dim, base, acc);
+          } else {
+            sweep_rope(in, positions, dim, base, seed, acc);
+          }
+        }
+      }
+      result.bands.push_back(band);
+    }
+    results.push_back(std::move(result));
+  }
+  return results;
+}
+
+namespace {
+nlohmann::json worst_json(const Worst& w) {
+  return {{"value", w.value}, {"position", w.position}, {"channel", w.channel}, {"dim", w.dim},
+          {"base", w.base}};
+}
+}  // namespace
+
+nlohmann::json to_json(const std::vector<InstanceResult>& results) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const InstanceResult& r : results) {
+    const Contract& c = r.instance.contract();
+    nlohmann::json bands = nlohmann::json::array();
+    for (const Band& b : r.bands) {
+      bands.push_back({{"lo", b.lo},
+                       {"hi", b.hi},
+                       {"samples", b.samples},
+                       {"max_abs", worst_json(b.max_abs)},
+                       {"max_ulp", worst_json(b.max_ulp)},
+                       {"max_budget_ratio", worst_json(b.max_budget_ratio)},
+                       {"budget_at_max_abs", b.budget_at_max_abs},
+                       {"verdict", b.max_budget_ratio.value <= 1.0 ? "pass" : "FAIL"}});
+    }
+    out.push_back({{"instance", r.instance.name()},
+                   {"variant", r.instance.variant->name()},
+                   {"family", to_string(r.instance.variant->family())},
+                   {"layout", to_string(r.instance.layout)},
+                   {"dtype", to_string(r.instance.dtype)},
+                   {"contract",
+                    {{"c0_effective", effective_c0(c, r.instance.dtype)},
+                     {"c1", c.c1},
+                     {"u_angle", unit_roundoff(c.angle_type)},
+                     {"kernel_ulps", c.kernel_ulps},
+                     {"max_position", c.max_position}}},
+                   {"bands", bands},
+                   {"within_contract", r.within_contract()}});
+  }
+  return out;
+}
+
+}  // namespace pe::census

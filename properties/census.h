@@ -1,0 +1,50 @@
+// The census: a deterministic accuracy sweep of every selected instance over a fixed grid of
+// position bands (0-10^3-10^4-...-2^31, as far as each contract promises), dims, bases and output
+// types, against the exact reference. A function of (instance, grid) only, so shards are disjoint.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "support/instances.h"
+
+namespace pe::census {
+
+enum class Effort { Quick, Full };
+
+struct Options {
+  std::string glob = "*";
+  Effort effort = Effort::Quick;
+  std::int64_t max_position = 0;  // 0: each contract's own largest position
+};
+
+struct Worst {
+  double value = 0;
+  std::int64_t position = 0;
+  std::int64_t channel = 0;
+  std::int64_t dim = 0;
+  double base = 0;
+};
+
+struct Band {
+  std::int64_t lo = 0, hi = 0;  // positions in [lo, hi]
+  std::size_t samples = 0;
+  Worst max_abs;           // largest |y - exact|
+  Worst max_ulp;           // largest fractional ULP error (SLEEF)
+  Worst max_budget_ratio;  // largest |y - exact| / budget; > 1 breaks the contract
+  double budget_at_max_abs = 0;
+};
+
+struct InstanceResult {
+  testing::Instance instance;
+  std::vector<Band> bands;
+  bool within_contract() const;
+};
+
+std::vector<InstanceResult> run(const Options& options);
+nlohmann::json to_json(const std::vector<InstanceResult>& results);
+
+}  // namespace pe::census

@@ -1,0 +1,43 @@
+// The quick census over the whole registry: every instance within its contract in every band, and
+// JSON that carries what reports need.
+#include <gtest/gtest.h>
+
+#include "census.h"
+
+namespace pe::census {
+namespace {
+
+TEST(Census, EveryInstanceIsWithinItsContractInEveryBand) {
+  const auto results = run({});
+  ASSERT_FALSE(results.empty());
+  for (const InstanceResult& r : results) {
+    ASSERT_FALSE(r.bands.empty()) << r.instance.name();
+    EXPECT_EQ(r.bands.back().hi, r.instance.contract().max_position) << r.instance.name();
+    for (const Band& b : r.bands) {
+      EXPECT_LE(b.max_budget_ratio.value, 1.0)
+          << r.instance.name() << " band [" << b.lo << ", " << b.hi << "] at position "
+          << b.max_budget_ratio.position << " channel " << b.max_budget_ratio.channel;
+      EXPECT_GT(b.samples, 0u);
+    }
+  }
+  const nlohmann::json j = to_json(results);
+  ASSERT_EQ(j.size(), results.size());
+  for (const char* key : {"instance", "variant", "family", "layout", "dtype", "contract", "bands"}) {
+    EXPECT_TRUE(j[0].contains(key)) << key;
+  }
+  for (const char* key : {"lo", "hi", "max_abs", "max_ulp", "max_budget_ratio", "verdict"}) {
+    EXPECT_TRUE(j[0]["bands"][0].contains(key)) << key;
+  }
+}
+
+TEST(Census, SelectsInstancesByGlobAndStopsAtMaxPosition) {
+  const auto results = run({"rope.scalar_f64", Effort::Quick, 5000});
+  ASSERT_EQ(results.size(), 4u);  // 2 layouts x 2 output types
+  for (const InstanceResult& r : results) {
+    EXPECT_EQ(r.instance.variant->name(), "rope.scalar_f64");
+    EXPECT_EQ(r.bands.back().hi, 5000);
+  }
+}
+
+}  // namespace
+}  // namespace pe::census

@@ -1,0 +1,266 @@
+// Properties of every RoPE instance in the registry, each written once.
+#include <cmath>
+#include <numeric>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+
+#include "pe/pe.h"
+#include "pe/ref/reference.h"
+#include "support/generators.h"
+#include "support/property_util.h"
+#include "support/runner.h"
+
+namespace pe::testing {
+namespace {
+
+constexpr double kU64 = 0x1p-53;
+
+// One generated case: params, positions, heads and input values within the contract.
+struct Case {
+  RopeParams params;
+  std::vector<std::int64_t> positions;
+  std::int64_t heads = 1;
+  std::vector<double> x;
+};
+
+class RopeProps : public ::testing::TestWithParam<Instance> {
+ protected:
+  const Instance& in() const { return GetParam(); }
+  std::int64_t max_position() const { return in().contract().max_position; }
+
+  RopeParams gen_params(Layout layout) const {
+    const std::int64_t head_dim = *gen_dim(256).as("head_dim");
+    const std::int64_t rotary_dim = *rc::gen::weightedOneOf<std::int64_t>(
+                                         {{2, rc::gen::just(head_dim)},
+                                          {1, rc::gen::map(rc::gen::inRange<std::int64_t>(1, head_dim / 2 + 1),
+                                                           [](std::int64_t r) { return 2 * r; })}})
+                                         .as("rotary_dim");
+    return {head_dim, rotary_dim, *gen_base().as("base"), layout};
+  }
+  Case gen_case(std::size_t max_tokens = 3) const {
+    Case c;
+    c.params = gen_params(in().layout);
+    c.positions = *gen_positions(max_position(), max_tokens).as("positions");
+    c.heads = *rc::gen::inRange<std::int64_t>(1, 3).as("heads");
+    c.x = *gen_values(in().dtype, in().contract().max_input_abs,
+                      c.positions.size() * c.heads * c.params.head_dim)
+               .as("x");
+    return c;
+  }
+  // The budget of both outputs of pair j whose input is (a, b).
+  double budget(const ref::Rope& r, std::int64_t p, std::size_t j, double a, double b) const {
+    return element_budget(in().contract(), in().dtype, std::fabs(r.angle(p, j)), std::fabs(a) + std::fabs(b));
+  }
+  std::vector<double> rotated(const RopePlan& plan, const Case& c,
+                              RopeDirection direction = RopeDirection::Forward) const {
+    TypedBuffer y = buffer_of(in().dtype, c.x);
+    run_rope(in(), plan, c.positions, c.heads, y, direction);
+    return y.values();
+  }
+};
+
+// Calls f(token, first_index, second_index, pair) for every rotated pair of every head.
+template <class F>
+void for_each_pair(const RopePlan& plan, std::size_t tokens, std::int64_t heads, F&& f) {
+  for (std::size_t t = 0; t < tokens; ++t) {
+    for (std::int64_t h = 0; h < heads; ++h) {
+      const std::size_t row = (t * heads + h) * plan.head_dim();
+      for (std::size_t j = 0; j < plan.n_pairs(); ++j) {
+        const std::size_t i0 = row + plan.pair_first(j);
+        f(t, i0, i0 + plan.pair_offset(), j);
+      }
+    }
+  }
+}
+
+TEST_P(RopeProps, AgreesWithReferenceWithinBudget) {
+  PE_RC_CHECK("|R(p)x - exact| <= budget for every element", [&] {
+    const Case c = gen_case();
+    const RopePlan plan(c.params);
+    const std::vector<double> y = rotated(plan, c);
+    const ref::Rope exact(c.params, *std::max_element(c.positions.begin(), c.positions.end()));
+    for_each_pair(plan, c.positions.size(), c.heads, [&](std::size_t t, std::size_t i0, std::size_t i1, std::size_t j) {
+      const auto [e0, e1] = exact.rotate(c.positions[t], j, c.x[i0], c.x[i1]);
+      const double b = budget(exact, c.positions[t], j, c.x[i0], c.x[i1]);
+      for (const auto& [i, e] : {std::pair{i0, &e0}, std::pair{i1, &e1}}) {
+        const double err = ref::abs_error(y[i], e->value);
+        if (!(err <= b)) {
+          RC_FAIL(fmt::format("token {} pair {} ({:.9g}, {:.9g}) at p={}: element {} = {:.17g}, error {:.3g} > {:.3g}",
+                              t, j, c.x[i0], c.x[i1], c.positions[t], i, y[i], err, b));
+        }
+      }
+    });
+  });
+}
+
+TEST_P(RopeProps, FiniteInputsGiveFiniteOutputs) {
+  PE_RC_CHECK("finite x within the contract's range gives finite R(p)x", [&] {
+    const Case c = gen_case();
+    const std::vector<double> y = rotated(RopePlan(c.params), c);
+    for (double v : y) RC_ASSERT(std::isfinite(v));
+  });
+}
+
+// ‖y‖ - ‖x‖ per pair: ‖y*‖ = ‖x‖ exactly, and ‖y - y*‖ <= hypot(b, b); hypot in double adds 2^-52·‖x‖.
+TEST_P(RopeProps, PreservesTheNormOfEveryPair) {
+  PE_RC_CHECK("|‖R(p)x_j‖ - ‖x_j‖| within the contract", [&] {
+    const Case c = gen_case();
+    const RopePlan plan(c.params);
+    const std::vector<double> y = rotated(plan, c);
+    const ref::Rope exact(c.params, *std::max_element(c.positions.begin(), c.positions.end()));
+    for_each_pair(plan, c.positions.size(), c.heads, [&](std::size_t t, std::size_t i0, std::size_t i1, std::size_t j) {
+      const double before = std::hypot(c.x[i0], c.x[i1]), after = std::hypot(y[i0], y[i1]);
+      const double b = budget(exact, c.positions[t], j, c.x[i0], c.x[i1]);
+      const double tol = std::sqrt(2.0) * b + 4 * kU64 * before;
+      if (!(std::fabs(after - before) <= tol)) {
+        RC_FAIL(fmt::format("pair {} at p={}: ‖x‖={:.17g} ‖y‖={:.17g}, diff {:.3g} > {:.3g}", j,
+                            c.positions[t], before, after, std::fabs(after - before), tol));
+      }
+    });
+  });
+}
+
+// ⟨R(m)q, R(n)k⟩ = ⟨R(m-n)q, k⟩ (both equal the exact ⟨R(m)q, R(n)k⟩). For computed a, b within
+// e_a, e_b of exact vectors: |⟨a,b⟩ - ⟨a*,b*⟩| <= Σ e_a(|b| + e_b) + |a|·e_b; sums in double add
+// 2·n·2^-53·Σ|a·b|.
+TEST_P(RopeProps, InnerProductDependsOnlyOnRelativePosition) {
+  PE_RC_CHECK("<R(m)q, R(n)k> = <R(m-n)q, k> within the contract", [&] {
+    const RopeParams params = gen_params(in().layout);
+    const RopePlan plan(params);
+    const std::int64_t m = *gen_position(max_position()).as("m");
+    const std::int64_t n = *gen_position(m).as("n");
+    const std::size_t hd = plan.head_dim();
+    const auto q = *gen_values(in().dtype, 0x1p20, hd).as("q");
+    const auto k = *gen_values(in().dtype, 0x1p20, hd).as("k");
+    const ref::Rope exact(params, m);
+    auto rotate = [&](const std::vector<double>& v, std::int64_t p) {
+      TypedBuffer b = buffer_of(in().dtype, v);
+      const std::vector<std::int64_t> pos = {p};
+      run_rope(in(), plan, pos, 1, b);
+      return b.values();
+    };
+    const auto a = rotate(q, m), b = rotate(k, n), r = rotate(q, m - n);
+    double lhs = 0, rhs = 0, tol = 0, mag = 0;
+    for (std::size_t j = 0; j < plan.n_pairs(); ++j) {
+      const std::size_t i0 = plan.pair_first(j), i1 = i0 + plan.pair_offset();
+      const double ea = budget(exact, m, j, q[i0], q[i1]), eb = budget(exact, n, j, k[i0], k[i1]);
+      const double er = budget(exact, m - n, j, q[i0], q[i1]);
+      for (std::size_t i : {i0, i1}) {
+        lhs += a[i] * b[i];
+        rhs += r[i] * k[i];
+        mag += std::fabs(a[i] * b[i]) + std::fabs(r[i] * k[i]);
+        tol += ea * (std::fabs(b[i]) + eb) + std::fabs(a[i]) * eb + er * std::fabs(k[i]);
+      }
+    }
+    tol += 2 * static_cast<double>(hd) * kU64 * mag;
+    if (!(std::fabs(lhs - rhs) <= tol)) {
+      RC_FAIL(fmt::format("<R(m)q,R(n)k> = {:.17g}, <R(m-n)q,k> = {:.17g}, diff {:.3g} > {:.3g}", lhs, rhs,
+                          std::fabs(lhs - rhs), tol));
+    }
+  });
+}
+
+TEST_P(RopeProps, PositionZeroIsTheIdentity) {
+  PE_RC_CHECK("R(0)x == x exactly", [&] {
+    Case c = gen_case();
+    std::fill(c.positions.begin(), c.positions.end(), 0);
+    const std::vector<double> y = rotated(RopePlan(c.params), c);
+    for (std::size_t i = 0; i < y.size(); ++i) RC_ASSERT(y[i] == c.x[i]);
+  });
+}
+
+// y = R(p)x within b1 of R(p)x; z = R(-p)y within b2 of R(-p)y; a rotation moves a pair's error
+// (e0, e1) to components of at most e0 + e1, so |z - x| <= 2·b1 + b2.
+TEST_P(RopeProps, InverseRotationUndoesForward) {
+  PE_RC_CHECK("R(-p)R(p)x = x within the contract", [&] {
+    const Case c = gen_case();
+    const RopePlan plan(c.params);
+    const std::vector<double> y = rotated(plan, c);
+    TypedBuffer zb = buffer_of(in().dtype, y);
+    run_rope(in(), plan, c.positions, c.heads, zb, RopeDirection::Inverse);
+    const std::vector<double> z = zb.values();
+    const ref::Rope exact(c.params, *std::max_element(c.positions.begin(), c.positions.end()));
+    for_each_pair(plan, c.positions.size(), c.heads, [&](std::size_t t, std::size_t i0, std::size_t i1, std::size_t j) {
+      const std::int64_t p = c.positions[t];
+      const double tol = 2 * budget(exact, p, j, c.x[i0], c.x[i1]) + budget(exact, p, j, y[i0], y[i1]);
+      for (std::size_t i : {i0, i1}) {
+        if (!(std::fabs(z[i] - c.x[i]) <= tol)) {
+          RC_FAIL(fmt::format("pair {} at p={}: x={:.17g} back to {:.17g}, diff {:.3g} > {:.3g}", j, p, c.x[i],
+                              z[i], std::fabs(z[i] - c.x[i]), tol));
+        }
+      }
+    });
+  });
+}
+
+TEST_P(RopeProps, ChannelsBeyondRotaryDimAreUntouched) {
+  PE_RC_CHECK("channels >= rotary_dim keep their bits", [&] {
+    Case c = gen_case();
+    const RopePlan plan(c.params);
+    TypedBuffer y = buffer_of(in().dtype, c.x);
+    const TypedBuffer before = y;
+    run_rope(in(), plan, c.positions, c.heads, y);
+    const std::size_t w = size_of(in().dtype), hd = plan.head_dim(), rd = plan.rotary_dim();
+    RC_CLASSIFY(rd < hd, "partial rotary");
+    for (std::size_t row = 0; row < c.positions.size() * c.heads; ++row) {
+      const auto from = (row * hd + rd) * w, to = (row + 1) * hd * w;
+      RC_ASSERT(std::equal(before.bytes().begin() + from, before.bytes().begin() + to, y.bytes().begin() + from));
+    }
+  });
+}
+
+// Permuting an interleaved head into half-split order (2j -> j, 2j+1 -> j + R/2) commutes with the
+// rotation: each side is within its budget of the same exact values.
+// Instantiated on the interleaved instances of variants that support both layouts.
+class RopeLayoutProps : public RopeProps {};
+
+TEST_P(RopeLayoutProps, InterleavedEqualsHalfSplitUnderPermutation) {
+  PE_RC_CHECK("P·R_interleaved(p)x = R_halfsplit(p)(P·x) within the contract", [&] {
+    Case c = gen_case();
+    const RopePlan il(c.params);
+    RopeParams hs_params = c.params;
+    hs_params.layout = Layout::HalfSplit;
+    const RopePlan hs(hs_params);
+    const std::size_t hd = il.head_dim(), half = il.n_pairs();
+    std::vector<double> xp = c.x;
+    for (std::size_t row = 0; row < c.positions.size() * c.heads; ++row) {
+      for (std::size_t j = 0; j < half; ++j) {
+        xp[row * hd + j] = c.x[row * hd + 2 * j];
+        xp[row * hd + half + j] = c.x[row * hd + 2 * j + 1];
+      }
+    }
+    const std::vector<double> y = rotated(il, c);
+    TypedBuffer yb = buffer_of(in().dtype, xp);
+    run_rope(in(), hs, c.positions, c.heads, yb);
+    const std::vector<double> yp = yb.values();
+    const ref::Rope exact(c.params, *std::max_element(c.positions.begin(), c.positions.end()));
+    for (std::size_t t = 0; t < c.positions.size(); ++t) {
+      for (std::int64_t h = 0; h < c.heads; ++h) {
+        const std::size_t row = (t * c.heads + h) * hd;
+        for (std::size_t j = 0; j < half; ++j) {
+          const double tol = 2 * budget(exact, c.positions[t], j, c.x[row + 2 * j], c.x[row + 2 * j + 1]);
+          RC_ASSERT(std::fabs(y[row + 2 * j] - yp[row + j]) <= tol);
+          RC_ASSERT(std::fabs(y[row + 2 * j + 1] - yp[row + half + j]) <= tol);
+        }
+        for (std::size_t i = il.rotary_dim(); i < hd; ++i) RC_ASSERT(y[row + i] == yp[row + i]);
+      }
+    }
+  });
+}
+
+std::vector<Instance> interleaved_of_both_layouts() {
+  std::vector<Instance> out;
+  for (const Instance& i : instances(Family::Rope)) {
+    if (i.layout == Layout::Interleaved && i.variant->supports(Layout::HalfSplit)) out.push_back(i);
+  }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, RopeProps, ::testing::ValuesIn(instances(Family::Rope)), instance_test_name);
+INSTANTIATE_TEST_SUITE_P(Registry, RopeLayoutProps, ::testing::ValuesIn(interleaved_of_both_layouts()),
+                         instance_test_name);
+
+}  // namespace
+}  // namespace pe::testing

@@ -1,0 +1,200 @@
+// Properties of every sinusoidal instance in the registry, each written once.
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+
+#include "pe/pe.h"
+#include "pe/ref/reference.h"
+#include "support/generators.h"
+#include "support/property_util.h"
+#include "support/runner.h"
+
+namespace pe::testing {
+namespace {
+
+constexpr double kU64 = 0x1p-53;
+
+class SinusoidalProps : public ::testing::TestWithParam<Instance> {
+ protected:
+  const Instance& in() const { return GetParam(); }
+  std::int64_t max_position() const { return in().contract().max_position; }
+  SinusoidalParams gen_params() const {
+    return {*gen_dim(4096).as("dim"), *gen_base().as("base"), in().layout};
+  }
+  double budget(const ref::Sinusoidal& r, std::int64_t p, std::size_t ch) const {
+    return element_budget(in().contract(), in().dtype, std::fabs(r.angle(p, ch)));
+  }
+};
+
+TEST_P(SinusoidalProps, AgreesWithReferenceWithinBudget) {
+  PE_RC_CHECK("|PE - exact| <= budget at every sampled (position, channel)", [&] {
+    const SinusoidalParams params = gen_params();
+    const auto positions = *gen_positions(max_position(), 4).as("positions");
+    const SinusoidalPlan plan(params);
+    const TypedBuffer y = run_table(in(), plan, positions);
+    const ref::Sinusoidal exact(params, *std::max_element(positions.begin(), positions.end()));
+    for (std::size_t r = 0; r < positions.size(); ++r) {
+      RC_CLASSIFY(positions[r] > (1 << 20), "position > 2^20");
+      for (std::size_t ch : sample_channels(plan.dim())) {
+        const double v = y.get(r * plan.dim() + ch);
+        const double err = ref::abs_error(v, exact.exact(positions[r], ch).value);
+        const double b = budget(exact, positions[r], ch);
+        if (!(err <= b)) {
+          RC_FAIL(fmt::format("position {} channel {}: got {:.17g}, error {:.3g} > budget {:.3g}",
+                              positions[r], ch, v, err, b));
+        }
+      }
+    }
+  });
+}
+
+TEST_P(SinusoidalProps, ValuesAreFiniteAndBoundedByOne) {
+  PE_RC_CHECK("every value is finite and |PE| <= 1", [&] {
+    const SinusoidalPlan plan(gen_params());
+    const auto positions = *gen_positions(max_position(), 8).as("positions");
+    const TypedBuffer y = run_table(in(), plan, positions);
+    for (std::size_t i = 0; i < y.size(); ++i) {
+      RC_ASSERT(std::isfinite(y.get(i)));
+      RC_ASSERT(std::fabs(y.get(i)) <= 1.0);
+    }
+  });
+}
+
+TEST_P(SinusoidalProps, DistinctPositionsGiveDistinctEncodings) {
+  PE_RC_CHECK("p != q gives PE(p) != PE(q)", [&] {
+    const SinusoidalPlan plan(gen_params());
+    const std::int64_t p = *gen_position(max_position() - 1).as("p");
+    const std::int64_t q = *rc::gen::weightedOneOf<std::int64_t>(
+                                {{2, rc::gen::just(p + 1)},
+                                 {1, rc::gen::suchThat(gen_position(max_position()),
+                                                       [p](std::int64_t v) { return v != p; })}})
+                                .as("q");
+    const std::vector<std::int64_t> positions = {p, q};
+    const std::vector<double> y = run_table(in(), plan, positions).values();
+    RC_ASSERT(!std::equal(y.begin(), y.begin() + plan.dim(), y.begin() + plan.dim()));
+  });
+}
+
+// PE(p + k) = M(k)·PE(p), M(k) the block rotation by k·ω_i. Each side is within the budget of
+// the exact value; a rotation keeps the 2-norm of an error, so the right side's per-component error
+// is at most √2 times the worst of its pair. M(k) itself is formed in double from the reference's
+// angle: <= 4·2^-53 more.
+TEST_P(SinusoidalProps, OffsetActsAsBlockRotation) {
+  PE_RC_CHECK("PE(p + k) = M(k)·PE(p) within the contract", [&] {
+    const SinusoidalParams params = gen_params();
+    const SinusoidalPlan plan(params);
+    const std::int64_t k = *gen_position(max_position() / 2).as("k");
+    const std::int64_t p = *gen_position(max_position() - k).as("p");
+    const std::vector<std::int64_t> positions = {p, p + k};
+    const std::vector<double> y = run_table(in(), plan, positions).values();
+    const ref::Sinusoidal exact(params, p + k);
+    const std::size_t d = plan.dim(), h = plan.n_pairs();
+    const bool il = params.layout == Layout::Interleaved;
+    for (std::size_t i = 0; i < h; ++i) {
+      const std::size_t cs = il ? 2 * i : i, cc = il ? 2 * i + 1 : h + i;
+      const double ck = std::cos(exact.angle(k, cs)), sk = std::sin(exact.angle(k, cs));
+      // Rotating (sin φ, cos φ) by κ: sin(φ+κ) = sin φ cos κ + cos φ sin κ, cos(φ+κ) = cos φ cos κ - sin φ sin κ.
+      const double rs = y[cs] * ck + y[cc] * sk, rc = y[cc] * ck - y[cs] * sk;
+      const double bp = std::max(budget(exact, p, cs), budget(exact, p, cc));
+      for (const auto& [got, want, ch] : {std::tuple{y[d + cs], rs, cs}, std::tuple{y[d + cc], rc, cc}}) {
+        const double tol = budget(exact, p + k, ch) + std::sqrt(2.0) * bp +
+                           4 * kU64 * (1 + std::fabs(exact.angle(k, cs)));
+        if (!(std::fabs(got - want) <= tol)) {
+          RC_FAIL(fmt::format("pair {}: PE(p+k)={:.17g}, M(k)PE(p)={:.17g}, |diff| {:.3g} > {:.3g}", i,
+                              got, want, std::fabs(got - want), tol));
+        }
+      }
+    }
+  });
+}
+
+// PE(p)·PE(q) = Σ_i cos((p - q)·ω_i): a function of p - q only. Each product a·b of values within
+// e_a, e_b of exact values bounded by 1 moves by at most e_a + e_b (to first order, + e_a·e_b);
+// the double-precision sums add d·2^-53·Σ|a·b|.
+TEST_P(SinusoidalProps, InnerProductDependsOnlyOnOffset) {
+  PE_RC_CHECK("PE(p)·PE(q) = sum_i cos((p - q)·w_i) within the contract", [&] {
+    const SinusoidalParams params = gen_params();
+    const SinusoidalPlan plan(params);
+    const std::int64_t p = *gen_position(max_position()).as("p");
+    const std::int64_t q = *gen_position(max_position()).as("q");
+    const std::vector<std::int64_t> positions = {p, q};
+    const std::vector<double> y = run_table(in(), plan, positions).values();
+    const std::int64_t hi = std::max(p, q), lo = std::min(p, q);
+    const ref::Sinusoidal exact(params, hi);
+    const std::size_t d = plan.dim();
+    double dot = 0, abs_dot = 0, tol = 0, want = 0;
+    for (std::size_t ch = 0; ch < d; ++ch) {
+      dot += y[ch] * y[d + ch];
+      abs_dot += std::fabs(y[ch] * y[d + ch]);
+      const double ep = budget(exact, p, ch), eq = budget(exact, q, ch);
+      tol += ep + eq + ep * eq;
+    }
+    for (std::size_t ch = 0; ch < d; ch += 2) {
+      // cos of the offset's angle, correctly rounded: a channel whose value is cos((hi - lo)·ω).
+      const std::size_t cos_channel = params.layout == Layout::Interleaved ? ch + 1 : d / 2 + ch / 2;
+      want += exact.rounded(hi - lo, cos_channel, DType::F64);
+    }
+    tol += 2 * static_cast<double>(d) * kU64 * (abs_dot + static_cast<double>(d));
+    if (!(std::fabs(dot - want) <= tol)) {
+      RC_FAIL(fmt::format("PE(p)·PE(q) = {:.17g}, sum cos = {:.17g}, |diff| {:.3g} > {:.3g}", dot, want,
+                          std::fabs(dot - want), tol));
+    }
+  });
+}
+
+TEST_P(SinusoidalProps, FusedAddMatchesReferenceAndLeavesPaddingUntouched) {
+  PE_RC_CHECK("emb + PE within the contract; padded rows bit-for-bit unchanged", [&] {
+    const SinusoidalParams params{*gen_dim(512).as("dim"), *gen_base().as("base"), in().layout};
+    const SinusoidalPlan plan(params);
+    const auto positions = *gen_positions(max_position(), 4).as("positions");
+    const auto emb = *gen_values(in().dtype, in().contract().max_input_abs, positions.size() * plan.dim())
+                          .as("embeddings");
+    const auto padding = *rc::gen::container<std::vector<std::uint8_t>>(
+                              positions.size(), rc::gen::element<std::uint8_t>(0, 0, 1))
+                              .as("padding");
+    TypedBuffer y = buffer_of(in().dtype, emb);
+    const TypedBuffer before = y;
+    sinusoidal_add(*in().variant, plan, positions, y.view(), padding);
+    const ref::Sinusoidal exact(params, *std::max_element(positions.begin(), positions.end()));
+    const std::size_t d = plan.dim(), width = size_of(in().dtype) * d;
+    for (std::size_t r = 0; r < positions.size(); ++r) {
+      if (padding[r]) {
+        RC_ASSERT(std::equal(before.bytes().begin() + r * width, before.bytes().begin() + (r + 1) * width,
+                             y.bytes().begin() + r * width));
+        continue;
+      }
+      for (std::size_t ch : sample_channels(d)) {
+        const std::size_t i = r * d + ch;
+        const ref::Real want = ref::Real(emb[i]) + exact.exact(positions[r], ch).value;
+        const double err = ref::abs_error(y.get(i), want);
+        const double tol = budget(exact, positions[r], ch) + add_budget(in().contract(), in().dtype, std::fabs(emb[i]));
+        if (!(err <= tol)) {
+          RC_FAIL(fmt::format("row {} channel {}: emb {:.17g} + PE -> {:.17g}, error {:.3g} > {:.3g}", r, ch,
+                              emb[i], y.get(i), err, tol));
+        }
+      }
+    }
+  });
+}
+
+TEST_P(SinusoidalProps, PositionZeroIsExactlySinZeroCosOne) {
+  for (std::int64_t dim : {2, 48, 128, 4096}) {
+    const SinusoidalPlan plan({dim, 10000.0, in().layout});
+    const std::vector<std::int64_t> zero = {0};
+    const std::vector<double> y = run_table(in(), plan, zero).values();
+    for (std::size_t ch = 0; ch < plan.dim(); ++ch) {
+      const bool is_cos = in().layout == Layout::Interleaved ? ch % 2 == 1 : ch >= plan.n_pairs();
+      ASSERT_EQ(y[ch], is_cos ? 1.0 : 0.0) << "dim " << dim << " channel " << ch;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, SinusoidalProps, ::testing::ValuesIn(instances(Family::Sinusoidal)),
+                         instance_test_name);
+
+}  // namespace
+}  // namespace pe::testing

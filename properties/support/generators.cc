@@ -1,0 +1,108 @@
+#include "support/generators.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace pe::testing {
+namespace {
+
+int floor_log2(std::int64_t v) { return 63 - __builtin_clzll(static_cast<unsigned long long>(v)); }
+
+struct BitLayout {
+  int significand_bits;  // stored bits, without the implicit one
+  int bias;
+};
+
+BitLayout bit_layout(DType t) {
+  return t == DType::F64 ? BitLayout{52, 1023} : BitLayout{23, 127};
+}
+
+double from_bits(DType t, bool negative, std::uint64_t biased_exponent, std::uint64_t significand) {
+  if (t == DType::F64) {
+    const std::uint64_t bits = (std::uint64_t{negative} << 63) | (biased_exponent << 52) | significand;
+    double v;
+    std::memcpy(&v, &bits, sizeof v);
+    return v;
+  }
+  const auto bits = static_cast<std::uint32_t>((std::uint64_t{negative} << 31) |
+                                               (biased_exponent << 23) | significand);
+  float v;
+  std::memcpy(&v, &bits, sizeof v);
+  return v;
+}
+
+}  // namespace
+
+rc::Gen<std::int64_t> gen_position(std::int64_t max_position) {
+  if (max_position <= 0) return rc::gen::just<std::int64_t>(0);
+  const int top = floor_log2(std::max<std::int64_t>(max_position, 1));
+  std::vector<std::int64_t> landmarks = {0, 1, 2, max_position, max_position - 1};
+  for (std::int64_t v : {(std::int64_t{1} << 24) - 1, std::int64_t{1} << 24, (std::int64_t{1} << 24) + 1}) {
+    landmarks.push_back(v);
+  }
+  std::erase_if(landmarks, [&](std::int64_t v) { return v < 0 || v > max_position; });
+  return rc::gen::weightedOneOf<std::int64_t>({
+      {2, rc::gen::elementOf(landmarks)},
+      {3, rc::gen::map(rc::gen::inRange(0, top + 1), [](int k) { return std::int64_t{1} << k; })},
+      {2, rc::gen::inRange<std::int64_t>(0, std::min<std::int64_t>(max_position, 1000) + 1)},
+      {3, rc::gen::inRange<std::int64_t>(0, max_position + 1)},
+  });
+}
+
+rc::Gen<std::vector<std::int64_t>> gen_positions(std::int64_t max_position, std::size_t max_count) {
+  return rc::gen::mapcat(rc::gen::inRange<std::size_t>(1, max_count + 1),
+                         [max_position](std::size_t n) {
+                           return rc::gen::container<std::vector<std::int64_t>>(
+                               n, gen_position(max_position));
+                         });
+}
+
+rc::Gen<std::int64_t> gen_dim(std::int64_t max_dim) {
+  std::vector<std::int64_t> shapes = {48, 72, 80, 96, 120};
+  for (std::int64_t d = 2; d <= max_dim; d *= 2) shapes.push_back(d);
+  shapes.erase(std::remove_if(shapes.begin(), shapes.end(), [&](auto d) { return d > max_dim; }),
+               shapes.end());
+  return rc::gen::weightedOneOf<std::int64_t>({
+      {3, rc::gen::elementOf(shapes)},
+      {1, rc::gen::map(rc::gen::inRange<std::int64_t>(1, max_dim / 2 + 1),
+                       [](std::int64_t h) { return 2 * h; })},
+  });
+}
+
+rc::Gen<std::int64_t> gen_odd_dim() {
+  return rc::gen::map(rc::gen::inRange<std::int64_t>(0, 4097), [](std::int64_t h) { return 2 * h + 1; });
+}
+
+rc::Gen<double> gen_base() {
+  return rc::gen::weightedOneOf<double>({
+      {3, rc::gen::element(1e4, 5e5, 1e6)},
+      {1, rc::gen::map(rc::gen::inRange(0, 1 << 20),
+                       [](int u) { return 1.5 * std::pow(1e7 / 1.5, u / double(1 << 20)); })},
+  });
+}
+
+rc::Gen<double> gen_value(DType type, double max_abs) {
+  const BitLayout f = bit_layout(type);
+  // Largest biased exponent whose values stay below max_abs (and finite).
+  const int max_exponent = std::clamp(static_cast<int>(std::floor(std::log2(max_abs))) - 1 + f.bias, 0,
+                                      2 * f.bias);
+  const auto significand = rc::gen::inRange<std::uint64_t>(0, std::uint64_t{1} << f.significand_bits);
+  const auto exponent_any = rc::gen::inRange<std::uint64_t>(0, max_exponent + 1);
+  const auto exponent_ordinary = rc::gen::inRange<std::uint64_t>(f.bias - 8, f.bias + 8);
+  return rc::gen::apply(
+      [type](bool negative, std::uint64_t e, std::uint64_t m) { return from_bits(type, negative, e, m); },
+      rc::gen::arbitrary<bool>(),
+      rc::gen::weightedOneOf<std::uint64_t>({{1, rc::gen::element<std::uint64_t>(0, max_exponent)},
+                                             {3, exponent_any},
+                                             {4, exponent_ordinary}}),
+      significand);
+}
+
+rc::Gen<std::vector<double>> gen_values(DType type, double max_abs, std::size_t count) {
+  return rc::gen::container<std::vector<double>>(count, gen_value(type, max_abs));
+}
+
+}  // namespace pe::testing
+

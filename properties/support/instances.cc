@@ -1,0 +1,57 @@
+#include "support/instances.h"
+
+#include <cctype>
+
+namespace pe::testing {
+
+std::string Instance::name() const {
+  return variant->instance_name(layout) + "/" + std::string(to_string(dtype));
+}
+
+std::string Instance::test_name() const {
+  std::string s = name();
+  for (char& ch : s) {
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  }
+  return s;
+}
+
+std::vector<Instance> instances(Family family) {
+  std::vector<Instance> out;
+  for (const Variant* v : registry()) {
+    if (v->family() != family) continue;
+    for (Layout l : v->contract().layouts) {
+      for (DType t : v->contract().outputs) out.push_back({v, l, t});
+    }
+  }
+  return out;
+}
+
+bool glob_match(const std::string& pattern, const std::string& text) {
+  std::size_t p = 0, t = 0, star = std::string::npos, mark = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
+      ++p, ++t;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++, mark = t;
+    } else if (star != std::string::npos) {
+      p = star + 1, t = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
+
+std::vector<Instance> instances_matching(const std::string& glob) {
+  std::vector<Instance> out;
+  for (Family f : {Family::Sinusoidal, Family::Rope}) {
+    for (const Instance& i : instances(f)) {
+      if (glob_match(glob, i.variant->name()) || glob_match(glob, i.name())) out.push_back(i);
+    }
+  }
+  return out;
+}
+
+}  // namespace pe::testing

@@ -1,0 +1,33 @@
+// An instance is one (variant, layout, output type) the variant's contract covers. Properties are
+// instantiated over every instance of the registry, so a new variant is tested without edits here.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "pe/variant.h"
+
+namespace pe::testing {
+
+struct Instance {
+  const Variant* variant = nullptr;
+  Layout layout = Layout::Interleaved;
+  DType dtype = DType::F32;
+
+  const Contract& contract() const { return variant->contract(); }
+  // "sinusoidal.interleaved.scalar_f32/f32"
+  std::string name() const;
+  // The same, with every character GoogleTest does not allow in a name replaced by '_'.
+  std::string test_name() const;
+};
+
+// GoogleTest prints a failing parameter by its name.
+inline void PrintTo(const Instance& i, std::ostream* os) { *os << i.name(); }
+
+std::vector<Instance> instances(Family family);
+// Instances whose name matches a glob ('*' and '?'), on the variant name or the instance name.
+std::vector<Instance> instances_matching(const std::string& glob);
+bool glob_match(const std::string& pattern, const std::string& text);
+
+}  // namespace pe::testing

@@ -1,0 +1,32 @@
+// Small helpers shared by the property files.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+
+#include "support/instances.h"
+
+namespace pe::testing {
+
+// Every channel when there are at most `most`, else both ends and an even stride between.
+inline std::vector<std::size_t> sample_channels(std::size_t dim, std::size_t most = 96) {
+  std::vector<std::size_t> out;
+  const std::size_t stride = dim <= most ? 1 : dim / most;
+  for (std::size_t c = 0; c < dim; c += stride) out.push_back(c);
+  if (out.back() != dim - 1) out.push_back(dim - 1);
+  return out;
+}
+
+// RapidCheck's result inside GoogleTest: the counterexample and its reproduce string are printed
+// by rc::check itself.
+#define PE_RC_CHECK(description, ...) EXPECT_TRUE(rc::check(description, __VA_ARGS__))
+
+inline std::string instance_test_name(const ::testing::TestParamInfo<Instance>& info) {
+  return info.param.test_name();
+}
+
+}  // namespace pe::testing

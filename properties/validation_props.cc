@@ -1,0 +1,248 @@
+// Invalid parameters over every instance: one exception type, a message naming the parameter and
+// its value, and the caller's buffers bit-for-bit unchanged.
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+
+#include "pe/pe.h"
+#include "support/generators.h"
+#include "support/property_util.h"
+#include "support/runner.h"
+
+namespace pe::testing {
+namespace {
+
+// Runs f, which must throw InvalidArgument for `parameter` with `value` in its message.
+template <class F>
+void expect_rejected(F&& f, const std::string& parameter, const std::string& value) {
+  try {
+    f();
+  } catch (const InvalidArgument& e) {
+    const std::string what = e.what();
+    if (e.parameter() != parameter || what.find(parameter) == std::string::npos ||
+        what.find(value) == std::string::npos) {
+      RC_FAIL(fmt::format("expected an error naming {} = {}, got [{}] \"{}\"", parameter, value,
+                          e.parameter(), what));
+    }
+    return;
+  }
+  RC_FAIL(fmt::format("{} = {} was accepted", parameter, value));
+}
+
+// A buffer of random bytes; the test checks it is unchanged after a rejected call.
+TypedBuffer random_buffer(DType type, std::size_t size) {
+  TypedBuffer b(type, size);
+  const auto v = *gen_values(type, 1e30, size).as("buffer contents");
+  for (std::size_t i = 0; i < size; ++i) b.set(i, v[i]);
+  return b;
+}
+
+class ValidationProps : public ::testing::TestWithParam<Instance> {
+ protected:
+  const Instance& in() const { return GetParam(); }
+  bool rope() const { return in().variant->family() == Family::Rope; }
+
+  // Runs the instance on a buffer of `size` elements, with its own family's entry point.
+  void call(std::int64_t dim, double base, std::span<const std::int64_t> positions, Buffer b,
+            std::int64_t heads = 1, std::span<const std::uint8_t> padding = {}) const {
+    if (rope()) {
+      rope_apply(*in().variant, RopePlan({dim, 0, base, in().layout}), positions, heads, b);
+    } else if (!padding.empty()) {
+      sinusoidal_add(*in().variant, SinusoidalPlan({dim, base, in().layout}), positions, b, padding);
+    } else {
+      sinusoidal_table(*in().variant, SinusoidalPlan({dim, base, in().layout}), positions, b);
+    }
+  }
+  const char* dim_name() const { return rope() ? "head_dim" : "dim"; }
+};
+
+TEST_P(ValidationProps, OddZeroOrNegativeDimensionIsRejected) {
+  PE_RC_CHECK("odd, zero or negative dim: InvalidArgument naming it", [&] {
+    const std::int64_t dim = *rc::gen::weightedOneOf<std::int64_t>(
+                                  {{4, gen_odd_dim()},
+                                   {1, rc::gen::element<std::int64_t>(0, -2, -7, std::numeric_limits<std::int64_t>::min())}})
+                                  .as("dim");
+    const std::vector<std::int64_t> positions = {0, 1};
+    TypedBuffer b = random_buffer(in().dtype, 8);
+    const TypedBuffer before = b;
+    expect_rejected([&] { call(dim, 10000.0, positions, b.view()); }, dim_name(), std::to_string(dim));
+    RC_ASSERT(b.bytes() == before.bytes());
+  });
+}
+
+TEST_P(ValidationProps, BaseAtMostOneOrNotFiniteIsRejected) {
+  PE_RC_CHECK("base <= 1, NaN or infinite: InvalidArgument naming it", [&] {
+    const double base = *rc::gen::element(1.0, 0.5, 0.0, -0.0, -10000.0, std::nan(""),
+                                         std::numeric_limits<double>::infinity(),
+                                         -std::numeric_limits<double>::infinity())
+                             .as("base");
+    const std::vector<std::int64_t> positions = {3};
+    TypedBuffer b = random_buffer(in().dtype, 4);
+    const TypedBuffer before = b;
+    expect_rejected([&] { call(4, base, positions, b.view()); }, "base", fmt::format("{}", base));
+    RC_ASSERT(b.bytes() == before.bytes());
+  });
+}
+
+TEST_P(ValidationProps, BufferOfTheWrongSizeIsRejected) {
+  PE_RC_CHECK("a buffer whose size is not n x [heads x] dim: InvalidArgument naming it", [&] {
+    const std::int64_t dim = *gen_dim(64).as("dim");
+    const auto positions = *gen_positions(1000, 4).as("positions");
+    const std::size_t right = positions.size() * static_cast<std::size_t>(dim);
+    const std::size_t size = *rc::gen::suchThat(rc::gen::inRange<std::size_t>(0, 2 * right + 3),
+                                                [&](std::size_t s) { return s != right; })
+                                  .as("buffer size");
+    TypedBuffer b = random_buffer(in().dtype, size);
+    const TypedBuffer before = b;
+    expect_rejected([&] { call(dim, 10000.0, positions, b.view()); }, rope() ? "x" : "out",
+                    "got " + std::to_string(size));
+    RC_ASSERT(b.bytes() == before.bytes());
+  });
+}
+
+TEST_P(ValidationProps, PositionOutsideZeroTo2Pow53IsRejected) {
+  PE_RC_CHECK("a negative position or one above 2^53: InvalidArgument naming it", [&] {
+    auto positions = *gen_positions(1000, 4).as("positions");
+    const std::size_t at = *rc::gen::inRange<std::size_t>(0, positions.size()).as("index");
+    positions[at] = *rc::gen::oneOf(rc::gen::inRange<std::int64_t>(std::numeric_limits<std::int64_t>::min(), 0),
+                                    rc::gen::inRange<std::int64_t>(kMaxPosition + 1,
+                                                                   std::numeric_limits<std::int64_t>::max()))
+                          .as("bad position");
+    TypedBuffer b = random_buffer(in().dtype, positions.size() * 8);
+    const TypedBuffer before = b;
+    expect_rejected([&] { call(8, 10000.0, positions, b.view()); }, "positions",
+                    fmt::format("positions[{}] must be in [0, 2^53], got {}", at, positions[at]));
+    RC_ASSERT(b.bytes() == before.bytes());
+  });
+}
+
+TEST_P(ValidationProps, LayoutOfTheOtherFamilyIsRejected) {
+  const Layout wrong = rope() ? Layout::Concatenated : Layout::HalfSplit;
+  try {
+    if (rope()) {
+      RopePlan({8, 0, 10000.0, wrong});
+    } else {
+      SinusoidalPlan({8, 10000.0, wrong});
+    }
+    FAIL() << "layout " << to_string(wrong) << " was accepted";
+  } catch (const InvalidArgument& e) {
+    EXPECT_EQ(e.parameter(), "layout");
+    EXPECT_NE(std::string(e.what()).find(to_string(wrong)), std::string::npos) << e.what();
+  }
+}
+
+TEST_P(ValidationProps, OutputTypeOutsideTheContractIsRejected) {
+  for (DType t : {DType::F32, DType::F64, DType::BF16, DType::F16}) {
+    if (in().variant->supports(t)) continue;
+    std::vector<unsigned char> bytes(8 * size_of(t), 0xA5);
+    const auto before = bytes;
+    const std::vector<std::int64_t> positions = {1};
+    try {
+      call(8, 10000.0, positions, Buffer{bytes.data(), 8, t});
+      FAIL() << to_string(t) << " was accepted";
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find(to_string(t)), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(bytes, before);
+  }
+}
+
+TEST_P(ValidationProps, NullDataWithElementsIsRejected) {
+  const std::vector<std::int64_t> positions = {1};
+  EXPECT_THROW(call(8, 10000.0, positions, Buffer{nullptr, 8, in().dtype}), InvalidArgument);
+}
+
+TEST_P(ValidationProps, VariantOfTheOtherFamilyIsRejected) {
+  const std::vector<std::int64_t> positions = {1};
+  std::vector<unsigned char> bytes(8 * size_of(in().dtype), 0x5A);
+  const auto before = bytes;
+  const Buffer b{bytes.data(), 8, in().dtype};
+  try {
+    if (rope()) {
+      sinusoidal_table(*in().variant, SinusoidalPlan({8, 10000.0, Layout::Interleaved}), positions, b);
+    } else {
+      rope_apply(*in().variant, RopePlan({8, 0, 10000.0, Layout::Interleaved}), positions, 1, b);
+    }
+    FAIL() << "accepted";
+  } catch (const InvalidArgument& e) {
+    EXPECT_EQ(e.parameter(), "variant") << e.what();
+  }
+  EXPECT_EQ(bytes, before);
+}
+
+class RopeValidation : public ValidationProps {};
+
+TEST_P(RopeValidation, RotaryDimOddOrLargerThanHeadDimIsRejected) {
+  PE_RC_CHECK("odd, negative or oversize rotary_dim: InvalidArgument naming it", [&] {
+    const std::int64_t head_dim = *gen_dim(256).as("head_dim");
+    const std::int64_t rotary = *rc::gen::oneOf(
+                                     rc::gen::map(rc::gen::inRange<std::int64_t>(0, head_dim / 2),
+                                                  [](std::int64_t r) { return 2 * r + 1; }),
+                                     rc::gen::inRange<std::int64_t>(head_dim + 1, 4 * head_dim),
+                                     rc::gen::inRange<std::int64_t>(-100, 0))
+                                     .as("rotary_dim");
+    expect_rejected([&] { RopePlan({head_dim, rotary, 10000.0, in().layout}); }, "rotary_dim",
+                    std::to_string(rotary));
+  });
+}
+
+TEST_P(RopeValidation, HeadCountNotPositiveOrOverflowingIsRejected) {
+  const std::vector<std::int64_t> positions = {1, 2};
+  TypedBuffer b = TypedBuffer(in().dtype, 2 * 8);
+  const TypedBuffer before = b;
+  const RopePlan plan({8, 0, 10000.0, in().layout});
+  for (std::int64_t heads : {std::int64_t{0}, std::int64_t{-3}}) {
+    try {
+      rope_apply(*in().variant, plan, positions, heads, b.view());
+      FAIL() << "n_heads " << heads << " accepted";
+    } catch (const InvalidArgument& e) {
+      EXPECT_EQ(e.parameter(), "n_heads");
+      EXPECT_NE(std::string(e.what()).find(std::to_string(heads)), std::string::npos);
+    }
+  }
+  // 2 tokens x 2^62 heads x 8 channels overflows size_t before any buffer is read.
+  try {
+    rope_apply(*in().variant, plan, positions, std::int64_t{1} << 62, b.view());
+    FAIL() << "overflowing size accepted";
+  } catch (const InvalidArgument& e) {
+    EXPECT_EQ(e.parameter(), "x");
+    EXPECT_NE(std::string(e.what()).find("overflows"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(b.bytes(), before.bytes());
+}
+
+class SinusoidalValidation : public ValidationProps {};
+
+TEST_P(SinusoidalValidation, PaddingMaskOfTheWrongSizeIsRejected) {
+  const std::vector<std::int64_t> positions = {1, 2, 3};
+  TypedBuffer b = TypedBuffer(in().dtype, 3 * 8);
+  b.set(5, 0.25);
+  const TypedBuffer before = b;
+  const std::vector<std::uint8_t> padding = {0, 1};
+  try {
+    sinusoidal_add(*in().variant, SinusoidalPlan({8, 10000.0, in().layout}), positions, b.view(), padding);
+    FAIL() << "padding of size 2 for 3 positions accepted";
+  } catch (const InvalidArgument& e) {
+    EXPECT_EQ(e.parameter(), "padding");
+    EXPECT_NE(std::string(e.what()).find("got 2"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(b.bytes(), before.bytes());
+}
+
+std::vector<Instance> all_instances() {
+  auto v = instances(Family::Sinusoidal);
+  for (const Instance& i : instances(Family::Rope)) v.push_back(i);
+  return v;
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, ValidationProps, ::testing::ValuesIn(all_instances()), instance_test_name);
+INSTANTIATE_TEST_SUITE_P(Registry, RopeValidation, ::testing::ValuesIn(instances(Family::Rope)), instance_test_name);
+INSTANTIATE_TEST_SUITE_P(Registry, SinusoidalValidation, ::testing::ValuesIn(instances(Family::Sinusoidal)),
+                         instance_test_name);
+
+}  // namespace
+}  // namespace pe::testing
