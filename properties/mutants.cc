@@ -1,0 +1,105 @@
+// Deliberately broken variants, linked only into pe_props_mutants. Each is the bug a real kernel
+// has shipped with; ctest runs the property that must catch it and passes only if RapidCheck
+// reports a shrunk counterexample (CMakeLists.txt lists which property catches which mutant).
+#include <cmath>
+
+#include "detail/loops.h"
+#include "detail/scalar_sincos.h"
+#include "pe/variant.h"
+
+namespace pe {
+namespace {
+
+Contract double_contract(Family family) {
+  Contract c;
+  c.family = family;
+  c.layouts = family == Family::Sinusoidal ? std::vector{Layout::Interleaved, Layout::Concatenated}
+                                           : std::vector{Layout::Interleaved, Layout::HalfSplit};
+  c.outputs = {DType::F64};
+  c.angle_type = c.compute_type = DType::F64;
+  c.max_position = std::int64_t{1} << 31;
+  c.max_input_abs = family == Family::Sinusoidal ? 1e30 : 0x1p126;
+  c.kernel_ulps = 1;
+  c.c0 = 1, c.ck = family == Family::Sinusoidal ? 1 : 3.001, c.c1 = 2.03;
+  return c;
+}
+
+// A sinusoidal mutant from a (position, pair) -> (sin, cos) rule and an optional broken add.
+template <class Rule, bool kIgnorePadding = false>
+class SinusoidalMutant final : public SinusoidalVariant {
+ public:
+  explicit SinusoidalMutant(std::string name) : SinusoidalVariant(std::move(name), double_contract(Family::Sinusoidal)) {}
+  void table(const SinusoidalPlan& plan, std::span<const std::int64_t> positions, Buffer out) const noexcept override {
+    detail::write_table<double>(plan, positions, static_cast<double*>(out.data), Rule{plan});
+  }
+  void add(const SinusoidalPlan& plan, std::span<const std::int64_t> positions, std::span<const std::uint8_t> padding,
+           Buffer emb) const noexcept override {
+    detail::add_table<double>(plan, positions, kIgnorePadding ? std::span<const std::uint8_t>{} : padding,
+                              static_cast<double*>(emb.data), Rule{plan});
+  }
+};
+
+struct SwappedSinCos {  // cos where sin belongs
+  const SinusoidalPlan& plan;
+  void operator()(std::int64_t p, std::size_t i, double& s, double& c) const noexcept {
+    detail::LibmSinCos<double, SinusoidalPlan>{plan}(p, i, c, s);
+  }
+};
+struct OffByOnePosition {  // positions counted from 1
+  const SinusoidalPlan& plan;
+  void operator()(std::int64_t p, std::size_t i, double& s, double& c) const noexcept {
+    detail::LibmSinCos<double, SinusoidalPlan>{plan}(p + 1, i, s, c);
+  }
+};
+struct FloatAngleClaimingDouble {  // a float32 angle under a float64 contract
+  const SinusoidalPlan& plan;
+  void operator()(std::int64_t p, std::size_t i, double& s, double& c) const noexcept {
+    const float a = static_cast<float>(p) * static_cast<float>(plan.inv_freq()[i]);
+    s = std::sin(static_cast<double>(a));
+    c = std::cos(static_cast<double>(a));
+  }
+};
+struct Tensor2TensorExponent {  // ω_i = b^(-i/(d/2 - 1)) where the paper has b^(-2i/d)
+  const SinusoidalPlan& plan;
+  void operator()(std::int64_t p, std::size_t i, double& s, double& c) const noexcept {
+    const double h = static_cast<double>(plan.n_pairs());
+    const double w = std::pow(plan.params().base, -static_cast<double>(i) / std::max(h - 1, 1.0));
+    s = std::sin(static_cast<double>(p) * w);
+    c = std::cos(static_cast<double>(p) * w);
+  }
+};
+using Correct = detail::LibmSinCos<double, SinusoidalPlan>;
+
+// A RoPE mutant from a plan transformation and a direction rule.
+enum class RopeBug { WrongPairing, RotatesPastRotaryDim, IgnoresDirection };
+
+template <RopeBug kBug>
+class RopeMutant final : public RopeVariant {
+ public:
+  explicit RopeMutant(std::string name) : RopeVariant(std::move(name), double_contract(Family::Rope)) {}
+  void apply(const RopePlan& plan, std::span<const std::int64_t> positions, std::size_t n_heads, RopeDirection direction,
+             Buffer x) const noexcept override {
+    RopeParams params = plan.params();
+    if (kBug == RopeBug::WrongPairing) {
+      params.layout = params.layout == Layout::Interleaved ? Layout::HalfSplit : Layout::Interleaved;
+    }
+    if (kBug == RopeBug::RotatesPastRotaryDim) params.rotary_dim = params.head_dim;
+    if (kBug == RopeBug::IgnoresDirection) direction = RopeDirection::Forward;
+    // Mutants may allocate: they exist only to be caught.
+    const RopePlan used(params);
+    detail::rotate<double>(used, positions, n_heads, direction, static_cast<double*>(x.data),
+                           detail::LibmSinCos<double, RopePlan>{used});
+  }
+};
+
+const Registrar r1{std::make_unique<SinusoidalMutant<SwappedSinCos>>("sinusoidal.mutant_swapped_sincos")};
+const Registrar r2{std::make_unique<SinusoidalMutant<OffByOnePosition>>("sinusoidal.mutant_off_by_one")};
+const Registrar r3{std::make_unique<SinusoidalMutant<FloatAngleClaimingDouble>>("sinusoidal.mutant_float_angle")};
+const Registrar r4{std::make_unique<SinusoidalMutant<Tensor2TensorExponent>>("sinusoidal.mutant_t2t_exponent")};
+const Registrar r5{std::make_unique<SinusoidalMutant<Correct, true>>("sinusoidal.mutant_ignores_padding")};
+const Registrar r6{std::make_unique<RopeMutant<RopeBug::WrongPairing>>("rope.mutant_wrong_pairing")};
+const Registrar r7{std::make_unique<RopeMutant<RopeBug::RotatesPastRotaryDim>>("rope.mutant_past_rotary_dim")};
+const Registrar r8{std::make_unique<RopeMutant<RopeBug::IgnoresDirection>>("rope.mutant_ignores_direction")};
+
+}  // namespace
+}  // namespace pe
