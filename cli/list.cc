@@ -1,0 +1,82 @@
+// pe-suite list: every registered variant with its contract.
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "common.h"
+#include "pe/pe.h"
+
+namespace pe::cli {
+namespace {
+
+std::string join(const auto& items) {
+  std::string s;
+  for (const auto& i : items) s += (s.empty() ? "" : ",") + std::string(to_string(i));
+  return s;
+}
+
+std::string show_position(std::int64_t p) {
+  if (p > 0 && (p & (p - 1)) == 0) return fmt::format("2^{}", __builtin_ctzll(static_cast<unsigned long long>(p)));
+  return std::to_string(p);
+}
+
+// "f32: 1·u + 3·u_f32·|φ|" per output type, DESIGN's two-term form.
+std::string budget_text(const Contract& c) {
+  std::string s;
+  for (DType t : c.outputs) {
+    s += fmt::format("{}{}: {:.4g}·u_{} + {:.4g}·u_{}·|φ|", s.empty() ? "" : "; ", to_string(t),
+                     effective_c0(c, t), to_string(t), c.c1, to_string(c.angle_type));
+  }
+  return s + (c.family == Family::Rope ? "  (× |x_a|+|x_b|)" : "");
+}
+
+nlohmann::json contract_json(const Variant& v) {
+  const Contract& c = v.contract();
+  nlohmann::json budgets = nlohmann::json::object();
+  for (DType t : c.outputs) budgets[std::string(to_string(t))] = {{"c0", effective_c0(c, t)}, {"c1", c.c1}};
+  std::vector<std::string> layouts, outputs;
+  for (Layout l : c.layouts) layouts.emplace_back(to_string(l));
+  for (DType t : c.outputs) outputs.emplace_back(to_string(t));
+  return {{"name", v.name()},
+          {"family", to_string(c.family)},
+          {"layouts", layouts},
+          {"outputs", outputs},
+          {"angle_type", to_string(c.angle_type)},
+          {"compute_type", to_string(c.compute_type)},
+          {"max_position", c.max_position},
+          {"max_base", c.max_base},
+          {"max_input_abs", c.max_input_abs},
+          {"kernel_ulps", c.kernel_ulps},
+          {"budget", budgets}};
+}
+
+}  // namespace
+
+void print_list(bool json) {
+    if (json) {
+      nlohmann::json all = nlohmann::json::array();
+      for (const Variant* v : registry()) all.push_back(contract_json(*v));
+      fmt::print("{}\n", all.dump(2));
+    } else {
+      fmt::print("{:<24} {:<11} {:<26} {:<8} {:<6} {:>8}  {}\n", "variant", "family", "layouts", "outputs",
+                 "angle", "max pos", "budget |y - exact| <=");
+      for (const Variant* v : registry()) {
+        const Contract& c = v->contract();
+        fmt::print("{:<24} {:<11} {:<26} {:<8} {:<6} {:>8}  {}\n", v->name(), to_string(c.family), join(c.layouts),
+                   join(c.outputs), to_string(c.angle_type), show_position(c.max_position),
+                   budget_text(c));
+      }
+    }
+}
+
+void add_list(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand("list", "Every registered variant with its family, layouts, output types and contract");
+  auto json = std::make_shared<bool>(false);
+  cmd->add_flag("--json", *json, "Print JSON instead of a table");
+  cmd->callback([json, &exit_code] {
+    print_list(*json);
+    exit_code = kOk;
+  });
+}
+
+}  // namespace pe::cli

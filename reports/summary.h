@@ -1,0 +1,16 @@
+// Census results as text: the terminal table `pe-suite verify` prints and the Markdown page the
+// report carries. Generated from the census JSON only, never edited by hand.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace pe::reports {
+
+// One row per (instance, position band): worst absolute error, worst ULP, the budget there, verdict.
+std::string census_table(const nlohmann::json& census);
+// The same as a Markdown document with a heading and the contract of each instance.
+std::string census_markdown(const nlohmann::json& census);
+
+}  // namespace pe::reports
