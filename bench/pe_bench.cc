@@ -3,12 +3,11 @@
 // fresh page costs ~1.5 µs here). Issue 4 grows this into the full grid with memory counters and
 // the machine's limits.
 #include <benchmark/benchmark.h>
+#include <fmt/format.h>
 
 #include <cstdint>
 #include <numeric>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "pe/pe.h"
 

@@ -31,7 +31,8 @@ std::vector<std::int64_t> positions_from(const std::string& range, const std::st
     if (a < 0 || b <= a || b - 1 > kMaxPosition) {
       throw UsageError("--positions: need 0 <= A < B <= 2^53 + 1, got " + range);
     }
-    if (b - a > (std::int64_t{1} << 28)) throw UsageError("--positions: more than 2^28 positions in " + range);
+    if (b - a > (std::int64_t{1} << 28))
+      throw UsageError("--positions: more than 2^28 positions in " + range);
     for (std::int64_t p = a; p < b; ++p) out.push_back(p);
     return out;
   }

@@ -1,12 +1,11 @@
 // What the pe-suite subcommands share: exit codes, argument errors, position lists.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 namespace pe::cli {
 

@@ -1,11 +1,11 @@
 // pe-suite export: golden tables from the exact reference (correctly rounded) or from a variant,
 // as .npy or CSV, for other frameworks' tests. Sinusoidal: [n_positions, dim] in the layout.
 // RoPE: [n_positions, dim/2, 2] holding (cos, sin) of each pair's angle; --dim is the rotary dim.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
-
-#include <fmt/format.h>
 
 #include "common.h"
 #include "npy.h"
@@ -36,7 +36,8 @@ std::vector<double> sinusoidal_values(const ExportOptions& o, const SinusoidalPa
   if (o.reference) {
     const ref::Sinusoidal r(params, *std::max_element(positions.begin(), positions.end()));
     for (std::size_t i = 0; i < positions.size(); ++i) {
-      for (std::size_t ch = 0; ch < plan.dim(); ++ch) v[i * plan.dim() + ch] = r.rounded(positions[i], ch, dtype);
+      for (std::size_t ch = 0; ch < plan.dim(); ++ch)
+        v[i * plan.dim() + ch] = r.rounded(positions[i], ch, dtype);
     }
     return v;
   }
@@ -105,7 +106,8 @@ void write_csv(const std::string& path, const std::vector<double>& v, std::size_
 int run_export(const ExportOptions& o) {
   const Family family = parsed(parse_family(o.family), "--family", o.family);
   const DType dtype = parsed(parse_dtype(o.dtype), "--dtype", o.dtype);
-  if (dtype != DType::F32 && dtype != DType::F64) throw UsageError("--dtype: f32 or f64 for now, got " + o.dtype);
+  if (dtype != DType::F32 && dtype != DType::F64)
+    throw UsageError("--dtype: f32 or f64 for now, got " + o.dtype);
   const Layout layout = o.layout.empty() ? (family == Family::Rope ? Layout::HalfSplit : Layout::Interleaved)
                                          : parsed(parse_layout(o.layout), "--layout", o.layout);
   if (o.reference == !o.variant.empty()) throw UsageError("--reference or --variant: give exactly one");
@@ -140,12 +142,14 @@ int run_export(const ExportOptions& o) {
 }  // namespace
 
 void add_export(CLI::App& app, int& exit_code) {
-  auto* cmd = app.add_subcommand("export", "Write a golden table (exact reference or a variant) as .npy or CSV");
+  auto* cmd =
+      app.add_subcommand("export", "Write a golden table (exact reference or a variant) as .npy or CSV");
   auto o = std::make_shared<ExportOptions>();
   cmd->add_option("--family", o->family, "sinusoidal or rope")->required();
   cmd->add_option("--dim", o->dim, "Model dimension (RoPE: the rotary dimension)")->required();
   cmd->add_option("--base", o->base, "Frequency base")->capture_default_str();
-  cmd->add_option("--layout", o->layout, "interleaved|concatenated (sinusoidal), interleaved|halfsplit (rope)");
+  cmd->add_option("--layout", o->layout,
+                  "interleaved|concatenated (sinusoidal), interleaved|halfsplit (rope)");
   cmd->add_option("--positions", o->positions, "Half-open range A:B");
   cmd->add_option("--positions-file", o->positions_file, "Text file of whitespace-separated positions");
   cmd->add_option("--dtype", o->dtype, "f32 or f64")->capture_default_str();

@@ -16,7 +16,8 @@ std::string join(const auto& items) {
 }
 
 std::string show_position(std::int64_t p) {
-  if (p > 0 && (p & (p - 1)) == 0) return fmt::format("2^{}", __builtin_ctzll(static_cast<unsigned long long>(p)));
+  if (p > 0 && (p & (p - 1)) == 0)
+    return fmt::format("2^{}", __builtin_ctzll(static_cast<unsigned long long>(p)));
   return std::to_string(p);
 }
 
@@ -53,24 +54,25 @@ nlohmann::json contract_json(const Variant& v) {
 }  // namespace
 
 void print_list(bool json) {
-    if (json) {
-      nlohmann::json all = nlohmann::json::array();
-      for (const Variant* v : registry()) all.push_back(contract_json(*v));
-      fmt::print("{}\n", all.dump(2));
-    } else {
-      fmt::print("{:<24} {:<11} {:<26} {:<8} {:<6} {:>8}  {}\n", "variant", "family", "layouts", "outputs",
-                 "angle", "max pos", "budget |y - exact| <=");
-      for (const Variant* v : registry()) {
-        const Contract& c = v->contract();
-        fmt::print("{:<24} {:<11} {:<26} {:<8} {:<6} {:>8}  {}\n", v->name(), to_string(c.family), join(c.layouts),
-                   join(c.outputs), to_string(c.angle_type), show_position(c.max_position),
-                   budget_text(c));
-      }
+  if (json) {
+    nlohmann::json all = nlohmann::json::array();
+    for (const Variant* v : registry()) all.push_back(contract_json(*v));
+    fmt::print("{}\n", all.dump(2));
+  } else {
+    fmt::print("{:<24} {:<11} {:<26} {:<8} {:<6} {:>8}  {}\n", "variant", "family", "layouts", "outputs",
+               "angle", "max pos", "budget |y - exact| <=");
+    for (const Variant* v : registry()) {
+      const Contract& c = v->contract();
+      fmt::print("{:<24} {:<11} {:<26} {:<8} {:<6} {:>8}  {}\n", v->name(), to_string(c.family),
+                 join(c.layouts), join(c.outputs), to_string(c.angle_type), show_position(c.max_position),
+                 budget_text(c));
     }
+  }
 }
 
 void add_list(CLI::App& app, int& exit_code) {
-  auto* cmd = app.add_subcommand("list", "Every registered variant with its family, layouts, output types and contract");
+  auto* cmd = app.add_subcommand(
+      "list", "Every registered variant with its family, layouts, output types and contract");
   auto json = std::make_shared<bool>(false);
   cmd->add_flag("--json", *json, "Print JSON instead of a table");
   cmd->callback([json, &exit_code] {

@@ -1,7 +1,6 @@
 // pe-suite: verify and benchmark positional-encoding implementations against an exact reference.
-#include <cstdio>
-
 #include <CLI/CLI.hpp>
+#include <cstdio>
 
 #include "common.h"
 #include "pe/errors.h"

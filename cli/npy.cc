@@ -9,9 +9,12 @@ namespace {
 
 const char* descr(DType dtype) {
   switch (dtype) {
-    case DType::F32: return "<f4";
-    case DType::F64: return "<f8";
-    default: throw std::runtime_error("npy: no storage for " + std::string(to_string(dtype)) + " yet");
+    case DType::F32:
+      return "<f4";
+    case DType::F64:
+      return "<f8";
+    default:
+      throw std::runtime_error("npy: no storage for " + std::string(to_string(dtype)) + " yet");
   }
 }
 

@@ -1,14 +1,15 @@
 // pe-suite verify: the census of the selected variants against the exact reference, with a table,
 // JSON and Markdown; exit 1 when any instance breaks its contract.
-#include <filesystem>
-#include <fstream>
+#include "verify.h"
 
 #include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "census.h"
 #include "common.h"
 #include "summary.h"
-#include "verify.h"
 
 namespace pe::cli {
 
@@ -23,7 +24,8 @@ int verify(const VerifyOptions& o) {
   } else {
     throw UsageError("--effort: expected quick or full, got '" + o.effort + "'");
   }
-  if (o.max_position < 0) throw UsageError("--max-position: must be >= 0, got " + std::to_string(o.max_position));
+  if (o.max_position < 0)
+    throw UsageError("--max-position: must be >= 0, got " + std::to_string(o.max_position));
   const auto results = census::run(options);
   if (results.empty()) throw UsageError("--variant: no variant matches '" + o.glob + "'");
   const nlohmann::json json = census::to_json(results);
@@ -44,11 +46,14 @@ int verify(const VerifyOptions& o) {
 }
 
 void add_verify(CLI::App& app, int& exit_code) {
-  auto* cmd = app.add_subcommand("verify", "Accuracy census of the selected variants against the exact reference");
+  auto* cmd =
+      app.add_subcommand("verify", "Accuracy census of the selected variants against the exact reference");
   auto o = std::make_shared<VerifyOptions>();
-  cmd->add_option("--variant", o->glob, "Variants or instances to check (glob, e.g. 'rope.*')")->capture_default_str();
+  cmd->add_option("--variant", o->glob, "Variants or instances to check (glob, e.g. 'rope.*')")
+      ->capture_default_str();
   cmd->add_option("--effort", o->effort, "quick or full grid")->capture_default_str();
-  cmd->add_option("--max-position", o->max_position, "Stop the bands here (0: each contract's largest position)");
+  cmd->add_option("--max-position", o->max_position,
+                  "Stop the bands here (0: each contract's largest position)");
   cmd->add_option("--out", o->json_out, "Write the census JSON here");
   cmd->add_option("--markdown", o->markdown_out, "Write the census as Markdown here");
   cmd->callback([o, &exit_code] { exit_code = verify(*o); });

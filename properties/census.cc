@@ -11,9 +11,8 @@
 namespace pe::census {
 namespace {
 
-constexpr std::int64_t kEdges[] = {0,           1'000,         10'000,        100'000,
-                                   1'000'000,   10'000'000,    100'000'000,   1'000'000'000,
-                                   std::int64_t{1} << 31};
+constexpr std::int64_t kEdges[] = {
+    0, 1'000, 10'000, 100'000, 1'000'000, 10'000'000, 100'000'000, 1'000'000'000, std::int64_t{1} << 31};
 
 std::uint64_t fnv1a(const std::string& s, std::uint64_t salt) {
   std::uint64_t h = 1469598103934665603ull ^ salt;
@@ -63,8 +62,8 @@ void sweep_sinusoidal(const testing::Instance& in, const std::vector<std::int64_
       const ref::Enclosure exact = reference.exact(positions[r], ch);
       const double budget =
           element_budget(in.contract(), in.dtype, std::fabs(reference.angle(positions[r], ch)));
-      acc.add(ref::abs_error(v, exact.value), ref::ulp_error(v, exact.value, in.dtype), budget,
-              positions[r], static_cast<std::int64_t>(ch));
+      acc.add(ref::abs_error(v, exact.value), ref::ulp_error(v, exact.value, in.dtype), budget, positions[r],
+              static_cast<std::int64_t>(ch));
     }
   }
 }
@@ -87,13 +86,13 @@ void sweep_rope(const testing::Instance& in, const std::vector<std::int64_t>& po
       for (std::size_t j = 0; j < plan.n_pairs(); ++j) {
         const std::size_t i0 = row + plan.pair_first(j), i1 = i0 + plan.pair_offset();
         const auto [e0, e1] = reference.rotate(positions[t], j, x[i0], x[i1]);
-        const double budget = element_budget(in.contract(), in.dtype,
-                                              std::fabs(reference.angle(positions[t], j)),
-                                              std::fabs(x[i0]) + std::fabs(x[i1]));
+        const double budget =
+            element_budget(in.contract(), in.dtype, std::fabs(reference.angle(positions[t], j)),
+                           std::fabs(x[i0]) + std::fabs(x[i1]));
         for (const auto& [idx, e] : {std::pair{i0, &e0}, std::pair{i1, &e1}}) {
           const double v = y.get(idx);
-          acc.add(ref::abs_error(v, e->value), ref::ulp_error(v, e->value, in.dtype), budget,
-                  positions[t], static_cast<std::int64_t>(idx - row));
+          acc.add(ref::abs_error(v, e->value), ref::ulp_error(v, e->value, in.dtype), budget, positions[t],
+                  static_cast<std::int64_t>(idx - row));
         }
       }
     }
@@ -109,16 +108,15 @@ bool InstanceResult::within_contract() const {
 
 std::vector<InstanceResult> run(const Options& options) {
   const bool full = options.effort == Effort::Full;
-  const std::vector<std::int64_t> dims = full ? std::vector<std::int64_t>{64, 128, 1024}
-                                              : std::vector<std::int64_t>{128};
+  const std::vector<std::int64_t> dims =
+      full ? std::vector<std::int64_t>{64, 128, 1024} : std::vector<std::int64_t>{128};
   const std::vector<double> bases = full ? std::vector<double>{1e4, 5e5, 1e6} : std::vector<double>{1e4};
   const std::size_t per_band = full ? 48 : 10;
 
   std::vector<InstanceResult> results;
   for (const testing::Instance& in : testing::instances_matching(options.glob)) {
     InstanceResult result{in, {}};
-    const std::int64_t limit =
-        options.max_position > 0 ? options.max_position : in.contract().max_position;
+    const std::int64_t limit = options.max_position > 0 ? options.max_position : in.contract().max_position;
     for (std::size_t k = 0; k + 1 < std::size(kEdges) && kEdges[k] <= limit; ++k) {
       Band band;
       band.lo = kEdges[k];
@@ -126,8 +124,8 @@ std::vector<InstanceResult> run(const Options& options) {
       if (k + 2 == std::size(kEdges)) band.hi = std::min(kEdges[k + 1], limit);
       for (std::int64_t dim : dims) {
         for (double base : bases) {
-          const std::uint64_t seed = fnv1a(in.name(), (k << 32) ^ static_cast<std::uint64_t>(dim) ^
-                                                          static_cast<std::uint64_t>(base));
+          const std::uint64_t seed = fnv1a(
+              in.name(), (k << 32) ^ static_cast<std::uint64_t>(dim) ^ static_cast<std::uint64_t>(base));
           const auto positions = band_positions(band.lo, band.hi, per_band, seed);
           Accumulator acc{band, dim, base};
           if (in.variant->family() == Family::Sinusoidal) {
@@ -146,8 +144,8 @@ std::vector<InstanceResult> run(const Options& options) {
 
 namespace {
 nlohmann::json worst_json(const Worst& w) {
-  return {{"value", w.value}, {"position", w.position}, {"channel", w.channel}, {"dim", w.dim},
-          {"base", w.base}};
+  return {
+      {"value", w.value}, {"position", w.position}, {"channel", w.channel}, {"dim", w.dim}, {"base", w.base}};
 }
 }  // namespace
 

@@ -1,8 +1,8 @@
 // The quick census over the whole registry: every instance within its contract in every band, and
 // JSON that carries what reports need.
-#include <gtest/gtest.h>
-
 #include "census.h"
+
+#include <gtest/gtest.h>
 
 namespace pe::census {
 namespace {

@@ -28,12 +28,14 @@ Contract double_contract(Family family) {
 template <class Rule, bool kIgnorePadding = false>
 class SinusoidalMutant final : public SinusoidalVariant {
  public:
-  explicit SinusoidalMutant(std::string name) : SinusoidalVariant(std::move(name), double_contract(Family::Sinusoidal)) {}
-  void table(const SinusoidalPlan& plan, std::span<const std::int64_t> positions, Buffer out) const noexcept override {
+  explicit SinusoidalMutant(std::string name)
+      : SinusoidalVariant(std::move(name), double_contract(Family::Sinusoidal)) {}
+  void table(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
+             Buffer out) const noexcept override {
     detail::write_table<double>(plan, positions, static_cast<double*>(out.data), Rule{plan});
   }
-  void add(const SinusoidalPlan& plan, std::span<const std::int64_t> positions, std::span<const std::uint8_t> padding,
-           Buffer emb) const noexcept override {
+  void add(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
+           std::span<const std::uint8_t> padding, Buffer emb) const noexcept override {
     detail::add_table<double>(plan, positions, kIgnorePadding ? std::span<const std::uint8_t>{} : padding,
                               static_cast<double*>(emb.data), Rule{plan});
   }
@@ -77,8 +79,8 @@ template <RopeBug kBug>
 class RopeMutant final : public RopeVariant {
  public:
   explicit RopeMutant(std::string name) : RopeVariant(std::move(name), double_contract(Family::Rope)) {}
-  void apply(const RopePlan& plan, std::span<const std::int64_t> positions, std::size_t n_heads, RopeDirection direction,
-             Buffer x) const noexcept override {
+  void apply(const RopePlan& plan, std::span<const std::int64_t> positions, std::size_t n_heads,
+             RopeDirection direction, Buffer x) const noexcept override {
     RopeParams params = plan.params();
     if (kBug == RopeBug::WrongPairing) {
       params.layout = params.layout == Layout::Interleaved ? Layout::HalfSplit : Layout::Interleaved;
@@ -94,11 +96,14 @@ class RopeMutant final : public RopeVariant {
 
 const Registrar r1{std::make_unique<SinusoidalMutant<SwappedSinCos>>("sinusoidal.mutant_swapped_sincos")};
 const Registrar r2{std::make_unique<SinusoidalMutant<OffByOnePosition>>("sinusoidal.mutant_off_by_one")};
-const Registrar r3{std::make_unique<SinusoidalMutant<FloatAngleClaimingDouble>>("sinusoidal.mutant_float_angle")};
-const Registrar r4{std::make_unique<SinusoidalMutant<Tensor2TensorExponent>>("sinusoidal.mutant_t2t_exponent")};
+const Registrar r3{
+    std::make_unique<SinusoidalMutant<FloatAngleClaimingDouble>>("sinusoidal.mutant_float_angle")};
+const Registrar r4{
+    std::make_unique<SinusoidalMutant<Tensor2TensorExponent>>("sinusoidal.mutant_t2t_exponent")};
 const Registrar r5{std::make_unique<SinusoidalMutant<Correct, true>>("sinusoidal.mutant_ignores_padding")};
 const Registrar r6{std::make_unique<RopeMutant<RopeBug::WrongPairing>>("rope.mutant_wrong_pairing")};
-const Registrar r7{std::make_unique<RopeMutant<RopeBug::RotatesPastRotaryDim>>("rope.mutant_past_rotary_dim")};
+const Registrar r7{
+    std::make_unique<RopeMutant<RopeBug::RotatesPastRotaryDim>>("rope.mutant_past_rotary_dim")};
 const Registrar r8{std::make_unique<RopeMutant<RopeBug::IgnoresDirection>>("rope.mutant_ignores_direction")};
 
 }  // namespace

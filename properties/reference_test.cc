@@ -1,13 +1,14 @@
 // The reference against facts that do not come from it: IEEE rounding done by the hardware,
 // published constants, the format definitions, and an independent cpp_bin_float computation.
-#include <cmath>
-#include <cstring>
-#include <limits>
+#include "pe/ref/reference.h"
 
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
-#include "pe/ref/reference.h"
+#include <cmath>
+#include <cstring>
+#include <limits>
+
 #include "pe/ref/self_check.h"
 #include "support/generators.h"
 #include "support/property_util.h"
@@ -70,20 +71,20 @@ TEST(Reference, RoundToFloatMatchesHardwareConversion) {
 // Values whose rounding the formats' definitions fix: ties to even, the subnormal steps, overflow.
 TEST(Reference, RoundToHalfFormatsFollowsTheirDefinitions) {
   const auto r = [](double v, DType t) { return round_to(Real(v), t); };
-  EXPECT_EQ(r(1 + 0x1p-8, DType::BF16), 1.0);                  // tie, to even
+  EXPECT_EQ(r(1 + 0x1p-8, DType::BF16), 1.0);                   // tie, to even
   EXPECT_EQ(r(1 + 0x1p-8 + 0x1p-30, DType::BF16), 1 + 0x1p-7);  // just above the tie
-  EXPECT_EQ(r(1 + 3 * 0x1p-8, DType::BF16), 1 + 0x1p-6);       // tie, to even (up)
-  EXPECT_EQ(r(0x1p-133, DType::BF16), 0x1p-133);               // smallest subnormal
-  EXPECT_EQ(r(0x1p-134, DType::BF16), 0.0);                    // half of it: tie to 0
+  EXPECT_EQ(r(1 + 3 * 0x1p-8, DType::BF16), 1 + 0x1p-6);        // tie, to even (up)
+  EXPECT_EQ(r(0x1p-133, DType::BF16), 0x1p-133);                // smallest subnormal
+  EXPECT_EQ(r(0x1p-134, DType::BF16), 0.0);                     // half of it: tie to 0
   EXPECT_EQ(r(0x1p-134 * 1.01, DType::BF16), 0x1p-133);
-  EXPECT_EQ(r(65504.0, DType::F16), 65504.0);                  // largest finite
+  EXPECT_EQ(r(65504.0, DType::F16), 65504.0);  // largest finite
   EXPECT_EQ(r(65519.0, DType::F16), 65504.0);
-  EXPECT_TRUE(std::isinf(r(65520.0, DType::F16)));             // tie at the top: to infinity
-  EXPECT_EQ(r(0x1p-24, DType::F16), 0x1p-24);                  // smallest subnormal
+  EXPECT_TRUE(std::isinf(r(65520.0, DType::F16)));  // tie at the top: to infinity
+  EXPECT_EQ(r(0x1p-24, DType::F16), 0x1p-24);       // smallest subnormal
   EXPECT_EQ(r(0x1p-25, DType::F16), 0.0);
-  EXPECT_EQ(r(3 * 0x1p-25, DType::F16), 0x1p-23);              // 1.5 steps: tie, to even (2)
-  EXPECT_EQ(r(0x1p-14 + 0x1p-25, DType::F16), 0x1p-14);        // normal boundary, tie to even
-  EXPECT_EQ(std::signbit(r(-0x1p-30, DType::F16)), true);       // underflow keeps the sign
+  EXPECT_EQ(r(3 * 0x1p-25, DType::F16), 0x1p-23);          // 1.5 steps: tie, to even (2)
+  EXPECT_EQ(r(0x1p-14 + 0x1p-25, DType::F16), 0x1p-14);    // normal boundary, tie to even
+  EXPECT_EQ(std::signbit(r(-0x1p-30, DType::F16)), true);  // underflow keeps the sign
 }
 
 // SLEEF's definition: the ulp of the exact value's binade, the subnormal step below the normals.

@@ -1,10 +1,10 @@
 // Properties of every RoPE instance in the registry, each written once.
-#include <cmath>
-#include <numeric>
-
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
+
+#include <cmath>
+#include <numeric>
 
 #include "pe/pe.h"
 #include "pe/ref/reference.h"
@@ -32,11 +32,12 @@ class RopeProps : public ::testing::TestWithParam<Instance> {
 
   RopeParams gen_params(Layout layout) const {
     const std::int64_t head_dim = *gen_dim(256).as("head_dim");
-    const std::int64_t rotary_dim = *rc::gen::weightedOneOf<std::int64_t>(
-                                         {{2, rc::gen::just(head_dim)},
-                                          {1, rc::gen::map(rc::gen::inRange<std::int64_t>(1, head_dim / 2 + 1),
-                                                           [](std::int64_t r) { return 2 * r; })}})
-                                         .as("rotary_dim");
+    const std::int64_t rotary_dim =
+        *rc::gen::weightedOneOf<std::int64_t>(
+             {{2, rc::gen::just(head_dim)},
+              {1, rc::gen::map(rc::gen::inRange<std::int64_t>(1, head_dim / 2 + 1),
+                               [](std::int64_t r) { return 2 * r; })}})
+             .as("rotary_dim");
     return {head_dim, rotary_dim, *gen_base().as("base"), layout};
   }
   Case gen_case(std::size_t max_tokens = 3) const {
@@ -81,17 +82,19 @@ TEST_P(RopeProps, AgreesWithReferenceWithinBudget) {
     const RopePlan plan(c.params);
     const std::vector<double> y = rotated(plan, c);
     const ref::Rope exact(c.params, *std::max_element(c.positions.begin(), c.positions.end()));
-    for_each_pair(plan, c.positions.size(), c.heads, [&](std::size_t t, std::size_t i0, std::size_t i1, std::size_t j) {
-      const auto [e0, e1] = exact.rotate(c.positions[t], j, c.x[i0], c.x[i1]);
-      const double b = budget(exact, c.positions[t], j, c.x[i0], c.x[i1]);
-      for (const auto& [i, e] : {std::pair{i0, &e0}, std::pair{i1, &e1}}) {
-        const double err = ref::abs_error(y[i], e->value);
-        if (!(err <= b)) {
-          RC_FAIL(fmt::format("token {} pair {} ({:.9g}, {:.9g}) at p={}: element {} = {:.17g}, error {:.3g} > {:.3g}",
-                              t, j, c.x[i0], c.x[i1], c.positions[t], i, y[i], err, b));
-        }
-      }
-    });
+    for_each_pair(
+        plan, c.positions.size(), c.heads, [&](std::size_t t, std::size_t i0, std::size_t i1, std::size_t j) {
+          const auto [e0, e1] = exact.rotate(c.positions[t], j, c.x[i0], c.x[i1]);
+          const double b = budget(exact, c.positions[t], j, c.x[i0], c.x[i1]);
+          for (const auto& [i, e] : {std::pair{i0, &e0}, std::pair{i1, &e1}}) {
+            const double err = ref::abs_error(y[i], e->value);
+            if (!(err <= b)) {
+              RC_FAIL(fmt::format(
+                  "token {} pair {} ({:.9g}, {:.9g}) at p={}: element {} = {:.17g}, error {:.3g} > {:.3g}", t,
+                  j, c.x[i0], c.x[i1], c.positions[t], i, y[i], err, b));
+            }
+          }
+        });
   });
 }
 
@@ -110,15 +113,16 @@ TEST_P(RopeProps, PreservesTheNormOfEveryPair) {
     const RopePlan plan(c.params);
     const std::vector<double> y = rotated(plan, c);
     const ref::Rope exact(c.params, *std::max_element(c.positions.begin(), c.positions.end()));
-    for_each_pair(plan, c.positions.size(), c.heads, [&](std::size_t t, std::size_t i0, std::size_t i1, std::size_t j) {
-      const double before = std::hypot(c.x[i0], c.x[i1]), after = std::hypot(y[i0], y[i1]);
-      const double b = budget(exact, c.positions[t], j, c.x[i0], c.x[i1]);
-      const double tol = std::sqrt(2.0) * b + 4 * kU64 * before;
-      if (!(std::fabs(after - before) <= tol)) {
-        RC_FAIL(fmt::format("pair {} at p={}: ‖x‖={:.17g} ‖y‖={:.17g}, diff {:.3g} > {:.3g}", j,
-                            c.positions[t], before, after, std::fabs(after - before), tol));
-      }
-    });
+    for_each_pair(plan, c.positions.size(), c.heads,
+                  [&](std::size_t t, std::size_t i0, std::size_t i1, std::size_t j) {
+                    const double before = std::hypot(c.x[i0], c.x[i1]), after = std::hypot(y[i0], y[i1]);
+                    const double b = budget(exact, c.positions[t], j, c.x[i0], c.x[i1]);
+                    const double tol = std::sqrt(2.0) * b + 4 * kU64 * before;
+                    if (!(std::fabs(after - before) <= tol)) {
+                      RC_FAIL(fmt::format("pair {} at p={}: ‖x‖={:.17g} ‖y‖={:.17g}, diff {:.3g} > {:.3g}", j,
+                                          c.positions[t], before, after, std::fabs(after - before), tol));
+                    }
+                  });
   });
 }
 
@@ -182,16 +186,17 @@ TEST_P(RopeProps, InverseRotationUndoesForward) {
     run_rope(in(), plan, c.positions, c.heads, zb, RopeDirection::Inverse);
     const std::vector<double> z = zb.values();
     const ref::Rope exact(c.params, *std::max_element(c.positions.begin(), c.positions.end()));
-    for_each_pair(plan, c.positions.size(), c.heads, [&](std::size_t t, std::size_t i0, std::size_t i1, std::size_t j) {
-      const std::int64_t p = c.positions[t];
-      const double tol = 2 * budget(exact, p, j, c.x[i0], c.x[i1]) + budget(exact, p, j, y[i0], y[i1]);
-      for (std::size_t i : {i0, i1}) {
-        if (!(std::fabs(z[i] - c.x[i]) <= tol)) {
-          RC_FAIL(fmt::format("pair {} at p={}: x={:.17g} back to {:.17g}, diff {:.3g} > {:.3g}", j, p, c.x[i],
-                              z[i], std::fabs(z[i] - c.x[i]), tol));
-        }
-      }
-    });
+    for_each_pair(
+        plan, c.positions.size(), c.heads, [&](std::size_t t, std::size_t i0, std::size_t i1, std::size_t j) {
+          const std::int64_t p = c.positions[t];
+          const double tol = 2 * budget(exact, p, j, c.x[i0], c.x[i1]) + budget(exact, p, j, y[i0], y[i1]);
+          for (std::size_t i : {i0, i1}) {
+            if (!(std::fabs(z[i] - c.x[i]) <= tol)) {
+              RC_FAIL(fmt::format("pair {} at p={}: x={:.17g} back to {:.17g}, diff {:.3g} > {:.3g}", j, p,
+                                  c.x[i], z[i], std::fabs(z[i] - c.x[i]), tol));
+            }
+          }
+        });
   });
 }
 
@@ -206,7 +211,8 @@ TEST_P(RopeProps, ChannelsBeyondRotaryDimAreUntouched) {
     RC_CLASSIFY(rd < hd, "partial rotary");
     for (std::size_t row = 0; row < c.positions.size() * c.heads; ++row) {
       const auto from = (row * hd + rd) * w, to = (row + 1) * hd * w;
-      RC_ASSERT(std::equal(before.bytes().begin() + from, before.bytes().begin() + to, y.bytes().begin() + from));
+      RC_ASSERT(
+          std::equal(before.bytes().begin() + from, before.bytes().begin() + to, y.bytes().begin() + from));
     }
   });
 }
@@ -258,7 +264,8 @@ std::vector<Instance> interleaved_of_both_layouts() {
   return out;
 }
 
-INSTANTIATE_TEST_SUITE_P(Registry, RopeProps, ::testing::ValuesIn(instances(Family::Rope)), instance_test_name);
+INSTANTIATE_TEST_SUITE_P(Registry, RopeProps, ::testing::ValuesIn(instances(Family::Rope)),
+                         instance_test_name);
 INSTANTIATE_TEST_SUITE_P(Registry, RopeLayoutProps, ::testing::ValuesIn(interleaved_of_both_layouts()),
                          instance_test_name);
 

@@ -1,11 +1,11 @@
 // Properties of every sinusoidal instance in the registry, each written once.
-#include <cmath>
-#include <limits>
-#include <numeric>
-
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
+
+#include <cmath>
+#include <limits>
+#include <numeric>
 
 #include "pe/pe.h"
 #include "pe/ref/reference.h"
@@ -68,11 +68,11 @@ TEST_P(SinusoidalProps, DistinctPositionsGiveDistinctEncodings) {
   PE_RC_CHECK("p != q gives PE(p) != PE(q)", [&] {
     const SinusoidalPlan plan(gen_params());
     const std::int64_t p = *gen_position(max_position() - 1).as("p");
-    const std::int64_t q = *rc::gen::weightedOneOf<std::int64_t>(
-                                {{2, rc::gen::just(p + 1)},
-                                 {1, rc::gen::suchThat(gen_position(max_position()),
-                                                       [p](std::int64_t v) { return v != p; })}})
-                                .as("q");
+    const std::int64_t q =
+        *rc::gen::weightedOneOf<std::int64_t>(
+             {{2, rc::gen::just(p + 1)},
+              {1, rc::gen::suchThat(gen_position(max_position()), [p](std::int64_t v) { return v != p; })}})
+             .as("q");
     const std::vector<std::int64_t> positions = {p, q};
     const std::vector<double> y = run_table(in(), plan, positions).values();
     RC_ASSERT(!std::equal(y.begin(), y.begin() + plan.dim(), y.begin() + plan.dim()));
@@ -97,15 +97,16 @@ TEST_P(SinusoidalProps, OffsetActsAsBlockRotation) {
     for (std::size_t i = 0; i < h; ++i) {
       const std::size_t cs = il ? 2 * i : i, cc = il ? 2 * i + 1 : h + i;
       const double ck = std::cos(exact.angle(k, cs)), sk = std::sin(exact.angle(k, cs));
-      // Rotating (sin φ, cos φ) by κ: sin(φ+κ) = sin φ cos κ + cos φ sin κ, cos(φ+κ) = cos φ cos κ - sin φ sin κ.
+      // Rotating (sin φ, cos φ) by κ: sin(φ+κ) = sin φ cos κ + cos φ sin κ, cos(φ+κ) = cos φ cos κ - sin φ
+      // sin κ.
       const double rs = y[cs] * ck + y[cc] * sk, rc = y[cc] * ck - y[cs] * sk;
       const double bp = std::max(budget(exact, p, cs), budget(exact, p, cc));
       for (const auto& [got, want, ch] : {std::tuple{y[d + cs], rs, cs}, std::tuple{y[d + cc], rc, cc}}) {
-        const double tol = budget(exact, p + k, ch) + std::sqrt(2.0) * bp +
-                           4 * kU64 * (1 + std::fabs(exact.angle(k, cs)));
+        const double tol =
+            budget(exact, p + k, ch) + std::sqrt(2.0) * bp + 4 * kU64 * (1 + std::fabs(exact.angle(k, cs)));
         if (!(std::fabs(got - want) <= tol)) {
-          RC_FAIL(fmt::format("pair {}: PE(p+k)={:.17g}, M(k)PE(p)={:.17g}, |diff| {:.3g} > {:.3g}", i,
-                              got, want, std::fabs(got - want), tol));
+          RC_FAIL(fmt::format("pair {}: PE(p+k)={:.17g}, M(k)PE(p)={:.17g}, |diff| {:.3g} > {:.3g}", i, got,
+                              want, std::fabs(got - want), tol));
         }
       }
     }
@@ -171,7 +172,8 @@ TEST_P(SinusoidalProps, FusedAddMatchesReferenceAndLeavesPaddingUntouched) {
         const std::size_t i = r * d + ch;
         const ref::Real want = ref::Real(emb[i]) + exact.exact(positions[r], ch).value;
         const double err = ref::abs_error(y.get(i), want);
-        const double tol = budget(exact, positions[r], ch) + add_budget(in().contract(), in().dtype, std::fabs(emb[i]));
+        const double tol =
+            budget(exact, positions[r], ch) + add_budget(in().contract(), in().dtype, std::fabs(emb[i]));
         if (!(err <= tol)) {
           RC_FAIL(fmt::format("row {} channel {}: emb {:.17g} + PE -> {:.17g}, error {:.3g} > {:.3g}", r, ch,
                               emb[i], y.get(i), err, tol));

@@ -1,12 +1,12 @@
 // Invalid parameters over every instance: one exception type, a message naming the parameter and
 // its value, and the caller's buffers bit-for-bit unchanged.
-#include <cmath>
-#include <limits>
-#include <string>
-
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
 
 #include "pe/pe.h"
 #include "support/generators.h"
@@ -62,10 +62,11 @@ class ValidationProps : public ::testing::TestWithParam<Instance> {
 
 TEST_P(ValidationProps, OddZeroOrNegativeDimensionIsRejected) {
   PE_RC_CHECK("odd, zero or negative dim: InvalidArgument naming it", [&] {
-    const std::int64_t dim = *rc::gen::weightedOneOf<std::int64_t>(
-                                  {{4, gen_odd_dim()},
-                                   {1, rc::gen::element<std::int64_t>(0, -2, -7, std::numeric_limits<std::int64_t>::min())}})
-                                  .as("dim");
+    const std::int64_t dim =
+        *rc::gen::weightedOneOf<std::int64_t>(
+             {{4, gen_odd_dim()},
+              {1, rc::gen::element<std::int64_t>(0, -2, -7, std::numeric_limits<std::int64_t>::min())}})
+             .as("dim");
     const std::vector<std::int64_t> positions = {0, 1};
     TypedBuffer b = random_buffer(in().dtype, 8);
     const TypedBuffer before = b;
@@ -76,10 +77,10 @@ TEST_P(ValidationProps, OddZeroOrNegativeDimensionIsRejected) {
 
 TEST_P(ValidationProps, BaseAtMostOneOrNotFiniteIsRejected) {
   PE_RC_CHECK("base <= 1, NaN or infinite: InvalidArgument naming it", [&] {
-    const double base = *rc::gen::element(1.0, 0.5, 0.0, -0.0, -10000.0, std::nan(""),
-                                         std::numeric_limits<double>::infinity(),
-                                         -std::numeric_limits<double>::infinity())
-                             .as("base");
+    const double base =
+        *rc::gen::element(1.0, 0.5, 0.0, -0.0, -10000.0, std::nan(""),
+                          std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity())
+             .as("base");
     const std::vector<std::int64_t> positions = {3};
     TypedBuffer b = random_buffer(in().dtype, 4);
     const TypedBuffer before = b;
@@ -93,9 +94,10 @@ TEST_P(ValidationProps, BufferOfTheWrongSizeIsRejected) {
     const std::int64_t dim = *gen_dim(64).as("dim");
     const auto positions = *gen_positions(1000, 4).as("positions");
     const std::size_t right = positions.size() * static_cast<std::size_t>(dim);
-    const std::size_t size = *rc::gen::suchThat(rc::gen::inRange<std::size_t>(0, 2 * right + 3),
-                                                [&](std::size_t s) { return s != right; })
-                                  .as("buffer size");
+    const std::size_t size =
+        *rc::gen::suchThat(rc::gen::inRange<std::size_t>(0, 2 * right + 3), [&](std::size_t s) {
+           return s != right;
+         }).as("buffer size");
     TypedBuffer b = random_buffer(in().dtype, size);
     const TypedBuffer before = b;
     expect_rejected([&] { call(dim, 10000.0, positions, b.view()); }, rope() ? "x" : "out",
@@ -108,10 +110,11 @@ TEST_P(ValidationProps, PositionOutsideZeroTo2Pow53IsRejected) {
   PE_RC_CHECK("a negative position or one above 2^53: InvalidArgument naming it", [&] {
     auto positions = *gen_positions(1000, 4).as("positions");
     const std::size_t at = *rc::gen::inRange<std::size_t>(0, positions.size()).as("index");
-    positions[at] = *rc::gen::oneOf(rc::gen::inRange<std::int64_t>(std::numeric_limits<std::int64_t>::min(), 0),
-                                    rc::gen::inRange<std::int64_t>(kMaxPosition + 1,
-                                                                   std::numeric_limits<std::int64_t>::max()))
-                          .as("bad position");
+    positions[at] =
+        *rc::gen::oneOf(
+             rc::gen::inRange<std::int64_t>(std::numeric_limits<std::int64_t>::min(), 0),
+             rc::gen::inRange<std::int64_t>(kMaxPosition + 1, std::numeric_limits<std::int64_t>::max()))
+             .as("bad position");
     TypedBuffer b = random_buffer(in().dtype, positions.size() * 8);
     const TypedBuffer before = b;
     expect_rejected([&] { call(8, 10000.0, positions, b.view()); }, "positions",
@@ -179,14 +182,16 @@ class RopeValidation : public ValidationProps {};
 TEST_P(RopeValidation, RotaryDimOddOrLargerThanHeadDimIsRejected) {
   PE_RC_CHECK("odd, negative or oversize rotary_dim: InvalidArgument naming it", [&] {
     const std::int64_t head_dim = *gen_dim(256).as("head_dim");
-    const std::int64_t rotary = *rc::gen::oneOf(
-                                     rc::gen::map(rc::gen::inRange<std::int64_t>(0, head_dim / 2),
-                                                  [](std::int64_t r) { return 2 * r + 1; }),
-                                     rc::gen::inRange<std::int64_t>(head_dim + 1, 4 * head_dim),
-                                     rc::gen::inRange<std::int64_t>(-100, 0))
+    const std::int64_t rotary = *rc::gen::oneOf(rc::gen::map(rc::gen::inRange<std::int64_t>(0, head_dim / 2),
+                                                             [](std::int64_t r) { return 2 * r + 1; }),
+                                                rc::gen::inRange<std::int64_t>(head_dim + 1, 4 * head_dim),
+                                                rc::gen::inRange<std::int64_t>(-100, 0))
                                      .as("rotary_dim");
-    expect_rejected([&] { RopePlan({head_dim, rotary, 10000.0, in().layout}); }, "rotary_dim",
-                    std::to_string(rotary));
+    expect_rejected(
+        [&] {
+          RopePlan({head_dim, rotary, 10000.0, in().layout});
+        },
+        "rotary_dim", std::to_string(rotary));
   });
 }
 
@@ -240,7 +245,8 @@ std::vector<Instance> all_instances() {
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, ValidationProps, ::testing::ValuesIn(all_instances()), instance_test_name);
-INSTANTIATE_TEST_SUITE_P(Registry, RopeValidation, ::testing::ValuesIn(instances(Family::Rope)), instance_test_name);
+INSTANTIATE_TEST_SUITE_P(Registry, RopeValidation, ::testing::ValuesIn(instances(Family::Rope)),
+                         instance_test_name);
 INSTANTIATE_TEST_SUITE_P(Registry, SinusoidalValidation, ::testing::ValuesIn(instances(Family::Sinusoidal)),
                          instance_test_name);
 

@@ -2,9 +2,8 @@
 // report carries. Generated from the census JSON only, never edited by hand.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace pe::reports {
 

@@ -12,24 +12,23 @@ using detail::fail;
 void check_variant(const Variant& variant, Family family, Layout layout, DType dtype,
                    const char* buffer_name) {
   if (variant.family() != family) {
-    fail("variant", "variant " + variant.name() + " is not a " + std::string(to_string(family)) +
-                        " variant");
+    fail("variant", "variant " + variant.name() + " is not a " + std::string(to_string(family)) + " variant");
   }
   if (!variant.supports(layout)) {
-    fail("layout", "variant " + variant.name() + " does not support layout " +
-                       std::string(to_string(layout)));
+    fail("layout",
+         "variant " + variant.name() + " does not support layout " + std::string(to_string(layout)));
   }
   if (!variant.supports(dtype)) {
-    fail(buffer_name, "variant " + variant.name() + " does not support " + buffer_name +
-                          ".dtype " + std::string(to_string(dtype)));
+    fail(buffer_name, "variant " + variant.name() + " does not support " + buffer_name + ".dtype " +
+                          std::string(to_string(dtype)));
   }
 }
 
 void check_positions(std::span<const std::int64_t> positions) {
   for (std::size_t i = 0; i < positions.size(); ++i) {
     if (positions[i] < 0 || positions[i] > kMaxPosition) {
-      fail("positions", "positions[" + std::to_string(i) + "] must be in [0, 2^53], got " +
-                            std::to_string(positions[i]));
+      fail("positions",
+           "positions[" + std::to_string(i) + "] must be in [0, 2^53], got " + std::to_string(positions[i]));
     }
   }
 }
@@ -48,8 +47,8 @@ std::size_t checked_product(std::initializer_list<std::size_t> factors, const ch
 
 void check_buffer(const Buffer& b, std::size_t expected, const char* name, const std::string& shape) {
   if (b.size != expected) {
-    fail(name, std::string(name) + ".size must be " + shape + " = " + std::to_string(expected) +
-                   ", got " + std::to_string(b.size));
+    fail(name, std::string(name) + ".size must be " + shape + " = " + std::to_string(expected) + ", got " +
+                   std::to_string(b.size));
   }
   if (b.data == nullptr && b.size != 0) fail(name, std::string(name) + ".data is null");
   // The byte size must be addressable too.
@@ -75,15 +74,14 @@ void sinusoidal_add(const Variant& variant, const SinusoidalPlan& plan,
   const std::size_t n = checked_product({positions.size(), plan.dim()}, "embeddings");
   check_buffer(embeddings, n, "embeddings", "n_positions x dim");
   if (!padding.empty() && padding.size() != positions.size()) {
-    fail("padding", "padding.size must be 0 or n_positions = " + std::to_string(positions.size()) +
-                        ", got " + std::to_string(padding.size()));
+    fail("padding", "padding.size must be 0 or n_positions = " + std::to_string(positions.size()) + ", got " +
+                        std::to_string(padding.size()));
   }
   static_cast<const SinusoidalVariant&>(variant).add(plan, positions, padding, embeddings);
 }
 
-void rope_apply(const Variant& variant, const RopePlan& plan,
-                std::span<const std::int64_t> positions, std::int64_t n_heads, Buffer x,
-                RopeDirection direction) {
+void rope_apply(const Variant& variant, const RopePlan& plan, std::span<const std::int64_t> positions,
+                std::int64_t n_heads, Buffer x, RopeDirection direction) {
   check_variant(variant, Family::Rope, plan.layout(), x.dtype, "x");
   if (n_heads <= 0) fail("n_heads", "n_heads must be positive, got " + std::to_string(n_heads));
   check_positions(positions);

@@ -57,9 +57,9 @@ RopePlan::RopePlan(const RopeParams& params) : params_(params) {
   check_dim("head_dim", params.head_dim);
   if (params_.rotary_dim == 0) params_.rotary_dim = params_.head_dim;
   if (params_.rotary_dim < 0 || params_.rotary_dim % 2 != 0 || params_.rotary_dim > params_.head_dim) {
-    detail::fail("rotary_dim", "rotary_dim must be even and in [2, head_dim=" +
-                                   std::to_string(params_.head_dim) + "], got " +
-                                   std::to_string(params.rotary_dim));
+    detail::fail("rotary_dim",
+                 "rotary_dim must be even and in [2, head_dim=" + std::to_string(params_.head_dim) +
+                     "], got " + std::to_string(params.rotary_dim));
   }
   check_base(params.base);
   check_layout(params.layout, Family::Rope);

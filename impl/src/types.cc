@@ -5,25 +5,30 @@
 
 namespace pe {
 
-std::string_view to_string(Family f) noexcept {
-  return f == Family::Sinusoidal ? "sinusoidal" : "rope";
-}
+std::string_view to_string(Family f) noexcept { return f == Family::Sinusoidal ? "sinusoidal" : "rope"; }
 
 std::string_view to_string(Layout l) noexcept {
   switch (l) {
-    case Layout::Interleaved: return "interleaved";
-    case Layout::Concatenated: return "concatenated";
-    case Layout::HalfSplit: return "halfsplit";
+    case Layout::Interleaved:
+      return "interleaved";
+    case Layout::Concatenated:
+      return "concatenated";
+    case Layout::HalfSplit:
+      return "halfsplit";
   }
   return "?";
 }
 
 std::string_view to_string(DType t) noexcept {
   switch (t) {
-    case DType::F32: return "f32";
-    case DType::F64: return "f64";
-    case DType::BF16: return "bf16";
-    case DType::F16: return "f16";
+    case DType::F32:
+      return "f32";
+    case DType::F64:
+      return "f64";
+    case DType::BF16:
+      return "bf16";
+    case DType::F16:
+      return "f16";
   }
   return "?";
 }
@@ -56,30 +61,41 @@ bool layout_belongs_to(Layout l, Family f) noexcept {
 
 double unit_roundoff(DType t) noexcept {
   switch (t) {
-    case DType::F32: return std::ldexp(1.0, -24);
-    case DType::F64: return std::ldexp(1.0, -53);
-    case DType::BF16: return std::ldexp(1.0, -8);
-    case DType::F16: return std::ldexp(1.0, -11);
+    case DType::F32:
+      return std::ldexp(1.0, -24);
+    case DType::F64:
+      return std::ldexp(1.0, -53);
+    case DType::BF16:
+      return std::ldexp(1.0, -8);
+    case DType::F16:
+      return std::ldexp(1.0, -11);
   }
   return 1.0;
 }
 
 double denorm_min(DType t) noexcept {
   switch (t) {
-    case DType::F32: return std::numeric_limits<float>::denorm_min();
-    case DType::F64: return std::numeric_limits<double>::denorm_min();
-    case DType::BF16: return std::ldexp(1.0, -133);
-    case DType::F16: return std::ldexp(1.0, -24);
+    case DType::F32:
+      return std::numeric_limits<float>::denorm_min();
+    case DType::F64:
+      return std::numeric_limits<double>::denorm_min();
+    case DType::BF16:
+      return std::ldexp(1.0, -133);
+    case DType::F16:
+      return std::ldexp(1.0, -24);
   }
   return 0.0;
 }
 
 std::size_t size_of(DType t) noexcept {
   switch (t) {
-    case DType::F32: return 4;
-    case DType::F64: return 8;
+    case DType::F32:
+      return 4;
+    case DType::F64:
+      return 8;
     case DType::BF16:
-    case DType::F16: return 2;
+    case DType::F16:
+      return 2;
   }
   return 0;
 }

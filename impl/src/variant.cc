@@ -19,13 +19,11 @@ Variant::Variant(std::string name, Contract contract)
     : name_(std::move(name)), contract_(std::move(contract)) {}
 
 bool Variant::supports(Layout layout) const noexcept {
-  return std::find(contract_.layouts.begin(), contract_.layouts.end(), layout) !=
-         contract_.layouts.end();
+  return std::find(contract_.layouts.begin(), contract_.layouts.end(), layout) != contract_.layouts.end();
 }
 
 bool Variant::supports(DType dtype) const noexcept {
-  return std::find(contract_.outputs.begin(), contract_.outputs.end(), dtype) !=
-         contract_.outputs.end();
+  return std::find(contract_.outputs.begin(), contract_.outputs.end(), dtype) != contract_.outputs.end();
 }
 
 std::string Variant::instance_name(Layout layout) const {

@@ -15,9 +15,7 @@ struct BitLayout {
   int bias;
 };
 
-BitLayout bit_layout(DType t) {
-  return t == DType::F64 ? BitLayout{52, 1023} : BitLayout{23, 127};
-}
+BitLayout bit_layout(DType t) { return t == DType::F64 ? BitLayout{52, 1023} : BitLayout{23, 127}; }
 
 double from_bits(DType t, bool negative, std::uint64_t biased_exponent, std::uint64_t significand) {
   if (t == DType::F64) {
@@ -26,8 +24,8 @@ double from_bits(DType t, bool negative, std::uint64_t biased_exponent, std::uin
     std::memcpy(&v, &bits, sizeof v);
     return v;
   }
-  const auto bits = static_cast<std::uint32_t>((std::uint64_t{negative} << 31) |
-                                               (biased_exponent << 23) | significand);
+  const auto bits =
+      static_cast<std::uint32_t>((std::uint64_t{negative} << 31) | (biased_exponent << 23) | significand);
   float v;
   std::memcpy(&v, &bits, sizeof v);
   return v;
@@ -52,11 +50,9 @@ rc::Gen<std::int64_t> gen_position(std::int64_t max_position) {
 }
 
 rc::Gen<std::vector<std::int64_t>> gen_positions(std::int64_t max_position, std::size_t max_count) {
-  return rc::gen::mapcat(rc::gen::inRange<std::size_t>(1, max_count + 1),
-                         [max_position](std::size_t n) {
-                           return rc::gen::container<std::vector<std::int64_t>>(
-                               n, gen_position(max_position));
-                         });
+  return rc::gen::mapcat(rc::gen::inRange<std::size_t>(1, max_count + 1), [max_position](std::size_t n) {
+    return rc::gen::container<std::vector<std::int64_t>>(n, gen_position(max_position));
+  });
 }
 
 rc::Gen<std::int64_t> gen_dim(std::int64_t max_dim) {
@@ -86,17 +82,16 @@ rc::Gen<double> gen_base() {
 rc::Gen<double> gen_value(DType type, double max_abs) {
   const BitLayout f = bit_layout(type);
   // Largest biased exponent whose values stay below max_abs (and finite).
-  const int max_exponent = std::clamp(static_cast<int>(std::floor(std::log2(max_abs))) - 1 + f.bias, 0,
-                                      2 * f.bias);
+  const int max_exponent =
+      std::clamp(static_cast<int>(std::floor(std::log2(max_abs))) - 1 + f.bias, 0, 2 * f.bias);
   const auto significand = rc::gen::inRange<std::uint64_t>(0, std::uint64_t{1} << f.significand_bits);
   const auto exponent_any = rc::gen::inRange<std::uint64_t>(0, max_exponent + 1);
   const auto exponent_ordinary = rc::gen::inRange<std::uint64_t>(f.bias - 8, f.bias + 8);
   return rc::gen::apply(
       [type](bool negative, std::uint64_t e, std::uint64_t m) { return from_bits(type, negative, e, m); },
       rc::gen::arbitrary<bool>(),
-      rc::gen::weightedOneOf<std::uint64_t>({{1, rc::gen::element<std::uint64_t>(0, max_exponent)},
-                                             {3, exponent_any},
-                                             {4, exponent_ordinary}}),
+      rc::gen::weightedOneOf<std::uint64_t>(
+          {{1, rc::gen::element<std::uint64_t>(0, max_exponent)}, {3, exponent_any}, {4, exponent_ordinary}}),
       significand);
 }
 
@@ -105,4 +100,3 @@ rc::Gen<std::vector<double>> gen_values(DType type, double max_abs, std::size_t 
 }
 
 }  // namespace pe::testing
-

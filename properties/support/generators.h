@@ -2,10 +2,10 @@
 // integers; gen::inRange is integer-only). Each stays inside a contract instead of discarding.
 #pragma once
 
+#include <rapidcheck.h>
+
 #include <cstdint>
 #include <vector>
-
-#include <rapidcheck.h>
 
 #include "pe/types.h"
 

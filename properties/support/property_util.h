@@ -1,12 +1,12 @@
 // Small helpers shared by the property files.
 #pragma once
 
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
-#include <rapidcheck.h>
 
 #include "support/instances.h"
 

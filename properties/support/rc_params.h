@@ -13,8 +13,10 @@ inline constexpr const char* kDefaultRcParams = "seed=20261130 max_size=100";
 inline std::string fix_rapidcheck_params() {
   if (std::getenv("RC_PARAMS") == nullptr) setenv("RC_PARAMS", kDefaultRcParams, 0);
   const std::string params = std::getenv("RC_PARAMS");
-  std::printf("RapidCheck: RC_PARAMS=\"%s\" (set RC_PARAMS to override; a failure prints its "
-              "reproduce string)\n", params.c_str());
+  std::printf(
+      "RapidCheck: RC_PARAMS=\"%s\" (set RC_PARAMS to override; a failure prints its "
+      "reproduce string)\n",
+      params.c_str());
   return params;
 }
 

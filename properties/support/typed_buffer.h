@@ -12,8 +12,7 @@ namespace pe::testing {
 
 class TypedBuffer {
  public:
-  TypedBuffer(DType dtype, std::size_t size)
-      : dtype_(dtype), size_(size), bytes_(size * size_of(dtype)) {}
+  TypedBuffer(DType dtype, std::size_t size) : dtype_(dtype), size_(size), bytes_(size * size_of(dtype)) {}
 
   DType dtype() const noexcept { return dtype_; }
   std::size_t size() const noexcept { return size_; }
@@ -22,17 +21,25 @@ class TypedBuffer {
 
   double get(std::size_t i) const noexcept {
     switch (dtype_) {
-      case DType::F32: return load<float>(i);
-      case DType::F64: return load<double>(i);
-      default: return 0;  // 16-bit types: not produced by any variant yet
+      case DType::F32:
+        return load<float>(i);
+      case DType::F64:
+        return load<double>(i);
+      default:
+        return 0;  // 16-bit types: not produced by any variant yet
     }
   }
   // Stores v rounded to the buffer's type (v must already be representable to round-trip).
   void set(std::size_t i, double v) noexcept {
     switch (dtype_) {
-      case DType::F32: store(i, static_cast<float>(v)); return;
-      case DType::F64: store(i, v); return;
-      default: return;
+      case DType::F32:
+        store(i, static_cast<float>(v));
+        return;
+      case DType::F64:
+        store(i, v);
+        return;
+      default:
+        return;
     }
   }
   std::vector<double> values() const {

@@ -14,10 +14,14 @@ struct Format {
 
 Format format_of(DType type) {
   switch (type) {
-    case DType::F32: return {24, -126, 127};
-    case DType::F64: return {53, -1022, 1023};
-    case DType::BF16: return {8, -126, 127};
-    case DType::F16: return {11, -14, 15};
+    case DType::F32:
+      return {24, -126, 127};
+    case DType::F64:
+      return {53, -1022, 1023};
+    case DType::BF16:
+      return {8, -126, 127};
+    case DType::F16:
+      return {11, -14, 15};
   }
   return {53, -1022, 1023};
 }
@@ -48,7 +52,7 @@ double round_to(const Real& v, DType type) {
   }
   mpfr_t r;
   mpfr_init2(r, bits);
-  mpfr_set(r, x, MPFR_RNDN);  // the one rounding
+  mpfr_set(r, x, MPFR_RNDN);              // the one rounding
   double out = mpfr_get_d(r, MPFR_RNDN);  // exact: bits <= 53
   mpfr_clear(r);
   const double largest =

@@ -51,9 +51,7 @@ std::optional<double> decided_rounding(const Enclosure& e, DType type) {
 
 std::uint64_t undecided_roundings() noexcept { return g_undecided.load(); }
 
-double abs_error(double y, const Real& exact) {
-  return static_cast<double>(abs(Real(y) - exact));
-}
+double abs_error(double y, const Real& exact) { return static_cast<double>(abs(Real(y) - exact)); }
 
 double ulp_error(double y, const Real& exact, DType type) {
   return abs_error(y, exact) / ulp_of(exact, type);
@@ -92,16 +90,14 @@ Enclosure Sinusoidal::exact(std::int64_t position, std::size_t channel) const {
 }
 
 double Sinusoidal::rounded(std::int64_t position, std::size_t channel, DType type) const {
-  return rounded_or_retry(exact(position, channel), type,
-                          [&] { return evaluate<Real>(position, channel); });
+  return rounded_or_retry(exact(position, channel), type, [&] { return evaluate<Real>(position, channel); });
 }
 
 // ---- RoPE -------------------------------------------------------------------------------------
 
 Rope::Rope(const RopeParams& params, std::int64_t max_position)
     : params_(params),
-      inv_freq_(frequencies(RopePlan(params).n_pairs(), RopePlan(params).params().rotary_dim,
-                            params.base)),
+      inv_freq_(frequencies(RopePlan(params).n_pairs(), RopePlan(params).params().rotary_dim, params.base)),
       bits_(max_position < kNarrowLimit ? pe::ref::precision_bits<RealNarrow>()
                                         : pe::ref::precision_bits<Real>()),
       wide_(max_position >= kNarrowLimit) {
@@ -113,8 +109,8 @@ double Rope::angle(std::int64_t position, std::size_t pair) const {
 }
 
 template <class R>
-std::pair<Enclosure, Enclosure> Rope::evaluate(std::int64_t position, std::size_t pair, double a,
-                                               double b, RopeDirection direction) const {
+std::pair<Enclosure, Enclosure> Rope::evaluate(std::int64_t position, std::size_t pair, double a, double b,
+                                               RopeDirection direction) const {
   R phi = R(inv_freq_[pair]) * static_cast<long long>(position);
   if (direction == RopeDirection::Inverse) phi = -phi;
   const R c = cos(phi), s = sin(phi);
@@ -132,8 +128,8 @@ std::pair<Enclosure, Enclosure> Rope::evaluate(std::int64_t position, std::size_
   return {Enclosure{Real(y0), Real(radius)}, Enclosure{Real(y1), Real(radius)}};
 }
 
-std::pair<Enclosure, Enclosure> Rope::rotate(std::int64_t position, std::size_t pair, double a,
-                                             double b, RopeDirection direction) const {
+std::pair<Enclosure, Enclosure> Rope::rotate(std::int64_t position, std::size_t pair, double a, double b,
+                                             RopeDirection direction) const {
   return wide_ ? evaluate<Real>(position, pair, a, b, direction)
                : evaluate<RealNarrow>(position, pair, a, b, direction);
 }

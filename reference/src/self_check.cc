@@ -1,21 +1,19 @@
 #include "pe/ref/self_check.h"
 
+#include <fmt/format.h>
+
 #include <boost/multiprecision/cpp_bin_float.hpp>
 #include <cmath>
 #include <random>
-
-#include <fmt/format.h>
 
 #include "pe/ref/reference.h"
 
 namespace pe::ref {
 namespace {
 
-using Independent =
-    bmp::number<bmp::cpp_bin_float<256, bmp::digit_base_2>, bmp::et_off>;
+using Independent = bmp::number<bmp::cpp_bin_float<256, bmp::digit_base_2>, bmp::et_off>;
 
-Independent independent_value(std::int64_t p, std::int64_t dim, double base, std::size_t pair,
-                              bool is_sin) {
+Independent independent_value(std::int64_t p, std::int64_t dim, double base, std::size_t pair, bool is_sin) {
   const Independent e =
       -Independent(static_cast<long long>(2 * pair)) / Independent(static_cast<long long>(dim));
   const Independent phi = pow(Independent(base), e) * static_cast<long long>(p);
@@ -48,10 +46,10 @@ SelfCheckReport self_check(std::uint64_t seed, std::size_t samples, std::int64_t
       const double diff = static_cast<double>(abs(mine - Real(other.str(90)))) / scale;
       report.max_disagreement = std::max(report.max_disagreement, diff);
       if (diff > 0x1p-120) {
-        report.failures.push_back(fmt::format("p={} dim={} base={} pair={} {}: MPFR and cpp_bin_float "
-                                              "differ by {:.3g}·(|φ|+1)",
-                                              p, params.dim, params.base, pair,
-                                              is_sin ? "sin" : "cos", diff));
+        report.failures.push_back(
+            fmt::format("p={} dim={} base={} pair={} {}: MPFR and cpp_bin_float "
+                        "differ by {:.3g}·(|φ|+1)",
+                        p, params.dim, params.base, pair, is_sin ? "sin" : "cos", diff));
       }
     }
     const double pyth = static_cast<double>(abs(s.value * s.value + c.value * c.value - 1));
@@ -59,8 +57,8 @@ SelfCheckReport self_check(std::uint64_t seed, std::size_t samples, std::int64_t
     if (pyth > 0x1p-150) {
       report.failures.push_back(fmt::format("p={}: sin²+cos²-1 = {:.3g}", p, pyth));
     }
-    if (p == 0 && (ref.rounded(0, 2 * pair, DType::F64) != 0.0 ||
-                   ref.rounded(0, 2 * pair + 1, DType::F64) != 1.0)) {
+    if (p == 0 &&
+        (ref.rounded(0, 2 * pair, DType::F64) != 0.0 || ref.rounded(0, 2 * pair + 1, DType::F64) != 1.0)) {
       report.failures.push_back("p=0: (sin, cos) is not exactly (0, 1)");
     }
   }

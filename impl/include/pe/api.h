@@ -22,8 +22,7 @@ void sinusoidal_add(const Variant& variant, const SinusoidalPlan& plan,
                     std::span<const std::uint8_t> padding = {});
 
 // x [positions.size(), n_heads, head_dim] rotated in place, one position per token.
-void rope_apply(const Variant& variant, const RopePlan& plan,
-                std::span<const std::int64_t> positions, std::int64_t n_heads, Buffer x,
-                RopeDirection direction = RopeDirection::Forward);
+void rope_apply(const Variant& variant, const RopePlan& plan, std::span<const std::int64_t> positions,
+                std::int64_t n_heads, Buffer x, RopeDirection direction = RopeDirection::Forward);
 
 }  // namespace pe

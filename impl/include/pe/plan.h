@@ -61,9 +61,7 @@ class RopePlan {
   std::size_t pair_first(std::size_t j) const noexcept {
     return params_.layout == Layout::Interleaved ? 2 * j : j;
   }
-  std::size_t pair_offset() const noexcept {
-    return params_.layout == Layout::Interleaved ? 1 : n_pairs();
-  }
+  std::size_t pair_offset() const noexcept { return params_.layout == Layout::Interleaved ? 1 : n_pairs(); }
   // θ_j = base^(-2j/rotary_dim), j < rotary_dim/2; relative error as SinusoidalPlan::inv_freq.
   std::span<const double> inv_freq() const noexcept { return inv_freq_; }
 

@@ -52,8 +52,8 @@ class RopeVariant : public Variant {
  public:
   using Variant::Variant;
   // x[t, h, :] rotated by positions[t] (Inverse: by -positions[t]); x is [tokens, n_heads, head_dim].
-  virtual void apply(const RopePlan& plan, std::span<const std::int64_t> positions,
-                     std::size_t n_heads, RopeDirection direction, Buffer x) const noexcept = 0;
+  virtual void apply(const RopePlan& plan, std::span<const std::int64_t> positions, std::size_t n_heads,
+                     RopeDirection direction, Buffer x) const noexcept = 0;
 };
 
 // Every registered variant, sorted by name.

@@ -16,10 +16,15 @@ namespace pe::detail {
 template <class F>
 void with_typed(Buffer b, F&& f) noexcept {
   switch (b.dtype) {
-    case DType::F32: f(static_cast<float*>(b.data)); return;
-    case DType::F64: f(static_cast<double*>(b.data)); return;
+    case DType::F32:
+      f(static_cast<float*>(b.data));
+      return;
+    case DType::F64:
+      f(static_cast<double*>(b.data));
+      return;
     case DType::BF16:
-    case DType::F16: return;  // no scalar storage type yet: rejected by the contract's outputs
+    case DType::F16:
+      return;  // no scalar storage type yet: rejected by the contract's outputs
   }
 }
 

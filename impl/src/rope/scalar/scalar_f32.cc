@@ -9,9 +9,8 @@
 //   output: float32 only, the compute type (c0 = 0).
 //   Budget: N·(3.001 + 3.001·|φ|)·2^-24 + 2^-148 (underflow floor). |input| <= 2^126 so that
 //   |a| + |b| cannot overflow. Largest position promised: 2^24.
-#include "detail/loops.h"
+#include "detail/pairwise_variant.h"
 #include "detail/scalar_sincos.h"
-#include "pe/variant.h"
 
 namespace pe {
 namespace {
@@ -30,21 +29,8 @@ Contract declared_contract() {
   return c;
 }
 
-using SinCos = detail::LibmSinCos<float, RopePlan>;
-
-class ScalarF32 final : public RopeVariant {
- public:
-  ScalarF32() : RopeVariant("rope.scalar_f32", declared_contract()) {}
-
-  void apply(const RopePlan& plan, std::span<const std::int64_t> positions, std::size_t n_heads,
-             RopeDirection direction, Buffer x) const noexcept override {
-    detail::with_typed(x, [&](auto* data) {
-      detail::rotate<float>(plan, positions, n_heads, direction, data, SinCos{plan});
-    });
-  }
-};
-
-const Registrar registrar{std::make_unique<ScalarF32>()};
+using Variant = detail::PairwiseRope<float, detail::LibmSinCos<float, RopePlan>>;
+const Registrar registrar{std::make_unique<Variant>("rope.scalar_f32", declared_contract())};
 
 }  // namespace
 }  // namespace pe

@@ -6,9 +6,8 @@
 //   output: float32 data rounds once (c0 = 1, <= 2^-24·N), float64 data is the compute type.
 //   Budget: N·(c0·u_out + (3.001 + 2.03·|φ|)·2^-53) + underflow floor. |input| <= 2^126.
 //   Largest position promised: 2^31.
-#include "detail/loops.h"
+#include "detail/pairwise_variant.h"
 #include "detail/scalar_sincos.h"
-#include "pe/variant.h"
 
 namespace pe {
 namespace {
@@ -27,21 +26,8 @@ Contract declared_contract() {
   return c;
 }
 
-using SinCos = detail::LibmSinCos<double, RopePlan>;
-
-class ScalarF64 final : public RopeVariant {
- public:
-  ScalarF64() : RopeVariant("rope.scalar_f64", declared_contract()) {}
-
-  void apply(const RopePlan& plan, std::span<const std::int64_t> positions, std::size_t n_heads,
-             RopeDirection direction, Buffer x) const noexcept override {
-    detail::with_typed(x, [&](auto* data) {
-      detail::rotate<double>(plan, positions, n_heads, direction, data, SinCos{plan});
-    });
-  }
-};
-
-const Registrar registrar{std::make_unique<ScalarF64>()};
+using Variant = detail::PairwiseRope<double, detail::LibmSinCos<double, RopePlan>>;
+const Registrar registrar{std::make_unique<Variant>("rope.scalar_f64", declared_contract())};
 
 }  // namespace
 }  // namespace pe

@@ -8,9 +8,8 @@
 //   output: float32 only, nothing rounded after sinf/cosf (c0 = 0).
 //   Budget: (1 + 3.001·|φ|)·2^-24. Largest position promised: 2^24, beyond which fl(p) merges
 //   neighbouring positions.
-#include "detail/loops.h"
+#include "detail/pairwise_variant.h"
 #include "detail/scalar_sincos.h"
-#include "pe/variant.h"
 
 namespace pe {
 namespace {
@@ -29,28 +28,8 @@ Contract declared_contract() {
   return c;
 }
 
-using SinCos = detail::LibmSinCos<float, SinusoidalPlan>;
-
-class ScalarF32 final : public SinusoidalVariant {
- public:
-  ScalarF32() : SinusoidalVariant("sinusoidal.scalar_f32", declared_contract()) {}
-
-  void table(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
-             Buffer out) const noexcept override {
-    detail::with_typed(out, [&](auto* y) {
-      detail::write_table<float>(plan, positions, y, SinCos{plan});
-    });
-  }
-
-  void add(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
-           std::span<const std::uint8_t> padding, Buffer embeddings) const noexcept override {
-    detail::with_typed(embeddings, [&](auto* y) {
-      detail::add_table<float>(plan, positions, padding, y, SinCos{plan});
-    });
-  }
-};
-
-const Registrar registrar{std::make_unique<ScalarF32>()};
+using Variant = detail::PairwiseSinusoidal<float, detail::LibmSinCos<float, SinusoidalPlan>>;
+const Registrar registrar{std::make_unique<Variant>("sinusoidal.scalar_f32", declared_contract())};
 
 }  // namespace
 }  // namespace pe

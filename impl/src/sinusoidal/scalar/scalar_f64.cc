@@ -8,9 +8,8 @@
 //   output: float32 rounds once (c0 = 1), float64 is the compute type (nothing rounded).
 //   Budget: float64 (1 + 2.03·|φ|)·2^-53; float32 2^-24 + (1 + 2.03·|φ|)·2^-53.
 //   Largest position promised: 2^31 (the long-context range; the budget holds to 2^53).
-#include "detail/loops.h"
+#include "detail/pairwise_variant.h"
 #include "detail/scalar_sincos.h"
-#include "pe/variant.h"
 
 namespace pe {
 namespace {
@@ -29,28 +28,8 @@ Contract declared_contract() {
   return c;
 }
 
-using SinCos = detail::LibmSinCos<double, SinusoidalPlan>;
-
-class ScalarF64 final : public SinusoidalVariant {
- public:
-  ScalarF64() : SinusoidalVariant("sinusoidal.scalar_f64", declared_contract()) {}
-
-  void table(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
-             Buffer out) const noexcept override {
-    detail::with_typed(out, [&](auto* y) {
-      detail::write_table<double>(plan, positions, y, SinCos{plan});
-    });
-  }
-
-  void add(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
-           std::span<const std::uint8_t> padding, Buffer embeddings) const noexcept override {
-    detail::with_typed(embeddings, [&](auto* y) {
-      detail::add_table<double>(plan, positions, padding, y, SinCos{plan});
-    });
-  }
-};
-
-const Registrar registrar{std::make_unique<ScalarF64>()};
+using Variant = detail::PairwiseSinusoidal<double, detail::LibmSinCos<double, SinusoidalPlan>>;
+const Registrar registrar{std::make_unique<Variant>("sinusoidal.scalar_f64", declared_contract())};
 
 }  // namespace
 }  // namespace pe

@@ -56,16 +56,15 @@ class Rope {
   std::pair<Enclosure, Enclosure> rotate(std::int64_t position, std::size_t pair, double a, double b,
                                          RopeDirection direction = RopeDirection::Forward) const;
   // The correctly rounded rotation in `type`.
-  std::pair<double, double> rounded(std::int64_t position, std::size_t pair, double a, double b,
-                                    DType type,
+  std::pair<double, double> rounded(std::int64_t position, std::size_t pair, double a, double b, DType type,
                                     RopeDirection direction = RopeDirection::Forward) const;
   // (cos, sin) of pair j's angle, correctly rounded in `type`: the table `export` writes.
   std::pair<double, double> cos_sin(std::int64_t position, std::size_t pair, DType type) const;
 
  private:
   template <class R>
-  std::pair<Enclosure, Enclosure> evaluate(std::int64_t position, std::size_t pair, double a,
-                                           double b, RopeDirection direction) const;
+  std::pair<Enclosure, Enclosure> evaluate(std::int64_t position, std::size_t pair, double a, double b,
+                                           RopeDirection direction) const;
 
   RopeParams params_;
   std::vector<Real> inv_freq_;

@@ -1,0 +1,40 @@
+// Variants that compute one (sin, cos) pair at a time in a compute type C: everything but the
+// SinCos rule and the contract is shared. SinCos is constructed from the plan and called as
+// sincos(position, pair, s, c).
+#pragma once
+
+#include <string>
+
+#include "detail/loops.h"
+#include "pe/variant.h"
+
+namespace pe::detail {
+
+template <class C, class SinCos>
+class PairwiseSinusoidal final : public SinusoidalVariant {
+ public:
+  using SinusoidalVariant::SinusoidalVariant;
+
+  void table(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
+             Buffer out) const noexcept override {
+    with_typed(out, [&](auto* y) { write_table<C>(plan, positions, y, SinCos{plan}); });
+  }
+
+  void add(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
+           std::span<const std::uint8_t> padding, Buffer embeddings) const noexcept override {
+    with_typed(embeddings, [&](auto* y) { add_table<C>(plan, positions, padding, y, SinCos{plan}); });
+  }
+};
+
+template <class C, class SinCos>
+class PairwiseRope final : public RopeVariant {
+ public:
+  using RopeVariant::RopeVariant;
+
+  void apply(const RopePlan& plan, std::span<const std::int64_t> positions, std::size_t n_heads,
+             RopeDirection direction, Buffer x) const noexcept override {
+    with_typed(x, [&](auto* data) { rotate<C>(plan, positions, n_heads, direction, data, SinCos{plan}); });
+  }
+};
+
+}  // namespace pe::detail
