@@ -25,8 +25,10 @@ std::string show_position(std::int64_t p) {
 std::string budget_text(const Contract& c) {
   std::string s;
   for (DType t : c.outputs) {
-    s += fmt::format("{}{}: {:.4g}·u_{} + {:.4g}·u_{}·|φ|", s.empty() ? "" : "; ", to_string(t),
-                     effective_c0(c, t), to_string(t), c.c1, to_string(c.angle_type));
+    const std::string c1 =
+        c.c1_pair == 0 ? fmt::format("{:.4g}", c.c1) : fmt::format("({:.4g} + {:.4g}·i)", c.c1, c.c1_pair);
+    s += fmt::format("{}{}: {:.4g}·u_{} + {}·u_{}·|φ|", s.empty() ? "" : "; ", to_string(t),
+                     effective_c0(c, t), to_string(t), c1, to_string(c.angle_type));
   }
   return s + (c.family == Family::Rope ? "  (× |x_a|+|x_b|)" : "");
 }
@@ -34,7 +36,9 @@ std::string budget_text(const Contract& c) {
 nlohmann::json contract_json(const Variant& v) {
   const Contract& c = v.contract();
   nlohmann::json budgets = nlohmann::json::object();
-  for (DType t : c.outputs) budgets[std::string(to_string(t))] = {{"c0", effective_c0(c, t)}, {"c1", c.c1}};
+  for (DType t : c.outputs) {
+    budgets[std::string(to_string(t))] = {{"c0", effective_c0(c, t)}, {"c1", c.c1}, {"c1_pair", c.c1_pair}};
+  }
   std::vector<std::string> layouts, outputs;
   for (Layout l : c.layouts) layouts.emplace_back(to_string(l));
   for (DType t : c.outputs) outputs.emplace_back(to_string(t));
@@ -47,6 +51,8 @@ nlohmann::json contract_json(const Variant& v) {
           {"max_position", c.max_position},
           {"max_base", c.max_base},
           {"max_input_abs", c.max_input_abs},
+          {"table_type", to_string(c.table_type)},
+          {"coefficients", {{"c0", c.c0}, {"ck", c.ck}, {"ct", c.ct}, {"c1", c.c1}, {"c1_pair", c.c1_pair}}},
           {"kernel_ulps", c.kernel_ulps},
           {"budget", budgets}};
 }
@@ -59,11 +65,11 @@ void print_list(bool json) {
     for (const Variant* v : registry()) all.push_back(contract_json(*v));
     fmt::print("{}\n", all.dump(2));
   } else {
-    fmt::print("{:<24} {:<11} {:<26} {:<8} {:<6} {:>8}  {}\n", "variant", "family", "layouts", "outputs",
+    fmt::print("{:<24} {:<11} {:<26} {:<17} {:<6} {:>8}  {}\n", "variant", "family", "layouts", "outputs",
                "angle", "max pos", "budget |y - exact| <=");
     for (const Variant* v : registry()) {
       const Contract& c = v->contract();
-      fmt::print("{:<24} {:<11} {:<26} {:<8} {:<6} {:>8}  {}\n", v->name(), to_string(c.family),
+      fmt::print("{:<24} {:<11} {:<26} {:<17} {:<6} {:>8}  {}\n", v->name(), to_string(c.family),
                  join(c.layouts), join(c.outputs), to_string(c.angle_type), show_position(c.max_position),
                  budget_text(c));
     }

@@ -8,9 +8,10 @@ double output_rounding(const Contract& c, DType out) noexcept {
 }
 }  // namespace
 
-double element_budget(const Contract& c, DType out, double abs_phi, double scale) noexcept {
+double element_budget(const Contract& c, DType out, double abs_phi, std::size_t pair, double scale) noexcept {
+  const double angle = (c.c1 + c.c1_pair * static_cast<double>(pair)) * unit_roundoff(c.angle_type) * abs_phi;
   const double relative = output_rounding(c, out) + c.ck * unit_roundoff(c.compute_type) +
-                          c.c1 * unit_roundoff(c.angle_type) * abs_phi;
+                          c.ct * unit_roundoff(c.table_type) + angle;
   return relative * scale + 2 * denorm_min(c.compute_type) + denorm_min(out);
 }
 
@@ -19,8 +20,9 @@ double add_budget(const Contract& c, DType out, double abs_embedding) noexcept {
 }
 
 double effective_c0(const Contract& c, DType out) noexcept {
-  return output_rounding(c, out) / unit_roundoff(out) +
-         c.ck * unit_roundoff(c.compute_type) / unit_roundoff(out);
+  return (output_rounding(c, out) + c.ck * unit_roundoff(c.compute_type) +
+          c.ct * unit_roundoff(c.table_type)) /
+         unit_roundoff(out);
 }
 
 }  // namespace pe

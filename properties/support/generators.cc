@@ -5,6 +5,8 @@
 #include <cstring>
 #include <limits>
 
+#include "pe/half.h"
+
 namespace pe::testing {
 namespace {
 
@@ -15,7 +17,19 @@ struct BitLayout {
   int bias;
 };
 
-BitLayout bit_layout(DType t) { return t == DType::F64 ? BitLayout{52, 1023} : BitLayout{23, 127}; }
+BitLayout bit_layout(DType t) {
+  switch (t) {
+    case DType::F64:
+      return {52, 1023};
+    case DType::F32:
+      return {23, 127};
+    case DType::BF16:
+      return {7, 127};
+    case DType::F16:
+      return {10, 15};
+  }
+  return {23, 127};
+}
 
 double from_bits(DType t, bool negative, std::uint64_t biased_exponent, std::uint64_t significand) {
   if (t == DType::F64) {
@@ -23,6 +37,12 @@ double from_bits(DType t, bool negative, std::uint64_t biased_exponent, std::uin
     double v;
     std::memcpy(&v, &bits, sizeof v);
     return v;
+  }
+  if (t == DType::BF16 || t == DType::F16) {
+    const int shift = t == DType::BF16 ? 7 : 10;
+    const auto bits = static_cast<std::uint16_t>((std::uint64_t{negative} << 15) |
+                                                 (biased_exponent << shift) | significand);
+    return t == DType::BF16 ? to_float(BFloat16{bits}) : to_float(Float16{bits});
   }
   const auto bits =
       static_cast<std::uint32_t>((std::uint64_t{negative} << 31) | (biased_exponent << 23) | significand);
@@ -81,9 +101,10 @@ rc::Gen<double> gen_base() {
 
 rc::Gen<double> gen_value(DType type, double max_abs) {
   const BitLayout f = bit_layout(type);
-  // Largest biased exponent whose values stay below max_abs (and finite).
+  // Largest biased exponent whose values stay below max_abs and below half the type's range (so a
+  // rotation or a sum of two of them stays finite).
   const int max_exponent =
-      std::clamp(static_cast<int>(std::floor(std::log2(max_abs))) - 1 + f.bias, 0, 2 * f.bias);
+      std::clamp(static_cast<int>(std::floor(std::log2(max_abs))) - 1 + f.bias, 0, 2 * f.bias - 1);
   const auto significand = rc::gen::inRange<std::uint64_t>(0, std::uint64_t{1} << f.significand_bits);
   const auto exponent_any = rc::gen::inRange<std::uint64_t>(0, max_exponent + 1);
   const auto exponent_ordinary = rc::gen::inRange<std::uint64_t>(f.bias - 8, f.bias + 8);

@@ -6,18 +6,27 @@
 #include <cstring>
 #include <vector>
 
+#include "pe/half.h"
 #include "pe/types.h"
 
 namespace pe::testing {
 
 class TypedBuffer {
  public:
-  TypedBuffer(DType dtype, std::size_t size) : dtype_(dtype), size_(size), bytes_(size * size_of(dtype)) {}
+  // `offset` elements of slack before the data: offset 1 misaligns it by one element.
+  TypedBuffer(DType dtype, std::size_t size, std::size_t offset = 0)
+      : dtype_(dtype),
+        size_(size),
+        offset_(offset * size_of(dtype)),
+        storage_((size + offset) * size_of(dtype)) {}
 
   DType dtype() const noexcept { return dtype_; }
   std::size_t size() const noexcept { return size_; }
-  Buffer view() noexcept { return {bytes_.data(), size_, dtype_}; }
-  const std::vector<unsigned char>& bytes() const noexcept { return bytes_; }
+  Buffer view() noexcept { return {storage_.data() + offset_, size_, dtype_}; }
+  // The elements' bytes, without the slack.
+  std::vector<unsigned char> bytes() const {
+    return {storage_.begin() + static_cast<std::ptrdiff_t>(offset_), storage_.end()};
+  }
 
   double get(std::size_t i) const noexcept {
     switch (dtype_) {
@@ -25,11 +34,14 @@ class TypedBuffer {
         return load<float>(i);
       case DType::F64:
         return load<double>(i);
-      default:
-        return 0;  // 16-bit types: not produced by any variant yet
+      case DType::BF16:
+        return to_float(load<BFloat16>(i));
+      case DType::F16:
+        return to_float(load<Float16>(i));
     }
+    return 0;
   }
-  // Stores v rounded to the buffer's type (v must already be representable to round-trip).
+  // Stores v rounded to the buffer's type (to nearest even).
   void set(std::size_t i, double v) noexcept {
     switch (dtype_) {
       case DType::F32:
@@ -38,7 +50,11 @@ class TypedBuffer {
       case DType::F64:
         store(i, v);
         return;
-      default:
+      case DType::BF16:
+        store(i, to_bfloat16(v));
+        return;
+      case DType::F16:
+        store(i, to_float16(v));
         return;
     }
   }
@@ -52,17 +68,18 @@ class TypedBuffer {
   template <class T>
   T load(std::size_t i) const noexcept {
     T v;
-    std::memcpy(&v, bytes_.data() + i * sizeof(T), sizeof(T));
+    std::memcpy(&v, storage_.data() + offset_ + i * sizeof(T), sizeof(T));
     return v;
   }
   template <class T>
   void store(std::size_t i, T v) noexcept {
-    std::memcpy(bytes_.data() + i * sizeof(T), &v, sizeof(T));
+    std::memcpy(storage_.data() + offset_ + i * sizeof(T), &v, sizeof(T));
   }
 
   DType dtype_;
   std::size_t size_;
-  std::vector<unsigned char> bytes_;
+  std::size_t offset_;
+  std::vector<unsigned char> storage_;
 };
 
 }  // namespace pe::testing

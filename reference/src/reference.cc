@@ -11,18 +11,6 @@ std::atomic<std::uint64_t> g_undecided{0};
 // Positions below this use the narrow tier: 168 - 40 - 53 leaves > 64 bits beyond float64.
 constexpr std::int64_t kNarrowLimit = std::int64_t{1} << 40;
 
-// ω_i = base^(-2i/dim) at the wide tier. The exponent -2i/dim is formed exactly as a quotient of
-// small integers rounded once at ~334 bits.
-std::vector<Real> frequencies(std::size_t n_pairs, std::int64_t dim, double base) {
-  std::vector<Real> w(n_pairs);
-  const Real b(base);
-  for (std::size_t i = 0; i < n_pairs; ++i) {
-    const Real e = -Real(static_cast<long long>(2 * i)) / Real(static_cast<long long>(dim));
-    w[i] = pow(b, e);
-  }
-  return w;
-}
-
 // Error of p·ω rounded twice at precision P (ω itself, then the product) plus one correctly rounded
 // sin/cos: |φ|·2^(1-P) + 2^-P <= (|φ| + 1)·2^(2-P).
 template <class R>
@@ -39,6 +27,15 @@ double rounded_or_retry(const Enclosure& narrow, DType type, const auto& retry_w
 }
 
 }  // namespace
+
+const Real& Frequencies::operator[](std::size_t i) const {
+  if (!w_[i]) {
+    // The exponent -2i/dim is a quotient of small integers, rounded once at ~334 bits.
+    const Real e = -Real(static_cast<long long>(2 * i)) / Real(static_cast<long long>(dim_));
+    w_[i] = pow(Real(base_), e);
+  }
+  return *w_[i];
+}
 
 std::optional<double> decided_rounding(const Enclosure& e, DType type) {
   if (e.radius == 0) return round_to(e.value, type);
@@ -61,15 +58,17 @@ double ulp_error(double y, const Real& exact, DType type) {
 
 Sinusoidal::Sinusoidal(const SinusoidalParams& params, std::int64_t max_position)
     : params_(params),
-      inv_freq_(frequencies(SinusoidalPlan(params).n_pairs(), params.dim, params.base)),
+      inv_freq_(SinusoidalPlan(params).n_pairs(), params.dim, params.base),
       bits_(max_position < kNarrowLimit ? pe::ref::precision_bits<RealNarrow>()
                                         : pe::ref::precision_bits<Real>()),
       wide_(max_position >= kNarrowLimit) {}
 
+std::size_t Sinusoidal::pair_of(std::size_t channel) const noexcept {
+  return params_.layout == Layout::Interleaved ? channel / 2 : channel % inv_freq_.size();
+}
+
 double Sinusoidal::angle(std::int64_t position, std::size_t channel) const {
-  const std::size_t h = inv_freq_.size();
-  const std::size_t pair = params_.layout == Layout::Interleaved ? channel / 2 : channel % h;
-  return static_cast<double>(Real(inv_freq_[pair] * static_cast<long long>(position)));
+  return static_cast<double>(Real(inv_freq_[pair_of(channel)] * static_cast<long long>(position)));
 }
 
 template <class R>
@@ -97,7 +96,7 @@ double Sinusoidal::rounded(std::int64_t position, std::size_t channel, DType typ
 
 Rope::Rope(const RopeParams& params, std::int64_t max_position)
     : params_(params),
-      inv_freq_(frequencies(RopePlan(params).n_pairs(), RopePlan(params).params().rotary_dim, params.base)),
+      inv_freq_(RopePlan(params).n_pairs(), RopePlan(params).params().rotary_dim, params.base),
       bits_(max_position < kNarrowLimit ? pe::ref::precision_bits<RealNarrow>()
                                         : pe::ref::precision_bits<Real>()),
       wide_(max_position >= kNarrowLimit) {

@@ -2,13 +2,16 @@
 //
 // End-to-end budget for every output element y with exact value y*:
 //
-//   |y - y*| <= (c0·u_out + ck·u_compute + c1·u_angle·|φ|) · scale  +  floor
+//   |y - y*| <= (c0·u_out + ck·u_compute + ct·u_table + (c1 + c1_pair·i)·u_angle·|φ|) · scale  +  floor
 //
 //   φ          the exact angle p·ω_i (RoPE: p·θ_j)
 //   u_out      unit roundoff of the output type; the c0 term is the one final rounding into it and
 //              is absent when the output type is the compute type (nothing is rounded then)
 //   u_compute  unit roundoff of the type sin/cos (and RoPE's rotation) are evaluated in
+//   u_table    unit roundoff of the type a cos/sin table is stored in (RoPE caches in bf16/f16)
 //   u_angle    unit roundoff of the type the angle is formed in
+//   i          the pair index: frequencies built by repeated multiplication (ggml) lose accuracy
+//              with every step, so their bound grows with i
 //   scale      1 for sinusoidal tables; |x_a| + |x_b| of the pair's input for RoPE
 //   floor      2·denorm_min(compute) + denorm_min(out): underflow in products and the final rounding
 //
@@ -34,14 +37,17 @@ struct Contract {
   double max_base = 1e12;           // largest base the derivation covers
   double max_input_abs = 0;         // RoPE and fused add: largest |input| promised (no overflow)
   double kernel_ulps = 0;           // sin/cos error for the angle actually formed, in ULPs of compute_type
-  double c0 = 0, ck = 0, c1 = 0;    // the budget's coefficients, see above
+  DType table_type = DType::F64;    // type of a stored cos/sin table (with ct)
+  double c0 = 0, ck = 0, ct = 0, c1 = 0, c1_pair = 0;  // the budget's coefficients, see above
 };
 
-// The budget for one element. `scale` is 1 for tables, |x_a| + |x_b| for a RoPE pair.
-double element_budget(const Contract& c, DType out, double abs_phi, double scale = 1.0) noexcept;
+// The budget for one element of pair `pair`. `scale` is 1 for tables, |x_a| + |x_b| for a RoPE pair.
+double element_budget(const Contract& c, DType out, double abs_phi, std::size_t pair,
+                      double scale = 1.0) noexcept;
 // The extra budget of the fused add for an embedding value of magnitude |e|.
 double add_budget(const Contract& c, DType out, double abs_embedding) noexcept;
-// DESIGN's two-term form c0'·u_out + c1·u_angle·|φ| for this output type: c0' folds the kernel term in.
+// DESIGN's two-term form c0'·u_out + c1·u_angle·|φ| for this output type: c0' folds the kernel and
+// table terms in.
 double effective_c0(const Contract& c, DType out) noexcept;
 
 }  // namespace pe

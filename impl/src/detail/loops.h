@@ -7,26 +7,11 @@
 #include <cstdint>
 #include <span>
 
+#include "detail/convert.h"
 #include "pe/plan.h"
 #include "pe/types.h"
 
 namespace pe::detail {
-
-// Calls f with the buffer's data as a typed pointer. Only dtypes the variant declared reach here.
-template <class F>
-void with_typed(Buffer b, F&& f) noexcept {
-  switch (b.dtype) {
-    case DType::F32:
-      f(static_cast<float*>(b.data));
-      return;
-    case DType::F64:
-      f(static_cast<double*>(b.data));
-      return;
-    case DType::BF16:
-    case DType::F16:
-      return;  // no scalar storage type yet: rejected by the contract's outputs
-  }
-}
 
 template <class C, class Out, class SinCos>
 void write_table(const SinusoidalPlan& plan, std::span<const std::int64_t> positions, Out* out,
@@ -38,8 +23,8 @@ void write_table(const SinusoidalPlan& plan, std::span<const std::int64_t> posit
     for (std::size_t i = 0; i < h; ++i) {
       C s, c;
       sincos(positions[r], i, s, c);
-      row[interleaved ? 2 * i : i] = static_cast<Out>(s);
-      row[interleaved ? 2 * i + 1 : h + i] = static_cast<Out>(c);
+      row[interleaved ? 2 * i : i] = store_as<Out>(s);
+      row[interleaved ? 2 * i + 1 : h + i] = store_as<Out>(c);
     }
   }
 }
@@ -57,8 +42,8 @@ void add_table(const SinusoidalPlan& plan, std::span<const std::int64_t> positio
       sincos(positions[r], i, s, c);
       Out& ys = row[interleaved ? 2 * i : i];
       Out& yc = row[interleaved ? 2 * i + 1 : h + i];
-      ys = static_cast<Out>(static_cast<C>(ys) + s);
-      yc = static_cast<Out>(static_cast<C>(yc) + c);
+      ys = store_as<Out>(load_as<C>(ys) + s);
+      yc = store_as<Out>(load_as<C>(yc) + c);
     }
   }
 }
@@ -76,9 +61,9 @@ void rotate(const RopePlan& plan, std::span<const std::int64_t> positions, std::
       const std::size_t first = plan.pair_first(j);
       for (std::size_t h = 0; h < n_heads; ++h) {
         T* head = x + (t * n_heads + h) * hd;
-        const C a = static_cast<C>(head[first]), b = static_cast<C>(head[first + offset]);
-        head[first] = static_cast<T>(a * c - b * s);
-        head[first + offset] = static_cast<T>(a * s + b * c);
+        const C a = load_as<C>(head[first]), b = load_as<C>(head[first + offset]);
+        head[first] = store_as<T>(a * c - b * s);
+        head[first + offset] = store_as<T>(a * s + b * c);
       }
     }
   }

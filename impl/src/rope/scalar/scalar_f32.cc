@@ -6,7 +6,7 @@
 //   kernel: sinf/cosf within 1 ULP (<= 2^-24 absolute): <= N·2^-24;
 //   rotation: fl(fl(a·c) - fl(b·s)) rounds three times, <= 2·2^-24·N (to first order; 3.001 covers
 //          the kernel, the rotation and the second-order terms);
-//   output: float32 only, the compute type (c0 = 0).
+//   output: float32 is the compute type; bfloat16/float16 data round once (c0 = 1).
 //   Budget: N·(3.001 + 3.001·|φ|)·2^-24 + 2^-148 (underflow floor). |input| <= 2^126 so that
 //   |a| + |b| cannot overflow. Largest position promised: 2^24.
 #include "detail/pairwise_variant.h"
@@ -19,7 +19,7 @@ Contract declared_contract() {
   Contract c;
   c.family = Family::Rope;
   c.layouts = {Layout::Interleaved, Layout::HalfSplit};
-  c.outputs = {DType::F32};
+  c.outputs = {DType::F32, DType::BF16, DType::F16};
   c.angle_type = DType::F32;
   c.compute_type = DType::F32;
   c.max_position = std::int64_t{1} << 24;

@@ -3,7 +3,8 @@
 // Contract (derived), per output element of a pair (a, b), N = |a| + |b|:
 //   angle: as sinusoidal.scalar_f64, |φ̂ - φ| <= 2.03·2^-53·|φ|;
 //   kernel and rotation: sin/cos within 1 ULP, three roundings in double: <= 3.001·2^-53·N;
-//   output: float32 data rounds once (c0 = 1, <= 2^-24·N), float64 data is the compute type.
+//   output: float32, bfloat16 and float16 data round once (c0 = 1, <= u_out·N), float64 data is
+//   the compute type.
 //   Budget: N·(c0·u_out + (3.001 + 2.03·|φ|)·2^-53) + underflow floor. |input| <= 2^126.
 //   Largest position promised: 2^31.
 #include "detail/pairwise_variant.h"
@@ -16,7 +17,7 @@ Contract declared_contract() {
   Contract c;
   c.family = Family::Rope;
   c.layouts = {Layout::Interleaved, Layout::HalfSplit};
-  c.outputs = {DType::F32, DType::F64};
+  c.outputs = {DType::F32, DType::F64, DType::BF16, DType::F16};
   c.angle_type = DType::F64;
   c.compute_type = DType::F64;
   c.max_position = std::int64_t{1} << 31;

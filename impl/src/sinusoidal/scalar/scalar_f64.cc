@@ -5,7 +5,8 @@
 //   angle: ω_i from the plan carries 1.02·2^-53 (plan.cc), p is exact in double (p <= 2^53), the
 //          product 2^-53: |φ̂ - φ| <= 2.03·2^-53·|φ|;
 //   kernel: glibc's sin/cos (double) are within 1 ULP (libm-test-ulps): <= 2^-53 absolute below 1;
-//   output: float32 rounds once (c0 = 1), float64 is the compute type (nothing rounded).
+//   output: float32, bfloat16 and float16 round once from double (c0 = 1; bfloat16 through a
+//   round-to-odd float, half.h), float64 is the compute type (nothing rounded).
 //   Budget: float64 (1 + 2.03·|φ|)·2^-53; float32 2^-24 + (1 + 2.03·|φ|)·2^-53.
 //   Largest position promised: 2^31 (the long-context range; the budget holds to 2^53).
 #include "detail/pairwise_variant.h"
@@ -18,7 +19,7 @@ Contract declared_contract() {
   Contract c;
   c.family = Family::Sinusoidal;
   c.layouts = {Layout::Interleaved, Layout::Concatenated};
-  c.outputs = {DType::F32, DType::F64};
+  c.outputs = {DType::F32, DType::F64, DType::BF16, DType::F16};
   c.angle_type = DType::F64;
   c.compute_type = DType::F64;
   c.max_position = std::int64_t{1} << 31;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -12,6 +13,20 @@
 #include "pe/types.h"
 
 namespace pe::ref {
+
+// ω_i = base^(-2i/dim) at the wide tier, each computed on first use: a dim-4096 table needs 2048
+// powers of ~20 µs, a property sampling 96 channels only 96. Not thread-safe.
+class Frequencies {
+ public:
+  Frequencies(std::size_t n_pairs, std::int64_t dim, double base) : dim_(dim), base_(base), w_(n_pairs) {}
+  std::size_t size() const noexcept { return w_.size(); }
+  const Real& operator[](std::size_t i) const;
+
+ private:
+  std::int64_t dim_;
+  double base_;
+  mutable std::vector<std::optional<Real>> w_;
+};
 
 // A high-precision value with a bound on its distance to the exact value.
 struct Enclosure {
@@ -28,6 +43,8 @@ class Sinusoidal {
   const SinusoidalParams& params() const noexcept { return params_; }
   // The exact angle p·ω_i of a channel, rounded to double (for budgets and reports).
   double angle(std::int64_t position, std::size_t channel) const;
+  // The pair a channel belongs to in the layout.
+  std::size_t pair_of(std::size_t channel) const noexcept;
   // out[position, channel] in the plan's layout, to within the enclosure's radius.
   Enclosure exact(std::int64_t position, std::size_t channel) const;
   // The correctly rounded out[position, channel] in `type`, as a double.
@@ -38,7 +55,7 @@ class Sinusoidal {
   Enclosure evaluate(std::int64_t position, std::size_t channel) const;
 
   SinusoidalParams params_;
-  std::vector<Real> inv_freq_;  // ω_i at the wide tier
+  Frequencies inv_freq_;
   long bits_;
   bool wide_;
 };
@@ -67,7 +84,7 @@ class Rope {
                                            RopeDirection direction) const;
 
   RopeParams params_;
-  std::vector<Real> inv_freq_;
+  Frequencies inv_freq_;
   long bits_;
   bool wide_;
 };

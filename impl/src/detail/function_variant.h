@@ -1,0 +1,51 @@
+// Variants whose kernels are plain functions: one per compiled Highway target, registered only
+// where the CPU supports that target (calling another would be an illegal instruction).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "pe/variant.h"
+
+namespace pe::detail {
+
+using TableFn = void (*)(const SinusoidalPlan&, std::span<const std::int64_t>, Buffer);
+using AddFn = void (*)(const SinusoidalPlan&, std::span<const std::int64_t>, std::span<const std::uint8_t>,
+                       Buffer);
+using RotateFn = void (*)(const RopePlan&, std::span<const std::int64_t>, std::size_t, RopeDirection, Buffer);
+
+class FunctionSinusoidal final : public SinusoidalVariant {
+ public:
+  FunctionSinusoidal(std::string name, Contract contract, TableFn table_fn, AddFn add_fn)
+      : SinusoidalVariant(std::move(name), std::move(contract)), table_(table_fn), add_(add_fn) {}
+  void table(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
+             Buffer out) const noexcept override {
+    table_(plan, positions, out);
+  }
+  void add(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
+           std::span<const std::uint8_t> padding, Buffer embeddings) const noexcept override {
+    add_(plan, positions, padding, embeddings);
+  }
+
+ private:
+  TableFn table_;
+  AddFn add_;
+};
+
+class FunctionRope final : public RopeVariant {
+ public:
+  FunctionRope(std::string name, Contract contract, RotateFn rotate)
+      : RopeVariant(std::move(name), std::move(contract)), rotate_(rotate) {}
+  void apply(const RopePlan& plan, std::span<const std::int64_t> positions, std::size_t n_heads,
+             RopeDirection direction, Buffer x) const noexcept override {
+    rotate_(plan, positions, n_heads, direction, x);
+  }
+
+ private:
+  RotateFn rotate_;
+};
+
+// "sinusoidal.hwy@AVX2" for one target; registers nothing when the CPU lacks it.
+bool register_hwy_target(std::int64_t target, std::unique_ptr<Variant> (*make)(std::string name));
+
+}  // namespace pe::detail

@@ -1,0 +1,35 @@
+// rope.torch_f32: Hugging Face's default rotary embedding in float32 (LlamaRotaryEmbedding and
+// apply_rotary_pos_emb): inv_freq = 1.0 / base ** (arange(0, dim, 2).float() / dim),
+// freqs = inv_freq @ position (float32), cos/sin of it, q·cos + rotate_half(q)·sin in float32.
+//
+// Contract (derived), base <= 1e7, N = |a| + |b|:
+//   inv_freq: fl(2j/d) moves b^e by ln b·2^-24, fl(base) by 2^-24, powf 2·2^-24, the reciprocal
+//   2^-24: (ln b + 4)·2^-24; fl(p) and the product: c1 = ln(1e7) + 6 = 22.2;
+//   kernel: cosf/sinf 1 ULP, the rotation 2·2^-24: ck = 3.001; bfloat16/float16 data round once.
+//   Budget: N·(c0·u_out + (3.001 + 22.2·|φ|)·2^-24). |input| <= 2^126. Largest position: 2^24.
+#include "detail/framework_sincos.h"
+#include "detail/pairwise_variant.h"
+
+namespace pe {
+namespace {
+
+Contract declared_contract() {
+  Contract c;
+  c.family = Family::Rope;
+  c.layouts = {Layout::Interleaved, Layout::HalfSplit};
+  c.outputs = {DType::F32, DType::BF16, DType::F16};
+  c.angle_type = DType::F32;
+  c.compute_type = DType::F32;
+  c.max_position = std::int64_t{1} << 24;
+  c.max_base = 1e7;
+  c.max_input_abs = 0x1p126;
+  c.kernel_ulps = 1;
+  c.c0 = 1, c.ck = 3.001, c.c1 = 22.2;
+  return c;
+}
+
+using Variant = detail::PairwiseRope<float, detail::HfRopeSinCos>;
+const Registrar registrar{std::make_unique<Variant>("rope.torch_f32", declared_contract())};
+
+}  // namespace
+}  // namespace pe

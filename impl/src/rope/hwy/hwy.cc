@@ -1,0 +1,100 @@
+// rope.hwy (dynamic dispatch to the best target) and rope.hwy@<TARGET> (each compiled Highway
+// target this CPU supports). sin/cos of each chunk of pairs as sinusoidal.hwy (angle and reduction
+// in double, Highway float Sin/Cos on |r| <= π), computed once per token and applied to every head;
+// the rotation in float, rounded once into bfloat16/float16 data.
+//
+// Contract (derived), per output element of a pair (a, b), N = |a| + |b|:
+//   angle 2.03·2^-53·|φ|; sin/cos within 6.16·2^-24 (see sinusoidal/hwy/hwy.cc), moving the output
+//   by N times that; rotation fl(fl(a·c) - fl(b·s)) in float: 2·2^-24·N (+ second order);
+//   output: float32 is the compute type; bfloat16/float16 round once (c0 = 1).
+//   Budget: N·(c0·u_out + 8.2·2^-24 + 2.03·2^-53·|φ|). |input| <= 2^126. Largest position: 2^31.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "rope/hwy/hwy.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include "detail/convert.h"
+#include "detail/function_variant.h"
+#include "detail/hwy_sincos-inl.h"
+
+#ifndef PE_ROPE_HWY_CONTRACT_
+#define PE_ROPE_HWY_CONTRACT_
+namespace pe::rope_hwy {
+inline Contract declared_contract() {
+  Contract c;
+  c.family = Family::Rope;
+  c.layouts = {Layout::Interleaved, Layout::HalfSplit};
+  c.outputs = {DType::F32, DType::BF16, DType::F16};
+  c.angle_type = DType::F64;
+  c.compute_type = DType::F32;
+  c.max_position = std::int64_t{1} << 31;
+  c.max_input_abs = 0x1p126;
+  c.kernel_ulps = 3;
+  c.c0 = 1, c.ck = 8.2, c.c1 = 2.03;
+  return c;
+}
+}  // namespace pe::rope_hwy
+#endif
+
+HWY_BEFORE_NAMESPACE();
+namespace pe::rope_hwy::HWY_NAMESPACE {
+
+using detail::HWY_NAMESPACE::kChunk;
+using detail::HWY_NAMESPACE::SinCosChunk;
+
+template <class T>
+void RotateTyped(const RopePlan& plan, std::span<const std::int64_t> positions, std::size_t n_heads,
+                 RopeDirection direction, T* x) {
+  const std::size_t hd = plan.head_dim(), h = plan.n_pairs(), offset = plan.pair_offset();
+  const float sign = direction == RopeDirection::Inverse ? -1.0f : 1.0f;
+  HWY_ALIGN float s[kChunk];
+  HWY_ALIGN float c[kChunk];
+  for (std::size_t t = 0; t < positions.size(); ++t) {
+    for (std::size_t j0 = 0; j0 < h; j0 += kChunk) {
+      const std::size_t n = h - j0 < kChunk ? h - j0 : kChunk;
+      SinCosChunk(plan.inv_freq().data() + j0, n, positions[t], s, c);
+      for (std::size_t head = 0; head < n_heads; ++head) {
+        T* row = x + (t * n_heads + head) * hd;
+        for (std::size_t k = 0; k < n; ++k) {
+          const std::size_t first = plan.pair_first(j0 + k);
+          const float a = detail::load_as<float>(row[first]), b = detail::load_as<float>(row[first + offset]);
+          const float sk = sign * s[k];
+          row[first] = detail::store_as<T>(a * c[k] - b * sk);
+          row[first + offset] = detail::store_as<T>(a * sk + b * c[k]);
+        }
+      }
+    }
+  }
+}
+
+void Rotate(const RopePlan& plan, std::span<const std::int64_t> positions, std::size_t n_heads,
+            RopeDirection direction, Buffer x) {
+  detail::with_typed(x, [&](auto* data) { RotateTyped(plan, positions, n_heads, direction, data); });
+}
+
+}  // namespace pe::rope_hwy::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+// Outside the target region: registration code is compiled for the baseline only.
+namespace pe::rope_hwy::HWY_NAMESPACE {
+namespace {
+std::unique_ptr<Variant> make(std::string target) {
+  return std::make_unique<detail::FunctionRope>("rope.hwy@" + target, declared_contract(), &Rotate);
+}
+const bool registered = detail::register_hwy_target(HWY_TARGET, &make);
+}  // namespace
+}  // namespace pe::rope_hwy::HWY_NAMESPACE
+
+#if HWY_ONCE
+namespace pe::rope_hwy {
+namespace {
+HWY_EXPORT(Rotate);
+void dispatch_rotate(const RopePlan& plan, std::span<const std::int64_t> positions, std::size_t n_heads,
+                     RopeDirection direction, Buffer x) {
+  HWY_DYNAMIC_DISPATCH(Rotate)(plan, positions, n_heads, direction, x);
+}
+const Registrar registrar{
+    std::make_unique<detail::FunctionRope>("rope.hwy", declared_contract(), &dispatch_rotate)};
+}  // namespace
+}  // namespace pe::rope_hwy
+#endif  // HWY_ONCE

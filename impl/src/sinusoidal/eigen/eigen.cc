@@ -1,0 +1,88 @@
+// sinusoidal.eigen: Eigen arrays over Eigen::Map'ped caller rows. The angle fl(fl(p)·fl(ω)) is
+// formed in float as a chunk array, and Eigen's vectorised .sin()/.cos() (psin_float/pcos_float)
+// evaluate it; float32 rows are written through strided Maps, 16-bit rows rounded once per element.
+//
+// Build flags it depends on: EIGEN_VECTORIZE_SSE2 (the x86-64 baseline; no -march). Without FMA
+// Eigen's psin_float/pcos_float are within 2 ULP (GenericPacketMathFunctions.h; 1 ULP with -mfma),
+// with a slow exact reduction past 25966 (sin) / 18838 (cos).
+//
+// Contract (derived): angle as sinusoidal.scalar_f32, 3.001·2^-24·|φ|; kernel 2 ULP <= 2·2^-24;
+// float32 is the compute type, bfloat16/float16 round once (c0 = 1).
+// Budget: c0·u_out + (2 + 3.001·|φ|)·2^-24. Largest position: 2^24.
+#include <Eigen/Core>
+
+#include "detail/chunk.h"
+#include "detail/convert.h"
+#include "pe/variant.h"
+
+namespace pe {
+namespace {
+
+Contract declared_contract() {
+  Contract c;
+  c.family = Family::Sinusoidal;
+  c.layouts = {Layout::Interleaved, Layout::Concatenated};
+  c.outputs = {DType::F32, DType::BF16, DType::F16};
+  c.angle_type = DType::F32;
+  c.compute_type = DType::F32;
+  c.max_position = std::int64_t{1} << 24;
+  c.max_input_abs = 1e30;
+  c.kernel_ulps = 2;
+  c.c0 = 1, c.ck = 2, c.c1 = 3.001;
+  return c;
+}
+
+template <bool kAdd, class Out>
+void write(Out* row, Eigen::Index start, Eigen::Index stride, const detail::ChunkF& v) {
+  if constexpr (std::is_same_v<Out, float>) {
+    detail::StridedF y(row + start, v.size(), Eigen::InnerStride<>(stride));
+    if constexpr (kAdd) {
+      y += v;
+    } else {
+      y = v;
+    }
+  } else {
+    for (Eigen::Index k = 0; k < v.size(); ++k) {
+      Out& y = row[start + k * stride];
+      y = detail::store_as<Out>(kAdd ? detail::load_as<float>(y) + v[k] : v[k]);
+    }
+  }
+}
+
+template <bool kAdd, class Out>
+void rows(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
+          std::span<const std::uint8_t> padding, Out* out) {
+  const auto d = static_cast<Eigen::Index>(plan.dim()), h = static_cast<Eigen::Index>(plan.n_pairs());
+  const bool il = plan.layout() == Layout::Interleaved;
+  const Eigen::Map<const Eigen::ArrayXd> omega(plan.inv_freq().data(), h);
+  for (std::size_t r = 0; r < positions.size(); ++r) {
+    if (kAdd && !padding.empty() && padding[r] != 0) continue;
+    Out* row = out + static_cast<Eigen::Index>(r) * d;
+    const auto p = static_cast<float>(positions[r]);
+    for (Eigen::Index i0 = 0; i0 < h; i0 += detail::kEigenChunk) {
+      const Eigen::Index n = std::min(detail::kEigenChunk, h - i0);
+      const detail::ChunkF angle = p * omega.segment(i0, n).cast<float>();
+      const detail::ChunkF s = angle.sin(), c = angle.cos();
+      write<kAdd>(row, il ? 2 * i0 : i0, il ? 2 : 1, s);
+      write<kAdd>(row, il ? 2 * i0 + 1 : h + i0, il ? 2 : 1, c);
+    }
+  }
+}
+
+class EigenSinusoidal final : public SinusoidalVariant {
+ public:
+  EigenSinusoidal() : SinusoidalVariant("sinusoidal.eigen", declared_contract()) {}
+  void table(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
+             Buffer out) const noexcept override {
+    detail::with_typed(out, [&](auto* y) { rows<false>(plan, positions, {}, y); });
+  }
+  void add(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
+           std::span<const std::uint8_t> padding, Buffer embeddings) const noexcept override {
+    detail::with_typed(embeddings, [&](auto* y) { rows<true>(plan, positions, padding, y); });
+  }
+};
+
+const Registrar registrar{std::make_unique<EigenSinusoidal>()};
+
+}  // namespace
+}  // namespace pe

@@ -1,0 +1,35 @@
+// sinusoidal.ggml_f32: the table built the way llama.cpp's CPU rope builds its angles: theta = p,
+// then theta *= powf(base, -2.0f/d) after every pair, all in float32 (ggml_rope_cache_init).
+//
+// Contract (derived), base <= 1e7, pair i:
+//   theta_scale: fl(-2/d) and fl(base) move it by (2·ln b + 2)/d·2^-24, powf by 2·2^-24;
+//   theta_i = fl(p)·theta_scale^i with i roundings: (2 + ln b + 3.01·i)·2^-24 relative
+//   (i·(2·ln b + 2)/d <= ln b + 1 because i < d/2): c1 = 18.2, c1_pair = 3.01;
+//   kernel: sinf/cosf 1 ULP; float32 is the compute type, bfloat16/float16 round once.
+//   Budget: c0·u_out + (1 + (18.2 + 3.01·i)·|φ|)·2^-24. Largest position: 2^24.
+#include "detail/framework_sincos.h"
+#include "detail/pairwise_variant.h"
+
+namespace pe {
+namespace {
+
+Contract declared_contract() {
+  Contract c;
+  c.family = Family::Sinusoidal;
+  c.layouts = {Layout::Interleaved, Layout::Concatenated};
+  c.outputs = {DType::F32, DType::BF16, DType::F16};
+  c.angle_type = DType::F32;
+  c.compute_type = DType::F32;
+  c.max_position = std::int64_t{1} << 24;
+  c.max_base = 1e7;
+  c.max_input_abs = 1e30;
+  c.kernel_ulps = 1;
+  c.c0 = 1, c.ck = 1, c.c1 = 18.2, c.c1_pair = 3.01;
+  return c;
+}
+
+using Variant = detail::PairwiseSinusoidal<float, detail::GgmlSinCos<SinusoidalPlan>>;
+const Registrar registrar{std::make_unique<Variant>("sinusoidal.ggml_f32", declared_contract())};
+
+}  // namespace
+}  // namespace pe

@@ -1,0 +1,37 @@
+// sinusoidal.torch_f32: the PyTorch tutorial's PositionalEncoding, as written:
+//   div_term = torch.exp(torch.arange(0, d_model, 2) * (-math.log(10000.0) / d_model))
+//   pe[:, 0::2] = torch.sin(position * div_term); pe[:, 1::2] = torch.cos(position * div_term)
+// all in float32 (the int64 aranges promote to float32 with the Python scalar).
+//
+// Contract (derived), base <= 1e7:
+//   frequency: fl(-ln b / d) and fl(2i·that) carry 2.0001·2^-24 of |x| <= ln b; expf (<= 1 ULP,
+//   2·2^-24 relative): ω carries (2·ln b + 2)·2^-24 <= 34.25·2^-24;
+//   angle: fl(p) and the product add 2·2^-24: 36.3·2^-24·|φ|;
+//   kernel: sinf/cosf 1 ULP <= 2^-24; float32 is the compute type, bfloat16/float16 round once.
+//   Budget: c0·u_out + (1 + 36.3·|φ|)·2^-24. Largest position: 2^24.
+#include "detail/framework_sincos.h"
+#include "detail/pairwise_variant.h"
+
+namespace pe {
+namespace {
+
+Contract declared_contract() {
+  Contract c;
+  c.family = Family::Sinusoidal;
+  c.layouts = {Layout::Interleaved, Layout::Concatenated};
+  c.outputs = {DType::F32, DType::BF16, DType::F16};
+  c.angle_type = DType::F32;
+  c.compute_type = DType::F32;
+  c.max_position = std::int64_t{1} << 24;
+  c.max_base = 1e7;
+  c.max_input_abs = 1e30;
+  c.kernel_ulps = 1;
+  c.c0 = 1, c.ck = 1, c.c1 = 36.3;
+  return c;
+}
+
+using Variant = detail::PairwiseSinusoidal<float, detail::TorchTutorialSinCos>;
+const Registrar registrar{std::make_unique<Variant>("sinusoidal.torch_f32", declared_contract())};
+
+}  // namespace
+}  // namespace pe

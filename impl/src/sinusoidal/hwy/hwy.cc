@@ -1,0 +1,116 @@
+// sinusoidal.hwy (dynamic dispatch to the best target) and sinusoidal.hwy@<TARGET> (each compiled
+// Highway target this CPU supports, so that a bug in one cannot hide behind another).
+// The angle p·ω is formed in double and reduced modulo 2π there; sin and cos are Highway's float
+// Sin/Cos on |r| <= π; the table is written in float and rounded once into bfloat16/float16.
+//
+// Contract (derived):
+//   angle: ω from the plan (1.02·2^-53) times p exact in double, one rounding: 2.03·2^-53·|φ|;
+//   reduction: exact but for the third part and its subtraction, < 0.01·2^-24;
+//   r rounded to float moves sin/cos by <= π·2^-24; Highway's Sin/Cos: 3 ULP (math-inl.h) <= 3·2^-24;
+//   output: float32 is the compute type; bfloat16/float16 round once (c0 = 1).
+//   Budget: c0·u_out + 6.16·2^-24 + 2.03·2^-53·|φ|. Largest position: 2^31 (the reduction's k < 2^29).
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "sinusoidal/hwy/hwy.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include "detail/convert.h"
+#include "detail/function_variant.h"
+#include "detail/hwy_sincos-inl.h"
+
+#ifndef PE_SINUSOIDAL_HWY_CONTRACT_
+#define PE_SINUSOIDAL_HWY_CONTRACT_
+namespace pe::sinusoidal_hwy {
+inline Contract declared_contract() {
+  Contract c;
+  c.family = Family::Sinusoidal;
+  c.layouts = {Layout::Interleaved, Layout::Concatenated};
+  c.outputs = {DType::F32, DType::BF16, DType::F16};
+  c.angle_type = DType::F64;
+  c.compute_type = DType::F32;
+  c.max_position = std::int64_t{1} << 31;
+  c.max_input_abs = 1e30;
+  c.kernel_ulps = 3;
+  c.c0 = 1, c.ck = 6.16, c.c1 = 2.03;
+  return c;
+}
+}  // namespace pe::sinusoidal_hwy
+#endif
+
+HWY_BEFORE_NAMESPACE();
+namespace pe::sinusoidal_hwy::HWY_NAMESPACE {
+
+using detail::HWY_NAMESPACE::kChunk;
+using detail::HWY_NAMESPACE::SinCosChunk;
+
+template <class Out, bool kAdd>
+void Rows(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
+          std::span<const std::uint8_t> padding, Out* out) {
+  const std::size_t d = plan.dim(), h = plan.n_pairs();
+  const bool il = plan.layout() == Layout::Interleaved;
+  HWY_ALIGN float s[kChunk];
+  HWY_ALIGN float c[kChunk];
+  for (std::size_t r = 0; r < positions.size(); ++r) {
+    if (kAdd && !padding.empty() && padding[r] != 0) continue;
+    Out* row = out + r * d;
+    for (std::size_t i0 = 0; i0 < h; i0 += kChunk) {
+      const std::size_t n = h - i0 < kChunk ? h - i0 : kChunk;
+      SinCosChunk(plan.inv_freq().data() + i0, n, positions[r], s, c);
+      for (std::size_t k = 0; k < n; ++k) {
+        Out& ys = row[il ? 2 * (i0 + k) : i0 + k];
+        Out& yc = row[il ? 2 * (i0 + k) + 1 : h + i0 + k];
+        if constexpr (kAdd) {
+          ys = detail::store_as<Out>(detail::load_as<float>(ys) + s[k]);
+          yc = detail::store_as<Out>(detail::load_as<float>(yc) + c[k]);
+        } else {
+          ys = detail::store_as<Out>(s[k]);
+          yc = detail::store_as<Out>(c[k]);
+        }
+      }
+    }
+  }
+}
+
+void Table(const SinusoidalPlan& plan, std::span<const std::int64_t> positions, Buffer out) {
+  detail::with_typed(
+      out, [&](auto* y) { Rows<std::remove_pointer_t<decltype(y)>, false>(plan, positions, {}, y); });
+}
+
+void Add(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
+         std::span<const std::uint8_t> padding, Buffer embeddings) {
+  detail::with_typed(embeddings, [&](auto* y) {
+    Rows<std::remove_pointer_t<decltype(y)>, true>(plan, positions, padding, y);
+  });
+}
+
+}  // namespace pe::sinusoidal_hwy::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+// Outside the target region: registration code is compiled for the baseline only.
+namespace pe::sinusoidal_hwy::HWY_NAMESPACE {
+namespace {
+std::unique_ptr<Variant> make(std::string target) {
+  return std::make_unique<detail::FunctionSinusoidal>("sinusoidal.hwy@" + target, declared_contract(), &Table,
+                                                      &Add);
+}
+const bool registered = detail::register_hwy_target(HWY_TARGET, &make);
+}  // namespace
+}  // namespace pe::sinusoidal_hwy::HWY_NAMESPACE
+
+#if HWY_ONCE
+namespace pe::sinusoidal_hwy {
+namespace {
+HWY_EXPORT(Table);
+HWY_EXPORT(Add);
+void dispatch_table(const SinusoidalPlan& plan, std::span<const std::int64_t> positions, Buffer out) {
+  HWY_DYNAMIC_DISPATCH(Table)(plan, positions, out);
+}
+void dispatch_add(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
+                  std::span<const std::uint8_t> padding, Buffer embeddings) {
+  HWY_DYNAMIC_DISPATCH(Add)(plan, positions, padding, embeddings);
+}
+const Registrar registrar{std::make_unique<detail::FunctionSinusoidal>("sinusoidal.hwy", declared_contract(),
+                                                                       &dispatch_table, &dispatch_add)};
+}  // namespace
+}  // namespace pe::sinusoidal_hwy
+#endif  // HWY_ONCE
