@@ -28,5 +28,6 @@ void add_list(CLI::App& app, int& exit_code);
 void add_verify(CLI::App& app, int& exit_code);
 void add_run(CLI::App& app, int& exit_code);
 void add_export(CLI::App& app, int& exit_code);
+void add_bench(CLI::App& app, int& exit_code);
 
 }  // namespace pe::cli

@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   pe::cli::add_list(app, exit_code);
   pe::cli::add_verify(app, exit_code);
   pe::cli::add_export(app, exit_code);
+  pe::cli::add_bench(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

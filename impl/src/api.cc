@@ -33,22 +33,23 @@ void check_positions(std::span<const std::int64_t> positions) {
   }
 }
 
+// Messages are built only on failure: the checks run on every call and must not allocate.
 std::size_t checked_product(std::initializer_list<std::size_t> factors, const char* what) {
   std::size_t product = 1;
-  std::string shown;
   for (std::size_t f : factors) {
-    shown += (shown.empty() ? "" : " x ") + std::to_string(f);
     if (__builtin_mul_overflow(product, f, &product)) {
-      fail(what, std::string(what) + " size " + shown + "... overflows size_t");
+      std::string shown;
+      for (std::size_t g : factors) shown += (shown.empty() ? "" : " x ") + std::to_string(g);
+      fail(what, std::string(what) + " size " + shown + " overflows size_t");
     }
   }
   return product;
 }
 
-void check_buffer(const Buffer& b, std::size_t expected, const char* name, const std::string& shape) {
+void check_buffer(const Buffer& b, std::size_t expected, const char* name, const char* shape) {
   if (b.size != expected) {
-    fail(name, std::string(name) + ".size must be " + shape + " = " + std::to_string(expected) + ", got " +
-                   std::to_string(b.size));
+    fail(name, std::string(name) + ".size must be " + std::string(shape) + " = " + std::to_string(expected) +
+                   ", got " + std::to_string(b.size));
   }
   if (b.data == nullptr && b.size != 0) fail(name, std::string(name) + ".data is null");
   // The byte size must be addressable too.

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Runs pe_bench in smoke mode and checks its JSON: every registered variant timed, every counter
+# present, zero allocations per call, and the context stamped. Asserts no timing.
+set -u
+exe=$1
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+"$exe" --mode smoke --out "$out" >/dev/null || { echo "pe_bench failed"; exit 1; }
+python_free_check() {  # grep-based: the JSON is Google Benchmark's pretty-printed format
+  local failed=0
+  for key in '"items_per_second"' '"bytes_per_second"' '"ns_per_element"' '"fill_fraction"' '"copy_fraction"' \
+             '"allocs_per_iter"' '"max_bytes_used"' '"allocs_per_call"' '"peak_heap_bytes_per_call"' '"max_abs_error"' '"error_over_budget"' \
+             '"pe_compiler"' '"pe_cxx_flags"' '"pe_cpu"' '"pe_hwy_best_target"' '"pe_eigen_simd"' '"pe_versions"'; do
+    grep -q "$key" "$out" || { echo "missing $key"; failed=1; }
+  done
+  grep -q '"error_occurred": true' "$out" && { echo "a kernel was outside its contract:"; grep -B3 error_message "$out"; failed=1; }
+  # The kernels' own calls allocate nothing (allocs_per_iter also counts Google Benchmark's own).
+  if grep -E '"(allocs_per_call|peak_heap_bytes_per_call)"' "$out" | grep -vqE ': 0(\.0+(e\+00)?)?,?$'; then
+    echo "allocations on a hot path:"; grep -E '"allocs_per_call"' "$out" | sort | uniq -c; failed=1
+  fi
+  local kernels; kernels=$(grep -c '"name": "\(sinusoidal\|rope\)/' "$out")
+  [ "$kernels" -ge 40 ] || { echo "only $kernels kernel benchmarks"; failed=1; }
+  return $failed
+}
+if python_free_check; then echo "1 passed, 0 failed"; else echo "0 passed, 1 failed"; exit 1; fi

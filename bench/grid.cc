@@ -1,0 +1,281 @@
+#include "grid.h"
+
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <memory>
+#include <numeric>
+#include <set>
+#include <vector>
+
+#include "alloc_counter.h"
+#include "machine_limits.h"
+#include "pe/pe.h"
+#include "pe/ref/reference.h"
+#include "support/instances.h"
+#include "support/typed_buffer.h"
+
+namespace pe::bench {
+namespace {
+
+using testing::Instance;
+using testing::TypedBuffer;
+
+// Far positions start at 2^20: the angle range, not the count, is what changes.
+constexpr std::int64_t kFar = std::int64_t{1} << 20;
+// Largest table the report grid times: 512 MiB of float32 (the issue allows 4 GiB; above this one
+// scalar pass takes seconds and the full grid would not fit 30 minutes on 2 cores).
+constexpr std::size_t kMaxElements = std::size_t{1} << 27;
+
+struct SinShape {
+  std::size_t length, dim;
+  bool far, add;
+};
+struct RopeShape {
+  std::size_t tokens, heads, head_dim;
+  bool far;
+};
+
+std::vector<std::int64_t> positions_for(std::size_t n, bool far) {
+  std::vector<std::int64_t> p(n);
+  std::iota(p.begin(), p.end(), far ? kFar : 0);
+  return p;
+}
+
+// The worst |y - exact| / budget over a sample of the output (3 rows, <= 32 channels each), and the
+// worst |y - exact| there: a kernel outside its contract is reported, not timed.
+struct Check {
+  double worst_ratio = 0, worst_error = 0;
+};
+
+void check_element(Check& c, double y, const ref::Real& exact, double budget) {
+  const double err = ref::abs_error(y, exact);
+  c.worst_error = std::max(c.worst_error, err);
+  c.worst_ratio = std::max(c.worst_ratio, err / budget);
+}
+
+std::vector<std::size_t> sample_rows(std::size_t n) { return {0, n / 2, n - 1}; }
+std::vector<std::size_t> sample_pairs(std::size_t pairs) {
+  std::set<std::size_t> s;
+  for (std::size_t k = 0; k < 16; ++k) s.insert(k * (pairs - 1) / 15);
+  return {s.begin(), s.end()};
+}
+
+template <class Call>
+void add_counters(benchmark::State& state, std::size_t elements, std::size_t bytes_written,
+                  std::size_t bytes_moved, const Check& check, Call&& call) {
+  // One more call with the heap counted, outside Google Benchmark's own memory run.
+  AllocStats heap{-1, -1};
+  if (!counting()) heap = measure_call(call);
+  Uncounted reporting;  // the counters map allocates; it is not the measured call
+  const auto iters = static_cast<double>(state.iterations());
+  const Limits lim = limits_for(bytes_written);
+  using benchmark::Counter;
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(elements));
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(bytes_moved));
+  state.counters["ns_per_element"] =
+      Counter(iters * static_cast<double>(elements) * 1e-9, Counter::kIsRate | Counter::kInvert);
+  state.counters["fill_fraction"] =
+      Counter(iters * static_cast<double>(bytes_written) / lim.fill_bytes_per_second, Counter::kIsRate);
+  state.counters["copy_fraction"] =
+      Counter(iters * static_cast<double>(bytes_written) / lim.copy_bytes_per_second, Counter::kIsRate);
+  state.counters["max_abs_error"] = check.worst_error;
+  state.counters["error_over_budget"] = check.worst_ratio;
+  if (heap.allocations >= 0) {
+    state.counters["allocs_per_call"] = static_cast<double>(heap.allocations);
+    state.counters["peak_heap_bytes_per_call"] = static_cast<double>(heap.peak_bytes);
+  }
+}
+
+void sinusoidal_benchmark(benchmark::State& state, Instance in, SinShape s) {
+  std::unique_ptr<TypedBuffer> buf;
+  std::unique_ptr<SinusoidalPlan> plan;
+  std::vector<std::int64_t> positions;
+  Check check;
+  {
+    Uncounted setup;  // buffers, the plan and the contract check are setup, not the measured call
+    const SinusoidalParams params{static_cast<std::int64_t>(s.dim), 10000.0, in.layout};
+    plan = std::make_unique<SinusoidalPlan>(params);
+    positions = positions_for(s.length, s.far);
+    buf = std::make_unique<TypedBuffer>(in.dtype, s.length * s.dim);
+    if (s.add) {
+      sinusoidal_add(*in.variant, *plan, positions, buf->view());  // onto zeros: the table itself
+    } else {
+      sinusoidal_table(*in.variant, *plan, positions, buf->view());
+    }
+    const ref::Sinusoidal exact(params, positions.back());
+    for (std::size_t r : sample_rows(s.length)) {
+      for (std::size_t i : sample_pairs(plan->n_pairs())) {
+        for (std::size_t ch : {in.layout == Layout::Interleaved ? 2 * i : i,
+                               in.layout == Layout::Interleaved ? 2 * i + 1 : plan->n_pairs() + i}) {
+          const double phi =
+              std::fabs(static_cast<double>(positions[r]) * plan->inv_freq()[i]) * (1 + 0x1p-50);
+          double budget = element_budget(in.contract(), in.dtype, phi, i);
+          if (s.add) budget += add_budget(in.contract(), in.dtype, 0.0);
+          check_element(check, buf->get(r * s.dim + ch), exact.exact(positions[r], ch).value, budget);
+        }
+      }
+    }
+  }
+  if (check.worst_ratio > 1) {
+    state.SkipWithError(fmt::format("outside its contract: error {:.3g} is {:.3g}x the budget",
+                                    check.worst_error, check.worst_ratio)
+                            .c_str());
+    return;
+  }
+  const Buffer view = buf->view();
+  for (auto _ : state) {
+    if (s.add) {
+      sinusoidal_add(*in.variant, *plan, positions, view);
+    } else {
+      sinusoidal_table(*in.variant, *plan, positions, view);
+    }
+    benchmark::DoNotOptimize(view.data);
+    benchmark::ClobberMemory();
+  }
+  const std::size_t elements = s.length * s.dim, bytes = elements * size_of(in.dtype);
+  add_counters(state, elements, bytes, s.add ? 2 * bytes : bytes, check, [&] {
+    if (s.add) {
+      sinusoidal_add(*in.variant, *plan, positions, view);
+    } else {
+      sinusoidal_table(*in.variant, *plan, positions, view);
+    }
+  });
+}
+
+void rope_benchmark(benchmark::State& state, Instance in, RopeShape s) {
+  std::unique_ptr<TypedBuffer> buf;
+  std::unique_ptr<RopePlan> plan;
+  std::vector<std::int64_t> positions;
+  Check check;
+  const std::size_t n = s.tokens * s.heads * s.head_dim;
+  {
+    Uncounted setup;
+    const RopeParams params{static_cast<std::int64_t>(s.head_dim), 0, 10000.0, in.layout};
+    plan = std::make_unique<RopePlan>(params);
+    positions = positions_for(s.tokens, s.far);
+    buf = std::make_unique<TypedBuffer>(in.dtype, n);
+    for (std::size_t i = 0; i < n; ++i) buf->set(i, std::ldexp(static_cast<double>(i % 61) - 30, -5));
+    const TypedBuffer x = *buf;
+    rope_apply(*in.variant, *plan, positions, static_cast<std::int64_t>(s.heads), buf->view());
+    const ref::Rope exact(params, positions.back());
+    for (std::size_t t : sample_rows(s.tokens)) {
+      for (std::size_t j : sample_pairs(plan->n_pairs())) {
+        const std::size_t i0 = t * s.heads * s.head_dim + plan->pair_first(j), i1 = i0 + plan->pair_offset();
+        const auto [e0, e1] = exact.rotate(positions[t], j, x.get(i0), x.get(i1));
+        const double phi = std::fabs(static_cast<double>(positions[t]) * plan->inv_freq()[j]) * (1 + 0x1p-50);
+        const double budget =
+            element_budget(in.contract(), in.dtype, phi, j, std::fabs(x.get(i0)) + std::fabs(x.get(i1)));
+        check_element(check, buf->get(i0), e0.value, budget);
+        check_element(check, buf->get(i1), e1.value, budget);
+      }
+    }
+  }
+  if (check.worst_ratio > 1) {
+    state.SkipWithError(fmt::format("outside its contract: error {:.3g} is {:.3g}x the budget",
+                                    check.worst_error, check.worst_ratio)
+                            .c_str());
+    return;
+  }
+  const Buffer view = buf->view();
+  for (auto _ : state) {
+    rope_apply(*in.variant, *plan, positions, static_cast<std::int64_t>(s.heads), view);
+    benchmark::DoNotOptimize(view.data);
+    benchmark::ClobberMemory();
+  }
+  const std::size_t bytes = n * size_of(in.dtype);
+  add_counters(state, n, bytes, 2 * bytes, check,
+               [&] { rope_apply(*in.variant, *plan, positions, static_cast<std::int64_t>(s.heads), view); });
+}
+
+std::string shape_name(const SinShape& s) {
+  return fmt::format("L{}/d{}/{}", s.length, s.dim, s.far ? "far" : "start");
+}
+std::string shape_name(const RopeShape& s) {
+  return fmt::format("T{}/H{}/D{}/{}", s.tokens, s.heads, s.head_dim, s.far ? "far" : "start");
+}
+
+struct Grid {
+  std::vector<std::pair<SinShape, DType>> sinusoidal;
+  std::vector<std::pair<RopeShape, DType>> rope;
+  bool every_layout = false;  // else each variant's first layout only for sinusoidal
+};
+
+Grid grid_for(Mode mode) {
+  Grid g;
+  const auto F32 = DType::F32;
+  if (mode == Mode::Smoke) {
+    g.sinusoidal = {{{16, 64, false, false}, F32}, {{16, 64, true, true}, F32}};
+    g.rope = {{{2, 2, 64, false}, F32}, {{1, 2, 64, true}, F32}};
+    return g;
+  }
+  if (mode == Mode::Quick) {
+    for (std::size_t L : {128, 8192}) {
+      g.sinusoidal.push_back({{L, 128, false, false}, F32});
+      g.sinusoidal.push_back({{L, 128, false, true}, F32});
+    }
+    g.sinusoidal.push_back({{128, 128, true, false}, F32});
+    g.rope = {{{1, 32, 128, true}, F32}, {{2048, 32, 128, false}, F32}};
+    g.every_layout = true;
+    return g;
+  }
+  const std::size_t lengths[] = {1, 16, 128, 1024, 8192, 65536, std::size_t{1} << 20};
+  for (std::size_t L : lengths) {
+    for (std::size_t d : {64, 512, 128, 4096}) {
+      if (L * d > kMaxElements) continue;
+      g.sinusoidal.push_back({{L, d, false, false}, F32});
+    }
+    g.sinusoidal.push_back({{L, 128, true, false}, F32});
+    g.sinusoidal.push_back({{L, 128, false, true}, F32});
+  }
+  for (std::size_t L : {128, 8192, 65536}) {
+    g.sinusoidal.push_back({{L, 128, false, false}, DType::BF16});
+    g.sinusoidal.push_back({{L, 128, false, false}, DType::F64});
+  }
+  for (std::size_t T : {1, 16, 128, 2048, 16384}) g.rope.push_back({{T, 32, 128, false}, F32});
+  for (std::size_t T : {1, 2048}) g.rope.push_back({{T, 32, 128, true}, F32});
+  for (std::size_t D : {64, 256}) g.rope.push_back({{2048, 32, D, false}, F32});
+  g.rope.push_back({{2048, 32, 128, false}, DType::BF16});
+  g.every_layout = true;
+  return g;
+}
+
+}  // namespace
+
+int repetitions_for(Mode mode) { return mode == Mode::Report ? 9 : mode == Mode::Quick ? 3 : 1; }
+
+int register_grid(const Options& options) {
+  const Grid g = grid_for(options.mode);
+  std::set<std::size_t> limit_sizes;
+  int count = 0;
+  for (const Instance& in : testing::instances_matching(options.glob)) {
+    const bool first_layout = in.layout == in.contract().layouts.front();
+    if (in.variant->family() == Family::Sinusoidal) {
+      for (const auto& [s, dtype] : g.sinusoidal) {
+        if (dtype != in.dtype || (!first_layout && !g.every_layout) || (!first_layout && s.dim != 128))
+          continue;
+        const std::string name = fmt::format("sinusoidal/{}/{}/{}/{}", in.variant->instance_name(in.layout),
+                                             s.add ? "add" : "table", to_string(dtype), shape_name(s));
+        benchmark::RegisterBenchmark(name.c_str(), sinusoidal_benchmark, in, s);
+        limit_sizes.insert(s.length * s.dim * size_of(dtype));
+        ++count;
+      }
+    } else {
+      for (const auto& [s, dtype] : g.rope) {
+        if (dtype != in.dtype) continue;
+        const std::string name = fmt::format("rope/{}/{}/{}", in.variant->instance_name(in.layout),
+                                             to_string(dtype), shape_name(s));
+        benchmark::RegisterBenchmark(name.c_str(), rope_benchmark, in, s);
+        limit_sizes.insert(s.tokens * s.heads * s.head_dim * size_of(dtype));
+        ++count;
+      }
+    }
+  }
+  for (std::size_t bytes : limit_sizes) register_limit_benchmarks(bytes);
+  return count;
+}
+
+}  // namespace pe::bench

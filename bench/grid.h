@@ -1,0 +1,27 @@
+// The benchmark grid, registered at run time from the registry: every instance that supports a
+// shape gets a benchmark named <family>/<instance>/<op>/<dtype>/<shape>/<positions>.
+#pragma once
+
+#include <string>
+
+namespace pe::bench {
+
+enum class Mode {
+  Smoke,   // a few tiny shapes: ctest checks the JSON, not the timings
+  Quick,   // the shapes a user looks at first; under 2 minutes
+  Report,  // the full grid, 9 repetitions each for compare
+};
+
+struct Options {
+  Mode mode = Mode::Quick;
+  std::string glob = "*";
+};
+
+// Registers kernel benchmarks and the matching limits/ benchmarks; returns how many kernels.
+int register_grid(const Options& options);
+// Repetitions the mode asks for (Google Benchmark's --benchmark_repetitions default).
+int repetitions_for(Mode mode);
+// Compiler, flags, Highway target, Eigen instruction sets, CPU and library versions.
+void stamp_context();
+
+}  // namespace pe::bench

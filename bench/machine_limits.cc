@@ -1,0 +1,76 @@
+#include "machine_limits.h"
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "alloc_counter.h"
+
+namespace pe::bench {
+namespace {
+
+// Seconds per operation: the median of 11 samples, each repeating the operation for >= 2 ms.
+template <class Op>
+double median_seconds(Op&& op) {
+  using Clock = std::chrono::steady_clock;
+  std::vector<double> samples;
+  for (int s = 0; s < 11; ++s) {
+    int reps = 0;
+    const auto t0 = Clock::now();
+    auto t1 = t0;
+    do {
+      op();
+      ++reps;
+      t1 = Clock::now();
+    } while (t1 - t0 < std::chrono::milliseconds(2));
+    samples.push_back(std::chrono::duration<double>(t1 - t0).count() / reps);
+  }
+  std::nth_element(samples.begin(), samples.begin() + 5, samples.end());
+  return samples[5];
+}
+
+}  // namespace
+
+Limits limits_for(std::size_t bytes) {
+  static std::map<std::size_t, Limits> cache;
+  if (auto it = cache.find(bytes); it != cache.end()) return it->second;
+  Uncounted setup;
+  std::vector<unsigned char> dst(bytes, 1), src(bytes, 2);
+  Limits l;
+  l.fill_bytes_per_second = static_cast<double>(bytes) / median_seconds([&] {
+                              std::memset(dst.data(), 3, bytes);
+                              benchmark::ClobberMemory();
+                            });
+  l.copy_bytes_per_second = static_cast<double>(bytes) / median_seconds([&] {
+                              std::memcpy(dst.data(), src.data(), bytes);
+                              benchmark::ClobberMemory();
+                            });
+  return cache[bytes] = l;
+}
+
+void register_limit_benchmarks(std::size_t bytes) {
+  const std::string size = std::to_string(bytes);
+  benchmark::RegisterBenchmark(("limits/fill/" + size).c_str(), [bytes](benchmark::State& state) {
+    std::vector<unsigned char> dst(bytes, 1);
+    for (auto _ : state) {
+      std::memset(dst.data(), 3, bytes);
+      benchmark::ClobberMemory();
+    }
+    state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(bytes));
+  });
+  benchmark::RegisterBenchmark(("limits/copy/" + size).c_str(), [bytes](benchmark::State& state) {
+    std::vector<unsigned char> dst(bytes, 1), src(bytes, 2);
+    for (auto _ : state) {
+      std::memcpy(dst.data(), src.data(), bytes);
+      benchmark::ClobberMemory();
+    }
+    state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(bytes));
+  });
+}
+
+}  // namespace pe::bench
