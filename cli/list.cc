@@ -54,6 +54,7 @@ nlohmann::json contract_json(const Variant& v) {
           {"table_type", to_string(c.table_type)},
           {"coefficients", {{"c0", c.c0}, {"ck", c.ck}, {"ct", c.ct}, {"c1", c.c1}, {"c1_pair", c.c1_pair}}},
           {"kernel_ulps", c.kernel_ulps},
+          {"depends_on", c.depends_on},
           {"budget", budgets}};
 }
 

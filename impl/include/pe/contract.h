@@ -38,6 +38,7 @@ struct Contract {
   double max_input_abs = 0;         // RoPE and fused add: largest |input| promised (no overflow)
   double kernel_ulps = 0;           // sin/cos error for the angle actually formed, in ULPs of compute_type
   DType table_type = DType::F64;    // type of a stored cos/sin table (with ct)
+  const char* depends_on = "";      // build conditions the bound relies on (instruction sets, libm)
   double c0 = 0, ck = 0, ct = 0, c1 = 0, c1_pair = 0;  // the budget's coefficients, see above
 };
 

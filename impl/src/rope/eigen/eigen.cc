@@ -24,6 +24,8 @@ Contract declared_contract() {
   c.compute_type = DType::F32;
   c.max_position = std::int64_t{1} << 24;
   c.max_input_abs = 0x1p126;
+  c.depends_on =
+      "Eigen 3.4 psin_float/pcos_float with EIGEN_VECTORIZE_SSE2 and no FMA (2 ULP; 1 ULP with -mfma)";
   c.kernel_ulps = 2;
   c.c0 = 1, c.ck = 4.01, c.c1 = 3.001;
   return c;

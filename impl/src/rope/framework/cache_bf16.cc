@@ -22,6 +22,7 @@ Contract declared_contract() {
   c.max_position = std::int64_t{1} << 24;
   c.max_base = 1e7;
   c.max_input_abs = 0x1p126;
+  c.depends_on = "glibc powf, sinf, cosf <= 1 ULP";
   c.kernel_ulps = 1;
   c.c0 = 1, c.ck = 3.001, c.ct = 1, c.c1 = 22.2;
   return c;

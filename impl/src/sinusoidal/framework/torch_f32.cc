@@ -25,6 +25,7 @@ Contract declared_contract() {
   c.max_position = std::int64_t{1} << 24;
   c.max_base = 1e7;
   c.max_input_abs = 1e30;
+  c.depends_on = "glibc expf, sinf, cosf <= 1 ULP";
   c.kernel_ulps = 1;
   c.c0 = 1, c.ck = 1, c.c1 = 36.3;
   return c;

@@ -24,6 +24,7 @@ Contract declared_contract() {
   c.compute_type = DType::F32;
   c.max_position = std::int64_t{1} << 24;
   c.max_input_abs = 1e30;
+  c.depends_on = "glibc sinf/cosf <= 1 ULP";
   c.kernel_ulps = 1;
   c.c0 = 1, c.ck = 1, c.c1 = 3.001;
   return c;

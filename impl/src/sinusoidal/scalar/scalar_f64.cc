@@ -24,6 +24,7 @@ Contract declared_contract() {
   c.compute_type = DType::F64;
   c.max_position = std::int64_t{1} << 31;
   c.max_input_abs = 1e30;
+  c.depends_on = "glibc sin/cos <= 1 ULP; x87 long double for the plan frequencies";
   c.kernel_ulps = 1;
   c.c0 = 1, c.ck = 1, c.c1 = 2.03;
   return c;
