@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
       "--benchmark_repetitions=" + std::to_string(pe::bench::repetitions_for(options.mode));
   const std::string min_time = options.mode == pe::bench::Mode::Smoke   ? "--benchmark_min_time=0.001"
                                : options.mode == pe::bench::Mode::Quick ? "--benchmark_min_time=0.02"
-                                                                        : "--benchmark_min_time=0.05";
+                                                                        : "--benchmark_min_time=0.03";
   rest.insert(rest.begin() + 1, {reps, min_time});
   if (!out.empty()) rest.insert(rest.begin() + 1, {"--benchmark_out=" + out, "--benchmark_out_format=json"});
   std::vector<char*> args;
