@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "alloc_counter.h"
+#include "fixture_cache.h"
 #include "machine_limits.h"
 #include "pe/pe.h"
 #include "pe/ref/reference.h"
@@ -52,6 +53,7 @@ std::vector<std::int64_t> positions_for(std::size_t n, bool far) {
 // worst |y - exact| there: a kernel outside its contract is reported, not timed.
 struct Check {
   double worst_ratio = 0, worst_error = 0;
+  AllocStats heap{-1, -1};  // of one call alone, measured once per benchmark
 };
 
 void check_element(Check& c, double y, const ref::Real& exact, double budget) {
@@ -69,10 +71,10 @@ std::vector<std::size_t> sample_pairs(std::size_t pairs) {
 
 template <class Call>
 void add_counters(benchmark::State& state, std::size_t elements, std::size_t bytes_written,
-                  std::size_t bytes_moved, const Check& check, Call&& call) {
+                  std::size_t bytes_moved, Check& check, Call&& call) {
   // One more call with the heap counted, outside Google Benchmark's own memory run.
-  AllocStats heap{-1, -1};
-  if (!counting()) heap = measure_call(call);
+  if (check.heap.allocations < 0 && !counting()) check.heap = measure_call(call);
+  const AllocStats heap = check.heap;
   Uncounted reporting;  // the counters map allocates; it is not the measured call
   const auto iters = static_cast<double>(state.iterations());
   const Limits lim = limits_for(bytes_written);
@@ -93,105 +95,116 @@ void add_counters(benchmark::State& state, std::size_t elements, std::size_t byt
   }
 }
 
-void sinusoidal_benchmark(benchmark::State& state, Instance in, SinShape s) {
+void skip_if_outside_contract(benchmark::State& state, const Check& check) {
+  state.SkipWithError(fmt::format("outside its contract: error {:.3g} is {:.3g}x the budget",
+                                  check.worst_error, check.worst_ratio)
+                          .c_str());
+}
+
+// Output buffer, plan, positions and the contract check of one benchmark: built once (see
+// fixture_cache.h), the buffer holding the checked output of a first call, so its pages are touched.
+struct SinFixture {
   std::unique_ptr<TypedBuffer> buf;
   std::unique_ptr<SinusoidalPlan> plan;
   std::vector<std::int64_t> positions;
   Check check;
-  {
-    Uncounted setup;  // buffers, the plan and the contract check are setup, not the measured call
-    const SinusoidalParams params{static_cast<std::int64_t>(s.dim), 10000.0, in.layout};
-    plan = std::make_unique<SinusoidalPlan>(params);
-    positions = positions_for(s.length, s.far);
-    buf = std::make_unique<TypedBuffer>(in.dtype, s.length * s.dim);
-    if (s.add) {
-      sinusoidal_add(*in.variant, *plan, positions, buf->view());  // onto zeros: the table itself
-    } else {
-      sinusoidal_table(*in.variant, *plan, positions, buf->view());
-    }
-    const ref::Sinusoidal exact(params, positions.back());
-    for (std::size_t r : sample_rows(s.length)) {
-      for (std::size_t i : sample_pairs(plan->n_pairs())) {
-        for (std::size_t ch : {in.layout == Layout::Interleaved ? 2 * i : i,
-                               in.layout == Layout::Interleaved ? 2 * i + 1 : plan->n_pairs() + i}) {
-          const double phi =
-              std::fabs(static_cast<double>(positions[r]) * plan->inv_freq()[i]) * (1 + 0x1p-50);
-          double budget = element_budget(in.contract(), in.dtype, phi, i);
-          if (s.add) budget += add_budget(in.contract(), in.dtype, 0.0);
-          check_element(check, buf->get(r * s.dim + ch), exact.exact(positions[r], ch).value, budget);
-        }
+};
+
+void run_sinusoidal(const Instance& in, const SinShape& s, const SinFixture& f) {
+  if (s.add) {
+    sinusoidal_add(*in.variant, *f.plan, f.positions, f.buf->view());
+  } else {
+    sinusoidal_table(*in.variant, *f.plan, f.positions, f.buf->view());
+  }
+}
+
+SinFixture make_sinusoidal_fixture(const Instance& in, const SinShape& s) {
+  SinFixture f;
+  const SinusoidalParams params{static_cast<std::int64_t>(s.dim), 10000.0, in.layout};
+  f.plan = std::make_unique<SinusoidalPlan>(params);
+  f.positions = positions_for(s.length, s.far);
+  f.buf = std::make_unique<TypedBuffer>(in.dtype, s.length * s.dim);
+  run_sinusoidal(in, s, f);  // an add onto zeros is the table itself
+  const ref::Sinusoidal exact(params, f.positions.back());
+  for (std::size_t r : sample_rows(s.length)) {
+    for (std::size_t i : sample_pairs(f.plan->n_pairs())) {
+      for (std::size_t ch : {in.layout == Layout::Interleaved ? 2 * i : i,
+                             in.layout == Layout::Interleaved ? 2 * i + 1 : f.plan->n_pairs() + i}) {
+        const double phi =
+            std::fabs(static_cast<double>(f.positions[r]) * f.plan->inv_freq()[i]) * (1 + 0x1p-50);
+        double budget = element_budget(in.contract(), in.dtype, phi, i);
+        if (s.add) budget += add_budget(in.contract(), in.dtype, 0.0);
+        check_element(f.check, f.buf->get(r * s.dim + ch), exact.exact(f.positions[r], ch).value, budget);
       }
     }
   }
-  if (check.worst_ratio > 1) {
-    state.SkipWithError(fmt::format("outside its contract: error {:.3g} is {:.3g}x the budget",
-                                    check.worst_error, check.worst_ratio)
-                            .c_str());
-    return;
-  }
-  const Buffer view = buf->view();
+  return f;
+}
+
+void sinusoidal_benchmark(benchmark::State& state, Instance in, SinShape s, std::size_t key) {
+  SinFixture& f = cached_fixture<SinFixture>(key, [&] { return make_sinusoidal_fixture(in, s); });
+  if (f.check.worst_ratio > 1) return skip_if_outside_contract(state, f.check);
+  const Buffer view = f.buf->view();
   for (auto _ : state) {
-    if (s.add) {
-      sinusoidal_add(*in.variant, *plan, positions, view);
-    } else {
-      sinusoidal_table(*in.variant, *plan, positions, view);
-    }
+    run_sinusoidal(in, s, f);
     benchmark::DoNotOptimize(view.data);
     benchmark::ClobberMemory();
   }
   const std::size_t elements = s.length * s.dim, bytes = elements * size_of(in.dtype);
-  add_counters(state, elements, bytes, s.add ? 2 * bytes : bytes, check, [&] {
-    if (s.add) {
-      sinusoidal_add(*in.variant, *plan, positions, view);
-    } else {
-      sinusoidal_table(*in.variant, *plan, positions, view);
-    }
-  });
+  add_counters(state, elements, bytes, s.add ? 2 * bytes : bytes, f.check, [&] { run_sinusoidal(in, s, f); });
 }
 
-void rope_benchmark(benchmark::State& state, Instance in, RopeShape s) {
+struct RopeFixture {
   std::unique_ptr<TypedBuffer> buf;
   std::unique_ptr<RopePlan> plan;
   std::vector<std::int64_t> positions;
   Check check;
+};
+
+void run_rope(const Instance& in, const RopeShape& s, const RopeFixture& f) {
+  rope_apply(*in.variant, *f.plan, f.positions, static_cast<std::int64_t>(s.heads), f.buf->view());
+}
+
+RopeFixture make_rope_fixture(const Instance& in, const RopeShape& s) {
+  RopeFixture f;
   const std::size_t n = s.tokens * s.heads * s.head_dim;
-  {
-    Uncounted setup;
-    const RopeParams params{static_cast<std::int64_t>(s.head_dim), 0, 10000.0, in.layout};
-    plan = std::make_unique<RopePlan>(params);
-    positions = positions_for(s.tokens, s.far);
-    buf = std::make_unique<TypedBuffer>(in.dtype, n);
-    for (std::size_t i = 0; i < n; ++i) buf->set(i, std::ldexp(static_cast<double>(i % 61) - 30, -5));
-    const TypedBuffer x = *buf;
-    rope_apply(*in.variant, *plan, positions, static_cast<std::int64_t>(s.heads), buf->view());
-    const ref::Rope exact(params, positions.back());
-    for (std::size_t t : sample_rows(s.tokens)) {
-      for (std::size_t j : sample_pairs(plan->n_pairs())) {
-        const std::size_t i0 = t * s.heads * s.head_dim + plan->pair_first(j), i1 = i0 + plan->pair_offset();
-        const auto [e0, e1] = exact.rotate(positions[t], j, x.get(i0), x.get(i1));
-        const double phi = std::fabs(static_cast<double>(positions[t]) * plan->inv_freq()[j]) * (1 + 0x1p-50);
-        const double budget =
-            element_budget(in.contract(), in.dtype, phi, j, std::fabs(x.get(i0)) + std::fabs(x.get(i1)));
-        check_element(check, buf->get(i0), e0.value, budget);
-        check_element(check, buf->get(i1), e1.value, budget);
-      }
+  const RopeParams params{static_cast<std::int64_t>(s.head_dim), 0, 10000.0, in.layout};
+  f.plan = std::make_unique<RopePlan>(params);
+  f.positions = positions_for(s.tokens, s.far);
+  f.buf = std::make_unique<TypedBuffer>(in.dtype, n);
+  for (std::size_t i = 0; i < n; ++i) f.buf->set(i, std::ldexp(static_cast<double>(i % 61) - 30, -5));
+  const TypedBuffer x = *f.buf;
+  run_rope(in, s, f);
+  const ref::Rope exact(params, f.positions.back());
+  for (std::size_t t : sample_rows(s.tokens)) {
+    for (std::size_t j : sample_pairs(f.plan->n_pairs())) {
+      const std::size_t i0 = t * s.heads * s.head_dim + f.plan->pair_first(j),
+                        i1 = i0 + f.plan->pair_offset();
+      const auto [e0, e1] = exact.rotate(f.positions[t], j, x.get(i0), x.get(i1));
+      const double phi =
+          std::fabs(static_cast<double>(f.positions[t]) * f.plan->inv_freq()[j]) * (1 + 0x1p-50);
+      const double budget =
+          element_budget(in.contract(), in.dtype, phi, j, std::fabs(x.get(i0)) + std::fabs(x.get(i1)));
+      check_element(f.check, f.buf->get(i0), e0.value, budget);
+      check_element(f.check, f.buf->get(i1), e1.value, budget);
     }
   }
-  if (check.worst_ratio > 1) {
-    state.SkipWithError(fmt::format("outside its contract: error {:.3g} is {:.3g}x the budget",
-                                    check.worst_error, check.worst_ratio)
-                            .c_str());
-    return;
-  }
-  const Buffer view = buf->view();
+  return f;
+}
+
+// Rotating the same buffer over and over keeps its norm (up to rounding): the timed calls see the
+// same kind of data as the checked one.
+void rope_benchmark(benchmark::State& state, Instance in, RopeShape s, std::size_t key) {
+  RopeFixture& f = cached_fixture<RopeFixture>(key, [&] { return make_rope_fixture(in, s); });
+  if (f.check.worst_ratio > 1) return skip_if_outside_contract(state, f.check);
+  const Buffer view = f.buf->view();
   for (auto _ : state) {
-    rope_apply(*in.variant, *plan, positions, static_cast<std::int64_t>(s.heads), view);
+    run_rope(in, s, f);
     benchmark::DoNotOptimize(view.data);
     benchmark::ClobberMemory();
   }
-  const std::size_t bytes = n * size_of(in.dtype);
-  add_counters(state, n, bytes, 2 * bytes, check,
-               [&] { rope_apply(*in.variant, *plan, positions, static_cast<std::int64_t>(s.heads), view); });
+  const std::size_t n = s.tokens * s.heads * s.head_dim, bytes = n * size_of(in.dtype);
+  add_counters(state, n, bytes, 2 * bytes, f.check, [&] { run_rope(in, s, f); });
 }
 
 std::string shape_name(const SinShape& s) {
@@ -265,7 +278,7 @@ int register_grid(const Options& options) {
           continue;
         const std::string name = fmt::format("sinusoidal/{}/{}/{}/{}", in.variant->instance_name(in.layout),
                                              s.add ? "add" : "table", to_string(dtype), shape_name(s));
-        benchmark::RegisterBenchmark(name.c_str(), sinusoidal_benchmark, in, s);
+        benchmark::RegisterBenchmark(name.c_str(), sinusoidal_benchmark, in, s, next_fixture_key());
         limit_sizes.insert(s.length * s.dim * size_of(dtype));
         ++count;
       }
@@ -273,7 +286,7 @@ int register_grid(const Options& options) {
         const SinShape& s = *g.largest;
         const std::string name =
             fmt::format("sinusoidal/{}/table/f32/{}", in.variant->instance_name(in.layout), shape_name(s));
-        benchmark::RegisterBenchmark(name.c_str(), sinusoidal_benchmark, in, s);
+        benchmark::RegisterBenchmark(name.c_str(), sinusoidal_benchmark, in, s, next_fixture_key());
         limit_sizes.insert(s.length * s.dim * sizeof(float));
         ++count;
       }
@@ -282,7 +295,7 @@ int register_grid(const Options& options) {
         if (dtype != in.dtype) continue;
         const std::string name = fmt::format("rope/{}/{}/{}", in.variant->instance_name(in.layout),
                                              to_string(dtype), shape_name(s));
-        benchmark::RegisterBenchmark(name.c_str(), rope_benchmark, in, s);
+        benchmark::RegisterBenchmark(name.c_str(), rope_benchmark, in, s, next_fixture_key());
         limit_sizes.insert(s.tokens * s.heads * s.head_dim * size_of(dtype));
         ++count;
       }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "alloc_counter.h"
+#include "fixture_cache.h"
 
 namespace pe::bench {
 namespace {
@@ -53,24 +54,33 @@ Limits limits_for(std::size_t bytes) {
   return cache[bytes] = l;
 }
 
+struct LimitBuffers {
+  std::vector<unsigned char> dst, src;
+};
+
 void register_limit_benchmarks(std::size_t bytes) {
   const std::string size = std::to_string(bytes);
-  benchmark::RegisterBenchmark(("limits/fill/" + size).c_str(), [bytes](benchmark::State& state) {
-    std::vector<unsigned char> dst(bytes, 1);
-    for (auto _ : state) {
-      std::memset(dst.data(), 3, bytes);
-      benchmark::ClobberMemory();
-    }
-    state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(bytes));
-  });
-  benchmark::RegisterBenchmark(("limits/copy/" + size).c_str(), [bytes](benchmark::State& state) {
-    std::vector<unsigned char> dst(bytes, 1), src(bytes, 2);
-    for (auto _ : state) {
-      std::memcpy(dst.data(), src.data(), bytes);
-      benchmark::ClobberMemory();
-    }
-    state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(bytes));
-  });
+  auto buffers = [bytes] {
+    return LimitBuffers{std::vector<unsigned char>(bytes, 1), std::vector<unsigned char>(bytes, 2)};
+  };
+  benchmark::RegisterBenchmark(
+      ("limits/fill/" + size).c_str(), [bytes, buffers, key = next_fixture_key()](benchmark::State& state) {
+        LimitBuffers& b = cached_fixture<LimitBuffers>(key, buffers);
+        for (auto _ : state) {
+          std::memset(b.dst.data(), 3, bytes);
+          benchmark::ClobberMemory();
+        }
+        state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(bytes));
+      });
+  benchmark::RegisterBenchmark(
+      ("limits/copy/" + size).c_str(), [bytes, buffers, key = next_fixture_key()](benchmark::State& state) {
+        LimitBuffers& b = cached_fixture<LimitBuffers>(key, buffers);
+        for (auto _ : state) {
+          std::memcpy(b.dst.data(), b.src.data(), bytes);
+          benchmark::ClobberMemory();
+        }
+        state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(bytes));
+      });
 }
 
 }  // namespace pe::bench
