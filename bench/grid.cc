@@ -141,12 +141,12 @@ SinFixture make_sinusoidal_fixture(const Instance& in, const SinShape& s) {
   return f;
 }
 
-void sinusoidal_benchmark(benchmark::State& state, Instance in, SinShape s, std::size_t key) {
+void sinusoidal_benchmark(benchmark::State& state, Instance in, SinShape s, std::size_t key, int calls) {
   SinFixture& f = cached_fixture<SinFixture>(key, [&] { return make_sinusoidal_fixture(in, s); });
   if (f.check.worst_ratio > 1) return skip_if_outside_contract(state, f.check);
   const Buffer view = f.buf->view();
   for (auto _ : state) {
-    run_sinusoidal(in, s, f);
+    for (int c = 0; c < calls; ++c) run_sinusoidal(in, s, f);
     benchmark::DoNotOptimize(view.data);
     benchmark::ClobberMemory();
   }
@@ -194,12 +194,12 @@ RopeFixture make_rope_fixture(const Instance& in, const RopeShape& s) {
 
 // Rotating the same buffer over and over keeps its norm (up to rounding): the timed calls see the
 // same kind of data as the checked one.
-void rope_benchmark(benchmark::State& state, Instance in, RopeShape s, std::size_t key) {
+void rope_benchmark(benchmark::State& state, Instance in, RopeShape s, std::size_t key, int calls) {
   RopeFixture& f = cached_fixture<RopeFixture>(key, [&] { return make_rope_fixture(in, s); });
   if (f.check.worst_ratio > 1) return skip_if_outside_contract(state, f.check);
   const Buffer view = f.buf->view();
   for (auto _ : state) {
-    run_rope(in, s, f);
+    for (int c = 0; c < calls; ++c) run_rope(in, s, f);
     benchmark::DoNotOptimize(view.data);
     benchmark::ClobberMemory();
   }
@@ -272,13 +272,17 @@ int register_grid(const Options& options) {
   int count = 0;
   for (const Instance& in : testing::instances_matching(options.glob)) {
     const bool first_layout = in.layout == in.contract().layouts.front();
+    const bool slowed =
+        !options.slowdown_glob.empty() && (testing::glob_match(options.slowdown_glob, in.name()) ||
+                                           testing::glob_match(options.slowdown_glob, in.variant->name()));
+    const int calls = slowed ? 2 : 1;
     if (in.variant->family() == Family::Sinusoidal) {
       for (const auto& [s, dtype] : g.sinusoidal) {
         if (dtype != in.dtype || (!first_layout && !g.every_layout) || (!first_layout && s.dim != 128))
           continue;
         const std::string name = fmt::format("sinusoidal/{}/{}/{}/{}", in.variant->instance_name(in.layout),
                                              s.add ? "add" : "table", to_string(dtype), shape_name(s));
-        benchmark::RegisterBenchmark(name.c_str(), sinusoidal_benchmark, in, s, next_fixture_key());
+        benchmark::RegisterBenchmark(name.c_str(), sinusoidal_benchmark, in, s, next_fixture_key(), calls);
         limit_sizes.insert(s.length * s.dim * size_of(dtype));
         ++count;
       }
@@ -286,7 +290,7 @@ int register_grid(const Options& options) {
         const SinShape& s = *g.largest;
         const std::string name =
             fmt::format("sinusoidal/{}/table/f32/{}", in.variant->instance_name(in.layout), shape_name(s));
-        benchmark::RegisterBenchmark(name.c_str(), sinusoidal_benchmark, in, s, next_fixture_key());
+        benchmark::RegisterBenchmark(name.c_str(), sinusoidal_benchmark, in, s, next_fixture_key(), calls);
         limit_sizes.insert(s.length * s.dim * sizeof(float));
         ++count;
       }
@@ -295,7 +299,7 @@ int register_grid(const Options& options) {
         if (dtype != in.dtype) continue;
         const std::string name = fmt::format("rope/{}/{}/{}", in.variant->instance_name(in.layout),
                                              to_string(dtype), shape_name(s));
-        benchmark::RegisterBenchmark(name.c_str(), rope_benchmark, in, s, next_fixture_key());
+        benchmark::RegisterBenchmark(name.c_str(), rope_benchmark, in, s, next_fixture_key(), calls);
         limit_sizes.insert(s.tokens * s.heads * s.head_dim * size_of(dtype));
         ++count;
       }

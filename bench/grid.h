@@ -15,6 +15,9 @@ enum class Mode {
 struct Options {
   Mode mode = Mode::Quick;
   std::string glob = "*";
+  // Instances matching this glob call their kernel twice per iteration: a deliberately slowed
+  // variant, for testing that `pe-suite compare` catches a regression. Empty: none.
+  std::string slowdown_glob;
 };
 
 // Registers kernel benchmarks and the matching limits/ benchmarks; returns how many kernels.

@@ -3,6 +3,8 @@
 //   --mode smoke|quick|report   grid and repetitions (default quick)
 //   --variant GLOB              instances to time (default every one)
 //   --out FILE                  JSON results (same as --benchmark_out=FILE --benchmark_out_format=json)
+//   --slowdown-for-test GLOB    matching instances run their kernel twice per iteration (tests the
+//                               regression gate; never use for real measurements)
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -34,6 +36,8 @@ int main(int argc, char** argv) {
       }
     } else if (a == "--variant" && has_value) {
       options.glob = argv[++i];
+    } else if (a == "--slowdown-for-test" && has_value) {
+      options.slowdown_glob = argv[++i];
     } else if (a == "--out" && has_value) {
       out = argv[++i];
     } else {

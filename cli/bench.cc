@@ -1,6 +1,8 @@
 // pe-suite bench: the benchmark grid (report mode: the full grid with 9 repetitions; --quick: the
 // quick grid), run by the pe_bench binary built beside this one.
-#include <unistd.h>
+#include "bench.h"
+
+#include <fmt/format.h>
 
 #include <string>
 #include <vector>
@@ -8,29 +10,20 @@
 #include "common.h"
 
 namespace pe::cli {
-namespace {
-
-struct BenchOptions {
-  bool quick = false;
-  std::string glob = "*", out, extra;
-};
 
 int run_bench(const BenchOptions& o) {
 #ifdef PE_BENCH_EXE
   std::vector<std::string> args = {PE_BENCH_EXE, "--mode", o.quick ? "quick" : "report", "--variant", o.glob};
   if (!o.out.empty()) args.insert(args.end(), {"--out", o.out});
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  execv(argv[0], argv.data());
-  throw UsageError(std::string("cannot run ") + PE_BENCH_EXE);
+  args.insert(args.end(), o.extra.begin(), o.extra.end());
+  const int status = spawn_and_wait(args, {}, o.console_log);
+  if (status == 2) throw UsageError("bench: pe_bench rejected its arguments (see above)");
+  return status == 0 ? kOk : kCheckFailed;
 #else
   (void)o;
   throw UsageError("bench: this build has no benchmarks (configure with PE_BUILD_BENCH=ON)");
 #endif
 }
-
-}  // namespace
 
 void add_bench(CLI::App& app, int& exit_code) {
   auto* cmd =
@@ -39,6 +32,9 @@ void add_bench(CLI::App& app, int& exit_code) {
   cmd->add_flag("--quick", o->quick, "The quick grid (under 2 minutes) instead of the full one");
   cmd->add_option("--variant", o->glob, "Instances to time (glob)")->capture_default_str();
   cmd->add_option("--out", o->out, "Write the JSON here");
+  cmd->add_option("pe_bench_args", o->extra,
+                  "After --: passed to pe_bench (Google Benchmark's --benchmark_* flags, e.g. "
+                  "--benchmark_filter=REGEX, --benchmark_repetitions=N)");
   cmd->callback([o, &exit_code] { exit_code = run_bench(*o); });
 }
 

@@ -52,5 +52,58 @@ if [[ "$header" == *"{'descr': '<f4', 'fortran_order': False, 'shape': (3, 8), }
 check verify-one 0 "^([0-9]+) of \\1 instances within their contracts" -- verify --variant "rope.scalar_f64" --max-position 2000
 check help 0 "--positions-file" -- export --help
 
+# check: a correctly rounded table passes; the same table checked as interleaved when it is
+# concatenated fails and the diagnosis names the layout.
+check export-concat 0 "wrote" -- export --family sinusoidal --dim 64 --positions 0:256 --layout concatenated --reference --out "$tmp/c.npy"
+check check-reference 0 "verdict: PASS" -- check "$tmp/c.npy" --family sinusoidal --positions 0:256 --layout concatenated
+check check-layout 1 "the data fits: layout concatenated \(given: interleaved\)" -- check "$tmp/c.npy" --family sinusoidal --positions 0:256
+# A float32-angle implementation near position 1e5 against a float64-angle contract: outside it.
+check export-torch 0 "wrote" -- export --family sinusoidal --dim 128 --positions 100000:100064 --variant sinusoidal.torch_f32 --out "$tmp/torch.npy"
+check check-torch-tight 1 "verdict: FAIL" -- check "$tmp/torch.npy" --family sinusoidal --positions 100000:100064 --contract sinusoidal.hwy
+check check-torch-own 0 "verdict: PASS" -- check "$tmp/torch.npy" --family sinusoidal --positions 100000:100064 --contract sinusoidal.torch_f32
+check check-max-abs 1 "verdict: FAIL" -- check "$tmp/torch.npy" --family sinusoidal --positions 100000:100064 --max-abs 1e-9
+# bfloat16 travels as uint16 bits and must be declared.
+check export-bf16 0 "wrote" -- export --family sinusoidal --dim 32 --positions 0:64 --dtype bf16 --reference --out "$tmp/b.npy"
+check check-bf16-undeclared 2 "pass --dtype bf16" -- check "$tmp/b.npy" --family sinusoidal --positions 0:64
+check check-bf16 0 "verdict: PASS" -- check "$tmp/b.npy" --family sinusoidal --positions 0:64 --dtype bf16
+check export-f16 0 "wrote" -- export --family sinusoidal --dim 32 --positions 0:64 --dtype f16 --reference --out "$tmp/h.npy"
+check check-f16 0 "verdict: PASS" -- check "$tmp/h.npy" --family sinusoidal --positions 0:64
+# Bad files and mismatches: exit 2 with a message.
+head -c 150 "$tmp/c.npy" > "$tmp/trunc.npy"
+check check-truncated 2 "truncated" -- check "$tmp/trunc.npy" --family sinusoidal --positions 0:256
+check check-rows 2 "has 256 rows, the positions are 10" -- check "$tmp/c.npy" --family sinusoidal --positions 0:10
+check check-not-npy 2 "not a .npy file" -- check "$0" --family sinusoidal --positions 0:10
+# RoPE: rotate a table (any values do) with the reference, check it, then check it as interleaved.
+check export-x 0 "wrote" -- export --family sinusoidal --dim 64 --positions 3:35 --reference --out "$tmp/x.npy"
+check export-rope-golden 0 "wrote" -- export --family rope --dim 0 --positions 0:32 --input "$tmp/x.npy" --reference --out "$tmp/y.npy"
+check check-rope 0 "verdict: PASS" -- check --family rope --input "$tmp/x.npy" --output "$tmp/y.npy" --positions 0:32
+check check-rope-layout 1 "the data fits: layout halfsplit \(given: interleaved\)" -- check --family rope --input "$tmp/x.npy" --output "$tmp/y.npy" --positions 0:32 --layout interleaved
+check check-rope-partial 1 "verdict: FAIL" -- check --family rope --input "$tmp/x.npy" --output "$tmp/y.npy" --positions 0:32 --rotary-dim 32
+
+# census shards are disjoint and report merges them; verify writes JUnit.
+check census-0 0 "shard 0/2" -- census --variant "rope.scalar_f64" --max-position 2000 --shard 0/2 --out "$tmp/c0.json"
+check census-1 0 "shard 1/2" -- census --variant "rope.scalar_f64" --max-position 2000 --shard 1/2 --out "$tmp/c1.json"
+check census-bad-shard 2 "--shard: expected I/N" -- census --shard 2/2 --out "$tmp/c2.json"
+check report-merge 0 "report: " -- report --census "$tmp/c0.json" --census "$tmp/c1.json" --out "$tmp/rep"
+n_inst=$(grep -c '"instance"' "$tmp/rep/census.json")
+if [ "$n_inst" -eq 8 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL merged census has $n_inst instances"; fi
+check report-duplicate 2 "appears in two census files" -- report --census "$tmp/c0.json" --census "$tmp/c0.json" --out "$tmp/rep2"
+check verify-junit 0 "wrote .*/j.xml" -- verify --variant "sinusoidal.scalar_f64" --max-position 2000 --junit "$tmp/j.xml" --properties-log "$tmp/p.log"
+if grep -q '<testsuite name="census" tests="8" failures="0">' "$tmp/j.xml" && grep -q 'RC_PARAMS' "$tmp/j.xml"; then
+  passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL junit content"; head -5 "$tmp/j.xml"; fi
+
+# compare: a run against itself and against a second run of the same build passes; a deliberately
+# slowed variant (its kernel called twice per iteration) is a regression.
+bench_args=(bench --quick --variant "sinusoidal.interleaved.scalar_f32/f32" -- --benchmark_filter=L128/
+            --benchmark_repetitions=9 --benchmark_min_time=0.005)
+check bench-a 0 "" -- "${bench_args[@]:0:4}" --out "$tmp/a.json" "${bench_args[@]:4}"
+check bench-b 0 "" -- "${bench_args[@]:0:4}" --out "$tmp/b.json" "${bench_args[@]:4}"
+check bench-slow 0 "" -- "${bench_args[@]:0:4}" --out "$tmp/s.json" "${bench_args[@]:4}" --slowdown-for-test "sinusoidal.*"
+check compare-self 0 "verdict: no regression" -- compare "$tmp/a.json" "$tmp/a.json"
+check compare-rerun 0 "verdict: no regression" -- compare "$tmp/a.json" "$tmp/b.json"
+check compare-slowed 1 "verdict: REGRESSION" -- compare "$tmp/a.json" "$tmp/s.json" --out "$tmp/cmp.json"
+check compare-bad 2 "not JSON" -- compare "$tmp/a.json" "$0"
+check compare-threshold 2 "--threshold" -- compare "$tmp/a.json" "$tmp/a.json" --threshold abc
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,22 +1,75 @@
 #include "common.h"
 
-#include <charconv>
-#include <fstream>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "npy.h"
 #include "pe/plan.h"
 
-namespace pe::cli {
-namespace {
+extern char** environ;
 
-std::int64_t parse_int(const std::string& text, const std::string& what) {
-  std::int64_t v = 0;
-  const char* end = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(text.data(), end, v);
-  if (ec != std::errc() || ptr != end) throw UsageError(what + ": not an integer: '" + text + "'");
-  return v;
+namespace pe::cli {
+
+int spawn_and_wait(const std::vector<std::string>& args, const std::vector<std::string>& env,
+                   const std::string& stdout_path) {
+  std::vector<std::string> environment;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string_view v(*e);
+    const bool replaced = std::any_of(env.begin(), env.end(), [&](const std::string& x) {
+      return v.substr(0, v.find('=') + 1) == std::string_view(x).substr(0, x.find('=') + 1);
+    });
+    if (!replaced) environment.emplace_back(v);
+  }
+  environment.insert(environment.end(), env.begin(), env.end());
+  std::vector<std::string> a = args;
+  std::vector<char*> argv, envp;
+  for (std::string& x : a) argv.push_back(x.data());
+  for (std::string& x : environment) envp.push_back(x.data());
+  argv.push_back(nullptr);
+  envp.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (!stdout_path.empty()) {
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, stdout_path.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  }
+  std::fflush(stdout);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) throw std::runtime_error("cannot run " + args[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
-}  // namespace
+std::string read_text(const std::string& path, const std::string& what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError(what + ": cannot read '" + path + "'");
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  const auto parent = std::filesystem::path(path).parent_path();
+  std::error_code ec;
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  std::ofstream out(path);
+  if (!out || !(out << text)) throw UsageError("cannot write '" + path + "'");
+  fmt::print("wrote {}\n", path);
+}
 
 std::vector<std::int64_t> positions_from(const std::string& range, const std::string& file) {
   if (range.empty() == file.empty()) {
@@ -24,16 +77,19 @@ std::vector<std::int64_t> positions_from(const std::string& range, const std::st
   }
   std::vector<std::int64_t> out;
   if (!range.empty()) {
-    const auto colon = range.find(':');
-    if (colon == std::string::npos) throw UsageError("--positions: expected A:B, got '" + range + "'");
-    const std::int64_t a = parse_int(range.substr(0, colon), "--positions");
-    const std::int64_t b = parse_int(range.substr(colon + 1), "--positions");
-    if (a < 0 || b <= a || b - 1 > kMaxPosition) {
-      throw UsageError("--positions: need 0 <= A < B <= 2^53 + 1, got " + range);
-    }
-    if (b - a > (std::int64_t{1} << 28))
-      throw UsageError("--positions: more than 2^28 positions in " + range);
+    const auto [a, b] = parse_range(range, "--positions");
     for (std::int64_t p = a; p < b; ++p) out.push_back(p);
+    return out;
+  }
+  if (file.ends_with(".npy")) {
+    const NpyArray a = read_npy(file);
+    for (double v : a.values) {
+      if (!(v >= 0 && v <= static_cast<double>(kMaxPosition)) || v != std::floor(v)) {
+        throw UsageError(fmt::format("--positions-file: {} holds {}, not a position in [0, 2^53]", file, v));
+      }
+      out.push_back(static_cast<std::int64_t>(v));
+    }
+    if (out.empty()) throw UsageError("--positions-file: no positions in '" + file + "'");
     return out;
   }
   std::ifstream in(file);

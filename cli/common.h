@@ -7,18 +7,27 @@
 #include <string>
 #include <vector>
 
+#include "args.h"
+
 namespace pe::cli {
 
 // 0: everything checked passed; 1: a check failed; 2: bad usage or input.
 enum ExitCode : int { kOk = 0, kCheckFailed = 1, kUsage = 2 };
 
-// A bad command-line argument; the message names it ("--positions: ...").
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-// "A:B" is the half-open range [A, B) (Python's slice); a file holds whitespace-separated integers.
+// "A:B" is the half-open range [A, B) (Python's slice); a file holds whitespace-separated integers,
+// or is a .npy array of them (any integer type, or floats holding integers).
 std::vector<std::int64_t> positions_from(const std::string& range, const std::string& file);
+
+// The whole file; throws UsageError naming `what` when it cannot be read.
+std::string read_text(const std::string& path, const std::string& what);
+
+// Writes text to path, creating its folder; says so on stdout. Throws UsageError when it cannot.
+void write_text(const std::string& path, const std::string& text);
+
+// Runs a program and waits: extra environment entries ("NAME=value") replace inherited ones;
+// stdout and stderr go to `stdout_path` when given. Returns the exit status (128+signal when killed).
+int spawn_and_wait(const std::vector<std::string>& args, const std::vector<std::string>& env = {},
+                   const std::string& stdout_path = "");
 
 // The registry as a table or JSON (pe-suite list).
 void print_list(bool json);
@@ -29,5 +38,9 @@ void add_verify(CLI::App& app, int& exit_code);
 void add_run(CLI::App& app, int& exit_code);
 void add_export(CLI::App& app, int& exit_code);
 void add_bench(CLI::App& app, int& exit_code);
+void add_check(CLI::App& app, int& exit_code);
+void add_compare(CLI::App& app, int& exit_code);
+void add_census(CLI::App& app, int& exit_code);
+void add_report(CLI::App& app, int& exit_code);
 
 }  // namespace pe::cli

@@ -1,22 +1,26 @@
 // pe-suite export: golden tables from the exact reference (correctly rounded) or from a variant,
 // as .npy or CSV, for other frameworks' tests. Sinusoidal: [n_positions, dim] in the layout.
-// RoPE: [n_positions, dim/2, 2] holding (cos, sin) of each pair's angle; --dim is the rotary dim.
+// RoPE: [n_positions, dim/2, 2] holding (cos, sin) of each pair's angle; --dim is the rotary dim;
+// with --input, the given q/k rotated (the golden output `check --family rope` compares against).
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <tuple>
 
 #include "common.h"
 #include "npy.h"
 #include "pe/pe.h"
+#include "pe/ref/real.h"
 #include "pe/ref/reference.h"
+#include "support/typed_buffer.h"
 
 namespace pe::cli {
 namespace {
 
 struct ExportOptions {
-  std::string family, layout, dtype = "f32", positions, positions_file, variant, format, out;
+  std::string family, layout, dtype = "f32", positions, positions_file, variant, format, out, input;
   std::int64_t dim = 0;
   double base = 10000.0;
   bool reference = false;
@@ -41,14 +45,9 @@ std::vector<double> sinusoidal_values(const ExportOptions& o, const SinusoidalPa
     }
     return v;
   }
-  const Variant* variant = find_variant(o.variant);
-  if (dtype == DType::F32) {
-    std::vector<float> y(v.size());
-    sinusoidal_table(*variant, plan, positions, buffer(std::span<float>(y)));
-    std::copy(y.begin(), y.end(), v.begin());
-  } else {
-    sinusoidal_table(*variant, plan, positions, buffer(std::span<double>(v)));
-  }
+  testing::TypedBuffer y(dtype, v.size());
+  sinusoidal_table(*find_variant(o.variant), plan, positions, y.view());
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = y.get(i);
   return v;
 }
 
@@ -70,32 +69,63 @@ std::vector<double> rope_values(const ExportOptions& o, const RopeParams& params
     }
     return v;
   }
-  std::vector<double> x(positions.size() * d, 0.0);
+  testing::TypedBuffer x(dtype, positions.size() * d);  // zeros
   for (std::size_t i = 0; i < positions.size(); ++i) {
-    for (std::size_t j = 0; j < h; ++j) x[i * d + plan.pair_first(j)] = 1.0;
+    for (std::size_t j = 0; j < h; ++j) x.set(i * d + plan.pair_first(j), 1.0);
   }
-  const Variant* variant = find_variant(o.variant);
-  if (dtype == DType::F32) {
-    std::vector<float> xf(x.begin(), x.end());
-    rope_apply(*variant, plan, positions, 1, buffer(std::span<float>(xf)));
-    std::copy(xf.begin(), xf.end(), x.begin());
-  } else {
-    rope_apply(*variant, plan, positions, 1, buffer(std::span<double>(x)));
-  }
+  rope_apply(*find_variant(o.variant), plan, positions, 1, x.view());
   for (std::size_t i = 0; i < positions.size(); ++i) {
     for (std::size_t j = 0; j < h; ++j) {
-      v[(i * h + j) * 2] = x[i * d + plan.pair_first(j)];
-      v[(i * h + j) * 2 + 1] = x[i * d + plan.pair_first(j) + plan.pair_offset()];
+      v[(i * h + j) * 2] = x.get(i * d + plan.pair_first(j));
+      v[(i * h + j) * 2 + 1] = x.get(i * d + plan.pair_first(j) + plan.pair_offset());
     }
   }
   return v;
 }
 
+// RoPE applied to given q/k ([tokens, H] or [tokens, heads, H]; --dim is the rotary dim): the
+// correctly rounded rotation, or a variant's, in the input's shape.
+std::vector<double> rotated_values(const ExportOptions& o, const std::vector<std::int64_t>& positions,
+                                   DType dtype, Layout layout, std::vector<std::size_t>& shape) {
+  const NpyArray x = read_npy(o.input, dtype);
+  if (x.integer) throw UsageError("--input: " + o.input + " holds integers, not q/k values");
+  shape = x.shape;
+  if (shape.size() != 2 && shape.size() != 3)
+    throw UsageError(
+        fmt::format("--input: expected [tokens, (heads,) head_dim], {} has rank {}", o.input, shape.size()));
+  if (shape[0] != positions.size())
+    throw UsageError(
+        fmt::format("--input: {} has {} tokens, the positions are {}", o.input, shape[0], positions.size()));
+  const std::size_t hd = shape.back(), heads = shape.size() == 3 ? shape[1] : 1;
+  const RopeParams params{static_cast<std::int64_t>(hd), o.dim, o.base, layout};
+  const RopePlan plan(params);
+  std::vector<double> y(x.values.size());
+  testing::TypedBuffer buf(dtype, y.size());
+  for (std::size_t i = 0; i < y.size(); ++i) buf.set(i, x.values[i]);  // the input, in the output type
+  if (o.reference) {
+    const ref::Rope r(params, *std::max_element(positions.begin(), positions.end()));
+    for (std::size_t i = 0; i < y.size(); ++i) y[i] = buf.get(i);  // channels past the rotary dim
+    for (std::size_t t = 0; t < positions.size(); ++t) {
+      for (std::size_t h = 0; h < heads; ++h) {
+        const std::size_t row = (t * heads + h) * hd;
+        for (std::size_t j = 0; j < plan.n_pairs(); ++j) {
+          const std::size_t a = row + plan.pair_first(j), b = a + plan.pair_offset();
+          std::tie(y[a], y[b]) = r.rounded(positions[t], j, buf.get(a), buf.get(b), dtype);
+        }
+      }
+    }
+    return y;
+  }
+  rope_apply(*find_variant(o.variant), plan, positions, static_cast<std::int64_t>(heads), buf.view());
+  for (std::size_t i = 0; i < y.size(); ++i) y[i] = buf.get(i);
+  return y;
+}
+
 void write_csv(const std::string& path, const std::vector<double>& v, std::size_t row_width, DType dtype) {
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (f == nullptr) throw UsageError("--out: cannot write '" + path + "'");
-  // Enough digits to read back the same value: 9 for float, 17 for double.
-  const char* fmt_spec = dtype == DType::F32 ? "%.9g" : "%.17g";
+  // Enough digits to read back the same value: 17 for double, 9 for float and the 16-bit types.
+  const char* fmt_spec = dtype == DType::F64 ? "%.17g" : "%.9g";
   for (std::size_t i = 0; i < v.size(); ++i) {
     std::fprintf(f, fmt_spec, v[i]);
     std::fputc((i + 1) % row_width == 0 ? '\n' : ',', f);
@@ -106,8 +136,6 @@ void write_csv(const std::string& path, const std::vector<double>& v, std::size_
 int run_export(const ExportOptions& o) {
   const Family family = parsed(parse_family(o.family), "--family", o.family);
   const DType dtype = parsed(parse_dtype(o.dtype), "--dtype", o.dtype);
-  if (dtype != DType::F32 && dtype != DType::F64)
-    throw UsageError("--dtype: f32 or f64 for now, got " + o.dtype);
   const Layout layout = o.layout.empty() ? (family == Family::Rope ? Layout::HalfSplit : Layout::Interleaved)
                                          : parsed(parse_layout(o.layout), "--layout", o.layout);
   if (o.reference == !o.variant.empty()) throw UsageError("--reference or --variant: give exactly one");
@@ -121,7 +149,10 @@ int run_export(const ExportOptions& o) {
 
   std::vector<double> values;
   std::vector<std::size_t> shape;
-  if (family == Family::Sinusoidal) {
+  if (!o.input.empty()) {
+    if (family != Family::Rope) throw UsageError("--input: only RoPE rotates an input");
+    values = rotated_values(o, positions, dtype, layout, shape);
+  } else if (family == Family::Sinusoidal) {
     values = sinusoidal_values(o, {o.dim, o.base, layout}, positions, dtype);
     shape = {positions.size(), static_cast<std::size_t>(o.dim)};
   } else {
@@ -131,7 +162,8 @@ int run_export(const ExportOptions& o) {
   if (format == "npy") {
     write_npy(o.out, values, shape, dtype);
   } else {
-    write_csv(o.out, values, family == Family::Sinusoidal ? shape[1] : shape[1] * 2, dtype);
+    write_csv(o.out, values, values.size() / std::max<std::size_t>(1, shape[0]),
+              dtype);  // one row per position
   }
   std::string dims;
   for (std::size_t s : shape) dims += (dims.empty() ? "" : " x ") + std::to_string(s);
@@ -146,13 +178,17 @@ void add_export(CLI::App& app, int& exit_code) {
       app.add_subcommand("export", "Write a golden table (exact reference or a variant) as .npy or CSV");
   auto o = std::make_shared<ExportOptions>();
   cmd->add_option("--family", o->family, "sinusoidal or rope")->required();
-  cmd->add_option("--dim", o->dim, "Model dimension (RoPE: the rotary dimension)")->required();
+  cmd->add_option("--dim", o->dim, "Model dimension (RoPE: the rotary dimension; with --input 0 means all)")
+      ->required();
+  cmd->add_option("--input", o->input,
+                  "RoPE: rotate this q/k .npy ([tokens, (heads,) head_dim]) instead of writing (cos, sin)");
   cmd->add_option("--base", o->base, "Frequency base")->capture_default_str();
   cmd->add_option("--layout", o->layout,
                   "interleaved|concatenated (sinusoidal), interleaved|halfsplit (rope)");
   cmd->add_option("--positions", o->positions, "Half-open range A:B");
   cmd->add_option("--positions-file", o->positions_file, "Text file of whitespace-separated positions");
-  cmd->add_option("--dtype", o->dtype, "f32 or f64")->capture_default_str();
+  cmd->add_option("--dtype", o->dtype, "f32, f64, f16 or bf16 (.npy: bf16 as its bits in uint16)")
+      ->capture_default_str();
   cmd->add_flag("--reference", o->reference, "Correctly rounded values from the exact reference");
   cmd->add_option("--variant", o->variant, "A registered variant's values instead");
   cmd->add_option("--format", o->format, "npy or csv (default: from --out's extension, else npy)");

@@ -14,6 +14,10 @@ int main(int argc, char** argv) {
   pe::cli::add_verify(app, exit_code);
   pe::cli::add_export(app, exit_code);
   pe::cli::add_bench(app, exit_code);
+  pe::cli::add_check(app, exit_code);
+  pe::cli::add_compare(app, exit_code);
+  pe::cli::add_census(app, exit_code);
+  pe::cli::add_report(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

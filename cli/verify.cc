@@ -1,62 +1,97 @@
-// pe-suite verify: the census of the selected variants against the exact reference, with a table,
-// JSON and Markdown; exit 1 when any instance breaks its contract.
+// pe-suite verify: the property suite and the census of the selected variants; a table, JSON,
+// Markdown and JUnit XML; exit 1 when a property fails or an instance breaks its contract.
 #include "verify.h"
 
 #include <fmt/format.h>
 
-#include <filesystem>
-#include <fstream>
-
-#include "census.h"
 #include "common.h"
+#include "junit.h"
+#include "progress.h"
 #include "summary.h"
 
 namespace pe::cli {
 
-int verify(const VerifyOptions& o) {
+census::Effort parse_effort(const std::string& effort) {
+  if (effort == "quick") return census::Effort::Quick;
+  if (effort == "full") return census::Effort::Full;
+  throw UsageError("--effort: expected quick or full, got '" + effort + "'");
+}
+
+VerifyResult verify(const VerifyOptions& o) {
   census::Options options;
   options.glob = o.glob;
   options.max_position = o.max_position;
-  if (o.effort == "quick") {
-    options.effort = census::Effort::Quick;
-  } else if (o.effort == "full") {
-    options.effort = census::Effort::Full;
-  } else {
-    throw UsageError("--effort: expected quick or full, got '" + o.effort + "'");
-  }
+  options.effort = parse_effort(o.effort);
   if (o.max_position < 0)
     throw UsageError("--max-position: must be >= 0, got " + std::to_string(o.max_position));
-  const auto results = census::run(options);
-  if (results.empty()) throw UsageError("--variant: no variant matches '" + o.glob + "'");
-  const nlohmann::json json = census::to_json(results);
-  fmt::print("{}", reports::census_table(json));
-  const auto write = [](const std::string& path, const std::string& text) {
-    if (path.empty()) return;
-    const auto parent = std::filesystem::path(path).parent_path();
-    if (!parent.empty()) std::filesystem::create_directories(parent);
-    std::ofstream(path) << text;
-    fmt::print("wrote {}\n", path);
+  if (testing::instances_matching(o.glob).empty())
+    throw UsageError("--variant: no variant matches '" + o.glob + "'");
+
+  VerifyResult result;
+  if (o.properties) {
+    fmt::print("== properties ({} effort) ==\n", o.effort);
+    result.properties =
+        run_properties(o.glob, o.seed, options.effort == census::Effort::Full, o.properties_log);
+    if (result.properties) {
+      const PropertyRun& p = *result.properties;
+      fmt::print(
+          "{} of {} property tests passed (RC_PARAMS=\"{}\"; rerun: pe-suite verify --seed {} --variant "
+          "'{}')\n",
+          p.tests - p.failures, p.tests, p.rc_params, o.seed, o.glob);
+      for (const auto& suite : p.gtest.value("testsuites", nlohmann::json::array())) {
+        for (const auto& tc : suite.value("testsuite", nlohmann::json::array())) {
+          if (!tc.value("failures", nlohmann::json::array()).empty())
+            fmt::print("  FAILED {}.{}\n", suite.value("name", ""), tc.value("name", ""));
+        }
+      }
+      fmt::print("property log (RapidCheck's counterexamples): {}\n", p.log);
+    } else {
+      fmt::print("this build has no property binary (configure with PE_BUILD_TESTS=ON); census only\n");
+    }
+  }
+
+  fmt::print("\n== census against the exact reference ({} effort) ==\n", o.effort);
+  std::unique_ptr<Progress> bar;
+  options.on_instance = [&](std::size_t done, std::size_t total, const std::string& name) {
+    if (!bar) bar = std::make_unique<Progress>("census", total);
+    bar->update(done, name);
   };
-  write(o.json_out, json.dump(2) + "\n");
-  write(o.markdown_out, reports::census_markdown(json));
+  const auto results = census::run(options);
+  bar.reset();
+  result.census = census::to_document(results, options);
+  const nlohmann::json& instances = result.census["instances"];
+  fmt::print("{}", reports::census_instance_table(instances));
+  if (!o.json_out.empty()) write_text(o.json_out, result.census.dump(2) + "\n");
+  if (!o.markdown_out.empty()) write_text(o.markdown_out, reports::census_markdown(instances));
+  if (!o.junit_out.empty()) {
+    write_text(o.junit_out, junit_xml(result.properties ? result.properties->gtest : nlohmann::json(),
+                                      instances, result.properties ? result.properties->rc_params : ""));
+  }
   std::size_t failed = 0;
   for (const auto& r : results) failed += r.within_contract() ? 0 : 1;
   fmt::print("{} of {} instances within their contracts\n", results.size() - failed, results.size());
-  return failed == 0 ? kOk : kCheckFailed;
+  const bool props_failed = result.properties && result.properties->failures > 0;
+  result.exit_code = failed == 0 && !props_failed ? kOk : kCheckFailed;
+  return result;
 }
 
 void add_verify(CLI::App& app, int& exit_code) {
-  auto* cmd =
-      app.add_subcommand("verify", "Accuracy census of the selected variants against the exact reference");
+  auto* cmd = app.add_subcommand("verify", "Property suite and accuracy census of the selected variants");
   auto o = std::make_shared<VerifyOptions>();
   cmd->add_option("--variant", o->glob, "Variants or instances to check (glob, e.g. 'rope.*')")
       ->capture_default_str();
-  cmd->add_option("--effort", o->effort, "quick or full grid")->capture_default_str();
+  cmd->add_option("--effort", o->effort, "quick or full (properties: 25 or 100 cases; census grid)")
+      ->capture_default_str();
+  cmd->add_option("--seed", o->seed, "RapidCheck seed")->capture_default_str();
   cmd->add_option("--max-position", o->max_position,
-                  "Stop the bands here (0: each contract's largest position)");
+                  "Stop the census bands here (0: each contract's largest)");
+  cmd->add_flag("!--no-properties", o->properties, "Census only");
   cmd->add_option("--out", o->json_out, "Write the census JSON here");
   cmd->add_option("--markdown", o->markdown_out, "Write the census as Markdown here");
-  cmd->callback([o, &exit_code] { exit_code = verify(*o); });
+  cmd->add_option("--junit", o->junit_out, "Write JUnit XML (properties and census) here");
+  cmd->add_option("--properties-log", o->properties_log, "Where the property binary's output goes")
+      ->capture_default_str();
+  cmd->callback([o, &exit_code] { exit_code = verify(*o).exit_code; });
 }
 
 }  // namespace pe::cli

@@ -1,19 +1,38 @@
-// The census step, shared by `verify` and `run`.
+// The verification step shared by `verify` and `run`: the property suite over the selected
+// variants, then the census against the exact reference.
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
+#include "census.h"
+#include "properties.h"
+
 namespace pe::cli {
+
+inline constexpr std::uint64_t kDefaultSeed = 20261130;
 
 struct VerifyOptions {
   std::string glob = "*";
   std::string effort = "quick";
   std::int64_t max_position = 0;
-  std::string json_out;
-  std::string markdown_out;
+  std::uint64_t seed = kDefaultSeed;
+  bool properties = true;
+  std::string json_out, markdown_out, junit_out;
+  std::string properties_log = "pe-suite-properties.log";  // the property binary's output
 };
 
-int verify(const VerifyOptions& options);
+struct VerifyResult {
+  int exit_code = 0;
+  nlohmann::json census;  // the census document (census::to_document)
+  std::optional<PropertyRun> properties;
+};
+
+// "quick" or "full"; anything else is a usage error naming --effort.
+census::Effort parse_effort(const std::string& effort);
+
+VerifyResult verify(const VerifyOptions& options);
 
 }  // namespace pe::cli

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <set>
+#include <stdexcept>
 
 #include "pe/contract.h"
 #include "pe/ref/reference.h"
@@ -39,10 +41,12 @@ void keep_worst(Worst& w, double v, std::int64_t p, std::int64_t ch, std::int64_
 
 struct Accumulator {
   Band& band;
+  std::vector<double>& errors;
   std::int64_t dim;
   double base;
   void add(double err, double ulp, double budget, std::int64_t p, std::int64_t ch) {
     ++band.samples;
+    errors.push_back(std::isnan(err) ? INFINITY : err);
     if (err > band.max_abs.value || std::isnan(err)) band.budget_at_max_abs = budget;
     keep_worst(band.max_abs, err, p, ch, dim, base);
     keep_worst(band.max_ulp, ulp, p, ch, dim, base);
@@ -117,11 +121,18 @@ std::vector<InstanceResult> run(const Options& options) {
   const std::size_t per_band = full ? 48 : 10;
 
   std::vector<InstanceResult> results;
-  for (const testing::Instance& in : testing::instances_matching(options.glob)) {
+  const auto all = testing::instances_matching(options.glob);
+  std::vector<testing::Instance> mine;
+  for (std::size_t k = 0; k < all.size(); ++k) {
+    if (k % std::max<std::size_t>(1, options.shard_count) == options.shard_index) mine.push_back(all[k]);
+  }
+  for (const testing::Instance& in : mine) {
+    if (options.on_instance) options.on_instance(results.size(), mine.size(), in.name());
     InstanceResult result{in, {}};
     const std::int64_t limit = options.max_position > 0 ? options.max_position : in.contract().max_position;
     for (std::size_t k = 0; k + 1 < std::size(kEdges) && kEdges[k] <= limit; ++k) {
       Band band;
+      std::vector<double> errors;
       band.lo = kEdges[k];
       band.hi = std::min(kEdges[k + 1] - 1, limit);
       if (k + 2 == std::size(kEdges)) band.hi = std::min(kEdges[k + 1], limit);
@@ -130,13 +141,19 @@ std::vector<InstanceResult> run(const Options& options) {
           const std::uint64_t seed = fnv1a(
               in.name(), (k << 32) ^ static_cast<std::uint64_t>(dim) ^ static_cast<std::uint64_t>(base));
           const auto positions = band_positions(band.lo, band.hi, per_band, seed);
-          Accumulator acc{band, dim, base};
+          Accumulator acc{band, errors, dim, base};
           if (in.variant->family() == Family::Sinusoidal) {
             sweep_sinusoidal(in, positions, dim, base, acc);
           } else {
             sweep_rope(in, positions, dim, base, seed, acc);
           }
         }
+      }
+      if (!errors.empty()) {
+        const auto at = errors.begin() +
+                        static_cast<std::ptrdiff_t>(std::ceil(0.99 * static_cast<double>(errors.size())) - 1);
+        std::nth_element(errors.begin(), at, errors.end());
+        band.p99_abs = *at;
       }
       result.bands.push_back(band);
     }
@@ -165,6 +182,7 @@ nlohmann::json to_json(const std::vector<InstanceResult>& results) {
                        {"max_ulp", worst_json(b.max_ulp)},
                        {"max_budget_ratio", worst_json(b.max_budget_ratio)},
                        {"budget_at_max_abs", b.budget_at_max_abs},
+                       {"p99_abs", b.p99_abs},
                        {"verdict", b.max_budget_ratio.value <= 1.0 ? "pass" : "FAIL"}});
     }
     out.push_back({{"instance", r.instance.name()},
@@ -181,6 +199,30 @@ nlohmann::json to_json(const std::vector<InstanceResult>& results) {
                      {"max_position", c.max_position}}},
                    {"bands", bands},
                    {"within_contract", r.within_contract()}});
+  }
+  return out;
+}
+
+nlohmann::json to_document(const std::vector<InstanceResult>& results, const Options& options) {
+  return {{"schema", "pe-suite/census/1"},
+          {"effort", options.effort == Effort::Full ? "full" : "quick"},
+          {"variant", options.glob},
+          {"shard", std::to_string(options.shard_index) + "/" + std::to_string(options.shard_count)},
+          {"instances", to_json(results)}};
+}
+
+nlohmann::json merge_instances(const std::vector<nlohmann::json>& documents) {
+  nlohmann::json out = nlohmann::json::array();
+  std::set<std::string> seen;
+  for (const auto& d : documents) {
+    if (!d.is_object() || d.value("schema", "") != "pe-suite/census/1" || !d.contains("instances"))
+      throw std::runtime_error("not a pe-suite census file (schema pe-suite/census/1)");
+    for (const auto& inst : d["instances"]) {
+      const std::string name = inst.at("instance").get<std::string>();
+      if (!seen.insert(name).second)
+        throw std::runtime_error("instance " + name + " appears in two census files");
+      out.push_back(inst);
+    }
   }
   return out;
 }

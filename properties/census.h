@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -18,6 +19,11 @@ struct Options {
   std::string glob = "*";
   Effort effort = Effort::Quick;
   std::int64_t max_position = 0;  // 0: each contract's own largest position
+  // Shard `shard_index` of `shard_count`: every shard_count-th matching instance, so shards are
+  // disjoint and together cover the selection.
+  std::size_t shard_index = 0, shard_count = 1;
+  // Called before each instance with (done, total, instance name): progress display.
+  std::function<void(std::size_t, std::size_t, const std::string&)> on_instance;
 };
 
 struct Worst {
@@ -35,6 +41,7 @@ struct Band {
   Worst max_ulp;           // largest fractional ULP error (SLEEF)
   Worst max_budget_ratio;  // largest |y - exact| / budget; > 1 breaks the contract
   double budget_at_max_abs = 0;
+  double p99_abs = 0;  // 99th percentile of |y - exact| over the band's samples
 };
 
 struct InstanceResult {
@@ -44,6 +51,12 @@ struct InstanceResult {
 };
 
 std::vector<InstanceResult> run(const Options& options);
+// The instances as a JSON array (what the summary tables read).
 nlohmann::json to_json(const std::vector<InstanceResult>& results);
+// The census file: {"schema", "effort", "shard", "instances": to_json(...)}.
+nlohmann::json to_document(const std::vector<InstanceResult>& results, const Options& options);
+// The instances of several census files (shards) in one array; throws std::runtime_error when a
+// file is not a census or an instance appears twice.
+nlohmann::json merge_instances(const std::vector<nlohmann::json>& documents);
 
 }  // namespace pe::census

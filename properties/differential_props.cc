@@ -25,7 +25,7 @@ struct Group {
 std::vector<Group> groups() {
   std::map<std::tuple<Family, Layout, DType>, Group> by_key;
   for (Family f : {Family::Sinusoidal, Family::Rope}) {
-    for (const Instance& i : instances(f)) by_key[{f, i.layout, i.dtype}].members.push_back(i);
+    for (const Instance& i : selected(f)) by_key[{f, i.layout, i.dtype}].members.push_back(i);
   }
   std::vector<Group> out;
   for (auto& [key, g] : by_key) {

@@ -256,13 +256,13 @@ TEST_P(RopeLayoutProps, InterleavedEqualsHalfSplitUnderPermutation) {
 
 std::vector<Instance> interleaved_of_both_layouts() {
   std::vector<Instance> out;
-  for (const Instance& i : instances(Family::Rope)) {
+  for (const Instance& i : selected(Family::Rope)) {
     if (i.layout == Layout::Interleaved && i.variant->supports(Layout::HalfSplit)) out.push_back(i);
   }
   return out;
 }
 
-INSTANTIATE_TEST_SUITE_P(Registry, RopeProps, ::testing::ValuesIn(instances(Family::Rope)),
+INSTANTIATE_TEST_SUITE_P(Registry, RopeProps, ::testing::ValuesIn(selected(Family::Rope)),
                          instance_test_name);
 INSTANTIATE_TEST_SUITE_P(Registry, RopeLayoutProps, ::testing::ValuesIn(interleaved_of_both_layouts()),
                          instance_test_name);

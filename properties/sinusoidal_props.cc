@@ -197,7 +197,7 @@ TEST_P(SinusoidalProps, PositionZeroIsExactlySinZeroCosOne) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Registry, SinusoidalProps, ::testing::ValuesIn(instances(Family::Sinusoidal)),
+INSTANTIATE_TEST_SUITE_P(Registry, SinusoidalProps, ::testing::ValuesIn(selected(Family::Sinusoidal)),
                          instance_test_name);
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace pe::reports {
 namespace {
 
@@ -32,6 +34,27 @@ void for_each_row(const nlohmann::json& census, Row&& row) {
 }
 
 }  // namespace
+
+std::string census_instance_table(const nlohmann::json& census) {
+  std::string out = fmt::format("{:<44} {:>5} {:>10} {:>12} {:>10} {:>8}  {}\n", "instance", "bands",
+                                "max |err|", "at position", "max ulp", "err/bud", "verdict");
+  for (const auto& inst : census) {
+    double err = 0, ulp = 0, ratio = 0;
+    std::int64_t at = 0;
+    for (const auto& band : inst["bands"]) {
+      if (band["max_abs"]["value"].get<double>() >= err) {
+        err = band["max_abs"]["value"].get<double>();
+        at = band["max_abs"]["position"].get<std::int64_t>();
+      }
+      ulp = std::max(ulp, band["max_ulp"]["value"].get<double>());
+      ratio = std::max(ratio, band["max_budget_ratio"]["value"].get<double>());
+    }
+    out += fmt::format("{:<44} {:>5} {:>10.3g} {:>12} {:>10.3g} {:>8.3f}  {}\n",
+                       inst["instance"].get<std::string>(), inst["bands"].size(), err, at, ulp, ratio,
+                       inst.value("within_contract", false) ? "pass" : "FAIL");
+  }
+  return out;
+}
 
 std::string census_table(const nlohmann::json& census) {
   std::string out = fmt::format("{:<44} {:<18} {:>10} {:>10} {:>10} {:>8}  {}\n", "instance", "positions",

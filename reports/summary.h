@@ -7,6 +7,8 @@
 
 namespace pe::reports {
 
+// One row per instance: bands checked, worst |err| and where, worst err/budget, verdict.
+std::string census_instance_table(const nlohmann::json& census);
 // One row per (instance, position band): worst absolute error, worst ULP, the budget there, verdict.
 std::string census_table(const nlohmann::json& census);
 // The same as a Markdown document with a heading and the contract of each instance.

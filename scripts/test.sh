@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # The whole test suite from a fresh clone: installs dependencies, builds Release and ASan+UBSan,
-# and runs every test in both. RapidCheck's seed is fixed (override with RC_PARAMS).
+# and the libFuzzer targets (clang), and runs every test in each. RapidCheck's seed is fixed
+# (override with RC_PARAMS).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export RC_PARAMS="${RC_PARAMS:-seed=20261130 max_size=100}"
 echo "RapidCheck: RC_PARAMS=\"$RC_PARAMS\""
-for preset in release asan; do
+for preset in release asan fuzz; do
   echo "== $preset =="
   cmake --preset "$preset" >/dev/null
   cmake --build --preset "$preset" -j 2

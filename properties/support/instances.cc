@@ -1,6 +1,7 @@
 #include "support/instances.h"
 
 #include <cctype>
+#include <cstdlib>
 
 namespace pe::testing {
 
@@ -42,6 +43,16 @@ bool glob_match(const std::string& pattern, const std::string& text) {
   }
   while (p < pattern.size() && pattern[p] == '*') ++p;
   return p == pattern.size();
+}
+
+std::vector<Instance> selected(Family family) {
+  const char* glob = std::getenv("PE_VARIANT");
+  std::vector<Instance> out;
+  for (const Instance& i : instances(family)) {
+    if (glob == nullptr || glob_match(glob, i.variant->name()) || glob_match(glob, i.name()))
+      out.push_back(i);
+  }
+  return out;
 }
 
 std::vector<Instance> instances_matching(const std::string& glob) {

@@ -26,6 +26,9 @@ struct Instance {
 inline void PrintTo(const Instance& i, std::ostream* os) { *os << i.name(); }
 
 std::vector<Instance> instances(Family family);
+// instances(family) that match the glob in $PE_VARIANT (every one when unset): the property suites
+// instantiate these, so `pe-suite verify --variant GLOB` runs the property binary on a selection.
+std::vector<Instance> selected(Family family);
 // Instances whose name matches a glob ('*' and '?'), on the variant name or the instance name.
 std::vector<Instance> instances_matching(const std::string& glob);
 bool glob_match(const std::string& pattern, const std::string& text);

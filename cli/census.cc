@@ -1,0 +1,64 @@
+// pe-suite census: the deterministic accuracy sweep alone, shardable (report merges the shards).
+#include "census.h"
+
+#include <fmt/format.h>
+
+#include <memory>
+#include <tuple>
+
+#include "common.h"
+#include "progress.h"
+#include "summary.h"
+#include "verify.h"
+
+namespace pe::cli {
+namespace {
+
+struct CensusArgs {
+  std::string glob = "*", effort = "quick", shard = "0/1", out;
+  std::int64_t max_position = 0;
+};
+
+int run_census(const CensusArgs& a) {
+  census::Options o;
+  o.glob = a.glob;
+  o.effort = parse_effort(a.effort);
+  if (a.max_position < 0)
+    throw UsageError("--max-position: must be >= 0, got " + std::to_string(a.max_position));
+  o.max_position = a.max_position;
+  std::tie(o.shard_index, o.shard_count) = parse_shard(a.shard, "--shard");
+  if (testing::instances_matching(a.glob).empty())
+    throw UsageError("--variant: no variant matches '" + a.glob + "'");
+  std::unique_ptr<Progress> bar;
+  o.on_instance = [&](std::size_t done, std::size_t total, const std::string& name) {
+    if (!bar) bar = std::make_unique<Progress>("census", total);
+    bar->update(done, name);
+  };
+  const auto results = census::run(o);
+  bar.reset();
+  const nlohmann::json doc = census::to_document(results, o);
+  fmt::print("{}", reports::census_instance_table(doc["instances"]));
+  write_text(a.out, doc.dump(2) + "\n");
+  std::size_t failed = 0;
+  for (const auto& r : results) failed += r.within_contract() ? 0 : 1;
+  fmt::print("shard {}: {} of {} instances within their contracts\n", a.shard, results.size() - failed,
+             results.size());
+  return failed == 0 ? kOk : kCheckFailed;
+}
+
+}  // namespace
+
+void add_census(CLI::App& app, int& exit_code) {
+  auto* cmd =
+      app.add_subcommand("census", "Deterministic accuracy sweep against the exact reference (shardable)");
+  auto a = std::make_shared<CensusArgs>();
+  cmd->add_option("--variant", a->glob, "Variants or instances (glob)")->capture_default_str();
+  cmd->add_option("--effort", a->effort, "quick or full grid")->capture_default_str();
+  cmd->add_option("--max-position", a->max_position, "Stop the bands here (0: each contract's largest)");
+  cmd->add_option("--shard", a->shard, "I/N: every N-th instance from the I-th (disjoint shards)")
+      ->capture_default_str();
+  cmd->add_option("--out", a->out, "Census JSON")->required();
+  cmd->callback([a, &exit_code] { exit_code = run_census(*a); });
+}
+
+}  // namespace pe::cli

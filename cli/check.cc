@@ -1,0 +1,255 @@
+// pe-suite check: an outside implementation's dumped output (.npy) against the exact reference,
+// within a budget: per position band, the worst elements, a verdict, and when it fails badly a
+// diagnosis of the convention that fits (diagnose.h).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "common.h"
+#include "diagnose.h"
+#include "error_bands.h"
+#include "npy.h"
+#include "pe/pe.h"
+#include "pe/ref/reference.h"
+#include "progress.h"
+
+namespace pe::cli {
+namespace {
+
+struct CheckOptions {
+  std::string family, table, input, output, positions, positions_file, layout, dtype, contract;
+  std::int64_t dim = 0, head_dim = 0, rotary_dim = 0;
+  double base = 10000.0, max_abs = 0;
+  bool heads_first = false, has_max_abs = false;
+};
+
+// The allowed |y - exact| of one element: a registered variant's contract, or a fixed bound.
+struct Budget {
+  const Contract* contract = nullptr;
+  DType dtype = DType::F32;
+  double max_abs = -1;
+  std::string text;
+  double operator()(double abs_phi, std::size_t pair, double scale) const {
+    return contract ? element_budget(*contract, dtype, abs_phi, pair, scale) : max_abs;
+  }
+};
+
+Budget budget_for(const CheckOptions& o, Family family, DType dtype) {
+  if (o.has_max_abs && !o.contract.empty()) throw UsageError("--max-abs and --contract: give at most one");
+  if (o.has_max_abs) {
+    if (!(o.max_abs >= 0)) throw UsageError(fmt::format("--max-abs: must be >= 0, got {}", o.max_abs));
+    return {nullptr, dtype, o.max_abs, fmt::format("|err| <= {:g} (--max-abs)", o.max_abs)};
+  }
+  // Default: what a straightforward implementation computing in the file's precision promises.
+  const std::string name = !o.contract.empty() ? o.contract
+                                               : fmt::format("{}.scalar_{}", to_string(family),
+                                                             dtype == DType::F64 ? "f64" : "f32");
+  const Variant* v = find_variant(name);
+  if (v == nullptr) throw UsageError("--contract: no variant named '" + name + "' (see pe-suite list)");
+  if (v->family() != family)
+    throw UsageError(fmt::format("--contract: {} is a {} variant, the data is {}", name,
+                                 to_string(v->family()), to_string(family)));
+  const auto& outs = v->contract().outputs;
+  if (std::find(outs.begin(), outs.end(), dtype) == outs.end())
+    throw UsageError(fmt::format("--contract: {} promises nothing for {} output", name, to_string(dtype)));
+  return {&v->contract(), dtype, -1,
+          fmt::format("contract of {}{}", name,
+                      o.contract.empty() ? " (default; --contract or --max-abs to change)" : "")};
+}
+
+NpyArray load(const std::string& path, const std::string& dtype, const char* option) {
+  std::optional<DType> declared;
+  if (!dtype.empty()) {
+    declared = parse_dtype(dtype);
+    if (!declared) throw UsageError("--dtype: expected f32, f64, f16 or bf16, got '" + dtype + "'");
+  }
+  NpyArray a = read_npy(path, declared.value_or(DType::F32));
+  if (a.integer)
+    throw UsageError(
+        fmt::format("{}: {} holds integers; if they are bfloat16 bits pass --dtype bf16", option, path));
+  if (declared && *declared != a.dtype)
+    throw UsageError(fmt::format("--dtype: {} given, but {} holds {}", dtype, path, to_string(a.dtype)));
+  return a;
+}
+
+void print_verdict(const ErrorBands& bands, const Budget& budget) {
+  fmt::print("budget: {}\n\n{}\n", budget.text, bands.table());
+  fmt::print("verdict: {} ({} of {} elements over budget; max |err| {:.3g})\n",
+             bands.pass() ? "PASS" : "FAIL", bands.violations(), bands.count(), bands.max_error());
+}
+
+// Badly: an error no rounding explains, the size convention mistakes make.
+void print_diagnosis(const std::vector<Fit>& fits, const Convention& given, const ErrorBands& bands) {
+  if (bands.pass() || bands.max_error() < 1e-3) return;
+  const auto it = std::find_if(fits.begin(), fits.end(), [&](const Fit& f) {
+    return describe(f.convention, given) == "the conventions given";
+  });
+  const double given_residual = it != fits.end() ? it->residual : NAN;
+  fmt::print("\ndiagnosis (known conventions, long double model, max residual over a sample):\n");
+  for (std::size_t k = 0; k < std::min<std::size_t>(3, fits.size()); ++k)
+    fmt::print("  {:.3g}  {}\n", fits[k].residual, describe(fits[k].convention, given));
+  const Fit& best = fits.front();
+  if (describe(best.convention, given) == "the conventions given" || best.residual >= given_residual / 10) {
+    fmt::print("no known convention fits better than the one given: the error is the implementation's\n");
+  } else {
+    fmt::print("the data fits: {} (residual {:.3g}; the conventions given leave {:.3g})\n",
+               describe(best.convention, given), best.residual, given_residual);
+  }
+}
+
+Layout layout_for(const CheckOptions& o, Family family) {
+  if (o.layout.empty()) return family == Family::Rope ? Layout::HalfSplit : Layout::Interleaved;
+  const auto l = parse_layout(o.layout);
+  if (!l) throw UsageError("--layout: unknown layout '" + o.layout + "'");
+  return *l;
+}
+
+int check_sinusoidal(const CheckOptions& o) {
+  if (o.table.empty()) throw UsageError("TABLE: give the .npy table to check");
+  const NpyArray a = load(o.table, o.dtype, "TABLE");
+  const auto positions = positions_from(o.positions, o.positions_file);
+  if (a.shape.size() != 2)
+    throw UsageError(
+        fmt::format("TABLE: expected [positions, dim], {} has rank {}", o.table, a.shape.size()));
+  if (a.shape[0] != positions.size())
+    throw UsageError(
+        fmt::format("TABLE: {} has {} rows, the positions are {}", o.table, a.shape[0], positions.size()));
+  if (o.dim != 0 && static_cast<std::size_t>(o.dim) != a.shape[1])
+    throw UsageError(fmt::format("--dim: {} given, {} has {} columns", o.dim, o.table, a.shape[1]));
+  const SinusoidalParams params{static_cast<std::int64_t>(a.shape[1]), o.base,
+                                layout_for(o, Family::Sinusoidal)};
+  const SinusoidalPlan plan(params);  // validates dim, base, layout
+  const Budget budget = budget_for(o, Family::Sinusoidal, a.dtype);
+  fmt::print("checking {}: {} positions x dim {}, {}, {}, base {:g}\n", o.table, positions.size(), plan.dim(),
+             to_string(a.dtype), to_string(params.layout), params.base);
+
+  const ref::Sinusoidal r(params, *std::max_element(positions.begin(), positions.end()));
+  ErrorBands bands;
+  Progress progress("check", positions.size());
+  for (std::size_t row = 0; row < positions.size(); ++row) {
+    progress.update(row);
+    for (std::size_t ch = 0; ch < plan.dim(); ++ch) {
+      const double v = a.values[row * plan.dim() + ch];
+      const ref::Real exact = r.exact(positions[row], ch).value;
+      bands.add({static_cast<std::int64_t>(row), positions[row], static_cast<std::int64_t>(ch), v,
+                 exact.convert_to<double>(), ref::abs_error(v, exact),
+                 budget(std::fabs(r.angle(positions[row], ch)), r.pair_of(ch), 1.0)});
+    }
+  }
+  print_verdict(bands, budget);
+  const Convention given{params.layout, params.base};
+  if (!bands.pass() && bands.max_error() >= 1e-3)
+    print_diagnosis(diagnose_sinusoidal(a.values, plan.dim(), positions, given), given, bands);
+  return bands.pass() ? kOk : kCheckFailed;
+}
+
+// [T, H], [T, heads, H], [1, T, heads, H]; with --heads-first [heads, T, H] or [1, heads, T, H].
+std::vector<double> as_tokens_heads(const NpyArray& a, std::size_t tokens, bool heads_first,
+                                    std::size_t& heads, const std::string& name) {
+  std::vector<std::size_t> s = a.shape;
+  if (s.size() == 4 && s[0] == 1) s.erase(s.begin());
+  if (s.size() == 2) s.insert(s.begin() + (heads_first ? 0 : 1), 1);
+  if (s.size() != 3)
+    throw UsageError(
+        fmt::format("{}: expected [tokens, (heads,) head_dim], shape has rank {}", name, a.shape.size()));
+  const std::size_t t = heads_first ? s[1] : s[0];
+  heads = heads_first ? s[0] : s[1];
+  if (t != tokens) throw UsageError(fmt::format("{}: {} tokens, the positions are {}", name, t, tokens));
+  if (!heads_first) return a.values;
+  std::vector<double> v(a.values.size());
+  const std::size_t hd = s[2];
+  for (std::size_t h = 0; h < heads; ++h) {
+    for (std::size_t k = 0; k < t; ++k) {
+      std::copy_n(a.values.begin() + static_cast<std::ptrdiff_t>((h * t + k) * hd), hd,
+                  v.begin() + static_cast<std::ptrdiff_t>((k * heads + h) * hd));
+    }
+  }
+  return v;
+}
+
+int check_rope(const CheckOptions& o) {
+  if (o.input.empty() || o.output.empty())
+    throw UsageError("--input and --output: RoPE needs both .npy files");
+  const NpyArray xa = load(o.input, o.dtype, "--input"), ya = load(o.output, o.dtype, "--output");
+  if (xa.shape != ya.shape) throw UsageError("--output: shape differs from --input's");
+  const auto positions = positions_from(o.positions, o.positions_file);
+  std::size_t heads = 0;
+  const std::vector<double> x = as_tokens_heads(xa, positions.size(), o.heads_first, heads, o.input);
+  const std::vector<double> y = as_tokens_heads(ya, positions.size(), o.heads_first, heads, o.output);
+  const std::size_t hd = xa.shape.back();
+  if (o.head_dim != 0 && static_cast<std::size_t>(o.head_dim) != hd)
+    throw UsageError(fmt::format("--head-dim: {} given, the data's last axis is {}", o.head_dim, hd));
+  const RopeParams params{static_cast<std::int64_t>(hd), o.rotary_dim, o.base, layout_for(o, Family::Rope)};
+  const RopePlan plan(params);
+  const Budget budget = budget_for(o, Family::Rope, ya.dtype);
+  fmt::print("checking {} -> {}: {} tokens x {} heads x head_dim {} (rotary {}), {}, {}, base {:g}\n",
+             o.input, o.output, positions.size(), heads, hd, plan.rotary_dim(), to_string(ya.dtype),
+             to_string(params.layout), params.base);
+
+  const ref::Rope r(params, *std::max_element(positions.begin(), positions.end()));
+  ErrorBands bands;
+  Progress progress("check", positions.size());
+  for (std::size_t t = 0; t < positions.size(); ++t) {
+    progress.update(t);
+    const std::int64_t p = positions[t];
+    for (std::size_t h = 0; h < heads; ++h) {
+      const std::size_t row = (t * heads + h) * hd;
+      for (std::size_t j = 0; j < plan.n_pairs(); ++j) {
+        const std::size_t i0 = row + plan.pair_first(j), i1 = i0 + plan.pair_offset();
+        const auto [e0, e1] = r.rotate(p, j, x[i0], x[i1]);
+        const double b = budget(std::fabs(r.angle(p, j)), j, std::fabs(x[i0]) + std::fabs(x[i1]));
+        for (const auto& [i, e] : {std::pair{i0, &e0}, std::pair{i1, &e1}}) {
+          bands.add({static_cast<std::int64_t>(t), p, static_cast<std::int64_t>(i - row), y[i],
+                     e->value.convert_to<double>(), ref::abs_error(y[i], e->value), b});
+        }
+      }
+      for (std::size_t ch = plan.rotary_dim(); ch < hd; ++ch) {  // must pass through unchanged
+        const std::size_t i = row + ch;
+        bands.add({static_cast<std::int64_t>(t), p, static_cast<std::int64_t>(ch), y[i], x[i],
+                   x[i] == y[i] ? 0.0 : std::fabs(y[i] - x[i]) + (std::isnan(y[i]) ? INFINITY : 0.0), 0.0});
+      }
+    }
+  }
+  print_verdict(bands, budget);
+  const Convention given{params.layout, params.base};
+  if (!bands.pass() && bands.max_error() >= 1e-3)
+    print_diagnosis(diagnose_rope({x, y, positions.size(), heads, hd, plan.rotary_dim()}, positions, given),
+                    given, bands);
+  return bands.pass() ? kOk : kCheckFailed;
+}
+
+}  // namespace
+
+void add_check(CLI::App& app, int& exit_code) {
+  auto* cmd =
+      app.add_subcommand("check", "Check an outside implementation's .npy output against the reference");
+  auto o = std::make_shared<CheckOptions>();
+  cmd->add_option("TABLE", o->table, "Sinusoidal: the [positions, dim] table (.npy)");
+  cmd->add_option("--family", o->family, "sinusoidal or rope")->required();
+  cmd->add_option("--input", o->input, "RoPE: q or k before rotation (.npy, [tokens, heads, head_dim])");
+  cmd->add_option("--output", o->output, "RoPE: the same after rotation (.npy)");
+  cmd->add_option("--positions", o->positions, "Half-open range A:B, one per row/token");
+  cmd->add_option("--positions-file", o->positions_file, ".npy of integers, or a text file of them");
+  cmd->add_option("--dim", o->dim, "Sinusoidal: model dimension (default: the table's width)");
+  cmd->add_option("--head-dim", o->head_dim, "RoPE: head dimension (default: the data's last axis)");
+  cmd->add_option("--rotary-dim", o->rotary_dim, "RoPE: channels rotated (default: all)");
+  cmd->add_option("--base", o->base, "Frequency base")->capture_default_str();
+  cmd->add_option("--layout", o->layout,
+                  "interleaved|concatenated (sinusoidal), interleaved|halfsplit (rope)");
+  cmd->add_option("--dtype", o->dtype, "Element type; bf16 reads 16-bit integers as bfloat16 bits");
+  cmd->add_flag("--heads-first", o->heads_first,
+                "RoPE data is [heads, tokens, head_dim] (as in Hugging Face)");
+  auto* max_abs = cmd->add_option("--max-abs", o->max_abs, "Budget: this absolute error for every element");
+  cmd->add_option(
+      "--contract", o->contract,
+      "Budget: a registered variant's contract (default: <family>.scalar_f32, or scalar_f64 for f64 data)");
+  cmd->callback([o, max_abs, &exit_code] {
+    o->has_max_abs = max_abs->count() > 0;
+    const auto family = parse_family(o->family);
+    if (!family) throw UsageError("--family: expected sinusoidal or rope, got '" + o->family + "'");
+    exit_code = *family == Family::Sinusoidal ? check_sinusoidal(*o) : check_rope(*o);
+  });
+}
+
+}  // namespace pe::cli

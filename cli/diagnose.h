@@ -1,0 +1,44 @@
+// When an outside table fails badly, the usual cause is a convention, not rounding: the other
+// layout, sin and cos swapped, tensor2tensor/fairseq's exponent i/(d/2-1) instead of 2i/d, positions
+// off by one or two, another common base, or (RoPE) the inverse rotation. This tries each
+// combination on a sample of the data in long double and ranks them by their residual.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "pe/types.h"
+
+namespace pe::cli {
+
+struct Convention {
+  Layout layout = Layout::Interleaved;
+  double base = 10000.0;
+  bool swapped = false;       // cos where sin belongs and the other way round
+  bool t2t_exponent = false;  // inv_freq_i = base^(-i/(d/2-1))
+  std::int64_t shift = 0;     // data row for position p holds position p + shift
+  bool inverse = false;       // RoPE: rotated by -angle
+};
+
+// How `c` differs from `given`, in words ("layout concatenated (given: interleaved); ...").
+std::string describe(const Convention& c, const Convention& given);
+
+struct Fit {
+  Convention convention;
+  double residual = 0;  // max |data - model| over the sample
+};
+
+// Candidates best first; the given convention is among them. `table` is [positions, dim].
+std::vector<Fit> diagnose_sinusoidal(const std::vector<double>& table, std::size_t dim,
+                                     const std::vector<std::int64_t>& positions, const Convention& given);
+
+struct RopeData {
+  const std::vector<double>& x;  // [tokens, heads, head_dim]
+  const std::vector<double>& y;
+  std::size_t tokens, heads, head_dim, rotary_dim;
+};
+std::vector<Fit> diagnose_rope(const RopeData& data, const std::vector<std::int64_t>& positions,
+                               const Convention& given);
+
+}  // namespace pe::cli

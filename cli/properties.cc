@@ -1,0 +1,49 @@
+#include "properties.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <vector>
+
+#include "common.h"
+
+namespace pe::cli {
+
+std::optional<PropertyRun> run_properties(const std::string& glob, std::uint64_t seed, bool full,
+                                          const std::string& log_path) {
+#ifdef PE_PROPS_EXE
+  PropertyRun run;
+  run.rc_params = fmt::format("seed={} max_size=100 max_success={}", seed, full ? 100 : 25);
+  char json_path[] = "/tmp/pe-suite-props-XXXXXX";
+  const int fd = mkstemp(json_path);
+  if (fd < 0) throw std::runtime_error("cannot create a temporary file for the property report");
+  close(fd);
+  // A selection can leave a suite without instances, which GoogleTest reports as a failure of its
+  // own (GoogleTestVerification); that is expected here, not a property failing.
+  const std::string filter = glob == "*" ? "*" : "-GoogleTestVerification.*";
+  const int status = spawn_and_wait({PE_PROPS_EXE, "--gtest_brief=1", "--gtest_filter=" + filter,
+                                     std::string("--gtest_output=json:") + json_path},
+                                    {"PE_VARIANT=" + glob, "RC_PARAMS=" + run.rc_params}, log_path);
+  run.log = log_path;
+  std::ifstream in(json_path);
+  try {
+    run.gtest = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception&) {
+    std::filesystem::remove(json_path);
+    throw std::runtime_error(fmt::format("the property binary stopped without a report (status {})", status));
+  }
+  std::filesystem::remove(json_path);
+  run.tests = run.gtest.value("tests", 0);
+  run.failures = run.gtest.value("failures", 0) + run.gtest.value("errors", 0);
+  if (run.failures == 0 && status != 0) run.failures = 1;
+  return run;
+#else
+  (void)glob, (void)seed, (void)full, (void)log_path;
+  return std::nullopt;
+#endif
+}
+
+}  // namespace pe::cli

@@ -1,0 +1,26 @@
+// The property suite (GoogleTest + RapidCheck) run from pe-suite: the pe_props binary built beside
+// this one, as a child process restricted to the selected variants ($PE_VARIANT), with a fixed
+// RapidCheck seed, reporting through GoogleTest's JSON output.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+namespace pe::cli {
+
+struct PropertyRun {
+  std::string rc_params;  // what RapidCheck ran with (the seed reproduces a failure)
+  int tests = 0, failures = 0;
+  nlohmann::json gtest;  // GoogleTest's JSON report
+  std::string log;       // the binary's output (RapidCheck prints counterexamples there)
+};
+
+// Runs the properties of the instances matching `glob`; quick effort runs 25 cases per property,
+// full 100 (RapidCheck's default). The binary's output goes to `log_path`. Empty when this build has
+// no property binary.
+std::optional<PropertyRun> run_properties(const std::string& glob, std::uint64_t seed, bool full,
+                                          const std::string& log_path);
+
+}  // namespace pe::cli

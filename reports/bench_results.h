@@ -1,0 +1,35 @@
+// Benchmark JSON (pe_bench, Google Benchmark's format) as records: one per benchmark with the
+// medians over its repetitions, its shape parsed from the name. Google Benchmark 1.7.1's own
+// memory fields (max_bytes_used, total_allocated_bytes) read a dangling pointer (upstream issue
+// #1939, fixed in 2025) and are ignored; allocs_per_call and peak_heap_bytes_per_call are ours.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace pe::reports {
+
+struct BenchRecord {
+  std::string name, family, instance, op, dtype, positions;  // op: table, add or rope
+  std::int64_t length = 0, dim = 0, heads = 0;               // RoPE: tokens, head_dim, heads
+  std::size_t repetitions = 0;
+  double real_time_ns = 0, ns_per_element = 0, fill_fraction = 0, copy_fraction = 0;
+  double allocs_per_call = -1, peak_heap_bytes = -1, max_abs_error = 0, error_over_budget = 0;
+  std::string error;  // the contract check's message when it was not timed
+};
+
+// Google Benchmark writes NaN and inf as bare words (the coefficient of variation of a constant
+// counter is 0/0), which JSON does not allow: they are read as null. Throws std::runtime_error
+// naming `what` when the text is not JSON.
+nlohmann::json parse_benchmark_json(const std::string& text, const std::string& what);
+
+// Kernel benchmarks only (limits/ rows are context). Throws std::runtime_error on a file that is
+// not Google Benchmark JSON.
+std::vector<BenchRecord> bench_records(const nlohmann::json& run);
+
+// The variant of an instance name: "sinusoidal.interleaved.hwy@AVX2" -> "sinusoidal.hwy@AVX2".
+std::string variant_of(const std::string& instance);
+
+}  // namespace pe::reports

@@ -1,0 +1,213 @@
+#include "compare.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <boost/math/distributions/normal.hpp>
+#include <cmath>
+#include <map>
+#include <numeric>
+
+namespace pe::reports {
+namespace {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return NAN;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+struct Runs {
+  std::map<std::string, std::vector<double>> times;  // real_time of each repetition, in ns
+  std::map<std::string, std::string> errors;
+};
+
+double to_ns(double t, const std::string& unit) {
+  if (unit == "us") return t * 1e3;
+  if (unit == "ms") return t * 1e6;
+  if (unit == "s") return t * 1e9;
+  return t;
+}
+
+Runs collect(const nlohmann::json& run) {
+  Runs r;
+  if (!run.contains("benchmarks") || !run["benchmarks"].is_array())
+    throw std::runtime_error("not a Google Benchmark JSON file (no \"benchmarks\" array)");
+  for (const auto& b : run["benchmarks"]) {
+    const std::string name = b.value("run_name", b.value("name", ""));
+    if (b.value("error_occurred", false)) {
+      r.errors[name] = b.value("error_message", "error");
+      continue;
+    }
+    if (b.value("run_type", "iteration") != "iteration") continue;
+    r.times[name].push_back(to_ns(b.value("real_time", NAN), b.value("time_unit", "ns")));
+  }
+  return r;
+}
+
+}  // namespace
+
+const char* to_string(Verdict v) noexcept {
+  switch (v) {
+    case Verdict::Same:
+      return "same";
+    case Verdict::Regression:
+      return "REGRESSION";
+    case Verdict::Improvement:
+      return "improvement";
+    case Verdict::Error:
+      return "ERROR";
+    case Verdict::Missing:
+      return "missing";
+    case Verdict::Machine:
+      return "machine";
+  }
+  return "";
+}
+
+double mann_whitney_p(const std::vector<double>& a, const std::vector<double>& b) {
+  const double n1 = static_cast<double>(a.size()), n2 = static_cast<double>(b.size());
+  if (a.empty() || b.empty()) return 1.0;
+  // Midranks of the pooled sample; tie groups shrink the variance.
+  std::vector<std::pair<double, int>> pooled;
+  for (double x : a) pooled.push_back({x, 0});
+  for (double x : b) pooled.push_back({x, 1});
+  std::sort(pooled.begin(), pooled.end());
+  double rank_sum_a = 0, tie_term = 0;
+  for (std::size_t i = 0; i < pooled.size();) {
+    std::size_t j = i;
+    while (j < pooled.size() && pooled[j].first == pooled[i].first) ++j;
+    const double midrank = 0.5 * static_cast<double>(i + 1 + j), t = static_cast<double>(j - i);
+    for (std::size_t k = i; k < j; ++k) rank_sum_a += pooled[k].second == 0 ? midrank : 0.0;
+    tie_term += t * t * t - t;
+    i = j;
+  }
+  const double u = rank_sum_a - n1 * (n1 + 1) / 2, n = n1 + n2;
+  const double mean = n1 * n2 / 2;
+  const double var = n1 * n2 / 12 * ((n + 1) - tie_term / (n * (n - 1)));
+  if (var <= 0) return 1.0;  // every value equal
+  const double z = std::max(0.0, std::fabs(u - mean) - 0.5) / std::sqrt(var);
+  return std::min(1.0, 2 * boost::math::cdf(boost::math::complement(boost::math::normal(), z)));
+}
+
+std::vector<double> benjamini_hochberg(const std::vector<double>& p) {
+  const std::size_t m = p.size();
+  std::vector<std::size_t> order(m);
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return p[a] < p[b]; });
+  std::vector<double> adjusted(m);
+  double running = 1.0;
+  for (std::size_t k = m; k-- > 0;) {
+    const std::size_t i = order[k];
+    running = std::min(running, p[i] * static_cast<double>(m) / static_cast<double>(k + 1));
+    adjusted[i] = running;
+  }
+  return adjusted;
+}
+
+std::vector<Comparison> compare_runs(const nlohmann::json& base, const nlohmann::json& next,
+                                     const CompareOptions& options) {
+  const Runs a = collect(base), b = collect(next);
+  std::vector<Comparison> rows;
+  std::vector<double> tested_p;
+  std::vector<std::size_t> tested;
+  std::map<std::string, bool> names;
+  for (const auto& m : {a.times, b.times}) {
+    for (const auto& [n, _] : m) names[n] = true;
+  }
+  for (const auto& m : {a.errors, b.errors}) {
+    for (const auto& [n, _] : m) names[n] = true;
+  }
+  for (const auto& [name, _] : names) {
+    Comparison c;
+    c.name = name;
+    const auto ta = a.times.find(name), tb = b.times.find(name);
+    if (b.errors.count(name) && !a.errors.count(name)) {
+      c.verdict = Verdict::Error;
+      c.note = "new run: " + b.errors.at(name);
+    } else if (a.errors.count(name) || b.errors.count(name)) {
+      c.verdict = Verdict::Missing;
+      c.note = "error in the base run";
+    } else if (ta == a.times.end() || tb == b.times.end()) {
+      c.verdict = Verdict::Missing;
+      c.note = ta == a.times.end() ? "only in the new run" : "only in the base run";
+    } else {
+      c.n_base = ta->second.size();
+      c.n_new = tb->second.size();
+      c.base_median = median(ta->second);
+      c.new_median = median(tb->second);
+      c.change = c.new_median / c.base_median - 1;
+      c.p = mann_whitney_p(ta->second, tb->second);
+      if (name.starts_with("limits/")) {
+        c.verdict = Verdict::Machine;  // the machine's own fill/copy: context, not a gate
+      } else {
+        tested.push_back(rows.size());
+        tested_p.push_back(c.p);
+      }
+    }
+    rows.push_back(c);
+  }
+  const std::vector<double> adjusted = benjamini_hochberg(tested_p);
+  for (std::size_t k = 0; k < tested.size(); ++k) {
+    Comparison& c = rows[tested[k]];
+    c.p_adjusted = adjusted[k];
+    const bool significant = c.p_adjusted < options.alpha;
+    if (significant && c.change > options.threshold) c.verdict = Verdict::Regression;
+    if (significant && c.change < -options.threshold) c.verdict = Verdict::Improvement;
+    if (std::min(c.n_base, c.n_new) < 5) c.note = "under 5 repetitions: the test cannot reach significance";
+  }
+  return rows;
+}
+
+bool has_regression(const std::vector<Comparison>& rows) {
+  return std::any_of(rows.begin(), rows.end(), [](const Comparison& c) {
+    return c.verdict == Verdict::Regression || c.verdict == Verdict::Error;
+  });
+}
+
+nlohmann::json to_json(const std::vector<Comparison>& rows, const CompareOptions& options) {
+  nlohmann::json out = {
+      {"threshold", options.threshold}, {"alpha", options.alpha}, {"rows", nlohmann::json::array()}};
+  for (const Comparison& c : rows) {
+    out["rows"].push_back({{"name", c.name},
+                           {"n_base", c.n_base},
+                           {"n_new", c.n_new},
+                           {"base_median_ns", c.base_median},
+                           {"new_median_ns", c.new_median},
+                           {"change", c.change},
+                           {"p", c.p},
+                           {"p_adjusted", c.p_adjusted},
+                           {"verdict", to_string(c.verdict)},
+                           {"note", c.note}});
+  }
+  out["regression"] = has_regression(rows);
+  return out;
+}
+
+std::string compare_markdown(const std::vector<Comparison>& rows, const CompareOptions& options, bool all) {
+  std::map<Verdict, std::size_t> counts;
+  for (const Comparison& c : rows) ++counts[c.verdict];
+  std::string out = fmt::format(
+      "# pe-suite compare\n\nMedian real time per benchmark; regression = slower by more than {:.3g}% "
+      "with Mann-Whitney p below {:g} after Benjamini-Hochberg adjustment over {} benchmarks.\n\n",
+      100 * options.threshold, options.alpha,
+      rows.size() - counts[Verdict::Missing] - counts[Verdict::Error] - counts[Verdict::Machine]);
+  out += fmt::format("{} regressions, {} improvements, {} same, {} errors, {} missing, {} machine limits\n\n",
+                     counts[Verdict::Regression], counts[Verdict::Improvement], counts[Verdict::Same],
+                     counts[Verdict::Error], counts[Verdict::Missing], counts[Verdict::Machine]);
+  out +=
+      "| benchmark | base median | new median | change | p | p adjusted | verdict | note |\n"
+      "|---|---:|---:|---:|---:|---:|---|---|\n";
+  for (const Comparison& c : rows) {
+    const bool notable =
+        c.verdict == Verdict::Regression || c.verdict == Verdict::Improvement || c.verdict == Verdict::Error;
+    if (!all && !notable) continue;
+    out += fmt::format("| `{}` | {:.4g} ns | {:.4g} ns | {:+.1f}% | {:.2g} | {:.2g} | {} | {} |\n", c.name,
+                       c.base_median, c.new_median, 100 * c.change, c.p, c.p_adjusted, to_string(c.verdict),
+                       c.note);
+  }
+  return out;
+}
+
+}  // namespace pe::reports

@@ -1,0 +1,30 @@
+// SVG plots drawn by gnuplot from data files written beside them (the .dat and .gp stay in the
+// report folder, so a plot can be redrawn or restyled by hand).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "bench_results.h"
+
+namespace pe::reports {
+
+// Whether a gnuplot that can write SVG is on PATH.
+bool gnuplot_available();
+
+// Each returns the SVG file names written into `dir` (empty when there was nothing to plot).
+// Error against position (log-log), one panel per variant (f32 instance in its first layout), with
+// the budget at the worst element of each band.
+std::vector<std::string> plot_accuracy(const nlohmann::json& census, const std::string& dir);
+// Time per call, fraction of the fill limit and bytes per call against sequence length (tokens).
+std::vector<std::string> plot_speed(const std::vector<BenchRecord>& bench, const std::string& dir);
+// Worst error against ns/element per variant, the Pareto front marked.
+std::vector<std::string> plot_pareto(const nlohmann::json& census, const std::vector<BenchRecord>& bench,
+                                     const std::string& dir);
+
+// The variants on the Pareto front of (ns/element, error): no other is both faster and more accurate.
+std::vector<std::string> pareto_front(
+    const std::vector<std::pair<std::string, std::pair<double, double>>>& points);
+
+}  // namespace pe::reports

@@ -1,0 +1,30 @@
+// The report folder: report.md with SVG plots and the JSON it was made from. Generated, never
+// edited by hand: `pe-suite report` (and `pe-suite run`) rewrite it.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace pe::reports {
+
+struct ReportInputs {
+  nlohmann::json census;             // census instances (merged shards)
+  nlohmann::json bench;              // Google Benchmark JSON, or null
+  nlohmann::json compare;            // `pe-suite compare --out` JSON, or null
+  nlohmann::json properties;         // GoogleTest JSON of the property run, or null
+  std::vector<std::string> sources;  // where each came from, for the header
+};
+
+struct ReportOutput {
+  std::string markdown_path;
+  std::vector<std::string> plots;
+  bool plots_skipped = false;  // no gnuplot on PATH
+};
+
+ReportOutput write_report(const ReportInputs& in, const std::string& dir);
+
+// ns/element and % of the fill limit per variant at the shapes, the fastest per shape.
+std::string speed_markdown(const nlohmann::json& bench);
+
+}  // namespace pe::reports

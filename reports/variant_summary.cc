@@ -1,0 +1,137 @@
+#include "variant_summary.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+
+namespace pe::reports {
+namespace {
+
+std::string test_name(std::string s) {
+  for (char& c : s) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return s;
+}
+
+// Property tests whose instance suffix names one of this variant's instances.
+void count_properties(VariantRow& row, const std::vector<std::string>& instance_names,
+                      const nlohmann::json& gtest) {
+  if (!gtest.is_object()) return;
+  row.property_tests = row.property_failures = 0;
+  for (const auto& suite : gtest.value("testsuites", nlohmann::json::array())) {
+    for (const auto& tc : suite.value("testsuite", nlohmann::json::array())) {
+      const std::string name = tc.value("name", "");
+      const bool mine = std::any_of(instance_names.begin(), instance_names.end(), [&](const std::string& n) {
+        const std::string t = test_name(n);
+        return name.size() > t.size() && name.ends_with(t) && name[name.size() - t.size() - 1] == '/';
+      });
+      if (!mine) continue;
+      ++row.property_tests;
+      if (!tc.value("failures", nlohmann::json::array()).empty()) ++row.property_failures;
+    }
+  }
+}
+
+std::string pct(double f) { return f < 0 ? "-" : fmt::format("{:.0f}%", 100 * f); }
+std::string num(double v, const char* spec = "{:.3g}") {
+  return v < 0 ? "-" : fmt::format(fmt::runtime(spec), v);
+}
+
+std::string props(const VariantRow& r) {
+  if (r.property_tests < 0) return "-";
+  return r.property_failures == 0 ? fmt::format("{} pass", r.property_tests)
+                                  : fmt::format("{} FAIL", r.property_failures);
+}
+
+}  // namespace
+
+const BenchRecord* representative(const std::vector<BenchRecord>& bench, const std::string& instance) {
+  for (const BenchRecord& b : bench) {
+    if (b.instance != instance || b.dtype != "f32" || b.positions != "start" || !b.error.empty()) continue;
+    if (b.family == "sinusoidal" && b.op == "table" && b.length == 8192 && b.dim == 128) return &b;
+    if (b.family == "rope" && b.length == 2048 && b.heads == 32 && b.dim == 128) return &b;
+  }
+  return nullptr;
+}
+
+std::vector<VariantRow> variant_rows(const nlohmann::json& census, const std::vector<BenchRecord>& bench,
+                                     const nlohmann::json& gtest) {
+  std::vector<VariantRow> rows;
+  std::map<std::string, std::size_t> index;
+  std::map<std::string, std::vector<std::string>> names;
+  for (const auto& inst : census) {
+    const std::string v = inst.value("variant", "");
+    if (!index.count(v)) {
+      index[v] = rows.size();
+      rows.push_back({});
+      rows.back().variant = v;
+      rows.back().family = inst.value("family", "");
+    }
+    VariantRow& r = rows[index[v]];
+    const std::string name = inst.value("instance", "");
+    names[v].push_back(name);
+    ++r.instances;
+    r.failing_instances += inst.value("within_contract", false) ? 0 : 1;
+    r.max_position = std::max(r.max_position, inst["contract"].value("max_position", std::int64_t{0}));
+    for (const auto& b : inst["bands"])
+      r.worst_ratio = std::max(r.worst_ratio, b["max_budget_ratio"].value("value", 0.0));
+    if (r.primary.empty() && inst.value("dtype", "") == "f32") {
+      r.primary = name;
+      for (const auto& b : inst["bands"]) {
+        const double e = b["max_abs"].value("value", 0.0);
+        r.primary_err_max = std::max(r.primary_err_max, e);
+        if (b.value("hi", std::int64_t{0}) < 1'000'000) r.primary_err_1e6 = std::max(r.primary_err_1e6, e);
+      }
+    }
+  }
+  for (VariantRow& r : rows) {
+    count_properties(r, names[r.variant], gtest);
+    // The primary instance's name carries "/f32"; benchmarks are named by the instance without it.
+    const std::string bench_instance = r.primary.substr(0, r.primary.find('/'));
+    if (const BenchRecord* b = representative(bench, bench_instance)) {
+      r.ns_per_element = b->ns_per_element;
+      r.fill_fraction = b->fill_fraction;
+      r.allocs_per_call = b->allocs_per_call;
+      r.speed_shape = b->family == "rope" ? "T2048·H32·D128" : "L8192·d128";
+    }
+  }
+  return rows;
+}
+
+std::string variant_table(const std::vector<VariantRow>& rows) {
+  std::string out =
+      fmt::format("{:<22} {:>9} {:>11} {:>10} {:>10} {:>8} {:>9} {:>6} {:>6}  {}\n", "variant", "props",
+                  "err/budget", "|err|<1e6", "|err| all", "max pos", "ns/elem", "fill", "alloc", "verdict");
+  for (const VariantRow& r : rows) {
+    const bool ok = r.failing_instances == 0 && r.property_failures <= 0;
+    out += fmt::format(
+        "{:<22} {:>9} {:>11.3f} {:>10} {:>10} {:>8} {:>9} {:>6} {:>6}  {}\n", r.variant, props(r),
+        r.worst_ratio, num(r.primary_err_1e6), num(r.primary_err_max),
+        r.max_position >= (std::int64_t{1} << 20)
+            ? fmt::format("2^{}", 63 - __builtin_clzll(static_cast<unsigned long long>(r.max_position)))
+            : std::to_string(r.max_position),
+        num(r.ns_per_element, "{:.2f}"), pct(r.fill_fraction), num(r.allocs_per_call, "{:.0f}"),
+        ok ? "pass" : fmt::format("FAIL ({} of {} instances)", r.failing_instances, r.instances));
+  }
+  return out;
+}
+
+std::string variant_markdown(const std::vector<VariantRow>& rows) {
+  std::string out =
+      "| variant | property tests | worst err/budget | f32 max abs error, positions < 1e6 | ... all promised "
+      "positions | max position | ns/element | % of fill limit | allocations per call | verdict |\n"
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n";
+  for (const VariantRow& r : rows) {
+    const bool ok = r.failing_instances == 0 && r.property_failures <= 0;
+    out += fmt::format("| `{}` | {} | {:.3f} | {} | {} | {} | {} | {} | {} | {} |\n", r.variant, props(r),
+                       r.worst_ratio, num(r.primary_err_1e6), num(r.primary_err_max), r.max_position,
+                       num(r.ns_per_element, "{:.2f}"), pct(r.fill_fraction),
+                       num(r.allocs_per_call, "{:.0f}"), ok ? "pass" : "**FAIL**");
+  }
+  return out;
+}
+
+}  // namespace pe::reports

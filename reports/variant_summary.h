@@ -1,0 +1,35 @@
+// One row per variant, joining the census, the benchmarks and the property run: what `pe-suite
+// run` prints on one screen and the report's first table.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "bench_results.h"
+
+namespace pe::reports {
+
+struct VariantRow {
+  std::string variant, family, primary;  // primary: the f32 instance in the first layout
+  std::size_t instances = 0, failing_instances = 0;
+  double worst_ratio = 0;       // worst |err| / budget over every instance and band
+  double primary_err_1e6 = -1;  // primary's worst |err| at positions < 10^6 (-1: none)
+  double primary_err_max = -1;  // ... over every band it promises
+  std::int64_t max_position = 0;
+  int property_tests = -1, property_failures = -1;                       // -1: no property run
+  double ns_per_element = -1, fill_fraction = -1, allocs_per_call = -1;  // at the row's shape
+  std::string speed_shape;
+};
+
+// `gtest` may be null. Speed: sinusoidal table f32 L8192 x d128 from 0, RoPE T2048 x H32 x D128.
+std::vector<VariantRow> variant_rows(const nlohmann::json& census, const std::vector<BenchRecord>& bench,
+                                     const nlohmann::json& gtest);
+
+std::string variant_table(const std::vector<VariantRow>& rows);     // terminal
+std::string variant_markdown(const std::vector<VariantRow>& rows);  // report
+
+// The benchmark of `instance` at the representative shape of its family, or null.
+const BenchRecord* representative(const std::vector<BenchRecord>& bench, const std::string& instance);
+
+}  // namespace pe::reports
