@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <numeric>
 #include <optional>
@@ -52,9 +53,17 @@ std::vector<std::int64_t> positions_for(std::size_t n, bool far) {
 // The worst |y - exact| / budget over a sample of the output (3 rows, <= 32 channels each), and the
 // worst |y - exact| there: a kernel outside its contract is reported, not timed.
 struct Check {
+  bool done = false;
   double worst_ratio = 0, worst_error = 0;
   AllocStats heap{-1, -1};  // of one call alone, measured once per benchmark
 };
+
+// The check of each benchmark, kept for the whole run: with random interleaving a benchmark's
+// buffers are rebuilt whenever another one ran in between, its verdict need not be.
+Check& check_for(std::size_t key) {
+  static std::map<std::size_t, Check> checks;
+  return checks[key];
+}
 
 void check_element(Check& c, double y, const ref::Real& exact, double budget) {
   const double err = ref::abs_error(y, exact);
@@ -101,13 +110,13 @@ void skip_if_outside_contract(benchmark::State& state, const Check& check) {
                           .c_str());
 }
 
-// Output buffer, plan, positions and the contract check of one benchmark: built once (see
-// fixture_cache.h), the buffer holding the checked output of a first call, so its pages are touched.
+// Output buffer (zeroed, so its pages are touched), plan and positions of one benchmark (see
+// fixture_cache.h), and its contract check, computed from a first call when first built.
 struct SinFixture {
   std::unique_ptr<TypedBuffer> buf;
   std::unique_ptr<SinusoidalPlan> plan;
   std::vector<std::int64_t> positions;
-  Check check;
+  Check* check = nullptr;
 };
 
 void run_sinusoidal(const Instance& in, const SinShape& s, const SinFixture& f) {
@@ -118,12 +127,15 @@ void run_sinusoidal(const Instance& in, const SinShape& s, const SinFixture& f) 
   }
 }
 
-SinFixture make_sinusoidal_fixture(const Instance& in, const SinShape& s) {
+SinFixture make_sinusoidal_fixture(const Instance& in, const SinShape& s, std::size_t key) {
   SinFixture f;
   const SinusoidalParams params{static_cast<std::int64_t>(s.dim), 10000.0, in.layout};
   f.plan = std::make_unique<SinusoidalPlan>(params);
   f.positions = positions_for(s.length, s.far);
   f.buf = std::make_unique<TypedBuffer>(in.dtype, s.length * s.dim);
+  f.check = &check_for(key);
+  if (f.check->done) return f;
+  f.check->done = true;
   run_sinusoidal(in, s, f);  // an add onto zeros is the table itself
   const ref::Sinusoidal exact(params, f.positions.back());
   for (std::size_t r : sample_rows(s.length)) {
@@ -134,7 +146,7 @@ SinFixture make_sinusoidal_fixture(const Instance& in, const SinShape& s) {
             std::fabs(static_cast<double>(f.positions[r]) * f.plan->inv_freq()[i]) * (1 + 0x1p-50);
         double budget = element_budget(in.contract(), in.dtype, phi, i);
         if (s.add) budget += add_budget(in.contract(), in.dtype, 0.0);
-        check_element(f.check, f.buf->get(r * s.dim + ch), exact.exact(f.positions[r], ch).value, budget);
+        check_element(*f.check, f.buf->get(r * s.dim + ch), exact.exact(f.positions[r], ch).value, budget);
       }
     }
   }
@@ -142,8 +154,8 @@ SinFixture make_sinusoidal_fixture(const Instance& in, const SinShape& s) {
 }
 
 void sinusoidal_benchmark(benchmark::State& state, Instance in, SinShape s, std::size_t key, int calls) {
-  SinFixture& f = cached_fixture<SinFixture>(key, [&] { return make_sinusoidal_fixture(in, s); });
-  if (f.check.worst_ratio > 1) return skip_if_outside_contract(state, f.check);
+  SinFixture& f = cached_fixture<SinFixture>(key, [&] { return make_sinusoidal_fixture(in, s, key); });
+  if (f.check->worst_ratio > 1) return skip_if_outside_contract(state, *f.check);
   const Buffer view = f.buf->view();
   for (auto _ : state) {
     for (int c = 0; c < calls; ++c) run_sinusoidal(in, s, f);
@@ -151,21 +163,22 @@ void sinusoidal_benchmark(benchmark::State& state, Instance in, SinShape s, std:
     benchmark::ClobberMemory();
   }
   const std::size_t elements = s.length * s.dim, bytes = elements * size_of(in.dtype);
-  add_counters(state, elements, bytes, s.add ? 2 * bytes : bytes, f.check, [&] { run_sinusoidal(in, s, f); });
+  add_counters(state, elements, bytes, s.add ? 2 * bytes : bytes, *f.check,
+               [&] { run_sinusoidal(in, s, f); });
 }
 
 struct RopeFixture {
   std::unique_ptr<TypedBuffer> buf;
   std::unique_ptr<RopePlan> plan;
   std::vector<std::int64_t> positions;
-  Check check;
+  Check* check = nullptr;
 };
 
 void run_rope(const Instance& in, const RopeShape& s, const RopeFixture& f) {
   rope_apply(*in.variant, *f.plan, f.positions, static_cast<std::int64_t>(s.heads), f.buf->view());
 }
 
-RopeFixture make_rope_fixture(const Instance& in, const RopeShape& s) {
+RopeFixture make_rope_fixture(const Instance& in, const RopeShape& s, std::size_t key) {
   RopeFixture f;
   const std::size_t n = s.tokens * s.heads * s.head_dim;
   const RopeParams params{static_cast<std::int64_t>(s.head_dim), 0, 10000.0, in.layout};
@@ -173,6 +186,9 @@ RopeFixture make_rope_fixture(const Instance& in, const RopeShape& s) {
   f.positions = positions_for(s.tokens, s.far);
   f.buf = std::make_unique<TypedBuffer>(in.dtype, n);
   for (std::size_t i = 0; i < n; ++i) f.buf->set(i, std::ldexp(static_cast<double>(i % 61) - 30, -5));
+  f.check = &check_for(key);
+  if (f.check->done) return f;
+  f.check->done = true;
   const TypedBuffer x = *f.buf;
   run_rope(in, s, f);
   const ref::Rope exact(params, f.positions.back());
@@ -185,8 +201,8 @@ RopeFixture make_rope_fixture(const Instance& in, const RopeShape& s) {
           std::fabs(static_cast<double>(f.positions[t]) * f.plan->inv_freq()[j]) * (1 + 0x1p-50);
       const double budget =
           element_budget(in.contract(), in.dtype, phi, j, std::fabs(x.get(i0)) + std::fabs(x.get(i1)));
-      check_element(f.check, f.buf->get(i0), e0.value, budget);
-      check_element(f.check, f.buf->get(i1), e1.value, budget);
+      check_element(*f.check, f.buf->get(i0), e0.value, budget);
+      check_element(*f.check, f.buf->get(i1), e1.value, budget);
     }
   }
   return f;
@@ -195,8 +211,8 @@ RopeFixture make_rope_fixture(const Instance& in, const RopeShape& s) {
 // Rotating the same buffer over and over keeps its norm (up to rounding): the timed calls see the
 // same kind of data as the checked one.
 void rope_benchmark(benchmark::State& state, Instance in, RopeShape s, std::size_t key, int calls) {
-  RopeFixture& f = cached_fixture<RopeFixture>(key, [&] { return make_rope_fixture(in, s); });
-  if (f.check.worst_ratio > 1) return skip_if_outside_contract(state, f.check);
+  RopeFixture& f = cached_fixture<RopeFixture>(key, [&] { return make_rope_fixture(in, s, key); });
+  if (f.check->worst_ratio > 1) return skip_if_outside_contract(state, *f.check);
   const Buffer view = f.buf->view();
   for (auto _ : state) {
     for (int c = 0; c < calls; ++c) run_rope(in, s, f);
@@ -204,7 +220,7 @@ void rope_benchmark(benchmark::State& state, Instance in, RopeShape s, std::size
     benchmark::ClobberMemory();
   }
   const std::size_t n = s.tokens * s.heads * s.head_dim, bytes = n * size_of(in.dtype);
-  add_counters(state, n, bytes, 2 * bytes, f.check, [&] { run_rope(in, s, f); });
+  add_counters(state, n, bytes, 2 * bytes, *f.check, [&] { run_rope(in, s, f); });
 }
 
 std::string shape_name(const SinShape& s) {

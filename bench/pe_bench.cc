@@ -51,6 +51,11 @@ int main(int argc, char** argv) {
                                : options.mode == pe::bench::Mode::Quick ? "--benchmark_min_time=0.02"
                                                                         : "--benchmark_min_time=0.03";
   rest.insert(rest.begin() + 1, {reps, min_time});
+  // Repetitions of different benchmarks interleaved in random order, so that they sample the
+  // machine's drift over the run instead of one moment: back-to-back repetitions share it, and a
+  // comparison of two runs then finds "significant" changes that are only the machine's.
+  if (options.mode != pe::bench::Mode::Smoke)
+    rest.insert(rest.begin() + 1, "--benchmark_enable_random_interleaving=true");
   if (!out.empty()) rest.insert(rest.begin() + 1, {"--benchmark_out=" + out, "--benchmark_out_format=json"});
   std::vector<char*> args;
   for (std::string& s : rest) args.push_back(s.data());

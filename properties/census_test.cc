@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 namespace pe::census {
 namespace {
 
@@ -31,7 +33,10 @@ TEST(Census, EveryInstanceIsWithinItsContractInEveryBand) {
 }
 
 TEST(Census, SelectsInstancesByGlobAndStopsAtMaxPosition) {
-  const auto results = run({"rope.scalar_f64", Effort::Quick, 5000});
+  Options o;
+  o.glob = "rope.scalar_f64";
+  o.max_position = 5000;
+  const auto results = run(o);
   const Contract& c = find_variant("rope.scalar_f64")->contract();
   ASSERT_EQ(results.size(), c.layouts.size() * c.outputs.size());
   for (const InstanceResult& r : results) {
@@ -41,4 +46,19 @@ TEST(Census, SelectsInstancesByGlobAndStopsAtMaxPosition) {
 }
 
 }  // namespace
+TEST(Census, ShardsAreDisjointAndCoverTheSelection) {
+  Options o;
+  o.glob = "sinusoidal.scalar_f64";
+  o.max_position = 1000;
+  std::multiset<std::string> seen;
+  for (std::size_t i = 0; i < 3; ++i) {
+    o.shard_index = i;
+    o.shard_count = 3;
+    for (const InstanceResult& r : run(o)) seen.insert(r.instance.name());
+  }
+  const auto all = testing::instances_matching(o.glob);
+  EXPECT_EQ(seen.size(), all.size());
+  for (const auto& in : all) EXPECT_EQ(seen.count(in.name()), 1u) << in.name();
+}
+
 }  // namespace pe::census

@@ -66,7 +66,9 @@ std::vector<std::string> plot_accuracy(const nlohmann::json& census, const std::
         "set multiplot layout {},{} title '{}: max |y - exact| per position band (f32 output), "
         "budget dashed; exact 0 drawn at 1e-12'\n",
         rows, cols, family);
-    gp += "set key top left font ',8'\nset xlabel 'position (band end)' font ',9'\nset yrange [1e-12:10]\n";
+    gp +=
+        "set key top left font ',8'\nset xlabel 'position (band end)' font ',9'\nset yrange [1e-12:10]\n"
+        "set xrange [100:1e10]\n";
     for (const Primary& p : ps) {
       const std::string dat = fmt::format("accuracy_{}.dat", p.variant);
       std::string data = "# band_end max_abs p99_abs budget_at_max\n";
@@ -193,7 +195,8 @@ std::vector<std::string> plot_pareto(const nlohmann::json& census, const std::ve
     write(dir + "/" + dat, data);
     write(dir + "/" + front_dat, front_data);
     std::string gp = fmt::format(fmt::runtime(kTerminal), 900, 600);
-    gp += fmt::format("set output '{}'\nset logscale xy\nset format y '10^{{%T}}'\n", svg);
+    gp += fmt::format(
+        "set output '{}'\nset termoption noenhanced\nset logscale xy\nset format y '10^{{%T}}'\n", svg);
     gp += fmt::format("set title '{}: accuracy against speed (f32; error at positions < 1e6; speed at {})'\n",
                       family, family == "rope" ? "2048 tokens x 32 heads x 128" : "L = 8192, d = 128");
     gp += "set xlabel 'ns per element (median)'\nset ylabel 'max |y - exact|'\nset key top right\n";

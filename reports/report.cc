@@ -43,7 +43,10 @@ void write_file(const std::string& path, const std::string& text) {
 std::string context_lines(const nlohmann::json& bench) {
   if (!bench.is_object() || !bench.contains("context")) return "";
   const auto& c = bench["context"];
-  const auto get = [&](const char* k) { return c.contains(k) ? c[k].dump() : std::string("?"); };
+  const auto get = [&](const char* k) {
+    if (!c.contains(k)) return std::string("?");
+    return c[k].is_string() ? c[k].get<std::string>() : c[k].dump();
+  };
   return fmt::format("Benchmarks ran on {} ({} CPUs), {}, Highway target {}, {}; flags {}.\n\n",
                      get("pe_cpu"), get("num_cpus"), get("pe_compiler"), get("pe_hwy_best_target"),
                      get("date"), get("pe_cxx_flags"));

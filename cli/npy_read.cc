@@ -1,29 +1,15 @@
-#include "npy.h"
-
+// Reading .npy (format 1.0-3.0, either byte order, C or Fortran order); writing is npy_write.cc.
 #include <bit>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <limits>
 #include <sstream>
 
-#include "pe/half.h"
+#include "npy.h"
 
 namespace pe::cli {
 namespace {
-
-const char* descr(DType dtype) {
-  switch (dtype) {
-    case DType::F32:
-      return "<f4";
-    case DType::F64:
-      return "<f8";
-    case DType::F16:
-      return "<f2";
-    case DType::BF16:
-      return "<u2";
-  }
-  return "";
-}
 
 // The value of key 'name' in numpy's header dictionary, as raw text up to the next top-level comma
 // or closing brace (a tuple's commas are inside parentheses).
@@ -72,6 +58,21 @@ std::vector<std::size_t> parse_shape(std::string_view v, const std::string& name
   return shape;
 }
 
+// IEEE 754 binary16, decoded exactly (every half is a double); no _Float16, which clang 14 lacks
+// on x86 and the fuzz build uses clang.
+double half_to_double(std::uint16_t h) {
+  const int exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+  double v = 0;
+  if (exponent == 0) {
+    v = std::ldexp(mantissa, -24);
+  } else if (exponent == 31) {
+    v = mantissa != 0 ? NAN : INFINITY;
+  } else {
+    v = std::ldexp(mantissa + 1024, exponent - 25);
+  }
+  return (h & 0x8000) ? -v : v;
+}
+
 struct Element {
   char kind = 'f';  // 'f' float, 'b' bfloat16 bits, 'i' signed, 'u' unsigned
   std::size_t width = 4;
@@ -84,7 +85,7 @@ double element(const unsigned char* p, Element e, bool big_endian) {
   for (std::size_t i = e.width; i-- > 0;) u = (u << 8) | b[i];
   switch (e.kind) {
     case 'b':
-      return to_float(BFloat16{static_cast<std::uint16_t>(u)});
+      return std::bit_cast<float>(static_cast<std::uint32_t>(u << 16));
     case 'u':
       return static_cast<double>(u);
     case 'i': {
@@ -94,48 +95,12 @@ double element(const unsigned char* p, Element e, bool big_endian) {
     default:
       break;
   }
-  if (e.width == 2) return to_float(Float16{static_cast<std::uint16_t>(u)});
+  if (e.width == 2) return half_to_double(static_cast<std::uint16_t>(u));
   if (e.width == 4) return std::bit_cast<float>(static_cast<std::uint32_t>(u));
   return std::bit_cast<double>(u);
 }
 
 }  // namespace
-
-std::string npy_header(const std::vector<std::size_t>& shape, DType dtype) {
-  std::string dims;
-  for (std::size_t i = 0; i < shape.size(); ++i) dims += (i ? ", " : "") + std::to_string(shape[i]);
-  if (shape.size() == 1) dims += ",";  // a 1-tuple is "(3,)" in Python
-  return "{'descr': '" + std::string(descr(dtype)) + "', 'fortran_order': False, 'shape': (" + dims + "), }";
-}
-
-void write_npy(const std::string& path, const std::vector<double>& values,
-               const std::vector<std::size_t>& shape, DType dtype) {
-  std::string header = npy_header(shape, dtype);
-  // Magic (6) + version (2) + length (2) + header + '\n' is padded with spaces to a multiple of 64.
-  const std::size_t unpadded = 10 + header.size() + 1;
-  header.append((64 - unpadded % 64) % 64, ' ');
-  header.push_back('\n');
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw std::runtime_error("cannot open " + path + " for writing");
-  const auto len = static_cast<std::uint16_t>(header.size());
-  out.write("\x93NUMPY\x01\x00", 8);
-  const char len_bytes[2] = {static_cast<char>(len & 0xff), static_cast<char>(len >> 8)};
-  out.write(len_bytes, 2);
-  out.write(header.data(), static_cast<std::streamsize>(header.size()));
-  for (double v : values) {
-    // Little-endian hosts only (x86-64, AArch64): the bytes are written as they lie in memory.
-    if (dtype == DType::F32) {
-      const auto f = static_cast<float>(v);
-      out.write(reinterpret_cast<const char*>(&f), sizeof f);
-    } else if (dtype == DType::F64) {
-      out.write(reinterpret_cast<const char*>(&v), sizeof v);
-    } else {
-      const std::uint16_t bits = dtype == DType::BF16 ? to_bfloat16(v).bits : to_float16(v).bits;
-      out.write(reinterpret_cast<const char*>(&bits), sizeof bits);
-    }
-  }
-  if (!out) throw std::runtime_error("failed writing " + path);
-}
 
 NpyArray parse_npy(std::string_view bytes, const std::string& name, DType u2_as) {
   if (bytes.size() < 10 || bytes.substr(0, 6) != std::string_view("\x93NUMPY", 6))
