@@ -1,6 +1,7 @@
 // rope.exact: (sin, cos) of every pair from an exact fixed-point phase, as sinusoidal.exact
 // (detail/exact_phase.h), computed once per token and applied to every head; the rotation in
-// double, rounded once into the data's type. Compiled for every Highway target, dispatched at run
+// double (float32 data: promoted, rotated and demoted in Highway vectors), rounded once into the
+// data's type. Compiled for every Highway target, dispatched at run
 // time.
 //
 // Contract (derived), per output element of a pair (a, b), N = |a| + |b|:
@@ -16,6 +17,7 @@
 #include <algorithm>
 
 #include "detail/convert.h"
+#include "detail/exact_phase-inl.h"
 #include "detail/exact_phase.h"
 #include "detail/function_variant.h"
 
@@ -44,7 +46,9 @@ namespace pe::rope_exact::HWY_NAMESPACE {
 
 inline constexpr std::size_t kChunk = 64;
 
-// Pairs (a[k·stride], b[k·stride]) rotated by (c[k], ±s[k]).
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Pairs (a[k·stride], b[k·stride]) rotated by (c[k], ±s[k]) in double, rounded once into T.
 template <class T>
 HWY_INLINE void RotatePairs(T* HWY_RESTRICT a, T* HWY_RESTRICT b, std::size_t stride, const double* s,
                             const double* c, double sign, std::size_t n) {
@@ -53,6 +57,41 @@ HWY_INLINE void RotatePairs(T* HWY_RESTRICT a, T* HWY_RESTRICT b, std::size_t st
     const double sk = sign * s[k];
     a[stride * k] = detail::store_as<T>(x * c[k] - y * sk);
     b[stride * k] = detail::store_as<T>(x * sk + y * c[k]);
+  }
+}
+
+// The same for float32 data, vectorised: floats promoted to double lanes, rotated, demoted once.
+template <bool kInterleaved>
+HWY_INLINE void RotateFloat(float* HWY_RESTRICT row, std::size_t j0, std::size_t half, const double* s,
+                            const double* c, double sign, std::size_t n) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> df;
+  const std::size_t lanes = hn::Lanes(dd);
+  const auto vsign = hn::Set(dd, sign);
+  std::size_t k = 0;
+  for (; k + lanes <= n; k += lanes) {
+    hn::Vec<decltype(df)> fa, fb;
+    if constexpr (kInterleaved) {
+      hn::LoadInterleaved2(df, row + 2 * (j0 + k), fa, fb);
+    } else {
+      fa = hn::LoadU(df, row + j0 + k);
+      fb = hn::LoadU(df, row + half + j0 + k);
+    }
+    const auto x = hn::PromoteTo(dd, fa), y = hn::PromoteTo(dd, fb);
+    const auto vc = hn::Load(dd, c + k), vs = hn::Mul(hn::Load(dd, s + k), vsign);
+    const auto ra = hn::DemoteTo(df, hn::MulSub(x, vc, hn::Mul(y, vs)));
+    const auto rb = hn::DemoteTo(df, hn::MulAdd(x, vs, hn::Mul(y, vc)));
+    if constexpr (kInterleaved) {
+      hn::StoreInterleaved2(ra, rb, df, row + 2 * (j0 + k));
+    } else {
+      hn::StoreU(ra, df, row + j0 + k);
+      hn::StoreU(rb, df, row + half + j0 + k);
+    }
+  }
+  if constexpr (kInterleaved) {
+    RotatePairs(row + 2 * (j0 + k), row + 2 * (j0 + k) + 1, 2, s + k, c + k, sign, n - k);
+  } else {
+    RotatePairs(row + j0 + k, row + half + j0 + k, 1, s + k, c + k, sign, n - k);
   }
 }
 
@@ -75,12 +114,20 @@ void RotateTyped(const RopePlan& plan, std::span<const std::int64_t> positions, 
         detail::advance_sincos(ts.cos_step.data() + j0, ts.sin_step.data() + j0, n, s, c);
         ++since_direct;
       } else {
-        detail::direct_sincos(p, ts.step.data() + j0, n, s, c);
+        detail::HWY_NAMESPACE::DirectSinCos(p, ts.step.data() + j0, n, s, c);
         since_direct = 0;
       }
       prev = p;
       for (std::size_t head = 0; head < n_heads; ++head) {
         T* row = x + (t * n_heads + head) * hd;
+        if constexpr (std::is_same_v<T, float>) {
+          if (il) {
+            RotateFloat<true>(row, j0, h, s, c, sign, n);
+          } else {
+            RotateFloat<false>(row, j0, h, s, c, sign, n);
+          }
+          continue;
+        }
         if (il) {
           RotatePairs(row + 2 * j0, row + 2 * j0 + 1, 2, s, c, sign, n);
         } else {

@@ -20,6 +20,7 @@
 #include <algorithm>
 
 #include "detail/convert.h"
+#include "detail/exact_phase-inl.h"
 #include "detail/exact_phase.h"
 #include "detail/function_variant.h"
 
@@ -140,7 +141,7 @@ void Rows(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
         Advance(ts, j0, n, s, c);
         ++since_direct;
       } else {
-        detail::direct_sincos(p, ts.step.data() + j0, n, s, c);
+        detail::HWY_NAMESPACE::DirectSinCos(p, ts.step.data() + j0, n, s, c);
         since_direct = 0;
       }
       if (skip) continue;
