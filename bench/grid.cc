@@ -322,6 +322,24 @@ int register_grid(const Options& options) {
     }
   }
   for (std::size_t bytes : limit_sizes) register_limit_benchmarks(bytes);
+  // Plan creation (frequencies, turn steps): setup, paid once per configuration, timed apart.
+  if (options.mode != Mode::Smoke && testing::glob_match(options.glob, "plan")) {
+    for (std::int64_t d : {64, 128, 4096}) {
+      benchmark::RegisterBenchmark(fmt::format("plan/sinusoidal/d{}", d).c_str(),
+                                   [d](benchmark::State& state) {
+                                     for (auto _ : state) {
+                                       SinusoidalPlan plan({d, 10000.0, Layout::Interleaved});
+                                       benchmark::DoNotOptimize(plan.turn_steps().step.data());
+                                     }
+                                   });
+    }
+    benchmark::RegisterBenchmark("plan/rope/D128", [](benchmark::State& state) {
+      for (auto _ : state) {
+        RopePlan plan({128, 0, 10000.0, Layout::HalfSplit});
+        benchmark::DoNotOptimize(plan.turn_steps().step.data());
+      }
+    });
+  }
   return count;
 }
 

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+
 #include "common.h"
 #include "junit.h"
 #include "progress.h"
@@ -30,8 +32,11 @@ VerifyResult verify(const VerifyOptions& o) {
   VerifyResult result;
   if (o.properties) {
     fmt::print("== properties ({} effort) ==\n", o.effort);
-    result.properties =
-        run_properties(o.glob, o.seed, options.effort == census::Effort::Full, o.properties_log);
+    const std::string log =
+        !o.properties_log.empty()
+            ? o.properties_log
+            : (std::filesystem::temp_directory_path() / "pe-suite-properties.log").string();
+    result.properties = run_properties(o.glob, o.seed, options.effort == census::Effort::Full, log);
     if (result.properties) {
       const PropertyRun& p = *result.properties;
       fmt::print(
@@ -89,8 +94,8 @@ void add_verify(CLI::App& app, int& exit_code) {
   cmd->add_option("--out", o->json_out, "Write the census JSON here");
   cmd->add_option("--markdown", o->markdown_out, "Write the census as Markdown here");
   cmd->add_option("--junit", o->junit_out, "Write JUnit XML (properties and census) here");
-  cmd->add_option("--properties-log", o->properties_log, "Where the property binary's output goes")
-      ->capture_default_str();
+  cmd->add_option("--properties-log", o->properties_log,
+                  "Where the property binary's output goes (default: $TMPDIR/pe-suite-properties.log)");
   cmd->callback([o, &exit_code] { exit_code = verify(*o).exit_code; });
 }
 

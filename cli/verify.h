@@ -21,7 +21,7 @@ struct VerifyOptions {
   std::uint64_t seed = kDefaultSeed;
   bool properties = true;
   std::string json_out, markdown_out, junit_out;
-  std::string properties_log = "pe-suite-properties.log";  // the property binary's output
+  std::string properties_log;  // the property binary's output; empty: pe-suite-properties.log in $TMPDIR
 };
 
 struct VerifyResult {

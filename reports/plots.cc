@@ -96,15 +96,20 @@ std::vector<std::string> plot_speed(const std::vector<BenchRecord>& bench, const
   std::vector<std::string> svgs;
   for (const std::string family : {"sinusoidal", "rope"}) {
     // Per instance in its first layout seen: f32, positions from 0; sinusoidal table d128, RoPE H32 D128.
-    std::map<std::string, std::vector<const BenchRecord*>> series;
-    std::map<std::string, std::string> layout_of;
+    // Per variant, the instance with the most such shapes (the largest table is timed in the
+    // first layout only).
+    std::map<std::string, std::map<std::string, std::vector<const BenchRecord*>>> by_instance;
     for (const BenchRecord& b : bench) {
       if (b.family != family || b.dtype != "f32" || b.positions != "start" || !b.error.empty()) continue;
       if (family == "sinusoidal" && (b.op != "table" || b.dim != 128)) continue;
       if (family == "rope" && (b.heads != 32 || b.dim != 128)) continue;
-      const std::string v = variant_of(b.instance);
-      if (!layout_of.count(v)) layout_of[v] = b.instance;
-      if (layout_of[v] == b.instance) series[v].push_back(&b);
+      by_instance[variant_of(b.instance)][b.instance].push_back(&b);
+    }
+    std::map<std::string, std::vector<const BenchRecord*>> series;
+    for (auto& [v, instances] : by_instance) {
+      for (auto& [inst, recs] : instances) {
+        if (recs.size() > series[v].size()) series[v] = recs;
+      }
     }
     std::erase_if(series, [](const auto& s) { return s.second.size() < 2; });
     if (series.empty()) continue;

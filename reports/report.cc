@@ -62,15 +62,21 @@ std::string speed_markdown(const nlohmann::json& bench) {
     for (const Column& c : kColumns) {
       if (c.family == family) cols.push_back(&c);
     }
-    // One instance per variant: the first layout it was benchmarked in.
-    std::map<std::string, std::string> instance_of;
-    std::vector<std::string> variants;
+    // One instance per variant: the one with the most of these shapes (the full grid times the
+    // largest table in each variant's first layout only). Variants in name order.
+    std::map<std::string, std::map<std::string, int>> hits;
     for (const BenchRecord& b : records) {
       if (b.family != family) continue;
-      const std::string v = variant_of(b.instance);
-      if (!instance_of.count(v)) {
-        instance_of[v] = b.instance;
-        variants.push_back(v);
+      int& n = hits[variant_of(b.instance)][b.instance];
+      for (const Column* c : cols) n += matches(b, *c) ? 1 : 0;
+    }
+    std::map<std::string, std::string> instance_of;
+    std::vector<std::string> variants;
+    for (const auto& [v, per_instance] : hits) {
+      variants.push_back(v);
+      int best = -1;
+      for (const auto& [inst, n] : per_instance) {
+        if (n > best) best = n, instance_of[v] = inst;
       }
     }
     if (variants.empty()) continue;

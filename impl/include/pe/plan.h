@@ -29,6 +29,16 @@ struct RopeParams {
   Layout layout = Layout::HalfSplit;
 };
 
+// Each pair's frequency as a 64-bit fixed-point fraction of a turn, step_i = round(ω_i/(2π)·2^64)
+// (formed in long double: |step_i - ω_i/(2π)·2^64| <= 4.5): the phase of position p is then
+// p·step_i mod 2^64, exact in integer arithmetic, within p·4.5·2^-64 turns of the true one
+// (2^-31 turns for p < 2^31) and free of any large-argument reduction. cos/sin of one step
+// (2π·step_i/2^64, correctly rounded to double) advance a phase by one position.
+struct TurnSteps {
+  std::vector<std::uint64_t> step;
+  std::vector<double> cos_step, sin_step;
+};
+
 class SinusoidalPlan {
  public:
   // Throws InvalidArgument naming dim, base or layout.
@@ -40,10 +50,13 @@ class SinusoidalPlan {
   std::size_t n_pairs() const noexcept { return dim() / 2; }
   // ω_i = base^(-2i/dim), i < dim/2; relative error <= 1.02·2^-53 for base <= 1e12 (plan.cc).
   std::span<const double> inv_freq() const noexcept { return inv_freq_; }
+  // ω_i as a fixed-point fraction of a turn, and the rotation by it (see TurnSteps).
+  const TurnSteps& turn_steps() const noexcept { return turns_; }
 
  private:
   SinusoidalParams params_;
   std::vector<double> inv_freq_;
+  TurnSteps turns_;
 };
 
 class RopePlan {
@@ -64,10 +77,12 @@ class RopePlan {
   std::size_t pair_offset() const noexcept { return params_.layout == Layout::Interleaved ? 1 : n_pairs(); }
   // θ_j = base^(-2j/rotary_dim), j < rotary_dim/2; relative error as SinusoidalPlan::inv_freq.
   std::span<const double> inv_freq() const noexcept { return inv_freq_; }
+  const TurnSteps& turn_steps() const noexcept { return turns_; }
 
  private:
   RopeParams params_;
   std::vector<double> inv_freq_;
+  TurnSteps turns_;
 };
 
 }  // namespace pe

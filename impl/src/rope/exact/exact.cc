@@ -1,0 +1,161 @@
+// rope.exact: (sin, cos) of every pair from an exact fixed-point phase, as sinusoidal.exact
+// (detail/exact_phase.h), computed once per token and applied to every head; the rotation in
+// double (float32 data: promoted, rotated and demoted in Highway vectors), rounded once into the
+// data's type. Compiled for every Highway target, dispatched at run
+// time.
+//
+// Contract (derived), per output element of a pair (a, b), N = |a| + |b|:
+//   sin/cos within 3.32e-9 (sinusoidal/exact/exact.cc), moving the output by N times that; the
+//   rotation a·c - b·s in double: 2·2^-53·N; together < 3.32e-9·N = 2.99e7·2^-53·N (ck);
+//   output: one rounding, u_out·|y| <= u_out·N (c0 = 1).
+//   Budget: N·(u_out + 3.32e-9). |input| <= 2^126. Largest position 2^31, base <= 1e7.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "rope/exact/exact.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include <algorithm>
+
+#include "detail/convert.h"
+#include "detail/exact_phase-inl.h"
+#include "detail/exact_phase.h"
+#include "detail/function_variant.h"
+
+#ifndef PE_ROPE_EXACT_CONTRACT_
+#define PE_ROPE_EXACT_CONTRACT_
+namespace pe::rope_exact {
+inline Contract declared_contract() {
+  Contract c;
+  c.family = Family::Rope;
+  c.layouts = {Layout::Interleaved, Layout::HalfSplit};
+  c.outputs = {DType::F32, DType::BF16, DType::F16};
+  c.angle_type = DType::F64;
+  c.compute_type = DType::F64;
+  c.max_position = std::int64_t{1} << 31;
+  c.max_base = 1e7;
+  c.max_input_abs = 0x1p126;
+  c.depends_on = "x86-64 long double (64-bit significand) for the plan's turn steps";
+  c.c0 = 1, c.ck = 2.99e7;
+  return c;
+}
+}  // namespace pe::rope_exact
+#endif
+
+HWY_BEFORE_NAMESPACE();
+namespace pe::rope_exact::HWY_NAMESPACE {
+
+inline constexpr std::size_t kChunk = 64;
+
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Pairs (a[k·stride], b[k·stride]) rotated by (c[k], ±s[k]) in double, rounded once into T.
+template <class T>
+HWY_INLINE void RotatePairs(T* HWY_RESTRICT a, T* HWY_RESTRICT b, std::size_t stride, const double* s,
+                            const double* c, double sign, std::size_t n) {
+  for (std::size_t k = 0; k < n; ++k) {
+    const double x = detail::load_as<double>(a[stride * k]), y = detail::load_as<double>(b[stride * k]);
+    const double sk = sign * s[k];
+    a[stride * k] = detail::store_as<T>(x * c[k] - y * sk);
+    b[stride * k] = detail::store_as<T>(x * sk + y * c[k]);
+  }
+}
+
+// The same for float32 data, vectorised: floats promoted to double lanes, rotated, demoted once.
+template <bool kInterleaved>
+HWY_INLINE void RotateFloat(float* HWY_RESTRICT row, std::size_t j0, std::size_t half, const double* s,
+                            const double* c, double sign, std::size_t n) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> df;
+  const std::size_t lanes = hn::Lanes(dd);
+  const auto vsign = hn::Set(dd, sign);
+  std::size_t k = 0;
+  for (; k + lanes <= n; k += lanes) {
+    hn::Vec<decltype(df)> fa, fb;
+    if constexpr (kInterleaved) {
+      hn::LoadInterleaved2(df, row + 2 * (j0 + k), fa, fb);
+    } else {
+      fa = hn::LoadU(df, row + j0 + k);
+      fb = hn::LoadU(df, row + half + j0 + k);
+    }
+    const auto x = hn::PromoteTo(dd, fa), y = hn::PromoteTo(dd, fb);
+    const auto vc = hn::Load(dd, c + k), vs = hn::Mul(hn::Load(dd, s + k), vsign);
+    const auto ra = hn::DemoteTo(df, hn::MulSub(x, vc, hn::Mul(y, vs)));
+    const auto rb = hn::DemoteTo(df, hn::MulAdd(x, vs, hn::Mul(y, vc)));
+    if constexpr (kInterleaved) {
+      hn::StoreInterleaved2(ra, rb, df, row + 2 * (j0 + k));
+    } else {
+      hn::StoreU(ra, df, row + j0 + k);
+      hn::StoreU(rb, df, row + half + j0 + k);
+    }
+  }
+  if constexpr (kInterleaved) {
+    RotatePairs(row + 2 * (j0 + k), row + 2 * (j0 + k) + 1, 2, s + k, c + k, sign, n - k);
+  } else {
+    RotatePairs(row + j0 + k, row + half + j0 + k, 1, s + k, c + k, sign, n - k);
+  }
+}
+
+template <class T>
+void RotateTyped(const RopePlan& plan, std::span<const std::int64_t> positions, std::size_t n_heads,
+                 RopeDirection direction, T* x) {
+  const std::size_t hd = plan.head_dim(), h = plan.n_pairs();
+  const bool il = plan.layout() == Layout::Interleaved;
+  const double sign = direction == RopeDirection::Inverse ? -1.0 : 1.0;
+  const TurnSteps& ts = plan.turn_steps();
+  HWY_ALIGN double s[kChunk];
+  HWY_ALIGN double c[kChunk];
+  for (std::size_t j0 = 0; j0 < h; j0 += kChunk) {
+    const std::size_t n = std::min(kChunk, h - j0);
+    int since_direct = detail::kRefreshRows;
+    std::int64_t prev = -2;
+    for (std::size_t t = 0; t < positions.size(); ++t) {
+      const std::int64_t p = positions[t];
+      if (p == prev + 1 && since_direct < detail::kRefreshRows) {
+        detail::advance_sincos(ts.cos_step.data() + j0, ts.sin_step.data() + j0, n, s, c);
+        ++since_direct;
+      } else {
+        detail::HWY_NAMESPACE::DirectSinCos(p, ts.step.data() + j0, n, s, c);
+        since_direct = 0;
+      }
+      prev = p;
+      for (std::size_t head = 0; head < n_heads; ++head) {
+        T* row = x + (t * n_heads + head) * hd;
+        if constexpr (std::is_same_v<T, float>) {
+          if (il) {
+            RotateFloat<true>(row, j0, h, s, c, sign, n);
+          } else {
+            RotateFloat<false>(row, j0, h, s, c, sign, n);
+          }
+          continue;
+        }
+        if (il) {
+          RotatePairs(row + 2 * j0, row + 2 * j0 + 1, 2, s, c, sign, n);
+        } else {
+          RotatePairs(row + j0, row + h + j0, 1, s, c, sign, n);
+        }
+      }
+    }
+  }
+}
+
+void Rotate(const RopePlan& plan, std::span<const std::int64_t> positions, std::size_t n_heads,
+            RopeDirection direction, Buffer x) {
+  detail::with_typed(x, [&](auto* data) { RotateTyped(plan, positions, n_heads, direction, data); });
+}
+
+}  // namespace pe::rope_exact::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace pe::rope_exact {
+namespace {
+HWY_EXPORT(Rotate);
+void dispatch_rotate(const RopePlan& plan, std::span<const std::int64_t> positions, std::size_t n_heads,
+                     RopeDirection direction, Buffer x) {
+  HWY_DYNAMIC_DISPATCH(Rotate)(plan, positions, n_heads, direction, x);
+}
+const Registrar registrar{
+    std::make_unique<detail::FunctionRope>("rope.exact", declared_contract(), &dispatch_rotate)};
+}  // namespace
+}  // namespace pe::rope_exact
+#endif  // HWY_ONCE

@@ -1,0 +1,197 @@
+// sinusoidal.exact: the phase of every pair is exact by construction. Each frequency is a 64-bit
+// fixed-point fraction of a turn (TurnSteps, pe/plan.h); position p's phase is p·step mod 2^64 in
+// integer arithmetic, sin/cos come from the nearest quarter turn and polynomials on |a| <= π/4 in
+// double (detail/exact_phase.h). Along consecutive positions each pair is rotated by its one-step
+// (sin, cos) in double and re-evaluated directly every 256 rows. One rounding into the output type.
+// Compiled for every Highway target (foreach_target) so that the loops vectorise for the best one;
+// dispatched at run time.
+//
+// Contract (derived), |exact| <= 1:
+//   phase: |step - ω·2^64/(2π)| < 4.5, so p < 2^31 is within 2^31·4.5·2^-64 turns: < 3.3e-9;
+//   polynomials and split < 8e-12; 256 rotations in double < 256·4·2^-53 = 1.2e-13;
+//   together < 3.32e-9 = 2.99e7·2^-53 (ck, compute type double), independent of |φ| (c1 = 0);
+//   output: one rounding of a value in [-1, 1]: half an ulp, <= 0.5·u_out (c0 = 0.5).
+//   Budget: 0.5·u_out + 3.32e-9: 3.27e-8 in float32. Largest position 2^31, base <= 1e7.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "sinusoidal/exact/exact.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include <algorithm>
+
+#include "detail/convert.h"
+#include "detail/exact_phase-inl.h"
+#include "detail/exact_phase.h"
+#include "detail/function_variant.h"
+
+#ifndef PE_SINUSOIDAL_EXACT_CONTRACT_
+#define PE_SINUSOIDAL_EXACT_CONTRACT_
+namespace pe::sinusoidal_exact {
+inline Contract declared_contract() {
+  Contract c;
+  c.family = Family::Sinusoidal;
+  c.layouts = {Layout::Interleaved, Layout::Concatenated};
+  c.outputs = {DType::F32, DType::BF16, DType::F16};
+  c.angle_type = DType::F64;
+  c.compute_type = DType::F64;
+  c.max_position = std::int64_t{1} << 31;
+  c.max_base = 1e7;
+  c.max_input_abs = 1e30;
+  c.depends_on = "x86-64 long double (64-bit significand) for the plan's turn steps";
+  c.c0 = 0.5, c.ck = 2.99e7;
+  return c;
+}
+}  // namespace pe::sinusoidal_exact
+#endif
+
+HWY_BEFORE_NAMESPACE();
+namespace pe::sinusoidal_exact::HWY_NAMESPACE {
+
+namespace hn = hwy::HWY_NAMESPACE;
+
+inline constexpr std::size_t kChunk = 64;  // pairs kept as (sin, cos) state, in L1
+
+// Every pair advanced by one position: (s, c) rotated by its one-step (sin, cos), in double.
+HWY_INLINE void Advance(const TurnSteps& ts, std::size_t j0, std::size_t n, double* HWY_RESTRICT s,
+                        double* HWY_RESTRICT c) {
+  const hn::ScalableTag<double> dd;
+  const std::size_t lanes = hn::Lanes(dd);
+  std::size_t k = 0;
+  for (; k + lanes <= n; k += lanes) {
+    const auto vs = hn::Load(dd, s + k), vc = hn::Load(dd, c + k);
+    const auto cw = hn::LoadU(dd, ts.cos_step.data() + j0 + k),
+               sw = hn::LoadU(dd, ts.sin_step.data() + j0 + k);
+    hn::Store(hn::MulAdd(vs, cw, hn::Mul(vc, sw)), dd, s + k);
+    hn::Store(hn::MulSub(vc, cw, hn::Mul(vs, sw)), dd, c + k);
+  }
+  detail::advance_sincos(ts.cos_step.data() + j0 + k, ts.sin_step.data() + j0 + k, n - k, s + k, c + k);
+}
+
+// One position on: every pair of the chunk advanced (as Advance) and written as float32 in the same
+// pass, four (AVX2) pairs at a time, interleaved or as two halves.
+template <bool kInterleaved>
+HWY_INLINE void AdvanceAndStore(const TurnSteps& ts, std::size_t j0, std::size_t n, double* HWY_RESTRICT s,
+                                double* HWY_RESTRICT c, float* HWY_RESTRICT ys, float* HWY_RESTRICT yc) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> df;
+  const std::size_t lanes = hn::Lanes(dd);
+  const double* HWY_RESTRICT cos_step = ts.cos_step.data() + j0;
+  const double* HWY_RESTRICT sin_step = ts.sin_step.data() + j0;
+  std::size_t k = 0;
+  for (; k + lanes <= n; k += lanes) {
+    const auto vs = hn::Load(dd, s + k), vc = hn::Load(dd, c + k);
+    const auto cw = hn::LoadU(dd, cos_step + k), sw = hn::LoadU(dd, sin_step + k);
+    const auto s1 = hn::MulAdd(vs, cw, hn::Mul(vc, sw)), c1 = hn::MulSub(vc, cw, hn::Mul(vs, sw));
+    hn::Store(s1, dd, s + k);
+    hn::Store(c1, dd, c + k);
+    if constexpr (kInterleaved) {
+      hn::StoreInterleaved2(hn::DemoteTo(df, s1), hn::DemoteTo(df, c1), df, ys + 2 * k);
+    } else {
+      hn::StoreU(hn::DemoteTo(df, s1), df, ys + k);
+      hn::StoreU(hn::DemoteTo(df, c1), df, yc + k);
+    }
+  }
+  detail::advance_sincos(cos_step + k, sin_step + k, n - k, s + k, c + k);
+  for (; k < n; ++k) {
+    ys[kInterleaved ? 2 * k : k] = static_cast<float>(s[k]);
+    yc[kInterleaved ? 2 * k : k] = static_cast<float>(c[k]);
+  }
+}
+
+// One row's chunk of pairs into float32 after a direct evaluation.
+HWY_INLINE void StoreFloat(float* HWY_RESTRICT ys, float* HWY_RESTRICT yc, bool interleaved, const double* s,
+                           const double* c, std::size_t n) {
+  for (std::size_t k = 0; k < n; ++k) {
+    ys[interleaved ? 2 * k : k] = static_cast<float>(s[k]);
+    yc[interleaved ? 2 * k : k] = static_cast<float>(c[k]);
+  }
+}
+
+template <class Out, bool kAdd>
+void Rows(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
+          std::span<const std::uint8_t> padding, Out* out) {
+  const std::size_t d = plan.dim(), h = plan.n_pairs();
+  const bool il = plan.layout() == Layout::Interleaved;
+  const TurnSteps& ts = plan.turn_steps();
+  HWY_ALIGN double s[kChunk];
+  HWY_ALIGN double c[kChunk];
+  for (std::size_t j0 = 0; j0 < h; j0 += kChunk) {
+    const std::size_t n = std::min(kChunk, h - j0);
+    int since_direct = detail::kRefreshRows;
+    std::int64_t prev = -2;
+    for (std::size_t r = 0; r < positions.size(); ++r) {
+      const std::int64_t p = positions[r];
+      const bool advance = p == prev + 1 && since_direct < detail::kRefreshRows;
+      prev = p;
+      const bool skip = kAdd && !padding.empty() && padding[r] != 0;
+      Out* ys = out + r * d + (il ? 2 * j0 : j0);
+      Out* yc = il ? ys + 1 : out + r * d + h + j0;
+      if constexpr (std::is_same_v<Out, float> && !kAdd) {
+        if (advance) {  // the common case: consecutive positions into a float32 table
+          if (il) {
+            AdvanceAndStore<true>(ts, j0, n, s, c, ys, yc);
+          } else {
+            AdvanceAndStore<false>(ts, j0, n, s, c, ys, yc);
+          }
+          ++since_direct;
+          continue;
+        }
+      }
+      if (advance) {
+        Advance(ts, j0, n, s, c);
+        ++since_direct;
+      } else {
+        detail::HWY_NAMESPACE::DirectSinCos(p, ts.step.data() + j0, n, s, c);
+        since_direct = 0;
+      }
+      if (skip) continue;
+      if constexpr (std::is_same_v<Out, float> && !kAdd) {
+        StoreFloat(ys, yc, il, s, c, n);
+      } else {
+        const std::size_t stride = il ? 2 : 1;
+        for (std::size_t k = 0; k < n; ++k) {
+          if constexpr (kAdd) {
+            ys[stride * k] = detail::store_as<Out>(detail::load_as<double>(ys[stride * k]) + s[k]);
+            yc[stride * k] = detail::store_as<Out>(detail::load_as<double>(yc[stride * k]) + c[k]);
+          } else {
+            ys[stride * k] = detail::store_as<Out>(s[k]);
+            yc[stride * k] = detail::store_as<Out>(c[k]);
+          }
+        }
+      }
+    }
+  }
+}
+
+void Table(const SinusoidalPlan& plan, std::span<const std::int64_t> positions, Buffer out) {
+  detail::with_typed(
+      out, [&](auto* y) { Rows<std::remove_pointer_t<decltype(y)>, false>(plan, positions, {}, y); });
+}
+
+void Add(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
+         std::span<const std::uint8_t> padding, Buffer embeddings) {
+  detail::with_typed(embeddings, [&](auto* y) {
+    Rows<std::remove_pointer_t<decltype(y)>, true>(plan, positions, padding, y);
+  });
+}
+
+}  // namespace pe::sinusoidal_exact::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace pe::sinusoidal_exact {
+namespace {
+HWY_EXPORT(Table);
+HWY_EXPORT(Add);
+void dispatch_table(const SinusoidalPlan& plan, std::span<const std::int64_t> positions, Buffer out) {
+  HWY_DYNAMIC_DISPATCH(Table)(plan, positions, out);
+}
+void dispatch_add(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
+                  std::span<const std::uint8_t> padding, Buffer embeddings) {
+  HWY_DYNAMIC_DISPATCH(Add)(plan, positions, padding, embeddings);
+}
+const Registrar registrar{std::make_unique<detail::FunctionSinusoidal>(
+    "sinusoidal.exact", declared_contract(), &dispatch_table, &dispatch_add)};
+}  // namespace
+}  // namespace pe::sinusoidal_exact
+#endif  // HWY_ONCE
