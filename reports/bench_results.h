@@ -20,6 +20,9 @@ struct BenchRecord {
   std::string error;  // the contract check's message when it was not timed
 };
 
+// The median (mean of the middle two for an even count); NaN for no values.
+double median(std::vector<double> v);
+
 // Google Benchmark writes NaN and inf as bare words (the coefficient of variation of a constant
 // counter is 0/0), which JSON does not allow: they are read as null. Throws std::runtime_error
 // naming `what` when the text is not JSON.

@@ -8,15 +8,10 @@
 #include <map>
 #include <numeric>
 
+#include "bench_results.h"
+
 namespace pe::reports {
 namespace {
-
-double median(std::vector<double> v) {
-  if (v.empty()) return NAN;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 struct Runs {
   std::map<std::string, std::vector<double>> times;  // real_time of each repetition, in ns
