@@ -26,7 +26,12 @@ double percentile(std::vector<double> v, double q) {
 }  // namespace
 
 ErrorBands::ErrorBands(std::size_t keep_worst) : keep_(keep_worst) {
-  for (std::size_t k = 0; k + 1 < std::size(kEdges); ++k) bands_.push_back({kEdges[k], kEdges[k + 1] - 1});
+  for (std::size_t k = 0; k + 1 < std::size(kEdges); ++k) {
+    Band band;
+    band.lo = kEdges[k];
+    band.hi = kEdges[k + 1] - 1;
+    bands_.push_back(band);
+  }
   bands_.back().hi = INT64_MAX;  // the last band takes every larger position
 }
 
@@ -49,7 +54,7 @@ void ErrorBands::add(const ElementError& e) {
   if (worst_.size() < keep_ || r > ratio(worst_.back())) {
     worst_.push_back(e);
     std::stable_sort(worst_.begin(), worst_.end(),
-                     [](const ElementError& a, const ElementError& b) { return ratio(a) > ratio(b); });
+                     [](const ElementError& x, const ElementError& y) { return ratio(x) > ratio(y); });
     if (worst_.size() > keep_) worst_.pop_back();
   }
 }
