@@ -19,7 +19,7 @@ struct CensusArgs {
   std::int64_t max_position = 0;
 };
 
-int run_census(const CensusArgs& a) {
+int census_command(const CensusArgs& a) {
   census::Options o;
   o.glob = a.glob;
   o.effort = parse_effort(a.effort);
@@ -29,13 +29,7 @@ int run_census(const CensusArgs& a) {
   std::tie(o.shard_index, o.shard_count) = parse_shard(a.shard, "--shard");
   if (testing::instances_matching(a.glob).empty())
     throw UsageError("--variant: no variant matches '" + a.glob + "'");
-  std::unique_ptr<Progress> bar;
-  o.on_instance = [&](std::size_t done, std::size_t total, const std::string& name) {
-    if (!bar) bar = std::make_unique<Progress>("census", total);
-    bar->update(done, name);
-  };
-  const auto results = census::run(o);
-  bar.reset();
+  const auto results = run_census(o);
   const nlohmann::json doc = census::to_document(results, o);
   fmt::print("{}", reports::census_instance_table(doc["instances"]));
   write_text(a.out, doc.dump(2) + "\n");
@@ -58,7 +52,7 @@ void add_census(CLI::App& app, int& exit_code) {
   cmd->add_option("--shard", a->shard, "I/N: every N-th instance from the I-th (disjoint shards)")
       ->capture_default_str();
   cmd->add_option("--out", a->out, "Census JSON")->required();
-  cmd->callback([a, &exit_code] { exit_code = run_census(*a); });
+  cmd->callback([a, &exit_code] { exit_code = census_command(*a); });
 }
 
 }  // namespace pe::cli

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "bench_results.h"
 #include "npy.h"
 #include "pe/plan.h"
 
@@ -60,6 +61,14 @@ std::string read_text(const std::string& path, const std::string& what) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+nlohmann::json read_json_file(const std::string& path, const std::string& what) {
+  try {
+    return reports::parse_benchmark_json(read_text(path, what), fmt::format("{} '{}'", what, path));
+  } catch (const std::runtime_error& e) {
+    throw UsageError(e.what());
+  }
 }
 
 void write_text(const std::string& path, const std::string& text) {

@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -20,6 +21,10 @@ std::vector<std::int64_t> positions_from(const std::string& range, const std::st
 
 // The whole file; throws UsageError naming `what` when it cannot be read.
 std::string read_text(const std::string& path, const std::string& what);
+
+// A JSON file (Google Benchmark's bare NaN/inf words read as null); UsageError naming `what` when it
+// cannot be read or parsed.
+nlohmann::json read_json_file(const std::string& path, const std::string& what);
 
 // Writes text to path, creating its folder; says so on stdout. Throws UsageError when it cannot.
 void write_text(const std::string& path, const std::string& text);

@@ -17,14 +17,6 @@ struct CompareArgs {
   bool all = false;
 };
 
-nlohmann::json read_json(const std::string& path, const char* what) {
-  try {
-    return reports::parse_benchmark_json(read_text(path, what), fmt::format("{} '{}'", what, path));
-  } catch (const std::runtime_error& e) {
-    throw UsageError(e.what());
-  }
-}
-
 int run_compare(const CompareArgs& a) {
   reports::CompareOptions o;
   o.threshold = parse_fraction(a.threshold, "--threshold");
@@ -33,7 +25,7 @@ int run_compare(const CompareArgs& a) {
   o.alpha = a.alpha;
   std::vector<reports::Comparison> rows;
   try {
-    rows = reports::compare_runs(read_json(a.base, "BASE"), read_json(a.next, "NEW"), o);
+    rows = reports::compare_runs(read_json_file(a.base, "BASE"), read_json_file(a.next, "NEW"), o);
   } catch (const nlohmann::json::exception& e) {
     throw UsageError(fmt::format("compare: unexpected benchmark JSON: {}", e.what()));
   } catch (const std::runtime_error& e) {

@@ -15,14 +15,6 @@ struct ReportArgs {
   std::string bench, compare, properties, out;
 };
 
-nlohmann::json read(const std::string& path, const char* what) {
-  try {
-    return reports::parse_benchmark_json(read_text(path, what), fmt::format("{} '{}'", what, path));
-  } catch (const std::runtime_error& e) {
-    throw UsageError(e.what());
-  }
-}
-
 }  // namespace
 
 int write_report_from(const reports::ReportInputs& in, const std::string& dir) {
@@ -45,7 +37,7 @@ void add_report(CLI::App& app, int& exit_code) {
     reports::ReportInputs in;
     std::vector<nlohmann::json> docs;
     for (const std::string& c : a->census) {
-      docs.push_back(read(c, "--census"));
+      docs.push_back(read_json_file(c, "--census"));
       in.sources.push_back(c);
     }
     try {
@@ -53,10 +45,11 @@ void add_report(CLI::App& app, int& exit_code) {
     } catch (const std::exception& e) {
       throw UsageError(std::string("--census: ") + e.what());
     }
-    if (!a->bench.empty()) in.bench = read(a->bench, "--bench"), in.sources.push_back(a->bench);
-    if (!a->compare.empty()) in.compare = read(a->compare, "--compare"), in.sources.push_back(a->compare);
+    if (!a->bench.empty()) in.bench = read_json_file(a->bench, "--bench"), in.sources.push_back(a->bench);
+    if (!a->compare.empty())
+      in.compare = read_json_file(a->compare, "--compare"), in.sources.push_back(a->compare);
     if (!a->properties.empty())
-      in.properties = read(a->properties, "--properties"), in.sources.push_back(a->properties);
+      in.properties = read_json_file(a->properties, "--properties"), in.sources.push_back(a->properties);
     try {
       exit_code = write_report_from(in, a->out);
     } catch (const nlohmann::json::exception& e) {

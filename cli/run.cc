@@ -48,7 +48,7 @@ int run_main(const RunArgs& a) {
     b.console_log = a.dir + "/bench.log";
     bench_status = run_bench(b);
     if (bench_status == kOk) {
-      in.bench = reports::parse_benchmark_json(read_text(b.out, "bench"), b.out);
+      in.bench = read_json_file(b.out, "bench");
       in.sources.push_back("bench (quick)");
     } else {
       fmt::print("benchmarks failed (see {}); the report has no speed section\n", b.console_log);

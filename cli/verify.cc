@@ -19,6 +19,15 @@ census::Effort parse_effort(const std::string& effort) {
   throw UsageError("--effort: expected quick or full, got '" + effort + "'");
 }
 
+std::vector<census::InstanceResult> run_census(census::Options options) {
+  std::unique_ptr<Progress> bar;
+  options.on_instance = [&](std::size_t done, std::size_t total, const std::string& name) {
+    if (!bar) bar = std::make_unique<Progress>("census", total);
+    bar->update(done, name);
+  };
+  return census::run(options);
+}
+
 VerifyResult verify(const VerifyOptions& o) {
   census::Options options;
   options.glob = o.glob;
@@ -56,13 +65,7 @@ VerifyResult verify(const VerifyOptions& o) {
   }
 
   fmt::print("\n== census against the exact reference ({} effort) ==\n", o.effort);
-  std::unique_ptr<Progress> bar;
-  options.on_instance = [&](std::size_t done, std::size_t total, const std::string& name) {
-    if (!bar) bar = std::make_unique<Progress>("census", total);
-    bar->update(done, name);
-  };
-  const auto results = census::run(options);
-  bar.reset();
+  const auto results = run_census(options);
   result.census = census::to_document(results, options);
   const nlohmann::json& instances = result.census["instances"];
   fmt::print("{}", reports::census_instance_table(instances));

@@ -33,6 +33,9 @@ struct VerifyResult {
 // "quick" or "full"; anything else is a usage error naming --effort.
 census::Effort parse_effort(const std::string& effort);
 
+// census::run with a progress line on stderr when it is a terminal.
+std::vector<census::InstanceResult> run_census(census::Options options);
+
 VerifyResult verify(const VerifyOptions& options);
 
 }  // namespace pe::cli

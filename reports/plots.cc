@@ -200,8 +200,8 @@ std::vector<std::string> plot_pareto(const nlohmann::json& census, const std::ve
     write(dir + "/" + dat, data);
     write(dir + "/" + front_dat, front_data);
     std::string gp = fmt::format(fmt::runtime(kTerminal), 900, 600);
-    gp += fmt::format(
-        "set output '{}'\nset termoption noenhanced\nset logscale xy\nset format y '1e%T'\n", svg);
+    gp += fmt::format("set output '{}'\nset termoption noenhanced\nset logscale xy\nset format y '1e%T'\n",
+                      svg);
     gp += fmt::format("set title '{}: accuracy against speed (f32; error at positions < 1e6; speed at {})'\n",
                       family, family == "rope" ? "2048 tokens x 32 heads x 128" : "L = 8192, d = 128");
     gp += "set xlabel 'ns per element (median)'\nset ylabel 'max |y - exact|'\nset key top right\n";
