@@ -1,5 +1,9 @@
 #include "pe/contract.h"
 
+#include <algorithm>
+
+#include "pe/plan.h"
+
 namespace pe {
 
 namespace {
@@ -13,6 +17,17 @@ double element_budget(const Contract& c, DType out, double abs_phi, std::size_t 
   const double relative = output_rounding(c, out) + c.ck * unit_roundoff(c.compute_type) +
                           c.ct * unit_roundoff(c.table_type) + angle;
   return relative * scale + 2 * denorm_min(c.compute_type) + denorm_min(out);
+}
+
+double rope_element_budget(const Contract& c, const RopePlan& plan, DType out, double abs_phi,
+                           std::size_t pair, double abs_pair) noexcept {
+  const double a = plan.attention_factor();
+  const double scale = a * abs_pair;
+  double budget = element_budget(c, out, abs_phi, pair, scale);
+  if (a != 1.0) budget += c.ca * unit_roundoff(c.compute_type) * scale;
+  if (plan.gain()[pair] != 1.0) budget += c.c1_gain * unit_roundoff(c.angle_type) * abs_phi * scale;
+  budget += std::max(0.0, plan.frequency_error() - 1.02 * 0x1p-53) * abs_phi * scale;
+  return budget;
 }
 
 double add_budget(const Contract& c, DType out, double abs_embedding) noexcept {

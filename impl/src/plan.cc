@@ -1,8 +1,10 @@
 #include "pe/plan.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "detail/check.h"
+#include "pe/rope_scaling_math.h"
 
 namespace pe {
 namespace {
@@ -25,9 +27,8 @@ void check_layout(Layout layout, Family family) {
 // below 0.02·2^-53 for base <= 1e12. Contracts rely on the total 1.02·2^-53. Where long double is
 // double (MSVC, some ARM ABIs) this bound does not hold and neither do the contracts built on it.
 // Computed once per plan: the double frequencies and the turn steps both come from it.
-std::vector<long double> powers(std::size_t n_pairs, std::size_t dim, double base) {
+std::vector<long double> powers(std::size_t n_pairs, std::size_t dim, long double b) {
   std::vector<long double> w(n_pairs);
-  const long double b = base;
   for (std::size_t i = 0; i < n_pairs; ++i) {
     const long double e = -static_cast<long double>(2 * i) / static_cast<long double>(dim);
     w[i] = std::pow(b, e);
@@ -46,8 +47,13 @@ TurnSteps make_turn_steps(const std::vector<long double>& w) {
   t.step.resize(w.size());
   t.cos_step.resize(w.size());
   t.sin_step.resize(w.size());
+  constexpr long double kTurn = 0x1p64L;
   for (std::size_t i = 0; i < w.size(); ++i) {
-    t.step[i] = static_cast<std::uint64_t>(std::llround(w[i] * kTurnsPerRadian));
+    // Scaled frequencies can exceed a turn per position (factor < 1): only ω mod 2π matters for an
+    // integer p, and a step past 2^63 is stored as its two's-complement wrap.
+    long double units = std::fmod(w[i] * kTurnsPerRadian, kTurn);
+    if (units >= kTurn / 2) units -= kTurn;
+    t.step[i] = static_cast<std::uint64_t>(std::llround(units));
     long double sin_angle = 0, cos_angle = 0;
     ::sincosl(static_cast<long double>(t.step[i]) * kRadiansPerUnit, &sin_angle, &cos_angle);
     t.cos_step[i] = static_cast<double>(cos_angle);
@@ -64,6 +70,105 @@ void check_dim(const char* name, std::int64_t dim) {
     detail::fail(name, std::string(name) + " must be at most " + std::to_string(kMaxDim) + ", got " +
                            std::to_string(dim));
   }
+}
+
+constexpr long double kPi = 0xc.90fdaa22168c235p-2L;  // π to 64 bits
+
+void check_positive(const char* name, double v) {
+  if (!std::isfinite(v) || !(v > 0.0)) {
+    detail::fail(name, std::string(name) + " must be finite and > 0, got " + detail::show(v));
+  }
+}
+
+void check_factors(const char* name, const std::vector<double>& f, std::size_t n_pairs) {
+  if (f.size() != n_pairs) {
+    detail::fail(name, std::string(name) + " must have rotary_dim/2 = " + std::to_string(n_pairs) +
+                           " entries, got " + std::to_string(f.size()));
+  }
+  for (std::size_t j = 0; j < f.size(); ++j) {
+    if (!std::isfinite(f[j]) || !(f[j] > 0.0)) {
+      detail::fail(name, std::string(name) + "[" + std::to_string(j) + "] must be finite and > 0, got " +
+                             detail::show(f[j]));
+    }
+  }
+}
+
+// Each method's own parameters; the factor, L and seq_len for every method that reads them.
+void check_scaling(const RopeScaling& s, std::int64_t rotary_dim) {
+  using T = RopeScalingType;
+  if (s.type == T::None) return;
+  check_positive("factor", s.factor);
+  if (s.seq_len < 0) detail::fail("seq_len", "seq_len must be >= 0, got " + std::to_string(s.seq_len));
+  const bool needs_l =
+      s.type == T::Dynamic || s.type == T::Yarn || s.type == T::Llama3 || s.type == T::LongRope;
+  if (needs_l && s.original_max_position <= 0) {
+    detail::fail("original_max_position", "original_max_position must be > 0 for " +
+                                              std::string(to_string(s.type)) + ", got " +
+                                              std::to_string(s.original_max_position));
+  }
+  if ((s.type == T::Ntk || s.type == T::Dynamic) && rotary_dim < 4) {
+    detail::fail("rotary_dim", "rotary_dim must be >= 4 for " + std::string(to_string(s.type)) +
+                                   " (the exponent d/(d-2)), got " + std::to_string(rotary_dim));
+  }
+  if (s.type == T::Yarn) {
+    check_positive("beta_fast", s.beta_fast);
+    check_positive("beta_slow", s.beta_slow);
+    if (s.beta_fast < s.beta_slow) {
+      detail::fail("beta_fast", "beta_fast must be >= beta_slow=" + detail::show(s.beta_slow) + ", got " +
+                                    detail::show(s.beta_fast));
+    }
+    if (s.mscale) check_positive("mscale", *s.mscale);
+    if (s.mscale_all_dim) check_positive("mscale_all_dim", *s.mscale_all_dim);
+  }
+  if ((s.type == T::Yarn || s.type == T::LongRope) && s.attention_factor) {
+    check_positive("attention_factor", *s.attention_factor);
+  }
+  if (s.type == T::Llama3) {
+    check_positive("low_freq_factor", s.low_freq_factor);
+    check_positive("high_freq_factor", s.high_freq_factor);
+    if (!(s.low_freq_factor < s.high_freq_factor)) {
+      detail::fail("low_freq_factor",
+                   "low_freq_factor must be < high_freq_factor=" + detail::show(s.high_freq_factor) +
+                       ", got " + detail::show(s.low_freq_factor));
+    }
+  }
+  if (s.type == T::LongRope) {
+    if (s.original_max_position < 2) {
+      detail::fail(
+          "original_max_position",
+          "original_max_position must be >= 2 for longrope (ln L divides the attention factor), got " +
+              std::to_string(s.original_max_position));
+    }
+    const auto n_pairs = static_cast<std::size_t>(rotary_dim / 2);
+    check_factors("short_factor", s.short_factor, n_pairs);
+    check_factors("long_factor", s.long_factor, n_pairs);
+  }
+}
+
+// A bound on |θ̂'_j - θ'_j|/θ'_j for the long double evaluation above, in units of 2^-64 before the
+// final rounding to double (which adds 2^-53). The power: (ln base' + 2) as in powers(), plus the
+// base' itself (pow of the inner term, 4 roundings). The gain: one reciprocal and one product (4) plus
+// what an error δr in a ramp does to g = 1 - r·(1 - 1/s): δr·|1 - 1/s| / min(1, 1/s). YaRN's ramp
+// r = (j - lo)/(hi - lo) has lo and hi within 4·(|lo| + d/(2 ln b) + 1) units (a log of a quotient
+// times d/(2 ln b)), exact when truncated; Llama-3's smooth = (L/λ - low)/(high - low) is within
+// 4·(L/λ)/(high - low), L/λ <= high there.
+double frequency_error_bound(const ScalingRule<long double>& rule, const RopeScaling& s, std::int64_t dim,
+                             double base) {
+  using T = RopeScalingType;
+  const long double base_units = std::log(rule.effective_base()) + 2 + 4;
+  long double gain_units = s.type == T::None || s.type == T::Ntk || s.type == T::Dynamic ? 0 : 4;
+  long double ramp_units = 0;
+  if (s.type == T::Yarn && !s.truncate) {
+    const long double scale = static_cast<long double>(dim) / (2 * std::log(static_cast<long double>(base)));
+    const long double lo = rule.correction_low(), hi = rule.correction_high();
+    const long double width = lo == hi ? 0.001L : std::fabs(hi - lo);
+    ramp_units = 4 * (std::fabs(lo) + std::fabs(hi) + scale + 1) / width;
+  } else if (s.type == T::Llama3) {
+    ramp_units = 4 * s.high_freq_factor / (s.high_freq_factor - s.low_freq_factor) + 4;
+  }
+  const long double inv_s = 1.0L / s.factor;
+  gain_units += ramp_units * std::fabs(1 - inv_s) / std::min(1.0L, inv_s);
+  return 0x1p-53 + static_cast<double>((base_units + gain_units) * 0x1p-64L);
 }
 
 }  // namespace
@@ -87,9 +192,43 @@ RopePlan::RopePlan(const RopeParams& params) : params_(params) {
   }
   check_base(params.base);
   check_layout(params.layout, Family::Rope);
-  const auto w = powers(n_pairs(), rotary_dim(), params.base);
+  check_scaling(params.scaling, params_.rotary_dim);
+  if (params.scaling.type == RopeScalingType::None) {
+    const auto w = powers(n_pairs(), rotary_dim(), params.base);
+    inv_freq_ = inverse_frequencies(w);
+    turns_ = make_turn_steps(w);
+    effective_base_ = params.base;
+    gain_.assign(n_pairs(), 1.0);
+    return;
+  }
+  // The same long double evaluation as powers(), at the effective base, then the gain.
+  const ScalingRule<long double> rule(params.scaling, params_.rotary_dim, params.base, kPi);
+  effective_base_ = static_cast<double>(rule.effective_base());
+  if (!std::isfinite(effective_base_) || !(effective_base_ > 1.0)) {
+    detail::fail("factor", "factor " + detail::show(params.scaling.factor) + " makes the " +
+                               std::string(to_string(params.scaling.type)) + " base " +
+                               detail::show(effective_base_) + "; it must be finite and > 1");
+  }
+  attention_ = static_cast<double>(rule.attention());
+  if (!std::isfinite(attention_) || !(attention_ > 0.0)) {
+    detail::fail("attention_factor",
+                 "the attention factor must be finite and > 0, got " + detail::show(attention_));
+  }
+  std::vector<long double> w = powers(n_pairs(), rotary_dim(), rule.effective_base());
+  gain_.resize(n_pairs());
+  for (std::size_t j = 0; j < w.size(); ++j) {
+    const long double g = rule.gain(j, w[j]);
+    gain_[j] = static_cast<double>(g);
+    w[j] *= g;
+    if (!std::isfinite(static_cast<double>(w[j])) || !(w[j] > 0)) {
+      detail::fail("factor", "factor " + detail::show(params.scaling.factor) + " makes frequency " +
+                                 std::to_string(j) + " " + detail::show(static_cast<double>(w[j])) +
+                                 "; it must be finite and > 0");
+    }
+  }
   inv_freq_ = inverse_frequencies(w);
   turns_ = make_turn_steps(w);
+  frequency_error_ = frequency_error_bound(rule, params.scaling, params_.rotary_dim, params.base);
 }
 
 }  // namespace pe

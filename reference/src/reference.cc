@@ -1,6 +1,7 @@
 #include "pe/ref/reference.h"
 
 #include <atomic>
+#include <boost/math/constants/constants.hpp>
 #include <cmath>
 
 namespace pe::ref {
@@ -28,12 +29,15 @@ double rounded_or_retry(const Enclosure& narrow, DType type, const auto& retry_w
 
 }  // namespace
 
+Frequencies::Frequencies(std::size_t n_pairs, std::int64_t dim, double base, const RopeScaling& scaling)
+    : rule_(scaling, dim, base, boost::math::constants::pi<Real>()),
+      scaled_(scaling.type != RopeScalingType::None),
+      w_(n_pairs) {}
+
 const Real& Frequencies::operator[](std::size_t i) const {
-  if (!w_[i]) {
-    // The exponent -2i/dim is a quotient of small integers, rounded once at ~334 bits.
-    const Real e = -Real(static_cast<long long>(2 * i)) / Real(static_cast<long long>(dim_));
-    w_[i] = pow(Real(base_), e);
-  }
+  // The exponent -2i/dim is a quotient of small integers, rounded once at ~334 bits; unscaled, the
+  // gain is exactly 1.
+  if (!w_[i]) w_[i] = rule_.inv_freq(i);
   return *w_[i];
 }
 
@@ -96,7 +100,8 @@ double Sinusoidal::rounded(std::int64_t position, std::size_t channel, DType typ
 
 Rope::Rope(const RopeParams& params, std::int64_t max_position)
     : params_(params),
-      inv_freq_(RopePlan(params).n_pairs(), RopePlan(params).params().rotary_dim, params.base),
+      inv_freq_(RopePlan(params).n_pairs(), RopePlan(params).params().rotary_dim, params.base,
+                params.scaling),
       bits_(max_position < kNarrowLimit ? pe::ref::precision_bits<RealNarrow>()
                                         : pe::ref::precision_bits<Real>()),
       wide_(max_position >= kNarrowLimit) {
@@ -118,13 +123,20 @@ std::pair<Enclosure, Enclosure> Rope::evaluate(std::int64_t position, std::size_
   const R y1 = ra * s + rb * c;
   // Each of cos, sin is within radius_of(|φ|); two products and a sum add 3·2^-P relative of
   // |a| + |b|. Position 0 is exact: the products by 1 and 0 and the sum are exact at any precision
-  // that holds a and b.
+  // that holds a and b. A scaling's frequency (a few more operations at the wide tier, YaRN's ramp
+  // amplifying its correction range's rounding by at most ~2^20) is allowed 2^32 times the angle
+  // term, and the attention factor one more rounding.
+  const int bits = static_cast<int>(pe::ref::precision_bits<R>());
   R radius(0);
   if (position != 0) {
     const R n = abs(ra) + abs(rb);
-    radius = n * (radius_of(R(abs(phi))) + 3 * ldexp(R(1), static_cast<int>(-pe::ref::precision_bits<R>())));
+    const R slack = inv_freq_.scaled() ? ldexp(R(1), 32) : R(1);
+    radius = n * (slack * radius_of(R(abs(phi))) + 3 * ldexp(R(1), -bits));
   }
-  return {Enclosure{Real(y0), Real(radius)}, Enclosure{Real(y1), Real(radius)}};
+  if (!inv_freq_.scaled()) return {Enclosure{Real(y0), Real(radius)}, Enclosure{Real(y1), Real(radius)}};
+  const R attention(inv_freq_.rule().attention());
+  radius = attention * radius + (abs(y0) + abs(y1) + radius) * attention * ldexp(R(1), 2 - bits);
+  return {Enclosure{Real(attention * y0), Real(radius)}, Enclosure{Real(attention * y1), Real(radius)}};
 }
 
 std::pair<Enclosure, Enclosure> Rope::rotate(std::int64_t position, std::size_t pair, double a, double b,

@@ -15,6 +15,14 @@
 //   scale      1 for sinusoidal tables; |x_a| + |x_b| of the pair's input for RoPE
 //   floor      2·denorm_min(compute) + denorm_min(out): underflow in products and the final rounding
 //
+// RoPE under a scaled plan (pe/rope_scaling.h) multiplies cos and sin by the attention factor A, so
+// scale = A·(|x_a| + |x_b|), and adds
+//   + ca·u_compute·A·(|x_a| + |x_b|)            the multiplication by A (when A != 1)
+//   + c1_gain·u_angle·|φ|                        formulations that rescale θ_j in the angle type
+//                                                 themselves (when the plan's gain g_j != 1)
+//   + (frequency_error - 1.02·2^-53)·|φ|·scale   a plan whose θ'_j is less accurate than the
+//                                                 1.02·2^-53 every contract assumes (pe/plan.h)
+//
 // The fused add (embedding + PE) adds one rounding in the compute type and one into the output type
 // of the sum: + (u_out + u_compute)·(|embedding| + 1).
 #pragma once
@@ -40,11 +48,17 @@ struct Contract {
   DType table_type = DType::F64;    // type of a stored cos/sin table (with ct)
   const char* depends_on = "";      // build conditions the bound relies on (instruction sets, libm)
   double c0 = 0, ck = 0, ct = 0, c1 = 0, c1_pair = 0;  // the budget's coefficients, see above
+  double ca = 1, c1_gain = 0;                          // RoPE scaling terms, see above
 };
 
 // The budget for one element of pair `pair`. `scale` is 1 for tables, |x_a| + |x_b| for a RoPE pair.
 double element_budget(const Contract& c, DType out, double abs_phi, std::size_t pair,
                       double scale = 1.0) noexcept;
+class RopePlan;
+// The budget of one output of RoPE pair `pair` under `plan`, input magnitude |x_a| + |x_b| = `abs_pair`
+// and exact angle |φ| (of the scaled frequency).
+double rope_element_budget(const Contract& c, const RopePlan& plan, DType out, double abs_phi,
+                           std::size_t pair, double abs_pair) noexcept;
 // The extra budget of the fused add for an embedding value of magnitude |e|.
 double add_budget(const Contract& c, DType out, double abs_embedding) noexcept;
 // DESIGN's two-term form c0'·u_out + c1·u_angle·|φ| for this output type: c0' folds the kernel and

@@ -7,6 +7,7 @@
 #include <span>
 #include <vector>
 
+#include "pe/rope_scaling.h"
 #include "pe/types.h"
 
 namespace pe {
@@ -27,6 +28,7 @@ struct RopeParams {
   std::int64_t rotary_dim = 0;  // 0 means head_dim; channels beyond it pass through untouched
   double base = 10000.0;        // RoFormer (Su et al., 2021), eq. 15
   Layout layout = Layout::HalfSplit;
+  RopeScaling scaling{};  // none by default; see pe/rope_scaling.h
 };
 
 // Each pair's frequency as a 64-bit fixed-point fraction of a turn, step_i = round(ω_i/(2π)·2^64)
@@ -61,7 +63,9 @@ class SinusoidalPlan {
 
 class RopePlan {
  public:
-  // Throws InvalidArgument naming head_dim, rotary_dim, base or layout.
+  // Throws InvalidArgument naming head_dim, rotary_dim, base, layout or the scaling parameter
+  // (factor, original_max_position, seq_len, beta_fast, beta_slow, mscale, mscale_all_dim,
+  // attention_factor, low_freq_factor, high_freq_factor, short_factor, long_factor).
   explicit RopePlan(const RopeParams& params);
 
   const RopeParams& params() const noexcept { return params_; }
@@ -75,14 +79,28 @@ class RopePlan {
     return params_.layout == Layout::Interleaved ? 2 * j : j;
   }
   std::size_t pair_offset() const noexcept { return params_.layout == Layout::Interleaved ? 1 : n_pairs(); }
-  // θ_j = base^(-2j/rotary_dim), j < rotary_dim/2; relative error as SinusoidalPlan::inv_freq.
+  // θ'_j = g_j·base'^(-2j/rotary_dim), j < rotary_dim/2, the scaled frequency (pe/rope_scaling_math.h),
+  // formed in long double and rounded once: relative error as SinusoidalPlan::inv_freq.
   std::span<const double> inv_freq() const noexcept { return inv_freq_; }
   const TurnSteps& turn_steps() const noexcept { return turns_; }
+  // The pieces, for formulations that build θ'_j their own way: base' (the NTK or dynamic base, else
+  // base) and g_j = θ'_j / base'^(-2j/rotary_dim), each rounded once to double.
+  double effective_base() const noexcept { return effective_base_; }
+  std::span<const double> gain() const noexcept { return gain_; }
+  // The factor on cos and sin (YaRN, LongRoPE; 1 otherwise), rounded once to double.
+  double attention_factor() const noexcept { return attention_; }
+  // A bound on the relative error of inv_freq(): 1.02·2^-53 unscaled (what contracts assume), more
+  // for scalings whose gain is ill-conditioned (YaRN untruncated, large factors; plan.cc).
+  double frequency_error() const noexcept { return frequency_error_; }
 
  private:
   RopeParams params_;
   std::vector<double> inv_freq_;
   TurnSteps turns_;
+  double effective_base_ = 0;
+  std::vector<double> gain_;
+  double attention_ = 1;
+  double frequency_error_ = 1.02 * 0x1p-53;
 };
 
 }  // namespace pe

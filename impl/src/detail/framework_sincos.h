@@ -12,6 +12,14 @@ namespace pe::detail {
 
 inline std::size_t frequency_dim(const SinusoidalPlan& plan) noexcept { return plan.dim(); }
 inline std::size_t frequency_dim(const RopePlan& plan) noexcept { return plan.rotary_dim(); }
+// The base the framework's own power formula is fed (RoPE: the NTK/dynamic base' of pe/plan.h), and
+// the per-pair gain it then applies as one float32 multiplication (1 for tables and unscaled RoPE).
+inline double formula_base(const SinusoidalPlan& plan) noexcept { return plan.params().base; }
+inline double formula_base(const RopePlan& plan) noexcept { return plan.effective_base(); }
+inline float formula_gain(const SinusoidalPlan&, std::size_t) noexcept { return 1.0f; }
+inline float formula_gain(const RopePlan& plan, std::size_t j) noexcept {
+  return static_cast<float>(plan.gain()[j]);
+}
 
 // The PyTorch tutorial's table: div_term = exp(arange(0, d, 2) * (-log(base) / d)) in float32,
 // the Python scalar -log(base)/d (double) converted to float by the multiplication.
@@ -27,24 +35,35 @@ struct TorchTutorialSinCos {
 };
 
 // Hugging Face's default rotary embedding: inv_freq = 1 / base ** (arange(0, dim, 2).float() / dim)
-// in float32, freqs = inv_freq · position in float32, then cos/sin in float32.
+// in float32, freqs = inv_freq · position in float32, then cos/sin in float32. Scaled plans: base is
+// the NTK/dynamic base', and the gain (HF: `inv_freq /= factor`, YaRN's blend, Llama-3's smoothing,
+// LongRoPE's 1/ext_factors, two or three float ops each) is one float32 multiplication by fl(g_j).
 struct HfRopeSinCos {
   const RopePlan& plan;
   void operator()(std::int64_t p, std::size_t j, float& s, float& c) const noexcept {
     const float exponent = static_cast<float>(2 * j) / static_cast<float>(plan.rotary_dim());
-    const float inv_freq = 1.0f / std::pow(static_cast<float>(plan.params().base), exponent);
+    float inv_freq = 1.0f / std::pow(static_cast<float>(formula_base(plan)), exponent);
+    const float gain = formula_gain(plan, j);
+    if (gain != 1.0f) inv_freq *= gain;
     const float angle = inv_freq * static_cast<float>(p);
     s = std::sin(angle);
     c = std::cos(angle);
   }
 };
 
-// HF's cos/sin, stored in a 16-bit cache (T = BFloat16 or Float16) and read back as float.
+// HF's cos/sin times the attention factor (in float32, before the cast, as HF does), stored in a
+// 16-bit cache (T = BFloat16 or Float16) and read back as float.
 template <class T>
 struct CachedHfRopeSinCos {
+  static constexpr bool kAppliesAttention = true;
   const RopePlan& plan;
   void operator()(std::int64_t p, std::size_t j, float& s, float& c) const noexcept {
     HfRopeSinCos{plan}(p, j, s, c);
+    const auto attention = static_cast<float>(plan.attention_factor());
+    if (attention != 1.0f) {
+      s *= attention;
+      c *= attention;
+    }
     s = load_as<float>(store_as<T>(s));
     c = load_as<float>(store_as<T>(c));
   }
@@ -52,21 +71,27 @@ struct CachedHfRopeSinCos {
 
 // llama.cpp's CPU rope (ggml_rope_cache_init): theta_scale = powf(base, -2.0f/n_dims), theta = p,
 // and theta *= theta_scale after each pair, all in float. Called with ascending pairs per position
-// it follows the recurrence; any other call order replays it from pair 0.
+// it follows the recurrence; any other call order replays it from pair 0. Scaled RoPE plans: the
+// NTK/dynamic base' as llama.cpp's rope_freq_base, and the gain as its freq_factors path
+// (theta/freq_factor, here one float multiplication by fl(g_j)) for every method; llama.cpp's own
+// YaRN blends extrapolated and interpolated angles per position instead (same value in exact
+// arithmetic).
 template <class Plan>
 struct GgmlSinCos {
   explicit GgmlSinCos(const Plan& p)
       : plan(p),
         theta_scale(
-            std::pow(static_cast<float>(p.params().base), -2.0f / static_cast<float>(frequency_dim(p)))) {}
+            std::pow(static_cast<float>(formula_base(p)), -2.0f / static_cast<float>(frequency_dim(p)))) {}
   void operator()(std::int64_t p, std::size_t i, float& s, float& c) noexcept {
     if (p != position || i != next) {
       theta = static_cast<float>(p);
       for (std::size_t k = 0; k < i; ++k) theta *= theta_scale;
       position = p;
     }
-    s = std::sin(theta);
-    c = std::cos(theta);
+    const float gain = formula_gain(plan, i);
+    const float angle = gain != 1.0f ? theta * gain : theta;
+    s = std::sin(angle);
+    c = std::cos(angle);
     theta *= theta_scale;
     next = i + 1;
   }

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <type_traits>
 
 #include "detail/convert.h"
 #include "pe/plan.h"
@@ -48,15 +49,32 @@ void add_table(const SinusoidalPlan& plan, std::span<const std::int64_t> positio
   }
 }
 
+// A SinCos rule that folds the attention factor in itself (before a cache's rounding, as HF does)
+// says so with `static constexpr bool kAppliesAttention = true;`.
+template <class SinCos>
+constexpr bool applies_attention() {
+  if constexpr (requires { std::remove_cvref_t<SinCos>::kAppliesAttention; }) {
+    return std::remove_cvref_t<SinCos>::kAppliesAttention;
+  }
+  return false;
+}
+
+// The rotation by (cos, sin)·A, A the plan's attention factor multiplied in C (HF: cos * attention_scaling).
 template <class C, class T, class SinCos>
 void rotate(const RopePlan& plan, std::span<const std::int64_t> positions, std::size_t n_heads,
             RopeDirection direction, T* x, SinCos&& sincos) noexcept {
   const std::size_t hd = plan.head_dim(), offset = plan.pair_offset();
   const C sign = direction == RopeDirection::Inverse ? C(-1) : C(1);
+  const C attention = static_cast<C>(plan.attention_factor());
+  const bool scale = attention != C(1) && !applies_attention<SinCos>();
   for (std::size_t t = 0; t < positions.size(); ++t) {
     for (std::size_t j = 0; j < plan.n_pairs(); ++j) {
       C s, c;
       sincos(positions[t], j, s, c);
+      if (scale) {
+        s *= attention;
+        c *= attention;
+      }
       s *= sign;
       const std::size_t first = plan.pair_first(j);
       for (std::size_t h = 0; h < n_heads; ++h) {

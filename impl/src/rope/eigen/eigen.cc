@@ -6,6 +6,7 @@
 // Contract (derived), N = |a| + |b|: angle 3.001·2^-24·|φ|; sin/cos 2·2^-24; rotation in float
 // 2·2^-24 (+ second order): ck = 4.01. float32 is the compute type; bfloat16/float16 round once.
 // Budget: N·(c0·u_out + (4.01 + 3.001·|φ|)·2^-24). |input| <= 2^126. Largest position: 2^24.
+// Scaling: the plan's θ'_j; cos and sin times the attention factor in float (ca = 1).
 #include <Eigen/Core>
 
 #include "detail/chunk.h"
@@ -38,13 +39,18 @@ void rotate(const RopePlan& plan, std::span<const std::int64_t> positions, std::
   const auto offset = static_cast<Eigen::Index>(plan.pair_offset());
   const Eigen::Index stride = plan.layout() == Layout::Interleaved ? 2 : 1;
   const float sign = direction == RopeDirection::Inverse ? -1.0f : 1.0f;
+  const auto attention = static_cast<float>(plan.attention_factor());
   const Eigen::Map<const Eigen::ArrayXd> theta(plan.inv_freq().data(), h);
   for (std::size_t t = 0; t < positions.size(); ++t) {
     const auto p = static_cast<float>(positions[t]);
     for (Eigen::Index j0 = 0; j0 < h; j0 += detail::kEigenChunk) {
       const Eigen::Index n = std::min(detail::kEigenChunk, h - j0);
       const detail::ChunkF angle = p * theta.segment(j0, n).cast<float>();
-      const detail::ChunkF c = angle.cos(), s = sign * angle.sin();
+      detail::ChunkF c = angle.cos(), s = sign * angle.sin();
+      if (attention != 1.0f) {
+        c *= attention;
+        s *= attention;
+      }
       const Eigen::Index first = static_cast<Eigen::Index>(plan.pair_first(static_cast<std::size_t>(j0)));
       for (std::size_t head = 0; head < n_heads; ++head) {
         T* row = x + static_cast<Eigen::Index>(t * n_heads + head) * hd;

@@ -9,6 +9,10 @@
 //   rotation a·c - b·s in double: 2·2^-53·N; together < 3.32e-9·N = 2.99e7·2^-53·N (ck);
 //   output: one rounding, u_out·|y| <= u_out·N (c0 = 1).
 //   Budget: N·(u_out + 3.32e-9). |input| <= 2^126. Largest position 2^31, base <= 1e7.
+//   Scaling: the plan's turn steps of θ'_j. The 3.32e-9 assumes θ'_j <= 1 rad per position; a factor
+//   below 1 can raise θ'_j to 1/s, and the steps' relative error 1.6·2^-60 then moves the phase by
+//   |φ|·1.6·2^-60 = 0.0125·2^-53·|φ| more (c1_gain = 0.02, pairs the scaling rescales). cos and sin times the
+//   attention factor in double (ca = 1, u = 2^-53).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "rope/exact/exact.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -35,7 +39,7 @@ inline Contract declared_contract() {
   c.max_base = 1e7;
   c.max_input_abs = 0x1p126;
   c.depends_on = "x86-64 long double (64-bit significand) for the plan's turn steps";
-  c.c0 = 1, c.ck = 2.99e7;
+  c.c0 = 1, c.ck = 2.99e7, c.c1_gain = 0.02;
   return c;
 }
 }  // namespace pe::rope_exact
@@ -101,6 +105,7 @@ void RotateTyped(const RopePlan& plan, std::span<const std::int64_t> positions, 
   const std::size_t hd = plan.head_dim(), h = plan.n_pairs();
   const bool il = plan.layout() == Layout::Interleaved;
   const double sign = direction == RopeDirection::Inverse ? -1.0 : 1.0;
+  const double attention = plan.attention_factor();
   const TurnSteps& ts = plan.turn_steps();
   HWY_ALIGN double s[kChunk];
   HWY_ALIGN double c[kChunk];
@@ -118,20 +123,33 @@ void RotateTyped(const RopePlan& plan, std::span<const std::int64_t> positions, 
         since_direct = 0;
       }
       prev = p;
+      // Scaled copies, so that the recurrence above keeps advancing the unit-circle values.
+      HWY_ALIGN double sa[kChunk];
+      HWY_ALIGN double ca[kChunk];
+      const double* sp = s;
+      const double* cp = c;
+      if (attention != 1.0) {
+        for (std::size_t k = 0; k < n; ++k) {
+          sa[k] = s[k] * attention;
+          ca[k] = c[k] * attention;
+        }
+        sp = sa;
+        cp = ca;
+      }
       for (std::size_t head = 0; head < n_heads; ++head) {
         T* row = x + (t * n_heads + head) * hd;
         if constexpr (std::is_same_v<T, float>) {
           if (il) {
-            RotateFloat<true>(row, j0, h, s, c, sign, n);
+            RotateFloat<true>(row, j0, h, sp, cp, sign, n);
           } else {
-            RotateFloat<false>(row, j0, h, s, c, sign, n);
+            RotateFloat<false>(row, j0, h, sp, cp, sign, n);
           }
           continue;
         }
         if (il) {
-          RotatePairs(row + 2 * j0, row + 2 * j0 + 1, 2, s, c, sign, n);
+          RotatePairs(row + 2 * j0, row + 2 * j0 + 1, 2, sp, cp, sign, n);
         } else {
-          RotatePairs(row + j0, row + h + j0, 1, s, c, sign, n);
+          RotatePairs(row + j0, row + h + j0, 1, sp, cp, sign, n);
         }
       }
     }

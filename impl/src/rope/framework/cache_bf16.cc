@@ -5,6 +5,9 @@
 // cosf/sinf and the rotation 3.001·2^-24; the cache's rounding of |cos|, |sin| <= 1 moves the output
 // by at most N·2^-8 (ct = 1, table type bf16); bf16 or float16 data round once more (c0 = 1).
 // Budget: N·(c0·u_out + 2^-8 + (3.001 + 22.2·|φ|)·2^-24). Largest position: 2^24.
+// Scaling (pe/rope_scaling.h): the formula runs on the plan's base' (NTK, dynamic; at most max_base)
+// and multiplies each rescaled frequency by fl(g_j) in float: 2 more roundings of the angle
+// (c1_gain = 2.001); cos and sin times the attention factor in float (ca = 1).
 #include "detail/framework_sincos.h"
 #include "detail/pairwise_variant.h"
 
@@ -24,7 +27,7 @@ Contract declared_contract() {
   c.max_input_abs = 0x1p126;
   c.depends_on = "glibc powf, sinf, cosf <= 1 ULP";
   c.kernel_ulps = 1;
-  c.c0 = 1, c.ck = 3.001, c.ct = 1, c.c1 = 22.2;
+  c.c0 = 1, c.ck = 3.001, c.ct = 1, c.c1 = 22.2, c.c1_gain = 2.001;
   return c;
 }
 

@@ -7,6 +7,9 @@
 //   2^-24: (ln b + 4)·2^-24; fl(p) and the product: c1 = ln(1e7) + 6 = 22.2;
 //   kernel: cosf/sinf 1 ULP, the rotation 2·2^-24: ck = 3.001; bfloat16/float16 data round once.
 //   Budget: N·(c0·u_out + (3.001 + 22.2·|φ|)·2^-24). |input| <= 2^126. Largest position: 2^24.
+// Scaling (pe/rope_scaling.h): the formula runs on the plan's base' (NTK, dynamic; at most max_base)
+// and multiplies each rescaled frequency by fl(g_j) in float: 2 more roundings of the angle
+// (c1_gain = 2.001); cos and sin times the attention factor in float (ca = 1).
 #include "detail/framework_sincos.h"
 #include "detail/pairwise_variant.h"
 
@@ -25,7 +28,7 @@ Contract declared_contract() {
   c.max_input_abs = 0x1p126;
   c.depends_on = "glibc powf, sinf, cosf <= 1 ULP";
   c.kernel_ulps = 1;
-  c.c0 = 1, c.ck = 3.001, c.c1 = 22.2;
+  c.c0 = 1, c.ck = 3.001, c.c1 = 22.2, c.c1_gain = 2.001;
   return c;
 }
 

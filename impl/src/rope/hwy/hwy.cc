@@ -8,6 +8,7 @@
 //   by N times that; rotation fl(fl(a·c) - fl(b·s)) in float: 2·2^-24·N (+ second order);
 //   output: float32 is the compute type; bfloat16/float16 round once (c0 = 1).
 //   Budget: N·(c0·u_out + 8.2·2^-24 + 2.03·2^-53·|φ|). |input| <= 2^126. Largest position: 2^31.
+//   Scaling: the plan's θ'_j; cos and sin times the attention factor in float (ca = 1).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "rope/hwy/hwy.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -48,12 +49,19 @@ void RotateTyped(const RopePlan& plan, std::span<const std::int64_t> positions, 
                  RopeDirection direction, T* x) {
   const std::size_t hd = plan.head_dim(), h = plan.n_pairs(), offset = plan.pair_offset();
   const float sign = direction == RopeDirection::Inverse ? -1.0f : 1.0f;
+  const auto attention = static_cast<float>(plan.attention_factor());
   HWY_ALIGN float s[kChunk];
   HWY_ALIGN float c[kChunk];
   for (std::size_t t = 0; t < positions.size(); ++t) {
     for (std::size_t j0 = 0; j0 < h; j0 += kChunk) {
       const std::size_t n = h - j0 < kChunk ? h - j0 : kChunk;
       SinCosChunk(plan.inv_freq().data() + j0, n, positions[t], s, c);
+      if (attention != 1.0f) {
+        for (std::size_t k = 0; k < n; ++k) {
+          s[k] *= attention;
+          c[k] *= attention;
+        }
+      }
       for (std::size_t head = 0; head < n_heads; ++head) {
         T* row = x + (t * n_heads + head) * hd;
         for (std::size_t k = 0; k < n; ++k) {

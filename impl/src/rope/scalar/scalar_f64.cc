@@ -6,7 +6,8 @@
 //   output: float32, bfloat16 and float16 data round once (c0 = 1, <= u_out·N), float64 data is
 //   the compute type.
 //   Budget: N·(c0·u_out + (3.001 + 2.03·|φ|)·2^-53) + underflow floor. |input| <= 2^126.
-//   Largest position promised: 2^31.
+//   Largest position promised: 2^31. Scaling: the plan's θ'_j; cos and sin times the attention
+//   factor in the compute type (ca = 1).
 #include "detail/pairwise_variant.h"
 #include "detail/scalar_sincos.h"
 

@@ -10,21 +10,25 @@
 
 #include "pe/plan.h"
 #include "pe/ref/real.h"
+#include "pe/rope_scaling_math.h"
 #include "pe/types.h"
 
 namespace pe::ref {
 
 // ω_i = base^(-2i/dim) at the wide tier, each computed on first use: a dim-4096 table needs 2048
-// powers of ~20 µs, a property sampling 96 channels only 96. Not thread-safe.
+// powers of ~20 µs, a property sampling 96 channels only 96. Not thread-safe. With a RoPE scaling,
+// ω'_i by the formulas of pe/rope_scaling_math.h evaluated at the wide tier.
 class Frequencies {
  public:
-  Frequencies(std::size_t n_pairs, std::int64_t dim, double base) : dim_(dim), base_(base), w_(n_pairs) {}
+  Frequencies(std::size_t n_pairs, std::int64_t dim, double base, const RopeScaling& scaling = {});
   std::size_t size() const noexcept { return w_.size(); }
   const Real& operator[](std::size_t i) const;
+  const ScalingRule<Real>& rule() const noexcept { return rule_; }
+  bool scaled() const noexcept { return scaled_; }
 
  private:
-  std::int64_t dim_;
-  double base_;
+  ScalingRule<Real> rule_;
+  bool scaled_;
   mutable std::vector<std::optional<Real>> w_;
 };
 
@@ -75,8 +79,13 @@ class Rope {
   // The correctly rounded rotation in `type`.
   std::pair<double, double> rounded(std::int64_t position, std::size_t pair, double a, double b, DType type,
                                     RopeDirection direction = RopeDirection::Forward) const;
-  // (cos, sin) of pair j's angle, correctly rounded in `type`: the table `export` writes.
+  // (cos, sin) of pair j's angle times the attention factor, correctly rounded in `type`: the table
+  // `export` writes (HF's cos and sin include attention_scaling).
   std::pair<double, double> cos_sin(std::int64_t position, std::size_t pair, DType type) const;
+  // The scaled frequency θ'_j and the attention factor at the wide tier, and the scaling's rule.
+  const Real& inv_freq(std::size_t pair) const { return inv_freq_[pair]; }
+  const Real& attention() const noexcept { return inv_freq_.rule().attention(); }
+  const ScalingRule<Real>& rule() const noexcept { return inv_freq_.rule(); }
 
  private:
   template <class R>

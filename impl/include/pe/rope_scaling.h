@@ -1,0 +1,47 @@
+// RoPE scaling methods as typed parameters, following Hugging Face transformers'
+// modeling_rope_utils.py (rope_type "linear", "dynamic", "yarn", "llama3", "longrope"), plus the static
+// NTK-aware rule HF does not have. The formulas themselves are in pe/rope_scaling_math.h; every
+// deviation from HF is listed in README.md ("RoPE scaling").
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace pe {
+
+enum class RopeScalingType : std::uint8_t {
+  None,     // θ_j = b^(-2j/d)
+  Linear,   // position interpolation: θ_j / s
+  Ntk,      // NTK-aware (bloc97): base' = b·s^(d/(d-2)); no HF rope_type of its own
+  Dynamic,  // HF "dynamic": base' = b·(s·n/L - (s-1))^(d/(d-2)), n = max(seq_len, L)
+  Yarn,     // HF "yarn": per-pair ramp between θ_j and θ_j/s, attention factor on cos and sin
+  Llama3,   // HF "llama3": by wavelength, θ_j / s beyond L/low_freq_factor, θ_j below L/high_freq_factor
+  LongRope  // HF "longrope": θ_j / short_factor[j] or / long_factor[j], attention factor
+};
+
+std::string_view to_string(RopeScalingType t) noexcept;
+std::optional<RopeScalingType> parse_rope_scaling_type(std::string_view s) noexcept;
+
+// Fields a method does not use are ignored by it. Defaults are HF's where HF has one.
+struct RopeScaling {
+  RopeScalingType type = RopeScalingType::None;
+  double factor = 1.0;                           // s; finite, > 0 (s < 1 compresses)
+  std::int64_t original_max_position = 0;        // L (HF original_max_position_embeddings); dynamic, yarn,
+                                                 // llama3 and longrope need it
+  std::int64_t seq_len = 0;                      // dynamic: the current length n; longrope: long factors
+                                                 // when seq_len > L. 0 = not given (HF's None)
+  double beta_fast = 32, beta_slow = 1;          // yarn: correction range, in rotations over L
+  bool truncate = true;                          // yarn: floor/ceil the correction range
+  std::optional<double> mscale, mscale_all_dim;  // yarn: attention = m(s,mscale)/m(s,mscale_all_dim)
+  std::optional<double> attention_factor;        // yarn, longrope: explicit attention factor
+  double low_freq_factor = 1, high_freq_factor = 4;  // llama3
+  std::vector<double> short_factor, long_factor;     // longrope: rotary_dim/2 factors each
+};
+
+// HF's dim = int(head_dim · partial_rotary_factor): throws InvalidArgument naming
+// partial_rotary_factor unless the factor is in (0, 1] and the result is even and >= 2.
+std::int64_t partial_rotary_dim(std::int64_t head_dim, double partial_rotary_factor);
+
+}  // namespace pe

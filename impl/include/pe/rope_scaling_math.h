@@ -1,0 +1,153 @@
+// The RoPE scaling formulas, written once for any real type R: the plan instantiates them in long
+// double, the reference (reference/) in MPFR at ~334 bits. R needs +, -, *, /, comparisons and
+// log, pow, sqrt, floor, ceil found by argument-dependent lookup or in std. Parameters are assumed
+// valid (RopePlan checks them first).
+//
+// Every rule is ω'_j = ω_j·g_j with ω_j = base'^(-2j/d) (d = rotary_dim, base' the NTK/dynamic
+// base or the given one) and a per-pair gain g_j; cos and sin are multiplied by an attention factor.
+// Gains are written as 1 - r·(1 - 1/s) so that s = 1 gives g = 1 exactly in any type.
+// HF's modeling_rope_utils.py is quoted by function name next to each rule.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+#include "pe/rope_scaling.h"
+
+namespace pe {
+
+template <class R>
+class ScalingRule {
+ public:
+  // `pi` at R's precision; `dim` is the rotary dimension.
+  ScalingRule(const RopeScaling& s, std::int64_t dim, double base, const R& pi)
+      : s_(s), dim_(dim), base_(base), pi_(pi), effective_base_(effective_base_of(s, dim, base)) {
+    if (s.type == RopeScalingType::Yarn) yarn_correction_range();
+    attention_ = attention_of(s);
+  }
+
+  const R& effective_base() const noexcept { return effective_base_; }
+  const R& attention() const noexcept { return attention_; }
+  // YaRN's clamped correction range (HF find_correction_range), before the lo == hi nudge.
+  const R& correction_low() const noexcept { return low_; }
+  const R& correction_high() const noexcept { return high_; }
+
+  // ω_j at the effective base, before the per-pair gain.
+  R unscaled(std::size_t j) const {
+    using std::pow;
+    const R e = -R(static_cast<long long>(2 * j)) / R(static_cast<long long>(dim_));
+    return pow(effective_base_, e);
+  }
+  // g_j for the frequency ω_j of pair j.
+  R gain(std::size_t j, const R& omega) const {
+    const R one(1);
+    switch (s_.type) {
+      case RopeScalingType::Linear:  // _compute_linear_scaling_rope_parameters: inv_freq /= factor
+        return one / R(s_.factor);
+      case RopeScalingType::Yarn:
+        return one - yarn_ramp(j) * (one - one / R(s_.factor));
+      case RopeScalingType::Llama3:
+        return llama3_gain(R(2) * pi_ / omega, s_);
+      case RopeScalingType::LongRope:  // 1 / (ext_factors * base**(2j/d))
+        return one / R(longrope_uses_long(s_) ? s_.long_factor[j] : s_.short_factor[j]);
+      default:
+        return one;
+    }
+  }
+  R inv_freq(std::size_t j) const {
+    const R w = unscaled(j);
+    return w * gain(j, w);
+  }
+
+  // HF _compute_llama3_parameters as a function of the wavelength λ = 2π/ω: λ < L/high keeps ω,
+  // λ > L/low divides by s, between them smooth = (L/λ - low)/(high - low) and
+  // ω' = (1 - smooth)·ω/s + smooth·ω. Both branch tests are HF's (strict), so λ exactly at a
+  // boundary takes the smooth formula, which equals the neighbouring branch there.
+  static R llama3_gain(const R& wavelength, const RopeScaling& s) {
+    const R one(1), L(static_cast<long long>(s.original_max_position));
+    const R low_wavelen = L / R(s.low_freq_factor), high_wavelen = L / R(s.high_freq_factor);
+    const R inv_s = one / R(s.factor);
+    if (wavelength < high_wavelen) return one;
+    if (wavelength > low_wavelen) return inv_s;
+    const R smooth = (L / wavelength - R(s.low_freq_factor)) / (R(s.high_freq_factor) - R(s.low_freq_factor));
+    return one - (one - smooth) * (one - inv_s);
+  }
+
+  // HF _compute_dynamic_ntk_parameters: n = max(seq_len, L); b·(s·n/L - (s - 1))^(d/(d-2)), written
+  // as b·(1 + s·(n - L)/L)^(d/(d-2)) so that n = L is exactly b and the inner term is >= 1 for any
+  // s > 0 (the form that goes negative in some engines is never evaluated). NTK-aware: b·s^(d/(d-2)).
+  static R effective_base_of(const RopeScaling& s, std::int64_t dim, double base) {
+    using std::pow;
+    const R b(base), d(static_cast<long long>(dim));
+    if (s.type == RopeScalingType::Ntk) return b * pow(R(s.factor), d / (d - R(2)));
+    if (s.type != RopeScalingType::Dynamic || s.seq_len <= s.original_max_position) return b;
+    const R L(static_cast<long long>(s.original_max_position));
+    const R inner = R(1) + R(s.factor) * R(static_cast<long long>(s.seq_len - s.original_max_position)) / L;
+    return b * pow(inner, d / (d - R(2)));
+  }
+
+  // HF: "if seq_len and seq_len > original_max_position_embeddings" picks long_factor.
+  static bool longrope_uses_long(const RopeScaling& s) noexcept {
+    return s.seq_len > 0 && s.seq_len > s.original_max_position;
+  }
+
+ private:
+  // HF get_mscale: 1 for s <= 1, else 0.1·m·ln s + 1.
+  R mscale_of(const R& m) const {
+    using std::log;
+    if (!(s_.factor > 1.0)) return R(1);
+    return R(0.1) * m * log(R(s_.factor)) + R(1);
+  }
+  R attention_of(const RopeScaling& s) const {
+    using std::log;
+    using std::sqrt;
+    if (s.type == RopeScalingType::Yarn) {
+      if (s.attention_factor) return R(*s.attention_factor);
+      if (s.mscale && s.mscale_all_dim) return mscale_of(R(*s.mscale)) / mscale_of(R(*s.mscale_all_dim));
+      return mscale_of(R(1));
+    }
+    if (s.type == RopeScalingType::LongRope) {
+      if (s.attention_factor) return R(*s.attention_factor);
+      if (!(s.factor > 1.0)) return R(1);
+      return sqrt(R(1) + log(R(s.factor)) / log(R(static_cast<long long>(s.original_max_position))));
+    }
+    return R(1);
+  }
+  // HF find_correction_dim / find_correction_range, on the given base (not an NTK one).
+  R correction_dim(double rotations) const {
+    using std::log;
+    const R d(static_cast<long long>(dim_)), L(static_cast<long long>(s_.original_max_position));
+    return d * log(L / (R(rotations) * R(2) * pi_)) / (R(2) * log(R(base_)));
+  }
+  void yarn_correction_range() {
+    using std::ceil;
+    using std::floor;
+    R low = correction_dim(s_.beta_fast), high = correction_dim(s_.beta_slow);
+    if (s_.truncate) {
+      low = floor(low);
+      high = ceil(high);
+    }
+    low_ = low < R(0) ? R(0) : low;
+    const R top(static_cast<long long>(dim_ - 1));  // HF clamps to dim - 1, not dim/2 - 1
+    high_ = high > top ? top : high;
+  }
+  // HF linear_ramp_factor: clamp((j - low)/(high - low), 0, 1), high += 0.001 when low == high.
+  R yarn_ramp(std::size_t j) const {
+    const R high = low_ == high_ ? high_ + R(0.001) : high_;
+    const R r = (R(static_cast<long long>(j)) - low_) / (high - low_);
+    if (r < R(0)) return R(0);
+    if (r > R(1)) return R(1);
+    return r;
+  }
+
+  RopeScaling s_;
+  std::int64_t dim_;
+  double base_;
+  R pi_;
+  R effective_base_;
+  R attention_ = R(1);
+  R low_ = R(0), high_ = R(0);
+};
+
+}  // namespace pe
