@@ -1,0 +1,451 @@
+#!/usr/bin/env python3
+"""Independent conformance oracle for pe-suite's RoPE scaling: Hugging Face's published formulas,
+evaluated in 80-digit decimal arithmetic, for documented model configurations.
+
+Writes properties/hf_conformance_cases.inc, which properties/hf_conformance_test.cc compares
+RopePlan and the MPFR reference against (each value within 1 ULP in float64).
+
+    python3 scripts/hf_conformance.py            # regenerate properties/hf_conformance_cases.inc
+    python3 scripts/hf_conformance.py --print    # also print a summary of every case
+
+Standard library only. The formulas are transcribed from transformers'
+src/transformers/modeling_rope_utils.py (functions _compute_default_rope_parameters,
+_compute_linear_scaling_rope_parameters, _compute_dynamic_ntk_parameters, _compute_yarn_parameters
+with get_mscale / find_correction_dim / find_correction_range(truncate) / linear_ramp_factor,
+_compute_longrope_parameters and _compute_llama3_parameters), plus the NTK-aware rule
+base' = b * s**(d/(d-2)) (bloc97; HF has no rope_type for it). They are written here from that
+source, not from pe-suite's rope_scaling_math.h, and in a different arithmetic (Python's decimal
+module), so the two implementations share no code.
+
+Arithmetic: every operation is carried out at 80 significant digits (ln, exp, sqrt are correctly
+rounded by `decimal`; x**y = exp(y*ln x); pi from a 100-digit literal, not math.pi), then each
+result is rounded once to float64 (float(Decimal) is correctly rounded). Inputs are the float64
+values of the config numbers (Decimal(float) is exact). HF's literal constants 0.1 (get_mscale) and
+0.001 (linear_ramp_factor) are taken as Python floats, i.e. Decimal(0.1) and Decimal(0.001) exactly,
+as HF's double literals are. Everything else -- dim/(dim-2), 2j/dim, factor*seq_len/L, 2*pi -- is
+evaluated exactly (to 80 digits), i.e. the mathematical formula, not HF's float32/float64
+rounding of intermediate results: the test is about the formula, and pe-suite evaluates it in long
+double / MPFR.
+
+LongRoPE: HF builds ext_factors = torch.tensor(short_factor or long_factor, dtype=torch.float32),
+so the config's numbers are rounded to float32 first. The oracle and the C++ test both use those
+float32-rounded values (as float64 numbers), so the comparison is about the formula.
+"""
+
+import argparse
+import math
+import struct
+import sys
+from decimal import Decimal as D, getcontext, ROUND_FLOOR, ROUND_CEILING
+from pathlib import Path
+
+getcontext().prec = 80
+
+PI = D("3.141592653589793238462643383279502884197169399375105820974944592307816406286"
+       "208998628034825342117068")
+
+
+def dec(x):
+    """Exact decimal value of a Python int or float."""
+    return D(x)
+
+
+def pw(x, y):
+    """x**y for x > 0, as exp(y ln x)."""
+    return (y * x.ln()).exp()
+
+
+def floor_d(x):
+    return x.to_integral_value(rounding=ROUND_FLOOR)
+
+
+def ceil_d(x):
+    return x.to_integral_value(rounding=ROUND_CEILING)
+
+
+def f32(x):
+    """Round a float64 to float32 (round to nearest even), returned as a float64."""
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# HF formulas (modeling_rope_utils.py), one function each; dim is the rotary dimension.
+# ---------------------------------------------------------------------------------------------
+
+def hf_default(base, dim):
+    # inv_freq = 1.0 / (base ** (torch.arange(0, dim, 2) / dim))
+    b = dec(base)
+    return [1 / pw(b, D(2 * j) / D(dim)) for j in range(dim // 2)]
+
+
+def hf_linear(base, dim, factor):
+    # inv_freq /= factor
+    s = dec(factor)
+    return [w / s for w in hf_default(base, dim)]
+
+
+def hf_ntk_base(base, dim, factor):
+    # NTK-aware (bloc97): base * factor ** (dim / (dim - 2))
+    return dec(base) * pw(dec(factor), D(dim) / D(dim - 2))
+
+
+def hf_dynamic_base(base, dim, factor, max_pos, seq_len):
+    # seq_len = seq_len if seq_len is not None and seq_len > max_pos else max_pos
+    # base = base * ((factor * seq_len / max_pos) - (factor - 1)) ** (dim / (dim - 2))
+    n = seq_len if seq_len is not None and seq_len > max_pos else max_pos
+    s = dec(factor)
+    inner = (s * D(n) / D(max_pos)) - (s - 1)
+    return dec(base) * pw(inner, D(dim) / D(dim - 2))
+
+
+def get_mscale(scale, mscale=D(1)):
+    # if scale <= 1: return 1.0; return 0.1 * mscale * math.log(scale) + 1.0
+    if scale <= 1:
+        return D(1)
+    return D(0.1) * mscale * scale.ln() + 1
+
+
+def hf_yarn(base, dim, factor, orig_max_pos, beta_fast=None, beta_slow=None, mscale=None,
+            mscale_all_dim=None, attention_factor=None, truncate=True):
+    b, s = dec(base), dec(factor)
+    # attention_factor: explicit, else get_mscale(f, mscale)/get_mscale(f, mscale_all_dim) when both
+    # are truthy, else get_mscale(f)
+    if attention_factor is not None:
+        att = dec(attention_factor)
+    elif mscale and mscale_all_dim:
+        att = get_mscale(s, dec(mscale)) / get_mscale(s, dec(mscale_all_dim))
+    else:
+        att = get_mscale(s)
+    beta_fast = beta_fast or 32
+    beta_slow = beta_slow or 1
+
+    def find_correction_dim(num_rotations):
+        # (dim * log(max_pos / (num_rotations * 2 * pi))) / (2 * log(base))
+        return (D(dim) * (D(orig_max_pos) / (dec(num_rotations) * 2 * PI)).ln()) / (2 * b.ln())
+
+    low = find_correction_dim(beta_fast)
+    high = find_correction_dim(beta_slow)
+    if truncate:
+        low, high = floor_d(low), ceil_d(high)
+    low = max(low, D(0))
+    high = min(high, D(dim - 1))
+
+    # linear_ramp_factor(low, high, dim // 2): max += 0.001 if min == max; clamp((j - min)/(max - min))
+    top = high + D(0.001) if low == high else high
+    inv = []
+    for j, w in enumerate(hf_default(base, dim)):
+        ramp = (D(j) - low) / (top - low)
+        ramp = min(max(ramp, D(0)), D(1))
+        extrapolation_factor = 1 - ramp
+        interpolation = w / s  # 1 / (factor * pos_freqs)
+        inv.append(interpolation * (1 - extrapolation_factor) + w * extrapolation_factor)
+    return inv, att, (low, high)
+
+
+def hf_longrope(base, dim, factor, orig_max_pos, short_factor, long_factor, seq_len=None,
+                attention_factor=None):
+    s = dec(factor)
+    if attention_factor is not None:
+        att = dec(attention_factor)
+    elif s <= 1:
+        att = D(1)
+    else:
+        att = (1 + s.ln() / D(orig_max_pos).ln()).sqrt()
+    ext = long_factor if seq_len and seq_len > orig_max_pos else short_factor
+    b = dec(base)
+    # inv_freq = 1.0 / (ext_factors * base ** (arange(0, dim, 2) / dim)), ext_factors float32
+    inv = [1 / (dec(ext[j]) * pw(b, D(2 * j) / D(dim))) for j in range(dim // 2)]
+    return inv, att
+
+
+def hf_llama3(base, dim, factor, low_freq_factor, high_freq_factor, old_context_len):
+    s, lo, hi, L = dec(factor), dec(low_freq_factor), dec(high_freq_factor), D(old_context_len)
+    low_freq_wavelen = L / lo
+    high_freq_wavelen = L / hi
+    out = []
+    for w in hf_default(base, dim):
+        wavelen = 2 * PI / w
+        # torch.where(wavelen > low_freq_wavelen, inv_freq / factor, inv_freq)
+        w_llama = w / s if wavelen > low_freq_wavelen else w
+        smooth = (L / wavelen - lo) / (hi - lo)
+        smoothed = (1 - smooth) * w_llama / s + smooth * w_llama
+        is_medium = (not (wavelen < high_freq_wavelen)) and (not (wavelen > low_freq_wavelen))
+        out.append(smoothed if is_medium else w_llama)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Documented inputs.
+# ---------------------------------------------------------------------------------------------
+
+# microsoft/Phi-3-mini-128k-instruct, first release (April 2024, rope_scaling type "su"): the
+# LONG_FACTORS / SHORT_FACTORS of a torchtune phi3_mini_128k() model builder found in the stored
+# public code index (it mirrors the model's config.json). 48 = head_dim 96 / 2 values each.
+PHI3_MINI_128K_LONG = [
+    1.0299999713897705, 1.0499999523162842, 1.0499999523162842, 1.0799999237060547,
+    1.2299998998641968, 1.2299998998641968, 1.2999999523162842, 1.4499999284744263,
+    1.5999999046325684, 1.6499998569488525, 1.8999998569488525, 2.859999895095825,
+    3.68999981880188, 5.419999599456787, 5.489999771118164, 5.489999771118164,
+    9.09000015258789, 11.579999923706055, 15.65999984741211, 15.769999504089355,
+    15.789999961853027, 18.360000610351562, 21.989999771118164, 23.079999923706055,
+    30.009998321533203, 32.35000228881836, 32.590003967285156, 35.56000518798828,
+    39.95000457763672, 53.840003967285156, 56.20000457763672, 57.95000457763672,
+    59.29000473022461, 59.77000427246094, 59.920005798339844, 61.190006256103516,
+    61.96000671386719, 62.50000762939453, 63.3700065612793, 63.48000717163086,
+    63.48000717163086, 63.66000747680664, 63.850006103515625, 64.08000946044922,
+    64.760009765625, 64.80001068115234, 64.81001281738281, 64.81001281738281,
+]
+PHI3_MINI_128K_SHORT = [
+    1.05, 1.05, 1.05, 1.1, 1.1, 1.1500000000000001, 1.2000000000000002, 1.2500000000000002,
+    1.3000000000000003, 1.3500000000000003, 1.5000000000000004, 2.000000000000001,
+    2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001,
+    2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001,
+    2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001,
+    2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001,
+    2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001,
+    2.0500000000000007, 2.0500000000000007, 2.0500000000000007, 2.1000000000000005,
+    2.1000000000000005, 2.1000000000000005, 2.1500000000000004, 2.1500000000000004,
+    2.3499999999999996, 2.549999999999999, 2.5999999999999988, 2.5999999999999988,
+    2.7499999999999982, 2.849999999999998, 2.849999999999998, 2.9499999999999975,
+]
+# microsoft/Phi-3.5-mini-instruct config.json (transformers_version 4.46.3), rope_scaling type
+# "longrope", as embedded verbatim in two public benchmark scripts of the stored code index.
+PHI35_MINI_LONG = [
+    1.0800000429153442, 1.1100000143051147, 1.1399999856948853, 1.340000033378601,
+    1.5899999141693115, 1.600000023841858, 1.6200000047683716, 2.620000123977661,
+    3.2300000190734863, 3.2300000190734863, 4.789999961853027, 7.400000095367432,
+    7.700000286102295, 9.09000015258789, 12.199999809265137, 17.670000076293945,
+    24.46000099182129, 28.57000160217285, 30.420001983642578, 30.840002059936523,
+    32.590003967285156, 32.93000411987305, 42.320003509521484, 44.96000289916992,
+    50.340003967285156, 50.45000457763672, 57.55000305175781, 57.93000411987305,
+    58.21000289916992, 60.1400032043457, 62.61000442504883, 62.62000274658203,
+    62.71000289916992, 63.1400032043457, 63.1400032043457, 63.77000427246094,
+    63.93000411987305, 63.96000289916992, 63.970001220703125, 64.02999877929688,
+    64.06999969482422, 64.08000183105469, 64.12000274658203, 64.41000366210938,
+    64.4800033569336, 64.51000213623047, 64.52999877929688, 64.83999633789062,
+]
+PHI35_MINI_SHORT = [
+    1.0, 1.0199999809265137, 1.0299999713897705, 1.0299999713897705, 1.0499999523162842,
+    1.0499999523162842, 1.0499999523162842, 1.0499999523162842, 1.0499999523162842,
+    1.0699999332427979, 1.0999999046325684, 1.1099998950958252, 1.1599998474121094,
+    1.1599998474121094, 1.1699998378753662, 1.2899998426437378, 1.339999794960022,
+    1.679999828338623, 1.7899998426437378, 1.8199998140335083, 1.8499997854232788,
+    1.8799997568130493, 1.9099997282028198, 1.9399996995925903, 1.9899996519088745,
+    2.0199997425079346, 2.0199997425079346, 2.0199997425079346, 2.0199997425079346,
+    2.0199997425079346, 2.0199997425079346, 2.0299997329711914, 2.0299997329711914,
+    2.0299997329711914, 2.0299997329711914, 2.0299997329711914, 2.0299997329711914,
+    2.0299997329711914, 2.0299997329711914, 2.0299997329711914, 2.0799996852874756,
+    2.0899996757507324, 2.189999580383301, 2.2199995517730713, 2.5899994373321533,
+    2.729999542236328, 2.749999523162842, 2.8399994373321533,
+]
+assert len(PHI3_MINI_128K_LONG) == len(PHI3_MINI_128K_SHORT) == 48
+assert len(PHI35_MINI_LONG) == len(PHI35_MINI_SHORT) == 48
+
+# Each case: name, source (a comment in the .inc), head_dim, rotary dim (int, or
+# ("partial", factor) for HF's int(head_dim * partial_rotary_factor)), base, and the scaling.
+# `scaling` keys are pe::RopeScaling field names; `type` is the pe::RopeScalingType enumerator.
+CASES = [
+    dict(name="llama2_7b_default", source="Llama-2-7b: rope_theta 10000, head_dim 4096/32 = 128, no rope_scaling",
+         head_dim=128, rotary=128, base=10000.0, scaling=dict(type="None")),
+    dict(name="llama31_8b", source="meta-llama/Llama-3.1-8B config.json: rope_theta 500000, head_dim 128, "
+         "rope_scaling {rope_type llama3, factor 8, low_freq_factor 1, high_freq_factor 4, "
+         "original_max_position_embeddings 8192}",
+         head_dim=128, rotary=128, base=500000.0,
+         scaling=dict(type="Llama3", factor=8.0, original_max_position=8192, low_freq_factor=1.0,
+                      high_freq_factor=4.0)),
+    dict(name="llama32_3b", source="meta-llama/Llama-3.2-3B config.json: rope_theta 500000, head_dim 3072/24 = 128, "
+         "rope_scaling {rope_type llama3, factor 32, low_freq_factor 1, high_freq_factor 4, "
+         "original_max_position_embeddings 8192}",
+         head_dim=128, rotary=128, base=500000.0,
+         scaling=dict(type="Llama3", factor=32.0, original_max_position=8192, low_freq_factor=1.0,
+                      high_freq_factor=4.0)),
+    dict(name="linear_f4", source="linear (position interpolation, kaiokendev): factor 4, head_dim 128, theta 10000",
+         head_dim=128, rotary=128, base=10000.0, scaling=dict(type="Linear", factor=4.0)),
+    dict(name="ntk_f4", source="NTK-aware (bloc97): factor 4, head_dim 128, theta 10000; base' = b*s^(d/(d-2))",
+         head_dim=128, rotary=128, base=10000.0, scaling=dict(type="Ntk", factor=4.0)),
+] + [
+    dict(name=f"dynamic_f2_n{n}", source=f"HF dynamic: factor 2, max_position_embeddings 4096, seq_len {n}, "
+         "head_dim 128, theta 10000",
+         head_dim=128, rotary=128, base=10000.0,
+         scaling=dict(type="Dynamic", factor=2.0, original_max_position=4096, seq_len=n))
+    for n in (4095, 4096, 4097, 16384)
+] + [
+    dict(name="qwen25_yarn_f4", source="Qwen2.5-7B-Instruct README long-context recipe: rope_scaling {type yarn, "
+         "factor 4, original_max_position_embeddings 32768}; rope_theta 1e6, head_dim 3584/28 = 128",
+         head_dim=128, rotary=128, base=1000000.0,
+         scaling=dict(type="Yarn", factor=4.0, original_max_position=32768)),
+    dict(name="deepseek_v3_yarn", source="deepseek-ai/DeepSeek-V3 config.json: rope_theta 10000, "
+         "qk_rope_head_dim 64, rope_scaling {type yarn, factor 40, beta_fast 32, beta_slow 1, mscale 1.0, "
+         "mscale_all_dim 1.0, original_max_position_embeddings 4096}",
+         head_dim=64, rotary=64, base=10000.0,
+         scaling=dict(type="Yarn", factor=40.0, original_max_position=4096, beta_fast=32.0, beta_slow=1.0,
+                      mscale=1.0, mscale_all_dim=1.0)),
+    dict(name="deepseek_v2_yarn", source="deepseek-ai/DeepSeek-V2 config.json: rope_theta 10000, "
+         "qk_rope_head_dim 64, rope_scaling {type yarn, factor 40, beta_fast 32, beta_slow 1, mscale 0.707, "
+         "mscale_all_dim 0.707, original_max_position_embeddings 4096}",
+         head_dim=64, rotary=64, base=10000.0,
+         scaling=dict(type="Yarn", factor=40.0, original_max_position=4096, beta_fast=32.0, beta_slow=1.0,
+                      mscale=0.707, mscale_all_dim=0.707)),
+    dict(name="yarn_mscale_ne_all_dim", source="SYNTHETIC (DeepSeek-V2 shape with mscale 1.0 != mscale_all_dim "
+         "0.707, so the attention factor is not 1): factor 40, original 4096, theta 10000, dim 64",
+         head_dim=64, rotary=64, base=10000.0,
+         scaling=dict(type="Yarn", factor=40.0, original_max_position=4096, beta_fast=32.0, beta_slow=1.0,
+                      mscale=1.0, mscale_all_dim=0.707)),
+    dict(name="yarn_explicit_attention", source="SYNTHETIC: YaRN with an explicit attention_factor 0.8 "
+         "(overrides mscale), factor 8, original 4096, theta 10000, dim 128",
+         head_dim=128, rotary=128, base=10000.0,
+         scaling=dict(type="Yarn", factor=8.0, original_max_position=4096, attention_factor=0.8)),
+    dict(name="gpt_oss_yarn_untruncated", source="openai/gpt-oss-20b config.json: rope_theta 150000, head_dim 64, "
+         "rope_scaling {rope_type yarn, factor 32, beta_fast 32, beta_slow 1, "
+         "original_max_position_embeddings 4096, truncate false}",
+         head_dim=64, rotary=64, base=150000.0,
+         scaling=dict(type="Yarn", factor=32.0, original_max_position=4096, beta_fast=32.0, beta_slow=1.0,
+                      truncate=False)),
+    dict(name="yarn_equal_betas_untruncated", source="SYNTHETIC: YaRN with beta_fast = beta_slow = 8 and "
+         "truncate false, so low == high and linear_ramp_factor adds its 0.001; factor 4, original 4096, "
+         "theta 10000, dim 128",
+         head_dim=128, rotary=128, base=10000.0,
+         scaling=dict(type="Yarn", factor=4.0, original_max_position=4096, beta_fast=8.0, beta_slow=8.0,
+                      truncate=False)),
+    dict(name="phi3_mini_128k_short", source="microsoft/Phi-3-mini-128k-instruct (first release, type su/longrope): "
+         "rope_theta 10000, head_dim 3072/32 = 96, original_max_position_embeddings 4096, "
+         "factor = 131072/4096 = 32, short_factor, seq_len 4096",
+         head_dim=96, rotary=96, base=10000.0,
+         scaling=dict(type="LongRope", factor=32.0, original_max_position=4096, seq_len=4096,
+                      short_factor=PHI3_MINI_128K_SHORT, long_factor=PHI3_MINI_128K_LONG)),
+    dict(name="phi3_mini_128k_long", source="microsoft/Phi-3-mini-128k-instruct as above, seq_len 8192 > 4096: "
+         "long_factor",
+         head_dim=96, rotary=96, base=10000.0,
+         scaling=dict(type="LongRope", factor=32.0, original_max_position=4096, seq_len=8192,
+                      short_factor=PHI3_MINI_128K_SHORT, long_factor=PHI3_MINI_128K_LONG)),
+    dict(name="phi35_mini_short", source="microsoft/Phi-3.5-mini-instruct config.json: rope_theta 10000, "
+         "head_dim 96, original 4096, factor 131072/4096 = 32, short_factor, seq_len 0 (HF None)",
+         head_dim=96, rotary=96, base=10000.0,
+         scaling=dict(type="LongRope", factor=32.0, original_max_position=4096, seq_len=0,
+                      short_factor=PHI35_MINI_SHORT, long_factor=PHI35_MINI_LONG)),
+    dict(name="phi35_mini_long", source="microsoft/Phi-3.5-mini-instruct as above, seq_len 131072: long_factor",
+         head_dim=96, rotary=96, base=10000.0,
+         scaling=dict(type="LongRope", factor=32.0, original_max_position=4096, seq_len=131072,
+                      short_factor=PHI35_MINI_SHORT, long_factor=PHI35_MINI_LONG)),
+    dict(name="phi2_partial_rotary", source="microsoft/phi-2 config.json: head_dim 2560/32 = 80, "
+         "partial_rotary_factor 0.4 -> int(80*0.4) = 32, rope_theta 10000, no scaling",
+         head_dim=80, rotary=("partial", 0.4), base=10000.0, scaling=dict(type="None")),
+    dict(name="phi2_partial_rotary_yarn", source="SYNTHETIC: phi-2 shape (head_dim 80, partial_rotary_factor 0.4 "
+         "-> dim 32, theta 10000) with YaRN factor 4, original 2048, beta 32/1",
+         head_dim=80, rotary=("partial", 0.4), base=10000.0,
+         scaling=dict(type="Yarn", factor=4.0, original_max_position=2048)),
+]
+
+
+def evaluate(case):
+    """Returns (inv_freq list of Decimal, attention Decimal, effective base Decimal, rotary dim, note)."""
+    head_dim, base, sc = case["head_dim"], case["base"], case["scaling"]
+    rot = case["rotary"]
+    dim = int(head_dim * rot[1]) if isinstance(rot, tuple) else rot  # HF: int(head_dim * prf), in float
+    t = sc["type"]
+    att, eff, note = D(1), dec(base), ""
+    if t == "None":
+        inv = hf_default(base, dim)
+    elif t == "Linear":
+        inv = hf_linear(base, dim, sc["factor"])
+    elif t == "Ntk":
+        eff = hf_ntk_base(base, dim, sc["factor"])
+        inv = [1 / pw(eff, D(2 * j) / D(dim)) for j in range(dim // 2)]
+    elif t == "Dynamic":
+        eff = hf_dynamic_base(base, dim, sc["factor"], sc["original_max_position"], sc.get("seq_len"))
+        inv = [1 / pw(eff, D(2 * j) / D(dim)) for j in range(dim // 2)]
+    elif t == "Yarn":
+        inv, att, (lo, hi) = hf_yarn(base, dim, sc["factor"], sc["original_max_position"],
+                                     sc.get("beta_fast"), sc.get("beta_slow"), sc.get("mscale"),
+                                     sc.get("mscale_all_dim"), sc.get("attention_factor"),
+                                     sc.get("truncate", True))
+        note = f"correction range [{float(lo):.17g}, {float(hi):.17g}]"
+    elif t == "LongRope":
+        short = [f32(x) for x in sc["short_factor"]]
+        long_ = [f32(x) for x in sc["long_factor"]]
+        inv, att = hf_longrope(base, dim, sc["factor"], sc["original_max_position"], short, long_,
+                               sc.get("seq_len"), sc.get("attention_factor"))
+        sl = sc.get("seq_len")
+        note = "long_factor" if sl and sl > sc["original_max_position"] else "short_factor"
+    elif t == "Llama3":
+        inv = hf_llama3(base, dim, sc["factor"], sc["low_freq_factor"], sc["high_freq_factor"],
+                        sc["original_max_position"])
+    else:
+        raise ValueError(t)
+    return inv, att, eff, dim, note
+
+
+def hexf(x):
+    """A float64 as an exact C++ hex literal."""
+    if isinstance(x, D):
+        x = float(x)  # correctly rounded
+    assert math.isfinite(x)
+    return x.hex() if x != 0 else "0x0p+0"
+
+
+def cxx_params(case):
+    sc = case["scaling"]
+    rot = case["rotary"]
+    parts = [f"p.head_dim = {case['head_dim']};"]
+    if isinstance(rot, tuple):
+        parts.append(f"p.rotary_dim = pe::partial_rotary_dim({case['head_dim']}, {hexf(rot[1])});")
+    else:
+        parts.append(f"p.rotary_dim = {rot};")
+    parts.append(f"p.base = {hexf(case['base'])};")
+    parts.append("p.layout = pe::Layout::HalfSplit;")
+    parts.append(f"p.scaling.type = pe::RopeScalingType::{sc['type']};")
+    for key in ("factor", "beta_fast", "beta_slow", "low_freq_factor", "high_freq_factor"):
+        if key in sc:
+            parts.append(f"p.scaling.{key} = {hexf(sc[key])};")
+    for key in ("original_max_position", "seq_len"):
+        if key in sc:
+            parts.append(f"p.scaling.{key} = {int(sc[key])};")
+    if "truncate" in sc:
+        parts.append(f"p.scaling.truncate = {'true' if sc['truncate'] else 'false'};")
+    for key in ("mscale", "mscale_all_dim", "attention_factor"):
+        if key in sc:
+            parts.append(f"p.scaling.{key} = {hexf(sc[key])};")
+    for key in ("short_factor", "long_factor"):
+        if key in sc:
+            vals = ", ".join(hexf(f32(x)) for x in sc[key])
+            parts.append(f"p.scaling.{key} = {{{vals}}};")
+    return "[] { pe::RopeParams p; " + " ".join(parts) + " return p; }()"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "properties" /
+                                         "hf_conformance_cases.inc"))
+    ap.add_argument("--print", action="store_true", help="print a summary of every case")
+    args = ap.parse_args()
+
+    lines = [
+        "// GENERATED by scripts/hf_conformance.py -- do not edit by hand.",
+        "// Regenerate: python3 scripts/hf_conformance.py   (standard library only)",
+        "//",
+        "// Expected RoPE inverse frequencies, attention factors and effective bases, computed from",
+        "// Hugging Face transformers' modeling_rope_utils.py formulas in 80-digit decimal arithmetic",
+        "// and rounded once to float64 (see the script's docstring for the exact conventions).",
+        "// Entry: {name, pe::RopeParams, attention, effective_base, {inv_freq[j] for j < rotary_dim/2}}.",
+        "// LongRoPE: HF keeps short_factor/long_factor as float32 tensors, so the config's numbers are",
+        "// rounded to float32 here and the same float32 values (written as float64) feed both sides.",
+        "",
+    ]
+    total_pairs = 0
+    for case in CASES:
+        inv, att, eff, dim, note = evaluate(case)
+        total_pairs += len(inv)
+        if args.print:
+            print(f"{case['name']}: dim {dim}, attention {float(att)!r}, effective_base {float(eff)!r}"
+                  f"{', ' + note if note else ''}", file=sys.stderr)
+            print(f"  inv_freq[0..2] = {[float(v) for v in inv[:3]]}, last = {float(inv[-1])!r}", file=sys.stderr)
+        lines.append(f"// {case['name']}: {case['source']}" + (f" ({note})" if note else ""))
+        inv_s = ", ".join(hexf(v) for v in inv)
+        lines.append(f'{{"{case["name"]}", {cxx_params(case)}, /*attention*/ {hexf(att)}, '
+                     f"/*effective_base*/ {hexf(eff)}, {{{inv_s}}}}},")
+    Path(args.out).write_text("\n".join(lines) + "\n")
+    print(f"wrote {args.out}: {len(CASES)} cases, {total_pairs} pairs", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
