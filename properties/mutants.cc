@@ -72,8 +72,26 @@ struct Tensor2TensorExponent {  // ω_i = b^(-i/(d/2 - 1)) where the paper has b
 };
 using Correct = detail::LibmSinCos<double, SinusoidalPlan>;
 
+// Partial rotary with the frequency exponent over head_dim instead of rotary_dim (a bug the issue
+// names); scaled plans' gains are ignored too, which is fine for a mutant.
+struct ExponentOverHeadDim {
+  const RopePlan& plan;
+  void operator()(std::int64_t p, std::size_t j, double& s, double& c) const noexcept {
+    const double w =
+        std::pow(plan.effective_base(), -2.0 * static_cast<double>(j) / static_cast<double>(plan.head_dim()));
+    s = std::sin(static_cast<double>(p) * w);
+    c = std::cos(static_cast<double>(p) * w);
+  }
+};
+
 // A RoPE mutant from a plan transformation and a direction rule.
-enum class RopeBug { WrongPairing, RotatesPastRotaryDim, IgnoresDirection };
+enum class RopeBug {
+  WrongPairing,
+  RotatesPastRotaryDim,
+  IgnoresDirection,
+  IgnoresScaling,
+  ExponentOverHeadDim
+};
 
 template <RopeBug kBug>
 class RopeMutant final : public RopeVariant {
@@ -87,10 +105,16 @@ class RopeMutant final : public RopeVariant {
     }
     if (kBug == RopeBug::RotatesPastRotaryDim) params.rotary_dim = params.head_dim;
     if (kBug == RopeBug::IgnoresDirection) direction = RopeDirection::Forward;
+    if (kBug == RopeBug::IgnoresScaling) params.scaling = {};
     // Mutants may allocate: they exist only to be caught.
     const RopePlan used(params);
-    detail::rotate<double>(used, positions, n_heads, direction, static_cast<double*>(x.data),
-                           detail::LibmSinCos<double, RopePlan>{used});
+    auto* data = static_cast<double*>(x.data);
+    if constexpr (kBug == RopeBug::ExponentOverHeadDim) {
+      detail::rotate<double>(used, positions, n_heads, direction, data, ExponentOverHeadDim{used});
+    } else {
+      detail::rotate<double>(used, positions, n_heads, direction, data,
+                             detail::LibmSinCos<double, RopePlan>{used});
+    }
   }
 };
 
@@ -105,6 +129,9 @@ const Registrar r6{std::make_unique<RopeMutant<RopeBug::WrongPairing>>("rope.mut
 const Registrar r7{
     std::make_unique<RopeMutant<RopeBug::RotatesPastRotaryDim>>("rope.mutant_past_rotary_dim")};
 const Registrar r8{std::make_unique<RopeMutant<RopeBug::IgnoresDirection>>("rope.mutant_ignores_direction")};
+const Registrar r9{std::make_unique<RopeMutant<RopeBug::IgnoresScaling>>("rope.mutant_ignores_scaling")};
+const Registrar r10{
+    std::make_unique<RopeMutant<RopeBug::ExponentOverHeadDim>>("rope.mutant_exponent_over_head_dim")};
 
 }  // namespace
 }  // namespace pe

@@ -17,6 +17,9 @@ namespace {
 
 constexpr double kU64 = 0x1p-53;
 
+// Largest finite values are below 2^(max_exponent + 1).
+int max_exponent(DType t) { return t == DType::F16 ? 15 : t == DType::F64 ? 1023 : 127; }
+
 // One generated case: params, positions, heads and input values within the contract.
 struct Case {
   RopeParams params;
@@ -38,22 +41,33 @@ class RopeProps : public ::testing::TestWithParam<Instance> {
               {1, rc::gen::map(rc::gen::inRange<std::int64_t>(1, head_dim / 2 + 1),
                                [](std::int64_t r) { return 2 * r; })}})
              .as("rotary_dim");
-    return {head_dim, rotary_dim, *gen_base().as("base"), layout};
+    RopeParams p{head_dim, rotary_dim, *gen_base().as("base"), layout};
+    p.scaling = *gen_scaling(rotary_dim).as("scaling");
+    keep_ntk_base_above_one(p);
+    RC_CLASSIFY(true, to_string(p.scaling.type));
+    // The contract's derivation covers bases up to max_base: NTK and dynamic raise the base.
+    RC_PRE(RopePlan(p).effective_base() <= in().contract().max_base);
+    return p;
   }
   Case gen_case(std::size_t max_tokens = 3) const {
     Case c;
     c.params = gen_params(in().layout);
     c.positions = *gen_positions(max_position(), max_tokens).as("positions");
     c.heads = *rc::gen::inRange<std::int64_t>(1, 3).as("heads");
-    c.x = *gen_values(in().dtype, in().contract().max_input_abs,
-                      c.positions.size() * c.heads * c.params.head_dim)
+    // An attention factor above 1 grows the output: inputs a binade lower keep it finite.
+    const double attention = RopePlan(c.params).attention_factor();
+    c.x = *gen_values(in().dtype, input_limit(attention), c.positions.size() * c.heads * c.params.head_dim)
                .as("x");
     return c;
   }
+  double input_limit(double attention) const {
+    const double limit = in().contract().max_input_abs;
+    return attention > 1 ? std::min(limit, std::ldexp(1.0, max_exponent(in().dtype) - 1)) : limit;
+  }
   // The budget of both outputs of pair j whose input is (a, b).
   double budget(const RopePlan& plan, std::int64_t p, std::size_t j, double a, double b) const {
-    return element_budget(in().contract(), in().dtype, angle_bound(p, plan.inv_freq()[j]), j,
-                          std::fabs(a) + std::fabs(b));
+    return rope_element_budget(in().contract(), plan, in().dtype, angle_bound(p, plan.inv_freq()[j]), j,
+                               std::fabs(a) + std::fabs(b));
   }
   std::vector<double> rotated(const RopePlan& plan, const Case& c,
                               RopeDirection direction = RopeDirection::Forward) const {
@@ -107,37 +121,41 @@ TEST_P(RopeProps, FiniteInputsGiveFiniteOutputs) {
   });
 }
 
-// ‖y‖ - ‖x‖ per pair: ‖y*‖ = ‖x‖ exactly, and ‖y - y*‖ <= hypot(b, b); hypot in double adds 2^-52·‖x‖.
+// ‖y‖ - A‖x‖ per pair (A the attention factor, 1 unless scaled): ‖y*‖ = A‖x‖ exactly, and
+// ‖y - y*‖ <= hypot(b, b); hypot and A·‖x‖ in double add 4·2^-53·A‖x‖.
 TEST_P(RopeProps, PreservesTheNormOfEveryPair) {
-  PE_RC_CHECK("|‖R(p)x_j‖ - ‖x_j‖| within the contract", [&] {
+  PE_RC_CHECK("|‖R(p)x_j‖ - A‖x_j‖| within the contract", [&] {
     const Case c = gen_case();
     const RopePlan plan(c.params);
     const std::vector<double> y = rotated(plan, c);
     for_each_pair(plan, c.positions.size(), c.heads,
                   [&](std::size_t t, std::size_t i0, std::size_t i1, std::size_t j) {
-                    const double before = std::hypot(c.x[i0], c.x[i1]), after = std::hypot(y[i0], y[i1]);
+                    const double before = plan.attention_factor() * std::hypot(c.x[i0], c.x[i1]);
+                    const double after = std::hypot(y[i0], y[i1]);
                     const double b = budget(plan, c.positions[t], j, c.x[i0], c.x[i1]);
-                    const double tol = std::sqrt(2.0) * b + 4 * kU64 * before;
+                    const double tol = std::sqrt(2.0) * b + 6 * kU64 * before;
                     if (!(std::fabs(after - before) <= tol)) {
-                      RC_FAIL(fmt::format("pair {} at p={}: ‖x‖={:.17g} ‖y‖={:.17g}, diff {:.3g} > {:.3g}", j,
-                                          c.positions[t], before, after, std::fabs(after - before), tol));
+                      RC_FAIL(fmt::format("pair {} at p={}: A‖x‖={:.17g} ‖y‖={:.17g}, diff {:.3g} > {:.3g}",
+                                          j, c.positions[t], before, after, std::fabs(after - before), tol));
                     }
                   });
   });
 }
 
-// ⟨R(m)q, R(n)k⟩ = ⟨R(m-n)q, k⟩ (both equal the exact ⟨R(m)q, R(n)k⟩). For computed a, b within
+// ⟨R(m)q, R(n)k⟩ = ⟨R(m-n)q, k⟩ (both equal the exact ⟨R(m)q, R(n)k⟩); with an attention factor A
+// every rotation carries it, so ⟨A·R(m)q, A·R(n)k⟩ = A·⟨A·R(m-n)q, k⟩. For computed a, b within
 // e_a, e_b of exact vectors: |⟨a,b⟩ - ⟨a*,b*⟩| <= Σ e_a(|b| + e_b) + |a|·e_b; sums in double add
-// 2·n·2^-53·Σ|a·b|.
+// 2·n·2^-53·Σ|a·b|, and the product by A one more rounding.
 TEST_P(RopeProps, InnerProductDependsOnlyOnRelativePosition) {
-  PE_RC_CHECK("<R(m)q, R(n)k> = <R(m-n)q, k> within the contract", [&] {
+  PE_RC_CHECK("<R(m)q, R(n)k> = A<R(m-n)q, k> within the contract", [&] {
     const RopeParams params = gen_params(in().layout);
     const RopePlan plan(params);
     const std::int64_t m = *gen_position(max_position()).as("m");
     const std::int64_t n = *gen_position(m).as("n");
     const std::size_t hd = plan.head_dim();
-    const auto q = *gen_values(in().dtype, 0x1p20, hd).as("q");
-    const auto k = *gen_values(in().dtype, 0x1p20, hd).as("k");
+    const double A = plan.attention_factor();
+    const auto q = *gen_values(in().dtype, std::min(0x1p20, input_limit(A)), hd).as("q");
+    const auto k = *gen_values(in().dtype, std::min(0x1p20, input_limit(A)), hd).as("k");
     auto rotate = [&](const std::vector<double>& v, std::int64_t p) {
       TypedBuffer b = buffer_of(in().dtype, v);
       const std::vector<std::int64_t> pos = {p};
@@ -153,31 +171,45 @@ TEST_P(RopeProps, InnerProductDependsOnlyOnRelativePosition) {
       for (std::size_t i : {i0, i1}) {
         lhs += a[i] * b[i];
         rhs += r[i] * k[i];
-        mag += std::fabs(a[i] * b[i]) + std::fabs(r[i] * k[i]);
-        tol += ea * (std::fabs(b[i]) + eb) + std::fabs(a[i]) * eb + er * std::fabs(k[i]);
+        mag += std::fabs(a[i] * b[i]) + A * std::fabs(r[i] * k[i]);
+        tol += ea * (std::fabs(b[i]) + eb) + std::fabs(a[i]) * eb + A * er * std::fabs(k[i]);
       }
     }
-    tol += 2 * static_cast<double>(hd) * kU64 * mag;
+    rhs *= A;
+    tol += 2 * static_cast<double>(hd + 1) * kU64 * mag;
     if (!(std::fabs(lhs - rhs) <= tol)) {
-      RC_FAIL(fmt::format("<R(m)q,R(n)k> = {:.17g}, <R(m-n)q,k> = {:.17g}, diff {:.3g} > {:.3g}", lhs, rhs,
+      RC_FAIL(fmt::format("<R(m)q,R(n)k> = {:.17g}, A<R(m-n)q,k> = {:.17g}, diff {:.3g} > {:.3g}", lhs, rhs,
                           std::fabs(lhs - rhs), tol));
     }
   });
 }
 
+// Without an attention factor exactly the identity; with one, A·x within the budget at φ = 0.
 TEST_P(RopeProps, PositionZeroIsTheIdentity) {
-  PE_RC_CHECK("R(0)x == x exactly", [&] {
+  PE_RC_CHECK("R(0)x == x exactly (A·x within the contract when scaled)", [&] {
     Case c = gen_case();
     std::fill(c.positions.begin(), c.positions.end(), 0);
-    const std::vector<double> y = rotated(RopePlan(c.params), c);
-    for (std::size_t i = 0; i < y.size(); ++i) RC_ASSERT(y[i] == c.x[i]);
+    const RopePlan plan(c.params);
+    const std::vector<double> y = rotated(plan, c);
+    const double A = plan.attention_factor();
+    RC_CLASSIFY(A != 1, "attention factor");
+    if (A == 1) {
+      for (std::size_t i = 0; i < y.size(); ++i) RC_ASSERT(y[i] == c.x[i]);
+      return;
+    }
+    for_each_pair(plan, c.positions.size(), c.heads,
+                  [&](std::size_t, std::size_t i0, std::size_t i1, std::size_t j) {
+                    const double b = budget(plan, 0, j, c.x[i0], c.x[i1]) + kU64 * A * std::fabs(c.x[i0]);
+                    RC_ASSERT(std::fabs(y[i0] - A * c.x[i0]) <= b);
+                    RC_ASSERT(std::fabs(y[i1] - A * c.x[i1]) <= b);
+                  });
   });
 }
 
-// y = R(p)x within b1 of R(p)x; z = R(-p)y within b2 of R(-p)y; a rotation moves a pair's error
-// (e0, e1) to components of at most e0 + e1, so |z - x| <= 2·b1 + b2.
+// y = A·R(p)x within b1; z = A·R(-p)y within b2 of A·R(-p)y; A·R(-p) moves a pair's error (e0, e1)
+// to components of at most A(e0 + e1), so |z - A²x| <= 2A·b1 + b2 (+ A²x's rounding in double).
 TEST_P(RopeProps, InverseRotationUndoesForward) {
-  PE_RC_CHECK("R(-p)R(p)x = x within the contract", [&] {
+  PE_RC_CHECK("R(-p)R(p)x = A²x within the contract", [&] {
     const Case c = gen_case();
     const RopePlan plan(c.params);
     const std::vector<double> y = rotated(plan, c);
@@ -187,11 +219,13 @@ TEST_P(RopeProps, InverseRotationUndoesForward) {
     for_each_pair(
         plan, c.positions.size(), c.heads, [&](std::size_t t, std::size_t i0, std::size_t i1, std::size_t j) {
           const std::int64_t p = c.positions[t];
-          const double tol = 2 * budget(plan, p, j, c.x[i0], c.x[i1]) + budget(plan, p, j, y[i0], y[i1]);
+          const double A = plan.attention_factor(), A2 = A * A;
+          const double tol = 2 * A * budget(plan, p, j, c.x[i0], c.x[i1]) + budget(plan, p, j, y[i0], y[i1]) +
+                             2 * kU64 * A2 * (std::fabs(c.x[i0]) + std::fabs(c.x[i1]));
           for (std::size_t i : {i0, i1}) {
-            if (!(std::fabs(z[i] - c.x[i]) <= tol)) {
-              RC_FAIL(fmt::format("pair {} at p={}: x={:.17g} back to {:.17g}, diff {:.3g} > {:.3g}", j, p,
-                                  c.x[i], z[i], std::fabs(z[i] - c.x[i]), tol));
+            if (!(std::fabs(z[i] - A2 * c.x[i]) <= tol)) {
+              RC_FAIL(fmt::format("pair {} at p={}: A²x={:.17g} back to {:.17g}, diff {:.3g} > {:.3g}", j, p,
+                                  A2 * c.x[i], z[i], std::fabs(z[i] - A2 * c.x[i]), tol));
             }
           }
         });

@@ -6,6 +6,33 @@
 #include <limits>
 
 #include "pe/half.h"
+#include "pe/plan.h"
+
+namespace pe {
+
+std::ostream& operator<<(std::ostream& os, const RopeScaling& s) {
+  os << to_string(s.type);
+  if (s.type == RopeScalingType::None) return os;
+  os << "(factor=" << s.factor << ", L=" << s.original_max_position << ", seq_len=" << s.seq_len;
+  if (s.type == RopeScalingType::Yarn) {
+    os << ", beta_fast=" << s.beta_fast << ", beta_slow=" << s.beta_slow << ", truncate=" << s.truncate;
+    if (s.mscale) os << ", mscale=" << *s.mscale;
+    if (s.mscale_all_dim) os << ", mscale_all_dim=" << *s.mscale_all_dim;
+  }
+  if (s.attention_factor) os << ", attention_factor=" << *s.attention_factor;
+  if (s.type == RopeScalingType::Llama3)
+    os << ", low=" << s.low_freq_factor << ", high=" << s.high_freq_factor;
+  if (s.type == RopeScalingType::LongRope) {
+    for (const auto* list : {&s.short_factor, &s.long_factor}) {
+      os << (list == &s.short_factor ? ", short=[" : "], long=[");
+      for (std::size_t j = 0; j < list->size(); ++j) os << (j ? " " : "") << (*list)[j];
+    }
+    os << "]";
+  }
+  return os << ")";
+}
+
+}  // namespace pe
 
 namespace pe::testing {
 namespace {
@@ -97,6 +124,97 @@ rc::Gen<double> gen_base() {
       {1, rc::gen::map(rc::gen::inRange(0, 1 << 20),
                        [](int u) { return 1.5 * std::pow(1e7 / 1.5, u / double(1 << 20)); })},
   });
+}
+
+namespace {
+
+// k/16 for k in [lo·16, hi·16]: factors on a grid fine enough to be arbitrary, exact in binary.
+rc::Gen<double> gen_sixteenths(double lo, double hi) {
+  return rc::gen::map(rc::gen::inRange(static_cast<int>(lo * 16), static_cast<int>(hi * 16) + 1),
+                      [](int k) { return k / 16.0; });
+}
+
+rc::Gen<double> gen_factor() {
+  return rc::gen::weightedOneOf<double>(
+      {{2, rc::gen::element(1.0, 2.0, 4.0, 8.0, 32.0, 40.0, 0.5)}, {3, gen_sixteenths(0.25, 64)}});
+}
+
+rc::Gen<std::int64_t> gen_original_max_position() {
+  return rc::gen::weightedOneOf<std::int64_t>({{2, rc::gen::element<std::int64_t>(4096, 8192, 32768)},
+                                               {1, rc::gen::inRange<std::int64_t>(16, (1 << 17) + 1)}});
+}
+
+rc::Gen<std::vector<double>> gen_factor_list(std::int64_t rotary_dim) {
+  return rc::gen::container<std::vector<double>>(static_cast<std::size_t>(rotary_dim / 2),
+                                                 gen_sixteenths(0.5, 64));
+}
+
+}  // namespace
+
+rc::Gen<RopeScaling> gen_scaling_of(RopeScalingType type, std::int64_t rotary_dim) {
+  using T = RopeScalingType;
+  return rc::gen::exec([type, rotary_dim] {
+    RopeScaling s;
+    s.type = type;
+    if (type == T::None) return s;
+    s.factor = *gen_factor();
+    s.original_max_position = *gen_original_max_position();
+    const std::int64_t L = s.original_max_position;
+    s.seq_len =
+        *rc::gen::weightedOneOf<std::int64_t>({{1, rc::gen::element<std::int64_t>(0, L - 1, L, L + 1)},
+                                               {2, rc::gen::inRange<std::int64_t>(0, 4 * L)}});
+    if (type == T::Yarn) {
+      s.beta_slow = *rc::gen::weightedOneOf<double>({{2, rc::gen::just(1.0)}, {1, gen_sixteenths(0.25, 8)}});
+      s.beta_fast = *rc::gen::weightedOneOf<double>(
+          {{2, rc::gen::just(std::max(32.0, s.beta_slow))},
+           {1, rc::gen::just(s.beta_slow)},
+           {1, rc::gen::map(gen_sixteenths(0, 64), [b = s.beta_slow](double d) { return b + d; })}});
+      s.truncate = *rc::gen::arbitrary<bool>();
+      switch (*rc::gen::inRange(0, 3)) {
+        case 1:
+          s.mscale = *rc::gen::element(0.707, 1.0, 0.5);
+          s.mscale_all_dim = *rc::gen::element(0.707, 1.0, 0.5, 0.0625);
+          break;
+        case 2:
+          s.attention_factor = *gen_sixteenths(0.5, 1.5);
+          break;
+        default:
+          break;
+      }
+    }
+    if (type == T::Llama3) {
+      s.low_freq_factor =
+          *rc::gen::weightedOneOf<double>({{2, rc::gen::just(1.0)}, {1, gen_sixteenths(0.25, 8)}});
+      s.high_freq_factor = s.low_freq_factor + *rc::gen::weightedOneOf<double>(
+                                                   {{2, rc::gen::just(3.0)}, {1, gen_sixteenths(0.0625, 8)}});
+    }
+    if (type == T::LongRope) {
+      s.original_max_position = std::max<std::int64_t>(L, 2);
+      s.short_factor = *gen_factor_list(rotary_dim);
+      s.long_factor = *gen_factor_list(rotary_dim);
+      if (*rc::gen::element(0, 0, 1) == 1) s.attention_factor = *gen_sixteenths(0.5, 1.5);
+    }
+    return s;
+  });
+}
+
+rc::Gen<RopeScaling> gen_scaling(std::int64_t rotary_dim) {
+  using T = RopeScalingType;
+  std::vector<T> methods = {T::Linear, T::Yarn, T::Llama3, T::LongRope};
+  if (rotary_dim >= 4) {
+    methods.push_back(T::Ntk);
+    methods.push_back(T::Dynamic);
+  }
+  return rc::gen::weightedOneOf<RopeScaling>(
+      {{1, rc::gen::just(RopeScaling{})}, {2, rc::gen::mapcat(rc::gen::elementOf(methods), [rotary_dim](T t) {
+                                             return gen_scaling_of(t, rotary_dim);
+                                           })}});
+}
+
+void keep_ntk_base_above_one(RopeParams& params) {
+  if (params.scaling.type != RopeScalingType::Ntk || !(params.scaling.factor < 1)) return;
+  const double d = static_cast<double>(params.rotary_dim == 0 ? params.head_dim : params.rotary_dim);
+  params.base = std::max(params.base, 1.5 / std::pow(params.scaling.factor, d / (d - 2)) * (1 + 0x1p-40));
 }
 
 rc::Gen<double> gen_value(DType type, double max_abs) {

@@ -5,9 +5,17 @@
 #include <rapidcheck.h>
 
 #include <cstdint>
+#include <ostream>
 #include <vector>
 
+#include "pe/plan.h"
+#include "pe/rope_scaling.h"
 #include "pe/types.h"
+
+namespace pe {
+// "yarn(factor=4, L=4096, seq_len=0, beta_fast=32, ...)": counterexamples name every field.
+std::ostream& operator<<(std::ostream& os, const RopeScaling& s);
+}  // namespace pe
 
 namespace pe::testing {
 
@@ -20,6 +28,16 @@ rc::Gen<std::int64_t> gen_dim(std::int64_t max_dim);
 rc::Gen<std::int64_t> gen_odd_dim();
 // 1e4 (the paper), 5e5 and 1e6 (Llama 3, long-context models), and log-uniform in [1.5, 1e7].
 rc::Gen<double> gen_base();
+// A valid RoPE scaling of `type` for rotary dimension `rotary_dim` (NTK and dynamic need >= 4):
+// factors in [1/4, 64] with 1, 2, 4, 8, 32, 40 and s <= 1 favoured; L from real configs (4096, 8192,
+// 32768) or anywhere in [16, 2^17]; seq_len 0, L-1, L, L+1 or up to 4L; YaRN betas with
+// beta_fast == beta_slow sometimes, truncate on and off, each attention form; Llama-3 frequency
+// factors with low < high; LongRoPE lists in [1/2, 64]. Attention factors stay within [1/2, 1.6].
+rc::Gen<RopeScaling> gen_scaling_of(RopeScalingType type, std::int64_t rotary_dim);
+// Any method (none a third of the time), as gen_scaling_of.
+rc::Gen<RopeScaling> gen_scaling(std::int64_t rotary_dim);
+// NTK with s < 1 lowers the base to b·s^(d/(d-2)); raises params.base so that it stays >= 1.5.
+void keep_ntk_base_above_one(RopeParams& params);
 // A finite value of `type` with |v| <= max_abs, from sign, exponent and significand bits: zeros,
 // subnormals and the extremes included, with ordinary magnitudes (|v| in [2^-8, 2^8)) half the time.
 rc::Gen<double> gen_value(DType type, double max_abs);
