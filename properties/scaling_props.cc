@@ -389,6 +389,10 @@ std::vector<BoundaryCase> boundary_cases() {
                            : nullptr});
     }
   }
+  // A factor so small that θ'_0 = 8 rad exceeds a turn per position (the exact variant's phase
+  // steps wrap modulo 2^64).
+  cases.push_back({"linear s = 1/8 (θ'_0 = 8 > 2π)", params_of(scaling(T::Linear, 0.125, 4096)),
+                   [](const RopePlan& plan, const ref::Rope&) { EXPECT_EQ(plan.inv_freq()[0], 8.0); }});
   return cases;
 }
 
