@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "pe/contract.h"
+#include "pe/errors.h"
 #include "pe/ref/reference.h"
 #include "support/runner.h"
 
@@ -72,9 +73,18 @@ void sweep_sinusoidal(const testing::Instance& in, const std::vector<std::int64_
   }
 }
 
+std::vector<std::int64_t> grid_dims(Effort effort) {
+  return effort == Effort::Full ? std::vector<std::int64_t>{64, 128, 1024} : std::vector<std::int64_t>{128};
+}
+
+std::int64_t rotary_dim_of(const Options& o, std::int64_t head_dim) {
+  return o.partial_rotary_factor != 0 ? partial_rotary_dim(head_dim, o.partial_rotary_factor) : head_dim;
+}
+
 void sweep_rope(const testing::Instance& in, const std::vector<std::int64_t>& positions,
-                std::int64_t head_dim, double base, std::uint64_t seed, Accumulator acc) {
-  const RopeParams params{head_dim, 0, base, in.layout};
+                std::int64_t head_dim, double base, std::uint64_t seed, const Options& options,
+                Accumulator acc) {
+  const RopeParams params{head_dim, rotary_dim_of(options, head_dim), base, in.layout, options.scaling};
   const RopePlan plan(params);
   const ref::Rope reference(params, *std::max_element(positions.begin(), positions.end()));
   const std::int64_t heads = 2;
@@ -94,8 +104,8 @@ void sweep_rope(const testing::Instance& in, const std::vector<std::int64_t>& po
         const std::size_t i0 = row + plan.pair_first(j), i1 = i0 + plan.pair_offset();
         const auto [e0, e1] = reference.rotate(positions[t], j, x[i0], x[i1]);
         const double budget =
-            element_budget(in.contract(), in.dtype, std::fabs(reference.angle(positions[t], j)), j,
-                           std::fabs(x[i0]) + std::fabs(x[i1]));
+            rope_element_budget(in.contract(), plan, in.dtype, std::fabs(reference.angle(positions[t], j)), j,
+                                std::fabs(x[i0]) + std::fabs(x[i1]));
         for (const auto& [idx, e] : {std::pair{i0, &e0}, std::pair{i1, &e1}}) {
           const double v = y.get(idx);
           acc.add(ref::abs_error(v, e->value), ref::ulp_error(v, e->value, in.dtype), budget, positions[t],
@@ -113,19 +123,50 @@ bool InstanceResult::within_contract() const {
                      [](const Band& b) { return b.max_budget_ratio.value <= 1.0; });
 }
 
+bool rope_only(const Options& options) {
+  return options.scaling.type != RopeScalingType::None || options.partial_rotary_factor != 0;
+}
+
+std::vector<std::int64_t> rope_head_dims(const Options& options) {
+  const std::vector<std::int64_t> grid = grid_dims(options.effort);
+  for (std::int64_t d : grid) rotary_dim_of(options, d);  // throws naming partial_rotary_factor
+  if (options.scaling.type != RopeScalingType::LongRope) return grid;
+  std::vector<std::int64_t> out;
+  std::string dims;
+  for (std::int64_t d : grid) {
+    const std::int64_t rotary = rotary_dim_of(options, d);
+    if (static_cast<std::size_t>(rotary / 2) == options.scaling.short_factor.size()) out.push_back(d);
+    dims += (dims.empty() ? "" : ", ") + std::to_string(d) +
+            " (rotary_dim/2 = " + std::to_string(rotary / 2) + ")";
+  }
+  if (out.empty()) {
+    throw InvalidArgument("short_factor", "short_factor has " +
+                                              std::to_string(options.scaling.short_factor.size()) +
+                                              " entries; the census's head dims are " + dims +
+                                              " and longrope needs one entry per pair");
+  }
+  return out;
+}
+
 std::vector<InstanceResult> run(const Options& options) {
   const bool full = options.effort == Effort::Full;
-  const std::vector<std::int64_t> dims =
-      full ? std::vector<std::int64_t>{64, 128, 1024} : std::vector<std::int64_t>{128};
+  const std::vector<std::int64_t> dims = grid_dims(options.effort);
   const std::vector<double> bases = full ? std::vector<double>{1e4, 5e5, 1e6} : std::vector<double>{1e4};
   const std::size_t per_band = full ? 48 : 10;
 
   std::vector<InstanceResult> results;
-  const auto all = testing::instances_matching(options.glob);
+  auto all = testing::instances_matching(options.glob);
+  if (rope_only(options)) {
+    std::erase_if(all, [](const testing::Instance& in) { return in.variant->family() != Family::Rope; });
+  }
   std::vector<testing::Instance> mine;
   for (std::size_t k = 0; k < all.size(); ++k) {
     if (k % std::max<std::size_t>(1, options.shard_count) == options.shard_index) mine.push_back(all[k]);
   }
+  const bool any_rope = std::any_of(mine.begin(), mine.end(), [](const testing::Instance& in) {
+    return in.variant->family() == Family::Rope;
+  });
+  const std::vector<std::int64_t> rope_dims = any_rope ? rope_head_dims(options) : dims;
   for (const testing::Instance& in : mine) {
     if (options.on_instance) options.on_instance(results.size(), mine.size(), in.name());
     InstanceResult result{in, {}};
@@ -136,16 +177,17 @@ std::vector<InstanceResult> run(const Options& options) {
       band.lo = kEdges[k];
       band.hi = std::min(kEdges[k + 1] - 1, limit);
       if (k + 2 == std::size(kEdges)) band.hi = std::min(kEdges[k + 1], limit);
-      for (std::int64_t dim : dims) {
+      const bool rope = in.variant->family() == Family::Rope;
+      for (std::int64_t dim : rope ? rope_dims : dims) {
         for (double base : bases) {
           const std::uint64_t seed = fnv1a(
               in.name(), (k << 32) ^ static_cast<std::uint64_t>(dim) ^ static_cast<std::uint64_t>(base));
           const auto positions = band_positions(band.lo, band.hi, per_band, seed);
           Accumulator acc{band, errors, dim, base};
-          if (in.variant->family() == Family::Sinusoidal) {
-            sweep_sinusoidal(in, positions, dim, base, acc);
+          if (rope) {
+            sweep_rope(in, positions, dim, base, seed, options, acc);
           } else {
-            sweep_rope(in, positions, dim, base, seed, acc);
+            sweep_sinusoidal(in, positions, dim, base, acc);
           }
         }
       }
@@ -203,11 +245,44 @@ nlohmann::json to_json(const std::vector<InstanceResult>& results) {
   return out;
 }
 
+namespace {
+// The method and the parameters it reads (HF's rope_scaling keys where HF has them).
+nlohmann::json scaling_json(const Options& options) {
+  using T = RopeScalingType;
+  const RopeScaling& s = options.scaling;
+  nlohmann::json j = {{"type", std::string(to_string(s.type))}};
+  if (s.type != T::None) j["factor"] = s.factor;
+  if (s.type == T::Dynamic || s.type == T::Yarn || s.type == T::Llama3 || s.type == T::LongRope)
+    j["original_max_position"] = s.original_max_position;
+  if ((s.type == T::Dynamic || s.type == T::LongRope) && s.seq_len > 0) j["seq_len"] = s.seq_len;
+  if (s.type == T::Yarn) {
+    j["beta_fast"] = s.beta_fast;
+    j["beta_slow"] = s.beta_slow;
+    j["truncate"] = s.truncate;
+    if (s.mscale) j["mscale"] = *s.mscale;
+    if (s.mscale_all_dim) j["mscale_all_dim"] = *s.mscale_all_dim;
+  }
+  if ((s.type == T::Yarn || s.type == T::LongRope) && s.attention_factor)
+    j["attention_factor"] = *s.attention_factor;
+  if (s.type == T::Llama3) {
+    j["low_freq_factor"] = s.low_freq_factor;
+    j["high_freq_factor"] = s.high_freq_factor;
+  }
+  if (s.type == T::LongRope) {
+    j["short_factor"] = s.short_factor;
+    j["long_factor"] = s.long_factor;
+  }
+  if (options.partial_rotary_factor != 0) j["partial_rotary_factor"] = options.partial_rotary_factor;
+  return j;
+}
+}  // namespace
+
 nlohmann::json to_document(const std::vector<InstanceResult>& results, const Options& options) {
   return {{"schema", "pe-suite/census/1"},
           {"effort", options.effort == Effort::Full ? "full" : "quick"},
           {"variant", options.glob},
           {"shard", std::to_string(options.shard_index) + "/" + std::to_string(options.shard_count)},
+          {"rope_scaling", scaling_json(options)},
           {"instances", to_json(results)}};
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "pe/rope_scaling.h"
 #include "support/instances.h"
 
 namespace pe::census {
@@ -22,6 +23,11 @@ struct Options {
   // Shard `shard_index` of `shard_count`: every shard_count-th matching instance, so shards are
   // disjoint and together cover the selection.
   std::size_t shard_index = 0, shard_count = 1;
+  // RoPE under a scaling (pe/rope_scaling.h) and HF's partial_rotary_factor (0: rotate all of head_dim,
+  // else rotary_dim = int(head_dim·F)). Either restricts the census to RoPE instances (sharded after
+  // that restriction). LongRoPE's lists fix rotary_dim/2: see rope_head_dims.
+  RopeScaling scaling{};
+  double partial_rotary_factor = 0;
   // Called before each instance with (done, total, instance name): progress display.
   std::function<void(std::size_t, std::size_t, const std::string&)> on_instance;
 };
@@ -50,10 +56,19 @@ struct InstanceResult {
   bool within_contract() const;
 };
 
+// Throws InvalidArgument naming the scaling parameter (or partial_rotary_factor) the plan rejects.
 std::vector<InstanceResult> run(const Options& options);
+// Whether `options` select RoPE instances only (a scaling or a partial rotary factor given).
+bool rope_only(const Options& options);
+// The head dims the RoPE sweep uses: the grid's (128 quick; 64, 128, 1024 full), under LongRoPE only
+// those whose rotary_dim/2 equals the length of short_factor. Throws InvalidArgument naming
+// short_factor when none does, and partial_rotary_factor when it fits no head dim of the grid.
+std::vector<std::int64_t> rope_head_dims(const Options& options);
 // The instances as a JSON array (what the summary tables read).
 nlohmann::json to_json(const std::vector<InstanceResult>& results);
-// The census file: {"schema", "effort", "shard", "instances": to_json(...)}.
+// The census file: {"schema", "effort", "variant", "shard", "rope_scaling", "instances": to_json(...)};
+// "rope_scaling" holds "type" ("none", "yarn", ...), every parameter that method reads, and
+// "partial_rotary_factor" when one was given.
 nlohmann::json to_document(const std::vector<InstanceResult>& results, const Options& options);
 // The instances of several census files (shards) in one array; throws std::runtime_error when a
 // file is not a census or an instance appears twice.

@@ -6,6 +6,8 @@
 
 #include <set>
 
+#include "pe/errors.h"
+
 namespace pe::census {
 namespace {
 
@@ -42,6 +44,45 @@ TEST(Census, SelectsInstancesByGlobAndStopsAtMaxPosition) {
   for (const InstanceResult& r : results) {
     EXPECT_EQ(r.instance.variant->name(), "rope.scalar_f64");
     EXPECT_EQ(r.bands.back().hi, 5000);
+  }
+}
+
+TEST(Census, ScalingRunsRopeInstancesOnlyAndIsRecorded) {
+  Options o;
+  o.glob = "*.scalar_f64";
+  o.max_position = 2000;
+  o.scaling.type = RopeScalingType::Yarn;
+  o.scaling.factor = 4;
+  o.scaling.original_max_position = 512;
+  const auto results = run(o);
+  const Contract& c = find_variant("rope.scalar_f64")->contract();
+  ASSERT_EQ(results.size(), c.layouts.size() * c.outputs.size());  // no sinusoidal instance
+  for (const InstanceResult& r : results) EXPECT_TRUE(r.within_contract()) << r.instance.name();
+  const nlohmann::json doc = to_document(results, o);
+  EXPECT_EQ(doc["rope_scaling"]["type"], "yarn");
+  EXPECT_EQ(doc["rope_scaling"]["original_max_position"], 512);
+  EXPECT_EQ(doc["rope_scaling"]["beta_fast"], 32.0);
+  EXPECT_EQ(to_document(results, Options{})["rope_scaling"], (nlohmann::json{{"type", "none"}}));
+}
+
+TEST(Census, LongRopeSweepsOnlyTheHeadDimsItsListsFit) {
+  Options o;
+  o.effort = Effort::Full;
+  o.scaling.type = RopeScalingType::LongRope;
+  o.scaling.factor = 4;
+  o.scaling.original_max_position = 512;
+  o.scaling.short_factor.assign(32, 1.0);
+  o.scaling.long_factor.assign(32, 2.0);
+  EXPECT_EQ(rope_head_dims(o), (std::vector<std::int64_t>{64}));
+  o.partial_rotary_factor = 0.5;  // rotary_dim = head_dim / 2: 32 pairs at head dim 128
+  EXPECT_EQ(rope_head_dims(o), (std::vector<std::int64_t>{128}));
+  o.effort = Effort::Quick;
+  o.partial_rotary_factor = 0;
+  try {
+    rope_head_dims(o);
+    ADD_FAILURE() << "no head dim of the quick grid has 32 pairs";
+  } catch (const InvalidArgument& e) {
+    EXPECT_EQ(e.parameter(), "short_factor");
   }
 }
 
