@@ -7,7 +7,9 @@
 #include <tuple>
 
 #include "common.h"
+#include "pe/errors.h"
 #include "progress.h"
+#include "scaling_options.h"
 #include "summary.h"
 #include "verify.h"
 
@@ -17,6 +19,7 @@ namespace {
 struct CensusArgs {
   std::string glob = "*", effort = "quick", shard = "0/1", out;
   std::int64_t max_position = 0;
+  ScalingFlags scaling;
 };
 
 int census_command(const CensusArgs& a) {
@@ -27,9 +30,30 @@ int census_command(const CensusArgs& a) {
     throw UsageError("--max-position: must be >= 0, got " + std::to_string(a.max_position));
   o.max_position = a.max_position;
   std::tie(o.shard_index, o.shard_count) = parse_shard(a.shard, "--shard");
-  if (testing::instances_matching(a.glob).empty())
-    throw UsageError("--variant: no variant matches '" + a.glob + "'");
-  const auto results = run_census(o);
+  const auto matching = testing::instances_matching(a.glob);
+  if (matching.empty()) throw UsageError("--variant: no variant matches '" + a.glob + "'");
+  o.scaling = to_rope_scaling(a.scaling);
+  if (a.scaling.given.count("--partial-rotary-factor") > 0) {
+    if (!(a.scaling.partial_rotary_factor > 0))  // 0 would read as "not given" in census::Options
+      throw UsageError(fmt::format("--partial-rotary-factor: must be in (0, 1], got {:g}",
+                                   a.scaling.partial_rotary_factor));
+    o.partial_rotary_factor = a.scaling.partial_rotary_factor;
+  }
+  if (census::rope_only(o) && std::none_of(matching.begin(), matching.end(), [](const testing::Instance& in) {
+        return in.variant->family() == Family::Rope;
+      }))
+    throw UsageError("--variant: '" + a.glob +
+                     "' matches no RoPE instance, and RoPE scaling applies to RoPE only");
+  std::vector<census::InstanceResult> results;
+  try {
+    census::rope_head_dims(o);  // a LongRoPE list no head dim fits, a partial factor none allows
+    if (census::rope_only(o))
+      fmt::print("RoPE instances only, scaling {} (the census JSON records its parameters)\n",
+                 to_string(o.scaling.type));
+    results = run_census(o);
+  } catch (const InvalidArgument& e) {
+    rethrow_with_flag(e);
+  }
   const nlohmann::json doc = census::to_document(results, o);
   fmt::print("{}", reports::census_instance_table(doc["instances"]));
   write_text(a.out, doc.dump(2) + "\n");
@@ -52,7 +76,11 @@ void add_census(CLI::App& app, int& exit_code) {
   cmd->add_option("--shard", a->shard, "I/N: every N-th instance from the I-th (disjoint shards)")
       ->capture_default_str();
   cmd->add_option("--out", a->out, "Census JSON")->required();
-  cmd->callback([a, &exit_code] { exit_code = census_command(*a); });
+  add_scaling_options(*cmd, a->scaling);
+  cmd->callback([a, cmd, &exit_code] {
+    a->scaling.given = given_scaling_flags(*cmd);
+    exit_code = census_command(*a);
+  });
 }
 
 }  // namespace pe::cli

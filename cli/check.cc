@@ -13,6 +13,7 @@
 #include "pe/pe.h"
 #include "pe/ref/reference.h"
 #include "progress.h"
+#include "scaling_options.h"
 
 namespace pe::cli {
 namespace {
@@ -22,16 +23,21 @@ struct CheckOptions {
   std::int64_t dim = 0, head_dim = 0, rotary_dim = 0;
   double base = 10000.0, max_abs = 0;
   bool heads_first = false, has_max_abs = false;
+  ScalingFlags scaling;
 };
 
-// The allowed |y - exact| of one element: a registered variant's contract, or a fixed bound.
+// The allowed |y - exact| of one element: a registered variant's contract, or a fixed bound. RoPE
+// budgets come from the plan (its attention factor and scaled frequencies): set `plan`.
 struct Budget {
   const Contract* contract = nullptr;
   DType dtype = DType::F32;
   double max_abs = -1;
   std::string text;
+  const RopePlan* plan = nullptr;
   double operator()(double abs_phi, std::size_t pair, double scale) const {
-    return contract ? element_budget(*contract, dtype, abs_phi, pair, scale) : max_abs;
+    if (contract == nullptr) return max_abs;
+    return plan != nullptr ? rope_element_budget(*contract, *plan, dtype, abs_phi, pair, scale)
+                           : element_budget(*contract, dtype, abs_phi, pair, scale);
   }
 };
 
@@ -106,6 +112,7 @@ Layout layout_for(const CheckOptions& o, Family family) {
 }
 
 int check_sinusoidal(const CheckOptions& o) {
+  reject_scaling_flags(o.scaling, "RoPE scaling applies to --family rope only");
   if (o.table.empty()) throw UsageError("TABLE: give the .npy table to check");
   const NpyArray a = load(o.table, o.dtype, "TABLE");
   const auto positions = positions_from(o.positions, o.positions_file);
@@ -180,12 +187,18 @@ int check_rope(const CheckOptions& o) {
   const std::size_t hd = xa.shape.back();
   if (o.head_dim != 0 && static_cast<std::size_t>(o.head_dim) != hd)
     throw UsageError(fmt::format("--head-dim: {} given, the data's last axis is {}", o.head_dim, hd));
-  const RopeParams params{static_cast<std::int64_t>(hd), o.rotary_dim, o.base, layout_for(o, Family::Rope)};
-  const RopePlan plan(params);
-  const Budget budget = budget_for(o, Family::Rope, ya.dtype);
-  fmt::print("checking {} -> {}: {} tokens x {} heads x head_dim {} (rotary {}), {}, {}, base {:g}\n",
+  const auto head_dim = static_cast<std::int64_t>(hd);
+  const RopeParams params{head_dim, rotary_dim_for(o.scaling, head_dim, o.rotary_dim, "--rotary-dim"), o.base,
+                          layout_for(o, Family::Rope), to_rope_scaling(o.scaling)};
+  const RopePlan plan = rope_plan(params);
+  Budget budget = budget_for(o, Family::Rope, ya.dtype);
+  budget.plan = &plan;
+  fmt::print("checking {} -> {}: {} tokens x {} heads x head_dim {} (rotary {}), {}, {}, base {:g}{}\n",
              o.input, o.output, positions.size(), heads, hd, plan.rotary_dim(), to_string(ya.dtype),
-             to_string(params.layout), params.base);
+             to_string(params.layout), params.base,
+             params.scaling.type == RopeScalingType::None
+                 ? ""
+                 : ", scaling " + describe_scaling(params.scaling, plan));
 
   const ref::Rope r(params, *std::max_element(positions.begin(), positions.end()));
   ErrorBands bands;
@@ -213,9 +226,18 @@ int check_rope(const CheckOptions& o) {
   }
   print_verdict(bands, budget);
   const Convention given{params.layout, params.base};
-  if (!bands.pass() && bands.max_error() >= 1e-3)
-    print_diagnosis(diagnose_rope({x, y, positions.size(), heads, hd, plan.rotary_dim()}, positions, given),
-                    given, bands);
+  // The conventions are modelled without scaling: against scaled data every candidate would be off
+  // by the scaling itself and the ranking would name a wrong convention.
+  if (!bands.pass() && bands.max_error() >= 1e-3) {
+    if (params.scaling.type != RopeScalingType::None) {
+      fmt::print(
+          "\ndiagnosis skipped: the known conventions are modelled without RoPE scaling (--scaling {})\n",
+          to_string(params.scaling.type));
+    } else {
+      print_diagnosis(diagnose_rope({x, y, positions.size(), heads, hd, plan.rotary_dim()}, positions, given),
+                      given, bands);
+    }
+  }
   return bands.pass() ? kOk : kCheckFailed;
 }
 
@@ -244,8 +266,10 @@ void add_check(CLI::App& app, int& exit_code) {
   cmd->add_option(
       "--contract", o->contract,
       "Budget: a registered variant's contract (default: <family>.scalar_f32, or scalar_f64 for f64 data)");
-  cmd->callback([o, max_abs, &exit_code] {
+  add_scaling_options(*cmd, o->scaling);
+  cmd->callback([o, cmd, max_abs, &exit_code] {
     o->has_max_abs = max_abs->count() > 0;
+    o->scaling.given = given_scaling_flags(*cmd);
     const auto family = parse_family(o->family);
     if (!family) throw UsageError("--family: expected sinusoidal or rope, got '" + o->family + "'");
     exit_code = *family == Family::Sinusoidal ? check_sinusoidal(*o) : check_rope(*o);

@@ -80,6 +80,77 @@ check check-rope 0 "verdict: PASS" -- check --family rope --input "$tmp/x.npy" -
 check check-rope-layout 1 "the data fits: layout halfsplit \(given: interleaved\)" -- check --family rope --input "$tmp/x.npy" --output "$tmp/y.npy" --positions 0:32 --layout interleaved
 check check-rope-partial 1 "verdict: FAIL" -- check --family rope --input "$tmp/x.npy" --output "$tmp/y.npy" --positions 0:32 --rotary-dim 32
 
+# RoPE scaling. Factor lists are 1-D float64 .npy files, written here byte by byte.
+npy1d() {  # npy1d FILE N VALUE: N copies of VALUE, given as its 8 little-endian bytes (\xNN)
+  local dict="{'descr': '<f8', 'fortran_order': False, 'shape': ($2,), }"
+  local hlen=$(( (10 + ${#dict} + 1 + 63) / 64 * 64 - 10 ))
+  { printf '\x93NUMPY\x01\x00'; printf "\\x$(printf %02x $((hlen & 255)))\\x$(printf %02x $((hlen >> 8)))"
+    printf '%s%*s\n' "$dict" $((hlen - ${#dict} - 1)) ''
+    for ((k = 0; k < $2; k++)); do printf '%b' "$3"; done; } > "$1"
+}
+one='\x00\x00\x00\x00\x00\x00\xf0\x3f' two='\x00\x00\x00\x00\x00\x00\x00\x40'
+npy1d "$tmp/short32.npy" 32 "$one"; npy1d "$tmp/long32.npy" 32 "$two"; npy1d "$tmp/short31.npy" 31 "$one"
+npy1d "$tmp/short64.npy" 64 "$one"; npy1d "$tmp/long64.npy" 64 "$two"
+# Every method on x.npy (32 tokens x head_dim 64, positions 0:32, L = 16 so that positions pass it):
+# the (cos, sin) table and the golden output from the reference, and rope.scalar_f64's rotation of
+# the same input; check accepts both under the same flags.
+declare -A scaled=(
+  [none]=""
+  [linear]="--factor 4"
+  [ntk]="--factor 4"
+  [dynamic]="--factor 2 --original-max-position 16 --seq-len 40"
+  [yarn]="--factor 4 --original-max-position 16"
+  [llama3]="--factor 8 --original-max-position 16"
+  [longrope]="--factor 4 --original-max-position 16 --seq-len 40 --short-factors $tmp/short32.npy --long-factors $tmp/long32.npy"
+)
+for m in none linear ntk dynamic yarn llama3 longrope; do
+  read -ra f <<<"${scaled[$m]}"
+  check "scaled-table-$m" 0 "wrote .*32 x 32 x 2 f32, reference" -- export --family rope --dim 64 --positions 0:32 --reference --scaling "$m" "${f[@]}" --out "$tmp/cs-$m.npy"
+  check "scaled-golden-$m" 0 "wrote" -- export --family rope --dim 0 --positions 0:32 --input "$tmp/x.npy" --reference --scaling "$m" "${f[@]}" --out "$tmp/ys-$m.npy"
+  check "scaled-variant-$m" 0 "wrote" -- export --family rope --dim 0 --positions 0:32 --input "$tmp/x.npy" --variant rope.scalar_f64 --scaling "$m" "${f[@]}" --out "$tmp/yv-$m.npy"
+  for y in ys yv; do
+    check "scaled-check-$y-$m" 0 "verdict: PASS" -- check --family rope --input "$tmp/x.npy" --output "$tmp/$y-$m.npy" --positions 0:32 --scaling "$m" "${f[@]}"
+  done
+done
+# Scaled data checked under another scaling fails, and the (unscaled) diagnosis says it is skipped.
+check scaled-check-wrong 1 "diagnosis skipped" -- check --family rope --input "$tmp/x.npy" --output "$tmp/ys-yarn.npy" --positions 0:32 --scaling yarn --factor 2 --original-max-position 16
+# YaRN's attention factor 0.1·ln 4 + 1 multiplies cos and sin: at position 0 every pair is (A, 0).
+a="1.1386294361119891"
+for src in --reference "--variant rope.scalar_f64"; do
+  # shellcheck disable=SC2086
+  check "yarn-p0 $src" 0 "wrote" -- export --family rope --dim 8 --positions 0:1 --dtype f64 $src --scaling yarn --factor 4 --original-max-position 64 --out "$tmp/yarn0.csv"
+  if [ "$(cat "$tmp/yarn0.csv")" = "$a,0,$a,0,$a,0,$a,0" ]; then passed=$((passed + 1)); else
+    failed=$((failed + 1)); echo "FAIL yarn attention factor ($src): $(cat "$tmp/yarn0.csv")"; fi
+done
+# partial_rotary_factor: HF's int(head_dim·F), the same as the explicit rotary dim.
+check partial-golden 0 "wrote" -- export --family rope --dim 0 --positions 0:32 --input "$tmp/x.npy" --reference --partial-rotary-factor 0.5 --out "$tmp/yp.npy"
+check partial-check 0 "verdict: PASS" -- check --family rope --input "$tmp/x.npy" --output "$tmp/yp.npy" --positions 0:32 --partial-rotary-factor 0.5
+check partial-as-rotary 0 "\(rotary 32\).*" -- check --family rope --input "$tmp/x.npy" --output "$tmp/yp.npy" --positions 0:32 --rotary-dim 32
+check partial-conflict 2 "--rotary-dim and --partial-rotary-factor: give one" -- check --family rope --input "$tmp/x.npy" --output "$tmp/yp.npy" --positions 0:32 --rotary-dim 32 --partial-rotary-factor 0.5
+check partial-bad 2 "--partial-rotary-factor: partial_rotary_factor must be in \(0, 1\], got 1.5" -- export --family rope --dim 64 --positions 0:2 --reference --partial-rotary-factor 1.5 --out "$tmp/a.npy"
+# Bad scaling input: exit 2, the flag and the value named.
+rope2=(export --family rope --dim 64 --positions 0:2 --reference --out "$tmp/a.npy")
+check scaling-factor-0 2 "--factor: factor must be finite and > 0, got 0" -- "${rope2[@]}" --scaling linear --factor 0
+check scaling-beta 2 "--beta-fast: beta_fast must be >= beta_slow=1, got 0.5" -- "${rope2[@]}" --scaling yarn --factor 4 --original-max-position 64 --beta-fast 0.5
+check scaling-llama3-freqs 2 "--low-freq-factor: low_freq_factor must be < high_freq_factor=4, got 4" -- "${rope2[@]}" --scaling llama3 --factor 8 --original-max-position 64 --low-freq-factor 4
+check scaling-longrope-length 2 "--short-factors: short_factor must have rotary_dim/2 = 32 entries, got 31" -- "${rope2[@]}" --scaling longrope --factor 4 --original-max-position 64 --short-factors "$tmp/short31.npy" --long-factors "$tmp/long32.npy"
+check scaling-unused 2 "--beta-fast: not used by --scaling linear" -- "${rope2[@]}" --scaling linear --factor 4 --beta-fast 32
+check scaling-without-method 2 "--factor: not used by --scaling none" -- "${rope2[@]}" --factor 4
+check scaling-no-factor 2 "--factor: required with --scaling yarn" -- "${rope2[@]}" --scaling yarn --original-max-position 64
+check scaling-no-l 2 "--original-max-position: required with --scaling llama3" -- "${rope2[@]}" --scaling llama3 --factor 8
+check scaling-unknown 2 "--scaling: unknown method 'su'" -- "${rope2[@]}" --scaling su --factor 8
+check scaling-truncate 2 "--truncate: expected true or false, got 'no'" -- "${rope2[@]}" --scaling yarn --factor 4 --original-max-position 64 --truncate no
+check scaling-list-rank 2 "--long-factors: .* has rank 3" -- "${rope2[@]}" --scaling longrope --factor 4 --original-max-position 64 --short-factors "$tmp/short32.npy" --long-factors "$tmp/cs-none.npy"
+check scaling-sinusoidal 2 "--scaling: RoPE scaling applies to --family rope only" -- export --family sinusoidal --dim 8 --positions 0:2 --reference --scaling linear --factor 2 --out "$tmp/a.npy"
+check scaling-sinusoidal-check 2 "--factor: RoPE scaling applies to --family rope only" -- check "$tmp/c.npy" --family sinusoidal --positions 0:256 --factor 2
+# census under a scaling: RoPE instances only, the scaling recorded in the JSON.
+check census-yarn 0 "shard 0/1: ([0-9]+) of \1 instances within their contracts" -- census --variant "rope.scalar_f64" --max-position 2000 --scaling yarn --factor 4 --original-max-position 512 --out "$tmp/cy.json"
+if grep -q '"type": "yarn"' "$tmp/cy.json" && grep -q '"original_max_position": 512' "$tmp/cy.json"; then
+  passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL census-yarn JSON lacks the scaling"; fi
+check census-longrope 0 "shard 0/1: ([0-9]+) of \1 instances within their contracts" -- census --variant "rope.scalar_f64" --max-position 2000 --scaling longrope --factor 4 --original-max-position 512 --seq-len 1024 --short-factors "$tmp/short64.npy" --long-factors "$tmp/long64.npy" --out "$tmp/cl.json"
+check census-longrope-dims 2 "--short-factors: short_factor has 32 entries; the census's head dims are 128" -- census --variant "rope.scalar_f64" --max-position 2000 --scaling longrope --factor 4 --original-max-position 512 --short-factors "$tmp/short32.npy" --long-factors "$tmp/long32.npy" --out "$tmp/cl.json"
+check census-scaling-sinusoidal 2 "matches no RoPE instance" -- census --variant "sinusoidal.scalar_f64" --scaling linear --factor 2 --out "$tmp/cs.json"
+
 # census shards are disjoint and report merges them; verify writes JUnit.
 check census-0 0 "shard 0/2" -- census --variant "rope.scalar_f64" --max-position 2000 --shard 0/2 --out "$tmp/c0.json"
 check census-1 0 "shard 1/2" -- census --variant "rope.scalar_f64" --max-position 2000 --shard 1/2 --out "$tmp/c1.json"

@@ -1,8 +1,10 @@
 // Unit tests of the CLI's pieces that a wrong answer would hide behind a plausible report: the .npy
-// reader, the compare statistics, the Pareto front and the convention diagnosis. Expected values
+// reader, the compare statistics, the Pareto front, the convention diagnosis and the RoPE scaling
+// flags. Expected values
 // come from the formats' specifications and closed forms, not from running the code.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <numbers>
@@ -12,6 +14,7 @@
 #include "diagnose.h"
 #include "npy.h"
 #include "plots.h"
+#include "scaling_options.h"
 
 namespace pe::cli {
 namespace {
@@ -134,7 +137,149 @@ TEST(Args, ParsersNameTheArgument) {
     EXPECT_THROW(parse_shard(bad, "--s"), UsageError) << bad;
 }
 
-// Two-sided p of the normal approximation with continuity correction: 2·Q(z) = erfc(z/√2).
+// The scaling flags as a command line gives them: parsed by CLI11, `given` from the parse.
+ScalingFlags parse_scaling(std::vector<std::string> args) {
+  CLI::App app;
+  ScalingFlags f;
+  add_scaling_options(app, f);
+  std::reverse(args.begin(), args.end());  // CLI11 takes them last first
+  app.parse(args);
+  f.given = given_scaling_flags(app);
+  return f;
+}
+
+// The message of the UsageError `fn` throws ("" when it throws none).
+template <class F>
+std::string usage_error(F fn) {
+  try {
+    fn();
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Scaling, FlagsBecomeTheMethodWithHfDefaults) {
+  EXPECT_EQ(to_rope_scaling(parse_scaling({})).type, RopeScalingType::None);
+  const RopeScaling linear = to_rope_scaling(parse_scaling({"--scaling", "linear", "--factor", "2.5"}));
+  EXPECT_EQ(linear.type, RopeScalingType::Linear);
+  EXPECT_EQ(linear.factor, 2.5);
+  const RopeScaling yarn = to_rope_scaling(
+      parse_scaling({"--scaling", "yarn", "--factor", "4", "--original-max-position", "4096"}));
+  EXPECT_EQ(yarn.type, RopeScalingType::Yarn);
+  EXPECT_EQ(yarn.original_max_position, 4096);
+  EXPECT_EQ(yarn.beta_fast, 32);  // HF's defaults
+  EXPECT_EQ(yarn.beta_slow, 1);
+  EXPECT_TRUE(yarn.truncate);
+  EXPECT_FALSE(yarn.mscale.has_value());
+  EXPECT_FALSE(yarn.attention_factor.has_value());
+  const RopeScaling yarn2 = to_rope_scaling(
+      parse_scaling({"--scaling", "yarn", "--factor", "40", "--original-max-position", "4096", "--mscale",
+                     "0.707", "--mscale-all-dim", "0.707", "--truncate", "false", "--beta-fast", "16"}));
+  EXPECT_EQ(yarn2.mscale, 0.707);
+  EXPECT_EQ(yarn2.mscale_all_dim, 0.707);
+  EXPECT_FALSE(yarn2.truncate);
+  EXPECT_EQ(yarn2.beta_fast, 16);
+  const RopeScaling llama3 =
+      to_rope_scaling(parse_scaling({"--scaling", "llama3", "--factor", "8", "--original-max-position",
+                                     "8192", "--high-freq-factor", "2"}));
+  EXPECT_EQ(llama3.low_freq_factor, 1);
+  EXPECT_EQ(llama3.high_freq_factor, 2);
+  const RopeScaling dynamic = to_rope_scaling(parse_scaling(
+      {"--scaling", "dynamic", "--factor", "2", "--original-max-position", "2048", "--seq-len", "5000"}));
+  EXPECT_EQ(dynamic.seq_len, 5000);
+}
+
+TEST(Scaling, LongRopeReadsOneDimensionalFloatLists) {
+  const std::string dir = ::testing::TempDir();
+  write_npy(dir + "/short.npy", {1, 1.5, 2, 3}, {4}, DType::F64);
+  write_npy(dir + "/long.npy", {2, 4, 8, 16}, {4}, DType::F32);
+  write_npy(dir + "/square.npy", {1, 2, 3, 4}, {2, 2}, DType::F64);
+  const std::vector<std::string> base = {
+      "--scaling", "longrope",       "--factor",       "8", "--original-max-position",
+      "4096",      "--long-factors", dir + "/long.npy"};
+  auto args = base;
+  args.insert(args.end(), {"--short-factors", dir + "/short.npy"});
+  const RopeScaling s = to_rope_scaling(parse_scaling(args));
+  EXPECT_EQ(s.short_factor, (std::vector<double>{1, 1.5, 2, 3}));
+  EXPECT_EQ(s.long_factor, (std::vector<double>{2, 4, 8, 16}));
+  EXPECT_NE(usage_error([&] { to_rope_scaling(parse_scaling(base)); }).find("--short-factors: required"),
+            std::string::npos);
+  args = base;
+  args.insert(args.end(), {"--short-factors", dir + "/square.npy"});
+  EXPECT_NE(usage_error([&] { to_rope_scaling(parse_scaling(args)); }).find("--short-factors: "),
+            std::string::npos);
+  args = base;
+  args.insert(args.end(), {"--short-factors", dir + "/missing.npy"});
+  EXPECT_NE(usage_error([&] { to_rope_scaling(parse_scaling(args)); }).find("--short-factors: "),
+            std::string::npos);
+}
+
+TEST(Scaling, RejectsWhatTheMethodWouldIgnore) {
+  const auto message = [](std::vector<std::string> args) {
+    return usage_error([&] { to_rope_scaling(parse_scaling(std::move(args))); });
+  };
+  EXPECT_EQ(message({"--scaling", "linear", "--factor", "2", "--beta-fast", "8"})
+                .rfind("--beta-fast: not used by "
+                       "--scaling linear",
+                       0),
+            0u);
+  EXPECT_EQ(message({"--factor", "2"}).rfind("--factor: not used by --scaling none", 0), 0u);
+  EXPECT_EQ(message({"--scaling", "ntk", "--factor", "2", "--original-max-position", "9"})
+                .rfind("--original-max-position: not used", 0),
+            0u);
+  EXPECT_EQ(message({"--scaling", "linear"}), "--factor: required with --scaling linear");
+  EXPECT_EQ(message({"--scaling", "yarn", "--factor", "2"}),
+            "--original-max-position: required with --scaling yarn");
+  EXPECT_EQ(message({"--scaling", "rope"}).rfind("--scaling: unknown method 'rope'", 0), 0u);
+  EXPECT_EQ(
+      message({"--scaling", "yarn", "--factor", "2", "--original-max-position", "9", "--truncate", "yes"}),
+      "--truncate: expected true or false, got 'yes'");
+  EXPECT_EQ(message({"--scaling", "yarn", "--factor", "2", "--original-max-position", "9", "--mscale", "1"})
+                .rfind("--mscale: HF ignores it without --mscale-all-dim", 0),
+            0u);
+  EXPECT_EQ(message({"--scaling", "yarn", "--factor", "2", "--original-max-position", "9", "--mscale", "1",
+                     "--mscale-all-dim", "1", "--attention-factor", "1.2"})
+                .rfind("--attention-factor: ", 0),
+            0u);
+  // Scaling flags with a sinusoidal table; --scaling none alone is no scaling.
+  EXPECT_EQ(usage_error([] { reject_scaling_flags(parse_scaling({"--scaling", "none"}), "RoPE only"); }), "");
+  EXPECT_EQ(usage_error([] {
+              reject_scaling_flags(parse_scaling({"--seq-len", "9"}), "RoPE only");
+            }),
+            "--seq-len: RoPE only");
+}
+
+TEST(Scaling, PlanErrorsNameTheFlagAndPartialRotaryDimIsHfs) {
+  RopeParams p{64, 0, 10000.0, Layout::HalfSplit, {}};
+  p.scaling.type = RopeScalingType::Linear;
+  p.scaling.factor = 0;
+  EXPECT_EQ(usage_error([&] { rope_plan(p); }), "--factor: factor must be finite and > 0, got 0");
+  p.scaling = {};
+  p.scaling.type = RopeScalingType::Yarn;
+  p.scaling.factor = 4;
+  p.scaling.original_max_position = 4096;
+  p.scaling.beta_fast = 0.5;
+  EXPECT_EQ(usage_error([&] { rope_plan(p); }).rfind("--beta-fast: beta_fast must be >= beta_slow", 0), 0u);
+  p.base = 1;  // not a scaling parameter: the core's own error
+  EXPECT_THROW(rope_plan(p), InvalidArgument);
+  EXPECT_EQ(flag_for_parameter("short_factor"), "--short-factors");
+  EXPECT_EQ(flag_for_parameter("head_dim"), "");
+
+  const ScalingFlags none = parse_scaling({});
+  EXPECT_EQ(rotary_dim_for(none, 64, 16, "--rotary-dim"), 16);
+  const ScalingFlags partial = parse_scaling({"--partial-rotary-factor", "0.25"});
+  EXPECT_EQ(rotary_dim_for(partial, 80, 0, "--rotary-dim"), 20);  // int(80 · 0.25)
+  EXPECT_EQ(usage_error([&] {
+              rotary_dim_for(partial, 80, 16, "--rotary-dim");
+            }).rfind("--rotary-dim and --partial-rotary-factor: give one", 0),
+            0u);
+  EXPECT_EQ(usage_error([&] {
+              rotary_dim_for(partial, 12, 0, "--rotary-dim");
+            }).rfind("--partial-rotary-factor: ", 0),
+            0u);  // int(12 · 0.25) = 3 is odd
+}
+
 double two_sided(double z) { return std::erfc(z / std::numbers::sqrt2); }
 
 TEST(Compare, MannWhitneyMatchesTheClosedForm) {

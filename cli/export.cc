@@ -1,7 +1,9 @@
 // pe-suite export: golden tables from the exact reference (correctly rounded) or from a variant,
 // as .npy or CSV, for other frameworks' tests. Sinusoidal: [n_positions, dim] in the layout.
-// RoPE: [n_positions, dim/2, 2] holding (cos, sin) of each pair's angle; --dim is the rotary dim;
-// with --input, the given q/k rotated (the golden output `check --family rope` compares against).
+// RoPE: [n_positions, dim/2, 2] holding (cos, sin) of each pair's angle times the scaling's attention
+// factor; --dim is the rotary dim (with --partial-rotary-factor, the head dim it is taken from); with
+// --input, the given q/k rotated (the golden output `check --family rope` compares against).
+// RoPE scaling flags: scaling_options.h.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -14,6 +16,7 @@
 #include "pe/pe.h"
 #include "pe/ref/real.h"
 #include "pe/ref/reference.h"
+#include "scaling_options.h"
 #include "support/typed_buffer.h"
 
 namespace pe::cli {
@@ -24,6 +27,7 @@ struct ExportOptions {
   std::int64_t dim = 0;
   double base = 10000.0;
   bool reference = false;
+  ScalingFlags scaling;
 };
 
 template <class T>
@@ -51,11 +55,15 @@ std::vector<double> sinusoidal_values(const ExportOptions& o, const SinusoidalPa
   return v;
 }
 
-// (cos, sin) per pair [n, dim/2, 2]. A variant's come from rotating the unit vector (1, 0) of each
-// pair: (1·cos - 0·sin, 1·sin + 0·cos) is exact in any arithmetic.
+// (cos, sin) per pair [n, rotary_dim/2, 2], times the attention factor (HF's cos and sin carry it).
+// A variant's come from rotating the unit vector (1, 0) of each pair: (1·cos - 0·sin, 1·sin + 0·cos)
+// is exact in any arithmetic, and the variant applies the attention factor itself.
 std::vector<double> rope_values(const ExportOptions& o, const RopeParams& params,
-                                const std::vector<std::int64_t>& positions, DType dtype) {
-  const RopePlan plan(params);
+                                const std::vector<std::int64_t>& positions, DType dtype,
+                                std::vector<std::size_t>& shape, std::string& scaling_note) {
+  const RopePlan plan = rope_plan(params);
+  shape = {positions.size(), plan.n_pairs(), 2};
+  scaling_note = describe_scaling(params.scaling, plan);
   const std::size_t h = plan.n_pairs(), d = plan.head_dim();
   std::vector<double> v(positions.size() * h * 2);
   if (o.reference) {
@@ -86,7 +94,8 @@ std::vector<double> rope_values(const ExportOptions& o, const RopeParams& params
 // RoPE applied to given q/k ([tokens, H] or [tokens, heads, H]; --dim is the rotary dim): the
 // correctly rounded rotation, or a variant's, in the input's shape.
 std::vector<double> rotated_values(const ExportOptions& o, const std::vector<std::int64_t>& positions,
-                                   DType dtype, Layout layout, std::vector<std::size_t>& shape) {
+                                   DType dtype, Layout layout, const RopeScaling& scaling,
+                                   std::vector<std::size_t>& shape, std::string& scaling_note) {
   const NpyArray x = read_npy(o.input, dtype);
   if (x.integer) throw UsageError("--input: " + o.input + " holds integers, not q/k values");
   shape = x.shape;
@@ -97,8 +106,11 @@ std::vector<double> rotated_values(const ExportOptions& o, const std::vector<std
     throw UsageError(
         fmt::format("--input: {} has {} tokens, the positions are {}", o.input, shape[0], positions.size()));
   const std::size_t hd = shape.back(), heads = shape.size() == 3 ? shape[1] : 1;
-  const RopeParams params{static_cast<std::int64_t>(hd), o.dim, o.base, layout};
-  const RopePlan plan(params);
+  const auto head_dim = static_cast<std::int64_t>(hd);
+  const RopeParams params{head_dim, rotary_dim_for(o.scaling, head_dim, o.dim, "--dim"), o.base, layout,
+                          scaling};
+  const RopePlan plan = rope_plan(params);
+  scaling_note = describe_scaling(scaling, plan);
   std::vector<double> y(x.values.size());
   testing::TypedBuffer buf(dtype, y.size());
   for (std::size_t i = 0; i < y.size(); ++i) buf.set(i, x.values[i]);  // the input, in the output type
@@ -145,19 +157,23 @@ int run_export(const ExportOptions& o) {
   std::string format = o.format;
   if (format.empty()) format = o.out.ends_with(".csv") ? "csv" : "npy";
   if (format != "npy" && format != "csv") throw UsageError("--format: npy or csv, got '" + format + "'");
+  if (family != Family::Rope) reject_scaling_flags(o.scaling, "RoPE scaling applies to --family rope only");
+  const RopeScaling scaling = family == Family::Rope ? to_rope_scaling(o.scaling) : RopeScaling{};
   const auto positions = positions_from(o.positions, o.positions_file);
 
   std::vector<double> values;
   std::vector<std::size_t> shape;
+  std::string scaling_note = "none";
   if (!o.input.empty()) {
     if (family != Family::Rope) throw UsageError("--input: only RoPE rotates an input");
-    values = rotated_values(o, positions, dtype, layout, shape);
+    values = rotated_values(o, positions, dtype, layout, scaling, shape, scaling_note);
   } else if (family == Family::Sinusoidal) {
     values = sinusoidal_values(o, {o.dim, o.base, layout}, positions, dtype);
     shape = {positions.size(), static_cast<std::size_t>(o.dim)};
   } else {
-    values = rope_values(o, {o.dim, 0, o.base, layout}, positions, dtype);
-    shape = {positions.size(), static_cast<std::size_t>(o.dim / 2), 2};
+    // --dim is the rotary dim, or with --partial-rotary-factor the head dim it is taken from.
+    const RopeParams params{o.dim, rotary_dim_for(o.scaling, o.dim, 0, "--dim"), o.base, layout, scaling};
+    values = rope_values(o, params, positions, dtype, shape, scaling_note);
   }
   if (format == "npy") {
     write_npy(o.out, values, shape, dtype);
@@ -167,7 +183,8 @@ int run_export(const ExportOptions& o) {
   }
   std::string dims;
   for (std::size_t s : shape) dims += (dims.empty() ? "" : " x ") + std::to_string(s);
-  fmt::print("wrote {} ({} {}, {})\n", o.out, dims, o.dtype, o.reference ? "reference" : o.variant);
+  fmt::print("wrote {} ({} {}, {}{})\n", o.out, dims, o.dtype, o.reference ? "reference" : o.variant,
+             scaling_note == "none" ? "" : ", scaling " + scaling_note);
   return kOk;
 }
 
@@ -178,7 +195,9 @@ void add_export(CLI::App& app, int& exit_code) {
       app.add_subcommand("export", "Write a golden table (exact reference or a variant) as .npy or CSV");
   auto o = std::make_shared<ExportOptions>();
   cmd->add_option("--family", o->family, "sinusoidal or rope")->required();
-  cmd->add_option("--dim", o->dim, "Model dimension (RoPE: the rotary dimension; with --input 0 means all)")
+  cmd->add_option("--dim", o->dim,
+                  "Model dimension (RoPE: the rotary dimension, with --input 0 means all; with "
+                  "--partial-rotary-factor and no --input, the head dimension)")
       ->required();
   cmd->add_option("--input", o->input,
                   "RoPE: rotate this q/k .npy ([tokens, (heads,) head_dim]) instead of writing (cos, sin)");
@@ -193,7 +212,11 @@ void add_export(CLI::App& app, int& exit_code) {
   cmd->add_option("--variant", o->variant, "A registered variant's values instead");
   cmd->add_option("--format", o->format, "npy or csv (default: from --out's extension, else npy)");
   cmd->add_option("--out", o->out, "Output file")->required();
-  cmd->callback([o, &exit_code] { exit_code = run_export(*o); });
+  add_scaling_options(*cmd, o->scaling);
+  cmd->callback([o, cmd, &exit_code] {
+    o->scaling.given = given_scaling_flags(*cmd);
+    exit_code = run_export(*o);
+  });
 }
 
 }  // namespace pe::cli
