@@ -42,7 +42,18 @@ struct SinShape {
 struct RopeShape {
   std::size_t tokens, heads, head_dim;
   bool far;
+  bool yarn = false;  // under yarn_scaling(): the same kernel plus the attention factor
 };
+
+// A YaRN configuration of the Qwen2.5 long-context kind (factor 4 over 32768 positions): the plan
+// changes the frequencies, the kernels multiply cos and sin by the attention factor 1.1386.
+RopeScaling yarn_scaling() {
+  RopeScaling s;
+  s.type = RopeScalingType::Yarn;
+  s.factor = 4;
+  s.original_max_position = 32768;
+  return s;
+}
 
 std::vector<std::int64_t> positions_for(std::size_t n, bool far) {
   std::vector<std::int64_t> p(n);
@@ -181,7 +192,8 @@ void run_rope(const Instance& in, const RopeShape& s, const RopeFixture& f) {
 RopeFixture make_rope_fixture(const Instance& in, const RopeShape& s, std::size_t key) {
   RopeFixture f;
   const std::size_t n = s.tokens * s.heads * s.head_dim;
-  const RopeParams params{static_cast<std::int64_t>(s.head_dim), 0, 10000.0, in.layout};
+  RopeParams params{static_cast<std::int64_t>(s.head_dim), 0, 10000.0, in.layout};
+  if (s.yarn) params.scaling = yarn_scaling();
   f.plan = std::make_unique<RopePlan>(params);
   f.positions = positions_for(s.tokens, s.far);
   f.buf = std::make_unique<TypedBuffer>(in.dtype, n);
@@ -199,8 +211,8 @@ RopeFixture make_rope_fixture(const Instance& in, const RopeShape& s, std::size_
       const auto [e0, e1] = exact.rotate(f.positions[t], j, x.get(i0), x.get(i1));
       const double phi =
           std::fabs(static_cast<double>(f.positions[t]) * f.plan->inv_freq()[j]) * (1 + 0x1p-50);
-      const double budget =
-          element_budget(in.contract(), in.dtype, phi, j, std::fabs(x.get(i0)) + std::fabs(x.get(i1)));
+      const double budget = rope_element_budget(in.contract(), *f.plan, in.dtype, phi, j,
+                                                std::fabs(x.get(i0)) + std::fabs(x.get(i1)));
       check_element(*f.check, f.buf->get(i0), e0.value, budget);
       check_element(*f.check, f.buf->get(i1), e1.value, budget);
     }
@@ -227,7 +239,8 @@ std::string shape_name(const SinShape& s) {
   return fmt::format("L{}/d{}/{}", s.length, s.dim, s.far ? "far" : "start");
 }
 std::string shape_name(const RopeShape& s) {
-  return fmt::format("T{}/H{}/D{}/{}", s.tokens, s.heads, s.head_dim, s.far ? "far" : "start");
+  return fmt::format("T{}/H{}/D{}/{}{}", s.tokens, s.heads, s.head_dim, s.far ? "far" : "start",
+                     s.yarn ? "/yarn" : "");
 }
 
 struct Grid {
@@ -273,6 +286,7 @@ Grid grid_for(Mode mode) {
   for (std::size_t T : {1, 16, 128, 2048, 16384}) g.rope.push_back({{T, 32, 128, false}, F32});
   for (std::size_t T : {1, 2048}) g.rope.push_back({{T, 32, 128, true}, F32});
   for (std::size_t D : {64, 256}) g.rope.push_back({{2048, 32, D, false}, F32});
+  for (std::size_t T : {1, 2048}) g.rope.push_back({{T, 32, 128, false, true}, F32});
   g.rope.push_back({{2048, 32, 128, false}, DType::BF16});
   g.every_layout = true;
   return g;
@@ -333,12 +347,25 @@ int register_grid(const Options& options) {
                                      }
                                    });
     }
-    benchmark::RegisterBenchmark("plan/rope/D128", [](benchmark::State& state) {
-      for (auto _ : state) {
-        RopePlan plan({128, 0, 10000.0, Layout::HalfSplit});
-        benchmark::DoNotOptimize(plan.turn_steps().step.data());
-      }
-    });
+    // Scaled plans: the gain, the attention factor and the frequency error bound on top.
+    for (const RopeScalingType type : {RopeScalingType::None, RopeScalingType::Yarn, RopeScalingType::Llama3,
+                                       RopeScalingType::Dynamic, RopeScalingType::LongRope}) {
+      RopeParams params{128, 0, 10000.0, Layout::HalfSplit};
+      params.scaling = yarn_scaling();
+      params.scaling.type = type;
+      params.scaling.seq_len = 65536;
+      params.scaling.short_factor.assign(64, 1.0);
+      params.scaling.long_factor.assign(64, 4.0);
+      const std::string name = type == RopeScalingType::None
+                                   ? "plan/rope/D128"
+                                   : fmt::format("plan/rope/D128/{}", to_string(type));
+      benchmark::RegisterBenchmark(name.c_str(), [params](benchmark::State& state) {
+        for (auto _ : state) {
+          RopePlan plan(params);
+          benchmark::DoNotOptimize(plan.turn_steps().step.data());
+        }
+      });
+    }
   }
   return count;
 }
