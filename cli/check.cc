@@ -193,6 +193,12 @@ int check_rope(const CheckOptions& o) {
   const RopePlan plan = rope_plan(params);
   Budget budget = budget_for(o, Family::Rope, ya.dtype);
   budget.plan = &plan;
+  if (budget.contract != nullptr && plan.effective_base() > budget.contract->max_base) {
+    fmt::print(
+        "note: the scaled base {:g} exceeds the contract's max_base {:g}: its budget is not derived "
+        "for it\n",
+        plan.effective_base(), budget.contract->max_base);
+  }
   fmt::print("checking {} -> {}: {} tokens x {} heads x head_dim {} (rotary {}), {}, {}, base {:g}{}\n",
              o.input, o.output, positions.size(), heads, hd, plan.rotary_dim(), to_string(ya.dtype),
              to_string(params.layout), params.base,

@@ -160,6 +160,7 @@ int run_export(const ExportOptions& o) {
   if (family != Family::Rope) reject_scaling_flags(o.scaling, "RoPE scaling applies to --family rope only");
   const RopeScaling scaling = family == Family::Rope ? to_rope_scaling(o.scaling) : RopeScaling{};
   const auto positions = positions_from(o.positions, o.positions_file);
+  const std::uint64_t undecided_before = ref::undecided_roundings();
 
   std::vector<double> values;
   std::vector<std::size_t> shape;
@@ -174,6 +175,13 @@ int run_export(const ExportOptions& o) {
     // --dim is the rotary dim, or with --partial-rotary-factor the head dim it is taken from.
     const RopeParams params{o.dim, rotary_dim_for(o.scaling, o.dim, 0, "--dim"), o.base, layout, scaling};
     values = rope_values(o, params, positions, dtype, shape, scaling_note);
+  }
+  // A golden file is only as good as its roundings: refuse to write one the reference could not decide.
+  if (o.reference && ref::undecided_roundings() != undecided_before) {
+    fmt::print(stderr,
+               "export: the reference could not decide {} roundings even at {} bits; {} not written\n",
+               ref::undecided_roundings() - undecided_before, ref::precision_bits<ref::Real>(), o.out);
+    return kCheckFailed;
   }
   if (format == "npy") {
     write_npy(o.out, values, shape, dtype);

@@ -249,9 +249,11 @@ TEST(Scaling, Llama3IsContinuousAtBothWavelengthBoundaries) {
     const RopeScaling s = *gen_scaling_of(T::Llama3, 128).as("scaling");
     using std::abs;
     check_llama3_continuity<ref::Real>(s, ldexp(ref::Real(1), -200), ldexp(ref::Real(1), -150));
-    // Long double: the step 2^-40 moves the smooth factor by at most (high/(high-low))·2^-40.
+    // Long double: the step 2^-40 moves the smooth factor by at most (high/(high-low))·2^-40, and the
+    // gain by |1 - 1/s| times that.
     const long double k = s.high_freq_factor / (s.high_freq_factor - s.low_freq_factor);
-    check_llama3_continuity<long double>(s, 0x1p-40L, 4 * k * 0x1p-40L);
+    const long double spread = std::max(1.0L, std::fabs(1 - 1.0L / s.factor));
+    check_llama3_continuity<long double>(s, 0x1p-40L, 4 * k * spread * 0x1p-40L);
   });
 }
 
@@ -479,6 +481,13 @@ TEST(ScalingValidation, EveryInvalidParameterIsRejectedByName) {
   }
   // Frequencies that overflow, and an NTK base pushed below 1.
   cases.push_back({"factor", with(T::Linear, [](RopeScaling& s) { s.factor = 1e-320; })});
+  // Frequencies above 1024 rad per position: only aliases, and beyond what the reference resolves.
+  cases.push_back({"factor", with(T::Linear, [](RopeScaling& s) { s.factor = 1.0 / 2048; })});
+  cases.push_back({"short_factor", with(T::LongRope, [](RopeScaling& s) { s.short_factor[0] = 1e-4; })});
+  cases.push_back({"long_factor", with(T::LongRope, [](RopeScaling& s) {
+                     s.seq_len = 8192;
+                     s.long_factor[0] = 1e-4;
+                   })});
   cases.push_back({"factor", [](RopeParams& p) {
                      p.base = 10;
                      p.rotary_dim = 4;

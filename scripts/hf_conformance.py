@@ -334,6 +334,11 @@ CASES = [
          "-> dim 32, theta 10000) with YaRN factor 4, original 2048, beta 32/1",
          head_dim=80, rotary=("partial", 0.4), base=10000.0,
          scaling=dict(type="Yarn", factor=4.0, original_max_position=2048)),
+    dict(name="yarn_high_clamped_to_dim_minus_1", source="SYNTHETIC: YaRN whose raw correction range [4, 8] "
+         "passes dim/2 - 1 = 7: HF clamps high to dim - 1 = 15 only, so the ramp still runs over pairs 4..7 "
+         "(pair 7: ramp 0.75); dim 16, theta 10000, factor 4, original 32768, beta 32/1",
+         head_dim=16, rotary=16, base=10000.0,
+         scaling=dict(type="Yarn", factor=4.0, original_max_position=32768)),
 ]
 
 

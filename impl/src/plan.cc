@@ -74,6 +74,11 @@ void check_dim(const char* name, std::int64_t dim) {
 
 constexpr long double kPi = 0xc.90fdaa22168c235p-2L;  // π to 64 bits
 
+// Largest scaled frequency a plan accepts, in radians per position (unscaled ones are <= 1). Above a
+// turn per position a frequency only aliases; 1024 leaves the reference's angles (<= 2^63 at 2^53)
+// hundreds of bits of precision to resolve them.
+constexpr long double kMaxFrequency = 1024;
+
 void check_positive(const char* name, double v) {
   if (!std::isfinite(v) || !(v > 0.0)) {
     detail::fail(name, std::string(name) + " must be finite and > 0, got " + detail::show(v));
@@ -147,15 +152,20 @@ void check_scaling(const RopeScaling& s, std::int64_t rotary_dim) {
 
 // A bound on |θ̂'_j - θ'_j|/θ'_j for the long double evaluation above, in units of 2^-64 before the
 // final rounding to double (which adds 2^-53). The power: (ln base' + 2) as in powers(), plus the
-// base' itself (pow of the inner term, 4 roundings). The gain: one reciprocal and one product (4) plus
-// what an error δr in a ramp does to g = 1 - r·(1 - 1/s): δr·|1 - 1/s| / min(1, 1/s). YaRN's ramp
+// base' itself: 4 roundings of the inner term and the power, and the rounded exponent d/(d-2) moving
+// s^e (or inner^e) by ln(base'/base) units. The gain: one reciprocal and one product (4) plus what an
+// error δr in a ramp does to g = 1 - r·(1 - 1/s): δr·|1 - 1/s| / min(1, 1/s). YaRN's ramp
 // r = (j - lo)/(hi - lo) has lo and hi within 4·(|lo| + d/(2 ln b) + 1) units (a log of a quotient
-// times d/(2 ln b)), exact when truncated; Llama-3's smooth = (L/λ - low)/(high - low) is within
-// 4·(L/λ)/(high - low), L/λ <= high there.
+// times d/(2 ln b)), exact when truncated (unless a correction dim lies within ~2^-60 of an integer,
+// where floor/ceil may differ from the exact value's: not covered); Llama-3's smooth =
+// (L/λ - low)/(high - low) carries θ_j's own error and 3 more roundings through L/λ <= high:
+// within (ln base' + 10)·high/(high - low) units.
 double frequency_error_bound(const ScalingRule<long double>& rule, const RopeScaling& s, std::int64_t dim,
                              double base) {
   using T = RopeScalingType;
-  const long double base_units = std::log(rule.effective_base()) + 2 + 4;
+  const long double ln_base = std::log(rule.effective_base());
+  const long double base_units =
+      ln_base + 2 + 4 + std::fabs(ln_base - std::log(static_cast<long double>(base)));
   long double gain_units = s.type == T::None || s.type == T::Ntk || s.type == T::Dynamic ? 0 : 4;
   long double ramp_units = 0;
   if (s.type == T::Yarn && !s.truncate) {
@@ -164,7 +174,7 @@ double frequency_error_bound(const ScalingRule<long double>& rule, const RopeSca
     const long double width = lo == hi ? 0.001L : std::fabs(hi - lo);
     ramp_units = 4 * (std::fabs(lo) + std::fabs(hi) + scale + 1) / width;
   } else if (s.type == T::Llama3) {
-    ramp_units = 4 * s.high_freq_factor / (s.high_freq_factor - s.low_freq_factor) + 4;
+    ramp_units = (ln_base + 10) * s.high_freq_factor / (s.high_freq_factor - s.low_freq_factor);
   }
   const long double inv_s = 1.0L / s.factor;
   gain_units += ramp_units * std::fabs(1 - inv_s) / std::min(1.0L, inv_s);
@@ -220,10 +230,16 @@ RopePlan::RopePlan(const RopeParams& params) : params_(params) {
     const long double g = rule.gain(j, w[j]);
     gain_[j] = static_cast<double>(g);
     w[j] *= g;
-    if (!std::isfinite(static_cast<double>(w[j])) || !(w[j] > 0)) {
-      detail::fail("factor", "factor " + detail::show(params.scaling.factor) + " makes frequency " +
-                                 std::to_string(j) + " " + detail::show(static_cast<double>(w[j])) +
-                                 "; it must be finite and > 0");
+    if (!(w[j] > 0) || !(w[j] <= kMaxFrequency)) {
+      // LongRoPE's gain is a list entry, every other method's comes from the factor.
+      const bool list = params.scaling.type == RopeScalingType::LongRope;
+      const char* name = !list                                                          ? "factor"
+                         : ScalingRule<long double>::longrope_uses_long(params.scaling) ? "long_factor"
+                                                                                        : "short_factor";
+      detail::fail(name, std::string(name) + " makes frequency " + std::to_string(j) + " " +
+                             detail::show(static_cast<double>(w[j])) +
+                             " rad per position; it must be in (0, 1024] (factor " +
+                             detail::show(params.scaling.factor) + ")");
     }
   }
   inv_freq_ = inverse_frequencies(w);

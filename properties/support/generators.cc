@@ -136,7 +136,8 @@ rc::Gen<double> gen_sixteenths(double lo, double hi) {
 
 rc::Gen<double> gen_factor() {
   return rc::gen::weightedOneOf<double>(
-      {{2, rc::gen::element(1.0, 2.0, 4.0, 8.0, 32.0, 40.0, 0.5)}, {3, gen_sixteenths(0.25, 64)}});
+      {{2, rc::gen::element(1.0, 2.0, 4.0, 8.0, 32.0, 40.0, 0.5, 1024.0, 1.0 / 64)},
+       {3, gen_sixteenths(0.25, 64)}});
 }
 
 rc::Gen<std::int64_t> gen_original_max_position() {

@@ -29,10 +29,10 @@ rc::Gen<std::int64_t> gen_odd_dim();
 // 1e4 (the paper), 5e5 and 1e6 (Llama 3, long-context models), and log-uniform in [1.5, 1e7].
 rc::Gen<double> gen_base();
 // A valid RoPE scaling of `type` for rotary dimension `rotary_dim` (NTK and dynamic need >= 4):
-// factors in [1/4, 64] with 1, 2, 4, 8, 32, 40 and s <= 1 favoured; L from real configs (4096, 8192,
-// 32768) or anywhere in [16, 2^17]; seq_len 0, L-1, L, L+1 or up to 4L; YaRN betas with
-// beta_fast == beta_slow sometimes, truncate on and off, each attention form; Llama-3 frequency
-// factors with low < high; LongRoPE lists in [1/2, 64]. Attention factors stay within [1/2, 1.6].
+// factors in [1/4, 64] with 1, 2, 4, 8, 32, 40, 1024, 1/64 and s <= 1 favoured; L from real configs (4096,
+// 8192, 32768) or anywhere in [16, 2^17]; seq_len 0, L-1, L, L+1 or up to 4L; YaRN betas with beta_fast ==
+// beta_slow sometimes, truncate on and off, each attention form; Llama-3 frequency factors with low < high;
+// LongRoPE lists in [1/2, 64]. Attention factors stay within [1/2, 1.9].
 rc::Gen<RopeScaling> gen_scaling_of(RopeScalingType type, std::int64_t rotary_dim);
 // Any method (none a third of the time), as gen_scaling_of.
 rc::Gen<RopeScaling> gen_scaling(std::int64_t rotary_dim);

@@ -1,5 +1,6 @@
 #include "pe/ref/reference.h"
 
+#include <algorithm>
 #include <atomic>
 #include <boost/math/constants/constants.hpp>
 #include <cmath>
@@ -105,7 +106,9 @@ Rope::Rope(const RopeParams& params, std::int64_t max_position)
       bits_(max_position < kNarrowLimit ? pe::ref::precision_bits<RealNarrow>()
                                         : pe::ref::precision_bits<Real>()),
       wide_(max_position >= kNarrowLimit) {
-  params_.rotary_dim = RopePlan(params).params().rotary_dim;
+  const RopePlan plan(params);
+  params_.rotary_dim = plan.params().rotary_dim;
+  frequency_slack_ = std::max(1.0, plan.frequency_error() * 0x1p64 * 16);
 }
 
 double Rope::angle(std::int64_t position, std::size_t pair) const {
@@ -123,20 +126,24 @@ std::pair<Enclosure, Enclosure> Rope::evaluate(std::int64_t position, std::size_
   const R y1 = ra * s + rb * c;
   // Each of cos, sin is within radius_of(|φ|); two products and a sum add 3·2^-P relative of
   // |a| + |b|. Position 0 is exact: the products by 1 and 0 and the sum are exact at any precision
-  // that holds a and b. A scaling's frequency (a few more operations at the wide tier, YaRN's ramp
-  // amplifying its correction range's rounding by at most ~2^20) is allowed 2^32 times the angle
-  // term, and the attention factor one more rounding.
+  // that holds a and b. A scaling's frequency comes from the same formulas as the plan's, with the
+  // same condition: the plan's bound in units of 2^-64 (frequency_error·2^64), times 16, in units of
+  // 2^-P here; the attention factor adds one more rounding.
   const int bits = static_cast<int>(pe::ref::precision_bits<R>());
   R radius(0);
   if (position != 0) {
     const R n = abs(ra) + abs(rb);
-    const R slack = inv_freq_.scaled() ? ldexp(R(1), 32) : R(1);
+    const R slack = inv_freq_.scaled() ? R(frequency_slack_) : R(1);
     radius = n * (slack * radius_of(R(abs(phi))) + 3 * ldexp(R(1), -bits));
   }
   if (!inv_freq_.scaled()) return {Enclosure{Real(y0), Real(radius)}, Enclosure{Real(y1), Real(radius)}};
   const R attention(inv_freq_.rule().attention());
-  radius = attention * radius + (abs(y0) + abs(y1) + radius) * attention * ldexp(R(1), 2 - bits);
-  return {Enclosure{Real(attention * y0), Real(radius)}, Enclosure{Real(attention * y1), Real(radius)}};
+  // Per component: A·y is within A·radius + (|y| + radius)·A·2^(2-P) (A's own error and the
+  // product's rounding), so an exact zero (sin 0 at p = 0) stays an exact zero.
+  const R unit = attention * ldexp(R(1), 2 - bits);
+  const R r0 = attention * radius + (abs(y0) + radius) * unit;
+  const R r1 = attention * radius + (abs(y1) + radius) * unit;
+  return {Enclosure{Real(attention * y0), Real(r0)}, Enclosure{Real(attention * y1), Real(r1)}};
 }
 
 std::pair<Enclosure, Enclosure> Rope::rotate(std::int64_t position, std::size_t pair, double a, double b,

@@ -17,7 +17,8 @@
 //
 // RoPE under a scaled plan (pe/rope_scaling.h) multiplies cos and sin by the attention factor A, so
 // scale = A·(|x_a| + |x_b|), and adds
-//   + ca·u_compute·A·(|x_a| + |x_b|)            the multiplication by A (when A != 1)
+//   + ca·u_compute·A·(|x_a| + |x_b|)            A rounded to double, to the compute type, and the
+//                                                 product: ca = 3 (when A != 1)
 //   + c1_gain·u_angle·|φ|                        formulations that rescale θ_j in the angle type
 //                                                 themselves (when the plan's gain g_j != 1)
 //   + (frequency_error - 1.02·2^-53)·|φ|·scale   a plan whose θ'_j is less accurate than the
@@ -48,7 +49,7 @@ struct Contract {
   DType table_type = DType::F64;    // type of a stored cos/sin table (with ct)
   const char* depends_on = "";      // build conditions the bound relies on (instruction sets, libm)
   double c0 = 0, ck = 0, ct = 0, c1 = 0, c1_pair = 0;  // the budget's coefficients, see above
-  double ca = 1, c1_gain = 0;                          // RoPE scaling terms, see above
+  double ca = 3, c1_gain = 0;                          // RoPE scaling terms, see above
 };
 
 // The budget for one element of pair `pair`. `scale` is 1 for tables, |x_a| + |x_b| for a RoPE pair.

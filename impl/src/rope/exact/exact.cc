@@ -12,7 +12,7 @@
 //   Scaling: the plan's turn steps of θ'_j. The 3.32e-9 assumes θ'_j <= 1 rad per position; a factor
 //   below 1 can raise θ'_j to 1/s, and the steps' relative error 1.6·2^-60 then moves the phase by
 //   |φ|·1.6·2^-60 = 0.0125·2^-53·|φ| more (c1_gain = 0.02, pairs the scaling rescales). cos and sin times the
-//   attention factor in double (ca = 1, u = 2^-53).
+//   attention factor in double (ca = 3: A rounded to double, the product; u = 2^-53).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "rope/exact/exact.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep

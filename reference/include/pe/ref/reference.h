@@ -96,6 +96,7 @@ class Rope {
   Frequencies inv_freq_;
   long bits_;
   bool wide_;
+  double frequency_slack_ = 1;  // see evaluate()
 };
 
 // |y - exact| as a double (rounded up is not needed: the metric is reported, not proved).
