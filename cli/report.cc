@@ -42,6 +42,7 @@ void add_report(CLI::App& app, int& exit_code) {
     }
     try {
       in.census = census::merge_instances(docs);
+      in.rope_scaling = census::rope_scaling_of(docs);
     } catch (const std::exception& e) {
       throw UsageError(std::string("--census: ") + e.what());
     }

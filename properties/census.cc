@@ -289,9 +289,24 @@ nlohmann::json to_document(const std::vector<InstanceResult>& results, const Opt
           {"instances", to_json(results)}};
 }
 
+nlohmann::json rope_scaling_of(const std::vector<nlohmann::json>& documents) {
+  const nlohmann::json none = {{"type", "none"}};
+  nlohmann::json common;
+  for (const auto& d : documents) {
+    const nlohmann::json s = d.is_object() ? d.value("rope_scaling", none) : none;
+    if (common.is_null()) common = s;
+    if (s != common) {
+      throw std::runtime_error("census files measured under different RoPE scalings: " + common.dump() +
+                               " and " + s.dump());
+    }
+  }
+  return common.is_null() ? none : common;
+}
+
 nlohmann::json merge_instances(const std::vector<nlohmann::json>& documents) {
   nlohmann::json out = nlohmann::json::array();
   std::set<std::string> seen;
+  rope_scaling_of(documents);  // shards of one census share its scaling
   for (const auto& d : documents) {
     if (!d.is_object() || d.value("schema", "") != "pe-suite/census/1" || !d.contains("instances"))
       throw std::runtime_error("not a pe-suite census file (schema pe-suite/census/1)");

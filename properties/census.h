@@ -73,5 +73,8 @@ nlohmann::json to_document(const std::vector<InstanceResult>& results, const Opt
 // The instances of several census files (shards) in one array; throws std::runtime_error when a
 // file is not a census or an instance appears twice.
 nlohmann::json merge_instances(const std::vector<nlohmann::json>& documents);
+// The RoPE scaling the census files were measured under ({"type": "none"} when absent); throws
+// std::runtime_error when they differ (merge_instances refuses such files too).
+nlohmann::json rope_scaling_of(const std::vector<nlohmann::json>& documents);
 
 }  // namespace pe::census

@@ -102,4 +102,21 @@ TEST(Census, ShardsAreDisjointAndCoverTheSelection) {
   for (const auto& in : all) EXPECT_EQ(seen.count(in.name()), 1u) << in.name();
 }
 
+TEST(Census, MergeRefusesShardsOfDifferentScalings) {
+  const auto doc = [](nlohmann::json scaling, const char* instance) {
+    nlohmann::json d = {{"schema", "pe-suite/census/1"},
+                        {"instances", nlohmann::json::array({{{"instance", instance}}})}};
+    if (!scaling.is_null()) d["rope_scaling"] = std::move(scaling);
+    return d;
+  };
+  const nlohmann::json yarn = {{"type", "yarn"}, {"factor", 4.0}};
+  EXPECT_EQ(rope_scaling_of({doc(yarn, "a"), doc(yarn, "b")}), yarn);
+  EXPECT_EQ(merge_instances({doc(yarn, "a"), doc(yarn, "b")}).size(), 2u);
+  EXPECT_EQ(rope_scaling_of({doc(nullptr, "a")})["type"], "none");
+  EXPECT_THROW(merge_instances({doc(yarn, "a"), doc(nullptr, "b")}), std::runtime_error);
+  nlohmann::json yarn8 = yarn;
+  yarn8["factor"] = 8.0;
+  EXPECT_THROW(merge_instances({doc(yarn, "a"), doc(yarn8, "b")}), std::runtime_error);
+}
+
 }  // namespace pe::census

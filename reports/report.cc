@@ -159,6 +159,9 @@ ReportOutput write_report(const ReportInputs& in, const std::string& dir) {
     const std::string svg = fmt::format("accuracy_{}.svg", family);
     if (has(svg)) md += fmt::format("![{} accuracy]({})\n\n", family, svg);
   }
+  if (in.rope_scaling.is_object() && in.rope_scaling.value("type", "none") != "none") {
+    md += "RoPE instances measured under the scaling `" + in.rope_scaling.dump() + "`.\n\n";
+  }
   md += "Every instance and band: [census.md](census.md).\n";
   write_file(dir + "/census.md", census_markdown(in.census));
 

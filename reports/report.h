@@ -10,6 +10,7 @@ namespace pe::reports {
 
 struct ReportInputs {
   nlohmann::json census;             // census instances (merged shards)
+  nlohmann::json rope_scaling;       // the census's RoPE scaling ({"type": "none"}), or null
   nlohmann::json bench;              // Google Benchmark JSON, or null
   nlohmann::json compare;            // `pe-suite compare --out` JSON, or null
   nlohmann::json properties;         // GoogleTest JSON of the property run, or null
