@@ -358,7 +358,23 @@ std::vector<BoundaryCase> boundary_cases() {
   // Llama 3.1's own configuration (L = 8192, low 1, high 4, base 5e5, d = 128).
   {
     RopeScaling s = scaling(T::Llama3, 8, 8192);
-    cases.push_back({"llama3 (Llama 3.1)", params_of(s, 128, 500000.0), nullptr});
+    // λ_j = 2π/θ_j: below L/high = 2048 the gain is 1, above L/low = 8192 it is 1/8, smooth between.
+    cases.push_back(
+        {"llama3 (Llama 3.1)", params_of(s, 128, 500000.0), [](const RopePlan& plan, const ref::Rope& r) {
+           for (std::size_t j = 0; j < plan.n_pairs(); ++j) {
+             const double wavelen = 2 * M_PI / static_cast<double>(r.rule().unscaled(j));
+             if (wavelen < 2048 * (1 - 1e-12)) {
+               EXPECT_EQ(plan.gain()[j], 1.0) << "pair " << j;
+             } else if (wavelen > 8192 * (1 + 1e-12)) {
+               EXPECT_EQ(plan.gain()[j], 0.125) << "pair " << j;
+             } else {
+               EXPECT_GT(plan.gain()[j], 0.125) << "pair " << j;
+               EXPECT_LT(plan.gain()[j], 1.0) << "pair " << j;
+             }
+           }
+           EXPECT_EQ(plan.gain().front(), 1.0);
+           EXPECT_EQ(plan.gain().back(), 0.125);
+         }});
   }
   // Dynamic NTK around L: L-1 and L are unscaled, L+1 raises the base.
   for (std::int64_t d : {-1, 0, 1}) {
