@@ -203,15 +203,8 @@ RopePlan::RopePlan(const RopeParams& params) : params_(params) {
   check_base(params.base);
   check_layout(params.layout, Family::Rope);
   check_scaling(params.scaling, params_.rotary_dim);
-  if (params.scaling.type == RopeScalingType::None) {
-    const auto w = powers(n_pairs(), rotary_dim(), params.base);
-    inv_freq_ = inverse_frequencies(w);
-    turns_ = make_turn_steps(w);
-    effective_base_ = params.base;
-    gain_.assign(n_pairs(), 1.0);
-    return;
-  }
-  // The same long double evaluation as powers(), at the effective base, then the gain.
+  // powers() at the effective base (the given one unless NTK/dynamic), then the gain (exactly 1
+  // unscaled, so an unscaled plan is SinusoidalPlan's evaluation).
   const ScalingRule<long double> rule(params.scaling, params_.rotary_dim, params.base, kPi);
   effective_base_ = static_cast<double>(rule.effective_base());
   if (!std::isfinite(effective_base_) || !(effective_base_ > 1.0)) {
@@ -244,7 +237,9 @@ RopePlan::RopePlan(const RopeParams& params) : params_(params) {
   }
   inv_freq_ = inverse_frequencies(w);
   turns_ = make_turn_steps(w);
-  frequency_error_ = frequency_error_bound(rule, params.scaling, params_.rotary_dim, params.base);
+  if (params.scaling.type != RopeScalingType::None) {
+    frequency_error_ = frequency_error_bound(rule, params.scaling, params_.rotary_dim, params.base);
+  }
 }
 
 }  // namespace pe

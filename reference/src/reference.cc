@@ -99,17 +99,16 @@ double Sinusoidal::rounded(std::int64_t position, std::size_t channel, DType typ
 
 // ---- RoPE -------------------------------------------------------------------------------------
 
-Rope::Rope(const RopeParams& params, std::int64_t max_position)
-    : params_(params),
-      inv_freq_(RopePlan(params).n_pairs(), RopePlan(params).params().rotary_dim, params.base,
-                params.scaling),
+Rope::Rope(const RopeParams& params, std::int64_t max_position) : Rope(RopePlan(params), max_position) {}
+
+// The validated plan gives rotary_dim (0 resolved) and the frequency bound the slack is built on.
+Rope::Rope(const RopePlan& plan, std::int64_t max_position)
+    : params_(plan.params()),
+      inv_freq_(plan.n_pairs(), params_.rotary_dim, params_.base, params_.scaling),
       bits_(max_position < kNarrowLimit ? pe::ref::precision_bits<RealNarrow>()
                                         : pe::ref::precision_bits<Real>()),
-      wide_(max_position >= kNarrowLimit) {
-  const RopePlan plan(params);
-  params_.rotary_dim = plan.params().rotary_dim;
-  frequency_slack_ = std::max(1.0, plan.frequency_error() * 0x1p64 * 16);
-}
+      wide_(max_position >= kNarrowLimit),
+      frequency_slack_(std::max(1.0, plan.frequency_error() * 0x1p64 * 16)) {}
 
 double Rope::angle(std::int64_t position, std::size_t pair) const {
   return static_cast<double>(Real(inv_freq_[pair] * static_cast<long long>(position)));

@@ -6,7 +6,8 @@
 // Contract (derived), N = |a| + |b|: angle 3.001·2^-24·|φ|; sin/cos 2·2^-24; rotation in float
 // 2·2^-24 (+ second order): ck = 4.01. float32 is the compute type; bfloat16/float16 round once.
 // Budget: N·(c0·u_out + (4.01 + 3.001·|φ|)·2^-24). |input| <= 2^126. Largest position: 2^24.
-// Scaling: the plan's θ'_j; cos and sin times the attention factor in float (ca = 3: A rounded to double, to the compute type, the product).
+// Scaling: the plan's θ'_j; cos and sin times the attention factor in float (ca = 3: A rounded to double, to
+// the compute type, the product).
 #include <Eigen/Core>
 
 #include "detail/chunk.h"

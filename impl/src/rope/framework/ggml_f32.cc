@@ -6,7 +6,8 @@
 // Budget: N·(c0·u_out + (3.001 + (18.2 + 3.01·j)·|φ|)·2^-24). Largest position: 2^24.
 // Scaling (pe/rope_scaling.h): the formula runs on the plan's base' (NTK, dynamic; at most max_base)
 // and multiplies each rescaled frequency by fl(g_j) in float: 2 more roundings of the angle
-// (c1_gain = 2.001); cos and sin times the attention factor in float (ca = 3: A rounded to double, to the compute type, the product).
+// (c1_gain = 2.001); cos and sin times the attention factor in float (ca = 3: A rounded to double, to the
+// compute type, the product).
 #include "detail/framework_sincos.h"
 #include "detail/pairwise_variant.h"
 

@@ -8,7 +8,8 @@
 //   by N times that; rotation fl(fl(a·c) - fl(b·s)) in float: 2·2^-24·N (+ second order);
 //   output: float32 is the compute type; bfloat16/float16 round once (c0 = 1).
 //   Budget: N·(c0·u_out + 8.2·2^-24 + 2.03·2^-53·|φ|). |input| <= 2^126. Largest position: 2^31.
-//   Scaling: the plan's θ'_j; cos and sin times the attention factor in float (ca = 3: A rounded to double, to the compute type, the product).
+//   Scaling: the plan's θ'_j; cos and sin times the attention factor in float (ca = 3: A rounded to double,
+//   to the compute type, the product).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "rope/hwy/hwy.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep

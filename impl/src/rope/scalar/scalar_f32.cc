@@ -9,7 +9,8 @@
 //   output: float32 is the compute type; bfloat16/float16 data round once (c0 = 1).
 //   Budget: N·(3.001 + 3.001·|φ|)·2^-24 + 2^-148 (underflow floor). |input| <= 2^126 so that
 //   |a| + |b| cannot overflow. Largest position promised: 2^24. Scaling: the plan's θ'_j (rounded to
-//   float as before); cos and sin times the attention factor in float (ca = 3: A rounded to double, to the compute type, the product).
+//   float as before); cos and sin times the attention factor in float (ca = 3: A rounded to double, to the
+//   compute type, the product).
 #include "detail/pairwise_variant.h"
 #include "detail/scalar_sincos.h"
 

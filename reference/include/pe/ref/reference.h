@@ -88,6 +88,7 @@ class Rope {
   const ScalingRule<Real>& rule() const noexcept { return inv_freq_.rule(); }
 
  private:
+  Rope(const RopePlan& plan, std::int64_t max_position);
   template <class R>
   std::pair<Enclosure, Enclosure> evaluate(std::int64_t position, std::size_t pair, double a, double b,
                                            RopeDirection direction) const;
