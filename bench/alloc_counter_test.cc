@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "pe/pe.h"
-#include "support/instances.h"
-#include "support/typed_buffer.h"
+#include "pe/harness/instance.h"
+#include "pe/harness/typed_buffer.h"
 
 // Result's constructor reads this constant, which Debian's libbenchmark 1.7.1 does not export; the
 // value is upstream's (src/benchmark_runner.cc).
@@ -52,14 +52,14 @@ TEST(AllocCounter, IgnoresUncountedSetupAndStoppedPeriods) {
 // every registered instance, shapes with long names and tails included.
 TEST(AllocCounter, NoVariantCallAllocates) {
   for (Family f : {Family::Sinusoidal, Family::Rope}) {
-    for (const testing::Instance& in : testing::instances(f)) {
+    for (const harness::Instance& in : harness::instances(f)) {
       for (std::int64_t dim : {2, 130, 256}) {
         const std::vector<std::int64_t> positions = {0, 7, 1 << 20};
-        testing::TypedBuffer buf(in.dtype, positions.size() * static_cast<std::size_t>(dim) * 2);
+        harness::TypedBuffer buf(in.dtype, positions.size() * static_cast<std::size_t>(dim) * 2);
         AllocStats heap;
         if (f == Family::Sinusoidal) {
           const SinusoidalPlan plan({dim, 10000.0, in.layout});
-          testing::TypedBuffer table(in.dtype, positions.size() * static_cast<std::size_t>(dim));
+          harness::TypedBuffer table(in.dtype, positions.size() * static_cast<std::size_t>(dim));
           const std::vector<std::uint8_t> padding = {0, 1, 0};
           heap = measure_call([&] {
             sinusoidal_table(*in.variant, plan, positions, table.view());

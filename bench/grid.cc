@@ -18,14 +18,15 @@
 #include "machine_limits.h"
 #include "pe/pe.h"
 #include "pe/ref/reference.h"
-#include "support/instances.h"
-#include "support/typed_buffer.h"
+#include "pe/harness/bench_identity.h"
+#include "pe/harness/instance.h"
+#include "pe/harness/typed_buffer.h"
 
 namespace pe::bench {
 namespace {
 
-using testing::Instance;
-using testing::TypedBuffer;
+using harness::Instance;
+using harness::TypedBuffer;
 
 // Far positions start at 2^20: the angle range, not the count, is what changes.
 constexpr std::int64_t kFar = std::int64_t{1} << 20;
@@ -164,7 +165,9 @@ SinFixture make_sinusoidal_fixture(const Instance& in, const SinShape& s, std::s
   return f;
 }
 
-void sinusoidal_benchmark(benchmark::State& state, Instance in, SinShape s, std::size_t key, int calls) {
+void sinusoidal_benchmark(benchmark::State& state, Instance in, SinShape s, std::size_t key, int calls,
+                          const std::string& label) {
+  state.SetLabel(label);
   SinFixture& f = cached_fixture<SinFixture>(key, [&] { return make_sinusoidal_fixture(in, s, key); });
   if (f.check->worst_ratio > 1) return skip_if_outside_contract(state, *f.check);
   const Buffer view = f.buf->view();
@@ -222,7 +225,9 @@ RopeFixture make_rope_fixture(const Instance& in, const RopeShape& s, std::size_
 
 // Rotating the same buffer over and over keeps its norm (up to rounding): the timed calls see the
 // same kind of data as the checked one.
-void rope_benchmark(benchmark::State& state, Instance in, RopeShape s, std::size_t key, int calls) {
+void rope_benchmark(benchmark::State& state, Instance in, RopeShape s, std::size_t key, int calls,
+                    const std::string& label) {
+  state.SetLabel(label);
   RopeFixture& f = cached_fixture<RopeFixture>(key, [&] { return make_rope_fixture(in, s, key); });
   if (f.check->worst_ratio > 1) return skip_if_outside_contract(state, *f.check);
   const Buffer view = f.buf->view();
@@ -235,12 +240,34 @@ void rope_benchmark(benchmark::State& state, Instance in, RopeShape s, std::size
   add_counters(state, n, bytes, 2 * bytes, *f.check, [&] { run_rope(in, s, f); });
 }
 
-std::string shape_name(const SinShape& s) {
-  return fmt::format("L{}/d{}/{}", s.length, s.dim, s.far ? "far" : "start");
+harness::BenchIdentity identity(const Instance& in, const SinShape& s, DType dtype) {
+  return {.family = std::string(to_string(in.variant->family())),
+          .instance = in.variant->instance_name(in.layout),
+          .variant = in.variant->name(),
+          .op = s.add ? "add" : "table",
+          .dtype = std::string(to_string(dtype)),
+          .length = static_cast<std::int64_t>(s.length),
+          .dim = static_cast<std::int64_t>(s.dim),
+          .positions = s.far ? "far" : "start"};
 }
-std::string shape_name(const RopeShape& s) {
-  return fmt::format("T{}/H{}/D{}/{}{}", s.tokens, s.heads, s.head_dim, s.far ? "far" : "start",
-                     s.yarn ? "/yarn" : "");
+harness::BenchIdentity identity(const Instance& in, const RopeShape& s, DType dtype) {
+  return {.family = std::string(to_string(in.variant->family())),
+          .instance = in.variant->instance_name(in.layout),
+          .variant = in.variant->name(),
+          .op = "rope",
+          .dtype = std::string(to_string(dtype)),
+          .length = static_cast<std::int64_t>(s.tokens),
+          .heads = static_cast<std::int64_t>(s.heads),
+          .dim = static_cast<std::int64_t>(s.head_dim),
+          .positions = s.far ? "far" : "start",
+          .scaling = s.yarn ? std::string(to_string(yarn_scaling().type)) : "none"};
+}
+
+// Registers one kernel benchmark under its identity: the name for people, the label for readers.
+template <class Shape, class Fn>
+void register_kernel(const harness::BenchIdentity& id, Fn fn, const Instance& in, const Shape& s, int calls) {
+  const std::string label = nlohmann::json(id).dump();
+  benchmark::RegisterBenchmark(harness::benchmark_name(id).c_str(), fn, in, s, next_fixture_key(), calls, label);
 }
 
 struct Grid {
@@ -255,7 +282,7 @@ Grid grid_for(Mode mode) {
   const auto F32 = DType::F32;
   if (mode == Mode::Smoke) {
     g.sinusoidal = {{{16, 64, false, false}, F32}, {{16, 64, true, true}, F32}};
-    g.rope = {{{2, 2, 64, false}, F32}, {{1, 2, 64, true}, F32}};
+    g.rope = {{{2, 2, 64, false}, F32}, {{1, 2, 64, true}, F32}, {{2, 2, 64, false, true}, F32}};
     return g;
   }
   if (mode == Mode::Quick) {
@@ -264,7 +291,7 @@ Grid grid_for(Mode mode) {
       g.sinusoidal.push_back({{L, 128, false, true}, F32});
     }
     g.sinusoidal.push_back({{128, 128, true, false}, F32});
-    g.rope = {{{1, 32, 128, true}, F32}, {{2048, 32, 128, false}, F32}};
+    g.rope = {{{1, 32, 128, true}, F32}, {{2048, 32, 128, false}, F32}, {{2048, 32, 128, false, true}, F32}};
     g.every_layout = true;
     return g;
   }
@@ -300,36 +327,30 @@ int register_grid(const Options& options) {
   const Grid g = grid_for(options.mode);
   std::set<std::size_t> limit_sizes;
   int count = 0;
-  for (const Instance& in : testing::instances_matching(options.glob)) {
+  for (const Instance& in : harness::instances_matching(options.glob)) {
     const bool first_layout = in.layout == in.contract().layouts.front();
     const bool slowed =
-        !options.slowdown_glob.empty() && (testing::glob_match(options.slowdown_glob, in.name()) ||
-                                           testing::glob_match(options.slowdown_glob, in.variant->name()));
+        !options.slowdown_glob.empty() && (harness::glob_match(options.slowdown_glob, in.name()) ||
+                                           harness::glob_match(options.slowdown_glob, in.variant->name()));
     const int calls = slowed ? 2 : 1;
     if (in.variant->family() == Family::Sinusoidal) {
       for (const auto& [s, dtype] : g.sinusoidal) {
         if (dtype != in.dtype || (!first_layout && !g.every_layout) || (!first_layout && s.dim != 128))
           continue;
-        const std::string name = fmt::format("sinusoidal/{}/{}/{}/{}", in.variant->instance_name(in.layout),
-                                             s.add ? "add" : "table", to_string(dtype), shape_name(s));
-        benchmark::RegisterBenchmark(name.c_str(), sinusoidal_benchmark, in, s, next_fixture_key(), calls);
+        register_kernel(identity(in, s, dtype), sinusoidal_benchmark, in, s, calls);
         limit_sizes.insert(s.length * s.dim * size_of(dtype));
         ++count;
       }
       if (g.largest && first_layout && in.dtype == DType::F32) {
         const SinShape& s = *g.largest;
-        const std::string name =
-            fmt::format("sinusoidal/{}/table/f32/{}", in.variant->instance_name(in.layout), shape_name(s));
-        benchmark::RegisterBenchmark(name.c_str(), sinusoidal_benchmark, in, s, next_fixture_key(), calls);
+        register_kernel(identity(in, s, DType::F32), sinusoidal_benchmark, in, s, calls);
         limit_sizes.insert(s.length * s.dim * sizeof(float));
         ++count;
       }
     } else {
       for (const auto& [s, dtype] : g.rope) {
         if (dtype != in.dtype) continue;
-        const std::string name = fmt::format("rope/{}/{}/{}", in.variant->instance_name(in.layout),
-                                             to_string(dtype), shape_name(s));
-        benchmark::RegisterBenchmark(name.c_str(), rope_benchmark, in, s, next_fixture_key(), calls);
+        register_kernel(identity(in, s, dtype), rope_benchmark, in, s, calls);
         limit_sizes.insert(s.tokens * s.heads * s.head_dim * size_of(dtype));
         ++count;
       }
@@ -337,7 +358,7 @@ int register_grid(const Options& options) {
   }
   for (std::size_t bytes : limit_sizes) register_limit_benchmarks(bytes);
   // Plan creation (frequencies, turn steps): setup, paid once per configuration, timed apart.
-  if (options.mode != Mode::Smoke && testing::glob_match(options.glob, "plan")) {
+  if (options.mode != Mode::Smoke && harness::glob_match(options.glob, "plan")) {
     for (std::int64_t d : {64, 128, 4096}) {
       benchmark::RegisterBenchmark(fmt::format("plan/sinusoidal/d{}", d).c_str(),
                                    [d](benchmark::State& state) {

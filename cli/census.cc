@@ -1,5 +1,5 @@
 // pe-suite census: the deterministic accuracy sweep alone, shardable (report merges the shards).
-#include "census.h"
+#include "pe/harness/census.h"
 
 #include <fmt/format.h>
 
@@ -10,7 +10,7 @@
 #include "pe/errors.h"
 #include "progress.h"
 #include "scaling_options.h"
-#include "summary.h"
+#include "pe/reports/summary.h"
 #include "verify.h"
 
 namespace pe::cli {
@@ -30,7 +30,7 @@ int census_command(const CensusArgs& a) {
     throw UsageError("--max-position: must be >= 0, got " + std::to_string(a.max_position));
   o.max_position = a.max_position;
   std::tie(o.shard_index, o.shard_count) = parse_shard(a.shard, "--shard");
-  const auto matching = testing::instances_matching(a.glob);
+  const auto matching = harness::instances_matching(a.glob);
   if (matching.empty()) throw UsageError("--variant: no variant matches '" + a.glob + "'");
   o.scaling = to_rope_scaling(a.scaling);
   if (a.scaling.given.count("--partial-rotary-factor") > 0) {
@@ -39,7 +39,7 @@ int census_command(const CensusArgs& a) {
                                    a.scaling.partial_rotary_factor));
     o.partial_rotary_factor = a.scaling.partial_rotary_factor;
   }
-  if (census::rope_only(o) && std::none_of(matching.begin(), matching.end(), [](const testing::Instance& in) {
+  if (census::rope_only(o) && std::none_of(matching.begin(), matching.end(), [](const harness::Instance& in) {
         return in.variant->family() == Family::Rope;
       }))
     throw UsageError("--variant: '" + a.glob +

@@ -10,10 +10,10 @@
 #include <numbers>
 
 #include "args.h"
-#include "compare.h"
+#include "pe/reports/compare.h"
 #include "diagnose.h"
 #include "npy.h"
-#include "plots.h"
+#include "pe/reports/plots.h"
 #include "scaling_options.h"
 
 namespace pe::cli {

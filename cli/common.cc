@@ -13,7 +13,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "bench_results.h"
+#include "pe/reports/bench_results.h"
 #include "npy.h"
 #include "pe/plan.h"
 

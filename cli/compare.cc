@@ -1,11 +1,11 @@
 // pe-suite compare BASE.json NEW.json: regression gate between two benchmark runs (compare.h).
-#include "compare.h"
+#include "pe/reports/compare.h"
 
 #include <fmt/format.h>
 
 #include <fstream>
 
-#include "bench_results.h"
+#include "pe/reports/bench_results.h"
 #include "common.h"
 
 namespace pe::cli {

@@ -17,7 +17,7 @@
 #include "pe/ref/real.h"
 #include "pe/ref/reference.h"
 #include "scaling_options.h"
-#include "support/typed_buffer.h"
+#include "pe/harness/typed_buffer.h"
 
 namespace pe::cli {
 namespace {
@@ -49,7 +49,7 @@ std::vector<double> sinusoidal_values(const ExportOptions& o, const SinusoidalPa
     }
     return v;
   }
-  testing::TypedBuffer y(dtype, v.size());
+  harness::TypedBuffer y(dtype, v.size());
   sinusoidal_table(*find_variant(o.variant), plan, positions, y.view());
   for (std::size_t i = 0; i < v.size(); ++i) v[i] = y.get(i);
   return v;
@@ -77,7 +77,7 @@ std::vector<double> rope_values(const ExportOptions& o, const RopeParams& params
     }
     return v;
   }
-  testing::TypedBuffer x(dtype, positions.size() * d);  // zeros
+  harness::TypedBuffer x(dtype, positions.size() * d);  // zeros
   for (std::size_t i = 0; i < positions.size(); ++i) {
     for (std::size_t j = 0; j < h; ++j) x.set(i * d + plan.pair_first(j), 1.0);
   }
@@ -112,7 +112,7 @@ std::vector<double> rotated_values(const ExportOptions& o, const std::vector<std
   const RopePlan plan = rope_plan(params);
   scaling_note = describe_scaling(scaling, plan);
   std::vector<double> y(x.values.size());
-  testing::TypedBuffer buf(dtype, y.size());
+  harness::TypedBuffer buf(dtype, y.size());
   for (std::size_t i = 0; i < y.size(); ++i) buf.set(i, x.values[i]);  // the input, in the output type
   if (o.reference) {
     const ref::Rope r(params, *std::max_element(positions.begin(), positions.end()));

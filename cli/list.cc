@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common.h"
+#include "pe/harness/contract_json.h"
 #include "pe/pe.h"
 
 namespace pe::cli {
@@ -22,7 +23,8 @@ std::string show_position(std::int64_t p) {
 }
 
 // "f32: 1·u + 3·u_f32·|φ|" per output type, DESIGN's two-term form.
-std::string budget_text(const Contract& c) {
+std::string budget_text(const Variant& v) {
+  const Contract& c = v.contract();
   std::string s;
   for (DType t : c.outputs) {
     const std::string c1 =
@@ -30,7 +32,7 @@ std::string budget_text(const Contract& c) {
     s += fmt::format("{}{}: {:.4g}·u_{} + {}·u_{}·|φ|", s.empty() ? "" : "; ", to_string(t),
                      effective_c0(c, t), to_string(t), c1, to_string(c.angle_type));
   }
-  return s + (c.family == Family::Rope ? "  (× |x_a|+|x_b|)" : "");
+  return s + (v.family() == Family::Rope ? "  (× |x_a|+|x_b|)" : "");
 }
 
 nlohmann::json contract_json(const Variant& v) {
@@ -39,23 +41,11 @@ nlohmann::json contract_json(const Variant& v) {
   for (DType t : c.outputs) {
     budgets[std::string(to_string(t))] = {{"c0", effective_c0(c, t)}, {"c1", c.c1}, {"c1_pair", c.c1_pair}};
   }
-  std::vector<std::string> layouts, outputs;
-  for (Layout l : c.layouts) layouts.emplace_back(to_string(l));
-  for (DType t : c.outputs) outputs.emplace_back(to_string(t));
-  return {{"name", v.name()},
-          {"family", to_string(c.family)},
-          {"layouts", layouts},
-          {"outputs", outputs},
-          {"angle_type", to_string(c.angle_type)},
-          {"compute_type", to_string(c.compute_type)},
-          {"max_position", c.max_position},
-          {"max_base", c.max_base},
-          {"max_input_abs", c.max_input_abs},
-          {"table_type", to_string(c.table_type)},
-          {"coefficients", {{"c0", c.c0}, {"ck", c.ck}, {"ct", c.ct}, {"c1", c.c1}, {"c1_pair", c.c1_pair}}},
-          {"kernel_ulps", c.kernel_ulps},
-          {"depends_on", c.depends_on},
-          {"budget", budgets}};
+  nlohmann::json j = c;  // pe/harness/contract_json.h: every field and coefficient
+  j["name"] = v.name();
+  j["family"] = std::string(to_string(v.family()));
+  j["budget"] = budgets;
+  return j;
 }
 
 }  // namespace
@@ -70,9 +60,9 @@ void print_list(bool json) {
                "angle", "max pos", "budget |y - exact| <=");
     for (const Variant* v : registry()) {
       const Contract& c = v->contract();
-      fmt::print("{:<24} {:<11} {:<26} {:<17} {:<6} {:>8}  {}\n", v->name(), to_string(c.family),
+      fmt::print("{:<24} {:<11} {:<26} {:<17} {:<6} {:>8}  {}\n", v->name(), to_string(v->family()),
                  join(c.layouts), join(c.outputs), to_string(c.angle_type), show_position(c.max_position),
-                 budget_text(c));
+                 budget_text(*v));
     }
   }
 }

@@ -17,7 +17,10 @@ std::optional<PropertyRun> run_properties(const std::string& glob, std::uint64_t
 #ifdef PE_PROPS_EXE
   PropertyRun run;
   run.rc_params = fmt::format("seed={} max_size=100 max_success={}", seed, full ? 100 : 25);
-  char json_path[] = "/tmp/pe-suite-props-XXXXXX";
+  std::string path_template = (std::filesystem::temp_directory_path() / "pe-suite-props-XXXXXX").string();
+  std::vector<char> path_chars(path_template.begin(), path_template.end());
+  path_chars.push_back('\0');
+  char* json_path = path_chars.data();
   const int fd = mkstemp(json_path);
   if (fd < 0) throw std::runtime_error("cannot create a temporary file for the property report");
   close(fd);

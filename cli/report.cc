@@ -1,10 +1,10 @@
 // pe-suite report: Markdown with SVG plots from census (shards merged), benchmark and compare JSON.
-#include "report.h"
+#include "pe/reports/report.h"
 
 #include <fmt/format.h>
 
-#include "bench_results.h"
-#include "census.h"
+#include "pe/reports/bench_results.h"
+#include "pe/harness/census.h"
 #include "common.h"
 
 namespace pe::cli {

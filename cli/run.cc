@@ -6,10 +6,10 @@
 #include <filesystem>
 
 #include "bench.h"
-#include "bench_results.h"
+#include "pe/reports/bench_results.h"
 #include "common.h"
-#include "report.h"
-#include "variant_summary.h"
+#include "pe/reports/report.h"
+#include "pe/reports/variant_summary.h"
 #include "verify.h"
 
 namespace pe::cli {

@@ -9,7 +9,7 @@
 #include "common.h"
 #include "junit.h"
 #include "progress.h"
-#include "summary.h"
+#include "pe/reports/summary.h"
 
 namespace pe::cli {
 
@@ -35,7 +35,7 @@ VerifyResult verify(const VerifyOptions& o) {
   options.effort = parse_effort(o.effort);
   if (o.max_position < 0)
     throw UsageError("--max-position: must be >= 0, got " + std::to_string(o.max_position));
-  if (testing::instances_matching(o.glob).empty())
+  if (harness::instances_matching(o.glob).empty())
     throw UsageError("--variant: no variant matches '" + o.glob + "'");
 
   VerifyResult result;

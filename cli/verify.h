@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "census.h"
+#include "pe/harness/census.h"
 #include "properties.h"
 
 namespace pe::cli {

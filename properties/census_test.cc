@@ -1,6 +1,6 @@
 // The quick census over the whole registry: every instance within its contract in every band, and
 // JSON that carries what reports need.
-#include "census.h"
+#include "pe/harness/census.h"
 
 #include <gtest/gtest.h>
 
@@ -97,9 +97,31 @@ TEST(Census, ShardsAreDisjointAndCoverTheSelection) {
     o.shard_count = 3;
     for (const InstanceResult& r : run(o)) seen.insert(r.instance.name());
   }
-  const auto all = testing::instances_matching(o.glob);
+  const auto all = harness::instances_matching(o.glob);
   EXPECT_EQ(seen.size(), all.size());
   for (const auto& in : all) EXPECT_EQ(seen.count(in.name()), 1u) << in.name();
+}
+
+// Nodes whose CPUs register different Highway targets see different instance lists: an instance's
+// shard must not depend on which other instances exist or are selected.
+TEST(Census, AnInstancesShardDoesNotDependOnTheRestOfTheSelection) {
+  Options narrow, wide;
+  narrow.glob = "sinusoidal.scalar_f64";
+  wide.glob = "sinusoidal.scalar_*";
+  narrow.max_position = wide.max_position = 1000;
+  narrow.shard_count = wide.shard_count = 4;
+  std::size_t narrow_total = 0;
+  for (std::size_t i = 0; i < 4; ++i) {
+    narrow.shard_index = wide.shard_index = i;
+    std::set<std::string> in_wide;
+    for (const InstanceResult& r : run(wide)) in_wide.insert(r.instance.name());
+    for (const InstanceResult& r : run(narrow)) {
+      ++narrow_total;
+      EXPECT_TRUE(in_wide.count(r.instance.name())) << r.instance.name() << " moved shard";
+      EXPECT_EQ(shard_of(r.instance.name(), 4), i);
+    }
+  }
+  EXPECT_EQ(narrow_total, harness::instances_matching(narrow.glob).size());
 }
 
 TEST(Census, MergeRefusesShardsOfDifferentScalings) {

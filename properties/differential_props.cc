@@ -11,7 +11,7 @@
 #include "pe/pe.h"
 #include "support/generators.h"
 #include "support/property_util.h"
-#include "support/runner.h"
+#include "pe/harness/run.h"
 
 namespace pe::testing {
 namespace {

@@ -12,7 +12,7 @@
 #include "pe/ref/reference.h"
 #include "support/generators.h"
 #include "support/property_util.h"
-#include "support/runner.h"
+#include "pe/harness/run.h"
 
 namespace pe::testing {
 namespace {

@@ -1,52 +1,16 @@
-#include "bench_results.h"
+#include "pe/reports/bench_results.h"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <sstream>
 #include <stdexcept>
 
 namespace pe::reports {
 namespace {
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  for (std::string part; std::getline(in, part, sep);) out.push_back(part);
-  return out;
-}
-
-std::int64_t number_after(const std::string& s, char prefix) {
-  if (s.empty() || s[0] != prefix) return 0;
-  try {
-    return std::stoll(s.substr(1));
-  } catch (const std::exception&) {
-    return 0;
-  }
-}
-
 double field(const nlohmann::json& b, const char* key) {
   const auto it = b.find(key);
   return it != b.end() && it->is_number() ? it->get<double>() : NAN;
-}
-
-// sinusoidal/<instance>/<op>/<dtype>/L<n>/d<dim>/<positions>; rope/<instance>/<dtype>/T/H/D/<positions>
-bool parse_name(BenchRecord& r) {
-  const auto p = split(r.name, '/');
-  if (p.size() == 7 && p[0] == "sinusoidal") {
-    r.family = p[0], r.instance = p[1], r.op = p[2], r.dtype = p[3], r.positions = p[6];
-    r.length = number_after(p[4], 'L');
-    r.dim = number_after(p[5], 'd');
-    return true;
-  }
-  if (p.size() == 7 && p[0] == "rope") {
-    r.family = p[0], r.instance = p[1], r.op = "rope", r.dtype = p[2], r.positions = p[6];
-    r.length = number_after(p[3], 'T');
-    r.heads = number_after(p[4], 'H');
-    r.dim = number_after(p[5], 'D');
-    return true;
-  }
-  return false;
 }
 
 }  // namespace
@@ -93,32 +57,46 @@ std::string variant_of(const std::string& instance) {
   return instance.substr(0, first) + instance.substr(second);
 }
 
-std::vector<BenchRecord> bench_records(const nlohmann::json& run) {
+std::vector<BenchRuns> benchmark_runs(const nlohmann::json& run) {
   if (!run.is_object() || !run.contains("benchmarks") || !run["benchmarks"].is_array())
     throw std::runtime_error("not a Google Benchmark JSON file (no \"benchmarks\" array)");
-  std::map<std::string, std::vector<const nlohmann::json*>> reps;
-  std::map<std::string, std::string> errors;
-  std::vector<std::string> order;
+  std::vector<BenchRuns> out;
+  std::map<std::string, std::size_t> index;
   for (const auto& b : run["benchmarks"]) {
     const std::string name = b.value("run_name", b.value("name", ""));
-    if (!reps.count(name) && !errors.count(name)) order.push_back(name);
+    auto [it, fresh] = index.emplace(name, out.size());
+    if (fresh) out.push_back({name, std::nullopt, {}, ""});
+    BenchRuns& r = out[it->second];
+    const std::string label = b.value("label", "");
+    if (!r.identity && !label.empty()) {
+      try {
+        r.identity = harness::identity_from_label(label);
+      } catch (const std::exception& e) {
+        throw std::runtime_error("benchmark " + name + ": its label is not a benchmark identity: " + e.what());
+      }
+    }
     if (b.value("error_occurred", false)) {
-      errors[name] = b.value("error_message", "error");
+      r.error = b.value("error_message", "error");
     } else if (b.value("run_type", "iteration") == "iteration") {
-      reps[name].push_back(&b);
+      r.repetitions.push_back(&b);
     }
   }
+  return out;
+}
+
+std::vector<BenchRecord> bench_records(const nlohmann::json& run) {
   std::vector<BenchRecord> out;
-  for (const std::string& name : order) {
+  for (const BenchRuns& runs : benchmark_runs(run)) {
+    if (!runs.identity) continue;  // limits/, plan/: context, not kernels
     BenchRecord r;
-    r.name = name;
-    if (!parse_name(r)) continue;  // limits/ and anything else
-    if (errors.count(name)) {
-      r.error = errors[name];
+    static_cast<harness::BenchIdentity&>(r) = *runs.identity;
+    r.name = runs.name;
+    if (!runs.error.empty()) {
+      r.error = runs.error;
       out.push_back(r);
       continue;
     }
-    const auto& rs = reps[name];
+    const auto& rs = runs.repetitions;
     const auto med = [&](const char* key) {
       std::vector<double> v;
       for (const auto* b : rs) v.push_back(field(*b, key));

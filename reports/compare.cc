@@ -1,4 +1,4 @@
-#include "compare.h"
+#include "pe/reports/compare.h"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 #include <map>
 #include <numeric>
 
-#include "bench_results.h"
+#include "pe/reports/bench_results.h"
 
 namespace pe::reports {
 namespace {
@@ -27,16 +27,14 @@ double to_ns(double t, const std::string& unit) {
 
 Runs collect(const nlohmann::json& run) {
   Runs r;
-  if (!run.contains("benchmarks") || !run["benchmarks"].is_array())
-    throw std::runtime_error("not a Google Benchmark JSON file (no \"benchmarks\" array)");
-  for (const auto& b : run["benchmarks"]) {
-    const std::string name = b.value("run_name", b.value("name", ""));
-    if (b.value("error_occurred", false)) {
-      r.errors[name] = b.value("error_message", "error");
+  for (const BenchRuns& b : benchmark_runs(run)) {
+    if (!b.error.empty()) {
+      r.errors[b.name] = b.error;
       continue;
     }
-    if (b.value("run_type", "iteration") != "iteration") continue;
-    r.times[name].push_back(to_ns(b.value("real_time", NAN), b.value("time_unit", "ns")));
+    auto& times = r.times[b.name];
+    for (const nlohmann::json* rep : b.repetitions)
+      times.push_back(to_ns(rep->value("real_time", NAN), rep->value("time_unit", "ns")));
   }
   return r;
 }

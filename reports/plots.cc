@@ -1,4 +1,4 @@
-#include "plots.h"
+#include "pe/reports/plots.h"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 #include <fstream>
 #include <map>
 
-#include "variant_summary.h"
+#include "pe/reports/variant_summary.h"
 
 namespace pe::reports {
 namespace {
@@ -100,7 +100,9 @@ std::vector<std::string> plot_speed(const std::vector<BenchRecord>& bench, const
     // first layout only).
     std::map<std::string, std::map<std::string, std::vector<const BenchRecord*>>> by_instance;
     for (const BenchRecord& b : bench) {
-      if (b.family != family || b.dtype != "f32" || b.positions != "start" || !b.error.empty()) continue;
+      if (b.family != family || b.dtype != "f32" || b.positions != "start" || b.scaling != "none" ||
+          !b.error.empty())
+        continue;
       if (family == "sinusoidal" && (b.op != "table" || b.dim != 128)) continue;
       if (family == "rope" && (b.heads != 32 || b.dim != 128)) continue;
       by_instance[variant_of(b.instance)][b.instance].push_back(&b);

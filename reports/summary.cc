@@ -1,4 +1,4 @@
-#include "summary.h"
+#include "pe/reports/summary.h"
 
 #include <fmt/format.h>
 

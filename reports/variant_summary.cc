@@ -1,4 +1,4 @@
-#include "variant_summary.h"
+#include "pe/reports/variant_summary.h"
 
 #include <fmt/format.h>
 
@@ -50,7 +50,9 @@ std::string props(const VariantRow& r) {
 
 const BenchRecord* representative(const std::vector<BenchRecord>& bench, const std::string& instance) {
   for (const BenchRecord& b : bench) {
-    if (b.instance != instance || b.dtype != "f32" || b.positions != "start" || !b.error.empty()) continue;
+    if (b.instance != instance || b.dtype != "f32" || b.positions != "start" || b.scaling != "none" ||
+        !b.error.empty())
+      continue;
     if (b.family == "sinusoidal" && b.op == "table" && b.length == 8192 && b.dim == 128) return &b;
     if (b.family == "rope" && b.length == 2048 && b.heads == 32 && b.dim == 128) return &b;
   }

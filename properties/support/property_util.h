@@ -9,9 +9,20 @@
 #include <string>
 #include <vector>
 
-#include "support/instances.h"
+#include "pe/harness/instance.h"
+#include "pe/harness/run.h"
+#include "pe/harness/typed_buffer.h"
 
 namespace pe::testing {
+
+// The harness's names, read unqualified by the property files.
+using harness::buffer_of;
+using harness::Instance;
+using harness::instances;
+using harness::run_rope;
+using harness::run_table;
+using harness::selected;
+using harness::TypedBuffer;
 
 // Every channel when there are at most `most`, else both ends and an even stride between.
 inline std::vector<std::size_t> sample_channels(std::size_t dim, std::size_t most = 96) {

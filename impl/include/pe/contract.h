@@ -36,8 +36,9 @@
 
 namespace pe {
 
+// An aggregate: each variant declares its own as one designated-initialiser constant. The family is
+// not part of it: the variant's class (SinusoidalVariant, RopeVariant) fixes that.
 struct Contract {
-  Family family = Family::Sinusoidal;
   std::vector<Layout> layouts;
   std::vector<DType> outputs;
   DType angle_type = DType::F64;    // type the angle p·ω is formed in
@@ -45,7 +46,6 @@ struct Contract {
   std::int64_t max_position = 0;    // largest position the budget and the properties cover
   double max_base = 1e12;           // largest base the derivation covers
   double max_input_abs = 0;         // RoPE and fused add: largest |input| promised (no overflow)
-  double kernel_ulps = 0;           // sin/cos error for the angle actually formed, in ULPs of compute_type
   DType table_type = DType::F64;    // type of a stored cos/sin table (with ct)
   const char* depends_on = "";      // build conditions the bound relies on (instruction sets, libm)
   double c0 = 0, ck = 0, ct = 0, c1 = 0, c1_pair = 0;  // the budget's coefficients, see above

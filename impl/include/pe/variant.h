@@ -18,28 +18,33 @@ namespace pe {
 
 class Variant {
  public:
-  Variant(std::string name, Contract contract);
   virtual ~Variant() = default;
   Variant(const Variant&) = delete;
   Variant& operator=(const Variant&) = delete;
 
   // "<family>.<backend>[.<tweak>]"; with a layout, "<family>.<layout>.<backend>" names one instance.
   const std::string& name() const noexcept { return name_; }
-  Family family() const noexcept { return contract_.family; }
+  // Fixed by the class (SinusoidalVariant, RopeVariant), so the API's downcast by family is sound.
+  Family family() const noexcept { return family_; }
   const Contract& contract() const noexcept { return contract_; }
   bool supports(Layout layout) const noexcept;
   bool supports(DType dtype) const noexcept;
   // "sinusoidal.interleaved.scalar_f32": the join key of tests, benchmarks and reports.
   std::string instance_name(Layout layout) const;
 
+ protected:
+  Variant(std::string name, Family family, Contract contract);
+
  private:
   std::string name_;
+  Family family_;
   Contract contract_;
 };
 
 class SinusoidalVariant : public Variant {
  public:
-  using Variant::Variant;
+  SinusoidalVariant(std::string name, Contract contract)
+      : Variant(std::move(name), Family::Sinusoidal, std::move(contract)) {}
   // out[r, :] = PE(positions[r]); out.size == positions.size() · dim.
   virtual void table(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
                      Buffer out) const noexcept = 0;
@@ -50,7 +55,7 @@ class SinusoidalVariant : public Variant {
 
 class RopeVariant : public Variant {
  public:
-  using Variant::Variant;
+  RopeVariant(std::string name, Contract contract) : Variant(std::move(name), Family::Rope, std::move(contract)) {}
   // x[t, h, :] rotated by positions[t] (Inverse: by -positions[t]); x is [tokens, n_heads, head_dim].
   virtual void apply(const RopePlan& plan, std::span<const std::int64_t> positions, std::size_t n_heads,
                      RopeDirection direction, Buffer x) const noexcept = 0;
@@ -61,7 +66,12 @@ const std::vector<const Variant*>& registry();
 // nullptr when no variant has that name.
 const Variant* find_variant(std::string_view name);
 
-// A variant file registers itself with `static const pe::Registrar r{std::make_unique<...>()};`.
+// Whether `name` is a well-formed variant name of `family`: "<family>.<backend>" with a backend of
+// lower-case letters, digits and '_', optionally "@<TARGET>" (upper-case letters, digits, '_').
+bool valid_variant_name(std::string_view name, Family family) noexcept;
+
+// A variant file registers itself through PE_REGISTER_SINUSOIDAL / PE_REGISTER_ROPE
+// (pe/register.h), which construct one of these. A malformed or duplicate name aborts at load time.
 struct Registrar {
   explicit Registrar(std::unique_ptr<Variant> variant);
 };

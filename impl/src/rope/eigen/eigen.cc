@@ -12,26 +12,24 @@
 
 #include "detail/chunk.h"
 #include "detail/convert.h"
+#include "pe/register.h"
 #include "pe/variant.h"
 
 namespace pe {
 namespace {
 
-Contract declared_contract() {
-  Contract c;
-  c.family = Family::Rope;
-  c.layouts = {Layout::Interleaved, Layout::HalfSplit};
-  c.outputs = {DType::F32, DType::BF16, DType::F16};
-  c.angle_type = DType::F32;
-  c.compute_type = DType::F32;
-  c.max_position = std::int64_t{1} << 24;
-  c.max_input_abs = 0x1p126;
-  c.depends_on =
-      "Eigen 3.4 psin_float/pcos_float with EIGEN_VECTORIZE_SSE2 and no FMA (2 ULP; 1 ULP with -mfma)";
-  c.kernel_ulps = 2;
-  c.c0 = 1, c.ck = 4.01, c.c1 = 3.001;
-  return c;
-}
+const Contract kContract{
+    .layouts = {Layout::Interleaved, Layout::HalfSplit},
+    .outputs = {DType::F32, DType::BF16, DType::F16},
+    .angle_type = DType::F32,
+    .compute_type = DType::F32,
+    .max_position = std::int64_t{1} << 24,
+    .max_input_abs = 0x1p126,
+    .depends_on = "Eigen 3.4 psin_float/pcos_float with EIGEN_VECTORIZE_SSE2 and no FMA (2 ULP; 1 ULP with -mfma)",
+    .c0 = 1,
+    .ck = 4.01,
+    .c1 = 3.001,
+};
 
 template <class T>
 void rotate(const RopePlan& plan, std::span<const std::int64_t> positions, std::size_t n_heads,
@@ -77,14 +75,14 @@ void rotate(const RopePlan& plan, std::span<const std::int64_t> positions, std::
 
 class EigenRope final : public RopeVariant {
  public:
-  EigenRope() : RopeVariant("rope.eigen", declared_contract()) {}
+  using RopeVariant::RopeVariant;
   void apply(const RopePlan& plan, std::span<const std::int64_t> positions, std::size_t n_heads,
              RopeDirection direction, Buffer x) const noexcept override {
     detail::with_typed(x, [&](auto* data) { rotate(plan, positions, n_heads, direction, data); });
   }
 };
 
-const Registrar registrar{std::make_unique<EigenRope>()};
+PE_REGISTER_ROPE("rope.eigen", kContract, EigenRope);
 
 }  // namespace
 }  // namespace pe

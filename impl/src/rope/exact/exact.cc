@@ -23,25 +23,24 @@
 #include "detail/convert.h"
 #include "detail/exact_phase-inl.h"
 #include "detail/exact_phase.h"
-#include "detail/function_variant.h"
+#include "detail/hwy_register.h"
 
 #ifndef PE_ROPE_EXACT_CONTRACT_
 #define PE_ROPE_EXACT_CONTRACT_
 namespace pe::rope_exact {
-inline Contract declared_contract() {
-  Contract c;
-  c.family = Family::Rope;
-  c.layouts = {Layout::Interleaved, Layout::HalfSplit};
-  c.outputs = {DType::F32, DType::BF16, DType::F16};
-  c.angle_type = DType::F64;
-  c.compute_type = DType::F64;
-  c.max_position = std::int64_t{1} << 31;
-  c.max_base = 1e7;
-  c.max_input_abs = 0x1p126;
-  c.depends_on = "x86-64 long double (64-bit significand) for the plan's turn steps";
-  c.c0 = 1, c.ck = 2.99e7, c.c1_gain = 0.02;
-  return c;
-}
+inline const Contract kContract{
+    .layouts = {Layout::Interleaved, Layout::HalfSplit},
+    .outputs = {DType::F32, DType::BF16, DType::F16},
+    .angle_type = DType::F64,
+    .compute_type = DType::F64,
+    .max_position = std::int64_t{1} << 31,
+    .max_base = 1e7,
+    .max_input_abs = 0x1p126,
+    .depends_on = "x86-64 long double (64-bit significand) for the plan's turn steps",
+    .c0 = 1,
+    .ck = 2.99e7,
+    .c1_gain = 0.02,
+};
 }  // namespace pe::rope_exact
 #endif
 
@@ -164,16 +163,17 @@ void Rotate(const RopePlan& plan, std::span<const std::int64_t> positions, std::
 }  // namespace pe::rope_exact::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
+// Outside the target region: registration code is compiled for the baseline only.
+namespace pe::rope_exact::HWY_NAMESPACE {
+namespace {
+PE_REGISTER_HWY_ROPE_TARGET("rope.exact", kContract, Rotate);
+}  // namespace
+}  // namespace pe::rope_exact::HWY_NAMESPACE
+
 #if HWY_ONCE
 namespace pe::rope_exact {
 namespace {
-HWY_EXPORT(Rotate);
-void dispatch_rotate(const RopePlan& plan, std::span<const std::int64_t> positions, std::size_t n_heads,
-                     RopeDirection direction, Buffer x) {
-  HWY_DYNAMIC_DISPATCH(Rotate)(plan, positions, n_heads, direction, x);
-}
-const Registrar registrar{
-    std::make_unique<detail::FunctionRope>("rope.exact", declared_contract(), &dispatch_rotate)};
+PE_REGISTER_HWY_ROPE_DISPATCH("rope.exact", kContract, Rotate);
 }  // namespace
 }  // namespace pe::rope_exact
 #endif  // HWY_ONCE

@@ -11,29 +11,29 @@
 // compute type, the product).
 #include "detail/framework_sincos.h"
 #include "detail/pairwise_variant.h"
+#include "pe/register.h"
 
 namespace pe {
 namespace {
 
-Contract declared_contract() {
-  Contract c;
-  c.family = Family::Rope;
-  c.layouts = {Layout::Interleaved, Layout::HalfSplit};
-  c.outputs = {DType::F32, DType::BF16, DType::F16};
-  c.angle_type = DType::F32;
-  c.compute_type = DType::F32;
-  c.table_type = DType::F16;
-  c.max_position = std::int64_t{1} << 24;
-  c.max_base = 1e7;
-  c.max_input_abs = 0x1p126;
-  c.depends_on = "glibc powf, sinf, cosf <= 1 ULP; GCC _Float16 conversions";
-  c.kernel_ulps = 1;
-  c.c0 = 1, c.ck = 3.001, c.ct = 1, c.c1 = 22.2, c.c1_gain = 2.001;
-  return c;
-}
+const Contract kContract{
+    .layouts = {Layout::Interleaved, Layout::HalfSplit},
+    .outputs = {DType::F32, DType::BF16, DType::F16},
+    .angle_type = DType::F32,
+    .compute_type = DType::F32,
+    .max_position = std::int64_t{1} << 24,
+    .max_base = 1e7,
+    .max_input_abs = 0x1p126,
+    .table_type = DType::F16,
+    .depends_on = "glibc powf, sinf, cosf <= 1 ULP; GCC _Float16 conversions",
+    .c0 = 1,
+    .ck = 3.001,
+    .ct = 1,
+    .c1 = 22.2,
+    .c1_gain = 2.001,
+};
 
-using Variant = detail::PairwiseRope<float, detail::CachedHfRopeSinCos<Float16>>;
-const Registrar registrar{std::make_unique<Variant>("rope.cache_f16", declared_contract())};
+PE_REGISTER_ROPE("rope.cache_f16", kContract, detail::PairwiseRope<float, detail::CachedHfRopeSinCos<Float16>>);
 
 }  // namespace
 }  // namespace pe

@@ -16,26 +16,24 @@
 #include <hwy/highway.h>
 
 #include "detail/convert.h"
-#include "detail/function_variant.h"
+#include "detail/hwy_register.h"
 #include "detail/hwy_sincos-inl.h"
 
 #ifndef PE_ROPE_HWY_CONTRACT_
 #define PE_ROPE_HWY_CONTRACT_
 namespace pe::rope_hwy {
-inline Contract declared_contract() {
-  Contract c;
-  c.family = Family::Rope;
-  c.layouts = {Layout::Interleaved, Layout::HalfSplit};
-  c.outputs = {DType::F32, DType::BF16, DType::F16};
-  c.angle_type = DType::F64;
-  c.compute_type = DType::F32;
-  c.max_position = std::int64_t{1} << 31;
-  c.max_input_abs = 0x1p126;
-  c.depends_on = "Highway 1.0.3 contrib/math Sin/Cos <= 3 ULP on |x| <= 39000, any compiled target";
-  c.kernel_ulps = 3;
-  c.c0 = 1, c.ck = 8.2, c.c1 = 2.03;
-  return c;
-}
+inline const Contract kContract{
+    .layouts = {Layout::Interleaved, Layout::HalfSplit},
+    .outputs = {DType::F32, DType::BF16, DType::F16},
+    .angle_type = DType::F64,
+    .compute_type = DType::F32,
+    .max_position = std::int64_t{1} << 31,
+    .max_input_abs = 0x1p126,
+    .depends_on = "Highway 1.0.3 contrib/math Sin/Cos <= 3 ULP on |x| <= 39000, any compiled target",
+    .c0 = 1,
+    .ck = 8.2,
+    .c1 = 2.03,
+};
 }  // namespace pe::rope_hwy
 #endif
 
@@ -88,23 +86,14 @@ HWY_AFTER_NAMESPACE();
 // Outside the target region: registration code is compiled for the baseline only.
 namespace pe::rope_hwy::HWY_NAMESPACE {
 namespace {
-std::unique_ptr<Variant> make(std::string target) {
-  return std::make_unique<detail::FunctionRope>("rope.hwy@" + target, declared_contract(), &Rotate);
-}
-const bool registered = detail::register_hwy_target(HWY_TARGET, &make);
+PE_REGISTER_HWY_ROPE_TARGET("rope.hwy", kContract, Rotate);
 }  // namespace
 }  // namespace pe::rope_hwy::HWY_NAMESPACE
 
 #if HWY_ONCE
 namespace pe::rope_hwy {
 namespace {
-HWY_EXPORT(Rotate);
-void dispatch_rotate(const RopePlan& plan, std::span<const std::int64_t> positions, std::size_t n_heads,
-                     RopeDirection direction, Buffer x) {
-  HWY_DYNAMIC_DISPATCH(Rotate)(plan, positions, n_heads, direction, x);
-}
-const Registrar registrar{
-    std::make_unique<detail::FunctionRope>("rope.hwy", declared_contract(), &dispatch_rotate)};
+PE_REGISTER_HWY_ROPE_DISPATCH("rope.hwy", kContract, Rotate);
 }  // namespace
 }  // namespace pe::rope_hwy
 #endif  // HWY_ONCE

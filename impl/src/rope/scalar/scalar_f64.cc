@@ -9,28 +9,26 @@
 //   Largest position promised: 2^31. Scaling: the plan's θ'_j; cos and sin times the attention
 //   factor in the compute type (ca = 3: A rounded to double, to the compute type, the product).
 #include "detail/pairwise_variant.h"
+#include "pe/register.h"
 #include "detail/scalar_sincos.h"
 
 namespace pe {
 namespace {
 
-Contract declared_contract() {
-  Contract c;
-  c.family = Family::Rope;
-  c.layouts = {Layout::Interleaved, Layout::HalfSplit};
-  c.outputs = {DType::F32, DType::F64, DType::BF16, DType::F16};
-  c.angle_type = DType::F64;
-  c.compute_type = DType::F64;
-  c.max_position = std::int64_t{1} << 31;
-  c.max_input_abs = 0x1p126;
-  c.depends_on = "glibc sin/cos <= 1 ULP; x87 long double for the plan frequencies";
-  c.kernel_ulps = 1;
-  c.c0 = 1, c.ck = 3.001, c.c1 = 2.03;
-  return c;
-}
+const Contract kContract{
+    .layouts = {Layout::Interleaved, Layout::HalfSplit},
+    .outputs = {DType::F32, DType::F64, DType::BF16, DType::F16},
+    .angle_type = DType::F64,
+    .compute_type = DType::F64,
+    .max_position = std::int64_t{1} << 31,
+    .max_input_abs = 0x1p126,
+    .depends_on = "glibc sin/cos <= 1 ULP; x87 long double for the plan frequencies",
+    .c0 = 1,
+    .ck = 3.001,
+    .c1 = 2.03,
+};
 
-using Variant = detail::PairwiseRope<double, detail::LibmSinCos<double, RopePlan>>;
-const Registrar registrar{std::make_unique<Variant>("rope.scalar_f64", declared_contract())};
+PE_REGISTER_ROPE("rope.scalar_f64", kContract, detail::PairwiseRope<double, detail::LibmSinCos<double, RopePlan>>);
 
 }  // namespace
 }  // namespace pe

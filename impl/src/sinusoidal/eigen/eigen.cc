@@ -13,26 +13,24 @@
 
 #include "detail/chunk.h"
 #include "detail/convert.h"
+#include "pe/register.h"
 #include "pe/variant.h"
 
 namespace pe {
 namespace {
 
-Contract declared_contract() {
-  Contract c;
-  c.family = Family::Sinusoidal;
-  c.layouts = {Layout::Interleaved, Layout::Concatenated};
-  c.outputs = {DType::F32, DType::BF16, DType::F16};
-  c.angle_type = DType::F32;
-  c.compute_type = DType::F32;
-  c.max_position = std::int64_t{1} << 24;
-  c.max_input_abs = 1e30;
-  c.depends_on =
-      "Eigen 3.4 psin_float/pcos_float with EIGEN_VECTORIZE_SSE2 and no FMA (2 ULP; 1 ULP with -mfma)";
-  c.kernel_ulps = 2;
-  c.c0 = 1, c.ck = 2, c.c1 = 3.001;
-  return c;
-}
+const Contract kContract{
+    .layouts = {Layout::Interleaved, Layout::Concatenated},
+    .outputs = {DType::F32, DType::BF16, DType::F16},
+    .angle_type = DType::F32,
+    .compute_type = DType::F32,
+    .max_position = std::int64_t{1} << 24,
+    .max_input_abs = 1e30,
+    .depends_on = "Eigen 3.4 psin_float/pcos_float with EIGEN_VECTORIZE_SSE2 and no FMA (2 ULP; 1 ULP with -mfma)",
+    .c0 = 1,
+    .ck = 2,
+    .c1 = 3.001,
+};
 
 template <bool kAdd, class Out>
 void write(Out* row, Eigen::Index start, Eigen::Index stride, const detail::ChunkF& v) {
@@ -73,7 +71,7 @@ void rows(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
 
 class EigenSinusoidal final : public SinusoidalVariant {
  public:
-  EigenSinusoidal() : SinusoidalVariant("sinusoidal.eigen", declared_contract()) {}
+  using SinusoidalVariant::SinusoidalVariant;
   void table(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
              Buffer out) const noexcept override {
     detail::with_typed(out, [&](auto* y) { rows<false>(plan, positions, {}, y); });
@@ -84,7 +82,7 @@ class EigenSinusoidal final : public SinusoidalVariant {
   }
 };
 
-const Registrar registrar{std::make_unique<EigenSinusoidal>()};
+PE_REGISTER_SINUSOIDAL("sinusoidal.eigen", kContract, EigenSinusoidal);
 
 }  // namespace
 }  // namespace pe

@@ -22,25 +22,23 @@
 #include "detail/convert.h"
 #include "detail/exact_phase-inl.h"
 #include "detail/exact_phase.h"
-#include "detail/function_variant.h"
+#include "detail/hwy_register.h"
 
 #ifndef PE_SINUSOIDAL_EXACT_CONTRACT_
 #define PE_SINUSOIDAL_EXACT_CONTRACT_
 namespace pe::sinusoidal_exact {
-inline Contract declared_contract() {
-  Contract c;
-  c.family = Family::Sinusoidal;
-  c.layouts = {Layout::Interleaved, Layout::Concatenated};
-  c.outputs = {DType::F32, DType::BF16, DType::F16};
-  c.angle_type = DType::F64;
-  c.compute_type = DType::F64;
-  c.max_position = std::int64_t{1} << 31;
-  c.max_base = 1e7;
-  c.max_input_abs = 1e30;
-  c.depends_on = "x86-64 long double (64-bit significand) for the plan's turn steps";
-  c.c0 = 0.5, c.ck = 2.99e7;
-  return c;
-}
+inline const Contract kContract{
+    .layouts = {Layout::Interleaved, Layout::Concatenated},
+    .outputs = {DType::F32, DType::BF16, DType::F16},
+    .angle_type = DType::F64,
+    .compute_type = DType::F64,
+    .max_position = std::int64_t{1} << 31,
+    .max_base = 1e7,
+    .max_input_abs = 1e30,
+    .depends_on = "x86-64 long double (64-bit significand) for the plan's turn steps",
+    .c0 = 0.5,
+    .ck = 2.99e7,
+};
 }  // namespace pe::sinusoidal_exact
 #endif
 
@@ -178,20 +176,17 @@ void Add(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
 }  // namespace pe::sinusoidal_exact::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
+// Outside the target region: registration code is compiled for the baseline only.
+namespace pe::sinusoidal_exact::HWY_NAMESPACE {
+namespace {
+PE_REGISTER_HWY_SINUSOIDAL_TARGET("sinusoidal.exact", kContract, Table, Add);
+}  // namespace
+}  // namespace pe::sinusoidal_exact::HWY_NAMESPACE
+
 #if HWY_ONCE
 namespace pe::sinusoidal_exact {
 namespace {
-HWY_EXPORT(Table);
-HWY_EXPORT(Add);
-void dispatch_table(const SinusoidalPlan& plan, std::span<const std::int64_t> positions, Buffer out) {
-  HWY_DYNAMIC_DISPATCH(Table)(plan, positions, out);
-}
-void dispatch_add(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
-                  std::span<const std::uint8_t> padding, Buffer embeddings) {
-  HWY_DYNAMIC_DISPATCH(Add)(plan, positions, padding, embeddings);
-}
-const Registrar registrar{std::make_unique<detail::FunctionSinusoidal>(
-    "sinusoidal.exact", declared_contract(), &dispatch_table, &dispatch_add)};
+PE_REGISTER_HWY_SINUSOIDAL_DISPATCH("sinusoidal.exact", kContract, Table, Add);
 }  // namespace
 }  // namespace pe::sinusoidal_exact
 #endif  // HWY_ONCE

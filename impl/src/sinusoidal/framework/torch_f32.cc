@@ -11,28 +11,26 @@
 //   Budget: c0·u_out + (1 + 36.3·|φ|)·2^-24. Largest position: 2^24.
 #include "detail/framework_sincos.h"
 #include "detail/pairwise_variant.h"
+#include "pe/register.h"
 
 namespace pe {
 namespace {
 
-Contract declared_contract() {
-  Contract c;
-  c.family = Family::Sinusoidal;
-  c.layouts = {Layout::Interleaved, Layout::Concatenated};
-  c.outputs = {DType::F32, DType::BF16, DType::F16};
-  c.angle_type = DType::F32;
-  c.compute_type = DType::F32;
-  c.max_position = std::int64_t{1} << 24;
-  c.max_base = 1e7;
-  c.max_input_abs = 1e30;
-  c.depends_on = "glibc expf, sinf, cosf <= 1 ULP";
-  c.kernel_ulps = 1;
-  c.c0 = 1, c.ck = 1, c.c1 = 36.3;
-  return c;
-}
+const Contract kContract{
+    .layouts = {Layout::Interleaved, Layout::Concatenated},
+    .outputs = {DType::F32, DType::BF16, DType::F16},
+    .angle_type = DType::F32,
+    .compute_type = DType::F32,
+    .max_position = std::int64_t{1} << 24,
+    .max_base = 1e7,
+    .max_input_abs = 1e30,
+    .depends_on = "glibc expf, sinf, cosf <= 1 ULP",
+    .c0 = 1,
+    .ck = 1,
+    .c1 = 36.3,
+};
 
-using Variant = detail::PairwiseSinusoidal<float, detail::TorchTutorialSinCos>;
-const Registrar registrar{std::make_unique<Variant>("sinusoidal.torch_f32", declared_contract())};
+PE_REGISTER_SINUSOIDAL("sinusoidal.torch_f32", kContract, detail::PairwiseSinusoidal<float, detail::TorchTutorialSinCos>);
 
 }  // namespace
 }  // namespace pe

@@ -15,26 +15,24 @@
 #include <hwy/highway.h>
 
 #include "detail/convert.h"
-#include "detail/function_variant.h"
+#include "detail/hwy_register.h"
 #include "detail/hwy_sincos-inl.h"
 
 #ifndef PE_SINUSOIDAL_HWY_CONTRACT_
 #define PE_SINUSOIDAL_HWY_CONTRACT_
 namespace pe::sinusoidal_hwy {
-inline Contract declared_contract() {
-  Contract c;
-  c.family = Family::Sinusoidal;
-  c.layouts = {Layout::Interleaved, Layout::Concatenated};
-  c.outputs = {DType::F32, DType::BF16, DType::F16};
-  c.angle_type = DType::F64;
-  c.compute_type = DType::F32;
-  c.max_position = std::int64_t{1} << 31;
-  c.max_input_abs = 1e30;
-  c.depends_on = "Highway 1.0.3 contrib/math Sin/Cos <= 3 ULP on |x| <= 39000, any compiled target";
-  c.kernel_ulps = 3;
-  c.c0 = 1, c.ck = 6.16, c.c1 = 2.03;
-  return c;
-}
+inline const Contract kContract{
+    .layouts = {Layout::Interleaved, Layout::Concatenated},
+    .outputs = {DType::F32, DType::BF16, DType::F16},
+    .angle_type = DType::F64,
+    .compute_type = DType::F32,
+    .max_position = std::int64_t{1} << 31,
+    .max_input_abs = 1e30,
+    .depends_on = "Highway 1.0.3 contrib/math Sin/Cos <= 3 ULP on |x| <= 39000, any compiled target",
+    .c0 = 1,
+    .ck = 6.16,
+    .c1 = 2.03,
+};
 }  // namespace pe::sinusoidal_hwy
 #endif
 
@@ -90,28 +88,14 @@ HWY_AFTER_NAMESPACE();
 // Outside the target region: registration code is compiled for the baseline only.
 namespace pe::sinusoidal_hwy::HWY_NAMESPACE {
 namespace {
-std::unique_ptr<Variant> make(std::string target) {
-  return std::make_unique<detail::FunctionSinusoidal>("sinusoidal.hwy@" + target, declared_contract(), &Table,
-                                                      &Add);
-}
-const bool registered = detail::register_hwy_target(HWY_TARGET, &make);
+PE_REGISTER_HWY_SINUSOIDAL_TARGET("sinusoidal.hwy", kContract, Table, Add);
 }  // namespace
 }  // namespace pe::sinusoidal_hwy::HWY_NAMESPACE
 
 #if HWY_ONCE
 namespace pe::sinusoidal_hwy {
 namespace {
-HWY_EXPORT(Table);
-HWY_EXPORT(Add);
-void dispatch_table(const SinusoidalPlan& plan, std::span<const std::int64_t> positions, Buffer out) {
-  HWY_DYNAMIC_DISPATCH(Table)(plan, positions, out);
-}
-void dispatch_add(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
-                  std::span<const std::uint8_t> padding, Buffer embeddings) {
-  HWY_DYNAMIC_DISPATCH(Add)(plan, positions, padding, embeddings);
-}
-const Registrar registrar{std::make_unique<detail::FunctionSinusoidal>("sinusoidal.hwy", declared_contract(),
-                                                                       &dispatch_table, &dispatch_add)};
+PE_REGISTER_HWY_SINUSOIDAL_DISPATCH("sinusoidal.hwy", kContract, Table, Add);
 }  // namespace
 }  // namespace pe::sinusoidal_hwy
 #endif  // HWY_ONCE

@@ -10,28 +10,26 @@
 //   Budget: (1 + 3.001·|φ|)·2^-24. Largest position promised: 2^24, beyond which fl(p) merges
 //   neighbouring positions.
 #include "detail/pairwise_variant.h"
+#include "pe/register.h"
 #include "detail/scalar_sincos.h"
 
 namespace pe {
 namespace {
 
-Contract declared_contract() {
-  Contract c;
-  c.family = Family::Sinusoidal;
-  c.layouts = {Layout::Interleaved, Layout::Concatenated};
-  c.outputs = {DType::F32, DType::BF16, DType::F16};
-  c.angle_type = DType::F32;
-  c.compute_type = DType::F32;
-  c.max_position = std::int64_t{1} << 24;
-  c.max_input_abs = 1e30;
-  c.depends_on = "glibc sinf/cosf <= 1 ULP";
-  c.kernel_ulps = 1;
-  c.c0 = 1, c.ck = 1, c.c1 = 3.001;
-  return c;
-}
+const Contract kContract{
+    .layouts = {Layout::Interleaved, Layout::Concatenated},
+    .outputs = {DType::F32, DType::BF16, DType::F16},
+    .angle_type = DType::F32,
+    .compute_type = DType::F32,
+    .max_position = std::int64_t{1} << 24,
+    .max_input_abs = 1e30,
+    .depends_on = "glibc sinf/cosf <= 1 ULP",
+    .c0 = 1,
+    .ck = 1,
+    .c1 = 3.001,
+};
 
-using Variant = detail::PairwiseSinusoidal<float, detail::LibmSinCos<float, SinusoidalPlan>>;
-const Registrar registrar{std::make_unique<Variant>("sinusoidal.scalar_f32", declared_contract())};
+PE_REGISTER_SINUSOIDAL("sinusoidal.scalar_f32", kContract, detail::PairwiseSinusoidal<float, detail::LibmSinCos<float, SinusoidalPlan>>);
 
 }  // namespace
 }  // namespace pe

@@ -10,28 +10,26 @@
 //   Budget: float64 (1 + 2.03·|φ|)·2^-53; float32 2^-24 + (1 + 2.03·|φ|)·2^-53.
 //   Largest position promised: 2^31 (the long-context range; the budget holds to 2^53).
 #include "detail/pairwise_variant.h"
+#include "pe/register.h"
 #include "detail/scalar_sincos.h"
 
 namespace pe {
 namespace {
 
-Contract declared_contract() {
-  Contract c;
-  c.family = Family::Sinusoidal;
-  c.layouts = {Layout::Interleaved, Layout::Concatenated};
-  c.outputs = {DType::F32, DType::F64, DType::BF16, DType::F16};
-  c.angle_type = DType::F64;
-  c.compute_type = DType::F64;
-  c.max_position = std::int64_t{1} << 31;
-  c.max_input_abs = 1e30;
-  c.depends_on = "glibc sin/cos <= 1 ULP; x87 long double for the plan frequencies";
-  c.kernel_ulps = 1;
-  c.c0 = 1, c.ck = 1, c.c1 = 2.03;
-  return c;
-}
+const Contract kContract{
+    .layouts = {Layout::Interleaved, Layout::Concatenated},
+    .outputs = {DType::F32, DType::F64, DType::BF16, DType::F16},
+    .angle_type = DType::F64,
+    .compute_type = DType::F64,
+    .max_position = std::int64_t{1} << 31,
+    .max_input_abs = 1e30,
+    .depends_on = "glibc sin/cos <= 1 ULP; x87 long double for the plan frequencies",
+    .c0 = 1,
+    .ck = 1,
+    .c1 = 2.03,
+};
 
-using Variant = detail::PairwiseSinusoidal<double, detail::LibmSinCos<double, SinusoidalPlan>>;
-const Registrar registrar{std::make_unique<Variant>("sinusoidal.scalar_f64", declared_contract())};
+PE_REGISTER_SINUSOIDAL("sinusoidal.scalar_f64", kContract, detail::PairwiseSinusoidal<double, detail::LibmSinCos<double, SinusoidalPlan>>);
 
 }  // namespace
 }  // namespace pe

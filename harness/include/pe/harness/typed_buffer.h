@@ -9,7 +9,7 @@
 #include "pe/half.h"
 #include "pe/types.h"
 
-namespace pe::testing {
+namespace pe::harness {
 
 class TypedBuffer {
  public:
@@ -82,4 +82,4 @@ class TypedBuffer {
   std::vector<unsigned char> storage_;
 };
 
-}  // namespace pe::testing
+}  // namespace pe::harness

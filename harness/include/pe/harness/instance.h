@@ -8,7 +8,7 @@
 
 #include "pe/variant.h"
 
-namespace pe::testing {
+namespace pe::harness {
 
 struct Instance {
   const Variant* variant = nullptr;
@@ -33,4 +33,4 @@ std::vector<Instance> selected(Family family);
 std::vector<Instance> instances_matching(const std::string& glob);
 bool glob_match(const std::string& pattern, const std::string& text);
 
-}  // namespace pe::testing
+}  // namespace pe::harness

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "bench_results.h"
+#include "pe/reports/bench_results.h"
 
 namespace pe::reports {
 

@@ -1,19 +1,35 @@
 // Benchmark JSON (pe_bench, Google Benchmark's format) as records: one per benchmark with the
-// medians over its repetitions, its shape parsed from the name. Google Benchmark 1.7.1's own
+// medians over its repetitions and its identity (pe/harness/bench_identity.h) read from the label. Google Benchmark 1.7.1's own
 // memory fields (max_bytes_used, total_allocated_bytes) read a dangling pointer (upstream issue
 // #1939, fixed in 2025) and are ignored; allocs_per_call and peak_heap_bytes_per_call are ours.
 #pragma once
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "pe/harness/bench_identity.h"
+
 namespace pe::reports {
 
-struct BenchRecord {
-  std::string name, family, instance, op, dtype, positions;  // op: table, add or rope
-  std::int64_t length = 0, dim = 0, heads = 0;               // RoPE: tokens, head_dim, heads
+// One benchmark of a Google Benchmark JSON file: its repetitions (iteration rows) or its error, and
+// the identity its label holds (none for limits/ and plan/ rows).
+struct BenchRuns {
+  std::string name;
+  std::optional<harness::BenchIdentity> identity;
+  std::vector<const nlohmann::json*> repetitions;
+  std::string error;  // the error message of a benchmark that was skipped with one
+};
+// Every benchmark of `run` in file order: the one reader of Google Benchmark JSON (compare and the
+// report). Throws std::runtime_error on a file that is not Google Benchmark JSON, and on a label
+// that claims the identity schema but does not hold it.
+std::vector<BenchRuns> benchmark_runs(const nlohmann::json& run);
+
+// A kernel benchmark: its identity and the medians over its repetitions.
+struct BenchRecord : harness::BenchIdentity {
+  std::string name;
   std::size_t repetitions = 0;
   double real_time_ns = 0, ns_per_element = 0, fill_fraction = 0, copy_fraction = 0;
   double allocs_per_call = -1, peak_heap_bytes = -1, max_abs_error = 0, error_over_budget = 0;
@@ -28,8 +44,8 @@ double median(std::vector<double> v);
 // naming `what` when the text is not JSON.
 nlohmann::json parse_benchmark_json(const std::string& text, const std::string& what);
 
-// Kernel benchmarks only (limits/ rows are context). Throws std::runtime_error on a file that is
-// not Google Benchmark JSON.
+// Kernel benchmarks only: every benchmark with an identity (limits/ and plan/ rows are context).
+// Throws as benchmark_runs.
 std::vector<BenchRecord> bench_records(const nlohmann::json& run);
 
 // The variant of an instance name: "sinusoidal.interleaved.hwy@AVX2" -> "sinusoidal.hwy@AVX2".

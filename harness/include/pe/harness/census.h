@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "pe/rope_scaling.h"
-#include "support/instances.h"
+#include "pe/harness/instance.h"
 
 namespace pe::census {
 
@@ -20,8 +20,9 @@ struct Options {
   std::string glob = "*";
   Effort effort = Effort::Quick;
   std::int64_t max_position = 0;  // 0: each contract's own largest position
-  // Shard `shard_index` of `shard_count`: every shard_count-th matching instance, so shards are
-  // disjoint and together cover the selection.
+  // Shard `shard_index` of `shard_count`: the matching instances whose shard_of() is shard_index,
+  // so shards are disjoint, together cover the selection, and agree across machines whose CPUs
+  // register different Highway targets (an instance's shard depends on its name alone).
   std::size_t shard_index = 0, shard_count = 1;
   // RoPE under a scaling (pe/rope_scaling.h) and HF's partial_rotary_factor (0: rotate all of head_dim,
   // else rotary_dim = int(head_dim·F)). Either restricts the census to RoPE instances (sharded after
@@ -51,10 +52,13 @@ struct Band {
 };
 
 struct InstanceResult {
-  testing::Instance instance;
+  harness::Instance instance;
   std::vector<Band> bands;
   bool within_contract() const;
 };
+
+// The shard an instance belongs to: FNV-1a of its name modulo shard_count.
+std::size_t shard_of(const std::string& instance_name, std::size_t shard_count);
 
 // Throws InvalidArgument naming the scaling parameter (or partial_rotary_factor) the plan rejects.
 std::vector<InstanceResult> run(const Options& options);

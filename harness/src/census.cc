@@ -1,4 +1,4 @@
-#include "census.h"
+#include "pe/harness/census.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,8 @@
 #include "pe/contract.h"
 #include "pe/errors.h"
 #include "pe/ref/reference.h"
-#include "support/runner.h"
+#include "pe/harness/contract_json.h"
+#include "pe/harness/run.h"
 
 namespace pe::census {
 namespace {
@@ -55,12 +56,12 @@ struct Accumulator {
   }
 };
 
-void sweep_sinusoidal(const testing::Instance& in, const std::vector<std::int64_t>& positions,
+void sweep_sinusoidal(const harness::Instance& in, const std::vector<std::int64_t>& positions,
                       std::int64_t dim, double base, Accumulator acc) {
   const SinusoidalParams params{dim, base, in.layout};
   const SinusoidalPlan plan(params);
   const ref::Sinusoidal reference(params, *std::max_element(positions.begin(), positions.end()));
-  const testing::TypedBuffer y = testing::run_table(in, plan, positions);
+  const harness::TypedBuffer y = harness::run_table(in, plan, positions);
   for (std::size_t r = 0; r < positions.size(); ++r) {
     for (std::size_t ch = 0; ch < plan.dim(); ++ch) {
       const double v = y.get(r * plan.dim() + ch);
@@ -81,7 +82,7 @@ std::int64_t rotary_dim_of(const Options& o, std::int64_t head_dim) {
   return o.partial_rotary_factor != 0 ? partial_rotary_dim(head_dim, o.partial_rotary_factor) : head_dim;
 }
 
-void sweep_rope(const testing::Instance& in, const std::vector<std::int64_t>& positions,
+void sweep_rope(const harness::Instance& in, const std::vector<std::int64_t>& positions,
                 std::int64_t head_dim, double base, std::uint64_t seed, const Options& options,
                 Accumulator acc) {
   const RopeParams params{head_dim, rotary_dim_of(options, head_dim), base, in.layout, options.scaling};
@@ -94,12 +95,12 @@ void sweep_rope(const testing::Instance& in, const std::vector<std::int64_t>& po
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   std::vector<double> x(positions.size() * heads * plan.head_dim());
-  testing::TypedBuffer y(in.dtype, x.size());
+  harness::TypedBuffer y(in.dtype, x.size());
   for (std::size_t i = 0; i < x.size(); ++i) {
     y.set(i, u(rng));
     x[i] = y.get(i);  // the reference rotates exactly what the variant is given
   }
-  testing::run_rope(in, plan, positions, heads, y);
+  harness::run_rope(in, plan, positions, heads, y);
   for (std::size_t t = 0; t < positions.size(); ++t) {
     for (std::int64_t h = 0; h < heads; ++h) {
       const std::size_t row = (t * heads + h) * plan.head_dim();
@@ -120,6 +121,10 @@ void sweep_rope(const testing::Instance& in, const std::vector<std::int64_t>& po
 }
 
 }  // namespace
+
+std::size_t shard_of(const std::string& instance_name, std::size_t shard_count) {
+  return static_cast<std::size_t>(fnv1a(instance_name, 0) % std::max<std::size_t>(1, shard_count));
+}
 
 bool InstanceResult::within_contract() const {
   return std::all_of(bands.begin(), bands.end(),
@@ -158,19 +163,19 @@ std::vector<InstanceResult> run(const Options& options) {
   const std::size_t per_band = full ? 48 : 10;
 
   std::vector<InstanceResult> results;
-  auto all = testing::instances_matching(options.glob);
+  auto all = harness::instances_matching(options.glob);
   if (rope_only(options)) {
-    std::erase_if(all, [](const testing::Instance& in) { return in.variant->family() != Family::Rope; });
+    std::erase_if(all, [](const harness::Instance& in) { return in.variant->family() != Family::Rope; });
   }
-  std::vector<testing::Instance> mine;
-  for (std::size_t k = 0; k < all.size(); ++k) {
-    if (k % std::max<std::size_t>(1, options.shard_count) == options.shard_index) mine.push_back(all[k]);
+  std::vector<harness::Instance> mine;
+  for (const harness::Instance& in : all) {
+    if (shard_of(in.name(), options.shard_count) == options.shard_index) mine.push_back(in);
   }
-  const bool any_rope = std::any_of(mine.begin(), mine.end(), [](const testing::Instance& in) {
+  const bool any_rope = std::any_of(mine.begin(), mine.end(), [](const harness::Instance& in) {
     return in.variant->family() == Family::Rope;
   });
   const std::vector<std::int64_t> rope_dims = any_rope ? rope_head_dims(options) : dims;
-  for (const testing::Instance& in : mine) {
+  for (const harness::Instance& in : mine) {
     if (options.on_instance) options.on_instance(results.size(), mine.size(), in.name());
     InstanceResult result{in, {}};
     const std::int64_t limit = options.max_position > 0 ? options.max_position : in.contract().max_position;
@@ -240,8 +245,8 @@ nlohmann::json to_json(const std::vector<InstanceResult>& results) {
                      {"c1", c.c1},
                      {"c1_pair", c.c1_pair},
                      {"u_angle", unit_roundoff(c.angle_type)},
-                     {"kernel_ulps", c.kernel_ulps},
-                     {"max_position", c.max_position}}},
+                     {"max_position", c.max_position},
+                     {"declared", c}}},
                    {"bands", bands},
                    {"within_contract", r.within_contract()}});
   }

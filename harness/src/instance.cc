@@ -1,9 +1,9 @@
-#include "support/instances.h"
+#include "pe/harness/instance.h"
 
 #include <cctype>
 #include <cstdlib>
 
-namespace pe::testing {
+namespace pe::harness {
 
 std::string Instance::name() const {
   return variant->instance_name(layout) + "/" + std::string(to_string(dtype));
@@ -65,4 +65,4 @@ std::vector<Instance> instances_matching(const std::string& glob) {
   return out;
 }
 
-}  // namespace pe::testing
+}  // namespace pe::harness

@@ -5,10 +5,10 @@
 #include <span>
 
 #include "pe/api.h"
-#include "support/instances.h"
-#include "support/typed_buffer.h"
+#include "pe/harness/instance.h"
+#include "pe/harness/typed_buffer.h"
 
-namespace pe::testing {
+namespace pe::harness {
 
 inline TypedBuffer run_table(const Instance& in, const SinusoidalPlan& plan,
                              std::span<const std::int64_t> positions) {
@@ -30,4 +30,4 @@ inline TypedBuffer buffer_of(DType type, std::span<const double> values) {
   return b;
 }
 
-}  // namespace pe::testing
+}  // namespace pe::harness

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "pe/reports/bench_results.h"
+
 namespace pe::reports {
 
 struct ReportInputs {
@@ -25,7 +27,10 @@ struct ReportOutput {
 
 ReportOutput write_report(const ReportInputs& in, const std::string& dir);
 
-// ns/element and % of the fill limit per variant at the shapes, the fastest per shape.
+// bench.md: one row per kernel benchmark, every one bench_records() reads.
+std::string benchmarks_markdown(const std::vector<BenchRecord>& records);
+
+// ns/element and % of the fill limit per variant at the shapes (unscaled), the fastest per shape.
 std::string speed_markdown(const nlohmann::json& bench);
 
 }  // namespace pe::reports

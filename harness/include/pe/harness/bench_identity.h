@@ -1,0 +1,43 @@
+// What a kernel benchmark measured, as structured fields: the join key between pe_bench's Google
+// Benchmark JSON, `compare` and the report. pe_bench writes it as the benchmark's label (one JSON
+// object); readers take the fields from there and never re-parse the benchmark name, which is only
+// for people (`<family>/<instance>/<op>/<dtype>/<shape>/<positions>[/<scaling>]`).
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+namespace pe::harness {
+
+inline constexpr const char* kBenchIdentitySchema = "pe-suite/bench-identity/1";
+
+struct BenchIdentity {
+  std::string family;    // "sinusoidal", "rope"
+  std::string instance;  // "rope.halfsplit.hwy@AVX2"
+  std::string variant;   // "rope.hwy@AVX2"
+  std::string op;        // "table", "add" (sinusoidal), "rope"
+  std::string dtype;     // "f32", "f64", "bf16", "f16"
+  std::int64_t length = 0;  // rows of the table, or RoPE tokens
+  std::int64_t heads = 0;   // RoPE heads (0 for tables)
+  std::int64_t dim = 0;     // table dim, or RoPE head_dim
+  std::string positions;    // "start" (from 0) or "far" (from 2^20)
+  std::string scaling = "none";  // RoPE scaling method (pe/rope_scaling.h), "none" unscaled
+  int threads = 1;
+
+  bool operator==(const BenchIdentity&) const = default;
+};
+
+// {"schema": kBenchIdentitySchema, "family": ..., ...}: every field, always.
+void to_json(nlohmann::json& j, const BenchIdentity& id);
+// Throws nlohmann::json::exception (out_of_range, type_error) on a missing or mistyped field, and
+// std::runtime_error on another schema.
+void from_json(const nlohmann::json& j, BenchIdentity& id);
+
+// The human-readable benchmark name: "rope/rope.halfsplit.hwy/f32/T2048/H32/D128/start/yarn".
+std::string benchmark_name(const BenchIdentity& id);
+// The identity a benchmark label holds; nullopt for a label that is not one (limits/, plan/).
+std::optional<BenchIdentity> identity_from_label(const std::string& label);
+
+}  // namespace pe::harness

@@ -1,0 +1,18 @@
+// The contract as JSON (nlohmann ADL): every field and coefficient, read back to an equal Contract.
+// `pe-suite list --json`, the census and outside tools use this one form.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "pe/contract.h"
+
+namespace pe {
+
+// {"layouts": [...], "outputs": [...], "angle_type", "compute_type", "table_type", "max_position",
+//  "max_base", "max_input_abs", "depends_on", "coefficients": {"c0","ck","ct","c1","c1_pair","ca","c1_gain"}}
+void to_json(nlohmann::json& j, const Contract& c);
+// Throws nlohmann::json::exception on a missing field and std::runtime_error naming an unknown
+// layout or type. depends_on is not kept (a const char* the variant owns): it reads back empty.
+void from_json(const nlohmann::json& j, Contract& c);
+
+}  // namespace pe
