@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "detail/check.h"
-#include "pe/rope_scaling_math.h"
+#include "pe/detail/rope_scaling_math.h"
 
 namespace pe {
 namespace {

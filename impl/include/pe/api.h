@@ -4,7 +4,9 @@
 
 #include <cstdint>
 #include <span>
+#include <type_traits>
 
+#include "pe/half.h"
 #include "pe/plan.h"
 #include "pe/types.h"
 #include "pe/variant.h"
@@ -24,5 +26,27 @@ void sinusoidal_add(const Variant& variant, const SinusoidalPlan& plan,
 // x [positions.size(), n_heads, head_dim] rotated in place, one position per token.
 void rope_apply(const Variant& variant, const RopePlan& plan, std::span<const std::int64_t> positions,
                 std::int64_t n_heads, Buffer x, RopeDirection direction = RopeDirection::Forward);
+
+// Typed spans: the same calls with the element type taken from the span (float, double, BFloat16,
+// Float16), e.g. `pe::rope_apply(v, plan, positions, 32, std::span<float>(q))`.
+template <class T>
+concept OutputElement = std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, BFloat16> ||
+                        std::is_same_v<T, Float16>;
+
+template <OutputElement T>
+void sinusoidal_table(const Variant& variant, const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
+                      std::span<T> out) {
+  sinusoidal_table(variant, plan, positions, buffer(out));
+}
+template <OutputElement T>
+void sinusoidal_add(const Variant& variant, const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
+                    std::span<T> embeddings, std::span<const std::uint8_t> padding = {}) {
+  sinusoidal_add(variant, plan, positions, buffer(embeddings), padding);
+}
+template <OutputElement T>
+void rope_apply(const Variant& variant, const RopePlan& plan, std::span<const std::int64_t> positions,
+                std::int64_t n_heads, std::span<T> x, RopeDirection direction = RopeDirection::Forward) {
+  rope_apply(variant, plan, positions, n_heads, buffer(x), direction);
+}
 
 }  // namespace pe

@@ -4,6 +4,8 @@
 #include "pe/api.h"       // IWYU pragma: export
 #include "pe/contract.h"  // IWYU pragma: export
 #include "pe/errors.h"    // IWYU pragma: export
+#include "pe/half.h"      // IWYU pragma: export
 #include "pe/plan.h"      // IWYU pragma: export
+#include "pe/register.h"  // IWYU pragma: export
 #include "pe/types.h"     // IWYU pragma: export
 #include "pe/variant.h"   // IWYU pragma: export

@@ -1,37 +1,17 @@
 // rope.cache_f16: HF's float32 cos/sin (as rope.torch_f32) stored in a f16 cache, as engines that
 // keep the table in the model's dtype do, read back as float for a float32 rotation.
 //
-// Contract (derived), base <= 1e7, N = |a| + |b|: the angle as rope.torch_f32, 22.2·2^-24·|φ|;
-// cosf/sinf and the rotation 3.001·2^-24; the cache's rounding of |cos|, |sin| <= 1 moves the output
-// by at most N·2^-11 (ct = 1, table type f16); f16 or float16 data round once more (c0 = 1).
-// Budget: N·(c0·u_out + 2^-11 + (3.001 + 22.2·|φ|)·2^-24). Largest position: 2^24.
-// Scaling (pe/rope_scaling.h): the formula runs on the plan's base' (NTK, dynamic; at most max_base)
-// and multiplies each rescaled frequency by fl(g_j) in float: 2 more roundings of the angle
-// (c1_gain = 2.001); cos and sin times the attention factor in float (ca = 3: A rounded to double, to the
-// compute type, the product).
+// Contract (derived in cache_contract.h with u_T = 2^-11): |y - exact| <=
+// N·(c0·u_out + 2^-11 + (3.001 + 22.2·|φ|)·2^-24), N = |a| + |b|, base <= 1e7, positions <= 2^24.
 #include "detail/framework_sincos.h"
 #include "detail/pairwise_variant.h"
 #include "pe/register.h"
+#include "rope/framework/cache_contract.h"
 
 namespace pe {
 namespace {
 
-const Contract kContract{
-    .layouts = {Layout::Interleaved, Layout::HalfSplit},
-    .outputs = {DType::F32, DType::BF16, DType::F16},
-    .angle_type = DType::F32,
-    .compute_type = DType::F32,
-    .max_position = std::int64_t{1} << 24,
-    .max_base = 1e7,
-    .max_input_abs = 0x1p126,
-    .table_type = DType::F16,
-    .depends_on = "glibc powf, sinf, cosf <= 1 ULP; GCC _Float16 conversions",
-    .c0 = 1,
-    .ck = 3.001,
-    .ct = 1,
-    .c1 = 22.2,
-    .c1_gain = 2.001,
-};
+const Contract kContract = detail::hf_cache_contract(DType::F16, "glibc powf, sinf, cosf <= 1 ULP; GCC _Float16 conversions");
 
 PE_REGISTER_ROPE("rope.cache_f16", kContract, detail::PairwiseRope<float, detail::CachedHfRopeSinCos<Float16>>);
 

@@ -10,14 +10,14 @@
 
 #include "pe/plan.h"
 #include "pe/ref/real.h"
-#include "pe/rope_scaling_math.h"
+#include "pe/detail/rope_scaling_math.h"
 #include "pe/types.h"
 
 namespace pe::ref {
 
 // ω_i = base^(-2i/dim) at the wide tier, each computed on first use: a dim-4096 table needs 2048
 // powers of ~20 µs, a property sampling 96 channels only 96. Not thread-safe. With a RoPE scaling,
-// ω'_i by the formulas of pe/rope_scaling_math.h evaluated at the wide tier.
+// ω'_i by the formulas of pe/detail/rope_scaling_math.h evaluated at the wide tier.
 class Frequencies {
  public:
   Frequencies(std::size_t n_pairs, std::int64_t dim, double base, const RopeScaling& scaling = {});

@@ -1,0 +1,160 @@
+// The formats between components, pinned: a field renamed or dropped fails here, not in a report
+// downstream (Google Benchmark's output_test style). Also the registration rules every variant
+// file relies on.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "pe/harness/bench_identity.h"
+#include "pe/harness/contract_json.h"
+#include "pe/harness/instance.h"
+#include "pe/api.h"
+#include "pe/errors.h"
+#include "pe/variant.h"
+
+namespace pe {
+namespace {
+
+harness::BenchIdentity yarn_rope() {
+  return {.family = "rope",
+          .instance = "rope.halfsplit.hwy@AVX2",
+          .variant = "rope.hwy@AVX2",
+          .op = "rope",
+          .dtype = "f32",
+          .length = 2048,
+          .heads = 32,
+          .dim = 128,
+          .positions = "start",
+          .scaling = "yarn"};
+}
+
+TEST(Schemas, BenchIdentityIsPinnedAndRoundTrips) {
+  const nlohmann::json j = yarn_rope();
+  EXPECT_EQ(j.dump(),
+            R"({"dim":128,"dtype":"f32","family":"rope","heads":32,"instance":"rope.halfsplit.hwy@AVX2",)"
+            R"("length":2048,"op":"rope","positions":"start","scaling":"yarn",)"
+            R"("schema":"pe-suite/bench-identity/1","threads":1,"variant":"rope.hwy@AVX2"})");
+  EXPECT_EQ(j.get<harness::BenchIdentity>(), yarn_rope());
+  EXPECT_EQ(harness::identity_from_label(j.dump()), yarn_rope());
+}
+
+// The name is for people; every segment the old reader dropped (the scaling) is in it.
+TEST(Schemas, BenchmarkNamesOfEachShape) {
+  EXPECT_EQ(harness::benchmark_name(yarn_rope()), "rope/rope.halfsplit.hwy@AVX2/f32/T2048/H32/D128/start/yarn");
+  harness::BenchIdentity table{.family = "sinusoidal",
+                               .instance = "sinusoidal.interleaved.exact",
+                               .variant = "sinusoidal.exact",
+                               .op = "add",
+                               .dtype = "bf16",
+                               .length = 8192,
+                               .dim = 128,
+                               .positions = "far",
+                               .threads = 2};
+  EXPECT_EQ(harness::benchmark_name(table), "sinusoidal/sinusoidal.interleaved.exact/add/bf16/L8192/d128/far/threads:2");
+}
+
+TEST(Schemas, LabelsThatAreNotIdentitiesAreContextOrErrors) {
+  EXPECT_EQ(harness::identity_from_label(""), std::nullopt);
+  EXPECT_EQ(harness::identity_from_label("memset"), std::nullopt);
+  EXPECT_EQ(harness::identity_from_label(R"({"schema":"other/1"})"), std::nullopt);
+  nlohmann::json missing = yarn_rope();
+  missing.erase("scaling");
+  EXPECT_THROW(harness::identity_from_label(missing.dump()), nlohmann::json::exception);
+}
+
+TEST(Schemas, ContractCarriesEveryCoefficientAndRoundTrips) {
+  const Contract c{.layouts = {Layout::Interleaved, Layout::HalfSplit},
+                   .outputs = {DType::F32, DType::BF16},
+                   .angle_type = DType::F32,
+                   .compute_type = DType::F32,
+                   .max_position = std::int64_t{1} << 24,
+                   .max_base = 1e7,
+                   .max_input_abs = 0x1p126,
+                   .table_type = DType::F16,
+                   .depends_on = "",
+                   .c0 = 1,
+                   .ck = 3.001,
+                   .ct = 1,
+                   .c1 = 18.2,
+                   .c1_pair = 3.01,
+                   .ca = 3,
+                   .c1_gain = 2.001};
+  const nlohmann::json j = c;
+  EXPECT_EQ(j.at("coefficients").dump(),
+            R"({"c0":1.0,"c1":18.2,"c1_gain":2.001,"c1_pair":3.01,"ca":3.0,"ck":3.001,"ct":1.0})");
+  EXPECT_EQ(j.at("layouts").dump(), R"(["interleaved","halfsplit"])");
+  EXPECT_EQ(j.at("table_type"), "f16");
+  const Contract back = j.get<Contract>();
+  EXPECT_EQ(nlohmann::json(back), j);
+  nlohmann::json bad = j;
+  bad["outputs"] = {"f8"};
+  EXPECT_THROW(bad.get<Contract>(), std::runtime_error);
+}
+
+// Every registered contract serialises and reads back unchanged (no field left out).
+TEST(Schemas, EveryRegisteredContractRoundTrips) {
+  for (const Variant* v : registry()) {
+    nlohmann::json j = v->contract();
+    j["depends_on"] = "";  // a pointer the variant owns: not read back
+    EXPECT_EQ(nlohmann::json(j.get<Contract>()), j) << v->name();
+  }
+}
+
+TEST(Registry, NamesAreFamilyDotBackendWithAnOptionalTarget) {
+  EXPECT_TRUE(valid_variant_name("rope.exact", Family::Rope));
+  EXPECT_TRUE(valid_variant_name("rope.exact@AVX3_ZEN4", Family::Rope));
+  EXPECT_TRUE(valid_variant_name("sinusoidal.scalar_f32", Family::Sinusoidal));
+  EXPECT_FALSE(valid_variant_name("rope.exact", Family::Sinusoidal));
+  EXPECT_FALSE(valid_variant_name("rope.", Family::Rope));
+  EXPECT_FALSE(valid_variant_name("rope.Exact", Family::Rope));
+  EXPECT_FALSE(valid_variant_name("rope.exact@", Family::Rope));
+  EXPECT_FALSE(valid_variant_name("rope.exact@avx2", Family::Rope));
+  EXPECT_FALSE(valid_variant_name("ropes.exact", Family::Rope));
+  for (const Variant* v : registry()) EXPECT_TRUE(valid_variant_name(v->name(), v->family())) << v->name();
+}
+
+// Every Highway variant is registered as its dispatcher and once per target this CPU supports, and
+// every one of them has instances the property suites run on.
+TEST(Registry, HighwayVariantsHaveEveryTargetTheirDispatcherHas) {
+  for (const char* base : {"sinusoidal.hwy", "sinusoidal.exact", "rope.hwy", "rope.exact"}) {
+    ASSERT_NE(find_variant(base), nullptr) << base;
+    std::size_t targets = 0;
+    for (const Variant* v : registry()) {
+      if (v->name().starts_with(std::string(base) + "@")) {
+        ++targets;
+        EXPECT_FALSE(harness::instances_matching(v->name()).empty()) << v->name();
+      }
+    }
+    EXPECT_GE(targets, 2u) << base << ": the baseline and at least one SIMD target";
+  }
+}
+
+// The typed-span overloads are the Buffer calls with the type taken from the span: same bits, same
+// validation (a wrong size names the buffer and leaves it untouched).
+TEST(Api, TypedSpansAreTheBufferCalls) {
+  const Variant& v = *find_variant("sinusoidal.scalar_f64");
+  const SinusoidalPlan plan({.dim = 8});
+  const std::vector<std::int64_t> positions = {0, 7, 1000};
+  std::vector<float> typed(24), untyped(24);
+  sinusoidal_table(v, plan, positions, std::span<float>(typed));
+  sinusoidal_table(v, plan, positions, buffer(std::span<float>(untyped)));
+  EXPECT_EQ(typed, untyped);
+  std::vector<BFloat16> short_out(23, BFloat16{0x1234});
+  try {
+    sinusoidal_table(v, plan, positions, std::span<BFloat16>(short_out));
+    ADD_FAILURE() << "a 23-element output for 3 x 8 was accepted";
+  } catch (const InvalidArgument& e) {
+    EXPECT_EQ(e.parameter(), "out");
+  }
+  for (const BFloat16& b : short_out) EXPECT_EQ(b.bits, 0x1234);
+
+  const Variant& r = *find_variant("rope.scalar_f64");
+  const RopePlan rplan({.head_dim = 4});
+  std::vector<double> x = {1, 0, 0, 1, 0.5, 0.25, -1, 2}, y = x;
+  rope_apply(r, rplan, std::vector<std::int64_t>{3, 9}, 1, std::span<double>(x));
+  rope_apply(r, rplan, std::vector<std::int64_t>{3, 9}, 1, buffer(std::span<double>(y)));
+  EXPECT_EQ(x, y);
+}
+
+}  // namespace
+}  // namespace pe
