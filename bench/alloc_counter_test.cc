@@ -7,9 +7,9 @@
 #include <memory>
 #include <vector>
 
-#include "pe/pe.h"
 #include "pe/harness/instance.h"
 #include "pe/harness/typed_buffer.h"
+#include "pe/pe.h"
 
 // Result's constructor reads this constant, which Debian's libbenchmark 1.7.1 does not export; the
 // value is upstream's (src/benchmark_runner.cc).

@@ -16,11 +16,11 @@
 #include "alloc_counter.h"
 #include "fixture_cache.h"
 #include "machine_limits.h"
-#include "pe/pe.h"
-#include "pe/ref/reference.h"
 #include "pe/harness/bench_identity.h"
 #include "pe/harness/instance.h"
 #include "pe/harness/typed_buffer.h"
+#include "pe/pe.h"
+#include "pe/ref/reference.h"
 
 namespace pe::bench {
 namespace {
@@ -267,7 +267,8 @@ harness::BenchIdentity identity(const Instance& in, const RopeShape& s, DType dt
 template <class Shape, class Fn>
 void register_kernel(const harness::BenchIdentity& id, Fn fn, const Instance& in, const Shape& s, int calls) {
   const std::string label = nlohmann::json(id).dump();
-  benchmark::RegisterBenchmark(harness::benchmark_name(id).c_str(), fn, in, s, next_fixture_key(), calls, label);
+  benchmark::RegisterBenchmark(harness::benchmark_name(id).c_str(), fn, in, s, next_fixture_key(), calls,
+                               label);
 }
 
 struct Grid {

@@ -8,9 +8,9 @@
 
 #include "common.h"
 #include "pe/errors.h"
+#include "pe/reports/summary.h"
 #include "progress.h"
 #include "scaling_options.h"
-#include "pe/reports/summary.h"
 #include "verify.h"
 
 namespace pe::cli {

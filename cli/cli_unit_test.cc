@@ -10,9 +10,9 @@
 #include <numbers>
 
 #include "args.h"
-#include "pe/reports/compare.h"
 #include "diagnose.h"
 #include "npy.h"
+#include "pe/reports/compare.h"
 #include "pe/reports/plots.h"
 #include "scaling_options.h"
 

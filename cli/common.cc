@@ -13,9 +13,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "pe/reports/bench_results.h"
 #include "npy.h"
 #include "pe/plan.h"
+#include "pe/reports/bench_results.h"
 
 extern char** environ;
 

@@ -5,8 +5,8 @@
 
 #include <fstream>
 
-#include "pe/reports/bench_results.h"
 #include "common.h"
+#include "pe/reports/bench_results.h"
 
 namespace pe::cli {
 namespace {

@@ -13,11 +13,11 @@
 
 #include "common.h"
 #include "npy.h"
+#include "pe/harness/typed_buffer.h"
 #include "pe/pe.h"
 #include "pe/ref/real.h"
 #include "pe/ref/reference.h"
 #include "scaling_options.h"
-#include "pe/harness/typed_buffer.h"
 
 namespace pe::cli {
 namespace {

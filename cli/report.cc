@@ -3,9 +3,9 @@
 
 #include <fmt/format.h>
 
-#include "pe/reports/bench_results.h"
-#include "pe/harness/census.h"
 #include "common.h"
+#include "pe/harness/census.h"
+#include "pe/reports/bench_results.h"
 
 namespace pe::cli {
 namespace {

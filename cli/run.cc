@@ -6,8 +6,8 @@
 #include <filesystem>
 
 #include "bench.h"
-#include "pe/reports/bench_results.h"
 #include "common.h"
+#include "pe/reports/bench_results.h"
 #include "pe/reports/report.h"
 #include "pe/reports/variant_summary.h"
 #include "verify.h"

@@ -8,8 +8,8 @@
 
 #include "common.h"
 #include "junit.h"
-#include "progress.h"
 #include "pe/reports/summary.h"
+#include "progress.h"
 
 namespace pe::cli {
 

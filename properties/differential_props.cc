@@ -8,10 +8,10 @@
 #include <cmath>
 #include <map>
 
+#include "pe/harness/run.h"
 #include "pe/pe.h"
 #include "support/generators.h"
 #include "support/property_util.h"
-#include "pe/harness/run.h"
 
 namespace pe::testing {
 namespace {

@@ -8,11 +8,11 @@
 
 #include <cmath>
 
+#include "pe/harness/run.h"
 #include "pe/pe.h"
 #include "pe/ref/reference.h"
 #include "support/generators.h"
 #include "support/property_util.h"
-#include "pe/harness/run.h"
 
 namespace pe::testing {
 namespace {

@@ -5,11 +5,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pe/api.h"
+#include "pe/errors.h"
 #include "pe/harness/bench_identity.h"
 #include "pe/harness/contract_json.h"
 #include "pe/harness/instance.h"
-#include "pe/api.h"
-#include "pe/errors.h"
 #include "pe/variant.h"
 
 namespace pe {
@@ -40,7 +40,8 @@ TEST(Schemas, BenchIdentityIsPinnedAndRoundTrips) {
 
 // The name is for people; every segment the old reader dropped (the scaling) is in it.
 TEST(Schemas, BenchmarkNamesOfEachShape) {
-  EXPECT_EQ(harness::benchmark_name(yarn_rope()), "rope/rope.halfsplit.hwy@AVX2/f32/T2048/H32/D128/start/yarn");
+  EXPECT_EQ(harness::benchmark_name(yarn_rope()),
+            "rope/rope.halfsplit.hwy@AVX2/f32/T2048/H32/D128/start/yarn");
   harness::BenchIdentity table{.family = "sinusoidal",
                                .instance = "sinusoidal.interleaved.exact",
                                .variant = "sinusoidal.exact",
@@ -50,7 +51,8 @@ TEST(Schemas, BenchmarkNamesOfEachShape) {
                                .dim = 128,
                                .positions = "far",
                                .threads = 2};
-  EXPECT_EQ(harness::benchmark_name(table), "sinusoidal/sinusoidal.interleaved.exact/add/bf16/L8192/d128/far/threads:2");
+  EXPECT_EQ(harness::benchmark_name(table),
+            "sinusoidal/sinusoidal.interleaved.exact/add/bf16/L8192/d128/far/threads:2");
 }
 
 TEST(Schemas, LabelsThatAreNotIdentitiesAreContextOrErrors) {

@@ -8,9 +8,9 @@
 
 #include <cmath>
 
+#include "pe/harness/run.h"
 #include "pe/pe.h"
 #include "support/property_util.h"
-#include "pe/harness/run.h"
 
 namespace pe::testing {
 namespace {

@@ -72,7 +72,8 @@ std::vector<BenchRuns> benchmark_runs(const nlohmann::json& run) {
       try {
         r.identity = harness::identity_from_label(label);
       } catch (const std::exception& e) {
-        throw std::runtime_error("benchmark " + name + ": its label is not a benchmark identity: " + e.what());
+        throw std::runtime_error("benchmark " + name +
+                                 ": its label is not a benchmark identity: " + e.what());
       }
     }
     if (b.value("error_occurred", false)) {

@@ -5,10 +5,18 @@
 namespace pe::harness {
 
 void to_json(nlohmann::json& j, const BenchIdentity& id) {
-  j = {{"schema", kBenchIdentitySchema}, {"family", id.family},   {"instance", id.instance},
-       {"variant", id.variant},          {"op", id.op},           {"dtype", id.dtype},
-       {"length", id.length},            {"heads", id.heads},     {"dim", id.dim},
-       {"positions", id.positions},      {"scaling", id.scaling}, {"threads", id.threads}};
+  j = {{"schema", kBenchIdentitySchema},
+       {"family", id.family},
+       {"instance", id.instance},
+       {"variant", id.variant},
+       {"op", id.op},
+       {"dtype", id.dtype},
+       {"length", id.length},
+       {"heads", id.heads},
+       {"dim", id.dim},
+       {"positions", id.positions},
+       {"scaling", id.scaling},
+       {"threads", id.threads}};
 }
 
 void from_json(const nlohmann::json& j, BenchIdentity& id) {

@@ -8,9 +8,9 @@
 
 #include "pe/contract.h"
 #include "pe/errors.h"
-#include "pe/ref/reference.h"
 #include "pe/harness/contract_json.h"
 #include "pe/harness/run.h"
+#include "pe/ref/reference.h"
 
 namespace pe::census {
 namespace {

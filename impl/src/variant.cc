@@ -20,7 +20,8 @@ Variant::Variant(std::string name, Family family, Contract contract)
 
 bool valid_variant_name(std::string_view name, Family family) noexcept {
   const std::string_view prefix = to_string(family);
-  if (name.size() <= prefix.size() + 1 || name.substr(0, prefix.size()) != prefix || name[prefix.size()] != '.')
+  if (name.size() <= prefix.size() + 1 || name.substr(0, prefix.size()) != prefix ||
+      name[prefix.size()] != '.')
     return false;
   const std::string_view rest = name.substr(prefix.size() + 1);
   const std::size_t at = rest.find('@');

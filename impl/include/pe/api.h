@@ -30,17 +30,18 @@ void rope_apply(const Variant& variant, const RopePlan& plan, std::span<const st
 // Typed spans: the same calls with the element type taken from the span (float, double, BFloat16,
 // Float16), e.g. `pe::rope_apply(v, plan, positions, 32, std::span<float>(q))`.
 template <class T>
-concept OutputElement = std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, BFloat16> ||
-                        std::is_same_v<T, Float16>;
+concept OutputElement = std::is_same_v<T, float> || std::is_same_v<T, double> ||
+    std::is_same_v<T, BFloat16> || std::is_same_v<T, Float16>;
 
 template <OutputElement T>
-void sinusoidal_table(const Variant& variant, const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
-                      std::span<T> out) {
+void sinusoidal_table(const Variant& variant, const SinusoidalPlan& plan,
+                      std::span<const std::int64_t> positions, std::span<T> out) {
   sinusoidal_table(variant, plan, positions, buffer(out));
 }
 template <OutputElement T>
-void sinusoidal_add(const Variant& variant, const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
-                    std::span<T> embeddings, std::span<const std::uint8_t> padding = {}) {
+void sinusoidal_add(const Variant& variant, const SinusoidalPlan& plan,
+                    std::span<const std::int64_t> positions, std::span<T> embeddings,
+                    std::span<const std::uint8_t> padding = {}) {
   sinusoidal_add(variant, plan, positions, buffer(embeddings), padding);
 }
 template <OutputElement T>

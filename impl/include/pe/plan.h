@@ -79,8 +79,9 @@ class RopePlan {
     return params_.layout == Layout::Interleaved ? 2 * j : j;
   }
   std::size_t pair_offset() const noexcept { return params_.layout == Layout::Interleaved ? 1 : n_pairs(); }
-  // θ'_j = g_j·base'^(-2j/rotary_dim), j < rotary_dim/2, the scaled frequency (pe/detail/rope_scaling_math.h),
-  // formed in long double and rounded once: relative error as SinusoidalPlan::inv_freq.
+  // θ'_j = g_j·base'^(-2j/rotary_dim), j < rotary_dim/2, the scaled frequency
+  // (pe/detail/rope_scaling_math.h), formed in long double and rounded once: relative error as
+  // SinusoidalPlan::inv_freq.
   std::span<const double> inv_freq() const noexcept { return inv_freq_; }
   const TurnSteps& turn_steps() const noexcept { return turns_; }
   // The pieces, for formulations that build θ'_j their own way: base' (the NTK or dynamic base, else

@@ -16,12 +16,13 @@
 #define PE_DETAIL_CONCAT_(a, b) a##b
 #define PE_DETAIL_CONCAT(a, b) PE_DETAIL_CONCAT_(a, b)
 
-#define PE_DETAIL_REGISTER(BASE, WHAT, NAME, CONTRACT, ...)                                         \
+#define PE_DETAIL_REGISTER(BASE, WHAT, NAME, CONTRACT, ...)                                       \
   static_assert(std::is_base_of_v<BASE, __VA_ARGS__>, #__VA_ARGS__ " is not a " WHAT " variant"); \
-  [[maybe_unused]] const ::pe::Registrar PE_DETAIL_CONCAT(pe_registrar_, __LINE__) {                \
-    std::make_unique<__VA_ARGS__>(NAME, CONTRACT)                                                   \
+  [[maybe_unused]] const ::pe::Registrar PE_DETAIL_CONCAT(pe_registrar_, __LINE__) {              \
+    std::make_unique<__VA_ARGS__>(NAME, CONTRACT)                                                 \
   }
 
 #define PE_REGISTER_SINUSOIDAL(NAME, CONTRACT, ...) \
   PE_DETAIL_REGISTER(::pe::SinusoidalVariant, "sinusoidal", NAME, CONTRACT, __VA_ARGS__)
-#define PE_REGISTER_ROPE(NAME, CONTRACT, ...) PE_DETAIL_REGISTER(::pe::RopeVariant, "rope", NAME, CONTRACT, __VA_ARGS__)
+#define PE_REGISTER_ROPE(NAME, CONTRACT, ...) \
+  PE_DETAIL_REGISTER(::pe::RopeVariant, "rope", NAME, CONTRACT, __VA_ARGS__)

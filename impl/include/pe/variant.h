@@ -55,7 +55,8 @@ class SinusoidalVariant : public Variant {
 
 class RopeVariant : public Variant {
  public:
-  RopeVariant(std::string name, Contract contract) : Variant(std::move(name), Family::Rope, std::move(contract)) {}
+  RopeVariant(std::string name, Contract contract)
+      : Variant(std::move(name), Family::Rope, std::move(contract)) {}
   // x[t, h, :] rotated by positions[t] (Inverse: by -positions[t]); x is [tokens, n_heads, head_dim].
   virtual void apply(const RopePlan& plan, std::span<const std::int64_t> positions, std::size_t n_heads,
                      RopeDirection direction, Buffer x) const noexcept = 0;

@@ -21,34 +21,34 @@
                                                             &ROTATE);                                   \
       })
 
-#define PE_REGISTER_HWY_ROPE_DISPATCH(NAME, CONTRACT, ROTATE)                                               \
-  HWY_EXPORT(ROTATE);                                                                                       \
-  void pe_dispatch_rotate(const ::pe::RopePlan& plan, std::span<const std::int64_t> positions,             \
-                          std::size_t n_heads, ::pe::RopeDirection direction, ::pe::Buffer x) {             \
-    HWY_DYNAMIC_DISPATCH(ROTATE)(plan, positions, n_heads, direction, x);                                   \
-  }                                                                                                         \
-  [[maybe_unused]] const ::pe::Registrar pe_registrar_dispatch {                                           \
-    std::make_unique<::pe::detail::FunctionRope>(NAME, CONTRACT, &pe_dispatch_rotate)                       \
+#define PE_REGISTER_HWY_ROPE_DISPATCH(NAME, CONTRACT, ROTATE)                                   \
+  HWY_EXPORT(ROTATE);                                                                           \
+  void pe_dispatch_rotate(const ::pe::RopePlan& plan, std::span<const std::int64_t> positions,  \
+                          std::size_t n_heads, ::pe::RopeDirection direction, ::pe::Buffer x) { \
+    HWY_DYNAMIC_DISPATCH(ROTATE)(plan, positions, n_heads, direction, x);                       \
+  }                                                                                             \
+  [[maybe_unused]] const ::pe::Registrar pe_registrar_dispatch {                                \
+    std::make_unique<::pe::detail::FunctionRope>(NAME, CONTRACT, &pe_dispatch_rotate)           \
   }
 
-#define PE_REGISTER_HWY_SINUSOIDAL_TARGET(NAME, CONTRACT, TABLE, ADD)                                          \
-  [[maybe_unused]] const bool pe_registered_target = ::pe::detail::register_hwy_target(                        \
-      HWY_TARGET, [](std::string target) -> std::unique_ptr<::pe::Variant> {                                   \
-        return std::make_unique<::pe::detail::FunctionSinusoidal>(std::string(NAME) + "@" + target, CONTRACT, \
-                                                                  &TABLE, &ADD);                               \
+#define PE_REGISTER_HWY_SINUSOIDAL_TARGET(NAME, CONTRACT, TABLE, ADD)                               \
+  [[maybe_unused]] const bool pe_registered_target = ::pe::detail::register_hwy_target(             \
+      HWY_TARGET, [](std::string target) -> std::unique_ptr<::pe::Variant> {                        \
+        return std::make_unique<::pe::detail::FunctionSinusoidal>(std::string(NAME) + "@" + target, \
+                                                                  CONTRACT, &TABLE, &ADD);          \
       })
 
-#define PE_REGISTER_HWY_SINUSOIDAL_DISPATCH(NAME, CONTRACT, TABLE, ADD)                                     \
-  HWY_EXPORT(TABLE);                                                                                        \
-  HWY_EXPORT(ADD);                                                                                          \
-  void pe_dispatch_table(const ::pe::SinusoidalPlan& plan, std::span<const std::int64_t> positions,        \
-                         ::pe::Buffer out) {                                                                \
-    HWY_DYNAMIC_DISPATCH(TABLE)(plan, positions, out);                                                      \
-  }                                                                                                         \
-  void pe_dispatch_add(const ::pe::SinusoidalPlan& plan, std::span<const std::int64_t> positions,          \
-                       std::span<const std::uint8_t> padding, ::pe::Buffer embeddings) {                    \
-    HWY_DYNAMIC_DISPATCH(ADD)(plan, positions, padding, embeddings);                                        \
-  }                                                                                                         \
-  [[maybe_unused]] const ::pe::Registrar pe_registrar_dispatch {                                           \
+#define PE_REGISTER_HWY_SINUSOIDAL_DISPATCH(NAME, CONTRACT, TABLE, ADD)                                      \
+  HWY_EXPORT(TABLE);                                                                                         \
+  HWY_EXPORT(ADD);                                                                                           \
+  void pe_dispatch_table(const ::pe::SinusoidalPlan& plan, std::span<const std::int64_t> positions,          \
+                         ::pe::Buffer out) {                                                                 \
+    HWY_DYNAMIC_DISPATCH(TABLE)(plan, positions, out);                                                       \
+  }                                                                                                          \
+  void pe_dispatch_add(const ::pe::SinusoidalPlan& plan, std::span<const std::int64_t> positions,            \
+                       std::span<const std::uint8_t> padding, ::pe::Buffer embeddings) {                     \
+    HWY_DYNAMIC_DISPATCH(ADD)(plan, positions, padding, embeddings);                                         \
+  }                                                                                                          \
+  [[maybe_unused]] const ::pe::Registrar pe_registrar_dispatch {                                             \
     std::make_unique<::pe::detail::FunctionSinusoidal>(NAME, CONTRACT, &pe_dispatch_table, &pe_dispatch_add) \
   }

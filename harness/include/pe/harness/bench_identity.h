@@ -14,15 +14,15 @@ namespace pe::harness {
 inline constexpr const char* kBenchIdentitySchema = "pe-suite/bench-identity/1";
 
 struct BenchIdentity {
-  std::string family;    // "sinusoidal", "rope"
-  std::string instance;  // "rope.halfsplit.hwy@AVX2"
-  std::string variant;   // "rope.hwy@AVX2"
-  std::string op;        // "table", "add" (sinusoidal), "rope"
-  std::string dtype;     // "f32", "f64", "bf16", "f16"
-  std::int64_t length = 0;  // rows of the table, or RoPE tokens
-  std::int64_t heads = 0;   // RoPE heads (0 for tables)
-  std::int64_t dim = 0;     // table dim, or RoPE head_dim
-  std::string positions;    // "start" (from 0) or "far" (from 2^20)
+  std::string family;            // "sinusoidal", "rope"
+  std::string instance;          // "rope.halfsplit.hwy@AVX2"
+  std::string variant;           // "rope.hwy@AVX2"
+  std::string op;                // "table", "add" (sinusoidal), "rope"
+  std::string dtype;             // "f32", "f64", "bf16", "f16"
+  std::int64_t length = 0;       // rows of the table, or RoPE tokens
+  std::int64_t heads = 0;        // RoPE heads (0 for tables)
+  std::int64_t dim = 0;          // table dim, or RoPE head_dim
+  std::string positions;         // "start" (from 0) or "far" (from 2^20)
   std::string scaling = "none";  // RoPE scaling method (pe/rope_scaling.h), "none" unscaled
   int threads = 1;
 

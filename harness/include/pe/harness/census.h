@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "pe/rope_scaling.h"
 #include "pe/harness/instance.h"
+#include "pe/rope_scaling.h"
 
 namespace pe::census {
 

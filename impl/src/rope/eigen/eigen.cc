@@ -25,7 +25,8 @@ const Contract kContract{
     .compute_type = DType::F32,
     .max_position = std::int64_t{1} << 24,
     .max_input_abs = 0x1p126,
-    .depends_on = "Eigen 3.4 psin_float/pcos_float with EIGEN_VECTORIZE_SSE2 and no FMA (2 ULP; 1 ULP with -mfma)",
+    .depends_on =
+        "Eigen 3.4 psin_float/pcos_float with EIGEN_VECTORIZE_SSE2 and no FMA (2 ULP; 1 ULP with -mfma)",
     .c0 = 1,
     .ck = 4.01,
     .c1 = 3.001,

@@ -13,7 +13,8 @@ namespace {
 
 const Contract kContract = detail::hf_cache_contract(DType::BF16, "glibc powf, sinf, cosf <= 1 ULP");
 
-PE_REGISTER_ROPE("rope.cache_bf16", kContract, detail::PairwiseRope<float, detail::CachedHfRopeSinCos<BFloat16>>);
+PE_REGISTER_ROPE("rope.cache_bf16", kContract,
+                 detail::PairwiseRope<float, detail::CachedHfRopeSinCos<BFloat16>>);
 
 }  // namespace
 }  // namespace pe

@@ -11,9 +11,11 @@
 namespace pe {
 namespace {
 
-const Contract kContract = detail::hf_cache_contract(DType::F16, "glibc powf, sinf, cosf <= 1 ULP; GCC _Float16 conversions");
+const Contract kContract =
+    detail::hf_cache_contract(DType::F16, "glibc powf, sinf, cosf <= 1 ULP; GCC _Float16 conversions");
 
-PE_REGISTER_ROPE("rope.cache_f16", kContract, detail::PairwiseRope<float, detail::CachedHfRopeSinCos<Float16>>);
+PE_REGISTER_ROPE("rope.cache_f16", kContract,
+                 detail::PairwiseRope<float, detail::CachedHfRopeSinCos<Float16>>);
 
 }  // namespace
 }  // namespace pe

@@ -12,8 +12,8 @@
 //   float as before); cos and sin times the attention factor in float (ca = 3: A rounded to double, to the
 //   compute type, the product).
 #include "detail/pairwise_variant.h"
-#include "pe/register.h"
 #include "detail/scalar_sincos.h"
+#include "pe/register.h"
 
 namespace pe {
 namespace {
@@ -31,7 +31,8 @@ const Contract kContract{
     .c1 = 3.001,
 };
 
-PE_REGISTER_ROPE("rope.scalar_f32", kContract, detail::PairwiseRope<float, detail::LibmSinCos<float, RopePlan>>);
+PE_REGISTER_ROPE("rope.scalar_f32", kContract,
+                 detail::PairwiseRope<float, detail::LibmSinCos<float, RopePlan>>);
 
 }  // namespace
 }  // namespace pe

@@ -9,8 +9,8 @@
 //   Largest position promised: 2^31. Scaling: the plan's θ'_j; cos and sin times the attention
 //   factor in the compute type (ca = 3: A rounded to double, to the compute type, the product).
 #include "detail/pairwise_variant.h"
-#include "pe/register.h"
 #include "detail/scalar_sincos.h"
+#include "pe/register.h"
 
 namespace pe {
 namespace {
@@ -28,7 +28,8 @@ const Contract kContract{
     .c1 = 2.03,
 };
 
-PE_REGISTER_ROPE("rope.scalar_f64", kContract, detail::PairwiseRope<double, detail::LibmSinCos<double, RopePlan>>);
+PE_REGISTER_ROPE("rope.scalar_f64", kContract,
+                 detail::PairwiseRope<double, detail::LibmSinCos<double, RopePlan>>);
 
 }  // namespace
 }  // namespace pe

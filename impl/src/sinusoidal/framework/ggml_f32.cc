@@ -29,7 +29,8 @@ const Contract kContract{
     .c1_pair = 3.01,
 };
 
-PE_REGISTER_SINUSOIDAL("sinusoidal.ggml_f32", kContract, detail::PairwiseSinusoidal<float, detail::GgmlSinCos<SinusoidalPlan>>);
+PE_REGISTER_SINUSOIDAL("sinusoidal.ggml_f32", kContract,
+                       detail::PairwiseSinusoidal<float, detail::GgmlSinCos<SinusoidalPlan>>);
 
 }  // namespace
 }  // namespace pe

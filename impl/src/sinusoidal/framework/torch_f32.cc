@@ -30,7 +30,8 @@ const Contract kContract{
     .c1 = 36.3,
 };
 
-PE_REGISTER_SINUSOIDAL("sinusoidal.torch_f32", kContract, detail::PairwiseSinusoidal<float, detail::TorchTutorialSinCos>);
+PE_REGISTER_SINUSOIDAL("sinusoidal.torch_f32", kContract,
+                       detail::PairwiseSinusoidal<float, detail::TorchTutorialSinCos>);
 
 }  // namespace
 }  // namespace pe

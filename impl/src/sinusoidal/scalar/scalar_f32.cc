@@ -10,8 +10,8 @@
 //   Budget: (1 + 3.001·|φ|)·2^-24. Largest position promised: 2^24, beyond which fl(p) merges
 //   neighbouring positions.
 #include "detail/pairwise_variant.h"
-#include "pe/register.h"
 #include "detail/scalar_sincos.h"
+#include "pe/register.h"
 
 namespace pe {
 namespace {
@@ -29,7 +29,8 @@ const Contract kContract{
     .c1 = 3.001,
 };
 
-PE_REGISTER_SINUSOIDAL("sinusoidal.scalar_f32", kContract, detail::PairwiseSinusoidal<float, detail::LibmSinCos<float, SinusoidalPlan>>);
+PE_REGISTER_SINUSOIDAL("sinusoidal.scalar_f32", kContract,
+                       detail::PairwiseSinusoidal<float, detail::LibmSinCos<float, SinusoidalPlan>>);
 
 }  // namespace
 }  // namespace pe

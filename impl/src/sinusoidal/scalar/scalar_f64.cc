@@ -10,8 +10,8 @@
 //   Budget: float64 (1 + 2.03·|φ|)·2^-53; float32 2^-24 + (1 + 2.03·|φ|)·2^-53.
 //   Largest position promised: 2^31 (the long-context range; the budget holds to 2^53).
 #include "detail/pairwise_variant.h"
-#include "pe/register.h"
 #include "detail/scalar_sincos.h"
+#include "pe/register.h"
 
 namespace pe {
 namespace {
@@ -29,7 +29,8 @@ const Contract kContract{
     .c1 = 2.03,
 };
 
-PE_REGISTER_SINUSOIDAL("sinusoidal.scalar_f64", kContract, detail::PairwiseSinusoidal<double, detail::LibmSinCos<double, SinusoidalPlan>>);
+PE_REGISTER_SINUSOIDAL("sinusoidal.scalar_f64", kContract,
+                       detail::PairwiseSinusoidal<double, detail::LibmSinCos<double, SinusoidalPlan>>);
 
 }  // namespace
 }  // namespace pe

@@ -8,9 +8,9 @@
 #include <utility>
 #include <vector>
 
+#include "pe/detail/rope_scaling_math.h"
 #include "pe/plan.h"
 #include "pe/ref/real.h"
-#include "pe/detail/rope_scaling_math.h"
 #include "pe/types.h"
 
 namespace pe::ref {
