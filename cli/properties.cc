@@ -17,11 +17,8 @@ std::optional<PropertyRun> run_properties(const std::string& glob, std::uint64_t
 #ifdef PE_PROPS_EXE
   PropertyRun run;
   run.rc_params = fmt::format("seed={} max_size=100 max_success={}", seed, full ? 100 : 25);
-  std::string path_template = (std::filesystem::temp_directory_path() / "pe-suite-props-XXXXXX").string();
-  std::vector<char> path_chars(path_template.begin(), path_template.end());
-  path_chars.push_back('\0');
-  char* json_path = path_chars.data();
-  const int fd = mkstemp(json_path);
+  std::string json_path = (std::filesystem::temp_directory_path() / "pe-suite-props-XXXXXX").string();
+  const int fd = mkstemp(json_path.data());
   if (fd < 0) throw std::runtime_error("cannot create a temporary file for the property report");
   close(fd);
   // A selection can leave a suite without instances, which GoogleTest reports as a failure of its

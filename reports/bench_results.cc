@@ -51,12 +51,6 @@ nlohmann::json parse_benchmark_json(const std::string& text, const std::string& 
   }
 }
 
-std::string variant_of(const std::string& instance) {
-  const auto first = instance.find('.'), second = instance.find('.', first + 1);
-  if (first == std::string::npos || second == std::string::npos) return instance;
-  return instance.substr(0, first) + instance.substr(second);
-}
-
 std::vector<BenchRuns> benchmark_runs(const nlohmann::json& run) {
   if (!run.is_object() || !run.contains("benchmarks") || !run["benchmarks"].is_array())
     throw std::runtime_error("not a Google Benchmark JSON file (no \"benchmarks\" array)");

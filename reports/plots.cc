@@ -105,7 +105,7 @@ std::vector<std::string> plot_speed(const std::vector<BenchRecord>& bench, const
         continue;
       if (family == "sinusoidal" && (b.op != "table" || b.dim != 128)) continue;
       if (family == "rope" && (b.heads != 32 || b.dim != 128)) continue;
-      by_instance[variant_of(b.instance)][b.instance].push_back(&b);
+      by_instance[b.variant][b.instance].push_back(&b);
     }
     std::map<std::string, std::vector<const BenchRecord*>> series;
     for (auto& [v, instances] : by_instance) {

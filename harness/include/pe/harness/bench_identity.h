@@ -14,6 +14,7 @@ namespace pe::harness {
 inline constexpr const char* kBenchIdentitySchema = "pe-suite/bench-identity/1";
 
 struct BenchIdentity {
+  std::string schema = kBenchIdentitySchema;
   std::string family;            // "sinusoidal", "rope"
   std::string instance;          // "rope.halfsplit.hwy@AVX2"
   std::string variant;           // "rope.hwy@AVX2"
@@ -29,15 +30,15 @@ struct BenchIdentity {
   bool operator==(const BenchIdentity&) const = default;
 };
 
-// {"schema": kBenchIdentitySchema, "family": ..., ...}: every field, always.
-void to_json(nlohmann::json& j, const BenchIdentity& id);
-// Throws nlohmann::json::exception (out_of_range, type_error) on a missing or mistyped field, and
-// std::runtime_error on another schema.
-void from_json(const nlohmann::json& j, BenchIdentity& id);
+// {"schema": kBenchIdentitySchema, "family": ..., ...}: every field, always; reading throws
+// nlohmann::json::exception (out_of_range, type_error) on a missing or mistyped field.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BenchIdentity, schema, family, instance, variant, op, dtype, length, heads,
+                                   dim, positions, scaling, threads)
 
 // The human-readable benchmark name: "rope/rope.halfsplit.hwy/f32/T2048/H32/D128/start/yarn".
 std::string benchmark_name(const BenchIdentity& id);
-// The identity a benchmark label holds; nullopt for a label that is not one (limits/, plan/).
+// The identity a benchmark label holds; nullopt for a label that is not one (limits/, plan/, another
+// schema). Throws as reading does for a label of this schema with a missing or mistyped field.
 std::optional<BenchIdentity> identity_from_label(const std::string& label);
 
 }  // namespace pe::harness

@@ -49,7 +49,4 @@ nlohmann::json parse_benchmark_json(const std::string& text, const std::string& 
 // Throws as benchmark_runs.
 std::vector<BenchRecord> bench_records(const nlohmann::json& run);
 
-// The variant of an instance name: "sinusoidal.interleaved.hwy@AVX2" -> "sinusoidal.hwy@AVX2".
-std::string variant_of(const std::string& instance);
-
 }  // namespace pe::reports
