@@ -12,7 +12,10 @@ namespace {
 
 std::string join(const auto& items) {
   std::string s;
-  for (const auto& i : items) s += (s.empty() ? "" : ",") + std::string(to_string(i));
+  for (const auto& i : items) {
+    if (!s.empty()) s += ',';
+    s += to_string(i);
+  }
   return s;
 }
 

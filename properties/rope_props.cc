@@ -15,8 +15,6 @@
 namespace pe::testing {
 namespace {
 
-constexpr double kU64 = 0x1p-53;
-
 // Largest finite values are below 2^(max_exponent + 1).
 int max_exponent(DType t) { return t == DType::F16 ? 15 : t == DType::F64 ? 1023 : 127; }
 

@@ -16,8 +16,6 @@
 namespace pe::testing {
 namespace {
 
-constexpr double kU64 = 0x1p-53;
-
 class SinusoidalProps : public ::testing::TestWithParam<Instance> {
  protected:
   const Instance& in() const { return GetParam(); }

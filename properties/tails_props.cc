@@ -101,13 +101,7 @@ TEST_P(Tails, SameBitsAlignedOffsetAndRepeatedAndAgreesWithScalarF64) {
   }
 }
 
-std::vector<Instance> all_instances() {
-  auto v = selected(Family::Sinusoidal);
-  for (const Instance& i : selected(Family::Rope)) v.push_back(i);
-  return v;
-}
-
-INSTANTIATE_TEST_SUITE_P(Registry, Tails, ::testing::ValuesIn(all_instances()), instance_test_name);
+INSTANTIATE_TEST_SUITE_P(Registry, Tails, ::testing::ValuesIn(selected()), instance_test_name);
 
 }  // namespace
 }  // namespace pe::testing

@@ -45,13 +45,23 @@ bool glob_match(const std::string& pattern, const std::string& text) {
   return p == pattern.size();
 }
 
-std::vector<Instance> selected(Family family) {
+std::vector<Instance> selected() {
   const char* glob = std::getenv("PE_VARIANT");
   std::vector<Instance> out;
-  for (const Instance& i : instances(family)) {
-    if (glob == nullptr || glob_match(glob, i.variant->name()) || glob_match(glob, i.name()))
-      out.push_back(i);
+  for (const Variant* v : registry()) {
+    for (Layout l : v->contract().layouts) {
+      for (DType t : v->contract().outputs) {
+        const Instance i{v, l, t};
+        if (glob == nullptr || glob_match(glob, v->name()) || glob_match(glob, i.name())) out.push_back(i);
+      }
+    }
   }
+  return out;
+}
+
+std::vector<Instance> selected(Family family) {
+  std::vector<Instance> out = selected();
+  std::erase_if(out, [family](const Instance& i) { return i.variant->family() != family; });
   return out;
 }
 

@@ -24,6 +24,9 @@ using harness::run_table;
 using harness::selected;
 using harness::TypedBuffer;
 
+// Unit roundoff of double, for the tolerances of identities evaluated in double.
+inline constexpr double kU64 = 0x1p-53;
+
 // Every channel when there are at most `most`, else both ends and an even stride between.
 inline std::vector<std::size_t> sample_channels(std::size_t dim, std::size_t most = 96) {
   std::vector<std::size_t> out;

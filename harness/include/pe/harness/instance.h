@@ -29,6 +29,8 @@ std::vector<Instance> instances(Family family);
 // instances(family) that match the glob in $PE_VARIANT (every one when unset): the property suites
 // instantiate these, so `pe-suite verify --variant GLOB` runs the property binary on a selection.
 std::vector<Instance> selected(Family family);
+// The same over every family.
+std::vector<Instance> selected();
 // Instances whose name matches a glob ('*' and '?'), on the variant name or the instance name.
 std::vector<Instance> instances_matching(const std::string& glob);
 bool glob_match(const std::string& pattern, const std::string& text);
