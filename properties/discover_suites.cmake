@@ -1,6 +1,6 @@
 # Included by ctest (TEST_INCLUDE_FILES): asks a GoogleTest binary for its tests and adds one ctest
-# per suite, split by family where every test of a parameterised suite names its instance
-# ("Registry/RopeProps.X/rope_halfsplit_hwy_f32"). The list is derived from the binary, so a new
+# per suite, split by family and layout where every test of a parameterised suite names its instance
+# ("Registry/RopeProps.X/rope_halfsplit_hwy_f32"), so that the long suites share the cores evenly. The list is derived from the binary, so a new
 # suite runs without an edit anywhere; one ctest per suite (not per test) keeps process starts few.
 # Inputs: PE_DISCOVER_EXE, PE_DISCOVER_PREFIX (the ctest name prefix).
 execute_process(COMMAND "${PE_DISCOVER_EXE}" --gtest_list_tests
@@ -18,9 +18,9 @@ foreach(line IN LISTS lines)
     set(suite "${CMAKE_MATCH_1}")
     list(APPEND suites "${suite}")
     string(MAKE_C_IDENTIFIER "${suite}" id)
-    set(families_${id} "")
+    set(families_${id} "")  # "<family>_<layout>" groups seen
     set(other_${id} OFF)
-  elseif(NOT suite STREQUAL "" AND line MATCHES "^  [A-Za-z0-9_]+/(sinusoidal|rope)_")
+  elseif(NOT suite STREQUAL "" AND line MATCHES "^  [A-Za-z0-9_]+/((sinusoidal|rope)_[a-z]+)_")
     list(APPEND families_${id} "${CMAKE_MATCH_1}")
   elseif(NOT suite STREQUAL "" AND line MATCHES "^  ")
     set(other_${id} ON)
@@ -32,9 +32,9 @@ foreach(suite IN LISTS suites)
   list(REMOVE_DUPLICATES families_${id})
   list(LENGTH families_${id} n_families)
   if(n_families GREATER 1 AND NOT other_${id})
-    foreach(family IN LISTS families_${id})
-      add_test("${PE_DISCOVER_PREFIX}/${shown}/${family}" "${PE_DISCOVER_EXE}"
-               "--gtest_filter=${suite}.*/${family}_*")
+    foreach(group IN LISTS families_${id})
+      add_test("${PE_DISCOVER_PREFIX}/${shown}/${group}" "${PE_DISCOVER_EXE}"
+               "--gtest_filter=${suite}.*/${group}_*")
     endforeach()
   else()
     add_test("${PE_DISCOVER_PREFIX}/${shown}" "${PE_DISCOVER_EXE}" "--gtest_filter=${suite}.*")
