@@ -18,9 +18,9 @@
 #include "machine_limits.h"
 #include "pe/harness/bench_identity.h"
 #include "pe/harness/instance.h"
+#include "pe/harness/measure.h"
 #include "pe/harness/typed_buffer.h"
 #include "pe/pe.h"
-#include "pe/ref/reference.h"
 
 namespace pe::bench {
 namespace {
@@ -77,17 +77,19 @@ Check& check_for(std::size_t key) {
   return checks[key];
 }
 
-void check_element(Check& c, double y, const ref::Real& exact, double budget) {
-  const double err = ref::abs_error(y, exact);
-  c.worst_error = std::max(c.worst_error, err);
-  c.worst_ratio = std::max(c.worst_ratio, err / budget);
+// 3 rows (first, middle, last) by up to 16 pairs spread over the frequencies.
+harness::Sample sample_of(std::size_t rows, std::size_t pairs) {
+  const std::set<std::size_t> r = {0, rows / 2, rows - 1};
+  std::set<std::size_t> p;
+  for (std::size_t k = 0; k < 16; ++k) p.insert(k * (pairs - 1) / 15);
+  return {{r.begin(), r.end()}, {p.begin(), p.end()}};
 }
 
-std::vector<std::size_t> sample_rows(std::size_t n) { return {0, n / 2, n - 1}; }
-std::vector<std::size_t> sample_pairs(std::size_t pairs) {
-  std::set<std::size_t> s;
-  for (std::size_t k = 0; k < 16; ++k) s.insert(k * (pairs - 1) / 15);
-  return {s.begin(), s.end()};
+harness::Sink check_sink(Check& c) {
+  return [&c](const harness::ElementRecord& e) {
+    c.worst_error = std::max(c.worst_error, std::isnan(e.abs_error) ? INFINITY : e.abs_error);
+    c.worst_ratio = std::max(c.worst_ratio, e.ratio());
+  };
 }
 
 template <class Call>
@@ -149,19 +151,10 @@ SinFixture make_sinusoidal_fixture(const Instance& in, const SinShape& s, std::s
   if (f.check->done) return f;
   f.check->done = true;
   run_sinusoidal(in, s, f);  // an add onto zeros is the table itself
-  const ref::Sinusoidal exact(params, f.positions.back());
-  for (std::size_t r : sample_rows(s.length)) {
-    for (std::size_t i : sample_pairs(f.plan->n_pairs())) {
-      for (std::size_t ch : {in.layout == Layout::Interleaved ? 2 * i : i,
-                             in.layout == Layout::Interleaved ? 2 * i + 1 : f.plan->n_pairs() + i}) {
-        const double phi =
-            std::fabs(static_cast<double>(f.positions[r]) * f.plan->inv_freq()[i]) * (1 + 0x1p-50);
-        double budget = element_budget(in.contract(), in.dtype, phi, i);
-        if (s.add) budget += add_budget(in.contract(), in.dtype, 0.0);
-        check_element(*f.check, f.buf->get(r * s.dim + ch), exact.exact(f.positions[r], ch).value, budget);
-      }
-    }
-  }
+  harness::Budget budget{&in.contract(), in.dtype};
+  if (s.add) budget.extra = add_budget(in.contract(), in.dtype, 0.0);
+  harness::measure_sinusoidal(params, f.positions, *f.buf, budget, check_sink(*f.check),
+                              sample_of(s.length, f.plan->n_pairs()));
   return f;
 }
 
@@ -206,20 +199,8 @@ RopeFixture make_rope_fixture(const Instance& in, const RopeShape& s, std::size_
   f.check->done = true;
   const TypedBuffer x = *f.buf;
   run_rope(in, s, f);
-  const ref::Rope exact(params, f.positions.back());
-  for (std::size_t t : sample_rows(s.tokens)) {
-    for (std::size_t j : sample_pairs(f.plan->n_pairs())) {
-      const std::size_t i0 = t * s.heads * s.head_dim + f.plan->pair_first(j),
-                        i1 = i0 + f.plan->pair_offset();
-      const auto [e0, e1] = exact.rotate(f.positions[t], j, x.get(i0), x.get(i1));
-      const double phi =
-          std::fabs(static_cast<double>(f.positions[t]) * f.plan->inv_freq()[j]) * (1 + 0x1p-50);
-      const double budget = rope_element_budget(in.contract(), *f.plan, in.dtype, phi, j,
-                                                std::fabs(x.get(i0)) + std::fabs(x.get(i1)));
-      check_element(*f.check, f.buf->get(i0), e0.value, budget);
-      check_element(*f.check, f.buf->get(i1), e1.value, budget);
-    }
-  }
+  harness::measure_rope(params, f.positions, s.heads, x, *f.buf, {&in.contract(), in.dtype},
+                        check_sink(*f.check), sample_of(s.tokens, f.plan->n_pairs()));
   return f;
 }
 

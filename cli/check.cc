@@ -10,8 +10,8 @@
 #include "diagnose.h"
 #include "error_bands.h"
 #include "npy.h"
+#include "pe/harness/measure.h"
 #include "pe/pe.h"
-#include "pe/ref/reference.h"
 #include "progress.h"
 #include "scaling_options.h"
 
@@ -26,26 +26,16 @@ struct CheckOptions {
   ScalingFlags scaling;
 };
 
-// The allowed |y - exact| of one element: a registered variant's contract, or a fixed bound. RoPE
-// budgets come from the plan (its attention factor and scaled frequencies): set `plan`.
-struct Budget {
-  const Contract* contract = nullptr;
-  DType dtype = DType::F32;
-  double max_abs = -1;
+// A budget with the words that say where it came from.
+struct Budget : harness::Budget {
   std::string text;
-  const RopePlan* plan = nullptr;
-  double operator()(double abs_phi, std::size_t pair, double scale) const {
-    if (contract == nullptr) return max_abs;
-    return plan != nullptr ? rope_element_budget(*contract, *plan, dtype, abs_phi, pair, scale)
-                           : element_budget(*contract, dtype, abs_phi, pair, scale);
-  }
 };
 
 Budget budget_for(const CheckOptions& o, Family family, DType dtype) {
   if (o.has_max_abs && !o.contract.empty()) throw UsageError("--max-abs and --contract: give at most one");
   if (o.has_max_abs) {
     if (!(o.max_abs >= 0)) throw UsageError(fmt::format("--max-abs: must be >= 0, got {}", o.max_abs));
-    return {nullptr, dtype, o.max_abs, fmt::format("|err| <= {:g} (--max-abs)", o.max_abs)};
+    return {{nullptr, dtype, o.max_abs}, fmt::format("|err| <= {:g} (--max-abs)", o.max_abs)};
   }
   // Default: what a straightforward implementation computing in the file's precision promises.
   const std::string name = !o.contract.empty() ? o.contract
@@ -59,7 +49,7 @@ Budget budget_for(const CheckOptions& o, Family family, DType dtype) {
   const auto& outs = v->contract().outputs;
   if (std::find(outs.begin(), outs.end(), dtype) == outs.end())
     throw UsageError(fmt::format("--contract: {} promises nothing for {} output", name, to_string(dtype)));
-  return {&v->contract(), dtype, -1,
+  return {{&v->contract(), dtype},
           fmt::format("contract of {}{}", name,
                       o.contract.empty() ? " (default; --contract or --max-abs to change)" : "")};
 }
@@ -79,15 +69,16 @@ NpyArray load(const std::string& path, const std::string& dtype, const char* opt
   return a;
 }
 
-void print_verdict(const ErrorBands& bands, const Budget& budget) {
-  fmt::print("budget: {}\n\n{}\n", budget.text, bands.table());
+void print_verdict(const harness::Measurement& bands, const Budget& budget) {
+  fmt::print("budget: {}\n\n{}\n", budget.text, band_table(bands));
   fmt::print("verdict: {} ({} of {} elements over budget; max |err| {:.3g})\n",
-             bands.pass() ? "PASS" : "FAIL", bands.violations(), bands.count(), bands.max_error());
+             bands.pass() ? "PASS" : "FAIL", bands.violations(), bands.count(), bands.max_abs());
 }
 
 // Badly: an error no rounding explains, the size convention mistakes make.
-void print_diagnosis(const std::vector<Fit>& fits, const Convention& given, const ErrorBands& bands) {
-  if (bands.pass() || bands.max_error() < 1e-3) return;
+void print_diagnosis(const std::vector<Fit>& fits, const Convention& given,
+                     const harness::Measurement& bands) {
+  if (bands.pass() || bands.max_abs() < 1e-3) return;
   const auto it = std::find_if(fits.begin(), fits.end(), [&](const Fit& f) {
     return describe(f.convention, given) == "the conventions given";
   });
@@ -131,22 +122,15 @@ int check_sinusoidal(const CheckOptions& o) {
   fmt::print("checking {}: {} positions x dim {}, {}, {}, base {:g}\n", o.table, positions.size(), plan.dim(),
              to_string(a.dtype), to_string(params.layout), params.base);
 
-  const ref::Sinusoidal r(params, *std::max_element(positions.begin(), positions.end()));
-  ErrorBands bands;
+  harness::Measurement bands;
   Progress progress("check", positions.size());
-  for (std::size_t row = 0; row < positions.size(); ++row) {
-    progress.update(row);
-    for (std::size_t ch = 0; ch < plan.dim(); ++ch) {
-      const double v = a.values[row * plan.dim() + ch];
-      const ref::Real exact = r.exact(positions[row], ch).value;
-      bands.add({static_cast<std::int64_t>(row), positions[row], static_cast<std::int64_t>(ch), v,
-                 exact.convert_to<double>(), ref::abs_error(v, exact),
-                 budget(std::fabs(r.angle(positions[row], ch)), r.pair_of(ch), 1.0)});
-    }
-  }
+  harness::measure_sinusoidal(params, positions, a.values, budget, [&](const harness::ElementRecord& e) {
+    progress.update(static_cast<std::size_t>(e.row));
+    bands.add(e);
+  });
   print_verdict(bands, budget);
   const Convention given{params.layout, params.base};
-  if (!bands.pass() && bands.max_error() >= 1e-3)
+  if (!bands.pass() && bands.max_abs() >= 1e-3)
     print_diagnosis(diagnose_sinusoidal(a.values, plan.dim(), positions, given), given, bands);
   return bands.pass() ? kOk : kCheckFailed;
 }
@@ -191,8 +175,7 @@ int check_rope(const CheckOptions& o) {
   const RopeParams params{head_dim, rotary_dim_for(o.scaling, head_dim, o.rotary_dim, "--rotary-dim"), o.base,
                           layout_for(o, Family::Rope), to_rope_scaling(o.scaling)};
   const RopePlan plan = rope_plan(params);
-  Budget budget = budget_for(o, Family::Rope, ya.dtype);
-  budget.plan = &plan;
+  const Budget budget = budget_for(o, Family::Rope, ya.dtype);
   if (budget.contract != nullptr && plan.effective_base() > budget.contract->max_base) {
     fmt::print(
         "note: the scaled base {:g} exceeds the contract's max_base {:g}: its budget is not derived "
@@ -206,35 +189,17 @@ int check_rope(const CheckOptions& o) {
                  ? ""
                  : ", scaling " + describe_scaling(params.scaling, plan));
 
-  const ref::Rope r(params, *std::max_element(positions.begin(), positions.end()));
-  ErrorBands bands;
+  harness::Measurement bands;
   Progress progress("check", positions.size());
-  for (std::size_t t = 0; t < positions.size(); ++t) {
-    progress.update(t);
-    const std::int64_t p = positions[t];
-    for (std::size_t h = 0; h < heads; ++h) {
-      const std::size_t row = (t * heads + h) * hd;
-      for (std::size_t j = 0; j < plan.n_pairs(); ++j) {
-        const std::size_t i0 = row + plan.pair_first(j), i1 = i0 + plan.pair_offset();
-        const auto [e0, e1] = r.rotate(p, j, x[i0], x[i1]);
-        const double b = budget(std::fabs(r.angle(p, j)), j, std::fabs(x[i0]) + std::fabs(x[i1]));
-        for (const auto& [i, e] : {std::pair{i0, &e0}, std::pair{i1, &e1}}) {
-          bands.add({static_cast<std::int64_t>(t), p, static_cast<std::int64_t>(i - row), y[i],
-                     e->value.convert_to<double>(), ref::abs_error(y[i], e->value), b});
-        }
-      }
-      for (std::size_t ch = plan.rotary_dim(); ch < hd; ++ch) {  // must pass through unchanged
-        const std::size_t i = row + ch;
-        bands.add({static_cast<std::int64_t>(t), p, static_cast<std::int64_t>(ch), y[i], x[i],
-                   x[i] == y[i] ? 0.0 : std::fabs(y[i] - x[i]) + (std::isnan(y[i]) ? INFINITY : 0.0), 0.0});
-      }
-    }
-  }
+  harness::measure_rope(params, positions, heads, x, y, budget, [&](const harness::ElementRecord& e) {
+    progress.update(static_cast<std::size_t>(e.row));
+    bands.add(e);
+  });
   print_verdict(bands, budget);
   const Convention given{params.layout, params.base};
   // The conventions are modelled without scaling: against scaled data every candidate would be off
   // by the scaling itself and the ranking would name a wrong convention.
-  if (!bands.pass() && bands.max_error() >= 1e-3) {
+  if (!bands.pass() && bands.max_abs() >= 1e-3) {
     if (params.scaling.type != RopeScalingType::None) {
       fmt::print(
           "\ndiagnosis skipped: the known conventions are modelled without RoPE scaling (--scaling {})\n",

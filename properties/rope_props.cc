@@ -94,20 +94,8 @@ TEST_P(RopeProps, AgreesWithReferenceWithinBudget) {
     const Case c = gen_case();
     const RopePlan plan(c.params);
     const std::vector<double> y = rotated(plan, c);
-    const ref::Rope exact(c.params, *std::max_element(c.positions.begin(), c.positions.end()));
-    for_each_pair(
-        plan, c.positions.size(), c.heads, [&](std::size_t t, std::size_t i0, std::size_t i1, std::size_t j) {
-          const auto [e0, e1] = exact.rotate(c.positions[t], j, c.x[i0], c.x[i1]);
-          const double b = budget(plan, c.positions[t], j, c.x[i0], c.x[i1]);
-          for (const auto& [i, e] : {std::pair{i0, &e0}, std::pair{i1, &e1}}) {
-            const double err = ref::abs_error(y[i], e->value);
-            if (!(err <= b)) {
-              RC_FAIL(fmt::format(
-                  "token {} pair {} ({:.9g}, {:.9g}) at p={}: element {} = {:.17g}, error {:.3g} > {:.3g}", t,
-                  j, c.x[i0], c.x[i1], c.positions[t], i, y[i], err, b));
-            }
-          }
-        });
+    harness::measure_rope(c.params, c.positions, static_cast<std::size_t>(c.heads), c.x, y,
+                          {&in().contract(), in().dtype}, fail_over_budget());
   });
 }
 

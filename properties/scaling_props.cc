@@ -42,25 +42,15 @@ std::string check_against_reference(const Instance& in, const RopeParams& params
   const std::vector<double> x = eighths(positions.size() * plan.head_dim());
   TypedBuffer y = buffer_of(in.dtype, x);
   run_rope(in, plan, positions, 1, y);
-  const std::vector<double> out = y.values();
-  const ref::Rope exact(params, *std::max_element(positions.begin(), positions.end()));
-  for (std::size_t t = 0; t < positions.size(); ++t) {
-    for (std::size_t j = 0; j < plan.n_pairs(); ++j) {
-      const std::size_t i0 = t * plan.head_dim() + plan.pair_first(j), i1 = i0 + plan.pair_offset();
-      const auto [e0, e1] = exact.rotate(positions[t], j, x[i0], x[i1]);
-      const double budget =
-          rope_element_budget(in.contract(), plan, in.dtype, std::fabs(exact.angle(positions[t], j)), j,
-                              std::fabs(x[i0]) + std::fabs(x[i1]));
-      for (const auto& [i, e] : {std::pair{i0, &e0}, std::pair{i1, &e1}}) {
-        const double err = ref::abs_error(out[i], e->value);
-        if (!(err <= budget)) {
-          return fmt::format("{} at p={} pair {}: {:.17g}, error {:.3g} > budget {:.3g}", in.name(),
-                             positions[t], j, out[i], err, budget);
+  std::string failure;
+  harness::measure_rope(
+      params, positions, 1, x, y, {&in.contract(), in.dtype}, [&](const harness::ElementRecord& e) {
+        if (failure.empty() && !(e.ratio() <= 1)) {
+          failure = fmt::format("{} at p={} channel {}: {:.17g}, error {:.3g} > budget {:.3g}", in.name(),
+                                e.position, e.channel, e.y, e.abs_error, e.budget);
         }
-      }
-    }
-  }
-  return "";
+      });
+  return failure;
 }
 
 // ---- Per instance --------------------------------------------------------------------------------

@@ -37,41 +37,12 @@ std::vector<std::int64_t> band_positions(std::int64_t lo, std::int64_t hi, std::
   return p;
 }
 
-void keep_worst(Worst& w, double v, std::int64_t p, std::int64_t ch, std::int64_t dim, double base) {
-  if (v > w.value || std::isnan(v)) w = {v, p, ch, dim, base};
-}
-
-struct Accumulator {
-  Band& band;
-  std::vector<double>& errors;
-  std::int64_t dim;
-  double base;
-  void add(double err, double ulp, double budget, std::int64_t p, std::int64_t ch) {
-    ++band.samples;
-    errors.push_back(std::isnan(err) ? INFINITY : err);
-    if (err > band.max_abs.value || std::isnan(err)) band.budget_at_max_abs = budget;
-    keep_worst(band.max_abs, err, p, ch, dim, base);
-    keep_worst(band.max_ulp, ulp, p, ch, dim, base);
-    keep_worst(band.max_budget_ratio, err / budget, p, ch, dim, base);
-  }
-};
-
 void sweep_sinusoidal(const harness::Instance& in, const std::vector<std::int64_t>& positions,
-                      std::int64_t dim, double base, Accumulator acc) {
+                      std::int64_t dim, double base, harness::Measurement& m) {
   const SinusoidalParams params{dim, base, in.layout};
-  const SinusoidalPlan plan(params);
-  const ref::Sinusoidal reference(params, *std::max_element(positions.begin(), positions.end()));
-  const harness::TypedBuffer y = harness::run_table(in, plan, positions);
-  for (std::size_t r = 0; r < positions.size(); ++r) {
-    for (std::size_t ch = 0; ch < plan.dim(); ++ch) {
-      const double v = y.get(r * plan.dim() + ch);
-      const ref::Enclosure exact = reference.exact(positions[r], ch);
-      const double budget = element_budget(
-          in.contract(), in.dtype, std::fabs(reference.angle(positions[r], ch)), reference.pair_of(ch));
-      acc.add(ref::abs_error(v, exact.value), ref::ulp_error(v, exact.value, in.dtype), budget, positions[r],
-              static_cast<std::int64_t>(ch));
-    }
-  }
+  const harness::TypedBuffer y = harness::run_table(in, SinusoidalPlan(params), positions);
+  harness::measure_sinusoidal(params, positions, y, {&in.contract(), in.dtype},
+                              [&](const harness::ElementRecord& e) { m.add(e); });
 }
 
 std::vector<std::int64_t> grid_dims(Effort effort) {
@@ -84,40 +55,21 @@ std::int64_t rotary_dim_of(const Options& o, std::int64_t head_dim) {
 
 void sweep_rope(const harness::Instance& in, const std::vector<std::int64_t>& positions,
                 std::int64_t head_dim, double base, std::uint64_t seed, const Options& options,
-                Accumulator acc) {
+                harness::Measurement& m) {
   const RopeParams params{head_dim, rotary_dim_of(options, head_dim), base, in.layout, options.scaling};
   const RopePlan plan(params);
   // NTK and dynamic raise the base: past the contract's max_base its budget is not derived, so such
   // (dim, base) cells are left out of the instance's bands rather than judged.
   if (plan.effective_base() > in.contract().max_base) return;
-  const ref::Rope reference(params, *std::max_element(positions.begin(), positions.end()));
-  const std::int64_t heads = 2;
+  const std::size_t heads = 2;
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
-  std::vector<double> x(positions.size() * heads * plan.head_dim());
-  harness::TypedBuffer y(in.dtype, x.size());
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    y.set(i, u(rng));
-    x[i] = y.get(i);  // the reference rotates exactly what the variant is given
-  }
+  harness::TypedBuffer y(in.dtype, positions.size() * heads * plan.head_dim());
+  for (std::size_t i = 0; i < y.size(); ++i) y.set(i, u(rng));
+  const std::vector<double> x = y.values();  // the reference rotates exactly what the variant is given
   harness::run_rope(in, plan, positions, heads, y);
-  for (std::size_t t = 0; t < positions.size(); ++t) {
-    for (std::int64_t h = 0; h < heads; ++h) {
-      const std::size_t row = (t * heads + h) * plan.head_dim();
-      for (std::size_t j = 0; j < plan.n_pairs(); ++j) {
-        const std::size_t i0 = row + plan.pair_first(j), i1 = i0 + plan.pair_offset();
-        const auto [e0, e1] = reference.rotate(positions[t], j, x[i0], x[i1]);
-        const double budget =
-            rope_element_budget(in.contract(), plan, in.dtype, std::fabs(reference.angle(positions[t], j)), j,
-                                std::fabs(x[i0]) + std::fabs(x[i1]));
-        for (const auto& [idx, e] : {std::pair{i0, &e0}, std::pair{i1, &e1}}) {
-          const double v = y.get(idx);
-          acc.add(ref::abs_error(v, e->value), ref::ulp_error(v, e->value, in.dtype), budget, positions[t],
-                  static_cast<std::int64_t>(idx - row));
-        }
-      }
-    }
-  }
+  harness::measure_rope(params, positions, heads, x, y, {&in.contract(), in.dtype},
+                        [&](const harness::ElementRecord& e) { m.add(e); });
 }
 
 }  // namespace
@@ -128,7 +80,7 @@ std::size_t shard_of(const std::string& instance_name, std::size_t shard_count) 
 
 bool InstanceResult::within_contract() const {
   return std::all_of(bands.begin(), bands.end(),
-                     [](const Band& b) { return b.max_budget_ratio.value <= 1.0; });
+                     [](const harness::BandStats& b) { return b.max_ratio.value <= 1.0; });
 }
 
 bool rope_only(const Options& options) {
@@ -179,43 +131,38 @@ std::vector<InstanceResult> run(const Options& options) {
     if (options.on_instance) options.on_instance(results.size(), mine.size(), in.name());
     InstanceResult result{in, {}};
     const std::int64_t limit = options.max_position > 0 ? options.max_position : in.contract().max_position;
+    harness::Measurement m(std::min(limit, kEdges[std::size(kEdges) - 1]), 0);
     for (std::size_t k = 0; k + 1 < std::size(kEdges) && kEdges[k] <= limit; ++k) {
-      Band band;
-      std::vector<double> errors;
-      band.lo = kEdges[k];
-      band.hi = std::min(kEdges[k + 1] - 1, limit);
-      if (k + 2 == std::size(kEdges)) band.hi = std::min(kEdges[k + 1], limit);
+      const std::int64_t lo = kEdges[k];
+      const std::int64_t hi =
+          k + 2 == std::size(kEdges) ? std::min(kEdges[k + 1], limit) : std::min(kEdges[k + 1] - 1, limit);
       const bool rope = in.variant->family() == Family::Rope;
       for (std::int64_t dim : rope ? rope_dims : dims) {
         for (double base : bases) {
           const std::uint64_t seed = fnv1a(
               in.name(), (k << 32) ^ static_cast<std::uint64_t>(dim) ^ static_cast<std::uint64_t>(base));
-          const auto positions = band_positions(band.lo, band.hi, per_band, seed);
-          Accumulator acc{band, errors, dim, base};
+          const auto positions = band_positions(lo, hi, per_band, seed);
           if (rope) {
-            sweep_rope(in, positions, dim, base, seed, options, acc);
+            sweep_rope(in, positions, dim, base, seed, options, m);
           } else {
-            sweep_sinusoidal(in, positions, dim, base, acc);
+            sweep_sinusoidal(in, positions, dim, base, m);
           }
         }
       }
-      if (!errors.empty()) {
-        const auto at = errors.begin() +
-                        static_cast<std::ptrdiff_t>(std::ceil(0.99 * static_cast<double>(errors.size())) - 1);
-        std::nth_element(errors.begin(), at, errors.end());
-        band.p99_abs = *at;
-      }
-      result.bands.push_back(band);
     }
+    result.bands = m.bands();
     results.push_back(std::move(result));
   }
   return results;
 }
 
 namespace {
-nlohmann::json worst_json(const Worst& w) {
-  return {
-      {"value", w.value}, {"position", w.position}, {"channel", w.channel}, {"dim", w.dim}, {"base", w.base}};
+nlohmann::json worst_json(const harness::Extreme& w) {
+  return {{"value", w.value},
+          {"position", w.at.position},
+          {"channel", w.at.channel},
+          {"dim", w.at.dim},
+          {"base", w.at.base}};
 }
 }  // namespace
 
@@ -224,16 +171,17 @@ nlohmann::json to_json(const std::vector<InstanceResult>& results) {
   for (const InstanceResult& r : results) {
     const Contract& c = r.instance.contract();
     nlohmann::json bands = nlohmann::json::array();
-    for (const Band& b : r.bands) {
+    for (const harness::BandStats& b : r.bands) {
       bands.push_back({{"lo", b.lo},
                        {"hi", b.hi},
                        {"samples", b.samples},
                        {"max_abs", worst_json(b.max_abs)},
                        {"max_ulp", worst_json(b.max_ulp)},
-                       {"max_budget_ratio", worst_json(b.max_budget_ratio)},
+                       {"max_budget_ratio", worst_json(b.max_ratio)},
                        {"budget_at_max_abs", b.budget_at_max_abs},
                        {"p99_abs", b.p99_abs},
-                       {"verdict", b.max_budget_ratio.value <= 1.0 ? "pass" : "FAIL"}});
+                       {"p99_ulp", b.p99_ulp},
+                       {"verdict", b.max_ratio.value <= 1.0 ? "pass" : "FAIL"}});
     }
     out.push_back({{"instance", r.instance.name()},
                    {"variant", r.instance.variant->name()},

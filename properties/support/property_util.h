@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "pe/harness/instance.h"
+#include "pe/harness/measure.h"
 #include "pe/harness/run.h"
 #include "pe/harness/typed_buffer.h"
 
@@ -40,6 +41,17 @@ inline std::vector<std::size_t> sample_channels(std::size_t dim, std::size_t mos
 // one) and one rounding of the product: the factor 1 + 2^-50 covers both.
 inline double angle_bound(std::int64_t p, double omega) {
   return std::fabs(static_cast<double>(p) * omega) * (1 + 0x1p-50);
+}
+
+// A measure() sink that fails the RapidCheck case at the first element over its budget, naming it.
+inline harness::Sink fail_over_budget() {
+  return [](const harness::ElementRecord& e) {
+    if (e.ratio() <= 1) return;
+    RC_FAIL("row " + std::to_string(e.row) + " head " + std::to_string(e.head) + " position " +
+            std::to_string(e.position) + " channel " + std::to_string(e.channel) + ": got " +
+            std::to_string(e.y) + " (exact " + std::to_string(e.exact) + "), error " +
+            std::to_string(e.abs_error) + " > budget " + std::to_string(e.budget));
+  };
 }
 
 // RapidCheck's result inside GoogleTest: the counterexample and its reproduce string are printed

@@ -50,6 +50,14 @@ class SinusoidalPlan {
   Layout layout() const noexcept { return params_.layout; }
   std::size_t dim() const noexcept { return static_cast<std::size_t>(params_.dim); }
   std::size_t n_pairs() const noexcept { return dim() / 2; }
+  // The channels of pair i's sin and cos in the layout: (2i, 2i+1) interleaved, (i, dim/2 + i)
+  // concatenated.
+  std::size_t sin_index(std::size_t i) const noexcept {
+    return params_.layout == Layout::Interleaved ? 2 * i : i;
+  }
+  std::size_t cos_index(std::size_t i) const noexcept {
+    return params_.layout == Layout::Interleaved ? 2 * i + 1 : n_pairs() + i;
+  }
   // ω_i = base^(-2i/dim), i < dim/2; relative error <= 1.02·2^-53 for base <= 1e12 (plan.cc).
   std::span<const double> inv_freq() const noexcept { return inv_freq_; }
   // ω_i as a fixed-point fraction of a turn, and the rotation by it (see TurnSteps).

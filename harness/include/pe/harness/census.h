@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "pe/harness/instance.h"
+#include "pe/harness/measure.h"
 #include "pe/rope_scaling.h"
 
 namespace pe::census {
@@ -33,27 +34,9 @@ struct Options {
   std::function<void(std::size_t, std::size_t, const std::string&)> on_instance;
 };
 
-struct Worst {
-  double value = 0;
-  std::int64_t position = 0;
-  std::int64_t channel = 0;
-  std::int64_t dim = 0;
-  double base = 0;
-};
-
-struct Band {
-  std::int64_t lo = 0, hi = 0;  // positions in [lo, hi]
-  std::size_t samples = 0;
-  Worst max_abs;           // largest |y - exact|
-  Worst max_ulp;           // largest fractional ULP error (SLEEF)
-  Worst max_budget_ratio;  // largest |y - exact| / budget; > 1 breaks the contract
-  double budget_at_max_abs = 0;
-  double p99_abs = 0;  // 99th percentile of |y - exact| over the band's samples
-};
-
 struct InstanceResult {
   harness::Instance instance;
-  std::vector<Band> bands;
+  std::vector<harness::BandStats> bands;  // max_ratio > 1 breaks the contract
   bool within_contract() const;
 };
 

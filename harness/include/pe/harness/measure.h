@@ -1,0 +1,121 @@
+// The one comparison with the exact reference: an output (a registered instance's, or an outside
+// kernel's dumped array) element by element against the reference, each element with its budget,
+// and the per-band statistics every reader prints (census, `check`, benchmarks' pre-timing check,
+// properties). ULP errors are SLEEF's fractional ULP against the exact value: |y - exact| / ulp(exact)
+// in the output type, where ulp(exact) is at least the type's smallest subnormal (the floor near zero).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "pe/contract.h"
+#include "pe/harness/typed_buffer.h"
+#include "pe/plan.h"
+#include "pe/types.h"
+
+namespace pe::harness {
+
+// The allowed |y - exact| of one element: a contract's (element_budget / rope_element_budget, plus
+// `extra`, e.g. the fused add's own rounding) or, without a contract, `max_abs` for every element.
+struct Budget {
+  const Contract* contract = nullptr;
+  DType dtype = DType::F32;
+  double max_abs = 0;
+  double extra = 0;
+
+  // `plan`: RoPE's (its gains and scaled frequencies), null for tables; `scale` = |x_a| + |x_b| for RoPE.
+  double operator()(const RopePlan* plan, double abs_phi, std::size_t pair, double scale) const;
+};
+
+// One compared element. `row` is the table row or token, `channel` the index within the row (RoPE:
+// within the head); `dim` and `base` name the case (a census mixes several).
+struct ElementRecord {
+  std::int64_t row = 0, head = 0, position = 0, channel = 0;
+  std::int64_t dim = 0;
+  double base = 0;
+  double y = 0, exact = 0, abs_error = 0, ulp = 0, budget = 0;
+  // abs_error / budget; a NaN error, or any error against a zero budget, is infinitely over.
+  double ratio() const;
+};
+
+// The largest value of a statistic and the element it was met at (the first, on ties).
+struct Extreme {
+  double value = 0;
+  ElementRecord at;
+};
+
+struct BandStats {
+  std::int64_t lo = 0, hi = 0;  // positions in [lo, hi]
+  std::size_t samples = 0, violations = 0;
+  Extreme max_abs, max_ulp, max_ratio;
+  double budget_at_max_abs = 0;
+  double p99_abs = 0, p99_ulp = 0;  // nearest-rank 99th percentiles over the band's samples
+  bool pass() const { return violations == 0; }
+};
+
+// Band statistics over the census's position bands 0-10^3-10^4-...-10^9-2^31, each clipped to
+// `limit` (bands starting above it are absent); positions above 2^31 fall in the last band.
+class Measurement {
+ public:
+  explicit Measurement(std::int64_t limit = std::numeric_limits<std::int64_t>::max(),
+                       std::size_t keep_worst = 10);
+
+  void add(const ElementRecord& e);
+  // The bands with their percentiles; empty bands included (samples = 0).
+  std::vector<BandStats> bands() const;
+  // The `keep_worst` elements with the largest ratio, worst first.
+  const std::vector<ElementRecord>& worst() const { return worst_; }
+  bool pass() const { return violations_ == 0; }
+  std::size_t violations() const { return violations_; }
+  std::size_t count() const { return count_; }
+  double max_abs() const;
+
+ private:
+  struct Acc {
+    BandStats stats;
+    std::vector<double> abs, ulp;
+  };
+  std::vector<Acc> bands_;
+  std::vector<ElementRecord> worst_;
+  std::size_t keep_, count_ = 0, violations_ = 0;
+};
+
+// The band edges (10^3 steps, 2^31 last), shared with readers that label bands.
+std::span<const std::int64_t> band_edges();
+
+// Which elements to compare: every row and every pair when empty, else these rows and pairs.
+struct Sample {
+  std::vector<std::size_t> rows, pairs;
+};
+
+using Sink = std::function<void(const ElementRecord&)>;
+
+// Read access to compared values, in place: an outside array of doubles or an instance's typed
+// output (a 512 MiB table is sampled without a copy).
+class Values {
+ public:
+  Values(std::span<const double> v) : span_(v) {}     // NOLINT(google-explicit-constructor)
+  Values(const std::vector<double>& v) : span_(v) {}  // NOLINT(google-explicit-constructor)
+  Values(const TypedBuffer& b) : buffer_(&b) {}       // NOLINT(google-explicit-constructor)
+  double operator[](std::size_t i) const { return buffer_ != nullptr ? buffer_->get(i) : span_[i]; }
+
+ private:
+  std::span<const double> span_;
+  const TypedBuffer* buffer_ = nullptr;
+};
+
+// A sinusoidal table [positions, dim] (`y`, row-major, values as double) against the exact table.
+void measure_sinusoidal(const SinusoidalParams& params, std::span<const std::int64_t> positions, Values y,
+                        const Budget& budget, const Sink& sink, const Sample& sample = {});
+
+// RoPE: x before and y after rotation, both [tokens, heads, head_dim] row-major. Pass-through
+// channels (from rotary_dim on) must equal x exactly: their budget is 0.
+void measure_rope(const RopeParams& params, std::span<const std::int64_t> positions, std::size_t heads,
+                  Values x, Values y, const Budget& budget, const Sink& sink, const Sample& sample = {},
+                  RopeDirection direction = RopeDirection::Forward);
+
+}  // namespace pe::harness

@@ -1,0 +1,187 @@
+#include "pe/harness/measure.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "pe/ref/reference.h"
+
+namespace pe::harness {
+namespace {
+
+constexpr std::int64_t kEdges[] = {
+    0, 1'000, 10'000, 100'000, 1'000'000, 10'000'000, 100'000'000, 1'000'000'000, std::int64_t{1} << 31};
+
+double percentile99(std::vector<double> v) {
+  if (v.empty()) return 0;
+  const auto at =
+      v.begin() + static_cast<std::ptrdiff_t>(std::ceil(0.99 * static_cast<double>(v.size())) - 1);
+  std::nth_element(v.begin(), at, v.end());
+  return *at;
+}
+
+// A NaN is worse than any number; among numbers the first of equals is kept.
+void keep_larger(Extreme& x, double v, const ElementRecord& e) {
+  if (v > x.value || std::isnan(v)) x = {v, e};
+}
+
+std::vector<std::size_t> all_of(std::size_t n) {
+  std::vector<std::size_t> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = i;
+  return v;
+}
+
+}  // namespace
+
+double Budget::operator()(const RopePlan* plan, double abs_phi, std::size_t pair, double scale) const {
+  if (contract == nullptr) return max_abs;
+  const double b = plan != nullptr ? rope_element_budget(*contract, *plan, dtype, abs_phi, pair, scale)
+                                   : element_budget(*contract, dtype, abs_phi, pair, scale);
+  return b + extra;
+}
+
+double ElementRecord::ratio() const {
+  if (std::isnan(abs_error)) return INFINITY;
+  return budget > 0 ? abs_error / budget : (abs_error > 0 ? INFINITY : 0.0);
+}
+
+std::span<const std::int64_t> band_edges() { return kEdges; }
+
+Measurement::Measurement(std::int64_t limit, std::size_t keep_worst) : keep_(keep_worst) {
+  for (std::size_t k = 0; k + 1 < std::size(kEdges) && kEdges[k] <= limit; ++k) {
+    Acc a;
+    a.stats.lo = kEdges[k];
+    a.stats.hi = std::min(kEdges[k + 1] - 1, limit);
+    bands_.push_back(a);
+  }
+  // The last band takes 2^31 itself and, without a smaller limit, every larger position.
+  if (!bands_.empty() && bands_.back().stats.lo == kEdges[std::size(kEdges) - 2])
+    bands_.back().stats.hi = limit;
+}
+
+void Measurement::add(const ElementRecord& e) {
+  if (bands_.empty()) return;
+  ++count_;
+  auto it =
+      std::find_if(bands_.begin(), bands_.end(), [&](const Acc& a) { return e.position <= a.stats.hi; });
+  Acc& a = it != bands_.end() ? *it : bands_.back();
+  BandStats& s = a.stats;
+  ++s.samples;
+  const double r = e.ratio();
+  a.abs.push_back(std::isnan(e.abs_error) ? INFINITY : e.abs_error);
+  a.ulp.push_back(std::isnan(e.ulp) ? INFINITY : e.ulp);
+  if (e.abs_error > s.max_abs.value || std::isnan(e.abs_error)) s.budget_at_max_abs = e.budget;
+  keep_larger(s.max_abs, e.abs_error, e);
+  keep_larger(s.max_ulp, e.ulp, e);
+  keep_larger(s.max_ratio, r, e);
+  if (r > 1) {
+    ++violations_;
+    ++s.violations;
+  }
+  if (keep_ == 0) return;
+  if (worst_.size() < keep_ || r > worst_.back().ratio()) {
+    const auto at = std::upper_bound(worst_.begin(), worst_.end(), r,
+                                     [](double v, const ElementRecord& w) { return v > w.ratio(); });
+    worst_.insert(at, e);
+    if (worst_.size() > keep_) worst_.pop_back();
+  }
+}
+
+std::vector<BandStats> Measurement::bands() const {
+  std::vector<BandStats> out;
+  for (const Acc& a : bands_) {
+    BandStats s = a.stats;
+    s.p99_abs = percentile99(a.abs);
+    s.p99_ulp = percentile99(a.ulp);
+    out.push_back(s);
+  }
+  return out;
+}
+
+double Measurement::max_abs() const {
+  double m = 0;
+  for (const Acc& a : bands_) m = std::max(m, a.stats.max_abs.value);
+  return m;
+}
+
+void measure_sinusoidal(const SinusoidalParams& params, std::span<const std::int64_t> positions, Values y,
+                        const Budget& budget, const Sink& sink, const Sample& sample) {
+  if (positions.empty()) return;
+  const SinusoidalPlan plan(params);
+  const ref::Sinusoidal reference(params, *std::max_element(positions.begin(), positions.end()));
+  const std::vector<std::size_t> rows = sample.rows.empty() ? all_of(positions.size()) : sample.rows;
+  std::vector<std::size_t> channels;
+  if (sample.pairs.empty()) {
+    channels = all_of(plan.dim());
+  } else {
+    for (std::size_t j : sample.pairs) {
+      channels.push_back(plan.sin_index(j));
+      channels.push_back(plan.cos_index(j));
+    }
+  }
+  for (std::size_t r : rows) {
+    for (std::size_t ch : channels) {
+      ElementRecord e;
+      e.row = static_cast<std::int64_t>(r);
+      e.position = positions[r];
+      e.channel = static_cast<std::int64_t>(ch);
+      e.dim = params.dim;
+      e.base = params.base;
+      e.y = y[r * plan.dim() + ch];
+      const ref::Enclosure exact = reference.exact(positions[r], ch);
+      e.exact = exact.value.convert_to<double>();
+      e.abs_error = ref::abs_error(e.y, exact.value);
+      e.ulp = ref::ulp_error(e.y, exact.value, budget.dtype);
+      e.budget = budget(nullptr, std::fabs(reference.angle(positions[r], ch)), reference.pair_of(ch), 1.0);
+      sink(e);
+    }
+  }
+}
+
+void measure_rope(const RopeParams& params, std::span<const std::int64_t> positions, std::size_t heads,
+                  Values x, Values y, const Budget& budget, const Sink& sink, const Sample& sample,
+                  RopeDirection direction) {
+  if (positions.empty()) return;
+  const RopePlan plan(params);
+  const ref::Rope reference(params, *std::max_element(positions.begin(), positions.end()));
+  const std::size_t hd = plan.head_dim();
+  const std::vector<std::size_t> rows = sample.rows.empty() ? all_of(positions.size()) : sample.rows;
+  const std::vector<std::size_t> pairs = sample.pairs.empty() ? all_of(plan.n_pairs()) : sample.pairs;
+  for (std::size_t t : rows) {
+    const std::int64_t p = positions[t];
+    for (std::size_t h = 0; h < heads; ++h) {
+      const std::size_t row = (t * heads + h) * hd;
+      ElementRecord e;
+      e.row = static_cast<std::int64_t>(t);
+      e.head = static_cast<std::int64_t>(h);
+      e.position = p;
+      e.dim = params.head_dim;
+      e.base = params.base;
+      for (std::size_t j : pairs) {
+        const std::size_t i0 = row + plan.pair_first(j), i1 = i0 + plan.pair_offset();
+        const auto [e0, e1] = reference.rotate(p, j, x[i0], x[i1], direction);
+        e.budget = budget(&plan, std::fabs(reference.angle(p, j)), j, std::fabs(x[i0]) + std::fabs(x[i1]));
+        for (const auto& [i, exact] : {std::pair{i0, &e0}, std::pair{i1, &e1}}) {
+          e.channel = static_cast<std::int64_t>(i - row);
+          e.y = y[i];
+          e.exact = exact->value.convert_to<double>();
+          e.abs_error = ref::abs_error(y[i], exact->value);
+          e.ulp = ref::ulp_error(y[i], exact->value, budget.dtype);
+          sink(e);
+        }
+      }
+      if (!sample.pairs.empty()) continue;
+      for (std::size_t ch = plan.rotary_dim(); ch < hd; ++ch) {  // must pass through unchanged
+        const std::size_t i = row + ch;
+        e.channel = static_cast<std::int64_t>(ch);
+        e.y = y[i];
+        e.exact = x[i];
+        e.budget = 0;
+        e.abs_error = x[i] == y[i] ? 0.0 : std::isnan(y[i]) ? NAN : std::fabs(y[i] - x[i]);
+        e.ulp = ref::ulp_error(y[i], ref::Real(x[i]), budget.dtype);
+        sink(e);
+      }
+    }
+  }
+}
+
+}  // namespace pe::harness

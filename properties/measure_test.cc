@@ -1,0 +1,139 @@
+// measure(): the one comparison with the reference. Errors planted at known elements must come back
+// with their position, channel, size in ULPs and band; the statistics follow their definitions.
+#include "pe/harness/measure.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "pe/ref/reference.h"
+
+namespace pe::harness {
+namespace {
+
+// The correctly rounded f32 table: every element within half an ulp of the exact value.
+std::vector<double> rounded_table(const SinusoidalParams& params,
+                                  const std::vector<std::int64_t>& positions) {
+  const ref::Sinusoidal r(params, *std::max_element(positions.begin(), positions.end()));
+  std::vector<double> y;
+  for (std::int64_t p : positions)
+    for (std::size_t ch = 0; ch < static_cast<std::size_t>(params.dim); ++ch)
+      y.push_back(r.rounded(p, ch, DType::F32));
+  return y;
+}
+
+TEST(Measure, CorrectlyRoundedTableIsWithinHalfAnUlpEverywhere) {
+  const SinusoidalParams params{16, 10000.0, Layout::Interleaved};
+  const std::vector<std::int64_t> positions = {0, 5, 999, 1000, 123456, 2'000'000'000};
+  Measurement m;
+  measure_sinusoidal(params, positions, rounded_table(params, positions), {nullptr, DType::F32, 1e-30},
+                     [&](const ElementRecord& e) { m.add(e); });
+  EXPECT_EQ(m.count(), positions.size() * 16);
+  for (const BandStats& b : m.bands()) {
+    EXPECT_LE(b.max_ulp.value, 0.5) << b.lo;
+    EXPECT_LE(b.p99_ulp, b.max_ulp.value);
+  }
+  // Position 0 channel 0 is sin 0 = 0 exactly: no error, within even a tiny fixed budget.
+  EXPECT_EQ(m.bands()[0].samples, 3u * 16);
+  EXPECT_EQ(m.bands()[1].samples, 1u * 16);  // 1000 opens the second band
+}
+
+TEST(Measure, PlantedErrorIsFoundWithItsElementUlpAndBand) {
+  const SinusoidalParams params{8, 10000.0, Layout::Concatenated};
+  const std::vector<std::int64_t> positions = {7, 50'000};
+  std::vector<double> y = rounded_table(params, positions);
+  // Row 1 (position 50000), channel 5 = the cos of pair 1: moved by 3 f32 ulps of its value.
+  const std::size_t at = 8 + 5;
+  const double ulp = std::ldexp(1.0, std::ilogb(y[at]) - 23);
+  y[at] += 3 * ulp;
+  Measurement m;
+  measure_sinusoidal(params, positions, y, {nullptr, DType::F32, 1e-6},
+                     [&](const ElementRecord& e) { m.add(e); });
+  ASSERT_EQ(m.worst().size(), 10u);
+  const ElementRecord& w = m.worst().front();
+  EXPECT_EQ(w.row, 1);
+  EXPECT_EQ(w.position, 50'000);
+  EXPECT_EQ(w.channel, 5);
+  EXPECT_NEAR(w.ulp, 3.0, 0.5);
+  EXPECT_NEAR(w.abs_error, 3 * ulp, ulp / 2);
+  const auto bands = m.bands();
+  EXPECT_EQ(bands[2].lo, 10'000);
+  EXPECT_EQ(bands[2].max_abs.at.channel, 5);
+  EXPECT_EQ(bands[2].samples, 8u);
+  EXPECT_EQ(bands[0].max_ulp.value <= 0.5, true);
+  EXPECT_EQ(m.pass(), 3 * ulp <= 1e-6);
+}
+
+TEST(Measure, StatisticsFollowTheirDefinitions) {
+  Measurement m(5000, 2);
+  for (int k = 1; k <= 200; ++k) {  // errors 1..200 at position 10, budget 150
+    ElementRecord e;
+    e.position = 10;
+    e.abs_error = k;
+    e.ulp = 2.0 * k;
+    e.budget = 150;
+    m.add(e);
+  }
+  const auto bands = m.bands();
+  ASSERT_EQ(bands.size(), 2u);  // [0, 999], [1000, 5000]
+  EXPECT_EQ(bands[1].hi, 5000);
+  EXPECT_EQ(bands[0].p99_abs, 198);  // nearest rank: ceil(0.99·200) = 198th smallest
+  EXPECT_EQ(bands[0].p99_ulp, 396);
+  EXPECT_EQ(bands[0].max_abs.value, 200);
+  EXPECT_EQ(bands[0].budget_at_max_abs, 150);
+  EXPECT_EQ(bands[0].violations, 50u);
+  EXPECT_EQ(m.worst().size(), 2u);
+  EXPECT_EQ(m.worst()[0].abs_error, 200);
+  EXPECT_EQ(m.worst()[1].abs_error, 199);
+}
+
+TEST(Measure, NanAndZeroBudgetsAreViolations) {
+  ElementRecord e;
+  e.abs_error = NAN;
+  e.budget = 1;
+  EXPECT_EQ(e.ratio(), INFINITY);
+  e.abs_error = 1e-300;
+  e.budget = 0;
+  EXPECT_EQ(e.ratio(), INFINITY);
+  e.abs_error = 0;
+  EXPECT_EQ(e.ratio(), 0);
+  Measurement m;
+  e.abs_error = NAN;
+  m.add(e);
+  EXPECT_FALSE(m.pass());
+  EXPECT_TRUE(std::isnan(m.bands()[0].max_abs.value));
+  EXPECT_EQ(m.bands().back().hi, std::numeric_limits<std::int64_t>::max());
+}
+
+TEST(Measure, RopePassThroughChannelsMustBeUntouched) {
+  const RopeParams params{8, 4, 10000.0, Layout::HalfSplit};
+  const std::vector<std::int64_t> positions = {3};
+  const std::vector<double> x = {0.5, -0.25, 1, 2, 0.125, 3, -1, 4};
+  const ref::Rope r(params, 3);
+  std::vector<double> y = x;
+  for (std::size_t j = 0; j < 2; ++j) std::tie(y[j], y[j + 2]) = r.rounded(3, j, x[j], x[j + 2], DType::F64);
+  Measurement good, bad;
+  const Budget budget{nullptr, DType::F64, 1e-15};
+  measure_rope(params, positions, 1, x, y, budget, [&](const ElementRecord& e) { good.add(e); });
+  EXPECT_TRUE(good.pass());
+  EXPECT_EQ(good.count(), 8u);
+  y[6] = std::nextafter(y[6], 0.0);  // a pass-through lane written by a fast path
+  measure_rope(params, positions, 1, x, y, budget, [&](const ElementRecord& e) { bad.add(e); });
+  EXPECT_FALSE(bad.pass());
+  EXPECT_EQ(bad.worst().front().channel, 6);
+  EXPECT_EQ(bad.worst().front().budget, 0);
+}
+
+TEST(Measure, SampleSelectsRowsAndBothChannelsOfEachPair) {
+  const SinusoidalParams params{8, 10000.0, Layout::Concatenated};
+  const std::vector<std::int64_t> positions = {1, 2, 3};
+  std::vector<std::pair<std::int64_t, std::int64_t>> seen;
+  measure_sinusoidal(params, positions, rounded_table(params, positions), {nullptr, DType::F32, 1},
+                     [&](const ElementRecord& e) { seen.emplace_back(e.row, e.channel); }, {{2}, {1}});
+  EXPECT_EQ(seen, (std::vector<std::pair<std::int64_t, std::int64_t>>{{2, 1}, {2, 5}}));
+}
+
+}  // namespace
+}  // namespace pe::harness
