@@ -4,13 +4,13 @@
 
 #include <string>
 
+#include "pe/harness/family_traits.h"
+
 namespace pe::bench {
 
-enum class Mode {
-  Smoke,   // a few tiny shapes: ctest checks the JSON, not the timings
-  Quick,   // the shapes a user looks at first; under 2 minutes
-  Report,  // the full grid, 9 repetitions each for compare
-};
+// Smoke (tiny shapes: ctest checks the JSON), Quick (under 2 minutes), Report (the full grid, 9
+// repetitions each for compare); each family's shapes per mode are its FamilyTraits row's.
+using Mode = harness::BenchGrid;
 
 struct Options {
   Mode mode = Mode::Quick;

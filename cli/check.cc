@@ -96,7 +96,7 @@ void print_diagnosis(const std::vector<Fit>& fits, const Convention& given,
 }
 
 Layout layout_for(const CheckOptions& o, Family family) {
-  if (o.layout.empty()) return family == Family::Rope ? Layout::HalfSplit : Layout::Interleaved;
+  if (o.layout.empty()) return default_layout(family);
   const auto l = parse_layout(o.layout);
   if (!l) throw UsageError("--layout: unknown layout '" + o.layout + "'");
   return *l;
@@ -212,6 +212,13 @@ int check_rope(const CheckOptions& o) {
   return bands.pass() ? kOk : kCheckFailed;
 }
 
+// How `check` reads each family's dumped data.
+struct Checker {
+  Family family;
+  int (*check)(const CheckOptions&);
+};
+constexpr Checker kCheckers[] = {{Family::Sinusoidal, check_sinusoidal}, {Family::Rope, check_rope}};
+
 }  // namespace
 
 void add_check(CLI::App& app, int& exit_code) {
@@ -242,8 +249,15 @@ void add_check(CLI::App& app, int& exit_code) {
     o->has_max_abs = max_abs->count() > 0;
     o->scaling.given = given_scaling_flags(*cmd);
     const auto family = parse_family(o->family);
-    if (!family) throw UsageError("--family: expected sinusoidal or rope, got '" + o->family + "'");
-    exit_code = *family == Family::Sinusoidal ? check_sinusoidal(*o) : check_rope(*o);
+    const auto checker = std::find_if(std::begin(kCheckers), std::end(kCheckers),
+                                      [&](const Checker& c) { return family && c.family == *family; });
+    if (checker == std::end(kCheckers)) {
+      std::string known;
+      for (const Checker& c : kCheckers)
+        known += (known.empty() ? "" : " or ") + std::string(to_string(c.family));
+      throw UsageError("--family: check reads " + known + " data, got '" + o->family + "'");
+    }
+    exit_code = checker->check(*o);
   });
 }
 

@@ -145,11 +145,49 @@ void write_csv(const std::string& path, const std::vector<double>& v, std::size_
   std::fclose(f);
 }
 
+struct Exported {
+  std::vector<double> values;
+  std::vector<std::size_t> shape;
+  std::string scaling_note = "none";
+};
+
+Exported export_sinusoidal(const ExportOptions& o, Layout layout, DType dtype,
+                           const std::vector<std::int64_t>& positions) {
+  reject_scaling_flags(o.scaling, "RoPE scaling applies to --family rope only");
+  if (!o.input.empty()) throw UsageError("--input: only RoPE rotates an input");
+  return {sinusoidal_values(o, {o.dim, o.base, layout}, positions, dtype),
+          {positions.size(), static_cast<std::size_t>(o.dim)}};
+}
+
+Exported export_rope(const ExportOptions& o, Layout layout, DType dtype,
+                     const std::vector<std::int64_t>& positions) {
+  const RopeScaling scaling = to_rope_scaling(o.scaling);
+  Exported e;
+  if (!o.input.empty()) {
+    e.values = rotated_values(o, positions, dtype, layout, scaling, e.shape, e.scaling_note);
+  } else {
+    // --dim is the rotary dim, or with --partial-rotary-factor the head dim it is taken from.
+    const RopeParams params{o.dim, rotary_dim_for(o.scaling, o.dim, 0, "--dim"), o.base, layout, scaling};
+    e.values = rope_values(o, params, positions, dtype, e.shape, e.scaling_note);
+  }
+  return e;
+}
+
+// What `export` writes for each family it knows.
+struct Exporter {
+  Family family;
+  Exported (*run)(const ExportOptions&, Layout, DType, const std::vector<std::int64_t>&);
+};
+constexpr Exporter kExporters[] = {{Family::Sinusoidal, export_sinusoidal}, {Family::Rope, export_rope}};
+
 int run_export(const ExportOptions& o) {
   const Family family = parsed(parse_family(o.family), "--family", o.family);
+  const auto exporter = std::find_if(std::begin(kExporters), std::end(kExporters),
+                                     [&](const Exporter& e) { return e.family == family; });
+  if (exporter == std::end(kExporters)) throw UsageError("--family: export does not write " + o.family);
   const DType dtype = parsed(parse_dtype(o.dtype), "--dtype", o.dtype);
-  const Layout layout = o.layout.empty() ? (family == Family::Rope ? Layout::HalfSplit : Layout::Interleaved)
-                                         : parsed(parse_layout(o.layout), "--layout", o.layout);
+  const Layout layout =
+      o.layout.empty() ? default_layout(family) : parsed(parse_layout(o.layout), "--layout", o.layout);
   if (o.reference == !o.variant.empty()) throw UsageError("--reference or --variant: give exactly one");
   if (!o.reference && find_variant(o.variant) == nullptr) {
     throw UsageError("--variant: no variant named '" + o.variant + "' (see pe-suite list)");
@@ -157,25 +195,9 @@ int run_export(const ExportOptions& o) {
   std::string format = o.format;
   if (format.empty()) format = o.out.ends_with(".csv") ? "csv" : "npy";
   if (format != "npy" && format != "csv") throw UsageError("--format: npy or csv, got '" + format + "'");
-  if (family != Family::Rope) reject_scaling_flags(o.scaling, "RoPE scaling applies to --family rope only");
-  const RopeScaling scaling = family == Family::Rope ? to_rope_scaling(o.scaling) : RopeScaling{};
   const auto positions = positions_from(o.positions, o.positions_file);
   const std::uint64_t undecided_before = ref::undecided_roundings();
-
-  std::vector<double> values;
-  std::vector<std::size_t> shape;
-  std::string scaling_note = "none";
-  if (!o.input.empty()) {
-    if (family != Family::Rope) throw UsageError("--input: only RoPE rotates an input");
-    values = rotated_values(o, positions, dtype, layout, scaling, shape, scaling_note);
-  } else if (family == Family::Sinusoidal) {
-    values = sinusoidal_values(o, {o.dim, o.base, layout}, positions, dtype);
-    shape = {positions.size(), static_cast<std::size_t>(o.dim)};
-  } else {
-    // --dim is the rotary dim, or with --partial-rotary-factor the head dim it is taken from.
-    const RopeParams params{o.dim, rotary_dim_for(o.scaling, o.dim, 0, "--dim"), o.base, layout, scaling};
-    values = rope_values(o, params, positions, dtype, shape, scaling_note);
-  }
+  const auto [values, shape, scaling_note] = exporter->run(o, layout, dtype, positions);
   // A golden file is only as good as its roundings: refuse to write one the reference could not decide.
   if (o.reference && ref::undecided_roundings() != undecided_before) {
     fmt::print(stderr,

@@ -5,6 +5,7 @@
 
 #include "common.h"
 #include "pe/harness/contract_json.h"
+#include "pe/harness/family_traits.h"
 #include "pe/pe.h"
 
 namespace pe::cli {
@@ -35,7 +36,8 @@ std::string budget_text(const Variant& v) {
     s += fmt::format("{}{}: {:.4g}·u_{} + {}·u_{}·|φ|", s.empty() ? "" : "; ", to_string(t),
                      effective_c0(c, t), to_string(t), c1, to_string(c.angle_type));
   }
-  return s + (v.family() == Family::Rope ? "  (× |x_a|+|x_b|)" : "");
+  const std::string_view scale = harness::traits_of(v.family()).budget_scale;
+  return scale.empty() ? s : fmt::format("{}  ({})", s, scale);
 }
 
 nlohmann::json contract_json(const Variant& v) {

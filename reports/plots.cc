@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 
+#include "pe/harness/family_traits.h"
 #include "pe/reports/variant_summary.h"
 
 namespace pe::reports {
@@ -53,7 +54,8 @@ bool gnuplot_available() { return std::system("gnuplot -e \"set terminal svg\" >
 
 std::vector<std::string> plot_accuracy(const nlohmann::json& census, const std::string& dir) {
   std::vector<std::string> svgs;
-  for (const std::string family : {"sinusoidal", "rope"}) {
+  for (const harness::FamilyTraits* traits : harness::family_traits()) {
+    const std::string family(traits->name);
     const auto ps = primaries(census, family);
     if (ps.empty()) continue;
     const int cols = std::min<int>(4, static_cast<int>(ps.size()));
@@ -94,17 +96,16 @@ std::vector<std::string> plot_accuracy(const nlohmann::json& census, const std::
 
 std::vector<std::string> plot_speed(const std::vector<BenchRecord>& bench, const std::string& dir) {
   std::vector<std::string> svgs;
-  for (const std::string family : {"sinusoidal", "rope"}) {
-    // Per instance in its first layout seen: f32, positions from 0; sinusoidal table d128, RoPE H32 D128.
+  for (const harness::FamilyTraits* traits : harness::family_traits()) {
+    const std::string family(traits->name);
+    // Per instance in its first layout seen: f32, positions from 0, the family's headline shape.
     // Per variant, the instance with the most such shapes (the largest table is timed in the
     // first layout only).
     std::map<std::string, std::map<std::string, std::vector<const BenchRecord*>>> by_instance;
     for (const BenchRecord& b : bench) {
-      if (b.family != family || b.dtype != "f32" || b.positions != "start" || b.scaling != "none" ||
+      if (!traits->headline(b) || b.dtype != "f32" || b.positions != "start" || b.scaling != "none" ||
           !b.error.empty())
         continue;
-      if (family == "sinusoidal" && (b.op != "table" || b.dim != 128)) continue;
-      if (family == "rope" && (b.heads != 32 || b.dim != 128)) continue;
       by_instance[b.variant][b.instance].push_back(&b);
     }
     std::map<std::string, std::vector<const BenchRecord*>> series;
@@ -119,8 +120,8 @@ std::vector<std::string> plot_speed(const std::vector<BenchRecord>& bench, const
     std::string gp = fmt::format(fmt::runtime(kTerminal), 1300, 420);
     gp += fmt::format("set output '{}'\nset logscale xy\nset key outside right font ',8' noenhanced\n", svg);
     gp += fmt::format("set multiplot layout 1,3 title '{}: f32, positions from 0, {} (medians)'\n", family,
-                      family == "rope" ? "32 heads x head_dim 128" : "table, d = 128");
-    const std::string x = family == "rope" ? "tokens" : "sequence length";
+                      traits->caption);
+    const std::string_view x = traits->length_label;
     std::string plot_time = "plot ", plot_fill = "plot ", plot_mem = "plot ";
     for (auto& [v, recs] : series) {
       std::sort(recs.begin(), recs.end(), [](auto* a, auto* b) { return a->length < b->length; });
@@ -172,7 +173,8 @@ std::vector<std::string> pareto_front(
 std::vector<std::string> plot_pareto(const nlohmann::json& census, const std::vector<BenchRecord>& bench,
                                      const std::string& dir) {
   std::vector<std::string> svgs;
-  for (const std::string family : {"sinusoidal", "rope"}) {
+  for (const harness::FamilyTraits* traits : harness::family_traits()) {
+    const std::string family(traits->name);
     std::vector<std::pair<std::string, std::pair<double, double>>> points;
     for (const Primary& p : primaries(census, family)) {
       const std::string inst = p.instance->value("instance", "");
@@ -205,7 +207,7 @@ std::vector<std::string> plot_pareto(const nlohmann::json& census, const std::ve
     gp += fmt::format("set output '{}'\nset termoption noenhanced\nset logscale xy\nset format y '1e%T'\n",
                       svg);
     gp += fmt::format("set title '{}: accuracy against speed (f32; error at positions < 1e6; speed at {})'\n",
-                      family, family == "rope" ? "2048 tokens x 32 heads x 128" : "L = 8192, d = 128");
+                      family, traits->summary_caption);
     gp += "set xlabel 'ns per element (median)'\nset ylabel 'max |y - exact|'\nset key top right\n";
     gp += fmt::format(
         "plot '{0}' u 1:($3==0?$2:1/0) w p pt 6 ps 1.2 lc rgb '#7f8c8d' t 'dominated', "

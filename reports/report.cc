@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 
+#include "pe/harness/family_traits.h"
 #include "pe/reports/bench_results.h"
 #include "pe/reports/compare.h"
 #include "pe/reports/plots.h"
@@ -15,24 +16,10 @@
 namespace pe::reports {
 namespace {
 
-struct Column {
-  std::string label, family;
-  std::int64_t length;
-  std::string positions;
-};
-
-const Column kColumns[] = {
-    {"L=128", "sinusoidal", 128, "start"},      {"L=8192", "sinusoidal", 8192, "start"},
-    {"L=2^20", "sinusoidal", 1 << 20, "start"}, {"T=1", "rope", 1, "start"},
-    {"T=1 at 2^20 (decode)", "rope", 1, "far"}, {"T=2048", "rope", 2048, "start"},
-    {"T=16384", "rope", 16384, "start"},
-};
-
-bool matches(const BenchRecord& b, const Column& c) {
-  if (b.scaling != "none" || b.family != c.family || b.dtype != "f32" || b.length != c.length ||
-      b.positions != c.positions)
-    return false;
-  return c.family == "rope" ? (b.heads == 32 && b.dim == 128) : (b.op == "table" && b.dim == 128);
+// A column of the speed table: f32, unscaled, the family's headline shape at the column's length.
+bool matches(const BenchRecord& b, const harness::FamilyTraits& t, const harness::ReportColumn& c) {
+  return t.headline(b) && b.scaling == "none" && b.dtype == "f32" && b.length == c.length &&
+         b.positions == c.positions;
 }
 
 void write_file(const std::string& path, const std::string& text) {
@@ -78,18 +65,17 @@ std::string benchmarks_markdown(const std::vector<BenchRecord>& records) {
 std::string speed_markdown(const nlohmann::json& bench) {
   const auto records = bench_records(bench);
   std::string out;
-  for (const std::string family : {"sinusoidal", "rope"}) {
-    std::vector<const Column*> cols;
-    for (const Column& c : kColumns) {
-      if (c.family == family) cols.push_back(&c);
-    }
+  for (const harness::FamilyTraits* traits : harness::family_traits()) {
+    const std::string family(traits->name);
+    std::vector<const harness::ReportColumn*> cols;
+    for (const harness::ReportColumn& c : traits->columns) cols.push_back(&c);
     // One instance per variant: the one with the most of these shapes (the full grid times the
     // largest table in each variant's first layout only). Variants in name order.
     std::map<std::string, std::map<std::string, int>> hits;
     for (const BenchRecord& b : records) {
       if (b.family != family) continue;
       int& n = hits[b.variant][b.instance];
-      for (const Column* c : cols) n += matches(b, *c) ? 1 : 0;
+      for (const harness::ReportColumn* c : cols) n += matches(b, *traits, *c) ? 1 : 0;
     }
     std::map<std::string, std::string> instance_of;
     std::vector<std::string> variants;
@@ -103,8 +89,8 @@ std::string speed_markdown(const nlohmann::json& bench) {
     if (variants.empty()) continue;
     out += fmt::format(
         "\n**{}** (f32; {}): median ns per element (% of the fill limit at the same bytes)\n\n| variant |",
-        family, family == "rope" ? "32 heads x head_dim 128" : "table, d = 128");
-    for (const Column* c : cols) out += " " + c->label + " |";
+        family, traits->caption);
+    for (const harness::ReportColumn* c : cols) out += fmt::format(" {} |", c->label);
     out += "\n|---|";
     for (std::size_t k = 0; k < cols.size(); ++k) out += "---:|";
     out += "\n";
@@ -114,7 +100,7 @@ std::string speed_markdown(const nlohmann::json& bench) {
       for (std::size_t k = 0; k < cols.size(); ++k) {
         const BenchRecord* hit = nullptr;
         for (const BenchRecord& b : records) {
-          if (b.instance == instance_of[v] && matches(b, *cols[k])) hit = &b;
+          if (b.instance == instance_of[v] && matches(b, *traits, *cols[k])) hit = &b;
         }
         if (hit == nullptr) {
           out += " - |";
@@ -159,10 +145,14 @@ ReportOutput write_report(const ReportInputs& in, const std::string& dir) {
 
   md +=
       "## Summary\n\nOne row per variant. Accuracy from the census against the exact (MPFR) reference over "
-      "every instance (layouts x output types); `err/budget` above 1 breaks the contract. Speed at "
-      "sinusoidal L=8192 x d=128 and RoPE 2048 tokens x 32 heads x 128, f32.\n\n";
+      "every instance (layouts x output types); `err/budget` above 1 breaks the contract. Speed at";
+  for (const harness::FamilyTraits* t : harness::family_traits())
+    md += fmt::format("{} {} {}", t == harness::family_traits().front() ? "" : ";", t->name,
+                      t->summary_caption);
+  md += ", f32.\n\n";
   md += variant_markdown(variant_rows(in.census, bench, in.properties));
-  for (const std::string family : {"sinusoidal", "rope"}) {
+  for (const harness::FamilyTraits* traits : harness::family_traits()) {
+    const std::string family(traits->name);
     std::vector<std::pair<std::string, std::pair<double, double>>> points;
     for (const VariantRow& r : variant_rows(in.census, bench, nlohmann::json())) {
       if (r.family == family && r.ns_per_element >= 0 && r.primary_err_1e6 >= 0)
@@ -176,7 +166,8 @@ ReportOutput write_report(const ReportInputs& in, const std::string& dir) {
   }
 
   md += "\n## Accuracy\n\n";
-  for (const std::string family : {"sinusoidal", "rope"}) {
+  for (const harness::FamilyTraits* traits : harness::family_traits()) {
+    const std::string family(traits->name);
     const std::string svg = fmt::format("accuracy_{}.svg", family);
     if (has(svg)) md += fmt::format("![{} accuracy]({})\n\n", family, svg);
   }
@@ -188,7 +179,8 @@ ReportOutput write_report(const ReportInputs& in, const std::string& dir) {
 
   if (!bench.empty()) {
     md += "\n## Speed\n\n";
-    for (const std::string family : {"sinusoidal", "rope"}) {
+    for (const harness::FamilyTraits* traits : harness::family_traits()) {
+      const std::string family(traits->name);
       const std::string svg = fmt::format("speed_{}.svg", family);
       if (has(svg)) md += fmt::format("![{} speed]({})\n\n", family, svg);
     }
@@ -196,7 +188,8 @@ ReportOutput write_report(const ReportInputs& in, const std::string& dir) {
     md += "\nEvery benchmark (scaled RoPE, other shapes and types included): [bench.md](bench.md).\n";
     write_file(dir + "/bench.md", benchmarks_markdown(bench));
     md += "\n## Accuracy against speed\n\n";
-    for (const std::string family : {"sinusoidal", "rope"}) {
+    for (const harness::FamilyTraits* traits : harness::family_traits()) {
+      const std::string family(traits->name);
       const std::string svg = fmt::format("pareto_{}.svg", family);
       if (has(svg)) md += fmt::format("![{} accuracy against speed]({})\n\n", family, svg);
     }

@@ -6,6 +6,8 @@
 #include <cctype>
 #include <map>
 
+#include "pe/harness/family_traits.h"
+
 namespace pe::reports {
 namespace {
 
@@ -53,8 +55,8 @@ const BenchRecord* representative(const std::vector<BenchRecord>& bench, const s
     if (b.instance != instance || b.dtype != "f32" || b.positions != "start" || b.scaling != "none" ||
         !b.error.empty())
       continue;
-    if (b.family == "sinusoidal" && b.op == "table" && b.length == 8192 && b.dim == 128) return &b;
-    if (b.family == "rope" && b.length == 2048 && b.heads == 32 && b.dim == 128) return &b;
+    const harness::FamilyTraits* t = harness::traits_named(b.family);
+    if (t != nullptr && t->headline(b) && b.length == t->summary_length) return &b;
   }
   return nullptr;
 }
@@ -97,7 +99,7 @@ std::vector<VariantRow> variant_rows(const nlohmann::json& census, const std::ve
       r.ns_per_element = b->ns_per_element;
       r.fill_fraction = b->fill_fraction;
       r.allocs_per_call = b->allocs_per_call;
-      r.speed_shape = b->family == "rope" ? "T2048·H32·D128" : "L8192·d128";
+      r.speed_shape = harness::traits_named(b->family)->summary_shape;
     }
   }
   return rows;

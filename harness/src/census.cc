@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <random>
 #include <set>
 #include <stdexcept>
@@ -9,6 +10,7 @@
 #include "pe/contract.h"
 #include "pe/errors.h"
 #include "pe/harness/contract_json.h"
+#include "pe/harness/family_traits.h"
 #include "pe/harness/run.h"
 #include "pe/ref/reference.h"
 
@@ -37,13 +39,7 @@ std::vector<std::int64_t> band_positions(std::int64_t lo, std::int64_t hi, std::
   return p;
 }
 
-void sweep_sinusoidal(const harness::Instance& in, const std::vector<std::int64_t>& positions,
-                      std::int64_t dim, double base, harness::Measurement& m) {
-  const SinusoidalParams params{dim, base, in.layout};
-  const harness::TypedBuffer y = harness::run_table(in, SinusoidalPlan(params), positions);
-  harness::measure_sinusoidal(params, positions, y, {&in.contract(), in.dtype},
-                              [&](const harness::ElementRecord& e) { m.add(e); });
-}
+}  // namespace
 
 std::vector<std::int64_t> grid_dims(Effort effort) {
   return effort == Effort::Full ? std::vector<std::int64_t>{64, 128, 1024} : std::vector<std::int64_t>{128};
@@ -52,27 +48,6 @@ std::vector<std::int64_t> grid_dims(Effort effort) {
 std::int64_t rotary_dim_of(const Options& o, std::int64_t head_dim) {
   return o.partial_rotary_factor != 0 ? partial_rotary_dim(head_dim, o.partial_rotary_factor) : head_dim;
 }
-
-void sweep_rope(const harness::Instance& in, const std::vector<std::int64_t>& positions,
-                std::int64_t head_dim, double base, std::uint64_t seed, const Options& options,
-                harness::Measurement& m) {
-  const RopeParams params{head_dim, rotary_dim_of(options, head_dim), base, in.layout, options.scaling};
-  const RopePlan plan(params);
-  // NTK and dynamic raise the base: past the contract's max_base its budget is not derived, so such
-  // (dim, base) cells are left out of the instance's bands rather than judged.
-  if (plan.effective_base() > in.contract().max_base) return;
-  const std::size_t heads = 2;
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  harness::TypedBuffer y(in.dtype, positions.size() * heads * plan.head_dim());
-  for (std::size_t i = 0; i < y.size(); ++i) y.set(i, u(rng));
-  const std::vector<double> x = y.values();  // the reference rotates exactly what the variant is given
-  harness::run_rope(in, plan, positions, heads, y);
-  harness::measure_rope(params, positions, heads, x, y, {&in.contract(), in.dtype},
-                        [&](const harness::ElementRecord& e) { m.add(e); });
-}
-
-}  // namespace
 
 std::size_t shard_of(const std::string& instance_name, std::size_t shard_count) {
   return static_cast<std::size_t>(fnv1a(instance_name, 0) % std::max<std::size_t>(1, shard_count));
@@ -110,25 +85,27 @@ std::vector<std::int64_t> rope_head_dims(const Options& options) {
 
 std::vector<InstanceResult> run(const Options& options) {
   const bool full = options.effort == Effort::Full;
-  const std::vector<std::int64_t> dims = grid_dims(options.effort);
   const std::vector<double> bases = full ? std::vector<double>{1e4, 5e5, 1e6} : std::vector<double>{1e4};
   const std::size_t per_band = full ? 48 : 10;
 
   std::vector<InstanceResult> results;
   auto all = harness::instances_matching(options.glob);
-  if (rope_only(options)) {
-    std::erase_if(all, [](const harness::Instance& in) { return in.variant->family() != Family::Rope; });
-  }
+  std::erase_if(all, [&](const harness::Instance& in) {
+    return !harness::traits_of(in.variant->family()).census_applies(options);
+  });
   std::vector<harness::Instance> mine;
   for (const harness::Instance& in : all) {
     if (shard_of(in.name(), options.shard_count) == options.shard_index) mine.push_back(in);
   }
-  const bool any_rope = std::any_of(mine.begin(), mine.end(), [](const harness::Instance& in) {
-    return in.variant->family() == Family::Rope;
-  });
-  const std::vector<std::int64_t> rope_dims = any_rope ? rope_head_dims(options) : dims;
+  // Each family's dims, once, before any sweep: an option no dim fits fails fast.
+  std::map<Family, std::vector<std::int64_t>> dims;
+  for (const harness::Instance& in : mine) {
+    const harness::FamilyTraits& t = harness::traits_of(in.variant->family());
+    if (!dims.count(t.family)) dims[t.family] = t.census_dims(options);
+  }
   for (const harness::Instance& in : mine) {
     if (options.on_instance) options.on_instance(results.size(), mine.size(), in.name());
+    const harness::FamilyTraits& traits = harness::traits_of(in.variant->family());
     InstanceResult result{in, {}};
     const std::int64_t limit = options.max_position > 0 ? options.max_position : in.contract().max_position;
     harness::Measurement m(std::min(limit, kEdges[std::size(kEdges) - 1]), 0);
@@ -136,17 +113,11 @@ std::vector<InstanceResult> run(const Options& options) {
       const std::int64_t lo = kEdges[k];
       const std::int64_t hi =
           k + 2 == std::size(kEdges) ? std::min(kEdges[k + 1], limit) : std::min(kEdges[k + 1] - 1, limit);
-      const bool rope = in.variant->family() == Family::Rope;
-      for (std::int64_t dim : rope ? rope_dims : dims) {
+      for (std::int64_t dim : dims[traits.family]) {
         for (double base : bases) {
           const std::uint64_t seed = fnv1a(
               in.name(), (k << 32) ^ static_cast<std::uint64_t>(dim) ^ static_cast<std::uint64_t>(base));
-          const auto positions = band_positions(lo, hi, per_band, seed);
-          if (rope) {
-            sweep_rope(in, positions, dim, base, seed, options, m);
-          } else {
-            sweep_sinusoidal(in, positions, dim, base, m);
-          }
+          traits.census_cell(in, band_positions(lo, hi, per_band, seed), dim, base, seed, options, m);
         }
       }
     }

@@ -67,8 +67,8 @@ std::vector<Instance> selected(Family family) {
 
 std::vector<Instance> instances_matching(const std::string& glob) {
   std::vector<Instance> out;
-  for (Family f : {Family::Sinusoidal, Family::Rope}) {
-    for (const Instance& i : instances(f)) {
+  for (const FamilyInfo& f : families()) {
+    for (const Instance& i : instances(f.family)) {
       if (glob_match(glob, i.variant->name()) || glob_match(glob, i.name())) out.push_back(i);
     }
   }

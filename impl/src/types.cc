@@ -1,11 +1,31 @@
 #include "pe/types.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 
 namespace pe {
 
-std::string_view to_string(Family f) noexcept { return f == Family::Sinusoidal ? "sinusoidal" : "rope"; }
+namespace {
+constexpr Layout kSinusoidalLayouts[] = {Layout::Interleaved, Layout::Concatenated};
+constexpr Layout kRopeLayouts[] = {Layout::HalfSplit, Layout::Interleaved};
+constexpr FamilyInfo kFamilies[] = {
+    {Family::Sinusoidal, "sinusoidal", kSinusoidalLayouts},
+    {Family::Rope, "rope", kRopeLayouts},
+};
+}  // namespace
+
+std::span<const FamilyInfo> families() noexcept { return kFamilies; }
+
+const FamilyInfo& family_info(Family f) noexcept {
+  for (const FamilyInfo& i : kFamilies) {
+    if (i.family == f) return i;
+  }
+  std::abort();  // every enumerator has a row: a missing one is a build mistake, not an input
+}
+
+std::string_view to_string(Family f) noexcept { return family_info(f).name; }
 
 std::string_view to_string(Layout l) noexcept {
   switch (l) {
@@ -34,8 +54,9 @@ std::string_view to_string(DType t) noexcept {
 }
 
 std::optional<Family> parse_family(std::string_view s) noexcept {
-  if (s == "sinusoidal") return Family::Sinusoidal;
-  if (s == "rope") return Family::Rope;
+  for (const FamilyInfo& i : kFamilies) {
+    if (i.name == s) return i.family;
+  }
   return std::nullopt;
 }
 
@@ -55,8 +76,8 @@ std::optional<DType> parse_dtype(std::string_view s) noexcept {
 }
 
 bool layout_belongs_to(Layout l, Family f) noexcept {
-  if (l == Layout::Interleaved) return true;
-  return f == Family::Sinusoidal ? l == Layout::Concatenated : l == Layout::HalfSplit;
+  const auto layouts = family_info(f).layouts;
+  return std::find(layouts.begin(), layouts.end(), l) != layouts.end();
 }
 
 double unit_roundoff(DType t) noexcept {

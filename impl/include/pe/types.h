@@ -37,6 +37,19 @@ std::optional<DType> parse_dtype(std::string_view s) noexcept;
 
 bool layout_belongs_to(Layout l, Family f) noexcept;
 
+// A family's identity: its name and its layouts, the first the default (what `check` and `export`
+// assume when no layout is given). One row per family in types.cc; what the harness, benchmarks and
+// reports know of a family beyond this is a row of harness::FamilyTraits.
+struct FamilyInfo {
+  Family family;
+  std::string_view name;
+  std::span<const Layout> layouts;
+};
+// Every family, in enumeration order.
+std::span<const FamilyInfo> families() noexcept;
+const FamilyInfo& family_info(Family f) noexcept;
+inline Layout default_layout(Family f) noexcept { return family_info(f).layouts.front(); }
+
 // Unit roundoff u = 2^-p of a type with p significand bits (float: 2^-24, double: 2^-53,
 // bfloat16: 2^-8, float16: 2^-11).
 double unit_roundoff(DType t) noexcept;

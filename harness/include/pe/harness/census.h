@@ -51,6 +51,10 @@ bool rope_only(const Options& options);
 // those whose rotary_dim/2 equals the length of short_factor. Throws InvalidArgument naming
 // short_factor when none does, and partial_rotary_factor when it fits no head dim of the grid.
 std::vector<std::int64_t> rope_head_dims(const Options& options);
+// The sinusoidal grid's dims (128 quick; 64, 128, 1024 full).
+std::vector<std::int64_t> grid_dims(Effort effort);
+// head_dim, or int(head_dim·partial_rotary_factor) when one is given (throws InvalidArgument naming it).
+std::int64_t rotary_dim_of(const Options& options, std::int64_t head_dim);
 // The instances as a JSON array (what the summary tables read).
 nlohmann::json to_json(const std::vector<InstanceResult>& results);
 // The census file: {"schema", "effort", "variant", "shard", "rope_scaling", "instances": to_json(...)};

@@ -1,0 +1,116 @@
+// What the harness, the benchmarks, the reports and the CLI's generic paths know of a family: one
+// row per family (harness/src/families/<family>.cc). Adding a family is its row, its plan, its
+// reference and its kernels; nothing that iterates families names one.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pe/harness/bench_identity.h"
+#include "pe/harness/census.h"
+#include "pe/harness/instance.h"
+#include "pe/harness/measure.h"
+#include "pe/rope_scaling.h"
+#include "pe/types.h"
+
+namespace pe::harness {
+
+enum class BenchGrid {
+  Smoke,   // a few tiny shapes: ctest checks the JSON, not the timings
+  Quick,   // the shapes a user looks at first; under 2 minutes
+  Report,  // the full grid, 9 repetitions each for compare
+};
+
+// One benchmark shape in a family's terms (BenchIdentity's fields).
+struct BenchShape {
+  std::string op;  // "table", "add", "rope"
+  DType dtype = DType::F32;
+  std::int64_t length = 0, heads = 0, dim = 0;
+  bool far = false;                // positions from 2^20 instead of 0
+  std::string scaling = "none";    // a RoPE scaling the family's workload knows ("yarn")
+  bool first_layout_only = false;  // only in the variant's first layout
+  std::size_t elements() const {
+    return static_cast<std::size_t>(length) * static_cast<std::size_t>(heads > 0 ? heads : 1) *
+           static_cast<std::size_t>(dim);
+  }
+};
+
+// One benchmark's buffers, plan and positions, built (pages touched) before any timing.
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  // One kernel call: never allocates.
+  virtual void run() = 0;
+  // One call, then a sample of its output (first, middle and last row; up to 16 pairs) compared
+  // with the reference under the instance's contract.
+  virtual void check(const Sink& sink) = 0;
+  virtual const void* data() const = 0;
+  std::size_t elements = 0, bytes_written = 0, bytes_moved = 0;
+};
+
+// A column of the report's speed table: f32, unscaled, the family's headline shape at this length.
+struct ReportColumn {
+  std::string_view label;
+  std::int64_t length;
+  std::string_view positions;  // "start" or "far"
+};
+
+struct FamilyTraits {
+  Family family;
+  std::string_view name;
+  // What the budget of `pe-suite list` is multiplied by ("" for tables).
+  std::string_view budget_scale;
+
+  // The census: whether it takes this family under `options` (a RoPE scaling selects RoPE only),
+  // the dims it sweeps (throws InvalidArgument naming an option no dim fits), and one cell:
+  // `positions` × dim × base compared into `m`.
+  bool (*census_applies)(const census::Options& options);
+  std::vector<std::int64_t> (*census_dims)(const census::Options& options);
+  void (*census_cell)(const Instance& in, const std::vector<std::int64_t>& positions, std::int64_t dim,
+                      double base, std::uint64_t seed, const census::Options& options, Measurement& m);
+
+  // The benchmarks: the grid's shapes and the workload of one.
+  std::vector<BenchShape> (*bench_shapes)(BenchGrid grid);
+  std::unique_ptr<Workload> (*workload)(const Instance& in, const BenchShape& shape);
+
+  // The reports: the headline shape (op, heads, dim; f32, unscaled) and the words around it.
+  std::string_view headline_op;
+  std::int64_t headline_heads, headline_dim;
+  std::string_view caption;          // "32 heads x head_dim 128"
+  std::string_view length_label;     // the speed plot's x axis: "tokens"
+  std::int64_t summary_length;       // the summary's speed: the headline shape at this length
+  std::string_view summary_shape;    // "T2048·H32·D128"
+  std::string_view summary_caption;  // "2048 tokens x 32 heads x 128"
+  std::span<const ReportColumn> columns;
+
+  // Whether a benchmark is the headline shape (any length, positions and scaling).
+  bool headline(const BenchIdentity& b) const {
+    return b.family == name && b.op == headline_op && b.heads == headline_heads && b.dim == headline_dim;
+  }
+};
+
+// Every family's row, in enumeration order.
+std::span<const FamilyTraits* const> family_traits();
+const FamilyTraits& traits_of(Family f);
+// nullptr for a name no family has.
+const FamilyTraits* traits_named(std::string_view name);
+
+// The rows (harness/src/families/).
+const FamilyTraits& sinusoidal_traits();
+const FamilyTraits& rope_traits();
+
+// The 3 rows (first, middle, last) and up to 16 pairs spread over the frequencies that a
+// benchmark's pre-timing check compares.
+Sample bench_sample(std::size_t rows, std::size_t pairs);
+// The RoPE scaling a benchmark shape names: "none", or "yarn" (factor 4 over 32768 positions, of the
+// Qwen2.5 long-context kind: the plan changes the frequencies, the kernels multiply cos and sin by the
+// attention factor 1.1386). Throws std::invalid_argument for another name.
+RopeScaling bench_rope_scaling(const std::string& name);
+// Positions 0.. or 2^20.. (far): the angle range, not the count, is what changes.
+std::vector<std::int64_t> bench_positions(std::size_t n, bool far);
+
+}  // namespace pe::harness

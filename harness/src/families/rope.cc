@@ -1,0 +1,140 @@
+// The RoPE family's row of FamilyTraits: census cells (under the census's scaling and partial
+// rotary factor), benchmark shapes and workloads, report words.
+#include <random>
+#include <stdexcept>
+
+#include "pe/api.h"
+#include "pe/harness/family_traits.h"
+#include "pe/harness/run.h"
+
+namespace pe::harness {
+namespace rope_family {
+
+void census_cell(const Instance& in, const std::vector<std::int64_t>& positions, std::int64_t head_dim,
+                 double base, std::uint64_t seed, const census::Options& options, Measurement& m) {
+  const RopeParams params{head_dim, census::rotary_dim_of(options, head_dim), base, in.layout,
+                          options.scaling};
+  const RopePlan plan(params);
+  // NTK and dynamic raise the base: past the contract's max_base its budget is not derived, so such
+  // (dim, base) cells are left out of the instance's bands rather than judged.
+  if (plan.effective_base() > in.contract().max_base) return;
+  const std::size_t heads = 2;
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  TypedBuffer y(in.dtype, positions.size() * heads * plan.head_dim());
+  for (std::size_t i = 0; i < y.size(); ++i) y.set(i, u(rng));
+  const std::vector<double> x = y.values();  // the reference rotates exactly what the variant is given
+  run_rope(in, plan, positions, static_cast<std::int64_t>(heads), y);
+  measure_rope(params, positions, heads, x, y, {&in.contract(), in.dtype},
+               [&](const ElementRecord& e) { m.add(e); });
+}
+
+std::vector<BenchShape> bench_shapes(BenchGrid grid) {
+  auto rope = [](std::int64_t T, std::int64_t D, bool far, bool yarn = false, DType t = DType::F32,
+                 std::int64_t heads = 32) {
+    return BenchShape{.op = "rope",
+                      .dtype = t,
+                      .length = T,
+                      .heads = heads,
+                      .dim = D,
+                      .far = far,
+                      .scaling = yarn ? "yarn" : "none"};
+  };
+  if (grid == BenchGrid::Smoke) {
+    const DType f32 = DType::F32;
+    return {rope(2, 64, false, false, f32, 2), rope(1, 64, true, false, f32, 2),
+            rope(2, 64, false, true, f32, 2)};
+  }
+  if (grid == BenchGrid::Quick)
+    return {rope(1, 128, true), rope(2048, 128, false), rope(2048, 128, false, true)};
+  std::vector<BenchShape> s;
+  for (std::int64_t T : {1, 16, 128, 2048, 16384}) s.push_back(rope(T, 128, false));
+  for (std::int64_t T : {1, 2048}) s.push_back(rope(T, 128, true));
+  for (std::int64_t D : {64, 256}) s.push_back(rope(2048, D, false));
+  for (std::int64_t T : {1, 2048}) s.push_back(rope(T, 128, false, true));
+  s.push_back(rope(2048, 128, false, false, DType::BF16));
+  return s;
+}
+
+// Rotating the same buffer over and over keeps its norm (up to rounding): the timed calls see the
+// same kind of data as the checked one.
+class RotateWorkload : public Workload {
+ public:
+  RotateWorkload(const Instance& in, const BenchShape& s)
+      : in_(in),
+        params_{s.dim, 0, 10000.0, in.layout, bench_rope_scaling(s.scaling)},
+        plan_(params_),
+        positions_(bench_positions(static_cast<std::size_t>(s.length), s.far)),
+        heads_(s.heads),
+        x_(in.dtype, s.elements()) {
+    for (std::size_t i = 0; i < x_.size(); ++i) x_.set(i, std::ldexp(static_cast<double>(i % 61) - 30, -5));
+    elements = s.elements();
+    bytes_written = elements * size_of(in.dtype);
+    bytes_moved = 2 * bytes_written;
+  }
+  void run() override { run_rope(in_, plan_, positions_, heads_, x_); }
+  void check(const Sink& sink) override {
+    const TypedBuffer before = x_;
+    run();
+    measure_rope(params_, positions_, static_cast<std::size_t>(heads_), before, x_,
+                 {&in_.contract(), in_.dtype}, sink, bench_sample(positions_.size(), plan_.n_pairs()));
+  }
+  const void* data() const override { return &x_; }
+
+ private:
+  Instance in_;
+  RopeParams params_;
+  RopePlan plan_;
+  std::vector<std::int64_t> positions_;
+  std::int64_t heads_;
+  TypedBuffer x_;
+};
+
+std::unique_ptr<Workload> workload(const Instance& in, const BenchShape& s) {
+  return std::make_unique<RotateWorkload>(in, s);
+}
+
+bool census_applies(const census::Options& /*options*/) { return true; }
+
+constexpr ReportColumn kColumns[] = {{"T=1", 1, "start"},
+                                     {"T=1 at 2^20 (decode)", 1, "far"},
+                                     {"T=2048", 2048, "start"},
+                                     {"T=16384", 16384, "start"}};
+
+}  // namespace rope_family
+
+RopeScaling bench_rope_scaling(const std::string& name) {
+  RopeScaling s;
+  if (name == "none") return s;
+  if (name != "yarn") throw std::invalid_argument("rope benchmark scaling: no shape named '" + name + "'");
+  s.type = RopeScalingType::Yarn;
+  s.factor = 4;
+  s.original_max_position = 32768;
+  return s;
+}
+
+const FamilyTraits& rope_traits() {
+  using namespace rope_family;
+  static const FamilyTraits row{
+      .family = Family::Rope,
+      .name = to_string(Family::Rope),
+      .budget_scale = "× |x_a|+|x_b|",
+      .census_applies = census_applies,
+      .census_dims = census::rope_head_dims,
+      .census_cell = census_cell,
+      .bench_shapes = bench_shapes,
+      .workload = workload,
+      .headline_op = "rope",
+      .headline_heads = 32,
+      .headline_dim = 128,
+      .caption = "32 heads x head_dim 128",
+      .length_label = "tokens",
+      .summary_length = 2048,
+      .summary_shape = "T2048·H32·D128",
+      .summary_caption = "2048 tokens x 32 heads x 128",
+      .columns = kColumns,
+  };
+  return row;
+}
+
+}  // namespace pe::harness

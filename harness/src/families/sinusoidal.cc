@@ -1,0 +1,140 @@
+// The sinusoidal family's row of FamilyTraits: census cells, benchmark shapes and workloads, report
+// words.
+#include <cmath>
+
+#include "pe/api.h"
+#include "pe/harness/family_traits.h"
+#include "pe/harness/run.h"
+
+namespace pe::harness {
+namespace sinusoidal_family {
+
+void census_cell(const Instance& in, const std::vector<std::int64_t>& positions, std::int64_t dim,
+                 double base, std::uint64_t /*seed*/, const census::Options& /*options*/, Measurement& m) {
+  const SinusoidalParams params{dim, base, in.layout};
+  const TypedBuffer y = run_table(in, SinusoidalPlan(params), positions);
+  measure_sinusoidal(params, positions, y, {&in.contract(), in.dtype},
+                     [&](const ElementRecord& e) { m.add(e); });
+}
+
+// Largest table the report grid times at every (layout, op, positions): 2^25 elements (128 MiB of
+// float32). One shape goes beyond, L = 2^20 × d = 128 (512 MiB), as a table at the start positions
+// in each variant's first layout: at 9 repetitions a scalar pass over gigabytes would push the full
+// grid far past 30 minutes on 2 cores.
+constexpr std::int64_t kMaxElements = std::int64_t{1} << 25;
+
+std::vector<BenchShape> bench_shapes(BenchGrid grid) {
+  const auto F32 = DType::F32;
+  auto table = [](std::int64_t L, std::int64_t d, bool far, bool add, DType t = DType::F32,
+                  bool first = false) {
+    return BenchShape{.op = add ? "add" : "table",
+                      .dtype = t,
+                      .length = L,
+                      .dim = d,
+                      .far = far,
+                      .first_layout_only = first};
+  };
+  std::vector<BenchShape> s;
+  if (grid == BenchGrid::Smoke)
+    return {table(16, 64, false, false, F32, true), table(16, 64, true, true, F32, true)};
+  if (grid == BenchGrid::Quick) {
+    for (std::int64_t L : {128, 8192}) {
+      s.push_back(table(L, 128, false, false));
+      s.push_back(table(L, 128, false, true));
+    }
+    s.push_back(table(128, 128, true, false));
+    return s;
+  }
+  for (std::int64_t L : {1, 16, 128, 1024, 8192, 65536, 1 << 20}) {
+    for (std::int64_t d : {64, 512, 128, 4096}) {
+      if (L * d <= kMaxElements) s.push_back(table(L, d, false, false, F32, d != 128));
+    }
+    if (L * 128 > kMaxElements) continue;
+    s.push_back(table(L, 128, true, false));
+    s.push_back(table(L, 128, false, true));
+  }
+  for (std::int64_t L : {128, 8192, 65536}) {
+    s.push_back(table(L, 128, false, false, DType::BF16));
+    s.push_back(table(L, 128, false, false, DType::F64));
+  }
+  s.push_back(table(1 << 20, 128, false, false, F32, true));
+  return s;
+}
+
+class TableWorkload : public Workload {
+ public:
+  TableWorkload(const Instance& in, const BenchShape& s)
+      : in_(in),
+        add_(s.op == "add"),
+        params_{s.dim, 10000.0, in.layout},
+        plan_(params_),
+        positions_(bench_positions(static_cast<std::size_t>(s.length), s.far)),
+        out_(in.dtype, s.elements()) {
+    elements = s.elements();
+    bytes_written = elements * size_of(in.dtype);
+    bytes_moved = add_ ? 2 * bytes_written : bytes_written;
+  }
+  void run() override {
+    if (add_) {
+      sinusoidal_add(*in_.variant, plan_, positions_, out_.view());
+    } else {
+      sinusoidal_table(*in_.variant, plan_, positions_, out_.view());
+    }
+  }
+  void check(const Sink& sink) override {
+    run();  // an add onto zeros is the table itself
+    Budget budget{&in_.contract(), in_.dtype};
+    if (add_) budget.extra = add_budget(in_.contract(), in_.dtype, 0.0);
+    measure_sinusoidal(params_, positions_, out_, budget, sink,
+                       bench_sample(positions_.size(), plan_.n_pairs()));
+  }
+  const void* data() const override { return &out_; }
+
+ private:
+  Instance in_;
+  bool add_;
+  SinusoidalParams params_;
+  SinusoidalPlan plan_;
+  std::vector<std::int64_t> positions_;
+  TypedBuffer out_;
+};
+
+std::unique_ptr<Workload> workload(const Instance& in, const BenchShape& s) {
+  return std::make_unique<TableWorkload>(in, s);
+}
+
+bool census_applies(const census::Options& options) { return !census::rope_only(options); }
+std::vector<std::int64_t> census_dims(const census::Options& options) {
+  return census::grid_dims(options.effort);
+}
+
+constexpr ReportColumn kColumns[] = {
+    {"L=128", 128, "start"}, {"L=8192", 8192, "start"}, {"L=2^20", 1 << 20, "start"}};
+
+}  // namespace sinusoidal_family
+
+const FamilyTraits& sinusoidal_traits() {
+  using namespace sinusoidal_family;
+  static const FamilyTraits row{
+      .family = Family::Sinusoidal,
+      .name = to_string(Family::Sinusoidal),
+      .budget_scale = "",
+      .census_applies = census_applies,
+      .census_dims = census_dims,
+      .census_cell = census_cell,
+      .bench_shapes = bench_shapes,
+      .workload = workload,
+      .headline_op = "table",
+      .headline_heads = 0,
+      .headline_dim = 128,
+      .caption = "table, d = 128",
+      .length_label = "sequence length",
+      .summary_length = 8192,
+      .summary_shape = "L8192·d128",
+      .summary_caption = "L = 8192, d = 128",
+      .columns = kColumns,
+  };
+  return row;
+}
+
+}  // namespace pe::harness
