@@ -8,6 +8,7 @@
 
 #include "common.h"
 #include "pe/errors.h"
+#include "pe/harness/family_traits.h"
 #include "pe/reports/summary.h"
 #include "progress.h"
 #include "scaling_options.h"
@@ -39,14 +40,20 @@ int census_command(const CensusArgs& a) {
                                    a.scaling.partial_rotary_factor));
     o.partial_rotary_factor = a.scaling.partial_rotary_factor;
   }
-  if (census::rope_only(o) && std::none_of(matching.begin(), matching.end(), [](const harness::Instance& in) {
-        return in.variant->family() == Family::Rope;
+  if (std::none_of(matching.begin(), matching.end(), [&](const harness::Instance& in) {
+        return harness::traits_of(in.variant->family()).census_applies(o);
       }))
     throw UsageError("--variant: '" + a.glob +
                      "' matches no RoPE instance, and RoPE scaling applies to RoPE only");
   std::vector<census::InstanceResult> results;
   try {
-    census::rope_head_dims(o);  // a LongRoPE list no head dim fits, a partial factor none allows
+    // A LongRoPE list no head dim fits, a partial factor none allows: before any instance is swept.
+    for (const harness::FamilyTraits* t : harness::family_traits()) {
+      if (t->census_applies(o) &&
+          std::any_of(matching.begin(), matching.end(),
+                      [&](const harness::Instance& in) { return in.variant->family() == t->family; }))
+        t->census_dims(o);
+    }
     if (census::rope_only(o))
       fmt::print("RoPE instances only, scaling {} (the census JSON records its parameters)\n",
                  to_string(o.scaling.type));

@@ -10,24 +10,32 @@
 namespace pe {
 namespace {
 
-Contract double_contract(Family family) {
-  Contract c;
-  c.layouts = family == Family::Sinusoidal ? std::vector{Layout::Interleaved, Layout::Concatenated}
-                                           : std::vector{Layout::Interleaved, Layout::HalfSplit};
-  c.outputs = {DType::F64};
-  c.angle_type = c.compute_type = DType::F64;
-  c.max_position = std::int64_t{1} << 31;
-  c.max_input_abs = family == Family::Sinusoidal ? 1e30 : 0x1p126;
-  c.c0 = 1, c.ck = family == Family::Sinusoidal ? 1 : 3.001, c.c1 = 2.03;
-  return c;
-}
+// The contracts of scalar_f64 kernels (float64 angle and arithmetic), which the mutants claim.
+const Contract kSinusoidalMutantContract{.layouts = {Layout::Interleaved, Layout::Concatenated},
+                                         .outputs = {DType::F64},
+                                         .angle_type = DType::F64,
+                                         .compute_type = DType::F64,
+                                         .max_position = std::int64_t{1} << 31,
+                                         .max_input_abs = 1e30,
+                                         .c0 = 1,
+                                         .ck = 1,
+                                         .c1 = 2.03};
+const Contract kRopeMutantContract{.layouts = {Layout::Interleaved, Layout::HalfSplit},
+                                   .outputs = {DType::F64},
+                                   .angle_type = DType::F64,
+                                   .compute_type = DType::F64,
+                                   .max_position = std::int64_t{1} << 31,
+                                   .max_input_abs = 0x1p126,
+                                   .c0 = 1,
+                                   .ck = 3.001,
+                                   .c1 = 2.03};
 
 // A sinusoidal mutant from a (position, pair) -> (sin, cos) rule and an optional broken add.
 template <class Rule, bool kIgnorePadding = false>
 class SinusoidalMutant final : public SinusoidalVariant {
  public:
   explicit SinusoidalMutant(std::string name)
-      : SinusoidalVariant(std::move(name), double_contract(Family::Sinusoidal)) {}
+      : SinusoidalVariant(std::move(name), kSinusoidalMutantContract) {}
   void table(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
              Buffer out) const noexcept override {
     detail::write_table<double>(plan, positions, static_cast<double*>(out.data), Rule{plan});
@@ -94,7 +102,7 @@ enum class RopeBug {
 template <RopeBug kBug>
 class RopeMutant final : public RopeVariant {
  public:
-  explicit RopeMutant(std::string name) : RopeVariant(std::move(name), double_contract(Family::Rope)) {}
+  explicit RopeMutant(std::string name) : RopeVariant(std::move(name), kRopeMutantContract) {}
   void apply(const RopePlan& plan, std::span<const std::int64_t> positions, std::size_t n_heads,
              RopeDirection direction, Buffer x) const noexcept override {
     RopeParams params = plan.params();

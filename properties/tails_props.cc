@@ -8,6 +8,7 @@
 
 #include <cmath>
 
+#include "pe/harness/family_traits.h"
 #include "pe/harness/run.h"
 #include "pe/pe.h"
 #include "support/property_util.h"
@@ -51,47 +52,35 @@ std::vector<double> inputs_for(std::size_t n) {
 class Tails : public ::testing::TestWithParam<Instance> {
  protected:
   const Instance& in() const { return GetParam(); }
+  const harness::FamilyTraits& family() const { return harness::traits_of(in().variant->family()); }
   Instance anchor() const {
-    const std::string name =
-        in().variant->family() == Family::Sinusoidal ? "sinusoidal.scalar_f64" : "rope.scalar_f64";
-    return {find_variant(name), in().layout, DType::F64};
+    return {find_variant(std::string(family().name) + ".scalar_f64"), in().layout, DType::F64};
   }
 };
 
 TEST_P(Tails, SameBitsAlignedOffsetAndRepeatedAndAgreesWithScalarF64) {
   const Instance ref = anchor();
   ASSERT_NE(ref.variant, nullptr);
-  const bool rope = in().variant->family() == Family::Rope;
+  const harness::FamilyTraits& t = family();
   for (const Shape& shape : shapes()) {
     const auto positions = positions_for(shape.count, in().contract().max_position);
     const std::size_t size = shape.count * static_cast<std::size_t>(shape.dim);
     const auto x = inputs_for(size);
     auto run = [&](const Instance& which, std::size_t offset) {
       TypedBuffer b(which.dtype, size, offset);
-      if (rope) {
+      if (t.reads_data) {
         for (std::size_t i = 0; i < size; ++i) b.set(i, x[i]);
-        rope_apply(*which.variant, RopePlan({shape.dim, 0, 10000.0, which.layout}), positions, 1, b.view());
-      } else {
-        sinusoidal_table(*which.variant, SinusoidalPlan({shape.dim, 10000.0, which.layout}), positions,
-                         b.view());
       }
+      t.call(*which.variant, which.layout, shape.dim, 10000.0, positions, b.view(), 1);
       return b;
     };
     const TypedBuffer aligned = run(in(), 0), offset = run(in(), 1), again = run(in(), 0);
     ASSERT_EQ(aligned.bytes(), offset.bytes()) << "dim " << shape.dim << " count " << shape.count;
     ASSERT_EQ(aligned.bytes(), again.bytes()) << "dim " << shape.dim << " count " << shape.count;
     const TypedBuffer want = run(ref, 0);
-    const std::size_t d = static_cast<std::size_t>(shape.dim), h = d / 2;
+    const auto terms = t.budget_terms(in().layout, shape.dim, 10000.0, positions, 1, x);
     for (std::size_t i = 0; i < size; ++i) {
-      const std::size_t ch = i % d;
-      const std::size_t pair = in().layout == Layout::Interleaved ? ch / 2 : ch % h;
-      const double phi = static_cast<double>(positions[i / d]) *
-                         std::pow(10000.0, -2.0 * static_cast<double>(pair) / static_cast<double>(d));
-      double scale = 1.0;
-      if (rope) {
-        const std::size_t first = i - ch + (in().layout == Layout::Interleaved ? 2 * pair : pair);
-        scale = std::fabs(x[first]) + std::fabs(x[first + (in().layout == Layout::Interleaved ? 1 : h)]);
-      }
+      const auto& [phi, pair, scale] = terms[i];
       // |φ| in double is within 2^-50 of the exact angle: 1.001 covers it.
       const double tol = 1.001 * (element_budget(in().contract(), in().dtype, phi, pair, scale) +
                                   element_budget(ref.contract(), DType::F64, phi, pair, scale));

@@ -8,6 +8,7 @@
 #include <limits>
 #include <string>
 
+#include "pe/harness/family_traits.h"
 #include "pe/harness/run.h"
 #include "pe/pe.h"
 #include "support/generators.h"
@@ -44,20 +45,14 @@ TypedBuffer random_buffer(DType type, std::size_t size) {
 class ValidationProps : public ::testing::TestWithParam<Instance> {
  protected:
   const Instance& in() const { return GetParam(); }
-  bool rope() const { return in().variant->family() == Family::Rope; }
+  const harness::FamilyTraits& family() const { return harness::traits_of(in().variant->family()); }
 
   // Runs the instance on a buffer of `size` elements, with its own family's entry point.
   void call(std::int64_t dim, double base, std::span<const std::int64_t> positions, Buffer b,
-            std::int64_t heads = 1, std::span<const std::uint8_t> padding = {}) const {
-    if (rope()) {
-      rope_apply(*in().variant, RopePlan({dim, 0, base, in().layout}), positions, heads, b);
-    } else if (!padding.empty()) {
-      sinusoidal_add(*in().variant, SinusoidalPlan({dim, base, in().layout}), positions, b, padding);
-    } else {
-      sinusoidal_table(*in().variant, SinusoidalPlan({dim, base, in().layout}), positions, b);
-    }
+            std::int64_t heads = 1) const {
+    family().call(*in().variant, in().layout, dim, base, positions, b, heads);
   }
-  const char* dim_name() const { return rope() ? "head_dim" : "dim"; }
+  std::string dim_name() const { return std::string(family().dim_argument); }
 };
 
 TEST_P(ValidationProps, OddZeroOrNegativeDimensionIsRejected) {
@@ -100,7 +95,7 @@ TEST_P(ValidationProps, BufferOfTheWrongSizeIsRejected) {
          }).as("buffer size");
     TypedBuffer b = random_buffer(in().dtype, size);
     const TypedBuffer before = b;
-    expect_rejected([&] { call(dim, 10000.0, positions, b.view()); }, rope() ? "x" : "out",
+    expect_rejected([&] { call(dim, 10000.0, positions, b.view()); }, std::string(family().data_argument),
                     "got " + std::to_string(size));
     RC_ASSERT(b.bytes() == before.bytes());
   });
@@ -123,19 +118,24 @@ TEST_P(ValidationProps, PositionOutsideZeroTo2Pow53IsRejected) {
   });
 }
 
-TEST_P(ValidationProps, LayoutOfTheOtherFamilyIsRejected) {
-  const Layout wrong = rope() ? Layout::Concatenated : Layout::HalfSplit;
-  try {
-    if (rope()) {
-      RopePlan({8, 0, 10000.0, wrong});
-    } else {
-      SinusoidalPlan({8, 10000.0, wrong});
+TEST_P(ValidationProps, LayoutOfAnotherFamilyIsRejected) {
+  int tried = 0;
+  for (Layout wrong : {Layout::Interleaved, Layout::Concatenated, Layout::HalfSplit}) {
+    if (layout_belongs_to(wrong, in().variant->family())) continue;
+    ++tried;
+    const std::vector<std::int64_t> positions = {1};
+    std::vector<unsigned char> bytes(8 * size_of(in().dtype), 0x5A);
+    const auto before = bytes;
+    try {
+      family().call(*in().variant, wrong, 8, 10000.0, positions, Buffer{bytes.data(), 8, in().dtype}, 1);
+      ADD_FAILURE() << "layout " << to_string(wrong) << " was accepted";
+    } catch (const InvalidArgument& e) {
+      EXPECT_EQ(e.parameter(), "layout");
+      EXPECT_NE(std::string(e.what()).find(to_string(wrong)), std::string::npos) << e.what();
     }
-    FAIL() << "layout " << to_string(wrong) << " was accepted";
-  } catch (const InvalidArgument& e) {
-    EXPECT_EQ(e.parameter(), "layout");
-    EXPECT_NE(std::string(e.what()).find(to_string(wrong)), std::string::npos) << e.what();
+    EXPECT_EQ(bytes, before);
   }
+  EXPECT_GT(tried, 0) << "every layout belongs to " << family().name;
 }
 
 TEST_P(ValidationProps, OutputTypeOutsideTheContractIsRejected) {
@@ -159,21 +159,23 @@ TEST_P(ValidationProps, NullDataWithElementsIsRejected) {
   EXPECT_THROW(call(8, 10000.0, positions, Buffer{nullptr, 8, in().dtype}), InvalidArgument);
 }
 
-TEST_P(ValidationProps, VariantOfTheOtherFamilyIsRejected) {
+TEST_P(ValidationProps, VariantOfAnotherFamilyIsRejected) {
   const std::vector<std::int64_t> positions = {1};
   std::vector<unsigned char> bytes(8 * size_of(in().dtype), 0x5A);
   const auto before = bytes;
   const Buffer b{bytes.data(), 8, in().dtype};
-  try {
-    if (rope()) {
-      sinusoidal_table(*in().variant, SinusoidalPlan({8, 10000.0, Layout::Interleaved}), positions, b);
-    } else {
-      rope_apply(*in().variant, RopePlan({8, 0, 10000.0, Layout::Interleaved}), positions, 1, b);
+  int tried = 0;
+  for (const harness::FamilyTraits* other : harness::family_traits()) {
+    if (other->family == in().variant->family()) continue;
+    ++tried;
+    try {
+      other->call(*in().variant, default_layout(other->family), 8, 10000.0, positions, b, 1);
+      ADD_FAILURE() << other->name << "'s entry point accepted " << in().variant->name();
+    } catch (const InvalidArgument& e) {
+      EXPECT_EQ(e.parameter(), "variant") << e.what();
     }
-    FAIL() << "accepted";
-  } catch (const InvalidArgument& e) {
-    EXPECT_EQ(e.parameter(), "variant") << e.what();
   }
+  EXPECT_GT(tried, 0);
   EXPECT_EQ(bytes, before);
 }
 

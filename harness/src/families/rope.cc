@@ -1,5 +1,6 @@
 // The RoPE family's row of FamilyTraits: census cells (under the census's scaling and partial
 // rotary factor), benchmark shapes and workloads, report words.
+#include <cmath>
 #include <random>
 #include <stdexcept>
 
@@ -96,6 +97,29 @@ std::unique_ptr<Workload> workload(const Instance& in, const BenchShape& s) {
 
 bool census_applies(const census::Options& /*options*/) { return true; }
 
+void call(const Variant& v, Layout layout, std::int64_t dim, double base,
+          std::span<const std::int64_t> positions, Buffer data, std::int64_t heads) {
+  rope_apply(v, RopePlan({dim, 0, base, layout}), positions, heads, data);
+}
+
+std::vector<BudgetTerms> budget_terms(Layout layout, std::int64_t dim, double base,
+                                      std::span<const std::int64_t> positions, std::int64_t heads,
+                                      std::span<const double> x) {
+  const RopePlan plan({dim, 0, base, layout});
+  const std::size_t hd = plan.head_dim(), rows = positions.size() * static_cast<std::size_t>(heads);
+  std::vector<BudgetTerms> out(rows * hd);
+  for (std::size_t row = 0; row < rows; ++row) {
+    const std::int64_t p = positions[row / static_cast<std::size_t>(heads)];
+    for (std::size_t j = 0; j < plan.n_pairs(); ++j) {
+      const std::size_t i0 = row * hd + plan.pair_first(j), i1 = i0 + plan.pair_offset();
+      const BudgetTerms t{std::fabs(static_cast<double>(p) * plan.inv_freq()[j]), j,
+                          std::fabs(x[i0]) + std::fabs(x[i1])};
+      out[i0] = out[i1] = t;
+    }
+  }
+  return out;
+}
+
 constexpr ReportColumn kColumns[] = {{"T=1", 1, "start"},
                                      {"T=1 at 2^20 (decode)", 1, "far"},
                                      {"T=2048", 2048, "start"},
@@ -124,6 +148,12 @@ const FamilyTraits& rope_traits() {
       .census_cell = census_cell,
       .bench_shapes = bench_shapes,
       .workload = workload,
+      .call = call,
+      .dim_argument = "head_dim",
+      .data_argument = "x",
+      .reads_data = true,
+      .property_max_dim = 256,
+      .budget_terms = budget_terms,
       .headline_op = "rope",
       .headline_heads = 32,
       .headline_dim = 128,

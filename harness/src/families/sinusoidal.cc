@@ -108,6 +108,25 @@ std::vector<std::int64_t> census_dims(const census::Options& options) {
   return census::grid_dims(options.effort);
 }
 
+void call(const Variant& v, Layout layout, std::int64_t dim, double base,
+          std::span<const std::int64_t> positions, Buffer data, std::int64_t /*heads*/) {
+  sinusoidal_table(v, SinusoidalPlan({dim, base, layout}), positions, data);
+}
+
+std::vector<BudgetTerms> budget_terms(Layout layout, std::int64_t dim, double base,
+                                      std::span<const std::int64_t> positions, std::int64_t /*heads*/,
+                                      std::span<const double> /*x*/) {
+  const SinusoidalPlan plan({dim, base, layout});
+  std::vector<BudgetTerms> out(positions.size() * plan.dim());
+  for (std::size_t r = 0; r < positions.size(); ++r) {
+    for (std::size_t i = 0; i < plan.n_pairs(); ++i) {
+      const double phi = std::fabs(static_cast<double>(positions[r]) * plan.inv_freq()[i]);
+      for (std::size_t ch : {plan.sin_index(i), plan.cos_index(i)}) out[r * plan.dim() + ch] = {phi, i, 1.0};
+    }
+  }
+  return out;
+}
+
 constexpr ReportColumn kColumns[] = {
     {"L=128", 128, "start"}, {"L=8192", 8192, "start"}, {"L=2^20", 1 << 20, "start"}};
 
@@ -124,6 +143,12 @@ const FamilyTraits& sinusoidal_traits() {
       .census_cell = census_cell,
       .bench_shapes = bench_shapes,
       .workload = workload,
+      .call = call,
+      .dim_argument = "dim",
+      .data_argument = "out",
+      .reads_data = false,
+      .property_max_dim = 1024,
+      .budget_terms = budget_terms,
       .headline_op = "table",
       .headline_heads = 0,
       .headline_dim = 128,

@@ -59,6 +59,14 @@ struct ReportColumn {
   std::string_view positions;  // "start" or "far"
 };
 
+// The terms of one element's budget (element_budget): |φ|, its pair, and the scale (|x_a| + |x_b| of
+// a RoPE input pair, 1 for tables).
+struct BudgetTerms {
+  double abs_phi = 0;
+  std::size_t pair = 0;
+  double scale = 1;
+};
+
 struct FamilyTraits {
   Family family;
   std::string_view name;
@@ -76,6 +84,21 @@ struct FamilyTraits {
   // The benchmarks: the grid's shapes and the workload of one.
   std::vector<BenchShape> (*bench_shapes)(BenchGrid grid);
   std::unique_ptr<Workload> (*workload)(const Instance& in, const BenchShape& shape);
+
+  // The family's entry point, for properties that hold for every family: `positions.size()` rows
+  // (RoPE: × `heads` heads) of `dim` channels (RoPE: head_dim = rotary_dim = dim) in `layout`,
+  // through `v` (of any family: the API must reject another family's variant). Throws what the API throws.
+  void (*call)(const Variant& v, Layout layout, std::int64_t dim, double base,
+               std::span<const std::int64_t> positions, Buffer data, std::int64_t heads);
+  std::string_view dim_argument;   // the name errors give the dim: "dim", "head_dim"
+  std::string_view data_argument;  // the name errors give the buffer: "out", "x"
+  bool reads_data;                 // the call transforms the buffer (RoPE) instead of only writing it
+  std::int64_t property_max_dim;   // the largest dim properties draw (MPFR time grows with it)
+  // The budget terms of every element of such a call's output (row-major), from the plan's double
+  // ω: |φ| within 2^-50 of the exact angle. `x` is the input (RoPE; ignored by tables).
+  std::vector<BudgetTerms> (*budget_terms)(Layout layout, std::int64_t dim, double base,
+                                           std::span<const std::int64_t> positions, std::int64_t heads,
+                                           std::span<const double> x);
 
   // The reports: the headline shape (op, heads, dim; f32, unscaled) and the words around it.
   std::string_view headline_op;
