@@ -135,39 +135,16 @@ int check_sinusoidal(const CheckOptions& o) {
   return bands.pass() ? kOk : kCheckFailed;
 }
 
-// [T, H], [T, heads, H], [1, T, heads, H]; with --heads-first [heads, T, H] or [1, heads, T, H].
-std::vector<double> as_tokens_heads(const NpyArray& a, std::size_t tokens, bool heads_first,
-                                    std::size_t& heads, const std::string& name) {
-  std::vector<std::size_t> s = a.shape;
-  if (s.size() == 4 && s[0] == 1) s.erase(s.begin());
-  if (s.size() == 2) s.insert(s.begin() + (heads_first ? 0 : 1), 1);
-  if (s.size() != 3)
-    throw UsageError(
-        fmt::format("{}: expected [tokens, (heads,) head_dim], shape has rank {}", name, a.shape.size()));
-  const std::size_t t = heads_first ? s[1] : s[0];
-  heads = heads_first ? s[0] : s[1];
-  if (t != tokens) throw UsageError(fmt::format("{}: {} tokens, the positions are {}", name, t, tokens));
-  if (!heads_first) return a.values;
-  std::vector<double> v(a.values.size());
-  const std::size_t hd = s[2];
-  for (std::size_t h = 0; h < heads; ++h) {
-    for (std::size_t k = 0; k < t; ++k) {
-      std::copy_n(a.values.begin() + static_cast<std::ptrdiff_t>((h * t + k) * hd), hd,
-                  v.begin() + static_cast<std::ptrdiff_t>((k * heads + h) * hd));
-    }
-  }
-  return v;
-}
-
 int check_rope(const CheckOptions& o) {
   if (o.input.empty() || o.output.empty())
     throw UsageError("--input and --output: RoPE needs both .npy files");
   const NpyArray xa = load(o.input, o.dtype, "--input"), ya = load(o.output, o.dtype, "--output");
   if (xa.shape != ya.shape) throw UsageError("--output: shape differs from --input's");
   const auto positions = positions_from(o.positions, o.positions_file);
-  std::size_t heads = 0;
-  const std::vector<double> x = as_tokens_heads(xa, positions.size(), o.heads_first, heads, o.input);
-  const std::vector<double> y = as_tokens_heads(ya, positions.size(), o.heads_first, heads, o.output);
+  const RopeBatch batch = rope_batch_of(xa.shape, positions, o.heads_first, o.input);
+  const std::vector<double>& x = xa.values;
+  const std::vector<double>& y = ya.values;
+  const std::size_t heads = batch.heads;
   const std::size_t hd = xa.shape.back();
   if (o.head_dim != 0 && static_cast<std::size_t>(o.head_dim) != hd)
     throw UsageError(fmt::format("--head-dim: {} given, the data's last axis is {}", o.head_dim, hd));
@@ -191,7 +168,7 @@ int check_rope(const CheckOptions& o) {
 
   harness::Measurement bands;
   Progress progress("check", positions.size());
-  harness::measure_rope(params, positions, heads, x, y, budget, [&](const harness::ElementRecord& e) {
+  harness::measure_rope(params, batch, x, y, budget, [&](const harness::ElementRecord& e) {
     progress.update(static_cast<std::size_t>(e.row));
     bands.add(e);
   });
@@ -205,7 +182,7 @@ int check_rope(const CheckOptions& o) {
           "\ndiagnosis skipped: the known conventions are modelled without RoPE scaling (--scaling {})\n",
           to_string(params.scaling.type));
     } else {
-      print_diagnosis(diagnose_rope({x, y, positions.size(), heads, hd, plan.rotary_dim()}, positions, given),
+      print_diagnosis(diagnose_rope({x, y, batch, hd, plan.rotary_dim()}, positions, given),
                       given, bands);
     }
   }

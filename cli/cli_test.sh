@@ -79,6 +79,16 @@ check export-rope-golden 0 "wrote" -- export --family rope --dim 0 --positions 0
 check check-rope 0 "verdict: PASS" -- check --family rope --input "$tmp/x.npy" --output "$tmp/y.npy" --positions 0:32
 check check-rope-layout 1 "the data fits: layout halfsplit \(given: interleaved\)" -- check --family rope --input "$tmp/x.npy" --output "$tmp/y.npy" --positions 0:32 --layout interleaved
 check check-rope-partial 1 "verdict: FAIL" -- check --family rope --input "$tmp/x.npy" --output "$tmp/y.npy" --positions 0:32 --rotary-dim 32
+# The batch view: the same 32 x 64 values read as HF's [2 heads, 16 tokens, 64] (the .npy header
+# rewritten, the data untouched), rotated in place by a variant and checked against the reference.
+sed '1s/(32, 64), }   /(2, 16, 64), }/' "$tmp/x.npy" > "$tmp/xh.npy"  # the header keeps its length
+check export-heads-first 0 "wrote" -- export --family rope --dim 0 --positions 0:16 --input "$tmp/xh.npy" --heads-first --variant rope.scalar_f64 --dtype f32 --out "$tmp/yh.npy"
+check check-heads-first 0 "verdict: PASS" -- check --family rope --input "$tmp/xh.npy" --output "$tmp/yh.npy" --positions 0:16 --heads-first
+check check-heads-first-shape 0 "16 tokens x 2 heads x head_dim 64" -- check --family rope --input "$tmp/xh.npy" --output "$tmp/yh.npy" --positions 0:16 --heads-first
+# Read as [16 tokens, 2 heads, 64] instead, row (t, h) holds another token's data: far outside.
+sed '1s/(32, 64), }   /(16, 2, 64), }/' "$tmp/x.npy" > "$tmp/xt.npy"
+sed '1s/(2, 16, 64)/(16, 2, 64)/' "$tmp/yh.npy" > "$tmp/yt.npy"
+check check-heads-first-as-tokens-first 1 "verdict: FAIL" -- check --family rope --input "$tmp/xt.npy" --output "$tmp/yt.npy" --positions 0:16
 
 # RoPE scaling. Factor lists are 1-D float64 .npy files, written here byte by byte.
 npy1d() {  # npy1d FILE N VALUE: N copies of VALUE, given as its 8 little-endian bytes (\xNN)

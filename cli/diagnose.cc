@@ -104,8 +104,8 @@ std::vector<Fit> diagnose_sinusoidal(const std::vector<double>& table, std::size
 std::vector<Fit> diagnose_rope(const RopeData& d, const std::vector<std::int64_t>& positions,
                                const Convention& given) {
   const std::size_t half = d.rotary_dim / 2;
-  const auto tokens = spread(d.tokens, 32);
-  const auto heads = spread(d.heads, 2);
+  const auto tokens = spread(d.batch.tokens(), 32);
+  const auto heads = spread(d.batch.heads, 2);
   const auto pairs = spread(half, 64);
   std::vector<Fit> fits;
   for (const Convention& c : candidates(given, true)) {
@@ -113,7 +113,7 @@ std::vector<Fit> diagnose_rope(const RopeData& d, const std::vector<std::int64_t
     for (std::size_t t : tokens) {
       const auto p = static_cast<long double>(positions[t] + c.shift);
       for (std::size_t h : heads) {
-        const std::size_t row = (t * d.heads + h) * d.head_dim;
+        const std::size_t row = d.batch.row(t, h);
         for (std::size_t j : pairs) {
           const long double phi = (c.inverse ? -p : p) * inv_freq(c, j, d.rotary_dim);
           long double s = std::sin(phi), co = std::cos(phi);

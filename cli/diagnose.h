@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "pe/batch.h"
+
 #include "pe/types.h"
 
 namespace pe::cli {
@@ -34,9 +36,10 @@ std::vector<Fit> diagnose_sinusoidal(const std::vector<double>& table, std::size
                                      const std::vector<std::int64_t>& positions, const Convention& given);
 
 struct RopeData {
-  const std::vector<double>& x;  // [tokens, heads, head_dim]
+  const std::vector<double>& x;  // rows where `batch` puts them (its positions are not read)
   const std::vector<double>& y;
-  std::size_t tokens, heads, head_dim, rotary_dim;
+  RopeBatch batch;
+  std::size_t head_dim, rotary_dim;
 };
 std::vector<Fit> diagnose_rope(const RopeData& data, const std::vector<std::int64_t>& positions,
                                const Convention& given);

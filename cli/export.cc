@@ -26,7 +26,7 @@ struct ExportOptions {
   std::string family, layout, dtype = "f32", positions, positions_file, variant, format, out, input;
   std::int64_t dim = 0;
   double base = 10000.0;
-  bool reference = false;
+  bool reference = false, heads_first = false;
   ScalingFlags scaling;
 };
 
@@ -91,22 +91,16 @@ std::vector<double> rope_values(const ExportOptions& o, const RopeParams& params
   return v;
 }
 
-// RoPE applied to given q/k ([tokens, H] or [tokens, heads, H]; --dim is the rotary dim): the
-// correctly rounded rotation, or a variant's, in the input's shape.
+// RoPE applied to given q/k ([tokens, H], [tokens, heads, H]; with --heads-first [heads, tokens, H];
+// --dim is the rotary dim): the correctly rounded rotation, or a variant's, in the input's shape.
 std::vector<double> rotated_values(const ExportOptions& o, const std::vector<std::int64_t>& positions,
                                    DType dtype, Layout layout, const RopeScaling& scaling,
                                    std::vector<std::size_t>& shape, std::string& scaling_note) {
   const NpyArray x = read_npy(o.input, dtype);
   if (x.integer) throw UsageError("--input: " + o.input + " holds integers, not q/k values");
   shape = x.shape;
-  if (shape.size() != 2 && shape.size() != 3)
-    throw UsageError(
-        fmt::format("--input: expected [tokens, (heads,) head_dim], {} has rank {}", o.input, shape.size()));
-  if (shape[0] != positions.size())
-    throw UsageError(
-        fmt::format("--input: {} has {} tokens, the positions are {}", o.input, shape[0], positions.size()));
-  const std::size_t hd = shape.back(), heads = shape.size() == 3 ? shape[1] : 1;
-  const auto head_dim = static_cast<std::int64_t>(hd);
+  const RopeBatch batch = rope_batch_of(shape, positions, o.heads_first, "--input");
+  const auto head_dim = static_cast<std::int64_t>(shape.back());
   const RopeParams params{head_dim, rotary_dim_for(o.scaling, head_dim, o.dim, "--dim"), o.base, layout,
                           scaling};
   const RopePlan plan = rope_plan(params);
@@ -118,8 +112,8 @@ std::vector<double> rotated_values(const ExportOptions& o, const std::vector<std
     const ref::Rope r(params, *std::max_element(positions.begin(), positions.end()));
     for (std::size_t i = 0; i < y.size(); ++i) y[i] = buf.get(i);  // channels past the rotary dim
     for (std::size_t t = 0; t < positions.size(); ++t) {
-      for (std::size_t h = 0; h < heads; ++h) {
-        const std::size_t row = (t * heads + h) * hd;
+      for (std::size_t h = 0; h < batch.heads; ++h) {
+        const std::size_t row = batch.row(t, h);
         for (std::size_t j = 0; j < plan.n_pairs(); ++j) {
           const std::size_t a = row + plan.pair_first(j), b = a + plan.pair_offset();
           std::tie(y[a], y[b]) = r.rounded(positions[t], j, buf.get(a), buf.get(b), dtype);
@@ -128,7 +122,7 @@ std::vector<double> rotated_values(const ExportOptions& o, const std::vector<std
     }
     return y;
   }
-  rope_apply(*find_variant(o.variant), plan, positions, static_cast<std::int64_t>(heads), buf.view());
+  rope_apply(*find_variant(o.variant), plan, batch, buf.view());
   for (std::size_t i = 0; i < y.size(); ++i) y[i] = buf.get(i);
   return y;
 }
@@ -155,6 +149,7 @@ Exported export_sinusoidal(const ExportOptions& o, Layout layout, DType dtype,
                            const std::vector<std::int64_t>& positions) {
   reject_scaling_flags(o.scaling, "RoPE scaling applies to --family rope only");
   if (!o.input.empty()) throw UsageError("--input: only RoPE rotates an input");
+  if (o.heads_first) throw UsageError("--heads-first: only RoPE's --input has heads");
   return {sinusoidal_values(o, {o.dim, o.base, layout}, positions, dtype),
           {positions.size(), static_cast<std::size_t>(o.dim)}};
 }
@@ -163,6 +158,7 @@ Exported export_rope(const ExportOptions& o, Layout layout, DType dtype,
                      const std::vector<std::int64_t>& positions) {
   const RopeScaling scaling = to_rope_scaling(o.scaling);
   Exported e;
+  if (o.heads_first && o.input.empty()) throw UsageError("--heads-first: applies to --input");
   if (!o.input.empty()) {
     e.values = rotated_values(o, positions, dtype, layout, scaling, e.shape, e.scaling_note);
   } else {
@@ -231,6 +227,7 @@ void add_export(CLI::App& app, int& exit_code) {
       ->required();
   cmd->add_option("--input", o->input,
                   "RoPE: rotate this q/k .npy ([tokens, (heads,) head_dim]) instead of writing (cos, sin)");
+  cmd->add_flag("--heads-first", o->heads_first, "RoPE --input is [heads, tokens, head_dim] (as in Hugging Face)");
   cmd->add_option("--base", o->base, "Frequency base")->capture_default_str();
   cmd->add_option("--layout", o->layout,
                   "interleaved|concatenated (sinusoidal), interleaved|halfsplit (rope)");

@@ -103,8 +103,8 @@ template <RopeBug kBug>
 class RopeMutant final : public RopeVariant {
  public:
   explicit RopeMutant(std::string name) : RopeVariant(std::move(name), kRopeMutantContract) {}
-  void apply(const RopePlan& plan, std::span<const std::int64_t> positions, std::size_t n_heads,
-             RopeDirection direction, Buffer x) const noexcept override {
+  void apply(const RopePlan& plan, const RopeBatch& batch, RopeDirection direction,
+             Buffer x) const noexcept override {
     RopeParams params = plan.params();
     if (kBug == RopeBug::WrongPairing) {
       params.layout = params.layout == Layout::Interleaved ? Layout::HalfSplit : Layout::Interleaved;
@@ -116,9 +116,9 @@ class RopeMutant final : public RopeVariant {
     const RopePlan used(params);
     auto* data = static_cast<double*>(x.data);
     if constexpr (kBug == RopeBug::ExponentOverHeadDim) {
-      detail::rotate<double>(used, positions, n_heads, direction, data, ExponentOverHeadDim{used});
+      detail::rotate<double>(used, batch, direction, data, ExponentOverHeadDim{used});
     } else {
-      detail::rotate<double>(used, positions, n_heads, direction, data,
+      detail::rotate<double>(used, batch, direction, data,
                              detail::LibmSinCos<double, RopePlan>{used});
     }
   }

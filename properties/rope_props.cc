@@ -218,6 +218,62 @@ TEST_P(RopeProps, InverseRotationUndoesForward) {
   });
 }
 
+// The batch view: [heads, tokens, head_dim] (HF) and rows with gaps between them (a slice of a fused
+// QKV tensor) give each row the same bits as [tokens, heads, head_dim], and leave the gaps alone.
+TEST_P(RopeProps, EveryBatchLayoutRotatesEachRowAlike) {
+  PE_RC_CHECK("rows rotate alike wherever the strides put them; elements between rows untouched", [&] {
+    // At least 2 tokens and 2 heads, so that every stride is used.
+    Case c;
+    c.params = gen_params(in().layout);
+    c.positions = *gen_positions(max_position(), 3).as("positions");
+    c.positions.push_back(std::min(c.positions.back() + 1, max_position()));
+    c.heads = *rc::gen::inRange<std::int64_t>(2, 4).as("heads");
+    c.x = *gen_values(in().dtype, input_limit(RopePlan(c.params).attention_factor()),
+                      c.positions.size() * c.heads * c.params.head_dim)
+               .as("x");
+    const RopePlan plan(c.params);
+    const std::size_t tokens = c.positions.size(), heads = static_cast<std::size_t>(c.heads), hd = plan.head_dim();
+    const std::vector<double> want = rotated(plan, c);
+    RopeBatch gapped = RopeBatch::tokens_first(c.positions, heads, hd);  // a Q slice of a fused QKV row
+    gapped.head_stride = hd + 1;
+    gapped.token_stride = heads * gapped.head_stride + 3;
+    RopeBatch hf_gapped = RopeBatch::heads_first(c.positions, heads, hd);
+    hf_gapped.token_stride = hd + 2;
+    hf_gapped.head_stride = tokens * hf_gapped.token_stride + 1;
+    for (const RopeBatch& batch : {RopeBatch::heads_first(c.positions, heads, hd), gapped, hf_gapped}) {
+      const std::size_t size = batch.row(tokens - 1, heads - 1) + hd + 2;
+      const double sentinel = 0.375;  // exact in every type
+      TypedBuffer y(in().dtype, size);
+      for (std::size_t i = 0; i < size; ++i) y.set(i, sentinel);
+      std::vector<bool> in_row(size, false);
+      for (std::size_t t = 0; t < tokens; ++t) {
+        for (std::size_t h = 0; h < heads; ++h) {
+          for (std::size_t k = 0; k < hd; ++k) {
+            y.set(batch.row(t, h) + k, c.x[(t * heads + h) * hd + k]);
+            in_row[batch.row(t, h) + k] = true;
+          }
+        }
+      }
+      rope_apply(*in().variant, plan, batch, y.view());
+      for (std::size_t t = 0; t < tokens; ++t) {
+        for (std::size_t h = 0; h < heads; ++h) {
+          for (std::size_t k = 0; k < hd; ++k) {
+            const double got = y.get(batch.row(t, h) + k), expected = want[(t * heads + h) * hd + k];
+            if (!(got == expected || (std::isnan(got) && std::isnan(expected)))) {
+              RC_FAIL(fmt::format("strides (token {}, head {}): token {} head {} channel {}: {:.17g}, {:.17g} "
+                                  "contiguous",
+                                  batch.token_stride, batch.head_stride, t, h, k, got, expected));
+            }
+          }
+        }
+      }
+      for (std::size_t i = 0; i < size; ++i) {
+        if (!in_row[i]) RC_ASSERT(y.get(i) == sentinel);
+      }
+    }
+  });
+}
+
 TEST_P(RopeProps, ChannelsBeyondRotaryDimAreUntouched) {
   PE_RC_CHECK("channels >= rotary_dim keep their bits", [&] {
     Case c = gen_case();

@@ -222,6 +222,37 @@ TEST_P(RopeValidation, HeadCountNotPositiveOrOverflowingIsRejected) {
   EXPECT_EQ(b.bytes(), before.bytes());
 }
 
+TEST_P(RopeValidation, BatchWhoseRowsOverlapOrLeaveTheBufferIsRejected) {
+  const std::vector<std::int64_t> positions = {1, 2, 3};
+  const RopePlan plan({8, 0, 10000.0, in().layout});
+  TypedBuffer b(in().dtype, 3 * 2 * 8);
+  for (std::size_t i = 0; i < b.size(); ++i) b.set(i, 0.25 * static_cast<double>(i) - 3);
+  const TypedBuffer before = b;
+  struct Bad {
+    RopeBatch batch;
+    const char* parameter;
+    const char* value;
+  };
+  const Bad bad[] = {
+      {{positions, 1, 2, 16, 7}, "head_stride", "got 7"},     // heads 7 apart, rows 8 long
+      {{positions, 1, 2, 15, 8}, "token_stride", "got 15"},   // tokens inside the previous token's heads
+      {{positions, 1, 2, 8, 16}, "head_stride", "got 16"},    // heads-first, heads inside the tokens
+      {{positions, 1, 2, 17, 8}, "x", "got 48"},              // rows past the end of x
+      {{positions, 3, 2, 16, 8}, "n_axes", "got 3"},          // a multi-axis batch for a text plan
+      {{positions, 1, 0, 16, 8}, "heads", "got 0"},
+  };
+  for (const Bad& c : bad) {
+    try {
+      rope_apply(*in().variant, plan, c.batch, b.view());
+      ADD_FAILURE() << c.parameter << " accepted";
+    } catch (const InvalidArgument& e) {
+      EXPECT_EQ(e.parameter(), c.parameter) << e.what();
+      EXPECT_NE(std::string(e.what()).find(c.value), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(b.bytes(), before.bytes());
+}
+
 class SinusoidalValidation : public ValidationProps {};
 
 TEST_P(SinusoidalValidation, PaddingMaskOfTheWrongSizeIsRejected) {

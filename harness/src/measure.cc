@@ -137,19 +137,24 @@ void measure_sinusoidal(const SinusoidalParams& params, std::span<const std::int
   }
 }
 
-void measure_rope(const RopeParams& params, std::span<const std::int64_t> positions, std::size_t heads,
-                  Values x, Values y, const Budget& budget, const Sink& sink, const Sample& sample,
-                  RopeDirection direction) {
-  if (positions.empty()) return;
+void measure_rope(const RopeParams& params, std::span<const std::int64_t> positions, std::size_t heads, Values x,
+                  Values y, const Budget& budget, const Sink& sink, const Sample& sample, RopeDirection direction) {
+  measure_rope(params, RopeBatch::tokens_first(positions, heads, static_cast<std::size_t>(params.head_dim)), x, y,
+               budget, sink, sample, direction);
+}
+
+void measure_rope(const RopeParams& params, const RopeBatch& batch, Values x, Values y, const Budget& budget,
+                  const Sink& sink, const Sample& sample, RopeDirection direction) {
+  if (batch.positions.empty()) return;
   const RopePlan plan(params);
-  const ref::Rope reference(params, *std::max_element(positions.begin(), positions.end()));
+  const ref::Rope reference(params, *std::max_element(batch.positions.begin(), batch.positions.end()));
   const std::size_t hd = plan.head_dim();
-  const std::vector<std::size_t> rows = sample.rows.empty() ? all_of(positions.size()) : sample.rows;
+  const std::vector<std::size_t> rows = sample.rows.empty() ? all_of(batch.tokens()) : sample.rows;
   const std::vector<std::size_t> pairs = sample.pairs.empty() ? all_of(plan.n_pairs()) : sample.pairs;
   for (std::size_t t : rows) {
-    const std::int64_t p = positions[t];
-    for (std::size_t h = 0; h < heads; ++h) {
-      const std::size_t row = (t * heads + h) * hd;
+    const std::int64_t p = batch.position(t);
+    for (std::size_t h = 0; h < batch.heads; ++h) {
+      const std::size_t row = batch.row(t, h);
       ElementRecord e;
       e.row = static_cast<std::int64_t>(t);
       e.head = static_cast<std::int64_t>(h);

@@ -89,7 +89,44 @@ void rope_apply(const Variant& variant, const RopePlan& plan, std::span<const st
   const auto heads = static_cast<std::size_t>(n_heads);
   const std::size_t n = checked_product({positions.size(), heads, plan.head_dim()}, "x");
   check_buffer(x, n, "x", "n_tokens x n_heads x head_dim");
-  static_cast<const RopeVariant&>(variant).apply(plan, positions, heads, direction, x);
+  static_cast<const RopeVariant&>(variant).apply(plan, RopeBatch::tokens_first(positions, heads, plan.head_dim()),
+                                                 direction, x);
+}
+
+void rope_apply(const Variant& variant, const RopePlan& plan, const RopeBatch& batch, Buffer x,
+                RopeDirection direction) {
+  check_variant(variant, Family::Rope, plan.layout(), x.dtype, "x");
+  // The plan reads one position axis; multi-axis plans (M-RoPE, 2-D vision) read more.
+  if (batch.n_axes != 1) fail("n_axes", "n_axes must be 1 for this plan, got " + std::to_string(batch.n_axes));
+  if (batch.heads == 0) fail("heads", "heads must be positive, got 0");
+  check_positions(batch.positions);
+  if (x.data == nullptr && x.size != 0) fail("x", "x.data is null");
+  checked_product({x.size, size_of(x.dtype)}, "x");
+  const std::size_t tokens = batch.tokens(), hd = plan.head_dim();
+  if (tokens == 0) return;
+  // Rows must not overlap: order the two row axes by stride; the inner one steps over whole rows,
+  // the outer one over the whole inner extent.
+  struct Axis {
+    std::size_t stride, count;
+    const char* name;
+  };
+  Axis inner{batch.head_stride, batch.heads, "head_stride"}, outer{batch.token_stride, tokens, "token_stride"};
+  if (inner.count == 1 || (outer.count > 1 && outer.stride < inner.stride)) std::swap(inner, outer);
+  if (inner.count > 1 && inner.stride < hd) {
+    fail(inner.name, std::string(inner.name) + " must be >= head_dim = " + std::to_string(hd) +
+                         " (rows would overlap), got " + std::to_string(inner.stride));
+  }
+  const std::size_t inner_extent = checked_product({inner.count - 1, inner.stride}, "x") + hd;
+  if (outer.count > 1 && outer.stride < inner_extent) {
+    fail(outer.name, std::string(outer.name) + " must be >= " + std::to_string(inner_extent) +
+                         " (rows would overlap), got " + std::to_string(outer.stride));
+  }
+  const std::size_t extent = checked_product({outer.count - 1, outer.stride}, "x") + inner_extent;
+  if (x.size < extent) {
+    fail("x", "x.size must be at least the batch's extent " + std::to_string(extent) + ", got " +
+                  std::to_string(x.size));
+  }
+  static_cast<const RopeVariant&>(variant).apply(plan, batch, direction, x);
 }
 
 }  // namespace pe

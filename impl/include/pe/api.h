@@ -6,6 +6,7 @@
 #include <span>
 #include <type_traits>
 
+#include "pe/batch.h"
 #include "pe/half.h"
 #include "pe/plan.h"
 #include "pe/types.h"
@@ -26,6 +27,12 @@ void sinusoidal_add(const Variant& variant, const SinusoidalPlan& plan,
 // x [positions.size(), n_heads, head_dim] rotated in place, one position per token.
 void rope_apply(const Variant& variant, const RopePlan& plan, std::span<const std::int64_t> positions,
                 std::int64_t n_heads, Buffer x, RopeDirection direction = RopeDirection::Forward);
+
+// The rows of `batch` in x rotated in place, wherever the strides put them ([tokens, heads, head_dim],
+// HF's [heads, tokens, head_dim], a slice of a fused QKV tensor). Rejects (naming n_axes, heads,
+// token_stride, head_stride or x) a batch whose rows overlap or leave x.
+void rope_apply(const Variant& variant, const RopePlan& plan, const RopeBatch& batch, Buffer x,
+                RopeDirection direction = RopeDirection::Forward);
 
 // Typed spans: the same calls with the element type taken from the span (float, double, BFloat16,
 // Float16), e.g. `pe::rope_apply(v, plan, positions, 32, std::span<float>(q))`.

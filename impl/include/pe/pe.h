@@ -2,6 +2,7 @@
 #pragma once
 
 #include "pe/api.h"       // IWYU pragma: export
+#include "pe/batch.h"     // IWYU pragma: export
 #include "pe/contract.h"  // IWYU pragma: export
 #include "pe/errors.h"    // IWYU pragma: export
 #include "pe/half.h"      // IWYU pragma: export

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "pe/batch.h"
 #include "pe/contract.h"
 #include "pe/plan.h"
 #include "pe/types.h"
@@ -57,9 +58,10 @@ class RopeVariant : public Variant {
  public:
   RopeVariant(std::string name, Contract contract)
       : Variant(std::move(name), Family::Rope, std::move(contract)) {}
-  // x[t, h, :] rotated by positions[t] (Inverse: by -positions[t]); x is [tokens, n_heads, head_dim].
-  virtual void apply(const RopePlan& plan, std::span<const std::int64_t> positions, std::size_t n_heads,
-                     RopeDirection direction, Buffer x) const noexcept = 0;
+  // Row (t, h) of x (batch.row(t, h), head_dim channels) rotated by batch.position(t) (Inverse: by
+  // its negative). The API has checked that every row lies inside x and that no two overlap.
+  virtual void apply(const RopePlan& plan, const RopeBatch& batch, RopeDirection direction,
+                     Buffer x) const noexcept = 0;
 };
 
 // Every registered variant, sorted by name.

@@ -12,7 +12,7 @@ namespace pe::detail {
 using TableFn = void (*)(const SinusoidalPlan&, std::span<const std::int64_t>, Buffer);
 using AddFn = void (*)(const SinusoidalPlan&, std::span<const std::int64_t>, std::span<const std::uint8_t>,
                        Buffer);
-using RotateFn = void (*)(const RopePlan&, std::span<const std::int64_t>, std::size_t, RopeDirection, Buffer);
+using RotateFn = void (*)(const RopePlan&, const RopeBatch&, RopeDirection, Buffer);
 
 class FunctionSinusoidal final : public SinusoidalVariant {
  public:
@@ -36,9 +36,9 @@ class FunctionRope final : public RopeVariant {
  public:
   FunctionRope(std::string name, Contract contract, RotateFn rotate)
       : RopeVariant(std::move(name), std::move(contract)), rotate_(rotate) {}
-  void apply(const RopePlan& plan, std::span<const std::int64_t> positions, std::size_t n_heads,
-             RopeDirection direction, Buffer x) const noexcept override {
-    rotate_(plan, positions, n_heads, direction, x);
+  void apply(const RopePlan& plan, const RopeBatch& batch, RopeDirection direction,
+             Buffer x) const noexcept override {
+    rotate_(plan, batch, direction, x);
   }
 
  private:

@@ -31,9 +31,9 @@ class PairwiseRope final : public RopeVariant {
  public:
   using RopeVariant::RopeVariant;
 
-  void apply(const RopePlan& plan, std::span<const std::int64_t> positions, std::size_t n_heads,
-             RopeDirection direction, Buffer x) const noexcept override {
-    with_typed(x, [&](auto* data) { rotate<C>(plan, positions, n_heads, direction, data, SinCos{plan}); });
+  void apply(const RopePlan& plan, const RopeBatch& batch, RopeDirection direction,
+             Buffer x) const noexcept override {
+    with_typed(x, [&](auto* data) { rotate<C>(plan, batch, direction, data, SinCos{plan}); });
   }
 };
 

@@ -33,16 +33,15 @@ const Contract kContract{
 };
 
 template <class T>
-void rotate(const RopePlan& plan, std::span<const std::int64_t> positions, std::size_t n_heads,
-            RopeDirection direction, T* x) {
-  const auto hd = static_cast<Eigen::Index>(plan.head_dim()), h = static_cast<Eigen::Index>(plan.n_pairs());
+void rotate(const RopePlan& plan, const RopeBatch& batch, RopeDirection direction, T* x) {
+  const auto h = static_cast<Eigen::Index>(plan.n_pairs());
   const auto offset = static_cast<Eigen::Index>(plan.pair_offset());
   const Eigen::Index stride = plan.layout() == Layout::Interleaved ? 2 : 1;
   const float sign = direction == RopeDirection::Inverse ? -1.0f : 1.0f;
   const auto attention = static_cast<float>(plan.attention_factor());
   const Eigen::Map<const Eigen::ArrayXd> theta(plan.inv_freq().data(), h);
-  for (std::size_t t = 0; t < positions.size(); ++t) {
-    const auto p = static_cast<float>(positions[t]);
+  for (std::size_t t = 0; t < batch.tokens(); ++t) {
+    const auto p = static_cast<float>(batch.position(t));
     for (Eigen::Index j0 = 0; j0 < h; j0 += detail::kEigenChunk) {
       const Eigen::Index n = std::min(detail::kEigenChunk, h - j0);
       const detail::ChunkF angle = p * theta.segment(j0, n).cast<float>();
@@ -52,8 +51,8 @@ void rotate(const RopePlan& plan, std::span<const std::int64_t> positions, std::
         s *= attention;
       }
       const Eigen::Index first = static_cast<Eigen::Index>(plan.pair_first(static_cast<std::size_t>(j0)));
-      for (std::size_t head = 0; head < n_heads; ++head) {
-        T* row = x + static_cast<Eigen::Index>(t * n_heads + head) * hd;
+      for (std::size_t head = 0; head < batch.heads; ++head) {
+        T* row = x + batch.row(t, head);
         if constexpr (std::is_same_v<T, float>) {
           detail::StridedF a(row + first, n, Eigen::InnerStride<>(stride));
           detail::StridedF b(row + first + offset, n, Eigen::InnerStride<>(stride));
@@ -77,9 +76,9 @@ void rotate(const RopePlan& plan, std::span<const std::int64_t> positions, std::
 class EigenRope final : public RopeVariant {
  public:
   using RopeVariant::RopeVariant;
-  void apply(const RopePlan& plan, std::span<const std::int64_t> positions, std::size_t n_heads,
-             RopeDirection direction, Buffer x) const noexcept override {
-    detail::with_typed(x, [&](auto* data) { rotate(plan, positions, n_heads, direction, data); });
+  void apply(const RopePlan& plan, const RopeBatch& batch, RopeDirection direction,
+             Buffer x) const noexcept override {
+    detail::with_typed(x, [&](auto* data) { rotate(plan, batch, direction, data); });
   }
 };
 

@@ -99,9 +99,8 @@ HWY_INLINE void RotateFloat(float* HWY_RESTRICT row, std::size_t j0, std::size_t
 }
 
 template <class T>
-void RotateTyped(const RopePlan& plan, std::span<const std::int64_t> positions, std::size_t n_heads,
-                 RopeDirection direction, T* x) {
-  const std::size_t hd = plan.head_dim(), h = plan.n_pairs();
+void RotateTyped(const RopePlan& plan, const RopeBatch& batch, RopeDirection direction, T* x) {
+  const std::size_t h = plan.n_pairs();
   const bool il = plan.layout() == Layout::Interleaved;
   const double sign = direction == RopeDirection::Inverse ? -1.0 : 1.0;
   const double attention = plan.attention_factor();
@@ -112,8 +111,8 @@ void RotateTyped(const RopePlan& plan, std::span<const std::int64_t> positions, 
     const std::size_t n = std::min(kChunk, h - j0);
     int since_direct = detail::kRefreshRows;
     std::int64_t prev = -2;
-    for (std::size_t t = 0; t < positions.size(); ++t) {
-      const std::int64_t p = positions[t];
+    for (std::size_t t = 0; t < batch.tokens(); ++t) {
+      const std::int64_t p = batch.position(t);
       if (p == prev + 1 && since_direct < detail::kRefreshRows) {
         detail::advance_sincos(ts.cos_step.data() + j0, ts.sin_step.data() + j0, n, s, c);
         ++since_direct;
@@ -135,8 +134,8 @@ void RotateTyped(const RopePlan& plan, std::span<const std::int64_t> positions, 
         sp = sa;
         cp = ca;
       }
-      for (std::size_t head = 0; head < n_heads; ++head) {
-        T* row = x + (t * n_heads + head) * hd;
+      for (std::size_t head = 0; head < batch.heads; ++head) {
+        T* row = x + batch.row(t, head);
         if constexpr (std::is_same_v<T, float>) {
           if (il) {
             RotateFloat<true>(row, j0, h, sp, cp, sign, n);
@@ -155,9 +154,8 @@ void RotateTyped(const RopePlan& plan, std::span<const std::int64_t> positions, 
   }
 }
 
-void Rotate(const RopePlan& plan, std::span<const std::int64_t> positions, std::size_t n_heads,
-            RopeDirection direction, Buffer x) {
-  detail::with_typed(x, [&](auto* data) { RotateTyped(plan, positions, n_heads, direction, data); });
+void Rotate(const RopePlan& plan, const RopeBatch& batch, RopeDirection direction, Buffer x) {
+  detail::with_typed(x, [&](auto* data) { RotateTyped(plan, batch, direction, data); });
 }
 
 }  // namespace pe::rope_exact::HWY_NAMESPACE

@@ -44,25 +44,24 @@ using detail::HWY_NAMESPACE::kChunk;
 using detail::HWY_NAMESPACE::SinCosChunk;
 
 template <class T>
-void RotateTyped(const RopePlan& plan, std::span<const std::int64_t> positions, std::size_t n_heads,
-                 RopeDirection direction, T* x) {
-  const std::size_t hd = plan.head_dim(), h = plan.n_pairs(), offset = plan.pair_offset();
+void RotateTyped(const RopePlan& plan, const RopeBatch& batch, RopeDirection direction, T* x) {
+  const std::size_t h = plan.n_pairs(), offset = plan.pair_offset();
   const float sign = direction == RopeDirection::Inverse ? -1.0f : 1.0f;
   const auto attention = static_cast<float>(plan.attention_factor());
   HWY_ALIGN float s[kChunk];
   HWY_ALIGN float c[kChunk];
-  for (std::size_t t = 0; t < positions.size(); ++t) {
+  for (std::size_t t = 0; t < batch.tokens(); ++t) {
     for (std::size_t j0 = 0; j0 < h; j0 += kChunk) {
       const std::size_t n = h - j0 < kChunk ? h - j0 : kChunk;
-      SinCosChunk(plan.inv_freq().data() + j0, n, positions[t], s, c);
+      SinCosChunk(plan.inv_freq().data() + j0, n, batch.position(t), s, c);
       if (attention != 1.0f) {
         for (std::size_t k = 0; k < n; ++k) {
           s[k] *= attention;
           c[k] *= attention;
         }
       }
-      for (std::size_t head = 0; head < n_heads; ++head) {
-        T* row = x + (t * n_heads + head) * hd;
+      for (std::size_t head = 0; head < batch.heads; ++head) {
+        T* row = x + batch.row(t, head);
         for (std::size_t k = 0; k < n; ++k) {
           const std::size_t first = plan.pair_first(j0 + k);
           const float a = detail::load_as<float>(row[first]), b = detail::load_as<float>(row[first + offset]);
@@ -75,9 +74,8 @@ void RotateTyped(const RopePlan& plan, std::span<const std::int64_t> positions, 
   }
 }
 
-void Rotate(const RopePlan& plan, std::span<const std::int64_t> positions, std::size_t n_heads,
-            RopeDirection direction, Buffer x) {
-  detail::with_typed(x, [&](auto* data) { RotateTyped(plan, positions, n_heads, direction, data); });
+void Rotate(const RopePlan& plan, const RopeBatch& batch, RopeDirection direction, Buffer x) {
+  detail::with_typed(x, [&](auto* data) { RotateTyped(plan, batch, direction, data); });
 }
 
 }  // namespace pe::rope_hwy::HWY_NAMESPACE
