@@ -182,8 +182,7 @@ int check_rope(const CheckOptions& o) {
           "\ndiagnosis skipped: the known conventions are modelled without RoPE scaling (--scaling {})\n",
           to_string(params.scaling.type));
     } else {
-      print_diagnosis(diagnose_rope({x, y, batch, hd, plan.rotary_dim()}, positions, given),
-                      given, bands);
+      print_diagnosis(diagnose_rope({x, y, batch, hd, plan.rotary_dim()}, positions, given), given, bands);
     }
   }
   return bands.pass() ? kOk : kCheckFailed;

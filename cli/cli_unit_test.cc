@@ -265,6 +265,8 @@ TEST(Scaling, PlanErrorsNameTheFlagAndPartialRotaryDimIsHfs) {
   EXPECT_THROW(rope_plan(p), InvalidArgument);
   EXPECT_EQ(flag_for_parameter("short_factor"), "--short-factors");
   EXPECT_EQ(flag_for_parameter("head_dim"), "");
+  for (const ScalingField& field : scaling_fields())  // every field a method reads can be given
+    EXPECT_NE(flag_for_parameter(std::string(field.name)), "") << field.name;
 
   const ScalingFlags none = parse_scaling({});
   EXPECT_EQ(rotary_dim_for(none, 64, 16, "--rotary-dim"), 16);

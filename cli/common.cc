@@ -109,8 +109,8 @@ std::vector<std::int64_t> positions_from(const std::string& range, const std::st
   return out;
 }
 
-RopeBatch rope_batch_of(std::vector<std::size_t> s, const std::vector<std::int64_t>& positions, bool heads_first,
-                        const std::string& name) {
+RopeBatch rope_batch_of(std::vector<std::size_t> s, const std::vector<std::int64_t>& positions,
+                        bool heads_first, const std::string& name) {
   const std::size_t rank = s.size();
   if (s.size() == 4 && s[0] == 1) s.erase(s.begin());
   if (s.size() == 2) s.insert(s.begin() + (heads_first ? 0 : 1), 1);

@@ -21,8 +21,8 @@ enum ExitCode : int { kOk = 0, kCheckFailed = 1, kUsage = 2 };
 // The batch view of RoPE data of this shape: [T, D], [T, heads, D], [1, T, heads, D]; with heads_first
 // [heads, T, D] or [1, heads, T, D] (Hugging Face's), read in place. Throws UsageError naming `name`
 // for another rank or a token count other than positions.size().
-RopeBatch rope_batch_of(std::vector<std::size_t> shape, const std::vector<std::int64_t>& positions, bool heads_first,
-                        const std::string& name);
+RopeBatch rope_batch_of(std::vector<std::size_t> shape, const std::vector<std::int64_t>& positions,
+                        bool heads_first, const std::string& name);
 std::vector<std::int64_t> positions_from(const std::string& range, const std::string& file);
 
 // The whole file; throws UsageError naming `what` when it cannot be read.

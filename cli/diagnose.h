@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "pe/batch.h"
-
 #include "pe/types.h"
 
 namespace pe::cli {

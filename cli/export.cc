@@ -227,7 +227,8 @@ void add_export(CLI::App& app, int& exit_code) {
       ->required();
   cmd->add_option("--input", o->input,
                   "RoPE: rotate this q/k .npy ([tokens, (heads,) head_dim]) instead of writing (cos, sin)");
-  cmd->add_flag("--heads-first", o->heads_first, "RoPE --input is [heads, tokens, head_dim] (as in Hugging Face)");
+  cmd->add_flag("--heads-first", o->heads_first,
+                "RoPE --input is [heads, tokens, head_dim] (as in Hugging Face)");
   cmd->add_option("--base", o->base, "Frequency base")->capture_default_str();
   cmd->add_option("--layout", o->layout,
                   "interleaved|concatenated (sinusoidal), interleaved|halfsplit (rope)");

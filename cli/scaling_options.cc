@@ -34,26 +34,14 @@ constexpr std::array<Flag, 15> kFlags = {{{"--scaling", ""},
                                           {"--long-factors", "long_factor"},
                                           {"--partial-rotary-factor", "partial_rotary_factor"}}};
 
-// The flags each method reads besides --scaling (HF's rope_scaling keys of that rope_type).
-std::vector<std::string_view> used_by(T type) {
-  switch (type) {
-    case T::None:
-      return {};
-    case T::Linear:
-    case T::Ntk:
-      return {"--factor"};
-    case T::Dynamic:
-      return {"--factor", "--original-max-position", "--seq-len"};
-    case T::Yarn:
-      return {"--factor", "--original-max-position", "--beta-fast",        "--beta-slow",
-              "--mscale", "--mscale-all-dim",        "--attention-factor", "--truncate"};
-    case T::Llama3:
-      return {"--factor", "--original-max-position", "--low-freq-factor", "--high-freq-factor"};
-    case T::LongRope:
-      return {"--factor",           "--original-max-position", "--seq-len",
-              "--attention-factor", "--short-factors",         "--long-factors"};
+// The flags of the fields a method reads or requires (the table in pe/rope_scaling.h).
+std::vector<std::string_view> flags_of(std::span<const std::string_view> fields) {
+  std::vector<std::string_view> out;
+  for (const Flag& f : kFlags) {
+    if (!f.parameter.empty() && std::find(fields.begin(), fields.end(), f.parameter) != fields.end())
+      out.push_back(f.flag);
   }
-  return {};
+  return out;
 }
 
 std::string list_flags(const std::vector<std::string_view>& flags) {
@@ -121,7 +109,8 @@ RopeScaling to_rope_scaling(const ScalingFlags& f) {
     throw UsageError("--scaling: unknown method '" + f.scaling +
                      "' (none, linear, ntk, dynamic, yarn, llama3, longrope)");
   const auto given = [&f](std::string_view flag) { return f.given.count(std::string(flag)) > 0; };
-  const std::vector<std::string_view> used = used_by(*type);
+  const ScalingMethod& method = scaling_method(*type);
+  const std::vector<std::string_view> used = flags_of(method.reads);
   for (const Flag& flag : kFlags) {
     if (flag.flag == "--scaling" || flag.flag == "--partial-rotary-factor" || !given(flag.flag)) continue;
     if (std::find(used.begin(), used.end(), flag.flag) == used.end())
@@ -131,13 +120,10 @@ RopeScaling to_rope_scaling(const ScalingFlags& f) {
   RopeScaling s;
   s.type = *type;
   if (*type == T::None) return s;
-  const auto require = [&](std::string_view flag) {
+  for (std::string_view flag : flags_of(method.required)) {
     if (!given(flag)) throw UsageError(fmt::format("{}: required with --scaling {}", flag, f.scaling));
-  };
-  require("--factor");
+  }
   s.factor = f.factor;
-  if (*type == T::Dynamic || *type == T::Yarn || *type == T::Llama3 || *type == T::LongRope)
-    require("--original-max-position");
   s.original_max_position = f.original_max_position;
   s.seq_len = f.seq_len;
   s.beta_fast = f.beta_fast;
@@ -160,9 +146,7 @@ RopeScaling to_rope_scaling(const ScalingFlags& f) {
     s.mscale_all_dim = f.mscale_all_dim;
   }
   if (given("--attention-factor")) s.attention_factor = f.attention_factor;
-  if (*type == T::LongRope) {
-    require("--short-factors");
-    require("--long-factors");
+  if (reads_field(*type, "short_factor")) {
     s.short_factor = read_factors(f.short_factors, "--short-factors");
     s.long_factor = read_factors(f.long_factors, "--long-factors");
   }

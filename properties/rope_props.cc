@@ -232,7 +232,8 @@ TEST_P(RopeProps, EveryBatchLayoutRotatesEachRowAlike) {
                       c.positions.size() * c.heads * c.params.head_dim)
                .as("x");
     const RopePlan plan(c.params);
-    const std::size_t tokens = c.positions.size(), heads = static_cast<std::size_t>(c.heads), hd = plan.head_dim();
+    const std::size_t tokens = c.positions.size(), heads = static_cast<std::size_t>(c.heads),
+                      hd = plan.head_dim();
     const std::vector<double> want = rotated(plan, c);
     RopeBatch gapped = RopeBatch::tokens_first(c.positions, heads, hd);  // a Q slice of a fused QKV row
     gapped.head_stride = hd + 1;
@@ -260,9 +261,10 @@ TEST_P(RopeProps, EveryBatchLayoutRotatesEachRowAlike) {
           for (std::size_t k = 0; k < hd; ++k) {
             const double got = y.get(batch.row(t, h) + k), expected = want[(t * heads + h) * hd + k];
             if (!(got == expected || (std::isnan(got) && std::isnan(expected)))) {
-              RC_FAIL(fmt::format("strides (token {}, head {}): token {} head {} channel {}: {:.17g}, {:.17g} "
-                                  "contiguous",
-                                  batch.token_stride, batch.head_stride, t, h, k, got, expected));
+              RC_FAIL(
+                  fmt::format("strides (token {}, head {}): token {} head {} channel {}: {:.17g}, {:.17g} "
+                              "contiguous",
+                              batch.token_stride, batch.head_stride, t, h, k, got, expected));
             }
           }
         }

@@ -3,7 +3,9 @@
 // file relies on.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "pe/api.h"
 #include "pe/errors.h"
@@ -100,6 +102,44 @@ TEST(Schemas, EveryRegisteredContractRoundTrips) {
     j["depends_on"] = "";  // a pointer the variant owns: not read back
     EXPECT_EQ(nlohmann::json(j.get<Contract>()), j) << v->name();
   }
+}
+
+// Every method's JSON holds its name and exactly the fields the method reads (each set here), by the
+// names its InvalidArgument uses; the HF keys are HF's (transformers' modeling_rope_utils.py).
+TEST(Schemas, ScalingJsonCarriesExactlyTheFieldsItsMethodReads) {
+  RopeScaling s;
+  s.factor = 4;
+  s.original_max_position = 4096;
+  s.seq_len = 9000;
+  s.mscale = 1;
+  s.mscale_all_dim = 0.5;
+  s.attention_factor = 1.2;
+  s.short_factor = {1, 1};
+  s.long_factor = {2, 2};
+  for (const ScalingMethod& m : scaling_methods()) {
+    s.type = m.type;
+    const nlohmann::json j = s;
+    std::set<std::string> keys, want = {"type"};
+    for (const auto& [k, v] : j.items()) keys.insert(k);
+    for (std::string_view f : m.reads) want.insert(std::string(f));
+    EXPECT_EQ(keys, want) << m.name;
+    EXPECT_EQ(j["type"], std::string(m.name));
+    for (std::string_view f : m.required) EXPECT_TRUE(reads_field(m.type, f)) << m.name << " requires " << f;
+  }
+  s.type = RopeScalingType::Yarn;
+  s.mscale.reset();
+  s.mscale_all_dim.reset();
+  s.attention_factor.reset();
+  const nlohmann::json yarn = s;
+  EXPECT_FALSE(yarn.contains("mscale") || yarn.contains("attention_factor")) << yarn.dump();
+  EXPECT_EQ(yarn["beta_fast"], 32.0);
+  EXPECT_EQ(yarn["truncate"], true);
+  std::map<std::string, std::string> hf;
+  for (const ScalingField& f : scaling_fields()) hf[std::string(f.name)] = f.hf_key;
+  EXPECT_EQ(hf["original_max_position"], "original_max_position_embeddings");
+  EXPECT_EQ(hf["low_freq_factor"], "low_freq_factor");
+  EXPECT_EQ(hf["seq_len"], "");
+  EXPECT_EQ(scaling_method(RopeScalingType::Llama3).name, "llama3");
 }
 
 TEST(Registry, NamesAreFamilyDotBackendWithAnOptionalTarget) {

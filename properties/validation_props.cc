@@ -234,11 +234,11 @@ TEST_P(RopeValidation, BatchWhoseRowsOverlapOrLeaveTheBufferIsRejected) {
     const char* value;
   };
   const Bad bad[] = {
-      {{positions, 1, 2, 16, 7}, "head_stride", "got 7"},     // heads 7 apart, rows 8 long
-      {{positions, 1, 2, 15, 8}, "token_stride", "got 15"},   // tokens inside the previous token's heads
-      {{positions, 1, 2, 8, 16}, "head_stride", "got 16"},    // heads-first, heads inside the tokens
-      {{positions, 1, 2, 17, 8}, "x", "got 48"},              // rows past the end of x
-      {{positions, 3, 2, 16, 8}, "n_axes", "got 3"},          // a multi-axis batch for a text plan
+      {{positions, 1, 2, 16, 7}, "head_stride", "got 7"},    // heads 7 apart, rows 8 long
+      {{positions, 1, 2, 15, 8}, "token_stride", "got 15"},  // tokens inside the previous token's heads
+      {{positions, 1, 2, 8, 16}, "head_stride", "got 16"},   // heads-first, heads inside the tokens
+      {{positions, 1, 2, 17, 8}, "x", "got 48"},             // rows past the end of x
+      {{positions, 3, 2, 16, 8}, "n_axes", "got 3"},         // a multi-axis batch for a text plan
       {{positions, 1, 0, 16, 8}, "heads", "got 0"},
   };
   for (const Bad& c : bad) {

@@ -173,32 +173,9 @@ nlohmann::json to_json(const std::vector<InstanceResult>& results) {
 }
 
 namespace {
-// The method and the parameters it reads (HF's rope_scaling keys where HF has them).
+// The method and the parameters it reads, and the partial rotary factor when one was given.
 nlohmann::json scaling_json(const Options& options) {
-  using T = RopeScalingType;
-  const RopeScaling& s = options.scaling;
-  nlohmann::json j = {{"type", std::string(to_string(s.type))}};
-  if (s.type != T::None) j["factor"] = s.factor;
-  if (s.type == T::Dynamic || s.type == T::Yarn || s.type == T::Llama3 || s.type == T::LongRope)
-    j["original_max_position"] = s.original_max_position;
-  if ((s.type == T::Dynamic || s.type == T::LongRope) && s.seq_len > 0) j["seq_len"] = s.seq_len;
-  if (s.type == T::Yarn) {
-    j["beta_fast"] = s.beta_fast;
-    j["beta_slow"] = s.beta_slow;
-    j["truncate"] = s.truncate;
-    if (s.mscale) j["mscale"] = *s.mscale;
-    if (s.mscale_all_dim) j["mscale_all_dim"] = *s.mscale_all_dim;
-  }
-  if ((s.type == T::Yarn || s.type == T::LongRope) && s.attention_factor)
-    j["attention_factor"] = *s.attention_factor;
-  if (s.type == T::Llama3) {
-    j["low_freq_factor"] = s.low_freq_factor;
-    j["high_freq_factor"] = s.high_freq_factor;
-  }
-  if (s.type == T::LongRope) {
-    j["short_factor"] = s.short_factor;
-    j["long_factor"] = s.long_factor;
-  }
+  nlohmann::json j = options.scaling;
   if (options.partial_rotary_factor != 0) j["partial_rotary_factor"] = options.partial_rotary_factor;
   return j;
 }

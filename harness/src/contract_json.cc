@@ -68,4 +68,35 @@ void from_json(const nlohmann::json& j, Contract& c) {
   k.at("c1_gain").get_to(c.c1_gain);
 }
 
+namespace {
+// A field's value, or null when the method leaves it unset.
+nlohmann::json field_value(const RopeScaling& s, std::string_view name) {
+  const auto optional = [](const std::optional<double>& v) {
+    return v ? nlohmann::json(*v) : nlohmann::json();
+  };
+  if (name == "factor") return s.factor;
+  if (name == "original_max_position") return s.original_max_position;
+  if (name == "seq_len") return s.seq_len > 0 ? nlohmann::json(s.seq_len) : nlohmann::json();
+  if (name == "beta_fast") return s.beta_fast;
+  if (name == "beta_slow") return s.beta_slow;
+  if (name == "truncate") return s.truncate;
+  if (name == "mscale") return optional(s.mscale);
+  if (name == "mscale_all_dim") return optional(s.mscale_all_dim);
+  if (name == "attention_factor") return optional(s.attention_factor);
+  if (name == "low_freq_factor") return s.low_freq_factor;
+  if (name == "high_freq_factor") return s.high_freq_factor;
+  if (name == "short_factor") return s.short_factor;
+  if (name == "long_factor") return s.long_factor;
+  throw std::logic_error("RopeScaling has no field " + std::string(name));
+}
+}  // namespace
+
+void to_json(nlohmann::json& j, const RopeScaling& s) {
+  j = {{"type", std::string(to_string(s.type))}};
+  for (std::string_view name : scaling_method(s.type).reads) {
+    nlohmann::json v = field_value(s, name);
+    if (!v.is_null()) j[std::string(name)] = std::move(v);
+  }
+}
+
 }  // namespace pe

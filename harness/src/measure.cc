@@ -137,10 +137,11 @@ void measure_sinusoidal(const SinusoidalParams& params, std::span<const std::int
   }
 }
 
-void measure_rope(const RopeParams& params, std::span<const std::int64_t> positions, std::size_t heads, Values x,
-                  Values y, const Budget& budget, const Sink& sink, const Sample& sample, RopeDirection direction) {
-  measure_rope(params, RopeBatch::tokens_first(positions, heads, static_cast<std::size_t>(params.head_dim)), x, y,
-               budget, sink, sample, direction);
+void measure_rope(const RopeParams& params, std::span<const std::int64_t> positions, std::size_t heads,
+                  Values x, Values y, const Budget& budget, const Sink& sink, const Sample& sample,
+                  RopeDirection direction) {
+  measure_rope(params, RopeBatch::tokens_first(positions, heads, static_cast<std::size_t>(params.head_dim)),
+               x, y, budget, sink, sample, direction);
 }
 
 void measure_rope(const RopeParams& params, const RopeBatch& batch, Values x, Values y, const Budget& budget,

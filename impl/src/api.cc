@@ -89,15 +89,16 @@ void rope_apply(const Variant& variant, const RopePlan& plan, std::span<const st
   const auto heads = static_cast<std::size_t>(n_heads);
   const std::size_t n = checked_product({positions.size(), heads, plan.head_dim()}, "x");
   check_buffer(x, n, "x", "n_tokens x n_heads x head_dim");
-  static_cast<const RopeVariant&>(variant).apply(plan, RopeBatch::tokens_first(positions, heads, plan.head_dim()),
-                                                 direction, x);
+  static_cast<const RopeVariant&>(variant).apply(
+      plan, RopeBatch::tokens_first(positions, heads, plan.head_dim()), direction, x);
 }
 
 void rope_apply(const Variant& variant, const RopePlan& plan, const RopeBatch& batch, Buffer x,
                 RopeDirection direction) {
   check_variant(variant, Family::Rope, plan.layout(), x.dtype, "x");
   // The plan reads one position axis; multi-axis plans (M-RoPE, 2-D vision) read more.
-  if (batch.n_axes != 1) fail("n_axes", "n_axes must be 1 for this plan, got " + std::to_string(batch.n_axes));
+  if (batch.n_axes != 1)
+    fail("n_axes", "n_axes must be 1 for this plan, got " + std::to_string(batch.n_axes));
   if (batch.heads == 0) fail("heads", "heads must be positive, got 0");
   check_positions(batch.positions);
   if (x.data == nullptr && x.size != 0) fail("x", "x.data is null");
@@ -110,7 +111,8 @@ void rope_apply(const Variant& variant, const RopePlan& plan, const RopeBatch& b
     std::size_t stride, count;
     const char* name;
   };
-  Axis inner{batch.head_stride, batch.heads, "head_stride"}, outer{batch.token_stride, tokens, "token_stride"};
+  Axis inner{batch.head_stride, batch.heads, "head_stride"},
+      outer{batch.token_stride, tokens, "token_stride"};
   if (inner.count == 1 || (outer.count > 1 && outer.stride < inner.stride)) std::swap(inner, outer);
   if (inner.count > 1 && inner.stride < hd) {
     fail(inner.name, std::string(inner.name) + " must be >= head_dim = " + std::to_string(hd) +

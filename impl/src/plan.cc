@@ -104,9 +104,7 @@ void check_scaling(const RopeScaling& s, std::int64_t rotary_dim) {
   if (s.type == T::None) return;
   check_positive("factor", s.factor);
   if (s.seq_len < 0) detail::fail("seq_len", "seq_len must be >= 0, got " + std::to_string(s.seq_len));
-  const bool needs_l =
-      s.type == T::Dynamic || s.type == T::Yarn || s.type == T::Llama3 || s.type == T::LongRope;
-  if (needs_l && s.original_max_position <= 0) {
+  if (requires_field(s.type, "original_max_position") && s.original_max_position <= 0) {
     detail::fail("original_max_position", "original_max_position must be > 0 for " +
                                               std::string(to_string(s.type)) + ", got " +
                                               std::to_string(s.original_max_position));

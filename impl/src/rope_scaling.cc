@@ -1,6 +1,8 @@
 #include "pe/rope_scaling.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <string>
 
 #include "detail/check.h"
@@ -8,27 +10,74 @@
 namespace pe {
 namespace {
 
-struct Name {
-  RopeScalingType type;
-  std::string_view name;
+using T = RopeScalingType;
+
+constexpr ScalingField kFields[] = {
+    {"factor", "factor"},
+    {"original_max_position", "original_max_position_embeddings"},
+    {"seq_len", ""},
+    {"beta_fast", "beta_fast"},
+    {"beta_slow", "beta_slow"},
+    {"truncate", "truncate"},
+    {"mscale", "mscale"},
+    {"mscale_all_dim", "mscale_all_dim"},
+    {"attention_factor", "attention_factor"},
+    {"low_freq_factor", "low_freq_factor"},
+    {"high_freq_factor", "high_freq_factor"},
+    {"short_factor", "short_factor"},
+    {"long_factor", "long_factor"},
 };
-constexpr Name kNames[] = {{RopeScalingType::None, "none"},        {RopeScalingType::Linear, "linear"},
-                           {RopeScalingType::Ntk, "ntk"},          {RopeScalingType::Dynamic, "dynamic"},
-                           {RopeScalingType::Yarn, "yarn"},        {RopeScalingType::Llama3, "llama3"},
-                           {RopeScalingType::LongRope, "longrope"}};
+
+constexpr std::string_view kFactor[] = {"factor"};
+constexpr std::string_view kFactorAndL[] = {"factor", "original_max_position"};
+constexpr std::string_view kDynamic[] = {"factor", "original_max_position", "seq_len"};
+constexpr std::string_view kYarn[] = {"factor", "original_max_position", "beta_fast",        "beta_slow",
+                                      "mscale", "mscale_all_dim",        "attention_factor", "truncate"};
+constexpr std::string_view kLlama3[] = {"factor", "original_max_position", "low_freq_factor",
+                                        "high_freq_factor"};
+constexpr std::string_view kLongRope[] = {"factor",           "original_max_position", "seq_len",
+                                          "attention_factor", "short_factor",          "long_factor"};
+constexpr std::string_view kLongRopeRequired[] = {"factor", "original_max_position", "short_factor",
+                                                  "long_factor"};
+
+const ScalingMethod kMethods[] = {
+    {T::None, "none", {}, {}},
+    {T::Linear, "linear", kFactor, kFactor},
+    {T::Ntk, "ntk", kFactor, kFactor},
+    {T::Dynamic, "dynamic", kDynamic, kFactorAndL},
+    {T::Yarn, "yarn", kYarn, kFactorAndL},
+    {T::Llama3, "llama3", kLlama3, kFactorAndL},
+    {T::LongRope, "longrope", kLongRope, kLongRopeRequired},
+};
+
+bool contains(std::span<const std::string_view> list, std::string_view field) {
+  return std::find(list.begin(), list.end(), field) != list.end();
+}
 
 }  // namespace
 
-std::string_view to_string(RopeScalingType t) noexcept {
-  for (const Name& n : kNames) {
-    if (n.type == t) return n.name;
+std::span<const ScalingField> scaling_fields() noexcept { return kFields; }
+std::span<const ScalingMethod> scaling_methods() noexcept { return kMethods; }
+
+const ScalingMethod& scaling_method(RopeScalingType t) noexcept {
+  for (const ScalingMethod& m : kMethods) {
+    if (m.type == t) return m;
   }
-  return "?";
+  std::abort();  // every enumerator has a row
 }
 
+bool reads_field(RopeScalingType t, std::string_view field) noexcept {
+  return contains(scaling_method(t).reads, field);
+}
+bool requires_field(RopeScalingType t, std::string_view field) noexcept {
+  return contains(scaling_method(t).required, field);
+}
+
+std::string_view to_string(RopeScalingType t) noexcept { return scaling_method(t).name; }
+
 std::optional<RopeScalingType> parse_rope_scaling_type(std::string_view s) noexcept {
-  for (const Name& n : kNames) {
-    if (n.name == s) return n.type;
+  for (const ScalingMethod& m : kMethods) {
+    if (m.name == s) return m.type;
   }
   return std::nullopt;
 }

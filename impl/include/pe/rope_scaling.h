@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -39,6 +40,24 @@ struct RopeScaling {
   double low_freq_factor = 1, high_freq_factor = 4;  // llama3
   std::vector<double> short_factor, long_factor;     // longrope: rotary_dim/2 factors each
 };
+
+// The methods as data: which RopeScaling fields each reads and requires. Plan validation, the CLI's
+// flags, the census JSON and the config reader take them from here. A field's name is its member's
+// (and InvalidArgument's parameter); `hf_key` is its key in HF's rope_scaling ("" where HF has none:
+// seq_len is the runtime length).
+struct ScalingField {
+  std::string_view name, hf_key;
+};
+struct ScalingMethod {
+  RopeScalingType type;
+  std::string_view name;  // HF's rope_type where HF has the method
+  std::span<const std::string_view> reads, required;
+};
+std::span<const ScalingField> scaling_fields() noexcept;
+std::span<const ScalingMethod> scaling_methods() noexcept;
+const ScalingMethod& scaling_method(RopeScalingType t) noexcept;
+bool reads_field(RopeScalingType t, std::string_view field) noexcept;
+bool requires_field(RopeScalingType t, std::string_view field) noexcept;
 
 // HF's dim = int(head_dim · partial_rotary_factor): throws InvalidArgument naming
 // partial_rotary_factor unless the factor is in (0, 1] and the result is even and >= 2.

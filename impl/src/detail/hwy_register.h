@@ -21,14 +21,14 @@
                                                             &ROTATE);                                   \
       })
 
-#define PE_REGISTER_HWY_ROPE_DISPATCH(NAME, CONTRACT, ROTATE)                                   \
-  HWY_EXPORT(ROTATE);                                                                           \
-  void pe_dispatch_rotate(const ::pe::RopePlan& plan, const ::pe::RopeBatch& batch,            \
-                          ::pe::RopeDirection direction, ::pe::Buffer x) {                      \
-    HWY_DYNAMIC_DISPATCH(ROTATE)(plan, batch, direction, x);                                    \
-  }                                                                                             \
-  [[maybe_unused]] const ::pe::Registrar pe_registrar_dispatch {                                \
-    std::make_unique<::pe::detail::FunctionRope>(NAME, CONTRACT, &pe_dispatch_rotate)           \
+#define PE_REGISTER_HWY_ROPE_DISPATCH(NAME, CONTRACT, ROTATE)                         \
+  HWY_EXPORT(ROTATE);                                                                 \
+  void pe_dispatch_rotate(const ::pe::RopePlan& plan, const ::pe::RopeBatch& batch,   \
+                          ::pe::RopeDirection direction, ::pe::Buffer x) {            \
+    HWY_DYNAMIC_DISPATCH(ROTATE)(plan, batch, direction, x);                          \
+  }                                                                                   \
+  [[maybe_unused]] const ::pe::Registrar pe_registrar_dispatch {                      \
+    std::make_unique<::pe::detail::FunctionRope>(NAME, CONTRACT, &pe_dispatch_rotate) \
   }
 
 #define PE_REGISTER_HWY_SINUSOIDAL_TARGET(NAME, CONTRACT, TABLE, ADD)                               \

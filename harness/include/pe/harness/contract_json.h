@@ -1,10 +1,11 @@
-// The contract as JSON (nlohmann ADL): every field and coefficient, read back to an equal Contract.
-// `pe-suite list --json`, the census and outside tools use this one form.
+// The contract and the RoPE scaling as JSON (nlohmann ADL): every field and coefficient, read back to an
+// equal Contract. `pe-suite list --json`, the census and outside tools use this one form.
 #pragma once
 
 #include <nlohmann/json.hpp>
 
 #include "pe/contract.h"
+#include "pe/rope_scaling.h"
 
 namespace pe {
 
@@ -14,5 +15,9 @@ void to_json(nlohmann::json& j, const Contract& c);
 // Throws nlohmann::json::exception on a missing field and std::runtime_error naming an unknown
 // layout or type. depends_on is not kept (a const char* the variant owns): it reads back empty.
 void from_json(const nlohmann::json& j, Contract& c);
+
+// {"type": "<method>", then every field the method reads (pe/rope_scaling.h's table) by its name}:
+// optional fields (mscale, mscale_all_dim, attention_factor) only when set, seq_len only when > 0.
+void to_json(nlohmann::json& j, const RopeScaling& s);
 
 }  // namespace pe

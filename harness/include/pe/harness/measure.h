@@ -116,7 +116,8 @@ void measure_sinusoidal(const SinusoidalParams& params, std::span<const std::int
 // RoPE: x before and y after rotation, both with the rows where `batch` puts them. Pass-through
 // channels (from rotary_dim on) must equal x exactly: their budget is 0.
 void measure_rope(const RopeParams& params, const RopeBatch& batch, Values x, Values y, const Budget& budget,
-                  const Sink& sink, const Sample& sample = {}, RopeDirection direction = RopeDirection::Forward);
+                  const Sink& sink, const Sample& sample = {},
+                  RopeDirection direction = RopeDirection::Forward);
 // The same for [tokens, heads, head_dim] row-major data.
 void measure_rope(const RopeParams& params, std::span<const std::int64_t> positions, std::size_t heads,
                   Values x, Values y, const Budget& budget, const Sink& sink, const Sample& sample = {},
