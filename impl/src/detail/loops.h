@@ -1,5 +1,5 @@
 // The loops every variant that computes one (sin, cos) pair at a time shares: the table layout,
-// the fused add, and RoPE's pair rotation parameterised by the pair offset. A variant supplies
+// the fused add, and RoPE through the driver (detail/rope_driver.h). A variant supplies
 // only `sincos(position, pair, s, c)` in its compute type C.
 #pragma once
 
@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "detail/convert.h"
+#include "detail/rope_driver.h"
 #include "pe/batch.h"
 #include "pe/plan.h"
 #include "pe/types.h"
@@ -48,42 +49,24 @@ void add_table(const SinusoidalPlan& plan, std::span<const std::int64_t> positio
   }
 }
 
-// A SinCos rule that folds the attention factor in itself (before a cache's rounding, as HF does)
-// says so with `static constexpr bool kAppliesAttention = true;`.
+// A per-pair rule sincos(position, pair, s, c) as a backend of the RoPE driver. A rule that folds
+// the attention factor in itself (before a cache's rounding, as HF does) says so with
+// `static constexpr bool kAppliesAttention = true;`.
 template <class SinCos>
-constexpr bool applies_attention() {
-  if constexpr (requires { std::remove_cvref_t<SinCos>::kAppliesAttention; }) {
-    return std::remove_cvref_t<SinCos>::kAppliesAttention;
+struct PairwiseBackend {
+  static constexpr bool kAppliesAttention = applies_attention<SinCos>();
+  SinCos& rule;  // may keep state along a row (ggml's running θ)
+  template <class C>
+  void sincos(std::int64_t p, std::size_t j0, std::size_t n, C* s, C* c) noexcept {
+    for (std::size_t k = 0; k < n; ++k) rule(p, j0 + k, s[k], c[k]);
   }
-  return false;
-}
+};
 
-// The rotation by (cos, sin)·A, A the plan's attention factor multiplied in C (HF: cos * attention_scaling).
+// RoPE with a per-pair rule, rotated in C by the driver.
 template <class C, class T, class SinCos>
 void rotate(const RopePlan& plan, const RopeBatch& batch, RopeDirection direction, T* x,
             SinCos&& sincos) noexcept {
-  const std::size_t offset = plan.pair_offset();
-  const C sign = direction == RopeDirection::Inverse ? C(-1) : C(1);
-  const C attention = static_cast<C>(plan.attention_factor());
-  const bool scale = attention != C(1) && !applies_attention<SinCos>();
-  for (std::size_t t = 0; t < batch.tokens(); ++t) {
-    for (std::size_t j = 0; j < plan.n_pairs(); ++j) {
-      C s, c;
-      sincos(batch.position(t), j, s, c);
-      if (scale) {
-        s *= attention;
-        c *= attention;
-      }
-      s *= sign;
-      const std::size_t first = plan.pair_first(j);
-      for (std::size_t h = 0; h < batch.heads; ++h) {
-        T* head = x + batch.row(t, h);
-        const C a = load_as<C>(head[first]), b = load_as<C>(head[first + offset]);
-        head[first] = store_as<T>(a * c - b * s);
-        head[first + offset] = store_as<T>(a * s + b * c);
-      }
-    }
-  }
+  drive_rope<C, 64>(plan, batch, direction, x, PairwiseBackend<std::remove_reference_t<SinCos>>{sincos});
 }
 
 }  // namespace pe::detail

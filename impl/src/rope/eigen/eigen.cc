@@ -1,6 +1,6 @@
-// rope.eigen: Eigen arrays over Eigen::Map'ped heads. Per token and chunk of pairs, the float angle
-// fl(fl(p)·fl(θ)) and Eigen's vectorised .sin()/.cos(); the rotation as array expressions on the two
-// halves of each pair (strided Maps for interleaved, contiguous for half-split).
+// rope.eigen, a backend of the RoPE driver (detail/rope_driver.h): per token and chunk of pairs, the
+// float angle fl(fl(p)·fl(θ)) and Eigen's vectorised .sin()/.cos(); the rotation as array expressions
+// on the two halves of each pair (strided Maps for interleaved, contiguous for half-split).
 //
 // Build flags: as sinusoidal.eigen (SSE2 baseline, no FMA: psin_float/pcos_float within 2 ULP).
 // Contract (derived), N = |a| + |b|: angle 3.001·2^-24·|φ|; sin/cos 2·2^-24; rotation in float
@@ -12,6 +12,7 @@
 
 #include "detail/chunk.h"
 #include "detail/convert.h"
+#include "detail/rope_driver.h"
 #include "pe/register.h"
 #include "pe/variant.h"
 
@@ -32,53 +33,47 @@ const Contract kContract{
     .c1 = 3.001,
 };
 
-template <class T>
-void rotate(const RopePlan& plan, const RopeBatch& batch, RopeDirection direction, T* x) {
-  const auto h = static_cast<Eigen::Index>(plan.n_pairs());
-  const auto offset = static_cast<Eigen::Index>(plan.pair_offset());
-  const Eigen::Index stride = plan.layout() == Layout::Interleaved ? 2 : 1;
-  const float sign = direction == RopeDirection::Inverse ? -1.0f : 1.0f;
-  const auto attention = static_cast<float>(plan.attention_factor());
-  const Eigen::Map<const Eigen::ArrayXd> theta(plan.inv_freq().data(), h);
-  for (std::size_t t = 0; t < batch.tokens(); ++t) {
-    const auto p = static_cast<float>(batch.position(t));
-    for (Eigen::Index j0 = 0; j0 < h; j0 += detail::kEigenChunk) {
-      const Eigen::Index n = std::min(detail::kEigenChunk, h - j0);
-      const detail::ChunkF angle = p * theta.segment(j0, n).cast<float>();
-      detail::ChunkF c = angle.cos(), s = sign * angle.sin();
-      if (attention != 1.0f) {
-        c *= attention;
-        s *= attention;
-      }
-      const Eigen::Index first = static_cast<Eigen::Index>(plan.pair_first(static_cast<std::size_t>(j0)));
-      for (std::size_t head = 0; head < batch.heads; ++head) {
-        T* row = x + batch.row(t, head);
-        if constexpr (std::is_same_v<T, float>) {
-          detail::StridedF a(row + first, n, Eigen::InnerStride<>(stride));
-          detail::StridedF b(row + first + offset, n, Eigen::InnerStride<>(stride));
-          const detail::ChunkF a0 = a;
-          a = a0 * c - b * s;
-          b = a0 * s + b * c;
-        } else {
-          for (Eigen::Index k = 0; k < n; ++k) {
-            T& ya = row[first + k * stride];
-            T& yb = row[first + k * stride + offset];
-            const float a = detail::load_as<float>(ya), b = detail::load_as<float>(yb);
-            ya = detail::store_as<T>(a * c[k] - b * s[k]);
-            yb = detail::store_as<T>(a * s[k] + b * c[k]);
-          }
-        }
-      }
+// The driver's backend (detail/rope_driver.h): the chunk's float angles and Eigen's .sin()/.cos(),
+// and for float32 data the rotation as array expressions on the two halves of each pair; other
+// types take the driver's rotation (the same float arithmetic, element by element).
+struct Backend {
+  const RopePlan& plan;
+  Eigen::Map<const Eigen::ArrayXd> theta{plan.inv_freq().data(), static_cast<Eigen::Index>(plan.n_pairs())};
+
+  void sincos(std::int64_t p, std::size_t j0, std::size_t n, float* s, float* c) const {
+    const auto m = static_cast<Eigen::Index>(n);
+    const detail::ChunkF angle =
+        static_cast<float>(p) * theta.segment(static_cast<Eigen::Index>(j0), m).cast<float>();
+    Eigen::Map<Eigen::ArrayXf>(s, m) = angle.sin();
+    Eigen::Map<Eigen::ArrayXf>(c, m) = angle.cos();
+  }
+
+  void rotate(float* const* rows, std::size_t n_rows, std::size_t j0, std::size_t n, const float* s_in,
+              const float* c_in, float sign) const {
+    const auto m = static_cast<Eigen::Index>(n);
+    const Eigen::Index stride = plan.layout() == Layout::Interleaved ? 2 : 1;
+    const auto first = static_cast<Eigen::Index>(plan.pair_first(j0));
+    const auto offset = static_cast<Eigen::Index>(plan.pair_offset());
+    const detail::ChunkF c = Eigen::Map<const Eigen::ArrayXf>(c_in, m);
+    const detail::ChunkF s = sign * Eigen::Map<const Eigen::ArrayXf>(s_in, m);
+    for (std::size_t r = 0; r < n_rows; ++r) {
+      detail::StridedF a(rows[r] + first, m, Eigen::InnerStride<>(stride));
+      detail::StridedF b(rows[r] + first + offset, m, Eigen::InnerStride<>(stride));
+      const detail::ChunkF a0 = a;
+      a = a0 * c - b * s;
+      b = a0 * s + b * c;
     }
   }
-}
+};
 
 class EigenRope final : public RopeVariant {
  public:
   using RopeVariant::RopeVariant;
   void apply(const RopePlan& plan, const RopeBatch& batch, RopeDirection direction,
              Buffer x) const noexcept override {
-    detail::with_typed(x, [&](auto* data) { rotate(plan, batch, direction, data); });
+    detail::with_typed(x, [&](auto* data) {
+      detail::drive_rope<float, detail::kEigenChunk>(plan, batch, direction, data, Backend{plan});
+    });
   }
 };
 

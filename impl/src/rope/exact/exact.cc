@@ -1,6 +1,6 @@
-// rope.exact: (sin, cos) of every pair from an exact fixed-point phase, as sinusoidal.exact
-// (detail/exact_phase.h), computed once per token and applied to every head; the rotation in
-// double (float32 data: promoted, rotated and demoted in Highway vectors), rounded once into the
+// rope.exact, a backend of the RoPE driver (detail/rope_driver.h): (sin, cos) of every pair from an
+// exact fixed-point phase, as sinusoidal.exact (detail/exact_phase.h), once per token for every head; the
+// rotation in double (float32 data: promoted, rotated and demoted in Highway vectors), rounded once into the
 // data's type. Compiled for every Highway target, dispatched at run
 // time.
 //
@@ -19,11 +19,14 @@
 #include <hwy/highway.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <type_traits>
 
 #include "detail/convert.h"
 #include "detail/exact_phase-inl.h"
 #include "detail/exact_phase.h"
 #include "detail/hwy_register.h"
+#include "detail/rope_driver.h"
 
 #ifndef PE_ROPE_EXACT_CONTRACT_
 #define PE_ROPE_EXACT_CONTRACT_
@@ -53,8 +56,9 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 // Pairs (a[k·stride], b[k·stride]) rotated by (c[k], ±s[k]) in double, rounded once into T.
 template <class T>
-HWY_INLINE void RotatePairs(T* HWY_RESTRICT a, T* HWY_RESTRICT b, std::size_t stride, const double* s,
-                            const double* c, double sign, std::size_t n) {
+HWY_INLINE void RotatePairs(T* HWY_RESTRICT a, T* HWY_RESTRICT b, std::size_t stride,
+                            const double* HWY_RESTRICT s, const double* HWY_RESTRICT c, double sign,
+                            std::size_t n) {
   for (std::size_t k = 0; k < n; ++k) {
     const double x = detail::load_as<double>(a[stride * k]), y = detail::load_as<double>(b[stride * k]);
     const double sk = sign * s[k];
@@ -65,8 +69,9 @@ HWY_INLINE void RotatePairs(T* HWY_RESTRICT a, T* HWY_RESTRICT b, std::size_t st
 
 // The same for float32 data, vectorised: floats promoted to double lanes, rotated, demoted once.
 template <bool kInterleaved>
-HWY_INLINE void RotateFloat(float* HWY_RESTRICT row, std::size_t j0, std::size_t half, const double* s,
-                            const double* c, double sign, std::size_t n) {
+HWY_INLINE void RotateFloat(float* HWY_RESTRICT row, std::size_t j0, std::size_t half,
+                            const double* HWY_RESTRICT s, const double* HWY_RESTRICT c, double sign,
+                            std::size_t n) {
   const hn::ScalableTag<double> dd;
   const hn::Rebind<float, decltype(dd)> df;
   const std::size_t lanes = hn::Lanes(dd);
@@ -98,64 +103,59 @@ HWY_INLINE void RotateFloat(float* HWY_RESTRICT row, std::size_t j0, std::size_t
   }
 }
 
-template <class T>
-void RotateTyped(const RopePlan& plan, const RopeBatch& batch, RopeDirection direction, T* x) {
-  const std::size_t h = plan.n_pairs();
-  const bool il = plan.layout() == Layout::Interleaved;
-  const double sign = direction == RopeDirection::Inverse ? -1.0 : 1.0;
-  const double attention = plan.attention_factor();
-  const TurnSteps& ts = plan.turn_steps();
-  HWY_ALIGN double s[kChunk];
-  HWY_ALIGN double c[kChunk];
-  for (std::size_t j0 = 0; j0 < h; j0 += kChunk) {
-    const std::size_t n = std::min(kChunk, h - j0);
-    int since_direct = detail::kRefreshRows;
-    std::int64_t prev = -2;
-    for (std::size_t t = 0; t < batch.tokens(); ++t) {
-      const std::int64_t p = batch.position(t);
-      if (p == prev + 1 && since_direct < detail::kRefreshRows) {
-        detail::advance_sincos(ts.cos_step.data() + j0, ts.sin_step.data() + j0, n, s, c);
-        ++since_direct;
-      } else {
-        detail::HWY_NAMESPACE::DirectSinCos(p, ts.step.data() + j0, n, s, c);
-        since_direct = 0;
-      }
-      prev = p;
-      // Scaled copies, so that the recurrence above keeps advancing the unit-circle values.
-      HWY_ALIGN double sa[kChunk];
-      HWY_ALIGN double ca[kChunk];
-      const double* sp = s;
-      const double* cp = c;
-      if (attention != 1.0) {
-        for (std::size_t k = 0; k < n; ++k) {
-          sa[k] = s[k] * attention;
-          ca[k] = c[k] * attention;
-        }
-        sp = sa;
-        cp = ca;
-      }
-      for (std::size_t head = 0; head < batch.heads; ++head) {
-        T* row = x + batch.row(t, head);
-        if constexpr (std::is_same_v<T, float>) {
-          if (il) {
-            RotateFloat<true>(row, j0, h, sp, cp, sign, n);
-          } else {
-            RotateFloat<false>(row, j0, h, sp, cp, sign, n);
-          }
-          continue;
-        }
+// The driver's backend (detail/rope_driver.h). sin/cos from the exact phase, advanced along
+// consecutive positions by the plan's turn steps and refreshed directly every kRefreshRows tokens
+// (the driver keeps s and c between the tokens of a chunk); the rotation in double.
+struct Backend {
+  const RopePlan& plan;
+  std::size_t chunk = SIZE_MAX;
+  int since_direct = 0;
+  std::int64_t prev = -2;
+
+  void sincos(std::int64_t p, std::size_t j0, std::size_t n, double* s, double* c) {
+    const TurnSteps& ts = plan.turn_steps();
+    if (j0 != chunk) {  // a new chunk: its first token starts from the direct phase
+      chunk = j0;
+      prev = -2;
+    }
+    if (p == prev + 1 && since_direct < detail::kRefreshRows) {
+      detail::advance_sincos(ts.cos_step.data() + j0, ts.sin_step.data() + j0, n, s, c);
+      ++since_direct;
+    } else {
+      detail::HWY_NAMESPACE::DirectSinCos(p, ts.step.data() + j0, n, s, c);
+      since_direct = 0;
+    }
+    prev = p;
+  }
+
+  template <class T>
+  void rotate(T* const* rows, std::size_t n_rows, std::size_t j0, std::size_t n, const double* s,
+              const double* c, double sign) const {
+    const std::size_t h = plan.n_pairs();
+    const bool il = plan.layout() == Layout::Interleaved;
+    for (std::size_t r = 0; r < n_rows; ++r) {
+      T* row = rows[r];
+      if constexpr (std::is_same_v<T, float>) {
         if (il) {
-          RotatePairs(row + 2 * j0, row + 2 * j0 + 1, 2, sp, cp, sign, n);
+          RotateFloat<true>(row, j0, h, s, c, sign, n);
         } else {
-          RotatePairs(row + j0, row + h + j0, 1, sp, cp, sign, n);
+          RotateFloat<false>(row, j0, h, s, c, sign, n);
         }
+        continue;
+      }
+      if (il) {
+        RotatePairs(row + 2 * j0, row + 2 * j0 + 1, 2, s, c, sign, n);
+      } else {
+        RotatePairs(row + j0, row + h + j0, 1, s, c, sign, n);
       }
     }
   }
-}
+};
 
 void Rotate(const RopePlan& plan, const RopeBatch& batch, RopeDirection direction, Buffer x) {
-  detail::with_typed(x, [&](auto* data) { RotateTyped(plan, batch, direction, data); });
+  detail::with_typed(x, [&](auto* data) {
+    detail::drive_rope<double, kChunk>(plan, batch, direction, data, Backend{plan});
+  });
 }
 
 }  // namespace pe::rope_exact::HWY_NAMESPACE

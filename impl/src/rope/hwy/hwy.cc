@@ -1,7 +1,7 @@
 // rope.hwy (dynamic dispatch to the best target) and rope.hwy@<TARGET> (each compiled Highway
-// target this CPU supports). sin/cos of each chunk of pairs as sinusoidal.hwy (angle and reduction
-// in double, Highway float Sin/Cos on |r| <= π), computed once per token and applied to every head;
-// the rotation in float, rounded once into bfloat16/float16 data.
+// target this CPU supports), a backend of the RoPE driver (detail/rope_driver.h): sin/cos of each
+// chunk of pairs as sinusoidal.hwy (angle and reduction in double, Highway float Sin/Cos on
+// |r| <= π), once per token for every head; the rotation in float, rounded once into bfloat16/float16.
 //
 // Contract (derived), per output element of a pair (a, b), N = |a| + |b|:
 //   angle 2.03·2^-53·|φ|; sin/cos within 6.16·2^-24 (see sinusoidal/hwy/hwy.cc), moving the output
@@ -15,9 +15,12 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
+#include <type_traits>
+
 #include "detail/convert.h"
 #include "detail/hwy_register.h"
 #include "detail/hwy_sincos-inl.h"
+#include "detail/rope_driver.h"
 
 #ifndef PE_ROPE_HWY_CONTRACT_
 #define PE_ROPE_HWY_CONTRACT_
@@ -43,39 +46,81 @@ namespace pe::rope_hwy::HWY_NAMESPACE {
 using detail::HWY_NAMESPACE::kChunk;
 using detail::HWY_NAMESPACE::SinCosChunk;
 
-template <class T>
-void RotateTyped(const RopePlan& plan, const RopeBatch& batch, RopeDirection direction, T* x) {
-  const std::size_t h = plan.n_pairs(), offset = plan.pair_offset();
-  const float sign = direction == RopeDirection::Inverse ? -1.0f : 1.0f;
-  const auto attention = static_cast<float>(plan.attention_factor());
-  HWY_ALIGN float s[kChunk];
-  HWY_ALIGN float c[kChunk];
-  for (std::size_t t = 0; t < batch.tokens(); ++t) {
-    for (std::size_t j0 = 0; j0 < h; j0 += kChunk) {
-      const std::size_t n = h - j0 < kChunk ? h - j0 : kChunk;
-      SinCosChunk(plan.inv_freq().data() + j0, n, batch.position(t), s, c);
-      if (attention != 1.0f) {
-        for (std::size_t k = 0; k < n; ++k) {
-          s[k] *= attention;
-          c[k] *= attention;
+// The driver's backend (detail/rope_driver.h): sin/cos of a chunk in float, and the rotation in
+// float compiled for this target.
+struct Backend {
+  const RopePlan& plan;
+  void sincos(std::int64_t p, std::size_t j0, std::size_t n, float* s, float* c) const {
+    SinCosChunk(plan.inv_freq().data() + j0, n, p, s, c);
+  }
+  template <class T>
+  void rotate(T* const* rows, std::size_t n_rows, std::size_t j0, std::size_t n, const float* HWY_RESTRICT s,
+              const float* HWY_RESTRICT c, float sign) const {
+    const std::size_t first = plan.pair_first(j0), offset = plan.pair_offset();
+    const bool interleaved = plan.layout() == Layout::Interleaved;
+    for (std::size_t r = 0; r < n_rows; ++r) {
+      if constexpr (std::is_same_v<T, float>) {
+        if (interleaved) {
+          RotateFloat<true>(rows[r] + first, rows[r] + first + offset, s, c, sign, n);
+        } else {
+          RotateFloat<false>(rows[r] + first, rows[r] + first + offset, s, c, sign, n);
         }
-      }
-      for (std::size_t head = 0; head < batch.heads; ++head) {
-        T* row = x + batch.row(t, head);
+      } else {
+        const std::size_t stride = interleaved ? 2 : 1;
+        T* HWY_RESTRICT a = rows[r] + first;
+        T* HWY_RESTRICT b = rows[r] + first + offset;
         for (std::size_t k = 0; k < n; ++k) {
-          const std::size_t first = plan.pair_first(j0 + k);
-          const float a = detail::load_as<float>(row[first]), b = detail::load_as<float>(row[first + offset]);
+          const float x = detail::load_as<float>(a[stride * k]), y = detail::load_as<float>(b[stride * k]);
           const float sk = sign * s[k];
-          row[first] = detail::store_as<T>(a * c[k] - b * sk);
-          row[first + offset] = detail::store_as<T>(a * sk + b * c[k]);
+          a[stride * k] = detail::store_as<T>(x * c[k] - y * sk);
+          b[stride * k] = detail::store_as<T>(x * sk + y * c[k]);
         }
       }
     }
   }
-}
+
+  // Float32 pairs (a[k·stride], b[k·stride]) in Highway vectors: products rounded, then the sum (no
+  // fused multiply-add, as the scalar tail), so every target gives the scalar loop's bits.
+  template <bool kInterleaved>
+  static HWY_INLINE void RotateFloat(float* HWY_RESTRICT a, float* HWY_RESTRICT b,
+                                     const float* HWY_RESTRICT s, const float* HWY_RESTRICT c, float sign,
+                                     std::size_t n) {
+    namespace hn = hwy::HWY_NAMESPACE;
+    const hn::ScalableTag<float> df;
+    const std::size_t lanes = hn::Lanes(df);
+    const auto vsign = hn::Set(df, sign);
+    std::size_t k = 0;
+    for (; k + lanes <= n; k += lanes) {
+      hn::Vec<decltype(df)> x, y;
+      if constexpr (kInterleaved) {
+        hn::LoadInterleaved2(df, a + 2 * k, x, y);
+      } else {
+        x = hn::LoadU(df, a + k);
+        y = hn::LoadU(df, b + k);
+      }
+      const auto vc = hn::LoadU(df, c + k), vs = hn::Mul(vsign, hn::LoadU(df, s + k));
+      const auto ra = hn::Sub(hn::Mul(x, vc), hn::Mul(y, vs));
+      const auto rb = hn::Add(hn::Mul(x, vs), hn::Mul(y, vc));
+      if constexpr (kInterleaved) {
+        hn::StoreInterleaved2(ra, rb, df, a + 2 * k);
+      } else {
+        hn::StoreU(ra, df, a + k);
+        hn::StoreU(rb, df, b + k);
+      }
+    }
+    const std::size_t stride = kInterleaved ? 2 : 1;
+    for (; k < n; ++k) {
+      const float x = a[stride * k], y = b[stride * k];
+      const float sk = sign * s[k];
+      a[stride * k] = x * c[k] - y * sk;
+      b[stride * k] = x * sk + y * c[k];
+    }
+  }
+};
 
 void Rotate(const RopePlan& plan, const RopeBatch& batch, RopeDirection direction, Buffer x) {
-  detail::with_typed(x, [&](auto* data) { RotateTyped(plan, batch, direction, data); });
+  detail::with_typed(
+      x, [&](auto* data) { detail::drive_rope<float, kChunk>(plan, batch, direction, data, Backend{plan}); });
 }
 
 }  // namespace pe::rope_hwy::HWY_NAMESPACE
