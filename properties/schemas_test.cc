@@ -3,6 +3,8 @@
 // file relies on.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -140,6 +142,56 @@ TEST(Schemas, ScalingJsonCarriesExactlyTheFieldsItsMethodReads) {
   EXPECT_EQ(hf["low_freq_factor"], "low_freq_factor");
   EXPECT_EQ(hf["seq_len"], "");
   EXPECT_EQ(scaling_method(RopeScalingType::Llama3).name, "llama3");
+}
+
+// docs/contracts.md §3 lists every variant's declared numbers: it must say what the registry declares.
+TEST(Schemas, ContractsDocumentMatchesTheRegistry) {
+  std::ifstream doc(std::string(PE_SOURCE_DIR) + "/docs/contracts.md");
+  ASSERT_TRUE(doc) << "docs/contracts.md";
+  std::map<std::string, std::vector<std::string>> rows;
+  for (std::string line; std::getline(doc, line);) {
+    if (line.rfind("| sinusoidal.", 0) != 0 && line.rfind("| rope.", 0) != 0) continue;
+    std::vector<std::string> cells;
+    std::string cell;
+    for (std::size_t i = 1; i < line.size(); ++i) {
+      if (line[i] == '\\' && i + 1 < line.size() && line[i + 1] == '|') {
+        cell += '|';
+        ++i;
+      } else if (line[i] == '|') {
+        cells.push_back(cell.substr(cell.find_first_not_of(' '), cell.find_last_not_of(' ') - cell.find_first_not_of(' ') + 1));
+        cell.clear();
+      } else {
+        cell += line[i];
+      }
+    }
+    rows[cells[0]] = cells;
+  }
+  const auto number = [](const std::string& text) {
+    if (text == "–" || text == "-") return 0.0;
+    if (text.rfind("2^", 0) == 0) return std::ldexp(1.0, std::stoi(text.substr(2)));
+    return std::stod(text);  // "1 (bf16)" reads 1
+  };
+  int listed = 0;
+  for (const Variant* v : registry()) {
+    if (v->name().find('@') != std::string::npos || v->name().find("mutant") != std::string::npos) continue;
+    ++listed;
+    ASSERT_TRUE(rows.count(v->name())) << v->name() << " has no row in docs/contracts.md §3";
+    const std::vector<std::string>& r = rows[v->name()];
+    ASSERT_EQ(r.size(), 12u) << v->name();
+    const Contract& c = v->contract();
+    EXPECT_EQ(r[1], to_string(c.angle_type)) << v->name();
+    EXPECT_EQ(r[2], to_string(c.compute_type)) << v->name();
+    EXPECT_EQ(number(r[3]), c.c0) << v->name();
+    EXPECT_EQ(number(r[4]), c.ck) << v->name();
+    EXPECT_EQ(number(r[5]), c.ct) << v->name();
+    EXPECT_EQ(number(r[6]), c.c1) << v->name();
+    EXPECT_EQ(number(r[7]), c.c1_pair) << v->name();
+    EXPECT_EQ(number(r[8]), c.c1_gain) << v->name();
+    EXPECT_EQ(number(r[9]), static_cast<double>(c.max_position)) << v->name();
+    EXPECT_EQ(number(r[10]), c.max_base) << v->name();
+    EXPECT_EQ(r[11], c.depends_on) << v->name();
+  }
+  EXPECT_EQ(static_cast<std::size_t>(listed), rows.size()) << "docs/contracts.md lists a variant the registry lacks";
 }
 
 TEST(Registry, NamesAreFamilyDotBackendWithAnOptionalTarget) {

@@ -1,14 +1,12 @@
 // rope.scalar_f32: float32 throughout, as a plain C++ loop over HF's inv_freq in float would do:
 // θ_j rounded to float, the angle fl(fl(p)·θ_j), sinf/cosf, and the rotation in float.
 //
-// Contract (derived), per output element of a pair (a, b), N = |a| + |b|:
-//   angle: as sinusoidal.scalar_f32, |φ̂ - φ| <= 3.001·2^-24·|φ|, moving the output by <= N·|φ̂ - φ|;
-//   kernel: sinf/cosf within 1 ULP (<= 2^-24 absolute): <= N·2^-24;
-//   rotation: fl(fl(a·c) - fl(b·s)) rounds three times, <= 2·2^-24·N (to first order; 3.001 covers
-//          the kernel, the rotation and the second-order terms);
-//   output: float32 is the compute type; bfloat16/float16 data round once (c0 = 1).
-//   Budget: N·(3.001 + 3.001·|φ|)·2^-24 + 2^-148 (underflow floor). |input| <= 2^126 so that
-//   |a| + |b| cannot overflow. Largest position promised: 2^24. Scaling: the plan's θ'_j (rounded to
+// Contract (derived; shared steps in docs/contracts.md), per output of a pair (a, b), N = |a| + |b|:
+//   float32 angle 3.001·2^-24·|φ|, moving the output by N times it (§2a); sinf/cosf 1 ULP and the
+//   rotation fl(fl(a·c) - fl(b·s)), 3.001·2^-24·N with the second-order terms (§2c, §2d); bfloat16/
+//   float16 data round once (c0 = 1, §2e). Budget: N·(c0·u_out + (3.001 + 3.001·|φ|)·2^-24) + the
+//   underflow floor 2·denorm_min(f32) + denorm_min(out) (§2e). |input| <= 2^126 so that |a| + |b|
+//   cannot overflow. Largest position promised: 2^24. Scaling: the plan's θ'_j (rounded to
 //   float as before); cos and sin times the attention factor in float (ca = 3: A rounded to double, to the
 //   compute type, the product).
 #include "detail/pairwise_variant.h"

@@ -7,11 +7,12 @@
 // dispatched at run time.
 //
 // Contract (derived), |exact| <= 1:
-//   phase: |step - ω·2^64/(2π)| < 4.5, so p < 2^31 is within 2^31·4.5·2^-64 turns: < 3.3e-9;
+//   phase: |step - ω·2^64/(2π)| < 4.5, so p < 2^31 is within 2^31·4.5·2^-64 turns (5.3e-10), i.e.
+//          < 3.3e-9 rad (docs/contracts.md §2h);
 //   polynomials and split < 8e-12; 256 rotations in double < 256·4·2^-53 = 1.2e-13;
 //   together < 3.32e-9 = 2.99e7·2^-53 (ck, compute type double), independent of |φ| (c1 = 0);
 //   output: one rounding of a value in [-1, 1]: half an ulp, <= 0.5·u_out (c0 = 0.5).
-//   Budget: 0.5·u_out + 3.32e-9: 3.27e-8 in float32. Largest position 2^31, base <= 1e7.
+//   Budget: 0.5·u_out + 3.32e-9: 3.31e-8 in float32. Largest position 2^31, base <= 1e7.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "sinusoidal/exact/exact.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep

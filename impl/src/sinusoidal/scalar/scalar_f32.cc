@@ -1,14 +1,10 @@
 // sinusoidal.scalar_f32: the PyTorch tutorial's arithmetic in float32. The frequency is rounded to
 // float, the angle fl(fl(p)·ω) formed in float, and sinf/cosf evaluated on it.
 //
-// Contract (derived):
-//   angle: fl(ω) carries 2^-24 + 1.02·2^-53, fl(p) 2^-24 (exact for p <= 2^24), the product 2^-24:
-//          |φ̂ - φ| <= 3.001·2^-24·|φ|, and |sin'| <= 1 carries it unchanged into the output;
-//   kernel: glibc's sinf/cosf are within 1 ULP (libm-test-ulps), <= 2^-24 absolute below 1;
-//   output: float32 is the compute type (nothing rounded after sinf/cosf); bfloat16/float16 round
-//   once (c0 = 1).
-//   Budget: (1 + 3.001·|φ|)·2^-24. Largest position promised: 2^24, beyond which fl(p) merges
-//   neighbouring positions.
+// Contract (derived; shared steps in docs/contracts.md): float32 angle 3.001·2^-24·|φ| (§2a);
+//   glibc sinf/cosf 1 ULP, <= 2^-24 (§2c); float32 is the compute type, bfloat16/float16 round once
+//   (c0 = 1, §2e). Budget: c0·u_out + (1 + 3.001·|φ|)·2^-24 (+ the underflow floor). Largest position
+//   promised: 2^24, beyond which fl(p) merges neighbouring positions.
 #include "detail/pairwise_variant.h"
 #include "detail/scalar_sincos.h"
 #include "pe/register.h"
