@@ -144,6 +144,34 @@ TEST(Schemas, ScalingJsonCarriesExactlyTheFieldsItsMethodReads) {
   EXPECT_EQ(scaling_method(RopeScalingType::Llama3).name, "llama3");
 }
 
+TEST(Schemas, ScalingJsonRoundTripsAndRejectsWhatItsMethodDoesNotRead) {
+  RopeScaling s;
+  s.factor = 4;
+  s.original_max_position = 4096;
+  s.seq_len = 9000;
+  s.attention_factor = 1.2;
+  s.short_factor = {1, 1.5};
+  s.long_factor = {2, 3};
+  for (const ScalingMethod& m : scaling_methods()) {
+    s.type = m.type;
+    const nlohmann::json j = s;
+    const RopeScaling back = j.get<RopeScaling>();
+    EXPECT_EQ(nlohmann::json(back), j) << m.name;
+  }
+  const auto error = [](const nlohmann::json& j) {
+    try {
+      (void)j.get<RopeScaling>();
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(error({{"type", "linear"}, {"factor", 2}, {"beta_fast", 8}}),
+            "rope_scaling: linear does not read 'beta_fast'");
+  EXPECT_EQ(error({{"type", "yarn"}, {"factor", 2}}), "rope_scaling: yarn requires 'original_max_position'");
+  EXPECT_EQ(error({{"type", "su"}}), "rope_scaling: unknown type 'su'");
+}
+
 // docs/contracts.md §3 lists every variant's declared numbers: it must say what the registry declares.
 TEST(Schemas, ContractsDocumentMatchesTheRegistry) {
   std::ifstream doc(std::string(PE_SOURCE_DIR) + "/docs/contracts.md");
@@ -158,7 +186,8 @@ TEST(Schemas, ContractsDocumentMatchesTheRegistry) {
         cell += '|';
         ++i;
       } else if (line[i] == '|') {
-        cells.push_back(cell.substr(cell.find_first_not_of(' '), cell.find_last_not_of(' ') - cell.find_first_not_of(' ') + 1));
+        cells.push_back(cell.substr(cell.find_first_not_of(' '),
+                                    cell.find_last_not_of(' ') - cell.find_first_not_of(' ') + 1));
         cell.clear();
       } else {
         cell += line[i];
@@ -191,7 +220,8 @@ TEST(Schemas, ContractsDocumentMatchesTheRegistry) {
     EXPECT_EQ(number(r[10]), c.max_base) << v->name();
     EXPECT_EQ(r[11], c.depends_on) << v->name();
   }
-  EXPECT_EQ(static_cast<std::size_t>(listed), rows.size()) << "docs/contracts.md lists a variant the registry lacks";
+  EXPECT_EQ(static_cast<std::size_t>(listed), rows.size())
+      << "docs/contracts.md lists a variant the registry lacks";
 }
 
 TEST(Registry, NamesAreFamilyDotBackendWithAnOptionalTarget) {

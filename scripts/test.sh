@@ -11,5 +11,7 @@ for preset in release asan fuzz; do
   echo "== $preset =="
   cmake --preset "$preset" >/dev/null
   cmake --build --preset "$preset" -j 2
-  ctest --preset "$preset"
+  # Under ASan+UBSan each property draws 50 cases (Release: RapidCheck's 100): that leg looks for
+  # memory and undefined-behaviour errors along the same code paths, at 3-10x the cost per case.
+  if [ "$preset" = asan ]; then RC_PARAMS="$RC_PARAMS max_success=50" ctest --preset "$preset"; else ctest --preset "$preset"; fi
 done

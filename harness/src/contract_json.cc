@@ -99,4 +99,39 @@ void to_json(nlohmann::json& j, const RopeScaling& s) {
   }
 }
 
+void from_json(const nlohmann::json& j, RopeScaling& s) {
+  const std::string type = j.at("type").get<std::string>();
+  const auto parsed_type = parse_rope_scaling_type(type);
+  if (!parsed_type) throw std::runtime_error("rope_scaling: unknown type '" + type + "'");
+  s = RopeScaling{};
+  s.type = *parsed_type;
+  for (const auto& [key, value] : j.items()) {
+    if (key != "type" && !reads_field(s.type, key))
+      throw std::runtime_error("rope_scaling: " + type + " does not read '" + key + "'");
+  }
+  for (std::string_view name : scaling_method(s.type).required) {
+    if (!j.contains(std::string(name)))
+      throw std::runtime_error("rope_scaling: " + type + " requires '" + std::string(name) + "'");
+  }
+  const auto get = [&j](const char* key, auto& field) {
+    if (j.contains(key)) j.at(key).get_to(field);
+  };
+  get("factor", s.factor);
+  get("original_max_position", s.original_max_position);
+  get("seq_len", s.seq_len);
+  get("beta_fast", s.beta_fast);
+  get("beta_slow", s.beta_slow);
+  get("truncate", s.truncate);
+  const auto get_optional = [&j](const char* key, std::optional<double>& field) {
+    if (j.contains(key)) field = j.at(key).get<double>();
+  };
+  get_optional("mscale", s.mscale);
+  get_optional("mscale_all_dim", s.mscale_all_dim);
+  get_optional("attention_factor", s.attention_factor);
+  get("low_freq_factor", s.low_freq_factor);
+  get("high_freq_factor", s.high_freq_factor);
+  get("short_factor", s.short_factor);
+  get("long_factor", s.long_factor);
+}
+
 }  // namespace pe
