@@ -15,6 +15,8 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <type_traits>
 
 #include "detail/convert.h"
@@ -32,8 +34,9 @@ inline const Contract kContract{
     .compute_type = DType::F32,
     .max_position = std::int64_t{1} << 31,
     .max_input_abs = 0x1p126,
-    .depends_on = "Highway 1.0.3 contrib/math Sin/Cos <= 3 ULP on |x| <= 39000, any compiled target; "
-                  "x86-64 long double (64-bit significand) for the plan frequencies",
+    .depends_on =
+        "Highway 1.0.3 contrib/math Sin/Cos <= 3 ULP on |x| <= 39000, any compiled target; "
+        "x86-64 long double (64-bit significand) for the plan frequencies",
     .c0 = 1,
     .ck = 8.2,
     .c1 = 2.03,
@@ -90,7 +93,20 @@ struct Backend {
     const hn::ScalableTag<float> df;
     const std::size_t lanes = hn::Lanes(df);
     const auto vsign = hn::Set(df, sign);
+    const std::size_t stride = kInterleaved ? 2 : 1;
+    // Scalar pairs until a is vector-aligned: caller rows are only element-aligned, and on wide
+    // targets loads and stores that split cache lines cost more than the peel (interleaved: only
+    // when a whole number of pairs gets there).
+    const std::size_t misaligned = (reinterpret_cast<std::uintptr_t>(a) / sizeof(float)) % (stride * lanes);
+    std::size_t peel = misaligned == 0 ? 0 : (stride * lanes - misaligned) / stride;
+    if (kInterleaved && misaligned % 2 != 0) peel = 0;
+    peel = std::min(n, peel);
     std::size_t k = 0;
+    for (; k < peel; ++k) {
+      const float x = a[stride * k], y = b[stride * k], sk = sign * s[k];
+      a[stride * k] = x * c[k] - y * sk;
+      b[stride * k] = x * sk + y * c[k];
+    }
     for (; k + lanes <= n; k += lanes) {
       hn::Vec<decltype(df)> x, y;
       if constexpr (kInterleaved) {
@@ -109,7 +125,6 @@ struct Backend {
         hn::StoreU(rb, df, b + k);
       }
     }
-    const std::size_t stride = kInterleaved ? 2 : 1;
     for (; k < n; ++k) {
       const float x = a[stride * k], y = b[stride * k];
       const float sk = sign * s[k];
