@@ -100,10 +100,17 @@ TEST(Measure, NanAndZeroBudgetsAreViolations) {
   e.abs_error = 0;
   EXPECT_EQ(e.ratio(), 0);
   Measurement m;
+  e.abs_error = 0;
+  e.budget = 0.5;
+  m.add(e);  // an exact element first: its band names it and its budget
+  EXPECT_EQ(m.bands()[0].budget_at_max_abs, 0.5);
+  EXPECT_EQ(m.bands()[0].max_abs.at.budget, 0.5);
   e.abs_error = NAN;
+  e.position = 5000;
   m.add(e);
   EXPECT_FALSE(m.pass());
-  EXPECT_TRUE(std::isnan(m.bands()[0].max_abs.value));
+  EXPECT_TRUE(std::isnan(m.bands()[1].max_abs.value));
+  EXPECT_EQ(m.max_abs(), INFINITY);  // what check's verdict line and its diagnosis gate read
   EXPECT_EQ(m.bands().back().hi, std::numeric_limits<std::int64_t>::max());
 }
 

@@ -240,6 +240,8 @@ TEST_P(RopeValidation, BatchWhoseRowsOverlapOrLeaveTheBufferIsRejected) {
       {{positions, 1, 2, 17, 8}, "x", "got 48"},             // rows past the end of x
       {{positions, 3, 2, 16, 8}, "n_axes", "got 3"},         // a multi-axis batch for a text plan
       {{positions, 1, 0, 16, 8}, "heads", "got 0"},
+      {{std::span(positions).first(1), 1, 2, 16, SIZE_MAX - 3}, "x", "overflows"},  // a row's end wraps
+      {RopeBatch::tokens_first(std::span(positions).first(1), std::size_t{1} << 61, 8), "x", "overflows"},
   };
   for (const Bad& c : bad) {
     try {

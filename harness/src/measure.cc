@@ -20,8 +20,8 @@ double percentile99(std::vector<double> v) {
 }
 
 // A NaN is worse than any number; among numbers the first of equals is kept.
-void keep_larger(Extreme& x, double v, const ElementRecord& e) {
-  if (v > x.value || std::isnan(v)) x = {v, e};
+void keep_larger(Extreme& x, double v, const ElementRecord& e, bool first) {
+  if (first || v > x.value || std::isnan(v)) x = {v, e};
 }
 
 std::vector<std::size_t> all_of(std::size_t n) {
@@ -69,10 +69,11 @@ void Measurement::add(const ElementRecord& e) {
   const double r = e.ratio();
   a.abs.push_back(std::isnan(e.abs_error) ? INFINITY : e.abs_error);
   a.ulp.push_back(std::isnan(e.ulp) ? INFINITY : e.ulp);
-  if (e.abs_error > s.max_abs.value || std::isnan(e.abs_error)) s.budget_at_max_abs = e.budget;
-  keep_larger(s.max_abs, e.abs_error, e);
-  keep_larger(s.max_ulp, e.ulp, e);
-  keep_larger(s.max_ratio, r, e);
+  const bool first = s.samples == 1;  // a band of exact results still names an element and its budget
+  if (first || e.abs_error > s.max_abs.value || std::isnan(e.abs_error)) s.budget_at_max_abs = e.budget;
+  keep_larger(s.max_abs, e.abs_error, e, first);
+  keep_larger(s.max_ulp, e.ulp, e, first);
+  keep_larger(s.max_ratio, r, e, first);
   if (r > 1) {
     ++violations_;
     ++s.violations;
@@ -99,7 +100,8 @@ std::vector<BandStats> Measurement::bands() const {
 
 double Measurement::max_abs() const {
   double m = 0;
-  for (const Acc& a : bands_) m = std::max(m, a.stats.max_abs.value);
+  for (const Acc& a : bands_)
+    m = std::max(m, std::isnan(a.stats.max_abs.value) ? INFINITY : a.stats.max_abs.value);
   return m;
 }
 

@@ -46,6 +46,15 @@ std::size_t checked_product(std::initializer_list<std::size_t> factors, const ch
   return product;
 }
 
+// a + b for a batch's extent in x: a sum past size_t would make a far row look inside the buffer.
+std::size_t checked_sum(std::size_t a, std::size_t b) {
+  std::size_t sum = 0;
+  if (__builtin_add_overflow(a, b, &sum)) {
+    fail("x", "the batch's extent " + std::to_string(a) + " + " + std::to_string(b) + " overflows size_t");
+  }
+  return sum;
+}
+
 void check_buffer(const Buffer& b, std::size_t expected, const char* name, const char* shape) {
   if (b.size != expected) {
     fail(name, std::string(name) + ".size must be " + std::string(shape) + " = " + std::to_string(expected) +
@@ -118,12 +127,12 @@ void rope_apply(const Variant& variant, const RopePlan& plan, const RopeBatch& b
     fail(inner.name, std::string(inner.name) + " must be >= head_dim = " + std::to_string(hd) +
                          " (rows would overlap), got " + std::to_string(inner.stride));
   }
-  const std::size_t inner_extent = checked_product({inner.count - 1, inner.stride}, "x") + hd;
+  const std::size_t inner_extent = checked_sum(checked_product({inner.count - 1, inner.stride}, "x"), hd);
   if (outer.count > 1 && outer.stride < inner_extent) {
     fail(outer.name, std::string(outer.name) + " must be >= " + std::to_string(inner_extent) +
                          " (rows would overlap), got " + std::to_string(outer.stride));
   }
-  const std::size_t extent = checked_product({outer.count - 1, outer.stride}, "x") + inner_extent;
+  const std::size_t extent = checked_sum(checked_product({outer.count - 1, outer.stride}, "x"), inner_extent);
   if (x.size < extent) {
     fail("x", "x.size must be at least the batch's extent " + std::to_string(extent) + ", got " +
                   std::to_string(x.size));

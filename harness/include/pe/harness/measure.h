@@ -73,6 +73,7 @@ class Measurement {
   bool pass() const { return violations_ == 0; }
   std::size_t violations() const { return violations_; }
   std::size_t count() const { return count_; }
+  // The largest |y - exact| over every band; infinite when any error is NaN.
   double max_abs() const;
 
  private:
