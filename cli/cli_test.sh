@@ -29,6 +29,7 @@ check bad-family 2 "--family: unknown value 'sine'" -- export --family sine --di
 check bad-base 2 "base must be finite and > 1, got 1" -- export --family rope --dim 8 --base 1 --positions 0:2 --reference --out "$tmp/a.npy"
 check unknown-variant 2 "no variant named 'nope'" -- export --family rope --dim 8 --positions 0:2 --variant nope --out "$tmp/a.npy"
 check wrong-family 2 "not a sinusoidal variant" -- export --family sinusoidal --dim 8 --positions 0:2 --variant rope.scalar_f64 --out "$tmp/a.npy"
+check export-too-large 2 "positions 100000 x --dim 16777216 = 1677721600000 values .*more than this machine" -- export --family sinusoidal --dim 16777216 --positions 0:100000 --reference --out "$tmp/t.npy"
 check both-sources 2 "exactly one" -- export --family rope --dim 8 --positions 0:2 --reference --variant rope.scalar_f64 --out "$tmp/a.npy"
 check unknown-glob 2 "no variant matches" -- verify --variant "nothing.*"
 

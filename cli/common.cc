@@ -123,4 +123,26 @@ RopeBatch rope_batch_of(std::vector<std::size_t> s, const std::vector<std::int64
                      : RopeBatch::tokens_first(positions, heads, s[2]);
 }
 
+std::size_t output_values(std::initializer_list<std::pair<const char*, std::size_t>> dims,
+                          std::size_t bytes_per_value) {
+  std::string named;
+  std::size_t values = 1;
+  bool overflow = false;
+  for (const auto& [name, n] : dims) {
+    named += fmt::format("{}{} {}", named.empty() ? "" : " x ", name, n);
+    overflow = overflow || __builtin_mul_overflow(values, n, &values);
+  }
+  std::size_t bytes = 0;
+  overflow = overflow || __builtin_mul_overflow(values, bytes_per_value, &bytes);
+  const auto memory =
+      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+  if (overflow) throw UsageError(fmt::format("{}: the output's size overflows", named));
+  if (static_cast<double>(bytes) > memory) {
+    throw UsageError(
+        fmt::format("{} = {} values ({:.3g} GB to build): more than this machine's {:.3g} GB of memory",
+                    named, values, static_cast<double>(bytes) / 1e9, memory / 1e9));
+  }
+  return values;
+}
+
 }  // namespace pe::cli

@@ -18,6 +18,12 @@ enum ExitCode : int { kOk = 0, kCheckFailed = 1, kUsage = 2 };
 
 // "A:B" is the half-open range [A, B) (Python's slice); a file holds whitespace-separated integers,
 // or is a .npy array of them (any integer type, or floats holding integers).
+// The number of values an output of these dimensions holds, e.g. {{"--positions", n}, {"--dim", d}}.
+// Throws UsageError naming the dimensions and the size when the product overflows, or when
+// `bytes_per_value` times it exceeds this machine's physical memory: refused before allocating.
+std::size_t output_values(std::initializer_list<std::pair<const char*, std::size_t>> dims,
+                          std::size_t bytes_per_value);
+
 // The batch view of RoPE data of this shape: [T, D], [T, heads, D], [1, T, heads, D]; with heads_first
 // [heads, T, D] or [1, heads, T, D] (Hugging Face's), read in place. Throws UsageError naming `name`
 // for another rank or a token count other than positions.size().

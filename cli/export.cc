@@ -39,8 +39,13 @@ T parsed(std::optional<T> v, const char* option, const std::string& text) {
 // Values of the sinusoidal table [n, dim].
 std::vector<double> sinusoidal_values(const ExportOptions& o, const SinusoidalParams& params,
                                       const std::vector<std::int64_t>& positions, DType dtype) {
+  // Each value is built as a double and once more in the output type, before anything is allocated.
+  const std::size_t n =
+      output_values({{"--positions", positions.size()},
+                     {"--dim", static_cast<std::size_t>(std::max<std::int64_t>(params.dim, 0))}},
+                    sizeof(double) + size_of(dtype));
   const SinusoidalPlan plan(params);
-  std::vector<double> v(positions.size() * plan.dim());
+  std::vector<double> v(n);
   if (o.reference) {
     const ref::Sinusoidal r(params, *std::max_element(positions.begin(), positions.end()));
     for (std::size_t i = 0; i < positions.size(); ++i) {
@@ -61,6 +66,9 @@ std::vector<double> sinusoidal_values(const ExportOptions& o, const SinusoidalPa
 std::vector<double> rope_values(const ExportOptions& o, const RopeParams& params,
                                 const std::vector<std::int64_t>& positions, DType dtype,
                                 std::vector<std::size_t>& shape, std::string& scaling_note) {
+  output_values({{"--positions", positions.size()},
+                 {"--dim", static_cast<std::size_t>(std::max<std::int64_t>(params.rotary_dim, 0))}},
+                sizeof(double) + 2 * size_of(dtype));
   const RopePlan plan = rope_plan(params);
   shape = {positions.size(), plan.n_pairs(), 2};
   scaling_note = describe_scaling(params.scaling, plan);

@@ -91,6 +91,8 @@ TEST_P(Differential, EveryPairOfVariantsAgreesWithinTheSumOfTheirContracts) {
 
 std::string group_name(const ::testing::TestParamInfo<Group>& group) { return group.param.name(); }
 
+// Empty when $PE_VARIANT selects no instance of it: allowed, not a failure.
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Differential);
 INSTANTIATE_TEST_SUITE_P(Registry, Differential, ::testing::ValuesIn(groups()), group_name);
 
 }  // namespace

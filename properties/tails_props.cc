@@ -90,6 +90,8 @@ TEST_P(Tails, SameBitsAlignedOffsetAndRepeatedAndAgreesWithScalarF64) {
   }
 }
 
+// Empty when $PE_VARIANT selects no instance of it: allowed, not a failure.
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Tails);
 INSTANTIATE_TEST_SUITE_P(Registry, Tails, ::testing::ValuesIn(selected()), instance_test_name);
 
 }  // namespace
