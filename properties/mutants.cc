@@ -118,8 +118,7 @@ class RopeMutant final : public RopeVariant {
     if constexpr (kBug == RopeBug::ExponentOverHeadDim) {
       detail::rotate<double>(used, batch, direction, data, ExponentOverHeadDim{used});
     } else {
-      detail::rotate<double>(used, batch, direction, data,
-                             detail::LibmSinCos<double, RopePlan>{used});
+      detail::rotate<double>(used, batch, direction, data, detail::LibmSinCos<double, RopePlan>{used});
     }
   }
 };

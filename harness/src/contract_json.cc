@@ -69,34 +69,44 @@ void from_json(const nlohmann::json& j, Contract& c) {
 }
 
 namespace {
-// A field's value, or null when the method leaves it unset.
-nlohmann::json field_value(const RopeScaling& s, std::string_view name) {
-  const auto optional = [](const std::optional<double>& v) {
+// Calls f(name, member) for every RopeScaling field of the methods table: the one list of members
+// that both directions of the JSON read.
+template <class Scaling, class F>
+void for_each_field(Scaling& s, F&& f) {
+  f("factor", s.factor);
+  f("original_max_position", s.original_max_position);
+  f("seq_len", s.seq_len);
+  f("beta_fast", s.beta_fast);
+  f("beta_slow", s.beta_slow);
+  f("truncate", s.truncate);
+  f("mscale", s.mscale);
+  f("mscale_all_dim", s.mscale_all_dim);
+  f("attention_factor", s.attention_factor);
+  f("low_freq_factor", s.low_freq_factor);
+  f("high_freq_factor", s.high_freq_factor);
+  f("short_factor", s.short_factor);
+  f("long_factor", s.long_factor);
+}
+
+// A field's JSON, or null when the method leaves it unset (an empty optional, seq_len 0).
+template <class T>
+nlohmann::json field_json(std::string_view name, const T& v) {
+  if constexpr (requires { v.has_value(); }) {
     return v ? nlohmann::json(*v) : nlohmann::json();
-  };
-  if (name == "factor") return s.factor;
-  if (name == "original_max_position") return s.original_max_position;
-  if (name == "seq_len") return s.seq_len > 0 ? nlohmann::json(s.seq_len) : nlohmann::json();
-  if (name == "beta_fast") return s.beta_fast;
-  if (name == "beta_slow") return s.beta_slow;
-  if (name == "truncate") return s.truncate;
-  if (name == "mscale") return optional(s.mscale);
-  if (name == "mscale_all_dim") return optional(s.mscale_all_dim);
-  if (name == "attention_factor") return optional(s.attention_factor);
-  if (name == "low_freq_factor") return s.low_freq_factor;
-  if (name == "high_freq_factor") return s.high_freq_factor;
-  if (name == "short_factor") return s.short_factor;
-  if (name == "long_factor") return s.long_factor;
-  throw std::logic_error("RopeScaling has no field " + std::string(name));
+  } else {
+    if (name == "seq_len" && v == T{}) return nlohmann::json();
+    return v;
+  }
 }
 }  // namespace
 
 void to_json(nlohmann::json& j, const RopeScaling& s) {
   j = {{"type", std::string(to_string(s.type))}};
-  for (std::string_view name : scaling_method(s.type).reads) {
-    nlohmann::json v = field_value(s, name);
+  for_each_field(s, [&](std::string_view name, const auto& member) {
+    if (!reads_field(s.type, name)) return;
+    nlohmann::json v = field_json(name, member);
     if (!v.is_null()) j[std::string(name)] = std::move(v);
-  }
+  });
 }
 
 void from_json(const nlohmann::json& j, RopeScaling& s) {
@@ -113,25 +123,15 @@ void from_json(const nlohmann::json& j, RopeScaling& s) {
     if (!j.contains(std::string(name)))
       throw std::runtime_error("rope_scaling: " + type + " requires '" + std::string(name) + "'");
   }
-  const auto get = [&j](const char* key, auto& field) {
-    if (j.contains(key)) j.at(key).get_to(field);
-  };
-  get("factor", s.factor);
-  get("original_max_position", s.original_max_position);
-  get("seq_len", s.seq_len);
-  get("beta_fast", s.beta_fast);
-  get("beta_slow", s.beta_slow);
-  get("truncate", s.truncate);
-  const auto get_optional = [&j](const char* key, std::optional<double>& field) {
-    if (j.contains(key)) field = j.at(key).get<double>();
-  };
-  get_optional("mscale", s.mscale);
-  get_optional("mscale_all_dim", s.mscale_all_dim);
-  get_optional("attention_factor", s.attention_factor);
-  get("low_freq_factor", s.low_freq_factor);
-  get("high_freq_factor", s.high_freq_factor);
-  get("short_factor", s.short_factor);
-  get("long_factor", s.long_factor);
+  for_each_field(s, [&j](std::string_view name, auto& member) {
+    const std::string key(name);
+    if (!j.contains(key)) return;
+    if constexpr (requires { member.has_value(); }) {
+      member = j.at(key).get<double>();
+    } else {
+      j.at(key).get_to(member);
+    }
+  });
 }
 
 }  // namespace pe

@@ -20,7 +20,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <type_traits>
 
 #include "detail/convert.h"
 #include "detail/exact_phase-inl.h"
@@ -128,25 +127,16 @@ struct Backend {
     prev = p;
   }
 
-  template <class T>
-  void rotate(T* const* rows, std::size_t n_rows, std::size_t j0, std::size_t n, const double* s,
+  // float32 data in vectors; 16-bit data takes the driver's rotation (the same double arithmetic).
+  void rotate(float* const* rows, std::size_t n_rows, std::size_t j0, std::size_t n, const double* s,
               const double* c, double sign) const {
     const std::size_t h = plan.n_pairs();
     const bool il = plan.layout() == Layout::Interleaved;
     for (std::size_t r = 0; r < n_rows; ++r) {
-      T* row = rows[r];
-      if constexpr (std::is_same_v<T, float>) {
-        if (il) {
-          RotateFloat<true>(row, j0, h, s, c, sign, n);
-        } else {
-          RotateFloat<false>(row, j0, h, s, c, sign, n);
-        }
-        continue;
-      }
       if (il) {
-        RotatePairs(row + 2 * j0, row + 2 * j0 + 1, 2, s, c, sign, n);
+        RotateFloat<true>(rows[r], j0, h, s, c, sign, n);
       } else {
-        RotatePairs(row + j0, row + h + j0, 1, s, c, sign, n);
+        RotateFloat<false>(rows[r], j0, h, s, c, sign, n);
       }
     }
   }

@@ -17,7 +17,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <type_traits>
 
 #include "detail/convert.h"
 #include "detail/hwy_register.h"
@@ -57,28 +56,16 @@ struct Backend {
   void sincos(std::int64_t p, std::size_t j0, std::size_t n, float* s, float* c) const {
     SinCosChunk(plan.inv_freq().data() + j0, n, p, s, c);
   }
-  template <class T>
-  void rotate(T* const* rows, std::size_t n_rows, std::size_t j0, std::size_t n, const float* HWY_RESTRICT s,
-              const float* HWY_RESTRICT c, float sign) const {
+  // float32 data in vectors; 16-bit data takes the driver's rotation (the same float arithmetic).
+  void rotate(float* const* rows, std::size_t n_rows, std::size_t j0, std::size_t n,
+              const float* HWY_RESTRICT s, const float* HWY_RESTRICT c, float sign) const {
     const std::size_t first = plan.pair_first(j0), offset = plan.pair_offset();
     const bool interleaved = plan.layout() == Layout::Interleaved;
     for (std::size_t r = 0; r < n_rows; ++r) {
-      if constexpr (std::is_same_v<T, float>) {
-        if (interleaved) {
-          RotateFloat<true>(rows[r] + first, rows[r] + first + offset, s, c, sign, n);
-        } else {
-          RotateFloat<false>(rows[r] + first, rows[r] + first + offset, s, c, sign, n);
-        }
+      if (interleaved) {
+        RotateFloat<true>(rows[r] + first, rows[r] + first + offset, s, c, sign, n);
       } else {
-        const std::size_t stride = interleaved ? 2 : 1;
-        T* HWY_RESTRICT a = rows[r] + first;
-        T* HWY_RESTRICT b = rows[r] + first + offset;
-        for (std::size_t k = 0; k < n; ++k) {
-          const float x = detail::load_as<float>(a[stride * k]), y = detail::load_as<float>(b[stride * k]);
-          const float sk = sign * s[k];
-          a[stride * k] = detail::store_as<T>(x * c[k] - y * sk);
-          b[stride * k] = detail::store_as<T>(x * sk + y * c[k]);
-        }
+        RotateFloat<false>(rows[r] + first, rows[r] + first + offset, s, c, sign, n);
       }
     }
   }

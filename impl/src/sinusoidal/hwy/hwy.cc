@@ -28,8 +28,9 @@ inline const Contract kContract{
     .compute_type = DType::F32,
     .max_position = std::int64_t{1} << 31,
     .max_input_abs = 1e30,
-    .depends_on = "Highway 1.0.3 contrib/math Sin/Cos <= 3 ULP on |x| <= 39000, any compiled target; "
-                  "x86-64 long double (64-bit significand) for the plan frequencies",
+    .depends_on =
+        "Highway 1.0.3 contrib/math Sin/Cos <= 3 ULP on |x| <= 39000, any compiled target; "
+        "x86-64 long double (64-bit significand) for the plan frequencies",
     .c0 = 1,
     .ck = 6.16,
     .c1 = 2.03,
