@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "pe/reports/summary.h"
+
 namespace pe::cli {
 namespace {
 
@@ -79,7 +81,8 @@ std::string junit_xml(const nlohmann::json& gtest, const nlohmann::json& census,
       out += "/>\n";
       continue;
     }
-    std::string detail;
+    std::string detail = reports::run_failure(inst);
+    if (!detail.empty()) detail += "\n";
     for (const auto& b : inst["bands"]) {
       if (b.value("verdict", "") == "pass") continue;
       detail += fmt::format(

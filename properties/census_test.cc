@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "pe/errors.h"
@@ -23,16 +24,29 @@ TEST(Census, EveryInstanceIsWithinItsContractInEveryBand) {
           << b.max_ratio.at.position << " channel " << b.max_ratio.at.channel;
       EXPECT_GT(b.samples, 0u);
     }
+    // A run in every other band (the second, fourth, ...), each crossing two refreshes of a stateful variant.
+    const auto state = static_cast<std::size_t>(r.instance.contract().state_rows);
+    EXPECT_EQ(r.runs.rows, r.bands.size() / 2 * std::max<std::size_t>(600, 2 * state + 3))
+        << r.instance.name();
+    EXPECT_EQ(r.runs.differing, 0u) << r.instance.name() << " at position " << r.runs.first_position;
   }
   const nlohmann::json j = to_json(results);
   ASSERT_EQ(j.size(), results.size());
-  for (const char* key : {"instance", "variant", "family", "layout", "dtype", "contract", "bands"}) {
+  for (const char* key : {"instance", "variant", "family", "layout", "dtype", "contract", "bands", "runs"}) {
     EXPECT_TRUE(j[0].contains(key)) << key;
   }
   for (const char* key :
        {"lo", "hi", "max_abs", "max_ulp", "max_budget_ratio", "p99_abs", "p99_ulp", "verdict"}) {
     EXPECT_TRUE(j[0]["bands"][0].contains(key)) << key;
   }
+}
+
+TEST(Census, AnInstanceWhoseRunDiffersInPiecesIsOutsideItsContract) {
+  InstanceResult r{{find_variant("rope.scalar_f64"), Layout::Interleaved, DType::F32}, {}, {}};
+  EXPECT_TRUE(r.within_contract());
+  r.runs = {600, 1, 12345};
+  EXPECT_FALSE(r.within_contract());
+  EXPECT_EQ(to_json({r})[0]["runs"]["first_position"], 12345);
 }
 
 TEST(Census, SelectsInstancesByGlobAndStopsAtMaxPosition) {

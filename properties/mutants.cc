@@ -1,7 +1,10 @@
 // Deliberately broken variants, linked only into pe_props_mutants. Each is the bug a real kernel
 // has shipped with; ctest runs the property that must catch it and passes only if RapidCheck
 // reports a shrunk counterexample (CMakeLists.txt lists which property catches which mutant).
+#include <algorithm>
+#include <bit>
 #include <cmath>
+#include <vector>
 
 #include "detail/loops.h"
 #include "detail/scalar_sincos.h"
@@ -90,13 +93,114 @@ struct ExponentOverHeadDim {
   }
 };
 
+// bfloat16 stored by truncation instead of rounding to nearest-even, over float32 sin/cos: within one
+// bfloat16 ulp, so the budget (1·u_bf16) lets it pass; rounding must not.
+class TruncatingBf16Table final : public SinusoidalVariant {
+ public:
+  TruncatingBf16Table()
+      : SinusoidalVariant("sinusoidal.mutant_bf16_truncates",
+                          {.layouts = {Layout::Interleaved, Layout::Concatenated},
+                           .outputs = {DType::F32, DType::BF16},
+                           .angle_type = DType::F32,
+                           .compute_type = DType::F32,
+                           .max_position = std::int64_t{1} << 24,
+                           .max_input_abs = 1e30,
+                           .c0 = 1,
+                           .ck = 1,
+                           .c1 = 3.001}) {}
+  void table(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
+             Buffer out) const noexcept override {
+    const detail::LibmSinCos<float, SinusoidalPlan> rule{plan};
+    if (out.dtype == DType::F32) {
+      detail::write_table<float>(plan, positions, static_cast<float*>(out.data), rule);
+      return;
+    }
+    auto* y = static_cast<BFloat16*>(out.data);
+    for (std::size_t r = 0; r < positions.size(); ++r) {
+      for (std::size_t i = 0; i < plan.n_pairs(); ++i) {
+        float sn, cs;
+        rule(positions[r], i, sn, cs);
+        y[r * plan.dim() + plan.sin_index(i)] = truncated(sn);
+        y[r * plan.dim() + plan.cos_index(i)] = truncated(cs);
+      }
+    }
+  }
+  void add(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
+           std::span<const std::uint8_t> padding, Buffer emb) const noexcept override {
+    detail::with_typed(emb, [&](auto* data) {
+      detail::add_table<float>(plan, positions, padding, data,
+                               detail::LibmSinCos<float, SinusoidalPlan>{plan});
+    });
+  }
+
+ private:
+  static BFloat16 truncated(float v) {
+    return {static_cast<std::uint16_t>(std::bit_cast<std::uint32_t>(v) >> 16)};
+  }
+};
+
+// sin/cos carried from one row to the next along consecutive positions (a rotation by the step, in
+// double) with a relative drift of 1e-9 per row, while the contract declares no state: invisible to
+// the bfloat16 budget, visible as bits that depend on where a call starts.
+class DriftingRecurrence final : public SinusoidalVariant {
+ public:
+  DriftingRecurrence()
+      : SinusoidalVariant("sinusoidal.mutant_drifting_recurrence",
+                          {.layouts = {Layout::Interleaved, Layout::Concatenated},
+                           .outputs = {DType::F32, DType::BF16},
+                           .angle_type = DType::F64,
+                           .compute_type = DType::F64,
+                           .max_position = std::int64_t{1} << 31,
+                           .max_input_abs = 1e30,
+                           .c0 = 1,
+                           .ck = 1,
+                           .c1 = 2.03}) {}
+  void table(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
+             Buffer out) const noexcept override {
+    detail::with_typed(out, [&](auto* y) { write(plan, positions, y); });
+  }
+  void add(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
+           std::span<const std::uint8_t> padding, Buffer emb) const noexcept override {
+    detail::with_typed(emb, [&](auto* data) {
+      detail::add_table<double>(plan, positions, padding, data,
+                                detail::LibmSinCos<double, SinusoidalPlan>{plan});
+    });
+  }
+
+ private:
+  template <class Out>
+  static void write(const SinusoidalPlan& plan, std::span<const std::int64_t> positions, Out* y) {
+    const std::size_t h = plan.n_pairs();
+    std::vector<double> s(h), c(h);  // mutants may allocate
+    for (std::size_t r = 0; r < positions.size(); ++r) {
+      const bool carry = r > 0 && positions[r] == positions[r - 1] + 1;
+      for (std::size_t i = 0; i < h; ++i) {
+        const double w = plan.inv_freq()[i];
+        if (carry) {
+          const double s1 = (s[i] * std::cos(w) + c[i] * std::sin(w)) * (1 + 1e-9);
+          c[i] = (c[i] * std::cos(w) - s[i] * std::sin(w)) * (1 + 1e-9);
+          s[i] = s1;
+        } else {
+          s[i] = std::sin(static_cast<double>(positions[r]) * w);
+          c[i] = std::cos(static_cast<double>(positions[r]) * w);
+        }
+        y[r * plan.dim() + plan.sin_index(i)] = detail::store_as<Out>(s[i]);
+        y[r * plan.dim() + plan.cos_index(i)] = detail::store_as<Out>(c[i]);
+      }
+    }
+  }
+};
+
 // A RoPE mutant from a plan transformation and a direction rule.
 enum class RopeBug {
   WrongPairing,
   RotatesPastRotaryDim,
   IgnoresDirection,
   IgnoresScaling,
-  ExponentOverHeadDim
+  ExponentOverHeadDim,
+  IgnoresDirectionUnlessSorted,  // a sorted-positions fast path honours it, the general path does not
+  SkipsLastPairOfTail,           // pairs in blocks of 8, the last pair of a partial block dropped
+  TouchesPassThrough,            // the first pass-through channel moved by one ulp
 };
 
 template <RopeBug kBug>
@@ -112,11 +216,39 @@ class RopeMutant final : public RopeVariant {
     if (kBug == RopeBug::RotatesPastRotaryDim) params.rotary_dim = params.head_dim;
     if (kBug == RopeBug::IgnoresDirection) direction = RopeDirection::Forward;
     if (kBug == RopeBug::IgnoresScaling) params.scaling = {};
+    if (kBug == RopeBug::IgnoresDirectionUnlessSorted &&
+        !std::is_sorted(batch.positions.begin(), batch.positions.end())) {
+      direction = RopeDirection::Forward;
+    }
     // Mutants may allocate: they exist only to be caught.
     const RopePlan used(params);
     auto* data = static_cast<double*>(x.data);
     if constexpr (kBug == RopeBug::ExponentOverHeadDim) {
       detail::rotate<double>(used, batch, direction, data, ExponentOverHeadDim{used});
+    } else if constexpr (kBug == RopeBug::SkipsLastPairOfTail || kBug == RopeBug::TouchesPassThrough) {
+      std::vector<double> saved(batch.tokens() * batch.heads * 2);
+      const std::size_t last = used.n_pairs() - 1;
+      const bool skip = kBug == RopeBug::SkipsLastPairOfTail && used.n_pairs() % 8 != 0;
+      for (std::size_t t = 0; skip && t < batch.tokens(); ++t) {
+        for (std::size_t h = 0; h < batch.heads; ++h) {
+          saved[2 * (t * batch.heads + h)] = data[batch.row(t, h) + used.pair_first(last)];
+          saved[2 * (t * batch.heads + h) + 1] =
+              data[batch.row(t, h) + used.pair_first(last) + used.pair_offset()];
+        }
+      }
+      detail::rotate<double>(used, batch, direction, data, detail::LibmSinCos<double, RopePlan>{used});
+      for (std::size_t t = 0; t < batch.tokens(); ++t) {
+        for (std::size_t h = 0; h < batch.heads; ++h) {
+          double* row = data + batch.row(t, h);
+          if (skip) {
+            row[used.pair_first(last)] = saved[2 * (t * batch.heads + h)];
+            row[used.pair_first(last) + used.pair_offset()] = saved[2 * (t * batch.heads + h) + 1];
+          }
+          if (kBug == RopeBug::TouchesPassThrough && used.rotary_dim() < used.head_dim()) {
+            row[used.rotary_dim()] = std::nextafter(row[used.rotary_dim()], INFINITY);
+          }
+        }
+      }
     } else {
       detail::rotate<double>(used, batch, direction, data, detail::LibmSinCos<double, RopePlan>{used});
     }
@@ -137,6 +269,14 @@ const Registrar r8{std::make_unique<RopeMutant<RopeBug::IgnoresDirection>>("rope
 const Registrar r9{std::make_unique<RopeMutant<RopeBug::IgnoresScaling>>("rope.mutant_ignores_scaling")};
 const Registrar r10{
     std::make_unique<RopeMutant<RopeBug::ExponentOverHeadDim>>("rope.mutant_exponent_over_head_dim")};
+const Registrar r11{std::make_unique<TruncatingBf16Table>()};
+const Registrar r12{std::make_unique<DriftingRecurrence>()};
+const Registrar r13{std::make_unique<RopeMutant<RopeBug::IgnoresDirectionUnlessSorted>>(
+    "rope.mutant_direction_unless_sorted")};
+const Registrar r14{
+    std::make_unique<RopeMutant<RopeBug::SkipsLastPairOfTail>>("rope.mutant_skips_tail_pair")};
+const Registrar r15{
+    std::make_unique<RopeMutant<RopeBug::TouchesPassThrough>>("rope.mutant_touches_pass_through")};
 
 }  // namespace
 }  // namespace pe

@@ -58,6 +58,29 @@ class RopeProps : public ::testing::TestWithParam<Instance> {
                .as("x");
     return c;
   }
+  // The edges every case also covers, by construction: a rotary pair count that leaves a tail for
+  // every vector width (gen_tail_dim), pass-through channels (rotary_dim < head_dim), positions that
+  // are not monotone, two heads; the properties with a direction run it both ways.
+  Case gen_edge_case() const {
+    Case c;
+    const std::int64_t rotary_dim = *gen_tail_dim(2).as("edge rotary_dim");
+    const std::int64_t head_dim =
+        rotary_dim + 2 * *rc::gen::inRange<std::int64_t>(1, 9).as("edge pass-through pairs");
+    c.params = {head_dim, rotary_dim, *gen_base().as("edge base"), in().layout};
+    c.params.scaling = *gen_scaling(rotary_dim).as("edge scaling");
+    keep_ntk_base_above_one(c.params);
+    RC_PRE(RopePlan(c.params).effective_base() <= in().contract().max_base);
+    const auto pairs = static_cast<std::size_t>(rotary_dim / 2);
+    RC_CLASSIFY(true, fmt::format("tail {} of {} lanes", pairs % kWidestFloatLanes, kWidestFloatLanes));
+    c.positions = *gen_non_monotone(max_position()).as("edge positions");
+    c.heads = 2;
+    const double attention = RopePlan(c.params).attention_factor();
+    c.x = *gen_values(in().dtype, input_limit(attention), c.positions.size() * c.heads * c.params.head_dim)
+               .as("edge x");
+    return c;
+  }
+  // The drawn case and the edge case.
+  std::vector<Case> gen_cases() const { return {gen_case(), gen_edge_case()}; }
   double input_limit(double attention) const {
     const double limit = in().contract().max_input_abs;
     return attention > 1 ? std::min(limit, std::ldexp(1.0, max_exponent(in().dtype) - 1)) : limit;
@@ -90,20 +113,25 @@ void for_each_pair(const RopePlan& plan, std::size_t tokens, std::int64_t heads,
 }
 
 TEST_P(RopeProps, AgreesWithReferenceWithinBudget) {
-  PE_RC_CHECK("|R(p)x - exact| <= budget for every element", [&] {
-    const Case c = gen_case();
-    const RopePlan plan(c.params);
-    const std::vector<double> y = rotated(plan, c);
-    harness::measure_rope(c.params, c.positions, static_cast<std::size_t>(c.heads), c.x, y,
-                          {&in().contract(), in().dtype}, fail_over_budget());
+  PE_RC_CHECK("|R(±p)x - exact| <= budget for every element", [&] {
+    const std::vector<Case> cases = gen_cases();
+    for (const Case& c : cases) {
+      const RopePlan plan(c.params);
+      for (RopeDirection d : {RopeDirection::Forward, RopeDirection::Inverse}) {
+        if (d == RopeDirection::Inverse && &c == &cases.front()) continue;  // the edge case runs both
+        const std::vector<double> y = rotated(plan, c, d);
+        harness::measure_rope(c.params, c.positions, static_cast<std::size_t>(c.heads), c.x, y,
+                              {&in().contract(), in().dtype}, fail_over_budget(), {}, d);
+      }
+    }
   });
 }
 
 TEST_P(RopeProps, FiniteInputsGiveFiniteOutputs) {
   PE_RC_CHECK("finite x within the contract's range gives finite R(p)x", [&] {
-    const Case c = gen_case();
-    const std::vector<double> y = rotated(RopePlan(c.params), c);
-    for (double v : y) RC_ASSERT(std::isfinite(v));
+    for (const Case& c : gen_cases()) {
+      for (double v : rotated(RopePlan(c.params), c)) RC_ASSERT(std::isfinite(v));
+    }
   });
 }
 
@@ -111,20 +139,22 @@ TEST_P(RopeProps, FiniteInputsGiveFiniteOutputs) {
 // ‖y - y*‖ <= hypot(b, b); hypot and A·‖x‖ in double add 4·2^-53·A‖x‖.
 TEST_P(RopeProps, PreservesTheNormOfEveryPair) {
   PE_RC_CHECK("|‖R(p)x_j‖ - A‖x_j‖| within the contract", [&] {
-    const Case c = gen_case();
-    const RopePlan plan(c.params);
-    const std::vector<double> y = rotated(plan, c);
-    for_each_pair(plan, c.positions.size(), c.heads,
-                  [&](std::size_t t, std::size_t i0, std::size_t i1, std::size_t j) {
-                    const double before = plan.attention_factor() * std::hypot(c.x[i0], c.x[i1]);
-                    const double after = std::hypot(y[i0], y[i1]);
-                    const double b = budget(plan, c.positions[t], j, c.x[i0], c.x[i1]);
-                    const double tol = std::sqrt(2.0) * b + 6 * kU64 * before;
-                    if (!(std::fabs(after - before) <= tol)) {
-                      RC_FAIL(fmt::format("pair {} at p={}: A‖x‖={:.17g} ‖y‖={:.17g}, diff {:.3g} > {:.3g}",
-                                          j, c.positions[t], before, after, std::fabs(after - before), tol));
-                    }
-                  });
+    for (const Case& c : gen_cases()) {
+      const RopePlan plan(c.params);
+      const std::vector<double> y = rotated(plan, c);
+      for_each_pair(
+          plan, c.positions.size(), c.heads,
+          [&](std::size_t t, std::size_t i0, std::size_t i1, std::size_t j) {
+            const double before = plan.attention_factor() * std::hypot(c.x[i0], c.x[i1]);
+            const double after = std::hypot(y[i0], y[i1]);
+            const double b = budget(plan, c.positions[t], j, c.x[i0], c.x[i1]);
+            const double tol = std::sqrt(2.0) * b + 6 * kU64 * before;
+            if (!(std::fabs(after - before) <= tol)) {
+              RC_FAIL(fmt::format("pair {} at p={}: A‖x‖={:.17g} ‖y‖={:.17g}, diff {:.3g} > {:.3g}", j,
+                                  c.positions[t], before, after, std::fabs(after - before), tol));
+            }
+          });
+    }
   });
 }
 
@@ -196,25 +226,28 @@ TEST_P(RopeProps, PositionZeroIsTheIdentity) {
 // to components of at most A(e0 + e1), so |z - A²x| <= 2A·b1 + b2 (+ A²x's rounding in double).
 TEST_P(RopeProps, InverseRotationUndoesForward) {
   PE_RC_CHECK("R(-p)R(p)x = A²x within the contract", [&] {
-    const Case c = gen_case();
-    const RopePlan plan(c.params);
-    const std::vector<double> y = rotated(plan, c);
-    TypedBuffer zb = buffer_of(in().dtype, y);
-    run_rope(in(), plan, c.positions, c.heads, zb, RopeDirection::Inverse);
-    const std::vector<double> z = zb.values();
-    for_each_pair(
-        plan, c.positions.size(), c.heads, [&](std::size_t t, std::size_t i0, std::size_t i1, std::size_t j) {
-          const std::int64_t p = c.positions[t];
-          const double A = plan.attention_factor(), A2 = A * A;
-          const double tol = 2 * A * budget(plan, p, j, c.x[i0], c.x[i1]) + budget(plan, p, j, y[i0], y[i1]) +
-                             2 * kU64 * A2 * (std::fabs(c.x[i0]) + std::fabs(c.x[i1]));
-          for (std::size_t i : {i0, i1}) {
-            if (!(std::fabs(z[i] - A2 * c.x[i]) <= tol)) {
-              RC_FAIL(fmt::format("pair {} at p={}: A²x={:.17g} back to {:.17g}, diff {:.3g} > {:.3g}", j, p,
-                                  A2 * c.x[i], z[i], std::fabs(z[i] - A2 * c.x[i]), tol));
+    for (const Case& c : gen_cases()) {
+      const RopePlan plan(c.params);
+      const std::vector<double> y = rotated(plan, c);
+      TypedBuffer zb = buffer_of(in().dtype, y);
+      run_rope(in(), plan, c.positions, c.heads, zb, RopeDirection::Inverse);
+      const std::vector<double> z = zb.values();
+      for_each_pair(
+          plan, c.positions.size(), c.heads,
+          [&](std::size_t t, std::size_t i0, std::size_t i1, std::size_t j) {
+            const std::int64_t p = c.positions[t];
+            const double A = plan.attention_factor(), A2 = A * A;
+            const double tol = 2 * A * budget(plan, p, j, c.x[i0], c.x[i1]) +
+                               budget(plan, p, j, y[i0], y[i1]) +
+                               2 * kU64 * A2 * (std::fabs(c.x[i0]) + std::fabs(c.x[i1]));
+            for (std::size_t i : {i0, i1}) {
+              if (!(std::fabs(z[i] - A2 * c.x[i]) <= tol)) {
+                RC_FAIL(fmt::format("pair {} at p={}: A²x={:.17g} back to {:.17g}, diff {:.3g} > {:.3g}", j,
+                                    p, A2 * c.x[i], z[i], std::fabs(z[i] - A2 * c.x[i]), tol));
+              }
             }
-          }
-        });
+          });
+    }
   });
 }
 
@@ -278,18 +311,19 @@ TEST_P(RopeProps, EveryBatchLayoutRotatesEachRowAlike) {
 
 TEST_P(RopeProps, ChannelsBeyondRotaryDimAreUntouched) {
   PE_RC_CHECK("channels >= rotary_dim keep their bits", [&] {
-    Case c = gen_case();
-    const RopePlan plan(c.params);
-    TypedBuffer y = buffer_of(in().dtype, c.x);
-    const TypedBuffer before = y;
-    run_rope(in(), plan, c.positions, c.heads, y);
-    const std::size_t w = size_of(in().dtype), hd = plan.head_dim(), rd = plan.rotary_dim();
-    RC_CLASSIFY(rd < hd, "partial rotary");
-    const auto was = before.bytes(), now = y.bytes();
-    for (std::size_t row = 0; row < c.positions.size() * c.heads; ++row) {
-      const auto from = static_cast<std::ptrdiff_t>((row * hd + rd) * w),
-                 to = static_cast<std::ptrdiff_t>((row + 1) * hd * w);
-      RC_ASSERT(std::equal(was.begin() + from, was.begin() + to, now.begin() + from));
+    for (const Case& c : gen_cases()) {
+      const RopePlan plan(c.params);
+      TypedBuffer y = buffer_of(in().dtype, c.x);
+      const TypedBuffer before = y;
+      run_rope(in(), plan, c.positions, c.heads, y);
+      const std::size_t w = size_of(in().dtype), hd = plan.head_dim(), rd = plan.rotary_dim();
+      RC_CLASSIFY(rd < hd, "partial rotary");
+      const auto was = before.bytes(), now = y.bytes();
+      for (std::size_t row = 0; row < c.positions.size() * c.heads; ++row) {
+        const auto from = static_cast<std::ptrdiff_t>((row * hd + rd) * w),
+                   to = static_cast<std::ptrdiff_t>((row + 1) * hd * w);
+        RC_ASSERT(std::equal(was.begin() + from, was.begin() + to, now.begin() + from));
+      }
     }
   });
 }

@@ -23,6 +23,13 @@ class SinusoidalProps : public ::testing::TestWithParam<Instance> {
   SinusoidalParams gen_params() const {
     return {*gen_dim(4096).as("dim"), *gen_base().as("base"), in().layout};
   }
+  // A dim whose pair count leaves a tail for every vector width, at positions that are not monotone.
+  std::pair<SinusoidalParams, std::vector<std::int64_t>> gen_edge_case() const {
+    const std::int64_t dim = *gen_tail_dim(3).as("edge dim");
+    RC_CLASSIFY(true, fmt::format("tail {} of {} lanes", (dim / 2) % kWidestFloatLanes, kWidestFloatLanes));
+    return {{dim, *gen_base().as("edge base"), in().layout},
+            *gen_non_monotone(max_position()).as("edge positions")};
+  }
   double budget(const SinusoidalPlan& plan, std::int64_t p, std::size_t ch) const {
     const std::size_t pair = plan.layout() == Layout::Interleaved ? ch / 2 : ch % plan.n_pairs();
     return element_budget(in().contract(), in().dtype, angle_bound(p, plan.inv_freq()[pair]), pair);
@@ -31,13 +38,16 @@ class SinusoidalProps : public ::testing::TestWithParam<Instance> {
 
 TEST_P(SinusoidalProps, AgreesWithReferenceWithinBudget) {
   PE_RC_CHECK("|PE - exact| <= budget at every sampled (position, channel)", [&] {
-    const SinusoidalParams params = gen_params();
-    const auto positions = *gen_positions(max_position(), 4).as("positions");
-    const SinusoidalPlan plan(params);
-    const TypedBuffer y = run_table(in(), plan, positions);
-    for (std::int64_t p : positions) RC_CLASSIFY(p > (1 << 20), "position > 2^20");
-    harness::measure_sinusoidal(params, positions, y, {&in().contract(), in().dtype}, fail_over_budget(),
-                                {{}, sample_channels(plan.n_pairs(), 48)});
+    // The drawn case, and the edges by construction: a tail for every vector width, not monotone.
+    const std::pair<SinusoidalParams, std::vector<std::int64_t>> cases[] = {
+        {gen_params(), *gen_positions(max_position(), 4).as("positions")}, gen_edge_case()};
+    for (const auto& [params, positions] : cases) {
+      const SinusoidalPlan plan(params);
+      const TypedBuffer y = run_table(in(), plan, positions);
+      for (std::int64_t p : positions) RC_CLASSIFY(p > (1 << 20), "position > 2^20");
+      harness::measure_sinusoidal(params, positions, y, {&in().contract(), in().dtype}, fail_over_budget(),
+                                  {{}, sample_channels(plan.n_pairs(), 48)});
+    }
   });
 }
 
@@ -137,36 +147,43 @@ TEST_P(SinusoidalProps, InnerProductDependsOnlyOnOffset) {
 
 TEST_P(SinusoidalProps, FusedAddMatchesReferenceAndLeavesPaddingUntouched) {
   PE_RC_CHECK("emb + PE within the contract; padded rows bit-for-bit unchanged", [&] {
-    const SinusoidalParams params{*gen_dim(512).as("dim"), *gen_base().as("base"), in().layout};
-    const SinusoidalPlan plan(params);
-    const auto positions = *gen_positions(max_position(), 4).as("positions");
-    const auto emb = *gen_values(in().dtype, in().contract().max_input_abs, positions.size() * plan.dim())
-                          .as("embeddings");
-    const auto padding = *rc::gen::container<std::vector<std::uint8_t>>(
-                              positions.size(), rc::gen::element<std::uint8_t>(0, 0, 1))
-                              .as("padding");
-    TypedBuffer y = buffer_of(in().dtype, emb);
-    const TypedBuffer before = y;
-    sinusoidal_add(*in().variant, plan, positions, y.view(), padding);
-    const ref::Sinusoidal exact(params, *std::max_element(positions.begin(), positions.end()));
-    const std::size_t d = plan.dim(), width = size_of(in().dtype) * d;
-    for (std::size_t r = 0; r < positions.size(); ++r) {
-      if (padding[r]) {
-        const auto was = before.bytes(), now = y.bytes();
-        const auto from = static_cast<std::ptrdiff_t>(r * width),
-                   to = static_cast<std::ptrdiff_t>((r + 1) * width);
-        RC_ASSERT(std::equal(was.begin() + from, was.begin() + to, now.begin() + from));
-        continue;
-      }
-      for (std::size_t ch : sample_channels(d)) {
-        const std::size_t i = r * d + ch;
-        const ref::Real want = ref::Real(emb[i]) + exact.exact(positions[r], ch).value;
-        const double err = ref::abs_error(y.get(i), want);
-        const double tol =
-            budget(plan, positions[r], ch) + add_budget(in().contract(), in().dtype, std::fabs(emb[i]));
-        if (!(err <= tol)) {
-          RC_FAIL(fmt::format("row {} channel {}: emb {:.17g} + PE -> {:.17g}, error {:.3g} > {:.3g}", r, ch,
-                              emb[i], y.get(i), err, tol));
+    // The drawn case, and the edge case with a padded and an unpadded row at least.
+    const std::pair<SinusoidalParams, std::vector<std::int64_t>> cases[] = {
+        {{*gen_dim(512).as("dim"), *gen_base().as("base"), in().layout},
+         *gen_positions(max_position(), 4).as("positions")},
+        gen_edge_case()};
+    for (const auto& [params, positions] : cases) {
+      const bool edge = &params == &cases[1].first;
+      const SinusoidalPlan plan(params);
+      const auto emb = *gen_values(in().dtype, in().contract().max_input_abs, positions.size() * plan.dim())
+                            .as("embeddings");
+      auto padding = *rc::gen::container<std::vector<std::uint8_t>>(positions.size(),
+                                                                    rc::gen::element<std::uint8_t>(0, 0, 1))
+                          .as("padding");
+      if (edge) padding[0] = 1, padding[1] = 0;
+      TypedBuffer y = buffer_of(in().dtype, emb);
+      const TypedBuffer before = y;
+      sinusoidal_add(*in().variant, plan, positions, y.view(), padding);
+      const ref::Sinusoidal exact(params, *std::max_element(positions.begin(), positions.end()));
+      const std::size_t d = plan.dim(), width = size_of(in().dtype) * d;
+      for (std::size_t r = 0; r < positions.size(); ++r) {
+        if (padding[r]) {
+          const auto was = before.bytes(), now = y.bytes();
+          const auto from = static_cast<std::ptrdiff_t>(r * width),
+                     to = static_cast<std::ptrdiff_t>((r + 1) * width);
+          RC_ASSERT(std::equal(was.begin() + from, was.begin() + to, now.begin() + from));
+          continue;
+        }
+        for (std::size_t ch : sample_channels(d)) {
+          const std::size_t i = r * d + ch;
+          const ref::Real want = ref::Real(emb[i]) + exact.exact(positions[r], ch).value;
+          const double err = ref::abs_error(y.get(i), want);
+          const double tol =
+              budget(plan, positions[r], ch) + add_budget(in().contract(), in().dtype, std::fabs(emb[i]));
+          if (!(err <= tol)) {
+            RC_FAIL(fmt::format("row {} channel {}: emb {:.17g} + PE -> {:.17g}, error {:.3g} > {:.3g}", r,
+                                ch, emb[i], y.get(i), err, tol));
+          }
         }
       }
     }

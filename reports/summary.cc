@@ -53,7 +53,23 @@ std::string census_instance_table(const nlohmann::json& census) {
                        inst["instance"].get<std::string>(), inst["bands"].size(), err, at, ulp, ratio,
                        inst.value("within_contract", false) ? "pass" : "FAIL");
   }
+  for (const auto& inst : census) {
+    if (const std::string note = run_failure(inst); !note.empty())
+      out += fmt::format("{}: {}\n", inst["instance"].get<std::string>(), note);
+  }
   return out;
+}
+
+std::string run_failure(const nlohmann::json& instance) {
+  const nlohmann::json runs = instance.value("runs", nlohmann::json::object());
+  const auto differing = runs.value("differing_elements", std::size_t{0});
+  if (differing == 0) return "";
+  return fmt::format(
+      "{} elements of runs of consecutive positions differ between the whole run and the run split at its "
+      "direct rows (first at position {}): state along positions that the contract does not declare "
+      "(state_rows = {})",
+      differing, runs.value("first_position", std::int64_t{-1}),
+      instance["contract"]["declared"].value("state_rows", std::int64_t{0}));
 }
 
 std::string census_table(const nlohmann::json& census) {

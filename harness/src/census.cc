@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <random>
 #include <set>
 #include <stdexcept>
@@ -11,6 +12,7 @@
 #include "pe/errors.h"
 #include "pe/harness/contract_json.h"
 #include "pe/harness/family_traits.h"
+#include "pe/harness/pieces.h"
 #include "pe/harness/run.h"
 #include "pe/ref/reference.h"
 
@@ -54,9 +56,64 @@ std::size_t shard_of(const std::string& instance_name, std::size_t shard_count) 
 }
 
 bool InstanceResult::within_contract() const {
-  return std::all_of(bands.begin(), bands.end(),
-                     [](const harness::BandStats& b) { return b.max_ratio.value <= 1.0; });
+  return runs.differing == 0 && std::all_of(bands.begin(), bands.end(), [](const harness::BandStats& b) {
+           return b.max_ratio.value <= 1.0;
+         });
 }
+
+namespace {
+
+// 600 rows of 32 channels (at least two refreshes of a stateful variant: 515 rows for the exact
+// variants' 256): a drift of 1e-9 per row then moves about one bfloat16 rounding per band between the
+// whole run and its pieces (dim·Σ offset·rows·3e-7 = 32·(200² + 200·400)·3e-7), cheaply: a run's cost
+// goes with rows·dim, what it reveals with rows²·dim.
+constexpr std::int64_t kRunRows = 600;
+constexpr std::int64_t kRunDim = 32;
+
+// A run from a drawn start in [lo, hi], whole and split at the direct rows nearest its thirds; the
+// last row and the rows around each refresh are compared with the reference.
+void check_run(const harness::Instance& in, std::int64_t lo, std::int64_t hi, std::uint64_t seed,
+               harness::Measurement& m, RunCheck& out) {
+  const std::int64_t state = in.contract().state_rows;
+  const std::int64_t length = std::min(std::max(kRunRows, 2 * state + 3), hi - lo + 1);
+  std::mt19937_64 rng(seed);
+  std::vector<std::int64_t> positions(static_cast<std::size_t>(length));
+  std::iota(positions.begin(), positions.end(),
+            std::uniform_int_distribution<std::int64_t>(lo, hi - length + 1)(rng));
+  const harness::FamilyTraits& traits = harness::traits_of(in.variant->family());
+  std::vector<double> x;
+  if (traits.reads_data) {
+    harness::TypedBuffer b(in.dtype, positions.size() * harness::elements_per_position(in, kRunDim, 1));
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    for (std::size_t i = 0; i < b.size(); ++i) b.set(i, u(rng));
+    x = b.values();
+  }
+  const std::vector<std::size_t> direct = harness::direct_rows(positions, state);
+  std::vector<std::size_t> splits;
+  for (std::size_t third : {positions.size() / 3, 2 * positions.size() / 3}) {
+    const auto at = std::lower_bound(direct.begin(), direct.end(), third);
+    if (at != direct.end() && *at != 0 && (splits.empty() || splits.back() < *at)) splits.push_back(*at);
+  }
+  const harness::TypedBuffer whole = harness::run_call(in, kRunDim, 1e4, positions, 1, x);
+  const harness::TypedBuffer pieces = harness::run_in_pieces(in, kRunDim, 1e4, positions, 1, x, splits);
+  const std::size_t row = harness::elements_per_position(in, kRunDim, 1), w = size_of(in.dtype);
+  const auto a = whole.bytes(), b = pieces.bytes();
+  for (std::size_t i = 0; i < whole.size(); ++i) {
+    if (std::equal(a.begin() + i * w, a.begin() + (i + 1) * w, b.begin() + i * w)) continue;
+    if (out.differing++ == 0) out.first_position = positions[i / row];
+  }
+  out.rows += positions.size();
+  std::set<std::size_t> rows = {positions.size() - 1};
+  for (std::size_t r : direct) {
+    if (r == 0 || state == 0 || rows.size() > 6) continue;
+    rows.insert(r);
+    rows.insert(r - 1);
+  }
+  traits.measure(in, kRunDim, 1e4, positions, 1, x, whole, [&](const harness::ElementRecord& e) { m.add(e); },
+                 {{rows.begin(), rows.end()}, harness::bench_sample(1, kRunDim / 2).pairs});
+}
+
+}  // namespace
 
 bool rope_only(const Options& options) {
   return options.scaling.type != RopeScalingType::None || options.partial_rotary_factor != 0;
@@ -106,7 +163,7 @@ std::vector<InstanceResult> run(const Options& options) {
   for (const harness::Instance& in : mine) {
     if (options.on_instance) options.on_instance(results.size(), mine.size(), in.name());
     const harness::FamilyTraits& traits = harness::traits_of(in.variant->family());
-    InstanceResult result{in, {}};
+    InstanceResult result{in, {}, {}};
     const std::int64_t limit = options.max_position > 0 ? options.max_position : in.contract().max_position;
     harness::Measurement m(std::min(limit, kEdges[std::size(kEdges) - 1]), 0);
     for (std::size_t k = 0; k + 1 < std::size(kEdges) && kEdges[k] <= limit; ++k) {
@@ -120,6 +177,13 @@ std::vector<InstanceResult> run(const Options& options) {
           traits.census_cell(in, band_positions(lo, hi, per_band, seed), dim, base, seed, options, m);
         }
       }
+      // The edges and runs, unscaled and at full rotary, in every other band (from 10^3 to 2^31: the
+      // far band included) for a fifth more time than the grid alone.
+      if (rope_only(options) || k % 2 == 0) continue;
+      const std::uint64_t seed = fnv1a(in.name(), (k << 32) ^ 0xed9e);
+      const std::vector<std::int64_t> p = band_positions(lo, hi, 4, seed);  // lo, hi, two drawn
+      traits.census_edges(in, {p[2], p[1], p[0], p[3]}, seed, m);           // up, down, up
+      check_run(in, lo, hi, seed, m, result.runs);
     }
     result.bands = m.bands();
     results.push_back(std::move(result));
@@ -155,6 +219,10 @@ nlohmann::json to_json(const std::vector<InstanceResult>& results) {
                        {"verdict", b.max_ratio.value <= 1.0 ? "pass" : "FAIL"}});
     }
     out.push_back({{"instance", r.instance.name()},
+                   {"runs",
+                    {{"rows", r.runs.rows},
+                     {"differing_elements", r.runs.differing},
+                     {"first_position", r.runs.first_position}}},
                    {"variant", r.instance.variant->name()},
                    {"family", to_string(r.instance.variant->family())},
                    {"layout", to_string(r.instance.layout)},

@@ -32,6 +32,7 @@ void to_json(nlohmann::json& j, const Contract& c) {
        {"max_base", c.max_base},
        {"max_input_abs", c.max_input_abs},
        {"depends_on", c.depends_on},
+       {"state_rows", c.state_rows},
        {"coefficients",
         {{"c0", c.c0},
          {"ck", c.ck},
@@ -58,6 +59,7 @@ void from_json(const nlohmann::json& j, Contract& c) {
   j.at("max_position").get_to(c.max_position);
   j.at("max_base").get_to(c.max_base);
   j.at("max_input_abs").get_to(c.max_input_abs);
+  c.state_rows = j.value("state_rows", std::int64_t{0});  // census files written before it was declared
   const auto& k = j.at("coefficients");
   k.at("c0").get_to(c.c0);
   k.at("ck").get_to(c.ck);

@@ -140,6 +140,37 @@ void measure_sinusoidal(const SinusoidalParams& params, std::span<const std::int
   }
 }
 
+void measure_sinusoidal_add(const SinusoidalParams& params, std::span<const std::int64_t> positions,
+                            Values embeddings, std::span<const std::uint8_t> padding, Values y,
+                            const Budget& budget, const Sink& sink) {
+  if (positions.empty()) return;
+  const SinusoidalPlan plan(params);
+  const ref::Sinusoidal reference(params, *std::max_element(positions.begin(), positions.end()));
+  for (std::size_t r = 0; r < positions.size(); ++r) {
+    const bool padded = !padding.empty() && padding[r] != 0;
+    for (std::size_t ch = 0; ch < plan.dim(); ++ch) {
+      const std::size_t i = r * plan.dim() + ch;
+      ElementRecord e;
+      e.row = static_cast<std::int64_t>(r);
+      e.position = positions[r];
+      e.channel = static_cast<std::int64_t>(ch);
+      e.dim = params.dim;
+      e.base = params.base;
+      e.y = y[i];
+      const ref::Real exact = padded ? ref::Real(embeddings[i])
+                                     : ref::Real(embeddings[i]) + reference.exact(positions[r], ch).value;
+      e.exact = exact.convert_to<double>();
+      e.abs_error = ref::abs_error(e.y, exact);
+      e.ulp = e.abs_error / ref::ulp_of(exact, budget.dtype);
+      e.budget =
+          padded ? 0.0
+                 : budget(nullptr, std::fabs(reference.angle(positions[r], ch)), reference.pair_of(ch), 1.0) +
+                       add_budget(*budget.contract, budget.dtype, std::fabs(embeddings[i]));
+      sink(e);
+    }
+  }
+}
+
 void measure_rope(const RopeParams& params, std::span<const std::int64_t> positions, std::size_t heads,
                   Values x, Values y, const Budget& budget, const Sink& sink, const Sample& sample,
                   RopeDirection direction) {

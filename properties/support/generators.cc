@@ -102,6 +102,126 @@ rc::Gen<std::vector<std::int64_t>> gen_positions(std::int64_t max_position, std:
   });
 }
 
+const char* to_string(PositionKind kind) {
+  switch (kind) {
+    case PositionKind::Run:
+      return "consecutive run";
+    case PositionKind::Sorted:
+      return "sorted";
+    case PositionKind::Reversed:
+      return "reversed";
+    case PositionKind::Repeated:
+      return "repeated";
+    case PositionKind::Strided:
+      return "strided";
+    case PositionKind::Scattered:
+      return "scattered";
+    case PositionKind::NonMonotone:
+      return "non-monotone";
+  }
+  return "?";
+}
+
+namespace {
+
+// Strictly increasing from `start` by the gaps, cut at max_position (at least the start).
+std::vector<std::int64_t> ascending(std::int64_t start, const std::vector<std::int64_t>& gaps,
+                                    std::int64_t max_position) {
+  std::vector<std::int64_t> p = {start};
+  for (std::int64_t g : gaps) {
+    if (p.back() > max_position - g) break;
+    p.push_back(p.back() + g);
+  }
+  return p;
+}
+
+rc::Gen<std::vector<std::int64_t>> gen_ascending(std::int64_t max_position, rc::Gen<std::int64_t> gap) {
+  return rc::gen::apply(
+      [max_position](std::int64_t start, const std::vector<std::int64_t>& gaps) {
+        return ascending(start, gaps, max_position);
+      },
+      gen_position(max_position / 2),  // room for the gaps
+      rc::gen::mapcat(rc::gen::inRange<std::size_t>(1, 8), [gap](std::size_t n) {
+        return rc::gen::container<std::vector<std::int64_t>>(n, gap);
+      }));
+}
+
+}  // namespace
+
+rc::Gen<std::vector<std::int64_t>> gen_positions_of(PositionKind kind, std::int64_t max_position,
+                                                    std::size_t min_run, std::size_t max_run) {
+  switch (kind) {
+    case PositionKind::Run:
+      return rc::gen::mapcat(rc::gen::inRange<std::size_t>(min_run, max_run + 1),
+                             [max_position](std::size_t n) {
+                               const std::int64_t last_start =
+                                   std::max<std::int64_t>(0, max_position - static_cast<std::int64_t>(n) + 1);
+                               return rc::gen::map(gen_position(last_start), [n](std::int64_t start) {
+                                 std::vector<std::int64_t> p(n);
+                                 for (std::size_t k = 0; k < n; ++k)
+                                   p[k] = start + static_cast<std::int64_t>(k);
+                                 return p;
+                               });
+                             });
+    case PositionKind::Sorted:
+      return gen_ascending(max_position, rc::gen::inRange<std::int64_t>(1, 5000));
+    case PositionKind::Reversed:
+      return rc::gen::map(gen_ascending(max_position, rc::gen::inRange<std::int64_t>(1, 5000)),
+                          [](std::vector<std::int64_t> p) {
+                            std::reverse(p.begin(), p.end());
+                            return p;
+                          });
+    case PositionKind::Repeated:
+      return rc::gen::apply([](std::int64_t p, std::size_t n) { return std::vector<std::int64_t>(n, p); },
+                            gen_position(max_position), rc::gen::inRange<std::size_t>(2, 9));
+    case PositionKind::Strided:
+      return rc::gen::mapcat(rc::gen::inRange<std::int64_t>(2, 4097), [max_position](std::int64_t stride) {
+        return gen_ascending(max_position, rc::gen::just(stride));
+      });
+    case PositionKind::Scattered:
+      return gen_positions(max_position, 8);
+    case PositionKind::NonMonotone:
+      return gen_non_monotone(max_position);
+  }
+  return gen_positions(max_position, 8);
+}
+
+rc::Gen<std::vector<std::int64_t>> gen_run_then(PositionKind kind, std::int64_t max_position,
+                                                std::size_t min_run, std::size_t max_run) {
+  return rc::gen::apply(
+      [](std::vector<std::int64_t> run, const std::vector<std::int64_t>& then) {
+        run.insert(run.end(), then.begin(), then.end());
+        return run;
+      },
+      gen_positions_of(PositionKind::Run, max_position, min_run, max_run),
+      gen_positions_of(kind, max_position, min_run, max_run));
+}
+
+rc::Gen<std::vector<std::int64_t>> gen_non_monotone(std::int64_t max_position) {
+  // Three distinct values a < b < c as (a, c, b): up, then down; then up to 2 more of any kind.
+  const std::int64_t top = std::max<std::int64_t>(max_position, 2);
+  return rc::gen::apply(
+      [top](std::int64_t a, std::int64_t gap1, std::int64_t gap2, const std::vector<std::int64_t>& more) {
+        const std::int64_t lo = std::min(a, top - 2);
+        const std::int64_t mid = std::min(lo + gap1, top - 1);
+        const std::int64_t hi = std::min(mid + gap2, top);
+        std::vector<std::int64_t> p = {lo, hi, mid};
+        p.insert(p.end(), more.begin(), more.end());
+        return p;
+      },
+      gen_position(top), rc::gen::inRange<std::int64_t>(1, 5000), rc::gen::inRange<std::int64_t>(1, 5000),
+      rc::gen::mapcat(rc::gen::inRange<std::size_t>(0, 3), [top](std::size_t n) {
+        return rc::gen::container<std::vector<std::int64_t>>(n, gen_position(top));
+      }));
+}
+
+rc::Gen<std::int64_t> gen_tail_dim(std::int64_t max_blocks) {
+  const auto lanes = static_cast<std::int64_t>(kWidestFloatLanes);
+  return rc::gen::apply([lanes](std::int64_t m, std::int64_t t) { return 2 * (lanes * m + 2 * t + 1); },
+                        rc::gen::inRange<std::int64_t>(0, max_blocks + 1),
+                        rc::gen::inRange<std::int64_t>(0, lanes / 2));
+}
+
 rc::Gen<std::int64_t> gen_dim(std::int64_t max_dim) {
   std::vector<std::int64_t> shapes = {48, 72, 80, 96, 120};
   for (std::int64_t d = 2; d <= max_dim; d *= 2) shapes.push_back(d);

@@ -23,6 +23,29 @@ namespace pe::testing {
 rc::Gen<std::int64_t> gen_position(std::int64_t max_position);
 // n in [1, max_count] positions, each from gen_position.
 rc::Gen<std::vector<std::int64_t>> gen_positions(std::int64_t max_position, std::size_t max_count);
+// Position arrays by the kind a kernel's fast paths branch on.
+enum class PositionKind { Run, Sorted, Reversed, Repeated, Strided, Scattered, NonMonotone };
+inline const std::vector<PositionKind> kPositionKinds = {
+    PositionKind::Run,     PositionKind::Sorted,    PositionKind::Reversed,   PositionKind::Repeated,
+    PositionKind::Strided, PositionKind::Scattered, PositionKind::NonMonotone};
+const char* to_string(PositionKind kind);
+// An array of `kind` below max_position: consecutive (length in [min_run, max_run]), strictly
+// increasing with gaps, the same reversed, one position repeated, a constant stride, independent
+// (gen_positions), or not monotone (at least three, rising then falling). The others hold 2 to 8.
+rc::Gen<std::vector<std::int64_t>> gen_positions_of(PositionKind kind, std::int64_t max_position,
+                                                    std::size_t min_run, std::size_t max_run);
+// A consecutive run (length in [min_run, max_run]) and then an array of `kind` (2 to 8 positions; a
+// run as long as the first): every batch holds a run, as a prefill does, and what follows it.
+rc::Gen<std::vector<std::int64_t>> gen_run_then(PositionKind kind, std::int64_t max_position,
+                                                std::size_t min_run, std::size_t max_run);
+// Three to five positions, neither non-decreasing nor non-increasing.
+rc::Gen<std::vector<std::int64_t>> gen_non_monotone(std::int64_t max_position);
+// Float lanes of the widest vector Highway 1.0.3 compiles for x86 (AVX-512, 64 bytes); every other
+// target's width (and the double lanes of each) divides it.
+inline constexpr std::size_t kWidestFloatLanes = 16;
+// An even dim whose pair count leaves a tail for every vector width of the build: lanes·m + t pairs, t
+// odd in [1, lanes), so t is also a tail for every narrower power-of-two width; m in [0, max_blocks].
+rc::Gen<std::int64_t> gen_tail_dim(std::int64_t max_blocks);
 // Powers of two 2..max_dim, the non-powers 48, 72, 80, 96, 120 models use, and any even value.
 rc::Gen<std::int64_t> gen_dim(std::int64_t max_dim);
 rc::Gen<std::int64_t> gen_odd_dim();

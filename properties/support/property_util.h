@@ -54,6 +54,20 @@ inline harness::Sink fail_over_budget() {
   };
 }
 
+// `count` inputs representable in `type` from a seed (RapidCheck draws the seed, not the values: a
+// run of hundreds of rows is cheap to draw and its counterexample short): |v| in [2^-4, 2^4), either sign.
+inline std::vector<double> seeded_inputs(DType type, std::size_t count, std::uint64_t seed) {
+  std::uint64_t state = seed | 1;
+  TypedBuffer b(type, count);
+  for (std::size_t i = 0; i < count; ++i) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const double unit = static_cast<double>(state >> 11) * 0x1p-53;  // [0, 1)
+    const int exponent = static_cast<int>((state >> 3) % 8) - 4;
+    b.set(i, std::ldexp((state & 1) ? -1.0 - unit : 1.0 + unit, exponent));
+  }
+  return b.values();
+}
+
 // RapidCheck's result inside GoogleTest: the counterexample and its reproduce string are printed
 // by rc::check itself.
 #define PE_RC_CHECK(description, ...) EXPECT_TRUE(rc::check(description, __VA_ARGS__))

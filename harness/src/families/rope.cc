@@ -30,6 +30,22 @@ void census_cell(const Instance& in, const std::vector<std::int64_t>& positions,
                [&](const ElementRecord& e) { m.add(e); });
 }
 
+// 23 rotated pairs of a 78-channel head (16 pass through), rotated backwards: the inverse of an
+// attention backward pass, at positions the caller arranged out of order.
+void census_edges(const Instance& in, const std::vector<std::int64_t>& positions, std::uint64_t seed,
+                  Measurement& m) {
+  const RopeParams params{2 * kCensusEdgePairs + 32, 2 * kCensusEdgePairs, 10000.0, in.layout};
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  TypedBuffer y(in.dtype, positions.size() * static_cast<std::size_t>(params.head_dim));
+  for (std::size_t i = 0; i < y.size(); ++i) y.set(i, u(rng));
+  const std::vector<double> x = y.values();
+  run_rope(in, RopePlan(params), positions, 1, y, RopeDirection::Inverse);
+  measure_rope(
+      params, positions, 1, x, y, {&in.contract(), in.dtype}, [&](const ElementRecord& e) { m.add(e); }, {},
+      RopeDirection::Inverse);
+}
+
 std::vector<BenchShape> bench_shapes(BenchGrid grid) {
   auto rope = [](std::int64_t T, std::int64_t D, bool far, bool yarn = false, DType t = DType::F32,
                  std::int64_t heads = 32) {
@@ -120,6 +136,13 @@ std::vector<BudgetTerms> budget_terms(Layout layout, std::int64_t dim, double ba
   return out;
 }
 
+void measure_call(const Instance& in, std::int64_t dim, double base, std::span<const std::int64_t> positions,
+                  std::int64_t heads, std::span<const double> x, Values y, const Sink& sink,
+                  const Sample& sample) {
+  measure_rope({dim, 0, base, in.layout}, positions, static_cast<std::size_t>(heads), x, y,
+               {&in.contract(), in.dtype}, sink, sample);
+}
+
 constexpr ReportColumn kColumns[] = {{"T=1", 1, "start"},
                                      {"T=1 at 2^20 (decode)", 1, "far"},
                                      {"T=2048", 2048, "start"},
@@ -146,14 +169,17 @@ const FamilyTraits& rope_traits() {
       .census_applies = census_applies,
       .census_dims = census::rope_head_dims,
       .census_cell = census_cell,
+      .census_edges = census_edges,
       .bench_shapes = bench_shapes,
       .workload = workload,
       .call = call,
       .dim_argument = "head_dim",
       .data_argument = "x",
       .reads_data = true,
+      .has_heads = true,
       .property_max_dim = 256,
       .budget_terms = budget_terms,
+      .measure = measure_call,
       .headline_op = "rope",
       .headline_heads = 32,
       .headline_dim = 128,

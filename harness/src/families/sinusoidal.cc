@@ -1,6 +1,7 @@
 // The sinusoidal family's row of FamilyTraits: census cells, benchmark shapes and workloads, report
 // words.
 #include <cmath>
+#include <random>
 
 #include "pe/api.h"
 #include "pe/harness/family_traits.h"
@@ -15,6 +16,22 @@ void census_cell(const Instance& in, const std::vector<std::int64_t>& positions,
   const TypedBuffer y = run_table(in, SinusoidalPlan(params), positions);
   measure_sinusoidal(params, positions, y, {&in.contract(), in.dtype},
                      [&](const ElementRecord& e) { m.add(e); });
+}
+
+// The fused add at 46 channels (a tail of 23 pairs) onto embeddings in [-1, 1], the second row padded.
+void census_edges(const Instance& in, const std::vector<std::int64_t>& positions, std::uint64_t seed,
+                  Measurement& m) {
+  const SinusoidalParams params{2 * kCensusEdgePairs, 10000.0, in.layout};
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  TypedBuffer y(in.dtype, positions.size() * static_cast<std::size_t>(params.dim));
+  for (std::size_t i = 0; i < y.size(); ++i) y.set(i, u(rng));
+  const std::vector<double> embeddings = y.values();
+  std::vector<std::uint8_t> padding(positions.size(), 0);
+  padding[1 % padding.size()] = 1;
+  sinusoidal_add(*in.variant, SinusoidalPlan(params), positions, y.view(), padding);
+  measure_sinusoidal_add(params, positions, embeddings, padding, y, {&in.contract(), in.dtype},
+                         [&](const ElementRecord& e) { m.add(e); });
 }
 
 // Largest table the report grid times at every (layout, op, positions): 2^25 elements (128 MiB of
@@ -127,6 +144,12 @@ std::vector<BudgetTerms> budget_terms(Layout layout, std::int64_t dim, double ba
   return out;
 }
 
+void measure_call(const Instance& in, std::int64_t dim, double base, std::span<const std::int64_t> positions,
+                  std::int64_t /*heads*/, std::span<const double> /*x*/, Values y, const Sink& sink,
+                  const Sample& sample) {
+  measure_sinusoidal({dim, base, in.layout}, positions, y, {&in.contract(), in.dtype}, sink, sample);
+}
+
 constexpr ReportColumn kColumns[] = {
     {"L=128", 128, "start"}, {"L=8192", 8192, "start"}, {"L=2^20", 1 << 20, "start"}};
 
@@ -141,14 +164,17 @@ const FamilyTraits& sinusoidal_traits() {
       .census_applies = census_applies,
       .census_dims = census_dims,
       .census_cell = census_cell,
+      .census_edges = census_edges,
       .bench_shapes = bench_shapes,
       .workload = workload,
       .call = call,
       .dim_argument = "dim",
       .data_argument = "out",
       .reads_data = false,
+      .has_heads = false,
       .property_max_dim = 1024,
       .budget_terms = budget_terms,
+      .measure = measure_call,
       .headline_op = "table",
       .headline_heads = 0,
       .headline_dim = 128,

@@ -48,6 +48,11 @@ struct Contract {
   double max_input_abs = 0;         // RoPE and fused add: largest |input| promised (no overflow)
   DType table_type = DType::F64;    // type of a stored cos/sin table (with ct)
   const char* depends_on = "";      // build conditions the bound relies on (instruction sets, libm)
+  // State along positions: 0 when every row is computed from its position alone. Otherwise a row is
+  // computed directly at the start of a call, after a jump (p != previous + 1), and after `state_rows`
+  // rows advanced from the last direct one; the others are advanced from the row before. A call split
+  // at those direct rows gives the same bits as the whole call (the properties' determinism check).
+  std::int64_t state_rows = 0;
   double c0 = 0, ck = 0, ct = 0, c1 = 0, c1_pair = 0;  // the budget's coefficients, see above
   double ca = 3, c1_gain = 0;                          // RoPE scaling terms, see above
 };

@@ -1,6 +1,9 @@
 // The census: a deterministic accuracy sweep of every selected instance over a fixed grid of
 // position bands (0-10^3-10^4-...-2^31, as far as each contract promises), dims, bases and output
 // types, against the exact reference. A function of (instance, grid) only, so shards are disjoint.
+// Unscaled, each band also holds an edge cell (FamilyTraits::census_edges: a tail for every vector
+// width, positions out of order, pass-through channels and the inverse direction, or the fused add
+// with padding) and a run of consecutive positions computed whole and in pieces (RunCheck).
 #pragma once
 
 #include <cstdint>
@@ -34,9 +37,17 @@ struct Options {
   std::function<void(std::size_t, std::size_t, const std::string&)> on_instance;
 };
 
+// Runs of consecutive positions computed whole and split at their direct rows (pe/contract.h's
+// state_rows): any element whose bits differ breaks the contract.
+struct RunCheck {
+  std::size_t rows = 0, differing = 0;
+  std::int64_t first_position = -1;  // of the first differing element
+};
+
 struct InstanceResult {
   harness::Instance instance;
   std::vector<harness::BandStats> bands;  // max_ratio > 1 breaks the contract
+  RunCheck runs;
   bool within_contract() const;
 };
 

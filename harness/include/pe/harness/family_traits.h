@@ -67,6 +67,9 @@ struct BudgetTerms {
   double scale = 1;
 };
 
+// The census's edge cells rotate or write 23 pairs: a tail of 7 for 16 lanes, 7 for 8, 3 for 4, 1 for 2.
+inline constexpr std::int64_t kCensusEdgePairs = 23;
+
 struct FamilyTraits {
   Family family;
   std::string_view name;
@@ -81,6 +84,12 @@ struct FamilyTraits {
   void (*census_cell)(const Instance& in, const std::vector<std::int64_t>& positions, std::int64_t dim,
                       double base, std::uint64_t seed, const census::Options& options, Measurement& m);
 
+  // The census's edge cell, one per band: a dim of kCensusEdgePairs pairs at `positions` (not
+  // monotone) through the family's own edges (RoPE: pass-through channels and the inverse direction;
+  // tables: the fused add with a padded row), compared into `m`.
+  void (*census_edges)(const Instance& in, const std::vector<std::int64_t>& positions, std::uint64_t seed,
+                       Measurement& m);
+
   // The benchmarks: the grid's shapes and the workload of one.
   std::vector<BenchShape> (*bench_shapes)(BenchGrid grid);
   std::unique_ptr<Workload> (*workload)(const Instance& in, const BenchShape& shape);
@@ -93,12 +102,18 @@ struct FamilyTraits {
   std::string_view dim_argument;   // the name errors give the dim: "dim", "head_dim"
   std::string_view data_argument;  // the name errors give the buffer: "out", "x"
   bool reads_data;                 // the call transforms the buffer (RoPE) instead of only writing it
+  bool has_heads;                  // a position's output is `heads` rows of dim (RoPE), not one row
   std::int64_t property_max_dim;   // the largest dim properties draw (MPFR time grows with it)
   // The budget terms of every element of such a call's output (row-major), from the plan's double
   // ω: |φ| within 2^-50 of the exact angle. `x` is the input (RoPE; ignored by tables).
   std::vector<BudgetTerms> (*budget_terms)(Layout layout, std::int64_t dim, double base,
                                            std::span<const std::int64_t> positions, std::int64_t heads,
                                            std::span<const double> x);
+  // Such a call's output `y` (from input `x`; ignored by tables) against the exact values under the
+  // instance's contract, element by element into `sink` (measure_sinusoidal, measure_rope).
+  void (*measure)(const Instance& in, std::int64_t dim, double base, std::span<const std::int64_t> positions,
+                  std::int64_t heads, std::span<const double> x, Values y, const Sink& sink,
+                  const Sample& sample);
 
   // The reports: the headline shape (op, heads, dim; f32, unscaled) and the words around it.
   std::string_view headline_op;

@@ -114,6 +114,12 @@ class Values {
 void measure_sinusoidal(const SinusoidalParams& params, std::span<const std::int64_t> positions, Values y,
                         const Budget& budget, const Sink& sink, const Sample& sample = {});
 
+// The fused add: y = embeddings + PE for rows whose padding flag is 0 (every row when empty), within
+// the budget plus the add's (add_budget); padded rows must equal the embeddings (budget 0).
+void measure_sinusoidal_add(const SinusoidalParams& params, std::span<const std::int64_t> positions,
+                            Values embeddings, std::span<const std::uint8_t> padding, Values y,
+                            const Budget& budget, const Sink& sink);
+
 // RoPE: x before and y after rotation, both with the rows where `batch` puts them. Pass-through
 // channels (from rotary_dim on) must equal x exactly: their budget is 0.
 void measure_rope(const RopeParams& params, const RopeBatch& batch, Values x, Values y, const Budget& budget,

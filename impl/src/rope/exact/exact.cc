@@ -39,6 +39,7 @@ inline const Contract kContract{
     .max_base = 1e7,
     .max_input_abs = 0x1p126,
     .depends_on = "x86-64 long double (64-bit significand) for the plan's turn steps",
+    .state_rows = detail::kRefreshRows,
     .c0 = 1,
     .ck = 2.99e7,
     .c1_gain = 0.02,

@@ -37,6 +37,7 @@ inline const Contract kContract{
     .max_base = 1e7,
     .max_input_abs = 1e30,
     .depends_on = "x86-64 long double (64-bit significand) for the plan's turn steps",
+    .state_rows = detail::kRefreshRows,
     .c0 = 0.5,
     .ck = 2.99e7,
 };

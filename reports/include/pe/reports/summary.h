@@ -9,6 +9,8 @@ namespace pe::reports {
 
 // One row per instance: bands checked, worst |err| and where, worst err/budget, verdict.
 std::string census_instance_table(const nlohmann::json& census);
+// What an instance's runs broke ("" when nothing: its "runs" entry shows no differing element).
+std::string run_failure(const nlohmann::json& instance);
 // One row per (instance, position band): worst absolute error, worst ULP, the budget there, verdict.
 std::string census_table(const nlohmann::json& census);
 // The same as a Markdown document with a heading and the contract of each instance.

@@ -1,0 +1,109 @@
+// Narrow outputs are one rounding of the variant's own result: for every instance whose type is
+// narrower than the widest its contract lists (bfloat16 and float16; float32 of a variant that also
+// writes float64), the output equals the round-to-nearest-even of the wide instance's output on the
+// same input, bit for bit, independent of the budget. When the wide type is itself narrower than the
+// compute type (float32 out of a float64 computation), a wide value exactly halfway between two
+// narrow ones may have come from either side of it: either neighbour is then the correct rounding.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+
+#include <cmath>
+
+#include "pe/harness/family_traits.h"
+#include "pe/harness/pieces.h"
+#include "pe/pe.h"
+#include "support/generators.h"
+#include "support/property_util.h"
+
+namespace pe::testing {
+namespace {
+
+// Significand bits, the implicit one included.
+int precision(DType t) {
+  switch (t) {
+    case DType::F64:
+      return 53;
+    case DType::F32:
+      return 24;
+    case DType::F16:
+      return 11;
+    case DType::BF16:
+      return 8;
+  }
+  return 0;
+}
+
+int min_normal_exponent(DType t) { return t == DType::F16 ? -14 : t == DType::F64 ? -1022 : -126; }
+
+DType widest_output(const Contract& c) {
+  DType w = c.outputs.front();
+  for (DType t : c.outputs) w = precision(t) > precision(w) ? t : w;
+  return w;
+}
+
+// Whether v lies exactly halfway between two neighbours of `narrow` (a double-rounding tie).
+bool halfway(double v, DType narrow) {
+  if (!std::isfinite(v) || v == 0) return false;
+  const int e = std::max(std::ilogb(v), min_normal_exponent(narrow));
+  const double quantum = std::ldexp(1.0, e - (precision(narrow) - 1));
+  const double scaled = std::fabs(v) / quantum;
+  return scaled - std::floor(scaled) == 0.5;
+}
+
+std::vector<Instance> narrower_than_their_widest() {
+  std::vector<Instance> out;
+  for (const Instance& i : selected()) {
+    if (precision(i.dtype) < precision(widest_output(i.contract()))) out.push_back(i);
+  }
+  return out;
+}
+
+class NarrowOutputs : public ::testing::TestWithParam<Instance> {
+ protected:
+  const Instance& in() const { return GetParam(); }
+};
+
+TEST_P(NarrowOutputs, AreTheRoundedWideOutput) {
+  const Instance wide{in().variant, in().layout, widest_output(in().contract())};
+  const bool ties_possible = precision(wide.dtype) < precision(in().contract().compute_type);
+  const harness::FamilyTraits& family = harness::traits_of(in().variant->family());
+  PE_RC_CHECK("narrow output == RNE(wide output), bit for bit", [&] {
+    const PositionKind kind = *rc::gen::elementOf(kPositionKinds).as("kind");
+    RC_CLASSIFY(true, std::string("run, then ") + to_string(kind));
+    const auto positions = *gen_run_then(kind, in().contract().max_position, 2, 40).as("positions");
+    const std::int64_t dim = *rc::gen::oneOf(gen_dim(128), gen_tail_dim(3)).as("dim");
+    const double base = *gen_base().as("base");
+    const std::int64_t heads = 2;
+    std::vector<double> x;  // representable in the narrow type, so both calls see the same input
+    if (family.reads_data) {
+      x = seeded_inputs(in().dtype, positions.size() * harness::elements_per_position(in(), dim, heads),
+                        *rc::gen::arbitrary<std::uint64_t>().as("input seed"));
+    }
+    const TypedBuffer w = harness::run_call(wide, dim, base, positions, heads, x);
+    const TypedBuffer n = harness::run_call(in(), dim, base, positions, heads, x);
+    TypedBuffer rounded(in().dtype, w.size());
+    for (std::size_t i = 0; i < w.size(); ++i) rounded.set(i, w.get(i));
+    const std::size_t width = size_of(in().dtype);
+    const auto want = rounded.bytes(), got = n.bytes();
+    for (std::size_t i = 0; i < n.size(); ++i) {
+      if (std::equal(want.begin() + i * width, want.begin() + (i + 1) * width, got.begin() + i * width))
+        continue;
+      if (std::isnan(w.get(i)) && std::isnan(n.get(i))) continue;
+      const bool tie = ties_possible && halfway(w.get(i), in().dtype);
+      RC_CLASSIFY(tie, "a tie of the wide value");
+      if (tie && std::fabs(n.get(i) - w.get(i)) == std::fabs(rounded.get(i) - w.get(i))) continue;
+      RC_FAIL(fmt::format("element {} (row {}): {} gives {:.9g}, rounding its {} {:.17g} gives {:.9g}", i,
+                          i / harness::elements_per_position(in(), dim, heads), to_string(in().dtype),
+                          n.get(i), to_string(wide.dtype), w.get(i), rounded.get(i)));
+    }
+  });
+}
+
+// Empty when $PE_VARIANT selects no instance of it: allowed, not a failure.
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(NarrowOutputs);
+INSTANTIATE_TEST_SUITE_P(Registry, NarrowOutputs, ::testing::ValuesIn(narrower_than_their_widest()),
+                         instance_test_name);
+
+}  // namespace
+}  // namespace pe::testing
