@@ -213,7 +213,13 @@ class RopeMutant final : public RopeVariant {
     if (kBug == RopeBug::WrongPairing) {
       params.layout = params.layout == Layout::Interleaved ? Layout::HalfSplit : Layout::Interleaved;
     }
-    if (kBug == RopeBug::RotatesPastRotaryDim) params.rotary_dim = params.head_dim;
+    if (kBug == RopeBug::RotatesPastRotaryDim) {
+      params.rotary_dim = params.head_dim;
+      for (auto* list :
+           {&params.scaling.short_factor, &params.scaling.long_factor}) {  // LongRoPE's: one a pair
+        if (!list->empty()) list->resize(static_cast<std::size_t>(params.head_dim / 2), list->back());
+      }
+    }
     if (kBug == RopeBug::IgnoresDirection) direction = RopeDirection::Forward;
     if (kBug == RopeBug::IgnoresScaling) params.scaling = {};
     if (kBug == RopeBug::IgnoresDirectionUnlessSorted &&

@@ -69,7 +69,7 @@ TEST_P(NarrowOutputs, AreTheRoundedWideOutput) {
   const bool ties_possible = precision(wide.dtype) < precision(in().contract().compute_type);
   const harness::FamilyTraits& family = harness::traits_of(in().variant->family());
   PE_RC_CHECK("narrow output == RNE(wide output), bit for bit", [&] {
-    const PositionKind kind = *rc::gen::elementOf(kPositionKinds).as("kind");
+    const PositionKind kind = *gen_position_kind().as("kind");
     RC_CLASSIFY(true, std::string("run, then ") + to_string(kind));
     const auto positions = *gen_run_then(kind, in().contract().max_position, 2, 40).as("positions");
     const std::int64_t dim = *rc::gen::oneOf(gen_dim(128), gen_tail_dim(3)).as("dim");

@@ -44,7 +44,7 @@ class PositionRuns : public ::testing::TestWithParam<Instance> {
     const std::size_t min_run = state > 0 ? static_cast<std::size_t>(state) + 2 : 2;
     const std::size_t max_run = std::max<std::size_t>(std::min<std::size_t>(1024, 65536 / row),
                                                       2 * static_cast<std::size_t>(state) + 3);
-    const PositionKind kind = *rc::gen::elementOf(kPositionKinds).as("kind");
+    const PositionKind kind = *gen_position_kind().as("kind");
     RC_CLASSIFY(true, std::string("run, then ") + to_string(kind));
     c.positions = *gen_run_then(kind, in().contract().max_position, min_run, max_run).as("positions");
     if (family().reads_data) {

@@ -29,6 +29,8 @@ inline const std::vector<PositionKind> kPositionKinds = {
     PositionKind::Run,     PositionKind::Sorted,    PositionKind::Reversed,   PositionKind::Repeated,
     PositionKind::Strided, PositionKind::Scattered, PositionKind::NonMonotone};
 const char* to_string(PositionKind kind);
+// Any kind, uniformly from the first case (RapidCheck scales ranges with the case's size).
+rc::Gen<PositionKind> gen_position_kind();
 // An array of `kind` below max_position: consecutive (length in [min_run, max_run]), strictly
 // increasing with gaps, the same reversed, one position repeated, a constant stride, independent
 // (gen_positions), or not monotone (at least three, rising then falling). The others hold 2 to 8.
