@@ -93,21 +93,40 @@ struct ExponentOverHeadDim {
   }
 };
 
+// A table mutant writing float32 and bfloat16 under the contract of the scalar variant computing in C
+// (float: a float32 angle up to 2^24; double: a float64 angle up to 2^31), with a correct fused add.
+template <class C>
+class TableMutant : public SinusoidalVariant {
+ public:
+  explicit TableMutant(std::string name)
+      : SinusoidalVariant(std::move(name), {.layouts = {Layout::Interleaved, Layout::Concatenated},
+                                            .outputs = {DType::F32, DType::BF16},
+                                            .angle_type = dtype_of<C>(),
+                                            .compute_type = dtype_of<C>(),
+                                            .max_position = std::int64_t{1} << (sizeof(C) == 4 ? 24 : 31),
+                                            .max_input_abs = 1e30,
+                                            .c0 = 1,
+                                            .ck = 1,
+                                            .c1 = sizeof(C) == 4 ? 3.001 : 2.03}) {}
+  void add(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
+           std::span<const std::uint8_t> padding, Buffer emb) const noexcept override {
+    detail::with_typed(emb, [&](auto* data) {
+      detail::add_table<C>(plan, positions, padding, data, detail::LibmSinCos<C, SinusoidalPlan>{plan});
+    });
+  }
+
+ private:
+  template <class T>
+  static constexpr DType dtype_of() {
+    return sizeof(T) == 4 ? DType::F32 : DType::F64;
+  }
+};
+
 // bfloat16 stored by truncation instead of rounding to nearest-even, over float32 sin/cos: within one
 // bfloat16 ulp, so the budget (1·u_bf16) lets it pass; rounding must not.
-class TruncatingBf16Table final : public SinusoidalVariant {
+class TruncatingBf16Table final : public TableMutant<float> {
  public:
-  TruncatingBf16Table()
-      : SinusoidalVariant("sinusoidal.mutant_bf16_truncates",
-                          {.layouts = {Layout::Interleaved, Layout::Concatenated},
-                           .outputs = {DType::F32, DType::BF16},
-                           .angle_type = DType::F32,
-                           .compute_type = DType::F32,
-                           .max_position = std::int64_t{1} << 24,
-                           .max_input_abs = 1e30,
-                           .c0 = 1,
-                           .ck = 1,
-                           .c1 = 3.001}) {}
+  TruncatingBf16Table() : TableMutant("sinusoidal.mutant_bf16_truncates") {}
   void table(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
              Buffer out) const noexcept override {
     const detail::LibmSinCos<float, SinusoidalPlan> rule{plan};
@@ -125,13 +144,6 @@ class TruncatingBf16Table final : public SinusoidalVariant {
       }
     }
   }
-  void add(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
-           std::span<const std::uint8_t> padding, Buffer emb) const noexcept override {
-    detail::with_typed(emb, [&](auto* data) {
-      detail::add_table<float>(plan, positions, padding, data,
-                               detail::LibmSinCos<float, SinusoidalPlan>{plan});
-    });
-  }
 
  private:
   static BFloat16 truncated(float v) {
@@ -142,29 +154,12 @@ class TruncatingBf16Table final : public SinusoidalVariant {
 // sin/cos carried from one row to the next along consecutive positions (a rotation by the step, in
 // double) with a relative drift of 1e-9 per row, while the contract declares no state: invisible to
 // the bfloat16 budget, visible as bits that depend on where a call starts.
-class DriftingRecurrence final : public SinusoidalVariant {
+class DriftingRecurrence final : public TableMutant<double> {
  public:
-  DriftingRecurrence()
-      : SinusoidalVariant("sinusoidal.mutant_drifting_recurrence",
-                          {.layouts = {Layout::Interleaved, Layout::Concatenated},
-                           .outputs = {DType::F32, DType::BF16},
-                           .angle_type = DType::F64,
-                           .compute_type = DType::F64,
-                           .max_position = std::int64_t{1} << 31,
-                           .max_input_abs = 1e30,
-                           .c0 = 1,
-                           .ck = 1,
-                           .c1 = 2.03}) {}
+  DriftingRecurrence() : TableMutant("sinusoidal.mutant_drifting_recurrence") {}
   void table(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
              Buffer out) const noexcept override {
     detail::with_typed(out, [&](auto* y) { write(plan, positions, y); });
-  }
-  void add(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
-           std::span<const std::uint8_t> padding, Buffer emb) const noexcept override {
-    detail::with_typed(emb, [&](auto* data) {
-      detail::add_table<double>(plan, positions, padding, data,
-                                detail::LibmSinCos<double, SinusoidalPlan>{plan});
-    });
   }
 
  private:

@@ -19,22 +19,8 @@
 namespace pe::testing {
 namespace {
 
-// Significand bits, the implicit one included.
-int precision(DType t) {
-  switch (t) {
-    case DType::F64:
-      return 53;
-    case DType::F32:
-      return 24;
-    case DType::F16:
-      return 11;
-    case DType::BF16:
-      return 8;
-  }
-  return 0;
-}
-
-int min_normal_exponent(DType t) { return t == DType::F16 ? -14 : t == DType::F64 ? -1022 : -126; }
+// Significand bits, the implicit one included: u = 2^-p.
+int precision(DType t) { return -std::ilogb(unit_roundoff(t)); }
 
 DType widest_output(const Contract& c) {
   DType w = c.outputs.front();
@@ -45,8 +31,8 @@ DType widest_output(const Contract& c) {
 // Whether v lies exactly halfway between two neighbours of `narrow` (a double-rounding tie).
 bool halfway(double v, DType narrow) {
   if (!std::isfinite(v) || v == 0) return false;
-  const int e = std::max(std::ilogb(v), min_normal_exponent(narrow));
-  const double quantum = std::ldexp(1.0, e - (precision(narrow) - 1));
+  // The spacing of `narrow` at |v|: 2u·2^⌊log2|v|⌋, and the subnormals' below the normal range.
+  const double quantum = std::max(std::ldexp(2 * unit_roundoff(narrow), std::ilogb(v)), denorm_min(narrow));
   const double scaled = std::fabs(v) / quantum;
   return scaled - std::floor(scaled) == 0.5;
 }

@@ -105,8 +105,16 @@ double Measurement::max_abs() const {
   return m;
 }
 
-void measure_sinusoidal(const SinusoidalParams& params, std::span<const std::int64_t> positions, Values y,
-                        const Budget& budget, const Sink& sink, const Sample& sample) {
+namespace {
+
+struct FusedAdd {
+  Values embeddings;
+  std::span<const std::uint8_t> padding;
+};
+
+// A table, or with `add` the fused add onto its embeddings (a padded row must keep them: budget 0).
+void measure_table(const SinusoidalParams& params, std::span<const std::int64_t> positions, Values y,
+                   const Budget& budget, const Sink& sink, const Sample& sample, const FusedAdd* add) {
   if (positions.empty()) return;
   const SinusoidalPlan plan(params);
   const ref::Sinusoidal reference(params, *std::max_element(positions.begin(), positions.end()));
@@ -121,34 +129,8 @@ void measure_sinusoidal(const SinusoidalParams& params, std::span<const std::int
     }
   }
   for (std::size_t r : rows) {
+    const bool padded = add != nullptr && !add->padding.empty() && add->padding[r] != 0;
     for (std::size_t ch : channels) {
-      ElementRecord e;
-      e.row = static_cast<std::int64_t>(r);
-      e.position = positions[r];
-      e.channel = static_cast<std::int64_t>(ch);
-      e.dim = params.dim;
-      e.base = params.base;
-      e.y = y[r * plan.dim() + ch];
-      const ref::Enclosure exact = reference.exact(positions[r], ch);
-      e.exact = exact.value.convert_to<double>();
-      e.abs_error = ref::abs_error(e.y, exact.value);
-      e.ulp =
-          e.abs_error / ref::ulp_of(exact.value, budget.dtype);  // SLEEF's ULP, without a second subtraction
-      e.budget = budget(nullptr, std::fabs(reference.angle(positions[r], ch)), reference.pair_of(ch), 1.0);
-      sink(e);
-    }
-  }
-}
-
-void measure_sinusoidal_add(const SinusoidalParams& params, std::span<const std::int64_t> positions,
-                            Values embeddings, std::span<const std::uint8_t> padding, Values y,
-                            const Budget& budget, const Sink& sink) {
-  if (positions.empty()) return;
-  const SinusoidalPlan plan(params);
-  const ref::Sinusoidal reference(params, *std::max_element(positions.begin(), positions.end()));
-  for (std::size_t r = 0; r < positions.size(); ++r) {
-    const bool padded = !padding.empty() && padding[r] != 0;
-    for (std::size_t ch = 0; ch < plan.dim(); ++ch) {
       const std::size_t i = r * plan.dim() + ch;
       ElementRecord e;
       e.row = static_cast<std::int64_t>(r);
@@ -157,18 +139,33 @@ void measure_sinusoidal_add(const SinusoidalParams& params, std::span<const std:
       e.dim = params.dim;
       e.base = params.base;
       e.y = y[i];
-      const ref::Real exact = padded ? ref::Real(embeddings[i])
-                                     : ref::Real(embeddings[i]) + reference.exact(positions[r], ch).value;
+      ref::Real exact = padded ? ref::Real(0) : reference.exact(positions[r], ch).value;
+      if (add != nullptr) exact += ref::Real(add->embeddings[i]);
       e.exact = exact.convert_to<double>();
       e.abs_error = ref::abs_error(e.y, exact);
-      e.ulp = e.abs_error / ref::ulp_of(exact, budget.dtype);
+      e.ulp = e.abs_error / ref::ulp_of(exact, budget.dtype);  // SLEEF's ULP, without a second subtraction
       e.budget =
           padded ? 0.0
-                 : budget(nullptr, std::fabs(reference.angle(positions[r], ch)), reference.pair_of(ch), 1.0) +
-                       add_budget(*budget.contract, budget.dtype, std::fabs(embeddings[i]));
+                 : budget(nullptr, std::fabs(reference.angle(positions[r], ch)), reference.pair_of(ch), 1.0);
+      if (add != nullptr && !padded)
+        e.budget += add_budget(*budget.contract, budget.dtype, std::fabs(add->embeddings[i]));
       sink(e);
     }
   }
+}
+
+}  // namespace
+
+void measure_sinusoidal(const SinusoidalParams& params, std::span<const std::int64_t> positions, Values y,
+                        const Budget& budget, const Sink& sink, const Sample& sample) {
+  measure_table(params, positions, y, budget, sink, sample, nullptr);
+}
+
+void measure_sinusoidal_add(const SinusoidalParams& params, std::span<const std::int64_t> positions,
+                            Values embeddings, std::span<const std::uint8_t> padding, Values y,
+                            const Budget& budget, const Sink& sink) {
+  const FusedAdd add{embeddings, padding};
+  measure_table(params, positions, y, budget, sink, {}, &add);
 }
 
 void measure_rope(const RopeParams& params, std::span<const std::int64_t> positions, std::size_t heads,
