@@ -12,7 +12,7 @@
 namespace pe::census {
 namespace {
 
-TEST(Census, EveryInstanceIsWithinItsContractInEveryBand) {
+TEST(CensusGrid, EveryInstanceIsWithinItsContractInEveryBand) {
   const auto results = run({});
   ASSERT_FALSE(results.empty());
   for (const InstanceResult& r : results) {

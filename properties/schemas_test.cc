@@ -78,6 +78,7 @@ TEST(Schemas, ContractCarriesEveryCoefficientAndRoundTrips) {
                    .max_input_abs = 0x1p126,
                    .table_type = DType::F16,
                    .depends_on = "",
+                   .state_rows = 256,
                    .c0 = 1,
                    .ck = 3.001,
                    .ct = 1,
@@ -90,6 +91,7 @@ TEST(Schemas, ContractCarriesEveryCoefficientAndRoundTrips) {
             R"({"c0":1.0,"c1":18.2,"c1_gain":2.001,"c1_pair":3.01,"ca":3.0,"ck":3.001,"ct":1.0})");
   EXPECT_EQ(j.at("layouts").dump(), R"(["interleaved","halfsplit"])");
   EXPECT_EQ(j.at("table_type"), "f16");
+  EXPECT_EQ(j.at("state_rows"), 256);
   const Contract back = j.get<Contract>();
   EXPECT_EQ(nlohmann::json(back), j);
   nlohmann::json bad = j;

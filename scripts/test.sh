@@ -14,6 +14,11 @@ for preset in release asan fuzz; do
   # Under ASan+UBSan each property draws 25 cases, the quick effort (Release: RapidCheck's 100): that
   # leg looks for memory and undefined-behaviour errors along the same code paths, at 3-10x the cost
   # per case, and every case visits the edges by construction (tails, pass-through channels, both
-  # directions, non-monotone positions, a run of consecutive positions).
-  if [ "$preset" = asan ]; then RC_PARAMS="$RC_PARAMS max_success=25" ctest --preset "$preset"; else ctest --preset "$preset"; fi
+  # directions, non-monotone positions, a run of consecutive positions). The whole census grid's
+  # verdict is Release's (reference/CensusGrid); the census's code runs under ASan in reference/Census.
+  if [ "$preset" = asan ]; then
+    RC_PARAMS="$RC_PARAMS max_success=25" ctest --preset "$preset" -E '^reference/CensusGrid$'
+  else
+    ctest --preset "$preset"
+  fi
 done
