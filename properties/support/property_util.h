@@ -37,6 +37,16 @@ inline std::vector<std::size_t> sample_channels(std::size_t dim, std::size_t mos
   return out;
 }
 
+// The pairs an edge case compares: the first four and the last eight (where a vector loop's tail is),
+// every pair when there are at most twelve.
+inline std::vector<std::size_t> edge_pairs(std::size_t pairs) {
+  std::vector<std::size_t> out;
+  for (std::size_t j = 0; j < pairs; ++j) {
+    if (j < 4 || j + 8 >= pairs) out.push_back(j);
+  }
+  return out;
+}
+
 // An upper bound on the exact |φ| = p·ω from the plan's double ω (within 1.02·2^-53 of the exact
 // one) and one rounding of the product: the factor 1 + 2^-50 covers both.
 inline double angle_bound(std::int64_t p, double omega) {
