@@ -71,7 +71,7 @@ class RopeProps : public ::testing::TestWithParam<Instance> {
     keep_ntk_base_above_one(c.params);
     RC_PRE(RopePlan(c.params).effective_base() <= in().contract().max_base);
     const auto pairs = static_cast<std::size_t>(rotary_dim / 2);
-    RC_CLASSIFY(true, fmt::format("tail {} of {} lanes", pairs % kWidestFloatLanes, kWidestFloatLanes));
+    RC_CLASSIFY(true, tail_class(pairs));
     c.positions = *gen_non_monotone(max_position()).as("edge positions");
     c.heads = 2;
     // Ordinary magnitudes from a drawn seed (the drawn case covers zeros, subnormals and extremes):
@@ -123,7 +123,7 @@ TEST_P(RopeProps, AgreesWithReferenceWithinBudget) {
         const std::vector<double> y = rotated(plan, c, d);
         // The edge case's pass-through channels are ChannelsBeyondRotaryDimAreUntouched's to check.
         const harness::Sample sample{
-            {}, &c == &cases.front() ? std::vector<std::size_t>{} : edge_pairs(RopePlan(c.params).n_pairs())};
+            {}, &c == &cases.front() ? std::vector<std::size_t>{} : edge_pairs(plan.n_pairs())};
         harness::measure_rope(c.params, c.positions, static_cast<std::size_t>(c.heads), c.x, y,
                               {&in().contract(), in().dtype}, fail_over_budget(), sample, d);
       }

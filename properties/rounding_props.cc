@@ -70,11 +70,7 @@ TEST_P(NarrowOutputs, AreTheRoundedWideOutput) {
     const TypedBuffer n = harness::run_call(in(), dim, base, positions, heads, x);
     TypedBuffer rounded(in().dtype, w.size());
     for (std::size_t i = 0; i < w.size(); ++i) rounded.set(i, w.get(i));
-    const std::size_t width = size_of(in().dtype);
-    const auto want = rounded.bytes(), got = n.bytes();
-    for (std::size_t i = 0; i < n.size(); ++i) {
-      if (std::equal(want.begin() + i * width, want.begin() + (i + 1) * width, got.begin() + i * width))
-        continue;
+    for (std::size_t i : harness::differing_elements(rounded, n)) {
       if (std::isnan(w.get(i)) && std::isnan(n.get(i))) continue;
       const bool tie = ties_possible && halfway(w.get(i), in().dtype);
       RC_CLASSIFY(tie, "a tie of the wide value");

@@ -110,7 +110,8 @@ TEST(Schemas, EveryRegisteredContractRoundTrips) {
 
 // Every method's JSON holds its name and exactly the fields the method reads (each set here), by the
 // names its InvalidArgument uses; the HF keys are HF's (transformers' modeling_rope_utils.py).
-TEST(Schemas, ScalingJsonCarriesExactlyTheFieldsItsMethodReads) {
+// Every field of every method set, optionals included, each to a value distinct from its default.
+RopeScaling every_field_set() {
   RopeScaling s;
   s.factor = 4;
   s.original_max_position = 4096;
@@ -118,8 +119,13 @@ TEST(Schemas, ScalingJsonCarriesExactlyTheFieldsItsMethodReads) {
   s.mscale = 1;
   s.mscale_all_dim = 0.5;
   s.attention_factor = 1.2;
-  s.short_factor = {1, 1};
-  s.long_factor = {2, 2};
+  s.short_factor = {1, 1.5};
+  s.long_factor = {2, 3};
+  return s;
+}
+
+TEST(Schemas, ScalingJsonCarriesExactlyTheFieldsItsMethodReads) {
+  RopeScaling s = every_field_set();
   for (const ScalingMethod& m : scaling_methods()) {
     s.type = m.type;
     const nlohmann::json j = s;
@@ -147,13 +153,7 @@ TEST(Schemas, ScalingJsonCarriesExactlyTheFieldsItsMethodReads) {
 }
 
 TEST(Schemas, ScalingJsonRoundTripsAndRejectsWhatItsMethodDoesNotRead) {
-  RopeScaling s;
-  s.factor = 4;
-  s.original_max_position = 4096;
-  s.seq_len = 9000;
-  s.attention_factor = 1.2;
-  s.short_factor = {1, 1.5};
-  s.long_factor = {2, 3};
+  RopeScaling s = every_field_set();
   for (const ScalingMethod& m : scaling_methods()) {
     s.type = m.type;
     const nlohmann::json j = s;

@@ -26,7 +26,7 @@ class SinusoidalProps : public ::testing::TestWithParam<Instance> {
   // A dim whose pair count leaves a tail for every vector width, at positions that are not monotone.
   std::pair<SinusoidalParams, std::vector<std::int64_t>> gen_edge_case() const {
     const std::int64_t dim = *gen_tail_dim(3).as("edge dim");
-    RC_CLASSIFY(true, fmt::format("tail {} of {} lanes", (dim / 2) % kWidestFloatLanes, kWidestFloatLanes));
+    RC_CLASSIFY(true, tail_class(static_cast<std::size_t>(dim / 2)));
     return {{dim, *gen_base().as("edge base"), in().layout},
             *gen_non_monotone(max_position()).as("edge positions")};
   }

@@ -96,12 +96,10 @@ void check_run(const harness::Instance& in, std::int64_t lo, std::int64_t hi, st
   }
   const harness::TypedBuffer whole = harness::run_call(in, kRunDim, 1e4, positions, 1, x);
   const harness::TypedBuffer pieces = harness::run_in_pieces(in, kRunDim, 1e4, positions, 1, x, splits);
-  const std::size_t row = harness::elements_per_position(in, kRunDim, 1), w = size_of(in.dtype);
-  const auto a = whole.bytes(), b = pieces.bytes();
-  for (std::size_t i = 0; i < whole.size(); ++i) {
-    if (std::equal(a.begin() + i * w, a.begin() + (i + 1) * w, b.begin() + i * w)) continue;
-    if (out.differing++ == 0) out.first_position = positions[i / row];
-  }
+  const std::vector<std::size_t> differing = harness::differing_elements(whole, pieces);
+  if (!differing.empty() && out.differing == 0)
+    out.first_position = positions[differing.front() / harness::elements_per_position(in, kRunDim, 1)];
+  out.differing += differing.size();
   out.rows += positions.size();
   std::set<std::size_t> rows = {positions.size() - 1};
   for (std::size_t r : direct) {

@@ -56,12 +56,14 @@ TypedBuffer run_in_pieces(const Instance& in, std::int64_t dim, double base,
   return out;
 }
 
-std::optional<std::size_t> first_difference(const TypedBuffer& a, const TypedBuffer& b) {
+std::vector<std::size_t> differing_elements(const TypedBuffer& a, const TypedBuffer& b) {
   const std::size_t w = size_of(a.dtype());
   const auto x = a.bytes(), y = b.bytes();
-  const auto [i, j] = std::mismatch(x.begin(), x.end(), y.begin(), y.end());
-  if (i == x.end()) return std::nullopt;
-  return static_cast<std::size_t>(i - x.begin()) / w;
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (!std::equal(x.begin() + i * w, x.begin() + (i + 1) * w, y.begin() + i * w)) out.push_back(i);
+  }
+  return out;
 }
 
 }  // namespace pe::harness

@@ -227,6 +227,11 @@ rc::Gen<std::int64_t> gen_tail_dim(std::int64_t max_blocks) {
                         rc::gen::resize(rc::kNominalSize, rc::gen::inRange<std::int64_t>(0, lanes / 2)));
 }
 
+std::string tail_class(std::size_t pairs) {
+  return "tail " + std::to_string(pairs % kWidestFloatLanes) + " of " + std::to_string(kWidestFloatLanes) +
+         " lanes";
+}
+
 rc::Gen<std::int64_t> gen_dim(std::int64_t max_dim) {
   std::vector<std::int64_t> shapes = {48, 72, 80, 96, 120};
   for (std::int64_t d = 2; d <= max_dim; d *= 2) shapes.push_back(d);

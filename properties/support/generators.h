@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <ostream>
+#include <string>
 #include <vector>
 
 #include "pe/plan.h"
@@ -48,6 +49,8 @@ inline constexpr std::size_t kWidestFloatLanes = 16;
 // An even dim whose pair count leaves a tail for every vector width of the build: lanes·m + t pairs, t
 // odd in [1, lanes), so t is also a tail for every narrower power-of-two width; m in [0, max_blocks].
 rc::Gen<std::int64_t> gen_tail_dim(std::int64_t max_blocks);
+// "tail t of 16 lanes": the RC_CLASSIFY label of a pair count.
+std::string tail_class(std::size_t pairs);
 // Powers of two 2..max_dim, the non-powers 48, 72, 80, 96, 120 models use, and any even value.
 rc::Gen<std::int64_t> gen_dim(std::int64_t max_dim);
 rc::Gen<std::int64_t> gen_odd_dim();

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <span>
 #include <vector>
 
@@ -31,7 +30,7 @@ TypedBuffer run_in_pieces(const Instance& in, std::int64_t dim, double base,
                           std::span<const std::int64_t> positions, std::int64_t heads,
                           std::span<const double> x, std::span<const std::size_t> splits);
 
-// The first element whose bytes differ, if any.
-std::optional<std::size_t> first_difference(const TypedBuffer& a, const TypedBuffer& b);
+// The elements whose bytes differ between two buffers of one type and size, in order.
+std::vector<std::size_t> differing_elements(const TypedBuffer& a, const TypedBuffer& b);
 
 }  // namespace pe::harness
