@@ -171,8 +171,9 @@ void measure_sinusoidal_add(const SinusoidalParams& params, std::span<const std:
 void measure_rope(const RopeParams& params, std::span<const std::int64_t> positions, std::size_t heads,
                   Values x, Values y, const Budget& budget, const Sink& sink, const Sample& sample,
                   RopeDirection direction) {
-  measure_rope(params, RopeBatch::tokens_first(positions, heads, static_cast<std::size_t>(params.head_dim)),
-               x, y, budget, sink, sample, direction);
+  RopeBatch batch = RopeBatch::tokens_first(positions, heads, static_cast<std::size_t>(params.head_dim));
+  batch.n_axes = n_axes(params.form);  // positions are [n_axes][tokens]
+  measure_rope(params, batch, x, y, budget, sink, sample, direction);
 }
 
 void measure_rope(const RopeParams& params, const RopeBatch& batch, Values x, Values y, const Budget& budget,
@@ -184,21 +185,27 @@ void measure_rope(const RopeParams& params, const RopeBatch& batch, Values x, Va
   const std::vector<std::size_t> rows = sample.rows.empty() ? all_of(batch.tokens()) : sample.rows;
   const std::vector<std::size_t> pairs = sample.pairs.empty() ? all_of(plan.n_pairs()) : sample.pairs;
   for (std::size_t t : rows) {
-    const std::int64_t p = batch.position(t);
     for (std::size_t h = 0; h < batch.heads; ++h) {
       const std::size_t row = batch.row(t, h);
       ElementRecord e;
       e.row = static_cast<std::int64_t>(t);
       e.head = static_cast<std::int64_t>(h);
-      e.position = p;
       e.dim = params.head_dim;
       e.base = params.base;
       for (std::size_t j : pairs) {
-        const std::size_t i0 = row + plan.pair_first(j), i1 = i0 + plan.pair_offset();
-        const auto [e0, e1] = reference.rotate(p, j, x[i0], x[i1], direction);
-        e.budget = budget(&plan, std::fabs(reference.angle(p, j)), j, std::fabs(x[i0]) + std::fabs(x[i1]));
-        for (const auto& [i, exact] : {std::pair{i0, &e0}, std::pair{i1, &e1}}) {
-          e.channel = static_cast<std::int64_t>(i - row);
+        // Each pair reads its own axis's position; deinterleave reads and writes different channels
+        // (the inverse the other way round).
+        const std::int64_t p = batch.position(t, plan.axis_of_pair(j));
+        const bool inverse = direction == RopeDirection::Inverse;
+        const auto [in0, in1] = inverse ? plan.output_channels(j) : plan.input_channels(j);
+        const auto [out0, out1] = inverse ? plan.input_channels(j) : plan.output_channels(j);
+        const auto [e0, e1] = reference.rotate(p, j, x[row + in0], x[row + in1], direction);
+        e.position = p;
+        e.budget = budget(&plan, std::fabs(reference.angle(p, j)), j,
+                          std::fabs(x[row + in0]) + std::fabs(x[row + in1]));
+        for (const auto& [ch, exact] : {std::pair{out0, &e0}, std::pair{out1, &e1}}) {
+          const std::size_t i = row + ch;
+          e.channel = static_cast<std::int64_t>(ch);
           e.y = y[i];
           e.exact = exact->value.convert_to<double>();
           e.abs_error = ref::abs_error(y[i], exact->value);
@@ -207,7 +214,9 @@ void measure_rope(const RopeParams& params, const RopeBatch& batch, Values x, Va
         }
       }
       if (!sample.pairs.empty()) continue;
-      for (std::size_t ch = plan.rotary_dim(); ch < hd; ++ch) {  // must pass through unchanged
+      e.position = batch.position(t);
+      for (std::size_t ch = 0; ch < hd; ++ch) {  // must pass through unchanged
+        if (!plan.passes_through(ch)) continue;
         const std::size_t i = row + ch;
         e.channel = static_cast<std::int64_t>(ch);
         e.y = y[i];

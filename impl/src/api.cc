@@ -33,6 +33,15 @@ void check_positions(std::span<const std::int64_t> positions) {
   }
 }
 
+// Positions are [n_axes][tokens]: their count must be a multiple of the plan's axes.
+void check_axes(const RopePlan& plan, std::span<const std::int64_t> positions) {
+  if (positions.size() % plan.n_axes() != 0) {
+    fail("positions", "positions.size must be a multiple of the plan's n_axes = " +
+                          std::to_string(plan.n_axes()) + " ([n_axes][tokens]), got " +
+                          std::to_string(positions.size()));
+  }
+}
+
 // Messages are built only on failure: the checks run on every call and must not allocate.
 std::size_t checked_product(std::initializer_list<std::size_t> factors, const char* what) {
   std::size_t product = 1;
@@ -94,20 +103,25 @@ void rope_apply(const Variant& variant, const RopePlan& plan, std::span<const st
                 std::int64_t n_heads, Buffer x, RopeDirection direction) {
   check_variant(variant, Family::Rope, plan.layout(), x.dtype, "x");
   if (n_heads <= 0) fail("n_heads", "n_heads must be positive, got " + std::to_string(n_heads));
+  check_axes(plan, positions);
   check_positions(positions);
   const auto heads = static_cast<std::size_t>(n_heads);
-  const std::size_t n = checked_product({positions.size(), heads, plan.head_dim()}, "x");
+  const std::size_t n = checked_product({positions.size() / plan.n_axes(), heads, plan.head_dim()}, "x");
   check_buffer(x, n, "x", "n_tokens x n_heads x head_dim");
-  static_cast<const RopeVariant&>(variant).apply(
-      plan, RopeBatch::tokens_first(positions, heads, plan.head_dim()), direction, x);
+  RopeBatch batch = RopeBatch::tokens_first(positions, heads, plan.head_dim());
+  batch.n_axes = plan.n_axes();
+  static_cast<const RopeVariant&>(variant).apply(plan, batch, direction, x);
 }
 
 void rope_apply(const Variant& variant, const RopePlan& plan, const RopeBatch& batch, Buffer x,
                 RopeDirection direction) {
   check_variant(variant, Family::Rope, plan.layout(), x.dtype, "x");
-  // The plan reads one position axis; multi-axis plans (M-RoPE, 2-D vision) read more.
-  if (batch.n_axes != 1)
-    fail("n_axes", "n_axes must be 1 for this plan, got " + std::to_string(batch.n_axes));
+  // Text RoPE reads one position axis; multi-axis plans (M-RoPE, 2-D vision) read more.
+  if (batch.n_axes != plan.n_axes()) {
+    fail("n_axes", "n_axes must be the plan's " + std::to_string(plan.n_axes()) + ", got " +
+                       std::to_string(batch.n_axes));
+  }
+  check_axes(plan, batch.positions);
   if (batch.heads == 0) fail("heads", "heads must be positive, got 0");
   check_positions(batch.positions);
   if (x.data == nullptr && x.size != 0) fail("x", "x.data is null");

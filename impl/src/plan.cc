@@ -36,6 +36,69 @@ std::vector<long double> powers(std::size_t n_pairs, std::size_t dim, long doubl
   return w;
 }
 
+// powers() over each pair's frequency index (pe/rope_form.h): the identity for text and M-RoPE.
+std::vector<long double> form_powers(const RopeForm& form, std::size_t n_pairs, long double b) {
+  std::vector<long double> w(n_pairs);
+  for (std::size_t j = 0; j < n_pairs; ++j) {
+    const FrequencyIndex f = frequency_index(form, n_pairs, j);
+    const long double e = -static_cast<long double>(2 * f.index) / static_cast<long double>(f.dim);
+    w[j] = std::pow(b, e);
+  }
+  return w;
+}
+
+std::string show_list(const std::vector<std::int64_t>& v) {
+  std::string s;
+  for (std::int64_t x : v) {
+    if (!s.empty()) s.push_back(',');
+    s.append(std::to_string(x));
+  }
+  return s;
+}
+
+// M-RoPE sections must cover the rotary pairs exactly; vision rotates the whole head, unscaled.
+void check_form(const RopeParams& p) {
+  const RopeForm& f = p.form;
+  const std::int64_t pairs = p.rotary_dim / 2;
+  if (f.vision != VisionRope::None) {
+    const std::string v = "vision " + std::string(to_string(f.vision));
+    if (!f.mrope_section.empty()) {
+      detail::fail("vision", v + " takes no mrope_section, got " + show_list(f.mrope_section));
+    }
+    if (p.head_dim % 4 != 0) {
+      detail::fail("head_dim", "head_dim must be a multiple of 4 for " + v +
+                                   " (D/4 pairs per axis), got " + std::to_string(p.head_dim));
+    }
+    if (p.rotary_offset != 0 || p.rotary_dim != p.head_dim) {
+      detail::fail("rotary_dim", v + " rotates the whole head: rotary_dim must be head_dim = " +
+                                     std::to_string(p.head_dim) + " at rotary_offset 0, got " +
+                                     std::to_string(p.rotary_dim) + " at " + std::to_string(p.rotary_offset));
+    }
+    if (p.scaling.type != RopeScalingType::None) {
+      detail::fail("scaling", v + " takes no scaling, got " + std::string(to_string(p.scaling.type)));
+    }
+    return;
+  }
+  if (f.mrope_section.empty()) return;
+  const auto& s = f.mrope_section;
+  if (s.size() != 3 && s.size() != 4) {
+    detail::fail("mrope_section", "mrope_section must have 3 or 4 entries (t, h, w[, e]), got " +
+                                      std::to_string(s.size()) + " (" + show_list(s) + ")");
+  }
+  std::int64_t sum = 0;
+  for (std::int64_t x : s) {
+    if (x < 0 || x > pairs) {
+      detail::fail("mrope_section", "mrope_section entries must be in [0, rotary_dim/2 = " +
+                                        std::to_string(pairs) + "], got " + show_list(s));
+    }
+    sum += x;
+  }
+  if (sum != pairs) {
+    detail::fail("mrope_section", "mrope_section must sum to rotary_dim/2 = " + std::to_string(pairs) +
+                                      ", got " + std::to_string(sum) + " (" + show_list(s) + ")");
+  }
+}
+
 std::vector<double> inverse_frequencies(const std::vector<long double>& w) { return {w.begin(), w.end()}; }
 
 // step_i = round(ω_i·2^64/(2π)) from the long double ω_i (relative error <= 1.6·2^-60 with the
@@ -192,15 +255,25 @@ SinusoidalPlan::SinusoidalPlan(const SinusoidalParams& params) : params_(params)
 
 RopePlan::RopePlan(const RopeParams& params) : params_(params) {
   check_dim("head_dim", params.head_dim);
-  if (params_.rotary_dim == 0) params_.rotary_dim = params_.head_dim;
-  if (params_.rotary_dim < 0 || params_.rotary_dim % 2 != 0 || params_.rotary_dim > params_.head_dim) {
-    detail::fail("rotary_dim",
-                 "rotary_dim must be even and in [2, head_dim=" + std::to_string(params_.head_dim) +
-                     "], got " + std::to_string(params.rotary_dim));
+  if (params.rotary_offset < 0 || params.rotary_offset >= params.head_dim) {
+    detail::fail("rotary_offset", "rotary_offset must be in [0, head_dim=" + std::to_string(params.head_dim) +
+                                      "), got " + std::to_string(params.rotary_offset));
+  }
+  if (params_.rotary_dim == 0) params_.rotary_dim = params_.head_dim - params_.rotary_offset;
+  const std::int64_t room = params_.head_dim - params_.rotary_offset;
+  if (params_.rotary_dim < 0 || params_.rotary_dim % 2 != 0 || params_.rotary_dim > room ||
+      params_.rotary_dim == 0) {
+    detail::fail("rotary_dim", "rotary_dim must be even and in [2, head_dim - rotary_offset = " +
+                                   std::to_string(room) + "], got " + std::to_string(params.rotary_dim));
+  }
+  if (params.layout == Layout::Deinterleave && params_.rotary_dim > kMaxDeinterleaveDim) {
+    detail::fail("rotary_dim", "rotary_dim must be at most " + std::to_string(kMaxDeinterleaveDim) +
+                                   " for layout deinterleave, got " + std::to_string(params_.rotary_dim));
   }
   check_base(params.base);
   check_layout(params.layout, Family::Rope);
   check_scaling(params.scaling, params_.rotary_dim);
+  check_form(params_);
   // powers() at the effective base (the given one unless NTK/dynamic), then the gain (exactly 1
   // unscaled, so an unscaled plan is SinusoidalPlan's evaluation).
   const ScalingRule<long double> rule(params.scaling, params_.rotary_dim, params.base, kPi);
@@ -215,7 +288,7 @@ RopePlan::RopePlan(const RopeParams& params) : params_(params) {
     detail::fail("attention_factor",
                  "the attention factor must be finite and > 0, got " + detail::show(attention_));
   }
-  std::vector<long double> w = powers(n_pairs(), rotary_dim(), rule.effective_base());
+  std::vector<long double> w = form_powers(params.form, n_pairs(), rule.effective_base());
   gain_.resize(n_pairs());
   for (std::size_t j = 0; j < w.size(); ++j) {
     const long double g = rule.gain(j, w[j]);
@@ -237,6 +310,15 @@ RopePlan::RopePlan(const RopeParams& params) : params_(params) {
   turns_ = make_turn_steps(w);
   if (params.scaling.type != RopeScalingType::None) {
     frequency_error_ = frequency_error_bound(rule, params.scaling, params_.rotary_dim, params.base);
+  }
+  n_axes_ = pe::n_axes(params.form);
+  if (n_axes_ > 1) {
+    axis_.resize(n_pairs());
+    run_.resize(n_pairs());
+    for (std::size_t j = 0; j < n_pairs(); ++j) axis_[j] = static_cast<std::uint8_t>(pe::axis_of_pair(params.form, n_pairs(), j));
+    for (std::size_t j = n_pairs(); j-- > 0;) {
+      run_[j] = j + 1 < n_pairs() && axis_[j + 1] == axis_[j] ? run_[j + 1] + 1 : 1;
+    }
   }
 }
 

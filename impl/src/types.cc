@@ -9,7 +9,7 @@ namespace pe {
 
 namespace {
 constexpr Layout kSinusoidalLayouts[] = {Layout::Interleaved, Layout::Concatenated};
-constexpr Layout kRopeLayouts[] = {Layout::HalfSplit, Layout::Interleaved};
+constexpr Layout kRopeLayouts[] = {Layout::HalfSplit, Layout::Interleaved, Layout::Deinterleave};
 constexpr FamilyInfo kFamilies[] = {
     {Family::Sinusoidal, "sinusoidal", kSinusoidalLayouts},
     {Family::Rope, "rope", kRopeLayouts},
@@ -35,6 +35,8 @@ std::string_view to_string(Layout l) noexcept {
       return "concatenated";
     case Layout::HalfSplit:
       return "halfsplit";
+    case Layout::Deinterleave:
+      return "deinterleave";
   }
   return "?";
 }
@@ -64,6 +66,7 @@ std::optional<Layout> parse_layout(std::string_view s) noexcept {
   if (s == "interleaved") return Layout::Interleaved;
   if (s == "concatenated") return Layout::Concatenated;
   if (s == "halfsplit") return Layout::HalfSplit;
+  if (s == "deinterleave") return Layout::Deinterleave;
   return std::nullopt;
 }
 

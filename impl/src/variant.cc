@@ -35,6 +35,9 @@ bool valid_variant_name(std::string_view name, Family family) noexcept {
 }
 
 bool Variant::supports(Layout layout) const noexcept {
+  // The de-interleaved form is the interleaved rotation with its output reordered by the RoPE driver:
+  // the same arithmetic, so the same contract. It is not an instance layout of its own.
+  if (layout == Layout::Deinterleave && family() == Family::Rope) layout = Layout::Interleaved;
   return std::find(contract_.layouts.begin(), contract_.layouts.end(), layout) != contract_.layouts.end();
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <utility>
 #include <boost/math/constants/constants.hpp>
 #include <cmath>
 
@@ -30,15 +31,17 @@ double rounded_or_retry(const Enclosure& narrow, DType type, const auto& retry_w
 
 }  // namespace
 
-Frequencies::Frequencies(std::size_t n_pairs, std::int64_t dim, double base, const RopeScaling& scaling)
+Frequencies::Frequencies(std::size_t n_pairs, std::int64_t dim, double base, const RopeScaling& scaling,
+                         RopeForm form)
     : rule_(scaling, dim, base, boost::math::constants::pi<Real>()),
       scaled_(scaling.type != RopeScalingType::None),
+      form_(std::move(form)),
       w_(n_pairs) {}
 
 const Real& Frequencies::operator[](std::size_t i) const {
   // The exponent -2i/dim is a quotient of small integers, rounded once at ~334 bits; unscaled, the
   // gain is exactly 1.
-  if (!w_[i]) w_[i] = rule_.inv_freq(i);
+  if (!w_[i]) w_[i] = rule_.inv_freq(frequency_index(form_, w_.size(), i).index);
   return *w_[i];
 }
 
@@ -104,7 +107,8 @@ Rope::Rope(const RopeParams& params, std::int64_t max_position) : Rope(RopePlan(
 // The validated plan gives rotary_dim (0 resolved) and the frequency bound the slack is built on.
 Rope::Rope(const RopePlan& plan, std::int64_t max_position)
     : params_(plan.params()),
-      inv_freq_(plan.n_pairs(), params_.rotary_dim, params_.base, params_.scaling),
+      inv_freq_(plan.n_pairs(), static_cast<std::int64_t>(frequency_index(params_.form, plan.n_pairs(), 0).dim),
+                params_.base, params_.scaling, params_.form),
       bits_(max_position < kNarrowLimit ? pe::ref::precision_bits<RealNarrow>()
                                         : pe::ref::precision_bits<Real>()),
       wide_(max_position >= kNarrowLimit),

@@ -24,7 +24,8 @@ void sinusoidal_add(const Variant& variant, const SinusoidalPlan& plan,
                     std::span<const std::int64_t> positions, Buffer embeddings,
                     std::span<const std::uint8_t> padding = {});
 
-// x [positions.size(), n_heads, head_dim] rotated in place, one position per token.
+// x [tokens, n_heads, head_dim] rotated in place; positions are [plan.n_axes()][tokens] (one position
+// per token for text RoPE, (t, h, w) for M-RoPE, (h, w) for vision).
 void rope_apply(const Variant& variant, const RopePlan& plan, std::span<const std::int64_t> positions,
                 std::int64_t n_heads, Buffer x, RopeDirection direction = RopeDirection::Forward);
 

@@ -5,8 +5,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
+#include "pe/rope_form.h"
 #include "pe/rope_scaling.h"
 #include "pe/types.h"
 
@@ -29,7 +31,15 @@ struct RopeParams {
   double base = 10000.0;        // RoFormer (Su et al., 2021), eq. 15
   Layout layout = Layout::HalfSplit;
   RopeScaling scaling{};  // none by default; see pe/rope_scaling.h
+  // First rotated channel: DeepSeek MLA's q = [q_nope(128) | q_pe(64)] rotates [128, 192). Channels
+  // outside [rotary_offset, rotary_offset + rotary_dim) pass through; rotary_dim 0 means the rest.
+  std::int64_t rotary_offset = 0;
+  RopeForm form{};  // text RoPE by default; M-RoPE and 2-D vision (pe/rope_form.h)
 };
+
+// Largest rotary_dim of the deinterleave layout: the driver reorders a row's rotary channels through
+// a buffer on its stack (kernels never allocate). DeepSeek's is 64.
+inline constexpr std::int64_t kMaxDeinterleaveDim = 4096;
 
 // Each pair's frequency as a 64-bit fixed-point fraction of a turn, step_i = round(ω_i/(2π)·2^64)
 // (formed in long double: |step_i - ω_i/(2π)·2^64| <= 4.5): the phase of position p is then
@@ -71,22 +81,41 @@ class SinusoidalPlan {
 
 class RopePlan {
  public:
-  // Throws InvalidArgument naming head_dim, rotary_dim, base, layout or the scaling parameter
-  // (factor, original_max_position, seq_len, beta_fast, beta_slow, mscale, mscale_all_dim,
-  // attention_factor, low_freq_factor, high_freq_factor, short_factor, long_factor).
+  // Throws InvalidArgument naming head_dim, rotary_dim, rotary_offset, base, layout, the form's
+  // parameter (mrope_section, vision) or the scaling parameter (factor, original_max_position,
+  // seq_len, beta_fast, beta_slow, mscale, mscale_all_dim, attention_factor, low_freq_factor,
+  // high_freq_factor, short_factor, long_factor).
   explicit RopePlan(const RopeParams& params);
 
   const RopeParams& params() const noexcept { return params_; }
   Layout layout() const noexcept { return params_.layout; }
   std::size_t head_dim() const noexcept { return static_cast<std::size_t>(params_.head_dim); }
   std::size_t rotary_dim() const noexcept { return static_cast<std::size_t>(params_.rotary_dim); }
+  std::size_t rotary_offset() const noexcept { return static_cast<std::size_t>(params_.rotary_offset); }
   std::size_t n_pairs() const noexcept { return rotary_dim() / 2; }
-  // First channel of pair j, and the distance to its partner: Interleaved (2j, 2j+1),
-  // HalfSplit (j, j + rotary_dim/2).
-  std::size_t pair_first(std::size_t j) const noexcept {
-    return params_.layout == Layout::Interleaved ? 2 * j : j;
+  // The rotation's pairing within the rotary channels: (2j, 2j+1) for Interleaved and Deinterleave
+  // (whose output the driver then reorders half-split), (j, j + rotary_dim/2) for HalfSplit.
+  bool pairs_interleaved() const noexcept { return params_.layout != Layout::HalfSplit; }
+  // First channel of pair j after rotary_offset, and the distance to its partner.
+  std::size_t pair_first(std::size_t j) const noexcept { return pairs_interleaved() ? 2 * j : j; }
+  std::size_t pair_offset() const noexcept { return pairs_interleaved() ? 1 : n_pairs(); }
+  // Channels of the head that pair j reads and writes (rotary_offset included); they differ only
+  // for Deinterleave, which reads (2j, 2j+1) and writes (j, j + rotary_dim/2).
+  std::pair<std::size_t, std::size_t> input_channels(std::size_t j) const noexcept {
+    return {rotary_offset() + pair_first(j), rotary_offset() + pair_first(j) + pair_offset()};
   }
-  std::size_t pair_offset() const noexcept { return params_.layout == Layout::Interleaved ? 1 : n_pairs(); }
+  std::pair<std::size_t, std::size_t> output_channels(std::size_t j) const noexcept {
+    if (params_.layout != Layout::Deinterleave) return input_channels(j);
+    return {rotary_offset() + j, rotary_offset() + j + n_pairs()};
+  }
+  bool passes_through(std::size_t channel) const noexcept {
+    return channel < rotary_offset() || channel >= rotary_offset() + rotary_dim();
+  }
+  // Position axes the plan reads (RopeBatch::n_axes), the axis of pair j, and how many pairs from j
+  // on read the same axis (the driver's chunks follow these runs).
+  std::size_t n_axes() const noexcept { return n_axes_; }
+  std::size_t axis_of_pair(std::size_t j) const noexcept { return axis_.empty() ? 0 : axis_[j]; }
+  std::size_t axis_run(std::size_t j) const noexcept { return axis_.empty() ? n_pairs() - j : run_[j]; }
   // θ'_j = g_j·base'^(-2j/rotary_dim), j < rotary_dim/2, the scaled frequency
   // (pe/detail/rope_scaling_math.h), formed in long double and rounded once: relative error as
   // SinusoidalPlan::inv_freq.
@@ -110,6 +139,9 @@ class RopePlan {
   std::vector<double> gain_;
   double attention_ = 1;
   double frequency_error_ = 1.02 * 0x1p-53;
+  std::size_t n_axes_ = 1;
+  std::vector<std::uint8_t> axis_;  // empty for one axis
+  std::vector<std::uint32_t> run_;
 };
 
 }  // namespace pe

@@ -20,6 +20,10 @@ enum class Layout : std::uint8_t {
   Concatenated,
   // RoPE only: GPT-NeoX / HF rotate_half / ggml ROPE_TYPE_NEOX, pairs (j, j + rotary_dim/2).
   HalfSplit,
+  // RoPE only: DeepSeek's de-interleaved form (HF apply_rotary_pos_emb_interleave): input pairs
+  // (2j, 2j+1), output written half-split, y[j] = x_2j·cos - x_2j+1·sin, y[j + r/2] = x_2j+1·cos +
+  // x_2j·sin. Every variant that rotates interleaved pairs runs it (the driver reorders the output).
+  Deinterleave,
 };
 
 // Element types of outputs (and of RoPE's in-place data). bfloat16 and float16 are computed in

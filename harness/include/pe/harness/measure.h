@@ -125,7 +125,7 @@ void measure_sinusoidal_add(const SinusoidalParams& params, std::span<const std:
 void measure_rope(const RopeParams& params, const RopeBatch& batch, Values x, Values y, const Budget& budget,
                   const Sink& sink, const Sample& sample = {},
                   RopeDirection direction = RopeDirection::Forward);
-// The same for [tokens, heads, head_dim] row-major data.
+// The same for [tokens, heads, head_dim] row-major data, positions [n_axes][tokens] of the form.
 void measure_rope(const RopeParams& params, std::span<const std::int64_t> positions, std::size_t heads,
                   Values x, Values y, const Budget& budget, const Sink& sink, const Sample& sample = {},
                   RopeDirection direction = RopeDirection::Forward);

@@ -51,7 +51,7 @@ struct Backend {
   void rotate(float* const* rows, std::size_t n_rows, std::size_t j0, std::size_t n, const float* s_in,
               const float* c_in, float sign) const {
     const auto m = static_cast<Eigen::Index>(n);
-    const Eigen::Index stride = plan.layout() == Layout::Interleaved ? 2 : 1;
+    const Eigen::Index stride = plan.pairs_interleaved() ? 2 : 1;
     const auto first = static_cast<Eigen::Index>(plan.pair_first(j0));
     const auto offset = static_cast<Eigen::Index>(plan.pair_offset());
     const detail::ChunkF c = Eigen::Map<const Eigen::ArrayXf>(c_in, m);

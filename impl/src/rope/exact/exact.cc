@@ -132,7 +132,7 @@ struct Backend {
   void rotate(float* const* rows, std::size_t n_rows, std::size_t j0, std::size_t n, const double* s,
               const double* c, double sign) const {
     const std::size_t h = plan.n_pairs();
-    const bool il = plan.layout() == Layout::Interleaved;
+    const bool il = plan.pairs_interleaved();
     for (std::size_t r = 0; r < n_rows; ++r) {
       if (il) {
         RotateFloat<true>(rows[r], j0, h, s, c, sign, n);

@@ -60,7 +60,7 @@ struct Backend {
   void rotate(float* const* rows, std::size_t n_rows, std::size_t j0, std::size_t n,
               const float* HWY_RESTRICT s, const float* HWY_RESTRICT c, float sign) const {
     const std::size_t first = plan.pair_first(j0), offset = plan.pair_offset();
-    const bool interleaved = plan.layout() == Layout::Interleaved;
+    const bool interleaved = plan.pairs_interleaved();
     for (std::size_t r = 0; r < n_rows; ++r) {
       if (interleaved) {
         RotateFloat<true>(rows[r] + first, rows[r] + first + offset, s, c, sign, n);

@@ -17,10 +17,12 @@ namespace pe::ref {
 
 // ω_i = base^(-2i/dim) at the wide tier, each computed on first use: a dim-4096 table needs 2048
 // powers of ~20 µs, a property sampling 96 channels only 96. Not thread-safe. With a RoPE scaling,
-// ω'_i by the formulas of pe/detail/rope_scaling_math.h evaluated at the wide tier.
+// ω'_i by the formulas of pe/detail/rope_scaling_math.h evaluated at the wide tier. A rotary form
+// (pe/rope_form.h) picks each pair's frequency index; `dim` is then the form's frequency dimension.
 class Frequencies {
  public:
-  Frequencies(std::size_t n_pairs, std::int64_t dim, double base, const RopeScaling& scaling = {});
+  Frequencies(std::size_t n_pairs, std::int64_t dim, double base, const RopeScaling& scaling = {},
+              RopeForm form = {});
   std::size_t size() const noexcept { return w_.size(); }
   const Real& operator[](std::size_t i) const;
   const ScalingRule<Real>& rule() const noexcept { return rule_; }
@@ -29,6 +31,7 @@ class Frequencies {
  private:
   ScalingRule<Real> rule_;
   bool scaled_;
+  RopeForm form_;
   mutable std::vector<std::optional<Real>> w_;
 };
 

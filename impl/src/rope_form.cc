@@ -1,0 +1,71 @@
+#include "pe/rope_form.h"
+
+namespace pe {
+
+std::string_view to_string(MropeLayout l) noexcept {
+  return l == MropeLayout::Interleaved ? "interleaved" : "sectioned";
+}
+
+std::string_view to_string(VisionRope v) noexcept {
+  switch (v) {
+    case VisionRope::None:
+      return "none";
+    case VisionRope::Qwen2vl:
+      return "qwen2vl";
+    case VisionRope::Pixtral:
+      return "pixtral";
+  }
+  return "?";
+}
+
+std::optional<MropeLayout> parse_mrope_layout(std::string_view s) noexcept {
+  if (s == "sectioned") return MropeLayout::Sectioned;
+  if (s == "interleaved") return MropeLayout::Interleaved;
+  return std::nullopt;
+}
+
+std::optional<VisionRope> parse_vision_rope(std::string_view s) noexcept {
+  if (s == "none") return VisionRope::None;
+  if (s == "qwen2vl") return VisionRope::Qwen2vl;
+  if (s == "pixtral") return VisionRope::Pixtral;
+  return std::nullopt;
+}
+
+std::size_t n_axes(const RopeForm& form) noexcept {
+  if (form.vision != VisionRope::None) return 2;
+  return form.mrope_section.empty() ? 1 : form.mrope_section.size();
+}
+
+std::size_t axis_of_pair(const RopeForm& form, std::size_t n_pairs, std::size_t j) noexcept {
+  if (form.vision != VisionRope::None) return j < n_pairs / 2 ? 0 : 1;
+  const auto& s = form.mrope_section;
+  if (s.empty()) return 0;
+  const auto section = [&](std::size_t a) { return static_cast<std::size_t>(s[a]); };
+  if (form.mrope_layout == MropeLayout::Interleaved) {
+    if (j % 3 == 1 && j < 3 * section(1)) return 1;
+    if (j % 3 == 2 && j < 3 * section(2)) return 2;
+    if (s.size() == 4 && !(j % 3 == 0 && j < 3 * section(0))) return 3;
+    return 0;
+  }
+  std::size_t end = 0;
+  for (std::size_t a = 0; a < s.size(); ++a) {
+    end += section(a);
+    if (j < end) return a;
+  }
+  return s.size() - 1;
+}
+
+FrequencyIndex frequency_index(const RopeForm& form, std::size_t n_pairs, std::size_t j) noexcept {
+  const std::size_t quarter = n_pairs / 2;  // D/4: pairs per vision axis
+  switch (form.vision) {
+    case VisionRope::Qwen2vl:
+      return {j % quarter, n_pairs};
+    case VisionRope::Pixtral:
+      return {j < quarter ? 2 * j : 2 * (j - quarter) + 1, 2 * n_pairs};
+    case VisionRope::None:
+      break;
+  }
+  return {j, 2 * n_pairs};
+}
+
+}  // namespace pe
