@@ -19,11 +19,18 @@ namespace {
 int max_exponent(DType t) { return t == DType::F16 ? 15 : t == DType::F64 ? 1023 : 127; }
 
 // One generated case: params, positions, heads and input values within the contract.
+// Positions are [n_axes][tokens] of the params' form.
 struct Case {
   RopeParams params;
   std::vector<std::int64_t> positions;
   std::int64_t heads = 1;
   std::vector<double> x;
+
+  std::size_t tokens() const { return positions.size() / n_axes(params.form); }
+  // The position pair j of token t turns by.
+  std::int64_t position(const RopePlan& plan, std::size_t t, std::size_t j) const {
+    return positions[plan.axis_of_pair(j) * tokens() + t];
+  }
 };
 
 class RopeProps : public ::testing::TestWithParam<Instance> {
@@ -31,7 +38,8 @@ class RopeProps : public ::testing::TestWithParam<Instance> {
   const Instance& in() const { return GetParam(); }
   std::int64_t max_position() const { return in().contract().max_position; }
 
-  RopeParams gen_params(Layout layout) const {
+  // Every rotary form (draw_rope_form) unless `text_only`.
+  RopeParams gen_params(Layout layout, bool text_only = false) const {
     const std::int64_t head_dim = *gen_dim(256).as("head_dim");
     const std::int64_t rotary_dim =
         *rc::gen::weightedOneOf<std::int64_t>(
@@ -42,20 +50,21 @@ class RopeProps : public ::testing::TestWithParam<Instance> {
     RopeParams p{head_dim, rotary_dim, *gen_base().as("base"), layout};
     p.scaling = *gen_scaling(rotary_dim).as("scaling");
     keep_ntk_base_above_one(p);
+    if (!text_only) draw_rope_form(p);
     RC_CLASSIFY(true, to_string(p.scaling.type));
     // The contract's derivation covers bases up to max_base: NTK and dynamic raise the base.
     RC_PRE(RopePlan(p).effective_base() <= in().contract().max_base);
     return p;
   }
-  Case gen_case(std::size_t max_tokens = 3) const {
+  Case gen_case(std::size_t max_tokens = 3, bool text_only = false) const {
     Case c;
-    c.params = gen_params(in().layout);
-    c.positions = *gen_positions(max_position(), max_tokens).as("positions");
+    c.params = gen_params(in().layout, text_only);
+    c.positions =
+        *gen_axes_positions(n_axes(c.params.form), max_position(), max_tokens).as("positions [axes][tokens]");
     c.heads = *rc::gen::inRange<std::int64_t>(1, 3).as("heads");
     // An attention factor above 1 grows the output: inputs a binade lower keep it finite.
     const double attention = RopePlan(c.params).attention_factor();
-    c.x = *gen_values(in().dtype, input_limit(attention), c.positions.size() * c.heads * c.params.head_dim)
-               .as("x");
+    c.x = *gen_values(in().dtype, input_limit(attention), c.tokens() * c.heads * c.params.head_dim).as("x");
     return c;
   }
   // The edges every case also covers, by construction: a rotary pair count that leaves a tail for
@@ -68,6 +77,11 @@ class RopeProps : public ::testing::TestWithParam<Instance> {
         rotary_dim + 2 * *rc::gen::inRange<std::int64_t>(1, 9).as("edge pass-through pairs");
     c.params = {head_dim, rotary_dim, *gen_base().as("edge base"), in().layout};
     c.params.scaling = *gen_scaling(rotary_dim).as("edge scaling");
+    // DeepSeek MLA's place for the rotary channels, and its output order.
+    if (*rc::gen::arbitrary<bool>().as("edge rotary at the end")) c.params.rotary_offset = head_dim - rotary_dim;
+    if (in().layout == Layout::Interleaved && *rc::gen::arbitrary<bool>().as("edge deinterleave")) {
+      c.params.layout = Layout::Deinterleave;
+    }
     keep_ntk_base_above_one(c.params);
     RC_PRE(RopePlan(c.params).effective_base() <= in().contract().max_base);
     const auto pairs = static_cast<std::size_t>(rotary_dim / 2);
@@ -76,7 +90,7 @@ class RopeProps : public ::testing::TestWithParam<Instance> {
     c.heads = 2;
     // Ordinary magnitudes from a drawn seed (the drawn case covers zeros, subnormals and extremes):
     // cheap to draw for a thousand values.
-    c.x = seeded_inputs(in().dtype, c.positions.size() * c.heads * c.params.head_dim,
+    c.x = seeded_inputs(in().dtype, c.tokens() * c.heads * c.params.head_dim,
                         *rc::gen::arbitrary<std::uint64_t>().as("edge input seed"));
     return c;
   }
@@ -99,15 +113,22 @@ class RopeProps : public ::testing::TestWithParam<Instance> {
   }
 };
 
-// Calls f(token, first_index, second_index, pair) for every rotated pair of every head.
+// Where a pair of one head row is: the input's two elements, the output's two, and the position.
+struct PairAt {
+  std::size_t in0, in1, out0, out1, pair;
+  std::int64_t position;
+};
+
+// Calls f(PairAt) for every rotated pair of every head of a case.
 template <class F>
-void for_each_pair(const RopePlan& plan, std::size_t tokens, std::int64_t heads, F&& f) {
-  for (std::size_t t = 0; t < tokens; ++t) {
-    for (std::int64_t h = 0; h < heads; ++h) {
-      const std::size_t row = (t * heads + h) * plan.head_dim();
+void for_each_pair(const RopePlan& plan, const Case& c, F&& f) {
+  for (std::size_t t = 0; t < c.tokens(); ++t) {
+    for (std::int64_t h = 0; h < c.heads; ++h) {
+      const std::size_t row = (t * c.heads + h) * plan.head_dim();
       for (std::size_t j = 0; j < plan.n_pairs(); ++j) {
-        const std::size_t i0 = row + plan.pair_first(j);
-        f(t, i0, i0 + plan.pair_offset(), j);
+        const auto [i0, i1] = plan.input_channels(j);
+        const auto [o0, o1] = plan.output_channels(j);
+        f(PairAt{row + i0, row + i1, row + o0, row + o1, j, c.position(plan, t, j)});
       }
     }
   }
@@ -146,18 +167,16 @@ TEST_P(RopeProps, PreservesTheNormOfEveryPair) {
     for (const Case& c : gen_cases()) {
       const RopePlan plan(c.params);
       const std::vector<double> y = rotated(plan, c);
-      for_each_pair(
-          plan, c.positions.size(), c.heads,
-          [&](std::size_t t, std::size_t i0, std::size_t i1, std::size_t j) {
-            const double before = plan.attention_factor() * std::hypot(c.x[i0], c.x[i1]);
-            const double after = std::hypot(y[i0], y[i1]);
-            const double b = budget(plan, c.positions[t], j, c.x[i0], c.x[i1]);
-            const double tol = std::sqrt(2.0) * b + 6 * kU64 * before;
-            if (!(std::fabs(after - before) <= tol)) {
-              RC_FAIL(fmt::format("pair {} at p={}: A‖x‖={:.17g} ‖y‖={:.17g}, diff {:.3g} > {:.3g}", j,
-                                  c.positions[t], before, after, std::fabs(after - before), tol));
-            }
-          });
+      for_each_pair(plan, c, [&](const PairAt& at) {
+        const double before = plan.attention_factor() * std::hypot(c.x[at.in0], c.x[at.in1]);
+        const double after = std::hypot(y[at.out0], y[at.out1]);
+        const double b = budget(plan, at.position, at.pair, c.x[at.in0], c.x[at.in1]);
+        const double tol = std::sqrt(2.0) * b + 6 * kU64 * before;
+        if (!(std::fabs(after - before) <= tol)) {
+          RC_FAIL(fmt::format("pair {} at p={}: A‖x‖={:.17g} ‖y‖={:.17g}, diff {:.3g} > {:.3g}", at.pair,
+                              at.position, before, after, std::fabs(after - before), tol));
+        }
+      });
     }
   });
 }
@@ -168,7 +187,7 @@ TEST_P(RopeProps, PreservesTheNormOfEveryPair) {
 // 2·n·2^-53·Σ|a·b|, and the product by A one more rounding.
 TEST_P(RopeProps, InnerProductDependsOnlyOnRelativePosition) {
   PE_RC_CHECK("<R(m)q, R(n)k> = A<R(m-n)q, k> within the contract", [&] {
-    const RopeParams params = gen_params(in().layout);
+    const RopeParams params = gen_params(in().layout, /*text_only=*/true);  // RopeFormProps: per axis
     const RopePlan plan(params);
     const std::int64_t m = *gen_position(max_position()).as("m");
     const std::int64_t n = *gen_position(m).as("n");
@@ -213,16 +232,19 @@ TEST_P(RopeProps, PositionZeroIsTheIdentity) {
     const std::vector<double> y = rotated(plan, c);
     const double A = plan.attention_factor();
     RC_CLASSIFY(A != 1, "attention factor");
-    if (A == 1) {
-      for (std::size_t i = 0; i < y.size(); ++i) RC_ASSERT(y[i] == c.x[i]);
+    if (A == 1) {  // deinterleave's identity moves the pairs to their output channels
+      for_each_pair(plan, c, [&](const PairAt& at) {
+        RC_ASSERT(y[at.out0] == c.x[at.in0]);
+        RC_ASSERT(y[at.out1] == c.x[at.in1]);
+      });
       return;
     }
-    for_each_pair(plan, c.positions.size(), c.heads,
-                  [&](std::size_t, std::size_t i0, std::size_t i1, std::size_t j) {
-                    const double b = budget(plan, 0, j, c.x[i0], c.x[i1]) + kU64 * A * std::fabs(c.x[i0]);
-                    RC_ASSERT(std::fabs(y[i0] - A * c.x[i0]) <= b);
-                    RC_ASSERT(std::fabs(y[i1] - A * c.x[i1]) <= b);
-                  });
+    for_each_pair(plan, c, [&](const PairAt& at) {
+      const double b = budget(plan, 0, at.pair, c.x[at.in0], c.x[at.in1]) +
+                       kU64 * A * std::max(std::fabs(c.x[at.in0]), std::fabs(c.x[at.in1]));
+      RC_ASSERT(std::fabs(y[at.out0] - A * c.x[at.in0]) <= b);
+      RC_ASSERT(std::fabs(y[at.out1] - A * c.x[at.in1]) <= b);
+    });
   });
 }
 
@@ -236,21 +258,19 @@ TEST_P(RopeProps, InverseRotationUndoesForward) {
       TypedBuffer zb = buffer_of(in().dtype, y);
       run_rope(in(), plan, c.positions, c.heads, zb, RopeDirection::Inverse);
       const std::vector<double> z = zb.values();
-      for_each_pair(
-          plan, c.positions.size(), c.heads,
-          [&](std::size_t t, std::size_t i0, std::size_t i1, std::size_t j) {
-            const std::int64_t p = c.positions[t];
-            const double A = plan.attention_factor(), A2 = A * A;
-            const double tol = 2 * A * budget(plan, p, j, c.x[i0], c.x[i1]) +
-                               budget(plan, p, j, y[i0], y[i1]) +
-                               2 * kU64 * A2 * (std::fabs(c.x[i0]) + std::fabs(c.x[i1]));
-            for (std::size_t i : {i0, i1}) {
-              if (!(std::fabs(z[i] - A2 * c.x[i]) <= tol)) {
-                RC_FAIL(fmt::format("pair {} at p={}: A²x={:.17g} back to {:.17g}, diff {:.3g} > {:.3g}", j,
-                                    p, A2 * c.x[i], z[i], std::fabs(z[i] - A2 * c.x[i]), tol));
-              }
-            }
-          });
+      for_each_pair(plan, c, [&](const PairAt& at) {
+        const std::int64_t p = at.position;
+        const double A = plan.attention_factor(), A2 = A * A;
+        const double tol = 2 * A * budget(plan, p, at.pair, c.x[at.in0], c.x[at.in1]) +
+                           budget(plan, p, at.pair, y[at.out0], y[at.out1]) +
+                           2 * kU64 * A2 * (std::fabs(c.x[at.in0]) + std::fabs(c.x[at.in1]));
+        for (std::size_t i : {at.in0, at.in1}) {  // back where the input was
+          if (!(std::fabs(z[i] - A2 * c.x[i]) <= tol)) {
+            RC_FAIL(fmt::format("pair {} at p={}: A²x={:.17g} back to {:.17g}, diff {:.3g} > {:.3g}", at.pair, p,
+                                A2 * c.x[i], z[i], std::fabs(z[i] - A2 * c.x[i]), tol));
+          }
+        }
+      });
     }
   });
 }
@@ -261,7 +281,7 @@ TEST_P(RopeProps, EveryBatchLayoutRotatesEachRowAlike) {
   PE_RC_CHECK("rows rotate alike wherever the strides put them; elements between rows untouched", [&] {
     // At least 2 tokens and 2 heads, so that every stride is used.
     Case c;
-    c.params = gen_params(in().layout);
+    c.params = gen_params(in().layout, /*text_only=*/true);
     c.positions = *gen_positions(max_position(), 3).as("positions");
     c.positions.push_back(std::min(c.positions.back() + 1, max_position()));
     c.heads = *rc::gen::inRange<std::int64_t>(2, 4).as("heads");
@@ -314,19 +334,22 @@ TEST_P(RopeProps, EveryBatchLayoutRotatesEachRowAlike) {
 }
 
 TEST_P(RopeProps, ChannelsBeyondRotaryDimAreUntouched) {
-  PE_RC_CHECK("channels >= rotary_dim keep their bits", [&] {
+  PE_RC_CHECK("channels outside [rotary_offset, rotary_offset + rotary_dim) keep their bits", [&] {
     for (const Case& c : gen_cases()) {
       const RopePlan plan(c.params);
       TypedBuffer y = buffer_of(in().dtype, c.x);
       const TypedBuffer before = y;
       run_rope(in(), plan, c.positions, c.heads, y);
-      const std::size_t w = size_of(in().dtype), hd = plan.head_dim(), rd = plan.rotary_dim();
-      RC_CLASSIFY(rd < hd, "partial rotary");
+      const std::size_t w = size_of(in().dtype), hd = plan.head_dim();
+      RC_CLASSIFY(plan.rotary_dim() < hd, "partial rotary");
       const auto was = before.bytes(), now = y.bytes();
-      for (std::size_t row = 0; row < c.positions.size() * c.heads; ++row) {
-        const auto from = static_cast<std::ptrdiff_t>((row * hd + rd) * w),
-                   to = static_cast<std::ptrdiff_t>((row + 1) * hd * w);
-        RC_ASSERT(std::equal(was.begin() + from, was.begin() + to, now.begin() + from));
+      for (std::size_t row = 0; row < c.tokens() * c.heads; ++row) {
+        for (std::size_t ch = 0; ch < hd; ++ch) {
+          if (!plan.passes_through(ch)) continue;
+          const auto from = static_cast<std::ptrdiff_t>((row * hd + ch) * w);
+          RC_ASSERT(std::equal(was.begin() + from, was.begin() + from + static_cast<std::ptrdiff_t>(w),
+                               now.begin() + from));
+        }
       }
     }
   });
@@ -339,7 +362,7 @@ class RopeLayoutProps : public RopeProps {};
 
 TEST_P(RopeLayoutProps, InterleavedEqualsHalfSplitUnderPermutation) {
   PE_RC_CHECK("P·R_interleaved(p)x = R_halfsplit(p)(P·x) within the contract", [&] {
-    Case c = gen_case();
+    Case c = gen_case(3, /*text_only=*/true);
     const RopePlan il(c.params);
     RopeParams hs_params = c.params;
     hs_params.layout = Layout::HalfSplit;

@@ -64,6 +64,18 @@ rc::Gen<double> gen_base();
 rc::Gen<RopeScaling> gen_scaling_of(RopeScalingType type, std::int64_t rotary_dim);
 // Any method (none a third of the time), as gen_scaling_of.
 rc::Gen<RopeScaling> gen_scaling(std::int64_t rotary_dim);
+// A rotary form for params (head_dim, rotary_dim, layout and scaling already drawn), written into it:
+// text RoPE half the time (its rotary channels moved to the end of the head, DeepSeek MLA's place,
+// when they do not fill it), M-RoPE (3 or 4 sections of any sizes summing to rotary_dim/2, zeros
+// included, sectioned or interleaved) and 2-D vision (qwen2vl, pixtral: the whole head, unscaled;
+// M-RoPE instead when head_dim is not a multiple of 4). An interleaved layout becomes deinterleave a
+// third of the time. Classifies the case by form.
+void draw_rope_form(RopeParams& params);
+// "M-RoPE interleaved", "vision pixtral", "text, rotary at 8", ...: the RC_CLASSIFY label.
+std::string form_class(const RopeParams& params);
+// Positions [n_axes][tokens] (tokens in [1, max_tokens]): each axis from gen_position.
+rc::Gen<std::vector<std::int64_t>> gen_axes_positions(std::size_t n_axes, std::int64_t max_position,
+                                                      std::size_t max_tokens);
 // NTK with s < 1 lowers the base to b·s^(d/(d-2)); raises params.base so that it stays >= 1.5.
 void keep_ntk_base_above_one(RopeParams& params);
 // A finite value of `type` with |v| <= max_abs, from sign, exponent and significand bits: zeros,

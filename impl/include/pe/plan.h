@@ -116,6 +116,10 @@ class RopePlan {
   std::size_t n_axes() const noexcept { return n_axes_; }
   std::size_t axis_of_pair(std::size_t j) const noexcept { return axis_.empty() ? 0 : axis_[j]; }
   std::size_t axis_run(std::size_t j) const noexcept { return axis_.empty() ? n_pairs() - j : run_[j]; }
+  // Pair j's unscaled frequency is base'^(-2·index/dim) (pe/rope_form.h): (j, rotary_dim) but for vision.
+  FrequencyIndex frequency_index(std::size_t j) const noexcept {
+    return pe::frequency_index(params_.form, n_pairs(), j);
+  }
   // θ'_j = g_j·base'^(-2j/rotary_dim), j < rotary_dim/2, the scaled frequency
   // (pe/detail/rope_scaling_math.h), formed in long double and rounded once: relative error as
   // SinusoidalPlan::inv_freq.

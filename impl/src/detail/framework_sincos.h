@@ -10,8 +10,14 @@
 
 namespace pe::detail {
 
+// Each pair's frequency is base^(-2·index/dim): (i, dim) for tables, the form's for RoPE (vision forms
+// index their own frequency tables, pe/rope_form.h).
 inline std::size_t frequency_dim(const SinusoidalPlan& plan) noexcept { return plan.dim(); }
-inline std::size_t frequency_dim(const RopePlan& plan) noexcept { return plan.rotary_dim(); }
+inline std::size_t frequency_dim(const RopePlan& plan) noexcept { return plan.frequency_index(0).dim; }
+inline std::size_t frequency_of(const SinusoidalPlan&, std::size_t i) noexcept { return i; }
+inline std::size_t frequency_of(const RopePlan& plan, std::size_t j) noexcept {
+  return plan.frequency_index(j).index;
+}
 // The base the framework's own power formula is fed (RoPE: the NTK/dynamic base' of pe/plan.h), and
 // the per-pair gain it then applies as one float32 multiplication (1 for tables and unscaled RoPE).
 inline double formula_base(const SinusoidalPlan& plan) noexcept { return plan.params().base; }
@@ -41,7 +47,7 @@ struct TorchTutorialSinCos {
 struct HfRopeSinCos {
   const RopePlan& plan;
   void operator()(std::int64_t p, std::size_t j, float& s, float& c) const noexcept {
-    const float exponent = static_cast<float>(2 * j) / static_cast<float>(plan.rotary_dim());
+    const float exponent = static_cast<float>(2 * frequency_of(plan, j)) / static_cast<float>(frequency_dim(plan));
     float inv_freq = 1.0f / std::pow(static_cast<float>(formula_base(plan)), exponent);
     const float gain = formula_gain(plan, j);
     if (gain != 1.0f) inv_freq *= gain;
@@ -71,7 +77,8 @@ struct CachedHfRopeSinCos {
 
 // llama.cpp's CPU rope (ggml_rope_cache_init): theta_scale = powf(base, -2.0f/n_dims), theta = p,
 // and theta *= theta_scale after each pair, all in float. Called with ascending pairs per position
-// it follows the recurrence; any other call order replays it from pair 0. Scaled RoPE plans: the
+// it follows the recurrence; any other call order replays it from pair 0 (a vision form's pairs
+// replay from their own frequency index: ggml's VISION mode restarts the recurrence per axis). Scaled RoPE plans: the
 // NTK/dynamic base' as llama.cpp's rope_freq_base, and the gain as its freq_factors path
 // (theta/freq_factor, here one float multiplication by fl(g_j)) for every method; llama.cpp's own
 // YaRN blends extrapolated and interpolated angles per position instead (same value in exact
@@ -83,9 +90,10 @@ struct GgmlSinCos {
         theta_scale(
             std::pow(static_cast<float>(formula_base(p)), -2.0f / static_cast<float>(frequency_dim(p)))) {}
   void operator()(std::int64_t p, std::size_t i, float& s, float& c) noexcept {
-    if (p != position || i != next) {
+    const std::size_t k_i = frequency_of(plan, i);
+    if (p != position || k_i != next) {
       theta = static_cast<float>(p);
-      for (std::size_t k = 0; k < i; ++k) theta *= theta_scale;
+      for (std::size_t k = 0; k < k_i; ++k) theta *= theta_scale;
       position = p;
     }
     const float gain = formula_gain(plan, i);
@@ -93,7 +101,7 @@ struct GgmlSinCos {
     s = std::sin(angle);
     c = std::cos(angle);
     theta *= theta_scale;
-    next = i + 1;
+    next = k_i + 1;
   }
 
   const Plan& plan;
