@@ -196,7 +196,30 @@ enum class RopeBug {
   IgnoresDirectionUnlessSorted,  // a sorted-positions fast path honours it, the general path does not
   SkipsLastPairOfTail,           // pairs in blocks of 8, the last pair of a partial block dropped
   TouchesPassThrough,            // the first pass-through channel moved by one ulp
+  RotaryAtStart,                 // DeepSeek MLA's rotary channels taken from the start of the head
+  MropeInterleaveShifted,        // interleaved M-RoPE's t/h/w rule read at j + 1 (j%3 shifted)
 };
+
+// Pair j reads the axis interleaved M-RoPE gives pair j + 1 (any other form: its own axis), in double.
+void rotate_shifted(const RopePlan& plan, const RopeBatch& batch, RopeDirection direction, double* data) {
+  const RopeForm& form = plan.params().form;
+  const bool shifted = !form.mrope_section.empty() && form.mrope_layout == MropeLayout::Interleaved;
+  for (std::size_t t = 0; t < batch.tokens(); ++t) {
+    for (std::size_t h = 0; h < batch.heads; ++h) {
+      double* row = data + batch.row(t, h);
+      for (std::size_t j = 0; j < plan.n_pairs(); ++j) {
+        const std::size_t axis = shifted ? axis_of_pair(form, plan.n_pairs(), j + 1) : plan.axis_of_pair(j);
+        double phi = static_cast<double>(batch.position(t, axis)) * plan.inv_freq()[j];
+        if (direction == RopeDirection::Inverse) phi = -phi;
+        const double c = std::cos(phi) * plan.attention_factor(), s = std::sin(phi) * plan.attention_factor();
+        const auto [i0, i1] = plan.input_channels(j);
+        const double a = row[i0], b = row[i1];
+        row[i0] = a * c - b * s;
+        row[i1] = a * s + b * c;
+      }
+    }
+  }
+}
 
 template <RopeBug kBug>
 class RopeMutant final : public RopeVariant {
@@ -209,7 +232,8 @@ class RopeMutant final : public RopeVariant {
       params.layout = params.layout == Layout::Interleaved ? Layout::HalfSplit : Layout::Interleaved;
     }
     if (kBug == RopeBug::RotatesPastRotaryDim) {
-      params.rotary_dim = params.head_dim;
+      params.rotary_dim = params.head_dim - params.rotary_offset;
+      params.form.mrope_section.clear();  // sections of the old rotary_dim no longer sum to it
       for (auto* list :
            {&params.scaling.short_factor, &params.scaling.long_factor}) {  // LongRoPE's: one a pair
         if (!list->empty()) list->resize(static_cast<std::size_t>(params.head_dim / 2), list->back());
@@ -217,6 +241,7 @@ class RopeMutant final : public RopeVariant {
     }
     if (kBug == RopeBug::IgnoresDirection) direction = RopeDirection::Forward;
     if (kBug == RopeBug::IgnoresScaling) params.scaling = {};
+    if (kBug == RopeBug::RotaryAtStart) params.rotary_offset = 0;
     if (kBug == RopeBug::IgnoresDirectionUnlessSorted &&
         !std::is_sorted(batch.positions.begin(), batch.positions.end())) {
       direction = RopeDirection::Forward;
@@ -224,7 +249,9 @@ class RopeMutant final : public RopeVariant {
     // Mutants may allocate: they exist only to be caught.
     const RopePlan used(params);
     auto* data = static_cast<double*>(x.data);
-    if constexpr (kBug == RopeBug::ExponentOverHeadDim) {
+    if constexpr (kBug == RopeBug::MropeInterleaveShifted) {
+      rotate_shifted(used, batch, direction, data);
+    } else if constexpr (kBug == RopeBug::ExponentOverHeadDim) {
       detail::rotate<double>(used, batch, direction, data, ExponentOverHeadDim{used});
     } else if constexpr (kBug == RopeBug::SkipsLastPairOfTail || kBug == RopeBug::TouchesPassThrough) {
       std::vector<double> saved(batch.tokens() * batch.heads * 2);
@@ -278,6 +305,9 @@ const Registrar r14{
     std::make_unique<RopeMutant<RopeBug::SkipsLastPairOfTail>>("rope.mutant_skips_tail_pair")};
 const Registrar r15{
     std::make_unique<RopeMutant<RopeBug::TouchesPassThrough>>("rope.mutant_touches_pass_through")};
+const Registrar r16{std::make_unique<RopeMutant<RopeBug::RotaryAtStart>>("rope.mutant_rotary_at_start")};
+const Registrar r17{
+    std::make_unique<RopeMutant<RopeBug::MropeInterleaveShifted>>("rope.mutant_mrope_interleave_shifted")};
 
 }  // namespace
 }  // namespace pe

@@ -40,12 +40,17 @@ struct Backend {
   const RopePlan& plan;
   Eigen::Map<const Eigen::ArrayXd> theta{plan.inv_freq().data(), static_cast<Eigen::Index>(plan.n_pairs())};
 
+  // The angles padded with zeros to a multiple of 16 floats, so that every pair takes Eigen's packet
+  // sin/cos and none its scalar remainder (std::sin): a pair's bits do not depend on where its chunk
+  // starts (M-RoPE's sections cut chunks anywhere).
   void sincos(std::int64_t p, std::size_t j0, std::size_t n, float* s, float* c) const {
     const auto m = static_cast<Eigen::Index>(n);
-    const detail::ChunkF angle =
-        static_cast<float>(p) * theta.segment(static_cast<Eigen::Index>(j0), m).cast<float>();
-    Eigen::Map<Eigen::ArrayXf>(s, m) = angle.sin();
-    Eigen::Map<Eigen::ArrayXf>(c, m) = angle.cos();
+    const Eigen::Index padded = (m + 15) / 16 * 16;
+    detail::ChunkF angle = detail::ChunkF::Zero(padded);
+    angle.head(m) = static_cast<float>(p) * theta.segment(static_cast<Eigen::Index>(j0), m).cast<float>();
+    const detail::ChunkF sin = angle.sin(), cos = angle.cos();
+    Eigen::Map<Eigen::ArrayXf>(s, m) = sin.head(m);
+    Eigen::Map<Eigen::ArrayXf>(c, m) = cos.head(m);
   }
 
   void rotate(float* const* rows, std::size_t n_rows, std::size_t j0, std::size_t n, const float* s_in,
