@@ -9,6 +9,7 @@
 #include "common.h"
 #include "diagnose.h"
 #include "error_bands.h"
+#include "form_options.h"
 #include "npy.h"
 #include "pe/harness/measure.h"
 #include "pe/pe.h"
@@ -24,6 +25,7 @@ struct CheckOptions {
   double base = 10000.0, max_abs = 0;
   bool heads_first = false, has_max_abs = false;
   ScalingFlags scaling;
+  FormFlags form;
 };
 
 // A budget with the words that say where it came from.
@@ -104,6 +106,7 @@ Layout layout_for(const CheckOptions& o, Family family) {
 
 int check_sinusoidal(const CheckOptions& o) {
   reject_scaling_flags(o.scaling, "RoPE scaling applies to --family rope only");
+  reject_form_flags(o.form, "rotary forms apply to --family rope only");
   if (o.table.empty()) throw UsageError("TABLE: give the .npy table to check");
   const NpyArray a = load(o.table, o.dtype, "TABLE");
   const auto positions = positions_from(o.positions, o.positions_file);
@@ -140,17 +143,20 @@ int check_rope(const CheckOptions& o) {
     throw UsageError("--input and --output: RoPE needs both .npy files");
   const NpyArray xa = load(o.input, o.dtype, "--input"), ya = load(o.output, o.dtype, "--output");
   if (xa.shape != ya.shape) throw UsageError("--output: shape differs from --input's");
-  const auto positions = positions_from(o.positions, o.positions_file);
-  const RopeBatch batch = rope_batch_of(xa.shape, positions, o.heads_first, o.input);
-  const std::vector<double>& x = xa.values;
-  const std::vector<double>& y = ya.values;
-  const std::size_t heads = batch.heads;
   const std::size_t hd = xa.shape.back();
   if (o.head_dim != 0 && static_cast<std::size_t>(o.head_dim) != hd)
     throw UsageError(fmt::format("--head-dim: {} given, the data's last axis is {}", o.head_dim, hd));
   const auto head_dim = static_cast<std::int64_t>(hd);
-  const RopeParams params{head_dim, rotary_dim_for(o.scaling, head_dim, o.rotary_dim, "--rotary-dim"), o.base,
-                          layout_for(o, Family::Rope), to_rope_scaling(o.scaling)};
+  const RopeParams params =
+      with_form({head_dim, rotary_dim_for(o.scaling, head_dim, o.rotary_dim, "--rotary-dim"), o.base,
+                 layout_for(o, Family::Rope), to_rope_scaling(o.scaling)},
+                o.form);
+  const std::size_t axes = n_axes(params.form);
+  const auto positions = axis_positions_from(o.positions, o.positions_file, axes, axes_flag(o.form));
+  const RopeBatch batch = rope_batch_of(xa.shape, positions, o.heads_first, o.input, axes);
+  const std::vector<double>& x = xa.values;
+  const std::vector<double>& y = ya.values;
+  const std::size_t heads = batch.heads;
   const RopePlan plan = rope_plan(params);
   const Budget budget = budget_for(o, Family::Rope, ya.dtype);
   if (budget.contract != nullptr && plan.effective_base() > budget.contract->max_base) {
@@ -159,21 +165,24 @@ int check_rope(const CheckOptions& o) {
         "for it\n",
         plan.effective_base(), budget.contract->max_base);
   }
-  fmt::print("checking {} -> {}: {} tokens x {} heads x head_dim {} (rotary {}), {}, {}, base {:g}{}\n",
-             o.input, o.output, positions.size(), heads, hd, plan.rotary_dim(), to_string(ya.dtype),
-             to_string(params.layout), params.base,
+  const std::string form = describe_form(params);
+  fmt::print("checking {} -> {}: {} tokens x {} heads x head_dim {} (rotary {}{}), {}, {}, base {:g}{}\n",
+             o.input, o.output, batch.tokens(), heads, hd, plan.rotary_dim(), form.empty() ? "" : ", " + form,
+             to_string(ya.dtype), to_string(params.layout), params.base,
              params.scaling.type == RopeScalingType::None
                  ? ""
                  : ", scaling " + describe_scaling(params.scaling, plan));
 
   harness::Measurement bands;
-  Progress progress("check", positions.size());
+  Progress progress("check", batch.tokens());
   harness::measure_rope(params, batch, x, y, budget, [&](const harness::ElementRecord& e) {
     progress.update(static_cast<std::size_t>(e.row));
     bands.add(e);
   });
   print_verdict(bands, budget);
-  const Convention given{params.layout, params.base};
+  Convention given{params.layout, params.base};
+  given.form = params.form;
+  given.rotary_offset = params.rotary_offset;
   // The conventions are modelled without scaling: against scaled data every candidate would be off
   // by the scaling itself and the ranking would name a wrong convention.
   if (!bands.pass() && bands.max_abs() >= 1e-3) {
@@ -182,7 +191,7 @@ int check_rope(const CheckOptions& o) {
           "\ndiagnosis skipped: the known conventions are modelled without RoPE scaling (--scaling {})\n",
           to_string(params.scaling.type));
     } else {
-      print_diagnosis(diagnose_rope({x, y, batch, hd, plan.rotary_dim()}, positions, given), given, bands);
+      print_diagnosis(diagnose_rope({x, y, batch, hd, plan.rotary_dim()}, given), given, bands);
     }
   }
   return bands.pass() ? kOk : kCheckFailed;
@@ -205,14 +214,15 @@ void add_check(CLI::App& app, int& exit_code) {
   cmd->add_option("--family", o->family, "sinusoidal or rope")->required();
   cmd->add_option("--input", o->input, "RoPE: q or k before rotation (.npy, [tokens, heads, head_dim])");
   cmd->add_option("--output", o->output, "RoPE: the same after rotation (.npy)");
-  cmd->add_option("--positions", o->positions, "Half-open range A:B, one per row/token");
-  cmd->add_option("--positions-file", o->positions_file, ".npy of integers, or a text file of them");
+  cmd->add_option("--positions", o->positions, "Half-open range A:B, one per row/token (every axis)");
+  cmd->add_option("--positions-file", o->positions_file,
+                  ".npy of integers ([n_axes, T] for M-RoPE and vision), or a text file of them");
   cmd->add_option("--dim", o->dim, "Sinusoidal: model dimension (default: the table's width)");
   cmd->add_option("--head-dim", o->head_dim, "RoPE: head dimension (default: the data's last axis)");
   cmd->add_option("--rotary-dim", o->rotary_dim, "RoPE: channels rotated (default: all)");
   cmd->add_option("--base", o->base, "Frequency base")->capture_default_str();
   cmd->add_option("--layout", o->layout,
-                  "interleaved|concatenated (sinusoidal), interleaved|halfsplit (rope)");
+                  "interleaved|concatenated (sinusoidal), interleaved|halfsplit|deinterleave (rope)");
   cmd->add_option("--dtype", o->dtype, "Element type; bf16 reads 16-bit integers as bfloat16 bits");
   cmd->add_flag("--heads-first", o->heads_first,
                 "RoPE data is [heads, tokens, head_dim] (as in Hugging Face)");
@@ -221,6 +231,7 @@ void add_check(CLI::App& app, int& exit_code) {
       "--contract", o->contract,
       "Budget: a registered variant's contract (default: <family>.scalar_f32, or scalar_f64 for f64 data)");
   add_scaling_options(*cmd, o->scaling);
+  add_form_options(*cmd, o->form);
   cmd->callback([o, cmd, max_abs, &exit_code] {
     o->has_max_abs = max_abs->count() > 0;
     o->scaling.given = given_scaling_flags(*cmd);

@@ -110,17 +110,22 @@ std::vector<std::int64_t> positions_from(const std::string& range, const std::st
 }
 
 RopeBatch rope_batch_of(std::vector<std::size_t> s, const std::vector<std::int64_t>& positions,
-                        bool heads_first, const std::string& name) {
+                        bool heads_first, const std::string& name, std::size_t n_axes) {
   const std::size_t rank = s.size();
   if (s.size() == 4 && s[0] == 1) s.erase(s.begin());
   if (s.size() == 2) s.insert(s.begin() + (heads_first ? 0 : 1), 1);
   if (s.size() != 3)
     throw UsageError(fmt::format("{}: expected [tokens, (heads,) head_dim], shape has rank {}", name, rank));
   const std::size_t t = heads_first ? s[1] : s[0], heads = heads_first ? s[0] : s[1];
-  if (t != positions.size())
-    throw UsageError(fmt::format("{}: {} tokens, the positions are {}", name, t, positions.size()));
-  return heads_first ? RopeBatch::heads_first(positions, heads, s[2])
-                     : RopeBatch::tokens_first(positions, heads, s[2]);
+  const std::size_t tokens = positions.size() / n_axes;
+  if (t != tokens)
+    throw UsageError(fmt::format("{}: {} tokens, the positions are {}{}", name, t, tokens,
+                                 n_axes > 1 ? fmt::format(" per axis ({} axes)", n_axes) : ""));
+  RopeBatch b = heads_first ? RopeBatch::heads_first(std::span(positions).first(tokens), heads, s[2])
+                            : RopeBatch::tokens_first(std::span(positions).first(tokens), heads, s[2]);
+  b.positions = positions;
+  b.n_axes = n_axes;
+  return b;
 }
 
 std::size_t output_values(std::initializer_list<std::pair<const char*, std::size_t>> dims,

@@ -27,8 +27,9 @@ std::size_t output_values(std::initializer_list<std::pair<const char*, std::size
 // The batch view of RoPE data of this shape: [T, D], [T, heads, D], [1, T, heads, D]; with heads_first
 // [heads, T, D] or [1, heads, T, D] (Hugging Face's), read in place. Throws UsageError naming `name`
 // for another rank or a token count other than positions.size().
+// Positions are [n_axes][tokens].
 RopeBatch rope_batch_of(std::vector<std::size_t> shape, const std::vector<std::int64_t>& positions,
-                        bool heads_first, const std::string& name);
+                        bool heads_first, const std::string& name, std::size_t n_axes = 1);
 std::vector<std::int64_t> positions_from(const std::string& range, const std::string& file);
 
 // The whole file; throws UsageError naming `what` when it cannot be read.

@@ -4,7 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <set>
+
+#include "pe/errors.h"
+#include "pe/plan.h"
 
 namespace pe::cli {
 namespace {
@@ -16,6 +20,8 @@ std::vector<std::size_t> spread(std::size_t n, std::size_t at_most) {
     s.insert(k * (n - 1) / std::max<std::size_t>(1, std::min(n, at_most) - 1));
   return {s.begin(), s.end()};
 }
+
+std::string axis_name(std::size_t a) { return std::string(1, "thwe"[a]); }
 
 long double inv_freq(const Convention& c, std::size_t i, std::size_t dim) {
   const long double half = static_cast<long double>(dim / 2);
@@ -31,17 +37,26 @@ std::vector<Convention> candidates(const Convention& given, bool rope) {
   for (double b : {1e4, 1e5, 5e5, 1e6, 1e7}) {
     if (b != given.base) bases.push_back(b);
   }
-  const Layout other =
-      rope ? (given.layout == Layout::Interleaved ? Layout::HalfSplit : Layout::Interleaved)
-           : (given.layout == Layout::Interleaved ? Layout::Concatenated : Layout::Interleaved);
+  std::vector<Layout> layouts = {given.layout};
+  for (Layout l : rope ? std::vector<Layout>{Layout::HalfSplit, Layout::Interleaved, Layout::Deinterleave}
+                       : std::vector<Layout>{Layout::Interleaved, Layout::Concatenated}) {
+    if (l != given.layout) layouts.push_back(l);
+  }
   std::vector<Convention> out;
-  for (Layout layout : {given.layout, other}) {
+  for (Layout layout : layouts) {
     for (bool swapped : {false, true}) {
       for (bool t2t : {false, true}) {
         for (std::int64_t shift : {0, 1, -1, 2, -2}) {
           for (double base : bases) {
             for (bool inverse : rope ? std::vector<bool>{false, true} : std::vector<bool>{false}) {
-              out.push_back({layout, base, swapped, t2t, shift, inverse});
+              Convention c = given;
+              c.layout = layout;
+              c.base = base;
+              c.swapped = swapped;
+              c.t2t_exponent = t2t;
+              c.shift = shift;
+              c.inverse = inverse;
+              out.push_back(c);
             }
           }
         }
@@ -69,6 +84,33 @@ std::string describe(const Convention& c, const Convention& given) {
     parts.push_back(fmt::format("positions shifted by {:+} (row for p holds p{:+})", c.shift, c.shift));
   if (c.base != given.base) parts.push_back(fmt::format("base {:g} (given: {:g})", c.base, given.base));
   if (c.inverse) parts.push_back("inverse rotation (angle negated)");
+  if (c.rotary_offset != given.rotary_offset) {
+    parts.push_back(fmt::format("rotary channels at the {} (offset {}; given: {})",
+                                c.rotary_offset < given.rotary_offset ? "start" : "end", c.rotary_offset,
+                                given.rotary_offset));
+  }
+  if (c.one_d) parts.push_back("M-RoPE run as 1-D RoPE on the t positions");
+  if (!c.one_d && c.form.mrope_layout != given.form.mrope_layout && !given.form.mrope_section.empty()) {
+    parts.push_back(fmt::format("M-RoPE {} (given: {})", to_string(c.form.mrope_layout),
+                                to_string(given.form.mrope_layout)));
+  }
+  if (!c.one_d && c.axes != given.axes) {
+    const std::size_t n = n_axes(given.form);
+    std::vector<std::size_t> moved;
+    for (std::size_t a = 0; a < n; ++a) {
+      if (c.axes[a] != a) moved.push_back(a);
+    }
+    const auto name = [&](std::size_t a) {
+      return given.form.vision != VisionRope::None ? std::string(a == 0 ? "h" : "w") : axis_name(a);
+    };
+    if (moved.size() == 2) {
+      parts.push_back(fmt::format("axes {} and {} swapped", name(moved[0]), name(moved[1])));
+    } else {
+      std::string order;
+      for (std::size_t a = 0; a < n; ++a) order += (a == 0 ? "" : ", ") + name(c.axes[a]);
+      parts.push_back(fmt::format("axes read in the order ({})", order));
+    }
+  }
   if (parts.empty()) return "the conventions given";
   std::string s;
   for (const std::string& p : parts) s += (s.empty() ? "" : "; ") + p;
@@ -101,34 +143,97 @@ std::vector<Fit> diagnose_sinusoidal(const std::vector<double>& table, std::size
   return ranked(fits);
 }
 
-std::vector<Fit> diagnose_rope(const RopeData& d, const std::vector<std::int64_t>& positions,
-                               const Convention& given) {
-  const std::size_t half = d.rotary_dim / 2;
-  const auto tokens = spread(d.batch.tokens(), 32);
-  const auto heads = spread(d.batch.heads, 2);
-  const auto pairs = spread(half, 64);
-  std::vector<Fit> fits;
-  for (const Convention& c : candidates(given, true)) {
-    double worst = 0;
-    for (std::size_t t : tokens) {
-      const auto p = static_cast<long double>(positions[t] + c.shift);
-      for (std::size_t h : heads) {
-        const std::size_t row = d.batch.row(t, h);
-        for (std::size_t j : pairs) {
-          const long double phi = (c.inverse ? -p : p) * inv_freq(c, j, d.rotary_dim);
-          long double s = std::sin(phi), co = std::cos(phi);
-          if (c.swapped) std::swap(s, co);
-          const std::size_t a = row + (c.layout == Layout::Interleaved ? 2 * j : j);
-          const std::size_t b = row + (c.layout == Layout::Interleaved ? 2 * j + 1 : half + j);
-          const long double xa = d.x[a], xb = d.x[b];
-          const double e1 = std::fabs(d.y[a] - static_cast<double>(xa * co - xb * s));
-          const double e2 = std::fabs(d.y[b] - static_cast<double>(xb * co + xa * s));
-          worst = std::max({worst, std::isnan(e1) ? INFINITY : e1, std::isnan(e2) ? INFINITY : e2});
-        }
+namespace {
+
+// A candidate's model of the data: the plan of its form, layout, base and offset, each pair's
+// position from the data's axis the candidate reads, in long double. Candidates whose plan is
+// invalid for the data (sections of another rotary dim) are skipped.
+double rope_residual(const RopeData& d, const Convention& c, const std::vector<std::size_t>& tokens,
+                     const std::vector<std::size_t>& heads) {
+  RopeParams params{static_cast<std::int64_t>(d.head_dim), static_cast<std::int64_t>(d.rotary_dim), c.base,
+                    c.layout};
+  params.form = c.one_d ? RopeForm{} : c.form;
+  params.rotary_offset = c.rotary_offset;
+  std::optional<RopePlan> plan;
+  try {
+    plan.emplace(params);
+  } catch (const InvalidArgument&) {
+    return INFINITY;
+  }
+  const std::size_t half = plan->n_pairs();
+  double worst = 0;
+  for (std::size_t t : tokens) {
+    for (std::size_t h : heads) {
+      const std::size_t row = d.batch.row(t, h);
+      for (std::size_t j : spread(half, 64)) {
+        const std::size_t axis = c.axes[plan->axis_of_pair(j)];
+        if (axis >= d.batch.n_axes) return INFINITY;
+        const auto p = static_cast<long double>(d.batch.position(t, axis) + c.shift);
+        const long double w = c.t2t_exponent ? inv_freq(c, j, d.rotary_dim) : plan->inv_freq()[j];
+        const long double phi = (c.inverse ? -p : p) * w;
+        long double s = std::sin(phi), co = std::cos(phi);
+        if (c.swapped) std::swap(s, co);
+        const auto [i0, i1] = plan->input_channels(j);
+        const auto [o0, o1] = plan->output_channels(j);
+        const long double xa = d.x[row + i0], xb = d.x[row + i1];
+        const double e1 = std::fabs(d.y[row + o0] - static_cast<double>(xa * co - xb * s));
+        const double e2 = std::fabs(d.y[row + o1] - static_cast<double>(xb * co + xa * s));
+        worst = std::max({worst, std::isnan(e1) ? INFINITY : e1, std::isnan(e2) ? INFINITY : e2});
       }
     }
-    fits.push_back({c, worst});
   }
+  return worst;
+}
+
+// The form's alternatives at the given base, direction and positions: other pairings, the rotary
+// channels at the other end, M-RoPE's other layout, every permutation of the axes, 1-D on t.
+std::vector<Convention> form_candidates(const Convention& given, std::size_t head_dim, std::size_t rotary_dim) {
+  std::vector<std::int64_t> offsets = {given.rotary_offset};
+  if (given.rotary_offset != 0) offsets.push_back(0);
+  if (given.rotary_offset == 0 && rotary_dim < head_dim) offsets.push_back(static_cast<std::int64_t>(head_dim - rotary_dim));
+  std::vector<MropeLayout> mrope_layouts = {given.form.mrope_layout};
+  if (!given.form.mrope_section.empty()) {
+    mrope_layouts.push_back(given.form.mrope_layout == MropeLayout::Sectioned ? MropeLayout::Interleaved
+                                                                             : MropeLayout::Sectioned);
+  }
+  const std::size_t axes = std::min<std::size_t>(n_axes(given.form), 4);
+  std::vector<Convention> out;
+  for (Layout layout : {Layout::HalfSplit, Layout::Interleaved, Layout::Deinterleave}) {
+    for (std::int64_t offset : offsets) {
+      Convention c = given;
+      c.layout = layout;
+      c.rotary_offset = offset;
+      if (axes > 1) {
+        Convention flat = c;
+        flat.one_d = true;
+        out.push_back(flat);
+      }
+      for (MropeLayout ml : mrope_layouts) {
+        c.form.mrope_layout = ml;
+        std::array<std::uint8_t, 4> perm = {0, 1, 2, 3};
+        do {
+          c.axes = perm;
+          out.push_back(c);
+        } while (std::next_permutation(perm.data(), perm.data() + axes));
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Fit> diagnose_rope(const RopeData& d, const Convention& given) {
+  const auto tokens = spread(d.batch.tokens(), 32);
+  const auto heads = spread(d.batch.heads, 2);
+  std::vector<Convention> all;
+  for (Convention c : candidates(given, true)) {
+    if (c.t2t_exponent && !given.form.is_text()) continue;  // the exponent mistake of text tables
+    all.push_back(c);
+  }
+  for (const Convention& c : form_candidates(given, d.head_dim, d.rotary_dim)) all.push_back(c);
+  std::vector<Fit> fits;
+  for (const Convention& c : all) fits.push_back({c, rope_residual(d, c, tokens, heads)});
   return ranked(fits);
 }
 

@@ -4,11 +4,13 @@
 // combination on a sample of the data in long double and ranks them by their residual.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "pe/batch.h"
+#include "pe/rope_form.h"
 #include "pe/types.h"
 
 namespace pe::cli {
@@ -20,6 +22,13 @@ struct Convention {
   bool t2t_exponent = false;  // inv_freq_i = base^(-i/(d/2-1))
   std::int64_t shift = 0;     // data row for position p holds position p + shift
   bool inverse = false;       // RoPE: rotated by -angle
+  // RoPE's rotary forms: the form and the first rotary channel; `axes[a]` is the data's axis that
+  // the form's axis a reads (a permutation: h and w swapped, ...); `one_d`: every pair reads axis 0
+  // (M-RoPE run as 1-D RoPE on the t positions).
+  RopeForm form{};
+  std::int64_t rotary_offset = 0;
+  std::array<std::uint8_t, 4> axes = {0, 1, 2, 3};
+  bool one_d = false;
 };
 
 // How `c` differs from `given`, in words ("layout concatenated (given: interleaved); ...").
@@ -35,12 +44,13 @@ std::vector<Fit> diagnose_sinusoidal(const std::vector<double>& table, std::size
                                      const std::vector<std::int64_t>& positions, const Convention& given);
 
 struct RopeData {
-  const std::vector<double>& x;  // rows where `batch` puts them (its positions are not read)
+  const std::vector<double>& x;  // rows where `batch` puts them; positions [n_axes][tokens]
   const std::vector<double>& y;
   RopeBatch batch;
   std::size_t head_dim, rotary_dim;
 };
-std::vector<Fit> diagnose_rope(const RopeData& data, const std::vector<std::int64_t>& positions,
-                               const Convention& given);
+// Also the form's mistakes: sectioned vs interleaved M-RoPE, axes swapped, M-RoPE run as 1-D on t,
+// deinterleave vs interleaved, rotary channels at the start instead of the end (or the reverse).
+std::vector<Fit> diagnose_rope(const RopeData& data, const Convention& given);
 
 }  // namespace pe::cli

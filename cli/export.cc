@@ -11,7 +11,11 @@
 #include <fstream>
 #include <tuple>
 
+#include <nlohmann/json.hpp>
+
 #include "common.h"
+#include "form_options.h"
+#include "pe/harness/contract_json.h"
 #include "npy.h"
 #include "pe/harness/typed_buffer.h"
 #include "pe/pe.h"
@@ -28,6 +32,7 @@ struct ExportOptions {
   double base = 10000.0;
   bool reference = false, heads_first = false;
   ScalingFlags scaling;
+  FormFlags form;
 };
 
 template <class T>
@@ -66,34 +71,39 @@ std::vector<double> sinusoidal_values(const ExportOptions& o, const SinusoidalPa
 std::vector<double> rope_values(const ExportOptions& o, const RopeParams& params,
                                 const std::vector<std::int64_t>& positions, DType dtype,
                                 std::vector<std::size_t>& shape, std::string& scaling_note) {
-  output_values({{"--positions", positions.size()},
+  const RopePlan plan = rope_plan(params);
+  const std::size_t tokens = positions.size() / plan.n_axes();
+  output_values({{"--positions", tokens},
                  {"--dim", static_cast<std::size_t>(std::max<std::int64_t>(params.rotary_dim, 0))}},
                 sizeof(double) + 2 * size_of(dtype));
-  const RopePlan plan = rope_plan(params);
-  shape = {positions.size(), plan.n_pairs(), 2};
+  shape = {tokens, plan.n_pairs(), 2};
   scaling_note = describe_scaling(params.scaling, plan);
+  RopeBatch batch = RopeBatch::tokens_first(std::span(positions).first(tokens), 1, plan.head_dim());
+  batch.positions = positions;
+  batch.n_axes = plan.n_axes();
   const std::size_t h = plan.n_pairs(), d = plan.head_dim();
-  std::vector<double> v(positions.size() * h * 2);
+  std::vector<double> v(tokens * h * 2);
   if (o.reference) {
     const ref::Rope r(params, *std::max_element(positions.begin(), positions.end()));
-    for (std::size_t i = 0; i < positions.size(); ++i) {
+    for (std::size_t i = 0; i < tokens; ++i) {
       for (std::size_t j = 0; j < h; ++j) {
-        const auto [c, s] = r.cos_sin(positions[i], j, dtype);
+        const auto [c, s] = r.cos_sin(batch.position(i, plan.axis_of_pair(j)), j, dtype);
         v[(i * h + j) * 2] = c;
         v[(i * h + j) * 2 + 1] = s;
       }
     }
     return v;
   }
-  harness::TypedBuffer x(dtype, positions.size() * d);  // zeros
-  for (std::size_t i = 0; i < positions.size(); ++i) {
-    for (std::size_t j = 0; j < h; ++j) x.set(i * d + plan.pair_first(j), 1.0);
+  harness::TypedBuffer x(dtype, tokens * d);  // zeros
+  for (std::size_t i = 0; i < tokens; ++i) {
+    for (std::size_t j = 0; j < h; ++j) x.set(i * d + plan.input_channels(j).first, 1.0);
   }
-  rope_apply(*find_variant(o.variant), plan, positions, 1, x.view());
-  for (std::size_t i = 0; i < positions.size(); ++i) {
+  rope_apply(*find_variant(o.variant), plan, batch, x.view());
+  for (std::size_t i = 0; i < tokens; ++i) {
     for (std::size_t j = 0; j < h; ++j) {
-      v[(i * h + j) * 2] = x.get(i * d + plan.pair_first(j));
-      v[(i * h + j) * 2 + 1] = x.get(i * d + plan.pair_first(j) + plan.pair_offset());
+      const auto [o0, o1] = plan.output_channels(j);
+      v[(i * h + j) * 2] = x.get(i * d + o0);
+      v[(i * h + j) * 2 + 1] = x.get(i * d + o1);
     }
   }
   return v;
@@ -107,24 +117,26 @@ std::vector<double> rotated_values(const ExportOptions& o, const std::vector<std
   const NpyArray x = read_npy(o.input, dtype);
   if (x.integer) throw UsageError("--input: " + o.input + " holds integers, not q/k values");
   shape = x.shape;
-  const RopeBatch batch = rope_batch_of(shape, positions, o.heads_first, "--input");
   const auto head_dim = static_cast<std::int64_t>(shape.back());
-  const RopeParams params{head_dim, rotary_dim_for(o.scaling, head_dim, o.dim, "--dim"), o.base, layout,
-                          scaling};
+  const RopeParams params = with_form(
+      {head_dim, rotary_dim_for(o.scaling, head_dim, o.dim, "--dim"), o.base, layout, scaling}, o.form);
   const RopePlan plan = rope_plan(params);
+  const RopeBatch batch = rope_batch_of(shape, positions, o.heads_first, "--input", plan.n_axes());
   scaling_note = describe_scaling(scaling, plan);
   std::vector<double> y(x.values.size());
   harness::TypedBuffer buf(dtype, y.size());
   for (std::size_t i = 0; i < y.size(); ++i) buf.set(i, x.values[i]);  // the input, in the output type
   if (o.reference) {
     const ref::Rope r(params, *std::max_element(positions.begin(), positions.end()));
-    for (std::size_t i = 0; i < y.size(); ++i) y[i] = buf.get(i);  // channels past the rotary dim
-    for (std::size_t t = 0; t < positions.size(); ++t) {
+    for (std::size_t i = 0; i < y.size(); ++i) y[i] = buf.get(i);  // the pass-through channels
+    for (std::size_t t = 0; t < batch.tokens(); ++t) {
       for (std::size_t h = 0; h < batch.heads; ++h) {
         const std::size_t row = batch.row(t, h);
         for (std::size_t j = 0; j < plan.n_pairs(); ++j) {
-          const std::size_t a = row + plan.pair_first(j), b = a + plan.pair_offset();
-          std::tie(y[a], y[b]) = r.rounded(positions[t], j, buf.get(a), buf.get(b), dtype);
+          const auto [i0, i1] = plan.input_channels(j);
+          const auto [o0, o1] = plan.output_channels(j);
+          std::tie(y[row + o0], y[row + o1]) =
+              r.rounded(batch.position(t, plan.axis_of_pair(j)), j, buf.get(row + i0), buf.get(row + i1), dtype);
         }
       }
     }
@@ -135,9 +147,48 @@ std::vector<double> rotated_values(const ExportOptions& o, const std::vector<std
   return y;
 }
 
-void write_csv(const std::string& path, const std::vector<double>& v, std::size_t row_width, DType dtype) {
+double softmax_scale_multiplier(const RopeParams& params) {
+  const RopeScaling& s = params.scaling;
+  if (s.type != RopeScalingType::Yarn || !s.mscale_all_dim) return 1.0;
+  const ScalingRule<long double> rule(s, params.rotary_dim, params.base, 3.14159265358979323846264338327950288L);
+  const long double m = rule.mscale_of(*s.mscale_all_dim);
+  return static_cast<double>(m * m);
+}
+
+// What a RoPE golden file's values alone do not say, for the file beside it (<out>.json) and the CSV
+// header: the form and the factors outside cos and sin. DeepSeek multiplies its softmax scale by
+// m(s, mscale_all_dim)² (HF DeepseekV3Attention.softmax_scale), which engines keep dropping.
+nlohmann::json rope_metadata(const ExportOptions& o, const RopeParams& params, DType dtype,
+                             const std::vector<std::size_t>& shape) {
+  const RopePlan plan = rope_plan(params);
+  nlohmann::json m;
+  m["family"] = "rope";
+  m["source"] = o.reference ? "reference" : o.variant;
+  m["dtype"] = to_string(dtype);
+  m["shape"] = shape;
+  m["values"] = o.input.empty() ? "(cos, sin) per pair, times attention_factor" : "q/k rotated";
+  m["layout"] = to_string(params.layout);
+  m["base"] = params.base;
+  m["head_dim"] = plan.head_dim();
+  m["rotary_dim"] = plan.rotary_dim();
+  m["rotary_offset"] = plan.rotary_offset();
+  if (!params.form.mrope_section.empty()) {
+    m["mrope_section"] = params.form.mrope_section;
+    m["mrope_layout"] = to_string(params.form.mrope_layout);
+  }
+  if (params.form.vision != VisionRope::None) m["vision"] = to_string(params.form.vision);
+  m["position_axes"] = plan.n_axes();
+  m["scaling"] = params.scaling;  // the schema of pe/harness/contract_json.h
+  m["attention_factor"] = plan.attention_factor();
+  m["softmax_scale_multiplier"] = softmax_scale_multiplier(params);
+  return m;
+}
+
+void write_csv(const std::string& path, const std::vector<double>& v, std::size_t row_width, DType dtype,
+               const std::string& header) {
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (f == nullptr) throw UsageError("--out: cannot write '" + path + "'");
+  if (!header.empty()) std::fprintf(f, "%s\n", header.c_str());
   // Enough digits to read back the same value: 17 for double, 9 for float and the 16-bit types.
   const char* fmt_spec = dtype == DType::F64 ? "%.17g" : "%.9g";
   for (std::size_t i = 0; i < v.size(); ++i) {
@@ -151,15 +202,19 @@ struct Exported {
   std::vector<double> values;
   std::vector<std::size_t> shape;
   std::string scaling_note = "none";
+  nlohmann::json metadata;  // RoPE: written beside a .npy, and the CSV header where it matters
 };
 
 Exported export_sinusoidal(const ExportOptions& o, Layout layout, DType dtype,
                            const std::vector<std::int64_t>& positions) {
   reject_scaling_flags(o.scaling, "RoPE scaling applies to --family rope only");
+  reject_form_flags(o.form, "rotary forms apply to --family rope only");
   if (!o.input.empty()) throw UsageError("--input: only RoPE rotates an input");
   if (o.heads_first) throw UsageError("--heads-first: only RoPE's --input has heads");
   return {sinusoidal_values(o, {o.dim, o.base, layout}, positions, dtype),
-          {positions.size(), static_cast<std::size_t>(o.dim)}};
+          {positions.size(), static_cast<std::size_t>(o.dim)},
+          "none",
+          {}};
 }
 
 Exported export_rope(const ExportOptions& o, Layout layout, DType dtype,
@@ -169,10 +224,18 @@ Exported export_rope(const ExportOptions& o, Layout layout, DType dtype,
   if (o.heads_first && o.input.empty()) throw UsageError("--heads-first: applies to --input");
   if (!o.input.empty()) {
     e.values = rotated_values(o, positions, dtype, layout, scaling, e.shape, e.scaling_note);
+    const auto head_dim = static_cast<std::int64_t>(e.shape.back());
+    e.metadata = rope_metadata(
+        o, with_form({head_dim, rotary_dim_for(o.scaling, head_dim, o.dim, "--dim"), o.base, layout, scaling}, o.form),
+        dtype, e.shape);
   } else {
+    if (o.form.rotary_offset != 0)
+      throw UsageError("--rotary-offset: applies with --input (the (cos, sin) table is the rotary channels')");
     // --dim is the rotary dim, or with --partial-rotary-factor the head dim it is taken from.
-    const RopeParams params{o.dim, rotary_dim_for(o.scaling, o.dim, 0, "--dim"), o.base, layout, scaling};
+    const RopeParams params =
+        with_form({o.dim, rotary_dim_for(o.scaling, o.dim, 0, "--dim"), o.base, layout, scaling}, o.form);
     e.values = rope_values(o, params, positions, dtype, e.shape, e.scaling_note);
+    e.metadata = rope_metadata(o, params, dtype, e.shape);
   }
   return e;
 }
@@ -199,9 +262,11 @@ int run_export(const ExportOptions& o) {
   std::string format = o.format;
   if (format.empty()) format = o.out.ends_with(".csv") ? "csv" : "npy";
   if (format != "npy" && format != "csv") throw UsageError("--format: npy or csv, got '" + format + "'");
-  const auto positions = positions_from(o.positions, o.positions_file);
+  // RoPE forms read [n_axes][tokens] positions.
+  const std::size_t axes = family == Family::Rope ? n_axes(to_rope_form(o.form)) : 1;
+  const auto positions = axis_positions_from(o.positions, o.positions_file, axes, axes_flag(o.form));
   const std::uint64_t undecided_before = ref::undecided_roundings();
-  const auto [values, shape, scaling_note] = exporter->run(o, layout, dtype, positions);
+  const auto [values, shape, scaling_note, metadata] = exporter->run(o, layout, dtype, positions);
   // A golden file is only as good as its roundings: refuse to write one the reference could not decide.
   if (o.reference && ref::undecided_roundings() != undecided_before) {
     fmt::print(stderr,
@@ -211,9 +276,19 @@ int run_export(const ExportOptions& o) {
   }
   if (format == "npy") {
     write_npy(o.out, values, shape, dtype);
+    if (!metadata.is_null()) write_text(o.out + ".json", metadata.dump(2) + "\n");
   } else {
-    write_csv(o.out, values, values.size() / std::max<std::size_t>(1, shape[0]),
-              dtype);  // one row per position
+    // A comment line (numpy.loadtxt and pandas' comment='#' skip it) only where a factor lives outside
+    // the values: DeepSeek's softmax-scale multiplier.
+    std::string header;
+    if (!metadata.is_null() && metadata["softmax_scale_multiplier"].get<double>() != 1.0) {
+      header = fmt::format("# softmax_scale_multiplier={:.17g} (m(s, mscale_all_dim)^2, applied to the "
+                           "softmax scale, not in cos/sin); attention_factor={:.17g}",
+                           metadata["softmax_scale_multiplier"].get<double>(),
+                           metadata["attention_factor"].get<double>());
+    }
+    write_csv(o.out, values, values.size() / std::max<std::size_t>(1, shape[0]), dtype,
+              header);  // one row per position
   }
   std::string dims;
   for (std::size_t s : shape) dims += (dims.empty() ? "" : " x ") + std::to_string(s);
@@ -239,9 +314,10 @@ void add_export(CLI::App& app, int& exit_code) {
                 "RoPE --input is [heads, tokens, head_dim] (as in Hugging Face)");
   cmd->add_option("--base", o->base, "Frequency base")->capture_default_str();
   cmd->add_option("--layout", o->layout,
-                  "interleaved|concatenated (sinusoidal), interleaved|halfsplit (rope)");
-  cmd->add_option("--positions", o->positions, "Half-open range A:B");
-  cmd->add_option("--positions-file", o->positions_file, "Text file of whitespace-separated positions");
+                  "interleaved|concatenated (sinusoidal), interleaved|halfsplit|deinterleave (rope)");
+  cmd->add_option("--positions", o->positions, "Half-open range A:B (every axis)");
+  cmd->add_option("--positions-file", o->positions_file,
+                  "Text file of whitespace-separated positions, or a .npy ([n_axes, T] for M-RoPE, vision)");
   cmd->add_option("--dtype", o->dtype, "f32, f64, f16 or bf16 (.npy: bf16 as its bits in uint16)")
       ->capture_default_str();
   cmd->add_flag("--reference", o->reference, "Correctly rounded values from the exact reference");
@@ -249,6 +325,7 @@ void add_export(CLI::App& app, int& exit_code) {
   cmd->add_option("--format", o->format, "npy or csv (default: from --out's extension, else npy)");
   cmd->add_option("--out", o->out, "Output file")->required();
   add_scaling_options(*cmd, o->scaling);
+  add_form_options(*cmd, o->form);
   cmd->callback([o, cmd, &exit_code] {
     o->scaling.given = given_scaling_flags(*cmd);
     exit_code = run_export(*o);

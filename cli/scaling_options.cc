@@ -1,5 +1,7 @@
 #include "scaling_options.h"
 
+#include "form_options.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -179,7 +181,7 @@ std::string flag_for_parameter(const std::string& parameter) {
   for (const Flag& f : kFlags) {
     if (!f.parameter.empty() && f.parameter == parameter) return std::string(f.flag);
   }
-  return "";
+  return form_flag_for_parameter(parameter);
 }
 
 void rethrow_with_flag(const InvalidArgument& e) {

@@ -92,13 +92,15 @@ class ScalingRule {
     return s.seq_len > 0 && s.seq_len > s.original_max_position;
   }
 
- private:
-  // HF get_mscale: 1 for s <= 1, else 0.1·m·ln s + 1.
+  // HF get_mscale: 1 for s <= 1, else 0.1·m·ln s + 1. DeepSeek multiplies its softmax scale by
+  // mscale_of(mscale_all_dim)², outside cos and sin.
   R mscale_of(const R& m) const {
     using std::log;
     if (!(s_.factor > 1.0)) return R(1);
     return R(0.1) * m * log(R(s_.factor)) + R(1);
   }
+
+ private:
   R attention_of(const RopeScaling& s) const {
     using std::log;
     using std::sqrt;
