@@ -183,16 +183,11 @@ int check_rope(const CheckOptions& o) {
   Convention given{params.layout, params.base};
   given.form = params.form;
   given.rotary_offset = params.rotary_offset;
-  // The conventions are modelled without scaling: against scaled data every candidate would be off
-  // by the scaling itself and the ranking would name a wrong convention.
+  // Every candidate is a RopePlan with the given scaling (and its attention factor): the mistakes of
+  // the form, layout, base, positions and direction are named under any scaling; mistakes of the
+  // scaling itself are not modelled yet.
   if (!bands.pass() && bands.max_abs() >= 1e-3) {
-    if (params.scaling.type != RopeScalingType::None) {
-      fmt::print(
-          "\ndiagnosis skipped: the known conventions are modelled without RoPE scaling (--scaling {})\n",
-          to_string(params.scaling.type));
-    } else {
-      print_diagnosis(diagnose_rope({x, y, batch, hd, plan.rotary_dim()}, given), given, bands);
-    }
+    print_diagnosis(diagnose_rope({x, y, batch, hd, plan.rotary_dim(), params.scaling}, given), given, bands);
   }
   return bands.pass() ? kOk : kCheckFailed;
 }

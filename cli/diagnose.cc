@@ -151,7 +151,7 @@ namespace {
 double rope_residual(const RopeData& d, const Convention& c, const std::vector<std::size_t>& tokens,
                      const std::vector<std::size_t>& heads) {
   RopeParams params{static_cast<std::int64_t>(d.head_dim), static_cast<std::int64_t>(d.rotary_dim), c.base,
-                    c.layout};
+                    c.layout, d.scaling};
   params.form = c.one_d ? RopeForm{} : c.form;
   params.rotary_offset = c.rotary_offset;
   std::optional<RopePlan> plan;
@@ -161,6 +161,7 @@ double rope_residual(const RopeData& d, const Convention& c, const std::vector<s
     return INFINITY;
   }
   const std::size_t half = plan->n_pairs();
+  const long double attention = plan->attention_factor();
   double worst = 0;
   for (std::size_t t : tokens) {
     for (std::size_t h : heads) {
@@ -171,7 +172,7 @@ double rope_residual(const RopeData& d, const Convention& c, const std::vector<s
         const auto p = static_cast<long double>(d.batch.position(t, axis) + c.shift);
         const long double w = c.t2t_exponent ? inv_freq(c, j, d.rotary_dim) : plan->inv_freq()[j];
         const long double phi = (c.inverse ? -p : p) * w;
-        long double s = std::sin(phi), co = std::cos(phi);
+        long double s = attention * std::sin(phi), co = attention * std::cos(phi);
         if (c.swapped) std::swap(s, co);
         const auto [i0, i1] = plan->input_channels(j);
         const auto [o0, o1] = plan->output_channels(j);

@@ -11,6 +11,7 @@
 
 #include "pe/batch.h"
 #include "pe/rope_form.h"
+#include "pe/rope_scaling.h"
 #include "pe/types.h"
 
 namespace pe::cli {
@@ -48,6 +49,7 @@ struct RopeData {
   const std::vector<double>& y;
   RopeBatch batch;
   std::size_t head_dim, rotary_dim;
+  RopeScaling scaling{};  // the given scaling, kept by every candidate (the model is the plan's)
 };
 // Also the form's mistakes: sectioned vs interleaved M-RoPE, axes swapped, M-RoPE run as 1-D on t,
 // deinterleave vs interleaved, rotary channels at the start instead of the end (or the reverse).

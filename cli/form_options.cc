@@ -83,7 +83,17 @@ std::string axes_flag(const FormFlags& f) { return !f.vision.empty() ? "--vision
 std::vector<std::int64_t> axis_positions_from(const std::string& range, const std::string& file,
                                               std::size_t n_axes, const std::string& axes_from) {
   std::vector<std::int64_t> one = positions_from(range, file);
-  if (n_axes == 1) return one;
+  if (n_axes == 1) {
+    if (file.ends_with(".npy")) {
+      const auto shape = read_npy(file).shape;
+      if (shape.size() >= 2 && shape.front() > 1) {
+        throw UsageError(fmt::format("--positions-file: {} holds [{}] positions: {} axes need --mrope-section or "
+                                     "--vision",
+                                     file, fmt::join(shape, ", "), shape.front()));
+      }
+    }
+    return one;
+  }
   if (!range.empty()) {  // every axis the same: text tokens under M-RoPE
     std::vector<std::int64_t> out;
     for (std::size_t a = 0; a < n_axes; ++a) out.insert(out.end(), one.begin(), one.end());

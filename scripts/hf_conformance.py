@@ -2,10 +2,12 @@
 """Independent conformance oracle for pe-suite's RoPE scaling: Hugging Face's published formulas,
 evaluated in 80-digit decimal arithmetic, for documented model configurations.
 
-Writes properties/hf_conformance_cases.inc, which properties/hf_conformance_test.cc compares
-RopePlan and the MPFR reference against (each value within 1 ULP in float64).
+Writes properties/hf_conformance_cases.inc (scaling rules) and properties/hf_conformance_form_cases.inc
+(rotary forms: M-RoPE, 2-D vision RoPE, DeepSeek MLA's decoupled rotary part), which
+properties/hf_conformance_test.cc compares RopePlan and the MPFR reference against (each value within
+1 ULP in float64; cos/sin also within 1 ULP in float32).
 
-    python3 scripts/hf_conformance.py            # regenerate properties/hf_conformance_cases.inc
+    python3 scripts/hf_conformance.py            # regenerate both .inc files
     python3 scripts/hf_conformance.py --print    # also print a summary of every case
 
 Standard library only. The formulas are transcribed from transformers'
@@ -30,13 +32,31 @@ double / MPFR.
 LongRoPE: HF builds ext_factors = torch.tensor(short_factor or long_factor, dtype=torch.float32),
 so the config's numbers are rounded to float32 first. The oracle and the C++ test both use those
 float32-rounded values (as float64 numbers), so the comparison is about the formula.
+
+Rotary forms (FORM_CASES): which frequency and which position axis each rotated pair uses, and which
+channels it reads and writes, are obtained by replaying HF's tensor bookkeeping on index lists, not
+by a closed formula: Qwen2VLRotaryEmbedding + apply_multimodal_rotary_pos_emb (modeling_qwen2_vl.py:
+cos.split(mrope_section * 2) with chunk i taking axis i % 3), Qwen3VLTextRotaryEmbedding
+.apply_interleaved_mrope (modeling_qwen3_vl.py: freqs_t = freqs[0]; freqs_t[offset:3*s:3] =
+freqs[dim] for (dim, offset) = (1, 1), (2, 2)), VisionRotaryEmbedding(head_dim // 2) + rot_pos_emb
+(modeling_qwen2_vl.py: rotary_pos_emb_full[pos_ids].flatten(1), then cat((emb, emb))),
+PixtralRotaryEmbedding (modeling_pixtral.py: cat(outer(h, freqs[::2]), outer(w, freqs[1::2])), then
+cat((x, x))) and apply_rotary_pos_emb_interleave (modeling_deepseek_v3.py: view(d//2, 2).transpose
+then rotate_half, q = cat(q_pass, q_rot)). Every head then goes through rotate_half, so pair j is
+channels (j, j + d/2) of the (reordered) rotary block.
+cos and sin of the angle p_axis(j) * inv_freq_j (times HF's attention_scaling) are evaluated in
+decimal at 110 digits: the angle is reduced by 2*pi (a 100-digit literal) to [-pi, pi] and the
+Taylor series summed until the terms fall below 10^-115; sin^2 + cos^2 = 1 is checked to 10^-100
+and small angles against math.sin/math.cos. Each value is then rounded once, to float64 and,
+separately (no double rounding), to float32. DeepSeek's softmax-scale multiplier (DeepseekV3Attention:
+scaling *= mscale * mscale, mscale = yarn_get_mscale(factor, mscale_all_dim)) is emitted too.
 """
 
 import argparse
 import math
 import struct
 import sys
-from decimal import Decimal as D, getcontext, ROUND_FLOOR, ROUND_CEILING
+from decimal import Decimal as D, getcontext, localcontext, ROUND_FLOOR, ROUND_CEILING, ROUND_HALF_EVEN
 from pathlib import Path
 
 getcontext().prec = 80
@@ -396,8 +416,10 @@ def cxx_params(case):
         parts.append(f"p.rotary_dim = pe::partial_rotary_dim({case['head_dim']}, {hexf(rot[1])});")
     else:
         parts.append(f"p.rotary_dim = {rot};")
+    if case.get("rotary_offset"):
+        parts.append(f"p.rotary_offset = {int(case['rotary_offset'])};")
     parts.append(f"p.base = {hexf(case['base'])};")
-    parts.append("p.layout = pe::Layout::HalfSplit;")
+    parts.append(f"p.layout = pe::Layout::{case.get('layout', 'HalfSplit')};")
     parts.append(f"p.scaling.type = pe::RopeScalingType::{sc['type']};")
     for key in ("factor", "beta_fast", "beta_slow", "low_freq_factor", "high_freq_factor"):
         if key in sc:
@@ -414,6 +436,12 @@ def cxx_params(case):
         if key in sc:
             vals = ", ".join(hexf(f32(x)) for x in sc[key])
             parts.append(f"p.scaling.{key} = {{{vals}}};")
+    form = case.get("form", {})
+    if "mrope_section" in form:
+        parts.append("p.form.mrope_section = {" + ", ".join(str(int(x)) for x in form["mrope_section"]) + "};")
+        parts.append(f"p.form.mrope_layout = pe::MropeLayout::{form['mrope_layout']};")
+    if "vision" in form:
+        parts.append(f"p.form.vision = pe::VisionRope::{form['vision']};")
     return "[] { pe::RopeParams p; " + " ".join(parts) + " return p; }()"
 
 

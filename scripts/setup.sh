@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs pe-suite's build and test dependencies (gnuplot for the report's plots, clang for the
-# libFuzzer targets) from Debian's packages (Debian 12, as root).
+# libFuzzer targets, numpy for the HF-style form tests) from Debian's packages (Debian 12, as root).
 # Idempotent: packages already present are left alone and apt-get is not called at all.
 set -euo pipefail
 
@@ -9,7 +9,7 @@ packages=(
   libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
   libeigen3-dev libboost-dev libmpfr-dev libgmp-dev libhwy-dev
   libcli11-dev libfmt-dev nlohmann-json3-dev
-  gnuplot-nox
+  gnuplot-nox python3-numpy
   clang-14 libclang-rt-14-dev
 )
 

@@ -1,0 +1,253 @@
+#!/usr/bin/env python3
+"""`pe-suite check` on the rotary forms, against implementations written here from the published
+formulas (Hugging Face transformers' modeling code), not from pe-suite's:
+
+  Qwen2.5-VL text M-RoPE      modeling_qwen2_vl.py  apply_multimodal_rotary_pos_emb (sectioned)
+  Qwen3-VL text M-RoPE        modeling_qwen3_vl.py  apply_interleaved_mrope
+  Qwen2-VL ViT vision RoPE    modeling_qwen2_vl.py  VisionRotaryEmbedding, apply_rotary_pos_emb_vision
+  Pixtral vision RoPE         modeling_pixtral.py   PixtralRotaryEmbedding (half-split)
+  DeepSeek MLA decoupled RoPE modeling_deepseek_v3.py apply_rotary_pos_emb_interleave, YaRN
+
+Each correct implementation must pass `check` at positions up to 10^6 under the default budget
+(rope.scalar_f32's contract), and each mistake an engine has shipped must fail with the mistake named
+on the diagnosis line. The formulas run in float64 (numpy; PyTorch when installed, on CPU) and the
+results are stored as float32, so the only rounding left is the store's: the check is about the
+formula, and the default budget is tight.
+
+    forms_test.py PE_SUITE_EXECUTABLE WORK_DIR
+"""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+try:  # the system's PyTorch when present (the frameworks' own arithmetic), numpy otherwise
+    import torch  # noqa: F401
+
+    BACKEND = "torch"
+except ImportError:
+    BACKEND = "numpy"
+
+PE, WORK = sys.argv[1], Path(sys.argv[2])
+WORK.mkdir(parents=True, exist_ok=True)
+RNG = np.random.default_rng(20261201)
+FAR = 999_000  # the prompt starts here: positions near 10^6
+
+
+def cos_sin(angles):
+    if BACKEND == "torch":
+        t = torch.from_numpy(angles)
+        return t.cos().numpy(), t.sin().numpy()
+    return np.cos(angles), np.sin(angles)
+
+
+def rotate_half(x):
+    h = x.shape[-1] // 2
+    return np.concatenate([-x[..., h:], x[..., :h]], axis=-1)
+
+
+def inv_freq(base, dim):
+    # 1.0 / (base ** (torch.arange(0, dim, 2) / dim))
+    return 1.0 / (base ** (np.arange(0, dim, 2, dtype=np.float64) / dim))
+
+
+def qwen_vl_positions():
+    """HF get_rope_index for one sequence: text, a 4x6 image (after the 2x2 merge), text, a 6x4 image,
+    text. Text tokens have t = h = w; an image's tokens share t and count rows (h) and columns (w)
+    from the position after the text before it; the text after an image continues at max + 1."""
+    t, h, w = [], [], []
+    nxt = FAR
+    for kind, a, b in [("text", 5, 0), ("image", 4, 6), ("text", 3, 0), ("image", 6, 4), ("text", 4, 0)]:
+        if kind == "text":
+            for k in range(a):
+                t.append(nxt + k), h.append(nxt + k), w.append(nxt + k)
+            nxt += a
+        else:
+            for r in range(a):
+                for c in range(b):
+                    t.append(nxt), h.append(nxt + r), w.append(nxt + c)
+            nxt += max(a, b)
+    return np.array([t, h, w], dtype=np.int64)
+
+
+def mrope_sectioned(q, pos, base, section):
+    """apply_multimodal_rotary_pos_emb: cos/sin per axis [3, T, D], split into mrope_section * 2 chunks,
+    chunk i taken from axis i % 3."""
+    d = q.shape[-1]
+    freqs = pos[:, :, None].astype(np.float64) * inv_freq(base, d)[None, None, :]  # [3, T, D/2]
+    emb = np.concatenate([freqs, freqs], axis=-1)
+    cos, sin = cos_sin(emb)
+    bounds = np.cumsum(list(section) * 2)[:-1]  # HF: mrope_section * 2 on a list repeats it
+    cos = np.concatenate([c[i % 3] for i, c in enumerate(np.split(cos, bounds, axis=-1))], axis=-1)
+    sin = np.concatenate([s[i % 3] for i, s in enumerate(np.split(sin, bounds, axis=-1))], axis=-1)
+    return q * cos[:, None, :] + rotate_half(q) * sin[:, None, :]
+
+
+def mrope_interleaved(q, pos, base, section):
+    """apply_interleaved_mrope: freqs_t with freqs_h at [1:3*s_h:3] and freqs_w at [2:3*s_w:3]."""
+    d = q.shape[-1]
+    freqs = pos[:, :, None].astype(np.float64) * inv_freq(base, d)[None, None, :]
+    ft = freqs[0].copy()
+    for axis, offset in ((1, 1), (2, 2)):
+        idx = slice(offset, section[axis] * 3, 3)
+        ft[..., idx] = freqs[axis, ..., idx]
+    emb = np.concatenate([ft, ft], axis=-1)
+    cos, sin = cos_sin(emb)
+    return q * cos[:, None, :] + rotate_half(q) * sin[:, None, :]
+
+
+def qwen2vl_vision(q, hw, base=10000.0):
+    """VisionRotaryEmbedding(head_dim // 2): inv_freq over dim D/2; rotary_pos_emb = cat(h * inv_freq,
+    w * inv_freq); emb = cat(rotary_pos_emb, rotary_pos_emb); rotate_half over the head."""
+    d = q.shape[-1]
+    f = inv_freq(base, d // 2)
+    rot = np.concatenate([hw[0][:, None] * f[None, :], hw[1][:, None] * f[None, :]], axis=-1)
+    cos, sin = cos_sin(np.concatenate([rot, rot], axis=-1))
+    return q * cos[:, None, :] + rotate_half(q) * sin[:, None, :]
+
+
+def pixtral_vision(q, hw, base=10000.0):
+    """PixtralRotaryEmbedding: freqs over dim D; h turns by freqs[::2], w by freqs[1::2]; the result
+    doubled and applied half-split."""
+    d = q.shape[-1]
+    f = inv_freq(base, d)
+    rot = np.concatenate([hw[0][:, None] * f[::2][None, :], hw[1][:, None] * f[1::2][None, :]], axis=-1)
+    cos, sin = cos_sin(np.concatenate([rot, rot], axis=-1))
+    return q * cos[:, None, :] + rotate_half(q) * sin[:, None, :]
+
+
+def yarn(base, dim, factor, original, beta_fast=32, beta_slow=1, mscale=1.0, mscale_all_dim=0.0):
+    """HF _compute_yarn_parameters (truncate) for DeepSeek: inv_freq and attention factor."""
+    import math
+
+    def get_mscale(scale, m=1.0):
+        return 1.0 if scale <= 1 else 0.1 * m * math.log(scale) + 1.0
+
+    def correction_dim(rot):
+        return (dim * math.log(original / (rot * 2 * math.pi))) / (2 * math.log(base))
+
+    low = max(math.floor(correction_dim(beta_fast)), 0)
+    high = min(math.ceil(correction_dim(beta_slow)), dim - 1)
+    if low == high:
+        high += 0.001
+    ramp = np.clip((np.arange(dim // 2, dtype=np.float64) - low) / (high - low), 0, 1)
+    extra = inv_freq(base, dim)
+    inter = extra / factor
+    extrapolation_factor = 1 - ramp
+    freqs = inter * (1 - extrapolation_factor) + extra * extrapolation_factor
+    attention = get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim)
+    return freqs, attention
+
+
+def deepseek_pe(q, pos, freqs, attention, deinterleave=True):
+    """apply_rotary_pos_emb_interleave on q_pe = q[..., 128:]: de-interleave (2j, 2j+1) into halves,
+    then the half-split rotation; cos and sin carry the attention factor. With deinterleave=False the
+    GPT-J interleaved rotation in place (the mistake)."""
+    nope, pe = q[..., :128], q[..., 128:]
+    ang = pos[:, None].astype(np.float64) * freqs[None, :]
+    cos, sin = cos_sin(np.concatenate([ang, ang], axis=-1))
+    cos, sin = cos * attention, sin * attention
+    if deinterleave:
+        b, h, d = pe.shape
+        pe = pe.reshape(b, h, d // 2, 2).transpose(0, 1, 3, 2).reshape(b, h, d)
+        out = pe * cos[:, None, :] + rotate_half(pe) * sin[:, None, :]
+    else:
+        half = pe.shape[-1] // 2
+        a, b_ = pe[..., 0::2], pe[..., 1::2]
+        c, s = cos[:, None, :half], sin[:, None, :half]
+        out = np.empty_like(pe)
+        out[..., 0::2] = a * c - b_ * s
+        out[..., 1::2] = b_ * c + a * s
+    return np.concatenate([nope, out], axis=-1)
+
+
+failures = []
+
+
+def run_check(name, x, y, args, expect_pass, expect_words=None):
+    xf, yf = WORK / f"{name}_x.npy", WORK / f"{name}_y.npy"
+    np.save(xf, x.astype(np.float32))
+    np.save(yf, y.astype(np.float32))
+    cmd = [PE, "check", "--family", "rope", "--input", str(xf), "--output", str(yf)] + args
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    out = r.stdout + r.stderr
+    ok = (r.returncode == 0) if expect_pass else (r.returncode == 1)
+    fit = next((line for line in out.splitlines() if line.startswith("the data fits:")), "")
+    if expect_words and expect_words not in fit:
+        ok = False
+    verdict = next((line for line in out.splitlines() if line.startswith("verdict:")), "(no verdict)")
+    print(f"{'ok  ' if ok else 'FAIL'} {name}: exit {r.returncode}; {verdict}" + (f"\n       {fit}" if fit else ""))
+    if not ok:
+        failures.append(name)
+        print(out[-3000:])
+
+
+def save_positions(name, pos):
+    path = WORK / f"{name}_pos.npy"
+    np.save(path, pos)
+    return str(path)
+
+
+# --- M-RoPE (Qwen2.5-VL sectioned, Qwen3-VL interleaved) ----------------------------------------
+pos = qwen_vl_positions()
+T = pos.shape[1]
+q = RNG.standard_normal((T, 2, 128))
+pfile = save_positions("mrope", pos)
+sec25, base25 = np.array([16, 24, 24]), 1e6
+sec3, base3 = np.array([24, 20, 20]), 5e6
+y25 = mrope_sectioned(q, pos, base25, sec25)
+common25 = ["--positions-file", pfile, "--base", "1e6", "--mrope-section", "16,24,24"]
+run_check("qwen25vl", q, y25, common25, True)
+y3 = mrope_interleaved(q, pos, base3, sec3)
+common3 = ["--positions-file", pfile, "--base", "5e6", "--mrope-section", "24,20,20"]
+run_check("qwen3vl", q, y3, common3 + ["--mrope-layout", "interleaved"], True)
+# Mistakes: the layouts swapped, two axes swapped, M-RoPE run as 1-D RoPE on t.
+run_check("qwen3vl_as_sectioned", q, y3, common3, False, "M-RoPE interleaved (given: sectioned)")
+run_check("qwen25vl_as_interleaved", q, y25, common25 + ["--mrope-layout", "interleaved"], False,
+          "M-RoPE sectioned (given: interleaved)")
+run_check("qwen25vl_h_w_swapped", q, mrope_sectioned(q, pos[[0, 2, 1]], base25, sec25), common25, False,
+          "axes h and w swapped")
+run_check("qwen25vl_t_h_swapped", q, mrope_sectioned(q, pos[[1, 0, 2]], base25, sec25), common25, False,
+          "axes t and h swapped")
+run_check("qwen25vl_1d_on_t", q, mrope_sectioned(q, pos[[0, 0, 0]], base25, sec25), common25, False,
+          "M-RoPE run as 1-D RoPE on the t positions")
+
+# --- 2-D vision (Qwen2-VL ViT, Pixtral) -----------------------------------------------------------
+rows, cols = np.meshgrid(np.arange(FAR, FAR + 6), np.arange(FAR + 10, FAR + 18), indexing="ij")
+hw = np.stack([rows.ravel(), cols.ravel()]).astype(np.int64)
+v = RNG.standard_normal((hw.shape[1], 2, 80))
+vfile = save_positions("vision", hw)
+run_check("qwen2vl_vit", v, qwen2vl_vision(v, hw), ["--positions-file", vfile, "--vision", "qwen2vl"], True)
+run_check("qwen2vl_vit_h_w_swapped", v, qwen2vl_vision(v, hw[[1, 0]]),
+          ["--positions-file", vfile, "--vision", "qwen2vl"], False, "axes h and w swapped")
+p64 = RNG.standard_normal((hw.shape[1], 2, 64))
+run_check("pixtral", p64, pixtral_vision(p64, hw), ["--positions-file", vfile, "--vision", "pixtral"], True)
+
+# --- DeepSeek MLA (V3: YaRN factor 40 over 4096, mscale = mscale_all_dim = 1) ----------------------
+mla_pos = np.arange(FAR, FAR + 24, dtype=np.int64)
+qm = RNG.standard_normal((24, 4, 192))
+freqs, att = yarn(10000.0, 64, 40.0, 4096, mscale=1.0, mscale_all_dim=1.0)
+yarn_flags = ["--scaling", "yarn", "--factor", "40", "--original-max-position", "4096",
+              "--mscale", "1", "--mscale-all-dim", "1"]
+mla = ["--positions", f"{FAR}:{FAR + 24}", "--rotary-offset", "128", "--rotary-dim", "64"] + yarn_flags
+y_mla = deepseek_pe(qm, mla_pos, freqs, att)
+run_check("deepseek_v3_q", qm, y_mla, mla + ["--layout", "deinterleave"], True)
+# The shared key head: [T, 64] rotary channels only.
+km = RNG.standard_normal((24, 1, 64))
+kfreqs_y = deepseek_pe(np.concatenate([np.zeros((24, 1, 128)), km], axis=-1), mla_pos, freqs, att)[..., 128:]
+run_check("deepseek_v3_k_pe", km[:, 0, :], kfreqs_y[:, 0, :],
+          ["--positions", f"{FAR}:{FAR + 24}"] + yarn_flags + ["--layout", "deinterleave"], True)
+run_check("deepseek_v3_as_interleaved", qm, y_mla, mla + ["--layout", "interleaved"], False,
+          "layout deinterleave (given: interleaved)")
+run_check("deepseek_v3_gptj_as_deinterleave", qm, deepseek_pe(qm, mla_pos, freqs, att, deinterleave=False),
+          mla + ["--layout", "deinterleave"], False, "layout interleaved (given: deinterleave)")
+# Rotary channels at the start of the head instead of the end.
+at_start = np.concatenate([deepseek_pe(np.concatenate([qm[..., 64:], qm[..., :64]], axis=-1), mla_pos, freqs,
+                                       att)[..., 128:], qm[..., 64:]], axis=-1)
+run_check("deepseek_v3_rotary_at_start", qm, at_start, mla + ["--layout", "deinterleave"], False,
+          "rotary channels at the start (offset 0; given: 128)")
+
+print(f"forms_test ({BACKEND}): {len(failures)} failure(s)" + (": " + ", ".join(failures) if failures else ""))
+sys.exit(1 if failures else 0)
