@@ -121,7 +121,8 @@ harness::BenchIdentity identity(const Instance& in, const harness::BenchShape& s
           .heads = s.heads,
           .dim = s.dim,
           .positions = s.far ? "far" : "start",
-          .scaling = s.scaling};
+          .scaling = s.scaling,
+          .form = s.form};
 }
 
 // Registers one kernel benchmark under its identity: the name for people, the label for readers.

@@ -35,11 +35,22 @@ harness::BenchIdentity yarn_rope() {
 TEST(Schemas, BenchIdentityIsPinnedAndRoundTrips) {
   const nlohmann::json j = yarn_rope();
   EXPECT_EQ(j.dump(),
-            R"({"dim":128,"dtype":"f32","family":"rope","heads":32,"instance":"rope.halfsplit.hwy@AVX2",)"
-            R"("length":2048,"op":"rope","positions":"start","scaling":"yarn",)"
-            R"("schema":"pe-suite/bench-identity/1","threads":1,"variant":"rope.hwy@AVX2"})");
+            R"({"dim":128,"dtype":"f32","family":"rope","form":"text","heads":32,)"
+            R"("instance":"rope.halfsplit.hwy@AVX2","length":2048,"op":"rope","positions":"start",)"
+            R"("scaling":"yarn","schema":"pe-suite/bench-identity/2","threads":1,"variant":"rope.hwy@AVX2"})");
   EXPECT_EQ(j.get<harness::BenchIdentity>(), yarn_rope());
   EXPECT_EQ(harness::identity_from_label(j.dump()), yarn_rope());
+}
+
+// Labels of version 1 (no form) are text RoPE or tables: a baseline from before still compares.
+TEST(Schemas, BenchIdentityVersionOneReadsAsText) {
+  nlohmann::json v1 = yarn_rope();
+  v1.erase("form");
+  v1["schema"] = "pe-suite/bench-identity/1";
+  EXPECT_EQ(harness::identity_from_label(v1.dump()), yarn_rope());
+  harness::BenchIdentity mla = yarn_rope();
+  mla.form = "mla";
+  EXPECT_EQ(harness::benchmark_name(mla), "rope/rope.halfsplit.hwy@AVX2/f32/T2048/H32/D128/start/mla/yarn");
 }
 
 // The name is for people; every segment the old reader dropped (the scaling) is in it.

@@ -18,7 +18,7 @@ namespace {
 
 // A column of the speed table: f32, unscaled, the family's headline shape at the column's length.
 bool matches(const BenchRecord& b, const harness::FamilyTraits& t, const harness::ReportColumn& c) {
-  return t.headline(b) && b.scaling == "none" && b.dtype == "f32" && b.length == c.length &&
+  return t.headline(b) && b.scaling == "none" && b.form == "text" && b.dtype == "f32" && b.length == c.length &&
          b.positions == c.positions;
 }
 

@@ -52,7 +52,7 @@ std::string props(const VariantRow& r) {
 
 const BenchRecord* representative(const std::vector<BenchRecord>& bench, const std::string& instance) {
   for (const BenchRecord& b : bench) {
-    if (b.instance != instance || b.dtype != "f32" || b.positions != "start" || b.scaling != "none" ||
+    if (b.instance != instance || b.dtype != "f32" || b.positions != "start" || b.scaling != "none" || b.form != "text" ||
         !b.error.empty())
       continue;
     const harness::FamilyTraits* t = harness::traits_named(b.family);

@@ -445,10 +445,248 @@ def cxx_params(case):
     return "[] { pe::RopeParams p; " + " ".join(parts) + " return p; }()"
 
 
+# ---------------------------------------------------------------------------------------------
+# Rotary forms: HF's bookkeeping replayed on index lists, and cos/sin in 110-digit decimal.
+# ---------------------------------------------------------------------------------------------
+
+TRIG_PREC = 110  # digits for the angle reduction and the Taylor series
+
+
+def cos_sin_dec(x):
+    """(cos x, sin x) to about 100 significant digits (absolute error < 1e-100 for |x| <= 1e7)."""
+    with localcontext() as ctx:
+        ctx.prec = TRIG_PREC
+        two_pi = 2 * PI
+        k = (x / two_pi).to_integral_value(rounding=ROUND_HALF_EVEN)
+        r = x - k * two_pi  # |r| <= pi (+ a rounding); the 100-digit pi costs |k| * 1e-99
+        eps = D(10) ** -(TRIG_PREC + 5)
+        r2 = r * r
+        # sin r = sum (-1)^n r^(2n+1)/(2n+1)!, cos r = sum (-1)^n r^(2n)/(2n)!; for |r| <= pi the
+        # terms fall monotonically after n = 2, and the largest is < 5, so at most one digit cancels.
+        s_term, s_sum = r, r
+        c_term, c_sum = D(1), D(1)
+        n = 1
+        while True:
+            s_term = -s_term * r2 / ((2 * n) * (2 * n + 1))
+            c_term = -c_term * r2 / ((2 * n - 1) * (2 * n))
+            s_sum += s_term
+            c_sum += c_term
+            n += 1
+            if abs(s_term) < eps and abs(c_term) < eps:
+                break
+        # Self-checks: the identity, and small arguments against the C library.
+        assert abs(s_sum * s_sum + c_sum * c_sum - 1) < D(10) ** -100, x
+        if abs(x) < 100:
+            assert abs(float(c_sum) - math.cos(float(x))) < 1e-14 and abs(float(s_sum) - math.sin(float(x))) < 1e-14
+        return +c_sum, +s_sum
+
+
+def round_binary(x, mant_bits, min_exp):
+    """x (Decimal) rounded once, to nearest even, to a binary format with `mant_bits` fraction bits
+    and normal exponents >= min_exp (below it, the subnormal spacing); returned as a Python float."""
+    if x == 0:
+        return 0.0
+    with localcontext() as ctx:
+        ctx.prec = 250
+        a = abs(x)
+        _, e2 = math.frexp(float(a))
+        e = e2 - 1  # 2^e <= a < 2^(e+1), up to float(a) rounding across a power of two
+        while D(2) ** e > a:
+            e -= 1
+        while D(2) ** (e + 1) <= a:
+            e += 1
+        e = max(e, min_exp)
+        m = (a * D(2) ** (mant_bits - e)).to_integral_value(rounding=ROUND_HALF_EVEN)
+        v = math.ldexp(int(m), e - mant_bits)
+    return -v if x < 0 else v
+
+
+def to_f64(x):
+    v = round_binary(x, 52, -1022)
+    assert v == float(x), x  # CPython's float(Decimal) is correctly rounded too
+    return v
+
+
+def to_f32(x):
+    v = round_binary(x, 23, -126)
+    assert f32(v) == v
+    return v
+
+
+def hf_mrope_sectioned_axes(n_pairs, mrope_section):
+    """apply_multimodal_rotary_pos_emb: cos (2n channels, = cat(freqs, freqs)) is split into
+    mrope_section * 2 chunks and chunk i takes the rows of axis i % 3. Returns each channel's axis."""
+    channels = list(range(2 * n_pairs))
+    chunks, start = [], 0
+    for size in list(mrope_section) * 2:
+        chunks.append(channels[start:start + size])
+        start += size
+    assert start == 2 * n_pairs
+    axis = [None] * (2 * n_pairs)
+    for i, chunk in enumerate(chunks):
+        for c in chunk:
+            axis[c] = i % 3
+    return axis
+
+
+def hf_mrope_interleaved_axes(n_pairs, mrope_section):
+    """Qwen3VL apply_interleaved_mrope: freqs_t = freqs[0] (axis t); for dim, offset in ((1, 1), (2, 2)):
+    freqs_t[..., offset:mrope_section[dim]*3:3] = freqs[dim]. Then emb = cat((freqs, freqs))."""
+    freqs_axis = [0] * n_pairs
+    for dim, offset in enumerate((1, 2), start=1):
+        length = mrope_section[dim] * 3
+        for idx in range(offset, min(length, n_pairs), 3):
+            freqs_axis[idx] = dim
+    return freqs_axis + freqs_axis
+
+
+def form_pairs(case):
+    """Per rotated pair j: (inv_freq Decimal, axis, (in0, in1, out0, out1)), from HF's code."""
+    head_dim, rot, base = case["head_dim"], case["rotary"], case["base"]
+    offset = case.get("rotary_offset", 0)
+    form = case.get("form", {})
+    n = rot // 2
+    sc = case["scaling"]
+    if sc["type"] == "Yarn":  # DeepSeek: DeepseekV3RotaryEmbedding over qk_rope_head_dim
+        inv, att, _ = hf_yarn(base, rot, sc["factor"], sc["original_max_position"], sc.get("beta_fast"),
+                              sc.get("beta_slow"), sc.get("mscale"), sc.get("mscale_all_dim"),
+                              sc.get("attention_factor"), sc.get("truncate", True))
+    else:
+        assert sc["type"] == "None"
+        inv, att = None, D(1)
+    # Per channel of the rotary block (after any reordering): (frequency, axis), the cos/sin row.
+    if form.get("vision") == "Qwen2vl":
+        # VisionRotaryEmbedding(head_dim // 2): inv_freq = 1/theta^(arange(0, dim, 2)/dim), dim = D/2;
+        # rot_pos_emb: freqs[pos_ids] with pos_ids (h, w) -> (N, 2, D/4).flatten(1) = [h*w_k | w*w_k].
+        vdim = head_dim // 2
+        w = [1 / pw(dec(base), D(k) / D(vdim)) for k in range(0, vdim, 2)]
+        row = [(wk, 0) for wk in w] + [(wk, 1) for wk in w]
+        row = row + row  # emb = cat((rotary_pos_emb, rotary_pos_emb))
+    elif form.get("vision") == "Pixtral":
+        # freqs = 1/theta^(arange(0, D, 2)/D); [outer(h, freqs[::2]) | outer(w, freqs[1::2])], cat((x, x)).
+        freqs = [1 / pw(dec(base), D(k) / D(head_dim)) for k in range(0, head_dim, 2)]
+        row = [(f, 0) for f in freqs[::2]] + [(f, 1) for f in freqs[1::2]]
+        row = row + row
+    elif "mrope_section" in form:
+        inv = hf_default(base, rot)
+        if form["mrope_layout"] == "Sectioned":
+            axes = hf_mrope_sectioned_axes(n, form["mrope_section"])
+        else:
+            axes = hf_mrope_interleaved_axes(n, form["mrope_section"])
+        row = [(inv[c % n], axes[c]) for c in range(2 * n)]  # emb = cat((freqs, freqs))
+    else:
+        row = [(w, 0) for w in inv] * 2
+    assert len(row) == 2 * n
+    # Input channel of each position of the rotary block: identity, or DeepSeek's
+    # q.view(b, h, s, d // 2, 2).transpose(4, 3).reshape(b, h, s, d).
+    if case.get("layout") == "Deinterleave":
+        src = [[2 * k, 2 * k + 1] for k in range(n)]
+        perm = [src[k][0] for k in range(n)] + [src[k][1] for k in range(n)]
+    else:
+        perm = list(range(2 * n))
+    pairs = []
+    for j in range(n):
+        # rotate_half pairs channel j with j + n; both must carry the same frequency and axis.
+        assert row[j] == row[j + n], (case["name"], j)
+        pairs.append((row[j][0], row[j][1], (offset + perm[j], offset + perm[j + n], offset + j, offset + j + n)))
+    return pairs, att
+
+
+def deepseek_softmax_multiplier(sc):
+    """DeepseekV3Attention: if mscale_all_dim: scaling *= mscale * mscale, mscale = yarn_get_mscale(
+    factor, mscale_all_dim) = 0.1 * mscale_all_dim * ln(factor) + 1 (factor > 1)."""
+    m = get_mscale(dec(sc["factor"]), dec(sc["mscale_all_dim"]))
+    return m * m
+
+
+# Each form case: as CASES, plus layout, rotary_offset, form (pe::RopeForm fields) and positions, one
+# tuple per token with one entry per position axis (t, h, w for M-RoPE; h, w for vision).
+MROPE_POSITIONS = [(7, 3, 5), (12345, 12345, 12345), (4096, 4000, 3999), (1000000, 999990, 999975)]
+VISION_POSITIONS = [(37, 5), (63, 0), (1000, 999)]
+DEEPSEEK_POSITIONS = [(1,), (4095,), (163839,), (1000000,)]
+
+FORM_CASES = [
+    dict(name="qwen25_vl_7b_mrope", source="Qwen/Qwen2.5-VL-7B-Instruct config.json (as embedded in public "
+         "test and eval configs of the stored code index): hidden_size 3584 / num_attention_heads 28 = head_dim "
+         "128, rope_theta 1000000.0, rope_scaling {type mrope, mrope_section [16, 24, 24]} (HF maps mrope to "
+         "default); HF apply_multimodal_rotary_pos_emb (sectioned)",
+         head_dim=128, rotary=128, base=1000000.0, scaling=dict(type="None"),
+         form=dict(mrope_section=[16, 24, 24], mrope_layout="Sectioned"), positions=MROPE_POSITIONS),
+    dict(name="qwen3_vl_8b_imrope", source="Qwen/Qwen3-VL-8B-Instruct text_config (config.json not read "
+         "directly; values as in a Qwen3-VL transformers-4.57.1 config in the stored code index and NVIDIA "
+         "Megatron-Bridge Qwen3VLModelProvider): head_dim 128, rope_theta 5000000, rope_scaling "
+         "{rope_type default, mrope_interleaved true, mrope_section [24, 20, 20]}; HF apply_interleaved_mrope",
+         head_dim=128, rotary=128, base=5000000.0, scaling=dict(type="None"),
+         form=dict(mrope_section=[24, 20, 20], mrope_layout="Interleaved"), positions=MROPE_POSITIONS),
+    dict(name="qwen2_vl_vit_rope", source="Qwen2-VL / Qwen2.5-VL ViT (vision_config embed_dim/hidden_size 1280, "
+         "num_heads 16 -> head_dim 80): HF VisionRotaryEmbedding(head_dim // 2 = 40, theta 10000) + rot_pos_emb "
+         "(h, w); positions past the image grid extrapolate the formula",
+         head_dim=80, rotary=80, base=10000.0, scaling=dict(type="None"),
+         form=dict(vision="Qwen2vl"), positions=VISION_POSITIONS),
+    dict(name="pixtral_12b_vision_rope", source="mistral-community/pixtral-12b vision_config (well-known values, "
+         "= HF PixtralVisionConfig defaults): hidden_size 1024 / num_attention_heads 16 = head_dim 64, rope_theta "
+         "10000.0, image_size 1024 / patch_size 16 = 64 patches a side; HF PixtralRotaryEmbedding (positions "
+         "past 63 extrapolate the formula: HF's table stops at 64 a side)",
+         head_dim=64, rotary=64, base=10000.0, scaling=dict(type="None"),
+         form=dict(vision="Pixtral"), positions=VISION_POSITIONS),
+    dict(name="deepseek_v2_lite_mla", source="deepseek-ai/DeepSeek-V2-Lite config.json: qk_nope_head_dim 128, "
+         "qk_rope_head_dim 64 (q = cat(q_pass, q_rot): rotary_offset 128, head_dim 192), rope_theta 10000, "
+         "rope_scaling {type yarn, factor 40, original_max_position_embeddings 4096, beta_fast 32, beta_slow 1, "
+         "mscale 0.707, mscale_all_dim 0.707} (max_position_embeddings 163840 = 40 * 4096); HF "
+         "apply_rotary_pos_emb_interleave",
+         head_dim=192, rotary=64, rotary_offset=128, layout="Deinterleave", base=10000.0,
+         scaling=dict(type="Yarn", factor=40.0, original_max_position=4096, beta_fast=32.0, beta_slow=1.0,
+                      mscale=0.707, mscale_all_dim=0.707),
+         positions=DEEPSEEK_POSITIONS),
+    dict(name="deepseek_v3_mla", source="deepseek-ai/DeepSeek-V3 config.json: qk_nope_head_dim 128, "
+         "qk_rope_head_dim 64 (rotary_offset 128, head_dim 192), rope_theta 10000, rope_scaling {type yarn, "
+         "factor 40, original_max_position_embeddings 4096, beta_fast 32, beta_slow 1, mscale 1.0, "
+         "mscale_all_dim 1.0} (max_position_embeddings 163840); HF apply_rotary_pos_emb_interleave",
+         head_dim=192, rotary=64, rotary_offset=128, layout="Deinterleave", base=10000.0,
+         scaling=dict(type="Yarn", factor=40.0, original_max_position=4096, beta_fast=32.0, beta_slow=1.0,
+                      mscale=1.0, mscale_all_dim=1.0),
+         positions=DEEPSEEK_POSITIONS),
+]
+
+
+def form_case_lines(case, verbose):
+    pairs, att = form_pairs(case)
+    n_axes = len(case["positions"][0])
+    assert all(len(p) == n_axes for p in case["positions"])
+    assert max(a for _, a, _ in pairs) < n_axes
+    sc = case["scaling"]
+    softmax = deepseek_softmax_multiplier(sc) if sc.get("mscale_all_dim") else D(0)
+    values = []
+    for pos in case["positions"]:
+        for w, axis, _ in pairs:
+            c, s_ = cos_sin_dec(D(pos[axis]) * w)
+            c, s_ = c * att, s_ * att  # HF: cos = emb.cos() * attention_scaling
+            values += [to_f64(c), to_f64(s_), to_f32(c), to_f32(s_)]
+    if verbose:
+        print(f"{case['name']}: {len(pairs)} pairs, {n_axes} axes, attention {float(att)!r}, "
+              f"softmax multiplier {float(softmax)!r}, axes {''.join(str(a) for _, a, _ in pairs)}",
+              file=sys.stderr)
+    inv_s = ", ".join(hexf(w) for w, _, _ in pairs)
+    axis_s = ", ".join(str(a) for _, a, _ in pairs)
+    chan_s = ", ".join(str(x) for _, _, ch in pairs for x in ch)
+    pos_s = ", ".join(str(x) for pos in case["positions"] for x in pos)
+    val_s = ", ".join(hexf(v) for v in values)
+    return [f"// {case['name']}: {case['source']}",
+            f'{{"{case["name"]}", {cxx_params(case)}, /*n_axes*/ {n_axes}, /*attention*/ {hexf(att)}, '
+            f"/*softmax_multiplier*/ {hexf(softmax)},",
+            f" /*inv_freq*/ {{{inv_s}}},",
+            f" /*axis*/ {{{axis_s}}},",
+            f" /*channels*/ {{{chan_s}}},",
+            f" /*positions*/ {{{pos_s}}},",
+            f" /*cos_sin*/ {{{val_s}}}}},"], len(pairs), len(values)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "properties" /
                                          "hf_conformance_cases.inc"))
+    ap.add_argument("--form-out", default=str(Path(__file__).resolve().parent.parent / "properties" /
+                                              "hf_conformance_form_cases.inc"))
     ap.add_argument("--print", action="store_true", help="print a summary of every case")
     args = ap.parse_args()
 
@@ -478,6 +716,30 @@ def main():
                      f"/*effective_base*/ {hexf(eff)}, {{{inv_s}}}}},")
     Path(args.out).write_text("\n".join(lines) + "\n")
     print(f"wrote {args.out}: {len(CASES)} cases, {total_pairs} pairs", file=sys.stderr)
+
+    lines = [
+        "// GENERATED by scripts/hf_conformance.py -- do not edit by hand.",
+        "// Regenerate: python3 scripts/hf_conformance.py   (standard library only)",
+        "//",
+        "// Rotary forms (M-RoPE, 2-D vision RoPE, DeepSeek MLA's decoupled rotary part): per rotated pair j,",
+        "// the frequency, the position axis and the channels HF's code gives it, and cos/sin (times",
+        "// attention_scaling) at the listed positions, in 80/110-digit decimal, each rounded once to",
+        "// float64 and to float32 (see the script's docstring).",
+        "// Entry: {name, pe::RopeParams, n_axes, attention, softmax_multiplier (DeepSeek's mscale^2, else 0),",
+        "//         inv_freq[j], axis[j], channels[4j..4j+3] = {input first, input second, output first,",
+        "//         output second}, positions[t*n_axes + a], cos_sin[(t*n_pairs + j)*4 + {cos f64, sin f64,",
+        "//         cos f32, sin f32}]}.",
+        "",
+    ]
+    total_pairs = total_values = 0
+    for case in FORM_CASES:
+        case_lines, n_pairs, n_values = form_case_lines(case, args.print)
+        lines += case_lines
+        total_pairs += n_pairs
+        total_values += n_values
+    Path(args.form_out).write_text("\n".join(lines) + "\n")
+    print(f"wrote {args.form_out}: {len(FORM_CASES)} cases, {total_pairs} pairs, {total_values} cos/sin values",
+          file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,10 @@ std::string benchmark_name(const BenchIdentity& id) {
   name += std::to_string(id.dim);
   name += '/';
   name += id.positions;
+  if (id.form != "text") {
+    name += '/';
+    name += id.form;
+  }
   if (id.scaling != "none") {
     name += '/';
     name += id.scaling;
@@ -38,8 +42,13 @@ std::string benchmark_name(const BenchIdentity& id) {
 }
 
 std::optional<BenchIdentity> identity_from_label(const std::string& label) {
-  const nlohmann::json j = nlohmann::json::parse(label, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object() || j.value("schema", "") != kBenchIdentitySchema) return std::nullopt;
+  nlohmann::json j = nlohmann::json::parse(label, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return std::nullopt;
+  if (j.value("schema", "") == kBenchIdentitySchemaV1 && !j.contains("form")) {
+    j["form"] = "text";
+    j["schema"] = kBenchIdentitySchema;
+  }
+  if (j.value("schema", "") != kBenchIdentitySchema) return std::nullopt;
   return j.get<BenchIdentity>();
 }
 

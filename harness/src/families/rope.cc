@@ -1,5 +1,6 @@
 // The RoPE family's row of FamilyTraits: census cells (under the census's scaling and partial
 // rotary factor), benchmark shapes and workloads, report words.
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <stdexcept>
@@ -48,29 +49,89 @@ void census_edges(const Instance& in, const std::vector<std::int64_t>& positions
 
 std::vector<BenchShape> bench_shapes(BenchGrid grid) {
   auto rope = [](std::int64_t T, std::int64_t D, bool far, bool yarn = false, DType t = DType::F32,
-                 std::int64_t heads = 32) {
+                 std::int64_t heads = 32, const char* form = "text") {
     return BenchShape{.op = "rope",
                       .dtype = t,
                       .length = T,
                       .heads = heads,
                       .dim = D,
                       .far = far,
-                      .scaling = yarn ? "yarn" : "none"};
+                      .scaling = yarn ? "yarn" : "none",
+                      .form = form};
+  };
+  const DType f32 = DType::F32;
+  // Qwen2.5-VL's M-RoPE at the 1-D headline shape (T2048 H32 D128), so the two compare; DeepSeek's
+  // MLA q: 128 heads of [nope 128 | pe 64], decode at 2^20 and a 2048-token prefill.
+  auto mrope = [&](std::int64_t T, std::int64_t heads) { return rope(T, 128, false, false, f32, heads, "mrope"); };
+  auto mla = [&](std::int64_t T, bool far, std::int64_t heads) {
+    return rope(T, 192, far, false, f32, heads, "mla");
   };
   if (grid == BenchGrid::Smoke) {
-    const DType f32 = DType::F32;
     return {rope(2, 64, false, false, f32, 2), rope(1, 64, true, false, f32, 2),
-            rope(2, 64, false, true, f32, 2)};
+            rope(2, 64, false, true, f32, 2), mrope(40, 2), mla(2, false, 2)};
   }
-  if (grid == BenchGrid::Quick)
-    return {rope(1, 128, true), rope(2048, 128, false), rope(2048, 128, false, true)};
+  if (grid == BenchGrid::Quick) {
+    return {rope(1, 128, true), rope(2048, 128, false), rope(2048, 128, false, true),
+            mrope(2048, 32),    mla(1, true, 128),      mla(2048, false, 128)};
+  }
   std::vector<BenchShape> s;
   for (std::int64_t T : {1, 16, 128, 2048, 16384}) s.push_back(rope(T, 128, false));
   for (std::int64_t T : {1, 2048}) s.push_back(rope(T, 128, true));
   for (std::int64_t D : {64, 256}) s.push_back(rope(2048, D, false));
   for (std::int64_t T : {1, 2048}) s.push_back(rope(T, 128, false, true));
   s.push_back(rope(2048, 128, false, false, DType::BF16));
+  for (const BenchShape& f : {mrope(2048, 32), mla(1, true, 128), mla(2048, false, 128)}) s.push_back(f);
   return s;
+}
+
+// The params of a shape's form: text RoPE; Qwen2.5-VL's M-RoPE (sections 16, 24, 24, base 10^6); DeepSeek
+// MLA's q_pe on the last 64 of 192 channels, de-interleaved where the instance pairs interleaved.
+RopeParams bench_params(const Instance& in, const BenchShape& s) {
+  RopeParams p{s.dim, 0, 10000.0, in.layout, bench_rope_scaling(s.scaling)};
+  if (s.form == "mrope") {
+    p.base = 1e6;
+    p.form.mrope_section = {16, 24, 24};
+  } else if (s.form == "mla") {
+    p.rotary_offset = 128;
+    p.rotary_dim = s.dim - 128;
+    if (in.layout == Layout::Interleaved) p.layout = Layout::Deinterleave;
+  } else if (s.form != "text") {
+    throw std::invalid_argument("no RoPE benchmark form '" + s.form + "'");
+  }
+  return p;
+}
+
+// [n_axes][tokens]: the text form's run; M-RoPE's two-image prompt (HF get_rope_index): text, a 32 x 24
+// image, text, a 24 x 32 image, text, each image's tokens sharing t and counting rows and columns.
+std::vector<std::int64_t> form_positions(const BenchShape& s) {
+  const auto n = static_cast<std::size_t>(s.length);
+  if (s.form != "mrope") return bench_positions(n, s.far);
+  std::vector<std::int64_t> t, h, w;
+  std::int64_t next = s.far ? std::int64_t{1} << 20 : 0;
+  const std::int64_t image_rows[2] = {32, 24}, image_cols[2] = {24, 32};
+  auto text = [&](std::size_t count) {
+    for (std::size_t k = 0; k < count && t.size() < n; ++k, ++next) {
+      t.push_back(next);
+      h.push_back(next);
+      w.push_back(next);
+    }
+  };
+  for (int image = 0; image < 2; ++image) {
+    text(n / 8);
+    for (std::int64_t r = 0; r < image_rows[image]; ++r) {
+      for (std::int64_t c = 0; c < image_cols[image] && t.size() < n; ++c) {
+        t.push_back(next);
+        h.push_back(next + r);
+        w.push_back(next + c);
+      }
+    }
+    next += std::max(image_rows[image], image_cols[image]);
+  }
+  text(n - t.size());
+  std::vector<std::int64_t> out = t;
+  out.insert(out.end(), h.begin(), h.end());
+  out.insert(out.end(), w.begin(), w.end());
+  return out;
 }
 
 // Rotating the same buffer over and over keeps its norm (up to rounding): the timed calls see the
@@ -79,9 +140,9 @@ class RotateWorkload : public Workload {
  public:
   RotateWorkload(const Instance& in, const BenchShape& s)
       : in_(in),
-        params_{s.dim, 0, 10000.0, in.layout, bench_rope_scaling(s.scaling)},
+        params_(bench_params(in, s)),
         plan_(params_),
-        positions_(bench_positions(static_cast<std::size_t>(s.length), s.far)),
+        positions_(form_positions(s)),
         heads_(s.heads),
         x_(in.dtype, s.elements()) {
     for (std::size_t i = 0; i < x_.size(); ++i) x_.set(i, std::ldexp(static_cast<double>(i % 61) - 30, -5));
@@ -94,7 +155,8 @@ class RotateWorkload : public Workload {
     const TypedBuffer before = x_;
     run();
     measure_rope(params_, positions_, static_cast<std::size_t>(heads_), before, x_,
-                 {&in_.contract(), in_.dtype}, sink, bench_sample(positions_.size(), plan_.n_pairs()));
+                 {&in_.contract(), in_.dtype}, sink,
+                 bench_sample(positions_.size() / plan_.n_axes(), plan_.n_pairs()));
   }
   const void* data() const override { return &x_; }
 

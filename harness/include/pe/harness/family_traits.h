@@ -32,6 +32,7 @@ struct BenchShape {
   std::int64_t length = 0, heads = 0, dim = 0;
   bool far = false;                // positions from 2^20 instead of 0
   std::string scaling = "none";    // a RoPE scaling the family's workload knows ("yarn")
+  std::string form = "text";       // a RoPE form the workload knows: "mrope" (Qwen2.5-VL), "mla" (DeepSeek)
   bool first_layout_only = false;  // only in the variant's first layout
   std::size_t elements() const {
     return static_cast<std::size_t>(length) * static_cast<std::size_t>(heads > 0 ? heads : 1) *
