@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "common.h"
+#include "form_options.h"
 #include "pe/errors.h"
 #include "pe/harness/family_traits.h"
 #include "pe/reports/summary.h"
@@ -21,6 +22,7 @@ struct CensusArgs {
   std::string glob = "*", effort = "quick", shard = "0/1", out;
   std::int64_t max_position = 0;
   ScalingFlags scaling;
+  FormFlags form;
 };
 
 int census_command(const CensusArgs& a) {
@@ -34,6 +36,10 @@ int census_command(const CensusArgs& a) {
   const auto matching = harness::instances_matching(a.glob);
   if (matching.empty()) throw UsageError("--variant: no variant matches '" + a.glob + "'");
   o.scaling = to_rope_scaling(a.scaling);
+  o.form = to_rope_form(a.form);
+  if (a.form.rotary_offset < 0)
+    throw UsageError("--rotary-offset: must be >= 0, got " + std::to_string(a.form.rotary_offset));
+  o.rotary_offset = a.form.rotary_offset;
   if (a.scaling.given.count("--partial-rotary-factor") > 0) {
     if (!(a.scaling.partial_rotary_factor > 0))  // 0 would read as "not given" in census::Options
       throw UsageError(fmt::format("--partial-rotary-factor: must be in (0, 1], got {:g}",
@@ -44,7 +50,7 @@ int census_command(const CensusArgs& a) {
         return harness::traits_of(in.variant->family()).census_applies(o);
       }))
     throw UsageError("--variant: '" + a.glob +
-                     "' matches no RoPE instance, and RoPE scaling applies to RoPE only");
+                     "' matches no RoPE instance, and RoPE scaling and forms apply to RoPE only");
   std::vector<census::InstanceResult> results;
   try {
     // A LongRoPE list no head dim fits, a partial factor none allows: before any instance is swept.
@@ -54,9 +60,14 @@ int census_command(const CensusArgs& a) {
                       [&](const harness::Instance& in) { return in.variant->family() == t->family; }))
         t->census_dims(o);
     }
-    if (census::rope_only(o))
-      fmt::print("RoPE instances only, scaling {} (the census JSON records its parameters)\n",
-                 to_string(o.scaling.type));
+    if (census::rope_only(o)) {
+      RopeParams shown;
+      shown.form = o.form;
+      shown.rotary_offset = o.rotary_offset;
+      const std::string form = describe_form(shown);
+      fmt::print("RoPE instances only, scaling {}{} (the census JSON records its parameters)\n",
+                 to_string(o.scaling.type), form.empty() ? "" : ", " + form);
+    }
     results = run_census(o);
   } catch (const InvalidArgument& e) {
     rethrow_with_flag(e);
@@ -84,6 +95,7 @@ void add_census(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--out", a->out, "Census JSON")->required();
   add_scaling_options(*cmd, a->scaling);
+  add_form_options(*cmd, a->form);
   cmd->callback([a, cmd, &exit_code] {
     a->scaling.given = given_scaling_flags(*cmd);
     exit_code = census_command(*a);

@@ -48,6 +48,7 @@ std::vector<std::int64_t> grid_dims(Effort effort) {
 }
 
 std::int64_t rotary_dim_of(const Options& o, std::int64_t head_dim) {
+  if (o.rotary_offset != 0) return head_dim - o.rotary_offset;
   return o.partial_rotary_factor != 0 ? partial_rotary_dim(head_dim, o.partial_rotary_factor) : head_dim;
 }
 
@@ -114,11 +115,30 @@ void check_run(const harness::Instance& in, std::int64_t lo, std::int64_t hi, st
 }  // namespace
 
 bool rope_only(const Options& options) {
-  return options.scaling.type != RopeScalingType::None || options.partial_rotary_factor != 0;
+  return options.scaling.type != RopeScalingType::None || options.partial_rotary_factor != 0 ||
+         !options.form.is_text() || options.rotary_offset != 0;
 }
 
 std::vector<std::int64_t> rope_head_dims(const Options& options) {
-  const std::vector<std::int64_t> grid = grid_dims(options.effort);
+  std::vector<std::int64_t> grid = grid_dims(options.effort);
+  if (!options.form.is_text() || options.rotary_offset != 0) {  // the head dims the form fits
+    std::vector<std::int64_t> fit;
+    std::string last, last_parameter = "head_dim";
+    for (std::int64_t d : grid) {
+      RopeParams p{d, rotary_dim_of(options, d), 1e4, Layout::HalfSplit, options.scaling};
+      p.form = options.form;
+      p.rotary_offset = options.rotary_offset;
+      try {
+        RopePlan plan(p);
+        fit.push_back(d);
+      } catch (const InvalidArgument& e) {
+        last = e.what();
+        last_parameter = e.parameter();
+      }
+    }
+    if (fit.empty()) throw InvalidArgument(last_parameter, last + " (at every head dim of the census grid)");
+    grid = fit;
+  }
   for (std::int64_t d : grid) rotary_dim_of(options, d);  // throws naming partial_rotary_factor
   if (options.scaling.type != RopeScalingType::LongRope) return grid;
   std::vector<std::int64_t> out;
@@ -240,6 +260,17 @@ nlohmann::json to_json(const std::vector<InstanceResult>& results) {
 
 namespace {
 // The method and the parameters it reads, and the partial rotary factor when one was given.
+nlohmann::json form_json(const Options& options) {
+  nlohmann::json j = nlohmann::json::object();
+  const RopeForm& f = options.form;
+  if (!f.mrope_section.empty()) {
+    j["mrope_section"] = f.mrope_section;
+    j["mrope_layout"] = to_string(f.mrope_layout);
+  }
+  if (f.vision != VisionRope::None) j["vision"] = to_string(f.vision);
+  if (options.rotary_offset != 0) j["rotary_offset"] = options.rotary_offset;
+  return j;
+}
 nlohmann::json scaling_json(const Options& options) {
   nlohmann::json j = options.scaling;
   if (options.partial_rotary_factor != 0) j["partial_rotary_factor"] = options.partial_rotary_factor;
@@ -253,6 +284,7 @@ nlohmann::json to_document(const std::vector<InstanceResult>& results, const Opt
           {"variant", options.glob},
           {"shard", std::to_string(options.shard_index) + "/" + std::to_string(options.shard_count)},
           {"rope_scaling", scaling_json(options)},
+          {"rope_form", form_json(options)},
           {"instances", to_json(results)}};
 }
 

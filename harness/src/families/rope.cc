@@ -12,39 +12,62 @@
 namespace pe::harness {
 namespace rope_family {
 
-void census_cell(const Instance& in, const std::vector<std::int64_t>& positions, std::int64_t head_dim,
-                 double base, std::uint64_t seed, const census::Options& options, Measurement& m) {
-  const RopeParams params{head_dim, census::rotary_dim_of(options, head_dim), base, in.layout,
-                          options.scaling};
+// [n_axes][tokens] from one axis of band positions: t = p; the other axes up to 23 rows and 31
+// columns back (never below 0), as an image's patches count theirs from the image's t.
+std::vector<std::int64_t> axes_of(const std::vector<std::int64_t>& positions, std::size_t n_axes) {
+  std::vector<std::int64_t> out = positions;
+  for (std::size_t a = 1; a < n_axes; ++a) {
+    for (std::size_t i = 0; i < positions.size(); ++i) {
+      const auto back = static_cast<std::int64_t>((i * (2 * a + 5)) % (a == 1 ? 24 : 32));
+      out.push_back(std::max<std::int64_t>(positions[i] - back, 0));
+    }
+  }
+  return out;
+}
+
+// Rotates random rows of the instance under params (forward or back) and measures every element.
+void measure_cell(const Instance& in, const RopeParams& params, const std::vector<std::int64_t>& positions,
+                  std::size_t heads, std::uint64_t seed, RopeDirection direction, Measurement& m) {
   const RopePlan plan(params);
-  // NTK and dynamic raise the base: past the contract's max_base its budget is not derived, so such
-  // (dim, base) cells are left out of the instance's bands rather than judged.
-  if (plan.effective_base() > in.contract().max_base) return;
-  const std::size_t heads = 2;
+  const std::vector<std::int64_t> axes = axes_of(positions, plan.n_axes());
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   TypedBuffer y(in.dtype, positions.size() * heads * plan.head_dim());
   for (std::size_t i = 0; i < y.size(); ++i) y.set(i, u(rng));
   const std::vector<double> x = y.values();  // the reference rotates exactly what the variant is given
-  run_rope(in, plan, positions, static_cast<std::int64_t>(heads), y);
-  measure_rope(params, positions, heads, x, y, {&in.contract(), in.dtype},
-               [&](const ElementRecord& e) { m.add(e); });
+  run_rope(in, plan, axes, static_cast<std::int64_t>(heads), y, direction);
+  measure_rope(
+      params, axes, heads, x, y, {&in.contract(), in.dtype}, [&](const ElementRecord& e) { m.add(e); }, {},
+      direction);
+}
+
+void census_cell(const Instance& in, const std::vector<std::int64_t>& positions, std::int64_t head_dim,
+                 double base, std::uint64_t seed, const census::Options& options, Measurement& m) {
+  RopeParams params{head_dim, census::rotary_dim_of(options, head_dim), base, in.layout, options.scaling};
+  params.form = options.form;
+  params.rotary_offset = options.rotary_offset;
+  const RopePlan plan(params);
+  // NTK and dynamic raise the base: past the contract's max_base its budget is not derived, so such
+  // (dim, base) cells are left out of the instance's bands rather than judged.
+  if (plan.effective_base() > in.contract().max_base) return;
+  measure_cell(in, params, positions, 2, seed, RopeDirection::Forward, m);
 }
 
 // 23 rotated pairs of a 78-channel head (16 pass through), rotated backwards: the inverse of an
 // attention backward pass, at positions the caller arranged out of order.
+// Also the forms' structure at the band's positions: Qwen2.5-VL's M-RoPE (128, sections 16, 24, 24,
+// base 10^6) and DeepSeek MLA's q (192 channels, the last 64 rotated, de-interleaved where the instance
+// pairs interleaved).
 void census_edges(const Instance& in, const std::vector<std::int64_t>& positions, std::uint64_t seed,
                   Measurement& m) {
-  const RopeParams params{2 * kCensusEdgePairs + 32, 2 * kCensusEdgePairs, 10000.0, in.layout};
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  TypedBuffer y(in.dtype, positions.size() * static_cast<std::size_t>(params.head_dim));
-  for (std::size_t i = 0; i < y.size(); ++i) y.set(i, u(rng));
-  const std::vector<double> x = y.values();
-  run_rope(in, RopePlan(params), positions, 1, y, RopeDirection::Inverse);
-  measure_rope(
-      params, positions, 1, x, y, {&in.contract(), in.dtype}, [&](const ElementRecord& e) { m.add(e); }, {},
-      RopeDirection::Inverse);
+  const RopeParams edges{2 * kCensusEdgePairs + 32, 2 * kCensusEdgePairs, 10000.0, in.layout};
+  measure_cell(in, edges, positions, 1, seed, RopeDirection::Inverse, m);
+  RopeParams mrope{128, 128, 1e6, in.layout};
+  mrope.form.mrope_section = {16, 24, 24};
+  measure_cell(in, mrope, positions, 1, seed ^ 1, RopeDirection::Forward, m);
+  RopeParams mla{192, 64, 10000.0, in.layout == Layout::Interleaved ? Layout::Deinterleave : in.layout};
+  mla.rotary_offset = 128;
+  measure_cell(in, mla, positions, 1, seed ^ 2, RopeDirection::Forward, m);
 }
 
 std::vector<BenchShape> bench_shapes(BenchGrid grid) {

@@ -14,6 +14,7 @@
 
 #include "pe/harness/instance.h"
 #include "pe/harness/measure.h"
+#include "pe/rope_form.h"
 #include "pe/rope_scaling.h"
 
 namespace pe::census {
@@ -33,6 +34,11 @@ struct Options {
   // that restriction). LongRoPE's lists fix rotary_dim/2: see rope_head_dims.
   RopeScaling scaling{};
   double partial_rotary_factor = 0;
+  // A rotary form (pe/rope_form.h) and DeepSeek MLA's rotary offset (rotary_dim = head_dim - offset):
+  // RoPE instances only, at the head dims the form fits. Multi-axis positions come from each band's:
+  // t = p, and the other axes a few rows and columns back, as an image's patches are.
+  RopeForm form{};
+  std::int64_t rotary_offset = 0;
   // Called before each instance with (done, total, instance name): progress display.
   std::function<void(std::size_t, std::size_t, const std::string&)> on_instance;
 };
@@ -68,7 +74,8 @@ std::vector<std::int64_t> grid_dims(Effort effort);
 std::int64_t rotary_dim_of(const Options& options, std::int64_t head_dim);
 // The instances as a JSON array (what the summary tables read).
 nlohmann::json to_json(const std::vector<InstanceResult>& results);
-// The census file: {"schema", "effort", "variant", "shard", "rope_scaling", "instances": to_json(...)};
+// The census file: {"schema", "effort", "variant", "shard", "rope_scaling", ["rope_form",] "instances":
+// to_json(...)}; "rope_form" ({mrope_section, mrope_layout} or {vision}, and rotary_offset) when not text;
 // "rope_scaling" holds "type" ("none", "yarn", ...), every parameter that method reads, and
 // "partial_rotary_factor" when one was given.
 nlohmann::json to_document(const std::vector<InstanceResult>& results, const Options& options);
