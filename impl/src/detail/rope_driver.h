@@ -43,11 +43,26 @@ concept RotatesRows = requires(B& b, T* const* rows, const C* s) {
   b.rotate(rows, std::size_t{}, std::size_t{}, std::size_t{}, s, s, C{});
 };
 
+// The driver's own rotation, in C and rounded once into T: pair k of a chunk is (a[k·stride],
+// a[k·stride + partner]). One loop per pairing, so each compiles to a plain strided loop.
+template <class C, class T>
+inline void rotate_pairs(T* a, std::size_t stride, std::size_t partner, std::size_t n, const C* s, const C* c,
+                         C sign) noexcept {
+  for (std::size_t k = 0; k < n; ++k) {
+    T* first = a + k * stride;
+    const C sk = sign * s[k];
+    const C u = load_as<C>(first[0]), v = load_as<C>(first[partner]);
+    first[0] = store_as<T>(u * c[k] - v * sk);
+    first[partner] = store_as<T>(u * sk + v * c[k]);
+  }
+}
+
 // Deinterleave's output order (pe/types.h): the interleaved rotation's (2j, 2j+1) moved to
 // (j, j + r/2) after the rotation, or back before the inverse one. Through a stack copy of the rotary
-// channels (r <= kMaxDeinterleaveDim), one row at a time.
+// channels (r <= kMaxDeinterleaveDim), one row at a time; out of line, so that the copy's stack stays
+// off the rotation's frame.
 template <class T>
-void reorder_deinterleave(const RopePlan& plan, const RopeBatch& batch, T* x, RopeDirection direction) noexcept {
+[[gnu::noinline]] void reorder_deinterleave(const RopePlan& plan, const RopeBatch& batch, T* x, RopeDirection direction) noexcept {
   T copy[kMaxDeinterleaveDim];
   const std::size_t half = plan.n_pairs(), tokens = batch.tokens();
   for (std::size_t t = 0; t < tokens; ++t) {
@@ -93,8 +108,9 @@ template <class C, std::size_t kChunk, class T, class Backend>
   alignas(64) C sa[kChunk];  // the gained copies: s and c stay unit-circle values for the backend
   alignas(64) C ca[kChunk];
   T* rows[kRows];
-  // Mixed chunks: one backend (with its own state, e.g. rope.exact's recurrence) and one sin/cos
-  // buffer per axis.
+  // Mixed chunks (interleaved M-RoPE): one evaluation per axis, each by its own copy of the backend
+  // (its own state, e.g. rope.exact's recurrence), gathered pair by pair. No lambdas here: code in a
+  // lambda is not the caller's Highway target, and the backend's calls would not inline.
   alignas(64) C axis_s[kMaxAxes][kChunk];
   alignas(64) C axis_c[kMaxAxes][kChunk];
   const std::size_t axes = std::min(plan.n_axes(), kMaxAxes);
@@ -104,11 +120,11 @@ template <class C, std::size_t kChunk, class T, class Backend>
     const std::size_t run = plan.axis_run(j0);
     const bool mixed = run < n && run < kMinAxisRun;
     if (!mixed) n = std::min(n, run);
-    const std::size_t axis = plan.axis_of_pair(j0);
+    const std::int64_t* axis_positions = batch.positions.data() + plan.axis_of_pair(j0) * tokens;
     for (std::size_t t = 0; t < tokens; ++t) {
       if (mixed) {
         for (std::size_t a = 0; a < axes; ++a) {
-          axis_backends[a].sincos(batch.position(t, a), j0, n, axis_s[a], axis_c[a]);
+          axis_backends[a].sincos(batch.positions[a * tokens + t], j0, n, axis_s[a], axis_c[a]);
         }
         for (std::size_t k = 0; k < n; ++k) {
           const std::size_t a = plan.axis_of_pair(j0 + k);
@@ -116,7 +132,7 @@ template <class C, std::size_t kChunk, class T, class Backend>
           c[k] = axis_c[a][k];
         }
       } else {
-        backend.sincos(batch.position(t, axis), j0, n, s, c);
+        backend.sincos(axis_positions[t], j0, n, s, c);
       }
       const C* sp = s;
       const C* cp = c;
@@ -134,16 +150,13 @@ template <class C, std::size_t kChunk, class T, class Backend>
           for (std::size_t h = 0; h < m; ++h) rows[h] = x + batch.row(t, h0 + h) + first_channel;
           backend.rotate(rows, m, j0, n, sp, cp, sign);
         }
+      } else if (plan.pairs_interleaved()) {
+        for (std::size_t h = 0; h < batch.heads; ++h) {
+          rotate_pairs<C>(x + batch.row(t, h) + first_channel + 2 * j0, 2, 1, n, sp, cp, sign);
+        }
       } else {
         for (std::size_t h = 0; h < batch.heads; ++h) {
-          T* row = x + batch.row(t, h) + first_channel;
-          for (std::size_t k = 0; k < n; ++k) {
-            const std::size_t first = plan.pair_first(j0 + k);
-            const C sk = sign * sp[k];
-            const C a = load_as<C>(row[first]), b = load_as<C>(row[first + offset]);
-            row[first] = store_as<T>(a * cp[k] - b * sk);
-            row[first + offset] = store_as<T>(a * sk + b * cp[k]);
-          }
+          rotate_pairs<C>(x + batch.row(t, h) + first_channel + j0, 1, offset, n, sp, cp, sign);
         }
       }
     }
