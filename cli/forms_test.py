@@ -249,5 +249,41 @@ at_start = np.concatenate([deepseek_pe(np.concatenate([qm[..., 64:], qm[..., :64
 run_check("deepseek_v3_rotary_at_start", qm, at_start, mla + ["--layout", "deinterleave"], False,
           "rotary channels at the start (offset 0; given: 128)")
 
+# --- Bad input: exit 2 naming the parameter and the values; nothing written --------------------
+def run_bad(name, args, words):
+    out_file = WORK / f"{name}_out.npy"
+    if out_file.exists():
+        out_file.unlink()
+    r = subprocess.run([PE] + args + ["--out", str(out_file)], capture_output=True, text=True)
+    text = r.stdout + r.stderr
+    ok = r.returncode == 2 and all(w in text for w in words) and not out_file.exists()
+    print(f"{'ok  ' if ok else 'FAIL'} {name}: exit {r.returncode}: {text.strip()}")
+    if not ok:
+        failures.append(name)
+
+
+np.save(WORK / "q192.npy", RNG.standard_normal((4, 2, 192)).astype(np.float32))
+np.save(WORK / "q74.npy", RNG.standard_normal((4, 1, 74)).astype(np.float32))
+np.save(WORK / "two_axes.npy", np.zeros((2, 60), dtype=np.int64))
+np.save(WORK / "short_axes.npy", np.zeros((3, 59), dtype=np.int64))
+golden = ["export", "--family", "rope", "--dim", "0", "--reference"]
+run_bad("sections_sum", golden + ["--input", str(WORK / "qwen25vl_x.npy"), "--positions-file", pfile,
+                                  "--mrope-section", "16,24,20"],
+        ["--mrope-section", "rotary_dim/2 = 64", "got 60"])
+run_bad("negative_offset", golden + ["--input", str(WORK / "q192.npy"), "--positions", "0:4",
+                                     "--rotary-offset", "-2"], ["--rotary-offset", "got -2"])
+run_bad("offset_past_head", golden[:4] + ["64", "--reference", "--input", str(WORK / "q192.npy"),
+                                          "--positions", "0:4", "--rotary-offset", "150"],
+        ["rotary_dim", "head_dim - rotary_offset = 42", "got 64"])
+run_bad("positions_axes", golden + ["--input", str(WORK / "qwen25vl_x.npy"), "--positions-file",
+                                    str(WORK / "two_axes.npy"), "--mrope-section", "16,24,24"],
+        ["--positions-file", "has 2 axes", "--mrope-section gives 3"])
+run_bad("positions_length", golden + ["--input", str(WORK / "qwen25vl_x.npy"), "--positions-file",
+                                      str(WORK / "short_axes.npy"), "--mrope-section", "16,24,24"],
+        ["60 tokens", "the positions are 59 per axis"])
+run_bad("vision_quarter", golden + ["--input", str(WORK / "q74.npy"), "--positions-file",
+                                    str(WORK / "two_axes.npy"), "--vision", "qwen2vl"],
+        ["head_dim must be a multiple of 4", "got 74"])
+
 print(f"forms_test ({BACKEND}): {len(failures)} failure(s)" + (": " + ", ".join(failures) if failures else ""))
 sys.exit(1 if failures else 0)

@@ -298,6 +298,65 @@ TEST_P(RopeFormProps, RotaryChannelsAtAnOffsetRotateAsAHeadOfTheirOwn) {
   });
 }
 
+// Invalid forms are refused by the plan, naming the parameter and both numbers; a batch whose axes
+// differ from the plan's is refused before any element is written.
+std::string message_of(const RopeParams& p) {
+  try {
+    RopePlan plan(p);
+  } catch (const InvalidArgument& e) {
+    return e.parameter() + ": " + e.what();
+  }
+  return "accepted";
+}
+
+TEST(RopeFormValidation, PlansNameTheParameterAndItsValues) {
+  RopeParams sections{128, 0, 1e4, Layout::HalfSplit};
+  sections.form.mrope_section = {16, 24, 20};
+  EXPECT_EQ(message_of(sections),
+            "mrope_section: mrope_section must sum to rotary_dim/2 = 64, got 60 (16,24,20)");
+  sections.form.mrope_section = {64, 0};
+  EXPECT_EQ(message_of(sections).rfind("mrope_section: mrope_section must have 3 or 4 entries", 0), 0u);
+  RopeParams offset{192, 64, 1e4, Layout::Interleaved};
+  offset.rotary_offset = -2;
+  EXPECT_EQ(message_of(offset), "rotary_offset: rotary_offset must be in [0, head_dim=192), got -2");
+  offset.rotary_offset = 150;
+  EXPECT_EQ(message_of(offset), "rotary_dim: rotary_dim must be even and in [2, head_dim - rotary_offset = 42], got 64");
+  RopeParams vision{74, 0, 1e4, Layout::HalfSplit};
+  vision.form.vision = VisionRope::Qwen2vl;
+  EXPECT_EQ(message_of(vision),
+            "head_dim: head_dim must be a multiple of 4 for vision qwen2vl (D/4 pairs per axis), got 74");
+  vision.head_dim = 64;
+  vision.scaling.type = RopeScalingType::Linear;
+  vision.scaling.factor = 2;
+  EXPECT_EQ(message_of(vision), "scaling: vision qwen2vl takes no scaling, got linear");
+  RopeParams wide{8192, 8192, 1e4, Layout::Deinterleave};
+  EXPECT_EQ(message_of(wide), "rotary_dim: rotary_dim must be at most 4096 for layout deinterleave, got 8192");
+}
+
+TEST(RopeFormValidation, AxesOtherThanThePlansLeaveTheBufferUntouched) {
+  RopeParams p{8, 0, 1e4, Layout::HalfSplit};
+  p.form.mrope_section = {2, 1, 1};
+  const RopePlan plan(p);
+  const Variant* v = find_variant("rope.scalar_f64");
+  ASSERT_NE(v, nullptr);
+  std::vector<double> x(2 * 8, 0.25);
+  const std::vector<double> before = x;
+  const std::vector<std::int64_t> two_axes = {1, 2, 3, 4};  // [2][2]: the plan reads 3
+  RopeBatch batch = RopeBatch::tokens_first(std::span(two_axes).first(2), 1, 8);
+  batch.positions = two_axes;
+  batch.n_axes = 2;
+  try {
+    rope_apply(*v, plan, batch, buffer(std::span<double>(x)));
+    ADD_FAILURE() << "accepted 2 axes for a 3-axis plan";
+  } catch (const InvalidArgument& e) {
+    EXPECT_EQ(e.parameter(), "n_axes");
+    EXPECT_EQ(std::string(e.what()), "n_axes must be the plan's 3, got 2");
+  }
+  const std::vector<std::int64_t> seven = {1, 2, 3, 4, 5, 6, 7};  // not [3][tokens]
+  EXPECT_THROW(rope_apply(*v, plan, seven, 1, std::span<double>(x)), InvalidArgument);
+  EXPECT_EQ(x, before);
+}
+
 std::vector<Instance> interleaved_of_both_pairings() {
   std::vector<Instance> out;
   for (const Instance& i : selected(Family::Rope)) {
