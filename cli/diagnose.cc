@@ -188,14 +188,16 @@ double rope_residual(const RopeData& d, const Convention& c, const std::vector<s
 
 // The form's alternatives at the given base, direction and positions: other pairings, the rotary
 // channels at the other end, M-RoPE's other layout, every permutation of the axes, 1-D on t.
-std::vector<Convention> form_candidates(const Convention& given, std::size_t head_dim, std::size_t rotary_dim) {
+std::vector<Convention> form_candidates(const Convention& given, std::size_t head_dim,
+                                        std::size_t rotary_dim) {
   std::vector<std::int64_t> offsets = {given.rotary_offset};
   if (given.rotary_offset != 0) offsets.push_back(0);
-  if (given.rotary_offset == 0 && rotary_dim < head_dim) offsets.push_back(static_cast<std::int64_t>(head_dim - rotary_dim));
+  if (given.rotary_offset == 0 && rotary_dim < head_dim)
+    offsets.push_back(static_cast<std::int64_t>(head_dim - rotary_dim));
   std::vector<MropeLayout> mrope_layouts = {given.form.mrope_layout};
   if (!given.form.mrope_section.empty()) {
     mrope_layouts.push_back(given.form.mrope_layout == MropeLayout::Sectioned ? MropeLayout::Interleaved
-                                                                             : MropeLayout::Sectioned);
+                                                                              : MropeLayout::Sectioned);
   }
   const std::size_t axes = std::min<std::size_t>(n_axes(given.form), 4);
   std::vector<Convention> out;

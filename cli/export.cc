@@ -9,14 +9,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
-#include <tuple>
-
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "common.h"
 #include "form_options.h"
-#include "pe/harness/contract_json.h"
 #include "npy.h"
+#include "pe/harness/contract_json.h"
 #include "pe/harness/typed_buffer.h"
 #include "pe/pe.h"
 #include "pe/ref/real.h"
@@ -135,8 +134,8 @@ std::vector<double> rotated_values(const ExportOptions& o, const std::vector<std
         for (std::size_t j = 0; j < plan.n_pairs(); ++j) {
           const auto [i0, i1] = plan.input_channels(j);
           const auto [o0, o1] = plan.output_channels(j);
-          std::tie(y[row + o0], y[row + o1]) =
-              r.rounded(batch.position(t, plan.axis_of_pair(j)), j, buf.get(row + i0), buf.get(row + i1), dtype);
+          std::tie(y[row + o0], y[row + o1]) = r.rounded(batch.position(t, plan.axis_of_pair(j)), j,
+                                                         buf.get(row + i0), buf.get(row + i1), dtype);
         }
       }
     }
@@ -150,7 +149,8 @@ std::vector<double> rotated_values(const ExportOptions& o, const std::vector<std
 double softmax_scale_multiplier(const RopeParams& params) {
   const RopeScaling& s = params.scaling;
   if (s.type != RopeScalingType::Yarn || !s.mscale_all_dim) return 1.0;
-  const ScalingRule<long double> rule(s, params.rotary_dim, params.base, 3.14159265358979323846264338327950288L);
+  const ScalingRule<long double> rule(s, params.rotary_dim, params.base,
+                                      3.14159265358979323846264338327950288L);
   const long double m = rule.mscale_of(*s.mscale_all_dim);
   return static_cast<double>(m * m);
 }
@@ -226,11 +226,14 @@ Exported export_rope(const ExportOptions& o, Layout layout, DType dtype,
     e.values = rotated_values(o, positions, dtype, layout, scaling, e.shape, e.scaling_note);
     const auto head_dim = static_cast<std::int64_t>(e.shape.back());
     e.metadata = rope_metadata(
-        o, with_form({head_dim, rotary_dim_for(o.scaling, head_dim, o.dim, "--dim"), o.base, layout, scaling}, o.form),
+        o,
+        with_form({head_dim, rotary_dim_for(o.scaling, head_dim, o.dim, "--dim"), o.base, layout, scaling},
+                  o.form),
         dtype, e.shape);
   } else {
     if (o.form.rotary_offset != 0)
-      throw UsageError("--rotary-offset: applies with --input (the (cos, sin) table is the rotary channels')");
+      throw UsageError(
+          "--rotary-offset: applies with --input (the (cos, sin) table is the rotary channels')");
     // --dim is the rotary dim, or with --partial-rotary-factor the head dim it is taken from.
     const RopeParams params =
         with_form({o.dim, rotary_dim_for(o.scaling, o.dim, 0, "--dim"), o.base, layout, scaling}, o.form);
@@ -282,10 +285,10 @@ int run_export(const ExportOptions& o) {
     // the values: DeepSeek's softmax-scale multiplier.
     std::string header;
     if (!metadata.is_null() && metadata["softmax_scale_multiplier"].get<double>() != 1.0) {
-      header = fmt::format("# softmax_scale_multiplier={:.17g} (m(s, mscale_all_dim)^2, applied to the "
-                           "softmax scale, not in cos/sin); attention_factor={:.17g}",
-                           metadata["softmax_scale_multiplier"].get<double>(),
-                           metadata["attention_factor"].get<double>());
+      header = fmt::format(
+          "# softmax_scale_multiplier={:.17g} (m(s, mscale_all_dim)^2, applied to the "
+          "softmax scale, not in cos/sin); attention_factor={:.17g}",
+          metadata["softmax_scale_multiplier"].get<double>(), metadata["attention_factor"].get<double>());
     }
     write_csv(o.out, values, values.size() / std::max<std::size_t>(1, shape[0]), dtype,
               header);  // one row per position

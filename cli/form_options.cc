@@ -26,7 +26,8 @@ RopeForm to_rope_form(const FormFlags& f) {
     std::size_t start = 0;
     while (start <= f.mrope_section.size()) {
       const std::size_t comma = std::min(f.mrope_section.find(',', start), f.mrope_section.size());
-      form.mrope_section.push_back(parse_int(f.mrope_section.substr(start, comma - start), "--mrope-section"));
+      form.mrope_section.push_back(
+          parse_int(f.mrope_section.substr(start, comma - start), "--mrope-section"));
       start = comma + 1;
     }
   }
@@ -38,7 +39,8 @@ RopeForm to_rope_form(const FormFlags& f) {
   }
   if (!f.vision.empty()) {
     const auto v = parse_vision_rope(f.vision);
-    if (!v || *v == VisionRope::None) throw UsageError("--vision: qwen2vl or pixtral, got '" + f.vision + "'");
+    if (!v || *v == VisionRope::None)
+      throw UsageError("--vision: qwen2vl or pixtral, got '" + f.vision + "'");
     if (!f.mrope_section.empty()) throw UsageError("--vision: give --vision or --mrope-section, not both");
     form.vision = *v;
   }
@@ -52,10 +54,10 @@ RopeParams with_form(RopeParams params, const FormFlags& flags) {
 }
 
 void reject_form_flags(const FormFlags& f, const std::string& why) {
-  for (const auto& [flag, given] : {std::pair{"--mrope-section", !f.mrope_section.empty()},
-                                    std::pair{"--mrope-layout", !f.mrope_layout.empty()},
-                                    std::pair{"--vision", !f.vision.empty()},
-                                    std::pair{"--rotary-offset", f.rotary_offset != 0}}) {
+  for (const auto& [flag, given] :
+       {std::pair{"--mrope-section", !f.mrope_section.empty()},
+        std::pair{"--mrope-layout", !f.mrope_layout.empty()}, std::pair{"--vision", !f.vision.empty()},
+        std::pair{"--rotary-offset", f.rotary_offset != 0}}) {
     if (given) throw UsageError(std::string(flag) + ": " + why);
   }
 }
@@ -87,9 +89,10 @@ std::vector<std::int64_t> axis_positions_from(const std::string& range, const st
     if (file.ends_with(".npy")) {
       const auto shape = read_npy(file).shape;
       if (shape.size() >= 2 && shape.front() > 1) {
-        throw UsageError(fmt::format("--positions-file: {} holds [{}] positions: {} axes need --mrope-section or "
-                                     "--vision",
-                                     file, fmt::join(shape, ", "), shape.front()));
+        throw UsageError(
+            fmt::format("--positions-file: {} holds [{}] positions: {} axes need --mrope-section or "
+                        "--vision",
+                        file, fmt::join(shape, ", "), shape.front()));
       }
     }
     return one;
@@ -103,9 +106,10 @@ std::vector<std::int64_t> axis_positions_from(const std::string& range, const st
   if (file.ends_with(".npy")) shape = read_npy(file).shape;
   if (shape.size() == 3 && shape[1] == 1) shape.erase(shape.begin() + 1);
   if (shape.size() != 2) {
-    throw UsageError(fmt::format("--positions-file: {} needs [n_axes, T] positions ({} gives {} axes); {} has "
-                                 "rank {}",
-                                 file, axes_from, n_axes, file, shape.size()));
+    throw UsageError(
+        fmt::format("--positions-file: {} needs [n_axes, T] positions ({} gives {} axes); {} has "
+                    "rank {}",
+                    file, axes_from, n_axes, file, shape.size()));
   }
   if (shape[0] != n_axes) {
     throw UsageError(fmt::format("--positions-file: {} has {} axes ([{}, {}]), {} gives {}", file, shape[0],

@@ -1,7 +1,5 @@
 #include "scaling_options.h"
 
-#include "form_options.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,6 +7,7 @@
 #include <string_view>
 
 #include "args.h"
+#include "form_options.h"
 #include "npy.h"
 
 namespace pe::cli {

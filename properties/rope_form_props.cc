@@ -34,24 +34,10 @@ class RopeFormProps : public ::testing::TestWithParam<Instance> {
       p.rotary_dim = p.head_dim;
       p.scaling = *gen_scaling(p.rotary_dim).as("scaling");
       keep_ntk_base_above_one(p);
-      draw_sections(p, layout);
+      p.form.mrope_section = draw_mrope_sections(p.rotary_dim / 2);
+      p.form.mrope_layout = layout;
     } while (RopePlan(p).effective_base() > in().contract().max_base);
     return p;
-  }
-  static void draw_sections(RopeParams& p, MropeLayout layout) {
-    const std::int64_t pairs = p.rotary_dim / 2;
-    const std::size_t n = *rc::gen::element<std::size_t>(3, 4).as("axes");
-    auto cuts = *rc::gen::container<std::vector<std::int64_t>>(n - 1, rc::gen::inRange<std::int64_t>(0, pairs + 1))
-                     .as("section cuts");
-    std::sort(cuts.begin(), cuts.end());
-    cuts.push_back(pairs);
-    p.form.mrope_section.clear();
-    std::int64_t last = 0;
-    for (std::int64_t c : cuts) {
-      p.form.mrope_section.push_back(c - last);
-      last = c;
-    }
-    p.form.mrope_layout = layout;
   }
   std::vector<double> inputs(std::size_t count) const {
     return seeded_inputs(in().dtype, count, *rc::gen::arbitrary<std::uint64_t>().as("input seed"));
@@ -121,8 +107,11 @@ TEST_P(RopeFormProps, MovingOneAxisChangesExactlyItsPairs) {
       const auto [i0, i1] = plan.input_channels(j);
       const bool same = same_bits(y[o0], z[o0]) && same_bits(y[o1], z[o1]);
       if (plan.axis_of_pair(j) != moved) {
-        if (!same) RC_FAIL(fmt::format("pair {} (axis {}) changed when axis {} moved", j, plan.axis_of_pair(j), moved));
-      } else if (same && visibly_different(plan, reference, positions[moved], other[moved], j, x[i0], x[i1])) {
+        if (!same)
+          RC_FAIL(
+              fmt::format("pair {} (axis {}) changed when axis {} moved", j, plan.axis_of_pair(j), moved));
+      } else if (same &&
+                 visibly_different(plan, reference, positions[moved], other[moved], j, x[i0], x[i1])) {
         RC_FAIL(fmt::format("pair {} (axis {}) did not change when its position moved {} -> {}", j, moved,
                             positions[moved], other[moved]));
       }
@@ -193,7 +182,8 @@ TEST_P(RopeFormProps, SectionedAndInterleavedDifferExactlyWhereTheirAxesDiffer) 
       } else {
         ++differing_axes;
         if (same && visibly_different(s_plan, reference, positions[as], positions[ai], j, x[i0], x[i1])) {
-          RC_FAIL(fmt::format("pair {} reads axis {} (sectioned) and {} (interleaved) but is the same", j, as, ai));
+          RC_FAIL(fmt::format("pair {} reads axis {} (sectioned) and {} (interleaved) but is the same", j, as,
+                              ai));
         }
       }
     }
@@ -291,7 +281,8 @@ TEST_P(RopeFormProps, RotaryChannelsAtAnOffsetRotateAsAHeadOfTheirOwn) {
       for (std::size_t ch = 0; ch < hd; ++ch) {
         const double expected = ch >= off && ch < off + r ? want[t * r + ch - off] : x[t * hd + ch];
         if (!same_bits(y[t * hd + ch], expected)) {
-          RC_FAIL(fmt::format("token {} channel {}: {:.9g}, expected {:.9g}", t, ch, y[t * hd + ch], expected));
+          RC_FAIL(
+              fmt::format("token {} channel {}: {:.9g}, expected {:.9g}", t, ch, y[t * hd + ch], expected));
         }
       }
     }
@@ -320,7 +311,8 @@ TEST(RopeFormValidation, PlansNameTheParameterAndItsValues) {
   offset.rotary_offset = -2;
   EXPECT_EQ(message_of(offset), "rotary_offset: rotary_offset must be in [0, head_dim=192), got -2");
   offset.rotary_offset = 150;
-  EXPECT_EQ(message_of(offset), "rotary_dim: rotary_dim must be even and in [2, head_dim - rotary_offset = 42], got 64");
+  EXPECT_EQ(message_of(offset),
+            "rotary_dim: rotary_dim must be even and in [2, head_dim - rotary_offset = 42], got 64");
   RopeParams vision{74, 0, 1e4, Layout::HalfSplit};
   vision.form.vision = VisionRope::Qwen2vl;
   EXPECT_EQ(message_of(vision),
@@ -330,7 +322,8 @@ TEST(RopeFormValidation, PlansNameTheParameterAndItsValues) {
   vision.scaling.factor = 2;
   EXPECT_EQ(message_of(vision), "scaling: vision qwen2vl takes no scaling, got linear");
   RopeParams wide{8192, 8192, 1e4, Layout::Deinterleave};
-  EXPECT_EQ(message_of(wide), "rotary_dim: rotary_dim must be at most 4096 for layout deinterleave, got 8192");
+  EXPECT_EQ(message_of(wide),
+            "rotary_dim: rotary_dim must be at most 4096 for layout deinterleave, got 8192");
 }
 
 TEST(RopeFormValidation, AxesOtherThanThePlansLeaveTheBufferUntouched) {
@@ -357,17 +350,10 @@ TEST(RopeFormValidation, AxesOtherThanThePlansLeaveTheBufferUntouched) {
   EXPECT_EQ(x, before);
 }
 
-std::vector<Instance> interleaved_of_both_pairings() {
-  std::vector<Instance> out;
-  for (const Instance& i : selected(Family::Rope)) {
-    if (i.layout == Layout::Interleaved && i.variant->supports(Layout::HalfSplit)) out.push_back(i);
-  }
-  return out;
-}
-
 // Empty when $PE_VARIANT selects no instance of it: allowed, not a failure.
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(RopeFormProps);
-INSTANTIATE_TEST_SUITE_P(Registry, RopeFormProps, ::testing::ValuesIn(selected(Family::Rope)), instance_test_name);
+INSTANTIATE_TEST_SUITE_P(Registry, RopeFormProps, ::testing::ValuesIn(selected(Family::Rope)),
+                         instance_test_name);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(RopePairingFormProps);
 INSTANTIATE_TEST_SUITE_P(Registry, RopePairingFormProps, ::testing::ValuesIn(interleaved_of_both_pairings()),
                          instance_test_name);

@@ -34,10 +34,11 @@ harness::BenchIdentity yarn_rope() {
 
 TEST(Schemas, BenchIdentityIsPinnedAndRoundTrips) {
   const nlohmann::json j = yarn_rope();
-  EXPECT_EQ(j.dump(),
-            R"({"dim":128,"dtype":"f32","family":"rope","form":"text","heads":32,)"
-            R"("instance":"rope.halfsplit.hwy@AVX2","length":2048,"op":"rope","positions":"start",)"
-            R"("scaling":"yarn","schema":"pe-suite/bench-identity/2","threads":1,"variant":"rope.hwy@AVX2"})");
+  EXPECT_EQ(
+      j.dump(),
+      R"({"dim":128,"dtype":"f32","family":"rope","form":"text","heads":32,)"
+      R"("instance":"rope.halfsplit.hwy@AVX2","length":2048,"op":"rope","positions":"start",)"
+      R"("scaling":"yarn","schema":"pe-suite/bench-identity/2","threads":1,"variant":"rope.hwy@AVX2"})");
   EXPECT_EQ(j.get<harness::BenchIdentity>(), yarn_rope());
   EXPECT_EQ(harness::identity_from_label(j.dump()), yarn_rope());
 }

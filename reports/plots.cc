@@ -103,8 +103,8 @@ std::vector<std::string> plot_speed(const std::vector<BenchRecord>& bench, const
     // first layout only).
     std::map<std::string, std::map<std::string, std::vector<const BenchRecord*>>> by_instance;
     for (const BenchRecord& b : bench) {
-      if (!traits->headline(b) || b.dtype != "f32" || b.positions != "start" || b.scaling != "none" || b.form != "text" ||
-          !b.error.empty())
+      if (!traits->headline(b) || b.dtype != "f32" || b.positions != "start" || b.scaling != "none" ||
+          b.form != "text" || !b.error.empty())
         continue;
       by_instance[b.variant][b.instance].push_back(&b);
     }

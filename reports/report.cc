@@ -18,8 +18,8 @@ namespace {
 
 // A column of the speed table: f32, unscaled, the family's headline shape at the column's length.
 bool matches(const BenchRecord& b, const harness::FamilyTraits& t, const harness::ReportColumn& c) {
-  return t.headline(b) && b.scaling == "none" && b.form == "text" && b.dtype == "f32" && b.length == c.length &&
-         b.positions == c.positions;
+  return t.headline(b) && b.scaling == "none" && b.form == "text" && b.dtype == "f32" &&
+         b.length == c.length && b.positions == c.positions;
 }
 
 void write_file(const std::string& path, const std::string& text) {

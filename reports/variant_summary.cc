@@ -52,8 +52,8 @@ std::string props(const VariantRow& r) {
 
 const BenchRecord* representative(const std::vector<BenchRecord>& bench, const std::string& instance) {
   for (const BenchRecord& b : bench) {
-    if (b.instance != instance || b.dtype != "f32" || b.positions != "start" || b.scaling != "none" || b.form != "text" ||
-        !b.error.empty())
+    if (b.instance != instance || b.dtype != "f32" || b.positions != "start" || b.scaling != "none" ||
+        b.form != "text" || !b.error.empty())
       continue;
     const harness::FamilyTraits* t = harness::traits_named(b.family);
     if (t != nullptr && t->headline(b) && b.length == t->summary_length) return &b;

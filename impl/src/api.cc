@@ -36,9 +36,9 @@ void check_positions(std::span<const std::int64_t> positions) {
 // Positions are [n_axes][tokens]: their count must be a multiple of the plan's axes.
 void check_axes(const RopePlan& plan, std::span<const std::int64_t> positions) {
   if (positions.size() % plan.n_axes() != 0) {
-    fail("positions", "positions.size must be a multiple of the plan's n_axes = " +
-                          std::to_string(plan.n_axes()) + " ([n_axes][tokens]), got " +
-                          std::to_string(positions.size()));
+    fail("positions",
+         "positions.size must be a multiple of the plan's n_axes = " + std::to_string(plan.n_axes()) +
+             " ([n_axes][tokens]), got " + std::to_string(positions.size()));
   }
 }
 

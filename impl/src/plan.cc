@@ -66,8 +66,8 @@ void check_form(const RopeParams& p) {
       detail::fail("vision", v + " takes no mrope_section, got " + show_list(f.mrope_section));
     }
     if (p.head_dim % 4 != 0) {
-      detail::fail("head_dim", "head_dim must be a multiple of 4 for " + v +
-                                   " (D/4 pairs per axis), got " + std::to_string(p.head_dim));
+      detail::fail("head_dim", "head_dim must be a multiple of 4 for " + v + " (D/4 pairs per axis), got " +
+                                   std::to_string(p.head_dim));
     }
     if (p.rotary_offset != 0 || p.rotary_dim != p.head_dim) {
       detail::fail("rotary_dim", v + " rotates the whole head: rotary_dim must be head_dim = " +
@@ -315,7 +315,8 @@ RopePlan::RopePlan(const RopeParams& params) : params_(params) {
   if (n_axes_ > 1) {
     axis_.resize(n_pairs());
     run_.resize(n_pairs());
-    for (std::size_t j = 0; j < n_pairs(); ++j) axis_[j] = static_cast<std::uint8_t>(pe::axis_of_pair(params.form, n_pairs(), j));
+    for (std::size_t j = 0; j < n_pairs(); ++j)
+      axis_[j] = static_cast<std::uint8_t>(pe::axis_of_pair(params.form, n_pairs(), j));
     for (std::size_t j = n_pairs(); j-- > 0;) {
       run_[j] = j + 1 < n_pairs() && axis_[j + 1] == axis_[j] ? run_[j + 1] + 1 : 1;
     }

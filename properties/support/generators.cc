@@ -109,6 +109,23 @@ rc::Gen<std::vector<std::int64_t>> gen_axes_positions(std::size_t n_axes, std::i
   });
 }
 
+std::vector<std::int64_t> draw_mrope_sections(std::int64_t pairs) {
+  const std::size_t n = *rc::gen::element<std::size_t>(3, 4).as("M-RoPE axes");
+  // n - 1 cut points in [0, pairs]: sections of any size, zeros included.
+  auto cuts =
+      *rc::gen::container<std::vector<std::int64_t>>(n - 1, rc::gen::inRange<std::int64_t>(0, pairs + 1))
+           .as("M-RoPE section cuts");
+  std::sort(cuts.begin(), cuts.end());
+  cuts.push_back(pairs);
+  std::vector<std::int64_t> sections;
+  std::int64_t last = 0;
+  for (std::int64_t c : cuts) {
+    sections.push_back(c - last);
+    last = c;
+  }
+  return sections;
+}
+
 void draw_rope_form(RopeParams& p) {
   const auto pairs = p.rotary_dim / 2;
   int kind = *rc::gen::weightedElement<int>({{4, 0}, {3, 1}, {1, 2}}).as("form (text, M-RoPE, vision)");
@@ -118,22 +135,14 @@ void draw_rope_form(RopeParams& p) {
     p.rotary_dim = p.head_dim;
     p.scaling = {};
   } else if (kind == 1) {
-    const std::size_t n = *rc::gen::element<std::size_t>(3, 4).as("M-RoPE axes");
-    // n - 1 cut points in [0, pairs]: sections of any size, zeros included.
-    auto cuts = *rc::gen::container<std::vector<std::int64_t>>(n - 1, rc::gen::inRange<std::int64_t>(0, pairs + 1))
-                     .as("M-RoPE cuts");
-    std::sort(cuts.begin(), cuts.end());
-    cuts.push_back(pairs);
-    std::int64_t last = 0;
-    for (std::int64_t c : cuts) {
-      p.form.mrope_section.push_back(c - last);
-      last = c;
-    }
-    p.form.mrope_layout = *rc::gen::element(MropeLayout::Sectioned, MropeLayout::Interleaved).as("M-RoPE layout");
+    p.form.mrope_section = draw_mrope_sections(pairs);
+    p.form.mrope_layout =
+        *rc::gen::element(MropeLayout::Sectioned, MropeLayout::Interleaved).as("M-RoPE layout");
   } else if (p.rotary_dim < p.head_dim && *rc::gen::arbitrary<bool>().as("rotary at the end")) {
     p.rotary_offset = p.head_dim - p.rotary_dim;
   }
-  if (p.layout == Layout::Interleaved && *rc::gen::weightedElement<int>({{2, 0}, {1, 1}}).as("deinterleave") == 1) {
+  if (p.layout == Layout::Interleaved &&
+      *rc::gen::weightedElement<int>({{2, 0}, {1, 1}}).as("deinterleave") == 1) {
     p.layout = Layout::Deinterleave;
   }
   RC_CLASSIFY(true, form_class(p));
@@ -144,8 +153,8 @@ std::string form_class(const RopeParams& p) {
   if (p.form.vision != VisionRope::None) {
     s = "vision " + std::string(to_string(p.form.vision));
   } else if (!p.form.mrope_section.empty()) {
-    s = "M-RoPE " + std::string(to_string(p.form.mrope_layout)) + " " + std::to_string(p.form.mrope_section.size()) +
-        " axes";
+    s = "M-RoPE " + std::string(to_string(p.form.mrope_layout)) + " " +
+        std::to_string(p.form.mrope_section.size()) + " axes";
   } else {
     s = p.rotary_offset > 0 ? "text, rotary at the end" : "text";
   }

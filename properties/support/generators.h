@@ -71,6 +71,8 @@ rc::Gen<RopeScaling> gen_scaling(std::int64_t rotary_dim);
 // M-RoPE instead when head_dim is not a multiple of 4). An interleaved layout becomes deinterleave a
 // third of the time. Classifies the case by form.
 void draw_rope_form(RopeParams& params);
+// 3 or 4 M-RoPE sections of any sizes (zeros included) summing to `pairs`.
+std::vector<std::int64_t> draw_mrope_sections(std::int64_t pairs);
 // "M-RoPE interleaved", "vision pixtral", "text, rotary at 8", ...: the RC_CLASSIFY label.
 std::string form_class(const RopeParams& params);
 // Positions [n_axes][tokens] (tokens in [1, max_tokens]): each axis from gen_position.

@@ -25,6 +25,15 @@ using harness::run_table;
 using harness::selected;
 using harness::TypedBuffer;
 
+// The interleaved instances of variants that also pair half-split: where a property relates the two.
+inline std::vector<Instance> interleaved_of_both_pairings() {
+  std::vector<Instance> out;
+  for (const Instance& i : selected(Family::Rope)) {
+    if (i.layout == Layout::Interleaved && i.variant->supports(Layout::HalfSplit)) out.push_back(i);
+  }
+  return out;
+}
+
 // Unit roundoff of double, for the tolerances of identities evaluated in double.
 inline constexpr double kU64 = 0x1p-53;
 

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <atomic>
-#include <utility>
 #include <boost/math/constants/constants.hpp>
 #include <cmath>
+#include <utility>
 
 namespace pe::ref {
 namespace {
@@ -107,8 +107,9 @@ Rope::Rope(const RopeParams& params, std::int64_t max_position) : Rope(RopePlan(
 // The validated plan gives rotary_dim (0 resolved) and the frequency bound the slack is built on.
 Rope::Rope(const RopePlan& plan, std::int64_t max_position)
     : params_(plan.params()),
-      inv_freq_(plan.n_pairs(), static_cast<std::int64_t>(frequency_index(params_.form, plan.n_pairs(), 0).dim),
-                params_.base, params_.scaling, params_.form),
+      inv_freq_(plan.n_pairs(),
+                static_cast<std::int64_t>(frequency_index(params_.form, plan.n_pairs(), 0).dim), params_.base,
+                params_.scaling, params_.form),
       bits_(max_position < kNarrowLimit ? pe::ref::precision_bits<RealNarrow>()
                                         : pe::ref::precision_bits<Real>()),
       wide_(max_position >= kNarrowLimit),

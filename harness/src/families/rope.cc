@@ -85,7 +85,9 @@ std::vector<BenchShape> bench_shapes(BenchGrid grid) {
   const DType f32 = DType::F32;
   // Qwen2.5-VL's M-RoPE at the 1-D headline shape (T2048 H32 D128), so the two compare; DeepSeek's
   // MLA q: 128 heads of [nope 128 | pe 64], decode at 2^20 and a 2048-token prefill.
-  auto mrope = [&](std::int64_t T, std::int64_t heads) { return rope(T, 128, false, false, f32, heads, "mrope"); };
+  auto mrope = [&](std::int64_t T, std::int64_t heads) {
+    return rope(T, 128, false, false, f32, heads, "mrope");
+  };
   auto mla = [&](std::int64_t T, bool far, std::int64_t heads) {
     return rope(T, 192, far, false, f32, heads, "mla");
   };

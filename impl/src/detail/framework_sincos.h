@@ -47,7 +47,8 @@ struct TorchTutorialSinCos {
 struct HfRopeSinCos {
   const RopePlan& plan;
   void operator()(std::int64_t p, std::size_t j, float& s, float& c) const noexcept {
-    const float exponent = static_cast<float>(2 * frequency_of(plan, j)) / static_cast<float>(frequency_dim(plan));
+    const float exponent =
+        static_cast<float>(2 * frequency_of(plan, j)) / static_cast<float>(frequency_dim(plan));
     float inv_freq = 1.0f / std::pow(static_cast<float>(formula_base(plan)), exponent);
     const float gain = formula_gain(plan, j);
     if (gain != 1.0f) inv_freq *= gain;
@@ -78,8 +79,8 @@ struct CachedHfRopeSinCos {
 // llama.cpp's CPU rope (ggml_rope_cache_init): theta_scale = powf(base, -2.0f/n_dims), theta = p,
 // and theta *= theta_scale after each pair, all in float. Called with ascending pairs per position
 // it follows the recurrence; any other call order replays it from pair 0 (a vision form's pairs
-// replay from their own frequency index: ggml's VISION mode restarts the recurrence per axis). Scaled RoPE plans: the
-// NTK/dynamic base' as llama.cpp's rope_freq_base, and the gain as its freq_factors path
+// replay from their own frequency index: ggml's VISION mode restarts the recurrence per axis). Scaled RoPE
+// plans: the NTK/dynamic base' as llama.cpp's rope_freq_base, and the gain as its freq_factors path
 // (theta/freq_factor, here one float multiplication by fl(g_j)) for every method; llama.cpp's own
 // YaRN blends extrapolated and interpolated angles per position instead (same value in exact
 // arithmetic).

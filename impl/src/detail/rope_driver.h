@@ -62,7 +62,8 @@ inline void rotate_pairs(T* a, std::size_t stride, std::size_t partner, std::siz
 // channels (r <= kMaxDeinterleaveDim), one row at a time; out of line, so that the copy's stack stays
 // off the rotation's frame.
 template <class T>
-[[gnu::noinline]] void reorder_deinterleave(const RopePlan& plan, const RopeBatch& batch, T* x, RopeDirection direction) noexcept {
+[[gnu::noinline]] void reorder_deinterleave(const RopePlan& plan, const RopeBatch& batch, T* x,
+                                            RopeDirection direction) noexcept {
   T copy[kMaxDeinterleaveDim];
   const std::size_t half = plan.n_pairs(), tokens = batch.tokens();
   for (std::size_t t = 0; t < tokens; ++t) {

@@ -28,7 +28,8 @@ struct BenchIdentity {
   std::string positions;         // "start" (from 0) or "far" (from 2^20)
   std::string scaling = "none";  // RoPE scaling method (pe/rope_scaling.h), "none" unscaled
   int threads = 1;
-  std::string form = "text";  // RoPE's rotary form: "text", "mrope" (Qwen2.5-VL), "mla" (DeepSeek); tables "text"
+  std::string form =
+      "text";  // RoPE's rotary form: "text", "mrope" (Qwen2.5-VL), "mla" (DeepSeek); tables "text"
 
   bool operator==(const BenchIdentity&) const = default;
 };
@@ -42,7 +43,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BenchIdentity, schema, family, instance, vari
 // other than text follows the positions: ".../D128/start/mrope").
 std::string benchmark_name(const BenchIdentity& id);
 // The identity a benchmark label holds (version 1 read as form "text", schema updated); nullopt for a
-// label that is not one (limits/, plan/, another schema). Throws as reading does for a label of this schema with a missing or mistyped field.
+// label that is not one (limits/, plan/, another schema). Throws as reading does for a label of this schema
+// with a missing or mistyped field.
 std::optional<BenchIdentity> identity_from_label(const std::string& label);
 
 }  // namespace pe::harness
