@@ -148,8 +148,10 @@ namespace {
 // A candidate's model of the data: the plan of its form, layout, base and offset, each pair's
 // position from the data's axis the candidate reads, in long double. Candidates whose plan is
 // invalid for the data (sections of another rotary dim) are skipped.
+// Stops once the residual passes `cutoff` (a candidate that cannot rank among the best): what it
+// returns is then only a lower bound.
 double rope_residual(const RopeData& d, const Convention& c, const std::vector<std::size_t>& tokens,
-                     const std::vector<std::size_t>& heads) {
+                     const std::vector<std::size_t>& heads, double cutoff = INFINITY) {
   RopeParams params{static_cast<std::int64_t>(d.head_dim), static_cast<std::int64_t>(d.rotary_dim), c.base,
                     c.layout, d.scaling};
   params.form = c.one_d ? RopeForm{} : c.form;
@@ -181,6 +183,7 @@ double rope_residual(const RopeData& d, const Convention& c, const std::vector<s
         const double e2 = std::fabs(d.y[row + o1] - static_cast<double>(xb * co + xa * s));
         worst = std::max({worst, std::isnan(e1) ? INFINITY : e1, std::isnan(e2) ? INFINITY : e2});
       }
+      if (worst > cutoff) return worst;
     }
   }
   return worst;
@@ -235,8 +238,15 @@ std::vector<Fit> diagnose_rope(const RopeData& d, const Convention& given) {
     all.push_back(c);
   }
   for (const Convention& c : form_candidates(given, d.head_dim, d.rotary_dim)) all.push_back(c);
+  // Only the best three are printed, with the given convention's residual: the others may stop early.
   std::vector<Fit> fits;
-  for (const Convention& c : all) fits.push_back({c, rope_residual(d, c, tokens, heads)});
+  std::vector<double> best;
+  for (const Convention& c : all) {
+    const bool is_given = describe(c, given) == "the conventions given";
+    const double cutoff = is_given || best.size() < 3 ? INFINITY : best[2];
+    fits.push_back({c, rope_residual(d, c, tokens, heads, cutoff)});
+    best.insert(std::upper_bound(best.begin(), best.end(), fits.back().residual), fits.back().residual);
+  }
   return ranked(fits);
 }
 
