@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <new>
 #include <type_traits>
 
 #include "detail/convert.h"
@@ -83,11 +84,25 @@ template <class T>
   }
 }
 
-// Runs of at least this many pairs on one axis are chunks of their own (one sincos per token, as
-// 1-D RoPE: sectioned M-RoPE, vision); shorter runs (interleaved M-RoPE's t/h/w rotation) share a
-// chunk whose sin and cos are gathered from one evaluation per axis.
-inline constexpr std::size_t kMinAxisRun = 8;
 inline constexpr std::size_t kMaxAxes = 4;
+// Plans of up to this many chunks go through the tokens in blocks of kTokenBlock (drive_rope): 16
+// tokens of 32 heads x 128 float channels are 256 KiB, within a core's L2.
+inline constexpr std::size_t kMaxBlockedChunks = 4;
+inline constexpr std::size_t kTokenBlock = 16;
+
+// The chunk of pairs from j0: up to max_chunk pairs, mixed when they read several axes (M-RoPE's
+// sections, vision's halves): their sin and cos are then evaluated once per axis over the whole chunk
+// and gathered pair by pair. Cutting the chunk at each axis change instead costs more: Qwen2.5-VL's
+// sections 16, 24, 24 made three rotations of short, tail-ending chunks per row, 2.7x 1-D RoPE's time
+// against 1.2-1.4x gathered (T2048 x 32 heads x 128, rope.hwy and rope.exact).
+struct Chunk {
+  std::size_t n;
+  bool mixed;
+};
+inline Chunk chunk_at(const RopePlan& plan, std::size_t j0, std::size_t max_chunk) noexcept {
+  const std::size_t n = std::min(max_chunk, plan.n_pairs() - j0);
+  return {n, plan.axis_run(j0) < n};
+}
 
 // Always inlined: a Highway kernel calls it from its per-target code, which then compiles the loops,
 // and inlines the backend, for that target (an out-of-line instantiation would be baseline code
@@ -104,64 +119,90 @@ template <class C, std::size_t kChunk, class T, class Backend>
   const C sign = direction == RopeDirection::Inverse ? C(-1) : C(1);
   const C attention = static_cast<C>(plan.attention_factor());
   const bool gain = attention != C(1) && !applies_attention<Backend>();
-  alignas(64) C s[kChunk];
+  // A plan of several chunks (sectioned M-RoPE, vision, heads past 128 channels) goes through the
+  // tokens in blocks, every chunk of a block before the next block, so that a block's rows are still
+  // in cache for its next chunk (chunk by chunk over all tokens would stream the rows from memory once
+  // per chunk). Each chunk keeps its own backend and sin/cos state across the blocks (rope.exact's
+  // recurrence), so the order changes no bit. Past kMaxBlockedChunks chunks: chunk by chunk, one state.
+  std::size_t n_chunks = 0;
+  for (std::size_t j0 = 0; j0 < pairs; ++n_chunks) j0 += chunk_at(plan, j0, kChunk).n;
+  const bool blocked = n_chunks > 1 && n_chunks <= kMaxBlockedChunks;
+  const std::size_t block = blocked ? kTokenBlock : std::max<std::size_t>(tokens, 1);
+  const std::size_t states = blocked ? n_chunks : 1, axes = std::min(plan.n_axes(), kMaxAxes);
+  // Per state: a backend, and for a mixed chunk (interleaved M-RoPE) one backend per axis, whose sin
+  // and cos are gathered pair by pair. Copies of the caller's backend, made for the states in use only
+  // (a decode call makes one). No lambdas here: code in a lambda is not the caller's Highway target,
+  // and the backend's calls would not inline.
+  alignas(B) unsigned char storage[kMaxBlockedChunks * (1 + kMaxAxes)][sizeof(B)];
+  B* single[kMaxBlockedChunks];
+  B* per_axis[kMaxBlockedChunks][kMaxAxes];
+  alignas(64) C state_s[kMaxBlockedChunks][kChunk];
+  alignas(64) C state_c[kMaxBlockedChunks][kChunk];
+  alignas(64) C axis_s[kMaxBlockedChunks][kMaxAxes][kChunk];
+  alignas(64) C axis_c[kMaxBlockedChunks][kMaxAxes][kChunk];
+  for (std::size_t i = 0, j0 = 0; i < states; ++i) {
+    const Chunk chunk = chunk_at(plan, j0, kChunk);
+    single[i] = new (storage[i]) B(backend);
+    const bool gathers = blocked ? chunk.mixed : plan.n_axes() > 1;  // unblocked: any chunk may be mixed
+    for (std::size_t a = 0; gathers && a < axes; ++a) {
+      per_axis[i][a] = new (storage[kMaxBlockedChunks + i * kMaxAxes + a]) B(backend);
+    }
+    j0 += chunk.n;
+  }
+  alignas(64) C s[kChunk];  // a mixed chunk's gathered sin and cos
   alignas(64) C c[kChunk];
-  alignas(64) C sa[kChunk];  // the gained copies: s and c stay unit-circle values for the backend
+  alignas(64) C sa[kChunk];  // the gained copies: the state stays unit-circle values for the backend
   alignas(64) C ca[kChunk];
   T* rows[kRows];
-  // Mixed chunks (interleaved M-RoPE): one evaluation per axis, each by its own copy of the backend
-  // (its own state, e.g. rope.exact's recurrence), gathered pair by pair. No lambdas here: code in a
-  // lambda is not the caller's Highway target, and the backend's calls would not inline.
-  alignas(64) C axis_s[kMaxAxes][kChunk];
-  alignas(64) C axis_c[kMaxAxes][kChunk];
-  const std::size_t axes = std::min(plan.n_axes(), kMaxAxes);
-  B axis_backends[kMaxAxes] = {backend, backend, backend, backend};
-  for (std::size_t j0 = 0; j0 < pairs;) {
-    std::size_t n = std::min(kChunk, pairs - j0);
-    const std::size_t run = plan.axis_run(j0);
-    const bool mixed = run < n && run < kMinAxisRun;
-    if (!mixed) n = std::min(n, run);
-    const std::int64_t* axis_positions = batch.positions.data() + plan.axis_of_pair(j0) * tokens;
-    for (std::size_t t = 0; t < tokens; ++t) {
-      if (mixed) {
-        for (std::size_t a = 0; a < axes; ++a) {
-          axis_backends[a].sincos(batch.positions[a * tokens + t], j0, n, axis_s[a], axis_c[a]);
+  for (std::size_t t0 = 0; t0 < tokens; t0 += block) {
+    const std::size_t t1 = std::min(tokens, t0 + block);
+    for (std::size_t ci = 0, j0 = 0; j0 < pairs; ++ci) {
+      const Chunk chunk = chunk_at(plan, j0, kChunk);
+      const std::size_t n = chunk.n, si = blocked ? ci : 0;
+      const std::int64_t* axis_positions = batch.positions.data() + plan.axis_of_pair(j0) * tokens;
+      for (std::size_t t = t0; t < t1; ++t) {
+        const C* sp = state_s[si];
+        const C* cp = state_c[si];
+        if (chunk.mixed) {
+          for (std::size_t a = 0; a < axes; ++a) {
+            per_axis[si][a]->sincos(batch.positions[a * tokens + t], j0, n, axis_s[si][a], axis_c[si][a]);
+          }
+          for (std::size_t k = 0; k < n; ++k) {
+            const std::size_t a = plan.axis_of_pair(j0 + k);
+            s[k] = axis_s[si][a][k];
+            c[k] = axis_c[si][a][k];
+          }
+          sp = s;
+          cp = c;
+        } else {
+          single[si]->sincos(axis_positions[t], j0, n, state_s[si], state_c[si]);
         }
-        for (std::size_t k = 0; k < n; ++k) {
-          const std::size_t a = plan.axis_of_pair(j0 + k);
-          s[k] = axis_s[a][k];
-          c[k] = axis_c[a][k];
+        if (gain) {
+          for (std::size_t k = 0; k < n; ++k) {
+            sa[k] = sp[k] * attention;
+            ca[k] = cp[k] * attention;
+          }
+          sp = sa;
+          cp = ca;
         }
-      } else {
-        backend.sincos(axis_positions[t], j0, n, s, c);
-      }
-      const C* sp = s;
-      const C* cp = c;
-      if (gain) {
-        for (std::size_t k = 0; k < n; ++k) {
-          sa[k] = s[k] * attention;
-          ca[k] = c[k] * attention;
-        }
-        sp = sa;
-        cp = ca;
-      }
-      if constexpr (RotatesRows<C, T, Backend>) {
-        for (std::size_t h0 = 0; h0 < batch.heads; h0 += kRows) {
-          const std::size_t m = std::min(kRows, batch.heads - h0);
-          for (std::size_t h = 0; h < m; ++h) rows[h] = x + batch.row(t, h0 + h) + first_channel;
-          backend.rotate(rows, m, j0, n, sp, cp, sign);
-        }
-      } else if (plan.pairs_interleaved()) {
-        for (std::size_t h = 0; h < batch.heads; ++h) {
-          rotate_pairs<C>(x + batch.row(t, h) + first_channel + 2 * j0, 2, 1, n, sp, cp, sign);
-        }
-      } else {
-        for (std::size_t h = 0; h < batch.heads; ++h) {
-          rotate_pairs<C>(x + batch.row(t, h) + first_channel + j0, 1, offset, n, sp, cp, sign);
+        if constexpr (RotatesRows<C, T, Backend>) {
+          for (std::size_t h0 = 0; h0 < batch.heads; h0 += kRows) {
+            const std::size_t m = std::min(kRows, batch.heads - h0);
+            for (std::size_t h = 0; h < m; ++h) rows[h] = x + batch.row(t, h0 + h) + first_channel;
+            backend.rotate(rows, m, j0, n, sp, cp, sign);
+          }
+        } else if (plan.pairs_interleaved()) {
+          for (std::size_t h = 0; h < batch.heads; ++h) {
+            rotate_pairs<C>(x + batch.row(t, h) + first_channel + 2 * j0, 2, 1, n, sp, cp, sign);
+          }
+        } else {
+          for (std::size_t h = 0; h < batch.heads; ++h) {
+            rotate_pairs<C>(x + batch.row(t, h) + first_channel + j0, 1, offset, n, sp, cp, sign);
+          }
         }
       }
+      j0 += n;
     }
-    j0 += n;
   }
   if (deinterleave && direction == RopeDirection::Forward) reorder_deinterleave(plan, batch, x, direction);
 }
