@@ -104,6 +104,41 @@ inline Chunk chunk_at(const RopePlan& plan, std::size_t j0, std::size_t max_chun
   return {n, plan.axis_run(j0) < n};
 }
 
+// Token t's rows rotated by pairs j0 .. j0+n-1 of (s, c), times `attention` (through the scratch sa,
+// ca) unless it is 1: the backend's rotation of a set of rows, or the driver's own.
+template <class C, class T, class Backend>
+[[gnu::always_inline]] inline void rotate_token(const RopePlan& plan, const RopeBatch& batch, T* x,
+                                                Backend& backend, std::size_t t, std::size_t j0,
+                                                std::size_t n, const C* sp, const C* cp, C sign, C attention,
+                                                C* sa, C* ca) noexcept {
+  constexpr std::size_t kRows = 64;  // heads handed to a backend's rotation at once
+  const std::size_t first_channel = plan.rotary_offset();
+  if (attention != C(1)) {
+    for (std::size_t k = 0; k < n; ++k) {
+      sa[k] = sp[k] * attention;
+      ca[k] = cp[k] * attention;
+    }
+    sp = sa;
+    cp = ca;
+  }
+  if constexpr (RotatesRows<C, T, Backend>) {
+    T* rows[kRows];
+    for (std::size_t h0 = 0; h0 < batch.heads; h0 += kRows) {
+      const std::size_t m = std::min(kRows, batch.heads - h0);
+      for (std::size_t h = 0; h < m; ++h) rows[h] = x + batch.row(t, h0 + h) + first_channel;
+      backend.rotate(rows, m, j0, n, sp, cp, sign);
+    }
+  } else if (plan.pairs_interleaved()) {
+    for (std::size_t h = 0; h < batch.heads; ++h) {
+      rotate_pairs<C>(x + batch.row(t, h) + first_channel + 2 * j0, 2, 1, n, sp, cp, sign);
+    }
+  } else {
+    for (std::size_t h = 0; h < batch.heads; ++h) {
+      rotate_pairs<C>(x + batch.row(t, h) + first_channel + j0, 1, plan.pair_offset(), n, sp, cp, sign);
+    }
+  }
+}
+
 // Always inlined: a Highway kernel calls it from its per-target code, which then compiles the loops,
 // and inlines the backend, for that target (an out-of-line instantiation would be baseline code
 // calling into the target's functions once per token and head).
@@ -111,14 +146,25 @@ template <class C, std::size_t kChunk, class T, class Backend>
 [[gnu::always_inline]] inline void drive_rope(const RopePlan& plan, const RopeBatch& batch,
                                               RopeDirection direction, T* x, Backend&& backend) noexcept {
   using B = std::remove_cvref_t<Backend>;
-  constexpr std::size_t kRows = 64;  // heads handed to a backend's rotation at once
-  const std::size_t pairs = plan.n_pairs(), offset = plan.pair_offset(), tokens = batch.tokens();
-  const std::size_t first_channel = plan.rotary_offset();
+  const std::size_t pairs = plan.n_pairs(), tokens = batch.tokens();
   const bool deinterleave = plan.layout() == Layout::Deinterleave;
   if (deinterleave && direction == RopeDirection::Inverse) reorder_deinterleave(plan, batch, x, direction);
   const C sign = direction == RopeDirection::Inverse ? C(-1) : C(1);
   const C attention = static_cast<C>(plan.attention_factor());
   const bool gain = attention != C(1) && !applies_attention<Backend>();
+  // Text RoPE of one chunk (up to 2·kChunk rotary channels): the plain loop, nothing else on its frame.
+  if (plan.n_axes() == 1 && pairs <= kChunk) {
+    alignas(64) C s[kChunk];
+    alignas(64) C c[kChunk];
+    alignas(64) C sa[kChunk];
+    alignas(64) C ca[kChunk];
+    for (std::size_t t = 0; t < tokens; ++t) {
+      backend.sincos(batch.positions[t], 0, pairs, s, c);
+      rotate_token<C>(plan, batch, x, backend, t, 0, pairs, s, c, sign, gain ? attention : C(1), sa, ca);
+    }
+    if (deinterleave && direction == RopeDirection::Forward) reorder_deinterleave(plan, batch, x, direction);
+    return;
+  }
   // A plan of several chunks (sectioned M-RoPE, vision, heads past 128 channels) goes through the
   // tokens in blocks, every chunk of a block before the next block, so that a block's rows are still
   // in cache for its next chunk (chunk by chunk over all tokens would stream the rows from memory once
@@ -153,7 +199,6 @@ template <class C, std::size_t kChunk, class T, class Backend>
   alignas(64) C c[kChunk];
   alignas(64) C sa[kChunk];  // the gained copies: the state stays unit-circle values for the backend
   alignas(64) C ca[kChunk];
-  T* rows[kRows];
   for (std::size_t t0 = 0; t0 < tokens; t0 += block) {
     const std::size_t t1 = std::min(tokens, t0 + block);
     for (std::size_t ci = 0, j0 = 0; j0 < pairs; ++ci) {
@@ -177,29 +222,7 @@ template <class C, std::size_t kChunk, class T, class Backend>
         } else {
           single[si]->sincos(axis_positions[t], j0, n, state_s[si], state_c[si]);
         }
-        if (gain) {
-          for (std::size_t k = 0; k < n; ++k) {
-            sa[k] = sp[k] * attention;
-            ca[k] = cp[k] * attention;
-          }
-          sp = sa;
-          cp = ca;
-        }
-        if constexpr (RotatesRows<C, T, Backend>) {
-          for (std::size_t h0 = 0; h0 < batch.heads; h0 += kRows) {
-            const std::size_t m = std::min(kRows, batch.heads - h0);
-            for (std::size_t h = 0; h < m; ++h) rows[h] = x + batch.row(t, h0 + h) + first_channel;
-            backend.rotate(rows, m, j0, n, sp, cp, sign);
-          }
-        } else if (plan.pairs_interleaved()) {
-          for (std::size_t h = 0; h < batch.heads; ++h) {
-            rotate_pairs<C>(x + batch.row(t, h) + first_channel + 2 * j0, 2, 1, n, sp, cp, sign);
-          }
-        } else {
-          for (std::size_t h = 0; h < batch.heads; ++h) {
-            rotate_pairs<C>(x + batch.row(t, h) + first_channel + j0, 1, offset, n, sp, cp, sign);
-          }
-        }
+        rotate_token<C>(plan, batch, x, backend, t, j0, n, sp, cp, sign, gain ? attention : C(1), sa, ca);
       }
       j0 += n;
     }
