@@ -139,12 +139,42 @@ template <class C, class T, class Backend>
   }
 }
 
-// Always inlined: a Highway kernel calls it from its per-target code, which then compiles the loops,
-// and inlines the backend, for that target (an out-of-line instantiation would be baseline code
-// calling into the target's functions once per token and head).
+// Text RoPE of one chunk (up to 2·kChunk rotary channels, one position axis): drive_rope_text's plain
+// loop. Everything else takes drive_rope_forms.
+template <std::size_t kChunk>
+bool is_plain_text(const RopePlan& plan) noexcept {
+  return plan.n_axes() == 1 && plan.n_pairs() <= kChunk;
+}
+
+// Both drivers are always inlined: a Highway kernel calls them from its per-target code, which then
+// compiles the loops, and inlines the backend, for that target (an out-of-line instantiation would be
+// baseline code calling into the target's functions once per token and head). A Highway kernel keeps
+// drive_rope_forms in a function of its own (HWY_NOINLINE), so that the text path stays small enough
+// for GCC to inline the backend into it.
 template <class C, std::size_t kChunk, class T, class Backend>
-[[gnu::always_inline]] inline void drive_rope(const RopePlan& plan, const RopeBatch& batch,
-                                              RopeDirection direction, T* x, Backend&& backend) noexcept {
+[[gnu::always_inline]] inline void drive_rope_text(const RopePlan& plan, const RopeBatch& batch,
+                                                   RopeDirection direction, T* x,
+                                                   Backend&& backend) noexcept {
+  const std::size_t pairs = plan.n_pairs(), tokens = batch.tokens();
+  const bool deinterleave = plan.layout() == Layout::Deinterleave;
+  if (deinterleave && direction == RopeDirection::Inverse) reorder_deinterleave(plan, batch, x, direction);
+  const C sign = direction == RopeDirection::Inverse ? C(-1) : C(1);
+  const C attention = applies_attention<Backend>() ? C(1) : static_cast<C>(plan.attention_factor());
+  alignas(64) C s[kChunk];
+  alignas(64) C c[kChunk];
+  alignas(64) C sa[kChunk];  // the gained copies: s and c stay unit-circle values for the backend
+  alignas(64) C ca[kChunk];
+  for (std::size_t t = 0; t < tokens; ++t) {
+    backend.sincos(batch.positions[t], 0, pairs, s, c);
+    rotate_token<C>(plan, batch, x, backend, t, 0, pairs, s, c, sign, attention, sa, ca);
+  }
+  if (deinterleave && direction == RopeDirection::Forward) reorder_deinterleave(plan, batch, x, direction);
+}
+
+template <class C, std::size_t kChunk, class T, class Backend>
+[[gnu::always_inline]] inline void drive_rope_forms(const RopePlan& plan, const RopeBatch& batch,
+                                                    RopeDirection direction, T* x,
+                                                    Backend&& backend) noexcept {
   using B = std::remove_cvref_t<Backend>;
   const std::size_t pairs = plan.n_pairs(), tokens = batch.tokens();
   const bool deinterleave = plan.layout() == Layout::Deinterleave;
@@ -152,19 +182,6 @@ template <class C, std::size_t kChunk, class T, class Backend>
   const C sign = direction == RopeDirection::Inverse ? C(-1) : C(1);
   const C attention = static_cast<C>(plan.attention_factor());
   const bool gain = attention != C(1) && !applies_attention<Backend>();
-  // Text RoPE of one chunk (up to 2·kChunk rotary channels): the plain loop, nothing else on its frame.
-  if (plan.n_axes() == 1 && pairs <= kChunk) {
-    alignas(64) C s[kChunk];
-    alignas(64) C c[kChunk];
-    alignas(64) C sa[kChunk];
-    alignas(64) C ca[kChunk];
-    for (std::size_t t = 0; t < tokens; ++t) {
-      backend.sincos(batch.positions[t], 0, pairs, s, c);
-      rotate_token<C>(plan, batch, x, backend, t, 0, pairs, s, c, sign, gain ? attention : C(1), sa, ca);
-    }
-    if (deinterleave && direction == RopeDirection::Forward) reorder_deinterleave(plan, batch, x, direction);
-    return;
-  }
   // A plan of several chunks (sectioned M-RoPE, vision, heads past 128 channels) goes through the
   // tokens in blocks, every chunk of a block before the next block, so that a block's rows are still
   // in cache for its next chunk (chunk by chunk over all tokens would stream the rows from memory once
@@ -228,6 +245,17 @@ template <class C, std::size_t kChunk, class T, class Backend>
     }
   }
   if (deinterleave && direction == RopeDirection::Forward) reorder_deinterleave(plan, batch, x, direction);
+}
+
+// Either driver, by the plan.
+template <class C, std::size_t kChunk, class T, class Backend>
+[[gnu::always_inline]] inline void drive_rope(const RopePlan& plan, const RopeBatch& batch,
+                                              RopeDirection direction, T* x, Backend&& backend) noexcept {
+  if (is_plain_text<kChunk>(plan)) {
+    drive_rope_text<C, kChunk>(plan, batch, direction, x, backend);
+  } else {
+    drive_rope_forms<C, kChunk>(plan, batch, direction, x, backend);
+  }
 }
 
 }  // namespace pe::detail

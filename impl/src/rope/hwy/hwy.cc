@@ -121,12 +121,23 @@ struct Backend {
   }
 };
 
-// Flattened: the driver and the backend's calls inline into this target's code whatever the size of
-// the driver's multi-axis path (left to GCC 12's heuristics, rope.exact's rotation was called out of
-// line, a fifth slower at decode).
-HWY_FLATTEN void Rotate(const RopePlan& plan, const RopeBatch& batch, RopeDirection direction, Buffer x) {
-  detail::with_typed(
-      x, [&](auto* data) { detail::drive_rope<float, kChunk>(plan, batch, direction, data, Backend{plan}); });
+// The forms' driver out of line (detail/rope_driver.h): the text path's function stays small enough
+// for GCC to inline the backend into it.
+HWY_NOINLINE void RotateForms(const RopePlan& plan, const RopeBatch& batch, RopeDirection direction,
+                              Buffer x) {
+  detail::with_typed(x, [&](auto* data) {
+    detail::drive_rope_forms<float, kChunk>(plan, batch, direction, data, Backend{plan});
+  });
+}
+
+void Rotate(const RopePlan& plan, const RopeBatch& batch, RopeDirection direction, Buffer x) {
+  if (!detail::is_plain_text<kChunk>(plan)) {
+    RotateForms(plan, batch, direction, x);
+    return;
+  }
+  detail::with_typed(x, [&](auto* data) {
+    detail::drive_rope_text<float, kChunk>(plan, batch, direction, data, Backend{plan});
+  });
 }
 
 }  // namespace pe::rope_hwy::HWY_NAMESPACE
