@@ -25,6 +25,28 @@ using harness::run_table;
 using harness::selected;
 using harness::TypedBuffer;
 
+// ⟨R(m)q, R(n)k⟩ = A·⟨R(m-n)q, k⟩, element by element: for computed a, b, r within e_a, e_b, e_r of exact
+// vectors, |⟨a,b⟩ - ⟨a*,b*⟩| <= Σ e_a(|b| + e_b) + |a|·e_b, the other side A·e_r·|k|; sums in double add
+// 2·n·2^-53·Σ|terms| (RopeProps.InnerProductDependsOnlyOnRelativePosition and its per-axis form).
+struct InnerProductCheck {
+  double attention = 1, lhs = 0, rhs = 0, tol = 0, mag = 0;
+  void add(double a, double b, double r, double k, double ea, double eb, double er) {
+    lhs += a * b;
+    rhs += r * k;
+    mag += std::fabs(a * b) + attention * std::fabs(r * k);
+    tol += ea * (std::fabs(b) + eb) + std::fabs(a) * eb + attention * er * std::fabs(k);
+  }
+  // Fails the RapidCheck case when the two sides differ by more than the tolerance.
+  void check(std::size_t head_dim) const {
+    const double right = attention * rhs;
+    const double bound = tol + 2 * static_cast<double>(head_dim + 1) * 0x1p-53 * mag;
+    if (!(std::fabs(lhs - right) <= bound)) {
+      RC_FAIL("<R(m)q,R(n)k> = " + std::to_string(lhs) + ", A<R(m-n)q,k> = " + std::to_string(right) +
+              ", diff " + std::to_string(std::fabs(lhs - right)) + " > " + std::to_string(bound));
+    }
+  }
+};
+
 // The interleaved instances of variants that also pair half-split: where a property relates the two.
 inline std::vector<Instance> interleaved_of_both_pairings() {
   std::vector<Instance> out;
