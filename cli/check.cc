@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "alibi_cli.h"
 #include "common.h"
 #include "diagnose.h"
 #include "error_bands.h"
@@ -15,6 +16,7 @@
 #include "pe/pe.h"
 #include "progress.h"
 #include "scaling_options.h"
+#include "temperature_options.h"
 
 namespace pe::cli {
 namespace {
@@ -23,9 +25,11 @@ struct CheckOptions {
   std::string family, table, input, output, positions, positions_file, layout, dtype, contract;
   std::int64_t dim = 0, head_dim = 0, rotary_dim = 0;
   double base = 10000.0, max_abs = 0;
-  bool heads_first = false, has_max_abs = false;
+  bool heads_first = false, has_max_abs = false, no_rope = false;
   ScalingFlags scaling;
   FormFlags form;
+  AlibiFlags alibi;
+  TemperatureFlags temperature;
 };
 
 // A budget with the words that say where it came from.
@@ -138,19 +142,71 @@ int check_sinusoidal(const CheckOptions& o) {
   return bands.pass() ? kOk : kCheckFailed;
 }
 
+// The gain's error model for the data type, or nothing under a flat --max-abs.
+harness::OutputGain output_gain(const CheckOptions& o, const AttnTemperature& t, DType dtype) {
+  if (o.has_max_abs || t.type == AttnTemperatureType::None) return {t};
+  return {t, gain_relative_error(dtype), gain_floor(dtype)};
+}
+
+// A NoPE layer: y = t(p)·x, bit for bit without a temperature (an identity has nothing to round).
+// When it fails, RoPE at the bases of real configs is fitted (TensorRT-LLM PR #3382 rotated one).
+int check_nope(const CheckOptions& o, const NpyArray& xa, const NpyArray& ya, const AttnTemperature& t) {
+  reject_scaling_flags(scaling_flags_besides(o.scaling, t), "a NoPE layer has no rotation to scale");
+  reject_form_flags(o.form, "a NoPE layer has no rotary form");
+  if (o.rotary_dim != 0) throw UsageError("--rotary-dim: a NoPE layer (--no-rope) rotates nothing");
+  if (!o.layout.empty()) throw UsageError("--layout: a NoPE layer (--no-rope) rotates nothing");
+  if (!o.contract.empty())
+    throw UsageError(
+        "--contract: a NoPE layer has no rotation to contract for (--max-abs: a fused kernel's)");
+  if (o.has_max_abs && !(o.max_abs >= 0))
+    throw UsageError(fmt::format("--max-abs: must be >= 0, got {}", o.max_abs));
+  const std::size_t hd = xa.shape.back();
+  const auto positions = positions_from(o.positions, o.positions_file);
+  const RopeBatch batch = rope_batch_of(xa.shape, positions, o.heads_first, o.input);
+  const harness::Budget budget{nullptr, ya.dtype, o.has_max_abs ? o.max_abs : 0.0};
+  const std::string budget_text = o.has_max_abs ? fmt::format("|err| <= {:g} (--max-abs)", o.max_abs)
+                                  : t.type == AttnTemperatureType::None
+                                      ? "identity, bit for bit (--max-abs for a fused kernel)"
+                                      : "t(p)*x within " + describe_gain_budget(ya.dtype, "|x|");
+  fmt::print("checking {} -> {}: {} tokens x {} heads x head_dim {}, {}, NoPE layer (no rotation){}\n",
+             o.input, o.output, batch.tokens(), batch.heads, hd, to_string(ya.dtype),
+             t.type == AttnTemperatureType::None ? "" : ", attention temperature " + describe_temperature(t));
+  harness::Measurement bands;
+  Progress progress("check", batch.tokens());
+  harness::measure_nope(
+      batch, hd, xa.values, ya.values, budget,
+      [&](const harness::ElementRecord& e) {
+        progress.update(static_cast<std::size_t>(e.row));
+        bands.add(e);
+      },
+      output_gain(o, t, ya.dtype));
+  print_verdict(bands, {budget, budget_text});
+  Convention given{default_layout(Family::Rope), o.base};
+  given.rotated = false;
+  given.temperature = t;
+  if (!bands.pass() && bands.max_abs() >= 1e-3)
+    print_diagnosis(diagnose_nope({xa.values, ya.values, batch, hd, hd}, given), given, bands);
+  return bands.pass() ? kOk : kCheckFailed;
+}
+
 int check_rope(const CheckOptions& o) {
   if (o.input.empty() || o.output.empty())
     throw UsageError("--input and --output: RoPE needs both .npy files");
+  const AttnTemperature temperature = to_attn_temperature(o.temperature, o.scaling);
   const NpyArray xa = load(o.input, o.dtype, "--input"), ya = load(o.output, o.dtype, "--output");
   if (xa.shape != ya.shape) throw UsageError("--output: shape differs from --input's");
   const std::size_t hd = xa.shape.back();
   if (o.head_dim != 0 && static_cast<std::size_t>(o.head_dim) != hd)
     throw UsageError(fmt::format("--head-dim: {} given, the data's last axis is {}", o.head_dim, hd));
+  if (o.no_rope) return check_nope(o, xa, ya, temperature);
   const auto head_dim = static_cast<std::int64_t>(hd);
   const RopeParams params =
       with_form({head_dim, rotary_dim_for(o.scaling, head_dim, o.rotary_dim, "--rotary-dim"), o.base,
-                 layout_for(o, Family::Rope), to_rope_scaling(o.scaling)},
+                 layout_for(o, Family::Rope), to_rope_scaling(scaling_flags_besides(o.scaling, temperature))},
                 o.form);
+  // HF reads the temperature at the token's index (cache_position), which the forms' positions are not.
+  if (temperature.type != AttnTemperatureType::None && !params.form.is_text())
+    throw UsageError("--attn-temperature: applies to text RoPE (the forms' positions are not token indices)");
   const std::size_t axes = n_axes(params.form);
   const auto positions = axis_positions_from(o.positions, o.positions_file, axes, axes_flag(o.form));
   const RopeBatch batch = rope_batch_of(xa.shape, positions, o.heads_first, o.input, axes);
@@ -158,7 +214,10 @@ int check_rope(const CheckOptions& o) {
   const std::vector<double>& y = ya.values;
   const std::size_t heads = batch.heads;
   const RopePlan plan = rope_plan(params);
-  const Budget budget = budget_for(o, Family::Rope, ya.dtype);
+  Budget budget = budget_for(o, Family::Rope, ya.dtype);
+  const harness::OutputGain gain = output_gain(o, temperature, ya.dtype);
+  if (gain.relative_error > 0)
+    budget.text += ", times t(p), plus " + describe_gain_budget(ya.dtype, "(|x_a| + |x_b|)");
   if (budget.contract != nullptr && plan.effective_base() > budget.contract->max_base) {
     fmt::print(
         "note: the scaled base {:g} exceeds the contract's max_base {:g}: its budget is not derived "
@@ -172,17 +231,23 @@ int check_rope(const CheckOptions& o) {
              params.scaling.type == RopeScalingType::None
                  ? ""
                  : ", scaling " + describe_scaling(params.scaling, plan));
+  if (temperature.type != AttnTemperatureType::None)
+    fmt::print("attention temperature {}\n", describe_temperature(temperature));
 
   harness::Measurement bands;
   Progress progress("check", batch.tokens());
-  harness::measure_rope(params, batch, x, y, budget, [&](const harness::ElementRecord& e) {
-    progress.update(static_cast<std::size_t>(e.row));
-    bands.add(e);
-  });
+  harness::measure_rope(
+      params, batch, x, y, budget,
+      [&](const harness::ElementRecord& e) {
+        progress.update(static_cast<std::size_t>(e.row));
+        bands.add(e);
+      },
+      {}, RopeDirection::Forward, gain);
   print_verdict(bands, budget);
   Convention given{params.layout, params.base};
   given.form = params.form;
   given.rotary_offset = params.rotary_offset;
+  given.temperature = temperature;
   // Every candidate is a RopePlan with the given scaling (and its attention factor): the mistakes of
   // the form, layout, base, positions and direction are named under any scaling; mistakes of the
   // scaling itself are not modelled yet.
@@ -192,12 +257,22 @@ int check_rope(const CheckOptions& o) {
   return bands.pass() ? kOk : kCheckFailed;
 }
 
+int check_alibi_table(const CheckOptions& o) {
+  reject_scaling_flags(o.scaling, "RoPE scaling applies to --family rope only");
+  reject_form_flags(o.form, "rotary forms apply to --family rope only");
+  if (o.table.empty()) throw UsageError("TABLE: give the .npy slopes [heads] or bias [heads, queries, keys]");
+  const NpyArray a = load(o.table, o.dtype, "TABLE");
+  const Budget budget = budget_for(o, Family::Alibi, a.dtype);
+  return check_alibi(a, o.table, o.alibi, budget, budget.text);
+}
+
 // How `check` reads each family's dumped data.
 struct Checker {
   Family family;
   int (*check)(const CheckOptions&);
 };
-constexpr Checker kCheckers[] = {{Family::Sinusoidal, check_sinusoidal}, {Family::Rope, check_rope}};
+constexpr Checker kCheckers[] = {
+    {Family::Sinusoidal, check_sinusoidal}, {Family::Rope, check_rope}, {Family::Alibi, check_alibi_table}};
 
 }  // namespace
 
@@ -205,8 +280,10 @@ void add_check(CLI::App& app, int& exit_code) {
   auto* cmd =
       app.add_subcommand("check", "Check an outside implementation's .npy output against the reference");
   auto o = std::make_shared<CheckOptions>();
-  cmd->add_option("TABLE", o->table, "Sinusoidal: the [positions, dim] table (.npy)");
-  cmd->add_option("--family", o->family, "sinusoidal or rope")->required();
+  cmd->add_option(
+      "TABLE", o->table,
+      "Sinusoidal: the [positions, dim] table; ALiBi: [heads] slopes or [heads, queries, keys] bias (.npy)");
+  cmd->add_option("--family", o->family, "sinusoidal, rope or alibi")->required();
   cmd->add_option("--input", o->input, "RoPE: q or k before rotation (.npy, [tokens, heads, head_dim])");
   cmd->add_option("--output", o->output, "RoPE: the same after rotation (.npy)");
   cmd->add_option("--positions", o->positions, "Half-open range A:B, one per row/token (every axis)");
@@ -227,9 +304,20 @@ void add_check(CLI::App& app, int& exit_code) {
       "Budget: a registered variant's contract (default: <family>.scalar_f32, or scalar_f64 for f64 data)");
   add_scaling_options(*cmd, o->scaling);
   add_form_options(*cmd, o->form);
+  cmd->add_flag("--no-rope", o->no_rope,
+                "RoPE: a NoPE layer (Llama-4's every 4th, SmolLM3, Cohere2): output = input, times the "
+                "temperature");
+  add_temperature_options(*cmd, o->temperature);
+  add_alibi_options(*cmd, o->alibi);
   cmd->callback([o, cmd, max_abs, &exit_code] {
+    note_given_alibi_flags(*cmd, o->alibi);
     o->has_max_abs = max_abs->count() > 0;
     o->scaling.given = given_scaling_flags(*cmd);
+    o->temperature.given = given_temperature_flags(*cmd);
+    if (const auto family = parse_family(o->family); family && *family != Family::Rope) {
+      reject_temperature_flags(o->temperature, "applies to --family rope only");
+      if (o->no_rope) throw UsageError("--no-rope: applies to --family rope only");
+    }
     const auto family = parse_family(o->family);
     const auto checker = std::find_if(std::begin(kCheckers), std::end(kCheckers),
                                       [&](const Checker& c) { return family && c.family == *family; });
@@ -239,6 +327,7 @@ void add_check(CLI::App& app, int& exit_code) {
         known += (known.empty() ? "" : " or ") + std::string(to_string(c.family));
       throw UsageError("--family: check reads " + known + " data, got '" + o->family + "'");
     }
+    if (checker->family != Family::Alibi) reject_alibi_flags(o->alibi, "applies to --family alibi only");
     exit_code = checker->check(*o);
   });
 }

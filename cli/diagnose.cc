@@ -74,8 +74,45 @@ std::vector<Fit> ranked(std::vector<Fit> fits) {
 
 }  // namespace
 
+namespace {
+
+// The temperature's position convention in words: llama4 reads ⌊(p + 1)/F⌋, mistral ⌊p/L⌋.
+std::string temperature_difference(const Convention& c, const Convention& given) {
+  const AttnTemperature& g = given.temperature;
+  if (c.temperature.type == AttnTemperatureType::None) {
+    return g.type == AttnTemperatureType::None
+               ? ""
+               : fmt::format("no attention temperature (given: {})", to_string(g.type));
+  }
+  if (g.type == AttnTemperatureType::None)
+    return fmt::format("attention temperature {} at its defaults (given: none)",
+                       to_string(c.temperature.type));
+  if (c.temperature_shift == 0) return "";
+  const bool to_llama4 = g.type == AttnTemperatureType::Mistral && c.temperature_shift == 1;
+  const bool to_mistral = g.type == AttnTemperatureType::Llama4 && c.temperature_shift == -1;
+  const char* convention = to_llama4 ? ": Llama-4's floor((p + 1)/F) convention, given mistral's floor(p/L)"
+                           : to_mistral ? ": Mistral's floor(p/L) convention, given llama4's floor((p + 1)/F)"
+                                        : "";
+  return fmt::format("attention temperature read at p{:+}, the position convention off by {}{}",
+                     c.temperature_shift, c.temperature_shift > 0 ? "one (+1)" : "one (-1)", convention);
+}
+
+}  // namespace
+
 std::string describe(const Convention& c, const Convention& given) {
   std::vector<std::string> parts;
+  if (!given.rotated) {  // a NoPE layer: the rotation is the mistake, its parameters say which
+    if (c.rotated) {
+      parts.push_back(fmt::format("rotated a NoPE layer: RoPE base {:g}, rotary dim {}, layout {}", c.base,
+                                  c.rotary_dim, to_string(c.layout)));
+    }
+    if (const std::string t = temperature_difference(c, given); !t.empty()) parts.push_back(t);
+    if (parts.empty()) return "the conventions given";
+    std::string s;
+    for (const std::string& p : parts) s += (s.empty() ? "" : "; ") + p;
+    return s;
+  }
+  if (const std::string t = temperature_difference(c, given); !t.empty()) parts.push_back(t);
   if (c.layout != given.layout)
     parts.push_back(fmt::format("layout {} (given: {})", to_string(c.layout), to_string(given.layout)));
   if (c.swapped) parts.push_back("sin and cos swapped");
@@ -146,26 +183,40 @@ std::vector<Fit> diagnose_sinusoidal(const std::vector<double>& table, std::size
 namespace {
 
 // A candidate's model of the data: the plan of its form, layout, base and offset, each pair's
-// position from the data's axis the candidate reads, in long double. Candidates whose plan is
-// invalid for the data (sections of another rotary dim) are skipped.
+// position from the data's axis the candidate reads, in long double, times the candidate's gain on q.
+// Candidates whose plan is invalid for the data (sections of another rotary dim) are skipped. A NoPE
+// candidate is the gain alone; one with its own rotary dim is also held to its pass-through channels.
 // Stops once the residual passes `cutoff` (a candidate that cannot rank among the best): what it
 // returns is then only a lower bound.
 double rope_residual(const RopeData& d, const Convention& c, const std::vector<std::size_t>& tokens,
                      const std::vector<std::size_t>& heads, double cutoff = INFINITY) {
-  RopeParams params{static_cast<std::int64_t>(d.head_dim), static_cast<std::int64_t>(d.rotary_dim), c.base,
+  const std::size_t rotary = c.rotary_dim != 0 ? static_cast<std::size_t>(c.rotary_dim) : d.rotary_dim;
+  RopeParams params{static_cast<std::int64_t>(d.head_dim), static_cast<std::int64_t>(rotary), c.base,
                     c.layout, d.scaling};
   params.form = c.one_d ? RopeForm{} : c.form;
   params.rotary_offset = c.rotary_offset;
   std::optional<RopePlan> plan;
+  TemperatureSteps steps;
   try {
-    plan.emplace(params);
+    steps = validate(c.temperature);
+    if (c.rotated) plan.emplace(params);
   } catch (const InvalidArgument&) {
     return INFINITY;
   }
-  const std::size_t half = plan->n_pairs();
-  const long double attention = plan->attention_factor();
+  const auto gain_at = [&](std::size_t t) {
+    const std::int64_t p = std::max<std::int64_t>(0, d.batch.position(t) + c.temperature_shift);
+    return static_cast<long double>(attn_temperature(steps, p));
+  };
+  const auto channel_error = [&](std::size_t i, long double model) {
+    const double e = std::fabs(d.y[i] - static_cast<double>(model));
+    return std::isnan(e) ? INFINITY : e;
+  };
+  const bool own_rotary_dim = c.rotary_dim != 0 || !c.rotated;
+  const std::size_t half = plan ? plan->n_pairs() : 0;
+  const long double attention = plan ? plan->attention_factor() : 1.0L;
   double worst = 0;
   for (std::size_t t : tokens) {
+    const long double g = gain_at(t);
     for (std::size_t h : heads) {
       const std::size_t row = d.batch.row(t, h);
       for (std::size_t j : spread(half, 64)) {
@@ -174,19 +225,61 @@ double rope_residual(const RopeData& d, const Convention& c, const std::vector<s
         const auto p = static_cast<long double>(d.batch.position(t, axis) + c.shift);
         const long double w = c.t2t_exponent ? inv_freq(c, j, d.rotary_dim) : plan->inv_freq()[j];
         const long double phi = (c.inverse ? -p : p) * w;
-        long double s = attention * std::sin(phi), co = attention * std::cos(phi);
+        long double s = g * attention * std::sin(phi), co = g * attention * std::cos(phi);
         if (c.swapped) std::swap(s, co);
         const auto [i0, i1] = plan->input_channels(j);
         const auto [o0, o1] = plan->output_channels(j);
         const long double xa = d.x[row + i0], xb = d.x[row + i1];
-        const double e1 = std::fabs(d.y[row + o0] - static_cast<double>(xa * co - xb * s));
-        const double e2 = std::fabs(d.y[row + o1] - static_cast<double>(xb * co + xa * s));
-        worst = std::max({worst, std::isnan(e1) ? INFINITY : e1, std::isnan(e2) ? INFINITY : e2});
+        worst = std::max(
+            {worst, channel_error(row + o0, xa * co - xb * s), channel_error(row + o1, xb * co + xa * s)});
+      }
+      if (own_rotary_dim) {
+        for (std::size_t ch : spread(d.head_dim, 64)) {
+          if (!plan || plan->passes_through(ch))
+            worst = std::max(worst, channel_error(row + ch, g * d.x[row + ch]));
+        }
       }
       if (worst > cutoff) return worst;
     }
   }
   return worst;
+}
+
+// The sample's tokens: spread over the data, and those next to a step of the given temperature
+// (where reading it one position off shows).
+std::vector<std::size_t> sample_tokens(const RopeData& d, const AttnTemperature& temperature) {
+  std::vector<std::size_t> tokens = spread(d.batch.tokens(), 32);
+  if (temperature.type == AttnTemperatureType::None) return tokens;
+  const TemperatureSteps steps = validate(temperature);
+  std::set<std::size_t> near;
+  for (std::size_t t = 0; t < d.batch.tokens() && near.size() < 32; ++t) {
+    const std::int64_t p = d.batch.position(t);
+    if (temperature_step(steps, std::max<std::int64_t>(0, p - 1)) != temperature_step(steps, p + 1))
+      near.insert(t);
+  }
+  near.insert(tokens.begin(), tokens.end());
+  return {near.begin(), near.end()};
+}
+
+// The gain's mistakes at the given rotation: left out, read one position early or late; without a
+// given gain, llama4's at HF's defaults.
+std::vector<Convention> temperature_candidates(const Convention& given) {
+  std::vector<Convention> out;
+  if (given.temperature.type == AttnTemperatureType::None) {
+    Convention c = given;
+    c.temperature.type = AttnTemperatureType::Llama4;
+    out.push_back(c);
+    return out;
+  }
+  for (std::int64_t shift : {1, -1}) {
+    Convention c = given;
+    c.temperature_shift = shift;
+    out.push_back(c);
+  }
+  Convention none = given;
+  none.temperature = {};
+  out.push_back(none);
+  return out;
 }
 
 // The form's alternatives at the given base, direction and positions: other pairings, the rotary
@@ -227,17 +320,9 @@ std::vector<Convention> form_candidates(const Convention& given, std::size_t hea
   return out;
 }
 
-}  // namespace
-
-std::vector<Fit> diagnose_rope(const RopeData& d, const Convention& given) {
-  const auto tokens = spread(d.batch.tokens(), 32);
+std::vector<Fit> best_first(const RopeData& d, const std::vector<Convention>& all, const Convention& given,
+                            const std::vector<std::size_t>& tokens) {
   const auto heads = spread(d.batch.heads, 2);
-  std::vector<Convention> all;
-  for (Convention c : candidates(given, true)) {
-    if (c.t2t_exponent && !given.form.is_text()) continue;  // the exponent mistake of text tables
-    all.push_back(c);
-  }
-  for (const Convention& c : form_candidates(given, d.head_dim, d.rotary_dim)) all.push_back(c);
   // Only the best three are printed, with the given convention's residual: the others may stop early.
   std::vector<Fit> fits;
   std::vector<double> best;
@@ -248,6 +333,46 @@ std::vector<Fit> diagnose_rope(const RopeData& d, const Convention& given) {
     best.insert(std::upper_bound(best.begin(), best.end(), fits.back().residual), fits.back().residual);
   }
   return ranked(fits);
+}
+
+}  // namespace
+
+std::vector<Fit> diagnose_rope(const RopeData& d, const Convention& given) {
+  const auto tokens = sample_tokens(d, given.temperature);
+  std::vector<Convention> all;
+  for (Convention c : candidates(given, true)) {
+    if (c.t2t_exponent && !given.form.is_text()) continue;  // the exponent mistake of text tables
+    all.push_back(c);
+  }
+  for (const Convention& c : form_candidates(given, d.head_dim, d.rotary_dim)) all.push_back(c);
+  for (const Convention& c : temperature_candidates(given)) all.push_back(c);
+  return best_first(d, all, given, tokens);
+}
+
+// Real configs' bases: 1e4 (RoFormer, Llama 2), 5e4 (Cohere2), 1e5, 5e5 (Llama 3, Llama 4), 1e6 (Qwen2,
+// Mistral), 5e6 (SmolLM3), 1e7, 1e8 (Mistral Small 3); the given --base first.
+std::vector<Fit> diagnose_nope(const RopeData& d, const Convention& given) {
+  std::vector<Convention> all = {given};
+  for (const Convention& c : temperature_candidates(given)) all.push_back(c);
+  std::vector<double> bases = {given.base};
+  for (double b : {1e4, 5e4, 1e5, 5e5, 1e6, 5e6, 1e7, 1e8}) {
+    if (b != given.base) bases.push_back(b);
+  }
+  std::vector<std::size_t> dims = {d.head_dim};
+  if (d.head_dim % 4 == 0) dims.push_back(d.head_dim / 2);
+  for (std::size_t dim : dims) {
+    for (Layout layout : {Layout::HalfSplit, Layout::Interleaved}) {
+      for (double base : bases) {
+        Convention c = given;
+        c.rotated = true;
+        c.rotary_dim = static_cast<std::int64_t>(dim);
+        c.layout = layout;
+        c.base = base;
+        all.push_back(c);
+      }
+    }
+  }
+  return best_first(d, all, given, sample_tokens(d, given.temperature));
 }
 
 }  // namespace pe::cli

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "pe/attn_temperature.h"
 #include "pe/batch.h"
 #include "pe/rope_form.h"
 #include "pe/rope_scaling.h"
@@ -30,6 +31,13 @@ struct Convention {
   std::int64_t rotary_offset = 0;
   std::array<std::uint8_t, 4> axes = {0, 1, 2, 3};
   bool one_d = false;
+  // A NoPE layer is the identity (`rotated` false); a candidate that rotates it anyway has its own
+  // rotary dim (0: the data's).
+  bool rotated = true;
+  std::int64_t rotary_dim = 0;
+  // The gain on q, read at position p + temperature_shift (llama4 reads p + 1 where mistral reads p).
+  AttnTemperature temperature{};
+  std::int64_t temperature_shift = 0;
 };
 
 // How `c` differs from `given`, in words ("layout concatenated (given: interleaved); ...").
@@ -54,5 +62,9 @@ struct RopeData {
 // Also the form's mistakes: sectioned vs interleaved M-RoPE, axes swapped, M-RoPE run as 1-D on t,
 // deinterleave vs interleaved, rotary channels at the start instead of the end (or the reverse).
 std::vector<Fit> diagnose_rope(const RopeData& data, const Convention& given);
+// A NoPE layer (given.rotated false): the identity with the given gain against RoPE at the bases of
+// real configs, rotary dims head_dim and head_dim/2, half-split and interleaved, and the gain's
+// mistakes (missing, read one position off).
+std::vector<Fit> diagnose_nope(const RopeData& data, const Convention& given);
 
 }  // namespace pe::cli

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <tuple>
 
+#include "alibi_cli.h"
 #include "common.h"
 #include "form_options.h"
 #include "npy.h"
@@ -20,7 +21,9 @@
 #include "pe/pe.h"
 #include "pe/ref/real.h"
 #include "pe/ref/reference.h"
+#include "pe/ref/temperature.h"
 #include "scaling_options.h"
+#include "temperature_options.h"
 
 namespace pe::cli {
 namespace {
@@ -32,6 +35,9 @@ struct ExportOptions {
   bool reference = false, heads_first = false;
   ScalingFlags scaling;
   FormFlags form;
+  TemperatureFlags temperature;
+  AlibiFlags alibi;
+  bool dim_given = false;
 };
 
 template <class T>
@@ -108,11 +114,61 @@ std::vector<double> rope_values(const ExportOptions& o, const RopeParams& params
   return v;
 }
 
+// Ziv's rounding of an enclosure (~2^-100 relative: an undecided one is not expected, and refused).
+double rounded(const ref::Enclosure& e, DType dtype) {
+  if (auto r = ref::decided_rounding(e, dtype)) return *r;
+  throw std::runtime_error(
+      "export: the reference could not decide a rounding of t(p)*R(p)*x; nothing written");
+}
+
+// q/k rotated and then scaled by the attention temperature t(p): the reference's t(p)·R(p)·x rounded
+// once (pass-through channels t(p)·x), or a variant's rotation times t(p) in double, rounded into dtype.
+std::vector<double> gained_values(const ExportOptions& o, const RopeParams& params, const RopeBatch& batch,
+                                  harness::TypedBuffer& buf, DType dtype,
+                                  const AttnTemperature& temperature) {
+  const RopePlan plan = rope_plan(params);
+  const ref::Temperature tr(temperature);
+  const TemperatureSteps steps = validate(temperature);
+  std::vector<double> y(buf.size());
+  if (o.reference) {
+    const ref::Rope r(params, *std::max_element(batch.positions.begin(), batch.positions.end()));
+    for (std::size_t t = 0; t < batch.tokens(); ++t) {
+      const ref::Enclosure g = tr.exact(batch.position(t));
+      for (std::size_t h = 0; h < batch.heads; ++h) {
+        const std::size_t row = batch.row(t, h);
+        for (std::size_t ch = 0; ch < plan.head_dim(); ++ch) {
+          if (plan.passes_through(ch))
+            y[row + ch] = rounded(ref::times(g, {ref::Real(buf.get(row + ch)), ref::Real(0)}), dtype);
+        }
+        for (std::size_t j = 0; j < plan.n_pairs(); ++j) {
+          const auto [i0, i1] = plan.input_channels(j);
+          const auto [o0, o1] = plan.output_channels(j);
+          const auto [e0, e1] = r.rotate(batch.position(t), j, buf.get(row + i0), buf.get(row + i1));
+          y[row + o0] = rounded(ref::times(g, e0), dtype);
+          y[row + o1] = rounded(ref::times(g, e1), dtype);
+        }
+      }
+    }
+    return y;
+  }
+  rope_apply(*find_variant(o.variant), plan, batch, buf.view());
+  for (std::size_t t = 0; t < batch.tokens(); ++t) {
+    const double g = attn_temperature(steps, batch.position(t));
+    for (std::size_t h = 0; h < batch.heads; ++h) {
+      const std::size_t row = batch.row(t, h);
+      for (std::size_t ch = 0; ch < plan.head_dim(); ++ch) buf.set(row + ch, g * buf.get(row + ch));
+    }
+  }
+  for (std::size_t i = 0; i < y.size(); ++i) y[i] = buf.get(i);
+  return y;
+}
+
 // RoPE applied to given q/k ([tokens, H], [tokens, heads, H]; with --heads-first [heads, tokens, H];
 // --dim is the rotary dim): the correctly rounded rotation, or a variant's, in the input's shape.
 std::vector<double> rotated_values(const ExportOptions& o, const std::vector<std::int64_t>& positions,
                                    DType dtype, Layout layout, const RopeScaling& scaling,
-                                   std::vector<std::size_t>& shape, std::string& scaling_note) {
+                                   std::vector<std::size_t>& shape, std::string& scaling_note,
+                                   const AttnTemperature& temperature) {
   const NpyArray x = read_npy(o.input, dtype);
   if (x.integer) throw UsageError("--input: " + o.input + " holds integers, not q/k values");
   shape = x.shape;
@@ -125,6 +181,12 @@ std::vector<double> rotated_values(const ExportOptions& o, const std::vector<std
   std::vector<double> y(x.values.size());
   harness::TypedBuffer buf(dtype, y.size());
   for (std::size_t i = 0; i < y.size(); ++i) buf.set(i, x.values[i]);  // the input, in the output type
+  if (temperature.type != AttnTemperatureType::None) {
+    if (plan.n_axes() != 1)
+      throw UsageError(
+          "--attn-temperature: applies to text RoPE (the forms' positions are not token indices)");
+    return gained_values(o, params, batch, buf, dtype, temperature);
+  }
   if (o.reference) {
     const ref::Rope r(params, *std::max_element(positions.begin(), positions.end()));
     for (std::size_t i = 0; i < y.size(); ++i) y[i] = buf.get(i);  // the pass-through channels
@@ -217,13 +279,54 @@ Exported export_sinusoidal(const ExportOptions& o, Layout layout, DType dtype,
           {}};
 }
 
+// The temperature per token, correctly rounded into dtype from the reference (whether the values are the
+// reference's or a variant's), beside the output: <out without .npy/.csv>.temperature.<format>, [tokens].
+nlohmann::json write_temperature(const ExportOptions& o, const AttnTemperature& temperature, DType dtype,
+                                 const std::vector<std::int64_t>& positions, std::size_t tokens) {
+  const std::string format = !o.format.empty() ? o.format : o.out.ends_with(".csv") ? "csv" : "npy";
+  std::string stem = o.out;
+  for (const char* ext : {".npy", ".csv"}) {
+    if (stem.ends_with(ext)) stem.resize(stem.size() - 4);
+  }
+  const std::string path = stem + ".temperature." + format;
+  const ref::Temperature reference(temperature);
+  std::vector<double> t(tokens);
+  for (std::size_t i = 0; i < tokens; ++i) t[i] = reference.rounded(positions[i], dtype);
+  if (format == "npy") {
+    write_npy(path, t, {tokens}, dtype);
+  } else {
+    write_csv(path, t, 1, dtype, "# attention temperature t(p), one per position");
+  }
+  fmt::print("wrote {} ({} {}, attention temperature {})\n", path, tokens, to_string(dtype),
+             describe_temperature(temperature));
+  nlohmann::json m;
+  m["type"] = to_string(temperature.type);
+  if (temperature.type == AttnTemperatureType::Llama4) {
+    m["attn_scale"] = temperature.attn_scale;
+    m["floor_scale"] = temperature.floor_scale;
+    m["formula"] = "1 + attn_scale*ln(floor((p + 1)/floor_scale) + 1)";
+  } else {
+    m["beta"] = temperature.beta;
+    m["original_max_position"] = temperature.original_max_position;
+    m["formula"] = "1 + beta*ln(1 + floor(p/original_max_position))";
+  }
+  m["file"] = path;
+  m["applied"] = o.input.empty() ? "not in (cos, sin): q is multiplied by t(p) after the rotation"
+                                 : "in the values: t(p) times q/k rotated";
+  return m;
+}
+
 Exported export_rope(const ExportOptions& o, Layout layout, DType dtype,
                      const std::vector<std::int64_t>& positions) {
-  const RopeScaling scaling = to_rope_scaling(o.scaling);
+  const AttnTemperature temperature = to_attn_temperature(o.temperature, o.scaling);
+  const RopeScaling scaling = to_rope_scaling(scaling_flags_besides(o.scaling, temperature));
   Exported e;
   if (o.heads_first && o.input.empty()) throw UsageError("--heads-first: applies to --input");
+  if (temperature.type != AttnTemperatureType::None && n_axes(to_rope_form(o.form)) != 1)
+    throw UsageError("--attn-temperature: applies to text RoPE (the forms' positions are not token indices)");
+  const std::uint64_t undecided_before = ref::undecided_roundings();
   if (!o.input.empty()) {
-    e.values = rotated_values(o, positions, dtype, layout, scaling, e.shape, e.scaling_note);
+    e.values = rotated_values(o, positions, dtype, layout, scaling, e.shape, e.scaling_note, temperature);
     const auto head_dim = static_cast<std::int64_t>(e.shape.back());
     e.metadata = rope_metadata(
         o,
@@ -240,15 +343,33 @@ Exported export_rope(const ExportOptions& o, Layout layout, DType dtype,
     e.values = rope_values(o, params, positions, dtype, e.shape, e.scaling_note);
     e.metadata = rope_metadata(o, params, dtype, e.shape);
   }
+  // What the reference could not decide is not written (run_export says so): nor is the temperature.
+  if (temperature.type != AttnTemperatureType::None && ref::undecided_roundings() == undecided_before)
+    e.metadata["attn_temperature"] = write_temperature(o, temperature, dtype, positions, positions.size());
   return e;
 }
 
 // What `export` writes for each family it knows.
+// [heads] slopes or [heads, queries, keys] bias; the positions come from --queries and --keys.
+Exported export_alibi_table(const ExportOptions& o, Layout /*layout*/, DType dtype,
+                            const std::vector<std::int64_t>& /*positions*/) {
+  reject_scaling_flags(o.scaling, "RoPE scaling applies to --family rope only");
+  reject_form_flags(o.form, "rotary forms apply to --family rope only");
+  if (!o.input.empty()) throw UsageError("--input: only RoPE rotates an input");
+  if (o.heads_first) throw UsageError("--heads-first: only RoPE's --input has heads");
+  AlibiExport e = export_alibi(o.alibi, o.reference, o.variant, dtype);
+  return {std::move(e.values), std::move(e.shape), "none", {}};
+}
+
+// What `export` writes for each family it knows, and whether it reads --dim and --positions.
 struct Exporter {
   Family family;
   Exported (*run)(const ExportOptions&, Layout, DType, const std::vector<std::int64_t>&);
+  bool positions_and_dim = true;
 };
-constexpr Exporter kExporters[] = {{Family::Sinusoidal, export_sinusoidal}, {Family::Rope, export_rope}};
+constexpr Exporter kExporters[] = {{Family::Sinusoidal, export_sinusoidal},
+                                   {Family::Rope, export_rope},
+                                   {Family::Alibi, export_alibi_table, false}};
 
 int run_export(const ExportOptions& o) {
   const Family family = parsed(parse_family(o.family), "--family", o.family);
@@ -267,7 +388,16 @@ int run_export(const ExportOptions& o) {
   if (format != "npy" && format != "csv") throw UsageError("--format: npy or csv, got '" + format + "'");
   // RoPE forms read [n_axes][tokens] positions.
   const std::size_t axes = family == Family::Rope ? n_axes(to_rope_form(o.form)) : 1;
-  const auto positions = axis_positions_from(o.positions, o.positions_file, axes, axes_flag(o.form));
+  if (!exporter->positions_and_dim && (!o.positions.empty() || !o.positions_file.empty() || o.dim_given))
+    throw UsageError(o.dim_given
+                         ? "--dim: " + o.family + " takes no --dim"
+                         : "--positions: " + o.family + " takes its positions from --queries and --keys");
+  if (exporter->positions_and_dim && !o.dim_given)
+    throw UsageError("--dim: required for --family " + o.family);
+  if (exporter->family != Family::Alibi) reject_alibi_flags(o.alibi, "applies to --family alibi only");
+  const auto positions = exporter->positions_and_dim
+                             ? axis_positions_from(o.positions, o.positions_file, axes, axes_flag(o.form))
+                             : std::vector<std::int64_t>{};
   const std::uint64_t undecided_before = ref::undecided_roundings();
   const auto [values, shape, scaling_note, metadata] = exporter->run(o, layout, dtype, positions);
   // A golden file is only as good as its roundings: refuse to write one the reference could not decide.
@@ -306,11 +436,10 @@ void add_export(CLI::App& app, int& exit_code) {
   auto* cmd =
       app.add_subcommand("export", "Write a golden table (exact reference or a variant) as .npy or CSV");
   auto o = std::make_shared<ExportOptions>();
-  cmd->add_option("--family", o->family, "sinusoidal or rope")->required();
+  cmd->add_option("--family", o->family, "sinusoidal, rope or alibi")->required();
   cmd->add_option("--dim", o->dim,
-                  "Model dimension (RoPE: the rotary dimension, with --input 0 means all; with "
-                  "--partial-rotary-factor and no --input, the head dimension)")
-      ->required();
+                  "Model dimension, required but for alibi (RoPE: the rotary dimension, with --input 0 means "
+                  "all; with --partial-rotary-factor and no --input, the head dimension)");
   cmd->add_option("--input", o->input,
                   "RoPE: rotate this q/k .npy ([tokens, (heads,) head_dim]) instead of writing (cos, sin)");
   cmd->add_flag("--heads-first", o->heads_first,
@@ -329,8 +458,15 @@ void add_export(CLI::App& app, int& exit_code) {
   cmd->add_option("--out", o->out, "Output file")->required();
   add_scaling_options(*cmd, o->scaling);
   add_form_options(*cmd, o->form);
+  add_temperature_options(*cmd, o->temperature);
+  add_alibi_options(*cmd, o->alibi);
   cmd->callback([o, cmd, &exit_code] {
+    note_given_alibi_flags(*cmd, o->alibi);
+    o->dim_given = cmd->count("--dim") > 0;
     o->scaling.given = given_scaling_flags(*cmd);
+    o->temperature.given = given_temperature_flags(*cmd);
+    if (const auto family = parse_family(o->family); family && *family != Family::Rope)
+      reject_temperature_flags(o->temperature, "applies to --family rope only");
     exit_code = run_export(*o);
   });
 }

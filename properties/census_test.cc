@@ -17,7 +17,9 @@ TEST(CensusGrid, EveryInstanceIsWithinItsContractInEveryBand) {
   ASSERT_FALSE(results.empty());
   for (const InstanceResult& r : results) {
     ASSERT_FALSE(r.bands.empty()) << r.instance.name();
-    EXPECT_EQ(r.bands.back().hi, r.instance.contract().max_position) << r.instance.name();
+    // The census's bands end at 2^31: beyond, contracts are the properties' to check (to 2^53).
+    EXPECT_EQ(r.bands.back().hi, std::min(r.instance.contract().max_position, std::int64_t{1} << 31))
+        << r.instance.name();
     for (const harness::BandStats& b : r.bands) {
       EXPECT_LE(b.max_ratio.value, 1.0)
           << r.instance.name() << " band [" << b.lo << ", " << b.hi << "] at position "

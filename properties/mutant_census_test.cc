@@ -30,7 +30,8 @@ INSTANTIATE_TEST_SUITE_P(Axes, MutantCensus,
                                            "rope.halfsplit.mutant_touches_pass_through/f64",
                                            "rope.halfsplit.mutant_direction_unless_sorted/f64",
                                            "sinusoidal.interleaved.mutant_ignores_padding/f64",
-                                           "sinusoidal.concatenated.mutant_drifting_recurrence/bf16"));
+                                           "sinusoidal.concatenated.mutant_drifting_recurrence/bf16",
+                                           "alibi.hqk.mutant_skips_tail_keys/f64"));
 
 }  // namespace
 }  // namespace pe::testing

@@ -309,5 +309,55 @@ const Registrar r16{std::make_unique<RopeMutant<RopeBug::RotaryAtStart>>("rope.m
 const Registrar r17{
     std::make_unique<RopeMutant<RopeBug::MropeInterleaveShifted>>("rope.mutant_mrope_interleave_shifted")};
 
+// ALiBi mutants under alibi.scalar_f64's contract: the slope exponent off by one (m0^h for m0^(h+1)),
+// positions converted to float before their difference (the bias at 2^24 and beyond moves by whole
+// units), and a vector loop that drops the last keys of a row that is not a multiple of 8.
+enum class AlibiBug { ExponentOffByOne, FloatPositions, SkipsTailKeys };
+const Contract kAlibiMutantContract{.layouts = {Layout::Hqk},
+                                    .outputs = {DType::F64},
+                                    .angle_type = DType::F64,
+                                    .compute_type = DType::F64,
+                                    .max_position = kMaxPosition,
+                                    .max_base = 65536,
+                                    .c0 = 1,
+                                    .ck = 3,
+                                    .c1 = 11.1,
+                                    .c1_pair = 2.6};
+
+template <AlibiBug kBug>
+class AlibiMutant final : public AlibiVariant {
+ public:
+  explicit AlibiMutant(std::string name) : AlibiVariant(std::move(name), kAlibiMutantContract) {}
+  static double slope(const AlibiPlan& plan, std::size_t h) {
+    const auto k = plan.power(h) - (kBug == AlibiBug::ExponentOffByOne ? 1 : 0);
+    return std::exp2(-plan.max_bias() * static_cast<double>(k) / static_cast<double>(plan.denominator(h)));
+  }
+  void slopes(const AlibiPlan& plan, Buffer out) const noexcept override {
+    for (std::size_t h = 0; h < plan.n_heads(); ++h) static_cast<double*>(out.data)[h] = slope(plan, h);
+  }
+  void bias(const AlibiPlan& plan, std::span<const std::int64_t> queries, std::span<const std::int64_t> keys,
+            Buffer out) const noexcept override {
+    auto* y = static_cast<double*>(out.data);
+    const std::size_t K = keys.size(), kept = kBug == AlibiBug::SkipsTailKeys ? K - K % 8 : K;
+    for (std::size_t h = 0; h < plan.n_heads(); ++h) {
+      for (const std::int64_t i : queries) {
+        for (std::size_t k = 0; k < K; ++k) {
+          double s = static_cast<double>(plan.multiplier(i, keys[k]));
+          if (kBug == AlibiBug::FloatPositions)
+            s = static_cast<double>(plan.multiplier(static_cast<std::int64_t>(static_cast<float>(i)),
+                                                    static_cast<std::int64_t>(static_cast<float>(keys[k]))));
+          y[k] = k < kept ? slope(plan, h) * s : 0.0;
+        }
+        y += K;
+      }
+    }
+  }
+};
+
+const Registrar r18{
+    std::make_unique<AlibiMutant<AlibiBug::ExponentOffByOne>>("alibi.mutant_exponent_off_by_one")};
+const Registrar r19{std::make_unique<AlibiMutant<AlibiBug::FloatPositions>>("alibi.mutant_float_positions")};
+const Registrar r20{std::make_unique<AlibiMutant<AlibiBug::SkipsTailKeys>>("alibi.mutant_skips_tail_keys")};
+
 }  // namespace
 }  // namespace pe

@@ -86,6 +86,7 @@ TEST_P(Tails, SameBitsAlignedOffsetAndRepeatedAndAgreesWithScalarF64) {
       // |φ| in double is within 2^-50 of the exact angle: 1.001 covers it.
       const double tol = 1.001 * (element_budget(in().contract(), in().dtype, phi, pair, scale) +
                                   element_budget(ref.contract(), DType::F64, phi, pair, scale));
+      if (aligned.get(i) == want.get(i)) continue;  // the same overflow to infinity included
       ASSERT_LE(std::fabs(aligned.get(i) - want.get(i)), tol)
           << "dim " << shape.dim << " count " << shape.count << " element " << i;
     }

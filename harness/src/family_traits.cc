@@ -7,7 +7,7 @@
 namespace pe::harness {
 
 std::span<const FamilyTraits* const> family_traits() {
-  static const FamilyTraits* const rows[] = {&sinusoidal_traits(), &rope_traits()};
+  static const FamilyTraits* const rows[] = {&sinusoidal_traits(), &rope_traits(), &alibi_traits()};
   return rows;
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "pe/ref/reference.h"
+#include "pe/ref/temperature.h"
 
 namespace pe::harness {
 namespace {
@@ -177,14 +178,18 @@ void measure_rope(const RopeParams& params, std::span<const std::int64_t> positi
 }
 
 void measure_rope(const RopeParams& params, const RopeBatch& batch, Values x, Values y, const Budget& budget,
-                  const Sink& sink, const Sample& sample, RopeDirection direction) {
+                  const Sink& sink, const Sample& sample, RopeDirection direction, const OutputGain& gain) {
   if (batch.positions.empty()) return;
   const RopePlan plan(params);
   const ref::Rope reference(params, *std::max_element(batch.positions.begin(), batch.positions.end()));
+  const ref::Temperature temperature(gain.temperature);
+  const bool gained = gain.temperature.type != AttnTemperatureType::None;
   const std::size_t hd = plan.head_dim();
   const std::vector<std::size_t> rows = sample.rows.empty() ? all_of(batch.tokens()) : sample.rows;
   const std::vector<std::size_t> pairs = sample.pairs.empty() ? all_of(plan.n_pairs()) : sample.pairs;
   for (std::size_t t : rows) {
+    const ref::Enclosure t_exact = temperature.exact(batch.position(t));
+    const double tp = t_exact.value.convert_to<double>();
     for (std::size_t h = 0; h < batch.heads; ++h) {
       const std::size_t row = batch.row(t, h);
       ElementRecord e;
@@ -199,10 +204,15 @@ void measure_rope(const RopeParams& params, const RopeBatch& batch, Values x, Va
         const bool inverse = direction == RopeDirection::Inverse;
         const auto [in0, in1] = inverse ? plan.output_channels(j) : plan.input_channels(j);
         const auto [out0, out1] = inverse ? plan.input_channels(j) : plan.output_channels(j);
-        const auto [e0, e1] = reference.rotate(p, j, x[row + in0], x[row + in1], direction);
+        auto [e0, e1] = reference.rotate(p, j, x[row + in0], x[row + in1], direction);
+        const double abs_pair = std::fabs(x[row + in0]) + std::fabs(x[row + in1]);
         e.position = p;
-        e.budget = budget(&plan, std::fabs(reference.angle(p, j)), j,
-                          std::fabs(x[row + in0]) + std::fabs(x[row + in1]));
+        e.budget = budget(&plan, std::fabs(reference.angle(p, j)), j, abs_pair);
+        if (gained) {
+          e0 = ref::times(t_exact, e0);
+          e1 = ref::times(t_exact, e1);
+          e.budget = tp * e.budget + gain.relative_error * tp * abs_pair + gain.floor;
+        }
         for (const auto& [ch, exact] : {std::pair{out0, &e0}, std::pair{out1, &e1}}) {
           const std::size_t i = row + ch;
           e.channel = static_cast<std::int64_t>(ch);
@@ -220,10 +230,47 @@ void measure_rope(const RopeParams& params, const RopeBatch& batch, Values x, Va
         const std::size_t i = row + ch;
         e.channel = static_cast<std::int64_t>(ch);
         e.y = y[i];
-        e.exact = x[i];
-        e.budget = 0;
-        e.abs_error = x[i] == y[i] ? 0.0 : std::isnan(y[i]) ? NAN : std::fabs(y[i] - x[i]);
-        e.ulp = ref::ulp_error(y[i], ref::Real(x[i]), budget.dtype);
+        if (gained) {
+          const ref::Real exact = t_exact.value * ref::Real(x[i]);
+          e.exact = exact.convert_to<double>();
+          e.budget = gain.relative_error * tp * std::fabs(x[i]) + gain.floor;
+          e.abs_error = ref::abs_error(y[i], exact);
+          e.ulp = e.abs_error / ref::ulp_of(exact, budget.dtype);
+        } else {
+          e.exact = x[i];
+          e.budget = 0;
+          e.abs_error = x[i] == y[i] ? 0.0 : std::isnan(y[i]) ? NAN : std::fabs(y[i] - x[i]);
+          e.ulp = ref::ulp_error(y[i], ref::Real(x[i]), budget.dtype);
+        }
+        sink(e);
+      }
+    }
+  }
+}
+
+// The identity, or the gain alone: each element's exact value t(p)·x at the reference's precision.
+void measure_nope(const RopeBatch& batch, std::size_t head_dim, Values x, Values y, const Budget& budget,
+                  const Sink& sink, const OutputGain& gain) {
+  const ref::Temperature temperature(gain.temperature);
+  for (std::size_t t = 0; t < batch.tokens(); ++t) {
+    const ref::Real tp = temperature.exact(batch.position(t)).value;
+    const double tpd = tp.convert_to<double>();
+    for (std::size_t h = 0; h < batch.heads; ++h) {
+      const std::size_t row = batch.row(t, h);
+      ElementRecord e;
+      e.row = static_cast<std::int64_t>(t);
+      e.head = static_cast<std::int64_t>(h);
+      e.position = batch.position(t);
+      e.dim = static_cast<std::int64_t>(head_dim);
+      for (std::size_t ch = 0; ch < head_dim; ++ch) {
+        const std::size_t i = row + ch;
+        const ref::Real exact = tp * ref::Real(x[i]);
+        e.channel = static_cast<std::int64_t>(ch);
+        e.y = y[i];
+        e.exact = exact.convert_to<double>();
+        e.abs_error = ref::abs_error(y[i], exact);
+        e.ulp = e.abs_error / ref::ulp_of(exact, budget.dtype);
+        e.budget = budget.max_abs + gain.relative_error * tpd * std::fabs(x[i]) + gain.floor;
         sink(e);
       }
     }

@@ -24,11 +24,11 @@ void check_variant(const Variant& variant, Family family, Layout layout, DType d
   }
 }
 
-void check_positions(std::span<const std::int64_t> positions) {
+void check_positions(std::span<const std::int64_t> positions, const char* name = "positions") {
   for (std::size_t i = 0; i < positions.size(); ++i) {
     if (positions[i] < 0 || positions[i] > kMaxPosition) {
-      fail("positions",
-           "positions[" + std::to_string(i) + "] must be in [0, 2^53], got " + std::to_string(positions[i]));
+      fail(name, std::string(name) + "[" + std::to_string(i) + "] must be in [0, 2^53], got " +
+                     std::to_string(positions[i]));
     }
   }
 }
@@ -152,6 +152,22 @@ void rope_apply(const Variant& variant, const RopePlan& plan, const RopeBatch& b
                   std::to_string(x.size));
   }
   static_cast<const RopeVariant&>(variant).apply(plan, batch, direction, x);
+}
+
+void alibi_slopes(const Variant& variant, const AlibiPlan& plan, Buffer out) {
+  check_variant(variant, Family::Alibi, plan.params().layout, out.dtype, "out");
+  check_buffer(out, plan.n_heads(), "out", "n_heads");
+  static_cast<const AlibiVariant&>(variant).slopes(plan, out);
+}
+
+void alibi_bias(const Variant& variant, const AlibiPlan& plan, std::span<const std::int64_t> queries,
+                std::span<const std::int64_t> keys, Buffer out) {
+  check_variant(variant, Family::Alibi, plan.params().layout, out.dtype, "out");
+  check_positions(queries, "queries");
+  check_positions(keys, "keys");
+  const std::size_t n = checked_product({plan.n_heads(), queries.size(), keys.size()}, "out");
+  check_buffer(out, n, "out", "n_heads x n_queries x n_keys");
+  static_cast<const AlibiVariant&>(variant).bias(plan, queries, keys, out);
 }
 
 }  // namespace pe

@@ -10,9 +10,11 @@ namespace pe {
 namespace {
 constexpr Layout kSinusoidalLayouts[] = {Layout::Interleaved, Layout::Concatenated};
 constexpr Layout kRopeLayouts[] = {Layout::HalfSplit, Layout::Interleaved, Layout::Deinterleave};
+constexpr Layout kAlibiLayouts[] = {Layout::Hqk};
 constexpr FamilyInfo kFamilies[] = {
     {Family::Sinusoidal, "sinusoidal", kSinusoidalLayouts},
     {Family::Rope, "rope", kRopeLayouts},
+    {Family::Alibi, "alibi", kAlibiLayouts},
 };
 }  // namespace
 
@@ -37,6 +39,8 @@ std::string_view to_string(Layout l) noexcept {
       return "halfsplit";
     case Layout::Deinterleave:
       return "deinterleave";
+    case Layout::Hqk:
+      return "hqk";
   }
   return "?";
 }
@@ -67,6 +71,7 @@ std::optional<Layout> parse_layout(std::string_view s) noexcept {
   if (s == "concatenated") return Layout::Concatenated;
   if (s == "halfsplit") return Layout::HalfSplit;
   if (s == "deinterleave") return Layout::Deinterleave;
+  if (s == "hqk") return Layout::Hqk;
   return std::nullopt;
 }
 

@@ -55,6 +55,7 @@ std::optional<double> decided_rounding(const Enclosure& e, DType type) {
 }
 
 std::uint64_t undecided_roundings() noexcept { return g_undecided.load(); }
+void record_undecided() noexcept { g_undecided.fetch_add(1, std::memory_order_relaxed); }
 
 double abs_error(double y, const Real& exact) { return static_cast<double>(abs(Real(y) - exact)); }
 

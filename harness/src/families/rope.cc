@@ -262,6 +262,8 @@ const FamilyTraits& rope_traits() {
       .call = call,
       .dim_argument = "head_dim",
       .data_argument = "x",
+      .positions_argument = "positions",
+      .even_dim = true,
       .reads_data = true,
       .has_heads = true,
       .property_max_dim = 256,

@@ -170,6 +170,8 @@ const FamilyTraits& sinusoidal_traits() {
       .call = call,
       .dim_argument = "dim",
       .data_argument = "out",
+      .positions_argument = "positions",
+      .even_dim = true,
       .reads_data = false,
       .has_heads = false,
       .property_max_dim = 1024,

@@ -6,6 +6,7 @@
 #include <span>
 #include <type_traits>
 
+#include "pe/alibi.h"
 #include "pe/batch.h"
 #include "pe/half.h"
 #include "pe/plan.h"
@@ -35,6 +36,14 @@ void rope_apply(const Variant& variant, const RopePlan& plan, std::span<const st
 void rope_apply(const Variant& variant, const RopePlan& plan, const RopeBatch& batch, Buffer x,
                 RopeDirection direction = RopeDirection::Forward);
 
+// out [n_heads] = each head's ALiBi slope.
+void alibi_slopes(const Variant& variant, const AlibiPlan& plan, Buffer out);
+
+// out [n_heads, queries.size(), keys.size()] = the bias of each head, query and key position (the
+// plan's form); positions are any in [0, 2^53], in any order (a KV cache's offsets).
+void alibi_bias(const Variant& variant, const AlibiPlan& plan, std::span<const std::int64_t> queries,
+                std::span<const std::int64_t> keys, Buffer out);
+
 // Typed spans: the same calls with the element type taken from the span (float, double, BFloat16,
 // Float16), e.g. `pe::rope_apply(v, plan, positions, 32, std::span<float>(q))`.
 template <class T>
@@ -56,6 +65,12 @@ template <OutputElement T>
 void rope_apply(const Variant& variant, const RopePlan& plan, std::span<const std::int64_t> positions,
                 std::int64_t n_heads, std::span<T> x, RopeDirection direction = RopeDirection::Forward) {
   rope_apply(variant, plan, positions, n_heads, buffer(x), direction);
+}
+
+template <OutputElement T>
+void alibi_bias(const Variant& variant, const AlibiPlan& plan, std::span<const std::int64_t> queries,
+                std::span<const std::int64_t> keys, std::span<T> out) {
+  alibi_bias(variant, plan, queries, keys, buffer(out));
 }
 
 }  // namespace pe

@@ -24,6 +24,13 @@
 //   + (frequency_error - 1.02·2^-53)·|φ|·scale   a plan whose θ'_j is less accurate than the
 //                                                 1.02·2^-53 every contract assumes (pe/plan.h)
 //
+// ALiBi reads the same formula with |φ| = 1, scale = the exact bias |m_h·s| (s the integer the slope
+// multiplies: j - i, -|i - j| or j) and i = the power k of the head's slope m0^k: every term is
+// relative to the bias, and slopes raised to the k-th power from a rounded m0 lose k roundings
+// (c1_pair). A slope is the bias at s = 1. `max_base` is 2^max_bias, ALiBi's slopes being
+// (2^max_bias)^(-k/den), the sinusoids' base^(-2i/d). A bias beyond the output type's range must be
+// the infinity it rounds to.
+//
 // The fused add (embedding + PE) adds one rounding in the compute type and one into the output type
 // of the sum: + (u_out + u_compute)·(|embedding| + 1).
 #pragma once

@@ -26,3 +26,5 @@
   PE_DETAIL_REGISTER(::pe::SinusoidalVariant, "sinusoidal", NAME, CONTRACT, __VA_ARGS__)
 #define PE_REGISTER_ROPE(NAME, CONTRACT, ...) \
   PE_DETAIL_REGISTER(::pe::RopeVariant, "rope", NAME, CONTRACT, __VA_ARGS__)
+#define PE_REGISTER_ALIBI(NAME, CONTRACT, ...) \
+  PE_DETAIL_REGISTER(::pe::AlibiVariant, "alibi", NAME, CONTRACT, __VA_ARGS__)

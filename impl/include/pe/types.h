@@ -9,7 +9,7 @@
 
 namespace pe {
 
-enum class Family : std::uint8_t { Sinusoidal, Rope };
+enum class Family : std::uint8_t { Sinusoidal, Rope, Alibi };
 
 // One enum for both families; validation rejects a layout used with the wrong family.
 enum class Layout : std::uint8_t {
@@ -24,6 +24,9 @@ enum class Layout : std::uint8_t {
   // (2j, 2j+1), output written half-split, y[j] = x_2j·cos - x_2j+1·sin, y[j + r/2] = x_2j+1·cos +
   // x_2j·sin. Every variant that rotates interleaved pairs runs it (the driver reorders the output).
   Deinterleave,
+  // ALiBi only: bias[h, i, j] for head h, query i, key j, heads outermost: attention's scores
+  // [heads, queries, keys] (HF's and Baichuan's materialised bias; ggml adds it inside soft_max).
+  Hqk,
 };
 
 // Element types of outputs (and of RoPE's in-place data). bfloat16 and float16 are computed in

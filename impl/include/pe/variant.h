@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "pe/alibi.h"
 #include "pe/batch.h"
 #include "pe/contract.h"
 #include "pe/plan.h"
@@ -25,7 +26,8 @@ class Variant {
 
   // "<family>.<backend>[.<tweak>]"; with a layout, "<family>.<layout>.<backend>" names one instance.
   const std::string& name() const noexcept { return name_; }
-  // Fixed by the class (SinusoidalVariant, RopeVariant), so the API's downcast by family is sound.
+  // Fixed by the class (SinusoidalVariant, RopeVariant, AlibiVariant), so the API's downcast by family is
+  // sound.
   Family family() const noexcept { return family_; }
   const Contract& contract() const noexcept { return contract_; }
   bool supports(Layout layout) const noexcept;
@@ -64,6 +66,17 @@ class RopeVariant : public Variant {
                      Buffer x) const noexcept = 0;
 };
 
+class AlibiVariant : public Variant {
+ public:
+  AlibiVariant(std::string name, Contract contract)
+      : Variant(std::move(name), Family::Alibi, std::move(contract)) {}
+  // out[h] = m_h, plan.n_heads() values.
+  virtual void slopes(const AlibiPlan& plan, Buffer out) const noexcept = 0;
+  // out[h, q, k] = m_h·plan.multiplier(queries[q], keys[k]) in the plan's layout (Hqk).
+  virtual void bias(const AlibiPlan& plan, std::span<const std::int64_t> queries,
+                    std::span<const std::int64_t> keys, Buffer out) const noexcept = 0;
+};
+
 // Every registered variant, sorted by name.
 const std::vector<const Variant*>& registry();
 // nullptr when no variant has that name.
@@ -73,7 +86,7 @@ const Variant* find_variant(std::string_view name);
 // lower-case letters, digits and '_', optionally "@<TARGET>" (upper-case letters, digits, '_').
 bool valid_variant_name(std::string_view name, Family family) noexcept;
 
-// A variant file registers itself through PE_REGISTER_SINUSOIDAL / PE_REGISTER_ROPE
+// A variant file registers itself through PE_REGISTER_SINUSOIDAL / _ROPE / _ALIBI
 // (pe/register.h), which construct one of these. A malformed or duplicate name aborts at load time.
 struct Registrar {
   explicit Registrar(std::unique_ptr<Variant> variant);

@@ -13,6 +13,9 @@ using TableFn = void (*)(const SinusoidalPlan&, std::span<const std::int64_t>, B
 using AddFn = void (*)(const SinusoidalPlan&, std::span<const std::int64_t>, std::span<const std::uint8_t>,
                        Buffer);
 using RotateFn = void (*)(const RopePlan&, const RopeBatch&, RopeDirection, Buffer);
+using SlopesFn = void (*)(const AlibiPlan&, Buffer);
+using BiasFn = void (*)(const AlibiPlan&, std::span<const std::int64_t>, std::span<const std::int64_t>,
+                        Buffer);
 
 class FunctionSinusoidal final : public SinusoidalVariant {
  public:
@@ -43,6 +46,21 @@ class FunctionRope final : public RopeVariant {
 
  private:
   RotateFn rotate_;
+};
+
+class FunctionAlibi final : public AlibiVariant {
+ public:
+  FunctionAlibi(std::string name, Contract contract, SlopesFn slopes_fn, BiasFn bias_fn)
+      : AlibiVariant(std::move(name), std::move(contract)), slopes_(slopes_fn), bias_(bias_fn) {}
+  void slopes(const AlibiPlan& plan, Buffer out) const noexcept override { slopes_(plan, out); }
+  void bias(const AlibiPlan& plan, std::span<const std::int64_t> queries, std::span<const std::int64_t> keys,
+            Buffer out) const noexcept override {
+    bias_(plan, queries, keys, out);
+  }
+
+ private:
+  SlopesFn slopes_;
+  BiasFn bias_;
 };
 
 // "sinusoidal.hwy@AVX2" for one target; registers nothing when the CPU lacks it.

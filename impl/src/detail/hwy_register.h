@@ -52,3 +52,20 @@
   [[maybe_unused]] const ::pe::Registrar pe_registrar_dispatch {                                             \
     std::make_unique<::pe::detail::FunctionSinusoidal>(NAME, CONTRACT, &pe_dispatch_table, &pe_dispatch_add) \
   }
+
+#define PE_REGISTER_HWY_ALIBI_TARGET(NAME, CONTRACT, SLOPES, BIAS)                                       \
+  [[maybe_unused]] const bool pe_registered_target = ::pe::detail::register_hwy_target(                  \
+      HWY_TARGET, [](std::string target) -> std::unique_ptr<::pe::Variant> {                             \
+        return std::make_unique<::pe::detail::FunctionAlibi>(std::string(NAME) + "@" + target, CONTRACT, \
+                                                             &SLOPES, &BIAS);                            \
+      })
+
+#define PE_REGISTER_HWY_ALIBI_DISPATCH(NAME, CONTRACT, SLOPES, BIAS)                          \
+  HWY_EXPORT(BIAS);                                                                           \
+  void pe_dispatch_bias(const ::pe::AlibiPlan& plan, std::span<const std::int64_t> queries,   \
+                        std::span<const std::int64_t> keys, ::pe::Buffer out) {               \
+    HWY_DYNAMIC_DISPATCH(BIAS)(plan, queries, keys, out);                                     \
+  }                                                                                           \
+  [[maybe_unused]] const ::pe::Registrar pe_registrar_dispatch {                              \
+    std::make_unique<::pe::detail::FunctionAlibi>(NAME, CONTRACT, &SLOPES, &pe_dispatch_bias) \
+  }

@@ -27,7 +27,7 @@ enum class BenchGrid {
 
 // One benchmark shape in a family's terms (BenchIdentity's fields).
 struct BenchShape {
-  std::string op;  // "table", "add", "rope"
+  std::string op;  // "table", "add", "rope", "bias"
   DType dtype = DType::F32;
   std::int64_t length = 0, heads = 0, dim = 0;
   bool far = false;                // positions from 2^20 instead of 0
@@ -100,11 +100,13 @@ struct FamilyTraits {
   // through `v` (of any family: the API must reject another family's variant). Throws what the API throws.
   void (*call)(const Variant& v, Layout layout, std::int64_t dim, double base,
                std::span<const std::int64_t> positions, Buffer data, std::int64_t heads);
-  std::string_view dim_argument;   // the name errors give the dim: "dim", "head_dim"
-  std::string_view data_argument;  // the name errors give the buffer: "out", "x"
-  bool reads_data;                 // the call transforms the buffer (RoPE) instead of only writing it
-  bool has_heads;                  // a position's output is `heads` rows of dim (RoPE), not one row
-  std::int64_t property_max_dim;   // the largest dim properties draw (MPFR time grows with it)
+  std::string_view dim_argument;        // the name errors give the dim: "dim", "head_dim"
+  std::string_view data_argument;       // the name errors give the buffer: "out", "x"
+  std::string_view positions_argument;  // the name errors give the positions: "positions", "queries"
+  bool even_dim;                        // an odd dim is rejected (pairs of channels)
+  bool reads_data;                      // the call transforms the buffer (RoPE) instead of only writing it
+  bool has_heads;                       // a position's output is `heads` rows of dim (RoPE), not one row
+  std::int64_t property_max_dim;        // the largest dim properties draw (MPFR time grows with it)
   // The budget terms of every element of such a call's output (row-major), from the plan's double
   // ω: |φ| within 2^-50 of the exact angle. `x` is the input (RoPE; ignored by tables).
   std::vector<BudgetTerms> (*budget_terms)(Layout layout, std::int64_t dim, double base,
@@ -141,6 +143,7 @@ const FamilyTraits* traits_named(std::string_view name);
 // The rows (harness/src/families/).
 const FamilyTraits& sinusoidal_traits();
 const FamilyTraits& rope_traits();
+const FamilyTraits& alibi_traits();
 
 // The 3 rows (first, middle, last) and up to 16 pairs spread over the frequencies that a
 // benchmark's pre-timing check compares.

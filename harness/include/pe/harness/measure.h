@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "pe/attn_temperature.h"
 #include "pe/batch.h"
 #include "pe/contract.h"
 #include "pe/harness/typed_buffer.h"
@@ -120,11 +121,24 @@ void measure_sinusoidal_add(const SinusoidalParams& params, std::span<const std:
                             Values embeddings, std::span<const std::uint8_t> padding, Values y,
                             const Budget& budget, const Sink& sink);
 
+// A gain on q after the rotation, the attention temperature t(p) (pe/attn_temperature.h), read at the
+// token's first-axis position: y* = t(p)·R(p)·x. A rotated element's budget becomes t(p) times the
+// rotation's plus (relative_error·t(p)·(|x_a| + |x_b|) + floor); `relative_error` and `floor` are the
+// implementation's error model (gain_relative_error, gain_floor), or 0 under a flat --max-abs.
+struct OutputGain {
+  AttnTemperature temperature{};  // type none: no gain
+  double relative_error = 0, floor = 0;
+};
+
 // RoPE: x before and y after rotation, both with the rows where `batch` puts them. Pass-through
-// channels (from rotary_dim on) must equal x exactly: their budget is 0.
+// channels (from rotary_dim on) must equal x exactly: their budget is 0 (the gain scales them too).
 void measure_rope(const RopeParams& params, const RopeBatch& batch, Values x, Values y, const Budget& budget,
                   const Sink& sink, const Sample& sample = {},
-                  RopeDirection direction = RopeDirection::Forward);
+                  RopeDirection direction = RopeDirection::Forward, const OutputGain& gain = {});
+// A NoPE layer: every channel of y is t(p)·x (x itself without a gain), within budget.max_abs plus the
+// gain's (relative_error·t(p)·|x| + floor): bit for bit by default. A contract does not apply.
+void measure_nope(const RopeBatch& batch, std::size_t head_dim, Values x, Values y, const Budget& budget,
+                  const Sink& sink, const OutputGain& gain = {});
 // The same for [tokens, heads, head_dim] row-major data, positions [n_axes][tokens] of the form.
 void measure_rope(const RopeParams& params, std::span<const std::int64_t> positions, std::size_t heads,
                   Values x, Values y, const Budget& budget, const Sink& sink, const Sample& sample = {},

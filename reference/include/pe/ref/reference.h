@@ -112,7 +112,8 @@ double ulp_error(double y, const Real& exact, DType type);
 // must round alike. nullopt when they do not.
 std::optional<double> decided_rounding(const Enclosure& e, DType type);
 
-// How many roundings stayed undecided even at the wide tier (expected: 0).
+// How many roundings stayed undecided even at the wide tier (expected: 0), and one more of them.
 std::uint64_t undecided_roundings() noexcept;
+void record_undecided() noexcept;
 
 }  // namespace pe::ref

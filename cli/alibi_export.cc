@@ -1,0 +1,58 @@
+#include <fmt/format.h>
+
+#include "alibi_cli.h"
+#include "args.h"
+#include "common.h"
+#include "pe/api.h"
+#include "pe/harness/typed_buffer.h"
+#include "pe/ref/alibi.h"
+
+namespace pe::cli {
+
+AlibiExport export_alibi(const AlibiFlags& flags, bool reference, const std::string& variant, DType dtype) {
+  if (flags.given.count("--heads") == 0) throw UsageError("--heads: required for --family alibi");
+  const AlibiParams params = to_alibi_params(flags, flags.heads);
+  const AlibiPlan plan(params);
+  AlibiExport e;
+  std::vector<std::int64_t> queries, keys;
+  if (flags.slopes_only) {
+    if (!flags.queries.empty() || !flags.keys.empty())
+      throw UsageError("--slopes-only: the slopes have no positions (drop --queries and --keys)");
+    e.shape = {plan.n_heads()};
+  } else {
+    queries = alibi_positions(flags.queries, "--queries");
+    keys = alibi_positions(flags.keys, "--keys");
+    e.shape = {plan.n_heads(), queries.size(), keys.size()};
+  }
+  // Each value is built as a double and once more in the output type, before anything is allocated.
+  const std::size_t n = output_values({{"--heads", plan.n_heads()},
+                                       {"--queries", flags.slopes_only ? 1 : queries.size()},
+                                       {"--keys", flags.slopes_only ? 1 : keys.size()}},
+                                      sizeof(double) + size_of(dtype));
+  e.values.resize(n);
+  if (reference) {
+    const ref::Alibi r(params);
+    std::size_t i = 0;
+    for (std::size_t h = 0; h < plan.n_heads(); ++h) {
+      if (flags.slopes_only) {
+        e.values[i++] = r.rounded_slope(h, dtype);
+        continue;
+      }
+      for (std::int64_t q : queries) {
+        for (std::int64_t k : keys) e.values[i++] = r.rounded_bias(h, q, k, dtype);
+      }
+    }
+    return e;
+  }
+  const Variant& v = *find_variant(variant);
+  harness::TypedBuffer y(dtype, n);
+  if (flags.slopes_only) {
+    alibi_slopes(v, plan, y.view());
+  } else {
+    alibi_bias(v, plan, queries, keys, y.view());
+  }
+  for (std::size_t i = 0; i < n; ++i) e.values[i] = y.get(i);
+  return e;
+}
+
+}  // namespace pe::cli

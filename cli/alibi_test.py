@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""`pe-suite check --family alibi` against ALiBi built here from the published definitions, not from
+pe-suite's code:
+
+  HF transformers  modeling_bloom.py build_alibi_tensor: closest_power_of_2 = 2**floor(log2 n),
+                   base = 2**(-(2**-(log2(cp2) - 3))), slopes = base**arange(1, 1 + cp2), the extra heads
+                   extra_base**arange(1, 1 + 2*rem, 2); alibi = slopes[:, None] * arange(keys) (m·j)
+  ggml             ggml_soft_max_ext(max_bias): n_head_log2 = 1 << floor(log2 n), m0 = powf(2, -b/n_head_log2),
+                   m1 = powf(2, -(b/2)/n_head_log2), slope = powf(m0, h+1) or powf(m1, 2(h-n_head_log2)+1),
+                   all float32; llama.cpp's KQ mask holds -|i - j|, the bias slope·mask
+  the paper        Press et al. 2022: for a power of two n the geometric sequence starting at 2^(-8/n);
+                   the "direct" port applies it to any n: 2^(-8(h+1)/n)
+
+Correct data built each way passes under the default budget (alibi.scalar_f32's contract), at head counts
+12, 40 and 80 (not powers of two: where the conventions differ); each shipped mistake fails with the
+convention named on the diagnosis line. Bad input exits 2 naming the parameter, writing nothing.
+
+    alibi_test.py PE_SUITE_EXECUTABLE WORK_DIR
+"""
+
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+PE, WORK = sys.argv[1], Path(sys.argv[2])
+WORK.mkdir(parents=True, exist_ok=True)
+failures = []
+
+
+def hf_bloom_slopes(n):
+    cp2 = 2 ** math.floor(math.log2(n))
+    base = np.float32(2 ** (-(2 ** -(math.log2(cp2) - 3))))
+    slopes = np.power(base, np.arange(1, 1 + cp2, dtype=np.int32)).astype(np.float32)
+    if cp2 != n:
+        extra_base = np.float32(2 ** (-(2 ** -(math.log2(2 * cp2) - 3))))
+        rem = min(cp2, n - cp2)
+        extra = np.power(extra_base, np.arange(1, 1 + 2 * rem, 2, dtype=np.int32)).astype(np.float32)
+        slopes = np.concatenate([slopes, extra])
+    return slopes
+
+
+def ggml_slopes(n, b=8.0, exponent_shift=0):
+    n2 = 1 << int(math.floor(math.log2(n)))
+    m0 = np.power(np.float32(2.0), np.float32(-b / n2), dtype=np.float32)
+    m1 = np.power(np.float32(2.0), np.float32(-(b / 2) / n2), dtype=np.float32)
+    return np.array([np.power(m0, np.float32(h + 1 + exponent_shift), dtype=np.float32) if h < n2
+                     else np.power(m1, np.float32(2 * (h - n2) + 1), dtype=np.float32) for h in range(n)],
+                    dtype=np.float32)
+
+
+def direct_slopes(n, b=8.0):
+    return np.array([2.0 ** (-b * (h + 1) / n) for h in range(n)], dtype=np.float64)
+
+
+def table(slopes, queries, keys, form):
+    i = np.asarray(queries, dtype=np.float64)[:, None]
+    j = np.asarray(keys, dtype=np.float64)[None, :]
+    dist = {"causal": j - i, "symmetric": -np.abs(i - j), "bloom": np.broadcast_to(j, (len(queries), len(keys)))}[form]
+    return np.asarray(slopes, dtype=np.float64)[:, None, None] * dist[None, :, :]
+
+
+def run_check(name, data, args, expect_pass, expect_words=None):
+    f = WORK / f"{name}.npy"
+    np.save(f, data.astype(np.float32))
+    r = subprocess.run([PE, "check", "--family", "alibi", str(f)] + args, capture_output=True, text=True)
+    out = r.stdout + r.stderr
+    ok = (r.returncode == 0) if expect_pass else (r.returncode == 1)
+    fit = next((line for line in out.splitlines() if line.startswith("the data fits:")), "")
+    if expect_words and expect_words not in fit:
+        ok = False
+    verdict = next((line for line in out.splitlines() if line.startswith("verdict:")), "(no verdict)")
+    print(f"{'ok  ' if ok else 'FAIL'} {name}: exit {r.returncode}; {verdict}" + (f"\n       {fit}" if fit else ""))
+    if not ok:
+        failures.append(name)
+        print(out[-3000:])
+
+
+def run_bad(name, args, words):
+    out_file = WORK / f"{name}_out.npy"
+    if out_file.exists():
+        out_file.unlink()
+    r = subprocess.run([PE] + args, capture_output=True, text=True)
+    text = r.stdout + r.stderr
+    ok = r.returncode == 2 and all(w in text for w in words) and not out_file.exists()
+    print(f"{'ok  ' if ok else 'FAIL'} {name}: exit {r.returncode}: {text.strip()}")
+    if not ok:
+        failures.append(name)
+
+
+# A prefill chunk at a KV-cache offset: queries 70000..70031 against keys 69968..70031.
+queries, keys = list(range(70000, 70032)), list(range(69968, 70032))
+pos = ["--queries", "70000:70032", "--keys", "69968:70032"]
+for n in (12, 40, 80):
+    bloom = hf_bloom_slopes(n)
+    ggml = ggml_slopes(n)
+    # The same rule, two float32 formulations: agree to float32's few roundings.
+    assert np.allclose(bloom, ggml, rtol=1e-6, atol=0), (n, bloom, ggml)
+    run_check(f"hf_bloom_{n}", table(bloom, queries, keys, "bloom"), pos + ["--alibi-form", "bloom"], True)
+    run_check(f"hf_bloom_{n}_as_causal", table(bloom, queries, keys, "bloom"), pos, False, "BLOOM's form")
+    run_check(f"ggml_{n}", table(ggml, queries, keys, "symmetric"), pos + ["--alibi-form", "symmetric"], True)
+    run_check(f"ggml_{n}_causal_part", table(ggml, queries, keys, "symmetric"), pos, True)
+    run_check(f"ggml_{n}_as_bloom", table(ggml, queries, keys, "symmetric"), pos + ["--alibi-form", "bloom"],
+              False, "form")
+    run_check(f"slopes_{n}", ggml, [], True)
+    run_check(f"direct_{n}", table(direct_slopes(n), queries, keys, "causal"), pos, False, "direct rule")
+    run_check(f"direct_{n}_declared", table(direct_slopes(n), queries, keys, "causal"),
+              pos + ["--alibi-slopes", "direct"], True)
+    run_check(f"off_by_one_{n}", table(ggml_slopes(n, exponent_shift=-1), queries, keys, "causal"), pos, False,
+              "off by one (m0^h")
+    run_check(f"sign_{n}", -table(ggml, queries, keys, "causal"), pos, False, "sign flipped")
+    run_check(f"slopes_direct_{n}", direct_slopes(n), [], False, "direct rule")
+
+# Decode: one query at the end of 2^16 keys, the default positions (keys 0.., the query the last).
+run_check("decode", table(ggml_slopes(32), [65535], range(65536), "causal"), [], True)
+run_check("max_bias_16", table(ggml_slopes(16, b=16.0), queries, keys, "causal"), pos + ["--max-bias", "16"], True)
+
+golden = ["export", "--family", "alibi", "--reference"]
+run_bad("zero_heads", golden + ["--heads", "0", "--queries", "0:4", "--keys", "0:4", "--out",
+                                str(WORK / "zero_heads_out.npy")], ["--heads", "got 0"])
+run_bad("negative_bias", golden + ["--heads", "4", "--max-bias", "-1", "--queries", "0:4", "--keys", "0:4",
+                                   "--out", str(WORK / "negative_bias_out.npy")], ["--max-bias", "-1"])
+run_bad("nan_bias", golden + ["--heads", "4", "--max-bias", "nan", "--queries", "0:4", "--keys", "0:4",
+                              "--out", str(WORK / "nan_bias_out.npy")], ["--max-bias", "nan"])
+run_bad("inverted_range", golden + ["--heads", "4", "--queries", "8:4", "--keys", "0:4", "--out",
+                                    str(WORK / "inverted_range_out.npy")], ["--queries", "8:4"])
+run_bad("empty_range", golden + ["--heads", "4", "--queries", "4:4", "--keys", "0:4", "--out",
+                                 str(WORK / "empty_range_out.npy")], ["--queries", "4:4"])
+np.save(WORK / "rank2.npy", np.zeros((4, 4), dtype=np.float32))
+run_bad("wrong_shape", ["check", "--family", "alibi", str(WORK / "rank2.npy")], ["TABLE", "rank 2"])
+run_bad("wrong_keys", ["check", "--family", "alibi", str(WORK / "hf_bloom_12.npy"), "--queries", "0:32", "--keys",
+                       "0:63"], ["--keys", "63 positions"])
+
+print(f"{len(failures)} failures" if failures else "all ALiBi conventions checked")
+sys.exit(1 if failures else 0)

@@ -1,0 +1,75 @@
+#include "pe/harness/measure_alibi.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <vector>
+
+#include "pe/ref/alibi.h"
+
+namespace pe::harness {
+namespace {
+
+std::vector<std::size_t> indices(const std::vector<std::size_t>& chosen, std::size_t n) {
+  if (!chosen.empty()) return chosen;
+  std::vector<std::size_t> all(n);
+  for (std::size_t i = 0; i < n; ++i) all[i] = i;
+  return all;
+}
+
+void record(const ref::Alibi& reference, std::size_t h, const ref::Enclosure& exact, double y,
+            const Budget& budget, ElementRecord& e, const Sink& sink) {
+  e.head = static_cast<std::int64_t>(h);
+  e.dim = static_cast<std::int64_t>(reference.plan().n_heads());
+  e.base = reference.plan().max_bias();
+  e.y = y;
+  e.exact = exact.value.convert_to<double>();
+  const double magnitude = std::fabs(e.exact);
+  // The budget is relative to the bias: |φ| = 1, scale = |m·s| (pe/contract.h).
+  e.budget = budget(nullptr, 1.0, static_cast<std::size_t>(reference.plan().power(h)), magnitude);
+  // A bias at the edge of the type's range (float16 from 65520 on) rounds to infinity: right is
+  // the rounding of any value within the budget (the largest finite value or the infinity).
+  if (std::isinf(y) || std::isinf(ref::round_to(exact.value, budget.dtype))) {
+    const double r = e.budget / std::max(magnitude, 1e-300);
+    const bool within = y == ref::round_to(ref::Real(exact.value * (1 - r)), budget.dtype) ||
+                        y == ref::round_to(ref::Real(exact.value * (1 + r)), budget.dtype);
+    e.abs_error = e.ulp = within ? 0.0 : INFINITY;
+  } else {
+    e.abs_error = ref::abs_error(y, exact.value);
+    e.ulp = e.abs_error / ref::ulp_of(exact.value, budget.dtype);
+  }
+  sink(e);
+}
+
+}  // namespace
+
+void measure_alibi(const AlibiParams& params, std::span<const std::int64_t> queries,
+                   std::span<const std::int64_t> keys, Values y, const Budget& budget, const Sink& sink,
+                   const Sample& sample) {
+  const ref::Alibi reference(params);
+  const std::size_t Q = queries.size(), K = keys.size();
+  const std::vector<std::size_t> rows = indices(sample.rows, Q), columns = indices(sample.pairs, K);
+  for (std::size_t h = 0; h < reference.plan().n_heads(); ++h) {
+    for (std::size_t q : rows) {
+      for (std::size_t k : columns) {
+        ElementRecord e;
+        e.row = static_cast<std::int64_t>(q);
+        e.channel = static_cast<std::int64_t>(k);
+        e.position = std::llabs(reference.plan().multiplier(queries[q], keys[k]));
+        record(reference, h, reference.bias(h, queries[q], keys[k]), y[(h * Q + q) * K + k], budget, e, sink);
+      }
+    }
+  }
+}
+
+void measure_alibi_slopes(const AlibiParams& params, Values y, const Budget& budget, const Sink& sink) {
+  const ref::Alibi reference(params);
+  for (std::size_t h = 0; h < reference.plan().n_heads(); ++h) {
+    ElementRecord e;
+    e.position = 1;
+    e.channel = static_cast<std::int64_t>(h);
+    record(reference, h, reference.slope_enclosure(h), y[h], budget, e, sink);
+  }
+}
+
+}  // namespace pe::harness

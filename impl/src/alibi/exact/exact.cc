@@ -1,0 +1,62 @@
+// alibi.exact: the plan's slope (exp2 of the exponent b·k/den formed in double) and the bias as the
+// product of the exact distance and that slope, rounded once into the output type: the product is
+// formed exactly (two_prod through an FMA) and rounded to odd in double, which a second rounding to
+// any narrower type cannot spoil (Boldo & Melquiond, "When double rounding is odd", 2005).
+//
+// Contract (derived): b·k and /den round the exponent E by 2u, the slope by 2·ln2·E·u (c1 = 22.2
+// covers E <= 16: max_base 2^16); exp2 (glibc, < 0.51 ULP) 1.02u; a float64 output rounds the
+// product once more, u (ck = 2.1); narrower outputs are the correctly rounded product of the
+// double slope (c0 = 1). Relative to the exact bias |m·s| (pe/contract.h). The slopes of every head
+// count up to 128 at b = 8 are the correctly rounded ones in float32, bfloat16 and float16
+// (AlibiProps checks it against the reference).
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "detail/alibi_scalar.h"
+#include "pe/register.h"
+
+namespace pe {
+namespace {
+
+// m·s rounded to odd: truncated toward zero with the last bit set when inexact.
+double product_to_odd(double m, double s) {
+  const double p = m * s;
+  const double e = std::fma(m, s, -p);
+  if (e == 0 || !std::isfinite(p) || (std::bit_cast<std::uint64_t>(p) & 1) != 0) return p;
+  // p was rounded to an even neighbour: the odd one on the exact product's side.
+  return std::nextafter(
+      p, e > 0 ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity());
+}
+
+struct Exact {
+  static double slope(const AlibiPlan& plan, std::size_t h) { return plan.slope(h); }
+  template <class Out>
+  static Out bias(double m, std::int64_t s) {
+    const double d = static_cast<double>(s);
+    if constexpr (std::is_same_v<Out, double>) {
+      return m * d;
+    } else {
+      return detail::store_as<Out>(product_to_odd(m, d));
+    }
+  }
+};
+
+const Contract kContract{
+    .layouts = {Layout::Hqk},
+    .outputs = {DType::F64, DType::F32, DType::BF16, DType::F16},
+    .angle_type = DType::F64,
+    .compute_type = DType::F64,
+    .max_position = kMaxPosition,
+    .max_base = 65536,
+    .depends_on = "glibc exp2 < 0.51 ULP",
+    .c0 = 1,
+    .ck = 2.1,
+    .c1 = 22.2,
+};
+
+PE_REGISTER_ALIBI("alibi.exact", kContract, detail::ScalarAlibi<Exact>);
+
+}  // namespace
+}  // namespace pe
