@@ -79,5 +79,22 @@ TEST(AllocCounter, NoRopeCallAllocates) {
   }
 }
 
+TEST(AllocCounter, NoAlibiCallAllocates) {
+  for (const harness::Instance& in : harness::instances(Family::Alibi)) {
+    for (std::size_t keys : {1, 23, 130}) {
+      const std::vector<std::int64_t> queries = {0, 7, 1 << 20};
+      std::vector<std::int64_t> k(keys);
+      for (std::size_t i = 0; i < keys; ++i) k[i] = static_cast<std::int64_t>(3 * i);
+      const AlibiPlan plan({.n_heads = 12, .form = AlibiForm::Symmetric});
+      harness::TypedBuffer bias(in.dtype, 12 * queries.size() * keys), slopes(in.dtype, 12);
+      const AllocStats heap = measure_call([&] {
+        alibi_bias(*in.variant, plan, queries, k, bias.view());
+        alibi_slopes(*in.variant, plan, slopes.view());
+      });
+      EXPECT_EQ(heap.allocations, 0) << in.name() << " keys " << keys;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace pe::bench
