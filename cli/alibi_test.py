@@ -113,6 +113,12 @@ for n in (12, 40, 80):
     run_check(f"sign_{n}", -table(ggml, queries, keys, "causal"), pos, False, "sign flipped")
     run_check(f"slopes_direct_{n}", direct_slopes(n), [], False, "direct rule")
 
+# bias[h, j, i] written for bias[h, i, j]: queries 100..131 against keys 90..121 (equal counts, other positions).
+tq, tk = list(range(100, 132)), list(range(90, 122))
+transposed = np.asarray(ggml_slopes(12), dtype=np.float64)[:, None, None] * (
+    np.asarray(tk, dtype=np.float64)[:, None] - np.asarray(tq, dtype=np.float64)[None, :])[None, :, :]
+run_check("transposed", transposed, ["--queries", "100:132", "--keys", "90:122"], False, "transposed")
+
 # Decode: one query at the end of 2^16 keys, the default positions (keys 0.., the query the last).
 run_check("decode", table(ggml_slopes(32), [65535], range(65536), "causal"), [], True)
 run_check("max_bias_16", table(ggml_slopes(16, b=16.0), queries, keys, "causal"), pos + ["--max-bias", "16"], True)

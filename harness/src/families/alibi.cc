@@ -163,7 +163,7 @@ const FamilyTraits& alibi_traits() {
   static const FamilyTraits row{
       .family = Family::Alibi,
       .name = to_string(Family::Alibi),
-      .budget_scale = "|bias|",
+      .budget_scale = "× |bias|; |φ| = 1, i = the slope's power k",
       .census_applies = census_applies,
       .census_dims = census_dims,
       .census_cell = census_cell,
