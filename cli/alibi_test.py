@@ -19,15 +19,14 @@ convention named on the diagnosis line. Bad input exits 2 naming the parameter, 
 """
 
 import math
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
+from cli_cases import finish, judge, judge_bad
 
 PE, WORK = sys.argv[1], Path(sys.argv[2])
 WORK.mkdir(parents=True, exist_ok=True)
-failures = []
 
 
 def hf_bloom_slopes(n):
@@ -65,29 +64,11 @@ def table(slopes, queries, keys, form):
 def run_check(name, data, args, expect_pass, expect_words=None):
     f = WORK / f"{name}.npy"
     np.save(f, data.astype(np.float32))
-    r = subprocess.run([PE, "check", "--family", "alibi", str(f)] + args, capture_output=True, text=True)
-    out = r.stdout + r.stderr
-    ok = (r.returncode == 0) if expect_pass else (r.returncode == 1)
-    fit = next((line for line in out.splitlines() if line.startswith("the data fits:")), "")
-    if expect_words and expect_words not in fit:
-        ok = False
-    verdict = next((line for line in out.splitlines() if line.startswith("verdict:")), "(no verdict)")
-    print(f"{'ok  ' if ok else 'FAIL'} {name}: exit {r.returncode}; {verdict}" + (f"\n       {fit}" if fit else ""))
-    if not ok:
-        failures.append(name)
-        print(out[-3000:])
+    judge(name, [PE, "check", "--family", "alibi", str(f)] + args, expect_pass, expect_words or ())
 
 
 def run_bad(name, args, words):
-    out_file = WORK / f"{name}_out.npy"
-    if out_file.exists():
-        out_file.unlink()
-    r = subprocess.run([PE] + args, capture_output=True, text=True)
-    text = r.stdout + r.stderr
-    ok = r.returncode == 2 and all(w in text for w in words) and not out_file.exists()
-    print(f"{'ok  ' if ok else 'FAIL'} {name}: exit {r.returncode}: {text.strip()}")
-    if not ok:
-        failures.append(name)
+    judge_bad(name, [PE] + args, words, WORK / f"{name}_out.npy")
 
 
 # A prefill chunk at a KV-cache offset: queries 70000..70031 against keys 69968..70031.
@@ -139,5 +120,4 @@ run_bad("wrong_shape", ["check", "--family", "alibi", str(WORK / "rank2.npy")], 
 run_bad("wrong_keys", ["check", "--family", "alibi", str(WORK / "hf_bloom_12.npy"), "--queries", "0:32", "--keys",
                        "0:63"], ["--keys", "63 positions"])
 
-print(f"{len(failures)} failures" if failures else "all ALiBi conventions checked")
-sys.exit(1 if failures else 0)
+finish("alibi_test")

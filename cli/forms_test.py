@@ -17,11 +17,11 @@ formula, and the default budget is tight.
     forms_test.py PE_SUITE_EXECUTABLE WORK_DIR
 """
 
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
+from cli_cases import finish, judge, judge_bad
 
 try:  # the system's PyTorch when present (the frameworks' own arithmetic), numpy otherwise
     import torch  # noqa: F401
@@ -163,25 +163,12 @@ def deepseek_pe(q, pos, freqs, attention, deinterleave=True):
     return np.concatenate([nope, out], axis=-1)
 
 
-failures = []
-
-
 def run_check(name, x, y, args, expect_pass, expect_words=None):
     xf, yf = WORK / f"{name}_x.npy", WORK / f"{name}_y.npy"
     np.save(xf, x.astype(np.float32))
     np.save(yf, y.astype(np.float32))
-    cmd = [PE, "check", "--family", "rope", "--input", str(xf), "--output", str(yf)] + args
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    out = r.stdout + r.stderr
-    ok = (r.returncode == 0) if expect_pass else (r.returncode == 1)
-    fit = next((line for line in out.splitlines() if line.startswith("the data fits:")), "")
-    if expect_words and expect_words not in fit:
-        ok = False
-    verdict = next((line for line in out.splitlines() if line.startswith("verdict:")), "(no verdict)")
-    print(f"{'ok  ' if ok else 'FAIL'} {name}: exit {r.returncode}; {verdict}" + (f"\n       {fit}" if fit else ""))
-    if not ok:
-        failures.append(name)
-        print(out[-3000:])
+    judge(name, [PE, "check", "--family", "rope", "--input", str(xf), "--output", str(yf)] + args, expect_pass,
+          expect_words or ())
 
 
 def save_positions(name, pos):
@@ -252,14 +239,7 @@ run_check("deepseek_v3_rotary_at_start", qm, at_start, mla + ["--layout", "deint
 # --- Bad input: exit 2 naming the parameter and the values; nothing written --------------------
 def run_bad(name, args, words):
     out_file = WORK / f"{name}_out.npy"
-    if out_file.exists():
-        out_file.unlink()
-    r = subprocess.run([PE] + args + ["--out", str(out_file)], capture_output=True, text=True)
-    text = r.stdout + r.stderr
-    ok = r.returncode == 2 and all(w in text for w in words) and not out_file.exists()
-    print(f"{'ok  ' if ok else 'FAIL'} {name}: exit {r.returncode}: {text.strip()}")
-    if not ok:
-        failures.append(name)
+    judge_bad(name, [PE] + args + ["--out", str(out_file)], words, out_file)
 
 
 np.save(WORK / "q192.npy", RNG.standard_normal((4, 2, 192)).astype(np.float32))
@@ -285,5 +265,4 @@ run_bad("vision_quarter", golden + ["--input", str(WORK / "q74.npy"), "--positio
                                     str(WORK / "two_axes.npy"), "--vision", "qwen2vl"],
         ["head_dim must be a multiple of 4", "got 74"])
 
-print(f"forms_test ({BACKEND}): {len(failures)} failure(s)" + (": " + ", ".join(failures) if failures else ""))
-sys.exit(1 if failures else 0)
+finish(f"forms_test ({BACKEND})")

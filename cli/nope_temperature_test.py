@@ -21,11 +21,11 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from cli_cases import failures, finish, judge, judge_bad
 
 PE, WORK = sys.argv[1], Path(sys.argv[2])
 WORK.mkdir(parents=True, exist_ok=True)
 RNG = np.random.default_rng(20261214)
-failures = []
 
 
 def llama4_t(p, attn_scale=0.1, floor_scale=8192):
@@ -59,19 +59,8 @@ def run_check(name, x, y, positions, args, expect_pass, expect_words=()):
     xf, yf = WORK / f"{name}_x.npy", WORK / f"{name}_y.npy"
     np.save(xf, x.astype(np.float32))
     np.save(yf, y.astype(np.float32))
-    cmd = [PE, "check", "--family", "rope", "--input", str(xf), "--output", str(yf), "--positions",
-           f"{positions[0]}:{positions[-1] + 1}"] + args
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    out = r.stdout + r.stderr
-    ok = r.returncode == (0 if expect_pass else 1)
-    fit = next((line for line in out.splitlines() if line.startswith("the data fits:")), "")
-    if any(w not in fit for w in expect_words):
-        ok = False
-    verdict = next((line for line in out.splitlines() if line.startswith("verdict:")), "(no verdict)")
-    print(f"{'ok  ' if ok else 'FAIL'} {name}: exit {r.returncode}; {verdict}" + (f"\n       {fit}" if fit else ""))
-    if not ok:
-        failures.append(name)
-        print(out[-3000:])
+    judge(name, [PE, "check", "--family", "rope", "--input", str(xf), "--output", str(yf), "--positions",
+                 f"{positions[0]}:{positions[-1] + 1}"] + args, expect_pass, expect_words)
 
 
 T, H, D = 48, 2, 128
@@ -152,13 +141,8 @@ else:
 # --- Bad flags: exit 2 naming the flag ----------------------------------------------------------
 def run_bad(name, args, words):
     xf = WORK / "nope_identity_x.npy"
-    r = subprocess.run([PE, "check", "--family", "rope", "--input", str(xf), "--output", str(xf), "--positions",
-                        f"0:{T}"] + args, capture_output=True, text=True)
-    text = r.stdout + r.stderr
-    ok = r.returncode == 2 and all(w in text for w in words)
-    print(f"{'ok  ' if ok else 'FAIL'} {name}: exit {r.returncode}: {text.strip()}")
-    if not ok:
-        failures.append(name)
+    judge_bad(name, [PE, "check", "--family", "rope", "--input", str(xf), "--output", str(xf), "--positions",
+                     f"0:{T}"] + args, words)
 
 
 run_bad("unknown_type", ["--attn-temperature", "llama5"], ["--attn-temperature", "llama5"])
@@ -184,5 +168,4 @@ for name, flag in [("nope_sinusoidal", ["--no-rope"]), ("temperature_sinusoidal"
     if not ok:
         failures.append(name)
 
-print(f"nope_temperature_test: {len(failures)} failure(s)" + (": " + ", ".join(failures) if failures else ""))
-sys.exit(1 if failures else 0)
+finish("nope_temperature_test")

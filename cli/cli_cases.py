@@ -1,0 +1,43 @@
+"""What the CLI's Python tests share: run one `pe-suite` case, judge its exit code, its verdict and its
+diagnosis line, and keep the failures for the summary (forms_test.py, alibi_test.py,
+nope_temperature_test.py)."""
+
+import subprocess
+import sys
+
+failures = []
+
+
+def judge(name, cmd, expect_pass, expect_words=()):
+    """A `pe-suite check` command: exit 0 when expect_pass, else exit 1 with every word of expect_words on
+    the diagnosis line ("the data fits: ...")."""
+    if isinstance(expect_words, str):
+        expect_words = [expect_words] if expect_words else []
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    out = r.stdout + r.stderr
+    ok = r.returncode == (0 if expect_pass else 1)
+    fit = next((line for line in out.splitlines() if line.startswith("the data fits:")), "")
+    if any(w not in fit for w in expect_words):
+        ok = False
+    verdict = next((line for line in out.splitlines() if line.startswith("verdict:")), "(no verdict)")
+    print(f"{'ok  ' if ok else 'FAIL'} {name}: exit {r.returncode}; {verdict}" + (f"\n       {fit}" if fit else ""))
+    if not ok:
+        failures.append(name)
+        print(out[-3000:])
+
+
+def judge_bad(name, cmd, words, out_file=None):
+    """Bad input: exit 2, every word in the message, and out_file (when given) not written."""
+    if out_file is not None and out_file.exists():
+        out_file.unlink()
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    text = r.stdout + r.stderr
+    ok = r.returncode == 2 and all(w in text for w in words) and (out_file is None or not out_file.exists())
+    print(f"{'ok  ' if ok else 'FAIL'} {name}: exit {r.returncode}: {text.strip()}")
+    if not ok:
+        failures.append(name)
+
+
+def finish(what):
+    print(f"{what}: {len(failures)} failure(s)" + (": " + ", ".join(failures) if failures else ""))
+    sys.exit(1 if failures else 0)
