@@ -71,9 +71,10 @@ def run_bad(name, args, words):
     judge_bad(name, [PE] + args, words, WORK / f"{name}_out.npy")
 
 
-# A prefill chunk at a KV-cache offset: queries 70000..70031 against keys 69968..70031.
-queries, keys = list(range(70000, 70032)), list(range(69968, 70032))
-pos = ["--queries", "70000:70032", "--keys", "69968:70032"]
+# A prefill chunk at a KV-cache offset: queries 70000..70015 against keys 69984..70015 (each check
+# evaluates every element in MPFR: small shapes keep the ASan run short).
+queries, keys = list(range(70000, 70016)), list(range(69984, 70016))
+pos = ["--queries", "70000:70016", "--keys", "69984:70016"]
 for n in (12, 40, 80):
     bloom = hf_bloom_slopes(n)
     ggml = ggml_slopes(n)
@@ -101,7 +102,7 @@ transposed = np.asarray(ggml_slopes(12), dtype=np.float64)[:, None, None] * (
 run_check("transposed", transposed, ["--queries", "100:132", "--keys", "90:122"], False, "transposed")
 
 # Decode: one query at the end of 2^16 keys, the default positions (keys 0.., the query the last).
-run_check("decode", table(ggml_slopes(32), [65535], range(65536), "causal"), [], True)
+run_check("decode", table(ggml_slopes(4), [65535], range(65536), "causal"), [], True)
 run_check("max_bias_16", table(ggml_slopes(16, b=16.0), queries, keys, "causal"), pos + ["--max-bias", "16"], True)
 
 golden = ["export", "--family", "alibi", "--reference"]
