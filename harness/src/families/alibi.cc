@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <random>
 
 #include "pe/api.h"
 #include "pe/errors.h"
@@ -54,9 +53,8 @@ void census_edges(const Instance& in, const std::vector<std::int64_t>& positions
 }
 
 std::vector<BenchShape> bench_shapes(BenchGrid grid) {
-  auto bias = [](std::int64_t Q, std::int64_t K, bool far = false, DType t = DType::F32, bool first = false) {
-    return BenchShape{
-        .op = "bias", .dtype = t, .length = Q, .heads = 32, .dim = K, .far = far, .first_layout_only = first};
+  auto bias = [](std::int64_t Q, std::int64_t K, bool far = false, DType t = DType::F32) {
+    return BenchShape{.op = "bias", .dtype = t, .length = Q, .heads = 32, .dim = K, .far = far};
   };
   if (grid == BenchGrid::Smoke) return {bias(4, 16), bias(1, 16, true)};
   // Decode against 2^16 keys; prefill chunks against 2048 keys (the headline).
