@@ -6,6 +6,7 @@
 #include "alibi_diagnose.h"
 #include "args.h"
 #include "common.h"
+#include "contract_class.h"
 #include "error_bands.h"
 #include "pe/harness/measure_alibi.h"
 
@@ -52,6 +53,7 @@ int check_alibi(const NpyArray& data, const std::string& path, const AlibiFlags&
     throw UsageError(fmt::format("--heads: {} given, {} has {} heads", flags.heads, path, heads));
   const AlibiParams params = to_alibi_params(flags, heads);
   harness::Measurement bands;
+  ContractTally tally(Family::Alibi, data.dtype);
   const bool slopes = shape.size() == 1;
   std::vector<std::int64_t> queries, keys;
   if (slopes) {
@@ -60,7 +62,10 @@ int check_alibi(const NpyArray& data, const std::string& path, const AlibiFlags&
     fmt::print("checking {}: {} slopes, {}, max_bias {:g}, {} rule\n", path, heads, to_string(data.dtype),
                params.max_bias, to_string(params.slopes));
     harness::measure_alibi_slopes(params, data.values, budget,
-                                  [&](const harness::ElementRecord& e) { bands.add(e); });
+                                  [&](const harness::ElementRecord& e) {
+                                    bands.add(e);
+                                    tally.add(e);
+                                  });
   } else {
     // Default: keys 0..K-1 and the queries the last Q of them (a prefill chunk or a decode step).
     const std::size_t Q = shape[1], K = shape[2];
@@ -86,11 +91,13 @@ int check_alibi(const NpyArray& data, const std::string& path, const AlibiFlags&
       if (causal && keys[static_cast<std::size_t>(e.channel)] > queries[static_cast<std::size_t>(e.row)])
         return;
       bands.add(e);
+      tally.add(e);
     });
   }
   fmt::print("budget: {}\n\n{}\n", budget_text, band_table(bands));
   fmt::print("verdict: {} ({} of {} elements over budget; max |err| {:.3g})\n",
              bands.pass() ? "PASS" : "FAIL", bands.violations(), bands.count(), bands.max_abs());
+  fmt::print("contracts: {}\n", tally.summary());
   if (!bands.pass()) print_fits(diagnose_alibi(data.values, params, queries, keys));
   return bands.pass() ? kOk : kCheckFailed;
 }

@@ -34,10 +34,22 @@ std::vector<std::size_t> all_of(std::size_t n) {
 }  // namespace
 
 double Budget::operator()(const RopePlan* plan, double abs_phi, std::size_t pair, double scale) const {
-  if (contract == nullptr) return max_abs;
-  const double b = plan != nullptr ? rope_element_budget(*contract, *plan, dtype, abs_phi, pair, scale)
-                                   : element_budget(*contract, dtype, abs_phi, pair, scale);
+  const auto one = [&](const Contract& c) {
+    return plan != nullptr ? rope_element_budget(c, *plan, dtype, abs_phi, pair, scale)
+                           : element_budget(c, dtype, abs_phi, pair, scale);
+  };
+  if (contract != nullptr) return one(*contract) + extra;
+  if (any_of.empty()) return max_abs;
+  double b = 0;
+  for (const Contract* c : any_of) b = std::max(b, one(*c));
   return b + extra;
+}
+
+double Budget::add_term(double abs_embedding) const {
+  if (contract != nullptr) return add_budget(*contract, dtype, abs_embedding);
+  double b = 0;
+  for (const Contract* c : any_of) b = std::max(b, add_budget(*c, dtype, abs_embedding));
+  return b;
 }
 
 double ElementRecord::ratio() const {
@@ -145,11 +157,15 @@ void measure_table(const SinusoidalParams& params, std::span<const std::int64_t>
       e.exact = exact.convert_to<double>();
       e.abs_error = ref::abs_error(e.y, exact);
       e.ulp = e.abs_error / ref::ulp_of(exact, budget.dtype);  // SLEEF's ULP, without a second subtraction
-      e.budget =
-          padded ? 0.0
-                 : budget(nullptr, std::fabs(reference.angle(positions[r], ch)), reference.pair_of(ch), 1.0);
-      if (add != nullptr && !padded)
-        e.budget += add_budget(*budget.contract, budget.dtype, std::fabs(add->embeddings[i]));
+      e.abs_phi = std::fabs(reference.angle(positions[r], ch));
+      e.pair = reference.pair_of(ch);
+      e.scale = 1.0;
+      e.unchanged = padded;
+      e.budget = padded ? 0.0 : budget(nullptr, e.abs_phi, e.pair, 1.0);
+      if (add != nullptr && !padded) {
+        e.gain_extra = budget.add_term(std::fabs(add->embeddings[i]));
+        e.budget += e.gain_extra;
+      }
       sink(e);
     }
   }
@@ -207,11 +223,16 @@ void measure_rope(const RopeParams& params, const RopeBatch& batch, Values x, Va
         auto [e0, e1] = reference.rotate(p, j, x[row + in0], x[row + in1], direction);
         const double abs_pair = std::fabs(x[row + in0]) + std::fabs(x[row + in1]);
         e.position = p;
-        e.budget = budget(&plan, std::fabs(reference.angle(p, j)), j, abs_pair);
+        e.abs_phi = std::fabs(reference.angle(p, j));
+        e.pair = j;
+        e.scale = abs_pair;
+        e.budget = budget(&plan, e.abs_phi, j, abs_pair);
         if (gained) {
           e0 = ref::times(t_exact, e0);
           e1 = ref::times(t_exact, e1);
-          e.budget = tp * e.budget + gain.relative_error * tp * abs_pair + gain.floor;
+          e.gain = tp;
+          e.gain_extra = gain.relative_error * tp * abs_pair + gain.floor;
+          e.budget = tp * e.budget + e.gain_extra;
         }
         for (const auto& [ch, exact] : {std::pair{out0, &e0}, std::pair{out1, &e1}}) {
           const std::size_t i = row + ch;
@@ -225,6 +246,9 @@ void measure_rope(const RopeParams& params, const RopeBatch& batch, Values x, Va
       }
       if (!sample.pairs.empty()) continue;
       e.position = batch.position(t);
+      e.abs_phi = e.scale = 0;
+      e.gain = 1;
+      e.unchanged = !gained;
       for (std::size_t ch = 0; ch < hd; ++ch) {  // must pass through unchanged
         if (!plan.passes_through(ch)) continue;
         const std::size_t i = row + ch;
@@ -233,7 +257,8 @@ void measure_rope(const RopeParams& params, const RopeBatch& batch, Values x, Va
         if (gained) {
           const ref::Real exact = t_exact.value * ref::Real(x[i]);
           e.exact = exact.convert_to<double>();
-          e.budget = gain.relative_error * tp * std::fabs(x[i]) + gain.floor;
+          e.budget = e.gain_extra = gain.relative_error * tp * std::fabs(x[i]) + gain.floor;
+          e.gain = 0;  // no contract term: only the gain's own rounding
           e.abs_error = ref::abs_error(y[i], exact);
           e.ulp = e.abs_error / ref::ulp_of(exact, budget.dtype);
         } else {

@@ -26,7 +26,10 @@ void record(const ref::Alibi& reference, std::size_t h, const ref::Enclosure& ex
   e.exact = exact.value.convert_to<double>();
   const double magnitude = std::fabs(e.exact);
   // The budget is relative to the bias: |φ| = 1, scale = |m·s| (pe/contract.h).
-  e.budget = budget(nullptr, 1.0, static_cast<std::size_t>(reference.plan().power(h)), magnitude);
+  e.abs_phi = 1.0;
+  e.pair = static_cast<std::size_t>(reference.plan().power(h));
+  e.scale = magnitude;
+  e.budget = budget(nullptr, 1.0, e.pair, magnitude);
   // A bias at the edge of the type's range (float16 from 65520 on) rounds to infinity: right is
   // the rounding of any value within the budget (the largest finite value or the infinity).
   if (std::isinf(y) || std::isinf(ref::round_to(exact.value, budget.dtype))) {

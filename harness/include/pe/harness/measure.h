@@ -28,9 +28,14 @@ struct Budget {
   DType dtype = DType::F32;
   double max_abs = 0;
   double extra = 0;
+  // A class of contracts instead of one (`contract` null): each element's budget is the largest of
+  // theirs (`check`'s default: what every known formulation in the data's precision achieves).
+  std::vector<const Contract*> any_of{};
 
   // `plan`: RoPE's (its gains and scaled frequencies), null for tables; `scale` = |x_a| + |x_b| for RoPE.
   double operator()(const RopePlan* plan, double abs_phi, std::size_t pair, double scale) const;
+  // The fused add's own rounding for an embedding of magnitude |e| (add_budget of the contract or class).
+  double add_term(double abs_embedding) const;
 };
 
 // One compared element. `row` is the table row or token, `channel` the index within the row (RoPE:
@@ -40,6 +45,12 @@ struct ElementRecord {
   std::int64_t dim = 0;
   double base = 0;
   double y = 0, exact = 0, abs_error = 0, ulp = 0, budget = 0;
+  // The budget's terms, so that a reader can judge the element under any other contract c:
+  // gain·Budget{&c, type}(plan, abs_phi, pair, scale) + gain_extra. `unchanged`: the element must
+  // equal its input bit for bit (a pass-through channel; budget 0 under every contract).
+  double abs_phi = 0, scale = 0, gain = 1, gain_extra = 0;
+  std::size_t pair = 0;
+  bool unchanged = false;
   // abs_error / budget; a NaN error, or any error against a zero budget, is infinitely over.
   double ratio() const;
 };
