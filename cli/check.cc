@@ -274,9 +274,11 @@ int check_rope(const CheckOptions& o) {
   given.form = params.form;
   given.rotary_offset = params.rotary_offset;
   given.temperature = temperature;
-  // Every candidate is a RopePlan with the given scaling (and its attention factor): the mistakes of
-  // the form, layout, base, positions and direction are named under any scaling; mistakes of the
-  // scaling itself are not modelled yet.
+  given.rotary_dim = static_cast<std::int64_t>(plan.rotary_dim());
+  given.scaling = params.scaling;
+  // Every candidate is a RopePlan (with its attention factor): the mistakes of the form, layout, base,
+  // positions and direction under the given scaling, and those of the check's own arguments (rotary
+  // dim, the scaling ignored, its factor, another method, YaRN's truncate and betas).
   if (!bands.pass() && bands.max_abs() >= 1e-3) {
     print_diagnosis(diagnose_rope({x, y, batch, hd, plan.rotary_dim(), params.scaling}, given), given, bands);
   }

@@ -99,6 +99,28 @@ std::string temperature_difference(const Convention& c, const Convention& given)
 
 }  // namespace
 
+namespace {
+
+std::string scaling_words(const RopeScaling& s) {
+  if (s.type == RopeScalingType::None) return "no scaling";
+  if (s.type == RopeScalingType::Yarn)
+    return fmt::format("yarn factor {:g}, original_max_position {}", s.factor, s.original_max_position);
+  return fmt::format("{} factor {:g}", to_string(s.type), s.factor);
+}
+
+// How a candidate's scaling differs from the given one, in the words of the mistake.
+std::string scaling_difference(const RopeScaling& c, const RopeScaling& g) {
+  if (c.type == RopeScalingType::None) return fmt::format("scaling ignored: plain RoPE (given: {})", scaling_words(g));
+  if (g.type == RopeScalingType::None) return fmt::format("scaling {} (given: none)", scaling_words(c));
+  if (c.type != g.type) return fmt::format("scaling {} (given: {})", scaling_words(c), scaling_words(g));
+  if (c.factor != g.factor) return fmt::format("{} factor {:g} (given {:g})", to_string(c.type), c.factor, g.factor);
+  if (c.truncate != g.truncate)
+    return fmt::format("yarn truncate {} (given: {})", c.truncate ? "on" : "off", g.truncate ? "on" : "off");
+  return "scaling " + scaling_words(c);
+}
+
+}  // namespace
+
 std::string describe(const Convention& c, const Convention& given) {
   std::vector<std::string> parts;
   if (!given.rotated) {  // a NoPE layer: the rotation is the mistake, its parameters say which
@@ -121,6 +143,15 @@ std::string describe(const Convention& c, const Convention& given) {
     parts.push_back(fmt::format("positions shifted by {:+} (row for p holds p{:+})", c.shift, c.shift));
   if (c.base != given.base) parts.push_back(fmt::format("base {:g} (given: {:g})", c.base, given.base));
   if (c.inverse) parts.push_back("inverse rotation (angle negated)");
+  if (c.rotated && c.rotary_dim != given.rotary_dim)
+    parts.push_back(fmt::format("rotary dim {} (given: {})", c.rotary_dim, given.rotary_dim));
+  if (c.scaling) {
+    const RopeScaling& g = given.scaling.value_or(RopeScaling{});
+    const RopeScaling& k = *c.scaling;
+    if (k.type != g.type || k.factor != g.factor || k.truncate != g.truncate || k.beta_fast != g.beta_fast ||
+        k.beta_slow != g.beta_slow)
+      parts.push_back(scaling_difference(k, g));
+  }
   if (c.rotary_offset != given.rotary_offset) {
     parts.push_back(fmt::format("rotary channels at the {} (offset {}; given: {})",
                                 c.rotary_offset < given.rotary_offset ? "start" : "end", c.rotary_offset,
@@ -192,7 +223,7 @@ double rope_residual(const RopeData& d, const Convention& c, const std::vector<s
                      const std::vector<std::size_t>& heads, double cutoff = INFINITY) {
   const std::size_t rotary = c.rotary_dim != 0 ? static_cast<std::size_t>(c.rotary_dim) : d.rotary_dim;
   RopeParams params{static_cast<std::int64_t>(d.head_dim), static_cast<std::int64_t>(rotary), c.base,
-                    c.layout, d.scaling};
+                    c.layout, c.scaling.value_or(d.scaling)};
   params.form = c.one_d ? RopeForm{} : c.form;
   params.rotary_offset = c.rotary_offset;
   std::optional<RopePlan> plan;
@@ -211,7 +242,8 @@ double rope_residual(const RopeData& d, const Convention& c, const std::vector<s
     const double e = std::fabs(d.y[i] - static_cast<double>(model));
     return std::isnan(e) ? INFINITY : e;
   };
-  const bool own_rotary_dim = c.rotary_dim != 0 || !c.rotated;
+  const bool own_rotary_dim = (c.rotary_dim != 0 && static_cast<std::size_t>(c.rotary_dim) != d.rotary_dim) ||
+                              !c.rotated;
   const std::size_t half = plan ? plan->n_pairs() : 0;
   const long double attention = plan ? plan->attention_factor() : 1.0L;
   double worst = 0;
@@ -337,6 +369,67 @@ std::vector<Fit> best_first(const RopeData& d, const std::vector<Convention>& al
 
 }  // namespace
 
+namespace {
+
+RopeScaling linear(double factor) {
+  RopeScaling s;
+  s.type = RopeScalingType::Linear;
+  s.factor = factor;
+  return s;
+}
+
+// The check arguments' mistakes at the given conventions: another rotary dim (all of head_dim, half
+// of it, half or twice the given), and the scaling: ignored, its factor halved, doubled or
+// quartered, linear or YaRN at the given factor (YaRN at the given L, or at 2048, 4096, 8192 and
+// 32768 without one), YaRN's truncate flipped; without a given scaling, linear at factors 2 to 32.
+// (YaRN's betas swapped is not a plan RopePlan accepts: beta_fast < beta_slow is refused.)
+std::vector<Convention> argument_candidates(const Convention& given, const RopeData& d) {
+  std::vector<Convention> out;
+  std::set<std::size_t> dims = {d.head_dim, d.head_dim / 2, d.rotary_dim / 2, 2 * d.rotary_dim};
+  for (std::size_t dim : dims) {
+    if (dim == d.rotary_dim || dim < 2 || dim > d.head_dim || dim % 2 != 0) continue;
+    Convention c = given;
+    c.rotary_dim = static_cast<std::int64_t>(dim);
+    out.push_back(c);
+  }
+  const RopeScaling& g = d.scaling;
+  std::vector<RopeScaling> scalings;
+  if (g.type == RopeScalingType::None) {
+    for (double f : {2.0, 4.0, 8.0, 16.0, 32.0}) scalings.push_back(linear(f));
+  } else {
+    scalings.push_back({});
+    for (double k : {0.5, 2.0, 0.25, 4.0}) {
+      RopeScaling s = g;
+      s.factor = g.factor * k;
+      scalings.push_back(s);
+    }
+    if (g.type != RopeScalingType::Linear) scalings.push_back(linear(g.factor));
+    if (g.type != RopeScalingType::Yarn) {
+      for (std::int64_t L : g.original_max_position > 0 ? std::vector<std::int64_t>{g.original_max_position}
+                                                        : std::vector<std::int64_t>{2048, 4096, 8192, 32768}) {
+        RopeScaling s;
+        s.type = RopeScalingType::Yarn;
+        s.factor = g.factor;
+        s.original_max_position = L;
+        scalings.push_back(s);
+      }
+    }
+    if (g.type == RopeScalingType::Yarn) {
+      RopeScaling t = g;
+      t.truncate = !g.truncate;
+      scalings.push_back(t);
+    }
+  }
+  for (const RopeScaling& s : scalings) {
+    Convention c = given;
+    c.scaling = s;
+    out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<Fit> diagnose_rope(const RopeData& d, const Convention& given) {
   const auto tokens = sample_tokens(d, given.temperature);
   std::vector<Convention> all;
@@ -346,6 +439,7 @@ std::vector<Fit> diagnose_rope(const RopeData& d, const Convention& given) {
   }
   for (const Convention& c : form_candidates(given, d.head_dim, d.rotary_dim)) all.push_back(c);
   for (const Convention& c : temperature_candidates(given)) all.push_back(c);
+  for (const Convention& c : argument_candidates(given, d)) all.push_back(c);
   return best_first(d, all, given, tokens);
 }
 

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,9 @@ struct Convention {
   // The gain on q, read at position p + temperature_shift (llama4 reads p + 1 where mistral reads p).
   AttnTemperature temperature{};
   std::int64_t temperature_shift = 0;
+  // A candidate's own RoPE scaling (the given one when unset): ignored, the factor mistaken, another
+  // method, YaRN's truncate or betas the other way.
+  std::optional<RopeScaling> scaling{};
 };
 
 // How `c` differs from `given`, in words ("layout concatenated (given: interleaved); ...").

@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""A wrong check argument is named, not blamed on the implementation: correct RoPE data checked with a
+wrong --rotary-dim, a missing, dropped or mistaken scaling, or YaRN's truncate or betas the other way must
+fail with the argument named on the "the data fits:" line. The data is HF's RoPE written here from
+modeling_rope_utils.py (_compute_default_rope_parameters, _compute_linear_scaling_rope_parameters,
+_compute_yarn_parameters with find_correction_range and linear_ramp_factor) in float64, stored as float32.
+
+    arguments_test.py PE_SUITE_EXECUTABLE WORK_DIR
+"""
+
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+from cli_cases import finish, judge
+
+PE, WORK = sys.argv[1], Path(sys.argv[2])
+WORK.mkdir(parents=True, exist_ok=True)
+RNG = np.random.default_rng(20261202)
+
+
+def default_inv_freq(base, dim):
+    return 1.0 / (base ** (np.arange(0, dim, 2, dtype=np.float64) / dim))
+
+
+def yarn_inv_freq(base, dim, factor, original, truncate=True, beta_fast=32.0, beta_slow=1.0):
+    def correction_dim(rotations):
+        return (dim * math.log(original / (rotations * 2 * math.pi))) / (2 * math.log(base))
+
+    low, high = correction_dim(beta_fast), correction_dim(beta_slow)
+    if truncate:
+        low, high = math.floor(low), math.ceil(high)
+    low, high = max(low, 0), min(high, dim - 1)
+    if low == high:
+        high += 0.001
+    ramp = np.clip((np.arange(dim // 2, dtype=np.float64) - low) / (high - low), 0, 1)
+    extrapolation = 1 - ramp
+    pos_freqs = base ** (np.arange(0, dim, 2, dtype=np.float64) / dim)
+    return (1.0 / (factor * pos_freqs)) * (1 - extrapolation) + (1.0 / pos_freqs) * extrapolation
+
+
+def rope(x, positions, inv_freq, rotary, attention=1.0):
+    """HF's rotate_half on the first `rotary` channels; the rest pass through."""
+    freqs = np.asarray(positions, dtype=np.float64)[:, None] * inv_freq[None, :]
+    emb = np.concatenate([freqs, freqs], axis=-1)
+    cos, sin = np.cos(emb)[:, None, :] * attention, np.sin(emb)[:, None, :] * attention
+    r, rest = x[..., :rotary], x[..., rotary:]
+    rot = np.concatenate([-r[..., rotary // 2:], r[..., :rotary // 2]], axis=-1)
+    return np.concatenate([r * cos + rot * sin, rest], axis=-1)
+
+
+T, H, D = 32, 2, 128
+x = RNG.standard_normal((T, H, D))
+pos = list(range(30_000, 30_000 + T))
+span = ["--positions", f"{pos[0]}:{pos[-1] + 1}"]
+
+
+def case(name, y, args, words):
+    xf, yf = WORK / f"{name}_x.npy", WORK / f"{name}_y.npy"
+    np.save(xf, x.astype(np.float32))
+    np.save(yf, y.astype(np.float32))
+    judge(name, [PE, "check", "--family", "rope", "--input", str(xf), "--output", str(yf)] + span + args,
+          words is None, words or ())
+
+
+full = rope(x, pos, default_inv_freq(1e4, D), D)
+half = rope(x, pos, default_inv_freq(1e4, D // 2), D // 2)
+linear4 = rope(x, pos, default_inv_freq(1e4, D) / 4, D)
+yarn = yarn_inv_freq(1e4, D, 4.0, 4096)
+yarn_args = ["--scaling", "yarn", "--factor", "4", "--original-max-position", "4096"]
+yarn_data = rope(x, pos, yarn, D, 0.1 * math.log(4.0) + 1.0)
+
+case("correct_full", full, [], None)
+case("correct_partial", half, ["--rotary-dim", "64"], None)
+case("correct_linear", linear4, ["--scaling", "linear", "--factor", "4"], None)
+case("correct_yarn", yarn_data, yarn_args, None)
+case("rotary_dim_too_small", full, ["--rotary-dim", "64"], "rotary dim 128 (given: 64)")
+case("rotary_dim_missing", half, [], "rotary dim 64 (given: 128)")
+case("scaling_missing", linear4, [], "scaling linear factor 4 (given: none)")
+case("scaling_dropped", full, ["--scaling", "linear", "--factor", "4"], "scaling ignored: plain RoPE")
+case("factor_mistaken", linear4, ["--scaling", "linear", "--factor", "2"], "linear factor 4 (given 2)")
+case("yarn_as_linear", yarn_data, ["--scaling", "linear", "--factor", "4"],
+     "scaling yarn factor 4, original_max_position 4096 (given: linear factor 4)")
+case("yarn_truncate_off", rope(x, pos, yarn_inv_freq(1e4, D, 4.0, 4096, truncate=False), D,
+                               0.1 * math.log(4.0) + 1.0), yarn_args, "yarn truncate off (given: on)")
+
+finish("arguments_test")
