@@ -124,7 +124,7 @@ for m in none linear ntk dynamic yarn llama3 longrope; do
   done
 done
 # Scaled data checked with another factor fails, and the diagnosis names the factor that fits.
-check scaled-check-wrong 1 "the data fits: yarn factor 4 (given 2)" -- check --family rope --input "$tmp/x.npy" --output "$tmp/ys-yarn.npy" --positions 0:32 --scaling yarn --factor 2 --original-max-position 16
+check scaled-check-wrong 1 "the data fits: yarn factor 4 \\(given 2\\)" -- check --family rope --input "$tmp/x.npy" --output "$tmp/ys-yarn.npy" --positions 0:32 --scaling yarn --factor 2 --original-max-position 16
 # YaRN's attention factor 0.1·ln 4 + 1 multiplies cos and sin: at position 0 every pair is (A, 0).
 a="1.1386294361119891"
 for src in --reference "--variant rope.scalar_f64"; do
