@@ -5,6 +5,7 @@
 #include "alibi_cli.h"
 #include "alibi_diagnose.h"
 #include "args.h"
+#include "check_json.h"
 #include "common.h"
 #include "contract_class.h"
 #include "error_bands.h"
@@ -22,7 +23,11 @@ std::vector<std::int64_t> positions_of(const std::string& range, const char* fla
   return p;
 }
 
-void print_fits(const std::vector<AlibiFit>& fits) {
+void print_fits(const std::vector<AlibiFit>& fits, CheckJson& out) {
+  nlohmann::json candidates = nlohmann::json::array();
+  for (const AlibiFit& f : fits)
+    candidates.push_back({{"convention", f.description}, {"residual", f.residual}});
+  out.j["diagnosis"] = candidates;
   fmt::print("\ndiagnosis (ALiBi conventions, long double model, max residual relative to the bias):\n");
   for (std::size_t k = 0; k < std::min<std::size_t>(3, fits.size()); ++k)
     fmt::print("  {:.3g}  {}\n", fits[k].residual, fits[k].description);
@@ -34,13 +39,14 @@ void print_fits(const std::vector<AlibiFit>& fits) {
   } else {
     fmt::print("the data fits: {} (residual {:.3g}; the conventions given leave {:.3g})\n", best.description,
                best.residual, given->residual);
+    out.j["fits"] = best.description;
   }
 }
 
 }  // namespace
 
 int check_alibi(const NpyArray& data, const std::string& path, const AlibiFlags& flags,
-                const harness::Budget& budget, const std::string& budget_text) {
+                const harness::Budget& budget, const std::string& budget_text, const std::string& json_path) {
   if (flags.slopes_only) throw UsageError("--slopes-only: applies to export (check reads the array's rank)");
   std::vector<std::size_t> shape = data.shape;
   if (shape.size() == 4 && shape[0] == 1) shape.erase(shape.begin());  // a batch of one
@@ -61,11 +67,10 @@ int check_alibi(const NpyArray& data, const std::string& path, const AlibiFlags&
       throw UsageError("--queries/--keys: the slopes [heads] have no positions");
     fmt::print("checking {}: {} slopes, {}, max_bias {:g}, {} rule\n", path, heads, to_string(data.dtype),
                params.max_bias, to_string(params.slopes));
-    harness::measure_alibi_slopes(params, data.values, budget,
-                                  [&](const harness::ElementRecord& e) {
-                                    bands.add(e);
-                                    tally.add(e);
-                                  });
+    harness::measure_alibi_slopes(params, data.values, budget, [&](const harness::ElementRecord& e) {
+      bands.add(e);
+      tally.add(e);
+    });
   } else {
     // Default: keys 0..K-1 and the queries the last Q of them (a prefill chunk or a decode step).
     const std::size_t Q = shape[1], K = shape[2];
@@ -98,7 +103,20 @@ int check_alibi(const NpyArray& data, const std::string& path, const AlibiFlags&
   fmt::print("verdict: {} ({} of {} elements over budget; max |err| {:.3g})\n",
              bands.pass() ? "PASS" : "FAIL", bands.violations(), bands.count(), bands.max_abs());
   fmt::print("contracts: {}\n", tally.summary());
-  if (!bands.pass()) print_fits(diagnose_alibi(data.values, params, queries, keys));
+  CheckJson out{json_path};
+  out.measured(bands, data.dtype, budget_text);
+  out.j["family"] = "alibi";
+  out.j["table"] = path;
+  out.j["contracts"] = tally.to_json();
+  out.j["parameters"] = {
+      {"heads", heads},
+      {"max_bias", params.max_bias},
+      {"slopes", to_string(params.slopes)},
+      {"form", to_string(params.form)},
+      {"queries", queries.empty() ? nlohmann::json() : nlohmann::json{queries.front(), queries.back()}},
+      {"keys", keys.empty() ? nlohmann::json() : nlohmann::json{keys.front(), keys.back()}}};
+  if (!bands.pass()) print_fits(diagnose_alibi(data.values, params, queries, keys), out);
+  out.write();
   return bands.pass() ? kOk : kCheckFailed;
 }
 

@@ -15,8 +15,9 @@ namespace pe::cli {
 // A [heads] slopes or [heads, queries, keys] bias array (also [1, heads, queries, keys]) against the
 // exact reference within `budget` (described by `budget_text`); the diagnosis when it fails badly.
 // Returns the exit code.
+// With `json_path`, also the result as JSON (check_json.h).
 int check_alibi(const NpyArray& data, const std::string& path, const AlibiFlags& flags,
-                const harness::Budget& budget, const std::string& budget_text);
+                const harness::Budget& budget, const std::string& budget_text, const std::string& json_path);
 
 struct AlibiExport {
   std::vector<double> values;

@@ -8,12 +8,13 @@ _compute_yarn_parameters with find_correction_range and linear_ramp_factor) in f
     arguments_test.py PE_SUITE_EXECUTABLE WORK_DIR
 """
 
+import json
 import math
 import sys
 from pathlib import Path
 
 import numpy as np
-from cli_cases import finish, judge
+from cli_cases import failures, finish, judge
 
 PE, WORK = sys.argv[1], Path(sys.argv[2])
 WORK.mkdir(parents=True, exist_ok=True)
@@ -84,5 +85,24 @@ case("yarn_as_linear", yarn_data, ["--scaling", "linear", "--factor", "4"],
      "scaling yarn factor 4, original_max_position 4096 (given: linear factor 4)")
 case("yarn_truncate_off", rope(x, pos, yarn_inv_freq(1e4, D, 4.0, 4096, truncate=False), D,
                                0.1 * math.log(4.0) + 1.0), yarn_args, "yarn truncate off (given: on)")
+
+# check --json: the same verdict, typed (schema pe-suite/check/1); its keys are pinned here.
+out = WORK / "rotary_dim_missing.json"
+judge("json", [PE, "check", "--family", "rope", "--input", str(WORK / "rotary_dim_missing_x.npy"), "--output",
+               str(WORK / "rotary_dim_missing_y.npy"), "--json", str(out)] + span, False, "rotary dim 64")
+j = json.loads(out.read_text())
+want = {"schema": "pe-suite/check/1", "family": "rope", "passed": False, "fits": "rotary dim 64 (given: 128)"}
+band_keys = {"lo", "hi", "samples", "violations", "max_abs", "p99_abs", "max_ulp", "p99_ulp", "ulp_floor", "worst",
+             "verdict"}
+record_keys = {"row", "head", "position", "channel", "value", "exact", "abs_error", "ulp", "budget", "ratio"}
+problems = [k for k, v in want.items() if j.get(k) != v]
+problems += [] if set(j["bands"][0]) == band_keys else ["band keys " + str(sorted(j["bands"][0]))]
+problems += [] if set(j["worst"][0]) == record_keys else ["record keys " + str(sorted(j["worst"][0]))]
+problems += [] if {"contract", "worst_ratio", "met"} == set(j["contracts"][0]) else ["contract keys"]
+problems += [] if j["diagnosis"][0] == {"convention": j["fits"], "residual": j["diagnosis"][0]["residual"]} else ["diagnosis"]
+problems += [] if j["parameters"]["rotary_dim"] == 128 and j["elements"] == 8192 else ["parameters"]
+print(("FAIL" if problems else "ok  ") + " json_schema" + (": " + ", ".join(problems) if problems else ""))
+if problems:
+    failures.append("json_schema")
 
 finish("arguments_test")

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "alibi_cli.h"
+#include "check_json.h"
 #include "common.h"
 #include "contract_class.h"
 #include "diagnose.h"
@@ -23,7 +24,7 @@ namespace pe::cli {
 namespace {
 
 struct CheckOptions {
-  std::string family, table, input, output, positions, positions_file, layout, dtype, contract;
+  std::string family, table, input, output, positions, positions_file, layout, dtype, contract, json;
   std::int64_t dim = 0, head_dim = 0, rotary_dim = 0;
   double base = 10000.0, max_abs = 0;
   bool heads_first = false, has_max_abs = false, no_rope = false;
@@ -51,9 +52,12 @@ Budget budget_for(const CheckOptions& o, Family family, DType dtype) {
     b.dtype = dtype;
     const std::vector<const Variant*> members = default_class(family, dtype);
     for (const Variant* v : members) b.any_of.push_back(&v->contract());
-    if (members.empty()) throw UsageError(fmt::format("--dtype: no {} variant computes {} data", to_string(family), to_string(dtype)));
-    b.text = fmt::format("the largest of the {} formulations' contracts ({}; --contract or --max-abs to tighten)",
-                         dtype == DType::F64 ? "float64" : "float32", names_of(members));
+    if (members.empty())
+      throw UsageError(
+          fmt::format("--dtype: no {} variant computes {} data", to_string(family), to_string(dtype)));
+    b.text =
+        fmt::format("the largest of the {} formulations' contracts ({}; --contract or --max-abs to tighten)",
+                    dtype == DType::F64 ? "float64" : "float32", names_of(members));
     return b;
   }
   const std::string& name = o.contract;
@@ -83,7 +87,10 @@ NpyArray load(const std::string& path, const std::string& dtype, const char* opt
   return a;
 }
 
-void print_verdict(const harness::Measurement& bands, const Budget& budget, const ContractTally* tally = nullptr) {
+void print_verdict(const harness::Measurement& bands, const Budget& budget, CheckJson& out,
+                   const ContractTally* tally = nullptr) {
+  out.measured(bands, budget.dtype, budget.text);
+  if (tally != nullptr) out.j["contracts"] = tally->to_json();
   fmt::print("budget: {}\n\n{}\n", budget.text, band_table(bands));
   fmt::print("verdict: {} ({} of {} elements over budget; max |err| {:.3g})\n",
              bands.pass() ? "PASS" : "FAIL", bands.violations(), bands.count(), bands.max_abs());
@@ -91,9 +98,18 @@ void print_verdict(const harness::Measurement& bands, const Budget& budget, cons
 }
 
 // Badly: an error no rounding explains, the size convention mistakes make.
-void print_diagnosis(const std::vector<Fit>& fits, const Convention& given,
-                     const harness::Measurement& bands) {
+void print_diagnosis(const std::vector<Fit>& fits, const Convention& given, const harness::Measurement& bands,
+                     CheckJson& out) {
   if (bands.pass() || bands.max_abs() < 1e-3) return;
+  // The best ten (the others stop once they cannot rank among the best three: their residuals are
+  // lower bounds) and the conventions given.
+  nlohmann::json candidates = nlohmann::json::array();
+  for (std::size_t k = 0; k < fits.size(); ++k) {
+    const std::string what = describe(fits[k].convention, given);
+    if (k < 10 || what == "the conventions given")
+      candidates.push_back({{"convention", what}, {"residual", fits[k].residual}});
+  }
+  out.j["diagnosis"] = candidates;
   const auto it = std::find_if(fits.begin(), fits.end(), [&](const Fit& f) {
     return describe(f.convention, given) == "the conventions given";
   });
@@ -101,7 +117,8 @@ void print_diagnosis(const std::vector<Fit>& fits, const Convention& given,
   fmt::print("\ndiagnosis (known conventions, long double model, max residual over a sample):\n");
   for (std::size_t k = 0; k < std::min<std::size_t>(3, fits.size()); ++k)
     fmt::print("  {:.3g}  {}\n", fits[k].residual, describe(fits[k].convention, given));
-  if (it != fits.end() && it - fits.begin() >= 3) fmt::print("  {:.3g}  the conventions given\n", given_residual);
+  if (it != fits.end() && it - fits.begin() >= 3)
+    fmt::print("  {:.3g}  the conventions given\n", given_residual);
   const Fit& best = fits.front();
   if (describe(best.convention, given) == "the conventions given" || best.residual >= given_residual / 10) {
     fmt::print(
@@ -110,6 +127,7 @@ void print_diagnosis(const std::vector<Fit>& fits, const Convention& given,
   } else {
     fmt::print("the data fits: {} (residual {:.3g}; the conventions given leave {:.3g})\n",
                describe(best.convention, given), best.residual, given_residual);
+    out.j["fits"] = describe(best.convention, given);
   }
 }
 
@@ -149,10 +167,21 @@ int check_sinusoidal(const CheckOptions& o) {
     bands.add(e);
     tally.add(e);
   });
-  print_verdict(bands, budget, &tally);
+  CheckJson out{o.json};
+  out.j["family"] = "sinusoidal";
+  out.j["table"] = o.table;
+  out.j["parameters"] = {{"dim", plan.dim()},
+                         {"base", params.base},
+                         {"layout", to_string(params.layout)},
+                         {
+                             "positions",
+                             {positions.front(), positions.back()},
+                         }};
+  print_verdict(bands, budget, out, &tally);
   const Convention given{params.layout, params.base};
   if (!bands.pass() && bands.max_abs() >= 1e-3)
-    print_diagnosis(diagnose_sinusoidal(a.values, plan.dim(), positions, given), given, bands);
+    print_diagnosis(diagnose_sinusoidal(a.values, plan.dim(), positions, given), given, bands, out);
+  out.write();
   return bands.pass() ? kOk : kCheckFailed;
 }
 
@@ -194,12 +223,18 @@ int check_nope(const CheckOptions& o, const NpyArray& xa, const NpyArray& ya, co
         bands.add(e);
       },
       output_gain(o, t, ya.dtype));
-  print_verdict(bands, {budget, budget_text});
+  CheckJson out{o.json};
+  out.j["family"] = "rope";
+  out.j["input"] = o.input;
+  out.j["output"] = o.output;
+  out.j["parameters"] = {{"no_rope", true}, {"attn_temperature", to_string(t.type)}};
+  print_verdict(bands, {budget, budget_text}, out);
   Convention given{default_layout(Family::Rope), o.base};
   given.rotated = false;
   given.temperature = t;
   if (!bands.pass() && bands.max_abs() >= 1e-3)
-    print_diagnosis(diagnose_nope({xa.values, ya.values, batch, hd, hd}, given), given, bands);
+    print_diagnosis(diagnose_nope({xa.values, ya.values, batch, hd, hd}, given), given, bands, out);
+  out.write();
   return bands.pass() ? kOk : kCheckFailed;
 }
 
@@ -262,13 +297,29 @@ int check_rope(const CheckOptions& o) {
         if (e.unchanged && e.abs_error != 0 && moved == nullptr) moved = &(first_moved = e);
       },
       {}, RopeDirection::Forward, gain);
-  print_verdict(bands, budget, &tally);
+  CheckJson out{o.json};
+  out.j["family"] = "rope";
+  out.j["input"] = o.input;
+  out.j["output"] = o.output;
+  out.j["parameters"] = {
+      {"head_dim", hd},
+      {"rotary_dim", plan.rotary_dim()},
+      {"rotary_offset", params.rotary_offset},
+      {"base", params.base},
+      {"layout", to_string(params.layout)},
+      {"scaling", params.scaling.type == RopeScalingType::None ? std::string("none")
+                                                               : describe_scaling(params.scaling, plan)},
+      {"form", form.empty() ? std::string("text") : form},
+      {"attn_temperature", to_string(temperature.type)},
+      {"tokens", batch.tokens()},
+      {"heads", heads}};
+  print_verdict(bands, budget, out, &tally);
   if (moved != nullptr) {
     fmt::print(
         "pass-through: channel {} of token {} head {} lies outside the rotated channels [{}, {}) and must "
         "equal the input bit for bit (budget 0); it moved by {:.3g} ({:.3g} ulp)\n",
-        moved->channel, moved->row, moved->head, params.rotary_offset, params.rotary_offset + plan.rotary_dim(),
-        moved->abs_error, moved->ulp);
+        moved->channel, moved->row, moved->head, params.rotary_offset,
+        params.rotary_offset + plan.rotary_dim(), moved->abs_error, moved->ulp);
   }
   Convention given{params.layout, params.base};
   given.form = params.form;
@@ -280,8 +331,10 @@ int check_rope(const CheckOptions& o) {
   // positions and direction under the given scaling, and those of the check's own arguments (rotary
   // dim, the scaling ignored, its factor, another method, YaRN's truncate and betas).
   if (!bands.pass() && bands.max_abs() >= 1e-3) {
-    print_diagnosis(diagnose_rope({x, y, batch, hd, plan.rotary_dim(), params.scaling}, given), given, bands);
+    print_diagnosis(diagnose_rope({x, y, batch, hd, plan.rotary_dim(), params.scaling}, given), given, bands,
+                    out);
   }
+  out.write();
   return bands.pass() ? kOk : kCheckFailed;
 }
 
@@ -291,7 +344,7 @@ int check_alibi_table(const CheckOptions& o) {
   if (o.table.empty()) throw UsageError("TABLE: give the .npy slopes [heads] or bias [heads, queries, keys]");
   const NpyArray a = load(o.table, o.dtype, "TABLE");
   const Budget budget = budget_for(o, Family::Alibi, a.dtype);
-  return check_alibi(a, o.table, o.alibi, budget, budget.text);
+  return check_alibi(a, o.table, o.alibi, budget, budget.text, o.json);
 }
 
 // How `check` reads each family's dumped data.
@@ -324,6 +377,7 @@ void add_check(CLI::App& app, int& exit_code) {
   cmd->add_option("--layout", o->layout,
                   "interleaved|concatenated (sinusoidal), interleaved|halfsplit|deinterleave (rope)");
   cmd->add_option("--dtype", o->dtype, "Element type; bf16 reads 16-bit integers as bfloat16 bits");
+  cmd->add_option("--json", o->json, "Also write the result as JSON (schema pe-suite/check/1) to this file");
   cmd->add_flag("--heads-first", o->heads_first,
                 "RoPE data is [heads, tokens, head_dim] (as in Hugging Face)");
   auto* max_abs = cmd->add_option("--max-abs", o->max_abs, "Budget: this absolute error for every element");

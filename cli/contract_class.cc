@@ -46,7 +46,8 @@ ContractTally::ContractTally(Family family, DType dtype, const RopePlan* plan) :
 void ContractTally::add(const harness::ElementRecord& e) {
   for (std::size_t k = 0; k < variants_.size(); ++k) {
     const double contract_term =
-        e.unchanged ? 0.0 : harness::Budget{&variants_[k]->contract(), dtype_}(plan_, e.abs_phi, e.pair, e.scale);
+        e.unchanged ? 0.0
+                    : harness::Budget{&variants_[k]->contract(), dtype_}(plan_, e.abs_phi, e.pair, e.scale);
     harness::ElementRecord judged = e;
     judged.budget = e.gain * contract_term + e.gain_extra;
     const double r = judged.ratio();
@@ -54,10 +55,27 @@ void ContractTally::add(const harness::ElementRecord& e) {
   }
 }
 
-std::string ContractTally::summary() const {
+std::vector<std::size_t> ContractTally::order() const {
   std::vector<std::size_t> order(variants_.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return worst_[a] < worst_[b]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return worst_[a] < worst_[b]; });
+  return order;
+}
+
+nlohmann::json ContractTally::to_json() const {
+  nlohmann::json out = nlohmann::json::array();
+  for (std::size_t k : order()) {
+    out.push_back(
+        {{"contract", variants_[k]->name()},
+         {"worst_ratio", std::isfinite(worst_[k]) ? nlohmann::json(worst_[k]) : nlohmann::json("inf")},
+         {"met", worst_[k] <= 1}});
+  }
+  return out;
+}
+
+std::string ContractTally::summary() const {
+  const std::vector<std::size_t> order = this->order();
   std::string meets, misses;
   for (std::size_t k : order) {
     std::string& list = worst_[k] <= 1 ? meets : misses;

@@ -4,6 +4,7 @@
 // every contract the data meets or misses, so that one run names its accuracy class.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -28,8 +29,12 @@ class ContractTally {
   void add(const harness::ElementRecord& e);
   // "meets rope.ggml_f32 (0.43), rope.torch_f32 (0.61); misses rope.scalar_f32 (2.66)", best first.
   std::string summary() const;
+  // [{"contract": name, "worst_ratio": r, "met": bool}], best first.
+  nlohmann::json to_json() const;
 
  private:
+  std::vector<std::size_t> order() const;  // by worst ratio, best first
+
   std::vector<const Variant*> variants_;
   std::vector<double> worst_;
   DType dtype_;
