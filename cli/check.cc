@@ -16,6 +16,7 @@
 #include "npy.h"
 #include "pe/harness/measure.h"
 #include "pe/pe.h"
+#include "position_recovery.h"
 #include "progress.h"
 #include "scaling_options.h"
 #include "temperature_options.h"
@@ -98,8 +99,10 @@ void print_verdict(const harness::Measurement& bands, const Budget& budget, Chec
 }
 
 // Badly: an error no rounding explains, the size convention mistakes make.
+// `recovered`: the pattern of the positions read back from the data (position_recovery.h), named
+// when no convention fits better.
 void print_diagnosis(const std::vector<Fit>& fits, const Convention& given, const harness::Measurement& bands,
-                     CheckJson& out) {
+                     CheckJson& out, const std::string& recovered = "") {
   if (bands.pass() || bands.max_abs() < 1e-3) return;
   // The best ten (the others stop once they cannot rank among the best three: their residuals are
   // lower bounds) and the conventions given.
@@ -120,7 +123,15 @@ void print_diagnosis(const std::vector<Fit>& fits, const Convention& given, cons
   if (it != fits.end() && it - fits.begin() >= 3)
     fmt::print("  {:.3g}  the conventions given\n", given_residual);
   const Fit& best = fits.front();
-  if (describe(best.convention, given) == "the conventions given" || best.residual >= given_residual / 10) {
+  if (!recovered.empty()) out.j["positions_recovered"] = recovered;
+  const bool undetermined = recovered.rfind("positions undetermined", 0) == 0;
+  if (undetermined) fmt::print("positions read back from the data: {}\n", recovered.substr(10));
+  if ((describe(best.convention, given) == "the conventions given" || best.residual >= given_residual / 10) &&
+      !recovered.empty() && !undetermined) {
+    fmt::print("the data fits: {}\n", recovered);
+    out.j["fits"] = recovered;
+  } else if (describe(best.convention, given) == "the conventions given" ||
+             best.residual >= given_residual / 10) {
     fmt::print(
         "no known convention fits better than the one given: the error is the implementation's, or a check "
         "argument the diagnosis does not model\n");
@@ -331,8 +342,17 @@ int check_rope(const CheckOptions& o) {
   // positions and direction under the given scaling, and those of the check's own arguments (rotary
   // dim, the scaling ignored, its factor, another method, YaRN's truncate and betas).
   if (!bands.pass() && bands.max_abs() >= 1e-3) {
-    print_diagnosis(diagnose_rope({x, y, batch, hd, plan.rotary_dim(), params.scaling}, given), given, bands,
-                    out);
+    const RopeData data{x, y, batch, hd, plan.rotary_dim(), params.scaling};
+    std::string recovered;
+    if (params.form.is_text()) {  // one position axis: read each sampled row's position back
+      std::vector<std::size_t> tokens;
+      const std::size_t n = batch.tokens(), step = std::max<std::size_t>(1, n / 32);
+      for (std::size_t t = 0; t < n; t += step) tokens.push_back(t);
+      std::int64_t top = std::int64_t{1} << 31;
+      for (std::size_t t = 0; t < n; ++t) top = std::max(top, 2 * batch.position(t));
+      recovered = position_pattern(data, recover_positions(data, plan, tokens, std::min(top, kMaxPosition)));
+    }
+    print_diagnosis(diagnose_rope(data, given), given, bands, out, recovered);
   }
   out.write();
   return bands.pass() ? kOk : kCheckFailed;

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Positions read back from the data: RoPE rows rotated at positions other than the ones given must fail
+with the pattern named on the "the data fits:" line, as the engines' position bugs produce it (HF's
+rotate_half in float64, stored as float32):
+
+  a decode or KV-cache offset dropped   rows rotated by p - offset (FlashInfer PR #847): offsets 1000,
+                                        65536, 2^20 (1 is a convention the diagnosis already names)
+  the offset added twice                p + offset (mlx-lm #1805/#1806)
+  int64 position ids read as int32      the low 32 bits (FlashInfer PR #1129)
+  a packed batch                        offsets that change between the sequences (exllama PR #101)
+  left padding                          one cache_position for every row of a left-padded batch, so the
+                                        padded rows' positions start late (unsloth #3699)
+  not rotated                           every row at position 0
+
+and "undetermined" where float32 angles at positions near 2^30 cannot separate p from p ± 1.
+
+    positions_test.py PE_SUITE_EXECUTABLE WORK_DIR
+"""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+from cli_cases import failures, finish, judge
+
+PE, WORK = sys.argv[1], Path(sys.argv[2])
+WORK.mkdir(parents=True, exist_ok=True)
+RNG = np.random.default_rng(20261203)
+T, H, D = 48, 2, 128
+x = RNG.standard_normal((T, H, D))
+
+
+def rope(positions, angle_dtype=np.float64):
+    inv_freq = 1.0 / (1e4 ** (np.arange(0, D, 2, dtype=np.float64) / D))
+    freqs = (np.asarray(positions, dtype=angle_dtype)[:, None] * inv_freq.astype(angle_dtype)[None, :]).astype(
+        np.float64)
+    emb = np.concatenate([freqs, freqs], axis=-1)
+    rot = np.concatenate([-x[..., D // 2:], x[..., :D // 2]], axis=-1)
+    return x * np.cos(emb)[:, None, :] + rot * np.sin(emb)[:, None, :]
+
+
+def case(name, given, rotated, words, angle_dtype=np.float64, expect_pass=False):
+    xf, yf, pf = WORK / f"{name}_x.npy", WORK / f"{name}_y.npy", WORK / f"{name}_pos.npy"
+    np.save(xf, x.astype(np.float32))
+    np.save(yf, rope(rotated, angle_dtype).astype(np.float32))
+    np.save(pf, np.asarray(given, dtype=np.int64))
+    # The data's angles are float64 (but for the undetermined case): held to rope.hwy's contract, since
+    # the float32 class's budget at millions of positions allows errors of order one.
+    judge(name, [PE, "check", "--family", "rope", "--input", str(xf), "--output", str(yf), "--positions-file",
+                 str(pf), "--contract", "rope.hwy"], expect_pass, words)
+
+
+start = 3_000_000
+given = np.arange(start, start + T)
+case("correct", given, given, (), expect_pass=True)
+case("shift_1", given, given - 1, "positions shifted by -1")
+for offset in (1000, 65536, 2 ** 20):
+    case(f"offset_dropped_{offset}", given, given - offset, f"every row rotated by p-{offset}")
+case("offset_added_twice", given, given + 4096, "every row rotated by p+4096")
+big = np.arange(2 ** 32 + 100, 2 ** 32 + 100 + T)
+case("int32_truncation", big, big - 2 ** 32, "truncated to 32 bits")
+# Three sequences of 16 packed in one batch: the given positions restart at each, the kernel's did not.
+restart = np.concatenate([np.arange(16), np.arange(16), np.arange(16)]) + 500
+case("packed_not_reset", restart, np.arange(500, 500 + T), "consecutive positions 500, 501")
+# Left padding: rows 0..15 are padding (the given positions start at the first real token); one
+# cache_position rotates every row from 0, so the real tokens are 16 positions late.
+left = np.concatenate([np.zeros(16, dtype=np.int64), np.arange(T - 16)])
+case("left_padding", left, np.arange(T), "consecutive positions 0, 1")
+# Offsets that change between sequences without being one arange: named as runs of rows.
+runs = np.concatenate([np.arange(16) + 100, np.arange(16) + 200, np.arange(16) + 300])
+case("packed_offsets", runs, runs + np.repeat([0, 7, 7000], 16), "change between runs of rows")
+case("not_rotated", given, np.zeros(T, dtype=np.int64), "rotated by position 0")
+# float32 angles near 2^30: off by 2^20 at best, yet p and p +- 1 cannot be told apart there.
+far = np.arange(2 ** 30, 2 ** 30 + T)
+case("undetermined", far, far - 2 ** 20, (), np.float32)
+r = subprocess.run([PE, "check", "--family", "rope", "--input", str(WORK / "undetermined_x.npy"), "--output",
+                    str(WORK / "undetermined_y.npy"), "--positions-file", str(WORK / "undetermined_pos.npy"),
+                    "--contract", "rope.hwy"], capture_output=True, text=True)
+said = "positions read back from the data: undetermined" in r.stdout and "the data fits:" not in r.stdout
+print(("ok  " if said else "FAIL") + " undetermined_said")
+if not said:
+    failures.append("undetermined_said")
+
+finish("positions_test")
