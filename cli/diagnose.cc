@@ -110,10 +110,12 @@ std::string scaling_words(const RopeScaling& s) {
 
 // How a candidate's scaling differs from the given one, in the words of the mistake.
 std::string scaling_difference(const RopeScaling& c, const RopeScaling& g) {
-  if (c.type == RopeScalingType::None) return fmt::format("scaling ignored: plain RoPE (given: {})", scaling_words(g));
+  if (c.type == RopeScalingType::None)
+    return fmt::format("scaling ignored: plain RoPE (given: {})", scaling_words(g));
   if (g.type == RopeScalingType::None) return fmt::format("scaling {} (given: none)", scaling_words(c));
   if (c.type != g.type) return fmt::format("scaling {} (given: {})", scaling_words(c), scaling_words(g));
-  if (c.factor != g.factor) return fmt::format("{} factor {:g} (given {:g})", to_string(c.type), c.factor, g.factor);
+  if (c.factor != g.factor)
+    return fmt::format("{} factor {:g} (given {:g})", to_string(c.type), c.factor, g.factor);
   if (c.truncate != g.truncate)
     return fmt::format("yarn truncate {} (given: {})", c.truncate ? "on" : "off", g.truncate ? "on" : "off");
   return "scaling " + scaling_words(c);
@@ -242,8 +244,8 @@ double rope_residual(const RopeData& d, const Convention& c, const std::vector<s
     const double e = std::fabs(d.y[i] - static_cast<double>(model));
     return std::isnan(e) ? INFINITY : e;
   };
-  const bool own_rotary_dim = (c.rotary_dim != 0 && static_cast<std::size_t>(c.rotary_dim) != d.rotary_dim) ||
-                              !c.rotated;
+  const bool own_rotary_dim =
+      (c.rotary_dim != 0 && static_cast<std::size_t>(c.rotary_dim) != d.rotary_dim) || !c.rotated;
   const std::size_t half = plan ? plan->n_pairs() : 0;
   const long double attention = plan ? plan->attention_factor() : 1.0L;
   double worst = 0;
@@ -405,8 +407,9 @@ std::vector<Convention> argument_candidates(const Convention& given, const RopeD
     }
     if (g.type != RopeScalingType::Linear) scalings.push_back(linear(g.factor));
     if (g.type != RopeScalingType::Yarn) {
-      for (std::int64_t L : g.original_max_position > 0 ? std::vector<std::int64_t>{g.original_max_position}
-                                                        : std::vector<std::int64_t>{2048, 4096, 8192, 32768}) {
+      for (std::int64_t L : g.original_max_position > 0
+                                ? std::vector<std::int64_t>{g.original_max_position}
+                                : std::vector<std::int64_t>{2048, 4096, 8192, 32768}) {
         RopeScaling s;
         s.type = RopeScalingType::Yarn;
         s.factor = g.factor;

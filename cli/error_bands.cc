@@ -17,10 +17,11 @@ std::string band_table(const harness::Measurement& m) {
     const std::string range = b.hi == std::numeric_limits<std::int64_t>::max()
                                   ? fmt::format(">= {}", b.lo)
                                   : fmt::format("{}..{}", b.lo, b.hi);
-    out += fmt::format("{:>23}  {:>9}  {:>10.3g}  {:>10.3g}  {:>9.3g}  {:>9.3g}  {:>10.3g}  {:>10.3g}  {:>10.3g}  {}\n",
-                       range, b.samples, b.max_abs.value, b.p99_abs, b.max_ulp.value, b.p99_ulp,
-                       b.max_ratio.at.abs_error, b.max_ratio.at.budget, b.max_ratio.value,
-                       b.pass() ? "pass" : fmt::format("FAIL ({} over budget)", b.violations));
+    out += fmt::format(
+        "{:>23}  {:>9}  {:>10.3g}  {:>10.3g}  {:>9.3g}  {:>9.3g}  {:>10.3g}  {:>10.3g}  {:>10.3g}  {}\n",
+        range, b.samples, b.max_abs.value, b.p99_abs, b.max_ulp.value, b.p99_ulp, b.max_ratio.at.abs_error,
+        b.max_ratio.at.budget, b.max_ratio.value,
+        b.pass() ? "pass" : fmt::format("FAIL ({} over budget)", b.violations));
   }
   out += fmt::format(
       "\nworst elements (by error / budget):\n{:>8}  {:>5}  {:>12}  {:>7}  {:>14}  {:>14}  {:>10}  {:>9}  "
