@@ -27,7 +27,7 @@ from cli_cases import failures, finish, judge
 PE, WORK = sys.argv[1], Path(sys.argv[2])
 WORK.mkdir(parents=True, exist_ok=True)
 RNG = np.random.default_rng(20261203)
-T, H, D = 48, 2, 128
+T, H, D = 24, 1, 128
 x = RNG.standard_normal((T, H, D))
 
 
@@ -60,16 +60,16 @@ for offset in (1000, 65536, 2 ** 20):
 case("offset_added_twice", given, given + 4096, "every row rotated by p+4096")
 big = np.arange(2 ** 32 + 100, 2 ** 32 + 100 + T)
 case("int32_truncation", big, big - 2 ** 32, "truncated to 32 bits")
-# Three sequences of 16 packed in one batch: the given positions restart at each, the kernel's did not.
-restart = np.concatenate([np.arange(16), np.arange(16), np.arange(16)]) + 500
+# Three sequences of 8 packed in one batch: the given positions restart at each, the kernel's did not.
+restart = np.concatenate([np.arange(8), np.arange(8), np.arange(8)]) + 500
 case("packed_not_reset", restart, np.arange(500, 500 + T), "consecutive positions 500, 501")
-# Left padding: rows 0..15 are padding (the given positions start at the first real token); one
-# cache_position rotates every row from 0, so the real tokens are 16 positions late.
-left = np.concatenate([np.zeros(16, dtype=np.int64), np.arange(T - 16)])
+# Left padding: rows 0..7 are padding (the given positions start at the first real token); one
+# cache_position rotates every row from 0, so the real tokens are 8 positions late.
+left = np.concatenate([np.zeros(8, dtype=np.int64), np.arange(T - 8)])
 case("left_padding", left, np.arange(T), "consecutive positions 0, 1")
 # Offsets that change between sequences without being one arange: named as runs of rows.
-runs = np.concatenate([np.arange(16) + 100, np.arange(16) + 200, np.arange(16) + 300])
-case("packed_offsets", runs, runs + np.repeat([0, 7, 7000], 16), "change between runs of rows")
+runs = np.concatenate([np.arange(8) + 100, np.arange(8) + 200, np.arange(8) + 300])
+case("packed_offsets", runs, runs + np.repeat([0, 7, 7000], 8), "change between runs of rows")
 case("not_rotated", given, np.zeros(T, dtype=np.int64), "rotated by position 0")
 # float32 angles near 2^30: off by 2^20 at best, yet p and p +- 1 cannot be told apart there.
 far = np.arange(2 ** 30, 2 ** 30 + T)
