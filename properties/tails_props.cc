@@ -1,8 +1,7 @@
 // Tails, alignment and determinism, exhaustively over small shapes: every even dimension 2..130 and
-// the position counts 1..33 and 63..67 (crossed with the ends of the other), each instance's output is the same
-// bits aligned, offset by one element, and on a repeated call, and within the sum of its budget and
-// the float64 scalar variant's budget of that variant (which the property suite holds to the exact
-// reference).
+// the position counts 1..33 and 63..67 (crossed with the ends of the other), each instance's output is the
+// same bits aligned, offset by one element, and on a repeated call, and within the sum of its budget and the
+// float64 scalar variant's budget of that variant (which the property suite holds to the exact reference).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
