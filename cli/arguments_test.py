@@ -3,7 +3,7 @@
 wrong --rotary-dim, a missing, dropped or mistaken scaling, or YaRN's truncate or betas the other way must
 fail with the argument named on the "the data fits:" line. The data is HF's RoPE written here from
 modeling_rope_utils.py (_compute_default_rope_parameters, _compute_linear_scaling_rope_parameters,
-_compute_yarn_parameters with find_correction_range and linear_ramp_factor) in float64, stored as float32.
+_compute_yarn_parameters: hf_rope.py) in float64, stored as float32.
 
     arguments_test.py PE_SUITE_EXECUTABLE WORK_DIR
 """
@@ -15,40 +15,11 @@ from pathlib import Path
 
 import numpy as np
 from cli_cases import failures, finish, judge
+from hf_rope import default_inv_freq, rope, yarn_inv_freq
 
 PE, WORK = sys.argv[1], Path(sys.argv[2])
 WORK.mkdir(parents=True, exist_ok=True)
 RNG = np.random.default_rng(20261202)
-
-
-def default_inv_freq(base, dim):
-    return 1.0 / (base ** (np.arange(0, dim, 2, dtype=np.float64) / dim))
-
-
-def yarn_inv_freq(base, dim, factor, original, truncate=True, beta_fast=32.0, beta_slow=1.0):
-    def correction_dim(rotations):
-        return (dim * math.log(original / (rotations * 2 * math.pi))) / (2 * math.log(base))
-
-    low, high = correction_dim(beta_fast), correction_dim(beta_slow)
-    if truncate:
-        low, high = math.floor(low), math.ceil(high)
-    low, high = max(low, 0), min(high, dim - 1)
-    if low == high:
-        high += 0.001
-    ramp = np.clip((np.arange(dim // 2, dtype=np.float64) - low) / (high - low), 0, 1)
-    extrapolation = 1 - ramp
-    pos_freqs = base ** (np.arange(0, dim, 2, dtype=np.float64) / dim)
-    return (1.0 / (factor * pos_freqs)) * (1 - extrapolation) + (1.0 / pos_freqs) * extrapolation
-
-
-def rope(x, positions, inv_freq, rotary, attention=1.0):
-    """HF's rotate_half on the first `rotary` channels; the rest pass through."""
-    freqs = np.asarray(positions, dtype=np.float64)[:, None] * inv_freq[None, :]
-    emb = np.concatenate([freqs, freqs], axis=-1)
-    cos, sin = np.cos(emb)[:, None, :] * attention, np.sin(emb)[:, None, :] * attention
-    r, rest = x[..., :rotary], x[..., rotary:]
-    rot = np.concatenate([-r[..., rotary // 2:], r[..., :rotary // 2]], axis=-1)
-    return np.concatenate([r * cos + rot * sin, rest], axis=-1)
 
 
 T, H, D = 32, 1, 128

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 #include <optional>
 #include <set>
 
+#include "pe/detail/rope_scaling_math.h"
 #include "pe/errors.h"
 #include "pe/plan.h"
 
@@ -103,9 +105,45 @@ namespace {
 
 std::string scaling_words(const RopeScaling& s) {
   if (s.type == RopeScalingType::None) return "no scaling";
-  if (s.type == RopeScalingType::Yarn)
-    return fmt::format("yarn factor {:g}, original_max_position {}", s.factor, s.original_max_position);
+  if (s.type == RopeScalingType::Yarn || s.type == RopeScalingType::Llama3)
+    return fmt::format("{} factor {:g}, original_max_position {}", to_string(s.type), s.factor,
+                       s.original_max_position);
   return fmt::format("{} factor {:g}", to_string(s.type), s.factor);
+}
+
+long double attention_of(const RopeScaling& s) {
+  return ScalingRule<long double>(s, 2, 10000.0, std::numbers::pi_v<long double>).attention();
+}
+
+// The factor with the formula it matches: "0.1*ln(s) + 1 = 1.139", "1 (none)". The formulas read
+// the given mscale keys (`keys`), which a candidate with its own factor has dropped.
+std::string attention_words(const RopeScaling& s, const RopeScaling& keys) {
+  const double a = static_cast<double>(attention_of(s)), ln_s = std::log(s.factor);
+  RopeScaling hf = s;
+  hf.attention_factor.reset();
+  const double hf_default = static_cast<double>(attention_of(hf));
+  const auto near = [a](double v) { return std::fabs(a - v) <= 1e-12 * std::max(1.0, std::fabs(v)); };
+  std::string formula;
+  if (!s.attention_factor && s.mscale && s.mscale_all_dim)
+    return fmt::format("HF's ratio get_mscale(s, {:g})/get_mscale(s, {:g}) = {:.6g}", *s.mscale,
+                       *s.mscale_all_dim, a);
+  if (near(1)) return "1 (none)";
+  if (near(0.1 * ln_s + 1))
+    formula = "0.1*ln(s) + 1";
+  else if (s.original_max_position > 1 &&
+           near(std::sqrt(1 + ln_s / std::log(static_cast<double>(s.original_max_position)))))
+    formula = "sqrt(1 + ln(s)/ln(L))";
+  else if (keys.mscale_all_dim && near(0.1 * *keys.mscale_all_dim * ln_s + 1))
+    formula = "0.1*mscale_all_dim*ln(s) + 1";
+  else if (keys.mscale && near(0.1 * *keys.mscale * ln_s + 1))
+    formula = "0.1*mscale*ln(s) + 1";
+  else if (near(hf_default * hf_default))
+    formula = "applied twice";
+  return formula.empty() ? fmt::format("{:.6g}", a) : fmt::format("{} = {:.6g}", formula, a);
+}
+
+std::string longrope_list(const RopeScaling& s) {
+  return ScalingRule<long double>::longrope_uses_long(s) ? "long_factor" : "short_factor";
 }
 
 // How a candidate's scaling differs from the given one, in the words of the mistake.
@@ -118,7 +156,21 @@ std::string scaling_difference(const RopeScaling& c, const RopeScaling& g) {
     return fmt::format("{} factor {:g} (given {:g})", to_string(c.type), c.factor, g.factor);
   if (c.truncate != g.truncate)
     return fmt::format("yarn truncate {} (given: {})", c.truncate ? "on" : "off", g.truncate ? "on" : "off");
+  if (c.type == RopeScalingType::LongRope && longrope_list(c) != longrope_list(g))
+    return fmt::format("longrope {} (given: {}, seq_len {} against original_max_position {})",
+                       longrope_list(c), longrope_list(g), g.seq_len, g.original_max_position);
+  if (c.seq_len != g.seq_len)
+    return fmt::format("{} seq_len {} (given {})", to_string(c.type), c.seq_len, g.seq_len);
+  if (attention_of(c) != attention_of(g))
+    return fmt::format("{} attention factor {} (given: {})", to_string(c.type), attention_words(c, g),
+                       attention_words(g, g));
   return "scaling " + scaling_words(c);
+}
+
+bool same_scaling(const RopeScaling& a, const RopeScaling& b) {
+  return a.type == b.type && a.factor == b.factor && a.truncate == b.truncate && a.beta_fast == b.beta_fast &&
+         a.beta_slow == b.beta_slow && a.seq_len == b.seq_len && a.attention_factor == b.attention_factor &&
+         a.original_max_position == b.original_max_position;
 }
 
 }  // namespace
@@ -147,12 +199,11 @@ std::string describe(const Convention& c, const Convention& given) {
   if (c.inverse) parts.push_back("inverse rotation (angle negated)");
   if (c.rotated && c.rotary_dim != given.rotary_dim)
     parts.push_back(fmt::format("rotary dim {} (given: {})", c.rotary_dim, given.rotary_dim));
-  if (c.scaling) {
+  if (!c.label.empty()) {
+    parts.push_back(c.label);
+  } else if (c.scaling) {
     const RopeScaling& g = given.scaling.value_or(RopeScaling{});
-    const RopeScaling& k = *c.scaling;
-    if (k.type != g.type || k.factor != g.factor || k.truncate != g.truncate || k.beta_fast != g.beta_fast ||
-        k.beta_slow != g.beta_slow)
-      parts.push_back(scaling_difference(k, g));
+    if (!same_scaling(*c.scaling, g)) parts.push_back(scaling_difference(*c.scaling, g));
   }
   if (c.rotary_offset != given.rotary_offset) {
     parts.push_back(fmt::format("rotary channels at the {} (offset {}; given: {})",
@@ -257,7 +308,9 @@ double rope_residual(const RopeData& d, const Convention& c, const std::vector<s
         const std::size_t axis = c.axes[plan->axis_of_pair(j)];
         if (axis >= d.batch.n_axes) return INFINITY;
         const auto p = static_cast<long double>(d.batch.position(t, axis) + c.shift);
-        const long double w = c.t2t_exponent ? inv_freq(c, j, d.rotary_dim) : plan->inv_freq()[j];
+        const long double w = c.inv_freq       ? (*c.inv_freq)[j]
+                              : c.t2t_exponent ? inv_freq(c, j, d.rotary_dim)
+                                               : plan->inv_freq()[j];
         const long double phi = (c.inverse ? -p : p) * w;
         long double s = g * attention * std::sin(phi), co = g * attention * std::cos(phi);
         if (c.swapped) std::swap(s, co);
@@ -373,67 +426,167 @@ std::vector<Fit> best_first(const RopeData& d, const std::vector<Convention>& al
 
 namespace {
 
-RopeScaling linear(double factor) {
+RopeScaling method(RopeScalingType type, double factor, std::int64_t original_max_position = 0) {
   RopeScaling s;
-  s.type = RopeScalingType::Linear;
+  s.type = type;
   s.factor = factor;
+  s.original_max_position = original_max_position;
   return s;
 }
 
-// The check arguments' mistakes at the given conventions: another rotary dim (all of head_dim, half
-// of it, half or twice the given), and the scaling: ignored, its factor halved, doubled or
-// quartered, linear or YaRN at the given factor (YaRN at the given L, or at 2048, 4096, 8192 and
-// 32768 without one), YaRN's truncate flipped; without a given scaling, linear at factors 2 to 32.
-// (YaRN's betas swapped is not a plan RopePlan accepts: beta_fast < beta_slow is refused.)
-std::vector<Convention> argument_candidates(const Convention& given, const RopeData& d) {
-  std::vector<Convention> out;
-  std::set<std::size_t> dims = {d.head_dim, d.head_dim / 2, d.rotary_dim / 2, 2 * d.rotary_dim};
+std::int64_t max_position(const RopeData& d) {
+  std::int64_t top = 0;
+  for (std::size_t t = 0; t < d.batch.tokens(); ++t) top = std::max(top, d.batch.position(t));
+  return top;
+}
+
+// Another rotary dim: all of head_dim, half of it, half or twice the given (a fused kernel that
+// ignores rotary_dim, a shared rope object that halved it).
+void rotary_dim_candidates(const Convention& given, const RopeData& d, std::vector<Convention>& out) {
+  const std::set<std::size_t> dims = {d.head_dim, d.head_dim / 2, d.rotary_dim / 2, 2 * d.rotary_dim};
   for (std::size_t dim : dims) {
     if (dim == d.rotary_dim || dim < 2 || dim > d.head_dim || dim % 2 != 0) continue;
     Convention c = given;
     c.rotary_dim = static_cast<std::int64_t>(dim);
     out.push_back(c);
   }
-  const RopeScaling& g = d.scaling;
-  std::vector<RopeScaling> scalings;
-  if (g.type == RopeScalingType::None) {
-    for (double f : {2.0, 4.0, 8.0, 16.0, 32.0}) scalings.push_back(linear(f));
-  } else {
-    scalings.push_back({});
-    for (double k : {0.5, 2.0, 0.25, 4.0}) {
-      RopeScaling s = g;
-      s.factor = g.factor * k;
-      scalings.push_back(s);
-    }
-    if (g.type != RopeScalingType::Linear) scalings.push_back(linear(g.factor));
-    if (g.type != RopeScalingType::Yarn) {
-      for (std::int64_t L : g.original_max_position > 0
-                                ? std::vector<std::int64_t>{g.original_max_position}
-                                : std::vector<std::int64_t>{2048, 4096, 8192, 32768}) {
-        RopeScaling s;
-        s.type = RopeScalingType::Yarn;
-        s.factor = g.factor;
-        s.original_max_position = L;
-        scalings.push_back(s);
-      }
-    }
-    if (g.type == RopeScalingType::Yarn) {
-      RopeScaling t = g;
-      t.truncate = !g.truncate;
-      scalings.push_back(t);
+}
+
+// Without a given scaling: the methods of released configs at their factors (linear 2..32; Llama-3's
+// 8, 16, 32 at L 8192; YaRN's 4 at 32768 (Qwen2.5), 40 at 4096 (DeepSeek-V2), 2..32 at 4096).
+std::vector<RopeScaling> unscaled_alternatives() {
+  std::vector<RopeScaling> out;
+  for (double f : {2.0, 4.0, 8.0, 16.0, 32.0}) out.push_back(method(RopeScalingType::Linear, f));
+  for (double f : {8.0, 16.0, 32.0}) out.push_back(method(RopeScalingType::Llama3, f, 8192));
+  out.push_back(method(RopeScalingType::Yarn, 4, 32768));
+  for (double f : {2.0, 4.0, 8.0, 16.0, 32.0, 40.0}) out.push_back(method(RopeScalingType::Yarn, f, 4096));
+  return out;
+}
+
+// The given scaling's mistakes: ignored; the factor halved, doubled, quartered, or a released one;
+// another method at the same factor (at the given L, or the common ones without one); YaRN's truncate
+// flipped; the runtime length (dynamic's seq_len, LongRoPE's list) taken from elsewhere; the attention
+// factor's other formulas.
+std::vector<RopeScaling> scaled_alternatives(const RopeScaling& g, std::int64_t top) {
+  std::vector<RopeScaling> out = {RopeScaling{}};
+  std::set<double> factors;
+  for (double k : {0.5, 2.0, 0.25, 4.0}) factors.insert(g.factor * k);
+  for (double f : {2.0, 4.0, 8.0, 16.0, 32.0, 40.0, 64.0}) factors.insert(f);
+  factors.erase(g.factor);
+  for (double f : factors) {
+    RopeScaling s = g;
+    s.factor = f;
+    out.push_back(s);
+  }
+  const std::vector<std::int64_t> lengths = g.original_max_position > 0
+                                                ? std::vector<std::int64_t>{g.original_max_position}
+                                                : std::vector<std::int64_t>{2048, 4096, 8192, 32768};
+  for (RopeScalingType t : {RopeScalingType::Linear, RopeScalingType::Ntk, RopeScalingType::Yarn,
+                            RopeScalingType::Llama3, RopeScalingType::Dynamic}) {
+    if (t == g.type) continue;
+    const bool needs_length = t != RopeScalingType::Linear && t != RopeScalingType::Ntk;
+    for (std::int64_t L : needs_length ? lengths : std::vector<std::int64_t>{0}) {
+      RopeScaling s = method(t, g.factor, L);
+      if (t == RopeScalingType::Dynamic) s.seq_len = top + 1;
+      out.push_back(s);
     }
   }
-  for (const RopeScaling& s : scalings) {
+  if (g.type == RopeScalingType::Yarn) {
+    RopeScaling t = g;
+    t.truncate = !g.truncate;
+    out.push_back(t);
+  }
+  if (g.type == RopeScalingType::Dynamic) {  // HF: max(position_ids) + 1; engines: the allocated context
+    for (std::int64_t n :
+         {top + 1, static_cast<std::int64_t>(g.factor * static_cast<double>(g.original_max_position)),
+          2 * g.seq_len, g.seq_len / 2}) {
+      RopeScaling s = g;
+      s.seq_len = n;
+      if (n > 0 && n != g.seq_len) out.push_back(s);
+    }
+  }
+  if (g.type == RopeScalingType::LongRope) {  // the other list (chosen by the allocated context)
+    RopeScaling s = g;
+    s.seq_len = ScalingRule<long double>::longrope_uses_long(g) ? 0 : g.original_max_position + 1;
+    out.push_back(s);
+  }
+  if (g.type == RopeScalingType::Yarn || g.type == RopeScalingType::LongRope) {
+    const double ln_s = std::log(g.factor);
+    std::vector<double> attention = {1.0, 0.1 * ln_s + 1};
+    if (g.type == RopeScalingType::LongRope && g.original_max_position > 1)
+      attention.push_back(std::sqrt(1 + ln_s / std::log(static_cast<double>(g.original_max_position))));
+    if (g.mscale_all_dim) attention.push_back(0.1 * *g.mscale_all_dim * ln_s + 1);
+    if (g.mscale) attention.push_back(0.1 * *g.mscale * ln_s + 1);
+    const long double given_attention =
+        ScalingRule<long double>(g, 2, 10000.0, std::numbers::pi_v<long double>).attention();
+    attention.push_back(static_cast<double>(given_attention * given_attention));  // applied twice
+    std::sort(attention.begin(), attention.end());
+    attention.erase(std::unique(attention.begin(), attention.end()), attention.end());
+    for (double a : attention) {
+      RopeScaling s = g;
+      s.attention_factor = a;
+      s.mscale.reset();
+      s.mscale_all_dim.reset();
+      if (std::fabs(a - static_cast<double>(given_attention)) > 1e-12) out.push_back(s);
+    }
+  }
+  return out;
+}
+
+// Rules no plan models, as frequencies: YaRN's betas swapped (torchtitan PR #3787; the ramp runs
+// backwards) and Llama-3's wavelength taken as 1/θ instead of 2π/θ.
+void rule_candidates(const Convention& given, const RopeData& d, std::vector<Convention>& out) {
+  const RopeScaling& g = d.scaling;
+  const std::size_t pairs = d.rotary_dim / 2;
+  const auto frequencies = [&](auto&& omega) {
+    auto w = std::make_shared<std::vector<long double>>(pairs);
+    for (std::size_t j = 0; j < pairs; ++j) (*w)[j] = omega(j);
+    return w;
+  };
+  const long double pi = std::numbers::pi_v<long double>;
+  const auto dim = static_cast<std::int64_t>(d.rotary_dim);
+  if (g.type == RopeScalingType::Yarn && g.beta_fast != g.beta_slow) {
+    RopeScaling swapped = g;
+    std::swap(swapped.beta_fast, swapped.beta_slow);
+    const ScalingRule<long double> rule(swapped, dim, given.base, pi);
+    Convention c = given;
+    c.inv_freq = frequencies([&](std::size_t j) { return rule.inv_freq(j); });
+    c.label =
+        fmt::format("yarn beta_fast and beta_slow swapped (fast {:g}, slow {:g}; given fast {:g}, slow {:g})",
+                    swapped.beta_fast, swapped.beta_slow, g.beta_fast, g.beta_slow);
+    out.push_back(c);
+  }
+  if (g.type == RopeScalingType::Llama3) {
+    const ScalingRule<long double> rule(g, dim, given.base, pi);
+    Convention c = given;
+    c.inv_freq = frequencies([&](std::size_t j) {
+      const long double w = rule.unscaled(j);
+      return w * ScalingRule<long double>::llama3_gain(1 / w, g);
+    });
+    c.label = "llama3 wavelength taken as 1/theta (HF: 2*pi/theta)";
+    out.push_back(c);
+  }
+}
+
+// The check arguments' mistakes at the given conventions: the rotary dim, the scaling and its rules.
+std::vector<Convention> argument_candidates(const Convention& given, const RopeData& d) {
+  std::vector<Convention> out;
+  rotary_dim_candidates(given, d, out);
+  const std::int64_t top = max_position(d);
+  for (const RopeScaling& s : d.scaling.type == RopeScalingType::None ? unscaled_alternatives()
+                                                                      : scaled_alternatives(d.scaling, top)) {
     Convention c = given;
     c.scaling = s;
     out.push_back(c);
   }
+  rule_candidates(given, d, out);
   return out;
 }
 
 }  // namespace
 
-std::vector<Fit> diagnose_rope(const RopeData& d, const Convention& given) {
+std::vector<Fit> diagnose_rope(const RopeData& d, const Convention& given,
+                               const std::vector<Convention>& alternatives) {
   const auto tokens = sample_tokens(d, given.temperature);
   std::vector<Convention> all;
   for (Convention c : candidates(given, true)) {
@@ -443,6 +596,7 @@ std::vector<Fit> diagnose_rope(const RopeData& d, const Convention& given) {
   for (const Convention& c : form_candidates(given, d.head_dim, d.rotary_dim)) all.push_back(c);
   for (const Convention& c : temperature_candidates(given)) all.push_back(c);
   for (const Convention& c : argument_candidates(given, d)) all.push_back(c);
+  all.insert(all.end(), alternatives.begin(), alternatives.end());
   return best_first(d, all, given, tokens);
 }
 

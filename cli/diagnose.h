@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,6 +43,12 @@ struct Convention {
   // A candidate's own RoPE scaling (the given one when unset): ignored, the factor mistaken, another
   // method, YaRN's truncate or betas the other way.
   std::optional<RopeScaling> scaling{};
+  // A rule no RopePlan models (YaRN's betas swapped, Llama-3's wavelength taken as 1/θ): the pairs'
+  // frequencies, in place of the plan's (whose attention factor and channels still apply).
+  std::shared_ptr<const std::vector<long double>> inv_freq{};
+  // Words that name the candidate instead of its scaling's difference ("yarn beta_fast and beta_slow
+  // swapped", "the sliding_attention layers' RoPE (base 10000, no scaling)").
+  std::string label{};
 };
 
 // How `c` differs from `given`, in words ("layout concatenated (given: interleaved); ...").
@@ -65,7 +72,9 @@ struct RopeData {
 };
 // Also the form's mistakes: sectioned vs interleaved M-RoPE, axes swapped, M-RoPE run as 1-D on t,
 // deinterleave vs interleaved, rotary channels at the start instead of the end (or the reverse).
-std::vector<Fit> diagnose_rope(const RopeData& data, const Convention& given);
+// `alternatives`: whole other settings to try besides (a model's other layer type), each with its label.
+std::vector<Fit> diagnose_rope(const RopeData& data, const Convention& given,
+                               const std::vector<Convention>& alternatives = {});
 // A NoPE layer (given.rotated false): the identity with the given gain against RoPE at the bases of
 // real configs, rotary dims head_dim and head_dim/2, half-split and interleaved, and the gain's
 // mistakes (missing, read one position off).

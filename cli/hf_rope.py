@@ -1,0 +1,73 @@
+"""Hugging Face's RoPE, written here from transformers' modeling_rope_utils.py (the functions are named
+after HF's) and modeling_llama.py's rotate_half, in float64: the outside formulas the CLI tests build
+their data from, independent of pe-suite's own code."""
+
+import math
+
+import numpy as np
+
+
+def default_inv_freq(base, dim):
+    """_compute_default_rope_parameters: 1 / base^(2j/dim)."""
+    return 1.0 / (base ** (np.arange(0, dim, 2, dtype=np.float64) / dim))
+
+
+def get_mscale(scale, mscale=1.0):
+    return 1.0 if scale <= 1 else 0.1 * mscale * math.log(scale) + 1.0
+
+
+def yarn_inv_freq(base, dim, factor, original, truncate=True, beta_fast=32.0, beta_slow=1.0):
+    """_compute_yarn_parameters: find_correction_range, linear_ramp_factor, the blend of both."""
+    def correction_dim(rotations):
+        return (dim * math.log(original / (rotations * 2 * math.pi))) / (2 * math.log(base))
+
+    low, high = correction_dim(beta_fast), correction_dim(beta_slow)
+    if truncate:
+        low, high = math.floor(low), math.ceil(high)
+    low, high = max(low, 0), min(high, dim - 1)
+    if low == high:
+        high += 0.001
+    ramp = np.clip((np.arange(dim // 2, dtype=np.float64) - low) / (high - low), 0, 1)
+    extrapolation = 1 - ramp
+    pos_freqs = base ** (np.arange(0, dim, 2, dtype=np.float64) / dim)
+    return (1.0 / (factor * pos_freqs)) * (1 - extrapolation) + (1.0 / pos_freqs) * extrapolation
+
+
+def llama3_inv_freq(base, dim, factor, original, low_freq_factor=1.0, high_freq_factor=4.0,
+                    wavelength=lambda w: 2 * math.pi / w):
+    """_compute_llama3_parameters (`wavelength` is 2π/θ there; a test may substitute a mistake)."""
+    inv_freq = default_inv_freq(base, dim)
+    low_wavelen, high_wavelen = original / low_freq_factor, original / high_freq_factor
+    wavelen = wavelength(inv_freq)
+    llama = np.where(wavelen > low_wavelen, inv_freq / factor, inv_freq)
+    smooth = (original / wavelen - low_freq_factor) / (high_freq_factor - low_freq_factor)
+    smoothed = (1 - smooth) * llama / factor + smooth * llama
+    medium = ~(wavelen < high_wavelen) & ~(wavelen > low_wavelen)
+    return np.where(medium, smoothed, llama)
+
+
+def longrope_inv_freq(base, dim, short_factor, long_factor, original, seq_len):
+    """_compute_longrope_parameters: the long list once seq_len > original_max_position_embeddings."""
+    ext = np.asarray(long_factor if seq_len and seq_len > original else short_factor, dtype=np.float64)
+    return 1.0 / (ext * base ** (np.arange(0, dim, 2, dtype=np.float64) / dim))
+
+
+def longrope_attention(factor, original):
+    return 1.0 if factor <= 1 else math.sqrt(1 + math.log(factor) / math.log(original))
+
+
+def dynamic_inv_freq(base, dim, factor, original, seq_len):
+    """_compute_dynamic_ntk_parameters: base·(s·n/L - (s - 1))^(d/(d-2)), n = max(seq_len, L)."""
+    n = max(seq_len, original)
+    return default_inv_freq(base * ((factor * n / original) - (factor - 1)) ** (dim / (dim - 2)), dim)
+
+
+def rope(x, positions, inv_freq, rotary, attention=1.0):
+    """x [T, H, D]: rotate_half on the first `rotary` channels (HF's half-split pairs); the rest pass
+    through. cos and sin carry the attention factor, as HF's rotary embedding returns them."""
+    freqs = np.asarray(positions, dtype=np.float64)[:, None] * inv_freq[None, :]
+    emb = np.concatenate([freqs, freqs], axis=-1)
+    cos, sin = np.cos(emb)[:, None, :] * attention, np.sin(emb)[:, None, :] * attention
+    r, rest = x[..., :rotary], x[..., rotary:]
+    rot = np.concatenate([-r[..., rotary // 2:], r[..., :rotary // 2]], axis=-1)
+    return np.concatenate([r * cos + rot * sin, rest], axis=-1)

@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""The scaling bugs engines shipped, each built here the way the engine did it (hf_rope.py: HF's formulas
+with the one mistake), must fail `check` with the mistake named on the "the data fits:" line, and the
+correct data must pass:
+  Llama-3 scaling dropped by a converter (TensorRT-LLM #1923) or ignored (ik_llama.cpp PR #2291), the wrong
+  factor (llama-models #241), the wavelength taken as 1/θ; YaRN's β_fast/β_slow swapped (torchtitan PR
+  #3787) and its attention factor as 1, as 0.1·ln s + 1 or as HF's mscale ratio (vLLM #48621, sglang PR
+  #22711, exllamav3 #259); LongRoPE's long list where the short one belongs (llama.cpp #24823: chosen by
+  the allocated context); dynamic NTK's length never updated.
+
+    scaling_bugs_test.py PE_SUITE_EXECUTABLE WORK_DIR
+"""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+from cli_cases import finish, judge
+from hf_rope import (default_inv_freq, dynamic_inv_freq, get_mscale, llama3_inv_freq, longrope_attention,
+                     longrope_inv_freq, rope, yarn_inv_freq)
+
+PE, WORK = sys.argv[1], Path(sys.argv[2])
+WORK.mkdir(parents=True, exist_ok=True)
+RNG = np.random.default_rng(20261201)
+T, H = 16, 1
+
+
+def case(name, x, y, positions, args, words):
+    """`words` None: the data must pass; else it must fail with every word on the diagnosis line."""
+    xf, yf = WORK / f"{name}_x.npy", WORK / f"{name}_y.npy"
+    np.save(xf, x.astype(np.float32))
+    np.save(yf, y.astype(np.float32))
+    span = ["--positions", f"{positions[0]}:{positions[-1] + 1}"]
+    judge(name, [PE, "check", "--family", "rope", "--input", str(xf), "--output", str(yf)] + span + args,
+          words is None, words or ())
+
+
+# Llama-3.1-8B: base 500000, factor 8, low/high 1/4, L 8192, head_dim 128; at the 32k of the perplexity
+# report.
+D = 128
+x = RNG.standard_normal((T, H, D))
+pos = list(range(32_000, 32_000 + T))
+llama3_args = ["--base", "500000", "--scaling", "llama3", "--factor", "8", "--original-max-position", "8192"]
+llama3 = rope(x, pos, llama3_inv_freq(5e5, D, 8.0, 8192), D)
+plain = rope(x, pos, default_inv_freq(5e5, D), D)
+case("llama3_correct", x, llama3, pos, llama3_args, None)
+case("llama3_ignored", x, plain, pos, llama3_args, "scaling ignored: plain RoPE")
+case("llama3_dropped_by_converter", x, llama3, pos, ["--base", "500000"],
+     "scaling llama3 factor 8, original_max_position 8192 (given: none)")
+case("llama3_factor_wrong", x, rope(x, pos, llama3_inv_freq(5e5, D, 32.0, 8192), D), pos, llama3_args,
+     "llama3 factor 32 (given 8)")
+case("llama3_wavelength_1_over_theta", x,
+     rope(x, pos, llama3_inv_freq(5e5, D, 8.0, 8192, wavelength=lambda w: 1 / w), D), pos, llama3_args,
+     "llama3 wavelength taken as 1/theta")
+
+# YaRN, Qwen2.5's block (factor 4, L 32768, base 1e6) and DeepSeek-V2's (factor 40, L 4096, mscale and
+# mscale_all_dim 0.707: HF's ratio is 1).
+yarn_args = ["--base", "1000000", "--scaling", "yarn", "--factor", "4", "--original-max-position", "32768"]
+yarn_w = yarn_inv_freq(1e6, D, 4.0, 32768)
+case("yarn_correct", x, rope(x, pos, yarn_w, D, get_mscale(4.0)), pos, yarn_args, None)
+case("yarn_betas_swapped", x, rope(x, pos, yarn_inv_freq(1e6, D, 4.0, 32768, beta_fast=1, beta_slow=32), D,
+                                   get_mscale(4.0)), pos, yarn_args, "yarn beta_fast and beta_slow swapped")
+case("yarn_attention_none", x, rope(x, pos, yarn_w, D, 1.0), pos, yarn_args, "yarn attention factor 1 (none)")
+Dm = 64
+xm = RNG.standard_normal((T, H, Dm))
+ds_args = ["--scaling", "yarn", "--factor", "40", "--original-max-position", "4096", "--mscale", "0.707",
+           "--mscale-all-dim", "0.707"]
+ds_w = yarn_inv_freq(1e4, Dm, 40.0, 4096)
+ds_ratio = get_mscale(40.0, 0.707) / get_mscale(40.0, 0.707)
+case("deepseek_yarn_correct", xm, rope(xm, pos, ds_w, Dm, ds_ratio), pos, ds_args, None)
+case("deepseek_yarn_mscale_not_ratio", xm, rope(xm, pos, ds_w, Dm, get_mscale(40.0, 0.707)), pos, ds_args,
+     "yarn attention factor 0.1*mscale_all_dim*ln(s) + 1")
+case("deepseek_yarn_default_attention", xm, rope(xm, pos, ds_w, Dm, get_mscale(40.0)), pos, ds_args,
+     "yarn attention factor 0.1*ln(s) + 1")
+
+# LongRoPE, Phi-3-mini-128k's shape (head_dim 96, L 4096, factor 131072/4096 = 32): at 5000.. the
+# sequence is longer than L, so HF takes the long list.
+Dl = 96
+xl = RNG.standard_normal((T, H, Dl))
+short = 1 + np.sort(RNG.uniform(0, 0.2, Dl // 2))
+long = 1 + np.sort(RNG.uniform(0, 60, Dl // 2))
+np.save(WORK / "short.npy", short)
+np.save(WORK / "long.npy", long)
+lpos = list(range(5_000, 5_000 + T))
+long_args = ["--scaling", "longrope", "--factor", "32", "--original-max-position", "4096", "--short-factors",
+             str(WORK / "short.npy"), "--long-factors", str(WORK / "long.npy")]
+attention = longrope_attention(32.0, 4096)
+long_data = rope(xl, lpos, longrope_inv_freq(1e4, Dl, short, long, 4096, lpos[-1] + 1), Dl, attention)
+case("longrope_correct", xl, long_data, lpos, long_args + ["--seq-len", str(lpos[-1] + 1)], None)
+case("longrope_list_by_allocated_context", xl,
+     rope(xl, lpos, longrope_inv_freq(1e4, Dl, short, long, 4096, 4096), Dl, attention), lpos,
+     long_args + ["--seq-len", str(lpos[-1] + 1)], "longrope short_factor (given: long_factor")
+
+# Dynamic NTK at L 4096, factor 2: HF's length is max(position_ids) + 1; an engine that never updates it
+# rotates at the unscaled base.
+dyn_args = ["--scaling", "dynamic", "--factor", "2", "--original-max-position", "4096"]
+dpos = list(range(10_000, 10_000 + T))
+dyn = rope(x, dpos, dynamic_inv_freq(1e4, D, 2.0, 4096, dpos[-1] + 1), D)
+case("dynamic_correct", x, dyn, dpos, dyn_args + ["--seq-len", str(dpos[-1] + 1)], None)
+case("dynamic_length_not_updated", x, dyn, dpos, dyn_args + ["--seq-len", "4096"],
+     f"dynamic seq_len {dpos[-1] + 1} (given 4096)")
+
+finish("scaling_bugs_test")
