@@ -8,6 +8,7 @@
 
 #include "common.h"
 #include "form_options.h"
+#include "hf_config_options.h"
 #include "pe/errors.h"
 #include "pe/harness/family_traits.h"
 #include "pe/reports/summary.h"
@@ -23,6 +24,7 @@ struct CensusArgs {
   std::int64_t max_position = 0;
   ScalingFlags scaling;
   FormFlags form;
+  HfConfigFlags hf;
 };
 
 int census_command(const CensusArgs& a) {
@@ -96,8 +98,15 @@ void add_census(CLI::App& app, int& exit_code) {
   cmd->add_option("--out", a->out, "Census JSON")->required();
   add_scaling_options(*cmd, a->scaling);
   add_form_options(*cmd, a->form);
+  add_hf_config_options(*cmd, a->hf);
   cmd->callback([a, cmd, &exit_code] {
     a->scaling.given = given_scaling_flags(*cmd);
+    HfTargets targets;  // the census sweeps its own bases and head dims: the scaling and the form only
+    targets.scaling = &a->scaling;
+    targets.form = &a->form;
+    if (apply_hf_config(a->hf, *cmd, targets))
+      fmt::print(
+          "  note: census sweeps its own bases and head dims; the config gives its scaling and form\n");
     exit_code = census_command(*a);
   });
 }

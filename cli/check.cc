@@ -7,12 +7,14 @@
 #include <cmath>
 
 #include "alibi_cli.h"
+#include "check_against.h"
 #include "check_json.h"
 #include "common.h"
 #include "contract_class.h"
 #include "diagnose.h"
 #include "error_bands.h"
 #include "form_options.h"
+#include "hf_config_options.h"
 #include "npy.h"
 #include "pe/harness/measure.h"
 #include "pe/pe.h"
@@ -26,6 +28,7 @@ namespace {
 
 struct CheckOptions {
   std::string family, table, input, output, positions, positions_file, layout, dtype, contract, json;
+  std::string against;  // a second implementation's output of the same input
   std::int64_t dim = 0, head_dim = 0, rotary_dim = 0;
   double base = 10000.0, max_abs = 0;
   bool heads_first = false, has_max_abs = false, no_rope = false;
@@ -33,6 +36,10 @@ struct CheckOptions {
   FormFlags form;
   AlibiFlags alibi;
   TemperatureFlags temperature;
+  HfConfigFlags hf;
+  nlohmann::json hf_config;                    // the resolution, for --json
+  std::vector<HfRopeSetting> hf_other_layers;  // the config's other RoPE settings, for the diagnosis
+  std::string head_dim_flag = "--head-dim";    // or the config key the head dim came from
 };
 
 // A budget with the words that say where it came from.
@@ -71,6 +78,10 @@ Budget budget_for(const CheckOptions& o, Family family, DType dtype) {
   if (std::find(outs.begin(), outs.end(), dtype) == outs.end())
     throw UsageError(fmt::format("--contract: {} promises nothing for {} output", name, to_string(dtype)));
   return {{&v->contract(), dtype}, fmt::format("contract of {} (--contract)", name)};
+}
+
+std::string shape_words(const std::vector<std::size_t>& shape) {
+  return fmt::format("[{}]", fmt::join(shape, ", "));
 }
 
 NpyArray load(const std::string& path, const std::string& dtype, const char* option) {
@@ -118,9 +129,16 @@ void print_diagnosis(const std::vector<Fit>& fits, const Convention& given, cons
   });
   const double given_residual = it != fits.end() ? it->residual : NAN;
   fmt::print("\ndiagnosis (known conventions, long double model, max residual over a sample):\n");
-  for (std::size_t k = 0; k < std::min<std::size_t>(3, fits.size()); ++k)
-    fmt::print("  {:.3g}  {}\n", fits[k].residual, describe(fits[k].convention, given));
-  if (it != fits.end() && it - fits.begin() >= 3)
+  // The best three distinct descriptions (candidates that differ only where the data cannot tell
+  // read the same), and the given one's residual when it is not among them.
+  std::vector<std::string> shown;
+  for (std::size_t k = 0; k < fits.size() && shown.size() < 3; ++k) {
+    const std::string what = describe(fits[k].convention, given);
+    if (std::find(shown.begin(), shown.end(), what) != shown.end()) continue;
+    shown.push_back(what);
+    fmt::print("  {:.3g}  {}\n", fits[k].residual, what);
+  }
+  if (it != fits.end() && std::find(shown.begin(), shown.end(), "the conventions given") == shown.end())
     fmt::print("  {:.3g}  the conventions given\n", given_residual);
   const Fit& best = fits.front();
   if (!recovered.empty()) out.j["positions_recovered"] = recovered;
@@ -170,6 +188,12 @@ int check_sinusoidal(const CheckOptions& o) {
   fmt::print("checking {}: {} positions x dim {}, {}, {}, base {:g}\n", o.table, positions.size(), plan.dim(),
              to_string(a.dtype), to_string(params.layout), params.base);
 
+  const NpyArray b = o.against.empty() ? NpyArray{} : load(o.against, o.dtype, "--against");
+  if (!o.against.empty() && (b.shape != a.shape || b.dtype != a.dtype))
+    throw UsageError(fmt::format(
+        "--against: {} holds {} {}, TABLE {} {}: compare two tables of one shape and "
+        "type",
+        o.against, to_string(b.dtype), shape_words(b.shape), to_string(a.dtype), shape_words(a.shape)));
   harness::Measurement bands;
   ContractTally tally(Family::Sinusoidal, a.dtype);
   Progress progress("check", positions.size());
@@ -190,10 +214,25 @@ int check_sinusoidal(const CheckOptions& o) {
                          }};
   print_verdict(bands, budget, out, &tally);
   const Convention given{params.layout, params.base};
-  if (!bands.pass() && bands.max_abs() >= 1e-3)
-    print_diagnosis(diagnose_sinusoidal(a.values, plan.dim(), positions, given), given, bands, out);
+  std::optional<Against> against;
+  if (!o.against.empty()) {
+    against.emplace(a.values);
+    harness::measure_sinusoidal(params, positions, b.values, budget, [&](const harness::ElementRecord& e) {
+      against->add(e, static_cast<std::size_t>(e.row) * plan.dim() + static_cast<std::size_t>(e.channel));
+    });
+    fmt::print("{}", against->table(bands, o.table, o.against));
+    out.j["against"] = against->to_json(bands, a.dtype, o.against);
+  }
+  // The diagnosis is the wrong one's: A's, or B's when only B fails.
+  const bool b_only = against && bands.pass() && !against->b().pass();
+  const harness::Measurement& failing = b_only ? against->b() : bands;
+  if (!failing.pass() && failing.max_abs() >= 1e-3) {
+    if (b_only) fmt::print("\nB ({}):", o.against);
+    print_diagnosis(diagnose_sinusoidal(b_only ? b.values : a.values, plan.dim(), positions, given), given,
+                    failing, out);
+  }
   out.write();
-  return bands.pass() ? kOk : kCheckFailed;
+  return bands.pass() && (!against || against->b().pass()) ? kOk : kCheckFailed;
 }
 
 // The gain's error model for the data type, or nothing under a flat --max-abs.
@@ -239,6 +278,7 @@ int check_nope(const CheckOptions& o, const NpyArray& xa, const NpyArray& ya, co
   out.j["input"] = o.input;
   out.j["output"] = o.output;
   out.j["parameters"] = {{"no_rope", true}, {"attn_temperature", to_string(t.type)}};
+  if (!o.hf_config.is_null()) out.j["hf_config"] = o.hf_config;
   print_verdict(bands, {budget, budget_text}, out);
   Convention given{default_layout(Family::Rope), o.base};
   given.rotated = false;
@@ -249,15 +289,82 @@ int check_nope(const CheckOptions& o, const NpyArray& xa, const NpyArray& ya, co
   return bands.pass() ? kOk : kCheckFailed;
 }
 
+// With --hf-config, the model's other layer types' RoPE (Gemma-3's sliding layers for a full one) as
+// candidates named by their layer type: the per-layer mix-up (vLLM PR #29111, llama.cpp #14367).
+std::vector<Convention> other_layers(const CheckOptions& o, const Convention& given, std::size_t head_dim) {
+  std::vector<Convention> out;
+  for (const HfRopeSetting& s : o.hf_other_layers) {
+    if (static_cast<std::size_t>(s.head_dim) != head_dim) continue;
+    Convention c = given;
+    c.base = s.base;
+    c.rotary_dim = s.rotary_dim;
+    if (const auto layout = parse_layout(s.layout); layout && !s.layout.empty()) c.layout = *layout;
+    try {
+      c.scaling = rope_scaling_of(s, {.positions = &o.positions, .positions_file = &o.positions_file});
+    } catch (const UsageError&) {
+      continue;  // a setting the flags cannot express is no candidate
+    }
+    c.label = fmt::format("the {} layers' RoPE ({})", s.name, s.summary());
+    out.push_back(c);
+  }
+  return out;
+}
+
+// A failing RoPE output, explained: rows a fast path skipped (when they hold every failure, that is
+// the whole diagnosis), else the conventions and check arguments that fit and the positions read back.
+// `over`: the rows (token·heads + head) with an element over budget.
+void diagnose_rope_output(const RopeData& data, const RopePlan& plan, const Convention& given,
+                          const harness::Measurement& bands, const std::vector<bool>& over, CheckJson& out,
+                          const std::vector<Convention>& alternatives) {
+  const RopeBatch& batch = data.batch;
+  const std::size_t heads = batch.heads;
+  // Rows a fast path skipped: when they hold every failure, that is the whole diagnosis.
+  if (const UnrotatedRows skipped = bands.pass() ? UnrotatedRows{} : unrotated_rows(data, plan);
+      skipped.count > 0) {
+    bool only_cause = true;
+    for (std::size_t k = 0; k < over.size() && only_cause; ++k)
+      only_cause = !over[k] || left_unrotated(data, plan, k / heads, k % heads);
+    const std::string words = unrotated_words(skipped, only_cause);
+    out.j["unrotated_rows"] = skipped.count;
+    if (only_cause) {
+      fmt::print("\nthe data fits: {}\n", words);
+      out.j["fits"] = words;
+      return;
+    }
+    fmt::print("\nalso: {}\n", words);
+  }
+  if (!bands.pass() && bands.max_abs() >= 1e-3) {
+    std::string recovered;
+    if (plan.params().form.is_text()) {  // one position axis: read each sampled row's position back
+      std::vector<std::size_t> tokens;
+      const std::size_t n = batch.tokens(), step = std::max<std::size_t>(1, n / 32);
+      for (std::size_t t = 0; t < n; t += step) tokens.push_back(t);
+      std::int64_t top = std::int64_t{1} << 31;
+      for (std::size_t t = 0; t < n; ++t) top = std::max(top, 2 * batch.position(t));
+      recovered = position_pattern(data, recover_positions(data, plan, tokens, std::min(top, kMaxPosition)));
+    }
+    print_diagnosis(diagnose_rope(data, given, alternatives), given, bands, out, recovered);
+  }
+}
+
 int check_rope(const CheckOptions& o) {
   if (o.input.empty() || o.output.empty())
     throw UsageError("--input and --output: RoPE needs both .npy files");
   const AttnTemperature temperature = to_attn_temperature(o.temperature, o.scaling);
   const NpyArray xa = load(o.input, o.dtype, "--input"), ya = load(o.output, o.dtype, "--output");
   if (xa.shape != ya.shape) throw UsageError("--output: shape differs from --input's");
+  const NpyArray yb = o.against.empty() ? NpyArray{} : load(o.against, o.dtype, "--against");
+  if (!o.against.empty() && (yb.shape != ya.shape || yb.dtype != ya.dtype))
+    throw UsageError(fmt::format(
+        "--against: {} holds {} {}, --output {} {}: compare two outputs of one shape "
+        "and type",
+        o.against, to_string(yb.dtype), shape_words(yb.shape), to_string(ya.dtype), shape_words(ya.shape)));
   const std::size_t hd = xa.shape.back();
   if (o.head_dim != 0 && static_cast<std::size_t>(o.head_dim) != hd)
-    throw UsageError(fmt::format("--head-dim: {} given, the data's last axis is {}", o.head_dim, hd));
+    throw UsageError(
+        fmt::format("{}: {} given, the data's last axis is {}", o.head_dim_flag, o.head_dim, hd));
+  if (o.no_rope && !o.against.empty())
+    throw UsageError("--against: a NoPE layer (--no-rope) has no rotation");
   if (o.no_rope) return check_nope(o, xa, ya, temperature);
   const auto head_dim = static_cast<std::int64_t>(hd);
   const RopeParams params =
@@ -298,6 +405,7 @@ int check_rope(const CheckOptions& o) {
   ContractTally tally(Family::Rope, ya.dtype, &plan);
   const harness::ElementRecord* moved = nullptr;  // the first pass-through channel that changed
   harness::ElementRecord first_moved;
+  std::vector<bool> over(batch.tokens() * heads);  // the rows with an element over budget
   Progress progress("check", batch.tokens());
   harness::measure_rope(
       params, batch, x, y, budget,
@@ -306,6 +414,8 @@ int check_rope(const CheckOptions& o) {
         bands.add(e);
         tally.add(e);
         if (e.unchanged && e.abs_error != 0 && moved == nullptr) moved = &(first_moved = e);
+        if (!(e.ratio() <= 1))
+          over[static_cast<std::size_t>(e.row) * heads + static_cast<std::size_t>(e.head)] = true;
       },
       {}, RopeDirection::Forward, gain);
   CheckJson out{o.json};
@@ -324,6 +434,7 @@ int check_rope(const CheckOptions& o) {
       {"attn_temperature", to_string(temperature.type)},
       {"tokens", batch.tokens()},
       {"heads", heads}};
+  if (!o.hf_config.is_null()) out.j["hf_config"] = o.hf_config;
   print_verdict(bands, budget, out, &tally);
   if (moved != nullptr) {
     fmt::print(
@@ -341,24 +452,37 @@ int check_rope(const CheckOptions& o) {
   // Every candidate is a RopePlan (with its attention factor): the mistakes of the form, layout, base,
   // positions and direction under the given scaling, and those of the check's own arguments (rotary
   // dim, the scaling ignored, its factor, another method, YaRN's truncate and betas).
-  if (!bands.pass() && bands.max_abs() >= 1e-3) {
-    const RopeData data{x, y, batch, hd, plan.rotary_dim(), params.scaling};
-    std::string recovered;
-    if (params.form.is_text()) {  // one position axis: read each sampled row's position back
-      std::vector<std::size_t> tokens;
-      const std::size_t n = batch.tokens(), step = std::max<std::size_t>(1, n / 32);
-      for (std::size_t t = 0; t < n; t += step) tokens.push_back(t);
-      std::int64_t top = std::int64_t{1} << 31;
-      for (std::size_t t = 0; t < n; ++t) top = std::max(top, 2 * batch.position(t));
-      recovered = position_pattern(data, recover_positions(data, plan, tokens, std::min(top, kMaxPosition)));
+  std::optional<Against> against;
+  if (!o.against.empty()) {  // B: the same input through another implementation
+    against.emplace(y);
+    std::vector<bool> over_b(over.size());
+    harness::measure_rope(
+        params, batch, x, yb.values, budget,
+        [&](const harness::ElementRecord& e) {
+          against->add(e, batch.row(static_cast<std::size_t>(e.row), static_cast<std::size_t>(e.head)) +
+                              static_cast<std::size_t>(e.channel));
+          if (!(e.ratio() <= 1))
+            over_b[static_cast<std::size_t>(e.row) * heads + static_cast<std::size_t>(e.head)] = true;
+        },
+        {}, RopeDirection::Forward, gain);
+    fmt::print("{}", against->table(bands, o.output, o.against));
+    out.j["against"] = against->to_json(bands, ya.dtype, o.against);
+    if (bands.pass() && !against->b().pass()) {  // the diagnosis is the wrong one's
+      fmt::print("\nB ({}):", o.against);
+      diagnose_rope_output({x, yb.values, batch, hd, plan.rotary_dim(), params.scaling}, plan, given,
+                           against->b(), over_b, out, other_layers(o, given, hd));
+      out.write();
+      return kCheckFailed;
     }
-    print_diagnosis(diagnose_rope(data, given), given, bands, out, recovered);
   }
+  diagnose_rope_output({x, y, batch, hd, plan.rotary_dim(), params.scaling}, plan, given, bands, over, out,
+                       other_layers(o, given, hd));
   out.write();
-  return bands.pass() ? kOk : kCheckFailed;
+  return bands.pass() && (!against || against->b().pass()) ? kOk : kCheckFailed;
 }
 
 int check_alibi_table(const CheckOptions& o) {
+  if (!o.against.empty()) throw UsageError("--against: applies to --family sinusoidal and rope");
   reject_scaling_flags(o.scaling, "RoPE scaling applies to --family rope only");
   reject_form_flags(o.form, "rotary forms apply to --family rope only");
   if (o.table.empty()) throw UsageError("TABLE: give the .npy slopes [heads] or bias [heads, queries, keys]");
@@ -397,6 +521,9 @@ void add_check(CLI::App& app, int& exit_code) {
   cmd->add_option("--layout", o->layout,
                   "interleaved|concatenated (sinusoidal), interleaved|halfsplit|deinterleave (rope)");
   cmd->add_option("--dtype", o->dtype, "Element type; bf16 reads 16-bit integers as bfloat16 bits");
+  cmd->add_option("--against", o->against,
+                  "A second implementation's output of the same input (RoPE --output or sinusoidal TABLE): "
+                  "both checked, band by band, which is wrong where");
   cmd->add_option("--json", o->json, "Also write the result as JSON (schema pe-suite/check/1) to this file");
   cmd->add_flag("--heads-first", o->heads_first,
                 "RoPE data is [heads, tokens, head_dim] (as in Hugging Face)");
@@ -411,11 +538,22 @@ void add_check(CLI::App& app, int& exit_code) {
                 "temperature");
   add_temperature_options(*cmd, o->temperature);
   add_alibi_options(*cmd, o->alibi);
+  add_hf_config_options(*cmd, o->hf);
   cmd->callback([o, cmd, max_abs, &exit_code] {
     note_given_alibi_flags(*cmd, o->alibi);
     o->has_max_abs = max_abs->count() > 0;
     o->scaling.given = given_scaling_flags(*cmd);
     o->temperature.given = given_temperature_flags(*cmd);
+    if (!o->hf.path.empty() && parse_family(o->family) != Family::Rope)
+      throw UsageError("--hf-config: applies to --family rope");
+    if (const auto r = apply_hf_config(
+            o->hf, *cmd,
+            {&o->base, &o->layout, &o->rotary_dim, "--rotary-dim", &o->head_dim, &o->head_dim_flag,
+             &o->scaling, &o->form, &o->temperature, &o->no_rope, &o->positions, &o->positions_file})) {
+      o->hf_config = r->to_json();
+      for (HfRopeSetting& s : hf_rope_settings(read_hf_config(o->hf.path), o->hf.path))
+        if (s.rope && s.name != r->setting.name) o->hf_other_layers.push_back(std::move(s));
+    }
     if (const auto family = parse_family(o->family); family && *family != Family::Rope) {
       reject_temperature_flags(o->temperature, "applies to --family rope only");
       if (o->no_rope) throw UsageError("--no-rope: applies to --family rope only");

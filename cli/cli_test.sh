@@ -58,6 +58,9 @@ check help 0 "--positions-file" -- export --help
 check export-concat 0 "wrote" -- export --family sinusoidal --dim 64 --positions 0:256 --layout concatenated --reference --out "$tmp/c.npy"
 check check-reference 0 "verdict: PASS" -- check "$tmp/c.npy" --family sinusoidal --positions 0:256 --layout concatenated
 check check-layout 1 "the data fits: layout concatenated \(given: interleaved\)" -- check "$tmp/c.npy" --family sinusoidal --positions 0:256
+# --against: the interleaved table against the concatenated one, both held to the reference.
+check export-interleaved 0 "wrote" -- export --family sinusoidal --dim 64 --positions 0:256 --reference --out "$tmp/i.npy"
+check check-against 1 "against: B is wrong, A is within budget" -- check "$tmp/i.npy" --family sinusoidal --positions 0:256 --against "$tmp/c.npy"
 # A float32-angle implementation near position 1e5 against a float64-angle contract: outside it.
 check export-torch 0 "wrote" -- export --family sinusoidal --dim 128 --positions 100000:100064 --variant sinusoidal.torch_f32 --out "$tmp/torch.npy"
 check check-torch-tight 1 "verdict: FAIL" -- check "$tmp/torch.npy" --family sinusoidal --positions 100000:100064 --contract sinusoidal.hwy
@@ -143,7 +146,7 @@ check partial-bad 2 "--partial-rotary-factor: partial_rotary_factor must be in \
 rope2=(export --family rope --dim 64 --positions 0:2 --reference --out "$tmp/a.npy")
 check scaling-factor-0 2 "--factor: factor must be finite and > 0, got 0" -- "${rope2[@]}" --scaling linear --factor 0
 check scaling-beta 2 "--beta-fast: beta_fast must be >= beta_slow=1, got 0.5" -- "${rope2[@]}" --scaling yarn --factor 4 --original-max-position 64 --beta-fast 0.5
-check scaling-llama3-freqs 2 "--low-freq-factor: low_freq_factor must be < high_freq_factor=4, got 4" -- "${rope2[@]}" --scaling llama3 --factor 8 --original-max-position 64 --low-freq-factor 4
+check scaling-llama3-freqs 2 "--low-freq-factor: low_freq_factor must be <= high_freq_factor=4, got 5" -- "${rope2[@]}" --scaling llama3 --factor 8 --original-max-position 64 --low-freq-factor 5
 check scaling-longrope-length 2 "--short-factors: short_factor must have rotary_dim/2 = 32 entries, got 31" -- "${rope2[@]}" --scaling longrope --factor 4 --original-max-position 64 --short-factors "$tmp/short31.npy" --long-factors "$tmp/long32.npy"
 check scaling-unused 2 "--beta-fast: not used by --scaling linear" -- "${rope2[@]}" --scaling linear --factor 4 --beta-fast 32
 check scaling-without-method 2 "--factor: not used by --scaling none" -- "${rope2[@]}" --factor 4

@@ -188,6 +188,7 @@ std::string describe(const Convention& c, const Convention& given) {
     for (const std::string& p : parts) s += (s.empty() ? "" : "; ") + p;
     return s;
   }
+  if (!c.label.empty() && !c.inv_freq) return c.label;  // a whole other setting, named by its label
   if (const std::string t = temperature_difference(c, given); !t.empty()) parts.push_back(t);
   if (c.layout != given.layout)
     parts.push_back(fmt::format("layout {} (given: {})", to_string(c.layout), to_string(given.layout)));

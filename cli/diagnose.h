@@ -46,8 +46,9 @@ struct Convention {
   // A rule no RopePlan models (YaRN's betas swapped, Llama-3's wavelength taken as 1/θ): the pairs'
   // frequencies, in place of the plan's (whose attention factor and channels still apply).
   std::shared_ptr<const std::vector<long double>> inv_freq{};
-  // Words that name the candidate instead of its scaling's difference ("yarn beta_fast and beta_slow
-  // swapped", "the sliding_attention layers' RoPE (base 10000, no scaling)").
+  // Words that name the candidate: instead of its scaling's difference with `inv_freq` ("yarn beta_fast
+  // and beta_slow swapped"), instead of every difference without ("the sliding_attention layers' RoPE
+  // (base 10000, scaling none)").
   std::string label{};
 };
 

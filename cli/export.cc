@@ -15,6 +15,7 @@
 #include "alibi_cli.h"
 #include "common.h"
 #include "form_options.h"
+#include "hf_config_options.h"
 #include "npy.h"
 #include "pe/harness/contract_json.h"
 #include "pe/harness/typed_buffer.h"
@@ -38,6 +39,7 @@ struct ExportOptions {
   TemperatureFlags temperature;
   AlibiFlags alibi;
   bool dim_given = false;
+  HfConfigFlags hf;
 };
 
 template <class T>
@@ -460,11 +462,27 @@ void add_export(CLI::App& app, int& exit_code) {
   add_form_options(*cmd, o->form);
   add_temperature_options(*cmd, o->temperature);
   add_alibi_options(*cmd, o->alibi);
+  add_hf_config_options(*cmd, o->hf);
   cmd->callback([o, cmd, &exit_code] {
     note_given_alibi_flags(*cmd, o->alibi);
     o->dim_given = cmd->count("--dim") > 0;
     o->scaling.given = given_scaling_flags(*cmd);
     o->temperature.given = given_temperature_flags(*cmd);
+    if (!o->hf.path.empty() && parse_family(o->family) != Family::Rope)
+      throw UsageError("--hf-config: applies to --family rope");
+    HfTargets targets;
+    targets.base = &o->base;
+    targets.layout = &o->layout;
+    targets.scaling = &o->scaling;
+    targets.form = &o->form;
+    targets.temperature = &o->temperature;
+    targets.positions = &o->positions;
+    targets.positions_file = &o->positions_file;
+    // --dim: the head dim the partial factor is taken from; with --input the data's (0).
+    if (const auto r = apply_hf_config(o->hf, *cmd, targets); r && !o->dim_given) {
+      o->dim = o->input.empty() ? r->setting.head_dim : 0;
+      o->dim_given = true;
+    }
     if (const auto family = parse_family(o->family); family && *family != Family::Rope)
       reject_temperature_flags(o->temperature, "applies to --family rope only");
     exit_code = run_export(*o);

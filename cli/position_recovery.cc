@@ -168,4 +168,42 @@ std::string position_pattern(const RopeData& d, const std::vector<RecoveredRow>&
       counts.size(), offsets.size(), tail);
 }
 
+bool left_unrotated(const RopeData& d, const RopePlan& plan, std::size_t t, std::size_t h) {
+  bool at_zero = true;
+  for (std::size_t a = 0; a < d.batch.n_axes; ++a) at_zero = at_zero && d.batch.position(t, a) == 0;
+  if (at_zero) return false;  // rotating by 0 is the identity
+  // The whole row: rotary channels rotated elsewhere (at the start instead of the end) are not this.
+  const std::size_t row = d.batch.row(t, h);
+  for (std::size_t ch = 0; ch < d.head_dim; ++ch) {
+    if (d.x[row + ch] != d.y[row + ch]) return false;
+  }
+  return plan.rotary_dim() > 0;
+}
+
+UnrotatedRows unrotated_rows(const RopeData& d, const RopePlan& plan) {
+  UnrotatedRows u;
+  u.rows = d.batch.tokens() * d.batch.heads;
+  for (std::size_t t = 0; t < d.batch.tokens(); ++t) {
+    for (std::size_t h = 0; h < d.batch.heads; ++h) {
+      if (!left_unrotated(d, plan, t, h)) continue;
+      if (u.count++ == 0) {
+        u.token = t;
+        u.head = h;
+        u.position = d.batch.position(t);
+      }
+    }
+  }
+  return u;
+}
+
+std::string unrotated_words(const UnrotatedRows& u, bool only_cause) {
+  if (u.count == u.rows)
+    return "every row holds its input unchanged: the data was not rotated (RoPE "
+           "skipped, or the layer run as a NoPE layer)";
+  return fmt::format(
+      "{} of {} rows hold their input unchanged though their positions are not 0 "
+      "(first: token {}, head {}, position {}): rows left unrotated (a fast path skipped them){}",
+      u.count, u.rows, u.token, u.head, u.position, only_cause ? "; every other row is within budget" : "");
+}
+
 }  // namespace pe::cli

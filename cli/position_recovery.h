@@ -29,4 +29,17 @@ std::vector<RecoveredRow> recover_positions(const RopeData& d, const RopePlan& p
 // an offset dropped or added"); empty when they agree or nothing could be determined.
 std::string position_pattern(const RopeData& d, const std::vector<RecoveredRow>& rows);
 
+// Rows (token, head) that hold their input bit for bit, every channel, though their position is not
+// 0 on any axis: a fast path that skipped them (MLX before 0.32 left rows unrotated).
+struct UnrotatedRows {
+  std::size_t count = 0, rows = 0;  // unrotated rows, of all rows
+  std::size_t token = 0, head = 0;  // the first
+  std::int64_t position = 0;
+};
+UnrotatedRows unrotated_rows(const RopeData& d, const RopePlan& plan);
+bool left_unrotated(const RopeData& d, const RopePlan& plan, std::size_t token, std::size_t head);
+// "3 of 64 rows hold their input unchanged ... (first: token 5, head 0, position 1005)"; `only_cause`:
+// every element over budget lies in those rows.
+std::string unrotated_words(const UnrotatedRows& u, bool only_cause);
+
 }  // namespace pe::cli

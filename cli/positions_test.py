@@ -10,7 +10,8 @@ rotate_half in float64, stored as float32):
   a packed batch                        offsets that change between the sequences (exllama PR #101)
   left padding                          one cache_position for every row of a left-padded batch, so the
                                         padded rows' positions start late (unsloth #3699)
-  not rotated                           every row at position 0
+  not rotated                           every row holds its input
+  rows left unrotated                   a block of rows copied through (MLX's fast path before 0.32)
 
 and "undetermined" where float32 angles at positions near 2^30 cannot separate p from p ± 1.
 
@@ -70,7 +71,24 @@ case("left_padding", left, np.arange(T), "consecutive positions 0, 1")
 # Offsets that change between sequences without being one arange: named as runs of rows.
 runs = np.concatenate([np.arange(8) + 100, np.arange(8) + 200, np.arange(8) + 300])
 case("packed_offsets", runs, runs + np.repeat([0, 7, 7000], 8), "change between runs of rows")
-case("not_rotated", given, np.zeros(T, dtype=np.int64), "rotated by position 0")
+case("not_rotated", given, np.zeros(T, dtype=np.int64), "the data was not rotated")
+
+
+def rows_left_unrotated():
+    """The last 8 rows copied through unrotated (a fast path that skipped a block's tail)."""
+    xf, yf, pf = WORK / "rows_unrotated_x.npy", WORK / "rows_unrotated_y.npy", WORK / "rows_unrotated_pos.npy"
+    y = rope(given)
+    y[16:] = x[16:]
+    np.save(xf, x.astype(np.float32))
+    np.save(yf, y.astype(np.float32))
+    np.save(pf, given)
+    judge("rows_left_unrotated", [PE, "check", "--family", "rope", "--input", str(xf), "--output", str(yf),
+                                  "--positions-file", str(pf), "--contract", "rope.hwy"], False,
+          ["8 of 24 rows hold their input unchanged", "token 16", "rows left unrotated",
+           "every other row is within budget"])
+
+
+rows_left_unrotated()
 # float32 angles near 2^30: off by 2^20 at best, yet p and p +- 1 cannot be told apart there.
 far = np.arange(2 ** 30, 2 ** 30 + T)
 case("undetermined", far, far - 2 ** 20, (), np.float32)

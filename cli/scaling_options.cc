@@ -148,8 +148,12 @@ RopeScaling to_rope_scaling(const ScalingFlags& f) {
   }
   if (given("--attention-factor")) s.attention_factor = f.attention_factor;
   if (reads_field(*type, "short_factor")) {
-    s.short_factor = read_factors(f.short_factors, "--short-factors");
-    s.long_factor = read_factors(f.long_factors, "--long-factors");
+    s.short_factor = f.short_factors.empty() && !f.short_factor_list.empty()
+                         ? f.short_factor_list
+                         : read_factors(f.short_factors, "--short-factors");
+    s.long_factor = f.long_factors.empty() && !f.long_factor_list.empty()
+                        ? f.long_factor_list
+                        : read_factors(f.long_factors, "--long-factors");
   }
   return s;
 }

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "pe/errors.h"
 #include "pe/plan.h"
@@ -24,6 +25,8 @@ struct ScalingFlags {
   double low_freq_factor = 1, high_freq_factor = 4, partial_rotary_factor = 1;
   std::int64_t original_max_position = 0, seq_len = 0;
   std::string truncate = "true", short_factors, long_factors;  // the lists: 1-D f32/f64 .npy files
+  // The lists in memory (--hf-config's rope_scaling.short_factor), used where no .npy path was given.
+  std::vector<double> short_factor_list, long_factor_list;
   std::set<std::string> given;
 };
 

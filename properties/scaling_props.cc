@@ -473,7 +473,7 @@ TEST(ScalingValidation, EveryInvalidParameterIsRejectedByName) {
   cases.push_back(
       {"attention_factor", with(T::LongRope, [inf](RopeScaling& s) { s.attention_factor = inf; })});
   cases.push_back(
-      {"low_freq_factor", with(T::Llama3, [](RopeScaling& s) { s.low_freq_factor = 4; })});  // == high
+      {"low_freq_factor", with(T::Llama3, [](RopeScaling& s) { s.low_freq_factor = 5; })});  // > high
   cases.push_back({"low_freq_factor", with(T::Llama3, [](RopeScaling& s) { s.low_freq_factor = 0; })});
   cases.push_back({"high_freq_factor", with(T::Llama3, [nan](RopeScaling& s) { s.high_freq_factor = nan; })});
   cases.push_back({"short_factor", with(T::LongRope, [](RopeScaling& s) { s.short_factor.pop_back(); })});

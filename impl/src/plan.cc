@@ -192,9 +192,10 @@ void check_scaling(const RopeScaling& s, std::int64_t rotary_dim) {
   if (s.type == T::Llama3) {
     check_positive("low_freq_factor", s.low_freq_factor);
     check_positive("high_freq_factor", s.high_freq_factor);
-    if (!(s.low_freq_factor < s.high_freq_factor)) {
+    // Equal factors (Llama-4 Scout's 1 and 1) leave no smooth band: a step at λ = L/low, as in HF.
+    if (!(s.low_freq_factor <= s.high_freq_factor)) {
       detail::fail("low_freq_factor",
-                   "low_freq_factor must be < high_freq_factor=" + detail::show(s.high_freq_factor) +
+                   "low_freq_factor must be <= high_freq_factor=" + detail::show(s.high_freq_factor) +
                        ", got " + detail::show(s.low_freq_factor));
     }
   }
@@ -234,7 +235,7 @@ double frequency_error_bound(const ScalingRule<long double>& rule, const RopeSca
     const long double lo = rule.correction_low(), hi = rule.correction_high();
     const long double width = lo == hi ? 0.001L : std::fabs(hi - lo);
     ramp_units = 4 * (std::fabs(lo) + std::fabs(hi) + scale + 1) / width;
-  } else if (s.type == T::Llama3) {
+  } else if (s.type == T::Llama3 && s.low_freq_factor < s.high_freq_factor) {
     ramp_units = (ln_base + 10) * s.high_freq_factor / (s.high_freq_factor - s.low_freq_factor);
   }
   const long double inv_s = 1.0L / s.factor;

@@ -70,6 +70,9 @@ class ScalingRule {
     const R inv_s = one / R(s.factor);
     if (wavelength < high_wavelen) return one;
     if (wavelength > low_wavelen) return inv_s;
+    // low == high: λ exactly at the step, where HF's smooth factor is 0/0 (NaN); λ = 2π·b^(2j/d) never
+    // equals a rational L/low, so this keeps θ rather than produce a NaN.
+    if (!(high_wavelen < low_wavelen)) return one;
     const R smooth = (L / wavelength - R(s.low_freq_factor)) / (R(s.high_freq_factor) - R(s.low_freq_factor));
     return one - (one - smooth) * (one - inv_s);
   }

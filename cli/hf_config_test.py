@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""`check --hf-config`: the shipped configs (examples/hf_configs) resolved into the check's flags, against data
+built here the way HF's PyTorch code computes it, in float32 (numpy; sin/cos of the float32 angle in float64,
+rounded): modeling_rope_utils.py's inv_freq per rope type (default, linear, llama3, yarn, longrope), freqs =
+position * inv_freq, cos/sin times the attention factor, q*cos + rotate_half(q)*sin on the rotary channels
+(modeling_llama.py, modeling_phi.py), or the view_as_complex pairs (2j, 2j+1) of modeling_deepseek_v2.py; Llama-4's
+NoPE layers q*t(p), t(p) = log(floor((p+1)/floor_scale) + 1)*attn_scale + 1 (modeling_llama4.py).
+
+Correct data passes with the resolution printed; four mistakes fail, three named by the diagnosis.
+
+    hf_config_test.py PE_SUITE_EXECUTABLE WORK_DIR
+"""
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+from cli_cases import failures, finish, judge, judge_bad
+
+PE, WORK = sys.argv[1], Path(sys.argv[2])
+WORK.mkdir(parents=True, exist_ok=True)
+CONFIGS = Path(__file__).resolve().parent.parent / "examples" / "hf_configs"
+RNG = np.random.default_rng(20260301)
+F32 = np.float32
+
+
+def cfg(name):
+    return json.loads((CONFIGS / f"{name}.json").read_text())
+
+
+def default_inv_freq(base, dim):
+    return (F32(1.0) / np.power(F32(base), np.arange(0, dim, 2).astype(F32) / F32(dim), dtype=F32)).astype(F32)
+
+
+def llama3_inv_freq(base, dim, rs):
+    """_compute_llama3_parameters."""
+    inv = default_inv_freq(base, dim)
+    factor, low, high, old = rs["factor"], rs["low_freq_factor"], rs["high_freq_factor"], \
+        rs["original_max_position_embeddings"]
+    low_wavelen, high_wavelen = old / low, old / high
+    wavelen = (2 * math.pi / inv).astype(F32)
+    scaled = np.where(wavelen > low_wavelen, inv / F32(factor), inv).astype(F32)
+    smooth = ((old / wavelen - low) / (high - low)).astype(F32)
+    smoothed = ((1 - smooth) * scaled / F32(factor) + smooth * scaled).astype(F32)
+    medium = ~(wavelen < high_wavelen) & ~(wavelen > low_wavelen)
+    return np.where(medium, smoothed, scaled).astype(F32)
+
+
+def yarn_inv_freq(base, dim, factor, original, beta_fast=32, beta_slow=1, mscale=None, mscale_all_dim=None):
+    """_compute_yarn_parameters (truncate true): the ramp between interpolation and extrapolation."""
+    def corr(rot):
+        return dim * math.log(original / (rot * 2 * math.pi)) / (2 * math.log(base))
+    low, high = max(math.floor(corr(beta_fast)), 0), min(math.ceil(corr(beta_slow)), dim - 1)
+    if low == high:
+        high += 0.001
+    pos_freqs = np.power(F32(base), np.arange(0, dim, 2).astype(F32) / F32(dim), dtype=F32)
+    extra, inter = (F32(1) / pos_freqs).astype(F32), (F32(1) / (F32(factor) * pos_freqs)).astype(F32)
+    ramp = np.clip((np.arange(dim // 2, dtype=F32) - F32(low)) / F32(high - low), 0, 1).astype(F32)
+    extra_factor = (1 - ramp).astype(F32)
+    inv = (inter * (1 - extra_factor) + extra * extra_factor).astype(F32)
+
+    def m(scale, ms=1.0):
+        return 1.0 if scale <= 1 else 0.1 * ms * math.log(scale) + 1.0
+    att = m(factor, mscale) / m(factor, mscale_all_dim) if mscale and mscale_all_dim else m(factor)
+    return inv, att
+
+
+def rope(x, positions, inv_freq, rotary_dim=None, attention=1.0, interleaved=False):
+    """x [T, H, D] float32; HF's cos/sin (times the attention factor) on the first rotary_dim channels."""
+    d = x.shape[-1]
+    r = rotary_dim or d
+    freqs = (np.asarray(positions, dtype=F32)[:, None] * inv_freq[None, :]).astype(F32)
+    cos = (np.cos(freqs.astype(np.float64)).astype(F32) * F32(attention)).astype(F32)[:, None, :]
+    sin = (np.sin(freqs.astype(np.float64)).astype(F32) * F32(attention)).astype(F32)[:, None, :]
+    y = x.copy()
+    if interleaved:
+        a, b = x[..., 0:r:2], x[..., 1:r:2]
+        y[..., 0:r:2], y[..., 1:r:2] = a * cos - b * sin, a * sin + b * cos
+    else:
+        a, b = x[..., :r // 2], x[..., r // 2:r]
+        y[..., :r // 2], y[..., r // 2:r] = a * cos - b * sin, b * cos + a * sin
+    return y
+
+
+def case(name, config, y, positions, extra, expect_pass, words=(), resolved=()):
+    """Checks y with --hf-config; `resolved`: words every one of which the resolution block must show."""
+    xf, yf = WORK / f"{name}_x.npy", WORK / f"{name}_y.npy"
+    np.save(xf, X[:, :, :y.shape[-1]])
+    np.save(yf, y.astype(F32))
+    cmd = [PE, "check", "--family", "rope", "--input", str(xf), "--output", str(yf),
+           "--positions", f"{positions[0]}:{positions[-1] + 1}", "--hf-config", str(CONFIGS / f"{config}.json")] + extra
+    judge(name, cmd, expect_pass, words)
+    if resolved:
+        out = subprocess.run(cmd, capture_output=True, text=True).stdout
+        block = "\n".join(line for line in out.splitlines() if line.startswith(("hf-config", "  ")))
+        if not all(w in block for w in resolved):
+            failures.append(name + "_resolution")
+            print(f"FAIL {name}_resolution: want {resolved} in\n{block}")
+
+
+T, H = 32, 2
+X = RNG.standard_normal((T, H, 256)).astype(F32)
+far = list(range(100_000, 100_000 + T))
+
+# Llama-3.1: llama3 scaling resolved from rope_scaling; dropped, plain RoPE at 500000 is "scaling ignored".
+ll = cfg("Llama-3.1-8B")
+x128 = X[:, :, :128]
+case("llama31", "Llama-3.1-8B", rope(x128, far, llama3_inv_freq(5e5, 128, ll["rope_scaling"])), far, [], True,
+     resolved=["base 500000 (rope_theta)", "scaling llama3 (rope_scaling.rope_type)", "factor 8 (rope_scaling.factor)",
+               "head_dim 128 (hidden_size/num_attention_heads)"])
+case("llama31_scaling_dropped", "Llama-3.1-8B", rope(x128, far, default_inv_freq(5e5, 128)), far, [], False,
+     ["scaling ignored"])
+case("llama31_base_override", "Llama-3.1-8B", rope(x128, far, llama3_inv_freq(5e5, 128, ll["rope_scaling"])), far,
+     ["--base", "500000"], True, resolved=["override: --base 500000 overrides rope_theta 500000"])
+
+# Qwen2.5 with its model card's YaRN block: attention factor 0.1*ln(4)+1; made with factor 2 it is named.
+inv, att = yarn_inv_freq(1e6, 128, 4.0, 32768)
+case("qwen25_yarn", "Qwen2.5-7B-Instruct-yarn", rope(x128, far, inv, attention=att), far, [], True,
+     resolved=["scaling yarn (rope_scaling.type)", "original_max_position 32768"])
+inv2, att2 = yarn_inv_freq(1e6, 128, 2.0, 32768)
+case("qwen25_yarn_factor_wrong", "Qwen2.5-7B-Instruct-yarn", rope(x128, far, inv2, attention=att2), far, [], False,
+     ["factor 2"])
+
+# Gemma-3: layer i is sliding unless (i+1) % 6 == 0; sliding layers: rope_local_base_freq 10000, no scaling.
+x256 = X[:, :, :256]
+sliding = rope(x256, far, default_inv_freq(1e4, 256))
+case("gemma3_sliding", "Gemma-3-4B", sliding, far, ["--layer-type", "sliding_attention"], True,
+     resolved=["base 10000 (Gemma3TextConfig default)", "head_dim 256 (Gemma3TextConfig default)",
+               "no scaling"])
+case("gemma3_layer4_is_sliding", "Gemma-3-4B", sliding, far, ["--layer", "4"], True)
+case("gemma3_sliding_as_full", "Gemma-3-4B", sliding, far, ["--layer-type", "full_attention"], False,
+     ["the sliding_attention layers' RoPE"])
+full = rope(x256, far, (default_inv_freq(1e6, 256) / F32(8)).astype(F32))
+case("gemma3_full", "Gemma-3-4B", full, far, ["--layer", "5"], True, resolved=["factor 8 (text_config.rope_scaling.factor)"])
+np.save(WORK / "g_x.npy", x256)
+np.save(WORK / "g_y.npy", sliding)
+g = [PE, "check", "--family", "rope", "--input", str(WORK / "g_x.npy"), "--output", str(WORK / "g_y.npy"),
+     "--positions", f"{far[0]}:{far[-1] + 1}", "--hf-config", str(CONFIGS / "Gemma-3-4B.json")]
+judge_bad("gemma3_no_layer", g, ["--layer", "sliding_attention", "full_attention"])
+judge_bad("gemma3_layer_out_of_range", g + ["--layer", "34"], ["--layer 34", "0 to 33"])
+judge_bad("gemma3_layer_type_unknown", g + ["--layer-type", "global"], ["--layer-type global", "full_attention"])
+
+# phi-2: rotary dim int(80 * 0.4) = 32, the rest passes through; all 80 rotated is named.
+x80 = X[:, :, :80]
+near = list(range(0, T))
+case("phi2", "phi-2", rope(x80, near, default_inv_freq(1e4, 32), rotary_dim=32), near, [], True,
+     resolved=["rotary_dim 32 (int(head_dim * partial_rotary_factor))"])
+case("phi2_rotary_dim_ignored", "phi-2", rope(x80, near, default_inv_freq(1e4, 80)), near, [], False, ["rotary dim 80"])
+
+# Phi-3: longrope, factor 131072/4096 = 32, attention sqrt(1 + ln 32 / ln 4096); past 4096 the long factors.
+p3 = cfg("Phi-3-mini-128k-instruct")
+x96 = X[:, :, :96]
+ext = np.asarray(p3["rope_scaling"]["long_factor"], dtype=F32)
+inv_long = (F32(1) / (ext * np.power(F32(1e4), np.arange(0, 96, 2).astype(F32) / F32(96), dtype=F32))).astype(F32)
+att3 = math.sqrt(1 + math.log(32) / math.log(4096))
+case("phi3_long", "Phi-3-mini-128k-instruct", rope(x96, far, inv_long, attention=att3), far, [], True,
+     resolved=["seq_len 100032 = max(position_ids) + 1", "factor 32 (max_position_embeddings/original_max_position_embeddings)"])
+
+# DeepSeek-V2-Lite: the rope head (qk_rope_head_dim 64), YaRN factor 40 with mscale = mscale_all_dim (attention
+# 1), pairs (2j, 2j+1) as modeling_deepseek_v2.py's view_as_complex.
+inv_ds, att_ds = yarn_inv_freq(1e4, 64, 40.0, 4096, mscale=0.707, mscale_all_dim=0.707)
+case("deepseek_v2_lite", "DeepSeek-V2-Lite", rope(X[:, :, :64], far, inv_ds, attention=att_ds, interleaved=True), far,
+     [], True, resolved=["layout interleaved"])
+
+# NoPE layers: SmolLM3's list (layer 3 is (3+1) % 4 == 0) leaves q as it is; Llama-4's scales it by t(p).
+case("smollm3_nope", "SmolLM3-3B", x128.copy(), far, ["--layer", "3"], True, resolved=["no_rope true (no_rope_layers)"])
+pos = np.asarray(far, dtype=F32)
+t = (np.log(np.floor((pos + F32(1)) / F32(8192)) + F32(1)) * F32(0.1) + F32(1)).astype(F32)
+case("llama4_nope_temperature", "Llama-4-Scout-17B-16E", (x128 * t[:, None, None]).astype(F32), far,
+     ["--layer", "3"], True, resolved=["attn_temperature llama4 (text_config.attn_temperature_tuning)"])
+
+# Llama-4's RoPE layers: llama3 with low_freq_factor == high_freq_factor == 1 (no smooth band), base 500000,
+# the complex pairs (2j, 2j+1) of modeling_llama4.py.
+l4 = cfg("Llama-4-Scout-17B-16E")["text_config"]
+with np.errstate(divide="ignore", invalid="ignore"):  # HF's smooth factor is 0/0 where no pair uses it
+    inv_l4 = llama3_inv_freq(l4["rope_theta"], 128, l4["rope_scaling"])
+case("llama4_rope_layer", "Llama-4-Scout-17B-16E", rope(x128, far, inv_l4, interleaved=True), far, ["--layer", "0"],
+     True, resolved=["layout interleaved"])
+
+# --json: the resolution beside the existing keys.
+jf = WORK / "llama31.json"
+subprocess.run([PE, "check", "--family", "rope", "--input", str(WORK / "llama31_x.npy"), "--output",
+                str(WORK / "llama31_y.npy"), "--positions", f"{far[0]}:{far[-1] + 1}", "--hf-config",
+                str(CONFIGS / "Llama-3.1-8B.json"), "--json", str(jf)], capture_output=True)
+doc = json.loads(jf.read_text()) if jf.exists() else {}
+hf = doc.get("hf_config", {})
+ok = hf.get("resolved", {}).get("base", {}).get("key") == "rope_theta" and "parameters" in doc
+print(f"{'ok  ' if ok else 'FAIL'} json_hf_config: {hf.get('summary')}")
+if not ok:
+    failures.append("json_hf_config")
+
+finish("hf_config_test")
