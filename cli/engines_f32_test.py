@@ -23,6 +23,8 @@ from pathlib import Path
 
 import numpy as np
 from cli_cases import failures, finish, judge
+from hf_rope import (default_inv_freq_f32, dynamic_inv_freq_f32, get_mscale, llama3_inv_freq_f32, longrope_attention,
+                     longrope_inv_freq_f32, rope_f32, yarn_inv_freq_f32)
 
 PE, WORK = sys.argv[1], Path(sys.argv[2])
 WORK.mkdir(parents=True, exist_ok=True)
@@ -111,6 +113,60 @@ rope_case("ggml_neox_as_scalar_f32", x, ggml_rope(x, near, 10000.0, D, True), ne
           ["--contract", "rope.scalar_f32"], False, ["misses", "rope.scalar_f32"])
 for pos, where in ((near, "0"), (list(range(4064, 4096)), "4k"), (far, "1e6")):
     rope_case(f"hf_llama_{where}", x, hf_rope(x, pos, 5e5), pos, ["--base", "5e5"], True, ["meets"])
+
+# Every scaling method as HF computes it in float32 (hf_rope.py's *_f32), near 0 and near 10^6; ggml's YaRN
+# (ggml-cpu rope_yarn: theta_interp = freq_scale * theta_extrap, blended by rope_yarn_ramp over
+# ggml_rope_yarn_corr_dims, mscale 1 + 0.1 ln(1/freq_scale)); packed positions that restart per sequence.
+scaled = (("llama3", llama3_inv_freq_f32(5e5, D, 8.0, 8192), 1.0,
+           ["--base", "5e5", "--scaling", "llama3", "--factor", "8", "--original-max-position", "8192"]),
+          ("yarn", yarn_inv_freq_f32(1e6, D, 4.0, 32768), get_mscale(4.0),
+           ["--base", "1e6", "--scaling", "yarn", "--factor", "4", "--original-max-position", "32768"]),
+          ("longrope", longrope_inv_freq_f32(1e4, D, np.linspace(1, 40, D // 2)), longrope_attention(32.0, 4096),
+           ["--scaling", "longrope", "--factor", "32", "--original-max-position", "4096", "--seq-len", "1000000",
+            "--short-factors", str(WORK / "short.npy"), "--long-factors", str(WORK / "long.npy")]),
+          ("dynamic", dynamic_inv_freq_f32(1e4, D, 2.0, 4096, far[-1] + 1), 1.0,
+           ["--scaling", "dynamic", "--factor", "2", "--original-max-position", "4096", "--seq-len", str(far[-1] + 1)]))
+np.save(WORK / "short.npy", np.linspace(1, 1.2, D // 2))
+np.save(WORK / "long.npy", np.linspace(1, 40, D // 2))
+for method, inv, attention, args in scaled:
+    rope_case(f"hf_{method}_1e6", x, rope_f32(x, far, inv, attention=attention), far, args, True, ["meets"])
+
+
+def ggml_yarn(x, positions, base, n_dims, factor, n_ctx_orig, beta_fast=32.0, beta_slow=1.0):
+    """NEOX pairs; ext_factor 1, attn_factor 1; float32 throughout as ggml-cpu."""
+    def corr_dim(n_rot):
+        return F32(n_dims * math.log(n_ctx_orig / (n_rot * 2 * math.pi)) / (2 * math.log(base)))
+    low, high = max(F32(0), F32(math.floor(corr_dim(beta_fast)))), min(F32(n_dims - 1), F32(math.ceil(corr_dim(beta_slow))))
+    freq_scale = F32(1.0 / factor)
+    mscale = F32(F32(1) + F32(0.1) * F32(math.log(1.0 / freq_scale)))
+    theta_scale = F32(np.power(F32(base), F32(-2.0) / F32(n_dims), dtype=F32))
+    y = x.astype(F32).copy()
+    for t, p in enumerate(positions):
+        theta_extrap = F32(p)
+        for i0 in range(0, n_dims, 2):
+            ramp = F32(1) - min(F32(1), max(F32(0), F32((F32(i0 // 2) - low) / max(F32(0.001), F32(high - low)))))
+            theta_interp = F32(freq_scale * theta_extrap)
+            theta = F32(F32(theta_interp * F32(F32(1) - ramp)) + F32(theta_extrap * ramp))
+            s, c = sincos32(np.array([theta], dtype=F32))
+            s, c = F32(s[0] * mscale), F32(c[0] * mscale)
+            a, b = i0 // 2, i0 // 2 + n_dims // 2
+            x0, x1 = y[t, :, a].copy(), y[t, :, b].copy()
+            y[t, :, a] = x0 * c - x1 * s
+            y[t, :, b] = x0 * s + x1 * c
+            theta_extrap = F32(theta_extrap * theta_scale)
+    return y
+
+
+for pos, where in ((near, "0"), (far, "1e6")):
+    rope_case(f"ggml_yarn_{where}", x, ggml_yarn(x, pos, 1e4, D, 4.0, 4096), pos,
+              ["--scaling", "yarn", "--factor", "4", "--original-max-position", "4096"], True, ["meets"])
+# Three sequences packed in one batch, each from its own start (HF's position_ids restart).
+packed = np.concatenate([np.arange(10) + 999_000, np.arange(11), np.arange(11) + 500_000])
+np.save(WORK / "packed_pos.npy", packed)
+np.save(WORK / "packed_x.npy", x)
+np.save(WORK / "packed_y.npy", rope_f32(x, packed, default_inv_freq_f32(5e5, D)))
+check("hf_packed", ["--family", "rope", "--input", str(WORK / "packed_x.npy"), "--output", str(WORK / "packed_y.npy"),
+                    "--positions-file", str(WORK / "packed_pos.npy"), "--base", "5e5"], True, ["meets"])
 
 # A fused kernel that moves a pass-through channel by one ulp: named as such.
 moved = ggml_rope(x, far, 1e4, 64, True)

@@ -19,70 +19,30 @@ from pathlib import Path
 
 import numpy as np
 from cli_cases import failures, finish, judge, judge_bad
+from hf_rope import F32, get_mscale, llama3_inv_freq_f32, longrope_inv_freq_f32, yarn_inv_freq_f32
+from hf_rope import default_inv_freq_f32 as default_inv_freq
+from hf_rope import rope_f32 as rope
 
 PE, WORK = sys.argv[1], Path(sys.argv[2])
 WORK.mkdir(parents=True, exist_ok=True)
 CONFIGS = Path(__file__).resolve().parent.parent / "examples" / "hf_configs"
 RNG = np.random.default_rng(20260301)
-F32 = np.float32
 
 
 def cfg(name):
     return json.loads((CONFIGS / f"{name}.json").read_text())
 
 
-def default_inv_freq(base, dim):
-    return (F32(1.0) / np.power(F32(base), np.arange(0, dim, 2).astype(F32) / F32(dim), dtype=F32)).astype(F32)
-
-
 def llama3_inv_freq(base, dim, rs):
-    """_compute_llama3_parameters."""
-    inv = default_inv_freq(base, dim)
-    factor, low, high, old = rs["factor"], rs["low_freq_factor"], rs["high_freq_factor"], \
-        rs["original_max_position_embeddings"]
-    low_wavelen, high_wavelen = old / low, old / high
-    wavelen = (2 * math.pi / inv).astype(F32)
-    scaled = np.where(wavelen > low_wavelen, inv / F32(factor), inv).astype(F32)
-    smooth = ((old / wavelen - low) / (high - low)).astype(F32)
-    smoothed = ((1 - smooth) * scaled / F32(factor) + smooth * scaled).astype(F32)
-    medium = ~(wavelen < high_wavelen) & ~(wavelen > low_wavelen)
-    return np.where(medium, smoothed, scaled).astype(F32)
+    return llama3_inv_freq_f32(base, dim, rs["factor"], rs["original_max_position_embeddings"], rs["low_freq_factor"],
+                               rs["high_freq_factor"])
 
 
-def yarn_inv_freq(base, dim, factor, original, beta_fast=32, beta_slow=1, mscale=None, mscale_all_dim=None):
-    """_compute_yarn_parameters (truncate true): the ramp between interpolation and extrapolation."""
-    def corr(rot):
-        return dim * math.log(original / (rot * 2 * math.pi)) / (2 * math.log(base))
-    low, high = max(math.floor(corr(beta_fast)), 0), min(math.ceil(corr(beta_slow)), dim - 1)
-    if low == high:
-        high += 0.001
-    pos_freqs = np.power(F32(base), np.arange(0, dim, 2).astype(F32) / F32(dim), dtype=F32)
-    extra, inter = (F32(1) / pos_freqs).astype(F32), (F32(1) / (F32(factor) * pos_freqs)).astype(F32)
-    ramp = np.clip((np.arange(dim // 2, dtype=F32) - F32(low)) / F32(high - low), 0, 1).astype(F32)
-    extra_factor = (1 - ramp).astype(F32)
-    inv = (inter * (1 - extra_factor) + extra * extra_factor).astype(F32)
-
-    def m(scale, ms=1.0):
-        return 1.0 if scale <= 1 else 0.1 * ms * math.log(scale) + 1.0
-    att = m(factor, mscale) / m(factor, mscale_all_dim) if mscale and mscale_all_dim else m(factor)
-    return inv, att
-
-
-def rope(x, positions, inv_freq, rotary_dim=None, attention=1.0, interleaved=False):
-    """x [T, H, D] float32; HF's cos/sin (times the attention factor) on the first rotary_dim channels."""
-    d = x.shape[-1]
-    r = rotary_dim or d
-    freqs = (np.asarray(positions, dtype=F32)[:, None] * inv_freq[None, :]).astype(F32)
-    cos = (np.cos(freqs.astype(np.float64)).astype(F32) * F32(attention)).astype(F32)[:, None, :]
-    sin = (np.sin(freqs.astype(np.float64)).astype(F32) * F32(attention)).astype(F32)[:, None, :]
-    y = x.copy()
-    if interleaved:
-        a, b = x[..., 0:r:2], x[..., 1:r:2]
-        y[..., 0:r:2], y[..., 1:r:2] = a * cos - b * sin, a * sin + b * cos
-    else:
-        a, b = x[..., :r // 2], x[..., r // 2:r]
-        y[..., :r // 2], y[..., r // 2:r] = a * cos - b * sin, b * cos + a * sin
-    return y
+def yarn_inv_freq(base, dim, factor, original, mscale=None, mscale_all_dim=None):
+    """The frequencies and HF's attention factor: the mscale ratio when both are given, else 0.1 ln s + 1."""
+    att = get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim) if mscale and mscale_all_dim else \
+        get_mscale(factor)
+    return yarn_inv_freq_f32(base, dim, factor, original), att
 
 
 def case(name, config, y, positions, extra, expect_pass, words=(), resolved=()):
@@ -115,6 +75,11 @@ case("llama31_scaling_dropped", "Llama-3.1-8B", rope(x128, far, default_inv_freq
      ["scaling ignored"])
 case("llama31_base_override", "Llama-3.1-8B", rope(x128, far, llama3_inv_freq(5e5, 128, ll["rope_scaling"])), far,
      ["--base", "500000"], True, resolved=["override: --base 500000 overrides rope_theta 500000"])
+
+# FlashInfer PR #847: the decode offset dropped, read back under Llama-3's scaling.
+case("llama31_offset_dropped", "Llama-3.1-8B",
+     rope(x128, [p - 4096 for p in far], llama3_inv_freq(5e5, 128, ll["rope_scaling"])), far, [], False,
+     ["every row rotated by p-4096"])
 
 # Qwen2.5 with its model card's YaRN block: attention factor 0.1*ln(4)+1; made with factor 2 it is named.
 inv, att = yarn_inv_freq(1e6, 128, 4.0, 32768)
@@ -153,17 +118,24 @@ case("phi2_rotary_dim_ignored", "phi-2", rope(x80, near, default_inv_freq(1e4, 8
 # Phi-3: longrope, factor 131072/4096 = 32, attention sqrt(1 + ln 32 / ln 4096); past 4096 the long factors.
 p3 = cfg("Phi-3-mini-128k-instruct")
 x96 = X[:, :, :96]
-ext = np.asarray(p3["rope_scaling"]["long_factor"], dtype=F32)
-inv_long = (F32(1) / (ext * np.power(F32(1e4), np.arange(0, 96, 2).astype(F32) / F32(96), dtype=F32))).astype(F32)
+inv_long = longrope_inv_freq_f32(1e4, 96, p3["rope_scaling"]["long_factor"])
 att3 = math.sqrt(1 + math.log(32) / math.log(4096))
 case("phi3_long", "Phi-3-mini-128k-instruct", rope(x96, far, inv_long, attention=att3), far, [], True,
      resolved=["seq_len 100032 = max(position_ids) + 1", "factor 32 (max_position_embeddings/original_max_position_embeddings)"])
+# llama.cpp #24823: the list chosen by the allocated context, not the sequence: short factors past 4096.
+inv_short = longrope_inv_freq_f32(1e4, 96, p3["rope_scaling"]["short_factor"])
+case("phi3_short_past_original", "Phi-3-mini-128k-instruct", rope(x96, far, inv_short, attention=att3), far, [],
+     False, ["longrope short_factor (given: long_factor"])
 
 # DeepSeek-V2-Lite: the rope head (qk_rope_head_dim 64), YaRN factor 40 with mscale = mscale_all_dim (attention
 # 1), pairs (2j, 2j+1) as modeling_deepseek_v2.py's view_as_complex.
 inv_ds, att_ds = yarn_inv_freq(1e4, 64, 40.0, 4096, mscale=0.707, mscale_all_dim=0.707)
 case("deepseek_v2_lite", "DeepSeek-V2-Lite", rope(X[:, :, :64], far, inv_ds, attention=att_ds, interleaved=True), far,
      [], True, resolved=["layout interleaved"])
+# vLLM #48621: get_mscale(s, mscale_all_dim) on cos and sin instead of HF's ratio (1 here).
+case("deepseek_v2_lite_mscale", "DeepSeek-V2-Lite",
+     rope(X[:, :, :64], far, inv_ds, attention=get_mscale(40.0, 0.707), interleaved=True), far, [], False,
+     ["yarn attention factor 0.1*mscale_all_dim*ln(s) + 1"])
 
 # NoPE layers: SmolLM3's list (layer 3 is (3+1) % 4 == 0) leaves q as it is; Llama-4's scales it by t(p).
 case("smollm3_nope", "SmolLM3-3B", x128.copy(), far, ["--layer", "3"], True, resolved=["no_rope true (no_rope_layers)"])
@@ -175,8 +147,7 @@ case("llama4_nope_temperature", "Llama-4-Scout-17B-16E", (x128 * t[:, None, None
 # Llama-4's RoPE layers: llama3 with low_freq_factor == high_freq_factor == 1 (no smooth band), base 500000,
 # the complex pairs (2j, 2j+1) of modeling_llama4.py.
 l4 = cfg("Llama-4-Scout-17B-16E")["text_config"]
-with np.errstate(divide="ignore", invalid="ignore"):  # HF's smooth factor is 0/0 where no pair uses it
-    inv_l4 = llama3_inv_freq(l4["rope_theta"], 128, l4["rope_scaling"])
+inv_l4 = llama3_inv_freq(l4["rope_theta"], 128, l4["rope_scaling"])
 case("llama4_rope_layer", "Llama-4-Scout-17B-16E", rope(x128, far, inv_l4, interleaved=True), far, ["--layer", "0"],
      True, resolved=["layout interleaved"])
 

@@ -71,3 +71,69 @@ def rope(x, positions, inv_freq, rotary, attention=1.0):
     r, rest = x[..., :rotary], x[..., rotary:]
     rot = np.concatenate([-r[..., rotary // 2:], r[..., :rotary // 2]], axis=-1)
     return np.concatenate([r * cos + rot * sin, rest], axis=-1)
+
+
+# The same in float32 step by step, as HF's PyTorch code runs on float32 tensors (every product and sum
+# rounded, no FMA; sin/cos of the float32 angle evaluated in float64 and rounded, as a correctly rounding
+# libm would). What engines' tests compare against; pe-suite's default budget must accept it.
+F32 = np.float32
+
+
+def default_inv_freq_f32(base, dim):
+    """1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.int64).float() / dim))."""
+    return (F32(1.0) / np.power(F32(base), np.arange(0, dim, 2).astype(F32) / F32(dim), dtype=F32)).astype(F32)
+
+
+def llama3_inv_freq_f32(base, dim, factor, original, low_freq_factor=1.0, high_freq_factor=4.0):
+    inv = default_inv_freq_f32(base, dim)
+    low_wavelen, high_wavelen = original / low_freq_factor, original / high_freq_factor
+    wavelen = (F32(2 * math.pi) / inv).astype(F32)
+    scaled = np.where(wavelen > low_wavelen, inv / F32(factor), inv).astype(F32)
+    with np.errstate(divide="ignore", invalid="ignore"):  # low == high: 0/0 where no pair uses it
+        smooth = ((F32(original) / wavelen - F32(low_freq_factor)) / F32(high_freq_factor - low_freq_factor)).astype(F32)
+    smoothed = ((F32(1) - smooth) * scaled / F32(factor) + smooth * scaled).astype(F32)
+    medium = ~(wavelen < high_wavelen) & ~(wavelen > low_wavelen)
+    return np.where(medium, smoothed, scaled).astype(F32)
+
+
+def yarn_inv_freq_f32(base, dim, factor, original, beta_fast=32.0, beta_slow=1.0):
+    """The correction range in Python floats (HF's math.log), the frequencies in float32."""
+    def correction_dim(rotations):
+        return (dim * math.log(original / (rotations * 2 * math.pi))) / (2 * math.log(base))
+
+    low, high = max(math.floor(correction_dim(beta_fast)), 0), min(math.ceil(correction_dim(beta_slow)), dim - 1)
+    if low == high:
+        high += 0.001
+    pos_freqs = np.power(F32(base), np.arange(0, dim, 2).astype(F32) / F32(dim), dtype=F32)
+    extrapolation, interpolation = (F32(1) / pos_freqs).astype(F32), (F32(1) / (F32(factor) * pos_freqs)).astype(F32)
+    ramp = np.clip((np.arange(dim // 2, dtype=F32) - F32(low)) / F32(high - low), 0, 1).astype(F32)
+    extrapolation_factor = (F32(1) - ramp).astype(F32)
+    return (interpolation * (F32(1) - extrapolation_factor) + extrapolation * extrapolation_factor).astype(F32)
+
+
+def longrope_inv_freq_f32(base, dim, ext_factors):
+    shape = np.arange(0, dim, 2).astype(F32) / F32(dim)
+    return (F32(1) / (np.asarray(ext_factors, dtype=F32) * np.power(F32(base), shape, dtype=F32))).astype(F32)
+
+
+def dynamic_inv_freq_f32(base, dim, factor, original, seq_len):
+    n = max(seq_len, original)
+    return default_inv_freq_f32(base * ((factor * n / original) - (factor - 1)) ** (dim / (dim - 2)), dim)
+
+
+def rope_f32(x, positions, inv_freq, rotary_dim=None, attention=1.0, interleaved=False):
+    """x [T, H, D]: freqs = position * inv_freq in float32, cos and sin times the attention factor in
+    float32; rotate_half pairs (j, j + r/2), or (2j, 2j+1) with `interleaved` (view_as_complex)."""
+    x = np.asarray(x, dtype=F32)
+    r = rotary_dim or x.shape[-1]
+    freqs = (np.asarray(positions, dtype=F32)[:, None] * inv_freq[None, :]).astype(F32)
+    cos = (np.cos(freqs.astype(np.float64)).astype(F32) * F32(attention)).astype(F32)[:, None, :]
+    sin = (np.sin(freqs.astype(np.float64)).astype(F32) * F32(attention)).astype(F32)[:, None, :]
+    y = x.copy()
+    if interleaved:
+        a, b = x[..., 0:r:2], x[..., 1:r:2]
+        y[..., 0:r:2], y[..., 1:r:2] = a * cos - b * sin, a * sin + b * cos
+    else:
+        a, b = x[..., :r // 2], x[..., r // 2:r]
+        y[..., :r // 2], y[..., r // 2:r] = a * cos - b * sin, b * cos + a * sin
+    return y
