@@ -574,11 +574,22 @@ std::vector<Convention> argument_candidates(const Convention& given, const RopeD
   std::vector<Convention> out;
   rotary_dim_candidates(given, d, out);
   const std::int64_t top = max_position(d);
-  for (const RopeScaling& s : d.scaling.type == RopeScalingType::None ? unscaled_alternatives()
-                                                                      : scaled_alternatives(d.scaling, top)) {
+  const bool scaled = d.scaling.type != RopeScalingType::None;
+  for (const RopeScaling& s : scaled ? scaled_alternatives(d.scaling, top) : unscaled_alternatives()) {
     Convention c = given;
     c.scaling = s;
     out.push_back(c);
+  }
+  // A layer given another layer type's parameters (Gemma-3: sliding 10^4 unscaled, full 10^6 linear 8;
+  // vLLM PR #29111, llama.cpp #14367): the base and the scaling both differ.
+  for (double base : {1e4, 1e5, 5e5, 1e6, 1e7}) {
+    if (base == given.base) continue;
+    for (const RopeScaling& s : scaled ? std::vector<RopeScaling>{RopeScaling{}} : unscaled_alternatives()) {
+      Convention c = given;
+      c.base = base;
+      c.scaling = s;
+      out.push_back(c);
+    }
   }
   rule_candidates(given, d, out);
   return out;
@@ -589,7 +600,8 @@ std::vector<Convention> argument_candidates(const Convention& given, const RopeD
 std::vector<Fit> diagnose_rope(const RopeData& d, const Convention& given,
                                const std::vector<Convention>& alternatives) {
   const auto tokens = sample_tokens(d, given.temperature);
-  std::vector<Convention> all;
+  // A model's own other settings first: they win ties with the generic candidates that equal them.
+  std::vector<Convention> all(alternatives.begin(), alternatives.end());
   for (Convention c : candidates(given, true)) {
     if (c.t2t_exponent && !given.form.is_text()) continue;  // the exponent mistake of text tables
     all.push_back(c);
@@ -597,7 +609,6 @@ std::vector<Fit> diagnose_rope(const RopeData& d, const Convention& given,
   for (const Convention& c : form_candidates(given, d.head_dim, d.rotary_dim)) all.push_back(c);
   for (const Convention& c : temperature_candidates(given)) all.push_back(c);
   for (const Convention& c : argument_candidates(given, d)) all.push_back(c);
-  all.insert(all.end(), alternatives.begin(), alternatives.end());
   return best_first(d, all, given, tokens);
 }
 

@@ -6,7 +6,8 @@ correct data must pass:
   factor (llama-models #241), the wavelength taken as 1/θ; YaRN's β_fast/β_slow swapped (torchtitan PR
   #3787) and its attention factor as 1, as 0.1·ln s + 1 or as HF's mscale ratio (vLLM #48621, sglang PR
   #22711, exllamav3 #259); LongRoPE's long list where the short one belongs (llama.cpp #24823: chosen by
-  the allocated context); dynamic NTK's length never updated.
+  the allocated context); dynamic NTK's length never updated; Gemma-3's layer types mixed up (vLLM PR #29111,
+  llama.cpp #14367: the other base and scaling).
 
     scaling_bugs_test.py PE_SUITE_EXECUTABLE WORK_DIR
 """
@@ -99,5 +100,14 @@ dyn = rope(x, dpos, dynamic_inv_freq(1e4, D, 2.0, 4096, dpos[-1] + 1), D)
 case("dynamic_correct", x, dyn, dpos, dyn_args + ["--seq-len", str(dpos[-1] + 1)], None)
 case("dynamic_length_not_updated", x, dyn, dpos, dyn_args + ["--seq-len", "4096"],
      f"dynamic seq_len {dpos[-1] + 1} (given 4096)")
+
+# Gemma-3's layer types mixed up (vLLM PR #29111, llama.cpp #14367): a sliding layer (base 10^4, no scaling)
+# given the full layers' flags, and a full layer (10^6, linear 8) given the sliding ones.
+sliding = rope(x, pos, default_inv_freq(1e4, D), D)
+full = rope(x, pos, default_inv_freq(1e6, D) / 8, D)
+case("gemma3_sliding_with_full_flags", x, sliding, pos, ["--base", "1e6", "--scaling", "linear", "--factor", "8"],
+     ["base 10000 (given: 1e+06)", "scaling ignored"])
+case("gemma3_full_with_sliding_flags", x, full, pos, ["--base", "1e4"],
+     ["base 1e+06 (given: 10000)", "scaling linear factor 8 (given: none)"])
 
 finish("scaling_bugs_test")
