@@ -144,7 +144,8 @@ t = (np.log(np.floor((pos + F32(1)) / F32(8192)) + F32(1)) * F32(0.1) + F32(1)).
 case("llama4_nope_temperature", "Llama-4-Scout-17B-16E", (x128 * t[:, None, None]).astype(F32), far,
      ["--layer", "3"], True, resolved=["attn_temperature llama4 (text_config.attn_temperature_tuning)"])
 
-# Llama-4's RoPE layers: llama3 with low_freq_factor == high_freq_factor == 1 (no smooth band), base 500000,
+# Llama-4's RoPE layers: llama3 (the base model's factor 8, low 1, high 4; the Instruct model's 16, 1, 1 is
+# in scaling_bugs_test.py), base 500000,
 # the complex pairs (2j, 2j+1) of modeling_llama4.py.
 l4 = cfg("Llama-4-Scout-17B-16E")["text_config"]
 inv_l4 = llama3_inv_freq(l4["rope_theta"], 128, l4["rope_scaling"])

@@ -40,7 +40,8 @@ def llama3_inv_freq(base, dim, factor, original, low_freq_factor=1.0, high_freq_
     low_wavelen, high_wavelen = original / low_freq_factor, original / high_freq_factor
     wavelen = wavelength(inv_freq)
     llama = np.where(wavelen > low_wavelen, inv_freq / factor, inv_freq)
-    smooth = (original / wavelen - low_freq_factor) / (high_freq_factor - low_freq_factor)
+    with np.errstate(divide="ignore", invalid="ignore"):  # low == high: 0/0 where no pair uses it
+        smooth = (original / wavelen - low_freq_factor) / (high_freq_factor - low_freq_factor)
     smoothed = (1 - smooth) * llama / factor + smooth * llama
     medium = ~(wavelen < high_wavelen) & ~(wavelen > low_wavelen)
     return np.where(medium, smoothed, llama)

@@ -46,6 +46,10 @@ llama3 = rope(x, pos, llama3_inv_freq(5e5, D, 8.0, 8192), D)
 plain = rope(x, pos, default_inv_freq(5e5, D), D)
 case("llama3_correct", x, llama3, pos, llama3_args, None)
 case("llama3_ignored", x, plain, pos, llama3_args, "scaling ignored: plain RoPE")
+# Llama-4 Scout Instruct's block: factor 16, low_freq_factor == high_freq_factor == 1 (a step, no smooth band).
+case("llama4_instruct_step_correct", x, rope(x, pos, llama3_inv_freq(5e5, D, 16.0, 8192, 1.0, 1.0), D), pos,
+     ["--base", "500000", "--scaling", "llama3", "--factor", "16", "--original-max-position", "8192",
+      "--low-freq-factor", "1", "--high-freq-factor", "1"], None)
 case("llama3_dropped_by_converter", x, llama3, pos, ["--base", "500000"],
      "scaling llama3 factor 8, original_max_position 8192 (given: none)")
 case("llama3_factor_wrong", x, rope(x, pos, llama3_inv_freq(5e5, D, 32.0, 8192), D), pos, llama3_args,
