@@ -38,11 +38,11 @@ def llama3_inv_freq(base, dim, rs):
                                rs["high_freq_factor"])
 
 
-def yarn_inv_freq(base, dim, factor, original, mscale=None, mscale_all_dim=None):
+def yarn_inv_freq(base, dim, factor, original, mscale=None, mscale_all_dim=None, truncate=True):
     """The frequencies and HF's attention factor: the mscale ratio when both are given, else 0.1 ln s + 1."""
     att = get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim) if mscale and mscale_all_dim else \
         get_mscale(factor)
-    return yarn_inv_freq_f32(base, dim, factor, original), att
+    return yarn_inv_freq_f32(base, dim, factor, original, truncate=truncate), att
 
 
 def case(name, config, y, positions, extra, expect_pass, words=(), resolved=()):
@@ -88,6 +88,29 @@ case("qwen25_yarn", "Qwen2.5-7B-Instruct-yarn", rope(x128, far, inv, attention=a
 inv2, att2 = yarn_inv_freq(1e6, 128, 2.0, 32768)
 case("qwen25_yarn_factor_wrong", "Qwen2.5-7B-Instruct-yarn", rope(x128, far, inv2, attention=att2), far, [], False,
      ["factor 2"])
+# torchtitan PR #3787 and vLLM PR #28244: the betas swapped; truncate ignored; the attention factor left out.
+case("qwen25_yarn_betas_swapped", "Qwen2.5-7B-Instruct-yarn",
+     rope(x128, far, yarn_inv_freq_f32(1e6, 128, 4.0, 32768, beta_fast=1, beta_slow=32), attention=att), far, [],
+     False, ["yarn beta_fast and beta_slow swapped"])
+case("qwen25_yarn_truncate_ignored", "Qwen2.5-7B-Instruct-yarn",
+     rope(x128, far, yarn_inv_freq(1e6, 128, 4.0, 32768, truncate=False)[0], attention=att), far, [], False,
+     ["yarn truncate off (given: on)"])
+case("qwen25_yarn_no_attention", "Qwen2.5-7B-Instruct-yarn", rope(x128, far, inv), far, [], False,
+     ["yarn attention factor 1 (none)"])
+# exllama PR #101: one arange across a packed batch (the given positions restart at each sequence);
+# MLX before 0.32: rows left unrotated by a fast path.
+restart = np.concatenate([np.arange(16), np.arange(16)]) + 100_000
+np.save(WORK / "restart.npy", restart)
+llama_packed = rope(x128, far, llama3_inv_freq(5e5, 128, ll["rope_scaling"]))
+np.save(WORK / "packed_x.npy", x128)
+np.save(WORK / "packed_y.npy", llama_packed)
+judge("llama31_packed_not_reset", [PE, "check", "--family", "rope", "--input", str(WORK / "packed_x.npy"), "--output",
+                                   str(WORK / "packed_y.npy"), "--positions-file", str(WORK / "restart.npy"),
+                                   "--hf-config", str(CONFIGS / "Llama-3.1-8B.json")], False,
+      ["consecutive positions 100000, 100001"])
+skipped = llama_packed.copy()
+skipped[24:] = x128[24:]
+case("llama31_rows_unrotated", "Llama-3.1-8B", skipped, far, [], False, ["16 of 64 rows", "rows left unrotated"])
 
 # Gemma-3: layer i is sliding unless (i+1) % 6 == 0; sliding layers: rope_local_base_freq 10000, no scaling.
 x256 = X[:, :, :256]

@@ -97,12 +97,15 @@ def llama3_inv_freq_f32(base, dim, factor, original, low_freq_factor=1.0, high_f
     return np.where(medium, smoothed, scaled).astype(F32)
 
 
-def yarn_inv_freq_f32(base, dim, factor, original, beta_fast=32.0, beta_slow=1.0):
+def yarn_inv_freq_f32(base, dim, factor, original, beta_fast=32.0, beta_slow=1.0, truncate=True):
     """The correction range in Python floats (HF's math.log), the frequencies in float32."""
     def correction_dim(rotations):
         return (dim * math.log(original / (rotations * 2 * math.pi))) / (2 * math.log(base))
 
-    low, high = max(math.floor(correction_dim(beta_fast)), 0), min(math.ceil(correction_dim(beta_slow)), dim - 1)
+    low, high = correction_dim(beta_fast), correction_dim(beta_slow)
+    if truncate:
+        low, high = math.floor(low), math.ceil(high)
+    low, high = max(low, 0), min(high, dim - 1)
     if low == high:
         high += 0.001
     pos_freqs = np.power(F32(base), np.arange(0, dim, 2).astype(F32) / F32(dim), dtype=F32)
