@@ -8,6 +8,7 @@
 
 #include "alibi_cli.h"
 #include "check_against.h"
+#include "check_diagnosis.h"
 #include "check_json.h"
 #include "common.h"
 #include "contract_class.h"
@@ -18,7 +19,6 @@
 #include "npy.h"
 #include "pe/harness/measure.h"
 #include "pe/pe.h"
-#include "position_recovery.h"
 #include "progress.h"
 #include "scaling_options.h"
 #include "temperature_options.h"
@@ -107,57 +107,6 @@ void print_verdict(const harness::Measurement& bands, const Budget& budget, Chec
   fmt::print("verdict: {} ({} of {} elements over budget; max |err| {:.3g})\n",
              bands.pass() ? "PASS" : "FAIL", bands.violations(), bands.count(), bands.max_abs());
   if (tally != nullptr) fmt::print("contracts: {}\n", tally->summary());
-}
-
-// Badly: an error no rounding explains, the size convention mistakes make.
-// `recovered`: the pattern of the positions read back from the data (position_recovery.h), named
-// when no convention fits better.
-void print_diagnosis(const std::vector<Fit>& fits, const Convention& given, const harness::Measurement& bands,
-                     CheckJson& out, const std::string& recovered = "") {
-  if (bands.pass() || bands.max_abs() < 1e-3) return;
-  // The best ten (the others stop once they cannot rank among the best three: their residuals are
-  // lower bounds) and the conventions given.
-  nlohmann::json candidates = nlohmann::json::array();
-  for (std::size_t k = 0; k < fits.size(); ++k) {
-    const std::string what = describe(fits[k].convention, given);
-    if (k < 10 || what == "the conventions given")
-      candidates.push_back({{"convention", what}, {"residual", fits[k].residual}});
-  }
-  out.j["diagnosis"] = candidates;
-  const auto it = std::find_if(fits.begin(), fits.end(), [&](const Fit& f) {
-    return describe(f.convention, given) == "the conventions given";
-  });
-  const double given_residual = it != fits.end() ? it->residual : NAN;
-  fmt::print("\ndiagnosis (known conventions, long double model, max residual over a sample):\n");
-  // The best three distinct descriptions (candidates that differ only where the data cannot tell
-  // read the same), and the given one's residual when it is not among them.
-  std::vector<std::string> shown;
-  for (std::size_t k = 0; k < fits.size() && shown.size() < 3; ++k) {
-    const std::string what = describe(fits[k].convention, given);
-    if (std::find(shown.begin(), shown.end(), what) != shown.end()) continue;
-    shown.push_back(what);
-    fmt::print("  {:.3g}  {}\n", fits[k].residual, what);
-  }
-  if (it != fits.end() && std::find(shown.begin(), shown.end(), "the conventions given") == shown.end())
-    fmt::print("  {:.3g}  the conventions given\n", given_residual);
-  const Fit& best = fits.front();
-  if (!recovered.empty()) out.j["positions_recovered"] = recovered;
-  const bool undetermined = recovered.rfind("positions undetermined", 0) == 0;
-  if (undetermined) fmt::print("positions read back from the data: {}\n", recovered.substr(10));
-  if ((describe(best.convention, given) == "the conventions given" || best.residual >= given_residual / 10) &&
-      !recovered.empty() && !undetermined) {
-    fmt::print("the data fits: {}\n", recovered);
-    out.j["fits"] = recovered;
-  } else if (describe(best.convention, given) == "the conventions given" ||
-             best.residual >= given_residual / 10) {
-    fmt::print(
-        "no known convention fits better than the one given: the error is the implementation's, or a check "
-        "argument the diagnosis does not model\n");
-  } else {
-    fmt::print("the data fits: {} (residual {:.3g}; the conventions given leave {:.3g})\n",
-               describe(best.convention, given), best.residual, given_residual);
-    out.j["fits"] = describe(best.convention, given);
-  }
 }
 
 Layout layout_for(const CheckOptions& o, Family family) {
@@ -289,64 +238,6 @@ int check_nope(const CheckOptions& o, const NpyArray& xa, const NpyArray& ya, co
   return bands.pass() ? kOk : kCheckFailed;
 }
 
-// With --hf-config, the model's other layer types' RoPE (Gemma-3's sliding layers for a full one) as
-// candidates named by their layer type: the per-layer mix-up (vLLM PR #29111, llama.cpp #14367).
-std::vector<Convention> other_layers(const CheckOptions& o, const Convention& given, std::size_t head_dim) {
-  std::vector<Convention> out;
-  for (const HfRopeSetting& s : o.hf_other_layers) {
-    if (static_cast<std::size_t>(s.head_dim) != head_dim) continue;
-    Convention c = given;
-    c.base = s.base;
-    c.rotary_dim = s.rotary_dim;
-    if (const auto layout = parse_layout(s.layout); layout && !s.layout.empty()) c.layout = *layout;
-    try {
-      c.scaling = rope_scaling_of(s, {.positions = &o.positions, .positions_file = &o.positions_file});
-    } catch (const UsageError&) {
-      continue;  // a setting the flags cannot express is no candidate
-    }
-    c.label = fmt::format("the {} layers' RoPE ({})", s.name, s.summary());
-    out.push_back(c);
-  }
-  return out;
-}
-
-// A failing RoPE output, explained: rows a fast path skipped (when they hold every failure, that is
-// the whole diagnosis), else the conventions and check arguments that fit and the positions read back.
-// `over`: the rows (token·heads + head) with an element over budget.
-void diagnose_rope_output(const RopeData& data, const RopePlan& plan, const Convention& given,
-                          const harness::Measurement& bands, const std::vector<bool>& over, CheckJson& out,
-                          const std::vector<Convention>& alternatives) {
-  const RopeBatch& batch = data.batch;
-  const std::size_t heads = batch.heads;
-  // Rows a fast path skipped: when they hold every failure, that is the whole diagnosis.
-  if (const UnrotatedRows skipped = bands.pass() ? UnrotatedRows{} : unrotated_rows(data, plan);
-      skipped.count > 0) {
-    bool only_cause = true;
-    for (std::size_t k = 0; k < over.size() && only_cause; ++k)
-      only_cause = !over[k] || left_unrotated(data, plan, k / heads, k % heads);
-    const std::string words = unrotated_words(skipped, only_cause);
-    out.j["unrotated_rows"] = skipped.count;
-    if (only_cause) {
-      fmt::print("\nthe data fits: {}\n", words);
-      out.j["fits"] = words;
-      return;
-    }
-    fmt::print("\nalso: {}\n", words);
-  }
-  if (!bands.pass() && bands.max_abs() >= 1e-3) {
-    std::string recovered;
-    if (plan.params().form.is_text()) {  // one position axis: read each sampled row's position back
-      std::vector<std::size_t> tokens;
-      const std::size_t n = batch.tokens(), step = std::max<std::size_t>(1, n / 32);
-      for (std::size_t t = 0; t < n; t += step) tokens.push_back(t);
-      std::int64_t top = std::int64_t{1} << 31;
-      for (std::size_t t = 0; t < n; ++t) top = std::max(top, 2 * batch.position(t));
-      recovered = position_pattern(data, recover_positions(data, plan, tokens, std::min(top, kMaxPosition)));
-    }
-    print_diagnosis(diagnose_rope(data, given, alternatives), given, bands, out, recovered);
-  }
-}
-
 int check_rope(const CheckOptions& o) {
   if (o.input.empty() || o.output.empty())
     throw UsageError("--input and --output: RoPE needs both .npy files");
@@ -470,13 +361,14 @@ int check_rope(const CheckOptions& o) {
     if (bands.pass() && !against->b().pass()) {  // the diagnosis is the wrong one's
       fmt::print("\nB ({}):", o.against);
       diagnose_rope_output({x, yb.values, batch, hd, plan.rotary_dim(), params.scaling}, plan, given,
-                           against->b(), over_b, out, other_layers(o, given, hd));
+                           against->b(), over_b, out,
+                           other_layers(o.hf_other_layers, given, hd, o.positions, o.positions_file));
       out.write();
       return kCheckFailed;
     }
   }
   diagnose_rope_output({x, y, batch, hd, plan.rotary_dim(), params.scaling}, plan, given, bands, over, out,
-                       other_layers(o, given, hd));
+                       other_layers(o.hf_other_layers, given, hd, o.positions, o.positions_file));
   out.write();
   return bands.pass() && (!against || against->b().pass()) ? kOk : kCheckFailed;
 }
