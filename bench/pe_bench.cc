@@ -5,6 +5,7 @@
 //   --out FILE                  JSON results (same as --benchmark_out=FILE --benchmark_out_format=json)
 //   --slowdown-for-test GLOB    matching instances run their kernel twice per iteration (tests the
 //                               regression gate; never use for real measurements)
+// The plugins in $PE_PLUGINS (pe/plugin.h) are loaded first, their kernels timed beside the others.
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -14,8 +15,15 @@
 
 #include "alloc_counter.h"
 #include "grid.h"
+#include "pe/harness/plugin.h"
 
 int main(int argc, char** argv) {
+  try {
+    pe::harness::load_plugins_from_env();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "pe_bench: %s\n", e.what());
+    return 2;
+  }
   pe::bench::Options options;
   std::vector<std::string> rest = {argv[0]};
   std::string out;

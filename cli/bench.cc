@@ -8,21 +8,22 @@
 #include <vector>
 
 #include "common.h"
+#include "plugin_option.h"
 
 namespace pe::cli {
 
 int run_bench(const BenchOptions& o) {
-#ifdef PE_BENCH_EXE
-  std::vector<std::string> args = {PE_BENCH_EXE, "--mode", o.quick ? "quick" : "report", "--variant", o.glob};
+  const std::optional<std::string> exe = helper_executable("pe_bench");
+  if (!exe)
+    throw UsageError(
+        "bench: no pe_bench beside this pe-suite (a build without benchmarks: configure with "
+        "PE_BUILD_BENCH=ON)");
+  std::vector<std::string> args = {*exe, "--mode", o.quick ? "quick" : "report", "--variant", o.glob};
   if (!o.out.empty()) args.insert(args.end(), {"--out", o.out});
   args.insert(args.end(), o.extra.begin(), o.extra.end());
   const int status = spawn_and_wait(args, {}, o.console_log);
   if (status == 2) throw UsageError("bench: pe_bench rejected its arguments (see above)");
   return status == 0 ? kOk : kCheckFailed;
-#else
-  (void)o;
-  throw UsageError("bench: this build has no benchmarks (configure with PE_BUILD_BENCH=ON)");
-#endif
 }
 
 void add_bench(CLI::App& app, int& exit_code) {
@@ -35,7 +36,11 @@ void add_bench(CLI::App& app, int& exit_code) {
   cmd->add_option("pe_bench_args", o->extra,
                   "After --: passed to pe_bench (Google Benchmark's --benchmark_* flags, e.g. "
                   "--benchmark_filter=REGEX, --benchmark_repetitions=N)");
-  cmd->callback([o, &exit_code] { exit_code = run_bench(*o); });
+  const auto plugins = add_plugin_option(*cmd);
+  cmd->callback([o, plugins, &exit_code] {
+    load_plugins(*plugins);
+    exit_code = run_bench(*o);
+  });
 }
 
 }  // namespace pe::cli

@@ -12,6 +12,7 @@
 #include "pe/errors.h"
 #include "pe/harness/family_traits.h"
 #include "pe/reports/summary.h"
+#include "plugin_option.h"
 #include "progress.h"
 #include "scaling_options.h"
 #include "verify.h"
@@ -99,7 +100,9 @@ void add_census(CLI::App& app, int& exit_code) {
   add_scaling_options(*cmd, a->scaling);
   add_form_options(*cmd, a->form);
   add_hf_config_options(*cmd, a->hf);
-  cmd->callback([a, cmd, &exit_code] {
+  const auto plugins = add_plugin_option(*cmd);
+  cmd->callback([a, cmd, plugins, &exit_code] {
+    load_plugins(*plugins);
     a->scaling.given = given_scaling_flags(*cmd);
     HfTargets targets;  // the census sweeps its own bases and head dims: the scaling and the form only
     targets.scaling = &a->scaling;

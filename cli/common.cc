@@ -21,6 +21,19 @@ extern char** environ;
 
 namespace pe::cli {
 
+std::optional<std::string> helper_executable(const std::string& name) {
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return std::nullopt;
+  const std::filesystem::path dir = self.parent_path();
+  for (const std::filesystem::path& p : {dir / name, dir / ".." / "libexec" / "pe-suite" / name,
+                                         dir / ".." / "properties" / name, dir / ".." / "bench" / name}) {
+    if (std::filesystem::is_regular_file(p, ec) && access(p.c_str(), X_OK) == 0)
+      return std::filesystem::weakly_canonical(p, ec).string();
+  }
+  return std::nullopt;
+}
+
 int spawn_and_wait(const std::vector<std::string>& args, const std::vector<std::string>& env,
                    const std::string& stdout_path) {
   std::vector<std::string> environment;

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -46,6 +47,12 @@ void write_text(const std::string& path, const std::string& text);
 // stdout and stderr go to `stdout_path` when given. Returns the exit status (128+signal when killed).
 int spawn_and_wait(const std::vector<std::string>& args, const std::vector<std::string>& env = {},
                    const std::string& stdout_path = "");
+
+// A helper program pe-suite runs (pe_props, pe_bench), found from this executable's own folder, so that
+// a build tree and an installed prefix both work without baked-in paths: beside it, in
+// ../libexec/pe-suite (installed), or in the build tree's ../properties and ../bench. nullopt when none
+// exists (a build without tests or benchmarks).
+std::optional<std::string> helper_executable(const std::string& name);
 
 // The registry as a table or JSON (pe-suite list).
 void print_list(bool json);

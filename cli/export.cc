@@ -23,6 +23,7 @@
 #include "pe/ref/real.h"
 #include "pe/ref/reference.h"
 #include "pe/ref/temperature.h"
+#include "plugin_option.h"
 #include "scaling_options.h"
 #include "temperature_options.h"
 
@@ -463,7 +464,9 @@ void add_export(CLI::App& app, int& exit_code) {
   add_temperature_options(*cmd, o->temperature);
   add_alibi_options(*cmd, o->alibi);
   add_hf_config_options(*cmd, o->hf);
-  cmd->callback([o, cmd, &exit_code] {
+  const auto plugins = add_plugin_option(*cmd);
+  cmd->callback([o, cmd, plugins, &exit_code] {
+    load_plugins(*plugins);
     note_given_alibi_flags(*cmd, o->alibi);
     o->dim_given = cmd->count("--dim") > 0;
     o->scaling.given = given_scaling_flags(*cmd);

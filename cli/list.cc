@@ -7,6 +7,7 @@
 #include "pe/harness/contract_json.h"
 #include "pe/harness/family_traits.h"
 #include "pe/pe.h"
+#include "plugin_option.h"
 
 namespace pe::cli {
 namespace {
@@ -50,6 +51,7 @@ nlohmann::json contract_json(const Variant& v) {
   j["name"] = v.name();
   j["family"] = std::string(to_string(v.family()));
   j["budget"] = budgets;
+  if (!is_builtin(v)) j["origin"] = variant_origin(v);  // a plugin's file
   return j;
 }
 
@@ -69,6 +71,9 @@ void print_list(bool json) {
                  join(c.layouts), join(c.outputs), to_string(c.angle_type), show_position(c.max_position),
                  budget_text(*v));
     }
+    for (const Variant* v : registry()) {
+      if (!is_builtin(*v)) fmt::print("{} is from {}\n", v->name(), variant_origin(*v));
+    }
   }
 }
 
@@ -77,7 +82,9 @@ void add_list(CLI::App& app, int& exit_code) {
       "list", "Every registered variant with its family, layouts, output types and contract");
   auto json = std::make_shared<bool>(false);
   cmd->add_flag("--json", *json, "Print JSON instead of a table");
-  cmd->callback([json, &exit_code] {
+  const auto plugins = add_plugin_option(*cmd);
+  cmd->callback([json, plugins, &exit_code] {
+    load_plugins(*plugins);
     print_list(*json);
     exit_code = kOk;
   });

@@ -14,7 +14,8 @@ namespace pe::cli {
 
 std::optional<PropertyRun> run_properties(const std::string& glob, std::uint64_t seed, bool full,
                                           const std::string& log_path) {
-#ifdef PE_PROPS_EXE
+  const std::optional<std::string> exe = helper_executable("pe_props");
+  if (!exe) return std::nullopt;
   PropertyRun run;
   run.rc_params = fmt::format("seed={} max_size=100 max_success={}", seed, full ? 100 : 25);
   std::string json_path = (std::filesystem::temp_directory_path() / "pe-suite-props-XXXXXX").string();
@@ -23,7 +24,7 @@ std::optional<PropertyRun> run_properties(const std::string& glob, std::uint64_t
   close(fd);
   // A selection can leave a suite without instances; the suites allow it (GTEST_ALLOW_UNINSTANTIATED_…).
   const int status =
-      spawn_and_wait({PE_PROPS_EXE, "--gtest_brief=1", std::string("--gtest_output=json:") + json_path},
+      spawn_and_wait({*exe, "--gtest_brief=1", std::string("--gtest_output=json:") + json_path},
                      {"PE_VARIANT=" + glob, "RC_PARAMS=" + run.rc_params}, log_path);
   run.log = log_path;
   std::ifstream in(json_path);
@@ -38,10 +39,6 @@ std::optional<PropertyRun> run_properties(const std::string& glob, std::uint64_t
   run.failures = run.gtest.value("failures", 0) + run.gtest.value("errors", 0);
   if (run.failures == 0 && status != 0) run.failures = 1;
   return run;
-#else
-  (void)glob, (void)seed, (void)full, (void)log_path;
-  return std::nullopt;
-#endif
 }
 
 }  // namespace pe::cli

@@ -10,6 +10,7 @@
 #include "pe/reports/bench_results.h"
 #include "pe/reports/report.h"
 #include "pe/reports/variant_summary.h"
+#include "plugin_option.h"
 #include "verify.h"
 
 namespace pe::cli {
@@ -75,7 +76,11 @@ void add_run(CLI::App& app, int& exit_code) {
   cmd->add_option("--variant", a->glob, "Variants to include (glob)")->capture_default_str();
   cmd->add_option("--seed", a->seed, "RapidCheck seed")->capture_default_str();
   cmd->add_flag("!--no-bench", a->bench, "Skip the benchmark");
-  cmd->callback([a, &exit_code] { exit_code = run_main(*a); });
+  const auto plugins = add_plugin_option(*cmd);
+  cmd->callback([a, plugins, &exit_code] {
+    load_plugins(*plugins);
+    exit_code = run_main(*a);
+  });
 }
 
 }  // namespace pe::cli

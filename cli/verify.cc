@@ -9,6 +9,7 @@
 #include "common.h"
 #include "junit.h"
 #include "pe/reports/summary.h"
+#include "plugin_option.h"
 #include "progress.h"
 
 namespace pe::cli {
@@ -99,7 +100,11 @@ void add_verify(CLI::App& app, int& exit_code) {
   cmd->add_option("--junit", o->junit_out, "Write JUnit XML (properties and census) here");
   cmd->add_option("--properties-log", o->properties_log,
                   "Where the property binary's output goes (default: $TMPDIR/pe-suite-properties.log)");
-  cmd->callback([o, &exit_code] { exit_code = verify(*o).exit_code; });
+  const auto plugins = add_plugin_option(*cmd);
+  cmd->callback([o, plugins, &exit_code] {
+    load_plugins(*plugins);
+    exit_code = verify(*o).exit_code;
+  });
 }
 
 }  // namespace pe::cli

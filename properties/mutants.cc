@@ -6,7 +6,7 @@
 #include <cmath>
 #include <vector>
 
-#include "detail/loops.h"
+#include "pe/detail/loops.h"
 #include "detail/scalar_sincos.h"
 #include "pe/variant.h"
 

@@ -47,8 +47,16 @@ bool glob_match(const std::string& pattern, const std::string& text) {
 
 std::vector<Instance> selected() {
   const char* glob = std::getenv("PE_VARIANT");
+  // "@outside": the variants an outside binary or plugin registered (pe_add_variant_suite's default).
+  const bool outside = glob != nullptr && std::string_view(glob) == "@outside";
   std::vector<Instance> out;
   for (const Variant* v : registry()) {
+    if (outside) {
+      if (is_builtin(*v)) continue;
+      for (Layout l : v->contract().layouts)
+        for (DType t : v->contract().outputs) out.push_back({v, l, t});
+      continue;
+    }
     for (Layout l : v->contract().layouts) {
       for (DType t : v->contract().outputs) {
         const Instance i{v, l, t};

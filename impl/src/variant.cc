@@ -1,5 +1,7 @@
 #include "pe/variant.h"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -8,9 +10,31 @@
 namespace pe {
 namespace {
 
-std::map<std::string, std::unique_ptr<Variant>, std::less<>>& storage() {
-  static std::map<std::string, std::unique_ptr<Variant>, std::less<>> variants;
+struct Entry {
+  std::unique_ptr<Variant> variant;
+  std::string origin;  // the file that registered it
+};
+
+std::map<std::string, Entry, std::less<>>& storage() {
+  static std::map<std::string, Entry, std::less<>> variants;
   return variants;
+}
+
+bool& registry_stale() {
+  static bool stale = true;
+  return stale;
+}
+
+// The shared library or executable holding `address`; "" when the loader cannot tell.
+std::string module_of(const void* address) {
+  Dl_info info{};
+  if (address == nullptr || dladdr(address, &info) == 0 || info.dli_fname == nullptr) return "";
+  return info.dli_fname;
+}
+
+const std::string& libpe_path() {
+  static const std::string path = module_of(reinterpret_cast<const void*>(&registry));
+  return path;
 }
 
 }  // namespace
@@ -51,29 +75,45 @@ std::string Variant::instance_name(Layout layout) const {
 }
 
 const std::vector<const Variant*>& registry() {
-  // Built once all static registrars have run (registry() is never called during static init).
-  static const std::vector<const Variant*> sorted = [] {
-    std::vector<const Variant*> v;
-    for (const auto& [name, variant] : storage()) v.push_back(variant.get());
-    return v;
-  }();
+  // Rebuilt after a registration: the static registrars run before main, a plugin's when it is loaded.
+  static std::vector<const Variant*> sorted;
+  if (registry_stale()) {
+    sorted.clear();
+    for (const auto& [name, entry] : storage()) sorted.push_back(entry.variant.get());
+    registry_stale() = false;
+  }
   return sorted;
 }
 
 const Variant* find_variant(std::string_view name) {
   const auto it = storage().find(name);
-  return it == storage().end() ? nullptr : it->second.get();
+  return it == storage().end() ? nullptr : it->second.variant.get();
 }
 
-Registrar::Registrar(std::unique_ptr<Variant> variant) {
+const std::string& variant_origin(const Variant& v) {
+  static const std::string unknown;
+  const auto it = storage().find(v.name());
+  return it == storage().end() ? unknown : it->second.origin;
+}
+
+bool is_builtin(const Variant& v) { return variant_origin(v) == libpe_path(); }
+
+std::string register_variant(std::unique_ptr<Variant> variant, const void* where) {
   const std::string name = variant->name();
-  if (!valid_variant_name(name, variant->family())) {
-    std::fprintf(stderr, "pe-suite: variant name %s is not <%s>.<backend>[@TARGET]\n", name.c_str(),
-                 std::string(to_string(variant->family())).c_str());
-    std::abort();
-  }
-  if (!storage().emplace(name, std::move(variant)).second) {
-    std::fprintf(stderr, "pe-suite: variant %s registered twice\n", name.c_str());
+  if (!valid_variant_name(name, variant->family()))
+    return "variant name '" + name + "' is not <" + std::string(to_string(variant->family())) +
+           ">.<backend>[@TARGET] (backend: lower-case letters, digits, '_')";
+  std::string origin = where == nullptr ? libpe_path() : module_of(where);
+  if (storage().count(name) > 0)
+    return "variant " + name + " is already registered (by " + storage().find(name)->second.origin + ")";
+  storage().emplace(name, Entry{std::move(variant), std::move(origin)});
+  registry_stale() = true;
+  return "";
+}
+
+Registrar::Registrar(std::unique_ptr<Variant> variant, const void* where) {
+  if (const std::string error = register_variant(std::move(variant), where); !error.empty()) {
+    std::fprintf(stderr, "pe-suite: %s\n", error.c_str());
     std::abort();
   }
 }

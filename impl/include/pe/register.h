@@ -16,10 +16,16 @@
 #define PE_DETAIL_CONCAT_(a, b) a##b
 #define PE_DETAIL_CONCAT(a, b) PE_DETAIL_CONCAT_(a, b)
 
+namespace pe::detail {
+// One per translation unit: its address says which file (libpe, an executable, a plugin) registered a
+// variant (pe::variant_origin).
+[[maybe_unused]] static const char module_marker = 0;
+}  // namespace pe::detail
+
 #define PE_DETAIL_REGISTER(BASE, WHAT, NAME, CONTRACT, ...)                                       \
   static_assert(std::is_base_of_v<BASE, __VA_ARGS__>, #__VA_ARGS__ " is not a " WHAT " variant"); \
   [[maybe_unused]] const ::pe::Registrar PE_DETAIL_CONCAT(pe_registrar_, __LINE__) {              \
-    std::make_unique<__VA_ARGS__>(NAME, CONTRACT)                                                 \
+    std::make_unique<__VA_ARGS__>(NAME, CONTRACT), &::pe::detail::module_marker                   \
   }
 
 #define PE_REGISTER_SINUSOIDAL(NAME, CONTRACT, ...) \

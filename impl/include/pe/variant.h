@@ -86,10 +86,19 @@ const Variant* find_variant(std::string_view name);
 // lower-case letters, digits and '_', optionally "@<TARGET>" (upper-case letters, digits, '_').
 bool valid_variant_name(std::string_view name, Family family) noexcept;
 
+// Adds a variant to the registry; `where` is an address inside the file (executable or shared library)
+// registering it, which becomes its origin (nullptr: libpe itself). Returns "" or, leaving the
+// registry unchanged, why not: a malformed name, or one already registered (with its origin).
+std::string register_variant(std::unique_ptr<Variant> variant, const void* where);
+// The file that registered the variant (libpe's path for the built-in ones).
+const std::string& variant_origin(const Variant& v);
+// Registered by libpe itself (not by an outside project's binary or a plugin).
+bool is_builtin(const Variant& v);
+
 // A variant file registers itself through PE_REGISTER_SINUSOIDAL / _ROPE / _ALIBI
 // (pe/register.h), which construct one of these. A malformed or duplicate name aborts at load time.
 struct Registrar {
-  explicit Registrar(std::unique_ptr<Variant> variant);
+  explicit Registrar(std::unique_ptr<Variant> variant, const void* where = nullptr);
 };
 
 }  // namespace pe

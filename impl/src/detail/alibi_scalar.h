@@ -2,7 +2,7 @@
 // one bias element from a slope and the exact integer it multiplies (AlibiPlan::multiplier).
 #pragma once
 
-#include "detail/convert.h"
+#include "pe/detail/convert.h"
 #include "pe/variant.h"
 
 namespace pe::detail {

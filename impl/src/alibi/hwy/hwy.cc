@@ -12,7 +12,7 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
-#include "detail/convert.h"
+#include "pe/detail/convert.h"
 #include "detail/hwy_register.h"
 
 #ifndef PE_ALIBI_HWY_CONTRACT_

@@ -1,4 +1,4 @@
-// rope.eigen, a backend of the RoPE driver (detail/rope_driver.h): per token and chunk of pairs, the
+// rope.eigen, a backend of the RoPE driver (pe/detail/rope_driver.h): per token and chunk of pairs, the
 // float angle fl(fl(p)·fl(θ)) and Eigen's vectorised .sin()/.cos(); the rotation as array expressions
 // on the two halves of each pair (strided Maps for interleaved, contiguous for half-split).
 //
@@ -11,8 +11,8 @@
 #include <Eigen/Core>
 
 #include "detail/chunk.h"
-#include "detail/convert.h"
-#include "detail/rope_driver.h"
+#include "pe/detail/convert.h"
+#include "pe/detail/rope_driver.h"
 #include "pe/register.h"
 #include "pe/variant.h"
 
@@ -33,7 +33,7 @@ const Contract kContract{
     .c1 = 3.001,
 };
 
-// The driver's backend (detail/rope_driver.h): the chunk's float angles and Eigen's .sin()/.cos(),
+// The driver's backend (pe/detail/rope_driver.h): the chunk's float angles and Eigen's .sin()/.cos(),
 // and for float32 data the rotation as array expressions on the two halves of each pair; other
 // types take the driver's rotation (the same float arithmetic, element by element).
 struct Backend {

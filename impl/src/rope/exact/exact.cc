@@ -1,4 +1,4 @@
-// rope.exact, a backend of the RoPE driver (detail/rope_driver.h): (sin, cos) of every pair from an
+// rope.exact, a backend of the RoPE driver (pe/detail/rope_driver.h): (sin, cos) of every pair from an
 // exact fixed-point phase, as sinusoidal.exact (detail/exact_phase.h), once per token for every head; the
 // rotation in double (float32 data: promoted, rotated and demoted in Highway vectors), rounded once into the
 // data's type. Compiled for every Highway target, dispatched at run
@@ -21,11 +21,11 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "detail/convert.h"
+#include "pe/detail/convert.h"
 #include "detail/exact_phase-inl.h"
 #include "detail/exact_phase.h"
 #include "detail/hwy_register.h"
-#include "detail/rope_driver.h"
+#include "pe/detail/rope_driver.h"
 
 #ifndef PE_ROPE_EXACT_CONTRACT_
 #define PE_ROPE_EXACT_CONTRACT_
@@ -103,7 +103,7 @@ HWY_INLINE void RotateFloat(float* HWY_RESTRICT row, std::size_t j0, std::size_t
   }
 }
 
-// The driver's backend (detail/rope_driver.h). sin/cos from the exact phase, advanced along
+// The driver's backend (pe/detail/rope_driver.h). sin/cos from the exact phase, advanced along
 // consecutive positions by the plan's turn steps and refreshed directly every kRefreshRows tokens
 // (the driver keeps s and c between the tokens of a chunk); the rotation in double.
 struct Backend {
@@ -143,7 +143,7 @@ struct Backend {
   }
 };
 
-// The forms' driver out of line (detail/rope_driver.h): the text path's function stays small enough
+// The forms' driver out of line (pe/detail/rope_driver.h): the text path's function stays small enough
 // for GCC to inline the backend into it.
 HWY_NOINLINE void RotateForms(const RopePlan& plan, const RopeBatch& batch, RopeDirection direction,
                               Buffer x) {

@@ -4,7 +4,7 @@
 // Contract (derived in cache_contract.h with u_T = 2^-11): |y - exact| <=
 // N·(c0·u_out + 2^-11 + (3.001 + 22.2·|φ|)·2^-24), N = |a| + |b|, base <= 1e7, positions <= 2^24.
 #include "detail/framework_sincos.h"
-#include "detail/pairwise_variant.h"
+#include "pe/detail/pairwise_variant.h"
 #include "pe/register.h"
 #include "rope/framework/cache_contract.h"
 

@@ -12,7 +12,7 @@
 // (c1_gain = 2.001); cos and sin times the attention factor in float (ca = 3: A rounded to double, to the
 // compute type, the product).
 #include "detail/framework_sincos.h"
-#include "detail/pairwise_variant.h"
+#include "pe/detail/pairwise_variant.h"
 #include "pe/register.h"
 
 namespace pe {

@@ -1,5 +1,5 @@
 // rope.hwy (dynamic dispatch to the best target) and rope.hwy@<TARGET> (each compiled Highway
-// target this CPU supports), a backend of the RoPE driver (detail/rope_driver.h): sin/cos of each
+// target this CPU supports), a backend of the RoPE driver (pe/detail/rope_driver.h): sin/cos of each
 // chunk of pairs as sinusoidal.hwy (angle and reduction in double, Highway float Sin/Cos on
 // |r| <= π), once per token for every head; the rotation in float, rounded once into bfloat16/float16.
 //
@@ -18,10 +18,10 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "detail/convert.h"
+#include "pe/detail/convert.h"
 #include "detail/hwy_register.h"
 #include "detail/hwy_sincos-inl.h"
-#include "detail/rope_driver.h"
+#include "pe/detail/rope_driver.h"
 
 #ifndef PE_ROPE_HWY_CONTRACT_
 #define PE_ROPE_HWY_CONTRACT_
@@ -49,7 +49,7 @@ namespace pe::rope_hwy::HWY_NAMESPACE {
 using detail::HWY_NAMESPACE::kChunk;
 using detail::HWY_NAMESPACE::SinCosChunk;
 
-// The driver's backend (detail/rope_driver.h): sin/cos of a chunk in float, and the rotation in
+// The driver's backend (pe/detail/rope_driver.h): sin/cos of a chunk in float, and the rotation in
 // float compiled for this target.
 struct Backend {
   const RopePlan& plan;
@@ -121,7 +121,7 @@ struct Backend {
   }
 };
 
-// The forms' driver out of line (detail/rope_driver.h): the text path's function stays small enough
+// The forms' driver out of line (pe/detail/rope_driver.h): the text path's function stays small enough
 // for GCC to inline the backend into it.
 HWY_NOINLINE void RotateForms(const RopePlan& plan, const RopeBatch& batch, RopeDirection direction,
                               Buffer x) {

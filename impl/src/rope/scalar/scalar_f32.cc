@@ -9,7 +9,7 @@
 //   cannot overflow. Largest position promised: 2^24. Scaling: the plan's θ'_j (rounded to
 //   float as before); cos and sin times the attention factor in float (ca = 3: A rounded to double, to the
 //   compute type, the product).
-#include "detail/pairwise_variant.h"
+#include "pe/detail/pairwise_variant.h"
 #include "detail/scalar_sincos.h"
 #include "pe/register.h"
 

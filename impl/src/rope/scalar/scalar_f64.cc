@@ -6,7 +6,7 @@
 //   Budget: N·(c0·u_out + (3.001 + 2.03·|φ|)·2^-53) + underflow floor. |input| <= 2^126.
 //   Largest position promised: 2^31. Scaling: the plan's θ'_j; cos and sin times the attention
 //   factor in the compute type (ca = 3: A rounded to double, to the compute type, the product).
-#include "detail/pairwise_variant.h"
+#include "pe/detail/pairwise_variant.h"
 #include "detail/scalar_sincos.h"
 #include "pe/register.h"
 

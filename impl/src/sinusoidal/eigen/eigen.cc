@@ -12,7 +12,7 @@
 #include <Eigen/Core>
 
 #include "detail/chunk.h"
-#include "detail/convert.h"
+#include "pe/detail/convert.h"
 #include "pe/register.h"
 #include "pe/variant.h"
 

@@ -20,7 +20,7 @@
 
 #include <algorithm>
 
-#include "detail/convert.h"
+#include "pe/detail/convert.h"
 #include "detail/exact_phase-inl.h"
 #include "detail/exact_phase.h"
 #include "detail/hwy_register.h"

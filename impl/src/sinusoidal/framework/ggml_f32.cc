@@ -8,7 +8,7 @@
 //   kernel: sinf/cosf 1 ULP; float32 is the compute type, bfloat16/float16 round once.
 //   Budget: c0·u_out + (1 + (18.2 + 3.01·i)·|φ|)·2^-24. Largest position: 2^24.
 #include "detail/framework_sincos.h"
-#include "detail/pairwise_variant.h"
+#include "pe/detail/pairwise_variant.h"
 #include "pe/register.h"
 
 namespace pe {

@@ -10,7 +10,7 @@
 //   kernel: sinf/cosf 1 ULP <= 2^-24; float32 is the compute type, bfloat16/float16 round once.
 //   Budget: c0·u_out + (1 + 36.3·|φ|)·2^-24. Largest position: 2^24.
 #include "detail/framework_sincos.h"
-#include "detail/pairwise_variant.h"
+#include "pe/detail/pairwise_variant.h"
 #include "pe/register.h"
 
 namespace pe {

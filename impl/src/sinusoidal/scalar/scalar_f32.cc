@@ -5,7 +5,7 @@
 //   glibc sinf/cosf 1 ULP, <= 2^-24 (§2c); float32 is the compute type, bfloat16/float16 round once
 //   (c0 = 1, §2e). Budget: c0·u_out + (1 + 3.001·|φ|)·2^-24 (+ the underflow floor). Largest position
 //   promised: 2^24, beyond which fl(p) merges neighbouring positions.
-#include "detail/pairwise_variant.h"
+#include "pe/detail/pairwise_variant.h"
 #include "detail/scalar_sincos.h"
 #include "pe/register.h"
 

@@ -6,7 +6,7 @@
 //   bfloat16 through a round-to-odd float, §2e), float64 is the compute type.
 //   Budget: float64 (1 + 2.03·|φ|)·2^-53; float32 2^-24 + (1 + 2.03·|φ|)·2^-53.
 //   Largest position promised: 2^31 (the long-context range; the budget holds to 2^53).
-#include "detail/pairwise_variant.h"
+#include "pe/detail/pairwise_variant.h"
 #include "detail/scalar_sincos.h"
 #include "pe/register.h"
 

@@ -1,5 +1,5 @@
 // The loops every variant that computes one (sin, cos) pair at a time shares: the table layout,
-// the fused add, and RoPE through the driver (detail/rope_driver.h). A variant supplies
+// the fused add, and RoPE through the driver (pe/detail/rope_driver.h). A variant supplies
 // only `sincos(position, pair, s, c)` in its compute type C.
 #pragma once
 
@@ -8,8 +8,8 @@
 #include <span>
 #include <type_traits>
 
-#include "detail/convert.h"
-#include "detail/rope_driver.h"
+#include "pe/detail/convert.h"
+#include "pe/detail/rope_driver.h"
 #include "pe/batch.h"
 #include "pe/plan.h"
 #include "pe/types.h"

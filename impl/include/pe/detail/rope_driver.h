@@ -24,7 +24,7 @@
 #include <new>
 #include <type_traits>
 
-#include "detail/convert.h"
+#include "pe/detail/convert.h"
 #include "pe/batch.h"
 #include "pe/plan.h"
 #include "pe/types.h"

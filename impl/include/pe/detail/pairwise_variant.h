@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "detail/loops.h"
+#include "pe/detail/loops.h"
 #include "pe/variant.h"
 
 namespace pe::detail {

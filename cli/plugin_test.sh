@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# The C plugin path (pe/plugin.h, --plugin, $PE_PLUGINS) end to end, without timing: a correct plugin of
+# both families is listed beside the built-in variants, verified, exported and benchmarked (smoke);
+# a well-formed plugin writing NaN is reported, not crashed on; every refused plugin exits 2 naming
+# its path and the reason, from each subcommand that takes --plugin and from pe_props and pe_bench.
+#   plugin_test.sh PE_SUITE PLUGIN_DIR PE_PROPS|- PE_BENCH|-
+set -u
+exe=$(realpath "$1") dir=$(realpath "$2") props=$3 bench=$4
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0 failed=0
+good=$dir/plugtest_good.so
+
+expect() {  # expect NAME WANT_EXIT PATTERN... -- COMMAND...: every pattern matches a line
+  local name=$1 want=$2 patterns=() out rc ok=1
+  shift 2
+  while [ "$1" != "--" ]; do patterns+=("$1"); shift; done
+  shift
+  out=$("$@" 2>&1); rc=$?
+  [ "$rc" -eq "$want" ] || ok=0
+  for p in "${patterns[@]}"; do grep -qE -- "$p" <<<"$out" || ok=0; done
+  if [ "$ok" -eq 1 ]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAIL $name: exit $rc (want $want, output matching each of: ${patterns[*]}):"; echo "$out" | tail -25
+  fi
+}
+
+# Listed beside the built-in variants, with where they came from; once however often named.
+expect list 0 "rope\.plugtest_f64 .*" -- "$exe" list --plugin "$good"
+expect list-builtins 0 "rope\.scalar_f32 " -- "$exe" list --plugin "$good"
+expect list-origin 0 "sinusoidal\.plugtest_f64 is from .*/plugtest_good\.so" -- "$exe" list --plugin "$good"
+expect list-json 0 "\"origin\": \".*/plugtest_good\.so\"" -- "$exe" list --json --plugin "$good"
+expect list-twice 0 "rope\.plugtest_f64" -- "$exe" list --plugin "$good" --plugin "$good"
+expect list-env 0 "rope\.plugtest_f64" -- env PE_PLUGINS="$good" "$exe" list --plugin "$good"
+expect list-relative 0 "rope\.plugtest_f64" -- bash -c "cd '$dir' && '$exe' list --plugin plugtest_good.so"
+
+# Everything a built-in variant gets: properties (in pe_props, through $PE_PLUGINS) and the census.
+expect verify 0 "^([1-9][0-9]*) of \\1 property tests passed" "^([0-9]+) of \\1 instances within their contracts" \
+  "rope\.halfsplit\.plugtest_f64" "sinusoidal\.concatenated\.plugtest_f64" -- \
+  "$exe" verify --plugin "$good" --variant '*plugtest*' --max-position 4096 --properties-log "$tmp/props.log"
+expect census-rows 0 "rope\.halfsplit\.plugtest_f64" -- \
+  "$exe" census --plugin "$good" --variant 'rope.plugtest*' --max-position 256 --out "$tmp/census.json"
+# A table (any values do) rotated by the plugin, then checked against the reference.
+expect export-input 0 "wrote" -- \
+  "$exe" export --family sinusoidal --dim 64 --positions 3:35 --reference --out "$tmp/x.npy"
+expect export 0 "wrote .*rope.plugtest_f64" -- \
+  "$exe" export --plugin "$good" --family rope --variant rope.plugtest_f64 --dim 0 --positions 0:32 --input "$tmp/x.npy" --out "$tmp/y.npy"
+expect export-checks 0 "verdict: PASS" -- \
+  "$exe" check --family rope --input "$tmp/x.npy" --output "$tmp/y.npy" --positions 0:32
+expect export-sinusoidal 0 "wrote" -- \
+  "$exe" export --plugin "$good" --family sinusoidal --variant sinusoidal.plugtest_f64 --dim 16 --positions 0:64 --out "$tmp/s.npy"
+expect export-sinusoidal-checks 0 "verdict: PASS" -- "$exe" check "$tmp/s.npy" --family sinusoidal --positions 0:64
+
+# Well formed, wrong numbers: reported by the census and the properties, exit 1, never a crash.
+expect nan-census 1 "^0 of 4 instances within their contracts" -- \
+  "$exe" verify --no-properties --plugin "$dir/plugtest_nan.so" --variant 'rope.plugtest*' --max-position 256
+expect nan-properties 1 "FAILED Registry/RopeProps\.AgreesWithReferenceWithinBudget/rope_halfsplit_plugtest_f64_f32" -- \
+  "$exe" verify --plugin "$dir/plugtest_nan.so" --variant 'rope.halfsplit.plugtest_f64/f32' --max-position 256 \
+  --properties-log "$tmp/nan.log"
+
+# Refused plugins: exit 2, the plugin's path and the reason, from every subcommand that takes --plugin.
+bad() { echo "$dir/plugtest_bad_$1.so"; }
+expect no-such-file 2 "plugin /[^ ]*/nothing_here\.so: no such file" -- "$exe" verify --plugin "$dir/nothing_here.so"
+expect not-a-library 2 "plugin /[^ ]*/plugin_test\.sh: dlopen failed" -- "$exe" list --plugin "$0"
+expect missing-entry 2 "plugin /[^ ]*/plugtest_bad_no_entry\.so: missing entry: exports no pe_plugin_register" -- \
+  "$exe" list --plugin "$(bad no_entry)"
+expect wrong-abi 2 "plugin /[^ ]*/plugtest_bad_abi\.so: wrong ABI version: built for pe/plugin\.h ABI version 99" -- \
+  "$exe" census --plugin "$(bad abi)" --out "$tmp/c.json"
+expect null-function 2 "plugin /[^ ]*/plugtest_bad_null_function\.so: kernel rope\.plugtest_bad: null function pointer rope_apply" -- \
+  "$exe" run --plugin "$(bad null_function)" --out-dir "$tmp/run"
+expect invalid-contract 2 "plugin /[^ ]*/plugtest_bad_contract\.so: kernel rope\.plugtest_bad: contract\.c1 must be finite and >= 0, got -1" -- \
+  "$exe" bench --plugin "$(bad contract)"
+expect duplicate-builtin 2 "plugin /[^ ]*/plugtest_bad_duplicate_builtin\.so: kernel rope\.scalar_f32: duplicate name, already registered by .*libpe" -- \
+  "$exe" export --plugin "$(bad duplicate_builtin)" --family rope --reference --dim 8 --positions 0:2 --out "$tmp/x.npy"
+expect duplicate-in-plugin 2 "plugin /[^ ]*/plugtest_bad_twice\.so: kernel rope\.plugtest_bad: registered twice \(duplicate name\)" -- \
+  "$exe" verify --plugin "$(bad twice)"
+expect bad-name 2 "plugin /[^ ]*/plugtest_bad_name\.so: kernel rope\.Engine-C: the name 'rope\.Engine-C' is not rope\.<backend>" -- \
+  "$exe" list --plugin "$(bad name)"
+expect refuses 2 "plugin /[^ ]*/plugtest_bad_refuses\.so: pe_plugin_register refused \(returned 3\): needs AVX-512" -- \
+  "$exe" list --plugin "$(bad refuses)"
+expect bad-env 2 "plugin /[^ ]*/plugtest_bad_abi\.so: wrong ABI version" -- env PE_PLUGINS="$(bad abi)" "$exe" list
+
+# The helper binaries read $PE_PLUGINS themselves (so do those pe_add_variant_suite builds).
+if [ "$props" != "-" ]; then
+  expect props-refuses 2 "plugtest_bad_contract\.so: kernel rope\.plugtest_bad: contract\.c1" -- \
+    env PE_PLUGINS="$(bad contract)" "$props" --gtest_list_tests
+  expect props-lists 0 "rope_halfsplit_plugtest_f64_f32" -- env PE_PLUGINS="$good" "$props" --gtest_list_tests
+fi
+if [ "$bench" != "-" ]; then
+  expect bench-refuses 2 "pe_bench: plugin /[^ ]*/plugtest_bad_no_entry\.so: missing entry" -- \
+    env PE_PLUGINS="$(bad no_entry)" "$bench" --mode smoke
+  expect bench-times 0 "rope\.halfsplit\.plugtest_f64" -- \
+    env PE_PLUGINS="$good" "$bench" --mode smoke --variant 'rope.plugtest*' --benchmark_min_time=0.0001
+fi
+
+echo "plugin: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,127 @@
+/* A correct test plugin of both families (pe/plugin.h), double throughout, reading the plan's
+ * frequency array: rope.plugtest_f64 and sinusoidal.plugtest_f64 under rope.scalar_f64's and
+ * sinusoidal.scalar_f64's contracts (double angle p·θ'_j: c1 = 2.03; glibc sin/cos 1 ULP and, for
+ * RoPE, the rotation in double: ck = 3.001 (tables: ck = 1); one rounding into float32: c0 = 1).
+ * Built with PLUGTEST_NAN, the same plugin well formed but writing NaN into the first channel of every
+ * rotated pair: pe-suite must report it, not crash. */
+#include <math.h>
+#include <pe/plugin.h>
+
+#ifdef PLUGTEST_NAN
+static void put_nan(const pe_buffer* x, size_t at) {
+  if (x->dtype == PE_DTYPE_F64) {
+    ((double*)x->data)[at] = NAN;
+  } else {
+    ((float*)x->data)[at] = NAN;
+  }
+}
+#endif
+
+static void rotate(void* user_data, const pe_rope_plan* plan, const pe_rope_batch* batch, int32_t direction,
+                   const pe_buffer* x) {
+  size_t t, h, j;
+  (void)user_data;
+  for (t = 0; t < batch->tokens; ++t) {
+    for (j = 0; j < plan->n_pairs; ++j) {
+      const int64_t p = batch->positions[plan->axis_of_pair[j] * batch->tokens + t];
+      const double angle = (double)p * plan->inv_freq[j];
+      const double s = direction * sin(angle) * plan->attention_factor,
+                   c = cos(angle) * plan->attention_factor;
+      const size_t first = plan->rotary_offset + (plan->layout == PE_LAYOUT_HALFSPLIT ? j : 2 * j);
+      const size_t second = first + (plan->layout == PE_LAYOUT_HALFSPLIT ? plan->n_pairs : 1);
+      for (h = 0; h < batch->heads; ++h) {
+        const size_t row = t * batch->token_stride + h * batch->head_stride;
+        if (x->dtype == PE_DTYPE_F64) {
+          double* y = (double*)x->data + row;
+          const double u = y[first], v = y[second];
+          y[first] = u * c - v * s;
+          y[second] = u * s + v * c;
+        } else {
+          float* y = (float*)x->data + row;
+          const double u = y[first], v = y[second];
+          y[first] = (float)(u * c - v * s);
+          y[second] = (float)(u * s + v * c);
+        }
+#ifdef PLUGTEST_NAN
+        put_nan(x, row + first);
+#endif
+      }
+    }
+  }
+}
+
+/* Channel of pair i's sin (cos: + offset). */
+static size_t sin_channel(const pe_sinusoidal_plan* plan, size_t i, size_t* cos_offset) {
+  *cos_offset = plan->layout == PE_LAYOUT_INTERLEAVED ? 1 : plan->n_pairs;
+  return plan->layout == PE_LAYOUT_INTERLEAVED ? 2 * i : i;
+}
+
+static void put(const pe_buffer* b, size_t at, double v, int add) {
+  if (b->dtype == PE_DTYPE_F64) {
+    double* y = (double*)b->data + at;
+    *y = add ? *y + v : v;
+  } else {
+    float* y = (float*)b->data + at;
+    *y = (float)(add ? (double)*y + v : v);
+  }
+}
+
+static void fill(const pe_sinusoidal_plan* plan, const int64_t* positions, size_t n, const uint8_t* padding,
+                 const pe_buffer* out, int add) {
+  size_t r, i, offset;
+  for (r = 0; r < n; ++r) {
+    if (padding != NULL && padding[r] != 0) continue;
+    for (i = 0; i < plan->n_pairs; ++i) {
+      const double angle = (double)positions[r] * plan->inv_freq[i];
+      const size_t at = r * plan->dim + sin_channel(plan, i, &offset);
+      put(out, at, sin(angle), add);
+      put(out, at + offset, cos(angle), add);
+    }
+  }
+}
+
+static void table(void* user_data, const pe_sinusoidal_plan* plan, const int64_t* positions, size_t n,
+                  const pe_buffer* out) {
+  (void)user_data;
+  fill(plan, positions, n, NULL, out, 0);
+}
+
+static void add(void* user_data, const pe_sinusoidal_plan* plan, const int64_t* positions, size_t n,
+                const uint8_t* padding, const pe_buffer* embeddings) {
+  (void)user_data;
+  fill(plan, positions, n, padding, embeddings, 1);
+}
+
+PE_PLUGIN_EXPORT int pe_plugin_register(const pe_host* host) {
+  pe_kernel rope = {
+      .struct_size = sizeof(pe_kernel),
+      .family = PE_FAMILY_ROPE,
+      .name = "rope.plugtest_f64",
+      .contract =
+          {
+              .layouts = PE_BIT(PE_LAYOUT_INTERLEAVED) | PE_BIT(PE_LAYOUT_HALFSPLIT),
+              .outputs = PE_BIT(PE_DTYPE_F32) | PE_BIT(PE_DTYPE_F64),
+              .angle_type = PE_DTYPE_F64,
+              .compute_type = PE_DTYPE_F64,
+              .max_position = (int64_t)1 << 31,
+              .max_base = 1e12,
+              .max_input_abs = 0x1p126,
+              .c0 = 1,
+              .ck = 3.001,
+              .c1 = 2.03,
+              .ca = 3,
+              .depends_on = "glibc sin/cos <= 1 ULP",
+          },
+      .rope_apply = rotate,
+  };
+  pe_kernel sinusoidal = rope;
+  sinusoidal.family = PE_FAMILY_SINUSOIDAL;
+  sinusoidal.name = "sinusoidal.plugtest_f64";
+  sinusoidal.contract.layouts = PE_BIT(PE_LAYOUT_INTERLEAVED) | PE_BIT(PE_LAYOUT_CONCATENATED);
+  sinusoidal.contract.max_input_abs = 1e30;
+  sinusoidal.contract.ck = 1;
+  sinusoidal.rope_apply = NULL;
+  sinusoidal.sinusoidal_table = table;
+  sinusoidal.sinusoidal_add = add;
+  return pe_register_kernel(host, &rope) || pe_register_kernel(host, &sinusoidal);
+}

@@ -1,0 +1,201 @@
+#include "plugin_variants.h"
+
+#include <new>
+#include <vector>
+
+#include "pe/detail/convert.h"
+#include "pe/detail/rope_driver.h"
+
+namespace pe::harness::detail {
+namespace {
+
+// Each pair's axis and frequency index, which the plan computes on demand but the ABI hands over as
+// arrays: on the stack up to this many pairs (8 KiB; a 1024-channel head is 512 pairs), beyond it in a
+// per-thread buffer that grows once, so that a timed call allocates nothing after the first.
+constexpr std::size_t kStackPairs = 1024;
+
+std::uint32_t* per_pair_scratch(std::size_t values) noexcept {
+  thread_local std::vector<std::uint32_t> scratch;
+  try {
+    if (scratch.size() < values) scratch.resize(values);
+  } catch (...) {
+    return nullptr;
+  }
+  return scratch.data();
+}
+
+class PluginRope final : public RopeVariant {
+ public:
+  PluginRope(std::string name, Contract contract, pe_rope_apply_fn apply_fn, void* user_data)
+      : RopeVariant(std::move(name), std::move(contract)), apply_(apply_fn), user_data_(user_data) {}
+
+  void apply(const RopePlan& plan, const RopeBatch& batch, RopeDirection direction,
+             Buffer x) const noexcept override {
+    const std::size_t n = plan.n_pairs();
+    std::uint32_t stack[2 * kStackPairs];
+    std::uint32_t* per_pair = n <= kStackPairs ? stack : per_pair_scratch(2 * n);
+    if (per_pair == nullptr) return;  // out of memory: x untouched, and the checks say so
+    for (std::size_t j = 0; j < n; ++j) {
+      per_pair[j] = static_cast<std::uint32_t>(plan.axis_of_pair(j));
+      per_pair[n + j] = static_cast<std::uint32_t>(plan.frequency_index(j).index);
+    }
+    // The de-interleaved form is the interleaved rotation with its output reordered: pe-suite does the
+    // reordering, as its driver does for the built-in variants, so a plugin implements two pairings.
+    const bool deinterleave = plan.layout() == Layout::Deinterleave;
+    const pe_rope_plan p{
+        .struct_size = sizeof(pe_rope_plan),
+        .layout = deinterleave ? PE_LAYOUT_INTERLEAVED : to_c(plan.layout()),
+        .head_dim = plan.head_dim(),
+        .rotary_dim = plan.rotary_dim(),
+        .rotary_offset = plan.rotary_offset(),
+        .n_pairs = n,
+        .n_axes = plan.n_axes(),
+        .inv_freq = plan.inv_freq().data(),
+        .axis_of_pair = per_pair,
+        .frequency_index = per_pair + n,
+        .frequency_dim = n == 0 ? 0 : plan.frequency_index(0).dim,
+        .base = plan.effective_base(),
+        .gain = plan.gain().data(),
+        .attention_factor = plan.attention_factor(),
+    };
+    const pe_rope_batch b{
+        .struct_size = sizeof(pe_rope_batch),
+        .positions = batch.positions.data(),
+        .n_axes = batch.n_axes,
+        .tokens = batch.tokens(),
+        .heads = batch.heads,
+        .token_stride = batch.token_stride,
+        .head_stride = batch.head_stride,
+    };
+    const pe_buffer buffer{x.data, x.size, to_c(x.dtype)};
+    const auto reorder = [&] {
+      pe::detail::with_typed(
+          x, [&](auto* data) { pe::detail::reorder_deinterleave(plan, batch, data, direction); });
+    };
+    if (deinterleave && direction == RopeDirection::Inverse) reorder();
+    apply_(user_data_, &p, &b,
+           direction == RopeDirection::Forward ? PE_DIRECTION_FORWARD : PE_DIRECTION_INVERSE, &buffer);
+    if (deinterleave && direction == RopeDirection::Forward) reorder();
+  }
+
+ private:
+  pe_rope_apply_fn apply_;
+  void* user_data_;
+};
+
+class PluginSinusoidal final : public SinusoidalVariant {
+ public:
+  PluginSinusoidal(std::string name, Contract contract, pe_sinusoidal_table_fn table_fn,
+                   pe_sinusoidal_add_fn add_fn, void* user_data)
+      : SinusoidalVariant(std::move(name), std::move(contract)),
+        table_(table_fn),
+        add_(add_fn),
+        user_data_(user_data) {}
+
+  void table(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
+             Buffer out) const noexcept override {
+    const pe_sinusoidal_plan p = c_plan(plan);
+    const pe_buffer buffer{out.data, out.size, to_c(out.dtype)};
+    table_(user_data_, &p, positions.data(), positions.size(), &buffer);
+  }
+
+  void add(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
+           std::span<const std::uint8_t> padding, Buffer embeddings) const noexcept override {
+    const pe_sinusoidal_plan p = c_plan(plan);
+    const pe_buffer buffer{embeddings.data, embeddings.size, to_c(embeddings.dtype)};
+    add_(user_data_, &p, positions.data(), positions.size(), padding.empty() ? nullptr : padding.data(),
+         &buffer);
+  }
+
+ private:
+  static pe_sinusoidal_plan c_plan(const SinusoidalPlan& plan) noexcept {
+    return {sizeof(pe_sinusoidal_plan), to_c(plan.layout()),   plan.dim(), plan.n_pairs(),
+            plan.params().base,         plan.inv_freq().data()};
+  }
+
+  pe_sinusoidal_table_fn table_;
+  pe_sinusoidal_add_fn add_;
+  void* user_data_;
+};
+
+}  // namespace
+
+std::unique_ptr<Variant> plugin_rope(std::string name, Contract contract, pe_rope_apply_fn apply,
+                                     void* user_data) {
+  return std::make_unique<PluginRope>(std::move(name), std::move(contract), apply, user_data);
+}
+
+std::unique_ptr<Variant> plugin_sinusoidal(std::string name, Contract contract, pe_sinusoidal_table_fn table,
+                                           pe_sinusoidal_add_fn add, void* user_data) {
+  return std::make_unique<PluginSinusoidal>(std::move(name), std::move(contract), table, add, user_data);
+}
+
+std::optional<Family> family_of(std::uint32_t family) noexcept {
+  switch (family) {
+    case PE_FAMILY_SINUSOIDAL:
+      return Family::Sinusoidal;
+    case PE_FAMILY_ROPE:
+      return Family::Rope;
+    default:
+      return std::nullopt;
+  }
+}
+
+std::optional<Layout> layout_of(std::uint32_t layout) noexcept {
+  switch (layout) {
+    case PE_LAYOUT_INTERLEAVED:
+      return Layout::Interleaved;
+    case PE_LAYOUT_CONCATENATED:
+      return Layout::Concatenated;
+    case PE_LAYOUT_HALFSPLIT:
+      return Layout::HalfSplit;
+    default:
+      return std::nullopt;
+  }
+}
+
+std::optional<DType> dtype_of(std::uint32_t dtype) noexcept {
+  switch (dtype) {
+    case PE_DTYPE_F32:
+      return DType::F32;
+    case PE_DTYPE_F64:
+      return DType::F64;
+    case PE_DTYPE_BF16:
+      return DType::BF16;
+    case PE_DTYPE_F16:
+      return DType::F16;
+    default:
+      return std::nullopt;
+  }
+}
+
+std::uint32_t to_c(Layout layout) noexcept {
+  switch (layout) {
+    case Layout::Interleaved:
+    case Layout::Deinterleave:
+      return PE_LAYOUT_INTERLEAVED;
+    case Layout::Concatenated:
+      return PE_LAYOUT_CONCATENATED;
+    case Layout::HalfSplit:
+      return PE_LAYOUT_HALFSPLIT;
+    case Layout::Hqk:
+      break;
+  }
+  return 0;
+}
+
+std::uint32_t to_c(DType dtype) noexcept {
+  switch (dtype) {
+    case DType::F32:
+      return PE_DTYPE_F32;
+    case DType::F64:
+      return PE_DTYPE_F64;
+    case DType::BF16:
+      return PE_DTYPE_BF16;
+    case DType::F16:
+      return PE_DTYPE_F16;
+  }
+  return 0;
+}
+
+}  // namespace pe::harness::detail
