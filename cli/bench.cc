@@ -16,7 +16,7 @@ int run_bench(const BenchOptions& o) {
   const std::optional<std::string> exe = helper_executable("pe_bench");
   if (!exe)
     throw UsageError(
-        "bench: no pe_bench beside this pe-suite (a build without benchmarks: configure with "
+        "bench: this build has no benchmarks (no pe_bench beside this pe-suite; configure with "
         "PE_BUILD_BENCH=ON)");
   std::vector<std::string> args = {*exe, "--mode", o.quick ? "quick" : "report", "--variant", o.glob};
   if (!o.out.empty()) args.insert(args.end(), {"--out", o.out});
