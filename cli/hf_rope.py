@@ -16,8 +16,9 @@ def get_mscale(scale, mscale=1.0):
     return 1.0 if scale <= 1 else 0.1 * mscale * math.log(scale) + 1.0
 
 
-def yarn_inv_freq(base, dim, factor, original, truncate=True, beta_fast=32.0, beta_slow=1.0):
-    """_compute_yarn_parameters: find_correction_range, linear_ramp_factor, the blend of both."""
+def yarn_correction_range(base, dim, original, beta_fast, beta_slow, truncate):
+    """find_correction_dim / find_correction_range in Python floats (HF's math.log), with
+    linear_ramp_factor's nudge when both ends meet."""
     def correction_dim(rotations):
         return (dim * math.log(original / (rotations * 2 * math.pi))) / (2 * math.log(base))
 
@@ -25,8 +26,12 @@ def yarn_inv_freq(base, dim, factor, original, truncate=True, beta_fast=32.0, be
     if truncate:
         low, high = math.floor(low), math.ceil(high)
     low, high = max(low, 0), min(high, dim - 1)
-    if low == high:
-        high += 0.001
+    return low, (high + 0.001 if low == high else high)
+
+
+def yarn_inv_freq(base, dim, factor, original, truncate=True, beta_fast=32.0, beta_slow=1.0):
+    """_compute_yarn_parameters: find_correction_range, linear_ramp_factor, the blend of both."""
+    low, high = yarn_correction_range(base, dim, original, beta_fast, beta_slow, truncate)
     ramp = np.clip((np.arange(dim // 2, dtype=np.float64) - low) / (high - low), 0, 1)
     extrapolation = 1 - ramp
     pos_freqs = base ** (np.arange(0, dim, 2, dtype=np.float64) / dim)
@@ -99,15 +104,7 @@ def llama3_inv_freq_f32(base, dim, factor, original, low_freq_factor=1.0, high_f
 
 def yarn_inv_freq_f32(base, dim, factor, original, beta_fast=32.0, beta_slow=1.0, truncate=True):
     """The correction range in Python floats (HF's math.log), the frequencies in float32."""
-    def correction_dim(rotations):
-        return (dim * math.log(original / (rotations * 2 * math.pi))) / (2 * math.log(base))
-
-    low, high = correction_dim(beta_fast), correction_dim(beta_slow)
-    if truncate:
-        low, high = math.floor(low), math.ceil(high)
-    low, high = max(low, 0), min(high, dim - 1)
-    if low == high:
-        high += 0.001
+    low, high = yarn_correction_range(base, dim, original, beta_fast, beta_slow, truncate)
     pos_freqs = np.power(F32(base), np.arange(0, dim, 2).astype(F32) / F32(dim), dtype=F32)
     extrapolation, interpolation = (F32(1) / pos_freqs).astype(F32), (F32(1) / (F32(factor) * pos_freqs)).astype(F32)
     ramp = np.clip((np.arange(dim // 2, dtype=F32) - F32(low)) / F32(high - low), 0, 1).astype(F32)
