@@ -4,7 +4,7 @@
 #   NAME_props   every pe-suite property over the variants SOURCES register (with WITH_BUILTINS, also
 #                over pe-suite's own, as the comparison baseline); RapidCheck's counterexamples shrunk
 #   NAME_bench   the benchmark grid over the same (pe_bench's flags: --mode quick|report, --variant GLOB)
-# and the ctest entry NAME/properties running NAME_props. The variants are told apart by the file
+# and the ctest entries NAME/properties (NAME_props) and NAME/bench_smoke (every shape once, untimed). The variants are told apart by the file
 # that registered them ($PE_VARIANT=@outside selects those not built into libpe).
 function(pe_add_variant_suite name)
   cmake_parse_arguments(PARSE_ARGV 1 ARG "WITH_BUILTINS;NO_BENCH" "RC_PARAMS" "SOURCES")
@@ -18,8 +18,10 @@ function(pe_add_variant_suite name)
   target_link_libraries(${name}_props PRIVATE pe::properties pe::properties_support pe::pe)
   target_include_directories(${name}_props PRIVATE ${PE_SUITE_SOURCE_DIR})
   set(selection "PE_VARIANT=@outside")
+  set(bench_selection "@outside")
   if(ARG_WITH_BUILTINS)
     set(selection "PE_VARIANT=*")
+    set(bench_selection "*")
   endif()
   if(NOT ARG_RC_PARAMS)
     set(ARG_RC_PARAMS "seed=20261130 max_size=100 max_success=25")
@@ -29,5 +31,7 @@ function(pe_add_variant_suite name)
   if(TARGET pe::bench AND NOT ARG_NO_BENCH)
     add_executable(${name}_bench ${ARG_SOURCES} ${PE_SUITE_SOURCE_DIR}/pe_bench.cc)
     target_link_libraries(${name}_bench PRIVATE pe::bench pe::pe)
+    # Every shape once, untimed (Google Benchmark's smallest run): the binary works on these variants.
+    add_test(NAME ${name}/bench_smoke COMMAND ${name}_bench --mode smoke --variant ${bench_selection})
   endif()
 endfunction()

@@ -46,4 +46,12 @@ grep -qE "FAILED .*RopeProps.*AgreesWithReferenceWithinBudget" <<<"$out" ||
 out=$("$pe" check --family rope --input "$tmp/x.npy" --output "$tmp/y.npy" --positions 0:256 2>&1) &&
   fail "check passed the flipped kernel's output" "$out"
 grep -q "inverse rotation" <<<"$out" || fail "check of the flipped table: the convention not named" "$out"
-echo "package: C plugin built, listed, verified; the flipped one failed with the property and the convention named"
+# The main job on the plugin's kernel: what a built-in gets (properties, census, benchmark rows with the
+# machine's fill fraction, the report and its accuracy plot).
+out=$("$pe" run --plugin "$plugin" --variant 'rope.*engine_c*' --out-dir "$tmp/run" 2>&1) ||
+  fail "run --plugin" "$out"
+grep -qE "^rope\.engine_c +[0-9]+ pass .* [0-9.]+ +[0-9]+% +0 +pass$" <<<"$out" ||
+  fail "run --plugin: no summary row for rope.engine_c with properties, ns/elem and fill" "$out"
+grep -q "engine_c" "$tmp/run/report.md" && [ -s "$tmp/run/accuracy_rope.engine_c.dat" ] && [ -s "$tmp/run/accuracy_rope.svg" ] ||
+  fail "run --plugin: the report or its plot lacks rope.engine_c" "$(ls "$tmp/run")"
+echo "package: C plugin built, listed, verified, run into the report; the flipped one failed with the property and the convention named"

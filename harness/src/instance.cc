@@ -48,7 +48,7 @@ bool glob_match(const std::string& pattern, const std::string& text) {
 std::vector<Instance> selected() {
   const char* glob = std::getenv("PE_VARIANT");
   // "@outside": the variants an outside binary or plugin registered (pe_add_variant_suite's default).
-  const bool outside = glob != nullptr && std::string_view(glob) == "@outside";
+  const bool outside = glob != nullptr && std::string_view(glob) == kOutside;
   std::vector<Instance> out;
   for (const Variant* v : registry()) {
     if (outside) {
@@ -77,7 +77,9 @@ std::vector<Instance> instances_matching(const std::string& glob) {
   std::vector<Instance> out;
   for (const FamilyInfo& f : families()) {
     for (const Instance& i : instances(f.family)) {
-      if (glob_match(glob, i.variant->name()) || glob_match(glob, i.name())) out.push_back(i);
+      if (glob == kOutside ? !is_builtin(*i.variant)
+                           : glob_match(glob, i.variant->name()) || glob_match(glob, i.name()))
+        out.push_back(i);
     }
   }
   return out;

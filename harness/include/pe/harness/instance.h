@@ -26,12 +26,16 @@ struct Instance {
 inline void PrintTo(const Instance& i, std::ostream* os) { *os << i.name(); }
 
 std::vector<Instance> instances(Family family);
+// The selection that stands for every variant not built into libpe (an outside project's, a plugin's):
+// pe_add_variant_suite's default, in $PE_VARIANT and as pe_bench's --variant.
+inline constexpr const char* kOutside = "@outside";
 // instances(family) that match the glob in $PE_VARIANT (every one when unset): the property suites
 // instantiate these, so `pe-suite verify --variant GLOB` runs the property binary on a selection.
 std::vector<Instance> selected(Family family);
 // The same over every family.
 std::vector<Instance> selected();
-// Instances whose name matches a glob ('*' and '?'), on the variant name or the instance name.
+// Instances whose name matches a glob ('*' and '?'), on the variant name or the instance name; or
+// kOutside.
 std::vector<Instance> instances_matching(const std::string& glob);
 bool glob_match(const std::string& pattern, const std::string& text);
 
