@@ -99,6 +99,17 @@ NpyArray load(const std::string& path, const std::string& dtype, const char* opt
   return a;
 }
 
+// --against's file (empty without it): the same shape and type as `a`, which `a_name` names.
+NpyArray load_against(const CheckOptions& o, const NpyArray& a, const char* a_name) {
+  if (o.against.empty()) return {};
+  NpyArray b = load(o.against, o.dtype, "--against");
+  if (b.shape != a.shape || b.dtype != a.dtype)
+    throw UsageError(fmt::format(
+        "--against: {} holds {} {}, {} {} {}: compare two outputs of one shape and type", o.against,
+        to_string(b.dtype), shape_words(b.shape), a_name, to_string(a.dtype), shape_words(a.shape)));
+  return b;
+}
+
 void print_verdict(const harness::Measurement& bands, const Budget& budget, CheckJson& out,
                    const ContractTally* tally = nullptr) {
   out.measured(bands, budget.dtype, budget.text);
@@ -137,12 +148,7 @@ int check_sinusoidal(const CheckOptions& o) {
   fmt::print("checking {}: {} positions x dim {}, {}, {}, base {:g}\n", o.table, positions.size(), plan.dim(),
              to_string(a.dtype), to_string(params.layout), params.base);
 
-  const NpyArray b = o.against.empty() ? NpyArray{} : load(o.against, o.dtype, "--against");
-  if (!o.against.empty() && (b.shape != a.shape || b.dtype != a.dtype))
-    throw UsageError(fmt::format(
-        "--against: {} holds {} {}, TABLE {} {}: compare two tables of one shape and "
-        "type",
-        o.against, to_string(b.dtype), shape_words(b.shape), to_string(a.dtype), shape_words(a.shape)));
+  const NpyArray b = load_against(o, a, "TABLE");
   harness::Measurement bands;
   ContractTally tally(Family::Sinusoidal, a.dtype);
   Progress progress("check", positions.size());
@@ -244,12 +250,7 @@ int check_rope(const CheckOptions& o) {
   const AttnTemperature temperature = to_attn_temperature(o.temperature, o.scaling);
   const NpyArray xa = load(o.input, o.dtype, "--input"), ya = load(o.output, o.dtype, "--output");
   if (xa.shape != ya.shape) throw UsageError("--output: shape differs from --input's");
-  const NpyArray yb = o.against.empty() ? NpyArray{} : load(o.against, o.dtype, "--against");
-  if (!o.against.empty() && (yb.shape != ya.shape || yb.dtype != ya.dtype))
-    throw UsageError(fmt::format(
-        "--against: {} holds {} {}, --output {} {}: compare two outputs of one shape "
-        "and type",
-        o.against, to_string(yb.dtype), shape_words(yb.shape), to_string(ya.dtype), shape_words(ya.shape)));
+  const NpyArray yb = load_against(o, ya, "--output");
   const std::size_t hd = xa.shape.back();
   if (o.head_dim != 0 && static_cast<std::size_t>(o.head_dim) != hd)
     throw UsageError(
