@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "pe/ref/fast_trig.h"
 #include "pe/ref/reference.h"
 #include "pe/ref/temperature.h"
 
@@ -152,11 +153,23 @@ void measure_table(const SinusoidalParams& params, std::span<const std::int64_t>
       e.dim = params.dim;
       e.base = params.base;
       e.y = y[i];
-      ref::Real exact = padded ? ref::Real(0) : reference.exact(positions[r], ch).value;
-      if (add != nullptr) exact += ref::Real(add->embeddings[i]);
-      e.exact = exact.convert_to<double>();
-      e.abs_error = ref::abs_error(e.y, exact);
-      e.ulp = e.abs_error / ref::ulp_of(exact, budget.dtype);  // SLEEF's ULP, without a second subtraction
+      // The fast path's double-double where it reaches (its radius, ~2^-98·|φ|, is far below any
+      // budget), MPFR beyond.
+      const auto fast = padded ? std::optional<ref::FastValue>(ref::FastValue{})
+                               : reference.fast_exact(positions[r], ch);
+      if (fast) {
+        const ref::dd::DD exact =
+            add != nullptr ? ref::dd::add(fast->value, {add->embeddings[i], 0}) : fast->value;
+        e.exact = exact.hi;
+        e.abs_error = ref::abs_error(e.y, exact);
+        e.ulp = e.abs_error / ref::ulp_of(exact, budget.dtype);
+      } else {
+        ref::Real exact = padded ? ref::Real(0) : reference.exact(positions[r], ch).value;
+        if (add != nullptr) exact += ref::Real(add->embeddings[i]);
+        e.exact = exact.convert_to<double>();
+        e.abs_error = ref::abs_error(e.y, exact);
+        e.ulp = e.abs_error / ref::ulp_of(exact, budget.dtype);  // SLEEF's ULP, without a second subtraction
+      }
       e.abs_phi = std::fabs(reference.angle(positions[r], ch));
       e.pair = reference.pair_of(ch);
       e.scale = 1.0;
@@ -220,13 +233,28 @@ void measure_rope(const RopeParams& params, const RopeBatch& batch, Values x, Va
         const bool inverse = direction == RopeDirection::Inverse;
         const auto [in0, in1] = inverse ? plan.output_channels(j) : plan.input_channels(j);
         const auto [out0, out1] = inverse ? plan.input_channels(j) : plan.output_channels(j);
-        auto [e0, e1] = reference.rotate(p, j, x[row + in0], x[row + in1], direction);
+        // Without a gain, the fast path's double-double where it reaches; MPFR's enclosure otherwise.
+        const auto fast =
+            gained ? std::nullopt : reference.fast_rotate(p, j, x[row + in0], x[row + in1], direction);
         const double abs_pair = std::fabs(x[row + in0]) + std::fabs(x[row + in1]);
         e.position = p;
         e.abs_phi = std::fabs(reference.angle(p, j));
         e.pair = j;
         e.scale = abs_pair;
         e.budget = budget(&plan, e.abs_phi, j, abs_pair);
+        if (fast) {
+          for (const auto& [ch, exact] : {std::pair{out0, &fast->first}, std::pair{out1, &fast->second}}) {
+            const std::size_t i = row + ch;
+            e.channel = static_cast<std::int64_t>(ch);
+            e.y = y[i];
+            e.exact = exact->value.hi;
+            e.abs_error = ref::abs_error(y[i], exact->value);
+            e.ulp = e.abs_error / ref::ulp_of(exact->value, budget.dtype);
+            sink(e);
+          }
+          continue;
+        }
+        auto [e0, e1] = reference.rotate(p, j, x[row + in0], x[row + in1], direction);
         if (gained) {
           e0 = ref::times(t_exact, e0);
           e1 = ref::times(t_exact, e1);

@@ -13,6 +13,13 @@ struct Format {
 };
 
 Format format_of(DType type) {
+  const FormatBits f = format_bits(type);
+  return {f.precision, f.emin, f.emax};
+}
+
+}  // namespace
+
+FormatBits format_bits(DType type) noexcept {
   switch (type) {
     case DType::F32:
       return {24, -126, 127};
@@ -25,8 +32,6 @@ Format format_of(DType type) {
   }
   return {53, -1022, 1023};
 }
-
-}  // namespace
 
 double round_to(const Real& v, DType type) {
   mpfr_srcptr x = v.backend().data();

@@ -1,5 +1,7 @@
 #include "pe/ref/reference.h"
 
+#include "pe/ref/fast_trig.h"
+
 #include <algorithm>
 #include <atomic>
 #include <boost/math/constants/constants.hpp>
@@ -70,24 +72,55 @@ Sinusoidal::Sinusoidal(const SinusoidalParams& params, std::int64_t max_position
       inv_freq_(SinusoidalPlan(params).n_pairs(), params.dim, params.base),
       bits_(max_position < kNarrowLimit ? pe::ref::precision_bits<RealNarrow>()
                                         : pe::ref::precision_bits<Real>()),
-      wide_(max_position >= kNarrowLimit) {}
+      wide_(max_position >= kNarrowLimit),
+      omega_dd_(inv_freq_.size()) {}
+
+bool Sinusoidal::is_sin(std::size_t channel) const noexcept {
+  return params_.layout == Layout::Interleaved ? channel % 2 == 0 : channel < inv_freq_.size();
+}
+
+// ω at ~334 bits rounded to a double-double: relative error <= 2^-105 (fast_trig.h's to_dd).
+const dd::DD& Sinusoidal::omega(std::size_t pair) const {
+  if (!omega_dd_[pair]) omega_dd_[pair] = to_dd(inv_freq_[pair]);
+  return *omega_dd_[pair];
+}
 
 std::size_t Sinusoidal::pair_of(std::size_t channel) const noexcept {
   return params_.layout == Layout::Interleaved ? channel / 2 : channel % inv_freq_.size();
 }
 
+namespace {
+
+// p·ω from the double-double (within 2^-104 relative, so within an ulp of the rounded exact angle)
+// where it is exact enough, else MPFR's product.
+double phase(std::int64_t position, const dd::DD& omega, const Real& exact_omega) {
+  if (fast_path_enabled() && position > -(std::int64_t{1} << 53) && position < (std::int64_t{1} << 53)) {
+    const auto p = static_cast<double>(position);
+    const dd::DD ph = dd::two_prod(p, omega.hi);
+    return ph.hi + (ph.lo + p * omega.lo);
+  }
+  return static_cast<double>(Real(exact_omega * static_cast<long long>(position)));
+}
+
+}  // namespace
+
 double Sinusoidal::angle(std::int64_t position, std::size_t channel) const {
-  return static_cast<double>(Real(inv_freq_[pair_of(channel)] * static_cast<long long>(position)));
+  const std::size_t pair = pair_of(channel);
+  return phase(position, omega(pair), inv_freq_[pair]);
+}
+
+std::optional<FastValue> Sinusoidal::fast_exact(std::int64_t position, std::size_t channel) const {
+  if (!fast_path_enabled()) return std::nullopt;
+  // ω's own error: 2^-105 from the double-double, ~2^-330 from MPFR's power.
+  const auto sc = fast_sincos(position, omega(pair_of(channel)), 0x1p-105 + 0x1p-300);
+  if (!sc) return std::nullopt;
+  return FastValue{is_sin(channel) ? sc->sin : sc->cos, sc->radius};
 }
 
 template <class R>
 Enclosure Sinusoidal::evaluate(std::int64_t position, std::size_t channel) const {
-  const std::size_t h = inv_freq_.size();
-  const bool interleaved = params_.layout == Layout::Interleaved;
-  const std::size_t pair = interleaved ? channel / 2 : channel % h;
-  const bool is_sin = interleaved ? channel % 2 == 0 : channel < h;
-  const R phi = R(inv_freq_[pair]) * static_cast<long long>(position);
-  const R v = is_sin ? sin(phi) : cos(phi);
+  const R phi = R(inv_freq_[pair_of(channel)]) * static_cast<long long>(position);
+  const R v = is_sin(channel) ? sin(phi) : cos(phi);
   // p = 0: φ = 0, sin 0 = 0 and cos 0 = 1 are exact.
   const R radius = position == 0 ? R(0) : radius_of(R(abs(phi)));
   return {Real(v), Real(radius)};
@@ -98,6 +131,12 @@ Enclosure Sinusoidal::exact(std::int64_t position, std::size_t channel) const {
 }
 
 double Sinusoidal::rounded(std::int64_t position, std::size_t channel, DType type) const {
+  if (fast_path_enabled()) {
+    if (const auto v = fast_exact(position, channel)) {
+      if (auto r = fast_rounding(v->value, v->radius, type)) return *r;
+    }
+    record_fallback();
+  }
   return rounded_or_retry(exact(position, channel), type, [&] { return evaluate<Real>(position, channel); });
 }
 
@@ -114,10 +153,56 @@ Rope::Rope(const RopePlan& plan, std::int64_t max_position)
       bits_(max_position < kNarrowLimit ? pe::ref::precision_bits<RealNarrow>()
                                         : pe::ref::precision_bits<Real>()),
       wide_(max_position >= kNarrowLimit),
-      frequency_slack_(std::max(1.0, plan.frequency_error() * 0x1p64 * 16)) {}
+      frequency_slack_(std::max(1.0, plan.frequency_error() * 0x1p64 * 16)),
+      omega_dd_(inv_freq_.size()) {}
+
+const dd::DD& Rope::omega(std::size_t pair) const {
+  if (!omega_dd_[pair]) omega_dd_[pair] = to_dd(inv_freq_[pair]);
+  return *omega_dd_[pair];
+}
+
+// The rotation in double-double: each product's relative error <= 2u², each sum's <= 3u² (u = 2^-53)
+// of |a| + |b| at most, so (|a| + |b|)·2^-100 covers them; the attention factor (relative error
+// 2^-105 from to_dd, 4u² from the product) another |A·y|·2^-100.
+std::optional<std::pair<FastValue, FastValue>> Rope::fast_rotate(std::int64_t position, std::size_t pair,
+                                                                 double a, double b,
+                                                                 RopeDirection direction) const {
+  const double n = std::fabs(a) + std::fabs(b);
+  if (!fast_path_enabled() || !(n < 0x1p900)) return std::nullopt;
+  // The scaled frequency's error: the plan's condition (frequency_slack_) at the wide tier, then to_dd.
+  const double omega_relative =
+      0x1p-105 + std::ldexp(frequency_slack_, static_cast<int>(2 - pe::ref::precision_bits<Real>()));
+  const auto sc = fast_sincos(position, omega(pair), omega_relative);
+  if (!sc) return std::nullopt;
+  const dd::DD s = direction == RopeDirection::Inverse ? dd::neg(sc->sin) : sc->sin;
+  FastValue y0{dd::sub(dd::mul(sc->cos, a), dd::mul(s, b)), n * (sc->radius + 0x1p-100)};
+  FastValue y1{dd::add(dd::mul(s, a), dd::mul(sc->cos, b)), y0.radius};
+  if (inv_freq_.scaled()) {
+    if (!attention_dd_) attention_dd_ = to_dd(inv_freq_.rule().attention());
+    const dd::DD& g = *attention_dd_;
+    for (FastValue* y : {&y0, &y1}) {
+      y->value = dd::mul(y->value, g);
+      y->radius = std::fabs(g.hi) * y->radius * (1 + 0x1p-50) + std::fabs(y->value.hi) * 0x1p-100;
+    }
+  }
+  return std::pair{y0, y1};
+}
+
+std::optional<std::pair<double, double>> Rope::fast_rounded(std::int64_t position, std::size_t pair, double a,
+                                                            double b, DType type,
+                                                            RopeDirection direction) const {
+  if (!(std::fabs(a) + std::fabs(b) > 0)) return std::nullopt;  // zeros: the sign is MPFR's to decide
+  const auto y = fast_rotate(position, pair, a, b, direction);
+  if (!y) return std::nullopt;
+  const auto v0 = fast_rounding(y->first.value, y->first.radius, type);
+  if (!v0) return std::nullopt;
+  const auto v1 = fast_rounding(y->second.value, y->second.radius, type);
+  if (!v1) return std::nullopt;
+  return std::pair{*v0, *v1};
+}
 
 double Rope::angle(std::int64_t position, std::size_t pair) const {
-  return static_cast<double>(Real(inv_freq_[pair] * static_cast<long long>(position)));
+  return phase(position, omega(pair), inv_freq_[pair]);
 }
 
 template <class R>
@@ -159,6 +244,10 @@ std::pair<Enclosure, Enclosure> Rope::rotate(std::int64_t position, std::size_t 
 
 std::pair<double, double> Rope::rounded(std::int64_t position, std::size_t pair, double a, double b,
                                         DType type, RopeDirection direction) const {
+  if (fast_path_enabled()) {
+    if (const auto r = fast_rounded(position, pair, a, b, type, direction)) return *r;
+    record_fallback();
+  }
   const auto narrow = rotate(position, pair, a, b, direction);
   const auto wide = [&] { return evaluate<Real>(position, pair, a, b, direction); };
   return {rounded_or_retry(narrow.first, type, [&] { return wide().first; }),

@@ -21,6 +21,13 @@ long precision_bits() {
   return static_cast<long>(mpfr_get_prec(R().backend().data()));
 }
 
+// A binary format: significand bits (the implicit one included), the exponents of the smallest normal
+// (2^emin) and of the largest finite binade (< 2^(emax+1)).
+struct FormatBits {
+  int precision, emin, emax;
+};
+FormatBits format_bits(DType type) noexcept;
+
 // Round-to-nearest-even into `type`, subnormals and overflow to infinity included, returned as
 // the double holding that value exactly. One rounding from the full-precision value.
 double round_to(const Real& v, DType type);

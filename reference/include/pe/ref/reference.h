@@ -10,6 +10,7 @@
 
 #include "pe/detail/rope_scaling_math.h"
 #include "pe/plan.h"
+#include "pe/ref/double_double.h"
 #include "pe/ref/real.h"
 #include "pe/types.h"
 
@@ -41,6 +42,12 @@ struct Enclosure {
   Real radius;
 };
 
+// A value from the fast path (pe/ref/fast_trig.h): a double-double within `radius` of the exact one.
+struct FastValue {
+  dd::DD value;
+  double radius = 0;
+};
+
 class Sinusoidal {
  public:
   // Throws InvalidArgument like SinusoidalPlan. Positions up to max_position pick the precision.
@@ -54,17 +61,23 @@ class Sinusoidal {
   std::size_t pair_of(std::size_t channel) const noexcept;
   // out[position, channel] in the plan's layout, to within the enclosure's radius.
   Enclosure exact(std::int64_t position, std::size_t channel) const;
-  // The correctly rounded out[position, channel] in `type`, as a double.
+  // The same from the fast path; nullopt when it is off or |p·ω| >= 2^52.
+  std::optional<FastValue> fast_exact(std::int64_t position, std::size_t channel) const;
+  // The correctly rounded out[position, channel] in `type`, as a double: the fast path
+  // (pe/ref/fast_trig.h) where Ziv's test decides it, MPFR otherwise.
   double rounded(std::int64_t position, std::size_t channel, DType type) const;
 
  private:
   template <class R>
   Enclosure evaluate(std::int64_t position, std::size_t channel) const;
+  bool is_sin(std::size_t channel) const noexcept;
+  const dd::DD& omega(std::size_t pair) const;
 
   SinusoidalParams params_;
   Frequencies inv_freq_;
   long bits_;
   bool wide_;
+  mutable std::vector<std::optional<dd::DD>> omega_dd_;
 };
 
 class Rope {
@@ -79,7 +92,11 @@ class Rope {
   // Pair j's (a, b) rotated by ±p·θ_j exactly: (a cos - b sin, a sin + b cos).
   std::pair<Enclosure, Enclosure> rotate(std::int64_t position, std::size_t pair, double a, double b,
                                          RopeDirection direction = RopeDirection::Forward) const;
-  // The correctly rounded rotation in `type`.
+  // The same rotation from the fast path; nullopt when it is off or |p·θ_j| >= 2^52.
+  std::optional<std::pair<FastValue, FastValue>> fast_rotate(
+      std::int64_t position, std::size_t pair, double a, double b,
+      RopeDirection direction = RopeDirection::Forward) const;
+  // The correctly rounded rotation in `type`: the fast path where Ziv's test decides both, else MPFR.
   std::pair<double, double> rounded(std::int64_t position, std::size_t pair, double a, double b, DType type,
                                     RopeDirection direction = RopeDirection::Forward) const;
   // (cos, sin) of pair j's angle times the attention factor, correctly rounded in `type`: the table
@@ -95,12 +112,17 @@ class Rope {
   template <class R>
   std::pair<Enclosure, Enclosure> evaluate(std::int64_t position, std::size_t pair, double a, double b,
                                            RopeDirection direction) const;
+  std::optional<std::pair<double, double>> fast_rounded(std::int64_t position, std::size_t pair, double a,
+                                                        double b, DType type, RopeDirection direction) const;
+  const dd::DD& omega(std::size_t pair) const;
 
   RopeParams params_;
   Frequencies inv_freq_;
   long bits_;
   bool wide_;
   double frequency_slack_ = 1;  // see evaluate()
+  mutable std::vector<std::optional<dd::DD>> omega_dd_;
+  mutable std::optional<dd::DD> attention_dd_;
 };
 
 // |y - exact| as a double (rounded up is not needed: the metric is reported, not proved).

@@ -1,0 +1,182 @@
+#include "pe/ref/fast_trig.h"
+
+#include <array>
+#include <atomic>
+#include <boost/math/constants/constants.hpp>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+namespace pe::ref {
+namespace {
+
+using dd::DD;
+
+std::atomic<bool> g_enabled{[] {
+  const char* e = std::getenv("PE_REFERENCE");
+  return e == nullptr || std::strcmp(e, "mpfr") != 0;
+}()};
+std::atomic<std::uint64_t> g_fallbacks{0};
+
+// sin and cos of j/64 for j = 0..kTable-1: |r| <= 2 covers π/4 plus the quotient's rounding error
+// (fl(φ·2/π) is within 2^-53·|φ|·2/π of the true quotient: 0.2 at |φ| = 2^52).
+constexpr int kTable = 129;
+
+struct Constants {
+  DD half_pi_hi_mid;    // π/2 = c1 + c2 + c3 within 2^-160
+  double c3 = 0;
+  double two_over_pi = 0;
+  std::array<DD, kTable> sin_j{}, cos_j{};
+  DD inv6, inv120, inv2, inv24;  // Taylor coefficients that need ~106 bits
+};
+
+const Constants& constants() {
+  static const Constants c = [] {
+    Constants k;
+    const Real half_pi = boost::math::constants::pi<Real>() / 2;
+    k.half_pi_hi_mid = to_dd(half_pi);
+    k.c3 = Real(half_pi - Real(k.half_pi_hi_mid.hi) - Real(k.half_pi_hi_mid.lo)).convert_to<double>();
+    k.two_over_pi = Real(1 / half_pi).convert_to<double>();
+    for (int j = 0; j < kTable; ++j) {
+      const Real a = Real(j) / 64;
+      k.sin_j[static_cast<std::size_t>(j)] = to_dd(sin(a));
+      k.cos_j[static_cast<std::size_t>(j)] = to_dd(cos(a));
+    }
+    k.inv6 = to_dd(Real(1) / 6);
+    k.inv120 = to_dd(Real(1) / 120);
+    k.inv2 = {0.5, 0};
+    k.inv24 = to_dd(Real(1) / 24);
+    return k;
+  }();
+  return c;
+}
+
+// sin t and cos t for |t| <= 2^-7 by their Taylor series: the terms from t^6 on are below 2^-54 and
+// are summed in double; the leading ones in double-double. Truncation < 2^-130.
+void taylor(DD t, const Constants& k, DD& s, DD& c) {
+  const DD t2 = dd::mul(t, t);
+  const double x = t2.hi;
+  const double qs = -1.0 / 5040 + x * (1.0 / 362880 + x * (-1.0 / 39916800 + x * (1.0 / 6227020800)));
+  const double qc = -1.0 / 720 + x * (1.0 / 40320 + x * (-1.0 / 3628800 + x * (1.0 / 479001600)));
+  const DD us = dd::add(k.inv120, DD{x * qs, 0});
+  const DD uc = dd::add(k.inv24, DD{x * qc, 0});
+  const DD ws = dd::sub(dd::mul(t2, us), k.inv6);  // -1/6 + t²/120 - ...
+  const DD wc = dd::sub(dd::mul(t2, uc), k.inv2);  // -1/2 + t²/24 - ...
+  s = dd::add(t, dd::mul(t, dd::mul(t2, ws)));
+  c = dd::add(DD{1, 0}, dd::mul(t2, wc));
+}
+
+}  // namespace
+
+DD to_dd(const Real& v) {
+  const double hi = v.convert_to<double>();
+  return {hi, Real(v - hi).convert_to<double>()};
+}
+
+std::optional<FastSinCos> fast_sincos(std::int64_t p, DD omega, double omega_relative) {
+  if (p == 0) return FastSinCos{{0, 0}, {1, 0}, 0};
+  constexpr std::int64_t kExact = std::int64_t{1} << 53;
+  if (p >= kExact || p <= -kExact) return std::nullopt;
+  const auto pd = static_cast<double>(p);
+  // φ = p·ω: the product by ω.hi exactly, by ω.lo rounded (relative error <= 2^-104 of |φ| in all).
+  const DD ph = dd::two_prod(pd, omega.hi);
+  const DD phi = dd::fast_two_sum(ph.hi, ph.lo + pd * omega.lo);
+  if (!(std::fabs(phi.hi) < 0x1p52)) return std::nullopt;
+  const Constants& k = constants();
+  // r = φ - q·π/2 with π/2 in three doubles: q·c1 and q·c2 exactly (TwoProd), q·c3 rounded (|q|·2^-158).
+  const double q = std::nearbyint(phi.hi * k.two_over_pi);
+  DD r = dd::sub(phi, dd::two_prod(q, k.half_pi_hi_mid.hi));
+  r = dd::sub(r, dd::two_prod(q, k.half_pi_hi_mid.lo));
+  r = dd::sub(r, DD{q * k.c3, 0});
+  // r = j/64 + t with |t| <= 2^-7: the table's sin and cos of j/64 and the series of t.
+  if (!(std::fabs(r.hi) < 2)) return std::nullopt;  // cannot happen for |φ| < 2^52
+  const double j = std::nearbyint(r.hi * 64);
+  const int ij = static_cast<int>(j);
+  const int aj = ij < 0 ? -ij : ij;
+  const DD t = dd::sub(r, DD{j / 64, 0});
+  DD st, ct;
+  taylor(t, k, st, ct);
+  DD sj = k.sin_j[static_cast<std::size_t>(aj)];
+  const DD cj = k.cos_j[static_cast<std::size_t>(aj)];
+  if (ij < 0) sj = dd::neg(sj);
+  const DD sr = dd::add(dd::mul(sj, ct), dd::mul(cj, st));
+  const DD cr = dd::sub(dd::mul(cj, ct), dd::mul(sj, st));
+  // The quadrant q mod 4 (q < 2^51 in magnitude: exact in int64).
+  const auto quadrant = static_cast<int>(((static_cast<std::int64_t>(q) % 4) + 4) % 4);
+  FastSinCos out;
+  switch (quadrant) {
+    case 0:
+      out.sin = sr, out.cos = cr;
+      break;
+    case 1:
+      out.sin = cr, out.cos = dd::neg(sr);
+      break;
+    case 2:
+      out.sin = dd::neg(sr), out.cos = dd::neg(cr);
+      break;
+    default:
+      out.sin = dd::neg(cr), out.cos = sr;
+      break;
+  }
+  // docs/fast_reference.md: the phase's error |φ|·(ω's relative error + 2^-104), the reduction's
+  // 2^-103 + |q|·2^-157, the evaluation's 2^-101; each term taken at least 4 times over.
+  const double abs_phi = std::fabs(phi.hi);
+  out.radius = abs_phi * (2 * omega_relative + 0x1p-100) + 0x1p-98;
+  return out;
+}
+
+double round_double_to(double x, DType type) {
+  if (x == 0 || !std::isfinite(x) || type == DType::F64) return x;
+  const auto [precision, emin, emax] = format_bits(type);
+  // The quantum of x's binade in the type (the subnormal step below emin); scaling by it is exact.
+  const int e = std::max(std::ilogb(x), emin) - precision + 1;
+  const double r = std::ldexp(std::nearbyint(std::ldexp(x, -e)), e);
+  const double largest = std::ldexp(2.0 - std::ldexp(1.0, 1 - precision), emax);
+  return std::fabs(r) > largest ? std::copysign(std::numeric_limits<double>::infinity(), r) : r;
+}
+
+std::optional<double> fast_rounding(DD v, double radius, DType type) {
+  if (radius == 0 && v.lo == 0) return round_double_to(v.hi, type);
+  const double m = std::fabs(v.hi);
+  if (!(m >= 0x1p-900 && m <= 0x1p900)) return std::nullopt;
+  // The ends v ∓ radius, widened by the rounding of v.lo ∓ radius (then TwoSum is exact): each end
+  // as an unevaluated sum whose .hi is its nearest double.
+  const double r = radius * (1 + 0x1p-50) + m * 0x1p-104;
+  const DD lo = dd::two_sum(v.hi, v.lo - r);
+  const DD hi = dd::two_sum(v.hi, v.lo + r);
+  double a = 0, b = 0;
+  if (type == DType::F64) {
+    a = lo.hi, b = hi.hi;
+  } else {
+    // Outward to doubles, then into the narrower type: rounding is monotone, so equal ends decide.
+    const double l = lo.lo < 0 ? std::nextafter(lo.hi, -INFINITY) : lo.hi;
+    const double h = hi.lo > 0 ? std::nextafter(hi.hi, INFINITY) : hi.hi;
+    a = round_double_to(l, type), b = round_double_to(h, type);
+  }
+  if (a != b || a == 0) return std::nullopt;
+  return a;
+}
+
+double abs_error(double y, DD exact) { return std::fabs((y - exact.hi) - exact.lo); }
+
+double ulp_of(DD exact, DType type) {
+  const FormatBits f = format_bits(type);
+  int e = f.emin;
+  if (exact.hi != 0) {
+    e = std::ilogb(exact.hi);
+    // hi a power of two with lo of the other sign: the value lies in the binade below.
+    if (exact.lo != 0 && std::signbit(exact.lo) != std::signbit(exact.hi) &&
+        std::fabs(exact.hi) == std::ldexp(1.0, e))
+      --e;
+    e = std::max(e, f.emin);
+  }
+  return std::ldexp(1.0, e - f.precision + 1);
+}
+
+bool fast_path_enabled() noexcept { return g_enabled.load(std::memory_order_relaxed); }
+void set_fast_path(bool enabled) noexcept { g_enabled.store(enabled, std::memory_order_relaxed); }
+std::uint64_t mpfr_fallbacks() noexcept { return g_fallbacks.load(std::memory_order_relaxed); }
+void record_fallback() noexcept { g_fallbacks.fetch_add(1, std::memory_order_relaxed); }
+
+}  // namespace pe::ref
