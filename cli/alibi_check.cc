@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "report_text.h"
 #include "alibi_cli.h"
 #include "alibi_diagnose.h"
 #include "args.h"
@@ -28,16 +29,16 @@ void print_fits(const std::vector<AlibiFit>& fits, CheckJson& out) {
   for (const AlibiFit& f : fits)
     candidates.push_back({{"convention", f.description}, {"residual", f.residual}});
   out.j["diagnosis"] = candidates;
-  fmt::print("\ndiagnosis (ALiBi conventions, long double model, max residual relative to the bias):\n");
+  say("\ndiagnosis (ALiBi conventions, long double model, max residual relative to the bias):\n");
   for (std::size_t k = 0; k < std::min<std::size_t>(3, fits.size()); ++k)
-    fmt::print("  {:.3g}  {}\n", fits[k].residual, fits[k].description);
+    say("  {:.3g}  {}\n", fits[k].residual, fits[k].description);
   const auto given = std::find_if(fits.begin(), fits.end(),
                                   [](const AlibiFit& f) { return f.description == "the conventions given"; });
   const AlibiFit& best = fits.front();
   if (best.description == "the conventions given" || best.residual >= given->residual / 10) {
-    fmt::print("no known convention fits better than the one given: the error is the implementation's\n");
+    say("no known convention fits better than the one given: the error is the implementation's\n");
   } else {
-    fmt::print("the data fits: {} (residual {:.3g}; the conventions given leave {:.3g})\n", best.description,
+    say("the data fits: {} (residual {:.3g}; the conventions given leave {:.3g})\n", best.description,
                best.residual, given->residual);
     out.j["fits"] = best.description;
   }
@@ -65,7 +66,7 @@ int check_alibi(const NpyArray& data, const std::string& path, const AlibiFlags&
   if (slopes) {
     if (!flags.queries.empty() || !flags.keys.empty())
       throw UsageError("--queries/--keys: the slopes [heads] have no positions");
-    fmt::print("checking {}: {} slopes, {}, max_bias {:g}, {} rule\n", path, heads, to_string(data.dtype),
+    say("checking {}: {} slopes, {}, max_bias {:g}, {} rule\n", path, heads, to_string(data.dtype),
                params.max_bias, to_string(params.slopes));
     harness::measure_alibi_slopes(params, data.values, budget, [&](const harness::ElementRecord& e) {
       bands.add(e);
@@ -85,7 +86,7 @@ int check_alibi(const NpyArray& data, const std::string& path, const AlibiFlags&
     if (flags.queries.empty() && Q > K)
       throw UsageError(fmt::format("--queries: {} queries against {} keys; give their positions", Q, K));
     queries = positions_of(flags.queries, "--queries", Q, q0);
-    fmt::print(
+    say(
         "checking {}: {} heads x {} queries [{}..{}] x {} keys [{}..{}], {}, max_bias {:g}, {} rule, {} "
         "form{}\n",
         path, heads, Q, queries.front(), queries.back(), K, keys.front(), keys.back(), to_string(data.dtype),
@@ -99,10 +100,10 @@ int check_alibi(const NpyArray& data, const std::string& path, const AlibiFlags&
       tally.add(e);
     });
   }
-  fmt::print("budget: {}\n\n{}\n", budget_text, band_table(bands));
-  fmt::print("verdict: {} ({} of {} elements over budget; max |err| {:.3g})\n",
+  say("budget: {}\n\n{}\n", budget_text, band_table(bands));
+  say("verdict: {} ({} of {} elements over budget; max |err| {:.3g})\n",
              bands.pass() ? "PASS" : "FAIL", bands.violations(), bands.count(), bands.max_abs());
-  fmt::print("contracts: {}\n", tally.summary());
+  say("contracts: {}\n", tally.summary());
   CheckJson out{json_path};
   out.measured(bands, data.dtype, budget_text);
   out.j["family"] = "alibi";

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "report_text.h"
 #include "alibi_cli.h"
 #include "check_against.h"
 #include "check_diagnosis.h"
@@ -16,6 +17,7 @@
 #include "error_bands.h"
 #include "form_options.h"
 #include "hf_config_options.h"
+#include "in_process.h"
 #include "npy.h"
 #include "pe/harness/measure.h"
 #include "pe/pe.h"
@@ -114,10 +116,10 @@ void print_verdict(const harness::Measurement& bands, const Budget& budget, Chec
                    const ContractTally* tally = nullptr) {
   out.measured(bands, budget.dtype, budget.text);
   if (tally != nullptr) out.j["contracts"] = tally->to_json();
-  fmt::print("budget: {}\n\n{}\n", budget.text, band_table(bands));
-  fmt::print("verdict: {} ({} of {} elements over budget; max |err| {:.3g})\n",
+  say("budget: {}\n\n{}\n", budget.text, band_table(bands));
+  say("verdict: {} ({} of {} elements over budget; max |err| {:.3g})\n",
              bands.pass() ? "PASS" : "FAIL", bands.violations(), bands.count(), bands.max_abs());
-  if (tally != nullptr) fmt::print("contracts: {}\n", tally->summary());
+  if (tally != nullptr) say("contracts: {}\n", tally->summary());
 }
 
 Layout layout_for(const CheckOptions& o, Family family) {
@@ -145,7 +147,7 @@ int check_sinusoidal(const CheckOptions& o) {
                                 layout_for(o, Family::Sinusoidal)};
   const SinusoidalPlan plan(params);  // validates dim, base, layout
   const Budget budget = budget_for(o, Family::Sinusoidal, a.dtype);
-  fmt::print("checking {}: {} positions x dim {}, {}, {}, base {:g}\n", o.table, positions.size(), plan.dim(),
+  say("checking {}: {} positions x dim {}, {}, {}, base {:g}\n", o.table, positions.size(), plan.dim(),
              to_string(a.dtype), to_string(params.layout), params.base);
 
   const NpyArray b = load_against(o, a, "TABLE");
@@ -175,14 +177,14 @@ int check_sinusoidal(const CheckOptions& o) {
     harness::measure_sinusoidal(params, positions, b.values, budget, [&](const harness::ElementRecord& e) {
       against->add(e, static_cast<std::size_t>(e.row) * plan.dim() + static_cast<std::size_t>(e.channel));
     });
-    fmt::print("{}", against->table(bands, o.table, o.against));
+    say("{}", against->table(bands, o.table, o.against));
     out.j["against"] = against->to_json(bands, a.dtype, o.against);
   }
   // The diagnosis is the wrong one's: A's, or B's when only B fails.
   const bool b_only = against && bands.pass() && !against->b().pass();
   const harness::Measurement& failing = b_only ? against->b() : bands;
   if (!failing.pass() && failing.max_abs() >= 1e-3) {
-    if (b_only) fmt::print("\nB ({}):", o.against);
+    if (b_only) say("\nB ({}):", o.against);
     print_diagnosis(diagnose_sinusoidal(b_only ? b.values : a.values, plan.dim(), positions, given), given,
                     failing, out);
   }
@@ -216,7 +218,7 @@ int check_nope(const CheckOptions& o, const NpyArray& xa, const NpyArray& ya, co
                                   : t.type == AttnTemperatureType::None
                                       ? "identity, bit for bit (--max-abs for a fused kernel)"
                                       : "t(p)*x within " + describe_gain_budget(ya.dtype, "|x|");
-  fmt::print("checking {} -> {}: {} tokens x {} heads x head_dim {}, {}, NoPE layer (no rotation){}\n",
+  say("checking {} -> {}: {} tokens x {} heads x head_dim {}, {}, NoPE layer (no rotation){}\n",
              o.input, o.output, batch.tokens(), batch.heads, hd, to_string(ya.dtype),
              t.type == AttnTemperatureType::None ? "" : ", attention temperature " + describe_temperature(t));
   harness::Measurement bands;
@@ -278,20 +280,20 @@ int check_rope(const CheckOptions& o) {
   if (gain.relative_error > 0)
     budget.text += ", times t(p), plus " + describe_gain_budget(ya.dtype, "(|x_a| + |x_b|)");
   if (budget.contract != nullptr && plan.effective_base() > budget.contract->max_base) {
-    fmt::print(
+    say(
         "note: the scaled base {:g} exceeds the contract's max_base {:g}: its budget is not derived "
         "for it\n",
         plan.effective_base(), budget.contract->max_base);
   }
   const std::string form = describe_form(params);
-  fmt::print("checking {} -> {}: {} tokens x {} heads x head_dim {} (rotary {}{}), {}, {}, base {:g}{}\n",
+  say("checking {} -> {}: {} tokens x {} heads x head_dim {} (rotary {}{}), {}, {}, base {:g}{}\n",
              o.input, o.output, batch.tokens(), heads, hd, plan.rotary_dim(), form.empty() ? "" : ", " + form,
              to_string(ya.dtype), to_string(params.layout), params.base,
              params.scaling.type == RopeScalingType::None
                  ? ""
                  : ", scaling " + describe_scaling(params.scaling, plan));
   if (temperature.type != AttnTemperatureType::None)
-    fmt::print("attention temperature {}\n", describe_temperature(temperature));
+    say("attention temperature {}\n", describe_temperature(temperature));
 
   harness::Measurement bands;
   ContractTally tally(Family::Rope, ya.dtype, &plan);
@@ -329,7 +331,7 @@ int check_rope(const CheckOptions& o) {
   if (!o.hf_config.is_null()) out.j["hf_config"] = o.hf_config;
   print_verdict(bands, budget, out, &tally);
   if (moved != nullptr) {
-    fmt::print(
+    say(
         "pass-through: channel {} of token {} head {} lies outside the rotated channels [{}, {}) and must "
         "equal the input bit for bit (budget 0); it moved by {:.3g} ({:.3g} ulp)\n",
         moved->channel, moved->row, moved->head, params.rotary_offset,
@@ -357,10 +359,10 @@ int check_rope(const CheckOptions& o) {
             over_b[static_cast<std::size_t>(e.row) * heads + static_cast<std::size_t>(e.head)] = true;
         },
         {}, RopeDirection::Forward, gain);
-    fmt::print("{}", against->table(bands, o.output, o.against));
+    say("{}", against->table(bands, o.output, o.against));
     out.j["against"] = against->to_json(bands, ya.dtype, o.against);
     if (bands.pass() && !against->b().pass()) {  // the diagnosis is the wrong one's
-      fmt::print("\nB ({}):", o.against);
+      say("\nB ({}):", o.against);
       diagnose_rope_output({x, yb.values, batch, hd, plan.rotary_dim(), params.scaling}, plan, given,
                            against->b(), over_b, out,
                            other_layers(o.hf_other_layers, given, hd, o.positions, o.positions_file));
@@ -463,6 +465,20 @@ void add_check(CLI::App& app, int& exit_code) {
     if (checker->family != Family::Alibi) reject_alibi_flags(o->alibi, "applies to --family alibi only");
     exit_code = checker->check(*o);
   });
+}
+
+int check_in_process(const std::vector<std::string>& args) {
+  CLI::App app{"pe-suite", "pe-suite"};
+  int exit_code = kOk;
+  add_check(app, exit_code);
+  std::vector<std::string> argv(args.rbegin(), args.rend());  // CLI11 takes them last first
+  argv.emplace_back("check");
+  try {
+    app.parse(argv);
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(e.what());
+  }
+  return exit_code;
 }
 
 }  // namespace pe::cli

@@ -1,5 +1,6 @@
 // check's explanation of a failure: the diagnosis's candidates printed best first, and for RoPE the
 // rows a fast path skipped and the positions read back (check.cc measures; this explains).
+#include "report_text.h"
 #include "check_diagnosis.h"
 
 #include <fmt/format.h>
@@ -29,7 +30,7 @@ void print_diagnosis(const std::vector<Fit>& fits, const Convention& given, cons
     return describe(f.convention, given) == "the conventions given";
   });
   const double given_residual = it != fits.end() ? it->residual : NAN;
-  fmt::print("\ndiagnosis (known conventions, long double model, max residual over a sample):\n");
+  say("\ndiagnosis (known conventions, long double model, max residual over a sample):\n");
   // The best three distinct descriptions (candidates that differ only where the data cannot tell
   // read the same), and the given one's residual when it is not among them.
   std::vector<std::string> shown;
@@ -37,25 +38,25 @@ void print_diagnosis(const std::vector<Fit>& fits, const Convention& given, cons
     const std::string what = describe(fits[k].convention, given);
     if (std::find(shown.begin(), shown.end(), what) != shown.end()) continue;
     shown.push_back(what);
-    fmt::print("  {:.3g}  {}\n", fits[k].residual, what);
+    say("  {:.3g}  {}\n", fits[k].residual, what);
   }
   if (it != fits.end() && std::find(shown.begin(), shown.end(), "the conventions given") == shown.end())
-    fmt::print("  {:.3g}  the conventions given\n", given_residual);
+    say("  {:.3g}  the conventions given\n", given_residual);
   const Fit& best = fits.front();
   if (!recovered.empty()) out.j["positions_recovered"] = recovered;
   const bool undetermined = recovered.rfind("positions undetermined", 0) == 0;
-  if (undetermined) fmt::print("positions read back from the data: {}\n", recovered.substr(10));
+  if (undetermined) say("positions read back from the data: {}\n", recovered.substr(10));
   if ((describe(best.convention, given) == "the conventions given" || best.residual >= given_residual / 10) &&
       !recovered.empty() && !undetermined) {
-    fmt::print("the data fits: {}\n", recovered);
+    say("the data fits: {}\n", recovered);
     out.j["fits"] = recovered;
   } else if (describe(best.convention, given) == "the conventions given" ||
              best.residual >= given_residual / 10) {
-    fmt::print(
+    say(
         "no known convention fits better than the one given: the error is the implementation's, or a check "
         "argument the diagnosis does not model\n");
   } else {
-    fmt::print("the data fits: {} (residual {:.3g}; the conventions given leave {:.3g})\n",
+    say("the data fits: {} (residual {:.3g}; the conventions given leave {:.3g})\n",
                describe(best.convention, given), best.residual, given_residual);
     out.j["fits"] = describe(best.convention, given);
   }
@@ -96,11 +97,11 @@ void diagnose_rope_output(const RopeData& data, const RopePlan& plan, const Conv
     const std::string words = unrotated_words(skipped, only_cause);
     out.j["unrotated_rows"] = skipped.count;
     if (only_cause) {
-      fmt::print("\nthe data fits: {}\n", words);
+      say("\nthe data fits: {}\n", words);
       out.j["fits"] = words;
       return;
     }
-    fmt::print("\nalso: {}\n", words);
+    say("\nalso: {}\n", words);
   }
   if (!bands.pass() && bands.max_abs() >= 1e-3) {
     std::string recovered;

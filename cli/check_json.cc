@@ -1,5 +1,7 @@
 #include "check_json.h"
 
+#include "report_text.h"
+
 #include "common.h"
 
 namespace pe::cli {
@@ -43,9 +45,10 @@ void CheckJson::measured(const harness::Measurement& m, DType dtype, const std::
 }
 
 void CheckJson::write() const {
-  if (path.empty()) return;
   nlohmann::json out = j;
   out["schema"] = kCheckSchema;
+  if (CapturedReport* c = active_capture()) c->json = out;
+  if (path.empty()) return;
   write_text(path, out.dump(2) + "\n");
 }
 

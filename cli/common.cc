@@ -1,5 +1,7 @@
 #include "common.h"
 
+#include "memory_files.h"
+
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <spawn.h>
@@ -69,6 +71,7 @@ int spawn_and_wait(const std::vector<std::string>& args, const std::vector<std::
 }
 
 std::string read_text(const std::string& path, const std::string& what) {
+  if (const std::string* held = memory_text(path)) return *held;
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UsageError(what + ": cannot read '" + path + "'");
   std::ostringstream s;

@@ -12,6 +12,8 @@
 #include <nlohmann/json.hpp>
 #include <tuple>
 
+#include "in_process.h"
+#include "report_text.h"
 #include "alibi_cli.h"
 #include "common.h"
 #include "form_options.h"
@@ -410,6 +412,12 @@ int run_export(const ExportOptions& o) {
                ref::undecided_roundings() - undecided_before, ref::precision_bits<ref::Real>(), o.out);
     return kCheckFailed;
   }
+  if (CapturedReport* c = active_capture()) {  // in-process (the Python module): the values, no file
+    c->values = values;
+    c->shape = shape;
+    c->metadata = metadata;
+    return kOk;
+  }
   if (format == "npy") {
     write_npy(o.out, values, shape, dtype);
     if (!metadata.is_null()) write_text(o.out + ".json", metadata.dump(2) + "\n");
@@ -490,6 +498,20 @@ void add_export(CLI::App& app, int& exit_code) {
       reject_temperature_flags(o->temperature, "applies to --family rope only");
     exit_code = run_export(*o);
   });
+}
+
+int export_in_process(const std::vector<std::string>& args) {
+  CLI::App app{"pe-suite", "pe-suite"};
+  int exit_code = kOk;
+  add_export(app, exit_code);
+  std::vector<std::string> argv(args.rbegin(), args.rend());  // CLI11 takes them last first
+  argv.emplace_back("export");
+  try {
+    app.parse(argv);
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(e.what());
+  }
+  return exit_code;
 }
 
 }  // namespace pe::cli

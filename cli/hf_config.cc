@@ -1,6 +1,8 @@
 // The config.json resolver: transformers' reading of a config, rule by rule (hf_config.h).
 #include "hf_config.h"
 
+#include "memory_files.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -58,10 +60,14 @@ json HfResolution::to_json() const {
 }
 
 json read_hf_config(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError("--hf-config " + path + ": cannot be read");
   std::stringstream text;
-  text << in.rdbuf();
+  if (const std::string* held = memory_text(path)) {
+    text << *held;
+  } else {
+    std::ifstream in(path);
+    if (!in) throw UsageError("--hf-config " + path + ": cannot be read");
+    text << in.rdbuf();
+  }
   json j;
   try {
     j = json::parse(text.str());

@@ -1,4 +1,5 @@
 // --hf-config into the command's flags (hf_config_options.h).
+#include "report_text.h"
 #include "hf_config_options.h"
 
 #include <fmt/format.h>
@@ -189,16 +190,16 @@ std::optional<HfResolution> apply_hf_config(const HfConfigFlags& flags, const CL
   std::string line;
   for (const HfValue& v : s.sources)
     line += fmt::format("{}{} {} ({})", line.empty() ? "" : "; ", v.name, shown(v.value), v.key);
-  fmt::print("hf-config {}{}: {}\n", name,
+  say("hf-config {}{}: {}\n", name,
              r.layer ? fmt::format(" layer {} ({})", *r.layer, s.name)
                      : (s.name == "all layers" ? std::string() : " " + s.name),
              line);
-  for (const std::string& n : s.notes) fmt::print("  note: {}\n", n);
-  for (const std::string& o : r.overrides) fmt::print("  override: {}\n", o);
+  for (const std::string& n : s.notes) say("  note: {}\n", n);
+  for (const std::string& o : r.overrides) say("  override: {}\n", o);
   if (!r.not_read.empty()) {
     std::string nr;
     for (const std::string& k : r.not_read) nr += (nr.empty() ? "" : ", ") + k;
-    fmt::print("  not read: {}\n", nr);
+    say("  not read: {}\n", nr);
   }
   return r;
 }

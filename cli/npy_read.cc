@@ -8,6 +8,8 @@
 
 #include "npy.h"
 
+#include "memory_files.h"
+
 namespace pe::cli {
 namespace {
 
@@ -185,6 +187,7 @@ NpyArray parse_npy(std::string_view bytes, const std::string& name, DType u2_as)
 }
 
 NpyArray read_npy(const std::string& path, DType u2_as) {
+  if (const NpyArray* held = memory_array(path)) return *held;
   std::ifstream in(path, std::ios::binary);
   if (!in) throw NpyError(path + ": cannot open");
   std::ostringstream bytes;

@@ -17,6 +17,13 @@ out=$("$tmp/prefix/bin/pe-suite" verify --variant rope.scalar_f64 --max-position
 grep -qE "^([0-9]+) of \1 instances within their contracts" <<<"$out" || { echo "$out"; exit 1; }
 grep -qE "^([0-9]+) of \1 property tests passed" <<<"$out" || { echo "FAIL: the installed pe-suite ran no properties"; echo "$out"; exit 1; }
 echo "package: installed, consumer built and run, installed CLI found its helpers"
+# The Python module, installed into the prefix's dist-packages, imports from there (libpe by its RPATH).
+if [ -n "${PE_PYTHON_INSTALL_DIR:-}" ]; then
+  v=$(cd "$tmp" && PYTHONPATH="$tmp/prefix/$PE_PYTHON_INSTALL_DIR" /usr/bin/python3 -c \
+    "import pe_suite, numpy; print(pe_suite.__version__, pe_suite.reference_sinusoidal(numpy.arange(3), 4)[2, 0])")
+  case "$v" in *" 0.9092974"*) echo "package: python module imported from $PE_PYTHON_INSTALL_DIR ($v)" ;;
+    *) echo "FAIL: the installed pe_suite module: $v"; exit 1 ;; esac
+fi
 
 # The C plugin (examples/plugin_c) built against the same prefix, then loaded by the installed CLI:
 # listed beside the built-in variants, the correct kernel passes every property and the census; the

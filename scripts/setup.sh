@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs pe-suite's build and test dependencies (gnuplot for the report's plots, clang for the
-# libFuzzer targets, numpy for the HF-style form tests) from Debian's packages (Debian 12, as root).
+# libFuzzer targets, numpy for the HF-style form tests; pybind11, DLPack, pytest and PyTorch for the Python
+# module and its tests) from Debian's packages (Debian 12, as root).
 # Idempotent: packages already present are left alone and apt-get is not called at all.
 set -euo pipefail
 
@@ -10,6 +11,7 @@ packages=(
   libeigen3-dev libboost-dev libmpfr-dev libgmp-dev libhwy-dev
   libcli11-dev libfmt-dev nlohmann-json3-dev
   gnuplot-nox python3-numpy
+  python3-dev pybind11-dev libdlpack-dev python3-pytest python3-torch
   clang-14 libclang-rt-14-dev
 )
 

@@ -1,0 +1,37 @@
+// What the module reads from Python and what it returns. Inputs: numpy arrays, anything numpy can
+// take (__array__, lists) and DLPack producers (PyTorch CPU tensors, bfloat16 included), read in place
+// through their strides into the CLI's NpyArray (doubles in C order, the shape, the element type);
+// the caller's array is never written. Outputs: numpy arrays of the requested type (bfloat16 as its
+// uint16 bits, as numpy has no bfloat16).
+#pragma once
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "npy.h"
+#include "pe/types.h"
+
+namespace pe::python {
+
+namespace py = pybind11;
+
+// Floating-point data. `declared`: DType::BF16 reads 16-bit integer arrays as bfloat16 bits; with
+// `strict`, any declared type must be the array's own. TypeError naming `name` for anything else.
+cli::NpyArray read_floats(py::handle obj, const std::string& name, std::optional<DType> declared,
+                          bool strict = true);
+
+// Integer data (positions): any integer type, |values| <= 2^53. TypeError for floats, ValueError for
+// larger values.
+cli::NpyArray read_integers(py::handle obj, const std::string& name);
+
+// None, a string ("float32", "f32", "bfloat16", "torch.bfloat16"), a numpy dtype or a torch dtype.
+std::optional<DType> dtype_argument(py::handle dtype, const std::string& name);
+
+// The values (already rounded to `dtype`) as a numpy array of that type.
+py::array to_numpy(const std::vector<double>& values, const std::vector<std::size_t>& shape, DType dtype);
+
+}  // namespace pe::python

@@ -1,0 +1,112 @@
+"""Bad input raises ValueError / TypeError naming the parameter and its value, in the caller's names; the
+caller's arrays are never modified; a Report is the command's text and JSON."""
+
+import json
+import os
+import pathlib
+
+import numpy as np
+import pytest
+
+import pe_suite
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def data(rng):
+    x = rng.standard_normal((12, 2, 32)).astype(np.float32)
+    positions = np.arange(500, 512)
+    return x, pe_suite.reference_rope(x, positions), positions
+
+
+@pytest.mark.parametrize("change,error,words", [
+    ({"rotary_dim": 7}, ValueError, ["rotary_dim", "7"]),
+    ({"rotary_dim": 64}, ValueError, ["rotary_dim", "64"]),
+    ({"layout": "diagonal"}, ValueError, ["layout", "diagonal"]),
+    ({"base": -1.0}, ValueError, ["base", "-1"]),
+    ({"contract": "rope.nonexistent"}, ValueError, ["contract", "rope.nonexistent"]),
+    ({"max_abs": -1.0}, ValueError, ["max_abs", "-1"]),
+    ({"dtype": "float8"}, ValueError, ["dtype", "float8"]),
+    ({"scaling": "llama3"}, TypeError, ["scaling"]),
+    ({"scaling": {"rope_type": "llama3", "factor": 8.0}}, ValueError, ["scaling"]),
+    ({"scaling": {"rope_type": "linear", "factor": 2.0}, "hf_config": {}}, ValueError, ["scaling", "hf_config"]),
+])
+def test_bad_keywords_are_named(data, change, error, words):
+    x, y, positions = data
+    before = (x.copy(), y.copy(), positions.copy())
+    with pytest.raises(error) as e:
+        pe_suite.check_rope(x, y, positions, **change)
+    for w in words:
+        assert w in str(e.value), str(e.value)
+    assert "--" not in str(e.value), "a flag's name leaked: " + str(e.value)
+    for a, b in zip(before, (x, y, positions)):
+        assert np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("make,error,words", [
+    (lambda x, y, p: (x.astype(np.int32), y, p), TypeError, ["x", "int32"]),
+    (lambda x, y, p: (x, y[:6], p), ValueError, ["y"]),
+    (lambda x, y, p: (x, y, p[:5]), ValueError, ["positions", "5"]),
+    (lambda x, y, p: (x, y, p.astype(np.float64)), TypeError, ["positions", "float64"]),
+    (lambda x, y, p: (x, y, np.full(12, 2**60)), ValueError, ["positions", "2^53"]),
+    (lambda x, y, p: (x, None, p), TypeError, ["y"]),
+])
+def test_bad_arrays_are_named(data, make, error, words):
+    with pytest.raises(error) as e:
+        pe_suite.check_rope(*make(*data))
+    for w in words:
+        assert w in str(e.value), str(e.value)
+
+
+def test_reference_keywords_are_named():
+    with pytest.raises(ValueError, match="dim"):
+        pe_suite.reference_sinusoidal(np.arange(4), 3)
+    with pytest.raises(TypeError, match="positions"):
+        pe_suite.reference_sinusoidal([0.5, 1.5], 8)
+    with pytest.raises(ValueError, match="rotary_dim"):
+        pe_suite.rope_cos_sin(np.arange(4), 5)
+
+
+def test_report_is_the_commands_text_and_json(cli, tmp_path, data):
+    x, y, positions = data
+    y = y.copy()
+    y[3, 1, 5] += 0.5  # one element far off: a failing report with worst elements
+    for name, a in (("x", x), ("y", y), ("positions", positions)):
+        np.save(tmp_path / f"{name}.npy", a)
+    os.rename(tmp_path / "x.npy", tmp_path / "x")
+    os.rename(tmp_path / "y.npy", tmp_path / "y")
+    out = cli(["check", "--family", "rope", "--input", "x", "--output", "y", "--positions-file", "positions.npy",
+               "--layout", "halfsplit", "--json", "r.json"], tmp_path, expect=1)
+    report = pe_suite.check_rope(x, y, positions)
+    assert not report.passed and repr(report) == "<pe_suite.Report FAIL>"
+    assert str(report) == out.replace("wrote r.json\n", "")
+    assert report.to_dict() == json.loads((tmp_path / "r.json").read_text())
+    assert report.bands[0]["violations"] == 1 and report.worst[0]["channel"] == 5
+
+
+def test_hf_config_path_and_dict(rng):
+    config = ROOT / "examples" / "hf_configs" / "Llama-3.1-8B.json"
+    x = rng.standard_normal((8, 2, 128)).astype(np.float32)
+    positions = np.arange(40000, 40008)
+    y = pe_suite.reference_rope(x, positions, hf_config=config)
+    assert pe_suite.check_rope(x, y, positions, hf_config=str(config)).passed
+    assert pe_suite.check_rope(x, y, positions, hf_config=json.loads(config.read_text())).passed
+    plain = pe_suite.reference_rope(x, positions, base=500000.0)
+    assert not pe_suite.check_rope(x, plain, positions, hf_config=config).passed
+
+
+def test_sinusoidal_check_and_assert(rng):
+    positions = np.arange(0, 64)
+    table = pe_suite.reference_sinusoidal(positions, 32)
+    assert pe_suite.check_sinusoidal(table, positions, contract="sinusoidal.exact").passed
+    pe_suite.assert_sinusoidal_close(table, positions)
+    with pytest.raises(AssertionError, match="FAIL"):
+        pe_suite.assert_sinusoidal_close(table[:, ::-1].copy(), positions)
+
+
+def test_strided_and_heads_first_views_are_read_in_place(data):
+    x, y, positions = data
+    xt, yt = np.swapaxes(x, 0, 1), np.swapaxes(y, 0, 1)  # [heads, tokens, dim] views, not copies
+    assert not xt.flags["C_CONTIGUOUS"]
+    assert pe_suite.check_rope(xt, yt, positions, heads_first=True, contract="rope.exact").passed

@@ -1,0 +1,90 @@
+"""HF-style PyTorch RoPE (hf_torch_rope.py, from the published formulas) checked in-process: the correct
+kernels pass check's default budget, the wrong ones fail with the cause named in the report."""
+
+import numpy as np
+import pytest
+
+import pe_suite
+
+torch = pytest.importorskip("torch")
+import hf_torch_rope as hf  # noqa: E402
+
+HEADS, TOKENS, DIM = 4, 48, 64
+
+
+def q_and_positions(positions):
+    g = torch.Generator().manual_seed(7)
+    return torch.randn(HEADS, len(positions), DIM, generator=g), torch.tensor(positions)
+
+
+def rotated(q, pos, inv_freq, attention=1.0, dtype=torch.float32, rotary_dim=None):
+    cos, sin = hf.cos_sin(inv_freq, attention, pos, dtype)
+    return hf.apply_rotary(q.to(dtype), cos, sin, rotary_dim)
+
+
+LLAMA3 = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+          "original_max_position_embeddings": 8192}
+YARN = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 4096}
+
+
+@pytest.mark.parametrize("name,inv_freq,scaling", [
+    ("plain", lambda: hf.default_inv_freq(500000.0, DIM), None),
+    ("llama3", lambda: hf.llama3_inv_freq(500000.0, DIM, 8.0, 1.0, 4.0, 8192), LLAMA3),
+    ("yarn", lambda: hf.yarn_inv_freq(500000.0, DIM, 4.0, 4096), YARN),
+])
+def test_correct_hf_kernels_pass(name, inv_freq, scaling):
+    q, pos = q_and_positions(list(range(60000, 60000 + TOKENS)))
+    freq, attention = inv_freq()
+    y = rotated(q, pos, freq, attention)
+    report = pe_suite.check_rope(q, y, pos, base=500000.0, scaling=scaling, heads_first=True)
+    assert report.passed, str(report)
+    pe_suite.assert_rope_close(q, y, pos, base=500000.0, scaling=scaling, heads_first=True)
+
+
+def test_partial_rotary_and_packed_positions_pass():
+    # Two packed sequences: positions restart at 0 mid-batch; a quarter of the channels rotated.
+    positions = list(range(30)) + list(range(18))
+    q, pos = q_and_positions(positions)
+    freq, _ = hf.default_inv_freq(10000.0, DIM // 4)
+    y = rotated(q, pos, freq, rotary_dim=DIM // 4)
+    pe_suite.assert_rope_close(q, y, pos, rotary_dim=DIM // 4, heads_first=True)
+
+
+def test_bf16_cache_passes_its_contract_and_bf16_tensors_are_read():
+    q, pos = q_and_positions(list(range(1000, 1000 + TOKENS)))
+    freq, _ = hf.default_inv_freq(10000.0, DIM)
+    qb = q.to(torch.bfloat16)
+    y = rotated(qb, pos, freq, dtype=torch.bfloat16)  # HF in a bf16 model: cos/sin cast to bf16
+    assert y.dtype == torch.bfloat16
+    pe_suite.assert_rope_close(qb, y, pos, heads_first=True, contract="rope.cache_bf16")
+
+
+@pytest.mark.parametrize("mistake,words", [
+    ("scaling dropped", "scaling"),
+    ("decode offset ignored", "positions"),
+    ("interleaved pairs", "layout"),
+])
+def test_wrong_kernels_raise_with_the_cause(mistake, words):
+    q, pos = q_and_positions(list(range(20000, 20000 + TOKENS)))
+    scaling = None
+    if mistake == "scaling dropped":
+        freq, _ = hf.default_inv_freq(500000.0, DIM)
+        y, scaling = rotated(q, pos, freq), LLAMA3
+        # llama3 leaves the high frequencies alone: the low ones differ, far over budget at 2*10^4.
+    elif mistake == "decode offset ignored":
+        freq, _ = hf.default_inv_freq(500000.0, DIM)
+        y = rotated(q, pos - 20000, freq)
+    else:
+        freq, _ = hf.default_inv_freq(500000.0, DIM)
+        cos, sin = hf.cos_sin(freq, 1.0, pos, torch.float32)
+        c, s = cos[:, : DIM // 2].repeat_interleave(2, -1), sin[:, : DIM // 2].repeat_interleave(2, -1)
+        pairs = q.reshape(HEADS, TOKENS, DIM // 2, 2)
+        rot = torch.stack((-pairs[..., 1], pairs[..., 0]), -1).reshape(HEADS, TOKENS, DIM)
+        y = q * c[None] + rot * s[None]  # GPT-J's interleaved rotation where HF's half-split was meant
+    with pytest.raises(AssertionError) as e:
+        pe_suite.assert_rope_close(q, y, pos, base=500000.0, scaling=scaling, heads_first=True)
+    report = pe_suite.check_rope(q, y, pos, base=500000.0, scaling=scaling, heads_first=True)
+    assert not report.passed and str(e.value) == str(report)
+    assert report.diagnosis is not None
+    fits = str(report).split("the data fits:")
+    assert len(fits) == 2 and words in fits[1].splitlines()[0], str(report)
