@@ -467,18 +467,6 @@ void add_check(CLI::App& app, int& exit_code) {
   });
 }
 
-int check_in_process(const std::vector<std::string>& args) {
-  CLI::App app{"pe-suite", "pe-suite"};
-  int exit_code = kOk;
-  add_check(app, exit_code);
-  std::vector<std::string> argv(args.rbegin(), args.rend());  // CLI11 takes them last first
-  argv.emplace_back("check");
-  try {
-    app.parse(argv);
-  } catch (const CLI::ParseError& e) {
-    throw UsageError(e.what());
-  }
-  return exit_code;
-}
+int check_in_process(const std::vector<std::string>& args) { return run_in_process(add_check, "check", args); }
 
 }  // namespace pe::cli

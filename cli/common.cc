@@ -166,4 +166,18 @@ std::size_t output_values(std::initializer_list<std::pair<const char*, std::size
   return values;
 }
 
+int run_in_process(void (*add)(CLI::App&, int&), const std::string& name, const std::vector<std::string>& args) {
+  CLI::App app{"pe-suite", "pe-suite"};
+  int exit_code = kOk;
+  add(app, exit_code);
+  std::vector<std::string> argv(args.rbegin(), args.rend());  // CLI11 takes them last first
+  argv.push_back(name);
+  try {
+    app.parse(argv);
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(e.what());
+  }
+  return exit_code;
+}
+
 }  // namespace pe::cli

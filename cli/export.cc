@@ -500,18 +500,6 @@ void add_export(CLI::App& app, int& exit_code) {
   });
 }
 
-int export_in_process(const std::vector<std::string>& args) {
-  CLI::App app{"pe-suite", "pe-suite"};
-  int exit_code = kOk;
-  add_export(app, exit_code);
-  std::vector<std::string> argv(args.rbegin(), args.rend());  // CLI11 takes them last first
-  argv.emplace_back("export");
-  try {
-    app.parse(argv);
-  } catch (const CLI::ParseError& e) {
-    throw UsageError(e.what());
-  }
-  return exit_code;
-}
+int export_in_process(const std::vector<std::string>& args) { return run_in_process(add_export, "export", args); }
 
 }  // namespace pe::cli

@@ -1,7 +1,6 @@
 """HF-style PyTorch RoPE (hf_torch_rope.py, from the published formulas) checked in-process: the correct
 kernels pass check's default budget, the wrong ones fail with the cause named in the report."""
 
-import numpy as np
 import pytest
 
 import pe_suite
