@@ -74,9 +74,13 @@ double element(const char* p, Kind k) {
 template <Kind K>
 void gather_typed(const View& v, std::vector<double>& out) {
   const std::size_t rank = v.shape.size();
+  if (rank == 0) {  // a scalar
+    out[0] = element(v.data, K);
+    return;
+  }
   std::vector<std::size_t> index(rank, 0);
-  const std::size_t inner = rank == 0 ? 1 : v.shape.back();
-  const std::int64_t inner_stride = rank == 0 ? 0 : v.strides.back();
+  const std::size_t inner = v.shape.back();
+  const std::int64_t inner_stride = v.strides.back();
   for (std::size_t done = 0; done < out.size(); done += inner) {
     std::int64_t offset = 0;
     for (std::size_t d = 0; d + 1 < rank; ++d) offset += static_cast<std::int64_t>(index[d]) * v.strides[d];

@@ -66,6 +66,8 @@ py::tuple rope_cos_sin(py::handle positions, const RopeKeywords& k, py::handle d
   Invocation call;
   call.name("--dim", "rotary_dim");
   call.name("head_dim", "rotary_dim");  // export's table is as wide as its --dim
+  if (k.rotary_dim.is_none() && k.scaling.is_none() && k.hf_config.is_none())
+    throw py::value_error("rotary_dim: required (or an hf_config that gives it)");
   call.args = {"--family", "rope"};
   add_positions(call, positions);
   const std::size_t head_dim = k.rotary_dim.is_none() ? 0 : k.rotary_dim.cast<std::size_t>();

@@ -51,6 +51,8 @@ def test_bad_keywords_are_named(data, change, error, words):
     (lambda x, y, p: (x, y, p.astype(np.float64)), TypeError, ["positions", "float64"]),
     (lambda x, y, p: (x, y, np.full(12, 2**60)), ValueError, ["positions", "2^53"]),
     (lambda x, y, p: (x, None, p), TypeError, ["y"]),
+    (lambda x, y, p: (np.float32(1), np.float32(1), p[:1]), ValueError, ["x", "scalar"]),
+    (lambda x, y, p: (x[:0], y[:0], p[:0]), ValueError, ["positions"]),
 ])
 def test_bad_arrays_are_named(data, make, error, words):
     with pytest.raises(error) as e:
@@ -66,6 +68,8 @@ def test_reference_keywords_are_named():
         pe_suite.reference_sinusoidal([0.5, 1.5], 8)
     with pytest.raises(ValueError, match="rotary_dim"):
         pe_suite.rope_cos_sin(np.arange(4), 5)
+    with pytest.raises(ValueError, match="rotary_dim: required"):
+        pe_suite.rope_cos_sin(np.arange(4))
 
 
 def test_report_is_the_commands_text_and_json(cli, tmp_path, data):
