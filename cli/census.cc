@@ -1,8 +1,10 @@
 // pe-suite census: the deterministic accuracy sweep alone, shardable (report merges the shards).
 #include "pe/harness/census.h"
+#include "pe/harness/exhaustive.h"
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <memory>
 #include <tuple>
 
@@ -23,6 +25,11 @@ namespace {
 struct CensusArgs {
   std::string glob = "*", effort = "quick", shard = "0/1", out;
   std::int64_t max_position = 0;
+  bool exhaustive = false;  // every position of --positions instead of the sampled grid
+  std::string positions = "0:2147483648";
+  std::int64_t dim = 128;
+  double base = 1e4;
+  std::size_t threads = 0;
   ScalingFlags scaling;
   FormFlags form;
   HfConfigFlags hf;
@@ -85,6 +92,53 @@ int census_command(const CensusArgs& a) {
   return failed == 0 ? kOk : kCheckFailed;
 }
 
+std::string duration(double seconds) {
+  const auto s = static_cast<long long>(seconds);
+  return s >= 3600 ? fmt::format("{}h{:02}m", s / 3600, s % 3600 / 60) : fmt::format("{}m{:02}s", s / 60, s % 60);
+}
+
+// census --exhaustive: every position of the range (this shard's part), every channel.
+int exhaustive_command(const CensusArgs& a, const CLI::App& cmd) {
+  for (const char* flag : {"--effort", "--max-position", "--hf-config"})
+    if (cmd.count(flag) > 0) throw UsageError(std::string(flag) + ": applies to the sampled census, not --exhaustive");
+  reject_scaling_flags(a.scaling, "--exhaustive sweeps unscaled tables and rotations");
+  reject_form_flags(a.form, "--exhaustive sweeps unscaled tables and rotations");
+  exhaustive::Options o;
+  o.glob = a.glob;
+  const auto colon = a.positions.find(':');
+  if (colon == std::string::npos) throw UsageError("--positions: expected A:B, got '" + a.positions + "'");
+  o.begin = parse_int(a.positions.substr(0, colon), "--positions");
+  o.end = parse_int(a.positions.substr(colon + 1), "--positions");
+  std::tie(o.shard_index, o.shard_count) = parse_shard(a.shard, "--shard");
+  o.dim = a.dim;
+  o.base = a.base;
+  o.threads = a.threads;
+  const auto started = std::chrono::steady_clock::now();
+  Progress progress("exhaustive", 1000);
+  o.on_progress = [&](std::int64_t done, std::int64_t total) {
+    if (total <= 0) return;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    const double left = done > 0 ? elapsed * static_cast<double>(total - done) / static_cast<double>(done) : 0;
+    progress.update(static_cast<std::size_t>(1000.0 * static_cast<double>(done) / static_cast<double>(total)),
+                    fmt::format("(per mille) positions {} of {}, {} left", done, total, duration(left)));
+  };
+  exhaustive::Result r;
+  try {
+    r = exhaustive::run(o);
+  } catch (const InvalidArgument& e) {
+    throw UsageError(fmt::format("--{}: {}", e.parameter(), e.what()));
+  }
+  const nlohmann::json doc = exhaustive::to_json(r);
+  fmt::print("{}", reports::exhaustive_table(doc));
+  write_text(a.out, doc.dump(2) + "\n");
+  std::size_t failed = 0;
+  for (const auto& i : r.instances) failed += i.within_contract() ? 0 : 1;
+  fmt::print("shard {}: positions [{}, {}) of [{}, {}): {} of {} instances within their contracts at every one ({:.1f} s)\n",
+             a.shard, r.options.begin, r.options.end, r.range_begin, r.range_end, r.instances.size() - failed,
+             r.instances.size(), r.seconds);
+  return failed == 0 ? kOk : kCheckFailed;
+}
+
 }  // namespace
 
 void add_census(CLI::App& app, int& exit_code) {
@@ -97,6 +151,12 @@ void add_census(CLI::App& app, int& exit_code) {
   cmd->add_option("--shard", a->shard, "I/N: every N-th instance from the I-th (disjoint shards)")
       ->capture_default_str();
   cmd->add_option("--out", a->out, "Census JSON")->required();
+  cmd->add_flag("--exhaustive", a->exhaustive,
+                "Every position of --positions and every channel (--shard then splits the positions)");
+  cmd->add_option("--positions", a->positions, "--exhaustive: the half-open range A:B")->capture_default_str();
+  cmd->add_option("--dim", a->dim, "--exhaustive: the table's dim or RoPE's head dim")->capture_default_str();
+  cmd->add_option("--base", a->base, "--exhaustive: the frequency base")->capture_default_str();
+  cmd->add_option("--threads", a->threads, "--exhaustive: threads (0: every hardware thread)")->capture_default_str();
   add_scaling_options(*cmd, a->scaling);
   add_form_options(*cmd, a->form);
   add_hf_config_options(*cmd, a->hf);
@@ -104,6 +164,12 @@ void add_census(CLI::App& app, int& exit_code) {
   cmd->callback([a, cmd, plugins, &exit_code] {
     load_plugins(*plugins);
     a->scaling.given = given_scaling_flags(*cmd);
+    if (a->exhaustive) {
+      exit_code = exhaustive_command(*a, *cmd);
+      return;
+    }
+    for (const char* flag : {"--positions", "--dim", "--base", "--threads"})
+      if (cmd->count(flag) > 0) throw UsageError(std::string(flag) + ": applies to --exhaustive");
     HfTargets targets;  // the census sweeps its own bases and head dims: the scaling and the form only
     targets.scaling = &a->scaling;
     targets.form = &a->form;

@@ -62,6 +62,13 @@ struct OffByOnePosition {  // positions counted from 1
     detail::LibmSinCos<double, SinusoidalPlan>{plan}(p + 1, i, s, c);
   }
 };
+struct SkipsOneRowIn2Pow20 {  // a refresh that skips a row: p = k·2^20 - 1 gets the row of p - 1
+  const SinusoidalPlan& plan;
+  void operator()(std::int64_t p, std::size_t i, double& s, double& c) const noexcept {
+    const bool skipped = p > 0 && (p + 1) % (std::int64_t{1} << 20) == 0;
+    detail::LibmSinCos<double, SinusoidalPlan>{plan}(skipped ? p - 1 : p, i, s, c);
+  }
+};
 struct FloatAngleClaimingDouble {  // a float32 angle under a float64 contract
   const SinusoidalPlan& plan;
   void operator()(std::int64_t p, std::size_t i, double& s, double& c) const noexcept {
@@ -285,6 +292,8 @@ class RopeMutant final : public RopeVariant {
 
 const Registrar r1{std::make_unique<SinusoidalMutant<SwappedSinCos>>("sinusoidal.mutant_swapped_sincos")};
 const Registrar r2{std::make_unique<SinusoidalMutant<OffByOnePosition>>("sinusoidal.mutant_off_by_one")};
+const Registrar r2b{
+    std::make_unique<SinusoidalMutant<SkipsOneRowIn2Pow20>>("sinusoidal.mutant_skips_one_row_in_2pow20")};
 const Registrar r3{
     std::make_unique<SinusoidalMutant<FloatAngleClaimingDouble>>("sinusoidal.mutant_float_angle")};
 const Registrar r4{

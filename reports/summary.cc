@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include <algorithm>
 
 namespace pe::reports {
@@ -102,6 +104,31 @@ std::string census_markdown(const nlohmann::json& census) {
         band["max_ulp"]["value"].get<double>(), band["budget_at_max_abs"].get<double>(),
         band["max_budget_ratio"]["value"].get<double>(), band["verdict"].get<std::string>());
   });
+  return out;
+}
+
+std::string exhaustive_table(const nlohmann::json& doc) {
+  std::string out = fmt::format("{:<44} {:>23} {:>14} {:>10} {:>10} {:>11} {:>24} {:>10} {:>9}\n", "instance",
+                                "positions", "elements", "max |err|", "max ulp", "err/budget", "worst at (p, channel)",
+                                "over", "MPFR");
+  const auto num = [](const nlohmann::json& v) { return v.is_null() ? INFINITY : v.get<double>(); };
+  for (const nlohmann::json& in : doc.at("instances")) {
+    bool first = true;
+    for (const nlohmann::json& b : in.at("bands")) {
+      const nlohmann::json& w = b.at("max_ratio");
+      out += fmt::format("{:<44} {:>23} {:>14} {:>10.3g} {:>10.3g} {:>11.3g} {:>24} {:>10} {:>9}\n",
+                         first ? in.at("instance").get<std::string>() : "",
+                         fmt::format("{}..{}", b.at("lo").get<std::int64_t>(), b.at("hi").get<std::int64_t>() - 1),
+                         b.at("elements").get<std::uint64_t>(), num(b.at("max_abs").at("value")),
+                         num(b.at("max_ulp").at("value")), num(w.at("value")),
+                         fmt::format("({}, {})", w.at("position").get<std::int64_t>(), w.at("channel").get<std::int64_t>()),
+                         b.at("violations").get<std::uint64_t>(),
+                         first ? std::to_string(in.at("mpfr_fallbacks").get<std::uint64_t>()) : "");
+      first = false;
+    }
+    if (first)
+      out += fmt::format("{:<44} outside its contract's positions in this range\n", in.at("instance").get<std::string>());
+  }
   return out;
 }
 

@@ -109,10 +109,14 @@ double Sinusoidal::angle(std::int64_t position, std::size_t channel) const {
   return phase(position, omega(pair), inv_freq_[pair]);
 }
 
-std::optional<FastValue> Sinusoidal::fast_exact(std::int64_t position, std::size_t channel) const {
+std::optional<FastSinCos> Sinusoidal::fast_pair(std::int64_t position, std::size_t pair) const {
   if (!fast_path_enabled()) return std::nullopt;
   // ω's own error: 2^-105 from the double-double, ~2^-330 from MPFR's power.
-  const auto sc = fast_sincos(position, omega(pair_of(channel)), 0x1p-105 + 0x1p-300);
+  return fast_sincos(position, omega(pair), 0x1p-105 + 0x1p-300);
+}
+
+std::optional<FastValue> Sinusoidal::fast_exact(std::int64_t position, std::size_t channel) const {
+  const auto sc = fast_pair(position, pair_of(channel));
   if (!sc) return std::nullopt;
   return FastValue{is_sin(channel) ? sc->sin : sc->cos, sc->radius};
 }

@@ -11,6 +11,7 @@
 #include "pe/detail/rope_scaling_math.h"
 #include "pe/plan.h"
 #include "pe/ref/double_double.h"
+#include "pe/ref/fast_trig.h"
 #include "pe/ref/real.h"
 #include "pe/types.h"
 
@@ -63,6 +64,8 @@ class Sinusoidal {
   Enclosure exact(std::int64_t position, std::size_t channel) const;
   // The same from the fast path; nullopt when it is off or |p·ω| >= 2^52.
   std::optional<FastValue> fast_exact(std::int64_t position, std::size_t channel) const;
+  // Both channels of a pair at once (sin, cos) from the fast path.
+  std::optional<FastSinCos> fast_pair(std::int64_t position, std::size_t pair) const;
   // The correctly rounded out[position, channel] in `type`, as a double: the fast path
   // (pe/ref/fast_trig.h) where Ziv's test decides it, MPFR otherwise.
   double rounded(std::int64_t position, std::size_t channel, DType type) const;

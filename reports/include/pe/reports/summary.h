@@ -9,6 +9,9 @@ namespace pe::reports {
 
 // One row per instance: bands checked, worst |err| and where, worst err/budget, verdict.
 std::string census_instance_table(const nlohmann::json& census);
+// An exhaustive census (pe/harness/exhaustive.h's JSON, one shard or merged): per instance and band the
+// positions, elements, max |err|, max ULP, the worst err/budget and where, violations, MPFR fallbacks.
+std::string exhaustive_table(const nlohmann::json& exhaustive);
 // What an instance's runs broke ("" when nothing: its "runs" entry shows no differing element).
 std::string run_failure(const nlohmann::json& instance);
 // One row per (instance, position band): worst absolute error, worst ULP, the budget there, verdict.

@@ -1,0 +1,386 @@
+#include "pe/harness/exhaustive.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <thread>
+
+#include "pe/errors.h"
+#include "pe/harness/measure.h"
+#include "pe/harness/pieces.h"
+#include "pe/ref/fast_trig.h"
+#include "pe/ref/reference.h"
+
+namespace pe::exhaustive {
+namespace {
+
+// Rows per kernel call: the output (2048 × 128 values) stays in L2 while it is compared.
+constexpr std::int64_t kChunk = 2048;
+
+// The census's band edges, the last one open: [0, 10^3), ..., [10^9, 2^31), [2^31, ∞).
+std::vector<std::int64_t> edges() {
+  const auto e = harness::band_edges();
+  std::vector<std::int64_t> out(e.begin(), e.end());
+  out.push_back(std::numeric_limits<std::int64_t>::max());
+  return out;
+}
+
+std::size_t band_of(const std::vector<std::int64_t>& edge, std::int64_t p) {
+  std::size_t k = 0;
+  while (k + 2 < edge.size() && p >= edge[k + 1]) ++k;
+  return k;
+}
+
+// Later (position, channel) loses a tie: the result does not depend on which thread saw what first.
+// A NaN counts as infinitely large.
+void keep(Worst& w, double value, std::int64_t position, std::int64_t channel, double y, double exact, double budget) {
+  const double v = std::isnan(value) ? INFINITY : value;
+  const bool earlier = position < w.position || (position == w.position && channel < w.channel);
+  if (w.position < 0 || v > w.value || (v == w.value && earlier)) w = {v, position, channel, y, exact, budget};
+}
+
+void merge_worst(Worst& into, const Worst& w) {
+  if (w.position >= 0) keep(into, w.value, w.position, w.channel, w.y, w.exact, w.budget);
+}
+
+void merge_band(Band& into, const Band& b) {
+  into.lo = std::min(into.lo, b.lo);
+  into.hi = std::max(into.hi, b.hi);
+  into.elements += b.elements;
+  into.violations += b.violations;
+  merge_worst(into.max_abs, b.max_abs);
+  merge_worst(into.max_ulp, b.max_ulp);
+  merge_worst(into.max_ratio, b.max_ratio);
+}
+
+// One thread's share of one instance: chunks taken from a shared counter.
+struct Sweep {
+  const harness::Instance& in;
+  const Options& o;
+  std::int64_t begin, end;
+  const std::vector<std::int64_t>& edge;
+  std::atomic<std::int64_t>& next;  // first position of the next chunk to take
+  std::atomic<std::int64_t>& done;  // positions finished, for progress
+
+  // Per-band statistics indexed like `edge`, and the MPFR fallbacks.
+  void operator()(std::vector<Band>& bands, std::uint64_t& fallbacks) const {
+    const Family family = in.variant->family();
+    const bool rope = family == Family::Rope;
+    const std::int64_t max_position_of_contract = in.contract().max_position;
+    const std::int64_t max_position = std::min(end - 1 + kChunk, max_position_of_contract);
+    std::optional<ref::Sinusoidal> sin_ref;
+    std::optional<ref::Rope> rope_ref;
+    std::optional<RopePlan> rope_plan;
+    std::optional<SinusoidalPlan> sin_plan;
+    if (rope) {
+      const RopeParams params{o.dim, 0, o.base, in.layout};
+      rope_plan.emplace(params);
+      rope_ref.emplace(params, max_position);
+    } else {
+      const SinusoidalParams params{o.dim, o.base, in.layout};
+      sin_plan.emplace(params);
+      sin_ref.emplace(params, max_position);
+    }
+    const std::size_t pairs = static_cast<std::size_t>(o.dim / 2);
+    const harness::Budget budget{&in.contract(), in.dtype};
+    // RoPE rotates unit pairs: y = (cos φ, sin φ) in each pair's output channels.
+    std::vector<double> x;
+    if (rope) {
+      x.assign(static_cast<std::size_t>(kChunk * o.dim), 0.0);
+      for (std::int64_t r = 0; r < kChunk; ++r)
+        for (std::size_t j = 0; j < pairs; ++j)
+          x[static_cast<std::size_t>(r * o.dim) + rope_plan->input_channels(j).first] = 1.0;
+    }
+    // Each position is computed in the aligned block of kChunk rows that holds it, whatever the shard
+    // or the range: a variant that carries state between rows gives every row the same bits in any split.
+    std::vector<std::int64_t> positions;
+    for (;;) {
+      const std::int64_t block = next.fetch_add(kChunk);
+      if (block >= end) break;
+      const std::int64_t lo = std::max(begin, block), hi = std::min(end, block + kChunk);
+      const std::int64_t block_end = std::min(block + kChunk, max_position_of_contract + 1);
+      positions.resize(static_cast<std::size_t>(block_end - block));
+      for (std::int64_t p = block; p < block_end; ++p) positions[static_cast<std::size_t>(p - block)] = p;
+      const harness::TypedBuffer out = harness::run_call(
+          in, o.dim, o.base, positions, 1,
+          std::span<const double>(x).first(rope ? positions.size() * static_cast<std::size_t>(o.dim) : 0));
+      for (std::int64_t p = lo; p < hi; ++p) {
+        Band& band = bands[band_of(edge, p)];
+        const std::size_t row = static_cast<std::size_t>((p - block) * o.dim);
+        for (std::size_t j = 0; j < pairs; ++j) {
+          std::optional<ref::FastSinCos> sc;
+          std::size_t ch_sin = 0, ch_cos = 0;
+          double abs_phi = 0;
+          if (rope) {
+            std::tie(ch_cos, ch_sin) = rope_plan->output_channels(j);
+            if (const auto v = rope_ref->fast_rotate(p, j, 1.0, 0.0))
+              sc = ref::FastSinCos{v->second.value, v->first.value, std::max(v->first.radius, v->second.radius)};
+            abs_phi = std::fabs(rope_ref->angle(p, j));
+          } else {
+            ch_sin = sin_plan->sin_index(j), ch_cos = sin_plan->cos_index(j);
+            sc = sin_ref->fast_pair(p, j);
+            abs_phi = std::fabs(sin_ref->angle(p, ch_sin));
+          }
+          const double b = rope ? budget(&*rope_plan, abs_phi, j, 1.0) : budget(nullptr, abs_phi, j, 1.0);
+          for (const bool is_sin : {true, false}) {
+            const std::size_t ch = is_sin ? ch_sin : ch_cos;
+            const double y = out.get(row + ch);
+            double err = NAN, ulp = NAN, exact = NAN;
+            bool decided = false;
+            if (sc) {
+              const ref::dd::DD e = is_sin ? sc->sin : sc->cos;
+              err = ref::abs_error(y, e);
+              // The verdict is the fast path's unless the error lies within its radius of the budget.
+              decided = std::isnan(err) || std::fabs(err - b) > 2 * sc->radius;
+              if (decided) {
+                ulp = err / ref::ulp_of(e, in.dtype);
+                exact = e.hi;
+              }
+            }
+            if (!decided) {
+              ++fallbacks;
+              ref::Real e;
+              if (rope) {
+                const auto r = rope_ref->rotate(p, j, 1.0, 0.0);
+                e = is_sin ? r.second.value : r.first.value;
+              } else {
+                e = sin_ref->exact(p, ch).value;
+              }
+              err = ref::abs_error(y, e);
+              ulp = err / ref::ulp_of(e, in.dtype);
+              exact = e.convert_to<double>();
+            }
+            const double ratio = std::isnan(err) ? INFINITY : b > 0 ? err / b : (err > 0 ? INFINITY : 0.0);
+            ++band.elements;
+            if (!(ratio <= 1)) ++band.violations;
+            const auto c = static_cast<std::int64_t>(ch);
+            keep(band.max_abs, err, p, c, y, exact, b);
+            keep(band.max_ulp, ulp, p, c, y, exact, b);
+            keep(band.max_ratio, ratio, p, c, y, exact, b);
+          }
+        }
+      }
+      done.fetch_add(std::max<std::int64_t>(0, hi - lo));
+    }
+  }
+};
+
+nlohmann::json worst_json(const Worst& w) {
+  return {{"value", w.value}, {"position", w.position}, {"channel", w.channel},
+          {"y", w.y},         {"exact", w.exact},       {"budget", w.budget}};
+}
+
+Worst worst_from(const nlohmann::json& j) {
+  const auto num = [](const nlohmann::json& v) { return v.is_null() ? INFINITY : v.get<double>(); };
+  return {num(j.at("value")), j.at("position").get<std::int64_t>(), j.at("channel").get<std::int64_t>(),
+          num(j.at("y")),     num(j.at("exact")),                   num(j.at("budget"))};
+}
+
+}  // namespace
+
+bool InstanceResult::within_contract() const {
+  return std::all_of(bands.begin(), bands.end(), [](const Band& b) { return b.violations == 0; });
+}
+
+std::pair<std::int64_t, std::int64_t> shard_range(std::int64_t begin, std::int64_t end, std::size_t index,
+                                                  std::size_t count) {
+  // floor(L·i/n) as q·i + floor(r·i/n) for L = q·n + r: no product beyond 64 bits.
+  const auto n = static_cast<std::int64_t>(count);
+  const std::int64_t q = (end - begin) / n, rem = (end - begin) % n;
+  const auto at = [&](std::size_t i) {
+    const auto k = static_cast<std::int64_t>(i);
+    return begin + q * k + rem * k / n;
+  };
+  return {at(index), at(index + 1)};
+}
+
+Result run(const Options& o) {
+  if (o.begin < 0 || o.end <= o.begin || o.end > kMaxPosition)
+    throw InvalidArgument("positions", "must be a range A:B with 0 <= A < B <= 2^53, got " +
+                                           std::to_string(o.begin) + ":" + std::to_string(o.end));
+  if (o.shard_count == 0 || o.shard_index >= o.shard_count)
+    throw InvalidArgument("shard", "must be I/N with I < N, got " + std::to_string(o.shard_index) + "/" +
+                                       std::to_string(o.shard_count));
+  std::vector<harness::Instance> selected;
+  for (const harness::Instance& in : harness::instances_matching(o.glob)) {
+    const Family f = in.variant->family();
+    if (f == Family::Sinusoidal || (f == Family::Rope && in.layout != Layout::Deinterleave)) selected.push_back(in);
+  }
+  if (selected.empty())
+    throw InvalidArgument("variant", "'" + o.glob + "' selects no sinusoidal or RoPE instance");
+  SinusoidalPlan{SinusoidalParams{o.dim, o.base, Layout::Interleaved}};  // validates dim and base
+
+  const auto start = std::chrono::steady_clock::now();
+  Result result;
+  result.options = o;
+  result.range_begin = o.begin;
+  result.range_end = o.end;
+  std::tie(result.options.begin, result.options.end) = shard_range(o.begin, o.end, o.shard_index, o.shard_count);
+  const std::vector<std::int64_t> edge = edges();
+  const std::size_t threads = o.threads != 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+  std::int64_t total = 0;
+  std::vector<std::pair<std::int64_t, std::int64_t>> ranges;
+  for (const harness::Instance& in : selected) {
+    const std::int64_t b = result.options.begin;
+    const std::int64_t e = std::min(result.options.end, in.contract().max_position + 1);
+    ranges.emplace_back(b, std::max(b, e));
+    total += std::max<std::int64_t>(0, e - b);
+  }
+  std::int64_t finished = 0;
+  for (std::size_t i = 0; i < selected.size(); ++i) {
+    const harness::Instance& in = selected[i];
+    InstanceResult r;
+    r.instance = in;
+    std::tie(r.begin, r.end) = ranges[i];
+    if (r.begin < r.end) {
+      std::atomic<std::int64_t> next{r.begin / kChunk * kChunk}, done{0};
+      const Sweep sweep{in, o, r.begin, r.end, edge, next, done};
+      std::vector<std::vector<Band>> bands(threads, std::vector<Band>(edge.size() - 1));
+      std::vector<std::uint64_t> fallbacks(threads, 0);
+      std::vector<std::thread> workers;
+      for (std::size_t t = 1; t < threads; ++t) workers.emplace_back([&, t] { sweep(bands[t], fallbacks[t]); });
+      if (o.on_progress) {  // the calling thread reports while the workers sweep
+        std::thread main_share([&] { sweep(bands[0], fallbacks[0]); });
+        while (done.load() < r.end - r.begin) {
+          o.on_progress(finished + done.load(), total);
+          std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        }
+        main_share.join();
+      } else {
+        sweep(bands[0], fallbacks[0]);
+      }
+      for (std::thread& w : workers) w.join();
+      finished += r.end - r.begin;
+      for (std::size_t k = 0; k + 1 < edge.size(); ++k) {
+        Band merged;
+        merged.lo = std::max(edge[k], r.begin);
+        merged.hi = std::min(edge[k + 1], r.end);
+        if (merged.lo >= merged.hi) continue;
+        for (std::size_t t = 0; t < threads; ++t) merge_band(merged, bands[t][k]);
+        merged.lo = std::max(edge[k], r.begin);
+        merged.hi = std::min(edge[k + 1], r.end);
+        r.bands.push_back(merged);
+      }
+      for (std::uint64_t f : fallbacks) r.mpfr_fallbacks += f;
+    }
+    result.instances.push_back(std::move(r));
+  }
+  if (o.on_progress) o.on_progress(total, total);
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+nlohmann::json to_json(const Result& r) {
+  nlohmann::json instances = nlohmann::json::array();
+  for (const InstanceResult& i : r.instances) {
+    nlohmann::json bands = nlohmann::json::array();
+    for (const Band& b : i.bands)
+      bands.push_back({{"lo", b.lo},
+                       {"hi", b.hi},
+                       {"elements", b.elements},
+                       {"violations", b.violations},
+                       {"max_abs", worst_json(b.max_abs)},
+                       {"max_ulp", worst_json(b.max_ulp)},
+                       {"max_ratio", worst_json(b.max_ratio)}});
+    instances.push_back({{"instance", i.instance.name()},
+                         {"begin", i.begin},
+                         {"end", i.end},
+                         {"mpfr_fallbacks", i.mpfr_fallbacks},
+                         {"within_contract", i.within_contract()},
+                         {"bands", bands}});
+  }
+  return {{"schema", kSchema},
+          {"dim", r.options.dim},
+          {"base", r.options.base},
+          {"range", {r.range_begin, r.range_end}},
+          {"shard", {{"index", r.options.shard_index}, {"count", r.options.shard_count},
+                     {"begin", r.options.begin}, {"end", r.options.end}}},
+          {"seconds", r.seconds},
+          {"instances", instances}};
+}
+
+nlohmann::json merge(const std::vector<nlohmann::json>& shards) {
+  if (shards.empty()) throw std::runtime_error("no exhaustive census files");
+  std::vector<const nlohmann::json*> sorted;
+  for (const nlohmann::json& s : shards) {
+    if (!s.is_object() || s.value("schema", "") != std::string(kSchema))
+      throw std::runtime_error(std::string("not an exhaustive census (schema ") + kSchema + ")");
+    sorted.push_back(&s);
+  }
+  const nlohmann::json& first = *sorted.front();
+  for (const nlohmann::json* s : sorted) {
+    if ((*s)["dim"] != first["dim"] || (*s)["base"] != first["base"] || (*s)["range"] != first["range"])
+      throw std::runtime_error("the files are not shards of one run: their dim, base or range differ");
+  }
+  std::sort(sorted.begin(), sorted.end(), [](const nlohmann::json* a, const nlohmann::json* b) {
+    return (*a)["shard"]["begin"].get<std::int64_t>() < (*b)["shard"]["begin"].get<std::int64_t>();
+  });
+  std::int64_t covered = first["range"][0].get<std::int64_t>();
+  const std::int64_t range_end = first["range"][1].get<std::int64_t>();
+  for (const nlohmann::json* s : sorted) {
+    const auto b = (*s)["shard"]["begin"].get<std::int64_t>(), e = (*s)["shard"]["end"].get<std::int64_t>();
+    if (b > covered) throw std::runtime_error("a gap: positions [" + std::to_string(covered) + ", " + std::to_string(b) + ") are in no shard");
+    if (b < covered) throw std::runtime_error("an overlap: positions [" + std::to_string(b) + ", " + std::to_string(covered) + ") are in two shards");
+    covered = e;
+  }
+  if (covered != range_end)
+    throw std::runtime_error("a gap: positions [" + std::to_string(covered) + ", " + std::to_string(range_end) + ") are in no shard");
+
+  std::map<std::string, std::size_t> index;
+  nlohmann::json merged_instances = nlohmann::json::array();
+  std::vector<std::map<std::int64_t, Band>> bands;  // per instance, keyed by the census band's lower edge
+  const std::vector<std::int64_t> edge = edges();
+  double seconds = 0;
+  for (const nlohmann::json* s : sorted) {
+    seconds += (*s)["seconds"].get<double>();
+    for (const nlohmann::json& in : (*s)["instances"]) {
+      const std::string name = in["instance"];
+      auto [it, fresh] = index.emplace(name, merged_instances.size());
+      if (fresh) {
+        merged_instances.push_back({{"instance", name}, {"begin", in["begin"]}, {"end", in["end"]}, {"mpfr_fallbacks", 0}});
+        bands.emplace_back();
+      }
+      nlohmann::json& m = merged_instances[it->second];
+      if (in["begin"] != in["end"]) {
+        if (m["begin"] == m["end"]) m["begin"] = in["begin"];
+        m["end"] = in["end"];
+      }
+      m["mpfr_fallbacks"] = m["mpfr_fallbacks"].get<std::uint64_t>() + in["mpfr_fallbacks"].get<std::uint64_t>();
+      for (const nlohmann::json& b : in["bands"]) {
+        Band band;
+        band.lo = b["lo"], band.hi = b["hi"];
+        band.elements = b["elements"], band.violations = b["violations"];
+        band.max_abs = worst_from(b["max_abs"]), band.max_ulp = worst_from(b["max_ulp"]),
+        band.max_ratio = worst_from(b["max_ratio"]);
+        const std::int64_t key = edge[band_of(edge, band.lo)];
+        auto [at, added] = bands[it->second].emplace(key, band);
+        if (!added) merge_band(at->second, band);
+      }
+    }
+  }
+  for (std::size_t i = 0; i < merged_instances.size(); ++i) {
+    nlohmann::json list = nlohmann::json::array();
+    bool within = true;
+    for (const auto& [key, b] : bands[i]) {
+      within = within && b.violations == 0;
+      list.push_back({{"lo", b.lo}, {"hi", b.hi}, {"elements", b.elements}, {"violations", b.violations},
+                      {"max_abs", worst_json(b.max_abs)}, {"max_ulp", worst_json(b.max_ulp)},
+                      {"max_ratio", worst_json(b.max_ratio)}});
+    }
+    merged_instances[i]["bands"] = list;
+    merged_instances[i]["within_contract"] = within;
+  }
+  nlohmann::json out = first;
+  out["shard"] = {{"index", 0}, {"count", 1}, {"begin", first["range"][0]}, {"end", range_end}};
+  out["merged_from"] = sorted.size();
+  out["seconds"] = seconds;
+  out["instances"] = merged_instances;
+  return out;
+}
+
+}  // namespace pe::exhaustive

@@ -1,0 +1,94 @@
+// The exhaustive census's own logic: shards tile the range, merged shards equal one run, gaps and
+// overlaps are refused, and the fast path and MPFR alone give the same JSON.
+#include "pe/harness/exhaustive.h"
+
+#include <gtest/gtest.h>
+
+#include "pe/errors.h"
+#include "pe/ref/fast_trig.h"
+
+namespace pe::exhaustive {
+namespace {
+
+Options small(std::size_t shard = 0, std::size_t count = 1) {
+  Options o;
+  o.glob = "sinusoidal.interleaved.exact/f32";
+  o.begin = 900;
+  o.end = 12'345;
+  o.dim = 16;
+  o.shard_index = shard;
+  o.shard_count = count;
+  return o;
+}
+
+nlohmann::json without_time(nlohmann::json j) {
+  j.erase("seconds");
+  j.erase("merged_from");
+  return j;
+}
+
+nlohmann::json without_fallbacks(nlohmann::json j) {
+  for (auto& in : j["instances"]) in.erase("mpfr_fallbacks");
+  return without_time(j);
+}
+
+TEST(Exhaustive, ShardsTileTheRange) {
+  for (const auto& [b, e, n] : {std::tuple{0LL, 10LL, 3ULL}, {5LL, 6LL, 4ULL}, {0LL, 1LL << 31, 7ULL},
+                                {(1LL << 53) - 100, 1LL << 53, 9ULL}}) {
+    std::int64_t at = b;
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto [lo, hi] = shard_range(b, e, i, n);
+      EXPECT_EQ(lo, at);
+      EXPECT_LE(lo, hi);
+      at = hi;
+    }
+    EXPECT_EQ(at, e);
+  }
+}
+
+TEST(Exhaustive, MergedShardsAreTheWholeRunAndGapsOrOverlapsAreRefused) {
+  const nlohmann::json whole = to_json(run(small()));
+  std::vector<nlohmann::json> shards;
+  for (std::size_t i = 0; i < 3; ++i) shards.push_back(to_json(run(small(i, 3))));
+  EXPECT_EQ(without_time(merge({shards[2], shards[0], shards[1]})), without_time(whole));
+  ASSERT_EQ(whole["instances"][0]["bands"].size(), 3u);  // 900..999, 1000..9999, 10000..12344
+  EXPECT_EQ(whole["instances"][0]["bands"][1]["elements"].get<std::uint64_t>(), 9'000u * 16u);
+  try {
+    merge({shards[0], shards[2]});
+    ADD_FAILURE() << "a gap was merged";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("gap"), std::string::npos) << e.what();
+  }
+  try {
+    merge({shards[0], shards[1], shards[1], shards[2]});
+    ADD_FAILURE() << "an overlap was merged";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("overlap"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Exhaustive, FastPathAndMpfrAloneGiveTheSameResult) {
+  Options o = small();
+  o.end = 2'000;
+  const nlohmann::json fast = to_json(run(o));
+  ref::set_fast_path(false);
+  const nlohmann::json mpfr = to_json(run(o));
+  ref::set_fast_path(true);
+  EXPECT_EQ(without_fallbacks(fast), without_fallbacks(mpfr));
+  EXPECT_EQ(fast["instances"][0]["mpfr_fallbacks"], 0);
+  EXPECT_EQ(mpfr["instances"][0]["mpfr_fallbacks"].get<std::uint64_t>(), (2'000u - 900u) * 16u);
+}
+
+TEST(Exhaustive, BadOptionsAreNamed) {
+  Options o = small();
+  o.end = o.begin;
+  EXPECT_THROW(run(o), pe::InvalidArgument);
+  o = small(3, 3);
+  EXPECT_THROW(run(o), pe::InvalidArgument);
+  o = small();
+  o.glob = "alibi.*";
+  EXPECT_THROW(run(o), pe::InvalidArgument);
+}
+
+}  // namespace
+}  // namespace pe::exhaustive
