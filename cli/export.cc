@@ -329,7 +329,7 @@ Exported export_rope(const ExportOptions& o, Layout layout, DType dtype,
   if (o.heads_first && o.input.empty()) throw UsageError("--heads-first: applies to --input");
   if (temperature.type != AttnTemperatureType::None && n_axes(to_rope_form(o.form)) != 1)
     throw UsageError("--attn-temperature: applies to text RoPE (the forms' positions are not token indices)");
-  const std::uint64_t undecided_before = ref::undecided_roundings();
+  const std::uint64_t undecided_before = ref::undecided_roundings_in_this_thread();
   if (!o.input.empty()) {
     e.values = rotated_values(o, positions, dtype, layout, scaling, e.shape, e.scaling_note, temperature);
     const auto head_dim = static_cast<std::int64_t>(e.shape.back());
@@ -349,7 +349,7 @@ Exported export_rope(const ExportOptions& o, Layout layout, DType dtype,
     e.metadata = rope_metadata(o, params, dtype, e.shape);
   }
   // What the reference could not decide is not written (run_export says so): nor is the temperature.
-  if (temperature.type != AttnTemperatureType::None && ref::undecided_roundings() == undecided_before)
+  if (temperature.type != AttnTemperatureType::None && ref::undecided_roundings_in_this_thread() == undecided_before)
     e.metadata["attn_temperature"] = write_temperature(o, temperature, dtype, positions, positions.size());
   return e;
 }
@@ -403,13 +403,13 @@ int run_export(const ExportOptions& o) {
   const auto positions = exporter->positions_and_dim
                              ? axis_positions_from(o.positions, o.positions_file, axes, axes_flag(o.form))
                              : std::vector<std::int64_t>{};
-  const std::uint64_t undecided_before = ref::undecided_roundings();
+  const std::uint64_t undecided_before = ref::undecided_roundings_in_this_thread();
   const auto [values, shape, scaling_note, metadata] = exporter->run(o, layout, dtype, positions);
   // A golden file is only as good as its roundings: refuse to write one the reference could not decide.
-  if (o.reference && ref::undecided_roundings() != undecided_before) {
+  if (o.reference && ref::undecided_roundings_in_this_thread() != undecided_before) {
     fmt::print(stderr,
                "export: the reference could not decide {} roundings even at {} bits; {} not written\n",
-               ref::undecided_roundings() - undecided_before, ref::precision_bits<ref::Real>(), o.out);
+               ref::undecided_roundings_in_this_thread() - undecided_before, ref::precision_bits<ref::Real>(), o.out);
     return kCheckFailed;
   }
   if (CapturedReport* c = active_capture()) {  // in-process (the Python module): the values, no file

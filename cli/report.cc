@@ -5,13 +5,14 @@
 
 #include "common.h"
 #include "pe/harness/census.h"
+#include "pe/harness/exhaustive.h"
 #include "pe/reports/bench_results.h"
 
 namespace pe::cli {
 namespace {
 
 struct ReportArgs {
-  std::vector<std::string> census;
+  std::vector<std::string> census, exhaustive;
   std::string bench, compare, properties, out;
 };
 
@@ -29,6 +30,8 @@ void add_report(CLI::App& app, int& exit_code) {
       app.add_subcommand("report", "Markdown report with SVG plots from census, benchmark and compare JSON");
   auto a = std::make_shared<ReportArgs>();
   cmd->add_option("--census", a->census, "Census JSON (repeat for shards; they are merged)")->required();
+  cmd->add_option("--exhaustive", a->exhaustive,
+                  "Exhaustive census JSON (census --exhaustive; repeat for shards: merged, gaps and overlaps refused)");
   cmd->add_option("--bench", a->bench, "Benchmark JSON (pe-suite bench --out)");
   cmd->add_option("--compare", a->compare, "Comparison JSON (pe-suite compare --out)");
   cmd->add_option("--properties", a->properties, "GoogleTest JSON of a property run");
@@ -45,6 +48,18 @@ void add_report(CLI::App& app, int& exit_code) {
       in.rope_scaling = census::rope_scaling_of(docs);
     } catch (const std::exception& e) {
       throw UsageError(std::string("--census: ") + e.what());
+    }
+    if (!a->exhaustive.empty()) {
+      std::vector<nlohmann::json> shards;
+      for (const std::string& e : a->exhaustive) {
+        shards.push_back(read_json_file(e, "--exhaustive"));
+        in.sources.push_back(e);
+      }
+      try {
+        in.exhaustive = exhaustive::merge(shards);
+      } catch (const std::exception& e) {
+        throw UsageError(std::string("--exhaustive: ") + e.what());
+      }
     }
     if (!a->bench.empty()) in.bench = read_json_file(a->bench, "--bench"), in.sources.push_back(a->bench);
     if (!a->compare.empty())

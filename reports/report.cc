@@ -194,6 +194,23 @@ ReportOutput write_report(const ReportInputs& in, const std::string& dir) {
       if (has(svg)) md += fmt::format("![{} accuracy against speed]({})\n\n", family, svg);
     }
   }
+  if (in.exhaustive.is_object()) {
+    const nlohmann::json& e = in.exhaustive;
+    std::size_t within = 0;
+    std::uint64_t fallbacks = 0;
+    for (const auto& i : e["instances"]) {
+      within += i["within_contract"].get<bool>() ? 1 : 0;
+      fallbacks += i["mpfr_fallbacks"].get<std::uint64_t>();
+    }
+    md += fmt::format(
+        "\n## Exhaustive\n\nEvery position of [{}, {}) and every channel (d = {}, base {:g}), not a sample: "
+        "{} of {} instances within their contracts at every one ({} elements left to MPFR; {:.0f} s of "
+        "compute{}). Each instance stops at its contract's largest position.\n\n```\n{}```\n",
+        e["range"][0].get<std::int64_t>(), e["range"][1].get<std::int64_t>(), e["dim"].get<std::int64_t>(),
+        e["base"].get<double>(), within, e["instances"].size(), fallbacks, e["seconds"].get<double>(),
+        e.contains("merged_from") ? fmt::format(" in {} shards", e["merged_from"].get<std::size_t>()) : "",
+        exhaustive_table(e));
+  }
   if (in.compare.is_object()) {
     md += "\n## Regression comparison\n\n";
     std::vector<Comparison> rows;
@@ -222,6 +239,7 @@ ReportOutput write_report(const ReportInputs& in, const std::string& dir) {
   write_file(dir + "/census.json",
              nlohmann::json{{"schema", "pe-suite/census/1"}, {"instances", in.census}}.dump(1));
   if (in.bench.is_object()) write_file(dir + "/bench.json", in.bench.dump(1));
+  if (in.exhaustive.is_object()) write_file(dir + "/exhaustive.json", in.exhaustive.dump(1));
   if (in.compare.is_object()) write_file(dir + "/compare.json", in.compare.dump(1));
   if (in.properties.is_object()) write_file(dir + "/properties.json", in.properties.dump(1));
   return result;

@@ -9,6 +9,8 @@
 #include "common.h"
 #include "npy.h"
 #include "pe/errors.h"
+#include "pe/rope_scaling.h"
+#include "scaling_options.h"
 
 namespace pe::python {
 namespace {
@@ -38,6 +40,22 @@ std::string python_words(std::string message, std::vector<std::pair<std::string,
 
 std::string text_of(py::handle value) { return py::str(value).cast<std::string>(); }
 
+// A dict as JSON text: numpy and torch scalars as their Python numbers; NaN and infinities refused
+// (JSON has none), naming `name`.
+std::string json_text(py::handle dict, const std::string& name) {
+  const py::module_ json = py::module_::import("json");
+  const py::cpp_function item([](py::handle o) -> py::object {
+    if (py::hasattr(o, "item")) return o.attr("item")();
+    if (py::hasattr(o, "tolist")) return o.attr("tolist")();
+    throw py::type_error("cannot be written as JSON: " + text_of(py::type::of(o)));
+  });
+  try {
+    return json.attr("dumps")(dict, py::arg("default") = item, py::arg("allow_nan") = false).cast<std::string>();
+  } catch (py::error_already_set& e) {
+    throw py::value_error(fmt::format("{}: {}", name, e.value().is_none() ? std::string("not JSON") : text_of(e.value())));
+  }
+}
+
 }  // namespace
 
 std::string number(py::handle value, const std::string& name) {
@@ -63,16 +81,19 @@ void add_rope_keywords(Invocation& call, const RopeKeywords& k, std::size_t head
     config["rope_scaling"] = k.scaling;
     config["head_dim"] = head_dim;
     config["rope_theta"] = k.base.is_none() ? py::float_(10000.0) : k.base;
-    call.files.texts["scaling"] = json.attr("dumps")(config).cast<std::string>();
+    call.files.texts["scaling"] = json_text(config, "scaling");
     call.flag("--hf-config", "scaling");
     call.name("--hf-config scaling", "scaling");
     call.name("--hf-config", "scaling");
   } else if (!k.hf_config.is_none()) {
     if (py::isinstance<py::dict>(k.hf_config)) {
-      call.files.texts["hf_config"] = json.attr("dumps")(k.hf_config).cast<std::string>();
+      call.files.texts["hf_config"] = json_text(k.hf_config, "hf_config");
       call.flag("--hf-config", "hf_config");
       call.name("--hf-config hf_config", "hf_config");
     } else {
+      if (!py::isinstance<py::str>(k.hf_config) && !py::hasattr(k.hf_config, "__fspath__"))
+        throw py::type_error(fmt::format("hf_config: expected a config.json path or dict, got {}",
+                                         text_of(py::type::of(k.hf_config))));
       const std::string path = py::module_::import("os").attr("fspath")(k.hf_config).cast<std::string>();
       call.flag("--hf-config", path);
       call.name("--hf-config " + path, "hf_config " + path);
@@ -90,6 +111,9 @@ void add_rope_keywords(Invocation& call, const RopeKeywords& k, std::size_t head
   if (!k.layer.is_none()) call.flag("--layer", number(k.layer, "layer"));
   if (!k.layer_type.is_none()) call.flag("--layer-type", text_of(k.layer_type));
   if (!k.mrope_section.is_none()) {
+    if (!py::isinstance<py::iterable>(k.mrope_section) || py::isinstance<py::str>(k.mrope_section))
+      throw py::type_error(fmt::format("mrope_section: expected a list of pair counts (16, 24, 24), got {}",
+                                       text_of(k.mrope_section)));
     std::string s;
     for (py::handle v : k.mrope_section) s += (s.empty() ? "" : ",") + number(v, "mrope_section");
     call.flag("--mrope-section", s);
@@ -97,6 +121,13 @@ void add_rope_keywords(Invocation& call, const RopeKeywords& k, std::size_t head
   if (!k.mrope_layout.is_none()) call.flag("--mrope-layout", text_of(k.mrope_layout));
   if (!k.vision.is_none()) call.flag("--vision", text_of(k.vision));
   if (k.heads_first) call.args.emplace_back("--heads-first");
+  // Scaling flags in a message ("--low-freq-factor: ...") are the dict's keys.
+  for (const ScalingField& f : scaling_fields()) {
+    const std::string flag = cli::flag_for_parameter(std::string(f.name));
+    if (!flag.empty() && !f.hf_key.empty()) call.name(flag, fmt::format("scaling['{}']", f.hf_key));
+  }
+  call.name("--hf-config", "hf_config");
+  call.name("--input", "x");
   for (const auto& [flag, parameter] :
        {std::pair{"--base", "base"}, {"--layout", "layout"}, {"--rotary-offset", "rotary_offset"},
         {"--layer-type", "layer_type"}, {"--layer", "layer"}, {"--mrope-section", "mrope_section"},

@@ -70,6 +70,29 @@ double element(const char* p, Kind k) {
   return NAN;
 }
 
+// f(pointer) for every element in C order, through the strides.
+template <class F>
+void for_each_element(const View& v, F&& f) {
+  std::size_t n = 1;
+  for (std::size_t s : v.shape) n *= s;
+  if (n == 0) return;
+  const std::size_t rank = v.shape.size();
+  if (rank == 0) {
+    f(v.data);
+    return;
+  }
+  std::vector<std::size_t> index(rank, 0);
+  for (std::size_t done = 0; done < n; done += v.shape.back()) {
+    std::int64_t offset = 0;
+    for (std::size_t d = 0; d + 1 < rank; ++d) offset += static_cast<std::int64_t>(index[d]) * v.strides[d];
+    for (std::size_t i = 0; i < v.shape.back(); ++i) f(v.data + offset + static_cast<std::int64_t>(i) * v.strides.back());
+    for (std::size_t d = rank - 1; d-- > 0;) {
+      if (++index[d] < v.shape[d]) break;
+      index[d] = 0;
+    }
+  }
+}
+
 // Every element in C order, through the strides (any layout, no copy of the source).
 template <Kind K>
 void gather_typed(const View& v, std::vector<double>& out) {
@@ -159,6 +182,11 @@ auto with_view(py::handle obj, const std::string& name, F&& f) {
     py::object source = py::reinterpret_borrow<py::object>(obj);
     if (py::hasattr(source, "requires_grad") && source.attr("requires_grad").cast<bool>())
       source = source.attr("detach")();
+    // A negated or conjugated view exports its memory without the bit: materialise it first.
+    for (const char* resolve : {"resolve_neg", "resolve_conj"})
+      if (py::hasattr(source, resolve)) source = source.attr(resolve)();
+    if (py::hasattr(source, "dtype") && py::str(source.attr("dtype")).cast<std::string>() == "torch.bool")
+      throw py::type_error(fmt::format("{}: expected numbers, got torch.bool", name));
     if (py::hasattr(source, "device")) {
       const std::string device = py::str(source.attr("device"));
       if (device != "cpu")
@@ -235,17 +263,27 @@ cli::NpyArray read_integers(py::handle obj, const std::string& name) {
   return with_view(obj, name, [&](const View& v) {
     if (!is_integer(v.kind) || v.kind == Kind::Bool)
       throw py::type_error(fmt::format("{}: expected an integer array, got {}", name, v.type_name));
+    // int64 and uint64 beyond 2^53 do not survive the doubles the CLI's readers hold: refused, named
+    // by their own value, before the conversion.
+    if (v.kind == Kind::I64 || v.kind == Kind::U64) {
+      std::size_t i = 0;
+      for_each_element(v, [&](const char* p) {
+        std::int64_t s64;
+        std::uint64_t u64;
+        std::memcpy(&s64, p, 8);
+        std::memcpy(&u64, p, 8);
+        const bool beyond = v.kind == Kind::I64 ? (s64 > (std::int64_t{1} << 53) || s64 < -(std::int64_t{1} << 53))
+                                                : u64 > (std::uint64_t{1} << 53);
+        if (beyond)
+          throw py::value_error(fmt::format("{}: position {} at index {} exceeds 2^53", name,
+                                            v.kind == Kind::I64 ? std::to_string(s64) : std::to_string(u64), i));
+        ++i;
+      });
+    }
     cli::NpyArray a;
     a.integer = true;
     a.shape = v.shape;
     a.values = gather(v);
-    // int64 and uint64 beyond 2^53 do not survive the doubles the CLI's readers hold.
-    if (v.kind == Kind::I64 || v.kind == Kind::U64) {
-      for (std::size_t i = 0; i < a.values.size(); ++i) {
-        if (std::fabs(a.values[i]) > 0x1p53)
-          throw py::value_error(fmt::format("{}: position {} at index {} exceeds 2^53", name, a.values[i], i));
-      }
-    }
     return a;
   });
 }
@@ -253,6 +291,9 @@ cli::NpyArray read_integers(py::handle obj, const std::string& name) {
 std::optional<DType> dtype_argument(py::handle dtype, const std::string& name) {
   if (dtype.is_none()) return std::nullopt;
   std::string s = py::str(dtype);
+  if (py::isinstance<py::type>(dtype) && py::hasattr(dtype, "__module__") &&
+      py::str(dtype.attr("__module__")).cast<std::string>() == "numpy")
+    s = py::str(py::module_::import("numpy").attr("dtype")(dtype).attr("name"));  // np.float32, the type
   if (s.starts_with("torch.")) s = s.substr(6);
   static const std::pair<const char*, DType> kNames[] = {
       {"float32", DType::F32}, {"float", DType::F32}, {"float64", DType::F64}, {"double", DType::F64},

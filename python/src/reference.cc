@@ -3,6 +3,8 @@
 // command's files).
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "arguments.h"
 #include "arrays.h"
 #include "bindings.h"
@@ -51,6 +53,9 @@ py::array reference_rope(py::handle x, py::handle positions, const RopeKeywords&
   // dtype is the output's type; it also says how to read 16-bit integers (bfloat16 bits).
   call.files.arrays["x"] = read_floats(x, "x", declared, false);
   const cli::NpyArray& xa = call.files.arrays["x"];
+  for (std::size_t i = 0; i < xa.values.size(); ++i)
+    if (std::isinf(xa.values[i]))
+      throw py::value_error(fmt::format("x: holds {} at flat index {}; the reference rotates finite values", xa.values[i], i));
   if (xa.shape.empty()) throw py::value_error("x: expected [tokens, heads, head_dim] or [tokens, head_dim], got a scalar");
   call.args = {"--family", "rope", "--input", "x"};
   add_positions(call, positions);
@@ -66,18 +71,26 @@ py::tuple rope_cos_sin(py::handle positions, const RopeKeywords& k, py::handle d
   Invocation call;
   call.name("--dim", "rotary_dim");
   call.name("head_dim", "rotary_dim");  // export's table is as wide as its --dim
-  if (k.rotary_dim.is_none() && k.scaling.is_none() && k.hf_config.is_none())
+  if (k.rotary_dim.is_none() && k.hf_config.is_none())
     throw py::value_error("rotary_dim: required (or an hf_config that gives it)");
   call.args = {"--family", "rope"};
   add_positions(call, positions);
-  const std::size_t head_dim = k.rotary_dim.is_none() ? 0 : k.rotary_dim.cast<std::size_t>();
+  std::size_t head_dim = 0;
+  if (!k.rotary_dim.is_none()) {
+    const std::string d = number(k.rotary_dim, "rotary_dim");
+    if (d.find_first_not_of("0123456789") != std::string::npos || d.size() > 9)
+      throw py::value_error("rotary_dim: expected an even positive integer, got " + d);
+    head_dim = std::stoul(d);
+  }
   add_rope_keywords(call, k, head_dim, "--dim");
   const DType type = dtype_argument(dtype, "dtype").value_or(DType::F32);
   const cli::CapturedReport r = exported(call, type);
   // [tokens, pairs, (cos, sin)] laid out as the rotation reads it: HF's cat(freqs, freqs) for halfsplit,
   // each frequency twice in a row for interleaved.
   const std::size_t tokens = r.shape.at(0), pairs = r.shape.at(1);
-  const bool interleaved = !k.layout.is_none() && py::str(k.layout).cast<std::string>() == "interleaved";
+  // The layout the export resolved (the keyword's, or the config's).
+  const bool interleaved = r.metadata.is_object() ? r.metadata.value("layout", "") == "interleaved"
+                                                  : !k.layout.is_none() && py::str(k.layout).cast<std::string>() == "interleaved";
   std::vector<double> c(tokens * 2 * pairs), s(tokens * 2 * pairs);
   for (std::size_t t = 0; t < tokens; ++t) {
     for (std::size_t j = 0; j < pairs; ++j) {

@@ -114,3 +114,74 @@ def test_strided_and_heads_first_views_are_read_in_place(data):
     xt, yt = np.swapaxes(x, 0, 1), np.swapaxes(y, 0, 1)  # [heads, tokens, dim] views, not copies
     assert not xt.flags["C_CONTIGUOUS"]
     assert pe_suite.check_rope(xt, yt, positions, heads_first=True, contract="rope.exact").passed
+
+
+@pytest.mark.parametrize("call,error,words", [
+    (lambda x, y, p: pe_suite.reference_sinusoidal(np.array([2**53 + 1]), 8), ValueError, ["9007199254740993"]),
+    (lambda x, y, p: pe_suite.check_rope(x, y, p, layer=1), ValueError, ["layer", "hf_config"]),
+    (lambda x, y, p: pe_suite.check_rope(x, y, p, scaling={
+        "rope_type": "llama3", "factor": 8.0, "low_freq_factor": 4.0, "high_freq_factor": 1.0,
+        "original_max_position_embeddings": 8192}), ValueError, ["scaling['low_freq_factor']"]),
+    (lambda x, y, p: pe_suite.check_rope(x, y, p, hf_config=123), TypeError, ["hf_config"]),
+    (lambda x, y, p: pe_suite.check_rope(x, y, p, mrope_section=16), TypeError, ["mrope_section"]),
+    (lambda x, y, p: pe_suite.check_rope(x, y, p, scaling={"rope_type": "linear", "factor": float("nan")}),
+     ValueError, ["scaling"]),
+    (lambda x, y, p: pe_suite.rope_cos_sin(p, -2), ValueError, ["rotary_dim", "-2"]),
+    (lambda x, y, p: pe_suite.reference_rope(np.where(x > 2, np.inf, x), p), ValueError, ["x", "inf"]),
+])
+def test_review_findings_are_named(data, call, error, words):
+    x, y, positions = data
+    x = x.copy()
+    x[0, 0, 0] = 3.0  # one element the inf case replaces
+    with pytest.raises(error) as e:
+        call(x, y, positions)
+    for w in words:
+        assert w in str(e.value), str(e.value)
+    assert "--" not in str(e.value), str(e.value)
+
+
+def test_numpy_scalars_and_types_are_accepted(data):
+    x, y, positions = data
+    assert pe_suite.check_rope(x, y, positions, dtype=np.float32, base=np.float64(1e4)).passed
+    scaled = pe_suite.reference_rope(x, positions, scaling={"rope_type": "linear", "factor": np.float32(2)})
+    assert pe_suite.check_rope(x, scaled, positions, scaling={"rope_type": "linear", "factor": 2.0}).passed
+
+
+def test_cos_sin_layout_comes_from_the_config():
+    config = {"model_type": "deepseek_v2", "head_dim": 8, "rope_theta": 10000.0}  # interleaved pairs
+    cos, _ = pe_suite.rope_cos_sin(np.arange(6), hf_config=config)
+    want, _ = pe_suite.rope_cos_sin(np.arange(6), 8, layout="interleaved")
+    assert np.array_equal(cos, want)
+
+
+def test_torch_negative_views_are_read_with_their_sign(data):
+    torch = pytest.importorskip("torch")
+    x, y, positions = data
+    negated = torch._neg_view(torch.from_numpy(x))
+    assert not pe_suite.check_rope(negated, y, positions).passed
+    assert pe_suite.check_rope(negated, -y, positions).passed
+
+
+def test_concurrent_good_and_refused_calls_do_not_disturb_each_other(data):
+    import threading
+    x, _, positions = data
+    bad = x.copy()
+    bad[1, 0, 0] = np.inf
+    errors = []
+
+    def good():
+        try:
+            for _ in range(5):
+                pe_suite.reference_rope(x, positions)
+        except Exception as e:  # noqa: BLE001
+            errors.append(e)
+
+    threads = [threading.Thread(target=good) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for _ in range(20):
+        with pytest.raises(ValueError):
+            pe_suite.reference_rope(bad, positions)
+    for t in threads:
+        t.join()
+    assert errors == []

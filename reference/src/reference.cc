@@ -12,6 +12,7 @@ namespace pe::ref {
 namespace {
 
 std::atomic<std::uint64_t> g_undecided{0};
+thread_local std::uint64_t t_undecided = 0;
 
 // Positions below this use the narrow tier: 168 - 40 - 53 leaves > 64 bits beyond float64.
 constexpr std::int64_t kNarrowLimit = std::int64_t{1} << 40;
@@ -27,7 +28,7 @@ double rounded_or_retry(const Enclosure& narrow, DType type, const auto& retry_w
   if (auto r = decided_rounding(narrow, type)) return *r;
   const Enclosure wide = retry_wide();
   if (auto r = decided_rounding(wide, type)) return *r;
-  g_undecided.fetch_add(1, std::memory_order_relaxed);
+  record_undecided();
   return round_to(wide.value, type);
 }
 
@@ -57,7 +58,11 @@ std::optional<double> decided_rounding(const Enclosure& e, DType type) {
 }
 
 std::uint64_t undecided_roundings() noexcept { return g_undecided.load(); }
-void record_undecided() noexcept { g_undecided.fetch_add(1, std::memory_order_relaxed); }
+std::uint64_t undecided_roundings_in_this_thread() noexcept { return t_undecided; }
+void record_undecided() noexcept {
+  g_undecided.fetch_add(1, std::memory_order_relaxed);
+  ++t_undecided;
+}
 
 double abs_error(double y, const Real& exact) { return static_cast<double>(abs(Real(y) - exact)); }
 

@@ -139,6 +139,8 @@ std::optional<double> decided_rounding(const Enclosure& e, DType type);
 
 // How many roundings stayed undecided even at the wide tier (expected: 0), and one more of them.
 std::uint64_t undecided_roundings() noexcept;
+// The same count for the calling thread alone (a check of one's own roundings while others run).
+std::uint64_t undecided_roundings_in_this_thread() noexcept;
 void record_undecided() noexcept;
 
 }  // namespace pe::ref

@@ -16,6 +16,7 @@ struct ReportInputs {
   nlohmann::json bench;              // Google Benchmark JSON, or null
   nlohmann::json compare;            // `pe-suite compare --out` JSON, or null
   nlohmann::json properties;         // GoogleTest JSON of the property run, or null
+  nlohmann::json exhaustive;         // an exhaustive census (merged shards, pe/harness/exhaustive.h), or null
   std::vector<std::string> sources;  // where each came from, for the header
 };
 
