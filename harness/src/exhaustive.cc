@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include <mpfr.h>
+
 #include "pe/errors.h"
 #include "pe/harness/measure.h"
 #include "pe/harness/pieces.h"
@@ -18,6 +20,14 @@
 
 namespace pe::exhaustive {
 namespace {
+
+// MPFR caches constants per thread; a thread that ends frees its own (else they leak with it).
+struct MpfrThreadCache {
+  MpfrThreadCache() = default;
+  MpfrThreadCache(const MpfrThreadCache&) = delete;
+  MpfrThreadCache& operator=(const MpfrThreadCache&) = delete;
+  ~MpfrThreadCache() { mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE); }
+};
 
 // Rows per kernel call: the output (2048 × 128 values) stays in L2 while it is compared.
 constexpr std::int64_t kChunk = 2048;
@@ -243,9 +253,15 @@ Result run(const Options& o) {
       std::vector<std::vector<Band>> bands(threads, std::vector<Band>(edge.size() - 1));
       std::vector<std::uint64_t> fallbacks(threads, 0);
       std::vector<std::thread> workers;
-      for (std::size_t t = 1; t < threads; ++t) workers.emplace_back([&, t] { sweep(bands[t], fallbacks[t]); });
+      for (std::size_t t = 1; t < threads; ++t) workers.emplace_back([&, t] {
+        const MpfrThreadCache cache;
+        sweep(bands[t], fallbacks[t]);
+      });
       if (o.on_progress) {  // the calling thread reports while the workers sweep
-        std::thread main_share([&] { sweep(bands[0], fallbacks[0]); });
+        std::thread main_share([&] {
+          const MpfrThreadCache cache;
+          sweep(bands[0], fallbacks[0]);
+        });
         while (done.load() < r.end - r.begin) {
           o.on_progress(finished + done.load(), total);
           std::this_thread::sleep_for(std::chrono::milliseconds(200));
