@@ -8,7 +8,10 @@ pe=$1 src=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $1"; [ -n "${2:-}" ] && echo "$2"; exit 1; }
-command -v pe-suite >/dev/null || { mkdir -p "$tmp/bin"; ln -s "$(realpath "$pe")" "$tmp/bin/pe-suite"; export PATH="$tmp/bin:$PATH"; }
+# The scripts call `pe-suite` from PATH: this build's, ahead of any installed one.
+mkdir -p "$tmp/bin"
+ln -s "$(realpath "$pe")" "$tmp/bin/pe-suite"
+export PATH="$tmp/bin:$PATH"
 export SHARDS=3 VARIANT='sinusoidal.interleaved.exact/f32' POSITIONS=900:40000 DIM=32 OUT=$tmp/slurm
 for i in 0 1 2; do SLURM_ARRAY_TASK_ID=$i SLURM_CPUS_PER_TASK=1 bash "$src/examples/slurm/exhaustive.sbatch" >/dev/null; done
 # The Kubernetes pod's command, from the manifest, with the index and a small range.
