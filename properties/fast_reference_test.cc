@@ -62,6 +62,34 @@ TEST(FastReference, EnclosureHoldsTheExactSinAndCos) {
   RecordProperty("worst_error_over_radius", std::to_string(worst));
 }
 
+TEST(FastReference, DoubleTierEnclosesTheExactSinAndCos) {
+  std::mt19937_64 g(4);
+  double worst = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const int bits = std::uniform_int_distribution<int>(0, 32)(g);
+    std::int64_t p = std::uniform_int_distribution<std::int64_t>(0, (std::int64_t{1} << bits) - 1)(g);
+    if (g() % 8 == 0) p = -p;
+    const double base = std::uniform_real_distribution<double>(2.0, 1e7)(g);
+    const int dim = 2 * std::uniform_int_distribution<int>(1, 2048)(g);
+    const int pair = std::uniform_int_distribution<int>(0, dim / 2 - 1)(g);
+    const Real omega = pow(Real(base), Real(-2 * pair) / dim);
+    double s = 0, c = 0;
+    ASSERT_TRUE(double_tier_sincos(p, split_omega(to_dd(omega)), s, c))
+        << "p = " << p << ", base " << base << ", dim " << dim << ", pair " << pair;
+    const Real phi = omega * static_cast<long long>(p);
+    const double radius = double_tier_radius(std::fabs(phi.convert_to<double>()));
+    const Real es = abs(Real(s) - sin(phi)), ec = abs(Real(c) - cos(phi));
+    const Real err = es > ec ? es : ec;
+    const double ratio = Real(err / radius).convert_to<double>();
+    worst = std::max(worst, ratio);
+    ASSERT_LE(ratio, 1.0) << "p = " << p << ", base " << base << ", dim " << dim << ", pair " << pair;
+  }
+  EXPECT_LE(worst, 0.25);  // the radius takes each term four times over
+  RecordProperty("double_tier_worst_error_over_radius", std::to_string(worst));
+  double s = 0, c = 0;
+  EXPECT_FALSE(double_tier_sincos(std::int64_t{1} << 32, split_omega({1.0, 0}), s, c));
+}
+
 TEST(FastReference, SinusoidalRoundingsAreMpfrsBitForBit) {
   std::mt19937_64 g(7);
   int decided = 0, total = 0;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -68,6 +69,14 @@ void merge_band(Band& into, const Band& b) {
   merge_worst(into.max_ratio, b.max_ratio);
 }
 
+// SLEEF's ulp of |x| in a format (real.h's ulp_of) from the exponent bits: the hot loop's version.
+double ulp_in(double x, const ref::FormatBits& f) {
+  const auto bits = std::bit_cast<std::uint64_t>(x);
+  const int e = std::max(static_cast<int>((bits >> 52) & 0x7ff) - 1023, f.emin);  // 0, subnormals: emin
+  const int k = e - f.precision + 1;
+  return k >= -1022 ? std::bit_cast<double>(static_cast<std::uint64_t>(k + 1023) << 52) : std::ldexp(1.0, k);
+}
+
 // One thread's share of one instance: chunks taken from a shared counter.
 struct Sweep {
   const harness::Instance& in;
@@ -98,6 +107,7 @@ struct Sweep {
     }
     const std::size_t pairs = static_cast<std::size_t>(o.dim / 2);
     const harness::Budget budget{&in.contract(), in.dtype};
+    const ref::FormatBits format = ref::format_bits(in.dtype);
     // RoPE rotates unit pairs: y = (cos φ, sin φ) in each pair's output channels.
     std::vector<double> x;
     if (rope) {
@@ -108,6 +118,9 @@ struct Sweep {
     }
     // Each position is computed in the aligned block of kChunk rows that holds it, whatever the shard
     // or the range: a variant that carries state between rows gives every row the same bits in any split.
+    // The double tier's ω pieces (unscaled frequencies, ω <= 1).
+    std::vector<ref::OmegaSplit> split(pairs);
+    for (std::size_t j = 0; j < pairs; ++j) split[j] = ref::split_omega(rope ? rope_ref->omega(j) : sin_ref->omega(j));
     std::vector<std::int64_t> positions;
     for (;;) {
       const std::int64_t block = next.fetch_add(kChunk);
@@ -123,26 +136,52 @@ struct Sweep {
         Band& band = bands[band_of(edge, p)];
         const std::size_t row = static_cast<std::size_t>((p - block) * o.dim);
         for (std::size_t j = 0; j < pairs; ++j) {
-          std::optional<ref::FastSinCos> sc;
           std::size_t ch_sin = 0, ch_cos = 0;
           double abs_phi = 0;
           if (rope) {
             std::tie(ch_cos, ch_sin) = rope_plan->output_channels(j);
-            if (const auto v = rope_ref->fast_rotate(p, j, 1.0, 0.0))
-              sc = ref::FastSinCos{v->second.value, v->first.value, std::max(v->first.radius, v->second.radius)};
             abs_phi = std::fabs(rope_ref->angle(p, j));
           } else {
             ch_sin = sin_plan->sin_index(j), ch_cos = sin_plan->cos_index(j);
-            sc = sin_ref->fast_pair(p, j);
             abs_phi = std::fabs(sin_ref->angle(p, ch_sin));
           }
+          // The double-double values, only for the elements the double tier cannot settle.
+          std::optional<ref::FastSinCos> sc;
+          bool sc_known = false;
+          const auto precise = [&]() -> const std::optional<ref::FastSinCos>& {
+            if (!sc_known) {
+              sc_known = true;
+              if (!rope) {
+                sc = sin_ref->fast_pair(p, j);
+              } else if (const auto v = rope_ref->fast_rotate(p, j, 1.0, 0.0)) {
+                sc = ref::FastSinCos{v->second.value, v->first.value, std::max(v->first.radius, v->second.radius)};
+              }
+            }
+            return sc;
+          };
           const double b = rope ? budget(&*rope_plan, abs_phi, j, 1.0) : budget(nullptr, abs_phi, j, 1.0);
+          double s1 = 0, c1 = 0;
+          const bool tier1 = ref::fast_path_enabled() && ref::double_tier_sincos(p, split[j], s1, c1);
+          const double r1 = ref::double_tier_radius(abs_phi);
           for (const bool is_sin : {true, false}) {
             const std::size_t ch = is_sin ? ch_sin : ch_cos;
             const double y = out.get(row + ch);
+            if (tier1) {
+              // Upper bounds from the double tier: an element within budget and below every running
+              // maximum of its band cannot change the result but by its count (NaN fails the tests).
+              const double e1 = is_sin ? s1 : c1;
+              const double err_hi = std::fabs(y - e1) * (1 + 0x1p-52) + r1;
+              const double ulp_hi = err_hi / ulp_in(std::max(0.0, std::fabs(e1) - r1), format);
+              const double ratio_hi = b > 0 ? err_hi / b : INFINITY;
+              if (ratio_hi < 1 && band.max_abs.position >= 0 && err_hi < band.max_abs.value &&
+                  ulp_hi < band.max_ulp.value && ratio_hi < band.max_ratio.value) {
+                ++band.elements;
+                continue;
+              }
+            }
             double err = NAN, ulp = NAN, exact = NAN;
             bool decided = false;
-            if (sc) {
+            if (precise()) {
               const ref::dd::DD e = is_sin ? sc->sin : sc->cos;
               err = ref::abs_error(y, e);
               // The verdict is the fast path's unless the error lies within its radius of the budget.

@@ -67,7 +67,84 @@ void taylor(DD t, const Constants& k, DD& s, DD& c) {
   c = dd::add(DD{1, 0}, dd::mul(t2, wc));
 }
 
+// v rounded to its leading 21 significant bits (by zeroing the rest): exact products with integers
+// below 2^32.
+double leading21(double v) {
+  if (v == 0 || !std::isfinite(v)) return v;
+  const int e = std::ilogb(v);
+  return std::ldexp(std::trunc(std::ldexp(v, 20 - e)), e - 20);
+}
+
+struct HalfPiPieces {
+  double c1, c2, c3, c4;  // π/2 = c1 + c2 + c3 + c4 within 2^-100; c1..c3 of 21 bits
+};
+
+const HalfPiPieces& half_pi_pieces() {
+  static const HalfPiPieces h = [] {
+    const Real half_pi = boost::math::constants::pi<Real>() / 2;
+    HalfPiPieces out{};
+    Real rest = half_pi;
+    out.c1 = leading21(rest.convert_to<double>());
+    rest -= out.c1;
+    out.c2 = leading21(rest.convert_to<double>());
+    rest -= out.c2;
+    out.c3 = leading21(rest.convert_to<double>());
+    rest -= out.c3;
+    out.c4 = rest.convert_to<double>();
+    return out;
+  }();
+  return h;
+}
+
 }  // namespace
+
+OmegaSplit split_omega(DD omega) {
+  OmegaSplit s;
+  s.w1 = leading21(omega.hi);
+  const DD rest = dd::sub(omega, DD{s.w1, 0});
+  s.w2 = leading21(rest.hi);
+  s.w3 = dd::sub(rest, DD{s.w2, 0}).hi;  // |w3| <= 2^-41·ω: its own rounding is 2^-94·ω
+  return s;
+}
+
+bool double_tier_sincos(std::int64_t p, const OmegaSplit& w, double& sin_phi, double& cos_phi) {
+  constexpr std::int64_t kLimit = std::int64_t{1} << 32;
+  if (p >= kLimit || p <= -kLimit || !(std::fabs(w.w1) < 2)) return false;
+  const HalfPiPieces& h = half_pi_pieces();
+  const auto pd = static_cast<double>(p);
+  const double a = pd * w.w1, b = pd * w.w2;  // exact: 32 + 21 bits
+  const double k = std::nearbyint((a + b) * 0.6366197723675814);  // 2/π
+  // r = a + b + p·w3 - k·(c1 + c2 + c3 + c4): a - k·c1 exact (Sterbenz), the rest by TwoSum.
+  DD r = dd::two_sum(a - k * h.c1, b);
+  for (const double t : {-k * h.c2, -k * h.c3, pd * w.w3, -k * h.c4}) {
+    const DD u = dd::two_sum(r.hi, t);
+    r = {u.hi, r.lo + u.lo};
+  }
+  const double x = r.hi + r.lo;
+  if (!(std::fabs(x) < 1)) return false;  // cannot happen within the range
+  const double x2 = x * x;
+  // Taylor to x^17 / x^18: truncation below 2^-69 for |x| <= π/4 + 2^-40.
+  const double sp = x2 * (-1.0 / 6 + x2 * (1.0 / 120 + x2 * (-1.0 / 5040 + x2 * (1.0 / 362880 + x2 * (-1.0 / 39916800 + x2 * (1.0 / 6227020800 + x2 * (-1.0 / 1307674368000 + x2 * (1.0 / 355687428096000))))))));
+  const double cp = x2 * x2 * (1.0 / 24 + x2 * (-1.0 / 720 + x2 * (1.0 / 40320 + x2 * (-1.0 / 3628800 + x2 * (1.0 / 479001600 + x2 * (-1.0 / 87178291200 + x2 * (1.0 / 20922789888000 + x2 * (-1.0 / 6402373705728000))))))));
+  const double sr = x + x * sp;
+  const double cr = (1 - 0.5 * x2) + cp;
+  const auto quadrant = static_cast<int>(((static_cast<std::int64_t>(k) % 4) + 4) % 4);
+  switch (quadrant) {
+    case 0:
+      sin_phi = sr, cos_phi = cr;
+      break;
+    case 1:
+      sin_phi = cr, cos_phi = -sr;
+      break;
+    case 2:
+      sin_phi = -sr, cos_phi = -cr;
+      break;
+    default:
+      sin_phi = -cr, cos_phi = sr;
+      break;
+  }
+  return true;
+}
 
 DD to_dd(const Real& v) {
   const double hi = v.convert_to<double>();

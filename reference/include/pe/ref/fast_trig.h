@@ -24,6 +24,19 @@ struct FastSinCos {
 // frequency. nullopt when |p| >= 2^53 or |p·ω| >= 2^52 (the reduction's exact range).
 std::optional<FastSinCos> fast_sincos(std::int64_t p, dd::DD omega, double omega_relative);
 
+// A first, cheaper tier in plain double arithmetic (no FMA needed), for sweeps that only need to
+// know an element is far from its budget and from the running maxima: ω split in three 21-bit pieces
+// so that p·ω1 and p·ω2 are exact for |p| < 2^32, a Cody-Waite reduction with π/2 in 21-bit pieces
+// summed by TwoSum, and Taylor polynomials on the reduced angle. |sin - sin φ| and |cos - cos φ| are
+// within double_tier_radius(|φ|) (docs/fast_reference.md).
+struct OmegaSplit {
+  double w1 = 0, w2 = 0, w3 = 0;
+};
+OmegaSplit split_omega(dd::DD omega);
+// false when |p| >= 2^32 or ω >= 2 (the pieces' exact range).
+bool double_tier_sincos(std::int64_t p, const OmegaSplit& omega, double& sin_phi, double& cos_phi);
+inline double double_tier_radius(double abs_phi) { return 0x1p-48 + abs_phi * 0x1p-88; }
+
 // The value `type` rounds every number within `radius` of v to (round to nearest, ties to even), or
 // nullopt when the ends of that interval round apart, when the interval reaches zero (the sign of a
 // zero is MPFR's to decide) or when |v| is below 2^-900 or above 2^900. radius 0 with v.lo = 0: v.hi

@@ -66,6 +66,8 @@ class Sinusoidal {
   std::optional<FastValue> fast_exact(std::int64_t position, std::size_t channel) const;
   // Both channels of a pair at once (sin, cos) from the fast path.
   std::optional<FastSinCos> fast_pair(std::int64_t position, std::size_t pair) const;
+  // A pair's ω as a double-double (relative error <= 2^-105), computed on first use.
+  const dd::DD& omega(std::size_t pair) const;
   // The correctly rounded out[position, channel] in `type`, as a double: the fast path
   // (pe/ref/fast_trig.h) where Ziv's test decides it, MPFR otherwise.
   double rounded(std::int64_t position, std::size_t channel, DType type) const;
@@ -74,7 +76,6 @@ class Sinusoidal {
   template <class R>
   Enclosure evaluate(std::int64_t position, std::size_t channel) const;
   bool is_sin(std::size_t channel) const noexcept;
-  const dd::DD& omega(std::size_t pair) const;
 
   SinusoidalParams params_;
   Frequencies inv_freq_;
@@ -99,6 +100,8 @@ class Rope {
   std::optional<std::pair<FastValue, FastValue>> fast_rotate(
       std::int64_t position, std::size_t pair, double a, double b,
       RopeDirection direction = RopeDirection::Forward) const;
+  // Pair j's θ_j as a double-double (relative error <= 2^-105 plus the scaling's condition).
+  const dd::DD& omega(std::size_t pair) const;
   // The correctly rounded rotation in `type`: the fast path where Ziv's test decides both, else MPFR.
   std::pair<double, double> rounded(std::int64_t position, std::size_t pair, double a, double b, DType type,
                                     RopeDirection direction = RopeDirection::Forward) const;
@@ -117,7 +120,6 @@ class Rope {
                                            RopeDirection direction) const;
   std::optional<std::pair<double, double>> fast_rounded(std::int64_t position, std::size_t pair, double a,
                                                         double b, DType type, RopeDirection direction) const;
-  const dd::DD& omega(std::size_t pair) const;
 
   RopeParams params_;
   Frequencies inv_freq_;
