@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "report_text.h"
 #include "alibi_cli.h"
 #include "alibi_diagnose.h"
 #include "args.h"
@@ -11,6 +10,7 @@
 #include "contract_class.h"
 #include "error_bands.h"
 #include "pe/harness/measure_alibi.h"
+#include "report_text.h"
 
 namespace pe::cli {
 namespace {
@@ -39,7 +39,7 @@ void print_fits(const std::vector<AlibiFit>& fits, CheckJson& out) {
     say("no known convention fits better than the one given: the error is the implementation's\n");
   } else {
     say("the data fits: {} (residual {:.3g}; the conventions given leave {:.3g})\n", best.description,
-               best.residual, given->residual);
+        best.residual, given->residual);
     out.j["fits"] = best.description;
   }
 }
@@ -67,7 +67,7 @@ int check_alibi(const NpyArray& data, const std::string& path, const AlibiFlags&
     if (!flags.queries.empty() || !flags.keys.empty())
       throw UsageError("--queries/--keys: the slopes [heads] have no positions");
     say("checking {}: {} slopes, {}, max_bias {:g}, {} rule\n", path, heads, to_string(data.dtype),
-               params.max_bias, to_string(params.slopes));
+        params.max_bias, to_string(params.slopes));
     harness::measure_alibi_slopes(params, data.values, budget, [&](const harness::ElementRecord& e) {
       bands.add(e);
       tally.add(e);
@@ -86,8 +86,7 @@ int check_alibi(const NpyArray& data, const std::string& path, const AlibiFlags&
     if (flags.queries.empty() && Q > K)
       throw UsageError(fmt::format("--queries: {} queries against {} keys; give their positions", Q, K));
     queries = positions_of(flags.queries, "--queries", Q, q0);
-    say(
-        "checking {}: {} heads x {} queries [{}..{}] x {} keys [{}..{}], {}, max_bias {:g}, {} rule, {} "
+    say("checking {}: {} heads x {} queries [{}..{}] x {} keys [{}..{}], {}, max_bias {:g}, {} rule, {} "
         "form{}\n",
         path, heads, Q, queries.front(), queries.back(), K, keys.front(), keys.back(), to_string(data.dtype),
         params.max_bias, to_string(params.slopes), to_string(params.form),
@@ -101,8 +100,8 @@ int check_alibi(const NpyArray& data, const std::string& path, const AlibiFlags&
     });
   }
   say("budget: {}\n\n{}\n", budget_text, band_table(bands));
-  say("verdict: {} ({} of {} elements over budget; max |err| {:.3g})\n",
-             bands.pass() ? "PASS" : "FAIL", bands.violations(), bands.count(), bands.max_abs());
+  say("verdict: {} ({} of {} elements over budget; max |err| {:.3g})\n", bands.pass() ? "PASS" : "FAIL",
+      bands.violations(), bands.count(), bands.max_abs());
   say("contracts: {}\n", tally.summary());
   CheckJson out{json_path};
   out.measured(bands, data.dtype, budget_text);

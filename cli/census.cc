@@ -1,6 +1,5 @@
 // pe-suite census: the deterministic accuracy sweep alone, shardable (report merges the shards).
 #include "pe/harness/census.h"
-#include "pe/harness/exhaustive.h"
 
 #include <fmt/format.h>
 
@@ -12,6 +11,7 @@
 #include "form_options.h"
 #include "hf_config_options.h"
 #include "pe/errors.h"
+#include "pe/harness/exhaustive.h"
 #include "pe/harness/family_traits.h"
 #include "pe/reports/summary.h"
 #include "plugin_option.h"
@@ -94,13 +94,15 @@ int census_command(const CensusArgs& a) {
 
 std::string duration(double seconds) {
   const auto s = static_cast<long long>(seconds);
-  return s >= 3600 ? fmt::format("{}h{:02}m", s / 3600, s % 3600 / 60) : fmt::format("{}m{:02}s", s / 60, s % 60);
+  return s >= 3600 ? fmt::format("{}h{:02}m", s / 3600, s % 3600 / 60)
+                   : fmt::format("{}m{:02}s", s / 60, s % 60);
 }
 
 // census --exhaustive: every position of the range (this shard's part), every channel.
 int exhaustive_command(const CensusArgs& a, const CLI::App& cmd) {
   for (const char* flag : {"--effort", "--max-position", "--hf-config"})
-    if (cmd.count(flag) > 0) throw UsageError(std::string(flag) + ": applies to the sampled census, not --exhaustive");
+    if (cmd.count(flag) > 0)
+      throw UsageError(std::string(flag) + ": applies to the sampled census, not --exhaustive");
   reject_scaling_flags(a.scaling, "--exhaustive sweeps unscaled tables and rotations");
   reject_form_flags(a.form, "--exhaustive sweeps unscaled tables and rotations");
   exhaustive::Options o;
@@ -118,7 +120,8 @@ int exhaustive_command(const CensusArgs& a, const CLI::App& cmd) {
   o.on_progress = [&](std::int64_t done, std::int64_t total) {
     if (total <= 0) return;
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    const double left = done > 0 ? elapsed * static_cast<double>(total - done) / static_cast<double>(done) : 0;
+    const double left =
+        done > 0 ? elapsed * static_cast<double>(total - done) / static_cast<double>(done) : 0;
     progress.update(static_cast<std::size_t>(1000.0 * static_cast<double>(done) / static_cast<double>(total)),
                     fmt::format("(per mille) positions {} of {}, {} left", done, total, duration(left)));
   };
@@ -133,9 +136,11 @@ int exhaustive_command(const CensusArgs& a, const CLI::App& cmd) {
   write_text(a.out, doc.dump(2) + "\n");
   std::size_t failed = 0;
   for (const auto& i : r.instances) failed += i.within_contract() ? 0 : 1;
-  fmt::print("shard {}: positions [{}, {}) of [{}, {}): {} of {} instances within their contracts at every one ({:.1f} s)\n",
-             a.shard, r.options.begin, r.options.end, r.range_begin, r.range_end, r.instances.size() - failed,
-             r.instances.size(), r.seconds);
+  fmt::print(
+      "shard {}: positions [{}, {}) of [{}, {}): {} of {} instances within their contracts at every one "
+      "({:.1f} s)\n",
+      a.shard, r.options.begin, r.options.end, r.range_begin, r.range_end, r.instances.size() - failed,
+      r.instances.size(), r.seconds);
   return failed == 0 ? kOk : kCheckFailed;
 }
 
@@ -153,10 +158,12 @@ void add_census(CLI::App& app, int& exit_code) {
   cmd->add_option("--out", a->out, "Census JSON")->required();
   cmd->add_flag("--exhaustive", a->exhaustive,
                 "Every position of --positions and every channel (--shard then splits the positions)");
-  cmd->add_option("--positions", a->positions, "--exhaustive: the half-open range A:B")->capture_default_str();
+  cmd->add_option("--positions", a->positions, "--exhaustive: the half-open range A:B")
+      ->capture_default_str();
   cmd->add_option("--dim", a->dim, "--exhaustive: the table's dim or RoPE's head dim")->capture_default_str();
   cmd->add_option("--base", a->base, "--exhaustive: the frequency base")->capture_default_str();
-  cmd->add_option("--threads", a->threads, "--exhaustive: threads (0: every hardware thread)")->capture_default_str();
+  cmd->add_option("--threads", a->threads, "--exhaustive: threads (0: every hardware thread)")
+      ->capture_default_str();
   add_scaling_options(*cmd, a->scaling);
   add_form_options(*cmd, a->form);
   add_hf_config_options(*cmd, a->hf);

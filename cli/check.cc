@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "report_text.h"
 #include "alibi_cli.h"
 #include "check_against.h"
 #include "check_diagnosis.h"
@@ -22,6 +21,7 @@
 #include "pe/harness/measure.h"
 #include "pe/pe.h"
 #include "progress.h"
+#include "report_text.h"
 #include "scaling_options.h"
 #include "temperature_options.h"
 
@@ -117,8 +117,8 @@ void print_verdict(const harness::Measurement& bands, const Budget& budget, Chec
   out.measured(bands, budget.dtype, budget.text);
   if (tally != nullptr) out.j["contracts"] = tally->to_json();
   say("budget: {}\n\n{}\n", budget.text, band_table(bands));
-  say("verdict: {} ({} of {} elements over budget; max |err| {:.3g})\n",
-             bands.pass() ? "PASS" : "FAIL", bands.violations(), bands.count(), bands.max_abs());
+  say("verdict: {} ({} of {} elements over budget; max |err| {:.3g})\n", bands.pass() ? "PASS" : "FAIL",
+      bands.violations(), bands.count(), bands.max_abs());
   if (tally != nullptr) say("contracts: {}\n", tally->summary());
 }
 
@@ -148,7 +148,7 @@ int check_sinusoidal(const CheckOptions& o) {
   const SinusoidalPlan plan(params);  // validates dim, base, layout
   const Budget budget = budget_for(o, Family::Sinusoidal, a.dtype);
   say("checking {}: {} positions x dim {}, {}, {}, base {:g}\n", o.table, positions.size(), plan.dim(),
-             to_string(a.dtype), to_string(params.layout), params.base);
+      to_string(a.dtype), to_string(params.layout), params.base);
 
   const NpyArray b = load_against(o, a, "TABLE");
   harness::Measurement bands;
@@ -218,9 +218,9 @@ int check_nope(const CheckOptions& o, const NpyArray& xa, const NpyArray& ya, co
                                   : t.type == AttnTemperatureType::None
                                       ? "identity, bit for bit (--max-abs for a fused kernel)"
                                       : "t(p)*x within " + describe_gain_budget(ya.dtype, "|x|");
-  say("checking {} -> {}: {} tokens x {} heads x head_dim {}, {}, NoPE layer (no rotation){}\n",
-             o.input, o.output, batch.tokens(), batch.heads, hd, to_string(ya.dtype),
-             t.type == AttnTemperatureType::None ? "" : ", attention temperature " + describe_temperature(t));
+  say("checking {} -> {}: {} tokens x {} heads x head_dim {}, {}, NoPE layer (no rotation){}\n", o.input,
+      o.output, batch.tokens(), batch.heads, hd, to_string(ya.dtype),
+      t.type == AttnTemperatureType::None ? "" : ", attention temperature " + describe_temperature(t));
   harness::Measurement bands;
   Progress progress("check", batch.tokens());
   harness::measure_nope(
@@ -280,18 +280,16 @@ int check_rope(const CheckOptions& o) {
   if (gain.relative_error > 0)
     budget.text += ", times t(p), plus " + describe_gain_budget(ya.dtype, "(|x_a| + |x_b|)");
   if (budget.contract != nullptr && plan.effective_base() > budget.contract->max_base) {
-    say(
-        "note: the scaled base {:g} exceeds the contract's max_base {:g}: its budget is not derived "
+    say("note: the scaled base {:g} exceeds the contract's max_base {:g}: its budget is not derived "
         "for it\n",
         plan.effective_base(), budget.contract->max_base);
   }
   const std::string form = describe_form(params);
-  say("checking {} -> {}: {} tokens x {} heads x head_dim {} (rotary {}{}), {}, {}, base {:g}{}\n",
-             o.input, o.output, batch.tokens(), heads, hd, plan.rotary_dim(), form.empty() ? "" : ", " + form,
-             to_string(ya.dtype), to_string(params.layout), params.base,
-             params.scaling.type == RopeScalingType::None
-                 ? ""
-                 : ", scaling " + describe_scaling(params.scaling, plan));
+  say("checking {} -> {}: {} tokens x {} heads x head_dim {} (rotary {}{}), {}, {}, base {:g}{}\n", o.input,
+      o.output, batch.tokens(), heads, hd, plan.rotary_dim(), form.empty() ? "" : ", " + form,
+      to_string(ya.dtype), to_string(params.layout), params.base,
+      params.scaling.type == RopeScalingType::None ? ""
+                                                   : ", scaling " + describe_scaling(params.scaling, plan));
   if (temperature.type != AttnTemperatureType::None)
     say("attention temperature {}\n", describe_temperature(temperature));
 
@@ -331,8 +329,7 @@ int check_rope(const CheckOptions& o) {
   if (!o.hf_config.is_null()) out.j["hf_config"] = o.hf_config;
   print_verdict(bands, budget, out, &tally);
   if (moved != nullptr) {
-    say(
-        "pass-through: channel {} of token {} head {} lies outside the rotated channels [{}, {}) and must "
+    say("pass-through: channel {} of token {} head {} lies outside the rotated channels [{}, {}) and must "
         "equal the input bit for bit (budget 0); it moved by {:.3g} ({:.3g} ulp)\n",
         moved->channel, moved->row, moved->head, params.rotary_offset,
         params.rotary_offset + plan.rotary_dim(), moved->abs_error, moved->ulp);
@@ -467,6 +464,8 @@ void add_check(CLI::App& app, int& exit_code) {
   });
 }
 
-int check_in_process(const std::vector<std::string>& args) { return run_in_process(add_check, "check", args); }
+int check_in_process(const std::vector<std::string>& args) {
+  return run_in_process(add_check, "check", args);
+}
 
 }  // namespace pe::cli

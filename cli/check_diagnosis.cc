@@ -1,6 +1,5 @@
 // check's explanation of a failure: the diagnosis's candidates printed best first, and for RoPE the
 // rows a fast path skipped and the positions read back (check.cc measures; this explains).
-#include "report_text.h"
 #include "check_diagnosis.h"
 
 #include <fmt/format.h>
@@ -11,6 +10,7 @@
 #include "hf_config_options.h"
 #include "pe/errors.h"
 #include "position_recovery.h"
+#include "report_text.h"
 
 namespace pe::cli {
 
@@ -52,12 +52,11 @@ void print_diagnosis(const std::vector<Fit>& fits, const Convention& given, cons
     out.j["fits"] = recovered;
   } else if (describe(best.convention, given) == "the conventions given" ||
              best.residual >= given_residual / 10) {
-    say(
-        "no known convention fits better than the one given: the error is the implementation's, or a check "
+    say("no known convention fits better than the one given: the error is the implementation's, or a check "
         "argument the diagnosis does not model\n");
   } else {
     say("the data fits: {} (residual {:.3g}; the conventions given leave {:.3g})\n",
-               describe(best.convention, given), best.residual, given_residual);
+        describe(best.convention, given), best.residual, given_residual);
     out.j["fits"] = describe(best.convention, given);
   }
 }

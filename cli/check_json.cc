@@ -1,8 +1,7 @@
 #include "check_json.h"
 
-#include "report_text.h"
-
 #include "common.h"
+#include "report_text.h"
 
 namespace pe::cli {
 

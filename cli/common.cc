@@ -1,7 +1,5 @@
 #include "common.h"
 
-#include "memory_files.h"
-
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <spawn.h>
@@ -15,6 +13,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "memory_files.h"
 #include "npy.h"
 #include "pe/plan.h"
 #include "pe/reports/bench_results.h"
@@ -166,7 +165,8 @@ std::size_t output_values(std::initializer_list<std::pair<const char*, std::size
   return values;
 }
 
-int run_in_process(void (*add)(CLI::App&, int&), const std::string& name, const std::vector<std::string>& args) {
+int run_in_process(void (*add)(CLI::App&, int&), const std::string& name,
+                   const std::vector<std::string>& args) {
   CLI::App app{"pe-suite", "pe-suite"};
   int exit_code = kOk;
   add(app, exit_code);

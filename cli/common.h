@@ -56,7 +56,8 @@ std::optional<std::string> helper_executable(const std::string& name);
 
 // One subcommand parsed from `args` (what follows its name) and run in this process; a CLI11 parse
 // error comes back as UsageError. The subcommand's exit code.
-int run_in_process(void (*add)(CLI::App&, int&), const std::string& name, const std::vector<std::string>& args);
+int run_in_process(void (*add)(CLI::App&, int&), const std::string& name,
+                   const std::vector<std::string>& args);
 
 // The registry as a table or JSON (pe-suite list).
 void print_list(bool json);

@@ -12,12 +12,11 @@
 #include <nlohmann/json.hpp>
 #include <tuple>
 
-#include "in_process.h"
-#include "report_text.h"
 #include "alibi_cli.h"
 #include "common.h"
 #include "form_options.h"
 #include "hf_config_options.h"
+#include "in_process.h"
 #include "npy.h"
 #include "pe/harness/contract_json.h"
 #include "pe/harness/typed_buffer.h"
@@ -26,6 +25,7 @@
 #include "pe/ref/reference.h"
 #include "pe/ref/temperature.h"
 #include "plugin_option.h"
+#include "report_text.h"
 #include "scaling_options.h"
 #include "temperature_options.h"
 
@@ -349,7 +349,8 @@ Exported export_rope(const ExportOptions& o, Layout layout, DType dtype,
     e.metadata = rope_metadata(o, params, dtype, e.shape);
   }
   // What the reference could not decide is not written (run_export says so): nor is the temperature.
-  if (temperature.type != AttnTemperatureType::None && ref::undecided_roundings_in_this_thread() == undecided_before)
+  if (temperature.type != AttnTemperatureType::None &&
+      ref::undecided_roundings_in_this_thread() == undecided_before)
     e.metadata["attn_temperature"] = write_temperature(o, temperature, dtype, positions, positions.size());
   return e;
 }
@@ -409,7 +410,8 @@ int run_export(const ExportOptions& o) {
   if (o.reference && ref::undecided_roundings_in_this_thread() != undecided_before) {
     fmt::print(stderr,
                "export: the reference could not decide {} roundings even at {} bits; {} not written\n",
-               ref::undecided_roundings_in_this_thread() - undecided_before, ref::precision_bits<ref::Real>(), o.out);
+               ref::undecided_roundings_in_this_thread() - undecided_before, ref::precision_bits<ref::Real>(),
+               o.out);
     return kCheckFailed;
   }
   if (CapturedReport* c = active_capture()) {  // in-process (the Python module): the values, no file
@@ -500,6 +502,8 @@ void add_export(CLI::App& app, int& exit_code) {
   });
 }
 
-int export_in_process(const std::vector<std::string>& args) { return run_in_process(add_export, "export", args); }
+int export_in_process(const std::vector<std::string>& args) {
+  return run_in_process(add_export, "export", args);
+}
 
 }  // namespace pe::cli

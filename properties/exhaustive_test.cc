@@ -33,7 +33,9 @@ nlohmann::json without_fallbacks(nlohmann::json j) {
 }
 
 TEST(Exhaustive, ShardsTileTheRange) {
-  for (const auto& [b, e, n] : {std::tuple{0LL, 10LL, 3ULL}, {5LL, 6LL, 4ULL}, {0LL, 1LL << 31, 7ULL},
+  for (const auto& [b, e, n] : {std::tuple{0LL, 10LL, 3ULL},
+                                {5LL, 6LL, 4ULL},
+                                {0LL, 1LL << 31, 7ULL},
                                 {(1LL << 53) - 100, 1LL << 53, 9ULL}}) {
     std::int64_t at = b;
     for (std::size_t i = 0; i < n; ++i) {

@@ -1,8 +1,6 @@
 // The reference's fast path (double-double with Ziv's test) against MPFR: the enclosure holds the
 // exact value, and every rounding it decides is MPFR's correctly rounded one, bit for bit, on seeded
 // samples over every position range the path covers, scalings and output types.
-#include "pe/ref/fast_trig.h"
-
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
@@ -10,6 +8,7 @@
 #include <cstring>
 #include <random>
 
+#include "pe/ref/fast_trig.h"
 #include "pe/ref/reference.h"
 #include "support/generators.h"
 
@@ -109,8 +108,8 @@ TEST(FastReference, SinusoidalRoundingsAreMpfrsBitForBit) {
         const MpfrOnly off;
         mpfr = r.rounded(p, ch, t);
       }
-      ASSERT_TRUE(same_bits(fast, mpfr)) << "p = " << p << " channel " << ch << " " << to_string(t) << ": "
-                                         << fast << " vs MPFR " << mpfr;
+      ASSERT_TRUE(same_bits(fast, mpfr))
+          << "p = " << p << " channel " << ch << " " << to_string(t) << ": " << fast << " vs MPFR " << mpfr;
     }
   }
   // Undecided only near a boundary, at p = 0's zeros or where f64 needs more than ~106 bits.

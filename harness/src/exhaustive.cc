@@ -1,5 +1,7 @@
 #include "pe/harness/exhaustive.h"
 
+#include <mpfr.h>
+
 #include <algorithm>
 #include <atomic>
 #include <bit>
@@ -10,8 +12,6 @@
 #include <optional>
 #include <stdexcept>
 #include <thread>
-
-#include <mpfr.h>
 
 #include "pe/errors.h"
 #include "pe/harness/measure.h"
@@ -49,10 +49,12 @@ std::size_t band_of(const std::vector<std::int64_t>& edge, std::int64_t p) {
 
 // Later (position, channel) loses a tie: the result does not depend on which thread saw what first.
 // A NaN counts as infinitely large.
-void keep(Worst& w, double value, std::int64_t position, std::int64_t channel, double y, double exact, double budget) {
+void keep(Worst& w, double value, std::int64_t position, std::int64_t channel, double y, double exact,
+          double budget) {
   const double v = std::isnan(value) ? INFINITY : value;
   const bool earlier = position < w.position || (position == w.position && channel < w.channel);
-  if (w.position < 0 || v > w.value || (v == w.value && earlier)) w = {v, position, channel, y, exact, budget};
+  if (w.position < 0 || v > w.value || (v == w.value && earlier))
+    w = {v, position, channel, y, exact, budget};
 }
 
 void merge_worst(Worst& into, const Worst& w) {
@@ -120,7 +122,8 @@ struct Sweep {
     // or the range: a variant that carries state between rows gives every row the same bits in any split.
     // The double tier's ω pieces (unscaled frequencies, ω <= 1).
     std::vector<ref::OmegaSplit> split(pairs);
-    for (std::size_t j = 0; j < pairs; ++j) split[j] = ref::split_omega(rope ? rope_ref->omega(j) : sin_ref->omega(j));
+    for (std::size_t j = 0; j < pairs; ++j)
+      split[j] = ref::split_omega(rope ? rope_ref->omega(j) : sin_ref->omega(j));
     std::vector<std::int64_t> positions;
     for (;;) {
       const std::int64_t block = next.fetch_add(kChunk);
@@ -154,7 +157,8 @@ struct Sweep {
               if (!rope) {
                 sc = sin_ref->fast_pair(p, j);
               } else if (const auto v = rope_ref->fast_rotate(p, j, 1.0, 0.0)) {
-                sc = ref::FastSinCos{v->second.value, v->first.value, std::max(v->first.radius, v->second.radius)};
+                sc = ref::FastSinCos{v->second.value, v->first.value,
+                                     std::max(v->first.radius, v->second.radius)};
               }
             }
             return sc;
@@ -226,8 +230,12 @@ nlohmann::json worst_json(const Worst& w) {
 
 Worst worst_from(const nlohmann::json& j) {
   const auto num = [](const nlohmann::json& v) { return v.is_null() ? INFINITY : v.get<double>(); };
-  return {num(j.at("value")), j.at("position").get<std::int64_t>(), j.at("channel").get<std::int64_t>(),
-          num(j.at("y")),     num(j.at("exact")),                   num(j.at("budget"))};
+  return {num(j.at("value")),
+          j.at("position").get<std::int64_t>(),
+          j.at("channel").get<std::int64_t>(),
+          num(j.at("y")),
+          num(j.at("exact")),
+          num(j.at("budget"))};
 }
 
 }  // namespace
@@ -258,7 +266,8 @@ Result run(const Options& o) {
   std::vector<harness::Instance> selected;
   for (const harness::Instance& in : harness::instances_matching(o.glob)) {
     const Family f = in.variant->family();
-    if (f == Family::Sinusoidal || (f == Family::Rope && in.layout != Layout::Deinterleave)) selected.push_back(in);
+    if (f == Family::Sinusoidal || (f == Family::Rope && in.layout != Layout::Deinterleave))
+      selected.push_back(in);
   }
   if (selected.empty())
     throw InvalidArgument("variant", "'" + o.glob + "' selects no sinusoidal or RoPE instance");
@@ -269,7 +278,8 @@ Result run(const Options& o) {
   result.options = o;
   result.range_begin = o.begin;
   result.range_end = o.end;
-  std::tie(result.options.begin, result.options.end) = shard_range(o.begin, o.end, o.shard_index, o.shard_count);
+  std::tie(result.options.begin, result.options.end) =
+      shard_range(o.begin, o.end, o.shard_index, o.shard_count);
   const std::vector<std::int64_t> edge = edges();
   const std::size_t threads = o.threads != 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency());
   std::int64_t total = 0;
@@ -292,10 +302,11 @@ Result run(const Options& o) {
       std::vector<std::vector<Band>> bands(threads, std::vector<Band>(edge.size() - 1));
       std::vector<std::uint64_t> fallbacks(threads, 0);
       std::vector<std::thread> workers;
-      for (std::size_t t = 1; t < threads; ++t) workers.emplace_back([&, t] {
-        const MpfrThreadCache cache;
-        sweep(bands[t], fallbacks[t]);
-      });
+      for (std::size_t t = 1; t < threads; ++t)
+        workers.emplace_back([&, t] {
+          const MpfrThreadCache cache;
+          sweep(bands[t], fallbacks[t]);
+        });
       if (o.on_progress) {  // the calling thread reports while the workers sweep
         std::thread main_share([&] {
           const MpfrThreadCache cache;
@@ -317,7 +328,7 @@ Result run(const Options& o) {
         merged.hi = std::min(edge[k + 1], r.end);
         if (merged.lo >= merged.hi) continue;
         for (std::size_t t = 0; t < threads; ++t) merge_band(merged, bands[t][k]);
-        merged.lo = std::max(edge[k], r.begin);
+        merged.lo = std::max(edge[k], r.begin);  // merge_band widened them from the empty bands' zeros
         merged.hi = std::min(edge[k + 1], r.end);
         r.bands.push_back(merged);
       }
@@ -353,8 +364,11 @@ nlohmann::json to_json(const Result& r) {
           {"dim", r.options.dim},
           {"base", r.options.base},
           {"range", {r.range_begin, r.range_end}},
-          {"shard", {{"index", r.options.shard_index}, {"count", r.options.shard_count},
-                     {"begin", r.options.begin}, {"end", r.options.end}}},
+          {"shard",
+           {{"index", r.options.shard_index},
+            {"count", r.options.shard_count},
+            {"begin", r.options.begin},
+            {"end", r.options.end}}},
           {"seconds", r.seconds},
           {"instances", instances}};
 }
@@ -379,12 +393,17 @@ nlohmann::json merge(const std::vector<nlohmann::json>& shards) {
   const std::int64_t range_end = first["range"][1].get<std::int64_t>();
   for (const nlohmann::json* s : sorted) {
     const auto b = (*s)["shard"]["begin"].get<std::int64_t>(), e = (*s)["shard"]["end"].get<std::int64_t>();
-    if (b > covered) throw std::runtime_error("a gap: positions [" + std::to_string(covered) + ", " + std::to_string(b) + ") are in no shard");
-    if (b < covered) throw std::runtime_error("an overlap: positions [" + std::to_string(b) + ", " + std::to_string(covered) + ") are in two shards");
+    if (b > covered)
+      throw std::runtime_error("a gap: positions [" + std::to_string(covered) + ", " + std::to_string(b) +
+                               ") are in no shard");
+    if (b < covered)
+      throw std::runtime_error("an overlap: positions [" + std::to_string(b) + ", " +
+                               std::to_string(covered) + ") are in two shards");
     covered = e;
   }
   if (covered != range_end)
-    throw std::runtime_error("a gap: positions [" + std::to_string(covered) + ", " + std::to_string(range_end) + ") are in no shard");
+    throw std::runtime_error("a gap: positions [" + std::to_string(covered) + ", " +
+                             std::to_string(range_end) + ") are in no shard");
 
   std::map<std::string, std::size_t> index;
   nlohmann::json merged_instances = nlohmann::json::array();
@@ -397,7 +416,8 @@ nlohmann::json merge(const std::vector<nlohmann::json>& shards) {
       const std::string name = in["instance"];
       auto [it, fresh] = index.emplace(name, merged_instances.size());
       if (fresh) {
-        merged_instances.push_back({{"instance", name}, {"begin", in["begin"]}, {"end", in["end"]}, {"mpfr_fallbacks", 0}});
+        merged_instances.push_back(
+            {{"instance", name}, {"begin", in["begin"]}, {"end", in["end"]}, {"mpfr_fallbacks", 0}});
         bands.emplace_back();
       }
       nlohmann::json& m = merged_instances[it->second];
@@ -405,7 +425,8 @@ nlohmann::json merge(const std::vector<nlohmann::json>& shards) {
         if (m["begin"] == m["end"]) m["begin"] = in["begin"];
         m["end"] = in["end"];
       }
-      m["mpfr_fallbacks"] = m["mpfr_fallbacks"].get<std::uint64_t>() + in["mpfr_fallbacks"].get<std::uint64_t>();
+      m["mpfr_fallbacks"] =
+          m["mpfr_fallbacks"].get<std::uint64_t>() + in["mpfr_fallbacks"].get<std::uint64_t>();
       for (const nlohmann::json& b : in["bands"]) {
         Band band;
         band.lo = b["lo"], band.hi = b["hi"];
@@ -423,8 +444,12 @@ nlohmann::json merge(const std::vector<nlohmann::json>& shards) {
     bool within = true;
     for (const auto& [key, b] : bands[i]) {
       within = within && b.violations == 0;
-      list.push_back({{"lo", b.lo}, {"hi", b.hi}, {"elements", b.elements}, {"violations", b.violations},
-                      {"max_abs", worst_json(b.max_abs)}, {"max_ulp", worst_json(b.max_ulp)},
+      list.push_back({{"lo", b.lo},
+                      {"hi", b.hi},
+                      {"elements", b.elements},
+                      {"violations", b.violations},
+                      {"max_abs", worst_json(b.max_abs)},
+                      {"max_ulp", worst_json(b.max_ulp)},
                       {"max_ratio", worst_json(b.max_ratio)}});
     }
     merged_instances[i]["bands"] = list;

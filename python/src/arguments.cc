@@ -17,16 +17,19 @@ namespace {
 
 // `message` with each flag or file name replaced by its parameter (longest first, whole words only).
 std::string python_words(std::string message, std::vector<std::pair<std::string, std::string>> names) {
-  std::sort(names.begin(), names.end(), [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+  std::sort(names.begin(), names.end(),
+            [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
   std::string out;
   for (std::size_t i = 0; i < message.size();) {
     bool replaced = false;
-    const bool word_start = i == 0 || !(std::isalnum(static_cast<unsigned char>(message[i - 1])) || message[i - 1] == '-' || message[i - 1] == '_');
+    const bool word_start = i == 0 || !(std::isalnum(static_cast<unsigned char>(message[i - 1])) ||
+                                        message[i - 1] == '-' || message[i - 1] == '_');
     for (const auto& [from, to] : names) {
       if (!word_start || message.compare(i, from.size(), from) != 0) continue;
       const std::size_t end = i + from.size();
-      const bool word_end = end == message.size() ||
-                            !(std::isalnum(static_cast<unsigned char>(message[end])) || message[end] == '-' || message[end] == '_');
+      const bool word_end =
+          end == message.size() || !(std::isalnum(static_cast<unsigned char>(message[end])) ||
+                                     message[end] == '-' || message[end] == '_');
       if (!word_end) continue;
       out += to;
       i = end;
@@ -50,16 +53,19 @@ std::string json_text(py::handle dict, const std::string& name) {
     throw py::type_error("cannot be written as JSON: " + text_of(py::type::of(o)));
   });
   try {
-    return json.attr("dumps")(dict, py::arg("default") = item, py::arg("allow_nan") = false).cast<std::string>();
+    return json.attr("dumps")(dict, py::arg("default") = item, py::arg("allow_nan") = false)
+        .cast<std::string>();
   } catch (py::error_already_set& e) {
-    throw py::value_error(fmt::format("{}: {}", name, e.value().is_none() ? std::string("not JSON") : text_of(e.value())));
+    throw py::value_error(
+        fmt::format("{}: {}", name, e.value().is_none() ? std::string("not JSON") : text_of(e.value())));
   }
 }
 
 }  // namespace
 
 std::string number(py::handle value, const std::string& name) {
-  if (py::isinstance<py::bool_>(value)) throw py::type_error(fmt::format("{}: expected a number, got a bool", name));
+  if (py::isinstance<py::bool_>(value))
+    throw py::type_error(fmt::format("{}: expected a number, got a bool", name));
   if (py::isinstance<py::int_>(value)) return text_of(value);
   if (py::isinstance<py::float_>(value) || py::hasattr(value, "__float__")) {
     const double v = value.cast<double>();
@@ -68,14 +74,16 @@ std::string number(py::handle value, const std::string& name) {
   throw py::type_error(fmt::format("{}: expected a number, got {}", name, text_of(py::type::of(value))));
 }
 
-void add_rope_keywords(Invocation& call, const RopeKeywords& k, std::size_t head_dim, const std::string& rotary_flag) {
+void add_rope_keywords(Invocation& call, const RopeKeywords& k, std::size_t head_dim,
+                       const std::string& rotary_flag) {
   const py::module_ json = py::module_::import("json");
   if (!k.scaling.is_none() && !k.hf_config.is_none())
     throw py::value_error("scaling and hf_config: give one (a config's own rope_scaling is read from it)");
   const bool configured = !k.scaling.is_none() || !k.hf_config.is_none();
   if (!k.scaling.is_none()) {
     if (!py::isinstance<py::dict>(k.scaling))
-      throw py::type_error(fmt::format("scaling: expected HF's rope_scaling dict, got {}", text_of(py::type::of(k.scaling))));
+      throw py::type_error(
+          fmt::format("scaling: expected HF's rope_scaling dict, got {}", text_of(py::type::of(k.scaling))));
     // HF's rope_scaling as the config it comes from: the resolver reads it as HF does.
     py::dict config;
     config["rope_scaling"] = k.scaling;
@@ -128,17 +136,26 @@ void add_rope_keywords(Invocation& call, const RopeKeywords& k, std::size_t head
   }
   call.name("--hf-config", "hf_config");
   call.name("--input", "x");
-  for (const auto& [flag, parameter] :
-       {std::pair{"--base", "base"}, {"--layout", "layout"}, {"--rotary-offset", "rotary_offset"},
-        {"--layer-type", "layer_type"}, {"--layer", "layer"}, {"--mrope-section", "mrope_section"},
-        {"--mrope-layout", "mrope_layout"}, {"--vision", "vision"}, {"--heads-first", "heads_first"},
-        {"--positions-file positions.npy", "positions"}, {"--positions-file", "positions"},
-        {"--positions", "positions"}, {"positions.npy", "positions"}, {"--dtype", "dtype"}})
+  for (const auto& [flag, parameter] : {std::pair{"--base", "base"},
+                                        {"--layout", "layout"},
+                                        {"--rotary-offset", "rotary_offset"},
+                                        {"--layer-type", "layer_type"},
+                                        {"--layer", "layer"},
+                                        {"--mrope-section", "mrope_section"},
+                                        {"--mrope-layout", "mrope_layout"},
+                                        {"--vision", "vision"},
+                                        {"--heads-first", "heads_first"},
+                                        {"--positions-file positions.npy", "positions"},
+                                        {"--positions-file", "positions"},
+                                        {"--positions", "positions"},
+                                        {"positions.npy", "positions"},
+                                        {"--dtype", "dtype"}})
     call.name(flag, parameter);
   call.name(rotary_flag, "rotary_dim");
 }
 
-std::pair<int, cli::CapturedReport> run(const Invocation& call, int (*command)(const std::vector<std::string>&)) {
+std::pair<int, cli::CapturedReport> run(const Invocation& call,
+                                        int (*command)(const std::vector<std::string>&)) {
   cli::CapturedReport report;
   std::string error;
   bool type_error = false;

@@ -26,7 +26,9 @@ struct Invocation {
     args.push_back(name);
     args.push_back(value);
   }
-  void name(const std::string& flag_or_file, const std::string& parameter) { names.emplace_back(flag_or_file, parameter); }
+  void name(const std::string& flag_or_file, const std::string& parameter) {
+    names.emplace_back(flag_or_file, parameter);
+  }
 };
 
 // The RoPE keywords every function shares (None: not given).
@@ -38,13 +40,15 @@ struct RopeKeywords {
 
 // Adds the RoPE keywords' flags. `head_dim`: the data's (a scaling dict becomes a config with it);
 // `rotary_flag`: check's --rotary-dim or export's --dim.
-void add_rope_keywords(Invocation& call, const RopeKeywords& k, std::size_t head_dim, const std::string& rotary_flag);
+void add_rope_keywords(Invocation& call, const RopeKeywords& k, std::size_t head_dim,
+                       const std::string& rotary_flag);
 
 // A float or int keyword as the command line writes it (every digit of a double).
 std::string number(py::handle value, const std::string& name);
 
 // Runs `command` on the invocation with the GIL released: the exit code and the captured report.
 // Bad input raises ValueError (TypeError for a wrong type) with the flags renamed to `call.names`.
-std::pair<int, cli::CapturedReport> run(const Invocation& call, int (*command)(const std::vector<std::string>&));
+std::pair<int, cli::CapturedReport> run(const Invocation& call,
+                                        int (*command)(const std::vector<std::string>&));
 
 }  // namespace pe::python

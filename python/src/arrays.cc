@@ -85,7 +85,8 @@ void for_each_element(const View& v, F&& f) {
   for (std::size_t done = 0; done < n; done += v.shape.back()) {
     std::int64_t offset = 0;
     for (std::size_t d = 0; d + 1 < rank; ++d) offset += static_cast<std::int64_t>(index[d]) * v.strides[d];
-    for (std::size_t i = 0; i < v.shape.back(); ++i) f(v.data + offset + static_cast<std::int64_t>(i) * v.strides.back());
+    for (std::size_t i = 0; i < v.shape.back(); ++i)
+      f(v.data + offset + static_cast<std::int64_t>(i) * v.strides.back());
     for (std::size_t d = rank - 1; d-- > 0;) {
       if (++index[d] < v.shape[d]) break;
       index[d] = 0;
@@ -96,24 +97,8 @@ void for_each_element(const View& v, F&& f) {
 // Every element in C order, through the strides (any layout, no copy of the source).
 template <Kind K>
 void gather_typed(const View& v, std::vector<double>& out) {
-  const std::size_t rank = v.shape.size();
-  if (rank == 0) {  // a scalar
-    out[0] = element(v.data, K);
-    return;
-  }
-  std::vector<std::size_t> index(rank, 0);
-  const std::size_t inner = v.shape.back();
-  const std::int64_t inner_stride = v.strides.back();
-  for (std::size_t done = 0; done < out.size(); done += inner) {
-    std::int64_t offset = 0;
-    for (std::size_t d = 0; d + 1 < rank; ++d) offset += static_cast<std::int64_t>(index[d]) * v.strides[d];
-    const char* p = v.data + offset;
-    for (std::size_t i = 0; i < inner; ++i) out[done + i] = element(p + static_cast<std::int64_t>(i) * inner_stride, K);
-    for (std::size_t d = rank - 1; d-- > 0;) {  // the odometer over the outer axes
-      if (++index[d] < v.shape[d]) break;
-      index[d] = 0;
-    }
-  }
+  std::size_t i = 0;
+  for_each_element(v, [&](const char* p) { out[i++] = element(p, K); });
 }
 
 std::vector<double> gather(const View& v) {
@@ -122,8 +107,8 @@ std::vector<double> gather(const View& v) {
   std::vector<double> out(n);
   if (n == 0) return out;
   switch (v.kind) {
-#define PE_GATHER(k)     \
-  case Kind::k:          \
+#define PE_GATHER(k)               \
+  case Kind::k:                    \
     gather_typed<Kind::k>(v, out); \
     break;
     PE_GATHER(F16)
@@ -149,9 +134,17 @@ std::vector<double> gather(const View& v) {
 Kind numpy_kind(char kind, std::size_t size) {
   if (kind == 'f') return size == 2 ? Kind::F16 : size == 4 ? Kind::F32 : size == 8 ? Kind::F64 : Kind::Other;
   if (kind == 'i')
-    return size == 1 ? Kind::I8 : size == 2 ? Kind::I16 : size == 4 ? Kind::I32 : size == 8 ? Kind::I64 : Kind::Other;
+    return size == 1   ? Kind::I8
+           : size == 2 ? Kind::I16
+           : size == 4 ? Kind::I32
+           : size == 8 ? Kind::I64
+                       : Kind::Other;
   if (kind == 'u')
-    return size == 1 ? Kind::U8 : size == 2 ? Kind::U16 : size == 4 ? Kind::U32 : size == 8 ? Kind::U64 : Kind::Other;
+    return size == 1   ? Kind::U8
+           : size == 2 ? Kind::U16
+           : size == 4 ? Kind::U32
+           : size == 8 ? Kind::U64
+                       : Kind::Other;
   if (kind == 'b') return Kind::Bool;
   return Kind::Other;
 }
@@ -190,14 +183,16 @@ auto with_view(py::handle obj, const std::string& name, F&& f) {
     if (py::hasattr(source, "device")) {
       const std::string device = py::str(source.attr("device"));
       if (device != "cpu")
-        throw py::type_error(fmt::format("{}: a tensor on {}; pe_suite reads CPU memory (call .cpu())", name, device));
+        throw py::type_error(
+            fmt::format("{}: a tensor on {}; pe_suite reads CPU memory (call .cpu())", name, device));
     }
     py::object capsule = source.attr("__dlpack__")();
     auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), "dltensor"));
     if (managed == nullptr) throw py::error_already_set();
     const DLTensor& t = managed->dl_tensor;
     if (t.device.device_type != kDLCPU)
-      throw py::type_error(fmt::format("{}: DLPack device {} is not the CPU", name, static_cast<int>(t.device.device_type)));
+      throw py::type_error(
+          fmt::format("{}: DLPack device {} is not the CPU", name, static_cast<int>(t.device.device_type)));
     View v;
     v.data = static_cast<const char*>(t.data) + t.byte_offset;
     v.kind = dlpack_kind(t.dtype);
@@ -207,13 +202,16 @@ auto with_view(py::handle obj, const std::string& name, F&& f) {
     v.strides.resize(v.shape.size());
     std::int64_t step = static_cast<std::int64_t>(item);
     for (int d = t.ndim; d-- > 0;) {  // DLPack strides count elements; none: compact C order
-      v.strides[static_cast<std::size_t>(d)] = t.strides != nullptr ? t.strides[d] * static_cast<std::int64_t>(item) : step;
+      v.strides[static_cast<std::size_t>(d)] =
+          t.strides != nullptr ? t.strides[d] * static_cast<std::int64_t>(item) : step;
       step *= t.shape[d];
     }
     return f(v);  // `capsule` (unconsumed) frees the tensor's DLPack view when it goes
   }
   py::array a = py::array::ensure(obj);
-  if (!a) throw py::type_error(fmt::format("{}: expected an array, got {}", name, py::str(py::type::of(obj)).cast<std::string>()));
+  if (!a)
+    throw py::type_error(
+        fmt::format("{}: expected an array, got {}", name, py::str(py::type::of(obj)).cast<std::string>()));
   if (a.dtype().attr("byteorder").cast<std::string>() == ">")
     a = a.attr("astype")(a.dtype().attr("newbyteorder")("=")).cast<py::array>();
   View v;
@@ -229,7 +227,8 @@ auto with_view(py::handle obj, const std::string& name, F&& f) {
 
 }  // namespace
 
-cli::NpyArray read_floats(py::handle obj, const std::string& name, std::optional<DType> declared, bool strict) {
+cli::NpyArray read_floats(py::handle obj, const std::string& name, std::optional<DType> declared,
+                          bool strict) {
   return with_view(obj, name, [&](View v) {
     if (declared == DType::BF16 && (v.kind == Kind::U16 || v.kind == Kind::I16)) v.kind = Kind::BF16;
     cli::NpyArray a;
@@ -252,7 +251,8 @@ cli::NpyArray read_floats(py::handle obj, const std::string& name, std::optional
             v.kind == Kind::U16 || v.kind == Kind::I16 ? " (bfloat16 bits: pass dtype=\"bfloat16\")" : ""));
     }
     if (strict && declared && *declared != a.dtype)
-      throw py::type_error(fmt::format("dtype: {} given, but {} holds {}", to_string(*declared), name, v.type_name));
+      throw py::type_error(
+          fmt::format("dtype: {} given, but {} holds {}", to_string(*declared), name, v.type_name));
     a.shape = v.shape;
     a.values = gather(v);
     return a;
@@ -272,11 +272,13 @@ cli::NpyArray read_integers(py::handle obj, const std::string& name) {
         std::uint64_t u64;
         std::memcpy(&s64, p, 8);
         std::memcpy(&u64, p, 8);
-        const bool beyond = v.kind == Kind::I64 ? (s64 > (std::int64_t{1} << 53) || s64 < -(std::int64_t{1} << 53))
-                                                : u64 > (std::uint64_t{1} << 53);
+        const bool beyond = v.kind == Kind::I64
+                                ? (s64 > (std::int64_t{1} << 53) || s64 < -(std::int64_t{1} << 53))
+                                : u64 > (std::uint64_t{1} << 53);
         if (beyond)
           throw py::value_error(fmt::format("{}: position {} at index {} exceeds 2^53", name,
-                                            v.kind == Kind::I64 ? std::to_string(s64) : std::to_string(u64), i));
+                                            v.kind == Kind::I64 ? std::to_string(s64) : std::to_string(u64),
+                                            i));
         ++i;
       });
     }
@@ -296,13 +298,12 @@ std::optional<DType> dtype_argument(py::handle dtype, const std::string& name) {
     s = py::str(py::module_::import("numpy").attr("dtype")(dtype).attr("name"));  // np.float32, the type
   if (s.starts_with("torch.")) s = s.substr(6);
   static const std::pair<const char*, DType> kNames[] = {
-      {"float32", DType::F32}, {"float", DType::F32}, {"float64", DType::F64}, {"double", DType::F64},
+      {"float32", DType::F32}, {"float", DType::F32}, {"float64", DType::F64},  {"double", DType::F64},
       {"float16", DType::F16}, {"half", DType::F16},  {"bfloat16", DType::BF16}};
   for (const auto& [n, t] : kNames)
     if (s == n) return t;
   if (const auto t = parse_dtype(s)) return t;
-  throw py::value_error(
-      fmt::format("{}: expected float32, float64, float16 or bfloat16, got '{}'", name, s));
+  throw py::value_error(fmt::format("{}: expected float32, float64, float16 or bfloat16, got '{}'", name, s));
 }
 
 py::array to_numpy(const std::vector<double>& values, const std::vector<std::size_t>& shape, DType dtype) {

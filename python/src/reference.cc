@@ -37,9 +37,12 @@ py::array reference_sinusoidal(py::handle positions, py::handle dim, py::handle 
   add_positions(call, positions);
   call.flag("--base", number(base, "base"));
   call.flag("--layout", py::str(layout).cast<std::string>());
-  for (const auto& [flag, parameter] :
-       {std::pair{"--base", "base"}, {"--layout", "layout"}, {"--positions-file positions.npy", "positions"},
-        {"positions.npy", "positions"}, {"--positions-file", "positions"}, {"--dtype", "dtype"}})
+  for (const auto& [flag, parameter] : {std::pair{"--base", "base"},
+                                        {"--layout", "layout"},
+                                        {"--positions-file positions.npy", "positions"},
+                                        {"positions.npy", "positions"},
+                                        {"--positions-file", "positions"},
+                                        {"--dtype", "dtype"}})
     call.name(flag, parameter);
   const DType type = dtype_argument(dtype, "dtype").value_or(DType::F32);
   const cli::CapturedReport r = exported(call, type);
@@ -55,8 +58,10 @@ py::array reference_rope(py::handle x, py::handle positions, const RopeKeywords&
   const cli::NpyArray& xa = call.files.arrays["x"];
   for (std::size_t i = 0; i < xa.values.size(); ++i)
     if (std::isinf(xa.values[i]))
-      throw py::value_error(fmt::format("x: holds {} at flat index {}; the reference rotates finite values", xa.values[i], i));
-  if (xa.shape.empty()) throw py::value_error("x: expected [tokens, heads, head_dim] or [tokens, head_dim], got a scalar");
+      throw py::value_error(
+          fmt::format("x: holds {} at flat index {}; the reference rotates finite values", xa.values[i], i));
+  if (xa.shape.empty())
+    throw py::value_error("x: expected [tokens, heads, head_dim] or [tokens, head_dim], got a scalar");
   call.args = {"--family", "rope", "--input", "x"};
   add_positions(call, positions);
   add_rope_keywords(call, k, xa.shape.back(), "--dim");
@@ -89,8 +94,9 @@ py::tuple rope_cos_sin(py::handle positions, const RopeKeywords& k, py::handle d
   // each frequency twice in a row for interleaved.
   const std::size_t tokens = r.shape.at(0), pairs = r.shape.at(1);
   // The layout the export resolved (the keyword's, or the config's).
-  const bool interleaved = r.metadata.is_object() ? r.metadata.value("layout", "") == "interleaved"
-                                                  : !k.layout.is_none() && py::str(k.layout).cast<std::string>() == "interleaved";
+  const bool interleaved =
+      r.metadata.is_object() ? r.metadata.value("layout", "") == "interleaved"
+                             : !k.layout.is_none() && py::str(k.layout).cast<std::string>() == "interleaved";
   std::vector<double> c(tokens * 2 * pairs), s(tokens * 2 * pairs);
   for (std::size_t t = 0; t < tokens; ++t) {
     for (std::size_t j = 0; j < pairs; ++j) {
@@ -129,8 +135,8 @@ void add_reference_functions(py::module_& m) {
                py::object rotary_offset, py::object scaling, py::object hf_config, py::object layer,
                py::object layer_type, py::object mrope_section, py::object mrope_layout, py::object vision,
                bool heads_first, py::handle dtype) {
-              const RopeKeywords k{base,          layout,        rotary_dim,   rotary_offset, scaling, hf_config,
-                                   layer,         layer_type,    mrope_section, mrope_layout, vision, heads_first};
+              const RopeKeywords k{base,  layout,     rotary_dim,    rotary_offset, scaling, hf_config,
+                                   layer, layer_type, mrope_section, mrope_layout,  vision,  heads_first};
               return reference_rope(x, positions, k, dtype);
             },
             "x rotated by the exact RoPE and correctly rounded to dtype (x's own type by default): the same "
@@ -142,11 +148,12 @@ void add_reference_functions(py::module_& m) {
                py::object rotary_offset, py::object scaling, py::object hf_config, py::object layer,
                py::object layer_type, py::object mrope_section, py::object mrope_layout, py::object vision,
                bool heads_first, py::handle dtype) {
-              const RopeKeywords k{base,          layout,        rotary_dim,   rotary_offset, scaling, hf_config,
-                                   layer,         layer_type,    mrope_section, mrope_layout, vision, heads_first};
+              const RopeKeywords k{base,  layout,     rotary_dim,    rotary_offset, scaling, hf_config,
+                                   layer, layer_type, mrope_section, mrope_layout,  vision,  heads_first};
               return rope_cos_sin(positions, k, dtype);
             },
-            "The exact (cos, sin) tables [positions, rotary_dim], attention factor included (as HF's), correctly "
+            "The exact (cos, sin) tables [positions, rotary_dim], attention factor included (as HF's), "
+            "correctly "
             "rounded to dtype (float32 by default): halfsplit (default) repeats the frequencies as HF's "
             "cat(freqs, freqs), interleaved as each one twice in a row.",
             py::arg("positions"), py::arg("rotary_dim") = py::none(), py::kw_only(), a...);

@@ -24,7 +24,7 @@ std::atomic<std::uint64_t> g_fallbacks{0};
 constexpr int kTable = 129;
 
 struct Constants {
-  DD half_pi_hi_mid;    // π/2 = c1 + c2 + c3 within 2^-160
+  DD half_pi_hi_mid;  // π/2 = c1 + c2 + c3 within 2^-160
   double c3 = 0;
   double two_over_pi = 0;
   std::array<DD, kTable> sin_j{}, cos_j{};
@@ -112,7 +112,7 @@ bool double_tier_sincos(std::int64_t p, const OmegaSplit& w, double& sin_phi, do
   if (p >= kLimit || p <= -kLimit || !(std::fabs(w.w1) < 2)) return false;
   const HalfPiPieces& h = half_pi_pieces();
   const auto pd = static_cast<double>(p);
-  const double a = pd * w.w1, b = pd * w.w2;  // exact: 32 + 21 bits
+  const double a = pd * w.w1, b = pd * w.w2;                      // exact: 32 + 21 bits
   const double k = std::nearbyint((a + b) * 0.6366197723675814);  // 2/π
   // r = a + b + p·w3 - k·(c1 + c2 + c3 + c4): a - k·c1 exact (Sterbenz), the rest by TwoSum.
   DD r = dd::two_sum(a - k * h.c1, b);
@@ -124,8 +124,22 @@ bool double_tier_sincos(std::int64_t p, const OmegaSplit& w, double& sin_phi, do
   if (!(std::fabs(x) < 1)) return false;  // cannot happen within the range
   const double x2 = x * x;
   // Taylor to x^17 / x^18: truncation below 2^-69 for |x| <= π/4 + 2^-40.
-  const double sp = x2 * (-1.0 / 6 + x2 * (1.0 / 120 + x2 * (-1.0 / 5040 + x2 * (1.0 / 362880 + x2 * (-1.0 / 39916800 + x2 * (1.0 / 6227020800 + x2 * (-1.0 / 1307674368000 + x2 * (1.0 / 355687428096000))))))));
-  const double cp = x2 * x2 * (1.0 / 24 + x2 * (-1.0 / 720 + x2 * (1.0 / 40320 + x2 * (-1.0 / 3628800 + x2 * (1.0 / 479001600 + x2 * (-1.0 / 87178291200 + x2 * (1.0 / 20922789888000 + x2 * (-1.0 / 6402373705728000))))))));
+  const double sp =
+      x2 *
+      (-1.0 / 6 +
+       x2 * (1.0 / 120 + x2 * (-1.0 / 5040 +
+                               x2 * (1.0 / 362880 +
+                                     x2 * (-1.0 / 39916800 +
+                                           x2 * (1.0 / 6227020800 + x2 * (-1.0 / 1307674368000 +
+                                                                          x2 * (1.0 / 355687428096000))))))));
+  const double cp =
+      x2 * x2 *
+      (1.0 / 24 + x2 * (-1.0 / 720 +
+                        x2 * (1.0 / 40320 +
+                              x2 * (-1.0 / 3628800 +
+                                    x2 * (1.0 / 479001600 + x2 * (-1.0 / 87178291200 +
+                                                                  x2 * (1.0 / 20922789888000 +
+                                                                        x2 * (-1.0 / 6402373705728000))))))));
   const double sr = x + x * sp;
   const double cr = (1 - 0.5 * x2) + cp;
   const auto quadrant = static_cast<int>(((static_cast<std::int64_t>(k) % 4) + 4) % 4);

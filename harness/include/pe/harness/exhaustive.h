@@ -52,7 +52,7 @@ struct InstanceResult {
 };
 
 struct Result {
-  Options options;  // with the shard's own range in begin/end
+  Options options;                              // with the shard's own range in begin/end
   std::int64_t range_begin = 0, range_end = 0;  // the whole range the shards split
   std::vector<InstanceResult> instances;
   double seconds = 0;
