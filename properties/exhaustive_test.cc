@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "pe/errors.h"
 #include "pe/ref/fast_trig.h"
 
@@ -79,6 +81,30 @@ TEST(Exhaustive, FastPathAndMpfrAloneGiveTheSameResult) {
   EXPECT_EQ(without_fallbacks(fast), without_fallbacks(mpfr));
   EXPECT_EQ(fast["instances"][0]["mpfr_fallbacks"], 0);
   EXPECT_EQ(mpfr["instances"][0]["mpfr_fallbacks"].get<std::uint64_t>(), (2'000u - 900u) * 16u);
+}
+
+// The screen (exhaustive_screen.h) settles elements without the precise path: results with it must
+// be those of MPFR alone, also for variants with real errors (scalar float32), rotations and bf16,
+// near the top of their contracts' ranges, and for any thread count.
+TEST(Exhaustive, ScreenedRunsAreMpfrAlonesForAnyVariantAndThreadCount) {
+  for (const auto& [glob, base, top] : {std::tuple{"sinusoidal.*scalar_f32/*", 1e4, 1LL << 24},
+                                        {"rope.*scalar_f32/f32", 5e5, 1LL << 24},
+                                        {"rope.*exact/bf16", 5e5, 1LL << 31}}) {
+    Options o;
+    o.glob = glob;
+    o.base = base;
+    o.dim = 16;
+    o.begin = top - 400;
+    o.end = top;
+    o.threads = 2;
+    const nlohmann::json fast = to_json(run(o));
+    o.threads = 1;
+    EXPECT_EQ(without_time(to_json(run(o))), without_time(fast)) << glob;
+    ref::set_fast_path(false);
+    const nlohmann::json mpfr = to_json(run(o));
+    ref::set_fast_path(true);
+    EXPECT_EQ(without_fallbacks(fast), without_fallbacks(mpfr)) << glob;
+  }
 }
 
 TEST(Exhaustive, BadOptionsAreNamed) {

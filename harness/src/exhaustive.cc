@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <atomic>
-#include <bit>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <optional>
@@ -14,6 +14,8 @@
 #include <thread>
 
 #include "pe/errors.h"
+#include "pe/harness/exhaustive_screen.h"
+#include "pe/harness/family_traits.h"
 #include "pe/harness/measure.h"
 #include "pe/harness/pieces.h"
 #include "pe/ref/fast_trig.h"
@@ -32,6 +34,8 @@ struct MpfrThreadCache {
 
 // Rows per kernel call: the output (2048 × 128 values) stays in L2 while it is compared.
 constexpr std::int64_t kChunk = 2048;
+// The screen's double tier takes positions below 2^32 (exact products with ω's 21-bit pieces).
+constexpr std::int64_t kScreenLimit = std::int64_t{1} << 32;
 
 // The census's band edges, the last one open: [0, 10^3), ..., [10^9, 2^31), [2^31, ∞).
 std::vector<std::int64_t> edges() {
@@ -71,14 +75,6 @@ void merge_band(Band& into, const Band& b) {
   merge_worst(into.max_ratio, b.max_ratio);
 }
 
-// SLEEF's ulp of |x| in a format (real.h's ulp_of) from the exponent bits: the hot loop's version.
-double ulp_in(double x, const ref::FormatBits& f) {
-  const auto bits = std::bit_cast<std::uint64_t>(x);
-  const int e = std::max(static_cast<int>((bits >> 52) & 0x7ff) - 1023, f.emin);  // 0, subnormals: emin
-  const int k = e - f.precision + 1;
-  return k >= -1022 ? std::bit_cast<double>(static_cast<std::uint64_t>(k + 1023) << 52) : std::ldexp(1.0, k);
-}
-
 // One thread's share of one instance: chunks taken from a shared counter.
 struct Sweep {
   const harness::Instance& in;
@@ -109,21 +105,37 @@ struct Sweep {
     }
     const std::size_t pairs = static_cast<std::size_t>(o.dim / 2);
     const harness::Budget budget{&in.contract(), in.dtype};
-    const ref::FormatBits format = ref::format_bits(in.dtype);
-    // RoPE rotates unit pairs: y = (cos φ, sin φ) in each pair's output channels.
-    std::vector<double> x;
+    // RoPE rotates unit pairs: y = (cos φ, sin φ) in each pair's output channels. The buffers are
+    // made once per thread (fresh pages cost more than the census's own work) and the input restored
+    // before every call.
+    const harness::FamilyTraits& traits = harness::traits_of(family);
+    const auto chunk_elements = static_cast<std::size_t>(kChunk * o.dim);
+    harness::TypedBuffer input(in.dtype, rope ? chunk_elements : 0), out(in.dtype, chunk_elements);
     if (rope) {
-      x.assign(static_cast<std::size_t>(kChunk * o.dim), 0.0);
       for (std::int64_t r = 0; r < kChunk; ++r)
         for (std::size_t j = 0; j < pairs; ++j)
-          x[static_cast<std::size_t>(r * o.dim) + rope_plan->input_channels(j).first] = 1.0;
+          input.set(static_cast<std::size_t>(r * o.dim) + rope_plan->input_channels(j).first, 1.0);
     }
+    // The screen settles most elements from the double tier in vectors; the rest take the precise
+    // path below. Off with the fast path (PE_REFERENCE=mpfr: every element through MPFR).
+    std::vector<ref::dd::DD> omegas(pairs);
+    std::vector<std::size_t> ch_sin(pairs), ch_cos(pairs);
+    for (std::size_t j = 0; j < pairs; ++j) {
+      omegas[j] = rope ? rope_ref->omega(j) : sin_ref->omega(j);
+      if (rope) {
+        std::tie(ch_cos[j], ch_sin[j]) = rope_plan->output_channels(j);
+      } else {
+        ch_sin[j] = sin_plan->sin_index(j), ch_cos[j] = sin_plan->cos_index(j);
+      }
+    }
+    const auto element_budget = [&](double abs_phi, std::size_t j) {
+      return rope ? budget(&*rope_plan, abs_phi, j, 1.0) : budget(nullptr, abs_phi, j, 1.0);
+    };
+    const ScreenPlan screen(omegas, element_budget, static_cast<double>(max_position), in.dtype);
+    const bool screening = ref::fast_path_enabled();
+    std::vector<double> ys(screen.padded()), yc(screen.padded()), unsettled(screen.padded(), 3.0);
     // Each position is computed in the aligned block of kChunk rows that holds it, whatever the shard
     // or the range: a variant that carries state between rows gives every row the same bits in any split.
-    // The double tier's ω pieces (unscaled frequencies, ω <= 1).
-    std::vector<ref::OmegaSplit> split(pairs);
-    for (std::size_t j = 0; j < pairs; ++j)
-      split[j] = ref::split_omega(rope ? rope_ref->omega(j) : sin_ref->omega(j));
     std::vector<std::int64_t> positions;
     for (;;) {
       const std::int64_t block = next.fetch_add(kChunk);
@@ -132,60 +144,51 @@ struct Sweep {
       const std::int64_t block_end = std::min(block + kChunk, max_position_of_contract + 1);
       positions.resize(static_cast<std::size_t>(block_end - block));
       for (std::int64_t p = block; p < block_end; ++p) positions[static_cast<std::size_t>(p - block)] = p;
-      const harness::TypedBuffer out = harness::run_call(
-          in, o.dim, o.base, positions, 1,
-          std::span<const double>(x).first(rope ? positions.size() * static_cast<std::size_t>(o.dim) : 0));
+      const Buffer call_out{out.view().data, positions.size() * static_cast<std::size_t>(o.dim), in.dtype};
+      if (rope) std::memcpy(call_out.data, input.view().data, call_out.size * size_of(in.dtype));
+      traits.call(*in.variant, in.layout, o.dim, o.base, positions, call_out, 1);
       for (std::int64_t p = lo; p < hi; ++p) {
         Band& band = bands[band_of(edge, p)];
         const std::size_t row = static_cast<std::size_t>((p - block) * o.dim);
-        for (std::size_t j = 0; j < pairs; ++j) {
-          std::size_t ch_sin = 0, ch_cos = 0;
-          double abs_phi = 0;
-          if (rope) {
-            std::tie(ch_cos, ch_sin) = rope_plan->output_channels(j);
-            abs_phi = std::fabs(rope_ref->angle(p, j));
-          } else {
-            ch_sin = sin_plan->sin_index(j), ch_cos = sin_plan->cos_index(j);
-            abs_phi = std::fabs(sin_ref->angle(p, ch_sin));
+        if (screening && p < kScreenLimit) {
+          out.gather(row, ch_sin, ys.data());
+          out.gather(row, ch_cos, yc.data());
+          ScreenLimits limits;
+          if (band.max_abs.position >= 0)
+            limits = {band.max_abs.value, band.max_ulp.value, band.max_ratio.value};
+          if (!screen_row(screen, p, ys.data(), yc.data(), limits, unsettled.data())) {
+            band.elements += 2 * pairs;
+            continue;
           }
-          // The double-double values, only for the elements the double tier cannot settle.
+        } else {
+          std::fill(unsettled.begin(), unsettled.end(), 3.0);
+        }
+        for (std::size_t j = 0; j < pairs; ++j) {
+          const int flags = static_cast<int>(unsettled[j]);
+          if (flags == 0) {
+            band.elements += 2;
+            continue;
+          }
+          const double abs_phi = std::fabs(rope ? rope_ref->angle(p, j) : sin_ref->angle(p, ch_sin[j]));
+          // The double-double values, for the elements the screen did not settle.
           std::optional<ref::FastSinCos> sc;
-          bool sc_known = false;
-          const auto precise = [&]() -> const std::optional<ref::FastSinCos>& {
-            if (!sc_known) {
-              sc_known = true;
-              if (!rope) {
-                sc = sin_ref->fast_pair(p, j);
-              } else if (const auto v = rope_ref->fast_rotate(p, j, 1.0, 0.0)) {
-                sc = ref::FastSinCos{v->second.value, v->first.value,
-                                     std::max(v->first.radius, v->second.radius)};
-              }
-            }
-            return sc;
-          };
-          const double b = rope ? budget(&*rope_plan, abs_phi, j, 1.0) : budget(nullptr, abs_phi, j, 1.0);
-          double s1 = 0, c1 = 0;
-          const bool tier1 = ref::fast_path_enabled() && ref::double_tier_sincos(p, split[j], s1, c1);
-          const double r1 = ref::double_tier_radius(abs_phi);
+          if (!rope) {
+            sc = sin_ref->fast_pair(p, j);
+          } else if (const auto v = rope_ref->fast_rotate(p, j, 1.0, 0.0)) {
+            sc =
+                ref::FastSinCos{v->second.value, v->first.value, std::max(v->first.radius, v->second.radius)};
+          }
+          const double b = element_budget(abs_phi, j);
           for (const bool is_sin : {true, false}) {
-            const std::size_t ch = is_sin ? ch_sin : ch_cos;
-            const double y = out.get(row + ch);
-            if (tier1) {
-              // Upper bounds from the double tier: an element within budget and below every running
-              // maximum of its band cannot change the result but by its count (NaN fails the tests).
-              const double e1 = is_sin ? s1 : c1;
-              const double err_hi = std::fabs(y - e1) * (1 + 0x1p-52) + r1;
-              const double ulp_hi = err_hi / ulp_in(std::max(0.0, std::fabs(e1) - r1), format);
-              const double ratio_hi = b > 0 ? err_hi / b : INFINITY;
-              if (ratio_hi < 1 && band.max_abs.position >= 0 && err_hi < band.max_abs.value &&
-                  ulp_hi < band.max_ulp.value && ratio_hi < band.max_ratio.value) {
-                ++band.elements;
-                continue;
-              }
+            if ((flags & (is_sin ? 1 : 2)) == 0) {
+              ++band.elements;
+              continue;
             }
+            const std::size_t ch = is_sin ? ch_sin[j] : ch_cos[j];
+            const double y = out.get(row + ch);
             double err = NAN, ulp = NAN, exact = NAN;
             bool decided = false;
-            if (precise()) {
+            if (sc) {
               const ref::dd::DD e = is_sin ? sc->sin : sc->cos;
               err = ref::abs_error(y, e);
               // The verdict is the fast path's unless the error lies within its radius of the budget.

@@ -75,9 +75,7 @@ double leading21(double v) {
   return std::ldexp(std::trunc(std::ldexp(v, 20 - e)), e - 20);
 }
 
-struct HalfPiPieces {
-  double c1, c2, c3, c4;  // π/2 = c1 + c2 + c3 + c4 within 2^-100; c1..c3 of 21 bits
-};
+}  // namespace
 
 const HalfPiPieces& half_pi_pieces() {
   static const HalfPiPieces h = [] {
@@ -95,8 +93,6 @@ const HalfPiPieces& half_pi_pieces() {
   }();
   return h;
 }
-
-}  // namespace
 
 OmegaSplit split_omega(DD omega) {
   OmegaSplit s;

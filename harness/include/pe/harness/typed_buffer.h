@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstring>
+#include <span>
 #include <vector>
 
 #include "pe/half.h"
@@ -56,6 +57,22 @@ class TypedBuffer {
       case DType::F16:
         store(i, to_float16(v));
         return;
+    }
+  }
+  // out[k] = get(first + index[k]) for every k, the type switched on once (hot loops).
+  void gather(std::size_t first, std::span<const std::size_t> index, double* out) const noexcept {
+    const auto each = [&](auto convert) {
+      for (std::size_t k = 0; k < index.size(); ++k) out[k] = convert(first + index[k]);
+    };
+    switch (dtype_) {
+      case DType::F32:
+        return each([&](std::size_t i) -> double { return load<float>(i); });
+      case DType::F64:
+        return each([&](std::size_t i) { return load<double>(i); });
+      case DType::BF16:
+        return each([&](std::size_t i) -> double { return to_float(load<BFloat16>(i)); });
+      case DType::F16:
+        return each([&](std::size_t i) -> double { return to_float(load<Float16>(i)); });
     }
   }
   std::vector<double> values() const {

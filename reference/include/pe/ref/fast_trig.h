@@ -36,6 +36,12 @@ OmegaSplit split_omega(dd::DD omega);
 // false when |p| >= 2^32 or ω >= 2 (the pieces' exact range).
 bool double_tier_sincos(std::int64_t p, const OmegaSplit& omega, double& sin_phi, double& cos_phi);
 inline double double_tier_radius(double abs_phi) { return 0x1p-48 + abs_phi * 0x1p-88; }
+// π/2 = c1 + c2 + c3 + c4 within 2^-100, c1..c3 of 21 bits: the double tier's reduction constants
+// (vector versions of the tier, as the exhaustive census's screen, use the same ones).
+struct HalfPiPieces {
+  double c1, c2, c3, c4;
+};
+const HalfPiPieces& half_pi_pieces();
 
 // The value `type` rounds every number within `radius` of v to (round to nearest, ties to even), or
 // nullopt when the ends of that interval round apart, when the interval reaches zero (the sign of a

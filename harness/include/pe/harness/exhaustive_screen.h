@@ -1,0 +1,62 @@
+// The exhaustive census's screen: one position, every pair of an instance, in vectors. The reference's
+// double tier (pe/ref/fast_trig.h: sin and cos of p·ω within double_tier_radius) bounds each output
+// element's error from above; an element is settled when that bound is below its budget and strictly
+// below its band's running maxima (absolute, ulp and err/budget), so that it can change the band's
+// result only by its count. Every other element goes to the precise path (double-double, then MPFR).
+// The screen is conservative by construction: it may send a settled element to the precise path,
+// never the reverse, so the census's result does not depend on it (the tests compare runs with and
+// without it). Compiled for every Highway target; the best one the CPU has is dispatched at run time.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "pe/ref/double_double.h"
+#include "pe/types.h"
+
+namespace pe::exhaustive {
+
+// Per pair, padded with inert pairs (never settled) to a multiple of kLanes: the widest vector of
+// doubles any target uses.
+struct ScreenPlan {
+  static constexpr std::size_t kLanes = 8;
+  std::size_t pairs = 0;
+  // The double tier's pieces of ω_j, and the budget's lower bound b0 + b1·|φ| (0, 0 for a pair whose
+  // budget the screen cannot bound: it is never settled).
+  std::vector<double> w1, w2, w3, b0, b1;
+  double c1 = 0, c2 = 0, c3 = 0, c4 = 0;  // π/2 in pieces (ref::half_pi_pieces)
+  double ulp_scale = 0, ulp_floor = 0;  // the output type's ulp: 2^(1 - precision), 2^(emin + 1 - precision)
+
+  // `omegas`: the exact frequencies (ω_j <= 1); `budget(|φ|, j)`: the element budget of pair j, which
+  // contract.h's formula makes affine in |φ|. The screen takes its chord from 0 to the largest |φ|
+  // (max_position·ω_j), less 2^-40 relative, as the lower bound; a pair where the chord is above the
+  // budget at one of five points (a convex budget) is never settled.
+  ScreenPlan(std::span<const ref::dd::DD> omegas, const std::function<double(double, std::size_t)>& budget,
+             double max_position, DType out);
+  std::size_t padded() const noexcept { return w1.size(); }
+};
+
+// The band's running maxima; 0 before its first element (nothing settles then).
+struct ScreenLimits {
+  double max_abs = 0, max_ulp = 0, max_ratio = 0;
+};
+
+// The sin and cos values of pair j at position p in ys[j] and yc[j] (as doubles, padded like the
+// plan), 0 <= p < 2^32. Writes unsettled[j] = 1·(sin element not settled) + 2·(cos element not
+// settled) and returns whether any element is unsettled.
+bool screen_row(const ScreenPlan& plan, std::int64_t p, const double* ys, const double* yc,
+                const ScreenLimits& limits, double* unsettled);
+
+// Every compiled target the CPU supports, for the tests: its screen and its double tier (sin and cos
+// of p·ω_j for every padded pair, bit for bit ref::double_tier_sincos).
+struct ScreenTarget {
+  std::string name;
+  bool (*screen)(const ScreenPlan&, std::int64_t, const double*, const double*, const ScreenLimits&, double*);
+  void (*sincos)(const ScreenPlan&, std::int64_t, double*, double*);
+};
+std::vector<ScreenTarget> screen_targets();
+
+}  // namespace pe::exhaustive
