@@ -69,6 +69,9 @@ void add_counters(benchmark::State& state, std::size_t elements, std::size_t byt
       Counter(iters * static_cast<double>(bytes_written) / lim.fill_bytes_per_second, Counter::kIsRate);
   state.counters["copy_fraction"] =
       Counter(iters * static_cast<double>(bytes_written) / lim.copy_bytes_per_second, Counter::kIsRate);
+  // Which limit the fractions divide by: 1 when streaming stores beat the C library's memset/memcpy.
+  state.counters["fill_limit_streams"] = lim.fill_streams ? 1 : 0;
+  state.counters["copy_limit_streams"] = lim.copy_streams ? 1 : 0;
   state.counters["max_abs_error"] = check.worst_error;
   state.counters["error_over_budget"] = check.worst_ratio;
   if (heap.allocations >= 0) {

@@ -11,6 +11,7 @@
 
 #include "alloc_counter.h"
 #include "fixture_cache.h"
+#include "stream_stores.h"
 
 namespace pe::bench {
 namespace {
@@ -42,15 +43,21 @@ Limits limits_for(std::size_t bytes) {
   if (auto it = cache.find(bytes); it != cache.end()) return it->second;
   Uncounted setup;
   std::vector<unsigned char> dst(bytes, 1), src(bytes, 2);
+  const auto rate = [&](auto&& op) {
+    return static_cast<double>(bytes) / median_seconds([&] {
+             op();
+             benchmark::ClobberMemory();
+           });
+  };
   Limits l;
-  l.fill_bytes_per_second = static_cast<double>(bytes) / median_seconds([&] {
-                              std::memset(dst.data(), 3, bytes);
-                              benchmark::ClobberMemory();
-                            });
-  l.copy_bytes_per_second = static_cast<double>(bytes) / median_seconds([&] {
-                              std::memcpy(dst.data(), src.data(), bytes);
-                              benchmark::ClobberMemory();
-                            });
+  l.memset_bytes_per_second = rate([&] { std::memset(dst.data(), 3, bytes); });
+  l.stream_fill_bytes_per_second = rate([&] { stream_fill(dst.data(), bytes, 3); });
+  l.memcpy_bytes_per_second = rate([&] { std::memcpy(dst.data(), src.data(), bytes); });
+  l.stream_copy_bytes_per_second = rate([&] { stream_copy(dst.data(), src.data(), bytes); });
+  l.fill_streams = l.stream_fill_bytes_per_second > l.memset_bytes_per_second;
+  l.copy_streams = l.stream_copy_bytes_per_second > l.memcpy_bytes_per_second;
+  l.fill_bytes_per_second = std::max(l.memset_bytes_per_second, l.stream_fill_bytes_per_second);
+  l.copy_bytes_per_second = std::max(l.memcpy_bytes_per_second, l.stream_copy_bytes_per_second);
   return cache[bytes] = l;
 }
 
@@ -63,24 +70,21 @@ void register_limit_benchmarks(std::size_t bytes) {
   auto buffers = [bytes] {
     return LimitBuffers{std::vector<unsigned char>(bytes, 1), std::vector<unsigned char>(bytes, 2)};
   };
-  benchmark::RegisterBenchmark(
-      ("limits/fill/" + size).c_str(), [bytes, buffers, key = next_fixture_key()](benchmark::State& state) {
-        LimitBuffers& b = cached_fixture<LimitBuffers>(key, buffers);
-        for (auto _ : state) {
-          std::memset(b.dst.data(), 3, bytes);
-          benchmark::ClobberMemory();
-        }
-        state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(bytes));
-      });
-  benchmark::RegisterBenchmark(
-      ("limits/copy/" + size).c_str(), [bytes, buffers, key = next_fixture_key()](benchmark::State& state) {
-        LimitBuffers& b = cached_fixture<LimitBuffers>(key, buffers);
-        for (auto _ : state) {
-          std::memcpy(b.dst.data(), b.src.data(), bytes);
-          benchmark::ClobberMemory();
-        }
-        state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(bytes));
-      });
+  const auto add = [&](const std::string& name, void (*op)(LimitBuffers&, std::size_t)) {
+    benchmark::RegisterBenchmark(("limits/" + name + "/" + size).c_str(),
+                                 [bytes, buffers, op, key = next_fixture_key()](benchmark::State& state) {
+                                   LimitBuffers& b = cached_fixture<LimitBuffers>(key, buffers);
+                                   for (auto _ : state) {
+                                     op(b, bytes);
+                                     benchmark::ClobberMemory();
+                                   }
+                                   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(bytes));
+                                 });
+  };
+  add("fill", [](LimitBuffers& b, std::size_t n) { std::memset(b.dst.data(), 3, n); });
+  add("fill_stream", [](LimitBuffers& b, std::size_t n) { stream_fill(b.dst.data(), n, 3); });
+  add("copy", [](LimitBuffers& b, std::size_t n) { std::memcpy(b.dst.data(), b.src.data(), n); });
+  add("copy_stream", [](LimitBuffers& b, std::size_t n) { stream_copy(b.dst.data(), b.src.data(), n); });
 }
 
 }  // namespace pe::bench

@@ -1,5 +1,6 @@
 // The machine's own limits, measured in the same run: a store-only fill and a copy of n bytes, on
-// buffers touched beforehand. Each kernel benchmark reports the fraction of these it reaches.
+// buffers touched beforehand, each both ways: the C library's memset/memcpy and streaming stores
+// (stream_stores.h). Each kernel benchmark reports the fraction it reaches of the faster of the two.
 #pragma once
 
 #include <cstddef>
@@ -7,14 +8,18 @@
 namespace pe::bench {
 
 struct Limits {
-  double fill_bytes_per_second = 0;
-  double copy_bytes_per_second = 0;  // bytes written per second (as many are read)
+  double fill_bytes_per_second = 0;  // the faster of the two fills below
+  double copy_bytes_per_second = 0;  // bytes written per second (as many are read); the faster copy
+  bool fill_streams = false, copy_streams = false;  // whether streaming stores were the faster
+  double memset_bytes_per_second = 0, stream_fill_bytes_per_second = 0;
+  double memcpy_bytes_per_second = 0, stream_copy_bytes_per_second = 0;
 };
 
 // Median of repeated timings at this size; cached per size for the whole run.
 Limits limits_for(std::size_t bytes);
 
-// Registers limits/fill/<bytes> and limits/copy/<bytes> as benchmarks of their own, for the record.
+// Registers limits/fill, limits/fill_stream, limits/copy and limits/copy_stream /<bytes> as benchmarks
+// of their own, for the record.
 void register_limit_benchmarks(std::size_t bytes);
 
 }  // namespace pe::bench

@@ -104,6 +104,7 @@ std::vector<BenchRecord> bench_records(const nlohmann::json& run) {
     r.ns_per_element = med("ns_per_element");
     r.fill_fraction = med("fill_fraction");
     r.copy_fraction = med("copy_fraction");
+    r.fill_limit_streams = med("fill_limit_streams") > 0.5;
     r.max_abs_error = med("max_abs_error");
     r.error_over_budget = med("error_over_budget");
     const double allocs = med("allocs_per_call"), peak = med("peak_heap_bytes_per_call");

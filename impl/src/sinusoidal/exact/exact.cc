@@ -16,6 +16,7 @@
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "sinusoidal/exact/exact.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/cache_control.h>
 #include <hwy/highway.h>
 
 #include <algorithm>
@@ -24,6 +25,8 @@
 #include "detail/exact_phase-inl.h"
 #include "detail/exact_phase.h"
 #include "detail/hwy_register.h"
+#include "detail/stream_bytes-inl.h"
+#include "pe/streaming.h"
 
 #ifndef PE_SINUSOIDAL_EXACT_CONTRACT_
 #define PE_SINUSOIDAL_EXACT_CONTRACT_
@@ -115,6 +118,11 @@ void Rows(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
   const TurnSteps& ts = plan.turn_steps();
   HWY_ALIGN double s[kChunk];
   HWY_ALIGN double c[kChunk];
+  // A float32 table beyond the caches: each row's chunk is written to `stage` (in L1), then streamed
+  // to its place (pe/streaming.h); the same bits as normal stores.
+  [[maybe_unused]] HWY_ALIGN float stage[2 * kChunk];
+  const bool stream = std::is_same_v<Out, float> && !kAdd &&
+                      positions.size() * d * sizeof(Out) >= streaming_threshold();
   for (std::size_t j0 = 0; j0 < h; j0 += kChunk) {
     const std::size_t n = std::min(kChunk, h - j0);
     int since_direct = detail::kRefreshRows;
@@ -126,16 +134,31 @@ void Rows(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
       const bool skip = kAdd && !padding.empty() && padding[r] != 0;
       Out* ys = out + r * d + (il ? 2 * j0 : j0);
       Out* yc = il ? ys + 1 : out + r * d + h + j0;
-      if constexpr (std::is_same_v<Out, float> && !kAdd) {
-        if (advance) {  // the common case: consecutive positions into a float32 table
+      if constexpr (std::is_same_v<Out, float> && !kAdd) {  // a float32 table: the common case
+        float* const to_s = ys;
+        float* const to_c = yc;
+        if (stream) ys = stage, yc = il ? stage + 1 : stage + kChunk;
+        if (advance) {
           if (il) {
             AdvanceAndStore<true>(ts, j0, n, s, c, ys, yc);
           } else {
             AdvanceAndStore<false>(ts, j0, n, s, c, ys, yc);
           }
           ++since_direct;
-          continue;
+        } else {
+          detail::HWY_NAMESPACE::DirectSinCos(p, ts.step.data() + j0, n, s, c);
+          since_direct = 0;
+          StoreFloat(ys, yc, il, s, c, n);
         }
+        if (stream) {
+          if (il) {
+            detail::HWY_NAMESPACE::StreamBytes(to_s, stage, 2 * n * sizeof(float));
+          } else {
+            detail::HWY_NAMESPACE::StreamBytes(to_s, stage, n * sizeof(float));
+            detail::HWY_NAMESPACE::StreamBytes(to_c, stage + kChunk, n * sizeof(float));
+          }
+        }
+        continue;
       }
       if (advance) {
         Advance(ts, j0, n, s, c);
@@ -145,22 +168,19 @@ void Rows(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
         since_direct = 0;
       }
       if (skip) continue;
-      if constexpr (std::is_same_v<Out, float> && !kAdd) {
-        StoreFloat(ys, yc, il, s, c, n);
-      } else {
-        const std::size_t stride = il ? 2 : 1;
-        for (std::size_t k = 0; k < n; ++k) {
-          if constexpr (kAdd) {
-            ys[stride * k] = detail::store_as<Out>(detail::load_as<double>(ys[stride * k]) + s[k]);
-            yc[stride * k] = detail::store_as<Out>(detail::load_as<double>(yc[stride * k]) + c[k]);
-          } else {
-            ys[stride * k] = detail::store_as<Out>(s[k]);
-            yc[stride * k] = detail::store_as<Out>(c[k]);
-          }
+      const std::size_t stride = il ? 2 : 1;
+      for (std::size_t k = 0; k < n; ++k) {
+        if constexpr (kAdd) {
+          ys[stride * k] = detail::store_as<Out>(detail::load_as<double>(ys[stride * k]) + s[k]);
+          yc[stride * k] = detail::store_as<Out>(detail::load_as<double>(yc[stride * k]) + c[k]);
+        } else {
+          ys[stride * k] = detail::store_as<Out>(s[k]);
+          yc[stride * k] = detail::store_as<Out>(c[k]);
         }
       }
     }
   }
+  if (stream) hwy::FlushStream();
 }
 
 void Table(const SinusoidalPlan& plan, std::span<const std::int64_t> positions, Buffer out) {

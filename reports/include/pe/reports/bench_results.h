@@ -33,6 +33,7 @@ struct BenchRecord : harness::BenchIdentity {
   std::string name;
   std::size_t repetitions = 0;
   double real_time_ns = 0, ns_per_element = 0, fill_fraction = 0, copy_fraction = 0;
+  bool fill_limit_streams = false;  // the fill limit was streaming stores' (else the C library's memset)
   double allocs_per_call = -1, peak_heap_bytes = -1, max_abs_error = 0, error_over_budget = 0;
   std::string error;  // the contract check's message when it was not timed
 };
