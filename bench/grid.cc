@@ -53,13 +53,13 @@ harness::Sink check_sink(Check& c) {
 
 template <class Call>
 void add_counters(benchmark::State& state, std::size_t elements, std::size_t bytes_written,
-                  std::size_t bytes_moved, Check& check, Call&& call) {
+                  std::size_t bytes_moved, int threads, Check& check, Call&& call) {
   // One more call with the heap counted, outside Google Benchmark's own memory run.
   if (check.heap.allocations < 0 && !counting()) check.heap = measure_call(call);
   const AllocStats heap = check.heap;
   Uncounted reporting;  // the counters map allocates; it is not the measured call
   const auto iters = static_cast<double>(state.iterations());
-  const Limits lim = limits_for(bytes_written);
+  const Limits lim = limits_for(bytes_written, threads);
   using benchmark::Counter;
   state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(elements));
   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(bytes_moved));
@@ -111,7 +111,7 @@ void kernel_benchmark(benchmark::State& state, Instance in, harness::BenchShape 
     benchmark::DoNotOptimize(w.data());
     benchmark::ClobberMemory();
   }
-  add_counters(state, w.elements, w.bytes_written, w.bytes_moved, *f.check, [&] { w.run(); });
+  add_counters(state, w.elements, w.bytes_written, w.bytes_moved, s.threads, *f.check, [&] { w.run(); });
 }
 
 harness::BenchIdentity identity(const Instance& in, const harness::BenchShape& s) {
@@ -125,14 +125,17 @@ harness::BenchIdentity identity(const Instance& in, const harness::BenchShape& s
           .dim = s.dim,
           .positions = s.far ? "far" : "start",
           .scaling = s.scaling,
+          .threads = s.threads,
           .form = s.form};
 }
 
 // Registers one kernel benchmark under its identity: the name for people, the label for readers.
 void register_kernel(const Instance& in, const harness::BenchShape& s, int calls) {
   const harness::BenchIdentity id = identity(in, s);
-  benchmark::RegisterBenchmark(harness::benchmark_name(id).c_str(), kernel_benchmark, in, s,
-                               next_fixture_key(), calls, nlohmann::json(id).dump());
+  auto* registered = benchmark::RegisterBenchmark(harness::benchmark_name(id).c_str(), kernel_benchmark, in,
+                                                  s, next_fixture_key(), calls, nlohmann::json(id).dump());
+  // Rates from wall time: a pool's calling thread sleeps while its workers finish.
+  if (s.threads > 1) registered->UseRealTime();
 }
 
 }  // namespace
@@ -140,7 +143,7 @@ void register_kernel(const Instance& in, const harness::BenchShape& s, int calls
 int repetitions_for(Mode mode) { return mode == Mode::Report ? 9 : mode == Mode::Quick ? 3 : 1; }
 
 int register_grid(const Options& options) {
-  std::set<std::size_t> limit_sizes;
+  std::set<std::pair<std::size_t, int>> limit_sizes;
   int count = 0;
   for (const Instance& in : harness::instances_matching(options.glob)) {
     const bool first_layout = in.layout == in.contract().layouts.front();
@@ -150,11 +153,11 @@ int register_grid(const Options& options) {
     for (const harness::BenchShape& s : harness::traits_of(in.variant->family()).bench_shapes(options.mode)) {
       if (s.dtype != in.dtype || (s.first_layout_only && !first_layout)) continue;
       register_kernel(in, s, slowed ? 2 : 1);
-      limit_sizes.insert(s.elements() * size_of(s.dtype));
+      limit_sizes.insert({s.elements() * size_of(s.dtype), s.threads});
       ++count;
     }
   }
-  for (std::size_t bytes : limit_sizes) register_limit_benchmarks(bytes);
+  for (const auto& [bytes, threads] : limit_sizes) register_limit_benchmarks(bytes, threads);
   // Plan creation (frequencies, turn steps): setup, paid once per configuration, timed apart.
   if (options.mode != Mode::Smoke && harness::glob_match(options.glob, "plan")) {
     for (std::int64_t d : {64, 128, 4096}) {

@@ -6,11 +6,14 @@
 #include <chrono>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "alloc_counter.h"
 #include "fixture_cache.h"
+#include "pe/thread_pool.h"
 #include "stream_stores.h"
 
 namespace pe::bench {
@@ -36,55 +39,84 @@ double median_seconds(Op&& op) {
   return samples[5];
 }
 
+// The operations, each on its slice [i·bytes/n, (i+1)·bytes/n) of the buffers.
+using Op = void (*)(unsigned char* dst, const unsigned char* src, std::size_t bytes);
+void fill_op(unsigned char* dst, const unsigned char*, std::size_t n) { std::memset(dst, 3, n); }
+void fill_stream_op(unsigned char* dst, const unsigned char*, std::size_t n) { stream_fill(dst, n, 3); }
+void copy_op(unsigned char* dst, const unsigned char* src, std::size_t n) { std::memcpy(dst, src, n); }
+void copy_stream_op(unsigned char* dst, const unsigned char* src, std::size_t n) { stream_copy(dst, src, n); }
+
+struct LimitBuffers {
+  std::vector<unsigned char> dst, src;
+  std::unique_ptr<ThreadPool> pool;  // null for one thread
+};
+
+LimitBuffers make_buffers(std::size_t bytes, int threads) {
+  return {std::vector<unsigned char>(bytes, 1), std::vector<unsigned char>(bytes, 2),
+          threads > 1 ? std::make_unique<ThreadPool>(static_cast<std::size_t>(threads)) : nullptr};
+}
+
+void run_op(LimitBuffers& b, Op op) {
+  if (b.pool == nullptr) return op(b.dst.data(), b.src.data(), b.dst.size());
+  struct Split {
+    LimitBuffers* b;
+    Op op;
+    std::size_t parts;
+  } split{&b, op, b.pool->threads()};
+  b.pool->run(
+      split.parts,
+      [](void* c, std::size_t i) {
+        const auto& s = *static_cast<Split*>(c);
+        const std::size_t n = s.b->dst.size(), lo = i * n / s.parts, hi = (i + 1) * n / s.parts;
+        s.op(s.b->dst.data() + lo, s.b->src.data() + lo, hi - lo);
+      },
+      &split);
+}
+
 }  // namespace
 
-Limits limits_for(std::size_t bytes) {
-  static std::map<std::size_t, Limits> cache;
-  if (auto it = cache.find(bytes); it != cache.end()) return it->second;
+Limits limits_for(std::size_t bytes, int threads) {
+  static std::map<std::pair<std::size_t, int>, Limits> cache;
+  if (auto it = cache.find({bytes, threads}); it != cache.end()) return it->second;
   Uncounted setup;
-  std::vector<unsigned char> dst(bytes, 1), src(bytes, 2);
-  const auto rate = [&](auto&& op) {
+  LimitBuffers b = make_buffers(bytes, threads);
+  const auto rate = [&](Op op) {
     return static_cast<double>(bytes) / median_seconds([&] {
-             op();
+             run_op(b, op);
              benchmark::ClobberMemory();
            });
   };
   Limits l;
-  l.memset_bytes_per_second = rate([&] { std::memset(dst.data(), 3, bytes); });
-  l.stream_fill_bytes_per_second = rate([&] { stream_fill(dst.data(), bytes, 3); });
-  l.memcpy_bytes_per_second = rate([&] { std::memcpy(dst.data(), src.data(), bytes); });
-  l.stream_copy_bytes_per_second = rate([&] { stream_copy(dst.data(), src.data(), bytes); });
+  l.memset_bytes_per_second = rate(fill_op);
+  l.stream_fill_bytes_per_second = rate(fill_stream_op);
+  l.memcpy_bytes_per_second = rate(copy_op);
+  l.stream_copy_bytes_per_second = rate(copy_stream_op);
   l.fill_streams = l.stream_fill_bytes_per_second > l.memset_bytes_per_second;
   l.copy_streams = l.stream_copy_bytes_per_second > l.memcpy_bytes_per_second;
   l.fill_bytes_per_second = std::max(l.memset_bytes_per_second, l.stream_fill_bytes_per_second);
   l.copy_bytes_per_second = std::max(l.memcpy_bytes_per_second, l.stream_copy_bytes_per_second);
-  return cache[bytes] = l;
+  return cache[{bytes, threads}] = l;
 }
 
-struct LimitBuffers {
-  std::vector<unsigned char> dst, src;
-};
-
-void register_limit_benchmarks(std::size_t bytes) {
-  const std::string size = std::to_string(bytes);
-  auto buffers = [bytes] {
-    return LimitBuffers{std::vector<unsigned char>(bytes, 1), std::vector<unsigned char>(bytes, 2)};
-  };
-  const auto add = [&](const std::string& name, void (*op)(LimitBuffers&, std::size_t)) {
-    benchmark::RegisterBenchmark(("limits/" + name + "/" + size).c_str(),
-                                 [bytes, buffers, op, key = next_fixture_key()](benchmark::State& state) {
-                                   LimitBuffers& b = cached_fixture<LimitBuffers>(key, buffers);
-                                   for (auto _ : state) {
-                                     op(b, bytes);
-                                     benchmark::ClobberMemory();
-                                   }
-                                   state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(bytes));
-                                 });
-  };
-  add("fill", [](LimitBuffers& b, std::size_t n) { std::memset(b.dst.data(), 3, n); });
-  add("fill_stream", [](LimitBuffers& b, std::size_t n) { stream_fill(b.dst.data(), n, 3); });
-  add("copy", [](LimitBuffers& b, std::size_t n) { std::memcpy(b.dst.data(), b.src.data(), n); });
-  add("copy_stream", [](LimitBuffers& b, std::size_t n) { stream_copy(b.dst.data(), b.src.data(), n); });
+void register_limit_benchmarks(std::size_t bytes, int threads) {
+  const std::string suffix =
+      std::to_string(bytes) + (threads > 1 ? "/threads:" + std::to_string(threads) : "");
+  for (const auto& [name, op] : {std::pair<const char*, Op>{"fill", fill_op},
+                                 {"fill_stream", fill_stream_op},
+                                 {"copy", copy_op},
+                                 {"copy_stream", copy_stream_op}}) {
+    auto* registered = benchmark::RegisterBenchmark(
+        (std::string("limits/") + name + "/" + suffix).c_str(),
+        [bytes, threads, op = op, key = next_fixture_key()](benchmark::State& state) {
+          LimitBuffers& b = cached_fixture<LimitBuffers>(key, [&] { return make_buffers(bytes, threads); });
+          for (auto _ : state) {
+            run_op(b, op);
+            benchmark::ClobberMemory();
+          }
+          state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(bytes));
+        });
+    if (threads > 1) registered->UseRealTime();
+  }
 }
 
 }  // namespace pe::bench

@@ -15,11 +15,12 @@ struct Limits {
   double memcpy_bytes_per_second = 0, stream_copy_bytes_per_second = 0;
 };
 
-// Median of repeated timings at this size; cached per size for the whole run.
-Limits limits_for(std::size_t bytes);
+// Median of repeated timings at this size, `threads` threads each writing its own slice (a
+// pe::ThreadPool, as the kernels' own); cached per size and thread count for the whole run.
+Limits limits_for(std::size_t bytes, int threads = 1);
 
-// Registers limits/fill, limits/fill_stream, limits/copy and limits/copy_stream /<bytes> as benchmarks
-// of their own, for the record.
-void register_limit_benchmarks(std::size_t bytes);
+// Registers limits/fill, limits/fill_stream, limits/copy and limits/copy_stream /<bytes>[/threads:N]
+// as benchmarks of their own, for the record.
+void register_limit_benchmarks(std::size_t bytes, int threads = 1);
 
 }  // namespace pe::bench

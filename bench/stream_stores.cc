@@ -1,13 +1,13 @@
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "stream_stores.cc"
-#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include "stream_stores.h"
+
 #include <hwy/cache_control.h>
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
 #include <cstdint>
 #include <cstring>
-
-#include "stream_stores.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace pe::bench::HWY_NAMESPACE {

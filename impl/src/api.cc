@@ -1,5 +1,6 @@
 #include "pe/api.h"
 
+#include <algorithm>
 #include <string>
 
 #include "detail/check.h"
@@ -74,20 +75,139 @@ void check_buffer(const Buffer& b, std::size_t expected, const char* name, const
   checked_product({b.size, size_of(b.dtype)}, name);
 }
 
+// Pieces smaller than this many elements are not worth a thread's wake-up (a few microseconds).
+constexpr std::size_t kMinElementsPerTask = std::size_t{1} << 15;
+constexpr std::size_t kMaxTasks = 256;
+
+Buffer slice(const Buffer& b, std::size_t first, std::size_t count) noexcept {
+  return {static_cast<unsigned char*>(b.data) + first * size_of(b.dtype), count, b.dtype};
+}
+
+// Row cuts for up to `parts` pieces of about equal size, each cut at a row the variant computes
+// directly (pe/contract.h's state_rows: not a run's continuation, or state_rows rows after the last
+// direct one), so that every piece gives the whole call's bits. Returns the number of pieces;
+// cuts[0] = 0, cuts[pieces] = positions.size().
+std::size_t cut_rows(std::span<const std::int64_t> positions, std::int64_t state_rows, std::size_t parts,
+                     std::size_t* cuts) noexcept {
+  const std::size_t n = positions.size();
+  std::size_t pieces = 0;
+  cuts[0] = 0;
+  std::int64_t advanced = 0;
+  for (std::size_t r = 1; r < n && pieces + 1 < parts; ++r) {
+    const bool direct = positions[r] != positions[r - 1] + 1 || advanced >= state_rows;
+    advanced = direct ? 0 : advanced + 1;
+    if (direct && r >= (pieces + 1) * n / parts) cuts[++pieces] = r;
+  }
+  cuts[++pieces] = n;
+  return pieces;
+}
+
+std::size_t tasks_for(const ThreadPool& pool, std::size_t units, std::size_t elements) noexcept {
+  const std::size_t by_size = std::max<std::size_t>(1, elements / kMinElementsPerTask);
+  return std::min({pool.threads(), units, by_size, kMaxTasks});
+}
+
+struct TableTask {
+  const SinusoidalVariant* variant;
+  const SinusoidalPlan* plan;
+  std::span<const std::int64_t> positions;
+  std::span<const std::uint8_t> padding;
+  Buffer data;
+  bool add;
+  std::size_t cuts[kMaxTasks + 1];
+
+  static void run(void* self, std::size_t i) {
+    const auto& t = *static_cast<const TableTask*>(self);
+    const std::size_t r0 = t.cuts[i], rows = t.cuts[i + 1] - r0, d = t.plan->dim();
+    const Buffer piece = slice(t.data, r0 * d, rows * d);
+    if (t.add) {
+      t.variant->add(*t.plan, t.positions.subspan(r0, rows),
+                     t.padding.empty() ? t.padding : t.padding.subspan(r0, rows), piece);
+    } else {
+      t.variant->table(*t.plan, t.positions.subspan(r0, rows), piece);
+    }
+  }
+};
+
+// A table or a fused add over the pool: row pieces cut where the contract allows.
+void run_table(const Variant& variant, const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
+               Buffer data, std::span<const std::uint8_t> padding, bool add, ThreadPool* pool) {
+  const auto& v = static_cast<const SinusoidalVariant&>(variant);
+  const std::size_t parts = pool == nullptr ? 1 : tasks_for(*pool, positions.size(), data.size);
+  if (parts <= 1) {
+    if (add) {
+      v.add(plan, positions, padding, data);
+    } else {
+      v.table(plan, positions, data);
+    }
+    return;
+  }
+  TableTask task{&v, &plan, positions, padding, data, add, {}};
+  const std::size_t pieces = cut_rows(positions, variant.contract().state_rows, parts, task.cuts);
+  pool->run(pieces, &TableTask::run, &task);
+}
+
+struct RopeTask {
+  const RopeVariant* variant;
+  const RopePlan* plan;
+  RopeBatch batch;
+  RopeDirection direction;
+  Buffer x;
+  bool by_tokens;
+  std::size_t parts;
+  std::size_t cuts[kMaxTasks + 1];
+
+  static void run(void* self, std::size_t i) {
+    const auto& t = *static_cast<const RopeTask*>(self);
+    RopeBatch b = t.batch;
+    std::size_t first = 0;
+    if (t.by_tokens) {
+      b.positions = t.batch.positions.subspan(t.cuts[i], t.cuts[i + 1] - t.cuts[i]);
+      first = t.cuts[i] * t.batch.token_stride;
+    } else {
+      const std::size_t h0 = i * t.batch.heads / t.parts, h1 = (i + 1) * t.batch.heads / t.parts;
+      b.heads = h1 - h0;
+      first = h0 * t.batch.head_stride;
+    }
+    t.variant->apply(*t.plan, b, t.direction, slice(t.x, first, t.x.size - first));
+  }
+};
+
+// RoPE over the pool. Text RoPE (one position axis) by tokens, cut at the contract's direct rows like
+// a table: each thread's rows are then one contiguous block of memory (by heads, the threads interleave
+// within every token, and a memory-bound call got slower). Other forms by heads: a row's bits do not
+// depend on the other rows of its call.
+void run_rope(const Variant& variant, const RopePlan& plan, const RopeBatch& batch, RopeDirection direction,
+              Buffer x, ThreadPool* pool) {
+  const auto& v = static_cast<const RopeVariant&>(variant);
+  const std::size_t tokens = batch.tokens(), elements = tokens * batch.heads * plan.head_dim();
+  const bool by_tokens = batch.n_axes == 1 && tokens >= batch.heads;
+  const std::size_t units = by_tokens ? tokens : batch.heads;
+  const std::size_t parts = pool == nullptr ? 1 : tasks_for(*pool, units, elements);
+  if (parts <= 1) {
+    v.apply(plan, batch, direction, x);
+    return;
+  }
+  RopeTask task{&v, &plan, batch, direction, x, by_tokens, parts, {}};
+  if (by_tokens) task.parts = cut_rows(batch.positions, variant.contract().state_rows, parts, task.cuts);
+  pool->run(task.parts, &RopeTask::run, &task);
+}
+
 }  // namespace
 
-void sinusoidal_table(const Variant& variant, const SinusoidalPlan& plan,
-                      std::span<const std::int64_t> positions, Buffer out) {
+namespace {
+
+void table_checked(const Variant& variant, const SinusoidalPlan& plan,
+                   std::span<const std::int64_t> positions, Buffer out, ThreadPool* pool) {
   check_variant(variant, Family::Sinusoidal, plan.layout(), out.dtype, "out");
   check_positions(positions);
   const std::size_t n = checked_product({positions.size(), plan.dim()}, "out");
   check_buffer(out, n, "out", "n_positions x dim");
-  static_cast<const SinusoidalVariant&>(variant).table(plan, positions, out);
+  run_table(variant, plan, positions, out, {}, false, pool);
 }
 
-void sinusoidal_add(const Variant& variant, const SinusoidalPlan& plan,
-                    std::span<const std::int64_t> positions, Buffer embeddings,
-                    std::span<const std::uint8_t> padding) {
+void add_checked(const Variant& variant, const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
+                 Buffer embeddings, std::span<const std::uint8_t> padding, ThreadPool* pool) {
   check_variant(variant, Family::Sinusoidal, plan.layout(), embeddings.dtype, "embeddings");
   check_positions(positions);
   const std::size_t n = checked_product({positions.size(), plan.dim()}, "embeddings");
@@ -96,11 +216,37 @@ void sinusoidal_add(const Variant& variant, const SinusoidalPlan& plan,
     fail("padding", "padding.size must be 0 or n_positions = " + std::to_string(positions.size()) + ", got " +
                         std::to_string(padding.size()));
   }
-  static_cast<const SinusoidalVariant&>(variant).add(plan, positions, padding, embeddings);
+  run_table(variant, plan, positions, embeddings, padding, true, pool);
 }
 
-void rope_apply(const Variant& variant, const RopePlan& plan, std::span<const std::int64_t> positions,
-                std::int64_t n_heads, Buffer x, RopeDirection direction) {
+}  // namespace
+
+void sinusoidal_table(const Variant& variant, const SinusoidalPlan& plan,
+                      std::span<const std::int64_t> positions, Buffer out) {
+  table_checked(variant, plan, positions, out, nullptr);
+}
+
+void sinusoidal_table(const Variant& variant, const SinusoidalPlan& plan,
+                      std::span<const std::int64_t> positions, Buffer out, ThreadPool& pool) {
+  table_checked(variant, plan, positions, out, &pool);
+}
+
+void sinusoidal_add(const Variant& variant, const SinusoidalPlan& plan,
+                    std::span<const std::int64_t> positions, Buffer embeddings,
+                    std::span<const std::uint8_t> padding) {
+  add_checked(variant, plan, positions, embeddings, padding, nullptr);
+}
+
+void sinusoidal_add(const Variant& variant, const SinusoidalPlan& plan,
+                    std::span<const std::int64_t> positions, Buffer embeddings,
+                    std::span<const std::uint8_t> padding, ThreadPool& pool) {
+  add_checked(variant, plan, positions, embeddings, padding, &pool);
+}
+
+namespace {
+
+void rope_tokens_first(const Variant& variant, const RopePlan& plan, std::span<const std::int64_t> positions,
+                       std::int64_t n_heads, Buffer x, RopeDirection direction, ThreadPool* pool) {
   check_variant(variant, Family::Rope, plan.layout(), x.dtype, "x");
   if (n_heads <= 0) fail("n_heads", "n_heads must be positive, got " + std::to_string(n_heads));
   check_axes(plan, positions);
@@ -110,11 +256,11 @@ void rope_apply(const Variant& variant, const RopePlan& plan, std::span<const st
   check_buffer(x, n, "x", "n_tokens x n_heads x head_dim");
   RopeBatch batch = RopeBatch::tokens_first(positions, heads, plan.head_dim());
   batch.n_axes = plan.n_axes();
-  static_cast<const RopeVariant&>(variant).apply(plan, batch, direction, x);
+  run_rope(variant, plan, batch, direction, x, pool);
 }
 
-void rope_apply(const Variant& variant, const RopePlan& plan, const RopeBatch& batch, Buffer x,
-                RopeDirection direction) {
+void rope_batch(const Variant& variant, const RopePlan& plan, const RopeBatch& batch, Buffer x,
+                RopeDirection direction, ThreadPool* pool) {
   check_variant(variant, Family::Rope, plan.layout(), x.dtype, "x");
   // Text RoPE reads one position axis; multi-axis plans (M-RoPE, 2-D vision) read more.
   if (batch.n_axes != plan.n_axes()) {
@@ -151,7 +297,29 @@ void rope_apply(const Variant& variant, const RopePlan& plan, const RopeBatch& b
     fail("x", "x.size must be at least the batch's extent " + std::to_string(extent) + ", got " +
                   std::to_string(x.size));
   }
-  static_cast<const RopeVariant&>(variant).apply(plan, batch, direction, x);
+  run_rope(variant, plan, batch, direction, x, pool);
+}
+
+}  // namespace
+
+void rope_apply(const Variant& variant, const RopePlan& plan, std::span<const std::int64_t> positions,
+                std::int64_t n_heads, Buffer x, RopeDirection direction) {
+  rope_tokens_first(variant, plan, positions, n_heads, x, direction, nullptr);
+}
+
+void rope_apply(const Variant& variant, const RopePlan& plan, std::span<const std::int64_t> positions,
+                std::int64_t n_heads, Buffer x, ThreadPool& pool, RopeDirection direction) {
+  rope_tokens_first(variant, plan, positions, n_heads, x, direction, &pool);
+}
+
+void rope_apply(const Variant& variant, const RopePlan& plan, const RopeBatch& batch, Buffer x,
+                RopeDirection direction) {
+  rope_batch(variant, plan, batch, x, direction, nullptr);
+}
+
+void rope_apply(const Variant& variant, const RopePlan& plan, const RopeBatch& batch, Buffer x,
+                ThreadPool& pool, RopeDirection direction) {
+  rope_batch(variant, plan, batch, x, direction, &pool);
 }
 
 void alibi_slopes(const Variant& variant, const AlibiPlan& plan, Buffer out) {

@@ -31,6 +31,8 @@ std::atomic<std::size_t>& threshold() {
 }  // namespace
 
 std::size_t streaming_threshold() noexcept { return threshold().load(std::memory_order_relaxed); }
-void set_streaming_threshold(std::size_t bytes) noexcept { threshold().store(bytes, std::memory_order_relaxed); }
+void set_streaming_threshold(std::size_t bytes) noexcept {
+  threshold().store(bytes, std::memory_order_relaxed);
+}
 
 }  // namespace pe

@@ -92,8 +92,16 @@ std::vector<BenchShape> bench_shapes(BenchGrid grid) {
     return rope(T, 192, far, false, f32, heads, "mla");
   };
   if (grid == BenchGrid::Smoke) {
-    return {rope(2, 64, false, false, f32, 2), rope(1, 64, true, false, f32, 2),
-            rope(2, 64, false, true, f32, 2), mrope(40, 2), mla(2, false, 2)};
+    return {rope(2, 64, false, false, f32, 2),
+            rope(1, 64, true, false, f32, 2),
+            rope(2, 64, false, true, f32, 2),
+            mrope(40, 2),
+            mla(2, false, 2),
+            [&] {
+              BenchShape t = rope(2, 64, false, false, f32, 2);
+              t.threads = 2;
+              return t;
+            }()};
   }
   if (grid == BenchGrid::Quick) {
     return {rope(1, 128, true), rope(2048, 128, false), rope(2048, 128, false, true),
@@ -106,6 +114,11 @@ std::vector<BenchShape> bench_shapes(BenchGrid grid) {
   for (std::int64_t T : {1, 2048}) s.push_back(rope(T, 128, false, true));
   s.push_back(rope(2048, 128, false, false, DType::BF16));
   for (const BenchShape& f : {mrope(2048, 32), mla(1, true, 128), mla(2048, false, 128)}) s.push_back(f);
+  for (std::int64_t T : {2048, 16384}) {  // two threads, by heads
+    BenchShape t = rope(T, 128, false);
+    t.threads = 2;
+    s.push_back(t);
+  }
   return s;
 }
 
@@ -169,13 +182,20 @@ class RotateWorkload : public Workload {
         plan_(params_),
         positions_(form_positions(s)),
         heads_(s.heads),
-        x_(in.dtype, s.elements()) {
+        x_(in.dtype, s.elements()),
+        pool_(s.threads > 1 ? std::make_unique<ThreadPool>(static_cast<std::size_t>(s.threads)) : nullptr) {
     for (std::size_t i = 0; i < x_.size(); ++i) x_.set(i, std::ldexp(static_cast<double>(i % 61) - 30, -5));
     elements = s.elements();
     bytes_written = elements * size_of(in.dtype);
     bytes_moved = 2 * bytes_written;
   }
-  void run() override { run_rope(in_, plan_, positions_, heads_, x_); }
+  void run() override {
+    if (pool_ != nullptr) {
+      rope_apply(*in_.variant, plan_, positions_, heads_, x_.view(), *pool_);
+    } else {
+      run_rope(in_, plan_, positions_, heads_, x_);
+    }
+  }
   void check(const Sink& sink) override {
     const TypedBuffer before = x_;
     run();
@@ -192,6 +212,7 @@ class RotateWorkload : public Workload {
   std::vector<std::int64_t> positions_;
   std::int64_t heads_;
   TypedBuffer x_;
+  std::unique_ptr<ThreadPool> pool_;
 };
 
 std::unique_ptr<Workload> workload(const Instance& in, const BenchShape& s) {

@@ -53,7 +53,11 @@ std::vector<BenchShape> bench_shapes(BenchGrid grid) {
   };
   std::vector<BenchShape> s;
   if (grid == BenchGrid::Smoke)
-    return {table(16, 64, false, false, F32, true), table(16, 64, true, true, F32, true)};
+    return {table(16, 64, false, false, F32, true), table(16, 64, true, true, F32, true), [&] {
+              BenchShape t = table(16, 64, false, false, F32, true);
+              t.threads = 2;
+              return t;
+            }()};
   if (grid == BenchGrid::Quick) {
     for (std::int64_t L : {128, 8192}) {
       s.push_back(table(L, 128, false, false));
@@ -75,6 +79,13 @@ std::vector<BenchShape> bench_shapes(BenchGrid grid) {
     s.push_back(table(L, 128, false, false, DType::F64));
   }
   s.push_back(table(1 << 20, 128, false, false, F32, true));
+  // Two threads where a table is large enough to split: in cache, beyond it, and the fused add.
+  for (BenchShape t :
+       {table(8192, 128, false, false, F32, true), table(1 << 20, 128, false, false, F32, true),
+        table(8192, 128, false, true, F32, true)}) {
+    t.threads = 2;
+    s.push_back(t);
+  }
   return s;
 }
 
@@ -86,13 +97,18 @@ class TableWorkload : public Workload {
         params_{s.dim, 10000.0, in.layout},
         plan_(params_),
         positions_(bench_positions(static_cast<std::size_t>(s.length), s.far)),
-        out_(in.dtype, s.elements()) {
+        out_(in.dtype, s.elements()),
+        pool_(s.threads > 1 ? std::make_unique<ThreadPool>(static_cast<std::size_t>(s.threads)) : nullptr) {
     elements = s.elements();
     bytes_written = elements * size_of(in.dtype);
     bytes_moved = add_ ? 2 * bytes_written : bytes_written;
   }
   void run() override {
-    if (add_) {
+    if (pool_ != nullptr && add_) {
+      sinusoidal_add(*in_.variant, plan_, positions_, out_.view(), {}, *pool_);
+    } else if (pool_ != nullptr) {
+      sinusoidal_table(*in_.variant, plan_, positions_, out_.view(), *pool_);
+    } else if (add_) {
       sinusoidal_add(*in_.variant, plan_, positions_, out_.view());
     } else {
       sinusoidal_table(*in_.variant, plan_, positions_, out_.view());
@@ -114,6 +130,7 @@ class TableWorkload : public Workload {
   SinusoidalPlan plan_;
   std::vector<std::int64_t> positions_;
   TypedBuffer out_;
+  std::unique_ptr<ThreadPool> pool_;
 };
 
 std::unique_ptr<Workload> workload(const Instance& in, const BenchShape& s) {

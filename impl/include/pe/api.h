@@ -10,6 +10,7 @@
 #include "pe/batch.h"
 #include "pe/half.h"
 #include "pe/plan.h"
+#include "pe/thread_pool.h"
 #include "pe/types.h"
 #include "pe/variant.h"
 
@@ -35,6 +36,21 @@ void rope_apply(const Variant& variant, const RopePlan& plan, std::span<const st
 // token_stride, head_stride or x) a batch whose rows overlap or leave x.
 void rope_apply(const Variant& variant, const RopePlan& plan, const RopeBatch& batch, Buffer x,
                 RopeDirection direction = RopeDirection::Forward);
+
+// The same over a pool's threads (pe/thread_pool.h): tables, fused adds and text RoPE split by rows
+// (tokens) where the variant's contract allows, other RoPE forms by heads; the same bits as the
+// single-thread call for any thread count. A call too small to pay for a wake-up (under 32768 elements a
+// thread) runs on the caller alone.
+void sinusoidal_table(const Variant& variant, const SinusoidalPlan& plan,
+                      std::span<const std::int64_t> positions, Buffer out, ThreadPool& pool);
+void sinusoidal_add(const Variant& variant, const SinusoidalPlan& plan,
+                    std::span<const std::int64_t> positions, Buffer embeddings,
+                    std::span<const std::uint8_t> padding, ThreadPool& pool);
+void rope_apply(const Variant& variant, const RopePlan& plan, std::span<const std::int64_t> positions,
+                std::int64_t n_heads, Buffer x, ThreadPool& pool,
+                RopeDirection direction = RopeDirection::Forward);
+void rope_apply(const Variant& variant, const RopePlan& plan, const RopeBatch& batch, Buffer x,
+                ThreadPool& pool, RopeDirection direction = RopeDirection::Forward);
 
 // out [n_heads] = each head's ALiBi slope.
 void alibi_slopes(const Variant& variant, const AlibiPlan& plan, Buffer out);

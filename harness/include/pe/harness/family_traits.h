@@ -34,6 +34,7 @@ struct BenchShape {
   std::string scaling = "none";    // a RoPE scaling the family's workload knows ("yarn")
   std::string form = "text";       // a RoPE form the workload knows: "mrope" (Qwen2.5-VL), "mla" (DeepSeek)
   bool first_layout_only = false;  // only in the variant's first layout
+  int threads = 1;                 // a pe::ThreadPool of this many threads, made with the workload
   std::size_t elements() const {
     return static_cast<std::size_t>(length) * static_cast<std::size_t>(heads > 0 ? heads : 1) *
            static_cast<std::size_t>(dim);

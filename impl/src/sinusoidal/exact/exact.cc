@@ -15,17 +15,17 @@
 //   Budget: 0.5·u_out + 3.32e-9: 3.31e-8 in float32. Largest position 2^31, base <= 1e7.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "sinusoidal/exact/exact.cc"
-#include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/cache_control.h>
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
 #include <algorithm>
 
-#include "pe/detail/convert.h"
 #include "detail/exact_phase-inl.h"
 #include "detail/exact_phase.h"
 #include "detail/hwy_register.h"
 #include "detail/stream_bytes-inl.h"
+#include "pe/detail/convert.h"
 #include "pe/streaming.h"
 
 #ifndef PE_SINUSOIDAL_EXACT_CONTRACT_
@@ -121,8 +121,8 @@ void Rows(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
   // A float32 table beyond the caches: each row's chunk is written to `stage` (in L1), then streamed
   // to its place (pe/streaming.h); the same bits as normal stores.
   [[maybe_unused]] HWY_ALIGN float stage[2 * kChunk];
-  const bool stream = std::is_same_v<Out, float> && !kAdd &&
-                      positions.size() * d * sizeof(Out) >= streaming_threshold();
+  const bool stream =
+      std::is_same_v<Out, float> && !kAdd && positions.size() * d * sizeof(Out) >= streaming_threshold();
   for (std::size_t j0 = 0; j0 < h; j0 += kChunk) {
     const std::size_t n = std::min(kChunk, h - j0);
     int since_direct = detail::kRefreshRows;
