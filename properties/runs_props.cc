@@ -12,7 +12,6 @@
 #include "pe/harness/family_traits.h"
 #include "pe/harness/pieces.h"
 #include "pe/pe.h"
-#include "pe/streaming.h"
 #include "support/generators.h"
 #include "support/property_util.h"
 
@@ -110,24 +109,6 @@ TEST_P(PositionRuns, PiecesGiveTheWholeCallsBits) {
           "row {} (position {}), element {}: {:.9g} in pieces, {:.9g} at once ({} elements differ)", row,
           c.positions[row], i, pieces.get(i), whole.get(i), differing.size()));
     }
-  });
-}
-
-// Streaming stores (pe/streaming.h) change where the bits go, never which: a table streamed from its
-// first byte equals one written with normal stores, at any alignment the buffer has.
-TEST_P(PositionRuns, StreamingStoresGiveTheSameBits) {
-  struct Threshold {
-    std::size_t was = streaming_threshold();
-    ~Threshold() { set_streaming_threshold(was); }
-  } restore;
-  PE_RC_CHECK("the same bits with and without streaming stores", [&] {
-    const RunCase c = gen_case(8192);
-    set_streaming_threshold(0);
-    const TypedBuffer streamed = harness::run_call(in(), c.dim, c.base, c.positions, c.heads, c.x);
-    set_streaming_threshold(SIZE_MAX);
-    const TypedBuffer cached = harness::run_call(in(), c.dim, c.base, c.positions, c.heads, c.x);
-    const std::vector<std::size_t> differing = harness::differing_elements(streamed, cached);
-    RC_ASSERT(differing.empty());
   });
 }
 

@@ -1,16 +1,20 @@
-// The entry points that take a ThreadPool (pe/api.h): every instance gives the single-thread call's
-// bits for 2 and 3 threads (tables and fused adds cut at the contract's direct rows, RoPE by heads),
-// including runs that cross a stateful variant's refreshes; and the pool itself runs every task once.
+// The entry points that take a ThreadPool (pe/api.h) and streaming stores (pe/streaming.h): every
+// instance gives the single-thread, normal-store call's bits for 2 and 3 threads (tables, fused adds and
+// text RoPE cut at the contract's direct rows, decode RoPE by heads) with and without streaming, on a
+// misaligned buffer, including runs that cross a stateful variant's refreshes; and the pool itself
+// runs every task once.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstring>
 #include <random>
 
 #include "pe/errors.h"
 #include "pe/harness/pieces.h"
 #include "pe/harness/typed_buffer.h"
 #include "pe/pe.h"
+#include "pe/streaming.h"
 #include "pe/thread_pool.h"
 #include "support/property_util.h"
 
@@ -46,44 +50,81 @@ std::vector<std::int64_t> positions_for(std::size_t rows, std::mt19937_64& g) {
 
 class Threads : public ::testing::TestWithParam<Instance> {};
 
-TEST_P(Threads, AnyThreadCountGivesTheSameBits) {
+// Streaming stores (pe/streaming.h) on or off for one scope.
+struct Streaming {
+  std::size_t was = streaming_threshold();
+  explicit Streaming(bool on) { set_streaming_threshold(on ? 0 : SIZE_MAX); }
+  ~Streaming() { set_streaming_threshold(was); }
+  Streaming(const Streaming&) = delete;
+  Streaming& operator=(const Streaming&) = delete;
+};
+
+// The single-thread call without streaming stores, against 2 and 3 threads and streaming stores on a
+// buffer misaligned by one element; `call(out, pool)` runs the entry point (pool null: without one).
+template <class Call>
+void expect_same_bits(const Instance& in, const harness::TypedBuffer& seed, Call&& call, const char* what) {
+  harness::TypedBuffer base = seed;
+  {
+    const Streaming off(false);
+    call(base, nullptr);
+  }
+  ThreadPool two(2), three(3);
+  const std::vector<unsigned char> bytes = seed.bytes();
+  for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), &two, &three}) {
+    for (const bool stream : {false, true}) {
+      const Streaming mode(stream);
+      harness::TypedBuffer out(in.dtype, seed.size(), 1);
+      std::memcpy(out.view().data, bytes.data(), bytes.size());
+      call(out, pool);
+      EXPECT_TRUE(harness::differing_elements(base, out).empty())
+          << what << ": " << (pool == nullptr ? 1 : pool->threads()) << " threads, streaming " << stream;
+    }
+  }
+}
+
+TEST_P(Threads, AnyThreadCountAndStreamingGiveTheSameBits) {
   const Instance& in = GetParam();
   const Variant& v = *in.variant;
   std::mt19937_64 g(2026);
-  ThreadPool two(2), three(3);
   if (v.family() == Family::Sinusoidal) {
     const std::int64_t dim = 128;
     const SinusoidalPlan plan({dim, 1e4, in.layout});
-    const std::vector<std::int64_t> positions = positions_for(1500, g);  // 192 000 elements
+    const std::vector<std::int64_t> positions = positions_for(800, g);  // 102 400 elements: 3 pieces
     const std::size_t n = positions.size() * dim;
     std::vector<std::uint8_t> padding(positions.size());
     for (auto& f : padding) f = g() % 5 == 0;
-    harness::TypedBuffer base_table(in.dtype, n), base_add(in.dtype, n);
-    for (std::size_t i = 0; i < n; ++i) base_add.set(i, static_cast<double>(i % 97) / 7);
-    harness::TypedBuffer seed = base_add;
-    sinusoidal_table(v, plan, positions, base_table.view());
-    sinusoidal_add(v, plan, positions, base_add.view(), padding);
-    for (ThreadPool* pool : {&two, &three}) {
-      harness::TypedBuffer table(in.dtype, n), add = seed;
-      sinusoidal_table(v, plan, positions, table.view(), *pool);
-      sinusoidal_add(v, plan, positions, add.view(), padding, *pool);
-      EXPECT_TRUE(harness::differing_elements(base_table, table).empty()) << pool->threads() << " threads";
-      EXPECT_TRUE(harness::differing_elements(base_add, add).empty()) << pool->threads() << " threads, add";
-    }
+    harness::TypedBuffer zeros(in.dtype, n), embeddings(in.dtype, n);
+    for (std::size_t i = 0; i < n; ++i) embeddings.set(i, static_cast<double>(i % 97) / 7);
+    expect_same_bits(
+        in, zeros,
+        [&](harness::TypedBuffer& out, ThreadPool* pool) {
+          if (pool != nullptr) return sinusoidal_table(v, plan, positions, out.view(), *pool);
+          sinusoidal_table(v, plan, positions, out.view());
+        },
+        "table");
+    expect_same_bits(
+        in, embeddings,
+        [&](harness::TypedBuffer& out, ThreadPool* pool) {
+          if (pool != nullptr) return sinusoidal_add(v, plan, positions, out.view(), padding, *pool);
+          sinusoidal_add(v, plan, positions, out.view(), padding);
+        },
+        "add");
   } else if (v.family() == Family::Rope) {
-    const std::int64_t head_dim = 128, heads = 12;
-    RopeParams params{head_dim, 0, 5e5, in.layout};
-    const RopePlan plan(params);
-    const std::vector<std::int64_t> positions = positions_for(150, g);  // 230 400 elements
-    const std::size_t n = positions.size() * heads * head_dim;
-    harness::TypedBuffer seed(in.dtype, n);
-    for (std::size_t i = 0; i < n; ++i) seed.set(i, std::sin(static_cast<double>(i)));
-    harness::TypedBuffer base = seed;
-    rope_apply(v, plan, positions, heads, base.view());
-    for (ThreadPool* pool : {&two, &three}) {
-      harness::TypedBuffer x = seed;
-      rope_apply(v, plan, positions, heads, x.view(), *pool);
-      EXPECT_TRUE(harness::differing_elements(base, x).empty()) << pool->threads() << " threads";
+    // Split by tokens (300 tokens cross rope.exact's refresh at 257 and a jump) and by heads (decode).
+    for (const auto& [tokens, heads] : {std::pair<std::size_t, std::int64_t>{300, 4}, {2, 512}}) {
+      const std::int64_t head_dim = 128;
+      const RopePlan plan(RopeParams{head_dim, 0, 5e5, in.layout});
+      const std::vector<std::int64_t> positions = positions_for(tokens, g);
+      const std::size_t n = positions.size() * static_cast<std::size_t>(heads * head_dim);
+      harness::TypedBuffer seed(in.dtype, n);
+      for (std::size_t i = 0; i < n; ++i) seed.set(i, std::sin(static_cast<double>(i)));
+      expect_same_bits(
+          in, seed,
+          [&](harness::TypedBuffer& x, ThreadPool* pool) {
+            if (pool != nullptr) return rope_apply(v, plan, positions, heads, x.view(), *pool);
+            rope_apply(v, plan, positions, heads, x.view());
+          },
+          tokens > 2 ? "rope by tokens" : "rope by heads");
     }
   }
 }

@@ -84,7 +84,7 @@ HWY_INLINE void DoubleTier(D d, const ScreenPlan& plan, V pd, std::size_t j, V& 
 
 void DoubleTierRow(const ScreenPlan& plan, std::int64_t p, double* HWY_RESTRICT sin,
                    double* HWY_RESTRICT cos) {
-  const hn::ScalableTag<double> d;
+  const hn::CappedTag<double, ScreenPlan::kLanes> d;  // never wider than the plan's padding
   const auto pd = hn::Set(d, static_cast<double>(p));
   for (std::size_t j = 0; j < plan.padded(); j += hn::Lanes(d)) {
     hn::Vec<decltype(d)> s, c, phi;
@@ -115,7 +115,7 @@ HWY_INLINE hn::Mask<D> Settled(D d, const ScreenPlan& plan, const ScreenLimits& 
 
 bool ScreenRow(const ScreenPlan& plan, std::int64_t p, const double* HWY_RESTRICT ys,
                const double* HWY_RESTRICT yc, const ScreenLimits& limits, double* HWY_RESTRICT unsettled) {
-  const hn::ScalableTag<double> d;
+  const hn::CappedTag<double, ScreenPlan::kLanes> d;  // never wider than the plan's padding
   const auto c = [d](double v) { return hn::Set(d, v); };
   const auto pd = c(static_cast<double>(p));
   auto any = hn::Zero(d);
@@ -130,7 +130,9 @@ bool ScreenRow(const ScreenPlan& plan, std::int64_t p, const double* HWY_RESTRIC
                 c(1 - 0x1p-40));
     const auto sin_ok = hn::And(ok, Settled(d, plan, limits, hn::LoadU(d, ys + j), s, radius, budget_lo));
     const auto cos_ok = hn::And(ok, Settled(d, plan, limits, hn::LoadU(d, yc + j), co, radius, budget_lo));
-    const auto flags = hn::Add(hn::IfThenZeroElse(sin_ok, c(1.0)), hn::IfThenZeroElse(cos_ok, c(2.0)));
+    auto flags = hn::Add(hn::IfThenZeroElse(sin_ok, c(1.0)), hn::IfThenZeroElse(cos_ok, c(2.0)));
+    // The padding's lanes are no elements: they must not keep a row from being settled whole.
+    if (j + hn::Lanes(d) > plan.pairs) flags = hn::IfThenElseZero(hn::FirstN(d, plan.pairs - j), flags);
     hn::StoreU(flags, d, unsettled + j);
     any = hn::Or(any, flags);
   }

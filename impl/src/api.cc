@@ -4,6 +4,7 @@
 #include <string>
 
 #include "detail/check.h"
+#include "detail/streaming_call.h"
 
 namespace pe {
 namespace {
@@ -120,6 +121,7 @@ struct TableTask {
     const auto& t = *static_cast<const TableTask*>(self);
     const std::size_t r0 = t.cuts[i], rows = t.cuts[i + 1] - r0, d = t.plan->dim();
     const Buffer piece = slice(t.data, r0 * d, rows * d);
+    const detail::WholeCallBytes whole(t.data.size * size_of(t.data.dtype));
     if (t.add) {
       t.variant->add(*t.plan, t.positions.subspan(r0, rows),
                      t.padding.empty() ? t.padding : t.padding.subspan(r0, rows), piece);
@@ -169,6 +171,7 @@ struct RopeTask {
       b.heads = h1 - h0;
       first = h0 * t.batch.head_stride;
     }
+    const detail::WholeCallBytes whole(t.x.size * size_of(t.x.dtype));
     t.variant->apply(*t.plan, b, t.direction, slice(t.x, first, t.x.size - first));
   }
 };

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "detail/streaming_call.h"
+
 namespace pe {
 namespace {
 
@@ -29,6 +31,12 @@ std::atomic<std::size_t>& threshold() {
 }
 
 }  // namespace
+
+namespace detail {
+bool stream_output(std::size_t bytes) noexcept {
+  return (whole_call_bytes != 0 ? whole_call_bytes : bytes) >= streaming_threshold();
+}
+}  // namespace detail
 
 std::size_t streaming_threshold() noexcept { return threshold().load(std::memory_order_relaxed); }
 void set_streaming_threshold(std::size_t bytes) noexcept {

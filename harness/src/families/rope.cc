@@ -98,7 +98,7 @@ std::vector<BenchShape> bench_shapes(BenchGrid grid) {
             mrope(40, 2),
             mla(2, false, 2),
             [&] {
-              BenchShape t = rope(2, 64, false, false, f32, 2);
+              BenchShape t = rope(64, 64, false, false, f32, 16);  // 2^16 elements: two pieces
               t.threads = 2;
               return t;
             }()};
@@ -114,7 +114,7 @@ std::vector<BenchShape> bench_shapes(BenchGrid grid) {
   for (std::int64_t T : {1, 2048}) s.push_back(rope(T, 128, false, true));
   s.push_back(rope(2048, 128, false, false, DType::BF16));
   for (const BenchShape& f : {mrope(2048, 32), mla(1, true, 128), mla(2048, false, 128)}) s.push_back(f);
-  for (std::int64_t T : {2048, 16384}) {  // two threads, by heads
+  for (std::int64_t T : {2048, 16384}) {  // two threads (text RoPE: split by tokens)
     BenchShape t = rope(T, 128, false);
     t.threads = 2;
     s.push_back(t);

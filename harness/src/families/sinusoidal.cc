@@ -54,7 +54,7 @@ std::vector<BenchShape> bench_shapes(BenchGrid grid) {
   std::vector<BenchShape> s;
   if (grid == BenchGrid::Smoke)
     return {table(16, 64, false, false, F32, true), table(16, 64, true, true, F32, true), [&] {
-              BenchShape t = table(16, 64, false, false, F32, true);
+              BenchShape t = table(512, 128, false, false, F32, true);  // 2^16 elements: two pieces
               t.threads = 2;
               return t;
             }()};

@@ -25,8 +25,8 @@
 #include "detail/exact_phase.h"
 #include "detail/hwy_register.h"
 #include "detail/stream_bytes-inl.h"
+#include "detail/streaming_call.h"
 #include "pe/detail/convert.h"
-#include "pe/streaming.h"
 
 #ifndef PE_SINUSOIDAL_EXACT_CONTRACT_
 #define PE_SINUSOIDAL_EXACT_CONTRACT_
@@ -122,7 +122,7 @@ void Rows(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
   // to its place (pe/streaming.h); the same bits as normal stores.
   [[maybe_unused]] HWY_ALIGN float stage[2 * kChunk];
   const bool stream =
-      std::is_same_v<Out, float> && !kAdd && positions.size() * d * sizeof(Out) >= streaming_threshold();
+      std::is_same_v<Out, float> && !kAdd && detail::stream_output(positions.size() * d * sizeof(Out));
   for (std::size_t j0 = 0; j0 < h; j0 += kChunk) {
     const std::size_t n = std::min(kChunk, h - j0);
     int since_direct = detail::kRefreshRows;
