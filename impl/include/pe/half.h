@@ -32,10 +32,17 @@ inline std::uint16_t bfloat16_bits(float v) noexcept {
 // second rounding to any format at least 2 bits narrower is then the correct single rounding.
 inline float round_to_odd_float(double v) noexcept {
   float f = static_cast<float>(v);
-  if (!std::isfinite(f) && std::isfinite(v)) f = std::copysign(0x1.fffffep127f, static_cast<float>(v));
-  if (static_cast<double>(f) == v || std::isnan(v)) return f;
-  if (std::fabs(static_cast<double>(f)) > std::fabs(v)) f = std::nextafter(f, 0.0f);
-  return std::bit_cast<float>(std::bit_cast<std::uint32_t>(f) | 1u);
+  if (!std::isfinite(f) && std::isfinite(v)) [[unlikely]]
+    f = std::copysign(0x1.fffffep127f, static_cast<float>(v));
+  if (std::isnan(v)) [[unlikely]]
+    return f;
+  // Branch-free (whether a value rounded up is as good as random): one step toward zero when f rounded
+  // up in magnitude (f != 0 then; a float's bits are sign-magnitude, so that is the bits minus one),
+  // then the last bit set when inexact.
+  const double back = f;
+  const auto toward_zero =
+      std::bit_cast<std::uint32_t>(f) - static_cast<std::uint32_t>(std::fabs(back) > std::fabs(v));
+  return std::bit_cast<float>(toward_zero | static_cast<std::uint32_t>(back != v));
 }
 
 }  // namespace detail

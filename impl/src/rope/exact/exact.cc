@@ -21,10 +21,10 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "pe/detail/convert.h"
 #include "detail/exact_phase-inl.h"
 #include "detail/exact_phase.h"
 #include "detail/hwy_register.h"
+#include "pe/detail/convert.h"
 #include "pe/detail/rope_driver.h"
 
 #ifndef PE_ROPE_EXACT_CONTRACT_
@@ -103,6 +103,70 @@ HWY_INLINE void RotateFloat(float* HWY_RESTRICT row, std::size_t j0, std::size_t
   }
 }
 
+// bfloat16 bits (in 32-bit lanes) of doubles, one correct rounding: half.h's to_bfloat16 in vectors
+// (round to odd into float32, then to nearest-even into bfloat16). |v| is within the contract's
+// max_input_abs (2^126): no overflow, and no NaN from finite data.
+template <class D>
+HWY_INLINE hn::Vec<hn::Rebind<std::uint32_t, D>> BFloat16Bits(D dd, hn::Vec<D> v) {
+  const hn::Rebind<float, D> df;
+  const hn::Rebind<std::int32_t, D> di;
+  const hn::Rebind<std::uint32_t, D> du;
+  const auto f = hn::DemoteTo(df, v);
+  const auto back = hn::PromoteTo(dd, f);
+  const auto one = hn::Set(dd, 1.0);
+  const auto rounded_up =
+      hn::BitCast(du, hn::DemoteTo(di, hn::IfThenElseZero(hn::Gt(hn::Abs(back), hn::Abs(v)), one)));
+  const auto inexact = hn::BitCast(du, hn::DemoteTo(di, hn::IfThenElseZero(hn::Ne(back, v), one)));
+  const auto odd = hn::Or(hn::Sub(hn::BitCast(du, f), rounded_up), inexact);
+  const auto lsb = hn::And(hn::ShiftRight<16>(odd), hn::Set(du, 1u));
+  return hn::ShiftRight<16>(hn::Add(hn::Add(odd, hn::Set(du, 0x7FFFu)), lsb));
+}
+
+// The same for bfloat16 data: each value widened exactly (its bits are a float's top half), rotated in
+// double as RotateFloat, rounded once into bfloat16.
+template <bool kInterleaved>
+HWY_INLINE void RotateBFloat16(BFloat16* HWY_RESTRICT row, std::size_t j0, std::size_t half,
+                               const double* HWY_RESTRICT s, const double* HWY_RESTRICT c, double sign,
+                               std::size_t n) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> df;
+  const hn::Rebind<std::uint32_t, decltype(dd)> du;
+  const hn::Rebind<std::int32_t, decltype(dd)> di;
+  const hn::Rebind<std::uint16_t, decltype(dd)> d16;
+  const std::size_t lanes = hn::Lanes(dd);
+  const auto vsign = hn::Set(dd, sign);
+  std::size_t k = 0;
+  for (; k + lanes <= n; k += lanes) {
+    hn::Vec<decltype(du)> wa, wb;  // the inputs' bits in the top halves of 32-bit lanes
+    if constexpr (kInterleaved) {  // (a, b) is one 32-bit word, a in the low half
+      const auto w = hn::LoadU(du, reinterpret_cast<const std::uint32_t*>(row + 2 * (j0 + k)));
+      wa = hn::ShiftLeft<16>(w);
+      wb = hn::And(w, hn::Set(du, 0xFFFF0000u));
+    } else {
+      wa = hn::ShiftLeft<16>(
+          hn::PromoteTo(du, hn::LoadU(d16, reinterpret_cast<const std::uint16_t*>(row + j0 + k))));
+      wb = hn::ShiftLeft<16>(
+          hn::PromoteTo(du, hn::LoadU(d16, reinterpret_cast<const std::uint16_t*>(row + half + j0 + k))));
+    }
+    const auto x = hn::PromoteTo(dd, hn::BitCast(df, wa)), y = hn::PromoteTo(dd, hn::BitCast(df, wb));
+    const auto vc = hn::Load(dd, c + k), vs = hn::Mul(hn::Load(dd, s + k), vsign);
+    const auto ra = BFloat16Bits(dd, hn::MulSub(x, vc, hn::Mul(y, vs)));
+    const auto rb = BFloat16Bits(dd, hn::MulAdd(x, vs, hn::Mul(y, vc)));
+    if constexpr (kInterleaved) {
+      hn::StoreU(hn::Or(ra, hn::ShiftLeft<16>(rb)), du, reinterpret_cast<std::uint32_t*>(row + 2 * (j0 + k)));
+    } else {
+      hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, ra)), d16, reinterpret_cast<std::uint16_t*>(row + j0 + k));
+      hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, rb)), d16,
+                 reinterpret_cast<std::uint16_t*>(row + half + j0 + k));
+    }
+  }
+  if constexpr (kInterleaved) {
+    RotatePairs(row + 2 * (j0 + k), row + 2 * (j0 + k) + 1, 2, s + k, c + k, sign, n - k);
+  } else {
+    RotatePairs(row + j0 + k, row + half + j0 + k, 1, s + k, c + k, sign, n - k);
+  }
+}
+
 // The driver's backend (pe/detail/rope_driver.h). sin/cos from the exact phase, advanced along
 // consecutive positions by the plan's turn steps and refreshed directly every kRefreshRows tokens
 // (the driver keeps s and c between the tokens of a chunk); the rotation in double.
@@ -128,7 +192,8 @@ struct Backend {
     prev = p;
   }
 
-  // float32 data in vectors; 16-bit data takes the driver's rotation (the same double arithmetic).
+  // float32 and bfloat16 data in vectors; float16 data takes the driver's rotation (the same double
+  // arithmetic).
   void rotate(float* const* rows, std::size_t n_rows, std::size_t j0, std::size_t n, const double* s,
               const double* c, double sign) const {
     const std::size_t h = plan.n_pairs();
@@ -138,6 +203,18 @@ struct Backend {
         RotateFloat<true>(rows[r], j0, h, s, c, sign, n);
       } else {
         RotateFloat<false>(rows[r], j0, h, s, c, sign, n);
+      }
+    }
+  }
+  void rotate(BFloat16* const* rows, std::size_t n_rows, std::size_t j0, std::size_t n, const double* s,
+              const double* c, double sign) const {
+    const std::size_t h = plan.n_pairs();
+    const bool il = plan.pairs_interleaved();
+    for (std::size_t r = 0; r < n_rows; ++r) {
+      if (il) {
+        RotateBFloat16<true>(rows[r], j0, h, s, c, sign, n);
+      } else {
+        RotateBFloat16<false>(rows[r], j0, h, s, c, sign, n);
       }
     }
   }

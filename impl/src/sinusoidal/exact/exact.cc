@@ -20,6 +20,8 @@
 #include <hwy/highway.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <type_traits>
 
 #include "detail/exact_phase-inl.h"
 #include "detail/exact_phase.h"
@@ -70,13 +72,35 @@ HWY_INLINE void Advance(const TurnSteps& ts, std::size_t j0, std::size_t n, doub
   detail::advance_sincos(ts.cos_step.data() + j0 + k, ts.sin_step.data() + j0 + k, n - k, s + k, c + k);
 }
 
-// One position on: every pair of the chunk advanced (as Advance) and written as float32 in the same
-// pass, four (AVX2) pairs at a time, interleaved or as two halves.
-template <bool kInterleaved>
+// bfloat16 bits (in 32-bit lanes) of doubles |v| <= 1, one correct rounding: half.h's to_bfloat16 in
+// vectors (round to odd into float32, then to nearest-even into bfloat16); no NaN or overflow can
+// occur for a sine or cosine.
+template <class D>
+HWY_INLINE hn::Vec<hn::Rebind<std::uint32_t, D>> BFloat16Bits(D dd, hn::Vec<D> v) {
+  const hn::Rebind<float, D> df;
+  const hn::Rebind<std::int32_t, D> di;
+  const hn::Rebind<std::uint32_t, D> du;
+  const auto f = hn::DemoteTo(df, v);
+  const auto back = hn::PromoteTo(dd, f);
+  const auto one = hn::Set(dd, 1.0);
+  const auto rounded_up =
+      hn::BitCast(du, hn::DemoteTo(di, hn::IfThenElseZero(hn::Gt(hn::Abs(back), hn::Abs(v)), one)));
+  const auto inexact = hn::BitCast(du, hn::DemoteTo(di, hn::IfThenElseZero(hn::Ne(back, v), one)));
+  const auto odd = hn::Or(hn::Sub(hn::BitCast(du, f), rounded_up), inexact);
+  const auto lsb = hn::And(hn::ShiftRight<16>(odd), hn::Set(du, 1u));
+  return hn::ShiftRight<16>(hn::Add(hn::Add(odd, hn::Set(du, 0x7FFFu)), lsb));
+}
+
+// One position on: every pair of the chunk advanced (as Advance) and written as float32 or bfloat16
+// in the same pass, four (AVX2) pairs at a time, interleaved or as two halves.
+template <bool kInterleaved, class Out>
 HWY_INLINE void AdvanceAndStore(const TurnSteps& ts, std::size_t j0, std::size_t n, double* HWY_RESTRICT s,
-                                double* HWY_RESTRICT c, float* HWY_RESTRICT ys, float* HWY_RESTRICT yc) {
+                                double* HWY_RESTRICT c, Out* HWY_RESTRICT ys, Out* HWY_RESTRICT yc) {
   const hn::ScalableTag<double> dd;
   const hn::Rebind<float, decltype(dd)> df;
+  const hn::Rebind<std::uint32_t, decltype(dd)> du;
+  const hn::Rebind<std::int32_t, decltype(dd)> di;
+  const hn::Rebind<std::uint16_t, decltype(dd)> d16;
   const std::size_t lanes = hn::Lanes(dd);
   const double* HWY_RESTRICT cos_step = ts.cos_step.data() + j0;
   const double* HWY_RESTRICT sin_step = ts.sin_step.data() + j0;
@@ -87,17 +111,25 @@ HWY_INLINE void AdvanceAndStore(const TurnSteps& ts, std::size_t j0, std::size_t
     const auto s1 = hn::MulAdd(vs, cw, hn::Mul(vc, sw)), c1 = hn::MulSub(vc, cw, hn::Mul(vs, sw));
     hn::Store(s1, dd, s + k);
     hn::Store(c1, dd, c + k);
-    if constexpr (kInterleaved) {
+    if constexpr (std::is_same_v<Out, float> && kInterleaved) {
       hn::StoreInterleaved2(hn::DemoteTo(df, s1), hn::DemoteTo(df, c1), df, ys + 2 * k);
-    } else {
+    } else if constexpr (std::is_same_v<Out, float>) {
       hn::StoreU(hn::DemoteTo(df, s1), df, ys + k);
       hn::StoreU(hn::DemoteTo(df, c1), df, yc + k);
+    } else if constexpr (kInterleaved) {  // bfloat16: (sin, cos) is one 32-bit word, sin in the low half
+      const auto word = hn::Or(BFloat16Bits(dd, s1), hn::ShiftLeft<16>(BFloat16Bits(dd, c1)));
+      hn::StoreU(word, du, reinterpret_cast<std::uint32_t*>(ys + 2 * k));
+    } else {
+      hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, BFloat16Bits(dd, s1))), d16,
+                 reinterpret_cast<std::uint16_t*>(ys + k));
+      hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, BFloat16Bits(dd, c1))), d16,
+                 reinterpret_cast<std::uint16_t*>(yc + k));
     }
   }
   detail::advance_sincos(cos_step + k, sin_step + k, n - k, s + k, c + k);
   for (; k < n; ++k) {
-    ys[kInterleaved ? 2 * k : k] = static_cast<float>(s[k]);
-    yc[kInterleaved ? 2 * k : k] = static_cast<float>(c[k]);
+    ys[kInterleaved ? 2 * k : k] = detail::store_as<Out>(s[k]);
+    yc[kInterleaved ? 2 * k : k] = detail::store_as<Out>(c[k]);
   }
 }
 
@@ -159,6 +191,17 @@ void Rows(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
           }
         }
         continue;
+      }
+      if constexpr (std::is_same_v<Out, BFloat16> && !kAdd) {  // a bfloat16 table, in vectors
+        if (advance) {
+          if (il) {
+            AdvanceAndStore<true>(ts, j0, n, s, c, ys, yc);
+          } else {
+            AdvanceAndStore<false>(ts, j0, n, s, c, ys, yc);
+          }
+          ++since_direct;
+          continue;
+        }
       }
       if (advance) {
         Advance(ts, j0, n, s, c);
