@@ -17,7 +17,7 @@
 #include "pe/harness/exhaustive_screen.h"
 #include "pe/harness/family_traits.h"
 #include "pe/harness/measure.h"
-#include "pe/harness/pieces.h"
+#include "pe/harness/typed_buffer.h"
 #include "pe/ref/fast_trig.h"
 #include "pe/ref/reference.h"
 
@@ -241,6 +241,25 @@ Worst worst_from(const nlohmann::json& j) {
           num(j.at("budget"))};
 }
 
+nlohmann::json band_json(const Band& b) {
+  return {{"lo", b.lo},
+          {"hi", b.hi},
+          {"elements", b.elements},
+          {"violations", b.violations},
+          {"max_abs", worst_json(b.max_abs)},
+          {"max_ulp", worst_json(b.max_ulp)},
+          {"max_ratio", worst_json(b.max_ratio)}};
+}
+
+Band band_from(const nlohmann::json& b) {
+  Band band;
+  band.lo = b.at("lo"), band.hi = b.at("hi");
+  band.elements = b.at("elements"), band.violations = b.at("violations");
+  band.max_abs = worst_from(b.at("max_abs")), band.max_ulp = worst_from(b.at("max_ulp"));
+  band.max_ratio = worst_from(b.at("max_ratio"));
+  return band;
+}
+
 }  // namespace
 
 bool InstanceResult::within_contract() const {
@@ -348,14 +367,7 @@ nlohmann::json to_json(const Result& r) {
   nlohmann::json instances = nlohmann::json::array();
   for (const InstanceResult& i : r.instances) {
     nlohmann::json bands = nlohmann::json::array();
-    for (const Band& b : i.bands)
-      bands.push_back({{"lo", b.lo},
-                       {"hi", b.hi},
-                       {"elements", b.elements},
-                       {"violations", b.violations},
-                       {"max_abs", worst_json(b.max_abs)},
-                       {"max_ulp", worst_json(b.max_ulp)},
-                       {"max_ratio", worst_json(b.max_ratio)}});
+    for (const Band& b : i.bands) bands.push_back(band_json(b));
     instances.push_back({{"instance", i.instance.name()},
                          {"begin", i.begin},
                          {"end", i.end},
@@ -431,11 +443,7 @@ nlohmann::json merge(const std::vector<nlohmann::json>& shards) {
       m["mpfr_fallbacks"] =
           m["mpfr_fallbacks"].get<std::uint64_t>() + in["mpfr_fallbacks"].get<std::uint64_t>();
       for (const nlohmann::json& b : in["bands"]) {
-        Band band;
-        band.lo = b["lo"], band.hi = b["hi"];
-        band.elements = b["elements"], band.violations = b["violations"];
-        band.max_abs = worst_from(b["max_abs"]), band.max_ulp = worst_from(b["max_ulp"]),
-        band.max_ratio = worst_from(b["max_ratio"]);
+        const Band band = band_from(b);
         const std::int64_t key = edge[band_of(edge, band.lo)];
         auto [at, added] = bands[it->second].emplace(key, band);
         if (!added) merge_band(at->second, band);
@@ -447,13 +455,7 @@ nlohmann::json merge(const std::vector<nlohmann::json>& shards) {
     bool within = true;
     for (const auto& [key, b] : bands[i]) {
       within = within && b.violations == 0;
-      list.push_back({{"lo", b.lo},
-                      {"hi", b.hi},
-                      {"elements", b.elements},
-                      {"violations", b.violations},
-                      {"max_abs", worst_json(b.max_abs)},
-                      {"max_ulp", worst_json(b.max_ulp)},
-                      {"max_ratio", worst_json(b.max_ratio)}});
+      list.push_back(band_json(b));
     }
     merged_instances[i]["bands"] = list;
     merged_instances[i]["within_contract"] = within;

@@ -39,14 +39,12 @@ HWY_INLINE void DoubleTier(D d, const ScreenPlan& plan, V pd, std::size_t j, V& 
   const V b = hn::Mul(pd, hn::LoadU(d, plan.w2.data() + j));
   phi = hn::Add(a, b);
   const V k = hn::Round(hn::Mul(phi, hn::Set(d, 0.6366197723675814)));
-  V hi = hn::Sub(a, hn::Mul(k, hn::Set(d, plan.c1)));
-  V lo = hn::Zero(d);
-  {
-    const V s = hn::Add(hi, b);
-    const V bb = hn::Sub(s, hi);
-    lo = hn::Add(hn::Sub(hi, hn::Sub(s, bb)), hn::Sub(b, bb));
-    hi = s;
-  }
+  // The first TwoSum starts the low word itself (the scalar tier's two_sum: no 0 + err, whose zero's
+  // sign could differ).
+  const V a_k = hn::Sub(a, hn::Mul(k, hn::Set(d, plan.c1)));
+  V hi = hn::Add(a_k, b);
+  const V bb = hn::Sub(hi, a_k);
+  V lo = hn::Add(hn::Sub(a_k, hn::Sub(hi, bb)), hn::Sub(b, bb));
   const V minus_k = hn::Neg(k);
   AccumulateTwoSum(hi, lo, hn::Mul(minus_k, hn::Set(d, plan.c2)));
   AccumulateTwoSum(hi, lo, hn::Mul(minus_k, hn::Set(d, plan.c3)));

@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "detail/bfloat16_bits-inl.h"
 #include "detail/exact_phase-inl.h"
 #include "detail/exact_phase.h"
 #include "detail/hwy_register.h"
@@ -103,25 +104,6 @@ HWY_INLINE void RotateFloat(float* HWY_RESTRICT row, std::size_t j0, std::size_t
   }
 }
 
-// bfloat16 bits (in 32-bit lanes) of doubles, one correct rounding: half.h's to_bfloat16 in vectors
-// (round to odd into float32, then to nearest-even into bfloat16). |v| is within the contract's
-// max_input_abs (2^126): no overflow, and no NaN from finite data.
-template <class D>
-HWY_INLINE hn::Vec<hn::Rebind<std::uint32_t, D>> BFloat16Bits(D dd, hn::Vec<D> v) {
-  const hn::Rebind<float, D> df;
-  const hn::Rebind<std::int32_t, D> di;
-  const hn::Rebind<std::uint32_t, D> du;
-  const auto f = hn::DemoteTo(df, v);
-  const auto back = hn::PromoteTo(dd, f);
-  const auto one = hn::Set(dd, 1.0);
-  const auto rounded_up =
-      hn::BitCast(du, hn::DemoteTo(di, hn::IfThenElseZero(hn::Gt(hn::Abs(back), hn::Abs(v)), one)));
-  const auto inexact = hn::BitCast(du, hn::DemoteTo(di, hn::IfThenElseZero(hn::Ne(back, v), one)));
-  const auto odd = hn::Or(hn::Sub(hn::BitCast(du, f), rounded_up), inexact);
-  const auto lsb = hn::And(hn::ShiftRight<16>(odd), hn::Set(du, 1u));
-  return hn::ShiftRight<16>(hn::Add(hn::Add(odd, hn::Set(du, 0x7FFFu)), lsb));
-}
-
 // The same for bfloat16 data: each value widened exactly (its bits are a float's top half), rotated in
 // double as RotateFloat, rounded once into bfloat16.
 template <bool kInterleaved>
@@ -150,8 +132,8 @@ HWY_INLINE void RotateBFloat16(BFloat16* HWY_RESTRICT row, std::size_t j0, std::
     }
     const auto x = hn::PromoteTo(dd, hn::BitCast(df, wa)), y = hn::PromoteTo(dd, hn::BitCast(df, wb));
     const auto vc = hn::Load(dd, c + k), vs = hn::Mul(hn::Load(dd, s + k), vsign);
-    const auto ra = BFloat16Bits(dd, hn::MulSub(x, vc, hn::Mul(y, vs)));
-    const auto rb = BFloat16Bits(dd, hn::MulAdd(x, vs, hn::Mul(y, vc)));
+    const auto ra = detail::HWY_NAMESPACE::BFloat16Bits(dd, hn::MulSub(x, vc, hn::Mul(y, vs)));
+    const auto rb = detail::HWY_NAMESPACE::BFloat16Bits(dd, hn::MulAdd(x, vs, hn::Mul(y, vc)));
     if constexpr (kInterleaved) {
       hn::StoreU(hn::Or(ra, hn::ShiftLeft<16>(rb)), du, reinterpret_cast<std::uint32_t*>(row + 2 * (j0 + k)));
     } else {

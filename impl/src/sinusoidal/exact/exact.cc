@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "detail/bfloat16_bits-inl.h"
 #include "detail/exact_phase-inl.h"
 #include "detail/exact_phase.h"
 #include "detail/hwy_register.h"
@@ -72,23 +73,14 @@ HWY_INLINE void Advance(const TurnSteps& ts, std::size_t j0, std::size_t n, doub
   detail::advance_sincos(ts.cos_step.data() + j0 + k, ts.sin_step.data() + j0 + k, n - k, s + k, c + k);
 }
 
-// bfloat16 bits (in 32-bit lanes) of doubles |v| <= 1, one correct rounding: half.h's to_bfloat16 in
-// vectors (round to odd into float32, then to nearest-even into bfloat16); no NaN or overflow can
-// occur for a sine or cosine.
-template <class D>
-HWY_INLINE hn::Vec<hn::Rebind<std::uint32_t, D>> BFloat16Bits(D dd, hn::Vec<D> v) {
-  const hn::Rebind<float, D> df;
-  const hn::Rebind<std::int32_t, D> di;
-  const hn::Rebind<std::uint32_t, D> du;
-  const auto f = hn::DemoteTo(df, v);
-  const auto back = hn::PromoteTo(dd, f);
-  const auto one = hn::Set(dd, 1.0);
-  const auto rounded_up =
-      hn::BitCast(du, hn::DemoteTo(di, hn::IfThenElseZero(hn::Gt(hn::Abs(back), hn::Abs(v)), one)));
-  const auto inexact = hn::BitCast(du, hn::DemoteTo(di, hn::IfThenElseZero(hn::Ne(back, v), one)));
-  const auto odd = hn::Or(hn::Sub(hn::BitCast(du, f), rounded_up), inexact);
-  const auto lsb = hn::And(hn::ShiftRight<16>(odd), hn::Set(du, 1u));
-  return hn::ShiftRight<16>(hn::Add(hn::Add(odd, hn::Set(du, 0x7FFFu)), lsb));
+// One row's chunk of pairs rounded into Out after a direct evaluation (or any type's row).
+template <class Out>
+HWY_INLINE void StoreRow(Out* HWY_RESTRICT ys, Out* HWY_RESTRICT yc, bool interleaved, const double* s,
+                         const double* c, std::size_t n) {
+  for (std::size_t k = 0; k < n; ++k) {
+    ys[interleaved ? 2 * k : k] = detail::store_as<Out>(s[k]);
+    yc[interleaved ? 2 * k : k] = detail::store_as<Out>(c[k]);
+  }
 }
 
 // One position on: every pair of the chunk advanced (as Advance) and written as float32 or bfloat16
@@ -117,28 +109,29 @@ HWY_INLINE void AdvanceAndStore(const TurnSteps& ts, std::size_t j0, std::size_t
       hn::StoreU(hn::DemoteTo(df, s1), df, ys + k);
       hn::StoreU(hn::DemoteTo(df, c1), df, yc + k);
     } else if constexpr (kInterleaved) {  // bfloat16: (sin, cos) is one 32-bit word, sin in the low half
-      const auto word = hn::Or(BFloat16Bits(dd, s1), hn::ShiftLeft<16>(BFloat16Bits(dd, c1)));
+      const auto word = hn::Or(detail::HWY_NAMESPACE::BFloat16Bits(dd, s1),
+                               hn::ShiftLeft<16>(detail::HWY_NAMESPACE::BFloat16Bits(dd, c1)));
       hn::StoreU(word, du, reinterpret_cast<std::uint32_t*>(ys + 2 * k));
     } else {
-      hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, BFloat16Bits(dd, s1))), d16,
+      hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, detail::HWY_NAMESPACE::BFloat16Bits(dd, s1))), d16,
                  reinterpret_cast<std::uint16_t*>(ys + k));
-      hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, BFloat16Bits(dd, c1))), d16,
+      hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, detail::HWY_NAMESPACE::BFloat16Bits(dd, c1))), d16,
                  reinterpret_cast<std::uint16_t*>(yc + k));
     }
   }
   detail::advance_sincos(cos_step + k, sin_step + k, n - k, s + k, c + k);
-  for (; k < n; ++k) {
-    ys[kInterleaved ? 2 * k : k] = detail::store_as<Out>(s[k]);
-    yc[kInterleaved ? 2 * k : k] = detail::store_as<Out>(c[k]);
-  }
+  const std::size_t at = kInterleaved ? 2 * k : k;
+  StoreRow(ys + at, yc + at, kInterleaved, s + k, c + k, n - k);
 }
 
-// One row's chunk of pairs into float32 after a direct evaluation.
-HWY_INLINE void StoreFloat(float* HWY_RESTRICT ys, float* HWY_RESTRICT yc, bool interleaved, const double* s,
-                           const double* c, std::size_t n) {
-  for (std::size_t k = 0; k < n; ++k) {
-    ys[interleaved ? 2 * k : k] = static_cast<float>(s[k]);
-    yc[interleaved ? 2 * k : k] = static_cast<float>(c[k]);
+// AdvanceAndStore for the plan's layout.
+template <class Out>
+HWY_INLINE void AdvanceAndStoreRow(bool interleaved, const TurnSteps& ts, std::size_t j0, std::size_t n,
+                                   double* s, double* c, Out* ys, Out* yc) {
+  if (interleaved) {
+    AdvanceAndStore<true>(ts, j0, n, s, c, ys, yc);
+  } else {
+    AdvanceAndStore<false>(ts, j0, n, s, c, ys, yc);
   }
 }
 
@@ -171,16 +164,12 @@ void Rows(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
         float* const to_c = yc;
         if (stream) ys = stage, yc = il ? stage + 1 : stage + kChunk;
         if (advance) {
-          if (il) {
-            AdvanceAndStore<true>(ts, j0, n, s, c, ys, yc);
-          } else {
-            AdvanceAndStore<false>(ts, j0, n, s, c, ys, yc);
-          }
+          AdvanceAndStoreRow(il, ts, j0, n, s, c, ys, yc);
           ++since_direct;
         } else {
           detail::HWY_NAMESPACE::DirectSinCos(p, ts.step.data() + j0, n, s, c);
           since_direct = 0;
-          StoreFloat(ys, yc, il, s, c, n);
+          StoreRow(ys, yc, il, s, c, n);
         }
         if (stream) {
           if (il) {
@@ -194,11 +183,7 @@ void Rows(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
       }
       if constexpr (std::is_same_v<Out, BFloat16> && !kAdd) {  // a bfloat16 table, in vectors
         if (advance) {
-          if (il) {
-            AdvanceAndStore<true>(ts, j0, n, s, c, ys, yc);
-          } else {
-            AdvanceAndStore<false>(ts, j0, n, s, c, ys, yc);
-          }
+          AdvanceAndStoreRow(il, ts, j0, n, s, c, ys, yc);
           ++since_direct;
           continue;
         }
@@ -211,15 +196,14 @@ void Rows(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
         since_direct = 0;
       }
       if (skip) continue;
-      const std::size_t stride = il ? 2 : 1;
-      for (std::size_t k = 0; k < n; ++k) {
-        if constexpr (kAdd) {
+      if constexpr (kAdd) {
+        const std::size_t stride = il ? 2 : 1;
+        for (std::size_t k = 0; k < n; ++k) {
           ys[stride * k] = detail::store_as<Out>(detail::load_as<double>(ys[stride * k]) + s[k]);
           yc[stride * k] = detail::store_as<Out>(detail::load_as<double>(yc[stride * k]) + c[k]);
-        } else {
-          ys[stride * k] = detail::store_as<Out>(s[k]);
-          yc[stride * k] = detail::store_as<Out>(c[k]);
         }
+      } else {
+        StoreRow(ys, yc, il, s, c, n);
       }
     }
   }

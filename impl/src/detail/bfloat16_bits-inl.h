@@ -1,0 +1,42 @@
+// bfloat16 bits (in 32-bit lanes) of doubles, one correct rounding: half.h's to_bfloat16 in vectors
+// (round to odd into float32, then to nearest-even into bfloat16), for the exact variants' outputs.
+// The callers' values are finite and within float's range (sines, cosines, and rotations of inputs
+// within a contract's max_input_abs): no NaN and no overflow to handle.
+//
+// Per-target code: included once per target through foreach_target.h (the toggling guard below).
+#if defined(PE_DETAIL_BFLOAT16_BITS_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef PE_DETAIL_BFLOAT16_BITS_INL_H_
+#undef PE_DETAIL_BFLOAT16_BITS_INL_H_
+#else
+#define PE_DETAIL_BFLOAT16_BITS_INL_H_
+#endif
+
+#include <hwy/highway.h>
+
+#include <cstdint>
+
+HWY_BEFORE_NAMESPACE();
+namespace pe::detail::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+template <class D>
+HWY_INLINE hn::Vec<hn::Rebind<std::uint32_t, D>> BFloat16Bits(D dd, hn::Vec<D> v) {
+  const hn::Rebind<float, D> df;
+  const hn::Rebind<std::int32_t, D> di;
+  const hn::Rebind<std::uint32_t, D> du;
+  const auto f = hn::DemoteTo(df, v);
+  const auto back = hn::PromoteTo(dd, f);
+  const auto one = hn::Set(dd, 1.0);
+  // Round to odd: one step toward zero where f rounded up in magnitude, the last bit set if inexact.
+  const auto rounded_up =
+      hn::BitCast(du, hn::DemoteTo(di, hn::IfThenElseZero(hn::Gt(hn::Abs(back), hn::Abs(v)), one)));
+  const auto inexact = hn::BitCast(du, hn::DemoteTo(di, hn::IfThenElseZero(hn::Ne(back, v), one)));
+  const auto odd = hn::Or(hn::Sub(hn::BitCast(du, f), rounded_up), inexact);
+  const auto lsb = hn::And(hn::ShiftRight<16>(odd), hn::Set(du, 1u));
+  return hn::ShiftRight<16>(hn::Add(hn::Add(odd, hn::Set(du, 0x7FFFu)), lsb));
+}
+
+}  // namespace pe::detail::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // PE_DETAIL_BFLOAT16_BITS_INL_H_
