@@ -16,6 +16,7 @@
 #include "alloc_counter.h"
 #include "fixture_cache.h"
 #include "machine_limits.h"
+#include "pace.h"
 #include "pe/harness/bench_identity.h"
 #include "pe/harness/family_traits.h"
 #include "pe/harness/instance.h"
@@ -80,6 +81,13 @@ void add_counters(benchmark::State& state, std::size_t elements, std::size_t byt
   }
 }
 
+// The mean of the machine's pace before and after the timed loop (pace.h), for `compare`.
+void record_pace(benchmark::State& state, double pace_before) {
+  const double pace_after = pace_ns();
+  Uncounted reporting;
+  state.counters["pace_ns"] = 0.5 * (pace_before + pace_after);
+}
+
 void skip_if_outside_contract(benchmark::State& state, const Check& check) {
   state.SkipWithError(fmt::format("outside its contract: error {:.3g} is {:.3g}x the budget",
                                   check.worst_error, check.worst_ratio)
@@ -106,11 +114,13 @@ void kernel_benchmark(benchmark::State& state, Instance in, harness::BenchShape 
   });
   if (f.check->worst_ratio > 1) return skip_if_outside_contract(state, *f.check);
   harness::Workload& w = *f.work;
+  const double pace_before = pace_ns();
   for (auto _ : state) {
     for (int c = 0; c < calls; ++c) w.run();
     benchmark::DoNotOptimize(w.data());
     benchmark::ClobberMemory();
   }
+  record_pace(state, pace_before);
   add_counters(state, w.elements, w.bytes_written, w.bytes_moved, s.threads, *f.check, [&] { w.run(); });
 }
 
@@ -163,10 +173,12 @@ int register_grid(const Options& options) {
     for (std::int64_t d : {64, 128, 4096}) {
       benchmark::RegisterBenchmark(fmt::format("plan/sinusoidal/d{}", d).c_str(),
                                    [d](benchmark::State& state) {
+                                     const double pace_before = pace_ns();
                                      for (auto _ : state) {
                                        SinusoidalPlan plan({d, 10000.0, Layout::Interleaved});
                                        benchmark::DoNotOptimize(plan.turn_steps().step.data());
                                      }
+                                     record_pace(state, pace_before);
                                    });
     }
     // Scaled plans: the gain, the attention factor and the frequency error bound on top.
@@ -182,10 +194,12 @@ int register_grid(const Options& options) {
                                    ? "plan/rope/D128"
                                    : fmt::format("plan/rope/D128/{}", to_string(type));
       benchmark::RegisterBenchmark(name.c_str(), [params](benchmark::State& state) {
+        const double pace_before = pace_ns();
         for (auto _ : state) {
           RopePlan plan(params);
           benchmark::DoNotOptimize(plan.turn_steps().step.data());
         }
+        record_pace(state, pace_before);
       });
     }
   }

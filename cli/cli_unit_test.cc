@@ -344,6 +344,55 @@ TEST(Compare, SelfIsSameAndSlowedIsRegression) {
   }
 }
 
+// Each repetition's pace_ns set to `pace` times a small spread of its own (as measured, the pace
+// varies a little from repetition to repetition).
+nlohmann::json with_pace(nlohmann::json run, double pace) {
+  int r = 0;
+  for (auto& b : run["benchmarks"]) {
+    if (b["run_type"] == "iteration") b["pace_ns"] = pace * (1 + 0.01 * ((r++ * 5 % 7) - 3));
+  }
+  return run;
+}
+
+TEST(Compare, AShiftOfTheWholeMachineIsNotARegression) {
+  std::map<std::string, std::vector<double>> base, machine_slower, build_slower, both_slower, hidden;
+  for (int r = 0; r < 9; ++r) {
+    const double t = 100 + (r * 7 % 9) - 4;
+    base["sinusoidal/v"].push_back(t);
+    machine_slower["sinusoidal/v"].push_back(1.4 * t);
+    build_slower["sinusoidal/v"].push_back(1.2 * t);
+    both_slower["sinusoidal/v"].push_back(1.4 * 1.2 * t);
+    hidden["sinusoidal/v"].push_back(0.8 * 1.2 * t);
+  }
+  const reports::CompareOptions o;
+  // The whole machine 1.4x slower in the new run, its pace with it: not the build's.
+  auto rows =
+      reports::compare_runs(with_pace(run_of(base), 1000), with_pace(run_of(machine_slower), 1400), o);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].verdict, reports::Verdict::Same) << rows[0].note;
+  EXPECT_TRUE(rows[0].paced);
+  EXPECT_NEAR(rows[0].paced_change, 0, 0.03);
+  EXPECT_NE(rows[0].note.find("pace"), std::string::npos);
+  // Without the pace on one side the times alone decide, as before.
+  EXPECT_EQ(reports::compare_runs(run_of(base), with_pace(run_of(machine_slower), 1400), o)[0].verdict,
+            reports::Verdict::Regression);
+  // A slower build is slower against the pace too, on a steady machine and on a slowed one.
+  EXPECT_EQ(reports::compare_runs(with_pace(run_of(base), 1000), with_pace(run_of(build_slower), 1000), o)[0]
+                .verdict,
+            reports::Verdict::Regression);
+  rows = reports::compare_runs(with_pace(run_of(base), 1000), with_pace(run_of(both_slower), 1400), o);
+  EXPECT_EQ(rows[0].verdict, reports::Verdict::Regression);
+  EXPECT_NEAR(rows[0].paced_change, 0.2, 0.03);
+  // The comparison's JSON reads back as the same rows (the report's input).
+  const auto back = reports::rows_from_json(reports::to_json(rows, o));
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_EQ(reports::to_json(back, o), reports::to_json(rows, o));
+  // The price of needing both: a machine faster by as much as the build got slower hides it.
+  rows = reports::compare_runs(with_pace(run_of(base), 1000), with_pace(run_of(hidden), 800), o);
+  EXPECT_EQ(rows[0].verdict, reports::Verdict::Same);
+  EXPECT_NEAR(rows[0].paced_change, 0.2, 0.03);
+}
+
 TEST(Compare, ErroredBenchmarkFailsTheGate) {
   auto base = run_of({{"rope/x", {1, 2, 3}}});
   auto next = base;

@@ -15,6 +15,7 @@ namespace {
 
 struct Runs {
   std::map<std::string, std::vector<double>> times;  // real_time of each repetition, in ns
+  std::map<std::string, std::vector<double>> paced;  // each real_time over its own pace_ns; all or none
   std::map<std::string, std::string> errors;
 };
 
@@ -33,8 +34,13 @@ Runs collect(const nlohmann::json& run) {
       continue;
     }
     auto& times = r.times[b.name];
-    for (const nlohmann::json* rep : b.repetitions)
+    std::vector<double> paced;
+    for (const nlohmann::json* rep : b.repetitions) {
       times.push_back(to_ns(rep->value("real_time", NAN), rep->value("time_unit", "ns")));
+      const nlohmann::json pace = rep->value("pace_ns", nlohmann::json());
+      if (pace.is_number() && pace.get<double>() > 0) paced.push_back(times.back() / pace.get<double>());
+    }
+    if (!paced.empty() && paced.size() == times.size()) r.paced[b.name] = std::move(paced);
   }
   return r;
 }
@@ -103,7 +109,7 @@ std::vector<Comparison> compare_runs(const nlohmann::json& base, const nlohmann:
                                      const CompareOptions& options) {
   const Runs a = collect(base), b = collect(next);
   std::vector<Comparison> rows;
-  std::vector<double> tested_p;
+  std::vector<double> tested_p, paced_p;
   std::vector<std::size_t> tested;
   std::map<std::string, bool> names;
   for (const auto& m : {a.times, b.times}) {
@@ -132,22 +138,43 @@ std::vector<Comparison> compare_runs(const nlohmann::json& base, const nlohmann:
       c.new_median = median(tb->second);
       c.change = c.new_median / c.base_median - 1;
       c.p = mann_whitney_p(ta->second, tb->second);
+      const auto pa = a.paced.find(name), pb = b.paced.find(name);
+      if (pa != a.paced.end() && pb != b.paced.end()) {
+        c.paced = true;
+        c.paced_change = median(pb->second) / median(pa->second) - 1;
+        c.paced_p = mann_whitney_p(pa->second, pb->second);
+      }
       if (name.starts_with("limits/")) {
         c.verdict = Verdict::Machine;  // the machine's own fill/copy: context, not a gate
       } else {
         tested.push_back(rows.size());
         tested_p.push_back(c.p);
+        paced_p.push_back(c.paced_p);
       }
     }
     rows.push_back(c);
   }
-  const std::vector<double> adjusted = benjamini_hochberg(tested_p);
+  const std::vector<double> adjusted = benjamini_hochberg(tested_p),
+                            paced_adjusted = benjamini_hochberg(paced_p);
   for (std::size_t k = 0; k < tested.size(); ++k) {
     Comparison& c = rows[tested[k]];
     c.p_adjusted = adjusted[k];
-    const bool significant = c.p_adjusted < options.alpha;
-    if (significant && c.change > options.threshold) c.verdict = Verdict::Regression;
-    if (significant && c.change < -options.threshold) c.verdict = Verdict::Improvement;
+    c.paced_p_adjusted = paced_adjusted[k];
+    const auto moved = [&](double change, double p_adjusted) {
+      const bool significant = p_adjusted < options.alpha;
+      return significant && change > options.threshold    ? 1
+             : significant && change < -options.threshold ? -1
+                                                          : 0;
+    };
+    const int raw = moved(c.change, c.p_adjusted);
+    // With the pace recorded on both sides the change must also hold against the machine's own
+    // speed at each repetition: a step of the shared machine moves both, a slower build only one.
+    const int paced = c.paced ? moved(c.paced_change, c.paced_p_adjusted) : raw;
+    if (raw == 1 && paced == 1) c.verdict = Verdict::Regression;
+    if (raw == -1 && paced == -1) c.verdict = Verdict::Improvement;
+    if (raw != 0 && paced != raw)
+      c.note = fmt::format("the machine's pace moved with it ({:+.1f}% against the pace): not counted",
+                           100 * c.paced_change);
     if (std::min(c.n_base, c.n_new) < 5) c.note = "under 5 repetitions: the test cannot reach significance";
   }
   return rows;
@@ -171,6 +198,10 @@ nlohmann::json to_json(const std::vector<Comparison>& rows, const CompareOptions
                            {"change", c.change},
                            {"p", c.p},
                            {"p_adjusted", c.p_adjusted},
+                           {"paced", c.paced},
+                           {"paced_change", c.paced_change},
+                           {"paced_p", c.paced_p},
+                           {"paced_p_adjusted", c.paced_p_adjusted},
                            {"verdict", to_string(c.verdict)},
                            {"note", c.note}});
   }
@@ -178,27 +209,58 @@ nlohmann::json to_json(const std::vector<Comparison>& rows, const CompareOptions
   return out;
 }
 
+std::vector<Comparison> rows_from_json(const nlohmann::json& compared) {
+  std::vector<Comparison> rows;
+  for (const auto& r : compared.value("rows", nlohmann::json::array())) {
+    Comparison c;
+    c.name = r.value("name", "");
+    c.n_base = r.value("n_base", std::size_t{0});
+    c.n_new = r.value("n_new", std::size_t{0});
+    c.base_median = r.value("base_median_ns", 0.0);
+    c.new_median = r.value("new_median_ns", 0.0);
+    c.change = r.value("change", 0.0);
+    c.p = r.value("p", 1.0);
+    c.p_adjusted = r.value("p_adjusted", 1.0);
+    c.paced = r.value("paced", false);
+    c.paced_change = r.value("paced_change", 0.0);
+    c.paced_p = r.value("paced_p", 1.0);
+    c.paced_p_adjusted = r.value("paced_p_adjusted", 1.0);
+    const std::string v = r.value("verdict", "same");
+    for (Verdict x : {Verdict::Same, Verdict::Regression, Verdict::Improvement, Verdict::Error,
+                      Verdict::Missing, Verdict::Machine}) {
+      if (v == to_string(x)) c.verdict = x;
+    }
+    c.note = r.value("note", "");
+    rows.push_back(c);
+  }
+  return rows;
+}
+
 std::string compare_markdown(const std::vector<Comparison>& rows, const CompareOptions& options, bool all) {
   std::map<Verdict, std::size_t> counts;
   for (const Comparison& c : rows) ++counts[c.verdict];
   std::string out = fmt::format(
       "# pe-suite compare\n\nMedian real time per benchmark; regression = slower by more than {:.3g}% "
-      "with Mann-Whitney p below {:g} after Benjamini-Hochberg adjustment over {} benchmarks.\n\n",
+      "with Mann-Whitney p below {:g} after Benjamini-Hochberg adjustment over {} benchmarks, both as "
+      "measured "
+      "and relative to the machine's pace at each repetition (where both runs recorded it).\n\n",
       100 * options.threshold, options.alpha,
       rows.size() - counts[Verdict::Missing] - counts[Verdict::Error] - counts[Verdict::Machine]);
   out += fmt::format("{} regressions, {} improvements, {} same, {} errors, {} missing, {} machine limits\n\n",
                      counts[Verdict::Regression], counts[Verdict::Improvement], counts[Verdict::Same],
                      counts[Verdict::Error], counts[Verdict::Missing], counts[Verdict::Machine]);
   out +=
-      "| benchmark | base median | new median | change | p | p adjusted | verdict | note |\n"
-      "|---|---:|---:|---:|---:|---:|---|---|\n";
+      "| benchmark | base median | new median | change | p | p adjusted | against pace | verdict | note |\n"
+      "|---|---:|---:|---:|---:|---:|---:|---|---|\n";
   for (const Comparison& c : rows) {
     const bool notable =
         c.verdict == Verdict::Regression || c.verdict == Verdict::Improvement || c.verdict == Verdict::Error;
     if (!all && !notable) continue;
-    out += fmt::format("| `{}` | {:.4g} ns | {:.4g} ns | {:+.1f}% | {:.2g} | {:.2g} | {} | {} |\n", c.name,
-                       c.base_median, c.new_median, 100 * c.change, c.p, c.p_adjusted, to_string(c.verdict),
-                       c.note);
+    const std::string paced =
+        c.paced ? fmt::format("{:+.1f}% (p {:.2g})", 100 * c.paced_change, c.paced_p_adjusted) : "-";
+    out += fmt::format("| `{}` | {:.4g} ns | {:.4g} ns | {:+.1f}% | {:.2g} | {:.2g} | {} | {} | {} |\n",
+                       c.name, c.base_median, c.new_median, 100 * c.change, c.p, c.p_adjusted, paced,
+                       to_string(c.verdict), c.note);
   }
   return out;
 }

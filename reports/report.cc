@@ -216,24 +216,8 @@ ReportOutput write_report(const ReportInputs& in, const std::string& dir) {
   }
   if (in.compare.is_object()) {
     md += "\n## Regression comparison\n\n";
-    std::vector<Comparison> rows;
-    CompareOptions o{in.compare.value("threshold", 0.05), in.compare.value("alpha", 0.05)};
-    for (const auto& r : in.compare.value("rows", nlohmann::json::array())) {
-      Comparison c;
-      c.name = r.value("name", "");
-      c.base_median = r.value("base_median_ns", 0.0);
-      c.new_median = r.value("new_median_ns", 0.0);
-      c.change = r.value("change", 0.0);
-      c.p = r.value("p", 1.0);
-      c.p_adjusted = r.value("p_adjusted", 1.0);
-      const std::string v = r.value("verdict", "same");
-      for (Verdict x : {Verdict::Same, Verdict::Regression, Verdict::Improvement, Verdict::Error,
-                        Verdict::Missing, Verdict::Machine}) {
-        if (v == to_string(x)) c.verdict = x;
-      }
-      c.note = r.value("note", "");
-      rows.push_back(c);
-    }
+    const CompareOptions o{in.compare.value("threshold", 0.05), in.compare.value("alpha", 0.05)};
+    const std::vector<Comparison> rows = rows_from_json(in.compare);
     const std::string table = compare_markdown(rows, o, false);
     md += table.substr(table.find('\n') + 1);  // without its own title
   }

@@ -3,7 +3,8 @@
 // continuity corrections, Boost.Math's normal distribution), and Benjamini-Hochberg adjusted
 // p-values over all compared benchmarks, so that hundreds of benchmarks on a noisy machine do not
 // produce false alarms at the nominal rate. A regression needs both: the median slower by more than
-// the threshold and the adjusted p below alpha.
+// the threshold and the adjusted p below alpha; where both runs recorded the machine's pace at each
+// repetition (pe_bench's `pace_ns`, bench/pace.h), the same must hold for the times divided by it.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -25,6 +26,8 @@ struct Comparison {
   std::size_t n_base = 0, n_new = 0;
   double base_median = 0, new_median = 0, change = 0;  // change: new/base - 1
   double p = 1, p_adjusted = 1;
+  bool paced = false;  // both runs recorded the pace of every repetition
+  double paced_change = 0, paced_p = 1, paced_p_adjusted = 1;  // of real_time / pace_ns
   Verdict verdict = Verdict::Same;
   std::string note;
 };
@@ -40,6 +43,8 @@ std::vector<Comparison> compare_runs(const nlohmann::json& base, const nlohmann:
 bool has_regression(const std::vector<Comparison>& rows);
 
 nlohmann::json to_json(const std::vector<Comparison>& rows, const CompareOptions& options);
+// The rows of to_json's output (the report reads a comparison back with it).
+std::vector<Comparison> rows_from_json(const nlohmann::json& compared);
 // Counts, then every regression, improvement and error (all rows with `all`).
 std::string compare_markdown(const std::vector<Comparison>& rows, const CompareOptions& options, bool all);
 
