@@ -68,39 +68,50 @@ HWY_INLINE void RotatePairs(T* HWY_RESTRICT a, T* HWY_RESTRICT b, std::size_t st
   }
 }
 
+// The per-token factors of the vector rotations, made once for all of a token's heads: the sign of the
+// direction folded into sin, and for interleaved rows (sin, cos) spread over the pairs' two lanes, so that
+// a row is rotated without de-interleaving: y = x·(c, c) + swap(x)·(-s, s), as a·c - b·s and b·c + a·s.
+struct TokenFactors {
+  HWY_ALIGN double s[kChunk];             // sign·s
+  HWY_ALIGN double spread_c[2 * kChunk];  // c0 c0 c1 c1 ...
+  HWY_ALIGN double spread_s[2 * kChunk];  // -s0 s0 -s1 s1 ... (signed)
+
+  TokenFactors(const double* sin, const double* cos, double sign, std::size_t n, bool interleaved) {
+    for (std::size_t k = 0; k < n; ++k) s[k] = sign * sin[k];
+    for (std::size_t k = 0; interleaved && k < n; ++k) {
+      spread_c[2 * k] = spread_c[2 * k + 1] = cos[k];
+      spread_s[2 * k] = -s[k];
+      spread_s[2 * k + 1] = s[k];
+    }
+  }
+};
+
 // The same for float32 data, vectorised: floats promoted to double lanes, rotated, demoted once.
 template <bool kInterleaved>
-HWY_INLINE void RotateFloat(float* HWY_RESTRICT row, std::size_t j0, std::size_t half,
-                            const double* HWY_RESTRICT s, const double* HWY_RESTRICT c, double sign,
-                            std::size_t n) {
+HWY_INLINE void RotateFloat(float* HWY_RESTRICT row, std::size_t j0, std::size_t half, const TokenFactors& f,
+                            const double* HWY_RESTRICT c, std::size_t n) {
   const hn::ScalableTag<double> dd;
   const hn::Rebind<float, decltype(dd)> df;
   const std::size_t lanes = hn::Lanes(dd);
-  const auto vsign = hn::Set(dd, sign);
   std::size_t k = 0;
-  for (; k + lanes <= n; k += lanes) {
-    hn::Vec<decltype(df)> fa, fb;
-    if constexpr (kInterleaved) {
-      hn::LoadInterleaved2(df, row + 2 * (j0 + k), fa, fb);
-    } else {
-      fa = hn::LoadU(df, row + j0 + k);
-      fb = hn::LoadU(df, row + half + j0 + k);
+  if constexpr (kInterleaved) {  // lanes / 2 pairs per vector, no shuffle but the swap within each pair
+    float* HWY_RESTRICT pairs = row + 2 * j0;
+    for (; lanes >= 2 && 2 * k + lanes <= 2 * n; k += lanes / 2) {
+      const auto x = hn::PromoteTo(dd, hn::LoadU(df, pairs + 2 * k));
+      const auto y = hn::MulAdd(x, hn::Load(dd, f.spread_c + 2 * k),
+                                hn::Mul(hn::Reverse2(dd, x), hn::Load(dd, f.spread_s + 2 * k)));
+      hn::StoreU(hn::DemoteTo(df, y), df, pairs + 2 * k);
     }
-    const auto x = hn::PromoteTo(dd, fa), y = hn::PromoteTo(dd, fb);
-    const auto vc = hn::Load(dd, c + k), vs = hn::Mul(hn::Load(dd, s + k), vsign);
-    const auto ra = hn::DemoteTo(df, hn::MulSub(x, vc, hn::Mul(y, vs)));
-    const auto rb = hn::DemoteTo(df, hn::MulAdd(x, vs, hn::Mul(y, vc)));
-    if constexpr (kInterleaved) {
-      hn::StoreInterleaved2(ra, rb, df, row + 2 * (j0 + k));
-    } else {
-      hn::StoreU(ra, df, row + j0 + k);
-      hn::StoreU(rb, df, row + half + j0 + k);
-    }
-  }
-  if constexpr (kInterleaved) {
-    RotatePairs(row + 2 * (j0 + k), row + 2 * (j0 + k) + 1, 2, s + k, c + k, sign, n - k);
+    RotatePairs(row + 2 * (j0 + k), row + 2 * (j0 + k) + 1, 2, f.s + k, c + k, 1.0, n - k);
   } else {
-    RotatePairs(row + j0 + k, row + half + j0 + k, 1, s + k, c + k, sign, n - k);
+    for (; k + lanes <= n; k += lanes) {
+      const auto x = hn::PromoteTo(dd, hn::LoadU(df, row + j0 + k));
+      const auto y = hn::PromoteTo(dd, hn::LoadU(df, row + half + j0 + k));
+      const auto vc = hn::Load(dd, c + k), vs = hn::Load(dd, f.s + k);
+      hn::StoreU(hn::DemoteTo(df, hn::MulSub(x, vc, hn::Mul(y, vs))), df, row + j0 + k);
+      hn::StoreU(hn::DemoteTo(df, hn::MulAdd(x, vs, hn::Mul(y, vc))), df, row + half + j0 + k);
+    }
+    RotatePairs(row + j0 + k, row + half + j0 + k, 1, f.s + k, c + k, 1.0, n - k);
   }
 }
 
@@ -180,11 +191,12 @@ struct Backend {
               const double* c, double sign) const {
     const std::size_t h = plan.n_pairs();
     const bool il = plan.pairs_interleaved();
+    const TokenFactors f(s, c, sign, n, il);
     for (std::size_t r = 0; r < n_rows; ++r) {
       if (il) {
-        RotateFloat<true>(rows[r], j0, h, s, c, sign, n);
+        RotateFloat<true>(rows[r], j0, h, f, c, n);
       } else {
-        RotateFloat<false>(rows[r], j0, h, s, c, sign, n);
+        RotateFloat<false>(rows[r], j0, h, f, c, n);
       }
     }
   }
