@@ -59,8 +59,9 @@ struct Streaming {
   Streaming& operator=(const Streaming&) = delete;
 };
 
-// The single-thread call without streaming stores, against 2 and 3 threads and streaming stores on a
-// buffer misaligned by one element; `call(out, pool)` runs the entry point (pool null: without one).
+// The single-thread call without streaming stores, against 2 and 3 threads and streaming stores, on
+// an aligned buffer and one misaligned by one element; `call(out, pool)` runs the entry point (pool null:
+// without one).
 template <class Call>
 void expect_same_bits(const Instance& in, const harness::TypedBuffer& seed, Call&& call, const char* what) {
   harness::TypedBuffer base = seed;
@@ -72,12 +73,15 @@ void expect_same_bits(const Instance& in, const harness::TypedBuffer& seed, Call
   const std::vector<unsigned char> bytes = seed.bytes();
   for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), &two, &three}) {
     for (const bool stream : {false, true}) {
-      const Streaming mode(stream);
-      harness::TypedBuffer out(in.dtype, seed.size(), 1);
-      std::memcpy(out.view().data, bytes.data(), bytes.size());
-      call(out, pool);
-      EXPECT_TRUE(harness::differing_elements(base, out).empty())
-          << what << ": " << (pool == nullptr ? 1 : pool->threads()) << " threads, streaming " << stream;
+      for (const std::size_t misaligned : {0, 1}) {  // aligned rows stream from registers, others staged
+        const Streaming mode(stream);
+        harness::TypedBuffer out(in.dtype, seed.size(), misaligned);
+        std::memcpy(out.view().data, bytes.data(), bytes.size());
+        call(out, pool);
+        EXPECT_TRUE(harness::differing_elements(base, out).empty())
+            << what << ": " << (pool == nullptr ? 1 : pool->threads()) << " threads, streaming " << stream
+            << ", misaligned by " << misaligned;
+      }
     }
   }
 }

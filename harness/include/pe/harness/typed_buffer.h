@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstring>
+#include <new>
 #include <span>
 #include <vector>
 
@@ -11,6 +12,20 @@
 #include "pe/types.h"
 
 namespace pe::harness {
+
+// Cache-line aligned storage: offset 0 is what a framework's allocator hands a kernel (kernels take
+// aligned paths there, such as streaming stores from registers), offset 1 is not.
+template <class T>
+struct CacheLineAllocator {
+  using value_type = T;
+  static constexpr std::align_val_t kAlign{64};
+  CacheLineAllocator() = default;
+  template <class U>
+  explicit CacheLineAllocator(const CacheLineAllocator<U>&) noexcept {}
+  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), kAlign)); }
+  void deallocate(T* p, std::size_t) noexcept { ::operator delete(p, kAlign); }
+  bool operator==(const CacheLineAllocator&) const noexcept { return true; }
+};
 
 class TypedBuffer {
  public:
@@ -96,7 +111,7 @@ class TypedBuffer {
   DType dtype_;
   std::size_t size_;
   std::size_t offset_;
-  std::vector<unsigned char> storage_;
+  std::vector<unsigned char, CacheLineAllocator<unsigned char>> storage_;
 };
 
 }  // namespace pe::harness

@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <type_traits>
 
 #include "detail/bfloat16_bits-inl.h"
@@ -135,6 +136,102 @@ HWY_INLINE void AdvanceAndStoreRow(bool interleaved, const TurnSteps& ts, std::s
   }
 }
 
+#if !HWY_HAVE_SCALABLE  // arrays of vectors below: fixed-size targets only
+// The interleaved table's steps spread over each pair's two lanes: (cw, cw) and (sw, -sw).
+struct SpreadSteps {
+  HWY_ALIGN double cw[2 * kChunk];
+  HWY_ALIGN double sw[2 * kChunk];
+  SpreadSteps(const TurnSteps& ts, std::size_t j0, std::size_t n) {
+    for (std::size_t k = 0; k < n; ++k) {
+      cw[2 * k] = cw[2 * k + 1] = ts.cos_step[j0 + k];
+      sw[2 * k] = ts.sin_step[j0 + k];
+      sw[2 * k + 1] = -ts.sin_step[j0 + k];
+    }
+  }
+};
+
+// One vector of (s, c) lanes (lanes / 2 pairs) rounded into Out and stored, streamed where asked (float32,
+// aligned: the caller checks) unless the floats are less than a whole 16-byte vector (SSE4's two), which
+// x86's streaming store would overrun.
+template <class Out, class D>
+HWY_INLINE void StorePairs(D dd, hn::Vec<D> v, Out* HWY_RESTRICT to, bool stream) {
+  if constexpr (std::is_same_v<Out, float>) {
+    const hn::Rebind<float, D> df;
+    if (stream && hn::Lanes(df) * sizeof(float) >= 16) {
+      hn::Stream(hn::DemoteTo(df, v), df, to);
+    } else {
+      hn::StoreU(hn::DemoteTo(df, v), df, to);
+    }
+  } else {  // bfloat16: the lanes' 16-bit patterns, packed
+    const hn::Rebind<std::int32_t, D> di;
+    const hn::Rebind<std::uint16_t, D> d16;
+    hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, detail::HWY_NAMESPACE::BFloat16Bits(dd, v))), d16,
+               reinterpret_cast<std::uint16_t*>(to));
+  }
+}
+
+// G vectors of pairs (from pair k) advanced over `count` rows in registers, each row written at
+// `row_stride` after the one before: v' = v·(cw, cw) + swap(v)·(sw, -sw) is lane for lane Advance's
+// s·cw + c·sw and c·cw - s·sw (the same roundings, so the same bits), and leaves the pairs interleaved
+// for the store.
+template <std::size_t G, class Out>
+HWY_INLINE void AdvanceRowsInRegisters(const SpreadSteps& steps, double* HWY_RESTRICT state, std::size_t k,
+                                       Out* HWY_RESTRICT first, std::size_t row_stride, std::size_t count,
+                                       bool stream) {
+  const hn::ScalableTag<double> dd;
+  const std::size_t lanes = hn::Lanes(dd);
+  const double* HWY_RESTRICT cw = steps.cw + 2 * k;
+  const double* HWY_RESTRICT sw = steps.sw + 2 * k;
+  hn::Vec<decltype(dd)> v[G];
+  for (std::size_t g = 0; g < G; ++g) v[g] = hn::Load(dd, state + 2 * k + g * lanes);
+  Out* row = first + 2 * k;
+  for (std::size_t r = 0; r < count; ++r, row += row_stride) {
+    for (std::size_t g = 0; g < G; ++g) {  // the steps from L1: the registers hold the state
+      v[g] = hn::MulAdd(v[g], hn::Load(dd, cw + g * lanes),
+                        hn::Mul(hn::Reverse2(dd, v[g]), hn::Load(dd, sw + g * lanes)));
+      StorePairs(dd, v[g], row + g * lanes, stream);
+    }
+  }
+}
+
+// Rows `first`, first + row_stride, … (count of them) of an interleaved float32 or bfloat16 table, each
+// one position after the one before, from the state s, c of the row before: pairs whole vectors hold
+// are advanced in registers (AdvanceRowsInRegisters), four vectors at a time; the last few pairs as
+// AdvanceAndStore's tail. s and c are left undefined.
+template <class Out>
+HWY_INLINE void AdvanceInterleavedRows(const TurnSteps& ts, const SpreadSteps& steps, std::size_t j0,
+                                       std::size_t n, double* HWY_RESTRICT s, double* HWY_RESTRICT c,
+                                       Out* first, std::size_t row_stride, std::size_t count, bool stream) {
+  const hn::ScalableTag<double> dd;
+  const std::size_t per_vector = hn::Lanes(dd) / 2;
+  const std::size_t vectors = per_vector == 0 ? 0 : n / per_vector, whole = vectors * per_vector;
+  HWY_ALIGN double state[2 * kChunk];
+  for (std::size_t k = 0; k < whole; ++k) {
+    state[2 * k] = s[k];
+    state[2 * k + 1] = c[k];
+  }
+  // A whole row's chunk at once where the registers hold it (AVX-512's 32: 16 vectors, 64 pairs), so
+  // that each row is written in one sweep; four vectors with 16 registers.
+  constexpr std::size_t kGroup = HWY_MAX_BYTES >= 64 ? 16 : 4;
+  std::size_t vec = 0;
+  for (; vec + kGroup <= vectors; vec += kGroup) {
+    AdvanceRowsInRegisters<kGroup>(steps, state, vec * per_vector, first, row_stride, count, stream);
+  }
+  for (; vec + 4 <= vectors; vec += 4) {
+    AdvanceRowsInRegisters<4>(steps, state, vec * per_vector, first, row_stride, count, stream);
+  }
+  for (; vec < vectors; ++vec) {
+    AdvanceRowsInRegisters<1>(steps, state, vec * per_vector, first, row_stride, count, stream);
+  }
+  Out* row = first;
+  for (std::size_t r = 0; r < count && whole < n; ++r, row += row_stride) {
+    detail::advance_sincos(ts.cos_step.data() + j0 + whole, ts.sin_step.data() + j0 + whole, n - whole,
+                           s + whole, c + whole);
+    StoreRow(row + 2 * whole, row + 2 * whole + 1, true, s + whole, c + whole, n - whole);
+  }
+}
+#endif
+
 template <class Out, bool kAdd>
 void Rows(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
           std::span<const std::uint8_t> padding, Out* out) {
@@ -148,14 +245,44 @@ void Rows(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
   [[maybe_unused]] HWY_ALIGN float stage[2 * kChunk];
   const bool stream =
       std::is_same_v<Out, float> && !kAdd && detail::stream_output(positions.size() * d * sizeof(Out));
+  // An interleaved table (float32 streamed only where every row's vectors are aligned for it): runs of
+  // consecutive positions advanced in registers, pairs interleaved in the lanes (AdvanceInterleavedRows).
+  constexpr bool kRegisterRuns =
+      !HWY_HAVE_SCALABLE && !kAdd && (std::is_same_v<Out, float> || std::is_same_v<Out, BFloat16>);
+  const bool in_registers =
+      kRegisterRuns && il &&
+      (!stream || (reinterpret_cast<std::uintptr_t>(out) % 64 == 0 && (d * sizeof(Out)) % 64 == 0));
   for (std::size_t j0 = 0; j0 < h; j0 += kChunk) {
     const std::size_t n = std::min(kChunk, h - j0);
     int since_direct = detail::kRefreshRows;
     std::int64_t prev = -2;
+#if !HWY_HAVE_SCALABLE
+    [[maybe_unused]] const std::optional<SpreadSteps> spread =
+        in_registers ? std::optional<SpreadSteps>(std::in_place, ts, j0, n) : std::nullopt;
+#endif
     for (std::size_t r = 0; r < positions.size(); ++r) {
       const std::int64_t p = positions[r];
       const bool advance = p == prev + 1 && since_direct < detail::kRefreshRows;
       prev = p;
+#if !HWY_HAVE_SCALABLE
+      if constexpr (kRegisterRuns) {
+        if (in_registers && !advance) {  // a direct row, then the run of rows that advance from it
+          std::size_t run = 0;
+          while (r + 1 + run < positions.size() && run < detail::kRefreshRows &&
+                 positions[r + 1 + run] == positions[r + run] + 1) {
+            ++run;
+          }
+          Out* row = out + r * d + 2 * j0;
+          detail::HWY_NAMESPACE::DirectSinCos(p, ts.step.data() + j0, n, s, c);
+          StoreRow(row, row + 1, true, s, c, n);
+          AdvanceInterleavedRows(ts, *spread, j0, n, s, c, row + d, d, run, stream);
+          r += run;
+          prev = positions[r];
+          since_direct = static_cast<int>(run);
+          continue;
+        }
+      }
+#endif
       const bool skip = kAdd && !padding.empty() && padding[r] != 0;
       Out* ys = out + r * d + (il ? 2 * j0 : j0);
       Out* yc = il ? ys + 1 : out + r * d + h + j0;
