@@ -69,12 +69,6 @@ AllocStats stop_counting() noexcept {
 Uncounted::Uncounted() noexcept { ++t_uncounted; }
 Uncounted::~Uncounted() { --t_uncounted; }
 
-void CountingMemoryManager::Stop(Result& result) {
-  const AllocStats s = stop_counting();
-  result.num_allocs = s.allocations;
-  result.max_bytes_used = s.peak_bytes;
-}
-
 }  // namespace pe::bench
 
 // The replacements every allocation of the process goes through.

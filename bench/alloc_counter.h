@@ -1,10 +1,8 @@
 // Heap accounting for benchmarks: global operator new/delete are replaced (alloc_counter.cc) to
-// count allocations and track the peak of live bytes while counting is on. Google Benchmark's
-// MemoryManager turns it on around its measurement run; setup code that allocates on purpose
-// (buffers, a precomputed cache) wraps itself in Uncounted so only the hot path is charged.
+// count allocations and track the peak of live bytes while counting is on (measure_call below, one
+// call of a kernel); setup code that allocates on purpose (buffers, a precomputed cache) wraps itself
+// in Uncounted so only the hot path is charged.
 #pragma once
-
-#include <benchmark/benchmark.h>
 
 #include <cstdint>
 
@@ -15,7 +13,7 @@ struct AllocStats {
   std::int64_t peak_bytes = 0;  // largest live heap bytes above the level at start()
 };
 
-// Whether counting is on (Google Benchmark's memory run, or a measure_call below).
+// Whether counting is on (inside a measure_call below).
 bool counting() noexcept;
 
 // Starts counting from zero; stop() returns what was counted since.
@@ -31,21 +29,12 @@ class Uncounted {
   Uncounted& operator=(const Uncounted&) = delete;
 };
 
-// The heap use of one call of f, alone: Google Benchmark's allocs_per_iter also charges its own
-// per-run allocations (the State, its counters) spread over the iterations.
+// The heap use of one call of f, alone.
 template <class F>
 AllocStats measure_call(F&& f) {
   start_counting();
   f();
   return stop_counting();
 }
-
-// Fills Google Benchmark's num_allocs and max_bytes_used from the counters above.
-class CountingMemoryManager final : public benchmark::MemoryManager {
- public:
-  void Start() override { start_counting(); }
-  void Stop(Result& result) override;
-  void Stop(Result* result) override { Stop(*result); }
-};
 
 }  // namespace pe::bench

@@ -69,8 +69,9 @@ int main(int argc, char** argv) {
   for (std::string& s : rest) args.push_back(s.data());
   int n = static_cast<int>(args.size());
 
-  static pe::bench::CountingMemoryManager memory;
-  benchmark::RegisterMemoryManager(&memory);
+  // No Google Benchmark MemoryManager: Debian's 1.7.1 keeps a pointer to its result past the result's
+  // life (upstream #1939) and its JSON reporter read that freed memory, garbage at best and a segfault
+  // at the end of a report run here; allocs_per_call comes from add_counters' own counted call.
   pe::bench::stamp_context();
   if (pe::bench::register_grid(options) == 0) {
     std::fprintf(stderr, "pe_bench: --variant: no instance matches '%s'\n", options.glob.c_str());

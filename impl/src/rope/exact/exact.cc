@@ -69,16 +69,20 @@ HWY_INLINE void RotatePairs(T* HWY_RESTRICT a, T* HWY_RESTRICT b, std::size_t st
 }
 
 // The per-token factors of the vector rotations, made once for all of a token's heads: the sign of the
-// direction folded into sin, and for interleaved rows (sin, cos) spread over the pairs' two lanes, so that
-// a row is rotated without de-interleaving: y = x·(c, c) + swap(x)·(-s, s), as a·c - b·s and b·c + a·s.
+// direction folded into sin, and for interleaved rows of one chunk (sin, cos) spread over the pairs' two
+// lanes, so that a row is rotated without de-interleaving: y = x·(c, c) + swap(x)·(-s, s), as a·c - b·s
+// and b·c + a·s. Plans of several chunks (head_dim 256) de-interleave: spread there, T2048 × 32 × 256 took
+// 1.6-2.2x as long (measured, not understood).
 struct TokenFactors {
   HWY_ALIGN double s[kChunk];             // sign·s
   HWY_ALIGN double spread_c[2 * kChunk];  // c0 c0 c1 c1 ...
   HWY_ALIGN double spread_s[2 * kChunk];  // -s0 s0 -s1 s1 ... (signed)
+  bool spread;
 
-  TokenFactors(const double* sin, const double* cos, double sign, std::size_t n, bool interleaved) {
+  TokenFactors(const double* sin, const double* cos, double sign, std::size_t n, bool spread_pairs)
+      : spread(spread_pairs) {
     for (std::size_t k = 0; k < n; ++k) s[k] = sign * sin[k];
-    for (std::size_t k = 0; interleaved && k < n; ++k) {
+    for (std::size_t k = 0; spread && k < n; ++k) {
       spread_c[2 * k] = spread_c[2 * k + 1] = cos[k];
       spread_s[2 * k] = -s[k];
       spread_s[2 * k + 1] = s[k];
@@ -94,13 +98,24 @@ HWY_INLINE void RotateFloat(float* HWY_RESTRICT row, std::size_t j0, std::size_t
   const hn::Rebind<float, decltype(dd)> df;
   const std::size_t lanes = hn::Lanes(dd);
   std::size_t k = 0;
-  if constexpr (kInterleaved) {  // lanes / 2 pairs per vector, no shuffle but the swap within each pair
-    float* HWY_RESTRICT pairs = row + 2 * j0;
-    for (; lanes >= 2 && 2 * k + lanes <= 2 * n; k += lanes / 2) {
-      const auto x = hn::PromoteTo(dd, hn::LoadU(df, pairs + 2 * k));
-      const auto y = hn::MulAdd(x, hn::Load(dd, f.spread_c + 2 * k),
-                                hn::Mul(hn::Reverse2(dd, x), hn::Load(dd, f.spread_s + 2 * k)));
-      hn::StoreU(hn::DemoteTo(df, y), df, pairs + 2 * k);
+  if constexpr (kInterleaved) {
+    if (f.spread) {  // lanes / 2 pairs per vector, no shuffle but the swap within each pair
+      float* HWY_RESTRICT pairs = row + 2 * j0;
+      for (; lanes >= 2 && 2 * k + lanes <= 2 * n; k += lanes / 2) {
+        const auto x = hn::PromoteTo(dd, hn::LoadU(df, pairs + 2 * k));
+        const auto y = hn::MulAdd(x, hn::Load(dd, f.spread_c + 2 * k),
+                                  hn::Mul(hn::Reverse2(dd, x), hn::Load(dd, f.spread_s + 2 * k)));
+        hn::StoreU(hn::DemoteTo(df, y), df, pairs + 2 * k);
+      }
+    } else {  // de-interleaved: lanes pairs per vector
+      for (; k + lanes <= n; k += lanes) {
+        hn::Vec<decltype(df)> fa, fb;
+        hn::LoadInterleaved2(df, row + 2 * (j0 + k), fa, fb);
+        const auto x = hn::PromoteTo(dd, fa), y = hn::PromoteTo(dd, fb);
+        const auto vc = hn::Load(dd, c + k), vs = hn::Load(dd, f.s + k);
+        hn::StoreInterleaved2(hn::DemoteTo(df, hn::MulSub(x, vc, hn::Mul(y, vs))),
+                              hn::DemoteTo(df, hn::MulAdd(x, vs, hn::Mul(y, vc))), df, row + 2 * (j0 + k));
+      }
     }
     RotatePairs(row + 2 * (j0 + k), row + 2 * (j0 + k) + 1, 2, f.s + k, c + k, 1.0, n - k);
   } else {
@@ -191,7 +206,7 @@ struct Backend {
               const double* c, double sign) const {
     const std::size_t h = plan.n_pairs();
     const bool il = plan.pairs_interleaved();
-    const TokenFactors f(s, c, sign, n, il);
+    const TokenFactors f(s, c, sign, n, il && h <= kChunk);
     for (std::size_t r = 0; r < n_rows; ++r) {
       if (il) {
         RotateFloat<true>(rows[r], j0, h, f, c, n);

@@ -195,9 +195,9 @@ HWY_INLINE void AdvanceRowsInRegisters(const SpreadSteps& steps, double* HWY_RES
 }
 
 // Rows `first`, first + row_stride, … (count of them) of an interleaved float32 or bfloat16 table, each
-// one position after the one before, from the state s, c of the row before: pairs whole vectors hold
-// are advanced in registers (AdvanceRowsInRegisters), four vectors at a time; the last few pairs as
-// AdvanceAndStore's tail. s and c are left undefined.
+// one position after the one before, from the state s, c of the row before: the pairs whole vectors hold
+// advanced with (s, c) in adjacent lanes, the last few pairs as AdvanceAndStore's tail. s and c are left
+// undefined.
 template <class Out>
 HWY_INLINE void AdvanceInterleavedRows(const TurnSteps& ts, const SpreadSteps& steps, std::size_t j0,
                                        std::size_t n, double* HWY_RESTRICT s, double* HWY_RESTRICT c,
@@ -210,18 +210,25 @@ HWY_INLINE void AdvanceInterleavedRows(const TurnSteps& ts, const SpreadSteps& s
     state[2 * k] = s[k];
     state[2 * k + 1] = c[k];
   }
-  // A whole row's chunk at once where the registers hold it (AVX-512's 32: 16 vectors, 64 pairs), so
-  // that each row is written in one sweep; four vectors with 16 registers.
-  constexpr std::size_t kGroup = HWY_MAX_BYTES >= 64 ? 16 : 4;
-  std::size_t vec = 0;
-  for (; vec + kGroup <= vectors; vec += kGroup) {
-    AdvanceRowsInRegisters<kGroup>(steps, state, vec * per_vector, first, row_stride, count, stream);
-  }
-  for (; vec + 4 <= vectors; vec += 4) {
-    AdvanceRowsInRegisters<4>(steps, state, vec * per_vector, first, row_stride, count, stream);
-  }
-  for (; vec < vectors; ++vec) {
-    AdvanceRowsInRegisters<1>(steps, state, vec * per_vector, first, row_stride, count, stream);
+  // A whole row's chunk at once where the registers hold it (AVX-512's 32: 16 vectors, 64 pairs), so that
+  // each row is written in one sweep. Otherwise row by row with the state in L1: sweeping a few vectors
+  // down the rows and coming back for the next few wrote each row in pieces, and AVX2's tables at
+  // L65536 × 128 took 1.3-1.5x as long as before.
+  constexpr std::size_t kGroup = HWY_MAX_BYTES >= 64 ? 16 : 0;
+  if (kGroup != 0 && vectors == kGroup) {
+    AdvanceRowsInRegisters<kGroup == 0 ? 1 : kGroup>(steps, state, 0, first, row_stride, count, stream);
+  } else {
+    const std::size_t lanes = hn::Lanes(dd);
+    Out* row = first;
+    for (std::size_t r = 0; r < count; ++r, row += row_stride) {
+      for (std::size_t k = 0; k < 2 * whole; k += lanes) {
+        auto v = hn::Load(dd, state + k);
+        v = hn::MulAdd(v, hn::Load(dd, steps.cw + k),
+                       hn::Mul(hn::Reverse2(dd, v), hn::Load(dd, steps.sw + k)));
+        hn::Store(v, dd, state + k);
+        StorePairs(dd, v, row + k, stream);
+      }
+    }
   }
   Out* row = first;
   for (std::size_t r = 0; r < count && whole < n; ++r, row += row_stride) {
@@ -249,8 +256,9 @@ void Rows(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
   // consecutive positions advanced in registers, pairs interleaved in the lanes (AdvanceInterleavedRows).
   constexpr bool kRegisterRuns =
       !HWY_HAVE_SCALABLE && !kAdd && (std::is_same_v<Out, float> || std::is_same_v<Out, BFloat16>);
+  // Interleaved lanes need two pairs a vector at least to beat the de-interleaving loop (SSE4 holds one).
   const bool in_registers =
-      kRegisterRuns && il &&
+      kRegisterRuns && il && hn::Lanes(hn::ScalableTag<double>()) >= 4 &&
       (!stream || (reinterpret_cast<std::uintptr_t>(out) % 64 == 0 && (d * sizeof(Out)) % 64 == 0));
   for (std::size_t j0 = 0; j0 < h; j0 += kChunk) {
     const std::size_t n = std::min(kChunk, h - j0);

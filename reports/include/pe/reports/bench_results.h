@@ -1,7 +1,7 @@
 // Benchmark JSON (pe_bench, Google Benchmark's format) as records: one per benchmark with the
 // medians over its repetitions and its identity (pe/harness/bench_identity.h) read from the label. Google
-// Benchmark 1.7.1's own memory fields (max_bytes_used, total_allocated_bytes) read a dangling pointer
-// (upstream issue #1939, fixed in 2025) and are ignored; allocs_per_call and peak_heap_bytes_per_call are
+// Benchmark's own memory fields (max_bytes_used, total_allocated_bytes; garbage in Debian's 1.7.1, upstream
+// issue #1939) are ignored where an older run has them; allocs_per_call and peak_heap_bytes_per_call are
 // ours.
 #pragma once
 
