@@ -210,13 +210,17 @@ HWY_INLINE void AdvanceInterleavedRows(const TurnSteps& ts, const SpreadSteps& s
     state[2 * k] = s[k];
     state[2 * k + 1] = c[k];
   }
-  // A whole row's chunk at once where the registers hold it (AVX-512's 32: 16 vectors, 64 pairs), so that
-  // each row is written in one sweep. Otherwise row by row with the state in L1: sweeping a few vectors
-  // down the rows and coming back for the next few wrote each row in pieces, and AVX2's tables at
-  // L65536 × 128 took 1.3-1.5x as long as before.
-  constexpr std::size_t kGroup = HWY_MAX_BYTES >= 64 ? 16 : 0;
-  if (kGroup != 0 && vectors == kGroup) {
-    AdvanceRowsInRegisters<kGroup == 0 ? 1 : kGroup>(steps, state, 0, first, row_stride, count, stream);
+  // A whole row's chunk at once where the registers hold it (AVX-512's 32 registers: up to 16 vectors,
+  // 64 pairs; AVX2's 16: up to 8), so that each row is written in one sweep. Otherwise row by row with
+  // the state in L1: sweeping a few vectors down the rows and coming back for the next few wrote each row
+  // in pieces, and AVX2's tables at L65536 × 128 took 1.3-1.5x as long as before.
+  constexpr std::size_t kMaxInRegisters = HWY_MAX_BYTES >= 64 ? 16 : 8;
+  if (vectors == 16 && kMaxInRegisters >= 16) {
+    AdvanceRowsInRegisters<16>(steps, state, 0, first, row_stride, count, stream);
+  } else if (vectors == 8) {
+    AdvanceRowsInRegisters<8>(steps, state, 0, first, row_stride, count, stream);
+  } else if (vectors == 4) {
+    AdvanceRowsInRegisters<4>(steps, state, 0, first, row_stride, count, stream);
   } else {
     const std::size_t lanes = hn::Lanes(dd);
     Out* row = first;
@@ -265,8 +269,7 @@ void Rows(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
     int since_direct = detail::kRefreshRows;
     std::int64_t prev = -2;
 #if !HWY_HAVE_SCALABLE
-    [[maybe_unused]] const std::optional<SpreadSteps> spread =
-        in_registers ? std::optional<SpreadSteps>(std::in_place, ts, j0, n) : std::nullopt;
+    std::optional<SpreadSteps> spread;  // made at the first run: a call of single rows never needs it
 #endif
     for (std::size_t r = 0; r < positions.size(); ++r) {
       const std::int64_t p = positions[r];
@@ -283,7 +286,8 @@ void Rows(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
           Out* row = out + r * d + 2 * j0;
           detail::HWY_NAMESPACE::DirectSinCos(p, ts.step.data() + j0, n, s, c);
           StoreRow(row, row + 1, true, s, c, n);
-          AdvanceInterleavedRows(ts, *spread, j0, n, s, c, row + d, d, run, stream);
+          if (run > 0 && !spread) spread.emplace(ts, j0, n);
+          if (run > 0) AdvanceInterleavedRows(ts, *spread, j0, n, s, c, row + d, d, run, stream);
           r += run;
           prev = positions[r];
           since_direct = static_cast<int>(run);
