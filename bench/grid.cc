@@ -55,8 +55,8 @@ harness::Sink check_sink(Check& c) {
 template <class Call>
 void add_counters(benchmark::State& state, std::size_t elements, std::size_t bytes_written,
                   std::size_t bytes_moved, int threads, Check& check, Call&& call) {
-  // One more call with the heap counted, outside Google Benchmark's own memory run.
-  if (check.heap.allocations < 0 && !counting()) check.heap = measure_call(call);
+  // One more call with the heap counted, once per benchmark.
+  if (check.heap.allocations < 0) check.heap = measure_call(call);
   const AllocStats heap = check.heap;
   Uncounted reporting;  // the counters map allocates; it is not the measured call
   const auto iters = static_cast<double>(state.iterations());

@@ -8,8 +8,9 @@
 
 namespace pe::bench {
 
-// Median of three timings of the workload, in ns (about 10 us each here). The workload never
-// changes between builds: a regression is measured against it.
+// Median of three timings of the workload, in ns (about 10 us each here). The workload is the same
+// code in every build (pace.cc is compiled with fixed options, bench/CMakeLists.txt): a regression is
+// measured against it.
 double pace_ns();
 
 }  // namespace pe::bench

@@ -149,17 +149,18 @@ std::vector<Comparison> compare_runs(const nlohmann::json& base, const nlohmann:
       } else {
         tested.push_back(rows.size());
         tested_p.push_back(c.p);
-        paced_p.push_back(c.paced_p);
+        if (c.paced) paced_p.push_back(c.paced_p);
       }
     }
     rows.push_back(c);
   }
+  // The paced p-values adjusted over the benchmarks that have one.
   const std::vector<double> adjusted = benjamini_hochberg(tested_p),
                             paced_adjusted = benjamini_hochberg(paced_p);
-  for (std::size_t k = 0; k < tested.size(); ++k) {
+  for (std::size_t k = 0, paced_k = 0; k < tested.size(); ++k) {
     Comparison& c = rows[tested[k]];
     c.p_adjusted = adjusted[k];
-    c.paced_p_adjusted = paced_adjusted[k];
+    if (c.paced) c.paced_p_adjusted = paced_adjusted[paced_k++];
     const auto moved = [&](double change, double p_adjusted) {
       const bool significant = p_adjusted < options.alpha;
       return significant && change > options.threshold    ? 1
@@ -172,9 +173,15 @@ std::vector<Comparison> compare_runs(const nlohmann::json& base, const nlohmann:
     const int paced = c.paced ? moved(c.paced_change, c.paced_p_adjusted) : raw;
     if (raw == 1 && paced == 1) c.verdict = Verdict::Regression;
     if (raw == -1 && paced == -1) c.verdict = Verdict::Improvement;
-    if (raw != 0 && paced != raw)
-      c.note = fmt::format("the machine's pace moved with it ({:+.1f}% against the pace): not counted",
-                           100 * c.paced_change);
+    if (raw != 0 && paced != raw) {
+      const bool moved_with_pace =
+          std::fabs(c.paced_change) <= options.threshold || (c.paced_change > 0) != (c.change > 0);
+      c.note = moved_with_pace
+                   ? fmt::format("the machine's pace moved with it ({:+.1f}% against the pace): not counted",
+                                 100 * c.paced_change)
+                   : fmt::format("{:+.1f}% against the pace, not significant there: not counted",
+                                 100 * c.paced_change);
+    }
     if (std::min(c.n_base, c.n_new) < 5) c.note = "under 5 repetitions: the test cannot reach significance";
   }
   return rows;
@@ -209,6 +216,14 @@ nlohmann::json to_json(const std::vector<Comparison>& rows, const CompareOptions
   return out;
 }
 
+namespace {
+// A number of to_json's output: NaN and infinities were written as null.
+double number(const nlohmann::json& row, const char* key, double absent) {
+  const auto it = row.find(key);
+  return it == row.end() ? absent : it->is_number() ? it->get<double>() : NAN;
+}
+}  // namespace
+
 std::vector<Comparison> rows_from_json(const nlohmann::json& compared) {
   std::vector<Comparison> rows;
   for (const auto& r : compared.value("rows", nlohmann::json::array())) {
@@ -216,15 +231,15 @@ std::vector<Comparison> rows_from_json(const nlohmann::json& compared) {
     c.name = r.value("name", "");
     c.n_base = r.value("n_base", std::size_t{0});
     c.n_new = r.value("n_new", std::size_t{0});
-    c.base_median = r.value("base_median_ns", 0.0);
-    c.new_median = r.value("new_median_ns", 0.0);
-    c.change = r.value("change", 0.0);
-    c.p = r.value("p", 1.0);
-    c.p_adjusted = r.value("p_adjusted", 1.0);
+    c.base_median = number(r, "base_median_ns", 0.0);
+    c.new_median = number(r, "new_median_ns", 0.0);
+    c.change = number(r, "change", 0.0);
+    c.p = number(r, "p", 1.0);
+    c.p_adjusted = number(r, "p_adjusted", 1.0);
     c.paced = r.value("paced", false);
-    c.paced_change = r.value("paced_change", 0.0);
-    c.paced_p = r.value("paced_p", 1.0);
-    c.paced_p_adjusted = r.value("paced_p_adjusted", 1.0);
+    c.paced_change = number(r, "paced_change", 0.0);
+    c.paced_p = number(r, "paced_p", 1.0);
+    c.paced_p_adjusted = number(r, "paced_p_adjusted", 1.0);
     const std::string v = r.value("verdict", "same");
     for (Verdict x : {Verdict::Same, Verdict::Regression, Verdict::Improvement, Verdict::Error,
                       Verdict::Missing, Verdict::Machine}) {

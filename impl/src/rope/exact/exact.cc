@@ -72,7 +72,9 @@ HWY_INLINE void RotatePairs(T* HWY_RESTRICT a, T* HWY_RESTRICT b, std::size_t st
 // direction folded into sin, and for interleaved rows of one chunk (sin, cos) spread over the pairs' two
 // lanes, so that a row is rotated without de-interleaving: y = x·(c, c) + swap(x)·(-s, s), as a·c - b·s
 // and b·c + a·s. Plans of several chunks (head_dim 256) de-interleave: spread there, T2048 × 32 × 256 took
-// 1.6-2.2x as long (measured, not understood).
+// 1.6-2.2x as long (measured, not understood). The spread form rounds b' as fma(b, c, a·s), the
+// de-interleaving one (and half-split) as fma(a, s, b·c): one rounding of a double rotation either way,
+// within the contract, but not the same bits.
 struct TokenFactors {
   HWY_ALIGN double s[kChunk];             // sign·s
   HWY_ALIGN double spread_c[2 * kChunk];  // c0 c0 c1 c1 ...

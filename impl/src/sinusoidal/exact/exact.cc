@@ -203,8 +203,12 @@ HWY_INLINE void AdvanceInterleavedRows(const TurnSteps& ts, const SpreadSteps& s
                                        std::size_t n, double* HWY_RESTRICT s, double* HWY_RESTRICT c,
                                        Out* first, std::size_t row_stride, std::size_t count, bool stream) {
   const hn::ScalableTag<double> dd;
+  // The vectors take the pairs AdvanceAndStore's vectors take (whole multiples of `lanes`), the rest its
+  // scalar tail: the same pairs rounded the same way whichever loop a row comes from (a streamed table
+  // that is not aligned takes the other one).
   const std::size_t per_vector = hn::Lanes(dd) / 2;
-  const std::size_t vectors = per_vector == 0 ? 0 : n / per_vector, whole = vectors * per_vector;
+  const std::size_t whole = n / hn::Lanes(dd) * hn::Lanes(dd),
+                    vectors = per_vector == 0 ? 0 : whole / per_vector;
   HWY_ALIGN double state[2 * kChunk];
   for (std::size_t k = 0; k < whole; ++k) {
     state[2 * k] = s[k];
