@@ -59,9 +59,18 @@ struct Streaming {
   Streaming& operator=(const Streaming&) = delete;
 };
 
-// The single-thread call without streaming stores, against 2 and 3 threads and streaming stores, on
-// an aligned buffer and one misaligned by one element; `call(out, pool)` runs the entry point (pool null:
-// without one).
+#ifdef __SANITIZE_ADDRESS__
+// Under ASan+UBSan (3-10x the cost) the same paths with one pool: that leg looks for memory errors, the
+// bits are Release's to check.
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+
+// The single-thread call without streaming stores, against 2 and 3 threads, and streaming stores on an
+// aligned buffer and on one misaligned by one element (aligned rows stream from registers, others are
+// staged; without streaming alignment chooses nothing); `call(out, pool)` runs the entry point (pool
+// null: without one).
 template <class Call>
 void expect_same_bits(const Instance& in, const harness::TypedBuffer& seed, Call&& call, const char* what) {
   harness::TypedBuffer base = seed;
@@ -72,16 +81,15 @@ void expect_same_bits(const Instance& in, const harness::TypedBuffer& seed, Call
   ThreadPool two(2), three(3);
   const std::vector<unsigned char> bytes = seed.bytes();
   for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), &two, &three}) {
-    for (const bool stream : {false, true}) {
-      for (const std::size_t misaligned : {0, 1}) {  // aligned rows stream from registers, others staged
-        const Streaming mode(stream);
-        harness::TypedBuffer out(in.dtype, seed.size(), misaligned);
-        std::memcpy(out.view().data, bytes.data(), bytes.size());
-        call(out, pool);
-        EXPECT_TRUE(harness::differing_elements(base, out).empty())
-            << what << ": " << (pool == nullptr ? 1 : pool->threads()) << " threads, streaming " << stream
-            << ", misaligned by " << misaligned;
-      }
+    if (kSanitized && pool == &three) continue;
+    for (const auto& [stream, misaligned] : {std::pair<bool, std::size_t>{false, 0}, {true, 0}, {true, 1}}) {
+      const Streaming mode(stream);
+      harness::TypedBuffer out(in.dtype, seed.size(), misaligned);
+      std::memcpy(out.view().data, bytes.data(), bytes.size());
+      call(out, pool);
+      EXPECT_TRUE(harness::differing_elements(base, out).empty())
+          << what << ": " << (pool == nullptr ? 1 : pool->threads()) << " threads, streaming " << stream
+          << ", misaligned by " << misaligned;
     }
   }
 }
@@ -108,6 +116,7 @@ TEST_P(Threads, AnyThreadCountAndStreamingGiveTheSameBits) {
           sinusoidal_table(v, plan, positions, out.view());
         },
         "table");
+    if (dim != 128) continue;  // the fused add has one loop whatever the dim
     expect_same_bits(
         in, embeddings,
         [&](harness::TypedBuffer& out, ThreadPool* pool) {
