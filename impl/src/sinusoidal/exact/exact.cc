@@ -170,10 +170,17 @@ HWY_INLINE void StorePairs(D dd, hn::Vec<D> v, Out* HWY_RESTRICT to, bool stream
   }
 }
 
-// G vectors of pairs (from pair k) advanced over `count` rows in registers, each row written at
-// `row_stride` after the one before: v' = v·(cw, cw) + swap(v)·(sw, -sw) is lane for lane Advance's
-// s·cw + c·sw and c·cw - s·sw (the same roundings, so the same bits), and leaves the pairs interleaved
-// for the store.
+// One position on for a vector of (s, c) lanes: v' = v·(cw, cw) + swap(v)·(sw, -sw) is lane for lane
+// Advance's s·cw + c·sw and c·cw - s·sw (the same roundings, so the same bits), and leaves the pairs
+// interleaved for the store.
+template <class D>
+HWY_INLINE hn::Vec<D> StepPairs(D dd, hn::Vec<D> v, const double* HWY_RESTRICT cw,
+                                const double* HWY_RESTRICT sw) {
+  return hn::MulAdd(v, hn::Load(dd, cw), hn::Mul(hn::Reverse2(dd, v), hn::Load(dd, sw)));
+}
+
+// G vectors of pairs (from pair k) advanced over `count` rows in registers (StepPairs), each row written
+// at `row_stride` after the one before.
 template <std::size_t G, class Out>
 HWY_INLINE void AdvanceRowsInRegisters(const SpreadSteps& steps, double* HWY_RESTRICT state, std::size_t k,
                                        Out* HWY_RESTRICT first, std::size_t row_stride, std::size_t count,
@@ -187,8 +194,7 @@ HWY_INLINE void AdvanceRowsInRegisters(const SpreadSteps& steps, double* HWY_RES
   Out* row = first + 2 * k;
   for (std::size_t r = 0; r < count; ++r, row += row_stride) {
     for (std::size_t g = 0; g < G; ++g) {  // the steps from L1: the registers hold the state
-      v[g] = hn::MulAdd(v[g], hn::Load(dd, cw + g * lanes),
-                        hn::Mul(hn::Reverse2(dd, v[g]), hn::Load(dd, sw + g * lanes)));
+      v[g] = StepPairs(dd, v[g], cw + g * lanes, sw + g * lanes);
       StorePairs(dd, v[g], row + g * lanes, stream);
     }
   }
@@ -230,9 +236,7 @@ HWY_INLINE void AdvanceInterleavedRows(const TurnSteps& ts, const SpreadSteps& s
     Out* row = first;
     for (std::size_t r = 0; r < count; ++r, row += row_stride) {
       for (std::size_t k = 0; k < 2 * whole; k += lanes) {
-        auto v = hn::Load(dd, state + k);
-        v = hn::MulAdd(v, hn::Load(dd, steps.cw + k),
-                       hn::Mul(hn::Reverse2(dd, v), hn::Load(dd, steps.sw + k)));
+        const auto v = StepPairs(dd, hn::Load(dd, state + k), steps.cw + k, steps.sw + k);
         hn::Store(v, dd, state + k);
         StorePairs(dd, v, row + k, stream);
       }
