@@ -10,6 +10,9 @@ float32, as a correctly rounding libm would):
             (2i, 2i+1), NEOX pairs (i, i + n_dims/2); channels past n_dims pass through
   HF        modeling_llama.py LlamaRotaryEmbedding: inv_freq = 1 / base ** (arange(0, d, 2).float() / d),
             freqs = inv_freq * position (float32), q*cos + rotate_half(q)*sin
+  HF M-RoPE modeling_qwen2_vl.py / modeling_qwen3_vl.py: freqs = inv_freq @ position_ids per axis (t, h, w) in
+            float32, cos/sin taken per channel chunk (apply_multimodal_rotary_pos_emb, mrope_section * 2) or
+            per pair (apply_interleaved_mrope: h at pairs 1, 4, ..., w at 2, 5, ...)
   PyTorch   the tutorial's PositionalEncoding: div_term = exp(arange(0, d, 2) * (-ln 10000 / d)),
             pe[:, 0::2] = sin(position * div_term), pe[:, 1::2] = cos(...), all float32
 
@@ -24,7 +27,7 @@ from pathlib import Path
 import numpy as np
 from cli_cases import failures, finish, judge
 from hf_rope import (default_inv_freq_f32, dynamic_inv_freq_f32, get_mscale, llama3_inv_freq_f32, longrope_attention,
-                     longrope_inv_freq_f32, rope_f32, yarn_inv_freq_f32)
+                     longrope_inv_freq_f32, mrope_f32, qwen_vl_positions, rope_f32, yarn_inv_freq_f32)
 
 PE, WORK = sys.argv[1], Path(sys.argv[2])
 WORK.mkdir(parents=True, exist_ok=True)
@@ -168,13 +171,36 @@ np.save(WORK / "packed_y.npy", rope_f32(x, packed, default_inv_freq_f32(5e5, D))
 check("hf_packed", ["--family", "rope", "--input", str(WORK / "packed_x.npy"), "--output", str(WORK / "packed_y.npy"),
                     "--positions-file", str(WORK / "packed_pos.npy"), "--base", "5e5"], True, ["meets"])
 
+# The other HF float32 forms near 10^6: linear scaling (inv_freq / factor), partial rotary (phi-2's
+# partial_rotary_factor: rotate_half over the first rotary_dim channels), pairs (2j, 2j+1) (view_as_complex).
+rope_case("hf_linear_1e6", x, rope_f32(x, far, (default_inv_freq_f32(1e4, D) / F32(4)).astype(F32)), far,
+          ["--scaling", "linear", "--factor", "4"], True, ["meets"])
+rope_case("hf_partial_1e6", x, rope_f32(x, far, default_inv_freq_f32(1e4, 64), rotary_dim=64), far,
+          ["--rotary-dim", "64"], True, ["meets"])
+rope_case("hf_interleaved_1e6", x, rope_f32(x, far, default_inv_freq_f32(5e5, D), interleaved=True), far,
+          ["--base", "5e5", "--layout", "interleaved"], True, ["meets"])
+
+
+mpos = qwen_vl_positions(999_000)
+np.save(WORK / "mrope_pos.npy", mpos)
+xm = RNG.standard_normal((mpos.shape[1], H, D)).astype(F32)
+np.save(WORK / "mrope_x.npy", xm)
+for tag, base, section, extra in (("qwen25vl", 1e6, (16, 24, 24), []),
+                                  ("qwen3vl", 5e6, (24, 20, 20), ["--mrope-layout", "interleaved"])):
+    np.save(WORK / f"{tag}_f32_y.npy", mrope_f32(xm, mpos, base, section, bool(extra)))
+    check(f"hf_mrope_{tag}_1e6", ["--family", "rope", "--input", str(WORK / "mrope_x.npy"), "--output",
+                                  str(WORK / f"{tag}_f32_y.npy"), "--positions-file", str(WORK / "mrope_pos.npy"),
+                                  "--base", str(base), "--mrope-section", ",".join(map(str, section))] + extra,
+          True, ["meets"])
+
 # A fused kernel that moves a pass-through channel by one ulp: named as such.
 moved = ggml_rope(x, far, 1e4, 64, True)
 moved[3, 1, 100] = np.nextafter(moved[3, 1, 100], F32(np.inf))
 rope_case("pass_through_moved", x, moved, far, ["--rotary-dim", "64"], False,
           ["pass-through: channel 100 of token 3 head 1", "[0, 64)"])
 
-for pos, where in ((list(range(0, 64)), "0"), (list(range(500_000, 500_064)), "5e5")):
+for pos, where in ((list(range(0, 64)), "0"), (list(range(500_000, 500_064)), "5e5"),
+                   (list(range(1_000_000 - 64, 1_000_000)), "1e6")):
     f = WORK / f"torch_tutorial_{where}.npy"
     np.save(f, torch_tutorial_table(pos, 128))
     check(f"torch_tutorial_{where}", ["--family", "sinusoidal", str(f), "--positions", f"{pos[0]}:{pos[-1] + 1}"],

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 from cli_cases import finish, judge, judge_bad
+from hf_rope import qwen_vl_positions
 
 try:  # the system's PyTorch when present (the frameworks' own arithmetic), numpy otherwise
     import torch  # noqa: F401
@@ -51,25 +52,6 @@ def rotate_half(x):
 def inv_freq(base, dim):
     # 1.0 / (base ** (torch.arange(0, dim, 2) / dim))
     return 1.0 / (base ** (np.arange(0, dim, 2, dtype=np.float64) / dim))
-
-
-def qwen_vl_positions():
-    """HF get_rope_index for one sequence: text, a 4x6 image (after the 2x2 merge), text, a 6x4 image,
-    text. Text tokens have t = h = w; an image's tokens share t and count rows (h) and columns (w)
-    from the position after the text before it; the text after an image continues at max + 1."""
-    t, h, w = [], [], []
-    nxt = FAR
-    for kind, a, b in [("text", 5, 0), ("image", 4, 6), ("text", 3, 0), ("image", 6, 4), ("text", 4, 0)]:
-        if kind == "text":
-            for k in range(a):
-                t.append(nxt + k), h.append(nxt + k), w.append(nxt + k)
-            nxt += a
-        else:
-            for r in range(a):
-                for c in range(b):
-                    t.append(nxt), h.append(nxt + r), w.append(nxt + c)
-            nxt += max(a, b)
-    return np.array([t, h, w], dtype=np.int64)
 
 
 def mrope_sectioned(q, pos, base, section):
@@ -178,7 +160,7 @@ def save_positions(name, pos):
 
 
 # --- M-RoPE (Qwen2.5-VL sectioned, Qwen3-VL interleaved) ----------------------------------------
-pos = qwen_vl_positions()
+pos = qwen_vl_positions(FAR)
 T = pos.shape[1]
 q = RNG.standard_normal((T, 2, 128))
 pfile = save_positions("mrope", pos)

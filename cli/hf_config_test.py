@@ -6,7 +6,8 @@ position * inv_freq, cos/sin times the attention factor, q*cos + rotate_half(q)*
 (modeling_llama.py, modeling_phi.py), or the view_as_complex pairs (2j, 2j+1) of modeling_deepseek_v2.py; Llama-4's
 NoPE layers q*t(p), t(p) = log(floor((p+1)/floor_scale) + 1)*attn_scale + 1 (modeling_llama4.py).
 
-Correct data passes with the resolution printed; four mistakes fail, three named by the diagnosis.
+Correct data passes with the resolution printed; each mistake an engine shipped fails with its cause named on the
+diagnosis line.
 
     hf_config_test.py PE_SUITE_EXECUTABLE WORK_DIR
 """
@@ -19,8 +20,11 @@ from pathlib import Path
 
 import numpy as np
 from cli_cases import failures, finish, judge, judge_bad
-from hf_rope import F32, get_mscale, llama3_inv_freq_f32, longrope_inv_freq_f32, yarn_inv_freq_f32
+from hf_rope import (F32, get_mscale, llama3_inv_freq_f32, longrope_inv_freq_f32, mrope_f32,
+                     qwen_vl_positions, yarn_inv_freq_f32)
 from hf_rope import default_inv_freq_f32 as default_inv_freq
+from hf_rope import llama3_inv_freq as llama3_inv_freq_f64
+from hf_rope import rope as rope_f64
 from hf_rope import rope_f32 as rope
 
 PE, WORK = sys.argv[1], Path(sys.argv[2])
@@ -112,6 +116,41 @@ skipped = llama_packed.copy()
 skipped[24:] = x128[24:]
 case("llama31_rows_unrotated", "Llama-3.1-8B", skipped, far, [], False, ["16 of 64 rows", "rows left unrotated"])
 
+# mlx-lm #1805/#1806: the KV-cache offset added twice; unsloth #3699: one cache_position for a left-padded
+# batch (rows 0..7 are padding, the given positions start at the first real token, the kernel's at row 0).
+case("llama31_offset_twice", "Llama-3.1-8B",
+     rope(x128, [p + 4096 for p in far], llama3_inv_freq(5e5, 128, ll["rope_scaling"])), far, [], False,
+     ["every row rotated by p+4096"])
+left = np.concatenate([np.zeros(8, dtype=np.int64), np.arange(T - 8)]) + 100_000
+np.save(WORK / "left.npy", left)
+np.save(WORK / "left_y.npy", rope(x128, far, llama3_inv_freq(5e5, 128, ll["rope_scaling"])))
+judge("llama31_left_padding", [PE, "check", "--family", "rope", "--input", str(WORK / "packed_x.npy"), "--output",
+                               str(WORK / "left_y.npy"), "--positions-file", str(WORK / "left.npy"), "--hf-config",
+                               str(CONFIGS / "Llama-3.1-8B.json")], False, ["consecutive positions 100000, 100001"])
+# FlashInfer PR #1129: int64 position ids read as int32, at positions past 2^32 (float64 angles, so the check
+# can hold them to rope.hwy's contract: the float32 class allows errors of order one there).
+big = np.arange(2 ** 32 + 100, 2 ** 32 + 100 + T)
+np.save(WORK / "big.npy", big)
+np.save(WORK / "int32_y.npy", rope_f64(x128.astype(np.float64), big - 2 ** 32, llama3_inv_freq_f64(
+    5e5, 128, 8.0, 8192), 128).astype(F32))
+judge("llama31_int32_positions", [PE, "check", "--family", "rope", "--input", str(WORK / "packed_x.npy"), "--output",
+                                  str(WORK / "int32_y.npy"), "--positions-file", str(WORK / "big.npy"), "--hf-config",
+                                  str(CONFIGS / "Llama-3.1-8B.json"), "--contract", "rope.hwy"], False,
+      ["truncated to 32 bits"])
+# Llama-3.2-1B (factor 32): llama-models #241's wrong factor (8), the wavelength taken as 1/theta, and vLLM
+# #16904's shared rope object that halved rotary_dim (32 of head_dim 64 rotated).
+l32 = cfg("Llama-3.2-1B")["rope_scaling"]
+x64 = X[:, :, :64]
+case("llama32", "Llama-3.2-1B", rope(x64, far, llama3_inv_freq(5e5, 64, l32)), far, [], True,
+     resolved=["factor 32 (rope_scaling.factor)", "head_dim 64 (head_dim)"])
+case("llama32_factor_8", "Llama-3.2-1B", rope(x64, far, llama3_inv_freq(5e5, 64, dict(l32, factor=8.0))), far, [],
+     False, ["llama3 factor 8 (given 32)"])
+case("llama32_wavelength_1_over_theta", "Llama-3.2-1B",
+     rope(x64, far, llama3_inv_freq_f64(5e5, 64, 32.0, 8192, wavelength=lambda w: 1 / w).astype(F32)), far, [], False,
+     ["llama3 wavelength taken as 1/theta"])
+case("llama32_rotary_dim_halved", "Llama-3.2-1B", rope(x64, far, llama3_inv_freq(5e5, 32, l32), rotary_dim=32), far,
+     [], False, ["rotary dim 32 (given: 64)"])
+
 # Gemma-3: layer i is sliding unless (i+1) % 6 == 0; sliding layers: rope_local_base_freq 10000, no scaling.
 x256 = X[:, :, :256]
 sliding = rope(x256, far, default_inv_freq(1e4, 256))
@@ -167,6 +206,15 @@ t = (np.log(np.floor((pos + F32(1)) / F32(8192)) + F32(1)) * F32(0.1) + F32(1)).
 case("llama4_nope_temperature", "Llama-4-Scout-17B-16E", (x128 * t[:, None, None]).astype(F32), far,
      ["--layer", "3"], True, resolved=["attn_temperature llama4 (text_config.attn_temperature_tuning)"])
 
+# SmolLM3's NoPE layer rotated anyway (the layer list ignored), and a RoPE layer left unrotated.
+case("smollm3_nope_rotated", "SmolLM3-3B", rope(x128, far, default_inv_freq(5e6, 128)), far, ["--layer", "3"],
+     False, ["rotated a NoPE layer"])
+case("smollm3_rope_layer_not_rotated", "SmolLM3-3B", x128.copy(), far, ["--layer", "0"], False,
+     ["the data was not rotated"])
+# Llama-4's NoPE layer without its attention temperature.
+case("llama4_temperature_forgotten", "Llama-4-Scout-17B-16E", x128.copy(), far, ["--layer", "3"], False,
+     ["no attention temperature"])
+
 # Llama-4's RoPE layers: llama3 (the base model's factor 8, low 1, high 4; the Instruct model's 16, 1, 1 is
 # in scaling_bugs_test.py), base 500000,
 # the complex pairs (2j, 2j+1) of modeling_llama4.py.
@@ -174,6 +222,18 @@ l4 = cfg("Llama-4-Scout-17B-16E")["text_config"]
 inv_l4 = llama3_inv_freq(l4["rope_theta"], 128, l4["rope_scaling"])
 case("llama4_rope_layer", "Llama-4-Scout-17B-16E", rope(x128, far, inv_l4, interleaved=True), far, ["--layer", "0"],
      True, resolved=["layout interleaved"])
+
+# Qwen2.5-VL: M-RoPE sections [16, 24, 24] from rope_scaling.mrope_section; h and w swapped is named.
+mpos = qwen_vl_positions(100_000)
+np.save(WORK / "mrope_pos.npy", mpos)
+xm = RNG.standard_normal((mpos.shape[1], H, 128)).astype(F32)
+np.save(WORK / "mrope_x.npy", xm)
+for name, axes, ok, words in (("qwen25vl", [0, 1, 2], True, ()), ("qwen25vl_h_w_swapped", [0, 2, 1], False,
+                                                                 ["axes h and w swapped"])):
+    np.save(WORK / f"{name}_y.npy", mrope_f32(xm, mpos[axes], 1e6, (16, 24, 24), False))
+    judge(name, [PE, "check", "--family", "rope", "--input", str(WORK / "mrope_x.npy"), "--output",
+                 str(WORK / f"{name}_y.npy"), "--positions-file", str(WORK / "mrope_pos.npy"), "--hf-config",
+                 str(CONFIGS / "Qwen2.5-VL-7B-Instruct.json")], ok, words)
 
 # --json: the resolution beside the existing keys.
 jf = WORK / "llama31.json"

@@ -138,3 +138,40 @@ def rope_f32(x, positions, inv_freq, rotary_dim=None, attention=1.0, interleaved
         a, b = x[..., :r // 2], x[..., r // 2:r]
         y[..., :r // 2], y[..., r // 2:r] = a * cos - b * sin, b * cos + a * sin
     return y
+
+
+def mrope_f32(x, pos3, base, section, interleaved):
+    """Qwen2.5-VL's (sectioned: apply_multimodal_rotary_pos_emb, chunks of mrope_section * 2 from axes t, h, w)
+    or Qwen3-VL's (interleaved: apply_interleaved_mrope, h at pairs 1, 4, ..., w at 2, 5, ...) text M-RoPE in
+    float32: freqs = inv_freq @ position_ids per axis, rotate_half over the head. pos3 [3, T]."""
+    d = x.shape[-1]
+    freqs = (pos3.astype(F32)[:, :, None] * default_inv_freq_f32(base, d)[None, None, :]).astype(F32)
+    if interleaved:
+        f = freqs[0].copy()
+        for axis in (1, 2):
+            f[:, axis:section[axis] * 3:3] = freqs[axis][:, axis:section[axis] * 3:3]
+    else:
+        f = freqs[np.repeat([0, 1, 2], section), :, np.arange(d // 2)].T
+    cos = np.cos(np.concatenate([f, f], axis=-1).astype(np.float64)).astype(F32)[:, None, :]
+    sin = np.sin(np.concatenate([f, f], axis=-1).astype(np.float64)).astype(F32)[:, None, :]
+    x = np.asarray(x, dtype=F32)
+    return x * cos + np.concatenate([-x[..., d // 2:], x[..., :d // 2]], axis=-1) * sin
+
+def qwen_vl_positions(start):
+    """HF get_rope_index for one sequence: text, a 4x6 image (after the 2x2 merge), text, a 6x4 image,
+    text, the first text token at `start`. Text tokens have t = h = w; an image's tokens share t and count
+    rows (h) and columns (w) from the position after the text before it; the text after an image continues
+    at max + 1."""
+    t, h, w = [], [], []
+    nxt = start
+    for kind, a, b in [("text", 5, 0), ("image", 4, 6), ("text", 3, 0), ("image", 6, 4), ("text", 4, 0)]:
+        if kind == "text":
+            for k in range(a):
+                t.append(nxt + k), h.append(nxt + k), w.append(nxt + k)
+            nxt += a
+        else:
+            for r in range(a):
+                for c in range(b):
+                    t.append(nxt), h.append(nxt + r), w.append(nxt + c)
+            nxt += max(a, b)
+    return np.array([t, h, w], dtype=np.int64)
