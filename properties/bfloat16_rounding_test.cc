@@ -1,0 +1,108 @@
+// The exact variants' bfloat16 rounding (impl/src/detail/bfloat16_bits-inl.h) on every Highway target the
+// CPU has: bit for bit pe::to_bfloat16(double) (round to odd into float, then to nearest-even: one correct
+// rounding), above all where rounding to float first would round twice: doubles off a bfloat16 midpoint
+// by less than float's half ulp, which float rounds onto the midpoint, mixed into vectors of ordinary
+// values; bfloat16's subnormals and the bottom of the normal range; ties.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "bfloat16_rounding_test.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "detail/bfloat16_bits-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace pe::bfloat16_test::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// bfloat16 bits of v[0, n), n a multiple of 8 (any target's lanes of double divide it).
+void RoundToBFloat16(const double* v, std::uint16_t* out, std::size_t n) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<std::uint32_t, decltype(dd)> du;
+  HWY_ALIGN std::uint32_t words[hn::MaxLanes(dd)];
+  for (std::size_t i = 0; i + hn::Lanes(dd) <= n; i += hn::Lanes(dd)) {
+    hn::Store(pe::detail::HWY_NAMESPACE::BFloat16Bits(dd, hn::LoadU(dd, v + i)), du, words);
+    for (std::size_t k = 0; k < hn::Lanes(dd); ++k) out[i + k] = static_cast<std::uint16_t>(words[k]);
+  }
+}
+
+}  // namespace pe::bfloat16_test::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <hwy/tests/hwy_gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "pe/half.h"
+
+namespace pe::bfloat16_test {
+namespace {
+
+HWY_EXPORT(RoundToBFloat16);
+
+// A bfloat16 midpoint: m's value plus half its spacing (m a finite bfloat16 of either sign, not the
+// largest).
+double midpoint_above(std::uint16_t m) {
+  const double a = to_float(BFloat16{m});
+  const double b = to_float(BFloat16{static_cast<std::uint16_t>(m + 1)});
+  return 0.5 * (a + b);
+}
+
+// Doubles the vector rounding must get right: ordinary values at every exponent the callers produce,
+// and around midpoints of random bfloat16 values (normal and subnormal) at offsets below, at and above
+// float's half ulp there, each placed among ordinary lanes.
+std::vector<double> hard_cases() {
+  std::mt19937_64 g(20261201);
+  std::uniform_real_distribution<double> unit(1.0, 2.0);
+  std::uniform_int_distribution<int> exponent(-140, 8);
+  std::vector<double> v;
+  auto ordinary = [&] { return std::ldexp(unit(g), exponent(g)) * (g() & 1 ? -1 : 1); };
+  for (int i = 0; i < 4096; ++i) v.push_back(ordinary());
+  for (int i = 0; i < 2048; ++i) {
+    // Bits with a biased exponent from 0 (subnormal) to 134 (2^7), either sign.
+    const auto m = static_cast<std::uint16_t>(
+        (g() & 0x8000) | (std::uniform_int_distribution<int>(0, 134)(g) << 7) | (g() & 0x7F));
+    const double mid = midpoint_above(m);
+    const double float_half_ulp = std::ldexp(1.0, std::max(std::ilogb(mid), -126) - 24);
+    for (const double off : {0.0, 0x1p-20, 0.25, 0.5, 0.75, 1.0, 1.5}) {
+      for (const double sign : {-1.0, 1.0}) {
+        v.push_back(mid + sign * off * float_half_ulp);
+        for (int k = 0; k < 7; ++k) v.push_back(ordinary());  // the rest of an AVX-512 vector
+      }
+    }
+  }
+  for (const double x :
+       {0.0, -0.0, 0x1p-126, -0x1p-126, 0x1p-133, 0x1p-134, 0x1.8p-134, 1.0, -1.0, 0x1.ff8p0})
+    v.push_back(x);
+  while (v.size() % 8) v.push_back(ordinary());
+  return v;
+}
+
+class BFloat16Rounding : public hwy::TestWithParamTarget {};
+INSTANTIATE_TEST_SUITE_P(Targets, BFloat16Rounding, ::testing::ValuesIn(hwy::SupportedAndGeneratedTargets()),
+                         hwy::TestParamTargetName);
+
+TEST_P(BFloat16Rounding, IsOneCorrectRoundingOfTheDouble) {
+  const std::vector<double> v = hard_cases();
+  std::vector<std::uint16_t> got(v.size());
+  HWY_DYNAMIC_DISPATCH(RoundToBFloat16)(v.data(), got.data(), v.size());
+  int wrong = 0;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const std::uint16_t want = to_bfloat16(v[i]).bits;
+    if (got[i] != want && ++wrong <= 5) {
+      ADD_FAILURE() << fmt::format("{} ({:a}): bits {:#06x}, one rounding gives {:#06x}", v[i], v[i], got[i],
+                                   want);
+    }
+  }
+  EXPECT_EQ(wrong, 0) << "of " << v.size() << " values";
+}
+
+}  // namespace
+}  // namespace pe::bfloat16_test
+#endif  // HWY_ONCE
