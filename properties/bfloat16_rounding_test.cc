@@ -17,14 +17,24 @@ HWY_BEFORE_NAMESPACE();
 namespace pe::bfloat16_test::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// bfloat16 bits of v[0, n), n a multiple of 8 (any target's lanes of double divide it).
-void RoundToBFloat16(const double* v, std::uint16_t* out, std::size_t n) {
+// bfloat16 bits of v[0, n), n a multiple of 32 (four vectors of any target's doubles): one vector at a
+// time (BFloat16Bits) or four at a time (StoreBFloat16x4).
+void RoundToBFloat16(const double* v, std::uint16_t* out, std::size_t n, bool four) {
   const hn::ScalableTag<double> dd;
   const hn::Rebind<std::uint32_t, decltype(dd)> du;
+  const std::size_t lanes = hn::Lanes(dd);
   HWY_ALIGN std::uint32_t words[hn::MaxLanes(dd)];
-  for (std::size_t i = 0; i + hn::Lanes(dd) <= n; i += hn::Lanes(dd)) {
-    hn::Store(pe::detail::HWY_NAMESPACE::BFloat16Bits(dd, hn::LoadU(dd, v + i)), du, words);
-    for (std::size_t k = 0; k < hn::Lanes(dd); ++k) out[i + k] = static_cast<std::uint16_t>(words[k]);
+  for (std::size_t i = 0; i + 4 * lanes <= n; i += 4 * lanes) {
+    if (four) {
+      pe::detail::HWY_NAMESPACE::StoreBFloat16x4(dd, hn::LoadU(dd, v + i), hn::LoadU(dd, v + i + lanes),
+                                                 hn::LoadU(dd, v + i + 2 * lanes),
+                                                 hn::LoadU(dd, v + i + 3 * lanes), out + i);
+      continue;
+    }
+    for (std::size_t j = i; j < i + 4 * lanes; j += lanes) {
+      hn::Store(pe::detail::HWY_NAMESPACE::BFloat16Bits(dd, hn::LoadU(dd, v + j)), du, words);
+      for (std::size_t k = 0; k < lanes; ++k) out[j + k] = static_cast<std::uint16_t>(words[k]);
+    }
   }
 }
 
@@ -38,6 +48,7 @@ HWY_AFTER_NAMESPACE();
 
 #include <cmath>
 #include <random>
+#include <utility>
 
 #include "pe/half.h"
 
@@ -54,33 +65,39 @@ double midpoint_above(std::uint16_t m) {
   return 0.5 * (a + b);
 }
 
-// Doubles the vector rounding must get right: ordinary values at every exponent the callers produce,
-// and around midpoints of random bfloat16 values (normal and subnormal) at offsets below, at and above
-// float's half ulp there, each placed among ordinary lanes.
+// Doubles the vector rounding must get right: ordinary values at every exponent the callers produce;
+// values near midpoints of random bfloat16 values (normal and subnormal) that float does not round onto
+// the midpoint (the fast path's hardest); the traps, offsets below and at float's half ulp that it does
+// round onto the midpoint, each among ordinary lanes; zeros, ties and the bottom of the normal range.
 std::vector<double> hard_cases() {
   std::mt19937_64 g(20261201);
   std::uniform_real_distribution<double> unit(1.0, 2.0);
   std::uniform_int_distribution<int> exponent(-140, 8);
   std::vector<double> v;
   auto ordinary = [&] { return std::ldexp(unit(g), exponent(g)) * (g() & 1 ? -1 : 1); };
-  for (int i = 0; i < 4096; ++i) v.push_back(ordinary());
-  for (int i = 0; i < 2048; ++i) {
-    // Bits with a biased exponent from 0 (subnormal) to 134 (2^7), either sign.
+  // A midpoint and float's half ulp there, from bits with a biased exponent 0 (subnormal) to 134 (2^7).
+  auto random_midpoint = [&] {
     const auto m = static_cast<std::uint16_t>(
         (g() & 0x8000) | (std::uniform_int_distribution<int>(0, 134)(g) << 7) | (g() & 0x7F));
     const double mid = midpoint_above(m);
-    const double float_half_ulp = std::ldexp(1.0, std::max(std::ilogb(mid), -126) - 24);
-    for (const double off : {0.0, 0x1p-20, 0.25, 0.5, 0.75, 1.0, 1.5}) {
-      for (const double sign : {-1.0, 1.0}) {
-        v.push_back(mid + sign * off * float_half_ulp);
-        for (int k = 0; k < 7; ++k) v.push_back(ordinary());  // the rest of an AVX-512 vector
-      }
+    return std::pair{mid, std::ldexp(1.0, std::max(std::ilogb(mid), -126) - 24)};
+  };
+  for (int i = 0; i < 4096; ++i) v.push_back(ordinary());
+  for (int i = 0; i < 2048; ++i) {
+    const auto [mid, float_half_ulp] = random_midpoint();
+    for (const double off : {-1.5, -1.0, -0.75, 0.75, 1.0, 1.5}) v.push_back(mid + off * float_half_ulp);
+  }
+  for (int i = 0; i < 2048; ++i) {
+    const auto [mid, float_half_ulp] = random_midpoint();
+    for (const double off : {-0.5, -0.25, -0x1p-20, 0.0, 0x1p-20, 0.25, 0.5}) {
+      v.push_back(mid + off * float_half_ulp);
+      for (int k = 0; k < 31; ++k) v.push_back(ordinary());  // the rest of four AVX-512 vectors
     }
   }
   for (const double x :
        {0.0, -0.0, 0x1p-126, -0x1p-126, 0x1p-133, 0x1p-134, 0x1.8p-134, 1.0, -1.0, 0x1.ff8p0})
     v.push_back(x);
-  while (v.size() % 8) v.push_back(ordinary());
+  while (v.size() % 32) v.push_back(ordinary());
   return v;
 }
 
@@ -90,17 +107,20 @@ INSTANTIATE_TEST_SUITE_P(Targets, BFloat16Rounding, ::testing::ValuesIn(hwy::Sup
 
 TEST_P(BFloat16Rounding, IsOneCorrectRoundingOfTheDouble) {
   const std::vector<double> v = hard_cases();
-  std::vector<std::uint16_t> got(v.size());
-  HWY_DYNAMIC_DISPATCH(RoundToBFloat16)(v.data(), got.data(), v.size());
-  int wrong = 0;
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    const std::uint16_t want = to_bfloat16(v[i]).bits;
-    if (got[i] != want && ++wrong <= 5) {
-      ADD_FAILURE() << fmt::format("{} ({:a}): bits {:#06x}, one rounding gives {:#06x}", v[i], v[i], got[i],
-                                   want);
+  for (const bool four : {false, true}) {
+    std::vector<std::uint16_t> got(v.size());
+    HWY_DYNAMIC_DISPATCH(RoundToBFloat16)(v.data(), got.data(), v.size(), four);
+    int wrong = 0;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const std::uint16_t want = to_bfloat16(v[i]).bits;
+      if (got[i] != want && ++wrong <= 5) {
+        ADD_FAILURE() << fmt::format("{} at a time: {} ({:a}): bits {:#06x}, one rounding gives {:#06x}",
+                                     four ? "four vectors" : "one vector", v[i], v[i], got[i], want);
+      }
     }
+    EXPECT_EQ(wrong, 0) << "of " << v.size() << " values, " << (four ? "four vectors" : "one vector")
+                        << " at a time";
   }
-  EXPECT_EQ(wrong, 0) << "of " << v.size() << " values";
 }
 
 }  // namespace

@@ -55,6 +55,46 @@ HWY_INLINE hn::Vec<hn::Rebind<std::uint32_t, D>> BFloat16Bits(D dd, hn::Vec<D> v
   return hn::ShiftRight<16>(hn::Add(hn::Add(bits, hn::Set(du, 0x7FFFu)), lsb));
 }
 
+// 4·lanes bfloat16 values, v0's lanes first, stored at `to` with the rounding of BFloat16Bits: where a
+// vector holds at least four doubles (AVX2, AVX-512), the four vectors' floats are rounded as two full
+// vectors and their top halves gathered by one permutation (ConcatOdd) into one store, about half the
+// operations of four BFloat16Bits; elsewhere, and for the rare vectors with a float on a midpoint, one
+// vector at a time.
+template <class D>
+HWY_INLINE void StoreBFloat16x4(D dd, hn::Vec<D> v0, hn::Vec<D> v1, hn::Vec<D> v2, hn::Vec<D> v3,
+                                std::uint16_t* HWY_RESTRICT to) {
+  const hn::Rebind<std::int32_t, D> di;
+  const hn::Rebind<std::uint16_t, D> d16;
+  const std::size_t lanes = hn::Lanes(dd);
+  const auto one_at_a_time = [&] {
+    hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, BFloat16Bits(dd, v0))), d16, to);
+    hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, BFloat16Bits(dd, v1))), d16, to + lanes);
+    hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, BFloat16Bits(dd, v2))), d16, to + 2 * lanes);
+    hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, BFloat16Bits(dd, v3))), d16, to + 3 * lanes);
+  };
+#if HWY_TARGET != HWY_SCALAR  // (no Combine or ConcatOdd there)
+  if constexpr (hn::MaxLanes(dd) >= 4 && !HWY_HAVE_SCALABLE) {
+    const hn::Repartition<float, D> df;  // twice the lanes of dd: two vectors' floats
+    const hn::Half<decltype(df)> dh;
+    const hn::RebindToUnsigned<decltype(df)> du;
+    const hn::Repartition<std::uint16_t, D> dw;  // four vectors' bfloat16 values
+    const auto a = hn::BitCast(du, hn::Combine(df, hn::DemoteTo(dh, v1), hn::DemoteTo(dh, v0)));
+    const auto b = hn::BitCast(du, hn::Combine(df, hn::DemoteTo(dh, v3), hn::DemoteTo(dh, v2)));
+    const auto low = hn::Set(du, 0xFFFFu), midpoint = hn::Set(du, 0x8000u);
+    if (HWY_UNLIKELY(!hn::AllFalse(
+            du, hn::Or(hn::Eq(hn::And(a, low), midpoint), hn::Eq(hn::And(b, low), midpoint))))) {
+      return one_at_a_time();
+    }
+    const auto bias = hn::Set(du, 0x7FFFu), one = hn::Set(du, 1u);
+    const auto ra = hn::Add(hn::Add(a, bias), hn::And(hn::ShiftRight<16>(a), one));
+    const auto rb = hn::Add(hn::Add(b, bias), hn::And(hn::ShiftRight<16>(b), one));
+    hn::StoreU(hn::ConcatOdd(dw, hn::BitCast(dw, rb), hn::BitCast(dw, ra)), dw, to);
+    return;
+  }
+#endif
+  one_at_a_time();
+}
+
 }  // namespace pe::detail::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 

@@ -146,6 +146,26 @@ HWY_INLINE void RotateBFloat16(BFloat16* HWY_RESTRICT row, std::size_t j0, std::
   const std::size_t lanes = hn::Lanes(dd);
   const auto vsign = hn::Set(dd, sign);
   std::size_t k = 0;
+  if constexpr (!kInterleaved) {  // four vectors of pairs rounded and stored together
+    const auto widen = [&](const BFloat16* from) {
+      return hn::PromoteTo(
+          dd, hn::BitCast(df, hn::ShiftLeft<16>(hn::PromoteTo(
+                                  du, hn::LoadU(d16, reinterpret_cast<const std::uint16_t*>(from))))));
+    };
+    for (; k + 4 * lanes <= n; k += 4 * lanes) {
+      hn::Vec<decltype(dd)> ra[4], rb[4];
+      for (std::size_t q = 0; q < 4; ++q) {
+        const auto x = widen(row + j0 + k + q * lanes), y = widen(row + half + j0 + k + q * lanes);
+        const auto vc = hn::Load(dd, c + k + q * lanes), vs = hn::Mul(hn::Load(dd, s + k + q * lanes), vsign);
+        ra[q] = hn::MulSub(x, vc, hn::Mul(y, vs));
+        rb[q] = hn::MulAdd(x, vs, hn::Mul(y, vc));
+      }
+      detail::HWY_NAMESPACE::StoreBFloat16x4(dd, ra[0], ra[1], ra[2], ra[3],
+                                             reinterpret_cast<std::uint16_t*>(row + j0 + k));
+      detail::HWY_NAMESPACE::StoreBFloat16x4(dd, rb[0], rb[1], rb[2], rb[3],
+                                             reinterpret_cast<std::uint16_t*>(row + half + j0 + k));
+    }
+  }
   for (; k + lanes <= n; k += lanes) {
     hn::Vec<decltype(du)> wa, wb;  // the inputs' bits in the top halves of 32-bit lanes
     if constexpr (kInterleaved) {  // (a, b) is one 32-bit word, a in the low half

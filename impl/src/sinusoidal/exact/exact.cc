@@ -193,9 +193,17 @@ HWY_INLINE void AdvanceRowsInRegisters(const SpreadSteps& steps, double* HWY_RES
   for (std::size_t g = 0; g < G; ++g) v[g] = hn::Load(dd, state + 2 * k + g * lanes);
   Out* row = first + 2 * k;
   for (std::size_t r = 0; r < count; ++r, row += row_stride) {
-    for (std::size_t g = 0; g < G; ++g) {  // the steps from L1: the registers hold the state
-      v[g] = StepPairs(dd, v[g], cw + g * lanes, sw + g * lanes);
-      StorePairs(dd, v[g], row + g * lanes, stream);
+    if constexpr (std::is_same_v<Out, float>) {
+      for (std::size_t g = 0; g < G; ++g) {  // the steps from L1: the registers hold the state
+        v[g] = StepPairs(dd, v[g], cw + g * lanes, sw + g * lanes);
+        StorePairs(dd, v[g], row + g * lanes, stream);
+      }
+    } else {  // bfloat16: four vectors rounded and stored together (G is a multiple of 4)
+      for (std::size_t g = 0; g < G; g += 4) {
+        for (std::size_t q = g; q < g + 4; ++q) v[q] = StepPairs(dd, v[q], cw + q * lanes, sw + q * lanes);
+        detail::HWY_NAMESPACE::StoreBFloat16x4(dd, v[g], v[g + 1], v[g + 2], v[g + 3],
+                                               reinterpret_cast<std::uint16_t*>(row + g * lanes));
+      }
     }
   }
 }
