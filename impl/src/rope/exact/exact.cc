@@ -133,67 +133,78 @@ HWY_INLINE void RotateFloat(float* HWY_RESTRICT row, std::size_t j0, std::size_t
 }
 
 // The same for bfloat16 data: each value widened exactly (its bits are a float's top half), rotated in
-// double as RotateFloat, rounded once into bfloat16.
+// double as RotateFloat (the same forms on the same pairs, so the bits are float32's rounded once more),
+// rounded once into bfloat16, four vectors at a time where the row has them.
 template <bool kInterleaved>
 HWY_INLINE void RotateBFloat16(BFloat16* HWY_RESTRICT row, std::size_t j0, std::size_t half,
-                               const double* HWY_RESTRICT s, const double* HWY_RESTRICT c, double sign,
-                               std::size_t n) {
+                               const TokenFactors& f, const double* HWY_RESTRICT c, std::size_t n) {
   const hn::ScalableTag<double> dd;
   const hn::Rebind<float, decltype(dd)> df;
   const hn::Rebind<std::uint32_t, decltype(dd)> du;
   const hn::Rebind<std::int32_t, decltype(dd)> di;
   const hn::Rebind<std::uint16_t, decltype(dd)> d16;
   const std::size_t lanes = hn::Lanes(dd);
-  const auto vsign = hn::Set(dd, sign);
+  const auto widen = [&](const BFloat16* from) {
+    return hn::PromoteTo(
+        dd, hn::BitCast(df, hn::ShiftLeft<16>(hn::PromoteTo(
+                                du, hn::LoadU(d16, reinterpret_cast<const std::uint16_t*>(from))))));
+  };
+  const auto store = [&](hn::Vec<decltype(dd)> v, BFloat16* to) {
+    hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, detail::HWY_NAMESPACE::BFloat16Bits(dd, v))), d16,
+               reinterpret_cast<std::uint16_t*>(to));
+  };
   std::size_t k = 0;
-  if constexpr (!kInterleaved) {  // four vectors of pairs rounded and stored together
-    const auto widen = [&](const BFloat16* from) {
-      return hn::PromoteTo(
-          dd, hn::BitCast(df, hn::ShiftLeft<16>(hn::PromoteTo(
-                                  du, hn::LoadU(d16, reinterpret_cast<const std::uint16_t*>(from))))));
-    };
-    for (; k + 4 * lanes <= n; k += 4 * lanes) {
-      hn::Vec<decltype(dd)> ra[4], rb[4];
-      for (std::size_t q = 0; q < 4; ++q) {
-        const auto x = widen(row + j0 + k + q * lanes), y = widen(row + half + j0 + k + q * lanes);
-        const auto vc = hn::Load(dd, c + k + q * lanes), vs = hn::Mul(hn::Load(dd, s + k + q * lanes), vsign);
-        ra[q] = hn::MulSub(x, vc, hn::Mul(y, vs));
-        rb[q] = hn::MulAdd(x, vs, hn::Mul(y, vc));
+  if constexpr (kInterleaved) {
+    if (f.spread) {  // as RotateFloat: lanes / 2 pairs per vector, the pairs' lanes swapped
+      BFloat16* HWY_RESTRICT pairs = row + 2 * j0;
+      const auto rotated = [&](std::size_t at) {
+        const auto x = widen(pairs + at);
+        return hn::MulAdd(x, hn::Load(dd, f.spread_c + at),
+                          hn::Mul(hn::Reverse2(dd, x), hn::Load(dd, f.spread_s + at)));
+      };
+      for (; lanes >= 2 && 2 * k + 4 * lanes <= 2 * n; k += 2 * lanes) {
+        detail::HWY_NAMESPACE::StoreBFloat16x4(dd, rotated(2 * k), rotated(2 * k + lanes),
+                                               rotated(2 * k + 2 * lanes), rotated(2 * k + 3 * lanes),
+                                               reinterpret_cast<std::uint16_t*>(pairs + 2 * k));
       }
-      detail::HWY_NAMESPACE::StoreBFloat16x4(dd, ra[0], ra[1], ra[2], ra[3],
+      for (; lanes >= 2 && 2 * k + lanes <= 2 * n; k += lanes / 2) store(rotated(2 * k), pairs + 2 * k);
+    } else {  // de-interleaved: lanes pairs per vector, (a, b) one 32-bit word, a in the low half
+      for (; k + lanes <= n; k += lanes) {
+        const auto w = hn::LoadU(du, reinterpret_cast<const std::uint32_t*>(row + 2 * (j0 + k)));
+        const auto x = hn::PromoteTo(dd, hn::BitCast(df, hn::ShiftLeft<16>(w)));
+        const auto y = hn::PromoteTo(dd, hn::BitCast(df, hn::And(w, hn::Set(du, 0xFFFF0000u))));
+        const auto vc = hn::Load(dd, c + k), vs = hn::Load(dd, f.s + k);
+        const auto ra = detail::HWY_NAMESPACE::BFloat16Bits(dd, hn::MulSub(x, vc, hn::Mul(y, vs)));
+        const auto rb = detail::HWY_NAMESPACE::BFloat16Bits(dd, hn::MulAdd(x, vs, hn::Mul(y, vc)));
+        hn::StoreU(hn::Or(ra, hn::ShiftLeft<16>(rb)), du,
+                   reinterpret_cast<std::uint32_t*>(row + 2 * (j0 + k)));
+      }
+    }
+    RotatePairs(row + 2 * (j0 + k), row + 2 * (j0 + k) + 1, 2, f.s + k, c + k, 1.0, n - k);
+  } else {
+    const auto rotated_a = [&](std::size_t at) {
+      return hn::MulSub(widen(row + j0 + at), hn::Load(dd, c + at),
+                        hn::Mul(widen(row + half + j0 + at), hn::Load(dd, f.s + at)));
+    };
+    const auto rotated_b = [&](std::size_t at) {
+      return hn::MulAdd(widen(row + j0 + at), hn::Load(dd, f.s + at),
+                        hn::Mul(widen(row + half + j0 + at), hn::Load(dd, c + at)));
+    };
+    for (; k + 4 * lanes <= n; k += 4 * lanes) {  // a's of all four vectors before b's: in place
+      hn::Vec<decltype(dd)> rb[4];
+      for (std::size_t q = 0; q < 4; ++q) rb[q] = rotated_b(k + q * lanes);
+      detail::HWY_NAMESPACE::StoreBFloat16x4(dd, rotated_a(k), rotated_a(k + lanes), rotated_a(k + 2 * lanes),
+                                             rotated_a(k + 3 * lanes),
                                              reinterpret_cast<std::uint16_t*>(row + j0 + k));
       detail::HWY_NAMESPACE::StoreBFloat16x4(dd, rb[0], rb[1], rb[2], rb[3],
                                              reinterpret_cast<std::uint16_t*>(row + half + j0 + k));
     }
-  }
-  for (; k + lanes <= n; k += lanes) {
-    hn::Vec<decltype(du)> wa, wb;  // the inputs' bits in the top halves of 32-bit lanes
-    if constexpr (kInterleaved) {  // (a, b) is one 32-bit word, a in the low half
-      const auto w = hn::LoadU(du, reinterpret_cast<const std::uint32_t*>(row + 2 * (j0 + k)));
-      wa = hn::ShiftLeft<16>(w);
-      wb = hn::And(w, hn::Set(du, 0xFFFF0000u));
-    } else {
-      wa = hn::ShiftLeft<16>(
-          hn::PromoteTo(du, hn::LoadU(d16, reinterpret_cast<const std::uint16_t*>(row + j0 + k))));
-      wb = hn::ShiftLeft<16>(
-          hn::PromoteTo(du, hn::LoadU(d16, reinterpret_cast<const std::uint16_t*>(row + half + j0 + k))));
+    for (; k + lanes <= n; k += lanes) {
+      const auto ra = rotated_a(k), rb = rotated_b(k);
+      store(ra, row + j0 + k);
+      store(rb, row + half + j0 + k);
     }
-    const auto x = hn::PromoteTo(dd, hn::BitCast(df, wa)), y = hn::PromoteTo(dd, hn::BitCast(df, wb));
-    const auto vc = hn::Load(dd, c + k), vs = hn::Mul(hn::Load(dd, s + k), vsign);
-    const auto ra = detail::HWY_NAMESPACE::BFloat16Bits(dd, hn::MulSub(x, vc, hn::Mul(y, vs)));
-    const auto rb = detail::HWY_NAMESPACE::BFloat16Bits(dd, hn::MulAdd(x, vs, hn::Mul(y, vc)));
-    if constexpr (kInterleaved) {
-      hn::StoreU(hn::Or(ra, hn::ShiftLeft<16>(rb)), du, reinterpret_cast<std::uint32_t*>(row + 2 * (j0 + k)));
-    } else {
-      hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, ra)), d16, reinterpret_cast<std::uint16_t*>(row + j0 + k));
-      hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, rb)), d16,
-                 reinterpret_cast<std::uint16_t*>(row + half + j0 + k));
-    }
-  }
-  if constexpr (kInterleaved) {
-    RotatePairs(row + 2 * (j0 + k), row + 2 * (j0 + k) + 1, 2, s + k, c + k, sign, n - k);
-  } else {
-    RotatePairs(row + j0 + k, row + half + j0 + k, 1, s + k, c + k, sign, n - k);
+    RotatePairs(row + j0 + k, row + half + j0 + k, 1, f.s + k, c + k, 1.0, n - k);
   }
 }
 
@@ -241,11 +252,12 @@ struct Backend {
               const double* c, double sign) const {
     const std::size_t h = plan.n_pairs();
     const bool il = plan.pairs_interleaved();
+    const TokenFactors f(s, c, sign, n, il && h <= kChunk);
     for (std::size_t r = 0; r < n_rows; ++r) {
       if (il) {
-        RotateBFloat16<true>(rows[r], j0, h, s, c, sign, n);
+        RotateBFloat16<true>(rows[r], j0, h, f, c, n);
       } else {
-        RotateBFloat16<false>(rows[r], j0, h, s, c, sign, n);
+        RotateBFloat16<false>(rows[r], j0, h, f, c, n);
       }
     }
   }
