@@ -98,6 +98,24 @@ HWY_INLINE void AdvanceAndStore(const TurnSteps& ts, std::size_t j0, std::size_t
   const double* HWY_RESTRICT cos_step = ts.cos_step.data() + j0;
   const double* HWY_RESTRICT sin_step = ts.sin_step.data() + j0;
   std::size_t k = 0;
+  if constexpr (!std::is_same_v<Out, float> && !kInterleaved) {  // bfloat16 halves: four vectors at a time
+    for (; k + 4 * lanes <= n; k += 4 * lanes) {
+      hn::Vec<decltype(dd)> s1[4], c1[4];
+      for (std::size_t q = 0; q < 4; ++q) {
+        const std::size_t at = k + q * lanes;
+        const auto vs = hn::Load(dd, s + at), vc = hn::Load(dd, c + at);
+        const auto cw = hn::LoadU(dd, cos_step + at), sw = hn::LoadU(dd, sin_step + at);
+        s1[q] = hn::MulAdd(vs, cw, hn::Mul(vc, sw));
+        c1[q] = hn::MulSub(vc, cw, hn::Mul(vs, sw));
+        hn::Store(s1[q], dd, s + at);
+        hn::Store(c1[q], dd, c + at);
+      }
+      detail::HWY_NAMESPACE::StoreBFloat16x4(dd, s1[0], s1[1], s1[2], s1[3],
+                                             reinterpret_cast<std::uint16_t*>(ys + k));
+      detail::HWY_NAMESPACE::StoreBFloat16x4(dd, c1[0], c1[1], c1[2], c1[3],
+                                             reinterpret_cast<std::uint16_t*>(yc + k));
+    }
+  }
   for (; k + lanes <= n; k += lanes) {
     const auto vs = hn::Load(dd, s + k), vc = hn::Load(dd, c + k);
     const auto cw = hn::LoadU(dd, cos_step + k), sw = hn::LoadU(dd, sin_step + k);
@@ -259,6 +277,66 @@ HWY_INLINE void AdvanceInterleavedRows(const TurnSteps& ts, const SpreadSteps& s
 }
 #endif
 
+#if !HWY_HAVE_SCALABLE
+// G vectors of sines and G of cosines of a float32 table (the pairs AdvanceAndStore's vectors take)
+// advanced over `count` rows in registers with AdvanceAndStore's operations (the same bits), each row's
+// two halves written at `row_stride` after the row before; the last few pairs as its scalar tail. s and c
+// are left undefined. (bfloat16 stays row by row: its four-vector rounding beside 2G state registers ran
+// 1.2x slower than with the state in L1, measured.)
+template <std::size_t G>
+HWY_INLINE void AdvanceHalvesInRegisters(const TurnSteps& ts, std::size_t j0, std::size_t n,
+                                         double* HWY_RESTRICT s, double* HWY_RESTRICT c, float* first_s,
+                                         float* first_c, std::size_t row_stride, std::size_t count,
+                                         bool stream) {
+  const hn::ScalableTag<double> dd;
+  const std::size_t lanes = hn::Lanes(dd), whole = G * lanes;
+  const double* HWY_RESTRICT cos_step = ts.cos_step.data() + j0;
+  const double* HWY_RESTRICT sin_step = ts.sin_step.data() + j0;
+  hn::Vec<decltype(dd)> vs[G], vc[G];
+  for (std::size_t g = 0; g < G; ++g)
+    vs[g] = hn::Load(dd, s + g * lanes), vc[g] = hn::Load(dd, c + g * lanes);
+  float* row_s = first_s;
+  float* row_c = first_c;
+  for (std::size_t r = 0; r < count; ++r, row_s += row_stride, row_c += row_stride) {
+    for (std::size_t g = 0; g < G; ++g) {  // the steps from L1: the registers hold the state
+      const auto cw = hn::LoadU(dd, cos_step + g * lanes), sw = hn::LoadU(dd, sin_step + g * lanes);
+      const auto s1 = hn::MulAdd(vs[g], cw, hn::Mul(vc[g], sw)),
+                 c1 = hn::MulSub(vc[g], cw, hn::Mul(vs[g], sw));
+      vs[g] = s1;
+      vc[g] = c1;
+      StorePairs(dd, s1, row_s + g * lanes, stream);
+      StorePairs(dd, c1, row_c + g * lanes, stream);
+    }
+    if (whole < n) {
+      detail::advance_sincos(cos_step + whole, sin_step + whole, n - whole, s + whole, c + whole);
+      StoreRow(row_s + whole, row_c + whole, false, s + whole, c + whole, n - whole);
+    }
+  }
+}
+
+// Whether the registers hold a concatenated chunk's halves of n pairs: 2, 4 or (AVX-512's 32 registers)
+// 8 vectors of each.
+HWY_INLINE bool HalvesFitRegisters(std::size_t n) {
+  const std::size_t vectors = n / hn::Lanes(hn::ScalableTag<double>());
+  return vectors == 2 || vectors == 4 || (vectors == 8 && HWY_MAX_BYTES >= 64);
+}
+
+// The run of rows after a direct row of a concatenated float32 table, its halves' vectors in registers
+// (the chunk's pairs fit them: HalvesFitRegisters).
+HWY_INLINE void AdvanceHalvesRows(const TurnSteps& ts, std::size_t j0, std::size_t n, double* s, double* c,
+                                  float* first_s, float* first_c, std::size_t row_stride, std::size_t count,
+                                  bool stream) {
+  const std::size_t vectors = n / hn::Lanes(hn::ScalableTag<double>());
+  if constexpr (HWY_MAX_BYTES >= 64) {
+    if (vectors == 8)
+      return AdvanceHalvesInRegisters<8>(ts, j0, n, s, c, first_s, first_c, row_stride, count, stream);
+  }
+  if (vectors == 4)
+    return AdvanceHalvesInRegisters<4>(ts, j0, n, s, c, first_s, first_c, row_stride, count, stream);
+  AdvanceHalvesInRegisters<2>(ts, j0, n, s, c, first_s, first_c, row_stride, count, stream);
+}
+#endif
+
 template <class Out, bool kAdd>
 void Rows(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
           std::span<const std::uint8_t> padding, Out* out) {
@@ -272,14 +350,18 @@ void Rows(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
   [[maybe_unused]] HWY_ALIGN float stage[2 * kChunk];
   const bool stream =
       std::is_same_v<Out, float> && !kAdd && detail::stream_output(positions.size() * d * sizeof(Out));
-  // An interleaved table (float32 streamed only where every row's vectors are aligned for it): runs of
-  // consecutive positions advanced in registers, pairs interleaved in the lanes (AdvanceInterleavedRows).
+  // Runs of consecutive positions advanced in registers (float32 streamed only where every row's vectors
+  // are aligned for it): an interleaved table's pairs in adjacent lanes (AdvanceInterleavedRows), a
+  // concatenated float32 table's halves as vectors of each (AdvanceHalvesRows).
   constexpr bool kRegisterRuns =
       !HWY_HAVE_SCALABLE && !kAdd && (std::is_same_v<Out, float> || std::is_same_v<Out, BFloat16>);
-  // Interleaved lanes need two pairs a vector at least to beat the de-interleaving loop (SSE4 holds one).
+  // Interleaved lanes need two pairs a vector at least to beat the de-interleaving loop (SSE4 holds one);
+  // a concatenated float32 table's halves, AVX2 or AVX-512 (AdvanceHalvesRows), both starting a cache line.
+  constexpr bool kHalvesInRegisters = kRegisterRuns && std::is_same_v<Out, float>;
+  const bool aligned = reinterpret_cast<std::uintptr_t>(out) % 64 == 0 && (d * sizeof(Out)) % 64 == 0 &&
+                       (il || (h * sizeof(Out)) % 64 == 0);
   const bool in_registers =
-      kRegisterRuns && il && hn::Lanes(hn::ScalableTag<double>()) >= 4 &&
-      (!stream || (reinterpret_cast<std::uintptr_t>(out) % 64 == 0 && (d * sizeof(Out)) % 64 == 0));
+      kRegisterRuns && hn::Lanes(hn::ScalableTag<double>()) >= 4 && (!stream || aligned);
   for (std::size_t j0 = 0; j0 < h; j0 += kChunk) {
     const std::size_t n = std::min(kChunk, h - j0);
     int since_direct = detail::kRefreshRows;
@@ -293,17 +375,28 @@ void Rows(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
       prev = p;
 #if !HWY_HAVE_SCALABLE
       if constexpr (kRegisterRuns) {
-        if (in_registers && !advance) {  // a direct row, then the run of rows that advance from it
+        // A direct row, then the run of rows that advance from it.
+        if (in_registers && !advance && (il || (kHalvesInRegisters && HalvesFitRegisters(n)))) {
           std::size_t run = 0;
           while (r + 1 + run < positions.size() && run < detail::kRefreshRows &&
                  positions[r + 1 + run] == positions[r + run] + 1) {
             ++run;
           }
-          Out* row = out + r * d + 2 * j0;
-          detail::HWY_NAMESPACE::DirectSinCos(p, ts.step.data() + j0, n, s, c);
-          StoreRow(row, row + 1, true, s, c, n);
-          if (run > 0 && !spread) spread.emplace(ts, j0, n);
-          if (run > 0) AdvanceInterleavedRows(ts, *spread, j0, n, s, c, row + d, d, run, stream);
+          if (il) {
+            Out* row = out + r * d + 2 * j0;
+            detail::HWY_NAMESPACE::DirectSinCos(p, ts.step.data() + j0, n, s, c);
+            StoreRow(row, row + 1, true, s, c, n);
+            if (run > 0 && !spread) spread.emplace(ts, j0, n);
+            if (run > 0) AdvanceInterleavedRows(ts, *spread, j0, n, s, c, row + d, d, run, stream);
+          } else {
+            Out* row_s = out + r * d + j0;
+            Out* row_c = row_s + h;
+            detail::HWY_NAMESPACE::DirectSinCos(p, ts.step.data() + j0, n, s, c);
+            StoreRow(row_s, row_c, false, s, c, n);
+            if constexpr (kHalvesInRegisters) {
+              if (run > 0) AdvanceHalvesRows(ts, j0, n, s, c, row_s + d, row_c + d, d, run, stream);
+            }
+          }
           r += run;
           prev = positions[r];
           since_direct = static_cast<int>(run);
