@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "alloc_counter.h"
+#include "exact_floors.h"
 #include "fixture_cache.h"
 #include "machine_limits.h"
 #include "pace.h"
@@ -168,6 +169,10 @@ int register_grid(const Options& options) {
     }
   }
   for (const auto& [bytes, threads] : limit_sizes) register_limit_benchmarks(bytes, threads);
+  // Beside the exact variants, their methods' floors on this machine (exact_floors.h).
+  if (options.mode != Mode::Smoke && (harness::glob_match(options.glob, "sinusoidal.exact") ||
+                                      harness::glob_match(options.glob, "rope.exact")))
+    register_exact_floors();
   // Plan creation (frequencies, turn steps): setup, paid once per configuration, timed apart.
   if (options.mode != Mode::Smoke && harness::glob_match(options.glob, "plan")) {
     for (std::int64_t d : {64, 128, 4096}) {

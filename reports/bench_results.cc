@@ -79,6 +79,20 @@ std::vector<BenchRuns> benchmark_runs(const nlohmann::json& run) {
   return out;
 }
 
+std::vector<FloorRecord> floor_records(const nlohmann::json& run) {
+  std::vector<FloorRecord> out;
+  for (const BenchRuns& runs : benchmark_runs(run)) {
+    if (!runs.name.starts_with("floor/") || !runs.error.empty()) continue;
+    const auto med = [&](const char* key) {
+      std::vector<double> v;
+      for (const auto* b : runs.repetitions) v.push_back(field(*b, key));
+      return median(v);
+    };
+    out.push_back({runs.name, med("ns_per_element"), med("fill_fraction")});
+  }
+  return out;
+}
+
 std::vector<BenchRecord> bench_records(const nlohmann::json& run) {
   std::vector<BenchRecord> out;
   for (const BenchRuns& runs : benchmark_runs(run)) {

@@ -38,6 +38,14 @@ struct BenchRecord : harness::BenchIdentity {
   std::string error;  // the contract check's message when it was not timed
 };
 
+// A floor/ benchmark (an exact variant's innermost loop alone, pe_bench's exact_floors.cc): medians.
+struct FloorRecord {
+  std::string name;
+  double ns_per_element = 0, fill_fraction = 0;  // NaN where the benchmark did not report it
+};
+// The floor/ benchmarks of `run`, in file order.
+std::vector<FloorRecord> floor_records(const nlohmann::json& run);
+
 // The median (mean of the middle two for an even count); NaN for no values.
 double median(std::vector<double> v);
 

@@ -28,8 +28,10 @@ struct ReportOutput {
 
 ReportOutput write_report(const ReportInputs& in, const std::string& dir);
 
-// bench.md: one row per kernel benchmark, every one bench_records() reads.
-std::string benchmarks_markdown(const std::vector<BenchRecord>& records);
+// bench.md: one row per kernel benchmark, every one bench_records() reads; then the exact variants'
+// floors, where the run measured them.
+std::string benchmarks_markdown(const std::vector<BenchRecord>& records,
+                                const std::vector<FloorRecord>& floors = {});
 
 // ns/element and % of the fill limit per variant at the shapes (unscaled), the fastest per shape.
 std::string speed_markdown(const nlohmann::json& bench);
