@@ -2,10 +2,13 @@
 // Highway target the CPU has, without what the variant needs around it (plan, direct rows, tails, argument
 // checks, sin/cos), so that a report can say how far the variant is from what its method can reach here,
 // beside the machine's fill and copy limits (which a double-precision method may not reach at all).
-//   floor/sinusoidal.exact/step/f32    a table's rows advanced in registers, (s, c) in adjacent double
-//   floor/sinusoidal.exact/step/bf16   lanes: v' = v·(cw, cw) + swap(v)·(sw, -sw), rounded, stored
-//                                      (bfloat16 four vectors at a time, as the variant); as many vectors
-//                                      a row as the registers hold, rows of 8192 into one buffer
+//   floor/sinusoidal.exact/step/f32    an interleaved table's rows advanced in registers, (s, c) in
+//   floor/sinusoidal.exact/step/bf16   adjacent double lanes: v' = v·(cw, cw) + swap(v)·(sw, -sw),
+//                                      rounded, stored (bfloat16 four vectors at a time, as the variant);
+//                                      as many vectors a row as the registers hold (/d<values> in the
+//                                      name), 8192 rows into one buffer. A concatenated table's halves
+//                                      take as many operations a pair (two multiplies and two fused
+//                                      multiply-adds per two vectors, no swap).
 //   floor/rope.exact/rotate/f32        one token of 32 heads × 128, half-split: floats promoted, rotated
 //                                      in double by given (cos, sin), demoted, in place
 // The steps report the fraction of the machine's fill limit at their size that they reach (the most the
@@ -169,8 +172,14 @@ void rotate_floor(benchmark::State& state) {
 }  // namespace
 
 void register_exact_floors() {
-  benchmark::RegisterBenchmark("floor/sinusoidal.exact/step/f32/L8192", step_floor, false);
-  benchmark::RegisterBenchmark("floor/sinusoidal.exact/step/bf16/L8192", step_floor, true);
+  // The row's width is the target's (d = 128 on AVX-512; AVX2's registers hold 32 values a row, where its
+  // table of d = 128 goes row by row from L1), so it is in the name.
+  const std::size_t d = HWY_DYNAMIC_DISPATCH(StepRowValues)();
+  for (const bool bfloat16 : {false, true}) {
+    const std::string name = "floor/sinusoidal.exact/step/" + std::string(bfloat16 ? "bf16" : "f32") +
+                             "/L8192/d" + std::to_string(d);
+    benchmark::RegisterBenchmark(name.c_str(), step_floor, bfloat16);
+  }
   benchmark::RegisterBenchmark("floor/rope.exact/rotate/f32/T1/H32/D128", rotate_floor);
 }
 

@@ -3,7 +3,8 @@
 
 namespace pe::bench {
 
-// Registers floor/sinusoidal.exact/step/{f32,bf16}/L8192 and floor/rope.exact/rotate/f32/T1/H32/D128.
+// Registers floor/sinusoidal.exact/step/{f32,bf16}/L8192/d<row width> and
+// floor/rope.exact/rotate/f32/T1/H32/D128.
 void register_exact_floors();
 
 }  // namespace pe::bench

@@ -156,7 +156,10 @@ int repetitions_for(Mode mode) { return mode == Mode::Report ? 9 : mode == Mode:
 int register_grid(const Options& options) {
   std::set<std::pair<std::size_t, int>> limit_sizes;
   int count = 0;
+  bool with_exact = false;
   for (const Instance& in : harness::instances_matching(options.glob)) {
+    const std::string& variant = in.variant->name();
+    with_exact = with_exact || variant.starts_with("sinusoidal.exact") || variant.starts_with("rope.exact");
     const bool first_layout = in.layout == in.contract().layouts.front();
     const bool slowed =
         !options.slowdown_glob.empty() && (harness::glob_match(options.slowdown_glob, in.name()) ||
@@ -169,10 +172,8 @@ int register_grid(const Options& options) {
     }
   }
   for (const auto& [bytes, threads] : limit_sizes) register_limit_benchmarks(bytes, threads);
-  // Beside the exact variants, their methods' floors on this machine (exact_floors.h).
-  if (options.mode != Mode::Smoke && (harness::glob_match(options.glob, "sinusoidal.exact") ||
-                                      harness::glob_match(options.glob, "rope.exact")))
-    register_exact_floors();
+  // Beside the exact variants (any of their targets), their methods' floors on this machine (exact_floors.h).
+  if (options.mode != Mode::Smoke && with_exact) register_exact_floors();
   // Plan creation (frequencies, turn steps): setup, paid once per configuration, timed apart.
   if (options.mode != Mode::Smoke && harness::glob_match(options.glob, "plan")) {
     for (std::int64_t d : {64, 128, 4096}) {

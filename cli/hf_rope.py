@@ -157,6 +157,7 @@ def mrope_f32(x, pos3, base, section, interleaved):
     x = np.asarray(x, dtype=F32)
     return x * cos + np.concatenate([-x[..., d // 2:], x[..., :d // 2]], axis=-1) * sin
 
+
 def qwen_vl_positions(start):
     """HF get_rope_index for one sequence: text, a 4x6 image (after the 2x2 merge), text, a 6x4 image,
     text, the first text token at `start`. Text tokens have t = h = w; an image's tokens share t and count

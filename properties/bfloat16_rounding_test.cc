@@ -66,32 +66,37 @@ double midpoint_above(std::uint16_t m) {
 }
 
 // Doubles the vector rounding must get right: ordinary values at every exponent the callers produce;
-// values near midpoints of random bfloat16 values (normal and subnormal) that float does not round onto
-// the midpoint (the fast path's hardest); the traps, offsets below and at float's half ulp that it does
-// round onto the midpoint, each among ordinary lanes; zeros, ties and the bottom of the normal range.
+// values near midpoints of random bfloat16 values (normal and subnormal) far enough off that float does
+// not round onto the midpoint (1.5 to 3 of float's half ulps: the fast path's hardest); the traps, offsets
+// up to and at float's half ulp, which float rounds onto the midpoint, each alone in a block of four
+// AVX-512 vectors of ordinary values and at every lane of the block in turn; zeros, ties and the bottom
+// of the normal range.
 std::vector<double> hard_cases() {
   std::mt19937_64 g(20261201);
   std::uniform_real_distribution<double> unit(1.0, 2.0);
   std::uniform_int_distribution<int> exponent(-140, 8);
   std::vector<double> v;
   auto ordinary = [&] { return std::ldexp(unit(g), exponent(g)) * (g() & 1 ? -1 : 1); };
-  // A midpoint and float's half ulp there, from bits with a biased exponent 0 (subnormal) to 134 (2^7).
+  // A midpoint and float's half ulp there, from bits with a biased exponent 0 (subnormal) to 253 (2^126).
   auto random_midpoint = [&] {
     const auto m = static_cast<std::uint16_t>(
-        (g() & 0x8000) | (std::uniform_int_distribution<int>(0, 134)(g) << 7) | (g() & 0x7F));
+        (g() & 0x8000) | (std::uniform_int_distribution<int>(0, 253)(g) << 7) | (g() & 0x7F));
     const double mid = midpoint_above(m);
     return std::pair{mid, std::ldexp(1.0, std::max(std::ilogb(mid), -126) - 24)};
   };
   for (int i = 0; i < 4096; ++i) v.push_back(ordinary());
   for (int i = 0; i < 2048; ++i) {
     const auto [mid, float_half_ulp] = random_midpoint();
-    for (const double off : {-1.5, -1.0, -0.75, 0.75, 1.0, 1.5}) v.push_back(mid + off * float_half_ulp);
+    for (const double off : {-3.0, -2.0, -1.5, 1.5, 2.0, 3.0}) v.push_back(mid + off * float_half_ulp);
   }
+  std::size_t lane = 0;
   for (int i = 0; i < 2048; ++i) {
     const auto [mid, float_half_ulp] = random_midpoint();
-    for (const double off : {-0.5, -0.25, -0x1p-20, 0.0, 0x1p-20, 0.25, 0.5}) {
-      v.push_back(mid + off * float_half_ulp);
-      for (int k = 0; k < 31; ++k) v.push_back(ordinary());  // the rest of four AVX-512 vectors
+    for (const double off : {-1.0, -0.75, -0.5, -0.25, -0x1p-20, 0.0, 0x1p-20, 0.25, 0.5, 0.75, 1.0}) {
+      const std::size_t block = v.size();
+      for (int k = 0; k < 32; ++k) v.push_back(ordinary());
+      v[block + lane] = mid + off * float_half_ulp;
+      lane = (lane + 1) % 32;
     }
   }
   for (const double x :

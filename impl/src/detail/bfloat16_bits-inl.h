@@ -38,21 +38,47 @@ HWY_INLINE hn::Vec<hn::Rebind<std::uint32_t, D>> BFloat16BitsViaOdd(D dd, hn::Ve
   return hn::ShiftRight<16>(hn::Add(hn::Add(odd, hn::Set(du, 0x7FFFu)), lsb));
 }
 
+// Where every |v| is 2^-126 or more (bfloat16's normal range, the common case): rounded to nearest-even
+// at bfloat16's last bit within the double's own bits (bit 45 of 52; a carry moves into the exponent
+// as it should), after which the value is a bfloat16 and its conversion to float32 exact. The rounding
+// of targets with fewer than four doubles a vector (SSE4, SSSE3, scalar), where BFloat16Bits' float
+// lanes fill only part of a vector and ran 1.2-2x slower.
+template <class D>
+HWY_INLINE hn::Vec<hn::Rebind<std::uint32_t, D>> BFloat16BitsAtBit45(D dd, hn::Vec<D> v) {
+  if (HWY_UNLIKELY(!hn::AllFalse(dd, hn::Lt(hn::Abs(v), hn::Set(dd, 0x1p-126))))) {
+    return BFloat16BitsViaOdd(dd, v);
+  }
+  const hn::Rebind<float, D> df;
+  const hn::Rebind<std::uint32_t, D> du;
+  const hn::RebindToUnsigned<D> d64;
+  constexpr std::uint64_t kDropped = (std::uint64_t{1} << 45) - 1;
+  const auto bits = hn::BitCast(d64, v);
+  const auto lsb = hn::And(hn::ShiftRight<45>(bits), hn::Set(d64, std::uint64_t{1}));
+  const auto rounded =
+      hn::AndNot(hn::Set(d64, kDropped), hn::Add(hn::Add(bits, hn::Set(d64, kDropped >> 1)), lsb));
+  return hn::ShiftRight<16>(hn::BitCast(du, hn::DemoteTo(df, hn::BitCast(dd, rounded))));
+}
+
 // Rounded to float32 first (one conversion), then to nearest-even at bfloat16's last bit. Both formats'
 // grids are nested and bfloat16's midpoints are floats (subnormals included: same exponent range), so the
 // float lies on the same side of every bfloat16 midpoint as v, or on one: the second rounding can differ
 // from the single one only where the float is a bfloat16 midpoint (its low 16 bits 0x8000) that v is not.
-// A vector with such a lane (about one lane in 2^16) takes the round-to-odd path.
+// A vector with such a lane (about one lane in 2^16) takes the round-to-odd path. Targets with fewer than
+// four doubles a vector round at bit 45 instead (BFloat16BitsAtBit45).
 template <class D>
 HWY_INLINE hn::Vec<hn::Rebind<std::uint32_t, D>> BFloat16Bits(D dd, hn::Vec<D> v) {
-  const hn::Rebind<float, D> df;
-  const hn::Rebind<std::uint32_t, D> du;
-  const auto bits = hn::BitCast(du, hn::DemoteTo(df, v));
-  if (HWY_UNLIKELY(!hn::AllFalse(du, hn::Eq(hn::And(bits, hn::Set(du, 0xFFFFu)), hn::Set(du, 0x8000u))))) {
-    return BFloat16BitsViaOdd(dd, v);
+  if constexpr (hn::MaxLanes(dd) < 4) {
+    return BFloat16BitsAtBit45(dd, v);
+  } else {
+    const hn::Rebind<float, D> df;
+    const hn::Rebind<std::uint32_t, D> du;
+    const auto bits = hn::BitCast(du, hn::DemoteTo(df, v));
+    if (HWY_UNLIKELY(!hn::AllFalse(du, hn::Eq(hn::And(bits, hn::Set(du, 0xFFFFu)), hn::Set(du, 0x8000u))))) {
+      return BFloat16BitsViaOdd(dd, v);
+    }
+    const auto lsb = hn::And(hn::ShiftRight<16>(bits), hn::Set(du, 1u));
+    return hn::ShiftRight<16>(hn::Add(hn::Add(bits, hn::Set(du, 0x7FFFu)), lsb));
   }
-  const auto lsb = hn::And(hn::ShiftRight<16>(bits), hn::Set(du, 1u));
-  return hn::ShiftRight<16>(hn::Add(hn::Add(bits, hn::Set(du, 0x7FFFu)), lsb));
 }
 
 // 4·lanes bfloat16 values, v0's lanes first, stored at `to` with the rounding of BFloat16Bits: where a

@@ -133,8 +133,11 @@ HWY_INLINE void RotateFloat(float* HWY_RESTRICT row, std::size_t j0, std::size_t
 }
 
 // The same for bfloat16 data: each value widened exactly (its bits are a float's top half), rotated in
-// double as RotateFloat (the same forms on the same pairs, so the bits are float32's rounded once more),
-// rounded once into bfloat16, four vectors at a time where the row has them.
+// double, rounded once into bfloat16. With four or more doubles a vector (AVX2, AVX-512): RotateFloat's
+// forms on the same pairs (the same double that float32's output rounds), four vectors rounded and stored
+// at a time; with fewer (SSE4, SSSE3, scalar), a vector at a time and interleaved rows de-interleaved (a
+// pair a vector in the spread form, and four-vector groups of one or two lanes, ran 1.4-2.3x slower
+// there): one rounding of a double rotation either way.
 template <bool kInterleaved>
 HWY_INLINE void RotateBFloat16(BFloat16* HWY_RESTRICT row, std::size_t j0, std::size_t half,
                                const TokenFactors& f, const double* HWY_RESTRICT c, std::size_t n) {
@@ -144,6 +147,7 @@ HWY_INLINE void RotateBFloat16(BFloat16* HWY_RESTRICT row, std::size_t j0, std::
   const hn::Rebind<std::int32_t, decltype(dd)> di;
   const hn::Rebind<std::uint16_t, decltype(dd)> d16;
   const std::size_t lanes = hn::Lanes(dd);
+  constexpr bool kWide = hn::MaxLanes(dd) >= 4;
   const auto widen = [&](const BFloat16* from) {
     return hn::PromoteTo(
         dd, hn::BitCast(df, hn::ShiftLeft<16>(hn::PromoteTo(
@@ -155,19 +159,19 @@ HWY_INLINE void RotateBFloat16(BFloat16* HWY_RESTRICT row, std::size_t j0, std::
   };
   std::size_t k = 0;
   if constexpr (kInterleaved) {
-    if (f.spread) {  // as RotateFloat: lanes / 2 pairs per vector, the pairs' lanes swapped
+    if (kWide && f.spread) {  // as RotateFloat: lanes / 2 pairs per vector, the pairs' lanes swapped
       BFloat16* HWY_RESTRICT pairs = row + 2 * j0;
       const auto rotated = [&](std::size_t at) {
         const auto x = widen(pairs + at);
         return hn::MulAdd(x, hn::Load(dd, f.spread_c + at),
                           hn::Mul(hn::Reverse2(dd, x), hn::Load(dd, f.spread_s + at)));
       };
-      for (; lanes >= 2 && 2 * k + 4 * lanes <= 2 * n; k += 2 * lanes) {
+      for (; 2 * k + 4 * lanes <= 2 * n; k += 2 * lanes) {
         detail::HWY_NAMESPACE::StoreBFloat16x4(dd, rotated(2 * k), rotated(2 * k + lanes),
                                                rotated(2 * k + 2 * lanes), rotated(2 * k + 3 * lanes),
                                                reinterpret_cast<std::uint16_t*>(pairs + 2 * k));
       }
-      for (; lanes >= 2 && 2 * k + lanes <= 2 * n; k += lanes / 2) store(rotated(2 * k), pairs + 2 * k);
+      for (; 2 * k + lanes <= 2 * n; k += lanes / 2) store(rotated(2 * k), pairs + 2 * k);
     } else {  // de-interleaved: lanes pairs per vector, (a, b) one 32-bit word, a in the low half
       for (; k + lanes <= n; k += lanes) {
         const auto w = hn::LoadU(du, reinterpret_cast<const std::uint32_t*>(row + 2 * (j0 + k)));
@@ -182,25 +186,26 @@ HWY_INLINE void RotateBFloat16(BFloat16* HWY_RESTRICT row, std::size_t j0, std::
     }
     RotatePairs(row + 2 * (j0 + k), row + 2 * (j0 + k) + 1, 2, f.s + k, c + k, 1.0, n - k);
   } else {
-    const auto rotated_a = [&](std::size_t at) {
-      return hn::MulSub(widen(row + j0 + at), hn::Load(dd, c + at),
-                        hn::Mul(widen(row + half + j0 + at), hn::Load(dd, f.s + at)));
+    // Pairs k .. k + lanes: a' and b' from one widening of each half.
+    const auto rotate = [&](std::size_t at, hn::Vec<decltype(dd)>& ra, hn::Vec<decltype(dd)>& rb) {
+      const auto x = widen(row + j0 + at), y = widen(row + half + j0 + at);
+      const auto vc = hn::Load(dd, c + at), vs = hn::Load(dd, f.s + at);
+      ra = hn::MulSub(x, vc, hn::Mul(y, vs));
+      rb = hn::MulAdd(x, vs, hn::Mul(y, vc));
     };
-    const auto rotated_b = [&](std::size_t at) {
-      return hn::MulAdd(widen(row + j0 + at), hn::Load(dd, f.s + at),
-                        hn::Mul(widen(row + half + j0 + at), hn::Load(dd, c + at)));
-    };
-    for (; k + 4 * lanes <= n; k += 4 * lanes) {  // a's of all four vectors before b's: in place
-      hn::Vec<decltype(dd)> rb[4];
-      for (std::size_t q = 0; q < 4; ++q) rb[q] = rotated_b(k + q * lanes);
-      detail::HWY_NAMESPACE::StoreBFloat16x4(dd, rotated_a(k), rotated_a(k + lanes), rotated_a(k + 2 * lanes),
-                                             rotated_a(k + 3 * lanes),
-                                             reinterpret_cast<std::uint16_t*>(row + j0 + k));
-      detail::HWY_NAMESPACE::StoreBFloat16x4(dd, rb[0], rb[1], rb[2], rb[3],
-                                             reinterpret_cast<std::uint16_t*>(row + half + j0 + k));
+    if constexpr (kWide) {
+      for (; k + 4 * lanes <= n; k += 4 * lanes) {  // every input of the four vectors read before a store
+        hn::Vec<decltype(dd)> ra[4], rb[4];
+        for (std::size_t q = 0; q < 4; ++q) rotate(k + q * lanes, ra[q], rb[q]);
+        detail::HWY_NAMESPACE::StoreBFloat16x4(dd, ra[0], ra[1], ra[2], ra[3],
+                                               reinterpret_cast<std::uint16_t*>(row + j0 + k));
+        detail::HWY_NAMESPACE::StoreBFloat16x4(dd, rb[0], rb[1], rb[2], rb[3],
+                                               reinterpret_cast<std::uint16_t*>(row + half + j0 + k));
+      }
     }
     for (; k + lanes <= n; k += lanes) {
-      const auto ra = rotated_a(k), rb = rotated_b(k);
+      hn::Vec<decltype(dd)> ra, rb;
+      rotate(k, ra, rb);
       store(ra, row + j0 + k);
       store(rb, row + half + j0 + k);
     }
