@@ -10,7 +10,7 @@ std::string band_table(const harness::Measurement& m) {
   // The last three columns are one element's: the worst by error/budget (its |err| need not be the
   // band's max |err|).
   std::string out = fmt::format("{:>23}  {:>9}  {:>10}  {:>10}  {:>9}  {:>9}  {:>10}  {:>10}  {:>10}  {}\n",
-                                "positions", "elements", "max |err|", "p99 |err|", "max ulp", "p99 ulp",
+                                "position band", "elements", "max |err|", "p99 |err|", "max ulp", "p99 ulp",
                                 "worst: err", "budget", "err/budget", "verdict");
   for (const harness::BandStats& b : m.bands()) {
     if (b.samples == 0) continue;
