@@ -93,10 +93,11 @@ HWY_INLINE void StoreBFloat16x4(D dd, hn::Vec<D> v0, hn::Vec<D> v1, hn::Vec<D> v
   const hn::Rebind<std::uint16_t, D> d16;
   const std::size_t lanes = hn::Lanes(dd);
   const auto one_at_a_time = [&] {
-    hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, BFloat16Bits(dd, v0))), d16, to);
-    hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, BFloat16Bits(dd, v1))), d16, to + lanes);
-    hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, BFloat16Bits(dd, v2))), d16, to + 2 * lanes);
-    hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, BFloat16Bits(dd, v3))), d16, to + 3 * lanes);
+    std::size_t at = 0;
+    for (const hn::Vec<D> v : {v0, v1, v2, v3}) {
+      hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, BFloat16Bits(dd, v))), d16, to + at);
+      at += lanes;
+    }
   };
 #if HWY_TARGET != HWY_SCALAR  // (no Combine or ConcatOdd there)
   if constexpr (hn::MaxLanes(dd) >= 4 && !HWY_HAVE_SCALABLE) {

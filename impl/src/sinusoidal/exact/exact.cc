@@ -84,6 +84,14 @@ HWY_INLINE void StoreRow(Out* HWY_RESTRICT ys, Out* HWY_RESTRICT yc, bool interl
   }
 }
 
+// One position on for a vector of sines and one of cosines: Advance's s·cw + c·sw and c·cw - s·sw.
+template <class V>
+HWY_INLINE void StepHalves(V& vs, V& vc, V cw, V sw) {
+  const V s1 = hn::MulAdd(vs, cw, hn::Mul(vc, sw));
+  vc = hn::MulSub(vc, cw, hn::Mul(vs, sw));
+  vs = s1;
+}
+
 // One position on: every pair of the chunk advanced (as Advance) and written as float32 or bfloat16
 // in the same pass, four (AVX2) pairs at a time, interleaved or as two halves.
 template <bool kInterleaved, class Out>
@@ -97,21 +105,21 @@ HWY_INLINE void AdvanceAndStore(const TurnSteps& ts, std::size_t j0, std::size_t
   const std::size_t lanes = hn::Lanes(dd);
   const double* HWY_RESTRICT cos_step = ts.cos_step.data() + j0;
   const double* HWY_RESTRICT sin_step = ts.sin_step.data() + j0;
+  // The state's vector at pair `at` advanced in place, returned in s1, c1.
+  const auto step_at = [&](std::size_t at, hn::Vec<decltype(dd)>& s1, hn::Vec<decltype(dd)>& c1) {
+    s1 = hn::Load(dd, s + at);
+    c1 = hn::Load(dd, c + at);
+    StepHalves(s1, c1, hn::LoadU(dd, cos_step + at), hn::LoadU(dd, sin_step + at));
+    hn::Store(s1, dd, s + at);
+    hn::Store(c1, dd, c + at);
+  };
   std::size_t k = 0;
   // bfloat16 halves, four vectors at a time where a vector holds four doubles or more (with fewer, groups
   // of four ran 1.35-1.5x slower).
   if constexpr (!std::is_same_v<Out, float> && !kInterleaved && hn::MaxLanes(decltype(dd)()) >= 4) {
     for (; k + 4 * lanes <= n; k += 4 * lanes) {
       hn::Vec<decltype(dd)> s1[4], c1[4];
-      for (std::size_t q = 0; q < 4; ++q) {
-        const std::size_t at = k + q * lanes;
-        const auto vs = hn::Load(dd, s + at), vc = hn::Load(dd, c + at);
-        const auto cw = hn::LoadU(dd, cos_step + at), sw = hn::LoadU(dd, sin_step + at);
-        s1[q] = hn::MulAdd(vs, cw, hn::Mul(vc, sw));
-        c1[q] = hn::MulSub(vc, cw, hn::Mul(vs, sw));
-        hn::Store(s1[q], dd, s + at);
-        hn::Store(c1[q], dd, c + at);
-      }
+      for (std::size_t q = 0; q < 4; ++q) step_at(k + q * lanes, s1[q], c1[q]);
       detail::HWY_NAMESPACE::StoreBFloat16x4(dd, s1[0], s1[1], s1[2], s1[3],
                                              reinterpret_cast<std::uint16_t*>(ys + k));
       detail::HWY_NAMESPACE::StoreBFloat16x4(dd, c1[0], c1[1], c1[2], c1[3],
@@ -119,11 +127,8 @@ HWY_INLINE void AdvanceAndStore(const TurnSteps& ts, std::size_t j0, std::size_t
     }
   }
   for (; k + lanes <= n; k += lanes) {
-    const auto vs = hn::Load(dd, s + k), vc = hn::Load(dd, c + k);
-    const auto cw = hn::LoadU(dd, cos_step + k), sw = hn::LoadU(dd, sin_step + k);
-    const auto s1 = hn::MulAdd(vs, cw, hn::Mul(vc, sw)), c1 = hn::MulSub(vc, cw, hn::Mul(vs, sw));
-    hn::Store(s1, dd, s + k);
-    hn::Store(c1, dd, c + k);
+    hn::Vec<decltype(dd)> s1, c1;
+    step_at(k, s1, c1);
     if constexpr (std::is_same_v<Out, float> && kInterleaved) {
       hn::StoreInterleaved2(hn::DemoteTo(df, s1), hn::DemoteTo(df, c1), df, ys + 2 * k);
     } else if constexpr (std::is_same_v<Out, float>) {
@@ -301,13 +306,9 @@ HWY_INLINE void AdvanceHalvesInRegisters(const TurnSteps& ts, std::size_t j0, st
   float* row_c = first_c;
   for (std::size_t r = 0; r < count; ++r, row_s += row_stride, row_c += row_stride) {
     for (std::size_t g = 0; g < G; ++g) {  // the steps from L1: the registers hold the state
-      const auto cw = hn::LoadU(dd, cos_step + g * lanes), sw = hn::LoadU(dd, sin_step + g * lanes);
-      const auto s1 = hn::MulAdd(vs[g], cw, hn::Mul(vc[g], sw)),
-                 c1 = hn::MulSub(vc[g], cw, hn::Mul(vs[g], sw));
-      vs[g] = s1;
-      vc[g] = c1;
-      StorePairs(dd, s1, row_s + g * lanes, stream);
-      StorePairs(dd, c1, row_c + g * lanes, stream);
+      StepHalves(vs[g], vc[g], hn::LoadU(dd, cos_step + g * lanes), hn::LoadU(dd, sin_step + g * lanes));
+      StorePairs(dd, vs[g], row_s + g * lanes, stream);
+      StorePairs(dd, vc[g], row_c + g * lanes, stream);
     }
     if (whole < n) {
       detail::advance_sincos(cos_step + whole, sin_step + whole, n - whole, s + whole, c + whole);
@@ -384,19 +385,16 @@ void Rows(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
                  positions[r + 1 + run] == positions[r + run] + 1) {
             ++run;
           }
-          if (il) {
-            Out* row = out + r * d + 2 * j0;
-            detail::HWY_NAMESPACE::DirectSinCos(p, ts.step.data() + j0, n, s, c);
-            StoreRow(row, row + 1, true, s, c, n);
-            if (run > 0 && !spread) spread.emplace(ts, j0, n);
-            if (run > 0) AdvanceInterleavedRows(ts, *spread, j0, n, s, c, row + d, d, run, stream);
-          } else {
-            Out* row_s = out + r * d + j0;
-            Out* row_c = row_s + h;
-            detail::HWY_NAMESPACE::DirectSinCos(p, ts.step.data() + j0, n, s, c);
-            StoreRow(row_s, row_c, false, s, c, n);
+          Out* row_s = out + r * d + (il ? 2 * j0 : j0);
+          Out* row_c = il ? row_s + 1 : row_s + h;
+          detail::HWY_NAMESPACE::DirectSinCos(p, ts.step.data() + j0, n, s, c);
+          StoreRow(row_s, row_c, il, s, c, n);
+          if (run > 0 && il) {
+            if (!spread) spread.emplace(ts, j0, n);
+            AdvanceInterleavedRows(ts, *spread, j0, n, s, c, row_s + d, d, run, stream);
+          } else if (run > 0) {
             if constexpr (kHalvesInRegisters) {
-              if (run > 0) AdvanceHalvesRows(ts, j0, n, s, c, row_s + d, row_c + d, d, run, stream);
+              AdvanceHalvesRows(ts, j0, n, s, c, row_s + d, row_c + d, d, run, stream);
             }
           }
           r += run;
