@@ -19,14 +19,44 @@ std::vector<const Variant*> contracts_for(Family family, DType dtype) {
   return out;
 }
 
+namespace {
+// A formulation of the data's precision class: its arithmetic in float64 for float64 data; for float32
+// data in float32 without a stored table; for 16-bit data in float32 or in the data's own type, with its
+// cos/sin table (if it stores one) in the data's type — the ways engines compute a bf16/f16 RoPE
+// (docs/contracts.md §2i, §2k). A 16-bit cache's budget covers nearly anything at float32: not a
+// float32 data's class.
+bool of_precision_class(const Contract& c, DType dtype) {
+  if (dtype == DType::F64) return c.compute_type == DType::F64 && c.ct == 0;
+  const bool sixteen = dtype == DType::BF16 || dtype == DType::F16;
+  const bool compute = c.compute_type == DType::F32 || (sixteen && c.compute_type == dtype);
+  const bool table = c.ct == 0 || (sixteen && c.table_type == dtype);
+  return compute && table;
+}
+// Tallied on the "contracts:" line: every contract for the data's type whose table, if any, is stored
+// in the data's type.
+bool tallied(const Contract& c, DType dtype) { return c.ct == 0 || c.table_type == dtype; }
+}  // namespace
+
 std::vector<const Variant*> default_class(Family family, DType dtype) {
-  const DType compute = dtype == DType::F64 ? DType::F64 : DType::F32;
   std::vector<const Variant*> out;
   for (const Variant* v : contracts_for(family, dtype)) {
-    const Contract& c = v->contract();
-    if (c.compute_type == compute && c.ct == 0) out.push_back(v);
+    if (of_precision_class(v->contract(), dtype)) out.push_back(v);
   }
   return out;
+}
+
+std::string precision_class_words(DType dtype) {
+  switch (dtype) {
+    case DType::F64:
+      return "float64";
+    case DType::F32:
+      return "float32";
+    case DType::BF16:
+      return "bfloat16 (float32 or bfloat16 arithmetic, float32 or bfloat16 tables)";
+    case DType::F16:
+      return "float16 (float32 or float16 arithmetic, float32 or float16 tables)";
+  }
+  return "";
 }
 
 std::string names_of(const std::vector<const Variant*>& variants) {
@@ -36,9 +66,8 @@ std::string names_of(const std::vector<const Variant*>& variants) {
 }
 
 ContractTally::ContractTally(Family family, DType dtype, const RopePlan* plan) : dtype_(dtype), plan_(plan) {
-  // A 16-bit cos/sin cache's budget covers nearly anything at float32: listed only when asked for.
   for (const Variant* v : contracts_for(family, dtype)) {
-    if (v->contract().ct == 0) variants_.push_back(v);
+    if (tallied(v->contract(), dtype)) variants_.push_back(v);
   }
   worst_.assign(variants_.size(), 0.0);
 }

@@ -1,7 +1,8 @@
 // What `check` judges outside data by: its default budget, the class of formulations in the data's
-// precision (every registered variant computing in float32 for float32/bfloat16/float16 data, in
-// float64 for float64 data; cached cos/sin tables only when asked with --contract), and the tally of
-// every contract the data meets or misses, so that one run names its accuracy class.
+// precision (float64 data: every registered variant computing in float64; float32: in float32 without
+// a stored table; bfloat16/float16: in float32 or in the data's type, with float32 tables or tables
+// stored in the data's type, as engines run a 16-bit RoPE), and the tally of every contract the data
+// meets or misses, so that one run names its accuracy class.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -15,13 +16,15 @@ namespace pe::cli {
 
 // The family's variants whose contract covers `dtype`, one per name (no @TARGET copies, no mutants).
 std::vector<const Variant*> contracts_for(Family family, DType dtype);
-// The default class: those computing in the data's precision, without a stored table.
+// The default class: the formulations of the data's precision (above).
 std::vector<const Variant*> default_class(Family family, DType dtype);
+// "float32", "bfloat16 (float32 or bfloat16 arithmetic, ...)": the class's words for the budget line.
+std::string precision_class_words(DType dtype);
 // "rope.scalar_f32, rope.torch_f32, ..."
 std::string names_of(const std::vector<const Variant*>& variants);
 
 // The worst error/budget of the compared elements under each contract of contracts_for() that stores
-// no cos/sin table.
+// no cos/sin table or stores it in the data's type.
 class ContractTally {
  public:
   // `plan`: RoPE's (the scaled frequencies and the attention factor its budget reads), else null.

@@ -140,18 +140,23 @@ def rope_f32(x, positions, inv_freq, rotary_dim=None, attention=1.0, interleaved
     return y
 
 
-def mrope_f32(x, pos3, base, section, interleaved):
+def mrope_freqs_f32(pos3, base, d, section, interleaved):
     """Qwen2.5-VL's (sectioned: apply_multimodal_rotary_pos_emb, chunks of mrope_section * 2 from axes t, h, w)
-    or Qwen3-VL's (interleaved: apply_interleaved_mrope, h at pairs 1, 4, ..., w at 2, 5, ...) text M-RoPE in
-    float32: freqs = inv_freq @ position_ids per axis, rotate_half over the head. pos3 [3, T]."""
-    d = x.shape[-1]
+    or Qwen3-VL's (interleaved: apply_interleaved_mrope, h at pairs 1, 4, ..., w at 2, 5, ...) text M-RoPE
+    angles [T, d/2] in float32: freqs = inv_freq @ position_ids per axis, each pair's from its axis. pos3 [3, T]."""
     freqs = (pos3.astype(F32)[:, :, None] * default_inv_freq_f32(base, d)[None, None, :]).astype(F32)
     if interleaved:
         f = freqs[0].copy()
         for axis in (1, 2):
             f[:, axis:section[axis] * 3:3] = freqs[axis][:, axis:section[axis] * 3:3]
-    else:
-        f = freqs[np.repeat([0, 1, 2], section), :, np.arange(d // 2)].T
+        return f
+    return freqs[np.repeat([0, 1, 2], section), :, np.arange(d // 2)].T
+
+
+def mrope_f32(x, pos3, base, section, interleaved):
+    """The M-RoPE of mrope_freqs_f32 in float32, rotate_half over the head."""
+    d = x.shape[-1]
+    f = mrope_freqs_f32(pos3, base, d, section, interleaved)
     cos = np.cos(np.concatenate([f, f], axis=-1).astype(np.float64)).astype(F32)[:, None, :]
     sin = np.sin(np.concatenate([f, f], axis=-1).astype(np.float64)).astype(F32)[:, None, :]
     x = np.asarray(x, dtype=F32)

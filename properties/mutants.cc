@@ -6,9 +6,12 @@
 #include <cmath>
 #include <vector>
 
-#include "pe/detail/loops.h"
+#include "detail/framework_sincos.h"
+#include "detail/rotation16.h"
 #include "detail/scalar_sincos.h"
+#include "pe/detail/loops.h"
 #include "pe/variant.h"
+#include "rope/framework/rotation16_contract.h"
 
 namespace pe {
 namespace {
@@ -317,6 +320,28 @@ const Registrar r15{
 const Registrar r16{std::make_unique<RopeMutant<RopeBug::RotaryAtStart>>("rope.mutant_rotary_at_start")};
 const Registrar r17{
     std::make_unique<RopeMutant<RopeBug::MropeInterleaveShifted>>("rope.mutant_mrope_interleave_shifted")};
+
+// HF in a bfloat16 model with one more bfloat16 rounding where HF keeps float32, under rope.torch_bf16's
+// contract (the default budget's largest bfloat16 class): the inv_freq buffer cast with the model
+// (`model.to(torch.bfloat16)`), or positions made in inv_freq's dtype (integers past 256 not exact).
+template <bool kRoundsFrequency>
+struct Bf16AngleInputs {
+  const RopePlan& plan;
+  void operator()(std::int64_t p, std::size_t j, float& s, float& c) const noexcept {
+    float w = detail::HfRopeSinCos{plan}.inv_freq(j), position = static_cast<float>(p);
+    (kRoundsFrequency ? w : position) = detail::rounded_to<BFloat16>(kRoundsFrequency ? w : position);
+    s = std::sin(w * position);
+    c = std::cos(w * position);
+  }
+};
+template <bool kRoundsFrequency>
+using Bf16ModuleRope =
+    detail::PairwiseRope16<BFloat16, detail::CachedHfRopeSinCos<BFloat16, Bf16AngleInputs<kRoundsFrequency>>>;
+const Contract kBf16MutantContract = detail::rotation16_contract(DType::BF16, true, "");
+const Registrar r17b{
+    std::make_unique<Bf16ModuleRope<true>>("rope.mutant_bf16_inv_freq", kBf16MutantContract)};
+const Registrar r17c{
+    std::make_unique<Bf16ModuleRope<false>>("rope.mutant_bf16_positions", kBf16MutantContract)};
 
 // ALiBi mutants under alibi.scalar_f64's contract: the slope exponent off by one (m0^h for m0^(h+1)),
 // positions converted to float before their difference (the bias at 2^24 and beyond moves by whole

@@ -17,11 +17,11 @@ for preset in release asan fuzz; do
   # directions, non-monotone positions, a run of consecutive positions). The whole census grid's
   # verdict is Release's (reference/CensusGrid); the census's code runs under ASan in reference/Census.
   # The Python scripts that only judge the diagnosis's words on the RoPE checks (forms, engines'
-  # float32 kernels, check arguments, the scaling bugs, --against, --hf-config) are Release's too:
+  # float32 and 16-bit kernels, check arguments, the scaling bugs, --against, --hf-config) are Release's too:
   # cli/end_to_end runs those checks and their diagnosis under ASan, and cli/unit the config resolver.
   if [ "$preset" = asan ]; then
     RC_PARAMS="$RC_PARAMS max_success=10" ctest --preset "$preset" \
-      -E '^reference/CensusGrid$|^cli/(forms_hf_style|engines_f32|check_arguments|scaling_bugs|against|hf_config)$'
+      -E '^reference/CensusGrid$|^cli/(forms_hf_style|engines_f32|engines_16bit|check_arguments|scaling_bugs|against|hf_config)$'
   else
     ctest --preset "$preset"
   fi

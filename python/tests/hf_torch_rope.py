@@ -65,3 +65,21 @@ def apply_rotary(q, cos, sin, rotary_dim=None):
     q_rot, q_pass = q[..., :rotary_dim], q[..., rotary_dim:]
     out = (q_rot * cos[None]) + (rotate_half(q_rot) * sin[None])
     return torch.cat((out, q_pass), dim=-1)
+
+
+def mrope_cos_sin(inv_freq, position_ids, section, dtype, interleaved=False):
+    """Qwen2-VL's text M-RoPE (Qwen2VLRotaryEmbedding.forward: inv_freq @ position_ids per axis t, h, w in
+    float32) with apply_multimodal_rotary_pos_emb's channel chunks of mrope_section * 2 (one axis each, in
+    turn), or Qwen3-VL's apply_interleaved_mrope (h at pairs 1, 4, ..., w at 2, 5, ...). position_ids [3, T]."""
+    freqs = (inv_freq[None, :, None].float() @ position_ids[:, None, :].float()).transpose(1, 2)  # [3, T, d/2]
+    if interleaved:
+        f = freqs[0].clone()
+        for axis in (1, 2):
+            f[..., axis:section[axis] * 3:3] = freqs[axis][..., axis:section[axis] * 3:3]
+        emb = torch.cat((f, f), dim=-1)
+        return emb.cos().to(dtype), emb.sin().to(dtype)
+    emb = torch.cat((freqs, freqs), dim=-1)
+    chunks = list(section) * 2
+    cos = torch.cat([m[i % 3] for i, m in enumerate(emb.cos().split(chunks, dim=-1))], dim=-1)
+    sin = torch.cat([m[i % 3] for i, m in enumerate(emb.sin().split(chunks, dim=-1))], dim=-1)
+    return cos.to(dtype), sin.to(dtype)

@@ -30,26 +30,29 @@ struct TorchTutorialSinCos {
 // LongRoPE's 1/ext_factors, two or three float ops each) is one float32 multiplication by fl(g_j).
 struct HfRopeSinCos {
   const RopePlan& plan;
-  void operator()(std::int64_t p, std::size_t j, float& s, float& c) const noexcept {
+  float inv_freq(std::size_t j) const noexcept {
     const float exponent =
         static_cast<float>(2 * frequency_of(plan, j)) / static_cast<float>(frequency_dim(plan));
-    float inv_freq = 1.0f / std::pow(static_cast<float>(formula_base(plan)), exponent);
+    const float inv_freq = 1.0f / std::pow(static_cast<float>(formula_base(plan)), exponent);
     const float gain = formula_gain(plan, j);
-    if (gain != 1.0f) inv_freq *= gain;
-    const float angle = inv_freq * static_cast<float>(p);
+    return gain != 1.0f ? inv_freq * gain : inv_freq;
+  }
+  void operator()(std::int64_t p, std::size_t j, float& s, float& c) const noexcept {
+    const float angle = inv_freq(j) * static_cast<float>(p);
     s = std::sin(angle);
     c = std::cos(angle);
   }
 };
 
-// HF's cos/sin times the attention factor (in float32, before the cast, as HF does), stored in a
-// 16-bit cache (T = BFloat16 or Float16) and read back as float.
-template <class T>
+// HF's cos/sin (Rule: HfRopeSinCos's, or a variation of its angle) times the attention factor (in
+// float32, before the cast, as HF does), stored in a 16-bit cache (T = BFloat16 or Float16) and read
+// back as float.
+template <class T, class Rule = HfRopeSinCos>
 struct CachedHfRopeSinCos {
   static constexpr bool kAppliesAttention = true;
   const RopePlan& plan;
   void operator()(std::int64_t p, std::size_t j, float& s, float& c) const noexcept {
-    HfRopeSinCos{plan}(p, j, s, c);
+    Rule{plan}(p, j, s, c);
     const auto attention = static_cast<float>(plan.attention_factor());
     if (attention != 1.0f) {
       s *= attention;
