@@ -67,7 +67,7 @@ Budget budget_for(const CheckOptions& o, Family family, DType dtype) {
           fmt::format("--dtype: no {} variant computes {} data", to_string(family), to_string(dtype)));
     b.text =
         fmt::format("the largest of the {} formulations' contracts ({}; --contract or --max-abs to tighten)",
-                    precision_class_words(dtype), names_of(members));
+                    precision_class_words(dtype, members), names_of(members));
     return b;
   }
   const std::string& name = o.contract;

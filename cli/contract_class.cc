@@ -45,18 +45,15 @@ std::vector<const Variant*> default_class(Family family, DType dtype) {
   return out;
 }
 
-std::string precision_class_words(DType dtype) {
-  switch (dtype) {
-    case DType::F64:
-      return "float64";
-    case DType::F32:
-      return "float32";
-    case DType::BF16:
-      return "bfloat16 (float32 or bfloat16 arithmetic, float32 or bfloat16 tables)";
-    case DType::F16:
-      return "float16 (float32 or float16 arithmetic, float32 or float16 tables)";
-  }
-  return "";
+std::string precision_class_words(DType dtype, const std::vector<const Variant*>& members) {
+  if (dtype == DType::F64) return "float64";
+  const bool sixteen = std::any_of(members.begin(), members.end(), [&](const Variant* v) {
+    return v->contract().compute_type == dtype ||
+           (v->contract().ct != 0 && v->contract().table_type == dtype);
+  });
+  if (!sixteen) return "float32";
+  const std::string t = dtype == DType::BF16 ? "bfloat16" : "float16";
+  return fmt::format("{} (float32 or {} arithmetic, float32 or {} tables)", t, t, t);
 }
 
 std::string names_of(const std::vector<const Variant*>& variants) {

@@ -18,8 +18,10 @@ namespace pe::cli {
 std::vector<const Variant*> contracts_for(Family family, DType dtype);
 // The default class: the formulations of the data's precision (above).
 std::vector<const Variant*> default_class(Family family, DType dtype);
-// "float32", "bfloat16 (float32 or bfloat16 arithmetic, ...)": the class's words for the budget line.
-std::string precision_class_words(DType dtype);
+// "float32", "bfloat16 (float32 or bfloat16 arithmetic, ...)": the words for the budget line of the
+// class `members` (default_class's) of `dtype` data: 16-bit words only where a member computes or
+// stores its table in the data's type (RoPE; the sinusoidal and ALiBi classes are float32's).
+std::string precision_class_words(DType dtype, const std::vector<const Variant*>& members);
 // "rope.scalar_f32, rope.torch_f32, ..."
 std::string names_of(const std::vector<const Variant*>& variants);
 

@@ -104,8 +104,9 @@ x, y: the input and the output of the rotation, [tokens, heads, head_dim] or [to
 dtype="bfloat16") or PyTorch CPU tensors. positions: one integer per token ([n_axes, tokens] for M-RoPE).
 base, layout ("halfsplit", HF's rotate_half, by default; "interleaved"; "deinterleave"), rotary_dim,
 rotary_offset; scaling: HF's rope_scaling dict; hf_config: a config.json path or dict (layer / layer_type:
-which layer's RoPE). Budget: check's default (every float32/float64 formulation passes), contract="rope.exact"
-or max_abs=1e-6. against: a second implementation's output of the same x.
+which layer's RoPE). Budget: check's default (every formulation of the data's precision class passes:
+float32/float64; bfloat16/float16 with 16-bit caches and HF's 16-bit arithmetic), contract="rope.exact" or
+max_abs=1e-6. against: a second implementation's output of the same x.
 Returns a Report: .passed, .bands, .worst, .diagnosis, str() the command's text, .to_dict() its JSON.)";
 
 }  // namespace

@@ -7,7 +7,9 @@
 //   φ          the exact angle p·ω_i (RoPE: p·θ_j)
 //   u_out      unit roundoff of the output type; the c0 term is the one final rounding into it and
 //              is absent when the output type is the compute type (nothing is rounded then)
-//   u_compute  unit roundoff of the type sin/cos (and RoPE's rotation) are evaluated in
+//   u_compute  unit roundoff of the type sin/cos (and RoPE's rotation) are evaluated in; for the
+//              16-bit rotations (rope.torch_bf16, ...) the rotation's type, sin/cos in float32 then
+//              being folded into ck and ca in units of it
 //   u_table    unit roundoff of the type a cos/sin table is stored in (RoPE caches in bf16/f16)
 //   u_angle    unit roundoff of the type the angle is formed in
 //   i          the pair index: frequencies built by repeated multiplication (ggml) lose accuracy
@@ -18,7 +20,8 @@
 // RoPE under a scaled plan (pe/rope_scaling.h) multiplies cos and sin by the attention factor A, so
 // scale = A·(|x_a| + |x_b|), and adds
 //   + ca·u_compute·A·(|x_a| + |x_b|)            A rounded to double, to the compute type, and the
-//                                                 product: ca = 3 (when A != 1)
+//                                                 product: ca = 3 (when A != 1; 3·2^-24/u_compute
+//                                                 where that product is float32's, a 16-bit rotation)
 //   + c1_gain·u_angle·|φ|                        formulations that rescale θ_j in the angle type
 //                                                 themselves (when the plan's gain g_j != 1)
 //   + (frequency_error - 1.02·2^-53)·|φ|·scale   a plan whose θ'_j is less accurate than the
@@ -48,13 +51,14 @@ namespace pe {
 struct Contract {
   std::vector<Layout> layouts;
   std::vector<DType> outputs;
-  DType angle_type = DType::F64;    // type the angle p·ω is formed in
-  DType compute_type = DType::F64;  // type of sin/cos and of the rotation or addition
-  std::int64_t max_position = 0;    // largest position the budget and the properties cover
-  double max_base = 1e12;           // largest base the derivation covers
-  double max_input_abs = 0;         // RoPE and fused add: largest |input| promised (no overflow)
-  DType table_type = DType::F64;    // type of a stored cos/sin table (with ct)
-  const char* depends_on = "";      // build conditions the bound relies on (instruction sets, libm)
+  DType angle_type = DType::F64;  // type the angle p·ω is formed in
+  DType compute_type =
+      DType::F64;                 // type of sin/cos and of the rotation or addition (16-bit: the rotation's)
+  std::int64_t max_position = 0;  // largest position the budget and the properties cover
+  double max_base = 1e12;         // largest base the derivation covers
+  double max_input_abs = 0;       // RoPE and fused add: largest |input| promised (no overflow)
+  DType table_type = DType::F64;  // type of a stored cos/sin table (with ct)
+  const char* depends_on = "";    // build conditions the bound relies on (instruction sets, libm)
   // State along positions: 0 when every row is computed from its position alone. Otherwise a row is
   // computed directly at the start of a call, after a jump (p != previous + 1), and after `state_rows`
   // rows advanced from the last direct one; the others are advanced from the row before. A call split

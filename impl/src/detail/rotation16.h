@@ -66,8 +66,11 @@ class PairwiseRope16 final : public RopeVariant {
   void apply(const RopePlan& plan, const RopeBatch& batch, RopeDirection direction,
              Buffer x) const noexcept override {
     with_typed(x, [&](auto* data) {
+      using Backend = Rotation16Backend<R, SinCos>;
+      // Without its own rotation the driver would rotate in float, one rounding: another formulation.
+      static_assert(RotatesRows<float, std::remove_pointer_t<decltype(data)>, Backend>);
       SinCos rule{plan};
-      drive_rope<float, 64>(plan, batch, direction, data, Rotation16Backend<R, SinCos>{plan, rule});
+      drive_rope<float, 64>(plan, batch, direction, data, Backend{plan, rule});
     });
   }
 };

@@ -5,15 +5,16 @@
 //   model, `.to(x.dtype)`) or kept in float32, and q·cos + rotate_half(q)·sin with each product and the
 //   sum rounded to R. Relative to A·N (N = |a| + |b|):
 //     table in R           u (ct = 1, table type R)
-//     products             table16: exact in float, one rounding u·(1 + u); float32 table: float then
-//                          R, (u + v + uv)
+//     products             table16: exact in float (bf16 below 2^-126 aside: the floor), one rounding,
+//                          u·(1 + u); float32 table: float then R, (u + v + uv)
 //     the sum              float then R, (u + v + uv)·(1 + u)^2 (table16) or ·(1 + u + v + uv)
 //     cosf/sinf            v
-//   ck = the products', the sum's and the kernel's, in units of u: 2.01178 (bf16, table16), 2.00400
+//   ck = the products', the sum's and the kernel's, in units of u: 2.01176 (bf16, table16), 2.00395
 //   (bf16, float32 table), 2.00171 (f16, table16), 2.00085 (f16, float32 table), declared rounded up;
 //   ca = 3·v/u: A's three float32 roundings in units of u. The output is the sum's own rounding: c0 = 0.
-//   float16 keeps |x| <= 2^14 so that |y| <= 2·2^14·A·(1 + u)^3 stays below 65504 for A < 2; its
-//   subnormal products and table entries are within the floor (3·2^-24) and u·A.
+//   float16: |y| <= ‖(a, b)‖·A·(1 + 4u) <= √2·|x|max·A·(1 + 4u), so |x| < 2^15 keeps every product and
+//   sum below 65504 for A <= 1.41 (and |x| < 2^14 for A <= 2.8); subnormal products and table entries are
+//   within the floor (3·2^-24) and u·A.
 #pragma once
 
 #include "pe/contract.h"
@@ -29,7 +30,7 @@ inline Contract rotation16_contract(DType data, bool table16, const char* depend
           .compute_type = data,
           .max_position = std::int64_t{1} << 24,
           .max_base = 1e7,
-          .max_input_abs = bf16 ? 0x1p126 : 0x1p14,
+          .max_input_abs = bf16 ? 0x1p126 : 0x1p15,
           .table_type = table16 ? data : DType::F64,
           .depends_on = depends_on,
           .c0 = 0,
