@@ -10,6 +10,7 @@
 #include "detail/rotation16.h"
 #include "detail/scalar_sincos.h"
 #include "pe/detail/loops.h"
+#include "pe/detail/pairwise_variant.h"
 #include "pe/variant.h"
 #include "rope/framework/rotation16_contract.h"
 
@@ -329,14 +330,19 @@ struct Bf16AngleInputs {
   const RopePlan& plan;
   void operator()(std::int64_t p, std::size_t j, float& s, float& c) const noexcept {
     float w = detail::HfRopeSinCos{plan}.inv_freq(j), position = static_cast<float>(p);
-    (kRoundsFrequency ? w : position) = detail::rounded_to<BFloat16>(kRoundsFrequency ? w : position);
+    if constexpr (kRoundsFrequency) {
+      w = detail::rounded_to<BFloat16>(w);
+    } else {
+      position = detail::rounded_to<BFloat16>(position);
+    }
     s = std::sin(w * position);
     c = std::cos(w * position);
   }
 };
 template <bool kRoundsFrequency>
 using Bf16ModuleRope =
-    detail::PairwiseRope16<BFloat16, detail::CachedHfRopeSinCos<BFloat16, Bf16AngleInputs<kRoundsFrequency>>>;
+    detail::PairwiseRope<float, detail::CachedHfRopeSinCos<BFloat16, Bf16AngleInputs<kRoundsFrequency>>,
+                         detail::Rotation16<BFloat16>::Backend>;
 const Contract kBf16MutantContract = detail::rotation16_contract(DType::BF16, true, "");
 const Registrar r17b{
     std::make_unique<Bf16ModuleRope<true>>("rope.mutant_bf16_inv_freq", kBf16MutantContract)};

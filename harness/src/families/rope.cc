@@ -112,7 +112,8 @@ std::vector<BenchShape> bench_shapes(BenchGrid grid) {
   for (std::int64_t T : {1, 2048}) s.push_back(rope(T, 128, true));
   for (std::int64_t D : {64, 256}) s.push_back(rope(2048, D, false));
   for (std::int64_t T : {1, 2048}) s.push_back(rope(T, 128, false, true));
-  // 16-bit data: every variant writing it, the 16-bit rotations (rope.torch_bf16, rope.math_f16, ...) only so.
+  // 16-bit data: every variant writing it, the 16-bit rotations (rope.torch_bf16, rope.math_f16, ...) only
+  // so.
   for (const DType t : {DType::BF16, DType::F16}) s.push_back(rope(2048, 128, false, false, t));
   for (const BenchShape& f : {mrope(2048, 32), mla(1, true, 128), mla(2048, false, 128)}) s.push_back(f);
   for (std::int64_t T : {2048, 16384}) {  // two threads (text RoPE: split by tokens)

@@ -51,14 +51,13 @@ namespace pe {
 struct Contract {
   std::vector<Layout> layouts;
   std::vector<DType> outputs;
-  DType angle_type = DType::F64;  // type the angle p·ω is formed in
-  DType compute_type =
-      DType::F64;                 // type of sin/cos and of the rotation or addition (16-bit: the rotation's)
-  std::int64_t max_position = 0;  // largest position the budget and the properties cover
-  double max_base = 1e12;         // largest base the derivation covers
-  double max_input_abs = 0;       // RoPE and fused add: largest |input| promised (no overflow)
-  DType table_type = DType::F64;  // type of a stored cos/sin table (with ct)
-  const char* depends_on = "";    // build conditions the bound relies on (instruction sets, libm)
+  DType angle_type = DType::F64;    // type the angle p·ω is formed in
+  DType compute_type = DType::F64;  // type of sin/cos and of the rotation or addition (see u_compute)
+  std::int64_t max_position = 0;    // largest position the budget and the properties cover
+  double max_base = 1e12;           // largest base the derivation covers
+  double max_input_abs = 0;         // RoPE and fused add: largest |input| promised (no overflow)
+  DType table_type = DType::F64;    // type of a stored cos/sin table (with ct)
+  const char* depends_on = "";      // build conditions the bound relies on (instruction sets, libm)
   // State along positions: 0 when every row is computed from its position alone. Otherwise a row is
   // computed directly at the start of a call, after a jump (p != previous + 1), and after `state_rows`
   // rows advanced from the last direct one; the others are advanced from the row before. A call split

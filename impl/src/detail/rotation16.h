@@ -5,17 +5,19 @@
 // 16-bit table value is exact in float (at most 11 + 11 significant bits), so it is one rounding; by a
 // float32 table value it is two (float, then R), as is the sum of two R values far apart.
 // For the pairwise RoPE variants whose contract's compute type is R (rope.torch_bf16, rope.math_bf16 and
-// their float16 twins): the SinCos rule gives float32 sin/cos (rounded to R already where the table is
-// stored in R), the driver multiplies them by the attention factor in float unless the rule does.
+// their float16 twins, PairwiseRope<float, SinCos, Rotation16<R>::Backend>): the SinCos rule gives float32
+// sin/cos (rounded to R already where the table is stored in R), the driver multiplies them by the
+// attention factor in float unless the rule does.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
+#include "detail/framework_sincos.h"
 #include "pe/detail/convert.h"
 #include "pe/detail/loops.h"
-#include "pe/variant.h"
+#include "pe/plan.h"
 
 namespace pe::detail {
 
@@ -24,55 +26,38 @@ inline float rounded_to(float v) noexcept {
   return load_as<float>(store_as<R>(v));
 }
 
-template <class R, class SinCos>
-struct Rotation16Backend {
-  static constexpr bool kAppliesAttention = applies_attention<SinCos>();
-  const RopePlan& plan;
-  SinCos& rule;
-
-  void sincos(std::int64_t p, std::size_t j0, std::size_t n, float* s, float* c) noexcept {
-    for (std::size_t k = 0; k < n; ++k) rule(p, j0 + k, s[k], c[k]);
-  }
-
-  // Pair k of row r is (row[first(k)], row[first(k) + partner]): HF's x1·cos + (-x2)·sin and
-  // x2·cos + x1·sin, each product rounded to R, then the sum. The negation is exact.
-  template <class T>
-  void rotate(T* const* rows, std::size_t n_rows, std::size_t j0, std::size_t n, const float* s,
-              const float* c, float sign) const noexcept {
-    const bool interleaved = plan.pairs_interleaved();
-    const std::size_t stride = interleaved ? 2 : 1;
-    const std::size_t partner = interleaved ? 1 : plan.pair_offset();
-    const std::size_t first = interleaved ? 2 * j0 : j0;
-    for (std::size_t r = 0; r < n_rows; ++r) {
-      T* a = rows[r] + first;
-      for (std::size_t k = 0; k < n; ++k) {
-        T* x = a + k * stride;
-        const float sk = sign * s[k];
-        const float u = load_as<float>(x[0]), v = load_as<float>(x[partner]);
-        x[0] = store_as<T>(rounded_to<R>(u * c[k]) - rounded_to<R>(v * sk));
-        x[partner] = store_as<T>(rounded_to<R>(u * sk) + rounded_to<R>(v * c[k]));
+// The driver's backend for the rule SinCos (whose plan is `rule.plan`), rotating in R:
+// PairwiseRope<float, SinCos, Rotation16<R>::Backend>.
+template <class R>
+struct Rotation16 {
+  template <class SinCos>
+  struct Backend : PairwiseBackend<SinCos> {
+    // Pair k of row r is (row[first(k)], row[first(k) + partner]): HF's x1·cos + (-x2)·sin and
+    // x2·cos + x1·sin, each product rounded to R, then the sum. The negation is exact. Only R outputs
+    // are declared (the contract's), so the store into T = R is the sum's own rounding.
+    template <class T>
+    void rotate(T* const* rows, std::size_t n_rows, std::size_t j0, std::size_t n, const float* s,
+                const float* c, float sign) const noexcept {
+      const RopePlan& plan = this->rule.plan;
+      const bool interleaved = plan.pairs_interleaved();
+      const std::size_t stride = interleaved ? 2 : 1;
+      const std::size_t partner = interleaved ? 1 : plan.pair_offset();
+      const std::size_t first = interleaved ? 2 * j0 : j0;
+      for (std::size_t r = 0; r < n_rows; ++r) {
+        T* a = rows[r] + first;
+        for (std::size_t k = 0; k < n; ++k) {
+          T* x = a + k * stride;
+          const float sk = sign * s[k];
+          const float u = load_as<float>(x[0]), v = load_as<float>(x[partner]);
+          x[0] = store_as<T>(rounded_to<R>(u * c[k]) - rounded_to<R>(v * sk));
+          x[partner] = store_as<T>(rounded_to<R>(u * sk) + rounded_to<R>(v * c[k]));
+        }
       }
     }
-  }
+  };
 };
 
-// A RoPE variant whose rotation runs in R; only R outputs are declared (the contract's outputs), so the
-// final store into T = R is the sum's own rounding.
-template <class R, class SinCos>
-class PairwiseRope16 final : public RopeVariant {
- public:
-  using RopeVariant::RopeVariant;
-
-  void apply(const RopePlan& plan, const RopeBatch& batch, RopeDirection direction,
-             Buffer x) const noexcept override {
-    with_typed(x, [&](auto* data) {
-      using Backend = Rotation16Backend<R, SinCos>;
-      // Without its own rotation the driver would rotate in float, one rounding: another formulation.
-      static_assert(RotatesRows<float, std::remove_pointer_t<decltype(data)>, Backend>);
-      SinCos rule{plan};
-      drive_rope<float, 64>(plan, batch, direction, data, Backend{plan, rule});
-    });
-  }
-};
+// Without its own rotation the driver would rotate in float, one rounding: another formulation.
+static_assert(RotatesRows<float, BFloat16, Rotation16<BFloat16>::Backend<HfRopeSinCos>>);
 
 }  // namespace pe::detail

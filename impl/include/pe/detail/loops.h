@@ -8,9 +8,9 @@
 #include <span>
 #include <type_traits>
 
+#include "pe/batch.h"
 #include "pe/detail/convert.h"
 #include "pe/detail/rope_driver.h"
-#include "pe/batch.h"
 #include "pe/plan.h"
 #include "pe/types.h"
 
@@ -62,11 +62,12 @@ struct PairwiseBackend {
   }
 };
 
-// RoPE with a per-pair rule, rotated in C by the driver.
-template <class C, class T, class SinCos>
+// RoPE with a per-pair rule, rotated in C by the driver, or by the Backend's own rotation where it has
+// one (a PairwiseBackend extended with `rotate`, as the 16-bit rotations of detail/rotation16.h).
+template <class C, template <class> class Backend = PairwiseBackend, class T, class SinCos>
 void rotate(const RopePlan& plan, const RopeBatch& batch, RopeDirection direction, T* x,
             SinCos&& sincos) noexcept {
-  drive_rope<C, 64>(plan, batch, direction, x, PairwiseBackend<std::remove_reference_t<SinCos>>{sincos});
+  drive_rope<C, 64>(plan, batch, direction, x, Backend<std::remove_reference_t<SinCos>>{sincos});
 }
 
 }  // namespace pe::detail

@@ -26,14 +26,15 @@ class PairwiseSinusoidal final : public SinusoidalVariant {
   }
 };
 
-template <class C, class SinCos>
+// Backend: the driver's view of the rule (PairwiseBackend, rotating in C), or one with its own rotation.
+template <class C, class SinCos, template <class> class Backend = PairwiseBackend>
 class PairwiseRope final : public RopeVariant {
  public:
   using RopeVariant::RopeVariant;
 
   void apply(const RopePlan& plan, const RopeBatch& batch, RopeDirection direction,
              Buffer x) const noexcept override {
-    with_typed(x, [&](auto* data) { rotate<C>(plan, batch, direction, data, SinCos{plan}); });
+    with_typed(x, [&](auto* data) { rotate<C, Backend>(plan, batch, direction, data, SinCos{plan}); });
   }
 };
 

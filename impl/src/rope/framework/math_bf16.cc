@@ -7,6 +7,7 @@
 // base <= 1e7, positions <= 2^24 (float32 angles).
 #include "detail/framework_sincos.h"
 #include "detail/rotation16.h"
+#include "pe/detail/pairwise_variant.h"
 #include "pe/register.h"
 #include "rope/framework/rotation16_contract.h"
 
@@ -15,7 +16,8 @@ namespace {
 
 const Contract kContract = detail::rotation16_contract(DType::BF16, false, "glibc powf, sinf, cosf <= 1 ULP");
 
-PE_REGISTER_ROPE("rope.math_bf16", kContract, detail::PairwiseRope16<BFloat16, detail::HfRopeSinCos>);
+PE_REGISTER_ROPE("rope.math_bf16", kContract,
+                 detail::PairwiseRope<float, detail::HfRopeSinCos, detail::Rotation16<BFloat16>::Backend>);
 
 }  // namespace
 }  // namespace pe

@@ -9,6 +9,7 @@
 // base <= 1e7, positions <= 2^24 (float32 angles).
 #include "detail/framework_sincos.h"
 #include "detail/rotation16.h"
+#include "pe/detail/pairwise_variant.h"
 #include "pe/register.h"
 #include "rope/framework/rotation16_contract.h"
 
@@ -17,8 +18,9 @@ namespace {
 
 const Contract kContract = detail::rotation16_contract(DType::BF16, true, "glibc powf, sinf, cosf <= 1 ULP");
 
-PE_REGISTER_ROPE("rope.torch_bf16", kContract,
-                 detail::PairwiseRope16<BFloat16, detail::CachedHfRopeSinCos<BFloat16>>);
+PE_REGISTER_ROPE(
+    "rope.torch_bf16", kContract,
+    detail::PairwiseRope<float, detail::CachedHfRopeSinCos<BFloat16>, detail::Rotation16<BFloat16>::Backend>);
 
 }  // namespace
 }  // namespace pe

@@ -9,6 +9,7 @@
 // base <= 1e7, positions <= 2^24 (float32 angles).
 #include "detail/framework_sincos.h"
 #include "detail/rotation16.h"
+#include "pe/detail/pairwise_variant.h"
 #include "pe/register.h"
 #include "rope/framework/rotation16_contract.h"
 
@@ -18,8 +19,9 @@ namespace {
 const Contract kContract = detail::rotation16_contract(
     DType::F16, true, "glibc powf, sinf, cosf <= 1 ULP; GCC _Float16 conversions");
 
-PE_REGISTER_ROPE("rope.torch_f16", kContract,
-                 detail::PairwiseRope16<Float16, detail::CachedHfRopeSinCos<Float16>>);
+PE_REGISTER_ROPE(
+    "rope.torch_f16", kContract,
+    detail::PairwiseRope<float, detail::CachedHfRopeSinCos<Float16>, detail::Rotation16<Float16>::Backend>);
 
 }  // namespace
 }  // namespace pe
