@@ -1,16 +1,16 @@
 #include <fmt/format.h>
 
-#include "alibi_cli.h"
+#include "alibi_export.h"
 #include "args.h"
 #include "common.h"
 #include "pe/api.h"
 #include "pe/harness/typed_buffer.h"
-#include "pe/ref/alibi.h"
+#include "pe/check/golden.h"
 
 namespace pe::cli {
 
 AlibiExport export_alibi(const AlibiFlags& flags, bool reference, const std::string& variant, DType dtype) {
-  if (flags.given.count("--heads") == 0) throw UsageError("--heads: required for --family alibi");
+  if (flags.given.count("heads") == 0) throw UsageError("--heads: required for --family alibi");
   const AlibiParams params = to_alibi_params(flags, flags.heads);
   const AlibiPlan plan(params);
   AlibiExport e;
@@ -20,8 +20,10 @@ AlibiExport export_alibi(const AlibiFlags& flags, bool reference, const std::str
       throw UsageError("--slopes-only: the slopes have no positions (drop --queries and --keys)");
     e.shape = {plan.n_heads()};
   } else {
-    queries = alibi_positions(flags.queries, "--queries");
-    keys = alibi_positions(flags.keys, "--keys");
+    queries = flags.queries;
+    keys = flags.keys;
+    if (queries.empty()) throw UsageError("--queries: give the positions as a range A:B");
+    if (keys.empty()) throw UsageError("--keys: give the positions as a range A:B");
     e.shape = {plan.n_heads(), queries.size(), keys.size()};
   }
   // Each value is built as a double and once more in the output type, before anything is allocated.
@@ -31,17 +33,7 @@ AlibiExport export_alibi(const AlibiFlags& flags, bool reference, const std::str
                                       sizeof(double) + size_of(dtype));
   e.values.resize(n);
   if (reference) {
-    const ref::Alibi r(params);
-    std::size_t i = 0;
-    for (std::size_t h = 0; h < plan.n_heads(); ++h) {
-      if (flags.slopes_only) {
-        e.values[i++] = r.rounded_slope(h, dtype);
-        continue;
-      }
-      for (std::int64_t q : queries) {
-        for (std::int64_t k : keys) e.values[i++] = r.rounded_bias(h, q, k, dtype);
-      }
-    }
+    e.values = check::golden_alibi(params, queries, keys, flags.slopes_only, dtype);
     return e;
   }
   const Variant& v = *find_variant(variant);

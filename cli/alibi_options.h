@@ -1,35 +1,27 @@
 // The ALiBi flags shared by export and check (--heads, --max-bias, --alibi-slopes, --alibi-form,
-// --queries, --keys, --slopes-only) and their translation into AlibiParams and positions.
+// --queries, --keys, --slopes-only) into check::AlibiOptions.
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
-#include <set>
 #include <string>
 #include <vector>
 
-#include "pe/alibi.h"
+#include "pe/check/options.h"
 
 namespace pe::cli {
 
-struct AlibiFlags {
-  std::int64_t heads = 0;
-  double max_bias = 8;
-  std::string slopes = "interpolated", form = "causal", queries, keys;
-  bool slopes_only = false;
-  std::set<std::string> given;  // the flags actually given (after parsing)
+struct AlibiFlags : check::AlibiOptions {
+  std::string queries_range, keys_range;  // "A:B", read into queries and keys by note_given_alibi_flags
 };
 
 // Adds the flags to `cmd`, storing into `flags` (which must outlive the parse).
 void add_alibi_options(CLI::App& cmd, AlibiFlags& flags);
-// Records which flags `cmd` was given into flags.given.
+// After parsing: which flags `cmd` was given, and the --queries/--keys ranges (UsageError naming the flag
+// for an empty or inverted range).
 void note_given_alibi_flags(const CLI::App& cmd, AlibiFlags& flags);
-// UsageError when any ALiBi flag is given: they apply to --family alibi only.
+// The conversions under the shared flag names.
 void reject_alibi_flags(const AlibiFlags& flags, const std::string& why);
-// The parameters for `heads` heads; UsageError naming --alibi-slopes or --alibi-form for an unknown
-// value, or the flag of the parameter AlibiPlan rejects (--heads, --max-bias).
 AlibiParams to_alibi_params(const AlibiFlags& flags, std::int64_t heads);
-// --queries / --keys "A:B"; UsageError naming the flag for a missing, empty or inverted range.
-std::vector<std::int64_t> alibi_positions(const std::string& range, const char* flag);
 
 }  // namespace pe::cli

@@ -7,12 +7,13 @@
 #include <string>
 #include <utility>
 
+#include "pe/check/errors.h"
+
 namespace pe::cli {
 
-// A bad command-line argument; the message names it ("--positions: ...").
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+// A bad command-line argument; the message names it ("--positions: ..."). The check engine's own
+// BadRequest, so that what the engine refuses and what the flags' parsers refuse are one error.
+using UsageError = check::BadRequest;
 
 // A decimal integer, all of `text`; `what` names the argument in the error.
 std::int64_t parse_int(const std::string& text, const std::string& what);

@@ -10,6 +10,7 @@
 #include "common.h"
 #include "form_options.h"
 #include "hf_config_options.h"
+#include "names.h"
 #include "pe/errors.h"
 #include "pe/harness/exhaustive.h"
 #include "pe/harness/family_traits.h"
@@ -50,7 +51,7 @@ int census_command(const CensusArgs& a) {
   if (a.form.rotary_offset < 0)
     throw UsageError("--rotary-offset: must be >= 0, got " + std::to_string(a.form.rotary_offset));
   o.rotary_offset = a.form.rotary_offset;
-  if (a.scaling.given.count("--partial-rotary-factor") > 0) {
+  if (a.scaling.given.count("partial_rotary_factor") > 0) {
     if (!(a.scaling.partial_rotary_factor > 0))  // 0 would read as "not given" in census::Options
       throw UsageError(fmt::format("--partial-rotary-factor: must be in (0, 1], got {:g}",
                                    a.scaling.partial_rotary_factor));
@@ -74,13 +75,13 @@ int census_command(const CensusArgs& a) {
       RopeParams shown;
       shown.form = o.form;
       shown.rotary_offset = o.rotary_offset;
-      const std::string form = describe_form(shown);
+      const std::string form = check::describe_form(shown);
       fmt::print("RoPE instances only, scaling {}{} (the census JSON records its parameters)\n",
                  to_string(o.scaling.type), form.empty() ? "" : ", " + form);
     }
     results = run_census(o);
   } catch (const InvalidArgument& e) {
-    rethrow_with_flag(e);
+    check::rethrow_named(e, flag_names());
   }
   const nlohmann::json doc = census::to_document(results, o);
   fmt::print("{}", reports::census_instance_table(doc["instances"]));
@@ -171,18 +172,22 @@ void add_census(CLI::App& app, int& exit_code) {
   cmd->callback([a, cmd, plugins, &exit_code] {
     load_plugins(*plugins);
     a->scaling.given = given_scaling_flags(*cmd);
+    read_form_flags(a->form);
     if (a->exhaustive) {
       exit_code = exhaustive_command(*a, *cmd);
       return;
     }
     for (const char* flag : {"--positions", "--dim", "--base", "--threads"})
       if (cmd->count(flag) > 0) throw UsageError(std::string(flag) + ": applies to --exhaustive");
-    HfTargets targets;  // the census sweeps its own bases and head dims: the scaling and the form only
+    check::HfTargets targets;  // the census sweeps its own bases and head dims: the scaling and the form only
     targets.scaling = &a->scaling;
     targets.form = &a->form;
-    if (apply_hf_config(a->hf, *cmd, targets))
-      fmt::print(
-          "  note: census sweeps its own bases and head dims; the config gives its scaling and form\n");
+    targets.given = given_parameters(*cmd, {"mrope_section", "mrope_layout"});
+    targets.command = "census";
+    if (const auto r = check::apply_hf_config(hf_source(a->hf, *cmd), targets, flag_names())) {
+      fmt::print("{}", r->block);
+      fmt::print("  note: census sweeps its own bases and head dims; the config gives its scaling and form\n");
+    }
     exit_code = census_command(*a);
   });
 }

@@ -1,7 +1,7 @@
-// Unit tests of the CLI's pieces that a wrong answer would hide behind a plausible report: the .npy
-// reader, the compare statistics, the Pareto front, the convention diagnosis and the RoPE scaling
-// flags. Expected values
-// come from the formats' specifications and closed forms, not from running the code.
+// Unit tests of the CLI's pieces that a wrong answer would hide behind a plausible report: the argument
+// parsers, the compare statistics, the Pareto front and the RoPE scaling flags (the engine's own pieces,
+// the .npy reader and the diagnosis, are tested in check/tests). Expected values come from the formats'
+// specifications and closed forms, not from running the code.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,118 +10,14 @@
 #include <numbers>
 
 #include "args.h"
-#include "diagnose.h"
-#include "npy.h"
+#include "names.h"
+#include "pe/check/npy.h"
 #include "pe/reports/compare.h"
 #include "pe/reports/plots.h"
 #include "scaling_options.h"
 
 namespace pe::cli {
 namespace {
-
-// A .npy file as numpy writes it (format 1.0 unless version 2): magic, version, header length,
-// the header dictionary padded with spaces to a multiple of 64 bytes, then the data.
-std::string npy_bytes(const std::string& dict, const std::string& data, int version = 1) {
-  const std::size_t prefix = version == 1 ? 10 : 12;
-  std::string h = dict;
-  h.append((64 - (prefix + h.size() + 1) % 64) % 64, ' ');
-  h += '\n';
-  std::string out = "\x93NUMPY";
-  out += static_cast<char>(version);
-  out += '\0';
-  for (std::size_t k = 0; k < prefix - 8; ++k) out += static_cast<char>((h.size() >> (8 * k)) & 0xff);
-  return out + h + data;
-}
-
-template <class T>
-std::string raw(std::initializer_list<T> v) {
-  std::string s(v.size() * sizeof(T), '\0');
-  std::memcpy(s.data(), std::data(v), s.size());
-  return s;
-}
-
-TEST(Npy, ReadsCOrderFloat32) {
-  const auto a = parse_npy(npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }",
-                                     raw<float>({0, 1, 2, 3, 4, 5})),
-                           "t");
-  EXPECT_EQ(a.shape, (std::vector<std::size_t>{2, 3}));
-  EXPECT_EQ(a.values, (std::vector<double>{0, 1, 2, 3, 4, 5}));
-  EXPECT_EQ(a.dtype, DType::F32);
-}
-
-TEST(Npy, FortranOrderIsTransposedToRowMajor) {
-  // Fortran order stores column by column: [[1, 2, 3], [4, 5, 6]] is 1 4 2 5 3 6 in the file.
-  const auto a = parse_npy(npy_bytes("{'descr': '<f8', 'fortran_order': True, 'shape': (2, 3), }",
-                                     raw<double>({1, 4, 2, 5, 3, 6})),
-                           "t");
-  EXPECT_EQ(a.values, (std::vector<double>{1, 2, 3, 4, 5, 6}));
-}
-
-TEST(Npy, HalfBfloat16BigEndianAndVersion2) {
-  // IEEE binary16 0x3c00 = 1, 0xc000 = -2; bfloat16 0x3f80 = 1, 0x4049 = 3.140625 (float 0x40490000).
-  const auto h = parse_npy(npy_bytes("{'descr': '<f2', 'fortran_order': False, 'shape': (2,), }",
-                                     std::string("\x00\x3c\x00\xc0", 4)),
-                           "t");
-  EXPECT_EQ(h.values, (std::vector<double>{1, -2}));
-  const auto b = parse_npy(npy_bytes("{'descr': '<u2', 'fortran_order': False, 'shape': (2,), }",
-                                     std::string("\x80\x3f\x49\x40", 4), 2),
-                           "t", DType::BF16);
-  EXPECT_EQ(b.values, (std::vector<double>{1, 3.140625}));
-  EXPECT_EQ(b.dtype, DType::BF16);
-  const auto be = parse_npy(npy_bytes("{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }",
-                                      std::string("\x3f\x80\x00\x00", 4)),
-                            "t");
-  EXPECT_EQ(be.values, (std::vector<double>{1}));
-}
-
-TEST(Npy, IntegersReadExactly) {
-  const auto a = parse_npy(npy_bytes("{'descr': '<i8', 'fortran_order': False, 'shape': (2,), }",
-                                     raw<std::int64_t>({-3, std::int64_t{1} << 40})),
-                           "t");
-  EXPECT_TRUE(a.integer);
-  EXPECT_EQ(a.values, (std::vector<double>{-3, 1099511627776.0}));
-}
-
-TEST(Npy, RejectsMalformedFilesWithAMessage) {
-  const std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
-  const std::string good = npy_bytes(dict, raw<float>({0, 1, 2, 3, 4, 5}));
-  const auto fails_with = [](const std::string& bytes, const std::string& needle, DType u2 = DType::F32) {
-    try {
-      parse_npy(bytes, "x.npy", u2);
-    } catch (const NpyError& e) {
-      return std::string(e.what()).find(needle) != std::string::npos;
-    }
-    return false;
-  };
-  EXPECT_TRUE(fails_with(good.substr(0, good.size() - 1), "truncated"));
-  EXPECT_TRUE(fails_with(good + "x", "trailing"));
-  EXPECT_TRUE(fails_with("GIF89a", "not a .npy"));
-  EXPECT_TRUE(fails_with(good.substr(0, 20), "truncated header"));
-  EXPECT_TRUE(fails_with(npy_bytes("{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }", "12345678"),
-                         "element type"));
-  // Undeclared 16-bit integers are integers (positions); `check` then asks for --dtype bf16.
-  EXPECT_TRUE(
-      parse_npy(npy_bytes("{'descr': '<u2', 'fortran_order': False, 'shape': (1,), }", "12"), "t").integer);
-  EXPECT_TRUE(fails_with(npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (a,), }", "1234"),
-                         "non-integer"));
-  EXPECT_TRUE(fails_with(npy_bytes("{'descr': '<f4', 'fortran_order': 0, 'shape': (1,), }", "1234"),
-                         "fortran_order"));
-  EXPECT_TRUE(fails_with(npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': "
-                                   "(4294967296, 4294967296, 4294967296), }",
-                                   ""),
-                         "too large"));
-}
-
-TEST(Npy, WriterRoundTripsEveryType) {
-  const std::vector<double> v = {1.0, -0.5, 0.099609375};  // exact in all four types
-  for (DType t : {DType::F32, DType::F64, DType::F16, DType::BF16}) {
-    const std::string path = ::testing::TempDir() + "/rt.npy";
-    write_npy(path, v, {3}, t);
-    const auto a = read_npy(path, DType::BF16);
-    EXPECT_EQ(a.values, v) << to_string(t);
-    EXPECT_EQ(a.dtype, t);
-  }
-}
 
 TEST(Args, ParsersNameTheArgument) {
   EXPECT_EQ(parse_range("3:7", "--positions"), (std::pair<std::int64_t, std::int64_t>{3, 7}));
@@ -146,6 +42,11 @@ ScalingFlags parse_scaling(std::vector<std::string> args) {
   app.parse(args);
   f.given = given_scaling_flags(app);
   return f;
+}
+
+// check's rotary dim under its flag names.
+std::int64_t rotary_dim_for(const ScalingFlags& f, std::int64_t head_dim, std::int64_t rotary_dim) {
+  return check::rotary_dim_for(f, head_dim, rotary_dim, flag_names({{"rotary_dim", "--rotary-dim"}}));
 }
 
 // The message of the UsageError `fn` throws ("" when it throws none).
@@ -192,9 +93,9 @@ TEST(Scaling, FlagsBecomeTheMethodWithHfDefaults) {
 
 TEST(Scaling, LongRopeReadsOneDimensionalFloatLists) {
   const std::string dir = ::testing::TempDir();
-  write_npy(dir + "/short.npy", {1, 1.5, 2, 3}, {4}, DType::F64);
-  write_npy(dir + "/long.npy", {2, 4, 8, 16}, {4}, DType::F32);
-  write_npy(dir + "/square.npy", {1, 2, 3, 4}, {2, 2}, DType::F64);
+  check::write_npy(dir + "/short.npy", {1, 1.5, 2, 3}, {4}, DType::F64);
+  check::write_npy(dir + "/long.npy", {2, 4, 8, 16}, {4}, DType::F32);
+  check::write_npy(dir + "/square.npy", {1, 2, 3, 4}, {2, 2}, DType::F64);
   const std::vector<std::string> base = {
       "--scaling", "longrope",       "--factor",       "8", "--original-max-position",
       "4096",      "--long-factors", dir + "/long.npy"};
@@ -261,7 +162,10 @@ TEST(Scaling, PlanErrorsNameTheFlagAndPartialRotaryDimIsHfs) {
   p.scaling.original_max_position = 4096;
   p.scaling.beta_fast = 0.5;
   EXPECT_EQ(usage_error([&] { rope_plan(p); }).rfind("--beta-fast: beta_fast must be >= beta_slow", 0), 0u);
-  p.base = 1;  // not a scaling parameter: the core's own error
+  p.base = 1;  // every parameter with a flag is named by it
+  EXPECT_EQ(usage_error([&] { rope_plan(p); }), "--base: base must be finite and > 1, got 1");
+  p.base = 10000;
+  p.head_dim = 7;  // no command takes a head dim flag here: the core's own error
   EXPECT_THROW(rope_plan(p), InvalidArgument);
   EXPECT_EQ(flag_for_parameter("short_factor"), "--short-factors");
   EXPECT_EQ(flag_for_parameter("head_dim"), "");
@@ -269,15 +173,15 @@ TEST(Scaling, PlanErrorsNameTheFlagAndPartialRotaryDimIsHfs) {
     EXPECT_NE(flag_for_parameter(std::string(field.name)), "") << field.name;
 
   const ScalingFlags none = parse_scaling({});
-  EXPECT_EQ(rotary_dim_for(none, 64, 16, "--rotary-dim"), 16);
+  EXPECT_EQ(rotary_dim_for(none, 64, 16), 16);
   const ScalingFlags partial = parse_scaling({"--partial-rotary-factor", "0.25"});
-  EXPECT_EQ(rotary_dim_for(partial, 80, 0, "--rotary-dim"), 20);  // int(80 · 0.25)
+  EXPECT_EQ(rotary_dim_for(partial, 80, 0), 20);  // int(80 · 0.25)
   EXPECT_EQ(usage_error([&] {
-              rotary_dim_for(partial, 80, 16, "--rotary-dim");
+              rotary_dim_for(partial, 80, 16);
             }).rfind("--rotary-dim and --partial-rotary-factor: give one", 0),
             0u);
   EXPECT_EQ(usage_error([&] {
-              rotary_dim_for(partial, 12, 0, "--rotary-dim");
+              rotary_dim_for(partial, 12, 0);
             }).rfind("--partial-rotary-factor: ", 0),
             0u);  // int(12 · 0.25) = 3 is odd
 }
@@ -408,44 +312,6 @@ TEST(Pareto, FrontKeepsTheUndominated) {
   const auto front =
       reports::pareto_front({{"a", {1.0, 1e-3}}, {"b", {2.0, 1e-7}}, {"c", {3.0, 1e-2}}, {"d", {0.5, 1.0}}});
   EXPECT_EQ(front, (std::vector<std::string>{"a", "b", "d"}));
-}
-
-TEST(Diagnose, NamesTheLayoutOfAConcatenatedTable) {
-  const std::size_t dim = 16;
-  std::vector<std::int64_t> positions;
-  for (std::int64_t p = 0; p < 40; ++p) positions.push_back(p);
-  std::vector<double> table(positions.size() * dim);
-  for (std::size_t r = 0; r < positions.size(); ++r) {
-    for (std::size_t i = 0; i < dim / 2; ++i) {
-      const double phi =
-          static_cast<double>(positions[r]) * std::pow(10000.0, -2.0 * static_cast<double>(i) / dim);
-      table[r * dim + i] = std::sin(phi);  // concatenated: sines first, then cosines
-      table[r * dim + dim / 2 + i] = std::cos(phi);
-    }
-  }
-  const Convention given{Layout::Interleaved, 10000.0};
-  const auto fits = diagnose_sinusoidal(table, dim, positions, given);
-  EXPECT_EQ(fits.front().convention.layout, Layout::Concatenated);
-  EXPECT_LT(fits.front().residual, 1e-12);
-  EXPECT_EQ(describe(fits.front().convention, given), "layout concatenated (given: interleaved)");
-}
-
-TEST(Diagnose, NamesAShiftAndTheT2tExponent) {
-  const std::size_t dim = 8;
-  std::vector<std::int64_t> positions = {0, 1, 2, 3, 4, 5, 6, 7, 100, 1000};
-  std::vector<double> table(positions.size() * dim);
-  for (std::size_t r = 0; r < positions.size(); ++r) {
-    for (std::size_t i = 0; i < dim / 2; ++i) {
-      // tensor2tensor: exponent i/(d/2 - 1), and an off-by-one position.
-      const double phi =
-          static_cast<double>(positions[r] + 1) * std::pow(10000.0, -static_cast<double>(i) / 3);
-      table[r * dim + 2 * i] = std::sin(phi);
-      table[r * dim + 2 * i + 1] = std::cos(phi);
-    }
-  }
-  const auto fits = diagnose_sinusoidal(table, dim, positions, {Layout::Interleaved, 10000.0});
-  EXPECT_TRUE(fits.front().convention.t2t_exponent);
-  EXPECT_EQ(fits.front().convention.shift, 1);
 }
 
 }  // namespace

@@ -13,8 +13,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "memory_files.h"
-#include "npy.h"
+#include "pe/check/check.h"
+#include "pe/check/npy.h"
 #include "pe/plan.h"
 #include "pe/reports/bench_results.h"
 
@@ -70,7 +70,6 @@ int spawn_and_wait(const std::vector<std::string>& args, const std::vector<std::
 }
 
 std::string read_text(const std::string& path, const std::string& what) {
-  if (const std::string* held = memory_text(path)) return *held;
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UsageError(what + ": cannot read '" + path + "'");
   std::ostringstream s;
@@ -106,7 +105,7 @@ std::vector<std::int64_t> positions_from(const std::string& range, const std::st
     return out;
   }
   if (file.ends_with(".npy")) {
-    const NpyArray a = read_npy(file);
+    const check::NpyArray a = check::read_npy(file);
     for (double v : a.values) {
       if (!(v >= 0 && v <= static_cast<double>(kMaxPosition)) || v != std::floor(v)) {
         throw UsageError(fmt::format("--positions-file: {} holds {}, not a position in [0, 2^53]", file, v));
@@ -122,25 +121,6 @@ std::vector<std::int64_t> positions_from(const std::string& range, const std::st
   while (in >> word) out.push_back(parse_int(word, "--positions-file " + file));
   if (out.empty()) throw UsageError("--positions-file: no positions in '" + file + "'");
   return out;
-}
-
-RopeBatch rope_batch_of(std::vector<std::size_t> s, const std::vector<std::int64_t>& positions,
-                        bool heads_first, const std::string& name, std::size_t n_axes) {
-  const std::size_t rank = s.size();
-  if (s.size() == 4 && s[0] == 1) s.erase(s.begin());
-  if (s.size() == 2) s.insert(s.begin() + (heads_first ? 0 : 1), 1);
-  if (s.size() != 3)
-    throw UsageError(fmt::format("{}: expected [tokens, (heads,) head_dim], shape has rank {}", name, rank));
-  const std::size_t t = heads_first ? s[1] : s[0], heads = heads_first ? s[0] : s[1];
-  const std::size_t tokens = positions.size() / n_axes;
-  if (t != tokens)
-    throw UsageError(fmt::format("{}: {} tokens, the positions are {}{}", name, t, tokens,
-                                 n_axes > 1 ? fmt::format(" per axis ({} axes)", n_axes) : ""));
-  RopeBatch b = heads_first ? RopeBatch::heads_first(std::span(positions).first(tokens), heads, s[2])
-                            : RopeBatch::tokens_first(std::span(positions).first(tokens), heads, s[2]);
-  b.positions = positions;
-  b.n_axes = n_axes;
-  return b;
 }
 
 std::size_t output_values(std::initializer_list<std::pair<const char*, std::size_t>> dims,
@@ -163,21 +143,6 @@ std::size_t output_values(std::initializer_list<std::pair<const char*, std::size
                     named, values, static_cast<double>(bytes) / 1e9, memory / 1e9));
   }
   return values;
-}
-
-int run_in_process(void (*add)(CLI::App&, int&), const std::string& name,
-                   const std::vector<std::string>& args) {
-  CLI::App app{"pe-suite", "pe-suite"};
-  int exit_code = kOk;
-  add(app, exit_code);
-  std::vector<std::string> argv(args.rbegin(), args.rend());  // CLI11 takes them last first
-  argv.push_back(name);
-  try {
-    app.parse(argv);
-  } catch (const CLI::ParseError& e) {
-    throw UsageError(e.what());
-  }
-  return exit_code;
 }
 
 }  // namespace pe::cli

@@ -17,20 +17,14 @@ namespace pe::cli {
 // 0: everything checked passed; 1: a check failed; 2: bad usage or input.
 enum ExitCode : int { kOk = 0, kCheckFailed = 1, kUsage = 2 };
 
-// "A:B" is the half-open range [A, B) (Python's slice); a file holds whitespace-separated integers,
-// or is a .npy array of them (any integer type, or floats holding integers).
 // The number of values an output of these dimensions holds, e.g. {{"--positions", n}, {"--dim", d}}.
 // Throws UsageError naming the dimensions and the size when the product overflows, or when
 // `bytes_per_value` times it exceeds this machine's physical memory: refused before allocating.
 std::size_t output_values(std::initializer_list<std::pair<const char*, std::size_t>> dims,
                           std::size_t bytes_per_value);
 
-// The batch view of RoPE data of this shape: [T, D], [T, heads, D], [1, T, heads, D]; with heads_first
-// [heads, T, D] or [1, heads, T, D] (Hugging Face's), read in place. Throws UsageError naming `name`
-// for another rank or a token count other than positions.size().
-// Positions are [n_axes][tokens].
-RopeBatch rope_batch_of(std::vector<std::size_t> shape, const std::vector<std::int64_t>& positions,
-                        bool heads_first, const std::string& name, std::size_t n_axes = 1);
+// "A:B" is the half-open range [A, B) (Python's slice); a file holds whitespace-separated integers,
+// or is a .npy array of them (any integer type, or floats holding integers).
 std::vector<std::int64_t> positions_from(const std::string& range, const std::string& file);
 
 // The whole file; throws UsageError naming `what` when it cannot be read.
@@ -53,11 +47,6 @@ int spawn_and_wait(const std::vector<std::string>& args, const std::vector<std::
 // ../libexec/pe-suite (installed), or in the build tree's ../properties and ../bench. nullopt when none
 // exists (a build without tests or benchmarks).
 std::optional<std::string> helper_executable(const std::string& name);
-
-// One subcommand parsed from `args` (what follows its name) and run in this process; a CLI11 parse
-// error comes back as UsageError. The subcommand's exit code.
-int run_in_process(void (*add)(CLI::App&, int&), const std::string& name,
-                   const std::vector<std::string>& args);
 
 // The registry as a table or JSON (pe-suite list).
 void print_list(bool json);

@@ -12,12 +12,14 @@
 #include <nlohmann/json.hpp>
 #include <tuple>
 
-#include "alibi_cli.h"
+#include "alibi_export.h"
 #include "common.h"
 #include "form_options.h"
 #include "hf_config_options.h"
-#include "in_process.h"
-#include "npy.h"
+#include "names.h"
+#include "pe/check/check.h"
+#include "pe/check/golden.h"
+#include "pe/check/npy.h"
 #include "pe/harness/contract_json.h"
 #include "pe/harness/typed_buffer.h"
 #include "pe/pe.h"
@@ -25,7 +27,6 @@
 #include "pe/ref/reference.h"
 #include "pe/ref/temperature.h"
 #include "plugin_option.h"
-#include "report_text.h"
 #include "scaling_options.h"
 #include "temperature_options.h"
 
@@ -45,6 +46,16 @@ struct ExportOptions {
   HfConfigFlags hf;
 };
 
+// export's words for the engine's parameters: the rotary dim is --dim.
+const check::Names& export_names() {
+  static const check::Names n = flag_names({{"rotary_dim", "--dim"}, {"x", "--input"}});
+  return n;
+}
+
+std::int64_t rotary_dim_for(const ScalingFlags& f, std::int64_t head_dim, std::int64_t rotary_dim) {
+  return check::rotary_dim_for(f, head_dim, rotary_dim, export_names());
+}
+
 template <class T>
 T parsed(std::optional<T> v, const char* option, const std::string& text) {
   if (!v) throw UsageError(std::string(option) + ": unknown value '" + text + "'");
@@ -61,14 +72,7 @@ std::vector<double> sinusoidal_values(const ExportOptions& o, const SinusoidalPa
                     sizeof(double) + size_of(dtype));
   const SinusoidalPlan plan(params);
   std::vector<double> v(n);
-  if (o.reference) {
-    const ref::Sinusoidal r(params, *std::max_element(positions.begin(), positions.end()));
-    for (std::size_t i = 0; i < positions.size(); ++i) {
-      for (std::size_t ch = 0; ch < plan.dim(); ++ch)
-        v[i * plan.dim() + ch] = r.rounded(positions[i], ch, dtype);
-    }
-    return v;
-  }
+  if (o.reference) return check::golden_sinusoidal(params, positions, dtype);
   harness::TypedBuffer y(dtype, v.size());
   sinusoidal_table(*find_variant(o.variant), plan, positions, y.view());
   for (std::size_t i = 0; i < v.size(); ++i) v[i] = y.get(i);
@@ -81,29 +85,19 @@ std::vector<double> sinusoidal_values(const ExportOptions& o, const SinusoidalPa
 std::vector<double> rope_values(const ExportOptions& o, const RopeParams& params,
                                 const std::vector<std::int64_t>& positions, DType dtype,
                                 std::vector<std::size_t>& shape, std::string& scaling_note) {
-  const RopePlan plan = rope_plan(params);
+  const RopePlan plan = check::rope_plan(params, export_names());
   const std::size_t tokens = positions.size() / plan.n_axes();
   output_values({{"--positions", tokens},
                  {"--dim", static_cast<std::size_t>(std::max<std::int64_t>(params.rotary_dim, 0))}},
                 sizeof(double) + 2 * size_of(dtype));
   shape = {tokens, plan.n_pairs(), 2};
-  scaling_note = describe_scaling(params.scaling, plan);
+  scaling_note = check::describe_scaling(params.scaling, plan);
   RopeBatch batch = RopeBatch::tokens_first(std::span(positions).first(tokens), 1, plan.head_dim());
   batch.positions = positions;
   batch.n_axes = plan.n_axes();
   const std::size_t h = plan.n_pairs(), d = plan.head_dim();
   std::vector<double> v(tokens * h * 2);
-  if (o.reference) {
-    const ref::Rope r(params, *std::max_element(positions.begin(), positions.end()));
-    for (std::size_t i = 0; i < tokens; ++i) {
-      for (std::size_t j = 0; j < h; ++j) {
-        const auto [c, s] = r.cos_sin(batch.position(i, plan.axis_of_pair(j)), j, dtype);
-        v[(i * h + j) * 2] = c;
-        v[(i * h + j) * 2 + 1] = s;
-      }
-    }
-    return v;
-  }
+  if (o.reference) return check::golden_rope_table(params, positions, dtype);
   harness::TypedBuffer x(dtype, tokens * d);  // zeros
   for (std::size_t i = 0; i < tokens; ++i) {
     for (std::size_t j = 0; j < h; ++j) x.set(i * d + plan.input_channels(j).first, 1.0);
@@ -119,42 +113,18 @@ std::vector<double> rope_values(const ExportOptions& o, const RopeParams& params
   return v;
 }
 
-// Ziv's rounding of an enclosure (~2^-100 relative: an undecided one is not expected, and refused).
-double rounded(const ref::Enclosure& e, DType dtype) {
-  if (auto r = ref::decided_rounding(e, dtype)) return *r;
-  throw std::runtime_error(
-      "export: the reference could not decide a rounding of t(p)*R(p)*x; nothing written");
-}
-
 // q/k rotated and then scaled by the attention temperature t(p): the reference's t(p)·R(p)·x rounded
 // once (pass-through channels t(p)·x), or a variant's rotation times t(p) in double, rounded into dtype.
 std::vector<double> gained_values(const ExportOptions& o, const RopeParams& params, const RopeBatch& batch,
                                   harness::TypedBuffer& buf, DType dtype,
                                   const AttnTemperature& temperature) {
-  const RopePlan plan = rope_plan(params);
+  const RopePlan plan = check::rope_plan(params, export_names());
   const ref::Temperature tr(temperature);
   const TemperatureSteps steps = validate(temperature);
   std::vector<double> y(buf.size());
   if (o.reference) {
-    const ref::Rope r(params, *std::max_element(batch.positions.begin(), batch.positions.end()));
-    for (std::size_t t = 0; t < batch.tokens(); ++t) {
-      const ref::Enclosure g = tr.exact(batch.position(t));
-      for (std::size_t h = 0; h < batch.heads; ++h) {
-        const std::size_t row = batch.row(t, h);
-        for (std::size_t ch = 0; ch < plan.head_dim(); ++ch) {
-          if (plan.passes_through(ch))
-            y[row + ch] = rounded(ref::times(g, {ref::Real(buf.get(row + ch)), ref::Real(0)}), dtype);
-        }
-        for (std::size_t j = 0; j < plan.n_pairs(); ++j) {
-          const auto [i0, i1] = plan.input_channels(j);
-          const auto [o0, o1] = plan.output_channels(j);
-          const auto [e0, e1] = r.rotate(batch.position(t), j, buf.get(row + i0), buf.get(row + i1));
-          y[row + o0] = rounded(ref::times(g, e0), dtype);
-          y[row + o1] = rounded(ref::times(g, e1), dtype);
-        }
-      }
-    }
-    return y;
+    for (std::size_t i = 0; i < y.size(); ++i) y[i] = buf.get(i);  // the input, in the output type
+    return check::golden_rope(params, batch, y, dtype, temperature);
   }
   rope_apply(*find_variant(o.variant), plan, batch, buf.view());
   for (std::size_t t = 0; t < batch.tokens(); ++t) {
@@ -174,15 +144,15 @@ std::vector<double> rotated_values(const ExportOptions& o, const std::vector<std
                                    DType dtype, Layout layout, const RopeScaling& scaling,
                                    std::vector<std::size_t>& shape, std::string& scaling_note,
                                    const AttnTemperature& temperature) {
-  const NpyArray x = read_npy(o.input, dtype);
+  const check::NpyArray x = check::read_npy(o.input, dtype);
   if (x.integer) throw UsageError("--input: " + o.input + " holds integers, not q/k values");
   shape = x.shape;
   const auto head_dim = static_cast<std::int64_t>(shape.back());
   const RopeParams params = with_form(
-      {head_dim, rotary_dim_for(o.scaling, head_dim, o.dim, "--dim"), o.base, layout, scaling}, o.form);
-  const RopePlan plan = rope_plan(params);
-  const RopeBatch batch = rope_batch_of(shape, positions, o.heads_first, "--input", plan.n_axes());
-  scaling_note = describe_scaling(scaling, plan);
+      {head_dim, rotary_dim_for(o.scaling, head_dim, o.dim), o.base, layout, scaling}, o.form);
+  const RopePlan plan = check::rope_plan(params, export_names());
+  const RopeBatch batch = check::rope_batch_of(shape, positions, o.heads_first, "--input", plan.n_axes());
+  scaling_note = check::describe_scaling(scaling, plan);
   std::vector<double> y(x.values.size());
   harness::TypedBuffer buf(dtype, y.size());
   for (std::size_t i = 0; i < y.size(); ++i) buf.set(i, x.values[i]);  // the input, in the output type
@@ -193,20 +163,8 @@ std::vector<double> rotated_values(const ExportOptions& o, const std::vector<std
     return gained_values(o, params, batch, buf, dtype, temperature);
   }
   if (o.reference) {
-    const ref::Rope r(params, *std::max_element(positions.begin(), positions.end()));
-    for (std::size_t i = 0; i < y.size(); ++i) y[i] = buf.get(i);  // the pass-through channels
-    for (std::size_t t = 0; t < batch.tokens(); ++t) {
-      for (std::size_t h = 0; h < batch.heads; ++h) {
-        const std::size_t row = batch.row(t, h);
-        for (std::size_t j = 0; j < plan.n_pairs(); ++j) {
-          const auto [i0, i1] = plan.input_channels(j);
-          const auto [o0, o1] = plan.output_channels(j);
-          std::tie(y[row + o0], y[row + o1]) = r.rounded(batch.position(t, plan.axis_of_pair(j)), j,
-                                                         buf.get(row + i0), buf.get(row + i1), dtype);
-        }
-      }
-    }
-    return y;
+    for (std::size_t i = 0; i < y.size(); ++i) y[i] = buf.get(i);  // the input, in the output type
+    return check::golden_rope(params, batch, y, dtype);
   }
   rope_apply(*find_variant(o.variant), plan, batch, buf.view());
   for (std::size_t i = 0; i < y.size(); ++i) y[i] = buf.get(i);
@@ -227,7 +185,7 @@ double softmax_scale_multiplier(const RopeParams& params) {
 // m(s, mscale_all_dim)² (HF DeepseekV3Attention.softmax_scale), which engines keep dropping.
 nlohmann::json rope_metadata(const ExportOptions& o, const RopeParams& params, DType dtype,
                              const std::vector<std::size_t>& shape) {
-  const RopePlan plan = rope_plan(params);
+  const RopePlan plan = check::rope_plan(params, export_names());
   nlohmann::json m;
   m["family"] = "rope";
   m["source"] = o.reference ? "reference" : o.variant;
@@ -298,12 +256,12 @@ nlohmann::json write_temperature(const ExportOptions& o, const AttnTemperature& 
   std::vector<double> t(tokens);
   for (std::size_t i = 0; i < tokens; ++i) t[i] = reference.rounded(positions[i], dtype);
   if (format == "npy") {
-    write_npy(path, t, {tokens}, dtype);
+    check::write_npy(path, t, {tokens}, dtype);
   } else {
     write_csv(path, t, 1, dtype, "# attention temperature t(p), one per position");
   }
   fmt::print("wrote {} ({} {}, attention temperature {})\n", path, tokens, to_string(dtype),
-             describe_temperature(temperature));
+             check::describe_temperature(temperature));
   nlohmann::json m;
   m["type"] = to_string(temperature.type);
   if (temperature.type == AttnTemperatureType::Llama4) {
@@ -324,7 +282,7 @@ nlohmann::json write_temperature(const ExportOptions& o, const AttnTemperature& 
 Exported export_rope(const ExportOptions& o, Layout layout, DType dtype,
                      const std::vector<std::int64_t>& positions) {
   const AttnTemperature temperature = to_attn_temperature(o.temperature, o.scaling);
-  const RopeScaling scaling = to_rope_scaling(scaling_flags_besides(o.scaling, temperature));
+  const RopeScaling scaling = to_rope_scaling(check::scaling_besides(o.scaling, temperature));
   Exported e;
   if (o.heads_first && o.input.empty()) throw UsageError("--heads-first: applies to --input");
   if (temperature.type != AttnTemperatureType::None && n_axes(to_rope_form(o.form)) != 1)
@@ -335,7 +293,7 @@ Exported export_rope(const ExportOptions& o, Layout layout, DType dtype,
     const auto head_dim = static_cast<std::int64_t>(e.shape.back());
     e.metadata = rope_metadata(
         o,
-        with_form({head_dim, rotary_dim_for(o.scaling, head_dim, o.dim, "--dim"), o.base, layout, scaling},
+        with_form({head_dim, rotary_dim_for(o.scaling, head_dim, o.dim), o.base, layout, scaling},
                   o.form),
         dtype, e.shape);
   } else {
@@ -344,7 +302,7 @@ Exported export_rope(const ExportOptions& o, Layout layout, DType dtype,
           "--rotary-offset: applies with --input (the (cos, sin) table is the rotary channels')");
     // --dim is the rotary dim, or with --partial-rotary-factor the head dim it is taken from.
     const RopeParams params =
-        with_form({o.dim, rotary_dim_for(o.scaling, o.dim, 0, "--dim"), o.base, layout, scaling}, o.form);
+        with_form({o.dim, rotary_dim_for(o.scaling, o.dim, 0), o.base, layout, scaling}, o.form);
     e.values = rope_values(o, params, positions, dtype, e.shape, e.scaling_note);
     e.metadata = rope_metadata(o, params, dtype, e.shape);
   }
@@ -402,7 +360,7 @@ int run_export(const ExportOptions& o) {
     throw UsageError("--dim: required for --family " + o.family);
   if (exporter->family != Family::Alibi) reject_alibi_flags(o.alibi, "applies to --family alibi only");
   const auto positions = exporter->positions_and_dim
-                             ? axis_positions_from(o.positions, o.positions_file, axes, axes_flag(o.form))
+                             ? axis_positions_from(o.positions, o.positions_file, axes, o.form)
                              : std::vector<std::int64_t>{};
   const std::uint64_t undecided_before = ref::undecided_roundings_in_this_thread();
   const auto [values, shape, scaling_note, metadata] = exporter->run(o, layout, dtype, positions);
@@ -414,14 +372,8 @@ int run_export(const ExportOptions& o) {
                o.out);
     return kCheckFailed;
   }
-  if (CapturedReport* c = active_capture()) {  // in-process (the Python module): the values, no file
-    c->values = values;
-    c->shape = shape;
-    c->metadata = metadata;
-    return kOk;
-  }
   if (format == "npy") {
-    write_npy(o.out, values, shape, dtype);
+    check::write_npy(o.out, values, shape, dtype);
     if (!metadata.is_null()) write_text(o.out + ".json", metadata.dump(2) + "\n");
   } else {
     // A comment line (numpy.loadtxt and pandas' comment='#' skip it) only where a factor lives outside
@@ -478,21 +430,28 @@ void add_export(CLI::App& app, int& exit_code) {
   cmd->callback([o, cmd, plugins, &exit_code] {
     load_plugins(*plugins);
     note_given_alibi_flags(*cmd, o->alibi);
+    read_form_flags(o->form);
     o->dim_given = cmd->count("--dim") > 0;
     o->scaling.given = given_scaling_flags(*cmd);
     o->temperature.given = given_temperature_flags(*cmd);
     if (!o->hf.path.empty() && parse_family(o->family) != Family::Rope)
       throw UsageError("--hf-config: applies to --family rope");
-    HfTargets targets;
+    check::HfTargets targets;
     targets.base = &o->base;
     targets.layout = &o->layout;
     targets.scaling = &o->scaling;
     targets.form = &o->form;
     targets.temperature = &o->temperature;
-    targets.positions = &o->positions;
-    targets.positions_file = &o->positions_file;
+    targets.given = given_parameters(*cmd, {"base", "layout", "mrope_section", "mrope_layout"});
+    targets.positions = [o] {
+      return o->positions.empty() && o->positions_file.empty() ? std::vector<std::int64_t>{}
+                                                               : positions_from(o->positions, o->positions_file);
+    };
+    targets.command = "export";
+    const auto r = check::apply_hf_config(hf_source(o->hf, *cmd), targets, export_names());
+    if (r) fmt::print("{}", r->block);
     // --dim: the head dim the partial factor is taken from; with --input the data's (0).
-    if (const auto r = apply_hf_config(o->hf, *cmd, targets); r && !o->dim_given) {
+    if (r && !o->dim_given) {
       o->dim = o->input.empty() ? r->setting.head_dim : 0;
       o->dim_given = true;
     }
@@ -500,10 +459,6 @@ void add_export(CLI::App& app, int& exit_code) {
       reject_temperature_flags(o->temperature, "applies to --family rope only");
     exit_code = run_export(*o);
   });
-}
-
-int export_in_process(const std::vector<std::string>& args) {
-  return run_in_process(add_export, "export", args);
 }
 
 }  // namespace pe::cli

@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "npy.h"
+#include "pe/check/npy.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
@@ -13,11 +13,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const pe::DType u2_as = (data[0] & 1) ? pe::DType::BF16 : pe::DType::F32;
   const std::string_view bytes(reinterpret_cast<const char*>(data) + 1, size - 1);
   try {
-    const pe::cli::NpyArray a = pe::cli::parse_npy(bytes, "fuzz", u2_as);
+    const pe::check::NpyArray a = pe::check::parse_npy(bytes, "fuzz", u2_as);
     std::size_t count = 1;
     for (std::size_t n : a.shape) count *= n;
     if (count != a.values.size()) std::abort();
-  } catch (const pe::cli::NpyError&) {
+  } catch (const pe::check::NpyError&) {
   }
   return 0;
 }

@@ -227,11 +227,11 @@ auto with_view(py::handle obj, const std::string& name, F&& f) {
 
 }  // namespace
 
-cli::NpyArray read_floats(py::handle obj, const std::string& name, std::optional<DType> declared,
+check::NpyArray read_floats(py::handle obj, const std::string& name, std::optional<DType> declared,
                           bool strict) {
   return with_view(obj, name, [&](View v) {
     if (declared == DType::BF16 && (v.kind == Kind::U16 || v.kind == Kind::I16)) v.kind = Kind::BF16;
-    cli::NpyArray a;
+    check::NpyArray a;
     switch (v.kind) {
       case Kind::F16:
         a.dtype = DType::F16;
@@ -259,7 +259,7 @@ cli::NpyArray read_floats(py::handle obj, const std::string& name, std::optional
   });
 }
 
-cli::NpyArray read_integers(py::handle obj, const std::string& name) {
+check::NpyArray read_integers(py::handle obj, const std::string& name) {
   return with_view(obj, name, [&](const View& v) {
     if (!is_integer(v.kind) || v.kind == Kind::Bool)
       throw py::type_error(fmt::format("{}: expected an integer array, got {}", name, v.type_name));
@@ -282,7 +282,7 @@ cli::NpyArray read_integers(py::handle obj, const std::string& name) {
         ++i;
       });
     }
-    cli::NpyArray a;
+    check::NpyArray a;
     a.integer = true;
     a.shape = v.shape;
     a.values = gather(v);

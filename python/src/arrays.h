@@ -1,6 +1,6 @@
 // What the module reads from Python and what it returns. Inputs: numpy arrays, anything numpy can
 // take (__array__, lists) and DLPack producers (PyTorch CPU tensors, bfloat16 included), read in place
-// through their strides into the CLI's NpyArray (doubles in C order, the shape, the element type);
+// through their strides into the check engine's NpyArray (doubles in C order, the shape, the element type);
 // the caller's array is never written. Outputs: numpy arrays of the requested type (bfloat16 as its
 // uint16 bits, as numpy has no bfloat16).
 #pragma once
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "npy.h"
+#include "pe/check/npy.h"
 #include "pe/types.h"
 
 namespace pe::python {
@@ -21,12 +21,12 @@ namespace py = pybind11;
 
 // Floating-point data. `declared`: DType::BF16 reads 16-bit integer arrays as bfloat16 bits; with
 // `strict`, any declared type must be the array's own. TypeError naming `name` for anything else.
-cli::NpyArray read_floats(py::handle obj, const std::string& name, std::optional<DType> declared,
+check::NpyArray read_floats(py::handle obj, const std::string& name, std::optional<DType> declared,
                           bool strict = true);
 
 // Integer data (positions): any integer type, |values| <= 2^53. TypeError for floats, ValueError for
 // larger values.
-cli::NpyArray read_integers(py::handle obj, const std::string& name);
+check::NpyArray read_integers(py::handle obj, const std::string& name);
 
 // None, a string ("float32", "f32", "bfloat16", "torch.bfloat16"), a numpy dtype or a torch dtype.
 std::optional<DType> dtype_argument(py::handle dtype, const std::string& name);

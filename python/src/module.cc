@@ -1,4 +1,4 @@
-// pe_suite: the exact reference and `pe-suite check` for pytest, over the same C++ library as the
+// pe_suite: the exact reference and the check engine for pytest, over the same C++ library as the
 // command (nothing is computed in Python).
 #include <pybind11/pybind11.h>
 
@@ -7,8 +7,8 @@
 PYBIND11_MODULE(pe_suite, m) {
   m.doc() =
       "Positional encodings checked against an exact reference: correctly rounded goldens "
-      "(reference_sinusoidal, reference_rope, rope_cos_sin) and checks with a named diagnosis "
-      "(check_rope, check_sinusoidal, assert_rope_close, assert_sinusoidal_close).";
+      "(reference_sinusoidal, reference_rope, rope_cos_sin, reference_alibi) and checks with a named diagnosis "
+      "(check_rope, check_sinusoidal, check_alibi and their assert_*_close forms).";
   m.attr("__version__") = PE_VERSION;
   pe::python::add_check_functions(m);
   pe::python::add_reference_functions(m);

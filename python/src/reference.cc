@@ -1,106 +1,145 @@
-// reference_sinusoidal, reference_rope and rope_cos_sin: `pe-suite export --reference` on the caller's
-// positions and arrays, the correctly rounded values returned as numpy arrays (the same bits as the
-// command's files).
+// reference_sinusoidal, reference_rope, rope_cos_sin and reference_alibi: the check engine's golden values
+// (pe/check/golden.h) on the caller's positions and arrays, as numpy arrays: the same bits as
+// `pe-suite export --reference`.
 #include <fmt/format.h>
 
 #include <cmath>
 
-#include "arguments.h"
 #include "arrays.h"
 #include "bindings.h"
-#include "common.h"
-#include "in_process.h"
+#include "keywords.h"
+#include "pe/check/golden.h"
+#include "pe/harness/typed_buffer.h"
 #include "pe/ref/fast_trig.h"
+#include "pe/ref/reference.h"
 
 namespace pe::python {
 namespace {
 
-cli::CapturedReport exported(Invocation& call, DType dtype) {
-  call.flag("--dtype", std::string(to_string(dtype)));
-  call.args.insert(call.args.end(), {"--reference", "--out", "out.npy"});
-  auto [code, captured] = run(call, cli::export_in_process);
-  if (code != cli::kOk)
-    throw std::runtime_error("the reference could not decide a rounding (see stderr); no values returned");
-  return std::move(captured);
+// Runs `golden` and refuses values the reference could not decide a rounding of.
+template <class Golden>
+std::vector<double> decided(Golden&& golden) {
+  return without_gil([&] {
+    const std::uint64_t before = ref::undecided_roundings_in_this_thread();
+    std::vector<double> v = golden();
+    if (ref::undecided_roundings_in_this_thread() != before)
+      throw std::runtime_error("the reference could not decide a rounding; no values returned");
+    return v;
+  });
 }
 
-void add_positions(Invocation& call, py::handle positions) {
-  call.files.arrays["positions.npy"] = read_integers(positions, "positions");
-  call.flag("--positions-file", "positions.npy");
+// The keywords as RoPE parameters for `head_dim` (0: the config's), as export reads them: `rotary_dim`
+// the rotated channels (0: all; a config's partial_rotary_factor when not given), no NoPE layer.
+RopeParams rope_params(const RopeKeywords& k, std::int64_t head_dim, const std::vector<std::int64_t>& positions,
+                       const std::string& function) {
+  RopeSetup s = rope_setup(k, static_cast<std::size_t>(head_dim));
+  check::RopeOptions& o = s.options;
+  return without_gil([&] {
+    check::HfTargets t;
+    t.base = &o.base;
+    t.layout = &o.layout;
+    t.scaling = &o.scaling;
+    t.form = &o.form;
+    t.given = o.given;
+    t.positions = [&positions] { return positions; };
+    t.command = function;
+    const auto r = check::apply_hf_config(s.hf, t, s.names);
+    if (head_dim == 0) head_dim = r->setting.head_dim;
+    const Layout layout = o.layout.empty() ? default_layout(Family::Rope) : [&] {
+      const auto l = parse_layout(o.layout);
+      if (!l) s.names.fail("layout", "unknown layout '" + o.layout + "'");
+      return *l;
+    }();
+    const RopeParams params = check::with_form(
+        {head_dim, check::rotary_dim_for(o.scaling, head_dim, o.rotary_dim, s.names), o.base, layout,
+         check::to_rope_scaling(o.scaling, s.names)},
+        o.form, s.names);
+    check::rope_plan(params, s.names);  // every parameter checked, under its keyword
+    return params;
+  });
+}
+
+std::vector<std::int64_t> axis_positions(py::handle positions, const RopeParams& params) {
+  const check::Positions p = positions_of(positions);
+  const check::Names names = python_names();
+  return without_gil([&] {
+    check::validate_positions(p, names);
+    return check::axis_positions(p, n_axes(params.form), params.form.vision != VisionRope::None ? "vision" : "mrope_section",
+                                 names);
+  });
 }
 
 py::array reference_sinusoidal(py::handle positions, py::handle dim, py::handle base, py::handle layout,
                                py::handle dtype) {
-  Invocation call;
-  call.name("--dim", "dim");
-  call.args = {"--family", "sinusoidal", "--dim", number(dim, "dim")};
-  add_positions(call, positions);
-  call.flag("--base", number(base, "base"));
-  call.flag("--layout", py::str(layout).cast<std::string>());
-  for (const auto& [flag, parameter] : {std::pair{"--base", "base"},
-                                        {"--layout", "layout"},
-                                        {"--positions-file positions.npy", "positions"},
-                                        {"positions.npy", "positions"},
-                                        {"--positions-file", "positions"},
-                                        {"--dtype", "dtype"}})
-    call.name(flag, parameter);
+  const check::Positions p = positions_of(positions);
+  const check::Names names = python_names();
   const DType type = dtype_argument(dtype, "dtype").value_or(DType::F32);
-  const cli::CapturedReport r = exported(call, type);
-  return to_numpy(r.values, r.shape, type);
+  const SinusoidalParams params{integer(dim, "dim"), number(base, "base"), [&] {
+                                  const auto l = parse_layout(text(layout));
+                                  if (!l || *l == Layout::HalfSplit || *l == Layout::Deinterleave)
+                                    throw py::value_error("layout: interleaved or concatenated, got '" + text(layout) +
+                                                          "'");
+                                  return *l;
+                                }()};
+  const std::vector<double> v = decided([&] {
+    check::validate_positions(p, names);
+    try {
+      return check::golden_sinusoidal(params, p.values, type);
+    } catch (const InvalidArgument& e) {
+      check::rethrow_named(e, names);
+    }
+  });
+  return to_numpy(v, {p.values.size(), static_cast<std::size_t>(params.dim)}, type);
 }
 
 py::array reference_rope(py::handle x, py::handle positions, const RopeKeywords& k, py::handle dtype) {
-  Invocation call;
-  call.name("--dim", "rotary_dim");
   const auto declared = dtype_argument(dtype, "dtype");
   // dtype is the output's type; it also says how to read 16-bit integers (bfloat16 bits).
-  call.files.arrays["x"] = read_floats(x, "x", declared, false);
-  const cli::NpyArray& xa = call.files.arrays["x"];
+  const check::NpyArray xa = read_floats(x, "x", declared, false);
   for (std::size_t i = 0; i < xa.values.size(); ++i)
     if (std::isinf(xa.values[i]))
       throw py::value_error(
           fmt::format("x: holds {} at flat index {}; the reference rotates finite values", xa.values[i], i));
-  if (xa.shape.empty())
-    throw py::value_error("x: expected [tokens, heads, head_dim] or [tokens, head_dim], got a scalar");
-  call.args = {"--family", "rope", "--input", "x"};
-  add_positions(call, positions);
-  add_rope_keywords(call, k, xa.shape.back(), "--dim");
-  if (k.rotary_dim.is_none() && k.scaling.is_none() && k.hf_config.is_none()) call.flag("--dim", "0");  // all
-  call.name("--input", "x");
+  if (xa.shape.empty()) throw py::value_error("x: expected [tokens, heads, head_dim] or [tokens, head_dim], got a scalar");
   const DType type = declared.value_or(xa.dtype);
-  const cli::CapturedReport r = exported(call, type);
-  return to_numpy(r.values, r.shape, type);
+  const std::vector<std::int64_t> first = positions_of(positions).values;
+  const RopeParams params = rope_params(k, static_cast<std::int64_t>(xa.shape.back()), first, "reference_rope");
+  const std::vector<std::int64_t> p = axis_positions(positions, params);
+  const std::vector<double> v = decided([&] {
+    const RopeBatch batch = check::rope_batch_of(xa.shape, p, k.heads_first, "x", n_axes(params.form));
+    harness::TypedBuffer buf(type, xa.values.size());  // the input in the output type
+    std::vector<double> in(xa.values.size());
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      buf.set(i, xa.values[i]);
+      in[i] = buf.get(i);
+    }
+    return check::golden_rope(params, batch, in, type);
+  });
+  return to_numpy(v, xa.shape, type);
 }
 
 py::tuple rope_cos_sin(py::handle positions, const RopeKeywords& k, py::handle dtype) {
-  Invocation call;
-  call.name("--dim", "rotary_dim");
-  call.name("head_dim", "rotary_dim");  // export's table is as wide as its --dim
   if (k.rotary_dim.is_none() && k.hf_config.is_none())
     throw py::value_error("rotary_dim: required (or an hf_config that gives it)");
-  call.args = {"--family", "rope"};
-  add_positions(call, positions);
-  std::size_t head_dim = 0;
+  std::int64_t dim = 0;
   if (!k.rotary_dim.is_none()) {
-    const std::string d = number(k.rotary_dim, "rotary_dim");
-    if (d.find_first_not_of("0123456789") != std::string::npos || d.size() > 9)
-      throw py::value_error("rotary_dim: expected an even positive integer, got " + d);
-    head_dim = std::stoul(d);
+    dim = integer(k.rotary_dim, "rotary_dim");
+    if (dim <= 0 || dim % 2 != 0) throw py::value_error(fmt::format("rotary_dim: expected an even positive integer, got {}", dim));
   }
-  add_rope_keywords(call, k, head_dim, "--dim");
+  RopeKeywords table = k;
+  table.rotary_dim = py::none();  // the table's width is the head dim here (export's --dim)
   const DType type = dtype_argument(dtype, "dtype").value_or(DType::F32);
-  const cli::CapturedReport r = exported(call, type);
+  const RopeParams params = rope_params(table, dim, positions_of(positions).values, "rope_cos_sin");
+  const std::vector<std::int64_t> p = axis_positions(positions, params);
+  const std::vector<double> v = decided([&] { return check::golden_rope_table(params, p, type); });
   // [tokens, pairs, (cos, sin)] laid out as the rotation reads it: HF's cat(freqs, freqs) for halfsplit,
   // each frequency twice in a row for interleaved.
-  const std::size_t tokens = r.shape.at(0), pairs = r.shape.at(1);
-  // The layout the export resolved (the keyword's, or the config's).
-  const bool interleaved =
-      r.metadata.is_object() ? r.metadata.value("layout", "") == "interleaved"
-                             : !k.layout.is_none() && py::str(k.layout).cast<std::string>() == "interleaved";
+  const std::size_t pairs = RopePlan(params).n_pairs(), tokens = v.size() / (2 * pairs);
+  const bool interleaved = params.layout == Layout::Interleaved;
   std::vector<double> c(tokens * 2 * pairs), s(tokens * 2 * pairs);
   for (std::size_t t = 0; t < tokens; ++t) {
     for (std::size_t j = 0; j < pairs; ++j) {
-      const double cv = r.values[(t * pairs + j) * 2], sv = r.values[(t * pairs + j) * 2 + 1];
+      const double cv = v[(t * pairs + j) * 2], sv = v[(t * pairs + j) * 2 + 1];
       const std::size_t a = t * 2 * pairs + (interleaved ? 2 * j : j);
       const std::size_t b = interleaved ? a + 1 : a + pairs;
       c[a] = c[b] = cv;
@@ -108,6 +147,28 @@ py::tuple rope_cos_sin(py::handle positions, const RopeKeywords& k, py::handle d
     }
   }
   return py::make_tuple(to_numpy(c, {tokens, 2 * pairs}, type), to_numpy(s, {tokens, 2 * pairs}, type));
+}
+
+py::array reference_alibi(py::handle heads, py::handle queries, py::handle keys, py::handle max_bias,
+                          py::handle alibi_slopes, py::handle alibi_form, py::handle dtype) {
+  const check::Names names = python_names();
+  check::AlibiOptions o;
+  o.max_bias = number(max_bias, "max_bias");
+  o.slopes = text(alibi_slopes);
+  o.form = text(alibi_form);
+  const std::int64_t h = integer(heads, "heads");
+  const bool slopes_only = queries.is_none() && keys.is_none();
+  if (queries.is_none() != keys.is_none())
+    throw py::value_error("queries and keys: give both (the bias) or neither (the slopes)");
+  const std::vector<std::int64_t> q = slopes_only ? std::vector<std::int64_t>{} : positions_of(queries).values;
+  const std::vector<std::int64_t> kk = slopes_only ? std::vector<std::int64_t>{} : positions_of(keys).values;
+  const DType type = dtype_argument(dtype, "dtype").value_or(DType::F32);
+  const std::vector<double> v = decided([&] {
+    const AlibiParams params = check::to_alibi_params(o, h, names);
+    return check::golden_alibi(params, q, kk, slopes_only, type);
+  });
+  const auto n = static_cast<std::size_t>(h);
+  return slopes_only ? to_numpy(v, {n}, type) : to_numpy(v, {n, q.size(), kk.size()}, type);
 }
 
 auto rope_keyword_arguments() {
@@ -152,13 +213,18 @@ void add_reference_functions(py::module_& m) {
                                    layer, layer_type, mrope_section, mrope_layout,  vision,  heads_first};
               return rope_cos_sin(positions, k, dtype);
             },
-            "The exact (cos, sin) tables [positions, rotary_dim], attention factor included (as HF's), "
-            "correctly "
+            "The exact (cos, sin) tables [positions, rotary_dim], attention factor included (as HF's), correctly "
             "rounded to dtype (float32 by default): halfsplit (default) repeats the frequencies as HF's "
             "cat(freqs, freqs), interleaved as each one twice in a row.",
             py::arg("positions"), py::arg("rotary_dim") = py::none(), py::kw_only(), a...);
       },
       rope_keyword_arguments());
+  m.def("reference_alibi", reference_alibi,
+        "ALiBi's slopes [heads] (without queries and keys) or bias [heads, queries, keys], correctly rounded "
+        "to dtype: the same bits as `pe-suite export --family alibi --reference`.",
+        py::arg("heads"), py::arg("queries") = py::none(), py::arg("keys") = py::none(), py::kw_only(),
+        py::arg("max_bias") = 8.0, py::arg("alibi_slopes") = "interpolated", py::arg("alibi_form") = "causal",
+        py::arg("dtype") = "float32");
   m.def("reference_fallbacks", &ref::mpfr_fallbacks,
         "How many roundings the reference's fast path left to MPFR in this process (expected: a few in a "
         "million)");

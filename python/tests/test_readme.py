@@ -1,9 +1,13 @@
 import pathlib
 
+import pytest
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
-def test_readme_shows_the_example():
+# The pytest example is shown on the landing page and in the Python manual; test_example.py runs it.
+@pytest.mark.parametrize("page", ["README.md", "docs/python.md"])
+def test_page_shows_the_example(page):
     example = (ROOT / "python" / "tests" / "test_example.py").read_text()
     body = example[example.index("def test_my_rope_kernel"):]
-    assert body.strip() in (ROOT / "README.md").read_text()
+    assert body.strip() in (ROOT / page).read_text()

@@ -1,0 +1,100 @@
+// The check engine: a typed request about outside data (a dumped table, q before and after a kernel, an
+// ALiBi bias) against the exact reference, and its Report (report.h). Front ends only translate: the
+// command line's flags and files, Python's keywords and arrays, each with its Names (names.h) so that
+// every error names the parameter in the caller's words. Nothing here prints, reads argv or knows which
+// front end called it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "pe/batch.h"
+#include "pe/check/hf_config.h"
+#include "pe/check/names.h"
+#include "pe/check/options.h"
+#include "pe/check/report.h"
+#include "pe/types.h"
+
+namespace pe::check {
+
+// The caller's values as doubles in C order (the front end's copy of a .npy file, a numpy array or a
+// tensor), their shape and element type, and the words that name them ("x.npy", "x").
+struct DataView {
+  std::span<const double> values;
+  std::vector<std::size_t> shape;
+  DType dtype = DType::F32;
+  std::string name;
+};
+
+// The positions as given: one list for every axis (a range), or an array of [n_axes, T] (also
+// [n_axes, 1, T], HF's position_ids for one sequence) or [T]. `source` names a file they came from ("" for
+// an array in memory); `parameter` is the canonical name of what gave them ("positions").
+struct Positions {
+  std::vector<std::int64_t> values;
+  std::vector<std::size_t> shape;  // empty: 1-D
+  bool every_axis = false;         // a range: each axis reads the same positions
+  std::string source;
+  std::string parameter = "positions";
+};
+
+// BadRequest naming the positions when there are none or one lies outside [0, 2^53].
+void validate_positions(const Positions& p, const Names& names);
+
+// [n_axes][tokens] for a form with n_axes axes (`axes_parameter` is what set them, for messages).
+std::vector<std::int64_t> axis_positions(const Positions& p, std::size_t n_axes, std::string_view axes_parameter,
+                                         const Names& names);
+
+// The batch view of RoPE data of this shape: [T, D], [T, heads, D], [1, T, heads, D]; heads_first
+// [heads, T, D] or [1, heads, T, D] (Hugging Face's), read in place. BadRequest naming `name` (the data's
+// words) for another rank or a token count other than the positions'. Positions are [n_axes][tokens].
+RopeBatch rope_batch_of(std::vector<std::size_t> shape, const std::vector<std::int64_t>& positions,
+                        bool heads_first, const std::string& name, std::size_t n_axes = 1);
+
+// What the data is held to: a registered variant's contract, a flat bound, or (neither) check's default
+// class: the largest of the budgets of every formulation of the data's precision, so that a correct
+// kernel written the way engines write it passes.
+struct BudgetOptions {
+  std::string contract;
+  std::optional<double> max_abs;
+};
+
+// Called as rows are compared (done of total), for a front end's progress line.
+using Progress = std::function<void(std::size_t done, std::size_t total)>;
+
+struct SinusoidalRequest {
+  DataView table;  // [positions, dim]
+  std::optional<DataView> against;
+  Positions positions;
+  std::int64_t dim = 0;  // 0: the table's width
+  double base = 10000.0;
+  std::string layout;
+  BudgetOptions budget;
+  Progress progress;
+};
+
+struct RopeRequest {
+  DataView x, y;  // the input and the output of the rotation, of one shape
+  std::optional<DataView> against;
+  Positions positions;
+  bool heads_first = false;
+  RopeOptions options;
+  HfSource hf;
+  BudgetOptions budget;
+  Progress progress;
+};
+
+struct AlibiRequest {
+  DataView table;  // [heads] slopes or [heads, queries, keys] bias (also [1, heads, queries, keys])
+  AlibiOptions options;
+  BudgetOptions budget;
+};
+
+Report check_sinusoidal(const SinusoidalRequest& request, const Names& names);
+Report check_rope(const RopeRequest& request, const Names& names);
+Report check_alibi(const AlibiRequest& request, const Names& names);
+
+}  // namespace pe::check

@@ -1,0 +1,42 @@
+// NumPy .npy files: writing (format 1.0, little-endian, C order) and reading (format 1.0-3.0,
+// either byte order, C or Fortran order). numpy has no bfloat16: it travels as 16-bit unsigned
+// integers ('<u2') holding the bits, and a reader must be told (DType::BF16) to decode them so.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pe/types.h"
+
+namespace pe::check {
+
+// A malformed, truncated or unsupported file; the message says which and where.
+struct NpyError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct NpyArray {
+  std::vector<std::size_t> shape;
+  std::vector<double> values;  // C (row-major) order whatever the file's order
+  DType dtype = DType::F32;    // what float elements were stored as
+  bool integer = false;        // integer elements (positions); dtype is then meaningless
+};
+
+// Writes `values` (row-major, shape's product elements) as `dtype`, rounding each value to it
+// (bf16 as its bits in '<u2'). Throws std::runtime_error when the file cannot be written.
+void write_npy(const std::string& path, const std::vector<double>& values,
+               const std::vector<std::size_t>& shape, DType dtype);
+
+// The header dictionary numpy writes for this dtype and shape ("{'descr': '<f4', ...}").
+std::string npy_header(const std::vector<std::size_t>& shape, DType dtype);
+
+// Parses a whole .npy file held in memory. `u2_as` is what 16-bit unsigned integers hold: BF16
+// for bfloat16 bits, anything else for integers. Integer arrays (positions) are read exactly up to
+// 2^53. Throws NpyError naming `name` and the problem.
+NpyArray parse_npy(std::string_view bytes, const std::string& name, DType u2_as = DType::F32);
+NpyArray read_npy(const std::string& path, DType u2_as = DType::F32);
+
+}  // namespace pe::check

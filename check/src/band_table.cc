@@ -1,0 +1,37 @@
+#include "band_table.h"
+
+#include <fmt/format.h>
+
+#include <limits>
+
+namespace pe::check {
+
+std::string band_table(const harness::Measurement& m) {
+  // The last three columns are one element's: the worst by error/budget (its |err| need not be the
+  // band's max |err|).
+  std::string out = fmt::format("{:>23}  {:>9}  {:>10}  {:>10}  {:>9}  {:>9}  {:>10}  {:>10}  {:>10}  {}\n",
+                                "position band", "elements", "max |err|", "p99 |err|", "max ulp", "p99 ulp",
+                                "worst: err", "budget", "err/budget", "verdict");
+  for (const harness::BandStats& b : m.bands()) {
+    if (b.samples == 0) continue;
+    const std::string range = b.hi == std::numeric_limits<std::int64_t>::max()
+                                  ? fmt::format(">= {}", b.lo)
+                                  : fmt::format("{}..{}", b.lo, b.hi);
+    out += fmt::format(
+        "{:>23}  {:>9}  {:>10.3g}  {:>10.3g}  {:>9.3g}  {:>9.3g}  {:>10.3g}  {:>10.3g}  {:>10.3g}  {}\n",
+        range, b.samples, b.max_abs.value, b.p99_abs, b.max_ulp.value, b.p99_ulp, b.max_ratio.at.abs_error,
+        b.max_ratio.at.budget, b.max_ratio.value,
+        b.pass() ? "pass" : fmt::format("FAIL ({} over budget)", b.violations));
+  }
+  out += fmt::format(
+      "\nworst elements (by error / budget):\n{:>8}  {:>5}  {:>12}  {:>7}  {:>14}  {:>14}  {:>10}  {:>9}  "
+      "{:>10}\n",
+      "row", "head", "position", "channel", "value", "exact", "|err|", "ulp", "budget");
+  for (const harness::ElementRecord& e : m.worst()) {
+    out += fmt::format("{:>8}  {:>5}  {:>12}  {:>7}  {:>14.7g}  {:>14.7g}  {:>10.3g}  {:>9.3g}  {:>10.3g}\n",
+                       e.row, e.head, e.position, e.channel, e.y, e.exact, e.abs_error, e.ulp, e.budget);
+  }
+  return out;
+}
+
+}  // namespace pe::check

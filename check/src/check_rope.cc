@@ -1,0 +1,233 @@
+// An outside RoPE kernel's output against the exact reference, from its input and output (check.h); a
+// NoPE layer's against the identity. A model config fills what the request leaves alone first.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "against.h"
+#include "diagnosis.h"
+#include "pe/check/check.h"
+#include "pe/harness/measure.h"
+#include "pe/pe.h"
+#include "verdict.h"
+
+namespace pe::check {
+namespace {
+
+// The request with its model config applied: the options as the data is checked under.
+struct Resolved {
+  RopeOptions o;
+  std::optional<HfResolution> hf;
+  std::vector<HfRopeSetting> other_layers;  // the config's other RoPE settings, for the diagnosis
+  std::string head_dim_source;              // what names the head dim in messages
+};
+
+Resolved resolve(const RopeRequest& r, const Names& names) {
+  Resolved out{r.options, std::nullopt, {}, names("head_dim")};
+  HfTargets t;
+  t.base = &out.o.base;
+  t.layout = &out.o.layout;
+  t.rotary_dim = &out.o.rotary_dim;
+  t.head_dim = &out.o.head_dim;
+  t.head_dim_source = &out.head_dim_source;
+  t.scaling = &out.o.scaling;
+  t.form = &out.o.form;
+  t.temperature = &out.o.temperature;
+  t.no_rope = &out.o.no_rope;
+  t.given = r.options.given;
+  t.positions = [&r] { return r.positions.values; };
+  out.hf = apply_hf_config(r.hf, t, names);
+  if (out.hf) {
+    for (HfRopeSetting& s : hf_rope_settings(r.hf.config, r.hf.source))
+      if (s.rope && s.name != out.hf->setting.name) out.other_layers.push_back(std::move(s));
+  }
+  return out;
+}
+
+// The gain's error model for the data type, or nothing under a flat bound.
+harness::OutputGain output_gain(const RopeRequest& r, const AttnTemperature& t, DType dtype) {
+  if (r.budget.max_abs || t.type == AttnTemperatureType::None) return {t};
+  return {t, gain_relative_error(dtype), gain_floor(dtype)};
+}
+
+void add_hf(Report& out, const std::optional<HfResolution>& hf) {
+  if (hf) out.j["hf_config"] = hf->to_json();
+}
+
+// A NoPE layer: y = t(p)·x, bit for bit without a temperature (an identity has nothing to round).
+// When it fails, RoPE at the bases of real configs is fitted (TensorRT-LLM PR #3382 rotated one).
+Report check_nope(const RopeRequest& r, const Resolved& v, const AttnTemperature& t, const Names& names,
+                  Report out) {
+  const RopeOptions& o = v.o;
+  reject_scaling(scaling_besides(o.scaling, t), names, "a NoPE layer has no rotation to scale");
+  reject_form(o.form, names, "a NoPE layer has no rotary form");
+  const std::string nope = names("no_rope");
+  if (o.rotary_dim != 0) names.fail("rotary_dim", "a NoPE layer (" + nope + ") rotates nothing");
+  if (!o.layout.empty()) names.fail("layout", "a NoPE layer (" + nope + ") rotates nothing");
+  if (!r.budget.contract.empty())
+    names.fail("contract",
+               fmt::format("a NoPE layer has no rotation to contract for ({}: a fused kernel's)", names("max_abs")));
+  if (r.budget.max_abs && !(*r.budget.max_abs >= 0))
+    names.fail("max_abs", fmt::format("must be >= 0, got {}", *r.budget.max_abs));
+  const DataView &x = r.x, &y = r.y;
+  const std::size_t hd = x.shape.back();
+  const RopeBatch batch = rope_batch_of(x.shape, r.positions.values, r.heads_first, x.name);
+  const double max_abs = r.budget.max_abs.value_or(0.0);
+  const harness::Budget budget{nullptr, y.dtype, max_abs};
+  const std::string budget_text = r.budget.max_abs ? fmt::format("|err| <= {:g} ({})", max_abs, names("max_abs"))
+                                  : t.type == AttnTemperatureType::None
+                                      ? fmt::format("identity, bit for bit ({} for a fused kernel)", names("max_abs"))
+                                      : "t(p)*x within " + describe_gain_budget(y.dtype, "|x|");
+  out.say("checking {} -> {}: {} tokens x {} heads x head_dim {}, {}, NoPE layer (no rotation){}\n", x.name, y.name,
+          batch.tokens(), batch.heads, hd, to_string(y.dtype),
+          t.type == AttnTemperatureType::None ? "" : ", attention temperature " + describe_temperature(t));
+  harness::Measurement bands;
+  harness::measure_nope(
+      batch, hd, x.values, y.values, budget,
+      [&](const harness::ElementRecord& e) {
+        if (r.progress) r.progress(static_cast<std::size_t>(e.row), batch.tokens());
+        bands.add(e);
+      },
+      output_gain(r, t, y.dtype));
+  out.j["family"] = "rope";
+  out.j["input"] = x.name;
+  out.j["output"] = y.name;
+  out.j["parameters"] = {{"no_rope", true}, {"attn_temperature", to_string(t.type)}};
+  add_hf(out, v.hf);
+  report_verdict(bands, {budget, budget_text}, out);
+  Convention given{default_layout(Family::Rope), o.base};
+  given.rotated = false;
+  given.temperature = t;
+  if (!bands.pass() && bands.max_abs() >= 1e-3)
+    print_diagnosis(diagnose_nope({x.values, y.values, batch, hd, hd}, given), given, bands, out);
+  return out;
+}
+
+}  // namespace
+
+Report check_rope(const RopeRequest& r, const Names& names) {
+  validate_positions(r.positions, names);
+  if (r.x.shape != r.y.shape) names.fail("y", fmt::format("shape differs from {}'s", names("x")));
+  if (r.x.shape.empty()) names.fail("x", "expected [tokens, heads, head_dim] or [tokens, head_dim], got a scalar");
+  if (r.against) require_same(*r.against, r.y, "y", names);
+  Report out;
+  const Resolved v = resolve(r, names);
+  if (v.hf) out.text += v.hf->block;
+  const RopeOptions& o = v.o;
+  const AttnTemperature temperature = to_attn_temperature(o.temperature, o.scaling, names);
+  const DataView &x = r.x, &y = r.y;
+  const std::size_t hd = x.shape.back();
+  if (o.head_dim != 0 && static_cast<std::size_t>(o.head_dim) != hd)
+    throw BadRequest(fmt::format("{}: {} given, the data's last axis is {}", v.head_dim_source, o.head_dim, hd),
+                     "head_dim");
+  if (o.no_rope && r.against) names.fail("against", fmt::format("a NoPE layer ({}) has no rotation", names("no_rope")));
+  if (o.no_rope) return check_nope(r, v, temperature, names, std::move(out));
+  const auto head_dim = static_cast<std::int64_t>(hd);
+  Layout layout = default_layout(Family::Rope);
+  if (!o.layout.empty()) {
+    const auto l = parse_layout(o.layout);
+    if (!l) names.fail("layout", "unknown layout '" + o.layout + "'");
+    layout = *l;
+  }
+  const RopeParams params =
+      with_form({head_dim, rotary_dim_for(o.scaling, head_dim, o.rotary_dim, names), o.base, layout,
+                 to_rope_scaling(scaling_besides(o.scaling, temperature), names)},
+                o.form, names);
+  // HF reads the temperature at the token's index (cache_position), which the forms' positions are not.
+  if (temperature.type != AttnTemperatureType::None && !params.form.is_text())
+    names.fail("attn_temperature", "applies to text RoPE (the forms' positions are not token indices)");
+  const std::size_t axes = n_axes(params.form);
+  const std::vector<std::int64_t> positions = axis_positions(r.positions, axes, axes_parameter(o.form), names);
+  const RopeBatch batch = rope_batch_of(x.shape, positions, r.heads_first, x.name, axes);
+  const std::size_t heads = batch.heads;
+  const RopePlan plan = rope_plan(params, names);
+  Budget budget = budget_for(r.budget, Family::Rope, y.dtype, names);
+  const harness::OutputGain gain = output_gain(r, temperature, y.dtype);
+  if (gain.relative_error > 0) budget.text += ", times t(p), plus " + describe_gain_budget(y.dtype, "(|x_a| + |x_b|)");
+  if (budget.contract != nullptr && plan.effective_base() > budget.contract->max_base)
+    out.say("note: the scaled base {:g} exceeds the contract's max_base {:g}: its budget is not derived for it\n",
+            plan.effective_base(), budget.contract->max_base);
+  const std::string form = describe_form(params);
+  out.say("checking {} -> {}: {} tokens x {} heads x head_dim {} (rotary {}{}), {}, {}, base {:g}{}\n", x.name,
+          y.name, batch.tokens(), heads, hd, plan.rotary_dim(), form.empty() ? "" : ", " + form,
+          to_string(y.dtype), to_string(params.layout), params.base,
+          params.scaling.type == RopeScalingType::None ? "" : ", scaling " + describe_scaling(params.scaling, plan));
+  if (temperature.type != AttnTemperatureType::None)
+    out.say("attention temperature {}\n", describe_temperature(temperature));
+
+  harness::Measurement bands;
+  ContractTally tally(Family::Rope, y.dtype, &plan);
+  const harness::ElementRecord* moved = nullptr;  // the first pass-through channel that changed
+  harness::ElementRecord first_moved;
+  std::vector<bool> over(batch.tokens() * heads);  // the rows with an element over budget
+  harness::measure_rope(
+      params, batch, x.values, y.values, budget,
+      [&](const harness::ElementRecord& e) {
+        if (r.progress) r.progress(static_cast<std::size_t>(e.row), batch.tokens());
+        bands.add(e);
+        tally.add(e);
+        if (e.unchanged && e.abs_error != 0 && moved == nullptr) moved = &(first_moved = e);
+        if (!(e.ratio() <= 1)) over[static_cast<std::size_t>(e.row) * heads + static_cast<std::size_t>(e.head)] = true;
+      },
+      {}, RopeDirection::Forward, gain);
+  out.j["family"] = "rope";
+  out.j["input"] = x.name;
+  out.j["output"] = y.name;
+  out.j["parameters"] = {
+      {"head_dim", hd},
+      {"rotary_dim", plan.rotary_dim()},
+      {"rotary_offset", params.rotary_offset},
+      {"base", params.base},
+      {"layout", to_string(params.layout)},
+      {"scaling", params.scaling.type == RopeScalingType::None ? std::string("none")
+                                                               : describe_scaling(params.scaling, plan)},
+      {"form", form.empty() ? std::string("text") : form},
+      {"attn_temperature", to_string(temperature.type)},
+      {"tokens", batch.tokens()},
+      {"heads", heads}};
+  add_hf(out, v.hf);
+  report_verdict(bands, budget, out, &tally);
+  if (moved != nullptr)
+    out.say("pass-through: channel {} of token {} head {} lies outside the rotated channels [{}, {}) and must "
+            "equal the input bit for bit (budget 0); it moved by {:.3g} ({:.3g} ulp)\n",
+            moved->channel, moved->row, moved->head, params.rotary_offset, params.rotary_offset + plan.rotary_dim(),
+            moved->abs_error, moved->ulp);
+  Convention given{params.layout, params.base};
+  given.form = params.form;
+  given.rotary_offset = params.rotary_offset;
+  given.temperature = temperature;
+  given.rotary_dim = static_cast<std::int64_t>(plan.rotary_dim());
+  given.scaling = params.scaling;
+  // Every candidate is a RopePlan (with its attention factor): the mistakes of the form, layout, base,
+  // positions and direction under the given scaling, and those of the check's own arguments (rotary
+  // dim, the scaling ignored, its factor, another method, YaRN's truncate and betas).
+  const std::vector<Convention> alternatives = other_layers(v.other_layers, given, hd, r.positions.values, names);
+  if (r.against) {  // B: the same input through another implementation
+    const DataView& b = *r.against;
+    Against against(y.values);
+    std::vector<bool> over_b(over.size());
+    harness::measure_rope(
+        params, batch, x.values, b.values, budget,
+        [&](const harness::ElementRecord& e) {
+          against.add(e, batch.row(static_cast<std::size_t>(e.row), static_cast<std::size_t>(e.head)) +
+                             static_cast<std::size_t>(e.channel));
+          if (!(e.ratio() <= 1))
+            over_b[static_cast<std::size_t>(e.row) * heads + static_cast<std::size_t>(e.head)] = true;
+        },
+        {}, RopeDirection::Forward, gain);
+    out.say("{}", against.table(bands, y.name, b.name));
+    out.j["against"] = against.to_json(bands, y.dtype, b.name);
+    out.passed = bands.pass() && against.b().pass();
+    if (bands.pass() && !against.b().pass()) {  // the diagnosis is the wrong one's
+      out.say("\nB ({}):", b.name);
+      diagnose_rope_output({x.values, b.values, batch, hd, plan.rotary_dim(), params.scaling}, plan, given,
+                           against.b(), over_b, out, alternatives);
+      return out;
+    }
+  }
+  diagnose_rope_output({x.values, y.values, batch, hd, plan.rotary_dim(), params.scaling}, plan, given, bands, over,
+                       out, alternatives);
+  return out;
+}
+
+}  // namespace pe::check

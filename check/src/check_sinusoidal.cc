@@ -1,0 +1,79 @@
+// An outside sinusoidal table [positions, dim] against the exact reference (check.h).
+#include <fmt/format.h>
+
+#include "against.h"
+#include "diagnosis.h"
+#include "pe/check/check.h"
+#include "pe/harness/measure.h"
+#include "pe/pe.h"
+#include "verdict.h"
+
+namespace pe::check {
+
+Report check_sinusoidal(const SinusoidalRequest& r, const Names& names) {
+  const DataView& a = r.table;
+  validate_positions(r.positions, names);
+  const std::vector<std::int64_t>& positions = r.positions.values;
+  if (a.shape.size() != 2)
+    names.fail("table", fmt::format("expected [positions, dim], {} has rank {}", a.name, a.shape.size()));
+  if (a.shape[0] != positions.size())
+    names.fail("table", fmt::format("{} has {} rows, the positions are {}", a.name, a.shape[0], positions.size()));
+  if (r.dim != 0 && static_cast<std::size_t>(r.dim) != a.shape[1])
+    names.fail("dim", fmt::format("{} given, {} has {} columns", r.dim, a.name, a.shape[1]));
+  Layout layout = default_layout(Family::Sinusoidal);
+  if (!r.layout.empty()) {
+    const auto l = parse_layout(r.layout);
+    if (!l) names.fail("layout", "unknown layout '" + r.layout + "'");
+    layout = *l;
+  }
+  const SinusoidalParams params{static_cast<std::int64_t>(a.shape[1]), r.base, layout};
+  SinusoidalPlan plan = [&] {
+    try {
+      return SinusoidalPlan(params);  // validates dim, base, layout
+    } catch (const InvalidArgument& e) {
+      rethrow_named(e, names);
+    }
+  }();
+  const Budget budget = budget_for(r.budget, Family::Sinusoidal, a.dtype, names);
+  if (r.against) require_same(*r.against, a, "table", names);
+
+  Report out;
+  out.say("checking {}: {} positions x dim {}, {}, {}, base {:g}\n", a.name, positions.size(), plan.dim(),
+          to_string(a.dtype), to_string(params.layout), params.base);
+  harness::Measurement bands;
+  ContractTally tally(Family::Sinusoidal, a.dtype);
+  harness::measure_sinusoidal(params, positions, a.values, budget, [&](const harness::ElementRecord& e) {
+    if (r.progress) r.progress(static_cast<std::size_t>(e.row), positions.size());
+    bands.add(e);
+    tally.add(e);
+  });
+  out.j["family"] = "sinusoidal";
+  out.j["table"] = a.name;
+  out.j["parameters"] = {{"dim", plan.dim()},
+                         {"base", params.base},
+                         {"layout", to_string(params.layout)},
+                         {"positions", {positions.front(), positions.back()}}};
+  report_verdict(bands, budget, out, &tally);
+  const Convention given{params.layout, params.base};
+  std::optional<Against> against;
+  if (r.against) {
+    against.emplace(a.values);
+    harness::measure_sinusoidal(params, positions, r.against->values, budget, [&](const harness::ElementRecord& e) {
+      against->add(e, static_cast<std::size_t>(e.row) * plan.dim() + static_cast<std::size_t>(e.channel));
+    });
+    out.say("{}", against->table(bands, a.name, r.against->name));
+    out.j["against"] = against->to_json(bands, a.dtype, r.against->name);
+    out.passed = out.passed && against->b().pass();
+  }
+  // The diagnosis is the wrong one's: A's, or B's when only B fails.
+  const bool b_only = against && bands.pass() && !against->b().pass();
+  const harness::Measurement& failing = b_only ? against->b() : bands;
+  if (!failing.pass() && failing.max_abs() >= 1e-3) {
+    if (b_only) out.say("\nB ({}):", r.against->name);
+    print_diagnosis(diagnose_sinusoidal(b_only ? r.against->values : a.values, plan.dim(), positions, given), given,
+                    failing, out);
+  }
+  return out;
+}
+
+}  // namespace pe::check

@@ -1,0 +1,117 @@
+#include "contract_class.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace pe::check {
+
+std::vector<const Variant*> contracts_for(Family family, DType dtype) {
+  std::vector<const Variant*> out;
+  for (const Variant* v : registry()) {
+    if (v->family() != family || !v->supports(dtype) || v->name().find('@') != std::string::npos ||
+        v->name().find("mutant") != std::string::npos)
+      continue;
+    out.push_back(v);
+  }
+  return out;
+}
+
+namespace {
+// A formulation of the data's precision class: its arithmetic in float64 for float64 data; for float32
+// data in float32 without a stored table; for 16-bit data in float32 or in the data's own type, with its
+// cos/sin table (if it stores one) in the data's type — the ways engines compute a bf16/f16 RoPE
+// (docs/contracts.md §2i, §2k). A 16-bit cache's budget covers nearly anything at float32: not a
+// float32 data's class.
+bool of_precision_class(const Contract& c, DType dtype) {
+  if (dtype == DType::F64) return c.compute_type == DType::F64 && c.ct == 0;
+  const bool sixteen = dtype == DType::BF16 || dtype == DType::F16;
+  const bool compute = c.compute_type == DType::F32 || (sixteen && c.compute_type == dtype);
+  const bool table = c.ct == 0 || (sixteen && c.table_type == dtype);
+  return compute && table;
+}
+// Tallied on the "contracts:" line: every contract for the data's type whose table, if any, is stored
+// in the data's type.
+bool tallied(const Contract& c, DType dtype) { return c.ct == 0 || c.table_type == dtype; }
+}  // namespace
+
+std::vector<const Variant*> default_class(Family family, DType dtype) {
+  std::vector<const Variant*> out;
+  for (const Variant* v : contracts_for(family, dtype)) {
+    if (of_precision_class(v->contract(), dtype)) out.push_back(v);
+  }
+  return out;
+}
+
+std::string precision_class_words(DType dtype, const std::vector<const Variant*>& members) {
+  if (dtype == DType::F64) return "float64";
+  if (dtype != DType::BF16 && dtype != DType::F16) return "float32";  // a float32 member is no 16-bit word
+  const bool sixteen = std::any_of(members.begin(), members.end(), [&](const Variant* v) {
+    return v->contract().compute_type == dtype ||
+           (v->contract().ct != 0 && v->contract().table_type == dtype);
+  });
+  if (!sixteen) return "float32";
+  const std::string t = dtype == DType::BF16 ? "bfloat16" : "float16";
+  return fmt::format("{} (float32 or {} arithmetic, float32 or {} tables)", t, t, t);
+}
+
+std::string names_of(const std::vector<const Variant*>& variants) {
+  std::string s;
+  for (const Variant* v : variants) s += (s.empty() ? "" : ", ") + v->name();
+  return s;
+}
+
+ContractTally::ContractTally(Family family, DType dtype, const RopePlan* plan) : dtype_(dtype), plan_(plan) {
+  for (const Variant* v : contracts_for(family, dtype)) {
+    if (tallied(v->contract(), dtype)) variants_.push_back(v);
+  }
+  worst_.assign(variants_.size(), 0.0);
+}
+
+void ContractTally::add(const harness::ElementRecord& e) {
+  for (std::size_t k = 0; k < variants_.size(); ++k) {
+    const double contract_term =
+        e.unchanged ? 0.0
+                    : harness::Budget{&variants_[k]->contract(), dtype_}(plan_, e.abs_phi, e.pair, e.scale);
+    harness::ElementRecord judged = e;
+    judged.budget = e.gain * contract_term + e.gain_extra;
+    const double r = judged.ratio();
+    if (!(r <= worst_[k])) worst_[k] = r;  // NaN-safe: a NaN ratio is the worst
+  }
+}
+
+std::vector<std::size_t> ContractTally::order() const {
+  std::vector<std::size_t> order(variants_.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return worst_[a] < worst_[b]; });
+  return order;
+}
+
+nlohmann::json ContractTally::to_json() const {
+  nlohmann::json out = nlohmann::json::array();
+  for (std::size_t k : order()) {
+    out.push_back(
+        {{"contract", variants_[k]->name()},
+         {"worst_ratio", std::isfinite(worst_[k]) ? nlohmann::json(worst_[k]) : nlohmann::json("inf")},
+         {"met", worst_[k] <= 1}});
+  }
+  return out;
+}
+
+std::string ContractTally::summary() const {
+  const std::vector<std::size_t> order = this->order();
+  std::string meets, misses;
+  for (std::size_t k : order) {
+    std::string& list = worst_[k] <= 1 ? meets : misses;
+    list += fmt::format("{}{} ({:.3g})", list.empty() ? "" : ", ", variants_[k]->name(), worst_[k]);
+  }
+  std::string s;
+  if (!meets.empty()) s = "meets " + meets;
+  if (!misses.empty()) s += (s.empty() ? "misses " : "; misses ") + misses;
+  return s;
+}
+
+}  // namespace pe::check

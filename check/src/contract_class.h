@@ -1,0 +1,49 @@
+// What `check` judges outside data by: its default budget, the class of formulations in the data's
+// precision (float64 data: every registered variant computing in float64; float32: in float32 without
+// a stored table; bfloat16/float16: in float32 or in the data's type, with float32 tables or tables
+// stored in the data's type, as engines run a 16-bit RoPE), and the tally of every contract the data
+// meets or misses, so that one run names its accuracy class.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "pe/harness/measure.h"
+#include "pe/variant.h"
+
+namespace pe::check {
+
+// The family's variants whose contract covers `dtype`, one per name (no @TARGET copies, no mutants).
+std::vector<const Variant*> contracts_for(Family family, DType dtype);
+// The default class: the formulations of the data's precision (above).
+std::vector<const Variant*> default_class(Family family, DType dtype);
+// "float32", "bfloat16 (float32 or bfloat16 arithmetic, ...)": the words for the budget line of the
+// class `members` (default_class's) of `dtype` data: 16-bit words only where a member computes or
+// stores its table in the data's type (RoPE; the sinusoidal and ALiBi classes are float32's).
+std::string precision_class_words(DType dtype, const std::vector<const Variant*>& members);
+// "rope.scalar_f32, rope.torch_f32, ..."
+std::string names_of(const std::vector<const Variant*>& variants);
+
+// The worst error/budget of the compared elements under each contract of contracts_for() that stores
+// no cos/sin table or stores it in the data's type.
+class ContractTally {
+ public:
+  // `plan`: RoPE's (the scaled frequencies and the attention factor its budget reads), else null.
+  ContractTally(Family family, DType dtype, const RopePlan* plan = nullptr);
+  void add(const harness::ElementRecord& e);
+  // "meets rope.ggml_f32 (0.43), rope.torch_f32 (0.61); misses rope.scalar_f32 (2.66)", best first.
+  std::string summary() const;
+  // [{"contract": name, "worst_ratio": r, "met": bool}], best first.
+  nlohmann::json to_json() const;
+
+ private:
+  std::vector<std::size_t> order() const;  // by worst ratio, best first
+
+  std::vector<const Variant*> variants_;
+  std::vector<double> worst_;
+  DType dtype_;
+  const RopePlan* plan_;
+};
+
+}  // namespace pe::check

@@ -1,0 +1,129 @@
+#include "pe/check/golden.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <tuple>
+
+#include "pe/check/errors.h"
+#include "pe/ref/alibi.h"
+#include "pe/ref/real.h"
+#include "pe/ref/reference.h"
+#include "pe/ref/temperature.h"
+
+namespace pe::check {
+namespace {
+
+// n values of `bytes_per_value` each (a double while built and the output type's), refused past memory.
+void fits_in_memory(std::size_t n, std::size_t bytes_per_value) {
+  std::size_t bytes = 0;
+  const auto memory = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+  if (__builtin_mul_overflow(n, bytes_per_value, &bytes) || static_cast<double>(bytes) > memory)
+    throw BadRequest(fmt::format("{} values ({:.3g} GB to build): more than this machine's {:.3g} GB of memory", n,
+                                 static_cast<double>(n) * static_cast<double>(bytes_per_value) / 1e9, memory / 1e9));
+}
+
+std::int64_t largest(std::span<const std::int64_t> p) { return p.empty() ? 0 : *std::max_element(p.begin(), p.end()); }
+
+// Ziv's rounding of an enclosure (~2^-100 relative: an undecided one is not expected, and refused).
+double rounded(const ref::Enclosure& e, DType dtype) {
+  if (auto r = ref::decided_rounding(e, dtype)) return *r;
+  throw std::runtime_error("the reference could not decide a rounding of t(p)*R(p)*x; nothing written");
+}
+
+}  // namespace
+
+std::vector<double> golden_sinusoidal(const SinusoidalParams& params, std::span<const std::int64_t> positions,
+                                      DType dtype) {
+  const SinusoidalPlan plan(params);
+  fits_in_memory(positions.size() * plan.dim(), sizeof(double) + size_of(dtype));
+  std::vector<double> v(positions.size() * plan.dim());
+  const ref::Sinusoidal r(params, largest(positions));
+  for (std::size_t i = 0; i < positions.size(); ++i) {
+    for (std::size_t ch = 0; ch < plan.dim(); ++ch) v[i * plan.dim() + ch] = r.rounded(positions[i], ch, dtype);
+  }
+  return v;
+}
+
+std::vector<double> golden_rope_table(const RopeParams& params, std::span<const std::int64_t> positions,
+                                      DType dtype) {
+  const RopePlan plan(params);
+  const std::size_t tokens = positions.size() / plan.n_axes(), h = plan.n_pairs();
+  fits_in_memory(tokens * h * 2, sizeof(double) + size_of(dtype));
+  RopeBatch batch = RopeBatch::tokens_first(positions.first(tokens), 1, plan.head_dim());
+  batch.positions = positions;
+  batch.n_axes = plan.n_axes();
+  std::vector<double> v(tokens * h * 2);
+  const ref::Rope r(params, largest(positions));
+  for (std::size_t i = 0; i < tokens; ++i) {
+    for (std::size_t j = 0; j < h; ++j) {
+      const auto [c, s] = r.cos_sin(batch.position(i, plan.axis_of_pair(j)), j, dtype);
+      v[(i * h + j) * 2] = c;
+      v[(i * h + j) * 2 + 1] = s;
+    }
+  }
+  return v;
+}
+
+std::vector<double> golden_rope(const RopeParams& params, const RopeBatch& batch, std::span<const double> x,
+                                DType dtype, const AttnTemperature& temperature) {
+  const RopePlan plan(params);
+  const ref::Rope r(params, largest(batch.positions));
+  std::vector<double> y(x.begin(), x.end());  // the pass-through channels
+  if (temperature.type == AttnTemperatureType::None) {
+    for (std::size_t t = 0; t < batch.tokens(); ++t) {
+      for (std::size_t h = 0; h < batch.heads; ++h) {
+        const std::size_t row = batch.row(t, h);
+        for (std::size_t j = 0; j < plan.n_pairs(); ++j) {
+          const auto [i0, i1] = plan.input_channels(j);
+          const auto [o0, o1] = plan.output_channels(j);
+          std::tie(y[row + o0], y[row + o1]) =
+              r.rounded(batch.position(t, plan.axis_of_pair(j)), j, x[row + i0], x[row + i1], dtype);
+        }
+      }
+    }
+    return y;
+  }
+  const ref::Temperature tr(temperature);
+  for (std::size_t t = 0; t < batch.tokens(); ++t) {
+    const ref::Enclosure g = tr.exact(batch.position(t));
+    for (std::size_t h = 0; h < batch.heads; ++h) {
+      const std::size_t row = batch.row(t, h);
+      for (std::size_t ch = 0; ch < plan.head_dim(); ++ch) {
+        if (plan.passes_through(ch)) y[row + ch] = rounded(ref::times(g, {ref::Real(x[row + ch]), ref::Real(0)}), dtype);
+      }
+      for (std::size_t j = 0; j < plan.n_pairs(); ++j) {
+        const auto [i0, i1] = plan.input_channels(j);
+        const auto [o0, o1] = plan.output_channels(j);
+        const auto [e0, e1] = r.rotate(batch.position(t), j, x[row + i0], x[row + i1]);
+        y[row + o0] = rounded(ref::times(g, e0), dtype);
+        y[row + o1] = rounded(ref::times(g, e1), dtype);
+      }
+    }
+  }
+  return y;
+}
+
+std::vector<double> golden_alibi(const AlibiParams& params, std::span<const std::int64_t> queries,
+                                 std::span<const std::int64_t> keys, bool slopes_only, DType dtype) {
+  const AlibiPlan plan(params);
+  const std::size_t per_head = slopes_only ? 1 : queries.size() * keys.size();
+  fits_in_memory(plan.n_heads() * per_head, sizeof(double) + size_of(dtype));
+  std::vector<double> v;
+  v.reserve(plan.n_heads() * per_head);
+  const ref::Alibi r(params);
+  for (std::size_t h = 0; h < plan.n_heads(); ++h) {
+    if (slopes_only) {
+      v.push_back(r.rounded_slope(h, dtype));
+      continue;
+    }
+    for (std::int64_t q : queries) {
+      for (std::int64_t k : keys) v.push_back(r.rounded_bias(h, q, k, dtype));
+    }
+  }
+  return v;
+}
+
+}  // namespace pe::check

@@ -1,0 +1,196 @@
+// Reading .npy (format 1.0-3.0, either byte order, C or Fortran order); writing is npy_write.cc.
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "pe/check/npy.h"
+
+
+namespace pe::check {
+namespace {
+
+// The value of key 'name' in numpy's header dictionary, as raw text up to the next top-level comma
+// or closing brace (a tuple's commas are inside parentheses).
+std::string_view dict_value(std::string_view header, std::string_view key, const std::string& name) {
+  std::size_t at = std::string_view::npos;
+  for (const char q : {'\'', '"'}) {
+    const std::string quoted = std::string(1, q) + std::string(key) + q;
+    if (const std::size_t k = header.find(quoted); k != std::string_view::npos) at = k + quoted.size();
+  }
+  if (at == std::string_view::npos) throw NpyError(name + ": header has no '" + std::string(key) + "'");
+  at = header.find(':', at);
+  if (at == std::string_view::npos)
+    throw NpyError(name + ": header key '" + std::string(key) + "' has no value");
+  std::size_t end = at + 1;
+  int depth = 0;
+  for (; end < header.size(); ++end) {
+    const char c = header[end];
+    if (c == '(') ++depth;
+    if (c == ')') --depth;
+    if (depth == 0 && (c == ',' || c == '}')) break;
+    if (depth < 0) break;
+  }
+  std::string_view v = header.substr(at + 1, end - at - 1);
+  while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
+  while (!v.empty() && v.back() == ' ') v.remove_suffix(1);
+  return v;
+}
+
+std::vector<std::size_t> parse_shape(std::string_view v, const std::string& name) {
+  if (v.size() < 2 || v.front() != '(' || v.back() != ')')
+    throw NpyError(name + ": shape is not a tuple: " + std::string(v));
+  std::vector<std::size_t> shape;
+  std::size_t i = 1;
+  const std::size_t end = v.size() - 1;
+  while (i < end) {
+    while (i < end && (v[i] == ' ' || v[i] == ',')) ++i;
+    if (i >= end) break;
+    std::size_t n = 0, digits = 0;
+    for (; i < end && v[i] >= '0' && v[i] <= '9'; ++i, ++digits) {
+      if (n > (std::numeric_limits<std::size_t>::max() - 9) / 10) throw NpyError(name + ": shape too large");
+      n = n * 10 + static_cast<std::size_t>(v[i] - '0');
+    }
+    if (digits == 0) throw NpyError(name + ": shape has a non-integer entry: " + std::string(v));
+    shape.push_back(n);
+  }
+  return shape;
+}
+
+// IEEE 754 binary16, decoded exactly (every half is a double); no _Float16, which clang 14 lacks
+// on x86 and the fuzz build uses clang.
+double half_to_double(std::uint16_t h) {
+  const int exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+  double v = 0;
+  if (exponent == 0) {
+    v = std::ldexp(mantissa, -24);
+  } else if (exponent == 31) {
+    v = mantissa != 0 ? NAN : INFINITY;
+  } else {
+    v = std::ldexp(mantissa + 1024, exponent - 25);
+  }
+  return (h & 0x8000) ? -v : v;
+}
+
+struct Element {
+  char kind = 'f';  // 'f' float, 'b' bfloat16 bits, 'i' signed, 'u' unsigned
+  std::size_t width = 4;
+};
+
+double element(const unsigned char* p, Element e, bool big_endian) {
+  unsigned char b[8] = {};
+  for (std::size_t i = 0; i < e.width; ++i) b[i] = big_endian ? p[e.width - 1 - i] : p[i];
+  std::uint64_t u = 0;
+  for (std::size_t i = e.width; i-- > 0;) u = (u << 8) | b[i];
+  switch (e.kind) {
+    case 'b':
+      return std::bit_cast<float>(static_cast<std::uint32_t>(u << 16));
+    case 'u':
+      return static_cast<double>(u);
+    case 'i': {
+      const unsigned shift = static_cast<unsigned>(64 - 8 * e.width);
+      return static_cast<double>(static_cast<std::int64_t>(u << shift) >> shift);
+    }
+    default:
+      break;
+  }
+  if (e.width == 2) return half_to_double(static_cast<std::uint16_t>(u));
+  if (e.width == 4) return std::bit_cast<float>(static_cast<std::uint32_t>(u));
+  return std::bit_cast<double>(u);
+}
+
+}  // namespace
+
+NpyArray parse_npy(std::string_view bytes, const std::string& name, DType u2_as) {
+  if (bytes.size() < 10 || bytes.substr(0, 6) != std::string_view("\x93NUMPY", 6))
+    throw NpyError(name + ": not a .npy file (no \\x93NUMPY magic)");
+  const auto u8 = [&](std::size_t i) {
+    return static_cast<std::size_t>(static_cast<unsigned char>(bytes[i]));
+  };
+  const std::size_t major = u8(6);
+  std::size_t header_len = 0, header_at = 0;
+  if (major == 1) {
+    header_len = u8(8) | (u8(9) << 8);
+    header_at = 10;
+  } else if (major == 2 || major == 3) {
+    if (bytes.size() < 12) throw NpyError(name + ": truncated header");
+    header_len = u8(8) | (u8(9) << 8) | (u8(10) << 16) | (u8(11) << 24);
+    header_at = 12;
+  } else {
+    throw NpyError(name + ": unsupported .npy format version " + std::to_string(major));
+  }
+  if (header_len > bytes.size() - header_at) throw NpyError(name + ": truncated header");
+  const std::string_view header = bytes.substr(header_at, header_len);
+
+  const std::string_view d = dict_value(header, "descr", name);
+  const std::string_view f = dict_value(header, "fortran_order", name);
+  NpyArray a;
+  a.shape = parse_shape(dict_value(header, "shape", name), name);
+  if (f != "False" && f != "True") throw NpyError(name + ": fortran_order is neither True nor False");
+  const bool fortran = f == "True";
+  if (d.size() != 5 || (d.front() != '\'' && d.front() != '"') || d.back() != d.front())
+    throw NpyError(name + ": unsupported descr " + std::string(d));
+  const std::string_view code = d.substr(1, 3);
+  const bool big_endian = code[0] == '>';
+  if (code[0] != '<' && code[0] != '>' && code[0] != '|' && code[0] != '=')
+    throw NpyError(name + ": unsupported byte order in descr " + std::string(d));
+  const std::string_view type = code.substr(1);
+  Element e;
+  e.kind = type[0];
+  e.width = static_cast<std::size_t>(type[1] - '0');
+  const bool is_float = e.kind == 'f' && (e.width == 2 || e.width == 4 || e.width == 8);
+  const bool is_int =
+      (e.kind == 'i' || e.kind == 'u') && (e.width == 1 || e.width == 2 || e.width == 4 || e.width == 8);
+  if (!is_float && !is_int) {
+    throw NpyError(name + ": element type " + std::string(d) +
+                   " is not float16/32/64, bf16 bits or an integer");
+  }
+  if (e.kind == 'u' && e.width == 2 && u2_as == DType::BF16) e.kind = 'b';
+  a.integer = is_int && e.kind != 'b';
+  a.dtype = e.kind == 'b' ? DType::BF16 : e.width == 2 ? DType::F16 : e.width == 4 ? DType::F32 : DType::F64;
+
+  std::size_t count = 1;
+  for (std::size_t n : a.shape) {
+    if (n != 0 && count > std::numeric_limits<std::size_t>::max() / n / 8)
+      throw NpyError(name + ": shape too large");
+    count *= n;
+  }
+  const std::size_t width = e.width, data_at = header_at + header_len;
+  const std::size_t have = bytes.size() - data_at;
+  if (have != count * width) {
+    std::ostringstream msg;
+    msg << name << ": shape needs " << count * width << " data bytes, the file has " << have
+        << (have < count * width ? " (truncated)" : " (trailing bytes)");
+    throw NpyError(msg.str());
+  }
+  a.values.resize(count);
+  const auto* data = reinterpret_cast<const unsigned char*>(bytes.data() + data_at);
+  if (!fortran || a.shape.size() < 2) {
+    for (std::size_t i = 0; i < count; ++i) a.values[i] = element(data + i * width, e, big_endian);
+    return a;
+  }
+  // Fortran order: the first index varies fastest. Walk the file in its order, placing each element
+  // at its row-major index.
+  const std::size_t rank = a.shape.size();
+  std::vector<std::size_t> stride(rank, 1), index(rank, 0);
+  for (std::size_t k = rank - 1; k-- > 0;) stride[k] = stride[k + 1] * a.shape[k + 1];
+  for (std::size_t i = 0; i < count; ++i) {
+    std::size_t at = 0;
+    for (std::size_t k = 0; k < rank; ++k) at += index[k] * stride[k];
+    a.values[at] = element(data + i * width, e, big_endian);
+    for (std::size_t k = 0; k < rank && ++index[k] == a.shape[k]; ++k) index[k] = 0;
+  }
+  return a;
+}
+
+NpyArray read_npy(const std::string& path, DType u2_as) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw NpyError(path + ": cannot open");
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return parse_npy(bytes.str(), path, u2_as);
+}
+
+}  // namespace pe::check

@@ -1,0 +1,119 @@
+// The .npy reader and writer against numpy's format specification (NEP 1): headers, byte orders,
+// Fortran order, every element type, and malformed files refused with a message.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "pe/check/npy.h"
+
+namespace pe::check {
+namespace {
+
+// A .npy file as numpy writes it (format 1.0 unless version 2): magic, version, header length,
+// the header dictionary padded with spaces to a multiple of 64 bytes, then the data.
+std::string npy_bytes(const std::string& dict, const std::string& data, int version = 1) {
+  const std::size_t prefix = version == 1 ? 10 : 12;
+  std::string h = dict;
+  h.append((64 - (prefix + h.size() + 1) % 64) % 64, ' ');
+  h += '\n';
+  std::string out = "\x93NUMPY";
+  out += static_cast<char>(version);
+  out += '\0';
+  for (std::size_t k = 0; k < prefix - 8; ++k) out += static_cast<char>((h.size() >> (8 * k)) & 0xff);
+  return out + h + data;
+}
+
+template <class T>
+std::string raw(std::initializer_list<T> v) {
+  std::string s(v.size() * sizeof(T), '\0');
+  std::memcpy(s.data(), std::data(v), s.size());
+  return s;
+}
+
+TEST(Npy, ReadsCOrderFloat32) {
+  const auto a = parse_npy(npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }",
+                                     raw<float>({0, 1, 2, 3, 4, 5})),
+                           "t");
+  EXPECT_EQ(a.shape, (std::vector<std::size_t>{2, 3}));
+  EXPECT_EQ(a.values, (std::vector<double>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(a.dtype, DType::F32);
+}
+
+TEST(Npy, FortranOrderIsTransposedToRowMajor) {
+  // Fortran order stores column by column: [[1, 2, 3], [4, 5, 6]] is 1 4 2 5 3 6 in the file.
+  const auto a = parse_npy(npy_bytes("{'descr': '<f8', 'fortran_order': True, 'shape': (2, 3), }",
+                                     raw<double>({1, 4, 2, 5, 3, 6})),
+                           "t");
+  EXPECT_EQ(a.values, (std::vector<double>{1, 2, 3, 4, 5, 6}));
+}
+
+TEST(Npy, HalfBfloat16BigEndianAndVersion2) {
+  // IEEE binary16 0x3c00 = 1, 0xc000 = -2; bfloat16 0x3f80 = 1, 0x4049 = 3.140625 (float 0x40490000).
+  const auto h = parse_npy(npy_bytes("{'descr': '<f2', 'fortran_order': False, 'shape': (2,), }",
+                                     std::string("\x00\x3c\x00\xc0", 4)),
+                           "t");
+  EXPECT_EQ(h.values, (std::vector<double>{1, -2}));
+  const auto b = parse_npy(npy_bytes("{'descr': '<u2', 'fortran_order': False, 'shape': (2,), }",
+                                     std::string("\x80\x3f\x49\x40", 4), 2),
+                           "t", DType::BF16);
+  EXPECT_EQ(b.values, (std::vector<double>{1, 3.140625}));
+  EXPECT_EQ(b.dtype, DType::BF16);
+  const auto be = parse_npy(npy_bytes("{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }",
+                                      std::string("\x3f\x80\x00\x00", 4)),
+                            "t");
+  EXPECT_EQ(be.values, (std::vector<double>{1}));
+}
+
+TEST(Npy, IntegersReadExactly) {
+  const auto a = parse_npy(npy_bytes("{'descr': '<i8', 'fortran_order': False, 'shape': (2,), }",
+                                     raw<std::int64_t>({-3, std::int64_t{1} << 40})),
+                           "t");
+  EXPECT_TRUE(a.integer);
+  EXPECT_EQ(a.values, (std::vector<double>{-3, 1099511627776.0}));
+}
+
+TEST(Npy, RejectsMalformedFilesWithAMessage) {
+  const std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
+  const std::string good = npy_bytes(dict, raw<float>({0, 1, 2, 3, 4, 5}));
+  const auto fails_with = [](const std::string& bytes, const std::string& needle, DType u2 = DType::F32) {
+    try {
+      parse_npy(bytes, "x.npy", u2);
+    } catch (const NpyError& e) {
+      return std::string(e.what()).find(needle) != std::string::npos;
+    }
+    return false;
+  };
+  EXPECT_TRUE(fails_with(good.substr(0, good.size() - 1), "truncated"));
+  EXPECT_TRUE(fails_with(good + "x", "trailing"));
+  EXPECT_TRUE(fails_with("GIF89a", "not a .npy"));
+  EXPECT_TRUE(fails_with(good.substr(0, 20), "truncated header"));
+  EXPECT_TRUE(fails_with(npy_bytes("{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }", "12345678"),
+                         "element type"));
+  // Undeclared 16-bit integers are integers (positions); `check` then asks for --dtype bf16.
+  EXPECT_TRUE(
+      parse_npy(npy_bytes("{'descr': '<u2', 'fortran_order': False, 'shape': (1,), }", "12"), "t").integer);
+  EXPECT_TRUE(fails_with(npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (a,), }", "1234"),
+                         "non-integer"));
+  EXPECT_TRUE(fails_with(npy_bytes("{'descr': '<f4', 'fortran_order': 0, 'shape': (1,), }", "1234"),
+                         "fortran_order"));
+  EXPECT_TRUE(fails_with(npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': "
+                                   "(4294967296, 4294967296, 4294967296), }",
+                                   ""),
+                         "too large"));
+}
+
+TEST(Npy, WriterRoundTripsEveryType) {
+  const std::vector<double> v = {1.0, -0.5, 0.099609375};  // exact in all four types
+  for (DType t : {DType::F32, DType::F64, DType::F16, DType::BF16}) {
+    const std::string path = ::testing::TempDir() + "/rt.npy";
+    write_npy(path, v, {3}, t);
+    const auto a = read_npy(path, DType::BF16);
+    EXPECT_EQ(a.values, v) << to_string(t);
+    EXPECT_EQ(a.dtype, t);
+  }
+}
+
+}  // namespace
+}  // namespace pe::check

@@ -1,0 +1,99 @@
+// --hf-config through the command line's flags: a flag given wins over the config's value and is
+// reported as an override (the resolver itself is tested in check/tests/hf_config_test.cc).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "form_options.h"
+#include "hf_config_options.h"
+#include "names.h"
+#include "scaling_options.h"
+
+#ifndef PE_SOURCE_DIR
+#error "PE_SOURCE_DIR: the repository root, for the shipped configs"
+#endif
+
+namespace pe::cli {
+namespace {
+
+using nlohmann::json;
+
+// The command line wins: --base overrides rope_theta, --factor one key, --scaling the whole block.
+struct Command {
+  CLI::App app;
+  double base = 10000;
+  std::string layout;
+  std::int64_t rotary_dim = 0;
+  ScalingFlags scaling;
+  FormFlags form;
+  HfConfigFlags hf;
+  check::HfResolution run(std::vector<std::string> args) {
+    app.add_option("--base", base);
+    app.add_option("--layout", layout);
+    app.add_option("--rotary-dim", rotary_dim);
+    add_scaling_options(app, scaling);
+    add_form_options(app, form);
+    add_hf_config_options(app, hf);
+    std::reverse(args.begin(), args.end());
+    app.parse(args);
+    scaling.given = given_scaling_flags(app);
+    read_form_flags(form);
+    check::HfTargets t;
+    t.base = &base;
+    t.layout = &layout;
+    t.rotary_dim = &rotary_dim;
+    t.scaling = &scaling;
+    t.form = &form;
+    t.given = given_parameters(app, {"base", "layout", "mrope_section", "mrope_layout"});
+    if (app.count("--rotary-dim") > 0) t.given.insert("rotary_dim");
+    return *check::apply_hf_config(hf_source(hf, app), t, flag_names({{"rotary_dim", "--rotary-dim"}}));
+  }
+};
+
+std::string config_path(const std::string& name) {
+  return std::string(PE_SOURCE_DIR) + "/examples/hf_configs/" + name + ".json";
+}
+
+TEST(HfConfigOptions, FlagsGivenOverrideTheConfig) {
+  Command c;
+  const check::HfResolution r =
+      c.run({"--hf-config", config_path("Llama-3.1-8B"), "--base", "10000", "--factor", "4"});
+  EXPECT_EQ(c.base, 10000.0);
+  EXPECT_EQ(c.scaling.scaling, "llama3");
+  EXPECT_EQ(c.scaling.factor, 4.0);
+  EXPECT_EQ(c.scaling.high_freq_factor, 4.0);  // the config's
+  EXPECT_EQ(c.scaling.original_max_position, 8192);
+  const std::string o = json(r.overrides).dump();
+  EXPECT_NE(o.find("--base 10000 overrides rope_theta 500000"), std::string::npos) << o;
+  EXPECT_NE(o.find("--factor 4 overrides rope_scaling.factor 8"), std::string::npos) << o;
+}
+
+TEST(HfConfigOptions, ScalingDropsTheWholeBlock) {
+  Command c;
+  const check::HfResolution r =
+      c.run({"--hf-config", config_path("Llama-3.1-8B"), "--scaling", "linear", "--factor", "2"});
+  EXPECT_EQ(c.scaling.scaling, "linear");
+  EXPECT_EQ(c.scaling.given.count("low_freq_factor"), 0u);
+  EXPECT_EQ(c.scaling.given.count("original_max_position"), 0u);
+  EXPECT_EQ(c.base, 500000.0);
+  EXPECT_NE(json(r.overrides).dump().find("whole scaling block dropped"), std::string::npos);
+}
+
+TEST(HfConfigOptions, PartialRotaryAndLayout) {
+  Command phi2;
+  phi2.run({"--hf-config", config_path("phi-2")});
+  EXPECT_EQ(phi2.rotary_dim, 32);  // int(80 * 0.4)
+  Command ds;
+  ds.run({"--hf-config", config_path("DeepSeek-V2-Lite"), "--layout", "halfsplit"});
+  EXPECT_EQ(ds.layout, "halfsplit");
+  EXPECT_EQ(ds.rotary_dim, 64);
+  EXPECT_EQ(ds.scaling.mscale, 0.707);
+  Command phi3;
+  phi3.run({"--hf-config", config_path("Phi-3-mini-128k-instruct")});
+  EXPECT_EQ(phi3.scaling.short_factor_list.size(), 48u);
+  EXPECT_EQ(phi3.scaling.factor, 32.0);
+}
+
+}  // namespace
+}  // namespace pe::cli

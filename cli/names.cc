@@ -1,0 +1,69 @@
+#include "names.h"
+
+#include <array>
+#include <utility>
+
+namespace pe::cli {
+namespace {
+
+// Canonical name -> flag, for every option the commands share.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 40> kFlags = {{
+    {"scaling", "--scaling"},
+    {"factor", "--factor"},
+    {"original_max_position", "--original-max-position"},
+    {"seq_len", "--seq-len"},
+    {"beta_fast", "--beta-fast"},
+    {"beta_slow", "--beta-slow"},
+    {"mscale", "--mscale"},
+    {"mscale_all_dim", "--mscale-all-dim"},
+    {"attention_factor", "--attention-factor"},
+    {"truncate", "--truncate"},
+    {"low_freq_factor", "--low-freq-factor"},
+    {"high_freq_factor", "--high-freq-factor"},
+    {"short_factor", "--short-factors"},
+    {"long_factor", "--long-factors"},
+    {"partial_rotary_factor", "--partial-rotary-factor"},
+    {"mrope_section", "--mrope-section"},
+    {"mrope_layout", "--mrope-layout"},
+    {"vision", "--vision"},
+    {"rotary_offset", "--rotary-offset"},
+    {"attn_temperature", "--attn-temperature"},
+    {"attn_scale", "--attn-scale"},
+    {"floor_scale", "--floor-scale"},
+    {"beta", "--beta"},
+    {"heads", "--heads"},
+    {"max_bias", "--max-bias"},
+    {"alibi_slopes", "--alibi-slopes"},
+    {"alibi_form", "--alibi-form"},
+    {"queries", "--queries"},
+    {"keys", "--keys"},
+    {"slopes_only", "--slopes-only"},
+    {"hf_config", "--hf-config"},
+    {"layer", "--layer"},
+    {"layer_type", "--layer-type"},
+    {"no_rope", "--no-rope"},
+    {"base", "--base"},
+    {"layout", "--layout"},
+    {"dtype", "--dtype"},
+    {"contract", "--contract"},
+    {"max_abs", "--max-abs"},
+    {"against", "--against"},
+}};
+
+}  // namespace
+
+std::string flag_for_parameter(std::string_view canonical) {
+  for (const auto& [name, flag] : kFlags) {
+    if (name == canonical) return std::string(flag);
+  }
+  return "";
+}
+
+check::Names flag_names(std::map<std::string, std::string, std::less<>> overrides) {
+  return check::Names([overrides = std::move(overrides)](std::string_view canonical) {
+    if (const auto it = overrides.find(canonical); it != overrides.end()) return it->second;
+    return flag_for_parameter(canonical);
+  });
+}
+
+}  // namespace pe::cli

@@ -1,0 +1,155 @@
+#include "keywords.h"
+
+#include <fmt/format.h>
+
+#include "arrays.h"
+#include "pe/rope_scaling.h"
+
+namespace pe::python {
+namespace {
+
+// A dict as JSON: numpy and torch scalars as their Python numbers; NaN and infinities refused (JSON has
+// none), naming `name`.
+nlohmann::json json_of(py::handle dict, const std::string& name) {
+  const py::module_ json = py::module_::import("json");
+  const py::cpp_function item([](py::handle o) -> py::object {
+    if (py::hasattr(o, "item")) return o.attr("item")();
+    if (py::hasattr(o, "tolist")) return o.attr("tolist")();
+    throw py::type_error("cannot be written as JSON: " + text(py::type::of(o)));
+  });
+  std::string dumped;
+  try {
+    dumped = json.attr("dumps")(dict, py::arg("default") = item, py::arg("allow_nan") = false).cast<std::string>();
+  } catch (py::error_already_set& e) {
+    throw py::value_error(fmt::format("{}: {}", name, e.value().is_none() ? std::string("not JSON") : text(e.value())));
+  }
+  return nlohmann::json::parse(dumped);
+}
+
+}  // namespace
+
+std::string text(py::handle value) { return py::str(value).cast<std::string>(); }
+
+double number(py::handle value, const std::string& name) {
+  if (py::isinstance<py::bool_>(value)) throw py::type_error(fmt::format("{}: expected a number, got a bool", name));
+  if (py::isinstance<py::int_>(value) || py::isinstance<py::float_>(value) || py::hasattr(value, "__float__"))
+    return value.cast<double>();
+  throw py::type_error(fmt::format("{}: expected a number, got {}", name, text(py::type::of(value))));
+}
+
+std::int64_t integer(py::handle value, const std::string& name) {
+  if (py::isinstance<py::bool_>(value)) throw py::type_error(fmt::format("{}: expected an integer, got a bool", name));
+  if (py::isinstance<py::int_>(value) || py::hasattr(value, "__index__")) {
+    try {
+      return py::int_(py::reinterpret_borrow<py::object>(value)).cast<std::int64_t>();
+    } catch (const py::cast_error&) {
+      throw py::value_error(fmt::format("{}: {} is out of range", name, text(value)));
+    }
+  }
+  if (py::hasattr(value, "__float__")) {
+    const double v = value.cast<double>();
+    if (v == static_cast<double>(static_cast<std::int64_t>(v))) return static_cast<std::int64_t>(v);
+    throw py::value_error(fmt::format("{}: expected an integer, got {}", name, text(value)));
+  }
+  throw py::type_error(fmt::format("{}: expected an integer, got {}", name, text(py::type::of(value))));
+}
+
+check::Names python_names(const std::string& config_word, const std::string& dim_word) {
+  return check::Names([config_word, dim_word](std::string_view canonical) -> std::string {
+    for (const ScalingField& f : scaling_fields()) {
+      if (f.name == canonical && !f.hf_key.empty()) return fmt::format("scaling['{}']", f.hf_key);
+    }
+    if (canonical == "scaling") return "scaling['rope_type']";
+    if (canonical == "hf_config") return config_word;
+    if (canonical == "dim") return dim_word;
+    if (canonical == "positions_file") return "positions";
+    for (std::string_view k : {"x", "y", "table", "against", "positions", "rotary_dim", "rotary_offset", "base",
+                               "layout", "dtype", "contract", "max_abs", "layer", "layer_type", "mrope_section",
+                               "mrope_layout", "vision", "heads_first", "heads", "max_bias", "alibi_slopes",
+                               "alibi_form", "queries", "keys"}) {
+      if (k == canonical) return std::string(k);
+    }
+    return "";  // the core's own name, and its own "invalid ..." error
+  });
+}
+
+RopeSetup rope_setup(const RopeKeywords& k, std::size_t head_dim) {
+  if (!k.scaling.is_none() && !k.hf_config.is_none())
+    throw py::value_error("scaling and hf_config: give one (a config's own rope_scaling is read from it)");
+  RopeSetup s{{}, {}, python_names(k.scaling.is_none() ? "hf_config" : "scaling")};
+  check::RopeOptions& o = s.options;
+  if (!k.scaling.is_none()) {
+    if (!py::isinstance<py::dict>(k.scaling))
+      throw py::type_error(
+          fmt::format("scaling: expected HF's rope_scaling dict, got {}", text(py::type::of(k.scaling))));
+    // HF's rope_scaling as the config it comes from: the resolver reads it as HF does.
+    s.hf.config = {{"rope_scaling", json_of(k.scaling, "scaling")},
+                   {"head_dim", head_dim},
+                   {"rope_theta", k.base.is_none() ? 10000.0 : number(k.base, "base")}};
+    s.hf.file = s.hf.label = s.hf.source = "scaling";
+  } else if (!k.hf_config.is_none()) {
+    if (py::isinstance<py::dict>(k.hf_config)) {
+      s.hf.config = json_of(k.hf_config, "hf_config");
+      s.hf.file = s.hf.label = s.hf.source = "hf_config";
+    } else {
+      if (!py::isinstance<py::str>(k.hf_config) && !py::hasattr(k.hf_config, "__fspath__"))
+        throw py::type_error(fmt::format("hf_config: expected a config.json path or dict, got {}",
+                                         text(py::type::of(k.hf_config))));
+      const std::string path = py::module_::import("os").attr("fspath")(k.hf_config).cast<std::string>();
+      s.hf.config = check::read_hf_config(path, s.names);
+      s.hf.file = path;
+      s.hf.label = s.hf.source = "hf_config " + path;
+    }
+  }
+  const bool configured = !s.hf.config.is_null();
+  if (!k.layer.is_none()) s.hf.layer = integer(k.layer, "layer");
+  if (!k.layer_type.is_none()) s.hf.layer_type = text(k.layer_type);
+  if (!k.base.is_none() && k.scaling.is_none()) {
+    o.base = number(k.base, "base");
+    o.given.insert("base");
+  } else if (!k.base.is_none()) {
+    o.base = number(k.base, "base");  // the scaling dict's config carries it as rope_theta
+  }
+  if (!k.layout.is_none()) {
+    o.layout = text(k.layout);
+    o.given.insert("layout");
+  } else if (!configured) {
+    o.layout = "halfsplit";  // HF's rotate_half: the module's default
+  }
+  if (!k.rotary_dim.is_none()) {
+    o.rotary_dim = integer(k.rotary_dim, "rotary_dim");
+    o.given.insert("rotary_dim");
+  }
+  if (!k.rotary_offset.is_none()) o.form.rotary_offset = integer(k.rotary_offset, "rotary_offset");
+  if (!k.mrope_section.is_none()) {
+    if (!py::isinstance<py::iterable>(k.mrope_section) || py::isinstance<py::str>(k.mrope_section))
+      throw py::type_error(fmt::format("mrope_section: expected a list of pair counts (16, 24, 24), got {}",
+                                       text(k.mrope_section)));
+    for (py::handle v : k.mrope_section) o.form.mrope_section.push_back(integer(v, "mrope_section"));
+    o.given.insert("mrope_section");
+  }
+  if (!k.mrope_layout.is_none()) {
+    o.form.mrope_layout = text(k.mrope_layout);
+    o.given.insert("mrope_layout");
+  }
+  if (!k.vision.is_none()) o.form.vision = text(k.vision);
+  return s;
+}
+
+check::BudgetOptions budget(py::handle contract, py::handle max_abs) {
+  check::BudgetOptions b;
+  if (!contract.is_none()) b.contract = text(contract);
+  if (!max_abs.is_none()) b.max_abs = number(max_abs, "max_abs");
+  return b;
+}
+
+check::Positions positions_of(py::handle positions) {
+  const check::NpyArray a = read_integers(positions, "positions");
+  check::Positions p;
+  p.values.reserve(a.values.size());
+  for (double v : a.values) p.values.push_back(static_cast<std::int64_t>(v));
+  p.shape = a.shape;
+  return p;
+}
+
+}  // namespace pe::python

@@ -1,0 +1,58 @@
+// The Python functions' keyword arguments as the check engine's typed options (pe/check/options.h), with
+// Python's words for every parameter (pe/check/names.h): `scaling['factor']` for a key of HF's
+// rope_scaling dict, the keyword itself elsewhere. Errors come back as ValueError / TypeError in those
+// words; nothing here builds a command line.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pe/check/check.h"
+
+namespace pe::python {
+
+namespace py = pybind11;
+
+// The RoPE keywords every function shares (None: not given).
+struct RopeKeywords {
+  py::object base, layout, rotary_dim, rotary_offset, scaling, hf_config, layer, layer_type, mrope_section,
+      mrope_layout, vision;
+  bool heads_first = false;
+};
+
+// Python's words; `config_word` is what names the model config in messages ("hf_config", or "scaling"
+// when it is the scaling dict), `dim_word` what names the sinusoidal dim.
+check::Names python_names(const std::string& config_word = "hf_config", const std::string& dim_word = "dim");
+
+// The options and the config the keywords give, for data whose head dim is `head_dim` (0: unknown).
+// Layout defaults to half-split (HF's rotate_half) unless a config is given.
+struct RopeSetup {
+  check::RopeOptions options;
+  check::HfSource hf;
+  check::Names names;
+};
+RopeSetup rope_setup(const RopeKeywords& k, std::size_t head_dim);
+
+// A float or int keyword (numpy and torch scalars too); TypeError naming `name` otherwise.
+double number(py::handle value, const std::string& name);
+std::int64_t integer(py::handle value, const std::string& name);
+std::string text(py::handle value);
+
+// Runs `work` with the GIL released, turning the engine's errors into ValueError (TypeError for a
+// malformed array), in the words they already carry.
+template <class Work>
+auto without_gil(Work&& work) -> decltype(work());
+
+// The budget keywords: a registered contract's name or a flat bound (default: check's class).
+check::BudgetOptions budget(py::handle contract, py::handle max_abs);
+
+// The positions array ([tokens] or [n_axes, tokens]) as the engine takes them.
+check::Positions positions_of(py::handle positions);
+
+}  // namespace pe::python
+
+#include "keywords_inl.h"
