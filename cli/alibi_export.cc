@@ -1,11 +1,12 @@
+#include "alibi_export.h"
+
 #include <fmt/format.h>
 
-#include "alibi_export.h"
 #include "args.h"
 #include "common.h"
 #include "pe/api.h"
-#include "pe/harness/typed_buffer.h"
 #include "pe/check/golden.h"
+#include "pe/harness/typed_buffer.h"
 
 namespace pe::cli {
 

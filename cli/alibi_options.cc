@@ -20,8 +20,10 @@ std::vector<std::int64_t> range_positions(const std::string& range, const char* 
 
 void add_alibi_options(CLI::App& cmd, AlibiFlags& f) {
   cmd.add_option("--heads", f.heads, "ALiBi: number of heads (check: default the data's)");
-  cmd.add_option("--max-bias", f.max_bias, "ALiBi: max_bias b of the slopes 2^(-b·k/n')")->capture_default_str();
-  cmd.add_option("--alibi-slopes", f.slopes, "ALiBi: interpolated (the paper, HF, ggml, vLLM) or direct (2^(-b(h+1)/n))")
+  cmd.add_option("--max-bias", f.max_bias, "ALiBi: max_bias b of the slopes 2^(-b·k/n')")
+      ->capture_default_str();
+  cmd.add_option("--alibi-slopes", f.slopes,
+                 "ALiBi: interpolated (the paper, HF, ggml, vLLM) or direct (2^(-b(h+1)/n))")
       ->capture_default_str();
   cmd.add_option("--alibi-form", f.form, "ALiBi: causal -m(i-j), symmetric -m|i-j|, or bloom m·j")
       ->capture_default_str();
@@ -35,11 +37,14 @@ void note_given_alibi_flags(const CLI::App& cmd, AlibiFlags& f) {
     const CLI::Option* o = cmd.get_option_no_throw(flag_for_parameter(p));
     if (o != nullptr && o->count() > 0) f.given.insert(p);
   }
-  f.queries = f.queries_range.empty() ? std::vector<std::int64_t>{} : range_positions(f.queries_range, "--queries");
+  f.queries =
+      f.queries_range.empty() ? std::vector<std::int64_t>{} : range_positions(f.queries_range, "--queries");
   f.keys = f.keys_range.empty() ? std::vector<std::int64_t>{} : range_positions(f.keys_range, "--keys");
 }
 
-void reject_alibi_flags(const AlibiFlags& f, const std::string& why) { check::reject_alibi(f, flag_names(), why); }
+void reject_alibi_flags(const AlibiFlags& f, const std::string& why) {
+  check::reject_alibi(f, flag_names(), why);
+}
 
 AlibiParams to_alibi_params(const AlibiFlags& f, std::int64_t heads) {
   return check::to_alibi_params(f, heads, flag_names());

@@ -186,7 +186,8 @@ void add_census(CLI::App& app, int& exit_code) {
     targets.command = "census";
     if (const auto r = check::apply_hf_config(hf_source(a->hf, *cmd), targets, flag_names())) {
       fmt::print("{}", r->block);
-      fmt::print("  note: census sweeps its own bases and head dims; the config gives its scaling and form\n");
+      fmt::print(
+          "  note: census sweeps its own bases and head dims; the config gives its scaling and form\n");
     }
     exit_code = census_command(*a);
   });

@@ -1,6 +1,8 @@
 // pe-suite check: an outside implementation's dumped output (.npy) against the exact reference. The flags
 // and files become a check engine request (pe/check/check.h); its report is printed, and written as JSON
 // with --json.
+#include "pe/check/check.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -10,7 +12,6 @@
 #include "form_options.h"
 #include "hf_config_options.h"
 #include "names.h"
-#include "pe/check/check.h"
 #include "pe/check/npy.h"
 #include "pe/pe.h"
 #include "progress.h"
@@ -64,7 +65,8 @@ Loaded load(const std::string& path, const std::string& dtype, const char* optio
   }
   check::NpyArray a = check::read_npy(path, declared.value_or(DType::F32));
   if (a.integer)
-    throw UsageError(fmt::format("{}: {} holds integers; if they are bfloat16 bits pass --dtype bf16", option, path));
+    throw UsageError(
+        fmt::format("{}: {} holds integers; if they are bfloat16 bits pass --dtype bf16", option, path));
   if (declared && *declared != a.dtype)
     throw UsageError(fmt::format("--dtype: {} given, but {} holds {}", dtype, path, to_string(a.dtype)));
   return {std::move(a)};
@@ -89,8 +91,6 @@ check::Progress progress_line(std::optional<Progress>& p) {
 }
 
 int check_sinusoidal(const CheckOptions& o) {
-  reject_scaling_flags(o.scaling, "RoPE scaling applies to --family rope only");
-  reject_form_flags(o.form, "rotary forms apply to --family rope only");
   if (o.table.empty()) throw UsageError("TABLE: give the .npy table to check");
   const Loaded a = load(o.table, o.dtype, "TABLE");
   std::optional<Loaded> b;
@@ -111,7 +111,8 @@ int check_sinusoidal(const CheckOptions& o) {
 }
 
 int check_rope(const CheckOptions& o) {
-  if (o.input.empty() || o.output.empty()) throw UsageError("--input and --output: RoPE needs both .npy files");
+  if (o.input.empty() || o.output.empty())
+    throw UsageError("--input and --output: RoPE needs both .npy files");
   const Loaded x = load(o.input, o.dtype, "--input"), y = load(o.output, o.dtype, "--output");
   std::optional<Loaded> b;
   if (!o.against.empty()) b = load(o.against, o.dtype, "--against");
@@ -140,9 +141,6 @@ int check_rope(const CheckOptions& o) {
 }
 
 int check_alibi(const CheckOptions& o) {
-  if (!o.against.empty()) throw UsageError("--against: applies to --family sinusoidal and rope");
-  reject_scaling_flags(o.scaling, "RoPE scaling applies to --family rope only");
-  reject_form_flags(o.form, "rotary forms apply to --family rope only");
   if (o.table.empty()) throw UsageError("TABLE: give the .npy slopes [heads] or bias [heads, queries, keys]");
   const Loaded a = load(o.table, o.dtype, "TABLE");
   check::AlibiRequest r;
@@ -152,18 +150,46 @@ int check_alibi(const CheckOptions& o) {
   return finish(check::check_alibi(r, check_names()), o);
 }
 
-// How `check` reads each family's dumped data.
+// How `check` reads each family's dumped data, and which of the option groups it reads: the rest are
+// refused, naming the families that read them.
 struct Checker {
   Family family;
   int (*check)(const CheckOptions&);
+  bool rope_options = false, alibi_options = false, against = true;
 };
-constexpr Checker kCheckers[] = {
-    {Family::Sinusoidal, check_sinusoidal}, {Family::Rope, check_rope}, {Family::Alibi, check_alibi}};
+constexpr Checker kCheckers[] = {{Family::Sinusoidal, check_sinusoidal},
+                                 {Family::Rope, check_rope, true},
+                                 {Family::Alibi, check_alibi, false, true, false}};
+
+// "--family rope", "--family sinusoidal and rope": the families whose row reads `group`.
+std::string families_reading(bool Checker::*group) {
+  std::string out;
+  for (const Checker& c : kCheckers)
+    if (c.*group) out += (out.empty() ? "--family " : " and ") + std::string(to_string(c.family));
+  return out;
+}
+
+// Refuses the option groups `c`'s family does not read.
+void reject_unread(const Checker& c, const CheckOptions& o) {
+  if (!c.rope_options) {
+    const std::string rope = families_reading(&Checker::rope_options);
+    if (!o.hf.path.empty()) throw UsageError("--hf-config: applies to " + rope);
+    reject_scaling_flags(o.scaling, "RoPE scaling applies to " + rope + " only");
+    reject_form_flags(o.form, "rotary forms apply to " + rope + " only");
+    reject_temperature_flags(o.temperature, "applies to " + rope + " only");
+    if (o.no_rope) throw UsageError("--no-rope: applies to " + rope + " only");
+  }
+  if (!c.alibi_options)
+    reject_alibi_flags(o.alibi, "applies to " + families_reading(&Checker::alibi_options) + " only");
+  if (!c.against && !o.against.empty())
+    throw UsageError("--against: applies to " + families_reading(&Checker::against));
+}
 
 }  // namespace
 
 void add_check(CLI::App& app, int& exit_code) {
-  auto* cmd = app.add_subcommand("check", "Check an outside implementation's .npy output against the reference");
+  auto* cmd =
+      app.add_subcommand("check", "Check an outside implementation's .npy output against the reference");
   auto o = std::make_shared<CheckOptions>();
   cmd->add_option(
       "TABLE", o->table,
@@ -185,14 +211,16 @@ void add_check(CLI::App& app, int& exit_code) {
                   "A second implementation's output of the same input (RoPE --output or sinusoidal TABLE): "
                   "both checked, band by band, which is wrong where");
   cmd->add_option("--json", o->json, "Also write the result as JSON (schema pe-suite/check/1) to this file");
-  cmd->add_flag("--heads-first", o->heads_first, "RoPE data is [heads, tokens, head_dim] (as in Hugging Face)");
+  cmd->add_flag("--heads-first", o->heads_first,
+                "RoPE data is [heads, tokens, head_dim] (as in Hugging Face)");
   auto* max_abs = cmd->add_option("--max-abs", o->max_abs, "Budget: this absolute error for every element");
   cmd->add_option("--contract", o->contract,
                   "Budget: a registered variant's contract (default: the class of the data's precision)");
   add_scaling_options(*cmd, o->scaling);
   add_form_options(*cmd, o->form);
-  cmd->add_flag("--no-rope", o->no_rope,
-                "RoPE: a NoPE layer (Llama-4's every 4th, SmolLM3, Cohere2): output = input, times the temperature");
+  cmd->add_flag(
+      "--no-rope", o->no_rope,
+      "RoPE: a NoPE layer (Llama-4's every 4th, SmolLM3, Cohere2): output = input, times the temperature");
   add_temperature_options(*cmd, o->temperature);
   add_alibi_options(*cmd, o->alibi);
   add_hf_config_options(*cmd, o->hf);
@@ -203,23 +231,20 @@ void add_check(CLI::App& app, int& exit_code) {
     o->scaling.given = given_scaling_flags(*cmd);
     o->temperature.given = given_temperature_flags(*cmd);
     o->given = given_parameters(*cmd, {"base", "layout", "mrope_section", "mrope_layout"});
-    for (const auto& [p, flag] : {std::pair{"rotary_dim", "--rotary-dim"}, std::pair{"head_dim", "--head-dim"}})
+    for (const auto& [p, flag] :
+         {std::pair{"rotary_dim", "--rotary-dim"}, std::pair{"head_dim", "--head-dim"}})
       if (cmd->count(flag) > 0) o->given.insert(p);
     const auto family = parse_family(o->family);
-    if (!o->hf.path.empty() && family != Family::Rope) throw UsageError("--hf-config: applies to --family rope");
-    o->hf_source = hf_source(o->hf, *cmd);
-    if (family && *family != Family::Rope) {
-      reject_temperature_flags(o->temperature, "applies to --family rope only");
-      if (o->no_rope) throw UsageError("--no-rope: applies to --family rope only");
-    }
     const auto checker = std::find_if(std::begin(kCheckers), std::end(kCheckers),
                                       [&](const Checker& c) { return family && c.family == *family; });
     if (checker == std::end(kCheckers)) {
       std::string known;
-      for (const Checker& c : kCheckers) known += (known.empty() ? "" : " or ") + std::string(to_string(c.family));
+      for (const Checker& c : kCheckers)
+        known += (known.empty() ? "" : " or ") + std::string(to_string(c.family));
       throw UsageError("--family: check reads " + known + " data, got '" + o->family + "'");
     }
-    if (checker->family != Family::Alibi) reject_alibi_flags(o->alibi, "applies to --family alibi only");
+    reject_unread(*checker, *o);
+    o->hf_source = hf_source(o->hf, *cmd);
     exit_code = checker->check(*o);
   });
 }

@@ -180,9 +180,7 @@ TEST(Scaling, PlanErrorsNameTheFlagAndPartialRotaryDimIsHfs) {
               rotary_dim_for(partial, 80, 16);
             }).rfind("--rotary-dim and --partial-rotary-factor: give one", 0),
             0u);
-  EXPECT_EQ(usage_error([&] {
-              rotary_dim_for(partial, 12, 0);
-            }).rfind("--partial-rotary-factor: ", 0),
+  EXPECT_EQ(usage_error([&] { rotary_dim_for(partial, 12, 0); }).rfind("--partial-rotary-factor: ", 0),
             0u);  // int(12 · 0.25) = 3 is odd
 }
 

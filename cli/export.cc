@@ -148,8 +148,8 @@ std::vector<double> rotated_values(const ExportOptions& o, const std::vector<std
   if (x.integer) throw UsageError("--input: " + o.input + " holds integers, not q/k values");
   shape = x.shape;
   const auto head_dim = static_cast<std::int64_t>(shape.back());
-  const RopeParams params = with_form(
-      {head_dim, rotary_dim_for(o.scaling, head_dim, o.dim), o.base, layout, scaling}, o.form);
+  const RopeParams params =
+      with_form({head_dim, rotary_dim_for(o.scaling, head_dim, o.dim), o.base, layout, scaling}, o.form);
   const RopePlan plan = check::rope_plan(params, export_names());
   const RopeBatch batch = check::rope_batch_of(shape, positions, o.heads_first, "--input", plan.n_axes());
   scaling_note = check::describe_scaling(scaling, plan);
@@ -232,10 +232,6 @@ struct Exported {
 
 Exported export_sinusoidal(const ExportOptions& o, Layout layout, DType dtype,
                            const std::vector<std::int64_t>& positions) {
-  reject_scaling_flags(o.scaling, "RoPE scaling applies to --family rope only");
-  reject_form_flags(o.form, "rotary forms apply to --family rope only");
-  if (!o.input.empty()) throw UsageError("--input: only RoPE rotates an input");
-  if (o.heads_first) throw UsageError("--heads-first: only RoPE's --input has heads");
   return {sinusoidal_values(o, {o.dim, o.base, layout}, positions, dtype),
           {positions.size(), static_cast<std::size_t>(o.dim)},
           "none",
@@ -292,9 +288,7 @@ Exported export_rope(const ExportOptions& o, Layout layout, DType dtype,
     e.values = rotated_values(o, positions, dtype, layout, scaling, e.shape, e.scaling_note, temperature);
     const auto head_dim = static_cast<std::int64_t>(e.shape.back());
     e.metadata = rope_metadata(
-        o,
-        with_form({head_dim, rotary_dim_for(o.scaling, head_dim, o.dim), o.base, layout, scaling},
-                  o.form),
+        o, with_form({head_dim, rotary_dim_for(o.scaling, head_dim, o.dim), o.base, layout, scaling}, o.form),
         dtype, e.shape);
   } else {
     if (o.form.rotary_offset != 0)
@@ -317,29 +311,55 @@ Exported export_rope(const ExportOptions& o, Layout layout, DType dtype,
 // [heads] slopes or [heads, queries, keys] bias; the positions come from --queries and --keys.
 Exported export_alibi_table(const ExportOptions& o, Layout /*layout*/, DType dtype,
                             const std::vector<std::int64_t>& /*positions*/) {
-  reject_scaling_flags(o.scaling, "RoPE scaling applies to --family rope only");
-  reject_form_flags(o.form, "rotary forms apply to --family rope only");
-  if (!o.input.empty()) throw UsageError("--input: only RoPE rotates an input");
-  if (o.heads_first) throw UsageError("--heads-first: only RoPE's --input has heads");
   AlibiExport e = export_alibi(o.alibi, o.reference, o.variant, dtype);
   return {std::move(e.values), std::move(e.shape), "none", {}};
 }
 
-// What `export` writes for each family it knows, and whether it reads --dim and --positions.
+// What `export` writes for each family it knows, whether it reads --dim and --positions, and which option
+// groups it reads (the rest are refused, naming the families that read them).
 struct Exporter {
   Family family;
   Exported (*run)(const ExportOptions&, Layout, DType, const std::vector<std::int64_t>&);
-  bool positions_and_dim = true;
+  bool positions_and_dim = true, rope_options = false, alibi_options = false;
 };
 constexpr Exporter kExporters[] = {{Family::Sinusoidal, export_sinusoidal},
-                                   {Family::Rope, export_rope},
-                                   {Family::Alibi, export_alibi_table, false}};
+                                   {Family::Rope, export_rope, true, true},
+                                   {Family::Alibi, export_alibi_table, false, false, true}};
+
+// "--family rope": the families whose row reads `group`.
+std::string families_reading(bool Exporter::*group) {
+  std::string out;
+  for (const Exporter& e : kExporters)
+    if (e.*group) out += (out.empty() ? "--family " : " and ") + std::string(to_string(e.family));
+  return out;
+}
+
+const Exporter* exporter_of(const std::string& family) {
+  const auto f = parse_family(family);
+  const auto e = std::find_if(std::begin(kExporters), std::end(kExporters),
+                              [&](const Exporter& x) { return f && x.family == *f; });
+  return e == std::end(kExporters) ? nullptr : e;
+}
+
+// Refuses the option groups `e`'s family does not read.
+void reject_unread(const Exporter& e, const ExportOptions& o) {
+  if (!e.rope_options) {
+    const std::string rope = families_reading(&Exporter::rope_options);
+    if (!o.hf.path.empty()) throw UsageError("--hf-config: applies to " + rope);
+    reject_scaling_flags(o.scaling, "RoPE scaling applies to " + rope + " only");
+    reject_form_flags(o.form, "rotary forms apply to " + rope + " only");
+    reject_temperature_flags(o.temperature, "applies to " + rope + " only");
+    if (!o.input.empty()) throw UsageError("--input: only RoPE rotates an input");
+    if (o.heads_first) throw UsageError("--heads-first: only RoPE's --input has heads");
+  }
+  if (!e.alibi_options)
+    reject_alibi_flags(o.alibi, "applies to " + families_reading(&Exporter::alibi_options) + " only");
+}
 
 int run_export(const ExportOptions& o) {
   const Family family = parsed(parse_family(o.family), "--family", o.family);
-  const auto exporter = std::find_if(std::begin(kExporters), std::end(kExporters),
-                                     [&](const Exporter& e) { return e.family == family; });
-  if (exporter == std::end(kExporters)) throw UsageError("--family: export does not write " + o.family);
+  const Exporter* exporter = exporter_of(o.family);
+  if (exporter == nullptr) throw UsageError("--family: export does not write " + o.family);
   const DType dtype = parsed(parse_dtype(o.dtype), "--dtype", o.dtype);
   const Layout layout =
       o.layout.empty() ? default_layout(family) : parsed(parse_layout(o.layout), "--layout", o.layout);
@@ -351,14 +371,13 @@ int run_export(const ExportOptions& o) {
   if (format.empty()) format = o.out.ends_with(".csv") ? "csv" : "npy";
   if (format != "npy" && format != "csv") throw UsageError("--format: npy or csv, got '" + format + "'");
   // RoPE forms read [n_axes][tokens] positions.
-  const std::size_t axes = family == Family::Rope ? n_axes(to_rope_form(o.form)) : 1;
+  const std::size_t axes = exporter->rope_options ? n_axes(to_rope_form(o.form)) : 1;
   if (!exporter->positions_and_dim && (!o.positions.empty() || !o.positions_file.empty() || o.dim_given))
     throw UsageError(o.dim_given
                          ? "--dim: " + o.family + " takes no --dim"
                          : "--positions: " + o.family + " takes its positions from --queries and --keys");
   if (exporter->positions_and_dim && !o.dim_given)
     throw UsageError("--dim: required for --family " + o.family);
-  if (exporter->family != Family::Alibi) reject_alibi_flags(o.alibi, "applies to --family alibi only");
   const auto positions = exporter->positions_and_dim
                              ? axis_positions_from(o.positions, o.positions_file, axes, o.form)
                              : std::vector<std::int64_t>{};
@@ -434,8 +453,7 @@ void add_export(CLI::App& app, int& exit_code) {
     o->dim_given = cmd->count("--dim") > 0;
     o->scaling.given = given_scaling_flags(*cmd);
     o->temperature.given = given_temperature_flags(*cmd);
-    if (!o->hf.path.empty() && parse_family(o->family) != Family::Rope)
-      throw UsageError("--hf-config: applies to --family rope");
+    if (const Exporter* e = exporter_of(o->family)) reject_unread(*e, *o);
     check::HfTargets targets;
     targets.base = &o->base;
     targets.layout = &o->layout;
@@ -444,8 +462,9 @@ void add_export(CLI::App& app, int& exit_code) {
     targets.temperature = &o->temperature;
     targets.given = given_parameters(*cmd, {"base", "layout", "mrope_section", "mrope_layout"});
     targets.positions = [o] {
-      return o->positions.empty() && o->positions_file.empty() ? std::vector<std::int64_t>{}
-                                                               : positions_from(o->positions, o->positions_file);
+      return o->positions.empty() && o->positions_file.empty()
+                 ? std::vector<std::int64_t>{}
+                 : positions_from(o->positions, o->positions_file);
     };
     targets.command = "export";
     const auto r = check::apply_hf_config(hf_source(o->hf, *cmd), targets, export_names());
@@ -455,8 +474,6 @@ void add_export(CLI::App& app, int& exit_code) {
       o->dim = o->input.empty() ? r->setting.head_dim : 0;
       o->dim_given = true;
     }
-    if (const auto family = parse_family(o->family); family && *family != Family::Rope)
-      reject_temperature_flags(o->temperature, "applies to --family rope only");
     exit_code = run_export(*o);
   });
 }

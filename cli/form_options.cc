@@ -32,9 +32,13 @@ void read_form_flags(FormFlags& f) {
 
 RopeForm to_rope_form(const FormFlags& f) { return check::to_rope_form(f, flag_names()); }
 
-RopeParams with_form(RopeParams params, const FormFlags& f) { return check::with_form(params, f, flag_names()); }
+RopeParams with_form(RopeParams params, const FormFlags& f) {
+  return check::with_form(params, f, flag_names());
+}
 
-void reject_form_flags(const FormFlags& f, const std::string& why) { check::reject_form(f, flag_names(), why); }
+void reject_form_flags(const FormFlags& f, const std::string& why) {
+  check::reject_form(f, flag_names(), why);
+}
 
 check::Positions positions_of(const std::string& range, const std::string& file) {
   check::Positions p;
@@ -50,8 +54,9 @@ check::Positions positions_of(const std::string& range, const std::string& file)
 
 std::vector<std::int64_t> axis_positions_from(const std::string& range, const std::string& file,
                                               std::size_t n_axes, const FormFlags& form) {
-  return check::axis_positions(positions_of(range, file), n_axes, check::axes_parameter(form),
-                               flag_names({{"positions_file", "--positions-file"}, {"positions", "--positions"}}));
+  return check::axis_positions(
+      positions_of(range, file), n_axes, check::axes_parameter(form),
+      flag_names({{"positions_file", "--positions-file"}, {"positions", "--positions"}}));
 }
 
 }  // namespace pe::cli

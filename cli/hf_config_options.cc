@@ -7,14 +7,16 @@
 namespace pe::cli {
 
 void add_hf_config_options(CLI::App& cmd, HfConfigFlags& f) {
-  cmd.add_option("--hf-config", f.path,
-                 "A model's config.json (transformers'): fills --base, the scaling, the rotary dim, the form; "
-                 "flags given override it")
+  cmd.add_option(
+         "--hf-config", f.path,
+         "A model's config.json (transformers'): fills --base, the scaling, the rotary dim, the form; "
+         "flags given override it")
       ->group("Model config");
   cmd.add_option("--layer", f.layer, "--hf-config: the layer whose RoPE to use (configs whose layers differ)")
       ->group("Model config");
-  cmd.add_option("--layer-type", f.layer_type,
-                 "--hf-config: the layer type whose RoPE to use (sliding_attention, full_attention, nope, ...)")
+  cmd.add_option(
+         "--layer-type", f.layer_type,
+         "--hf-config: the layer type whose RoPE to use (sliding_attention, full_attention, nope, ...)")
       ->group("Model config");
 }
 

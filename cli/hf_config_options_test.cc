@@ -1,12 +1,13 @@
 // --hf-config through the command line's flags: a flag given wins over the config's value and is
 // reported as an override (the resolver itself is tested in check/tests/hf_config_test.cc).
+#include "hf_config_options.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <string>
 
 #include "form_options.h"
-#include "hf_config_options.h"
 #include "names.h"
 #include "scaling_options.h"
 

@@ -11,7 +11,8 @@ namespace pe::check {
 
 Budget budget_for(const BudgetOptions& o, Family family, DType dtype, const Names& names) {
   if (o.max_abs && !o.contract.empty())
-    throw BadRequest(fmt::format("{} and {}: give at most one", names("max_abs"), names("contract")), "max_abs");
+    throw BadRequest(fmt::format("{} and {}: give at most one", names("max_abs"), names("contract")),
+                     "max_abs");
   if (o.max_abs) {
     if (!(*o.max_abs >= 0)) names.fail("max_abs", fmt::format("must be >= 0, got {}", *o.max_abs));
     return {{nullptr, dtype, *o.max_abs}, fmt::format("|err| <= {:g} ({})", *o.max_abs, names("max_abs"))};

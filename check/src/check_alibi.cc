@@ -13,7 +13,8 @@ namespace {
 
 // The positions of an axis of `n`: the given ones (which must be n), or by default `fallback`.
 std::vector<std::int64_t> positions_of(const std::vector<std::int64_t>& given, std::string_view parameter,
-                                       std::size_t n, std::vector<std::int64_t> fallback, const Names& names) {
+                                       std::size_t n, std::vector<std::int64_t> fallback,
+                                       const Names& names) {
   if (given.empty()) return fallback;
   if (given.size() != n) names.fail(parameter, fmt::format("{} positions, the data has {}", given.size(), n));
   return given;
@@ -21,13 +22,14 @@ std::vector<std::int64_t> positions_of(const std::vector<std::int64_t>& given, s
 
 void report_fits(const std::vector<AlibiFit>& fits, Report& out) {
   nlohmann::json candidates = nlohmann::json::array();
-  for (const AlibiFit& f : fits) candidates.push_back({{"convention", f.description}, {"residual", f.residual}});
+  for (const AlibiFit& f : fits)
+    candidates.push_back({{"convention", f.description}, {"residual", f.residual}});
   out.j["diagnosis"] = candidates;
   out.say("\ndiagnosis (ALiBi conventions, long double model, max residual relative to the bias):\n");
   for (std::size_t k = 0; k < std::min<std::size_t>(3, fits.size()); ++k)
     out.say("  {:.3g}  {}\n", fits[k].residual, fits[k].description);
-  const auto given =
-      std::find_if(fits.begin(), fits.end(), [](const AlibiFit& f) { return f.description == "the conventions given"; });
+  const auto given = std::find_if(fits.begin(), fits.end(),
+                                  [](const AlibiFit& f) { return f.description == "the conventions given"; });
   const AlibiFit& best = fits.front();
   if (best.description == "the conventions given" || best.residual >= given->residual / 10) {
     out.say("no known convention fits better than the one given: the error is the implementation's\n");
@@ -47,8 +49,9 @@ Report check_alibi(const AlibiRequest& r, const Names& names) {
   std::vector<std::size_t> shape = data.shape;
   if (shape.size() == 4 && shape[0] == 1) shape.erase(shape.begin());  // a batch of one
   if (shape.size() != 1 && shape.size() != 3)
-    names.fail("table", fmt::format("expected [heads] slopes or a [heads, queries, keys] bias, {} has rank {}",
-                                    data.name, data.shape.size()));
+    names.fail("table",
+               fmt::format("expected [heads] slopes or a [heads, queries, keys] bias, {} has rank {}",
+                           data.name, data.shape.size()));
   const auto heads = static_cast<std::int64_t>(shape[0]);
   if (o.heads != 0 && o.heads != heads)
     names.fail("heads", fmt::format("{} given, {} has {} heads", o.heads, data.name, heads));
@@ -61,8 +64,9 @@ Report check_alibi(const AlibiRequest& r, const Names& names) {
   std::vector<std::int64_t> queries, keys;
   if (slopes) {
     if (!o.queries.empty() || !o.keys.empty())
-      throw BadRequest(fmt::format("{}/{}: the slopes [heads] have no positions", names("queries"), names("keys")),
-                       "queries");
+      throw BadRequest(
+          fmt::format("{}/{}: the slopes [heads] have no positions", names("queries"), names("keys")),
+          "queries");
     out.say("checking {}: {} slopes, {}, max_bias {:g}, {} rule\n", data.name, heads, to_string(data.dtype),
             params.max_bias, to_string(params.slopes));
     harness::measure_alibi_slopes(params, data.values, budget, [&](const harness::ElementRecord& e) {
@@ -78,17 +82,21 @@ Report check_alibi(const AlibiRequest& r, const Names& names) {
     keys = positions_of(o.keys, "keys", K, k0, names);
     std::vector<std::int64_t> q0;
     for (std::size_t q = 0; q < Q; ++q)
-      q0.push_back(static_cast<std::int64_t>(K) - static_cast<std::int64_t>(Q) + static_cast<std::int64_t>(q));
+      q0.push_back(static_cast<std::int64_t>(K) - static_cast<std::int64_t>(Q) +
+                   static_cast<std::int64_t>(q));
     if (o.queries.empty() && Q > K)
       names.fail("queries", fmt::format("{} queries against {} keys; give their positions", Q, K));
     queries = positions_of(o.queries, "queries", Q, q0, names);
-    out.say("checking {}: {} heads x {} queries [{}..{}] x {} keys [{}..{}], {}, max_bias {:g}, {} rule, {} form{}\n",
-            data.name, heads, Q, queries.front(), queries.back(), K, keys.front(), keys.back(), to_string(data.dtype),
-            params.max_bias, to_string(params.slopes), to_string(params.form),
-            params.form == AlibiForm::Causal ? " (keys after the query are masked: not compared)" : "");
+    out.say(
+        "checking {}: {} heads x {} queries [{}..{}] x {} keys [{}..{}], {}, max_bias {:g}, {} rule, {} "
+        "form{}\n",
+        data.name, heads, Q, queries.front(), queries.back(), K, keys.front(), keys.back(),
+        to_string(data.dtype), params.max_bias, to_string(params.slopes), to_string(params.form),
+        params.form == AlibiForm::Causal ? " (keys after the query are masked: not compared)" : "");
     const bool causal = params.form == AlibiForm::Causal;
     harness::measure_alibi(params, queries, keys, data.values, budget, [&](const harness::ElementRecord& e) {
-      if (causal && keys[static_cast<std::size_t>(e.channel)] > queries[static_cast<std::size_t>(e.row)]) return;
+      if (causal && keys[static_cast<std::size_t>(e.channel)] > queries[static_cast<std::size_t>(e.row)])
+        return;
       bands.add(e);
       tally.add(e);
     });

@@ -65,8 +65,8 @@ Report check_nope(const RopeRequest& r, const Resolved& v, const AttnTemperature
   if (o.rotary_dim != 0) names.fail("rotary_dim", "a NoPE layer (" + nope + ") rotates nothing");
   if (!o.layout.empty()) names.fail("layout", "a NoPE layer (" + nope + ") rotates nothing");
   if (!r.budget.contract.empty())
-    names.fail("contract",
-               fmt::format("a NoPE layer has no rotation to contract for ({}: a fused kernel's)", names("max_abs")));
+    names.fail("contract", fmt::format("a NoPE layer has no rotation to contract for ({}: a fused kernel's)",
+                                       names("max_abs")));
   if (r.budget.max_abs && !(*r.budget.max_abs >= 0))
     names.fail("max_abs", fmt::format("must be >= 0, got {}", *r.budget.max_abs));
   const DataView &x = r.x, &y = r.y;
@@ -74,12 +74,13 @@ Report check_nope(const RopeRequest& r, const Resolved& v, const AttnTemperature
   const RopeBatch batch = rope_batch_of(x.shape, r.positions.values, r.heads_first, x.name);
   const double max_abs = r.budget.max_abs.value_or(0.0);
   const harness::Budget budget{nullptr, y.dtype, max_abs};
-  const std::string budget_text = r.budget.max_abs ? fmt::format("|err| <= {:g} ({})", max_abs, names("max_abs"))
-                                  : t.type == AttnTemperatureType::None
-                                      ? fmt::format("identity, bit for bit ({} for a fused kernel)", names("max_abs"))
-                                      : "t(p)*x within " + describe_gain_budget(y.dtype, "|x|");
-  out.say("checking {} -> {}: {} tokens x {} heads x head_dim {}, {}, NoPE layer (no rotation){}\n", x.name, y.name,
-          batch.tokens(), batch.heads, hd, to_string(y.dtype),
+  const std::string budget_text =
+      r.budget.max_abs ? fmt::format("|err| <= {:g} ({})", max_abs, names("max_abs"))
+      : t.type == AttnTemperatureType::None
+          ? fmt::format("identity, bit for bit ({} for a fused kernel)", names("max_abs"))
+          : "t(p)*x within " + describe_gain_budget(y.dtype, "|x|");
+  out.say("checking {} -> {}: {} tokens x {} heads x head_dim {}, {}, NoPE layer (no rotation){}\n", x.name,
+          y.name, batch.tokens(), batch.heads, hd, to_string(y.dtype),
           t.type == AttnTemperatureType::None ? "" : ", attention temperature " + describe_temperature(t));
   harness::Measurement bands;
   harness::measure_nope(
@@ -108,7 +109,8 @@ Report check_nope(const RopeRequest& r, const Resolved& v, const AttnTemperature
 Report check_rope(const RopeRequest& r, const Names& names) {
   validate_positions(r.positions, names);
   if (r.x.shape != r.y.shape) names.fail("y", fmt::format("shape differs from {}'s", names("x")));
-  if (r.x.shape.empty()) names.fail("x", "expected [tokens, heads, head_dim] or [tokens, head_dim], got a scalar");
+  if (r.x.shape.empty())
+    names.fail("x", "expected [tokens, heads, head_dim] or [tokens, head_dim], got a scalar");
   if (r.against) require_same(*r.against, r.y, "y", names);
   Report out;
   const Resolved v = resolve(r, names);
@@ -118,9 +120,11 @@ Report check_rope(const RopeRequest& r, const Names& names) {
   const DataView &x = r.x, &y = r.y;
   const std::size_t hd = x.shape.back();
   if (o.head_dim != 0 && static_cast<std::size_t>(o.head_dim) != hd)
-    throw BadRequest(fmt::format("{}: {} given, the data's last axis is {}", v.head_dim_source, o.head_dim, hd),
-                     "head_dim");
-  if (o.no_rope && r.against) names.fail("against", fmt::format("a NoPE layer ({}) has no rotation", names("no_rope")));
+    throw BadRequest(
+        fmt::format("{}: {} given, the data's last axis is {}", v.head_dim_source, o.head_dim, hd),
+        "head_dim");
+  if (o.no_rope && r.against)
+    names.fail("against", fmt::format("a NoPE layer ({}) has no rotation", names("no_rope")));
   if (o.no_rope) return check_nope(r, v, temperature, names, std::move(out));
   const auto head_dim = static_cast<std::int64_t>(hd);
   Layout layout = default_layout(Family::Rope);
@@ -137,21 +141,26 @@ Report check_rope(const RopeRequest& r, const Names& names) {
   if (temperature.type != AttnTemperatureType::None && !params.form.is_text())
     names.fail("attn_temperature", "applies to text RoPE (the forms' positions are not token indices)");
   const std::size_t axes = n_axes(params.form);
-  const std::vector<std::int64_t> positions = axis_positions(r.positions, axes, axes_parameter(o.form), names);
+  const std::vector<std::int64_t> positions =
+      axis_positions(r.positions, axes, axes_parameter(o.form), names);
   const RopeBatch batch = rope_batch_of(x.shape, positions, r.heads_first, x.name, axes);
   const std::size_t heads = batch.heads;
   const RopePlan plan = rope_plan(params, names);
   Budget budget = budget_for(r.budget, Family::Rope, y.dtype, names);
   const harness::OutputGain gain = output_gain(r, temperature, y.dtype);
-  if (gain.relative_error > 0) budget.text += ", times t(p), plus " + describe_gain_budget(y.dtype, "(|x_a| + |x_b|)");
+  if (gain.relative_error > 0)
+    budget.text += ", times t(p), plus " + describe_gain_budget(y.dtype, "(|x_a| + |x_b|)");
   if (budget.contract != nullptr && plan.effective_base() > budget.contract->max_base)
-    out.say("note: the scaled base {:g} exceeds the contract's max_base {:g}: its budget is not derived for it\n",
-            plan.effective_base(), budget.contract->max_base);
+    out.say(
+        "note: the scaled base {:g} exceeds the contract's max_base {:g}: its budget is not derived for it\n",
+        plan.effective_base(), budget.contract->max_base);
   const std::string form = describe_form(params);
-  out.say("checking {} -> {}: {} tokens x {} heads x head_dim {} (rotary {}{}), {}, {}, base {:g}{}\n", x.name,
-          y.name, batch.tokens(), heads, hd, plan.rotary_dim(), form.empty() ? "" : ", " + form,
+  out.say("checking {} -> {}: {} tokens x {} heads x head_dim {} (rotary {}{}), {}, {}, base {:g}{}\n",
+          x.name, y.name, batch.tokens(), heads, hd, plan.rotary_dim(), form.empty() ? "" : ", " + form,
           to_string(y.dtype), to_string(params.layout), params.base,
-          params.scaling.type == RopeScalingType::None ? "" : ", scaling " + describe_scaling(params.scaling, plan));
+          params.scaling.type == RopeScalingType::None
+              ? ""
+              : ", scaling " + describe_scaling(params.scaling, plan));
   if (temperature.type != AttnTemperatureType::None)
     out.say("attention temperature {}\n", describe_temperature(temperature));
 
@@ -167,7 +176,8 @@ Report check_rope(const RopeRequest& r, const Names& names) {
         bands.add(e);
         tally.add(e);
         if (e.unchanged && e.abs_error != 0 && moved == nullptr) moved = &(first_moved = e);
-        if (!(e.ratio() <= 1)) over[static_cast<std::size_t>(e.row) * heads + static_cast<std::size_t>(e.head)] = true;
+        if (!(e.ratio() <= 1))
+          over[static_cast<std::size_t>(e.row) * heads + static_cast<std::size_t>(e.head)] = true;
       },
       {}, RopeDirection::Forward, gain);
   out.j["family"] = "rope";
@@ -188,10 +198,11 @@ Report check_rope(const RopeRequest& r, const Names& names) {
   add_hf(out, v.hf);
   report_verdict(bands, budget, out, &tally);
   if (moved != nullptr)
-    out.say("pass-through: channel {} of token {} head {} lies outside the rotated channels [{}, {}) and must "
-            "equal the input bit for bit (budget 0); it moved by {:.3g} ({:.3g} ulp)\n",
-            moved->channel, moved->row, moved->head, params.rotary_offset, params.rotary_offset + plan.rotary_dim(),
-            moved->abs_error, moved->ulp);
+    out.say(
+        "pass-through: channel {} of token {} head {} lies outside the rotated channels [{}, {}) and must "
+        "equal the input bit for bit (budget 0); it moved by {:.3g} ({:.3g} ulp)\n",
+        moved->channel, moved->row, moved->head, params.rotary_offset,
+        params.rotary_offset + plan.rotary_dim(), moved->abs_error, moved->ulp);
   Convention given{params.layout, params.base};
   given.form = params.form;
   given.rotary_offset = params.rotary_offset;
@@ -201,7 +212,8 @@ Report check_rope(const RopeRequest& r, const Names& names) {
   // Every candidate is a RopePlan (with its attention factor): the mistakes of the form, layout, base,
   // positions and direction under the given scaling, and those of the check's own arguments (rotary
   // dim, the scaling ignored, its factor, another method, YaRN's truncate and betas).
-  const std::vector<Convention> alternatives = other_layers(v.other_layers, given, hd, r.positions.values, names);
+  const std::vector<Convention> alternatives =
+      other_layers(v.other_layers, given, hd, r.positions.values, names);
   if (r.against) {  // B: the same input through another implementation
     const DataView& b = *r.against;
     Against against(y.values);
@@ -225,8 +237,8 @@ Report check_rope(const RopeRequest& r, const Names& names) {
       return out;
     }
   }
-  diagnose_rope_output({x.values, y.values, batch, hd, plan.rotary_dim(), params.scaling}, plan, given, bands, over,
-                       out, alternatives);
+  diagnose_rope_output({x.values, y.values, batch, hd, plan.rotary_dim(), params.scaling}, plan, given, bands,
+                       over, out, alternatives);
   return out;
 }
 

@@ -17,7 +17,8 @@ Report check_sinusoidal(const SinusoidalRequest& r, const Names& names) {
   if (a.shape.size() != 2)
     names.fail("table", fmt::format("expected [positions, dim], {} has rank {}", a.name, a.shape.size()));
   if (a.shape[0] != positions.size())
-    names.fail("table", fmt::format("{} has {} rows, the positions are {}", a.name, a.shape[0], positions.size()));
+    names.fail("table",
+               fmt::format("{} has {} rows, the positions are {}", a.name, a.shape[0], positions.size()));
   if (r.dim != 0 && static_cast<std::size_t>(r.dim) != a.shape[1])
     names.fail("dim", fmt::format("{} given, {} has {} columns", r.dim, a.name, a.shape[1]));
   Layout layout = default_layout(Family::Sinusoidal);
@@ -58,9 +59,10 @@ Report check_sinusoidal(const SinusoidalRequest& r, const Names& names) {
   std::optional<Against> against;
   if (r.against) {
     against.emplace(a.values);
-    harness::measure_sinusoidal(params, positions, r.against->values, budget, [&](const harness::ElementRecord& e) {
-      against->add(e, static_cast<std::size_t>(e.row) * plan.dim() + static_cast<std::size_t>(e.channel));
-    });
+    harness::measure_sinusoidal(
+        params, positions, r.against->values, budget, [&](const harness::ElementRecord& e) {
+          against->add(e, static_cast<std::size_t>(e.row) * plan.dim() + static_cast<std::size_t>(e.channel));
+        });
     out.say("{}", against->table(bands, a.name, r.against->name));
     out.j["against"] = against->to_json(bands, a.dtype, r.against->name);
     out.passed = out.passed && against->b().pass();
@@ -70,8 +72,8 @@ Report check_sinusoidal(const SinusoidalRequest& r, const Names& names) {
   const harness::Measurement& failing = b_only ? against->b() : bands;
   if (!failing.pass() && failing.max_abs() >= 1e-3) {
     if (b_only) out.say("\nB ({}):", r.against->name);
-    print_diagnosis(diagnose_sinusoidal(b_only ? r.against->values : a.values, plan.dim(), positions, given), given,
-                    failing, out);
+    print_diagnosis(diagnose_sinusoidal(b_only ? r.against->values : a.values, plan.dim(), positions, given),
+                    given, failing, out);
   }
   return out;
 }

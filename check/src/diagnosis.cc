@@ -50,11 +50,12 @@ void print_diagnosis(const std::vector<Fit>& fits, const Convention& given, cons
     out.j["fits"] = recovered;
   } else if (describe(best.convention, given) == "the conventions given" ||
              best.residual >= given_residual / 10) {
-    out.say("no known convention fits better than the one given: the error is the implementation's, or a check "
+    out.say(
+        "no known convention fits better than the one given: the error is the implementation's, or a check "
         "argument the diagnosis does not model\n");
   } else {
     out.say("the data fits: {} (residual {:.3g}; the conventions given leave {:.3g})\n",
-        describe(best.convention, given), best.residual, given_residual);
+            describe(best.convention, given), best.residual, given_residual);
     out.j["fits"] = describe(best.convention, given);
   }
 }
@@ -70,7 +71,8 @@ std::vector<Convention> other_layers(const std::vector<HfRopeSetting>& settings,
     c.rotary_dim = s.rotary_dim;
     if (const auto layout = parse_layout(s.layout); layout && !s.layout.empty()) c.layout = *layout;
     try {
-      c.scaling = rope_scaling_of(s, [&positions] { return positions; }, names);
+      c.scaling = rope_scaling_of(
+          s, [&positions] { return positions; }, names);
     } catch (const BadRequest&) {
       continue;  // a setting the flags cannot express is no candidate
     }

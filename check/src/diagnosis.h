@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "pe/check/report.h"
 #include "diagnose.h"
 #include "pe/check/hf_config.h"
+#include "pe/check/report.h"
 #include "pe/harness/measure.h"
 #include "pe/plan.h"
 

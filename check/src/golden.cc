@@ -19,13 +19,17 @@ namespace {
 // n values of `bytes_per_value` each (a double while built and the output type's), refused past memory.
 void fits_in_memory(std::size_t n, std::size_t bytes_per_value) {
   std::size_t bytes = 0;
-  const auto memory = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+  const auto memory =
+      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
   if (__builtin_mul_overflow(n, bytes_per_value, &bytes) || static_cast<double>(bytes) > memory)
-    throw BadRequest(fmt::format("{} values ({:.3g} GB to build): more than this machine's {:.3g} GB of memory", n,
-                                 static_cast<double>(n) * static_cast<double>(bytes_per_value) / 1e9, memory / 1e9));
+    throw BadRequest(
+        fmt::format("{} values ({:.3g} GB to build): more than this machine's {:.3g} GB of memory", n,
+                    static_cast<double>(n) * static_cast<double>(bytes_per_value) / 1e9, memory / 1e9));
 }
 
-std::int64_t largest(std::span<const std::int64_t> p) { return p.empty() ? 0 : *std::max_element(p.begin(), p.end()); }
+std::int64_t largest(std::span<const std::int64_t> p) {
+  return p.empty() ? 0 : *std::max_element(p.begin(), p.end());
+}
 
 // Ziv's rounding of an enclosure (~2^-100 relative: an undecided one is not expected, and refused).
 double rounded(const ref::Enclosure& e, DType dtype) {
@@ -42,7 +46,8 @@ std::vector<double> golden_sinusoidal(const SinusoidalParams& params, std::span<
   std::vector<double> v(positions.size() * plan.dim());
   const ref::Sinusoidal r(params, largest(positions));
   for (std::size_t i = 0; i < positions.size(); ++i) {
-    for (std::size_t ch = 0; ch < plan.dim(); ++ch) v[i * plan.dim() + ch] = r.rounded(positions[i], ch, dtype);
+    for (std::size_t ch = 0; ch < plan.dim(); ++ch)
+      v[i * plan.dim() + ch] = r.rounded(positions[i], ch, dtype);
   }
   return v;
 }
@@ -92,7 +97,8 @@ std::vector<double> golden_rope(const RopeParams& params, const RopeBatch& batch
     for (std::size_t h = 0; h < batch.heads; ++h) {
       const std::size_t row = batch.row(t, h);
       for (std::size_t ch = 0; ch < plan.head_dim(); ++ch) {
-        if (plan.passes_through(ch)) y[row + ch] = rounded(ref::times(g, {ref::Real(x[row + ch]), ref::Real(0)}), dtype);
+        if (plan.passes_through(ch))
+          y[row + ch] = rounded(ref::times(g, {ref::Real(x[row + ch]), ref::Real(0)}), dtype);
       }
       for (std::size_t j = 0; j < plan.n_pairs(); ++j) {
         const auto [i0, i1] = plan.input_channels(j);

@@ -48,8 +48,9 @@ struct Filler {
                   std::set<std::string>* given_set = nullptr) {
     if (target == nullptr) return;
     if (given) {
-      r.overrides.push_back(fmt::format("{} {} overrides {} {}", names(parameter), shown(nlohmann::json(*target)),
-                                        key_of(s, name), shown(nlohmann::json(value))));
+      r.overrides.push_back(fmt::format("{} {} overrides {} {}", names(parameter),
+                                        shown(nlohmann::json(*target)), key_of(s, name),
+                                        shown(nlohmann::json(value))));
       return;
     }
     *target = value;
@@ -101,8 +102,9 @@ void fill_scaling(const HfRopeSetting& s, HfResolution& r, ScalingOptions& f,
     if (p.empty()) return;
     f.seq_len = *std::max_element(p.begin(), p.end()) + 1;
     f.given.insert("seq_len");
-    r.setting.notes.push_back(fmt::format("seq_len {} = max(position_ids) + 1, as HF's dynamic_rope_update ({} overrides)",
-                                          f.seq_len, names("seq_len")));
+    r.setting.notes.push_back(
+        fmt::format("seq_len {} = max(position_ids) + 1, as HF's dynamic_rope_update ({} overrides)",
+                    f.seq_len, names("seq_len")));
   }
 }
 
@@ -123,8 +125,8 @@ std::string block_of(const HfResolution& r, const HfSource& src) {
 
 }  // namespace
 
-RopeScaling rope_scaling_of(const HfRopeSetting& s, const std::function<std::vector<std::int64_t>()>& positions,
-                            const Names& names) {
+RopeScaling rope_scaling_of(const HfRopeSetting& s,
+                            const std::function<std::vector<std::int64_t>()>& positions, const Names& names) {
   ScalingOptions f;
   HfResolution unused;
   unused.setting = s;
@@ -138,9 +140,9 @@ std::optional<HfResolution> apply_hf_config(const HfSource& src, HfTargets& t, c
       throw BadRequest(fmt::format("{} {}: applies with {}", names("layer"), *src.layer, names("hf_config")),
                        "layer");
     if (!src.layer_type.empty())
-      throw BadRequest(fmt::format("{} {}: applies with {}", names("layer_type"), src.layer_type,
-                                   names("hf_config")),
-                       "layer_type");
+      throw BadRequest(
+          fmt::format("{} {}: applies with {}", names("layer_type"), src.layer_type, names("hf_config")),
+          "layer_type");
     return std::nullopt;
   }
   HfResolution r = resolve_hf_config(src.config, src.file, src.source, src.layer, src.layer_type, names);
@@ -171,8 +173,8 @@ std::optional<HfResolution> apply_hf_config(const HfSource& src, HfTargets& t, c
       fill_scaling(s, r, *t.scaling, t.positions, names);
       if (s.partial_rotary_factor && t.rotary_dim == nullptr)  // census: the factor, for its own head dims
         Filler{s, r, names, t.scaling->given.count("partial_rotary_factor") > 0}(
-            "partial_rotary_factor", "rotary_dim", &t.scaling->partial_rotary_factor, *s.partial_rotary_factor,
-            &t.scaling->given);
+            "partial_rotary_factor", "rotary_dim", &t.scaling->partial_rotary_factor,
+            *s.partial_rotary_factor, &t.scaling->given);
     }
     if (t.rotary_dim != nullptr && (s.rotary_dim != s.head_dim || s.mla)) {
       const bool typed =

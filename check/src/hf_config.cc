@@ -110,14 +110,17 @@ HfResolution resolve_hf_config(const json& config, const std::string& file, cons
   r.not_read = all.not_read;
   if (layer && !layer_type.empty())
     throw BadRequest(fmt::format("{} {} and {} {}: give one, not both", names("layer"), *layer,
-                                 names("layer_type"), layer_type), "layer");
+                                 names("layer_type"), layer_type),
+                     "layer");
   if (layer) {
     if (all.n_layers == 0)
       throw BadRequest(fmt::format("{} {}: {} gives no num_hidden_layers; its layers do not differ",
-                                   names("layer"), *layer, file), "layer");
+                                   names("layer"), *layer, file),
+                       "layer");
     if (*layer < 0 || *layer >= all.n_layers)
       throw BadRequest(fmt::format("{} {}: out of range; {} has layers 0 to {} (num_hidden_layers {})",
-                                   names("layer"), *layer, file, all.n_layers - 1, all.n_layers), "layer");
+                                   names("layer"), *layer, file, all.n_layers - 1, all.n_layers),
+                       "layer");
     for (const HfRopeSetting& s : all.settings) {
       if (std::find(s.layers.begin(), s.layers.end(), *layer) != s.layers.end()) r.setting = s;
     }
@@ -130,13 +133,15 @@ HfResolution resolve_hf_config(const json& config, const std::string& file, cons
         return r;
       }
     }
-    throw BadRequest(fmt::format("{} {}: {} has no such layers; its layer types are:\n{}", names("layer_type"),
-                                 layer_type, file, list_settings(all.settings)), "layer_type");
+    throw BadRequest(fmt::format("{} {}: {} has no such layers; its layer types are:\n{}",
+                                 names("layer_type"), layer_type, file, list_settings(all.settings)),
+                     "layer_type");
   }
   if (all.settings.size() > 1)
-    throw BadRequest(fmt::format("{}: {}'s layers differ in RoPE; give {} N or {} T, one of:\n{}", names("layer"),
-                                 file, names("layer"), names("layer_type"), list_settings(all.settings)),
-                     "layer");
+    throw BadRequest(
+        fmt::format("{}: {}'s layers differ in RoPE; give {} N or {} T, one of:\n{}", names("layer"), file,
+                    names("layer"), names("layer_type"), list_settings(all.settings)),
+        "layer");
   r.setting = all.settings.front();
   return r;
 }

@@ -8,7 +8,6 @@
 
 #include "pe/check/npy.h"
 
-
 namespace pe::check {
 namespace {
 

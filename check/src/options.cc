@@ -15,11 +15,15 @@ using T = RopeScalingType;
 
 // Every scaling parameter by its canonical name: RopeScaling's fields, the method and the partial factor.
 constexpr std::array<std::string_view, 15> kScaling = {
-    "scaling",        "factor",           "original_max_position", "seq_len",         "beta_fast",
-    "beta_slow",      "mscale",           "mscale_all_dim",        "attention_factor", "truncate",
-    "low_freq_factor", "high_freq_factor", "short_factor",          "long_factor",     "partial_rotary_factor"};
+    "scaling",      "factor",          "original_max_position",
+    "seq_len",      "beta_fast",       "beta_slow",
+    "mscale",       "mscale_all_dim",  "attention_factor",
+    "truncate",     "low_freq_factor", "high_freq_factor",
+    "short_factor", "long_factor",     "partial_rotary_factor"};
 
-bool has(const std::set<std::string>& given, std::string_view name) { return given.count(std::string(name)) > 0; }
+bool has(const std::set<std::string>& given, std::string_view name) {
+  return given.count(std::string(name)) > 0;
+}
 
 // The parameters among `fields` (a method's reads or requires), in kScaling's order.
 std::vector<std::string_view> parameters_of(std::span<const std::string_view> fields) {
@@ -48,8 +52,8 @@ std::vector<double> read_factors(const std::string& path, std::string_view param
     names.fail(parameter, fmt::format("{} holds {}; expected float32 or float64", path,
                                       a.integer ? "integers" : std::string(to_string(a.dtype))));
   if (a.shape.size() != 1)
-    names.fail(parameter,
-               fmt::format("{} has rank {}; expected a 1-D array of rotary_dim/2 factors", path, a.shape.size()));
+    names.fail(parameter, fmt::format("{} has rank {}; expected a 1-D array of rotary_dim/2 factors", path,
+                                      a.shape.size()));
   return a.values;
 }
 
@@ -58,10 +62,11 @@ struct TemperatureParameter {
   std::string_view name;
   AttnTemperatureType type;
 };
-constexpr std::array<TemperatureParameter, 4> kTemperature = {{{"attn_scale", AttnTemperatureType::Llama4},
-                                                               {"floor_scale", AttnTemperatureType::Llama4},
-                                                               {"beta", AttnTemperatureType::Mistral},
-                                                               {"original_max_position", AttnTemperatureType::Mistral}}};
+constexpr std::array<TemperatureParameter, 4> kTemperature = {
+    {{"attn_scale", AttnTemperatureType::Llama4},
+     {"floor_scale", AttnTemperatureType::Llama4},
+     {"beta", AttnTemperatureType::Mistral},
+     {"original_max_position", AttnTemperatureType::Mistral}}};
 
 }  // namespace
 
@@ -70,14 +75,16 @@ std::span<const std::string_view> scaling_parameters() noexcept { return kScalin
 RopeScaling to_rope_scaling(const ScalingOptions& o, const Names& names) {
   const auto type = parse_rope_scaling_type(o.scaling);
   if (!type)
-    names.fail("scaling", "unknown method '" + o.scaling + "' (none, linear, ntk, dynamic, yarn, llama3, longrope)");
+    names.fail("scaling",
+               "unknown method '" + o.scaling + "' (none, linear, ntk, dynamic, yarn, llama3, longrope)");
   const auto given = [&o](std::string_view p) { return has(o.given, p); };
   const ScalingMethod& method = scaling_method(*type);
   const std::vector<std::string_view> used = parameters_of(method.reads);
   for (std::string_view p : kScaling) {
     if (p == "scaling" || p == "partial_rotary_factor" || !given(p)) continue;
     if (std::find(used.begin(), used.end(), p) == used.end())
-      names.fail(p, fmt::format("not used by {} {} (it reads {})", names("scaling"), o.scaling, listed(used, names)));
+      names.fail(p, fmt::format("not used by {} {} (it reads {})", names("scaling"), o.scaling,
+                                listed(used, names)));
   }
   RopeScaling s;
   s.type = *type;
@@ -168,10 +175,10 @@ RopeParams with_form(RopeParams params, const FormOptions& o, const Names& names
 }
 
 void reject_form(const FormOptions& o, const Names& names, const std::string& why) {
-  for (const auto& [p, given] : {std::pair{"mrope_section", !o.mrope_section.empty()},
-                                 std::pair{"mrope_layout", !o.mrope_layout.empty()},
-                                 std::pair{"vision", !o.vision.empty()},
-                                 std::pair{"rotary_offset", o.rotary_offset != 0}}) {
+  for (const auto& [p, given] :
+       {std::pair{"mrope_section", !o.mrope_section.empty()},
+        std::pair{"mrope_layout", !o.mrope_layout.empty()}, std::pair{"vision", !o.vision.empty()},
+        std::pair{"rotary_offset", o.rotary_offset != 0}}) {
     if (given) names.fail(p, why);
   }
 }
@@ -216,7 +223,8 @@ AttnTemperature to_attn_temperature(const TemperatureOptions& t, const ScalingOp
 ScalingOptions scaling_besides(ScalingOptions scaling, const AttnTemperature& t) {
   const auto method = parse_rope_scaling_type(scaling.scaling);
   const bool scaling_reads_l = method && reads_field(*method, "original_max_position");
-  if (t.type == AttnTemperatureType::Mistral && !scaling_reads_l) scaling.given.erase("original_max_position");
+  if (t.type == AttnTemperatureType::Mistral && !scaling_reads_l)
+    scaling.given.erase("original_max_position");
   return scaling;
 }
 
@@ -243,7 +251,8 @@ AlibiParams to_alibi_params(const AlibiOptions& o, std::int64_t heads, const Nam
 }
 
 void reject_alibi(const AlibiOptions& o, const Names& names, const std::string& why) {
-  for (std::string_view p : {"heads", "max_bias", "alibi_slopes", "alibi_form", "queries", "keys", "slopes_only"}) {
+  for (std::string_view p :
+       {"heads", "max_bias", "alibi_slopes", "alibi_form", "queries", "keys", "slopes_only"}) {
     if (has(o.given, p)) names.fail(p, why);
   }
 }
@@ -266,8 +275,10 @@ std::string describe_scaling(const RopeScaling& s, const RopePlan& plan) {
   std::string out = fmt::format("{} (factor {:g}", to_string(s.type), s.factor);
   if (s.original_max_position > 0) out += fmt::format(", original_max_position {}", s.original_max_position);
   if (s.seq_len > 0) out += fmt::format(", seq_len {}", s.seq_len);
-  if (plan.effective_base() != plan.params().base) out += fmt::format("; base' {:.6g}", plan.effective_base());
-  if (plan.attention_factor() != 1.0) out += fmt::format("; attention factor {:.17g}", plan.attention_factor());
+  if (plan.effective_base() != plan.params().base)
+    out += fmt::format("; base' {:.6g}", plan.effective_base());
+  if (plan.attention_factor() != 1.0)
+    out += fmt::format("; attention factor {:.17g}", plan.attention_factor());
   return out + ")";
 }
 
@@ -296,7 +307,8 @@ std::string describe_temperature(const AttnTemperature& t) {
 
 std::string describe_gain_budget(DType out, const std::string& magnitude) {
   return fmt::format(
-      "(6*2^-24 + 2*u_{}) * t(p) * {} (the gain in float32, rounded into {} with the product: {:.3g} relative)",
+      "(6*2^-24 + 2*u_{}) * t(p) * {} (the gain in float32, rounded into {} with the product: {:.3g} "
+      "relative)",
       to_string(out), magnitude, to_string(out), gain_relative_error(out));
 }
 

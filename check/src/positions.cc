@@ -7,14 +7,16 @@
 namespace pe::check {
 void validate_positions(const Positions& p, const Names& names) {
   const std::string where = p.source.empty() ? "" : p.source + " ";
-  if (p.values.empty()) names.fail(p.parameter, fmt::format("no positions{}", p.source.empty() ? "" : " in '" + p.source + "'"));
+  if (p.values.empty())
+    names.fail(p.parameter, fmt::format("no positions{}", p.source.empty() ? "" : " in '" + p.source + "'"));
   for (std::int64_t v : p.values) {
-    if (v < 0 || v > kMaxPosition) names.fail(p.parameter, fmt::format("{}holds {}, not a position in [0, 2^53]", where, v));
+    if (v < 0 || v > kMaxPosition)
+      names.fail(p.parameter, fmt::format("{}holds {}, not a position in [0, 2^53]", where, v));
   }
 }
 
-std::vector<std::int64_t> axis_positions(const Positions& p, std::size_t n_axes, std::string_view axes_parameter,
-                                         const Names& names) {
+std::vector<std::int64_t> axis_positions(const Positions& p, std::size_t n_axes,
+                                         std::string_view axes_parameter, const Names& names) {
   std::vector<std::size_t> shape = p.shape.empty() ? std::vector<std::size_t>{p.values.size()} : p.shape;
   const std::string what = p.source.empty() ? "it" : p.source;
   if (n_axes == 1) {
@@ -36,13 +38,13 @@ std::vector<std::int64_t> axis_positions(const Positions& p, std::size_t n_axes,
                                         n_axes, what, shape.size()));
   if (shape[0] != n_axes)
     names.fail(p.parameter, fmt::format("{} has {} axes ([{}, {}]), {} gives {}",
-                                        p.source.empty() ? "the array" : p.source, shape[0], shape[0], shape[1],
-                                        names(axes_parameter), n_axes));
+                                        p.source.empty() ? "the array" : p.source, shape[0], shape[0],
+                                        shape[1], names(axes_parameter), n_axes));
   return p.values;
 }
 
-RopeBatch rope_batch_of(std::vector<std::size_t> s, const std::vector<std::int64_t>& positions, bool heads_first,
-                        const std::string& name, std::size_t n_axes) {
+RopeBatch rope_batch_of(std::vector<std::size_t> s, const std::vector<std::int64_t>& positions,
+                        bool heads_first, const std::string& name, std::size_t n_axes) {
   const std::size_t rank = s.size();
   if (s.size() == 4 && s[0] == 1) s.erase(s.begin());
   if (s.size() == 2) s.insert(s.begin() + (heads_first ? 0 : 1), 1);

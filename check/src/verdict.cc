@@ -6,7 +6,9 @@
 
 namespace pe::check {
 
-std::string shape_words(const std::vector<std::size_t>& shape) { return fmt::format("[{}]", fmt::join(shape, ", ")); }
+std::string shape_words(const std::vector<std::size_t>& shape) {
+  return fmt::format("[{}]", fmt::join(shape, ", "));
+}
 
 void report_verdict(const harness::Measurement& bands, const Budget& budget, Report& out,
                     const ContractTally* tally) {
@@ -21,8 +23,8 @@ void report_verdict(const harness::Measurement& bands, const Budget& budget, Rep
 
 void require_same(const DataView& b, const DataView& a, std::string_view a_parameter, const Names& names) {
   if (b.shape != a.shape || b.dtype != a.dtype)
-    names.fail("against", fmt::format("{} holds {} {}, {} {} {}: compare two outputs of one shape and type", b.name,
-                                      to_string(b.dtype), shape_words(b.shape), names(a_parameter),
+    names.fail("against", fmt::format("{} holds {} {}, {} {} {}: compare two outputs of one shape and type",
+                                      b.name, to_string(b.dtype), shape_words(b.shape), names(a_parameter),
                                       to_string(a.dtype), shape_words(a.shape)));
 }
 

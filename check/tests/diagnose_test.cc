@@ -1,11 +1,11 @@
 // The convention diagnosis on tables built from the published formulas (the paper's, tensor2tensor's):
 // the mistake that made them is the best fit.
+#include "diagnose.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <vector>
-
-#include "diagnose.h"
 
 namespace pe::check {
 namespace {

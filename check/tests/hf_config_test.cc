@@ -1,13 +1,13 @@
 // The config.json resolver against the shipped configs (examples/hf_configs) and small inline ones.
 // Expected values are computed here from each config's own numbers with transformers' rules
 // (modeling_rope_utils.py and the model configuration files), never read back from the resolver.
+#include "pe/check/hf_config.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <string>
-
-#include "pe/check/hf_config.h"
 
 #ifndef PE_SOURCE_DIR
 #error "PE_SOURCE_DIR: the repository root, for the shipped configs"

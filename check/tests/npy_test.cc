@@ -1,12 +1,12 @@
 // The .npy reader and writer against numpy's format specification (NEP 1): headers, byte orders,
 // Fortran order, every element type, and malformed files refused with a message.
+#include "pe/check/npy.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
 #include <string>
-
-#include "pe/check/npy.h"
 
 namespace pe::check {
 namespace {

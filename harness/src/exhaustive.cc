@@ -86,50 +86,30 @@ struct Sweep {
 
   // Per-band statistics indexed like `edge`, and the MPFR fallbacks.
   void operator()(std::vector<Band>& bands, std::uint64_t& fallbacks) const {
-    const Family family = in.variant->family();
-    const bool rope = family == Family::Rope;
     const std::int64_t max_position_of_contract = in.contract().max_position;
     const std::int64_t max_position = std::min(end - 1 + kChunk, max_position_of_contract);
-    std::optional<ref::Sinusoidal> sin_ref;
-    std::optional<ref::Rope> rope_ref;
-    std::optional<RopePlan> rope_plan;
-    std::optional<SinusoidalPlan> sin_plan;
-    if (rope) {
-      const RopeParams params{o.dim, 0, o.base, in.layout};
-      rope_plan.emplace(params);
-      rope_ref.emplace(params, max_position);
-    } else {
-      const SinusoidalParams params{o.dim, o.base, in.layout};
-      sin_plan.emplace(params);
-      sin_ref.emplace(params, max_position);
-    }
+    const harness::FamilyTraits& traits = harness::traits_of(in.variant->family());
+    const std::unique_ptr<harness::ExhaustiveTable> table =
+        traits.exhaustive_table(in, o.dim, o.base, max_position);
     const std::size_t pairs = static_cast<std::size_t>(o.dim / 2);
     const harness::Budget budget{&in.contract(), in.dtype};
-    // RoPE rotates unit pairs: y = (cos φ, sin φ) in each pair's output channels. The buffers are
-    // made once per thread (fresh pages cost more than the census's own work) and the input restored
-    // before every call.
-    const harness::FamilyTraits& traits = harness::traits_of(family);
+    // The buffers are made once per thread (fresh pages cost more than the census's own work) and the
+    // input (RoPE: unit pairs) restored before every call.
     const auto chunk_elements = static_cast<std::size_t>(kChunk * o.dim);
-    harness::TypedBuffer input(in.dtype, rope ? chunk_elements : 0), out(in.dtype, chunk_elements);
-    if (rope) {
-      for (std::int64_t r = 0; r < kChunk; ++r)
-        for (std::size_t j = 0; j < pairs; ++j)
-          input.set(static_cast<std::size_t>(r * o.dim) + rope_plan->input_channels(j).first, 1.0);
-    }
+    const bool reads_input = table->reads_input();
+    harness::TypedBuffer input(in.dtype, reads_input ? chunk_elements : 0), out(in.dtype, chunk_elements);
+    if (reads_input) table->write_input(input, kChunk);
     // The screen settles most elements from the double tier in vectors; the rest take the precise
     // path below. Off with the fast path (PE_REFERENCE=mpfr: every element through MPFR).
     std::vector<ref::dd::DD> omegas(pairs);
     std::vector<std::size_t> ch_sin(pairs), ch_cos(pairs);
     for (std::size_t j = 0; j < pairs; ++j) {
-      omegas[j] = rope ? rope_ref->omega(j) : sin_ref->omega(j);
-      if (rope) {
-        std::tie(ch_cos[j], ch_sin[j]) = rope_plan->output_channels(j);
-      } else {
-        ch_sin[j] = sin_plan->sin_index(j), ch_cos[j] = sin_plan->cos_index(j);
-      }
+      omegas[j] = table->omega(j);
+      ch_sin[j] = table->sin_channel(j);
+      ch_cos[j] = table->cos_channel(j);
     }
     const auto element_budget = [&](double abs_phi, std::size_t j) {
-      return rope ? budget(&*rope_plan, abs_phi, j, 1.0) : budget(nullptr, abs_phi, j, 1.0);
+      return table->element_budget(budget, abs_phi, j);
     };
     const ScreenPlan screen(omegas, element_budget, static_cast<double>(max_position), in.dtype);
     const bool screening = ref::fast_path_enabled();
@@ -145,7 +125,7 @@ struct Sweep {
       positions.resize(static_cast<std::size_t>(block_end - block));
       for (std::int64_t p = block; p < block_end; ++p) positions[static_cast<std::size_t>(p - block)] = p;
       const Buffer call_out{out.view().data, positions.size() * static_cast<std::size_t>(o.dim), in.dtype};
-      if (rope) std::memcpy(call_out.data, input.view().data, call_out.size * size_of(in.dtype));
+      if (reads_input) std::memcpy(call_out.data, input.view().data, call_out.size * size_of(in.dtype));
       traits.call(*in.variant, in.layout, o.dim, o.base, positions, call_out, 1);
       for (std::int64_t p = lo; p < hi; ++p) {
         Band& band = bands[band_of(edge, p)];
@@ -169,15 +149,9 @@ struct Sweep {
             band.elements += 2;
             continue;
           }
-          const double abs_phi = std::fabs(rope ? rope_ref->angle(p, j) : sin_ref->angle(p, ch_sin[j]));
+          const double abs_phi = table->abs_angle(p, j);
           // The double-double values, for the elements the screen did not settle.
-          std::optional<ref::FastSinCos> sc;
-          if (!rope) {
-            sc = sin_ref->fast_pair(p, j);
-          } else if (const auto v = rope_ref->fast_rotate(p, j, 1.0, 0.0)) {
-            sc =
-                ref::FastSinCos{v->second.value, v->first.value, std::max(v->first.radius, v->second.radius)};
-          }
+          const std::optional<ref::FastSinCos> sc = table->fast(p, j);
           const double b = element_budget(abs_phi, j);
           for (const bool is_sin : {true, false}) {
             if ((flags & (is_sin ? 1 : 2)) == 0) {
@@ -200,13 +174,7 @@ struct Sweep {
             }
             if (!decided) {
               ++fallbacks;
-              ref::Real e;
-              if (rope) {
-                const auto r = rope_ref->rotate(p, j, 1.0, 0.0);
-                e = is_sin ? r.second.value : r.first.value;
-              } else {
-                e = sin_ref->exact(p, ch).value;
-              }
+              const ref::Real e = table->exact(p, j, is_sin);
               err = ref::abs_error(y, e);
               ulp = err / ref::ulp_of(e, in.dtype);
               exact = e.convert_to<double>();
@@ -287,12 +255,15 @@ Result run(const Options& o) {
                                        std::to_string(o.shard_count));
   std::vector<harness::Instance> selected;
   for (const harness::Instance& in : harness::instances_matching(o.glob)) {
-    const Family f = in.variant->family();
-    if (f == Family::Sinusoidal || (f == Family::Rope && in.layout != Layout::Deinterleave))
-      selected.push_back(in);
+    const harness::FamilyTraits& t = harness::traits_of(in.variant->family());
+    if (t.exhaustive_applies != nullptr && t.exhaustive_applies(in)) selected.push_back(in);
   }
-  if (selected.empty())
-    throw InvalidArgument("variant", "'" + o.glob + "' selects no sinusoidal or RoPE instance");
+  if (selected.empty()) {
+    std::string swept;
+    for (const harness::FamilyTraits* t : harness::family_traits())
+      if (t->exhaustive_applies != nullptr) swept += (swept.empty() ? "" : " or ") + std::string(t->name);
+    throw InvalidArgument("variant", "'" + o.glob + "' selects no " + swept + " instance");
+  }
   SinusoidalPlan{SinusoidalParams{o.dim, o.base, Layout::Interleaved}};  // validates dim and base
 
   const auto start = std::chrono::steady_clock::now();

@@ -103,30 +103,29 @@ std::string to_variant(const pe_kernel& k, const Loading& loading, std::unique_p
   if (k.struct_size < sizeof(pe_kernel))
     return fmt::format("pe_kernel.struct_size is {}, ABI version 1's is {}", k.struct_size,
                        sizeof(pe_kernel));
-  const auto family = detail::family_of(k.family);
+  const detail::PluginFamily* row = detail::plugin_family(k.family);
   const std::string name = k.name == nullptr ? "" : k.name;
   const std::string which = name.empty() ? "a kernel without a name" : "kernel " + name;
-  if (!family)
-    return fmt::format("{}: family is {}, not PE_FAMILY_SINUSOIDAL or PE_FAMILY_ROPE", which, k.family);
-  if (!valid_variant_name(name, *family))
+  if (row == nullptr) {
+    std::string known;
+    for (const detail::PluginFamily& f : detail::plugin_families())
+      known += (known.empty() ? "" : " or ") + std::string(f.c_name);
+    return fmt::format("{}: family is {}, not {}", which, k.family, known);
+  }
+  if (!valid_variant_name(name, row->family))
     return fmt::format(
         "{}: the name '{}' is not {}.<backend>[@TARGET] (backend: lower-case letters, digits, '_')", which,
-        name, to_string(*family));
+        name, to_string(row->family));
   if (std::any_of(loading.variants.begin(), loading.variants.end(),
                   [&](const auto& v) { return v->name() == name; }))
     return fmt::format("{}: registered twice (duplicate name)", which);
   if (const Variant* taken = find_variant(name))
     return fmt::format("{}: duplicate name, already registered by {}", which, variant_origin(*taken));
-  const char* null_function = *family == Family::Rope ? (k.rope_apply == nullptr ? "rope_apply" : nullptr)
-                              : k.sinusoidal_table == nullptr ? "sinusoidal_table"
-                              : k.sinusoidal_add == nullptr   ? "sinusoidal_add"
-                                                              : nullptr;
-  if (null_function != nullptr) return fmt::format("{}: null function pointer {}", which, null_function);
+  if (const char* null_function = row->missing_function(k))
+    return fmt::format("{}: null function pointer {}", which, null_function);
   Contract contract;
-  if (auto e = to_contract(k.contract, *family, contract); !e.empty()) return which + ": " + e;
-  out = *family == Family::Rope ? detail::plugin_rope(name, std::move(contract), k.rope_apply, k.user_data)
-                                : detail::plugin_sinusoidal(name, std::move(contract), k.sinusoidal_table,
-                                                            k.sinusoidal_add, k.user_data);
+  if (auto e = to_contract(k.contract, row->family, contract); !e.empty()) return which + ": " + e;
+  out = row->variant(name, std::move(contract), k);
   return "";
 }
 

@@ -120,25 +120,41 @@ class PluginSinusoidal final : public SinusoidalVariant {
 
 }  // namespace
 
-std::unique_ptr<Variant> plugin_rope(std::string name, Contract contract, pe_rope_apply_fn apply,
-                                     void* user_data) {
-  return std::make_unique<PluginRope>(std::move(name), std::move(contract), apply, user_data);
+namespace {
+
+const char* rope_missing(const pe_kernel& k) noexcept {
+  return k.rope_apply == nullptr ? "rope_apply" : nullptr;
 }
 
-std::unique_ptr<Variant> plugin_sinusoidal(std::string name, Contract contract, pe_sinusoidal_table_fn table,
-                                           pe_sinusoidal_add_fn add, void* user_data) {
-  return std::make_unique<PluginSinusoidal>(std::move(name), std::move(contract), table, add, user_data);
+const char* sinusoidal_missing(const pe_kernel& k) noexcept {
+  return k.sinusoidal_table == nullptr ? "sinusoidal_table"
+         : k.sinusoidal_add == nullptr ? "sinusoidal_add"
+                                       : nullptr;
 }
 
-std::optional<Family> family_of(std::uint32_t family) noexcept {
-  switch (family) {
-    case PE_FAMILY_SINUSOIDAL:
-      return Family::Sinusoidal;
-    case PE_FAMILY_ROPE:
-      return Family::Rope;
-    default:
-      return std::nullopt;
-  }
+std::unique_ptr<Variant> rope_variant(std::string name, Contract contract, const pe_kernel& k) {
+  return std::make_unique<PluginRope>(std::move(name), std::move(contract), k.rope_apply, k.user_data);
+}
+
+std::unique_ptr<Variant> sinusoidal_variant(std::string name, Contract contract, const pe_kernel& k) {
+  return std::make_unique<PluginSinusoidal>(std::move(name), std::move(contract), k.sinusoidal_table,
+                                            k.sinusoidal_add, k.user_data);
+}
+
+constexpr PluginFamily kPluginFamilies[] = {
+    {PE_FAMILY_SINUSOIDAL, "PE_FAMILY_SINUSOIDAL", Family::Sinusoidal, sinusoidal_missing,
+     sinusoidal_variant},
+    {PE_FAMILY_ROPE, "PE_FAMILY_ROPE", Family::Rope, rope_missing, rope_variant},
+};
+
+}  // namespace
+
+std::span<const PluginFamily> plugin_families() noexcept { return kPluginFamilies; }
+
+const PluginFamily* plugin_family(std::uint32_t c_family) noexcept {
+  for (const PluginFamily& f : kPluginFamilies)
+    if (f.c_family == c_family) return &f;
+  return nullptr;
 }
 
 std::optional<Layout> layout_of(std::uint32_t layout) noexcept {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "pe/plugin.h"
@@ -12,13 +13,21 @@
 
 namespace pe::harness::detail {
 
-std::unique_ptr<Variant> plugin_rope(std::string name, Contract contract, pe_rope_apply_fn apply,
-                                     void* user_data);
-std::unique_ptr<Variant> plugin_sinusoidal(std::string name, Contract contract, pe_sinusoidal_table_fn table,
-                                           pe_sinusoidal_add_fn add, void* user_data);
+// What the C ABI offers a family, one row each: its PE_FAMILY_ constant, the first of the kernel's
+// functions the family needs that is null (nullptr when none), and the adapter variant. A family without a
+// row has no C ABI yet (ALiBi).
+struct PluginFamily {
+  std::uint32_t c_family;
+  const char* c_name;  // "PE_FAMILY_ROPE"
+  Family family;
+  const char* (*missing_function)(const pe_kernel& k) noexcept;
+  std::unique_ptr<Variant> (*variant)(std::string name, Contract contract, const pe_kernel& k);
+};
+std::span<const PluginFamily> plugin_families() noexcept;
+// The row of a PE_FAMILY_ constant; nullptr for a value the ABI does not define.
+const PluginFamily* plugin_family(std::uint32_t c_family) noexcept;
 
 // The ABI's constants and pe's enumerations; nullopt for a value the ABI does not define.
-std::optional<Family> family_of(std::uint32_t family) noexcept;
 std::optional<Layout> layout_of(std::uint32_t layout) noexcept;
 std::optional<DType> dtype_of(std::uint32_t dtype) noexcept;
 std::uint32_t to_c(Layout layout) noexcept;

@@ -228,7 +228,7 @@ auto with_view(py::handle obj, const std::string& name, F&& f) {
 }  // namespace
 
 check::NpyArray read_floats(py::handle obj, const std::string& name, std::optional<DType> declared,
-                          bool strict) {
+                            bool strict) {
   return with_view(obj, name, [&](View v) {
     if (declared == DType::BF16 && (v.kind == Kind::U16 || v.kind == Kind::I16)) v.kind = Kind::BF16;
     check::NpyArray a;

@@ -22,7 +22,7 @@ namespace py = pybind11;
 // Floating-point data. `declared`: DType::BF16 reads 16-bit integer arrays as bfloat16 bits; with
 // `strict`, any declared type must be the array's own. TypeError naming `name` for anything else.
 check::NpyArray read_floats(py::handle obj, const std::string& name, std::optional<DType> declared,
-                          bool strict = true);
+                            bool strict = true);
 
 // Integer data (positions): any integer type, |values| <= 2^53. TypeError for floats, ValueError for
 // larger values.

@@ -17,7 +17,8 @@ struct Report {
   py::object to_dict() const { return py::module_::import("json").attr("loads")(r.json().dump()); }
   py::object get(const char* key) const {
     const nlohmann::json j = r.json();
-    return j.contains(key) ? py::module_::import("json").attr("loads")(j[key].dump()) : py::object(py::none());
+    return j.contains(key) ? py::module_::import("json").attr("loads")(j[key].dump())
+                           : py::object(py::none());
   }
 };
 
@@ -73,8 +74,8 @@ std::vector<std::int64_t> alibi_positions(py::handle v, const char* name) {
 }
 
 Report check_alibi(py::handle table, py::handle max_bias, py::handle alibi_slopes, py::handle alibi_form,
-                   py::handle queries, py::handle keys, py::handle heads, py::handle dtype, py::handle contract,
-                   py::handle max_abs) {
+                   py::handle queries, py::handle keys, py::handle heads, py::handle dtype,
+                   py::handle contract, py::handle max_abs) {
   const auto declared = dtype_argument(dtype, "dtype");
   const check::NpyArray ta = read_floats(table, "table", declared);
   check::AlibiRequest request;
@@ -138,10 +139,10 @@ void add_check_functions(py::module_& m) {
            [](const Report& r) { return fmt::format("<pe_suite.Report {}>", r.passed() ? "PASS" : "FAIL"); });
 
   auto rope_check = [](py::handle x, py::handle y, py::handle positions, py::object base, py::object layout,
-                       py::object rotary_dim, py::object rotary_offset, py::object scaling, py::object hf_config,
-                       py::object layer, py::object layer_type, py::object mrope_section, py::object mrope_layout,
-                       py::object vision, bool heads_first, py::handle dtype, py::handle contract,
-                       py::handle max_abs, py::handle against) {
+                       py::object rotary_dim, py::object rotary_offset, py::object scaling,
+                       py::object hf_config, py::object layer, py::object layer_type,
+                       py::object mrope_section, py::object mrope_layout, py::object vision, bool heads_first,
+                       py::handle dtype, py::handle contract, py::handle max_abs, py::handle against) {
     const RopeKeywords k{base,  layout,     rotary_dim,    rotary_offset, scaling, hf_config,
                          layer, layer_type, mrope_section, mrope_layout,  vision,  heads_first};
     return check_rope(x, y, positions, k, dtype, contract, max_abs, against);
@@ -172,16 +173,18 @@ void add_check_functions(py::module_& m) {
         m.def(
             "assert_rope_close",
             [rope_check](py::handle x, py::handle y, py::handle positions, py::object base, py::object layout,
-                         py::object rotary_dim, py::object rotary_offset, py::object scaling, py::object hf_config,
-                         py::object layer, py::object layer_type, py::object mrope_section,
-                         py::object mrope_layout, py::object vision, bool heads_first, py::handle dtype,
-                         py::handle contract, py::handle max_abs, py::handle against) {
+                         py::object rotary_dim, py::object rotary_offset, py::object scaling,
+                         py::object hf_config, py::object layer, py::object layer_type,
+                         py::object mrope_section, py::object mrope_layout, py::object vision,
+                         bool heads_first, py::handle dtype, py::handle contract, py::handle max_abs,
+                         py::handle against) {
               const Report r = rope_check(x, y, positions, base, layout, rotary_dim, rotary_offset, scaling,
                                           hf_config, layer, layer_type, mrope_section, mrope_layout, vision,
                                           heads_first, dtype, contract, max_abs, against);
               if (!r.passed()) raise_assertion(r);
             },
-            "check_rope, raising AssertionError whose message is the report (bands, worst elements, diagnosis)",
+            "check_rope, raising AssertionError whose message is the report (bands, worst elements, "
+            "diagnosis)",
             a...);
       },
       rope_arguments);
@@ -197,15 +200,17 @@ void add_check_functions(py::module_& m) {
                                         py::arg("against") = py::none()};
   std::apply(
       [&](auto&&... a) {
-        m.def("check_sinusoidal", check_sinusoidal,
-              "Check a sinusoidal table [positions, dim] against the exact reference (pe-suite check --family "
-              "sinusoidal); layout \"interleaved\" (the paper's) by default. Returns a Report.",
-              a...);
+        m.def(
+            "check_sinusoidal", check_sinusoidal,
+            "Check a sinusoidal table [positions, dim] against the exact reference (pe-suite check --family "
+            "sinusoidal); layout \"interleaved\" (the paper's) by default. Returns a Report.",
+            a...);
         m.def(
             "assert_sinusoidal_close",
             [](py::handle table, py::handle positions, py::handle base, py::handle layout, py::handle dtype,
                py::handle contract, py::handle max_abs, py::handle against) {
-              const Report r = check_sinusoidal(table, positions, base, layout, dtype, contract, max_abs, against);
+              const Report r =
+                  check_sinusoidal(table, positions, base, layout, dtype, contract, max_abs, against);
               if (!r.passed()) raise_assertion(r);
             },
             "check_sinusoidal, raising AssertionError whose message is the report", a...);
@@ -231,8 +236,8 @@ void add_check_functions(py::module_& m) {
             [](py::handle table, py::handle max_bias, py::handle alibi_slopes, py::handle alibi_form,
                py::handle queries, py::handle keys, py::handle heads, py::handle dtype, py::handle contract,
                py::handle max_abs) {
-              const Report r = check_alibi(table, max_bias, alibi_slopes, alibi_form, queries, keys, heads, dtype,
-                                           contract, max_abs);
+              const Report r = check_alibi(table, max_bias, alibi_slopes, alibi_form, queries, keys, heads,
+                                           dtype, contract, max_abs);
               if (!r.passed()) raise_assertion(r);
             },
             "check_alibi, raising AssertionError whose message is the report", a...);

@@ -19,9 +19,11 @@ nlohmann::json json_of(py::handle dict, const std::string& name) {
   });
   std::string dumped;
   try {
-    dumped = json.attr("dumps")(dict, py::arg("default") = item, py::arg("allow_nan") = false).cast<std::string>();
+    dumped =
+        json.attr("dumps")(dict, py::arg("default") = item, py::arg("allow_nan") = false).cast<std::string>();
   } catch (py::error_already_set& e) {
-    throw py::value_error(fmt::format("{}: {}", name, e.value().is_none() ? std::string("not JSON") : text(e.value())));
+    throw py::value_error(
+        fmt::format("{}: {}", name, e.value().is_none() ? std::string("not JSON") : text(e.value())));
   }
   return nlohmann::json::parse(dumped);
 }
@@ -31,14 +33,16 @@ nlohmann::json json_of(py::handle dict, const std::string& name) {
 std::string text(py::handle value) { return py::str(value).cast<std::string>(); }
 
 double number(py::handle value, const std::string& name) {
-  if (py::isinstance<py::bool_>(value)) throw py::type_error(fmt::format("{}: expected a number, got a bool", name));
+  if (py::isinstance<py::bool_>(value))
+    throw py::type_error(fmt::format("{}: expected a number, got a bool", name));
   if (py::isinstance<py::int_>(value) || py::isinstance<py::float_>(value) || py::hasattr(value, "__float__"))
     return value.cast<double>();
   throw py::type_error(fmt::format("{}: expected a number, got {}", name, text(py::type::of(value))));
 }
 
 std::int64_t integer(py::handle value, const std::string& name) {
-  if (py::isinstance<py::bool_>(value)) throw py::type_error(fmt::format("{}: expected an integer, got a bool", name));
+  if (py::isinstance<py::bool_>(value))
+    throw py::type_error(fmt::format("{}: expected an integer, got a bool", name));
   if (py::isinstance<py::int_>(value) || py::hasattr(value, "__index__")) {
     try {
       return py::int_(py::reinterpret_borrow<py::object>(value)).cast<std::int64_t>();
@@ -63,10 +67,30 @@ check::Names python_names(const std::string& config_word, const std::string& dim
     if (canonical == "hf_config") return config_word;
     if (canonical == "dim") return dim_word;
     if (canonical == "positions_file") return "positions";
-    for (std::string_view k : {"x", "y", "table", "against", "positions", "rotary_dim", "rotary_offset", "base",
-                               "layout", "dtype", "contract", "max_abs", "layer", "layer_type", "mrope_section",
-                               "mrope_layout", "vision", "heads_first", "heads", "max_bias", "alibi_slopes",
-                               "alibi_form", "queries", "keys"}) {
+    for (std::string_view k : {"x",
+                               "y",
+                               "table",
+                               "against",
+                               "positions",
+                               "rotary_dim",
+                               "rotary_offset",
+                               "base",
+                               "layout",
+                               "dtype",
+                               "contract",
+                               "max_abs",
+                               "layer",
+                               "layer_type",
+                               "mrope_section",
+                               "mrope_layout",
+                               "vision",
+                               "heads_first",
+                               "heads",
+                               "max_bias",
+                               "alibi_slopes",
+                               "alibi_form",
+                               "queries",
+                               "keys"}) {
       if (k == canonical) return std::string(k);
     }
     return "";  // the core's own name, and its own "invalid ..." error

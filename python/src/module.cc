@@ -7,7 +7,8 @@
 PYBIND11_MODULE(pe_suite, m) {
   m.doc() =
       "Positional encodings checked against an exact reference: correctly rounded goldens "
-      "(reference_sinusoidal, reference_rope, rope_cos_sin, reference_alibi) and checks with a named diagnosis "
+      "(reference_sinusoidal, reference_rope, rope_cos_sin, reference_alibi) and checks with a named "
+      "diagnosis "
       "(check_rope, check_sinusoidal, check_alibi and their assert_*_close forms).";
   m.attr("__version__") = PE_VERSION;
   pe::python::add_check_functions(m);

@@ -1,6 +1,8 @@
 // reference_sinusoidal, reference_rope, rope_cos_sin and reference_alibi: the check engine's golden values
 // (pe/check/golden.h) on the caller's positions and arrays, as numpy arrays: the same bits as
 // `pe-suite export --reference`.
+#include "pe/ref/reference.h"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -11,7 +13,6 @@
 #include "pe/check/golden.h"
 #include "pe/harness/typed_buffer.h"
 #include "pe/ref/fast_trig.h"
-#include "pe/ref/reference.h"
 
 namespace pe::python {
 namespace {
@@ -30,8 +31,8 @@ std::vector<double> decided(Golden&& golden) {
 
 // The keywords as RoPE parameters for `head_dim` (0: the config's), as export reads them: `rotary_dim`
 // the rotated channels (0: all; a config's partial_rotary_factor when not given), no NoPE layer.
-RopeParams rope_params(const RopeKeywords& k, std::int64_t head_dim, const std::vector<std::int64_t>& positions,
-                       const std::string& function) {
+RopeParams rope_params(const RopeKeywords& k, std::int64_t head_dim,
+                       const std::vector<std::int64_t>& positions, const std::string& function) {
   RopeSetup s = rope_setup(k, static_cast<std::size_t>(head_dim));
   check::RopeOptions& o = s.options;
   return without_gil([&] {
@@ -50,10 +51,10 @@ RopeParams rope_params(const RopeKeywords& k, std::int64_t head_dim, const std::
       if (!l) s.names.fail("layout", "unknown layout '" + o.layout + "'");
       return *l;
     }();
-    const RopeParams params = check::with_form(
-        {head_dim, check::rotary_dim_for(o.scaling, head_dim, o.rotary_dim, s.names), o.base, layout,
-         check::to_rope_scaling(o.scaling, s.names)},
-        o.form, s.names);
+    const RopeParams params =
+        check::with_form({head_dim, check::rotary_dim_for(o.scaling, head_dim, o.rotary_dim, s.names), o.base,
+                          layout, check::to_rope_scaling(o.scaling, s.names)},
+                         o.form, s.names);
     check::rope_plan(params, s.names);  // every parameter checked, under its keyword
     return params;
   });
@@ -64,8 +65,8 @@ std::vector<std::int64_t> axis_positions(py::handle positions, const RopeParams&
   const check::Names names = python_names();
   return without_gil([&] {
     check::validate_positions(p, names);
-    return check::axis_positions(p, n_axes(params.form), params.form.vision != VisionRope::None ? "vision" : "mrope_section",
-                                 names);
+    return check::axis_positions(p, n_axes(params.form),
+                                 params.form.vision != VisionRope::None ? "vision" : "mrope_section", names);
   });
 }
 
@@ -74,13 +75,13 @@ py::array reference_sinusoidal(py::handle positions, py::handle dim, py::handle 
   const check::Positions p = positions_of(positions);
   const check::Names names = python_names();
   const DType type = dtype_argument(dtype, "dtype").value_or(DType::F32);
-  const SinusoidalParams params{integer(dim, "dim"), number(base, "base"), [&] {
-                                  const auto l = parse_layout(text(layout));
-                                  if (!l || *l == Layout::HalfSplit || *l == Layout::Deinterleave)
-                                    throw py::value_error("layout: interleaved or concatenated, got '" + text(layout) +
-                                                          "'");
-                                  return *l;
-                                }()};
+  const SinusoidalParams params{
+      integer(dim, "dim"), number(base, "base"), [&] {
+        const auto l = parse_layout(text(layout));
+        if (!l || *l == Layout::HalfSplit || *l == Layout::Deinterleave)
+          throw py::value_error("layout: interleaved or concatenated, got '" + text(layout) + "'");
+        return *l;
+      }()};
   const std::vector<double> v = decided([&] {
     check::validate_positions(p, names);
     try {
@@ -100,10 +101,12 @@ py::array reference_rope(py::handle x, py::handle positions, const RopeKeywords&
     if (std::isinf(xa.values[i]))
       throw py::value_error(
           fmt::format("x: holds {} at flat index {}; the reference rotates finite values", xa.values[i], i));
-  if (xa.shape.empty()) throw py::value_error("x: expected [tokens, heads, head_dim] or [tokens, head_dim], got a scalar");
+  if (xa.shape.empty())
+    throw py::value_error("x: expected [tokens, heads, head_dim] or [tokens, head_dim], got a scalar");
   const DType type = declared.value_or(xa.dtype);
   const std::vector<std::int64_t> first = positions_of(positions).values;
-  const RopeParams params = rope_params(k, static_cast<std::int64_t>(xa.shape.back()), first, "reference_rope");
+  const RopeParams params =
+      rope_params(k, static_cast<std::int64_t>(xa.shape.back()), first, "reference_rope");
   const std::vector<std::int64_t> p = axis_positions(positions, params);
   const std::vector<double> v = decided([&] {
     const RopeBatch batch = check::rope_batch_of(xa.shape, p, k.heads_first, "x", n_axes(params.form));
@@ -124,7 +127,8 @@ py::tuple rope_cos_sin(py::handle positions, const RopeKeywords& k, py::handle d
   std::int64_t dim = 0;
   if (!k.rotary_dim.is_none()) {
     dim = integer(k.rotary_dim, "rotary_dim");
-    if (dim <= 0 || dim % 2 != 0) throw py::value_error(fmt::format("rotary_dim: expected an even positive integer, got {}", dim));
+    if (dim <= 0 || dim % 2 != 0)
+      throw py::value_error(fmt::format("rotary_dim: expected an even positive integer, got {}", dim));
   }
   RopeKeywords table = k;
   table.rotary_dim = py::none();  // the table's width is the head dim here (export's --dim)
@@ -160,7 +164,8 @@ py::array reference_alibi(py::handle heads, py::handle queries, py::handle keys,
   const bool slopes_only = queries.is_none() && keys.is_none();
   if (queries.is_none() != keys.is_none())
     throw py::value_error("queries and keys: give both (the bias) or neither (the slopes)");
-  const std::vector<std::int64_t> q = slopes_only ? std::vector<std::int64_t>{} : positions_of(queries).values;
+  const std::vector<std::int64_t> q =
+      slopes_only ? std::vector<std::int64_t>{} : positions_of(queries).values;
   const std::vector<std::int64_t> kk = slopes_only ? std::vector<std::int64_t>{} : positions_of(keys).values;
   const DType type = dtype_argument(dtype, "dtype").value_or(DType::F32);
   const std::vector<double> v = decided([&] {
@@ -213,7 +218,8 @@ void add_reference_functions(py::module_& m) {
                                    layer, layer_type, mrope_section, mrope_layout,  vision,  heads_first};
               return rope_cos_sin(positions, k, dtype);
             },
-            "The exact (cos, sin) tables [positions, rotary_dim], attention factor included (as HF's), correctly "
+            "The exact (cos, sin) tables [positions, rotary_dim], attention factor included (as HF's), "
+            "correctly "
             "rounded to dtype (float32 by default): halfsplit (default) repeats the frequencies as HF's "
             "cat(freqs, freqs), interleaved as each one twice in a row.",
             py::arg("positions"), py::arg("rotary_dim") = py::none(), py::kw_only(), a...);

@@ -5,6 +5,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "families.h"
 #include "pe/api.h"
 #include "pe/harness/family_traits.h"
 #include "pe/harness/run.h"
@@ -301,6 +302,8 @@ const FamilyTraits& rope_traits() {
       .summary_shape = "T2048·H32·D128",
       .summary_caption = "2048 tokens x 32 heads x 128",
       .columns = kColumns,
+      .exhaustive_applies = detail::rope_exhaustive_applies,
+      .exhaustive_table = detail::rope_exhaustive_table,
   };
   return row;
 }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <random>
 
+#include "families.h"
 #include "pe/api.h"
 #include "pe/harness/family_traits.h"
 #include "pe/harness/run.h"
@@ -203,6 +204,8 @@ const FamilyTraits& sinusoidal_traits() {
       .summary_shape = "L8192·d128",
       .summary_caption = "L = 8192, d = 128",
       .columns = kColumns,
+      .exhaustive_applies = detail::sinusoidal_exhaustive_applies,
+      .exhaustive_table = detail::sinusoidal_exhaustive_table,
   };
   return row;
 }

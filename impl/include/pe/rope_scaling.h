@@ -1,7 +1,7 @@
 // RoPE scaling methods as typed parameters, following Hugging Face transformers'
 // modeling_rope_utils.py (rope_type "linear", "dynamic", "yarn", "llama3", "longrope"), plus the static
 // NTK-aware rule HF does not have. The formulas themselves are in pe/detail/rope_scaling_math.h; every
-// deviation from HF is listed in README.md ("RoPE scaling").
+// deviation from HF is listed in docs/commands.md ("RoPE scaling").
 #pragma once
 
 #include <cstdint>

@@ -45,8 +45,8 @@ struct Positions {
 void validate_positions(const Positions& p, const Names& names);
 
 // [n_axes][tokens] for a form with n_axes axes (`axes_parameter` is what set them, for messages).
-std::vector<std::int64_t> axis_positions(const Positions& p, std::size_t n_axes, std::string_view axes_parameter,
-                                         const Names& names);
+std::vector<std::int64_t> axis_positions(const Positions& p, std::size_t n_axes,
+                                         std::string_view axes_parameter, const Names& names);
 
 // The batch view of RoPE data of this shape: [T, D], [T, heads, D], [1, T, heads, D]; heads_first
 // [heads, T, D] or [1, heads, T, D] (Hugging Face's), read in place. BadRequest naming `name` (the data's

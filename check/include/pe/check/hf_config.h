@@ -16,8 +16,8 @@
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <string>
@@ -93,9 +93,9 @@ std::vector<HfRopeSetting> hf_rope_settings(const nlohmann::json& config, const 
 // when the layers differ and neither is given (the layer types listed with their parameters), layer
 // with its value when out of range, layer_type with its value when unknown (the valid ones listed). The
 // unread keys are listed in the result. `file` names the config in the report.
-HfResolution resolve_hf_config(const nlohmann::json& config, const std::string& file, const std::string& source,
-                               std::optional<std::int64_t> layer, const std::string& layer_type,
-                               const Names& names);
+HfResolution resolve_hf_config(const nlohmann::json& config, const std::string& file,
+                               const std::string& source, std::optional<std::int64_t> layer,
+                               const std::string& layer_type, const Names& names);
 
 // The config a request names, and the layer it asks for.
 struct HfSource {
@@ -135,7 +135,7 @@ std::optional<HfResolution> apply_hf_config(const HfSource& source, HfTargets& t
 
 // Another layer type's setting as the scaling it resolves to, with no option given (HF's seq_len from
 // the positions), for the diagnosis's per-layer candidates.
-RopeScaling rope_scaling_of(const HfRopeSetting& s, const std::function<std::vector<std::int64_t>()>& positions,
-                            const Names& names);
+RopeScaling rope_scaling_of(const HfRopeSetting& s,
+                            const std::function<std::vector<std::int64_t>()>& positions, const Names& names);
 
 }  // namespace pe::check

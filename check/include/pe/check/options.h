@@ -27,7 +27,7 @@ struct ScalingOptions {
   double low_freq_factor = 1, high_freq_factor = 4, partial_rotary_factor = 1;
   std::int64_t original_max_position = 0, seq_len = 0;
   std::string truncate = "true";
-  std::string short_factors, long_factors;  // longrope's lists as 1-D f32/f64 .npy files, or
+  std::string short_factors, long_factors;                  // longrope's lists as 1-D f32/f64 .npy files, or
   std::vector<double> short_factor_list, long_factor_list;  // in memory (a config's rope_scaling)
   std::set<std::string> given;  // "scaling", "factor", ..., "partial_rotary_factor"
 };
@@ -60,7 +60,7 @@ struct AlibiOptions {
 // "head_dim", "mrope_section", "mrope_layout"), where a model config must not overwrite them.
 struct RopeOptions {
   double base = 10000.0;
-  std::string layout;  // "": the family's default
+  std::string layout;                         // "": the family's default
   std::int64_t rotary_dim = 0, head_dim = 0;  // 0: all of the head; the data's head dim
   ScalingOptions scaling;
   FormOptions form;

@@ -12,6 +12,7 @@
 
 #include "pe/harness/bench_identity.h"
 #include "pe/harness/census.h"
+#include "pe/harness/exhaustive_table.h"
 #include "pe/harness/instance.h"
 #include "pe/harness/measure.h"
 #include "pe/rope_scaling.h"
@@ -128,6 +129,12 @@ struct FamilyTraits {
   std::string_view summary_shape;    // "T2048·H32·D128"
   std::string_view summary_caption;  // "2048 tokens x 32 heads x 128"
   std::span<const ReportColumn> columns;
+
+  // The exhaustive census (every position, every channel): whether it sweeps an instance of this family,
+  // and its table at dim and base up to max_position. Null where the family has none (ALiBi).
+  bool (*exhaustive_applies)(const Instance& in) = nullptr;
+  std::unique_ptr<ExhaustiveTable> (*exhaustive_table)(const Instance& in, std::int64_t dim, double base,
+                                                       std::int64_t max_position) = nullptr;
 
   // Whether a benchmark is the headline shape (any length, positions and scaling).
   bool headline(const BenchIdentity& b) const {
