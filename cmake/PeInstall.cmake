@@ -1,6 +1,6 @@
 # `cmake --install`: the libraries with their headers, the pe-suite CLI with the helper programs it
 # runs (pe_props, pe_bench, found relative to pe-suite: cli/common.h), and the CMake package
-# pe_suite (pe_suiteConfig.cmake, SameMajorVersion) exporting pe::pe, pe::reference, pe::harness and,
+# pe_suite (pe_suiteConfig.cmake, SameMajorVersion) exporting pe::pe, pe::reference, pe::harness, pe::check and,
 # as far as they are built, pe::properties (the property suite without main) and pe::bench, with
 # pe_add_variant_suite() to run them over an outside project's own kernels (PeVariantSuite.cmake).
 include(CMakePackageConfigHelpers)
@@ -9,7 +9,7 @@ set(PE_PACKAGE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/pe_suite)
 # Sources and headers an outside suite compiles itself: the property and benchmark mains.
 set(PE_SHARED_SOURCE_DIR ${CMAKE_INSTALL_DATADIR}/pe_suite/src)
 
-set(pe_exported pe pe_reference pe_harness)
+set(pe_exported pe pe_reference pe_harness pe_check)
 if(TARGET pe_plugin)  # the C plugin ABI's header (pe/plugin.h), an interface target
   list(APPEND pe_exported pe_plugin)
 endif()
@@ -30,7 +30,7 @@ install(TARGETS ${pe_exported} EXPORT pe_suiteTargets
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
         OBJECTS DESTINATION ${CMAKE_INSTALL_LIBDIR}/pe_suite/objects
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(DIRECTORY impl/include/ reference/include/ harness/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY impl/include/ reference/include/ harness/include/ check/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
 # The CLI in bin/, its helpers in libexec/pe-suite/; both find libpe in lib/.
 if(TARGET pe-suite)

@@ -2,9 +2,9 @@
 """Independent conformance oracle for pe-suite's RoPE scaling: Hugging Face's published formulas,
 evaluated in 80-digit decimal arithmetic, for documented model configurations.
 
-Writes properties/hf_conformance_cases.inc (scaling rules) and properties/hf_conformance_form_cases.inc
+Writes reference/tests/hf_conformance_cases.inc (scaling rules) and reference/tests/hf_conformance_form_cases.inc
 (rotary forms: M-RoPE, 2-D vision RoPE, DeepSeek MLA's decoupled rotary part), which
-properties/hf_conformance_test.cc compares RopePlan and the MPFR reference against (each value within
+reference/tests/hf_conformance_test.cc compares RopePlan and the MPFR reference against (each value within
 1 ULP in float64; cos/sin also within 1 ULP in float32).
 
     python3 scripts/hf_conformance.py            # regenerate both .inc files
@@ -683,10 +683,10 @@ def form_case_lines(case, verbose):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "properties" /
-                                         "hf_conformance_cases.inc"))
-    ap.add_argument("--form-out", default=str(Path(__file__).resolve().parent.parent / "properties" /
-                                              "hf_conformance_form_cases.inc"))
+    ap.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "reference" /
+                                         "tests" / "hf_conformance_cases.inc"))
+    ap.add_argument("--form-out", default=str(Path(__file__).resolve().parent.parent / "reference" /
+                                              "tests" / "hf_conformance_form_cases.inc"))
     ap.add_argument("--print", action="store_true", help="print a summary of every case")
     args = ap.parse_args()
 

@@ -6,7 +6,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build pkg-config
+  build-essential cmake ninja-build pkg-config ccache
   libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
   libeigen3-dev libboost-dev libmpfr-dev libgmp-dev libhwy-dev
   libcli11-dev libfmt-dev nlohmann-json3-dev

@@ -5,6 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+# ccache across build trees and clones: paths below the checkout are hashed relative to it (so a fresh
+# clone elsewhere hits the same entries), and precompiled headers are shareable with these sloppiness flags.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-true}"
+export CCACHE_SLOPPINESS="${CCACHE_SLOPPINESS:-pch_defines,time_macros,include_file_mtime,include_file_ctime}"
 export RC_PARAMS="${RC_PARAMS:-seed=20261130 max_size=100}"
 echo "RapidCheck: RC_PARAMS=\"$RC_PARAMS\""
 for preset in release asan fuzz; do
@@ -15,13 +19,13 @@ for preset in release asan fuzz; do
   # memory and undefined-behaviour errors along the same code paths, at 3-10x the cost per case, and
   # every case visits the edges by construction (tails, pass-through channels, both
   # directions, non-monotone positions, a run of consecutive positions). The whole census grid's
-  # verdict is Release's (reference/CensusGrid); the census's code runs under ASan in reference/Census.
+  # verdict is Release's (harness/CensusGrid); the census's code runs under ASan in harness/Census.
   # The Python scripts that only judge the diagnosis's words on the RoPE checks (forms, engines'
   # float32 and 16-bit kernels, check arguments, the scaling bugs, --against, --hf-config) are Release's too:
   # cli/end_to_end runs those checks and their diagnosis under ASan, and cli/unit the config resolver.
   if [ "$preset" = asan ]; then
     RC_PARAMS="$RC_PARAMS max_success=10" ctest --preset "$preset" \
-      -E '^reference/CensusGrid$|^cli/(forms_hf_style|engines_f32|engines_16bit|check_arguments|scaling_bugs|against|hf_config)$'
+      -E '^harness/CensusGrid$|^cli/(forms_hf_style|engines_f32|engines_16bit|check_arguments|scaling_bugs|against|hf_config)$'
   else
     ctest --preset "$preset"
   fi

@@ -3,14 +3,14 @@
 // LongRoPE, phi-2 partial rotary, linear, NTK-aware, dynamic NTK), RopePlan's frequencies,
 // attention factor and effective base, and the MPFR reference's, are each within 1 ULP (float64)
 // of values computed independently by scripts/hf_conformance.py from HF's modeling_rope_utils.py
-// in 80-digit decimal arithmetic (properties/hf_conformance_cases.inc, generated; its comments
+// in 80-digit decimal arithmetic (reference/tests/hf_conformance_cases.inc, generated; its comments
 // give each case's source and inputs).
 //
 // Rotary forms (HfConformanceForms): for Qwen2.5-VL sectioned and Qwen3-VL interleaved M-RoPE, the
 // Qwen2-VL and Pixtral 2-D vision RoPE and DeepSeek-V2-Lite/V3 MLA (YaRN on a 64-channel rotary part
 // at offset 128, de-interleaved), the plan's per-pair frequency (1 ULP), axis and channels equal what
 // HF's bookkeeping gives, and the reference's cos/sin at positions up to 10^6 per axis are within
-// 1 ULP of the oracle's in float64 and in float32 (properties/hf_conformance_form_cases.inc).
+// 1 ULP of the oracle's in float64 and in float32 (reference/tests/hf_conformance_form_cases.inc).
 #include <gtest/gtest.h>
 
 #include <algorithm>
