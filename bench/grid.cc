@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "alloc_counter.h"
+#include "check_benchmarks.h"
 #include "exact_floors.h"
 #include "fixture_cache.h"
 #include "machine_limits.h"
@@ -83,11 +84,6 @@ void add_counters(benchmark::State& state, std::size_t elements, std::size_t byt
 }
 
 // The mean of the machine's pace before and after the timed loop (pace.h), for `compare`.
-void record_pace(benchmark::State& state, double pace_before) {
-  const double pace_after = pace_ns();
-  Uncounted reporting;
-  state.counters["pace_ns"] = 0.5 * (pace_before + pace_after);
-}
 
 void skip_if_outside_contract(benchmark::State& state, const Check& check) {
   state.SkipWithError(fmt::format("outside its contract: error {:.3g} is {:.3g}x the budget",
@@ -151,6 +147,12 @@ void register_kernel(const Instance& in, const harness::BenchShape& s, int calls
 
 }  // namespace
 
+void record_pace(benchmark::State& state, double pace_before) {
+  const double pace_after = pace_ns();
+  Uncounted reporting;
+  state.counters["pace_ns"] = 0.5 * (pace_before + pace_after);
+}
+
 int repetitions_for(Mode mode) { return mode == Mode::Report ? 9 : mode == Mode::Quick ? 3 : 1; }
 
 int register_grid(const Options& options) {
@@ -174,6 +176,7 @@ int register_grid(const Options& options) {
   for (const auto& [bytes, threads] : limit_sizes) register_limit_benchmarks(bytes, threads);
   // Beside the exact variants (any of their targets), their methods' floors on this machine (exact_floors.h).
   if (options.mode != Mode::Smoke && with_exact) register_exact_floors();
+  count += register_check_benchmarks(options);
   // Plan creation (frequencies, turn steps): setup, paid once per configuration, timed apart.
   if (options.mode != Mode::Smoke && harness::glob_match(options.glob, "plan")) {
     for (std::int64_t d : {64, 128, 4096}) {

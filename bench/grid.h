@@ -2,6 +2,8 @@
 // shape gets a benchmark named <family>/<instance>/<op>/<dtype>/<shape>/<positions>.
 #pragma once
 
+#include <benchmark/benchmark.h>
+
 #include <string>
 
 #include "pe/harness/family_traits.h"
@@ -24,6 +26,8 @@ struct Options {
 int register_grid(const Options& options);
 // Repetitions the mode asks for (Google Benchmark's --benchmark_repetitions default).
 int repetitions_for(Mode mode);
+// The counter pace_ns: the machine's pace before the timed loop and after (pace.h), averaged.
+void record_pace(benchmark::State& state, double pace_before);
 // Compiler, flags, Highway target, Eigen instruction sets, CPU and library versions.
 void stamp_context();
 

@@ -155,8 +155,8 @@ void measure_table(const SinusoidalParams& params, std::span<const std::int64_t>
       e.y = y[i];
       // The fast path's double-double where it reaches (its radius, ~2^-98·|φ|, is far below any
       // budget), MPFR beyond.
-      const auto fast = padded ? std::optional<ref::FastValue>(ref::FastValue{})
-                               : reference.fast_exact(positions[r], ch);
+      const auto fast =
+          padded ? std::optional<ref::FastValue>(ref::FastValue{}) : reference.fast_exact(positions[r], ch);
       if (fast) {
         const ref::dd::DD exact =
             add != nullptr ? ref::dd::add(fast->value, {add->embeddings[i], 0}) : fast->value;
@@ -216,9 +216,17 @@ void measure_rope(const RopeParams& params, const RopeBatch& batch, Values x, Va
   const std::size_t hd = plan.head_dim();
   const std::vector<std::size_t> rows = sample.rows.empty() ? all_of(batch.tokens()) : sample.rows;
   const std::vector<std::size_t> pairs = sample.pairs.empty() ? all_of(plan.n_pairs()) : sample.pairs;
+  // A token's angles and (fast path) sines and cosines serve every head: computed once per token.
+  std::vector<double> abs_phi(pairs.size());
+  std::vector<std::optional<ref::FastSinCos>> sincos(pairs.size());
   for (std::size_t t : rows) {
     const ref::Enclosure t_exact = temperature.exact(batch.position(t));
     const double tp = t_exact.value.convert_to<double>();
+    for (std::size_t k = 0; k < pairs.size(); ++k) {
+      const std::int64_t p = batch.position(t, plan.axis_of_pair(pairs[k]));
+      abs_phi[k] = std::fabs(reference.angle(p, pairs[k]));
+      sincos[k] = gained ? std::nullopt : reference.fast_sincos(p, pairs[k]);
+    }
     for (std::size_t h = 0; h < batch.heads; ++h) {
       const std::size_t row = batch.row(t, h);
       ElementRecord e;
@@ -226,7 +234,8 @@ void measure_rope(const RopeParams& params, const RopeBatch& batch, Values x, Va
       e.head = static_cast<std::int64_t>(h);
       e.dim = params.head_dim;
       e.base = params.base;
-      for (std::size_t j : pairs) {
+      for (std::size_t k = 0; k < pairs.size(); ++k) {
+        const std::size_t j = pairs[k];
         // Each pair reads its own axis's position; deinterleave reads and writes different channels
         // (the inverse the other way round).
         const std::int64_t p = batch.position(t, plan.axis_of_pair(j));
@@ -234,11 +243,12 @@ void measure_rope(const RopeParams& params, const RopeBatch& batch, Values x, Va
         const auto [in0, in1] = inverse ? plan.output_channels(j) : plan.input_channels(j);
         const auto [out0, out1] = inverse ? plan.input_channels(j) : plan.output_channels(j);
         // Without a gain, the fast path's double-double where it reaches; MPFR's enclosure otherwise.
-        const auto fast =
-            gained ? std::nullopt : reference.fast_rotate(p, j, x[row + in0], x[row + in1], direction);
+        const auto fast = sincos[k]
+                              ? reference.fast_rotate_by(*sincos[k], x[row + in0], x[row + in1], direction)
+                              : std::nullopt;
         const double abs_pair = std::fabs(x[row + in0]) + std::fabs(x[row + in1]);
         e.position = p;
-        e.abs_phi = std::fabs(reference.angle(p, j));
+        e.abs_phi = abs_phi[k];
         e.pair = j;
         e.scale = abs_pair;
         e.budget = budget(&plan, e.abs_phi, j, abs_pair);

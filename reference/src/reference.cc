@@ -1,12 +1,12 @@
 #include "pe/ref/reference.h"
 
-#include "pe/ref/fast_trig.h"
-
 #include <algorithm>
 #include <atomic>
 #include <boost/math/constants/constants.hpp>
 #include <cmath>
 #include <utility>
+
+#include "pe/ref/fast_trig.h"
 
 namespace pe::ref {
 namespace {
@@ -178,14 +178,26 @@ std::optional<std::pair<FastValue, FastValue>> Rope::fast_rotate(std::int64_t po
                                                                  RopeDirection direction) const {
   const double n = std::fabs(a) + std::fabs(b);
   if (!fast_path_enabled() || !(n < 0x1p900)) return std::nullopt;
+  const auto sc = fast_sincos(position, pair);
+  if (!sc) return std::nullopt;
+  return fast_rotate_by(*sc, a, b, direction);
+}
+
+std::optional<FastSinCos> Rope::fast_sincos(std::int64_t position, std::size_t pair) const {
+  if (!fast_path_enabled()) return std::nullopt;
   // The scaled frequency's error: the plan's condition (frequency_slack_) at the wide tier, then to_dd.
   const double omega_relative =
       0x1p-105 + std::ldexp(frequency_slack_, static_cast<int>(2 - pe::ref::precision_bits<Real>()));
-  const auto sc = fast_sincos(position, omega(pair), omega_relative);
-  if (!sc) return std::nullopt;
-  const dd::DD s = direction == RopeDirection::Inverse ? dd::neg(sc->sin) : sc->sin;
-  FastValue y0{dd::sub(dd::mul(sc->cos, a), dd::mul(s, b)), n * (sc->radius + 0x1p-100)};
-  FastValue y1{dd::add(dd::mul(s, a), dd::mul(sc->cos, b)), y0.radius};
+  return ::pe::ref::fast_sincos(position, omega(pair), omega_relative);
+}
+
+std::optional<std::pair<FastValue, FastValue>> Rope::fast_rotate_by(const FastSinCos& sc, double a, double b,
+                                                                    RopeDirection direction) const {
+  const double n = std::fabs(a) + std::fabs(b);
+  if (!(n < 0x1p900)) return std::nullopt;
+  const dd::DD s = direction == RopeDirection::Inverse ? dd::neg(sc.sin) : sc.sin;
+  FastValue y0{dd::sub(dd::mul(sc.cos, a), dd::mul(s, b)), n * (sc.radius + 0x1p-100)};
+  FastValue y1{dd::add(dd::mul(s, a), dd::mul(sc.cos, b)), y0.radius};
   if (inv_freq_.scaled()) {
     if (!attention_dd_) attention_dd_ = to_dd(inv_freq_.rule().attention());
     const dd::DD& g = *attention_dd_;

@@ -100,6 +100,12 @@ class Rope {
   std::optional<std::pair<FastValue, FastValue>> fast_rotate(
       std::int64_t position, std::size_t pair, double a, double b,
       RopeDirection direction = RopeDirection::Forward) const;
+  // fast_rotate in two steps, for many (a, b) at one (position, pair) (every head of a token): the
+  // double-double sin and cos of p·θ_j with their radius (nullopt when the fast path declines), then the
+  // rotation by them. fast_rotate(p, j, a, b) == fast_rotate_by(*fast_sincos(p, j), a, b).
+  std::optional<FastSinCos> fast_sincos(std::int64_t position, std::size_t pair) const;
+  std::optional<std::pair<FastValue, FastValue>> fast_rotate_by(
+      const FastSinCos& sc, double a, double b, RopeDirection direction = RopeDirection::Forward) const;
   // Pair j's θ_j as a double-double (relative error <= 2^-105 plus the scaling's condition).
   const dd::DD& omega(std::size_t pair) const;
   // The correctly rounded rotation in `type`: the fast path where Ziv's test decides both, else MPFR.

@@ -1,0 +1,86 @@
+#include "check_benchmarks.h"
+
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include "pace.h"
+#include "pe/check/check.h"
+#include "pe/check/golden.h"
+#include "pe/harness/typed_buffer.h"
+#include "pe/pe.h"
+
+namespace pe::bench {
+namespace {
+
+// A [T, 32, 128] float32 batch at positions 0..T-1: x, and y rotated by rope.scalar_f32 (a correct
+// float32 kernel, so the check passes as a user's gate would).
+struct Batch {
+  std::vector<std::int64_t> positions;
+  std::vector<double> x, y;
+  RopeParams params{128, 0, 10000.0, Layout::HalfSplit};
+  explicit Batch(std::size_t tokens, bool rotate) : positions(tokens), x(tokens * 32 * 128) {
+    for (std::size_t t = 0; t < tokens; ++t) positions[t] = static_cast<std::int64_t>(t);
+    for (std::size_t i = 0; i < x.size(); ++i)
+      x[i] = static_cast<float>(std::sin(0.37 * static_cast<double>(i)));
+    if (!rotate) return;
+    harness::TypedBuffer buf(DType::F32, x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) buf.set(i, x[i]);
+    rope_apply(*find_variant("rope.scalar_f32"), RopePlan(params), positions, 32, buf.view());
+    y.resize(x.size());
+    for (std::size_t i = 0; i < y.size(); ++i) y[i] = buf.get(i);
+  }
+};
+
+void check_rope_benchmark(benchmark::State& state, std::size_t tokens) {
+  const Batch b(tokens, true);
+  check::RopeRequest r;
+  r.x = {b.x, {tokens, 32, 128}, DType::F32, "x"};
+  r.y = {b.y, {tokens, 32, 128}, DType::F32, "y"};
+  r.positions.values = b.positions;
+  r.options.layout = "halfsplit";
+  const double pace_before = pace_ns();
+  for (auto _ : state) {
+    const check::Report report = check::check_rope(r, check::Names());
+    if (!report.passed) state.SkipWithError("the check failed a correct kernel");
+    benchmark::DoNotOptimize(report.text.data());
+  }
+  record_pace(state, pace_before);
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * b.x.size()));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * b.x.size() * 2 * sizeof(float)));
+}
+
+void reference_rope_benchmark(benchmark::State& state, std::size_t tokens) {
+  const Batch b(tokens, false);
+  const RopeBatch batch = check::rope_batch_of({tokens, 32, 128}, b.positions, false, "x");
+  const double pace_before = pace_ns();
+  for (auto _ : state) {
+    const std::vector<double> y = check::golden_rope(b.params, batch, b.x, DType::F32);
+    benchmark::DoNotOptimize(y.data());
+  }
+  record_pace(state, pace_before);
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * b.x.size()));
+}
+
+}  // namespace
+
+int register_check_benchmarks(const Options& options) {
+  const auto wanted = [&](const std::string& name) {
+    return options.mode == Mode::Report || (options.glob != "*" && harness::glob_match(options.glob, name));
+  };
+  if (options.mode == Mode::Smoke) return 0;
+  int count = 0;
+  if (const std::string name = "check/rope/f32/T4096/H32/D128"; wanted(name)) {
+    benchmark::RegisterBenchmark(name.c_str(), check_rope_benchmark, 4096)->Unit(benchmark::kMillisecond);
+    ++count;
+  }
+  if (const std::string name = "reference/rope/f32/T2048/H32/D128"; wanted(name)) {
+    benchmark::RegisterBenchmark(name.c_str(), reference_rope_benchmark, 2048)->Unit(benchmark::kMillisecond);
+    ++count;
+  }
+  return count;
+}
+
+}  // namespace pe::bench

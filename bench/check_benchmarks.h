@@ -1,0 +1,16 @@
+// The check engine's own speed (issue 31's targets): check_rope over a dumped-size batch and the exact
+// reference's rotated output, each on buffers made before the timed loop.
+#pragma once
+
+#include <string>
+
+#include "grid.h"
+
+namespace pe::bench {
+
+// check/rope/f32/T4096/H32/D128 and reference/rope/f32/T2048/H32/D128, in Report mode or when `glob` names
+// them (each iteration takes seconds: not in the quick grid).
+// Returns how many it registered.
+int register_check_benchmarks(const Options& options);
+
+}  // namespace pe::bench
