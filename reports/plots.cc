@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -26,6 +27,16 @@ void write(const std::string& path, const std::string& text) {
 bool run_gnuplot(const std::string& dir, const std::string& script) {
   const std::string cmd = fmt::format("cd '{}' && gnuplot '{}' 2> '{}.log'", dir, script, script);
   return std::system(cmd.c_str()) == 0;
+}
+
+// Text for a single-quoted string in gnuplot's enhanced mode, shown as written ("head_dim" is no subscript).
+std::string enhanced_literal(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '_' || c == '^' || c == '{' || c == '}' || c == '@' || c == '&' || c == '~') out += '\\';
+    out += c;
+  }
+  return out;
 }
 
 // Errors of 0 cannot sit on a log axis: they are drawn at the floor.
@@ -98,46 +109,57 @@ std::vector<std::string> plot_speed(const std::vector<BenchRecord>& bench, const
   std::vector<std::string> svgs;
   for (const harness::FamilyTraits* traits : harness::family_traits()) {
     const std::string family(traits->name);
-    // Per instance in its first layout seen: f32, positions from 0, the family's headline shape.
-    // Per variant, the instance with the most such shapes (the largest table is timed in the
-    // first layout only).
-    std::map<std::string, std::map<std::string, std::vector<const BenchRecord*>>> by_instance;
+    // Per instance in its first layout seen: f32, the family's headline shape, unscaled, positions
+    // from 0, or from 2^20 at a length the run timed only there (quick mode times RoPE's T1 as the
+    // decode shape at 2^20 only: without it RoPE had one point and no plot). Per variant, the instance
+    // with the most lengths (the largest table is timed in the first layout only).
+    std::map<std::string, std::map<std::string, std::map<std::int64_t, const BenchRecord*>>> by_instance;
     for (const BenchRecord& b : bench) {
-      if (!traits->headline(b) || b.dtype != "f32" || b.positions != "start" || b.scaling != "none" ||
-          b.form != "text" || !b.error.empty())
+      if (!traits->headline(b) || b.dtype != "f32" || (b.positions != "start" && b.positions != "far") ||
+          b.scaling != "none" || b.form != "text" || b.threads != 1 || !b.error.empty())
         continue;
-      by_instance[b.variant][b.instance].push_back(&b);
+      const BenchRecord*& at = by_instance[b.variant][b.instance][b.length];
+      if (at == nullptr || (at->positions != "start" && b.positions == "start")) at = &b;
     }
     std::map<std::string, std::vector<const BenchRecord*>> series;
     for (auto& [v, instances] : by_instance) {
-      for (auto& [inst, recs] : instances) {
-        if (recs.size() > series[v].size()) series[v] = recs;
+      for (auto& [inst, by_length] : instances) {
+        if (by_length.size() <= series[v].size()) continue;
+        series[v].clear();
+        for (const auto& [length, rec] : by_length) series[v].push_back(rec);
       }
     }
     std::erase_if(series, [](const auto& s) { return s.second.size() < 2; });
     if (series.empty()) continue;
+    bool any_far = false;
+    for (const auto& [v, recs] : series) {
+      for (const BenchRecord* b : recs) any_far = any_far || b->positions == "far";
+    }
     const std::string svg = fmt::format("speed_{}.svg", family);
     std::string gp = fmt::format(fmt::runtime(kTerminal), 1300, 420);
     gp += fmt::format("set output '{}'\nset logscale xy\nset key outside right font ',8' noenhanced\n", svg);
-    gp += fmt::format("set multiplot layout 1,3 title '{}: f32, positions from 0, {} (medians)'\n", family,
-                      traits->caption);
+    gp += fmt::format("set multiplot layout 1,3 title '{}: f32, positions from 0{}, {} (medians)'\n", family,
+                      any_far ? " (open circles: from 2^{20}, lengths timed only there)" : "",
+                      enhanced_literal(traits->caption));
     const std::string_view x = traits->length_label;
     std::string plot_time = "plot ", plot_fill = "plot ", plot_mem = "plot ";
     for (auto& [v, recs] : series) {
       std::sort(recs.begin(), recs.end(), [](auto* a, auto* b) { return a->length < b->length; });
       const std::string dat = fmt::format("speed_{}.dat", v);
-      std::string data = "# length time_us fill_fraction bytes_per_call peak_heap_bytes\n";
+      std::string data =
+          "# length time_us fill_fraction bytes_per_call peak_heap_bytes point_type(7: from 0, 6: from "
+          "2^20)\n";
       for (const BenchRecord* b : recs) {
         const double elements = static_cast<double>(b->length * b->dim * std::max<std::int64_t>(1, b->heads));
-        data += fmt::format("{} {:.6g} {:.6g} {:.6g} {:.6g}\n", b->length, b->real_time_ns / 1e3,
+        data += fmt::format("{} {:.6g} {:.6g} {:.6g} {:.6g} {}\n", b->length, b->real_time_ns / 1e3,
                             b->fill_fraction, elements * 4 + std::max(0.0, b->peak_heap_bytes),
-                            std::max(0.0, b->peak_heap_bytes));
+                            std::max(0.0, b->peak_heap_bytes), b->positions == "far" ? 6 : 7);
       }
       write(dir + "/" + dat, data);
       const std::string sep = plot_time == "plot " ? "" : ", ";
-      plot_time += fmt::format("{}'{}' u 1:2 w lp pt 7 ps 0.4 t '{}'", sep, dat, v);
-      plot_fill += fmt::format("{}'{}' u 1:($3*100) w lp pt 7 ps 0.4 t '{}'", sep, dat, v);
-      plot_mem += fmt::format("{}'{}' u 1:4 w lp pt 7 ps 0.4 t '{}'", sep, dat, v);
+      plot_time += fmt::format("{}'{}' u 1:2:6 w lp pt variable ps 0.6 t '{}'", sep, dat, v);
+      plot_fill += fmt::format("{}'{}' u 1:($3*100):6 w lp pt variable ps 0.6 t '{}'", sep, dat, v);
+      plot_mem += fmt::format("{}'{}' u 1:4:6 w lp pt variable ps 0.6 t '{}'", sep, dat, v);
     }
     gp += fmt::format(
         "set xlabel '{}'\nset ylabel 'time per call (us)'\nset title 'latency'\nset key off\n{}\n", x,
@@ -170,12 +192,54 @@ std::vector<std::string> pareto_front(
   return front;
 }
 
+std::vector<LabelBox> place_labels(const std::vector<std::array<double, 2>>& points,
+                                   const std::vector<std::size_t>& chars, double char_w, double char_h,
+                                   const LabelBox& bounds) {
+  constexpr double kMarker = 6;  // half a marker's width (ps 1.4), pixels
+  const auto overlaps = [](const LabelBox& a, const LabelBox& b) {
+    return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
+  };
+  std::vector<LabelBox> obstacles, placed;
+  for (const auto& p : points)
+    obstacles.push_back({p[0] - kMarker, p[1] - kMarker, p[0] + kMarker, p[1] + kMarker});
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const double w = char_w * static_cast<double>(chars[i]), h = char_h, gap = kMarker + 2;
+    const double x = points[i][0], y = points[i][1];
+    LabelBox chosen{};
+    // Beside the point first (right, left, above, below), then further up and down in steps of a line:
+    // the first box that covers no marker and no label placed before it.
+    for (int step = 0; step < 64; ++step) {
+      const int ring = step / 4;  // 0: beside; then a line up, a line down, two up, two down, ...
+      const double shift = ring == 0 ? 0 : ((ring + 1) / 2) * (h + 2) * (ring % 2 == 1 ? 1 : -1);
+      const LabelBox candidates[] = {{x + gap, y - h / 2 + shift, x + gap + w, y + h / 2 + shift},
+                                     {x - gap - w, y - h / 2 + shift, x - gap, y + h / 2 + shift},
+                                     {x - w / 2, y + gap + shift, x + w / 2, y + gap + h + shift},
+                                     {x - w / 2, y - gap - h + shift, x + w / 2, y - gap + shift}};
+      const LabelBox& c = candidates[step % 4];
+      const bool inside = c.x0 >= bounds.x0 && c.x1 <= bounds.x1 && c.y0 >= bounds.y0 && c.y1 <= bounds.y1;
+      const bool free = inside && std::none_of(obstacles.begin(), obstacles.end(),
+                                               [&](const LabelBox& o) { return overlaps(c, o); });
+      if (free || step == 63) {
+        chosen = c;
+        break;
+      }
+    }
+    const double dx = std::max({chosen.x0 - x, 0.0, x - chosen.x1}),
+                 dy = std::max({chosen.y0 - y, 0.0, y - chosen.y1});
+    chosen.leader = std::hypot(dx, dy) > gap + 2;  // moved off the four places beside its point
+    obstacles.push_back(chosen);
+    placed.push_back(chosen);
+  }
+  return placed;
+}
+
 std::vector<std::string> plot_pareto(const nlohmann::json& census, const std::vector<BenchRecord>& bench,
                                      const std::string& dir) {
   std::vector<std::string> svgs;
   for (const harness::FamilyTraits* traits : harness::family_traits()) {
     const std::string family(traits->name);
     std::vector<std::pair<std::string, std::pair<double, double>>> points;
+    std::vector<std::int64_t> lengths;
     for (const Primary& p : primaries(census, family)) {
       const std::string inst = p.instance->value("instance", "");
       const BenchRecord* b = representative(bench, inst.substr(0, inst.find('/')));
@@ -186,6 +250,7 @@ std::vector<std::string> plot_pareto(const nlohmann::json& census, const std::ve
           err = std::max(err, band["max_abs"].value("value", 0.0));
       }
       points.push_back({p.variant, {b->ns_per_element, on_log(err)}});
+      if (std::find(lengths.begin(), lengths.end(), b->length) == lengths.end()) lengths.push_back(b->length);
     }
     if (points.size() < 2) continue;
     const auto front = pareto_front(points);
@@ -193,26 +258,83 @@ std::vector<std::string> plot_pareto(const nlohmann::json& census, const std::ve
     auto sorted = points;
     std::sort(sorted.begin(), sorted.end(),
               [](const auto& a, const auto& b) { return a.second.first < b.second.first; });
+    double x_lo = INFINITY, x_hi = 0, y_lo = INFINITY, y_hi = 0;
     for (const auto& [name, p] : sorted) {
       const bool on = std::find(front.begin(), front.end(), name) != front.end();
       const std::string line = fmt::format("{:.6g} {:.6g} {} {}\n", p.first, p.second, on ? 1 : 0, name);
       data += line;
       if (on) front_data += line;
+      x_lo = std::min(x_lo, p.first), x_hi = std::max(x_hi, p.first);
+      y_lo = std::min(y_lo, p.second), y_hi = std::max(y_hi, p.second);
     }
     const std::string dat = fmt::format("pareto_{}.dat", family), svg = fmt::format("pareto_{}.svg", family);
     const std::string front_dat = fmt::format("pareto_{}_front.dat", family);
     write(dir + "/" + dat, data);
     write(dir + "/" + front_dat, front_data);
-    std::string gp = fmt::format(fmt::runtime(kTerminal), 900, 600);
+    // Fixed ranges and margins, so that a point's pixel is known here (labels inside the axes, below
+    // the key's two rows): the front's labels are placed
+    // where they cover no marker and no other label (place_labels); the dominated variants are
+    // listed in report.md's table, not labelled (a dozen names over a cluster overprinted each other).
+    constexpr int kW = 900, kH = 600;
+    constexpr double kL = 0.10, kR = 0.97, kB = 0.10, kT = 0.90;
+    x_lo = std::pow(10, std::floor(std::log10(x_lo) - 0.1)),
+    x_hi = std::pow(10, std::ceil(std::log10(x_hi) + 0.3));
+    y_lo = std::pow(10, std::floor(std::log10(y_lo) - 0.3)),
+    y_hi = std::pow(10, std::ceil(std::log10(y_hi) + 0.5));
+    const auto px = [&](double v, double lo, double hi, double a, double b, int size) {
+      return size * (a + (b - a) * (std::log10(v) - std::log10(lo)) / (std::log10(hi) - std::log10(lo)));
+    };
+    std::vector<std::array<double, 2>> at;
+    std::vector<std::size_t> chars;
+    std::vector<const std::pair<std::string, std::pair<double, double>>*> labelled;
+    // The front first (they get the places nearest to their points), then every other marker as an obstacle.
+    for (const auto& pt : sorted) {
+      if (std::find(front.begin(), front.end(), pt.first) == front.end()) continue;
+      labelled.push_back(&pt);
+      at.push_back(
+          {px(pt.second.first, x_lo, x_hi, kL, kR, kW), px(pt.second.second, y_lo, y_hi, kB, kT, kH)});
+      chars.push_back(pt.first.size());
+    }
+    const std::size_t n_front = at.size();
+    for (const auto& pt : sorted) {
+      if (std::find(front.begin(), front.end(), pt.first) != front.end()) continue;
+      at.push_back(
+          {px(pt.second.first, x_lo, x_hi, kL, kR, kW), px(pt.second.second, y_lo, y_hi, kB, kT, kH)});
+      chars.push_back(0);
+    }
+    // The dominated points' labels are empty: their markers are obstacles only.
+    const std::vector<LabelBox> boxes =
+        place_labels(at, chars, kLabelCharWidth, kLabelHeight, {kL * kW, kB * kH, kR * kW, kT * kH - 45});
+    std::string gp = fmt::format(fmt::runtime(kTerminal), kW, kH);
     gp += fmt::format("set output '{}'\nset termoption noenhanced\nset logscale xy\nset format y '1e%T'\n",
                       svg);
-    gp += fmt::format("set title '{}: accuracy against speed (f32; error at positions < 1e6; speed at {})'\n",
-                      family, traits->summary_caption);
-    gp += "set xlabel 'ns per element (median)'\nset ylabel 'max |y - exact|'\nset key top right\n";
     gp += fmt::format(
-        "plot '{0}' u 1:($3==0?$2:1/0) w p pt 6 ps 1.2 lc rgb '#7f8c8d' t 'dominated', "
-        "'{1}' u 1:2 w lp pt 7 ps 1.4 lc rgb '#c0392b' t 'Pareto front', "
-        "'{0}' u 1:2:4 w labels noenhanced offset 0.8,0.6 left font ',8' notitle\n",
+        "set lmargin at screen {}\nset rmargin at screen {}\nset bmargin at screen {}\nset tmargin at screen "
+        "{}\n",
+        kL, kR, kB, kT);
+    gp += fmt::format("set xrange [{:g}:{:g}]\nset yrange [{:g}:{:g}]\n", x_lo, x_hi, y_lo, y_hi);
+    const std::string shape =
+        lengths.size() == 1 ? shape_at(*traits, lengths[0]) : std::string(traits->summary_shape);
+    gp +=
+        fmt::format("set title '{}: accuracy against speed (f32; error at positions < 1e6; speed at {}{})'\n",
+                    family, shape, lengths.size() > 1 ? ", or the nearest length timed" : "");
+    gp += "set xlabel 'ns per element (median)'\nset ylabel 'max |y - exact|'\nset key top right\n";
+    for (std::size_t k = 0; k < n_front; ++k) {
+      const LabelBox& b = boxes[k];
+      gp += fmt::format("set label {} '{}' at screen {:.5f}, screen {:.5f} left font ',8' front\n", k + 1,
+                        labelled[k]->first, b.x0 / kW, (b.y0 + b.y1) / 2 / kH);
+      if (b.leader) {
+        const double lx = std::clamp(at[k][0], b.x0, b.x1), ly = std::clamp(at[k][1], b.y0, b.y1);
+        gp += fmt::format(
+            "set arrow {} from screen {:.5f}, screen {:.5f} to screen {:.5f}, screen {:.5f} nohead lw 0.5 lc "
+            "rgb '#95a5a6'\n",
+            k + 1, at[k][0] / kW, at[k][1] / kH, lx / kW, ly / kH);
+      }
+    }
+    gp += fmt::format(
+        "plot '{0}' u 1:($3==0?$2:1/0) w p pt 6 ps 1.2 lc rgb '#7f8c8d' t 'dominated (report.md lists "
+        "them)', "
+        "'{1}' u 1:2 w lp pt 7 ps 1.4 lc rgb '#c0392b' t 'Pareto front'\n",
         dat, front_dat);
     const std::string script = fmt::format("pareto_{}.gp", family);
     write(dir + "/" + script, gp);

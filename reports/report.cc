@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -17,9 +18,9 @@
 namespace pe::reports {
 namespace {
 
-// A column of the speed table: f32, unscaled, the family's headline shape at the column's length.
+// A column of the speed table: f32, unscaled, one thread, the family's headline shape at the column's length.
 bool matches(const BenchRecord& b, const harness::FamilyTraits& t, const harness::ReportColumn& c) {
-  return t.headline(b) && b.scaling == "none" && b.form == "text" && b.dtype == "f32" &&
+  return t.headline(b) && b.scaling == "none" && b.form == "text" && b.dtype == "f32" && b.threads == 1 &&
          b.length == c.length && b.positions == c.positions;
 }
 
@@ -42,6 +43,33 @@ std::string context_lines(const nlohmann::json& bench) {
 }
 
 }  // namespace
+
+std::string pareto_markdown(const std::string& family, const std::vector<VariantRow>& rows) {
+  std::vector<std::pair<std::string, std::pair<double, double>>> points;
+  std::vector<const VariantRow*> of;
+  for (const VariantRow& r : rows) {
+    if (r.family != family || r.ns_per_element < 0 || r.primary_err_1e6 < 0) continue;
+    points.push_back({r.variant, {r.ns_per_element, r.primary_err_1e6}});
+    of.push_back(&r);
+  }
+  if (points.size() < 2) return "";
+  const std::vector<std::string> front = pareto_front(points);
+  std::vector<std::size_t> order(points.size());
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return points[a].second.first < points[b].second.first; });
+  std::string out = fmt::format(
+      "| {} variant (fastest first) | speed at | ns/element | max \\|err\\|, positions < 1e6 | on the front "
+      "|\n"
+      "|---|---|---:|---:|---|\n",
+      family);
+  for (const std::size_t k : order) {
+    const bool on = std::find(front.begin(), front.end(), points[k].first) != front.end();
+    out += fmt::format("| `{}` | {} | {:.3g} | {:.3g} | {} |\n", points[k].first, of[k]->speed_shape,
+                       points[k].second.first, points[k].second.second, on ? "**yes**" : "no");
+  }
+  return out + "\n";
+}
 
 std::string benchmarks_markdown(const std::vector<BenchRecord>& records,
                                 const std::vector<FloorRecord>& floors) {
@@ -164,7 +192,9 @@ ReportOutput write_report(const ReportInputs& in, const std::string& dir) {
   for (const harness::FamilyTraits* t : harness::family_traits())
     md += fmt::format("{} {} {}", t == harness::family_traits().front() ? "" : ";", t->name,
                       t->summary_caption);
-  md += ", f32.\n\n";
+  md +=
+      ", f32; where a run timed no such shape (quick mode times ALiBi at Q1 and Q128 only), the family's "
+      "nearest length it timed, named in \"speed at\".\n\n";
   md += variant_markdown(variant_rows(in.census, bench, in.properties));
   for (const harness::FamilyTraits* traits : harness::family_traits()) {
     const std::string family(traits->name);
@@ -207,6 +237,7 @@ ReportOutput write_report(const ReportInputs& in, const std::string& dir) {
       const std::string family(traits->name);
       const std::string svg = fmt::format("pareto_{}.svg", family);
       if (has(svg)) md += fmt::format("![{} accuracy against speed]({})\n\n", family, svg);
+      md += pareto_markdown(family, variant_rows(in.census, bench, nlohmann::json()));
     }
   }
   if (in.exhaustive.is_object()) {

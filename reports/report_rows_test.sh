@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Every kernel benchmark pe_bench writes reaches the report: pe_bench in smoke mode (unscaled and
 # YaRN-scaled RoPE shapes), a one-instance census, `pe-suite report`, then each benchmark name of
-# the JSON (limits/ and plan/ rows aside) must have its row in bench.md; and the exact variants'
-# floors of a quick run theirs.
+# the JSON (limits/ and plan/ rows aside) must have its row in bench.md; the exact variants'
+# floors of a quick run theirs; and quick mode's ALiBi and RoPE shapes their summary speed and plots.
 set -u
 bench_exe=$1 suite_exe=$2
 tmp=$(mktemp -d)
@@ -27,5 +27,23 @@ done <<< "$names"
 "$suite_exe" report --census "$tmp/c.json" --bench "$tmp/f.json" --out "$tmp/frep" >/dev/null || failed=1
 floors=$(grep -c '^| `floor/[^`]*` | [0-9.e+-]* | [0-9]*% |$' "$tmp/frep/bench.md" 2>/dev/null)
 [ "${floors:-0}" -ge 2 ] || { echo "floors: ${floors:-0} rows with a % of fill in bench.md"; failed=1; }
-echo "$count benchmarks ($scaled scaled), each with its row in bench.md; ${floors:-0} floors with a % of fill"
+# Quick mode's shapes where the summary's length is not among them (issue 31 item 6): ALiBi is timed at
+# Q1 and Q128 (no Q2048), RoPE's text shape at T2048 from 0 and T1 from 2^20 only. The summary shows the
+# nearest length timed with its shape, not "-"; RoPE gets its speed plot; the Pareto plots label their
+# front at placed screen positions (no gnuplot `labels` style at fixed offsets).
+"$bench_exe" --mode quick --variant '*.scalar_f*' --benchmark_repetitions=1 \
+  --benchmark_filter='^(alibi/.*/L128/d2048/start|rope/[^/]*/f32/T[0-9]*/H32/D128/(far|start))$' \
+  --out "$tmp/q.json" >/dev/null || { echo "pe_bench (quick shapes) failed"; failed=1; }
+"$suite_exe" census --variant '*.scalar_f*/f32' --max-position 1000 --out "$tmp/qc.json" >/dev/null || failed=1
+"$suite_exe" report --census "$tmp/qc.json" --bench "$tmp/q.json" --out "$tmp/qrep" >/dev/null || failed=1
+alibi_rows=$(grep -c '^| `alibi\.scalar_f[0-9]*` | .* | H32·Q128·K2048 | [0-9.]* | [0-9]*% | 0 | pass |$' "$tmp/qrep/report.md" 2>/dev/null)
+[ "${alibi_rows:-0}" -eq 2 ] || { echo "ALiBi summary rows with Q128 speed: ${alibi_rows:-0} of 2"; failed=1; }
+if command -v gnuplot >/dev/null; then
+  [ -s "$tmp/qrep/speed_rope.svg" ] || { echo "no RoPE speed plot from T2048 (start) + T1 (2^20)"; failed=1; }
+  grep -q "w labels" "$tmp/qrep"/pareto_*.gp && { echo "a Pareto plot labels points at fixed offsets"; failed=1; }
+  grep -q "^set label 1 'rope\.scalar_f[0-9]*' at screen" "$tmp/qrep/pareto_rope.gp" ||
+    { echo "the RoPE Pareto front is not labelled"; failed=1; }
+fi
+echo "$count benchmarks ($scaled scaled), each with its row in bench.md; ${floors:-0} floors with a % of fill;" \
+  "${alibi_rows:-0} ALiBi summary rows at Q128"
 if [ $failed -eq 0 ]; then echo "1 passed, 0 failed"; else echo "0 passed, 1 failed"; exit 1; fi

@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
-
 #include <algorithm>
+#include <cmath>
+#include <string_view>
 
 namespace pe::reports {
 namespace {
@@ -35,10 +35,19 @@ void for_each_row(const nlohmann::json& census, Row&& row) {
   }
 }
 
+// The width of the instance column: the longest instance name (at least `header`'s), so that
+// `rope.halfsplit.exact@SCALAR/f32` and longer plugin names keep their rows in line.
+std::size_t name_width(const nlohmann::json& instances, std::string_view header) {
+  std::size_t w = header.size();
+  for (const auto& inst : instances) w = std::max(w, inst.value("instance", std::string()).size());
+  return w;
+}
+
 }  // namespace
 
 std::string census_instance_table(const nlohmann::json& census) {
-  std::string out = fmt::format("{:<44} {:>5} {:>10} {:>12} {:>10} {:>8}  {}\n", "instance", "bands",
+  const std::size_t w = name_width(census, "instance");
+  std::string out = fmt::format("{:<{}} {:>5} {:>10} {:>12} {:>10} {:>8}  {}\n", "instance", w, "bands",
                                 "max |err|", "at position", "max ulp", "err/bud", "verdict");
   for (const auto& inst : census) {
     double err = 0, ulp = 0, ratio = 0;
@@ -51,8 +60,8 @@ std::string census_instance_table(const nlohmann::json& census) {
       ulp = std::max(ulp, band["max_ulp"]["value"].get<double>());
       ratio = std::max(ratio, band["max_budget_ratio"]["value"].get<double>());
     }
-    out += fmt::format("{:<44} {:>5} {:>10.3g} {:>12} {:>10.3g} {:>8.3f}  {}\n",
-                       inst["instance"].get<std::string>(), inst["bands"].size(), err, at, ulp, ratio,
+    out += fmt::format("{:<{}} {:>5} {:>10.3g} {:>12} {:>10.3g} {:>8.3f}  {}\n",
+                       inst["instance"].get<std::string>(), w, inst["bands"].size(), err, at, ulp, ratio,
                        inst.value("within_contract", false) ? "pass" : "FAIL");
   }
   for (const auto& inst : census) {
@@ -75,11 +84,12 @@ std::string run_failure(const nlohmann::json& instance) {
 }
 
 std::string census_table(const nlohmann::json& census) {
-  std::string out = fmt::format("{:<44} {:<18} {:>10} {:>10} {:>10} {:>8}  {}\n", "instance", "positions",
+  const std::size_t w = name_width(census, "instance");
+  std::string out = fmt::format("{:<{}} {:<18} {:>10} {:>10} {:>10} {:>8}  {}\n", "instance", w, "positions",
                                 "max |err|", "max ulp", "budget", "err/bud", "verdict");
   for_each_row(census, [&](const nlohmann::json& inst, const nlohmann::json& band) {
-    out += fmt::format("{:<44} {:<18} {:>10.3g} {:>10.3g} {:>10.3g} {:>8.3f}  {}\n",
-                       inst["instance"].get<std::string>(), band_label(band),
+    out += fmt::format("{:<{}} {:<18} {:>10.3g} {:>10.3g} {:>10.3g} {:>8.3f}  {}\n",
+                       inst["instance"].get<std::string>(), w, band_label(band),
                        band["max_abs"]["value"].get<double>(), band["max_ulp"]["value"].get<double>(),
                        band["budget_at_max_abs"].get<double>(),
                        band["max_budget_ratio"]["value"].get<double>(), band["verdict"].get<std::string>());
@@ -108,26 +118,29 @@ std::string census_markdown(const nlohmann::json& census) {
 }
 
 std::string exhaustive_table(const nlohmann::json& doc) {
-  std::string out = fmt::format("{:<44} {:>23} {:>14} {:>10} {:>10} {:>11} {:>24} {:>10} {:>9}\n", "instance",
-                                "positions", "elements", "max |err|", "max ulp", "err/budget", "worst at (p, channel)",
-                                "over", "MPFR");
+  const std::size_t name_w = name_width(doc.at("instances"), "instance");
+  std::string out = fmt::format("{:<{}} {:>23} {:>14} {:>10} {:>10} {:>11} {:>24} {:>10} {:>9}\n", "instance",
+                                name_w, "positions", "elements", "max |err|", "max ulp", "err/budget",
+                                "worst at (p, channel)", "over", "MPFR");
   const auto num = [](const nlohmann::json& v) { return v.is_null() ? INFINITY : v.get<double>(); };
   for (const nlohmann::json& in : doc.at("instances")) {
     bool first = true;
     for (const nlohmann::json& b : in.at("bands")) {
       const nlohmann::json& w = b.at("max_ratio");
-      out += fmt::format("{:<44} {:>23} {:>14} {:>10.3g} {:>10.3g} {:>11.3g} {:>24} {:>10} {:>9}\n",
-                         first ? in.at("instance").get<std::string>() : "",
-                         fmt::format("{}..{}", b.at("lo").get<std::int64_t>(), b.at("hi").get<std::int64_t>() - 1),
-                         b.at("elements").get<std::uint64_t>(), num(b.at("max_abs").at("value")),
-                         num(b.at("max_ulp").at("value")), num(w.at("value")),
-                         fmt::format("({}, {})", w.at("position").get<std::int64_t>(), w.at("channel").get<std::int64_t>()),
-                         b.at("violations").get<std::uint64_t>(),
-                         first ? std::to_string(in.at("mpfr_fallbacks").get<std::uint64_t>()) : "");
+      out += fmt::format(
+          "{:<{}} {:>23} {:>14} {:>10.3g} {:>10.3g} {:>11.3g} {:>24} {:>10} {:>9}\n",
+          first ? in.at("instance").get<std::string>() : "", name_w,
+          fmt::format("{}..{}", b.at("lo").get<std::int64_t>(), b.at("hi").get<std::int64_t>() - 1),
+          b.at("elements").get<std::uint64_t>(), num(b.at("max_abs").at("value")),
+          num(b.at("max_ulp").at("value")), num(w.at("value")),
+          fmt::format("({}, {})", w.at("position").get<std::int64_t>(), w.at("channel").get<std::int64_t>()),
+          b.at("violations").get<std::uint64_t>(),
+          first ? std::to_string(in.at("mpfr_fallbacks").get<std::uint64_t>()) : "");
       first = false;
     }
     if (first)
-      out += fmt::format("{:<44} outside its contract's positions in this range\n", in.at("instance").get<std::string>());
+      out += fmt::format("{:<{}} outside its contract's positions in this range\n",
+                         in.at("instance").get<std::string>(), name_w);
   }
   return out;
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "pe/reports/bench_results.h"
+#include "pe/reports/variant_summary.h"
 
 namespace pe::reports {
 
@@ -32,6 +33,10 @@ ReportOutput write_report(const ReportInputs& in, const std::string& dir);
 // floors, where the run measured them.
 std::string benchmarks_markdown(const std::vector<BenchRecord>& records,
                                 const std::vector<FloorRecord>& floors = {});
+
+// The accuracy-against-speed points of `family`'s rows, fastest first, each marked on the Pareto front or
+// not: the Pareto plot labels the front only, this table names every point ("" for fewer than two).
+std::string pareto_markdown(const std::string& family, const std::vector<VariantRow>& rows);
 
 // ns/element and % of the fill limit per variant at the shapes (unscaled), the fastest per shape.
 std::string speed_markdown(const nlohmann::json& bench);
