@@ -68,7 +68,7 @@ void reference_rope_benchmark(benchmark::State& state, std::size_t tokens) {
 
 int register_check_benchmarks(const Options& options) {
   const auto wanted = [&](const std::string& name) {
-    return options.mode == Mode::Report || (options.glob != "*" && harness::glob_match(options.glob, name));
+    return harness::glob_match(options.glob, name) && (options.mode == Mode::Report || options.glob != "*");
   };
   if (options.mode == Mode::Smoke) return 0;
   int count = 0;

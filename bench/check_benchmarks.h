@@ -8,8 +8,8 @@
 
 namespace pe::bench {
 
-// check/rope/f32/T4096/H32/D128 and reference/rope/f32/T2048/H32/D128, in Report mode or when `glob` names
-// them (each iteration takes seconds: not in the quick grid).
+// check/rope/f32/T4096/H32/D128 and reference/rope/f32/T2048/H32/D128 when `glob` matches them, in Report
+// mode or when the glob is not "*" (each iteration takes seconds: not in the quick grid).
 // Returns how many it registered.
 int register_check_benchmarks(const Options& options);
 

@@ -75,9 +75,7 @@ void ContractTally::add(const harness::ElementRecord& e) {
     const double contract_term =
         e.unchanged ? 0.0
                     : harness::Budget{&variants_[k]->contract(), dtype_}(plan_, e.abs_phi, e.pair, e.scale);
-    harness::ElementRecord judged = e;
-    judged.budget = e.gain * contract_term + e.gain_extra;
-    const double r = judged.ratio();
+    const double r = harness::ElementRecord::ratio_of(e.abs_error, e.gain * contract_term + e.gain_extra);
     if (!(r <= worst_[k])) worst_[k] = r;  // NaN-safe: a NaN ratio is the worst
   }
 }

@@ -53,11 +53,6 @@ double Budget::add_term(double abs_embedding) const {
   return b;
 }
 
-double ElementRecord::ratio() const {
-  if (std::isnan(abs_error)) return INFINITY;
-  return budget > 0 ? abs_error / budget : (abs_error > 0 ? INFINITY : 0.0);
-}
-
 std::span<const std::int64_t> band_edges() { return kEdges; }
 
 Measurement::Measurement(std::int64_t limit, std::size_t keep_worst) : keep_(keep_worst) {
@@ -74,6 +69,7 @@ Measurement::Measurement(std::int64_t limit, std::size_t keep_worst) : keep_(kee
 
 void Measurement::add(const ElementRecord& e) {
   if (bands_.empty()) return;
+  if (stats_) stats_.reset();
   ++count_;
   auto it =
       std::find_if(bands_.begin(), bands_.end(), [&](const Acc& a) { return e.position <= a.stats.hi; });
@@ -101,7 +97,8 @@ void Measurement::add(const ElementRecord& e) {
   }
 }
 
-std::vector<BandStats> Measurement::bands() const {
+const std::vector<BandStats>& Measurement::bands() const {
+  if (stats_) return *stats_;
   std::vector<BandStats> out;
   for (const Acc& a : bands_) {
     BandStats s = a.stats;
@@ -109,7 +106,7 @@ std::vector<BandStats> Measurement::bands() const {
     s.p99_ulp = percentile99(a.ulp);
     out.push_back(s);
   }
-  return out;
+  return stats_.emplace(std::move(out));
 }
 
 double Measurement::max_abs() const {

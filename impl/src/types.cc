@@ -88,34 +88,6 @@ bool layout_belongs_to(Layout l, Family f) noexcept {
   return std::find(layouts.begin(), layouts.end(), l) != layouts.end();
 }
 
-double unit_roundoff(DType t) noexcept {
-  switch (t) {
-    case DType::F32:
-      return std::ldexp(1.0, -24);
-    case DType::F64:
-      return std::ldexp(1.0, -53);
-    case DType::BF16:
-      return std::ldexp(1.0, -8);
-    case DType::F16:
-      return std::ldexp(1.0, -11);
-  }
-  return 1.0;
-}
-
-double denorm_min(DType t) noexcept {
-  switch (t) {
-    case DType::F32:
-      return std::numeric_limits<float>::denorm_min();
-    case DType::F64:
-      return std::numeric_limits<double>::denorm_min();
-    case DType::BF16:
-      return std::ldexp(1.0, -133);
-    case DType::F16:
-      return std::ldexp(1.0, -24);
-  }
-  return 0.0;
-}
-
 std::size_t size_of(DType t) noexcept {
   switch (t) {
     case DType::F32:

@@ -58,10 +58,34 @@ const FamilyInfo& family_info(Family f) noexcept;
 inline Layout default_layout(Family f) noexcept { return family_info(f).layouts.front(); }
 
 // Unit roundoff u = 2^-p of a type with p significand bits (float: 2^-24, double: 2^-53,
-// bfloat16: 2^-8, float16: 2^-11).
-double unit_roundoff(DType t) noexcept;
+// bfloat16: 2^-8, float16: 2^-11). Inline: every compared element's budget reads it several times.
+constexpr double unit_roundoff(DType t) noexcept {
+  switch (t) {
+    case DType::F32:
+      return 0x1p-24;
+    case DType::F64:
+      return 0x1p-53;
+    case DType::BF16:
+      return 0x1p-8;
+    case DType::F16:
+      return 0x1p-11;
+  }
+  return 1.0;
+}
 // Smallest positive subnormal of the type; the absolute error floor of rounding into it.
-double denorm_min(DType t) noexcept;
+constexpr double denorm_min(DType t) noexcept {
+  switch (t) {
+    case DType::F32:
+      return 0x1p-149;
+    case DType::F64:
+      return 0x1p-1074;
+    case DType::BF16:
+      return 0x1p-133;
+    case DType::F16:
+      return 0x1p-24;
+  }
+  return 0.0;
+}
 std::size_t size_of(DType t) noexcept;
 
 // A caller-owned buffer of `size` elements of type `dtype`. Views do not own memory.

@@ -5,9 +5,11 @@
 // in the output type, where ulp(exact) is at least the type's smallest subnormal (the floor near zero).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -52,7 +54,11 @@ struct ElementRecord {
   std::size_t pair = 0;
   bool unchanged = false;
   // abs_error / budget; a NaN error, or any error against a zero budget, is infinitely over.
-  double ratio() const;
+  double ratio() const { return ratio_of(abs_error, budget); }
+  static double ratio_of(double abs_error, double budget) {
+    if (std::isnan(abs_error)) return INFINITY;
+    return budget > 0 ? abs_error / budget : (abs_error > 0 ? INFINITY : 0.0);
+  }
 };
 
 // The largest value of a statistic and the element it was met at (the first, on ties).
@@ -78,8 +84,9 @@ class Measurement {
                        std::size_t keep_worst = 10);
 
   void add(const ElementRecord& e);
-  // The bands with their percentiles; empty bands included (samples = 0).
-  std::vector<BandStats> bands() const;
+  // The bands with their percentiles; empty bands included (samples = 0). Computed once after the last
+  // add (a report asks for them several times; each is a selection over every element).
+  const std::vector<BandStats>& bands() const;
   // The `keep_worst` elements with the largest ratio, worst first.
   const std::vector<ElementRecord>& worst() const { return worst_; }
   bool pass() const { return violations_ == 0; }
@@ -94,6 +101,7 @@ class Measurement {
     std::vector<double> abs, ulp;
   };
   std::vector<Acc> bands_;
+  mutable std::optional<std::vector<BandStats>> stats_;  // bands(), until the next add
   std::vector<ElementRecord> worst_;
   std::size_t keep_, count_ = 0, violations_ = 0;
 };
