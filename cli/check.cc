@@ -9,6 +9,7 @@
 
 #include "alibi_options.h"
 #include "common.h"
+#include "family_rows.h"
 #include "form_options.h"
 #include "hf_config_options.h"
 #include "names.h"
@@ -161,18 +162,10 @@ constexpr Checker kCheckers[] = {{Family::Sinusoidal, check_sinusoidal},
                                  {Family::Rope, check_rope, true},
                                  {Family::Alibi, check_alibi, false, true, false}};
 
-// "--family rope", "--family sinusoidal and rope": the families whose row reads `group`.
-std::string families_reading(bool Checker::*group) {
-  std::string out;
-  for (const Checker& c : kCheckers)
-    if (c.*group) out += (out.empty() ? "--family " : " and ") + std::string(to_string(c.family));
-  return out;
-}
-
 // Refuses the option groups `c`'s family does not read.
 void reject_unread(const Checker& c, const CheckOptions& o) {
   if (!c.rope_options) {
-    const std::string rope = families_reading(&Checker::rope_options);
+    const std::string rope = families_reading(kCheckers, &Checker::rope_options);
     if (!o.hf.path.empty()) throw UsageError("--hf-config: applies to " + rope);
     reject_scaling_flags(o.scaling, "RoPE scaling applies to " + rope + " only");
     reject_form_flags(o.form, "rotary forms apply to " + rope + " only");
@@ -180,9 +173,10 @@ void reject_unread(const Checker& c, const CheckOptions& o) {
     if (o.no_rope) throw UsageError("--no-rope: applies to " + rope + " only");
   }
   if (!c.alibi_options)
-    reject_alibi_flags(o.alibi, "applies to " + families_reading(&Checker::alibi_options) + " only");
+    reject_alibi_flags(o.alibi,
+                       "applies to " + families_reading(kCheckers, &Checker::alibi_options) + " only");
   if (!c.against && !o.against.empty())
-    throw UsageError("--against: applies to " + families_reading(&Checker::against));
+    throw UsageError("--against: applies to " + families_reading(kCheckers, &Checker::against));
 }
 
 }  // namespace

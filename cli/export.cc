@@ -14,6 +14,7 @@
 
 #include "alibi_export.h"
 #include "common.h"
+#include "family_rows.h"
 #include "form_options.h"
 #include "hf_config_options.h"
 #include "names.h"
@@ -326,14 +327,6 @@ constexpr Exporter kExporters[] = {{Family::Sinusoidal, export_sinusoidal},
                                    {Family::Rope, export_rope, true, true},
                                    {Family::Alibi, export_alibi_table, false, false, true}};
 
-// "--family rope": the families whose row reads `group`.
-std::string families_reading(bool Exporter::*group) {
-  std::string out;
-  for (const Exporter& e : kExporters)
-    if (e.*group) out += (out.empty() ? "--family " : " and ") + std::string(to_string(e.family));
-  return out;
-}
-
 const Exporter* exporter_of(const std::string& family) {
   const auto f = parse_family(family);
   const auto e = std::find_if(std::begin(kExporters), std::end(kExporters),
@@ -344,7 +337,7 @@ const Exporter* exporter_of(const std::string& family) {
 // Refuses the option groups `e`'s family does not read.
 void reject_unread(const Exporter& e, const ExportOptions& o) {
   if (!e.rope_options) {
-    const std::string rope = families_reading(&Exporter::rope_options);
+    const std::string rope = families_reading(kExporters, &Exporter::rope_options);
     if (!o.hf.path.empty()) throw UsageError("--hf-config: applies to " + rope);
     reject_scaling_flags(o.scaling, "RoPE scaling applies to " + rope + " only");
     reject_form_flags(o.form, "rotary forms apply to " + rope + " only");
@@ -353,7 +346,8 @@ void reject_unread(const Exporter& e, const ExportOptions& o) {
     if (o.heads_first) throw UsageError("--heads-first: only RoPE's --input has heads");
   }
   if (!e.alibi_options)
-    reject_alibi_flags(o.alibi, "applies to " + families_reading(&Exporter::alibi_options) + " only");
+    reject_alibi_flags(o.alibi,
+                       "applies to " + families_reading(kExporters, &Exporter::alibi_options) + " only");
 }
 
 int run_export(const ExportOptions& o) {
