@@ -29,7 +29,7 @@ from hf_rope import rope_f32 as rope
 
 PE, WORK = sys.argv[1], Path(sys.argv[2])
 WORK.mkdir(parents=True, exist_ok=True)
-CONFIGS = Path(__file__).resolve().parent.parent / "examples" / "hf_configs"
+CONFIGS = Path(__file__).resolve().parents[2] / "examples" / "hf_configs"
 RNG = np.random.default_rng(20260301)
 
 
