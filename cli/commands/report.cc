@@ -30,8 +30,9 @@ void add_report(CLI::App& app, int& exit_code) {
       app.add_subcommand("report", "Markdown report with SVG plots from census, benchmark and compare JSON");
   auto a = std::make_shared<ReportArgs>();
   cmd->add_option("--census", a->census, "Census JSON (repeat for shards; they are merged)")->required();
-  cmd->add_option("--exhaustive", a->exhaustive,
-                  "Exhaustive census JSON (census --exhaustive; repeat for shards: merged, gaps and overlaps refused)");
+  cmd->add_option(
+      "--exhaustive", a->exhaustive,
+      "Exhaustive census JSON (census --exhaustive; repeat for shards: merged, gaps and overlaps refused)");
   cmd->add_option("--bench", a->bench, "Benchmark JSON (pe-suite bench --out)");
   cmd->add_option("--compare", a->compare, "Comparison JSON (pe-suite compare --out)");
   cmd->add_option("--properties", a->properties, "GoogleTest JSON of a property run");
