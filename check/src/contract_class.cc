@@ -65,16 +65,19 @@ std::string names_of(const std::vector<const Variant*>& variants) {
 
 ContractTally::ContractTally(Family family, DType dtype, const RopePlan* plan) : dtype_(dtype), plan_(plan) {
   for (const Variant* v : contracts_for(family, dtype)) {
-    if (tallied(v->contract(), dtype)) variants_.push_back(v);
+    if (!tallied(v->contract(), dtype)) continue;
+    variants_.push_back(v);
+    if (plan != nullptr) terms_.emplace_back(v->contract(), *plan, dtype);
   }
   worst_.assign(variants_.size(), 0.0);
 }
 
 void ContractTally::add(const harness::ElementRecord& e) {
   for (std::size_t k = 0; k < variants_.size(); ++k) {
-    const double contract_term =
-        e.unchanged ? 0.0
-                    : harness::Budget{&variants_[k]->contract(), dtype_}(plan_, e.abs_phi, e.pair, e.scale);
+    const double contract_term = e.unchanged       ? 0.0
+                                 : !terms_.empty() ? terms_[k](e.abs_phi, e.pair, e.scale)
+                                                   : harness::Budget{&variants_[k]->contract(), dtype_}(
+                                                         nullptr, e.abs_phi, e.pair, e.scale);
     const double r = harness::ElementRecord::ratio_of(e.abs_error, e.gain * contract_term + e.gain_extra);
     if (!(r <= worst_[k])) worst_[k] = r;  // NaN-safe: a NaN ratio is the worst
   }

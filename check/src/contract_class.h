@@ -41,6 +41,7 @@ class ContractTally {
   std::vector<std::size_t> order() const;  // by worst ratio, best first
 
   std::vector<const Variant*> variants_;
+  std::vector<RopeBudgetTerms> terms_;  // RoPE: each contract's budget with the plan's constants folded in
   std::vector<double> worst_;
   DType dtype_;
   const RopePlan* plan_;

@@ -30,6 +30,21 @@ double rope_element_budget(const Contract& c, const RopePlan& plan, DType out, d
   return budget;
 }
 
+RopeBudgetTerms::RopeBudgetTerms(const Contract& c, const RopePlan& plan, DType out)
+    : attention_(plan.attention_factor()),
+      relative_(output_rounding(c, out) + c.ck * unit_roundoff(c.compute_type) +
+                c.ct * unit_roundoff(c.table_type)),
+      floor_compute_(2 * denorm_min(c.compute_type)),
+      floor_out_(denorm_min(out)),
+      attention_term_(c.ca * unit_roundoff(c.compute_type)),
+      gain_term_(c.c1_gain * unit_roundoff(c.angle_type)),
+      frequency_term_(std::max(0.0, plan.frequency_error() - 1.02 * 0x1p-53)) {
+  for (std::size_t j = 0; j < plan.n_pairs(); ++j) {
+    angle_.push_back((c.c1 + c.c1_pair * static_cast<double>(j)) * unit_roundoff(c.angle_type));
+    gained_.push_back(plan.gain()[j] != 1.0);
+  }
+}
+
 double add_budget(const Contract& c, DType out, double abs_embedding) noexcept {
   return (unit_roundoff(out) + unit_roundoff(c.compute_type)) * (abs_embedding + 1.0);
 }

@@ -75,6 +75,26 @@ class RopePlan;
 // and exact angle |φ| (of the scaled frequency).
 double rope_element_budget(const Contract& c, const RopePlan& plan, DType out, double abs_phi,
                            std::size_t pair, double abs_pair) noexcept;
+// rope_element_budget with everything but |φ| and |x_a| + |x_b| evaluated once, for one contract, plan and
+// output type: the same operations in the same order, so the same bits (pinned by a property), at the cost
+// of a few multiplications per element (a check tallies every contract of a class at every element).
+class RopeBudgetTerms {
+ public:
+  RopeBudgetTerms(const Contract& c, const RopePlan& plan, DType out);
+  double operator()(double abs_phi, std::size_t pair, double abs_pair) const noexcept {
+    const double scale = attention_ * abs_pair;
+    double budget = (relative_ + angle_[pair] * abs_phi) * scale + floor_compute_ + floor_out_;
+    if (attention_ != 1.0) budget += attention_term_ * scale;
+    if (gained_[pair]) budget += gain_term_ * abs_phi * scale;
+    budget += frequency_term_ * abs_phi * scale;
+    return budget;
+  }
+
+ private:
+  double attention_, relative_, floor_compute_, floor_out_, attention_term_, gain_term_, frequency_term_;
+  std::vector<double> angle_;  // (c1 + c1_pair·j)·u_angle per pair
+  std::vector<bool> gained_;   // the plan's per-pair gain differs from 1
+};
 // The extra budget of the fused add for an embedding value of magnitude |e|.
 double add_budget(const Contract& c, DType out, double abs_embedding) noexcept;
 // DESIGN's two-term form c0'·u_out + c1·u_angle·|φ| for this output type: c0' folds the kernel and
