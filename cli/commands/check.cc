@@ -84,19 +84,30 @@ int finish(const check::Report& r, const CheckOptions& o) {
   return r.passed ? kOk : kCheckFailed;
 }
 
-check::Progress progress_line(std::optional<Progress>& p) {
-  return [&p](std::size_t done, std::size_t total) {
-    if (!p) p.emplace("check", total);
-    p->update(done);
+// --against's file, when given.
+std::optional<Loaded> load_against(const CheckOptions& o) {
+  if (o.against.empty()) return std::nullopt;
+  return load(o.against, o.dtype, "--against");
+}
+
+// Runs the engine on `r` with a progress line on a terminal (cleared before the report prints), then
+// finish()es.
+template <class Request>
+int run(Request& r, check::Report (*engine)(const Request&, const check::Names&), const CheckOptions& o) {
+  std::optional<Progress> progress;
+  r.progress = [&progress](std::size_t done, std::size_t total) {
+    if (!progress) progress.emplace("check", total);
+    progress->update(done);
   };
+  const check::Report report = engine(r, check_names());
+  progress.reset();
+  return finish(report, o);
 }
 
 int check_sinusoidal(const CheckOptions& o) {
   if (o.table.empty()) throw UsageError("TABLE: give the .npy table to check");
   const Loaded a = load(o.table, o.dtype, "TABLE");
-  std::optional<Loaded> b;
-  if (!o.against.empty()) b = load(o.against, o.dtype, "--against");
-  std::optional<Progress> progress;
+  const std::optional<Loaded> b = load_against(o);
   check::SinusoidalRequest r;
   r.table = a.view(o.table);
   if (b) r.against = b->view(o.against);
@@ -105,19 +116,14 @@ int check_sinusoidal(const CheckOptions& o) {
   r.base = o.base;
   r.layout = o.layout;
   r.budget = budget_of(o);
-  r.progress = progress_line(progress);
-  const check::Report report = check::check_sinusoidal(r, check_names());
-  progress.reset();
-  return finish(report, o);
+  return run(r, check::check_sinusoidal, o);
 }
 
 int check_rope(const CheckOptions& o) {
   if (o.input.empty() || o.output.empty())
     throw UsageError("--input and --output: RoPE needs both .npy files");
   const Loaded x = load(o.input, o.dtype, "--input"), y = load(o.output, o.dtype, "--output");
-  std::optional<Loaded> b;
-  if (!o.against.empty()) b = load(o.against, o.dtype, "--against");
-  std::optional<Progress> progress;
+  const std::optional<Loaded> b = load_against(o);
   check::RopeRequest r;
   r.x = x.view(o.input);
   r.y = y.view(o.output);
@@ -135,10 +141,7 @@ int check_rope(const CheckOptions& o) {
   r.options.given = o.given;
   r.hf = o.hf_source;
   r.budget = budget_of(o);
-  r.progress = progress_line(progress);
-  const check::Report report = check::check_rope(r, check_names());
-  progress.reset();
-  return finish(report, o);
+  return run(r, check::check_rope, o);
 }
 
 int check_alibi(const CheckOptions& o) {
