@@ -165,19 +165,24 @@ Report check_rope(const RopeRequest& r, const Names& names) {
     out.say("attention temperature {}\n", describe_temperature(temperature));
 
   harness::Measurement bands;
+  bands.expect(batch.tokens() * heads * hd);
   ContractTally tally(Family::Rope, y.dtype, &plan);
   const harness::ElementRecord* moved = nullptr;  // the first pass-through channel that changed
   harness::ElementRecord first_moved;
   std::vector<bool> over(batch.tokens() * heads);  // the rows with an element over budget
-  harness::measure_rope(
+  harness::measure_rope_rows(
       params, batch, x.values, y.values, budget,
-      [&](const harness::ElementRecord& e) {
-        if (r.progress) r.progress(static_cast<std::size_t>(e.row), batch.tokens());
-        bands.add(e);
-        tally.add(e);
-        if (e.unchanged && e.abs_error != 0 && moved == nullptr) moved = &(first_moved = e);
-        if (!(e.ratio() <= 1))
-          over[static_cast<std::size_t>(e.row) * heads + static_cast<std::size_t>(e.head)] = true;
+      [&](const harness::RopeRow& row) {
+        if (r.progress) r.progress(static_cast<std::size_t>(row.row), batch.tokens());
+        bands.add_row(row);
+        tally.add_row(row);
+        const std::size_t at = static_cast<std::size_t>(row.row) * heads + static_cast<std::size_t>(row.head);
+        for (std::size_t i = 0; i < row.size(); ++i) {
+          if (row.unchanged[i] != 0 && row.abs_error[i] != 0 && moved == nullptr)
+            moved = &(first_moved = row.record(i));
+          if (!(row.abs_error[i] <= row.budget[i]))
+            over[at] = over[at] || !(harness::ElementRecord::ratio_of(row.abs_error[i], row.budget[i]) <= 1);
+        }
       },
       {}, RopeDirection::Forward, gain);
   out.j["family"] = "rope";

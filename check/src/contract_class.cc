@@ -83,6 +83,40 @@ void ContractTally::add(const harness::ElementRecord& e) {
   }
 }
 
+void ContractTally::add_row(const harness::RopeRow& row) {
+  if (terms_.empty()) {
+    for (std::size_t i = 0; i < row.size(); ++i) add(row.record(i));
+    return;
+  }
+  const std::size_t n = variants_.size();
+  // err <= worst·b·(1 - 2^-49) in rounded arithmetic proves err/b <= worst after rounding: nothing to update.
+  constexpr double kSafe = 1 - 0x1p-49;
+  for (std::size_t i = 0; i < row.size(); ++i) {
+    const double err = row.abs_error[i], g = row.gain[i], extra = row.gain_extra[i];
+    // add()'s gain·term + extra is extra here: no contract term for a pass-through channel, and a gain of
+    // 0 (a gained pass-through channel, |x_a| + |x_b| = 0: a finite term).
+    const bool contract_free = row.unchanged[i] != 0 || g == 0;
+    const std::size_t j = row.pair[i];
+    if (!contract_free) {
+      if (slopes_.size() < (j + 1) * n) {
+        slopes_.resize((j + 1) * n);
+        slopes_at_.resize(j + 1, -1);
+      }
+      if (slopes_at_[j] != row.row) {
+        for (std::size_t k = 0; k < n; ++k) slopes_[j * n + k] = terms_[k].slope(row.abs_phi[i], j);
+        slopes_at_[j] = row.row;
+      }
+    }
+    for (std::size_t k = 0; k < n; ++k) {
+      const double b =
+          contract_free ? extra : g * (slopes_[j * n + k] * row.scale[i] + terms_[k].floor()) + extra;
+      if (err <= worst_[k] * b * kSafe) continue;
+      const double r = harness::ElementRecord::ratio_of(err, b);
+      if (!(r <= worst_[k])) worst_[k] = r;  // NaN-safe: a NaN ratio is the worst
+    }
+  }
+}
+
 std::vector<std::size_t> ContractTally::order() const {
   std::vector<std::size_t> order(variants_.size());
   std::iota(order.begin(), order.end(), 0);

@@ -32,6 +32,9 @@ class ContractTally {
   // `plan`: RoPE's (the scaled frequencies and the attention factor its budget reads), else null.
   ContractTally(Family family, DType dtype, const RopePlan* plan = nullptr);
   void add(const harness::ElementRecord& e);
+  // Every element of a RoPE row, as add() would take them (the same worst ratios): a token's slopes once
+  // per pair, and a ratio divided out only where it can raise a contract's worst.
+  void add_row(const harness::RopeRow& row);
   // "meets rope.ggml_f32 (0.43), rope.torch_f32 (0.61); misses rope.scalar_f32 (2.66)", best first.
   std::string summary() const;
   // [{"contract": name, "worst_ratio": r, "met": bool}], best first.
@@ -41,7 +44,9 @@ class ContractTally {
   std::vector<std::size_t> order() const;  // by worst ratio, best first
 
   std::vector<const Variant*> variants_;
-  std::vector<RopeBudgetTerms> terms_;  // RoPE: each contract's budget with the plan's constants folded in
+  std::vector<RopeBudgetTerms> terms_;   // RoPE: each contract's budget with the plan's constants folded in
+  std::vector<double> slopes_;           // add_row: [pair][contract] at the current token's angles
+  std::vector<std::int64_t> slopes_at_;  // the token each pair's slopes were taken at (-1: none)
   std::vector<double> worst_;
   DType dtype_;
   const RopePlan* plan_;

@@ -9,6 +9,7 @@
 
 #include "pe/check/errors.h"
 #include "pe/ref/alibi.h"
+#include "pe/ref/fma_clones.h"
 #include "pe/ref/real.h"
 #include "pe/ref/reference.h"
 #include "pe/ref/temperature.h"
@@ -35,6 +36,23 @@ std::int64_t largest(std::span<const std::int64_t> p) {
 double rounded(const ref::Enclosure& e, DType dtype) {
   if (auto r = ref::decided_rounding(e, dtype)) return *r;
   throw std::runtime_error("the reference could not decide a rounding of t(p)*R(p)*x; nothing written");
+}
+
+// Token t of every head, rounded into y: its sines and cosines once for all its heads.
+PE_FMA_CLONES void rotate_token(const ref::Rope& r, const RopePlan& plan, const RopeBatch& batch,
+                                std::size_t t, std::span<const double> x, DType dtype,
+                                std::vector<std::optional<ref::FastSinCos>>& sincos, std::span<double> y) {
+  for (std::size_t j = 0; j < plan.n_pairs(); ++j)
+    sincos[j] = r.fast_sincos(batch.position(t, plan.axis_of_pair(j)), j);
+  for (std::size_t h = 0; h < batch.heads; ++h) {
+    const std::size_t row = batch.row(t, h);
+    for (std::size_t j = 0; j < plan.n_pairs(); ++j) {
+      const auto [i0, i1] = plan.input_channels(j);
+      const auto [o0, o1] = plan.output_channels(j);
+      std::tie(y[row + o0], y[row + o1]) = r.rounded_by(sincos[j], batch.position(t, plan.axis_of_pair(j)), j,
+                                                        x[row + i0], x[row + i1], dtype);
+    }
+  }
 }
 
 }  // namespace
@@ -72,34 +90,31 @@ std::vector<double> golden_rope_table(const RopeParams& params, std::span<const 
   return v;
 }
 
-std::vector<double> golden_rope(const RopeParams& params, const RopeBatch& batch, std::span<const double> x,
-                                DType dtype, const AttnTemperature& temperature) {
+void golden_rope(const RopeParams& params, const RopeBatch& batch, std::span<const double> x, DType dtype,
+                 std::span<double> y, const AttnTemperature& temperature) {
+  if (y.size() != x.size())
+    throw std::invalid_argument(fmt::format("golden_rope: {} outputs for {} inputs", y.size(), x.size()));
   const RopePlan plan(params);
   const ref::Rope r(params, largest(batch.positions));
-  std::vector<double> y(x.begin(), x.end());  // the pass-through channels
+  std::vector<std::size_t> through;  // the pass-through channels
+  for (std::size_t ch = 0; ch < plan.head_dim(); ++ch)
+    if (plan.passes_through(ch)) through.push_back(ch);
   if (temperature.type == AttnTemperatureType::None) {
+    std::vector<std::optional<ref::FastSinCos>> sincos(plan.n_pairs());
     for (std::size_t t = 0; t < batch.tokens(); ++t) {
-      for (std::size_t h = 0; h < batch.heads; ++h) {
-        const std::size_t row = batch.row(t, h);
-        for (std::size_t j = 0; j < plan.n_pairs(); ++j) {
-          const auto [i0, i1] = plan.input_channels(j);
-          const auto [o0, o1] = plan.output_channels(j);
-          std::tie(y[row + o0], y[row + o1]) =
-              r.rounded(batch.position(t, plan.axis_of_pair(j)), j, x[row + i0], x[row + i1], dtype);
-        }
-      }
+      for (std::size_t h = 0; h < batch.heads; ++h)
+        for (std::size_t ch : through) y[batch.row(t, h) + ch] = x[batch.row(t, h) + ch];
+      rotate_token(r, plan, batch, t, x, dtype, sincos, y);
     }
-    return y;
+    return;
   }
   const ref::Temperature tr(temperature);
   for (std::size_t t = 0; t < batch.tokens(); ++t) {
     const ref::Enclosure g = tr.exact(batch.position(t));
     for (std::size_t h = 0; h < batch.heads; ++h) {
       const std::size_t row = batch.row(t, h);
-      for (std::size_t ch = 0; ch < plan.head_dim(); ++ch) {
-        if (plan.passes_through(ch))
-          y[row + ch] = rounded(ref::times(g, {ref::Real(x[row + ch]), ref::Real(0)}), dtype);
-      }
+      for (std::size_t ch : through)
+        y[row + ch] = rounded(ref::times(g, {ref::Real(x[row + ch]), ref::Real(0)}), dtype);
       for (std::size_t j = 0; j < plan.n_pairs(); ++j) {
         const auto [i0, i1] = plan.input_channels(j);
         const auto [o0, o1] = plan.output_channels(j);
@@ -109,6 +124,12 @@ std::vector<double> golden_rope(const RopeParams& params, const RopeBatch& batch
       }
     }
   }
+}
+
+std::vector<double> golden_rope(const RopeParams& params, const RopeBatch& batch, std::span<const double> x,
+                                DType dtype, const AttnTemperature& temperature) {
+  std::vector<double> y(x.size());
+  golden_rope(params, batch, x, dtype, y, temperature);
   return y;
 }
 

@@ -167,7 +167,18 @@ NpyArray parse_npy(std::string_view bytes, const std::string& name, DType u2_as)
   a.values.resize(count);
   const auto* data = reinterpret_cast<const unsigned char*>(bytes.data() + data_at);
   if (!fortran || a.shape.size() < 2) {
-    for (std::size_t i = 0; i < count; ++i) a.values[i] = element(data + i * width, e, big_endian);
+    // The common files (little-endian float32 and float64) in a loop the compiler vectorizes.
+    if (!big_endian && e.kind == 'f' && width == 4) {
+      for (std::size_t i = 0; i < count; ++i) {
+        float v;
+        std::memcpy(&v, data + i * 4, 4);
+        a.values[i] = v;
+      }
+    } else if (!big_endian && e.kind == 'f' && width == 8) {
+      if (count != 0) std::memcpy(a.values.data(), data, count * 8);
+    } else {
+      for (std::size_t i = 0; i < count; ++i) a.values[i] = element(data + i * width, e, big_endian);
+    }
     return a;
   }
   // Fortran order: the first index varies fastest. Walk the file in its order, placing each element
@@ -187,9 +198,19 @@ NpyArray parse_npy(std::string_view bytes, const std::string& name, DType u2_as)
 NpyArray read_npy(const std::string& path, DType u2_as) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw NpyError(path + ": cannot open");
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return parse_npy(bytes.str(), path, u2_as);
+  in.seekg(0, std::ios::end);
+  // One read into a buffer of the file's size (a stream's growing copy doubles the memory it touches).
+  const std::streamoff size = in.tellg();
+  if (size < 0) {  // a pipe: no size to ask for
+    in.clear();
+    std::ostringstream stream;
+    stream << in.rdbuf();
+    return parse_npy(stream.str(), path, u2_as);
+  }
+  std::string bytes(static_cast<std::size_t>(size), '\0');
+  in.seekg(0);
+  if (!in.read(bytes.data(), size)) throw NpyError(path + ": cannot read");
+  return parse_npy(bytes, path, u2_as);
 }
 
 }  // namespace pe::check

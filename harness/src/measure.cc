@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "pe/ref/fast_trig.h"
 #include "pe/ref/reference.h"
@@ -13,17 +14,9 @@ namespace {
 constexpr std::int64_t kEdges[] = {
     0, 1'000, 10'000, 100'000, 1'000'000, 10'000'000, 100'000'000, 1'000'000'000, std::int64_t{1} << 31};
 
-double percentile99(std::vector<double> v) {
-  if (v.empty()) return 0;
-  const auto at =
-      v.begin() + static_cast<std::ptrdiff_t>(std::ceil(0.99 * static_cast<double>(v.size())) - 1);
-  std::nth_element(v.begin(), at, v.end());
-  return *at;
-}
-
-// A NaN is worse than any number; among numbers the first of equals is kept.
-void keep_larger(Extreme& x, double v, const ElementRecord& e, bool first) {
-  if (first || v > x.value || std::isnan(v)) x = {v, e};
+// The nearest-rank 99th percentile of n values: the k-th largest.
+std::size_t rank_from_top(std::size_t n) {
+  return n - static_cast<std::size_t>(std::ceil(0.99 * static_cast<double>(n)) - 1);
 }
 
 std::vector<std::size_t> all_of(std::size_t n) {
@@ -67,29 +60,80 @@ Measurement::Measurement(std::int64_t limit, std::size_t keep_worst) : keep_(kee
     bands_.back().stats.hi = limit;
 }
 
-void Measurement::add(const ElementRecord& e) {
-  if (bands_.empty()) return;
-  if (stats_) stats_.reset();
+void Measurement::expect(std::size_t n) {
+  if (count_ != 0) throw std::logic_error("Measurement::expect after the first add");
+  expected_ = n;
+  // A band of m <= n elements needs its rank_from_top(m) <= rank_from_top(n) largest.
+  cap_ = n == 0 ? 0 : rank_from_top(n);
+}
+
+void Measurement::Tail::push(double v, std::size_t cap) {
+  if (cap == 0) {
+    values.push_back(v);
+    return;
+  }
+  if (!(v > floor)) return;
+  values.push_back(v);
+  if (values.size() < 2 * cap + 1024) return;
+  const auto keep_from = values.end() - static_cast<std::ptrdiff_t>(cap);
+  std::nth_element(values.begin(), keep_from, values.end());
+  floor = *keep_from;
+  values.erase(values.begin(), keep_from);
+}
+
+double Measurement::Tail::p99(std::size_t samples) const {
+  if (samples == 0) return 0;
+  std::vector<double> v = values;
+  const auto at = v.end() - static_cast<std::ptrdiff_t>(rank_from_top(samples));
+  std::nth_element(v.begin(), at, v.end());
+  return *at;
+}
+
+Measurement::Acc& Measurement::band_of(std::int64_t position) {
+  const auto fits = [&](std::size_t k) {
+    return position <= bands_[k].stats.hi && (k == 0 || position > bands_[k - 1].stats.hi);
+  };
+  if (!fits(last_band_)) {
+    auto it =
+        std::find_if(bands_.begin(), bands_.end(), [&](const Acc& a) { return position <= a.stats.hi; });
+    last_band_ = it != bands_.end() ? static_cast<std::size_t>(it - bands_.begin()) : bands_.size() - 1;
+  }
+  return bands_[last_band_];
+}
+
+// `record()` builds the element's ElementRecord, asked for only when it is kept.
+template <class Record>
+void Measurement::add_one(std::int64_t position, double abs_error, double ulp, double budget,
+                          const Record& record) {
+  if (expected_ != 0 && count_ == expected_)
+    throw std::logic_error("Measurement: more elements than expect() declared");
   ++count_;
-  auto it =
-      std::find_if(bands_.begin(), bands_.end(), [&](const Acc& a) { return e.position <= a.stats.hi; });
-  Acc& a = it != bands_.end() ? *it : bands_.back();
+  Acc& a = band_of(position);
   BandStats& s = a.stats;
   ++s.samples;
-  const double r = e.ratio();
-  a.abs.push_back(std::isnan(e.abs_error) ? INFINITY : e.abs_error);
-  a.ulp.push_back(std::isnan(e.ulp) ? INFINITY : e.ulp);
-  const bool first = s.samples == 1;  // a band of exact results still names an element and its budget
-  if (first || e.abs_error > s.max_abs.value || std::isnan(e.abs_error)) s.budget_at_max_abs = e.budget;
-  keep_larger(s.max_abs, e.abs_error, e, first);
-  keep_larger(s.max_ulp, e.ulp, e, first);
-  keep_larger(s.max_ratio, r, e, first);
+  const double r = ElementRecord::ratio_of(abs_error, budget);
+  a.abs.push(std::isnan(abs_error) ? INFINITY : abs_error, cap_);
+  a.ulp.push(std::isnan(ulp) ? INFINITY : ulp, cap_);
+  // A NaN is worse than any number; among numbers the first of equals is kept. A band of exact results
+  // still names an element and its budget.
+  const bool first = s.samples == 1;
+  const bool abs_up = first || abs_error > s.max_abs.value || std::isnan(abs_error);
+  const bool ulp_up = first || ulp > s.max_ulp.value || std::isnan(ulp);
+  const bool ratio_up = first || r > s.max_ratio.value || std::isnan(r);
+  const bool worst_up = keep_ != 0 && (worst_.size() < keep_ || r > worst_.back().ratio());
   if (r > 1) {
     ++violations_;
     ++s.violations;
   }
-  if (keep_ == 0) return;
-  if (worst_.size() < keep_ || r > worst_.back().ratio()) {
+  if (!(abs_up || ulp_up || ratio_up || worst_up)) return;
+  const ElementRecord e = record();
+  if (abs_up) {
+    s.budget_at_max_abs = budget;
+    s.max_abs = {abs_error, e};
+  }
+  if (ulp_up) s.max_ulp = {ulp, e};
+  if (ratio_up) s.max_ratio = {r, e};
+  if (worst_up) {
     const auto at = std::upper_bound(worst_.begin(), worst_.end(), r,
                                      [](double v, const ElementRecord& w) { return v > w.ratio(); });
     worst_.insert(at, e);
@@ -97,13 +141,26 @@ void Measurement::add(const ElementRecord& e) {
   }
 }
 
+void Measurement::add(const ElementRecord& e) {
+  if (bands_.empty()) return;
+  if (stats_) stats_.reset();
+  add_one(e.position, e.abs_error, e.ulp, e.budget, [&] { return e; });
+}
+
+void Measurement::add_row(const RopeRow& row) {
+  if (bands_.empty()) return;
+  if (stats_) stats_.reset();
+  for (std::size_t i = 0; i < row.size(); ++i)
+    add_one(row.position[i], row.abs_error[i], row.ulp[i], row.budget[i], [&] { return row.record(i); });
+}
+
 const std::vector<BandStats>& Measurement::bands() const {
   if (stats_) return *stats_;
   std::vector<BandStats> out;
   for (const Acc& a : bands_) {
     BandStats s = a.stats;
-    s.p99_abs = percentile99(a.abs);
-    s.p99_ulp = percentile99(a.ulp);
+    s.p99_abs = a.abs.p99(s.samples);
+    s.p99_ulp = a.ulp.p99(s.samples);
     out.push_back(s);
   }
   return stats_.emplace(std::move(out));
@@ -193,148 +250,6 @@ void measure_sinusoidal_add(const SinusoidalParams& params, std::span<const std:
                             const Budget& budget, const Sink& sink) {
   const FusedAdd add{embeddings, padding};
   measure_table(params, positions, y, budget, sink, {}, &add);
-}
-
-void measure_rope(const RopeParams& params, std::span<const std::int64_t> positions, std::size_t heads,
-                  Values x, Values y, const Budget& budget, const Sink& sink, const Sample& sample,
-                  RopeDirection direction) {
-  RopeBatch batch = RopeBatch::tokens_first(positions, heads, static_cast<std::size_t>(params.head_dim));
-  batch.n_axes = n_axes(params.form);  // positions are [n_axes][tokens]
-  measure_rope(params, batch, x, y, budget, sink, sample, direction);
-}
-
-void measure_rope(const RopeParams& params, const RopeBatch& batch, Values x, Values y, const Budget& budget,
-                  const Sink& sink, const Sample& sample, RopeDirection direction, const OutputGain& gain) {
-  if (batch.positions.empty()) return;
-  const RopePlan plan(params);
-  const ref::Rope reference(params, *std::max_element(batch.positions.begin(), batch.positions.end()));
-  const ref::Temperature temperature(gain.temperature);
-  const bool gained = gain.temperature.type != AttnTemperatureType::None;
-  const std::size_t hd = plan.head_dim();
-  const std::vector<std::size_t> rows = sample.rows.empty() ? all_of(batch.tokens()) : sample.rows;
-  const std::vector<std::size_t> pairs = sample.pairs.empty() ? all_of(plan.n_pairs()) : sample.pairs;
-  // A token's angles and (fast path) sines and cosines serve every head: computed once per token.
-  std::vector<double> abs_phi(pairs.size());
-  std::vector<std::optional<ref::FastSinCos>> sincos(pairs.size());
-  for (std::size_t t : rows) {
-    const ref::Enclosure t_exact = temperature.exact(batch.position(t));
-    const double tp = t_exact.value.convert_to<double>();
-    for (std::size_t k = 0; k < pairs.size(); ++k) {
-      const std::int64_t p = batch.position(t, plan.axis_of_pair(pairs[k]));
-      abs_phi[k] = std::fabs(reference.angle(p, pairs[k]));
-      sincos[k] = gained ? std::nullopt : reference.fast_sincos(p, pairs[k]);
-    }
-    for (std::size_t h = 0; h < batch.heads; ++h) {
-      const std::size_t row = batch.row(t, h);
-      ElementRecord e;
-      e.row = static_cast<std::int64_t>(t);
-      e.head = static_cast<std::int64_t>(h);
-      e.dim = params.head_dim;
-      e.base = params.base;
-      for (std::size_t k = 0; k < pairs.size(); ++k) {
-        const std::size_t j = pairs[k];
-        // Each pair reads its own axis's position; deinterleave reads and writes different channels
-        // (the inverse the other way round).
-        const std::int64_t p = batch.position(t, plan.axis_of_pair(j));
-        const bool inverse = direction == RopeDirection::Inverse;
-        const auto [in0, in1] = inverse ? plan.output_channels(j) : plan.input_channels(j);
-        const auto [out0, out1] = inverse ? plan.input_channels(j) : plan.output_channels(j);
-        // Without a gain, the fast path's double-double where it reaches; MPFR's enclosure otherwise.
-        const auto fast = sincos[k]
-                              ? reference.fast_rotate_by(*sincos[k], x[row + in0], x[row + in1], direction)
-                              : std::nullopt;
-        const double abs_pair = std::fabs(x[row + in0]) + std::fabs(x[row + in1]);
-        e.position = p;
-        e.abs_phi = abs_phi[k];
-        e.pair = j;
-        e.scale = abs_pair;
-        e.budget = budget(&plan, e.abs_phi, j, abs_pair);
-        if (fast) {
-          for (const auto& [ch, exact] : {std::pair{out0, &fast->first}, std::pair{out1, &fast->second}}) {
-            const std::size_t i = row + ch;
-            e.channel = static_cast<std::int64_t>(ch);
-            e.y = y[i];
-            e.exact = exact->value.hi;
-            e.abs_error = ref::abs_error(y[i], exact->value);
-            e.ulp = e.abs_error / ref::ulp_of(exact->value, budget.dtype);
-            sink(e);
-          }
-          continue;
-        }
-        auto [e0, e1] = reference.rotate(p, j, x[row + in0], x[row + in1], direction);
-        if (gained) {
-          e0 = ref::times(t_exact, e0);
-          e1 = ref::times(t_exact, e1);
-          e.gain = tp;
-          e.gain_extra = gain.relative_error * tp * abs_pair + gain.floor;
-          e.budget = tp * e.budget + e.gain_extra;
-        }
-        for (const auto& [ch, exact] : {std::pair{out0, &e0}, std::pair{out1, &e1}}) {
-          const std::size_t i = row + ch;
-          e.channel = static_cast<std::int64_t>(ch);
-          e.y = y[i];
-          e.exact = exact->value.convert_to<double>();
-          e.abs_error = ref::abs_error(y[i], exact->value);
-          e.ulp = e.abs_error / ref::ulp_of(exact->value, budget.dtype);
-          sink(e);
-        }
-      }
-      if (!sample.pairs.empty()) continue;
-      e.position = batch.position(t);
-      e.abs_phi = e.scale = 0;
-      e.gain = 1;
-      e.unchanged = !gained;
-      for (std::size_t ch = 0; ch < hd; ++ch) {  // must pass through unchanged
-        if (!plan.passes_through(ch)) continue;
-        const std::size_t i = row + ch;
-        e.channel = static_cast<std::int64_t>(ch);
-        e.y = y[i];
-        if (gained) {
-          const ref::Real exact = t_exact.value * ref::Real(x[i]);
-          e.exact = exact.convert_to<double>();
-          e.budget = e.gain_extra = gain.relative_error * tp * std::fabs(x[i]) + gain.floor;
-          e.gain = 0;  // no contract term: only the gain's own rounding
-          e.abs_error = ref::abs_error(y[i], exact);
-          e.ulp = e.abs_error / ref::ulp_of(exact, budget.dtype);
-        } else {
-          e.exact = x[i];
-          e.budget = 0;
-          e.abs_error = x[i] == y[i] ? 0.0 : std::isnan(y[i]) ? NAN : std::fabs(y[i] - x[i]);
-          e.ulp = ref::ulp_error(y[i], ref::Real(x[i]), budget.dtype);
-        }
-        sink(e);
-      }
-    }
-  }
-}
-
-// The identity, or the gain alone: each element's exact value t(p)·x at the reference's precision.
-void measure_nope(const RopeBatch& batch, std::size_t head_dim, Values x, Values y, const Budget& budget,
-                  const Sink& sink, const OutputGain& gain) {
-  const ref::Temperature temperature(gain.temperature);
-  for (std::size_t t = 0; t < batch.tokens(); ++t) {
-    const ref::Real tp = temperature.exact(batch.position(t)).value;
-    const double tpd = tp.convert_to<double>();
-    for (std::size_t h = 0; h < batch.heads; ++h) {
-      const std::size_t row = batch.row(t, h);
-      ElementRecord e;
-      e.row = static_cast<std::int64_t>(t);
-      e.head = static_cast<std::int64_t>(h);
-      e.position = batch.position(t);
-      e.dim = static_cast<std::int64_t>(head_dim);
-      for (std::size_t ch = 0; ch < head_dim; ++ch) {
-        const std::size_t i = row + ch;
-        const ref::Real exact = tp * ref::Real(x[i]);
-        e.channel = static_cast<std::int64_t>(ch);
-        e.y = y[i];
-        e.exact = exact.convert_to<double>();
-        e.abs_error = ref::abs_error(y[i], exact);
-        e.ulp = e.abs_error / ref::ulp_of(exact, budget.dtype);
-        e.budget = budget.max_abs + gain.relative_error * tpd * std::fabs(x[i]) + gain.floor;
-        sink(e);
-      }
-    }
-  }
 }
 
 }  // namespace pe::harness

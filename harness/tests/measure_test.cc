@@ -7,6 +7,8 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <random>
+#include <stdexcept>
 
 #include "pe/ref/reference.h"
 
@@ -140,6 +142,89 @@ TEST(Measure, SampleSelectsRowsAndBothChannelsOfEachPair) {
   measure_sinusoidal(params, positions, rounded_table(params, positions), {nullptr, DType::F32, 1},
                      [&](const ElementRecord& e) { seen.emplace_back(e.row, e.channel); }, {{2}, {1}});
   EXPECT_EQ(seen, (std::vector<std::pair<std::int64_t, std::int64_t>>{{2, 1}, {2, 5}}));
+}
+
+}  // namespace
+}  // namespace pe::harness
+
+namespace pe::harness {
+namespace {
+
+// A RoPE batch rotated with errors of a few float32 ulps, some rows far over budget, a NaN and a moved
+// pass-through channel: rows and elements that reach every branch of the statistics.
+struct NoisyRope {
+  RopeParams params{64, 0, 10000.0, Layout::HalfSplit};
+  std::vector<std::int64_t> positions;
+  std::vector<double> x, y;
+  NoisyRope() {
+    params.rotary_dim = 48;
+    std::mt19937_64 g(20261202);
+    std::uniform_real_distribution<double> unit(-1.0, 1.0);
+    for (int t = 0; t < 40; ++t) positions.push_back(t < 20 ? t * 37 : 2000 + t * 91);
+    x.resize(positions.size() * 3 * 64);
+    for (double& v : x) v = static_cast<float>(unit(g));
+    const ref::Rope r(params, 6000);
+    const RopePlan plan(params);
+    y = x;
+    for (std::size_t t = 0; t < positions.size(); ++t)
+      for (std::size_t h = 0; h < 3; ++h)
+        for (std::size_t j = 0; j < plan.n_pairs(); ++j) {
+          const std::size_t row = (t * 3 + h) * 64;
+          const auto [i0, i1] = plan.input_channels(j);
+          const auto [a, b] = r.rounded(positions[t], j, x[row + i0], x[row + i1], DType::F32);
+          y[row + i0] = a + unit(g) * 0x1p-22;
+          y[row + i1] = b;
+        }
+    y[5 * 64 + 3] += 0.01;  // far over budget
+    y[70 * 64 + 9] = NAN;
+    y[90 * 64 + 60] += 0x1p-20;  // a pass-through channel moved
+  }
+};
+
+TEST(Measure, ExpectKeepsTheSameStatisticsWithATailOfThePercentiles) {
+  const NoisyRope d;
+  const RopeBatch batch = RopeBatch::tokens_first(d.positions, 3, 64);
+  const Budget budget{nullptr, DType::F32, 2e-7};
+  for (std::size_t cap_total : {d.x.size(), d.x.size() + 17}) {
+    Measurement all, capped;
+    capped.expect(cap_total);
+    measure_rope(d.params, batch, d.x, d.y, budget, [&](const ElementRecord& e) { all.add(e); });
+    measure_rope_rows(d.params, batch, d.x, d.y, budget, [&](const RopeRow& row) { capped.add_row(row); });
+    ASSERT_EQ(all.count(), capped.count());
+    EXPECT_EQ(all.violations(), capped.violations());
+    ASSERT_EQ(all.bands().size(), capped.bands().size());
+    for (std::size_t k = 0; k < all.bands().size(); ++k) {
+      const BandStats &a = all.bands()[k], &c = capped.bands()[k];
+      EXPECT_EQ(a.samples, c.samples) << k;
+      EXPECT_EQ(a.p99_abs, c.p99_abs) << k;
+      EXPECT_EQ(a.p99_ulp, c.p99_ulp) << k;
+      EXPECT_EQ(a.max_ratio.at.channel, c.max_ratio.at.channel) << k;
+      EXPECT_TRUE(std::isnan(a.max_abs.value) ? std::isnan(c.max_abs.value)
+                                              : a.max_abs.value == c.max_abs.value);
+    }
+    ASSERT_EQ(all.worst().size(), capped.worst().size());
+    for (std::size_t i = 0; i < all.worst().size(); ++i) {
+      EXPECT_EQ(all.worst()[i].row, capped.worst()[i].row);
+      EXPECT_EQ(all.worst()[i].channel, capped.worst()[i].channel);
+    }
+  }
+  // The percentiles' tail is compacted: a band of many elements keeps about 2% of them, not all.
+  Measurement big;
+  big.expect(200'000);
+  std::mt19937_64 g(7);
+  std::vector<double> values;
+  for (int i = 0; i < 200'000; ++i) {
+    ElementRecord e;
+    e.position = 5;
+    e.abs_error = e.ulp = std::ldexp(static_cast<double>(g() % 1000), -30) * (1 + i * 1e-6);
+    e.budget = 1;
+    values.push_back(e.abs_error);
+    big.add(e);
+  }
+  std::sort(values.begin(), values.end());
+  EXPECT_EQ(big.bands()[0].p99_abs, values[static_cast<std::size_t>(std::ceil(0.99 * 200'000)) - 1]);
+  ElementRecord one_more;
+  EXPECT_THROW(big.add(one_more), std::logic_error);
 }
 
 }  // namespace

@@ -21,21 +21,22 @@ double element_budget(const Contract& c, DType out, double abs_phi, std::size_t 
 
 double rope_element_budget(const Contract& c, const RopePlan& plan, DType out, double abs_phi,
                            std::size_t pair, double abs_pair) noexcept {
+  // RopeBudgetTerms's operations without its per-pair tables: the same bits.
   const double a = plan.attention_factor();
-  const double scale = a * abs_pair;
-  double budget = element_budget(c, out, abs_phi, pair, scale);
-  if (a != 1.0) budget += c.ca * unit_roundoff(c.compute_type) * scale;
-  if (plan.gain()[pair] != 1.0) budget += c.c1_gain * unit_roundoff(c.angle_type) * abs_phi * scale;
-  budget += std::max(0.0, plan.frequency_error() - 1.02 * 0x1p-53) * abs_phi * scale;
-  return budget;
+  double relative = output_rounding(c, out) + c.ck * unit_roundoff(c.compute_type) +
+                    c.ct * unit_roundoff(c.table_type) +
+                    (c.c1 + c.c1_pair * static_cast<double>(pair)) * unit_roundoff(c.angle_type) * abs_phi;
+  if (a != 1.0) relative += c.ca * unit_roundoff(c.compute_type);
+  if (plan.gain()[pair] != 1.0) relative += c.c1_gain * unit_roundoff(c.angle_type) * abs_phi;
+  relative += std::max(0.0, plan.frequency_error() - 1.02 * 0x1p-53) * abs_phi;
+  return a * relative * abs_pair + (2 * denorm_min(c.compute_type) + denorm_min(out));
 }
 
 RopeBudgetTerms::RopeBudgetTerms(const Contract& c, const RopePlan& plan, DType out)
     : attention_(plan.attention_factor()),
       relative_(output_rounding(c, out) + c.ck * unit_roundoff(c.compute_type) +
                 c.ct * unit_roundoff(c.table_type)),
-      floor_compute_(2 * denorm_min(c.compute_type)),
-      floor_out_(denorm_min(out)),
+      floor_(2 * denorm_min(c.compute_type) + denorm_min(out)),
       attention_term_(c.ca * unit_roundoff(c.compute_type)),
       gain_term_(c.c1_gain * unit_roundoff(c.angle_type)),
       frequency_term_(std::max(0.0, plan.frequency_error() - 1.02 * 0x1p-53)) {

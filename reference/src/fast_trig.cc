@@ -2,6 +2,7 @@
 
 #include <array>
 #include <atomic>
+#include <bit>
 #include <boost/math/constants/constants.hpp>
 #include <cmath>
 #include <cstdlib>
@@ -213,53 +214,7 @@ std::optional<FastSinCos> fast_sincos(std::int64_t p, DD omega, double omega_rel
   return out;
 }
 
-double round_double_to(double x, DType type) {
-  if (x == 0 || !std::isfinite(x) || type == DType::F64) return x;
-  const auto [precision, emin, emax] = format_bits(type);
-  // The quantum of x's binade in the type (the subnormal step below emin); scaling by it is exact.
-  const int e = std::max(std::ilogb(x), emin) - precision + 1;
-  const double r = std::ldexp(std::nearbyint(std::ldexp(x, -e)), e);
-  const double largest = std::ldexp(2.0 - std::ldexp(1.0, 1 - precision), emax);
-  return std::fabs(r) > largest ? std::copysign(std::numeric_limits<double>::infinity(), r) : r;
-}
-
-std::optional<double> fast_rounding(DD v, double radius, DType type) {
-  if (radius == 0 && v.lo == 0) return round_double_to(v.hi, type);
-  const double m = std::fabs(v.hi);
-  if (!(m >= 0x1p-900 && m <= 0x1p900)) return std::nullopt;
-  // The ends v ∓ radius, widened by the rounding of v.lo ∓ radius (then TwoSum is exact): each end
-  // as an unevaluated sum whose .hi is its nearest double.
-  const double r = radius * (1 + 0x1p-50) + m * 0x1p-104;
-  const DD lo = dd::two_sum(v.hi, v.lo - r);
-  const DD hi = dd::two_sum(v.hi, v.lo + r);
-  double a = 0, b = 0;
-  if (type == DType::F64) {
-    a = lo.hi, b = hi.hi;
-  } else {
-    // Outward to doubles, then into the narrower type: rounding is monotone, so equal ends decide.
-    const double l = lo.lo < 0 ? std::nextafter(lo.hi, -INFINITY) : lo.hi;
-    const double h = hi.lo > 0 ? std::nextafter(hi.hi, INFINITY) : hi.hi;
-    a = round_double_to(l, type), b = round_double_to(h, type);
-  }
-  if (a != b || a == 0) return std::nullopt;
-  return a;
-}
-
-double abs_error(double y, DD exact) { return std::fabs((y - exact.hi) - exact.lo); }
-
-double ulp_of(DD exact, DType type) {
-  const FormatBits f = format_bits(type);
-  int e = f.emin;
-  if (exact.hi != 0) {
-    e = std::ilogb(exact.hi);
-    // hi a power of two with lo of the other sign: the value lies in the binade below.
-    if (exact.lo != 0 && std::signbit(exact.lo) != std::signbit(exact.hi) &&
-        std::fabs(exact.hi) == std::ldexp(1.0, e))
-      --e;
-    e = std::max(e, f.emin);
-  }
-  return std::ldexp(1.0, e - f.precision + 1);
-}
+namespace {}  // namespace
 
 bool fast_path_enabled() noexcept { return g_enabled.load(std::memory_order_relaxed); }
 void set_fast_path(bool enabled) noexcept { g_enabled.store(enabled, std::memory_order_relaxed); }

@@ -19,20 +19,6 @@ Format format_of(DType type) {
 
 }  // namespace
 
-FormatBits format_bits(DType type) noexcept {
-  switch (type) {
-    case DType::F32:
-      return {24, -126, 127};
-    case DType::F64:
-      return {53, -1022, 1023};
-    case DType::BF16:
-      return {8, -126, 127};
-    case DType::F16:
-      return {11, -14, 15};
-  }
-  return {53, -1022, 1023};
-}
-
 double round_to(const Real& v, DType type) {
   mpfr_srcptr x = v.backend().data();
   if (mpfr_zero_p(x)) return mpfr_signbit(x) ? -0.0 : 0.0;

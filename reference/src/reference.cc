@@ -163,7 +163,9 @@ Rope::Rope(const RopePlan& plan, std::int64_t max_position)
                                         : pe::ref::precision_bits<Real>()),
       wide_(max_position >= kNarrowLimit),
       frequency_slack_(std::max(1.0, plan.frequency_error() * 0x1p64 * 16)),
-      omega_dd_(inv_freq_.size()) {}
+      omega_dd_(inv_freq_.size()),
+      scaled_(inv_freq_.scaled()),
+      attention_dd_(scaled_ ? to_dd(inv_freq_.rule().attention()) : dd::DD{1, 0}) {}
 
 const dd::DD& Rope::omega(std::size_t pair) const {
   if (!omega_dd_[pair]) omega_dd_[pair] = to_dd(inv_freq_[pair]);
@@ -189,37 +191,6 @@ std::optional<FastSinCos> Rope::fast_sincos(std::int64_t position, std::size_t p
   const double omega_relative =
       0x1p-105 + std::ldexp(frequency_slack_, static_cast<int>(2 - pe::ref::precision_bits<Real>()));
   return ::pe::ref::fast_sincos(position, omega(pair), omega_relative);
-}
-
-std::optional<std::pair<FastValue, FastValue>> Rope::fast_rotate_by(const FastSinCos& sc, double a, double b,
-                                                                    RopeDirection direction) const {
-  const double n = std::fabs(a) + std::fabs(b);
-  if (!(n < 0x1p900)) return std::nullopt;
-  const dd::DD s = direction == RopeDirection::Inverse ? dd::neg(sc.sin) : sc.sin;
-  FastValue y0{dd::sub(dd::mul(sc.cos, a), dd::mul(s, b)), n * (sc.radius + 0x1p-100)};
-  FastValue y1{dd::add(dd::mul(s, a), dd::mul(sc.cos, b)), y0.radius};
-  if (inv_freq_.scaled()) {
-    if (!attention_dd_) attention_dd_ = to_dd(inv_freq_.rule().attention());
-    const dd::DD& g = *attention_dd_;
-    for (FastValue* y : {&y0, &y1}) {
-      y->value = dd::mul(y->value, g);
-      y->radius = std::fabs(g.hi) * y->radius * (1 + 0x1p-50) + std::fabs(y->value.hi) * 0x1p-100;
-    }
-  }
-  return std::pair{y0, y1};
-}
-
-std::optional<std::pair<double, double>> Rope::fast_rounded(std::int64_t position, std::size_t pair, double a,
-                                                            double b, DType type,
-                                                            RopeDirection direction) const {
-  if (!(std::fabs(a) + std::fabs(b) > 0)) return std::nullopt;  // zeros: the sign is MPFR's to decide
-  const auto y = fast_rotate(position, pair, a, b, direction);
-  if (!y) return std::nullopt;
-  const auto v0 = fast_rounding(y->first.value, y->first.radius, type);
-  if (!v0) return std::nullopt;
-  const auto v1 = fast_rounding(y->second.value, y->second.radius, type);
-  if (!v1) return std::nullopt;
-  return std::pair{*v0, *v1};
 }
 
 double Rope::angle(std::int64_t position, std::size_t pair) const {
@@ -265,10 +236,12 @@ std::pair<Enclosure, Enclosure> Rope::rotate(std::int64_t position, std::size_t 
 
 std::pair<double, double> Rope::rounded(std::int64_t position, std::size_t pair, double a, double b,
                                         DType type, RopeDirection direction) const {
-  if (fast_path_enabled()) {
-    if (const auto r = fast_rounded(position, pair, a, b, type, direction)) return *r;
-    record_fallback();
-  }
+  return rounded_by(fast_sincos(position, pair), position, pair, a, b, type, direction);
+}
+
+std::pair<double, double> Rope::rounded_by_mpfr(std::int64_t position, std::size_t pair, double a, double b,
+                                                DType type, RopeDirection direction) const {
+  if (fast_path_enabled()) record_fallback();
   const auto narrow = rotate(position, pair, a, b, direction);
   const auto wide = [&] { return evaluate<Real>(position, pair, a, b, direction); };
   return {rounded_or_retry(narrow.first, type, [&] { return wide().first; }),

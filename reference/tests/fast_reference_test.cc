@@ -166,6 +166,26 @@ TEST(FastReference, RoundDoubleToIsRoundTo) {
   EXPECT_EQ(round_double_to(3 * 0x1p-25, DType::F16), 0x1p-23);
   EXPECT_TRUE(std::isinf(round_double_to(65520.0, DType::F16)));
   EXPECT_EQ(round_double_to(65519.0, DType::F16), 65504.0);
+  EXPECT_TRUE(same_bits(round_double_to(-0x1p-1000, DType::F16), -0.0));  // a zero keeps the sign
+  EXPECT_EQ(round_double_to(-(1 + 0x1p-8), DType::BF16), -1.0);
+  EXPECT_EQ(round_double_to(-(1 + 3 * 0x1p-8), DType::BF16), -(1 + 0x1p-6));
+}
+
+// The double-double metrics: ulp_of is MPFR's ulp of the value hi + lo, and in_ulps divides by it (the
+// same bits as the division), also where hi is a power of two with lo of the other sign.
+TEST(FastReference, UlpOfADoubleDoubleIsTheValuesUlp) {
+  for (DType t : kTypes) {
+    EXPECT_TRUE(rc::check(std::string("ulp_of(dd) == ulp_of(Real), ") + std::string(to_string(t)), [t] {
+      const double hi = *testing::gen_value(DType::F64, 1e30).as("hi");
+      const bool power = *rc::gen::arbitrary<bool>();
+      const double h = power && hi != 0 ? std::copysign(std::ldexp(1.0, std::ilogb(hi)), hi) : hi;
+      const double lo = h * std::ldexp(*rc::gen::inRange(-1000, 1000) / 1000.0, -60);
+      const dd::DD v{h, lo};
+      RC_ASSERT(same_bits(ulp_of(v, t), ulp_of(Real(h) + Real(lo), t)));
+      const double err = std::fabs(*testing::gen_value(DType::F64, 1.0));
+      RC_ASSERT(same_bits(in_ulps(err, v, t), err / ulp_of(v, t)));
+    }));
+  }
 }
 
 // Ziv's test refuses what it cannot decide and decides what it can.

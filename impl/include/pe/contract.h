@@ -76,22 +76,30 @@ class RopePlan;
 double rope_element_budget(const Contract& c, const RopePlan& plan, DType out, double abs_phi,
                            std::size_t pair, double abs_pair) noexcept;
 // rope_element_budget with everything but |φ| and |x_a| + |x_b| evaluated once, for one contract, plan and
-// output type: the same operations in the same order, so the same bits (pinned by a property), at the cost
-// of a few multiplications per element (a check tallies every contract of a class at every element).
+// output type. The budget is affine in |x_a| + |x_b|: slope(|φ|, j)·(|x_a| + |x_b|) + floor(), and
+// rope_element_budget evaluates exactly that (the same bits, pinned by a property), so a reader that
+// meets many elements at one angle (every head of a token) takes the slope once and pays one
+// multiply-add per element.
 class RopeBudgetTerms {
  public:
   RopeBudgetTerms(const Contract& c, const RopePlan& plan, DType out);
+  // The budget per unit of |x_a| + |x_b| at angle |φ| of pair j: A·(the relative terms), A the plan's
+  // attention factor.
+  double slope(double abs_phi, std::size_t pair) const noexcept {
+    double relative = relative_ + angle_[pair] * abs_phi;
+    if (attention_ != 1.0) relative += attention_term_;
+    if (gained_[pair]) relative += gain_term_ * abs_phi;
+    relative += frequency_term_ * abs_phi;
+    return attention_ * relative;
+  }
+  // Underflow in products and the final rounding: 2·denorm_min(compute) + denorm_min(out).
+  double floor() const noexcept { return floor_; }
   double operator()(double abs_phi, std::size_t pair, double abs_pair) const noexcept {
-    const double scale = attention_ * abs_pair;
-    double budget = (relative_ + angle_[pair] * abs_phi) * scale + floor_compute_ + floor_out_;
-    if (attention_ != 1.0) budget += attention_term_ * scale;
-    if (gained_[pair]) budget += gain_term_ * abs_phi * scale;
-    budget += frequency_term_ * abs_phi * scale;
-    return budget;
+    return slope(abs_phi, pair) * abs_pair + floor_;
   }
 
  private:
-  double attention_, relative_, floor_compute_, floor_out_, attention_term_, gain_term_, frequency_term_;
+  double attention_, relative_, floor_, attention_term_, gain_term_, frequency_term_;
   std::vector<double> angle_;  // (c1 + c1_pair·j)·u_angle per pair
   std::vector<bool> gained_;   // the plan's per-pair gain differs from 1
 };

@@ -27,6 +27,9 @@ std::vector<double> golden_rope_table(const RopeParams& params, std::span<const 
 // a temperature t(p)·R(p)·x rounded once (pass-through t(p)·x).
 std::vector<double> golden_rope(const RopeParams& params, const RopeBatch& batch, std::span<const double> x,
                                 DType dtype, const AttnTemperature& temperature = {});
+// The same into y (x's size: a caller's buffer, already touched, as a benchmark times it).
+void golden_rope(const RopeParams& params, const RopeBatch& batch, std::span<const double> x, DType dtype,
+                 std::span<double> y, const AttnTemperature& temperature = {});
 // The slopes [heads] (queries and keys empty) or the bias [heads, queries, keys].
 std::vector<double> golden_alibi(const AlibiParams& params, std::span<const std::int64_t> queries,
                                  std::span<const std::int64_t> keys, bool slopes_only, DType dtype);

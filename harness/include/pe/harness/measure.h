@@ -76,6 +76,8 @@ struct BandStats {
   bool pass() const { return violations == 0; }
 };
 
+struct RopeRow;
+
 // Band statistics over the census's position bands 0-10^3-10^4-...-10^9-2^31, each clipped to
 // `limit` (bands starting above it are absent); positions above 2^31 fall in the last band.
 class Measurement {
@@ -83,9 +85,16 @@ class Measurement {
   explicit Measurement(std::int64_t limit = std::numeric_limits<std::int64_t>::max(),
                        std::size_t keep_worst = 10);
 
+  // At most n elements will be added (more throw std::logic_error): each band then keeps, for its
+  // percentiles, only the values that can still be its 99th (the largest ~1%, in a buffer compacted as it
+  // fills) instead of every value. The percentiles are the same.
+  void expect(std::size_t n);
   void add(const ElementRecord& e);
+  // Every element of a row, as add() would take them one by one (a record is built only for an element
+  // that becomes an extreme or one of the worst).
+  void add_row(const RopeRow& row);
   // The bands with their percentiles; empty bands included (samples = 0). Computed once after the last
-  // add (a report asks for them several times; each is a selection over every element).
+  // add (a report asks for them several times; each is a selection over the band's kept values).
   const std::vector<BandStats>& bands() const;
   // The `keep_worst` elements with the largest ratio, worst first.
   const std::vector<ElementRecord>& worst() const { return worst_; }
@@ -96,14 +105,28 @@ class Measurement {
   double max_abs() const;
 
  private:
+  // The values a band's nearest-rank 99th percentile is selected from: all of them, or with a cap (expect)
+  // the `cap` largest (ties interchangeable) once more than 2·cap have come.
+  struct Tail {
+    std::vector<double> values;
+    double floor = -INFINITY;  // values at or below it can no longer be among the `cap` largest
+    void push(double v, std::size_t cap);
+    double p99(std::size_t samples) const;
+  };
   struct Acc {
     BandStats stats;
-    std::vector<double> abs, ulp;
+    Tail abs, ulp;
   };
+  Acc& band_of(std::int64_t position);
+  template <class Record>
+  void add_one(std::int64_t position, double abs_error, double ulp, double budget, const Record& record);
+
   std::vector<Acc> bands_;
+  std::size_t last_band_ = 0;
   mutable std::optional<std::vector<BandStats>> stats_;  // bands(), until the next add
   std::vector<ElementRecord> worst_;
   std::size_t keep_, count_ = 0, violations_ = 0;
+  std::size_t expected_ = 0, cap_ = 0;  // expect(): 0 when not declared
 };
 
 // The band edges (10^3 steps, 2^31 last), shared with readers that label bands.
@@ -124,6 +147,11 @@ class Values {
   Values(const std::vector<double>& v) : span_(v) {}  // NOLINT(google-explicit-constructor)
   Values(const TypedBuffer& b) : buffer_(&b) {}       // NOLINT(google-explicit-constructor)
   double operator[](std::size_t i) const { return buffer_ != nullptr ? buffer_->get(i) : span_[i]; }
+  // Ask for values [i, i + n) ahead of their use (an outside array: a large batch is read from memory).
+  void prefetch(std::size_t i, std::size_t n) const {
+    if (buffer_ != nullptr || i + n > span_.size()) return;
+    for (std::size_t k = 0; k < n; k += 8) __builtin_prefetch(span_.data() + i + k);
+  }
 
  private:
   std::span<const double> span_;
@@ -149,8 +177,28 @@ struct OutputGain {
   double relative_error = 0, floor = 0;
 };
 
+// One (token, head) row's compared elements as arrays, in measure_rope's order (each pair's two outputs,
+// then the pass-through channels): readers that meet every element of a large batch (check) take a row
+// at a time and build a record only for an element they keep.
+struct RopeRow {
+  std::int64_t row = 0, head = 0, dim = 0;
+  double base = 0;
+  std::vector<std::int64_t> position, channel;
+  std::vector<std::size_t> pair;
+  std::vector<double> y, exact, abs_error, ulp, budget, abs_phi, scale, gain, gain_extra;
+  std::vector<std::uint8_t> unchanged;
+  std::size_t size() const noexcept { return y.size(); }
+  ElementRecord record(std::size_t i) const;
+  void resize(std::size_t n);
+};
+using RowSink = std::function<void(const RopeRow&)>;
+
 // RoPE: x before and y after rotation, both with the rows where `batch` puts them. Pass-through
 // channels (from rotary_dim on) must equal x exactly: their budget is 0 (the gain scales them too).
+void measure_rope_rows(const RopeParams& params, const RopeBatch& batch, Values x, Values y,
+                       const Budget& budget, const RowSink& sink, const Sample& sample = {},
+                       RopeDirection direction = RopeDirection::Forward, const OutputGain& gain = {});
+// The same, element by element.
 void measure_rope(const RopeParams& params, const RopeBatch& batch, Values x, Values y, const Budget& budget,
                   const Sink& sink, const Sample& sample = {},
                   RopeDirection direction = RopeDirection::Forward, const OutputGain& gain = {});

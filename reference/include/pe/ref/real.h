@@ -26,7 +26,19 @@ long precision_bits() {
 struct FormatBits {
   int precision, emin, emax;
 };
-FormatBits format_bits(DType type) noexcept;
+constexpr FormatBits format_bits(DType type) noexcept {
+  switch (type) {
+    case DType::F32:
+      return {24, -126, 127};
+    case DType::F64:
+      return {53, -1022, 1023};
+    case DType::BF16:
+      return {8, -126, 127};
+    case DType::F16:
+      return {11, -14, 15};
+  }
+  return {53, -1022, 1023};
+}
 
 // Round-to-nearest-even into `type`, subnormals and overflow to infinity included, returned as
 // the double holding that value exactly. One rounding from the full-precision value.

@@ -104,13 +104,39 @@ class Rope {
   // double-double sin and cos of p·θ_j with their radius (nullopt when the fast path declines), then the
   // rotation by them. fast_rotate(p, j, a, b) == fast_rotate_by(*fast_sincos(p, j), a, b).
   std::optional<FastSinCos> fast_sincos(std::int64_t position, std::size_t pair) const;
+  // Inline: it runs for every element a check compares. Each product's relative error <= 2u², each sum's
+  // <= 3u² (u = 2^-53) of |a| + |b| at most, so (|a| + |b|)·2^-100 covers them; the attention factor
+  // (relative error 2^-105 from to_dd, 4u² from the product) another |A·y|·2^-100.
   std::optional<std::pair<FastValue, FastValue>> fast_rotate_by(
-      const FastSinCos& sc, double a, double b, RopeDirection direction = RopeDirection::Forward) const;
+      const FastSinCos& sc, double a, double b, RopeDirection direction = RopeDirection::Forward) const {
+    const double n = std::fabs(a) + std::fabs(b);
+    if (!(n < 0x1p900)) return std::nullopt;
+    const dd::DD s = direction == RopeDirection::Inverse ? dd::neg(sc.sin) : sc.sin;
+    FastValue y0{dd::sub(dd::mul(sc.cos, a), dd::mul(s, b)), n * (sc.radius + 0x1p-100)};
+    FastValue y1{dd::add(dd::mul(s, a), dd::mul(sc.cos, b)), y0.radius};
+    if (scaled_) {
+      const dd::DD& g = attention_dd_;
+      for (FastValue* y : {&y0, &y1}) {
+        y->value = dd::mul(y->value, g);
+        y->radius = std::fabs(g.hi) * y->radius * (1 + 0x1p-50) + std::fabs(y->value.hi) * 0x1p-100;
+      }
+    }
+    return std::pair{y0, y1};
+  }
   // Pair j's θ_j as a double-double (relative error <= 2^-105 plus the scaling's condition).
   const dd::DD& omega(std::size_t pair) const;
   // The correctly rounded rotation in `type`: the fast path where Ziv's test decides both, else MPFR.
   std::pair<double, double> rounded(std::int64_t position, std::size_t pair, double a, double b, DType type,
                                     RopeDirection direction = RopeDirection::Forward) const;
+  // rounded() with fast_sincos(position, pair) given (once per token for all its heads): the same bits.
+  std::pair<double, double> rounded_by(const std::optional<FastSinCos>& sc, std::int64_t position,
+                                       std::size_t pair, double a, double b, DType type,
+                                       RopeDirection direction = RopeDirection::Forward) const {
+    if (sc && fast_path_enabled()) {
+      if (const auto r = fast_rounded(*sc, a, b, type, direction)) return *r;
+    }
+    return rounded_by_mpfr(position, pair, a, b, type, direction);
+  }
   // (cos, sin) of pair j's angle times the attention factor, correctly rounded in `type`: the table
   // `export` writes (HF's cos and sin include attention_scaling).
   std::pair<double, double> cos_sin(std::int64_t position, std::size_t pair, DType type) const;
@@ -124,8 +150,20 @@ class Rope {
   template <class R>
   std::pair<Enclosure, Enclosure> evaluate(std::int64_t position, std::size_t pair, double a, double b,
                                            RopeDirection direction) const;
-  std::optional<std::pair<double, double>> fast_rounded(std::int64_t position, std::size_t pair, double a,
-                                                        double b, DType type, RopeDirection direction) const;
+  std::optional<std::pair<double, double>> fast_rounded(const FastSinCos& sc, double a, double b, DType type,
+                                                        RopeDirection direction) const {
+    if (!(std::fabs(a) + std::fabs(b) > 0)) return std::nullopt;  // zeros: the sign is MPFR's to decide
+    const auto y = fast_rotate_by(sc, a, b, direction);
+    if (!y) return std::nullopt;
+    const auto v0 = fast_rounding(y->first.value, y->first.radius, type);
+    if (!v0) return std::nullopt;
+    const auto v1 = fast_rounding(y->second.value, y->second.radius, type);
+    if (!v1) return std::nullopt;
+    return std::pair{*v0, *v1};
+  }
+  // The MPFR path of rounded_by (counted as a fallback when the fast path is on).
+  std::pair<double, double> rounded_by_mpfr(std::int64_t position, std::size_t pair, double a, double b,
+                                            DType type, RopeDirection direction) const;
 
   RopeParams params_;
   Frequencies inv_freq_;
@@ -133,7 +171,8 @@ class Rope {
   bool wide_;
   double frequency_slack_ = 1;  // see evaluate()
   mutable std::vector<std::optional<dd::DD>> omega_dd_;
-  mutable std::optional<dd::DD> attention_dd_;
+  bool scaled_;          // the plan scales its frequencies: cos and sin carry the attention factor
+  dd::DD attention_dd_;  // that factor (1 unscaled)
 };
 
 // |y - exact| as a double (rounded up is not needed: the metric is reported, not proved).

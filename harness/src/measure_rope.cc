@@ -1,0 +1,290 @@
+// RoPE's comparison with the exact reference (measure.h), a (token, head) row at a time: a token's angles,
+// sines and cosines and each budget's slope serve all its heads; the rows' elements are computed in a
+// loop built with FMA where the CPU has it (the double-double products), the same bits either way.
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "pe/harness/measure.h"
+#include "pe/ref/fast_trig.h"
+#include "pe/ref/fma_clones.h"
+#include "pe/ref/reference.h"
+#include "pe/ref/temperature.h"
+
+namespace pe::harness {
+
+ElementRecord RopeRow::record(std::size_t i) const {
+  ElementRecord e;
+  e.row = row;
+  e.head = head;
+  e.position = position[i];
+  e.channel = channel[i];
+  e.dim = dim;
+  e.base = base;
+  e.y = y[i];
+  e.exact = exact[i];
+  e.abs_error = abs_error[i];
+  e.ulp = ulp[i];
+  e.budget = budget[i];
+  e.abs_phi = abs_phi[i];
+  e.scale = scale[i];
+  e.gain = gain[i];
+  e.gain_extra = gain_extra[i];
+  e.pair = pair[i];
+  e.unchanged = unchanged[i] != 0;
+  return e;
+}
+
+void RopeRow::resize(std::size_t n) {
+  for (auto* v : {&position, &channel}) v->resize(n);
+  pair.resize(n);
+  for (auto* v : {&y, &exact, &abs_error, &ulp, &budget, &abs_phi, &scale, &gain, &gain_extra}) v->resize(n);
+  unchanged.resize(n);
+}
+
+namespace {
+
+std::vector<std::size_t> indices(std::size_t n) {
+  std::vector<std::size_t> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = i;
+  return v;
+}
+
+// Budget::operator() for the sampled pairs of one token: each member contract's slope at the pair's angle
+// taken once (RopeBudgetTerms), then slope·(|x_a| + |x_b|) + floor per element: the same bits.
+class TokenBudgets {
+ public:
+  TokenBudgets(const Budget& b, const RopePlan& plan, std::size_t pairs) : b_(b) {
+    if (b.contract != nullptr) {
+      terms_.emplace_back(*b.contract, plan, b.dtype);
+    } else {
+      for (const Contract* c : b.any_of) terms_.emplace_back(*c, plan, b.dtype);
+    }
+    slopes_.resize(pairs * terms_.size());
+  }
+  void at(std::size_t k, std::size_t pair, double abs_phi) {
+    for (std::size_t m = 0; m < terms_.size(); ++m)
+      slopes_[k * terms_.size() + m] = terms_[m].slope(abs_phi, pair);
+  }
+  double operator()(std::size_t k, double abs_pair) const {
+    const std::size_t n = terms_.size();
+    if (b_.contract != nullptr) return slopes_[k] * abs_pair + terms_[0].floor() + b_.extra;
+    if (n == 0) return b_.max_abs;
+    double v = 0;
+    for (std::size_t m = 0; m < n; ++m) v = std::max(v, slopes_[k * n + m] * abs_pair + terms_[m].floor());
+    return v + b_.extra;
+  }
+
+ private:
+  const Budget& b_;
+  std::vector<RopeBudgetTerms> terms_;
+  std::vector<double> slopes_;  // [pair k][member]
+};
+
+// What a row's loop reads besides x and y: the token's angles, sines and cosines per sampled pair.
+struct Token {
+  std::span<const std::size_t> pairs;
+  std::span<const std::int64_t> positions;  // per sampled pair: its axis's position
+  std::span<const double> abs_phi;
+  std::span<const std::optional<ref::FastSinCos>> sincos;
+  std::span<const std::size_t> through;  // the pass-through channels (none when pairs are sampled)
+  bool gained = false;
+  std::optional<ref::Enclosure> t_exact;  // t(p), with a gain
+  double tp = 1;
+};
+
+// One row: each sampled pair's two outputs, then the pass-through channels.
+PE_FMA_CLONES void fill_row(const RopePlan& plan, const ref::Rope& reference, const Token& tk,
+                            const TokenBudgets& budgets, const OutputGain& gain, DType dtype,
+                            RopeDirection direction, std::size_t base_row, const Values& x, const Values& y,
+                            RopeRow& out) {
+  const bool inverse = direction == RopeDirection::Inverse;
+  std::size_t i = 0;
+  for (std::size_t k = 0; k < tk.pairs.size(); ++k, i += 2) {
+    const std::size_t j = tk.pairs[k];
+    // Deinterleave reads and writes different channels (the inverse the other way round).
+    const auto [in0, in1] = inverse ? plan.output_channels(j) : plan.input_channels(j);
+    const auto [out0, out1] = inverse ? plan.input_channels(j) : plan.output_channels(j);
+    const double xa = x[base_row + in0], xb = x[base_row + in1];
+    const double abs_pair = std::fabs(xa) + std::fabs(xb);
+    const double budget = budgets(k, abs_pair);
+    const std::size_t outs[2] = {out0, out1};
+    for (std::size_t o = 0; o < 2; ++o) {
+      out.position[i + o] = tk.positions[k];
+      out.pair[i + o] = j;
+      out.abs_phi[i + o] = tk.abs_phi[k];
+      out.scale[i + o] = abs_pair;
+      out.channel[i + o] = static_cast<std::int64_t>(outs[o]);
+      out.y[i + o] = y[base_row + outs[o]];
+      out.gain[i + o] = 1;
+      out.gain_extra[i + o] = 0;
+      out.unchanged[i + o] = 0;
+      out.budget[i + o] = budget;
+    }
+    // Without a gain, the fast path's double-double where it reaches; MPFR's enclosure otherwise.
+    const auto fast =
+        tk.sincos[k] ? reference.fast_rotate_by(*tk.sincos[k], xa, xb, direction) : std::nullopt;
+    if (fast) {
+      const ref::FastValue* exact[2] = {&fast->first, &fast->second};
+      for (std::size_t o = 0; o < 2; ++o) {
+        out.exact[i + o] = exact[o]->value.hi;
+        out.abs_error[i + o] = ref::abs_error(out.y[i + o], exact[o]->value);
+        out.ulp[i + o] = ref::in_ulps(out.abs_error[i + o], exact[o]->value, dtype);
+      }
+      continue;
+    }
+    auto [e0, e1] = reference.rotate(tk.positions[k], j, xa, xb, direction);
+    if (tk.gained) {
+      e0 = ref::times(*tk.t_exact, e0);
+      e1 = ref::times(*tk.t_exact, e1);
+      const double extra = gain.relative_error * tk.tp * abs_pair + gain.floor;
+      for (std::size_t o = 0; o < 2; ++o) {
+        out.gain[i + o] = tk.tp;
+        out.gain_extra[i + o] = extra;
+        out.budget[i + o] = tk.tp * budget + extra;
+      }
+    }
+    const ref::Enclosure* exact[2] = {&e0, &e1};
+    for (std::size_t o = 0; o < 2; ++o) {
+      out.exact[i + o] = exact[o]->value.convert_to<double>();
+      out.abs_error[i + o] = ref::abs_error(out.y[i + o], exact[o]->value);
+      out.ulp[i + o] = out.abs_error[i + o] / ref::ulp_of(exact[o]->value, dtype);
+    }
+  }
+  for (std::size_t ch : tk.through) {  // must pass through unchanged
+    const std::size_t at = base_row + ch;
+    const double xv = x[at], yv = y[at];
+    out.pair[i] = 0;
+    out.abs_phi[i] = out.scale[i] = 0;
+    out.channel[i] = static_cast<std::int64_t>(ch);
+    out.y[i] = yv;
+    if (tk.gained) {
+      const ref::Real exact = tk.t_exact->value * ref::Real(xv);
+      out.exact[i] = exact.convert_to<double>();
+      out.budget[i] = out.gain_extra[i] = gain.relative_error * tk.tp * std::fabs(xv) + gain.floor;
+      out.gain[i] = 0;  // no contract term: only the gain's own rounding
+      out.unchanged[i] = 0;
+      out.abs_error[i] = ref::abs_error(yv, exact);
+      out.ulp[i] = out.abs_error[i] / ref::ulp_of(exact, dtype);
+    } else {
+      out.exact[i] = xv;
+      out.budget[i] = out.gain_extra[i] = 0;
+      out.gain[i] = 1;
+      out.unchanged[i] = 1;
+      out.abs_error[i] = xv == yv ? 0.0 : std::isnan(yv) ? NAN : std::fabs(yv - xv);
+      out.ulp[i] = ref::ulp_error(yv, ref::Real(xv), dtype);
+    }
+    ++i;
+  }
+}
+
+}  // namespace
+
+void measure_rope_rows(const RopeParams& params, const RopeBatch& batch, Values x, Values y,
+                       const Budget& budget, const RowSink& sink, const Sample& sample,
+                       RopeDirection direction, const OutputGain& gain) {
+  if (batch.positions.empty()) return;
+  const RopePlan plan(params);
+  const ref::Rope reference(params, *std::max_element(batch.positions.begin(), batch.positions.end()));
+  const ref::Temperature temperature(gain.temperature);
+  const std::vector<std::size_t> rows = sample.rows.empty() ? indices(batch.tokens()) : sample.rows;
+  const std::vector<std::size_t> pairs = sample.pairs.empty() ? indices(plan.n_pairs()) : sample.pairs;
+  std::vector<std::size_t> through;
+  if (sample.pairs.empty()) {
+    for (std::size_t ch = 0; ch < plan.head_dim(); ++ch)
+      if (plan.passes_through(ch)) through.push_back(ch);
+  }
+  std::vector<std::int64_t> positions(pairs.size());
+  std::vector<double> abs_phi(pairs.size());
+  std::vector<std::optional<ref::FastSinCos>> sincos(pairs.size());
+  TokenBudgets budgets(budget, plan, pairs.size());
+  Token tk{.pairs = pairs,
+           .positions = positions,
+           .abs_phi = abs_phi,
+           .sincos = sincos,
+           .through = through,
+           .gained = gain.temperature.type != AttnTemperatureType::None,
+           .t_exact = std::nullopt,
+           .tp = 1};
+  RopeRow out;
+  out.dim = params.head_dim;
+  out.base = params.base;
+  out.resize(2 * pairs.size() + through.size());
+  for (std::size_t t : rows) {
+    if (tk.gained) {
+      tk.t_exact = temperature.exact(batch.position(t));
+      tk.tp = tk.t_exact->value.convert_to<double>();
+    }
+    for (std::size_t k = 0; k < pairs.size(); ++k) {
+      const std::size_t j = pairs[k];
+      positions[k] = batch.position(t, plan.axis_of_pair(j));
+      abs_phi[k] = std::fabs(reference.angle(positions[k], j));
+      sincos[k] = tk.gained ? std::nullopt : reference.fast_sincos(positions[k], j);
+      budgets.at(k, j, abs_phi[k]);
+    }
+    out.row = static_cast<std::int64_t>(t);
+    for (std::size_t h = 0; h < batch.heads; ++h) {
+      out.head = static_cast<std::int64_t>(h);
+      // The row after next, on its way from memory while these two are compared (the hardware's
+      // prefetcher stops at page boundaries, which a row of a large batch crosses every few rows).
+      const std::size_t ahead = h + 2 < batch.heads      ? batch.row(t, h + 2)
+                                : t + 1 < batch.tokens() ? batch.row(t + 1, h + 2 - batch.heads)
+                                                         : batch.row(t, h);
+      x.prefetch(ahead, plan.head_dim());
+      y.prefetch(ahead, plan.head_dim());
+      fill_row(plan, reference, tk, budgets, gain, budget.dtype, direction, batch.row(t, h), x, y, out);
+      // The pass-through channels sit at the token's first-axis position.
+      for (std::size_t i = 2 * pairs.size(); i < out.size(); ++i) out.position[i] = batch.position(t);
+      sink(out);
+    }
+  }
+}
+
+void measure_rope(const RopeParams& params, const RopeBatch& batch, Values x, Values y, const Budget& budget,
+                  const Sink& sink, const Sample& sample, RopeDirection direction, const OutputGain& gain) {
+  measure_rope_rows(
+      params, batch, x, y, budget,
+      [&](const RopeRow& row) {
+        for (std::size_t i = 0; i < row.size(); ++i) sink(row.record(i));
+      },
+      sample, direction, gain);
+}
+
+void measure_rope(const RopeParams& params, std::span<const std::int64_t> positions, std::size_t heads,
+                  Values x, Values y, const Budget& budget, const Sink& sink, const Sample& sample,
+                  RopeDirection direction) {
+  RopeBatch batch = RopeBatch::tokens_first(positions, heads, static_cast<std::size_t>(params.head_dim));
+  batch.n_axes = n_axes(params.form);  // positions are [n_axes][tokens]
+  measure_rope(params, batch, x, y, budget, sink, sample, direction);
+}
+
+// The identity, or the gain alone: each element's exact value t(p)·x at the reference's precision.
+void measure_nope(const RopeBatch& batch, std::size_t head_dim, Values x, Values y, const Budget& budget,
+                  const Sink& sink, const OutputGain& gain) {
+  const ref::Temperature temperature(gain.temperature);
+  for (std::size_t t = 0; t < batch.tokens(); ++t) {
+    const ref::Real tp = temperature.exact(batch.position(t)).value;
+    const double tpd = tp.convert_to<double>();
+    for (std::size_t h = 0; h < batch.heads; ++h) {
+      const std::size_t row = batch.row(t, h);
+      ElementRecord e;
+      e.row = static_cast<std::int64_t>(t);
+      e.head = static_cast<std::int64_t>(h);
+      e.position = batch.position(t);
+      e.dim = static_cast<std::int64_t>(head_dim);
+      for (std::size_t ch = 0; ch < head_dim; ++ch) {
+        const std::size_t i = row + ch;
+        const ref::Real exact = tp * ref::Real(x[i]);
+        e.channel = static_cast<std::int64_t>(ch);
+        e.y = y[i];
+        e.exact = exact.convert_to<double>();
+        e.abs_error = ref::abs_error(y[i], exact);
+        e.ulp = e.abs_error / ref::ulp_of(exact, budget.dtype);
+        e.budget = budget.max_abs + gain.relative_error * tpd * std::fabs(x[i]) + gain.floor;
+        sink(e);
+      }
+    }
+  }
+}
+
+}  // namespace pe::harness
