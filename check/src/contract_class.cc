@@ -64,31 +64,35 @@ std::string names_of(const std::vector<const Variant*>& variants) {
 }
 
 ContractTally::ContractTally(Family family, DType dtype, const RopePlan* plan) : dtype_(dtype), plan_(plan) {
+  std::vector<const Contract*> contracts;
   for (const Variant* v : contracts_for(family, dtype)) {
     if (!tallied(v->contract(), dtype)) continue;
     variants_.push_back(v);
-    if (plan != nullptr) terms_.emplace_back(v->contract(), *plan, dtype);
+    contracts.push_back(&v->contract());
+  }
+  if (plan != nullptr) {
+    slopes_.emplace(contracts, *plan, dtype, plan->n_pairs());
+    slopes_at_.assign(plan->n_pairs(), -1);
   }
   worst_.assign(variants_.size(), 0.0);
 }
 
 void ContractTally::add(const harness::ElementRecord& e) {
   for (std::size_t k = 0; k < variants_.size(); ++k) {
-    const double contract_term = e.unchanged       ? 0.0
-                                 : !terms_.empty() ? terms_[k](e.abs_phi, e.pair, e.scale)
-                                                   : harness::Budget{&variants_[k]->contract(), dtype_}(
-                                                         nullptr, e.abs_phi, e.pair, e.scale);
+    const double contract_term =
+        e.unchanged ? 0.0
+        : slopes_   ? slopes_->terms(k)(e.abs_phi, e.pair, e.scale)
+                    : harness::Budget{&variants_[k]->contract(), dtype_}(nullptr, e.abs_phi, e.pair, e.scale);
     const double r = harness::ElementRecord::ratio_of(e.abs_error, e.gain * contract_term + e.gain_extra);
     if (!(r <= worst_[k])) worst_[k] = r;  // NaN-safe: a NaN ratio is the worst
   }
 }
 
 void ContractTally::add_row(const harness::RopeRow& row) {
-  if (terms_.empty()) {
+  if (!slopes_) {
     for (std::size_t i = 0; i < row.size(); ++i) add(row.record(i));
     return;
   }
-  const std::size_t n = variants_.size();
   // err <= worst·b·(1 - 2^-49) in rounded arithmetic proves err/b <= worst after rounding: nothing to update.
   constexpr double kSafe = 1 - 0x1p-49;
   for (std::size_t i = 0; i < row.size(); ++i) {
@@ -97,19 +101,12 @@ void ContractTally::add_row(const harness::RopeRow& row) {
     // 0 (a gained pass-through channel, |x_a| + |x_b| = 0: a finite term).
     const bool contract_free = row.unchanged[i] != 0 || g == 0;
     const std::size_t j = row.pair[i];
-    if (!contract_free) {
-      if (slopes_.size() < (j + 1) * n) {
-        slopes_.resize((j + 1) * n);
-        slopes_at_.resize(j + 1, -1);
-      }
-      if (slopes_at_[j] != row.row) {
-        for (std::size_t k = 0; k < n; ++k) slopes_[j * n + k] = terms_[k].slope(row.abs_phi[i], j);
-        slopes_at_[j] = row.row;
-      }
+    if (!contract_free && slopes_at_[j] != row.row) {
+      slopes_->at(j, j, row.abs_phi[i]);
+      slopes_at_[j] = row.row;
     }
-    for (std::size_t k = 0; k < n; ++k) {
-      const double b =
-          contract_free ? extra : g * (slopes_[j * n + k] * row.scale[i] + terms_[k].floor()) + extra;
+    for (std::size_t k = 0; k < variants_.size(); ++k) {
+      const double b = contract_free ? extra : g * (*slopes_)(j, k, row.scale[i]) + extra;
       if (err <= worst_[k] * b * kSafe) continue;
       const double r = harness::ElementRecord::ratio_of(err, b);
       if (!(r <= worst_[k])) worst_[k] = r;  // NaN-safe: a NaN ratio is the worst

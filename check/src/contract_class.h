@@ -6,6 +6,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,9 +45,10 @@ class ContractTally {
   std::vector<std::size_t> order() const;  // by worst ratio, best first
 
   std::vector<const Variant*> variants_;
-  std::vector<RopeBudgetTerms> terms_;   // RoPE: each contract's budget with the plan's constants folded in
-  std::vector<double> slopes_;           // add_row: [pair][contract] at the current token's angles
-  std::vector<std::int64_t> slopes_at_;  // the token each pair's slopes were taken at (-1: none)
+  // RoPE: each contract's budget with the plan's constants folded in, and per pair (slot j) its slopes at
+  // the angle of the token slopes_at_[j] (-1: none yet), for add_row.
+  std::optional<harness::RopeSlopes> slopes_;
+  std::vector<std::int64_t> slopes_at_;
   std::vector<double> worst_;
   DType dtype_;
   const RopePlan* plan_;

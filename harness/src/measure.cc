@@ -28,15 +28,18 @@ std::vector<std::size_t> all_of(std::size_t n) {
 }  // namespace
 
 double Budget::operator()(const RopePlan* plan, double abs_phi, std::size_t pair, double scale) const {
-  const auto one = [&](const Contract& c) {
+  const auto contracts = members();
+  return combine([&](std::size_t m) {
+    const Contract& c = *contracts[m];
     return plan != nullptr ? rope_element_budget(c, *plan, dtype, abs_phi, pair, scale)
                            : element_budget(c, dtype, abs_phi, pair, scale);
-  };
-  if (contract != nullptr) return one(*contract) + extra;
-  if (any_of.empty()) return max_abs;
-  double b = 0;
-  for (const Contract* c : any_of) b = std::max(b, one(*c));
-  return b + extra;
+  });
+}
+
+RopeSlopes::RopeSlopes(std::span<const Contract* const> contracts, const RopePlan& plan, DType out,
+                       std::size_t slots) {
+  for (const Contract* c : contracts) terms_.emplace_back(*c, plan, out);
+  slopes_.resize(slots * terms_.size());
 }
 
 double Budget::add_term(double abs_embedding) const {

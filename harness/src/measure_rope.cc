@@ -50,37 +50,6 @@ std::vector<std::size_t> indices(std::size_t n) {
   return v;
 }
 
-// Budget::operator() for the sampled pairs of one token: each member contract's slope at the pair's angle
-// taken once (RopeBudgetTerms), then slope·(|x_a| + |x_b|) + floor per element: the same bits.
-class TokenBudgets {
- public:
-  TokenBudgets(const Budget& b, const RopePlan& plan, std::size_t pairs) : b_(b) {
-    if (b.contract != nullptr) {
-      terms_.emplace_back(*b.contract, plan, b.dtype);
-    } else {
-      for (const Contract* c : b.any_of) terms_.emplace_back(*c, plan, b.dtype);
-    }
-    slopes_.resize(pairs * terms_.size());
-  }
-  void at(std::size_t k, std::size_t pair, double abs_phi) {
-    for (std::size_t m = 0; m < terms_.size(); ++m)
-      slopes_[k * terms_.size() + m] = terms_[m].slope(abs_phi, pair);
-  }
-  double operator()(std::size_t k, double abs_pair) const {
-    const std::size_t n = terms_.size();
-    if (b_.contract != nullptr) return slopes_[k] * abs_pair + terms_[0].floor() + b_.extra;
-    if (n == 0) return b_.max_abs;
-    double v = 0;
-    for (std::size_t m = 0; m < n; ++m) v = std::max(v, slopes_[k * n + m] * abs_pair + terms_[m].floor());
-    return v + b_.extra;
-  }
-
- private:
-  const Budget& b_;
-  std::vector<RopeBudgetTerms> terms_;
-  std::vector<double> slopes_;  // [pair k][member]
-};
-
 // What a row's loop reads besides x and y: the token's angles, sines and cosines per sampled pair.
 struct Token {
   std::span<const std::size_t> pairs;
@@ -88,6 +57,7 @@ struct Token {
   std::span<const double> abs_phi;
   std::span<const std::optional<ref::FastSinCos>> sincos;
   std::span<const std::size_t> through;  // the pass-through channels (none when pairs are sampled)
+  std::int64_t first_axis_position = 0;  // where the pass-through channels sit
   bool gained = false;
   std::optional<ref::Enclosure> t_exact;  // t(p), with a gain
   double tp = 1;
@@ -95,7 +65,7 @@ struct Token {
 
 // One row: each sampled pair's two outputs, then the pass-through channels.
 PE_FMA_CLONES void fill_row(const RopePlan& plan, const ref::Rope& reference, const Token& tk,
-                            const TokenBudgets& budgets, const OutputGain& gain, DType dtype,
+                            const Budget& rule, const RopeSlopes& slopes, const OutputGain& gain, DType dtype,
                             RopeDirection direction, std::size_t base_row, const Values& x, const Values& y,
                             RopeRow& out) {
   const bool inverse = direction == RopeDirection::Inverse;
@@ -107,7 +77,7 @@ PE_FMA_CLONES void fill_row(const RopePlan& plan, const ref::Rope& reference, co
     const auto [out0, out1] = inverse ? plan.input_channels(j) : plan.output_channels(j);
     const double xa = x[base_row + in0], xb = x[base_row + in1];
     const double abs_pair = std::fabs(xa) + std::fabs(xb);
-    const double budget = budgets(k, abs_pair);
+    const double budget = rule.combine([&](std::size_t m) { return slopes(k, m, abs_pair); });
     const std::size_t outs[2] = {out0, out1};
     for (std::size_t o = 0; o < 2; ++o) {
       out.position[i + o] = tk.positions[k];
@@ -154,6 +124,7 @@ PE_FMA_CLONES void fill_row(const RopePlan& plan, const ref::Rope& reference, co
   for (std::size_t ch : tk.through) {  // must pass through unchanged
     const std::size_t at = base_row + ch;
     const double xv = x[at], yv = y[at];
+    out.position[i] = tk.first_axis_position;
     out.pair[i] = 0;
     out.abs_phi[i] = out.scale[i] = 0;
     out.channel[i] = static_cast<std::int64_t>(ch);
@@ -197,12 +168,13 @@ void measure_rope_rows(const RopeParams& params, const RopeBatch& batch, Values 
   std::vector<std::int64_t> positions(pairs.size());
   std::vector<double> abs_phi(pairs.size());
   std::vector<std::optional<ref::FastSinCos>> sincos(pairs.size());
-  TokenBudgets budgets(budget, plan, pairs.size());
+  RopeSlopes slopes(budget.members(), plan, budget.dtype, pairs.size());
   Token tk{.pairs = pairs,
            .positions = positions,
            .abs_phi = abs_phi,
            .sincos = sincos,
            .through = through,
+           .first_axis_position = 0,
            .gained = gain.temperature.type != AttnTemperatureType::None,
            .t_exact = std::nullopt,
            .tp = 1};
@@ -220,8 +192,9 @@ void measure_rope_rows(const RopeParams& params, const RopeBatch& batch, Values 
       positions[k] = batch.position(t, plan.axis_of_pair(j));
       abs_phi[k] = std::fabs(reference.angle(positions[k], j));
       sincos[k] = tk.gained ? std::nullopt : reference.fast_sincos(positions[k], j);
-      budgets.at(k, j, abs_phi[k]);
+      slopes.at(k, j, abs_phi[k]);
     }
+    tk.first_axis_position = batch.position(t);
     out.row = static_cast<std::int64_t>(t);
     for (std::size_t h = 0; h < batch.heads; ++h) {
       out.head = static_cast<std::int64_t>(h);
@@ -232,9 +205,8 @@ void measure_rope_rows(const RopeParams& params, const RopeBatch& batch, Values 
                                                          : batch.row(t, h);
       x.prefetch(ahead, plan.head_dim());
       y.prefetch(ahead, plan.head_dim());
-      fill_row(plan, reference, tk, budgets, gain, budget.dtype, direction, batch.row(t, h), x, y, out);
-      // The pass-through channels sit at the token's first-axis position.
-      for (std::size_t i = 2 * pairs.size(); i < out.size(); ++i) out.position[i] = batch.position(t);
+      fill_row(plan, reference, tk, budget, slopes, gain, budget.dtype, direction, batch.row(t, h), x, y,
+               out);
       sink(out);
     }
   }

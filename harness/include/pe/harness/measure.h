@@ -34,10 +34,47 @@ struct Budget {
   // theirs (`check`'s default: what every known formulation in the data's precision achieves).
   std::vector<const Contract*> any_of{};
 
+  // The contracts an element's budget is the largest of: `contract`, else `any_of` (none: max_abs).
+  std::span<const Contract* const> members() const {
+    return contract != nullptr ? std::span<const Contract* const>(&contract, 1) : any_of;
+  }
+  // How the members' budgets make the element's: one contract's plus `extra`; a class's largest plus
+  // `extra`; max_abs without members. `member(m)` is members()[m]'s budget.
+  template <class Member>
+  double combine(const Member& member) const {
+    if (contract != nullptr) return member(0) + extra;
+    if (any_of.empty()) return max_abs;
+    double b = 0;
+    for (std::size_t m = 0; m < any_of.size(); ++m) b = std::max(b, member(m));
+    return b + extra;
+  }
   // `plan`: RoPE's (its gains and scaled frequencies), null for tables; `scale` = |x_a| + |x_b| for RoPE.
   double operator()(const RopePlan* plan, double abs_phi, std::size_t pair, double scale) const;
   // The fused add's own rounding for an embedding of magnitude |e| (add_budget of the contract or class).
   double add_term(double abs_embedding) const;
+};
+
+// Contracts' RoPE budgets for readers that meet many elements at one angle per pair (every head of a
+// token): each contract's slope at the pair's |φ| taken once per slot (RopeBudgetTerms), then
+// slope·(|x_a| + |x_b|) + floor per element, rope_element_budget's bits.
+class RopeSlopes {
+ public:
+  RopeSlopes(std::span<const Contract* const> contracts, const RopePlan& plan, DType out, std::size_t slots);
+  std::size_t contracts() const noexcept { return terms_.size(); }
+  const RopeBudgetTerms& terms(std::size_t m) const { return terms_[m]; }
+  // Slot k holds pair j's slopes at angle |φ|.
+  void at(std::size_t k, std::size_t pair, double abs_phi) {
+    for (std::size_t m = 0; m < terms_.size(); ++m)
+      slopes_[k * terms_.size() + m] = terms_[m].slope(abs_phi, pair);
+  }
+  // Contract m's budget in slot k for |x_a| + |x_b| = abs_pair.
+  double operator()(std::size_t k, std::size_t m, double abs_pair) const {
+    return slopes_[k * terms_.size() + m] * abs_pair + terms_[m].floor();
+  }
+
+ private:
+  std::vector<RopeBudgetTerms> terms_;
+  std::vector<double> slopes_;  // [slot][contract]
 };
 
 // One compared element. `row` is the table row or token, `channel` the index within the row (RoPE:
