@@ -73,6 +73,8 @@ ContractTally::ContractTally(Family family, DType dtype, const RopePlan* plan) :
   if (plan != nullptr) {
     slopes_.emplace(contracts, *plan, dtype, plan->n_pairs());
     slopes_at_.assign(plan->n_pairs(), -1);
+    bar_slope_.assign(plan->n_pairs(), 0.0);
+    bar_floor_.assign(plan->n_pairs(), 0.0);
   }
   worst_.assign(variants_.size(), 0.0);
 }
@@ -104,7 +106,17 @@ void ContractTally::add_row(const harness::RopeRow& row) {
     if (!contract_free && slopes_at_[j] != row.row) {
       slopes_->at(j, j, row.abs_phi[i]);
       slopes_at_[j] = row.row;
+      bar_slope_[j] = bar_floor_[j] = INFINITY;
+      for (std::size_t k = 0; k < variants_.size(); ++k) {
+        bar_slope_[j] = std::min(bar_slope_[j], worst_[k] * slopes_->slope(j, k));
+        bar_floor_[j] = std::min(bar_floor_[j], worst_[k] * slopes_->terms(k).floor());
+      }
     }
+    // err <= (that line)·(1 - 2^-45): the line's and the budgets' roundings are far inside the margin, so
+    // err/b <= worst for every contract after rounding too.
+    if (!contract_free && g == 1 && extra == 0 &&
+        err <= (bar_slope_[j] * row.scale[i] + bar_floor_[j]) * (1 - 0x1p-45))
+      continue;
     for (std::size_t k = 0; k < variants_.size(); ++k) {
       const double b = contract_free ? extra : g * (*slopes_)(j, k, row.scale[i]) + extra;
       if (err <= worst_[k] * b * kSafe) continue;

@@ -49,6 +49,9 @@ class ContractTally {
   // the angle of the token slopes_at_[j] (-1: none yet), for add_row.
   std::optional<harness::RopeSlopes> slopes_;
   std::vector<std::int64_t> slopes_at_;
+  // Per pair, min over contracts of worst·slope and of worst·floor when its slopes were taken: below that
+  // line no contract's worst can rise (the worsts only grow), so most elements skip the contracts' loop.
+  std::vector<double> bar_slope_, bar_floor_;
   std::vector<double> worst_;
   DType dtype_;
   const RopePlan* plan_;

@@ -70,14 +70,9 @@ void Measurement::expect(std::size_t n) {
   cap_ = n == 0 ? 0 : rank_from_top(n);
 }
 
-void Measurement::Tail::push(double v, std::size_t cap) {
-  if (cap == 0) {
-    values.push_back(v);
-    return;
-  }
-  if (!(v > floor)) return;
+void Measurement::Tail::append(double v, std::size_t cap) {
   values.push_back(v);
-  if (values.size() < 2 * cap + 1024) return;
+  if (cap == 0 || values.size() < 2 * cap + 1024) return;
   const auto keep_from = values.end() - static_cast<std::ptrdiff_t>(cap);
   std::nth_element(values.begin(), keep_from, values.end());
   floor = *keep_from;
@@ -92,15 +87,9 @@ double Measurement::Tail::p99(std::size_t samples) const {
   return *at;
 }
 
-Measurement::Acc& Measurement::band_of(std::int64_t position) {
-  const auto fits = [&](std::size_t k) {
-    return position <= bands_[k].stats.hi && (k == 0 || position > bands_[k - 1].stats.hi);
-  };
-  if (!fits(last_band_)) {
-    auto it =
-        std::find_if(bands_.begin(), bands_.end(), [&](const Acc& a) { return position <= a.stats.hi; });
-    last_band_ = it != bands_.end() ? static_cast<std::size_t>(it - bands_.begin()) : bands_.size() - 1;
-  }
+Measurement::Acc& Measurement::find_band(std::int64_t position) {
+  auto it = std::find_if(bands_.begin(), bands_.end(), [&](const Acc& a) { return position <= a.stats.hi; });
+  last_band_ = it != bands_.end() ? static_cast<std::size_t>(it - bands_.begin()) : bands_.size() - 1;
   return bands_[last_band_];
 }
 
@@ -114,7 +103,13 @@ void Measurement::add_one(std::int64_t position, double abs_error, double ulp, d
   Acc& a = band_of(position);
   BandStats& s = a.stats;
   ++s.samples;
-  const double r = ElementRecord::ratio_of(abs_error, budget);
+  // Below every bar a ratio must clear (1, the band's largest, the worst list's last), err <= bar·budget
+  // with a margin for the product's rounding proves the rounded ratio is too: it is not divided out.
+  const bool list_full = keep_ == 0 || worst_.size() == keep_;
+  double bar = std::min(1.0, s.max_ratio.value);
+  if (keep_ != 0 && list_full) bar = std::min(bar, worst_last_ratio_);
+  const bool below = s.samples > 1 && list_full && abs_error <= bar * budget * (1 - 0x1p-49);
+  const double r = below ? 0.0 : ElementRecord::ratio_of(abs_error, budget);
   a.abs.push(std::isnan(abs_error) ? INFINITY : abs_error, cap_);
   a.ulp.push(std::isnan(ulp) ? INFINITY : ulp, cap_);
   // A NaN is worse than any number; among numbers the first of equals is kept. A band of exact results
@@ -123,7 +118,7 @@ void Measurement::add_one(std::int64_t position, double abs_error, double ulp, d
   const bool abs_up = first || abs_error > s.max_abs.value || std::isnan(abs_error);
   const bool ulp_up = first || ulp > s.max_ulp.value || std::isnan(ulp);
   const bool ratio_up = first || r > s.max_ratio.value || std::isnan(r);
-  const bool worst_up = keep_ != 0 && (worst_.size() < keep_ || r > worst_.back().ratio());
+  const bool worst_up = keep_ != 0 && (worst_.size() < keep_ || r > worst_last_ratio_);
   if (r > 1) {
     ++violations_;
     ++s.violations;
@@ -141,6 +136,7 @@ void Measurement::add_one(std::int64_t position, double abs_error, double ulp, d
                                      [](double v, const ElementRecord& w) { return v > w.ratio(); });
     worst_.insert(at, e);
     if (worst_.size() > keep_) worst_.pop_back();
+    worst_last_ratio_ = worst_.back().ratio();
   }
 }
 

@@ -67,9 +67,10 @@ class RopeSlopes {
     for (std::size_t m = 0; m < terms_.size(); ++m)
       slopes_[k * terms_.size() + m] = terms_[m].slope(abs_phi, pair);
   }
+  double slope(std::size_t k, std::size_t m) const { return slopes_[k * terms_.size() + m]; }
   // Contract m's budget in slot k for |x_a| + |x_b| = abs_pair.
   double operator()(std::size_t k, std::size_t m, double abs_pair) const {
-    return slopes_[k * terms_.size() + m] * abs_pair + terms_[m].floor();
+    return slope(k, m) * abs_pair + terms_[m].floor();
   }
 
  private:
@@ -147,14 +148,23 @@ class Measurement {
   struct Tail {
     std::vector<double> values;
     double floor = -INFINITY;  // values at or below it can no longer be among the `cap` largest
-    void push(double v, std::size_t cap);
+    void push(double v, std::size_t cap) {
+      if (cap != 0 && !(v > floor)) return;  // most elements, once the tail has been compacted
+      append(v, cap);
+    }
+    void append(double v, std::size_t cap);
     double p99(std::size_t samples) const;
   };
   struct Acc {
     BandStats stats;
     Tail abs, ulp;
   };
-  Acc& band_of(std::int64_t position);
+  Acc& band_of(std::int64_t position) {  // the last element's band, or a search
+    const bool fits = position <= bands_[last_band_].stats.hi &&
+                      (last_band_ == 0 || position > bands_[last_band_ - 1].stats.hi);
+    return fits ? bands_[last_band_] : find_band(position);
+  }
+  Acc& find_band(std::int64_t position);
   template <class Record>
   void add_one(std::int64_t position, double abs_error, double ulp, double budget, const Record& record);
 
@@ -162,6 +172,7 @@ class Measurement {
   std::size_t last_band_ = 0;
   mutable std::optional<std::vector<BandStats>> stats_;  // bands(), until the next add
   std::vector<ElementRecord> worst_;
+  double worst_last_ratio_ = 0;  // worst_.back().ratio()
   std::size_t keep_, count_ = 0, violations_ = 0;
   std::size_t expected_ = 0, cap_ = 0;  // expect(): 0 when not declared
 };
