@@ -100,43 +100,51 @@ double element(const unsigned char* p, Element e, bool big_endian) {
   return std::bit_cast<double>(u);
 }
 
-}  // namespace
+// What the header says: the array without its values, how its elements are stored, where they start.
+struct Layout {
+  NpyArray array;
+  Element e;
+  bool big_endian = false, fortran = false;
+  std::size_t count = 0, data_at = 0;
+};
 
-NpyArray parse_npy(std::string_view bytes, const std::string& name, DType u2_as) {
+// The preamble's header length and where the header starts; 0, 0 when `bytes` is too short to say.
+std::pair<std::size_t, std::size_t> header_extent(std::string_view bytes, const std::string& name) {
   if (bytes.size() < 10 || bytes.substr(0, 6) != std::string_view("\x93NUMPY", 6))
     throw NpyError(name + ": not a .npy file (no \\x93NUMPY magic)");
   const auto u8 = [&](std::size_t i) {
     return static_cast<std::size_t>(static_cast<unsigned char>(bytes[i]));
   };
   const std::size_t major = u8(6);
-  std::size_t header_len = 0, header_at = 0;
-  if (major == 1) {
-    header_len = u8(8) | (u8(9) << 8);
-    header_at = 10;
-  } else if (major == 2 || major == 3) {
+  if (major == 1) return {u8(8) | (u8(9) << 8), 10};
+  if (major == 2 || major == 3) {
     if (bytes.size() < 12) throw NpyError(name + ": truncated header");
-    header_len = u8(8) | (u8(9) << 8) | (u8(10) << 16) | (u8(11) << 24);
-    header_at = 12;
-  } else {
-    throw NpyError(name + ": unsupported .npy format version " + std::to_string(major));
+    return {u8(8) | (u8(9) << 8) | (u8(10) << 16) | (u8(11) << 24), 12};
   }
+  throw NpyError(name + ": unsupported .npy format version " + std::to_string(major));
+}
+
+// The header of a file of `file_size` bytes whose first bytes are `bytes` (the whole header at least).
+Layout parse_header(std::string_view bytes, std::size_t file_size, const std::string& name, DType u2_as) {
+  const auto [header_len, header_at] = header_extent(bytes, name);
   if (header_len > bytes.size() - header_at) throw NpyError(name + ": truncated header");
   const std::string_view header = bytes.substr(header_at, header_len);
 
   const std::string_view d = dict_value(header, "descr", name);
   const std::string_view f = dict_value(header, "fortran_order", name);
-  NpyArray a;
+  Layout l;
+  NpyArray& a = l.array;
   a.shape = parse_shape(dict_value(header, "shape", name), name);
   if (f != "False" && f != "True") throw NpyError(name + ": fortran_order is neither True nor False");
-  const bool fortran = f == "True";
+  l.fortran = f == "True";
   if (d.size() != 5 || (d.front() != '\'' && d.front() != '"') || d.back() != d.front())
     throw NpyError(name + ": unsupported descr " + std::string(d));
   const std::string_view code = d.substr(1, 3);
-  const bool big_endian = code[0] == '>';
+  l.big_endian = code[0] == '>';
   if (code[0] != '<' && code[0] != '>' && code[0] != '|' && code[0] != '=')
     throw NpyError(name + ": unsupported byte order in descr " + std::string(d));
   const std::string_view type = code.substr(1);
-  Element e;
+  Element& e = l.e;
   e.kind = type[0];
   e.width = static_cast<std::size_t>(type[1] - '0');
   const bool is_float = e.kind == 'f' && (e.width == 2 || e.width == 4 || e.width == 8);
@@ -156,61 +164,108 @@ NpyArray parse_npy(std::string_view bytes, const std::string& name, DType u2_as)
       throw NpyError(name + ": shape too large");
     count *= n;
   }
-  const std::size_t width = e.width, data_at = header_at + header_len;
-  const std::size_t have = bytes.size() - data_at;
-  if (have != count * width) {
+  l.count = count;
+  l.data_at = header_at + header_len;
+  const std::size_t have = file_size - l.data_at;
+  if (have != count * e.width) {
     std::ostringstream msg;
-    msg << name << ": shape needs " << count * width << " data bytes, the file has " << have
-        << (have < count * width ? " (truncated)" : " (trailing bytes)");
+    msg << name << ": shape needs " << count * e.width << " data bytes, the file has " << have
+        << (have < count * e.width ? " (truncated)" : " (trailing bytes)");
     throw NpyError(msg.str());
   }
-  a.values.resize(count);
-  const auto* data = reinterpret_cast<const unsigned char*>(bytes.data() + data_at);
-  if (!fortran || a.shape.size() < 2) {
-    // The common files (little-endian float32 and float64) in a loop the compiler vectorizes.
-    if (!big_endian && e.kind == 'f' && width == 4) {
-      for (std::size_t i = 0; i < count; ++i) {
-        float v;
-        std::memcpy(&v, data + i * 4, 4);
-        a.values[i] = v;
-      }
-    } else if (!big_endian && e.kind == 'f' && width == 8) {
-      if (count != 0) std::memcpy(a.values.data(), data, count * 8);
-    } else {
-      for (std::size_t i = 0; i < count; ++i) a.values[i] = element(data + i * width, e, big_endian);
+  return l;
+}
+
+// Elements [first, first + n) of a C-order file from `data` (their bytes) into values[first...]: the
+// common files (little-endian float32 and float64) in loops the compiler vectorizes.
+void convert(const unsigned char* data, const Layout& l, std::size_t first, std::size_t n, double* values) {
+  if (!l.big_endian && l.e.kind == 'f' && l.e.width == 4) {
+    for (std::size_t i = 0; i < n; ++i) {
+      float v;
+      std::memcpy(&v, data + i * 4, 4);
+      values[first + i] = v;
     }
-    return a;
+  } else if (!l.big_endian && l.e.kind == 'f' && l.e.width == 8) {
+    if (n != 0) std::memcpy(values + first, data, n * 8);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) values[first + i] = element(data + i * l.e.width, l.e, l.big_endian);
   }
-  // Fortran order: the first index varies fastest. Walk the file in its order, placing each element
-  // at its row-major index.
-  const std::size_t rank = a.shape.size();
+}
+
+// Fortran order: the first index varies fastest. Walk the file in its order, placing each element at
+// its row-major index.
+void convert_fortran(const unsigned char* data, const Layout& l, double* values) {
+  const std::vector<std::size_t>& shape = l.array.shape;
+  const std::size_t rank = shape.size();
   std::vector<std::size_t> stride(rank, 1), index(rank, 0);
-  for (std::size_t k = rank - 1; k-- > 0;) stride[k] = stride[k + 1] * a.shape[k + 1];
-  for (std::size_t i = 0; i < count; ++i) {
+  for (std::size_t k = rank - 1; k-- > 0;) stride[k] = stride[k + 1] * shape[k + 1];
+  for (std::size_t i = 0; i < l.count; ++i) {
     std::size_t at = 0;
     for (std::size_t k = 0; k < rank; ++k) at += index[k] * stride[k];
-    a.values[at] = element(data + i * width, e, big_endian);
-    for (std::size_t k = 0; k < rank && ++index[k] == a.shape[k]; ++k) index[k] = 0;
+    values[at] = element(data + i * l.e.width, l.e, l.big_endian);
+    for (std::size_t k = 0; k < rank && ++index[k] == shape[k]; ++k) index[k] = 0;
   }
-  return a;
+}
+
+}  // namespace
+
+NpyArray parse_npy(std::string_view bytes, const std::string& name, DType u2_as) {
+  Layout l = parse_header(bytes, bytes.size(), name, u2_as);
+  NpyArray& a = l.array;
+  a.values.resize(l.count);
+  const auto* data = reinterpret_cast<const unsigned char*>(bytes.data() + l.data_at);
+  if (l.fortran && a.shape.size() >= 2) {
+    convert_fortran(data, l, a.values.data());
+  } else {
+    convert(data, l, 0, l.count, a.values.data());
+  }
+  return std::move(a);
 }
 
 NpyArray read_npy(const std::string& path, DType u2_as) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw NpyError(path + ": cannot open");
   in.seekg(0, std::ios::end);
-  // One read into a buffer of the file's size (a stream's growing copy doubles the memory it touches).
   const std::streamoff size = in.tellg();
-  if (size < 0) {  // a pipe: no size to ask for
+  if (size < 0) {  // a pipe: no size to ask for, read it whole
     in.clear();
     std::ostringstream stream;
     stream << in.rdbuf();
     return parse_npy(stream.str(), path, u2_as);
   }
-  std::string bytes(static_cast<std::size_t>(size), '\0');
   in.seekg(0);
-  if (!in.read(bytes.data(), size)) throw NpyError(path + ": cannot read");
-  return parse_npy(bytes, path, u2_as);
+  const auto file_size = static_cast<std::size_t>(size);
+  const auto read = [&](char* to, std::size_t n) {
+    if (!in.read(to, static_cast<std::streamsize>(n))) throw NpyError(path + ": cannot read");
+  };
+  // The header, then the data in chunks converted as they come: no copy of the whole file in memory
+  // (it would be touched, then copied, then freed: a large array's cost).
+  std::string head(std::min<std::size_t>(file_size, 12), '\0');
+  read(head.data(), head.size());
+  const auto [header_len, header_at] = header_extent(head, path);
+  if (header_len > file_size - std::min(file_size, header_at)) throw NpyError(path + ": truncated header");
+  const std::size_t got = head.size();
+  head.resize(std::max(got, header_at + header_len));
+  read(head.data() + got, head.size() - got);
+  Layout l = parse_header(head, file_size, path, u2_as);
+  NpyArray& a = l.array;
+  if (l.fortran && a.shape.size() >= 2) {
+    std::string data(file_size - l.data_at, '\0');
+    read(data.data(), data.size());
+    a.values.resize(l.count);
+    convert_fortran(reinterpret_cast<const unsigned char*>(data.data()), l, a.values.data());
+    return std::move(a);
+  }
+  a.values.resize(l.count);
+  constexpr std::size_t kChunk = 1 << 20;  // bytes
+  std::vector<char> chunk(std::min(kChunk, l.count * l.e.width));
+  const std::size_t per_chunk = chunk.empty() ? 1 : chunk.size() / l.e.width;
+  for (std::size_t first = 0; first < l.count; first += per_chunk) {
+    const std::size_t n = std::min(per_chunk, l.count - first);
+    read(chunk.data(), n * l.e.width);
+    convert(reinterpret_cast<const unsigned char*>(chunk.data()), l, first, n, a.values.data());
+  }
+  return std::move(a);
 }
 
 }  // namespace pe::check

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <string>
 
 namespace pe::check {
@@ -112,6 +113,55 @@ TEST(Npy, WriterRoundTripsEveryType) {
     const auto a = read_npy(path, DType::BF16);
     EXPECT_EQ(a.values, v) << to_string(t);
     EXPECT_EQ(a.dtype, t);
+  }
+}
+
+// read_npy streams a file's data in chunks: it gives parse_npy's array for every kind of file (several
+// chunks of float32 and float64, Fortran order, big-endian half), and the same message for a bad one.
+TEST(Npy, ReadingAFileIsParsingItsBytes) {
+  std::string f32, f64;
+  const std::size_t n = (1 << 20) / 4 + 77;  // more than one 1 MiB chunk, and a partial last one
+  for (std::size_t i = 0; i < n; ++i) {
+    const float a = std::sin(0.37f * static_cast<float>(i));
+    const double b = std::cos(0.11 * static_cast<double>(i));
+    f32.append(reinterpret_cast<const char*>(&a), 4);
+    f64.append(reinterpret_cast<const char*>(&b), 8);
+  }
+  const std::string shape = "'shape': (" + std::to_string(n) + ",), }";
+  const std::vector<std::string> files = {
+      npy_bytes("{'descr': '<f4', 'fortran_order': False, " + shape, f32),
+      npy_bytes("{'descr': '<f8', 'fortran_order': False, " + shape, f64, 2),
+      npy_bytes("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }", raw<float>({0, 1, 2, 3, 4, 5})),
+      npy_bytes("{'descr': '>f2', 'fortran_order': False, 'shape': (2,), }",
+                std::string("\x3c\x00\xc0\x00", 4)),
+      npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (), }", raw<float>({2.5f})),
+  };
+  const std::string path = ::testing::TempDir() + "/read.npy";
+  const auto write = [&](const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; };
+  for (const std::string& bytes : files) {
+    write(bytes);
+    const NpyArray a = read_npy(path), b = parse_npy(bytes, path);
+    EXPECT_EQ(a.shape, b.shape);
+    EXPECT_EQ(a.dtype, b.dtype);
+    EXPECT_EQ(a.values, b.values);
+  }
+  const std::string good = files[2];
+  for (const std::string& bad : {good.substr(0, good.size() - 1), good + "x", std::string("GIF89a"),
+                                 good.substr(0, 11), good.substr(0, 20)}) {
+    write(bad);
+    std::string from_file, from_bytes;
+    try {
+      read_npy(path);
+    } catch (const NpyError& e) {
+      from_file = e.what();
+    }
+    try {
+      parse_npy(bad, path);
+    } catch (const NpyError& e) {
+      from_bytes = e.what();
+    }
+    EXPECT_FALSE(from_file.empty());
+    EXPECT_EQ(from_file, from_bytes);
   }
 }
 
