@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "pe/check/errors.h"
+#include "pe/check/npy.h"
 #include "pe/ref/alibi.h"
 #include "pe/ref/fma_clones.h"
 #include "pe/ref/real.h"
@@ -128,7 +129,8 @@ void golden_rope(const RopeParams& params, const RopeBatch& batch, std::span<con
 
 std::vector<double> golden_rope(const RopeParams& params, const RopeBatch& batch, std::span<const double> x,
                                 DType dtype, const AttnTemperature& temperature) {
-  std::vector<double> y(x.size());
+  std::vector<double> y;
+  resize_large(y, x.size());
   golden_rope(params, batch, x, dtype, y, temperature);
   return y;
 }

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -162,6 +163,16 @@ TEST(Npy, ReadingAFileIsParsingItsBytes) {
     }
     EXPECT_FALSE(from_file.empty());
     EXPECT_EQ(from_file, from_bytes);
+  }
+}
+
+// resize_large is resize with a hint: n zeros, small or large (huge pages asked for past 2 MiB).
+TEST(Npy, ResizeLargeGivesZeros) {
+  for (std::size_t n : {std::size_t{0}, std::size_t{5}, std::size_t{3} << 20}) {
+    std::vector<double> v;
+    resize_large(v, n);
+    ASSERT_EQ(v.size(), n);
+    EXPECT_TRUE(std::all_of(v.begin(), v.end(), [](double x) { return x == 0; }));
   }
 }
 

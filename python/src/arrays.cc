@@ -104,7 +104,8 @@ void gather_typed(const View& v, std::vector<double>& out) {
 std::vector<double> gather(const View& v) {
   std::size_t n = 1;
   for (std::size_t s : v.shape) n *= s;
-  std::vector<double> out(n);
+  std::vector<double> out;
+  check::resize_large(out, n);
   if (n == 0) return out;
   switch (v.kind) {
 #define PE_GATHER(k)               \

@@ -25,6 +25,10 @@ struct NpyArray {
   bool integer = false;        // integer elements (positions); dtype is then meaningless
 };
 
+// v resized to n zeros, with transparent huge pages asked for before the first touch when the array is
+// large (a hint: the values are the same). Large arrays read from files or from Python use it.
+void resize_large(std::vector<double>& v, std::size_t n);
+
 // Writes `values` (row-major, shape's product elements) as `dtype`, rounding each value to it
 // (bf16 as its bits in '<u2'). Throws std::runtime_error when the file cannot be written.
 void write_npy(const std::string& path, const std::vector<double>& values,
