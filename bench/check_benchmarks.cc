@@ -9,6 +9,7 @@
 #include "pace.h"
 #include "pe/check/check.h"
 #include "pe/check/golden.h"
+#include "pe/check/npy.h"
 #include "pe/harness/typed_buffer.h"
 #include "pe/pe.h"
 
@@ -21,7 +22,9 @@ struct Batch {
   std::vector<std::int64_t> positions;
   std::vector<double> x, y;
   RopeParams params{128, 0, 10000.0, Layout::HalfSplit};
-  explicit Batch(std::size_t tokens, bool rotate) : positions(tokens), x(tokens * 32 * 128) {
+  // x and y in huge pages as the CLI's and the Python module's arrays are (check::resize_large).
+  explicit Batch(std::size_t tokens, bool rotate) : positions(tokens) {
+    check::resize_large(x, tokens * 32 * 128);
     for (std::size_t t = 0; t < tokens; ++t) positions[t] = static_cast<std::int64_t>(t);
     for (std::size_t i = 0; i < x.size(); ++i)
       x[i] = static_cast<float>(std::sin(0.37 * static_cast<double>(i)));
@@ -29,7 +32,7 @@ struct Batch {
     harness::TypedBuffer buf(DType::F32, x.size());
     for (std::size_t i = 0; i < x.size(); ++i) buf.set(i, x[i]);
     rope_apply(*find_variant("rope.scalar_f32"), RopePlan(params), positions, 32, buf.view());
-    y.resize(x.size());
+    check::resize_large(y, x.size());
     for (std::size_t i = 0; i < y.size(); ++i) y[i] = buf.get(i);
   }
 };

@@ -174,14 +174,14 @@ Report check_rope(const RopeRequest& r, const Names& names) {
       params, batch, x.values, y.values, budget,
       [&](const harness::RopeRow& row) {
         if (r.progress) r.progress(static_cast<std::size_t>(row.row), batch.tokens());
+        // The row is over budget when it adds a violation (an element whose ratio is above 1).
+        const std::size_t violations = bands.violations();
         bands.add_row(row);
         tally.add_row(row);
-        const std::size_t at = static_cast<std::size_t>(row.row) * heads + static_cast<std::size_t>(row.head);
-        for (std::size_t i = 0; i < row.size(); ++i) {
-          if (row.unchanged[i] != 0 && row.abs_error[i] != 0 && moved == nullptr)
-            moved = &(first_moved = row.record(i));
-          if (!(row.abs_error[i] <= row.budget[i]))
-            over[at] = over[at] || !(harness::ElementRecord::ratio_of(row.abs_error[i], row.budget[i]) <= 1);
+        over[static_cast<std::size_t>(row.row) * heads + static_cast<std::size_t>(row.head)] =
+            bands.violations() != violations;
+        for (std::size_t i = 0; i < row.size() && moved == nullptr; ++i) {
+          if (row.unchanged[i] != 0 && row.abs_error[i] != 0) moved = &(first_moved = row.record(i));
         }
       },
       {}, RopeDirection::Forward, gain);

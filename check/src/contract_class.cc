@@ -6,6 +6,8 @@
 #include <cmath>
 #include <numeric>
 
+#include "pe/ref/fma_clones.h"
+
 namespace pe::check {
 
 std::vector<const Variant*> contracts_for(Family family, DType dtype) {
@@ -90,20 +92,22 @@ void ContractTally::add(const harness::ElementRecord& e) {
   }
 }
 
-void ContractTally::add_row(const harness::RopeRow& row) {
-  if (!slopes_) {
-    for (std::size_t i = 0; i < row.size(); ++i) add(row.record(i));
-    return;
-  }
-  // err <= worst·b·(1 - 2^-49) in rounded arithmetic proves err/b <= worst after rounding: nothing to update.
-  constexpr double kSafe = 1 - 0x1p-49;
-  for (std::size_t i = 0; i < row.size(); ++i) {
-    const double err = row.abs_error[i], g = row.gain[i], extra = row.gain_extra[i];
-    // add()'s gain·term + extra is extra here: no contract term for a pass-through channel, and a gain of
-    // 0 (a gained pass-through channel, |x_a| + |x_b| = 0: a finite term).
-    const bool contract_free = row.unchanged[i] != 0 || g == 0;
+void ContractTally::line_for_token(const harness::RopeRow& row) {
+  const std::size_t n = row.size();
+  line_row_ = row.row;
+  line_slope_.resize(n);
+  line_floor_.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    // A pass-through channel has no contract term: its budget is 0 (without a gain) for every contract.
+    if (row.unchanged[i] != 0) {
+      line_slope_[i] = line_floor_[i] = 0;
+      continue;
+    }
+    // With a gain, add()'s gain·term + extra: the contracts' loop (a gained pass-through channel has gain 0).
+    line_slope_[i] = line_floor_[i] = -INFINITY;
+    if (row.gain[i] != 1) continue;
     const std::size_t j = row.pair[i];
-    if (!contract_free && slopes_at_[j] != row.row) {
+    if (slopes_at_[j] != row.row) {
       slopes_->at(j, j, row.abs_phi[i]);
       slopes_at_[j] = row.row;
       bar_slope_[j] = bar_floor_[j] = INFINITY;
@@ -112,11 +116,48 @@ void ContractTally::add_row(const harness::RopeRow& row) {
         bar_floor_[j] = std::min(bar_floor_[j], worst_[k] * slopes_->terms(k).floor());
       }
     }
-    // err <= (that line)·(1 - 2^-45): the line's and the budgets' roundings are far inside the margin, so
-    // err/b <= worst for every contract after rounding too.
-    if (!contract_free && g == 1 && extra == 0 &&
-        err <= (bar_slope_[j] * row.scale[i] + bar_floor_[j]) * (1 - 0x1p-45))
-      continue;
+    line_slope_[i] = bar_slope_[j];
+    line_floor_[i] = bar_floor_[j];
+  }
+}
+
+namespace {
+// How many elements lie strictly above their line (or have a NaN, or an extra term), each flagged:
+// err <= (that line)·(1 - 2^-45) leaves every contract's worst as it is (the line's and the budgets'
+// roundings are far inside the margin). Branch-free, so that it runs in vectors.
+PE_FMA_CLONES std::size_t flag_above_line(const harness::RopeRow& row, const std::vector<double>& slope,
+                                          const std::vector<double>& floor, std::vector<std::uint8_t>& loud) {
+  const std::size_t n = row.size();
+  loud.resize(n);
+  const double *err = row.abs_error.data(), *scale = row.scale.data(), *extra = row.gain_extra.data();
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const bool quiet = (extra[i] == 0) & (err[i] <= (slope[i] * scale[i] + floor[i]) * (1 - 0x1p-45));
+    loud[i] = quiet ? 0 : 1;
+    count += quiet ? 0 : 1;
+  }
+  return count;
+}
+}  // namespace
+
+void ContractTally::add_row(const harness::RopeRow& row) {
+  if (!slopes_) {
+    for (std::size_t i = 0; i < row.size(); ++i) add(row.record(i));
+    return;
+  }
+  // The slopes and lines are the token's: taken at its first row (the worsts only grow, so a line taken
+  // earlier is lower: more elements through the loop, never fewer).
+  if (row.row != line_row_ || line_slope_.size() != row.size()) line_for_token(row);
+  if (flag_above_line(row, line_slope_, line_floor_, loud_) == 0) return;
+  // err <= worst·b·(1 - 2^-49) in rounded arithmetic proves err/b <= worst after rounding: nothing to update.
+  constexpr double kSafe = 1 - 0x1p-49;
+  for (std::size_t i = 0; i < row.size(); ++i) {
+    if (loud_[i] == 0) continue;
+    const double err = row.abs_error[i], g = row.gain[i], extra = row.gain_extra[i];
+    // add()'s gain·term + extra is extra here: no contract term for a pass-through channel, and a gain of
+    // 0 (a gained pass-through channel, |x_a| + |x_b| = 0: a finite term).
+    const bool contract_free = row.unchanged[i] != 0 || g == 0;
+    const std::size_t j = row.pair[i];
     for (std::size_t k = 0; k < variants_.size(); ++k) {
       const double b = contract_free ? extra : g * (*slopes_)(j, k, row.scale[i]) + extra;
       if (err <= worst_[k] * b * kSafe) continue;

@@ -52,6 +52,12 @@ class ContractTally {
   // Per pair, min over contracts of worst·slope and of worst·floor when its slopes were taken: below that
   // line no contract's worst can rise (the worsts only grow), so most elements skip the contracts' loop.
   std::vector<double> bar_slope_, bar_floor_;
+  // Per element of the token line_row_'s rows, its pair's line (0 for a pass-through channel, -inf where
+  // the contracts' loop must run: a gain), and add_row's flags of the elements above it.
+  void line_for_token(const harness::RopeRow& row);
+  std::int64_t line_row_ = -1;
+  std::vector<double> line_slope_, line_floor_;
+  std::vector<std::uint8_t> loud_;
   std::vector<double> worst_;
   DType dtype_;
   const RopePlan* plan_;

@@ -1,6 +1,4 @@
 // Reading .npy (format 1.0-3.0, either byte order, C or Fortran order); writing is npy_write.cc.
-#include <sys/mman.h>
-
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -9,6 +7,7 @@
 #include <sstream>
 
 #include "pe/check/npy.h"
+#include "pe/harness/large_vector.h"
 
 namespace pe::check {
 namespace {
@@ -211,18 +210,8 @@ void convert_fortran(const unsigned char* data, const Layout& l, double* values)
 
 }  // namespace
 
-// Transparent huge pages asked for before the first touch of a large array: a
-// fresh 4 KiB page's first touch costs microseconds on a virtual machine (about 12 µs on the machines
-// this project runs on), a 2 MiB page's about 500 times less per byte. Only a hint: the values are the same.
 void resize_large(std::vector<double>& v, std::size_t n) {
-  v.reserve(n);  // allocated, not yet touched
-#ifdef MADV_HUGEPAGE
-  constexpr std::uintptr_t kHuge = std::uintptr_t{2} << 20;
-  const auto begin = reinterpret_cast<std::uintptr_t>(v.data());
-  const std::uintptr_t first = (begin + kHuge - 1) & ~(kHuge - 1), end = begin + n * sizeof(double);
-  if (end > first + kHuge)
-    madvise(reinterpret_cast<void*>(first), (end - first) & ~(kHuge - 1), MADV_HUGEPAGE);
-#endif
+  harness::reserve_large(v, n);
   v.resize(n);
 }
 

@@ -1,10 +1,13 @@
 #include "pe/harness/measure.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <stdexcept>
 
+#include "pe/harness/large_vector.h"
 #include "pe/ref/fast_trig.h"
+#include "pe/ref/fma_clones.h"
 #include "pe/ref/reference.h"
 #include "pe/ref/temperature.h"
 
@@ -70,21 +73,53 @@ void Measurement::expect(std::size_t n) {
   cap_ = n == 0 ? 0 : rank_from_top(n);
 }
 
+namespace {
+
+// The k-th largest (k >= 1) of non-negative values without -0 (their patterns are then ordered as they
+// are): a histogram of the patterns' top 16 bits finds the bucket that holds it, and only that bucket is
+// selected in (std::nth_element over all of them costs ~12 ns a value).
+struct Selection {
+  std::size_t bucket = 0, above = 0;  // above: how many values lie in higher buckets
+  std::vector<double> in_bucket;      // its (k - above) largest last, from `kth` on
+  double kth = 0;
+};
+std::size_t bucket_of(double v) { return static_cast<std::size_t>(std::bit_cast<std::uint64_t>(v) >> 48); }
+
+Selection select_largest(const std::vector<double>& values, std::size_t k) {
+  Selection s;
+  std::vector<std::uint32_t> count(std::size_t{1} << 16);
+  for (double v : values) ++count[bucket_of(v)];
+  s.bucket = count.size() - 1;
+  while (s.above + count[s.bucket] < k) s.above += count[s.bucket--];
+  s.in_bucket.reserve(count[s.bucket]);
+  for (double v : values)
+    if (bucket_of(v) == s.bucket) s.in_bucket.push_back(v);
+  const auto at = s.in_bucket.end() - static_cast<std::ptrdiff_t>(k - s.above);
+  std::nth_element(s.in_bucket.begin(), at, s.in_bucket.end());
+  s.kth = *at;
+  return s;
+}
+
+}  // namespace
+
 void Measurement::Tail::append(double v, std::size_t cap) {
-  values.push_back(v);
-  if (cap == 0 || values.size() < 2 * cap + 1024) return;
-  const auto keep_from = values.end() - static_cast<std::ptrdiff_t>(cap);
-  std::nth_element(values.begin(), keep_from, values.end());
-  floor = *keep_from;
-  values.erase(values.begin(), keep_from);
+  if (values.empty() && cap != 0) reserve_large(values, 4 * cap + 1024);
+  values.push_back(v == 0 ? 0.0 : v);  // no -0 (select_largest)
+  if (cap == 0 || values.size() < 4 * cap + 1024) return;
+  // Keep the `cap` largest: those above the bucket, then the bucket's largest.
+  const Selection s = select_largest(values, cap);
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < values.size(); ++i)
+    if (bucket_of(values[i]) > s.bucket) values[kept++] = values[i];
+  std::copy(s.in_bucket.end() - static_cast<std::ptrdiff_t>(cap - s.above), s.in_bucket.end(),
+            values.begin() + static_cast<std::ptrdiff_t>(kept));
+  values.resize(cap);
+  floor = s.kth;
 }
 
 double Measurement::Tail::p99(std::size_t samples) const {
   if (samples == 0) return 0;
-  std::vector<double> v = values;
-  const auto at = v.end() - static_cast<std::ptrdiff_t>(rank_from_top(samples));
-  std::nth_element(v.begin(), at, v.end());
-  return *at;
+  return select_largest(values, rank_from_top(samples)).kth;
 }
 
 Measurement::Acc& Measurement::find_band(std::int64_t position) {
@@ -146,11 +181,62 @@ void Measurement::add(const ElementRecord& e) {
   add_one(e.position, e.abs_error, e.ulp, e.budget, [&] { return e; });
 }
 
+namespace {
+// The row's smallest and largest position (branch-free, so that it runs in vectors).
+PE_FMA_CLONES std::pair<std::int64_t, std::int64_t> position_range(const std::vector<std::int64_t>& p) {
+  std::int64_t lo = p[0], hi = p[0];
+  for (const std::int64_t v : p) {
+    lo = v < lo ? v : lo;
+    hi = v > hi ? v : hi;
+  }
+  return {lo, hi};
+}
+
+// How many elements are loud, each flagged: above one of the bars (or NaN). Branch-free, as above.
+PE_FMA_CLONES std::size_t flag_loud(const RopeRow& row, double abs_bar, double ulp_bar, double ratio_bar,
+                                    std::vector<std::uint8_t>& loud) {
+  const std::size_t n = row.size();
+  loud.resize(n);
+  const double *err = row.abs_error.data(), *ulp = row.ulp.data(), *budget = row.budget.data();
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const bool quiet =
+        (err[i] <= abs_bar) & (ulp[i] <= ulp_bar) & (err[i] <= ratio_bar * budget[i] * (1 - 0x1p-49));
+    loud[i] = quiet ? 0 : 1;
+    count += quiet ? 0 : 1;
+  }
+  return count;
+}
+}  // namespace
+
 void Measurement::add_row(const RopeRow& row) {
-  if (bands_.empty()) return;
+  if (bands_.empty() || row.size() == 0) return;
   if (stats_) stats_.reset();
-  for (std::size_t i = 0; i < row.size(); ++i)
-    add_one(row.position[i], row.abs_error[i], row.ulp[i], row.budget[i], [&] { return row.record(i); });
+  const std::size_t n = row.size();
+  const auto [lo, hi] = position_range(row.position);
+  Acc& a = band_of(lo);
+  const BandStats& s = a.stats;
+  // A quiet element only counts: at or below the band's largest error and ULP, the tails' floors and the
+  // ratio's bar (add_one's `below`), every one of which only rises as elements come. Judged against the
+  // row's first values they stay quiet in add_one's order, so the others alone go through add_one.
+  // A NaN is never quiet. One band for the whole row, whose first element is not its band's first.
+  const bool list_full = keep_ == 0 || worst_.size() == keep_;
+  if (!(&band_of(hi) == &a && s.samples >= 1 && list_full && (expected_ == 0 || count_ + n <= expected_))) {
+    for (std::size_t i = 0; i < n; ++i)
+      add_one(row.position[i], row.abs_error[i], row.ulp[i], row.budget[i], [&] { return row.record(i); });
+    return;
+  }
+  double bar = std::min(1.0, s.max_ratio.value);
+  if (keep_ != 0) bar = std::min(bar, worst_last_ratio_);
+  const std::size_t loud = flag_loud(row, std::min(s.max_abs.value, a.abs.floor),
+                                     std::min(s.max_ulp.value, a.ulp.floor), bar, loud_);
+  count_ += n - loud;
+  a.stats.samples += n - loud;
+  if (loud == 0) return;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (loud_[i] != 0)
+      add_one(row.position[i], row.abs_error[i], row.ulp[i], row.budget[i], [&] { return row.record(i); });
+  }
 }
 
 const std::vector<BandStats>& Measurement::bands() const {

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "pe/harness/measure.h"
+#include "pe/harness/rope_rows_vector.h"
 #include "pe/ref/fast_trig.h"
 #include "pe/ref/fma_clones.h"
 #include "pe/ref/reference.h"
@@ -62,6 +63,39 @@ struct Token {
   std::optional<ref::Enclosure> t_exact;  // t(p), with a gain
   double tp = 1;
 };
+
+// The pass-through channels, from element i on: each must equal its input (times the gain, if any).
+void fill_through(const Token& tk, const OutputGain& gain, DType dtype, std::size_t base_row, const Values& x,
+                  const Values& y, std::size_t i, RopeRow& out) {
+  for (std::size_t ch : tk.through) {  // must pass through unchanged
+    const std::size_t at = base_row + ch;
+    const double xv = x[at], yv = y[at];
+    out.position[i] = tk.first_axis_position;
+    out.pair[i] = 0;
+    out.abs_phi[i] = out.scale[i] = 0;
+    out.channel[i] = static_cast<std::int64_t>(ch);
+    out.y[i] = yv;
+    if (tk.gained) {
+      const ref::Real exact = tk.t_exact->value * ref::Real(xv);
+      out.exact[i] = exact.convert_to<double>();
+      out.budget[i] = out.gain_extra[i] = gain.relative_error * tk.tp * std::fabs(xv) + gain.floor;
+      out.gain[i] = 0;  // no contract term: only the gain's own rounding
+      out.unchanged[i] = 0;
+      out.abs_error[i] = ref::abs_error(yv, exact);
+      out.ulp[i] = out.abs_error[i] / ref::ulp_of(exact, dtype);
+    } else {
+      out.exact[i] = xv;
+      out.budget[i] = out.gain_extra[i] = 0;
+      out.gain[i] = 1;
+      out.unchanged[i] = 1;
+      out.abs_error[i] = xv == yv ? 0.0 : std::isnan(yv) ? NAN : std::fabs(yv - xv);
+      // ref::ulp_error of an exact value that is a double, without building it at MPFR's precision.
+      out.ulp[i] = std::isfinite(xv) ? ref::in_ulps(out.abs_error[i], ref::dd::DD{xv, 0}, dtype)
+                                     : ref::ulp_error(yv, ref::Real(xv), dtype);
+    }
+    ++i;
+  }
+}
 
 // One row: each sampled pair's two outputs, then the pass-through channels.
 PE_FMA_CLONES void fill_row(const RopePlan& plan, const ref::Rope& reference, const Token& tk,
@@ -121,33 +155,84 @@ PE_FMA_CLONES void fill_row(const RopePlan& plan, const ref::Rope& reference, co
       out.ulp[i + o] = out.abs_error[i + o] / ref::ulp_of(exact[o]->value, dtype);
     }
   }
-  for (std::size_t ch : tk.through) {  // must pass through unchanged
-    const std::size_t at = base_row + ch;
-    const double xv = x[at], yv = y[at];
-    out.position[i] = tk.first_axis_position;
-    out.pair[i] = 0;
-    out.abs_phi[i] = out.scale[i] = 0;
-    out.channel[i] = static_cast<std::int64_t>(ch);
-    out.y[i] = yv;
-    if (tk.gained) {
-      const ref::Real exact = tk.t_exact->value * ref::Real(xv);
-      out.exact[i] = exact.convert_to<double>();
-      out.budget[i] = out.gain_extra[i] = gain.relative_error * tk.tp * std::fabs(xv) + gain.floor;
-      out.gain[i] = 0;  // no contract term: only the gain's own rounding
-      out.unchanged[i] = 0;
-      out.abs_error[i] = ref::abs_error(yv, exact);
-      out.ulp[i] = out.abs_error[i] / ref::ulp_of(exact, dtype);
-    } else {
-      out.exact[i] = xv;
-      out.budget[i] = out.gain_extra[i] = 0;
-      out.gain[i] = 1;
-      out.unchanged[i] = 1;
-      out.abs_error[i] = xv == yv ? 0.0 : std::isnan(yv) ? NAN : std::fabs(yv - xv);
-      out.ulp[i] = ref::ulp_error(yv, ref::Real(xv), dtype);
-    }
-    ++i;
-  }
+  fill_through(tk, gain, dtype, base_row, x, y, i, out);
 }
+
+// The rows of a token whose pairs all have the fast path's sin and cos, without a gain: gathered into
+// arrays per pair and rotated and measured in vectors (rope_rows_vector.h), the scalar loop's bits.
+class VectorRows {
+ public:
+  VectorRows(const RopePlan& plan, std::span<const std::size_t> pairs, bool inverse)
+      : n_(pairs.size()), inverse_(inverse) {
+    for (auto* v : {&in0_, &in1_, &out0_, &out1_}) v->resize(n_);
+    for (std::size_t k = 0; k < n_; ++k) {
+      // Deinterleave reads and writes different channels (the inverse the other way round).
+      const auto in = inverse ? plan.output_channels(pairs[k]) : plan.input_channels(pairs[k]);
+      const auto out = inverse ? plan.input_channels(pairs[k]) : plan.output_channels(pairs[k]);
+      in0_[k] = in.first, in1_[k] = in.second, out0_[k] = out.first, out1_[k] = out.second;
+    }
+    const std::size_t padded = RotationLanes::padded(n_);
+    for (auto* v : {&sin_hi_, &sin_lo_, &cos_hi_, &cos_lo_, &xa_, &xb_, &y0_, &y1_, &exact0_, &exact1_,
+                    &err0_, &err1_, &ulp0_, &ulp1_})
+      v->assign(padded, 0.0);
+  }
+
+  // Takes the token's sines and cosines; false when a pair has none (the scalar loop decides it).
+  bool load_token(std::span<const std::optional<ref::FastSinCos>> sincos) {
+    for (std::size_t k = 0; k < n_; ++k) {
+      if (!sincos[k]) return false;
+      const ref::dd::DD s = inverse_ ? ref::dd::neg(sincos[k]->sin) : sincos[k]->sin;
+      sin_hi_[k] = s.hi, sin_lo_[k] = s.lo, cos_hi_[k] = sincos[k]->cos.hi, cos_lo_[k] = sincos[k]->cos.lo;
+    }
+    return true;
+  }
+
+  // The token's fields of each rotated element (fill() leaves them alone).
+  void token_fields(const Token& tk, RopeRow& out) const {
+    for (std::size_t k = 0, i = 0; k < n_; ++k, i += 2) {
+      for (std::size_t o = 0; o < 2; ++o) {
+        out.position[i + o] = tk.positions[k];
+        out.pair[i + o] = tk.pairs[k];
+        out.abs_phi[i + o] = tk.abs_phi[k];
+        out.channel[i + o] = static_cast<std::int64_t>(o == 0 ? out0_[k] : out1_[k]);
+        out.gain[i + o] = 1;
+        out.gain_extra[i + o] = 0;
+        out.unchanged[i + o] = 0;
+      }
+    }
+  }
+
+  // The row's rotated elements; false when a pair lies beyond the fast path (the scalar loop decides).
+  bool fill(const Values& x, const Values& y, std::size_t base_row, const Budget& rule,
+            const RopeSlopes& slopes, const ref::dd::DD* attention, DType dtype, RopeRow& out) {
+    for (std::size_t k = 0; k < n_; ++k) {
+      xa_[k] = x[base_row + in0_[k]], xb_[k] = x[base_row + in1_[k]];
+      y0_[k] = y[base_row + out0_[k]], y1_[k] = y[base_row + out1_[k]];
+    }
+    const RotationLanes lanes{sin_hi_.data(), sin_lo_.data(), cos_hi_.data(), cos_lo_.data(), xa_.data(),
+                              xb_.data(),     y0_.data(),     y1_.data(),     exact0_.data(), exact1_.data(),
+                              err0_.data(),   err1_.data(),   ulp0_.data(),   ulp1_.data()};
+    if (!rotate_and_measure(lanes, n_, attention, dtype)) return false;
+    for (std::size_t k = 0, i = 0; k < n_; ++k, i += 2) {
+      const double abs_pair = std::fabs(xa_[k]) + std::fabs(xb_[k]);
+      const double budget = rule.combine([&](std::size_t m) { return slopes(k, m, abs_pair); });
+      out.scale[i] = out.scale[i + 1] = abs_pair;
+      out.budget[i] = out.budget[i + 1] = budget;
+      out.y[i] = y0_[k], out.y[i + 1] = y1_[k];
+      out.exact[i] = exact0_[k], out.exact[i + 1] = exact1_[k];
+      out.abs_error[i] = err0_[k], out.abs_error[i + 1] = err1_[k];
+      out.ulp[i] = ulp0_[k], out.ulp[i + 1] = ulp1_[k];
+    }
+    return true;
+  }
+
+ private:
+  std::size_t n_;
+  bool inverse_;
+  std::vector<std::size_t> in0_, in1_, out0_, out1_;
+  std::vector<double> sin_hi_, sin_lo_, cos_hi_, cos_lo_, xa_, xb_, y0_, y1_, exact0_, exact1_, err0_, err1_,
+      ulp0_, ulp1_;
+};
 
 }  // namespace
 
@@ -178,6 +263,12 @@ void measure_rope_rows(const RopeParams& params, const RopeBatch& batch, Values 
            .gained = gain.temperature.type != AttnTemperatureType::None,
            .t_exact = std::nullopt,
            .tp = 1};
+  // The vector rotation where it gives the scalar loop's bits: a fused multiply-add, a type whose ULPs it
+  // covers, no gain (with one, the scalar loop takes MPFR's enclosures).
+  std::optional<VectorRows> vector;
+  if (!tk.gained && !rotation_targets().empty() && rotation_lanes_cover(budget.dtype))
+    vector.emplace(plan, pairs, direction == RopeDirection::Inverse);
+  const ref::dd::DD* attention = reference.fast_attention();
   RopeRow out;
   out.dim = params.head_dim;
   out.base = params.base;
@@ -195,6 +286,8 @@ void measure_rope_rows(const RopeParams& params, const RopeBatch& batch, Values 
       slopes.at(k, j, abs_phi[k]);
     }
     tk.first_axis_position = batch.position(t);
+    const bool vector_token = vector && vector->load_token(sincos);
+    if (vector_token) vector->token_fields(tk, out);
     out.row = static_cast<std::int64_t>(t);
     for (std::size_t h = 0; h < batch.heads; ++h) {
       out.head = static_cast<std::int64_t>(h);
@@ -205,8 +298,12 @@ void measure_rope_rows(const RopeParams& params, const RopeBatch& batch, Values 
                                                          : batch.row(t, h);
       x.prefetch(ahead, plan.head_dim());
       y.prefetch(ahead, plan.head_dim());
-      fill_row(plan, reference, tk, budget, slopes, gain, budget.dtype, direction, batch.row(t, h), x, y,
-               out);
+      if (vector_token && vector->fill(x, y, batch.row(t, h), budget, slopes, attention, budget.dtype, out)) {
+        fill_through(tk, gain, budget.dtype, batch.row(t, h), x, y, 2 * pairs.size(), out);
+      } else {
+        fill_row(plan, reference, tk, budget, slopes, gain, budget.dtype, direction, batch.row(t, h), x, y,
+                 out);
+      }
       sink(out);
     }
   }

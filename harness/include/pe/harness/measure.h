@@ -144,7 +144,7 @@ class Measurement {
 
  private:
   // The values a band's nearest-rank 99th percentile is selected from: all of them, or with a cap (expect)
-  // the `cap` largest (ties interchangeable) once more than 2·cap have come.
+  // the `cap` largest (ties interchangeable) once more than 4·cap have come.
   struct Tail {
     std::vector<double> values;
     double floor = -INFINITY;  // values at or below it can no longer be among the `cap` largest
@@ -175,6 +175,7 @@ class Measurement {
   double worst_last_ratio_ = 0;  // worst_.back().ratio()
   std::size_t keep_, count_ = 0, violations_ = 0;
   std::size_t expected_ = 0, cap_ = 0;  // expect(): 0 when not declared
+  std::vector<std::uint8_t> loud_;      // add_row's flags, per element
 };
 
 // The band edges (10^3 steps, 2^31 last), shared with readers that label bands.

@@ -123,6 +123,8 @@ class Rope {
     }
     return std::pair{y0, y1};
   }
+  // The attention factor fast_rotate_by multiplies by, as a double-double; null when the plan has none.
+  const dd::DD* fast_attention() const noexcept { return scaled_ ? &attention_dd_ : nullptr; }
   // Pair j's θ_j as a double-double (relative error <= 2^-105 plus the scaling's condition).
   const dd::DD& omega(std::size_t pair) const;
   // The correctly rounded rotation in `type`: the fast path where Ziv's test decides both, else MPFR.
