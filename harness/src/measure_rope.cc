@@ -266,7 +266,8 @@ void measure_rope_rows(const RopeParams& params, const RopeBatch& batch, Values 
   // The vector rotation where it gives the scalar loop's bits: a fused multiply-add, a type whose ULPs it
   // covers, no gain (with one, the scalar loop takes MPFR's enclosures).
   std::optional<VectorRows> vector;
-  if (!tk.gained && !rotation_targets().empty() && rotation_lanes_cover(budget.dtype))
+  if (!tk.gained && vector_rows_enabled() && !rotation_targets().empty() &&
+      rotation_lanes_cover(budget.dtype))
     vector.emplace(plan, pairs, direction == RopeDirection::Inverse);
   const ref::dd::DD* attention = reference.fast_attention();
   RopeRow out;

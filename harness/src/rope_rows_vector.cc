@@ -124,6 +124,7 @@ HWY_AFTER_NAMESPACE();
 #include <hwy/targets.h>
 
 #include <algorithm>
+#include <atomic>
 
 #include "pe/ref/real.h"
 
@@ -160,6 +161,12 @@ const std::vector<RotationTarget>& rotation_targets() {
 }
 
 bool rotation_lanes_cover(DType out) { return out != DType::F64; }
+
+namespace {
+std::atomic<bool> vector_rows{true};
+}  // namespace
+bool vector_rows_enabled() noexcept { return vector_rows.load(std::memory_order_relaxed); }
+void set_vector_rows(bool enabled) noexcept { vector_rows.store(enabled, std::memory_order_relaxed); }
 
 bool rotate_and_measure(const RotationLanes& lanes, std::size_t n, const ref::dd::DD* attention, DType out) {
   const ref::FormatBits f = ref::format_bits(out);

@@ -10,6 +10,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "pe/harness/instance.h"
 #include "pe/ref/reference.h"
 
 namespace pe::harness {
@@ -151,12 +152,15 @@ namespace pe::harness {
 namespace {
 
 // A RoPE batch rotated with errors of a few float32 ulps, some rows far over budget, a NaN and a moved
-// pass-through channel: rows and elements that reach every branch of the statistics.
+// pass-through channel: rows and elements that reach every branch of the statistics. The noise is of a fixed
+// size (Flat), grows with the position (Growing, a float32 angle's: later rows keep rising above the tails'
+// floors) or is a uniform share of each value's ULP (Ulps: the ULP errors crowd just below their largest).
+enum class Noise { Flat, Growing, Ulps };
 struct NoisyRope {
   RopeParams params{64, 0, 10000.0, Layout::HalfSplit};
   std::vector<std::int64_t> positions;
   std::vector<double> x, y;
-  NoisyRope() {
+  explicit NoisyRope(Noise noise) {
     params.rotary_dim = 48;
     std::mt19937_64 g(20261202);
     std::uniform_real_distribution<double> unit(-1.0, 1.0);
@@ -172,7 +176,9 @@ struct NoisyRope {
           const std::size_t row = (t * 3 + h) * 64;
           const auto [i0, i1] = plan.input_channels(j);
           const auto [a, b] = r.rounded(positions[t], j, x[row + i0], x[row + i1], DType::F32);
-          y[row + i0] = a + unit(g) * 0x1p-22;
+          const double size = noise == Noise::Growing ? 1 + static_cast<double>(positions[t]) / 64 : 1;
+          y[row + i0] = noise == Noise::Ulps ? a + unit(g) * std::ldexp(1.0, std::ilogb(a) - 23)
+                                             : a + unit(g) * 0x1p-22 * size;
           y[row + i1] = b;
         }
     y[5 * 64 + 3] += 0.01;  // far over budget
@@ -181,34 +187,49 @@ struct NoisyRope {
   }
 };
 
+// add_row (a row's quiet elements only counted, the others through add) with expect (the tails compacted)
+// keeps add()'s statistics element by element.
 TEST(Measure, ExpectKeepsTheSameStatisticsWithATailOfThePercentiles) {
-  const NoisyRope d;
-  const RopeBatch batch = RopeBatch::tokens_first(d.positions, 3, 64);
-  const Budget budget{nullptr, DType::F32, 2e-7};
-  for (std::size_t cap_total : {d.x.size(), d.x.size() + 17}) {
-    Measurement all, capped;
-    capped.expect(cap_total);
-    measure_rope(d.params, batch, d.x, d.y, budget, [&](const ElementRecord& e) { all.add(e); });
-    measure_rope_rows(d.params, batch, d.x, d.y, budget, [&](const RopeRow& row) { capped.add_row(row); });
-    ASSERT_EQ(all.count(), capped.count());
-    EXPECT_EQ(all.violations(), capped.violations());
-    ASSERT_EQ(all.bands().size(), capped.bands().size());
-    for (std::size_t k = 0; k < all.bands().size(); ++k) {
-      const BandStats &a = all.bands()[k], &c = capped.bands()[k];
-      EXPECT_EQ(a.samples, c.samples) << k;
-      EXPECT_EQ(a.p99_abs, c.p99_abs) << k;
-      EXPECT_EQ(a.p99_ulp, c.p99_ulp) << k;
-      EXPECT_EQ(a.max_ratio.at.channel, c.max_ratio.at.channel) << k;
-      EXPECT_TRUE(std::isnan(a.max_abs.value) ? std::isnan(c.max_abs.value)
-                                              : a.max_abs.value == c.max_abs.value);
-    }
-    ASSERT_EQ(all.worst().size(), capped.worst().size());
-    for (std::size_t i = 0; i < all.worst().size(); ++i) {
-      EXPECT_EQ(all.worst()[i].row, capped.worst()[i].row);
-      EXPECT_EQ(all.worst()[i].channel, capped.worst()[i].channel);
-    }
-  }
-  // The percentiles' tail is compacted: a band of many elements keeps about 2% of them, not all.
+  // A contract's budget (slope·(|x_a| + |x_b|) + floor) varies apart from the error: the ratio's bar acts
+  // alone.
+  const Contract& contract = instances_matching("rope.scalar_f32").front().contract();
+  for (const bool by_contract : {false, true})
+    for (const Noise noise : {Noise::Flat, Noise::Growing, Noise::Ulps})
+      for (std::size_t cap_total : {std::size_t{7680}, std::size_t{7680 + 17}}) {
+        const NoisyRope d(noise);
+        ASSERT_EQ(d.x.size(), 7680u);
+        const RopeBatch batch = RopeBatch::tokens_first(d.positions, 3, 64);
+        const Budget budget = by_contract
+                                  ? Budget{&contract, DType::F32}
+                                  : Budget{nullptr, DType::F32, noise == Noise::Growing ? 2e-5 : 2e-7};
+        Measurement all, capped;
+        capped.expect(cap_total);
+        measure_rope(d.params, batch, d.x, d.y, budget, [&](const ElementRecord& e) { all.add(e); });
+        measure_rope_rows(d.params, batch, d.x, d.y, budget,
+                          [&](const RopeRow& row) { capped.add_row(row); });
+        ASSERT_EQ(all.count(), capped.count());
+        EXPECT_EQ(all.violations(), capped.violations());
+        ASSERT_EQ(all.bands().size(), capped.bands().size());
+        for (std::size_t k = 0; k < all.bands().size(); ++k) {
+          const BandStats &a = all.bands()[k], &c = capped.bands()[k];
+          EXPECT_EQ(a.samples, c.samples) << k;
+          EXPECT_EQ(a.p99_abs, c.p99_abs) << k;
+          EXPECT_EQ(a.p99_ulp, c.p99_ulp) << k;
+          EXPECT_EQ(a.violations, c.violations) << k;
+          EXPECT_EQ(a.max_ratio.at.channel, c.max_ratio.at.channel) << k;
+          EXPECT_EQ(a.max_ulp.at.row, c.max_ulp.at.row) << k;
+          EXPECT_TRUE(std::isnan(a.max_ulp.value) ? std::isnan(c.max_ulp.value)
+                                                  : a.max_ulp.value == c.max_ulp.value);
+          EXPECT_TRUE(std::isnan(a.max_abs.value) ? std::isnan(c.max_abs.value)
+                                                  : a.max_abs.value == c.max_abs.value);
+        }
+        ASSERT_EQ(all.worst().size(), capped.worst().size());
+        for (std::size_t i = 0; i < all.worst().size(); ++i) {
+          EXPECT_EQ(all.worst()[i].row, capped.worst()[i].row);
+          EXPECT_EQ(all.worst()[i].channel, capped.worst()[i].channel);
+        }
+      }
+  // The percentiles' tail is compacted: a band of many elements keeps at most about 4% of them, not all.
   Measurement big;
   big.expect(200'000);
   std::mt19937_64 g(7);

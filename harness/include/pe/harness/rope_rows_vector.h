@@ -35,6 +35,11 @@ bool rotation_lanes_cover(DType out);
 // a target (rotation_targets() not empty).
 bool rotate_and_measure(const RotationLanes& lanes, std::size_t n, const ref::dd::DD* attention, DType out);
 
+// Whether measure_rope_rows rotates in vectors where it can (default: on). Off, the scalar loop takes every
+// row: the tests compare both. Process-wide.
+bool vector_rows_enabled() noexcept;
+void set_vector_rows(bool enabled) noexcept;
+
 // Every compiled target with a fused multiply-add that the CPU supports, best first (for the tests).
 struct RotationTarget {
   std::string name;
