@@ -43,7 +43,8 @@ void report_fits(const std::vector<AlibiFit>& fits, Report& out) {
 }  // namespace
 
 Report check_alibi(const AlibiRequest& r, const Names& names) {
-  const DataView& data = r.table;
+  std::vector<double> storage;
+  const DataView data = as_doubles(r.table, storage);
   const AlibiOptions& o = r.options;
   if (o.slopes_only) names.fail("slopes_only", "applies to export (check reads the array's rank)");
   std::vector<std::size_t> shape = data.shape;

@@ -69,7 +69,8 @@ Report check_nope(const RopeRequest& r, const Resolved& v, const AttnTemperature
                                        names("max_abs")));
   if (r.budget.max_abs && !(*r.budget.max_abs >= 0))
     names.fail("max_abs", fmt::format("must be >= 0, got {}", *r.budget.max_abs));
-  const DataView &x = r.x, &y = r.y;
+  std::vector<double> x_storage, y_storage;
+  const DataView x = as_doubles(r.x, x_storage), y = as_doubles(r.y, y_storage);
   const std::size_t hd = x.shape.back();
   const RopeBatch batch = rope_batch_of(x.shape, r.positions.values, r.heads_first, x.name);
   const double max_abs = r.budget.max_abs.value_or(0.0);
@@ -171,7 +172,7 @@ Report check_rope(const RopeRequest& r, const Names& names) {
   harness::ElementRecord first_moved;
   std::vector<bool> over(batch.tokens() * heads);  // the rows with an element over budget
   harness::measure_rope_rows(
-      params, batch, x.values, y.values, budget,
+      params, batch, x.read(), y.read(), budget,
       [&](const harness::RopeRow& row) {
         if (r.progress) r.progress(static_cast<std::size_t>(row.row), batch.tokens());
         // The row is over budget when it adds a violation (an element whose ratio is above 1).
@@ -185,6 +186,10 @@ Report check_rope(const RopeRequest& r, const Names& names) {
         }
       },
       {}, RopeDirection::Forward, gain);
+  // As doubles from here on only where a second implementation or a diagnosis reads them (typed data).
+  std::vector<double> x_storage, y_storage, b_storage;
+  const bool reread = r.against || !bands.pass();
+  const DataView xd = reread ? as_doubles(x, x_storage) : x, yd = reread ? as_doubles(y, y_storage) : y;
   out.j["family"] = "rope";
   out.j["input"] = x.name;
   out.j["output"] = y.name;
@@ -220,11 +225,11 @@ Report check_rope(const RopeRequest& r, const Names& names) {
   const std::vector<Convention> alternatives =
       other_layers(v.other_layers, given, hd, r.positions.values, names);
   if (r.against) {  // B: the same input through another implementation
-    const DataView& b = *r.against;
-    Against against(y.values);
+    const DataView b = as_doubles(*r.against, b_storage);
+    Against against(yd.values);
     std::vector<bool> over_b(over.size());
     harness::measure_rope(
-        params, batch, x.values, b.values, budget,
+        params, batch, xd.values, b.values, budget,
         [&](const harness::ElementRecord& e) {
           against.add(e, batch.row(static_cast<std::size_t>(e.row), static_cast<std::size_t>(e.head)) +
                              static_cast<std::size_t>(e.channel));
@@ -237,13 +242,13 @@ Report check_rope(const RopeRequest& r, const Names& names) {
     out.passed = bands.pass() && against.b().pass();
     if (bands.pass() && !against.b().pass()) {  // the diagnosis is the wrong one's
       out.say("\nB ({}):", b.name);
-      diagnose_rope_output({x.values, b.values, batch, hd, plan.rotary_dim(), params.scaling}, plan, given,
+      diagnose_rope_output({xd.values, b.values, batch, hd, plan.rotary_dim(), params.scaling}, plan, given,
                            against.b(), over_b, out, alternatives);
       return out;
     }
   }
-  diagnose_rope_output({x.values, y.values, batch, hd, plan.rotary_dim(), params.scaling}, plan, given, bands,
-                       over, out, alternatives);
+  diagnose_rope_output({xd.values, yd.values, batch, hd, plan.rotary_dim(), params.scaling}, plan, given,
+                       bands, over, out, alternatives);
   return out;
 }
 

@@ -11,7 +11,10 @@
 namespace pe::check {
 
 Report check_sinusoidal(const SinusoidalRequest& r, const Names& names) {
-  const DataView& a = r.table;
+  std::vector<double> storage, against_storage;
+  const DataView a = as_doubles(r.table, storage);
+  const std::optional<DataView> b =
+      r.against ? std::optional(as_doubles(*r.against, against_storage)) : std::nullopt;
   validate_positions(r.positions, names);
   const std::vector<std::int64_t>& positions = r.positions.values;
   if (a.shape.size() != 2)
@@ -36,7 +39,7 @@ Report check_sinusoidal(const SinusoidalRequest& r, const Names& names) {
     }
   }();
   const Budget budget = budget_for(r.budget, Family::Sinusoidal, a.dtype, names);
-  if (r.against) require_same(*r.against, a, "table", names);
+  if (b) require_same(*b, a, "table", names);
 
   Report out;
   out.say("checking {}: {} positions x dim {}, {}, {}, base {:g}\n", a.name, positions.size(), plan.dim(),
@@ -57,12 +60,11 @@ Report check_sinusoidal(const SinusoidalRequest& r, const Names& names) {
   report_verdict(bands, budget, out, &tally);
   const Convention given{params.layout, params.base};
   std::optional<Against> against;
-  if (r.against) {
+  if (b) {
     against.emplace(a.values);
-    harness::measure_sinusoidal(
-        params, positions, r.against->values, budget, [&](const harness::ElementRecord& e) {
-          against->add(e, static_cast<std::size_t>(e.row) * plan.dim() + static_cast<std::size_t>(e.channel));
-        });
+    harness::measure_sinusoidal(params, positions, b->values, budget, [&](const harness::ElementRecord& e) {
+      against->add(e, static_cast<std::size_t>(e.row) * plan.dim() + static_cast<std::size_t>(e.channel));
+    });
     out.say("{}", against->table(bands, a.name, r.against->name));
     out.j["against"] = against->to_json(bands, a.dtype, r.against->name);
     out.passed = out.passed && against->b().pass();
@@ -72,8 +74,8 @@ Report check_sinusoidal(const SinusoidalRequest& r, const Names& names) {
   const harness::Measurement& failing = b_only ? against->b() : bands;
   if (!failing.pass() && failing.max_abs() >= 1e-3) {
     if (b_only) out.say("\nB ({}):", r.against->name);
-    print_diagnosis(diagnose_sinusoidal(b_only ? r.against->values : a.values, plan.dim(), positions, given),
-                    given, failing, out);
+    print_diagnosis(diagnose_sinusoidal(b_only ? b->values : a.values, plan.dim(), positions, given), given,
+                    failing, out);
   }
   return out;
 }

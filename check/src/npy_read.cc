@@ -1,4 +1,9 @@
 // Reading .npy (format 1.0-3.0, either byte order, C or Fortran order); writing is npy_write.cc.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -272,6 +277,33 @@ NpyArray read_npy(const std::string& path, DType u2_as) {
     convert(reinterpret_cast<const unsigned char*>(chunk.data()), l, first, n, a.values.data());
   }
   return std::move(a);
+}
+
+NpyArray read_npy_in_place(const std::string& path, DType u2_as) {
+  // A pipe is read once, as a stream, by read_npy (stat does not open it); so are missing files (its
+  // messages).
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return read_npy(path, u2_as);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return read_npy(path, u2_as);
+  const auto size = static_cast<std::size_t>(st.st_size);
+  // MAP_POPULATE: the pages the file already has in the page cache are mapped in one call, not one fault
+  // each.
+  void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+  ::close(fd);
+  if (map == MAP_FAILED) return read_npy(path, u2_as);
+  std::shared_ptr<const void> mapping(map, [size](const void* p) { ::munmap(const_cast<void*>(p), size); });
+  const std::string_view bytes(static_cast<const char*>(map), size);
+  const Layout l = parse_header(bytes, size, path, u2_as);
+  const bool floats = l.e.kind == 'f' || l.e.kind == 'b';
+  const bool c_order = !l.fortran || l.array.shape.size() < 2;
+  if (!floats || l.big_endian || !c_order || l.data_at % l.e.width != 0 ||
+      std::endian::native != std::endian::little)
+    return parse_npy(bytes, path, u2_as);
+  NpyArray a = l.array;
+  a.typed = bytes.data() + l.data_at;
+  a.mapping = std::move(mapping);
+  return a;
 }
 
 }  // namespace pe::check

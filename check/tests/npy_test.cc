@@ -3,12 +3,17 @@
 #include "pe/check/npy.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <thread>
+
+#include "pe/harness/measure.h"
 
 namespace pe::check {
 namespace {
@@ -164,6 +169,64 @@ TEST(Npy, ReadingAFileIsParsingItsBytes) {
     EXPECT_FALSE(from_file.empty());
     EXPECT_EQ(from_file, from_bytes);
   }
+}
+
+// read_npy_in_place maps little-endian float files in C order and reads their elements where they lie
+// (the same values as read_npy's); other files come as read_npy reads them (pipes too: cli/end_to_end).
+TEST(Npy, InPlaceReadingIsReadingForEveryFile) {
+  const std::string dict = "'fortran_order': False, 'shape': (2, 2), }";
+  struct Case {
+    std::string bytes;
+    DType u2_as;
+    bool in_place;
+  };
+  const std::vector<Case> cases = {
+      {npy_bytes("{'descr': '<f4', " + dict, raw<float>({1.5f, -2, 0.25f, 3})), DType::F32, true},
+      {npy_bytes("{'descr': '<f8', " + dict, raw<double>({1.5, -2, 0.1, 3})), DType::F32, true},
+      {npy_bytes("{'descr': '<f2', " + dict, raw<std::uint16_t>({0x3c00, 0xc000, 0x3555, 0x7c00})),
+       DType::F32, true},
+      {npy_bytes("{'descr': '<u2', " + dict, raw<std::uint16_t>({0x3fc0, 0xc000, 0x3e80, 0x7f80})),
+       DType::BF16, true},
+      {npy_bytes("{'descr': '>f4', " + dict, std::string("\x3f\xc0\0\0\xc0\0\0\0\0\0\0\0\0\0\0\0", 16)),
+       DType::F32, false},
+      {npy_bytes("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }", raw<float>({1, 2, 3, 4})),
+       DType::F32, false},
+      {npy_bytes("{'descr': '<i8', " + dict, raw<std::int64_t>({1, 2, 3, 4})), DType::F32, false},
+  };
+  const std::string path = ::testing::TempDir() + "/in_place.npy";
+  for (const Case& c : cases) {
+    std::ofstream(path, std::ios::binary) << c.bytes;
+    const NpyArray read = read_npy(path, c.u2_as), mapped = read_npy_in_place(path, c.u2_as);
+    EXPECT_EQ(mapped.typed != nullptr, c.in_place) << c.bytes.substr(10, 20);
+    EXPECT_EQ(read.shape, mapped.shape);
+    EXPECT_EQ(read.dtype, mapped.dtype);
+    EXPECT_EQ(read.integer, mapped.integer);
+    if (mapped.typed == nullptr) {
+      EXPECT_EQ(read.values, mapped.values);
+      continue;
+    }
+    EXPECT_TRUE(mapped.values.empty());
+    const harness::Values in_place(mapped.typed, mapped.dtype, 4);
+    for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(in_place[i], read.values[i]) << i;
+  }
+  // A pipe is read once, as a stream.
+  const std::string fifo = ::testing::TempDir() + "/in_place.fifo";
+  ::unlink(fifo.c_str());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::thread writer([&] { std::ofstream(fifo, std::ios::binary) << cases[0].bytes; });
+  const NpyArray piped = read_npy_in_place(fifo);
+  writer.join();
+  EXPECT_EQ(piped.typed, nullptr);
+  EXPECT_EQ(piped.values, (std::vector<double>{1.5, -2, 0.25, 3}));
+  ::unlink(fifo.c_str());
+  // A missing file: read_npy's message.
+  std::string missing;
+  try {
+    read_npy_in_place(path + ".missing");
+  } catch (const NpyError& e) {
+    missing = e.what();
+  }
+  EXPECT_NE(missing.find("cannot open"), std::string::npos) << missing;
 }
 
 // resize_large is resize with a hint: n zeros, small or large (huge pages asked for past 2 MiB).

@@ -50,11 +50,12 @@ const check::Names& check_names() {
   return n;
 }
 
-// A .npy file with its values; `name` is the flag it came from.
+// A .npy file with its values (in place where the file allows: read_npy_in_place); `name` is the flag it
+// came from.
 struct Loaded {
   check::NpyArray array;
   check::DataView view(const std::string& path) const {
-    return {array.values, array.shape, array.dtype, path};
+    return {array.values, array.shape, array.dtype, path, array.typed};
   }
 };
 
@@ -64,7 +65,7 @@ Loaded load(const std::string& path, const std::string& dtype, const char* optio
     declared = parse_dtype(dtype);
     if (!declared) throw UsageError("--dtype: expected f32, f64, f16 or bf16, got '" + dtype + "'");
   }
-  check::NpyArray a = check::read_npy(path, declared.value_or(DType::F32));
+  check::NpyArray a = check::read_npy_in_place(path, declared.value_or(DType::F32));
   if (a.integer)
     throw UsageError(
         fmt::format("{}: {} holds integers; if they are bfloat16 bits pass --dtype bf16", option, path));

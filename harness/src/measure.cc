@@ -30,6 +30,45 @@ std::vector<std::size_t> all_of(std::size_t n) {
 
 }  // namespace
 
+double Values::typed_at(std::size_t i) const {
+  switch (type_) {
+    case DType::F32:
+      return static_cast<const float*>(typed_)[i];
+    case DType::F64:
+      return static_cast<const double*>(typed_)[i];
+    case DType::BF16:
+      return to_float(static_cast<const BFloat16*>(typed_)[i]);
+    case DType::F16:
+      return to_float(static_cast<const Float16*>(typed_)[i]);
+  }
+  return 0;
+}
+
+namespace {
+double as_double(double v) { return v; }
+double as_double(float v) { return v; }
+double as_double(BFloat16 v) { return to_float(v); }
+double as_double(Float16 v) { return to_float(v); }
+}  // namespace
+
+void Values::gather(std::size_t first, std::span<const std::size_t> index, double* out) const {
+  const auto each = [&](const auto* p) {
+    for (std::size_t k = 0; k < index.size(); ++k) out[k] = as_double(p[first + index[k]]);
+  };
+  if (buffer_ != nullptr) return buffer_->gather(first, index, out);
+  if (typed_ == nullptr) return each(span_.data());
+  switch (type_) {
+    case DType::F32:
+      return each(static_cast<const float*>(typed_));
+    case DType::F64:
+      return each(static_cast<const double*>(typed_));
+    case DType::BF16:
+      return each(static_cast<const BFloat16*>(typed_));
+    case DType::F16:
+      return each(static_cast<const Float16*>(typed_));
+  }
+}
+
 double Budget::operator()(const RopePlan* plan, double abs_phi, std::size_t pair, double scale) const {
   const auto contracts = members();
   return combine([&](std::size_t m) {
@@ -105,7 +144,10 @@ Selection select_largest(const std::vector<double>& values, std::size_t k) {
 void Measurement::Tail::append(double v, std::size_t cap) {
   if (values.empty() && cap != 0) reserve_large(values, 4 * cap + 1024);
   values.push_back(v == 0 ? 0.0 : v);  // no -0 (select_largest)
-  if (cap == 0 || values.size() < 4 * cap + 1024) return;
+  if (cap != 0 && values.size() >= 4 * cap + 1024) compact(cap);
+}
+
+void Measurement::Tail::compact(std::size_t cap) {
   // Keep the `cap` largest: those above the bucket, then the bucket's largest.
   const Selection s = select_largest(values, cap);
   std::size_t kept = 0;
@@ -115,6 +157,26 @@ void Measurement::Tail::append(double v, std::size_t cap) {
             values.begin() + static_cast<std::ptrdiff_t>(kept));
   values.resize(cap);
   floor = s.kth;
+}
+
+// push() for each of n values, in one branch-free pass: the same values kept (the tail is a multiset, and
+// a compaction keeps the `cap` largest whenever it runs).
+void Measurement::Tail::push_all(const double* v, std::size_t n, std::size_t cap) {
+  if (cap == 0) {
+    for (std::size_t i = 0; i < n; ++i) append(std::isnan(v[i]) ? INFINITY : v[i], 0);
+    return;
+  }
+  if (values.empty()) reserve_large(values, 4 * cap + 1024);
+  if (values.size() + n > 4 * cap + 1024 && values.size() > cap) compact(cap);
+  std::size_t k = values.size();
+  values.resize(k + n);
+  double* out = values.data();
+  for (std::size_t i = 0; i < n; ++i) {
+    const double x = std::isnan(v[i]) ? INFINITY : v[i] == 0 ? 0.0 : v[i];
+    out[k] = x;
+    k += x > floor ? 1 : 0;
+  }
+  values.resize(k);
 }
 
 double Measurement::Tail::p99(std::size_t samples) const {
@@ -131,7 +193,7 @@ Measurement::Acc& Measurement::find_band(std::int64_t position) {
 // `record()` builds the element's ElementRecord, asked for only when it is kept.
 template <class Record>
 void Measurement::add_one(std::int64_t position, double abs_error, double ulp, double budget,
-                          const Record& record) {
+                          const Record& record, bool tails) {
   if (expected_ != 0 && count_ == expected_)
     throw std::logic_error("Measurement: more elements than expect() declared");
   ++count_;
@@ -145,8 +207,10 @@ void Measurement::add_one(std::int64_t position, double abs_error, double ulp, d
   if (keep_ != 0 && list_full) bar = std::min(bar, worst_last_ratio_);
   const bool below = s.samples > 1 && list_full && abs_error <= bar * budget * (1 - 0x1p-49);
   const double r = below ? 0.0 : ElementRecord::ratio_of(abs_error, budget);
-  a.abs.push(std::isnan(abs_error) ? INFINITY : abs_error, cap_);
-  a.ulp.push(std::isnan(ulp) ? INFINITY : ulp, cap_);
+  if (tails) {
+    a.abs.push(std::isnan(abs_error) ? INFINITY : abs_error, cap_);
+    a.ulp.push(std::isnan(ulp) ? INFINITY : ulp, cap_);
+  }
   // A NaN is worse than any number; among numbers the first of equals is kept. A band of exact results
   // still names an element and its budget.
   const bool first = s.samples == 1;
@@ -216,10 +280,11 @@ void Measurement::add_row(const RopeRow& row) {
   const auto [lo, hi] = position_range(row.position);
   Acc& a = band_of(lo);
   const BandStats& s = a.stats;
-  // A quiet element only counts: at or below the band's largest error and ULP, the tails' floors and the
-  // ratio's bar (add_one's `below`), every one of which only rises as elements come. Judged against the
-  // row's first values they stay quiet in add_one's order, so the others alone go through add_one.
-  // A NaN is never quiet. One band for the whole row, whose first element is not its band's first.
+  // The tails take every element of the row at once (push_all). Beyond them a quiet element only counts:
+  // at or below the band's largest error and ULP and the ratio's bar (add_one's `below`), each of which
+  // only rises as elements come. Judged against the row's first values they stay quiet in add_one's order,
+  // so the others alone go through add_one. A NaN is never quiet. One band for the whole row, whose first
+  // element is not its band's first.
   const bool list_full = keep_ == 0 || worst_.size() == keep_;
   if (!(&band_of(hi) == &a && s.samples >= 1 && list_full && (expected_ == 0 || count_ + n <= expected_))) {
     for (std::size_t i = 0; i < n; ++i)
@@ -228,14 +293,16 @@ void Measurement::add_row(const RopeRow& row) {
   }
   double bar = std::min(1.0, s.max_ratio.value);
   if (keep_ != 0) bar = std::min(bar, worst_last_ratio_);
-  const std::size_t loud = flag_loud(row, std::min(s.max_abs.value, a.abs.floor),
-                                     std::min(s.max_ulp.value, a.ulp.floor), bar, loud_);
+  a.abs.push_all(row.abs_error.data(), n, cap_);
+  a.ulp.push_all(row.ulp.data(), n, cap_);
+  const std::size_t loud = flag_loud(row, s.max_abs.value, s.max_ulp.value, bar, loud_);
   count_ += n - loud;
   a.stats.samples += n - loud;
   if (loud == 0) return;
   for (std::size_t i = 0; i < n; ++i) {
     if (loud_[i] != 0)
-      add_one(row.position[i], row.abs_error[i], row.ulp[i], row.budget[i], [&] { return row.record(i); });
+      add_one(
+          row.position[i], row.abs_error[i], row.ulp[i], row.budget[i], [&] { return row.record(i); }, false);
   }
 }
 

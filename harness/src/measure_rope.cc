@@ -205,10 +205,10 @@ class VectorRows {
   // The row's rotated elements; false when a pair lies beyond the fast path (the scalar loop decides).
   bool fill(const Values& x, const Values& y, std::size_t base_row, const Budget& rule,
             const RopeSlopes& slopes, const ref::dd::DD* attention, DType dtype, RopeRow& out) {
-    for (std::size_t k = 0; k < n_; ++k) {
-      xa_[k] = x[base_row + in0_[k]], xb_[k] = x[base_row + in1_[k]];
-      y0_[k] = y[base_row + out0_[k]], y1_[k] = y[base_row + out1_[k]];
-    }
+    x.gather(base_row, in0_, xa_.data());
+    x.gather(base_row, in1_, xb_.data());
+    y.gather(base_row, out0_, y0_.data());
+    y.gather(base_row, out1_, y1_.data());
     const RotationLanes lanes{sin_hi_.data(), sin_lo_.data(), cos_hi_.data(), cos_lo_.data(), xa_.data(),
                               xb_.data(),     y0_.data(),     y1_.data(),     exact0_.data(), exact1_.data(),
                               err0_.data(),   err1_.data(),   ulp0_.data(),   ulp1_.data()};
@@ -292,13 +292,14 @@ void measure_rope_rows(const RopeParams& params, const RopeBatch& batch, Values 
     out.row = static_cast<std::int64_t>(t);
     for (std::size_t h = 0; h < batch.heads; ++h) {
       out.head = static_cast<std::int64_t>(h);
-      // The row after next, on its way from memory while these two are compared (the hardware's
+      // The row kAhead rows on, on its way from memory while this one is compared (the hardware's
       // prefetcher stops at page boundaries, which a row of a large batch crosses every few rows).
-      const std::size_t ahead = h + 2 < batch.heads      ? batch.row(t, h + 2)
-                                : t + 1 < batch.tokens() ? batch.row(t + 1, h + 2 - batch.heads)
-                                                         : batch.row(t, h);
-      x.prefetch(ahead, plan.head_dim());
-      y.prefetch(ahead, plan.head_dim());
+      constexpr std::size_t kAhead = 4;
+      if (const std::size_t next = t * batch.heads + h + kAhead; next < batch.tokens() * batch.heads) {
+        const std::size_t ahead = batch.row(next / batch.heads, next % batch.heads);
+        x.prefetch(ahead, plan.head_dim());
+        y.prefetch(ahead, plan.head_dim());
+      }
       if (vector_token && vector->fill(x, y, batch.row(t, h), budget, slopes, attention, budget.dtype, out)) {
         fill_through(tk, gain, budget.dtype, batch.row(t, h), x, y, 2 * pairs.size(), out);
       } else {

@@ -17,18 +17,28 @@
 #include "pe/check/names.h"
 #include "pe/check/options.h"
 #include "pe/check/report.h"
+#include "pe/harness/measure.h"
 #include "pe/types.h"
 
 namespace pe::check {
 
-// The caller's values as doubles in C order (the front end's copy of a .npy file, a numpy array or a
-// tensor), their shape and element type, and the words that name them ("x.npy", "x").
+// The caller's values in C order, their shape and element type, and the words that name them ("x.npy",
+// "x"): as doubles (`values`: the front end's copy), or in place in their own type (`typed`: a file's
+// mapping, a numpy array, a tensor; `values` then empty), read without a copy and converted to doubles
+// only where a diagnosis or a second implementation needs them.
 struct DataView {
   std::span<const double> values;
   std::vector<std::size_t> shape;
   DType dtype = DType::F32;
   std::string name;
+  const void* typed = nullptr;  // shape's product elements of `dtype`, native byte order
+
+  std::size_t count() const noexcept;
+  harness::Values read() const;  // the typed elements where given, else `values`
 };
+
+// `v` with its values as doubles: itself, or (typed) converted into `storage`.
+DataView as_doubles(const DataView& v, std::vector<double>& storage);
 
 // The positions as given: one list for every axis (a range), or an array of [n_axes, T] (also
 // [n_axes, 1, T], HF's position_ids for one sequence) or [T]. `source` names a file they came from ("" for

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -23,6 +24,10 @@ struct NpyArray {
   std::vector<double> values;  // C (row-major) order whatever the file's order
   DType dtype = DType::F32;    // what float elements were stored as
   bool integer = false;        // integer elements (positions); dtype is then meaningless
+  // read_npy_in_place: the file's float elements where they lie, in a read-only mapping that `mapping`
+  // keeps alive (`values` then empty); null otherwise.
+  const void* typed = nullptr;
+  std::shared_ptr<const void> mapping;
 };
 
 // v resized to n zeros, with transparent huge pages asked for before the first touch when the array is
@@ -36,6 +41,11 @@ void write_npy(const std::string& path, const std::vector<double>& values,
 
 // The header dictionary numpy writes for this dtype and shape ("{'descr': '<f4', ...}").
 std::string npy_header(const std::vector<std::size_t>& shape, DType dtype);
+
+// read_npy, but a regular file of little-endian floats in C order (float16/32/64, bfloat16 bits with u2_as
+// BF16) is mapped, not converted: the check engine reads its elements in place (NpyArray::typed), with no
+// copy as doubles. Other files (pipes, big-endian, Fortran order, integers) are read as read_npy reads them.
+NpyArray read_npy_in_place(const std::string& path, DType u2_as = DType::F32);
 
 // Parses a whole .npy file held in memory. `u2_as` is what 16-bit unsigned integers hold: BF16
 // for bfloat16 bits, anything else for integers. Integer arrays (positions) are read exactly up to

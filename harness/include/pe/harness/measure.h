@@ -153,6 +153,8 @@ class Measurement {
       append(v, cap);
     }
     void append(double v, std::size_t cap);
+    void push_all(const double* v, std::size_t n, std::size_t cap);
+    void compact(std::size_t cap);
     double p99(std::size_t samples) const;
   };
   struct Acc {
@@ -166,7 +168,8 @@ class Measurement {
   }
   Acc& find_band(std::int64_t position);
   template <class Record>
-  void add_one(std::int64_t position, double abs_error, double ulp, double budget, const Record& record);
+  void add_one(std::int64_t position, double abs_error, double ulp, double budget, const Record& record,
+               bool tails = true);
 
   std::vector<Acc> bands_;
   std::size_t last_band_ = 0;
@@ -188,23 +191,42 @@ struct Sample {
 
 using Sink = std::function<void(const ElementRecord&)>;
 
-// Read access to compared values, in place: an outside array of doubles or an instance's typed
-// output (a 512 MiB table is sampled without a copy).
+// Read access to compared values, in place: an outside array of doubles, an outside array in its own
+// type (a file's mapping or a Python array: no copy as doubles), or an instance's typed output (a 512 MiB
+// table is sampled without a copy).
 class Values {
  public:
   Values(std::span<const double> v) : span_(v) {}     // NOLINT(google-explicit-constructor)
   Values(const std::vector<double>& v) : span_(v) {}  // NOLINT(google-explicit-constructor)
   Values(const TypedBuffer& b) : buffer_(&b) {}       // NOLINT(google-explicit-constructor)
-  double operator[](std::size_t i) const { return buffer_ != nullptr ? buffer_->get(i) : span_[i]; }
+  // n elements of `type` at `data` (native byte order, suitably aligned).
+  Values(const void* data, DType type, std::size_t n) : typed_(data), type_(type), n_(n) {}
+  double operator[](std::size_t i) const {
+    if (typed_ != nullptr) return typed_at(i);
+    return buffer_ != nullptr ? buffer_->get(i) : span_[i];
+  }
+  std::size_t size() const {
+    return typed_ != nullptr ? n_ : buffer_ != nullptr ? buffer_->size() : span_.size();
+  }
+  // out[k] = (*this)[first + index[k]] for every k, the kind of storage switched on once (hot loops).
+  void gather(std::size_t first, std::span<const std::size_t> index, double* out) const;
   // Ask for values [i, i + n) ahead of their use (an outside array: a large batch is read from memory).
   void prefetch(std::size_t i, std::size_t n) const {
-    if (buffer_ != nullptr || i + n > span_.size()) return;
-    for (std::size_t k = 0; k < n; k += 8) __builtin_prefetch(span_.data() + i + k);
+    if (buffer_ != nullptr || i + n > size()) return;
+    const char* p = typed_ != nullptr ? static_cast<const char*>(typed_) + i * size_of(type_)
+                                      : reinterpret_cast<const char*>(span_.data() + i);
+    const std::size_t bytes = n * (typed_ != nullptr ? size_of(type_) : sizeof(double));
+    for (std::size_t k = 0; k < bytes; k += 64) __builtin_prefetch(p + k);
   }
 
  private:
+  double typed_at(std::size_t i) const;
+
   std::span<const double> span_;
   const TypedBuffer* buffer_ = nullptr;
+  const void* typed_ = nullptr;
+  DType type_ = DType::F64;
+  std::size_t n_ = 0;
 };
 
 // A sinusoidal table [positions, dim] (`y`, row-major, values as double) against the exact table.
