@@ -20,7 +20,19 @@ struct View {
   std::vector<std::int64_t> strides;  // bytes
   Kind kind = Kind::Other;
   std::string type_name;  // for messages
+  py::object owner;       // keeps `data` alive (the array, or the tensor and its DLPack capsule)
 };
+
+// Whether the elements lie in compact C order, aligned for their type: the engine can read them in place.
+bool compact_c_order(const View& v, std::size_t item) {
+  if (reinterpret_cast<std::uintptr_t>(v.data) % item != 0) return false;
+  std::int64_t step = static_cast<std::int64_t>(item);
+  for (std::size_t d = v.shape.size(); d-- > 0;) {
+    if (v.shape[d] != 1 && v.strides[d] != step) return false;
+    step *= static_cast<std::int64_t>(v.shape[d]);
+  }
+  return true;
+}
 
 bool is_integer(Kind k) { return k >= Kind::I8 && k <= Kind::Bool; }
 
@@ -207,6 +219,7 @@ auto with_view(py::handle obj, const std::string& name, F&& f) {
           t.strides != nullptr ? t.strides[d] * static_cast<std::int64_t>(item) : step;
       step *= t.shape[d];
     }
+    v.owner = py::make_tuple(source, capsule);
     return f(v);  // `capsule` (unconsumed) frees the tensor's DLPack view when it goes
   }
   py::array a = py::array::ensure(obj);
@@ -223,13 +236,14 @@ auto with_view(py::handle obj, const std::string& name, F&& f) {
     v.shape.push_back(static_cast<std::size_t>(a.shape(d)));
     v.strides.push_back(a.strides(d));
   }
+  v.owner = a;
   return f(v);
 }
 
 }  // namespace
 
 check::NpyArray read_floats(py::handle obj, const std::string& name, std::optional<DType> declared,
-                            bool strict) {
+                            bool strict, bool in_place) {
   return with_view(obj, name, [&](View v) {
     if (declared == DType::BF16 && (v.kind == Kind::U16 || v.kind == Kind::I16)) v.kind = Kind::BF16;
     check::NpyArray a;
@@ -255,6 +269,15 @@ check::NpyArray read_floats(py::handle obj, const std::string& name, std::option
       throw py::type_error(
           fmt::format("dtype: {} given, but {} holds {}", to_string(*declared), name, v.type_name));
     a.shape = v.shape;
+    if (in_place && compact_c_order(v, size_of(a.dtype))) {
+      a.typed = v.data;
+      // The array outlives the call: released with the GIL held, whichever thread drops the last copy.
+      a.mapping = std::shared_ptr<const void>(new py::object(v.owner), [](const void* p) {
+        const py::gil_scoped_acquire gil;
+        delete static_cast<const py::object*>(p);
+      });
+      return a;
+    }
     a.values = gather(v);
     return a;
   });

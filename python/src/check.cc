@@ -22,19 +22,20 @@ struct Report {
   }
 };
 
-// An array as the engine reads it; `data` keeps the values alive.
+// An array as the engine reads it (in place where read_floats kept it so); `data` keeps the values alive.
 check::DataView view_of(const check::NpyArray& data, const std::string& name) {
-  return {data.values, data.shape, data.dtype, name};
+  return {data.values, data.shape, data.dtype, name, data.typed};
 }
 
 Report check_rope(py::handle x, py::handle y, py::handle positions, const RopeKeywords& k, py::handle dtype,
                   py::handle contract, py::handle max_abs, py::handle against) {
   const auto declared = dtype_argument(dtype, "dtype");
-  const check::NpyArray xa = read_floats(x, "x", declared), ya = read_floats(y, "y", declared);
+  const check::NpyArray xa = read_floats(x, "x", declared, true, true),
+                        ya = read_floats(y, "y", declared, true, true);
   if (xa.shape.empty())
     throw py::value_error("x: expected [tokens, heads, head_dim] or [tokens, head_dim], got a scalar");
   check::NpyArray ba;
-  if (!against.is_none()) ba = read_floats(against, "against", declared);
+  if (!against.is_none()) ba = read_floats(against, "against", declared, true, true);
   check::RopeRequest request;
   request.x = view_of(xa, "x");
   request.y = view_of(ya, "y");
@@ -51,9 +52,9 @@ Report check_rope(py::handle x, py::handle y, py::handle positions, const RopeKe
 Report check_sinusoidal(py::handle table, py::handle positions, py::handle base, py::handle layout,
                         py::handle dtype, py::handle contract, py::handle max_abs, py::handle against) {
   const auto declared = dtype_argument(dtype, "dtype");
-  const check::NpyArray ta = read_floats(table, "table", declared);
+  const check::NpyArray ta = read_floats(table, "table", declared, true, true);
   check::NpyArray ba;
-  if (!against.is_none()) ba = read_floats(against, "against", declared);
+  if (!against.is_none()) ba = read_floats(against, "against", declared, true, true);
   check::SinusoidalRequest request;
   request.table = view_of(ta, "table");
   if (!against.is_none()) request.against = view_of(ba, "against");
@@ -77,7 +78,7 @@ Report check_alibi(py::handle table, py::handle max_bias, py::handle alibi_slope
                    py::handle queries, py::handle keys, py::handle heads, py::handle dtype,
                    py::handle contract, py::handle max_abs) {
   const auto declared = dtype_argument(dtype, "dtype");
-  const check::NpyArray ta = read_floats(table, "table", declared);
+  const check::NpyArray ta = read_floats(table, "table", declared, true, true);
   check::AlibiRequest request;
   request.table = view_of(ta, "table");
   check::AlibiOptions& o = request.options;
