@@ -17,12 +17,15 @@ namespace pe::bench {
 namespace {
 
 // A [T, 32, 128] float32 batch at positions 0..T-1: x, and y rotated by rope.scalar_f32 (a correct
-// float32 kernel, so the check passes as a user's gate would).
+// float32 kernel, so the check passes as a user's gate would). x as doubles in huge pages for the goldens;
+// x and y as float32 in ordinary pages for check, read in place as the front ends hand them over (a mapped
+// .npy file, a numpy array).
 struct Batch {
   std::vector<std::int64_t> positions;
-  std::vector<double> x, y;
+  std::vector<double> x;
+  std::vector<double> x32_store, y32_store;
+  float *x32 = nullptr, *y32 = nullptr;
   RopeParams params{128, 0, 10000.0, Layout::HalfSplit};
-  // x and y in huge pages as the CLI's and the Python module's arrays are (check::resize_large).
   explicit Batch(std::size_t tokens, bool rotate) : positions(tokens) {
     check::resize_large(x, tokens * 32 * 128);
     for (std::size_t t = 0; t < tokens; ++t) positions[t] = static_cast<std::int64_t>(t);
@@ -32,16 +35,19 @@ struct Batch {
     harness::TypedBuffer buf(DType::F32, x.size());
     for (std::size_t i = 0; i < x.size(); ++i) buf.set(i, x[i]);
     rope_apply(*find_variant("rope.scalar_f32"), RopePlan(params), positions, 32, buf.view());
-    check::resize_large(y, x.size());
-    for (std::size_t i = 0; i < y.size(); ++i) y[i] = buf.get(i);
+    check::resize_large(x32_store, x.size() / 2 + 1);
+    check::resize_large(y32_store, x.size() / 2 + 1);
+    x32 = reinterpret_cast<float*>(x32_store.data());
+    y32 = reinterpret_cast<float*>(y32_store.data());
+    for (std::size_t i = 0; i < x.size(); ++i) x32[i] = static_cast<float>(x[i]), y32[i] = static_cast<float>(buf.get(i));
   }
 };
 
 void check_rope_benchmark(benchmark::State& state, std::size_t tokens) {
   const Batch b(tokens, true);
   check::RopeRequest r;
-  r.x = {b.x, {tokens, 32, 128}, DType::F32, "x"};
-  r.y = {b.y, {tokens, 32, 128}, DType::F32, "y"};
+  r.x = {{}, {tokens, 32, 128}, DType::F32, "x", b.x32};
+  r.y = {{}, {tokens, 32, 128}, DType::F32, "y", b.y32};
   r.positions.values = b.positions;
   r.options.layout = "halfsplit";
   const double pace_before = pace_ns();

@@ -124,7 +124,7 @@ struct Selection {
 };
 std::size_t bucket_of(double v) { return static_cast<std::size_t>(std::bit_cast<std::uint64_t>(v) >> 48); }
 
-Selection select_largest(const std::vector<double>& values, std::size_t k) {
+Selection select_largest(std::span<const double> values, std::size_t k) {
   Selection s;
   std::vector<std::uint32_t> count(std::size_t{1} << 16);
   for (double v : values) ++count[bucket_of(v)];
@@ -141,47 +141,51 @@ Selection select_largest(const std::vector<double>& values, std::size_t k) {
 
 }  // namespace
 
+// Room for n more values past `used` (zeros written only where the vector grows: once, for a capped tail).
+void Measurement::Tail::room(std::size_t n, std::size_t cap) {
+  if (used + n <= values.size()) return;
+  const std::size_t want =
+      std::max({used + n, cap != 0 ? 4 * cap + 1024 : 2 * values.size(), std::size_t{1024}});
+  reserve_large(values, want);
+  values.resize(want);
+}
+
 void Measurement::Tail::append(double v, std::size_t cap) {
-  if (values.empty() && cap != 0) reserve_large(values, 4 * cap + 1024);
-  values.push_back(v == 0 ? 0.0 : v);  // no -0 (select_largest)
-  if (cap != 0 && values.size() >= 4 * cap + 1024) compact(cap);
+  room(1, cap);
+  values[used++] = v == 0 ? 0.0 : v;  // no -0 (select_largest)
+  if (cap != 0 && used >= 4 * cap + 1024) compact(cap);
 }
 
 void Measurement::Tail::compact(std::size_t cap) {
   // Keep the `cap` largest: those above the bucket, then the bucket's largest.
-  const Selection s = select_largest(values, cap);
-  std::size_t kept = 0;
-  for (std::size_t i = 0; i < values.size(); ++i)
-    if (bucket_of(values[i]) > s.bucket) values[kept++] = values[i];
+  const Selection s = select_largest(kept(), cap);
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < used; ++i)
+    if (bucket_of(values[i]) > s.bucket) values[k++] = values[i];
   std::copy(s.in_bucket.end() - static_cast<std::ptrdiff_t>(cap - s.above), s.in_bucket.end(),
-            values.begin() + static_cast<std::ptrdiff_t>(kept));
-  values.resize(cap);
+            values.begin() + static_cast<std::ptrdiff_t>(k));
+  used = cap;
   floor = s.kth;
 }
 
 // push() for each of n values, in one branch-free pass: the same values kept (the tail is a multiset, and
 // a compaction keeps the `cap` largest whenever it runs).
 void Measurement::Tail::push_all(const double* v, std::size_t n, std::size_t cap) {
-  if (cap == 0) {
-    for (std::size_t i = 0; i < n; ++i) append(std::isnan(v[i]) ? INFINITY : v[i], 0);
-    return;
-  }
-  if (values.empty()) reserve_large(values, 4 * cap + 1024);
-  if (values.size() + n > 4 * cap + 1024 && values.size() > cap) compact(cap);
-  std::size_t k = values.size();
-  values.resize(k + n);
+  if (cap != 0 && used + n > 4 * cap + 1024 && used > cap) compact(cap);
+  room(n, cap);
   double* out = values.data();
+  std::size_t k = used;
   for (std::size_t i = 0; i < n; ++i) {
     const double x = std::isnan(v[i]) ? INFINITY : v[i] == 0 ? 0.0 : v[i];
     out[k] = x;
-    k += x > floor ? 1 : 0;
+    k += cap == 0 || x > floor ? 1 : 0;
   }
-  values.resize(k);
+  used = k;
 }
 
 double Measurement::Tail::p99(std::size_t samples) const {
   if (samples == 0) return 0;
-  return select_largest(values, rank_from_top(samples)).kth;
+  return select_largest(kept(), rank_from_top(samples)).kth;
 }
 
 Measurement::Acc& Measurement::find_band(std::int64_t position) {

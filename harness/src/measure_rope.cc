@@ -294,7 +294,7 @@ void measure_rope_rows(const RopeParams& params, const RopeBatch& batch, Values 
       out.head = static_cast<std::int64_t>(h);
       // The row kAhead rows on, on its way from memory while this one is compared (the hardware's
       // prefetcher stops at page boundaries, which a row of a large batch crosses every few rows).
-      constexpr std::size_t kAhead = 4;
+      constexpr std::size_t kAhead = 8;
       if (const std::size_t next = t * batch.heads + h + kAhead; next < batch.tokens() * batch.heads) {
         const std::size_t ahead = batch.row(next / batch.heads, next % batch.heads);
         x.prefetch(ahead, plan.head_dim());

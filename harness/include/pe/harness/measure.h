@@ -146,8 +146,11 @@ class Measurement {
   // The values a band's nearest-rank 99th percentile is selected from: all of them, or with a cap (expect)
   // the `cap` largest (ties interchangeable) once more than 4·cap have come.
   struct Tail {
-    std::vector<double> values;
+    std::vector<double> values;  // [0, used) are the tail's; the rest is room
+    std::size_t used = 0;
     double floor = -INFINITY;  // values at or below it can no longer be among the `cap` largest
+    std::span<const double> kept() const { return {values.data(), used}; }
+    void room(std::size_t n, std::size_t cap);
     void push(double v, std::size_t cap) {
       if (cap != 0 && !(v > floor)) return;  // most elements, once the tail has been compacted
       append(v, cap);
