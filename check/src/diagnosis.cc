@@ -1,5 +1,5 @@
 // check's explanation of a failure: the diagnosis's candidates printed best first, and for RoPE the
-// rows a fast path skipped and the positions read back (check.cc measures; this explains).
+// rows a fast path skipped, the positions and the frequencies read back (check.cc measures; this explains).
 #include "diagnosis.h"
 
 #include <fmt/format.h>
@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "frequency_recovery.h"
 #include "pe/errors.h"
 #include "position_recovery.h"
 
@@ -82,6 +83,25 @@ std::vector<Convention> other_layers(const std::vector<HfRopeSetting>& settings,
   return out;
 }
 
+namespace {
+// The frequencies read back, in words when they differ from the given ones, and pair by pair in the JSON.
+void report_frequencies(const RecoveredFrequencies& r, const RopePlan& plan, Report& out) {
+  const std::string words = frequency_pattern(r, plan);
+  nlohmann::json pairs = nlohmann::json::array();
+  for (const RecoveredPair& p : r.pairs) {
+    pairs.push_back({{"pair", p.pair},
+                     {"given", plan.inv_freq()[p.pair]},
+                     {"theta", p.theta ? nlohmann::json(*p.theta) : nlohmann::json(nullptr)},
+                     {"lo", p.theta ? nlohmann::json(p.lo) : nlohmann::json(nullptr)},
+                     {"hi", p.theta ? nlohmann::json(p.hi) : nlohmann::json(nullptr)},
+                     {"gain", p.gain},
+                     {"rows", p.rows}});
+  }
+  out.j["frequencies_read_back"] = {{"tokens", r.tokens}, {"words", words}, {"pairs", pairs}};
+  if (!words.empty()) out.say("{}\n", words);
+}
+}  // namespace
+
 void diagnose_rope_output(const RopeData& data, const RopePlan& plan, const Convention& given,
                           const harness::Measurement& bands, const std::vector<bool>& over, Report& out,
                           const std::vector<Convention>& alternatives) {
@@ -113,6 +133,8 @@ void diagnose_rope_output(const RopeData& data, const RopePlan& plan, const Conv
       recovered = position_pattern(data, recover_positions(data, plan, tokens, std::min(top, kMaxPosition)));
     }
     print_diagnosis(diagnose_rope(data, given, alternatives), given, bands, out, recovered);
+    if (plan.params().form.is_text() && given.temperature.type == AttnTemperatureType::None)
+      report_frequencies(recover_frequencies(data, plan), plan, out);
   }
 }
 
