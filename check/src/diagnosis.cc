@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "frequency_fit.h"
 #include "frequency_recovery.h"
 #include "pe/errors.h"
 #include "position_recovery.h"
@@ -98,7 +99,13 @@ void report_frequencies(const RecoveredFrequencies& r, const RopePlan& plan, Rep
                      {"rows", p.rows}});
   }
   out.j["frequencies_read_back"] = {{"tokens", r.tokens}, {"words", words}, {"pairs", pairs}};
-  if (!words.empty()) out.say("{}\n", words);
+  if (words.empty()) return;
+  out.say("{}\n", words);
+  if (const auto fit = fit_frequencies(r, plan.params())) {
+    out.say("the frequencies read back fit: {} (every one of the {} determined pairs within its interval)\n",
+            fit->words, fit->pairs);
+    out.j["frequencies_read_back"]["fit"] = fit->words;
+  }
 }
 }  // namespace
 

@@ -11,6 +11,7 @@
 #include <numbers>
 #include <random>
 
+#include "frequency_fit.h"
 #include "pe/half.h"
 
 namespace pe::check {
@@ -125,6 +126,36 @@ TEST(FrequencyRecovery, NamesFrequenciesRoundedToBfloat16) {
   const RopePlan given(RopeParams{128, 0, 10000, Layout::HalfSplit});
   const std::string words = frequency_pattern(recover_frequencies(k.data(), given), given);
   EXPECT_NE(words.find("rounded to bfloat16"), std::string::npos) << words;
+}
+
+// Parameters off every list, fitted from the table: each names the fields that differ from the given ones.
+TEST(FrequencyFit, NamesTheParametersThatDiffer) {
+  const RopeParams llama3_given{128, 0, 500000, Layout::HalfSplit, llama3(8192)};
+  struct Case {
+    std::vector<double> kernel;
+    RopeParams given;
+    std::string words;
+  };
+  std::vector<double> linear = default_inv_freq(10000);
+  for (double& w : linear) w /= 3.7;
+  const std::vector<Case> cases = {
+      {llama3_inv_freq(500000, 8, 1, 4, 2048), llama3_given,
+       "llama3, original_max_position 2048 (given 8192)"},
+      {llama3_inv_freq(500000, 32, 1, 2, 8192), llama3_given,
+       "llama3, factor 32 (given 8), high_freq_factor 2 (given 4)"},
+      {linear, RopeParams{128, 0, 10000, Layout::HalfSplit}, "linear (given none), factor 3.7"},
+      {default_inv_freq(1e6), RopeParams{128, 0, 500000, Layout::HalfSplit}, "base 1e+06 (given 500000)"},
+  };
+  for (const Case& c : cases) {
+    const Kernel k(c.kernel);
+    const auto fit = fit_frequencies(recover_frequencies(k.data(), RopePlan(c.given)), c.given);
+    ASSERT_TRUE(fit) << c.words;
+    EXPECT_EQ(fit->words, c.words);
+    EXPECT_GE(fit->pairs, 48u) << c.words;  // three quarters of the pairs or more
+  }
+  // The given frequencies themselves: nothing to fit.
+  const Kernel right(llama3_inv_freq(500000, 8, 1, 4, 8192));
+  EXPECT_FALSE(fit_frequencies(recover_frequencies(right.data(), RopePlan(llama3_given)), llama3_given));
 }
 
 }  // namespace
