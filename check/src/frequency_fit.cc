@@ -78,6 +78,15 @@ double tidy(double f) {
   return std::fabs(q - f) <= 1e-3 * f ? q : f;
 }
 
+// How many of a Llama-3 or YaRN candidate's fields differ from the given scaling's (3: another method).
+std::size_t changes(const RopeScaling& c, const RopeScaling& g) {
+  if (c.type != g.type) return 3;
+  const bool llama3 = c.type == RopeScalingType::Llama3;
+  return (c.factor != g.factor) + (c.original_max_position != g.original_max_position) +
+         (llama3 ? (c.low_freq_factor != g.low_freq_factor) + (c.high_freq_factor != g.high_freq_factor)
+                 : (c.beta_fast != g.beta_fast) + (c.beta_slow != g.beta_slow));
+}
+
 }  // namespace
 
 std::optional<FrequencyFit> fit_frequencies(const RecoveredFrequencies& r, const RopeParams& given) {
@@ -135,13 +144,7 @@ std::optional<FrequencyFit> fit_frequencies(const RecoveredFrequencies& r, const
         c.scaling.low_freq_factor = low;
         c.scaling.high_freq_factor = high;
         c.scaling.original_max_position = static_cast<std::int64_t>(original);
-        const RopeScaling& g = given.scaling;
-        const std::size_t changes = g.type != RopeScalingType::Llama3
-                                        ? 3
-                                        : (c.scaling.factor != g.factor) + (low != g.low_freq_factor) +
-                                              (high != g.high_freq_factor) +
-                                              (c.scaling.original_max_position != g.original_max_position);
-        add(changes, c);
+        add(changes(c.scaling, given.scaling), c);
       }
     }
   }
@@ -156,13 +159,7 @@ std::optional<FrequencyFit> fit_frequencies(const RecoveredFrequencies& r, const
         c.scaling.beta_slow = slow;
         c.scaling.original_max_position = static_cast<std::int64_t>(original);
         c.scaling.truncate = given.scaling.type == RopeScalingType::Yarn ? given.scaling.truncate : true;
-        const RopeScaling& g = given.scaling;
-        const std::size_t changes = g.type != RopeScalingType::Yarn
-                                        ? 3
-                                        : (c.scaling.factor != g.factor) + (fast != g.beta_fast) +
-                                              (slow != g.beta_slow) +
-                                              (c.scaling.original_max_position != g.original_max_position);
-        add(changes, c);
+        add(changes(c.scaling, given.scaling), c);
       }
     }
   }
