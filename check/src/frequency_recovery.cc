@@ -209,7 +209,26 @@ std::string frequency_pattern(const RecoveredFrequencies& r, const RopePlan& pla
       ++not_given_resolved;
     if (p.lo - 4 * 0x1p-24 * b <= b && b <= p.hi + 4 * 0x1p-24 * b) ++bf16;
   }
-  if (determined == 0 || given == determined) return "";
+  // The gain |y|/|x| (the median over pairs): the attention factor, or another (one dropped or doubled).
+  std::vector<double> gains;
+  for (const RecoveredPair& p : r.pairs)
+    if (p.gain > 0) gains.push_back(p.gain);
+  std::string gain_words;
+  if (!gains.empty()) {
+    std::nth_element(gains.begin(), gains.begin() + static_cast<std::ptrdiff_t>(gains.size() / 2),
+                     gains.end());
+    const double g = gains[gains.size() / 2];
+    if (std::fabs(g - plan.attention_factor()) > 2e-3 * plan.attention_factor())
+      gain_words = fmt::format("; gain |y|/|x| {:.4g} (given {:.4g})", g, plan.attention_factor());
+  }
+  if (determined == 0 && gain_words.empty()) return "";
+  if (given == determined) {
+    if (gain_words.empty()) return "";
+    return fmt::format(
+        "frequencies read back ({} tokens, every head; {} of {} pairs determined): every one as "
+        "given{}",
+        r.tokens, determined, r.pairs.size(), gain_words);
+  }
   // Runs: as given, or one ratio every pair's interval holds (widened by 1e-4 relative).
   struct Run {
     std::size_t first, last;
@@ -273,18 +292,7 @@ std::string frequency_pattern(const RecoveredFrequencies& r, const RopePlan& pla
   std::string out =
       fmt::format("frequencies read back ({} tokens, every head; {} of {} pairs determined): {}", r.tokens,
                   determined, pairs.size(), words);
-  // The gain |y|/|x|: the attention factor, or another.
-  std::vector<double> gains;
-  for (const RecoveredPair& p : pairs)
-    if (p.gain > 0) gains.push_back(p.gain);
-  if (!gains.empty()) {
-    std::nth_element(gains.begin(), gains.begin() + static_cast<std::ptrdiff_t>(gains.size() / 2),
-                     gains.end());
-    const double g = gains[gains.size() / 2];
-    if (std::fabs(g - plan.attention_factor()) > 2e-3 * plan.attention_factor())
-      out += fmt::format("; gain |y|/|x| {:.4g} (given {:.4g})", g, plan.attention_factor());
-  }
-  return out;
+  return out + gain_words;
 }
 
 }  // namespace pe::check

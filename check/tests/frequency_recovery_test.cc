@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <random>
@@ -42,11 +43,31 @@ std::vector<double> llama3_inv_freq(double base, double factor, double low, doub
   return w;
 }
 
-// A batch rotated by `inv_freq` in double, rounded to float32: positions 0..31, then spread up to 200000.
+// HF's _compute_yarn_parameters (truncate): the ramp between find_correction_dim(beta_fast) floored and
+// find_correction_dim(beta_slow) ceiled blends θ_j (fast pairs) into θ_j / factor (slow pairs).
+std::vector<double> yarn_inv_freq(double base, double factor, double beta_fast, double beta_slow,
+                                  double original) {
+  const auto correction_dim = [&](double rotations) {
+    return kDim * std::log(original / (rotations * 2 * std::numbers::pi)) / (2 * std::log(base));
+  };
+  const double low = std::max(0.0, std::floor(correction_dim(beta_fast)));
+  double high = std::min(static_cast<double>(kDim - 1), std::ceil(correction_dim(beta_slow)));
+  if (low == high) high += 0.001;
+  std::vector<double> w = default_inv_freq(base);
+  for (std::size_t j = 0; j < kPairs; ++j) {
+    const double ramp = std::clamp((static_cast<double>(j) - low) / (high - low), 0.0, 1.0);
+    const double extrapolation = 1 - ramp;
+    w[j] = w[j] / factor * (1 - extrapolation) + w[j] * extrapolation;
+  }
+  return w;
+}
+
+// A batch rotated by `inv_freq` in double, times `gain` (an attention factor on cos and sin), rounded to
+// float32: positions 0..31, then spread up to 200000.
 struct Kernel {
   std::vector<std::int64_t> positions;
   std::vector<double> x, y;
-  explicit Kernel(const std::vector<double>& inv_freq) {
+  explicit Kernel(const std::vector<double>& inv_freq, double gain = 1) {
     for (std::int64_t p = 0; p < 32; ++p) positions.push_back(p);
     for (std::int64_t k = 1; k <= 32; ++k) positions.push_back(k * 6151);
     std::mt19937_64 g(20261202);
@@ -61,8 +82,8 @@ struct Kernel {
           const double phi =
               static_cast<double>(positions[t]) * static_cast<double>(static_cast<float>(inv_freq[j]));
           const double a = x[row + j], b = x[row + j + kPairs];
-          y[row + j] = static_cast<float>(a * std::cos(phi) - b * std::sin(phi));
-          y[row + j + kPairs] = static_cast<float>(a * std::sin(phi) + b * std::cos(phi));
+          y[row + j] = static_cast<float>(gain * (a * std::cos(phi) - b * std::sin(phi)));
+          y[row + j + kPairs] = static_cast<float>(gain * (a * std::sin(phi) + b * std::cos(phi)));
         }
   }
   RopeData data() const { return {x, y, RopeBatch::tokens_first(positions, kHeads, kDim), kDim, kDim, {}}; }
@@ -153,6 +174,25 @@ TEST(FrequencyFit, NamesTheParametersThatDiffer) {
     EXPECT_EQ(fit->words, c.words);
     EXPECT_GE(fit->pairs, 48u) << c.words;  // three quarters of the pairs or more
   }
+  // YaRN (factor 4, its attention factor 0.1·ln 4 + 1 on cos and sin) with original_max_position 2048 where
+  // 4096 was given.
+  RopeScaling yarn;
+  yarn.type = RopeScalingType::Yarn;
+  yarn.factor = 4;
+  yarn.original_max_position = 4096;
+  const RopeParams yarn_given{128, 0, 10000, Layout::HalfSplit, yarn};
+  const Kernel yarn_kernel(yarn_inv_freq(10000, 4, 32, 1, 2048), 0.1 * std::log(4.0) + 1);
+  const RecoveredFrequencies yr = recover_frequencies(yarn_kernel.data(), RopePlan(yarn_given));
+  const auto yarn_fit = fit_frequencies(yr, yarn_given);
+  ASSERT_TRUE(yarn_fit);
+  EXPECT_EQ(yarn_fit->words, "yarn, original_max_position 2048 (given 4096)");
+  EXPECT_EQ(frequency_pattern(yr, RopePlan(yarn_given)).find("gain"), std::string::npos);  // the given one
+  // YaRN's attention factor dropped: the frequencies as given, the gain named.
+  const Kernel no_gain(yarn_inv_freq(10000, 4, 32, 1, 4096));
+  const std::string gain_words =
+      frequency_pattern(recover_frequencies(no_gain.data(), RopePlan(yarn_given)), RopePlan(yarn_given));
+  EXPECT_NE(gain_words.find("every one as given; gain |y|/|x| 1 (given 1.139)"), std::string::npos)
+      << gain_words;
   // The given frequencies themselves: nothing to fit.
   const Kernel right(llama3_inv_freq(500000, 8, 1, 4, 8192));
   EXPECT_FALSE(fit_frequencies(recover_frequencies(right.data(), RopePlan(llama3_given)), llama3_given));
