@@ -39,7 +39,8 @@ struct Batch {
     check::resize_large(y32_store, x.size() / 2 + 1);
     x32 = reinterpret_cast<float*>(x32_store.data());
     y32 = reinterpret_cast<float*>(y32_store.data());
-    for (std::size_t i = 0; i < x.size(); ++i) x32[i] = static_cast<float>(x[i]), y32[i] = static_cast<float>(buf.get(i));
+    for (std::size_t i = 0; i < x.size(); ++i)
+      x32[i] = static_cast<float>(x[i]), y32[i] = static_cast<float>(buf.get(i));
   }
 };
 
