@@ -7,22 +7,15 @@
 #include <numbers>
 
 #include "pe/half.h"
+#include "rotation_angles.h"
 
 namespace pe::check {
 namespace {
-
-constexpr double kTurn = 2 * std::numbers::pi;
-
-double turn_wrapped(double a) { return a - kTurn * std::nearbyint(a / kTurn); }
 
 // One token's pair: its angle (all heads' maps summed, so each head weighs by its |x|²) and gain.
 struct TokenAngle {
   double p = 0, alpha = 0, weight = 0, gain = 0;
 };
-
-// The angle a row may be off by at angle p·θ: the data's rounding (2e-3 rad for float32 or bfloat16 data
-// of unit magnitude) and a float32 angle's own rounding, a few u of p·θ: position recovery's tolerance.
-double angle_tolerance(double p, double theta) { return 2e-3 + 8 * 0x1p-24 * std::fabs(p * theta); }
 
 std::vector<TokenAngle> token_angles(const RopeData& d, const RopePlan& plan, std::size_t j,
                                      const std::vector<std::size_t>& tokens) {
@@ -67,8 +60,8 @@ std::optional<Candidate> relative_fit(const std::vector<TokenAngle>& ta, std::si
     const double delta = ta[i].p - ta[a].p;
     if (delta == 0) continue;
     const double raw = ta[i].alpha - ta[a].alpha;
-    const double turns = std::nearbyint((theta * delta - raw) / kTurn);
-    beta[i] = raw + kTurn * turns;
+    const double turns = std::nearbyint((theta * delta - raw) / kFullTurn);
+    beta[i] = raw + kFullTurn * turns;
     const double w = std::min(ta[i].weight, ta[a].weight);
     sxy += w * delta * beta[i];
     sxx += w * delta * delta;
@@ -79,7 +72,7 @@ std::optional<Candidate> relative_fit(const std::vector<TokenAngle>& ta, std::si
     const double delta = ta[i].p - ta[a].p;
     if (delta == 0) continue;
     const double tol = angle_tolerance(ta[i].p, theta) + angle_tolerance(ta[a].p, theta);
-    if (std::fabs(turn_wrapped(ta[i].alpha - ta[a].alpha - theta * delta)) > tol) return std::nullopt;
+    if (std::fabs(wrapped_angle(ta[i].alpha - ta[a].alpha - theta * delta)) > tol) return std::nullopt;
     const double u = (beta[i] - tol) / delta, v = (beta[i] + tol) / delta;
     c.lo = std::max(c.lo, std::min(u, v));
     c.hi = std::min(c.hi, std::max(u, v));
@@ -94,16 +87,16 @@ std::optional<Candidate> absolute_fit(const std::vector<TokenAngle>& ta, const C
   const TokenAngle& far = ta.back();
   if (far.p <= 0) return std::nullopt;
   std::optional<Candidate> found;
-  const auto first = static_cast<long long>(std::floor((rel.lo * far.p - far.alpha) / kTurn));
-  const auto last = static_cast<long long>(std::ceil((rel.hi * far.p - far.alpha) / kTurn));
+  const auto first = static_cast<long long>(std::floor((rel.lo * far.p - far.alpha) / kFullTurn));
+  const auto last = static_cast<long long>(std::ceil((rel.hi * far.p - far.alpha) / kFullTurn));
   if (last - first > 64) return std::nullopt;  // too many turns to tell apart
   for (long long n = first; n <= last; ++n) {
-    const double theta = (far.alpha + kTurn * static_cast<double>(n)) / far.p;
+    const double theta = (far.alpha + kFullTurn * static_cast<double>(n)) / far.p;
     Candidate c{theta};
     bool fits = true;
     for (const TokenAngle& t : ta) {
       const double tol = angle_tolerance(t.p, theta);
-      const double r = turn_wrapped(t.alpha - theta * t.p);
+      const double r = wrapped_angle(t.alpha - theta * t.p);
       if (std::fabs(r) > tol) {
         fits = false;
         break;
@@ -143,7 +136,7 @@ RecoveredPair recover_pair(const RopeData& d, const RopePlan& plan, std::size_t 
   if (a == ta.size()) return out;  // fewer than two positions
   // At integer positions θ and θ + 2π turn every row alike: θ is read in (-π, π] (every RoPE frequency is
   // below 1), one candidate per turn the anchor's Δ may hold.
-  const double base = turn_wrapped(ta[a + 1].alpha - ta[a].alpha) / delta, step = kTurn / delta;
+  const double base = wrapped_angle(ta[a + 1].alpha - ta[a].alpha) / delta, step = kFullTurn / delta;
   std::vector<Candidate> fits;
   for (double k = -std::ceil(std::numbers::pi / step) - 1; k <= std::ceil(std::numbers::pi / step) + 1; ++k) {
     const double theta0 = base + k * step;

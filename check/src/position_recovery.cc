@@ -7,22 +7,17 @@
 #include <map>
 #include <numbers>
 
+#include "rotation_angles.h"
+
 namespace pe::check {
 namespace {
-
-constexpr double kTwoPi = 2 * std::numbers::pi;
-
-double wrapped(double a) { return a - kTwoPi * std::nearbyint(a / kTwoPi); }
 
 struct PairAngle {
   double theta = 0, phi = 0, weight = 0;  // weight: |x_pair|, 0 when the pair carries nothing
 };
 
-// The angle an implementation may be off by at position p: sin/cos and the data's own rounding
-// (2e-3 rad, float32 or bfloat16 data of unit magnitude), and for a float32 angle its rounding, a few
-// u of p·θ.
 double tolerance(const PairAngle& a, double p, bool float32_angle) {
-  return 2e-3 + (float32_angle ? 8 * 0x1p-24 * p * a.theta : 0.0);
+  return angle_tolerance(p, a.theta, float32_angle);
 }
 
 }  // namespace
@@ -52,7 +47,7 @@ std::vector<RecoveredRow> recover_positions(const RopeData& d, const RopePlan& p
     bool f32 = false;  // first an accurate angle; then, if no position fits, a float32 one
     const auto fits = [&](std::int64_t p) {
       for (const PairAngle& a : angles) {
-        if (std::fabs(wrapped(a.phi - static_cast<double>(p) * a.theta)) >
+        if (std::fabs(wrapped_angle(a.phi - static_cast<double>(p) * a.theta)) >
             tolerance(a, static_cast<double>(p), f32))
           return false;
       }
@@ -80,10 +75,10 @@ std::vector<RecoveredRow> recover_positions(const RopeData& d, const RopePlan& p
       const PairAngle& a = angles[k];
       const double tol = tolerance(a, hi, f32);
       if (tol >= std::numbers::pi) return self(self, lo, hi, k + 1);
-      const double first = std::floor((lo * a.theta - a.phi - tol) / kTwoPi);
-      const double last = std::ceil((hi * a.theta - a.phi + tol) / kTwoPi);
+      const double first = std::floor((lo * a.theta - a.phi - tol) / kFullTurn);
+      const double last = std::ceil((hi * a.theta - a.phi + tol) / kFullTurn);
       for (double m = first; m <= last && found.size() < 2; ++m) {
-        const double center = (a.phi + kTwoPi * m) / a.theta, half = tol / a.theta;
+        const double center = (a.phi + kFullTurn * m) / a.theta, half = tol / a.theta;
         const double nlo = std::max(lo, center - half), nhi = std::min(hi, center + half);
         if (nlo <= nhi) self(self, nlo, nhi, k + 1);
       }

@@ -1,0 +1,20 @@
+// What position and frequency recovery share about a rotation's angle read back from data.
+#pragma once
+
+#include <cmath>
+#include <numbers>
+
+namespace pe::check {
+
+inline constexpr double kFullTurn = 2 * std::numbers::pi;
+
+// a reduced to (-π, π].
+inline double wrapped_angle(double a) { return a - kFullTurn * std::nearbyint(a / kFullTurn); }
+
+// The angle an implementation may be off by at angle p·θ: sin/cos and the data's own rounding (2e-3 rad,
+// float32 or bfloat16 data of unit magnitude) and, for a float32 angle, its rounding, a few u of p·θ.
+inline double angle_tolerance(double p, double theta, bool float32_angle = true) {
+  return 2e-3 + (float32_angle ? 8 * 0x1p-24 * std::fabs(p * theta) : 0.0);
+}
+
+}  // namespace pe::check
