@@ -17,7 +17,8 @@ namespace pe::bench {
 namespace {
 
 // A [T, 32, 128] float32 batch at positions 0..T-1: x, and y rotated by rope.scalar_f32 (a correct
-// float32 kernel, so the check passes as a user's gate would). x as doubles in huge pages for the goldens;
+// float32 kernel, so the check passes as a user's gate would; or the same kernel given other parameters
+// than the check's, so that the check fails and diagnoses). x as doubles in huge pages for the goldens;
 // x and y as float32 in ordinary pages for check, read in place as the front ends hand them over (a mapped
 // .npy file, a numpy array).
 struct Batch {
@@ -26,7 +27,8 @@ struct Batch {
   std::vector<double> x32_store, y32_store;
   float *x32 = nullptr, *y32 = nullptr;
   RopeParams params{128, 0, 10000.0, Layout::HalfSplit};
-  explicit Batch(std::size_t tokens, bool rotate) : positions(tokens) {
+  explicit Batch(std::size_t tokens, bool rotate, const RopeParams& kernel = {128, 0, 10000.0, Layout::HalfSplit})
+      : positions(tokens) {
     check::resize_large(x, tokens * 32 * 128);
     for (std::size_t t = 0; t < tokens; ++t) positions[t] = static_cast<std::int64_t>(t);
     for (std::size_t i = 0; i < x.size(); ++i)
@@ -34,7 +36,7 @@ struct Batch {
     if (!rotate) return;
     harness::TypedBuffer buf(DType::F32, x.size());
     for (std::size_t i = 0; i < x.size(); ++i) buf.set(i, x[i]);
-    rope_apply(*find_variant("rope.scalar_f32"), RopePlan(params), positions, 32, buf.view());
+    rope_apply(*find_variant("rope.scalar_f32"), RopePlan(kernel), positions, 32, buf.view());
     check::resize_large(x32_store, x.size() / 2 + 1);
     check::resize_large(y32_store, x.size() / 2 + 1);
     x32 = reinterpret_cast<float*>(x32_store.data());
@@ -60,6 +62,38 @@ void check_rope_benchmark(benchmark::State& state, std::size_t tokens) {
   record_pace(state, pace_before);
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * b.x.size()));
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * b.x.size() * 2 * sizeof(float)));
+}
+
+// Llama-3 (factor 8, low 1, high 4) with original_max_position 2048 where the check is given 8192 (issue
+// 32's first class): the check, then its whole diagnosis (known conventions, positions and frequencies read
+// back, the fit). Its time less check/rope/f32/T4096's is the diagnosis's.
+void diagnose_rope_benchmark(benchmark::State& state) {
+  constexpr std::size_t tokens = 4096;
+  RopeScaling llama3;
+  llama3.type = RopeScalingType::Llama3;
+  llama3.factor = 8;
+  llama3.original_max_position = 2048;
+  const Batch b(tokens, true, RopeParams{128, 0, 500000.0, Layout::HalfSplit, llama3});
+  check::RopeRequest r;
+  r.x = {{}, {tokens, 32, 128}, DType::F32, "x", b.x32};
+  r.y = {{}, {tokens, 32, 128}, DType::F32, "y", b.y32};
+  r.positions.values = b.positions;
+  r.options.layout = "halfsplit";
+  r.options.base = 500000;
+  r.options.given = {"base", "layout"};
+  r.options.scaling.scaling = "llama3";
+  r.options.scaling.factor = 8;
+  r.options.scaling.original_max_position = 8192;
+  r.options.scaling.given = {"scaling", "factor", "original_max_position"};
+  const double pace_before = pace_ns();
+  for (auto _ : state) {
+    const check::Report report = check::check_rope(r, check::Names());
+    if (report.passed || report.text.find("original_max_position 2048 (given 8192)") == std::string::npos)
+      state.SkipWithError("the diagnosis did not name the kernel's original_max_position");
+    benchmark::DoNotOptimize(report.text.data());
+  }
+  record_pace(state, pace_before);
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * b.x.size()));
 }
 
 void reference_rope_benchmark(benchmark::State& state, std::size_t tokens) {
@@ -89,6 +123,10 @@ int register_check_benchmarks(const Options& options) {
   }
   if (const std::string name = "check/rope/f32/T256/H32/D128"; wanted(name)) {
     benchmark::RegisterBenchmark(name.c_str(), check_rope_benchmark, 256)->Unit(benchmark::kMillisecond);
+    ++count;
+  }
+  if (const std::string name = "diagnose/rope/f32/T4096/H32/D128"; wanted(name)) {
+    benchmark::RegisterBenchmark(name.c_str(), diagnose_rope_benchmark)->Unit(benchmark::kMillisecond);
     ++count;
   }
   if (const std::string name = "reference/rope/f32/T2048/H32/D128"; wanted(name)) {
