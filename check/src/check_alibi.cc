@@ -20,23 +20,36 @@ std::vector<std::int64_t> positions_of(const std::vector<std::int64_t>& given, s
   return given;
 }
 
-void report_fits(const std::vector<AlibiFit>& fits, Report& out) {
+// The best fits; a claim when the best fits ten times better than the given and within 16 units of the
+// data type's rounding (relative to the bias, as the residuals are), with what supports it.
+void report_fits(const std::vector<AlibiFit>& fits, DType dtype, Report& out) {
   nlohmann::json candidates = nlohmann::json::array();
   for (const AlibiFit& f : fits)
     candidates.push_back({{"convention", f.description}, {"residual", f.residual}});
   out.j["diagnosis"] = candidates;
+  out.j["explanations"] = nlohmann::json::array();
   out.say("\ndiagnosis (ALiBi conventions, long double model, max residual relative to the bias):\n");
   for (std::size_t k = 0; k < std::min<std::size_t>(3, fits.size()); ++k)
     out.say("  {:.3g}  {}\n", fits[k].residual, fits[k].description);
   const auto given = std::find_if(fits.begin(), fits.end(),
                                   [](const AlibiFit& f) { return f.description == "the conventions given"; });
   const AlibiFit& best = fits.front();
+  const double tolerance = 16 * unit_roundoff(dtype);
   if (best.description == "the conventions given" || best.residual >= given->residual / 10) {
     out.say("no known convention fits better than the one given: the error is the implementation's\n");
+  } else if (best.residual > tolerance) {
+    out.say(
+        "undetermined: the closest known convention, {}, leaves {:.3g}, more than the {:.3g} of {} data "
+        "(16 units of its rounding); the conventions given leave {:.3g}\n",
+        best.description, best.residual, tolerance, to_string(dtype), given->residual);
   } else {
-    out.say("the data fits: {} (residual {:.3g}; the conventions given leave {:.3g})\n", best.description,
-            best.residual, given->residual);
+    const std::string support = fmt::format(
+        "max residual {:.3g} relative to the bias, within 16 units of {} rounding ({:.3g}); the conventions "
+        "given leave {:.3g}",
+        best.residual, to_string(dtype), tolerance, given->residual);
+    out.say("the data fits: {} ({})\n", best.description, support);
     out.j["fits"] = best.description;
+    out.j["explanations"].push_back({{"fits", best.description}, {"support", support}});
   }
 }
 
@@ -112,7 +125,7 @@ Report check_alibi(const AlibiRequest& r, const Names& names) {
       {"queries", queries.empty() ? nlohmann::json() : nlohmann::json{queries.front(), queries.back()}},
       {"keys", keys.empty() ? nlohmann::json() : nlohmann::json{keys.front(), keys.back()}}};
   report_verdict(bands, budget, out, &tally);
-  if (!bands.pass()) report_fits(diagnose_alibi(data.values, params, queries, keys), out);
+  if (!bands.pass()) report_fits(diagnose_alibi(data.values, params, queries, keys), data.dtype, out);
   return out;
 }
 

@@ -100,8 +100,14 @@ Report check_nope(const RopeRequest& r, const Resolved& v, const AttnTemperature
   Convention given{default_layout(Family::Rope), o.base};
   given.rotated = false;
   given.temperature = t;
-  if (!bands.pass() && bands.max_abs() >= 1e-3)
-    print_diagnosis(diagnose_nope({x.values, y.values, batch, hd, hd}, given), given, bands, out);
+  if (!bands.pass() && bands.max_abs() >= 1e-3) {
+    double magnitude = 0;
+    for (const double e : x.values) magnitude = std::isfinite(e) ? std::max(magnitude, std::fabs(e)) : magnitude;
+    std::int64_t top = 0;
+    for (std::size_t k = 0; k < batch.tokens(); ++k) top = std::max(top, batch.position(k));
+    print_diagnosis(diagnose_nope({x.values, y.values, batch, hd, hd}, given), given, bands, out,
+                    fit_tolerance(y.dtype, magnitude, top));
+  }
   return out;
 }
 
@@ -243,12 +249,12 @@ Report check_rope(const RopeRequest& r, const Names& names) {
     if (bands.pass() && !against.b().pass()) {  // the diagnosis is the wrong one's
       out.say("\nB ({}):", b.name);
       diagnose_rope_output({xd.values, b.values, batch, hd, plan.rotary_dim(), params.scaling}, plan, given,
-                           against.b(), over_b, out, alternatives);
+                           against.b(), over_b, out, alternatives, r.against->dtype);
       return out;
     }
   }
   diagnose_rope_output({xd.values, yd.values, batch, hd, plan.rotary_dim(), params.scaling}, plan, given,
-                       bands, over, out, alternatives);
+                       bands, over, out, alternatives, yd.dtype);
   return out;
 }
 

@@ -1,6 +1,8 @@
 // An outside sinusoidal table [positions, dim] against the exact reference (check.h).
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "against.h"
 #include "diagnosis.h"
 #include "pe/check/check.h"
@@ -74,8 +76,11 @@ Report check_sinusoidal(const SinusoidalRequest& r, const Names& names) {
   const harness::Measurement& failing = b_only ? against->b() : bands;
   if (!failing.pass() && failing.max_abs() >= 1e-3) {
     if (b_only) out.say("\nB ({}):", r.against->name);
+    // Every sin and cos is within [-1, 1].
     print_diagnosis(diagnose_sinusoidal(b_only ? b->values : a.values, plan.dim(), positions, given), given,
-                    failing, out);
+                    failing, out,
+                    fit_tolerance(b_only ? r.against->dtype : a.dtype, 1.0,
+                                  *std::max_element(positions.begin(), positions.end())));
   }
   return out;
 }

@@ -260,7 +260,7 @@ std::vector<Fit> diagnose_sinusoidal(std::span<const double> table, std::size_t 
         worst = std::max({worst, std::isnan(e1) ? INFINITY : e1, std::isnan(e2) ? INFINITY : e2});
       }
     }
-    fits.push_back({c, worst});
+    fits.push_back({c, worst, rows.size()});
   }
   return ranked(fits);
 }
@@ -417,7 +417,7 @@ std::vector<Fit> best_first(const RopeData& d, const std::vector<Convention>& al
   for (const Convention& c : all) {
     const bool is_given = describe(c, given) == "the conventions given";
     const double cutoff = is_given || best.size() < 3 ? INFINITY : best[2];
-    fits.push_back({c, rope_residual(d, c, tokens, heads, cutoff)});
+    fits.push_back({c, rope_residual(d, c, tokens, heads, cutoff), tokens.size() * heads.size()});
     best.insert(std::upper_bound(best.begin(), best.end(), fits.back().residual), fits.back().residual);
   }
   return ranked(fits);

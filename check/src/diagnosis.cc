@@ -14,8 +14,25 @@
 
 namespace pe::check {
 
+FitTolerance fit_tolerance(DType dtype, double max_magnitude, std::int64_t max_position) {
+  const double data = 16 * unit_roundoff(dtype), angle = 4 * 0x1p-24 * (static_cast<double>(max_position) + 1);
+  return {(data + angle) * max_magnitude,
+          fmt::format("16 units of {} rounding and a float32 angle's at position {} on |value| {:.3g}",
+                      to_string(dtype), max_position, max_magnitude)};
+}
+
+namespace {
+void claim(const Claim& c, Report& out) {
+  out.say("the data fits: {} ({})\n", c.fits, c.support);
+  if (!out.j.contains("fits")) out.j["fits"] = c.fits;
+  if (!out.j.contains("explanations")) out.j["explanations"] = nlohmann::json::array();
+  out.j["explanations"].push_back({{"fits", c.fits}, {"support", c.support}});
+}
+}  // namespace
+
 void print_diagnosis(const std::vector<Fit>& fits, const Convention& given, const harness::Measurement& bands,
-                     Report& out, const std::string& recovered) {
+                     Report& out, const FitTolerance& tolerance, const std::vector<std::string>& notes,
+                     const std::vector<Claim>& claims) {
   if (bands.pass() || bands.max_abs() < 1e-3) return;
   // The best ten (the others stop once they cannot rank among the best three: their residuals are
   // lower bounds) and the conventions given.
@@ -26,6 +43,7 @@ void print_diagnosis(const std::vector<Fit>& fits, const Convention& given, cons
       candidates.push_back({{"convention", what}, {"residual", fits[k].residual}});
   }
   out.j["diagnosis"] = candidates;
+  out.j["explanations"] = nlohmann::json::array();
   const auto it = std::find_if(fits.begin(), fits.end(), [&](const Fit& f) {
     return describe(f.convention, given) == "the conventions given";
   });
@@ -42,24 +60,29 @@ void print_diagnosis(const std::vector<Fit>& fits, const Convention& given, cons
   }
   if (it != fits.end() && std::find(shown.begin(), shown.end(), "the conventions given") == shown.end())
     out.say("  {:.3g}  the conventions given\n", given_residual);
+  for (const std::string& n : notes) out.say("{}\n", n);
   const Fit& best = fits.front();
-  if (!recovered.empty()) out.j["positions_recovered"] = recovered;
-  const bool undetermined = recovered.rfind("positions undetermined", 0) == 0;
-  if (undetermined) out.say("positions read back from the data: {}\n", recovered.substr(10));
-  if ((describe(best.convention, given) == "the conventions given" || best.residual >= given_residual / 10) &&
-      !recovered.empty() && !undetermined) {
-    out.say("the data fits: {}\n", recovered);
-    out.j["fits"] = recovered;
-  } else if (describe(best.convention, given) == "the conventions given" ||
-             best.residual >= given_residual / 10) {
+  const std::string best_words = describe(best.convention, given);
+  const bool better = best_words != "the conventions given" && best.residual < given_residual / 10;
+  if (better && best.residual <= tolerance.value) {
+    claim({best_words,
+           fmt::format("max residual {:.3g} over {} sampled rows, within {:.3g}: {}; the conventions given "
+                       "leave {:.3g}",
+                       best.residual, best.rows, tolerance.value, tolerance.basis, given_residual)},
+          out);
+  } else if (better) {
+    out.say(
+        "undetermined: the closest known convention, {}, leaves {:.3g} over {} sampled rows, more than the "
+        "{:.3g} a kernel of it would ({}); the conventions given leave {:.3g}\n",
+        best_words, best.residual, best.rows, tolerance.value, tolerance.basis, given_residual);
+  }
+  // A convention within its tolerance explains every sampled row; what was read back only adds to it.
+  if (!(better && best.residual <= tolerance.value))
+    for (const Claim& c : claims) claim(c, out);
+  if (!better && claims.empty())
     out.say(
         "no known convention fits better than the one given: the error is the implementation's, or a check "
         "argument the diagnosis does not model\n");
-  } else {
-    out.say("the data fits: {} (residual {:.3g}; the conventions given leave {:.3g})\n",
-            describe(best.convention, given), best.residual, given_residual);
-    out.j["fits"] = describe(best.convention, given);
-  }
 }
 
 std::vector<Convention> other_layers(const std::vector<HfRopeSetting>& settings, const Convention& given,
@@ -85,8 +108,10 @@ std::vector<Convention> other_layers(const std::vector<HfRopeSetting>& settings,
 }
 
 namespace {
-// The frequencies read back, in words when they differ from the given ones, and pair by pair in the JSON.
-void report_frequencies(const RecoveredFrequencies& r, const RopePlan& plan, Report& out) {
+// The frequencies read back: their pattern as a note when they differ from the given ones (pair by pair in
+// the JSON), and the fit as a claim.
+void frequencies_read_back(const RecoveredFrequencies& r, const RopePlan& plan, const RopeBatch& batch,
+                           Report& out, std::vector<std::string>& notes, std::vector<Claim>& claims) {
   const std::string words = frequency_pattern(r, plan);
   nlohmann::json pairs = nlohmann::json::array();
   for (const RecoveredPair& p : r.pairs) {
@@ -100,18 +125,26 @@ void report_frequencies(const RecoveredFrequencies& r, const RopePlan& plan, Rep
   }
   out.j["frequencies_read_back"] = {{"tokens", r.tokens}, {"words", words}, {"pairs", pairs}};
   if (words.empty()) return;
-  out.say("{}\n", words);
+  notes.push_back(words);
   if (const auto fit = fit_frequencies(r, plan.params())) {
-    out.say("the frequencies read back fit: {} (every one of the {} determined pairs within its interval)\n",
-            fit->words, fit->pairs);
+    claims.push_back({fit->words, fmt::format("frequencies read back from {} tokens x {} heads: every one of "
+                                              "the {} determined pairs (of {}) within its interval",
+                                              r.tokens, batch.heads, fit->pairs, r.pairs.size())});
     out.j["frequencies_read_back"]["fit"] = fit->words;
   }
+}
+
+double max_magnitude(std::span<const double> v) {
+  double m = 0;
+  for (const double a : v)
+    if (std::isfinite(a)) m = std::max(m, std::fabs(a));
+  return m;
 }
 }  // namespace
 
 void diagnose_rope_output(const RopeData& data, const RopePlan& plan, const Convention& given,
                           const harness::Measurement& bands, const std::vector<bool>& over, Report& out,
-                          const std::vector<Convention>& alternatives) {
+                          const std::vector<Convention>& alternatives, DType dtype) {
   const RopeBatch& batch = data.batch;
   const std::size_t heads = batch.heads;
   // Rows a fast path skipped: when they hold every failure, that is the whole diagnosis.
@@ -123,26 +156,38 @@ void diagnose_rope_output(const RopeData& data, const RopePlan& plan, const Conv
     const std::string words = unrotated_words(skipped, only_cause);
     out.j["unrotated_rows"] = skipped.count;
     if (only_cause) {
-      out.say("\nthe data fits: {}\n", words);
-      out.j["fits"] = words;
+      out.say("\n");
+      claim({words, fmt::format("every one of the {} rows over budget holds its input bit for bit",
+                                std::count(over.begin(), over.end(), true))},
+            out);
       return;
     }
     out.say("\nalso: {}\n", words);
   }
-  if (!bands.pass() && bands.max_abs() >= 1e-3) {
-    std::string recovered;
-    if (plan.params().form.is_text()) {  // one position axis: read each sampled row's position back
-      std::vector<std::size_t> tokens;
-      const std::size_t n = batch.tokens(), step = std::max<std::size_t>(1, n / 32);
-      for (std::size_t t = 0; t < n; t += step) tokens.push_back(t);
-      std::int64_t top = std::int64_t{1} << 31;
-      for (std::size_t t = 0; t < n; ++t) top = std::max(top, 2 * batch.position(t));
-      recovered = position_pattern(data, recover_positions(data, plan, tokens, std::min(top, kMaxPosition)));
-    }
-    print_diagnosis(diagnose_rope(data, given, alternatives), given, bands, out, recovered);
-    if (plan.params().form.is_text() && given.temperature.type == AttnTemperatureType::None)
-      report_frequencies(recover_frequencies(data, plan), plan, out);
+  if (bands.pass() || bands.max_abs() < 1e-3) return;
+  std::vector<std::string> notes;
+  std::vector<Claim> claims;
+  std::int64_t top = 0;
+  for (std::size_t t = 0; t < batch.tokens(); ++t) top = std::max(top, batch.position(t));
+  if (plan.params().form.is_text()) {  // one position axis: read each sampled row's position back
+    std::vector<std::size_t> tokens;
+    const std::size_t n = batch.tokens(), step = std::max<std::size_t>(1, n / 32);
+    for (std::size_t t = 0; t < n; t += step) tokens.push_back(t);
+    const PositionPattern positions = position_pattern(
+        data, recover_positions(data, plan, tokens, std::min(std::max(std::int64_t{1} << 31, 2 * top), kMaxPosition)));
+    if (!positions.words.empty()) out.j["positions_recovered"] = positions.words;
+    if (positions.fits)
+      claims.push_back({positions.words, positions.support});
+    else if (!positions.words.empty())
+      notes.push_back(fmt::format("positions read back from the data: {}",
+                                  positions.words.rfind("positions ", 0) == 0 ? positions.words.substr(10)
+                                                                              : positions.words));
+    if (given.temperature.type == AttnTemperatureType::None)
+      frequencies_read_back(recover_frequencies(data, plan), plan, batch, out, notes, claims);
   }
+  const FitTolerance tolerance =
+      fit_tolerance(dtype, std::max(max_magnitude(data.y), max_magnitude(data.x)), top);
+  print_diagnosis(diagnose_rope(data, given, alternatives), given, bands, out, tolerance, notes, claims);
 }
 
 }  // namespace pe::check

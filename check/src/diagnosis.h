@@ -14,11 +14,29 @@
 
 namespace pe::check {
 
-// The best three candidates and the given convention's residual; "the data fits: ..." names the best
-// when it fits ten times better than the given, else `recovered` (the positions read back) when there
-// is a pattern. Nothing when the data passes or misses by less than 1e-3.
+// A claim that the data fits a hypothesis, and what supports it (rows, pairs, the residual against its
+// tolerance): printed as "the data fits: <fits> (<support>)" and kept in the JSON's "explanations".
+struct Claim {
+  std::string fits, support;
+};
+
+// The residual a correct kernel of a hypothesis leaves against the hypothesis's long double model: 16 units
+// of the data type's rounding on the data's largest magnitude, and a float32 angle's (p·θ and θ each
+// rounded: 4·2^-24·(p + 1) radians) at the largest position on that magnitude. A convention "fits" only
+// within it; `basis` says so in words.
+struct FitTolerance {
+  double value = INFINITY;
+  std::string basis;
+};
+FitTolerance fit_tolerance(DType dtype, double max_magnitude, std::int64_t max_position);
+
+// The best three candidates and the given convention's residual, then what was read back (`notes`), then
+// the claims: the best candidate when it fits ten times better than the given and within `tolerance`
+// (otherwise "undetermined" with its residual), and `claims` (positions, frequencies read back). Nothing
+// when the data passes or misses by less than 1e-3.
 void print_diagnosis(const std::vector<Fit>& fits, const Convention& given, const harness::Measurement& bands,
-                     Report& out, const std::string& recovered = "");
+                     Report& out, const FitTolerance& tolerance, const std::vector<std::string>& notes = {},
+                     const std::vector<Claim>& claims = {});
 
 // With a model config, the model's other layer types' RoPE (Gemma-3's sliding layers for a full one) as
 // candidates named by their layer type: the per-layer mix-up (vLLM PR #29111, llama.cpp #14367). Their
@@ -30,8 +48,9 @@ std::vector<Convention> other_layers(const std::vector<HfRopeSetting>& settings,
 // A failing RoPE output, explained: rows a fast path skipped (when they hold every failure, that is
 // the whole diagnosis), else the conventions and check arguments that fit and the positions read back.
 // `over`: the rows (token·heads + head) with an element over budget.
+// `dtype`: the output's, for the tolerance of a claim.
 void diagnose_rope_output(const RopeData& data, const RopePlan& plan, const Convention& given,
                           const harness::Measurement& bands, const std::vector<bool>& over, Report& out,
-                          const std::vector<Convention>& alternatives);
+                          const std::vector<Convention>& alternatives, DType dtype);
 
 }  // namespace pe::check

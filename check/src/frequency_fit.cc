@@ -11,25 +11,186 @@
 namespace pe::check {
 namespace {
 
-// Whether every determined pair's interval holds the candidate's frequency (widened by a float32
-// frequency's rounding, which a kernel's table carries).
-std::size_t pairs_inside(const RecoveredFrequencies& r, const RopeParams& candidate) {
+// A hypothesis: a plan's frequencies, perhaps with YaRN's blend inverted, seen through positions divided
+// by `scale`; `changes`: how many of the given parameters it changes (fewest first).
+struct Candidate {
+  RopeParams params;
+  double scale = 1;
+  bool inverted = false;
+  std::size_t changes = 0;
+};
+
+// The candidate's frequencies as the rows see them; nullopt for parameters no plan takes.
+std::optional<std::vector<double>> table_of(const Candidate& c) {
   std::optional<RopePlan> plan;
   try {
-    plan.emplace(candidate);
+    plan.emplace(c.params);
   } catch (const InvalidArgument&) {
-    return 0;
+    return std::nullopt;
   }
-  std::size_t inside = 0;
-  for (const RecoveredPair& p : r.pairs) {
-    if (!p.theta) continue;
-    const double w = plan->inv_freq()[p.pair], slack = 4 * 0x1p-24 * std::fabs(w);
-    if (p.lo - slack <= w && w <= p.hi + slack) ++inside;
-  }
-  return inside;
+  std::vector<double> w(plan->inv_freq().begin(), plan->inv_freq().end());
+  // YaRN's θ'_j = θ_j·g_j with g_j = (1 - e_j)/s + e_j (e_j = 1 - ramp): the other blend is g'_j = 1 + 1/s - g_j.
+  if (c.inverted)
+    for (std::size_t j = 0; j < w.size(); ++j)
+      w[j] = w[j] / plan->gain()[j] * (1 + 1 / c.params.scaling.factor - plan->gain()[j]);
+  for (double& v : w) v /= c.scale;
+  return w;
+}
+
+// A frequency's interval widened by a float32 frequency's rounding, which a kernel's table carries.
+bool inside(const RecoveredPair& p, double w) {
+  const double slack = 4 * 0x1p-24 * std::fabs(w);
+  return p.lo - slack <= w && w <= p.hi + slack;
+}
+
+std::size_t pairs_inside(const RecoveredFrequencies& r, const std::vector<double>& w) {
+  std::size_t n = 0;
+  for (const RecoveredPair& p : r.pairs) n += p.theta && inside(p, w[p.pair]) ? 1 : 0;
+  return n;
 }
 
 std::string number(double v) { return fmt::format("{:g}", v); }
+
+// Factors as configs write them: the estimate rounded to a quarter when it is that close.
+double tidy(double f, double relative = 1e-3) {
+  const double q = std::round(f * 4) / 4;
+  return q != 0 && std::fabs(q - f) <= relative * std::fabs(f) ? q : f;
+}
+
+// The position scale s that puts w_j / s inside every determined pair's interval: the middle of their
+// intersection (a quarter when one lies inside); nullopt when they do not intersect.
+std::optional<double> scale_between(const RecoveredFrequencies& r, const std::vector<double>& w) {
+  double lo = 0, hi = INFINITY;
+  for (const RecoveredPair& p : r.pairs) {
+    if (!p.theta || !(p.lo > 0)) continue;
+    lo = std::max(lo, w[p.pair] / p.hi * (1 - 4 * 0x1p-24));
+    hi = std::min(hi, w[p.pair] / p.lo * (1 + 4 * 0x1p-24));
+  }
+  if (!(lo <= hi) || !std::isfinite(hi)) return std::nullopt;
+  const double mid = 0.5 * (lo + hi), q = std::round(mid * 4) / 4;
+  return q >= lo && q <= hi && q > 0 ? q : mid;
+}
+
+// The median of a_j / θ̂_j over determined pairs in [from, to).
+double median_ratio(const RecoveredFrequencies& r, std::span<const double> a, std::size_t from,
+                    std::size_t to) {
+  std::vector<double> v;
+  for (const RecoveredPair& p : r.pairs)
+    if (p.theta && p.pair >= from && p.pair < to && *p.theta > 0) v.push_back(a[p.pair] / *p.theta);
+  if (v.empty()) return 1;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+// How many of a Llama-3 or YaRN candidate's fields differ from the given scaling's (3: another method).
+std::size_t changes(const RopeScaling& c, const RopeScaling& g) {
+  if (c.type != g.type) return 3;
+  const bool llama3 = c.type == RopeScalingType::Llama3;
+  return (c.factor != g.factor) + (c.original_max_position != g.original_max_position) +
+         (llama3 ? (c.low_freq_factor != g.low_freq_factor) + (c.high_freq_factor != g.high_freq_factor)
+                 : (c.beta_fast != g.beta_fast) + (c.beta_slow != g.beta_slow));
+}
+
+// The base b and position scale s of θ̂_j = b^(-2j/d) / s, by least squares on log θ̂_j.
+std::pair<double, double> base_and_scale(const RecoveredFrequencies& r, std::size_t d) {
+  double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (const RecoveredPair& p : r.pairs) {
+    if (!p.theta || *p.theta <= 0) continue;
+    const double x = 2.0 * static_cast<double>(p.pair) / static_cast<double>(d), y = std::log(*p.theta);
+    n += 1, sx += x, sy += y, sxx += x * x, sxy += x * y;
+  }
+  const double slope = (n * sxy - sx * sy) / (n * sxx - sx * sx), intercept = (sy - slope * sx) / n;
+  return {std::exp(-slope), std::exp(-intercept)};
+}
+
+// Every hypothesis, the positions divided by `scale` (1: not): another base (NTK's and dynamic's among
+// them), no scaling, a linear factor, Llama-3 and YaRN over their parameters' usual grids (factors
+// estimated from the slow pairs), YaRN's blend inverted.
+std::vector<Candidate> candidates(const RecoveredFrequencies& r, const RopeParams& given, double scale) {
+  RopeParams plain_params = given;
+  plain_params.scaling = {};
+  const RopePlan plain(plain_params);
+  const std::size_t n = plain.n_pairs(), d = plain.rotary_dim();
+  const RopeScaling& g = given.scaling;
+  const bool scaled = g.type != RopeScalingType::None;
+  const std::size_t extra = scale != 1 ? 1 : 0;
+  RecoveredFrequencies unscaled = r;  // θ̂ as the rows would show it at undivided positions
+  for (RecoveredPair& p : unscaled.pairs)
+    if (p.theta) *p.theta *= scale, p.lo *= scale, p.hi *= scale;
+  std::vector<Candidate> out;
+  const auto add = [&](std::size_t c, RopeParams p, bool inverted = false) {
+    out.push_back({p, scale, inverted, c + extra});
+  };
+  // The given method with the positions divided: every parameter as given (without a method or with the
+  // linear one, that is the linear candidate below).
+  if (scale != 1 && g.type != RopeScalingType::None && g.type != RopeScalingType::Linear) add(0, given);
+  // Another base: b from the least-squares line (the scale is already out); NTK's and dynamic's bases are
+  // their methods' factor and length.
+  if (const auto [b, s] = base_and_scale(unscaled, d); std::isfinite(b) && b > 1) {
+    for (const double base : {b, std::round(b), std::round(b / 1000) * 1000}) {
+      RopeParams c = plain_params;
+      c.base = base;
+      add(scaled ? 2 : 1, c);
+    }
+    const double ratio = std::pow(b / given.base, static_cast<double>(d - 2) / static_cast<double>(d));
+    if (g.type == RopeScalingType::Ntk) {
+      RopeParams c = given;
+      c.scaling.factor = tidy(ratio);
+      add(1, c);
+    }
+    if (g.type == RopeScalingType::Dynamic && g.factor > 1) {
+      RopeParams c = given;  // base' = b·(s·n/L - (s - 1))^(d/(d-2))
+      c.scaling.seq_len = static_cast<std::int64_t>(
+          std::llround(static_cast<double>(g.original_max_position) * (ratio + g.factor - 1) / g.factor));
+      add(1, c);
+    }
+  }
+  if (scaled) add(1, plain_params);
+  {
+    RopeParams c = plain_params;
+    c.scaling.type = RopeScalingType::Linear;
+    c.scaling.factor = tidy(median_ratio(unscaled, plain.inv_freq(), 0, n));
+    add(g.type == RopeScalingType::Linear ? 1 : 2, c);
+  }
+  std::vector<double> originals = {256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072};
+  if (g.original_max_position > 0) originals.push_back(static_cast<double>(g.original_max_position));
+  for (const double original : originals) {
+    for (const double low : {1.0, 2.0, 4.0}) {
+      for (const double high : {1.0, 2.0, 4.0, 8.0, 16.0}) {
+        if (high < low) continue;
+        std::size_t from = n;
+        for (std::size_t j = 0; j < n; ++j)
+          if (2 * std::numbers::pi / plain.inv_freq()[j] > original / low) {
+            from = j;
+            break;
+          }
+        RopeParams c = plain_params;
+        c.scaling.type = RopeScalingType::Llama3;
+        c.scaling.factor = tidy(median_ratio(unscaled, plain.inv_freq(), from, n));
+        c.scaling.low_freq_factor = low;
+        c.scaling.high_freq_factor = high;
+        c.scaling.original_max_position = static_cast<std::int64_t>(original);
+        add(changes(c.scaling, g), c);
+      }
+    }
+  }
+  for (const double original : originals) {
+    for (const double fast : {32.0, 16.0, 64.0, 8.0, 1.0}) {
+      for (const double slow : {1.0, 2.0, 0.5, 32.0}) {
+        RopeParams c = plain_params;
+        c.scaling.type = RopeScalingType::Yarn;
+        c.scaling.factor = tidy(median_ratio(unscaled, plain.inv_freq(), n - std::max<std::size_t>(1, n / 8), n));
+        c.scaling.beta_fast = fast;
+        c.scaling.beta_slow = slow;
+        c.scaling.original_max_position = static_cast<std::int64_t>(original);
+        c.scaling.truncate = g.type == RopeScalingType::Yarn ? g.truncate : true;
+        add(changes(c.scaling, g), c);
+        if (c.scaling.factor > 1) add(changes(c.scaling, g) + 1, c, true);
+      }
+    }
+  }
+  return out;
+}
 
 // "factor 16 (given 8), original_max_position 2048 (given 8192)": the fields that differ.
 std::string differences(const RopeParams& fit, const RopeParams& given) {
@@ -46,7 +207,7 @@ std::string differences(const RopeParams& fit, const RopeParams& given) {
   if (fit.base != given.base)
     parts.push_back(fmt::format("base {} (given {})", number(fit.base), number(given.base)));
   const bool scaled = f.type != RopeScalingType::None;
-  field("factor", f.factor, g.factor, scaled);
+  field("factor", f.factor, g.factor, scaled && f.type != RopeScalingType::LongRope);
   field("low_freq_factor", f.low_freq_factor, g.low_freq_factor, f.type == RopeScalingType::Llama3);
   field("high_freq_factor", f.high_freq_factor, g.high_freq_factor, f.type == RopeScalingType::Llama3);
   field("beta_fast", f.beta_fast, g.beta_fast, f.type == RopeScalingType::Yarn);
@@ -54,121 +215,125 @@ std::string differences(const RopeParams& fit, const RopeParams& given) {
   field("original_max_position", static_cast<double>(f.original_max_position),
         static_cast<double>(g.original_max_position),
         f.type == RopeScalingType::Llama3 || f.type == RopeScalingType::Yarn);
+  field("seq_len", static_cast<double>(f.seq_len), static_cast<double>(g.seq_len),
+        f.type == RopeScalingType::Dynamic);
   std::string method = same_method ? std::string(to_string(f.type))
                                    : fmt::format("{} (given {})", to_string(f.type), to_string(g.type));
   if (!scaled) method = same_method ? "" : fmt::format("no scaling (given {})", to_string(g.type));
   std::string out = method;
   for (const std::string& p : parts) out += (out.empty() ? "" : ", ") + p;
-  return out;
+  // Another base that is NTK's for a round factor: say so.
+  if (fit.base != given.base && !scaled) {
+    const double d = static_cast<double>(fit.rotary_dim != 0 ? fit.rotary_dim : fit.head_dim);
+    const double s = std::pow(fit.base / given.base, (d - 2) / d);
+    if (s > 1.01 && tidy(s, 1e-4) != s) out += fmt::format(": NTK's base for factor {}", number(tidy(s, 1e-4)));
+  }
+  return out.empty() ? "frequencies as given" : out;
 }
 
-// The median of θ_plain,j / θ̂_j over determined pairs at or beyond `from` (the divided ones).
-double median_divisor(const RecoveredFrequencies& r, const RopePlan& plain, std::size_t from) {
-  std::vector<double> v;
-  for (const RecoveredPair& p : r.pairs)
-    if (p.theta && p.pair >= from && *p.theta > 0) v.push_back(plain.inv_freq()[p.pair] / *p.theta);
-  if (v.empty()) return 1;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-  return v[v.size() / 2];
-}
-
-// Factors as configs write them: the estimate rounded to a quarter when it is that close.
-double tidy(double f) {
-  const double q = std::round(f * 4) / 4;
-  return std::fabs(q - f) <= 1e-3 * f ? q : f;
-}
-
-// How many of a Llama-3 or YaRN candidate's fields differ from the given scaling's (3: another method).
-std::size_t changes(const RopeScaling& c, const RopeScaling& g) {
-  if (c.type != g.type) return 3;
-  const bool llama3 = c.type == RopeScalingType::Llama3;
-  return (c.factor != g.factor) + (c.original_max_position != g.original_max_position) +
-         (llama3 ? (c.low_freq_factor != g.low_freq_factor) + (c.high_freq_factor != g.high_freq_factor)
-                 : (c.beta_fast != g.beta_fast) + (c.beta_slow != g.beta_slow));
+// The gain read back against the attention factors the methods apply: unnamed when it is the fitted
+// method's own (within 2e-3 relative, the recovered gain's spread), else which one it is.
+std::optional<std::string> gain_words(double gain, const RopePlan& fit, const RopePlan& given) {
+  const double own = fit.attention_factor();
+  const auto near = [gain](double v) { return std::fabs(gain - v) <= 2e-3 * v; };
+  if (gain <= 0 || near(own)) return std::nullopt;
+  const RopeScaling& g = given.params().scaling;
+  const double s = fit.params().scaling.type != RopeScalingType::None ? fit.params().scaling.factor : g.factor;
+  std::string what;
+  if (near(1)) {
+    what = "no attention factor";
+  } else if (near(given.attention_factor())) {
+    what = fmt::format("the given {}'s attention factor", to_string(g.type));
+  } else if (s > 1 && near(0.1 * std::log(s) + 1)) {
+    what = fmt::format("YaRN's attention factor 0.1·ln({}) + 1", number(s));
+  } else if (s > 1 && g.original_max_position > 1 &&
+             near(std::sqrt(1 + std::log(s) / std::log(static_cast<double>(g.original_max_position))))) {
+    what = fmt::format("LongRoPE's attention factor √(1 + ln {}/ln {})", number(s), g.original_max_position);
+  } else {
+    what = "no method's attention factor";
+  }
+  return fmt::format("gain |y|/|x| {:.4g} ({}) where {} applies {:.4g}", gain, what,
+                     fit.params().scaling.type == given.params().scaling.type
+                         ? std::string("the method")
+                         : std::string(to_string(fit.params().scaling.type)),
+                     own);
 }
 
 }  // namespace
+
+double median_gain(const RecoveredFrequencies& r) {
+  std::vector<double> gains;
+  for (const RecoveredPair& p : r.pairs)
+    if (p.gain > 0) gains.push_back(p.gain);
+  if (gains.empty()) return 0;
+  std::nth_element(gains.begin(), gains.begin() + static_cast<std::ptrdiff_t>(gains.size() / 2), gains.end());
+  return gains[gains.size() / 2];
+}
 
 std::optional<FrequencyFit> fit_frequencies(const RecoveredFrequencies& r, const RopeParams& given) {
   std::size_t determined = 0;
   for (const RecoveredPair& p : r.pairs) determined += p.theta ? 1 : 0;
   if (determined < 8) return std::nullopt;
-  if (pairs_inside(r, given) == determined) return std::nullopt;  // the given frequencies fit
-  RopeParams plain_params = given;
-  plain_params.scaling = {};
-  const RopePlan plain(plain_params);
-  const std::size_t n = plain.n_pairs(), d = plain.rotary_dim();
-  // Candidates by how many fields they change: the first group that holds every pair wins.
-  std::vector<std::vector<RopeParams>> groups(4);
-  const auto add = [&](std::size_t changes, RopeParams p) {
-    groups[std::min<std::size_t>(changes, 3)].push_back(p);
-  };
-  // Another base (NTK's is one): from the fastest determined pair past the first.
-  for (const RecoveredPair& p : r.pairs) {
-    if (!p.theta || p.pair == 0 || *p.theta <= 0) continue;
-    const double b =
-        std::exp(-std::log(*p.theta) * static_cast<double>(d) / (2.0 * static_cast<double>(p.pair)));
-    for (const double base : {b, std::round(b), std::round(b / 1000) * 1000}) {
-      RopeParams c = plain_params;
-      c.base = base;
-      add(given.scaling.type == RopeScalingType::None ? 1 : 2, c);
+  const RopePlan given_plan(given);
+  const std::vector<double> given_table(given_plan.inv_freq().begin(), given_plan.inv_freq().end());
+  std::optional<Candidate> best;
+  if (pairs_inside(r, given_table) == determined) {
+    best = Candidate{given};
+  } else {
+    // The positions' scale, from the pairs a scaling leaves alone (the fastest quarter) and from the given
+    // method's own frequencies; candidates with it rank after those without.
+    RopeParams plain = given;
+    plain.scaling = {};
+    const std::vector<double> plain_table = *table_of(Candidate{plain});
+    std::vector<double> scales = {1};
+    for (const auto& table : {plain_table, given_table}) {
+      const double s = tidy(median_ratio(r, table, 0, std::max<std::size_t>(1, table.size() / 4)));
+      if (std::fabs(s - 1) > 1e-3 && std::find(scales.begin(), scales.end(), s) == scales.end())
+        scales.push_back(s);
     }
-    break;
-  }
-  // No scaling at all.
-  if (given.scaling.type != RopeScalingType::None) add(1, plain_params);
-  // Linear: every pair divided by one factor.
-  {
-    RopeParams c = plain_params;
-    c.scaling.type = RopeScalingType::Linear;
-    c.scaling.factor = tidy(median_divisor(r, plain, 0));
-    add(given.scaling.type == RopeScalingType::Linear ? 1 : 2, c);
-  }
-  std::vector<double> originals = {256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072};
-  if (given.scaling.original_max_position > 0)
-    originals.push_back(static_cast<double>(given.scaling.original_max_position));
-  // Llama-3: the slow pairs' divisor is the factor; original, low and high on their usual grids.
-  for (const double original : originals) {
-    for (const double low : {1.0, 2.0, 4.0}) {
-      for (const double high : {1.0, 2.0, 4.0, 8.0, 16.0}) {
-        if (high < low) continue;
-        std::size_t from = n;
-        for (std::size_t j = 0; j < n; ++j)
-          if (2 * std::numbers::pi / plain.inv_freq()[j] > original / low) {
-            from = j;
-            break;
-          }
-        RopeParams c = plain_params;
-        c.scaling.type = RopeScalingType::Llama3;
-        c.scaling.factor = tidy(median_divisor(r, plain, from));
-        c.scaling.low_freq_factor = low;
-        c.scaling.high_freq_factor = high;
-        c.scaling.original_max_position = static_cast<std::int64_t>(original);
-        add(changes(c.scaling, given.scaling), c);
+    std::vector<Candidate> all;
+    for (const double s : scales)
+      for (Candidate& c : candidates(r, given, s)) all.push_back(std::move(c));
+    std::stable_sort(all.begin(), all.end(),
+                     [](const Candidate& a, const Candidate& b) { return a.changes < b.changes; });
+    for (Candidate& c : all) {
+      auto table = table_of(c);
+      if (!table) continue;
+      if (c.scale != 1) {  // the scale that holds every pair for these frequencies, if one does
+        for (double& v : *table) v *= c.scale;
+        const auto s = scale_between(r, *table);
+        if (!s) continue;
+        c.scale = *s;
+        for (double& v : *table) v /= c.scale;
+      }
+      if (pairs_inside(r, *table) == determined) {
+        best = c;
+        break;
       }
     }
   }
-  // YaRN: the slow pairs' divisor is the factor; betas (either order) and original on their grids.
-  for (const double original : originals) {
-    for (const double fast : {32.0, 16.0, 64.0, 8.0, 1.0}) {
-      for (const double slow : {1.0, 2.0, 0.5, 32.0}) {
-        RopeParams c = plain_params;
-        c.scaling.type = RopeScalingType::Yarn;
-        c.scaling.factor = tidy(median_divisor(r, plain, n - std::max<std::size_t>(1, n / 8)));
-        c.scaling.beta_fast = fast;
-        c.scaling.beta_slow = slow;
-        c.scaling.original_max_position = static_cast<std::int64_t>(original);
-        c.scaling.truncate = given.scaling.type == RopeScalingType::Yarn ? given.scaling.truncate : true;
-        add(changes(c.scaling, given.scaling), c);
-      }
-    }
+  if (!best) return std::nullopt;
+  FrequencyFit fit;
+  fit.params = best->params;
+  fit.position_scale = best->scale;
+  fit.inverted_blend = best->inverted;
+  fit.pairs = determined;
+  const RopePlan fitted(best->params);
+  const std::optional<std::string> gain = gain_words(median_gain(r), fitted, given_plan);
+  const bool as_given = best->changes == 0 && best->scale == 1;
+  if (as_given && !gain) return std::nullopt;
+  fit.gain = gain ? std::optional<double>(median_gain(r)) : std::nullopt;
+  fit.words = differences(best->params, given);
+  if (best->inverted) fit.words += ", its blend inverted (ramp where HF blends by 1 - ramp)";
+  if (best->scale != 1) {
+    const std::string scale = fmt::format("positions divided by {:.6g}", best->scale);
+    fit.words = fit.words == "frequencies as given" ? scale : fit.words + ", " + scale;
+    if (std::fabs(best->scale - given_plan.attention_factor()) <= 1e-4 * best->scale &&
+        given_plan.attention_factor() != 1)
+      fit.words += " (the given attention factor)";
   }
-  for (const auto& group : groups) {
-    for (const RopeParams& c : group) {
-      if (pairs_inside(r, c) == determined) return FrequencyFit{c, differences(c, given), determined};
-    }
-  }
-  return std::nullopt;
+  if (gain) fit.words += "; " + *gain;
+  return fit;
 }
 
 }  // namespace pe::check

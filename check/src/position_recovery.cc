@@ -94,7 +94,8 @@ std::vector<RecoveredRow> recover_positions(const RopeData& d, const RopePlan& p
   return out;
 }
 
-std::string position_pattern(const RopeData& d, const std::vector<RecoveredRow>& rows) {
+namespace {
+std::string pattern_words(const RopeData& d, const std::vector<RecoveredRow>& rows) {
   std::vector<std::pair<std::size_t, std::int64_t>> offsets;  // (token, recovered - given)
   std::size_t undetermined = 0, zero = 0;
   for (const RecoveredRow& r : rows) {
@@ -111,7 +112,7 @@ std::string position_pattern(const RopeData& d, const std::vector<RecoveredRow>&
   if (offsets.empty()) return rows.empty() ? "" : fmt::format("positions undetermined{}", tail);
   if (zero == offsets.size() &&
       std::any_of(offsets.begin(), offsets.end(), [](const auto& o) { return o.second != 0; }))
-    return "every row rotated by position 0: the rows were not rotated" + tail;
+    return "every row rotated by position 0: the rows were not rotated";
   // int64 positions read as int32: the low 32 bits (those still non-negative as int32).
   const bool int32 =
       std::any_of(offsets.begin(), offsets.end(), [](const auto& o) { return o.second != 0; }) &&
@@ -119,16 +120,15 @@ std::string position_pattern(const RopeData& d, const std::vector<RecoveredRow>&
         const std::int64_t given = d.batch.position(o.first);
         return given + o.second == static_cast<std::int64_t>(static_cast<std::uint32_t>(given));
       });
-  if (int32) return "positions truncated to 32 bits (int64 position ids read as int32)" + tail;
+  if (int32) return "positions truncated to 32 bits (int64 position ids read as int32)";
   std::map<std::int64_t, std::size_t> counts;
   for (const auto& o : offsets) ++counts[o.second];
   if (counts.size() == 1) {
     const std::int64_t delta = counts.begin()->first;
     if (delta == 0) return "";
-    return fmt::format("every row rotated by p{:+} (positions recovered from the data): {}{}", delta,
+    return fmt::format("every row rotated by p{:+} (positions recovered from the data): {}", delta,
                        delta < 0 ? "an offset dropped (a decode step's or the KV cache's)"
-                                 : "an offset added twice, or positions counted from a later start",
-                       tail);
+                                 : "an offset added twice, or positions counted from a later start");
   }
   // Consecutive positions where the given ones restart or repeat: one cache_position (arange) for a
   // left-padded or packed batch.
@@ -139,8 +139,8 @@ std::string position_pattern(const RopeData& d, const std::vector<RecoveredRow>&
   if (consecutive) {
     return fmt::format(
         "the rows were rotated by consecutive positions {}, {}, ... where the given ones restart or "
-        "repeat: one cache_position for a left-padded or packed batch{}",
-        first, first + 1, tail);
+        "repeat: one cache_position for a left-padded or packed batch",
+        first, first + 1);
   }
   // Offsets constant over runs of rows: a packed batch whose positions restart (or do not) per sequence.
   std::string runs;
@@ -155,12 +155,26 @@ std::string position_pattern(const RopeData& d, const std::vector<RecoveredRow>&
   if (changes <= 3) {
     return fmt::format(
         "the rows' positions are off by offsets that change between runs of rows (p{:+} first, then "
-        "{}): sequences of a packed batch with offsets not reset (or reset) at their boundaries{}",
-        offsets.front().second, runs, tail);
+        "{}): sequences of a packed batch with offsets not reset (or reset) at their boundaries",
+        offsets.front().second, runs);
   }
   return fmt::format(
       "the rows' recovered positions follow no offset pattern ({} distinct offsets in {} rows){}",
       counts.size(), offsets.size(), tail);
+}
+}  // namespace
+
+PositionPattern position_pattern(const RopeData& d, const std::vector<RecoveredRow>& rows) {
+  PositionPattern out;
+  out.words = pattern_words(d, rows);
+  std::size_t determined = 0;
+  for (const RecoveredRow& r : rows) determined += r.position ? 1 : 0;
+  const bool described = out.words.rfind("positions undetermined", 0) != 0 &&
+                         out.words.find("follow no offset pattern") == std::string::npos;
+  out.fits = !out.words.empty() && described && 2 * determined > rows.size();
+  out.support = fmt::format("{} of {} sampled rows determined (head 0 of each), every determined one agreeing",
+                            determined, rows.size());
+  return out;
 }
 
 bool left_unrotated(const RopeData& d, const RopePlan& plan, std::size_t t, std::size_t h) {

@@ -26,8 +26,15 @@ std::vector<RecoveredRow> recover_positions(const RopeData& d, const RopePlan& p
                                             std::int64_t max_position);
 
 // The pattern of the recovered positions against the given ones, in words ("every row rotated by p - 1000:
-// an offset dropped or added"); empty when they agree or nothing could be determined.
-std::string position_pattern(const RopeData& d, const std::vector<RecoveredRow>& rows);
+// an offset dropped or added"); empty when they agree or nothing could be determined. `fits`: a claim,
+// made only when most sampled rows (more than half) are determined and every determined one follows the
+// pattern; `support` says how many ("30 of 32 sampled rows determined, each agreeing"). Otherwise the
+// words only describe what was read back ("positions undetermined", "no offset pattern").
+struct PositionPattern {
+  std::string words, support;
+  bool fits = false;
+};
+PositionPattern position_pattern(const RopeData& d, const std::vector<RecoveredRow>& rows);
 
 // Rows (token, head) that hold their input bit for bit, every channel, though their position is not
 // 0 on any axis: a fast path that skipped them (MLX before 0.32 left rows unrotated).

@@ -20,6 +20,17 @@ struct Report {
     return j.contains(key) ? py::module_::import("json").attr("loads")(j[key].dump())
                            : py::object(py::none());
   }
+  // A list the JSON holds under `key`, or an empty one (a pass, or nothing to say).
+  py::list list(const char* key) const {
+    const py::object v = get(key);
+    return v.is_none() ? py::list() : py::list(v);
+  }
+  // What the text prints after "the data fits:", in order.
+  py::list fits() const {
+    py::list out;
+    for (const py::handle e : list("explanations")) out.append(e["fits"]);
+    return out;
+  }
 };
 
 // An array as the engine reads it (in place where read_floats kept it so); `data` keeps the values alive.
@@ -109,7 +120,8 @@ rotary_offset; scaling: HF's rope_scaling dict; hf_config: a config.json path or
 which layer's RoPE). Budget: check's default (every formulation of the data's precision class passes:
 float32/float64; bfloat16/float16 with 16-bit caches and HF's 16-bit arithmetic), contract="rope.exact" or
 max_abs=1e-6. against: a second implementation's output of the same x.
-Returns a Report: .passed, .bands, .worst, .diagnosis, str() the report's text, .to_dict() its JSON.)";
+Returns a Report: .passed, .bands, .worst, .diagnosis (what the data fits), .explanations, .candidates,
+str() the report's text, .to_dict() its JSON.)";
 
 const char* kCheckAlibiDoc =
     R"(Check ALiBi slopes [heads] or a bias [heads, queries, keys] against the exact reference, as
@@ -130,9 +142,17 @@ void add_check_functions(py::module_& m) {
           "Per position band: samples, max/p99 |error|, max/p99 ULP, verdict, worst element")
       .def_property_readonly(
           "worst", [](const Report& r) { return r.get("worst"); }, "The worst elements")
+      .def_property_readonly("diagnosis", &Report::fits,
+                             "What a failing output fits, as the text's 'the data fits:' lines say it (a "
+                             "convention, the positions or the frequencies read back); [] when it passes or "
+                             "nothing fits")
       .def_property_readonly(
-          "diagnosis", [](const Report& r) { return r.get("diagnosis"); },
-          "The conventions that fit a failing output, best first (None when it passes)")
+          "explanations", [](const Report& r) { return r.list("explanations"); },
+          "The fits with what supports each: [{'fits': ..., 'support': ...}]")
+      .def_property_readonly(
+          "candidates", [](const Report& r) { return r.list("diagnosis"); },
+          "The known conventions tried, best first, each with its residual (runners-up included); [] when "
+          "it passes")
       .def_property_readonly("max_abs", [](const Report& r) { return r.get("max_abs"); })
       .def("__bool__", [](const Report& r) { return r.passed(); })
       .def("__str__", [](const Report& r) { return r.r.text; })

@@ -49,7 +49,8 @@ def test_causal_bias_of_the_paper_and_the_direct_rule_named():
     wrong = (-direct[:, None, None] * (q[None, :, None] - k[None, None, :])).astype(np.float32)
     report = pe_suite.check_alibi(wrong, queries=q, keys=k)
     assert not report.passed and "the data fits: the direct rule" in str(report), str(report)
-    assert report.diagnosis[0]["convention"].startswith("the direct rule"), report.diagnosis
+    assert report.diagnosis[0].startswith("the direct rule"), report.diagnosis
+    assert report.candidates[0]["convention"] == report.diagnosis[0], report.candidates
     assert pe_suite.check_alibi(wrong, queries=q, keys=k, alibi_slopes="direct").passed
     with pytest.raises(AssertionError, match="FAIL"):
         pe_suite.assert_alibi_close(wrong, queries=q, keys=k)

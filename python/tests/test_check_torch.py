@@ -86,6 +86,17 @@ def test_wrong_kernels_raise_with_the_cause(mistake, words):
         pe_suite.assert_rope_close(q, y, pos, base=500000.0, scaling=scaling, heads_first=True)
     report = pe_suite.check_rope(q, y, pos, base=500000.0, scaling=scaling, heads_first=True)
     assert not report.passed and str(e.value) == str(report)
-    assert report.diagnosis is not None
     fits = str(report).split("the data fits:")
     assert len(fits) == 2 and words in fits[1].splitlines()[0], str(report)
+    # The same claim in .diagnosis, with its support; the candidates apart from it.
+    assert len(report.diagnosis) == 1 and fits[1].startswith(" " + report.diagnosis[0]), report.diagnosis
+    assert report.explanations[0]["fits"] == report.diagnosis[0] and report.explanations[0]["support"]
+    assert report.candidates[0]["convention"] and "residual" in report.candidates[0]
+
+
+def test_a_pass_has_an_empty_diagnosis():
+    q, pos = q_and_positions(list(range(TOKENS)))
+    freq, _ = hf.default_inv_freq(500000.0, DIM)
+    report = pe_suite.check_rope(q, rotated(q, pos, freq), pos, base=500000.0, heads_first=True)
+    assert report.passed
+    assert report.diagnosis == [] and report.explanations == [] and report.candidates == []
