@@ -51,35 +51,27 @@ std::size_t pairs_inside(const RecoveredFrequencies& r, const std::vector<double
 
 std::string number(double v) { return fmt::format("{:g}", v); }
 
-// Factors as configs write them: the estimate rounded to a quarter when it is that close.
-double tidy(double f, double relative = 1e-3) {
-  const double q = std::round(f * 4) / 4;
-  return q != 0 && std::fabs(q - f) <= relative * std::fabs(f) ? q : f;
+// A value in [lo, hi] as configs write it: a quarter (or a whole number) when one lies inside, else the
+// middle; nullopt when the interval is empty.
+std::optional<double> pick_within(double lo, double hi) {
+  if (!(lo <= hi) || !std::isfinite(hi) || !(hi > 0)) return std::nullopt;
+  const double mid = 0.5 * (lo + hi);
+  for (const double q : {std::round(mid), std::round(mid * 4) / 4})
+    if (q >= lo && q <= hi && q > 0) return q;
+  return mid;
 }
 
-// The position scale s that puts w_j / s inside every determined pair's interval: the middle of their
-// intersection (a quarter when one lies inside); nullopt when they do not intersect.
-std::optional<double> scale_between(const RecoveredFrequencies& r, const std::vector<double>& w) {
+// The ratio s with w_j / s inside the interval of every determined pair in [from, to): from their
+// intersection (pick_within); nullopt when no pair is determined there or they disagree.
+std::optional<double> ratio_between(const RecoveredFrequencies& r, std::span<const double> w, std::size_t from,
+                                    std::size_t to) {
   double lo = 0, hi = INFINITY;
   for (const RecoveredPair& p : r.pairs) {
-    if (!p.theta || !(p.lo > 0)) continue;
+    if (!p.theta || !(p.lo > 0) || p.pair < from || p.pair >= to) continue;
     lo = std::max(lo, w[p.pair] / p.hi * (1 - 4 * 0x1p-24));
     hi = std::min(hi, w[p.pair] / p.lo * (1 + 4 * 0x1p-24));
   }
-  if (!(lo <= hi) || !std::isfinite(hi)) return std::nullopt;
-  const double mid = 0.5 * (lo + hi), q = std::round(mid * 4) / 4;
-  return q >= lo && q <= hi && q > 0 ? q : mid;
-}
-
-// The median of a_j / θ̂_j over determined pairs in [from, to).
-double median_ratio(const RecoveredFrequencies& r, std::span<const double> a, std::size_t from,
-                    std::size_t to) {
-  std::vector<double> v;
-  for (const RecoveredPair& p : r.pairs)
-    if (p.theta && p.pair >= from && p.pair < to && *p.theta > 0) v.push_back(a[p.pair] / *p.theta);
-  if (v.empty()) return 1;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-  return v[v.size() / 2];
+  return pick_within(lo, hi);
 }
 
 // How many of a Llama-3 or YaRN candidate's fields differ from the given scaling's (3: another method).
@@ -103,9 +95,22 @@ std::pair<double, double> base_and_scale(const RecoveredFrequencies& r, std::siz
   return {std::exp(-slope), std::exp(-intercept)};
 }
 
+// A method that keeps some pairs, divides others by its factor and blends between (Llama-3, YaRN either
+// blend): its factor, from the pairs it divides (those its plan at factor 2 halves) against θ̂. nullopt when
+// none of them is determined or they disagree.
+std::optional<double> factor_of(const RecoveredFrequencies& r, std::span<const double> plain, Candidate c) {
+  c.params.scaling.factor = 2;
+  const auto halved = table_of(c);
+  if (!halved) return std::nullopt;
+  RecoveredFrequencies divided;
+  for (const RecoveredPair& p : r.pairs)
+    if (std::fabs(2 * (*halved)[p.pair] - plain[p.pair]) <= 1e-12 * plain[p.pair]) divided.pairs.push_back(p);
+  return ratio_between(divided, plain, 0, plain.size());
+}
+
 // Every hypothesis, the positions divided by `scale` (1: not): another base (NTK's and dynamic's among
-// them), no scaling, a linear factor, Llama-3 and YaRN over their parameters' usual grids (factors
-// estimated from the slow pairs), YaRN's blend inverted.
+// them), no scaling, a linear factor, Llama-3 and YaRN (either blend) over their parameters' usual grids
+// (factors from the pairs they divide).
 std::vector<Candidate> candidates(const RecoveredFrequencies& r, const RopeParams& given, double scale) {
   RopeParams plain_params = given;
   plain_params.scaling = {};
@@ -128,6 +133,7 @@ std::vector<Candidate> candidates(const RecoveredFrequencies& r, const RopeParam
   // their methods' factor and length.
   if (const auto [b, s] = base_and_scale(unscaled, d); std::isfinite(b) && b > 1) {
     for (const double base : {b, std::round(b), std::round(b / 1000) * 1000}) {
+      if (std::fabs(base - given.base) <= 1e-6 * given.base) continue;
       RopeParams c = plain_params;
       c.base = base;
       add(scaled ? 2 : 1, c);
@@ -135,7 +141,7 @@ std::vector<Candidate> candidates(const RecoveredFrequencies& r, const RopeParam
     const double ratio = std::pow(b / given.base, static_cast<double>(d - 2) / static_cast<double>(d));
     if (g.type == RopeScalingType::Ntk) {
       RopeParams c = given;
-      c.scaling.factor = tidy(ratio);
+      c.scaling.factor = pick_within(ratio * (1 - 1e-4), ratio * (1 + 1e-4)).value_or(ratio);
       add(1, c);
     }
     if (g.type == RopeScalingType::Dynamic && g.factor > 1) {
@@ -145,32 +151,33 @@ std::vector<Candidate> candidates(const RecoveredFrequencies& r, const RopeParam
       add(1, c);
     }
   }
-  if (scaled) add(1, plain_params);
-  {
+  if (scaled && scale == 1) add(1, plain_params);  // (with a scale: the linear candidate)
+  if (scale == 1) {
     RopeParams c = plain_params;
     c.scaling.type = RopeScalingType::Linear;
-    c.scaling.factor = tidy(median_ratio(unscaled, plain.inv_freq(), 0, n));
-    add(g.type == RopeScalingType::Linear ? 1 : 2, c);
+    if (const auto f = ratio_between(unscaled, plain.inv_freq(), 0, n)) {
+      c.scaling.factor = *f;
+      add(g.type == RopeScalingType::Linear ? 1 : 2, c);
+    }
   }
   std::vector<double> originals = {256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072};
   if (g.original_max_position > 0) originals.push_back(static_cast<double>(g.original_max_position));
+  const auto add_factored = [&](RopeParams c, bool inverted) {
+    const auto f = factor_of(unscaled, plain.inv_freq(), Candidate{c, 1, inverted});
+    if (!f || (inverted && *f <= 1)) return;
+    c.scaling.factor = *f;
+    add(changes(c.scaling, g) + (inverted ? 1 : 0), c, inverted);
+  };
   for (const double original : originals) {
     for (const double low : {1.0, 2.0, 4.0}) {
       for (const double high : {1.0, 2.0, 4.0, 8.0, 16.0}) {
         if (high < low) continue;
-        std::size_t from = n;
-        for (std::size_t j = 0; j < n; ++j)
-          if (2 * std::numbers::pi / plain.inv_freq()[j] > original / low) {
-            from = j;
-            break;
-          }
         RopeParams c = plain_params;
         c.scaling.type = RopeScalingType::Llama3;
-        c.scaling.factor = tidy(median_ratio(unscaled, plain.inv_freq(), from, n));
         c.scaling.low_freq_factor = low;
         c.scaling.high_freq_factor = high;
         c.scaling.original_max_position = static_cast<std::int64_t>(original);
-        add(changes(c.scaling, g), c);
+        add_factored(c, false);
       }
     }
   }
@@ -179,13 +186,12 @@ std::vector<Candidate> candidates(const RecoveredFrequencies& r, const RopeParam
       for (const double slow : {1.0, 2.0, 0.5, 32.0}) {
         RopeParams c = plain_params;
         c.scaling.type = RopeScalingType::Yarn;
-        c.scaling.factor = tidy(median_ratio(unscaled, plain.inv_freq(), n - std::max<std::size_t>(1, n / 8), n));
         c.scaling.beta_fast = fast;
         c.scaling.beta_slow = slow;
         c.scaling.original_max_position = static_cast<std::int64_t>(original);
         c.scaling.truncate = g.type == RopeScalingType::Yarn ? g.truncate : true;
-        add(changes(c.scaling, g), c);
-        if (c.scaling.factor > 1) add(changes(c.scaling, g) + 1, c, true);
+        add_factored(c, false);
+        add_factored(c, true);
       }
     }
   }
@@ -220,13 +226,15 @@ std::string differences(const RopeParams& fit, const RopeParams& given) {
   std::string method = same_method ? std::string(to_string(f.type))
                                    : fmt::format("{} (given {})", to_string(f.type), to_string(g.type));
   if (!scaled) method = same_method ? "" : fmt::format("no scaling (given {})", to_string(g.type));
+  if (same_method && parts.empty()) return "frequencies as given";
   std::string out = method;
   for (const std::string& p : parts) out += (out.empty() ? "" : ", ") + p;
   // Another base that is NTK's for a round factor: say so.
   if (fit.base != given.base && !scaled) {
     const double d = static_cast<double>(fit.rotary_dim != 0 ? fit.rotary_dim : fit.head_dim);
     const double s = std::pow(fit.base / given.base, (d - 2) / d);
-    if (s > 1.01 && tidy(s, 1e-4) != s) out += fmt::format(": NTK's base for factor {}", number(tidy(s, 1e-4)));
+    const double q = std::round(s * 4) / 4;
+    if (s > 1.01 && std::fabs(q - s) <= 1e-4 * s) out += fmt::format(": NTK's base for factor {}", number(q));
   }
   return out.empty() ? "frequencies as given" : out;
 }
@@ -286,11 +294,10 @@ std::optional<FrequencyFit> fit_frequencies(const RecoveredFrequencies& r, const
     plain.scaling = {};
     const std::vector<double> plain_table = *table_of(Candidate{plain});
     std::vector<double> scales = {1};
-    for (const auto& table : {plain_table, given_table}) {
-      const double s = tidy(median_ratio(r, table, 0, std::max<std::size_t>(1, table.size() / 4)));
-      if (std::fabs(s - 1) > 1e-3 && std::find(scales.begin(), scales.end(), s) == scales.end())
-        scales.push_back(s);
-    }
+    const std::size_t quarter = std::max<std::size_t>(1, plain_table.size() / 4);
+    for (const auto& s : {ratio_between(r, plain_table, 0, quarter), ratio_between(r, given_table, 0, quarter)})
+      if (s && std::fabs(*s - 1) > 1e-3 && std::find(scales.begin(), scales.end(), *s) == scales.end())
+        scales.push_back(*s);
     std::vector<Candidate> all;
     for (const double s : scales)
       for (Candidate& c : candidates(r, given, s)) all.push_back(std::move(c));
@@ -301,7 +308,7 @@ std::optional<FrequencyFit> fit_frequencies(const RecoveredFrequencies& r, const
       if (!table) continue;
       if (c.scale != 1) {  // the scale that holds every pair for these frequencies, if one does
         for (double& v : *table) v *= c.scale;
-        const auto s = scale_between(r, *table);
+        const auto s = ratio_between(r, *table, 0, table->size());
         if (!s) continue;
         c.scale = *s;
         for (double& v : *table) v /= c.scale;
@@ -324,7 +331,10 @@ std::optional<FrequencyFit> fit_frequencies(const RecoveredFrequencies& r, const
   if (as_given && !gain) return std::nullopt;
   fit.gain = gain ? std::optional<double>(median_gain(r)) : std::nullopt;
   fit.words = differences(best->params, given);
-  if (best->inverted) fit.words += ", its blend inverted (ramp where HF blends by 1 - ramp)";
+  if (best->inverted)
+    fit.words = (fit.words == "frequencies as given" ? std::string(to_string(best->params.scaling.type))
+                                                     : fit.words) +
+                ", its blend inverted (ramp where HF blends by 1 - ramp)";
   if (best->scale != 1) {
     const std::string scale = fmt::format("positions divided by {:.6g}", best->scale);
     fit.words = fit.words == "frequencies as given" ? scale : fit.words + ", " + scale;
