@@ -5,8 +5,11 @@
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
+#include <numbers>
+#include <utility>
 #include <string>
 
 #include "pe/harness/run.h"
@@ -197,6 +200,60 @@ TEST(Scaling, YarnKeepsFastPairsDividesSlowOnesAndRampsMonotonically) {
         const bool monotone = s >= 1 ? g <= prev : g >= prev;
         RC_ASSERT(monotone);
       }
+    }
+  });
+}
+
+// HF accepts beta_fast < beta_slow (with a warning) and runs its formula as written: _compute_yarn_parameters
+// re-derived here (find_correction_range floors the fast end and ceils the slow one, clamped to [0, dim-1];
+// linear_ramp_factor clamps (j - low)/(high - low)): the fast pairs divided, the slow ones kept.
+TEST(Scaling, YarnTakesItsBetasInEitherOrderAsHfDoes) {
+  for (const auto& [fast, slow] : {std::pair{1.0, 32.0}, std::pair{2.0, 16.0}, std::pair{32.0, 1.0}}) {
+    RopeParams params{128, 0, 10000.0, Layout::HalfSplit};
+    params.scaling.type = T::Yarn;
+    params.scaling.factor = 4;
+    params.scaling.original_max_position = 4096;
+    params.scaling.beta_fast = fast;
+    params.scaling.beta_slow = slow;
+    const RopePlan plan(params);
+    const double d = 128, base = 10000, pi = std::numbers::pi;
+    const auto correction_dim = [&](double rotations) {
+      return d * std::log(4096 / (rotations * 2 * pi)) / (2 * std::log(base));
+    };
+    const double low = std::max(0.0, std::floor(correction_dim(fast)));
+    double high = std::min(d - 1, std::ceil(correction_dim(slow)));
+    if (low == high) high += 0.001;
+    for (std::size_t j = 0; j < 64; ++j) {
+      const double theta = std::pow(base, -2.0 * static_cast<double>(j) / d);
+      const double ramp = std::clamp((static_cast<double>(j) - low) / (high - low), 0.0, 1.0);
+      const double hf = theta / 4 * ramp + theta * (1 - ramp);
+      EXPECT_NEAR(plan.inv_freq()[j], hf, 1e-14 * hf) << fast << " " << slow << " pair " << j;
+    }
+    if (fast < slow) {  // backwards: the fastest pair divided, the slowest kept
+      EXPECT_EQ(plan.inv_freq()[0], 0.25);
+      EXPECT_EQ(plan.gain()[63], 1.0);
+    }
+  }
+}
+
+// pe-suite's position scale, with any method: R(p/k) is the method's rotation with every frequency divided by
+// k (p/k·θ'_j = p·θ'_j/k), and an attention factor given with any method is the one the plan applies.
+TEST(Scaling, PositionScaleDividesEveryFrequencyAndAttentionFactorHoldsForAnyMethod) {
+  PE_RC_CHECK("θ'_j(k) = θ'_j/k within both frequency errors; attention factor as given", [] {
+    RopeParams params = gen_rope_params(512);
+    params.scaling = *gen_scaling(params.rotary_dim).as("scaling");
+    params.scaling.position_scale = 1;
+    keep_ntk_base_above_one(params);
+    RopeParams scaled = params;
+    scaled.scaling.position_scale = *rc::gen::element(0.5, 1.1547, 2.0, 3.0, 8.0).as("position scale k");
+    const double attention = *rc::gen::element(0.75, 1.0, 1.25).as("attention factor");
+    scaled.scaling.attention_factor = attention;
+    const RopePlan plain(params), with(scaled);
+    RC_ASSERT(with.attention_factor() == attention);
+    const double k = scaled.scaling.position_scale;
+    for (std::size_t j = 0; j < plain.n_pairs(); ++j) {
+      const double want = plain.inv_freq()[j] / k;
+      RC_ASSERT(std::fabs(with.inv_freq()[j] - want) <= (plain.frequency_error() + with.frequency_error()) * want);
     }
   });
 }
@@ -464,7 +521,6 @@ TEST(ScalingValidation, EveryInvalidParameterIsRejectedByName) {
   }
   cases.push_back(
       {"original_max_position", with(T::LongRope, [](RopeScaling& s) { s.original_max_position = 1; })});
-  cases.push_back({"beta_fast", with(T::Yarn, [](RopeScaling& s) { s.beta_fast = 0.5; })});  // < beta_slow
   cases.push_back({"beta_fast", with(T::Yarn, [nan](RopeScaling& s) { s.beta_fast = nan; })});
   cases.push_back({"beta_slow", with(T::Yarn, [](RopeScaling& s) { s.beta_slow = 0; })});
   cases.push_back({"mscale", with(T::Yarn, [](RopeScaling& s) { s.mscale = 0; })});

@@ -165,7 +165,7 @@ Report check_rope(const RopeRequest& r, const Names& names) {
   out.say("checking {} -> {}: {} tokens x {} heads x head_dim {} (rotary {}{}), {}, {}, base {:g}{}\n",
           x.name, y.name, batch.tokens(), heads, hd, plan.rotary_dim(), form.empty() ? "" : ", " + form,
           to_string(y.dtype), to_string(params.layout), params.base,
-          params.scaling.type == RopeScalingType::None
+          !scales(params.scaling)
               ? ""
               : ", scaling " + describe_scaling(params.scaling, plan));
   if (temperature.type != AttnTemperatureType::None)
@@ -205,7 +205,7 @@ Report check_rope(const RopeRequest& r, const Names& names) {
       {"rotary_offset", params.rotary_offset},
       {"base", params.base},
       {"layout", to_string(params.layout)},
-      {"scaling", params.scaling.type == RopeScalingType::None ? std::string("none")
+      {"scaling", !scales(params.scaling) ? std::string("none")
                                                                : describe_scaling(params.scaling, plan)},
       {"form", form.empty() ? std::string("text") : form},
       {"attn_temperature", to_string(temperature.type)},

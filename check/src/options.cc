@@ -14,12 +14,13 @@ namespace {
 using T = RopeScalingType;
 
 // Every scaling parameter by its canonical name: RopeScaling's fields, the method and the partial factor.
-constexpr std::array<std::string_view, 15> kScaling = {
+constexpr std::array<std::string_view, 16> kScaling = {
     "scaling",      "factor",          "original_max_position",
     "seq_len",      "beta_fast",       "beta_slow",
     "mscale",       "mscale_all_dim",  "attention_factor",
     "truncate",     "low_freq_factor", "high_freq_factor",
-    "short_factor", "long_factor",     "partial_rotary_factor"};
+    "short_factor", "long_factor",     "position_scale",
+    "partial_rotary_factor"};
 
 bool has(const std::set<std::string>& given, std::string_view name) {
   return given.count(std::string(name)) > 0;
@@ -88,6 +89,8 @@ RopeScaling to_rope_scaling(const ScalingOptions& o, const Names& names) {
   }
   RopeScaling s;
   s.type = *type;
+  if (given("attention_factor")) s.attention_factor = o.attention_factor;
+  if (given("position_scale")) s.position_scale = o.position_scale;
   if (*type == T::None) return s;
   for (std::string_view p : parameters_of(method.required)) {
     if (!given(p)) names.fail(p, fmt::format("required with {} {}", names("scaling"), o.scaling));
@@ -115,7 +118,6 @@ RopeScaling to_rope_scaling(const ScalingOptions& o, const Names& names) {
     s.mscale = o.mscale;
     s.mscale_all_dim = o.mscale_all_dim;
   }
-  if (given("attention_factor")) s.attention_factor = o.attention_factor;
   if (reads_field(*type, "short_factor")) {
     s.short_factor = o.short_factors.empty() && !o.short_factor_list.empty()
                          ? o.short_factor_list
@@ -271,14 +273,16 @@ RopePlan rope_plan(const RopeParams& params, const Names& names) {
 }
 
 std::string describe_scaling(const RopeScaling& s, const RopePlan& plan) {
-  if (s.type == T::None) return "none";
-  std::string out = fmt::format("{} (factor {:g}", to_string(s.type), s.factor);
+  if (!scales(s)) return "none";
+  std::string out = s.type == T::None ? "none (" : fmt::format("{} (factor {:g}", to_string(s.type), s.factor);
+  if (s.position_scale != 1)
+    out += fmt::format("{}positions divided by {:g}", s.type == T::None ? "" : ", ", s.position_scale);
   if (s.original_max_position > 0) out += fmt::format(", original_max_position {}", s.original_max_position);
   if (s.seq_len > 0) out += fmt::format(", seq_len {}", s.seq_len);
   if (plan.effective_base() != plan.params().base)
     out += fmt::format("; base' {:.6g}", plan.effective_base());
-  if (plan.attention_factor() != 1.0)
-    out += fmt::format("; attention factor {:.17g}", plan.attention_factor());
+  if (plan.attention_factor() != 1.0 || s.attention_factor)
+    out += fmt::format("{}attention factor {:.17g}", out.back() == '(' ? "" : "; ", plan.attention_factor());
   return out + ")";
 }
 

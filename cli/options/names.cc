@@ -7,7 +7,7 @@ namespace pe::cli {
 namespace {
 
 // Canonical name -> flag, for every option the commands share.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 40> kFlags = {{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 41> kFlags = {{
     {"scaling", "--scaling"},
     {"factor", "--factor"},
     {"original_max_position", "--original-max-position"},
@@ -17,6 +17,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 40> kFlags =
     {"mscale", "--mscale"},
     {"mscale_all_dim", "--mscale-all-dim"},
     {"attention_factor", "--attention-factor"},
+    {"position_scale", "--position-scale"},
     {"truncate", "--truncate"},
     {"low_freq_factor", "--low-freq-factor"},
     {"high_freq_factor", "--high-freq-factor"},

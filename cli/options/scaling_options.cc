@@ -17,7 +17,9 @@ void add_scaling_options(CLI::App& cmd, ScalingFlags& f) {
   add("--beta-slow", f.beta_slow, "yarn: correction range, slow end (HF default 1)");
   add("--mscale", f.mscale, "yarn: mscale (with --mscale-all-dim)");
   add("--mscale-all-dim", f.mscale_all_dim, "yarn: mscale_all_dim (with --mscale)");
-  add("--attention-factor", f.attention_factor, "yarn, longrope: explicit attention factor");
+  add("--attention-factor", f.attention_factor,
+      "Attention factor on cos and sin, any method (yarn and longrope: instead of their own)");
+  add("--position-scale", f.position_scale, "Positions divided by this before the rotation, any method");
   add("--truncate", f.truncate, "yarn: true|false, floor/ceil the correction range (HF default true)");
   add("--low-freq-factor", f.low_freq_factor, "llama3: low_freq_factor (HF default 1)");
   add("--high-freq-factor", f.high_freq_factor, "llama3: high_freq_factor (HF default 4)");

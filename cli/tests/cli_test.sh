@@ -145,7 +145,10 @@ check partial-bad 2 "--partial-rotary-factor: partial_rotary_factor must be in \
 # Bad scaling input: exit 2, the flag and the value named.
 rope2=(export --family rope --dim 64 --positions 0:2 --reference --out "$tmp/a.npy")
 check scaling-factor-0 2 "--factor: factor must be finite and > 0, got 0" -- "${rope2[@]}" --scaling linear --factor 0
-check scaling-beta 2 "--beta-fast: beta_fast must be >= beta_slow=1, got 0.5" -- "${rope2[@]}" --scaling yarn --factor 4 --original-max-position 64 --beta-fast 0.5
+check scaling-beta 2 "--beta-fast: beta_fast must be finite and > 0, got 0" -- "${rope2[@]}" --scaling yarn --factor 4 --original-max-position 64 --beta-fast 0
+check scaling-betas-either-order 0 "wrote" -- "${rope2[@]}" --scaling yarn --factor 4 --original-max-position 64 --beta-fast 1 --beta-slow 32
+check scaling-position-scale-bad 2 "--position-scale: position_scale must be finite and > 0, got -2" -- "${rope2[@]}" --position-scale -2
+check scaling-attention-any-method 0 "wrote" -- "${rope2[@]}" --attention-factor 1.5
 check scaling-llama3-freqs 2 "--low-freq-factor: low_freq_factor must be <= high_freq_factor=4, got 5" -- "${rope2[@]}" --scaling llama3 --factor 8 --original-max-position 64 --low-freq-factor 5
 check scaling-longrope-length 2 "--short-factors: short_factor must have rotary_dim/2 = 32 entries, got 31" -- "${rope2[@]}" --scaling longrope --factor 4 --original-max-position 64 --short-factors "$tmp/short31.npy" --long-factors "$tmp/long32.npy"
 check scaling-unused 2 "--beta-fast: not used by --scaling linear" -- "${rope2[@]}" --scaling linear --factor 4 --beta-fast 32

@@ -115,7 +115,7 @@ void check_run(const harness::Instance& in, std::int64_t lo, std::int64_t hi, st
 }  // namespace
 
 bool rope_only(const Options& options) {
-  return options.scaling.type != RopeScalingType::None || options.partial_rotary_factor != 0 ||
+  return scales(options.scaling) || options.partial_rotary_factor != 0 ||
          !options.form.is_text() || options.rotary_offset != 0;
 }
 

@@ -88,15 +88,18 @@ void for_each_field(Scaling& s, F&& f) {
   f("high_freq_factor", s.high_freq_factor);
   f("short_factor", s.short_factor);
   f("long_factor", s.long_factor);
+  f("position_scale", s.position_scale);
 }
 
-// A field's JSON, or null when the method leaves it unset (an empty optional, seq_len 0).
+// A field's JSON, or null when the method leaves it unset (an empty optional, seq_len 0) or at its identity
+// (position_scale 1, which no HF config spells).
 template <class T>
 nlohmann::json field_json(std::string_view name, const T& v) {
   if constexpr (requires { v.has_value(); }) {
     return v ? nlohmann::json(*v) : nlohmann::json();
   } else {
     if (name == "seq_len" && v == T{}) return nlohmann::json();
+    if (name == "position_scale" && v == T{1}) return nlohmann::json();
     return v;
   }
 }

@@ -132,6 +132,7 @@ RopeScaling every_field_set() {
   s.mscale = 1;
   s.mscale_all_dim = 0.5;
   s.attention_factor = 1.2;
+  s.position_scale = 2;
   s.short_factor = {1, 1.5};
   s.long_factor = {2, 3};
   return s;

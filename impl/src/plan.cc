@@ -74,7 +74,7 @@ void check_form(const RopeParams& p) {
                                      std::to_string(p.head_dim) + " at rotary_offset 0, got " +
                                      std::to_string(p.rotary_dim) + " at " + std::to_string(p.rotary_offset));
     }
-    if (p.scaling.type != RopeScalingType::None) {
+    if (scales(p.scaling)) {
       detail::fail("scaling", v + " takes no scaling, got " + std::string(to_string(p.scaling.type)));
     }
     return;
@@ -164,6 +164,8 @@ void check_factors(const char* name, const std::vector<double>& f, std::size_t n
 // Each method's own parameters; the factor, L and seq_len for every method that reads them.
 void check_scaling(const RopeScaling& s, std::int64_t rotary_dim) {
   using T = RopeScalingType;
+  check_positive("position_scale", s.position_scale);  // any method's, none's too
+  if (s.attention_factor) check_positive("attention_factor", *s.attention_factor);
   if (s.type == T::None) return;
   check_positive("factor", s.factor);
   if (s.seq_len < 0) detail::fail("seq_len", "seq_len must be >= 0, got " + std::to_string(s.seq_len));
@@ -179,15 +181,10 @@ void check_scaling(const RopeScaling& s, std::int64_t rotary_dim) {
   if (s.type == T::Yarn) {
     check_positive("beta_fast", s.beta_fast);
     check_positive("beta_slow", s.beta_slow);
-    if (s.beta_fast < s.beta_slow) {
-      detail::fail("beta_fast", "beta_fast must be >= beta_slow=" + detail::show(s.beta_slow) + ", got " +
-                                    detail::show(s.beta_fast));
-    }
+    // Either order, as HF (which only warns): beta_fast < beta_slow runs the ramp backwards, dividing the
+    // fast pairs and keeping the slow ones (torchtitan PR #3787 shipped it).
     if (s.mscale) check_positive("mscale", *s.mscale);
     if (s.mscale_all_dim) check_positive("mscale_all_dim", *s.mscale_all_dim);
-  }
-  if ((s.type == T::Yarn || s.type == T::LongRope) && s.attention_factor) {
-    check_positive("attention_factor", *s.attention_factor);
   }
   if (s.type == T::Llama3) {
     check_positive("low_freq_factor", s.low_freq_factor);
@@ -229,6 +226,8 @@ double frequency_error_bound(const ScalingRule<long double>& rule, const RopeSca
   const long double base_units =
       ln_base + 2 + 4 + std::fabs(ln_base - std::log(static_cast<long double>(base)));
   long double gain_units = s.type == T::None || s.type == T::Ntk || s.type == T::Dynamic ? 0 : 4;
+  if (s.attention_factor && gain_units == 0) gain_units = 4;  // any method's, once given
+  if (s.position_scale != 1) gain_units += 1;                   // its division
   long double ramp_units = 0;
   if (s.type == T::Yarn && !s.truncate) {
     const long double scale = static_cast<long double>(dim) / (2 * std::log(static_cast<long double>(base)));
@@ -309,7 +308,7 @@ RopePlan::RopePlan(const RopeParams& params) : params_(params) {
   }
   inv_freq_ = inverse_frequencies(w);
   turns_ = make_turn_steps(w);
-  if (params.scaling.type != RopeScalingType::None) {
+  if (scales(params.scaling)) {
     frequency_error_ = frequency_error_bound(rule, params.scaling, params_.rotary_dim, params.base);
   }
   n_axes_ = pe::n_axes(params.form);

@@ -26,24 +26,32 @@ constexpr ScalingField kFields[] = {
     {"high_freq_factor", "high_freq_factor"},
     {"short_factor", "short_factor"},
     {"long_factor", "long_factor"},
+    {"position_scale", ""},
 };
 
+// attention_factor: HF reads it for yarn and longrope only; pe-suite takes it with any method, so that a
+// hypothesis such as "linear frequencies with YaRN's gain" can be stated (the config reader stays HF's).
+// position_scale: pe-suite's own, with any method (no HF key).
+constexpr std::string_view kNone[] = {"attention_factor", "position_scale"};
 constexpr std::string_view kFactor[] = {"factor"};
+constexpr std::string_view kFactorReads[] = {"factor", "attention_factor", "position_scale"};
 constexpr std::string_view kFactorAndL[] = {"factor", "original_max_position"};
-constexpr std::string_view kDynamic[] = {"factor", "original_max_position", "seq_len"};
-constexpr std::string_view kYarn[] = {"factor", "original_max_position", "beta_fast",        "beta_slow",
-                                      "mscale", "mscale_all_dim",        "attention_factor", "truncate"};
-constexpr std::string_view kLlama3[] = {"factor", "original_max_position", "low_freq_factor",
-                                        "high_freq_factor"};
-constexpr std::string_view kLongRope[] = {"factor",           "original_max_position", "seq_len",
-                                          "attention_factor", "short_factor",          "long_factor"};
+constexpr std::string_view kDynamic[] = {"factor", "original_max_position", "seq_len", "attention_factor",
+                                         "position_scale"};
+constexpr std::string_view kYarn[] = {"factor",   "original_max_position", "beta_fast",      "beta_slow",
+                                      "mscale",   "mscale_all_dim",        "attention_factor", "truncate",
+                                      "position_scale"};
+constexpr std::string_view kLlama3[] = {"factor",           "original_max_position", "low_freq_factor",
+                                        "high_freq_factor", "attention_factor",      "position_scale"};
+constexpr std::string_view kLongRope[] = {"factor",       "original_max_position", "seq_len",       "attention_factor",
+                                          "short_factor", "long_factor",           "position_scale"};
 constexpr std::string_view kLongRopeRequired[] = {"factor", "original_max_position", "short_factor",
                                                   "long_factor"};
 
 const ScalingMethod kMethods[] = {
-    {T::None, "none", {}, {}},
-    {T::Linear, "linear", kFactor, kFactor},
-    {T::Ntk, "ntk", kFactor, kFactor},
+    {T::None, "none", kNone, {}},
+    {T::Linear, "linear", kFactorReads, kFactor},
+    {T::Ntk, "ntk", kFactorReads, kFactor},
     {T::Dynamic, "dynamic", kDynamic, kFactorAndL},
     {T::Yarn, "yarn", kYarn, kFactorAndL},
     {T::Llama3, "llama3", kLlama3, kFactorAndL},

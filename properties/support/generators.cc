@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <utility>
 
 #include "pe/half.h"
 #include "pe/plan.h"
@@ -12,8 +13,9 @@ namespace pe {
 
 std::ostream& operator<<(std::ostream& os, const RopeScaling& s) {
   os << to_string(s.type);
-  if (s.type == RopeScalingType::None) return os;
+  if (!scales(s)) return os;
   os << "(factor=" << s.factor << ", L=" << s.original_max_position << ", seq_len=" << s.seq_len;
+  if (s.position_scale != 1) os << ", position_scale=" << s.position_scale;
   if (s.type == RopeScalingType::Yarn) {
     os << ", beta_fast=" << s.beta_fast << ", beta_slow=" << s.beta_slow << ", truncate=" << s.truncate;
     if (s.mscale) os << ", mscale=" << *s.mscale;
@@ -396,10 +398,29 @@ rc::Gen<RopeScaling> gen_scaling(std::int64_t rotary_dim) {
     methods.push_back(T::Ntk);
     methods.push_back(T::Dynamic);
   }
-  return rc::gen::weightedOneOf<RopeScaling>(
+  const auto method = rc::gen::weightedOneOf<RopeScaling>(
       {{1, rc::gen::just(RopeScaling{})}, {2, rc::gen::mapcat(rc::gen::elementOf(methods), [rotary_dim](T t) {
                                              return gen_scaling_of(t, rotary_dim);
                                            })}});
+  // pe-suite's stated hypotheses beyond HF's configs, now and then: positions divided by a scale, an
+  // attention factor with any method, YaRN's betas backwards (HF runs its ramp in either order).
+  return rc::gen::exec([method] {
+    RopeScaling s = *method;
+    switch (*rc::gen::inRange(0, 8)) {
+      case 0:
+        s.position_scale = *gen_sixteenths(0.5, 4);
+        break;
+      case 1:
+        if (!s.attention_factor) s.attention_factor = *gen_sixteenths(0.5, 1.5);
+        break;
+      case 2:
+        std::swap(s.beta_fast, s.beta_slow);
+        break;
+      default:
+        break;
+    }
+    return s;
+  });
 }
 
 void keep_ntk_base_above_one(RopeParams& params) {

@@ -37,7 +37,7 @@ double rounded_or_retry(const Enclosure& narrow, DType type, const auto& retry_w
 Frequencies::Frequencies(std::size_t n_pairs, std::int64_t dim, double base, const RopeScaling& scaling,
                          RopeForm form)
     : rule_(scaling, dim, base, boost::math::constants::pi<Real>()),
-      scaled_(scaling.type != RopeScalingType::None),
+      scaled_(scales(scaling)),
       form_(std::move(form)),
       w_(n_pairs) {}
 

@@ -36,10 +36,18 @@ struct RopeScaling {
   double beta_fast = 32, beta_slow = 1;          // yarn: correction range, in rotations over L
   bool truncate = true;                          // yarn: floor/ceil the correction range
   std::optional<double> mscale, mscale_all_dim;  // yarn: attention = m(s,mscale)/m(s,mscale_all_dim)
-  std::optional<double> attention_factor;        // yarn, longrope: explicit attention factor
+  std::optional<double> attention_factor;        // any method: the factor on cos and sin (yarn's and
+                                                 // longrope's own when unset, else 1)
+  double position_scale = 1;                     // any method: positions divided by it (θ'_j / scale), the
+                                                 // hypothesis "positions divided by 2"; no HF key
   double low_freq_factor = 1, high_freq_factor = 4;  // llama3
   std::vector<double> short_factor, long_factor;     // longrope: rotary_dim/2 factors each
 };
+
+// True when the scaling changes the plain encoding at all: a method, a position scale or an attention factor.
+inline bool scales(const RopeScaling& s) noexcept {
+  return s.type != RopeScalingType::None || s.position_scale != 1.0 || s.attention_factor.has_value();
+}
 
 // The methods as data: which RopeScaling fields each reads and requires. Plan validation, the CLI's
 // flags, the census JSON and the config reader take them from here. A field's name is its member's

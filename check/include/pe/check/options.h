@@ -24,7 +24,7 @@ namespace pe::check {
 struct ScalingOptions {
   std::string scaling = "none";
   double factor = 1, beta_fast = 32, beta_slow = 1, mscale = 0, mscale_all_dim = 0, attention_factor = 0;
-  double low_freq_factor = 1, high_freq_factor = 4, partial_rotary_factor = 1;
+  double low_freq_factor = 1, high_freq_factor = 4, partial_rotary_factor = 1, position_scale = 1;
   std::int64_t original_max_position = 0, seq_len = 0;
   std::string truncate = "true";
   std::string short_factors, long_factors;                  // longrope's lists as 1-D f32/f64 .npy files, or

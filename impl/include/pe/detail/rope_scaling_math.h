@@ -39,8 +39,12 @@ class ScalingRule {
     const R e = -R(static_cast<long long>(2 * j)) / R(static_cast<long long>(dim_));
     return pow(effective_base_, e);
   }
-  // g_j for the frequency ω_j of pair j.
+  // g_j for the frequency ω_j of pair j: the method's, over the position scale.
   R gain(std::size_t j, const R& omega) const {
+    const R g = method_gain(j, omega);
+    return s_.position_scale == 1.0 ? g : g / R(s_.position_scale);
+  }
+  R method_gain(std::size_t j, const R& omega) const {
     const R one(1);
     switch (s_.type) {
       case RopeScalingType::Linear:  // _compute_linear_scaling_rope_parameters: inv_freq /= factor
@@ -107,13 +111,12 @@ class ScalingRule {
   R attention_of(const RopeScaling& s) const {
     using std::log;
     using std::sqrt;
+    if (s.attention_factor) return R(*s.attention_factor);  // any method's, when given
     if (s.type == RopeScalingType::Yarn) {
-      if (s.attention_factor) return R(*s.attention_factor);
       if (s.mscale && s.mscale_all_dim) return mscale_of(R(*s.mscale)) / mscale_of(R(*s.mscale_all_dim));
       return mscale_of(R(1));
     }
     if (s.type == RopeScalingType::LongRope) {
-      if (s.attention_factor) return R(*s.attention_factor);
       if (!(s.factor > 1.0)) return R(1);
       return sqrt(R(1) + log(R(s.factor)) / log(R(static_cast<long long>(s.original_max_position))));
     }
