@@ -156,6 +156,13 @@ std::string scaling_difference(const RopeScaling& c, const RopeScaling& g) {
     return fmt::format("{} factor {:g} (given {:g})", to_string(c.type), c.factor, g.factor);
   if (c.truncate != g.truncate)
     return fmt::format("yarn truncate {} (given: {})", c.truncate ? "on" : "off", g.truncate ? "on" : "off");
+  if (c.longrope_switch != g.longrope_switch)
+    return fmt::format("longrope switch {} (given: {}){}", to_string(c.longrope_switch),
+                       to_string(g.longrope_switch),
+                       switches_per_token(c) ? fmt::format(": short_factor below original_max_position {}, "
+                                                           "long_factor from it, inside one sequence",
+                                                           c.original_max_position)
+                                             : "");
   if (c.type == RopeScalingType::LongRope && longrope_list(c) != longrope_list(g))
     return fmt::format("longrope {} (given: {}, seq_len {} against original_max_position {})",
                        longrope_list(c), longrope_list(g), g.seq_len, g.original_max_position);
@@ -170,7 +177,8 @@ std::string scaling_difference(const RopeScaling& c, const RopeScaling& g) {
 bool same_scaling(const RopeScaling& a, const RopeScaling& b) {
   return a.type == b.type && a.factor == b.factor && a.truncate == b.truncate && a.beta_fast == b.beta_fast &&
          a.beta_slow == b.beta_slow && a.seq_len == b.seq_len && a.attention_factor == b.attention_factor &&
-         a.original_max_position == b.original_max_position;
+         a.original_max_position == b.original_max_position && a.longrope_switch == b.longrope_switch &&
+         a.position_scale == b.position_scale;
 }
 
 }  // namespace
@@ -280,11 +288,20 @@ double rope_residual(const RopeData& d, const Convention& c, const std::vector<s
                     c.layout, c.scaling.value_or(d.scaling)};
   params.form = c.one_d ? RopeForm{} : c.form;
   params.rotary_offset = c.rotary_offset;
-  std::optional<RopePlan> plan;
+  std::optional<RopePlan> plan, plan_from;  // plan_from: LongRoPE per token, the tokens from L on
+  const std::int64_t L = params.scaling.original_max_position;
   TemperatureSteps steps;
   try {
     steps = validate(c.temperature);
-    if (c.rotated) plan.emplace(params);
+    if (c.rotated && switches_per_token(params.scaling)) {
+      RopeParams below = params, from = params;
+      below.scaling = scaling_at(params.scaling, L - 1);
+      from.scaling = scaling_at(params.scaling, L);
+      plan.emplace(below);
+      plan_from.emplace(from);
+    } else if (c.rotated) {
+      plan.emplace(params);
+    }
   } catch (const InvalidArgument&) {
     return INFINITY;
   }
@@ -303,6 +320,7 @@ double rope_residual(const RopeData& d, const Convention& c, const std::vector<s
   double worst = 0;
   for (std::size_t t : tokens) {
     const long double g = gain_at(t);
+    const RopePlan* token_plan = plan_from && d.batch.position(t) >= L ? &*plan_from : plan ? &*plan : nullptr;
     for (std::size_t h : heads) {
       const std::size_t row = d.batch.row(t, h);
       for (std::size_t j : spread(half, 64)) {
@@ -311,7 +329,7 @@ double rope_residual(const RopeData& d, const Convention& c, const std::vector<s
         const auto p = static_cast<long double>(d.batch.position(t, axis) + c.shift);
         const long double w = c.inv_freq       ? (*c.inv_freq)[j]
                               : c.t2t_exponent ? inv_freq(c, j, d.rotary_dim)
-                                               : plan->inv_freq()[j];
+                                               : token_plan->inv_freq()[j];
         const long double phi = (c.inverse ? -p : p) * w;
         long double s = g * attention * std::sin(phi), co = g * attention * std::cos(phi);
         if (c.swapped) std::swap(s, co);
@@ -508,8 +526,16 @@ std::vector<RopeScaling> scaled_alternatives(const RopeScaling& g, std::int64_t 
   }
   if (g.type == RopeScalingType::LongRope) {  // the other list (chosen by the allocated context)
     RopeScaling s = g;
+    s.longrope_switch = LongRopeSwitch::PerSequence;
     s.seq_len = ScalingRule<long double>::longrope_uses_long(g) ? 0 : g.original_max_position + 1;
     out.push_back(s);
+    if (top >= g.original_max_position) {  // the other switch (vLLM's and TGI's against HF's)
+      RopeScaling w = g;
+      w.longrope_switch =
+          switches_per_token(g) ? LongRopeSwitch::PerSequence : LongRopeSwitch::PerToken;
+      if (!switches_per_token(w)) w.seq_len = top + 1;
+      out.push_back(w);
+    }
   }
   if (g.type == RopeScalingType::Yarn || g.type == RopeScalingType::LongRope) {
     const double ln_s = std::log(g.factor);

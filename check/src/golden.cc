@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 #include <tuple>
 
@@ -80,8 +81,13 @@ std::vector<double> golden_rope_table(const RopeParams& params, std::span<const 
   batch.positions = positions;
   batch.n_axes = plan.n_axes();
   std::vector<double> v(tokens * h * 2);
-  const ref::Rope r(params, largest(positions));
+  const std::int64_t L = params.scaling.original_max_position;
+  RopeParams below = params, from = params;  // LongRoPE per token: each position's list (else one table)
+  below.scaling = scaling_at(params.scaling, L - 1);
+  from.scaling = scaling_at(params.scaling, L);
+  const ref::Rope r_below(below, largest(positions)), r_from(from, largest(positions));
   for (std::size_t i = 0; i < tokens; ++i) {
+    const ref::Rope& r = switches_per_token(params.scaling) && batch.position(i) >= L ? r_from : r_below;
     for (std::size_t j = 0; j < h; ++j) {
       const auto [c, s] = r.cos_sin(batch.position(i, plan.axis_of_pair(j)), j, dtype);
       v[(i * h + j) * 2] = c;
@@ -91,10 +97,13 @@ std::vector<double> golden_rope_table(const RopeParams& params, std::span<const 
   return v;
 }
 
-void golden_rope(const RopeParams& params, const RopeBatch& batch, std::span<const double> x, DType dtype,
-                 std::span<double> y, const AttnTemperature& temperature) {
-  if (y.size() != x.size())
-    throw std::invalid_argument(fmt::format("golden_rope: {} outputs for {} inputs", y.size(), x.size()));
+namespace {
+
+// The tokens whose (first-axis) position lies in [lo, hi): LongRoPE's per-token switch rotates each side
+// with its own list.
+void golden_rope_between(const RopeParams& params, const RopeBatch& batch, std::span<const double> x,
+                         DType dtype, std::span<double> y, const AttnTemperature& temperature, std::int64_t lo,
+                         std::int64_t hi) {
   const RopePlan plan(params);
   const ref::Rope r(params, largest(batch.positions));
   std::vector<std::size_t> through;  // the pass-through channels
@@ -103,6 +112,7 @@ void golden_rope(const RopeParams& params, const RopeBatch& batch, std::span<con
   if (temperature.type == AttnTemperatureType::None) {
     std::vector<std::optional<ref::FastSinCos>> sincos(plan.n_pairs());
     for (std::size_t t = 0; t < batch.tokens(); ++t) {
+      if (batch.position(t) < lo || batch.position(t) >= hi) continue;
       for (std::size_t h = 0; h < batch.heads; ++h)
         for (std::size_t ch : through) y[batch.row(t, h) + ch] = x[batch.row(t, h) + ch];
       rotate_token(r, plan, batch, t, x, dtype, sincos, y);
@@ -111,6 +121,7 @@ void golden_rope(const RopeParams& params, const RopeBatch& batch, std::span<con
   }
   const ref::Temperature tr(temperature);
   for (std::size_t t = 0; t < batch.tokens(); ++t) {
+    if (batch.position(t) < lo || batch.position(t) >= hi) continue;
     const ref::Enclosure g = tr.exact(batch.position(t));
     for (std::size_t h = 0; h < batch.heads; ++h) {
       const std::size_t row = batch.row(t, h);
@@ -125,6 +136,22 @@ void golden_rope(const RopeParams& params, const RopeBatch& batch, std::span<con
       }
     }
   }
+}
+
+}  // namespace
+
+void golden_rope(const RopeParams& params, const RopeBatch& batch, std::span<const double> x, DType dtype,
+                 std::span<double> y, const AttnTemperature& temperature) {
+  if (y.size() != x.size())
+    throw std::invalid_argument(fmt::format("golden_rope: {} outputs for {} inputs", y.size(), x.size()));
+  constexpr std::int64_t kAll = std::numeric_limits<std::int64_t>::max();
+  if (!switches_per_token(params.scaling)) return golden_rope_between(params, batch, x, dtype, y, temperature, -kAll, kAll);
+  const std::int64_t L = params.scaling.original_max_position;
+  RopeParams below = params, from = params;
+  below.scaling = scaling_at(params.scaling, L - 1);
+  from.scaling = scaling_at(params.scaling, L);
+  golden_rope_between(below, batch, x, dtype, y, temperature, -kAll, L);
+  golden_rope_between(from, batch, x, dtype, y, temperature, L, kAll);
 }
 
 std::vector<double> golden_rope(const RopeParams& params, const RopeBatch& batch, std::span<const double> x,

@@ -85,6 +85,9 @@ void fill_scaling(const HfRopeSetting& s, HfResolution& r, ScalingOptions& f,
   if (s.truncate)
     Filler{s, r, names, given("truncate")}("truncate", "truncate", &f.truncate,
                                            std::string(*s.truncate ? "true" : "false"), &f.given);
+  if (s.longrope_switch)
+    Filler{s, r, names, given("longrope_switch")}("longrope_switch", "longrope_switch", &f.longrope_switch,
+                                                  *s.longrope_switch, &f.given);
   if (s.scaling == "longrope") {
     for (auto [key, list, value] : {std::tuple{"short_factor", &f.short_factor_list, &s.short_factor},
                                     std::tuple{"long_factor", &f.long_factor_list, &s.long_factor}}) {

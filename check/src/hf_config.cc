@@ -38,7 +38,7 @@ bool HfRopeSetting::same_rope(const HfRopeSetting& o) const {
   const auto key = [](const HfRopeSetting& s) {
     return std::tie(s.rope, s.base, s.head_dim, s.rotary_dim, s.scaling, s.factor, s.beta_fast, s.beta_slow,
                     s.mscale, s.mscale_all_dim, s.attention_factor, s.low_freq_factor, s.high_freq_factor,
-                    s.truncate, s.original_max_position, s.short_factor, s.long_factor,
+                    s.truncate, s.longrope_switch, s.original_max_position, s.short_factor, s.long_factor,
                     s.partial_rotary_factor, s.mrope_section, s.mrope_layout, s.layout, s.temperature,
                     s.attn_scale, s.floor_scale);
   };

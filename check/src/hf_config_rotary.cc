@@ -266,6 +266,14 @@ HfRopeSetting rotary(const Text& t, const Head& h, const json* p, const std::str
       for (const json& x : *v) list->push_back(t.number(x, pk + "." + k));
       s.sources.push_back({k, *v, pk + "." + k});
     }
+    // pe-suite's own key (HF has none and picks one list per sequence): the hypothesis of TGI's switch.
+    if (const json* v = in_p("longrope_switch")) {
+      if (!v->is_string() || !parse_longrope_switch(v->get<std::string>()))
+        t.fail(pk + ".longrope_switch", "expected \"per-sequence\" or \"per-token\", got " + v->dump());
+      s.longrope_switch = v->get<std::string>();
+      s.sources.push_back({"longrope_switch", *v, pk + ".longrope_switch"});
+      s.notes.push_back(pk + ".longrope_switch: pe-suite's own key (HF picks one list per sequence)");
+    }
   }
   if (const json* v = in_p("mrope_section")) {
     s.mrope_section = joined(*v, t, pk + ".mrope_section");

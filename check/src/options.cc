@@ -14,13 +14,13 @@ namespace {
 using T = RopeScalingType;
 
 // Every scaling parameter by its canonical name: RopeScaling's fields, the method and the partial factor.
-constexpr std::array<std::string_view, 16> kScaling = {
+constexpr std::array<std::string_view, 17> kScaling = {
     "scaling",      "factor",          "original_max_position",
     "seq_len",      "beta_fast",       "beta_slow",
     "mscale",       "mscale_all_dim",  "attention_factor",
     "truncate",     "low_freq_factor", "high_freq_factor",
     "short_factor", "long_factor",     "position_scale",
-    "partial_rotary_factor"};
+    "longrope_switch", "partial_rotary_factor"};
 
 bool has(const std::set<std::string>& given, std::string_view name) {
   return given.count(std::string(name)) > 0;
@@ -105,6 +105,11 @@ RopeScaling to_rope_scaling(const ScalingOptions& o, const Names& names) {
   if (o.truncate != "true" && o.truncate != "false")
     names.fail("truncate", "expected true or false, got '" + o.truncate + "'");
   s.truncate = o.truncate == "true";
+  if (given("longrope_switch")) {
+    const auto sw = parse_longrope_switch(o.longrope_switch);
+    if (!sw) names.fail("longrope_switch", "expected per-sequence or per-token, got '" + o.longrope_switch + "'");
+    s.longrope_switch = *sw;
+  }
   // HF reads mscale only together with mscale_all_dim, and neither when attention_factor is given.
   if (given("mscale") != given("mscale_all_dim")) {
     const std::string_view alone = given("mscale") ? "mscale" : "mscale_all_dim";
@@ -278,7 +283,11 @@ std::string describe_scaling(const RopeScaling& s, const RopePlan& plan) {
   if (s.position_scale != 1)
     out += fmt::format("{}positions divided by {:g}", s.type == T::None ? "" : ", ", s.position_scale);
   if (s.original_max_position > 0) out += fmt::format(", original_max_position {}", s.original_max_position);
-  if (s.seq_len > 0) out += fmt::format(", seq_len {}", s.seq_len);
+  if (switches_per_token(s)) {
+    out += ", switched per token";
+  } else if (s.seq_len > 0) {
+    out += fmt::format(", seq_len {}", s.seq_len);
+  }
   if (plan.effective_base() != plan.params().base)
     out += fmt::format("; base' {:.6g}", plan.effective_base());
   if (plan.attention_factor() != 1.0 || s.attention_factor)

@@ -7,7 +7,7 @@ namespace pe::cli {
 namespace {
 
 // Canonical name -> flag, for every option the commands share.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 41> kFlags = {{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 42> kFlags = {{
     {"scaling", "--scaling"},
     {"factor", "--factor"},
     {"original_max_position", "--original-max-position"},
@@ -18,6 +18,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 41> kFlags =
     {"mscale_all_dim", "--mscale-all-dim"},
     {"attention_factor", "--attention-factor"},
     {"position_scale", "--position-scale"},
+    {"longrope_switch", "--longrope-switch"},
     {"truncate", "--truncate"},
     {"low_freq_factor", "--low-freq-factor"},
     {"high_freq_factor", "--high-freq-factor"},

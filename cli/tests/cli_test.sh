@@ -126,6 +126,16 @@ for m in none linear ntk dynamic yarn llama3 longrope; do
     check "scaled-check-$y-$m" 0 "verdict: PASS" -- check --family rope --input "$tmp/x.npy" --output "$tmp/$y-$m.npy" --positions 0:32 --scaling "$m" "${f[@]}"
   done
 done
+# LongRoPE switched per token (short list below L = 16, long from it): the reference's export passes under the
+# same switch, fails under HF's per-sequence choice with the switch named; a variant cannot switch.
+lr="--scaling longrope --factor 4 --original-max-position 16 --short-factors $tmp/short32.npy --long-factors $tmp/long32.npy"
+read -ra lrf <<<"$lr"
+check longrope-per-token-golden 0 "wrote" -- export --family rope --dim 0 --positions 0:32 --input "$tmp/x.npy" --reference "${lrf[@]}" --longrope-switch per-token --out "$tmp/ys-pt.npy"
+check longrope-per-token-check 0 "verdict: PASS" -- check --family rope --input "$tmp/x.npy" --output "$tmp/ys-pt.npy" --positions 0:32 "${lrf[@]}" --longrope-switch per-token
+check longrope-per-token-named 1 "the data fits: longrope switch per-token \(given: per-sequence\)" -- check --family rope --input "$tmp/x.npy" --output "$tmp/ys-pt.npy" --positions 0:32 "${lrf[@]}" --seq-len 32
+check longrope-switch-bad 2 "--longrope-switch: expected per-sequence or per-token, got 'per-batch'" -- check --family rope --input "$tmp/x.npy" --output "$tmp/ys-pt.npy" --positions 0:32 "${lrf[@]}" --longrope-switch per-batch
+check longrope-switch-variant 2 "--longrope-switch: per-token applies to --reference" -- export --family rope --dim 0 --positions 0:32 --input "$tmp/x.npy" --variant rope.scalar_f64 "${lrf[@]}" --longrope-switch per-token --out "$tmp/yv-pt.npy"
+check longrope-switch-unused 2 "--longrope-switch: not used by --scaling yarn" -- check --family rope --input "$tmp/x.npy" --output "$tmp/ys-pt.npy" --positions 0:32 --scaling yarn --factor 4 --original-max-position 16 --longrope-switch per-token
 # Scaled data checked with another factor fails, and the diagnosis names the factor that fits.
 check scaled-check-wrong 1 "the data fits: yarn factor 4 \\(given 2\\)" -- check --family rope --input "$tmp/x.npy" --output "$tmp/ys-yarn.npy" --positions 0:32 --scaling yarn --factor 2 --original-max-position 16
 # YaRN's attention factor 0.1·ln 4 + 1 multiplies cos and sin: at position 0 every pair is (A, 0).

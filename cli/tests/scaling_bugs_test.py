@@ -114,4 +114,48 @@ case("gemma3_sliding_with_full_flags", x, sliding, pos, ["--base", "1e6", "--sca
 case("gemma3_full_with_sliding_flags", x, full, pos, ["--base", "1e4"],
      ["base 1e+06 (given: 10000)", "scaling linear factor 8 (given: none)"])
 
+# ---- Issue 32's classes: parameter values on no list the diagnosis tries, each fitted and named --------
+# LongRoPE switched per token (TGI's SuRotaryEmbedding: short below L, long from L on) where HF picks one
+# list for the sequence; and the same data checked under --longrope-switch per-token passes.
+spos = list(range(4096 - T // 2, 4096 + T // 2))
+per_token = np.concatenate(
+    [rope(xl[i:i + 1], [p], longrope_inv_freq(1e4, Dl, short, long, 4096, 0 if p < 4096 else p + 1), Dl,
+          attention) for i, p in enumerate(spos)])
+case("longrope_switched_per_token", xl, per_token, spos, long_args + ["--seq-len", str(spos[-1] + 1)],
+     "longrope switch per-token (given: per-sequence)")
+case("longrope_per_token_stated", xl, per_token, spos, long_args + ["--longrope-switch", "per-token"], None)
+
+# Llama-3 with original_max_position_embeddings taken from the allocated context (2048, not 8192); and
+# another checkpoint's factor and high_freq_factor (8 and 4 where Llama-4's block says 16 and 1).
+P = 65
+xw = RNG.standard_normal((P, 2, D))
+wpos = list(range(8192, 8192 + P))
+case("llama3_original_2048", xw, rope(xw, wpos, llama3_inv_freq(5e5, D, 8.0, 2048), D), wpos, llama3_args,
+     "original_max_position 2048 (given 8192)")
+llama4_args = ["--base", "500000", "--scaling", "llama3", "--factor", "16", "--original-max-position", "8192",
+               "--low-freq-factor", "1", "--high-freq-factor", "1"]
+case("llama3_other_checkpoint", xw, rope(xw, wpos, llama3_inv_freq(5e5, D, 8.0, 8192), D), wpos, llama4_args,
+     ["factor 8 (given 16)", "high_freq_factor 4 (given 1)"])
+
+# YaRN whose ramp collapsed (every pair divided by 4) with YaRN's attention factor 0.1*ln(4) + 1 kept.
+case("yarn_ramp_collapsed", xw, rope(xw, wpos, default_inv_freq(1e6, D) / 4, D, get_mscale(4.0)), wpos, yarn_args,
+     ["linear (given yarn), factor 4", "the given yarn's attention factor"])
+# YaRN's blend inverted: the ramp where HF blends by 1 - ramp.
+inv = yarn_inv_freq(1e6, D, 4.0, 32768)
+theta = default_inv_freq(1e6, D)
+inverted = theta / 4 + theta - inv  # HF: θ/s·r + θ·(1 - r); inverted: θ/s·(1 - r) + θ·r
+case("yarn_blend_inverted", xw, rope(xw, wpos, inverted, D, get_mscale(4.0)), wpos, yarn_args,
+     "yarn, its blend inverted")
+# Dynamic NTK at its base for max(position_ids) + 1, with the positions also divided by 2 (linear on top).
+dwpos = list(range(20_000, 20_000 + P))
+case("dynamic_and_positions_halved", xw,
+     rope(xw, [p / 2 for p in dwpos], dynamic_inv_freq(1e4, D, 2.0, 4096, dwpos[-1] + 1), D), dwpos,
+     dyn_args + ["--seq-len", str(dwpos[-1] + 1)], "positions divided by 2")
+# LongRoPE's attention factor used to divide the positions, its gain on cos/sin dropped.
+lwpos = list(range(5_000, 5_000 + P))
+xlw = RNG.standard_normal((P, 2, Dl))
+long_w = longrope_inv_freq(1e4, Dl, short, long, 4096, lwpos[-1] + 1)
+case("longrope_attention_divides_positions", xlw, rope(xlw, [p / attention for p in lwpos], long_w, Dl, 1.0),
+     lwpos, long_args + ["--seq-len", str(lwpos[-1] + 1)], ["positions divided by", "(the given attention factor)"])
+
 finish("scaling_bugs_test")

@@ -70,6 +70,13 @@ void from_json(const nlohmann::json& j, Contract& c) {
   k.at("c1_gain").get_to(c.c1_gain);
 }
 
+void to_json(nlohmann::json& j, LongRopeSwitch s) { j = std::string(to_string(s)); }
+void from_json(const nlohmann::json& j, LongRopeSwitch& s) {
+  const auto parsed = parse_longrope_switch(j.get<std::string>());
+  if (!parsed) throw std::runtime_error("rope_scaling: longrope_switch must be per-sequence or per-token, got " + j.dump());
+  s = *parsed;
+}
+
 namespace {
 // Calls f(name, member) for every RopeScaling field of the methods table: the one list of members
 // that both directions of the JSON read.
@@ -89,17 +96,22 @@ void for_each_field(Scaling& s, F&& f) {
   f("short_factor", s.short_factor);
   f("long_factor", s.long_factor);
   f("position_scale", s.position_scale);
+  f("longrope_switch", s.longrope_switch);
 }
 
 // A field's JSON, or null when the method leaves it unset (an empty optional, seq_len 0) or at its identity
-// (position_scale 1, which no HF config spells).
+// (position_scale 1 and the per-sequence switch, which no HF config spells).
 template <class T>
 nlohmann::json field_json(std::string_view name, const T& v) {
   if constexpr (requires { v.has_value(); }) {
     return v ? nlohmann::json(*v) : nlohmann::json();
   } else {
     if (name == "seq_len" && v == T{}) return nlohmann::json();
-    if (name == "position_scale" && v == T{1}) return nlohmann::json();
+    if constexpr (std::is_same_v<T, LongRopeSwitch>) {
+      if (v == LongRopeSwitch::PerSequence) return nlohmann::json();
+    } else if (name == "position_scale" && v == T{1}) {
+      return nlohmann::json();
+    }
     return v;
   }
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <utility>
 
 #include "pe/harness/measure.h"
 #include "pe/harness/rope_rows_vector.h"
@@ -240,6 +241,19 @@ void measure_rope_rows(const RopeParams& params, const RopeBatch& batch, Values 
                        const Budget& budget, const RowSink& sink, const Sample& sample,
                        RopeDirection direction, const OutputGain& gain) {
   if (batch.positions.empty()) return;
+  if (switches_per_token(params.scaling)) {  // each token's list by its position: two plans, rows split
+    const std::int64_t L = params.scaling.original_max_position;
+    std::vector<std::size_t> below, from;
+    for (std::size_t t : sample.rows.empty() ? indices(batch.tokens()) : sample.rows)
+      (batch.position(t) < L ? below : from).push_back(t);
+    for (const auto& [rows, at] : {std::pair{&below, L - 1}, std::pair{&from, L}}) {
+      if (rows->empty()) continue;
+      RopeParams one = params;
+      one.scaling = scaling_at(params.scaling, at);
+      measure_rope_rows(one, batch, x, y, budget, sink, Sample{*rows, sample.pairs}, direction, gain);
+    }
+    return;
+  }
   const RopePlan plan(params);
   const ref::Rope reference(params, *std::max_element(batch.positions.begin(), batch.positions.end()));
   const ref::Temperature temperature(gain.temperature);

@@ -133,6 +133,7 @@ RopeScaling every_field_set() {
   s.mscale_all_dim = 0.5;
   s.attention_factor = 1.2;
   s.position_scale = 2;
+  s.longrope_switch = LongRopeSwitch::PerToken;
   s.short_factor = {1, 1.5};
   s.long_factor = {2, 3};
   return s;
@@ -186,6 +187,13 @@ TEST(Schemas, ScalingJsonRoundTripsAndRejectsWhatItsMethodDoesNotRead) {
             "rope_scaling: linear does not read 'beta_fast'");
   EXPECT_EQ(error({{"type", "yarn"}, {"factor", 2}}), "rope_scaling: yarn requires 'original_max_position'");
   EXPECT_EQ(error({{"type", "su"}}), "rope_scaling: unknown type 'su'");
+  EXPECT_EQ(error({{"type", "longrope"},
+                   {"factor", 2},
+                   {"original_max_position", 8},
+                   {"short_factor", {1.0}},
+                   {"long_factor", {2.0}},
+                   {"longrope_switch", "per-batch"}}),
+            "rope_scaling: longrope_switch must be per-sequence or per-token, got \"per-batch\"");
 }
 
 // docs/contracts.md §3 lists every variant's declared numbers: it must say what the registry declares.

@@ -27,6 +27,7 @@ constexpr ScalingField kFields[] = {
     {"short_factor", "short_factor"},
     {"long_factor", "long_factor"},
     {"position_scale", ""},
+    {"longrope_switch", ""},
 };
 
 // attention_factor: HF reads it for yarn and longrope only; pe-suite takes it with any method, so that a
@@ -43,8 +44,9 @@ constexpr std::string_view kYarn[] = {"factor",   "original_max_position", "beta
                                       "position_scale"};
 constexpr std::string_view kLlama3[] = {"factor",           "original_max_position", "low_freq_factor",
                                         "high_freq_factor", "attention_factor",      "position_scale"};
-constexpr std::string_view kLongRope[] = {"factor",       "original_max_position", "seq_len",       "attention_factor",
-                                          "short_factor", "long_factor",           "position_scale"};
+constexpr std::string_view kLongRope[] = {"factor",         "original_max_position", "seq_len",
+                                          "attention_factor", "short_factor",        "long_factor",
+                                          "position_scale",   "longrope_switch"};
 constexpr std::string_view kLongRopeRequired[] = {"factor", "original_max_position", "short_factor",
                                                   "long_factor"};
 
@@ -88,6 +90,24 @@ std::optional<RopeScalingType> parse_rope_scaling_type(std::string_view s) noexc
     if (m.name == s) return m.type;
   }
   return std::nullopt;
+}
+
+std::string_view to_string(LongRopeSwitch s) noexcept {
+  return s == LongRopeSwitch::PerToken ? "per-token" : "per-sequence";
+}
+
+std::optional<LongRopeSwitch> parse_longrope_switch(std::string_view s) noexcept {
+  for (LongRopeSwitch v : {LongRopeSwitch::PerSequence, LongRopeSwitch::PerToken})
+    if (to_string(v) == s) return v;
+  return std::nullopt;
+}
+
+RopeScaling scaling_at(const RopeScaling& s, std::int64_t position) {
+  if (!switches_per_token(s)) return s;
+  RopeScaling at = s;
+  at.longrope_switch = LongRopeSwitch::PerSequence;
+  at.seq_len = position < s.original_max_position ? 0 : position + 1;  // 0: HF's None, the short list
+  return at;
 }
 
 std::int64_t partial_rotary_dim(std::int64_t head_dim, double partial_rotary_factor) {

@@ -1,6 +1,8 @@
 """HF-style PyTorch RoPE (hf_torch_rope.py, from the published formulas) checked in-process: the correct
 kernels pass check's default budget, the wrong ones fail with the cause named in the report."""
 
+import math
+
 import pytest
 
 import pe_suite
@@ -100,3 +102,27 @@ def test_a_pass_has_an_empty_diagnosis():
     report = pe_suite.check_rope(q, rotated(q, pos, freq), pos, base=500000.0, heads_first=True)
     assert report.passed
     assert report.diagnosis == [] and report.explanations == [] and report.candidates == []
+
+
+def test_longrope_switched_per_token_is_named_and_stated_by_its_config_key():
+    # TGI's SuRotaryEmbedding: short_factor for positions below L, long_factor from L on, in one sequence;
+    # HF picks one list for the sequence. _compute_longrope_parameters' frequencies, re-derived here.
+    L, factor = 64, 16.0
+    g = torch.Generator().manual_seed(3)
+    short = (1 + torch.rand(DIM // 2, generator=g) * 0.2).tolist()
+    long = (1 + torch.rand(DIM // 2, generator=g) * 30).tolist()
+    base = 10000.0 ** (torch.arange(0, DIM, 2, dtype=torch.int64).float() / DIM)
+    attention = math.sqrt(1 + math.log(factor) / math.log(L))
+    q, pos = q_and_positions(list(range(L - TOKENS // 2, L + TOKENS // 2)))
+    ys = [rotated(q[:, i:i + 1], pos[i:i + 1], 1.0 / (torch.tensor(short if p < L else long) * base), attention)
+          for i, p in enumerate(pos.tolist())]
+    y = torch.cat(ys, dim=1)
+    config = {"rope_type": "longrope", "factor": factor, "original_max_position_embeddings": L,
+              "short_factor": short, "long_factor": long}
+    report = pe_suite.check_rope(q, y, pos, scaling=config, heads_first=True)
+    assert not report.passed
+    assert report.diagnosis and "longrope switch per-token (given: per-sequence)" in report.diagnosis[0], str(report)
+    stated = pe_suite.check_rope(q, y, pos, scaling={**config, "longrope_switch": "per-token"}, heads_first=True)
+    assert stated.passed, str(stated)
+    with pytest.raises(ValueError, match="longrope_switch"):
+        pe_suite.check_rope(q, y, pos, scaling={**config, "longrope_switch": "per-batch"}, heads_first=True)

@@ -25,6 +25,12 @@ enum class RopeScalingType : std::uint8_t {
 std::string_view to_string(RopeScalingType t) noexcept;
 std::optional<RopeScalingType> parse_rope_scaling_type(std::string_view s) noexcept;
 
+// LongRoPE's choice between its lists. HF picks one list per sequence (long once max(position_ids) + 1 > L);
+// TGI's SuRotaryEmbedding picks per token (short below L, long from L on, inside one sequence).
+enum class LongRopeSwitch { PerSequence, PerToken };
+std::string_view to_string(LongRopeSwitch s) noexcept;  // "per-sequence", "per-token"
+std::optional<LongRopeSwitch> parse_longrope_switch(std::string_view s) noexcept;
+
 // Fields a method does not use are ignored by it. Defaults are HF's where HF has one.
 struct RopeScaling {
   RopeScalingType type = RopeScalingType::None;
@@ -42,12 +48,20 @@ struct RopeScaling {
                                                  // hypothesis "positions divided by 2"; no HF key
   double low_freq_factor = 1, high_freq_factor = 4;  // llama3
   std::vector<double> short_factor, long_factor;     // longrope: rotary_dim/2 factors each
+  LongRopeSwitch longrope_switch = LongRopeSwitch::PerSequence;  // longrope; per token: seq_len unread
 };
 
 // True when the scaling changes the plain encoding at all: a method, a position scale or an attention factor.
 inline bool scales(const RopeScaling& s) noexcept {
   return s.type != RopeScalingType::None || s.position_scale != 1.0 || s.attention_factor.has_value();
 }
+
+// LongRoPE switching per token: each token's scaling is a per-sequence one, its list chosen by its position.
+inline bool switches_per_token(const RopeScaling& s) noexcept {
+  return s.type == RopeScalingType::LongRope && s.longrope_switch == LongRopeSwitch::PerToken;
+}
+// The scaling the token at `position` is rotated with (s itself unless it switches per token).
+RopeScaling scaling_at(const RopeScaling& s, std::int64_t position);
 
 // The methods as data: which RopeScaling fields each reads and requires. Plan validation, the CLI's
 // flags, the census JSON and the config reader take them from here. A field's name is its member's

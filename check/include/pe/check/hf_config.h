@@ -49,6 +49,7 @@ struct HfRopeSetting {
   std::optional<double> factor, beta_fast, beta_slow, mscale, mscale_all_dim, attention_factor,
       low_freq_factor, high_freq_factor;
   std::optional<bool> truncate;
+  std::optional<std::string> longrope_switch;  // pe-suite's own key in rope_scaling (HF: per sequence)
   std::optional<std::int64_t>
       original_max_position;  // L as the method reads it (dynamic: max_position_embeddings)
   std::vector<double> short_factor, long_factor;

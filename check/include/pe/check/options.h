@@ -27,6 +27,7 @@ struct ScalingOptions {
   double low_freq_factor = 1, high_freq_factor = 4, partial_rotary_factor = 1, position_scale = 1;
   std::int64_t original_max_position = 0, seq_len = 0;
   std::string truncate = "true";
+  std::string longrope_switch = "per-sequence";
   std::string short_factors, long_factors;                  // longrope's lists as 1-D f32/f64 .npy files, or
   std::vector<double> short_factor_list, long_factor_list;  // in memory (a config's rope_scaling)
   std::set<std::string> given;  // "scaling", "factor", ..., "partial_rotary_factor"

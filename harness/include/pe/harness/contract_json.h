@@ -17,12 +17,15 @@ void to_json(nlohmann::json& j, const Contract& c);
 void from_json(const nlohmann::json& j, Contract& c);
 
 // {"type": "<method>", then every field the method reads (pe/rope_scaling.h's table) by its name}:
-// optional fields (mscale, mscale_all_dim, attention_factor) only when set, seq_len only when > 0.
+// optional fields (mscale, mscale_all_dim, attention_factor) only when set, seq_len only when > 0,
+// position_scale only when not 1, longrope_switch ("per-sequence" or "per-token") only when per token.
 void to_json(nlohmann::json& j, const RopeScaling& s);
 // The inverse: "type" and the fields its method reads (a census file's "rope_scaling" may also hold
 // "partial_rotary_factor", which is not a RopeScaling field: take it out first) (absent ones keep
 // RopeScaling's defaults). Throws std::runtime_error naming an unknown method, a key the method does not
 // read, or a required field that is missing; nlohmann::json::exception for a mistyped value.
 void from_json(const nlohmann::json& j, RopeScaling& s);
+void to_json(nlohmann::json& j, LongRopeSwitch s);
+void from_json(const nlohmann::json& j, LongRopeSwitch& s);  // throws std::runtime_error naming the value
 
 }  // namespace pe
