@@ -72,6 +72,7 @@ struct RopeData {
   RopeBatch batch;
   std::size_t head_dim, rotary_dim;
   RopeScaling scaling{};  // the given scaling, kept by every candidate (the model is the plan's)
+  double unit = 0;        // the data type's unit roundoff: the angles read back are that far off
 };
 // Also the form's mistakes: sectioned vs interleaved M-RoPE, axes swapped, M-RoPE run as 1-D on t,
 // deinterleave vs interleaved, rotary channels at the start instead of the end (or the reverse).

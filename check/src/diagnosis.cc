@@ -142,9 +142,11 @@ double max_magnitude(std::span<const double> v) {
 }
 }  // namespace
 
-void diagnose_rope_output(const RopeData& data, const RopePlan& plan, const Convention& given,
+void diagnose_rope_output(const RopeData& in, const RopePlan& plan, const Convention& given,
                           const harness::Measurement& bands, const std::vector<bool>& over, Report& out,
                           const std::vector<Convention>& alternatives, DType dtype) {
+  RopeData data = in;
+  data.unit = dtype == DType::F64 ? 0.0 : unit_roundoff(dtype);  // the angles read back are that far off
   const RopeBatch& batch = data.batch;
   const std::size_t heads = batch.heads;
   // Rows a fast path skipped: when they hold every failure, that is the whole diagnosis.

@@ -7,6 +7,7 @@
 #include <numbers>
 
 #include "pe/errors.h"
+#include "pe/half.h"
 
 namespace pe::check {
 namespace {
@@ -18,6 +19,7 @@ struct Candidate {
   double scale = 1;
   bool inverted = false;
   std::size_t changes = 0;
+  std::optional<DType> rounded;  // the table stored in a 16-bit type (a module cast with the model)
 };
 
 // The candidate's frequencies as the rows see them; nullopt for parameters no plan takes.
@@ -34,6 +36,10 @@ std::optional<std::vector<double>> table_of(const Candidate& c) {
     for (std::size_t j = 0; j < w.size(); ++j)
       w[j] = w[j] / plan->gain()[j] * (1 + 1 / c.params.scaling.factor - plan->gain()[j]);
   for (double& v : w) v /= c.scale;
+  if (c.rounded == DType::BF16)
+    for (double& v : w) v = to_float(to_bfloat16(v));
+  if (c.rounded == DType::F16)
+    for (double& v : w) v = to_float(to_float16(v));
   return w;
 }
 
@@ -124,8 +130,11 @@ std::vector<Candidate> candidates(const RecoveredFrequencies& r, const RopeParam
     if (p.theta) *p.theta *= scale, p.lo *= scale, p.hi *= scale;
   std::vector<Candidate> out;
   const auto add = [&](std::size_t c, RopeParams p, bool inverted = false) {
-    out.push_back({p, scale, inverted, c + extra});
+    out.push_back({p, scale, inverted, c + extra, std::nullopt});
   };
+  // The given frequencies stored in a 16-bit type: HF's inv_freq buffer after model.to(torch.bfloat16).
+  if (scale == 1)
+    for (const DType t : {DType::BF16, DType::F16}) out.push_back({given, 1, false, 1, t});
   // The given method with the positions divided: every parameter as given (without a method or with the
   // linear one, that is the linear candidate below).
   if (scale != 1 && g.type != RopeScalingType::None && g.type != RopeScalingType::Linear) add(0, given);
@@ -163,7 +172,7 @@ std::vector<Candidate> candidates(const RecoveredFrequencies& r, const RopeParam
   std::vector<double> originals = {256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072};
   if (g.original_max_position > 0) originals.push_back(static_cast<double>(g.original_max_position));
   const auto add_factored = [&](RopeParams c, bool inverted) {
-    const auto f = factor_of(unscaled, plain.inv_freq(), Candidate{c, 1, inverted});
+    const auto f = factor_of(unscaled, plain.inv_freq(), Candidate{c, 1, inverted, 0, std::nullopt});
     if (!f || (inverted && *f <= 1)) return;
     c.scaling.factor = *f;
     add(changes(c.scaling, g) + (inverted ? 1 : 0), c, inverted);
@@ -286,13 +295,13 @@ std::optional<FrequencyFit> fit_frequencies(const RecoveredFrequencies& r, const
   const std::vector<double> given_table(given_plan.inv_freq().begin(), given_plan.inv_freq().end());
   std::optional<Candidate> best;
   if (pairs_inside(r, given_table) == determined) {
-    best = Candidate{given};
+    best = Candidate{given, 1, false, 0, std::nullopt};
   } else {
     // The positions' scale, from the pairs a scaling leaves alone (the fastest quarter) and from the given
     // method's own frequencies; candidates with it rank after those without.
     RopeParams plain = given;
     plain.scaling = {};
-    const std::vector<double> plain_table = *table_of(Candidate{plain});
+    const std::vector<double> plain_table = *table_of(Candidate{plain, 1, false, 0, std::nullopt});
     std::vector<double> scales = {1};
     const std::size_t quarter = std::max<std::size_t>(1, plain_table.size() / 4);
     for (const auto& s : {ratio_between(r, plain_table, 0, quarter), ratio_between(r, given_table, 0, quarter)})
@@ -324,6 +333,7 @@ std::optional<FrequencyFit> fit_frequencies(const RecoveredFrequencies& r, const
   fit.params = best->params;
   fit.position_scale = best->scale;
   fit.inverted_blend = best->inverted;
+  fit.rounded = best->rounded;
   fit.pairs = determined;
   const RopePlan fitted(best->params);
   const std::optional<std::string> gain = gain_words(median_gain(r), fitted, given_plan);
@@ -335,6 +345,13 @@ std::optional<FrequencyFit> fit_frequencies(const RecoveredFrequencies& r, const
     fit.words = (fit.words == "frequencies as given" ? std::string(to_string(best->params.scaling.type))
                                                      : fit.words) +
                 ", its blend inverted (ramp where HF blends by 1 - ramp)";
+  if (best->rounded) {
+    const std::string rounded = fmt::format(
+        "inv_freq rounded to {} (the rotary module cast with the model: model.to(torch.{}) turns its "
+        "inv_freq buffer to {})",
+        to_string(*best->rounded), best->rounded == DType::BF16 ? "bfloat16" : "float16", to_string(*best->rounded));
+    fit.words = fit.words == "frequencies as given" ? rounded : fit.words + ", " + rounded;
+  }
   if (best->scale != 1) {
     const std::string scale = fmt::format("positions divided by {:.6g}", best->scale);
     fit.words = fit.words == "frequencies as given" ? scale : fit.words + ", " + scale;

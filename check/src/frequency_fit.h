@@ -19,6 +19,7 @@ struct FrequencyFit {
   RopeParams params;            // the fitted frequencies' plan (its attention factor is the method's)
   double position_scale = 1;    // the rows' positions divided by this before the rotation
   bool inverted_blend = false;  // YaRN's ramp where HF uses 1 - ramp
+  std::optional<DType> rounded;  // the table stored in bf16 or f16
   std::optional<double> gain;   // the gain read back, when it is not the fitted method's attention factor
   std::string words;            // "llama3, original_max_position 2048 (given 8192)"
   std::size_t pairs = 0;        // determined pairs, every one inside its interval

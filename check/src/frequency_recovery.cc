@@ -48,7 +48,8 @@ struct Candidate {
 // From anchor a: every token's angle relative to a's is θ·(p - p_a) turned some whole turns; taken from
 // the nearest positions outward, each turn count from the estimate so far, θ by least squares. The
 // candidate stands when every token fits within both tokens' tolerances; [lo, hi] is where they all do.
-std::optional<Candidate> relative_fit(const std::vector<TokenAngle>& ta, std::size_t a, double theta0) {
+std::optional<Candidate> relative_fit(const std::vector<TokenAngle>& ta, std::size_t a, double theta0,
+                                      double unit) {
   std::vector<std::size_t> order(ta.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](std::size_t u, std::size_t v) {
@@ -71,7 +72,7 @@ std::optional<Candidate> relative_fit(const std::vector<TokenAngle>& ta, std::si
   for (std::size_t i = 0; i < ta.size(); ++i) {
     const double delta = ta[i].p - ta[a].p;
     if (delta == 0) continue;
-    const double tol = angle_tolerance(ta[i].p, theta) + angle_tolerance(ta[a].p, theta);
+    const double tol = angle_tolerance(ta[i].p, theta, unit) + angle_tolerance(ta[a].p, theta, unit);
     if (std::fabs(wrapped_angle(ta[i].alpha - ta[a].alpha - theta * delta)) > tol) return std::nullopt;
     const double u = (beta[i] - tol) / delta, v = (beta[i] + tol) / delta;
     c.lo = std::max(c.lo, std::min(u, v));
@@ -83,7 +84,7 @@ std::optional<Candidate> relative_fit(const std::vector<TokenAngle>& ta, std::si
 }
 
 // Narrower: the absolute angles p·θ (no offset in the positions) where one turn count fits every token.
-std::optional<Candidate> absolute_fit(const std::vector<TokenAngle>& ta, const Candidate& rel) {
+std::optional<Candidate> absolute_fit(const std::vector<TokenAngle>& ta, const Candidate& rel, double unit) {
   const TokenAngle& far = ta.back();
   if (far.p <= 0) return std::nullopt;
   std::optional<Candidate> found;
@@ -95,7 +96,7 @@ std::optional<Candidate> absolute_fit(const std::vector<TokenAngle>& ta, const C
     Candidate c{theta};
     bool fits = true;
     for (const TokenAngle& t : ta) {
-      const double tol = angle_tolerance(t.p, theta);
+      const double tol = angle_tolerance(t.p, theta, unit);
       const double r = wrapped_angle(t.alpha - theta * t.p);
       if (std::fabs(r) > tol) {
         fits = false;
@@ -141,7 +142,7 @@ RecoveredPair recover_pair(const RopeData& d, const RopePlan& plan, std::size_t 
   for (double k = -std::ceil(std::numbers::pi / step) - 1; k <= std::ceil(std::numbers::pi / step) + 1; ++k) {
     const double theta0 = base + k * step;
     if (!(std::fabs(theta0) <= std::numbers::pi)) continue;
-    if (const auto c = relative_fit(ta, a, theta0)) {
+    if (const auto c = relative_fit(ta, a, theta0, d.unit)) {
       const bool seen = std::any_of(fits.begin(), fits.end(),
                                     [&](const Candidate& f) { return c->theta >= f.lo && c->theta <= f.hi; });
       if (!seen) fits.push_back(*c);
@@ -150,7 +151,7 @@ RecoveredPair recover_pair(const RopeData& d, const RopePlan& plan, std::size_t 
   }
   if (fits.size() != 1) return out;
   Candidate best = fits.front();
-  if (const auto abs = absolute_fit(ta, best)) best = *abs;
+  if (const auto abs = absolute_fit(ta, best, d.unit)) best = *abs;
   // Too little rotation to tell (a slow pair at small positions): the interval spans more than 5%.
   if (!(best.hi - best.lo <= 0.05 * std::fabs(best.theta))) return out;
   out.theta = best.theta;

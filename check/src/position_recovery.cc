@@ -7,6 +7,7 @@
 #include <map>
 #include <numbers>
 
+#include "pe/half.h"
 #include "rotation_angles.h"
 
 namespace pe::check {
@@ -16,8 +17,8 @@ struct PairAngle {
   double theta = 0, phi = 0, weight = 0;  // weight: |x_pair|, 0 when the pair carries nothing
 };
 
-double tolerance(const PairAngle& a, double p, bool float32_angle) {
-  return angle_tolerance(p, a.theta, float32_angle);
+double tolerance(const PairAngle& a, double p, double unit, bool float32_angle) {
+  return angle_tolerance(p, a.theta, unit, float32_angle);
 }
 
 }  // namespace
@@ -48,7 +49,7 @@ std::vector<RecoveredRow> recover_positions(const RopeData& d, const RopePlan& p
     const auto fits = [&](std::int64_t p) {
       for (const PairAngle& a : angles) {
         if (std::fabs(wrapped_angle(a.phi - static_cast<double>(p) * a.theta)) >
-            tolerance(a, static_cast<double>(p), f32))
+            tolerance(a, static_cast<double>(p), d.unit, f32))
           return false;
       }
       return true;
@@ -73,7 +74,7 @@ std::vector<RecoveredRow> recover_positions(const RopeData& d, const RopePlan& p
         return;
       }
       const PairAngle& a = angles[k];
-      const double tol = tolerance(a, hi, f32);
+      const double tol = tolerance(a, hi, d.unit, f32);
       if (tol >= std::numbers::pi) return self(self, lo, hi, k + 1);
       const double first = std::floor((lo * a.theta - a.phi - tol) / kFullTurn);
       const double last = std::ceil((hi * a.theta - a.phi + tol) / kFullTurn);
@@ -121,6 +122,22 @@ std::string pattern_words(const RopeData& d, const std::vector<RecoveredRow>& ro
         return given + o.second == static_cast<std::int64_t>(static_cast<std::uint32_t>(given));
       });
   if (int32) return "positions truncated to 32 bits (int64 position ids read as int32)";
+  // Position ids built in the data's 16-bit type (torch.arange(..., dtype=x.dtype)): each rounded to it.
+  for (const DType t : {DType::BF16, DType::F16}) {
+    const auto rounded = [t](std::int64_t p) {
+      const auto v = static_cast<double>(p);
+      return t == DType::BF16 ? static_cast<double>(to_float(to_bfloat16(v))) : static_cast<double>(to_float(to_float16(v)));
+    };
+    const auto example = std::find_if(offsets.begin(), offsets.end(), [](const auto& o) { return o.second != 0; });
+    if (example != offsets.end() && std::all_of(offsets.begin(), offsets.end(), [&](const auto& o) {
+          const std::int64_t given = d.batch.position(o.first);
+          return static_cast<double>(given + o.second) == rounded(given);
+        })) {
+      const std::int64_t given = d.batch.position(example->first);
+      return fmt::format("positions rounded to {} (position ids built in the data's type: {} read as {})",
+                         t == DType::BF16 ? "bfloat16" : "float16", given, given + example->second);
+    }
+  }
   std::map<std::int64_t, std::size_t> counts;
   for (const auto& o : offsets) ++counts[o.second];
   if (counts.size() == 1) {

@@ -11,10 +11,11 @@ inline constexpr double kFullTurn = 2 * std::numbers::pi;
 // a reduced to (-π, π].
 inline double wrapped_angle(double a) { return a - kFullTurn * std::nearbyint(a / kFullTurn); }
 
-// The angle an implementation may be off by at angle p·θ: sin/cos and the data's own rounding (2e-3 rad,
-// float32 or bfloat16 data of unit magnitude) and, for a float32 angle, its rounding, a few u of p·θ.
-inline double angle_tolerance(double p, double theta, bool float32_angle = true) {
-  return 2e-3 + (float32_angle ? 8 * 0x1p-24 * std::fabs(p * theta) : 0.0);
+// The angle an implementation may be off by at angle p·θ: sin/cos and float32 data's rounding (2e-3 rad, a
+// generous floor); 16-bit data's, 8 units `data_unit` of its rounding (cos and sin cast, two products and a
+// sum, each rounded: about 5 units on the pair's angle); for a float32 angle, its rounding, a few u of p·θ.
+inline double angle_tolerance(double p, double theta, double data_unit, bool float32_angle = true) {
+  return 2e-3 + 8 * data_unit + (float32_angle ? 8 * 0x1p-24 * std::fabs(p * theta) : 0.0);
 }
 
 }  // namespace pe::check

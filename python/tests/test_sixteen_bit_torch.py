@@ -160,3 +160,8 @@ def test_16bit_bugs_still_fail(bug, dtype):
     y = hf.apply_rotary(q, cos, sin)
     report = pe_suite.check_rope(q, y, pos, heads_first=True, **keywords)
     assert not report.passed, str(report)
+    # Named, not only failed: the claim says what the kernel computed.
+    named = {"scaling dropped": "scaling", "base 1e4 for 1e6": "base 10000", "offset ignored": "p-4096",
+             "inv_freq in the dtype": f"inv_freq rounded to {dtype}",
+             "positions in the dtype": "positions rounded to " + ("bfloat16" if dtype == "bf16" else "float16")}[bug]
+    assert report.diagnosis and named in report.diagnosis[0], str(report)
