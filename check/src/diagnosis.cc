@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "channel_mixing.h"
 #include "frequency_fit.h"
 #include "frequency_recovery.h"
 #include "pe/errors.h"
@@ -184,8 +185,15 @@ void diagnose_rope_output(const RopeData& in, const RopePlan& plan, const Conven
       notes.push_back(fmt::format("positions read back from the data: {}",
                                   positions.words.rfind("positions ", 0) == 0 ? positions.words.substr(10)
                                                                               : positions.words));
-    if (given.temperature.type == AttnTemperatureType::None)
+    if (given.temperature.type == AttnTemperatureType::None) {
       frequencies_read_back(recover_frequencies(data, plan), plan, batch, out, notes, claims);
+      // Which channels mix, when neither layout's pairing is what the data shows.
+      const ChannelMixing mixing = recover_channel_mixing(data, plan);
+      if (mixing.fits) {
+        out.j["channel_mixing"] = mixing.words;
+        claims.push_back({mixing.words, mixing.support});
+      }
+    }
   }
   const FitTolerance tolerance =
       fit_tolerance(dtype, std::max(max_magnitude(data.y), max_magnitude(data.x)), top);

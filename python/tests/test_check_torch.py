@@ -126,3 +126,26 @@ def test_longrope_switched_per_token_is_named_and_stated_by_its_config_key():
     assert stated.passed, str(stated)
     with pytest.raises(ValueError, match="longrope_switch"):
         pe_suite.check_rope(q, y, pos, scaling={**config, "longrope_switch": "per-batch"}, heads_first=True)
+
+
+def test_channel_pairings_no_layout_uses_are_read_back():
+    # rotate_half (channel c with c ± d/2) against a table built interleaved (cos/sin of θ_{c//2} at channel
+    # c: repeat_interleave instead of cat(freqs, freqs)); then a fixed permutation of the channel pairs.
+    q, pos = q_and_positions(list(range(3000, 3000 + TOKENS)))
+    freq, _ = hf.default_inv_freq(10000.0, DIM)
+    angles = pos[:, None].float() * freq[None, :]
+    cos_il, sin_il = angles.cos().repeat_interleave(2, -1), angles.sin().repeat_interleave(2, -1)
+    y = q * cos_il[None] + hf.rotate_half(q) * sin_il[None]
+    report = pe_suite.check_rope(q, y, pos, heads_first=True)
+    assert not report.passed
+    assert report.diagnosis and "rotate_half against an interleaved cos/sin table" in report.diagnosis[0], str(report)
+    assert report.explanations[0]["support"].startswith(f"{DIM} of {DIM} rotated channels determined")
+    perm = torch.randperm(DIM, generator=torch.Generator().manual_seed(5)).reshape(-1, 2)
+    y = q.clone()
+    for k, (a, b) in enumerate(perm.tolist()):
+        c, s = angles[:, k].cos(), angles[:, k].sin()
+        y[..., a], y[..., b] = q[..., a] * c - q[..., b] * s, q[..., b] * c + q[..., a] * s
+    report = pe_suite.check_rope(q, y, pos, heads_first=True)
+    first = tuple(sorted(next(p for p in perm.tolist() if 0 in p)))
+    assert report.diagnosis and "pairs no layout uses: " + str(first) in report.diagnosis[0], str(report)
+    assert "a fixed permutation of the channels" in report.diagnosis[0]
