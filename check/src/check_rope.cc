@@ -20,6 +20,7 @@ struct Resolved {
   std::optional<HfResolution> hf;
   std::vector<HfRopeSetting> other_layers;  // the config's other RoPE settings, for the diagnosis
   std::string head_dim_source;              // what names the head dim in messages
+  std::int64_t mla_nope_head_dim = 0;       // a DeepSeek MLA config's qk_nope_head_dim
 };
 
 Resolved resolve(const RopeRequest& r, const Names& names) {
@@ -30,6 +31,7 @@ Resolved resolve(const RopeRequest& r, const Names& names) {
   t.rotary_dim = &out.o.rotary_dim;
   t.head_dim = &out.o.head_dim;
   t.head_dim_source = &out.head_dim_source;
+  t.mla_nope_head_dim = &out.mla_nope_head_dim;
   t.scaling = &out.o.scaling;
   t.form = &out.o.form;
   t.temperature = &out.o.temperature;
@@ -120,15 +122,31 @@ Report check_rope(const RopeRequest& r, const Names& names) {
     names.fail("x", "expected [tokens, heads, head_dim] or [tokens, head_dim], got a scalar");
   if (r.against) require_same(*r.against, r.y, "y", names);
   Report out;
-  const Resolved v = resolve(r, names);
+  Resolved v = resolve(r, names);
   if (v.hf) out.text += v.hf->block;
+  // DeepSeek MLA's full q/k, [q_nope | q_pe]: the rope part (the config's head dim) at offset
+  // qk_nope_head_dim; the nope part passes through.
+  if (const std::int64_t nope = v.mla_nope_head_dim, last = static_cast<std::int64_t>(r.x.shape.back());
+      nope > 0 && v.o.head_dim > 0 && last == nope + v.o.head_dim && v.o.form.rotary_offset == 0 &&
+      !v.o.given.count("head_dim")) {
+    out.say("MLA: the data holds the full q/k, qk_nope_head_dim {} + qk_rope_head_dim {} = {} channels: the rope "
+            "part is checked at offset {}, the nope part must pass through unchanged\n",
+            nope, v.o.head_dim, last, nope);
+    v.o.rotary_dim = v.o.head_dim;
+    v.o.head_dim = last;
+    v.o.form.rotary_offset = nope;
+  }
   const RopeOptions& o = v.o;
   const AttnTemperature temperature = to_attn_temperature(o.temperature, o.scaling, names);
   const DataView &x = r.x, &y = r.y;
   const std::size_t hd = x.shape.back();
   if (o.head_dim != 0 && static_cast<std::size_t>(o.head_dim) != hd)
     throw BadRequest(
-        fmt::format("{}: {} given, the data's last axis is {}", v.head_dim_source, o.head_dim, hd),
+        fmt::format("{}: {} given, the data's last axis is {}{}", v.head_dim_source, o.head_dim, hd,
+                    v.hf && v.hf->setting.mla && hd > static_cast<std::size_t>(o.head_dim)
+                        ? fmt::format(" (a DeepSeek MLA q/k with its rope part at the end: give {} {})",
+                                      names("rotary_offset"), hd - static_cast<std::size_t>(o.head_dim))
+                        : ""),
         "head_dim");
   if (o.no_rope && r.against)
     names.fail("against", fmt::format("a NoPE layer ({}) has no rotation", names("no_rope")));

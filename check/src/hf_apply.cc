@@ -188,6 +188,7 @@ std::optional<HfResolution> apply_hf_config(const HfSource& src, HfTargets& t, c
       *t.head_dim = s.head_dim;
       if (t.head_dim_source != nullptr)
         *t.head_dim_source = fmt::format("{}: head_dim from {}", src.source, key_of(s, "head_dim"));
+      if (t.mla_nope_head_dim != nullptr && s.mla) *t.mla_nope_head_dim = s.mla_nope_head_dim;
     }
     if (t.form != nullptr && !s.mrope_section.empty()) {
       if (given("mrope_section")) {

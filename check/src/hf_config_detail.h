@@ -68,6 +68,7 @@ Text text_of(const json& config, const std::string& file);
 struct Head {
   std::int64_t head_dim = 0;
   bool mla = false;
+  std::int64_t mla_nope_head_dim = 0;  // qk_nope_head_dim: the full q/k is [q_nope | q_pe]
   std::vector<HfValue> sources;
   std::string layout;
   std::vector<std::string> notes;

@@ -71,6 +71,7 @@ Head head_of(const Text& t) {
     // (DeepseekV2Config sets head_dim = qk_rope_head_dim for the rotary embedding).
     h.head_dim = t.integer("qk_rope_head_dim");
     h.mla = true;
+    if (t.get("qk_nope_head_dim") != nullptr) h.mla_nope_head_dim = t.integer("qk_nope_head_dim");
     h.sources.push_back({"head_dim", *v, t.key("qk_rope_head_dim") + " (MLA: the rope part of q/k)"});
   } else if (t.get("head_dim") != nullptr) {
     h.head_dim = t.integer("head_dim");
@@ -119,6 +120,7 @@ HfRopeSetting rotary(const Text& t, const Head& h, const json* p, const std::str
   HfRopeSetting s;
   s.head_dim = s.rotary_dim = h.head_dim;
   s.mla = h.mla;
+  s.mla_nope_head_dim = h.mla_nope_head_dim;
   s.sources = h.sources;
   s.layout = h.layout;
   s.notes = h.notes;

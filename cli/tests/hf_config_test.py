@@ -199,6 +199,23 @@ case("deepseek_v2_lite_mscale", "DeepSeek-V2-Lite",
      rope(X[:, :, :64], far, inv_ds, attention=get_mscale(40.0, 0.707), interleaved=True), far, [], False,
      ["yarn attention factor 0.1*mscale_all_dim*ln(s) + 1"])
 
+# The full q of DeepSeek MLA, [q_nope (qk_nope_head_dim 128) | q_pe (64)] as modeling_deepseek_v2.py splits it:
+# read as such (the rope part at offset 128, the nope part passing through), and its rope part's mistake named.
+full_q = np.concatenate([X[:, :, :128], rope(X[:, :, 128:192], far, inv_ds, attention=att_ds, interleaved=True)], -1)
+case("deepseek_v2_lite_full_q", "DeepSeek-V2-Lite", full_q, far, [], True)
+full_cmd = [PE, "check", "--family", "rope", "--input", str(WORK / "deepseek_v2_lite_full_q_x.npy"), "--output",
+            str(WORK / "deepseek_v2_lite_full_q_y.npy"), "--positions", f"{far[0]}:{far[-1] + 1}", "--hf-config",
+            str(CONFIGS / "DeepSeek-V2-Lite.json")]
+full_out = subprocess.run(full_cmd, capture_output=True, text=True).stdout
+if "MLA: the data holds the full q/k, qk_nope_head_dim 128 + qk_rope_head_dim 64 = 192 channels" not in full_out:
+    failures.append("deepseek_v2_lite_full_q_said")
+    print("FAIL deepseek_v2_lite_full_q_said:\n" + full_out)
+full_q_mscale = np.concatenate(
+    [X[:, :, :128], rope(X[:, :, 128:192], far, inv_ds, attention=get_mscale(40.0, 0.707), interleaved=True)], -1)
+case("deepseek_v2_lite_full_q_mscale", "DeepSeek-V2-Lite", full_q_mscale, far, [], False,
+     ["yarn attention factor 0.1*mscale_all_dim*ln(s) + 1"])
+case("deepseek_v2_lite_full_q_given_offset", "DeepSeek-V2-Lite", full_q, far, ["--rotary-offset", "128"], True)
+
 # NoPE layers: SmolLM3's list (layer 3 is (3+1) % 4 == 0) leaves q as it is; Llama-4's scales it by t(p).
 case("smollm3_nope", "SmolLM3-3B", x128.copy(), far, ["--layer", "3"], True, resolved=["no_rope true (no_rope_layers)"])
 pos = np.asarray(far, dtype=F32)

@@ -45,6 +45,7 @@ struct HfRopeSetting {
   double base = 10000;
   std::int64_t head_dim = 0, rotary_dim = 0;  // rotary_dim: HF's int(head_dim * partial_rotary_factor)
   bool mla = false;                           // DeepSeek MLA: head_dim is qk_rope_head_dim, the rope part
+  std::int64_t mla_nope_head_dim = 0;         // MLA: qk_nope_head_dim, the part before it in the full q/k
   std::string scaling = "none";  // the core's name: none, linear, dynamic, yarn, llama3, longrope
   std::optional<double> factor, beta_fast, beta_slow, mscale, mscale_all_dim, attention_factor,
       low_freq_factor, high_freq_factor;
@@ -118,6 +119,7 @@ struct HfTargets {
   std::int64_t* rotary_dim = nullptr;
   std::int64_t* head_dim = nullptr;
   std::string* head_dim_source = nullptr;  // what names the head dim in messages once the config gives it
+  std::int64_t* mla_nope_head_dim = nullptr;  // MLA: qk_nope_head_dim, when the data may hold the full q/k
   ScalingOptions* scaling = nullptr;
   FormOptions* form = nullptr;
   TemperatureOptions* temperature = nullptr;
