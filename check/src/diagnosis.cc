@@ -25,9 +25,12 @@ FitTolerance fit_tolerance(DType dtype, double max_magnitude, std::int64_t max_p
 namespace {
 void claim(const Claim& c, Report& out) {
   out.say("the data fits: {} ({})\n", c.fits, c.support);
+  if (!c.flags.empty()) out.say("  as flags, to check the hypothesis: {}\n", c.flags);
   if (!out.j.contains("fits")) out.j["fits"] = c.fits;
   if (!out.j.contains("explanations")) out.j["explanations"] = nlohmann::json::array();
-  out.j["explanations"].push_back({{"fits", c.fits}, {"support", c.support}});
+  nlohmann::json e = {{"fits", c.fits}, {"support", c.support}};
+  if (!c.flags.empty()) e["flags"] = c.flags;
+  out.j["explanations"].push_back(std::move(e));
 }
 }  // namespace
 
@@ -69,7 +72,8 @@ void print_diagnosis(const std::vector<Fit>& fits, const Convention& given, cons
     claim({best_words,
            fmt::format("max residual {:.3g} over {} sampled rows, within {:.3g}: {}; the conventions given "
                        "leave {:.3g}",
-                       best.residual, best.rows, tolerance.value, tolerance.basis, given_residual)},
+                       best.residual, best.rows, tolerance.value, tolerance.basis, given_residual),
+           ""},
           out);
   } else if (better) {
     out.say(
@@ -128,9 +132,11 @@ void frequencies_read_back(const RecoveredFrequencies& r, const RopePlan& plan, 
   if (words.empty()) return;
   notes.push_back(words);
   if (const auto fit = fit_frequencies(r, plan.params())) {
-    claims.push_back({fit->words, fmt::format("frequencies read back from {} tokens x {} heads: every one of "
-                                              "the {} determined pairs (of {}) within its interval",
-                                              r.tokens, batch.heads, fit->pairs, r.pairs.size())});
+    claims.push_back({fit->words,
+                      fmt::format("frequencies read back from {} tokens x {} heads: every one of "
+                                  "the {} determined pairs (of {}) within its interval",
+                                  r.tokens, batch.heads, fit->pairs, r.pairs.size()),
+                      fit->flags});
     out.j["frequencies_read_back"]["fit"] = fit->words;
   }
 }
@@ -160,8 +166,10 @@ void diagnose_rope_output(const RopeData& in, const RopePlan& plan, const Conven
     out.j["unrotated_rows"] = skipped.count;
     if (only_cause) {
       out.say("\n");
-      claim({words, fmt::format("every one of the {} rows over budget holds its input bit for bit",
-                                std::count(over.begin(), over.end(), true))},
+      claim({words,
+             fmt::format("every one of the {} rows over budget holds its input bit for bit",
+                         std::count(over.begin(), over.end(), true)),
+             ""},
             out);
       return;
     }
@@ -180,7 +188,7 @@ void diagnose_rope_output(const RopeData& in, const RopePlan& plan, const Conven
         data, recover_positions(data, plan, tokens, std::min(std::max(std::int64_t{1} << 31, 2 * top), kMaxPosition)));
     if (!positions.words.empty()) out.j["positions_recovered"] = positions.words;
     if (positions.fits)
-      claims.push_back({positions.words, positions.support});
+      claims.push_back({positions.words, positions.support, ""});
     else if (!positions.words.empty())
       notes.push_back(fmt::format("positions read back from the data: {}",
                                   positions.words.rfind("positions ", 0) == 0 ? positions.words.substr(10)
@@ -191,7 +199,7 @@ void diagnose_rope_output(const RopeData& in, const RopePlan& plan, const Conven
       const ChannelMixing mixing = recover_channel_mixing(data, plan);
       if (mixing.fits) {
         out.j["channel_mixing"] = mixing.words;
-        claims.push_back({mixing.words, mixing.support});
+        claims.push_back({mixing.words, mixing.support, ""});
       }
     }
   }

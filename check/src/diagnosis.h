@@ -18,6 +18,7 @@ namespace pe::check {
 // tolerance): printed as "the data fits: <fits> (<support>)" and kept in the JSON's "explanations".
 struct Claim {
   std::string fits, support;
+  std::string flags;  // the hypothesis as check's flags, to rerun it ("" where flags cannot state it)
 };
 
 // The residual a correct kernel of a hypothesis leaves against the hypothesis's long double model: 16 units

@@ -248,32 +248,71 @@ std::string differences(const RopeParams& fit, const RopeParams& given) {
   return out.empty() ? "frequencies as given" : out;
 }
 
+struct GainWords {
+  std::string words;
+  std::optional<double> exact;  // the named attention factor's value; nullopt: no formula's (only measured)
+};
+
 // The gain read back against the attention factors the methods apply: unnamed when it is the fitted
 // method's own (within 2e-3 relative, the recovered gain's spread), else which one it is.
-std::optional<std::string> gain_words(double gain, const RopePlan& fit, const RopePlan& given) {
+std::optional<GainWords> gain_words(double gain, const RopePlan& fit, const RopePlan& given) {
   const double own = fit.attention_factor();
   const auto near = [gain](double v) { return std::fabs(gain - v) <= 2e-3 * v; };
   if (gain <= 0 || near(own)) return std::nullopt;
   const RopeScaling& g = given.params().scaling;
   const double s = fit.params().scaling.type != RopeScalingType::None ? fit.params().scaling.factor : g.factor;
   std::string what;
+  std::optional<double> exact;
+  const double longrope =
+      g.original_max_position > 1 ? std::sqrt(1 + std::log(s) / std::log(static_cast<double>(g.original_max_position)))
+                                  : 0;
   if (near(1)) {
-    what = "no attention factor";
+    what = "no attention factor", exact = 1;
   } else if (near(given.attention_factor())) {
-    what = fmt::format("the given {}'s attention factor", to_string(g.type));
+    what = fmt::format("the given {}'s attention factor", to_string(g.type)), exact = given.attention_factor();
   } else if (s > 1 && near(0.1 * std::log(s) + 1)) {
-    what = fmt::format("YaRN's attention factor 0.1·ln({}) + 1", number(s));
-  } else if (s > 1 && g.original_max_position > 1 &&
-             near(std::sqrt(1 + std::log(s) / std::log(static_cast<double>(g.original_max_position))))) {
+    what = fmt::format("YaRN's attention factor 0.1·ln({}) + 1", number(s)), exact = 0.1 * std::log(s) + 1;
+  } else if (s > 1 && longrope > 0 && near(longrope)) {
     what = fmt::format("LongRoPE's attention factor √(1 + ln {}/ln {})", number(s), g.original_max_position);
+    exact = longrope;
   } else {
     what = "no method's attention factor";
   }
-  return fmt::format("gain |y|/|x| {:.4g} ({}) where {} applies {:.4g}", gain, what,
-                     fit.params().scaling.type == given.params().scaling.type
-                         ? std::string("the method")
-                         : std::string(to_string(fit.params().scaling.type)),
-                     own);
+  return GainWords{fmt::format("gain |y|/|x| {:.4g} ({}) where {} applies {:.4g}", gain, what,
+                               fit.params().scaling.type == given.params().scaling.type
+                                   ? std::string("the method")
+                                   : std::string(to_string(fit.params().scaling.type)),
+                               own),
+                   exact};
+}
+
+// The fit as check's flags, every parameter the method reads (values as configs write them, exact where a
+// formula gave them); "" where no flag states the fit.
+std::string flags_of(const RopeParams& p, double scale, bool scale_exact, std::optional<double> attention) {
+  const RopeScaling& s = p.scaling;
+  if (s.type == RopeScalingType::LongRope) return "";
+  std::string out = fmt::format("--base {}", number(p.base));
+  if (s.type != RopeScalingType::None) {
+    out += fmt::format(" --scaling {} --factor {}", to_string(s.type), number(s.factor));
+    if (s.type != RopeScalingType::Linear && s.type != RopeScalingType::Ntk)
+      out += fmt::format(" --original-max-position {}", s.original_max_position);
+    if (s.type == RopeScalingType::Dynamic && s.seq_len > 0) out += fmt::format(" --seq-len {}", s.seq_len);
+    if (s.type == RopeScalingType::Llama3)
+      out += fmt::format(" --low-freq-factor {} --high-freq-factor {}", number(s.low_freq_factor),
+                         number(s.high_freq_factor));
+    if (s.type == RopeScalingType::Yarn) {
+      out += fmt::format(" --beta-fast {} --beta-slow {}", number(s.beta_fast), number(s.beta_slow));
+      if (!s.truncate) out += " --truncate false";
+      if (s.mscale && s.mscale_all_dim && !attention)
+        out += fmt::format(" --mscale {} --mscale-all-dim {}", number(*s.mscale), number(*s.mscale_all_dim));
+    }
+  }
+  if (scale != 1) {
+    if (!scale_exact) return "";
+    out += fmt::format(" --position-scale {:.17g}", scale);
+  }
+  if (attention) out += fmt::format(" --attention-factor {:.17g}", *attention);
+  return out;
 }
 
 }  // namespace
@@ -336,7 +375,7 @@ std::optional<FrequencyFit> fit_frequencies(const RecoveredFrequencies& r, const
   fit.rounded = best->rounded;
   fit.pairs = determined;
   const RopePlan fitted(best->params);
-  const std::optional<std::string> gain = gain_words(median_gain(r), fitted, given_plan);
+  const std::optional<GainWords> gain = gain_words(median_gain(r), fitted, given_plan);
   const bool as_given = best->changes == 0 && best->scale == 1;
   if (as_given && !gain) return std::nullopt;
   fit.gain = gain ? std::optional<double>(median_gain(r)) : std::nullopt;
@@ -352,14 +391,23 @@ std::optional<FrequencyFit> fit_frequencies(const RecoveredFrequencies& r, const
         to_string(*best->rounded), best->rounded == DType::BF16 ? "bfloat16" : "float16", to_string(*best->rounded));
     fit.words = fit.words == "frequencies as given" ? rounded : fit.words + ", " + rounded;
   }
+  double scale = best->scale;
+  bool scale_exact = scale == std::round(scale * 4) / 4;  // pick_within's quarter: as a config writes it
   if (best->scale != 1) {
-    const std::string scale = fmt::format("positions divided by {:.6g}", best->scale);
-    fit.words = fit.words == "frequencies as given" ? scale : fit.words + ", " + scale;
+    const std::string words = fmt::format("positions divided by {:.6g}", best->scale);
+    fit.words = fit.words == "frequencies as given" ? words : fit.words + ", " + words;
     if (std::fabs(best->scale - given_plan.attention_factor()) <= 1e-4 * best->scale &&
-        given_plan.attention_factor() != 1)
+        given_plan.attention_factor() != 1) {
       fit.words += " (the given attention factor)";
+      scale = given_plan.attention_factor(), scale_exact = true;
+    }
   }
-  if (gain) fit.words += "; " + *gain;
+  if (gain) fit.words += "; " + gain->words;
+  // The gain as an attention factor: the named formula's value (none named: the fit is not restated).
+  std::optional<double> attention;
+  if (gain && gain->exact) attention = *gain->exact;
+  if (!best->inverted && !best->rounded && (!gain || gain->exact))
+    fit.flags = flags_of(best->params, scale, scale_exact, attention);
   return fit;
 }
 

@@ -23,6 +23,8 @@ struct FrequencyFit {
   std::optional<double> gain;   // the gain read back, when it is not the fitted method's attention factor
   std::string words;            // "llama3, original_max_position 2048 (given 8192)"
   std::size_t pairs = 0;        // determined pairs, every one inside its interval
+  std::string flags;            // the fit as check's flags (base, scaling, position scale, attention factor):
+                                // "" for a blend inverted, a table rounded or LongRoPE's lists, no flag states
 };
 
 // The simplest fit (fewest parameters changed) that holds every determined pair, and the gain's words;

@@ -12,11 +12,12 @@ correct data must pass:
     scaling_bugs_test.py PE_SUITE_EXECUTABLE WORK_DIR
 """
 
+import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
-from cli_cases import finish, judge
+from cli_cases import failures, finish, judge
 from hf_rope import (default_inv_freq, dynamic_inv_freq, get_mscale, llama3_inv_freq, longrope_attention,
                      longrope_inv_freq, rope, yarn_inv_freq)
 
@@ -24,6 +25,7 @@ PE, WORK = sys.argv[1], Path(sys.argv[2])
 WORK.mkdir(parents=True, exist_ok=True)
 RNG = np.random.default_rng(20261201)
 T, H = 16, 1
+RESTATED = []
 
 
 def case(name, x, y, positions, args, words):
@@ -32,8 +34,19 @@ def case(name, x, y, positions, args, words):
     np.save(xf, x.astype(np.float32))
     np.save(yf, y.astype(np.float32))
     span = ["--positions", f"{positions[0]}:{positions[-1] + 1}"]
-    judge(name, [PE, "check", "--family", "rope", "--input", str(xf), "--output", str(yf)] + span + args,
-          words is None, words or ())
+    data = [PE, "check", "--family", "rope", "--input", str(xf), "--output", str(yf)] + span
+    judge(name, data + args, words is None, words or ())
+    # A fit restated as flags is a hypothesis to check: the same data under those flags passes.
+    out = subprocess.run(data + args, capture_output=True, text=True).stdout
+    said = [line.split(": ", 1)[1] for line in out.splitlines() if line.startswith("  as flags, to check")]
+    if said:
+        rerun = subprocess.run(data + said[0].split(), capture_output=True, text=True)
+        ok = rerun.returncode == 0
+        print(f"{'ok  ' if ok else 'FAIL'} {name}_restated: {said[0]}: exit {rerun.returncode}")
+        if not ok:
+            failures.append(name + "_restated")
+            print(rerun.stdout[-2000:])
+    RESTATED.append(name) if said else None
 
 
 # Llama-3.1-8B: base 500000, factor 8, low/high 1/4, L 8192, head_dim 128; at the 32k of the perplexity
@@ -157,5 +170,11 @@ xlw = RNG.standard_normal((P, 2, Dl))
 long_w = longrope_inv_freq(1e4, Dl, short, long, 4096, lwpos[-1] + 1)
 case("longrope_attention_divides_positions", xlw, rope(xlw, [p / attention for p in lwpos], long_w, Dl, 1.0),
      lwpos, long_args + ["--seq-len", str(lwpos[-1] + 1)], ["positions divided by", "(the given attention factor)"])
+
+# The fits whose parameters flags can state are restated, and pass under them.
+for must in ["llama3_original_2048", "llama3_other_checkpoint", "yarn_ramp_collapsed", "dynamic_and_positions_halved"]:
+    if must not in RESTATED:
+        failures.append(must + "_not_restated")
+        print(f"FAIL {must}: no 'as flags' line")
 
 finish("scaling_bugs_test")
