@@ -27,7 +27,8 @@ struct Batch {
   std::vector<double> x32_store, y32_store;
   float *x32 = nullptr, *y32 = nullptr;
   RopeParams params{128, 0, 10000.0, Layout::HalfSplit};
-  explicit Batch(std::size_t tokens, bool rotate, const RopeParams& kernel = {128, 0, 10000.0, Layout::HalfSplit})
+  explicit Batch(std::size_t tokens, bool rotate,
+                 const RopeParams& kernel = {128, 0, 10000.0, Layout::HalfSplit})
       : positions(tokens) {
     check::resize_large(x, tokens * 32 * 128);
     for (std::size_t t = 0; t < tokens; ++t) positions[t] = static_cast<std::int64_t>(t);

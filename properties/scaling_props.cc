@@ -9,8 +9,8 @@
 #include <cmath>
 #include <functional>
 #include <numbers>
-#include <utility>
 #include <string>
+#include <utility>
 
 #include "pe/harness/run.h"
 #include "pe/pe.h"
@@ -253,7 +253,8 @@ TEST(Scaling, PositionScaleDividesEveryFrequencyAndAttentionFactorHoldsForAnyMet
     const double k = scaled.scaling.position_scale;
     for (std::size_t j = 0; j < plain.n_pairs(); ++j) {
       const double want = plain.inv_freq()[j] / k;
-      RC_ASSERT(std::fabs(with.inv_freq()[j] - want) <= (plain.frequency_error() + with.frequency_error()) * want);
+      RC_ASSERT(std::fabs(with.inv_freq()[j] - want) <=
+                (plain.frequency_error() + with.frequency_error()) * want);
     }
   });
 }

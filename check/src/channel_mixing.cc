@@ -46,8 +46,8 @@ ChannelMixing recover_channel_mixing(const RopeData& d, const RopePlan& plan, st
                     rd = plan.rotary_dim(), half = rd / 2;
   if (heads < 4 || rd < 4 || n < 2) return out;
   std::vector<std::size_t> tokens;
-  for (std::size_t t = 0, step = std::max<std::size_t>(1, n / max_tokens); t < n && tokens.size() < max_tokens;
-       t += step)
+  for (std::size_t t = 0, step = std::max<std::size_t>(1, n / max_tokens);
+       t < n && tokens.size() < max_tokens; t += step)
     tokens.push_back(t);
   out.tokens = tokens.size();
   out.heads = heads;
@@ -135,11 +135,12 @@ ChannelMixing recover_channel_mixing(const RopeData& d, const RopePlan& plan, st
     }
   }
   out.support = fmt::format(
-      "{} of {} rotated channels determined over {} tokens x {} heads: each one's two input channels by least "
+      "{} of {} rotated channels determined over {} tokens x {} heads: each one's two input channels by "
+      "least "
       "squares at every token, its angle there within tolerance of one frequency",
       determined, rd, out.tokens, heads);
-  const auto paired = static_cast<std::size_t>(
-      std::count_if(out.channels.begin(), out.channels.end(), [](const MixedChannel& m) { return m.partner.has_value(); }));
+  const auto paired = static_cast<std::size_t>(std::count_if(
+      out.channels.begin(), out.channels.end(), [](const MixedChannel& m) { return m.partner.has_value(); }));
   if (as_given || determined < rd || 2 * paired < rd) return out;
   // Described when every channel is its own input mixed with one partner (pairs), read at one table.
   const auto all = [&](auto&& pred) {
@@ -183,10 +184,13 @@ ChannelMixing recover_channel_mixing(const RopeData& d, const RopePlan& plan, st
   else
     table = "the two channels of a pair at different frequencies";
   out.words = fmt::format("channels mixed in {}, {}", pairing, table);
-  const bool rotate_half_interleaved_table = pairing.rfind("half-split", 0) == 0 && table.find("interleaved") != std::string::npos;
-  const bool interleaved_half_table = pairing.rfind("interleaved", 0) == 0 && table.find("half-split") != std::string::npos;
+  const bool rotate_half_interleaved_table =
+      pairing.rfind("half-split", 0) == 0 && table.find("interleaved") != std::string::npos;
+  const bool interleaved_half_table =
+      pairing.rfind("interleaved", 0) == 0 && table.find("half-split") != std::string::npos;
   if (rotate_half_interleaved_table) out.words += ": rotate_half against an interleaved cos/sin table";
-  if (interleaved_half_table) out.words += ": interleaved pairs against a half-split (cat(freqs, freqs)) cos/sin table";
+  if (interleaved_half_table)
+    out.words += ": interleaved pairs against a half-split (cat(freqs, freqs)) cos/sin table";
   out.words += fmt::format(" (given: {})", to_string(plan.params().layout));
   out.fits = true;
   return out;

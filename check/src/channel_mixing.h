@@ -18,11 +18,11 @@
 namespace pe::check {
 
 struct MixedChannel {
-  std::size_t channel = 0;                   // output channel, within the head
-  std::optional<std::size_t> own, partner;   // the input channels mixed (own: the channel itself, or the
-                                             // first when it is not among them); nullopt: undetermined
-  std::vector<std::size_t> frequencies;      // every k whose θ_k turned it at every token (slow pairs at
-                                             // small positions leave several); empty: none did
+  std::size_t channel = 0;                  // output channel, within the head
+  std::optional<std::size_t> own, partner;  // the input channels mixed (own: the channel itself, or the
+                                            // first when it is not among them); nullopt: undetermined
+  std::vector<std::size_t> frequencies;     // every k whose θ_k turned it at every token (slow pairs at
+                                            // small positions leave several); empty: none did
 };
 
 struct ChannelMixing {

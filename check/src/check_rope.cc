@@ -104,7 +104,8 @@ Report check_nope(const RopeRequest& r, const Resolved& v, const AttnTemperature
   given.temperature = t;
   if (!bands.pass() && bands.max_abs() >= 1e-3) {
     double magnitude = 0;
-    for (const double e : x.values) magnitude = std::isfinite(e) ? std::max(magnitude, std::fabs(e)) : magnitude;
+    for (const double e : x.values)
+      magnitude = std::isfinite(e) ? std::max(magnitude, std::fabs(e)) : magnitude;
     std::int64_t top = 0;
     for (std::size_t k = 0; k < batch.tokens(); ++k) top = std::max(top, batch.position(k));
     print_diagnosis(diagnose_nope({x.values, y.values, batch, hd, hd}, given), given, bands, out,
@@ -129,9 +130,10 @@ Report check_rope(const RopeRequest& r, const Names& names) {
   if (const std::int64_t nope = v.mla_nope_head_dim, last = static_cast<std::int64_t>(r.x.shape.back());
       nope > 0 && v.o.head_dim > 0 && last == nope + v.o.head_dim && v.o.form.rotary_offset == 0 &&
       !v.o.given.count("head_dim")) {
-    out.say("MLA: the data holds the full q/k, qk_nope_head_dim {} + qk_rope_head_dim {} = {} channels: the rope "
-            "part is checked at offset {}, the nope part must pass through unchanged\n",
-            nope, v.o.head_dim, last, nope);
+    out.say(
+        "MLA: the data holds the full q/k, qk_nope_head_dim {} + qk_rope_head_dim {} = {} channels: the rope "
+        "part is checked at offset {}, the nope part must pass through unchanged\n",
+        nope, v.o.head_dim, last, nope);
     v.o.rotary_dim = v.o.head_dim;
     v.o.head_dim = last;
     v.o.form.rotary_offset = nope;
@@ -183,9 +185,7 @@ Report check_rope(const RopeRequest& r, const Names& names) {
   out.say("checking {} -> {}: {} tokens x {} heads x head_dim {} (rotary {}{}), {}, {}, base {:g}{}\n",
           x.name, y.name, batch.tokens(), heads, hd, plan.rotary_dim(), form.empty() ? "" : ", " + form,
           to_string(y.dtype), to_string(params.layout), params.base,
-          !scales(params.scaling)
-              ? ""
-              : ", scaling " + describe_scaling(params.scaling, plan));
+          !scales(params.scaling) ? "" : ", scaling " + describe_scaling(params.scaling, plan));
   if (temperature.type != AttnTemperatureType::None)
     out.say("attention temperature {}\n", describe_temperature(temperature));
 
@@ -223,8 +223,7 @@ Report check_rope(const RopeRequest& r, const Names& names) {
       {"rotary_offset", params.rotary_offset},
       {"base", params.base},
       {"layout", to_string(params.layout)},
-      {"scaling", !scales(params.scaling) ? std::string("none")
-                                                               : describe_scaling(params.scaling, plan)},
+      {"scaling", !scales(params.scaling) ? std::string("none") : describe_scaling(params.scaling, plan)},
       {"form", form.empty() ? std::string("text") : form},
       {"attn_temperature", to_string(temperature.type)},
       {"tokens", batch.tokens()},

@@ -320,7 +320,9 @@ double rope_residual(const RopeData& d, const Convention& c, const std::vector<s
   double worst = 0;
   for (std::size_t t : tokens) {
     const long double g = gain_at(t);
-    const RopePlan* token_plan = plan_from && d.batch.position(t) >= L ? &*plan_from : plan ? &*plan : nullptr;
+    const RopePlan* token_plan = plan_from && d.batch.position(t) >= L ? &*plan_from
+                                 : plan                                ? &*plan
+                                                                       : nullptr;
     for (std::size_t h : heads) {
       const std::size_t row = d.batch.row(t, h);
       for (std::size_t j : spread(half, 64)) {
@@ -531,8 +533,7 @@ std::vector<RopeScaling> scaled_alternatives(const RopeScaling& g, std::int64_t 
     out.push_back(s);
     if (top >= g.original_max_position) {  // the other switch (vLLM's and TGI's against HF's)
       RopeScaling w = g;
-      w.longrope_switch =
-          switches_per_token(g) ? LongRopeSwitch::PerSequence : LongRopeSwitch::PerToken;
+      w.longrope_switch = switches_per_token(g) ? LongRopeSwitch::PerSequence : LongRopeSwitch::PerToken;
       if (!switches_per_token(w)) w.seq_len = top + 1;
       out.push_back(w);
     }

@@ -58,7 +58,7 @@ std::string describe(const Convention& c, const Convention& given);
 
 struct Fit {
   Convention convention;
-  double residual = 0;  // max |data - model| over the sample
+  double residual = 0;   // max |data - model| over the sample
   std::size_t rows = 0;  // the sample's rows (table rows; RoPE tokens x heads)
 };
 

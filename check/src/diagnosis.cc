@@ -16,7 +16,8 @@
 namespace pe::check {
 
 FitTolerance fit_tolerance(DType dtype, double max_magnitude, std::int64_t max_position) {
-  const double data = 16 * unit_roundoff(dtype), angle = 4 * 0x1p-24 * (static_cast<double>(max_position) + 1);
+  const double data = 16 * unit_roundoff(dtype),
+               angle = 4 * 0x1p-24 * (static_cast<double>(max_position) + 1);
   return {(data + angle) * max_magnitude,
           fmt::format("16 units of {} rounding and a float32 angle's at position {} on |value| {:.3g}",
                       to_string(dtype), max_position, max_magnitude)};
@@ -185,14 +186,15 @@ void diagnose_rope_output(const RopeData& in, const RopePlan& plan, const Conven
     const std::size_t n = batch.tokens(), step = std::max<std::size_t>(1, n / 32);
     for (std::size_t t = 0; t < n; t += step) tokens.push_back(t);
     const PositionPattern positions = position_pattern(
-        data, recover_positions(data, plan, tokens, std::min(std::max(std::int64_t{1} << 31, 2 * top), kMaxPosition)));
+        data, recover_positions(data, plan, tokens,
+                                std::min(std::max(std::int64_t{1} << 31, 2 * top), kMaxPosition)));
     if (!positions.words.empty()) out.j["positions_recovered"] = positions.words;
     if (positions.fits)
       claims.push_back({positions.words, positions.support, ""});
     else if (!positions.words.empty())
-      notes.push_back(fmt::format("positions read back from the data: {}",
-                                  positions.words.rfind("positions ", 0) == 0 ? positions.words.substr(10)
-                                                                              : positions.words));
+      notes.push_back(fmt::format(
+          "positions read back from the data: {}",
+          positions.words.rfind("positions ", 0) == 0 ? positions.words.substr(10) : positions.words));
     if (given.temperature.type == AttnTemperatureType::None) {
       frequencies_read_back(recover_frequencies(data, plan), plan, batch, out, notes, claims);
       // Which channels mix, when neither layout's pairing is what the data shows.

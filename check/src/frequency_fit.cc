@@ -31,7 +31,8 @@ std::optional<std::vector<double>> table_of(const Candidate& c) {
     return std::nullopt;
   }
   std::vector<double> w(plan->inv_freq().begin(), plan->inv_freq().end());
-  // YaRN's θ'_j = θ_j·g_j with g_j = (1 - e_j)/s + e_j (e_j = 1 - ramp): the other blend is g'_j = 1 + 1/s - g_j.
+  // YaRN's θ'_j = θ_j·g_j with g_j = (1 - e_j)/s + e_j (e_j = 1 - ramp): the other blend is g'_j = 1 + 1/s -
+  // g_j.
   if (c.inverted)
     for (std::size_t j = 0; j < w.size(); ++j)
       w[j] = w[j] / plan->gain()[j] * (1 + 1 / c.params.scaling.factor - plan->gain()[j]);
@@ -69,8 +70,8 @@ std::optional<double> pick_within(double lo, double hi) {
 
 // The ratio s with w_j / s inside the interval of every determined pair in [from, to): from their
 // intersection (pick_within); nullopt when no pair is determined there or they disagree.
-std::optional<double> ratio_between(const RecoveredFrequencies& r, std::span<const double> w, std::size_t from,
-                                    std::size_t to) {
+std::optional<double> ratio_between(const RecoveredFrequencies& r, std::span<const double> w,
+                                    std::size_t from, std::size_t to) {
   double lo = 0, hi = INFINITY;
   for (const RecoveredPair& p : r.pairs) {
     if (!p.theta || !(p.lo > 0) || p.pair < from || p.pair >= to) continue;
@@ -260,16 +261,19 @@ std::optional<GainWords> gain_words(double gain, const RopePlan& fit, const Rope
   const auto near = [gain](double v) { return std::fabs(gain - v) <= 2e-3 * v; };
   if (gain <= 0 || near(own)) return std::nullopt;
   const RopeScaling& g = given.params().scaling;
-  const double s = fit.params().scaling.type != RopeScalingType::None ? fit.params().scaling.factor : g.factor;
+  const double s =
+      fit.params().scaling.type != RopeScalingType::None ? fit.params().scaling.factor : g.factor;
   std::string what;
   std::optional<double> exact;
   const double longrope =
-      g.original_max_position > 1 ? std::sqrt(1 + std::log(s) / std::log(static_cast<double>(g.original_max_position)))
-                                  : 0;
+      g.original_max_position > 1
+          ? std::sqrt(1 + std::log(s) / std::log(static_cast<double>(g.original_max_position)))
+          : 0;
   if (near(1)) {
     what = "no attention factor", exact = 1;
   } else if (near(given.attention_factor())) {
-    what = fmt::format("the given {}'s attention factor", to_string(g.type)), exact = given.attention_factor();
+    what = fmt::format("the given {}'s attention factor", to_string(g.type)),
+    exact = given.attention_factor();
   } else if (s > 1 && near(0.1 * std::log(s) + 1)) {
     what = fmt::format("YaRN's attention factor 0.1·ln({}) + 1", number(s)), exact = 0.1 * std::log(s) + 1;
   } else if (s > 1 && longrope > 0 && near(longrope)) {
@@ -343,7 +347,8 @@ std::optional<FrequencyFit> fit_frequencies(const RecoveredFrequencies& r, const
     const std::vector<double> plain_table = *table_of(Candidate{plain, 1, false, 0, std::nullopt});
     std::vector<double> scales = {1};
     const std::size_t quarter = std::max<std::size_t>(1, plain_table.size() / 4);
-    for (const auto& s : {ratio_between(r, plain_table, 0, quarter), ratio_between(r, given_table, 0, quarter)})
+    for (const auto& s :
+         {ratio_between(r, plain_table, 0, quarter), ratio_between(r, given_table, 0, quarter)})
       if (s && std::fabs(*s - 1) > 1e-3 && std::find(scales.begin(), scales.end(), *s) == scales.end())
         scales.push_back(*s);
     std::vector<Candidate> all;
@@ -388,7 +393,8 @@ std::optional<FrequencyFit> fit_frequencies(const RecoveredFrequencies& r, const
     const std::string rounded = fmt::format(
         "inv_freq rounded to {} (the rotary module cast with the model: model.to(torch.{}) turns its "
         "inv_freq buffer to {})",
-        to_string(*best->rounded), best->rounded == DType::BF16 ? "bfloat16" : "float16", to_string(*best->rounded));
+        to_string(*best->rounded), best->rounded == DType::BF16 ? "bfloat16" : "float16",
+        to_string(*best->rounded));
     fit.words = fit.words == "frequencies as given" ? rounded : fit.words + ", " + rounded;
   }
   double scale = best->scale;

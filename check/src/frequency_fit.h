@@ -16,15 +16,15 @@
 namespace pe::check {
 
 struct FrequencyFit {
-  RopeParams params;            // the fitted frequencies' plan (its attention factor is the method's)
-  double position_scale = 1;    // the rows' positions divided by this before the rotation
-  bool inverted_blend = false;  // YaRN's ramp where HF uses 1 - ramp
+  RopeParams params;             // the fitted frequencies' plan (its attention factor is the method's)
+  double position_scale = 1;     // the rows' positions divided by this before the rotation
+  bool inverted_blend = false;   // YaRN's ramp where HF uses 1 - ramp
   std::optional<DType> rounded;  // the table stored in bf16 or f16
-  std::optional<double> gain;   // the gain read back, when it is not the fitted method's attention factor
-  std::string words;            // "llama3, original_max_position 2048 (given 8192)"
-  std::size_t pairs = 0;        // determined pairs, every one inside its interval
-  std::string flags;            // the fit as check's flags (base, scaling, position scale, attention factor):
-                                // "" for a blend inverted, a table rounded or LongRoPE's lists, no flag states
+  std::optional<double> gain;    // the gain read back, when it is not the fitted method's attention factor
+  std::string words;             // "llama3, original_max_position 2048 (given 8192)"
+  std::size_t pairs = 0;         // determined pairs, every one inside its interval
+  std::string flags;  // the fit as check's flags (base, scaling, position scale, attention factor):
+                      // "" for a blend inverted, a table rounded or LongRoPE's lists, no flag states
 };
 
 // The simplest fit (fewest parameters changed) that holds every determined pair, and the gain's words;

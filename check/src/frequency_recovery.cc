@@ -218,8 +218,9 @@ std::string frequency_pattern(const RecoveredFrequencies& r, const RopePlan& pla
   if (determined == 0 && gain_words.empty()) return "";
   if (given == determined) {
     if (gain_words.empty()) return "";
-    return fmt::format("frequencies read back ({} tokens, every head; {} of {} pairs determined): {}{}", r.tokens,
-                       determined, r.pairs.size(), determined == 0 ? "none" : "every one as given", gain_words);
+    return fmt::format("frequencies read back ({} tokens, every head; {} of {} pairs determined): {}{}",
+                       r.tokens, determined, r.pairs.size(), determined == 0 ? "none" : "every one as given",
+                       gain_words);
   }
   // Runs: as given, or one ratio every pair's interval holds (widened by 1e-4 relative).
   struct Run {

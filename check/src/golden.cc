@@ -102,8 +102,8 @@ namespace {
 // The tokens whose (first-axis) position lies in [lo, hi): LongRoPE's per-token switch rotates each side
 // with its own list.
 void golden_rope_between(const RopeParams& params, const RopeBatch& batch, std::span<const double> x,
-                         DType dtype, std::span<double> y, const AttnTemperature& temperature, std::int64_t lo,
-                         std::int64_t hi) {
+                         DType dtype, std::span<double> y, const AttnTemperature& temperature,
+                         std::int64_t lo, std::int64_t hi) {
   const RopePlan plan(params);
   const ref::Rope r(params, largest(batch.positions));
   std::vector<std::size_t> through;  // the pass-through channels
@@ -145,7 +145,8 @@ void golden_rope(const RopeParams& params, const RopeBatch& batch, std::span<con
   if (y.size() != x.size())
     throw std::invalid_argument(fmt::format("golden_rope: {} outputs for {} inputs", y.size(), x.size()));
   constexpr std::int64_t kAll = std::numeric_limits<std::int64_t>::max();
-  if (!switches_per_token(params.scaling)) return golden_rope_between(params, batch, x, dtype, y, temperature, -kAll, kAll);
+  if (!switches_per_token(params.scaling))
+    return golden_rope_between(params, batch, x, dtype, y, temperature, -kAll, kAll);
   const std::int64_t L = params.scaling.original_max_position;
   RopeParams below = params, from = params;
   below.scaling = scaling_at(params.scaling, L - 1);

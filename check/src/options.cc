@@ -14,13 +14,23 @@ namespace {
 using T = RopeScalingType;
 
 // Every scaling parameter by its canonical name: RopeScaling's fields, the method and the partial factor.
-constexpr std::array<std::string_view, 17> kScaling = {
-    "scaling",      "factor",          "original_max_position",
-    "seq_len",      "beta_fast",       "beta_slow",
-    "mscale",       "mscale_all_dim",  "attention_factor",
-    "truncate",     "low_freq_factor", "high_freq_factor",
-    "short_factor", "long_factor",     "position_scale",
-    "longrope_switch", "partial_rotary_factor"};
+constexpr std::array<std::string_view, 17> kScaling = {"scaling",
+                                                       "factor",
+                                                       "original_max_position",
+                                                       "seq_len",
+                                                       "beta_fast",
+                                                       "beta_slow",
+                                                       "mscale",
+                                                       "mscale_all_dim",
+                                                       "attention_factor",
+                                                       "truncate",
+                                                       "low_freq_factor",
+                                                       "high_freq_factor",
+                                                       "short_factor",
+                                                       "long_factor",
+                                                       "position_scale",
+                                                       "longrope_switch",
+                                                       "partial_rotary_factor"};
 
 bool has(const std::set<std::string>& given, std::string_view name) {
   return given.count(std::string(name)) > 0;
@@ -107,7 +117,8 @@ RopeScaling to_rope_scaling(const ScalingOptions& o, const Names& names) {
   s.truncate = o.truncate == "true";
   if (given("longrope_switch")) {
     const auto sw = parse_longrope_switch(o.longrope_switch);
-    if (!sw) names.fail("longrope_switch", "expected per-sequence or per-token, got '" + o.longrope_switch + "'");
+    if (!sw)
+      names.fail("longrope_switch", "expected per-sequence or per-token, got '" + o.longrope_switch + "'");
     s.longrope_switch = *sw;
   }
   // HF reads mscale only together with mscale_all_dim, and neither when attention_factor is given.
@@ -279,7 +290,8 @@ RopePlan rope_plan(const RopeParams& params, const Names& names) {
 
 std::string describe_scaling(const RopeScaling& s, const RopePlan& plan) {
   if (!scales(s)) return "none";
-  std::string out = s.type == T::None ? "none (" : fmt::format("{} (factor {:g}", to_string(s.type), s.factor);
+  std::string out =
+      s.type == T::None ? "none (" : fmt::format("{} (factor {:g}", to_string(s.type), s.factor);
   if (s.position_scale != 1)
     out += fmt::format("{}positions divided by {:g}", s.type == T::None ? "" : ", ", s.position_scale);
   if (s.original_max_position > 0) out += fmt::format(", original_max_position {}", s.original_max_position);

@@ -126,9 +126,11 @@ std::string pattern_words(const RopeData& d, const std::vector<RecoveredRow>& ro
   for (const DType t : {DType::BF16, DType::F16}) {
     const auto rounded = [t](std::int64_t p) {
       const auto v = static_cast<double>(p);
-      return t == DType::BF16 ? static_cast<double>(to_float(to_bfloat16(v))) : static_cast<double>(to_float(to_float16(v)));
+      return t == DType::BF16 ? static_cast<double>(to_float(to_bfloat16(v)))
+                              : static_cast<double>(to_float(to_float16(v)));
     };
-    const auto example = std::find_if(offsets.begin(), offsets.end(), [](const auto& o) { return o.second != 0; });
+    const auto example =
+        std::find_if(offsets.begin(), offsets.end(), [](const auto& o) { return o.second != 0; });
     if (example != offsets.end() && std::all_of(offsets.begin(), offsets.end(), [&](const auto& o) {
           const std::int64_t given = d.batch.position(o.first);
           return static_cast<double>(given + o.second) == rounded(given);
@@ -189,8 +191,9 @@ PositionPattern position_pattern(const RopeData& d, const std::vector<RecoveredR
   const bool described = out.words.rfind("positions undetermined", 0) != 0 &&
                          out.words.find("follow no offset pattern") == std::string::npos;
   out.fits = !out.words.empty() && described && 2 * determined > rows.size();
-  out.support = fmt::format("{} of {} sampled rows determined (head 0 of each), every determined one agreeing",
-                            determined, rows.size());
+  out.support =
+      fmt::format("{} of {} sampled rows determined (head 0 of each), every determined one agreeing",
+                  determined, rows.size());
   return out;
 }
 

@@ -57,7 +57,8 @@ TEST(FrequencyFit, NamesTheParametersThatDiffer) {
     std::string words;
   };
   const std::vector<Case> cases = {
-      {llama3_inv_freq(500000, 8, 1, 4, 2048), llama3_given, "llama3, original_max_position 2048 (given 8192)"},
+      {llama3_inv_freq(500000, 8, 1, 4, 2048), llama3_given,
+       "llama3, original_max_position 2048 (given 8192)"},
       {llama3_inv_freq(500000, 32, 1, 2, 8192), llama3_given,
        "llama3, factor 32 (given 8), high_freq_factor 2 (given 4)"},
       // Another checkpoint's factor and high_freq_factor: 8 and 4 where 16 and 1 were given.
@@ -82,7 +83,8 @@ TEST(FrequencyFit, NamesTheParametersThatDiffer) {
   // Its attention factor dropped: the frequencies as given, the gain named.
   const auto no_gain = fit_of(Kernel(yarn_inv_freq(10000, 4, 32, 1, 4096)), yarn_given);
   ASSERT_TRUE(no_gain);
-  EXPECT_EQ(no_gain->words, "frequencies as given; gain |y|/|x| 1 (no attention factor) where the method applies 1.139");
+  EXPECT_EQ(no_gain->words,
+            "frequencies as given; gain |y|/|x| 1 (no attention factor) where the method applies 1.139");
   // The given frequencies and gain: nothing to fit.
   EXPECT_FALSE(fit_of(Kernel(llama3_inv_freq(500000, 8, 1, 4, 8192)), llama3_given));
 }
@@ -94,9 +96,10 @@ TEST(FrequencyFit, NamesOneMethodsFrequenciesWithAnothersGain) {
   for (double& w : divided) w /= 4;
   const auto fit = fit_of(Kernel(divided, 0.1 * std::log(4.0) + 1), params(10000, yarn(4, 32, 1, 4096)));
   ASSERT_TRUE(fit);
-  EXPECT_EQ(fit->words,
-            "linear (given yarn), factor 4; gain |y|/|x| 1.139 (the given yarn's attention factor) where linear "
-            "applies 1");
+  EXPECT_EQ(
+      fit->words,
+      "linear (given yarn), factor 4; gain |y|/|x| 1.139 (the given yarn's attention factor) where linear "
+      "applies 1");
 }
 
 // Positions scaled: dynamic NTK's base and a linear division of the positions together; LongRoPE's
@@ -122,9 +125,10 @@ TEST(FrequencyFit, NamesPositionsDividedByAScale) {
   const double attention = std::sqrt(1 + std::log(16.0) / std::log(4096.0));  // HF's longrope default
   const auto fit = fit_of(Kernel(long_freq, 1, attention), params(10000, longrope));
   ASSERT_TRUE(fit);
-  EXPECT_EQ(fit->words, fmt::format("positions divided by {:.6g} (the given attention factor); gain |y|/|x| 1 "
-                                    "(no attention factor) where the method applies {:.4g}",
-                                    attention, attention));
+  EXPECT_EQ(fit->words,
+            fmt::format("positions divided by {:.6g} (the given attention factor); gain |y|/|x| 1 "
+                        "(no attention factor) where the method applies {:.4g}",
+                        attention, attention));
 }
 
 TEST(FrequencyFit, NamesYarnsBlendInverted) {
@@ -144,7 +148,8 @@ TEST(FrequencyFit, NamesNtksAndDynamicsBase) {
   // Dynamic's length taken from the allocated context (16384) where the sequence is 8192 long.
   RopeScaling dynamic = scaling(RopeScalingType::Dynamic, 4, 4096);
   dynamic.seq_len = 16384;
-  const auto seq = fit_of(Kernel(default_inv_freq(dynamic_base(10000, 4, 4096, 8192))), params(10000, dynamic));
+  const auto seq =
+      fit_of(Kernel(default_inv_freq(dynamic_base(10000, 4, 4096, 8192))), params(10000, dynamic));
   ASSERT_TRUE(seq);
   EXPECT_EQ(seq->words, "dynamic, seq_len 8192 (given 16384)");
 }
@@ -221,22 +226,21 @@ TEST(FrequencyFit, FitsDrawnConfigurations) {
     bool ok = fit.has_value() && fit->pairs >= 8 && !fit->words.empty();
     if (ok) {
       const RopeScaling &f = fit->params.scaling, &t = truth.scaling;
-      const bool same = f.type == t.type && close(fit->params.base, truth.base) &&
-                        close(fit->position_scale, scale) &&
-                        (t.type == RopeScalingType::None || close(f.factor, t.factor)) &&
-                        (t.type != RopeScalingType::Llama3 ||
-                         (f.low_freq_factor == t.low_freq_factor && f.high_freq_factor == t.high_freq_factor &&
-                          f.original_max_position == t.original_max_position)) &&
-                        (t.type != RopeScalingType::Yarn ||
-                         (f.beta_fast == t.beta_fast && f.beta_slow == t.beta_slow &&
-                          f.original_max_position == t.original_max_position));
+      const bool same =
+          f.type == t.type && close(fit->params.base, truth.base) && close(fit->position_scale, scale) &&
+          (t.type == RopeScalingType::None || close(f.factor, t.factor)) &&
+          (t.type != RopeScalingType::Llama3 ||
+           (f.low_freq_factor == t.low_freq_factor && f.high_freq_factor == t.high_freq_factor &&
+            f.original_max_position == t.original_max_position)) &&
+          (t.type != RopeScalingType::Yarn || (f.beta_fast == t.beta_fast && f.beta_slow == t.beta_slow &&
+                                               f.original_max_position == t.original_max_position));
       bool same_table = f.type == t.type && close(fit->position_scale, scale);
       const RopePlan a(fit->params), b(truth);
       for (std::size_t j = 0; j < kPairs && same_table; ++j)
         same_table = std::fabs(a.inv_freq()[j] - b.inv_freq()[j]) <= 1e-6 * b.inv_freq()[j];
       // The gain: named when the kernel's is not the fitted method's attention factor.
-      const bool gain_right = std::fabs(a.attention_factor() - gain) <= 1e-3 * gain ? !fit->gain
-                                                                                     : fit->gain.has_value();
+      const bool gain_right =
+          std::fabs(a.attention_factor() - gain) <= 1e-3 * gain ? !fit->gain : fit->gain.has_value();
       ok = (same || same_table) && gain_right && !fit->inverted_blend;
     }
     if (ok) {
@@ -281,8 +285,8 @@ TEST(FrequencyFit, EveryClaimSaysWhatSupportsIt) {
     ASSERT_FALSE(j["explanations"].empty()) << report.text;
     for (const auto& e : j["explanations"]) {
       EXPECT_FALSE(e["support"].get<std::string>().empty()) << report.text;
-      const std::string line =
-          fmt::format("the data fits: {} ({})\n", e["fits"].get<std::string>(), e["support"].get<std::string>());
+      const std::string line = fmt::format("the data fits: {} ({})\n", e["fits"].get<std::string>(),
+                                           e["support"].get<std::string>());
       EXPECT_NE(report.text.find(line), std::string::npos) << line << report.text;
     }
     std::size_t lines = 0;

@@ -14,9 +14,7 @@ namespace {
 struct Rows {
   std::vector<std::int64_t> positions;
   std::vector<double> none;  // the pattern reads positions only
-  RopeData data() const {
-    return {none, none, RopeBatch::tokens_first(positions, 1, 2), 2, 2, {}, 0};
-  }
+  RopeData data() const { return {none, none, RopeBatch::tokens_first(positions, 1, 2), 2, 2, {}, 0}; }
 };
 
 Rows from(std::int64_t first, std::size_t n) {

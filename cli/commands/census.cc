@@ -48,8 +48,9 @@ int census_command(const CensusArgs& a) {
   if (matching.empty()) throw UsageError("--variant: no variant matches '" + a.glob + "'");
   o.scaling = to_rope_scaling(a.scaling);
   if (switches_per_token(o.scaling))
-    throw UsageError("--longrope-switch: per-token applies to check and export --reference (a variant rotates with "
-                     "one list per call)");
+    throw UsageError(
+        "--longrope-switch: per-token applies to check and export --reference (a variant rotates with "
+        "one list per call)");
   o.form = to_rope_form(a.form);
   if (a.form.rotary_offset < 0)
     throw UsageError("--rotary-offset: must be >= 0, got " + std::to_string(a.form.rotary_offset));

@@ -281,7 +281,8 @@ Exported export_rope(const ExportOptions& o, Layout layout, DType dtype,
   const AttnTemperature temperature = to_attn_temperature(o.temperature, o.scaling);
   const RopeScaling scaling = to_rope_scaling(check::scaling_besides(o.scaling, temperature));
   if (switches_per_token(scaling) && !o.reference)
-    throw UsageError("--longrope-switch: per-token applies to --reference (a variant rotates with one list per call)");
+    throw UsageError(
+        "--longrope-switch: per-token applies to --reference (a variant rotates with one list per call)");
   Exported e;
   if (o.heads_first && o.input.empty()) throw UsageError("--heads-first: applies to --input");
   if (temperature.type != AttnTemperatureType::None && n_axes(to_rope_form(o.form)) != 1)

@@ -24,7 +24,8 @@ void add_scaling_options(CLI::App& cmd, ScalingFlags& f) {
   add("--low-freq-factor", f.low_freq_factor, "llama3: low_freq_factor (HF default 1)");
   add("--high-freq-factor", f.high_freq_factor, "llama3: high_freq_factor (HF default 4)");
   add("--longrope-switch", f.longrope_switch,
-      "longrope: per-sequence (HF: long once the sequence passes L) or per-token (TGI: long from position L)");
+      "longrope: per-sequence (HF: long once the sequence passes L) or per-token (TGI: long from position "
+      "L)");
   add("--short-factors", f.short_factors, "longrope: short_factor, a 1-D f32/f64 .npy of rotary_dim/2");
   add("--long-factors", f.long_factors, "longrope: long_factor, a 1-D f32/f64 .npy of rotary_dim/2");
   add("--partial-rotary-factor", f.partial_rotary_factor,

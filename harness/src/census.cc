@@ -115,8 +115,8 @@ void check_run(const harness::Instance& in, std::int64_t lo, std::int64_t hi, st
 }  // namespace
 
 bool rope_only(const Options& options) {
-  return scales(options.scaling) || options.partial_rotary_factor != 0 ||
-         !options.form.is_text() || options.rotary_offset != 0;
+  return scales(options.scaling) || options.partial_rotary_factor != 0 || !options.form.is_text() ||
+         options.rotary_offset != 0;
 }
 
 std::vector<std::int64_t> rope_head_dims(const Options& options) {

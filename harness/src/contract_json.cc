@@ -73,7 +73,9 @@ void from_json(const nlohmann::json& j, Contract& c) {
 void to_json(nlohmann::json& j, LongRopeSwitch s) { j = std::string(to_string(s)); }
 void from_json(const nlohmann::json& j, LongRopeSwitch& s) {
   const auto parsed = parse_longrope_switch(j.get<std::string>());
-  if (!parsed) throw std::runtime_error("rope_scaling: longrope_switch must be per-sequence or per-token, got " + j.dump());
+  if (!parsed)
+    throw std::runtime_error("rope_scaling: longrope_switch must be per-sequence or per-token, got " +
+                             j.dump());
   s = *parsed;
 }
 

@@ -227,7 +227,7 @@ double frequency_error_bound(const ScalingRule<long double>& rule, const RopeSca
       ln_base + 2 + 4 + std::fabs(ln_base - std::log(static_cast<long double>(base)));
   long double gain_units = s.type == T::None || s.type == T::Ntk || s.type == T::Dynamic ? 0 : 4;
   if (s.attention_factor && gain_units == 0) gain_units = 4;  // any method's, once given
-  if (s.position_scale != 1) gain_units += 1;                   // its division
+  if (s.position_scale != 1) gain_units += 1;                 // its division
   long double ramp_units = 0;
   if (s.type == T::Yarn && !s.truncate) {
     const long double scale = static_cast<long double>(dim) / (2 * std::log(static_cast<long double>(base)));

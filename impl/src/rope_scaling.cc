@@ -39,13 +39,13 @@ constexpr std::string_view kFactorReads[] = {"factor", "attention_factor", "posi
 constexpr std::string_view kFactorAndL[] = {"factor", "original_max_position"};
 constexpr std::string_view kDynamic[] = {"factor", "original_max_position", "seq_len", "attention_factor",
                                          "position_scale"};
-constexpr std::string_view kYarn[] = {"factor",   "original_max_position", "beta_fast",      "beta_slow",
-                                      "mscale",   "mscale_all_dim",        "attention_factor", "truncate",
-                                      "position_scale"};
+constexpr std::string_view kYarn[] = {
+    "factor",         "original_max_position", "beta_fast", "beta_slow",     "mscale",
+    "mscale_all_dim", "attention_factor",      "truncate",  "position_scale"};
 constexpr std::string_view kLlama3[] = {"factor",           "original_max_position", "low_freq_factor",
                                         "high_freq_factor", "attention_factor",      "position_scale"};
-constexpr std::string_view kLongRope[] = {"factor",         "original_max_position", "seq_len",
-                                          "attention_factor", "short_factor",        "long_factor",
+constexpr std::string_view kLongRope[] = {"factor",           "original_max_position", "seq_len",
+                                          "attention_factor", "short_factor",          "long_factor",
                                           "position_scale",   "longrope_switch"};
 constexpr std::string_view kLongRopeRequired[] = {"factor", "original_max_position", "short_factor",
                                                   "long_factor"};

@@ -46,8 +46,8 @@ struct RopeScaling {
                                                  // longrope's own when unset, else 1)
   double position_scale = 1;                     // any method: positions divided by it (θ'_j / scale), the
                                                  // hypothesis "positions divided by 2"; no HF key
-  double low_freq_factor = 1, high_freq_factor = 4;  // llama3
-  std::vector<double> short_factor, long_factor;     // longrope: rotary_dim/2 factors each
+  double low_freq_factor = 1, high_freq_factor = 4;              // llama3
+  std::vector<double> short_factor, long_factor;                 // longrope: rotary_dim/2 factors each
   LongRopeSwitch longrope_switch = LongRopeSwitch::PerSequence;  // longrope; per token: seq_len unread
 };
 

@@ -118,7 +118,7 @@ struct HfTargets {
   std::string* layout = nullptr;
   std::int64_t* rotary_dim = nullptr;
   std::int64_t* head_dim = nullptr;
-  std::string* head_dim_source = nullptr;  // what names the head dim in messages once the config gives it
+  std::string* head_dim_source = nullptr;     // what names the head dim in messages once the config gives it
   std::int64_t* mla_nope_head_dim = nullptr;  // MLA: qk_nope_head_dim, when the data may hold the full q/k
   ScalingOptions* scaling = nullptr;
   FormOptions* form = nullptr;
