@@ -75,7 +75,10 @@ void check_form(const RopeParams& p) {
                                      std::to_string(p.rotary_dim) + " at " + std::to_string(p.rotary_offset));
     }
     if (scales(p.scaling)) {
-      detail::fail("scaling", v + " takes no scaling, got " + std::string(to_string(p.scaling.type)));
+      detail::fail("scaling", v + " takes no scaling, got " +
+                                  (p.scaling.type == RopeScalingType::None
+                                       ? std::string("a position scale or attention factor")
+                                       : std::string(to_string(p.scaling.type))));
     }
     return;
   }
@@ -226,8 +229,7 @@ double frequency_error_bound(const ScalingRule<long double>& rule, const RopeSca
   const long double base_units =
       ln_base + 2 + 4 + std::fabs(ln_base - std::log(static_cast<long double>(base)));
   long double gain_units = s.type == T::None || s.type == T::Ntk || s.type == T::Dynamic ? 0 : 4;
-  if (s.attention_factor && gain_units == 0) gain_units = 4;  // any method's, once given
-  if (s.position_scale != 1) gain_units += 1;                 // its division
+  if (s.position_scale != 1) gain_units += 1;  // its division
   long double ramp_units = 0;
   if (s.type == T::Yarn && !s.truncate) {
     const long double scale = static_cast<long double>(dim) / (2 * std::log(static_cast<long double>(base)));
