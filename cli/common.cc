@@ -87,11 +87,50 @@ nlohmann::json read_json_file(const std::string& path, const std::string& what) 
 
 void write_text(const std::string& path, const std::string& text) {
   const auto parent = std::filesystem::path(path).parent_path();
-  std::error_code ec;
-  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  if (!parent.empty() && !std::filesystem::is_directory(parent))
+    throw UsageError(fmt::format("cannot write '{}': the folder '{}' does not exist", path, parent.string()));
   std::ofstream out(path);
   if (!out || !(out << text)) throw UsageError("cannot write '" + path + "'");
   fmt::print("wrote {}\n", path);
+}
+
+CLI::Validator non_negative_integer() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        const auto first = s.find_first_not_of(" \t");
+        if (first != std::string::npos && s[first] == '-')
+          return "expected an integer in [0, 2^64), got " + s;
+        return "";
+      },
+      "");
+}
+
+void check_output_paths(const CLI::App& cmd, std::initializer_list<const char*> outputs,
+                        std::initializer_list<const char*> inputs,
+                        std::initializer_list<const char*> suffixes) {
+  const auto value = [&cmd](const char* flag) -> std::string {
+    const CLI::Option* o = cmd.get_option_no_throw(flag);
+    return o != nullptr && o->count() > 0 ? o->as<std::string>() : std::string();
+  };
+  for (const char* out : outputs) {
+    const std::string path = value(out);
+    if (path.empty()) continue;
+    const auto parent = std::filesystem::path(path).parent_path();
+    if (!parent.empty() && !std::filesystem::is_directory(parent))
+      throw UsageError(fmt::format("{}: the folder '{}' does not exist (for '{}'); create it first", out,
+                                   parent.string(), path));
+    std::vector<std::string> written = {path};
+    for (const char* s : suffixes) written.push_back(path + s);
+    for (const char* in : inputs) {
+      const std::string source = value(in);
+      std::error_code ec;
+      for (const std::string& w : written) {
+        if (!source.empty() && std::filesystem::equivalent(w, source, ec))
+          throw UsageError(fmt::format("{}: '{}' is this command's {} ({}); refusing to overwrite it", out, w,
+                                       in, source));
+      }
+    }
+  }
 }
 
 std::vector<std::int64_t> positions_from(const std::string& range, const std::string& file) {

@@ -37,6 +37,17 @@ nlohmann::json read_json_file(const std::string& path, const std::string& what);
 // Writes text to path, creating its folder; says so on stdout. Throws UsageError when it cannot.
 void write_text(const std::string& path, const std::string& text);
 
+// For an unsigned option (a seed): a value with a minus sign is refused with the value named, which CLI11's
+// own conversion would wrap (-1 to 2^64 - 1).
+CLI::Validator non_negative_integer();
+
+// Refuses, before any work, an output flag's path whose folder does not exist (never created silently) or
+// that is one of the command's own input files (a --json onto --input would overwrite the data). Each flag
+// is checked only when given; `suffixes`: other files an output writes beside it (export's "X.json").
+void check_output_paths(const CLI::App& cmd, std::initializer_list<const char*> outputs,
+                        std::initializer_list<const char*> inputs,
+                        std::initializer_list<const char*> suffixes = {});
+
 // Runs a program and waits: extra environment entries ("NAME=value") replace inherited ones;
 // stdout and stderr go to `stdout_path` when given. Returns the exit status (128+signal when killed).
 int spawn_and_wait(const std::vector<std::string>& args, const std::vector<std::string>& env = {},

@@ -37,7 +37,8 @@ void add_bench(CLI::App& app, int& exit_code) {
                   "After --: passed to pe_bench (Google Benchmark's --benchmark_* flags, e.g. "
                   "--benchmark_filter=REGEX, --benchmark_repetitions=N)");
   const auto plugins = add_plugin_option(*cmd);
-  cmd->callback([o, plugins, &exit_code] {
+  cmd->callback([o, cmd, plugins, &exit_code] {
+    check_output_paths(*cmd, {"--out"}, {});
     load_plugins(*plugins);
     exit_code = run_bench(*o);
   });

@@ -174,6 +174,7 @@ void add_census(CLI::App& app, int& exit_code) {
   add_hf_config_options(*cmd, a->hf);
   const auto plugins = add_plugin_option(*cmd);
   cmd->callback([a, cmd, plugins, &exit_code] {
+    check_output_paths(*cmd, {"--out"}, {"--hf-config", "--short-factors", "--long-factors"});
     load_plugins(*plugins);
     a->scaling.given = given_scaling_flags(*cmd);
     read_form_flags(a->form);

@@ -223,6 +223,9 @@ void add_check(CLI::App& app, int& exit_code) {
   add_alibi_options(*cmd, o->alibi);
   add_hf_config_options(*cmd, o->hf);
   cmd->callback([o, cmd, max_abs, &exit_code] {
+    check_output_paths(*cmd, {"--json"},
+                       {"TABLE", "--input", "--output", "--against", "--positions-file", "--hf-config",
+                        "--short-factors", "--long-factors"});
     note_given_alibi_flags(*cmd, o->alibi);
     read_form_flags(o->form);
     o->has_max_abs = max_abs->count() > 0;

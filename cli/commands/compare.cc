@@ -54,7 +54,10 @@ void add_compare(CLI::App& app, int& exit_code) {
   cmd->add_flag("--all", a->all, "List every benchmark, not only the changed ones");
   cmd->add_option("--out", a->json_out, "Write the comparison as JSON (for pe-suite report --compare)");
   cmd->add_option("--markdown", a->markdown_out, "Write the full Markdown table here");
-  cmd->callback([a, &exit_code] { exit_code = run_compare(*a); });
+  cmd->callback([a, cmd, &exit_code] {
+    check_output_paths(*cmd, {"--out", "--markdown"}, {"BASE", "NEW"});
+    exit_code = run_compare(*a);
+  });
 }
 
 }  // namespace pe::cli

@@ -444,6 +444,9 @@ void add_export(CLI::App& app, int& exit_code) {
   add_hf_config_options(*cmd, o->hf);
   const auto plugins = add_plugin_option(*cmd);
   cmd->callback([o, cmd, plugins, &exit_code] {
+    check_output_paths(*cmd, {"--out"},
+                       {"--input", "--positions-file", "--hf-config", "--short-factors", "--long-factors"},
+                       {".json"});
     load_plugins(*plugins);
     note_given_alibi_flags(*cmd, o->alibi);
     read_form_flags(o->form);

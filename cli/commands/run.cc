@@ -74,7 +74,7 @@ void add_run(CLI::App& app, int& exit_code) {
   cmd->add_option("--out-dir", a->dir, "Where the report goes")->capture_default_str();
   cmd->add_option("--effort", a->effort, "quick or full verification")->capture_default_str();
   cmd->add_option("--variant", a->glob, "Variants to include (glob)")->capture_default_str();
-  cmd->add_option("--seed", a->seed, "RapidCheck seed")->capture_default_str();
+  cmd->add_option("--seed", a->seed, "RapidCheck seed")->capture_default_str()->check(non_negative_integer());
   cmd->add_flag("!--no-bench", a->bench, "Skip the benchmark");
   const auto plugins = add_plugin_option(*cmd);
   cmd->callback([a, plugins, &exit_code] {

@@ -91,7 +91,7 @@ void add_verify(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--effort", o->effort, "quick or full (properties: 25 or 100 cases; census grid)")
       ->capture_default_str();
-  cmd->add_option("--seed", o->seed, "RapidCheck seed")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "RapidCheck seed")->capture_default_str()->check(non_negative_integer());
   cmd->add_option("--max-position", o->max_position,
                   "Stop the census bands here (0: each contract's largest)");
   cmd->add_flag("!--no-properties", o->properties, "Census only");
@@ -101,7 +101,8 @@ void add_verify(CLI::App& app, int& exit_code) {
   cmd->add_option("--properties-log", o->properties_log,
                   "Where the property binary's output goes (default: $TMPDIR/pe-suite-properties.log)");
   const auto plugins = add_plugin_option(*cmd);
-  cmd->callback([o, plugins, &exit_code] {
+  cmd->callback([o, cmd, plugins, &exit_code] {
+    check_output_paths(*cmd, {"--out", "--markdown", "--junit", "--properties-log"}, {});
     load_plugins(*plugins);
     exit_code = verify(*o).exit_code;
   });

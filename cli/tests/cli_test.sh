@@ -32,6 +32,8 @@ check wrong-family 2 "not a sinusoidal variant" -- export --family sinusoidal --
 check export-too-large 2 "positions 100000 x --dim 16777216 = 1677721600000 values .*more than this machine" -- export --family sinusoidal --dim 16777216 --positions 0:100000 --reference --out "$tmp/t.npy"
 check both-sources 2 "exactly one" -- export --family rope --dim 8 --positions 0:2 --reference --variant rope.scalar_f64 --out "$tmp/a.npy"
 check unknown-glob 2 "no variant matches" -- verify --variant "nothing.*"
+check seed-negative 2 "--seed: expected an integer in \\[0, 2\\^64\\), got -1" -- verify --seed -1 --variant "rope.scalar_f64"
+check run-seed-negative 2 "--seed: expected an integer in \\[0, 2\\^64\\), got -1" -- run --seed -1
 
 # dim 2 has ω_0 = 1, so position 1 is (sin 1, cos 1); Abramowitz & Stegun 4.6 give
 # sin 1 = 0.84147098480789650665, cos 1 = 0.54030230586813971740; their nearest floats (IEEE
@@ -152,6 +154,17 @@ check partial-check 0 "verdict: PASS" -- check --family rope --input "$tmp/x.npy
 check partial-as-rotary 0 "\(rotary 32\).*" -- check --family rope --input "$tmp/x.npy" --output "$tmp/yp.npy" --positions 0:32 --rotary-dim 32
 check partial-conflict 2 "--rotary-dim and --partial-rotary-factor: give one" -- check --family rope --input "$tmp/x.npy" --output "$tmp/yp.npy" --positions 0:32 --rotary-dim 32 --partial-rotary-factor 0.5
 check partial-bad 2 "--partial-rotary-factor: partial_rotary_factor must be in \(0, 1\], got 1.5" -- export --family rope --dim 64 --positions 0:2 --reference --partial-rotary-factor 1.5 --out "$tmp/a.npy"
+# An output onto one of the command's inputs is refused before any work, the input untouched; an output
+# in a folder that does not exist is an error (the folder is not created).
+cp "$tmp/x.npy" "$tmp/x-before.npy"
+check out-onto-input 2 "--json: '.*x.npy' is this command's --input" -- check --family rope --input "$tmp/x.npy" --output "$tmp/yp.npy" --positions 0:32 --partial-rotary-factor 0.5 --json "$tmp/x.npy"
+check export-onto-input 2 "--out: '.*x.npy' is this command's --input" -- export --family rope --dim 0 --positions 0:32 --input "$tmp/x.npy" --reference --out "$tmp/x.npy"
+seq 0 31 > "$tmp/pp.json"  # a text positions file whose name export's metadata (--out X writes X.json) would take
+check export-json-onto-input 2 "--out: '.*pp.json' is this command's --positions-file" -- export --family rope --dim 0 --positions-file "$tmp/pp.json" --input "$tmp/x.npy" --reference --out "$tmp/pp"
+if cmp -s "$tmp/x.npy" "$tmp/x-before.npy"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL the input was overwritten"; fi
+check out-no-folder 2 "--json: the folder '.*no-such-folder' does not exist" -- check --family rope --input "$tmp/x.npy" --output "$tmp/yp.npy" --positions 0:32 --partial-rotary-factor 0.5 --json "$tmp/no-such-folder/r.json"
+check census-no-folder 2 "--out: the folder '.*no-such-folder' does not exist" -- census --variant "rope.scalar_f64" --max-position 100 --out "$tmp/no-such-folder/c.json"
+if [ ! -e "$tmp/no-such-folder" ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL a missing folder was created"; fi
 # Bad scaling input: exit 2, the flag and the value named.
 rope2=(export --family rope --dim 64 --positions 0:2 --reference --out "$tmp/a.npy")
 check scaling-factor-0 2 "--factor: factor must be finite and > 0, got 0" -- "${rope2[@]}" --scaling linear --factor 0
