@@ -74,7 +74,8 @@ Report check_nope(const RopeRequest& r, const Resolved& v, const AttnTemperature
   std::vector<double> x_storage, y_storage;
   const DataView x = as_doubles(r.x, x_storage), y = as_doubles(r.y, y_storage);
   const std::size_t hd = x.shape.back();
-  const RopeBatch batch = rope_batch_of(x.shape, r.positions.values, r.heads_first, x.name);
+  const RopeBatch batch =
+      rope_batch_of(x.shape, r.positions.values, r.heads_first, x.name, 1, names("heads_first"));
   const double max_abs = r.budget.max_abs.value_or(0.0);
   const harness::Budget budget{nullptr, y.dtype, max_abs};
   const std::string budget_text =
@@ -170,7 +171,8 @@ Report check_rope(const RopeRequest& r, const Names& names) {
   const std::size_t axes = n_axes(params.form);
   const std::vector<std::int64_t> positions =
       axis_positions(r.positions, axes, axes_parameter(o.form), names);
-  const RopeBatch batch = rope_batch_of(x.shape, positions, r.heads_first, x.name, axes);
+  const RopeBatch batch =
+      rope_batch_of(x.shape, positions, r.heads_first, x.name, axes, names("heads_first"));
   const std::size_t heads = batch.heads;
   const RopePlan plan = rope_plan(params, names);
   Budget budget = budget_for(r.budget, Family::Rope, y.dtype, names);

@@ -1,5 +1,6 @@
 // The positions and the batch view of a request's data (check.h).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "pe/check/check.h"
 #include "pe/plan.h"
@@ -44,17 +45,32 @@ std::vector<std::int64_t> axis_positions(const Positions& p, std::size_t n_axes,
 }
 
 RopeBatch rope_batch_of(std::vector<std::size_t> s, const std::vector<std::int64_t>& positions,
-                        bool heads_first, const std::string& name, std::size_t n_axes) {
+                        bool heads_first, const std::string& name, std::size_t n_axes,
+                        const std::string& heads_first_flag) {
   const std::size_t rank = s.size();
+  const std::string shape = fmt::format("[{}]", fmt::join(s, ", "));
   if (s.size() == 4 && s[0] == 1) s.erase(s.begin());
   if (s.size() == 2) s.insert(s.begin() + (heads_first ? 0 : 1), 1);
   if (s.size() != 3)
     throw BadRequest(fmt::format("{}: expected [tokens, (heads,) head_dim], shape has rank {}", name, rank));
   const std::size_t t = heads_first ? s[1] : s[0], heads = heads_first ? s[0] : s[1];
   const std::size_t tokens = positions.size() / n_axes;
-  if (t != tokens)
-    throw BadRequest(fmt::format("{}: {} tokens, the positions are {}{}", name, t, tokens,
-                                 n_axes > 1 ? fmt::format(" per axis ({} axes)", n_axes) : ""));
+  if (t != tokens) {
+    // The other reading of the shape, when it matches the positions: the layout flag is the mistake.
+    const std::size_t other = heads_first ? s[0] : s[1];
+    const std::string hint =
+        other != tokens ? ""
+        : heads_first
+            ? fmt::format("; read as [tokens, heads, head_dim] it holds {}: drop {}", other, heads_first_flag)
+            : fmt::format("; read as [heads, tokens, head_dim] it holds {}: give {}", other,
+                          heads_first_flag);
+    throw BadRequest(
+        fmt::format("{}: shape {} read as {} holds {} tokens, the positions are {}{}{}", name, shape,
+                    heads_first ? "[heads, tokens, head_dim] (" + heads_first_flag + ")"
+                                : std::string("[tokens, heads, head_dim]"),
+                    t, tokens, n_axes > 1 ? fmt::format(" per axis ({} axes)", n_axes) : "", hint),
+        "heads_first");
+  }
   RopeBatch b = heads_first ? RopeBatch::heads_first(std::span(positions).first(tokens), heads, s[2])
                             : RopeBatch::tokens_first(std::span(positions).first(tokens), heads, s[2]);
   b.positions = positions;

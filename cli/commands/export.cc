@@ -152,7 +152,8 @@ std::vector<double> rotated_values(const ExportOptions& o, const std::vector<std
   const RopeParams params =
       with_form({head_dim, rotary_dim_for(o.scaling, head_dim, o.dim), o.base, layout, scaling}, o.form);
   const RopePlan plan = check::rope_plan(params, export_names());
-  const RopeBatch batch = check::rope_batch_of(shape, positions, o.heads_first, "--input", plan.n_axes());
+  const RopeBatch batch =
+      check::rope_batch_of(shape, positions, o.heads_first, "--input", plan.n_axes(), "--heads-first");
   scaling_note = check::describe_scaling(scaling, plan);
   std::vector<double> y(x.values.size());
   harness::TypedBuffer buf(dtype, y.size());

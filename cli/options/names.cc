@@ -7,7 +7,7 @@ namespace pe::cli {
 namespace {
 
 // Canonical name -> flag, for every option the commands share.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 42> kFlags = {{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 43> kFlags = {{
     {"scaling", "--scaling"},
     {"factor", "--factor"},
     {"original_max_position", "--original-max-position"},
@@ -19,6 +19,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 42> kFlags =
     {"attention_factor", "--attention-factor"},
     {"position_scale", "--position-scale"},
     {"longrope_switch", "--longrope-switch"},
+    {"heads_first", "--heads-first"},
     {"truncate", "--truncate"},
     {"low_freq_factor", "--low-freq-factor"},
     {"high_freq_factor", "--high-freq-factor"},

@@ -91,6 +91,9 @@ sed '1s/(32, 64), }   /(2, 16, 64), }/' "$tmp/x.npy" > "$tmp/xh.npy"  # the head
 check export-heads-first 0 "wrote" -- export --family rope --dim 0 --positions 0:16 --input "$tmp/xh.npy" --heads-first --variant rope.scalar_f64 --dtype f32 --out "$tmp/yh.npy"
 check check-heads-first 0 "verdict: PASS" -- check --family rope --input "$tmp/xh.npy" --output "$tmp/yh.npy" --positions 0:16 --heads-first
 check check-heads-first-shape 0 "16 tokens x 2 heads x head_dim 64" -- check --family rope --input "$tmp/xh.npy" --output "$tmp/yh.npy" --positions 0:16 --heads-first
+# A shape that contradicts the positions names both readings and the flag that would fix it.
+check check-heads-first-missing 2 "shape \\[2, 16, 64\\] read as \\[tokens, heads, head_dim\\] holds 2 tokens, the positions are 16; read as \\[heads, tokens, head_dim\\] it holds 16: give --heads-first" -- check --family rope --input "$tmp/xh.npy" --output "$tmp/yh.npy" --positions 0:16
+check check-heads-first-wrong 2 "shape \\[2, 16, 64\\] read as \\[heads, tokens, head_dim\\] \\(--heads-first\\) holds 16 tokens, the positions are 2; read as \\[tokens, heads, head_dim\\] it holds 2: drop --heads-first" -- check --family rope --input "$tmp/xh.npy" --output "$tmp/yh.npy" --positions 0:2 --heads-first
 # Read as [16 tokens, 2 heads, 64] instead, row (t, h) holds another token's data: far outside.
 sed '1s/(32, 64), }   /(16, 2, 64), }/' "$tmp/x.npy" > "$tmp/xt.npy"
 sed '1s/(2, 16, 64)/(16, 2, 64)/' "$tmp/yh.npy" > "$tmp/yt.npy"

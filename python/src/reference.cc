@@ -109,7 +109,8 @@ py::array reference_rope(py::handle x, py::handle positions, const RopeKeywords&
       rope_params(k, static_cast<std::int64_t>(xa.shape.back()), first, "reference_rope");
   const std::vector<std::int64_t> p = axis_positions(positions, params);
   const std::vector<double> v = decided([&] {
-    const RopeBatch batch = check::rope_batch_of(xa.shape, p, k.heads_first, "x", n_axes(params.form));
+    const RopeBatch batch =
+        check::rope_batch_of(xa.shape, p, k.heads_first, "x", n_axes(params.form), "heads_first=True");
     // x already in the output type holds its values exactly: no rounded copy.
     if (xa.dtype == type && !xa.integer) return check::golden_rope(params, batch, xa.values, type);
     harness::TypedBuffer buf(type, xa.values.size());  // the input in the output type

@@ -189,3 +189,13 @@ def test_concurrent_good_and_refused_calls_do_not_disturb_each_other(data):
     for t in threads:
         t.join()
     assert errors == []
+
+
+def test_a_shape_that_contradicts_the_positions_names_heads_first(data):
+    x, y, positions = data  # [12 tokens, 2 heads, 32]
+    with pytest.raises(ValueError, match=r"read as \[heads, tokens, head_dim\] \(heads_first\) holds 2 tokens, "
+                                         r"the positions are 12; .* it holds 12: drop heads_first"):
+        pe_suite.check_rope(x, y, positions, heads_first=True)
+    xt, yt = np.ascontiguousarray(x.transpose(1, 0, 2)), np.ascontiguousarray(y.transpose(1, 0, 2))
+    with pytest.raises(ValueError, match=r"it holds 12: give heads_first"):
+        pe_suite.check_rope(xt, yt, positions)

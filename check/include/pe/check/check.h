@@ -60,9 +60,11 @@ std::vector<std::int64_t> axis_positions(const Positions& p, std::size_t n_axes,
 
 // The batch view of RoPE data of this shape: [T, D], [T, heads, D], [1, T, heads, D]; heads_first
 // [heads, T, D] or [1, heads, T, D] (Hugging Face's), read in place. BadRequest naming `name` (the data's
-// words) for another rank or a token count other than the positions'. Positions are [n_axes][tokens].
+// words) for another rank or a token count other than the positions' (with the shape, how it was read, and
+// the flag `heads_first_flag` when the other reading would match). Positions are [n_axes][tokens].
 RopeBatch rope_batch_of(std::vector<std::size_t> shape, const std::vector<std::int64_t>& positions,
-                        bool heads_first, const std::string& name, std::size_t n_axes = 1);
+                        bool heads_first, const std::string& name, std::size_t n_axes = 1,
+                        const std::string& heads_first_flag = "heads_first");
 
 // What the data is held to: a registered variant's contract, a flat bound, or (neither) check's default
 // class: the largest of the budgets of every formulation of the data's precision, so that a correct
