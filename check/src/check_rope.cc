@@ -46,6 +46,42 @@ Resolved resolve(const RopeRequest& r, const Names& names) {
   return out;
 }
 
+// The tokens whose every input value is finite (empty: all of them), after saying which are not; BadRequest
+// when none is.
+harness::Sample finite_tokens(const RopeBatch& batch, const DataView& x, std::size_t hd, const Names& names,
+                              Report& out) {
+  const harness::Values xv = x.read();
+  std::vector<std::size_t> finite;
+  std::size_t count = 0, first_token = 0, first_head = 0, first_channel = 0;
+  double first_value = 0;
+  for (std::size_t t = 0; t < batch.tokens(); ++t) {
+    bool ok = true;
+    for (std::size_t h = 0; h < batch.heads; ++h) {
+      const std::size_t row = batch.row(t, h);
+      for (std::size_t ch = 0; ch < hd; ++ch) {
+        const double v = xv[row + ch];
+        if (std::isfinite(v)) continue;
+        if (count++ == 0) first_token = t, first_head = h, first_channel = ch, first_value = v;
+        ok = false;
+      }
+    }
+    if (ok) finite.push_back(t);
+  }
+  if (count == 0) return {};
+  const std::string where = fmt::format("first: token {}, head {}, channel {} = {}", first_token, first_head,
+                                        first_channel, first_value);
+  if (finite.empty())
+    names.fail("x", fmt::format("every token holds a non-finite value ({} of them; {}): nothing to check",
+                                count, where));
+  out.say(
+      "input: {} non-finite values in {} ({}): the exact rotation of NaN or inf is undefined, so their {} of "
+      "{} "
+      "tokens are the input's, not judged\n",
+      count, names("x"), where, batch.tokens() - finite.size(), batch.tokens());
+  out.j["nonfinite_input"] = {{"values", count}, {"tokens", batch.tokens() - finite.size()}};
+  return {finite, {}};
+}
+
 // The gain's error model for the data type, or nothing under a flat bound.
 harness::OutputGain output_gain(const RopeRequest& r, const AttnTemperature& t, DType dtype) {
   if (r.budget.max_abs || t.type == AttnTemperatureType::None) return {t};
@@ -191,8 +227,11 @@ Report check_rope(const RopeRequest& r, const Names& names) {
   if (temperature.type != AttnTemperatureType::None)
     out.say("attention temperature {}\n", describe_temperature(temperature));
 
+  // NaN or ±inf in the input: the exact rotation of a non-finite value is undefined, so those tokens are
+  // the input's, not the kernel's error: named, and left out of the verdict.
+  const harness::Sample judged = finite_tokens(batch, x, hd, names, out);
   harness::Measurement bands;
-  bands.expect(batch.tokens() * heads * hd);
+  bands.expect((judged.rows.empty() ? batch.tokens() : judged.rows.size()) * heads * hd);
   ContractTally tally(Family::Rope, y.dtype, &plan);
   const harness::ElementRecord* moved = nullptr;  // the first pass-through channel that changed
   harness::ElementRecord first_moved;
@@ -211,7 +250,7 @@ Report check_rope(const RopeRequest& r, const Names& names) {
           if (row.unchanged[i] != 0 && row.abs_error[i] != 0) moved = &(first_moved = row.record(i));
         }
       },
-      {}, RopeDirection::Forward, gain);
+      judged, RopeDirection::Forward, gain);
   // As doubles from here on only where a second implementation or a diagnosis reads them (typed data).
   std::vector<double> x_storage, y_storage, b_storage;
   const bool reread = r.against || !bands.pass();
@@ -261,7 +300,7 @@ Report check_rope(const RopeRequest& r, const Names& names) {
           if (!(e.ratio() <= 1))
             over_b[static_cast<std::size_t>(e.row) * heads + static_cast<std::size_t>(e.head)] = true;
         },
-        {}, RopeDirection::Forward, gain);
+        judged, RopeDirection::Forward, gain);
     out.say("{}", against.table(bands, y.name, b.name));
     out.j["against"] = against.to_json(bands, y.dtype, b.name);
     out.passed = bands.pass() && against.b().pass();

@@ -199,3 +199,19 @@ def test_a_shape_that_contradicts_the_positions_names_heads_first(data):
     xt, yt = np.ascontiguousarray(x.transpose(1, 0, 2)), np.ascontiguousarray(y.transpose(1, 0, 2))
     with pytest.raises(ValueError, match=r"it holds 12: give heads_first"):
         pe_suite.check_rope(xt, yt, positions)
+
+
+def test_a_non_finite_input_is_the_inputs_not_the_kernels(data):
+    x, y, positions = data
+    x, y = x.copy(), y.copy()
+    x[3, 1, 5], x[7, 0, 0] = np.nan, np.inf  # a kernel passes NaN through; the reference is undefined there
+    y[3, 1, 5], y[7, 0, 0] = np.nan, np.nan
+    report = pe_suite.check_rope(x, y, positions)
+    assert report.passed, str(report)
+    assert "input: 2 non-finite values in x (first: token 3, head 1, channel 5 = nan)" in str(report)
+    assert "2 of 12 tokens are the input's, not judged" in str(report)
+    assert report.to_dict()["nonfinite_input"] == {"values": 2, "tokens": 2}
+    y[4, 0, 2] += 1  # a finite token still fails
+    assert not pe_suite.check_rope(x, y, positions).passed
+    with pytest.raises(ValueError, match="x: every token holds a non-finite value"):
+        pe_suite.check_rope(np.full_like(x, np.nan), y, positions)
