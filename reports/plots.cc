@@ -10,6 +10,7 @@
 #include <map>
 
 #include "pe/harness/family_traits.h"
+#include "pe/reports/measured.h"
 #include "pe/reports/variant_summary.h"
 
 namespace pe::reports {
@@ -87,8 +88,9 @@ std::vector<std::string> plot_accuracy(const nlohmann::json& census, const std::
       std::string data = "# band_end max_abs p99_abs budget_at_max\n";
       for (const auto& b : (*p.instance)["bands"]) {
         data += fmt::format("{} {:.6g} {:.6g} {:.6g}\n", b.value("hi", std::int64_t{0}) + 1,
-                            on_log(b["max_abs"].value("value", 0.0)), on_log(b.value("p99_abs", 0.0)),
-                            on_log(b.value("budget_at_max_abs", 0.0)));
+                            on_log(measured_or(b["max_abs"], "value", NAN)),
+                            on_log(measured_or(b, "p99_abs", NAN)),
+                            on_log(measured_or(b, "budget_at_max_abs", NAN)));
       }
       write(dir + "/" + dat, data);
       gp += fmt::format("set title '{}' noenhanced font ',10'\n", p.variant);
@@ -246,9 +248,12 @@ std::vector<std::string> plot_pareto(const nlohmann::json& census, const std::ve
       if (b == nullptr) continue;
       double err = 0;
       for (const auto& band : (*p.instance)["bands"]) {
-        if (band.value("hi", std::int64_t{0}) < 1'000'000)
-          err = std::max(err, band["max_abs"].value("value", 0.0));
+        if (band.value("hi", std::int64_t{0}) < 1'000'000) {
+          const double e = measured_or(band["max_abs"], "value", NAN);
+          err = std::isnan(e) || std::isnan(err) ? NAN : std::max(err, e);
+        }
       }
+      if (std::isnan(err)) continue;  // a kernel that wrote NaN has no place on the accuracy axis
       points.push_back({p.variant, {b->ns_per_element, on_log(err)}});
       if (std::find(lengths.begin(), lengths.end(), b->length) == lengths.end()) lengths.push_back(b->length);
     }

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <string_view>
 
+#include "pe/reports/measured.h"
+
 namespace pe::reports {
 namespace {
 
@@ -53,12 +55,13 @@ std::string census_instance_table(const nlohmann::json& census) {
     double err = 0, ulp = 0, ratio = 0;
     std::int64_t at = 0;
     for (const auto& band : inst["bands"]) {
-      if (band["max_abs"]["value"].get<double>() >= err) {
-        err = band["max_abs"]["value"].get<double>();
+      const double e = measured_or(band["max_abs"], "value", NAN);
+      if (!std::isnan(err) && (std::isnan(e) || e >= err)) {
+        err = e;
         at = band["max_abs"]["position"].get<std::int64_t>();
       }
-      ulp = std::max(ulp, band["max_ulp"]["value"].get<double>());
-      ratio = std::max(ratio, band["max_budget_ratio"]["value"].get<double>());
+      ulp = worse(ulp, measured_or(band["max_ulp"], "value", NAN));
+      ratio = worse(ratio, measured_or(band["max_budget_ratio"], "value", NAN));
     }
     out += fmt::format("{:<{}} {:>5} {:>10.3g} {:>12} {:>10.3g} {:>8.3f}  {}\n",
                        inst["instance"].get<std::string>(), w, inst["bands"].size(), err, at, ulp, ratio,
@@ -88,11 +91,11 @@ std::string census_table(const nlohmann::json& census) {
   std::string out = fmt::format("{:<{}} {:<18} {:>10} {:>10} {:>10} {:>8}  {}\n", "instance", w, "positions",
                                 "max |err|", "max ulp", "budget", "err/bud", "verdict");
   for_each_row(census, [&](const nlohmann::json& inst, const nlohmann::json& band) {
-    out += fmt::format("{:<{}} {:<18} {:>10.3g} {:>10.3g} {:>10.3g} {:>8.3f}  {}\n",
-                       inst["instance"].get<std::string>(), w, band_label(band),
-                       band["max_abs"]["value"].get<double>(), band["max_ulp"]["value"].get<double>(),
-                       band["budget_at_max_abs"].get<double>(),
-                       band["max_budget_ratio"]["value"].get<double>(), band["verdict"].get<std::string>());
+    out += fmt::format(
+        "{:<{}} {:<18} {:>10.3g} {:>10.3g} {:>10.3g} {:>8.3f}  {}\n", inst["instance"].get<std::string>(), w,
+        band_label(band), measured_or(band["max_abs"], "value", NAN),
+        measured_or(band["max_ulp"], "value", NAN), measured_or(band, "budget_at_max_abs", NAN),
+        measured_or(band["max_budget_ratio"], "value", NAN), band["verdict"].get<std::string>());
   });
   return out;
 }
@@ -109,10 +112,10 @@ std::string census_markdown(const nlohmann::json& census) {
   for_each_row(census, [&](const nlohmann::json& inst, const nlohmann::json& band) {
     out += fmt::format(
         "| `{}` | {} | {:.3g} | ({}, {}) | {:.3g} | {:.3g} | {:.3f} | {} |\n",
-        inst["instance"].get<std::string>(), band_label(band), band["max_abs"]["value"].get<double>(),
+        inst["instance"].get<std::string>(), band_label(band), measured_or(band["max_abs"], "value", NAN),
         band["max_abs"]["position"].get<std::int64_t>(), band["max_abs"]["channel"].get<std::int64_t>(),
-        band["max_ulp"]["value"].get<double>(), band["budget_at_max_abs"].get<double>(),
-        band["max_budget_ratio"]["value"].get<double>(), band["verdict"].get<std::string>());
+        measured_or(band["max_ulp"], "value", NAN), measured_or(band, "budget_at_max_abs", NAN),
+        measured_or(band["max_budget_ratio"], "value", NAN), band["verdict"].get<std::string>());
   });
   return out;
 }

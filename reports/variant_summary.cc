@@ -8,6 +8,7 @@
 #include <map>
 
 #include "pe/harness/family_traits.h"
+#include "pe/reports/measured.h"
 
 namespace pe::reports {
 namespace {
@@ -99,13 +100,13 @@ std::vector<VariantRow> variant_rows(const nlohmann::json& census, const std::ve
     r.failing_instances += inst.value("within_contract", false) ? 0 : 1;
     r.max_position = std::max(r.max_position, inst["contract"].value("max_position", std::int64_t{0}));
     for (const auto& b : inst["bands"])
-      r.worst_ratio = std::max(r.worst_ratio, b["max_budget_ratio"].value("value", 0.0));
+      r.worst_ratio = std::max(r.worst_ratio, measured_or(b["max_budget_ratio"], "value", INFINITY));
     if (r.primary.empty() && inst.value("dtype", "") == "f32") {
       r.primary = name;
       for (const auto& b : inst["bands"]) {
-        const double e = b["max_abs"].value("value", 0.0);
-        r.primary_err_max = std::max(r.primary_err_max, e);
-        if (b.value("hi", std::int64_t{0}) < 1'000'000) r.primary_err_1e6 = std::max(r.primary_err_1e6, e);
+        const double e = measured_or(b["max_abs"], "value", NAN);
+        r.primary_err_max = worse(r.primary_err_max, e);
+        if (b.value("hi", std::int64_t{0}) < 1'000'000) r.primary_err_1e6 = worse(r.primary_err_1e6, e);
       }
     }
   }

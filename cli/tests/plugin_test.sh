@@ -56,6 +56,11 @@ expect export-sinusoidal-checks 0 "verdict: PASS" -- "$exe" check "$tmp/s.npy" -
 # Well formed, wrong numbers: reported by the census and the properties, exit 1, never a crash.
 expect nan-census 1 "^0 of 4 instances within their contracts" -- \
   "$exe" verify --no-properties --plugin "$dir/plugtest_nan.so" --variant 'rope.plugtest*' --max-position 256
+# NaN is shown as NaN in the census row (never max |err| 0), and the report reads the census back.
+expect nan-census-row 1 "rope\.halfsplit\.plugtest_f64/f32 +1 +nan " -- \
+  "$exe" verify --no-properties --plugin "$dir/plugtest_nan.so" --variant 'rope.plugtest*' --max-position 256 \
+  --out "$tmp/nan-census.json"
+expect nan-report 0 "report: .*report\.md" -- "$exe" report --census "$tmp/nan-census.json" --out "$tmp/nan-report"
 expect nan-properties 1 "FAILED Registry/RopeProps\.AgreesWithReferenceWithinBudget/rope_halfsplit_plugtest_f64_f32" -- \
   "$exe" verify --plugin "$dir/plugtest_nan.so" --variant 'rope.halfsplit.plugtest_f64/f32' --max-position 256 \
   --properties-log "$tmp/nan.log"
