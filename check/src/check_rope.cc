@@ -226,6 +226,9 @@ Report check_rope(const RopeRequest& r, const Names& names) {
           !scales(params.scaling) ? "" : ", scaling " + describe_scaling(params.scaling, plan));
   if (temperature.type != AttnTemperatureType::None)
     out.say("attention temperature {}\n", describe_temperature(temperature));
+  if (x.dtype != y.dtype)
+    out.say("note: {} is {}, {} is {}: the output's type sets the budget (the rotation rounded into {})\n",
+            names("x"), to_string(x.dtype), names("y"), to_string(y.dtype), to_string(y.dtype));
 
   // NaN or ±inf in the input: the exact rotation of a non-finite value is undefined, so those tokens are
   // the input's, not the kernel's error: named, and left out of the verdict.

@@ -242,8 +242,19 @@ auto with_view(py::handle obj, const std::string& name, F&& f) {
 
 }  // namespace
 
+bool plain_sequence(py::handle obj) {
+  return !obj.is_none() && !py::isinstance<py::array>(obj) && !py::hasattr(obj, "__dlpack__") &&
+         (py::isinstance<py::list>(obj) || py::isinstance<py::tuple>(obj));
+}
+
 check::NpyArray read_floats(py::handle obj, const std::string& name, std::optional<DType> declared,
                             bool strict, bool in_place) {
+  // A Python list has no type: read in the declared one (float16/32/64), else as float64.
+  if (plain_sequence(obj) && declared && *declared != DType::BF16) {
+    const char* type = *declared == DType::F16 ? "float16" : *declared == DType::F32 ? "float32" : "float64";
+    const py::object typed = py::module_::import("numpy").attr("asarray")(obj, type);
+    return read_floats(typed, name, declared, strict, in_place);
+  }
   return with_view(obj, name, [&](View v) {
     if (declared == DType::BF16 && (v.kind == Kind::U16 || v.kind == Kind::I16)) v.kind = Kind::BF16;
     check::NpyArray a;

@@ -19,7 +19,11 @@ namespace pe::python {
 
 namespace py = pybind11;
 
-// Floating-point data. `declared`: DType::BF16 reads 16-bit integer arrays as bfloat16 bits; with
+// A Python list or tuple (no type of its own: read as float64 unless a dtype is declared).
+bool plain_sequence(py::handle obj);
+
+// Floating-point data (a list in the declared float16/32/64, else float64). `declared`: DType::BF16 reads
+// 16-bit integer arrays as bfloat16 bits; with
 // `strict`, any declared type must be the array's own. TypeError naming `name` for anything else.
 // `in_place`: an array in compact C order is not copied: the result's `typed` points into it and its
 // `mapping` keeps it alive (the check engine reads it so: DataView::typed); others are copied as doubles.

@@ -38,6 +38,18 @@ check::DataView view_of(const check::NpyArray& data, const std::string& name) {
   return {data.values, data.shape, data.dtype, name, data.typed};
 }
 
+// Keys of scaling= or hf_config= that the resolver did not read (a typo such as "factr"): a Python warning
+// with the key, as transformers warns of unrecognized rope_scaling keys, besides the report's line.
+void warn_not_read(const check::Report& r) {
+  const nlohmann::json j = r.json();
+  if (!j.contains("hf_config")) return;
+  for (const auto& key : j["hf_config"].value("not_read", nlohmann::json::array())) {
+    const std::string message = fmt::format(
+        "pe_suite: {} is not read (a typo, or a key of another rope_type)", key.get<std::string>());
+    if (PyErr_WarnEx(PyExc_UserWarning, message.c_str(), 2) != 0) throw py::error_already_set();
+  }
+}
+
 Report check_rope(py::handle x, py::handle y, py::handle positions, const RopeKeywords& k, py::handle dtype,
                   py::handle contract, py::handle max_abs, py::handle against) {
   const auto declared = dtype_argument(dtype, "dtype");
@@ -57,7 +69,21 @@ Report check_rope(py::handle x, py::handle y, py::handle positions, const RopeKe
   request.options = std::move(setup.options);
   request.hf = std::move(setup.hf);
   request.budget = budget(contract, max_abs);
-  return {without_gil([&] { return check::check_rope(request, setup.names); })};
+  check::Report r = without_gil([&] { return check::check_rope(request, setup.names); });
+  // Lists have no type: say which type they were read in, which sets the budget.
+  if (!declared) {
+    std::string lists;
+    for (const auto& [obj, name] : {std::pair{x, "x"}, std::pair{y, "y"}})
+      if (plain_sequence(obj)) lists += fmt::format("{}{}", lists.empty() ? "" : " and ", name);
+    if (!lists.empty())
+      r.text = fmt::format(
+                   "note: {} given as Python lists, read as float64 (the budget is float64's); give "
+                   "dtype=\"float32\" (or arrays of the kernel's type) to check a float32 kernel\n",
+                   lists) +
+               r.text;
+  }
+  warn_not_read(r);
+  return {std::move(r)};
 }
 
 Report check_sinusoidal(py::handle table, py::handle positions, py::handle base, py::handle layout,

@@ -215,3 +215,18 @@ def test_a_non_finite_input_is_the_inputs_not_the_kernels(data):
     assert not pe_suite.check_rope(x, y, positions).passed
     with pytest.raises(ValueError, match="x: every token holds a non-finite value"):
         pe_suite.check_rope(np.full_like(x, np.nan), y, positions)
+
+
+def test_lists_mixed_dtypes_and_unread_keys_are_said(data):
+    x, y, positions = data  # float32 arrays, y the reference rounded to float32
+    # Lists have no type: read as float64 and said so (a float32 kernel then misses float64's budget) ...
+    report = pe_suite.check_rope(x.tolist(), y.tolist(), positions.tolist())
+    assert "note: x and y given as Python lists, read as float64" in str(report)
+    # ... or read in the declared type.
+    assert pe_suite.check_rope(x.tolist(), y.tolist(), positions.tolist(), dtype="float32").passed
+    # x and y of different types: the output's type sets the budget, and the report says so.
+    mixed = pe_suite.check_rope(x, y.astype(np.float16), positions)
+    assert "note: x is f32, y is f16: the output's type sets the budget" in str(mixed)
+    # A key no rope_type reads: a warning with the key, not only a line in the report.
+    with pytest.warns(UserWarning, match=r"rope_scaling\.factr is not read"):
+        pe_suite.check_rope(x, y, positions, scaling={"rope_type": "linear", "factor": 2.0, "factr": 3})
