@@ -31,6 +31,7 @@ struct CensusArgs {
   std::int64_t dim = 128;
   double base = 1e4;
   std::size_t threads = 0;
+  double call_timeout_s = 60;  // an outside kernel's call that does not return within it is a hang
   ScalingFlags scaling;
   FormFlags form;
   HfConfigFlags hf;
@@ -43,6 +44,9 @@ int census_command(const CensusArgs& a) {
   if (a.max_position < 0)
     throw UsageError("--max-position: must be >= 0, got " + std::to_string(a.max_position));
   o.max_position = a.max_position;
+  if (!(a.call_timeout_s > 0))
+    throw UsageError(fmt::format("--call-timeout: must be > 0 seconds, got {:g}", a.call_timeout_s));
+  o.call_timeout_s = a.call_timeout_s;
   std::tie(o.shard_index, o.shard_count) = parse_shard(a.shard, "--shard");
   const auto matching = harness::instances_matching(a.glob);
   if (matching.empty()) throw UsageError("--variant: no variant matches '" + a.glob + "'");
@@ -167,6 +171,10 @@ void add_census(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--dim", a->dim, "--exhaustive: the table's dim or RoPE's head dim")->capture_default_str();
   cmd->add_option("--base", a->base, "--exhaustive: the frequency base")->capture_default_str();
+  cmd->add_option(
+         "--call-timeout", a->call_timeout_s,
+         "Seconds an outside kernel's call may take before the census calls it hung (its worker killed)")
+      ->capture_default_str();
   cmd->add_option("--threads", a->threads, "--exhaustive: threads (0: every hardware thread)")
       ->capture_default_str();
   add_scaling_options(*cmd, a->scaling);

@@ -34,6 +34,9 @@ VerifyResult verify(const VerifyOptions& o) {
   options.glob = o.glob;
   options.max_position = o.max_position;
   options.effort = parse_effort(o.effort);
+  if (!(o.call_timeout_s > 0))
+    throw UsageError(fmt::format("--call-timeout: must be > 0 seconds, got {:g}", o.call_timeout_s));
+  options.call_timeout_s = o.call_timeout_s;
   if (o.max_position < 0)
     throw UsageError("--max-position: must be >= 0, got " + std::to_string(o.max_position));
   if (harness::instances_matching(o.glob).empty())
@@ -95,6 +98,10 @@ void add_verify(CLI::App& app, int& exit_code) {
   cmd->add_option("--max-position", o->max_position,
                   "Stop the census bands here (0: each contract's largest)");
   cmd->add_flag("!--no-properties", o->properties, "Census only");
+  cmd->add_option(
+         "--call-timeout", o->call_timeout_s,
+         "Seconds an outside kernel's call may take before the census calls it hung (its worker killed)")
+      ->capture_default_str();
   cmd->add_option("--out", o->json_out, "Write the census JSON here");
   cmd->add_option("--markdown", o->markdown_out, "Write the census as Markdown here");
   cmd->add_option("--junit", o->junit_out, "Write JUnit XML (properties and census) here");

@@ -20,6 +20,7 @@ struct VerifyOptions {
   std::int64_t max_position = 0;
   std::uint64_t seed = kDefaultSeed;
   bool properties = true;
+  double call_timeout_s = 60;  // an outside kernel's call that does not return within it is a hang
   std::string json_out, markdown_out, junit_out;
   std::string properties_log;  // the property binary's output; empty: pe-suite-properties.log in $TMPDIR
 };

@@ -3,9 +3,23 @@
  * sinusoidal.scalar_f64's contracts (double angle p·θ'_j: c1 = 2.03; glibc sin/cos 1 ULP and, for
  * RoPE, the rotation in double: ck = 3.001 (tables: ck = 1); one rounding into float32: c0 = 1).
  * Built with PLUGTEST_NAN, the same plugin well formed but writing NaN into the first channel of every
- * rotated pair: pe-suite must report it, not crash. */
+ * rotated pair: pe-suite must report it, not crash. Built with PLUGTEST_CRASH or PLUGTEST_HANG, a RoPE
+ * kernel that raises SIGSEGV or never returns once a position reaches 1000: the census must name the
+ * kernel, the signal (or the time limit) and the case, and go on. */
 #include <math.h>
 #include <pe/plugin.h>
+#if defined(PLUGTEST_CRASH) || defined(PLUGTEST_HANG)
+#include <signal.h>
+static void misbehave(int64_t position) {
+  volatile int forever = 1;
+  if (position < 1000) return;
+#ifdef PLUGTEST_CRASH
+  raise(SIGSEGV);
+#endif
+  while (forever) {
+  }
+}
+#endif
 
 #ifdef PLUGTEST_NAN
 static void put_nan(const pe_buffer* x, size_t at) {
@@ -24,6 +38,9 @@ static void rotate(void* user_data, const pe_rope_plan* plan, const pe_rope_batc
   for (t = 0; t < batch->tokens; ++t) {
     for (j = 0; j < plan->n_pairs; ++j) {
       const int64_t p = batch->positions[plan->axis_of_pair[j] * batch->tokens + t];
+#if defined(PLUGTEST_CRASH) || defined(PLUGTEST_HANG)
+      misbehave(p);
+#endif
       const double angle = (double)p * plan->inv_freq[j];
       const double s = direction * sin(angle) * plan->attention_factor,
                    c = cos(angle) * plan->attention_factor;

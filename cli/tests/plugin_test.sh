@@ -61,6 +61,21 @@ expect nan-census-row 1 "rope\.halfsplit\.plugtest_f64/f32 +1 +nan " -- \
   "$exe" verify --no-properties --plugin "$dir/plugtest_nan.so" --variant 'rope.plugtest*' --max-position 256 \
   --out "$tmp/nan-census.json"
 expect nan-report 0 "report: .*report\.md" -- "$exe" report --census "$tmp/nan-census.json" --out "$tmp/nan-report"
+# A kernel that crashes or hangs: its census worker dies, the census names the plugin, the kernel, the
+# signal (under ASan: its handler's exit status) or the time limit, and the case, and goes on; exit 1.
+expect crash-census 1 \
+  "plugtest_crash\.so kernel rope\.halfsplit\.plugtest_f64/f32 crashed: (signal 11 \(Segmentation fault\)|its worker exited with status 1) in the census cell of positions 1000\.\.9999, dim 128, base 10000" \
+  "^0 of 4 instances within their contracts" -- \
+  "$exe" verify --no-properties --plugin "$dir/plugtest_crash.so" --variant 'rope.plugtest*' --max-position 100000 \
+  --out "$tmp/crash.json" --markdown "$tmp/crash.md"
+expect crash-in-json 0 '"crash": "plugin .*plugtest_crash\.so kernel rope\.' -- cat "$tmp/crash.json"
+expect crash-in-markdown 0 'plugtest_crash\.so kernel rope\.halfsplit\.plugtest_f64/f32 crashed' -- cat "$tmp/crash.md"
+expect hang-census 1 \
+  "plugtest_hang\.so kernel rope\.halfsplit\.plugtest_f64/f32 hung: no call returned within 1 s \(the worker was killed\) in the census cell of positions 1000\.\.9999" \
+  "^0 of 2 instances within their contracts" -- \
+  "$exe" verify --no-properties --plugin "$dir/plugtest_hang.so" --variant 'rope.halfsplit.plugtest*' --max-position 100000 \
+  --call-timeout 1
+expect call-timeout-bad 2 "--call-timeout: must be > 0 seconds, got 0" -- "$exe" verify --no-properties --call-timeout 0
 expect nan-properties 1 "FAILED Registry/RopeProps\.AgreesWithReferenceWithinBudget/rope_halfsplit_plugtest_f64_f32" -- \
   "$exe" verify --plugin "$dir/plugtest_nan.so" --variant 'rope.halfsplit.plugtest_f64/f32' --max-position 256 \
   --properties-log "$tmp/nan.log"

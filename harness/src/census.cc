@@ -1,7 +1,15 @@
 #include "pe/harness/census.h"
 
+#include <fmt/format.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <numeric>
 #include <random>
@@ -15,6 +23,7 @@
 #include "pe/harness/pieces.h"
 #include "pe/harness/run.h"
 #include "pe/ref/reference.h"
+#include "pe/variant.h"
 
 namespace pe::census {
 namespace {
@@ -57,9 +66,9 @@ std::size_t shard_of(const std::string& instance_name, std::size_t shard_count) 
 }
 
 bool InstanceResult::within_contract() const {
-  return runs.differing == 0 && std::all_of(bands.begin(), bands.end(), [](const harness::BandStats& b) {
-           return b.max_ratio.value <= 1.0;
-         });
+  return crash.empty() && runs.differing == 0 &&
+         std::all_of(bands.begin(), bands.end(),
+                     [](const harness::BandStats& b) { return b.max_ratio.value <= 1.0; });
 }
 
 namespace {
@@ -158,6 +167,70 @@ std::vector<std::int64_t> rope_head_dims(const Options& options) {
   return out;
 }
 
+namespace {
+
+// A case about to start, for the worker's last words.
+using Started = std::function<void(const std::string&)>;
+
+// Runs `sweep` in a forked worker that reports each case before it starts; "" when the worker finished,
+// else what ended it: a signal, an exit status, or no case finishing within `timeout_s` (then killed).
+std::string in_worker(const harness::Instance& in, double timeout_s,
+                      const std::function<void(const Started&)>& sweep) {
+  int fds[2];
+  if (pipe(fds) != 0) return "";  // no worker to be had: the in-process sweep follows, unguarded
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return "";
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    sweep([fd = fds[1]](const std::string& c) {
+      const std::string line = c + "\n";
+      [[maybe_unused]] const ssize_t n = write(fd, line.data(), line.size());
+    });
+    _exit(0);  // nothing of the parent's to flush or free
+  }
+  close(fds[1]);
+  std::string last = "its first case", pending;
+  bool hung = false;
+  for (;;) {
+    pollfd p{fds[0], POLLIN, 0};
+    const int ready = poll(&p, 1, static_cast<int>(timeout_s * 1000));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready == 0) {
+      hung = true;
+      kill(pid, SIGKILL);
+      break;
+    }
+    char buf[4096];
+    const ssize_t n = read(fds[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    pending.append(buf, static_cast<std::size_t>(n));
+    for (std::size_t nl; (nl = pending.find('\n')) != std::string::npos; pending.erase(0, nl + 1))
+      last = pending.substr(0, nl);
+  }
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  const std::string who = fmt::format("plugin {} kernel {}", variant_origin(*in.variant), in.name());
+  if (hung)
+    return fmt::format("{} hung: no call returned within {:g} s (the worker was killed) in {}", who,
+                       timeout_s, last);
+  if (WIFSIGNALED(status))
+    return fmt::format("{} crashed: signal {} ({}) in {}", who, WTERMSIG(status), strsignal(WTERMSIG(status)),
+                       last);
+  if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
+    return fmt::format("{} crashed: its worker exited with status {} in {}", who, WEXITSTATUS(status), last);
+  return "";
+}
+
+}  // namespace
+
 std::vector<InstanceResult> run(const Options& options) {
   const bool full = options.effort == Effort::Full;
   const std::vector<double> bases = full ? std::vector<double>{1e4, 5e5, 1e6} : std::vector<double>{1e4};
@@ -181,28 +254,50 @@ std::vector<InstanceResult> run(const Options& options) {
   for (const harness::Instance& in : mine) {
     if (options.on_instance) options.on_instance(results.size(), mine.size(), in.name());
     const harness::FamilyTraits& traits = harness::traits_of(in.variant->family());
-    InstanceResult result{in, {}, {}};
+    InstanceResult result{in, {}, {}, {}};
     const std::int64_t limit = options.max_position > 0 ? options.max_position : in.contract().max_position;
-    harness::Measurement m(std::min(limit, kEdges[std::size(kEdges) - 1]), 0);
-    for (std::size_t k = 0; k + 1 < std::size(kEdges) && kEdges[k] <= limit; ++k) {
-      const std::int64_t lo = kEdges[k];
-      const std::int64_t hi =
-          k + 2 == std::size(kEdges) ? std::min(kEdges[k + 1], limit) : std::min(kEdges[k + 1] - 1, limit);
-      for (std::int64_t dim : dims[traits.family]) {
-        for (double base : bases) {
-          const std::uint64_t seed = fnv1a(
-              in.name(), (k << 32) ^ static_cast<std::uint64_t>(dim) ^ static_cast<std::uint64_t>(base));
-          traits.census_cell(in, band_positions(lo, hi, per_band, seed), dim, base, seed, options, m);
+    const auto sweep = [&](harness::Measurement& m, RunCheck& runs, const Started& started) {
+      for (std::size_t k = 0; k + 1 < std::size(kEdges) && kEdges[k] <= limit; ++k) {
+        const std::int64_t lo = kEdges[k];
+        const std::int64_t hi =
+            k + 2 == std::size(kEdges) ? std::min(kEdges[k + 1], limit) : std::min(kEdges[k + 1] - 1, limit);
+        for (std::int64_t dim : dims[traits.family]) {
+          for (double base : bases) {
+            const std::uint64_t seed = fnv1a(
+                in.name(), (k << 32) ^ static_cast<std::uint64_t>(dim) ^ static_cast<std::uint64_t>(base));
+            if (started)
+              started(
+                  fmt::format("the census cell of positions {}..{}, dim {}, base {:g}", lo, hi, dim, base));
+            traits.census_cell(in, band_positions(lo, hi, per_band, seed), dim, base, seed, options, m);
+          }
         }
+        // The edges and runs, unscaled and at full rotary, in every other band (from 10^3 to 2^31: the
+        // far band included) for a fifth more time than the grid alone.
+        if (rope_only(options) || k % 2 == 0) continue;
+        const std::uint64_t seed = fnv1a(in.name(), (k << 32) ^ 0xed9e);
+        const std::vector<std::int64_t> p = band_positions(lo, hi, 4, seed);  // lo, hi, two drawn
+        if (started) started(fmt::format("the edges and runs of positions {}..{}", lo, hi));
+        traits.census_edges(in, {p[2], p[1], p[0], p[3]}, seed, m);  // up, down, up
+        check_run(in, lo, hi, seed, m, runs);
       }
-      // The edges and runs, unscaled and at full rotary, in every other band (from 10^3 to 2^31: the
-      // far band included) for a fifth more time than the grid alone.
-      if (rope_only(options) || k % 2 == 0) continue;
-      const std::uint64_t seed = fnv1a(in.name(), (k << 32) ^ 0xed9e);
-      const std::vector<std::int64_t> p = band_positions(lo, hi, 4, seed);  // lo, hi, two drawn
-      traits.census_edges(in, {p[2], p[1], p[0], p[3]}, seed, m);           // up, down, up
-      check_run(in, lo, hi, seed, m, result.runs);
+    };
+    const auto fresh = [&] {
+      return harness::Measurement(std::min(limit, kEdges[std::size(kEdges) - 1]), 0);
+    };
+    // An outside kernel first in a worker: a crash or hang there is the kernel's result, named.
+    if (options.call_timeout_s > 0 && !is_builtin(*in.variant)) {
+      result.crash = in_worker(in, options.call_timeout_s, [&](const Started& started) {
+        harness::Measurement m = fresh();
+        RunCheck runs;
+        sweep(m, runs, started);
+      });
+      if (!result.crash.empty()) {
+        results.push_back(std::move(result));
+        continue;
+      }
     }
+    harness::Measurement m = fresh();
+    sweep(m, result.runs, {});
     result.bands = m.bands();
     results.push_back(std::move(result));
   }
@@ -254,6 +349,7 @@ nlohmann::json to_json(const std::vector<InstanceResult>& results) {
                      {"declared", c}}},
                    {"bands", bands},
                    {"within_contract", r.within_contract()}});
+    if (!r.crash.empty()) out.back()["crash"] = r.crash;
   }
   return out;
 }

@@ -44,7 +44,7 @@ TEST(CensusGrid, EveryInstanceIsWithinItsContractInEveryBand) {
 }
 
 TEST(Census, AnInstanceWhoseRunDiffersInPiecesIsOutsideItsContract) {
-  InstanceResult r{{find_variant("rope.scalar_f64"), Layout::Interleaved, DType::F32}, {}, {}};
+  InstanceResult r{{find_variant("rope.scalar_f64"), Layout::Interleaved, DType::F32}, {}, {}, {}};
   EXPECT_TRUE(r.within_contract());
   r.runs = {600, 1, 12345};
   EXPECT_FALSE(r.within_contract());

@@ -39,6 +39,10 @@ struct Options {
   // t = p, and the other axes a few rows and columns back, as an image's patches are.
   RopeForm form{};
   std::int64_t rotary_offset = 0;
+  // An outside kernel (not built into libpe: a plugin's, an outside project's) is swept first in a forked
+  // worker, so that its crash or hang cannot take the census with it: a call that does not return within
+  // this many seconds is a hang (0: outside kernels run in-process, unguarded).
+  double call_timeout_s = 60;
   // Called before each instance with (done, total, instance name): progress display.
   std::function<void(std::size_t, std::size_t, const std::string&)> on_instance;
 };
@@ -54,6 +58,9 @@ struct InstanceResult {
   harness::Instance instance;
   std::vector<harness::BandStats> bands;  // max_ratio > 1 breaks the contract
   RunCheck runs;
+  // An outside kernel's worker that died or hung: the plugin, the kernel, the signal (or the time limit)
+  // and the last case started ("" when it did not; then bands hold nothing and the contract is broken).
+  std::string crash;
   bool within_contract() const;
 };
 
