@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <tuple>
 
 #include "alibi_export.h"
@@ -23,16 +25,39 @@
 #include "pe/check/npy.h"
 #include "pe/harness/contract_json.h"
 #include "pe/harness/typed_buffer.h"
+#include "pe/harness/worker.h"
 #include "pe/pe.h"
 #include "pe/ref/real.h"
 #include "pe/ref/reference.h"
 #include "pe/ref/temperature.h"
+#include "pe/variant.h"
 #include "plugin_option.h"
 #include "scaling_options.h"
 #include "temperature_options.h"
 
 namespace pe::cli {
 namespace {
+
+// An outside kernel that crashed or hung in its worker: the command names it and exits 1 (the kernel is
+// wrong), having written nothing.
+struct KernelFailed : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// A registered kernel's call; an outside one's first in a forked worker, so that a crash or hang is named.
+void guarded(const std::string& name, const std::function<void()>& call) {
+  const Variant* v = find_variant(name);
+  if (v != nullptr && !is_builtin(*v)) {
+    const std::string failed =
+        harness::in_worker(fmt::format("plugin {} kernel {}", variant_origin(*v), name), 60,
+                           [&](const harness::Started& started) {
+                             started("export's call");
+                             call();
+                           });
+    if (!failed.empty()) throw KernelFailed(failed);
+  }
+  call();
+}
 
 struct ExportOptions {
   std::string family, layout, dtype = "f32", positions, positions_file, variant, format, out, input;
@@ -75,7 +100,7 @@ std::vector<double> sinusoidal_values(const ExportOptions& o, const SinusoidalPa
   std::vector<double> v(n);
   if (o.reference) return check::golden_sinusoidal(params, positions, dtype);
   harness::TypedBuffer y(dtype, v.size());
-  sinusoidal_table(*find_variant(o.variant), plan, positions, y.view());
+  guarded(o.variant, [&] { sinusoidal_table(*find_variant(o.variant), plan, positions, y.view()); });
   for (std::size_t i = 0; i < v.size(); ++i) v[i] = y.get(i);
   return v;
 }
@@ -103,7 +128,7 @@ std::vector<double> rope_values(const ExportOptions& o, const RopeParams& params
   for (std::size_t i = 0; i < tokens; ++i) {
     for (std::size_t j = 0; j < h; ++j) x.set(i * d + plan.input_channels(j).first, 1.0);
   }
-  rope_apply(*find_variant(o.variant), plan, batch, x.view());
+  guarded(o.variant, [&] { rope_apply(*find_variant(o.variant), plan, batch, x.view()); });
   for (std::size_t i = 0; i < tokens; ++i) {
     for (std::size_t j = 0; j < h; ++j) {
       const auto [o0, o1] = plan.output_channels(j);
@@ -127,7 +152,7 @@ std::vector<double> gained_values(const ExportOptions& o, const RopeParams& para
     for (std::size_t i = 0; i < y.size(); ++i) y[i] = buf.get(i);  // the input, in the output type
     return check::golden_rope(params, batch, y, dtype, temperature);
   }
-  rope_apply(*find_variant(o.variant), plan, batch, buf.view());
+  guarded(o.variant, [&] { rope_apply(*find_variant(o.variant), plan, batch, buf.view()); });
   for (std::size_t t = 0; t < batch.tokens(); ++t) {
     const double g = attn_temperature(steps, batch.position(t));
     for (std::size_t h = 0; h < batch.heads; ++h) {
@@ -168,7 +193,7 @@ std::vector<double> rotated_values(const ExportOptions& o, const std::vector<std
     for (std::size_t i = 0; i < y.size(); ++i) y[i] = buf.get(i);  // the input, in the output type
     return check::golden_rope(params, batch, y, dtype);
   }
-  rope_apply(*find_variant(o.variant), plan, batch, buf.view());
+  guarded(o.variant, [&] { rope_apply(*find_variant(o.variant), plan, batch, buf.view()); });
   for (std::size_t i = 0; i < y.size(); ++i) y[i] = buf.get(i);
   return y;
 }
@@ -475,7 +500,12 @@ void add_export(CLI::App& app, int& exit_code) {
       o->dim = o->input.empty() ? r->setting.head_dim : 0;
       o->dim_given = true;
     }
-    exit_code = run_export(*o);
+    try {
+      exit_code = run_export(*o);
+    } catch (const KernelFailed& e) {
+      fmt::print(stderr, "pe-suite: {}; nothing written\n", e.what());
+      exit_code = kCheckFailed;
+    }
   });
 }
 

@@ -75,6 +75,11 @@ expect hang-census 1 \
   "^0 of 2 instances within their contracts" -- \
   "$exe" verify --no-properties --plugin "$dir/plugtest_hang.so" --variant 'rope.halfsplit.plugtest*' --max-position 100000 \
   --call-timeout 1
+expect crash-export 1 \
+  "plugtest_crash\.so kernel rope\.plugtest_f64 crashed: (signal 11 \(Segmentation fault\)|its worker exited with status 1) in export's call; nothing written" -- \
+  "$exe" export --plugin "$dir/plugtest_crash.so" --variant rope.plugtest_f64 --family rope --dim 64 --positions 990:1010 \
+  --out "$tmp/crash-export.npy"
+if [ ! -e "$tmp/crash-export.npy" ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL crash-export wrote"; fi
 expect call-timeout-bad 2 "--call-timeout: must be > 0 seconds, got 0" -- "$exe" verify --no-properties --call-timeout 0
 expect nan-properties 1 "FAILED Registry/RopeProps\.AgreesWithReferenceWithinBudget/rope_halfsplit_plugtest_f64_f32" -- \
   "$exe" verify --plugin "$dir/plugtest_nan.so" --variant 'rope.halfsplit.plugtest_f64/f32' --max-position 256 \

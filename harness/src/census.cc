@@ -1,15 +1,9 @@
 #include "pe/harness/census.h"
 
 #include <fmt/format.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstring>
 #include <map>
 #include <numeric>
 #include <random>
@@ -22,6 +16,7 @@
 #include "pe/harness/family_traits.h"
 #include "pe/harness/pieces.h"
 #include "pe/harness/run.h"
+#include "pe/harness/worker.h"
 #include "pe/ref/reference.h"
 #include "pe/variant.h"
 
@@ -167,70 +162,6 @@ std::vector<std::int64_t> rope_head_dims(const Options& options) {
   return out;
 }
 
-namespace {
-
-// A case about to start, for the worker's last words.
-using Started = std::function<void(const std::string&)>;
-
-// Runs `sweep` in a forked worker that reports each case before it starts; "" when the worker finished,
-// else what ended it: a signal, an exit status, or no case finishing within `timeout_s` (then killed).
-std::string in_worker(const harness::Instance& in, double timeout_s,
-                      const std::function<void(const Started&)>& sweep) {
-  int fds[2];
-  if (pipe(fds) != 0) return "";  // no worker to be had: the in-process sweep follows, unguarded
-  std::fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid < 0) {
-    close(fds[0]);
-    close(fds[1]);
-    return "";
-  }
-  if (pid == 0) {
-    close(fds[0]);
-    sweep([fd = fds[1]](const std::string& c) {
-      const std::string line = c + "\n";
-      [[maybe_unused]] const ssize_t n = write(fd, line.data(), line.size());
-    });
-    _exit(0);  // nothing of the parent's to flush or free
-  }
-  close(fds[1]);
-  std::string last = "its first case", pending;
-  bool hung = false;
-  for (;;) {
-    pollfd p{fds[0], POLLIN, 0};
-    const int ready = poll(&p, 1, static_cast<int>(timeout_s * 1000));
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready == 0) {
-      hung = true;
-      kill(pid, SIGKILL);
-      break;
-    }
-    char buf[4096];
-    const ssize_t n = read(fds[0], buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    pending.append(buf, static_cast<std::size_t>(n));
-    for (std::size_t nl; (nl = pending.find('\n')) != std::string::npos; pending.erase(0, nl + 1))
-      last = pending.substr(0, nl);
-  }
-  close(fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  const std::string who = fmt::format("plugin {} kernel {}", variant_origin(*in.variant), in.name());
-  if (hung)
-    return fmt::format("{} hung: no call returned within {:g} s (the worker was killed) in {}", who,
-                       timeout_s, last);
-  if (WIFSIGNALED(status))
-    return fmt::format("{} crashed: signal {} ({}) in {}", who, WTERMSIG(status), strsignal(WTERMSIG(status)),
-                       last);
-  if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
-    return fmt::format("{} crashed: its worker exited with status {} in {}", who, WEXITSTATUS(status), last);
-  return "";
-}
-
-}  // namespace
-
 std::vector<InstanceResult> run(const Options& options) {
   const bool full = options.effort == Effort::Full;
   const std::vector<double> bases = full ? std::vector<double>{1e4, 5e5, 1e6} : std::vector<double>{1e4};
@@ -256,7 +187,7 @@ std::vector<InstanceResult> run(const Options& options) {
     const harness::FamilyTraits& traits = harness::traits_of(in.variant->family());
     InstanceResult result{in, {}, {}, {}};
     const std::int64_t limit = options.max_position > 0 ? options.max_position : in.contract().max_position;
-    const auto sweep = [&](harness::Measurement& m, RunCheck& runs, const Started& started) {
+    const auto sweep = [&](harness::Measurement& m, RunCheck& runs, const harness::Started& started) {
       for (std::size_t k = 0; k + 1 < std::size(kEdges) && kEdges[k] <= limit; ++k) {
         const std::int64_t lo = kEdges[k];
         const std::int64_t hi =
@@ -286,11 +217,13 @@ std::vector<InstanceResult> run(const Options& options) {
     };
     // An outside kernel first in a worker: a crash or hang there is the kernel's result, named.
     if (options.call_timeout_s > 0 && !is_builtin(*in.variant)) {
-      result.crash = in_worker(in, options.call_timeout_s, [&](const Started& started) {
-        harness::Measurement m = fresh();
-        RunCheck runs;
-        sweep(m, runs, started);
-      });
+      result.crash =
+          harness::in_worker(fmt::format("plugin {} kernel {}", variant_origin(*in.variant), in.name()),
+                             options.call_timeout_s, [&](const harness::Started& started) {
+                               harness::Measurement m = fresh();
+                               RunCheck runs;
+                               sweep(m, runs, started);
+                             });
       if (!result.crash.empty()) {
         results.push_back(std::move(result));
         continue;
