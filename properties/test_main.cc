@@ -1,17 +1,36 @@
 // GoogleTest main for the property suites: loads the plugins in $PE_PLUGINS (before InitGoogleTest
 // reads the registry into the suites' instances), fixes RapidCheck's seed unless RC_PARAMS says
-// otherwise, and prints it so that any failure reproduces.
+// otherwise, and prints it so that any failure reproduces. With $PE_LAST_TEST set, each test's full name is
+// written there before it starts: when an outside kernel crashes the binary, `verify` names the test and
+// reruns the rest without it.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <fstream>
+#include <string>
 #include <string_view>
 
 #include "pe/harness/plugin.h"
 #include "pe/variant.h"
 #include "support/rc_params.h"
+
+namespace {
+class LastTest : public ::testing::EmptyTestEventListener {
+ public:
+  explicit LastTest(std::string path) : path_(std::move(path)) {}
+  void OnTestStart(const ::testing::TestInfo& info) override {
+    std::ofstream(path_, std::ios::trunc) << info.test_suite_name() << "." << info.name() << "\n"
+                                          << std::flush;
+  }
+  void OnTestEnd(const ::testing::TestInfo&) override { std::ofstream(path_, std::ios::trunc); }
+
+ private:
+  std::string path_;
+};
+}  // namespace
 
 int main(int argc, char** argv) {
   try {
@@ -33,5 +52,7 @@ int main(int argc, char** argv) {
   }
   pe::testing::fix_rapidcheck_params();
   ::testing::InitGoogleTest(&argc, argv);
+  if (const char* last = std::getenv("PE_LAST_TEST"); last != nullptr && *last != '\0')
+    ::testing::UnitTest::GetInstance()->listeners().Append(new LastTest(last));
   return RUN_ALL_TESTS();
 }

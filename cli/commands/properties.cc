@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <vector>
@@ -18,25 +19,53 @@ std::optional<PropertyRun> run_properties(const std::string& glob, std::uint64_t
   if (!exe) return std::nullopt;
   PropertyRun run;
   run.rc_params = fmt::format("seed={} max_size=100 max_success={}", seed, full ? 100 : 25);
-  std::string json_path = (std::filesystem::temp_directory_path() / "pe-suite-props-XXXXXX").string();
-  const int fd = mkstemp(json_path.data());
-  if (fd < 0) throw std::runtime_error("cannot create a temporary file for the property report");
-  close(fd);
-  // A selection can leave a suite without instances; the suites allow it (GTEST_ALLOW_UNINSTANTIATED_…).
-  const int status =
-      spawn_and_wait({*exe, "--gtest_brief=1", std::string("--gtest_output=json:") + json_path},
-                     {"PE_VARIANT=" + glob, "RC_PARAMS=" + run.rc_params}, log_path);
+  const auto temporary = [](const char* pattern) {
+    std::string path = (std::filesystem::temp_directory_path() / pattern).string();
+    const int fd = mkstemp(path.data());
+    if (fd < 0) throw std::runtime_error("cannot create a temporary file for the property report");
+    close(fd);
+    return path;
+  };
+  const std::string json_path = temporary("pe-suite-props-XXXXXX"),
+                    last_path = temporary("pe-suite-last-XXXXXX");
   run.log = log_path;
-  std::ifstream in(json_path);
-  try {
-    run.gtest = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception&) {
-    std::filesystem::remove(json_path);
-    throw std::runtime_error(fmt::format("the property binary stopped without a report (status {})", status));
+  // A binary that dies (an outside kernel's crash) leaves no report: the test it was in is named from
+  // $PE_LAST_TEST, and the run is repeated without it until one completes.
+  std::string excluded;
+  int status = 0;
+  for (;;) {
+    std::vector<std::string> args = {*exe, "--gtest_brief=1",
+                                     std::string("--gtest_output=json:") + json_path};
+    if (!excluded.empty()) args.push_back("--gtest_filter=-" + excluded);
+    // A selection can leave a suite without instances; the suites allow it (GTEST_ALLOW_UNINSTANTIATED_…).
+    status = spawn_and_wait(args,
+                            {"PE_VARIANT=" + glob, "RC_PARAMS=" + run.rc_params, "PE_LAST_TEST=" + last_path},
+                            log_path + (run.crashed.empty() ? "" : fmt::format(".{}", run.crashed.size())));
+    std::ifstream in(json_path);
+    try {
+      run.gtest = nlohmann::json::parse(in);
+      break;
+    } catch (const nlohmann::json::exception&) {
+    }
+    std::string test;
+    std::getline(std::ifstream(last_path) >> std::ws, test);
+    const std::string how = status > 128
+                                ? fmt::format("signal {} ({})", status - 128, strsignal(status - 128))
+                                : fmt::format("exit status {}", status);
+    if (test.empty() || run.crashed.size() >= 64) {
+      std::filesystem::remove(json_path);
+      std::filesystem::remove(last_path);
+      throw std::runtime_error(fmt::format("the property binary stopped without a report ({}){}", how,
+                                           test.empty() ? "" : " in test " + test));
+    }
+    run.crashed.push_back(fmt::format("{}: {}", test, how));
+    excluded += (excluded.empty() ? "" : ":") + test;
   }
   std::filesystem::remove(json_path);
-  run.tests = run.gtest.value("tests", 0);
-  run.failures = run.gtest.value("failures", 0) + run.gtest.value("errors", 0);
+  std::filesystem::remove(last_path);
+  run.tests = run.gtest.value("tests", 0) + static_cast<int>(run.crashed.size());
+  run.failures =
+      run.gtest.value("failures", 0) + run.gtest.value("errors", 0) + static_cast<int>(run.crashed.size());
   if (run.failures == 0 && status != 0) run.failures = 1;
   return run;
 }

@@ -15,6 +15,9 @@ struct PropertyRun {
   int tests = 0, failures = 0;
   nlohmann::json gtest;  // GoogleTest's JSON report
   std::string log;       // the binary's output (RapidCheck prints counterexamples there)
+  // Tests during which the binary died (an outside kernel's crash): "Suite.Test: signal 11 (Segmentation
+  // fault)"; the rest were rerun without them. Each counts as a failure.
+  std::vector<std::string> crashed;
 };
 
 // Runs the properties of the instances matching `glob`; quick effort runs 25 cases per property,

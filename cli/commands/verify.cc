@@ -62,6 +62,8 @@ VerifyResult verify(const VerifyOptions& o) {
             fmt::print("  FAILED {}.{}\n", suite.value("name", ""), tc.value("name", ""));
         }
       }
+      for (const std::string& c : p.crashed)
+        fmt::print("  CRASHED {} (the binary died there; the other properties ran without it)\n", c);
       fmt::print("property log (RapidCheck's counterexamples): {}\n", p.log);
     } else {
       fmt::print("this build has no property binary (configure with PE_BUILD_TESTS=ON); census only\n");

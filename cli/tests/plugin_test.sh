@@ -80,6 +80,11 @@ expect crash-export 1 \
   "$exe" export --plugin "$dir/plugtest_crash.so" --variant rope.plugtest_f64 --family rope --dim 64 --positions 990:1010 \
   --out "$tmp/crash-export.npy"
 if [ ! -e "$tmp/crash-export.npy" ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL crash-export wrote"; fi
+expect crash-properties 1 \
+  "CRASHED Registry/RopeProps\.AgreesWithReferenceWithinBudget/rope_halfsplit_plugtest_f64_f32: (signal 11 \(Segmentation fault\)|exit status 1) \(the binary died there; the other properties ran without it\)" \
+  "^[0-9]+ of [0-9]+ property tests passed" -- \
+  "$exe" verify --plugin "$dir/plugtest_crash.so" --variant 'rope.halfsplit.plugtest_f64/f32' --max-position 256 \
+  --properties-log "$tmp/crash-props.log"
 expect call-timeout-bad 2 "--call-timeout: must be > 0 seconds, got 0" -- "$exe" verify --no-properties --call-timeout 0
 expect nan-properties 1 "FAILED Registry/RopeProps\.AgreesWithReferenceWithinBudget/rope_halfsplit_plugtest_f64_f32" -- \
   "$exe" verify --plugin "$dir/plugtest_nan.so" --variant 'rope.halfsplit.plugtest_f64/f32' --max-position 256 \
