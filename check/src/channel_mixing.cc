@@ -46,7 +46,7 @@ ChannelMixing recover_channel_mixing(const RopeData& d, const RopePlan& plan, st
                     rd = plan.rotary_dim(), half = rd / 2;
   if (heads < 4 || rd < 4 || n < 2) return out;
   std::vector<std::size_t> tokens;
-  for (std::size_t t = 0, step = std::max<std::size_t>(1, n / max_tokens);
+  for (std::size_t t = 0, step = std::max<std::size_t>(1, n / std::max<std::size_t>(1, max_tokens));
        t < n && tokens.size() < max_tokens; t += step)
     tokens.push_back(t);
   out.tokens = tokens.size();

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <optional>
 #include <set>
@@ -461,6 +462,12 @@ std::int64_t max_position(const RopeData& d) {
   return top;
 }
 
+std::int64_t min_position(const RopeData& d) {
+  std::int64_t bottom = std::numeric_limits<std::int64_t>::max();
+  for (std::size_t t = 0; t < d.batch.tokens(); ++t) bottom = std::min(bottom, d.batch.position(t));
+  return bottom;
+}
+
 // Another rotary dim: all of head_dim, half of it, half or twice the given (a fused kernel that
 // ignores rotary_dim, a shared rope object that halved it).
 void rotary_dim_candidates(const Convention& given, const RopeData& d, std::vector<Convention>& out) {
@@ -488,7 +495,7 @@ std::vector<RopeScaling> unscaled_alternatives() {
 // another method at the same factor (at the given L, or the common ones without one); YaRN's truncate
 // flipped; the runtime length (dynamic's seq_len, LongRoPE's list) taken from elsewhere; the attention
 // factor's other formulas.
-std::vector<RopeScaling> scaled_alternatives(const RopeScaling& g, std::int64_t top) {
+std::vector<RopeScaling> scaled_alternatives(const RopeScaling& g, std::int64_t top, std::int64_t bottom) {
   std::vector<RopeScaling> out = {RopeScaling{}};
   std::set<double> factors;
   for (double k : {0.5, 2.0, 0.25, 4.0}) factors.insert(g.factor * k);
@@ -531,7 +538,9 @@ std::vector<RopeScaling> scaled_alternatives(const RopeScaling& g, std::int64_t 
     s.longrope_switch = LongRopeSwitch::PerSequence;
     s.seq_len = ScalingRule<long double>::longrope_uses_long(g) ? 0 : g.original_max_position + 1;
     out.push_back(s);
-    if (top >= g.original_max_position) {  // the other switch (vLLM's and TGI's against HF's)
+    // The other switch (TGI's per token against HF's per sequence), where the positions straddle L (else
+    // both switches pick one list for every token).
+    if (bottom < g.original_max_position && top >= g.original_max_position) {
       RopeScaling w = g;
       w.longrope_switch = switches_per_token(g) ? LongRopeSwitch::PerSequence : LongRopeSwitch::PerToken;
       if (!switches_per_token(w)) w.seq_len = top + 1;
@@ -602,7 +611,8 @@ std::vector<Convention> argument_candidates(const Convention& given, const RopeD
   rotary_dim_candidates(given, d, out);
   const std::int64_t top = max_position(d);
   const bool scaled = d.scaling.type != RopeScalingType::None;
-  for (const RopeScaling& s : scaled ? scaled_alternatives(d.scaling, top) : unscaled_alternatives()) {
+  for (const RopeScaling& s :
+       scaled ? scaled_alternatives(d.scaling, top, min_position(d)) : unscaled_alternatives()) {
     Convention c = given;
     c.scaling = s;
     out.push_back(c);

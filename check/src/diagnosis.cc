@@ -181,7 +181,9 @@ void diagnose_rope_output(const RopeData& in, const RopePlan& plan, const Conven
   std::vector<Claim> claims;
   std::int64_t top = 0;
   for (std::size_t t = 0; t < batch.tokens(); ++t) top = std::max(top, batch.position(t));
-  if (plan.params().form.is_text()) {  // one position axis: read each sampled row's position back
+  // One position axis: read each sampled row's position back (not under LongRoPE's per-token switch,
+  // whose tokens on either side of L hold different tables than the plan's).
+  if (plan.params().form.is_text() && !switches_per_token(plan.params().scaling)) {
     std::vector<std::size_t> tokens;
     const std::size_t n = batch.tokens(), step = std::max<std::size_t>(1, n / 32);
     for (std::size_t t = 0; t < n; t += step) tokens.push_back(t);

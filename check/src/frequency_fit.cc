@@ -14,7 +14,7 @@ namespace {
 
 // A hypothesis: a plan's frequencies, perhaps with YaRN's blend inverted, seen through positions divided
 // by `scale`; `changes`: how many of the given parameters it changes (fewest first).
-struct Candidate {
+struct FitCandidate {
   RopeParams params;
   double scale = 1;
   bool inverted = false;
@@ -23,7 +23,7 @@ struct Candidate {
 };
 
 // The candidate's frequencies as the rows see them; nullopt for parameters no plan takes.
-std::optional<std::vector<double>> table_of(const Candidate& c) {
+std::optional<std::vector<double>> table_of(const FitCandidate& c) {
   std::optional<RopePlan> plan;
   try {
     plan.emplace(c.params);
@@ -105,7 +105,8 @@ std::pair<double, double> base_and_scale(const RecoveredFrequencies& r, std::siz
 // A method that keeps some pairs, divides others by its factor and blends between (Llama-3, YaRN either
 // blend): its factor, from the pairs it divides (those its plan at factor 2 halves) against θ̂. nullopt when
 // none of them is determined or they disagree.
-std::optional<double> factor_of(const RecoveredFrequencies& r, std::span<const double> plain, Candidate c) {
+std::optional<double> factor_of(const RecoveredFrequencies& r, std::span<const double> plain,
+                                FitCandidate c) {
   c.params.scaling.factor = 2;
   const auto halved = table_of(c);
   if (!halved) return std::nullopt;
@@ -118,7 +119,7 @@ std::optional<double> factor_of(const RecoveredFrequencies& r, std::span<const d
 // Every hypothesis, the positions divided by `scale` (1: not): another base (NTK's and dynamic's among
 // them), no scaling, a linear factor, Llama-3 and YaRN (either blend) over their parameters' usual grids
 // (factors from the pairs they divide).
-std::vector<Candidate> candidates(const RecoveredFrequencies& r, const RopeParams& given, double scale) {
+std::vector<FitCandidate> candidates(const RecoveredFrequencies& r, const RopeParams& given, double scale) {
   RopeParams plain_params = given;
   plain_params.scaling = {};
   const RopePlan plain(plain_params);
@@ -129,7 +130,7 @@ std::vector<Candidate> candidates(const RecoveredFrequencies& r, const RopeParam
   RecoveredFrequencies unscaled = r;  // θ̂ as the rows would show it at undivided positions
   for (RecoveredPair& p : unscaled.pairs)
     if (p.theta) *p.theta *= scale, p.lo *= scale, p.hi *= scale;
-  std::vector<Candidate> out;
+  std::vector<FitCandidate> out;
   const auto add = [&](std::size_t c, RopeParams p, bool inverted = false) {
     out.push_back({p, scale, inverted, c + extra, std::nullopt});
   };
@@ -142,7 +143,11 @@ std::vector<Candidate> candidates(const RecoveredFrequencies& r, const RopeParam
   // Another base: b from the least-squares line (the scale is already out); NTK's and dynamic's bases are
   // their methods' factor and length.
   if (const auto [b, s] = base_and_scale(unscaled, d); std::isfinite(b) && b > 1) {
-    for (const double base : {b, std::round(b), std::round(b / 1000) * 1000}) {
+    // Round values first (as configs write them), NTK's base for the nearest quarter factor, then b itself.
+    const double q =
+        std::round(std::pow(b / given.base, static_cast<double>(d - 2) / static_cast<double>(d)) * 4) / 4;
+    const double ntk = given.base * std::pow(q, static_cast<double>(d) / static_cast<double>(d - 2));
+    for (const double base : {std::round(b / 1000) * 1000, std::round(b), ntk, b}) {
       if (std::fabs(base - given.base) <= 1e-6 * given.base) continue;
       RopeParams c = plain_params;
       c.base = base;
@@ -173,7 +178,7 @@ std::vector<Candidate> candidates(const RecoveredFrequencies& r, const RopeParam
   std::vector<double> originals = {256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072};
   if (g.original_max_position > 0) originals.push_back(static_cast<double>(g.original_max_position));
   const auto add_factored = [&](RopeParams c, bool inverted) {
-    const auto f = factor_of(unscaled, plain.inv_freq(), Candidate{c, 1, inverted, 0, std::nullopt});
+    const auto f = factor_of(unscaled, plain.inv_freq(), FitCandidate{c, 1, inverted, 0, std::nullopt});
     if (!f || (inverted && *f <= 1)) return;
     c.scaling.factor = *f;
     add(changes(c.scaling, g) + (inverted ? 1 : 0), c, inverted);
@@ -295,27 +300,32 @@ std::optional<GainWords> gain_words(double gain, const RopePlan& fit, const Rope
 std::string flags_of(const RopeParams& p, double scale, bool scale_exact, std::optional<double> attention) {
   const RopeScaling& s = p.scaling;
   if (s.type == RopeScalingType::LongRope) return "";
-  std::string out = fmt::format("--base {}", number(p.base));
+  // Every value in full (17 digits): a rerun must see the fitted table, not a rounding of it.
+  const auto full = [](double v) { return fmt::format("{:.17g}", v); };
+  std::string out = fmt::format("--base {}", full(p.base));
   if (s.type != RopeScalingType::None) {
-    out += fmt::format(" --scaling {} --factor {}", to_string(s.type), number(s.factor));
+    out += fmt::format(" --scaling {} --factor {}", to_string(s.type), full(s.factor));
     if (s.type != RopeScalingType::Linear && s.type != RopeScalingType::Ntk)
       out += fmt::format(" --original-max-position {}", s.original_max_position);
     if (s.type == RopeScalingType::Dynamic && s.seq_len > 0) out += fmt::format(" --seq-len {}", s.seq_len);
     if (s.type == RopeScalingType::Llama3)
-      out += fmt::format(" --low-freq-factor {} --high-freq-factor {}", number(s.low_freq_factor),
-                         number(s.high_freq_factor));
+      out += fmt::format(" --low-freq-factor {} --high-freq-factor {}", full(s.low_freq_factor),
+                         full(s.high_freq_factor));
     if (s.type == RopeScalingType::Yarn) {
-      out += fmt::format(" --beta-fast {} --beta-slow {}", number(s.beta_fast), number(s.beta_slow));
+      out += fmt::format(" --beta-fast {} --beta-slow {}", full(s.beta_fast), full(s.beta_slow));
       if (!s.truncate) out += " --truncate false";
-      if (s.mscale && s.mscale_all_dim && !attention)
-        out += fmt::format(" --mscale {} --mscale-all-dim {}", number(*s.mscale), number(*s.mscale_all_dim));
+      if (s.mscale && s.mscale_all_dim && !attention && !s.attention_factor)
+        out += fmt::format(" --mscale {} --mscale-all-dim {}", full(*s.mscale), full(*s.mscale_all_dim));
     }
   }
-  if (scale != 1) {
-    if (!scale_exact) return "";
-    out += fmt::format(" --position-scale {:.17g}", scale);
+  // The given position scale and attention factor carry over unless the fit replaces them.
+  const double positions = s.position_scale * scale;
+  if (positions != 1) {
+    if (scale != 1 && !scale_exact) return "";
+    out += fmt::format(" --position-scale {}", full(positions));
   }
-  if (attention) out += fmt::format(" --attention-factor {:.17g}", *attention);
+  if (!attention && s.attention_factor) attention = *s.attention_factor;
+  if (attention) out += fmt::format(" --attention-factor {}", full(*attention));
   return out;
 }
 
@@ -336,27 +346,27 @@ std::optional<FrequencyFit> fit_frequencies(const RecoveredFrequencies& r, const
   if (determined < 8) return std::nullopt;
   const RopePlan given_plan(given);
   const std::vector<double> given_table(given_plan.inv_freq().begin(), given_plan.inv_freq().end());
-  std::optional<Candidate> best;
+  std::optional<FitCandidate> best;
   if (pairs_inside(r, given_table) == determined) {
-    best = Candidate{given, 1, false, 0, std::nullopt};
+    best = FitCandidate{given, 1, false, 0, std::nullopt};
   } else {
     // The positions' scale, from the pairs a scaling leaves alone (the fastest quarter) and from the given
     // method's own frequencies; candidates with it rank after those without.
     RopeParams plain = given;
     plain.scaling = {};
-    const std::vector<double> plain_table = *table_of(Candidate{plain, 1, false, 0, std::nullopt});
+    const std::vector<double> plain_table = *table_of(FitCandidate{plain, 1, false, 0, std::nullopt});
     std::vector<double> scales = {1};
     const std::size_t quarter = std::max<std::size_t>(1, plain_table.size() / 4);
     for (const auto& s :
          {ratio_between(r, plain_table, 0, quarter), ratio_between(r, given_table, 0, quarter)})
       if (s && std::fabs(*s - 1) > 1e-3 && std::find(scales.begin(), scales.end(), *s) == scales.end())
         scales.push_back(*s);
-    std::vector<Candidate> all;
+    std::vector<FitCandidate> all;
     for (const double s : scales)
-      for (Candidate& c : candidates(r, given, s)) all.push_back(std::move(c));
+      for (FitCandidate& c : candidates(r, given, s)) all.push_back(std::move(c));
     std::stable_sort(all.begin(), all.end(),
-                     [](const Candidate& a, const Candidate& b) { return a.changes < b.changes; });
-    for (Candidate& c : all) {
+                     [](const FitCandidate& a, const FitCandidate& b) { return a.changes < b.changes; });
+    for (FitCandidate& c : all) {
       auto table = table_of(c);
       if (!table) continue;
       if (c.scale != 1) {  // the scale that holds every pair for these frequencies, if one does
@@ -380,7 +390,19 @@ std::optional<FrequencyFit> fit_frequencies(const RecoveredFrequencies& r, const
   fit.rounded = best->rounded;
   fit.pairs = determined;
   const RopePlan fitted(best->params);
-  const std::optional<GainWords> gain = gain_words(median_gain(r), fitted, given_plan);
+  // One gain for every token and pair, or none to name: a gain that moves with the position (a temperature
+  // the check was not given) is no attention factor, whatever its median.
+  double lo = INFINITY, hi = 0;
+  for (const RecoveredPair& p : r.pairs)
+    if (p.gain > 0) lo = std::min(lo, p.gain_lo), hi = std::max(hi, p.gain_hi);
+  const bool one_gain = !(hi > 0) || hi - lo <= (4e-3 + 16 * r.unit) * median_gain(r);
+  std::optional<GainWords> gain =
+      one_gain ? gain_words(median_gain(r), fitted, given_plan)
+               : std::optional<GainWords>(GainWords{
+                     fmt::format("gain |y|/|x| varies from {:.4g} to {:.4g} over the rows (no one attention "
+                                 "factor: a gain that moves with the position)",
+                                 lo, hi),
+                     std::nullopt});
   const bool as_given = best->changes == 0 && best->scale == 1;
   if (as_given && !gain) return std::nullopt;
   fit.gain = gain ? std::optional<double>(median_gain(r)) : std::nullopt;

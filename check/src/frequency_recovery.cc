@@ -126,6 +126,8 @@ RecoveredPair recover_pair(const RopeData& d, const RopePlan& plan, std::size_t 
     std::nth_element(gains.begin(), gains.begin() + static_cast<std::ptrdiff_t>(gains.size() / 2),
                      gains.end());
     out.gain = gains[gains.size() / 2];
+    out.gain_lo = *std::min_element(gains.begin(), gains.end());
+    out.gain_hi = *std::max_element(gains.begin(), gains.end());
   }
   // The anchor: the two nearest distinct positions, whose difference Δ leaves the fewest turn counts.
   std::size_t a = ta.size();
@@ -182,6 +184,7 @@ RecoveredFrequencies recover_frequencies(const RopeData& d, const RopePlan& plan
   // Consecutive tokens first: the nearest positions anchor the turn counts.
   if (tokens.size() >= 2 && step > 1 && tokens[1] != 1 && n > 1) tokens.insert(tokens.begin() + 1, 1);
   out.tokens = tokens.size();
+  out.unit = d.unit;
   for (std::size_t j = 0; j < plan.n_pairs(); ++j) out.pairs.push_back(recover_pair(d, plan, j, tokens));
   return out;
 }

@@ -23,13 +23,15 @@ struct RecoveredPair {
   // interval spans more than 5% of θ̂: too little rotation at these positions to tell).
   std::optional<double> theta;
   double lo = 0, hi = 0;
-  double gain = 0;       // the median of |y|/|x| over the rows (0 when no row carries the pair)
-  std::size_t rows = 0;  // tokens that support θ̂ (each with every head)
+  double gain = 0;                  // the median of |y|/|x| over the rows (0 when no row carries the pair)
+  double gain_lo = 0, gain_hi = 0;  // its smallest and largest over the rows
+  std::size_t rows = 0;             // tokens that support θ̂ (each with every head)
 };
 
 struct RecoveredFrequencies {
   std::vector<RecoveredPair> pairs;
   std::size_t tokens = 0;  // tokens read (distinct positions)
+  double unit = 0;         // the data type's unit roundoff (how far one row's gain may stray)
 };
 
 // At most `max_tokens` tokens spread over the batch (and the second token, so that two positions are near),

@@ -151,10 +151,12 @@ std::string pattern_words(const RopeData& d, const std::vector<RecoveredRow>& ro
   }
   // Consecutive positions where the given ones restart or repeat: one cache_position (arange) for a
   // left-padded or packed batch.
-  const std::int64_t first = *rows.front().position - static_cast<std::int64_t>(rows.front().token);
-  const bool consecutive = std::all_of(rows.begin(), rows.end(), [&](const RecoveredRow& r) {
-    return r.position && *r.position - static_cast<std::int64_t>(r.token) == first;
-  });
+  const std::int64_t first =
+      rows.front().position ? *rows.front().position - static_cast<std::int64_t>(rows.front().token) : 0;
+  const bool consecutive =
+      rows.front().position && std::all_of(rows.begin(), rows.end(), [&](const RecoveredRow& r) {
+        return r.position && *r.position - static_cast<std::int64_t>(r.token) == first;
+      });
   if (consecutive) {
     return fmt::format(
         "the rows were rotated by consecutive positions {}, {}, ... where the given ones restart or "

@@ -171,6 +171,15 @@ long_w = longrope_inv_freq(1e4, Dl, short, long, 4096, lwpos[-1] + 1)
 case("longrope_attention_divides_positions", xlw, rope(xlw, [p / attention for p in lwpos], long_w, Dl, 1.0),
      lwpos, long_args + ["--seq-len", str(lwpos[-1] + 1)], ["positions divided by", "(the given attention factor)"])
 
+# A gain that moves with the position (no formula the diagnosis knows) is said to vary: never named as one
+# attention factor, never restated as flags.
+gpos = list(range(8_160, 8_160 + P))
+moving = 1 + (np.asarray(gpos) - gpos[0]) * 2e-3
+case("gain_moves_with_position", xw, rope(xw, gpos, default_inv_freq(5e5, D), D) * moving[:, None, None], gpos,
+     ["--base", "500000"], ["frequencies as given", "gain |y|/|x| varies from 1 to"])
+if "gain_moves_with_position" in RESTATED:
+    failures.append("gain_moves_with_position_restated")
+
 # The fits whose parameters flags can state are restated, and pass under them.
 for must in ["llama3_original_2048", "llama3_other_checkpoint", "yarn_ramp_collapsed", "dynamic_and_positions_halved"]:
     if must not in RESTATED:
