@@ -25,10 +25,16 @@ std::string in_worker(const std::string& who, double timeout_s,
   }
   if (pid == 0) {
     close(fds[0]);
-    work([fd = fds[1]](const std::string& c) {
-      const std::string line = c + "\n";
-      [[maybe_unused]] const ssize_t n = write(fd, line.data(), line.size());
-    });
+    // The worker never returns into the caller's code: an exception ends it here (the parent then does the
+    // work in-process and meets the same exception, with its message).
+    try {
+      work([fd = fds[1]](const std::string& c) {
+        const std::string line = c + "\n";
+        [[maybe_unused]] const ssize_t n = write(fd, line.data(), line.size());
+      });
+    } catch (...) {
+      _exit(0);
+    }
     _exit(0);  // nothing of the parent's to flush or free
   }
   close(fds[1]);
