@@ -296,8 +296,9 @@ double rope_residual(const RopeData& d, const Convention& c, const std::vector<s
     steps = validate(c.temperature);
     if (c.rotated && switches_per_token(params.scaling)) {
       RopeParams below = params, from = params;
-      below.scaling = scaling_at(params.scaling, L - 1);
-      from.scaling = scaling_at(params.scaling, L);
+      const PerTokenSides sides = per_token_sides(params.scaling);
+      below.scaling = sides.below;
+      from.scaling = sides.from;
       plan.emplace(below);
       plan_from.emplace(from);
     } else if (c.rotated) {

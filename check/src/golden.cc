@@ -83,8 +83,9 @@ std::vector<double> golden_rope_table(const RopeParams& params, std::span<const 
   std::vector<double> v(tokens * h * 2);
   const std::int64_t L = params.scaling.original_max_position;
   RopeParams below = params, from = params;  // LongRoPE per token: each position's list (else one table)
-  below.scaling = scaling_at(params.scaling, L - 1);
-  from.scaling = scaling_at(params.scaling, L);
+  const PerTokenSides sides = per_token_sides(params.scaling);
+  below.scaling = sides.below;
+  from.scaling = sides.from;
   const ref::Rope r_below(below, largest(positions)), r_from(from, largest(positions));
   for (std::size_t i = 0; i < tokens; ++i) {
     const ref::Rope& r = switches_per_token(params.scaling) && batch.position(i) >= L ? r_from : r_below;
@@ -149,8 +150,9 @@ void golden_rope(const RopeParams& params, const RopeBatch& batch, std::span<con
     return golden_rope_between(params, batch, x, dtype, y, temperature, -kAll, kAll);
   const std::int64_t L = params.scaling.original_max_position;
   RopeParams below = params, from = params;
-  below.scaling = scaling_at(params.scaling, L - 1);
-  from.scaling = scaling_at(params.scaling, L);
+  const PerTokenSides sides = per_token_sides(params.scaling);
+  below.scaling = sides.below;
+  from.scaling = sides.from;
   golden_rope_between(below, batch, x, dtype, y, temperature, -kAll, L);
   golden_rope_between(from, batch, x, dtype, y, temperature, L, kAll);
 }

@@ -246,10 +246,11 @@ void measure_rope_rows(const RopeParams& params, const RopeBatch& batch, Values 
     std::vector<std::size_t> below, from;
     for (std::size_t t : sample.rows.empty() ? indices(batch.tokens()) : sample.rows)
       (batch.position(t) < L ? below : from).push_back(t);
-    for (const auto& [rows, at] : {std::pair{&below, L - 1}, std::pair{&from, L}}) {
+    const PerTokenSides sides = per_token_sides(params.scaling);
+    for (const auto& [rows, scaling] : {std::pair{&below, &sides.below}, std::pair{&from, &sides.from}}) {
       if (rows->empty()) continue;
       RopeParams one = params;
-      one.scaling = scaling_at(params.scaling, at);
+      one.scaling = *scaling;
       measure_rope_rows(one, batch, x, y, budget, sink, Sample{*rows, sample.pairs}, direction, gain);
     }
     return;

@@ -62,6 +62,14 @@ inline bool switches_per_token(const RopeScaling& s) noexcept {
 }
 // The scaling the token at `position` is rotated with (s itself unless it switches per token).
 RopeScaling scaling_at(const RopeScaling& s, std::int64_t position);
+// The scalings of the tokens below original_max_position and of those from it on (s twice unless it
+// switches per token): what every consumer of a per-token switch splits its tokens by.
+struct PerTokenSides {
+  RopeScaling below, from;
+};
+inline PerTokenSides per_token_sides(const RopeScaling& s) {
+  return {scaling_at(s, s.original_max_position - 1), scaling_at(s, s.original_max_position)};
+}
 
 // The methods as data: which RopeScaling fields each reads and requires. Plan validation, the CLI's
 // flags, the census JSON and the config reader take them from here. A field's name is its member's
