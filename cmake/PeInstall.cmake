@@ -17,7 +17,7 @@ if(TARGET pe_props_objects)
   list(APPEND pe_exported pe_props_support pe_props_objects)
   install(FILES properties/test_main.cc DESTINATION ${PE_SHARED_SOURCE_DIR})
   install(FILES properties/support/rc_params.h properties/support/generators.h
-                properties/support/property_util.h DESTINATION ${PE_SHARED_SOURCE_DIR}/support)
+                properties/support/property_util.h properties/support/case_report.h DESTINATION ${PE_SHARED_SOURCE_DIR}/support)
 endif()
 if(TARGET pe_bench_lib)
   list(APPEND pe_exported pe_bench_lib)

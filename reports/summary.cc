@@ -70,7 +70,7 @@ std::string census_instance_table(const nlohmann::json& census) {
   for (const auto& inst : census) {
     if (const std::string note = run_failure(inst); !note.empty())
       out += fmt::format("{}: {}\n", inst["instance"].get<std::string>(), note);
-    if (inst.contains("crash")) out += inst["crash"].get<std::string>() + "\n";
+    if (inst.contains("fault")) out += inst["fault"].get<std::string>() + "\n";
   }
   return out;
 }
@@ -119,7 +119,7 @@ std::string census_markdown(const nlohmann::json& census) {
         measured_or(band["max_budget_ratio"], "value", NAN), band["verdict"].get<std::string>());
   });
   for (const auto& inst : census)
-    if (inst.contains("crash")) out += "\n" + inst["crash"].get<std::string>() + "\n";
+    if (inst.contains("fault")) out += "\n" + inst["fault"].get<std::string>() + "\n";
   return out;
 }
 

@@ -21,6 +21,8 @@ double tolerance(const PairAngle& a, double p, double unit, bool float32_angle) 
   return angle_tolerance(p, a.theta, unit, float32_angle);
 }
 
+constexpr std::size_t kMaxIntervals = std::size_t{1} << 18;
+
 }  // namespace
 
 std::vector<RecoveredRow> recover_positions(const RopeData& d, const RopePlan& plan,
@@ -57,9 +59,16 @@ std::vector<RecoveredRow> recover_positions(const RopeData& d, const RopePlan& p
     // Sieve, slowest pair first: each pair keeps the parts of the interval where its angle fits (one
     // part per turn), until an interval is narrow enough to test its integers. Two positions found, or
     // an interval no remaining pair can narrow, leave the row undetermined.
+    // A budget of intervals: when even the slowest pair turns millions of times over the range (a base
+    // near 1), the sieve would enumerate them all; the row is then undetermined, in bounded time.
     std::vector<std::int64_t> found;
+    std::size_t visits = 0;
     const auto narrow = [&](auto&& self, double lo, double hi, std::size_t k) -> void {
       if (found.size() >= 2) return;
+      if (++visits > kMaxIntervals) {
+        found.assign(2, -1);
+        return;
+      }
       if (hi - lo < 4) {
         for (auto p = static_cast<std::int64_t>(std::ceil(lo));
              p <= static_cast<std::int64_t>(std::floor(hi)); ++p) {
@@ -87,6 +96,7 @@ std::vector<RecoveredRow> recover_positions(const RopeData& d, const RopePlan& p
     narrow(narrow, 0.0, static_cast<double>(max_position), 0);
     if (found.empty()) {
       f32 = true;
+      visits = 0;
       narrow(narrow, 0.0, static_cast<double>(max_position), 0);
     }
     if (found.size() == 1) r.position = found[0];

@@ -38,8 +38,9 @@
 namespace pe::cli {
 namespace {
 
-// An outside kernel that crashed or hung in its worker: the command names it and exits 1 (the kernel is
-// wrong), having written nothing.
+// An outside kernel that crashed or hung in its worker, or wrote outside its rows (KernelFault, from the
+// guard zones of pe/kernel_guard.h): the command names it and exits 1 (the kernel is wrong), having
+// written nothing.
 struct KernelFailed : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
@@ -504,6 +505,12 @@ void add_export(CLI::App& app, int& exit_code) {
       exit_code = run_export(*o);
     } catch (const KernelFailed& e) {
       fmt::print(stderr, "pe-suite: {}; nothing written\n", e.what());
+      exit_code = kCheckFailed;
+    } catch (const KernelFault& e) {
+      const Variant* v = find_variant(e.variant());
+      fmt::print(stderr, "pe-suite: {}{}; nothing written\n",
+                 v != nullptr && !is_builtin(*v) ? "plugin " + variant_origin(*v) + " kernel " : "",
+                 e.what());
       exit_code = kCheckFailed;
     }
   });

@@ -14,7 +14,7 @@
 namespace pe::cli {
 
 std::optional<PropertyRun> run_properties(const std::string& glob, std::uint64_t seed, bool full,
-                                          const std::string& log_path) {
+                                          const std::string& log_path, const std::string& filter) {
   const std::optional<std::string> exe = helper_executable("pe_props");
   if (!exe) return std::nullopt;
   PropertyRun run;
@@ -36,7 +36,9 @@ std::optional<PropertyRun> run_properties(const std::string& glob, std::uint64_t
   for (;;) {
     std::vector<std::string> args = {*exe, "--gtest_brief=1",
                                      std::string("--gtest_output=json:") + json_path};
-    if (!excluded.empty()) args.push_back("--gtest_filter=-" + excluded);
+    if (!filter.empty() || !excluded.empty())
+      args.push_back("--gtest_filter=" + (filter.empty() ? std::string("*") : filter) +
+                     (excluded.empty() ? "" : "-" + excluded));
     // A selection can leave a suite without instances; the suites allow it (GTEST_ALLOW_UNINSTANTIATED_…).
     status = spawn_and_wait(args,
                             {"PE_VARIANT=" + glob, "RC_PARAMS=" + run.rc_params, "PE_LAST_TEST=" + last_path},

@@ -23,7 +23,8 @@ struct PropertyRun {
 // Runs the properties of the instances matching `glob`; quick effort runs 25 cases per property,
 // full 100 (RapidCheck's default). The binary's output goes to `log_path`. Empty when this build has
 // no property binary.
+// `filter`, when not empty, is a GoogleTest filter (--gtest_filter's positive patterns) over the tests.
 std::optional<PropertyRun> run_properties(const std::string& glob, std::uint64_t seed, bool full,
-                                          const std::string& log_path);
+                                          const std::string& log_path, const std::string& filter = "");
 
 }  // namespace pe::cli

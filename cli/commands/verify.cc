@@ -3,7 +3,9 @@
 #include "verify.h"
 
 #include <fmt/format.h>
+#include <stdlib.h>
 
+#include <cstdlib>
 #include <filesystem>
 
 #include "common.h"
@@ -11,6 +13,7 @@
 #include "pe/reports/summary.h"
 #include "plugin_option.h"
 #include "progress.h"
+#include "property_failures.h"
 
 namespace pe::cli {
 
@@ -29,6 +32,37 @@ std::vector<census::InstanceResult> run_census(census::Options options) {
   return census::run(options);
 }
 
+namespace {
+
+// The property log: beside the run's first output (--out, --markdown, --junit) as <it>.properties.log, else
+// in a fresh folder of $TMPDIR: never one shared path that another run overwrites.
+std::string property_log_path(const VerifyOptions& o) {
+  if (!o.properties_log.empty()) return o.properties_log;
+  for (const std::string* out : {&o.json_out, &o.markdown_out, &o.junit_out}) {
+    if (!out->empty()) return *out + ".properties.log";
+  }
+  std::string dir = (std::filesystem::temp_directory_path() / "pe-suite-verify-XXXXXX").string();
+  if (mkdtemp(dir.data()) == nullptr)
+    throw std::runtime_error("cannot create a folder for the property log in " +
+                             std::filesystem::temp_directory_path().string());
+  return dir + "/properties.log";
+}
+
+// The plugins loaded ($PE_PLUGINS, as load_plugins left it), for rerun lines.
+std::vector<std::string> loaded_plugins() {
+  std::vector<std::string> out;
+  const char* env = std::getenv("PE_PLUGINS");
+  std::string all = env == nullptr ? "" : env;
+  for (std::size_t at = 0; at < all.size();) {
+    const std::size_t end = std::min(all.find(':', at), all.size());
+    if (end > at) out.push_back(all.substr(at, end - at));
+    at = end + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
 VerifyResult verify(const VerifyOptions& o) {
   census::Options options;
   options.glob = o.glob;
@@ -45,26 +79,22 @@ VerifyResult verify(const VerifyOptions& o) {
   VerifyResult result;
   if (o.properties) {
     fmt::print("== properties ({} effort) ==\n", o.effort);
-    const std::string log =
-        !o.properties_log.empty()
-            ? o.properties_log
-            : (std::filesystem::temp_directory_path() / "pe-suite-properties.log").string();
-    result.properties = run_properties(o.glob, o.seed, options.effort == census::Effort::Full, log);
+    const std::string log = property_log_path(o);
+    result.properties =
+        run_properties(o.glob, o.seed, options.effort == census::Effort::Full, log, o.property_filter);
     if (result.properties) {
       const PropertyRun& p = *result.properties;
-      fmt::print(
-          "{} of {} property tests passed (RC_PARAMS=\"{}\"; rerun: pe-suite verify --seed {} --variant "
-          "'{}')\n",
-          p.tests - p.failures, p.tests, p.rc_params, o.seed, o.glob);
-      for (const auto& suite : p.gtest.value("testsuites", nlohmann::json::array())) {
-        for (const auto& tc : suite.value("testsuite", nlohmann::json::array())) {
-          if (!tc.value("failures", nlohmann::json::array()).empty())
-            fmt::print("  FAILED {}.{}\n", suite.value("name", ""), tc.value("name", ""));
-        }
-      }
+      std::string rerun = "pe-suite verify";
+      for (const std::string& plugin : loaded_plugins()) rerun += " --plugin " + plugin;
+      rerun += fmt::format(" --seed {}", o.seed);
+      if (o.effort != "quick") rerun += " --effort " + o.effort;
+      fmt::print("{} of {} property tests passed (RC_PARAMS=\"{}\"; rerun: {} --variant '{}'{})\n",
+                 p.tests - p.failures, p.tests, p.rc_params, rerun, o.glob,
+                 o.property_filter.empty() ? "" : " --property '" + o.property_filter + "'");
+      fmt::print("{}", failed_properties(p.gtest, rerun, o.glob));
       for (const std::string& c : p.crashed)
         fmt::print("  CRASHED {} (the binary died there; the other properties ran without it)\n", c);
-      fmt::print("property log (RapidCheck's counterexamples): {}\n", p.log);
+      fmt::print("property log (RapidCheck's counterexamples and reproduce strings): {}\n", p.log);
     } else {
       fmt::print("this build has no property binary (configure with PE_BUILD_TESTS=ON); census only\n");
     }
@@ -108,7 +138,11 @@ void add_verify(CLI::App& app, int& exit_code) {
   cmd->add_option("--markdown", o->markdown_out, "Write the census as Markdown here");
   cmd->add_option("--junit", o->junit_out, "Write JUnit XML (properties and census) here");
   cmd->add_option("--properties-log", o->properties_log,
-                  "Where the property binary's output goes (default: $TMPDIR/pe-suite-properties.log)");
+                  "Where the property binary's output goes (default: beside --out, --markdown or --junit as "
+                  "<it>.properties.log, else a fresh folder in $TMPDIR)");
+  cmd->add_option("--property", o->property_filter,
+                  "Only the property tests matching this GoogleTest filter (e.g. '*RopeProps.Inverse*'), as "
+                  "a failure's rerun line gives it");
   const auto plugins = add_plugin_option(*cmd);
   cmd->callback([o, cmd, plugins, &exit_code] {
     check_output_paths(*cmd, {"--out", "--markdown", "--junit", "--properties-log"}, {});

@@ -4,19 +4,43 @@
  * RoPE, the rotation in double: ck = 3.001 (tables: ck = 1); one rounding into float32: c0 = 1).
  * Built with PLUGTEST_NAN, the same plugin well formed but writing NaN into the first channel of every
  * rotated pair: pe-suite must report it, not crash. Built with PLUGTEST_CRASH or PLUGTEST_HANG, a RoPE
- * kernel that raises SIGSEGV or never returns once a position reaches 1000: the census must name the
- * kernel, the signal (or the time limit) and the case, and go on. */
+ * kernel that raises SIGSEGV or never returns once a position reaches 1000 (PLUGTEST_ABORT: calls abort()):
+ * the census must name the kernel, the signal (or the time limit) and the case, and go on. Built with
+ * PLUGTEST_PAST_ROW, PLUGTEST_HEAD_GAP, PLUGTEST_PASS_THROUGH or PLUGTEST_BEFORE, a RoPE kernel that also
+ * writes where it must not (one element past every row; rows placed at h * head_dim, ignoring head_stride;
+ * the first pass-through channel after the rotated ones negated; one element before the first row): the
+ * guard zones must name where. Built with PLUGTEST_OFFSET_BY_ONE (positions read 1-based: p + 1),
+ * PLUGTEST_PAIRS_INTERLEAVED (pairs (2j, 2j+1) whatever the layout) or PLUGTEST_NO_ATTENTION_FACTOR (the
+ * plan's attention factor never applied), numbers wrong the way engines have had them wrong: verify's
+ * failure reports must show each minimal case with the diagnosis that names it. */
 #include <math.h>
 #include <pe/plugin.h>
-#if defined(PLUGTEST_CRASH) || defined(PLUGTEST_HANG)
+#if defined(PLUGTEST_CRASH) || defined(PLUGTEST_HANG) || defined(PLUGTEST_ABORT)
+#define PLUGTEST_MISBEHAVES 1
 #include <signal.h>
+#include <stdlib.h>
 static void misbehave(int64_t position) {
   volatile int forever = 1;
   if (position < 1000) return;
 #ifdef PLUGTEST_CRASH
   raise(SIGSEGV);
 #endif
+#ifdef PLUGTEST_ABORT
+  abort();
+#endif
   while (forever) {
+  }
+}
+#endif
+
+#if defined(PLUGTEST_PAST_ROW) || defined(PLUGTEST_PASS_THROUGH) || defined(PLUGTEST_BEFORE)
+#define PLUGTEST_STRAYS 1
+/* x's element `to` (may lie before the buffer's start: the planted bugs) set from element `from`, negated. */
+static void stray_write(const pe_buffer* x, ptrdiff_t to, ptrdiff_t from) {
+  if (x->dtype == PE_DTYPE_F64) {
+    ((double*)x->data)[to] = -((double*)x->data)[from] - 1;
+  } else {
+    ((float*)x->data)[to] = -((float*)x->data)[from] - 1;
   }
 }
 #endif
@@ -37,17 +61,34 @@ static void rotate(void* user_data, const pe_rope_plan* plan, const pe_rope_batc
   (void)user_data;
   for (t = 0; t < batch->tokens; ++t) {
     for (j = 0; j < plan->n_pairs; ++j) {
+#ifdef PLUGTEST_OFFSET_BY_ONE
+      const int64_t p = batch->positions[plan->axis_of_pair[j] * batch->tokens + t] + 1;
+#else
       const int64_t p = batch->positions[plan->axis_of_pair[j] * batch->tokens + t];
-#if defined(PLUGTEST_CRASH) || defined(PLUGTEST_HANG)
+#endif
+#ifdef PLUGTEST_MISBEHAVES
       misbehave(p);
 #endif
       const double angle = (double)p * plan->inv_freq[j];
-      const double s = direction * sin(angle) * plan->attention_factor,
-                   c = cos(angle) * plan->attention_factor;
-      const size_t first = plan->rotary_offset + (plan->layout == PE_LAYOUT_HALFSPLIT ? j : 2 * j);
-      const size_t second = first + (plan->layout == PE_LAYOUT_HALFSPLIT ? plan->n_pairs : 1);
+#ifdef PLUGTEST_NO_ATTENTION_FACTOR
+      const double gain = 1;
+#else
+      const double gain = plan->attention_factor;
+#endif
+#ifdef PLUGTEST_PAIRS_INTERLEAVED
+      const int halfsplit = 0;
+#else
+      const int halfsplit = plan->layout == PE_LAYOUT_HALFSPLIT;
+#endif
+      const double s = direction * sin(angle) * gain, c = cos(angle) * gain;
+      const size_t first = plan->rotary_offset + (halfsplit ? j : 2 * j);
+      const size_t second = first + (halfsplit ? plan->n_pairs : 1);
       for (h = 0; h < batch->heads; ++h) {
+#ifdef PLUGTEST_HEAD_GAP
+        const size_t row = t * batch->token_stride + h * plan->head_dim;
+#else
         const size_t row = t * batch->token_stride + h * batch->head_stride;
+#endif
         if (x->dtype == PE_DTYPE_F64) {
           double* y = (double*)x->data + row;
           const double u = y[first], v = y[second];
@@ -64,6 +105,22 @@ static void rotate(void* user_data, const pe_rope_plan* plan, const pe_rope_batc
 #endif
       }
     }
+#ifdef PLUGTEST_STRAYS
+    for (h = 0; h < batch->heads; ++h) {
+      const ptrdiff_t row = (ptrdiff_t)(t * batch->token_stride + h * batch->head_stride);
+      const ptrdiff_t end = (ptrdiff_t)plan->head_dim, rotated_end = (ptrdiff_t)(plan->rotary_offset + plan->rotary_dim);
+      (void)row, (void)end, (void)rotated_end;
+#ifdef PLUGTEST_PAST_ROW
+      stray_write(x, row + end, row + end - 1);
+#endif
+#ifdef PLUGTEST_PASS_THROUGH
+      if (rotated_end < end) stray_write(x, row + rotated_end, row + rotated_end);
+#endif
+#ifdef PLUGTEST_BEFORE
+      if (row == 0) stray_write(x, -1, 0);
+#endif
+    }
+#endif
   }
 }
 

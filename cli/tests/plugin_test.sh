@@ -69,7 +69,7 @@ expect crash-census 1 \
   "^0 of 4 instances within their contracts" -- \
   "$exe" verify --no-properties --plugin "$dir/plugtest_crash.so" --variant 'rope.plugtest*' --max-position 100000 \
   --out "$tmp/crash.json" --markdown "$tmp/crash.md"
-expect crash-in-json 0 '"crash": "plugin .*plugtest_crash\.so kernel rope\.' -- cat "$tmp/crash.json"
+expect crash-in-json 0 '"fault": "plugin .*plugtest_crash\.so kernel rope\.' -- cat "$tmp/crash.json"
 expect crash-in-markdown 0 'plugtest_crash\.so kernel rope\.halfsplit\.plugtest_f64/f32 crashed' -- cat "$tmp/crash.md"
 expect hang-census 1 \
   "plugtest_hang\.so kernel rope\.halfsplit\.plugtest_f64/f32 hung: no call returned within 1 s \(the worker was killed\) in the census cell of positions 1000\.\.9999" \

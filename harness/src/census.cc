@@ -61,7 +61,7 @@ std::size_t shard_of(const std::string& instance_name, std::size_t shard_count) 
 }
 
 bool InstanceResult::within_contract() const {
-  return crash.empty() && runs.differing == 0 &&
+  return fault.empty() && runs.differing == 0 &&
          std::all_of(bands.begin(), bands.end(),
                      [](const harness::BandStats& b) { return b.max_ratio.value <= 1.0; });
 }
@@ -217,21 +217,30 @@ std::vector<InstanceResult> run(const Options& options) {
     };
     // An outside kernel first in a worker: a crash or hang there is the kernel's result, named.
     if (options.call_timeout_s > 0 && !is_builtin(*in.variant)) {
-      result.crash =
+      result.fault =
           harness::in_worker(fmt::format("plugin {} kernel {}", variant_origin(*in.variant), in.name()),
                              options.call_timeout_s, [&](const harness::Started& started) {
                                harness::Measurement m = fresh();
                                RunCheck runs;
                                sweep(m, runs, started);
                              });
-      if (!result.crash.empty()) {
+      if (!result.fault.empty()) {
         results.push_back(std::move(result));
         continue;
       }
     }
     harness::Measurement m = fresh();
-    sweep(m, result.runs, {});
-    result.bands = m.bands();
+    std::string current;
+    try {
+      sweep(m, result.runs, [&](const std::string& what) { current = what; });
+      result.bands = m.bands();
+    } catch (const KernelFault& e) {  // the guard zones: a write outside the rows ends the sweep, named
+      result.fault = fmt::format(
+          "{}{} (case: {})",
+          is_builtin(*in.variant) ? "" : fmt::format("plugin {} kernel ", variant_origin(*in.variant)),
+          e.what(), current);
+      result.runs = {};
+    }
     results.push_back(std::move(result));
   }
   return results;
@@ -282,7 +291,7 @@ nlohmann::json to_json(const std::vector<InstanceResult>& results) {
                      {"declared", c}}},
                    {"bands", bands},
                    {"within_contract", r.within_contract()}});
-    if (!r.crash.empty()) out.back()["crash"] = r.crash;
+    if (!r.fault.empty()) out.back()["fault"] = r.fault;
   }
   return out;
 }

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "detail/check.h"
+#include "detail/guarded_call.h"
 #include "detail/streaming_call.h"
 
 namespace pe {
@@ -132,8 +133,9 @@ struct TableTask {
 };
 
 // A table or a fused add over the pool: row pieces cut where the contract allows.
-void run_table(const Variant& variant, const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
-               Buffer data, std::span<const std::uint8_t> padding, bool add, ThreadPool* pool) {
+void run_table_bare(const Variant& variant, const SinusoidalPlan& plan,
+                    std::span<const std::int64_t> positions, Buffer data,
+                    std::span<const std::uint8_t> padding, bool add, ThreadPool* pool) {
   const auto& v = static_cast<const SinusoidalVariant&>(variant);
   const std::size_t parts = pool == nullptr ? 1 : tasks_for(*pool, positions.size(), data.size);
   if (parts <= 1) {
@@ -147,6 +149,15 @@ void run_table(const Variant& variant, const SinusoidalPlan& plan, std::span<con
   TableTask task{&v, &plan, positions, padding, data, add, {}};
   const std::size_t pieces = cut_rows(positions, variant.contract().state_rows, parts, task.cuts);
   pool->run(pieces, &TableTask::run, &task);
+}
+
+void run_table(const Variant& variant, const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
+               Buffer data, std::span<const std::uint8_t> padding, bool add, ThreadPool* pool) {
+  if (!detail::guard_applies(variant))
+    return run_table_bare(variant, plan, positions, data, padding, add, pool);
+  detail::guarded_rows(
+      variant, positions.size(), plan.dim(), padding, data, add ? "embeddings" : "table",
+      [&](Buffer guarded) { run_table_bare(variant, plan, positions, guarded, padding, add, pool); });
 }
 
 struct RopeTask {
@@ -180,8 +191,8 @@ struct RopeTask {
 // a table: each thread's rows are then one contiguous block of memory (by heads, the threads interleave
 // within every token, and a memory-bound call got slower). Other forms by heads: a row's bits do not
 // depend on the other rows of its call.
-void run_rope(const Variant& variant, const RopePlan& plan, const RopeBatch& batch, RopeDirection direction,
-              Buffer x, ThreadPool* pool) {
+void run_rope_bare(const Variant& variant, const RopePlan& plan, const RopeBatch& batch,
+                   RopeDirection direction, Buffer x, ThreadPool* pool) {
   const auto& v = static_cast<const RopeVariant&>(variant);
   const std::size_t tokens = batch.tokens(), elements = tokens * batch.heads * plan.head_dim();
   const bool by_tokens = batch.n_axes == 1 && tokens >= batch.heads;
@@ -194,6 +205,14 @@ void run_rope(const Variant& variant, const RopePlan& plan, const RopeBatch& bat
   RopeTask task{&v, &plan, batch, direction, x, by_tokens, parts, {}};
   if (by_tokens) task.parts = cut_rows(batch.positions, variant.contract().state_rows, parts, task.cuts);
   pool->run(task.parts, &RopeTask::run, &task);
+}
+
+void run_rope(const Variant& variant, const RopePlan& plan, const RopeBatch& batch, RopeDirection direction,
+              Buffer x, ThreadPool* pool) {
+  if (!detail::guard_applies(variant)) return run_rope_bare(variant, plan, batch, direction, x, pool);
+  detail::guarded_rope(variant, plan, batch, x, [&](const RopeBatch& guarded, Buffer gx) {
+    run_rope_bare(variant, plan, guarded, direction, gx, pool);
+  });
 }
 
 }  // namespace
@@ -328,7 +347,9 @@ void rope_apply(const Variant& variant, const RopePlan& plan, const RopeBatch& b
 void alibi_slopes(const Variant& variant, const AlibiPlan& plan, Buffer out) {
   check_variant(variant, Family::Alibi, plan.params().layout, out.dtype, "out");
   check_buffer(out, plan.n_heads(), "out", "n_heads");
-  static_cast<const AlibiVariant&>(variant).slopes(plan, out);
+  const auto& v = static_cast<const AlibiVariant&>(variant);
+  if (!detail::guard_applies(variant)) return v.slopes(plan, out);
+  detail::guarded_rows(variant, 1, plan.n_heads(), {}, out, "slopes", [&](Buffer g) { v.slopes(plan, g); });
 }
 
 void alibi_bias(const Variant& variant, const AlibiPlan& plan, std::span<const std::int64_t> queries,
@@ -338,7 +359,10 @@ void alibi_bias(const Variant& variant, const AlibiPlan& plan, std::span<const s
   check_positions(keys, "keys");
   const std::size_t n = checked_product({plan.n_heads(), queries.size(), keys.size()}, "out");
   check_buffer(out, n, "out", "n_heads x n_queries x n_keys");
-  static_cast<const AlibiVariant&>(variant).bias(plan, queries, keys, out);
+  const auto& v = static_cast<const AlibiVariant&>(variant);
+  if (!detail::guard_applies(variant)) return v.bias(plan, queries, keys, out);
+  detail::guarded_rows(variant, plan.n_heads() * queries.size(), keys.size(), {}, out, "bias",
+                       [&](Buffer g) { v.bias(plan, queries, keys, g); });
 }
 
 }  // namespace pe

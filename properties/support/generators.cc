@@ -1,6 +1,7 @@
 #include "support/generators.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -33,6 +34,12 @@ std::ostream& operator<<(std::ostream& os, const RopeScaling& s) {
   }
   return os << ")";
 }
+
+std::ostream& operator<<(std::ostream& os, Layout v) { return os << to_string(v); }
+std::ostream& operator<<(std::ostream& os, DType v) { return os << to_string(v); }
+std::ostream& operator<<(std::ostream& os, MropeLayout v) { return os << to_string(v); }
+std::ostream& operator<<(std::ostream& os, VisionRope v) { return os << to_string(v); }
+std::ostream& operator<<(std::ostream& os, RopeScalingType v) { return os << to_string(v); }
 
 }  // namespace pe
 
@@ -289,18 +296,30 @@ rc::Gen<std::int64_t> gen_tail_dim(std::int64_t max_blocks) {
                         rc::gen::resize(rc::kNominalSize, rc::gen::inRange<std::int64_t>(0, lanes / 2)));
 }
 
+rc::Gen<bool> gen_kept_while_needed() {
+  return [](const rc::Random& /*random*/, int /*size*/) {
+    return rc::shrinkable::shrinkRecur(true,
+                                       [](bool v) { return v ? rc::seq::just(false) : rc::Seq<bool>(); });
+  };
+}
+
 std::string tail_class(std::size_t pairs) {
   return "tail " + std::to_string(pairs % kWidestFloatLanes) + " of " + std::to_string(kWidestFloatLanes) +
          " lanes";
 }
 
 rc::Gen<std::int64_t> gen_dim(std::int64_t max_dim) {
+  // Ascending, so that a failing case shrinks toward the smallest head dim that still fails.
   std::vector<std::int64_t> shapes = {48, 72, 80, 96, 120};
   for (std::int64_t d = 2; d <= max_dim; d *= 2) shapes.push_back(d);
+  std::sort(shapes.begin(), shapes.end());
   shapes.erase(std::remove_if(shapes.begin(), shapes.end(), [&](auto d) { return d > max_dim; }),
                shapes.end());
+  // By index, which shrinks toward 0 (RapidCheck's elementOf does not shrink at all).
+  const auto shape = rc::gen::map(rc::gen::inRange<std::size_t>(0, shapes.size()),
+                                  [shapes](std::size_t i) { return shapes[i]; });
   return rc::gen::weightedOneOf<std::int64_t>({
-      {3, rc::gen::elementOf(shapes)},
+      {3, shape},
       {1, rc::gen::map(rc::gen::inRange<std::int64_t>(1, max_dim / 2 + 1),
                        [](std::int64_t h) { return 2 * h; })},
   });
@@ -312,7 +331,10 @@ rc::Gen<std::int64_t> gen_odd_dim() {
 
 rc::Gen<double> gen_base() {
   return rc::gen::weightedOneOf<double>({
-      {3, rc::gen::element(1e4, 5e5, 1e6)},
+      {3, rc::gen::map(rc::gen::inRange(0, 3),
+                       [](int i) {
+                         return std::array{1e4, 5e5, 1e6}[i];
+                       })},
       {1, rc::gen::map(rc::gen::inRange(0, 1 << 20),
                        [](int u) { return 1.5 * std::pow(1e7 / 1.5, u / double(1 << 20)); })},
   });
@@ -398,22 +420,24 @@ rc::Gen<RopeScaling> gen_scaling(std::int64_t rotary_dim) {
     methods.push_back(T::Ntk);
     methods.push_back(T::Dynamic);
   }
-  const auto method = rc::gen::weightedOneOf<RopeScaling>(
-      {{1, rc::gen::just(RopeScaling{})}, {2, rc::gen::mapcat(rc::gen::elementOf(methods), [rotary_dim](T t) {
-                                             return gen_scaling_of(t, rotary_dim);
-                                           })}});
+  // None a third of the time; by index, so that a failing case shrinks toward no scaling, then linear.
+  const std::size_t n = methods.size();
+  const auto method =
+      rc::gen::mapcat(rc::gen::inRange<std::size_t>(0, 3 * n), [methods, n, rotary_dim](std::size_t k) {
+        return k < n ? rc::gen::just(RopeScaling{}) : gen_scaling_of(methods[(k - n) / 2], rotary_dim);
+      });
   // pe-suite's stated hypotheses beyond HF's configs, now and then: positions divided by a scale, an
   // attention factor with any method, YaRN's betas backwards (HF runs its ramp in either order).
   return rc::gen::exec([method] {
     RopeScaling s = *method;
-    switch (*rc::gen::inRange(0, 8)) {
-      case 0:
+    switch (*rc::gen::inRange(0, 8)) {  // shrinks toward 0: none of them
+      case 7:
         s.position_scale = *gen_sixteenths(0.5, 4);
         break;
-      case 1:
+      case 6:
         if (!s.attention_factor) s.attention_factor = *gen_sixteenths(0.5, 1.5);
         break;
-      case 2:
+      case 5:
         std::swap(s.beta_fast, s.beta_slow);
         break;
       default:
@@ -429,6 +453,20 @@ void keep_ntk_base_above_one(RopeParams& params) {
   params.base = std::max(params.base, 1.5 / std::pow(params.scaling.factor, d / (d - 2)) * (1 + 0x1p-40));
 }
 
+namespace {
+// 0 (zeros and subnormals) or the largest exponent allowed, shrinking to 1.0's (RapidCheck's element()
+// does not shrink: a failing case would keep an extreme it does not need).
+rc::Gen<std::uint64_t> gen_extreme_exponent(int bias, int max_exponent) {
+  return [bias, max_exponent](const rc::Random& random, int /*size*/) {
+    const auto one = static_cast<std::uint64_t>(std::min(bias, max_exponent));
+    const std::uint64_t e =
+        (rc::Random(random).next() & 1) != 0 ? static_cast<std::uint64_t>(max_exponent) : 0;
+    return rc::shrinkable::shrinkRecur(
+        e, [one](std::uint64_t v) { return v == one ? rc::Seq<std::uint64_t>() : rc::seq::just(one); });
+  };
+}
+}  // namespace
+
 rc::Gen<double> gen_value(DType type, double max_abs) {
   const BitLayout f = bit_layout(type);
   // Largest biased exponent whose values stay below max_abs and below half the type's range (so a
@@ -436,13 +474,23 @@ rc::Gen<double> gen_value(DType type, double max_abs) {
   const int max_exponent =
       std::clamp(static_cast<int>(std::floor(std::log2(max_abs))) - 1 + f.bias, 0, 2 * f.bias - 1);
   const auto significand = rc::gen::inRange<std::uint64_t>(0, std::uint64_t{1} << f.significand_bits);
-  const auto exponent_any = rc::gen::inRange<std::uint64_t>(0, max_exponent + 1);
-  const auto exponent_ordinary = rc::gen::inRange<std::uint64_t>(f.bias - 8, f.bias + 8);
+  // Exponents as offsets from 1.0's that shrink toward 0 (0, -1, 1, -2, ...), and the ordinary ones first:
+  // a failing value shrinks toward ±1 and powers of two, never toward the extremes.
+  const auto around_one = [f, max_exponent](int below, int above) {
+    return rc::gen::apply(
+        [f, max_exponent, below, above](bool down, int magnitude) {
+          const int e = down ? f.bias - std::min(magnitude, below) : f.bias + std::min(magnitude, above);
+          return static_cast<std::uint64_t>(std::clamp(e, 0, max_exponent));
+        },
+        rc::gen::arbitrary<bool>(), rc::gen::inRange<int>(0, std::max(below, above) + 1));
+  };
+  const auto exponent_ordinary = around_one(8, 7);
+  const auto exponent_any = around_one(f.bias, std::max(max_exponent - f.bias, 0));
   return rc::gen::apply(
       [type](bool negative, std::uint64_t e, std::uint64_t m) { return from_bits(type, negative, e, m); },
       rc::gen::arbitrary<bool>(),
       rc::gen::weightedOneOf<std::uint64_t>(
-          {{1, rc::gen::element<std::uint64_t>(0, max_exponent)}, {3, exponent_any}, {4, exponent_ordinary}}),
+          {{4, exponent_ordinary}, {3, exponent_any}, {1, gen_extreme_exponent(f.bias, max_exponent)}}),
       significand);
 }
 

@@ -16,6 +16,12 @@
 namespace pe {
 // "yarn(factor=4, L=4096, seq_len=0, beta_fast=32, ...)": counterexamples name every field.
 std::ostream& operator<<(std::ostream& os, const RopeScaling& s);
+// The enumerations a case draws, by name (RapidCheck would print "<???>").
+std::ostream& operator<<(std::ostream& os, Layout v);
+std::ostream& operator<<(std::ostream& os, DType v);
+std::ostream& operator<<(std::ostream& os, MropeLayout v);
+std::ostream& operator<<(std::ostream& os, VisionRope v);
+std::ostream& operator<<(std::ostream& os, RopeScalingType v);
 }  // namespace pe
 
 namespace pe::testing {
@@ -30,6 +36,7 @@ inline const std::vector<PositionKind> kPositionKinds = {
     PositionKind::Run,     PositionKind::Sorted,    PositionKind::Reversed,   PositionKind::Repeated,
     PositionKind::Strided, PositionKind::Scattered, PositionKind::NonMonotone};
 const char* to_string(PositionKind kind);
+inline std::ostream& operator<<(std::ostream& os, PositionKind kind) { return os << to_string(kind); }
 // Any kind, uniformly from the first case (RapidCheck scales ranges with the case's size).
 rc::Gen<PositionKind> gen_position_kind();
 // An array of `kind` below max_position: consecutive (length in [min_run, max_run]), strictly
@@ -49,6 +56,9 @@ inline constexpr std::size_t kWidestFloatLanes = 16;
 // An even dim whose pair count leaves a tail for every vector width of the build: lanes·m + t pairs, t
 // odd in [1, lanes), so t is also a tail for every narrower power-of-two width; m in [0, max_blocks].
 rc::Gen<std::int64_t> gen_tail_dim(std::int64_t max_blocks);
+// Always true, shrinking to false: a part of every case (an edge case beside the drawn one) that the
+// shrinker drops when the failure does not need it, so the minimal case is the smallest that fails.
+rc::Gen<bool> gen_kept_while_needed();
 // "tail t of 16 lanes": the RC_CLASSIFY label of a pair count.
 std::string tail_class(std::size_t pairs);
 // Powers of two 2..max_dim, the non-powers 48, 72, 80, 96, 120 models use, and any even value.

@@ -1,6 +1,7 @@
 // Small helpers shared by the property files.
 #pragma once
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
@@ -13,6 +14,7 @@
 #include "pe/harness/measure.h"
 #include "pe/harness/run.h"
 #include "pe/harness/typed_buffer.h"
+#include "support/case_report.h"
 
 namespace pe::testing {
 
@@ -20,7 +22,6 @@ namespace pe::testing {
 using harness::buffer_of;
 using harness::Instance;
 using harness::instances;
-using harness::run_rope;
 using harness::run_table;
 using harness::selected;
 using harness::TypedBuffer;
@@ -88,10 +89,10 @@ inline double angle_bound(std::int64_t p, double omega) {
 inline harness::Sink fail_over_budget() {
   return [](const harness::ElementRecord& e) {
     if (e.ratio() <= 1) return;
-    RC_FAIL("row " + std::to_string(e.row) + " head " + std::to_string(e.head) + " position " +
-            std::to_string(e.position) + " channel " + std::to_string(e.channel) + ": got " +
-            std::to_string(e.y) + " (exact " + std::to_string(e.exact) + "), error " +
-            std::to_string(e.abs_error) + " > budget " + std::to_string(e.budget));
+    RC_FAIL(
+        fmt::format("row {} head {} position {} channel {}: got {:.9g} (exact {:.9g}), error {:.3g} > budget "
+                    "{:.3g}",
+                    e.row, e.head, e.position, e.channel, e.y, e.exact, e.abs_error, e.budget));
   };
 }
 
@@ -111,7 +112,7 @@ inline std::vector<double> seeded_inputs(DType type, std::size_t count, std::uin
 
 // RapidCheck's result inside GoogleTest: the counterexample and its reproduce string are printed
 // by rc::check itself.
-#define PE_RC_CHECK(description, ...) EXPECT_TRUE(rc::check(description, __VA_ARGS__))
+#define PE_RC_CHECK(description, ...) ::pe::testing::check_reporting(description, __VA_ARGS__)
 
 inline std::string instance_test_name(const ::testing::TestParamInfo<Instance>& info) {
   return info.param.test_name();

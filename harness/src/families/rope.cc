@@ -36,7 +36,7 @@ void measure_cell(const Instance& in, const RopeParams& params, const std::vecto
   TypedBuffer y(in.dtype, positions.size() * heads * plan.head_dim());
   for (std::size_t i = 0; i < y.size(); ++i) y.set(i, u(rng));
   const std::vector<double> x = y.values();  // the reference rotates exactly what the variant is given
-  run_rope(in, plan, axes, static_cast<std::int64_t>(heads), y, direction);
+  rotate_in_place(in, plan, axes, static_cast<std::int64_t>(heads), y, direction);
   measure_rope(
       params, axes, heads, x, y, {&in.contract(), in.dtype}, [&](const ElementRecord& e) { m.add(e); }, {},
       direction);
@@ -196,7 +196,7 @@ class RotateWorkload : public Workload {
     if (pool_ != nullptr) {
       rope_apply(*in_.variant, plan_, positions_, heads_, x_.view(), *pool_);
     } else {
-      run_rope(in_, plan_, positions_, heads_, x_);
+      rotate_in_place(in_, plan_, positions_, heads_, x_);
     }
   }
   void check(const Sink& sink) override {

@@ -58,9 +58,10 @@ struct InstanceResult {
   harness::Instance instance;
   std::vector<harness::BandStats> bands;  // max_ratio > 1 breaks the contract
   RunCheck runs;
-  // An outside kernel's worker that died or hung: the plugin, the kernel, the signal (or the time limit)
-  // and the last case started ("" when it did not; then bands hold nothing and the contract is broken).
-  std::string crash;
+  // What stopped the kernel's sweep: its worker died or hung (the plugin, the kernel, the signal or the time
+  // limit, the last case started), or a call wrote outside its rows (pe/kernel_guard.h: where, and the
+  // case). "" when nothing did; otherwise bands hold nothing and the contract is broken.
+  std::string fault;
   bool within_contract() const;
 };
 

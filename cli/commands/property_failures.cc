@@ -1,0 +1,69 @@
+#include "property_failures.h"
+
+#include <fmt/format.h>
+
+#include <sstream>
+
+namespace pe::cli {
+namespace {
+
+// GoogleTest's JSON escapes each byte of a UTF-8 message as its own code point (U+00C2 U+00B1 for "±"):
+// every code point below U+0100 back to its byte.
+std::string bytes_of(const std::string& s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    if ((b == 0xC2 || b == 0xC3) && i + 1 < s.size() &&
+        (static_cast<unsigned char>(s[i + 1]) & 0xC0) == 0x80) {
+      out += static_cast<char>(((b & 0x1F) << 6) | (static_cast<unsigned char>(s[++i]) & 0x3F));
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+// The failure's text without GoogleTest's location line and its bare "Failed", indented.
+std::string indented(const std::string& failure) {
+  std::istringstream in(bytes_of(failure));
+  std::string line, out;
+  bool first = true;
+  while (std::getline(in, line)) {
+    if (first || line == "Failed") {
+      first = false;
+      continue;
+    }
+    out += "    " + line + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string failed_properties(const nlohmann::json& gtest, const std::string& rerun,
+                              const std::string& glob) {
+  std::string out;
+  for (const auto& suite : gtest.value("testsuites", nlohmann::json::array())) {
+    for (const auto& tc : suite.value("testsuite", nlohmann::json::array())) {
+      const auto failures = tc.value("failures", nlohmann::json::array());
+      if (failures.empty()) continue;
+      const std::string classname = tc.value("classname", suite.value("name", "")),
+                        name = tc.value("name", "");
+      out += fmt::format("  FAILED {}.{}\n", classname, name);
+      for (const auto& f : failures) out += indented(f.value("failure", ""));
+      // Registry/RopeProps + Agrees.../rope_halfsplit_x_f32: *RopeProps.Agrees...* over its one instance.
+      const std::string suite_name = classname.substr(classname.rfind('/') + 1),
+                        test = name.substr(0, name.find('/'));
+      // A parameter that is not an instance name (a suite of its own kind) keeps the run's selection.
+      std::string variant = tc.value("value_param", glob);
+      if (variant.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/@") !=
+          std::string::npos)
+        variant = glob;
+      out += fmt::format("    rerun: {} --variant '{}' --property '*{}.{}*'\n", rerun, variant, suite_name,
+                         test);
+    }
+  }
+  return out;
+}
+
+}  // namespace pe::cli

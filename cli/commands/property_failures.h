@@ -1,0 +1,15 @@
+// verify's terminal report of failed property tests: each test's failure as the property suite wrote it
+// (the property, the failure, the minimal case and its diagnosis: properties/support/case_report.h) and a
+// rerun line narrowed to that test and its instance.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace pe::cli {
+
+// `gtest` is GoogleTest's JSON report; `rerun` the command that reproduces the whole run ("pe-suite verify
+// --plugin ... --seed N"), `glob` its --variant.
+std::string failed_properties(const nlohmann::json& gtest, const std::string& rerun, const std::string& glob);
+
+}  // namespace pe::cli

@@ -1,0 +1,227 @@
+#include "support/case_report.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <sstream>
+
+#include "pe/check/check.h"
+#include "pe/harness/run.h"
+#include "support/generators.h"
+#include "support/property_util.h"
+
+namespace pe::testing {
+namespace {
+
+thread_local std::optional<RopeCall> t_last;    // the running case's last call
+thread_local std::optional<RopeCall> t_failed;  // the last failing case's: after shrinking, the minimal one
+
+// Up to 16 values whole, else the first and last eight.
+std::string shown(std::span<const double> v) {
+  const auto join = [](std::span<const double> part) {
+    std::string s;
+    for (double d : part) s += (s.empty() ? "" : ", ") + fmt::format("{:g}", d);
+    return s;
+  };
+  if (v.size() <= 16) return "[" + join(v) + "]";
+  return fmt::format("[{}, ..., {}] ({} values)", join(v.first(8)), join(v.last(8)), v.size());
+}
+std::string shown(std::span<const std::int64_t> v) {
+  const auto join = [](std::span<const std::int64_t> part) {
+    return fmt::format("{}", fmt::join(part, ", "));
+  };
+  if (v.size() <= 16) return "[" + join(v) + "]";
+  return fmt::format("[{}, ..., {}] ({} values)", join(v.first(8)), join(v.last(8)), v.size());
+}
+
+std::string scaling_words(const RopeScaling& s) {
+  std::ostringstream os;
+  os << s;
+  return os.str();
+}
+
+// The check engine's options for the configuration a property drew (each parameter its method reads).
+check::RopeOptions options_of(const RopeParams& p) {
+  check::RopeOptions o;
+  o.base = p.base;
+  o.layout = std::string(to_string(p.layout));
+  o.rotary_dim = p.rotary_dim;
+  o.head_dim = p.head_dim;
+  o.given = {"base", "layout", "rotary_dim", "head_dim"};
+  o.form.rotary_offset = p.rotary_offset;
+  if (!p.form.mrope_section.empty()) {
+    o.form.mrope_section = p.form.mrope_section;
+    o.form.mrope_layout = std::string(to_string(p.form.mrope_layout));
+    o.given.insert("mrope_section");
+    o.given.insert("mrope_layout");
+  }
+  if (p.form.vision != VisionRope::None) o.form.vision = std::string(to_string(p.form.vision));
+  const RopeScaling& r = p.scaling;
+  check::ScalingOptions& s = o.scaling;
+  const auto give = [&s](const char* name) { s.given.insert(name); };
+  s.scaling = std::string(to_string(r.type));
+  give("scaling");
+  if (r.attention_factor) s.attention_factor = *r.attention_factor, give("attention_factor");
+  if (r.position_scale != 1) s.position_scale = r.position_scale, give("position_scale");
+  if (r.type == RopeScalingType::None) return o;
+  s.factor = r.factor;
+  give("factor");
+  s.original_max_position = r.original_max_position;
+  if (r.type != RopeScalingType::Linear && r.type != RopeScalingType::Ntk) give("original_max_position");
+  if (r.seq_len > 0 && (r.type == RopeScalingType::Dynamic || r.type == RopeScalingType::LongRope))
+    s.seq_len = r.seq_len, give("seq_len");
+  if (r.type == RopeScalingType::Yarn) {
+    s.beta_fast = r.beta_fast;
+    s.beta_slow = r.beta_slow;
+    s.truncate = r.truncate ? "true" : "false";
+    for (const char* n : {"beta_fast", "beta_slow", "truncate"}) give(n);
+    if (r.mscale && r.mscale_all_dim) {
+      s.mscale = *r.mscale;
+      s.mscale_all_dim = *r.mscale_all_dim;
+      give("mscale");
+      give("mscale_all_dim");
+    }
+  }
+  if (r.type == RopeScalingType::Llama3) {
+    s.low_freq_factor = r.low_freq_factor;
+    s.high_freq_factor = r.high_freq_factor;
+    give("low_freq_factor");
+    give("high_freq_factor");
+  }
+  if (r.type == RopeScalingType::LongRope) {
+    s.short_factor_list = r.short_factor;
+    s.long_factor_list = r.long_factor;
+    s.longrope_switch = std::string(to_string(r.longrope_switch));
+    for (const char* n : {"short_factor", "long_factor", "longrope_switch"}) give(n);
+  }
+  return o;
+}
+
+// The claims of a check report, or its closest candidate as undetermined.
+std::string claims_of(const check::Report& r) {
+  std::string out;
+  for (const auto& e : r.j.value("explanations", nlohmann::json::array())) {
+    out += fmt::format("  the data fits: {} ({})\n", e.value("fits", ""), e.value("support", ""));
+    if (e.contains("flags")) out += fmt::format("    as flags: {}\n", e.value("flags", ""));
+  }
+  if (!out.empty()) return out;
+  const auto candidates = r.j.value("diagnosis", nlohmann::json::array());
+  if (!candidates.empty())
+    return fmt::format(
+        "  undetermined: no convention fits within its tolerance; the closest: {} (residual {:.3g})\n",
+        candidates[0].value("convention", ""), candidates[0].value("residual", 0.0));
+  return "  undetermined: the check names no convention\n";
+}
+
+// The kernel rerun under the case's configuration on 48 tokens x 4 heads (positions ending at the case's
+// largest, ordinary inputs), its output checked and explained by the check engine: a minimal case is too
+// small to recover frequencies, positions or the channel pairing from.
+std::string diagnosis(const RopeCall& c) {
+  if (!c.fault.empty())
+    return "diagnosis: the kernel writes outside its rows (the guard zones around its buffer: where, "
+           "above)\n";
+  const RopePlan plan(c.params);
+  const std::size_t axes = plan.n_axes(), tokens = 48, heads = 4, hd = plan.head_dim();
+  const std::int64_t top = *std::max_element(c.positions.begin(), c.positions.end());
+  const std::int64_t first =
+      std::max<std::int64_t>(0, std::min(top, c.instance.contract().max_position) - 47);
+  std::vector<std::int64_t> positions(axes * tokens);
+  for (std::size_t a = 0; a < axes; ++a)
+    for (std::size_t t = 0; t < tokens; ++t)
+      positions[a * tokens + t] = first + static_cast<std::int64_t>(t * (a + 1) / axes);
+  const std::vector<double> x = seeded_inputs(c.instance.dtype, tokens * heads * hd, 0x5eed);
+  harness::TypedBuffer y = harness::buffer_of(c.instance.dtype, x);
+  const std::string where = fmt::format(
+      "the kernel rerun under this case's configuration on {} tokens x {} heads at positions {}..{}", tokens,
+      heads, positions.front(), positions.back());
+  try {
+    harness::rotate_in_place(c.instance, plan, positions, static_cast<std::int64_t>(heads), y);
+  } catch (const std::exception& e) {
+    return fmt::format("diagnosis ({}): the call failed: {}\n", where, e.what());
+  }
+  const std::vector<double> out = y.values();
+  check::RopeRequest request;
+  const std::vector<std::size_t> shape = {tokens, heads, hd};
+  request.x = {x, shape, c.instance.dtype, "x", nullptr};
+  request.y = {out, shape, c.instance.dtype, "y", nullptr};
+  request.positions.values = positions;
+  if (axes > 1) request.positions.shape = {axes, tokens};
+  request.options = options_of(c.params);
+  request.budget.contract = c.instance.variant->name();
+  try {
+    const check::Report r = check::check_rope(request, check::Names());
+    if (r.passed)
+      return fmt::format(
+          "diagnosis ({}): within the contract there; undetermined: the failure needs this case's own "
+          "positions, values or shape\n",
+          where);
+    return fmt::format("diagnosis ({}):\n{}", where, claims_of(r));
+  } catch (const std::exception& e) {
+    return fmt::format("diagnosis: undetermined (the check could not take this configuration: {})\n",
+                       e.what());
+  }
+}
+
+std::string case_words(const RopeCall& c) {
+  const RopeParams& p = c.params;
+  const std::size_t axes = n_axes(p.form), tokens = c.positions.size() / axes;
+  std::string s = fmt::format("minimal case: {} ({}), {}\n", c.instance.name(), to_string(c.instance.dtype),
+                              c.direction == RopeDirection::Forward ? "forward" : "inverse");
+  s += fmt::format(
+      "  head_dim {}, rotary_dim {}, rotary_offset {}, layout {}, base {:g}, scaling {}, form {}\n",
+      p.head_dim, p.rotary_dim, p.rotary_offset, to_string(p.layout), p.base, scaling_words(p.scaling),
+      form_class(p));
+  s += fmt::format("  {} token{} x {} head{}, positions{} {}\n", tokens, tokens == 1 ? "" : "s", c.heads,
+                   c.heads == 1 ? "" : "s", axes > 1 ? " [axes][tokens]" : "", shown(c.positions));
+  s += fmt::format("  x = {}\n", shown(c.x));
+  if (!c.y.empty()) s += fmt::format("  y = {} (the kernel's output)\n", shown(c.y));
+  return s;
+}
+
+}  // namespace
+
+void run_rope(const harness::Instance& in, const RopePlan& plan, std::span<const std::int64_t> positions,
+              std::int64_t heads, harness::TypedBuffer& x, RopeDirection direction) {
+  t_last =
+      RopeCall{in, plan.params(), {positions.begin(), positions.end()}, heads, direction, x.values(), {}, {}};
+  try {
+    harness::rotate_in_place(in, plan, positions, heads, x, direction);
+  } catch (const KernelFault& e) {
+    t_last->fault = e.what();
+    throw;
+  }
+  t_last->y = x.values();
+}
+
+namespace case_log {
+void begin_property() { t_failed.reset(); }
+void begin_case() { t_last.reset(); }
+void case_failed(const KernelFault* fault) {
+  t_failed = t_last;
+  if (fault != nullptr && (!t_failed || t_failed->fault != fault->what())) t_failed.reset();
+}
+}  // namespace case_log
+
+std::string failure_report(const std::string& description, const std::string& failure,
+                           const rc::detail::Example& counterexample) {
+  // RapidCheck's words for a thrown exception (a kernel's fault among them) on a line of their own.
+  constexpr std::string_view kThrown = "Exception thrown with message:\n";
+  std::string what = failure.starts_with(kThrown) ? failure.substr(kThrown.size()) : failure;
+  // RC_FAIL's "file:line:\nRC_FAIL(<its source>)\n\n<message>": the message, then where.
+  if (const std::size_t source = what.find(":\nRC_FAIL("), blank = what.find("\n\n", source);
+      source != std::string::npos && blank != std::string::npos)
+    what = what.substr(blank + 2) + " (" + what.substr(0, source) + ")";
+  std::string s = fmt::format("property: {}\nfailure: {}\n", description, what);
+  if (t_failed) return s + case_words(*t_failed) + diagnosis(*t_failed);
+  s += "minimal case (RapidCheck's counterexample):\n";
+  for (const auto& [name, value] : counterexample) {
+    std::string v = value;
+    std::replace(v.begin(), v.end(), '\n', ' ');
+    if (v.size() > 160) v = v.substr(0, 150) + fmt::format(" ... ({} characters)", v.size());
+    s += fmt::format("  {} = {}\n", name, v);
+  }
+  return s;
+}
+
+}  // namespace pe::testing
