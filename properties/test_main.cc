@@ -1,8 +1,8 @@
 // GoogleTest main for the property suites: loads the plugins in $PE_PLUGINS (before InitGoogleTest
 // reads the registry into the suites' instances), fixes RapidCheck's seed unless RC_PARAMS says
-// otherwise, and prints it so that any failure reproduces. With $PE_LAST_TEST set, each test's full name is
-// written there before it starts: when an outside kernel crashes the binary, `verify` names the test and
-// reruns the rest without it.
+// otherwise, and prints it so that any failure reproduces; every kernel call is guarded (KernelGuard::All).
+// With $PE_LAST_TEST set, each test's full name is written there before it starts: when an outside kernel
+// crashes the binary, `verify` names the test and reruns the rest without it.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "pe/harness/plugin.h"
+#include "pe/kernel_guard.h"
 #include "pe/variant.h"
 #include "support/rc_params.h"
 
@@ -51,6 +52,9 @@ int main(int argc, char** argv) {
     return 1;
   }
   pe::testing::fix_rapidcheck_params();
+  // Every kernel under test, built-in or not, gets the guard zones (pe/kernel_guard.h): a stray write is a
+  // failure that names where, never silent corruption of a neighbouring row.
+  const pe::ScopedKernelGuard guarded(pe::KernelGuard::All);
   ::testing::InitGoogleTest(&argc, argv);
   if (const char* last = std::getenv("PE_LAST_TEST"); last != nullptr && *last != '\0')
     ::testing::UnitTest::GetInstance()->listeners().Append(new LastTest(last));

@@ -91,6 +91,60 @@ expect nan-properties 1 "FAILED Registry/RopeProps\.AgreesWithReferenceWithinBud
   "$exe" verify --plugin "$dir/plugtest_nan.so" --variant 'rope.halfsplit.plugtest_f64/f32' --max-position 256 \
   --properties-log "$tmp/nan.log"
 
+# Guard zones (pe/kernel_guard.h): a kernel writing outside its rows fails the property that called it,
+# named with where, its minimal case and a rerun line; the census names it with its cell; exit 1.
+stray() {  # stray NAME WHERE_PATTERN CENSUS_PATTERN: one property and the census of a planted stray write
+  local name=$1 where=$2 census=$3
+  expect "stray-$name" 1 \
+    "FAILED Registry/RopeProps\.AgreesWithReferenceWithinBudget/rope_halfsplit_plugtest_f64_f32" \
+    "failure: rope\.plugtest_f64 wrote outside its rows: $where" \
+    "minimal case: rope\.halfsplit\.plugtest_f64/f32 \(f32\), forward" \
+    "diagnosis: the kernel writes outside its rows" \
+    "rerun: pe-suite verify --plugin /.*/plugtest_$name\.so --seed 20261130 --variant 'rope\.halfsplit\.plugtest_f64/f32' --property '\*RopeProps\.AgreesWithReferenceWithinBudget\*'" \
+    "$census" -- \
+    "$exe" verify --plugin "$dir/plugtest_$name.so" --variant 'rope.halfsplit.plugtest_f64/f32' --max-position 256 \
+    --property '*RopeProps.AgreesWithReferenceWithinBudget*'
+}
+census_names() {  # the census line of a stray write: the plugin, the kernel, where, the cell
+  echo "plugtest_$1\.so kernel rope\.plugtest_f64 wrote outside its rows: $2.* \(case: the census cell of positions 0\.\.256, dim [0-9]+, base [0-9e+.]+\)"
+}
+stray past_row "1 element past row \(token 0, head 0\), the last row in memory: channel 2 of a 2-channel row \(rotary_offset 0, rotary_dim 2\)" \
+  "$(census_names past_row "1 element past row \(token 0, head 0\), in the gap between heads 0 and 1 of token 0: channel [0-9]+ of a [0-9]+-channel row")"
+stray head_gap "[0-9]+ elements? past row \(token [0-9]+, head 0\), in the gap between heads 0 and 1 of token [0-9]+: channels? " \
+  "$(census_names head_gap "[0-9]+ elements past row \(token [0-9]+, head 0\), in the gap between heads 0 and 1")"
+# The census rotates whole heads (no pass-through channel): the properties alone find this one.
+stray pass_through "1 element into pass-through channel [0-9]+ of row \(token 0, head 0\)" "^1 of 1 instances within"
+stray before "1 element before the buffer: channel -1 before row \(token 0, head 0\)" \
+  "$(census_names before "1 element before the buffer: channel -1 before row \(token 0, head 0\)")"
+expect stray-export 1 \
+  "plugin /.*/plugtest_past_row\.so kernel rope\.plugtest_f64 wrote outside its rows: 1 element past row \(token 0, head 0\), in the gap between tokens 0 and 1 of head 0: channel 64 of a 64-channel row .*; nothing written" -- \
+  "$exe" export --plugin "$dir/plugtest_past_row.so" --variant rope.plugtest_f64 --family rope --dim 64 --positions 0:4 \
+  --out "$tmp/stray-export.npy"
+if [ ! -e "$tmp/stray-export.npy" ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL stray-export wrote"; fi
+# abort() inside a kernel: the census and the property binary name the signal (or ASan's exit status).
+expect abort-census 1 \
+  "plugtest_abort\.so kernel rope\.halfsplit\.plugtest_f64/f32 crashed: (signal 6 \(Aborted\)|its worker exited with status [0-9]+) in the census cell of positions 1000\.\.9999" -- \
+  "$exe" verify --no-properties --plugin "$dir/plugtest_abort.so" --variant 'rope.halfsplit.plugtest_f64/f32' --max-position 100000
+expect abort-properties 1 \
+  "CRASHED Registry/RopeProps\.AgreesWithReferenceWithinBudget/rope_halfsplit_plugtest_f64_f32: (signal 6 \(Aborted\)|exit status [0-9]+)" -- \
+  "$exe" verify --plugin "$dir/plugtest_abort.so" --variant 'rope.halfsplit.plugtest_f64/f32' --max-position 256 \
+  --property '*RopeProps.AgreesWithReferenceWithinBudget*'
+# Wrong numbers read like a bug report: the minimal case, its output, and the check engine's diagnosis of the
+# kernel rerun under that case's configuration; the property log per run, beside --out.
+diagnosed() {  # diagnosed NAME CLAIM_PATTERN
+  expect "diagnosis-$1" 1 "minimal case: rope\.halfsplit\.plugtest_f64/f32 \(f32\), forward" "  y = \[" \
+    "diagnosis \(the kernel rerun under this case's configuration on 48 tokens x 4 heads" "the data fits: $2" \
+    "property log .*: $tmp/$1\.json\.properties\.log" -- \
+    "$exe" verify --plugin "$dir/plugtest_$1.so" --variant 'rope.halfsplit.plugtest_f64/f32' --max-position 256 \
+    --property '*RopeProps.AgreesWithReferenceWithinBudget*' --out "$tmp/$1.json"
+}
+diagnosed offset_by_one "positions shifted by \+1"
+diagnosed pairs_interleaved "layout interleaved \(given: halfsplit\)"
+diagnosed no_attention_factor ".*\(max residual"
+expect log-per-run 1 "property log .*: /.*/pe-suite-verify-[A-Za-z0-9]{6}/properties\.log" -- \
+  "$exe" verify --plugin "$dir/plugtest_offset_by_one.so" --variant 'rope.halfsplit.plugtest_f64/f32' \
+  --max-position 256 --property '*RopeProps.AgreesWithReferenceWithinBudget*'
+
 # Refused plugins: exit 2, the plugin's path and the reason, from every subcommand that takes --plugin.
 bad() { echo "$dir/plugtest_bad_$1.so"; }
 expect no-such-file 2 "plugin /[^ ]*/nothing_here\.so: no such file" -- "$exe" verify --plugin "$dir/nothing_here.so"
