@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -36,7 +37,7 @@ std::optional<std::string> helper_executable(const std::string& name) {
 }
 
 int spawn_and_wait(const std::vector<std::string>& args, const std::vector<std::string>& env,
-                   const std::string& stdout_path) {
+                   const std::string& stdout_path, const std::function<bool()>& give_up) {
   std::vector<std::string> environment;
   for (char** e = environ; *e != nullptr; ++e) {
     const std::string_view v(*e);
@@ -65,7 +66,18 @@ int spawn_and_wait(const std::vector<std::string>& args, const std::vector<std::
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) throw std::runtime_error("cannot run " + args[0]);
   int status = 0;
-  waitpid(pid, &status, 0);
+  if (give_up) {
+    while (waitpid(pid, &status, WNOHANG) == 0) {
+      if (give_up()) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+        break;
+      }
+      usleep(50 * 1000);
+    }
+  } else {
+    waitpid(pid, &status, 0);
+  }
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 

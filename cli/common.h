@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
@@ -50,8 +51,9 @@ void check_output_paths(const CLI::App& cmd, std::initializer_list<const char*> 
 
 // Runs a program and waits: extra environment entries ("NAME=value") replace inherited ones;
 // stdout and stderr go to `stdout_path` when given. Returns the exit status (128+signal when killed).
+// `give_up`, when given, is asked every 50 ms while the program runs; true kills it (SIGKILL).
 int spawn_and_wait(const std::vector<std::string>& args, const std::vector<std::string>& env = {},
-                   const std::string& stdout_path = "");
+                   const std::string& stdout_path = "", const std::function<bool()>& give_up = {});
 
 // A helper program pe-suite runs (pe_props, pe_bench), found from this executable's own folder, so that
 // a build tree and an installed prefix both work without baked-in paths: beside it, in

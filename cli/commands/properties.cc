@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -14,7 +15,8 @@
 namespace pe::cli {
 
 std::optional<PropertyRun> run_properties(const std::string& glob, std::uint64_t seed, bool full,
-                                          const std::string& log_path, const std::string& filter) {
+                                          const std::string& log_path, const std::string& filter,
+                                          double test_timeout_s) {
   const std::optional<std::string> exe = helper_executable("pe_props");
   if (!exe) return std::nullopt;
   PropertyRun run;
@@ -40,9 +42,24 @@ std::optional<PropertyRun> run_properties(const std::string& glob, std::uint64_t
       args.push_back("--gtest_filter=" + (filter.empty() ? std::string("*") : filter) +
                      (excluded.empty() ? "" : "-" + excluded));
     // A selection can leave a suite without instances; the suites allow it (GTEST_ALLOW_UNINSTANTIATED_…).
-    status = spawn_and_wait(args,
-                            {"PE_VARIANT=" + glob, "RC_PARAMS=" + run.rc_params, "PE_LAST_TEST=" + last_path},
-                            log_path + (run.crashed.empty() ? "" : fmt::format(".{}", run.crashed.size())));
+    // $PE_LAST_TEST holds the running test's name: one that stays for test_timeout_s is hung.
+    std::string running;
+    auto since = std::chrono::steady_clock::now();
+    bool hung = false;
+    const auto give_up = [&] {
+      std::string now;
+      std::getline(std::ifstream(last_path) >> std::ws, now);
+      if (now != running) {
+        running = now;
+        since = std::chrono::steady_clock::now();
+      }
+      hung = !running.empty() &&
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count() > test_timeout_s;
+      return hung;
+    };
+    status = spawn_and_wait(
+        args, {"PE_VARIANT=" + glob, "RC_PARAMS=" + run.rc_params, "PE_LAST_TEST=" + last_path},
+        log_path + (run.crashed.empty() ? "" : fmt::format(".{}", run.crashed.size())), give_up);
     std::ifstream in(json_path);
     try {
       run.gtest = nlohmann::json::parse(in);
@@ -51,9 +68,10 @@ std::optional<PropertyRun> run_properties(const std::string& glob, std::uint64_t
     }
     std::string test;
     std::getline(std::ifstream(last_path) >> std::ws, test);
-    const std::string how = status > 128
-                                ? fmt::format("signal {} ({})", status - 128, strsignal(status - 128))
-                                : fmt::format("exit status {}", status);
+    const std::string how =
+        hung           ? fmt::format("hung: no result within {:g} s (the binary was killed)", test_timeout_s)
+        : status > 128 ? fmt::format("signal {} ({})", status - 128, strsignal(status - 128))
+                       : fmt::format("exit status {}", status);
     if (test.empty() || run.crashed.size() >= 64) {
       std::filesystem::remove(json_path);
       std::filesystem::remove(last_path);

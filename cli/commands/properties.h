@@ -15,16 +15,19 @@ struct PropertyRun {
   int tests = 0, failures = 0;
   nlohmann::json gtest;  // GoogleTest's JSON report
   std::string log;       // the binary's output (RapidCheck prints counterexamples there)
-  // Tests during which the binary died (an outside kernel's crash): "Suite.Test: signal 11 (Segmentation
-  // fault)"; the rest were rerun without them. Each counts as a failure.
+  // Tests during which the binary died or hung (an outside kernel's crash or endless loop): "Suite.Test:
+  // signal 11 (Segmentation fault)"; the rest were rerun without them. Each counts as a failure.
   std::vector<std::string> crashed;
 };
 
 // Runs the properties of the instances matching `glob`; quick effort runs 25 cases per property,
 // full 100 (RapidCheck's default). The binary's output goes to `log_path`. Empty when this build has
 // no property binary.
-// `filter`, when not empty, is a GoogleTest filter (--gtest_filter's positive patterns) over the tests.
+// `filter`, when not empty, is a GoogleTest filter (--gtest_filter's positive patterns) over the tests. A
+// test still running after `test_timeout_s` is hung: the binary is killed, the test named in `crashed`
+// ("Suite.Test: hung: no result within N s (the binary was killed)"), and the rest run without it.
 std::optional<PropertyRun> run_properties(const std::string& glob, std::uint64_t seed, bool full,
-                                          const std::string& log_path, const std::string& filter = "");
+                                          const std::string& log_path, const std::string& filter = "",
+                                          double test_timeout_s = 600);
 
 }  // namespace pe::cli

@@ -80,8 +80,8 @@ VerifyResult verify(const VerifyOptions& o) {
   if (o.properties) {
     fmt::print("== properties ({} effort) ==\n", o.effort);
     const std::string log = property_log_path(o);
-    result.properties =
-        run_properties(o.glob, o.seed, options.effort == census::Effort::Full, log, o.property_filter);
+    result.properties = run_properties(o.glob, o.seed, options.effort == census::Effort::Full, log,
+                                       o.property_filter, 10 * o.call_timeout_s);
     if (result.properties) {
       const PropertyRun& p = *result.properties;
       std::string rerun = "pe-suite verify";
@@ -92,8 +92,12 @@ VerifyResult verify(const VerifyOptions& o) {
                  p.tests - p.failures, p.tests, p.rc_params, rerun, o.glob,
                  o.property_filter.empty() ? "" : " --property '" + o.property_filter + "'");
       fmt::print("{}", failed_properties(p.gtest, rerun, o.glob));
-      for (const std::string& c : p.crashed)
-        fmt::print("  CRASHED {} (the binary died there; the other properties ran without it)\n", c);
+      for (const std::string& c : p.crashed) {
+        if (c.find(": hung: ") != std::string::npos)
+          fmt::print("  HUNG {} (the other properties ran without it)\n", c);
+        else
+          fmt::print("  CRASHED {} (the binary died there; the other properties ran without it)\n", c);
+      }
       fmt::print("property log (RapidCheck's counterexamples and reproduce strings): {}\n", p.log);
     } else {
       fmt::print("this build has no property binary (configure with PE_BUILD_TESTS=ON); census only\n");
@@ -132,7 +136,8 @@ void add_verify(CLI::App& app, int& exit_code) {
   cmd->add_flag("!--no-properties", o->properties, "Census only");
   cmd->add_option(
          "--call-timeout", o->call_timeout_s,
-         "Seconds an outside kernel's call may take before the census calls it hung (its worker killed)")
+         "Seconds an outside kernel's call may take before the census calls it hung (its worker killed); a "
+         "property test still running after 10 times this is hung too (the property binary is killed)")
       ->capture_default_str();
   cmd->add_option("--out", o->json_out, "Write the census JSON here");
   cmd->add_option("--markdown", o->markdown_out, "Write the census as Markdown here");

@@ -129,6 +129,11 @@ expect abort-properties 1 \
   "CRASHED Registry/RopeProps\.AgreesWithReferenceWithinBudget/rope_halfsplit_plugtest_f64_f32: (signal 6 \(Aborted\)|exit status [0-9]+)" -- \
   "$exe" verify --plugin "$dir/plugtest_abort.so" --variant 'rope.halfsplit.plugtest_f64/f32' --max-position 256 \
   --property '*RopeProps.AgreesWithReferenceWithinBudget*'
+# An endless loop inside a property test: the binary is killed after 10 x --call-timeout, the test named.
+expect hang-properties 1 \
+  "HUNG Registry/RopeProps\.AgreesWithReferenceWithinBudget/rope_halfsplit_plugtest_f64_f32: hung: no result within 5 s \(the binary was killed\)" -- \
+  "$exe" verify --plugin "$dir/plugtest_hang.so" --variant 'rope.halfsplit.plugtest_f64/f32' --max-position 256 \
+  --property '*RopeProps.AgreesWithReferenceWithinBudget*' --call-timeout 0.5
 # Wrong numbers read like a bug report: the minimal case, its output, and the check engine's diagnosis of the
 # kernel rerun under that case's configuration; the property log per run, beside --out.
 diagnosed() {  # diagnosed NAME CLAIM_PATTERN

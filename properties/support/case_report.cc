@@ -117,7 +117,18 @@ std::string claims_of(const check::Report& r) {
 // The kernel rerun under the case's configuration on 48 tokens x 4 heads (positions ending at the case's
 // largest, ordinary inputs), its output checked and explained by the check engine: a minimal case is too
 // small to recover frequencies, positions or the channel pairing from.
+std::string probe_diagnosis(const RopeCall& c);
+
 std::string diagnosis(const RopeCall& c) {
+  if (c.positions.empty()) return "diagnosis: undetermined (the call had no tokens)\n";
+  try {
+    return probe_diagnosis(c);
+  } catch (const std::exception& e) {
+    return fmt::format("diagnosis: undetermined ({})\n", e.what());
+  }
+}
+
+std::string probe_diagnosis(const RopeCall& c) {
   if (!c.fault.empty())
     return "diagnosis: the kernel writes outside its rows (the guard zones around its buffer: where, "
            "above)\n";
