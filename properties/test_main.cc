@@ -22,8 +22,14 @@ namespace {
 class LastTest : public ::testing::EmptyTestEventListener {
  public:
   explicit LastTest(std::string path) : path_(std::move(path)) {}
+  // The test's full name, then its parameter (the instance, for the suites over the registry); the last
+  // case file ($PE_LAST_CASE, written before each RoPE call) starts empty with each test.
   void OnTestStart(const ::testing::TestInfo& info) override {
+    if (const char* c = std::getenv("PE_LAST_CASE"); c != nullptr && *c != '\0') {
+      std::ofstream truncate(c, std::ios::trunc);
+    }
     std::ofstream(path_, std::ios::trunc) << info.test_suite_name() << "." << info.name() << "\n"
+                                          << (info.value_param() != nullptr ? info.value_param() : "") << "\n"
                                           << std::flush;
   }
   void OnTestEnd(const ::testing::TestInfo&) override { std::ofstream(path_, std::ios::trunc); }

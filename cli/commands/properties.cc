@@ -11,8 +11,37 @@
 #include <vector>
 
 #include "common.h"
+#include "pe/harness/instance.h"
+#include "pe/variant.h"
 
 namespace pe::cli {
+
+namespace {
+
+// " in kernel rope.mine of plugin /abs/libmine.so" for an outside kernel's instance, else "".
+std::string kernel_words(const std::string& instance) {
+  if (instance.empty()) return "";
+  for (const harness::Instance& in : harness::instances_matching(instance)) {
+    if (in.name() == instance && !is_builtin(*in.variant))
+      return fmt::format(" in kernel {} of plugin {}", in.variant->name(), variant_origin(*in.variant));
+  }
+  return "";
+}
+
+// "; last case started: rope.halfsplit.mine/f32 (f32), forward; head_dim 64, ...; 2 tokens x 1 head, ..."
+// from $PE_LAST_CASE (properties/support/case_report.cc), "" when the test made no RoPE call.
+std::string last_case(const std::string& path) {
+  std::ifstream in(path);
+  std::string line, out;
+  while (std::getline(in, line)) {
+    if (line.starts_with("minimal case: ")) line = line.substr(14);
+    const std::size_t text = line.find_first_not_of(' ');
+    if (text != std::string::npos) out += (out.empty() ? "" : "; ") + line.substr(text);
+  }
+  return out.empty() ? "" : "; last case started: " + out;
+}
+
+}  // namespace
 
 std::optional<PropertyRun> run_properties(const std::string& glob, std::uint64_t seed, bool full,
                                           const std::string& log_path, const std::string& filter,
@@ -29,7 +58,8 @@ std::optional<PropertyRun> run_properties(const std::string& glob, std::uint64_t
     return path;
   };
   const std::string json_path = temporary("pe-suite-props-XXXXXX"),
-                    last_path = temporary("pe-suite-last-XXXXXX");
+                    last_path = temporary("pe-suite-last-XXXXXX"),
+                    case_path = temporary("pe-suite-case-XXXXXX");
   run.log = log_path;
   // A binary that dies (an outside kernel's crash) leaves no report: the test it was in is named from
   // $PE_LAST_TEST, and the run is repeated without it until one completes.
@@ -57,32 +87,36 @@ std::optional<PropertyRun> run_properties(const std::string& glob, std::uint64_t
              std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count() > test_timeout_s;
       return hung;
     };
-    status = spawn_and_wait(
-        args, {"PE_VARIANT=" + glob, "RC_PARAMS=" + run.rc_params, "PE_LAST_TEST=" + last_path},
-        log_path + (run.crashed.empty() ? "" : fmt::format(".{}", run.crashed.size())), give_up);
+    status = spawn_and_wait(args,
+                            {"PE_VARIANT=" + glob, "RC_PARAMS=" + run.rc_params, "PE_LAST_TEST=" + last_path,
+                             "PE_LAST_CASE=" + case_path},
+                            log_path + (run.crashed.empty() ? "" : fmt::format(".{}", run.crashed.size())),
+                            give_up);
     std::ifstream in(json_path);
     try {
       run.gtest = nlohmann::json::parse(in);
       break;
     } catch (const nlohmann::json::exception&) {
     }
-    std::string test;
-    std::getline(std::ifstream(last_path) >> std::ws, test);
+    std::string test, instance;
+    {
+      std::ifstream last(last_path);
+      std::getline(last >> std::ws, test);
+      std::getline(last, instance);
+    }
     const std::string how =
         hung           ? fmt::format("hung: no result within {:g} s (the binary was killed)", test_timeout_s)
         : status > 128 ? fmt::format("signal {} ({})", status - 128, strsignal(status - 128))
                        : fmt::format("exit status {}", status);
     if (test.empty() || run.crashed.size() >= 64) {
-      std::filesystem::remove(json_path);
-      std::filesystem::remove(last_path);
+      for (const std::string& p : {json_path, last_path, case_path}) std::filesystem::remove(p);
       throw std::runtime_error(fmt::format("the property binary stopped without a report ({}){}", how,
                                            test.empty() ? "" : " in test " + test));
     }
-    run.crashed.push_back(fmt::format("{}: {}", test, how));
+    run.crashed.push_back(fmt::format("{}: {}{}{}", test, how, kernel_words(instance), last_case(case_path)));
     excluded += (excluded.empty() ? "" : ":") + test;
   }
-  std::filesystem::remove(json_path);
-  std::filesystem::remove(last_path);
+  for (const std::string& p : {json_path, last_path, case_path}) std::filesystem::remove(p);
   run.tests = run.gtest.value("tests", 0) + static_cast<int>(run.crashed.size());
   run.failures =
       run.gtest.value("failures", 0) + run.gtest.value("errors", 0) + static_cast<int>(run.crashed.size());
