@@ -107,7 +107,9 @@ void kernel_benchmark(benchmark::State& state, Instance in, harness::BenchShape 
     Fixture made{harness::traits_of(in.variant->family()).workload(in, s), &check_for(key)};
     if (!made.check->done) {
       made.check->done = true;
-      // The check's call is guarded (an outside kernel's, by default); the timed calls below are bare.
+      // The check's call is guarded (an outside kernel's, by default) in the very layout the timed calls
+      // below use, bare.
+      const ScopedGuardLayout timed_layout(GuardLayout::Callers);
       try {
         made.work->check(check_sink(*made.check));
       } catch (const KernelFault& e) {

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -66,17 +67,17 @@ int spawn_and_wait(const std::vector<std::string>& args, const std::vector<std::
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) throw std::runtime_error("cannot run " + args[0]);
   int status = 0;
-  if (give_up) {
-    while (waitpid(pid, &status, WNOHANG) == 0) {
-      if (give_up()) {
-        kill(pid, SIGKILL);
-        waitpid(pid, &status, 0);
-        break;
+  for (;;) {
+    const pid_t done = waitpid(pid, &status, give_up ? WNOHANG : 0);
+    if (done == pid) break;
+    if (done < 0 && errno != EINTR) throw std::runtime_error("lost " + args[0] + ": waitpid failed");
+    if (done == 0 && give_up()) {
+      kill(pid, SIGKILL);
+      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
       }
-      usleep(50 * 1000);
+      break;
     }
-  } else {
-    waitpid(pid, &status, 0);
+    if (done == 0) usleep(50 * 1000);
   }
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }

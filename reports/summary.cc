@@ -11,6 +11,14 @@
 namespace pe::reports {
 namespace {
 
+// What stopped an instance's sweep ("fault"; census files of before the guard zones call it "crash").
+std::string fault_of(const nlohmann::json& instance) {
+  for (const char* key : {"fault", "crash"}) {
+    if (instance.contains(key)) return instance[key].get<std::string>();
+  }
+  return "";
+}
+
 // "1e4" or "2^31" for round numbers, the digits otherwise.
 std::string show_position(std::int64_t v) {
   std::int64_t m = v;
@@ -70,7 +78,7 @@ std::string census_instance_table(const nlohmann::json& census) {
   for (const auto& inst : census) {
     if (const std::string note = run_failure(inst); !note.empty())
       out += fmt::format("{}: {}\n", inst["instance"].get<std::string>(), note);
-    if (inst.contains("fault")) out += inst["fault"].get<std::string>() + "\n";
+    if (const std::string f = fault_of(inst); !f.empty()) out += f + "\n";
   }
   return out;
 }
@@ -119,7 +127,7 @@ std::string census_markdown(const nlohmann::json& census) {
         measured_or(band["max_budget_ratio"], "value", NAN), band["verdict"].get<std::string>());
   });
   for (const auto& inst : census)
-    if (inst.contains("fault")) out += "\n" + inst["fault"].get<std::string>() + "\n";
+    if (const std::string f = fault_of(inst); !f.empty()) out += "\n" + f + "\n";
   return out;
 }
 

@@ -61,6 +61,13 @@ std::optional<PropertyRun> run_properties(const std::string& glob, std::uint64_t
                     last_path = temporary("pe-suite-last-XXXXXX"),
                     case_path = temporary("pe-suite-case-XXXXXX");
   run.log = log_path;
+  struct Remove {  // the temporary files go, however this returns
+    std::vector<std::string> paths;
+    ~Remove() {
+      std::error_code ec;
+      for (const std::string& p : paths) std::filesystem::remove(p, ec);
+    }
+  } const remove{{json_path, last_path, case_path}};
   // A binary that dies (an outside kernel's crash) leaves no report: the test it was in is named from
   // $PE_LAST_TEST, and the run is repeated without it until one completes.
   std::string excluded;
@@ -68,22 +75,29 @@ std::optional<PropertyRun> run_properties(const std::string& glob, std::uint64_t
   for (;;) {
     std::vector<std::string> args = {*exe, "--gtest_brief=1",
                                      std::string("--gtest_output=json:") + json_path};
-    if (!filter.empty() || !excluded.empty())
-      args.push_back("--gtest_filter=" + (filter.empty() ? std::string("*") : filter) +
-                     (excluded.empty() ? "" : "-" + excluded));
+    // GoogleTest's filter: positive patterns, then one '-' and the negative ones (the user's own, if any).
+    if (!filter.empty() || !excluded.empty()) {
+      const std::string positive = filter.empty() ? std::string("*") : filter;
+      const char* join = positive.find('-') == std::string::npos ? "-" : ":";
+      args.push_back("--gtest_filter=" + positive + (excluded.empty() ? "" : join + excluded));
+    }
     // A selection can leave a suite without instances; the suites allow it (GTEST_ALLOW_UNINSTANTIATED_…).
-    // $PE_LAST_TEST holds the running test's name: one that stays for test_timeout_s is hung.
+    // $PE_LAST_TEST holds the running test's name, $PE_LAST_CASE its last RoPE call: a test in which
+    // neither moves for test_timeout_s is hung.
     std::string running;
     auto since = std::chrono::steady_clock::now();
     bool hung = false;
     const auto give_up = [&] {
       std::string now;
       std::getline(std::ifstream(last_path) >> std::ws, now);
+      std::error_code ec;
+      const auto stamp = std::filesystem::last_write_time(case_path, ec);
+      now += "\n" + std::to_string(ec ? 0 : stamp.time_since_epoch().count());
       if (now != running) {
         running = now;
         since = std::chrono::steady_clock::now();
       }
-      hung = !running.empty() &&
+      hung = !running.starts_with("\n") &&
              std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count() > test_timeout_s;
       return hung;
     };
@@ -109,14 +123,12 @@ std::optional<PropertyRun> run_properties(const std::string& glob, std::uint64_t
         : status > 128 ? fmt::format("signal {} ({})", status - 128, strsignal(status - 128))
                        : fmt::format("exit status {}", status);
     if (test.empty() || run.crashed.size() >= 64) {
-      for (const std::string& p : {json_path, last_path, case_path}) std::filesystem::remove(p);
       throw std::runtime_error(fmt::format("the property binary stopped without a report ({}){}", how,
                                            test.empty() ? "" : " in test " + test));
     }
     run.crashed.push_back(fmt::format("{}: {}{}{}", test, how, kernel_words(instance), last_case(case_path)));
     excluded += (excluded.empty() ? "" : ":") + test;
   }
-  for (const std::string& p : {json_path, last_path, case_path}) std::filesystem::remove(p);
   run.tests = run.gtest.value("tests", 0) + static_cast<int>(run.crashed.size());
   run.failures =
       run.gtest.value("failures", 0) + run.gtest.value("errors", 0) + static_cast<int>(run.crashed.size());

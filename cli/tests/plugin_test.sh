@@ -109,15 +109,16 @@ census_names() {  # the census line of a stray write: the plugin, the kernel, wh
   echo "plugtest_$1\.so kernel rope\.plugtest_f64 wrote outside its rows: $2.* \(case: the census cell of positions 0\.\.256, dim [0-9]+, base [0-9e+.]+\)"
 }
 stray past_row "1 element past row \(token 0, head 0\), the last row in memory: channel 2 of a 2-channel row \(rotary_offset 0, rotary_dim 2\)" \
-  "$(census_names past_row "1 element past row \(token 0, head 0\), in the gap between heads 0 and 1 of token 0: channel [0-9]+ of a [0-9]+-channel row")"
+  "$(census_names past_row "1 element past row \(token [0-9]+, head [0-9]+\), (in the gap between|the last row in memory).*: channel [0-9]+ of a [0-9]+-channel row")"
 stray head_gap "[0-9]+ elements? past row \(token [0-9]+, head 0\), in the gap between heads 0 and 1 of token [0-9]+: channels? " \
   "$(census_names head_gap "[0-9]+ elements past row \(token [0-9]+, head 0\), in the gap between heads 0 and 1")"
+# (a kernel ignoring head_stride is right on contiguous rows: the census finds it in its gapped calls)
 # The census rotates whole heads (no pass-through channel): the properties alone find this one.
 stray pass_through "1 element into pass-through channel [0-9]+ of row \(token 0, head 0\)" "^1 of 1 instances within"
 stray before "1 element before the buffer: channel -1 before row \(token 0, head 0\)" \
   "$(census_names before "1 element before the buffer: channel -1 before row \(token 0, head 0\)")"
 expect stray-export 1 \
-  "plugin /.*/plugtest_past_row\.so kernel rope\.plugtest_f64 wrote outside its rows: 1 element past row \(token 0, head 0\), in the gap between tokens 0 and 1 of head 0: channel 64 of a 64-channel row .*; nothing written" -- \
+  "plugin /.*/plugtest_past_row\.so kernel rope\.plugtest_f64 wrote outside its rows: 1 element past row \(token 3, head 0\), the last row in memory: channel 64 of a 64-channel row .*; nothing written" -- \
   "$exe" export --plugin "$dir/plugtest_past_row.so" --variant rope.plugtest_f64 --family rope --dim 64 --positions 0:4 \
   --out "$tmp/stray-export.npy"
 if [ ! -e "$tmp/stray-export.npy" ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL stray-export wrote"; fi

@@ -18,11 +18,15 @@
 namespace pe {
 namespace {
 thread_local KernelGuard t_mode = KernelGuard::Outside;
+thread_local GuardLayout t_layout = GuardLayout::Alternate;
 }  // namespace
 
 KernelGuard kernel_guard() noexcept { return t_mode; }
 ScopedKernelGuard::ScopedKernelGuard(KernelGuard mode) noexcept : previous_(t_mode) { t_mode = mode; }
 ScopedKernelGuard::~ScopedKernelGuard() { t_mode = previous_; }
+GuardLayout guard_layout() noexcept { return t_layout; }
+ScopedGuardLayout::ScopedGuardLayout(GuardLayout layout) noexcept : previous_(t_layout) { t_layout = layout; }
+ScopedGuardLayout::~ScopedGuardLayout() { t_layout = previous_; }
 
 namespace detail {
 namespace {
@@ -165,6 +169,10 @@ void check_outside(const Variant& variant, const Region& r, const std::vector<st
   if (count > first_run) {
     const bool all_seen = count == changed.size();
     const std::size_t more = count - first_run;
+    if (places == 1) {  // one run longer than the elements listed
+      where += fmt::format("; {} more element{} outside the rows", more, more == 1 ? "" : "s");
+      throw KernelFault(variant.name(), where);
+    }
     where += fmt::format("; {} more element{} outside the rows, in {}{} more place{}", more,
                          more == 1 ? "" : "s", places - 1, all_seen ? "" : "+", places == 2 ? "" : "s");
   }
@@ -281,14 +289,33 @@ void guarded_rope(const Variant& variant, const RopePlan& plan, const RopeBatch&
   g.inner_count = g.heads_inner ? heads : tokens;
   g.outer_count = g.heads_inner ? tokens : heads;
   g.gap = round_up(g.hd * es + kAlign, kAlign) / es;
-  g.inner_stride = g.hd + g.gap;
-  g.outer_stride = g.inner_count * g.inner_stride + g.gap;
-  g.extent = g.start(g.outer_count - 1, g.inner_count - 1) + g.hd;
-  Region region(g.gap, g.extent, g.gap, x.dtype);
+  const bool gapped =
+      t_layout == GuardLayout::Gapped ||
+      (t_layout == GuardLayout::Alternate &&
+       ((tokens + heads + g.hd / 2 + static_cast<std::uint64_t>(batch.positions[0])) & 1) == 0);
+  std::size_t size = 0;  // of the buffer the kernel gets
+  if (gapped) {
+    g.inner_stride = g.hd + g.gap;
+    g.outer_stride = g.inner_count * g.inner_stride + g.gap;
+    g.extent = g.start(g.outer_count - 1, g.inner_count - 1) + g.hd;
+    size = g.extent;
+  } else {  // the caller's strides; a stride of an axis of one is never stepped, any nonzero one will do
+    g.inner_stride = g.inner_count == 1 ? g.hd : (g.heads_inner ? batch.head_stride : batch.token_stride);
+    g.outer_stride = g.heads_inner ? batch.token_stride : batch.head_stride;
+    g.extent = (g.outer_count - 1) * g.outer_stride + (g.inner_count - 1) * g.inner_stride + g.hd;
+    if (g.outer_count == 1) g.outer_stride = g.extent;
+    size = x.size;
+  }
+  Region region(g.gap, size, g.gap, x.dtype);
 
   RopeBatch guarded = batch;
   (g.heads_inner ? guarded.head_stride : guarded.token_stride) = g.inner_stride;
   (g.heads_inner ? guarded.token_stride : guarded.head_stride) = g.outer_stride;
+  if (!gapped) {  // the caller's whole buffer: its own gaps and whatever lies past the rows stay as they are
+    std::memcpy(region.at(0), x.data, x.size * es);
+    guarded.head_stride = batch.head_stride;
+    guarded.token_stride = batch.token_stride;
+  }
   const auto caller = [&](std::size_t t, std::size_t h) {
     return static_cast<std::byte*>(x.data) + batch.row(t, h) * es;
   };
@@ -302,7 +329,7 @@ void guarded_rope(const Variant& variant, const RopePlan& plan, const RopeBatch&
     }
   }
   const std::vector<std::byte> before = region.snapshot();
-  call(guarded, Buffer{region.at(0), g.extent, x.dtype});
+  call(guarded, Buffer{region.at(0), size, x.dtype});
   check_outside(variant, region, before, writable, g);
   for (std::size_t o = 0; o < g.outer_count; ++o) {
     for (std::size_t i = 0; i < g.inner_count; ++i) {

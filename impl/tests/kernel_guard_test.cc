@@ -37,7 +37,9 @@ struct Rows {
   }
 };
 
-std::string fault_of(const Variant& v, const RopeParams& params, Rows& r) {
+std::string fault_of(const Variant& v, const RopeParams& params, Rows& r,
+                     GuardLayout layout = GuardLayout::Gapped) {
+  const ScopedGuardLayout rows(layout);
   const std::vector<double> before = r.x;
   try {
     rope_apply(v, RopePlan(params), r.positions, static_cast<std::int64_t>(r.heads), std::span<double>(r.x));
@@ -56,20 +58,24 @@ TEST(KernelGuard, ACorrectKernelGivesTheBareCallsBitsInEveryBatchLayout) {
   const std::vector<std::int64_t> positions = {3, 70000, 12};
   // Heads-first with the caller's own gaps (stride 11, token stride 40): rows move, the gaps stay.
   const KernelGuard before = kernel_guard();
-  std::vector<double> bare(3 * 40 + 8), guarded;
+  std::vector<double> bare(3 * 40 + 8);
   for (std::size_t i = 0; i < bare.size(); ++i) bare[i] = std::ldexp(static_cast<double>(i % 17) - 8, -3);
-  guarded = bare;
+  const std::vector<double> input = bare;
   const RopeBatch batch{positions, 1, 3, 11, 40};
   {
     const ScopedKernelGuard off(KernelGuard::Off);
     rope_apply(v, plan, batch, buffer(std::span<double>(bare)));
   }
-  {
+  for (GuardLayout layout : {GuardLayout::Gapped, GuardLayout::Callers, GuardLayout::Alternate}) {
+    std::vector<double> guarded = input;
     const ScopedKernelGuard all(KernelGuard::All);
+    const ScopedGuardLayout rows(layout);
     rope_apply(v, plan, batch, buffer(std::span<double>(guarded)));
+    EXPECT_EQ(std::memcmp(bare.data(), guarded.data(), bare.size() * sizeof(double)), 0)
+        << "layout " << static_cast<int>(layout);
   }
-  EXPECT_EQ(std::memcmp(bare.data(), guarded.data(), bare.size() * sizeof(double)), 0);
   EXPECT_EQ(kernel_guard(), before) << "the scopes restore the mode they found";
+  EXPECT_EQ(guard_layout(), GuardLayout::Alternate);
 }
 
 TEST(KernelGuard, OneElementPastARowIsNamedWithItsRowAndChannel) {
@@ -119,6 +125,19 @@ TEST(KernelGuard, APassThroughChannelWrittenIsNamed) {
       fault_of(v, {8, 4, 10000.0, Layout::HalfSplit, {}, 2, {}}, r),
       "rope.stray wrote outside its rows: 1 element into pass-through channel 6 of row (token 2, head 1): a "
       "8-channel row whose rotated channels are 2\u20135 (rotary_offset 2, rotary_dim 4)");
+}
+
+TEST(KernelGuard, InTheCallersLayoutAWritePastTheLastRowIsNamed) {
+  // Rows contiguous, as the caller laid them (a kernel's fast path): only the last row's stray write
+  // leaves the rows; the others land in the next row (the numerical properties' to find).
+  StrayRope v([](const RopePlan& plan, const RopeBatch& b, double* x) {
+    x[b.row(b.tokens() - 1, b.heads - 1) + plan.head_dim()] = 0;
+  });
+  Rows r;
+  EXPECT_EQ(
+      fault_of(v, {8, 8, 10000.0}, r, GuardLayout::Callers),
+      "rope.stray wrote outside its rows: 1 element past row (token 2, head 1), the last row in memory: "
+      "channel 8 of a 8-channel row (rotary_offset 0, rotary_dim 8)");
 }
 
 TEST(KernelGuard, ManyPlacesAreCounted) {

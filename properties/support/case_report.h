@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -81,8 +82,12 @@ bool check_reporting(const std::string& description, Property&& property) {
   rc::detail::FailureResult failure;
   if (result.match(failure)) {
     ADD_FAILURE() << failure_report(description, failure.description, failure.counterExample);
+  } else if (rc::detail::GaveUpResult gave_up; result.match(gave_up)) {
+    ADD_FAILURE() << "property: " << description << "\nRapidCheck gave up: " << gave_up.description;
   } else if (!result.template is<rc::detail::SuccessResult>()) {
-    ADD_FAILURE() << "property: " << description << "\nRapidCheck gave up (too many discarded cases)";
+    std::ostringstream message;
+    rc::detail::printResultMessage(result, message);
+    ADD_FAILURE() << "property: " << description << "\n" << message.str();
   }
   return result.template is<rc::detail::SuccessResult>();
 }

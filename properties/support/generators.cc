@@ -316,8 +316,10 @@ rc::Gen<std::int64_t> gen_dim(std::int64_t max_dim) {
   shapes.erase(std::remove_if(shapes.begin(), shapes.end(), [&](auto d) { return d > max_dim; }),
                shapes.end());
   // By index, which shrinks toward 0 (RapidCheck's elementOf does not shrink at all).
-  const auto shape = rc::gen::map(rc::gen::inRange<std::size_t>(0, shapes.size()),
-                                  [shapes](std::size_t i) { return shapes[i]; });
+  // At full size: inRange's range grows with RapidCheck's size, and the shapes must not.
+  const auto shape =
+      rc::gen::resize(rc::kNominalSize, rc::gen::map(rc::gen::inRange<std::size_t>(0, shapes.size()),
+                                                     [shapes](std::size_t i) { return shapes[i]; }));
   return rc::gen::weightedOneOf<std::int64_t>({
       {3, shape},
       {1, rc::gen::map(rc::gen::inRange<std::int64_t>(1, max_dim / 2 + 1),
@@ -331,10 +333,10 @@ rc::Gen<std::int64_t> gen_odd_dim() {
 
 rc::Gen<double> gen_base() {
   return rc::gen::weightedOneOf<double>({
-      {3, rc::gen::map(rc::gen::inRange(0, 3),
-                       [](int i) {
-                         return std::array{1e4, 5e5, 1e6}[i];
-                       })},
+      {3, rc::gen::resize(rc::kNominalSize, rc::gen::map(rc::gen::inRange(0, 3),
+                                                         [](int i) {
+                                                           return std::array{1e4, 5e5, 1e6}[i];
+                                                         }))},
       {1, rc::gen::map(rc::gen::inRange(0, 1 << 20),
                        [](int u) { return 1.5 * std::pow(1e7 / 1.5, u / double(1 << 20)); })},
   });
@@ -422,15 +424,16 @@ rc::Gen<RopeScaling> gen_scaling(std::int64_t rotary_dim) {
   }
   // None a third of the time; by index, so that a failing case shrinks toward no scaling, then linear.
   const std::size_t n = methods.size();
-  const auto method =
-      rc::gen::mapcat(rc::gen::inRange<std::size_t>(0, 3 * n), [methods, n, rotary_dim](std::size_t k) {
+  const auto method = rc::gen::mapcat(
+      rc::gen::resize(rc::kNominalSize, rc::gen::inRange<std::size_t>(0, 3 * n)),
+      [methods, n, rotary_dim](std::size_t k) {
         return k < n ? rc::gen::just(RopeScaling{}) : gen_scaling_of(methods[(k - n) / 2], rotary_dim);
       });
   // pe-suite's stated hypotheses beyond HF's configs, now and then: positions divided by a scale, an
   // attention factor with any method, YaRN's betas backwards (HF runs its ramp in either order).
   return rc::gen::exec([method] {
     RopeScaling s = *method;
-    switch (*rc::gen::inRange(0, 8)) {  // shrinks toward 0: none of them
+    switch (*rc::gen::resize(rc::kNominalSize, rc::gen::inRange(0, 8))) {  // shrinks toward 0: none of them
       case 7:
         s.position_scale = *gen_sixteenths(0.5, 4);
         break;
@@ -477,12 +480,14 @@ rc::Gen<double> gen_value(DType type, double max_abs) {
   // Exponents as offsets from 1.0's that shrink toward 0 (0, -1, 1, -2, ...), and the ordinary ones first:
   // a failing value shrinks toward ±1 and powers of two, never toward the extremes.
   const auto around_one = [f, max_exponent](int below, int above) {
-    return rc::gen::apply(
-        [f, max_exponent, below, above](bool down, int magnitude) {
-          const int e = down ? f.bias - std::min(magnitude, below) : f.bias + std::min(magnitude, above);
-          return static_cast<std::uint64_t>(std::clamp(e, 0, max_exponent));
-        },
-        rc::gen::arbitrary<bool>(), rc::gen::inRange<int>(0, std::max(below, above) + 1));
+    // The side first, then a distance within that side's own range (one range for both would pile the
+    // shorter side's draws onto its end).
+    return rc::gen::mapcat(rc::gen::arbitrary<bool>(), [f, max_exponent, below, above](bool down) {
+      return rc::gen::map(
+          rc::gen::inRange<int>(0, (down ? below : above) + 1), [f, max_exponent, down](int d) {
+            return static_cast<std::uint64_t>(std::clamp(down ? f.bias - d : f.bias + d, 0, max_exponent));
+          });
+    });
   };
   const auto exponent_ordinary = around_one(8, 7);
   const auto exponent_any = around_one(f.bias, std::max(max_exponent - f.bias, 0));

@@ -20,6 +20,14 @@ enum class KernelGuard {
 // The mode of the calling thread (a call over a thread pool is guarded once, by its caller).
 KernelGuard kernel_guard() noexcept;
 
+// Where a guarded RoPE call's rows sit. Gapped: a gap after every row, so that a write past a row lands
+// outside every row. Callers: at the caller's own strides, zones before and after (the layout a kernel's
+// fast path for contiguous rows takes, and the one the benchmarks time). Alternate (the default): one or
+// the other by the call's shape and first position, the same for the same case, so that the properties'
+// cases see both and a failure reproduces.
+enum class GuardLayout { Alternate, Gapped, Callers };
+GuardLayout guard_layout() noexcept;
+
 // Sets the calling thread's mode for a scope: benchmarks time the bare kernel (KernelGuard::Off) after
 // a guarded check.
 class ScopedKernelGuard {
@@ -31,6 +39,17 @@ class ScopedKernelGuard {
 
  private:
   KernelGuard previous_;
+};
+
+class ScopedGuardLayout {
+ public:
+  explicit ScopedGuardLayout(GuardLayout layout) noexcept;
+  ~ScopedGuardLayout();
+  ScopedGuardLayout(const ScopedGuardLayout&) = delete;
+  ScopedGuardLayout& operator=(const ScopedGuardLayout&) = delete;
+
+ private:
+  GuardLayout previous_;
 };
 
 }  // namespace pe
