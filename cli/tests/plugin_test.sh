@@ -80,7 +80,10 @@ expect crash-export 1 \
   "plugtest_crash\.so kernel rope\.plugtest_f64 crashed: (signal [0-9]+ \([A-Za-z ]+\)|its worker exited with status [0-9]+) in export's call; nothing written" -- \
   "$exe" export --plugin "$dir/plugtest_crash.so" --variant rope.plugtest_f64 --family rope --dim 64 --positions 990:1010 \
   --out "$tmp/crash-export.npy"
-if [ ! -e "$tmp/crash-export.npy" ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL crash-export wrote"; fi
+absent() {  # absent NAME FILE: a failed export wrote nothing
+  if [ ! -e "$2" ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL $1 wrote $2"; fi
+}
+absent crash-export "$tmp/crash-export.npy"
 expect crash-properties 1 \
   "CRASHED Registry/RopeProps\.AgreesWithReferenceWithinBudget/rope_halfsplit_plugtest_f64_f32: (signal [0-9]+ \([A-Za-z ]+\)|exit status [0-9]+) in kernel rope\.plugtest_f64 of plugin /.*/plugtest_crash\.so; last case started: rope\.halfsplit\.plugtest_f64/f32 \(f32\), (forward|inverse); head_dim [0-9]+, .*; [0-9]+ tokens? x [0-9]+ heads?, positions \[.*\] \(the binary died there; the other properties ran without it\)" \
   "^[0-9]+ of [0-9]+ property tests passed" -- \
@@ -121,7 +124,7 @@ expect stray-export 1 \
   "plugin /.*/plugtest_past_row\.so kernel rope\.plugtest_f64 wrote outside its rows: 1 element past row \(token 3, head 0\), the last row in memory: channel 64 of a 64-channel row .*; nothing written" -- \
   "$exe" export --plugin "$dir/plugtest_past_row.so" --variant rope.plugtest_f64 --family rope --dim 64 --positions 0:4 \
   --out "$tmp/stray-export.npy"
-if [ ! -e "$tmp/stray-export.npy" ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL stray-export wrote"; fi
+absent stray-export "$tmp/stray-export.npy"
 # abort() inside a kernel: the census and the property binary name the signal (or ASan's exit status).
 expect abort-census 1 \
   "plugtest_abort\.so kernel rope\.halfsplit\.plugtest_f64/f32 crashed: (signal 6 \(Aborted\)|its worker exited with status [0-9]+) in the census cell of positions 1000\.\.9999" -- \
