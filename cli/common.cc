@@ -98,13 +98,26 @@ nlohmann::json read_json_file(const std::string& path, const std::string& what) 
   }
 }
 
-void write_text(const std::string& path, const std::string& text) {
+void write_text(const std::string& path, const std::string& text, bool quiet) {
   const auto parent = std::filesystem::path(path).parent_path();
   if (!parent.empty() && !std::filesystem::is_directory(parent))
     throw UsageError(fmt::format("cannot write '{}': the folder '{}' does not exist", path, parent.string()));
-  std::ofstream out(path);
-  if (!out || !(out << text)) throw UsageError("cannot write '" + path + "'");
-  fmt::print("wrote {}\n", path);
+  const std::string partial = fmt::format("{}.partial-{}", path, getpid());
+  {
+    std::ofstream out(partial);
+    if (!out || !(out << text) || !out.flush()) {
+      std::error_code ec;
+      std::filesystem::remove(partial, ec);
+      throw UsageError("cannot write '" + path + "'");
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(partial, path, ec);
+  if (ec) {
+    std::filesystem::remove(partial, ec);
+    throw UsageError("cannot write '" + path + "': " + ec.message());
+  }
+  if (!quiet) fmt::print("wrote {}\n", path);
 }
 
 CLI::Validator non_negative_integer() {

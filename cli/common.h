@@ -35,8 +35,10 @@ std::string read_text(const std::string& path, const std::string& what);
 // cannot be read or parsed.
 nlohmann::json read_json_file(const std::string& path, const std::string& what);
 
-// Writes text to path, creating its folder; says so on stdout. Throws UsageError when it cannot.
-void write_text(const std::string& path, const std::string& text);
+// Writes text to path (its folder must exist) through a temporary file renamed over it, so that a run
+// killed mid-write leaves the old file or none, never a part; says so on stdout unless `quiet`. Throws
+// UsageError when it cannot.
+void write_text(const std::string& path, const std::string& text, bool quiet = false);
 
 // For an unsigned option (a seed): a value with a minus sign is refused with the value named, which CLI11's
 // own conversion would wrap (-1 to 2^64 - 1).

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <filesystem>
 #include <memory>
 #include <tuple>
 
@@ -31,6 +32,8 @@ struct CensusArgs {
   std::int64_t dim = 128;
   double base = 1e4;
   std::size_t threads = 0;
+  std::int64_t checkpoint_every = std::int64_t{1} << 24;  // --exhaustive: positions between checkpoints
+  bool resume = false;
   double call_timeout_s = 60;  // an outside kernel's call that does not return within it is a hang
   ScalingFlags scaling;
   FormFlags form;
@@ -134,6 +137,29 @@ int exhaustive_command(const CensusArgs& a, const CLI::App& cmd) {
     progress.update(static_cast<std::size_t>(1000.0 * static_cast<double>(done) / static_cast<double>(total)),
                     fmt::format("(per mille) positions {} of {}, {} left", done, total, duration(left)));
   };
+  // Checkpoints beside --out, each renamed into place whole; a finished run removes its own.
+  if (a.checkpoint_every < 0)
+    throw UsageError(fmt::format("--checkpoint-every: must be >= 0 positions, got {}", a.checkpoint_every));
+  o.checkpoint_every = a.checkpoint_every;
+  const std::string checkpoint = a.out + ".checkpoint";
+  const bool found = std::filesystem::exists(checkpoint);
+  if (found && !a.resume)
+    throw UsageError(fmt::format(
+        "--out: a checkpoint of an unfinished run is at {}: --resume continues it (delete it to start over)",
+        checkpoint));
+  if (found) {
+    try {
+      o.resume = nlohmann::json::parse(read_text(checkpoint, "--resume"));
+    } catch (const nlohmann::json::exception& e) {
+      throw UsageError(fmt::format("--resume: {} is not JSON ({})", checkpoint, e.what()));
+    }
+    fmt::print("resuming from {}: positions done up to {}\n", checkpoint,
+               o.resume.value("checkpoint", nlohmann::json::object()).value("done_until", std::int64_t{-1}));
+  } else if (a.resume) {
+    fmt::print("--resume: no checkpoint at {}; starting from the beginning\n", checkpoint);
+  }
+  if (o.checkpoint_every > 0)
+    o.on_checkpoint = [&](const nlohmann::json& doc) { write_text(checkpoint, doc.dump(2) + "\n", true); };
   exhaustive::Result r;
   try {
     r = exhaustive::run(o);
@@ -143,6 +169,8 @@ int exhaustive_command(const CensusArgs& a, const CLI::App& cmd) {
   const nlohmann::json doc = exhaustive::to_json(r);
   fmt::print("{}", reports::exhaustive_table(doc));
   write_text(a.out, doc.dump(2) + "\n");
+  std::error_code ec;
+  std::filesystem::remove(checkpoint, ec);
   std::size_t failed = 0;
   for (const auto& i : r.instances) failed += i.within_contract() ? 0 : 1;
   fmt::print(
@@ -177,6 +205,11 @@ void add_census(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--threads", a->threads, "--exhaustive: threads (0: every hardware thread)")
       ->capture_default_str();
+  cmd->add_option("--checkpoint-every", a->checkpoint_every,
+                  "--exhaustive: write the result so far to <out>.checkpoint every N positions (0: never)")
+      ->capture_default_str();
+  cmd->add_flag("--resume", a->resume,
+                "--exhaustive: continue from <out>.checkpoint when there is one (the same options)");
   add_scaling_options(*cmd, a->scaling);
   add_form_options(*cmd, a->form);
   add_hf_config_options(*cmd, a->hf);
@@ -190,7 +223,7 @@ void add_census(CLI::App& app, int& exit_code) {
       exit_code = exhaustive_command(*a, *cmd);
       return;
     }
-    for (const char* flag : {"--positions", "--dim", "--base", "--threads"})
+    for (const char* flag : {"--positions", "--dim", "--base", "--threads", "--checkpoint-every", "--resume"})
       if (cmd->count(flag) > 0) throw UsageError(std::string(flag) + ": applies to --exhaustive");
     check::HfTargets targets;  // the census sweeps its own bases and head dims: the scaling and the form only
     targets.scaling = &a->scaling;

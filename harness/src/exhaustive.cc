@@ -1,5 +1,6 @@
 #include "pe/harness/exhaustive.h"
 
+#include <fmt/format.h>
 #include <mpfr.h>
 
 #include <algorithm>
@@ -246,6 +247,63 @@ std::pair<std::int64_t, std::int64_t> shard_range(std::int64_t begin, std::int64
   return {at(index), at(index + 1)};
 }
 
+namespace {
+
+// `part` (the positions just after `into`'s) added to `into`: bands by their census band, counts summed.
+void join(InstanceResult& into, const InstanceResult& part) {
+  if (into.begin == into.end) into.begin = part.begin;
+  into.end = part.end;
+  into.mpfr_fallbacks += part.mpfr_fallbacks;
+  const std::vector<std::int64_t> edge = edges();
+  for (const Band& b : part.bands) {
+    const auto same = std::find_if(into.bands.begin(), into.bands.end(),
+                                   [&](const Band& a) { return band_of(edge, a.lo) == band_of(edge, b.lo); });
+    if (same == into.bands.end()) {
+      into.bands.push_back(b);
+    } else {
+      merge_band(*same, b);
+    }
+  }
+}
+
+// The checkpoint's results into `result` (whose instances are the selection, empty); returns the first
+// position still to sweep. InvalidArgument naming "resume" for a checkpoint of another run.
+std::int64_t restore(const nlohmann::json& doc, Result& result,
+                     const std::vector<std::pair<std::int64_t, std::int64_t>>& ranges, double& seconds) {
+  const auto refuse = [](const std::string& why) {
+    throw InvalidArgument("resume", "the checkpoint is not one of this run: " + why);
+  };
+  if (!doc.is_object() || doc.value("schema", "") != std::string(kSchema) || !doc.contains("checkpoint"))
+    refuse(std::string("not a checkpoint of an exhaustive census (schema ") + kSchema + ")");
+  const nlohmann::json mine = to_json(result);
+  for (const char* key : {"dim", "base", "range", "shard"}) {
+    if (doc[key] != mine[key])
+      refuse(fmt::format("its {} is {}, this run's {}", key, doc[key].dump(), mine[key].dump()));
+  }
+  const nlohmann::json& instances = doc["instances"];
+  if (instances.size() != result.instances.size()) refuse("it holds other instances");
+  for (std::size_t i = 0; i < instances.size(); ++i) {
+    InstanceResult& r = result.instances[i];
+    if (instances[i].value("instance", "") != r.instance.name())
+      refuse(fmt::format("it holds {} where this run has {}", instances[i].value("instance", ""),
+                         r.instance.name()));
+    r.begin = instances[i]["begin"].get<std::int64_t>();
+    r.end = instances[i]["end"].get<std::int64_t>();
+    r.mpfr_fallbacks = instances[i]["mpfr_fallbacks"].get<std::uint64_t>();
+    for (const nlohmann::json& b : instances[i]["bands"]) r.bands.push_back(band_from(b));
+    if (r.begin != ranges[i].first) refuse("an instance's positions do not start at the shard's");
+  }
+  const auto done = doc["checkpoint"]["done_until"].get<std::int64_t>();
+  if (done < result.options.begin || done > result.options.end ||
+      (done % kChunk != 0 && done != result.options.end))
+    refuse(fmt::format("done_until {} is not a segment's end in [{}, {}]", done, result.options.begin,
+                       result.options.end));
+  seconds = doc.value("seconds", 0.0);
+  return done;
+}
+
+}  // namespace
+
 Result run(const Options& o) {
   if (o.begin < 0 || o.end <= o.begin || o.end > kMaxPosition)
     throw InvalidArgument("positions", "must be a range A:B with 0 <= A < B <= 2^53, got " +
@@ -284,11 +342,11 @@ Result run(const Options& o) {
     total += std::max<std::int64_t>(0, e - b);
   }
   std::int64_t finished = 0;
-  for (std::size_t i = 0; i < selected.size(); ++i) {
-    const harness::Instance& in = selected[i];
+  const auto sweep_range = [&](const harness::Instance& in, std::int64_t lo, std::int64_t hi) {
     InstanceResult r;
     r.instance = in;
-    std::tie(r.begin, r.end) = ranges[i];
+    r.begin = lo;
+    r.end = hi;
     if (r.begin < r.end) {
       std::atomic<std::int64_t> next{r.begin / kChunk * kChunk}, done{0};
       const Sweep sweep{in, o, r.begin, r.end, edge, next, done};
@@ -327,10 +385,45 @@ Result run(const Options& o) {
       }
       for (std::uint64_t f : fallbacks) r.mpfr_fallbacks += f;
     }
+    return r;
+  };
+
+  // Segments at absolute multiples of the step (a multiple of the chunk): each chunk is the one an
+  // uninterrupted run computes, so the bits and the worst elements are its own.
+  const std::int64_t shard_begin = result.options.begin, shard_end = result.options.end;
+  const std::int64_t step =
+      o.checkpoint_every > 0 ? (o.checkpoint_every + kChunk - 1) / kChunk * kChunk : shard_end - shard_begin;
+  for (std::size_t i = 0; i < selected.size(); ++i) {
+    InstanceResult r;
+    r.instance = selected[i];
+    r.begin = r.end = ranges[i].first;
     result.instances.push_back(std::move(r));
   }
+  std::int64_t from = shard_begin;
+  double seconds_before = 0;
+  if (!o.resume.is_null()) from = restore(o.resume, result, ranges, seconds_before);
+  for (std::size_t i = 0; i < selected.size(); ++i)
+    finished += std::max<std::int64_t>(0, std::min(from, ranges[i].second) - ranges[i].first);
+  const auto elapsed = [&] {
+    return seconds_before + std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  while (from < shard_end) {
+    const std::int64_t to =
+        o.checkpoint_every > 0 ? std::min(shard_end, (from / step + 1) * step) : shard_end;
+    for (std::size_t i = 0; i < selected.size(); ++i) {
+      const std::int64_t lo = std::max(from, ranges[i].first), hi = std::min(to, ranges[i].second);
+      if (lo < hi) join(result.instances[i], sweep_range(selected[i], lo, hi));
+    }
+    from = to;
+    if (o.on_checkpoint && from < shard_end) {
+      result.seconds = elapsed();
+      nlohmann::json doc = to_json(result);
+      doc["checkpoint"] = {{"done_until", from}};
+      o.on_checkpoint(doc);
+    }
+  }
   if (o.on_progress) o.on_progress(total, total);
-  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.seconds = elapsed();
   return result;
 }
 
@@ -365,6 +458,13 @@ nlohmann::json merge(const std::vector<nlohmann::json>& shards) {
   for (const nlohmann::json& s : shards) {
     if (!s.is_object() || s.value("schema", "") != std::string(kSchema))
       throw std::runtime_error(std::string("not an exhaustive census (schema ") + kSchema + ")");
+    if (s.contains("checkpoint"))
+      throw std::runtime_error(fmt::format(
+          "shard {}/{} is a checkpoint, not a finished shard: positions [{}, {}) of its [{}, {}) are done "
+          "(census --exhaustive --resume finishes it)",
+          s["shard"].value("index", 0), s["shard"].value("count", 0), s["shard"].value("begin", 0),
+          s["checkpoint"].value("done_until", std::int64_t{0}), s["shard"].value("begin", 0),
+          s["shard"].value("end", 0)));
     sorted.push_back(&s);
   }
   const nlohmann::json& first = *sorted.front();
@@ -376,12 +476,22 @@ nlohmann::json merge(const std::vector<nlohmann::json>& shards) {
     return (*a)["shard"]["begin"].get<std::int64_t>() < (*b)["shard"]["begin"].get<std::int64_t>();
   });
   std::int64_t covered = first["range"][0].get<std::int64_t>();
-  const std::int64_t range_end = first["range"][1].get<std::int64_t>();
+  const std::int64_t range_begin = covered, range_end = first["range"][1].get<std::int64_t>();
+  // The shards of an i/n split that a gap [lo, hi) holds: the ones to run (again).
+  const auto missing = [&](std::int64_t lo, std::int64_t hi) {
+    const auto n = first["shard"].value("count", std::size_t{0});
+    std::string out;
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto [b, e] = shard_range(range_begin, range_end, i, n);
+      if (b >= lo && e <= hi && b < e) out += fmt::format("{}{}/{}", out.empty() ? "" : ", ", i, n);
+    }
+    return out.empty() ? std::string() : " (missing: shard " + out + ")";
+  };
   for (const nlohmann::json* s : sorted) {
     const auto b = (*s)["shard"]["begin"].get<std::int64_t>(), e = (*s)["shard"]["end"].get<std::int64_t>();
     if (b > covered)
       throw std::runtime_error("a gap: positions [" + std::to_string(covered) + ", " + std::to_string(b) +
-                               ") are in no shard");
+                               ") are in no shard" + missing(covered, b));
     if (b < covered)
       throw std::runtime_error("an overlap: positions [" + std::to_string(b) + ", " +
                                std::to_string(covered) + ") are in two shards");
@@ -389,7 +499,7 @@ nlohmann::json merge(const std::vector<nlohmann::json>& shards) {
   }
   if (covered != range_end)
     throw std::runtime_error("a gap: positions [" + std::to_string(covered) + ", " +
-                             std::to_string(range_end) + ") are in no shard");
+                             std::to_string(range_end) + ") are in no shard" + missing(covered, range_end));
 
   std::map<std::string, std::size_t> index;
   nlohmann::json merged_instances = nlohmann::json::array();

@@ -119,5 +119,55 @@ TEST(Exhaustive, BadOptionsAreNamed) {
   EXPECT_THROW(run(o), pe::InvalidArgument);
 }
 
+// A shard killed after its second checkpoint and resumed from it gives the uninterrupted run's document
+// (but for the seconds), whatever the checkpoint interval of the resumed run; a checkpoint never passes
+// for a finished shard, and one of another run is refused.
+TEST(Exhaustive, AKilledAndResumedShardIsTheUninterruptedRun) {
+  const nlohmann::json whole = to_json(run(small()));
+  struct Killed {};
+  std::vector<nlohmann::json> checkpoints;
+  Options o = small();
+  o.checkpoint_every = 4000;  // rounded up to the chunk: 4096
+  o.on_checkpoint = [&](const nlohmann::json& doc) {
+    checkpoints.push_back(doc);
+    if (checkpoints.size() == 2) throw Killed{};
+  };
+  EXPECT_THROW(run(o), Killed);
+  ASSERT_EQ(checkpoints.size(), 2u);
+  EXPECT_EQ(checkpoints[0]["checkpoint"]["done_until"].get<std::int64_t>(), 4096);
+  EXPECT_EQ(checkpoints[1]["checkpoint"]["done_until"].get<std::int64_t>(), 8192);
+  for (const std::int64_t every : {std::int64_t{4096}, std::int64_t{0}, std::int64_t{2048}}) {
+    Options resumed = small();
+    resumed.checkpoint_every = every;
+    resumed.resume = checkpoints[1];
+    EXPECT_EQ(without_time(to_json(run(resumed))), without_time(whole)) << "checkpoint every " << every;
+  }
+  // The checkpoint's counts are carried, not recomputed: one element more in it is one more in the result.
+  Options tampered = small();
+  tampered.resume = checkpoints[1];
+  auto& elements = tampered.resume["instances"][0]["bands"][0]["elements"];
+  elements = elements.get<std::uint64_t>() + 1;
+  EXPECT_EQ(to_json(run(tampered))["instances"][0]["bands"][0]["elements"].get<std::uint64_t>(),
+            whole["instances"][0]["bands"][0]["elements"].get<std::uint64_t>() + 1);
+  try {
+    merge({checkpoints[1]});
+    ADD_FAILURE() << "a checkpoint merged";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(),
+                 "shard 0/1 is a checkpoint, not a finished shard: positions [900, 8192) of its [900, 12345) "
+                 "are done (census --exhaustive --resume finishes it)");
+  }
+  Options other = small();
+  other.dim = 32;
+  other.resume = checkpoints[1];
+  try {
+    run(other);
+    ADD_FAILURE() << "a checkpoint of dim 16 resumed at dim 32";
+  } catch (const InvalidArgument& e) {
+    EXPECT_EQ(e.parameter(), "resume");
+    EXPECT_NE(std::string(e.what()).find("its dim is 16, this run's 32"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace pe::exhaustive

@@ -27,6 +27,14 @@ struct Options {
   std::size_t threads = 0;                       // 0: every hardware thread
   // (positions done, positions total) now and then, from the calling thread.
   std::function<void(std::int64_t, std::int64_t)> on_progress;
+  // Checkpoints: the shard is swept in segments of `checkpoint_every` positions (rounded up to a multiple
+  // of the kernel chunk, at absolute multiples of it), and after each segment but the last the result so
+  // far goes to on_checkpoint as to_json's document plus "checkpoint": {"done_until": p}. 0: one segment.
+  std::int64_t checkpoint_every = 0;
+  std::function<void(const nlohmann::json&)> on_checkpoint;
+  // A checkpoint document to continue from: the same instances, dim, base, range and shard, or
+  // InvalidArgument naming "resume". The result is then the uninterrupted run's, but for its seconds.
+  nlohmann::json resume;
 };
 
 // The largest value of a statistic and where it was met (the lowest position, then channel, on ties:
@@ -68,7 +76,8 @@ Result run(const Options& options);
 
 nlohmann::json to_json(const Result& result);
 // Shards of one run (same instances, dim, base and whole range) joined: their ranges must tile the
-// whole range without a gap or an overlap. Throws std::runtime_error naming the gap or overlap.
+// whole range without a gap or an overlap. Throws std::runtime_error naming the gap or overlap, or a
+// checkpoint (an unfinished shard) among the files.
 nlohmann::json merge(const std::vector<nlohmann::json>& shards);
 
 }  // namespace pe::exhaustive
