@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite from a fresh clone: installs dependencies, builds Release and ASan+UBSan,
-# and the libFuzzer targets (clang), and runs every test in each. RapidCheck's seed is fixed
+# and the libFuzzer targets (clang), and runs every test in each, then the one-node Slurm cluster
+# (scripts/slurm_test.sh). RapidCheck's seed is fixed
 # (override with RC_PARAMS).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,3 +31,13 @@ for preset in release asan fuzz; do
     ctest --preset "$preset"
   fi
 done
+# The cluster route run for real (about 40 s): a one-node Slurm cluster, the documented submission, a
+# shard cancelled and resubmitted (scripts/slurm_test.sh). Its daemons need root, as the README's
+# commands have.
+echo "== slurm =="
+if [ "$(id -u)" -eq 0 ]; then
+  bash scripts/slurm_test.sh
+else
+  echo "scripts/slurm_test.sh needs root (its daemons): not run" >&2
+  exit 1
+fi
