@@ -102,6 +102,15 @@ void write_text(const std::string& path, const std::string& text, bool quiet) {
   const auto parent = std::filesystem::path(path).parent_path();
   if (!parent.empty() && !std::filesystem::is_directory(parent))
     throw UsageError(fmt::format("cannot write '{}': the folder '{}' does not exist", path, parent.string()));
+  // A device or a FIFO (/dev/stdout, /dev/null) is written to as it is: renaming over it would replace it.
+  std::error_code special;
+  const auto status = std::filesystem::status(path, special);
+  if (!special && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    std::ofstream out(path);
+    if (!out || !(out << text) || !out.flush()) throw UsageError("cannot write '" + path + "'");
+    if (!quiet) fmt::print("wrote {}\n", path);
+    return;
+  }
   const std::string partial = fmt::format("{}.partial-{}", path, getpid());
   {
     std::ofstream out(partial);

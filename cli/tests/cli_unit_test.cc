@@ -7,9 +7,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <numbers>
 
 #include "args.h"
+#include "common.h"
 #include "names.h"
 #include "pe/check/npy.h"
 #include "pe/reports/compare.h"
@@ -185,6 +189,26 @@ TEST(Scaling, PlanErrorsNameTheFlagAndPartialRotaryDimIsHfs) {
 }
 
 double two_sided(double z) { return std::erfc(z / std::numbers::sqrt2); }
+
+// Outputs are renamed into place whole (a killed run leaves the old file or none, never a part), but a
+// device is written as it is: renaming over /dev/null would replace it.
+TEST(WriteText, ReplacesAFileWholeAndWritesADeviceInPlace) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "pe-cli-write-text";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string file = (dir / "out.json").string();
+  pe::cli::write_text(file, "first, longer\n", true);
+  pe::cli::write_text(file, "second\n", true);
+  std::ifstream in(file);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "second\n");
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()), 1)
+      << "no temporary file left beside the output";
+  pe::cli::write_text("/dev/null", "nothing\n", true);
+  EXPECT_TRUE(std::filesystem::is_character_file("/dev/null"));
+  EXPECT_THROW(pe::cli::write_text((dir / "missing" / "x.json").string(), "x", true), pe::cli::UsageError);
+  std::filesystem::remove_all(dir);
+}
 
 TEST(Compare, MannWhitneyMatchesTheClosedForm) {
   // No ties: U = 0 for completely separated samples of 9; mean 81/2, variance 9·9·19/12.
