@@ -266,6 +266,11 @@ void join(InstanceResult& into, const InstanceResult& part) {
   }
 }
 
+template <class Refuse>
+std::int64_t restore_checked(const nlohmann::json& doc, Result& result,
+                             const std::vector<std::pair<std::int64_t, std::int64_t>>& ranges,
+                             double& seconds, const Refuse& refuse);
+
 // The checkpoint's results into `result` (whose instances are the selection, empty); returns the first
 // position still to sweep. InvalidArgument naming "resume" for a checkpoint of another run.
 std::int64_t restore(const nlohmann::json& doc, Result& result,
@@ -275,25 +280,37 @@ std::int64_t restore(const nlohmann::json& doc, Result& result,
   };
   if (!doc.is_object() || doc.value("schema", "") != std::string(kSchema) || !doc.contains("checkpoint"))
     refuse(std::string("not a checkpoint of an exhaustive census (schema ") + kSchema + ")");
+  try {
+    return restore_checked(doc, result, ranges, seconds, refuse);
+  } catch (const nlohmann::json::exception& e) {
+    refuse(std::string("malformed: ") + e.what());
+  }
+  return 0;
+}
+
+template <class Refuse>
+std::int64_t restore_checked(const nlohmann::json& doc, Result& result,
+                             const std::vector<std::pair<std::int64_t, std::int64_t>>& ranges,
+                             double& seconds, const Refuse& refuse) {
   const nlohmann::json mine = to_json(result);
   for (const char* key : {"dim", "base", "range", "shard"}) {
-    if (doc[key] != mine[key])
-      refuse(fmt::format("its {} is {}, this run's {}", key, doc[key].dump(), mine[key].dump()));
+    if (doc.at(key) != mine.at(key))
+      refuse(fmt::format("its {} is {}, this run's {}", key, doc.at(key).dump(), mine.at(key).dump()));
   }
-  const nlohmann::json& instances = doc["instances"];
+  const nlohmann::json& instances = doc.at("instances");
   if (instances.size() != result.instances.size()) refuse("it holds other instances");
   for (std::size_t i = 0; i < instances.size(); ++i) {
     InstanceResult& r = result.instances[i];
     if (instances[i].value("instance", "") != r.instance.name())
       refuse(fmt::format("it holds {} where this run has {}", instances[i].value("instance", ""),
                          r.instance.name()));
-    r.begin = instances[i]["begin"].get<std::int64_t>();
-    r.end = instances[i]["end"].get<std::int64_t>();
-    r.mpfr_fallbacks = instances[i]["mpfr_fallbacks"].get<std::uint64_t>();
-    for (const nlohmann::json& b : instances[i]["bands"]) r.bands.push_back(band_from(b));
+    r.begin = instances[i].at("begin").get<std::int64_t>();
+    r.end = instances[i].at("end").get<std::int64_t>();
+    r.mpfr_fallbacks = instances[i].at("mpfr_fallbacks").get<std::uint64_t>();
+    for (const nlohmann::json& b : instances[i].at("bands")) r.bands.push_back(band_from(b));
     if (r.begin != ranges[i].first) refuse("an instance's positions do not start at the shard's");
   }
-  const auto done = doc["checkpoint"]["done_until"].get<std::int64_t>();
+  const auto done = doc.at("checkpoint").at("done_until").get<std::int64_t>();
   if (done < result.options.begin || done > result.options.end ||
       (done % kChunk != 0 && done != result.options.end))
     refuse(fmt::format("done_until {} is not a segment's end in [{}, {}]", done, result.options.begin,
@@ -458,13 +475,16 @@ nlohmann::json merge(const std::vector<nlohmann::json>& shards) {
   for (const nlohmann::json& s : shards) {
     if (!s.is_object() || s.value("schema", "") != std::string(kSchema))
       throw std::runtime_error(std::string("not an exhaustive census (schema ") + kSchema + ")");
-    if (s.contains("checkpoint"))
+    if (s.contains("checkpoint")) {
+      const nlohmann::json shard = s.value("shard", nlohmann::json::object()),
+                           checkpoint = s.value("checkpoint", nlohmann::json::object());
       throw std::runtime_error(fmt::format(
           "shard {}/{} is a checkpoint, not a finished shard: positions [{}, {}) of its [{}, {}) are done "
           "(census --exhaustive --resume finishes it)",
-          s["shard"].value("index", 0), s["shard"].value("count", 0), s["shard"].value("begin", 0),
-          s["checkpoint"].value("done_until", std::int64_t{0}), s["shard"].value("begin", 0),
-          s["shard"].value("end", 0)));
+          shard.value("index", 0), shard.value("count", 0), shard.value("begin", std::int64_t{0}),
+          checkpoint.value("done_until", std::int64_t{0}), shard.value("begin", std::int64_t{0}),
+          shard.value("end", std::int64_t{0})));
+    }
     sorted.push_back(&s);
   }
   const nlohmann::json& first = *sorted.front();

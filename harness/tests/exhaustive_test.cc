@@ -157,6 +157,16 @@ TEST(Exhaustive, AKilledAndResumedShardIsTheUninterruptedRun) {
                  "shard 0/1 is a checkpoint, not a finished shard: positions [900, 8192) of its [900, 12345) "
                  "are done (census --exhaustive --resume finishes it)");
   }
+  Options malformed = small();
+  malformed.resume = checkpoints[1];
+  malformed.resume.erase("instances");
+  try {
+    run(malformed);
+    ADD_FAILURE() << "a checkpoint without its instances resumed";
+  } catch (const InvalidArgument& e) {
+    EXPECT_EQ(e.parameter(), "resume");
+    EXPECT_NE(std::string(e.what()).find("malformed"), std::string::npos) << e.what();
+  }
   Options other = small();
   other.dim = 32;
   other.resume = checkpoints[1];
