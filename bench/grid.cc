@@ -109,7 +109,7 @@ void kernel_benchmark(benchmark::State& state, Instance in, harness::BenchShape 
       made.check->done = true;
       // The check's call is guarded (an outside kernel's, by default) in the very layout the timed calls
       // below use, bare.
-      const ScopedGuardLayout timed_layout(GuardLayout::Callers);
+      const ScopedKernelGuard timed_layout(kernel_guard(), GuardLayout::Callers);
       try {
         made.work->check(check_sink(*made.check));
       } catch (const KernelFault& e) {

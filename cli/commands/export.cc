@@ -24,6 +24,7 @@
 #include "pe/check/golden.h"
 #include "pe/check/npy.h"
 #include "pe/harness/contract_json.h"
+#include "pe/harness/plugin.h"
 #include "pe/harness/typed_buffer.h"
 #include "pe/harness/worker.h"
 #include "pe/pe.h"
@@ -45,19 +46,23 @@ struct KernelFailed : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// A registered kernel's call; an outside one's first in a forked worker, so that a crash or hang is named.
+// A registered kernel's call; an outside one's first in a forked worker, so that a crash or hang is named,
+// and a write outside its rows (KernelFault) named with its origin too.
 void guarded(const std::string& name, const std::function<void()>& call) {
   const Variant* v = find_variant(name);
-  if (v != nullptr && !is_builtin(*v)) {
-    const std::string failed =
-        harness::in_worker(fmt::format("plugin {} kernel {}", variant_origin(*v), name), 60,
-                           [&](const harness::Started& started) {
-                             started("export's call");
-                             call();
-                           });
+  const std::string who = v != nullptr ? harness::kernel_origin_words(*v) : "";
+  if (!who.empty()) {
+    const std::string failed = harness::in_worker(who + name, 60, [&](const harness::Started& started) {
+      started("export's call");
+      call();
+    });
     if (!failed.empty()) throw KernelFailed(failed);
   }
-  call();
+  try {
+    call();
+  } catch (const KernelFault& e) {
+    throw KernelFailed(who + e.what());
+  }
 }
 
 struct ExportOptions {
@@ -505,12 +510,6 @@ void add_export(CLI::App& app, int& exit_code) {
       exit_code = run_export(*o);
     } catch (const KernelFailed& e) {
       fmt::print(stderr, "pe-suite: {}; nothing written\n", e.what());
-      exit_code = kCheckFailed;
-    } catch (const KernelFault& e) {
-      const Variant* v = find_variant(e.variant());
-      fmt::print(stderr, "pe-suite: {}{}; nothing written\n",
-                 v != nullptr && !is_builtin(*v) ? "plugin " + variant_origin(*v) + " kernel " : "",
-                 e.what());
       exit_code = kCheckFailed;
     }
   });

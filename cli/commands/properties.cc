@@ -12,18 +12,19 @@
 
 #include "common.h"
 #include "pe/harness/instance.h"
+#include "pe/harness/plugin.h"
 #include "pe/variant.h"
 
 namespace pe::cli {
 
 namespace {
 
-// " in kernel rope.mine of plugin /abs/libmine.so" for an outside kernel's instance, else "".
+// " in plugin /abs/libmine.so kernel rope.mine" for an outside kernel's instance, else "".
 std::string kernel_words(const std::string& instance) {
   if (instance.empty()) return "";
   for (const harness::Instance& in : harness::instances_matching(instance)) {
     if (in.name() == instance && !is_builtin(*in.variant))
-      return fmt::format(" in kernel {} of plugin {}", in.variant->name(), variant_origin(*in.variant));
+      return " in " + harness::kernel_origin_words(*in.variant) + in.variant->name();
   }
   return "";
 }
@@ -34,7 +35,6 @@ std::string last_case(const std::string& path) {
   std::ifstream in(path);
   std::string line, out;
   while (std::getline(in, line)) {
-    if (line.starts_with("minimal case: ")) line = line.substr(14);
     const std::size_t text = line.find_first_not_of(' ');
     if (text != std::string::npos) out += (out.empty() ? "" : "; ") + line.substr(text);
   }

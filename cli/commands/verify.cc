@@ -5,11 +5,11 @@
 #include <fmt/format.h>
 #include <stdlib.h>
 
-#include <cstdlib>
 #include <filesystem>
 
 #include "common.h"
 #include "junit.h"
+#include "pe/harness/plugin.h"
 #include "pe/reports/summary.h"
 #include "plugin_option.h"
 #include "progress.h"
@@ -48,19 +48,6 @@ std::string property_log_path(const VerifyOptions& o) {
   return dir + "/properties.log";
 }
 
-// The plugins loaded ($PE_PLUGINS, as load_plugins left it), for rerun lines.
-std::vector<std::string> loaded_plugins() {
-  std::vector<std::string> out;
-  const char* env = std::getenv("PE_PLUGINS");
-  std::string all = env == nullptr ? "" : env;
-  for (std::size_t at = 0; at < all.size();) {
-    const std::size_t end = std::min(all.find(':', at), all.size());
-    if (end > at) out.push_back(all.substr(at, end - at));
-    at = end + 1;
-  }
-  return out;
-}
-
 }  // namespace
 
 VerifyResult verify(const VerifyOptions& o) {
@@ -85,7 +72,7 @@ VerifyResult verify(const VerifyOptions& o) {
     if (result.properties) {
       const PropertyRun& p = *result.properties;
       std::string rerun = "pe-suite verify";
-      for (const std::string& plugin : loaded_plugins()) rerun += " --plugin " + plugin;
+      for (const std::string& plugin : harness::loaded_plugins()) rerun += " --plugin " + plugin;
       rerun += fmt::format(" --seed {}", o.seed);
       if (o.effort != "quick") rerun += " --effort " + o.effort;
       fmt::print("{} of {} property tests passed (RC_PARAMS=\"{}\"; rerun: {} --variant '{}'{})\n",

@@ -22,8 +22,8 @@ struct VerifyOptions {
   bool properties = true;
   double call_timeout_s = 60;  // an outside kernel's call that does not return within it is a hang
   std::string json_out, markdown_out, junit_out;
-  std::string properties_log;  // the property binary's output; empty: beside --out (or --markdown, --junit),
-                               // else in a fresh folder of $TMPDIR: one per run
+  std::string properties_log;   // the property binary's output; empty: beside --out (or --markdown, --junit),
+                                // else in a fresh folder of $TMPDIR: one per run
   std::string property_filter;  // GoogleTest filter over the property tests; empty: all
 };
 

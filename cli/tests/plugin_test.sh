@@ -85,7 +85,7 @@ absent() {  # absent NAME FILE: a failed export wrote nothing
 }
 absent crash-export "$tmp/crash-export.npy"
 expect crash-properties 1 \
-  "CRASHED Registry/RopeProps\.AgreesWithReferenceWithinBudget/rope_halfsplit_plugtest_f64_f32: (signal [0-9]+ \([A-Za-z ]+\)|exit status [0-9]+) in kernel rope\.plugtest_f64 of plugin /.*/plugtest_crash\.so; last case started: rope\.halfsplit\.plugtest_f64/f32 \(f32\), (forward|inverse); head_dim [0-9]+, .*; [0-9]+ tokens? x [0-9]+ heads?, positions \[.*\] \(the binary died there; the other properties ran without it\)" \
+  "CRASHED Registry/RopeProps\.AgreesWithReferenceWithinBudget/rope_halfsplit_plugtest_f64_f32: (signal [0-9]+ \([A-Za-z ]+\)|exit status [0-9]+) in plugin /.*/plugtest_crash\.so kernel rope\.plugtest_f64; last case started: rope\.halfsplit\.plugtest_f64/f32 \(f32\), (forward|inverse); head_dim [0-9]+, .*; [0-9]+ tokens? x [0-9]+ heads?, positions \[.*\] \(the binary died there; the other properties ran without it\)" \
   "^[0-9]+ of [0-9]+ property tests passed" -- \
   "$exe" verify --plugin "$dir/plugtest_crash.so" --variant 'rope.halfsplit.plugtest_f64/f32' --max-position 256 \
   --properties-log "$tmp/crash-props.log"
@@ -130,12 +130,12 @@ expect abort-census 1 \
   "plugtest_abort\.so kernel rope\.halfsplit\.plugtest_f64/f32 crashed: (signal 6 \(Aborted\)|its worker exited with status [0-9]+) in the census cell of positions 1000\.\.9999" -- \
   "$exe" verify --no-properties --plugin "$dir/plugtest_abort.so" --variant 'rope.halfsplit.plugtest_f64/f32' --max-position 100000
 expect abort-properties 1 \
-  "CRASHED Registry/RopeProps\.AgreesWithReferenceWithinBudget/rope_halfsplit_plugtest_f64_f32: (signal 6 \(Aborted\)|exit status [0-9]+) in kernel rope\.plugtest_f64 of plugin /.*/plugtest_abort\.so; last case started: " -- \
+  "CRASHED Registry/RopeProps\.AgreesWithReferenceWithinBudget/rope_halfsplit_plugtest_f64_f32: (signal 6 \(Aborted\)|exit status [0-9]+) in plugin /.*/plugtest_abort\.so kernel rope\.plugtest_f64; last case started: " -- \
   "$exe" verify --plugin "$dir/plugtest_abort.so" --variant 'rope.halfsplit.plugtest_f64/f32' --max-position 256 \
   --property '*RopeProps.AgreesWithReferenceWithinBudget*'
 # An endless loop inside a property test: the binary is killed after 10 x --call-timeout, the test named.
 expect hang-properties 1 \
-  "HUNG Registry/RopeProps\.AgreesWithReferenceWithinBudget/rope_halfsplit_plugtest_f64_f32: hung: no result within 5 s \(the binary was killed\) in kernel rope\.plugtest_f64 of plugin /.*/plugtest_hang\.so; last case started: .*positions \[" -- \
+  "HUNG Registry/RopeProps\.AgreesWithReferenceWithinBudget/rope_halfsplit_plugtest_f64_f32: hung: no result within 5 s \(the binary was killed\) in plugin /.*/plugtest_hang\.so kernel rope\.plugtest_f64; last case started: .*positions \[" -- \
   "$exe" verify --plugin "$dir/plugtest_hang.so" --variant 'rope.halfsplit.plugtest_f64/f32' --max-position 256 \
   --property '*RopeProps.AgreesWithReferenceWithinBudget*' --call-timeout 0.5
 # Wrong numbers read like a bug report: the minimal case, its output, and the check engine's diagnosis of the

@@ -15,6 +15,7 @@
 #include "pe/harness/contract_json.h"
 #include "pe/harness/family_traits.h"
 #include "pe/harness/pieces.h"
+#include "pe/harness/plugin.h"
 #include "pe/harness/run.h"
 #include "pe/harness/worker.h"
 #include "pe/ref/reference.h"
@@ -217,13 +218,12 @@ std::vector<InstanceResult> run(const Options& options) {
     };
     // An outside kernel first in a worker: a crash or hang there is the kernel's result, named.
     if (options.call_timeout_s > 0 && !is_builtin(*in.variant)) {
-      result.fault =
-          harness::in_worker(fmt::format("plugin {} kernel {}", variant_origin(*in.variant), in.name()),
-                             options.call_timeout_s, [&](const harness::Started& started) {
-                               harness::Measurement m = fresh();
-                               RunCheck runs;
-                               sweep(m, runs, started);
-                             });
+      result.fault = harness::in_worker(harness::kernel_origin_words(*in.variant) + in.name(),
+                                        options.call_timeout_s, [&](const harness::Started& started) {
+                                          harness::Measurement m = fresh();
+                                          RunCheck runs;
+                                          sweep(m, runs, started);
+                                        });
       if (!result.fault.empty()) {
         results.push_back(std::move(result));
         continue;
@@ -235,10 +235,8 @@ std::vector<InstanceResult> run(const Options& options) {
       sweep(m, result.runs, [&](const std::string& what) { current = what; });
       result.bands = m.bands();
     } catch (const KernelFault& e) {  // the guard zones: a write outside the rows ends the sweep, named
-      result.fault = fmt::format(
-          "{}{} (case: {})",
-          is_builtin(*in.variant) ? "" : fmt::format("plugin {} kernel ", variant_origin(*in.variant)),
-          e.what(), current);
+      result.fault =
+          fmt::format("{}{} (case: {})", harness::kernel_origin_words(*in.variant), e.what(), current);
       result.runs = {};
     }
     results.push_back(std::move(result));

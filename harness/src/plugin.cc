@@ -220,6 +220,10 @@ void load_plugins_from_env() {
 
 const std::vector<std::string>& loaded_plugins() { return loaded(); }
 
+std::string kernel_origin_words(const Variant& variant) {
+  return is_builtin(variant) ? "" : fmt::format("plugin {} kernel ", variant_origin(variant));
+}
+
 std::string plugins_env_value(const std::vector<std::string>& absolute_paths) {
   std::string value;
   for (const std::string& p : absolute_paths) {

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <tuple>
 
 #include "pe/errors.h"
@@ -157,25 +158,24 @@ TEST(Exhaustive, AKilledAndResumedShardIsTheUninterruptedRun) {
                  "shard 0/1 is a checkpoint, not a finished shard: positions [900, 8192) of its [900, 12345) "
                  "are done (census --exhaustive --resume finishes it)");
   }
-  Options malformed = small();
-  malformed.resume = checkpoints[1];
-  malformed.resume.erase("instances");
-  try {
-    run(malformed);
-    ADD_FAILURE() << "a checkpoint without its instances resumed";
-  } catch (const InvalidArgument& e) {
-    EXPECT_EQ(e.parameter(), "resume");
-    EXPECT_NE(std::string(e.what()).find("malformed"), std::string::npos) << e.what();
-  }
-  Options other = small();
-  other.dim = 32;
-  other.resume = checkpoints[1];
-  try {
-    run(other);
-    ADD_FAILURE() << "a checkpoint of dim 16 resumed at dim 32";
-  } catch (const InvalidArgument& e) {
-    EXPECT_EQ(e.parameter(), "resume");
-    EXPECT_NE(std::string(e.what()).find("its dim is 16, this run's 32"), std::string::npos) << e.what();
+  // A checkpoint that cannot be resumed is refused naming --resume, with why.
+  const auto refusal = [&](const std::function<void(Options&)>& change) {
+    Options resumed = small();
+    resumed.resume = checkpoints[1];
+    change(resumed);
+    try {
+      run(resumed);
+    } catch (const InvalidArgument& e) {
+      return e.parameter() + ": " + e.what();
+    }
+    return std::string("resumed");
+  };
+  for (const auto& [change, why] : std::vector<std::pair<std::function<void(Options&)>, std::string>>{
+           {[](Options& r) { r.resume.erase("instances"); }, "malformed"},
+           {[](Options& r) { r.dim = 32; }, "its dim is 16, this run's 32"}}) {
+    const std::string refused = refusal(change);
+    EXPECT_EQ(refused.rfind("resume: ", 0), 0u) << refused;
+    EXPECT_NE(refused.find(why), std::string::npos) << refused;
   }
 }
 

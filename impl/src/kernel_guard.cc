@@ -22,11 +22,16 @@ thread_local GuardLayout t_layout = GuardLayout::Alternate;
 }  // namespace
 
 KernelGuard kernel_guard() noexcept { return t_mode; }
-ScopedKernelGuard::ScopedKernelGuard(KernelGuard mode) noexcept : previous_(t_mode) { t_mode = mode; }
-ScopedKernelGuard::~ScopedKernelGuard() { t_mode = previous_; }
 GuardLayout guard_layout() noexcept { return t_layout; }
-ScopedGuardLayout::ScopedGuardLayout(GuardLayout layout) noexcept : previous_(t_layout) { t_layout = layout; }
-ScopedGuardLayout::~ScopedGuardLayout() { t_layout = previous_; }
+ScopedKernelGuard::ScopedKernelGuard(KernelGuard mode, GuardLayout layout) noexcept
+    : previous_mode_(t_mode), previous_layout_(t_layout) {
+  t_mode = mode;
+  t_layout = layout;
+}
+ScopedKernelGuard::~ScopedKernelGuard() {
+  t_mode = previous_mode_;
+  t_layout = previous_layout_;
+}
 
 namespace detail {
 namespace {
@@ -324,7 +329,7 @@ void guarded_rope(const Variant& variant, const RopePlan& plan, const RopeBatch&
   for (std::size_t o = 0; o < g.outer_count; ++o) {
     for (std::size_t i = 0; i < g.inner_count; ++i) {
       const std::size_t t = g.heads_inner ? o : i, h = g.heads_inner ? i : o, s = g.start(o, i);
-      std::memcpy(region.at(static_cast<std::ptrdiff_t>(s)), caller(t, h), g.hd * es);
+      if (gapped) std::memcpy(region.at(static_cast<std::ptrdiff_t>(s)), caller(t, h), g.hd * es);
       writable.emplace_back(s + g.ro, s + g.ro + g.rd);
     }
   }

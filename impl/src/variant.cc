@@ -96,7 +96,7 @@ const std::string& variant_origin(const Variant& v) {
   return it == storage().end() ? unknown : it->second.origin;
 }
 
-bool is_builtin(const Variant& v) { return variant_origin(v) == libpe_path(); }
+bool is_builtin(const Variant& v) { return v.builtin_; }
 
 std::string register_variant(std::unique_ptr<Variant> variant, const void* where) {
   const std::string name = variant->name();
@@ -106,6 +106,7 @@ std::string register_variant(std::unique_ptr<Variant> variant, const void* where
   std::string origin = where == nullptr ? libpe_path() : module_of(where);
   if (storage().count(name) > 0)
     return "variant " + name + " is already registered (by " + storage().find(name)->second.origin + ")";
+  variant->builtin_ = origin == libpe_path();
   storage().emplace(name, Entry{std::move(variant), std::move(origin)});
   registry_stale() = true;
   return "";

@@ -39,7 +39,7 @@ struct Rows {
 
 std::string fault_of(const Variant& v, const RopeParams& params, Rows& r,
                      GuardLayout layout = GuardLayout::Gapped) {
-  const ScopedGuardLayout rows(layout);
+  const ScopedKernelGuard rows(kernel_guard(), layout);
   const std::vector<double> before = r.x;
   try {
     rope_apply(v, RopePlan(params), r.positions, static_cast<std::int64_t>(r.heads), std::span<double>(r.x));
@@ -68,8 +68,7 @@ TEST(KernelGuard, ACorrectKernelGivesTheBareCallsBitsInEveryBatchLayout) {
   }
   for (GuardLayout layout : {GuardLayout::Gapped, GuardLayout::Callers, GuardLayout::Alternate}) {
     std::vector<double> guarded = input;
-    const ScopedKernelGuard all(KernelGuard::All);
-    const ScopedGuardLayout rows(layout);
+    const ScopedKernelGuard all(KernelGuard::All, layout);
     rope_apply(v, plan, batch, buffer(std::span<double>(guarded)));
     EXPECT_EQ(std::memcmp(bare.data(), guarded.data(), bare.size() * sizeof(double)), 0)
         << "layout " << static_cast<int>(layout);

@@ -20,22 +20,12 @@ namespace {
 thread_local std::optional<RopeCall> t_last;    // the running case's last call
 thread_local std::optional<RopeCall> t_failed;  // the last failing case's: after shrinking, the minimal one
 
-// Up to 16 values whole, else the first and last eight.
-std::string shown(std::span<const double> v) {
-  const auto join = [](std::span<const double> part) {
-    std::string s;
-    for (double d : part) s += (s.empty() ? "" : ", ") + fmt::format("{:g}", d);
-    return s;
-  };
-  if (v.size() <= 16) return "[" + join(v) + "]";
-  return fmt::format("[{}, ..., {}] ({} values)", join(v.first(8)), join(v.last(8)), v.size());
-}
-std::string shown(std::span<const std::int64_t> v) {
-  const auto join = [](std::span<const std::int64_t> part) {
-    return fmt::format("{}", fmt::join(part, ", "));
-  };
-  if (v.size() <= 16) return "[" + join(v) + "]";
-  return fmt::format("[{}, ..., {}] ({} values)", join(v.first(8)), join(v.last(8)), v.size());
+// Up to 16 values whole, else the first and last eight ({} prints doubles shortest, as {:g} would not).
+template <class T>
+std::string shown(std::span<const T> v) {
+  if (v.size() <= 16) return fmt::format("[{}]", fmt::join(v, ", "));
+  return fmt::format("[{}, ..., {}] ({} values)", fmt::join(v.first(8), ", "), fmt::join(v.last(8), ", "),
+                     v.size());
 }
 
 std::string scaling_words(const RopeScaling& s) {
@@ -177,19 +167,26 @@ std::string probe_diagnosis(const RopeCall& c) {
   }
 }
 
-std::string case_words(const RopeCall& c) {
+// The call without its inputs: the instance, the configuration, the shape and the positions.
+std::string case_head(const RopeCall& c) {
   const RopeParams& p = c.params;
   const std::size_t axes = n_axes(p.form), tokens = c.positions.size() / axes;
-  std::string s = fmt::format("minimal case: {} ({}), {}\n", c.instance.name(), to_string(c.instance.dtype),
+  std::string s = fmt::format("{} ({}), {}\n", c.instance.name(), to_string(c.instance.dtype),
                               c.direction == RopeDirection::Forward ? "forward" : "inverse");
   s += fmt::format(
       "  head_dim {}, rotary_dim {}, rotary_offset {}, layout {}, base {:g}, scaling {}, form {}\n",
       p.head_dim, p.rotary_dim, p.rotary_offset, to_string(p.layout), p.base, scaling_words(p.scaling),
       form_class(p));
   s += fmt::format("  {} token{} x {} head{}, positions{} {}\n", tokens, tokens == 1 ? "" : "s", c.heads,
-                   c.heads == 1 ? "" : "s", axes > 1 ? " [axes][tokens]" : "", shown(c.positions));
-  s += fmt::format("  x = {}\n", shown(c.x));
-  if (!c.y.empty()) s += fmt::format("  y = {} (the kernel's output)\n", shown(c.y));
+                   c.heads == 1 ? "" : "s", axes > 1 ? " [axes][tokens]" : "",
+                   shown(std::span<const std::int64_t>(c.positions)));
+  return s;
+}
+
+std::string case_words(const RopeCall& c) {
+  std::string s =
+      "minimal case: " + case_head(c) + fmt::format("  x = {}\n", shown(std::span<const double>(c.x)));
+  if (!c.y.empty()) s += fmt::format("  y = {} (the kernel's output)\n", shown(std::span<const double>(c.y)));
   return s;
 }
 
@@ -205,8 +202,7 @@ void announce(const RopeCall& c) {
                                             : ::open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   }();
   if (fd < 0) return;
-  std::string line = case_words(c);
-  line = line.substr(0, line.find("  x = "));  // the shape and positions; inputs are too long for a line
+  const std::string line = case_head(c);  // inputs are too long for a line
   if (::pwrite(fd, line.data(), line.size(), 0) >= 0) (void)::ftruncate(fd, static_cast<off_t>(line.size()));
 }
 }  // namespace

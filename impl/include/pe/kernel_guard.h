@@ -28,28 +28,18 @@ KernelGuard kernel_guard() noexcept;
 enum class GuardLayout { Alternate, Gapped, Callers };
 GuardLayout guard_layout() noexcept;
 
-// Sets the calling thread's mode for a scope: benchmarks time the bare kernel (KernelGuard::Off) after
-// a guarded check.
+// Sets the calling thread's mode (and layout) for a scope: benchmarks check a kernel guarded in the
+// layout they time (GuardLayout::Callers), then time it bare (KernelGuard::Off).
 class ScopedKernelGuard {
  public:
-  explicit ScopedKernelGuard(KernelGuard mode) noexcept;
+  explicit ScopedKernelGuard(KernelGuard mode, GuardLayout layout = guard_layout()) noexcept;
   ~ScopedKernelGuard();
   ScopedKernelGuard(const ScopedKernelGuard&) = delete;
   ScopedKernelGuard& operator=(const ScopedKernelGuard&) = delete;
 
  private:
-  KernelGuard previous_;
-};
-
-class ScopedGuardLayout {
- public:
-  explicit ScopedGuardLayout(GuardLayout layout) noexcept;
-  ~ScopedGuardLayout();
-  ScopedGuardLayout(const ScopedGuardLayout&) = delete;
-  ScopedGuardLayout& operator=(const ScopedGuardLayout&) = delete;
-
- private:
-  GuardLayout previous_;
+  KernelGuard previous_mode_;
+  GuardLayout previous_layout_;
 };
 
 }  // namespace pe

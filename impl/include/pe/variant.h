@@ -39,6 +39,11 @@ class Variant {
   Variant(std::string name, Family family, Contract contract);
 
  private:
+  // Set by register_variant for a variant libpe registered itself: is_builtin asks on every guarded API
+  // call (pe/kernel_guard.h), so it is a flag, not a registry lookup.
+  friend std::string register_variant(std::unique_ptr<Variant> variant, const void* where);
+  friend bool is_builtin(const Variant& v);
+  bool builtin_ = false;
   std::string name_;
   Family family_;
   Contract contract_;

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "pe/variant.h"
+
 namespace pe::harness {
 
 // The environment variable naming plugins to load: absolute paths separated by ':'.
@@ -30,6 +32,10 @@ void load_plugins_from_env();
 
 // The plugins loaded so far, as absolute paths in load order.
 const std::vector<std::string>& loaded_plugins();
+
+// "plugin /abs/libmine.so kernel " for a kernel registered outside libpe (a plugin, an outside project's
+// binary), "" for libpe's own: what a failure puts before the kernel's name, so the user knows whose it is.
+std::string kernel_origin_words(const Variant& variant);
 
 // Paths as $PE_PLUGINS writes them: absolute, joined by ':'.
 std::string plugins_env_value(const std::vector<std::string>& absolute_paths);

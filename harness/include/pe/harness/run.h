@@ -19,7 +19,8 @@ inline TypedBuffer run_table(const Instance& in, const SinusoidalPlan& plan,
 
 // x is [tokens, n_heads, head_dim], rotated in place.
 inline void rotate_in_place(const Instance& in, const RopePlan& plan, std::span<const std::int64_t> positions,
-                     std::int64_t n_heads, TypedBuffer& x, RopeDirection direction = RopeDirection::Forward) {
+                            std::int64_t n_heads, TypedBuffer& x,
+                            RopeDirection direction = RopeDirection::Forward) {
   rope_apply(*in.variant, plan, positions, n_heads, x.view(), direction);
 }
 
