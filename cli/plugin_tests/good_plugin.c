@@ -108,7 +108,8 @@ static void rotate(void* user_data, const pe_rope_plan* plan, const pe_rope_batc
 #ifdef PLUGTEST_STRAYS
     for (h = 0; h < batch->heads; ++h) {
       const ptrdiff_t row = (ptrdiff_t)(t * batch->token_stride + h * batch->head_stride);
-      const ptrdiff_t end = (ptrdiff_t)plan->head_dim, rotated_end = (ptrdiff_t)(plan->rotary_offset + plan->rotary_dim);
+      const ptrdiff_t end = (ptrdiff_t)plan->head_dim,
+                      rotated_end = (ptrdiff_t)(plan->rotary_offset + plan->rotary_dim);
       (void)row, (void)end, (void)rotated_end;
 #ifdef PLUGTEST_PAST_ROW
       stray_write(x, row + end, row + end - 1);
