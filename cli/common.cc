@@ -157,12 +157,15 @@ void check_output_paths(const CLI::App& cmd, std::initializer_list<const char*> 
     std::vector<std::string> written = {path};
     for (const char* s : suffixes) written.push_back(path + s);
     for (const char* in : inputs) {
-      const std::string source = value(in);
-      std::error_code ec;
-      for (const std::string& w : written) {
-        if (!source.empty() && std::filesystem::equivalent(w, source, ec))
-          throw UsageError(fmt::format("{}: '{}' is this command's {} ({}); refusing to overwrite it", out, w,
-                                       in, source));
+      const CLI::Option* o = cmd.get_option_no_throw(in);
+      if (o == nullptr) continue;
+      for (const std::string& source : o->results()) {  // every value of a repeated input
+        std::error_code ec;
+        for (const std::string& w : written) {
+          if (!source.empty() && std::filesystem::equivalent(w, source, ec))
+            throw UsageError(fmt::format("{}: '{}' is this command's {} ({}); refusing to overwrite it", out,
+                                         w, in, source));
+        }
       }
     }
   }

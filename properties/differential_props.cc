@@ -25,10 +25,12 @@ struct Group {
 
 std::vector<Group> groups() {
   std::map<std::tuple<Family, Layout, DType>, Group> by_key;
-  for (const Instance& i : selected()) by_key[{i.variant->family(), i.layout, i.dtype}].members.push_back(i);
+  for (const Instance& i : harness::selected_unsharded())
+    by_key[{i.variant->family(), i.layout, i.dtype}].members.push_back(i);
   std::vector<Group> out;
   for (auto& [key, g] : by_key) {
-    if (g.members.size() > 1) out.push_back(std::move(g));
+    // A sharded run ($PE_SHARD) keeps each group whole, in the shard of its test's name.
+    if (g.members.size() > 1 && harness::in_this_shard("group " + g.name())) out.push_back(std::move(g));
   }
   return out;
 }

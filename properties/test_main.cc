@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "pe/harness/instance.h"
 #include "pe/harness/plugin.h"
 #include "pe/kernel_guard.h"
 #include "pe/variant.h"
@@ -56,6 +57,12 @@ int main(int argc, char** argv) {
                  "to pe_add_variant_suite register none, and no plugin was loaded)\n",
                  argv[0]);
     return 1;
+  }
+  try {
+    pe::harness::in_this_shard("");  // a malformed $PE_SHARD is refused here, not while suites instantiate
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: %s\n", argv[0], e.what());
+    return 2;
   }
   pe::testing::fix_rapidcheck_params();
   // Every kernel under test, built-in or not, gets the guard zones (pe/kernel_guard.h): a stray write is a

@@ -3,7 +3,9 @@
 # slurmctld and slurmd on localhost from a generated slurm.conf), examples/slurm/submit.sh submitted as
 # documented on a small range, the merge job's report checked; then a shard cancelled mid-way (scancel):
 # no shard file, the merge job never runs, `report` refuses the gap naming the shard, and that shard
-# resubmitted alone resumes from its checkpoint and the merge completes with the first run's result.
+# resubmitted alone resumes from its checkpoint and the merge completes with the first run's result. Then a
+# verification sweep (submit-sweep.sh: verify under two model configs as 3 tasks) merged, its verdicts
+# those of one unsharded run.
 # Everything is stopped and removed at the end. Needs root (the daemons); not in the default test command.
 #   bash scripts/slurm_test.sh            (builds pe-suite first when build/release has none)
 set -euo pipefail
@@ -129,4 +131,24 @@ for d in (a, b):
 assert a == b
 PY
 say "resubmitted shard resumed ($(grep -o 'positions done up to [0-9]*' "exhaustive-${task}_1.log")); merged result equals the first run's"
+
+# 4. A verification sweep (examples/slurm/submit-sweep.sh): verify of a variant under two model configs as
+# 3 array tasks and their merge, whose verdicts equal one unsharded run's.
+configs=$root/examples/hf_configs/Llama-3.1-8B.json:$root/examples/hf_configs/Qwen2.5-7B-Instruct-yarn.json
+SHARDS=3 CONFIGS=$configs VARIANT=rope.scalar_f64 MAX_POSITION=4096 OUT=$work/out/sweep \
+  bash "$root/examples/slurm/submit-sweep.sh"
+say "submitted the sweep: $(squeue -h -o '%i %j %T' | tr '\n' ';')"
+wait_idle 600
+[ -s sweep/report/sweep.json ] || fail "the sweep's merge job wrote no report" "$(tail -30 sweep-*.log 2>/dev/null)"
+pe-suite verify --variant rope.scalar_f64 --max-position 4096 --hf-config "${configs%%:*}" \
+  --hf-config "${configs#*:}" --out whole.json >/dev/null
+pe-suite report --census whole.json --out whole >/dev/null || fail "the unsharded sweep has findings"
+python3 - sweep/report/sweep.json whole/sweep.json <<'PY' || fail "the sweep's tasks merged into other verdicts"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+assert a["merged_from"] == 3 and b["merged_from"] == 1
+assert a["census"] == b["census"]
+assert {k: v["result"] for k, v in a["properties"].items()} == {k: v["result"] for k, v in b["properties"].items()}
+PY
+say "sweep: $(grep -o 'merged from 3 shards' sweep/report/report.md), $(python3 -c "import json; d=json.load(open('sweep/report/sweep.json')); print(sum(len(c['instances']) for c in d['census']), 'config x instance pairs,', len(d['properties']), 'property tests')"), the same verdicts as unsharded"
 say "PASS"

@@ -8,23 +8,23 @@
 #include <memory>
 #include <tuple>
 
+#include "census_options.h"
 #include "common.h"
-#include "form_options.h"
-#include "hf_config_options.h"
 #include "names.h"
 #include "pe/errors.h"
 #include "pe/harness/exhaustive.h"
 #include "pe/harness/family_traits.h"
+#include "pe/harness/plugin.h"
+#include "pe/harness/sweep.h"
 #include "pe/reports/summary.h"
 #include "plugin_option.h"
 #include "progress.h"
-#include "scaling_options.h"
 #include "verify.h"
 
 namespace pe::cli {
 namespace {
 
-struct CensusArgs {
+struct CensusArgs : CensusFlags {
   std::string glob = "*", effort = "quick", shard = "0/1", out;
   std::int64_t max_position = 0;
   bool exhaustive = false;  // every position of --positions instead of the sampled grid
@@ -35,72 +35,64 @@ struct CensusArgs {
   std::int64_t checkpoint_every = std::int64_t{1} << 24;  // --exhaustive: positions between checkpoints
   bool resume = false;
   double call_timeout_s = 60;  // an outside kernel's call that does not return within it is a hang
-  ScalingFlags scaling;
-  FormFlags form;
-  HfConfigFlags hf;
 };
 
-int census_command(const CensusArgs& a) {
-  census::Options o;
-  o.glob = a.glob;
-  o.effort = parse_effort(a.effort);
+// The sampled census: one document, or with --hf-config repeated a sweep's (pe/harness/sweep.h): one
+// census per config, their (config, instance) pairs split by --shard.
+int census_command(const CensusArgs& a, const CLI::App& cmd) {
+  census::Options base;
+  base.glob = a.glob;
+  base.effort = parse_effort(a.effort);
   if (a.max_position < 0)
     throw UsageError("--max-position: must be >= 0, got " + std::to_string(a.max_position));
-  o.max_position = a.max_position;
+  base.max_position = a.max_position;
   if (!(a.call_timeout_s > 0))
     throw UsageError(fmt::format("--call-timeout: must be > 0 seconds, got {:g}", a.call_timeout_s));
-  o.call_timeout_s = a.call_timeout_s;
-  std::tie(o.shard_index, o.shard_count) = parse_shard(a.shard, "--shard");
-  const auto matching = harness::instances_matching(a.glob);
-  if (matching.empty()) throw UsageError("--variant: no variant matches '" + a.glob + "'");
-  o.scaling = to_rope_scaling(a.scaling);
-  if (switches_per_token(o.scaling))
-    throw UsageError(
-        "--longrope-switch: per-token applies to check and export --reference (a variant rotates with "
-        "one list per call)");
-  o.form = to_rope_form(a.form);
-  if (a.form.rotary_offset < 0)
-    throw UsageError("--rotary-offset: must be >= 0, got " + std::to_string(a.form.rotary_offset));
-  o.rotary_offset = a.form.rotary_offset;
-  if (a.scaling.given.count("partial_rotary_factor") > 0) {
-    if (!(a.scaling.partial_rotary_factor > 0))  // 0 would read as "not given" in census::Options
-      throw UsageError(fmt::format("--partial-rotary-factor: must be in (0, 1], got {:g}",
-                                   a.scaling.partial_rotary_factor));
-    o.partial_rotary_factor = a.scaling.partial_rotary_factor;
-  }
-  if (std::none_of(matching.begin(), matching.end(), [&](const harness::Instance& in) {
-        return harness::traits_of(in.variant->family()).census_applies(o);
-      }))
-    throw UsageError("--variant: '" + a.glob +
-                     "' matches no RoPE instance, and RoPE scaling and forms apply to RoPE only");
-  std::vector<census::InstanceResult> results;
-  try {
-    // A LongRoPE list no head dim fits, a partial factor none allows: before any instance is swept.
-    for (const harness::FamilyTraits* t : harness::family_traits()) {
-      if (t->census_applies(o) &&
-          std::any_of(matching.begin(), matching.end(),
-                      [&](const harness::Instance& in) { return in.variant->family() == t->family; }))
-        t->census_dims(o);
-    }
+  base.call_timeout_s = a.call_timeout_s;
+  std::tie(base.shard_index, base.shard_count) = parse_shard(a.shard, "--shard");
+  if (harness::instances_matching(a.glob).empty())
+    throw UsageError("--variant: no variant matches '" + a.glob + "'");
+  const std::vector<census::Options> runs = options_per_config(base, a, cmd);
+  for (const census::Options& o : runs) check_census_selection(o);
+  std::vector<nlohmann::json> documents;
+  std::size_t failed = 0, total = 0;
+  for (const census::Options& o : runs) {
     if (census::rope_only(o)) {
       RopeParams shown;
       shown.form = o.form;
       shown.rotary_offset = o.rotary_offset;
       const std::string form = check::describe_form(shown);
-      fmt::print("RoPE instances only, scaling {}{} (the census JSON records its parameters)\n",
-                 to_string(o.scaling.type), form.empty() ? "" : ", " + form);
+      fmt::print("{}RoPE instances only, scaling {}{} (the census JSON records its parameters)\n",
+                 o.config.empty() ? "" : o.config + ": ", to_string(o.scaling.type),
+                 form.empty() ? "" : ", " + form);
     }
-    results = run_census(o);
-  } catch (const InvalidArgument& e) {
-    check::rethrow_named(e, flag_names());
+    std::vector<census::InstanceResult> results;
+    try {
+      results = run_census(o);
+    } catch (const InvalidArgument& e) {
+      check::rethrow_named(e, flag_names());
+    }
+    documents.push_back(census::to_document(results, o));
+    if (runs.size() > 1) fmt::print("-- {} --\n", o.config);
+    fmt::print("{}", reports::census_instance_table(documents.back()["instances"]));
+    for (const auto& r : results) failed += r.within_contract() ? 0 : 1;
+    total += results.size();
   }
-  const nlohmann::json doc = census::to_document(results, o);
-  fmt::print("{}", reports::census_instance_table(doc["instances"]));
-  write_text(a.out, doc.dump(2) + "\n");
-  std::size_t failed = 0;
-  for (const auto& r : results) failed += r.within_contract() ? 0 : 1;
-  fmt::print("shard {}: {} of {} instances within their contracts\n", a.shard, results.size() - failed,
-             results.size());
+  if (runs.size() == 1) {
+    write_text(a.out, documents.front().dump(2) + "\n");
+  } else {
+    sweep::Header h;
+    h.variant = a.glob;
+    h.effort = a.effort;
+    h.max_position = a.max_position;
+    for (const census::Options& o : runs) h.configs.push_back(o.config);
+    h.plugins = plugin_file_names();
+    h.shard_index = base.shard_index;
+    h.shard_count = base.shard_count;
+    write_text(a.out, sweep::document(h, documents, {}).dump(2) + "\n");
+  }
+  fmt::print("shard {}: {} of {} {} within their contracts\n", a.shard, total - failed, total,
+             runs.size() > 1 ? "config x instance pairs" : "instances");
   return failed == 0 ? kOk : kCheckFailed;
 }
 
@@ -212,7 +204,7 @@ void add_census(CLI::App& app, int& exit_code) {
                 "--exhaustive: continue from <out>.checkpoint when there is one (the same options)");
   add_scaling_options(*cmd, a->scaling);
   add_form_options(*cmd, a->form);
-  add_hf_config_options(*cmd, a->hf);
+  add_hf_config_options(*cmd, a->hf, true);
   const auto plugins = add_plugin_option(*cmd);
   cmd->callback([a, cmd, plugins, &exit_code] {
     check_output_paths(*cmd, {"--out"}, {"--hf-config", "--short-factors", "--long-factors"});
@@ -225,17 +217,7 @@ void add_census(CLI::App& app, int& exit_code) {
     }
     for (const char* flag : {"--positions", "--dim", "--base", "--threads", "--checkpoint-every", "--resume"})
       if (cmd->count(flag) > 0) throw UsageError(std::string(flag) + ": applies to --exhaustive");
-    check::HfTargets targets;  // the census sweeps its own bases and head dims: the scaling and the form only
-    targets.scaling = &a->scaling;
-    targets.form = &a->form;
-    targets.given = given_parameters(*cmd, {"mrope_section", "mrope_layout"});
-    targets.command = "census";
-    if (const auto r = check::apply_hf_config(hf_source(a->hf, *cmd), targets, flag_names())) {
-      fmt::print("{}", r->block);
-      fmt::print(
-          "  note: census sweeps its own bases and head dims; the config gives its scaling and form\n");
-    }
-    exit_code = census_command(*a);
+    exit_code = census_command(*a, *cmd);
   });
 }
 

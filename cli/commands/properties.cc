@@ -45,7 +45,7 @@ std::string last_case(const std::string& path) {
 
 std::optional<PropertyRun> run_properties(const std::string& glob, std::uint64_t seed, bool full,
                                           const std::string& log_path, const std::string& filter,
-                                          double test_timeout_s) {
+                                          double test_timeout_s, const std::string& shard) {
   const std::optional<std::string> exe = helper_executable("pe_props");
   if (!exe) return std::nullopt;
   PropertyRun run;
@@ -103,7 +103,7 @@ std::optional<PropertyRun> run_properties(const std::string& glob, std::uint64_t
     };
     status = spawn_and_wait(args,
                             {"PE_VARIANT=" + glob, "RC_PARAMS=" + run.rc_params, "PE_LAST_TEST=" + last_path,
-                             "PE_LAST_CASE=" + case_path},
+                             "PE_LAST_CASE=" + case_path, "PE_SHARD=" + shard},
                             log_path + (run.crashed.empty() ? "" : fmt::format(".{}", run.crashed.size())),
                             give_up);
     std::ifstream in(json_path);

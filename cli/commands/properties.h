@@ -26,8 +26,9 @@ struct PropertyRun {
 // `filter`, when not empty, is a GoogleTest filter (--gtest_filter's positive patterns) over the tests. A
 // test still running after `test_timeout_s` is hung: the binary is killed, the test named in `crashed`
 // ("Suite.Test: hung: no result within N s (the binary was killed)"), and the rest run without it.
+// `shard` ("I/N"; empty: all) keeps the tests of the instances in that shard of a sweep ($PE_SHARD).
 std::optional<PropertyRun> run_properties(const std::string& glob, std::uint64_t seed, bool full,
                                           const std::string& log_path, const std::string& filter = "",
-                                          double test_timeout_s = 600);
+                                          double test_timeout_s = 600, const std::string& shard = "");
 
 }  // namespace pe::cli

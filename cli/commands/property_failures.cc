@@ -66,4 +66,34 @@ std::string failed_properties(const nlohmann::json& gtest, const std::string& re
   return out;
 }
 
+std::vector<sweep::PropertyVerdict> property_verdicts(const PropertyRun& run) {
+  std::vector<sweep::PropertyVerdict> out;
+  for (const auto& suite : run.gtest.value("testsuites", nlohmann::json::array())) {
+    for (const auto& tc : suite.value("testsuite", nlohmann::json::array())) {
+      sweep::PropertyVerdict v;
+      v.test = tc.value("classname", suite.value("name", "")) + "." + tc.value("name", "");
+      const auto failures = tc.value("failures", nlohmann::json::array());
+      if (!failures.empty()) {
+        v.result = "failed";
+        // The "failure: ..." line of the property suite's report, else the failure's first line.
+        std::istringstream in(indented(failures.front().value("failure", "")));
+        for (std::string line; std::getline(in, line);) {
+          line.erase(0, line.find_first_not_of(' '));
+          if (v.message.empty() || line.starts_with("failure: ")) v.message = line;
+          if (line.starts_with("failure: ")) break;
+        }
+      } else {
+        v.result = tc.value("result", "") == "SKIPPED" ? "skipped" : "passed";
+      }
+      out.push_back(std::move(v));
+    }
+  }
+  for (const std::string& c : run.crashed) {  // "Suite.Test: signal 11 (...) in plugin ...; last case ..."
+    const std::size_t colon = c.find(": ");
+    out.push_back({c.substr(0, colon), c.find(": hung: ") != std::string::npos ? "hung" : "crashed",
+                   colon == std::string::npos ? "" : c.substr(colon + 2)});
+  }
+  return out;
+}
+
 }  // namespace pe::cli

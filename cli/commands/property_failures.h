@@ -5,11 +5,19 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
+
+#include "pe/harness/sweep.h"
+#include "properties.h"
 
 namespace pe::cli {
 
 // `gtest` is GoogleTest's JSON report; `rerun` the command that reproduces the whole run ("pe-suite verify
 // --plugin ... --seed N"), `glob` its --variant.
 std::string failed_properties(const nlohmann::json& gtest, const std::string& rerun, const std::string& glob);
+
+// Every test of the run with its verdict, for a sweep's document: passed, failed (the failure's line),
+// skipped, crashed or hung (the signal or time limit, the kernel and the last case).
+std::vector<sweep::PropertyVerdict> property_verdicts(const PropertyRun& run);
 
 }  // namespace pe::cli

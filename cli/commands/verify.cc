@@ -7,9 +7,14 @@
 
 #include <filesystem>
 
+#include "census_options.h"
 #include "common.h"
 #include "junit.h"
+#include "names.h"
+#include "pe/check/options.h"
+#include "pe/errors.h"
 #include "pe/harness/plugin.h"
+#include "pe/harness/sweep.h"
 #include "pe/reports/summary.h"
 #include "plugin_option.h"
 #include "progress.h"
@@ -50,33 +55,55 @@ std::string property_log_path(const VerifyOptions& o) {
 
 }  // namespace
 
+namespace {
+
+// A sweep's census documents as one instance list for JUnit: each instance named under its config.
+nlohmann::json junit_instances(const std::vector<nlohmann::json>& documents) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const nlohmann::json& d : documents) {
+    for (nlohmann::json i : d["instances"]) {
+      if (d.contains("config"))
+        i["instance"] = d["config"].get<std::string>() + ": " + i["instance"].get<std::string>();
+      out.push_back(std::move(i));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 VerifyResult verify(const VerifyOptions& o) {
-  census::Options options;
-  options.glob = o.glob;
-  options.max_position = o.max_position;
-  options.effort = parse_effort(o.effort);
+  census::Options base;
+  base.glob = o.glob;
+  base.max_position = o.max_position;
+  base.effort = parse_effort(o.effort);
   if (!(o.call_timeout_s > 0))
     throw UsageError(fmt::format("--call-timeout: must be > 0 seconds, got {:g}", o.call_timeout_s));
-  options.call_timeout_s = o.call_timeout_s;
+  base.call_timeout_s = o.call_timeout_s;
   if (o.max_position < 0)
     throw UsageError("--max-position: must be >= 0, got " + std::to_string(o.max_position));
   if (harness::instances_matching(o.glob).empty())
     throw UsageError("--variant: no variant matches '" + o.glob + "'");
+  if (!o.shard.empty()) std::tie(base.shard_index, base.shard_count) = parse_shard(o.shard, "--shard");
+  const std::vector<census::Options> runs = o.per_config ? o.per_config(base) : std::vector{base};
+  for (const census::Options& r : runs) check_census_selection(r);
+  const bool sweep = !o.shard.empty() || runs.size() > 1;
 
   VerifyResult result;
   if (o.properties) {
-    fmt::print("== properties ({} effort) ==\n", o.effort);
+    fmt::print("== properties ({} effort{}) ==\n", o.effort, o.shard.empty() ? "" : ", shard " + o.shard);
     const std::string log = property_log_path(o);
-    result.properties = run_properties(o.glob, o.seed, options.effort == census::Effort::Full, log,
-                                       o.property_filter, 10 * o.call_timeout_s);
+    result.properties = run_properties(o.glob, o.seed, base.effort == census::Effort::Full, log,
+                                       o.property_filter, 10 * o.call_timeout_s, o.shard);
     if (result.properties) {
       const PropertyRun& p = *result.properties;
       std::string rerun = "pe-suite verify";
       for (const std::string& plugin : harness::loaded_plugins()) rerun += " --plugin " + plugin;
       rerun += fmt::format(" --seed {}", o.seed);
       if (o.effort != "quick") rerun += " --effort " + o.effort;
-      fmt::print("{} of {} property tests passed (RC_PARAMS=\"{}\"; rerun: {} --variant '{}'{})\n",
+      fmt::print("{} of {} property tests passed (RC_PARAMS=\"{}\"; rerun: {} --variant '{}'{}{})\n",
                  p.tests - p.failures, p.tests, p.rc_params, rerun, o.glob,
+                 o.shard.empty() ? "" : " --shard " + o.shard,
                  o.property_filter.empty() ? "" : " --property '" + o.property_filter + "'");
       fmt::print("{}", failed_properties(p.gtest, rerun, o.glob));
       for (const std::string& c : p.crashed) {
@@ -92,19 +119,49 @@ VerifyResult verify(const VerifyOptions& o) {
   }
 
   fmt::print("\n== census against the exact reference ({} effort) ==\n", o.effort);
-  const auto results = run_census(options);
-  result.census = census::to_document(results, options);
-  const nlohmann::json& instances = result.census["instances"];
-  fmt::print("{}", reports::census_instance_table(instances));
-  if (!o.json_out.empty()) write_text(o.json_out, result.census.dump(2) + "\n");
-  if (!o.markdown_out.empty()) write_text(o.markdown_out, reports::census_markdown(instances));
-  if (!o.junit_out.empty()) {
-    write_text(o.junit_out, junit_xml(result.properties ? result.properties->gtest : nlohmann::json(),
-                                      instances, result.properties ? result.properties->rc_params : ""));
+  std::vector<nlohmann::json> documents;
+  std::size_t failed = 0, total = 0;
+  for (const census::Options& r : runs) {
+    std::vector<census::InstanceResult> results;
+    try {
+      results = run_census(r);
+    } catch (const InvalidArgument& e) {
+      check::rethrow_named(e, flag_names());
+    }
+    documents.push_back(census::to_document(results, r));
+    if (runs.size() > 1) fmt::print("-- {} --\n", r.config);
+    fmt::print("{}", reports::census_instance_table(documents.back()["instances"]));
+    for (const auto& x : results) failed += x.within_contract() ? 0 : 1;
+    total += results.size();
   }
-  std::size_t failed = 0;
-  for (const auto& r : results) failed += r.within_contract() ? 0 : 1;
-  fmt::print("{} of {} instances within their contracts\n", results.size() - failed, results.size());
+  if (sweep) {
+    sweep::Header h;
+    h.variant = o.glob;
+    h.effort = o.effort;
+    h.max_position = o.max_position;
+    for (const census::Options& r : runs) h.configs.push_back(r.config);
+    h.plugins = plugin_file_names();
+    h.properties = result.properties.has_value();
+    h.seed = o.seed;
+    h.shard_index = base.shard_index;
+    h.shard_count = base.shard_count;
+    result.census = sweep::document(
+        h, documents,
+        result.properties ? property_verdicts(*result.properties) : std::vector<sweep::PropertyVerdict>{});
+  } else {
+    result.census = documents.front();
+  }
+  if (!o.json_out.empty()) write_text(o.json_out, result.census.dump(2) + "\n");
+  if (!o.markdown_out.empty())
+    write_text(o.markdown_out, sweep ? sweep::markdown(result.census)
+                                     : reports::census_markdown(documents.front()["instances"]));
+  if (!o.junit_out.empty()) {
+    write_text(o.junit_out,
+               junit_xml(result.properties ? result.properties->gtest : nlohmann::json(),
+                         junit_instances(documents), result.properties ? result.properties->rc_params : ""));
+  }
+  fmt::print("{}{} of {} {} within their contracts\n", o.shard.empty() ? "" : "shard " + o.shard + ": ",
+             total - failed, total, runs.size() > 1 ? "config x instance pairs" : "instances");
   const bool props_failed = result.properties && result.properties->failures > 0;
   result.exit_code = failed == 0 && !props_failed ? kOk : kCheckFailed;
   return result;
@@ -126,7 +183,10 @@ void add_verify(CLI::App& app, int& exit_code) {
          "Seconds an outside kernel's call may take before the census calls it hung (its worker killed); a "
          "property test still running after 10 times this is hung too (the property binary is killed)")
       ->capture_default_str();
-  cmd->add_option("--out", o->json_out, "Write the census JSON here");
+  cmd->add_option(
+      "--out", o->json_out,
+      "Write the census JSON here (a sweep's document, pe-suite/sweep/1, with --shard or more than "
+      "one --hf-config)");
   cmd->add_option("--markdown", o->markdown_out, "Write the census as Markdown here");
   cmd->add_option("--junit", o->junit_out, "Write JUnit XML (properties and census) here");
   cmd->add_option("--properties-log", o->properties_log,
@@ -135,10 +195,19 @@ void add_verify(CLI::App& app, int& exit_code) {
   cmd->add_option("--property", o->property_filter,
                   "Only the property tests matching this GoogleTest filter (e.g. '*RopeProps.Inverse*'), as "
                   "a failure's rerun line gives it");
+  cmd->add_option("--shard", o->shard,
+                  "I/N: this array task's part of a sweep: the instances (their property tests) and the "
+                  "config x instance pairs of the census whose stable hash is I (report merges the tasks' "
+                  "--out files)");
+  auto configs = std::make_shared<CensusFlags>();
+  add_hf_config_options(*cmd, configs->hf, true);
   const auto plugins = add_plugin_option(*cmd);
-  cmd->callback([o, cmd, plugins, &exit_code] {
-    check_output_paths(*cmd, {"--out", "--markdown", "--junit", "--properties-log"}, {});
+  cmd->callback([o, cmd, configs, plugins, &exit_code] {
+    check_output_paths(*cmd, {"--out", "--markdown", "--junit", "--properties-log"}, {"--hf-config"});
     load_plugins(*plugins);
+    o->per_config = [configs, cmd](const census::Options& base) {
+      return options_per_config(base, *configs, *cmd);
+    };
     exit_code = verify(*o).exit_code;
   });
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -25,11 +26,16 @@ struct VerifyOptions {
   std::string properties_log;   // the property binary's output; empty: beside --out (or --markdown, --junit),
                                 // else in a fresh folder of $TMPDIR: one per run
   std::string property_filter;  // GoogleTest filter over the property tests; empty: all
+  // A sweep (pe/harness/sweep.h): this array task's shard ("I/N"; empty: unsharded), and the census run per
+  // model config from the base options (each config's scaling and form; unset: the base alone). A sweep
+  // (a shard given, or more than one config) writes a sweep document to json_out.
+  std::string shard;
+  std::function<std::vector<census::Options>(const census::Options&)> per_config;
 };
 
 struct VerifyResult {
   int exit_code = 0;
-  nlohmann::json census;  // the census document (census::to_document)
+  nlohmann::json census;  // the census document (census::to_document); a sweep's document for a sweep
   std::optional<PropertyRun> properties;
 };
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "pe/check/hf_config.h"
 
@@ -15,13 +16,17 @@ namespace pe::cli {
 
 struct HfConfigFlags {
   std::string path, layer_type;
+  std::vector<std::string> paths;  // --hf-config repeated (a sweep's configs: census, verify)
   std::int64_t layer = 0;
 };
 
-void add_hf_config_options(CLI::App& cmd, HfConfigFlags& flags);
+// `many`: --hf-config may be repeated (into `paths`), each config a sweep's own run.
+void add_hf_config_options(CLI::App& cmd, HfConfigFlags& flags, bool many = false);
 
-// The config the flags name (read from its file), as the engine takes it.
+// The config the flags name (read from its file), as the engine takes it; the second form reads `path`
+// (one of `paths`) under the flags' --layer and --layer-type.
 check::HfSource hf_source(const HfConfigFlags& flags, const CLI::App& cmd);
+check::HfSource hf_source(const HfConfigFlags& flags, const CLI::App& cmd, const std::string& path);
 
 // The canonical names of `cmd`'s flags among `parameters` that were given ("base" for --base, ...).
 std::set<std::string> given_parameters(const CLI::App& cmd, std::initializer_list<const char*> parameters);

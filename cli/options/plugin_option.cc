@@ -1,6 +1,7 @@
 #include "plugin_option.h"
 
 #include <cstdlib>
+#include <filesystem>
 
 #include "pe/harness/plugin.h"
 
@@ -25,6 +26,13 @@ void load_plugins(const std::vector<std::string>& paths) {
   // The children (pe_props, pe_bench) inherit the environment: they load the same files, by absolute
   // path, whatever their working directory.
   setenv(harness::kPluginsEnv, harness::plugins_env_value(harness::loaded_plugins()).c_str(), 1);
+}
+
+std::vector<std::string> plugin_file_names() {
+  std::vector<std::string> out;
+  for (const std::string& p : harness::loaded_plugins())
+    out.push_back(std::filesystem::path(p).filename().string());
+  return out;
 }
 
 }  // namespace pe::cli

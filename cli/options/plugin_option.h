@@ -18,4 +18,8 @@ std::shared_ptr<std::vector<std::string>> add_plugin_option(CLI::App& cmd);
 // throws (pe-suite exits 2 with the plugin's path and the reason).
 void load_plugins(const std::vector<std::string>& paths);
 
+// The loaded plugins' file names (a sweep's documents name them: the same in every array task, wherever
+// each task's copy lies).
+std::vector<std::string> plugin_file_names();
+
 }  // namespace pe::cli

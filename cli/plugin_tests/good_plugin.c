@@ -12,9 +12,16 @@
  * guard zones must name where. Built with PLUGTEST_OFFSET_BY_ONE (positions read 1-based: p + 1),
  * PLUGTEST_PAIRS_INTERLEAVED (pairs (2j, 2j+1) whatever the layout) or PLUGTEST_NO_ATTENTION_FACTOR (the
  * plan's attention factor never applied), numbers wrong the way engines have had them wrong: verify's
- * failure reports must show each minimal case with the diagnosis that names it. */
+ * failure reports must show each minimal case with the diagnosis that names it. Built with
+ * PLUGTEST_RENAMED, the same kernels named rope.plugtest_b_f64 and sinusoidal.plugtest_b_f64: a second
+ * plugin loaded beside the first (a sweep over two plugins). */
 #include <math.h>
 #include <pe/plugin.h>
+#ifdef PLUGTEST_RENAMED
+#define PLUGTEST_NAME(family) family ".plugtest_b_f64"
+#else
+#define PLUGTEST_NAME(family) family ".plugtest_f64"
+#endif
 #if defined(PLUGTEST_CRASH) || defined(PLUGTEST_HANG) || defined(PLUGTEST_ABORT)
 #define PLUGTEST_MISBEHAVES 1
 #include <signal.h>
@@ -171,7 +178,7 @@ PE_PLUGIN_EXPORT int pe_plugin_register(const pe_host* host) {
   pe_kernel rope = {
       .struct_size = sizeof(pe_kernel),
       .family = PE_FAMILY_ROPE,
-      .name = "rope.plugtest_f64",
+      .name = PLUGTEST_NAME("rope"),
       .contract =
           {
               .layouts = PE_BIT(PE_LAYOUT_INTERLEAVED) | PE_BIT(PE_LAYOUT_HALFSPLIT),
@@ -191,7 +198,7 @@ PE_PLUGIN_EXPORT int pe_plugin_register(const pe_host* host) {
   };
   pe_kernel sinusoidal = rope;
   sinusoidal.family = PE_FAMILY_SINUSOIDAL;
-  sinusoidal.name = "sinusoidal.plugtest_f64";
+  sinusoidal.name = PLUGTEST_NAME("sinusoidal");
   sinusoidal.contract.layouts = PE_BIT(PE_LAYOUT_INTERLEAVED) | PE_BIT(PE_LAYOUT_CONCATENATED);
   sinusoidal.contract.max_input_abs = 1e30;
   sinusoidal.contract.ck = 1;

@@ -201,7 +201,7 @@ check census-bad-shard 2 "--shard: expected I/N" -- census --shard 2/2 --out "$t
 check report-merge 0 "report: " -- report --census "$tmp/c0.json" --census "$tmp/c1.json" --out "$tmp/rep"
 n_inst=$(grep -c '"instance"' "$tmp/rep/census.json")
 if [ "$n_inst" -eq 8 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL merged census has $n_inst instances"; fi
-check report-duplicate 2 "appears in two census files" -- report --census "$tmp/c0.json" --census "$tmp/c0.json" --out "$tmp/rep2"
+check report-duplicate 2 "shard 0/2 of --variant '.*' is given twice" -- report --census "$tmp/c0.json" --census "$tmp/c0.json" --out "$tmp/rep2"
 check verify-junit 0 "wrote .*/j.xml" -- verify --variant "sinusoidal.scalar_f64" --max-position 2000 --junit "$tmp/j.xml" --properties-log "$tmp/p.log"
 if grep -q '<testsuite name="census" tests="8" failures="0">' "$tmp/j.xml" && grep -q 'RC_PARAMS' "$tmp/j.xml"; then
   passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL junit content"; head -5 "$tmp/j.xml"; fi

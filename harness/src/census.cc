@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <numeric>
 #include <random>
@@ -59,6 +60,10 @@ std::int64_t rotary_dim_of(const Options& o, std::int64_t head_dim) {
 
 std::size_t shard_of(const std::string& instance_name, std::size_t shard_count) {
   return static_cast<std::size_t>(fnv1a(instance_name, 0) % std::max<std::size_t>(1, shard_count));
+}
+
+std::string shard_key(const std::string& config, const std::string& instance_name) {
+  return config.empty() ? instance_name : config + "\n" + instance_name;
 }
 
 bool InstanceResult::within_contract() const {
@@ -175,7 +180,8 @@ std::vector<InstanceResult> run(const Options& options) {
   });
   std::vector<harness::Instance> mine;
   for (const harness::Instance& in : all) {
-    if (shard_of(in.name(), options.shard_count) == options.shard_index) mine.push_back(in);
+    if (shard_of(shard_key(options.config, in.name()), options.shard_count) == options.shard_index)
+      mine.push_back(in);
   }
   // Each family's dims, once, before any sweep: an option no dim fits fails fast.
   std::map<Family, std::vector<std::int64_t>> dims;
@@ -315,13 +321,16 @@ nlohmann::json scaling_json(const Options& options) {
 }  // namespace
 
 nlohmann::json to_document(const std::vector<InstanceResult>& results, const Options& options) {
-  return {{"schema", "pe-suite/census/1"},
-          {"effort", options.effort == Effort::Full ? "full" : "quick"},
-          {"variant", options.glob},
-          {"shard", std::to_string(options.shard_index) + "/" + std::to_string(options.shard_count)},
-          {"rope_scaling", scaling_json(options)},
-          {"rope_form", form_json(options)},
-          {"instances", to_json(results)}};
+  nlohmann::json doc = {
+      {"schema", "pe-suite/census/1"},
+      {"effort", options.effort == Effort::Full ? "full" : "quick"},
+      {"variant", options.glob},
+      {"shard", std::to_string(options.shard_index) + "/" + std::to_string(options.shard_count)},
+      {"rope_scaling", scaling_json(options)},
+      {"rope_form", form_json(options)},
+      {"instances", to_json(results)}};
+  if (!options.config.empty()) doc["config"] = options.config;
+  return doc;
 }
 
 nlohmann::json rope_scaling_of(const std::vector<nlohmann::json>& documents) {
@@ -338,13 +347,55 @@ nlohmann::json rope_scaling_of(const std::vector<nlohmann::json>& documents) {
   return common.is_null() ? none : common;
 }
 
+namespace {
+
+// Shards of an N-way census (N > 1, the same selection): each index once, none missing.
+void check_shards(const std::vector<nlohmann::json>& documents) {
+  std::map<std::pair<std::string, std::size_t>, std::vector<int>> seen;  // (variant, N) -> count per index
+  for (const auto& d : documents) {
+    const std::string shard = d.value("shard", "0/1");
+    std::size_t index = 0, count = 1;
+    if (std::sscanf(shard.c_str(), "%zu/%zu", &index, &count) != 2 || count == 0 || index >= count)
+      throw std::runtime_error("a census file's shard is not I/N with I < N: '" + shard + "'");
+    if (count == 1) continue;
+    auto& counts = seen[{d.value("variant", ""), count}];
+    counts.resize(count);
+    if (++counts[index] > 1)
+      throw std::runtime_error(
+          fmt::format("shard {}/{} of --variant '{}' is given twice", index, count, d.value("variant", "")));
+  }
+  for (const auto& [key, counts] : seen) {
+    std::string missing;
+    for (std::size_t i = 0; i < counts.size(); ++i)
+      if (counts[i] == 0) missing += fmt::format("{}{}/{}", missing.empty() ? "" : ", ", i, key.second);
+    if (!missing.empty()) {
+      const bool one = missing.find(',') == std::string::npos;
+      throw std::runtime_error(
+          fmt::format("shard{} {} of --variant '{}' {} missing: no file given holds {} (resubmit {})",
+                      one ? "" : "s", missing, key.first, one ? "is" : "are", one ? "it" : "them",
+                      one ? "that array task" : "those array tasks"));
+    }
+  }
+}
+
+}  // namespace
+
 nlohmann::json merge_instances(const std::vector<nlohmann::json>& documents) {
   nlohmann::json out = nlohmann::json::array();
   std::set<std::string> seen;
-  rope_scaling_of(documents);  // shards of one census share its scaling
   for (const auto& d : documents) {
     if (!d.is_object() || d.value("schema", "") != "pe-suite/census/1" || !d.contains("instances"))
       throw std::runtime_error("not a pe-suite census file (schema pe-suite/census/1)");
+  }
+  rope_scaling_of(documents);  // shards of one census share its scaling
+  for (const auto& d : documents) {
+    if (d.value("config", "") != documents.front().value("config", ""))
+      throw std::runtime_error("census files of different model configs ('" +
+                               documents.front().value("config", "") + "' and '" + d.value("config", "") +
+                               "'): a sweep's report separates them");
+  }
+  check_shards(documents);
+  for (const auto& d : documents) {
     for (const auto& inst : d["instances"]) {
       const std::string name = inst.at("instance").get<std::string>();
       if (!seen.insert(name).second)

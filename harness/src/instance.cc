@@ -1,7 +1,11 @@
 #include "pe/harness/instance.h"
 
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
+
+#include "pe/harness/census.h"
 
 namespace pe::harness {
 
@@ -45,7 +49,33 @@ bool glob_match(const std::string& pattern, const std::string& text) {
   return p == pattern.size();
 }
 
+namespace {
+
+// $PE_SHARD as (I, N); (0, 1) when unset. A malformed value is refused, never read as "every instance".
+std::pair<std::size_t, std::size_t> this_shard() {
+  const char* text = std::getenv("PE_SHARD");
+  if (text == nullptr || *text == '\0') return {0, 1};
+  std::size_t index = 0, count = 0;
+  char end = 0;
+  if (std::sscanf(text, "%zu/%zu%c", &index, &count, &end) != 2 || count == 0 || index >= count)
+    throw std::invalid_argument(std::string("PE_SHARD: expected I/N with I < N, got '") + text + "'");
+  return {index, count};
+}
+
+}  // namespace
+
+bool in_this_shard(const std::string& key) {
+  const auto [index, count] = this_shard();
+  return count == 1 || census::shard_of(key, count) == index;
+}
+
 std::vector<Instance> selected() {
+  std::vector<Instance> out = selected_unsharded();
+  std::erase_if(out, [](const Instance& i) { return !in_this_shard(i.name()); });
+  return out;
+}
+
+std::vector<Instance> selected_unsharded() {
   const char* glob = std::getenv("PE_VARIANT");
   // "@outside": the variants an outside binary or plugin registered (pe_add_variant_suite's default).
   const bool outside = glob != nullptr && std::string_view(glob) == kOutside;

@@ -29,6 +29,10 @@ struct Options {
   // so shards are disjoint, together cover the selection, and agree across machines whose CPUs
   // register different Highway targets (an instance's shard depends on its name alone).
   std::size_t shard_index = 0, shard_count = 1;
+  // A sweep's model config (pe/harness/sweep.h: the --hf-config path as given): recorded in the document,
+  // and the shard of an instance under it is shard_of(shard_key(config, name)), so that a sweep's
+  // (config, instance) pairs spread over its shards. "" outside a sweep.
+  std::string config;
   // RoPE under a scaling (pe/rope_scaling.h) and HF's partial_rotary_factor (0: rotate all of head_dim,
   // else rotary_dim = int(head_dim·F)). Either restricts the census to RoPE instances (sharded after
   // that restriction). LongRoPE's lists fix rotary_dim/2: see rope_head_dims.
@@ -67,6 +71,8 @@ struct InstanceResult {
 
 // The shard an instance belongs to: FNV-1a of its name modulo shard_count.
 std::size_t shard_of(const std::string& instance_name, std::size_t shard_count);
+// What shard_of() hashes for an instance under a sweep's config: the name alone without one.
+std::string shard_key(const std::string& config, const std::string& instance_name);
 
 // Throws InvalidArgument naming the scaling parameter (or partial_rotary_factor) the plan rejects.
 std::vector<InstanceResult> run(const Options& options);
@@ -82,13 +88,14 @@ std::vector<std::int64_t> grid_dims(Effort effort);
 std::int64_t rotary_dim_of(const Options& options, std::int64_t head_dim);
 // The instances as a JSON array (what the summary tables read).
 nlohmann::json to_json(const std::vector<InstanceResult>& results);
-// The census file: {"schema", "effort", "variant", "shard", "rope_scaling", ["rope_form",] "instances":
-// to_json(...)}; "rope_form" ({mrope_section, mrope_layout} or {vision}, and rotary_offset) when not text;
-// "rope_scaling" holds "type" ("none", "yarn", ...), every parameter that method reads, and
+// The census file: {"schema", "effort", "variant", "shard", ["config",] "rope_scaling", ["rope_form",]
+// "instances": to_json(...)}; "rope_form" ({mrope_section, mrope_layout} or {vision}, and rotary_offset) when
+// not text; "rope_scaling" holds "type" ("none", "yarn", ...), every parameter that method reads, and
 // "partial_rotary_factor" when one was given.
 nlohmann::json to_document(const std::vector<InstanceResult>& results, const Options& options);
 // The instances of several census files (shards) in one array; throws std::runtime_error when a
-// file is not a census or an instance appears twice.
+// file is not a census, an instance appears twice, the files are of different configs, or shards of an
+// N-way census (N > 1) are missing or given twice (naming them).
 nlohmann::json merge_instances(const std::vector<nlohmann::json>& documents);
 // The RoPE scaling the census files were measured under ({"type": "none"} when absent); throws
 // std::runtime_error when they differ (merge_instances refuses such files too).

@@ -34,6 +34,11 @@ inline constexpr const char* kOutside = "@outside";
 std::vector<Instance> selected(Family family);
 // The same over every family.
 std::vector<Instance> selected();
+// $PE_SHARD ("I/N", set by pe-suite verify --shard) keeps, of the instances above, those whose
+// census::shard_of(name, N) is I. A property over a group of instances selects them unsharded and keeps
+// the groups in_this_shard(group key), so that a group is never split between shards.
+std::vector<Instance> selected_unsharded();
+bool in_this_shard(const std::string& key);
 // Instances whose name matches a glob ('*' and '?'), on the variant name or the instance name; or
 // kOutside.
 std::vector<Instance> instances_matching(const std::string& glob);

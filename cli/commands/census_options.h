@@ -1,0 +1,35 @@
+// The sampled census's options from the command line, shared by census and verify: the RoPE scaling and
+// form flags, and each --hf-config of a sweep resolved into its own census (the census sweeps its own
+// bases and head dims: a config gives the scaling and the form).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "form_options.h"
+#include "hf_config_options.h"
+#include "pe/harness/census.h"
+#include "scaling_options.h"
+
+namespace pe::cli {
+
+struct CensusFlags {
+  ScalingFlags scaling;
+  FormFlags form;
+  HfConfigFlags hf;
+};
+
+// `base` under the flags' scaling and form: UsageError naming the flag for a value the census cannot take.
+census::Options with_flags(census::Options base, const ScalingFlags& scaling, const FormFlags& form);
+
+// One census per config: each --hf-config path (labelled as given: census::Options::config), or the flags
+// alone when none is given, its resolution printed. UsageError for a path given twice.
+std::vector<census::Options> options_per_config(const census::Options& base, const CensusFlags& flags,
+                                                const CLI::App& cmd);
+
+// Before anything is swept: the selection holds an instance the options apply to, and every family's
+// dims fit them (a LongRoPE list, a partial factor). UsageError naming the flag.
+void check_census_selection(const census::Options& options);
+
+}  // namespace pe::cli
