@@ -141,8 +141,8 @@ say "submitted the sweep: $(squeue -h -o '%i %j %T' | tr '\n' ';')"
 wait_idle 600
 [ -s sweep/report/sweep.json ] || fail "the sweep's merge job wrote no report" "$(tail -30 sweep-*.log 2>/dev/null)"
 pe-suite verify --variant rope.scalar_f64 --max-position 4096 --hf-config "${configs%%:*}" \
-  --hf-config "${configs#*:}" --out whole.json >/dev/null
-pe-suite report --census whole.json --out whole >/dev/null || fail "the unsharded sweep has findings"
+  --hf-config "${configs#*:}" --out whole.json >/dev/null || fail "the unsharded sweep has findings"
+pe-suite report --census whole.json --out whole >/dev/null || fail "the unsharded sweep's report"
 python3 - sweep/report/sweep.json whole/sweep.json <<'PY' || fail "the sweep's tasks merged into other verdicts"
 import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:])

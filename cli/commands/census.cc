@@ -78,9 +78,13 @@ int census_command(const CensusArgs& a, const CLI::App& cmd) {
     for (const auto& r : results) failed += r.within_contract() ? 0 : 1;
     total += results.size();
   }
-  if (runs.size() == 1) {
+  // A sweep: more than one config, or one config's census split into tasks (without a config, --shard splits
+  // the census alone, merged by report as census files).
+  if (runs.size() == 1 && !(cmd.count("--shard") > 0 && !a.hf.paths.empty())) {
     write_text(a.out, documents.front().dump(2) + "\n");
   } else {
+    for (std::size_t k = 0; k < runs.size(); ++k)
+      documents[k]["selected"] = census::selection(runs[k]).size();
     sweep::Header h;
     h.variant = a.glob;
     h.effort = a.effort;
@@ -89,6 +93,8 @@ int census_command(const CensusArgs& a, const CLI::App& cmd) {
     h.plugins = plugin_file_names();
     h.shard_index = base.shard_index;
     h.shard_count = base.shard_count;
+    if (cmd.count("--layer") > 0) h.selection["layer"] = a.hf.layer;
+    if (!a.hf.layer_type.empty()) h.selection["layer_type"] = a.hf.layer_type;
     write_text(a.out, sweep::document(h, documents, {}).dump(2) + "\n");
   }
   fmt::print("shard {}: {} of {} {} within their contracts\n", a.shard, total - failed, total,
@@ -182,7 +188,10 @@ void add_census(CLI::App& app, int& exit_code) {
   cmd->add_option("--variant", a->glob, "Variants or instances (glob)")->capture_default_str();
   cmd->add_option("--effort", a->effort, "quick or full grid")->capture_default_str();
   cmd->add_option("--max-position", a->max_position, "Stop the bands here (0: each contract's largest)");
-  cmd->add_option("--shard", a->shard, "I/N: every N-th instance from the I-th (disjoint shards)")
+  cmd->add_option(
+         "--shard", a->shard,
+         "I/N: this task's part: the instances (with --hf-config: config x instance pairs) whose stable "
+         "hash of the name is I (disjoint shards; report merges them)")
       ->capture_default_str();
   cmd->add_option("--out", a->out, "Census JSON")->required();
   cmd->add_flag("--exhaustive", a->exhaustive,

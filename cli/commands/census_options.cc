@@ -7,6 +7,7 @@
 
 #include "common.h"
 #include "names.h"
+#include "pe/check/errors.h"
 #include "pe/errors.h"
 #include "pe/harness/family_traits.h"
 
@@ -38,22 +39,31 @@ std::vector<census::Options> options_per_config(const census::Options& base, con
   std::set<std::string> seen;
   std::vector<census::Options> out;
   for (const std::string& path : paths) {
+    if (!flags.hf.paths.empty() && path.empty()) throw UsageError("--hf-config: an empty path");
     if (!seen.insert(path).second) throw UsageError("--hf-config: " + path + " is given twice");
-    ScalingFlags scaling = flags.scaling;
-    FormFlags form = flags.form;
-    check::HfTargets targets;  // the census sweeps its own bases and head dims: the scaling and the form only
-    targets.scaling = &scaling;
-    targets.form = &form;
-    targets.given = given_parameters(cmd, {"mrope_section", "mrope_layout"});
-    targets.command = cmd.get_name();
-    if (const auto r = check::apply_hf_config(hf_source(flags.hf, cmd, path), targets, flag_names())) {
-      fmt::print("{}", r->block);
-      fmt::print(
-          "  note: the census sweeps its own bases and head dims; the config gives its scaling and form\n");
+    // An error of one config of several names that config: the flag it reports was never typed.
+    const std::string under = paths.size() > 1 ? " (under --hf-config " + path + ")" : "";
+    try {
+      ScalingFlags scaling = flags.scaling;
+      FormFlags form = flags.form;
+      check::HfTargets targets;  // the census sweeps its own bases and head dims: the scaling and form only
+      targets.scaling = &scaling;
+      targets.form = &form;
+      targets.given = given_parameters(cmd, {"mrope_section", "mrope_layout"});
+      targets.command = cmd.get_name();
+      if (const auto r = check::apply_hf_config(hf_source(flags.hf, cmd, path), targets, flag_names())) {
+        fmt::print("{}", r->block);
+        fmt::print(
+            "  note: the census sweeps its own bases and head dims; the config gives its scaling and form\n");
+      }
+      census::Options o = with_flags(base, scaling, form);
+      o.config = path;
+      check_census_selection(o);
+      out.push_back(std::move(o));
+    } catch (const check::BadRequest& e) {  // UsageError included
+      if (under.empty()) throw;
+      throw check::BadRequest(std::string(e.what()) + under, e.parameter());
     }
-    census::Options o = with_flags(base, scaling, form);
-    o.config = path;
-    out.push_back(std::move(o));
   }
   return out;
 }

@@ -24,7 +24,8 @@ struct CensusFlags {
 census::Options with_flags(census::Options base, const ScalingFlags& scaling, const FormFlags& form);
 
 // One census per config: each --hf-config path (labelled as given: census::Options::config), or the flags
-// alone when none is given, its resolution printed. UsageError for a path given twice.
+// alone when none is given, its resolution printed and its selection checked (check_census_selection). A
+// UsageError for an empty path or one given twice; an error of one config among several names it.
 std::vector<census::Options> options_per_config(const census::Options& base, const CensusFlags& flags,
                                                 const CLI::App& cmd);
 

@@ -88,6 +88,11 @@ std::vector<sweep::PropertyVerdict> property_verdicts(const PropertyRun& run) {
       out.push_back(std::move(v));
     }
   }
+  // The binary failed (a sanitizer's report at exit, a failure outside any test) with every test passed:
+  // the run's own verdict, so that the merged sweep fails as the task did.
+  const int failed_tests = run.gtest.value("failures", 0) + run.gtest.value("errors", 0);
+  if (run.failures > failed_tests + static_cast<int>(run.crashed.size()))
+    out.push_back({"(the property binary)", "failed", "it exited with an error while no test failed"});
   for (const std::string& c : run.crashed) {  // "Suite.Test: signal 11 (...) in plugin ...; last case ..."
     const std::size_t colon = c.find(": ");
     out.push_back({c.substr(0, colon), c.find(": hung: ") != std::string::npos ? "hung" : "crashed",

@@ -32,7 +32,7 @@ int write_sweep_report(const std::vector<nlohmann::json>& shards, const std::vec
                        const std::string& dir) {
   nlohmann::json merged;
   try {
-    merged = sweep::merge(shards);
+    merged = sweep::merge(shards, sources);
   } catch (const std::exception& e) {
     throw UsageError(std::string("--census: ") + e.what());
   }
@@ -116,7 +116,11 @@ void add_report(CLI::App& app, int& exit_code) {
       for (const char* flag : {"--exhaustive", "--bench", "--compare", "--properties"})
         if (cmd->count(flag) > 0)
           throw UsageError(std::string(flag) + ": a sweep's report takes its tasks' documents alone");
-      exit_code = write_sweep_report(docs, in.sources, a->out);
+      try {
+        exit_code = write_sweep_report(docs, in.sources, a->out);
+      } catch (const nlohmann::json::exception& e) {
+        throw UsageError(std::string("--census: unexpected JSON content in a sweep document: ") + e.what());
+      }
       return;
     }
     try {

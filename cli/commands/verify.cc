@@ -135,6 +135,8 @@ VerifyResult verify(const VerifyOptions& o) {
     total += results.size();
   }
   if (sweep) {
+    for (std::size_t k = 0; k < runs.size(); ++k)
+      documents[k]["selected"] = census::selection(runs[k]).size();
     sweep::Header h;
     h.variant = o.glob;
     h.effort = o.effort;
@@ -145,6 +147,8 @@ VerifyResult verify(const VerifyOptions& o) {
     h.seed = o.seed;
     h.shard_index = base.shard_index;
     h.shard_count = base.shard_count;
+    h.selection = o.selection;
+    if (!o.property_filter.empty()) h.selection["property"] = o.property_filter;
     result.census = sweep::document(
         h, documents,
         result.properties ? property_verdicts(*result.properties) : std::vector<sweep::PropertyVerdict>{});

@@ -31,6 +31,7 @@ struct VerifyOptions {
   // (a shard given, or more than one config) writes a sweep document to json_out.
   std::string shard;
   std::function<std::vector<census::Options>(const census::Options&)> per_config;
+  nlohmann::json selection = nlohmann::json::object();  // a sweep's --layer and --layer-type, when given
 };
 
 struct VerifyResult {

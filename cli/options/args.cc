@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "pe/harness/census.h"
 #include "pe/plan.h"
 
 namespace pe::cli {
@@ -48,8 +49,9 @@ std::pair<std::size_t, std::size_t> parse_shard(const std::string& text, const s
   const auto slash = text.find('/');
   std::size_t i = 0, n = 0;
   if (slash == std::string::npos || !whole(text.substr(0, slash), i) || !whole(text.substr(slash + 1), n) ||
-      n == 0 || i >= n) {
-    throw UsageError(what + ": expected I/N with 0 <= I < N, got '" + text + "'");
+      n == 0 || i >= n || n > census::kMaxShards) {
+    throw UsageError(what + ": expected I/N with 0 <= I < N <= " + std::to_string(census::kMaxShards) +
+                     ", got '" + text + "'");
   }
   return {i, n};
 }

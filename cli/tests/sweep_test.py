@@ -71,6 +71,12 @@ per_task = [json.loads((work / f"task{i}.json").read_text()) for i in range(3)]
 pairs = [sum(len(c["instances"]) for c in t["census"]) for t in per_task]
 if sum(pairs) != 24 or max(pairs) == 24:
     failures.append(f"the tasks hold {pairs} config x instance pairs: want 24 in all, spread over the tasks")
+# $PE_SHARD splits the property tests: each task ran a part of the instance-bound ones, together all of them.
+bound = {n for n in verdicts if n.endswith(("_f32", "_f64"))}
+parts = [{n for n in t.get("properties", {}) if n in bound} for t in per_task]
+if not bound or any(not (p < bound) for p in parts) or set().union(*parts) != bound:
+    failures.append(f"instance-bound property tests per task: {[len(p) for p in parts]} of {len(bound)}: "
+                    "want each a strict part, together all")
 scaled = [n for n, r in verdicts.items() if "plugtest_b_" in n and r == "failed"]
 if not scaled or any(r != "passed" for n, r in verdicts.items() if n.endswith("plugtest_f64_f32")):
     failures.append(f"property verdicts: want failures of the second plugin only, got {verdicts}")
@@ -101,6 +107,30 @@ if a["census"] != b["census"] or "properties" in a or [c["config"] for c in a["c
 report = (work / "census_tasks/report.md").read_text()
 if "config-1-Qwen2.5-7B-Instruct-yarn/report.md" not in report or "**OUTSIDE**" not in report:
     failures.append(f"census sweep report: want each config's report linked and the failing pairs marked:\n{report}")
+
+# One config split into tasks is a sweep for census as for verify: the same merge and the same exit status.
+for i in range(2):
+    run(["census", "--plugin", good, "--plugin", bad, "--variant", "rope.*plugtest*", "--max-position", 1024,
+         "--hf-config", configs[1], "--shard", f"{i}/2", "--out", f"one_config{i}.json"], 1)
+run(["report", "--census", "one_config0.json", "--census", "one_config1.json", "--out", "one_config"], 1)
+
+# A kernel writing NaN: its pairs are outside their contracts and the report still reads them (NaN is null
+# in JSON).
+run(["census", "--plugin", plugins / "plugtest_nan.so", "--variant", "rope.*plugtest*", "--max-position", 256,
+     "--hf-config", configs[0], "--hf-config", configs[1], "--out", "nan.json"], 1)
+run(["report", "--census", "nan.json", "--out", "nan"], 1)
+if "| nan |" not in (work / "nan/report.md").read_text():
+    failures.append("a NaN kernel's worst err/budget is not shown as nan in the sweep report")
+
+# An error of one config among several names it; an empty path is refused.
+out = run(["census", "--variant", "rope.scalar_f64", "--out", "x.json", "--hf-config", configs[0],
+           "--hf-config", src / "examples/hf_configs/phi-2.json"], 2)
+if "(under --hf-config " not in out or "phi-2.json" not in out:
+    failures.append(f"a failing config of a sweep is not named: {out}")
+out = run(["census", "--variant", "rope.scalar_f64", "--out", "x.json", "--hf-config", configs[0],
+           "--hf-config", ""], 2)
+if "--hf-config: an empty path" not in out:
+    failures.append(f"an empty --hf-config: {out}")
 
 # A sweep with nothing outside its contract merges with exit 0.
 run(["census", "--plugin", good, "--variant", "rope.*plugtest_f64*", "--max-position", 1024, "--out", "good.json",

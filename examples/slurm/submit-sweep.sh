@@ -6,8 +6,10 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 : "${SHARDS:=8}"
-export SHARDS
+: "${CONFIGS:?set CONFIGS to the model configs (config.json files), ':'-separated}"
+export SHARDS CONFIGS
 array=$(sbatch --parsable --array=0-$((SHARDS - 1)) "$here/sweep.sbatch")
 out=${OUT:-sweep}
-sbatch --dependency=afterok:"$array" --job-name=pe-sweep-merge --output="sweep-merge-%j.log" --wrap \
-  "pe-suite report --census $out/task-*.json --out $out/report"
+# --kill-on-invalid-dep: a failed task cancels the merge rather than leaving it pending for ever.
+sbatch --dependency=afterok:"$array" --kill-on-invalid-dep=yes --job-name=pe-sweep-merge \
+  --output="sweep-merge-%j.log" --wrap "pe-suite report --census '$out'/task-*.json --out '$out/report'"

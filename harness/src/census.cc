@@ -66,6 +66,18 @@ std::string shard_key(const std::string& config, const std::string& instance_nam
   return config.empty() ? instance_name : config + "\n" + instance_name;
 }
 
+std::optional<std::pair<std::size_t, std::size_t>> parse_shard(const std::string& text) {
+  const std::size_t slash = text.find('/');
+  const auto digits = [](const std::string& t) {
+    return !t.empty() && t.size() <= 9 && t.find_first_not_of("0123456789") == std::string::npos;
+  };
+  if (slash == std::string::npos || !digits(text.substr(0, slash)) || !digits(text.substr(slash + 1)))
+    return std::nullopt;
+  const std::size_t index = std::stoul(text.substr(0, slash)), count = std::stoul(text.substr(slash + 1));
+  if (count == 0 || index >= count || count > kMaxShards) return std::nullopt;
+  return std::pair{index, count};
+}
+
 bool InstanceResult::within_contract() const {
   return fault.empty() && runs.differing == 0 &&
          std::all_of(bands.begin(), bands.end(),
@@ -165,6 +177,13 @@ std::vector<std::int64_t> rope_head_dims(const Options& options) {
                                               " entries; the census's head dims are " + dims +
                                               " and longrope needs one entry per pair");
   }
+  return out;
+}
+
+std::vector<std::string> selection(const Options& options) {
+  std::vector<std::string> out;
+  for (const harness::Instance& in : harness::instances_matching(options.glob))
+    if (harness::traits_of(in.variant->family()).census_applies(options)) out.push_back(in.name());
   return out;
 }
 
@@ -351,30 +370,32 @@ namespace {
 
 // Shards of an N-way census (N > 1, the same selection): each index once, none missing.
 void check_shards(const std::vector<nlohmann::json>& documents) {
-  std::map<std::pair<std::string, std::size_t>, std::vector<int>> seen;  // (variant, N) -> count per index
+  std::map<std::pair<std::string, std::size_t>, std::map<std::size_t, int>>
+      seen;  // (variant, N) -> index count
   for (const auto& d : documents) {
     const std::string shard = d.value("shard", "0/1");
-    std::size_t index = 0, count = 1;
-    if (std::sscanf(shard.c_str(), "%zu/%zu", &index, &count) != 2 || count == 0 || index >= count)
-      throw std::runtime_error("a census file's shard is not I/N with I < N: '" + shard + "'");
+    const auto parsed = parse_shard(shard);
+    if (!parsed) throw std::runtime_error("a census file's shard is not I/N with I < N: '" + shard + "'");
+    const auto [index, count] = *parsed;
     if (count == 1) continue;
-    auto& counts = seen[{d.value("variant", ""), count}];
-    counts.resize(count);
-    if (++counts[index] > 1)
+    if (++seen[{d.value("variant", ""), count}][index] > 1)
       throw std::runtime_error(
           fmt::format("shard {}/{} of --variant '{}' is given twice", index, count, d.value("variant", "")));
   }
   for (const auto& [key, counts] : seen) {
-    std::string missing;
-    for (std::size_t i = 0; i < counts.size(); ++i)
-      if (counts[i] == 0) missing += fmt::format("{}{}/{}", missing.empty() ? "" : ", ", i, key.second);
-    if (!missing.empty()) {
-      const bool one = missing.find(',') == std::string::npos;
-      throw std::runtime_error(
-          fmt::format("shard{} {} of --variant '{}' {} missing: no file given holds {} (resubmit {})",
-                      one ? "" : "s", missing, key.first, one ? "is" : "are", one ? "it" : "them",
-                      one ? "that array task" : "those array tasks"));
-    }
+    std::vector<std::string> missing;
+    for (std::size_t i = 0; i < key.second && missing.size() <= 10; ++i)
+      if (!counts.count(i)) missing.push_back(fmt::format("{}/{}", i, key.second));
+    if (missing.empty()) continue;
+    const std::size_t total = key.second - counts.size();
+    const bool one = total == 1;
+    throw std::runtime_error(fmt::format(
+        "shard{} {}{} of --variant '{}' {} missing: no file given holds {} (resubmit {})", one ? "" : "s",
+        fmt::join(missing.begin(),
+                  missing.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(missing.size(), 10)),
+                  ", "),
+        total > 10 ? fmt::format(" and {} more", total - 10) : "", key.first, one ? "is" : "are",
+        one ? "it" : "them", one ? "that array task" : "those array tasks"));
   }
 }
 

@@ -55,11 +55,11 @@ namespace {
 std::pair<std::size_t, std::size_t> this_shard() {
   const char* text = std::getenv("PE_SHARD");
   if (text == nullptr || *text == '\0') return {0, 1};
-  std::size_t index = 0, count = 0;
-  char end = 0;
-  if (std::sscanf(text, "%zu/%zu%c", &index, &count, &end) != 2 || count == 0 || index >= count)
-    throw std::invalid_argument(std::string("PE_SHARD: expected I/N with I < N, got '") + text + "'");
-  return {index, count};
+  const auto parsed = census::parse_shard(text);
+  if (!parsed)
+    throw std::invalid_argument(std::string("PE_SHARD: expected I/N with I < N (digits only), got '") + text +
+                                "'");
+  return *parsed;
 }
 
 }  // namespace

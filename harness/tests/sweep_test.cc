@@ -14,10 +14,9 @@
 namespace pe::sweep {
 namespace {
 
-nlohmann::json census_doc(const std::string& config, std::initializer_list<const char*> instances,
-                          bool within) {
+nlohmann::json census_doc(const std::string& config, const std::vector<std::string>& instances, bool within) {
   nlohmann::json list = nlohmann::json::array();
-  for (const char* i : instances) list.push_back({{"instance", i}, {"within_contract", within}});
+  for (const std::string& i : instances) list.push_back({{"instance", i}, {"within_contract", within}});
   return {{"schema", "pe-suite/census/1"}, {"config", config}, {"shard", "0/1"}, {"instances", list}};
 }
 
@@ -34,14 +33,31 @@ Header header(std::size_t index, std::size_t count) {
   return h;
 }
 
-// Two tasks of one run: instances split across them per config, a library test run by both.
+// The instances of `names` that the hash gives shard `index` of 2 under `config`.
+std::vector<std::string> mine(const std::string& config, std::size_t index) {
+  std::vector<std::string> out;
+  for (const char* n : {"x/f32", "y/f32", "z/f32", "w/f32"})
+    if (census::shard_of(census::shard_key(config, n), 2) == index) out.push_back(n);
+  return out;
+}
+
+// Two tasks of one run: each config's instances split by the hash, a library test run by both. Under b.json
+// every instance is outside its contract.
 std::vector<nlohmann::json> two_tasks() {
-  return {
-      document(
-          header(0, 2), {census_doc("a.json", {"x/f32"}, true), census_doc("b.json", {"y/f32"}, false)},
-          {{"Lib.Test", "passed", ""}, {"P.T/x_f32", "failed", "failure: x"}, {"Lib.Skip", "skipped", ""}}),
-      document(header(1, 2), {census_doc("a.json", {"y/f32"}, true), census_doc("b.json", {"x/f32"}, true)},
-               {{"Lib.Test", "passed", ""}, {"P.T/y_f32", "passed", ""}, {"Lib.Skip", "passed", ""}})};
+  std::vector<nlohmann::json> out;
+  for (std::size_t k = 0; k < 2; ++k) {
+    std::vector<nlohmann::json> docs = {census_doc("a.json", mine("a.json", k), true),
+                                        census_doc("b.json", mine("b.json", k), false)};
+    for (auto& d : docs) d["selected"] = 4;
+    out.push_back(document(
+        header(k, 2), docs,
+        k == 0 ? std::vector<PropertyVerdict>{{"Lib.Test", "passed", ""},
+                                              {"P.T/x_f32", "failed", "failure: x"},
+                                              {"Lib.Skip", "skipped", ""}}
+               : std::vector<PropertyVerdict>{
+                     {"Lib.Test", "passed", ""}, {"P.T/y_f32", "passed", ""}, {"Lib.Skip", "passed", ""}}));
+  }
+  return out;
 }
 
 TEST(Sweep, DocumentIsPinned) {
@@ -62,32 +78,42 @@ TEST(Sweep, DocumentIsPinned) {
 }
 
 TEST(Sweep, MergeJoinsEachConfigsInstancesSortedAndKeepsEachTestsWorstResult) {
+  ASSERT_FALSE(mine("a.json", 0).empty());  // the names spread over both shards under each config
+  ASSERT_FALSE(mine("a.json", 1).empty());
   const nlohmann::json m = merge(two_tasks());
   EXPECT_EQ(m["shard"], "merged");
   EXPECT_EQ(m["merged_from"], 2);
   ASSERT_EQ(m["census"].size(), 2u);
   EXPECT_EQ(m["census"][0]["config"], "a.json");
-  EXPECT_EQ(m["census"][0]["instances"][0]["instance"], "x/f32");
-  EXPECT_EQ(m["census"][0]["instances"][1]["instance"], "y/f32");
-  EXPECT_EQ(m["census"][1]["instances"][0]["instance"], "x/f32");
+  std::vector<std::string> names;
+  for (const auto& i : m["census"][0]["instances"]) names.push_back(i["instance"]);
+  EXPECT_EQ(names, (std::vector<std::string>{"w/f32", "x/f32", "y/f32", "z/f32"}));
   const nlohmann::json v = verdicts(m);
   EXPECT_EQ(v["census"]["b.json"]["y/f32"], "outside");
-  EXPECT_EQ(v["census"]["b.json"]["x/f32"], "within");
+  EXPECT_EQ(v["census"]["a.json"]["x/f32"], "within");
   EXPECT_EQ(v["properties"]["P.T/x_f32"], "failed");
   EXPECT_EQ(v["properties"]["Lib.Skip"], "passed");  // skipped where it had no instance, passed elsewhere
   EXPECT_EQ(v["properties"].size(), 4u);
-  // The tasks in any order, and one unsharded document, merge alike.
+  // The tasks in any order merge alike.
   auto reversed = two_tasks();
   std::swap(reversed[0], reversed[1]);
-  EXPECT_EQ(merge(reversed)["census"], m["census"]);
+  EXPECT_EQ(merge(reversed), m);
   const std::string md = markdown(m);
-  EXPECT_NE(md.find("| `b.json` | 2 | 1 | 1 | 0 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| `b.json` | 4 | 0 | 4 | 0 |"), std::string::npos) << md;
   EXPECT_NE(md.find("- `P.T/x_f32`: failed: failure: x"), std::string::npos) << md;
+  EXPECT_NE(md.find("merged from 2 shards"), std::string::npos) << md;
 }
 
-std::string refusal(const std::vector<nlohmann::json>& shards) {
+// NaN is written as null: the report reads it as the worst ratio, never a JSON type error.
+TEST(Sweep, AnInstanceWithANanRatioIsShownNotThrown) {
+  auto tasks = two_tasks();
+  tasks[0]["census"][1]["instances"][0]["bands"] = {{{"max_budget_ratio", {{"value", nullptr}}}}};
+  EXPECT_NE(markdown(merge(tasks)).find("| nan |"), std::string::npos);
+}
+
+std::string refusal(const std::vector<nlohmann::json>& shards, const std::vector<std::string>& files = {}) {
   try {
-    merge(shards);
+    merge(shards, files);
   } catch (const std::runtime_error& e) {
     return e.what();
   }
@@ -96,23 +122,39 @@ std::string refusal(const std::vector<nlohmann::json>& shards) {
 
 TEST(Sweep, MergeRefusesWhatIsNotOneWholeRun) {
   const auto tasks = two_tasks();
+  const std::vector<std::string> files = {"t0.json", "t1.json", "t2.json"};
   EXPECT_EQ(refusal({tasks[0]}), "shard 1/2 is missing: no file given holds it (resubmit that array task)");
-  EXPECT_EQ(refusal({tasks[0], tasks[0], tasks[1]}), "shard 0/2 is given twice");
+  EXPECT_EQ(refusal({tasks[0], tasks[0], tasks[1]}, files), "shard 0/2 is given twice (t0.json and t1.json)");
+  const auto refused = [&](const char* key, nlohmann::json value, const char* want) {
+    auto other = tasks[1];
+    other[key] = std::move(value);
+    const std::string why = refusal({tasks[0], other}, files);
+    EXPECT_NE(why.find(want), std::string::npos) << key << ": " << why << " (want: " << want << ")";
+  };
+  refused("configs", {"a.json"}, "t1.json: \"census\" is not one census document per config");
+  refused("seed", 8, "t0.json and t1.json are of different runs: their seed differ");
+  refused("selection", {{"layer", 3}}, "their selection differ");
+  refused("shard", "1/3", "different splits: shards of 2 and of 3");
+  refused("shard", "1/2junk", "t1.json: shard '1/2junk' is not I/N");
+  refused("plugins", nullptr, "t1.json: \"plugins\" is not a list of strings");
+  refused("max_position", "4096", "t1.json: \"max_position\" is not an integer");
+  // A task measured under another scaling, or holding another task's instance, or missing one.
   auto other = tasks[1];
-  other["configs"] = {"a.json"};
-  EXPECT_NE(refusal({tasks[0], other}).find("their configs differ"), std::string::npos);
+  other["census"][0]["rope_scaling"] = {{"type", "linear"}, {"factor", 2.0}};
+  EXPECT_NE(refusal({tasks[0], other}).find("their census under a.json differs"), std::string::npos);
   other = tasks[1];
-  other["seed"] = 8;
-  EXPECT_NE(refusal({tasks[0], other}).find("their seed differ"), std::string::npos);
+  other["census"][0]["instances"].push_back(tasks[0]["census"][0]["instances"][0]);
+  EXPECT_NE(refusal({tasks[0], other}).find("which belongs to shard 0"), std::string::npos);
   other = tasks[1];
-  other["shard"] = "1/3";
-  EXPECT_NE(refusal({tasks[0], other}).find("shards of 2 and of 3"), std::string::npos);
-  other = tasks[1];
-  other["census"][0]["instances"][0]["instance"] = "x/f32";  // the same pair in both tasks
-  EXPECT_NE(refusal({tasks[0], other}).find("instance x/f32 under config a.json appears in two shards"),
+  other["census"][0]["instances"].erase(0);
+  EXPECT_NE(refusal({tasks[0], other}).find("the run selected 4 instances but the tasks hold 3"),
             std::string::npos);
   EXPECT_NE(refusal({census_doc("a.json", {}, true)}).find("not a pe-suite sweep document"),
             std::string::npos);
+  // A shard count beyond kMaxShards is refused before anything is allocated for it.
+  other = tasks[1];
+  other["shard"] = "0/99999999999";
+  EXPECT_NE(refusal({other}).find("is not I/N"), std::string::npos);
 }
 
 TEST(CensusShards, MergeRefusesAMissingOrRepeatedShardNamingIt) {
@@ -152,7 +194,7 @@ TEST(PropertyShards, PeShardSelectsTheInstancesOfThatShard) {
     }
   }
   EXPECT_EQ(total, all.size());
-  for (const char* bad : {"3/3", "1/0", "x", "1/3junk", "-1/3"}) {
+  for (const char* bad : {"3/3", "1/0", "x", "1/3junk", "-1/3", " 1/3", "1/ 3", "+1/3"}) {
     setenv("PE_SHARD", bad, 1);
     EXPECT_THROW(harness::selected(), std::invalid_argument) << bad;
   }

@@ -4,7 +4,7 @@
 
 #include "bindings.h"
 
-PYBIND11_MODULE(pe_suite, m) {
+PYBIND11_MODULE(_native, m) {  // pe_suite._native: the package's __init__ re-exports it
   m.doc() =
       "Positional encodings checked against an exact reference: correctly rounded goldens "
       "(reference_sinusoidal, reference_rope, rope_cos_sin, reference_alibi) and checks with a named "

@@ -25,6 +25,7 @@ struct Header {
   bool properties = false;           // verify ran the property suite (its seed in `seed`)
   std::uint64_t seed = 0;
   std::size_t shard_index = 0, shard_count = 1;
+  nlohmann::json selection = nlohmann::json::object();  // --layer, --layer-type, --property when given
 };
 
 // A property test's verdict: "passed", "failed", "skipped", "crashed" or "hung", and its message.
@@ -32,9 +33,10 @@ struct PropertyVerdict {
   std::string test, result, message;
 };
 
-// {"schema", "variant", "effort", "max_position", "configs", "plugins", ["seed", "properties": {test:
-// {"result", ["message"]}},] "shard": "I/N", "census": [census documents, one per config, in `configs`
-// order, each with "config"]}.
+// {"schema", "variant", "effort", "max_position", "configs", "plugins", "selection" (what else chose the
+// run's work: layer, layer type, property filter), ["seed", "properties": {test: {"result", ["message"]}},]
+// "shard": "I/N", "census": [census documents, one per config, in `configs` order, each with "config" and
+// "selected"]}.
 nlohmann::json document(const Header& header, const std::vector<nlohmann::json>& census_documents,
                         const std::vector<PropertyVerdict>& properties);
 
@@ -43,7 +45,10 @@ nlohmann::json document(const Header& header, const std::vector<nlohmann::json>&
 // by name within each config; a test run by several shards (one not bound to an instance) keeps the
 // worst result: failed, crashed or hung over passed over skipped. "shard" becomes "merged", with
 // "merged_from": N. A single unsharded document merges into itself.
-nlohmann::json merge(const std::vector<nlohmann::json>& shards);
+// `sources` names the documents in messages (their files); every field merge() reads is checked first.
+// A census document's "selected" (the run's instance count under that config before sharding) must equal
+// the merged count, and each instance must belong to the task that holds it.
+nlohmann::json merge(const std::vector<nlohmann::json>& shards, const std::vector<std::string>& sources = {});
 
 // The verdicts alone, for comparing runs: {"census": {config: {instance: "within" | "outside" |
 // "fault"}}, "properties": {test: result}}.

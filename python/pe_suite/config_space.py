@@ -1,0 +1,175 @@
+"""The model-config space verify_rope draws from: HF-style RoPE configs (config.json's rope_theta, head_dim,
+partial_rotary_factor, rope_scaling of every rope_type, M-RoPE sections) with realistic parameter ranges and
+every shipped config's values (pe_suite/hf_configs, the repository's examples/hf_configs), position
+scenarios as engines meet them, shapes and dtypes. Every draw is a function of a random.Random, so a seed
+reproduces a case."""
+import json
+import math
+import pathlib
+
+ROPE_TYPES = ("default", "linear", "dynamic", "yarn", "longrope", "llama3")
+FORMS = ("text", "partial", "mrope")
+SCENARIOS = ("prefill", "decode", "chunked", "packed", "left_padding")
+DTYPES = ("float32", "bfloat16", "float16")
+LAYOUTS = ("halfsplit", "interleaved")
+
+# Head dims engines ship (64, 80, 96, 128, 256) and small ones, with tails that no vector width divides.
+HEAD_DIMS = (2, 4, 6, 8, 10, 16, 18, 32, 34, 48, 64, 80, 96, 128, 192, 256)
+THETAS = (10000.0, 500000.0, 1000000.0, 5000000.0)
+ORIGINALS = (2048, 4096, 8192, 32768)
+
+
+def _shipped():
+    """(rope_type, the config's RoPE keys) of every shipped config that states one plainly."""
+    out = []
+    folder = pathlib.Path(__file__).with_name("hf_configs")
+    for path in sorted(folder.glob("*.json")):
+        config = json.loads(path.read_text())
+        scaling = config.get("rope_scaling") or {}
+        kind = scaling.get("rope_type", scaling.get("type", "default"))
+        if kind == "mrope":
+            kind = "default"
+        plain = "rope_theta" in config and ("head_dim" in config or "hidden_size" in config)
+        if kind not in ROPE_TYPES or not plain or "layer_types" in config or "qk_rope_head_dim" in config:
+            continue  # nested (text_config), per-layer RoPE and MLA configs: check_rope's own cases
+        keep = {k: config[k] for k in ("rope_theta", "head_dim", "partial_rotary_factor", "rope_scaling",
+                                       "max_position_embeddings", "original_max_position_embeddings",
+                                       "hidden_size", "num_attention_heads") if k in config}
+        out.append((kind, path.name, keep))
+    return out
+
+
+SHIPPED = _shipped()
+
+
+def _loguniform(rng, lo, hi):
+    return math.exp(rng.uniform(math.log(lo), math.log(hi)))
+
+
+def _round(v, digits=3):
+    return float(f"{v:.{digits}g}")
+
+
+def draw_scaling(rng, kind, rotary_dim):
+    """rope_scaling for `kind` with realistic parameters, and top-level keys the method reads."""
+    top = {}
+    if kind == "default":
+        return None, top
+    if kind == "linear":
+        return {"rope_type": "linear", "factor": _round(rng.uniform(1.0, 16.0))}, top
+    if kind == "dynamic":
+        top["max_position_embeddings"] = rng.choice(ORIGINALS)
+        return {"rope_type": "dynamic", "factor": _round(rng.uniform(1.0, 8.0))}, top
+    if kind == "yarn":
+        # A multiple of 1/16, so that max_position_embeddings = original x factor exactly (HF's later
+        # versions read YaRN's factor as that ratio).
+        s = {"rope_type": "yarn", "factor": round(_loguniform(rng, 1.5, 64.0) * 16) / 16,
+             "original_max_position_embeddings": rng.choice(ORIGINALS)}
+        if rng.random() < 0.3:
+            s["beta_fast"], s["beta_slow"] = float(rng.choice((16, 32, 64))), float(rng.choice((1, 2)))
+        if rng.random() < 0.2:
+            s["attention_factor"] = _round(rng.uniform(0.8, 1.5))
+        top["max_position_embeddings"] = int(s["original_max_position_embeddings"] * s["factor"])
+        return s, top
+    if kind == "llama3":
+        low = rng.choice((1.0, 1.0, 2.0))
+        return {"rope_type": "llama3", "factor": float(rng.choice((2, 4, 8, 16, 32))), "low_freq_factor": low,
+                "high_freq_factor": low * rng.choice((2.0, 4.0, 8.0)),
+                "original_max_position_embeddings": rng.choice((4096, 8192))}, top
+    if kind == "longrope":
+        pairs = rotary_dim // 2
+        short = sorted(_round(rng.uniform(1.0, 1.5)) for _ in range(pairs))
+        long = sorted(_round(_loguniform(rng, 1.0, 64.0)) for _ in range(pairs))
+        original = rng.choice((2048, 4096))
+        top["original_max_position_embeddings"] = original
+        top["max_position_embeddings"] = original * rng.choice((8, 16, 32))
+        return {"rope_type": "longrope", "short_factor": short, "long_factor": long}, top
+    raise ValueError(f"rope_types: unknown rope_type {kind!r} (known: {', '.join(ROPE_TYPES)})")
+
+
+def draw_config(rng, rope_types, forms):
+    """An HF config dict (the keys a RoPE implementation reads), and its form ("text", "partial", "mrope")."""
+    for _ in range(100):
+        config, form = _draw_config(rng, rope_types, forms)
+        if valid(config):
+            return config, form
+    raise ValueError(f"rope_types {rope_types} x forms {forms}: no valid config drawn")
+
+
+def _draw_config(rng, rope_types, forms):
+    kind = rng.choice(rope_types)
+    form = rng.choice(forms)
+    shipped = [c for k, _, c in SHIPPED if k == kind]
+    if shipped and form == "text" and rng.random() < 0.25:
+        config = json.loads(json.dumps(rng.choice(shipped)))
+        config.pop("partial_rotary_factor", None)
+        if isinstance(config.get("rope_scaling"), dict):
+            config["rope_scaling"].pop("mrope_section", None)
+            if config["rope_scaling"].get("type") == "mrope" or not config["rope_scaling"]:
+                config["rope_scaling"] = None
+        if "head_dim" not in config:
+            config["head_dim"] = config["hidden_size"] // config["num_attention_heads"]
+        return config, form
+    head_dim = rng.choice(HEAD_DIMS)
+    config = {"rope_theta": rng.choice(THETAS) if rng.random() < 0.7 else _round(_loguniform(rng, 100.0, 1e7)),
+              "head_dim": head_dim}
+    rotary_dim = head_dim
+    if form == "partial":
+        # HF: rotary_dim = int(head_dim * partial_rotary_factor); an even one, at least 2 and below head_dim.
+        choices = [f for f in (0.25, 0.4, 0.5, 0.75) if int(head_dim * f) % 2 == 0 and 2 <= int(head_dim * f) < head_dim]
+        if choices:
+            config["partial_rotary_factor"] = rng.choice(choices)
+            rotary_dim = int(head_dim * config["partial_rotary_factor"])
+        else:
+            form = "text"
+    scaling, top = draw_scaling(rng, kind, rotary_dim)
+    config.update(top)
+    if form == "mrope":
+        pairs = rotary_dim // 2
+        if pairs >= 3:
+            t = rng.randint(1, pairs - 2)
+            h = rng.randint(1, pairs - t - 1)
+            section = [t, h, pairs - t - h]
+            scaling = dict(scaling or {"rope_type": "default"})
+            scaling["mrope_section"] = section
+        else:
+            form = "text"
+    config["rope_scaling"] = scaling
+    return config, form
+
+
+def draw_positions(rng, scenario, tokens, max_position):
+    """Token positions of one call: prefill from 0, a decode step (or several) at an offset, a chunk of a
+    chunked prefill, packed sequences that restart at 0, or HF's left padding (pads at position 1)."""
+    offset = int(_loguniform(rng, 1, max(2, max_position - tokens)))
+    if scenario == "prefill":
+        return list(range(tokens))
+    if scenario in ("decode", "chunked"):
+        return [offset + k for k in range(tokens)]
+    if scenario == "packed":
+        out = []
+        while len(out) < tokens:
+            out += list(range(rng.randint(1, max(1, tokens - len(out)))))
+        return out[:tokens]
+    if scenario == "left_padding":
+        pads = rng.randint(0, tokens - 1)
+        return [1] * pads + list(range(tokens - pads))
+    raise ValueError(f"scenarios: unknown scenario {scenario!r} (known: {', '.join(SCENARIOS)})")
+
+
+def rotary_dim_of(config):
+    return int(config["head_dim"] * config.get("partial_rotary_factor", 1.0))
+
+
+def valid(config):
+    """Whether HF's formulas are defined for the config: an even rotary dim of at least 2 (4 under dynamic,
+    whose base grows by a power dim / (dim - 2)), M-RoPE sections of at least one pair each summing to the
+    pairs, LongRoPE lists of one factor per pair."""
+    rotary = rotary_dim_of(config)
+    s = config.get("rope_scaling") or {}
+    kind = s.get("rope_type", s.get("type", "default"))
+    if rotary < 2 or rotary % 2 or rotary > config["head_dim"] or (kind == "dynamic" and rotary < 4):
+        return False
+    if "mrope_section" in s and (min(s["mrope_section"]) < 1 or sum(s["mrope_section"]) != rotary // 2):
+        return False
+    return all(len(s[k]) == rotary // 2 for k in ("short_factor", "long_factor") if k in s)

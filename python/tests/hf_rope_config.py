@@ -1,0 +1,139 @@
+"""HF's RoPE driven by a config dict, in PyTorch, written here from transformers' modeling_rope_utils.py
+(ROPE_INIT_FUNCTIONS: _compute_default_rope_parameters, _compute_linear_scaling_rope_parameters,
+_compute_dynamic_ntk_parameters, _compute_yarn_parameters, _compute_longrope_parameters,
+_compute_llama3_parameters), LlamaRotaryEmbedding.forward (float32 angles by a matmul, cat(freqs, freqs),
+the attention scaling, a cast to x's dtype, the dynamic update from max(position_ids) + 1),
+apply_rotary_pos_emb (rotate_half, in x's dtype) and Qwen2-VL's multimodal sections: the engine code
+verify_rope drives, independent of pe-suite's own. `plant` names a mistake to make (the planted bugs)."""
+import math
+
+import torch
+
+
+def _dims(config):
+    head_dim = config.get("head_dim") or config["hidden_size"] // config["num_attention_heads"]
+    return head_dim, int(head_dim * config.get("partial_rotary_factor", 1.0))
+
+
+def inv_freq_and_scaling(config, seq_len, plant=None):
+    base = config["rope_theta"]
+    _, dim = _dims(config)
+    s = config.get("rope_scaling") or {}
+    kind = s.get("rope_type", s.get("type", "default"))
+    kind = "default" if kind == "mrope" else kind
+
+    def default(b=base):
+        return 1.0 / (b ** (torch.arange(0, dim, 2, dtype=torch.int64).float() / dim))
+
+    if kind == "default":
+        return default(), 1.0
+    if kind == "linear":
+        factor = 1.0 if plant == "linear_factor_ignored" else s["factor"]
+        return default() / factor, 1.0
+    if kind == "dynamic":
+        max_pos, factor = config["max_position_embeddings"], s["factor"]
+        if plant == "dynamic_never_grows":
+            seq_len = max_pos
+        seq_len = max(seq_len, max_pos)
+        b = base * ((factor * seq_len / max_pos) - (factor - 1)) ** (dim / (dim - 2))
+        return default(b), 1.0
+    if kind == "yarn":
+        # The factor as given (the ratio max_position_embeddings / original only when absent: HF's
+        # standardize_rope_params; 4.5x versions read the ratio even when a factor is given).
+        original = s.get("original_max_position_embeddings") or config["max_position_embeddings"]
+        factor = s["factor"] if "factor" in s else config["max_position_embeddings"] / original
+        attention_factor = s.get("attention_factor")
+
+        def get_mscale(scale, mscale=1):
+            return 1.0 if scale <= 1 else 0.1 * mscale * math.log(scale) + 1.0
+
+        if attention_factor is None:
+            attention_factor = get_mscale(factor)
+        if plant == "yarn_attention_factor_dropped":
+            attention_factor = 1.0
+        beta_fast, beta_slow = s.get("beta_fast") or 32, s.get("beta_slow") or 1
+
+        def correction_dim(rotations):
+            return (dim * math.log(original / (rotations * 2 * math.pi))) / (2 * math.log(base))
+
+        low, high = correction_dim(beta_fast), correction_dim(beta_slow)
+        if s.get("truncate", True):
+            low, high = math.floor(low), math.ceil(high)
+        low, high = max(low, 0), min(high, dim - 1)
+        if low == high:
+            high += 0.001
+        ramp = torch.clamp((torch.arange(dim // 2, dtype=torch.float32) - low) / (high - low), 0, 1)
+        extrapolation = 1 - ramp
+        pos_freqs = base ** (torch.arange(0, dim, 2).float() / dim)
+        inv = (1.0 / (factor * pos_freqs)) * (1 - extrapolation) + (1.0 / pos_freqs) * extrapolation
+        return inv, attention_factor
+    if kind == "longrope":
+        original = config.get("original_max_position_embeddings", config["max_position_embeddings"])
+        factor = config["max_position_embeddings"] / original if "original_max_position_embeddings" in config \
+            else s.get("factor", 1.0)
+        attention_factor = s.get("attention_factor")
+        if attention_factor is None:
+            attention_factor = 1.0 if factor <= 1.0 else math.sqrt(1 + math.log(factor) / math.log(original))
+        use_long = seq_len > original
+        if plant == "longrope_lists_swapped":
+            use_long = not use_long
+        ext = torch.tensor(s["long_factor"] if use_long else s["short_factor"], dtype=torch.float32)
+        return 1.0 / (ext * base ** (torch.arange(0, dim, 2, dtype=torch.int64).float() / dim)), attention_factor
+    if kind == "llama3":
+        factor, low_ff, high_ff = s["factor"], s["low_freq_factor"], s["high_freq_factor"]
+        if plant == "llama3_freq_factors_swapped":
+            low_ff, high_ff = high_ff, low_ff
+        original = s["original_max_position_embeddings"]
+        inv = default()
+        low_wavelen, high_wavelen = original / low_ff, original / high_ff
+        wavelen = 2 * math.pi / inv
+        inv_llama = torch.where(wavelen > low_wavelen, inv / factor, inv)
+        smooth = (original / wavelen - low_ff) / (high_ff - low_ff)
+        smoothed = (1 - smooth) * inv_llama / factor + smooth * inv_llama
+        is_medium = ~(wavelen < high_wavelen) * ~(wavelen > low_wavelen)
+        return torch.where(is_medium, smoothed, inv_llama), 1.0
+    raise ValueError(f"rope_type {kind}")
+
+
+def rotate_half(x):
+    x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2:]
+    return torch.cat((-x2, x1), dim=-1)
+
+
+def rotate_every_two(x):
+    x1, x2 = x[..., ::2], x[..., 1::2]
+    return torch.stack((-x2, x1), dim=-1).flatten(-2)
+
+
+def hf_rope(x, positions, config, plant=None, layout="halfsplit"):
+    """y = RoPE(x) as HF computes it: x [tokens, heads, head_dim], positions [tokens] or [3, tokens]."""
+    head_dim, rotary = _dims(config)
+    s = config.get("rope_scaling") or {}
+    if plant == "offset_ignored":  # every call's positions from 0, as if each call were a prefill
+        positions = positions - positions.min(dim=-1, keepdim=True).values
+    if plant == "packed_restart_ignored":  # positions counted on from the first token of the batch
+        positions = positions[..., :1] + torch.arange(positions.shape[-1])
+    seq_len = int(positions.max()) + 1
+    inv, scaling = inv_freq_and_scaling(config, seq_len, plant)
+    pos = positions.float()
+    if pos.dim() == 1:
+        freqs = pos[:, None] * inv[None, :] if plant == "angles_by_product" else \
+            (inv[None, :, None].float() @ pos[None, None, :]).transpose(1, 2)[0]
+    else:  # M-RoPE: each axis's angles, the pairs in sections taken from t, h, w in turn
+        section = list(s["mrope_section"])
+        if plant == "mrope_sections_reversed":
+            section = section[::-1]
+        per_axis = (inv[None, :, None].float() @ pos[:, None, :]).transpose(1, 2)  # [3, T, pairs]
+        freqs = torch.cat([m[i % 3] for i, m in enumerate(per_axis.split(section, dim=-1))], dim=-1)
+    if layout == "interleaved":
+        emb = torch.repeat_interleave(freqs, 2, dim=-1)
+    else:
+        emb = torch.cat((freqs, freqs), dim=-1)
+    cache_dtype = torch.bfloat16 if plant == "bf16_cache_for_f32" else x.dtype
+    cos, sin = (emb.cos() * scaling).to(cache_dtype).to(x.dtype), (emb.sin() * scaling).to(cache_dtype).to(x.dtype)
+    x_rot, x_pass = x[..., :rotary], x[..., rotary:]
+    turn = rotate_every_two if layout == "interleaved" else rotate_half
+    out = x_rot * cos[:, None, :] + turn(x_rot) * sin[:, None, :]
+    if plant == "pass_through_touched" and x_pass.shape[-1] > 0:
+        x_pass = x_pass * 1.0001
+    return torch.cat((out, x_pass), dim=-1)
