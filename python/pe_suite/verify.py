@@ -76,7 +76,16 @@ def draw_case(rng, *, rope_types, forms, dtypes, layout, scenarios, max_position
     scale = 2.0 ** rng.randint(-2, 4)
     x = _representable(np_rng.standard_normal((tokens, heads, config["head_dim"])) * scale, dtype)
     return {"config": config, "form": form, "scenario": scenario, "layout": layout, "dtype": dtype,
-            "positions": positions, "x": x.tolist()}
+            "positions": positions, "x": x}
+
+
+def _portable(case):
+    """The case as JSON (the failure file, VerifyError.case): x as nested lists."""
+    return dict(case, x=np.asarray(case["x"]).tolist())
+
+
+def _from_portable(case):
+    return dict(case, x=np.asarray(case["x"], dtype=np.float64))
 
 
 def _shape(case):
@@ -197,7 +206,8 @@ def _failure(caller, case, only=None):
 # -- shrinking ------------------------------------------------------------------------------------------------
 
 def _with(case, **changes):
-    c = json.loads(json.dumps(case))
+    """A copy of the case with some fields replaced (x, a float64 array, is never written in place)."""
+    c = dict(case, config=json.loads(json.dumps(case["config"])), positions=json.loads(json.dumps(case["positions"])))
     c.update(changes)
     return c
 
@@ -205,7 +215,7 @@ def _with(case, **changes):
 def _rows(case, rows):
     x = np.asarray(case["x"])[rows]
     p = np.asarray(case["positions"])[..., rows]
-    return _with(case, x=x.tolist(), positions=p.tolist())
+    return _with(case, x=x, positions=p.tolist())
 
 
 def _head_dim(case, d):
@@ -231,8 +241,7 @@ def _head_dim(case, d):
             s["mrope_section"] = [t, h, pairs - t - h]
     if not space.valid(config):
         return None
-    x = np.asarray(case["x"])[..., :d]
-    return _with(case, config=config, x=x.tolist())
+    return _with(case, config=config, x=np.asarray(case["x"])[..., :d])
 
 
 def _candidates(case):
@@ -242,7 +251,7 @@ def _candidates(case):
     if case["dtype"] != "float32":
         yield _with(case, dtype="float32")
     if heads > 1:
-        yield _with(case, x=x[:, :1].tolist())
+        yield _with(case, x=x[:, :1])
     if tokens > 1:
         for t in range(min(tokens, 8)):
             yield _rows(case, slice(t, t + 1))
@@ -276,7 +285,7 @@ def _candidates(case):
         if "factor" in s and s["factor"] != round(s["factor"]) and round(s["factor"]) > 1:
             yield _with(case, config=dict(config, rope_scaling=dict(s, factor=float(round(s["factor"])))))
     if not np.all(x == 1.0):
-        yield _with(case, x=np.full_like(x, 1.0).tolist())
+        yield _with(case, x=np.full_like(x, 1.0))
 
 
 def _shrink(caller, case, prop, budget=600):
@@ -369,11 +378,12 @@ def verify_rope(fn, *, examples=100, seed=None, dtypes=("float32", "bfloat16"), 
     key = f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}/{layout}/{array}"
     store = _Store(failure_file)
 
-    for case in store.cases(key):  # the last run's failures first
+    for kept in store.cases(key):  # the last run's failures first
+        case = _from_portable(kept)
         found = _failure(caller, case)
         if found:
             _raise(caller, case, found, case, 0, f"replayed from {failure_file}", array, store, key, max_position)
-        store.forget(key, case)
+        store.forget(key, kept)
 
     counts = {}
     for i in range(examples):
@@ -422,7 +432,7 @@ def _probe(original, scenario, max_position):
         positions = [positions, [max(0, p - 1) for p in positions], [max(0, p - 2) for p in positions]]
     x = np.random.default_rng(7).standard_normal((48, 4, config["head_dim"]))
     return _with(original, config=config, positions=positions, scenario=scenario,
-                 x=_representable(x, original["dtype"]).tolist())
+                 x=_representable(x, original["dtype"]))
 
 
 def _raise(caller, minimal, found, original, steps, origin, array, store, key, max_position):
@@ -447,14 +457,14 @@ def _raise(caller, minimal, found, original, steps, origin, array, store, key, m
     if not source:
         claims, explanations = _diagnosis(caller, minimal)
         source = "the minimal case"
-    store.keep(key, minimal)
+    store.keep(key, _portable(minimal))
     lines = [f"pe_suite.verify_rope: {prop}: FAILED ({origin}; shrunk in {steps} steps)",
              f"  failure: {text}",
              f"  minimal case: {_describe(minimal)}",
              "    " + _snippet(minimal, array).replace("\n", "\n    "),
              f"  diagnosis{' (the kernel on ' + source + ')' if source else ''}:"]
     lines += [f"    {c}" for c in claims] or ["    undetermined: no convention the check engine knows fits the output"]
-    raise VerifyError("\n".join(lines), prop, minimal, explanations)
+    raise VerifyError("\n".join(lines), prop, _portable(minimal), explanations)
 
 
 class _Store:

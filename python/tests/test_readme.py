@@ -11,3 +11,11 @@ def test_page_shows_the_example(page):
     example = (ROOT / "python" / "tests" / "test_example.py").read_text()
     body = example[example.index("def test_my_rope_kernel"):]
     assert body.strip() in (ROOT / page).read_text()
+
+
+# The verify_rope example: in the README, at most 15 lines; test_verify_example.py runs it.
+def test_readme_shows_the_verify_example_in_fifteen_lines():
+    example = (ROOT / "python" / "tests" / "test_verify_example.py").read_text()
+    body = example[example.index("import torch"):]
+    assert body.strip() in (ROOT / "README.md").read_text()
+    assert len(body.strip().splitlines()) <= 15
