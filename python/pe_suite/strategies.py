@@ -1,0 +1,62 @@
+"""Hypothesis strategies over verify_rope's config space (pe_suite.config_space), for tests that compose
+their own properties with @given (Debian's python3-hypothesis):
+
+    from hypothesis import given
+    from pe_suite import strategies as pst
+
+    @given(pst.cases(rope_types=("yarn", "llama3")))
+    def test_my_rope(case):
+        y = my_rope(case["x"], case["positions"], case["config"])
+        pe_suite.assert_rope_close(case["x"], y, case["positions"], hf_config=case["config"], layout=case["layout"])
+
+Each strategy draws through a Hypothesis-controlled random.Random, so Hypothesis replays and shrinks the
+draws (its database included); verify_rope's own shrinking knows the config space and goes further."""
+import numpy as np
+from hypothesis import strategies as st
+
+from . import config_space as space
+
+
+def _check(name, given, known):
+    if isinstance(given, str) or not given or any(g not in known for g in given):
+        raise ValueError(f"{name}: expected a non-empty list of {', '.join(known)}; got {given!r}")
+
+
+def configs(rope_types=space.ROPE_TYPES, forms=("text",)):
+    """HF config dicts (rope_theta, head_dim, partial_rotary_factor, rope_scaling...)."""
+    _check("rope_types", rope_types, space.ROPE_TYPES)
+    _check("forms", forms, space.FORMS)
+    return st.randoms(use_true_random=False).map(lambda r: space.draw_config(r, rope_types, forms)[0])
+
+
+def positions(scenarios=space.SCENARIOS, tokens=st.integers(1, 48), max_position=1 << 21):
+    """Token positions of one call (lists of int) in the scenarios given."""
+    _check("scenarios", scenarios, space.SCENARIOS)
+    return st.tuples(st.randoms(use_true_random=False), st.sampled_from(scenarios), tokens).map(
+        lambda t: space.draw_positions(t[0], t[1], t[2], max_position))
+
+
+def cases(rope_types=space.ROPE_TYPES, forms=("text",), dtypes=("float32", "bfloat16"), layout="halfsplit",
+          scenarios=space.SCENARIOS, max_position=1 << 21, array="torch"):
+    """verify_rope's cases as the kernel takes them: {"x", "positions" (tensors or arrays), "config", "layout",
+    "dtype", "scenario"}."""
+    from .verify import draw_case  # the same draw as verify_rope's
+    _check("dtypes", dtypes, space.DTYPES)
+    _check("scenarios", scenarios, space.SCENARIOS)
+
+    def build(r):
+        case = draw_case(r, rope_types=rope_types, forms=forms, dtypes=dtypes, layout=layout, scenarios=scenarios,
+                         max_position=max_position)
+        p = np.asarray(case["positions"], dtype=np.int64)
+        if array == "torch":
+            import torch
+            dt = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[case["dtype"]]
+            return dict(case, x=torch.from_numpy(case["x"]).to(dt), positions=torch.from_numpy(p))
+        return dict(case, x=case["x"].astype(case["dtype"]), positions=p)
+
+    _check("rope_types", rope_types, space.ROPE_TYPES)
+    _check("forms", forms, space.FORMS)
+    return st.randoms(use_true_random=False).map(build)
+
+
+__all__ = ["configs", "positions", "cases"]
