@@ -43,6 +43,12 @@ def cases(rope_types=space.ROPE_TYPES, forms=("text",), dtypes=("float32", "bflo
     from .verify import draw_case  # the same draw as verify_rope's
     _check("dtypes", dtypes, space.DTYPES)
     _check("scenarios", scenarios, space.SCENARIOS)
+    if layout not in space.LAYOUTS:
+        raise ValueError(f"layout: expected one of {', '.join(space.LAYOUTS)}; got {layout!r}")
+    if array not in ("torch", "numpy"):
+        raise ValueError(f"array: expected 'torch' or 'numpy'; got {array!r}")
+    if array == "numpy" and "bfloat16" in dtypes:
+        raise ValueError("dtypes: numpy has no bfloat16; use array='torch' or drop 'bfloat16'")
 
     def build(r):
         case = draw_case(r, rope_types=rope_types, forms=forms, dtypes=dtypes, layout=layout, scenarios=scenarios,

@@ -12,10 +12,13 @@ tail apart from the body; a cache that a later call outgrows does not pass). A f
 smallest case that still fails the same property, and raised as an AssertionError with the property, the
 minimal case as a runnable snippet and the check engine's diagnosis of the kernel's output. Failures are
 kept in a file and replayed first on the next run."""
+import functools
 import json
 import os
 import pathlib
 import random
+import tempfile
+import warnings
 
 import numpy as np
 
@@ -99,34 +102,38 @@ class _Caller:
     def __init__(self, fn, array):
         self.fn, self.array = fn, array
 
-    def inputs(self, case, rows=None):
+    def inputs(self, case):
         x = np.asarray(case["x"], dtype=np.float64)
         positions = np.asarray(case["positions"], dtype=np.int64)
-        if rows is not None:
-            x = x[rows]
-            positions = positions[..., rows]
         if self.array == "torch":
             torch = _torch()
             dt = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[case["dtype"]]
             return torch.from_numpy(x).to(dt), torch.from_numpy(positions)
         return x.astype(case["dtype"]), positions
 
-    def call(self, case, rows=None):
-        """(x given, y as a CPU tensor or array, None) or (x, None, the failure's text)."""
-        x, positions = self.inputs(case, rows)
+    def call(self, case):
+        """(x as the kernel got it before the call, y, None) or (x, None, the failure's text). The kernel gets
+        inputs of its own: one that rotates x in place (vLLM's style) is checked against x as it was, and one
+        that changes x before rotating it is not excused by it."""
+        x, positions = self.inputs(case)
+        given_x, given_positions = self.inputs(case)
         config = json.loads(json.dumps(case["config"]))  # fn may not change the case
         try:
-            y = self.fn(x, positions, config)
+            y = self.fn(given_x, given_positions, config)
         except Exception as e:  # noqa: BLE001 -- the kernel's own error is the finding
             return x, None, f"fn raised {type(e).__name__}: {e}"
-        if hasattr(y, "detach"):
-            y = y.detach().cpu()
+        if self.array == "torch":
+            if not hasattr(y, "detach"):
+                return x, None, f"fn returned {type(y).__module__}.{type(y).__name__}; want a torch tensor like x"
+            y = y.detach().cpu().clone()  # a buffer the kernel reuses cannot change what was checked
             if tuple(y.shape) != tuple(x.shape) or y.dtype != x.dtype:
-                return x, None, f"fn returned shape {tuple(y.shape)} {y.dtype}, want {tuple(x.shape)} {x.dtype}"
+                return x, None, f"fn returned shape {tuple(y.shape)} {y.dtype}; want {tuple(x.shape)} {x.dtype}"
         else:
-            y = np.asarray(y)
+            if not isinstance(y, np.ndarray):
+                return x, None, f"fn returned {type(y).__module__}.{type(y).__name__}; want a numpy array like x"
+            y = np.array(y, copy=True)
             if y.shape != x.shape or y.dtype != x.dtype:
-                return x, None, f"fn returned shape {y.shape} {y.dtype}, want {x.shape} {x.dtype}"
+                return x, None, f"fn returned shape {y.shape} {y.dtype}; want {x.shape} {x.dtype}"
         return x, y, None
 
 
@@ -153,11 +160,38 @@ def _worst_text(report):
             f"{w['value']!r}, exact {w['exact']!r}, error {w['abs_error']:.3g} > budget {w['budget']:.3g}")
 
 
+def _split_calls(case):
+    """The case as an engine serves it: a prefill of all but the last tokens (at most two), then one decode step
+    per remaining token, in order; and one row alone."""
+    tokens = _shape(case)[0]
+    if tokens < 2:
+        return [], []
+    split = max(1, tokens - 2)
+    return [slice(0, split)] + [slice(k, k + 1) for k in range(split, tokens)], [slice(tokens // 2, tokens // 2 + 1)]
+
+
 def _failure(caller, case, only=None):
-    """(property, text, report) of the first property the case breaks, else None."""
+    """(property, text, the failing call's rows or None for the whole case) of the first property the case
+    breaks, else None. The split calls come first, as an engine makes them (a prefill, then decode steps): a
+    cache sized by the prefill must grow for the steps."""
     def wanted(p):
         return only is None or only == p
 
+    decode, alone = _split_calls(case)
+    split_failure = None
+    for prop, pieces, what in ((PREFILL_DECODE, decode, "as a prefill, then decode steps"),
+                               (ROW_ALONE, alone, "called alone")):
+        if not wanted(prop) or split_failure:
+            continue
+        for rows in pieces:
+            sub = _rows(case, rows)
+            xs, ys, error = caller.call(sub)
+            label = f"tokens {rows.start}..{rows.stop - 1} {what}" if rows.stop - rows.start > 1 else \
+                f"token {rows.start} {what}"
+            report = None if error else _check(sub, xs, ys)
+            if error or not report.passed:
+                split_failure = (prop, f"{label}: {error or _worst_text(report)}", rows)
+                break
     x, y, error = caller.call(case)
     if error:
         return RAISED, error, None
@@ -170,36 +204,14 @@ def _failure(caller, case, only=None):
                                   f"{rotary} of head_dim {case['config']['head_dim']}) changed"), None
     if wanted(AGREES):
         report = _check(case, x, y)
-        if not report.passed:
-            text = _worst_text(report)
-            return AGREES, text, report
+        if not report.passed:  # wrong in the whole call too: the general failure, whatever the split calls gave
+            return AGREES, _worst_text(report), None
+    if split_failure:
+        return split_failure
     if wanted(DETERMINISTIC):
         _, y2, error = caller.call(case)
         if error or not np.array_equal(_bits(y), _bits(y2)):
-            return DETERMINISTIC, error or "a second call gave other bits", None
-    # A part of the batch called alone (a row; a prefill, then decode steps) agrees with the exact reference
-    # too: its bits may differ from the whole call's (PyTorch's vectorised cos and sin round a tail element
-    # apart from the body), but never beyond the budget; under dynamic and LongRoPE each call has its own
-    # seq_len, as HF computes it.
-    tokens = _shape(case)[0]
-    if tokens < 2:
-        return None
-    parts = []
-    if wanted(ROW_ALONE):
-        parts.append((ROW_ALONE, [slice(tokens // 2, tokens // 2 + 1)], f"token {tokens // 2} called alone"))
-    if wanted(PREFILL_DECODE):
-        split = max(1, tokens - 2)
-        parts.append((PREFILL_DECODE, [slice(0, split)] + [slice(k, k + 1) for k in range(split, tokens)],
-                      f"tokens 0..{split - 1} as a prefill, then {tokens - split} decode step(s)"))
-    for prop, pieces, what in parts:
-        for rows in pieces:
-            sub = _rows(case, rows)
-            xs, ys, error = caller.call(sub)
-            if error:
-                return prop, f"{what}: {error}", None
-            report = _check(sub, xs, ys)
-            if not report.passed:
-                return prop, f"{what}: {_worst_text(report)} (the call of rows {rows.start}..{rows.stop - 1})", report
+            return DETERMINISTIC, error or "a second call of the same inputs gave other bits", None
     return None
 
 
@@ -244,11 +256,11 @@ def _head_dim(case, d):
     return _with(case, config=config, x=np.asarray(case["x"])[..., :d])
 
 
-def _candidates(case):
-    """Smaller cases, most reducing first."""
+def _candidates(case, dtypes):
+    """Smaller cases within the declared space (dtypes; the config space's rules), most reducing first."""
     x = np.asarray(case["x"])
     tokens, heads, d = x.shape
-    if case["dtype"] != "float32":
+    if case["dtype"] != "float32" and "float32" in dtypes:
         yield _with(case, dtype="float32")
     if heads > 1:
         yield _with(case, x=x[:, :1])
@@ -273,27 +285,46 @@ def _candidates(case):
                 yield _with(case, positions=p.tolist())
     if positions.size and positions.max() > 1:
         yield _with(case, positions=(positions // 2).tolist())
+    if positions.size and positions.min() > 0:
         yield _with(case, positions=(positions - positions.min()).tolist())
     config = case["config"]
+    candidates = []
     if config.get("rope_theta") != 10000.0:  # a theta of its own is kept only when the failure needs it
-        yield _with(case, config=dict(config, rope_theta=10000.0))
+        candidates.append(dict(config, rope_theta=10000.0))
     s = config.get("rope_scaling")
     if isinstance(s, dict):
         for key in ("attention_factor", "beta_fast", "beta_slow"):
             if key in s:
-                yield _with(case, config=dict(config, rope_scaling={k: v for k, v in s.items() if k != key}))
+                candidates.append(dict(config, rope_scaling={k: v for k, v in s.items() if k != key}))
         if "factor" in s and s["factor"] != round(s["factor"]) and round(s["factor"]) > 1:
-            yield _with(case, config=dict(config, rope_scaling=dict(s, factor=float(round(s["factor"])))))
+            rounded = dict(config, rope_scaling=dict(s, factor=float(round(s["factor"]))))
+            original = s.get("original_max_position_embeddings")
+            if original and config.get("max_position_embeddings") == int(original * s["factor"]):
+                rounded["max_position_embeddings"] = int(original * round(s["factor"]))  # the space's YaRN rule
+            candidates.append(rounded)
+    for c in candidates:
+        if space.valid(c):
+            yield _with(case, config=c)
     if not np.all(x == 1.0):
         yield _with(case, x=np.full_like(x, 1.0))
 
 
-def _shrink(caller, case, prop, budget=600):
+def _same(a, b):
+    xa, xb = np.asarray(a["x"]), np.asarray(b["x"])
+    return (a["dtype"] == b["dtype"] and a["config"] == b["config"] and a["positions"] == b["positions"]
+            and xa.shape == xb.shape and np.array_equal(xa, xb))
+
+
+def _shrink(caller, case, prop, dtypes, budget=600):
+    """Greedy: the first smaller candidate that still breaks `prop` replaces the case, until none does (a
+    candidate equal to the case never counts as progress)."""
     steps = 0
     progress = True
     while progress and budget > 0:
         progress = False
-        for candidate in _candidates(case):
+        for candidate in _candidates(case, dtypes):
+            if _same(candidate, case):
+                continue
             budget -= 1
             if budget <= 0:
                 break
@@ -306,7 +337,9 @@ def _shrink(caller, case, prop, budget=600):
 
 # -- the report -----------------------------------------------------------------------------------------------
 
-def _snippet(case, array):
+def _snippet(case, array, rows=None, prop=None):
+    """The minimal case as Python to paste: its inputs, then the kernel's call(s) and the check of the failing
+    one (for a split property, the prefill and decode calls up to it, in order)."""
     x = np.asarray(case["x"])
     values = ", ".join(repr(float(v)) for v in x.reshape(-1))
     if array == "torch":
@@ -318,16 +351,25 @@ def _snippet(case, array):
         head = "import numpy as np\n"
         xs = f"x = np.array([{values}]).astype(np.{case['dtype']}).reshape{x.shape}"
         ps = f"positions = np.array({case['positions']})"
-    return (f"{head}import pe_suite\nconfig = {json.dumps(case['config'])}\n{ps}\n{xs}\n"
-            f"y = fn(x, positions, config)\n"
-            f"print(pe_suite.check_rope(x, y, positions, hf_config=config, layout={case['layout']!r}))")
+    lines = [f"{head}import pe_suite", f"config = {case['config']!r}", ps, xs]
+    calls = [slice(0, x.shape[0])]
+    if rows is not None:
+        decode, alone = _split_calls(case)
+        pieces = decode if prop == PREFILL_DECODE else alone
+        calls = [r for r in pieces if r.start <= rows.start] or [rows]
+    for r in calls:
+        xr, pr = ("x", "positions") if r == slice(0, x.shape[0]) else \
+            (f"x[{r.start}:{r.stop}]", f"positions[..., {r.start}:{r.stop}]")
+        lines.append(f"y = fn({xr}, {pr}, config)")
+    lines.append(f"print(pe_suite.check_rope({xr}, y, {pr}, hf_config=config, layout={case['layout']!r}))")
+    return "\n".join(lines)
 
 
 def _diagnosis(caller, case):
     """The check engine's claims about the kernel's output for this case: (lines, list of claims)."""
     x, y, error = caller.call(case)
     if error or y is None:
-        return [], []
+        return [f"no output to diagnose ({error})"] if error else [], []
     report = _check(case, x, y)
     claims = [f"the data fits: {e['fits']} ({e['support']})" for e in report.explanations]
     return claims, report.explanations
@@ -340,15 +382,15 @@ def _describe(case):
     partial = f" (rotary_dim {rotary})" if rotary < case["config"]["head_dim"] else ""
     return (f"{case['dtype']}, {case['layout']}, rope_type {_kind(case['config'])}, head_dim "
             f"{case['config']['head_dim']}{partial}, "
-            f"{x.shape[0]} token(s) x {x.shape[1]} head(s), scenario "
-            f"{case['scenario']}{', M-RoPE ' + str(s['mrope_section']) if 'mrope_section' in s else ''}")
+            f"{x.shape[0]} token(s) x {x.shape[1]} head(s), positions drawn as {case['scenario']}"
+            f"{', M-RoPE ' + str(s['mrope_section']) if 'mrope_section' in s else ''}")
 
 
 # -- the entry point ------------------------------------------------------------------------------------------
 
 def verify_rope(fn, *, examples=100, seed=None, dtypes=("float32", "bfloat16"), layout="halfsplit",
                 rope_types=space.ROPE_TYPES, forms=("text",), scenarios=space.SCENARIOS, max_position=1 << 21,
-                array="torch", failure_file=DEFAULT_FAILURE_FILE):
+                array="torch", failure_file=DEFAULT_FAILURE_FILE, key=None):
     """Drives fn(x, positions, config) -> y through `examples` drawn cases; raises VerifyError (an
     AssertionError) with the smallest failing case and its diagnosis, else returns a summary dict.
 
@@ -357,7 +399,12 @@ def verify_rope(fn, *, examples=100, seed=None, dtypes=("float32", "bfloat16"), 
     (partial_rotary_factor) and "mrope" (rope_scaling.mrope_section, positions [3, tokens]); scenarios:
     "prefill", "decode", "chunked", "packed", "left_padding"; max_position: the largest decode offset;
     array: "torch" (tensors) or "numpy"; seed: the draw (default 20261130, or $PE_SUITE_SEED); failure_file:
-    where failures are kept and replayed first (None: nowhere)."""
+    where failures are kept and replayed first (None: nowhere); key: the kernel's name there (default: its
+    module and qualified name; a functools.partial's with its arguments).
+
+    fn gets inputs of its own on every call (it may rotate x in place) and should give the same result for
+    the same inputs whatever it was called with before: state that changes results (a cache that does not
+    grow, a dynamic base that never shrinks back) is a finding, reported with the calls that show it."""
     for name, given, known in (("dtypes", dtypes, space.DTYPES), ("rope_types", rope_types, space.ROPE_TYPES),
                                ("forms", forms, space.FORMS), ("scenarios", scenarios, space.SCENARIOS)):
         if isinstance(given, str) or not given or any(g not in known for g in given):
@@ -375,14 +422,21 @@ def verify_rope(fn, *, examples=100, seed=None, dtypes=("float32", "bfloat16"), 
     if seed is None:
         seed = int(os.environ.get("PE_SUITE_SEED", DEFAULT_SEED))
     caller = _Caller(fn, array)
-    key = f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}/{layout}/{array}"
+    key = f"{key or _name(fn)}/{layout}/{array}"
     store = _Store(failure_file)
 
+    def declared(c):  # a kept case of a run with other arguments is not this run's to replay
+        return (c.get("dtype") in dtypes and _kind(c.get("config", {})) in rope_types and c.get("form") in forms
+                and c.get("scenario") in scenarios and c.get("layout") == layout)
+
     for kept in store.cases(key):  # the last run's failures first
+        if not declared(kept):
+            continue
         case = _from_portable(kept)
         found = _failure(caller, case)
         if found:
-            _raise(caller, case, found, case, 0, f"replayed from {failure_file}", array, store, key, max_position)
+            _raise(caller, case, found, case, 0, f"replayed from {failure_file}", array, store, key, max_position,
+                   dtypes)
         store.forget(key, kept)
 
     counts = {}
@@ -393,9 +447,14 @@ def verify_rope(fn, *, examples=100, seed=None, dtypes=("float32", "bfloat16"), 
         counts[tag] = counts.get(tag, 0) + 1
         found = _failure(caller, case)
         if found:
-            minimal, steps = _shrink(caller, case, found[0])
-            _raise(caller, minimal, _failure(caller, minimal, only=found[0]) or found, case, steps,
-                   f"seed {seed}, case {i + 1} of {examples}", array, store, key, max_position)
+            minimal, steps = _shrink(caller, case, found[0], dtypes)
+            again = _failure(caller, minimal, only=found[0])
+            if again is None:  # the kernel's results depend on its earlier calls: show the case as drawn
+                minimal, steps, found = case, 0, (found[0], found[1] + " (the smaller cases did not fail when "
+                                                  "run again: the kernel's output depends on its earlier calls)",
+                                                  found[2])
+            _raise(caller, minimal, again or found, case, steps, f"seed {seed}, case {i + 1} of {examples}", array,
+                   store, key, max_position, dtypes)
     return {"examples": examples, "seed": seed, "cases": counts}
 
 
@@ -435,8 +494,17 @@ def _probe(original, scenario, max_position):
                  x=_representable(x, original["dtype"]))
 
 
-def _raise(caller, minimal, found, original, steps, origin, array, store, key, max_position):
-    prop, text, _ = found
+def _name(fn):
+    """A name for the failure file that is the same in every run: module and qualified name; for a
+    functools.partial, its function's with its arguments."""
+    if isinstance(fn, functools.partial):
+        args = ", ".join([repr(a) for a in fn.args] + [f"{k}={v!r}" for k, v in sorted(fn.keywords.items())])
+        return f"{_name(fn.func)}({args})"
+    return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', type(fn).__name__)}"
+
+
+def _raise(caller, minimal, found, original, steps, origin, array, store, key, max_position, dtypes):
+    prop, text, rows = found
     claims, explanations, source = [], [], ""
     # The minimal case is too small to read a cause from (one row fits many conventions): the diagnosis reads
     # a larger failing output of the same kernel under the failing case's config.
@@ -454,21 +522,23 @@ def _raise(caller, minimal, found, original, steps, origin, array, store, key, m
             found_claims, found_explanations = _diagnosis(caller, case)
             if found_claims or not source:
                 claims, explanations, source = found_claims, found_explanations, what
-    if not source:
-        claims, explanations = _diagnosis(caller, minimal)
-        source = "the minimal case"
+    if not source:  # nothing larger fails: the failing call itself (for a split property, that call alone)
+        claims, explanations = _diagnosis(caller, _rows(minimal, rows) if rows is not None else minimal)
+        source = "the minimal case's failing call"
     store.keep(key, _portable(minimal))
     lines = [f"pe_suite.verify_rope: {prop}: FAILED ({origin}; shrunk in {steps} steps)",
              f"  failure: {text}",
              f"  minimal case: {_describe(minimal)}",
-             "    " + _snippet(minimal, array).replace("\n", "\n    "),
+             "    " + _snippet(minimal, array, rows, prop).replace("\n", "\n    "),
              f"  diagnosis{' (the kernel on ' + source + ')' if source else ''}:"]
     lines += [f"    {c}" for c in claims] or ["    undetermined: no convention the check engine knows fits the output"]
     raise VerifyError("\n".join(lines), prop, _portable(minimal), explanations)
 
 
 class _Store:
-    """The failure file: {key: [minimal cases]}, rewritten whole (a failed write keeps the old one)."""
+    """The failure file: {key: [minimal cases]}, rewritten whole through a temporary file of its own. It never
+    hides the kernel's failure: a file that cannot be read counts as empty, one that cannot be written is
+    warned about."""
 
     def __init__(self, path):
         self.path = pathlib.Path(path) if path else None
@@ -477,32 +547,38 @@ class _Store:
         if not self.path or not self.path.exists():
             return {}
         try:
-            return json.loads(self.path.read_text())
-        except (OSError, ValueError):
+            data = json.loads(self.path.read_text())
+        except (OSError, ValueError) as e:
+            warnings.warn(f"pe_suite.verify_rope: failure_file {self.path} not read ({e}); starting without it")
             return {}
+        return data if isinstance(data, dict) else {}
 
     def _save(self, data):
         if not self.path:
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data))
-        tmp.replace(self.path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile("w", dir=self.path.parent, prefix=self.path.name, suffix=".tmp",
+                                             delete=False) as f:
+                json.dump(data, f)
+            os.replace(f.name, self.path)
+        except OSError as e:
+            warnings.warn(f"pe_suite.verify_rope: failure_file {self.path} not written ({e})")
 
     def cases(self, key):
-        return list(self._load().get(key, []))
+        kept = self._load().get(key, [])
+        return [c for c in kept if isinstance(c, dict)] if isinstance(kept, list) else []
 
     def keep(self, key, case):
         data = self._load()
-        kept = [c for c in data.get(key, []) if c != case]
+        kept = [c for c in self.cases(key) if c != case]
         data[key] = [case] + kept[:9]
         self._save(data)
 
     def forget(self, key, case):
         data = self._load()
         if key in data:
-            data[key] = [c for c in data[key] if c != case]
+            data[key] = [c for c in self.cases(key) if c != case]
             if not data[key]:
                 del data[key]
             self._save(data)
-

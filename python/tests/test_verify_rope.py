@@ -109,18 +109,70 @@ def test_planted_mistake_is_caught_and_shrunk_at_nine_of_ten_seeds(plant, forms,
     assert caught >= 9, f"{plant}: caught at {caught} of 10 seeds"
 
 
-def test_the_minimal_case_snippet_reproduces_the_failure():
-    e = _run("yarn_attention_factor_dropped", ("text",), ("float32", "bfloat16"), 0)
+def _replay_snippet(e, fn):
     snippet = str(e).split("    import torch\n", 1)[1].split("  diagnosis")[0]
     code = "import torch\n" + "\n".join(line[4:] for line in snippet.splitlines())
-    scope = {"fn": functools.partial(hf_rope, plant="yarn_attention_factor_dropped")}
+    scope = {"fn": fn}
     exec(code.replace("print(", "report = ("), scope)  # noqa: S102 -- the report's own snippet
-    assert not scope["report"].passed
+    return scope["report"]
 
 
-def test_a_kernel_whose_bits_change_between_calls_is_caught():
+@pytest.mark.parametrize("plant,rope_types", [("yarn_attention_factor_dropped", ("yarn",)),
+                                              ("offset_ignored", ("default",))])
+def test_the_minimal_case_snippet_reproduces_the_failure(plant, rope_types):
+    fn = functools.partial(hf_rope, plant=plant)
+    with pytest.raises(pe_suite.verify.VerifyError) as info:
+        pe_suite.verify_rope(fn, rope_types=rope_types, failure_file=None)
+    assert not _replay_snippet(info.value, fn).passed  # a default config's None is Python in the snippet too
+
+
+def test_an_in_place_kernel_passes_and_one_that_changes_x_first_fails():
+    def in_place(x, positions, config):  # vLLM's style: the rotation written over x
+        return x.copy_(hf_rope(x, positions, config))
+
+    pe_suite.verify_rope(in_place, examples=40, failure_file=None)
+
+    def scales_x_first(x, positions, config):
+        return hf_rope(x.mul_(2), positions, config)
+
+    with pytest.raises(pe_suite.verify.VerifyError):
+        pe_suite.verify_rope(scales_x_first, examples=40, failure_file=None)
+
+
+def test_a_cache_that_the_decode_steps_outgrow_is_caught():
+    caches = {}
+
+    def cached(x, positions, config):  # cos/sin sized by the first call of a config, never grown
+        key = json.dumps(config, sort_keys=True)
+        if key not in caches:
+            caches[key] = int(positions.max()) + 1
+        return hf_rope(x, positions.clamp(max=caches[key] - 1), config)
+
+    with pytest.raises(pe_suite.verify.VerifyError) as info:
+        pe_suite.verify_rope(cached, rope_types=("default",), scenarios=("chunked",), failure_file=None)
+    # The decode steps are the first calls to outgrow it; the whole call after them does too.
+    assert info.value.property in (v.PREFILL_DECODE, v.AGREES), str(info.value)
+    assert "positions" in str(info.value).split("diagnosis")[1], str(info.value)
+
+
+def test_a_kernel_returning_numpy_for_tensors_is_named():
+    with pytest.raises(pe_suite.verify.VerifyError, match="fn returned numpy.ndarray; want a torch tensor like x"):
+        pe_suite.verify_rope(lambda x, p, c: hf_rope(x, p, c).numpy(), dtypes=("float32",), failure_file=None)
+
+
+def test_shrinking_stays_in_the_declared_dtypes():
+    e = _run("offset_ignored", ("text",), ("bfloat16",), 0)
+    assert e is not None and e.case["dtype"] == "bfloat16", str(e)
+
+
+@pytest.mark.parametrize("reuse", [False, True])
+def test_a_kernel_whose_bits_change_between_calls_is_caught(reuse):
+    buffers = {}
+
     def jittery(x, positions, config):  # one element moved by one unit in the last place, at random
-        y = hf_rope(x, positions, config).clone()
+        y = hf_rope(x, positions, config)
+        if reuse:  # written into a buffer the kernel keeps and returns again
+            y = buffers.setdefault(tuple(y.shape), torch.empty_like(y)).copy_(y)
         flat = y.view(-1)
         k = random.randrange(flat.numel())
         flat[k] = torch.nextafter(flat[k:k + 1], torch.tensor([float("inf")], dtype=y.dtype))[0]
@@ -151,6 +203,20 @@ def test_a_failure_is_kept_and_replayed_first_until_fixed(tmp_path):
     _mistake["plant"] = None  # fixed: the replayed case passes and is forgotten
     pe_suite.verify_rope(switchable_rope, rope_types=("linear",), examples=1, failure_file=store)
     assert json.loads(store.read_text()) == {}
+
+
+def test_an_unreadable_failure_file_never_hides_the_failure(tmp_path):
+    store = tmp_path / "failures.json"
+    store.write_text("[1, 2]")
+    with pytest.raises(pe_suite.verify.VerifyError):
+        pe_suite.verify_rope(functools.partial(hf_rope, plant="linear_factor_ignored"), rope_types=("linear",),
+                             failure_file=store)
+    assert "hf_rope_config.hf_rope(plant='linear_factor_ignored')/halfsplit/torch" in json.loads(store.read_text())
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    with pytest.warns(UserWarning, match="not written"), pytest.raises(pe_suite.verify.VerifyError):
+        pe_suite.verify_rope(functools.partial(hf_rope, plant="linear_factor_ignored"), rope_types=("linear",),
+                             failure_file=blocked / "failures.json")
 
 
 @pytest.mark.parametrize("kwargs,words", [
