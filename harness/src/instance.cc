@@ -1,11 +1,11 @@
 #include "pe/harness/instance.h"
 
 #include <cctype>
-#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 
 #include "pe/harness/census.h"
+#include "pe/harness/shard.h"
 
 namespace pe::harness {
 

@@ -16,6 +16,7 @@
 
 #include "pe/harness/instance.h"
 #include "pe/harness/measure.h"
+#include "pe/harness/shard.h"
 #include "pe/rope_form.h"
 #include "pe/rope_scaling.h"
 
@@ -75,9 +76,6 @@ struct InstanceResult {
 std::size_t shard_of(const std::string& instance_name, std::size_t shard_count);
 // What shard_of() hashes for an instance under a sweep's config: the name alone without one.
 std::string shard_key(const std::string& config, const std::string& instance_name);
-// "I/N" (digits only, I < N <= kMaxShards) as (I, N); nothing for anything else.
-inline constexpr std::size_t kMaxShards = std::size_t{1} << 20;
-std::optional<std::pair<std::size_t, std::size_t>> parse_shard(const std::string& text);
 // The names of the instances `options` select before sharding (every shard's census covers part of them).
 std::vector<std::string> selection(const Options& options);
 
