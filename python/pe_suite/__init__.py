@@ -9,3 +9,4 @@ own: it needs python3-hypothesis)."""
 from ._native import *  # noqa: F401,F403
 from ._native import __version__  # noqa: F401
 from .verify import verify_rope  # noqa: F401
+from .verify_tables import verify_alibi, verify_sinusoidal  # noqa: F401
