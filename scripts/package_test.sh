@@ -53,6 +53,25 @@ grep -qE "FAILED .*RopeProps.*AgreesWithReferenceWithinBudget" <<<"$out" ||
 out=$("$pe" check --family rope --input "$tmp/x.npy" --output "$tmp/y.npy" --positions 0:256 2>&1) &&
   fail "check passed the flipped kernel's output" "$out"
 grep -q "inverse rotation" <<<"$out" || fail "check of the flipped table: the convention not named" "$out"
+# ABI version 2: a kernel forming Llama-3's frequencies from the model's config passes every property (the
+# Llama-3 configs they draw) and the census under Llama-3.1's config; its copy with Llama-3.1's
+# original_max_position_embeddings written in fails, and its output is read back as that value.
+llama3=$tmp/plugin_c/libexample_plugin_llama3.so llama3_8192=$tmp/plugin_c/libexample_plugin_llama3_8192.so
+out=$("$pe" verify --plugin "$llama3" --variant 'rope.*llama3_c*' --max-position 4096 \
+  --hf-config "$src/examples/hf_configs/Llama-3.1-8B.json" 2>&1) || fail "verify --plugin libexample_plugin_llama3.so" "$out"
+grep -qE "^([1-9][0-9]*) of \1 property tests passed" <<<"$out" || fail "verify of the llama3 plugin: no property tests" "$out"
+out=$("$pe" verify --plugin "$llama3_8192" --variant 'rope.*llama3_c*' --max-position 4096 2>&1) &&
+  fail "the llama3 plugin with original_max_position_embeddings written in passed verify" "$out"
+grep -qE "FAILED .*RopeProps.*AgreesWithReferenceWithinBudget" <<<"$out" ||
+  fail "verify of the 8192 copy: the failing property not named" "$out"
+llama3_flags=(--scaling llama3 --factor 8 --low-freq-factor 1 --high-freq-factor 4 --original-max-position 4096)
+"$pe" export --family sinusoidal --dim 128 --positions 0:64 --reference --out "$tmp/x128.npy" >/dev/null
+"$pe" export --plugin "$llama3_8192" --family rope --variant rope.llama3_c --dim 0 --positions 20000:20064 \
+  --input "$tmp/x128.npy" "${llama3_flags[@]}" --out "$tmp/y128.npy" >/dev/null
+out=$("$pe" check --family rope --input "$tmp/x128.npy" --output "$tmp/y128.npy" --positions 20000:20064 \
+  "${llama3_flags[@]}" 2>&1) && fail "check passed the 8192 copy's output" "$out"
+grep -q "the data fits: llama3, original_max_position 8192 (given 4096)" <<<"$out" ||
+  fail "check of the 8192 copy's output: original_max_position 8192 not named" "$out"
 # The main job on the plugin's kernel: what a built-in gets (properties, census, benchmark rows with the
 # machine's fill fraction, the report and its accuracy plot).
 out=$("$pe" run --plugin "$plugin" --variant 'rope.*engine_c*' --out-dir "$tmp/run" 2>&1) ||
@@ -61,4 +80,4 @@ grep -qE "^rope\.engine_c +[0-9]+ pass .* [0-9.]+ +[0-9]+% +0 +pass$" <<<"$out" 
   fail "run --plugin: no summary row for rope.engine_c with properties, ns/elem and fill" "$out"
 grep -q "engine_c" "$tmp/run/report.md" && [ -s "$tmp/run/accuracy_rope.engine_c.dat" ] && [ -s "$tmp/run/accuracy_rope.svg" ] ||
   fail "run --plugin: the report or its plot lacks rope.engine_c" "$(ls "$tmp/run")"
-echo "package: C plugin built, listed, verified, run into the report; the flipped one failed with the property and the convention named"
+echo "package: C plugin built, listed, verified, run into the report; the flipped one failed with the property and the convention named; the ABI-2 Llama-3 kernel passed, its 8192 copy failed with original_max_position 8192 named"

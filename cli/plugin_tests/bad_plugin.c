@@ -40,7 +40,7 @@ PE_PLUGIN_EXPORT int pe_plugin_init(const pe_host* host) {
 PE_PLUGIN_EXPORT int pe_plugin_register(const pe_host* host) {
   pe_kernel k = valid_kernel();
 #if defined(BAD_ABI)
-  return host->register_kernel(host->context, PE_PLUGIN_ABI_VERSION + 98, &k);
+  return host->register_kernel(host->context, 99, &k);
 #elif defined(BAD_NULL_FUNCTION)
   k.rope_apply = NULL;
 #elif defined(BAD_CONTRACT)

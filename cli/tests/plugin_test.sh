@@ -36,6 +36,12 @@ expect list-twice 0 "rope\.plugtest_f64" -- "$exe" list --plugin "$good" --plugi
 expect list-env 0 "rope\.plugtest_f64" -- env PE_PLUGINS="$good" "$exe" list --plugin "$good"
 expect list-relative 0 "rope\.plugtest_f64" -- bash -c "cd '$dir' && '$exe' list --plugin plugtest_good.so"
 
+# A plugin built for ABI version 1 still loads and passes (its plan's config pointer is never read).
+expect v1-list 0 "rope\.plugtest_f64 is from .*/plugtest_v1\.so" -- "$exe" list --plugin "$dir/plugtest_v1.so"
+expect v1-verify 0 "^([1-9][0-9]*) of \\1 property tests passed" "^([0-9]+) of \\1 instances within their contracts" -- \
+  "$exe" verify --plugin "$dir/plugtest_v1.so" --variant 'rope.halfsplit.plugtest_f64/f32' --max-position 4096 \
+  --properties-log "$tmp/v1.log"
+
 # Everything a built-in variant gets: properties (in pe_props, through $PE_PLUGINS) and the census.
 expect verify 0 "^([1-9][0-9]*) of \\1 property tests passed" "^([0-9]+) of \\1 instances within their contracts" \
   "rope\.halfsplit\.plugtest_f64" "sinusoidal\.concatenated\.plugtest_f64" -- \
@@ -160,7 +166,7 @@ expect no-such-file 2 "plugin /[^ ]*/nothing_here\.so: no such file" -- "$exe" v
 expect not-a-library 2 "plugin /[^ ]*/plugin_test\.sh: dlopen failed" -- "$exe" list --plugin "$0"
 expect missing-entry 2 "plugin /[^ ]*/plugtest_bad_no_entry\.so: missing entry: exports no pe_plugin_register" -- \
   "$exe" list --plugin "$(bad no_entry)"
-expect wrong-abi 2 "plugin /[^ ]*/plugtest_bad_abi\.so: wrong ABI version: built for pe/plugin\.h ABI version 99" -- \
+expect wrong-abi 2 "plugin /[^ ]*/plugtest_bad_abi\.so: wrong ABI version: built for pe/plugin\.h ABI version 99, this pe-suite reads versions 1 to 2" -- \
   "$exe" census --plugin "$(bad abi)" --out "$tmp/c.json"
 expect null-function 2 "plugin /[^ ]*/plugtest_bad_null_function\.so: kernel rope\.plugtest_bad: null function pointer rope_apply" -- \
   "$exe" run --plugin "$(bad null_function)" --out-dir "$tmp/run"

@@ -99,7 +99,8 @@ std::string to_contract(const pe_contract& c, Family family, Contract& out) {
 }
 
 // The variant a kernel declares, or why it is refused ("" and a variant in `out`).
-std::string to_variant(const pe_kernel& k, const Loading& loading, std::unique_ptr<Variant>& out) {
+std::string to_variant(const pe_kernel& k, const Loading& loading, std::uint32_t abi_version,
+                       std::unique_ptr<Variant>& out) {
   if (k.struct_size < sizeof(pe_kernel))
     return fmt::format("pe_kernel.struct_size is {}, ABI version 1's is {}", k.struct_size,
                        sizeof(pe_kernel));
@@ -125,7 +126,7 @@ std::string to_variant(const pe_kernel& k, const Loading& loading, std::unique_p
     return fmt::format("{}: null function pointer {}", which, null_function);
   Contract contract;
   if (auto e = to_contract(k.contract, row->family, contract); !e.empty()) return which + ": " + e;
-  out = row->variant(name, std::move(contract), k);
+  out = row->variant(name, std::move(contract), k, abi_version);
   return "";
 }
 
@@ -145,7 +146,7 @@ int host_register_kernel(void* context, std::uint32_t abi_version, const pe_kern
       return 1;
     }
     std::unique_ptr<Variant> v;
-    loading.error = to_variant(*kernel, loading, v);
+    loading.error = to_variant(*kernel, loading, abi_version, v);
     if (!loading.error.empty()) return 1;
     loading.variants.push_back(std::move(v));
     return 0;

@@ -1,10 +1,14 @@
 #include "plugin_variants.h"
 
+#include <algorithm>
+#include <iterator>
 #include <new>
+#include <string_view>
 #include <vector>
 
 #include "pe/detail/convert.h"
 #include "pe/detail/rope_driver.h"
+#include "pe/rope_scaling.h"
 
 namespace pe::harness::detail {
 namespace {
@@ -24,10 +28,66 @@ std::uint32_t* per_pair_scratch(std::size_t values) noexcept {
   return scratch.data();
 }
 
+// HF's rope_type for a scaling method; "ntk" (pe-suite's: no HF rope_type, the plan's base is its base').
+const char* hf_rope_type(RopeScalingType t) noexcept {
+  switch (t) {
+    case RopeScalingType::Linear:
+      return "linear";
+    case RopeScalingType::Dynamic:
+      return "dynamic";
+    case RopeScalingType::Yarn:
+      return "yarn";
+    case RopeScalingType::Llama3:
+      return "llama3";
+    case RopeScalingType::LongRope:
+      return "longrope";
+    case RopeScalingType::Ntk:
+      return "ntk";
+    case RopeScalingType::None:
+      break;
+  }
+  return "default";
+}
+
+// The plan's scaling under HF's names (pe_rope_config), each number only where the method reads it.
+pe_rope_config c_config(const RopePlan& plan, const std::uint32_t* sections,
+                        std::size_t n_sections) noexcept {
+  const RopeParams& params = plan.params();
+  const RopeScaling& s = params.scaling;
+  const auto reads = [&](std::string_view field) { return reads_field(s.type, field); };
+  pe_rope_config c{};
+  c.struct_size = sizeof(pe_rope_config);
+  // Positions divided by a scale is a hypothesis of pe-suite's (no config states it): "custom", inv_freq's.
+  c.rope_type = s.position_scale != 1.0 ? "custom" : hf_rope_type(s.type);
+  c.rope_theta = params.base;
+  c.factor = reads("factor") ? s.factor : 0;
+  c.original_max_position_embeddings = reads("original_max_position") ? s.original_max_position : 0;
+  if (s.type == RopeScalingType::Llama3)
+    c.low_freq_factor = s.low_freq_factor, c.high_freq_factor = s.high_freq_factor;
+  if (s.type == RopeScalingType::Yarn) {
+    c.beta_fast = s.beta_fast, c.beta_slow = s.beta_slow, c.truncate = s.truncate ? 1 : 0;
+    c.mscale = s.mscale.value_or(0), c.mscale_all_dim = s.mscale_all_dim.value_or(0);
+  }
+  c.attention_factor_given = s.attention_factor.has_value() ? 1 : 0;
+  c.attention_factor = s.attention_factor.value_or(0);
+  if (s.type == RopeScalingType::LongRope) {
+    c.short_factor = s.short_factor.data(), c.long_factor = s.long_factor.data();
+    c.n_factors = s.short_factor.size();
+  }
+  c.seq_len = reads("seq_len") ? s.seq_len : 0;
+  c.mrope_section = n_sections > 0 ? sections : nullptr;
+  c.n_sections = n_sections;
+  return c;
+}
+
 class PluginRope final : public RopeVariant {
  public:
-  PluginRope(std::string name, Contract contract, pe_rope_apply_fn apply_fn, void* user_data)
-      : RopeVariant(std::move(name), std::move(contract)), apply_(apply_fn), user_data_(user_data) {}
+  PluginRope(std::string name, Contract contract, pe_rope_apply_fn apply_fn, void* user_data,
+             std::uint32_t abi_version)
+      : RopeVariant(std::move(name), std::move(contract)),
+        apply_(apply_fn),
+        user_data_(user_data),
+        abi_version_(abi_version) {}
 
   void apply(const RopePlan& plan, const RopeBatch& batch, RopeDirection direction,
              Buffer x) const noexcept override {
@@ -42,7 +102,7 @@ class PluginRope final : public RopeVariant {
     // The de-interleaved form is the interleaved rotation with its output reordered: pe-suite does the
     // reordering, as its driver does for the built-in variants, so a plugin implements two pairings.
     const bool deinterleave = plan.layout() == Layout::Deinterleave;
-    const pe_rope_plan p{
+    pe_rope_plan p{
         .struct_size = sizeof(pe_rope_plan),
         .layout = deinterleave ? PE_LAYOUT_INTERLEAVED : to_c(plan.layout()),
         .head_dim = plan.head_dim(),
@@ -57,7 +117,15 @@ class PluginRope final : public RopeVariant {
         .base = plan.effective_base(),
         .gain = plan.gain().data(),
         .attention_factor = plan.attention_factor(),
+        .config = nullptr,
     };
+    // Version 2: the raw config (M-RoPE's sections as the form states them).
+    std::uint32_t sections[8] = {};
+    const auto& form_sections = plan.params().form.mrope_section;
+    const std::size_t n_sections = std::min<std::size_t>(form_sections.size(), std::size(sections));
+    for (std::size_t k = 0; k < n_sections; ++k) sections[k] = static_cast<std::uint32_t>(form_sections[k]);
+    const pe_rope_config config = c_config(plan, sections, n_sections);
+    if (abi_version_ >= 2) p.config = &config;
     const pe_rope_batch b{
         .struct_size = sizeof(pe_rope_batch),
         .positions = batch.positions.data(),
@@ -81,6 +149,7 @@ class PluginRope final : public RopeVariant {
  private:
   pe_rope_apply_fn apply_;
   void* user_data_;
+  std::uint32_t abi_version_;
 };
 
 class PluginSinusoidal final : public SinusoidalVariant {
@@ -132,11 +201,14 @@ const char* sinusoidal_missing(const pe_kernel& k) noexcept {
                                        : nullptr;
 }
 
-std::unique_ptr<Variant> rope_variant(std::string name, Contract contract, const pe_kernel& k) {
-  return std::make_unique<PluginRope>(std::move(name), std::move(contract), k.rope_apply, k.user_data);
+std::unique_ptr<Variant> rope_variant(std::string name, Contract contract, const pe_kernel& k,
+                                      std::uint32_t abi_version) {
+  return std::make_unique<PluginRope>(std::move(name), std::move(contract), k.rope_apply, k.user_data,
+                                      abi_version);
 }
 
-std::unique_ptr<Variant> sinusoidal_variant(std::string name, Contract contract, const pe_kernel& k) {
+std::unique_ptr<Variant> sinusoidal_variant(std::string name, Contract contract, const pe_kernel& k,
+                                            std::uint32_t) {
   return std::make_unique<PluginSinusoidal>(std::move(name), std::move(contract), k.sinusoidal_table,
                                             k.sinusoidal_add, k.user_data);
 }

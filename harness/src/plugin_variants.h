@@ -21,7 +21,9 @@ struct PluginFamily {
   const char* c_name;  // "PE_FAMILY_ROPE"
   Family family;
   const char* (*missing_function)(const pe_kernel& k) noexcept;
-  std::unique_ptr<Variant> (*variant)(std::string name, Contract contract, const pe_kernel& k);
+  // `abi_version`: the plugin's (pe/plugin.h); a version-2 RoPE kernel gets the raw config (pe_rope_config).
+  std::unique_ptr<Variant> (*variant)(std::string name, Contract contract, const pe_kernel& k,
+                                      std::uint32_t abi_version);
 };
 std::span<const PluginFamily> plugin_families() noexcept;
 // The row of a PE_FAMILY_ constant; nullptr for a value the ABI does not define.

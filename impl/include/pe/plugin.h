@@ -29,6 +29,8 @@
  * Stability: version 1 is frozen. A later version only appends fields to the end of pe_host,
  * pe_kernel, pe_rope_plan, pe_rope_batch and pe_sinusoidal_plan, each of which starts with its own
  * struct_size, and a pe-suite that reads version N still reads every plugin built for versions <= N.
+ * Version 2 appends pe_rope_plan.config: the model's RoPE config under HF's names (pe_rope_config), for a
+ * kernel that forms its frequencies from the raw parameters, as engines do.
  * Every enumeration starts at 1, so that a field left zero reads as "not set" and is refused.
  *
  * pe-suite refuses a plugin (exit 2, naming its path and the reason) that exports no entry, was built
@@ -48,7 +50,10 @@
 extern "C" {
 #endif
 
-#define PE_PLUGIN_ABI_VERSION 1
+/* The version a plugin is built for (a plugin may define it, to 1, to build against version 1). */
+#ifndef PE_PLUGIN_ABI_VERSION
+#define PE_PLUGIN_ABI_VERSION 2
+#endif
 
 #if defined(_WIN32)
 #define PE_PLUGIN_EXPORT __declspec(dllexport)
@@ -99,6 +104,8 @@ typedef struct pe_buffer {
  * rotary_offset + j + n_pairs) when HALFSPLIT, by the angle p·inv_freq[j] with p the token's position
  * on axis axis_of_pair[j]; cos and sin are then multiplied by attention_factor. Channels outside
  * [rotary_offset, rotary_offset + rotary_dim) are left untouched. */
+struct pe_rope_config; /* below: version 2 */
+
 typedef struct pe_rope_plan {
   uint32_t struct_size;         /* sizeof(pe_rope_plan) in pe-suite: later versions append fields */
   uint32_t layout;              /* PE_LAYOUT_INTERLEAVED or PE_LAYOUT_HALFSPLIT */
@@ -119,7 +126,36 @@ typedef struct pe_rope_plan {
   double base;
   const double* gain;      /* [n_pairs] */
   double attention_factor; /* on cos and sin: YaRN's and LongRoPE's mscale; 1 otherwise */
+  /* Version 2: the model's RoPE as its config.json states it, so that a kernel forms its frequencies
+   * from the raw parameters the way engines do (inv_freq above is then what it is checked against).
+   * NULL for a kernel registered with version 1. */
+  const struct pe_rope_config* config;
 } pe_rope_plan;
+
+/* Version 2: a RoPE's config under Hugging Face's names (config.json's rope_theta, rope_scaling's
+ * rope_type and its parameters). A number the method does not read is 0 (or NULL with its count 0). */
+typedef struct pe_rope_config {
+  uint32_t struct_size;  /* sizeof(pe_rope_config) in pe-suite: later versions append fields */
+  const char* rope_type; /* "default", "linear", "dynamic", "yarn", "longrope", "llama3"; or
+                            pe-suite's own hypotheses no config states, "ntk" (NTK-aware) and
+                            "custom" (positions divided by a scale): a kernel that does not know the
+                            method uses the plan's inv_freq */
+  double rope_theta;     /* the base as configured (dynamic's grown base is the plan's base) */
+  double factor;         /* linear, dynamic, yarn, llama3 */
+  int64_t original_max_position_embeddings; /* llama3, yarn, longrope; dynamic's max_position_embeddings */
+  double low_freq_factor, high_freq_factor; /* llama3 */
+  double beta_fast, beta_slow;              /* yarn (32 and 1 unless configured) */
+  int32_t truncate;                         /* yarn: 1 to floor/ceil the correction range (HF's default) */
+  int32_t attention_factor_given;           /* 1: attention_factor below is the config's own */
+  double attention_factor;                  /* given: the factor on cos and sin */
+  double mscale, mscale_all_dim;            /* yarn (DeepSeek's): 0 when absent */
+  const double* short_factor;               /* longrope: [n_factors] each */
+  const double* long_factor;
+  size_t n_factors;
+  int64_t seq_len; /* HF's seq_len of this call, max(position) + 1 (dynamic, longrope); 0 when not read */
+  const uint32_t* mrope_section; /* M-RoPE: pairs per axis, [n_sections]; NULL for text */
+  size_t n_sections;
+} pe_rope_config;
 
 /* The rows to rotate, in place: row (t, h), t < tokens, h < heads, starts at element
  * t·token_stride + h·head_stride of the buffer and holds head_dim contiguous channels. pe-suite has
