@@ -60,6 +60,10 @@ llama3=$tmp/plugin_c/libexample_plugin_llama3.so llama3_8192=$tmp/plugin_c/libex
 out=$("$pe" verify --plugin "$llama3" --variant 'rope.*llama3_c*' --max-position 4096 \
   --hf-config "$src/examples/hf_configs/Llama-3.1-8B.json" 2>&1) || fail "verify --plugin libexample_plugin_llama3.so" "$out"
 grep -qE "^([1-9][0-9]*) of \1 property tests passed" <<<"$out" || fail "verify of the llama3 plugin: no property tests" "$out"
+out=$("$pe" verify --plugin "$llama3" --variant 'rope.*llama3_c*' --max-position 4096 --effort full --seed 3 \
+  --no-properties 2>&1) || fail "census --effort full of the llama3 plugin" "$out"
+out=$("$pe" verify --plugin "$llama3" --variant 'rope.*llama3_c*' --max-position 4096 --effort full --seed 3 \
+  --property '*RopeProps*:*Scaling*' 2>&1) || fail "verify --effort full --seed 3 of the llama3 plugin" "$out"
 out=$("$pe" verify --plugin "$llama3_8192" --variant 'rope.*llama3_c*' --max-position 4096 2>&1) &&
   fail "the llama3 plugin with original_max_position_embeddings written in passed verify" "$out"
 grep -qE "FAILED .*RopeProps.*AgreesWithReferenceWithinBudget" <<<"$out" ||

@@ -20,7 +20,8 @@ FitTolerance fit_tolerance(DType dtype, double max_magnitude, std::int64_t max_p
                angle = 4 * 0x1p-24 * (static_cast<double>(max_position) + 1);
   return {(data + angle) * max_magnitude,
           fmt::format("16 units of {} rounding and a float32 angle's at position {} on |value| {:.3g}",
-                      to_string(dtype), max_position, max_magnitude)};
+                      to_string(dtype), max_position, max_magnitude),
+          data + angle >= 2};
 }
 
 namespace {
@@ -69,7 +70,12 @@ void print_diagnosis(const std::vector<Fit>& fits, const Convention& given, cons
   const Fit& best = fits.front();
   const std::string best_words = describe(best.convention, given);
   const bool better = best_words != "the conventions given" && best.residual < given_residual / 10;
-  if (better && best.residual <= tolerance.value) {
+  if (better && tolerance.vacuous) {
+    out.say(
+        "undetermined among the known conventions: their tolerance here ({:.3g}: {}) spans every rotation of "
+        "the data, so none can be told apart by its residual\n",
+        tolerance.value, tolerance.basis);
+  } else if (better && best.residual <= tolerance.value) {
     claim({best_words,
            fmt::format("max residual {:.3g} over {} sampled rows, within {:.3g}: {}; the conventions given "
                        "leave {:.3g}",
@@ -83,7 +89,7 @@ void print_diagnosis(const std::vector<Fit>& fits, const Convention& given, cons
         best_words, best.residual, best.rows, tolerance.value, tolerance.basis, given_residual);
   }
   // A convention within its tolerance explains every sampled row; what was read back only adds to it.
-  if (!(better && best.residual <= tolerance.value))
+  if (!(better && !tolerance.vacuous && best.residual <= tolerance.value))
     for (const Claim& c : claims) claim(c, out);
   if (!better && claims.empty())
     out.say(

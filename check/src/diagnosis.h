@@ -24,10 +24,13 @@ struct Claim {
 // The residual a correct kernel of a hypothesis leaves against the hypothesis's long double model: 16 units
 // of the data type's rounding on the data's largest magnitude, and a float32 angle's (p·θ and θ each
 // rounded: 4·2^-24·(p + 1) radians) at the largest position on that magnitude. A convention "fits" only
-// within it; `basis` says so in words.
+// within it; `basis` says so in words. `vacuous` when the tolerance spans twice the magnitude (a float32
+// angle's error of 2 radians or more, from position 2^23 on): every rotation of the data then "fits", so no
+// convention can be told apart by it and none is claimed.
 struct FitTolerance {
   double value = INFINITY;
   std::string basis;
+  bool vacuous = false;
 };
 FitTolerance fit_tolerance(DType dtype, double max_magnitude, std::int64_t max_position);
 

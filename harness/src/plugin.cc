@@ -135,10 +135,10 @@ int host_register_kernel(void* context, std::uint32_t abi_version, const pe_kern
   if (!loading.error.empty()) return 1;
   try {
     // The version first: a kernel built for another ABI is not read at all.
-    if (abi_version < 1 || abi_version > PE_PLUGIN_ABI_VERSION) {
+    if (abi_version < 1 || abi_version > PE_PLUGIN_ABI_LATEST) {
       loading.error = fmt::format(
           "wrong ABI version: built for pe/plugin.h ABI version {}, this pe-suite reads version{} {}",
-          abi_version, PE_PLUGIN_ABI_VERSION == 1 ? "" : "s 1 to", PE_PLUGIN_ABI_VERSION);
+          abi_version, PE_PLUGIN_ABI_LATEST == 1 ? "" : "s 1 to", PE_PLUGIN_ABI_LATEST);
       return 1;
     }
     if (kernel == nullptr) {
@@ -189,7 +189,7 @@ std::vector<std::string> load_plugin(const std::string& given) {
                " (declare it with pe/plugin.h's PE_PLUGIN_EXPORT, with C linkage)");
   const auto entry = reinterpret_cast<pe_plugin_register_fn>(entry_symbol);
   Loading loading;
-  const pe_host host{sizeof(pe_host), PE_PLUGIN_ABI_VERSION, &loading, host_register_kernel,
+  const pe_host host{sizeof(pe_host), PE_PLUGIN_ABI_LATEST, &loading, host_register_kernel,
                      host_report_error};
   const int status = entry(&host);
   if (!loading.error.empty()) throw fail(loading.error);

@@ -8,6 +8,7 @@
 
 #include "pe/detail/convert.h"
 #include "pe/detail/rope_driver.h"
+#include "pe/rope_form.h"
 #include "pe/rope_scaling.h"
 
 namespace pe::harness::detail {
@@ -77,6 +78,9 @@ pe_rope_config c_config(const RopePlan& plan, const std::uint32_t* sections,
   c.seq_len = reads("seq_len") ? s.seq_len : 0;
   c.mrope_section = n_sections > 0 ? sections : nullptr;
   c.n_sections = n_sections;
+  const RopeForm& form = params.form;
+  c.mrope_interleaved = n_sections > 0 && form.mrope_layout == MropeLayout::Interleaved ? 1 : 0;
+  c.vision = form.vision == VisionRope::None ? nullptr : to_string(form.vision).data();
   return c;
 }
 
@@ -119,13 +123,16 @@ class PluginRope final : public RopeVariant {
         .attention_factor = plan.attention_factor(),
         .config = nullptr,
     };
-    // Version 2: the raw config (M-RoPE's sections as the form states them).
+    // Version 2: the raw config (M-RoPE's sections as the form states them: 3 or 4, the plan checked).
     std::uint32_t sections[8] = {};
-    const auto& form_sections = plan.params().form.mrope_section;
-    const std::size_t n_sections = std::min<std::size_t>(form_sections.size(), std::size(sections));
-    for (std::size_t k = 0; k < n_sections; ++k) sections[k] = static_cast<std::uint32_t>(form_sections[k]);
-    const pe_rope_config config = c_config(plan, sections, n_sections);
-    if (abi_version_ >= 2) p.config = &config;
+    pe_rope_config config{};
+    if (abi_version_ >= 2) {
+      const auto& form_sections = plan.params().form.mrope_section;
+      const std::size_t n_sections = std::min<std::size_t>(form_sections.size(), std::size(sections));
+      for (std::size_t k = 0; k < n_sections; ++k) sections[k] = static_cast<std::uint32_t>(form_sections[k]);
+      config = c_config(plan, sections, n_sections);
+      p.config = &config;
+    }
     const pe_rope_batch b{
         .struct_size = sizeof(pe_rope_batch),
         .positions = batch.positions.data(),

@@ -65,7 +65,7 @@ def _representable(values, dtype):
     return torch.from_numpy(values).to(torch.bfloat16).to(torch.float64).numpy()
 
 
-def draw_case(rng, *, rope_types, forms, dtypes, layout, scenarios, max_position):
+def draw_case(rng, *, rope_types, forms, dtypes, layout, scenarios, max_position, contract=None):
     config, form = space.draw_config(rng, rope_types, forms)
     scenario = rng.choice(scenarios)
     tokens = rng.randint(1, 4) if scenario == "decode" else rng.randint(1, 48)
@@ -79,7 +79,7 @@ def draw_case(rng, *, rope_types, forms, dtypes, layout, scenarios, max_position
     scale = 2.0 ** rng.randint(-2, 4)
     x = _representable(np_rng.standard_normal((tokens, heads, config["head_dim"])) * scale, dtype)
     return {"config": config, "form": form, "scenario": scenario, "layout": layout, "dtype": dtype,
-            "positions": positions, "x": x}
+            "positions": positions, "x": x, "contract": contract}
 
 
 def _portable(case):
@@ -147,7 +147,7 @@ def _bits(a):
 
 def _check(case, x, y):
     return _native.check_rope(x, y, np.asarray(case["positions"], dtype=np.int64), hf_config=case["config"],
-                              layout=case["layout"])
+                              layout=case["layout"], contract=case.get("contract"))
 
 
 # -- the properties -------------------------------------------------------------------------------------------
@@ -361,7 +361,8 @@ def _snippet(case, array, rows=None, prop=None):
         xr, pr = ("x", "positions") if r == slice(0, x.shape[0]) else \
             (f"x[{r.start}:{r.stop}]", f"positions[..., {r.start}:{r.stop}]")
         lines.append(f"y = fn({xr}, {pr}, config)")
-    lines.append(f"print(pe_suite.check_rope({xr}, y, {pr}, hf_config=config, layout={case['layout']!r}))")
+    contract = f", contract={case['contract']!r}" if case.get("contract") else ""
+    lines.append(f"print(pe_suite.check_rope({xr}, y, {pr}, hf_config=config, layout={case['layout']!r}{contract}))")
     return "\n".join(lines)
 
 
@@ -390,7 +391,7 @@ def _describe(case):
 
 def verify_rope(fn, *, examples=100, seed=None, dtypes=("float32", "bfloat16"), layout="halfsplit",
                 rope_types=space.ROPE_TYPES, forms=("text",), scenarios=space.SCENARIOS, max_position=1 << 21,
-                array="torch", failure_file=DEFAULT_FAILURE_FILE, key=None):
+                array="torch", failure_file=DEFAULT_FAILURE_FILE, key=None, contract=None):
     """Drives fn(x, positions, config) -> y through `examples` drawn cases; raises VerifyError (an
     AssertionError) with the smallest failing case and its diagnosis, else returns a summary dict.
 
@@ -400,7 +401,8 @@ def verify_rope(fn, *, examples=100, seed=None, dtypes=("float32", "bfloat16"), 
     "prefill", "decode", "chunked", "packed", "left_padding"; max_position: the largest decode offset;
     array: "torch" (tensors) or "numpy"; seed: the draw (default 20261130, or $PE_SUITE_SEED); failure_file:
     where failures are kept and replayed first (None: nowhere); key: the kernel's name there (default: its
-    module and qualified name; a functools.partial's with its arguments).
+    module and qualified name; a functools.partial's with its arguments); contract: a tighter budget than the
+    data's class (check_rope's contract=, e.g. "rope.scalar_f64" for a kernel whose angles are double).
 
     fn gets inputs of its own on every call (it may rotate x in place) and should give the same result for
     the same inputs whatever it was called with before: state that changes results (a cache that does not
@@ -427,7 +429,7 @@ def verify_rope(fn, *, examples=100, seed=None, dtypes=("float32", "bfloat16"), 
 
     def declared(c):  # a kept case of a run with other arguments is not this run's to replay
         return (c.get("dtype") in dtypes and _kind(c.get("config", {})) in rope_types and c.get("form") in forms
-                and c.get("scenario") in scenarios and c.get("layout") == layout)
+                and c.get("scenario") in scenarios and c.get("layout") == layout and c.get("contract") == contract)
 
     for kept in store.cases(key):  # the last run's failures first
         if not declared(kept):
@@ -442,7 +444,7 @@ def verify_rope(fn, *, examples=100, seed=None, dtypes=("float32", "bfloat16"), 
     counts = {}
     for i in range(examples):
         case = draw_case(random.Random(f"{seed}:{i}"), rope_types=rope_types, forms=forms, dtypes=dtypes,
-                         layout=layout, scenarios=scenarios, max_position=max_position)
+                         layout=layout, scenarios=scenarios, max_position=max_position, contract=contract)
         tag = f"{_kind(case['config'])}/{case['dtype']}/{case['scenario']}"
         counts[tag] = counts.get(tag, 0) + 1
         found = _failure(caller, case)

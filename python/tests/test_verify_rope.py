@@ -109,6 +109,39 @@ def test_planted_mistake_is_caught_and_shrunk_at_nine_of_ten_seeds(plant, forms,
     assert caught >= 9, f"{plant}: caught at {caught} of 10 seeds"
 
 
+def f64_rope(x, positions, config, int32_positions=False):
+    """HF's default RoPE with its angles, cos and sin in double (a kernel declared to rope.scalar_f64's
+    contract); with int32_positions, the positions cast to int32 first, as a kernel storing them so does."""
+    d, base = config["head_dim"], config["rope_theta"]
+    inv = 1.0 / base ** (torch.arange(0, d, 2, dtype=torch.float64) / d)
+    p = positions.to(torch.int32).to(torch.float64) if int32_positions else positions.to(torch.float64)
+    freqs = p[:, None] * inv[None, :]
+    emb = torch.cat((freqs, freqs), -1)
+    xd = x.double()
+    turned = torch.cat((-xd[..., d // 2:], xd[..., :d // 2]), -1)
+    return (xd * emb.cos()[:, None] + turned * emb.sin()[:, None]).to(x.dtype)
+
+
+INT32 = dict(rope_types=("default",), dtypes=("float32",), scenarios=("decode", "chunked"), max_position=1 << 33,
+             contract="rope.scalar_f64", failure_file=None)
+
+
+def test_int32_positions_are_caught_beyond_2_31_under_a_double_contract_at_nine_of_ten_seeds():
+    pe_suite.verify_rope(f64_rope, **INT32)  # the same kernel with int64 positions: no false alarm
+    caught = 0
+    for seed in range(10):
+        try:
+            pe_suite.verify_rope(functools.partial(f64_rope, int32_positions=True), seed=seed, **INT32)
+        except pe_suite.verify.VerifyError as e:
+            x = np.asarray(e.case["x"])
+            assert x.shape[0] <= 4 and x.shape[1] == 1 and max(e.case["positions"]) >= 1 << 31, str(e)
+            # Beyond 2^23 a float32 angle's tolerance spans every rotation: no convention's fit is claimed from
+            # it (what is read back from the data, positions or pairing, may still be), never a vacuous fit.
+            assert "max residual" not in str(e).split("diagnosis")[1], str(e)
+            caught += 1
+    assert caught >= 9, f"int32 positions caught at {caught} of 10 seeds"
+
+
 def _replay_snippet(e, fn):
     snippet = str(e).split("    import torch\n", 1)[1].split("  diagnosis")[0]
     code = "import torch\n" + "\n".join(line[4:] for line in snippet.splitlines())

@@ -1,5 +1,5 @@
-/* pe-suite's C plugin ABI, version 1: a kernel in any language that can export a C function (C, C++,
- * CUDA host code, Rust, Zig) registered as a pe-suite variant at run time:
+/* pe-suite's C plugin ABI, version 2 (version 1 frozen, still read): a kernel in any language that can export
+ * a C function (C, C++, CUDA host code, Rust, Zig) registered as a pe-suite variant at run time:
  *
  *   pe-suite verify --plugin ./libmine.so          (also census, bench, run, export, list)
  *   PE_PLUGINS=/abs/libmine.so:/abs/libother.so    (the property and benchmark binaries; pe-suite
@@ -50,9 +50,14 @@
 extern "C" {
 #endif
 
-/* The version a plugin is built for (a plugin may define it, to 1, to build against version 1). */
+/* The newest version this header describes (what pe-suite reads), and the version a plugin registers
+ * with: the newest, unless the plugin defines PE_PLUGIN_ABI_VERSION to an older one it was written for. */
+#define PE_PLUGIN_ABI_LATEST 2
 #ifndef PE_PLUGIN_ABI_VERSION
-#define PE_PLUGIN_ABI_VERSION 2
+#define PE_PLUGIN_ABI_VERSION PE_PLUGIN_ABI_LATEST
+#endif
+#if PE_PLUGIN_ABI_VERSION < 1 || PE_PLUGIN_ABI_VERSION > PE_PLUGIN_ABI_LATEST
+#error "PE_PLUGIN_ABI_VERSION: this pe/plugin.h describes versions 1 to PE_PLUGIN_ABI_LATEST"
 #endif
 
 #if defined(_WIN32)
@@ -127,8 +132,9 @@ typedef struct pe_rope_plan {
   const double* gain;      /* [n_pairs] */
   double attention_factor; /* on cos and sin: YaRN's and LongRoPE's mscale; 1 otherwise */
   /* Version 2: the model's RoPE as its config.json states it, so that a kernel forms its frequencies
-   * from the raw parameters the way engines do (inv_freq above is then what it is checked against).
-   * NULL for a kernel registered with version 1. */
+   * from the raw parameters the way engines do (pe-suite checks the result against the exact reference;
+   * inv_freq above is the same frequencies, formed by pe-suite). NULL for a kernel registered with
+   * version 1. */
   const struct pe_rope_config* config;
 } pe_rope_plan;
 
@@ -152,9 +158,15 @@ typedef struct pe_rope_config {
   const double* short_factor;               /* longrope: [n_factors] each */
   const double* long_factor;
   size_t n_factors;
-  int64_t seq_len; /* HF's seq_len of this call, max(position) + 1 (dynamic, longrope); 0 when not read */
+  /* HF's seq_len as pe-suite formed the plan: its stand-in for max(position_ids) + 1, set by the caller of
+   * the plan, not derived from this batch's positions (0 is HF's None: dynamic keeps its base, longrope
+   * takes short_factor). dynamic and longrope read it; 0 for the others. */
+  int64_t seq_len;
   const uint32_t* mrope_section; /* M-RoPE: pairs per axis, [n_sections]; NULL for text */
   size_t n_sections;
+  int32_t mrope_interleaved; /* M-RoPE: 1 for Qwen3-VL's interleaved placement (HF's mrope_interleaved) */
+  const char* vision;        /* a 2-D vision form ("qwen2vl", "pixtral"), NULL otherwise: its pairs
+                                frequencies follow frequency_index/frequency_dim above, not 2j/rotary_dim */
 } pe_rope_config;
 
 /* The rows to rotate, in place: row (t, h), t < tokens, h < heads, starts at element
