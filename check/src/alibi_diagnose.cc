@@ -1,8 +1,11 @@
 #include "alibi_diagnose.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <optional>
 
 namespace pe::check {
 namespace {
@@ -23,8 +26,43 @@ long double slope(const AlibiPlan& plan, std::size_t h, std::int64_t shift) {
                    static_cast<long double>(plan.denominator(h)));
 }
 
-std::vector<Model> models(const AlibiParams& given) {
+// The max_bias head 0's slope says, read back from the data (slopes, or the first cell of head 0 whose
+// multiplier is not zero): b = -log2(m_0)·denominator(0)/power(0), to the nearest 1/16 (configs state whole
+// numbers); nothing when the data holds no positive slope there or it reads as the given one.
+std::optional<double> max_bias_read_back(std::span<const double> data, const AlibiParams& given,
+                                         std::span<const std::int64_t> queries,
+                                         std::span<const std::int64_t> keys) {
+  const AlibiPlan plan(given);
+  long double slope0 = NAN;
+  if (keys.empty()) {
+    slope0 = data.empty() ? NAN : static_cast<long double>(data[0]);
+  } else {
+    for (std::size_t q = 0; q < queries.size() && std::isnan(slope0); ++q)
+      for (std::size_t k = 0; k < keys.size(); ++k) {
+        if (given.form == AlibiForm::Causal && keys[k] > queries[q]) continue;
+        const std::int64_t m = plan.multiplier(queries[q], keys[k]);
+        if (m == 0) continue;
+        slope0 = static_cast<long double>(data[q * keys.size() + k]) / static_cast<long double>(m);
+        break;
+      }
+  }
+  if (!(slope0 > 0) || !std::isfinite(static_cast<double>(slope0))) return std::nullopt;
+  const long double b = -std::log2(slope0) * static_cast<long double>(plan.denominator(0)) /
+                        static_cast<long double>(plan.power(0));
+  const double rounded = std::round(static_cast<double>(b) * 16) / 16;
+  if (!(rounded > 0) || std::fabs(rounded - given.max_bias) < 1.0 / 32) return std::nullopt;
+  return rounded;
+}
+
+std::vector<Model> models(const AlibiParams& given, std::optional<double> read_back) {
   std::vector<Model> out = {{"the conventions given", given}};
+  if (read_back) {
+    AlibiParams p = given;
+    p.max_bias = *read_back;
+    out.push_back(
+        {fmt::format("max_bias {:g} (given {:g}; read back from head 0's slope)", *read_back, given.max_bias),
+         p});
+  }
   AlibiParams other = given;
   other.slopes = given.slopes == AlibiSlopes::Interpolated ? AlibiSlopes::Direct : AlibiSlopes::Interpolated;
   out.push_back({other.slopes == AlibiSlopes::Direct ? "the direct rule 2^(-b(h+1)/n) for the slopes"
@@ -57,7 +95,7 @@ std::vector<AlibiFit> diagnose_alibi(std::span<const double> data, const AlibiPa
   // Every element of up to 64 evenly spread (query, key) cells per head.
   const std::size_t cells = slopes_only ? 1 : Q * K, step = std::max<std::size_t>(1, cells / 64);
   std::vector<AlibiFit> fits;
-  for (const Model& m : models(given)) {
+  for (const Model& m : models(given, max_bias_read_back(data, given, queries, keys))) {
     if (slopes_only && (m.transposed || m.params.form != given.form)) continue;
     if (m.transposed && Q != K) continue;
     const AlibiPlan plan(m.params);

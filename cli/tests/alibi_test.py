@@ -104,6 +104,11 @@ run_check("transposed", transposed, ["--queries", "100:132", "--keys", "90:122"]
 # Decode: one query at the end of 2^16 keys, the default positions (keys 0.., the query the last).
 run_check("decode", table(ggml_slopes(4), [65535], range(65536), "causal"), [], True)
 run_check("max_bias_16", table(ggml_slopes(16, b=16.0), queries, keys, "causal"), pos + ["--max-bias", "16"], True)
+# max_bias ignored (the default 8 where the model states 16): read back from head 0's slope, as slopes and
+# as a bias.
+run_check("max_bias_ignored", table(ggml_slopes(12), queries, keys, "causal"), pos + ["--max-bias", "16"], False,
+          "max_bias 8 (given 16")
+run_check("slopes_max_bias_ignored", ggml_slopes(12), ["--max-bias", "16"], False, "max_bias 8 (given 16")
 
 golden = ["export", "--family", "alibi", "--reference"]
 run_bad("zero_heads", golden + ["--heads", "0", "--queries", "0:4", "--keys", "0:4", "--out",

@@ -57,16 +57,13 @@ def test_sinusoidal_mistakes_are_caught_shrunk_and_named(plant, words):
     assert words in str(e).split("diagnosis")[1], str(e)
 
 
-# (mistake, words the diagnosis must say; None: caught and shrunk, the check engine not yet naming it (it has
-# no candidate max_bias other than the one given))
-@pytest.mark.parametrize("plant,words", [("direct_rule", "direct"), ("max_bias_ignored", None)])
+@pytest.mark.parametrize("plant,words", [("direct_rule", "direct"), ("max_bias_ignored", "max_bias 8 (given ")])
 def test_alibi_mistakes_are_caught_shrunk_and_named(plant, words):
     with pytest.raises(pe_suite.verify.VerifyError) as info:
         pe_suite.verify_alibi(functools.partial(alibi_slopes, plant=plant), failure_file=None)
     e = info.value
     assert e.case["config"]["num_attention_heads"] <= 8, str(e)
-    if words:
-        assert words in str(e).split("diagnosis")[1], str(e)
+    assert words in str(e).split("diagnosis")[1], str(e)
 
 
 def test_bad_arguments_are_named():

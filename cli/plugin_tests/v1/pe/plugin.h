@@ -1,6 +1,6 @@
-/* pe/plugin.h as ABI version 1 shipped it (frozen; git show 8d40b5c^:impl/include/pe/plugin.h): plugtest_v1 is
- * built against it, so that a plugin of the first ABI is tested as one, not as a version-2 header told to
- * register with 1. */
+/* pe/plugin.h as ABI version 1 shipped it (frozen: git show 8d40b5c^:impl/include/pe/plugin.h).
+ * plugtest_v1 is built against it, so that a plugin of the first ABI is tested as one, not as a
+ * version-2 header told to register with 1. */
 /* pe-suite's C plugin ABI, version 1: a kernel in any language that can export a C function (C, C++,
  * CUDA host code, Rust, Zig) registered as a pe-suite variant at run time:
  *
