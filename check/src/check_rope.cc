@@ -314,8 +314,28 @@ Report check_rope(const RopeRequest& r, const Names& names) {
       return out;
     }
   }
+  // 32- or 64-bit data that misses every contract of its own type: is its error that of a 16-bit cos/sin
+  // cache (a contract of one met)? Not when a contract of its type is met (a budget asked tighter than the
+  // class, or one that a float32 angle's error saturates at such positions: then every contract is met and
+  // the claim would say nothing). Measured again only then, so a passing check pays nothing for it.
+  std::vector<Claim> measured;
+  if (!bands.pass() && tally.met().empty() && (y.dtype == DType::F32 || y.dtype == DType::F64)) {
+    ContractTally caches(Family::Rope, y.dtype, &plan, TallyTables::OtherSixteenBit);
+    if (!caches.empty()) {
+      harness::measure_rope_rows(
+          params, batch, x.read(), y.read(), budget,
+          [&](const harness::RopeRow& row) { caches.add_row(row); }, judged, RopeDirection::Forward, gain);
+      if (const auto met = caches.met(); !met.empty())
+        measured.push_back(
+            {fmt::format("a 16-bit cos/sin cache: the error is within {}'s contract (a {} table; worst "
+                         "error/budget {:.3g}), beyond {} data's class",
+                         met.front().first, met.front().first.ends_with("_bf16") ? "bfloat16" : "float16",
+                         met.front().second, to_string(y.dtype)),
+             "every compared element within that contract", ""});
+    }
+  }
   diagnose_rope_output({xd.values, yd.values, batch, hd, plan.rotary_dim(), params.scaling}, plan, given,
-                       bands, over, out, alternatives, yd.dtype);
+                       bands, over, out, alternatives, yd.dtype, measured);
   return out;
 }
 

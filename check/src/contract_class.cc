@@ -65,10 +65,14 @@ std::string names_of(const std::vector<const Variant*>& variants) {
   return s;
 }
 
-ContractTally::ContractTally(Family family, DType dtype, const RopePlan* plan) : dtype_(dtype), plan_(plan) {
+ContractTally::ContractTally(Family family, DType dtype, const RopePlan* plan, TallyTables tables)
+    : dtype_(dtype), plan_(plan) {
   std::vector<const Contract*> contracts;
   for (const Variant* v : contracts_for(family, dtype)) {
-    if (!tallied(v->contract(), dtype)) continue;
+    const Contract& c = v->contract();
+    const bool other_sixteen =
+        c.ct != 0 && (c.table_type == DType::BF16 || c.table_type == DType::F16) && c.table_type != dtype;
+    if (tables == TallyTables::DataType ? !tallied(c, dtype) : !other_sixteen) continue;
     variants_.push_back(v);
     contracts.push_back(&v->contract());
   }
@@ -183,6 +187,13 @@ nlohmann::json ContractTally::to_json() const {
          {"worst_ratio", std::isfinite(worst_[k]) ? nlohmann::json(worst_[k]) : nlohmann::json("inf")},
          {"met", worst_[k] <= 1}});
   }
+  return out;
+}
+
+std::vector<std::pair<std::string, double>> ContractTally::met() const {
+  std::vector<std::pair<std::string, double>> out;
+  for (std::size_t k : order())
+    if (worst_[k] <= 1) out.emplace_back(variants_[k]->name(), worst_[k]);
   return out;
 }
 

@@ -26,12 +26,21 @@ std::string precision_class_words(DType dtype, const std::vector<const Variant*>
 // "rope.scalar_f32, rope.torch_f32, ..."
 std::string names_of(const std::vector<const Variant*>& variants);
 
-// The worst error/budget of the compared elements under each contract of contracts_for() that stores
-// no cos/sin table or stores it in the data's type.
+// Which contracts a tally reads: those storing no cos/sin table or storing it in the data's type (the
+// "contracts:" line), or those storing a 16-bit table of another type than the data's (what 32- or 64-bit
+// data computed through a bf16/f16 cos/sin cache would meet: the diagnosis's claim).
+enum class TallyTables { DataType, OtherSixteenBit };
+
+// The worst error/budget of the compared elements under each contract of contracts_for() that `tables`
+// selects.
 class ContractTally {
  public:
   // `plan`: RoPE's (the scaled frequencies and the attention factor its budget reads), else null.
-  ContractTally(Family family, DType dtype, const RopePlan* plan = nullptr);
+  ContractTally(Family family, DType dtype, const RopePlan* plan = nullptr,
+                TallyTables tables = TallyTables::DataType);
+  bool empty() const noexcept { return variants_.empty(); }
+  // The contracts met (worst error/budget <= 1), best first, with their worst ratio.
+  std::vector<std::pair<std::string, double>> met() const;
   void add(const harness::ElementRecord& e);
   // Every element of a RoPE row, as add() would take them (the same worst ratios): a token's slopes once
   // per pair, and a ratio divided out only where it can raise a contract's worst.

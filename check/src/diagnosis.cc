@@ -158,7 +158,8 @@ double max_magnitude(std::span<const double> v) {
 
 void diagnose_rope_output(const RopeData& in, const RopePlan& plan, const Convention& given,
                           const harness::Measurement& bands, const std::vector<bool>& over, Report& out,
-                          const std::vector<Convention>& alternatives, DType dtype) {
+                          const std::vector<Convention>& alternatives, DType dtype,
+                          const std::vector<Claim>& measured) {
   RopeData data = in;
   data.unit = dtype == DType::F64 ? 0.0 : unit_roundoff(dtype);  // the angles read back are that far off
   const RopeBatch& batch = data.batch;
@@ -184,7 +185,7 @@ void diagnose_rope_output(const RopeData& in, const RopePlan& plan, const Conven
   }
   if (bands.pass() || bands.max_abs() < 1e-3) return;
   std::vector<std::string> notes;
-  std::vector<Claim> claims;
+  std::vector<Claim> claims = measured;
   std::int64_t top = 0;
   for (std::size_t t = 0; t < batch.tokens(); ++t) top = std::max(top, batch.position(t));
   // One position axis: read each sampled row's position back (not under LongRoPE's per-token switch,

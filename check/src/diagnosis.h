@@ -52,9 +52,11 @@ std::vector<Convention> other_layers(const std::vector<HfRopeSetting>& settings,
 // A failing RoPE output, explained: rows a fast path skipped (when they hold every failure, that is
 // the whole diagnosis), else the conventions and check arguments that fit and the positions read back.
 // `over`: the rows (token·heads + head) with an element over budget.
-// `dtype`: the output's, for the tolerance of a claim.
+// `dtype`: the output's, for the tolerance of a claim. `measured`: claims the caller measured (a contract
+// class the data meets), printed with the ones read back when no convention fits.
 void diagnose_rope_output(const RopeData& data, const RopePlan& plan, const Convention& given,
                           const harness::Measurement& bands, const std::vector<bool>& over, Report& out,
-                          const std::vector<Convention>& alternatives, DType dtype);
+                          const std::vector<Convention>& alternatives, DType dtype,
+                          const std::vector<Claim>& measured = {});
 
 }  // namespace pe::check
