@@ -52,53 +52,20 @@ int census_command(const CensusArgs& a, const CLI::App& cmd) {
   std::tie(base.shard_index, base.shard_count) = parse_shard(a.shard, "--shard");
   if (harness::instances_matching(a.glob).empty())
     throw UsageError("--variant: no variant matches '" + a.glob + "'");
-  const std::vector<census::Options> runs = options_per_config(base, a, cmd);  // each one's selection checked
-  std::vector<nlohmann::json> documents;
-  std::size_t failed = 0, total = 0;
-  for (const census::Options& o : runs) {
-    if (census::rope_only(o)) {
-      RopeParams shown;
-      shown.form = o.form;
-      shown.rotary_offset = o.rotary_offset;
-      const std::string form = check::describe_form(shown);
-      fmt::print("{}RoPE instances only, scaling {}{} (the census JSON records its parameters)\n",
-                 o.config.empty() ? "" : o.config + ": ", to_string(o.scaling.type),
-                 form.empty() ? "" : ", " + form);
-    }
-    std::vector<census::InstanceResult> results;
-    try {
-      results = run_census(o);
-    } catch (const InvalidArgument& e) {
-      check::rethrow_named(e, flag_names());
-    }
-    documents.push_back(census::to_document(results, o));
-    if (runs.size() > 1) fmt::print("-- {} --\n", o.config);
-    fmt::print("{}", reports::census_instance_table(documents.back()["instances"]));
-    for (const auto& r : results) failed += r.within_contract() ? 0 : 1;
-    total += results.size();
-  }
+  const CensusRuns runs = run_per_config(options_per_config(base, a, cmd));  // each selection checked
   // A sweep: more than one config, or one config's census split into tasks (without a config, --shard splits
   // the census alone, merged by report as census files).
-  if (runs.size() == 1 && !(cmd.count("--shard") > 0 && !a.hf.paths.empty())) {
-    write_text(a.out, documents.front().dump(2) + "\n");
+  if (runs.options.size() == 1 && !(cmd.count("--shard") > 0 && !a.hf.paths.empty())) {
+    write_text(a.out, runs.documents.front().dump(2) + "\n");
   } else {
-    for (std::size_t k = 0; k < runs.size(); ++k)
-      documents[k]["selected"] = census::selection(runs[k]).size();
     sweep::Header h;
-    h.variant = a.glob;
-    h.effort = a.effort;
-    h.max_position = a.max_position;
-    for (const census::Options& o : runs) h.configs.push_back(o.config);
-    h.plugins = plugin_file_names();
-    h.shard_index = base.shard_index;
-    h.shard_count = base.shard_count;
     if (cmd.count("--layer") > 0) h.selection["layer"] = a.hf.layer;
     if (!a.hf.layer_type.empty()) h.selection["layer_type"] = a.hf.layer_type;
-    write_text(a.out, sweep::document(h, documents, {}).dump(2) + "\n");
+    write_text(a.out, sweep_document(runs, h).dump(2) + "\n");
   }
-  fmt::print("shard {}: {} of {} {} within their contracts\n", a.shard, total - failed, total,
-             runs.size() > 1 ? "config x instance pairs" : "instances");
-  return failed == 0 ? kOk : kCheckFailed;
+  fmt::print("shard {}: {} of {} {} within their contracts\n", a.shard, runs.total - runs.failed, runs.total,
+             runs.options.size() > 1 ? "config x instance pairs" : "instances");
+  return runs.failed == 0 ? kOk : kCheckFailed;
 }
 
 std::string duration(double seconds) {

@@ -8,8 +8,13 @@
 #include "common.h"
 #include "names.h"
 #include "pe/check/errors.h"
+#include "pe/check/options.h"
 #include "pe/errors.h"
 #include "pe/harness/family_traits.h"
+#include "pe/harness/plugin.h"
+#include "pe/reports/summary.h"
+#include "plugin_option.h"
+#include "verify.h"
 
 namespace pe::cli {
 
@@ -88,6 +93,51 @@ void check_census_selection(const census::Options& o) {
   } catch (const InvalidArgument& e) {
     check::rethrow_named(e, flag_names());
   }
+}
+
+CensusRuns run_per_config(std::vector<census::Options> runs) {
+  CensusRuns out;
+  for (const census::Options& o : runs) {
+    if (census::rope_only(o)) {
+      RopeParams shown;
+      shown.form = o.form;
+      shown.rotary_offset = o.rotary_offset;
+      const std::string form = check::describe_form(shown);
+      fmt::print("{}RoPE instances only, scaling {}{} (the census JSON records its parameters)\n",
+                 o.config.empty() ? "" : o.config + ": ", to_string(o.scaling.type),
+                 form.empty() ? "" : ", " + form);
+    }
+    std::vector<census::InstanceResult> results;
+    try {
+      results = run_census(o);
+    } catch (const InvalidArgument& e) {
+      check::rethrow_named(e, flag_names());
+    }
+    out.documents.push_back(census::to_document(results, o));
+    if (runs.size() > 1) fmt::print("-- {} --\n", o.config);
+    fmt::print("{}", reports::census_instance_table(out.documents.back()["instances"]));
+    for (const auto& r : results) out.failed += r.within_contract() ? 0 : 1;
+    out.total += results.size();
+  }
+  out.options = std::move(runs);
+  return out;
+}
+
+nlohmann::json sweep_document(const CensusRuns& runs, sweep::Header h,
+                              const std::vector<sweep::PropertyVerdict>& properties) {
+  const census::Options& first = runs.options.front();
+  std::vector<nlohmann::json> documents = runs.documents;
+  for (std::size_t k = 0; k < runs.options.size(); ++k) {
+    documents[k]["selected"] = census::selection(runs.options[k]).size();
+    h.configs.push_back(runs.options[k].config);
+  }
+  h.variant = first.glob;
+  h.effort = first.effort == census::Effort::Full ? "full" : "quick";
+  h.max_position = first.max_position;
+  h.plugins = plugin_file_names();
+  h.shard_index = first.shard_index;
+  h.shard_count = first.shard_count;
+  return sweep::document(h, documents, properties);
 }
 
 }  // namespace pe::cli

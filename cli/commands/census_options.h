@@ -10,6 +10,7 @@
 #include "form_options.h"
 #include "hf_config_options.h"
 #include "pe/harness/census.h"
+#include "pe/harness/sweep.h"
 #include "scaling_options.h"
 
 namespace pe::cli {
@@ -32,5 +33,18 @@ std::vector<census::Options> options_per_config(const census::Options& base, con
 // Before anything is swept: the selection holds an instance the options apply to, and every family's
 // dims fit them (a LongRoPE list, a partial factor). UsageError naming the flag.
 void check_census_selection(const census::Options& options);
+
+// Every config's census, run in turn, its table printed (under the config's path when there are several).
+struct CensusRuns {
+  std::vector<census::Options> options;
+  std::vector<nlohmann::json> documents;  // census::to_document of each
+  std::size_t failed = 0, total = 0;      // instances (config x instance pairs) outside / all
+};
+CensusRuns run_per_config(std::vector<census::Options> runs);
+
+// The runs as a sweep's document: the header's variant, effort, limit, configs, loaded plugins and shard from
+// the runs (the caller adds what else it knows: seed, properties, selection), each census with "selected".
+nlohmann::json sweep_document(const CensusRuns& runs, sweep::Header header,
+                              const std::vector<sweep::PropertyVerdict>& properties = {});
 
 }  // namespace pe::cli

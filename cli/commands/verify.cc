@@ -81,9 +81,14 @@ VerifyResult verify(const VerifyOptions& o) {
   if (harness::instances_matching(o.glob).empty())
     throw UsageError("--variant: no variant matches '" + o.glob + "'");
   if (!o.shard.empty()) std::tie(base.shard_index, base.shard_count) = parse_shard(o.shard, "--shard");
-  const std::vector<census::Options> runs = o.per_config ? o.per_config(base) : std::vector{base};
-  for (const census::Options& r : runs) check_census_selection(r);
-  const bool sweep = !o.shard.empty() || runs.size() > 1;
+  std::vector<census::Options> configs;
+  if (o.per_config) {
+    configs = o.per_config(base);  // each one's selection checked
+  } else {
+    check_census_selection(base);
+    configs = {base};
+  }
+  const bool sweep = !o.shard.empty() || configs.size() > 1;
 
   VerifyResult result;
   if (o.properties) {
@@ -115,55 +120,33 @@ VerifyResult verify(const VerifyOptions& o) {
   }
 
   fmt::print("\n== census against the exact reference ({} effort) ==\n", o.effort);
-  std::vector<nlohmann::json> documents;
-  std::size_t failed = 0, total = 0;
-  for (const census::Options& r : runs) {
-    std::vector<census::InstanceResult> results;
-    try {
-      results = run_census(r);
-    } catch (const InvalidArgument& e) {
-      check::rethrow_named(e, flag_names());
-    }
-    documents.push_back(census::to_document(results, r));
-    if (runs.size() > 1) fmt::print("-- {} --\n", r.config);
-    fmt::print("{}", reports::census_instance_table(documents.back()["instances"]));
-    for (const auto& x : results) failed += x.within_contract() ? 0 : 1;
-    total += results.size();
-  }
+  const CensusRuns runs = run_per_config(std::move(configs));
   if (sweep) {
-    for (std::size_t k = 0; k < runs.size(); ++k)
-      documents[k]["selected"] = census::selection(runs[k]).size();
     sweep::Header h;
-    h.variant = o.glob;
-    h.effort = o.effort;
-    h.max_position = o.max_position;
-    for (const census::Options& r : runs) h.configs.push_back(r.config);
-    h.plugins = plugin_file_names();
     h.properties = result.properties.has_value();
     h.seed = o.seed;
-    h.shard_index = base.shard_index;
-    h.shard_count = base.shard_count;
     h.selection = o.selection;
     if (!o.property_filter.empty()) h.selection["property"] = o.property_filter;
-    result.census = sweep::document(
-        h, documents,
+    result.census = sweep_document(
+        runs, h,
         result.properties ? property_verdicts(*result.properties) : std::vector<sweep::PropertyVerdict>{});
   } else {
-    result.census = documents.front();
+    result.census = runs.documents.front();
   }
   if (!o.json_out.empty()) write_text(o.json_out, result.census.dump(2) + "\n");
   if (!o.markdown_out.empty())
     write_text(o.markdown_out, sweep ? sweep::markdown(result.census)
-                                     : reports::census_markdown(documents.front()["instances"]));
+                                     : reports::census_markdown(runs.documents.front()["instances"]));
   if (!o.junit_out.empty()) {
-    write_text(o.junit_out,
-               junit_xml(result.properties ? result.properties->gtest : nlohmann::json(),
-                         junit_instances(documents), result.properties ? result.properties->rc_params : ""));
+    write_text(o.junit_out, junit_xml(result.properties ? result.properties->gtest : nlohmann::json(),
+                                      junit_instances(runs.documents),
+                                      result.properties ? result.properties->rc_params : ""));
   }
   fmt::print("{}{} of {} {} within their contracts\n", o.shard.empty() ? "" : "shard " + o.shard + ": ",
-             total - failed, total, runs.size() > 1 ? "config x instance pairs" : "instances");
+             runs.total - runs.failed, runs.total,
+             runs.options.size() > 1 ? "config x instance pairs" : "instances");
   const bool props_failed = result.properties && result.properties->failures > 0;
-  result.exit_code = failed == 0 && !props_failed ? kOk : kCheckFailed;
+  result.exit_code = runs.failed == 0 && !props_failed ? kOk : kCheckFailed;
   return result;
 }
 

@@ -42,6 +42,21 @@ def _shipped():
 SHIPPED = _shipped()
 
 
+def check_choices(name, given, known):
+    """The declared choices of an argument (dtypes=, rope_types=, ...): a non-empty list of known ones, else
+    ValueError naming the argument."""
+    if isinstance(given, str) or not given or any(g not in known for g in given):
+        raise ValueError(f"{name}: expected a non-empty list of {', '.join(known)}; got {given!r}")
+
+
+def check_array(array, dtypes):
+    """array= ("torch" or "numpy") and the dtypes it can hold."""
+    if array not in ("torch", "numpy"):
+        raise ValueError(f"array: expected 'torch' or 'numpy'; got {array!r}")
+    if array == "numpy" and "bfloat16" in dtypes:
+        raise ValueError("dtypes: numpy has no bfloat16; use array='torch' or drop 'bfloat16'")
+
+
 def _loguniform(rng, lo, hi):
     return math.exp(rng.uniform(math.log(lo), math.log(hi)))
 

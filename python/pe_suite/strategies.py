@@ -17,21 +17,16 @@ from hypothesis import strategies as st
 from . import config_space as space
 
 
-def _check(name, given, known):
-    if isinstance(given, str) or not given or any(g not in known for g in given):
-        raise ValueError(f"{name}: expected a non-empty list of {', '.join(known)}; got {given!r}")
-
-
 def configs(rope_types=space.ROPE_TYPES, forms=("text",)):
     """HF config dicts (rope_theta, head_dim, partial_rotary_factor, rope_scaling...)."""
-    _check("rope_types", rope_types, space.ROPE_TYPES)
-    _check("forms", forms, space.FORMS)
+    space.check_choices("rope_types", rope_types, space.ROPE_TYPES)
+    space.check_choices("forms", forms, space.FORMS)
     return st.randoms(use_true_random=False).map(lambda r: space.draw_config(r, rope_types, forms)[0])
 
 
 def positions(scenarios=space.SCENARIOS, tokens=st.integers(1, 48), max_position=1 << 21):
     """Token positions of one call (lists of int) in the scenarios given."""
-    _check("scenarios", scenarios, space.SCENARIOS)
+    space.check_choices("scenarios", scenarios, space.SCENARIOS)
     return st.tuples(st.randoms(use_true_random=False), st.sampled_from(scenarios), tokens).map(
         lambda t: space.draw_positions(t[0], t[1], t[2], max_position))
 
@@ -41,14 +36,11 @@ def cases(rope_types=space.ROPE_TYPES, forms=("text",), dtypes=("float32", "bflo
     """verify_rope's cases as the kernel takes them: {"x", "positions" (tensors or arrays), "config", "layout",
     "dtype", "scenario"}."""
     from .verify import draw_case  # the same draw as verify_rope's
-    _check("dtypes", dtypes, space.DTYPES)
-    _check("scenarios", scenarios, space.SCENARIOS)
+    space.check_choices("dtypes", dtypes, space.DTYPES)
+    space.check_choices("scenarios", scenarios, space.SCENARIOS)
     if layout not in space.LAYOUTS:
         raise ValueError(f"layout: expected one of {', '.join(space.LAYOUTS)}; got {layout!r}")
-    if array not in ("torch", "numpy"):
-        raise ValueError(f"array: expected 'torch' or 'numpy'; got {array!r}")
-    if array == "numpy" and "bfloat16" in dtypes:
-        raise ValueError("dtypes: numpy has no bfloat16; use array='torch' or drop 'bfloat16'")
+    space.check_array(array, dtypes)
 
     def build(r):
         case = draw_case(r, rope_types=rope_types, forms=forms, dtypes=dtypes, layout=layout, scenarios=scenarios,
@@ -60,8 +52,8 @@ def cases(rope_types=space.ROPE_TYPES, forms=("text",), dtypes=("float32", "bflo
             return dict(case, x=torch.from_numpy(case["x"]).to(dt), positions=torch.from_numpy(p))
         return dict(case, x=case["x"].astype(case["dtype"]), positions=p)
 
-    _check("rope_types", rope_types, space.ROPE_TYPES)
-    _check("forms", forms, space.FORMS)
+    space.check_choices("rope_types", rope_types, space.ROPE_TYPES)
+    space.check_choices("forms", forms, space.FORMS)
     return st.randoms(use_true_random=False).map(build)
 
 

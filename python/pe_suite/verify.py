@@ -409,14 +409,10 @@ def verify_rope(fn, *, examples=100, seed=None, dtypes=("float32", "bfloat16"), 
     grow, a dynamic base that never shrinks back) is a finding, reported with the calls that show it."""
     for name, given, known in (("dtypes", dtypes, space.DTYPES), ("rope_types", rope_types, space.ROPE_TYPES),
                                ("forms", forms, space.FORMS), ("scenarios", scenarios, space.SCENARIOS)):
-        if isinstance(given, str) or not given or any(g not in known for g in given):
-            raise ValueError(f"{name}: expected a non-empty list of {', '.join(known)}; got {given!r}")
+        space.check_choices(name, given, known)
     if layout not in space.LAYOUTS:
         raise ValueError(f"layout: expected one of {', '.join(space.LAYOUTS)}; got {layout!r}")
-    if array not in ("torch", "numpy"):
-        raise ValueError(f"array: expected 'torch' or 'numpy'; got {array!r}")
-    if array == "numpy" and "bfloat16" in dtypes:
-        raise ValueError("dtypes: numpy has no bfloat16; use array='torch' or drop 'bfloat16'")
+    space.check_array(array, dtypes)
     if not isinstance(examples, int) or examples < 1:
         raise ValueError(f"examples: expected a positive integer; got {examples!r}")
     if not isinstance(max_position, int) or max_position < 64:

@@ -184,18 +184,6 @@ def _raise(family, fn, minimal, found, original, steps, origin, store, key):
     raise VerifyError("\n".join(lines), prop, minimal, explanations)
 
 
-def _check_list(name, given, known):
-    if isinstance(given, str) or not given or any(g not in known for g in given):
-        raise ValueError(f"{name}: expected a non-empty list of {', '.join(known)}; got {given!r}")
-
-
-def _check_array(array, dtypes):
-    if array not in ("torch", "numpy"):
-        raise ValueError(f"array: expected 'torch' or 'numpy'; got {array!r}")
-    if array == "numpy" and "bfloat16" in dtypes:
-        raise ValueError("dtypes: numpy has no bfloat16; use array='torch' or drop 'bfloat16'")
-
-
 # -- sinusoidal -------------------------------------------------------------------------------------------------
 
 def verify_sinusoidal(fn, *, examples=100, seed=None, dtypes=("float32",), layout="interleaved",
@@ -206,11 +194,11 @@ def verify_sinusoidal(fn, *, examples=100, seed=None, dtypes=("float32",), layou
     (prefill, decode at an offset up to max_position, chunked, packed, left padding). layout: "interleaved"
     (the paper's sin, cos pairs) or "concatenated" (all sines, then all cosines: fairseq, tensor2tensor).
     Raises VerifyError (an AssertionError) with the smallest failing case and its diagnosis."""
-    _check_list("dtypes", dtypes, TABLE_DTYPES)
-    _check_list("scenarios", scenarios, space.SCENARIOS)
+    space.check_choices("dtypes", dtypes, TABLE_DTYPES)
+    space.check_choices("scenarios", scenarios, space.SCENARIOS)
     if layout not in SINUSOIDAL_LAYOUTS:
         raise ValueError(f"layout: expected one of {', '.join(SINUSOIDAL_LAYOUTS)}; got {layout!r}")
-    _check_array(array, dtypes)
+    space.check_array(array, dtypes)
     if not isinstance(max_position, int) or max_position < 64:
         raise ValueError(f"max_position: expected an integer >= 64; got {max_position!r}")
 
@@ -295,10 +283,10 @@ def verify_alibi(fn, *, examples=100, seed=None, dtypes=("float32",), alibi_slop
     "max_bias", "dtype"} (heads from 1 to 128, powers of two and the others, whose slopes the paper, HF, ggml
     and vLLM interpolate: alibi_slopes="interpolated"; "direct" for the geometric rule at any head count).
     Raises VerifyError (an AssertionError) with the smallest failing config and its diagnosis."""
-    _check_list("dtypes", dtypes, TABLE_DTYPES)
+    space.check_choices("dtypes", dtypes, TABLE_DTYPES)
     if alibi_slopes not in ("interpolated", "direct"):
         raise ValueError(f"alibi_slopes: expected 'interpolated' or 'direct'; got {alibi_slopes!r}")
-    _check_array(array, dtypes)
+    space.check_array(array, dtypes)
 
     def draw(rng):
         heads = rng.choice(ALIBI_HEADS)

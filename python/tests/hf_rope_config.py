@@ -4,10 +4,12 @@ _compute_dynamic_ntk_parameters, _compute_yarn_parameters, _compute_longrope_par
 _compute_llama3_parameters), LlamaRotaryEmbedding.forward (float32 angles by a matmul, cat(freqs, freqs),
 the attention scaling, a cast to x's dtype, the dynamic update from max(position_ids) + 1),
 apply_rotary_pos_emb (rotate_half, in x's dtype) and Qwen2-VL's multimodal sections: the engine code
-verify_rope drives, independent of pe-suite's own. `plant` names a mistake to make (the planted bugs)."""
+verify_rope drives, independent of pe-suite's own (the frequency formulas are hf_torch_rope.py's). `plant` names a mistake to make (the planted bugs)."""
 import math
 
 import torch
+
+from hf_torch_rope import default_inv_freq, llama3_inv_freq, rotate_half, yarn_inv_freq
 
 
 def _dims(config):
@@ -23,7 +25,7 @@ def inv_freq_and_scaling(config, seq_len, plant=None):
     kind = "default" if kind == "mrope" else kind
 
     def default(b=base):
-        return 1.0 / (b ** (torch.arange(0, dim, 2, dtype=torch.int64).float() / dim))
+        return default_inv_freq(b, dim)[0]
 
     if kind == "default":
         return default(), 1.0
@@ -42,31 +44,10 @@ def inv_freq_and_scaling(config, seq_len, plant=None):
         # standardize_rope_params; 4.5x versions read the ratio even when a factor is given).
         original = s.get("original_max_position_embeddings") or config["max_position_embeddings"]
         factor = s["factor"] if "factor" in s else config["max_position_embeddings"] / original
-        attention_factor = s.get("attention_factor")
-
-        def get_mscale(scale, mscale=1):
-            return 1.0 if scale <= 1 else 0.1 * mscale * math.log(scale) + 1.0
-
-        if attention_factor is None:
-            attention_factor = get_mscale(factor)
-        if plant == "yarn_attention_factor_dropped":
-            attention_factor = 1.0
-        beta_fast, beta_slow = s.get("beta_fast") or 32, s.get("beta_slow") or 1
-
-        def correction_dim(rotations):
-            return (dim * math.log(original / (rotations * 2 * math.pi))) / (2 * math.log(base))
-
-        low, high = correction_dim(beta_fast), correction_dim(beta_slow)
-        if s.get("truncate", True):
-            low, high = math.floor(low), math.ceil(high)
-        low, high = max(low, 0), min(high, dim - 1)
-        if low == high:
-            high += 0.001
-        ramp = torch.clamp((torch.arange(dim // 2, dtype=torch.float32) - low) / (high - low), 0, 1)
-        extrapolation = 1 - ramp
-        pos_freqs = base ** (torch.arange(0, dim, 2).float() / dim)
-        inv = (1.0 / (factor * pos_freqs)) * (1 - extrapolation) + (1.0 / pos_freqs) * extrapolation
-        return inv, attention_factor
+        inv, mscale = yarn_inv_freq(base, dim, factor, original, s.get("beta_fast") or 32, s.get("beta_slow") or 1,
+                                    s.get("truncate", True))
+        attention_factor = s.get("attention_factor", mscale)
+        return inv, 1.0 if plant == "yarn_attention_factor_dropped" else attention_factor
     if kind == "longrope":
         original = config.get("original_max_position_embeddings", config["max_position_embeddings"])
         factor = config["max_position_embeddings"] / original if "original_max_position_embeddings" in config \
@@ -80,24 +61,11 @@ def inv_freq_and_scaling(config, seq_len, plant=None):
         ext = torch.tensor(s["long_factor"] if use_long else s["short_factor"], dtype=torch.float32)
         return 1.0 / (ext * base ** (torch.arange(0, dim, 2, dtype=torch.int64).float() / dim)), attention_factor
     if kind == "llama3":
-        factor, low_ff, high_ff = s["factor"], s["low_freq_factor"], s["high_freq_factor"]
+        low_ff, high_ff = s["low_freq_factor"], s["high_freq_factor"]
         if plant == "llama3_freq_factors_swapped":
             low_ff, high_ff = high_ff, low_ff
-        original = s["original_max_position_embeddings"]
-        inv = default()
-        low_wavelen, high_wavelen = original / low_ff, original / high_ff
-        wavelen = 2 * math.pi / inv
-        inv_llama = torch.where(wavelen > low_wavelen, inv / factor, inv)
-        smooth = (original / wavelen - low_ff) / (high_ff - low_ff)
-        smoothed = (1 - smooth) * inv_llama / factor + smooth * inv_llama
-        is_medium = ~(wavelen < high_wavelen) * ~(wavelen > low_wavelen)
-        return torch.where(is_medium, smoothed, inv_llama), 1.0
+        return llama3_inv_freq(base, dim, s["factor"], low_ff, high_ff, s["original_max_position_embeddings"])
     raise ValueError(f"rope_type {kind}")
-
-
-def rotate_half(x):
-    x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2:]
-    return torch.cat((-x2, x1), dim=-1)
 
 
 def rotate_every_two(x):
