@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "axis_recovery.h"
 #include "channel_mixing.h"
 #include "frequency_fit.h"
 #include "frequency_recovery.h"
@@ -194,9 +195,11 @@ void diagnose_rope_output(const RopeData& in, const RopePlan& plan, const Conven
     std::vector<std::size_t> tokens;
     const std::size_t n = batch.tokens(), step = std::max<std::size_t>(1, n / 32);
     for (std::size_t t = 0; t < n; t += step) tokens.push_back(t);
+    // Beyond int32's range, its wrapped positions too (int64 ids read as int32 go negative from 2^31).
+    const std::int64_t bottom = top >= (std::int64_t{1} << 31) ? -(std::int64_t{1} << 31) : 0;
     const PositionPattern positions = position_pattern(
         data, recover_positions(data, plan, tokens,
-                                std::min(std::max(std::int64_t{1} << 31, 2 * top), kMaxPosition)));
+                                std::min(std::max(std::int64_t{1} << 31, 2 * top), kMaxPosition), bottom));
     if (!positions.words.empty()) out.j["positions_recovered"] = positions.words;
     if (positions.fits)
       claims.push_back({positions.words, positions.support, ""});
@@ -212,6 +215,17 @@ void diagnose_rope_output(const RopeData& in, const RopePlan& plan, const Conven
         out.j["channel_mixing"] = mixing.words;
         claims.push_back({mixing.words, mixing.support, ""});
       }
+    }
+  }
+  // Several position axes (M-RoPE): which axis each pair read, and the sections that says.
+  if (!plan.params().form.mrope_section.empty()) {
+    const RecoveredAxes axes = recover_axes(data, plan);
+    if (!axes.words.empty()) {
+      out.j["axes_read_back"] = {{"words", axes.words}, {"support", axes.support}};
+      if (axes.fits)
+        claims.push_back({axes.words, axes.support, ""});
+      else
+        notes.push_back(axes.words + " (" + axes.support + ")");
     }
   }
   const FitTolerance tolerance =

@@ -183,9 +183,17 @@ std::vector<FitCandidate> candidates(const RecoveredFrequencies& r, const RopePa
     c.scaling.factor = *f;
     add(changes(c.scaling, g) + (inverted ? 1 : 0), c, inverted);
   };
+  // Llama-3's usual factors and the given ones (either way round: HF's formula with them swapped divides
+  // every wavelength beyond L/high_freq_factor and smooths none, which is low = high = the given high).
+  std::vector<double> lows = {1.0, 2.0, 4.0}, highs = {1.0, 2.0, 4.0, 8.0, 16.0};
+  if (g.type == RopeScalingType::Llama3)
+    for (const double v : {g.low_freq_factor, g.high_freq_factor}) {
+      if (std::find(lows.begin(), lows.end(), v) == lows.end()) lows.push_back(v);
+      if (std::find(highs.begin(), highs.end(), v) == highs.end()) highs.push_back(v);
+    }
   for (const double original : originals) {
-    for (const double low : {1.0, 2.0, 4.0}) {
-      for (const double high : {1.0, 2.0, 4.0, 8.0, 16.0}) {
+    for (const double low : lows) {
+      for (const double high : highs) {
         if (high < low) continue;
         RopeParams c = plain_params;
         c.scaling.type = RopeScalingType::Llama3;
@@ -376,6 +384,11 @@ std::optional<FrequencyFit> fit_frequencies(const RecoveredFrequencies& r, const
         c.scale = *s;
         for (double& v : *table) v /= c.scale;
       }
+      // A candidate that is the given table again (linear factor 1, a base within rounding) explains nothing.
+      bool same = c.scale == 1;
+      for (std::size_t j = 0; j < table->size() && same; ++j)
+        same = std::fabs((*table)[j] - given_table[j]) <= 1e-9 * std::fabs(given_table[j]);
+      if (same) continue;
       if (pairs_inside(r, *table) == determined) {
         best = c;
         break;
@@ -407,6 +420,12 @@ std::optional<FrequencyFit> fit_frequencies(const RecoveredFrequencies& r, const
   if (as_given && !gain) return std::nullopt;
   fit.gain = gain ? std::optional<double>(median_gain(r)) : std::nullopt;
   fit.words = differences(best->params, given);
+  const RopeScaling &fs = best->params.scaling, &gs = given.scaling;
+  if (fs.type == RopeScalingType::Llama3 && gs.type == RopeScalingType::Llama3 &&
+      gs.low_freq_factor < gs.high_freq_factor && fs.low_freq_factor == fs.high_freq_factor &&
+      fs.high_freq_factor == gs.high_freq_factor)
+    fit.words += " (a step at L/high_freq_factor with no smoothing: what HF's formula computes with "
+                 "low_freq_factor and high_freq_factor swapped, or low_freq_factor set to high_freq_factor)";
   if (best->inverted)
     fit.words = (fit.words == "frequencies as given" ? std::string(to_string(best->params.scaling.type))
                                                      : fit.words) +

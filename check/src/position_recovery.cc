@@ -27,7 +27,7 @@ constexpr std::size_t kMaxIntervals = std::size_t{1} << 18;
 
 std::vector<RecoveredRow> recover_positions(const RopeData& d, const RopePlan& plan,
                                             const std::vector<std::size_t>& tokens,
-                                            std::int64_t max_position) {
+                                            std::int64_t max_position, std::int64_t min_position) {
   std::vector<RecoveredRow> out;
   for (std::size_t t : tokens) {
     const std::size_t row = d.batch.row(t, 0);
@@ -72,7 +72,7 @@ std::vector<RecoveredRow> recover_positions(const RopeData& d, const RopePlan& p
       if (hi - lo < 4) {
         for (auto p = static_cast<std::int64_t>(std::ceil(lo));
              p <= static_cast<std::int64_t>(std::floor(hi)); ++p) {
-          if (p >= 0 && p <= max_position && fits(p) &&
+          if (p >= min_position && p <= max_position && fits(p) &&
               std::find(found.begin(), found.end(), p) == found.end())
             found.push_back(p);
         }
@@ -93,11 +93,12 @@ std::vector<RecoveredRow> recover_positions(const RopeData& d, const RopePlan& p
         if (nlo <= nhi) self(self, nlo, nhi, k + 1);
       }
     };
-    narrow(narrow, 0.0, static_cast<double>(max_position), 0);
+    const auto from = static_cast<double>(min_position), to = static_cast<double>(max_position);
+    narrow(narrow, from, to, 0);
     if (found.empty()) {
       f32 = true;
       visits = 0;
-      narrow(narrow, 0.0, static_cast<double>(max_position), 0);
+      narrow(narrow, from, to, 0);
     }
     if (found.size() == 1) r.position = found[0];
     out.push_back(r);
@@ -124,14 +125,25 @@ std::string pattern_words(const RopeData& d, const std::vector<RecoveredRow>& ro
   if (zero == offsets.size() &&
       std::any_of(offsets.begin(), offsets.end(), [](const auto& o) { return o.second != 0; }))
     return "every row rotated by position 0: the rows were not rotated";
-  // int64 positions read as int32: the low 32 bits (those still non-negative as int32).
-  const bool int32 =
-      std::any_of(offsets.begin(), offsets.end(), [](const auto& o) { return o.second != 0; }) &&
-      std::all_of(offsets.begin(), offsets.end(), [&](const auto& o) {
-        const std::int64_t given = d.batch.position(o.first);
-        return given + o.second == static_cast<std::int64_t>(static_cast<std::uint32_t>(given));
-      });
-  if (int32) return "positions truncated to 32 bits (int64 position ids read as int32)";
+  // int64 positions read as int32 (two's complement: from 2^31 on they wrap to negative ones), or as
+  // uint32 (the low 32 bits).
+  const auto every_row = [&](auto narrowed) {
+    return std::any_of(offsets.begin(), offsets.end(), [](const auto& o) { return o.second != 0; }) &&
+           std::all_of(offsets.begin(), offsets.end(), [&](const auto& o) {
+             const std::int64_t given = d.batch.position(o.first);
+             return given + o.second == narrowed(given);
+           });
+  };
+  if (every_row([](std::int64_t p) { return static_cast<std::int64_t>(static_cast<std::int32_t>(p)); })) {
+    const auto example =
+        std::find_if(offsets.begin(), offsets.end(), [](const auto& o) { return o.second != 0; });
+    const std::int64_t given = d.batch.position(example->first);
+    return fmt::format("positions truncated to 32 bits{} (int64 position ids read as int32: {} read as {})",
+                       given + example->second < 0 ? ", wrapping to negative ones" : "", given,
+                       given + example->second);
+  }
+  if (every_row([](std::int64_t p) { return static_cast<std::int64_t>(static_cast<std::uint32_t>(p)); }))
+    return "positions truncated to 32 bits (int64 position ids read as uint32: their low 32 bits)";
   // Position ids built in the data's 16-bit type (torch.arange(..., dtype=x.dtype)): each rounded to it.
   for (const DType t : {DType::BF16, DType::F16}) {
     const auto rounded = [t](std::int64_t p) {

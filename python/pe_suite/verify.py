@@ -476,17 +476,25 @@ def _widened(config, d):
     return config if space.valid(config) else None
 
 
-def _probe(original, scenario, max_position):
+def _probe(original, scenario, max_position, start=None):
     """The failing case's config (widened to 64 channels when narrower than 32) and dtype on 48 tokens x 4 heads
-    in a scenario: enough rows and pairs for the check engine to read frequencies, positions and pairing back
-    from the kernel's output."""
+    in a scenario (or at consecutive positions from `start`, the minimal case's first): enough rows and pairs
+    for the check engine to read frequencies, positions, pairing and M-RoPE's axes back from the kernel's
+    output."""
     config = original["config"]
     if config["head_dim"] < 32:
         config = _widened(config, 64) or config
     rng = random.Random(f"probe:{json.dumps(config, sort_keys=True)}:{scenario}")
-    positions = space.draw_positions(rng, scenario, 48, max_position)
-    if original["form"] == "mrope":
-        positions = [positions, [max(0, p - 1) for p in positions], [max(0, p - 2) for p in positions]]
+    if start is not None:
+        positions = [start + k for k in range(48)]
+    elif scenario == "spread":  # 0, 1, 2, 3, then geometric up to max_position: the slow pairs turn too
+        positions = [0, 1, 2, 3]
+        while len(positions) < 48:
+            positions.append(max(positions[-1] + 1, round(max_position ** (len(positions) / 47))))
+    else:
+        positions = space.draw_positions(rng, scenario, 48, max_position)
+    if original["form"] == "mrope":  # axes far apart, so that each pair's axis can be read back
+        positions = [positions, [p // 2 for p in positions], [p // 3 for p in positions]]
     x = np.random.default_rng(7).standard_normal((48, 4, config["head_dim"]))
     return _with(original, config=config, positions=positions, scenario=scenario,
                  x=_representable(x, original["dtype"]))
@@ -508,8 +516,11 @@ def _raise(caller, minimal, found, original, steps, origin, array, store, key, m
     # a larger failing output of the same kernel under the failing case's config.
     if prop == PASS_THROUGH:  # measured directly: no convention to fit
         claims, source = [f"measured: the kernel changes a pass-through channel ({text})"], "the minimal case"
+    start = int(np.min(np.asarray(minimal["positions"])[0] if minimal["form"] == "mrope" else minimal["positions"]))
     probes = [(f"the failing config on 48 tokens x 4 heads, {scenario} positions", _probe(original, scenario, max_position))
-              for scenario in dict.fromkeys((original["scenario"], "chunked", "packed"))]
+              for scenario in dict.fromkeys((original["scenario"], "chunked", "packed", "spread"))]
+    probes.append(("the failing config on 48 tokens x 4 heads from the minimal case's first position",
+                   _probe(original, original["scenario"], max_position, start=start)))
     # The first of them whose call fails and whose output fits a claim says what the kernel computed (each claim
     # is measured on that output); a single row fits too many conventions to be read alone, so the minimal case
     # speaks only when nothing larger fails.

@@ -18,7 +18,7 @@ def _dims(config):
 
 
 def inv_freq_and_scaling(config, seq_len, plant=None):
-    base = config["rope_theta"]
+    base = 10000.0 if plant == "rope_theta_ignored" else config["rope_theta"]  # a converter's dropped key
     _, dim = _dims(config)
     s = config.get("rope_scaling") or {}
     kind = s.get("rope_type", s.get("type", "default"))
