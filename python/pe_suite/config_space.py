@@ -1,22 +1,67 @@
 """The model-config space verify_rope draws from: HF-style RoPE configs (config.json's rope_theta, head_dim,
 partial_rotary_factor, rope_scaling of every rope_type, M-RoPE sections) with realistic parameter ranges and
 every shipped config's values (pe_suite/hf_configs, the repository's examples/hf_configs), position
-scenarios as engines meet them, shapes and dtypes. Every draw is a function of a random.Random, so a seed
-reproduces a case."""
+scenarios as engines meet them, shapes and dtypes. The ranges are the shared definition's (config_space.json,
+also compiled into the C++ properties: pe/harness/config_space.h); the rules that tie parameters together
+(YaRN's max_position_embeddings = original x factor, Llama-3's high = low x ratio, LongRoPE's one factor per
+pair) are written here and in properties/support/model_configs.cc. Every draw is a function of a random.Random,
+so a seed reproduces a case."""
 import json
 import math
 import pathlib
 
-ROPE_TYPES = ("default", "linear", "dynamic", "yarn", "longrope", "llama3")
-FORMS = ("text", "partial", "mrope")
-SCENARIOS = ("prefill", "decode", "chunked", "packed", "left_padding")
-DTYPES = ("float32", "bfloat16", "float16")
-LAYOUTS = ("halfsplit", "interleaved")
+def _load_space():
+    """The model-config space (config_space.json beside this file: harness/data/config_space.json, the file the
+    C++ properties compile in; schema pe-suite/config-space/1)."""
+    space = json.loads(pathlib.Path(__file__).with_name("config_space.json").read_text())
+    if space.get("schema") != "pe-suite/config-space/1":
+        raise ValueError(f"config_space.json: schema {space.get('schema')!r}, expected 'pe-suite/config-space/1'")
+    return space
 
+
+SPACE = _load_space()
+ROPE_TYPES = tuple(SPACE["rope_types"])
+FORMS = tuple(SPACE["forms"])
+SCENARIOS = tuple(SPACE["scenarios"])
+DTYPES = tuple(SPACE["dtypes"])
+LAYOUTS = tuple(SPACE["layouts"])
 # Head dims engines ship (64, 80, 96, 128, 256) and small ones, with tails that no vector width divides.
-HEAD_DIMS = (2, 4, 6, 8, 10, 16, 18, 32, 34, 48, 64, 80, 96, 128, 192, 256)
-THETAS = (10000.0, 500000.0, 1000000.0, 5000000.0)
-ORIGINALS = (2048, 4096, 8192, 32768)
+HEAD_DIMS = tuple(SPACE["head_dims"])
+
+
+def param(kind, name):
+    """A method's parameter spec in the space (KeyError naming it when absent)."""
+    try:
+        return SPACE["methods"][kind][name]
+    except KeyError:
+        raise KeyError(f"config space: no parameter {kind}.{name}") from None
+
+
+def value_of(spec, pick, u):
+    """A value of the spec from two uniform variates in [0, 1) (pick: a choice's index; u: a range's point), rounded
+    as it says: pe::harness::value_of's rule, so both languages draw alike."""
+    if "choice" in spec:
+        values = spec["choice"]
+        v = values[min(len(values) - 1, int(pick * len(values)))]
+    elif "uniform" in spec:
+        lo, hi = spec["uniform"]
+        v = lo + u * (hi - lo)
+    else:
+        lo, hi = spec["loguniform"]
+        v = math.exp(math.log(lo) + u * (math.log(hi) - math.log(lo)))
+    if "multiple_of" in spec:
+        v = round(v / spec["multiple_of"]) * spec["multiple_of"]
+    if "digits" in spec:
+        v = float(f"{v:.{spec['digits']}g}")
+    return v
+
+
+def draw(rng, spec):
+    """A value of the spec, or None when the spec's share says it is not given (its `otherwise` drawn instead,
+    when it has one)."""
+    if "share" in spec and rng.random() >= spec["share"]:
+        return draw(rng, spec["otherwise"]) if "otherwise" in spec else None
+    return value_of(spec, min(rng.random(), 1 - 2 ** -53), min(rng.random(), 1.0))  # (Hypothesis's may give 1.0)
 
 
 def _shipped():
@@ -61,45 +106,45 @@ def _loguniform(rng, lo, hi):
     return math.exp(rng.uniform(math.log(lo), math.log(hi)))
 
 
-def _round(v, digits=3):
-    return float(f"{v:.{digits}g}")
-
-
 def draw_scaling(rng, kind, rotary_dim):
-    """rope_scaling for `kind` with realistic parameters, and top-level keys the method reads."""
+    """rope_scaling for `kind` with the space's parameters, and the top-level keys the method reads."""
     top = {}
     if kind == "default":
         return None, top
+    if kind not in SPACE["methods"]:
+        raise ValueError(f"rope_types: unknown rope_type {kind!r} (known: {', '.join(ROPE_TYPES)})")
     if kind == "linear":
-        return {"rope_type": "linear", "factor": _round(rng.uniform(1.0, 16.0))}, top
+        return {"rope_type": "linear", "factor": draw(rng, param(kind, "factor"))}, top
     if kind == "dynamic":
-        top["max_position_embeddings"] = rng.choice(ORIGINALS)
-        return {"rope_type": "dynamic", "factor": _round(rng.uniform(1.0, 8.0))}, top
+        top["max_position_embeddings"] = int(draw(rng, param(kind, "max_position_embeddings")))
+        return {"rope_type": "dynamic", "factor": draw(rng, param(kind, "factor"))}, top
     if kind == "yarn":
-        # A multiple of 1/16, so that max_position_embeddings = original x factor exactly (HF's later
+        # The factor a multiple of 1/16, so that max_position_embeddings = original x factor exactly (HF's later
         # versions read YaRN's factor as that ratio).
-        s = {"rope_type": "yarn", "factor": round(_loguniform(rng, 1.5, 64.0) * 16) / 16,
-             "original_max_position_embeddings": rng.choice(ORIGINALS)}
-        if rng.random() < 0.3:
-            s["beta_fast"], s["beta_slow"] = float(rng.choice((16, 32, 64))), float(rng.choice((1, 2)))
-        if rng.random() < 0.2:
-            s["attention_factor"] = _round(rng.uniform(0.8, 1.5))
+        s = {"rope_type": "yarn", "factor": draw(rng, param(kind, "factor")),
+             "original_max_position_embeddings": int(draw(rng, param(kind, "original_max_position_embeddings")))}
+        fast = draw(rng, param(kind, "beta_fast"))
+        if fast is not None:  # the betas are given together
+            s["beta_fast"], s["beta_slow"] = fast, draw(rng, param(kind, "beta_slow"))
+        attention = draw(rng, param(kind, "attention_factor"))
+        if attention is not None:
+            s["attention_factor"] = attention
         top["max_position_embeddings"] = int(s["original_max_position_embeddings"] * s["factor"])
         return s, top
     if kind == "llama3":
-        low = rng.choice((1.0, 1.0, 2.0))
-        return {"rope_type": "llama3", "factor": float(rng.choice((2, 4, 8, 16, 32))), "low_freq_factor": low,
-                "high_freq_factor": low * rng.choice((2.0, 4.0, 8.0)),
-                "original_max_position_embeddings": rng.choice((4096, 8192))}, top
-    if kind == "longrope":
+        low = draw(rng, param(kind, "low_freq_factor"))
+        return {"rope_type": "llama3", "factor": draw(rng, param(kind, "factor")), "low_freq_factor": low,
+                "high_freq_factor": low * draw(rng, param(kind, "high_over_low")),
+                "original_max_position_embeddings": int(draw(rng, param(kind, "original_max_position_embeddings")))}, top
+    if kind == "longrope":  # one factor per pair, ascending as the shipped lists are
         pairs = rotary_dim // 2
-        short = sorted(_round(rng.uniform(1.0, 1.5)) for _ in range(pairs))
-        long = sorted(_round(_loguniform(rng, 1.0, 64.0)) for _ in range(pairs))
-        original = rng.choice((2048, 4096))
+        short = sorted(draw(rng, param(kind, "short_factor")) for _ in range(pairs))
+        long = sorted(draw(rng, param(kind, "long_factor")) for _ in range(pairs))
+        original = int(draw(rng, param(kind, "original_max_position_embeddings")))
         top["original_max_position_embeddings"] = original
-        top["max_position_embeddings"] = original * rng.choice((8, 16, 32))
+        top["max_position_embeddings"] = original * int(draw(rng, param(kind, "max_over_original")))
         return {"rope_type": "longrope", "short_factor": short, "long_factor": long}, top
-    raise ValueError(f"rope_types: unknown rope_type {kind!r} (known: {', '.join(ROPE_TYPES)})")
+    raise ValueError(f"rope_types: no rule for rope_type {kind!r} in the config space")
 
 
 def draw_config(rng, rope_types, forms):
@@ -115,7 +160,7 @@ def _draw_config(rng, rope_types, forms):
     kind = rng.choice(rope_types)
     form = rng.choice(forms)
     shipped = [c for k, _, c in SHIPPED if k == kind]
-    if shipped and form == "text" and rng.random() < 0.25:
+    if shipped and form == "text" and rng.random() < SPACE["shipped_share"]:
         config = json.loads(json.dumps(rng.choice(shipped)))
         config.pop("partial_rotary_factor", None)
         if isinstance(config.get("rope_scaling"), dict):
@@ -126,12 +171,12 @@ def _draw_config(rng, rope_types, forms):
             config["head_dim"] = config["hidden_size"] // config["num_attention_heads"]
         return config, form
     head_dim = rng.choice(HEAD_DIMS)
-    config = {"rope_theta": rng.choice(THETAS) if rng.random() < 0.7 else _round(_loguniform(rng, 100.0, 1e7)),
-              "head_dim": head_dim}
+    config = {"rope_theta": draw(rng, SPACE["rope_theta"]), "head_dim": head_dim}
     rotary_dim = head_dim
     if form == "partial":
         # HF: rotary_dim = int(head_dim * partial_rotary_factor); an even one, at least 2 and below head_dim.
-        choices = [f for f in (0.25, 0.4, 0.5, 0.75) if int(head_dim * f) % 2 == 0 and 2 <= int(head_dim * f) < head_dim]
+        choices = [f for f in SPACE["partial_rotary_factor"]["choice"]
+                   if int(head_dim * f) % 2 == 0 and 2 <= int(head_dim * f) < head_dim]
         if choices:
             config["partial_rotary_factor"] = rng.choice(choices)
             rotary_dim = int(head_dim * config["partial_rotary_factor"])

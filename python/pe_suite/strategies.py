@@ -24,7 +24,7 @@ def configs(rope_types=space.ROPE_TYPES, forms=("text",)):
     return st.randoms(use_true_random=False).map(lambda r: space.draw_config(r, rope_types, forms)[0])
 
 
-def positions(scenarios=space.SCENARIOS, tokens=st.integers(1, 48), max_position=1 << 21):
+def positions(scenarios=space.SCENARIOS, tokens=st.integers(*space.SPACE["tokens"]["other"]), max_position=1 << 21):
     """Token positions of one call (lists of int) in the scenarios given."""
     space.check_choices("scenarios", scenarios, space.SCENARIOS)
     return st.tuples(st.randoms(use_true_random=False), st.sampled_from(scenarios), tokens).map(
