@@ -271,7 +271,10 @@ Report check_rope(const RopeRequest& r, const Names& names) {
       {"form", form.empty() ? std::string("text") : form},
       {"attn_temperature", to_string(temperature.type)},
       {"tokens", batch.tokens()},
-      {"heads", heads}};
+      {"heads", heads},
+      // The plan's gain and frequencies (verify_rope's black-box properties build their budgets on them).
+      {"attention_factor", plan.attention_factor()},
+      {"inv_freq", std::vector<double>(plan.inv_freq().begin(), plan.inv_freq().end())}};
   add_hf(out, v.hf);
   report_verdict(bands, budget, out, &tally);
   if (moved != nullptr)

@@ -185,7 +185,16 @@ void Measurement::Tail::push_all(const double* v, std::size_t n, std::size_t cap
 
 double Measurement::Tail::p99(std::size_t samples) const {
   if (samples == 0) return 0;
-  return select_largest(kept(), rank_from_top(samples)).kth;
+  const std::size_t k = rank_from_top(samples);
+  // A few thousand values: nth_element on a copy beats the histogram's fixed cost (2^16 counters zeroed and
+  // scanned, about 0.1 ms: most of a small check's time).
+  if (const auto v = kept(); v.size() <= 4096 && k <= v.size()) {
+    std::vector<double> copy(v.begin(), v.end());
+    const auto at = copy.end() - static_cast<std::ptrdiff_t>(k);
+    std::nth_element(copy.begin(), at, copy.end());
+    return *at;
+  }
+  return select_largest(kept(), k).kth;
 }
 
 Measurement::Acc& Measurement::find_band(std::int64_t position) {

@@ -50,30 +50,41 @@ def _tables(case, positions):
                                 layout=case["layout"], dtype="float64")
 
 
-def gains(case):
-    """Each token's attention factor g_t, from the exact tables: cos^2 + sin^2 = g^2 (kept for the case's next
-    property: a case's three properties read the same tables)."""
-    key = json.dumps([case["config"], case["positions"], case["layout"]], sort_keys=True)
-    if key not in _GAINS:
-        cos, sin = _tables(case, case["positions"])
-        if len(_GAINS) > 64:
-            _GAINS.clear()
-        _GAINS[key] = np.hypot(cos[:, 0], sin[:, 0])
-    return _GAINS[key]
+def constants(case):
+    """(g, theta): the attention factor and each pair's frequency, from the exact tables at positions 0 and 1
+    (cos^2 + sin^2 = g^2 at 0, the angle at 1), kept per config: a case's properties and its shrunk cases read
+    the same. The attention factor is the config's whatever the position (HF's); theta at length 2 is the
+    largest a length-dependent method (dynamic) gives, so the angle budget built on it is the widest."""
+    key = json.dumps([case["config"], case["layout"], np.asarray(case["positions"]).ndim], sort_keys=True)
+    if key not in _CONSTANTS:
+        a, _ = pair_channels(case)
+        axes = np.asarray(case["positions"]).ndim
+        cos, sin = _tables(case, [0, 1] if axes == 1 else [[0, 1]] * len(case["positions"]))
+        if len(_CONSTANTS) > 256:
+            _CONSTANTS.clear()
+        _CONSTANTS[key] = (float(np.hypot(cos[0, 0], sin[0, 0])), np.abs(np.arctan2(sin[1, a], cos[1, a])))
+    return _CONSTANTS[key]
 
 
-_GAINS = {}
+_CONSTANTS = {}
+
+
+def constants_of(report):
+    """(g, theta) from a check_rope report of the case (its plan's attention factor and frequencies), without
+    another call of the reference."""
+    p = report.parameters
+    return float(p["attention_factor"]), np.abs(np.asarray(p["inv_freq"], dtype=np.float64))
 
 
 def _pair_norms(v, a, b):
     return np.hypot(v[..., a], v[..., b])
 
 
-def norm_failure(case, x, y):
-    """The first pair whose norm moved beyond the budget, in words; None when every pair holds."""
+def norm_failure(case, xd, yd, consts):
+    """The first pair whose norm moved beyond the budget, in words; None when every pair holds. xd, yd: x and y as
+    float64 arrays; consts: constants(case)."""
     a, b = pair_channels(case)
-    xd, yd = _f64(x), _f64(y)
-    g = gains(case)[:, None, None]
+    g = np.full((xd.shape[0], 1, 1), consts[0])
     nx, ny = _pair_norms(xd, a, b), _pair_norms(yd, a, b)
     u = UNIT[case["dtype"]]
     bad = ~(np.abs(ny - g * nx) <= 12 * u * g * nx + 4 * TINY[case["dtype"]])
@@ -93,11 +104,11 @@ def mirrored(case, v):
     return out
 
 
-def inverse_failure(case, x, z):
+def inverse_failure(case, xd, z, consts):
     """z = M f(M f(x)): the first pair not back at g^2 x within the budget, in words; None when all are."""
     a, b = pair_channels(case)
-    xd, zd = _f64(x), _f64(mirrored(case, z))
-    g2 = (gains(case) ** 2)[:, None, None]
+    zd = _f64(mirrored(case, z))
+    g2 = np.full((xd.shape[0], 1, 1), consts[0] ** 2)
     nx = _pair_norms(xd, a, b)
     off = np.hypot(zd[..., a] - g2 * xd[..., a], zd[..., b] - g2 * xd[..., b])
     u = UNIT[case["dtype"]]
@@ -129,14 +140,12 @@ def _position(case, t):
     return p[..., t].tolist()
 
 
-def relative_failure(case, x, y, y_shifted, shifted):
+def relative_failure(case, xd, y0, y_shifted, shifted, consts):
     """<y_s, y_t> per head and pair of tokens against the shifted call's, within the budget; None when all hold."""
     a, b = pair_channels(case)
-    xd, y0, y1 = _f64(x), _f64(y), _f64(y_shifted)
-    axes = np.asarray(case["positions"]).ndim
-    cos, sin = _tables(case, [0, 1] if axes == 1 else [[0, 1]] * len(case["positions"]))
-    theta = np.abs(np.arctan2(sin[1, a], cos[1, a]))  # |theta_j| <= pi: every RoPE frequency is below 1
-    g = gains(case)
+    y1 = _f64(y_shifted)
+    theta = consts[1]  # |theta_j| <= pi: every RoPE frequency is below 1
+    g = np.full(xd.shape[0], consts[0])
     p0 = np.abs(np.asarray(case["positions"], dtype=np.float64))
     p1 = np.abs(np.asarray(shifted, dtype=np.float64))
     if p0.ndim == 2:
@@ -144,20 +153,24 @@ def relative_failure(case, x, y, y_shifted, shifted):
     d0, d1 = ANGLE_UNIT * p0[:, None] * theta[None, :], ANGLE_UNIT * p1[:, None] * theta[None, :]
     nx = _pair_norms(xd, a, b)  # [T, H, pairs]
     u = UNIT[case["dtype"]]
-    tokens = xd.shape[0]
-    for s in range(tokens):
-        for t in range(s + 1, tokens):
-            dot0 = (y0[s][:, a] * y0[t][:, a] + y0[s][:, b] * y0[t][:, b]).sum(axis=1)  # per head
-            dot1 = (y1[s][:, a] * y1[t][:, a] + y1[s][:, b] * y1[t][:, b]).sum(axis=1)
-            weight = nx[s] * nx[t] * g[s] * g[t]  # [H, pairs]
-            budget = (weight * (24 * u + 2 * (d0[s] + d0[t] + d1[s] + d1[t]))).sum(axis=1) + 8 * TINY[case["dtype"]]
-            bad = ~(np.abs(dot0 - dot1) <= budget)
-            if bad.any():
-                h = int(np.argwhere(bad)[0][0])
-                return (f"tokens {s} and {t}, head {h}: <y_s, y_t> {dot0[h]:.9g} at positions {_position(case, s)}, "
-                        f"{_position(case, t)}; {dot1[h]:.9g} at {np.asarray(shifted)[..., s].tolist()}, "
-                        f"{np.asarray(shifted)[..., t].tolist()} (every position moved by one offset): off by "
-                        f"{abs(dot0[h] - dot1[h]):.3g} > {budget[h]:.3g}")
+    # Every pair of tokens s < t at once: dots [s, t, head]; the budget's sums over pairs by einsum.
+    def gram(u, v):  # [s, t, head] = sum over the last axis of u[s, head] v[t, head], by matmul per head
+        return np.matmul(u.transpose(1, 0, 2), v.transpose(1, 2, 0)).transpose(1, 2, 0)
+
+    dot0 = gram(y0[..., a], y0[..., a]) + gram(y0[..., b], y0[..., b])
+    dot1 = gram(y1[..., a], y1[..., a]) + gram(y1[..., b], y1[..., b])
+    both = gram(nx, nx)
+    one_side = gram(nx * (d0 + d1)[:, None, :], nx)  # the angle errors of token s
+    gg = (g[:, None] * g[None, :])[..., None]
+    budget = gg * (24 * u * both + 2 * (one_side + one_side.transpose(1, 0, 2))) + 8 * TINY[case["dtype"]]
+    upper = np.triu(np.ones((xd.shape[0], xd.shape[0]), dtype=bool), 1)[..., None]
+    bad = upper & ~(np.abs(dot0 - dot1) <= budget)
+    if bad.any():
+        s, t, h = (int(v) for v in np.argwhere(bad)[0])
+        return (f"tokens {s} and {t}, head {h}: <y_s, y_t> {dot0[s, t, h]:.9g} at positions {_position(case, s)}, "
+                f"{_position(case, t)}; {dot1[s, t, h]:.9g} at {np.asarray(shifted)[..., s].tolist()}, "
+                f"{np.asarray(shifted)[..., t].tolist()} (every position moved by one offset): off by "
+                f"{abs(dot0[s, t, h] - dot1[s, t, h]):.3g} > {budget[s, t, h]:.3g}")
     return None
 
 
@@ -173,16 +186,17 @@ def check(fn, x, positions, config, layout="halfsplit"):
     case = {"config": dict(config), "layout": layout, "dtype": dtype, "x": _f64(x),
             "positions": np.asarray(_f64(positions), dtype=np.int64).tolist()}
     y = call(x, positions)
+    xd, yd, consts = _f64(x), _f64(y), constants(case)
     out = []
-    if (f := norm_failure(case, x, y)) is not None:
+    if (f := norm_failure(case, xd, yd, consts)) is not None:
         out.append((NORM, f))
-    if (f := inverse_failure(case, x, call(mirrored(case, y), positions))) is not None:
+    if (f := inverse_failure(case, xd, call(mirrored(case, y), positions), consts)) is not None:
         out.append((INVERSE, f))
     if relative_applies(case):
         shifted = shifted_positions(case)
         moved = type(positions)(shifted) if not hasattr(positions, "clone") else \
             positions.new_tensor(shifted)
         moved = np.asarray(shifted, dtype=np.int64) if isinstance(positions, np.ndarray) else moved
-        if (f := relative_failure(case, x, y, call(x, moved), shifted)) is not None:
+        if (f := relative_failure(case, xd, yd, call(x, moved), shifted, consts)) is not None:
             out.append((RELATIVE, f))
     return out

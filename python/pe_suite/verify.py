@@ -171,28 +171,57 @@ def _split_calls(case):
     return [slice(0, split)] + [slice(k, k + 1) for k in range(split, tokens)], [slice(tokens // 2, tokens // 2 + 1)]
 
 
+def _split_outputs(caller, case, pieces):
+    """The split calls (property, rows, words) made in order: ([(property, rows, label, sub case, x, y)], the
+    first call that raised as (property, text, rows) or None)."""
+    outs = []
+    for prop, rows, what in pieces:
+        sub = _rows(case, rows)
+        xs, ys, error = caller.call(sub)
+        label = f"tokens {rows.start}..{rows.stop - 1} {what}" if rows.stop - rows.start > 1 else \
+            f"token {rows.start} {what}"
+        if error:
+            return outs, (prop, f"{label}: {error}", rows)
+        outs.append((prop, rows, label, sub, xs, ys))
+    return outs, None
+
+
+def _agreement(case, whole, outs):
+    """Agreement of the whole call (x, y; None when not asked) and of the split calls' outputs: (AGREES's report or
+    None, the first failure as (property, text, rows) or None). One stacked call of the check engine over every
+    row when it passes (each row's budget is its own whatever the batch around it), else call by call; not
+    stacked under dynamic and LongRoPE, whose reference depends on each call's own longest position."""
+    parts = ([(AGREES, None, None, case) + whole] if whole else []) + list(outs)
+    if not parts:
+        return None, None
+    if _kind(case["config"]) not in ("dynamic", "longrope") and len(parts) > 1:
+        join = (lambda ps: _torch().cat(ps)) if hasattr(parts[0][4], "detach") else np.concatenate
+        positions = np.concatenate([np.asarray(p[3]["positions"]) for p in parts], axis=-1).tolist()
+        report = _check(_with(case, x=np.zeros((0,)), positions=positions), join([p[4] for p in parts]),
+                        join([p[5] for p in parts]))
+        if report.passed:
+            return report, None
+    first = None
+    for prop, rows, label, sub, xs, ys in parts:
+        report = _check(sub, xs, ys)
+        if prop == AGREES:
+            first = report
+        if not report.passed:
+            return first, (prop, _worst_text(report) if label is None else f"{label}: {_worst_text(report)}", rows)
+    return first, None
+
+
 def _failure(caller, case, only=None):
     """(property, text, the failing call's rows or None for the whole case) of the first property the case
     breaks, else None. The split calls come first, as an engine makes them (a prefill, then decode steps): a
-    cache sized by the prefill must grow for the steps."""
+    cache sized by the prefill must grow for the steps. The whole call's agreement is reported before theirs."""
     def wanted(p):
         return only is None or only == p
 
     decode, alone = _split_calls(case)
-    split_failure = None
-    for prop, pieces, what in ((PREFILL_DECODE, decode, "as a prefill, then decode steps"),
-                               (ROW_ALONE, alone, "called alone")):
-        if not wanted(prop) or split_failure:
-            continue
-        for rows in pieces:
-            sub = _rows(case, rows)
-            xs, ys, error = caller.call(sub)
-            label = f"tokens {rows.start}..{rows.stop - 1} {what}" if rows.stop - rows.start > 1 else \
-                f"token {rows.start} {what}"
-            report = None if error else _check(sub, xs, ys)
-            if error or not report.passed:
-                split_failure = (prop, f"{label}: {error or _worst_text(report)}", rows)
-                break
+    outs, raised = _split_outputs(caller, case, [(PREFILL_DECODE, rows, "as a prefill, then decode steps")
+                                                 for rows in decode if wanted(PREFILL_DECODE)] +
+                                  [(ROW_ALONE, rows, "called alone") for rows in alone if wanted(ROW_ALONE)])
     x, y, error = caller.call(case)
     if error:
         return RAISED, error, None
@@ -203,28 +232,31 @@ def _failure(caller, case, only=None):
             t, h, c = np.argwhere(bx != by)[0]
             return PASS_THROUGH, (f"token {t} head {h} channel {rotary + c} (a pass-through channel: rotary_dim "
                                   f"{rotary} of head_dim {case['config']['head_dim']}) changed"), None
-    if wanted(AGREES):
-        report = _check(case, x, y)
-        if not report.passed:  # wrong in the whole call too: the general failure, whatever the split calls gave
-            return AGREES, _worst_text(report), None
-    if split_failure:
-        return split_failure
+    report, failed = _agreement(case, (x, y) if wanted(AGREES) else None, outs)
+    if failed and failed[0] == AGREES:  # wrong in the whole call too: the general failure, whatever else fails
+        return failed
+    if raised or failed:
+        return raised or failed
     if wanted(DETERMINISTIC):
         _, y2, error = caller.call(case)
         if error or not np.array_equal(_bits(y), _bits(y2)):
             return DETERMINISTIC, error or "a second call of the same inputs gave other bits", None
     # The black-box properties, held to the data type's rounding (black_box.py): beyond the class budget's reach
     # where a float32 angle's error makes that budget loose.
-    if wanted(bb.NORM) and (text := bb.norm_failure(case, x, y)):
+    if not any(wanted(p) for p in (bb.NORM, bb.INVERSE, bb.RELATIVE)):
+        return None
+    xd, yd = bb._f64(x), bb._f64(y)
+    consts = bb.constants_of(report) if report is not None else bb.constants(case)
+    if wanted(bb.NORM) and (text := bb.norm_failure(case, xd, yd, consts)):
         return bb.NORM, text, None
     if wanted(bb.INVERSE):
         _, back, error = caller.call(_with(case, x=bb._f64(bb.mirrored(case, y))))
-        if error or (text := bb.inverse_failure(case, x, back)):
+        if error or (text := bb.inverse_failure(case, xd, back, consts)):
             return bb.INVERSE, error or text, None
     if wanted(bb.RELATIVE) and bb.relative_applies(case):
         shifted = bb.shifted_positions(case)
         _, moved, error = caller.call(_with(case, positions=shifted))
-        if error or (text := bb.relative_failure(case, x, y, moved, shifted)):
+        if error or (text := bb.relative_failure(case, xd, yd, moved, shifted, consts)):
             return bb.RELATIVE, error or text, None
     return None
 

@@ -4,7 +4,12 @@
 #include <atomic>
 #include <boost/math/constants/constants.hpp>
 #include <cmath>
+#include <map>
+#include <mutex>
+#include <string>
 #include <utility>
+
+#include <fmt/format.h>
 
 #include "pe/ref/fast_trig.h"
 
@@ -34,17 +39,75 @@ double rounded_or_retry(const Enclosure& narrow, DType type, const auto& retry_w
 
 }  // namespace
 
+// The values of one set of parameters, shared by every Frequencies object of them (under the table's lock).
+struct FrequencyTable {
+  std::mutex lock;
+  std::vector<std::optional<Real>> w;
+};
+
+namespace {
+
+// Every parameter the values depend on, exactly (doubles in hex).
+std::string frequency_key(std::size_t n_pairs, std::int64_t dim, double base, const RopeScaling& s,
+                          const RopeForm& f) {
+  std::string k = fmt::format("{} {} {:a} {} {:a} {} {} {:a} {:a} {} {} {} {} {:a} {:a} {:a} {} |", n_pairs, dim,
+                              base, static_cast<int>(s.type), s.factor, s.original_max_position, s.seq_len,
+                              s.beta_fast, s.beta_slow, s.truncate, s.mscale ? fmt::format("{:a}", *s.mscale) : "-",
+                              s.mscale_all_dim ? fmt::format("{:a}", *s.mscale_all_dim) : "-",
+                              s.attention_factor ? fmt::format("{:a}", *s.attention_factor) : "-",
+                              s.position_scale, s.low_freq_factor, s.high_freq_factor,
+                              static_cast<int>(s.longrope_switch));
+  for (const double v : s.short_factor) k += fmt::format(" {:a}", v);
+  k += " |";
+  for (const double v : s.long_factor) k += fmt::format(" {:a}", v);
+  k += fmt::format(" | {} {}", static_cast<int>(f.mrope_layout), static_cast<int>(f.vision));
+  for (const std::int64_t v : f.mrope_section) k += fmt::format(" {}", v);
+  return k;
+}
+
+std::shared_ptr<FrequencyTable> shared_table_fresh(std::size_t n_pairs) {
+  auto t = std::make_shared<FrequencyTable>();
+  t->w.resize(n_pairs);
+  return t;
+}
+
+// At most 64 parameter sets are kept (a sweep's configs, a verify run's recent cases): then they start over.
+std::shared_ptr<FrequencyTable> shared_table(const std::string& key, std::size_t n_pairs) {
+  static std::mutex lock;
+  static std::map<std::string, std::shared_ptr<FrequencyTable>> tables;
+  const std::lock_guard<std::mutex> guard(lock);
+  auto& t = tables[key];
+  if (!t) {
+    if (tables.size() > 64) {
+      tables.clear();
+      return shared_table_fresh(n_pairs);
+    }
+    t = shared_table_fresh(n_pairs);
+  }
+  return t;
+}
+
+}  // namespace
+
 Frequencies::Frequencies(std::size_t n_pairs, std::int64_t dim, double base, const RopeScaling& scaling,
                          RopeForm form)
     : rule_(scaling, dim, base, boost::math::constants::pi<Real>()),
       scaled_(scales(scaling)),
       form_(std::move(form)),
-      w_(n_pairs) {}
+      w_(n_pairs),
+      shared_(shared_table(frequency_key(n_pairs, dim, base, scaling, form_), n_pairs)) {}
 
 const Real& Frequencies::operator[](std::size_t i) const {
   // The exponent -2i/dim is a quotient of small integers, rounded once at ~334 bits; unscaled, the
   // gain is exactly 1.
-  if (!w_[i]) w_[i] = rule_.inv_freq(frequency_index(form_, w_.size(), i).index);
+  if (w_[i]) return *w_[i];
+  {
+    const std::lock_guard<std::mutex> guard(shared_->lock);
+    if (shared_->w[i]) return *(w_[i] = shared_->w[i]);
+  }
+  w_[i] = rule_.inv_freq(frequency_index(form_, w_.size(), i).index);
+  const std::lock_guard<std::mutex> guard(shared_->lock);
+  shared_->w[i] = w_[i];
   return *w_[i];
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -18,7 +19,9 @@
 namespace pe::ref {
 
 // ω_i = base^(-2i/dim) at the wide tier, each computed on first use: a dim-4096 table needs 2048
-// powers of ~20 µs, a property sampling 96 channels only 96. Not thread-safe. With a RoPE scaling,
+// powers of ~20 µs, a property sampling 96 channels only 96. Not thread-safe (one object); the values are
+// also kept process-wide per (base, dim, scaling, form), so the next object of the same parameters (the
+// next check of a drawn config, a shard's next batch) reads them instead of recomputing. With a RoPE scaling,
 // ω'_i by the formulas of pe/detail/rope_scaling_math.h evaluated at the wide tier. A rotary form
 // (pe/rope_form.h) picks each pair's frequency index; `dim` is then the form's frequency dimension.
 class Frequencies {
@@ -35,6 +38,7 @@ class Frequencies {
   bool scaled_;
   RopeForm form_;
   mutable std::vector<std::optional<Real>> w_;
+  std::shared_ptr<struct FrequencyTable> shared_;  // the process-wide values of these parameters
 };
 
 // A high-precision value with a bound on its distance to the exact value.
