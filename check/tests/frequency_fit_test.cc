@@ -47,6 +47,22 @@ std::optional<FrequencyFit> fit_of(const Kernel& k, const RopeParams& given) {
   return fit_frequencies(recover_frequencies(k.data(), RopePlan(given)), given);
 }
 
+// HF's Llama-3 formula with low_freq_factor and high_freq_factor swapped (issue 33's planted mistake) divides
+// every wavelength beyond L/high and smooths none: low = high = the given high, said as such.
+TEST(FrequencyFit, Llama3FactorsSwappedFitAStepAtTheGivenHigh) {
+  const RopeParams given = params(500000, llama3(8, 1, 4, 8192));
+  const auto fit = fit_of(Kernel(llama3_inv_freq(500000, 8, 4, 1, 8192)), given);
+  ASSERT_TRUE(fit);
+  EXPECT_EQ(fit->words,
+            "llama3, low_freq_factor 4 (given 1) (a step at L/high_freq_factor with no smoothing: what HF's "
+            "formula computes with low_freq_factor and high_freq_factor swapped, or low_freq_factor set to "
+            "high_freq_factor)");
+  // The given factors (8 and 16 are on no list the fit tries otherwise): found the same way.
+  const auto far = fit_of(Kernel(llama3_inv_freq(500000, 8, 16, 2, 8192)), params(500000, llama3(8, 2, 16, 8192)));
+  ASSERT_TRUE(far);
+  EXPECT_NE(far->words.find("low_freq_factor 16 (given 2)"), std::string::npos) << far->words;
+}
+
 TEST(FrequencyFit, NamesTheParametersThatDiffer) {
   std::vector<double> linear = default_inv_freq(10000);
   for (double& w : linear) w /= 3.7;
