@@ -108,7 +108,7 @@ RecoveredAxes recover_axes(const RopeData& d, const RopePlan& plan, std::size_t 
   };
   const bool one_sections = all([&](const RopeForm& f) { return f.mrope_section == found.front().mrope_section; });
   const bool one_layout = all([&](const RopeForm& f) { return f.mrope_layout == found.front().mrope_layout; });
-  if (one_sections) {  // (then one layout too: a layout and its sections fix every pair's axis)
+  if (one_sections && one_layout) {
     const RopeForm& f = found.front();
     out.words = f.mrope_section == given.mrope_section
                     ? std::string("M-RoPE")

@@ -98,12 +98,9 @@ TEST(PositionRecovery, FindsNegativePositionsWhenAskedTo) {
   const RopeData d{x, y, RopeBatch::tokens_first(given, 1, 64), 64, 64, {}, 0};
   std::vector<std::size_t> tokens(given.size());
   for (std::size_t t = 0; t < tokens.size(); ++t) tokens[t] = t;
-  const auto at_zero = recover_positions(d, plan, tokens, std::int64_t{1} << 33);
   const auto below = recover_positions(d, plan, tokens, std::int64_t{1} << 33, -(std::int64_t{1} << 31));
-  for (std::size_t t = 0; t < tokens.size(); ++t) {
-    EXPECT_NE(at_zero[t].position, std::optional<std::int64_t>(static_cast<std::int32_t>(given[t])));
+  for (std::size_t t = 0; t < tokens.size(); ++t)
     EXPECT_EQ(below[t].position, std::optional<std::int64_t>(static_cast<std::int32_t>(given[t]))) << t;
-  }
 }
 
 }  // namespace

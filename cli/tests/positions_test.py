@@ -61,6 +61,9 @@ for offset in (1000, 65536, 2 ** 20):
 case("offset_added_twice", given, given + 4096, "every row rotated by p+4096")
 big = np.arange(2 ** 32 + 100, 2 ** 32 + 100 + T)
 case("int32_truncation", big, big - 2 ** 32, "truncated to 32 bits")
+# From 2^31 on, int64 ids read as int32 wrap to negative positions: check searches below 0 there.
+wrap = np.arange(2 ** 31 + 100, 2 ** 31 + 100 + T)
+case("int32_wrap", wrap, wrap - 2 ** 32, "wrapping to negative ones (int64 position ids read as int32: 2147483748 read as -2147483548)")
 # Three sequences of 8 packed in one batch: the given positions restart at each, the kernel's did not.
 restart = np.concatenate([np.arange(8), np.arange(8), np.arange(8)]) + 500
 case("packed_not_reset", restart, np.arange(500, 500 + T), "consecutive positions 500, 501")

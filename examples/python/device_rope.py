@@ -29,7 +29,7 @@ def rotary_embedding(positions, query, key, head_size, cos_sin_cache, is_neox):
             x1, x2 = x[..., : rotary_dim // 2], x[..., rotary_dim // 2:]
         else:
             x1, x2 = x[..., 0::2], x[..., 1::2]
-        c, s = cos[:, None, :].to(x.dtype), sin[:, None, :].to(x.dtype)
+        c, s = cos[:, None, :].to(x.dtype), sin[:, None, :].to(x.dtype)  # (already x's dtype from the wrapper)
         o1, o2 = x1 * c - x2 * s, x2 * c + x1 * s
         if is_neox:
             x.copy_(torch.cat((o1, o2), dim=-1))
@@ -37,16 +37,18 @@ def rotary_embedding(positions, query, key, head_size, cos_sin_cache, is_neox):
             x.copy_(torch.stack((o1, o2), dim=-1).flatten(-2))
 
 
-def cos_sin_cache(config, max_position, device):
+def cos_sin_cache(config, positions, device):
     """The engine's RotaryEmbedding._compute_cos_sin_cache for unscaled and linear RoPE, from the HF config:
-    inv_freq = 1 / base^(2i/d), positions divided by a linear factor, angles and cache in float32."""
+    inv_freq = 1 / base^(2i/d), positions divided by a linear factor, angles and cache in float32. The engine
+    builds rows 0 .. max_position_embeddings - 1; here only the rows of `positions` (each row is computed alone,
+    so its bits are the full table's), which keeps a decode step at position 2^21 from building 2^21 rows."""
     head_dim = config["head_dim"]
     rotary_dim = int(head_dim * config.get("partial_rotary_factor", 1.0))
     scaling = config.get("rope_scaling") or {}
     factor = scaling.get("factor", 1.0) if scaling.get("rope_type", scaling.get("type")) == "linear" else 1.0
     inv_freq = 1.0 / (config["rope_theta"] ** (torch.arange(0, rotary_dim, 2, dtype=torch.float, device=device)
                                                / rotary_dim))
-    t = torch.arange(max_position, dtype=torch.float, device=device) / factor
+    t = positions.to(device=device, dtype=torch.float) / factor
     freqs = torch.outer(t, inv_freq)
     return torch.cat((freqs.cos(), freqs.sin()), dim=-1)
 
@@ -56,10 +58,11 @@ def on_device(device="cuda", is_neox=True, op=rotary_embedding):
     is_neox: the half-split layout (verify_rope's layout="halfsplit"); False: interleaved (GPT-J)."""
     def fn(x, positions, config):
         tokens, heads, head_dim = x.shape
-        pos = positions.to(device)
-        cache = cos_sin_cache(config, int(positions.max()) + 1, device)
+        rows, index = torch.unique(positions, return_inverse=True)  # the cache's rows this call reads
+        # vLLM's forward casts its cache to the query's dtype before the op (the op reads it as scalar_t).
+        cache = cos_sin_cache(config, rows, device).to(x.dtype)
         query = x.to(device).reshape(tokens, heads * head_dim).contiguous()
-        op(pos, query, None, head_dim, cache, is_neox)
+        op(index.to(device), query, None, head_dim, cache, is_neox)
         if str(device).startswith("cuda"):
             torch.cuda.synchronize()  # the op runs asynchronously: wait before reading its output
         return query.reshape(tokens, heads, head_dim).cpu()

@@ -12,7 +12,8 @@ at most about 4u (|x_a| + |x_b|) g, so a pair's norm by 6u |x| g. Budgets below 
 - inverse:  | M f(M f(x)) - g^2 x |_j     <= 24 u g^2 |x_j|  (M negates each pair's second channel: M R(a) M = R(-a);
             both calls read the same positions, so a float32 angle's rounding cancels)
 - relative: |<y_s, y_t> - <y'_s, y'_t>|   <= sum_j g_s g_t |x_sj| |x_tj| (24 u + 2 (d_sj + d_tj + d'_sj + d'_tj)),
-            y' the call at positions shifted by one offset, d_pj = 8 * 2^-24 |p| theta_j a float32 angle's error.
+            y' the call at positions shifted by one offset, d_pj = (8 + j) 2^-24 |p| theta_j a float32 angle's error
+            (j units more for frequencies built by repeated products, as ggml builds them).
 Under dynamic and LongRoPE the frequencies depend on the sequence length (max position + 1), so <q, k> is
 relative only within one length: the relative property is not checked for them.
 """
@@ -29,7 +30,7 @@ RELATIVE = "<q, k> depends only on the positions' difference"
 
 UNIT = {"float32": 2.0 ** -24, "bfloat16": 2.0 ** -8, "float16": 2.0 ** -11}
 TINY = {"float32": 2.0 ** -126, "bfloat16": 2.0 ** -126, "float16": 2.0 ** -14}  # smallest normals
-ANGLE_UNIT = 8 * 2.0 ** -24
+ANGLE_UNIT = 8 * 2.0 ** -24  # a float32 angle's error, per |p theta_j|, for pair 0 (pair j: 8 + j units)
 
 
 def _f64(a):
@@ -84,16 +85,19 @@ def norm_failure(case, xd, yd, consts):
     """The first pair whose norm moved beyond the budget, in words; None when every pair holds. xd, yd: x and y as
     float64 arrays; consts: constants(case)."""
     a, b = pair_channels(case)
-    g = np.full((xd.shape[0], 1, 1), consts[0])
+    g, u = consts[0], UNIT[case["dtype"]]
     nx, ny = _pair_norms(xd, a, b), _pair_norms(yd, a, b)
-    u = UNIT[case["dtype"]]
-    bad = ~(np.abs(ny - g * nx) <= 12 * u * g * nx + 4 * TINY[case["dtype"]])
-    if not bad.any():
+    if (at := _first(~(np.abs(ny - g * nx) <= 12 * u * g * nx + 4 * TINY[case["dtype"]]))) is None:
         return None
-    t, h, j = np.argwhere(bad)[0]
+    t, h, j = at
     return (f"token {t} head {h} pair {j} (channels {a[j]}, {b[j]}) at position {_position(case, t)}: |y| "
-            f"{ny[t, h, j]:.9g}, g |x| {g[t, 0, 0] * nx[t, h, j]:.9g} (g {g[t, 0, 0]:.9g}), off by "
-            f"{abs(ny[t, h, j] / (g[t, 0, 0] * nx[t, h, j]) - 1):.3g} relative > {12 * u:.3g}")
+            f"{ny[at]:.9g}, g |x| {g * nx[at]:.9g} (g {g:.9g}), off by {abs(ny[at] / (g * nx[at]) - 1):.3g} "
+            f"relative > {12 * u:.3g}")
+
+
+def _first(bad):
+    """The first (token, head, pair) where `bad` holds, or None."""
+    return tuple(int(v) for v in np.argwhere(bad)[0]) if bad.any() else None
 
 
 def mirrored(case, v):
@@ -108,31 +112,33 @@ def inverse_failure(case, xd, z, consts):
     """z = M f(M f(x)): the first pair not back at g^2 x within the budget, in words; None when all are."""
     a, b = pair_channels(case)
     zd = _f64(mirrored(case, z))
-    g2 = np.full((xd.shape[0], 1, 1), consts[0] ** 2)
+    g2, u = consts[0] ** 2, UNIT[case["dtype"]]
     nx = _pair_norms(xd, a, b)
     off = np.hypot(zd[..., a] - g2 * xd[..., a], zd[..., b] - g2 * xd[..., b])
-    u = UNIT[case["dtype"]]
-    bad = ~(off <= 24 * u * g2 * nx + 8 * TINY[case["dtype"]])
-    if not bad.any():
+    if (at := _first(~(off <= 24 * u * g2 * nx + 8 * TINY[case["dtype"]]))) is None:
         return None
-    t, h, j = np.argwhere(bad)[0]
+    t, h, j = at
     return (f"token {t} head {h} pair {j} (channels {a[j]}, {b[j]}) at position {_position(case, t)}: back at "
-            f"({zd[t, h, a[j]]:.9g}, {zd[t, h, b[j]]:.9g}), g^2 x = ({g2[t, 0, 0] * xd[t, h, a[j]]:.9g}, "
-            f"{g2[t, 0, 0] * xd[t, h, b[j]]:.9g}): off by {off[t, h, j] / nx[t, h, j]:.3g} |x| > {24 * u:.3g} |x|")
+            f"({zd[t, h, a[j]]:.9g}, {zd[t, h, b[j]]:.9g}), g^2 x = ({g2 * xd[t, h, a[j]]:.9g}, "
+            f"{g2 * xd[t, h, b[j]]:.9g}): off by {off[at] / nx[at]:.3g} |x| > {24 * u:.3g} |x|")
 
 
 def relative_applies(case):
     s = case["config"].get("rope_scaling") or {}
     kind = s.get("rope_type", s.get("type", "default"))
-    return kind not in ("dynamic", "longrope") and np.asarray(case["x"]).shape[0] >= 2
+    return (kind not in ("dynamic", "longrope") and np.asarray(case["x"]).shape[0] >= 2
+            and shifted_positions(case) is not None)
 
 
 def shifted_positions(case):
-    """The case's positions moved by one offset, staying within what was drawn: down to 0 when they start above
-    it, else up by 13 (a prefill's positions lie below 48)."""
+    """The case's positions moved by one offset within [0, the case's max_position): down to 0 when they start
+    above it, else up by at most 13 (a prefill's positions lie below 48); None when they can move neither way."""
     p = np.asarray(case["positions"], dtype=np.int64)
-    low = int(p.min())
-    return (p - low if low > 0 else p + 13).tolist()
+    low, high = int(p.min()), int(p.max())
+    if low > 0:
+        return (p - low).tolist()
+    up = min(13, case.get("max_position", high + 14) - 1 - high)
+    return (p + up).tolist() if up > 0 else None
 
 
 def _position(case, t):
@@ -150,7 +156,9 @@ def relative_failure(case, xd, y0, y_shifted, shifted, consts):
     p1 = np.abs(np.asarray(shifted, dtype=np.float64))
     if p0.ndim == 2:
         p0, p1 = p0.max(axis=0), p1.max(axis=0)
-    d0, d1 = ANGLE_UNIT * p0[:, None] * theta[None, :], ANGLE_UNIT * p1[:, None] * theta[None, :]
+    # (8 + j) units per pair: a kernel that builds its frequencies by repeated products (ggml) loses about j.
+    unit = (ANGLE_UNIT + np.arange(theta.size) * 2.0 ** -24)[None, :]
+    d0, d1 = unit * p0[:, None] * theta[None, :], unit * p1[:, None] * theta[None, :]
     nx = _pair_norms(xd, a, b)  # [T, H, pairs]
     u = UNIT[case["dtype"]]
     # Every pair of tokens s < t at once: dots [s, t, head]; the budget's sums over pairs by einsum.
@@ -194,9 +202,8 @@ def check(fn, x, positions, config, layout="halfsplit"):
         out.append((INVERSE, f))
     if relative_applies(case):
         shifted = shifted_positions(case)
-        moved = type(positions)(shifted) if not hasattr(positions, "clone") else \
-            positions.new_tensor(shifted)
-        moved = np.asarray(shifted, dtype=np.int64) if isinstance(positions, np.ndarray) else moved
+        moved = positions.new_tensor(shifted) if hasattr(positions, "new_tensor") else \
+            np.asarray(shifted, dtype=np.asarray(positions).dtype)
         if (f := relative_failure(case, xd, yd, call(x, moved), shifted, consts)) is not None:
             out.append((RELATIVE, f))
     return out

@@ -49,8 +49,9 @@ def value_of(spec, pick, u):
     else:
         lo, hi = spec["loguniform"]
         v = math.exp(math.log(lo) + u * (math.log(hi) - math.log(lo)))
-    if "multiple_of" in spec:
-        v = round(v / spec["multiple_of"]) * spec["multiple_of"]
+    if "multiple_of" in spec:  # halves away from zero, as std::round (Python's round() goes to even)
+        q = v / spec["multiple_of"]
+        v = math.copysign(math.floor(abs(q) + 0.5), q) * spec["multiple_of"]
     if "digits" in spec:
         v = float(f"{v:.{spec['digits']}g}")
     return v

@@ -80,7 +80,7 @@ def draw_case(rng, *, rope_types, forms, dtypes, layout, scenarios, max_position
     scale = 2.0 ** rng.randint(*space.SPACE["input_scale_log2"])
     x = _representable(np_rng.standard_normal((tokens, heads, config["head_dim"])) * scale, dtype)
     return {"config": config, "form": form, "scenario": scenario, "layout": layout, "dtype": dtype,
-            "positions": positions, "x": x, "contract": contract}
+            "positions": positions, "x": x, "contract": contract, "max_position": max_position}
 
 
 def _portable(case):
@@ -539,11 +539,11 @@ def _probe(original, scenario, max_position, start=None):
     elif scenario == "spread":  # 0, 1, 2, 3, then geometric up to max_position: the slow pairs turn too
         positions = [0, 1, 2, 3]
         while len(positions) < 48:
-            positions.append(max(positions[-1] + 1, round(max_position ** (len(positions) / 47))))
+            positions.append(max(positions[-1] + 1, round((max_position - 1) ** (len(positions) / 47))))
     else:
         positions = space.draw_positions(rng, scenario, 48, max_position)
-    if original["form"] == "mrope":  # axes far apart, so that each pair's axis can be read back
-        positions = [positions, [p // 2 for p in positions], [p // 3 for p in positions]]
+    if original["form"] == "mrope":  # axes apart and in no simple ratio: a halved frequency reads as no axis
+        positions = [positions, [5 * p // 8 + 3 for p in positions], [3 * p // 13 + 1 for p in positions]]
     x = np.random.default_rng(7).standard_normal((48, 4, config["head_dim"]))
     return _with(original, config=config, positions=positions, scenario=scenario,
                  x=_representable(x, original["dtype"]))
@@ -565,7 +565,8 @@ def _raise(caller, minimal, found, original, steps, origin, array, store, key, m
     # a larger failing output of the same kernel under the failing case's config.
     if prop == PASS_THROUGH:  # measured directly: no convention to fit
         claims, source = [f"measured: the kernel changes a pass-through channel ({text})"], "the minimal case"
-    start = int(np.min(np.asarray(minimal["positions"])[0] if minimal["form"] == "mrope" else minimal["positions"]))
+    start = min(int(np.min(np.asarray(minimal["positions"])[0] if minimal["form"] == "mrope" else
+                           minimal["positions"])), max(0, max_position - 48))
     probes = [(f"the failing config on 48 tokens x 4 heads, {scenario} positions", _probe(original, scenario, max_position))
               for scenario in dict.fromkeys((original["scenario"], "chunked", "packed", "spread"))]
     probes.append(("the failing config on 48 tokens x 4 heads from the minimal case's first position",

@@ -87,3 +87,16 @@ def test_dynamic_and_longrope_are_not_held_to_the_relative_property():
     assert not bb.relative_applies(case)
     case["config"]["rope_scaling"] = {"type": "longrope", "short_factor": [1] * 4, "long_factor": [2] * 4}
     assert not bb.relative_applies(case)
+
+
+@pytest.mark.parametrize("positions", [[0, 1, 2, 3, 4, 5], [[0, 1, 2, 3, 4, 5], [0, 0, 1, 1, 2, 2], [0, 1, 0, 1, 0, 1]]])
+def test_numpy_kernels_and_positions_are_checked_too(positions):
+    config = {"rope_theta": 10000.0, "head_dim": 16}
+    if len(positions) == 3:
+        config["rope_scaling"] = {"rope_type": "default", "mrope_section": [2, 3, 3]}
+
+    def numpy_rope(x, p, c):  # the caller's wrapper: arrays in, arrays out
+        return hf_rope(torch.from_numpy(x), torch.from_numpy(p), c).numpy()
+
+    x = np.random.default_rng(6).standard_normal((6, 2, 16)).astype(np.float32)
+    assert bb.check(numpy_rope, x, np.asarray(positions), config) == []

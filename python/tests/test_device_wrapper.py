@@ -25,8 +25,8 @@ def test_the_wrapped_device_op_passes(device, is_neox, layout):
 def test_the_wrapped_op_with_its_scaling_dropped_is_caught_and_named(monkeypatch):
     engines_own = device_rope.cos_sin_cache
 
-    def unscaled(config, max_position, device):  # a converter that dropped rope_scaling
-        return engines_own(dict(config, rope_scaling=None), max_position, device)
+    def unscaled(config, positions, device):  # a converter that dropped rope_scaling
+        return engines_own(dict(config, rope_scaling=None), positions, device)
 
     monkeypatch.setattr(device_rope, "cos_sin_cache", unscaled)
     with pytest.raises(pe_suite.verify.VerifyError, match="scaling ignored"):
