@@ -165,8 +165,9 @@ TEST_P(RopeProps, AgreesWithReferenceWithinBudget) {
 }
 
 // The shared model-config space (harness/data/config_space.json, the one pe_suite.verify_rope draws from): HF
-// configs of every rope_type with realistic parameters, partial and M-RoPE forms, the position scenarios engines
-// meet. A kernel given such a config (a v2 plugin reads it under HF's names) agrees with the exact reference.
+// configs of every rope_type with realistic parameters, partial and M-RoPE forms, the position scenarios
+// engines meet. A kernel given such a config (a v2 plugin reads it under HF's names) agrees with the exact
+// reference.
 TEST_P(RopeProps, AgreesUnderDrawnModelConfigs) {
   PE_RC_CHECK("|R(p)x - exact| <= budget under drawn model configs", [&] {
     const ModelRope m = *gen_model_rope(in().layout, 256, max_position(), 8).as("model RoPE");
@@ -179,8 +180,8 @@ TEST_P(RopeProps, AgreesUnderDrawnModelConfigs) {
     const double attention = RopePlan(m.params).attention_factor();
     const std::size_t tokens = m.positions.size() / n_axes(m.params.form);
     Case c{m.params, m.positions, heads,
-           *gen_values(in().dtype, input_limit(attention), tokens * static_cast<std::size_t>(heads) *
-                                                               static_cast<std::size_t>(m.params.head_dim))
+           *gen_values(in().dtype, input_limit(attention),
+                       tokens * static_cast<std::size_t>(heads) * static_cast<std::size_t>(m.params.head_dim))
                 .as("x")};
     const std::vector<double> y = rotated(RopePlan(c.params), c);
     harness::measure_rope(c.params, c.positions, static_cast<std::size_t>(c.heads), c.x, y,

@@ -100,14 +100,18 @@ RecoveredAxes recover_axes(const RopeData& d, const RopePlan& plan, std::size_t 
   if (differ == 0) return out;
   std::vector<RopeForm> found;
   consistent_sections(out, axes, pairs, 64, found);
-  const std::string read = fmt::format("the axis of each pair read back from {} tokens x {} heads: {} of {} "
-                                       "pairs determined, {} of them reading another axis than the given rule's",
-                                       out.tokens, d.batch.heads, out.determined, pairs, differ);
+  const std::string read = fmt::format(
+      "the axis of each pair read back from {} tokens x {} heads: {} of {} "
+      "pairs determined, {} of them reading another axis than the given rule's",
+      out.tokens, d.batch.heads, out.determined, pairs, differ);
   const auto all = [&](auto&& same) {
-    return !found.empty() && std::all_of(found.begin(), found.end(), [&](const RopeForm& f) { return same(f); });
+    return !found.empty() &&
+           std::all_of(found.begin(), found.end(), [&](const RopeForm& f) { return same(f); });
   };
-  const bool one_sections = all([&](const RopeForm& f) { return f.mrope_section == found.front().mrope_section; });
-  const bool one_layout = all([&](const RopeForm& f) { return f.mrope_layout == found.front().mrope_layout; });
+  const bool one_sections =
+      all([&](const RopeForm& f) { return f.mrope_section == found.front().mrope_section; });
+  const bool one_layout =
+      all([&](const RopeForm& f) { return f.mrope_layout == found.front().mrope_layout; });
   if (one_sections && one_layout) {
     const RopeForm& f = found.front();
     out.words = f.mrope_section == given.mrope_section
@@ -115,25 +119,28 @@ RecoveredAxes recover_axes(const RopeData& d, const RopePlan& plan, std::size_t 
                     : fmt::format("M-RoPE sections {} (given {})", sections_text(f.mrope_section),
                                   sections_text(given.mrope_section));
     if (f.mrope_layout != given.mrope_layout)
-      out.words += fmt::format(", layout {} (given {})", to_string(f.mrope_layout), to_string(given.mrope_layout));
+      out.words +=
+          fmt::format(", layout {} (given {})", to_string(f.mrope_layout), to_string(given.mrope_layout));
     std::vector<std::int64_t> reversed(given.mrope_section.rbegin(), given.mrope_section.rend());
     if (f.mrope_layout == given.mrope_layout && f.mrope_section == reversed)
       out.words += ": the given sections in reverse order";
     out.support = read + "; every determined pair agrees with these sections and no other";
     out.fits = true;
   } else if (one_layout && found.front().mrope_layout != given.mrope_layout) {
-    // Sections that read these pairs alike (the interleaved rule ignores t's, and a section past the last pair):
-    // the layout is what the data determines.
+    // Sections that read these pairs alike (the interleaved rule ignores t's, and a section past the last
+    // pair): the layout is what the data determines.
     out.words = fmt::format("M-RoPE layout {} (given {})", to_string(found.front().mrope_layout),
                             to_string(given.mrope_layout));
-    const bool with_given = std::any_of(found.begin(), found.end(),
-                                        [&](const RopeForm& f) { return f.mrope_section == given.mrope_section; });
+    const bool with_given = std::any_of(found.begin(), found.end(), [&](const RopeForm& f) {
+      return f.mrope_section == given.mrope_section;
+    });
     out.support = read + fmt::format("; every determined pair agrees with that layout under {}{} sections{}",
                                      found.size(), found.size() == 64 ? " or more" : "",
                                      with_given ? ", the given ones among them" : "");
     out.fits = true;
   } else {
-    out.words = fmt::format("pairs read other axes than the given M-RoPE sections {}", sections_text(given.mrope_section));
+    out.words = fmt::format("pairs read other axes than the given M-RoPE sections {}",
+                            sections_text(given.mrope_section));
     out.support = read + (found.empty() ? "; no sections of either layout agree with them"
                                         : "; several sections agree with them");
   }

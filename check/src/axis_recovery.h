@@ -16,7 +16,8 @@
 namespace pe::check {
 
 struct RecoveredAxes {
-  std::vector<std::optional<std::size_t>> axis;  // per pair; nullopt: undetermined (no row tells, or none fits)
+  std::vector<std::optional<std::size_t>>
+      axis;  // per pair; nullopt: undetermined (no row tells, or none fits)
   std::size_t determined = 0, tokens = 0;
   std::string words, support;  // "M-RoPE sections [8, 12, 12] (given [12, 12, 8])"; empty: as given
   bool fits = false;           // a claim: exactly one set of sections holds every determined pair

@@ -424,8 +424,9 @@ std::optional<FrequencyFit> fit_frequencies(const RecoveredFrequencies& r, const
   if (fs.type == RopeScalingType::Llama3 && gs.type == RopeScalingType::Llama3 &&
       gs.low_freq_factor < gs.high_freq_factor && fs.low_freq_factor == fs.high_freq_factor &&
       fs.high_freq_factor == gs.high_freq_factor)
-    fit.words += " (a step at L/high_freq_factor with no smoothing: what HF's formula computes with "
-                 "low_freq_factor and high_freq_factor swapped, or low_freq_factor set to high_freq_factor)";
+    fit.words +=
+        " (a step at L/high_freq_factor with no smoothing: what HF's formula computes with "
+        "low_freq_factor and high_freq_factor swapped, or low_freq_factor set to high_freq_factor)";
   if (best->inverted)
     fit.words = (fit.words == "frequencies as given" ? std::string(to_string(best->params.scaling.type))
                                                      : fit.words) +

@@ -26,8 +26,8 @@ constexpr std::size_t kMaxIntervals = std::size_t{1} << 18;
 }  // namespace
 
 std::vector<RecoveredRow> recover_positions(const RopeData& d, const RopePlan& plan,
-                                            const std::vector<std::size_t>& tokens,
-                                            std::int64_t max_position, std::int64_t min_position) {
+                                            const std::vector<std::size_t>& tokens, std::int64_t max_position,
+                                            std::int64_t min_position) {
   std::vector<RecoveredRow> out;
   for (std::size_t t : tokens) {
     const std::size_t row = d.batch.row(t, 0);

@@ -23,8 +23,8 @@ struct RecoveredRow {
 // Text RoPE rows (plan with one axis), sampled tokens of head 0, searched over [min_position,
 // max_position] (a negative min_position: what int64 positions beyond 2^31 become as int32).
 std::vector<RecoveredRow> recover_positions(const RopeData& d, const RopePlan& plan,
-                                            const std::vector<std::size_t>& tokens,
-                                            std::int64_t max_position, std::int64_t min_position = 0);
+                                            const std::vector<std::size_t>& tokens, std::int64_t max_position,
+                                            std::int64_t min_position = 0);
 
 // The pattern of the recovered positions against the given ones, in words ("every row rotated by p - 1000:
 // an offset dropped or added"); empty when they agree or nothing could be determined. `fits`: a claim,

@@ -22,12 +22,13 @@ struct MropeData {
   }
 };
 
-// x rotated pair by pair by the `kernel` form's axes (the given plan's frequencies: M-RoPE's are the text ones),
-// at positions t = p, h = 5p/8 + 3, w = 3p/13 + 1 (or all p when `same_axes`), p spread up to 10^5.
+// x rotated pair by pair by the `kernel` form's axes (the given plan's frequencies: M-RoPE's are the text
+// ones), at positions t = p, h = 5p/8 + 3, w = 3p/13 + 1 (or all p when `same_axes`), p spread up to 10^5.
 MropeData rotated_by(const RopePlan& given, const RopeForm& kernel, bool same_axes = false) {
   MropeData m;
   std::vector<std::int64_t> p;
-  for (std::size_t k = 0; k < kTokens; ++k) p.push_back(k < 4 ? static_cast<std::int64_t>(k) : static_cast<std::int64_t>(std::pow(1.6, k)));
+  for (std::size_t k = 0; k < kTokens; ++k)
+    p.push_back(k < 4 ? static_cast<std::int64_t>(k) : static_cast<std::int64_t>(std::pow(1.6, k)));
   for (std::size_t a = 0; a < 3; ++a)
     for (const std::int64_t q : p)  // t = p, h = 5p/8 + 3, w = 3p/13 + 1 (verify_rope's probe)
       m.positions.push_back(same_axes || a == 0 ? q : a == 1 ? 5 * q / 8 + 3 : 3 * q / 13 + 1);

@@ -58,7 +58,8 @@ TEST(FrequencyFit, Llama3FactorsSwappedFitAStepAtTheGivenHigh) {
             "formula computes with low_freq_factor and high_freq_factor swapped, or low_freq_factor set to "
             "high_freq_factor)");
   // The given factors (8 and 16 are on no list the fit tries otherwise): found the same way.
-  const auto far = fit_of(Kernel(llama3_inv_freq(500000, 8, 16, 2, 8192)), params(500000, llama3(8, 2, 16, 8192)));
+  const auto far =
+      fit_of(Kernel(llama3_inv_freq(500000, 8, 16, 2, 8192)), params(500000, llama3(8, 2, 16, 8192)));
   ASSERT_TRUE(far);
   EXPECT_NE(far->words.find("low_freq_factor 16 (given 2)"), std::string::npos) << far->words;
 }

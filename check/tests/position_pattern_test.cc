@@ -3,12 +3,11 @@
 // positions follow no offset pattern).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
 #include "position_recovery.h"
-
-#include <cmath>
 
 namespace pe::check {
 namespace {

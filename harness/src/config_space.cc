@@ -39,7 +39,8 @@ double rounded(const ParamSpec& p, double v) {
 
 void from_json(const nlohmann::json& j, ParamSpec& p) {
   const int kinds = j.contains("choice") + j.contains("uniform") + j.contains("loguniform");
-  if (kinds != 1) throw std::invalid_argument("config space: a parameter needs one of choice, uniform, loguniform");
+  if (kinds != 1)
+    throw std::invalid_argument("config space: a parameter needs one of choice, uniform, loguniform");
   if (j.contains("choice")) p.choice = j.at("choice").get<std::vector<double>>();
   const auto interval = [&](const char* name) -> std::optional<std::pair<double, double>> {
     if (!j.contains(name)) return std::nullopt;

@@ -1,6 +1,6 @@
-// The model-config space's file (harness/data/config_space.json): compiled in byte for byte, read into its typed
-// form and written back to the same JSON (every field pinned), malformed specs refused naming what is wrong, and
-// value_of's rule (the one pe_suite.config_space.value_of follows).
+// The model-config space's file (harness/data/config_space.json): compiled in byte for byte, read into its
+// typed form and written back to the same JSON (every field pinned), malformed specs refused naming what is
+// wrong, and value_of's rule (the one pe_suite.config_space.value_of follows).
 #include "pe/harness/config_space.h"
 
 #include <gtest/gtest.h>
@@ -28,7 +28,8 @@ TEST(ConfigSpace, RoundTripsEveryField) {
 
 TEST(ConfigSpace, NamesEveryRopeTypeAndItsParameters) {
   const ConfigSpace& s = config_space();
-  EXPECT_EQ(s.rope_types, (std::vector<std::string>{"default", "linear", "dynamic", "yarn", "longrope", "llama3"}));
+  EXPECT_EQ(s.rope_types,
+            (std::vector<std::string>{"default", "linear", "dynamic", "yarn", "longrope", "llama3"}));
   EXPECT_NO_THROW(s.param("yarn", "beta_fast"));
   EXPECT_THROW(s.param("yarn", "beta_medium"), std::out_of_range);
   EXPECT_THROW(s.param("ntk", "factor"), std::out_of_range);

@@ -80,8 +80,9 @@ RopeScaling scaling_of(const harness::ConfigSpace& s, const std::string& kind, s
   } else if (kind == "longrope") {
     out.type = T::LongRope;
     const auto pairs = static_cast<std::size_t>(rotary_dim / 2);
-    out.short_factor = *rc::gen::container<std::vector<double>>(pairs, gen_param(s.param(kind, "short_factor")))
-                            .as("short_factor");
+    out.short_factor =
+        *rc::gen::container<std::vector<double>>(pairs, gen_param(s.param(kind, "short_factor")))
+             .as("short_factor");
     out.long_factor = *rc::gen::container<std::vector<double>>(pairs, gen_param(s.param(kind, "long_factor")))
                            .as("long_factor");
     std::sort(out.short_factor.begin(), out.short_factor.end());
@@ -97,8 +98,9 @@ RopeScaling scaling_of(const harness::ConfigSpace& s, const std::string& kind, s
 }  // namespace
 
 std::ostream& operator<<(std::ostream& os, const ModelRope& m) {
-  os << m.rope_type << ", " << m.form << ", " << m.scenario << ": head_dim " << m.params.head_dim << ", rotary_dim "
-     << m.params.rotary_dim << ", rope_theta " << m.params.base << ", " << m.params.scaling;
+  os << m.rope_type << ", " << m.form << ", " << m.scenario << ": head_dim " << m.params.head_dim
+     << ", rotary_dim " << m.params.rotary_dim << ", rope_theta " << m.params.base << ", "
+     << m.params.scaling;
   if (!m.params.form.mrope_section.empty()) {
     os << ", mrope_section";
     for (const std::int64_t v : m.params.form.mrope_section) os << ' ' << v;
@@ -109,8 +111,8 @@ std::ostream& operator<<(std::ostream& os, const ModelRope& m) {
 }
 
 rc::Gen<double> gen_param(const harness::ParamSpec& spec) {
-  return rc::gen::apply([spec](double pick, double u) { return harness::value_of(spec, pick, u); }, gen_unit(),
-                        gen_unit());
+  return rc::gen::apply([spec](double pick, double u) { return harness::value_of(spec, pick, u); },
+                        gen_unit(), gen_unit());
 }
 
 rc::Gen<ModelRope> gen_model_rope(Layout layout, std::int64_t max_head_dim, std::int64_t max_position,
@@ -126,7 +128,8 @@ rc::Gen<ModelRope> gen_model_rope(Layout layout, std::int64_t max_head_dim, std:
       if (d <= max_head_dim && (m.rope_type != "dynamic" || d >= 4)) dims.push_back(d);
     const std::int64_t head_dim = *rc::gen::elementOf(dims).as("head_dim");
     std::int64_t rotary_dim = head_dim;
-    if (m.form == "partial") {  // HF: rotary_dim = int(head_dim * partial_rotary_factor), even, in [2, head_dim)
+    if (m.form ==
+        "partial") {  // HF: rotary_dim = int(head_dim * partial_rotary_factor), even, in [2, head_dim)
       std::vector<std::int64_t> dims_of;
       for (const double f : s.partial_rotary_factor.choice) {
         const auto r = static_cast<std::int64_t>(static_cast<double>(head_dim) * f);

@@ -1,9 +1,10 @@
 // Model RoPE configs drawn from the shared model-config space (pe/harness/config_space.h,
-// harness/data/config_space.json): the space pe_suite.verify_rope and pe_suite.strategies draw from in Python.
-// An HF rope_type with the space's parameters (and the rules that tie them: YaRN's max_position_embeddings =
-// original x factor, Llama-3's high = low x ratio, LongRoPE's one factor per pair, the runtime seq_len =
-// max(position_ids) + 1 of dynamic and LongRoPE), rope_theta, a head dim of the space's, partial_rotary_factor,
-// M-RoPE sections; positions as the space's scenarios (prefill, decode, chunked, packed, left padding).
+// harness/data/config_space.json): the space pe_suite.verify_rope and pe_suite.strategies draw from in
+// Python. An HF rope_type with the space's parameters (and the rules that tie them: YaRN's
+// max_position_embeddings = original x factor, Llama-3's high = low x ratio, LongRoPE's one factor per pair,
+// the runtime seq_len = max(position_ids) + 1 of dynamic and LongRoPE), rope_theta, a head dim of the
+// space's, partial_rotary_factor, M-RoPE sections; positions as the space's scenarios (prefill, decode,
+// chunked, packed, left padding).
 #pragma once
 
 #include <rapidcheck.h>

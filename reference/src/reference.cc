@@ -1,5 +1,7 @@
 #include "pe/ref/reference.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <atomic>
 #include <boost/math/constants/constants.hpp>
@@ -8,8 +10,6 @@
 #include <mutex>
 #include <string>
 #include <utility>
-
-#include <fmt/format.h>
 
 #include "pe/ref/fast_trig.h"
 
@@ -50,13 +50,13 @@ namespace {
 // Every parameter the values depend on, exactly (doubles in hex).
 std::string frequency_key(std::size_t n_pairs, std::int64_t dim, double base, const RopeScaling& s,
                           const RopeForm& f) {
-  std::string k = fmt::format("{} {} {:a} {} {:a} {} {} {:a} {:a} {} {} {} {} {:a} {:a} {:a} {} |", n_pairs, dim,
-                              base, static_cast<int>(s.type), s.factor, s.original_max_position, s.seq_len,
-                              s.beta_fast, s.beta_slow, s.truncate, s.mscale ? fmt::format("{:a}", *s.mscale) : "-",
-                              s.mscale_all_dim ? fmt::format("{:a}", *s.mscale_all_dim) : "-",
-                              s.attention_factor ? fmt::format("{:a}", *s.attention_factor) : "-",
-                              s.position_scale, s.low_freq_factor, s.high_freq_factor,
-                              static_cast<int>(s.longrope_switch));
+  std::string k =
+      fmt::format("{} {} {:a} {} {:a} {} {} {:a} {:a} {} {} {} {} {:a} {:a} {:a} {} |", n_pairs, dim, base,
+                  static_cast<int>(s.type), s.factor, s.original_max_position, s.seq_len, s.beta_fast,
+                  s.beta_slow, s.truncate, s.mscale ? fmt::format("{:a}", *s.mscale) : "-",
+                  s.mscale_all_dim ? fmt::format("{:a}", *s.mscale_all_dim) : "-",
+                  s.attention_factor ? fmt::format("{:a}", *s.attention_factor) : "-", s.position_scale,
+                  s.low_freq_factor, s.high_freq_factor, static_cast<int>(s.longrope_switch));
   for (const double v : s.short_factor) k += fmt::format(" {:a}", v);
   k += " |";
   for (const double v : s.long_factor) k += fmt::format(" {:a}", v);

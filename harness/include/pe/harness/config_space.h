@@ -1,18 +1,17 @@
 // The model-config space (harness/data/config_space.json, schema pe-suite/config-space/1): the one definition
-// that the C++ properties (properties/support/model_configs.cc) and the Python module (pe_suite/config_space.py:
-// verify_rope, pe_suite.strategies) draw model configs from. HF-style RoPE configs with realistic parameters
-// per rope_type, position scenarios, shapes and dtypes. The file is compiled in here and installed beside the
-// Python package, so both read the same bytes.
+// that the C++ properties (properties/support/model_configs.cc) and the Python module
+// (pe_suite/config_space.py: verify_rope, pe_suite.strategies) draw model configs from. HF-style RoPE configs
+// with realistic parameters per rope_type, position scenarios, shapes and dtypes. The file is compiled in
+// here and installed beside the Python package, so both read the same bytes.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 namespace pe::harness {
 
