@@ -174,16 +174,16 @@ TEST_P(RopeProps, AgreesUnderDrawnModelConfigs) {
     RC_CLASSIFY(true, m.rope_type);
     RC_CLASSIFY(true, m.form);
     RC_CLASSIFY(true, m.scenario);
+    const RopePlan plan(m.params);
     // The contract's derivation covers bases up to max_base: dynamic raises the base with the length.
-    RC_PRE(RopePlan(m.params).effective_base() <= in().contract().max_base);
+    RC_PRE(plan.effective_base() <= in().contract().max_base);
     const auto heads = *rc::gen::inRange<std::int64_t>(1, 3).as("heads");
-    const double attention = RopePlan(m.params).attention_factor();
     const std::size_t tokens = m.positions.size() / n_axes(m.params.form);
     Case c{m.params, m.positions, heads,
-           *gen_values(in().dtype, input_limit(attention),
+           *gen_values(in().dtype, input_limit(plan.attention_factor()),
                        tokens * static_cast<std::size_t>(heads) * static_cast<std::size_t>(m.params.head_dim))
                 .as("x")};
-    const std::vector<double> y = rotated(RopePlan(c.params), c);
+    const std::vector<double> y = rotated(plan, c);
     harness::measure_rope(c.params, c.positions, static_cast<std::size_t>(c.heads), c.x, y,
                           {&in().contract(), in().dtype}, fail_over_budget(), {}, RopeDirection::Forward);
   });

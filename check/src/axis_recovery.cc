@@ -1,6 +1,7 @@
 #include "axis_recovery.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -16,9 +17,7 @@ struct AxisVote {
 };
 
 std::string sections_text(const std::vector<std::int64_t>& s) {
-  std::string out = "[";
-  for (std::size_t k = 0; k < s.size(); ++k) out += fmt::format("{}{}", k ? ", " : "", s[k]);
-  return out + "]";
+  return fmt::format("[{}]", fmt::join(s, ", "));
 }
 
 // Every set of n_axes sections (each >= 1) summing to `pairs`, in both layouts, whose rule gives every
@@ -75,7 +74,7 @@ RecoveredAxes recover_axes(const RopeData& d, const RopePlan& plan, std::size_t 
         const double x0 = d.x[row + i0], x1 = d.x[row + i1], y0 = d.y[row + o0], y1 = d.y[row + o1];
         if (!(std::hypot(x0, x1) > 1e-3) || !std::isfinite(y0) || !std::isfinite(y1)) continue;
         any = true;
-        const double phi = std::atan2(x0 * y1 - x1 * y0, x0 * y0 + x1 * y1);
+        const double phi = rotation_angle(x0, x1, y0, y1);
         for (std::size_t a = 0; a < axes; ++a) {
           const auto p = static_cast<double>(d.batch.position(t, a));
           const double tol = angle_tolerance(p, theta, d.unit);

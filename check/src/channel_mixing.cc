@@ -183,21 +183,19 @@ ChannelMixing recover_channel_mixing(const RopeData& d, const RopePlan& plan, st
     table = "each pair at one frequency";
   else
     table = "the two channels of a pair at different frequencies";
+  const bool half_pairs = pairing.rfind("half-split", 0) == 0,
+             interleaved_pairs = pairing.rfind("interleaved", 0) == 0;
+  const bool interleaved_table = table.find("interleaved") != std::string::npos,
+             half_table = table.find("half-split") != std::string::npos;
   // The given layout's own pairing with no other table's reads: the pairing is as given and the angles are
   // the frequencies' to explain (frequency recovery), not a pairing's.
   const Layout layout = plan.params().layout;
-  const bool given_pairing = (layout == Layout::HalfSplit && pairing.rfind("half-split", 0) == 0) ||
-                             (layout == Layout::Interleaved && pairing.rfind("interleaved", 0) == 0);
-  const bool other_table = (layout == Layout::HalfSplit && table.find("interleaved") != std::string::npos) ||
-                           (layout == Layout::Interleaved && table.find("half-split") != std::string::npos);
-  if (given_pairing && !other_table) return out;
+  if ((layout == Layout::HalfSplit && half_pairs && !interleaved_table) ||
+      (layout == Layout::Interleaved && interleaved_pairs && !half_table))
+    return out;
   out.words = fmt::format("channels mixed in {}, {}", pairing, table);
-  const bool rotate_half_interleaved_table =
-      pairing.rfind("half-split", 0) == 0 && table.find("interleaved") != std::string::npos;
-  const bool interleaved_half_table =
-      pairing.rfind("interleaved", 0) == 0 && table.find("half-split") != std::string::npos;
-  if (rotate_half_interleaved_table) out.words += ": rotate_half against an interleaved cos/sin table";
-  if (interleaved_half_table)
+  if (half_pairs && interleaved_table) out.words += ": rotate_half against an interleaved cos/sin table";
+  if (interleaved_pairs && half_table)
     out.words += ": interleaved pairs against a half-split (cat(freqs, freqs)) cos/sin table";
   out.words += fmt::format(" (given: {})", to_string(plan.params().layout));
   out.fits = true;

@@ -38,7 +38,7 @@ std::vector<RecoveredRow> recover_positions(const RopeData& d, const RopePlan& p
       const double x0 = d.x[row + i0], x1 = d.x[row + i1], y0 = d.y[row + o0], y1 = d.y[row + o1];
       const double norm = std::hypot(x0, x1);
       if (!(norm > 1e-3) || !std::isfinite(y0) || !std::isfinite(y1)) continue;
-      angles.push_back({plan.inv_freq()[j], std::atan2(x0 * y1 - x1 * y0, x0 * y0 + x1 * y1), norm});
+      angles.push_back({plan.inv_freq()[j], rotation_angle(x0, x1, y0, y1), norm});
     }
     RecoveredRow r{t, std::nullopt};
     if (angles.size() < 2) {

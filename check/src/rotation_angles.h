@@ -8,6 +8,11 @@ namespace pe::check {
 
 inline constexpr double kFullTurn = 2 * std::numbers::pi;
 
+// The angle of the rotation taking (x0, x1) to (y0, y1) (a pair's input and output), in (-π, π].
+inline double rotation_angle(double x0, double x1, double y0, double y1) {
+  return std::atan2(x0 * y1 - x1 * y0, x0 * y0 + x1 * y1);
+}
+
 // a reduced to (-π, π].
 inline double wrapped_angle(double a) { return a - kFullTurn * std::nearbyint(a / kFullTurn); }
 

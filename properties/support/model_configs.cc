@@ -128,8 +128,8 @@ rc::Gen<ModelRope> gen_model_rope(Layout layout, std::int64_t max_head_dim, std:
       if (d <= max_head_dim && (m.rope_type != "dynamic" || d >= 4)) dims.push_back(d);
     const std::int64_t head_dim = *rc::gen::elementOf(dims).as("head_dim");
     std::int64_t rotary_dim = head_dim;
-    if (m.form ==
-        "partial") {  // HF: rotary_dim = int(head_dim * partial_rotary_factor), even, in [2, head_dim)
+    // HF: rotary_dim = int(head_dim * partial_rotary_factor), even, in [2, head_dim).
+    if (m.form == "partial") {
       std::vector<std::int64_t> dims_of;
       for (const double f : s.partial_rotary_factor.choice) {
         const auto r = static_cast<std::int64_t>(static_cast<double>(head_dim) * f);

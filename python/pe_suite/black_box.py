@@ -33,7 +33,8 @@ TINY = {"float32": 2.0 ** -126, "bfloat16": 2.0 ** -126, "float16": 2.0 ** -14} 
 ANGLE_UNIT = 8 * 2.0 ** -24  # a float32 angle's error, per |p theta_j|, for pair 0 (pair j: 8 + j units)
 
 
-def _f64(a):
+def as_f64(a):
+    """A tensor or array as a float64 numpy array."""
     return (a.detach().double().cpu().numpy() if hasattr(a, "detach") else np.asarray(a, dtype=np.float64))
 
 
@@ -111,7 +112,7 @@ def mirrored(case, v):
 def inverse_failure(case, xd, z, consts):
     """z = M f(M f(x)): the first pair not back at g^2 x within the budget, in words; None when all are."""
     a, b = pair_channels(case)
-    zd = _f64(mirrored(case, z))
+    zd = as_f64(mirrored(case, z))
     g2, u = consts[0] ** 2, UNIT[case["dtype"]]
     nx = _pair_norms(xd, a, b)
     off = np.hypot(zd[..., a] - g2 * xd[..., a], zd[..., b] - g2 * xd[..., b])
@@ -123,16 +124,12 @@ def inverse_failure(case, xd, z, consts):
             f"{g2 * xd[t, h, b[j]]:.9g}): off by {off[at] / nx[at]:.3g} |x| > {24 * u:.3g} |x|")
 
 
-def relative_applies(case):
-    s = case["config"].get("rope_scaling") or {}
-    kind = s.get("rope_type", s.get("type", "default"))
-    return (kind not in ("dynamic", "longrope") and np.asarray(case["x"]).shape[0] >= 2
-            and shifted_positions(case) is not None)
-
-
-def shifted_positions(case):
+def relative_shift(case):
     """The case's positions moved by one offset within [0, the case's max_position): down to 0 when they start
-    above it, else up by at most 13 (a prefill's positions lie below 48); None when they can move neither way."""
+    above it, else up by at most 13 (a prefill's positions lie below 48); None where the relative property does
+    not apply: fewer than two tokens, a length-dependent method, no room to move."""
+    if space.rope_type_of(case["config"]) in space.LENGTH_DEPENDENT or np.asarray(case["x"]).shape[0] < 2:
+        return None
     p = np.asarray(case["positions"], dtype=np.int64)
     low, high = int(p.min()), int(p.max())
     if low > 0:
@@ -149,9 +146,8 @@ def _position(case, t):
 def relative_failure(case, xd, y0, y_shifted, shifted, consts):
     """<y_s, y_t> per head and pair of tokens against the shifted call's, within the budget; None when all hold."""
     a, b = pair_channels(case)
-    y1 = _f64(y_shifted)
+    y1 = as_f64(y_shifted)
     theta = consts[1]  # |theta_j| <= pi: every RoPE frequency is below 1
-    g = np.full(xd.shape[0], consts[0])
     p0 = np.abs(np.asarray(case["positions"], dtype=np.float64))
     p1 = np.abs(np.asarray(shifted, dtype=np.float64))
     if p0.ndim == 2:
@@ -161,20 +157,18 @@ def relative_failure(case, xd, y0, y_shifted, shifted, consts):
     d0, d1 = unit * p0[:, None] * theta[None, :], unit * p1[:, None] * theta[None, :]
     nx = _pair_norms(xd, a, b)  # [T, H, pairs]
     u = UNIT[case["dtype"]]
-    # Every pair of tokens s < t at once: dots [s, t, head]; the budget's sums over pairs by einsum.
-    def gram(u, v):  # [s, t, head] = sum over the last axis of u[s, head] v[t, head], by matmul per head
-        return np.matmul(u.transpose(1, 0, 2), v.transpose(1, 2, 0)).transpose(1, 2, 0)
+    # Every pair of tokens s < t at once: dots [s, t, head], and the budget's sums over pairs, by matmul per head.
+    def gram(left, right):  # [s, t, head] = sum over the last axis of left[s, head] right[t, head]
+        return np.matmul(left.transpose(1, 0, 2), right.transpose(1, 2, 0)).transpose(1, 2, 0)
 
     dot0 = gram(y0[..., a], y0[..., a]) + gram(y0[..., b], y0[..., b])
     dot1 = gram(y1[..., a], y1[..., a]) + gram(y1[..., b], y1[..., b])
     both = gram(nx, nx)
     one_side = gram(nx * (d0 + d1)[:, None, :], nx)  # the angle errors of token s
-    gg = (g[:, None] * g[None, :])[..., None]
-    budget = gg * (24 * u * both + 2 * (one_side + one_side.transpose(1, 0, 2))) + 8 * TINY[case["dtype"]]
+    budget = consts[0] ** 2 * (24 * u * both + 2 * (one_side + one_side.transpose(1, 0, 2))) + 8 * TINY[case["dtype"]]
     upper = np.triu(np.ones((xd.shape[0], xd.shape[0]), dtype=bool), 1)[..., None]
-    bad = upper & ~(np.abs(dot0 - dot1) <= budget)
-    if bad.any():
-        s, t, h = (int(v) for v in np.argwhere(bad)[0])
+    if (at := _first(upper & ~(np.abs(dot0 - dot1) <= budget))) is not None:
+        s, t, h = at
         return (f"tokens {s} and {t}, head {h}: <y_s, y_t> {dot0[s, t, h]:.9g} at positions {_position(case, s)}, "
                 f"{_position(case, t)}; {dot1[s, t, h]:.9g} at {np.asarray(shifted)[..., s].tolist()}, "
                 f"{np.asarray(shifted)[..., t].tolist()} (every position moved by one offset): off by "
@@ -191,17 +185,17 @@ def check(fn, x, positions, config, layout="halfsplit"):
         return fn(v, p, dict(config))
 
     dtype = str(x.dtype).replace("torch.", "")
-    case = {"config": dict(config), "layout": layout, "dtype": dtype, "x": _f64(x),
-            "positions": np.asarray(_f64(positions), dtype=np.int64).tolist()}
+    given = positions.detach().cpu().numpy() if hasattr(positions, "detach") else np.asarray(positions)
+    case = {"config": dict(config), "layout": layout, "dtype": dtype, "x": as_f64(x),
+            "positions": given.astype(np.int64).tolist()}
     y = call(x, positions)
-    xd, yd, consts = _f64(x), _f64(y), constants(case)
+    xd, yd, consts = as_f64(x), as_f64(y), constants(case)
     out = []
     if (f := norm_failure(case, xd, yd, consts)) is not None:
         out.append((NORM, f))
     if (f := inverse_failure(case, xd, call(mirrored(case, y), positions), consts)) is not None:
         out.append((INVERSE, f))
-    if relative_applies(case):
-        shifted = shifted_positions(case)
+    if (shifted := relative_shift(case)) is not None:
         moved = positions.new_tensor(shifted) if hasattr(positions, "new_tensor") else \
             np.asarray(shifted, dtype=np.asarray(positions).dtype)
         if (f := relative_failure(case, xd, yd, call(x, moved), shifted, consts)) is not None:

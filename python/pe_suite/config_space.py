@@ -29,6 +29,19 @@ LAYOUTS = tuple(SPACE["layouts"])
 HEAD_DIMS = tuple(SPACE["head_dims"])
 
 
+# Methods whose frequencies depend on the call's length (HF's seq_len = max(position_ids) + 1): each call's reference
+# is its own, and <q, k> is relative only within one length.
+LENGTH_DEPENDENT = ("dynamic", "longrope")
+
+
+def rope_type_of(config):
+    """The config's rope_type as HF reads it (rope_scaling's rope_type, or its older `type`; "mrope" and none are
+    the default frequencies)."""
+    s = config.get("rope_scaling") or {}
+    kind = s.get("rope_type", s.get("type", "default"))
+    return "default" if kind == "mrope" else kind
+
+
 def param(kind, name):
     """A method's parameter spec in the space (KeyError naming it when absent)."""
     try:
@@ -71,10 +84,7 @@ def _shipped():
     folder = pathlib.Path(__file__).with_name("hf_configs")
     for path in sorted(folder.glob("*.json")):
         config = json.loads(path.read_text())
-        scaling = config.get("rope_scaling") or {}
-        kind = scaling.get("rope_type", scaling.get("type", "default"))
-        if kind == "mrope":
-            kind = "default"
+        kind = rope_type_of(config)
         plain = "rope_theta" in config and ("head_dim" in config or "hidden_size" in config)
         if kind not in ROPE_TYPES or not plain or "layer_types" in config or "qk_rope_head_dim" in config:
             continue  # nested (text_config), per-layer RoPE and MLA configs: check_rope's own cases

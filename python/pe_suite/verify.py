@@ -49,11 +49,6 @@ def _torch():
     return torch
 
 
-def _kind(config):
-    s = config.get("rope_scaling") or {}
-    return s.get("rope_type", s.get("type", "default")) if s.get("type") != "mrope" else "default"
-
-
 # -- cases ----------------------------------------------------------------------------------------------------
 
 def _representable(values, dtype):
@@ -194,7 +189,7 @@ def _agreement(case, whole, outs):
     parts = ([(AGREES, None, None, case) + whole] if whole else []) + list(outs)
     if not parts:
         return None, None
-    if _kind(case["config"]) not in ("dynamic", "longrope") and len(parts) > 1:
+    if space.rope_type_of(case["config"]) not in space.LENGTH_DEPENDENT and len(parts) > 1:
         join = (lambda ps: _torch().cat(ps)) if hasattr(parts[0][4], "detach") else np.concatenate
         positions = np.concatenate([np.asarray(p[3]["positions"]) for p in parts], axis=-1).tolist()
         report = _check(_with(case, x=np.zeros((0,)), positions=positions), join([p[4] for p in parts]),
@@ -233,10 +228,8 @@ def _failure(caller, case, only=None):
             return PASS_THROUGH, (f"token {t} head {h} channel {rotary + c} (a pass-through channel: rotary_dim "
                                   f"{rotary} of head_dim {case['config']['head_dim']}) changed"), None
     report, failed = _agreement(case, (x, y) if wanted(AGREES) else None, outs)
-    if failed and failed[0] == AGREES:  # wrong in the whole call too: the general failure, whatever else fails
-        return failed
-    if raised or failed:
-        return raised or failed
+    if failed or raised:  # the whole call wrong is the general failure, whatever else failed; then a raise
+        return failed if failed and failed[0] == AGREES else raised or failed
     if wanted(DETERMINISTIC):
         _, y2, error = caller.call(case)
         if error or not np.array_equal(_bits(y), _bits(y2)):
@@ -245,16 +238,15 @@ def _failure(caller, case, only=None):
     # where a float32 angle's error makes that budget loose.
     if not any(wanted(p) for p in (bb.NORM, bb.INVERSE, bb.RELATIVE)):
         return None
-    xd, yd = bb._f64(x), bb._f64(y)
+    xd, yd = bb.as_f64(x), bb.as_f64(y)
     consts = bb.constants_of(report) if report is not None else bb.constants(case)
     if wanted(bb.NORM) and (text := bb.norm_failure(case, xd, yd, consts)):
         return bb.NORM, text, None
     if wanted(bb.INVERSE):
-        _, back, error = caller.call(_with(case, x=bb._f64(bb.mirrored(case, y))))
+        _, back, error = caller.call(_with(case, x=bb.as_f64(bb.mirrored(case, y))))
         if error or (text := bb.inverse_failure(case, xd, back, consts)):
             return bb.INVERSE, error or text, None
-    if wanted(bb.RELATIVE) and bb.relative_applies(case):
-        shifted = bb.shifted_positions(case)
+    if wanted(bb.RELATIVE) and (shifted := bb.relative_shift(case)) is not None:
         _, moved, error = caller.call(_with(case, positions=shifted))
         if error or (text := bb.relative_failure(case, xd, yd, moved, shifted, consts)):
             return bb.RELATIVE, error or text, None
@@ -430,7 +422,7 @@ def _describe(case):
     s = case["config"].get("rope_scaling") or {}
     rotary = space.rotary_dim_of(case["config"])
     partial = f" (rotary_dim {rotary})" if rotary < case["config"]["head_dim"] else ""
-    return (f"{case['dtype']}, {case['layout']}, rope_type {_kind(case['config'])}, head_dim "
+    return (f"{case['dtype']}, {case['layout']}, rope_type {space.rope_type_of(case['config'])}, head_dim "
             f"{case['config']['head_dim']}{partial}, "
             f"{x.shape[0]} token(s) x {x.shape[1]} head(s), positions drawn as {case['scenario']}"
             f"{', M-RoPE ' + str(s['mrope_section']) if 'mrope_section' in s else ''}")
@@ -473,7 +465,7 @@ def verify_rope(fn, *, examples=100, seed=None, dtypes=("float32", "bfloat16"), 
     store = _Store(failure_file)
 
     def declared(c):  # a kept case of a run with other arguments is not this run's to replay
-        return (c.get("dtype") in dtypes and _kind(c.get("config", {})) in rope_types and c.get("form") in forms
+        return (c.get("dtype") in dtypes and space.rope_type_of(c.get("config", {})) in rope_types and c.get("form") in forms
                 and c.get("scenario") in scenarios and c.get("layout") == layout and c.get("contract") == contract)
 
     for kept in store.cases(key):  # the last run's failures first
@@ -490,7 +482,7 @@ def verify_rope(fn, *, examples=100, seed=None, dtypes=("float32", "bfloat16"), 
     for i in range(examples):
         case = draw_case(random.Random(f"{seed}:{i}"), rope_types=rope_types, forms=forms, dtypes=dtypes,
                          layout=layout, scenarios=scenarios, max_position=max_position, contract=contract)
-        tag = f"{_kind(case['config'])}/{case['dtype']}/{case['scenario']}"
+        tag = f"{space.rope_type_of(case['config'])}/{case['dtype']}/{case['scenario']}"
         counts[tag] = counts.get(tag, 0) + 1
         found = _failure(caller, case)
         if found:

@@ -183,8 +183,7 @@ void add_check_functions(py::module_& m) {
       .def_property_readonly(
           "parameters", [](const Report& r) { return r.get("parameters"); },
           "What was checked: head_dim, rotary_dim, base, layout, scaling, form, tokens, heads, and the "
-          "plan's "
-          "attention_factor and inv_freq")
+          "plan's attention_factor and inv_freq")
       .def("__bool__", [](const Report& r) { return r.passed(); })
       .def("__str__", [](const Report& r) { return r.r.text; })
       .def("__repr__",

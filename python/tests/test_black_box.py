@@ -84,9 +84,11 @@ def test_dynamic_and_longrope_are_not_held_to_the_relative_property():
     # Their frequencies depend on the length (max position + 1): <q, k> is relative within one length only.
     case = {"config": {"rope_theta": 1e4, "head_dim": 8, "max_position_embeddings": 64,
                        "rope_scaling": {"rope_type": "dynamic", "factor": 2.0}}, "x": np.zeros((2, 1, 8))}
-    assert not bb.relative_applies(case)
+    assert bb.relative_shift(case) is None
     case["config"]["rope_scaling"] = {"type": "longrope", "short_factor": [1] * 4, "long_factor": [2] * 4}
-    assert not bb.relative_applies(case)
+    assert bb.relative_shift(case) is None
+    case["config"]["rope_scaling"] = None  # the default frequencies: relative, the positions moved up
+    assert bb.relative_shift(dict(case, positions=[0, 1])) == [13, 14]
 
 
 @pytest.mark.parametrize("positions", [[0, 1, 2, 3, 4, 5], [[0, 1, 2, 3, 4, 5], [0, 0, 1, 1, 2, 2], [0, 1, 0, 1, 0, 1]]])

@@ -65,24 +65,16 @@ std::string frequency_key(std::size_t n_pairs, std::int64_t dim, double base, co
   return k;
 }
 
-std::shared_ptr<FrequencyTable> shared_table_fresh(std::size_t n_pairs) {
-  auto t = std::make_shared<FrequencyTable>();
-  t->w.resize(n_pairs);
-  return t;
-}
-
 // At most 64 parameter sets are kept (a sweep's configs, a verify run's recent cases): then they start over.
 std::shared_ptr<FrequencyTable> shared_table(const std::string& key, std::size_t n_pairs) {
   static std::mutex lock;
   static std::map<std::string, std::shared_ptr<FrequencyTable>> tables;
   const std::lock_guard<std::mutex> guard(lock);
+  if (tables.size() >= 64 && !tables.contains(key)) tables.clear();
   auto& t = tables[key];
   if (!t) {
-    if (tables.size() > 64) {
-      tables.clear();
-      return shared_table_fresh(n_pairs);
-    }
-    t = shared_table_fresh(n_pairs);
+    t = std::make_shared<FrequencyTable>();
+    t->w.resize(n_pairs);
   }
   return t;
 }
