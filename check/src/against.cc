@@ -44,7 +44,7 @@ std::string Against::table(const harness::Measurement& a, const std::string& a_n
                            const std::string& b_name) const {
   std::string out = fmt::format(
       "\nA = {}, B = {}: each against the exact reference, same budget\n{:>23}  "
-      "{:>13}  {:>9}  {:>13}  {:>9}  {:>10}  {}\n",
+      "{:>13}  {:>11}  {:>13}  {:>11}  {:>10}  {}\n",
       a_name, b_name, "positions", "A err/budget", "A", "B err/budget", "B", "max |A-B|", "wrong");
   const auto a_bands = a.bands(), b_bands = b_.bands();
   for (const harness::BandStats& sb : b_bands) {
@@ -53,9 +53,8 @@ std::string Against::table(const harness::Measurement& a, const std::string& a_n
     const std::string range = sb.hi == std::numeric_limits<std::int64_t>::max()
                                   ? fmt::format(">= {}", sb.lo)
                                   : fmt::format("{}..{}", sb.lo, sb.hi);
-    out += fmt::format("{:>23}  {:>13.3g}  {:>9}  {:>13.3g}  {:>9}  {:>10.3g}  {}\n", range,
-                       sa->max_ratio.value, sa->pass() ? "pass" : "FAIL", sb.max_ratio.value,
-                       sb.pass() ? "pass" : "FAIL", diff_[band_index(sb.lo)], wrong(*sa, sb));
+    out += fmt::format("{:>23}  {:>13.3g}  {:>11}  {:>13.3g}  {:>11}  {:>10.3g}  {}\n", range,
+                       sa->max_ratio.value, sa->verdict(), sb.max_ratio.value, sb.verdict(), diff_[band_index(sb.lo)], wrong(*sa, sb));
   }
   const char* verdict = a.pass() && b_.pass() ? "both within budget"
                         : a.pass()            ? "B is wrong, A is within budget"
@@ -75,7 +74,7 @@ nlohmann::json Against::to_json(const harness::Measurement& a, DType dtype, cons
       band["wrong"] = wrong(*sa, *band_at(b_.bands(), lo));
   }
   return {{"output", b_name},
-          {"passed", b_.pass()},
+          {"passed", b_.verdict_pass()},
           {"violations", b_.violations()},
           {"bands", bands},
           {"worst", [&] {

@@ -5,6 +5,17 @@
 #include <limits>
 
 namespace pe::check {
+namespace {
+// A band's verdict, with how many of its elements were judged where some could not be.
+std::string verdict_words(const harness::BandStats& b) {
+  const std::string judged =
+      b.undecidable == 0 || b.undecidable_band()
+          ? ""
+          : fmt::format("; {} of {} judged", b.judged(), b.samples);
+  if (!b.pass()) return fmt::format("FAIL ({} over budget{})", b.violations, judged);
+  return b.undecidable_band() ? "undecidable" : "pass" + (judged.empty() ? "" : " (" + judged.substr(2) + ")");
+}
+}  // namespace
 
 std::string band_table(const harness::Measurement& m) {
   // The last three columns are one element's: the worst by error/budget (its |err| need not be the
@@ -21,13 +32,13 @@ std::string band_table(const harness::Measurement& m) {
         "{:>23}  {:>9}  {:>10.3g}  {:>10.3g}  {:>9.3g}  {:>9.3g}  {:>10.3g}  {:>10.3g}  {:>10.3g}  {}\n",
         range, b.samples, b.max_abs.value, b.p99_abs, b.max_ulp.value, b.p99_ulp, b.max_ratio.at.abs_error,
         b.max_ratio.at.budget, b.max_ratio.value,
-        b.pass() ? "pass" : fmt::format("FAIL ({} over budget)", b.violations));
+        verdict_words(b));
   }
   // A relative measure explodes where the exact value nears 0 (a zero of sin or cos, a slope times a
   // distance of 0): a passing band can show a huge max ulp. Say so rather than let it read as a failure.
   bool unbounded_ulp = false;
   for (const harness::BandStats& b : m.bands())
-    unbounded_ulp = unbounded_ulp || (b.pass() && b.max_ulp.value > 1e3);
+    unbounded_ulp = unbounded_ulp || (b.pass() && !b.undecidable_band() && b.max_ulp.value > 1e3);
   if (unbounded_ulp)
     out +=
         "(max ulp: ULP error is unbounded where the exact value nears 0, at the zeros of sin and cos; the "

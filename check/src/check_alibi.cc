@@ -124,7 +124,8 @@ Report check_alibi(const AlibiRequest& r, const Names& names) {
       {"form", to_string(params.form)},
       {"queries", queries.empty() ? nlohmann::json() : nlohmann::json{queries.front(), queries.back()}},
       {"keys", keys.empty() ? nlohmann::json() : nlohmann::json{keys.front(), keys.back()}}};
-  report_verdict(bands, budget, out, &tally);
+  const Judging judging{Family::Alibi, nullptr, &names};
+  report_verdict(bands, budget, out, &tally, &judging);
   if (!bands.pass()) report_fits(diagnose_alibi(data.values, params, queries, keys), data.dtype, out);
   return out;
 }

@@ -276,7 +276,8 @@ Report check_rope(const RopeRequest& r, const Names& names) {
       {"attention_factor", plan.attention_factor()},
       {"inv_freq", std::vector<double>(plan.inv_freq().begin(), plan.inv_freq().end())}};
   add_hf(out, v.hf);
-  report_verdict(bands, budget, out, &tally);
+  const Judging judging{Family::Rope, &plan, &names};
+  report_verdict(bands, budget, out, &tally, &judging);
   if (moved != nullptr)
     out.say(
         "pass-through: channel {} of token {} head {} lies outside the rotated channels [{}, {}) and must "
@@ -309,7 +310,7 @@ Report check_rope(const RopeRequest& r, const Names& names) {
         judged, RopeDirection::Forward, gain);
     out.say("{}", against.table(bands, y.name, b.name));
     out.j["against"] = against.to_json(bands, y.dtype, b.name);
-    out.passed = bands.pass() && against.b().pass();
+    out.passed = bands.verdict_pass() && against.b().verdict_pass();
     if (bands.pass() && !against.b().pass()) {  // the diagnosis is the wrong one's
       out.say("\nB ({}):", b.name);
       diagnose_rope_output({xd.values, b.values, batch, hd, plan.rotary_dim(), params.scaling}, plan, given,

@@ -59,7 +59,8 @@ Report check_sinusoidal(const SinusoidalRequest& r, const Names& names) {
                          {"base", params.base},
                          {"layout", to_string(params.layout)},
                          {"positions", {positions.front(), positions.back()}}};
-  report_verdict(bands, budget, out, &tally);
+  const Judging judging{Family::Sinusoidal, nullptr, &names};
+  report_verdict(bands, budget, out, &tally, &judging);
   const Convention given{params.layout, params.base};
   std::optional<Against> against;
   if (b) {
@@ -69,7 +70,7 @@ Report check_sinusoidal(const SinusoidalRequest& r, const Names& names) {
     });
     out.say("{}", against->table(bands, a.name, r.against->name));
     out.j["against"] = against->to_json(bands, a.dtype, r.against->name);
-    out.passed = out.passed && against->b().pass();
+    out.passed = out.passed && against->b().verdict_pass();
   }
   // The diagnosis is the wrong one's: A's, or B's when only B fails.
   const bool b_only = against && bands.pass() && !against->b().pass();

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <set>
+
 #include <algorithm>
 #include <cmath>
 
@@ -149,6 +151,30 @@ void frequencies_read_back(const RecoveredFrequencies& r, const RopePlan& plan, 
   }
 }
 
+// The tokens whose positions are read back: up to 16 spread over the data and up to 16 spread over the
+// tokens with a row over budget. A spread alone can land on positions where a mistake happens to vanish
+// (multiples of 32 are exact in bfloat16 up to 8192: positions rounded to it go unseen at 1024 tokens),
+// so the rows where the data is wrong always take part and the claim does not depend on the token count.
+std::vector<std::size_t> position_sample(const RopeBatch& batch, std::size_t heads, const std::vector<bool>& over) {
+  std::vector<std::size_t> failing;
+  for (std::size_t t = 0; t < batch.tokens(); ++t) {
+    for (std::size_t h = 0; h < heads; ++h) {
+      if (t * heads + h < over.size() && over[t * heads + h]) {
+        failing.push_back(t);
+        break;
+      }
+    }
+  }
+  std::set<std::size_t> tokens;
+  const auto spread_over = [&](std::size_t n, auto at) {
+    const std::size_t k = std::min<std::size_t>(n, 16);
+    for (std::size_t i = 0; i < k; ++i) tokens.insert(at(k == 1 ? 0 : i * (n - 1) / (k - 1)));
+  };
+  spread_over(batch.tokens(), [](std::size_t i) { return i; });
+  spread_over(failing.size(), [&](std::size_t i) { return failing[i]; });
+  return {tokens.begin(), tokens.end()};
+}
+
 double max_magnitude(std::span<const double> v) {
   double m = 0;
   for (const double a : v)
@@ -192,9 +218,7 @@ void diagnose_rope_output(const RopeData& in, const RopePlan& plan, const Conven
   // One position axis: read each sampled row's position back (not under LongRoPE's per-token switch,
   // whose tokens on either side of L hold different tables than the plan's).
   if (plan.params().form.is_text() && !switches_per_token(plan.params().scaling)) {
-    std::vector<std::size_t> tokens;
-    const std::size_t n = batch.tokens(), step = std::max<std::size_t>(1, n / 32);
-    for (std::size_t t = 0; t < n; t += step) tokens.push_back(t);
+    const std::vector<std::size_t> tokens = position_sample(batch, heads, over);
     // Beyond int32's range, its wrapped positions too (int64 ids read as int32 go negative from 2^31).
     const std::int64_t bottom = top >= (std::int64_t{1} << 31) ? -(std::int64_t{1} << 31) : 0;
     const PositionPattern positions = position_pattern(

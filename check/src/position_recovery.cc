@@ -235,8 +235,11 @@ bool left_unrotated(const RopeData& d, const RopePlan& plan, std::size_t t, std:
 
 UnrotatedRows unrotated_rows(const RopeData& d, const RopePlan& plan) {
   UnrotatedRows u;
-  u.rows = d.batch.tokens() * d.batch.heads;
   for (std::size_t t = 0; t < d.batch.tokens(); ++t) {
+    bool at_zero = true;
+    for (std::size_t a = 0; a < d.batch.n_axes; ++a) at_zero = at_zero && d.batch.position(t, a) == 0;
+    if (at_zero) continue;  // any kernel leaves a row at position 0 unchanged: no evidence either way
+    u.rows += d.batch.heads;
     for (std::size_t h = 0; h < d.batch.heads; ++h) {
       if (!left_unrotated(d, plan, t, h)) continue;
       if (u.count++ == 0) {

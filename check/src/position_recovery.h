@@ -40,7 +40,7 @@ PositionPattern position_pattern(const RopeData& d, const std::vector<RecoveredR
 // Rows (token, head) that hold their input bit for bit, every channel, though their position is not
 // 0 on any axis: a fast path that skipped them (MLX before 0.32 left rows unrotated).
 struct UnrotatedRows {
-  std::size_t count = 0, rows = 0;  // unrotated rows, of all rows
+  std::size_t count = 0, rows = 0;  // unrotated rows, of the rows not at position 0 (where R = identity)
   std::size_t token = 0, head = 0;  // the first
   std::int64_t position = 0;
 };

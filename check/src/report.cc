@@ -16,13 +16,14 @@ nlohmann::json bands_json(const harness::Measurement& m, DType dtype) {
                    {"hi", b.hi},
                    {"samples", b.samples},
                    {"violations", b.violations},
+                   {"undecidable", b.undecidable},
                    {"max_abs", b.max_abs.value},
                    {"p99_abs", b.p99_abs},
                    {"max_ulp", b.max_ulp.value},
                    {"p99_ulp", b.p99_ulp},
                    {"ulp_floor", denorm_min(dtype)},
                    {"worst", record_json(b.max_ratio.at)},
-                   {"verdict", b.pass() ? "pass" : "FAIL"}});
+                   {"verdict", b.verdict()}});
   }
   return out;
 }
@@ -30,9 +31,11 @@ nlohmann::json bands_json(const harness::Measurement& m, DType dtype) {
 void Report::measured(const harness::Measurement& m, DType dtype, const std::string& budget) {
   j["dtype"] = to_string(dtype);
   j["budget"] = budget;
-  j["passed"] = m.pass();
+  j["passed"] = m.verdict_pass();
+  j["verdict"] = !m.pass() ? "FAIL" : m.undecidable_bands() > 0 ? "UNDECIDABLE" : "PASS";
   j["elements"] = m.count();
   j["violations"] = m.violations();
+  j["undecidable"] = m.undecidable();
   j["max_abs"] = m.max_abs();
   j["bands"] = bands_json(m, dtype);
   nlohmann::json worst = nlohmann::json::array();

@@ -208,7 +208,7 @@ void add_check(CLI::App& app, int& exit_code) {
   cmd->add_option("--against", o->against,
                   "A second implementation's output of the same input (RoPE --output or sinusoidal TABLE): "
                   "both checked, band by band, which is wrong where");
-  cmd->add_option("--json", o->json, "Also write the result as JSON (schema pe-suite/check/1) to this file");
+  cmd->add_option("--json", o->json, "Also write the result as JSON (schema pe-suite/check/2) to this file");
   cmd->add_flag("--heads-first", o->heads_first,
                 "RoPE data is [heads, tokens, head_dim] (as in Hugging Face)");
   auto* max_abs = cmd->add_option("--max-abs", o->max_abs, "Budget: this absolute error for every element");

@@ -57,13 +57,13 @@ case("yarn_as_linear", yarn_data, ["--scaling", "linear", "--factor", "4"],
 case("yarn_truncate_off", rope(x, pos, yarn_inv_freq(1e4, D, 4.0, 4096, truncate=False), D,
                                0.1 * math.log(4.0) + 1.0), yarn_args, "yarn truncate off (given: on)")
 
-# check --json: the same verdict, typed (schema pe-suite/check/1); its keys are pinned here.
+# check --json: the same verdict, typed (schema pe-suite/check/2); its keys are pinned here.
 out = WORK / "rotary_dim_missing.json"
 judge("json", [PE, "check", "--family", "rope", "--input", str(WORK / "rotary_dim_missing_x.npy"), "--output",
                str(WORK / "rotary_dim_missing_y.npy"), "--json", str(out)] + span, False, "rotary dim 64")
 j = json.loads(out.read_text())
-want = {"schema": "pe-suite/check/1", "family": "rope", "passed": False, "fits": "rotary dim 64 (given: 128)"}
-band_keys = {"lo", "hi", "samples", "violations", "max_abs", "p99_abs", "max_ulp", "p99_ulp", "ulp_floor", "worst",
+want = {"schema": "pe-suite/check/2", "family": "rope", "passed": False, "fits": "rotary dim 64 (given: 128)"}
+band_keys = {"lo", "hi", "samples", "violations", "undecidable", "max_abs", "p99_abs", "max_ulp", "p99_ulp", "ulp_floor", "worst",
              "verdict"}
 record_keys = {"row", "head", "position", "channel", "value", "exact", "abs_error", "ulp", "budget", "ratio"}
 problems = [k for k, v in want.items() if j.get(k) != v]

@@ -205,8 +205,8 @@ Measurement::Acc& Measurement::find_band(std::int64_t position) {
 
 // `record()` builds the element's ElementRecord, asked for only when it is kept.
 template <class Record>
-void Measurement::add_one(std::int64_t position, double abs_error, double ulp, double budget,
-                          const Record& record, bool tails) {
+void Measurement::add_one(std::int64_t position, double abs_error, double ulp, double budget, double reach,
+                          const Record& record, bool tails, bool decidability) {
   if (expected_ != 0 && count_ == expected_)
     throw std::logic_error("Measurement: more elements than expect() declared");
   ++count_;
@@ -235,8 +235,16 @@ void Measurement::add_one(std::int64_t position, double abs_error, double ulp, d
     ++violations_;
     ++s.violations;
   }
-  if (!(abs_up || ulp_up || ratio_up || worst_up)) return;
+  bool vacuity_up = false;
+  if (decidability && std::isfinite(reach)) {
+    const double v = ElementRecord::vacuity_of(budget, reach);
+    vacuity_up = s.encoding == 0 || v > s.max_vacuity.value;
+    ++s.encoding;
+    s.undecidable += ElementRecord::undecidable_at(budget, reach) ? 1 : 0;
+  }
+  if (!(abs_up || ulp_up || ratio_up || worst_up || vacuity_up)) return;
   const ElementRecord e = record();
+  if (vacuity_up) s.max_vacuity = {e.vacuity(), e};
   if (abs_up) {
     s.budget_at_max_abs = budget;
     s.max_abs = {abs_error, e};
@@ -255,7 +263,7 @@ void Measurement::add_one(std::int64_t position, double abs_error, double ulp, d
 void Measurement::add(const ElementRecord& e) {
   if (bands_.empty()) return;
   if (stats_) stats_.reset();
-  add_one(e.position, e.abs_error, e.ulp, e.budget, [&] { return e; });
+  add_one(e.position, e.abs_error, e.ulp, e.budget, e.reach, [&] { return e; });
 }
 
 namespace {
@@ -286,6 +294,27 @@ PE_FMA_CLONES std::size_t flag_loud(const RopeRow& row, double abs_bar, double u
 }
 }  // namespace
 
+namespace {
+// A row's elements that carry the encoding, how many of them cannot be judged, and the largest budget /
+// reach with its element (branch-free but for the maximum).
+struct Decidability {
+  std::size_t encoding = 0, undecidable = 0, at = 0;
+  double max_vacuity = -1;
+};
+PE_FMA_CLONES Decidability count_decidability(const RopeRow& row) {
+  Decidability d;
+  const double *budget = row.budget.data(), *reach = row.reach.data();
+  for (std::size_t i = 0; i < row.size(); ++i) {
+    const bool carries = std::isfinite(reach[i]);
+    d.encoding += carries ? 1 : 0;
+    d.undecidable += carries && ElementRecord::undecidable_at(budget[i], reach[i]) ? 1 : 0;
+    const double v = ElementRecord::vacuity_of(budget[i], reach[i]);
+    if (carries && v > d.max_vacuity) d.max_vacuity = v, d.at = i;
+  }
+  return d;
+}
+}  // namespace
+
 void Measurement::add_row(const RopeRow& row) {
   if (bands_.empty() || row.size() == 0) return;
   if (stats_) stats_.reset();
@@ -301,9 +330,15 @@ void Measurement::add_row(const RopeRow& row) {
   const bool list_full = keep_ == 0 || worst_.size() == keep_;
   if (!(&band_of(hi) == &a && s.samples >= 1 && list_full && (expected_ == 0 || count_ + n <= expected_))) {
     for (std::size_t i = 0; i < n; ++i)
-      add_one(row.position[i], row.abs_error[i], row.ulp[i], row.budget[i], [&] { return row.record(i); });
+      add_one(row.position[i], row.abs_error[i], row.ulp[i], row.budget[i], row.reach[i],
+              [&] { return row.record(i); });
     return;
   }
+  const Decidability d = count_decidability(row);
+  a.stats.encoding += d.encoding;
+  a.stats.undecidable += d.undecidable;
+  if (d.encoding > 0 && d.max_vacuity > a.stats.max_vacuity.value)
+    a.stats.max_vacuity = {d.max_vacuity, row.record(d.at)};
   double bar = std::min(1.0, s.max_ratio.value);
   if (keep_ != 0) bar = std::min(bar, worst_last_ratio_);
   a.abs.push_all(row.abs_error.data(), n, cap_);
@@ -315,7 +350,8 @@ void Measurement::add_row(const RopeRow& row) {
   for (std::size_t i = 0; i < n; ++i) {
     if (loud_[i] != 0)
       add_one(
-          row.position[i], row.abs_error[i], row.ulp[i], row.budget[i], [&] { return row.record(i); }, false);
+          row.position[i], row.abs_error[i], row.ulp[i], row.budget[i], row.reach[i],
+          [&] { return row.record(i); }, false, false);
   }
 }
 
@@ -329,6 +365,18 @@ const std::vector<BandStats>& Measurement::bands() const {
     out.push_back(s);
   }
   return stats_.emplace(std::move(out));
+}
+
+std::size_t Measurement::undecidable() const {
+  std::size_t n = 0;
+  for (const Acc& a : bands_) n += a.stats.undecidable;
+  return n;
+}
+
+std::size_t Measurement::undecidable_bands() const {
+  std::size_t n = 0;
+  for (const Acc& a : bands_) n += a.stats.undecidable_band() ? 1 : 0;
+  return n;
 }
 
 double Measurement::max_abs() const {
@@ -394,6 +442,9 @@ void measure_table(const SinusoidalParams& params, std::span<const std::int64_t>
       e.scale = 1.0;
       e.unchanged = padded;
       e.budget = padded ? 0.0 : budget(nullptr, e.abs_phi, e.pair, 1.0);
+      // Any sinusoid lies in [-1, 1]: no output can be more than 1 + |sin or cos| off.
+      const double sinusoid = add != nullptr ? e.exact - add->embeddings[i] : e.exact;
+      e.reach = padded ? INFINITY : 1 + std::fabs(sinusoid);
       if (add != nullptr && !padded) {
         e.gain_extra = budget.add_term(std::fabs(add->embeddings[i]));
         e.budget += e.gain_extra;

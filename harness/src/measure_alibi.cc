@@ -30,6 +30,9 @@ void record(const ref::Alibi& reference, std::size_t h, const ref::Enclosure& ex
   e.pair = static_cast<std::size_t>(reference.plan().power(h));
   e.scale = magnitude;
   e.budget = budget(nullptr, 1.0, e.pair, magnitude);
+  // A bias of that magnitude and the wrong sign is 2·|bias| off; a bias of exactly 0 (the diagonal) is
+  // judged by the floor alone and carries no slope.
+  e.reach = magnitude > 0 ? 2 * magnitude : INFINITY;
   // A bias at the edge of the type's range (float16 from 65520 on) rounds to infinity: right is
   // the rounding of any value within the budget (the largest finite value or the infinity).
   if (std::isinf(y) || std::isinf(ref::round_to(exact.value, budget.dtype))) {

@@ -34,13 +34,15 @@ ElementRecord RopeRow::record(std::size_t i) const {
   e.gain_extra = gain_extra[i];
   e.pair = pair[i];
   e.unchanged = unchanged[i] != 0;
+  e.reach = reach[i];
   return e;
 }
 
 void RopeRow::resize(std::size_t n) {
   for (auto* v : {&position, &channel}) v->resize(n);
   pair.resize(n);
-  for (auto* v : {&y, &exact, &abs_error, &ulp, &budget, &abs_phi, &scale, &gain, &gain_extra}) v->resize(n);
+  for (auto* v : {&y, &exact, &abs_error, &ulp, &budget, &abs_phi, &scale, &gain, &gain_extra, &reach})
+    v->resize(n);
   unchanged.resize(n);
 }
 
@@ -50,6 +52,14 @@ std::vector<std::size_t> indices(std::size_t n) {
   std::vector<std::size_t> v(n);
   for (std::size_t i = 0; i < n; ++i) v[i] = i;
   return v;
+}
+
+// The reach of a pair's two outputs (ElementRecord::reach): the exact pair's norm (the input's, times the
+// gains) plus each one's |exact|; a pair of zeros carries nothing to judge beyond its floor.
+void pair_reach(double exact0, double exact1, double& reach0, double& reach1) {
+  const double norm = std::hypot(exact0, exact1);
+  reach0 = norm > 0 ? norm + std::fabs(exact0) : INFINITY;
+  reach1 = norm > 0 ? norm + std::fabs(exact1) : INFINITY;
 }
 
 // What a row's loop reads besides x and y: the token's angles, sines and cosines per sampled pair.
@@ -72,6 +82,7 @@ void fill_through(const Token& tk, const OutputGain& gain, DType dtype, std::siz
     const std::size_t at = base_row + ch;
     const double xv = x[at], yv = y[at];
     out.position[i] = tk.first_axis_position;
+    out.reach[i] = INFINITY;
     out.pair[i] = 0;
     out.abs_phi[i] = out.scale[i] = 0;
     out.channel[i] = static_cast<std::int64_t>(ch);
@@ -136,6 +147,7 @@ PE_FMA_CLONES void fill_row(const RopePlan& plan, const ref::Rope& reference, co
         out.abs_error[i + o] = ref::abs_error(out.y[i + o], exact[o]->value);
         out.ulp[i + o] = ref::in_ulps(out.abs_error[i + o], exact[o]->value, dtype);
       }
+      pair_reach(out.exact[i], out.exact[i + 1], out.reach[i], out.reach[i + 1]);
       continue;
     }
     auto [e0, e1] = reference.rotate(tk.positions[k], j, xa, xb, direction);
@@ -155,6 +167,7 @@ PE_FMA_CLONES void fill_row(const RopePlan& plan, const ref::Rope& reference, co
       out.abs_error[i + o] = ref::abs_error(out.y[i + o], exact[o]->value);
       out.ulp[i + o] = out.abs_error[i + o] / ref::ulp_of(exact[o]->value, dtype);
     }
+    pair_reach(out.exact[i], out.exact[i + 1], out.reach[i], out.reach[i + 1]);
   }
   fill_through(tk, gain, dtype, base_row, x, y, i, out);
 }
@@ -223,6 +236,7 @@ class VectorRows {
       out.exact[i] = exact0_[k], out.exact[i + 1] = exact1_[k];
       out.abs_error[i] = err0_[k], out.abs_error[i + 1] = err1_[k];
       out.ulp[i] = ulp0_[k], out.ulp[i + 1] = ulp1_[k];
+      pair_reach(exact0_[k], exact1_[k], out.reach[i], out.reach[i + 1]);
     }
     return true;
   }

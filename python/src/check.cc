@@ -161,8 +161,15 @@ Returns a Report.)";
 void add_check_functions(py::module_& m) {
   py::class_<Report>(m, "Report", "A check's verdict: the text and JSON `pe-suite check` shows")
       .def_property_readonly("passed", &Report::passed)
+      .def_property_readonly(
+          "verdict", [](const Report& r) { return r.get("verdict"); },
+          "'PASS', 'FAIL' (an element over budget) or 'UNDECIDABLE' (none over budget, but a position band whose "
+          "every budget reaches the largest error any output could have: nothing there could fail)")
+      .def_property_readonly(
+          "undecidable", [](const Report& r) { return r.get("undecidable"); },
+          "How many elements could not be judged (their budget reaches any output's error)")
       .def_property_readonly("text", [](const Report& r) { return r.r.text; })
-      .def("to_dict", &Report::to_dict, "The report as JSON (schema pe-suite/check/1), a dict")
+      .def("to_dict", &Report::to_dict, "The report as JSON (schema pe-suite/check/2), a dict")
       .def_property_readonly(
           "bands", [](const Report& r) { return r.get("bands"); },
           "Per position band: samples, max/p99 |error|, max/p99 ULP, verdict, worst element")
@@ -187,7 +194,9 @@ void add_check_functions(py::module_& m) {
       .def("__bool__", [](const Report& r) { return r.passed(); })
       .def("__str__", [](const Report& r) { return r.r.text; })
       .def("__repr__",
-           [](const Report& r) { return fmt::format("<pe_suite.Report {}>", r.passed() ? "PASS" : "FAIL"); });
+           [](const Report& r) {
+             return fmt::format("<pe_suite.Report {}>", r.r.json().value("verdict", r.passed() ? "PASS" : "FAIL"));
+           });
 
   auto rope_check = [](py::handle x, py::handle y, py::handle positions, py::object base, py::object layout,
                        py::object rotary_dim, py::object rotary_offset, py::object scaling,

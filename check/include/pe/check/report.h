@@ -1,5 +1,5 @@
 // A check's result, built once for every front end: the text a person reads (what `pe-suite check` prints
-// and what Python's str(Report) is) and the same result as JSON for programs (schema "pe-suite/check/1":
+// and what Python's str(Report) is) and the same result as JSON for programs (schema "pe-suite/check/2":
 // the inputs and resolved parameters, the budget, every position band with max and p99 of |err| and of
 // ULP and the ULP floor, the worst elements, the contracts met and missed, the diagnosis's candidates with
 // their residuals and the fit). Pinned by check/tests.
@@ -15,7 +15,7 @@
 
 namespace pe::check {
 
-inline constexpr const char* kCheckSchema = "pe-suite/check/1";
+inline constexpr const char* kCheckSchema = "pe-suite/check/2";
 
 nlohmann::json record_json(const harness::ElementRecord& e);
 // The bands with samples, each with its statistics and verdict; `ulp_floor` is the output type's

@@ -91,8 +91,20 @@ struct ElementRecord {
   double abs_phi = 0, scale = 0, gain = 1, gain_extra = 0;
   std::size_t pair = 0;
   bool unchanged = false;
+  // The largest error any output of this element's magnitude can have, so the most a wrong answer can
+  // be off (RoPE: the exact pair's norm plus |exact|, at most twice the norm; a table's sinusoid: 1 +
+  // |exact|, at most 2; ALiBi: 2·|bias|). Infinite for an element that carries no encoding (a
+  // pass-through channel, a padded row, a bias of exactly 0), which a budget can never make vacuous.
+  double reach = INFINITY;
   // abs_error / budget; a NaN error, or any error against a zero budget, is infinitely over.
   double ratio() const { return ratio_of(abs_error, budget); }
+  // A budget that reaches the largest error any output could have cannot fail: the element is not
+  // judged (its contract promises nothing there).
+  bool undecidable() const { return undecidable_at(budget, reach); }
+  static bool undecidable_at(double budget, double reach) { return budget >= reach; }
+  // budget / reach: 1 and above, the element cannot be judged.
+  double vacuity() const { return vacuity_of(budget, reach); }
+  static double vacuity_of(double budget, double reach) { return std::isinf(reach) ? 0.0 : budget / reach; }
   static double ratio_of(double abs_error, double budget) {
     if (std::isnan(abs_error)) return INFINITY;
     return budget > 0 ? abs_error / budget : (abs_error > 0 ? INFINITY : 0.0);
@@ -108,10 +120,19 @@ struct Extreme {
 struct BandStats {
   std::int64_t lo = 0, hi = 0;  // positions in [lo, hi]
   std::size_t samples = 0, violations = 0;
+  // Of the samples, those that carry the encoding (a finite reach) and, of those, the ones whose budget
+  // reaches it (ElementRecord::undecidable): they cannot fail, so they are not judged.
+  std::size_t encoding = 0, undecidable = 0;
   Extreme max_abs, max_ulp, max_ratio;
+  Extreme max_vacuity;  // the largest budget / reach (the element least able to fail)
   double budget_at_max_abs = 0;
   double p99_abs = 0, p99_ulp = 0;  // nearest-rank 99th percentiles over the band's samples
   bool pass() const { return violations == 0; }
+  // No element carrying the encoding can be judged: whatever the data holds, the band would pass.
+  bool undecidable_band() const { return encoding > 0 && undecidable == encoding; }
+  std::size_t judged() const { return samples - undecidable; }
+  // "pass", "FAIL" or "undecidable" (a band over budget fails whether or not the rest could be judged).
+  const char* verdict() const { return !pass() ? "FAIL" : undecidable_band() ? "undecidable" : "pass"; }
 };
 
 struct RopeRow;
@@ -136,9 +157,15 @@ class Measurement {
   const std::vector<BandStats>& bands() const;
   // The `keep_worst` elements with the largest ratio, worst first.
   const std::vector<ElementRecord>& worst() const { return worst_; }
+  // No element over its budget (the bands may still be undecidable: verdict_pass()).
   bool pass() const { return violations_ == 0; }
+  // No element over budget and every band with elements decidable: what a check may call PASS.
+  bool verdict_pass() const { return pass() && undecidable_bands() == 0; }
   std::size_t violations() const { return violations_; }
   std::size_t count() const { return count_; }
+  // Elements that could not be judged (budget >= reach), and bands none of whose elements could.
+  std::size_t undecidable() const;
+  std::size_t undecidable_bands() const;
   // The largest |y - exact| over every band; infinite when any error is NaN.
   double max_abs() const;
 
@@ -171,8 +198,8 @@ class Measurement {
   }
   Acc& find_band(std::int64_t position);
   template <class Record>
-  void add_one(std::int64_t position, double abs_error, double ulp, double budget, const Record& record,
-               bool tails = true);
+  void add_one(std::int64_t position, double abs_error, double ulp, double budget, double reach,
+               const Record& record, bool tails = true, bool decidability = true);
 
   std::vector<Acc> bands_;
   std::size_t last_band_ = 0;
@@ -259,7 +286,7 @@ struct RopeRow {
   double base = 0;
   std::vector<std::int64_t> position, channel;
   std::vector<std::size_t> pair;
-  std::vector<double> y, exact, abs_error, ulp, budget, abs_phi, scale, gain, gain_extra;
+  std::vector<double> y, exact, abs_error, ulp, budget, abs_phi, scale, gain, gain_extra, reach;
   std::vector<std::uint8_t> unchanged;
   std::size_t size() const noexcept { return y.size(); }
   ElementRecord record(std::size_t i) const;
