@@ -41,13 +41,14 @@ void say_undecidable(const harness::BandStats& b, const Budget& budget, const Ju
   const harness::ElementRecord& e = b.max_vacuity.at;
   const bool rope = judging.family == Family::Rope;
   out.say(
-      "undecidable: {}: none of the {} elements can be judged: each one's budget (here up to {:.3g}) reaches "
-      "the largest error any output of its magnitude could have ({}), so whatever the data holds there "
-      "passes",
-      band_words(b), b.encoding, e.budget,
+      "undecidable: {}: {} of its {} elements cannot be judged, their budget (here up to {:.3g}) reaching "
+      "the largest error any output of its magnitude could have ({}): whatever the data holds passes them, "
+      "and the {} left (the slowest frequencies) cannot see an offset or a fast frequency",
+      band_words(b), b.undecidable, b.encoding, e.budget,
       rope                              ? "the exact pair's norm plus |exact|, at most 2 x the norm"
       : judging.family == Family::Alibi ? "2 x |bias|"
-                                        : "1 + |exact|, at most 2");
+                                        : "1 + |exact|, at most 2",
+      b.encoding - b.undecidable);
   if (budget.members().empty()) return out.say(" (a flat bound: give a smaller one)\n");
   const auto deciding = deciding_contracts(judging.family, budget.dtype, judging.plan, e);
   std::vector<const Variant*> vacuous;

@@ -80,7 +80,10 @@ std::optional<std::pair<std::size_t, std::size_t>> parse_shard(const std::string
 bool InstanceResult::within_contract() const {
   return fault.empty() && runs.differing == 0 &&
          std::all_of(bands.begin(), bands.end(),
-                     [](const harness::BandStats& b) { return b.max_ratio.value <= 1.0; });
+                     [](const harness::BandStats& b) {
+                       // A band the contract's budget cannot judge promises nothing (measure.h).
+                       return b.max_ratio.value <= 1.0 && !b.undecidable_band();
+                     });
 }
 
 namespace {
@@ -293,7 +296,8 @@ nlohmann::json to_json(const std::vector<InstanceResult>& results) {
                        {"budget_at_max_abs", b.budget_at_max_abs},
                        {"p99_abs", b.p99_abs},
                        {"p99_ulp", b.p99_ulp},
-                       {"verdict", b.max_ratio.value <= 1.0 ? "pass" : "FAIL"}});
+                       {"undecidable", b.undecidable},
+                       {"verdict", b.max_ratio.value > 1.0 ? "FAIL" : b.undecidable_band() ? "undecidable" : "pass"}});
     }
     out.push_back({{"instance", r.instance.name()},
                    {"runs",

@@ -43,6 +43,58 @@ TEST(Measure, CorrectlyRoundedTableIsWithinHalfAnUlpEverywhere) {
   EXPECT_EQ(m.bands()[1].samples, 1u * 16);  // 1000 opens the second band
 }
 
+// An element whose budget reaches the largest error any output of its magnitude could have cannot fail:
+// RoPE's pair norm plus |exact|, a sinusoid's 1 + |exact|. A band of only such elements is undecidable,
+// whatever the data holds; a band with one element left to judge is not, and says how many were judged.
+TEST(Measure, BudgetsThatReachAnyOutputsErrorAreUndecidable) {
+  const RopeParams params{8, 8, 10000.0, Layout::HalfSplit};
+  const std::vector<std::int64_t> far = {std::int64_t{1} << 40, (std::int64_t{1} << 40) + 1};
+  std::vector<double> x(2 * 8), wrong(2 * 8);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = 0.25 + 0.125 * static_cast<double>(i % 5);
+  for (std::size_t i = 0; i < x.size(); ++i) wrong[i] = -x[(i + 3) % x.size()];  // any output at all
+  const RopeBatch batch = RopeBatch::tokens_first(far, 1, 8);
+  const Budget flat_vacuous{nullptr, DType::F32, 10.0}, flat_tight{nullptr, DType::F32, 1e-6};
+  Measurement vacuous, tight;
+  measure_rope(params, batch, x, wrong, flat_vacuous, [&](const ElementRecord& e) {
+    EXPECT_GE(e.reach, std::fabs(e.exact));
+    EXPECT_LE(e.reach, 2 * 2 * 0.75 + 1e-12);  // at most twice the pair's norm (|x_a|, |x_b| <= 0.75)
+    vacuous.add(e);
+  });
+  EXPECT_TRUE(vacuous.pass());
+  EXPECT_FALSE(vacuous.verdict_pass());
+  EXPECT_EQ(vacuous.undecidable(), 16u);
+  EXPECT_EQ(vacuous.undecidable_bands(), 1u);
+  EXPECT_STREQ(vacuous.bands().back().verdict(), "undecidable");
+  measure_rope(params, batch, x, wrong, flat_tight, [&](const ElementRecord& e) { tight.add(e); });
+  EXPECT_EQ(tight.undecidable(), 0u);
+  EXPECT_STREQ(tight.bands().back().verdict(), "FAIL");
+  // A pair of zeros carries nothing but its floor: judged, never undecidable.
+  std::vector<double> zeros(16, 0.0);
+  Measurement zero;
+  measure_rope(params, batch, zeros, zeros, flat_vacuous, [&](const ElementRecord& e) { zero.add(e); });
+  EXPECT_EQ(zero.undecidable(), 0u);
+  EXPECT_TRUE(zero.verdict_pass());
+  // One element left to judge keeps the band decidable.
+  Measurement mixed;
+  ElementRecord e;
+  e.position = 5, e.budget = 3, e.reach = 2;
+  mixed.add(e);
+  e.budget = 1;
+  mixed.add(e);
+  EXPECT_EQ(mixed.undecidable(), 1u);
+  EXPECT_EQ(mixed.bands()[0].judged(), 1u);
+  EXPECT_STREQ(mixed.bands()[0].verdict(), "pass");
+  // Sinusoids: a budget of 2 reaches any value in [-1, 1].
+  const SinusoidalParams table{4, 10000.0, Layout::Interleaved};
+  Measurement sinusoid;
+  measure_sinusoidal(table, far, std::vector<double>(8, 0.0), {nullptr, DType::F32, 2.0},
+                     [&](const ElementRecord& r) {
+                       EXPECT_DOUBLE_EQ(r.reach, 1 + std::fabs(r.exact));
+                       sinusoid.add(r);
+                     });
+  EXPECT_EQ(sinusoid.undecidable_bands(), 1u);
+}
+
 TEST(Measure, PlantedErrorIsFoundWithItsElementUlpAndBand) {
   const SinusoidalParams params{8, 10000.0, Layout::Concatenated};
   const std::vector<std::int64_t> positions = {7, 50'000};
@@ -216,6 +268,9 @@ TEST(Measure, ExpectKeepsTheSameStatisticsWithATailOfThePercentiles) {
           EXPECT_EQ(a.p99_abs, c.p99_abs) << k;
           EXPECT_EQ(a.p99_ulp, c.p99_ulp) << k;
           EXPECT_EQ(a.violations, c.violations) << k;
+          EXPECT_EQ(a.encoding, c.encoding) << k;
+          EXPECT_EQ(a.undecidable, c.undecidable) << k;
+          EXPECT_EQ(a.max_vacuity.value, c.max_vacuity.value) << k;
           EXPECT_EQ(a.max_ratio.at.channel, c.max_ratio.at.channel) << k;
           EXPECT_EQ(a.max_ulp.at.row, c.max_ulp.at.row) << k;
           EXPECT_TRUE(std::isnan(a.max_ulp.value) ? std::isnan(c.max_ulp.value)

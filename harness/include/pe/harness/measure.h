@@ -128,8 +128,11 @@ struct BandStats {
   double budget_at_max_abs = 0;
   double p99_abs = 0, p99_ulp = 0;  // nearest-rank 99th percentiles over the band's samples
   bool pass() const { return violations == 0; }
-  // No element carrying the encoding can be judged: whatever the data holds, the band would pass.
-  bool undecidable_band() const { return encoding > 0 && undecidable == encoding; }
+  // More than half of the elements carrying the encoding cannot be judged. Budgets grow with the angle, so
+  // the ones left are the slowest pairs (channels): alone they cannot see an offset of a few positions or a
+  // fast pair's frequency, and a gate resting on them would pass nearly any data (a dump at positions
+  // 0..63 checked as 2^30..: 152 of 32768 elements judged, each budget within 2% of any output's error).
+  bool undecidable_band() const { return encoding > 0 && 2 * undecidable > encoding; }
   std::size_t judged() const { return samples - undecidable; }
   // "pass", "FAIL" or "undecidable" (a band over budget fails whether or not the rest could be judged).
   const char* verdict() const { return !pass() ? "FAIL" : undecidable_band() ? "undecidable" : "pass"; }

@@ -1,0 +1,80 @@
+"""A check that cannot fail must not pass: where every element's budget reaches the largest error any output of its
+magnitude could have (RoPE: the exact pair's norm plus |exact|, at most twice the norm; a sinusoid: at most 2), the
+band is undecidable and the verdict is not PASS. The same data at its true positions passes; an exact table far out
+passes under a contract that can judge it."""
+
+import numpy as np
+import pytest
+
+import pe_suite
+
+T, H, D = 64, 4, 128
+
+
+def hf_rope(x, positions, base=10000.0):
+    """HF's rotate_half RoPE in float64, rounded to float32 (the kernel under test)."""
+    inv = 1.0 / base ** (np.arange(0, D, 2) / D)
+    angle = np.asarray(positions, dtype=np.float64)[:, None] * inv[None, :]
+    cos = np.concatenate([np.cos(angle)] * 2, -1)[:, None, :]
+    sin = np.concatenate([np.sin(angle)] * 2, -1)[:, None, :]
+    rotated = np.concatenate([-x[..., D // 2:], x[..., :D // 2]], -1)
+    return (x * cos + rotated * sin).astype(np.float32)
+
+
+@pytest.fixture
+def dump():
+    x = np.random.default_rng(3).standard_normal((T, H, D)).astype(np.float32)
+    return x, hf_rope(x, np.arange(T))  # computed at positions 0..63
+
+
+@pytest.mark.parametrize("start", [2 ** 30, 2 ** 40])
+def test_a_dump_checked_far_from_its_positions_is_undecidable_not_pass(dump, start):
+    x, y = dump
+    report = pe_suite.check_rope(x, y, np.arange(start, start + T), base=10000.0)
+    assert not report.passed and report.verdict == "UNDECIDABLE"
+    text = str(report)
+    assert "undecidable: positions >= 1000000000: " in text
+    assert "largest position 16777216" in text and "a contract that decides there: rope.hwy" in text
+    assert 2 * report.undecidable > T * H * D  # more than half of the elements cannot be judged
+    with pytest.raises(AssertionError, match="UNDECIDABLE"):
+        pe_suite.assert_rope_close(x, y, np.arange(start, start + T), base=10000.0)
+
+
+def test_the_same_dump_at_its_true_positions_passes(dump):
+    x, y = dump
+    report = pe_suite.check_rope(x, y, np.arange(T), base=10000.0)
+    assert report.passed and report.verdict == "PASS" and report.undecidable == 0
+
+
+def test_a_dump_at_a_million_still_fails(dump):
+    x, y = dump
+    report = pe_suite.check_rope(x, y, np.arange(10 ** 6, 10 ** 6 + T), base=10000.0)
+    assert report.verdict == "FAIL"
+
+
+def test_an_exact_table_far_out_passes_under_a_contract_that_judges_it():
+    x = np.random.default_rng(4).standard_normal((8, 2, D)).astype(np.float32)
+    positions = np.arange(2 ** 40, 2 ** 40 + 8)
+    y = pe_suite.reference_rope(x, positions, base=10000.0)  # correctly rounded to float32
+    report = pe_suite.check_rope(x, y, positions, base=10000.0, contract="rope.exact")
+    assert report.passed and report.verdict == "PASS" and report.undecidable == 0
+
+
+def test_a_partly_undecidable_check_says_how_many_elements_it_judged():
+    x = np.random.default_rng(5).standard_normal((T, H, D)).astype(np.float32)
+    positions = np.arange(2 ** 23, 2 ** 23 + T)
+    report = pe_suite.check_rope(x, hf_rope(x, positions), positions, base=10000.0)
+    assert report.verdict == "PASS" and 0 < report.undecidable < T * H * D
+    assert f"judged {T * H * D - report.undecidable} of {T * H * D} elements" in str(report)
+
+
+def test_a_sinusoidal_table_far_out_is_undecidable():
+    dim = 64
+    positions = np.arange(64)
+    inv = 1.0 / 10000.0 ** (np.arange(0, dim, 2) / dim)
+    table = np.zeros((64, dim))
+    table[:, 0::2], table[:, 1::2] = np.sin(positions[:, None] * inv), np.cos(positions[:, None] * inv)
+    far = pe_suite.check_sinusoidal(table.astype(np.float32), np.arange(2 ** 44, 2 ** 44 + 64), base=10000.0)
+    assert far.verdict == "UNDECIDABLE" and not far.passed
+    near = pe_suite.check_sinusoidal(table.astype(np.float32), positions, base=10000.0)
+    assert near.verdict == "PASS"
