@@ -84,7 +84,8 @@ int spawn_and_wait(const std::vector<std::string>& args, const std::vector<std::
 
 std::string read_text(const std::string& path, const std::string& what) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(what + ": cannot read '" + path + "'");
+  if (!in || std::filesystem::is_directory(path))
+    throw UsageError(what + ": cannot read '" + path + "' (" + check::why_unreadable(path) + ")");
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
@@ -193,7 +194,8 @@ std::vector<std::int64_t> positions_from(const std::string& range, const std::st
     return out;
   }
   std::ifstream in(file);
-  if (!in) throw UsageError("--positions-file: cannot read '" + file + "'");
+  if (!in || std::filesystem::is_directory(file))
+    throw UsageError("--positions-file: cannot read '" + file + "' (" + check::why_unreadable(file) + ")");
   std::string word;
   while (in >> word) out.push_back(parse_int(word, "--positions-file " + file));
   if (out.empty()) throw UsageError("--positions-file: no positions in '" + file + "'");

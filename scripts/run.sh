@@ -9,5 +9,19 @@ bash scripts/setup.sh
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-true}"
 export CCACHE_SLOPPINESS="${CCACHE_SLOPPINESS:-pch_defines,time_macros,include_file_mtime,include_file_ctime}"
 cmake --preset release >/dev/null
-cmake --build --preset release -j 2 --target pe-suite
-exec build/release/cli/pe-suite run "$@"
+# The CLI and the Python module: every route the README documents works after this command.
+targets=(pe-suite)
+if cmake --build --preset release --target help 2>/dev/null | grep -q '^pe_suite_python:'; then
+  targets+=(pe_suite_python)
+fi
+cmake --build --preset release -j 2 --target "${targets[@]}"
+status=0
+build/release/cli/pe-suite run "$@" || status=$?
+echo
+echo "pe-suite: $PWD/build/release/cli/pe-suite (every command has --help)"
+if [ -d build/release/python/pe_suite ]; then
+  echo "Python module: PYTHONPATH=$PWD/build/release/python /usr/bin/python3 -c 'import pe_suite'"
+else
+  echo "Python module: not built (python3-dev, pybind11-dev or libdlpack-dev missing)"
+fi
+exit "$status"

@@ -155,7 +155,9 @@ Report check_nope(const RopeRequest& r, const Resolved& v, const AttnTemperature
 
 Report check_rope(const RopeRequest& r, const Names& names) {
   validate_positions(r.positions, names);
-  if (r.x.shape != r.y.shape) names.fail("y", fmt::format("shape differs from {}'s", names("x")));
+  if (r.x.shape != r.y.shape)
+    names.fail("y", fmt::format("shape {} differs from {}'s {}", shape_words(r.y.shape), names("x"),
+                                shape_words(r.x.shape)));
   if (r.x.shape.empty())
     names.fail("x", "expected [tokens, heads, head_dim] or [tokens, head_dim], got a scalar");
   if (r.against) require_same(*r.against, r.y, "y", names);
@@ -194,7 +196,7 @@ Report check_rope(const RopeRequest& r, const Names& names) {
   Layout layout = default_layout(Family::Rope);
   if (!o.layout.empty()) {
     const auto l = parse_layout(o.layout);
-    if (!l) names.fail("layout", "unknown layout '" + o.layout + "'");
+    if (!l) names.fail("layout", unknown_layout(o.layout, Family::Rope));
     layout = *l;
   }
   const RopeParams params =

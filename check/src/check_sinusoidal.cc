@@ -29,7 +29,7 @@ Report check_sinusoidal(const SinusoidalRequest& r, const Names& names) {
   Layout layout = default_layout(Family::Sinusoidal);
   if (!r.layout.empty()) {
     const auto l = parse_layout(r.layout);
-    if (!l) names.fail("layout", "unknown layout '" + r.layout + "'");
+    if (!l) names.fail("layout", unknown_layout(r.layout, Family::Sinusoidal));
     layout = *l;
   }
   const SinusoidalParams params{static_cast<std::int64_t>(a.shape[1]), r.base, layout};

@@ -59,7 +59,9 @@ json HfResolution::to_json() const {
 json read_hf_config(const std::string& path, const Names& names) {
   std::stringstream text;
   std::ifstream in(path);
-  if (!in) throw BadRequest(names("hf_config") + " " + path + ": cannot be read", "hf_config");
+  if (!in || std::filesystem::is_directory(path))
+    throw BadRequest(names("hf_config") + " " + path + ": cannot be read (" + why_unreadable(path) + ")",
+                     "hf_config");
   text << in.rdbuf();
   json j;
   try {

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "pe/check/npy.h"
+#include "pe/check/errors.h"
 #include "pe/harness/large_vector.h"
 
 namespace pe::check {
@@ -235,7 +236,7 @@ NpyArray parse_npy(std::string_view bytes, const std::string& name, DType u2_as)
 
 NpyArray read_npy(const std::string& path, DType u2_as) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw NpyError(path + ": cannot open");
+  if (!in) throw NpyError(path + ": cannot open (" + why_unreadable(path) + ")");
   in.seekg(0, std::ios::end);
   const std::streamoff size = in.tellg();
   if (size < 0) {  // a pipe: no size to ask for, read it whole
@@ -247,7 +248,7 @@ NpyArray read_npy(const std::string& path, DType u2_as) {
   in.seekg(0);
   const auto file_size = static_cast<std::size_t>(size);
   const auto read = [&](char* to, std::size_t n) {
-    if (!in.read(to, static_cast<std::streamsize>(n))) throw NpyError(path + ": cannot read");
+    if (!in.read(to, static_cast<std::streamsize>(n))) throw NpyError(path + ": cannot read (" + why_unreadable(path) + ")");
   };
   // The header, then the data in chunks converted as they come: no copy of the whole file in memory
   // (it would be touched, then copied, then freed: a large array's cost).

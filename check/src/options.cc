@@ -337,4 +337,15 @@ std::string describe_gain_budget(DType out, const std::string& magnitude) {
       to_string(out), magnitude, to_string(out), gain_relative_error(out));
 }
 
+std::string unknown_layout(const std::string& given, Family family) {
+  std::vector<std::string_view> names;
+  for (const Layout l : family_info(family).layouts) names.push_back(to_string(l));
+  std::string list;
+  for (std::size_t k = 0; k < names.size(); ++k)
+    list += fmt::format("{}{}", k == 0 ? "" : k + 1 == names.size() ? " or " : ", ", names[k]);
+  return fmt::format("unknown layout '{}' ({}: {}{})", given, to_string(family), list,
+                     family == Family::Rope ? "; GPT-NeoX's and HF's rotate_half is halfsplit, GPT-J's interleaved"
+                                            : "");
+}
+
 }  // namespace pe::check

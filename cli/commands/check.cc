@@ -65,7 +65,13 @@ Loaded load(const std::string& path, const std::string& dtype, const char* optio
     declared = parse_dtype(dtype);
     if (!declared) throw UsageError("--dtype: expected f32, f64, f16 or bf16, got '" + dtype + "'");
   }
-  check::NpyArray a = check::read_npy_in_place(path, declared.value_or(DType::F32));
+  check::NpyArray a = [&] {
+    try {
+      return check::read_npy_in_place(path, declared.value_or(DType::F32));
+    } catch (const check::NpyError& e) {  // which flag read the file, as every other message says
+      throw UsageError(fmt::format("{}: {}", option, e.what()));
+    }
+  }();
   if (a.integer)
     throw UsageError(
         fmt::format("{}: {} holds integers; if they are bfloat16 bits pass --dtype bf16", option, path));
@@ -200,7 +206,8 @@ void add_check(CLI::App& app, int& exit_code) {
                   ".npy of integers ([n_axes, T] for M-RoPE and vision), or a text file of them");
   cmd->add_option("--dim", o->dim, "Sinusoidal: model dimension (default: the table's width)");
   cmd->add_option("--head-dim", o->head_dim, "RoPE: head dimension (default: the data's last axis)");
-  cmd->add_option("--rotary-dim", o->rotary_dim, "RoPE: channels rotated (default: all)");
+  cmd->add_option("--rotary-dim", o->rotary_dim,
+                  "RoPE: channels rotated, even, in [2, head_dim] (0, the default: all of them)");
   cmd->add_option("--base", o->base, "Frequency base")->capture_default_str();
   cmd->add_option("--layout", o->layout,
                   "interleaved|concatenated (sinusoidal), interleaved|halfsplit|deinterleave (rope)");

@@ -33,6 +33,14 @@ check export-too-large 2 "positions 100000 x --dim 16777216 = 1677721600000 valu
 check both-sources 2 "exactly one" -- export --family rope --dim 8 --positions 0:2 --reference --variant rope.scalar_f64 --out "$tmp/a.npy"
 check unknown-glob 2 "no variant matches" -- verify --variant "nothing.*"
 check seed-negative 2 "--seed: expected an integer in \\[0, 2\\^64\\), got -1" -- verify --seed -1 --variant "rope.scalar_f64"
+# Bad input, as a new user types it: each message names the flag, the value as typed and what would do.
+check unknown-command 2 "unknown command 'frobnicate' \(commands: run, list, verify" -- frobnicate
+check int-overflow 2 "--rotary-dim: 99999999999999999999 is out of range" -- check --family rope --input "$tmp/none.npy" --output "$tmp/none.npy" --positions 0:2 --rotary-dim 99999999999999999999
+check uint-negative 2 "--threads: -1 is negative" -- census --exhaustive --threads -1 --out "$tmp/c.json"
+check missing-input 2 "--input: $tmp/none.npy: cannot open \(no such file\)" -- check --family rope --input "$tmp/none.npy" --output "$tmp/none.npy" --positions 0:2
+check input-directory 2 "--input: $tmp: cannot read \(a directory, not a file\)" -- check --family rope --input "$tmp" --output "$tmp" --positions 0:2
+check hf-config-directory 2 "--hf-config $tmp: cannot be read \(a directory, not a file\)" -- check --family rope --input "$tmp/none.npy" --output "$tmp/none.npy" --positions 0:2 --hf-config "$tmp"
+check rotary-dim-help 0 "0, the default: all of them" -- check --help
 check run-seed-negative 2 "--seed: expected an integer in \\[0, 2\\^64\\), got -1" -- run --seed -1
 
 # dim 2 has ω_0 = 1, so position 1 is (sin 1, cos 1); Abramowitz & Stegun 4.6 give

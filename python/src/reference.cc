@@ -48,7 +48,7 @@ RopeParams rope_params(const RopeKeywords& k, std::int64_t head_dim,
     if (head_dim == 0) head_dim = r->setting.head_dim;
     const Layout layout = o.layout.empty() ? default_layout(Family::Rope) : [&] {
       const auto l = parse_layout(o.layout);
-      if (!l) s.names.fail("layout", "unknown layout '" + o.layout + "'");
+      if (!l) s.names.fail("layout", check::unknown_layout(o.layout, Family::Rope));
       return *l;
     }();
     const RopeParams params =

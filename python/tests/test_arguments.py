@@ -23,7 +23,9 @@ def data(rng):
 @pytest.mark.parametrize("change,error,words", [
     ({"rotary_dim": 7}, ValueError, ["rotary_dim", "7"]),
     ({"rotary_dim": 64}, ValueError, ["rotary_dim", "64"]),
-    ({"layout": "diagonal"}, ValueError, ["layout", "diagonal"]),
+    ({"layout": "diagonal"}, ValueError, ["layout", "diagonal", "halfsplit, interleaved or deinterleave"]),
+    ({"layout": "neox"}, ValueError, ["rotate_half is halfsplit"]),
+    ({"rotary_dim": 3}, ValueError, ["rotary_dim", "(0: all of them), got 3"]),
     ({"base": -1.0}, ValueError, ["base", "-1"]),
     ({"contract": "rope.nonexistent"}, ValueError, ["contract", "rope.nonexistent"]),
     ({"max_abs": -1.0}, ValueError, ["max_abs", "-1"]),
@@ -230,3 +232,9 @@ def test_lists_mixed_dtypes_and_unread_keys_are_said(data):
     # A key no rope_type reads: a warning with the key, not only a line in the report.
     with pytest.warns(UserWarning, match=r"rope_scaling\.factr is not read"):
         pe_suite.check_rope(x, y, positions, scaling={"rope_type": "linear", "factor": 2.0, "factr": 3})
+
+
+def test_a_shape_mismatch_names_both_shapes(data):
+    x, y, positions = data
+    with pytest.raises(ValueError, match=r"y: shape \[12, 2, 30\] differs from x's \[12, 2, 32\]"):
+        pe_suite.check_rope(x, y[..., :30].copy(), positions)

@@ -113,6 +113,8 @@ RopePlan rope_plan(const RopeParams& params, const Names& names);
 std::string describe_scaling(const RopeScaling& s, const RopePlan& plan);
 // "M-RoPE sectioned 16,24,24", "vision qwen2vl", "rotary at 128"; "" for text RoPE.
 std::string describe_form(const RopeParams& params);
+// "unknown layout 'neox' (rope: interleaved, halfsplit or deinterleave; GPT-NeoX's rotate_half is halfsplit)"
+std::string unknown_layout(const std::string& given, Family family);
 // "llama4 (attn_scale 0.1, floor_scale 8192)"; "none".
 std::string describe_temperature(const AttnTemperature& t);
 // The error model's words for budgets: "(6*2^-24 + 2*u_bf16) * t(p) * |x| (...)".
