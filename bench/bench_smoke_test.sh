@@ -2,7 +2,7 @@
 # Runs pe_bench in smoke mode and checks its JSON: every registered variant timed, every counter
 # present, zero allocations per call, and the context stamped. Asserts no timing.
 set -u
-exe=$1
+exe=$1 cli=${2:-}
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 "$exe" --mode smoke --out "$out" >/dev/null || { echo "pe_bench failed"; exit 1; }
@@ -23,4 +23,22 @@ python_free_check() {  # grep-based: the JSON is Google Benchmark's pretty-print
   [ "$kernels" -ge 40 ] || { echo "only $kernels kernel benchmarks"; failed=1; }
   return $failed
 }
-if python_free_check; then echo "1 passed, 0 failed"; else echo "0 passed, 1 failed"; exit 1; fi
+# The quick grid (pe-suite bench --quick, pe-suite run) times every registered variant: a 16-bit-only one
+# (rope.torch_bf16, rope.math_f16, ...) in its own type. Instance names are family.layout.variant[@target].
+quick_covers_every_variant() {
+  local quick variants missing=0
+  quick=$("$exe" --mode quick --benchmark_list_tests=true 2>/dev/null | awk -F/ '{print $2}' | sort -u |
+          sed -E 's/^([^.]+)\.[^.]+\./\1./' | sort -u)
+  variants=$("$cli" list --json | /usr/bin/python3 -c 'import json, sys; print("\n".join(v["name"] for v in json.load(sys.stdin)))')
+  for v in $variants; do
+    grep -qx -- "$v" <<<"$quick" || { echo "bench --quick does not time $v"; missing=1; }
+  done
+  [ -n "$variants" ] || { echo "no variants listed"; missing=1; }
+  return $missing
+}
+passed=0 failed=0
+if python_free_check; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+if [ -z "$cli" ]; then echo "no pe-suite given: the quick grid's coverage not checked"; failed=$((failed + 1))
+elif quick_covers_every_variant; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
