@@ -80,9 +80,19 @@ std::vector<std::string> plot_accuracy(const nlohmann::json& census, const std::
         "set multiplot layout {},{} title '{}: max |y - exact| per position band (f32 output), "
         "budget dashed; exact 0 drawn at 1e-12'\n",
         rows, cols, family);
-    gp +=
-        "set key top left font ',8'\nset xlabel 'position (band end)' font ',9'\nset yrange [1e-12:10]\n"
-        "set xrange [100:1e10]\n";
+    // The y range reaches the family's largest plotted value (ALiBi's biases, and so its errors and
+    // budgets, grow with the distance far past 10), a decade above it.
+    double top = 10;
+    for (const Primary& p : ps) {
+      for (const auto& b : (*p.instance)["bands"])
+        for (const double v : {measured_or(b["max_abs"], "value", NAN), measured_or(b, "p99_abs", NAN),
+                               measured_or(b, "budget_at_max_abs", NAN)})
+          if (std::isfinite(v)) top = std::max(top, std::pow(10.0, std::ceil(std::log10(v)) + 1));
+    }
+    gp += fmt::format(
+        "set key top left font ',8'\nset xlabel 'position (band end)' font ',9'\nset yrange [1e-12:{:g}]\n"
+        "set xrange [100:1e10]\n",
+        top);
     for (const Primary& p : ps) {
       const std::string dat = fmt::format("accuracy_{}.dat", p.variant);
       std::string data = "# band_end max_abs p99_abs budget_at_max\n";
@@ -133,6 +143,19 @@ std::vector<std::string> plot_speed(const std::vector<BenchRecord>& bench, const
     }
     std::erase_if(series, [](const auto& s) { return s.second.size() < 2; });
     if (series.empty()) continue;
+    // Points without lines where a series has two lengths (quick mode): a line through two points draws
+    // a trend nothing measured. The memory panel only where the series differ (else every line is the
+    // output's own bytes, drawn once per variant on top of each other).
+    bool lines = true, memory_differs = false;
+    std::map<std::int64_t, double> bytes_at;
+    for (const auto& [v, recs] : series) {
+      lines = lines && recs.size() >= 3;
+      for (const BenchRecord* b : recs) {
+        const double bytes = std::max(0.0, b->peak_heap_bytes);
+        const auto [at, fresh] = bytes_at.emplace(b->length, bytes);
+        memory_differs = memory_differs || (!fresh && at->second != bytes);
+      }
+    }
     bool any_far = false;
     for (const auto& [v, recs] : series) {
       for (const BenchRecord* b : recs) any_far = any_far || b->positions == "far";
@@ -140,10 +163,13 @@ std::vector<std::string> plot_speed(const std::vector<BenchRecord>& bench, const
     const std::string svg = fmt::format("speed_{}.svg", family);
     std::string gp = fmt::format(fmt::runtime(kTerminal), 1300, 420);
     gp += fmt::format("set output '{}'\nset logscale xy\nset key outside right font ',8' noenhanced\n", svg);
-    gp += fmt::format("set multiplot layout 1,3 title '{}: f32, positions from 0{}, {} (medians)'\n", family,
+    gp += fmt::format("set multiplot layout 1,{} title '{}: f32, positions from 0{}, {} (medians){}'\n",
+                      memory_differs ? 3 : 2, family,
                       any_far ? " (open circles: from 2^{20}, lengths timed only there)" : "",
-                      enhanced_literal(traits->caption));
+                      enhanced_literal(traits->caption),
+                      memory_differs ? "" : "; no heap allocated: bytes per call = output bytes");
     const std::string_view x = traits->length_label;
+    const char* style = lines ? "lp" : "p";
     std::string plot_time = "plot ", plot_fill = "plot ", plot_mem = "plot ";
     for (auto& [v, recs] : series) {
       std::sort(recs.begin(), recs.end(), [](auto* a, auto* b) { return a->length < b->length; });
@@ -159,20 +185,22 @@ std::vector<std::string> plot_speed(const std::vector<BenchRecord>& bench, const
       }
       write(dir + "/" + dat, data);
       const std::string sep = plot_time == "plot " ? "" : ", ";
-      plot_time += fmt::format("{}'{}' u 1:2:6 w lp pt variable ps 0.6 t '{}'", sep, dat, v);
-      plot_fill += fmt::format("{}'{}' u 1:($3*100):6 w lp pt variable ps 0.6 t '{}'", sep, dat, v);
-      plot_mem += fmt::format("{}'{}' u 1:4:6 w lp pt variable ps 0.6 t '{}'", sep, dat, v);
+      plot_time += fmt::format("{}'{}' u 1:2:6 w {} pt variable ps 0.6 t '{}'", sep, dat, style, v);
+      plot_fill += fmt::format("{}'{}' u 1:($3*100):6 w {} pt variable ps 0.6 t '{}'", sep, dat, style, v);
+      plot_mem += fmt::format("{}'{}' u 1:4:6 w {} pt variable ps 0.6 t '{}'", sep, dat, style, v);
     }
     gp += fmt::format(
         "set xlabel '{}'\nset ylabel 'time per call (us)'\nset title 'latency'\nset key off\n{}\n", x,
         plot_time);
     gp += fmt::format(
-        "unset logscale y\nset ylabel '% of the fill limit (same bytes)'\nset title 'throughput'\n{}\n",
-        plot_fill);
-    gp += fmt::format(
-        "set logscale y\nset ylabel 'bytes per call (output + heap)'\nset title 'memory'\nset key "
-        "outside right\n{}\n",
-        plot_mem);
+        "unset logscale y\nset ylabel '% of the fill limit (same bytes)'\nset title 'throughput'\n{}{}\n",
+        memory_differs ? "" : "set key outside right\n", plot_fill);
+    if (memory_differs)
+      gp += fmt::format(
+          "set logscale y\nset ylabel 'bytes per call (output + heap)'\nset title 'memory'\nset key "
+          "outside right\n{}\n",
+          plot_mem);
+
     gp += "unset multiplot\n";
     const std::string script = fmt::format("speed_{}.gp", family);
     write(dir + "/" + script, gp);

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 
+#include "pe/harness/contract_words.h"
 #include "pe/harness/family_traits.h"
 #include "pe/reports/bench_results.h"
 #include "pe/reports/compare.h"
@@ -16,6 +17,22 @@
 #include "pe/reports/variant_summary.h"
 
 namespace pe::reports {
+namespace {
+// What each variant promises, the numbers its err/budget column is measured against (pe/contract.h's
+// budget; u_T the unit roundoff of T, |φ| the exact angle).
+std::string contracts_markdown(const std::vector<VariantRow>& rows) {
+  std::string md =
+      "\n## Contracts\n\nEach variant's budget, `|y - exact| <=` the formula per output type (u_T: the unit "
+      "roundoff of T; |φ| the exact angle), up to its largest position:\n\n";
+  for (const VariantRow& r : rows) {
+    const Variant* v = find_variant(r.variant);
+    if (v == nullptr) continue;  // a census of a plugin not loaded here
+    md += fmt::format("- `{}`: {}; positions up to {}\n", r.variant, harness::budget_words(*v),
+                      harness::position_words(v->contract().max_position));
+  }
+  return md;
+}
+}  // namespace
 namespace {
 
 // A column of the speed table: f32, unscaled, one thread, the family's headline shape at the column's length.
@@ -210,6 +227,7 @@ ReportOutput write_report(const ReportInputs& in, const std::string& dir) {
     md += "\n";
   }
 
+  md += contracts_markdown(variant_rows(in.census, bench, nlohmann::json()));
   md += "\n## Accuracy\n\n";
   for (const harness::FamilyTraits* traits : harness::family_traits()) {
     const std::string family(traits->name);

@@ -20,6 +20,9 @@ while IFS= read -r name; do
   grep -qF "| \`$name\` |" "$tmp/rep/bench.md" || { echo "no report row for $name"; failed=1; }
 done <<< "$names"
 [ "$count" -ge 40 ] || { echo "only $count kernel benchmarks in the smoke run"; failed=1; }
+# The report states each variant's contract: the budget per output type and its largest position.
+grep -qF -- '- `rope.scalar_f64`: f32: 1·u_f32 + 2.03·u_f64·|φ|' "$tmp/rep/report.md" && grep -q '^## Contracts$' "$tmp/rep/report.md" &&
+  grep -qF 'positions up to 2^31' "$tmp/rep/report.md" || { echo "report.md states no contract for rope.scalar_f64"; failed=1; }
 [ "$scaled" -ge 1 ] || { echo "no YaRN-scaled benchmark in the smoke run"; failed=1; }
 # The exact variants' floors (quick mode and up, beside the exact variants) get their own table.
 "$bench_exe" --mode quick --variant "sinusoidal.exact" --benchmark_filter='^floor/|exact/table/f32/L128/d128/start$' --benchmark_repetitions=1 \

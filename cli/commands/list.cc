@@ -5,6 +5,7 @@
 
 #include "common.h"
 #include "pe/harness/contract_json.h"
+#include "pe/harness/contract_words.h"
 #include "pe/harness/family_traits.h"
 #include "pe/pe.h"
 #include "plugin_option.h"
@@ -19,26 +20,6 @@ std::string join(const auto& items) {
     s += to_string(i);
   }
   return s;
-}
-
-std::string show_position(std::int64_t p) {
-  if (p > 0 && (p & (p - 1)) == 0)
-    return fmt::format("2^{}", __builtin_ctzll(static_cast<unsigned long long>(p)));
-  return std::to_string(p);
-}
-
-// "f32: 1·u + 3·u_f32·|φ|" per output type, DESIGN's two-term form.
-std::string budget_text(const Variant& v) {
-  const Contract& c = v.contract();
-  std::string s;
-  for (DType t : c.outputs) {
-    const std::string c1 =
-        c.c1_pair == 0 ? fmt::format("{:.4g}", c.c1) : fmt::format("({:.4g} + {:.4g}·i)", c.c1, c.c1_pair);
-    s += fmt::format("{}{}: {:.4g}·u_{} + {}·u_{}·|φ|", s.empty() ? "" : "; ", to_string(t),
-                     effective_c0(c, t), to_string(t), c1, to_string(c.angle_type));
-  }
-  const std::string_view scale = harness::traits_of(v.family()).budget_scale;
-  return scale.empty() ? s : fmt::format("{}  ({})", s, scale);
 }
 
 nlohmann::json contract_json(const Variant& v) {
@@ -68,8 +49,8 @@ void print_list(bool json) {
     for (const Variant* v : registry()) {
       const Contract& c = v->contract();
       fmt::print("{:<24} {:<11} {:<26} {:<17} {:<6} {:>8}  {}\n", v->name(), to_string(v->family()),
-                 join(c.layouts), join(c.outputs), to_string(c.angle_type), show_position(c.max_position),
-                 budget_text(*v));
+                 join(c.layouts), join(c.outputs), to_string(c.angle_type), harness::position_words(c.max_position),
+                 harness::budget_words(*v));
     }
     for (const Variant* v : registry()) {
       if (!is_builtin(*v)) fmt::print("{} is from {}\n", v->name(), variant_origin(*v));

@@ -14,7 +14,9 @@
  * plan's attention factor never applied), numbers wrong the way engines have had them wrong: verify's
  * failure reports must show each minimal case with the diagnosis that names it. Built with
  * PLUGTEST_RENAMED, the same kernels named rope.plugtest_b_f64 and sinusoidal.plugtest_b_f64: a second
- * plugin loaded beside the first (a sweep over two plugins). */
+ * plugin loaded beside the first (a sweep over two plugins). Built with PLUGTEST_VISION_INDEX, the
+ * frequency formed from the plan's pieces with pair j's own index (base^(-2j/frequency_dim)): right for
+ * text RoPE and M-RoPE, wrong for the 2-D vision forms: every form a kernel runs must be drawn. */
 #include <math.h>
 #include <pe/plugin.h>
 #ifdef PLUGTEST_RENAMED
@@ -76,7 +78,14 @@ static void rotate(void* user_data, const pe_rope_plan* plan, const pe_rope_batc
 #ifdef PLUGTEST_MISBEHAVES
       misbehave(p);
 #endif
+#ifdef PLUGTEST_VISION_INDEX
+      /* The pieces, with the frequency's index taken as the pair's: right for text RoPE and M-RoPE, wrong
+       * for the 2-D vision forms, whose pairs index their own tables. */
+      const double angle =
+          (double)p * plan->gain[j] * pow(plan->base, -2.0 * (double)j / (double)plan->frequency_dim);
+#else
       const double angle = (double)p * plan->inv_freq[j];
+#endif
 #ifdef PLUGTEST_NO_ATTENTION_FACTOR
       const double gain = 1;
 #else

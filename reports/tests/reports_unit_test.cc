@@ -121,8 +121,31 @@ TEST(TextTables, LongNamesKeepColumnsInLine) {
   expect_aligned(census_table(census), {"max |err|", "max ulp", "budget", "err/bud"});
   const std::vector<BenchRecord> bench = {
       record("rope", "rope.halfsplit.exact@SCALAR", "rope", 2048, 32, 128, "start", 1.5)};
+  // No property run: the props column, "-" in every row, is left out.
   expect_aligned(variant_table(variant_rows(census, bench, nlohmann::json())),
-                 {"props", "err/budget", "|err|<1e6", "|err| all", "max pos", "ns/elem", "fill", "alloc"});
+                 {"err/budget", "|err|<1e6", "|err| all", "max pos", "ns/elem", "fill", "alloc"});
+}
+
+// A column with nothing in any row is not printed; a variant that writes 16-bit data only shows its own
+// type's error and speed instead of "-".
+TEST(VariantSummary, EmptyColumnsLeftOutSixteenBitVariantsInTheirType) {
+  nlohmann::json bf16 = census_instance("rope", "rope.torch_bf16", 3e-3);
+  bf16["instance"] = "rope.torch_bf16/bf16";
+  bf16["dtype"] = "bf16";
+  const nlohmann::json census = {census_instance("rope", "rope.hwy", 1e-7), bf16};
+  const std::vector<VariantRow> without_bench = variant_rows(census, {}, nlohmann::json());
+  for (const std::string& text : {variant_table(without_bench), variant_markdown(without_bench)}) {
+    EXPECT_EQ(text.find("ns/el"), std::string::npos) << text;
+    EXPECT_EQ(text.find("fill"), std::string::npos) << text;
+    EXPECT_EQ(text.find("props"), std::string::npos) << text;
+    EXPECT_NE(text.find("0.003 (bf16)"), std::string::npos) << text;
+  }
+  BenchRecord b = record("rope", "rope.torch_bf16", "rope", 2048, 32, 128, "start", 0.75);
+  b.dtype = "bf16";
+  const std::vector<VariantRow> rows = variant_rows(census, {b}, nlohmann::json());
+  EXPECT_EQ(rows[1].primary_dtype, "bf16");
+  EXPECT_EQ(rows[1].ns_per_element, 0.75);
+  EXPECT_NE(variant_markdown(rows).find("| 0.75 |"), std::string::npos) << variant_markdown(rows);
 }
 
 // Pareto labels: a cluster of front points a few pixels apart gets boxes that cover no marker and no
@@ -182,6 +205,27 @@ TEST(SpeedPlot, RopeQuickGridHasAPlot) {
   EXPECT_NE(dat.find("\n1 8.192 0.5 16384 0 6\n"), std::string::npos) << dat;  // T1 from 2^20: an open circle
   const std::string gp = read(dir + "/speed_rope.gp");
   EXPECT_NE(gp.find("head\\_dim"), std::string::npos) << gp;  // no subscript in the enhanced title
+  // Two lengths: points, no line through them; no heap anywhere: no memory panel of identical lines.
+  EXPECT_EQ(gp.find(" w lp "), std::string::npos) << gp;
+  EXPECT_NE(gp.find(" w p "), std::string::npos) << gp;
+  EXPECT_EQ(gp.find("title 'memory'"), std::string::npos) << gp;
+  EXPECT_NE(gp.find("layout 1,2"), std::string::npos) << gp;
+  std::filesystem::remove_all(dir);
+}
+
+// ALiBi's errors and budgets grow with the distance (a bias of |m·d|): the accuracy plot's y range reaches
+// the largest plotted value instead of stopping at 10.
+TEST(AccuracyPlot, YRangeReachesTheLargestValue) {
+  const std::string dir = (std::filesystem::temp_directory_path() / "pe_reports_unit_accuracy").string();
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  nlohmann::json band = {{"lo", 1000000},       {"hi", 9999999},   {"max_abs", {{"value", 3.5e4}}},
+                         {"p99_abs", 2e4},      {"budget_at_max_abs", 7e4}};
+  const nlohmann::json census = nlohmann::json::array(
+      {{{"family", "alibi"}, {"dtype", "f32"}, {"variant", "alibi.scalar_f32"}, {"bands", {band}}}});
+  plot_accuracy(census, dir);
+  const std::string gp = read(dir + "/accuracy_alibi.gp");
+  EXPECT_NE(gp.find("set yrange [1e-12:1e+06]"), std::string::npos) << gp;
   std::filesystem::remove_all(dir);
 }
 
