@@ -17,11 +17,12 @@ std::string verdict_words(const harness::BandStats& b) {
 }
 }  // namespace
 
-std::string band_table(const harness::Measurement& m) {
+std::string band_table(const harness::Measurement& m, Family family) {
+  const bool alibi = family == Family::Alibi;
   // The last three columns are one element's: the worst by error/budget (its |err| need not be the
   // band's max |err|).
   std::string out = fmt::format("{:>23}  {:>9}  {:>10}  {:>10}  {:>9}  {:>9}  {:>10}  {:>10}  {:>10}  {}\n",
-                                "position band", "elements", "max |err|", "p99 |err|", "max ulp", "p99 ulp",
+                                alibi ? "distance band" : "position band", "elements", "max |err|", "p99 |err|", "max ulp", "p99 ulp",
                                 "worst: err", "budget", "err/budget", "verdict");
   for (const harness::BandStats& b : m.bands()) {
     if (b.samples == 0) continue;
@@ -46,7 +47,8 @@ std::string band_table(const harness::Measurement& m) {
   out += fmt::format(
       "\nworst elements (by error / budget):\n{:>8}  {:>5}  {:>12}  {:>7}  {:>14}  {:>14}  {:>10}  {:>9}  "
       "{:>10}\n",
-      "row", "head", "position", "channel", "value", "exact", "|err|", "ulp", "budget");
+      alibi ? "query" : "row", "head", alibi ? "distance" : "position", alibi ? "key" : "channel", "value", "exact",
+      "|err|", "ulp", "budget");
   for (const harness::ElementRecord& e : m.worst()) {
     out += fmt::format("{:>8}  {:>5}  {:>12}  {:>7}  {:>14.7g}  {:>14.7g}  {:>10.3g}  {:>9.3g}  {:>10.3g}\n",
                        e.row, e.head, e.position, e.channel, e.y, e.exact, e.abs_error, e.ulp, e.budget);

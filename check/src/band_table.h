@@ -6,9 +6,11 @@
 #include <string>
 
 #include "pe/harness/measure.h"
+#include "pe/types.h"
 
 namespace pe::check {
 
-std::string band_table(const harness::Measurement& m);
+// ALiBi's elements are (query, head, distance, key): its columns say so.
+std::string band_table(const harness::Measurement& m, Family family = Family::Rope);
 
 }  // namespace pe::check

@@ -78,7 +78,8 @@ void report_verdict(const harness::Measurement& bands, const Budget& budget, Rep
   out.measured(bands, budget.dtype, budget.text);
   out.passed = bands.verdict_pass();
   if (tally != nullptr) out.j["contracts"] = tally->to_json();
-  out.say("budget: {}\n\n{}\n", budget.text, band_table(bands));
+  out.say("budget: {}\n\n{}\n", budget.text,
+          band_table(bands, judging != nullptr ? judging->family : Family::Rope));
   for (const harness::BandStats& b : bands.bands())
     if (b.samples > 0 && b.undecidable_band() && judging != nullptr) say_undecidable(b, budget, *judging, out);
   const std::size_t undecidable = bands.undecidable();

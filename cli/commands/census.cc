@@ -52,7 +52,8 @@ int census_command(const CensusArgs& a, const CLI::App& cmd) {
   std::tie(base.shard_index, base.shard_count) = parse_shard(a.shard, "--shard");
   if (harness::instances_matching(a.glob).empty())
     throw UsageError("--variant: no variant matches '" + a.glob + "'");
-  const CensusRuns runs = run_per_config(options_per_config(base, a, cmd));  // each selection checked
+  const CensusRuns runs = run_per_config(options_per_config(base, a, cmd),  // each selection checked
+                                         "pe-suite report --census " + a.out);
   // A sweep: more than one config, or one config's census split into tasks (without a config, --shard splits
   // the census alone, merged by report as census files).
   if (runs.options.size() == 1 && !(cmd.count("--shard") > 0 && !a.hf.paths.empty())) {

@@ -95,7 +95,7 @@ void check_census_selection(const census::Options& o) {
   }
 }
 
-CensusRuns run_per_config(std::vector<census::Options> runs) {
+CensusRuns run_per_config(std::vector<census::Options> runs, const std::string& every_row_at) {
   CensusRuns out;
   for (const census::Options& o : runs) {
     if (census::rope_only(o)) {
@@ -115,8 +115,21 @@ CensusRuns run_per_config(std::vector<census::Options> runs) {
     }
     out.documents.push_back(census::to_document(results, o));
     if (runs.size() > 1) fmt::print("-- {} --\n", o.config);
-    fmt::print("{}", reports::census_instance_table(out.documents.back()["instances"]));
-    for (const auto& r : results) out.failed += r.within_contract() ? 0 : 1;
+    const nlohmann::json& instances = out.documents.back()["instances"];
+    constexpr std::size_t kWholeTable = 40;
+    std::size_t outside = 0;
+    for (const auto& r : results) outside += r.within_contract() ? 0 : 1;
+    if (instances.size() <= kWholeTable) {
+      fmt::print("{}", reports::census_instance_table(instances));
+    } else {
+      nlohmann::json failing = nlohmann::json::array();
+      for (const auto& i : instances)
+        if (!i.value("within_contract", false)) failing.push_back(i);
+      if (!failing.empty()) fmt::print("{}", reports::census_instance_table(failing));
+      fmt::print("census: {} of {} instances within their contracts{}; every row: {}\n", results.size() - outside,
+                 results.size(), failing.empty() ? "" : " (the others above)", every_row_at);
+    }
+    out.failed += outside;
     out.total += results.size();
   }
   out.options = std::move(runs);

@@ -34,13 +34,15 @@ std::vector<census::Options> options_per_config(const census::Options& base, con
 // dims fit them (a LongRoPE list, a partial factor). UsageError naming the flag.
 void check_census_selection(const census::Options& options);
 
-// Every config's census, run in turn, its table printed (under the config's path when there are several).
+// Every config's census, run in turn, its table printed (under the config's path when there are several):
+// whole up to 40 instances, else its failing rows and where every row is (`every_row_at`), so that a run's
+// summary is not pushed off the screen by hundreds of passing rows.
 struct CensusRuns {
   std::vector<census::Options> options;
   std::vector<nlohmann::json> documents;  // census::to_document of each
   std::size_t failed = 0, total = 0;      // instances (config x instance pairs) outside / all
 };
-CensusRuns run_per_config(std::vector<census::Options> runs);
+CensusRuns run_per_config(std::vector<census::Options> runs, const std::string& every_row_at);
 
 // The runs as a sweep's document: the header's variant, effort, limit, configs, loaded plugins and shard from
 // the runs (the caller adds what else it knows: seed, properties, selection), each census with "selected".

@@ -32,6 +32,7 @@ int run_main(const RunArgs& a) {
   v.seed = a.seed;
   v.junit_out = a.dir + "/junit.xml";
   v.properties_log = a.dir + "/properties.log";
+  v.census_table_at = a.dir + "/census.md";
   std::filesystem::create_directories(a.dir);
   const VerifyResult verified = verify(v);
 

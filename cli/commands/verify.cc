@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "census_options.h"
@@ -75,6 +76,8 @@ VerifyResult verify(const VerifyOptions& o) {
   base.effort = parse_effort(o.effort);
   if (!(o.call_timeout_s > 0))
     throw UsageError(fmt::format("--call-timeout: must be > 0 seconds, got {:g}", o.call_timeout_s));
+  if (!(o.property_timeout_s > 0))
+    throw UsageError(fmt::format("--property-timeout: must be > 0 seconds, got {:g}", o.property_timeout_s));
   base.call_timeout_s = o.call_timeout_s;
   if (o.max_position < 0)
     throw UsageError("--max-position: must be >= 0, got " + std::to_string(o.max_position));
@@ -95,7 +98,7 @@ VerifyResult verify(const VerifyOptions& o) {
     fmt::print("== properties ({} effort{}) ==\n", o.effort, o.shard.empty() ? "" : ", shard " + o.shard);
     const std::string log = property_log_path(o);
     result.properties = run_properties(o.glob, o.seed, base.effort == census::Effort::Full, log,
-                                       o.property_filter, 10 * o.call_timeout_s, o.shard);
+                                       o.property_filter, std::min(10 * o.call_timeout_s, o.property_timeout_s), o.shard);
     if (result.properties) {
       const PropertyRun& p = *result.properties;
       std::string rerun = "pe-suite verify";
@@ -120,7 +123,11 @@ VerifyResult verify(const VerifyOptions& o) {
   }
 
   fmt::print("\n== census against the exact reference ({} effort) ==\n", o.effort);
-  const CensusRuns runs = run_per_config(std::move(configs));
+  const std::string every_row_at = !o.census_table_at.empty() ? o.census_table_at
+                                   : !o.markdown_out.empty()  ? o.markdown_out
+                                   : !o.json_out.empty()      ? "pe-suite report --census " + o.json_out
+                                                              : "give --markdown F.md (or --out F.json)";
+  const CensusRuns runs = run_per_config(std::move(configs), every_row_at);
   if (sweep) {
     sweep::Header h;
     h.properties = result.properties.has_value();
@@ -164,7 +171,11 @@ void add_verify(CLI::App& app, int& exit_code) {
   cmd->add_option(
          "--call-timeout", o->call_timeout_s,
          "Seconds an outside kernel's call may take before the census calls it hung (its worker killed); a "
-         "property test still running after 10 times this is hung too (the property binary is killed)")
+         "property test making no progress for 10 times this (at most --property-timeout) is hung too")
+      ->capture_default_str();
+  cmd->add_option("--property-timeout", o->property_timeout_s,
+                  "Seconds a property test may make no progress (no new test, no new RoPE call) before it is "
+                  "hung: the property binary is killed, the test named, the rest run without it")
       ->capture_default_str();
   cmd->add_option(
       "--out", o->json_out,

@@ -22,7 +22,11 @@ struct VerifyOptions {
   std::uint64_t seed = kDefaultSeed;
   bool properties = true;
   double call_timeout_s = 60;  // an outside kernel's call that does not return within it is a hang
+  // A property test with no progress (no new test, no new RoPE call) for min(this, 10 × call_timeout_s) is
+  // hung: a hung kernel holds the run a few minutes by default, not 10 × 60 s.
+  double property_timeout_s = 180;
   std::string json_out, markdown_out, junit_out;
+  std::string census_table_at;  // where the census's every row is, when the terminal shows only the failing ones
   std::string properties_log;   // the property binary's output; empty: beside --out (or --markdown, --junit),
                                 // else in a fresh folder of $TMPDIR: one per run
   std::string property_filter;  // GoogleTest filter over the property tests; empty: all

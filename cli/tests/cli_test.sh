@@ -41,6 +41,10 @@ check missing-input 2 "--input: $tmp/none.npy: cannot open \(no such file\)" -- 
 check input-directory 2 "--input: $tmp: cannot read \(a directory, not a file\)" -- check --family rope --input "$tmp" --output "$tmp" --positions 0:2
 check hf-config-directory 2 "--hf-config $tmp: cannot be read \(a directory, not a file\)" -- check --family rope --input "$tmp/none.npy" --output "$tmp/none.npy" --positions 0:2 --hf-config "$tmp"
 check rotary-dim-help 0 "0, the default: all of them" -- check --help
+# A census of hundreds of instances prints its failing rows and where every row is, not every row.
+out=$("$exe" census --out "$tmp/every.json" 2>&1)
+if grep -qE "^census: [0-9]+ of [0-9]+ instances within their contracts; every row: pe-suite report --census $tmp/every.json$" <<<"$out" &&
+   [ "$(wc -l <<<"$out")" -lt 40 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL census-table: $(wc -l <<<"$out") lines"; echo "$out" | tail -5; fi
 check run-seed-negative 2 "--seed: expected an integer in \\[0, 2\\^64\\), got -1" -- run --seed -1
 
 # dim 2 has ω_0 = 1, so position 1 is (sin 1, cos 1); Abramowitz & Stegun 4.6 give

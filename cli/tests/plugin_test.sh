@@ -144,6 +144,12 @@ expect hang-properties 1 \
   "HUNG Registry/RopeProps\.AgreesWithReferenceWithinBudget/rope_halfsplit_plugtest_f64_f32: hung: no result within 5 s \(the binary was killed\) in plugin /.*/plugtest_hang\.so kernel rope\.plugtest_f64; last case started: .*positions \[" -- \
   "$exe" verify --plugin "$dir/plugtest_hang.so" --variant 'rope.halfsplit.plugtest_f64/f32' --max-position 256 \
   --property '*RopeProps.AgreesWithReferenceWithinBudget*' --call-timeout 0.5
+# The default bounds the wait to a few minutes whatever --call-timeout says; --property-timeout sets it.
+expect hang-properties-bounded 1 \
+  "HUNG Registry/RopeProps\.AgreesWithReferenceWithinBudget/rope_halfsplit_plugtest_f64_f32: hung: no result within 3 s" -- \
+  "$exe" verify --plugin "$dir/plugtest_hang.so" --variant 'rope.halfsplit.plugtest_f64/f32' --max-position 256 \
+  --property '*RopeProps.AgreesWithReferenceWithinBudget*' --property-timeout 3
+expect property-timeout-default 0 "--property-timeout FLOAT=180" -- "$exe" verify --help
 # Wrong numbers read like a bug report: the minimal case, its output, and the check engine's diagnosis of the
 # kernel rerun under that case's configuration; the property log per run, beside --out.
 diagnosed() {  # diagnosed NAME CLAIM_PATTERN

@@ -28,8 +28,11 @@ void record(const ref::Alibi& reference, std::size_t h, const ref::Enclosure& ex
   // The budget is relative to the bias: |φ| = 1, scale = |m·s| (pe/contract.h).
   e.abs_phi = 1.0;
   e.pair = static_cast<std::size_t>(reference.plan().power(h));
-  e.scale = magnitude;
-  e.budget = budget(nullptr, 1.0, e.pair, magnitude);
+  // A bias of exactly 0 (s = 0: the diagonal) has no relative budget: it is held to its head's smallest
+  // nonzero bias's, at s = 1 (|m_h|), where a relative floor of the denormals alone (4e-45 in float32)
+  // would turn any error into a ratio of 1e40.
+  e.scale = magnitude > 0 ? magnitude : std::fabs(reference.slope_enclosure(h).value.convert_to<double>());
+  e.budget = budget(nullptr, 1.0, e.pair, e.scale);
   // A bias of that magnitude and the wrong sign is 2·|bias| off; a bias of exactly 0 (the diagonal) is
   // judged by the floor alone and carries no slope.
   e.reach = magnitude > 0 ? 2 * magnitude : INFINITY;

@@ -82,3 +82,18 @@ def test_bad_alibi_input_is_named(call, error, words):
     for w in words:
         assert w in str(e.value), str(e.value)
     assert "--" not in str(e.value), str(e.value)
+
+
+def test_a_zero_bias_is_held_to_its_heads_smallest_bias_budget_and_the_table_names_alibis_axes():
+    """The diagonal's exact bias is 0: its budget is the head's at distance 1 (|m_h|), not the denormal floor
+    (4e-45, which made any error a ratio of 1e40); the worst elements are (query, head, distance, key)."""
+    heads, n = 4, 8
+    m = 2.0 ** (-8.0 * np.arange(1, heads + 1) / heads)  # the paper's slopes at max_bias 8
+    distance = np.abs(np.arange(n)[:, None] - np.arange(n)[None, :])
+    bias = -(m[:, None, None] * distance[None]).astype(np.float32)
+    bias[:, np.arange(n), np.arange(n)] = 1e-6  # a diagonal that is not 0
+    report = pe_suite.check_alibi(bias, alibi_form="symmetric")
+    worst = report.worst[0]
+    assert not report.passed and worst["exact"] == 0 and worst["position"] == 0
+    assert 1e-10 < worst["budget"] < 1e-7 and 10 < worst["ratio"] < 1e3
+    assert "   query   head      distance      key" in str(report) and "distance band" in str(report)

@@ -28,7 +28,8 @@
 //                                                 1.02·2^-53 every contract assumes (pe/plan.h)
 //
 // ALiBi reads the same formula with |φ| = 1, scale = the exact bias |m_h·s| (s the integer the slope
-// multiplies: j - i, -|i - j| or j) and i = the power k of the head's slope m0^k: every term is
+// multiplies: j - i, -|i - j| or j; |m_h| where s = 0, the diagonal, whose bias is exactly 0) and i = the
+// power k of the head's slope m0^k: every term is
 // relative to the bias, and slopes raised to the k-th power from a rounded m0 lose k roundings
 // (c1_pair). A slope is the bias at s = 1. `max_base` is 2^max_bias, ALiBi's slopes being
 // (2^max_bias)^(-k/den), the sinusoids' base^(-2i/d). A bias beyond the output type's range must be
