@@ -26,6 +26,7 @@ struct Case {
   std::vector<std::int64_t> positions;
   std::int64_t heads = 1;
   std::vector<double> x;
+  bool edge = false;  // gen_edge_case's: large, measured on a sample of its pairs
 
   std::size_t tokens() const { return positions.size() / n_axes(params.form); }
   // The position pair j of token t turns by.
@@ -77,6 +78,7 @@ class RopeProps : public ::testing::TestWithParam<Instance> {
   // are not monotone, two heads; the properties with a direction run it both ways.
   Case gen_edge_case() const {
     Case c;
+    c.edge = true;
     const std::int64_t rotary_dim = *gen_tail_dim(2).as("edge rotary_dim");
     const std::int64_t head_dim =
         rotary_dim + 2 * *rc::gen::inRange<std::int64_t>(1, 9).as("edge pass-through pairs");
@@ -100,12 +102,39 @@ class RopeProps : public ::testing::TestWithParam<Instance> {
                         *rc::gen::arbitrary<std::uint64_t>().as("edge input seed"));
     return c;
   }
-  // The drawn case and the edge case; the edge case drops out while shrinking when the drawn case fails
-  // without it (it cannot shrink to small shapes and simple values itself).
+  // One small case of every rotary form besides text (M-RoPE sectioned and interleaved, 2-D vision qwen2vl
+  // and pixtral), so that every form is compared in every case: the drawn case falls on a vision form in
+  // about one case of sixteen, and a kernel whose pairs index the wrong frequency under one form passed a
+  // quick run's 25 cases (cli/plugin_tests: PLUGTEST_VISION_INDEX).
+  std::vector<Case> gen_form_cases() const {
+    std::vector<Case> out;
+    for (int form = 0; form < 4; ++form) {
+      Case c;
+      const std::int64_t head_dim = 4 * *rc::gen::inRange<std::int64_t>(1, 17).as("form case head_dim / 4");
+      c.params = {head_dim, head_dim, *gen_base().as("form case base"), in().layout};
+      if (form < 2) {
+        c.params.form.mrope_section = draw_mrope_sections(head_dim / 2);
+        c.params.form.mrope_layout = form == 0 ? MropeLayout::Sectioned : MropeLayout::Interleaved;
+      } else {
+        c.params.form.vision = form == 2 ? VisionRope::Qwen2vl : VisionRope::Pixtral;
+      }
+      c.positions =
+          *gen_axes_positions(n_axes(c.params.form), max_position(), 3).as("form case positions [axes][tokens]");
+      c.x = seeded_inputs(in().dtype, c.tokens() * static_cast<std::size_t>(head_dim),
+                          *rc::gen::arbitrary<std::uint64_t>().as("form case input seed"));
+      out.push_back(std::move(c));
+    }
+    return out;
+  }
+  // The drawn case, the edge case and the form cases; the last drop out together while shrinking when the
+  // drawn case fails without them (they cannot shrink to small shapes and simple values themselves).
   std::vector<Case> gen_cases() const {
-    const bool edge = *gen_kept_while_needed().as("with the edge case");
+    const bool edge = *gen_kept_while_needed().as("with the edge and form cases");
     std::vector<Case> out = {gen_case()};
-    if (edge) out.push_back(gen_edge_case());
+    if (edge) {
+      out.push_back(gen_edge_case());
+      for (Case& c : gen_form_cases()) out.push_back(std::move(c));
+    }
     return out;
   }
   double input_limit(double attention) const {
@@ -152,11 +181,10 @@ TEST_P(RopeProps, AgreesWithReferenceWithinBudget) {
     for (const Case& c : cases) {
       const RopePlan plan(c.params);
       for (RopeDirection d : {RopeDirection::Forward, RopeDirection::Inverse}) {
-        if (d == RopeDirection::Inverse && &c == &cases.front()) continue;  // the edge case runs both
+        if (d == RopeDirection::Inverse && &c == &cases.front()) continue;  // the edge and form cases run both
         const std::vector<double> y = rotated(plan, c, d);
         // The edge case's pass-through channels are ChannelsBeyondRotaryDimAreUntouched's to check.
-        const harness::Sample sample{
-            {}, &c == &cases.front() ? std::vector<std::size_t>{} : edge_pairs(plan.n_pairs())};
+        const harness::Sample sample{{}, c.edge ? edge_pairs(plan.n_pairs()) : std::vector<std::size_t>{}};
         harness::measure_rope(c.params, c.positions, static_cast<std::size_t>(c.heads), c.x, y,
                               {&in().contract(), in().dtype}, fail_over_budget(), sample, d);
       }

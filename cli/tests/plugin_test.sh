@@ -144,6 +144,14 @@ expect hang-properties 1 \
   "HUNG Registry/RopeProps\.AgreesWithReferenceWithinBudget/rope_halfsplit_plugtest_f64_f32: hung: no result within 5 s \(the binary was killed\) in plugin /.*/plugtest_hang\.so kernel rope\.plugtest_f64; last case started: .*positions \[" -- \
   "$exe" verify --plugin "$dir/plugtest_hang.so" --variant 'rope.halfsplit.plugtest_f64/f32' --max-position 256 \
   --property '*RopeProps.AgreesWithReferenceWithinBudget*' --call-timeout 0.5
+# A kernel that forms the frequencies with pair j's own index (right for text RoPE and M-RoPE, wrong for the
+# 2-D vision forms): the agreement property compares every form in every case, so a quick run catches it.
+expect vision-index 1 "FAILED Registry/RopeProps\.AgreesWithReferenceWithinBudget/rope_halfsplit_plugtest_f64_f32" -- \
+  "$exe" verify --plugin "$dir/plugtest_vision_index.so" --variant 'rope.halfsplit.plugtest_f64/f32' --max-position 256 \
+  --property '*RopeProps.AgreesWithReferenceWithinBudget*'
+expect vision-index-good 0 "1 of 1 property tests passed" -- \
+  "$exe" verify --plugin "$dir/plugtest_good.so" --variant 'rope.halfsplit.plugtest_f64/f32' --max-position 256 \
+  --property '*RopeProps.AgreesWithReferenceWithinBudget*'
 # The default bounds the wait to a few minutes whatever --call-timeout says; --property-timeout sets it.
 expect hang-properties-bounded 1 \
   "HUNG Registry/RopeProps\.AgreesWithReferenceWithinBudget/rope_halfsplit_plugtest_f64_f32: hung: no result within 3 s" -- \
