@@ -514,6 +514,10 @@ def verify_rope(fn, *, examples=100, seed=None, dtypes=("float32", "bfloat16"), 
         raise VerifyError(f"verify_rope: {len(undecidable)} of {examples} drawn cases could not be judged (seed {seed}): "
                           f"the budget reaches the largest error any output could have, so those cases could not "
                           f"fail. First: {undecidable[0]}", UNDECIDABLE, None, [])
+    if undecidable:
+        warnings.warn(f"verify_rope: {len(undecidable)} of {examples} drawn cases could not be judged (the data type's "
+                      f"budget reaches any output's error at their positions) and were not counted. First: "
+                      f"{undecidable[0]}", UserWarning, stacklevel=2)
     return {"examples": examples, "seed": seed, "cases": counts, "undecidable": len(undecidable)}
 
 

@@ -19,3 +19,15 @@ def test_readme_shows_the_verify_example_in_fifteen_lines():
     body = example[example.index("import torch"):]
     assert body.strip() in (ROOT / "README.md").read_text()
     assert len(body.strip().splitlines()) <= 15
+
+
+def test_the_first_command_builds_the_module_and_says_where_things_are():
+    """README's first command (scripts/run.sh) leaves every documented route working: it builds the Python
+    module beside the CLI and its last lines name both, with the interpreter the module is built for."""
+    run = (ROOT / "scripts" / "run.sh").read_text()
+    assert "pe_suite_python" in run and "--target" in run
+    assert 'echo "pe-suite: $PWD/build/release/cli/pe-suite' in run
+    assert "PYTHONPATH=$PWD/build/release/python /usr/bin/python3" in run
+    readme = (ROOT / "README.md").read_text()
+    assert "PYTHONPATH=build/release/python /usr/bin/python3 -m pytest" in readme
+    assert "build/release/cli/pe-suite" in readme

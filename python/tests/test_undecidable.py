@@ -78,3 +78,37 @@ def test_a_sinusoidal_table_far_out_is_undecidable():
     assert far.verdict == "UNDECIDABLE" and not far.passed
     near = pe_suite.check_sinusoidal(table.astype(np.float32), positions, base=10000.0)
     assert near.verdict == "PASS"
+
+
+def _rope_fn(x, positions, config):
+    """HF's default RoPE in float32 (the kernel under test for verify_rope)."""
+    import torch
+    d = config["head_dim"]
+    inv = 1.0 / config["rope_theta"] ** (torch.arange(0, d, 2).float() / d)
+    freqs = positions[:, None].float() * inv[None, :]
+    emb = torch.cat((freqs, freqs), -1)
+    turned = torch.cat((-x[..., d // 2:], x[..., :d // 2]), -1)
+    return x * emb.cos()[:, None].to(x.dtype) + turned * emb.sin()[:, None].to(x.dtype)
+
+
+def test_verify_rope_does_not_count_cases_it_cannot_judge(monkeypatch):
+    """Cases whose every position lies where the float32 class's budget reaches any output's error prove nothing:
+    they are not counted as passes; when most drawn cases are such, the run fails saying so."""
+    pytest.importorskip("torch")
+    from pe_suite import verify as v
+    kw = dict(rope_types=("default",), dtypes=("float32",), scenarios=("decode",), failure_file=None, examples=20)
+    summary = pe_suite.verify_rope(_rope_fn, **kw)
+    assert summary["undecidable"] == 0
+    with pytest.warns(UserWarning, match="drawn cases could not be judged"):  # decode steps up to 2^40: some
+        summary = pe_suite.verify_rope(_rope_fn, max_position=2 ** 40, **kw)
+    assert 0 < summary["undecidable"] <= 10
+    drawn = v.draw_case
+
+    def far(*args, **kwargs):  # every position moved to 2^40 and beyond
+        case = drawn(*args, **kwargs)
+        case["positions"] = [p + 2 ** 40 for p in case["positions"]]
+        return case
+
+    monkeypatch.setattr(v, "draw_case", far)
+    with pytest.raises(v.VerifyError, match="20 of 20 drawn cases could not be judged"):
+        pe_suite.verify_rope(_rope_fn, max_position=2 ** 41, **kw)
