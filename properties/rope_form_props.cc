@@ -303,7 +303,8 @@ TEST(RopeFormValidation, PlansNameTheParameterAndItsValues) {
   EXPECT_EQ(message_of(offset), "rotary_offset: rotary_offset must be in [0, head_dim=192), got -2");
   offset.rotary_offset = 150;
   EXPECT_EQ(message_of(offset),
-            "rotary_dim: rotary_dim must be even and in [2, head_dim - rotary_offset = 42] (0: all of them), got 64");
+            "rotary_dim: rotary_dim must be even and in [2, head_dim - rotary_offset = 42] (0: all of them), "
+            "got 64");
   RopeParams vision{74, 0, 1e4, Layout::HalfSplit};
   vision.form.vision = VisionRope::Qwen2vl;
   EXPECT_EQ(message_of(vision),

@@ -118,8 +118,8 @@ class RopeProps : public ::testing::TestWithParam<Instance> {
       } else {
         c.params.form.vision = form == 2 ? VisionRope::Qwen2vl : VisionRope::Pixtral;
       }
-      c.positions =
-          *gen_axes_positions(n_axes(c.params.form), max_position(), 3).as("form case positions [axes][tokens]");
+      c.positions = *gen_axes_positions(n_axes(c.params.form), max_position(), 3)
+                         .as("form case positions [axes][tokens]");
       c.x = seeded_inputs(in().dtype, c.tokens() * static_cast<std::size_t>(head_dim),
                           *rc::gen::arbitrary<std::uint64_t>().as("form case input seed"));
       out.push_back(std::move(c));
@@ -181,7 +181,8 @@ TEST_P(RopeProps, AgreesWithReferenceWithinBudget) {
     for (const Case& c : cases) {
       const RopePlan plan(c.params);
       for (RopeDirection d : {RopeDirection::Forward, RopeDirection::Inverse}) {
-        if (d == RopeDirection::Inverse && &c == &cases.front()) continue;  // the edge and form cases run both
+        if (d == RopeDirection::Inverse && &c == &cases.front())
+          continue;  // the edge and form cases run both
         const std::vector<double> y = rotated(plan, c, d);
         // The edge case's pass-through channels are ChannelsBeyondRotaryDimAreUntouched's to check.
         const harness::Sample sample{{}, c.edge ? edge_pairs(plan.n_pairs()) : std::vector<std::size_t>{}};

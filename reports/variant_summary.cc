@@ -150,12 +150,15 @@ bool ok(const VariantRow& r) { return r.failing_instances == 0 && r.property_fai
 // The columns after the variant's name, the verdict last.
 const Column kColumns[] = {
     {"props", "property tests", [](const VariantRow& r) { return props(r); }},
-    {"err/budget", "worst err/budget", [](const VariantRow& r) { return fmt::format("{:.3f}", r.worst_ratio); }},
+    {"err/budget", "worst err/budget",
+     [](const VariantRow& r) { return fmt::format("{:.3f}", r.worst_ratio); }},
     {"|err|<1e6", "max abs error (f32, else its own type), positions < 1e6",
      [](const VariantRow& r) { return in_type(r, r.primary_err_1e6); }},
-    {"|err| all", "... all promised positions", [](const VariantRow& r) { return in_type(r, r.primary_err_max); }},
+    {"|err| all", "... all promised positions",
+     [](const VariantRow& r) { return in_type(r, r.primary_err_max); }},
     {"max pos", "max position", position_cell},
-    {"speed at", "speed at", [](const VariantRow& r) { return r.speed_shape.empty() ? std::string("-") : r.speed_shape; }},
+    {"speed at", "speed at",
+     [](const VariantRow& r) { return r.speed_shape.empty() ? std::string("-") : r.speed_shape; }},
     {"ns/elem", "ns/element", [](const VariantRow& r) { return num(r.ns_per_element, "{:.2f}"); }},
     {"fill", "% of fill limit", [](const VariantRow& r) { return pct(r.fill_fraction); }},
     {"alloc", "allocations per call", [](const VariantRow& r) { return num(r.allocs_per_call, "{:.0f}"); }},
@@ -186,7 +189,8 @@ std::string variant_table(const std::vector<VariantRow>& rows) {
   for (const VariantRow& r : rows) {
     cells.push_back({r.variant});
     for (const Column* c : columns) cells.back().push_back(c->cell(r));
-    cells.back().push_back(ok(r) ? "pass" : fmt::format("FAIL ({} of {} instances)", r.failing_instances, r.instances));
+    cells.back().push_back(
+        ok(r) ? "pass" : fmt::format("FAIL ({} of {} instances)", r.failing_instances, r.instances));
     const harness::FamilyTraits* t = harness::traits_named(r.family);
     if (!r.speed_shape.empty() && t != nullptr && r.speed_shape != t->summary_shape)
       ++other_shape[{r.family, r.speed_shape}];

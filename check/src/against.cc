@@ -54,7 +54,8 @@ std::string Against::table(const harness::Measurement& a, const std::string& a_n
                                   ? fmt::format(">= {}", sb.lo)
                                   : fmt::format("{}..{}", sb.lo, sb.hi);
     out += fmt::format("{:>23}  {:>13.3g}  {:>11}  {:>13.3g}  {:>11}  {:>10.3g}  {}\n", range,
-                       sa->max_ratio.value, sa->verdict(), sb.max_ratio.value, sb.verdict(), diff_[band_index(sb.lo)], wrong(*sa, sb));
+                       sa->max_ratio.value, sa->verdict(), sb.max_ratio.value, sb.verdict(),
+                       diff_[band_index(sb.lo)], wrong(*sa, sb));
   }
   const char* verdict = a.pass() && b_.pass() ? "both within budget"
                         : a.pass()            ? "B is wrong, A is within budget"

@@ -4,10 +4,9 @@
 
 #include <fmt/format.h>
 
-#include <set>
-
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "axis_recovery.h"
 #include "channel_mixing.h"
@@ -155,7 +154,8 @@ void frequencies_read_back(const RecoveredFrequencies& r, const RopePlan& plan, 
 // tokens with a row over budget. A spread alone can land on positions where a mistake happens to vanish
 // (multiples of 32 are exact in bfloat16 up to 8192: positions rounded to it go unseen at 1024 tokens),
 // so the rows where the data is wrong always take part and the claim does not depend on the token count.
-std::vector<std::size_t> position_sample(const RopeBatch& batch, std::size_t heads, const std::vector<bool>& over) {
+std::vector<std::size_t> position_sample(const RopeBatch& batch, std::size_t heads,
+                                         const std::vector<bool>& over) {
   std::vector<std::size_t> failing;
   for (std::size_t t = 0; t < batch.tokens(); ++t) {
     for (std::size_t h = 0; h < heads; ++h) {

@@ -11,8 +11,8 @@
 #include <limits>
 #include <sstream>
 
-#include "pe/check/npy.h"
 #include "pe/check/errors.h"
+#include "pe/check/npy.h"
 #include "pe/harness/large_vector.h"
 
 namespace pe::check {
@@ -248,7 +248,8 @@ NpyArray read_npy(const std::string& path, DType u2_as) {
   in.seekg(0);
   const auto file_size = static_cast<std::size_t>(size);
   const auto read = [&](char* to, std::size_t n) {
-    if (!in.read(to, static_cast<std::streamsize>(n))) throw NpyError(path + ": cannot read (" + why_unreadable(path) + ")");
+    if (!in.read(to, static_cast<std::streamsize>(n)))
+      throw NpyError(path + ": cannot read (" + why_unreadable(path) + ")");
   };
   // The header, then the data in chunks converted as they come: no copy of the whole file in memory
   // (it would be touched, then copied, then freed: a large array's cost).

@@ -343,9 +343,9 @@ std::string unknown_layout(const std::string& given, Family family) {
   std::string list;
   for (std::size_t k = 0; k < names.size(); ++k)
     list += fmt::format("{}{}", k == 0 ? "" : k + 1 == names.size() ? " or " : ", ", names[k]);
-  return fmt::format("unknown layout '{}' ({}: {}{})", given, to_string(family), list,
-                     family == Family::Rope ? "; GPT-NeoX's and HF's rotate_half is halfsplit, GPT-J's interleaved"
-                                            : "");
+  return fmt::format(
+      "unknown layout '{}' ({}: {}{})", given, to_string(family), list,
+      family == Family::Rope ? "; GPT-NeoX's and HF's rotate_half is halfsplit, GPT-J's interleaved" : "");
 }
 
 }  // namespace pe::check

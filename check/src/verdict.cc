@@ -23,7 +23,8 @@ std::vector<const Variant*> deciding_contracts(Family family, DType dtype, const
     const double budget = e.gain * term + e.gain_extra;
     if (!harness::ElementRecord::undecidable_at(budget, e.reach)) deciding.emplace_back(budget, v);
   }
-  std::stable_sort(deciding.begin(), deciding.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::stable_sort(deciding.begin(), deciding.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
   std::vector<const Variant*> out;
   for (const auto& d : deciding) out.push_back(d.second);
   return out;
@@ -67,7 +68,8 @@ void say_undecidable(const harness::BandStats& b, const Budget& budget, const Ju
   const std::size_t shown = std::min<std::size_t>(3, deciding.size());
   if (deciding.empty()) return out.say("; no registered contract decides there\n");
   out.say("; a contract that decides there: {} ({} {})\n",
-          names_of(std::vector<const Variant*>(deciding.begin(), deciding.begin() + static_cast<std::ptrdiff_t>(shown))),
+          names_of(std::vector<const Variant*>(deciding.begin(),
+                                               deciding.begin() + static_cast<std::ptrdiff_t>(shown))),
           flag, deciding.front()->name());
 }
 
@@ -81,13 +83,15 @@ void report_verdict(const harness::Measurement& bands, const Budget& budget, Rep
   out.say("budget: {}\n\n{}\n", budget.text,
           band_table(bands, judging != nullptr ? judging->family : Family::Rope));
   for (const harness::BandStats& b : bands.bands())
-    if (b.samples > 0 && b.undecidable_band() && judging != nullptr) say_undecidable(b, budget, *judging, out);
+    if (b.samples > 0 && b.undecidable_band() && judging != nullptr)
+      say_undecidable(b, budget, *judging, out);
   const std::size_t undecidable = bands.undecidable();
   // A partly undecidable run says how many elements its verdict rests on.
   const std::string judged =
-      undecidable == 0 ? ""
-                       : fmt::format("; judged {} of {} elements, the other {} within budget whatever they hold",
-                                     bands.count() - undecidable, bands.count(), undecidable);
+      undecidable == 0
+          ? ""
+          : fmt::format("; judged {} of {} elements, the other {} within budget whatever they hold",
+                        bands.count() - undecidable, bands.count(), undecidable);
   const std::string verdict = out.j["verdict"];
   out.say("verdict: {} ({} of {} elements over budget; max |err| {:.3g}{})\n", verdict, bands.violations(),
           bands.count(), bands.max_abs(), judged);

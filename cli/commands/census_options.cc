@@ -126,8 +126,9 @@ CensusRuns run_per_config(std::vector<census::Options> runs, const std::string& 
       for (const auto& i : instances)
         if (!i.value("within_contract", false)) failing.push_back(i);
       if (!failing.empty()) fmt::print("{}", reports::census_instance_table(failing));
-      fmt::print("census: {} of {} instances within their contracts{}; every row: {}\n", results.size() - outside,
-                 results.size(), failing.empty() ? "" : " (the others above)", every_row_at);
+      fmt::print("census: {} of {} instances within their contracts{}; every row: {}\n",
+                 results.size() - outside, results.size(), failing.empty() ? "" : " (the others above)",
+                 every_row_at);
     }
     out.failed += outside;
     out.total += results.size();

@@ -49,8 +49,8 @@ void print_list(bool json) {
     for (const Variant* v : registry()) {
       const Contract& c = v->contract();
       fmt::print("{:<24} {:<11} {:<26} {:<17} {:<6} {:>8}  {}\n", v->name(), to_string(v->family()),
-                 join(c.layouts), join(c.outputs), to_string(c.angle_type), harness::position_words(c.max_position),
-                 harness::budget_words(*v));
+                 join(c.layouts), join(c.outputs), to_string(c.angle_type),
+                 harness::position_words(c.max_position), harness::budget_words(*v));
     }
     for (const Variant* v : registry()) {
       if (!is_builtin(*v)) fmt::print("{} is from {}\n", v->name(), variant_origin(*v));

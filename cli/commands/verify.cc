@@ -97,8 +97,9 @@ VerifyResult verify(const VerifyOptions& o) {
   if (o.properties) {
     fmt::print("== properties ({} effort{}) ==\n", o.effort, o.shard.empty() ? "" : ", shard " + o.shard);
     const std::string log = property_log_path(o);
-    result.properties = run_properties(o.glob, o.seed, base.effort == census::Effort::Full, log,
-                                       o.property_filter, std::min(10 * o.call_timeout_s, o.property_timeout_s), o.shard);
+    result.properties =
+        run_properties(o.glob, o.seed, base.effort == census::Effort::Full, log, o.property_filter,
+                       std::min(10 * o.call_timeout_s, o.property_timeout_s), o.shard);
     if (result.properties) {
       const PropertyRun& p = *result.properties;
       std::string rerun = "pe-suite verify";

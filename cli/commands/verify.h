@@ -26,7 +26,8 @@ struct VerifyOptions {
   // hung: a hung kernel holds the run a few minutes by default, not 10 × 60 s.
   double property_timeout_s = 180;
   std::string json_out, markdown_out, junit_out;
-  std::string census_table_at;  // where the census's every row is, when the terminal shows only the failing ones
+  std::string
+      census_table_at;  // where the census's every row is, when the terminal shows only the failing ones
   std::string properties_log;   // the property binary's output; empty: beside --out (or --markdown, --junit),
                                 // else in a fresh folder of $TMPDIR: one per run
   std::string property_filter;  // GoogleTest filter over the property tests; empty: all

@@ -79,11 +79,10 @@ std::optional<std::pair<std::size_t, std::size_t>> parse_shard(const std::string
 
 bool InstanceResult::within_contract() const {
   return fault.empty() && runs.differing == 0 &&
-         std::all_of(bands.begin(), bands.end(),
-                     [](const harness::BandStats& b) {
-                       // A band the contract's budget cannot judge promises nothing (measure.h).
-                       return b.max_ratio.value <= 1.0 && !b.undecidable_band();
-                     });
+         std::all_of(bands.begin(), bands.end(), [](const harness::BandStats& b) {
+           // A band the contract's budget cannot judge promises nothing (measure.h).
+           return b.max_ratio.value <= 1.0 && !b.undecidable_band();
+         });
 }
 
 namespace {
@@ -297,7 +296,9 @@ nlohmann::json to_json(const std::vector<InstanceResult>& results) {
                        {"p99_abs", b.p99_abs},
                        {"p99_ulp", b.p99_ulp},
                        {"undecidable", b.undecidable},
-                       {"verdict", b.max_ratio.value > 1.0 ? "FAIL" : b.undecidable_band() ? "undecidable" : "pass"}});
+                       {"verdict", b.max_ratio.value > 1.0 ? "FAIL"
+                                   : b.undecidable_band()  ? "undecidable"
+                                                           : "pass"}});
     }
     out.push_back({{"instance", r.instance.name()},
                    {"runs",

@@ -265,9 +265,9 @@ RopePlan::RopePlan(const RopeParams& params) : params_(params) {
   const std::int64_t room = params_.head_dim - params_.rotary_offset;
   if (params_.rotary_dim < 0 || params_.rotary_dim % 2 != 0 || params_.rotary_dim > room ||
       params_.rotary_dim == 0) {
-    detail::fail("rotary_dim", "rotary_dim must be even and in [2, head_dim - rotary_offset = " +
-                                   std::to_string(room) + "] (0: all of them), got " +
-                                   std::to_string(params.rotary_dim));
+    detail::fail("rotary_dim",
+                 "rotary_dim must be even and in [2, head_dim - rotary_offset = " + std::to_string(room) +
+                     "] (0: all of them), got " + std::to_string(params.rotary_dim));
   }
   if (params.layout == Layout::Deinterleave && params_.rotary_dim > kMaxDeinterleaveDim) {
     detail::fail("rotary_dim", "rotary_dim must be at most " + std::to_string(kMaxDeinterleaveDim) +

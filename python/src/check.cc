@@ -163,7 +163,8 @@ void add_check_functions(py::module_& m) {
       .def_property_readonly("passed", &Report::passed)
       .def_property_readonly(
           "verdict", [](const Report& r) { return r.get("verdict"); },
-          "'PASS', 'FAIL' (an element over budget) or 'UNDECIDABLE' (none over budget, but a position band whose "
+          "'PASS', 'FAIL' (an element over budget) or 'UNDECIDABLE' (none over budget, but a position band "
+          "whose "
           "every budget reaches the largest error any output could have: nothing there could fail)")
       .def_property_readonly(
           "undecidable", [](const Report& r) { return r.get("undecidable"); },
@@ -193,10 +194,9 @@ void add_check_functions(py::module_& m) {
           "plan's attention_factor and inv_freq")
       .def("__bool__", [](const Report& r) { return r.passed(); })
       .def("__str__", [](const Report& r) { return r.r.text; })
-      .def("__repr__",
-           [](const Report& r) {
-             return fmt::format("<pe_suite.Report {}>", r.r.json().value("verdict", r.passed() ? "PASS" : "FAIL"));
-           });
+      .def("__repr__", [](const Report& r) {
+        return fmt::format("<pe_suite.Report {}>", r.r.json().value("verdict", r.passed() ? "PASS" : "FAIL"));
+      });
 
   auto rope_check = [](py::handle x, py::handle y, py::handle positions, py::object base, py::object layout,
                        py::object rotary_dim, py::object rotary_offset, py::object scaling,

@@ -219,8 +219,11 @@ TEST(AccuracyPlot, YRangeReachesTheLargestValue) {
   const std::string dir = (std::filesystem::temp_directory_path() / "pe_reports_unit_accuracy").string();
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  nlohmann::json band = {{"lo", 1000000},       {"hi", 9999999},   {"max_abs", {{"value", 3.5e4}}},
-                         {"p99_abs", 2e4},      {"budget_at_max_abs", 7e4}};
+  nlohmann::json band = {{"lo", 1000000},
+                         {"hi", 9999999},
+                         {"max_abs", {{"value", 3.5e4}}},
+                         {"p99_abs", 2e4},
+                         {"budget_at_max_abs", 7e4}};
   const nlohmann::json census = nlohmann::json::array(
       {{{"family", "alibi"}, {"dtype", "f32"}, {"variant", "alibi.scalar_f32"}, {"bands", {band}}}});
   plot_accuracy(census, dir);

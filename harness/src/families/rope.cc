@@ -107,9 +107,14 @@ std::vector<BenchShape> bench_shapes(BenchGrid grid) {
   if (grid == BenchGrid::Quick) {
     // The 16-bit shapes time the variants that write 16-bit data only (rope.torch_bf16, rope.math_f16, ...):
     // register_grid leaves them out for a variant timed in float32 already.
-    return {rope(1, 128, true),  rope(2048, 128, false), rope(2048, 128, false, true),
-            mrope(2048, 32),     mla(1, true, 128),      mla(2048, false, 128),
-            rope(2048, 128, false, false, DType::BF16), rope(2048, 128, false, false, DType::F16)};
+    return {rope(1, 128, true),
+            rope(2048, 128, false),
+            rope(2048, 128, false, true),
+            mrope(2048, 32),
+            mla(1, true, 128),
+            mla(2048, false, 128),
+            rope(2048, 128, false, false, DType::BF16),
+            rope(2048, 128, false, false, DType::F16)};
   }
   std::vector<BenchShape> s;
   for (std::int64_t T : {1, 16, 128, 2048, 16384}) s.push_back(rope(T, 128, false));
