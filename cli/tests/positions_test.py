@@ -103,4 +103,31 @@ print(("ok  " if said else "FAIL") + " undetermined_said")
 if not said:
     failures.append("undetermined_said")
 
+
+# A check that cannot fail must not pass: the dump computed at 0..23 checked as if at 2^30.. or 2^40.. (where
+# the float32 class's budget reaches any output's error in most elements) exits 1 UNDECIDABLE, naming the band
+# and a contract that decides; at its true positions it passes.
+def undecidable_at(start):
+    xf, yf, pf = WORK / "far_x.npy", WORK / "far_y.npy", WORK / f"far_{start}.npy"
+    np.save(xf, x.astype(np.float32))
+    np.save(yf, rope(np.arange(T)).astype(np.float32))
+    np.save(pf, np.arange(start, start + T))
+    r = subprocess.run([PE, "check", "--family", "rope", "--input", str(xf), "--output", str(yf), "--positions-file",
+                        str(pf)], capture_output=True, text=True)
+    return r.returncode, r.stdout
+
+
+for start in (1 << 30, 1 << 40):
+    code, out = undecidable_at(start)
+    said = (code == 1 and "\nverdict: UNDECIDABLE" in out and "undecidable: positions >= 1000000000:" in out and
+            "a contract that decides there: rope.hwy" in out and "largest position 16777216" in out)
+    print(("ok  " if said else "FAIL") + f" far_dump_undecidable at {start}")
+    if not said:
+        failures.append(f"far_dump_undecidable_{start}")
+        print(out[-2000:])
+code, out = undecidable_at(0)
+print(("ok  " if code == 0 else "FAIL") + " far_dump_at_its_positions")
+if code != 0:
+    failures.append("far_dump_at_its_positions")
+
 finish("positions_test")

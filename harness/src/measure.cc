@@ -295,8 +295,8 @@ PE_FMA_CLONES std::size_t flag_loud(const RopeRow& row, double abs_bar, double u
 }  // namespace
 
 namespace {
-// A row's elements that carry the encoding, how many of them cannot be judged, and the largest budget /
-// reach with its element (branch-free but for the maximum).
+// A row's elements that carry the encoding and how many of them cannot be judged (branch-free), and only
+// where some cannot, the largest budget / reach with its element (what the undecidable band's words quote).
 struct Decidability {
   std::size_t encoding = 0, undecidable = 0, at = 0;
   double max_vacuity = -1;
@@ -304,12 +304,15 @@ struct Decidability {
 PE_FMA_CLONES Decidability count_decidability(const RopeRow& row) {
   Decidability d;
   const double *budget = row.budget.data(), *reach = row.reach.data();
-  for (std::size_t i = 0; i < row.size(); ++i) {
-    const bool carries = std::isfinite(reach[i]);
-    d.encoding += carries ? 1 : 0;
-    d.undecidable += carries && ElementRecord::undecidable_at(budget[i], reach[i]) ? 1 : 0;
+  const std::size_t n = row.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    d.encoding += reach[i] < INFINITY ? 1 : 0;
+    d.undecidable += reach[i] < INFINITY && ElementRecord::undecidable_at(budget[i], reach[i]) ? 1 : 0;
+  }
+  if (d.undecidable == 0) return d;
+  for (std::size_t i = 0; i < n; ++i) {
     const double v = ElementRecord::vacuity_of(budget[i], reach[i]);
-    if (carries && v > d.max_vacuity) d.max_vacuity = v, d.at = i;
+    if (reach[i] < INFINITY && v > d.max_vacuity) d.max_vacuity = v, d.at = i;
   }
   return d;
 }
@@ -337,7 +340,7 @@ void Measurement::add_row(const RopeRow& row) {
   const Decidability d = count_decidability(row);
   a.stats.encoding += d.encoding;
   a.stats.undecidable += d.undecidable;
-  if (d.encoding > 0 && d.max_vacuity > a.stats.max_vacuity.value)
+  if (d.undecidable > 0 && d.max_vacuity > a.stats.max_vacuity.value)
     a.stats.max_vacuity = {d.max_vacuity, row.record(d.at)};
   double bar = std::min(1.0, s.max_ratio.value);
   if (keep_ != 0) bar = std::min(bar, worst_last_ratio_);

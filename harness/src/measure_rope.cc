@@ -57,7 +57,7 @@ std::vector<std::size_t> indices(std::size_t n) {
 // The reach of a pair's two outputs (ElementRecord::reach): the exact pair's norm (the input's, times the
 // gains) plus each one's |exact|; a pair of zeros carries nothing to judge beyond its floor.
 void pair_reach(double exact0, double exact1, double& reach0, double& reach1) {
-  const double norm = std::hypot(exact0, exact1);
+  const double norm = std::sqrt(exact0 * exact0 + exact1 * exact1);  // not std::hypot: 20 ns a call
   reach0 = norm > 0 ? norm + std::fabs(exact0) : INFINITY;
   reach1 = norm > 0 ? norm + std::fabs(exact1) : INFINITY;
 }

@@ -124,7 +124,7 @@ struct BandStats {
   // reaches it (ElementRecord::undecidable): they cannot fail, so they are not judged.
   std::size_t encoding = 0, undecidable = 0;
   Extreme max_abs, max_ulp, max_ratio;
-  Extreme max_vacuity;  // the largest budget / reach (the element least able to fail)
+  Extreme max_vacuity;  // the largest budget / reach (the element least able to fail) where one cannot
   double budget_at_max_abs = 0;
   double p99_abs = 0, p99_ulp = 0;  // nearest-rank 99th percentiles over the band's samples
   bool pass() const { return violations == 0; }
