@@ -10,10 +10,7 @@ export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}" CCACHE_NOHASHDIR="${CCACHE_NOHAS
 export CCACHE_SLOPPINESS="${CCACHE_SLOPPINESS:-pch_defines,time_macros,include_file_mtime,include_file_ctime}"
 cmake --preset release >/dev/null
 # The CLI and the Python module: every route the README documents works after this command.
-targets=(pe-suite)
-if cmake --build --preset release --target help 2>/dev/null | grep -q '^pe_suite_python:'; then
-  targets+=(pe_suite_python)
-fi
+mapfile -t targets < <(bash scripts/main_targets.sh build/release)
 cmake --build --preset release -j 2 --target "${targets[@]}"
 status=0
 build/release/cli/pe-suite run "$@" || status=$?

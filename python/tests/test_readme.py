@@ -1,4 +1,6 @@
+import os
 import pathlib
+import subprocess
 
 import pytest
 
@@ -23,9 +25,14 @@ def test_readme_shows_the_verify_example_in_fifteen_lines():
 
 def test_the_first_command_builds_the_module_and_says_where_things_are():
     """README's first command (scripts/run.sh) leaves every documented route working: it builds the Python
-    module beside the CLI and its last lines name both, with the interpreter the module is built for."""
+    module beside the CLI (the targets scripts/main_targets.sh lists, run here on this build under the same
+    shell options) and its last lines name both, with the interpreter the module is built for."""
+    build = pathlib.Path(os.environ["PE_SUITE_CLI"]).resolve().parents[1]
+    listed = subprocess.run(["bash", str(ROOT / "scripts" / "main_targets.sh"), str(build)], capture_output=True,
+                            text=True, check=True).stdout.split()
+    assert listed == ["pe-suite", "pe_suite_python"]
     run = (ROOT / "scripts" / "run.sh").read_text()
-    assert "pe_suite_python" in run and "--target" in run
+    assert "bash scripts/main_targets.sh build/release" in run and '--target "${targets[@]}"' in run
     assert 'echo "pe-suite: $PWD/build/release/cli/pe-suite' in run
     assert "PYTHONPATH=$PWD/build/release/python /usr/bin/python3" in run
     readme = (ROOT / "README.md").read_text()
