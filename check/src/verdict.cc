@@ -43,24 +43,26 @@ void say_undecidable(const harness::BandStats& b, const Budget& budget, const Ju
   const bool rope = judging.family == Family::Rope;
   out.say(
       "undecidable: {}: {} of its {} elements cannot be judged, their budget (here up to {:.3g}) reaching "
-      "the largest error any output of its magnitude could have ({}): whatever the data holds passes them, "
-      "and the {} left (the slowest frequencies) cannot see an offset or a fast frequency",
+      "the largest error any output of its magnitude could have ({}): whatever the data holds passes them",
       band_words(b), b.undecidable, b.encoding, e.budget,
       rope                              ? "the exact pair's norm plus |exact|, at most 2 x the norm"
       : judging.family == Family::Alibi ? "2 x |bias|"
-                                        : "1 + |exact|, at most 2",
-      b.encoding - b.undecidable);
+                                        : "1 + |exact|, at most 2");
+  if (b.undecidable < b.encoding)
+    out.say(", and the {} left (the slowest frequencies) cannot see an offset or a fast frequency",
+            b.encoding - b.undecidable);
   if (budget.members().empty()) return out.say(" (a flat bound: give a smaller one)\n");
   const auto deciding = deciding_contracts(judging.family, budget.dtype, judging.plan, e);
+  // The budget's own contracts that cannot judge the element (a class's, or the one --contract named, a
+  // compiled target's included), by the variants that declare them.
   std::vector<const Variant*> vacuous;
   std::int64_t max_position = 0;
-  for (const Variant* v : contracts_for(judging.family, budget.dtype)) {
-    const auto& members = budget.members();
-    if (std::find(members.begin(), members.end(), &v->contract()) == members.end() ||
-        std::find(deciding.begin(), deciding.end(), v) != deciding.end())
-      continue;
-    vacuous.push_back(v);
-    max_position = std::max(max_position, v->contract().max_position);
+  for (const Contract* c : budget.members()) {
+    const auto v = std::find_if(registry().begin(), registry().end(),
+                                [&](const Variant* r) { return &r->contract() == c; });
+    if (v == registry().end() || std::find(deciding.begin(), deciding.end(), *v) != deciding.end()) continue;
+    vacuous.push_back(*v);
+    max_position = std::max(max_position, c->max_position);
   }
   out.say("; {} promise{} nothing there (largest position {})", names_of(vacuous),
           vacuous.size() == 1 ? "s" : "", max_position);
