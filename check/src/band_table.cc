@@ -8,12 +8,10 @@ namespace pe::check {
 namespace {
 // A band's verdict, with how many of its elements were judged where some could not be.
 std::string verdict_words(const harness::BandStats& b) {
-  const std::string judged = b.undecidable == 0 || b.undecidable_band()
-                                 ? ""
-                                 : fmt::format("; {} of {} judged", b.judged(), b.samples);
-  if (!b.pass()) return fmt::format("FAIL ({} over budget{})", b.violations, judged);
-  return b.undecidable_band() ? "undecidable"
-                              : "pass" + (judged.empty() ? "" : " (" + judged.substr(2) + ")");
+  const bool partly = b.undecidable > 0 && !b.undecidable_band();
+  const std::string judged = fmt::format("{} of {} judged", b.judged(), b.samples);
+  if (!b.pass()) return fmt::format("FAIL ({} over budget{})", b.violations, partly ? "; " + judged : "");
+  return partly ? "pass (" + judged + ")" : b.verdict();
 }
 }  // namespace
 

@@ -221,10 +221,17 @@ PositionPattern position_pattern(const RopeData& d, const std::vector<RecoveredR
   return out;
 }
 
+namespace {
+// Every axis of token t at position 0: the rotation is the identity there, so an unchanged row says nothing.
+bool at_position_zero(const RopeBatch& b, std::size_t t) {
+  for (std::size_t a = 0; a < b.n_axes; ++a)
+    if (b.position(t, a) != 0) return false;
+  return true;
+}
+}  // namespace
+
 bool left_unrotated(const RopeData& d, const RopePlan& plan, std::size_t t, std::size_t h) {
-  bool at_zero = true;
-  for (std::size_t a = 0; a < d.batch.n_axes; ++a) at_zero = at_zero && d.batch.position(t, a) == 0;
-  if (at_zero) return false;  // rotating by 0 is the identity
+  if (at_position_zero(d.batch, t)) return false;
   // The whole row: rotary channels rotated elsewhere (at the start instead of the end) are not this.
   const std::size_t row = d.batch.row(t, h);
   for (std::size_t ch = 0; ch < d.head_dim; ++ch) {
@@ -236,9 +243,7 @@ bool left_unrotated(const RopeData& d, const RopePlan& plan, std::size_t t, std:
 UnrotatedRows unrotated_rows(const RopeData& d, const RopePlan& plan) {
   UnrotatedRows u;
   for (std::size_t t = 0; t < d.batch.tokens(); ++t) {
-    bool at_zero = true;
-    for (std::size_t a = 0; a < d.batch.n_axes; ++a) at_zero = at_zero && d.batch.position(t, a) == 0;
-    if (at_zero) continue;  // any kernel leaves a row at position 0 unchanged: no evidence either way
+    if (at_position_zero(d.batch, t)) continue;
     u.rows += d.batch.heads;
     for (std::size_t h = 0; h < d.batch.heads; ++h) {
       if (!left_unrotated(d, plan, t, h)) continue;

@@ -32,7 +32,7 @@ void Report::measured(const harness::Measurement& m, DType dtype, const std::str
   j["dtype"] = to_string(dtype);
   j["budget"] = budget;
   j["passed"] = m.verdict_pass();
-  j["verdict"] = !m.pass() ? "FAIL" : m.undecidable_bands() > 0 ? "UNDECIDABLE" : "PASS";
+  j["verdict"] = m.verdict();
   j["elements"] = m.count();
   j["violations"] = m.violations();
   j["undecidable"] = m.undecidable();

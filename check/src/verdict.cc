@@ -94,9 +94,8 @@ void report_verdict(const harness::Measurement& bands, const Budget& budget, Rep
           ? ""
           : fmt::format("; judged {} of {} elements, the other {} within budget whatever they hold",
                         bands.count() - undecidable, bands.count(), undecidable);
-  const std::string verdict = out.j["verdict"];
-  out.say("verdict: {} ({} of {} elements over budget; max |err| {:.3g}{})\n", verdict, bands.violations(),
-          bands.count(), bands.max_abs(), judged);
+  out.say("verdict: {} ({} of {} elements over budget; max |err| {:.3g}{})\n", bands.verdict(),
+          bands.violations(), bands.count(), bands.max_abs(), judged);
   if (tally != nullptr) out.say("contracts: {}\n", tally->summary());
 }
 

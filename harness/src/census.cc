@@ -296,9 +296,7 @@ nlohmann::json to_json(const std::vector<InstanceResult>& results) {
                        {"p99_abs", b.p99_abs},
                        {"p99_ulp", b.p99_ulp},
                        {"undecidable", b.undecidable},
-                       {"verdict", b.max_ratio.value > 1.0 ? "FAIL"
-                                   : b.undecidable_band()  ? "undecidable"
-                                                           : "pass"}});
+                       {"verdict", b.verdict()}});
     }
     out.push_back({{"instance", r.instance.name()},
                    {"runs",

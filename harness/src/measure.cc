@@ -237,10 +237,11 @@ void Measurement::add_one(std::int64_t position, double abs_error, double ulp, d
   }
   bool vacuity_up = false;
   if (decidability && std::isfinite(reach)) {
-    const double v = ElementRecord::vacuity_of(budget, reach);
-    vacuity_up = s.encoding == 0 || v > s.max_vacuity.value;
     ++s.encoding;
-    s.undecidable += ElementRecord::undecidable_at(budget, reach) ? 1 : 0;
+    if (ElementRecord::undecidable_at(budget, reach)) {
+      ++s.undecidable;
+      vacuity_up = ElementRecord::vacuity_of(budget, reach) > s.max_vacuity.value;
+    }
   }
   if (!(abs_up || ulp_up || ratio_up || worst_up || vacuity_up)) return;
   const ElementRecord e = record();

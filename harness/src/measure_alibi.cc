@@ -33,8 +33,8 @@ void record(const ref::Alibi& reference, std::size_t h, const ref::Enclosure& ex
   // would turn any error into a ratio of 1e40.
   e.scale = magnitude > 0 ? magnitude : std::fabs(reference.slope_enclosure(h).value.convert_to<double>());
   e.budget = budget(nullptr, 1.0, e.pair, e.scale);
-  // A bias of that magnitude and the wrong sign is 2·|bias| off; a bias of exactly 0 (the diagonal) is
-  // judged by the floor alone and carries no slope.
+  // A bias of that magnitude and the wrong sign is 2·|bias| off; a bias of exactly 0 (the diagonal) shows
+  // no slope and is never counted as undecidable.
   e.reach = magnitude > 0 ? 2 * magnitude : INFINITY;
   // A bias at the edge of the type's range (float16 from 65520 on) rounds to infinity: right is
   // the rounding of any value within the budget (the largest finite value or the infinity).

@@ -239,7 +239,7 @@ def _failure(caller, case, only=None):
             return PASS_THROUGH, (f"token {t} head {h} channel {rotary + c} (a pass-through channel: rotary_dim "
                                   f"{rotary} of head_dim {case['config']['head_dim']}) changed"), None
     report, failed = _agreement(case, (x, y) if wanted(AGREES) else None, outs)
-    if failed and failed[0] == UNDECIDABLE:
+    if failed and failed[0] == UNDECIDABLE and not raised:
         return None if only is not None else failed
     if failed or raised:  # the whole call wrong is the general failure, whatever else failed; then a raise
         return failed if failed and failed[0] == AGREES else raised or failed

@@ -164,6 +164,8 @@ class Measurement {
   bool pass() const { return violations_ == 0; }
   // No element over budget and every band with elements decidable: what a check may call PASS.
   bool verdict_pass() const { return pass() && undecidable_bands() == 0; }
+  // "PASS", "FAIL" (an element over budget) or "UNDECIDABLE" (none over, but an undecidable band).
+  const char* verdict() const { return !pass() ? "FAIL" : undecidable_bands() > 0 ? "UNDECIDABLE" : "PASS"; }
   std::size_t violations() const { return violations_; }
   std::size_t count() const { return count_; }
   // Elements that could not be judged (budget >= reach), and bands none of whose elements could.
