@@ -31,7 +31,10 @@ std::string wrong(const harness::BandStats& a, const harness::BandStats& b) {
 
 }  // namespace
 
-Against::Against(std::span<const double> a) : a_(a), diff_(harness::band_edges().size()) {}
+Against::Against(std::span<const double> a, std::int64_t promised)
+    : a_(a), diff_(harness::band_edges().size()) {
+  b_.promise(promised);
+}
 
 void Against::add(const harness::ElementRecord& b, std::size_t index) {
   b_.add(b);

@@ -17,7 +17,8 @@ namespace pe::check {
 class Against {
  public:
   // `a`: the first implementation's values, indexed as the data (B's element at index k is A's a[k]).
-  explicit Against(std::span<const double> a);
+  // `promised`: Measurement::promise of the budget both are held to.
+  Against(std::span<const double> a, std::int64_t promised);
   // B's element, found at `index` in the data.
   void add(const harness::ElementRecord& b, std::size_t index);
   const harness::Measurement& b() const { return b_; }

@@ -43,4 +43,11 @@ Budget budget_for(const BudgetOptions& o, Family family, DType dtype, const Name
   return {{&v->contract(), dtype}, fmt::format("contract of {} ({})", name, names("contract"))};
 }
 
+std::int64_t promised_up_to(const Budget& budget) {
+  std::int64_t up_to = -1;
+  for (const Contract* c : budget.members())
+    up_to = up_to < 0 ? c->max_position : std::min(up_to, c->max_position);
+  return up_to;
+}
+
 }  // namespace pe::check

@@ -17,5 +17,7 @@ struct Budget : harness::Budget {
 // another family or one that promises nothing for the data's type; naming dtype when no variant of the
 // family computes that type.
 Budget budget_for(const BudgetOptions& o, Family family, DType dtype, const Names& names);
+// The largest position every contract of the budget promises (Measurement::promise), -1 under a flat bound.
+std::int64_t promised_up_to(const Budget& budget);
 
 }  // namespace pe::check

@@ -73,6 +73,7 @@ Report check_alibi(const AlibiRequest& r, const Names& names) {
   const Budget budget = budget_for(r.budget, Family::Alibi, data.dtype, names);
   Report out;
   harness::Measurement bands;
+  bands.promise(promised_up_to(budget));
   ContractTally tally(Family::Alibi, data.dtype);
   const bool slopes = shape.size() == 1;
   std::vector<std::int64_t> queries, keys;

@@ -236,6 +236,7 @@ Report check_rope(const RopeRequest& r, const Names& names) {
   // the input's, not the kernel's error: named, and left out of the verdict.
   const harness::Sample judged = finite_tokens(batch, x, hd, names, out);
   harness::Measurement bands;
+  bands.promise(promised_up_to(budget));
   bands.expect((judged.rows.empty() ? batch.tokens() : judged.rows.size()) * heads * hd);
   ContractTally tally(Family::Rope, y.dtype, &plan);
   const harness::ElementRecord* moved = nullptr;  // the first pass-through channel that changed
@@ -299,7 +300,7 @@ Report check_rope(const RopeRequest& r, const Names& names) {
       other_layers(v.other_layers, given, hd, r.positions.values, names);
   if (r.against) {  // B: the same input through another implementation
     const DataView b = as_doubles(*r.against, b_storage);
-    Against against(yd.values);
+    Against against(yd.values, promised_up_to(budget));
     std::vector<bool> over_b(over.size());
     harness::measure_rope(
         params, batch, xd.values, b.values, budget,

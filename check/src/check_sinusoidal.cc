@@ -47,6 +47,7 @@ Report check_sinusoidal(const SinusoidalRequest& r, const Names& names) {
   out.say("checking {}: {} positions x dim {}, {}, {}, base {:g}\n", a.name, positions.size(), plan.dim(),
           to_string(a.dtype), to_string(params.layout), params.base);
   harness::Measurement bands;
+  bands.promise(promised_up_to(budget));
   ContractTally tally(Family::Sinusoidal, a.dtype);
   harness::measure_sinusoidal(params, positions, a.values, budget, [&](const harness::ElementRecord& e) {
     if (r.progress) r.progress(static_cast<std::size_t>(e.row), positions.size());
@@ -64,7 +65,7 @@ Report check_sinusoidal(const SinusoidalRequest& r, const Names& names) {
   const Convention given{params.layout, params.base};
   std::optional<Against> against;
   if (b) {
-    against.emplace(a.values);
+    against.emplace(a.values, promised_up_to(budget));
     harness::measure_sinusoidal(params, positions, b->values, budget, [&](const harness::ElementRecord& e) {
       against->add(e, static_cast<std::size_t>(e.row) * plan.dim() + static_cast<std::size_t>(e.channel));
     });

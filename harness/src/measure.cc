@@ -238,7 +238,7 @@ void Measurement::add_one(std::int64_t position, double abs_error, double ulp, d
   bool vacuity_up = false;
   if (decidability && std::isfinite(reach)) {
     ++s.encoding;
-    if (ElementRecord::undecidable_at(budget, reach)) {
+    if (position > promised_ && ElementRecord::undecidable_at(budget, reach)) {
       ++s.undecidable;
       vacuity_up = ElementRecord::vacuity_of(budget, reach) > s.max_vacuity.value;
     }
@@ -302,18 +302,22 @@ struct Decidability {
   std::size_t encoding = 0, undecidable = 0, at = 0;
   double max_vacuity = -1;
 };
-PE_FMA_CLONES Decidability count_decidability(const RopeRow& row) {
+PE_FMA_CLONES Decidability count_decidability(const RopeRow& row, std::int64_t promised) {
   Decidability d;
   const double *budget = row.budget.data(), *reach = row.reach.data();
+  const std::int64_t* position = row.position.data();
   const std::size_t n = row.size();
   for (std::size_t i = 0; i < n; ++i) {
     d.encoding += reach[i] < INFINITY ? 1 : 0;
-    d.undecidable += reach[i] < INFINITY && ElementRecord::undecidable_at(budget[i], reach[i]) ? 1 : 0;
+    d.undecidable +=
+        reach[i] < INFINITY && position[i] > promised && ElementRecord::undecidable_at(budget[i], reach[i])
+            ? 1
+            : 0;
   }
   if (d.undecidable == 0) return d;
   for (std::size_t i = 0; i < n; ++i) {
     const double v = ElementRecord::vacuity_of(budget[i], reach[i]);
-    if (reach[i] < INFINITY && v > d.max_vacuity) d.max_vacuity = v, d.at = i;
+    if (reach[i] < INFINITY && position[i] > promised && v > d.max_vacuity) d.max_vacuity = v, d.at = i;
   }
   return d;
 }
@@ -338,7 +342,7 @@ void Measurement::add_row(const RopeRow& row) {
               [&] { return row.record(i); });
     return;
   }
-  const Decidability d = count_decidability(row);
+  const Decidability d = count_decidability(row, promised_);
   a.stats.encoding += d.encoding;
   a.stats.undecidable += d.undecidable;
   if (d.undecidable > 0 && d.max_vacuity > a.stats.max_vacuity.value)

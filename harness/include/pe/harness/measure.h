@@ -147,6 +147,12 @@ class Measurement {
   explicit Measurement(std::int64_t limit = std::numeric_limits<std::int64_t>::max(),
                        std::size_t keep_worst = 10);
 
+  // Positions up to `position` lie within what the budget's contracts promise (their smallest max_position):
+  // an element there is judged whatever its budget, since the contract covers it, and only elements beyond
+  // can make a band undecidable (a correct float32 kernel at head_dim 256 just below 2^24, the class's
+  // promise, leaves 57% of its elements under budgets that reach any output's error). Without a promise
+  // (the census, a flat bound) every element counts.
+  void promise(std::int64_t position) { promised_ = position; }
   // At most n elements will be added (more throw std::logic_error): each band then keeps, for its
   // percentiles, only the values that can still be its 99th (the largest ~1%, in a buffer compacted as it
   // fills) instead of every value. The percentiles are the same.
@@ -213,6 +219,7 @@ class Measurement {
   double worst_last_ratio_ = 0;  // worst_.back().ratio()
   std::size_t keep_, count_ = 0, violations_ = 0;
   std::size_t expected_ = 0, cap_ = 0;  // expect(): 0 when not declared
+  std::int64_t promised_ = -1;          // promise(): none
   std::vector<std::uint8_t> loud_;      // add_row's flags, per element
 };
 
