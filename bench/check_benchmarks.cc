@@ -53,7 +53,7 @@ void check_rope_benchmark(benchmark::State& state, std::size_t tokens) {
   r.x = {{}, {tokens, 32, 128}, DType::F32, "x", b.x32};
   r.y = {{}, {tokens, 32, 128}, DType::F32, "y", b.y32};
   r.positions.values = b.positions;
-  r.options.layout = "halfsplit";
+  r.spec.layout = Layout::HalfSplit;
   const double pace_before = pace_ns();
   for (auto _ : state) {
     const check::Report report = check::check_rope(r, check::Names());
@@ -79,13 +79,11 @@ void diagnose_rope_benchmark(benchmark::State& state) {
   r.x = {{}, {tokens, 32, 128}, DType::F32, "x", b.x32};
   r.y = {{}, {tokens, 32, 128}, DType::F32, "y", b.y32};
   r.positions.values = b.positions;
-  r.options.layout = "halfsplit";
-  r.options.base = 500000;
-  r.options.given = {"base", "layout"};
-  r.options.scaling.scaling = "llama3";
-  r.options.scaling.factor = 8;
-  r.options.scaling.original_max_position = 8192;
-  r.options.scaling.given = {"scaling", "factor", "original_max_position"};
+  r.spec.layout = Layout::HalfSplit;
+  r.spec.base = 500000;
+  r.spec.scaling.method = RopeScalingType::Llama3;
+  r.spec.scaling.factor = 8;
+  r.spec.scaling.original_max_position = 8192;
   const double pace_before = pace_ns();
   for (auto _ : state) {
     const check::Report report = check::check_rope(r, check::Names());

@@ -2,7 +2,7 @@
 // a float64 rotation by another rule's axes (the given sections reversed; the other layout) is named by the
 // sections every determined pair agrees with; data as given says nothing; positions equal on every axis (text
 // tokens) determine no pair.
-#include "axis_recovery.h"
+#include "readback/axis_recovery.h"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 
 #include <random>
 
-#include "contract_class.h"
+#include "engine/contract_class.h"
 #include "pe/ref/reference.h"
 
 namespace pe::check {

@@ -75,8 +75,8 @@ TEST(DataView, InPlaceElementsGiveTheReportOfTheirDoubles) {
           {&hx, nullptr, true, "NoPE"}}) {
       RopeRequest r;
       r.positions.values = positions;
-      if (!no_rope) r.options.layout = "halfsplit";
-      r.options.no_rope = no_rope;
+      if (!no_rope) r.spec.layout = Layout::HalfSplit;
+      if (no_rope) r.spec.no_rope = true;
       RopeRequest in_place = r;
       r.x = hx.as_doubles({tokens, heads, hd}, "x");
       r.y = y->as_doubles({tokens, heads, hd}, "y");
@@ -98,7 +98,7 @@ TEST(DataView, InPlaceElementsGiveTheReportOfTheirDoubles) {
     const Held ht(table, type);
     SinusoidalRequest s;
     s.positions.values = rows;
-    s.layout = "interleaved";
+    s.layout = Layout::Interleaved;
     SinusoidalRequest s_in_place = s;
     s.table = ht.as_doubles({50, 32}, "table");
     s_in_place.table = ht.in_place({50, 32}, "table");

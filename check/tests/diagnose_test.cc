@@ -1,6 +1,6 @@
 // The convention diagnosis on tables built from the published formulas (the paper's, tensor2tensor's):
 // the mistake that made them is the best fit.
-#include "diagnose.h"
+#include "explain/convention_fit.h"
 
 #include <gtest/gtest.h>
 

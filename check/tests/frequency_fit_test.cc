@@ -3,7 +3,7 @@
 // differ; mixtures (one method's frequencies with another's gain), positions divided by a scale, YaRN's blend
 // inverted; then 200 drawn wrong configurations whose fitted parameters must equal the drawn ones, and
 // checks whose every "the data fits:" line carries its support.
-#include "frequency_fit.h"
+#include "explain/frequency_fit.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -285,15 +285,13 @@ TEST(FrequencyFit, EveryClaimSaysWhatSupportsIt) {
     r.x = {k.x, {k.positions.size(), kHeads, kDim}, DType::F32, "x"};
     r.y = {k.y, {k.positions.size(), kHeads, kDim}, DType::F32, "y"};
     r.positions.values = k.positions;
-    r.options.base = given.base;
-    r.options.layout = "halfsplit";
-    r.options.given = {"base", "layout"};
+    r.spec.base = given.base;
+    r.spec.layout = Layout::HalfSplit;
     const RopeScaling& s = given.scaling;
     if (s.type != RopeScalingType::None) {
-      r.options.scaling.scaling = std::string(to_string(s.type));
-      r.options.scaling.factor = s.factor;
-      r.options.scaling.original_max_position = s.original_max_position;
-      r.options.scaling.given = {"scaling", "factor", "original_max_position"};
+      r.spec.scaling.method = s.type;
+      r.spec.scaling.factor = s.factor;
+      r.spec.scaling.original_max_position = s.original_max_position;
     }
     const Report report = check_rope(r, Names());
     ASSERT_FALSE(report.passed) << report.text;

@@ -2,7 +2,7 @@
 // the published formulas (HF's modeling_rope_utils: default and Llama-3 inv_freq), rounded to float32 as a
 // kernel writes them: the recovered intervals hold the kernel's own frequencies, and the words name the
 // pair ranges that differ and by what ratio.
-#include "frequency_recovery.h"
+#include "readback/frequency_recovery.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

@@ -53,72 +53,72 @@ std::string usage_error(F f) {
 TEST(HfConfig, Llama31) {
   const json c = shipped("Llama-3.1-8B");
   const HfRopeSetting s = only(c);
-  EXPECT_EQ(s.base, c["rope_theta"].get<double>());
-  EXPECT_EQ(s.head_dim, c["hidden_size"].get<int>() / c["num_attention_heads"].get<int>());  // 128
-  EXPECT_EQ(s.rotary_dim, s.head_dim);
-  EXPECT_EQ(s.scaling, "llama3");
-  EXPECT_EQ(*s.factor, 8.0);
-  EXPECT_EQ(*s.low_freq_factor, 1.0);
-  EXPECT_EQ(*s.high_freq_factor, 4.0);
-  EXPECT_EQ(*s.original_max_position, 8192);
-  EXPECT_EQ(s.layout, "");  // modeling_llama.py: rotate_half
+  EXPECT_EQ(s.spec.base, c["rope_theta"].get<double>());
+  EXPECT_EQ(s.head_dim(), c["hidden_size"].get<int>() / c["num_attention_heads"].get<int>());  // 128
+  EXPECT_EQ(s.spec.rotary_dim, s.head_dim());
+  EXPECT_EQ(s.spec.scaling.method, RopeScalingType::Llama3);
+  EXPECT_EQ(*s.spec.scaling.factor, 8.0);
+  EXPECT_EQ(*s.spec.scaling.low_freq_factor, 1.0);
+  EXPECT_EQ(*s.spec.scaling.high_freq_factor, 4.0);
+  EXPECT_EQ(*s.spec.scaling.original_max_position, 8192);
+  EXPECT_EQ(s.spec.layout, std::nullopt);  // modeling_llama.py: rotate_half
 }
 
 TEST(HfConfig, Llama32HeadDimKey) {
   const HfRopeSetting s = only(shipped("Llama-3.2-1B"));
-  EXPECT_EQ(s.head_dim, 64);  // its head_dim key, equal to 2048/32 here
-  EXPECT_EQ(*s.factor, 32.0);
+  EXPECT_EQ(s.head_dim(), 64);  // its head_dim key, equal to 2048/32 here
+  EXPECT_EQ(*s.spec.scaling.factor, 32.0);
 }
 
 TEST(HfConfig, Phi2PartialRotary) {
   const json c = shipped("phi-2");
   const HfRopeSetting s = only(c);
-  EXPECT_EQ(s.head_dim, 80);     // 2560 / 32
-  EXPECT_EQ(s.rotary_dim, 32);   // int(80 * 0.4)
-  EXPECT_EQ(s.scaling, "none");  // rope_scaling null
+  EXPECT_EQ(s.head_dim(), 80);     // 2560 / 32
+  EXPECT_EQ(s.spec.rotary_dim, 32);   // int(80 * 0.4)
+  EXPECT_EQ(s.spec.scaling.method, RopeScalingType::None);  // rope_scaling null
 }
 
 TEST(HfConfig, Phi3LongRopeDerivesTheFactorFromTheTwoLengths) {
   const json c = shipped("Phi-3-mini-128k-instruct");
   const HfRopeSetting s = only(c);
-  EXPECT_EQ(s.scaling, "longrope");
+  EXPECT_EQ(s.spec.scaling.method, RopeScalingType::LongRope);
   // No factor key: max_position_embeddings / original_max_position_embeddings = 131072 / 4096.
-  EXPECT_EQ(*s.factor, 32.0);
-  EXPECT_EQ(*s.original_max_position, 4096);  // the top-level key (standardize_rope_params)
-  ASSERT_EQ(s.short_factor.size(), 48u);      // head_dim 96 / 2
-  EXPECT_EQ(s.long_factor.front(), c["rope_scaling"]["long_factor"][0].get<double>());
+  EXPECT_EQ(*s.spec.scaling.factor, 32.0);
+  EXPECT_EQ(*s.spec.scaling.original_max_position, 4096);  // the top-level key (standardize_rope_params)
+  ASSERT_EQ(s.spec.scaling.short_factor->size(), 48u);      // head_dim 96 / 2
+  EXPECT_EQ(s.spec.scaling.long_factor->front(), c["rope_scaling"]["long_factor"][0].get<double>());
   // The old name is renamed and said.
   json su = c;
   su["rope_scaling"]["type"] = "su";
   const HfRopeSetting old = only(su);
-  EXPECT_EQ(old.scaling, "longrope");
+  EXPECT_EQ(old.spec.scaling.method, RopeScalingType::LongRope);
   EXPECT_NE(json(old.notes).dump().find("Phi-3's old name for longrope"), std::string::npos);
 }
 
 TEST(HfConfig, QwenYarnKeepsTheExplicitFactor) {
   const HfRopeSetting s = only(shipped("Qwen2.5-7B-Instruct-yarn"));
-  EXPECT_EQ(s.scaling, "yarn");
-  EXPECT_EQ(s.head_dim, 3584 / 28);
-  EXPECT_EQ(*s.factor, 4.0);  // explicit; max_position_embeddings/original would say 1
-  EXPECT_EQ(*s.original_max_position, 32768);
-  EXPECT_FALSE(s.mscale.has_value());
+  EXPECT_EQ(s.spec.scaling.method, RopeScalingType::Yarn);
+  EXPECT_EQ(s.head_dim(), 3584 / 28);
+  EXPECT_EQ(*s.spec.scaling.factor, 4.0);  // explicit; max_position_embeddings/original would say 1
+  EXPECT_EQ(*s.spec.scaling.original_max_position, 32768);
+  EXPECT_FALSE(s.spec.scaling.mscale.has_value());
 }
 
 TEST(HfConfig, QwenVlMropeIsDefaultRopeWithSections) {
   const HfRopeSetting s = only(shipped("Qwen2.5-VL-7B-Instruct"));
-  EXPECT_EQ(s.scaling, "none");
-  EXPECT_EQ(s.mrope_section, "16,24,24");  // 16+24+24 = 128/2 pairs
-  EXPECT_EQ(s.base, 1e6);
+  EXPECT_EQ(s.spec.scaling.method, RopeScalingType::None);
+  EXPECT_EQ(s.spec.form.mrope_section, (std::vector<std::int64_t>{16, 24, 24}));  // 16+24+24 = 128/2 pairs
+  EXPECT_EQ(s.spec.base, 1e6);
 }
 
 TEST(HfConfig, DeepSeekMlaRopeHead) {
   const HfRopeSetting s = only(shipped("DeepSeek-V2-Lite"));
   EXPECT_TRUE(s.mla);
-  EXPECT_EQ(s.head_dim, 64);  // qk_rope_head_dim
-  EXPECT_EQ(*s.factor, 40.0);
-  EXPECT_EQ(*s.mscale, 0.707);
-  EXPECT_EQ(*s.mscale_all_dim, 0.707);
-  EXPECT_EQ(s.layout, "interleaved");  // modeling_deepseek_v2.py: view_as_complex
+  EXPECT_EQ(s.head_dim(), 64);  // qk_rope_head_dim
+  EXPECT_EQ(*s.spec.scaling.factor, 40.0);
+  EXPECT_EQ(*s.spec.scaling.mscale, 0.707);
+  EXPECT_EQ(*s.spec.scaling.mscale_all_dim, 0.707);
+  EXPECT_EQ(s.spec.layout, Layout::Interleaved);  // modeling_deepseek_v2.py: view_as_complex
 }
 
 TEST(HfConfig, Gemma3SlidingLayersUseTheLocalBaseAndNoScaling) {
@@ -126,13 +126,13 @@ TEST(HfConfig, Gemma3SlidingLayersUseTheLocalBaseAndNoScaling) {
   const std::vector<HfRopeSetting> all = hf_rope_settings(c, "g.json");
   ASSERT_EQ(all.size(), 2u);
   EXPECT_EQ(all[0].name, "sliding_attention");
-  EXPECT_EQ(all[0].base, 10000.0);  // Gemma3TextConfig's rope_local_base_freq
-  EXPECT_EQ(all[0].scaling, "none");
+  EXPECT_EQ(all[0].spec.base, 10000.0);  // Gemma3TextConfig's rope_local_base_freq
+  EXPECT_EQ(all[0].spec.scaling.method, RopeScalingType::None);
   EXPECT_EQ(all[1].name, "full_attention");
-  EXPECT_EQ(all[1].base, 1e6);
-  EXPECT_EQ(all[1].scaling, "linear");
-  EXPECT_EQ(*all[1].factor, 8.0);
-  EXPECT_EQ(all[1].head_dim, 256);
+  EXPECT_EQ(all[1].spec.base, 1e6);
+  EXPECT_EQ(all[1].spec.scaling.method, RopeScalingType::Linear);
+  EXPECT_EQ(*all[1].spec.scaling.factor, 8.0);
+  EXPECT_EQ(all[1].head_dim(), 256);
   // Layer i is full iff (i + 1) % 6 == 0: 34 layers give 5 full ones.
   EXPECT_EQ(all[1].layers, (std::vector<std::int64_t>{5, 11, 17, 23, 29}));
   EXPECT_EQ(all[0].layers.size(), 29u);
@@ -154,23 +154,23 @@ TEST(HfConfig, Llama4NopeEveryFourthLayerWithTheTemperature) {
   const std::vector<HfRopeSetting> all = hf_rope_settings(c, "l4.json");
   ASSERT_EQ(all.size(), 2u);
   const HfRopeSetting nope = resolve(c, "l4.json", 3, "").setting;  // (3 + 1) % 4 == 0
-  EXPECT_FALSE(nope.rope);
-  EXPECT_EQ(nope.temperature, "llama4");
-  EXPECT_EQ(nope.attn_scale, 0.1);
-  EXPECT_EQ(nope.floor_scale, 8192);
+  EXPECT_FALSE(nope.rope());
+  EXPECT_EQ(nope.spec.temperature.type, AttnTemperatureType::Llama4);
+  EXPECT_EQ(nope.spec.temperature.attn_scale, 0.1);
+  EXPECT_EQ(nope.spec.temperature.floor_scale, 8192);
   const HfRopeSetting rope = resolve(c, "l4.json", 2, "").setting;
-  EXPECT_TRUE(rope.rope);
-  EXPECT_EQ(rope.temperature, "");  // HF applies it only where use_rope is false
-  EXPECT_EQ(rope.layout, "interleaved");
-  EXPECT_EQ(rope.scaling, "llama3");
+  EXPECT_TRUE(rope.rope());
+  EXPECT_EQ(rope.spec.temperature.type, std::nullopt);  // HF applies it only where use_rope is false
+  EXPECT_EQ(rope.spec.layout, Layout::Interleaved);
+  EXPECT_EQ(rope.spec.scaling.method, RopeScalingType::Llama3);
 }
 
 TEST(HfConfig, SmolLM3NoRopeList) {
   const json c = shipped("SmolLM3-3B");
-  EXPECT_FALSE(resolve(c, "s.json", 35, "").setting.rope);
-  EXPECT_TRUE(resolve(c, "s.json", 34, "").setting.rope);
-  EXPECT_EQ(resolve(c, "s.json", std::nullopt, "full_attention").setting.base, 5e6);
-  EXPECT_TRUE(resolve(c, "s.json", std::nullopt, "nope").setting.temperature.empty());
+  EXPECT_FALSE(resolve(c, "s.json", 35, "").setting.rope());
+  EXPECT_TRUE(resolve(c, "s.json", 34, "").setting.rope());
+  EXPECT_EQ(resolve(c, "s.json", std::nullopt, "full_attention").setting.spec.base, 5e6);
+  EXPECT_FALSE(resolve(c, "s.json", std::nullopt, "nope").setting.spec.temperature.type.has_value());
 }
 
 TEST(HfConfig, LegacyRopeScalingWinsOverRopeParametersAndTheirThetaOverTheTopLevel) {
@@ -179,12 +179,12 @@ TEST(HfConfig, LegacyRopeScalingWinsOverRopeParametersAndTheirThetaOverTheTopLev
             {"rope_theta", 10000.0},
             {"rope_parameters", {{"rope_type", "linear"}, {"factor", 2.0}, {"rope_theta", 5e5}}}};
   HfRopeSetting s = only(c);
-  EXPECT_EQ(s.base, 5e5);  // the dict's own rope_theta (setdefault)
-  EXPECT_EQ(*s.factor, 2.0);
+  EXPECT_EQ(s.spec.base, 5e5);  // the dict's own rope_theta (setdefault)
+  EXPECT_EQ(*s.spec.scaling.factor, 2.0);
   c["rope_scaling"] = {{"type", "linear"}, {"factor", 4.0}};
   const HfResolution r = resolve(c, "t.json", std::nullopt, "");
-  EXPECT_EQ(*r.setting.factor, 4.0);  // convert_rope_params_to_dict: rope_scaling or rope_parameters
-  EXPECT_EQ(r.setting.base, 10000.0);
+  EXPECT_EQ(*r.setting.spec.scaling.factor, 4.0);  // convert_rope_params_to_dict: rope_scaling or rope_parameters
+  EXPECT_EQ(r.setting.spec.base, 10000.0);
   EXPECT_NE(json(r.not_read).dump().find("rope_parameters"), std::string::npos);
 }
 
@@ -197,10 +197,10 @@ TEST(HfConfig, V5ParametersKeyedByLayerType) {
                     {"full_attention", {{"rope_type", "linear"}, {"factor", 8.0}, {"rope_theta", 1e6}}}}}};
   const std::vector<HfRopeSetting> all = hf_rope_settings(c, "v5.json");
   ASSERT_EQ(all.size(), 2u);
-  EXPECT_EQ(all[0].base, 10000.0);
-  EXPECT_EQ(all[0].scaling, "none");
-  EXPECT_EQ(all[1].base, 1e6);
-  EXPECT_EQ(*all[1].factor, 8.0);
+  EXPECT_EQ(all[0].spec.base, 10000.0);
+  EXPECT_EQ(all[0].spec.scaling.method, RopeScalingType::None);
+  EXPECT_EQ(all[1].spec.base, 1e6);
+  EXPECT_EQ(*all[1].spec.scaling.factor, 8.0);
 }
 
 TEST(HfConfig, UnknownKeysAreListed) {
@@ -236,7 +236,7 @@ TEST(HfConfig, DynamicReadsMaxPositionEmbeddings) {
       {"max_position_embeddings", 4096},
       {"rope_scaling", {{"type", "dynamic"}, {"factor", 2.0}, {"original_max_position_embeddings", 2048}}}};
   const HfResolution r = resolve(c, "d.json", std::nullopt, "");
-  EXPECT_EQ(*r.setting.original_max_position, 4096);  // _compute_dynamic_ntk_parameters
+  EXPECT_EQ(*r.setting.spec.scaling.original_max_position, 4096);  // _compute_dynamic_ntk_parameters
   EXPECT_NE(json(r.not_read).dump().find("original_max_position_embeddings"), std::string::npos);
 }
 

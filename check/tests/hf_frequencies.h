@@ -11,7 +11,7 @@
 #include <random>
 #include <vector>
 
-#include "diagnose.h"
+#include "explain/convention_fit.h"
 
 namespace pe::check::testing {
 

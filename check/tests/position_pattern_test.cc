@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "position_recovery.h"
+#include "readback/position_recovery.h"
 
 namespace pe::check {
 namespace {
@@ -75,7 +75,7 @@ TEST(PositionPattern, Int32WrappedPositionsAreNamed) {
             "2147484648 read as -2147482648)");
 }
 
-// The positions themselves read back below 0, where the search is asked to go (diagnosis.cc: from -2^31 once
+// The positions themselves read back below 0, where the search is asked to go (explain/explanation.cc: from -2^31 once
 // the given positions pass 2^31): a float64 rotation by the wrapped positions.
 TEST(PositionRecovery, FindsNegativePositionsWhenAskedTo) {
   const RopeParams params{64, 64, 10000.0, Layout::HalfSplit};

@@ -11,18 +11,17 @@
 namespace pe::cli {
 
 AlibiExport export_alibi(const AlibiFlags& flags, bool reference, const std::string& variant, DType dtype) {
-  if (flags.given.count("heads") == 0) throw UsageError("--heads: required for --family alibi");
-  const AlibiParams params = to_alibi_params(flags, flags.heads);
+  if (!flags.spec.heads) throw UsageError("--heads: required for --family alibi");
+  const AlibiParams params = to_alibi_params(flags, *flags.spec.heads);
   const AlibiPlan plan(params);
   AlibiExport e;
-  std::vector<std::int64_t> queries, keys;
+  std::vector<std::int64_t> queries = flags.spec.queries.value_or(std::vector<std::int64_t>{}),
+                            keys = flags.spec.keys.value_or(std::vector<std::int64_t>{});
   if (flags.slopes_only) {
-    if (!flags.queries.empty() || !flags.keys.empty())
+    if (!queries.empty() || !keys.empty())
       throw UsageError("--slopes-only: the slopes have no positions (drop --queries and --keys)");
     e.shape = {plan.n_heads()};
   } else {
-    queries = flags.queries;
-    keys = flags.keys;
     if (queries.empty()) throw UsageError("--queries: give the positions as a range A:B");
     if (keys.empty()) throw UsageError("--keys: give the positions as a range A:B");
     e.shape = {plan.n_heads(), queries.size(), keys.size()};

@@ -185,8 +185,8 @@ void add_census(CLI::App& app, int& exit_code) {
   cmd->callback([a, cmd, plugins, &exit_code] {
     check_output_paths(*cmd, {"--out"}, {"--hf-config", "--short-factors", "--long-factors"});
     load_plugins(*plugins);
-    a->scaling.given = given_scaling_flags(*cmd);
-    read_form_flags(a->form);
+    read_scaling_flags(*cmd, a->scaling);
+    read_form_flags(*cmd, a->form);
     if (a->exhaustive) {
       exit_code = exhaustive_command(*a, *cmd);
       return;

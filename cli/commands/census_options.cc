@@ -8,7 +8,7 @@
 #include "common.h"
 #include "names.h"
 #include "pe/check/errors.h"
-#include "pe/check/options.h"
+#include "pe/check/spec.h"
 #include "pe/errors.h"
 #include "pe/harness/family_traits.h"
 #include "pe/harness/plugin.h"
@@ -19,20 +19,19 @@
 namespace pe::cli {
 
 census::Options with_flags(census::Options o, const ScalingFlags& scaling, const FormFlags& form) {
-  o.scaling = to_rope_scaling(scaling);
+  o.scaling = to_rope_scaling(scaling.spec);
   if (switches_per_token(o.scaling))
     throw UsageError(
         "--longrope-switch: per-token applies to check and export --reference (a variant rotates with "
         "one list per call)");
-  o.form = to_rope_form(form);
-  if (form.rotary_offset < 0)
-    throw UsageError("--rotary-offset: must be >= 0, got " + std::to_string(form.rotary_offset));
-  o.rotary_offset = form.rotary_offset;
-  if (scaling.given.count("partial_rotary_factor") > 0) {
-    if (!(scaling.partial_rotary_factor > 0))  // 0 would read as "not given" in census::Options
-      throw UsageError(
-          fmt::format("--partial-rotary-factor: must be in (0, 1], got {:g}", scaling.partial_rotary_factor));
-    o.partial_rotary_factor = scaling.partial_rotary_factor;
+  o.form = to_rope_form(form.spec);
+  const std::int64_t offset = form.spec.rotary_offset.value_or(0);
+  if (offset < 0) throw UsageError("--rotary-offset: must be >= 0, got " + std::to_string(offset));
+  o.rotary_offset = offset;
+  if (const auto factor = scaling.spec.partial_rotary_factor) {
+    if (!(*factor > 0))  // 0 would read as "not given" in census::Options
+      throw UsageError(fmt::format("--partial-rotary-factor: must be in (0, 1], got {:g}", *factor));
+    o.partial_rotary_factor = *factor;
   }
   return o;
 }
@@ -51,12 +50,14 @@ std::vector<census::Options> options_per_config(const census::Options& base, con
     try {
       ScalingFlags scaling = flags.scaling;
       FormFlags form = flags.form;
-      check::HfTargets targets;  // the census sweeps its own bases and head dims: the scaling and form only
-      targets.scaling = &scaling;
-      targets.form = &form;
-      targets.given = given_parameters(cmd, {"mrope_section", "mrope_layout"});
-      targets.command = cmd.get_name();
-      if (const auto r = check::apply_hf_config(hf_source(flags.hf, cmd, path), targets, flag_names())) {
+      // The census sweeps its own bases and head dims: the scaling and form only.
+      check::RopeSpec spec;
+      spec.scaling = scaling.spec;
+      spec.form = form.spec;
+      const check::HfUse use{false, false, false, false, false, false, {}, cmd.get_name()};
+      if (const auto r = check::apply_hf_config(hf_source(flags.hf, cmd, path), spec, use, flag_names())) {
+        scaling.spec = spec.scaling;
+        form.spec = spec.form;
         fmt::print("{}", r->block);
         fmt::print(
             "  note: the census sweeps its own bases and head dims; the config gives its scaling and form\n");

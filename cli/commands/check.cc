@@ -34,8 +34,22 @@ struct CheckOptions {
   TemperatureFlags temperature;
   HfConfigFlags hf;
   check::HfSource hf_source;
-  std::set<std::string> given;  // base, layout, rotary_dim, head_dim, mrope_section, mrope_layout
+  check::RopeSpec spec;  // the RoPE flags given, typed
 };
+
+// The RoPE flags `cmd` was given, typed (the layout parsed as RoPE's only when the family is).
+check::RopeSpec rope_spec_of(const CLI::App& cmd, const CheckOptions& o, bool rope) {
+  check::RopeSpec s;
+  if (cmd.count("--base") > 0) s.base = o.base;
+  if (rope && cmd.count("--layout") > 0) s.layout = check::parse_layout(o.layout, Family::Rope, flag_names());
+  if (cmd.count("--rotary-dim") > 0) s.rotary_dim = o.rotary_dim;
+  if (cmd.count("--head-dim") > 0) s.head_dim = o.head_dim;
+  s.scaling = o.scaling.spec;
+  s.form = o.form.spec;
+  s.temperature = o.temperature.spec;
+  if (o.no_rope) s.no_rope = true;
+  return s;
+}
 
 // check's words for the engine's parameters: the data by their flags, the rotary dim as --rotary-dim.
 const check::Names& check_names() {
@@ -121,7 +135,7 @@ int check_sinusoidal(const CheckOptions& o) {
   r.positions = positions_of(o.positions, o.positions_file);
   r.dim = o.dim;
   r.base = o.base;
-  r.layout = o.layout;
+  if (!o.layout.empty()) r.layout = check::parse_layout(o.layout, Family::Sinusoidal, check_names());
   r.budget = budget_of(o);
   return run(r, check::check_sinusoidal, o);
 }
@@ -137,15 +151,7 @@ int check_rope(const CheckOptions& o) {
   if (b) r.against = b->view(o.against);
   r.positions = positions_of(o.positions, o.positions_file);
   r.heads_first = o.heads_first;
-  r.options.base = o.base;
-  r.options.layout = o.layout;
-  r.options.rotary_dim = o.rotary_dim;
-  r.options.head_dim = o.head_dim;
-  r.options.scaling = o.scaling;
-  r.options.form = o.form;
-  r.options.temperature = o.temperature;
-  r.options.no_rope = o.no_rope;
-  r.options.given = o.given;
+  r.spec = o.spec;
   r.hf = o.hf_source;
   r.budget = budget_of(o);
   return run(r, check::check_rope, o);
@@ -156,7 +162,7 @@ int check_alibi(const CheckOptions& o) {
   const Loaded a = load(o.table, o.dtype, "TABLE");
   check::AlibiRequest r;
   r.table = a.view(o.table);
-  r.options = o.alibi;
+  r.spec = o.alibi.spec;
   r.budget = budget_of(o);
   return finish(check::check_alibi(r, check_names()), o);
 }
@@ -233,15 +239,11 @@ void add_check(CLI::App& app, int& exit_code) {
     check_output_paths(*cmd, {"--json"},
                        {"TABLE", "--input", "--output", "--against", "--positions-file", "--hf-config",
                         "--short-factors", "--long-factors"});
-    note_given_alibi_flags(*cmd, o->alibi);
-    read_form_flags(o->form);
+    read_alibi_flags(*cmd, o->alibi);
+    read_form_flags(*cmd, o->form);
+    read_scaling_flags(*cmd, o->scaling);
+    read_temperature_flags(*cmd, o->temperature);
     o->has_max_abs = max_abs->count() > 0;
-    o->scaling.given = given_scaling_flags(*cmd);
-    o->temperature.given = given_temperature_flags(*cmd);
-    o->given = given_parameters(*cmd, {"base", "layout", "mrope_section", "mrope_layout"});
-    for (const auto& [p, flag] :
-         {std::pair{"rotary_dim", "--rotary-dim"}, std::pair{"head_dim", "--head-dim"}})
-      if (cmd->count(flag) > 0) o->given.insert(p);
     const auto family = parse_family(o->family);
     const auto checker = std::find_if(std::begin(kCheckers), std::end(kCheckers),
                                       [&](const Checker& c) { return family && c.family == *family; });
@@ -252,6 +254,7 @@ void add_check(CLI::App& app, int& exit_code) {
       throw UsageError("--family: check reads " + known + " data, got '" + o->family + "'");
     }
     reject_unread(*checker, *o);
+    o->spec = rope_spec_of(*cmd, *o, checker->family == Family::Rope);
     o->hf_source = hf_source(o->hf, *cmd);
     exit_code = checker->check(*o);
   });

@@ -84,8 +84,11 @@ const check::Names& export_names() {
   return n;
 }
 
-std::int64_t rotary_dim_for(const ScalingFlags& f, std::int64_t head_dim, std::int64_t rotary_dim) {
-  return check::rotary_dim_for(f, head_dim, rotary_dim, export_names());
+std::int64_t rotary_dim_for(const ExportOptions& o, std::int64_t head_dim, std::int64_t rotary_dim) {
+  check::RopeSpec spec;
+  spec.rotary_dim = rotary_dim;
+  spec.scaling = o.scaling.spec;
+  return check::rotary_dim_for(spec, head_dim, export_names());
 }
 
 template <class T>
@@ -181,7 +184,7 @@ std::vector<double> rotated_values(const ExportOptions& o, const std::vector<std
   shape = x.shape;
   const auto head_dim = static_cast<std::int64_t>(shape.back());
   const RopeParams params =
-      with_form({head_dim, rotary_dim_for(o.scaling, head_dim, o.dim), o.base, layout, scaling}, o.form);
+      with_form({head_dim, rotary_dim_for(o, head_dim, o.dim), o.base, layout, scaling}, o.form.spec);
   const RopePlan plan = check::rope_plan(params, export_names());
   const RopeBatch batch =
       check::rope_batch_of(shape, positions, o.heads_first, "--input", plan.n_axes(), "--heads-first");
@@ -310,29 +313,32 @@ nlohmann::json write_temperature(const ExportOptions& o, const AttnTemperature& 
 
 Exported export_rope(const ExportOptions& o, Layout layout, DType dtype,
                      const std::vector<std::int64_t>& positions) {
-  const AttnTemperature temperature = to_attn_temperature(o.temperature, o.scaling);
-  const RopeScaling scaling = to_rope_scaling(check::scaling_besides(o.scaling, temperature));
+  check::RopeSpec spec;
+  spec.scaling = o.scaling.spec;
+  spec.temperature = o.temperature.spec;
+  const AttnTemperature temperature = check::to_attn_temperature(spec, export_names());
+  const RopeScaling scaling = to_rope_scaling(check::scaling_besides(o.scaling.spec, temperature));
   if (switches_per_token(scaling) && !o.reference)
     throw UsageError(
         "--longrope-switch: per-token applies to --reference (a variant rotates with one list per call)");
   Exported e;
   if (o.heads_first && o.input.empty()) throw UsageError("--heads-first: applies to --input");
-  if (temperature.type != AttnTemperatureType::None && n_axes(to_rope_form(o.form)) != 1)
+  if (temperature.type != AttnTemperatureType::None && n_axes(to_rope_form(o.form.spec)) != 1)
     throw UsageError("--attn-temperature: applies to text RoPE (the forms' positions are not token indices)");
   const std::uint64_t undecided_before = ref::undecided_roundings_in_this_thread();
   if (!o.input.empty()) {
     e.values = rotated_values(o, positions, dtype, layout, scaling, e.shape, e.scaling_note, temperature);
     const auto head_dim = static_cast<std::int64_t>(e.shape.back());
     e.metadata = rope_metadata(
-        o, with_form({head_dim, rotary_dim_for(o.scaling, head_dim, o.dim), o.base, layout, scaling}, o.form),
+        o, with_form({head_dim, rotary_dim_for(o, head_dim, o.dim), o.base, layout, scaling}, o.form.spec),
         dtype, e.shape);
   } else {
-    if (o.form.rotary_offset != 0)
+    if (o.form.spec.rotary_offset.value_or(0) != 0)
       throw UsageError(
           "--rotary-offset: applies with --input (the (cos, sin) table is the rotary channels')");
     // --dim is the rotary dim, or with --partial-rotary-factor the head dim it is taken from.
     const RopeParams params =
-        with_form({o.dim, rotary_dim_for(o.scaling, o.dim, 0), o.base, layout, scaling}, o.form);
+        with_form({o.dim, rotary_dim_for(o, o.dim, 0), o.base, layout, scaling}, o.form.spec);
     e.values = rope_values(o, params, positions, dtype, e.shape, e.scaling_note);
     e.metadata = rope_metadata(o, params, dtype, e.shape);
   }
@@ -400,7 +406,7 @@ int run_export(const ExportOptions& o) {
   if (format.empty()) format = o.out.ends_with(".csv") ? "csv" : "npy";
   if (format != "npy" && format != "csv") throw UsageError("--format: npy or csv, got '" + format + "'");
   // RoPE forms read [n_axes][tokens] positions.
-  const std::size_t axes = exporter->rope_options ? n_axes(to_rope_form(o.form)) : 1;
+  const std::size_t axes = exporter->rope_options ? n_axes(to_rope_form(o.form.spec)) : 1;
   if (!exporter->positions_and_dim && (!o.positions.empty() || !o.positions_file.empty() || o.dim_given))
     throw UsageError(o.dim_given
                          ? "--dim: " + o.family + " takes no --dim"
@@ -408,7 +414,7 @@ int run_export(const ExportOptions& o) {
   if (exporter->positions_and_dim && !o.dim_given)
     throw UsageError("--dim: required for --family " + o.family);
   const auto positions = exporter->positions_and_dim
-                             ? axis_positions_from(o.positions, o.positions_file, axes, o.form)
+                             ? axis_positions_from(o.positions, o.positions_file, axes, o.form.spec)
                              : std::vector<std::int64_t>{};
   const std::uint64_t undecided_before = ref::undecided_roundings_in_this_thread();
   const auto [values, shape, scaling_note, metadata] = exporter->run(o, layout, dtype, positions);
@@ -480,30 +486,42 @@ void add_export(CLI::App& app, int& exit_code) {
                        {"--input", "--positions-file", "--hf-config", "--short-factors", "--long-factors"},
                        {".json"});
     load_plugins(*plugins);
-    note_given_alibi_flags(*cmd, o->alibi);
-    read_form_flags(o->form);
+    read_alibi_flags(*cmd, o->alibi);
+    read_form_flags(*cmd, o->form);
+    read_scaling_flags(*cmd, o->scaling);
+    read_temperature_flags(*cmd, o->temperature);
     o->dim_given = cmd->count("--dim") > 0;
-    o->scaling.given = given_scaling_flags(*cmd);
-    o->temperature.given = given_temperature_flags(*cmd);
     if (const Exporter* e = exporter_of(o->family)) reject_unread(*e, *o);
-    check::HfTargets targets;
-    targets.base = &o->base;
-    targets.layout = &o->layout;
-    targets.scaling = &o->scaling;
-    targets.form = &o->form;
-    targets.temperature = &o->temperature;
-    targets.given = given_parameters(*cmd, {"base", "layout", "mrope_section", "mrope_layout"});
-    targets.positions = [o] {
-      return o->positions.empty() && o->positions_file.empty()
-                 ? std::vector<std::int64_t>{}
-                 : positions_from(o->positions, o->positions_file);
-    };
-    targets.command = "export";
-    const auto r = check::apply_hf_config(hf_source(o->hf, *cmd), targets, export_names());
-    if (r) fmt::print("{}", r->block);
+    // The flags given, typed, for a model config to fill around; export has no rotary or head dim of
+    // its own (--dim is either), and writes no NoPE layer.
+    check::RopeSpec spec;
+    if (cmd->count("--base") > 0) spec.base = o->base;
+    if (const auto layout = parse_layout(o->layout); layout && cmd->count("--layout") > 0) spec.layout = layout;
+    spec.scaling = o->scaling.spec;
+    spec.form = o->form.spec;
+    spec.temperature = o->temperature.spec;
+    const check::HfUse use{.rotary_dim = false,
+                           .head_dim = false,
+                           .no_rope = false,
+                           .positions =
+                               [o] {
+                                 return o->positions.empty() && o->positions_file.empty()
+                                            ? std::vector<std::int64_t>{}
+                                            : positions_from(o->positions, o->positions_file);
+                               },
+                           .command = "export"};
+    const auto r = check::apply_hf_config(hf_source(o->hf, *cmd), spec, use, export_names());
+    if (r) {
+      fmt::print("{}", r->block);
+      o->base = spec.base.value_or(o->base);
+      if (spec.layout && cmd->count("--layout") == 0) o->layout = to_string(*spec.layout);
+      o->scaling.spec = spec.scaling;
+      o->form.spec = spec.form;
+      o->temperature.spec = spec.temperature;
+    }
     // --dim: the head dim the partial factor is taken from; with --input the data's (0).
     if (r && !o->dim_given) {
-      o->dim = o->input.empty() ? r->setting.head_dim : 0;
+      o->dim = o->input.empty() ? r->setting.head_dim() : 0;
       o->dim_given = true;
     }
     try {

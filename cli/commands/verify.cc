@@ -12,7 +12,7 @@
 #include "common.h"
 #include "junit.h"
 #include "names.h"
-#include "pe/check/options.h"
+#include "pe/check/spec.h"
 #include "pe/errors.h"
 #include "pe/harness/plugin.h"
 #include "pe/harness/sweep.h"

@@ -6,9 +6,6 @@
 namespace pe::cli {
 namespace {
 
-constexpr const char* kAlibiParameters[] = {"heads",   "max_bias", "alibi_slopes", "alibi_form",
-                                            "queries", "keys",     "slopes_only"};
-
 std::vector<std::int64_t> range_positions(const std::string& range, const char* flag) {
   const auto [a, b] = parse_range(range, flag);
   std::vector<std::int64_t> out;
@@ -32,22 +29,25 @@ void add_alibi_options(CLI::App& cmd, AlibiFlags& f) {
   cmd.add_flag("--slopes-only", f.slopes_only, "ALiBi export: the [heads] slopes instead of the bias table");
 }
 
-void note_given_alibi_flags(const CLI::App& cmd, AlibiFlags& f) {
-  for (const char* p : kAlibiParameters) {
-    const CLI::Option* o = cmd.get_option_no_throw(flag_for_parameter(p));
-    if (o != nullptr && o->count() > 0) f.given.insert(p);
-  }
-  f.queries =
-      f.queries_range.empty() ? std::vector<std::int64_t>{} : range_positions(f.queries_range, "--queries");
-  f.keys = f.keys_range.empty() ? std::vector<std::int64_t>{} : range_positions(f.keys_range, "--keys");
+void read_alibi_flags(const CLI::App& cmd, AlibiFlags& f) {
+  const check::Names names = flag_names();
+  check::AlibiSpec& s = f.spec;
+  s = {};
+  if (cmd.count("--heads") > 0) s.heads = f.heads;
+  if (cmd.count("--max-bias") > 0) s.max_bias = f.max_bias;
+  if (cmd.count("--alibi-slopes") > 0) s.slopes = check::parse_slopes(f.slopes, names);
+  if (cmd.count("--alibi-form") > 0) s.form = check::parse_alibi_form(f.form, names);
+  if (cmd.count("--queries") > 0) s.queries = range_positions(f.queries_range, "--queries");
+  if (cmd.count("--keys") > 0) s.keys = range_positions(f.keys_range, "--keys");
+  if (cmd.count("--slopes-only") > 0) s.slopes_only = f.slopes_only;
 }
 
 void reject_alibi_flags(const AlibiFlags& f, const std::string& why) {
-  check::reject_alibi(f, flag_names(), why);
+  check::reject_alibi(f.spec, flag_names(), why);
 }
 
 AlibiParams to_alibi_params(const AlibiFlags& f, std::int64_t heads) {
-  return check::to_alibi_params(f, heads, flag_names());
+  return check::to_alibi_params(f.spec, heads, flag_names());
 }
 
 }  // namespace pe::cli

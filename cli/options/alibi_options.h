@@ -1,5 +1,5 @@
 // The ALiBi flags shared by export and check (--heads, --max-bias, --alibi-slopes, --alibi-form,
-// --queries, --keys, --slopes-only) into check::AlibiOptions.
+// --queries, --keys, --slopes-only) into check::AlibiSpec.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -7,19 +7,26 @@
 #include <string>
 #include <vector>
 
-#include "pe/check/options.h"
+#include "pe/check/spec.h"
 
 namespace pe::cli {
 
-struct AlibiFlags : check::AlibiOptions {
-  std::string queries_range, keys_range;  // "A:B", read into queries and keys by note_given_alibi_flags
+// What CLI11 parses into; `spec` holds the flags given, typed, once read_alibi_flags has run.
+struct AlibiFlags {
+  std::int64_t heads = 0;
+  double max_bias = 8;
+  std::string slopes = "interpolated", form = "causal";
+  std::string queries_range, keys_range;  // "A:B"
+  bool slopes_only = false;
+  check::AlibiSpec spec;
 };
 
 // Adds the flags to `cmd`, storing into `flags` (which must outlive the parse).
 void add_alibi_options(CLI::App& cmd, AlibiFlags& flags);
-// After parsing: which flags `cmd` was given, and the --queries/--keys ranges (UsageError naming the flag
-// for an empty or inverted range).
-void note_given_alibi_flags(const CLI::App& cmd, AlibiFlags& flags);
+// After parsing: the flags `cmd` was given into flags.spec (UsageError naming the flag for an empty or
+// inverted range, an unknown slope rule or form).
+void read_alibi_flags(const CLI::App& cmd, AlibiFlags& flags);
+
 // The conversions under the shared flag names.
 void reject_alibi_flags(const AlibiFlags& flags, const std::string& why);
 AlibiParams to_alibi_params(const AlibiFlags& flags, std::int64_t heads);

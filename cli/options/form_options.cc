@@ -18,26 +18,34 @@ void add_form_options(CLI::App& cmd, FormFlags& f) {
                  "RoPE: first rotated channel (DeepSeek MLA q = [nope 128 | pe 64]: 128)");
 }
 
-void read_form_flags(FormFlags& f) {
-  f.mrope_section.clear();
-  const std::string& text = f.mrope_section_text;
-  if (text.empty()) return;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t comma = std::min(text.find(',', start), text.size());
-    f.mrope_section.push_back(parse_int(text.substr(start, comma - start), "--mrope-section"));
-    start = comma + 1;
+void read_form_flags(const CLI::App& cmd, FormFlags& f) {
+  const check::Names names = flag_names();
+  check::FormSpec& s = f.spec;
+  s = {};
+  if (cmd.count("--mrope-section") > 0) {
+    s.mrope_section.emplace();
+    const std::string& text = f.mrope_section_text;
+    for (std::size_t start = 0; !text.empty() && start <= text.size();) {
+      const std::size_t comma = std::min(text.find(',', start), text.size());
+      s.mrope_section->push_back(parse_int(text.substr(start, comma - start), "--mrope-section"));
+      start = comma + 1;
+    }
   }
+  if (cmd.count("--mrope-layout") > 0) s.mrope_layout = check::parse_mrope_layout(f.mrope_layout, names);
+  if (cmd.count("--vision") > 0) s.vision = check::parse_vision(f.vision, names);
+  if (cmd.count("--rotary-offset") > 0) s.rotary_offset = f.rotary_offset;
 }
 
-RopeForm to_rope_form(const FormFlags& f) { return check::to_rope_form(f, flag_names()); }
+RopeForm to_rope_form(const check::FormSpec& spec) { return check::to_rope_form(spec, flag_names()); }
 
-RopeParams with_form(RopeParams params, const FormFlags& f) {
-  return check::with_form(params, f, flag_names());
+RopeParams with_form(RopeParams params, const check::FormSpec& spec) {
+  params.form = to_rope_form(spec);
+  params.rotary_offset = spec.rotary_offset.value_or(0);
+  return params;
 }
 
 void reject_form_flags(const FormFlags& f, const std::string& why) {
-  check::reject_form(f, flag_names(), why);
+  check::reject_form(f.spec, flag_names(), why);
 }
 
 check::Positions positions_of(const std::string& range, const std::string& file) {
@@ -53,7 +61,7 @@ check::Positions positions_of(const std::string& range, const std::string& file)
 }
 
 std::vector<std::int64_t> axis_positions_from(const std::string& range, const std::string& file,
-                                              std::size_t n_axes, const FormFlags& form) {
+                                              std::size_t n_axes, const check::FormSpec& form) {
   return check::axis_positions(
       positions_of(range, file), n_axes, check::axes_parameter(form),
       flag_names({{"positions_file", "--positions-file"}, {"positions", "--positions"}}));

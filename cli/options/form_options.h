@@ -1,5 +1,5 @@
 // The rotary-form flags shared by export, check, census and bench (--mrope-section, --mrope-layout,
-// --vision, --rotary-offset) into check::FormOptions, and the multi-axis positions they read.
+// --vision, --rotary-offset) into check::FormSpec, and the multi-axis positions they read.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -8,22 +8,27 @@
 #include <vector>
 
 #include "pe/check/check.h"
-#include "pe/check/options.h"
+#include "pe/check/spec.h"
 
 namespace pe::cli {
 
-struct FormFlags : check::FormOptions {
-  std::string mrope_section_text;  // "16,24,24", parsed into mrope_section by read_form_flags
+// What CLI11 parses into; `spec` holds the flags given, typed, once read_form_flags has run.
+struct FormFlags {
+  std::string mrope_section_text;  // "16,24,24"
+  std::string mrope_layout, vision;
+  std::int64_t rotary_offset = 0;
+  check::FormSpec spec;
 };
 
 // Adds the flags to `cmd`, storing into `flags` (which must outlive the parse).
 void add_form_options(CLI::App& cmd, FormFlags& flags);
-// After parsing: --mrope-section's list; UsageError naming it for a part that is not an integer.
-void read_form_flags(FormFlags& flags);
+// After parsing: the flags `cmd` was given into flags.spec; UsageError naming --mrope-section for a part
+// that is not an integer, --mrope-layout or --vision for an unknown value.
+void read_form_flags(const CLI::App& cmd, FormFlags& flags);
 
 // The conversions under the shared flag names.
-RopeForm to_rope_form(const FormFlags& flags);
-RopeParams with_form(RopeParams params, const FormFlags& flags);
+RopeForm to_rope_form(const check::FormSpec& spec);
+RopeParams with_form(RopeParams params, const check::FormSpec& spec);
 void reject_form_flags(const FormFlags& flags, const std::string& why);
 
 // Positions [n_axes][tokens]: --positions A:B gives every axis the same range (a text prompt under
@@ -31,6 +36,6 @@ void reject_form_flags(const FormFlags& flags, const std::string& why);
 // sequence) when n_axes > 1, else any 1-D list.
 check::Positions positions_of(const std::string& range, const std::string& file);
 std::vector<std::int64_t> axis_positions_from(const std::string& range, const std::string& file,
-                                              std::size_t n_axes, const FormFlags& form);
+                                              std::size_t n_axes, const check::FormSpec& form);
 
 }  // namespace pe::cli

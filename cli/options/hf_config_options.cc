@@ -47,14 +47,4 @@ check::HfSource hf_source(const HfConfigFlags& flags, const CLI::App& cmd, const
   return s;
 }
 
-std::set<std::string> given_parameters(const CLI::App& cmd, std::initializer_list<const char*> parameters) {
-  std::set<std::string> given;
-  for (const char* p : parameters) {
-    const std::string flag = flag_for_parameter(p);
-    const CLI::Option* o = flag.empty() ? nullptr : cmd.get_option_no_throw(flag);
-    if (o != nullptr && o->count() > 0) given.insert(p);
-  }
-  return given;
-}
-
 }  // namespace pe::cli

@@ -28,7 +28,4 @@ void add_hf_config_options(CLI::App& cmd, HfConfigFlags& flags, bool many = fals
 check::HfSource hf_source(const HfConfigFlags& flags, const CLI::App& cmd);
 check::HfSource hf_source(const HfConfigFlags& flags, const CLI::App& cmd, const std::string& path);
 
-// The canonical names of `cmd`'s flags among `parameters` that were given ("base" for --base, ...).
-std::set<std::string> given_parameters(const CLI::App& cmd, std::initializer_list<const char*> parameters);
-
 }  // namespace pe::cli

@@ -1,5 +1,7 @@
 #include "names.h"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <utility>
 
@@ -62,11 +64,31 @@ std::string flag_for_parameter(std::string_view canonical) {
   return "";
 }
 
+namespace {
+
+// A hypothesis as the flags that state it, every number in full (a rerun must see the fitted table, not a
+// rounding of it): the command line's renderer of the engine's typed findings.
+check::Restated as_flags(const std::vector<check::SpecEntry>& entries) {
+  std::string text;
+  for (const check::SpecEntry& e : entries) {
+    const nlohmann::json& v = e.value;
+    const std::string value = v.is_number_float() ? fmt::format("{:.17g}", v.get<double>())
+                              : v.is_string()     ? v.get<std::string>()
+                                                  : v.dump();
+    text += fmt::format("{}{} {}", text.empty() ? "" : " ", flag_for_parameter(e.name), value);
+  }
+  return {"as flags", "flags", text};
+}
+
+}  // namespace
+
 check::Names flag_names(std::map<std::string, std::string, std::less<>> overrides) {
-  return check::Names([overrides = std::move(overrides)](std::string_view canonical) {
-    if (const auto it = overrides.find(canonical); it != overrides.end()) return it->second;
-    return flag_for_parameter(canonical);
-  });
+  return check::Names(
+      [overrides = std::move(overrides)](std::string_view canonical) {
+        if (const auto it = overrides.find(canonical); it != overrides.end()) return it->second;
+        return flag_for_parameter(canonical);
+      },
+      as_flags);
 }
 
 }  // namespace pe::cli

@@ -1,5 +1,7 @@
 #include "scaling_options.h"
 
+#include <tuple>
+
 namespace pe::cli {
 
 void add_scaling_options(CLI::App& cmd, ScalingFlags& f) {
@@ -32,19 +34,43 @@ void add_scaling_options(CLI::App& cmd, ScalingFlags& f) {
       "Rotate int(head_dim * F) channels (HF partial_rotary_factor)");
 }
 
-std::set<std::string> given_scaling_flags(const CLI::App& cmd) {
-  std::set<std::string> given;
-  for (std::string_view p : check::scaling_parameters()) {
-    const CLI::Option* o = cmd.get_option_no_throw(flag_for_parameter(p));
-    if (o != nullptr && o->count() > 0) given.insert(std::string(p));
+void read_scaling_flags(const CLI::App& cmd, ScalingFlags& f) {
+  const check::Names names = flag_names();
+  check::ScalingSpec& s = f.spec;
+  s = {};
+  const auto given = [&cmd](std::string_view p) { return cmd.count(flag_for_parameter(p)) > 0; };
+  const auto take = [&given](std::string_view p, auto& target, const auto& value) {
+    if (given(p)) target = value;
+  };
+  if (given("scaling")) s.method = check::parse_scaling(f.scaling, names);
+  take("factor", s.factor, f.factor);
+  take("original_max_position", s.original_max_position, f.original_max_position);
+  take("seq_len", s.seq_len, f.seq_len);
+  take("beta_fast", s.beta_fast, f.beta_fast);
+  take("beta_slow", s.beta_slow, f.beta_slow);
+  take("mscale", s.mscale, f.mscale);
+  take("mscale_all_dim", s.mscale_all_dim, f.mscale_all_dim);
+  take("attention_factor", s.attention_factor, f.attention_factor);
+  take("low_freq_factor", s.low_freq_factor, f.low_freq_factor);
+  take("high_freq_factor", s.high_freq_factor, f.high_freq_factor);
+  take("position_scale", s.position_scale, f.position_scale);
+  take("partial_rotary_factor", s.partial_rotary_factor, f.partial_rotary_factor);
+  if (given("truncate")) s.truncate = check::parse_truncate(f.truncate, names);
+  if (given("longrope_switch")) s.longrope_switch = check::parse_switch(f.longrope_switch, names);
+  // The lists are read only where the method reads them: elsewhere they are given, to be refused by name.
+  const bool lists = s.method && reads_field(*s.method, "short_factor");
+  for (auto [p, path, list] : {std::tuple{"short_factor", &f.short_factors, &s.short_factor},
+                               std::tuple{"long_factor", &f.long_factors, &s.long_factor}}) {
+    if (given(p)) *list = lists ? check::read_factors(*path, p, names) : std::vector<double>{};
   }
-  return given;
 }
 
-RopeScaling to_rope_scaling(const ScalingFlags& f) { return check::to_rope_scaling(f, flag_names()); }
+RopeScaling to_rope_scaling(const check::ScalingSpec& spec) {
+  return check::to_rope_scaling(spec, flag_names());
+}
 
 void reject_scaling_flags(const ScalingFlags& f, const std::string& why) {
-  check::reject_scaling(f, flag_names(), why);
+  check::reject_scaling(f.spec, flag_names(), why);
 }
 
 RopePlan rope_plan(const RopeParams& params) { return check::rope_plan(params, flag_names()); }

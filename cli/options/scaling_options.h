@@ -1,26 +1,34 @@
 // The RoPE scaling flags shared by export, check and census (--scaling, --factor, ...,
-// --partial-rotary-factor) into check::ScalingOptions, whose conversion (pe/check/options.h) rejects
-// what the core would ignore and names the flag.
+// --partial-rotary-factor), read after parsing into the typed check::ScalingSpec (pe/check/spec.h), whose
+// conversion rejects what the core would ignore and names the flag.
 #pragma once
 
 #include <CLI/CLI.hpp>
-#include <set>
 #include <string>
 
 #include "names.h"
-#include "pe/check/options.h"
+#include "pe/check/spec.h"
 
 namespace pe::cli {
 
-using ScalingFlags = check::ScalingOptions;
+// What CLI11 parses into; `spec` holds the flags given, typed, once read_scaling_flags has run.
+struct ScalingFlags {
+  std::string scaling = "none", truncate = "true", longrope_switch = "per-sequence";
+  std::string short_factors, long_factors;  // longrope's lists as 1-D f32/f64 .npy files
+  double factor = 1, beta_fast = 32, beta_slow = 1, mscale = 0, mscale_all_dim = 0, attention_factor = 0;
+  double low_freq_factor = 1, high_freq_factor = 4, partial_rotary_factor = 1, position_scale = 1;
+  std::int64_t original_max_position = 0, seq_len = 0;
+  check::ScalingSpec spec;
+};
 
 // Adds every flag to `cmd`, storing into `flags` (which must outlive the parse).
 void add_scaling_options(CLI::App& cmd, ScalingFlags& flags);
-// The canonical names of the scaling flags `cmd` was given (after parsing).
-std::set<std::string> given_scaling_flags(const CLI::App& cmd);
+// After parsing: the flags `cmd` was given into flags.spec (a method's name or truncate that is no such
+// value refused, naming the flag; the factor lists read from their files when the method reads them).
+void read_scaling_flags(const CLI::App& cmd, ScalingFlags& flags);
 
 // The conversions under the shared flag names.
-RopeScaling to_rope_scaling(const ScalingFlags& flags);
+RopeScaling to_rope_scaling(const check::ScalingSpec& spec);
 void reject_scaling_flags(const ScalingFlags& flags, const std::string& why);
 RopePlan rope_plan(const RopeParams& params);
 

@@ -14,21 +14,17 @@ void add_temperature_options(CLI::App& cmd, TemperatureFlags& f) {
       "mistral: llama_4_scaling_beta B (0.1 in the published configs); L is --original-max-position");
 }
 
-std::set<std::string> given_temperature_flags(const CLI::App& cmd) {
-  std::set<std::string> given;
-  for (const char* p : {"attn_temperature", "attn_scale", "floor_scale", "beta"}) {
-    const CLI::Option* o = cmd.get_option_no_throw(flag_for_parameter(p));
-    if (o != nullptr && o->count() > 0) given.insert(p);
-  }
-  return given;
-}
-
-AttnTemperature to_attn_temperature(const TemperatureFlags& f, const ScalingFlags& scaling) {
-  return check::to_attn_temperature(f, scaling, flag_names());
+void read_temperature_flags(const CLI::App& cmd, TemperatureFlags& f) {
+  check::TemperatureSpec& s = f.spec;
+  s = {};
+  if (cmd.count("--attn-temperature") > 0) s.type = check::parse_temperature(f.type, flag_names());
+  if (cmd.count("--attn-scale") > 0) s.attn_scale = f.attn_scale;
+  if (cmd.count("--floor-scale") > 0) s.floor_scale = f.floor_scale;
+  if (cmd.count("--beta") > 0) s.beta = f.beta;
 }
 
 void reject_temperature_flags(const TemperatureFlags& f, const std::string& why) {
-  check::reject_temperature(f, flag_names(), why);
+  check::reject_temperature(f.spec, flag_names(), why);
 }
 
 }  // namespace pe::cli

@@ -1,5 +1,5 @@
 // The attention-temperature flags of check and export (--attn-temperature llama4|mistral, --attn-scale,
-// --floor-scale, --beta) into check::TemperatureOptions; mistral's L is the scaling's
+// --floor-scale, --beta) into check::TemperatureSpec; mistral's L is the scaling's
 // --original-max-position (HF Ministral3 reads the same key as its YaRN).
 #pragma once
 
@@ -7,19 +7,24 @@
 #include <set>
 #include <string>
 
-#include "pe/check/options.h"
+#include "pe/check/spec.h"
 #include "scaling_options.h"
 
 namespace pe::cli {
 
-using TemperatureFlags = check::TemperatureOptions;
+// What CLI11 parses into; `spec` holds the flags given, typed, once read_temperature_flags has run.
+struct TemperatureFlags {
+  std::string type;
+  double attn_scale = 0.1, beta = 0.1;
+  std::int64_t floor_scale = 8192;
+  check::TemperatureSpec spec;
+};
 
 void add_temperature_options(CLI::App& cmd, TemperatureFlags& flags);
-// The canonical names of the temperature flags `cmd` was given.
-std::set<std::string> given_temperature_flags(const CLI::App& cmd);
+// After parsing: the flags `cmd` was given into flags.spec (an unknown temperature refused by name).
+void read_temperature_flags(const CLI::App& cmd, TemperatureFlags& flags);
 
 // The conversions under the shared flag names.
-AttnTemperature to_attn_temperature(const TemperatureFlags& flags, const ScalingFlags& scaling);
 void reject_temperature_flags(const TemperatureFlags& flags, const std::string& why);
 
 }  // namespace pe::cli

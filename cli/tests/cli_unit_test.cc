@@ -37,20 +37,23 @@ TEST(Args, ParsersNameTheArgument) {
     EXPECT_THROW(parse_shard(bad, "--s"), UsageError) << bad;
 }
 
-// The scaling flags as a command line gives them: parsed by CLI11, `given` from the parse.
+// The scaling flags as a command line gives them: parsed by CLI11, the spec read from the parse.
 ScalingFlags parse_scaling(std::vector<std::string> args) {
   CLI::App app;
   ScalingFlags f;
   add_scaling_options(app, f);
   std::reverse(args.begin(), args.end());  // CLI11 takes them last first
   app.parse(args);
-  f.given = given_scaling_flags(app);
+  read_scaling_flags(app, f);
   return f;
 }
 
 // check's rotary dim under its flag names.
 std::int64_t rotary_dim_for(const ScalingFlags& f, std::int64_t head_dim, std::int64_t rotary_dim) {
-  return check::rotary_dim_for(f, head_dim, rotary_dim, flag_names({{"rotary_dim", "--rotary-dim"}}));
+  check::RopeSpec spec;
+  spec.rotary_dim = rotary_dim;
+  spec.scaling = f.spec;
+  return check::rotary_dim_for(spec, head_dim, flag_names({{"rotary_dim", "--rotary-dim"}}));
 }
 
 // The message of the UsageError `fn` throws ("" when it throws none).
@@ -65,12 +68,12 @@ std::string usage_error(F fn) {
 }
 
 TEST(Scaling, FlagsBecomeTheMethodWithHfDefaults) {
-  EXPECT_EQ(to_rope_scaling(parse_scaling({})).type, RopeScalingType::None);
-  const RopeScaling linear = to_rope_scaling(parse_scaling({"--scaling", "linear", "--factor", "2.5"}));
+  EXPECT_EQ(to_rope_scaling(parse_scaling({}).spec).type, RopeScalingType::None);
+  const RopeScaling linear = to_rope_scaling(parse_scaling({"--scaling", "linear", "--factor", "2.5"}).spec);
   EXPECT_EQ(linear.type, RopeScalingType::Linear);
   EXPECT_EQ(linear.factor, 2.5);
   const RopeScaling yarn = to_rope_scaling(
-      parse_scaling({"--scaling", "yarn", "--factor", "4", "--original-max-position", "4096"}));
+      parse_scaling({"--scaling", "yarn", "--factor", "4", "--original-max-position", "4096"}).spec);
   EXPECT_EQ(yarn.type, RopeScalingType::Yarn);
   EXPECT_EQ(yarn.original_max_position, 4096);
   EXPECT_EQ(yarn.beta_fast, 32);  // HF's defaults
@@ -80,18 +83,19 @@ TEST(Scaling, FlagsBecomeTheMethodWithHfDefaults) {
   EXPECT_FALSE(yarn.attention_factor.has_value());
   const RopeScaling yarn2 = to_rope_scaling(
       parse_scaling({"--scaling", "yarn", "--factor", "40", "--original-max-position", "4096", "--mscale",
-                     "0.707", "--mscale-all-dim", "0.707", "--truncate", "false", "--beta-fast", "16"}));
+                     "0.707", "--mscale-all-dim", "0.707", "--truncate", "false", "--beta-fast", "16"})
+          .spec);
   EXPECT_EQ(yarn2.mscale, 0.707);
   EXPECT_EQ(yarn2.mscale_all_dim, 0.707);
   EXPECT_FALSE(yarn2.truncate);
   EXPECT_EQ(yarn2.beta_fast, 16);
   const RopeScaling llama3 =
       to_rope_scaling(parse_scaling({"--scaling", "llama3", "--factor", "8", "--original-max-position",
-                                     "8192", "--high-freq-factor", "2"}));
+                                     "8192", "--high-freq-factor", "2"}).spec);
   EXPECT_EQ(llama3.low_freq_factor, 1);
   EXPECT_EQ(llama3.high_freq_factor, 2);
   const RopeScaling dynamic = to_rope_scaling(parse_scaling(
-      {"--scaling", "dynamic", "--factor", "2", "--original-max-position", "2048", "--seq-len", "5000"}));
+      {"--scaling", "dynamic", "--factor", "2", "--original-max-position", "2048", "--seq-len", "5000"}).spec);
   EXPECT_EQ(dynamic.seq_len, 5000);
 }
 
@@ -105,24 +109,24 @@ TEST(Scaling, LongRopeReadsOneDimensionalFloatLists) {
       "4096",      "--long-factors", dir + "/long.npy"};
   auto args = base;
   args.insert(args.end(), {"--short-factors", dir + "/short.npy"});
-  const RopeScaling s = to_rope_scaling(parse_scaling(args));
+  const RopeScaling s = to_rope_scaling(parse_scaling(args).spec);
   EXPECT_EQ(s.short_factor, (std::vector<double>{1, 1.5, 2, 3}));
   EXPECT_EQ(s.long_factor, (std::vector<double>{2, 4, 8, 16}));
-  EXPECT_NE(usage_error([&] { to_rope_scaling(parse_scaling(base)); }).find("--short-factors: required"),
+  EXPECT_NE(usage_error([&] { to_rope_scaling(parse_scaling(base).spec); }).find("--short-factors: required"),
             std::string::npos);
   args = base;
   args.insert(args.end(), {"--short-factors", dir + "/square.npy"});
-  EXPECT_NE(usage_error([&] { to_rope_scaling(parse_scaling(args)); }).find("--short-factors: "),
+  EXPECT_NE(usage_error([&] { to_rope_scaling(parse_scaling(args).spec); }).find("--short-factors: "),
             std::string::npos);
   args = base;
   args.insert(args.end(), {"--short-factors", dir + "/missing.npy"});
-  EXPECT_NE(usage_error([&] { to_rope_scaling(parse_scaling(args)); }).find("--short-factors: "),
+  EXPECT_NE(usage_error([&] { to_rope_scaling(parse_scaling(args).spec); }).find("--short-factors: "),
             std::string::npos);
 }
 
 TEST(Scaling, RejectsWhatTheMethodWouldIgnore) {
   const auto message = [](std::vector<std::string> args) {
-    return usage_error([&] { to_rope_scaling(parse_scaling(std::move(args))); });
+    return usage_error([&] { to_rope_scaling(parse_scaling(std::move(args)).spec); });
   };
   EXPECT_EQ(message({"--scaling", "linear", "--factor", "2", "--beta-fast", "8"})
                 .rfind("--beta-fast: not used by "

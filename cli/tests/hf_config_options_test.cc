@@ -29,6 +29,7 @@ struct Command {
   ScalingFlags scaling;
   FormFlags form;
   HfConfigFlags hf;
+  check::RopeSpec spec;  // the flags given, then the config around them
   check::HfResolution run(std::vector<std::string> args) {
     app.add_option("--base", base);
     app.add_option("--layout", layout);
@@ -38,17 +39,15 @@ struct Command {
     add_hf_config_options(app, hf);
     std::reverse(args.begin(), args.end());
     app.parse(args);
-    scaling.given = given_scaling_flags(app);
-    read_form_flags(form);
-    check::HfTargets t;
-    t.base = &base;
-    t.layout = &layout;
-    t.rotary_dim = &rotary_dim;
-    t.scaling = &scaling;
-    t.form = &form;
-    t.given = given_parameters(app, {"base", "layout", "mrope_section", "mrope_layout"});
-    if (app.count("--rotary-dim") > 0) t.given.insert("rotary_dim");
-    return *check::apply_hf_config(hf_source(hf, app), t, flag_names({{"rotary_dim", "--rotary-dim"}}));
+    read_scaling_flags(app, scaling);
+    read_form_flags(app, form);
+    const check::Names names = flag_names({{"rotary_dim", "--rotary-dim"}});
+    if (app.count("--base") > 0) spec.base = base;
+    if (app.count("--layout") > 0) spec.layout = check::parse_layout(layout, Family::Rope, names);
+    if (app.count("--rotary-dim") > 0) spec.rotary_dim = rotary_dim;
+    spec.scaling = scaling.spec;
+    spec.form = form.spec;
+    return *check::apply_hf_config(hf_source(hf, app), spec, check::HfUse{}, names);
   }
 };
 
@@ -60,11 +59,11 @@ TEST(HfConfigOptions, FlagsGivenOverrideTheConfig) {
   Command c;
   const check::HfResolution r =
       c.run({"--hf-config", config_path("Llama-3.1-8B"), "--base", "10000", "--factor", "4"});
-  EXPECT_EQ(c.base, 10000.0);
-  EXPECT_EQ(c.scaling.scaling, "llama3");
-  EXPECT_EQ(c.scaling.factor, 4.0);
-  EXPECT_EQ(c.scaling.high_freq_factor, 4.0);  // the config's
-  EXPECT_EQ(c.scaling.original_max_position, 8192);
+  EXPECT_EQ(c.spec.base, 10000.0);
+  EXPECT_EQ(c.spec.scaling.method, RopeScalingType::Llama3);
+  EXPECT_EQ(c.spec.scaling.factor, 4.0);
+  EXPECT_EQ(c.spec.scaling.high_freq_factor, 4.0);  // the config's
+  EXPECT_EQ(c.spec.scaling.original_max_position, 8192);
   const std::string o = json(r.overrides).dump();
   EXPECT_NE(o.find("--base 10000 overrides rope_theta 500000"), std::string::npos) << o;
   EXPECT_NE(o.find("--factor 4 overrides rope_scaling.factor 8"), std::string::npos) << o;
@@ -74,26 +73,26 @@ TEST(HfConfigOptions, ScalingDropsTheWholeBlock) {
   Command c;
   const check::HfResolution r =
       c.run({"--hf-config", config_path("Llama-3.1-8B"), "--scaling", "linear", "--factor", "2"});
-  EXPECT_EQ(c.scaling.scaling, "linear");
-  EXPECT_EQ(c.scaling.given.count("low_freq_factor"), 0u);
-  EXPECT_EQ(c.scaling.given.count("original_max_position"), 0u);
-  EXPECT_EQ(c.base, 500000.0);
+  EXPECT_EQ(c.spec.scaling.method, RopeScalingType::Linear);
+  EXPECT_FALSE(c.spec.scaling.low_freq_factor.has_value());
+  EXPECT_FALSE(c.spec.scaling.original_max_position.has_value());
+  EXPECT_EQ(c.spec.base, 500000.0);
   EXPECT_NE(json(r.overrides).dump().find("whole scaling block dropped"), std::string::npos);
 }
 
 TEST(HfConfigOptions, PartialRotaryAndLayout) {
   Command phi2;
   phi2.run({"--hf-config", config_path("phi-2")});
-  EXPECT_EQ(phi2.rotary_dim, 32);  // int(80 * 0.4)
+  EXPECT_EQ(phi2.spec.rotary_dim, 32);  // int(80 * 0.4)
   Command ds;
   ds.run({"--hf-config", config_path("DeepSeek-V2-Lite"), "--layout", "halfsplit"});
-  EXPECT_EQ(ds.layout, "halfsplit");
-  EXPECT_EQ(ds.rotary_dim, 64);
-  EXPECT_EQ(ds.scaling.mscale, 0.707);
+  EXPECT_EQ(ds.spec.layout, Layout::HalfSplit);
+  EXPECT_EQ(ds.spec.rotary_dim, 64);
+  EXPECT_EQ(ds.spec.scaling.mscale, 0.707);
   Command phi3;
   phi3.run({"--hf-config", config_path("Phi-3-mini-128k-instruct")});
-  EXPECT_EQ(phi3.scaling.short_factor_list.size(), 48u);
-  EXPECT_EQ(phi3.scaling.factor, 32.0);
+  EXPECT_EQ(phi3.spec.scaling.short_factor->size(), 48u);
+  EXPECT_EQ(phi3.spec.scaling.factor, 32.0);
 }
 
 }  // namespace

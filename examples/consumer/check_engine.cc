@@ -38,8 +38,8 @@ int main() {
   request.x = {x, {tokens, heads, dim}, pe::DType::F32, "q"};
   request.y = {y, {tokens, heads, dim}, pe::DType::F32, "q_rot"};
   request.positions.values = positions;
-  request.options.base = base;
-  request.options.layout = "halfsplit";
+  request.spec.base = base;
+  request.spec.layout = pe::Layout::HalfSplit;
   const pe::check::Report report = pe::check::check_rope(request, pe::check::Names());
   std::fputs(report.text.c_str(), stdout);
 #ifdef CONSUMER_FLIP_SIGN

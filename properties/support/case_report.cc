@@ -34,60 +34,36 @@ std::string scaling_words(const RopeScaling& s) {
   return os.str();
 }
 
-// The check engine's options for the configuration a property drew (each parameter its method reads).
-check::RopeOptions options_of(const RopeParams& p) {
-  check::RopeOptions o;
+// The check engine's spec of the configuration a property drew (each parameter its method reads).
+check::RopeSpec spec_of(const RopeParams& p) {
+  using T = RopeScalingType;
+  check::RopeSpec o;
   o.base = p.base;
-  o.layout = std::string(to_string(p.layout));
+  o.layout = p.layout;
   o.rotary_dim = p.rotary_dim;
   o.head_dim = p.head_dim;
-  o.given = {"base", "layout", "rotary_dim", "head_dim"};
   o.form.rotary_offset = p.rotary_offset;
   if (!p.form.mrope_section.empty()) {
     o.form.mrope_section = p.form.mrope_section;
-    o.form.mrope_layout = std::string(to_string(p.form.mrope_layout));
-    o.given.insert("mrope_section");
-    o.given.insert("mrope_layout");
+    o.form.mrope_layout = p.form.mrope_layout;
   }
-  if (p.form.vision != VisionRope::None) o.form.vision = std::string(to_string(p.form.vision));
+  if (p.form.vision != VisionRope::None) o.form.vision = p.form.vision;
   const RopeScaling& r = p.scaling;
-  check::ScalingOptions& s = o.scaling;
-  const auto give = [&s](const char* name) { s.given.insert(name); };
-  s.scaling = std::string(to_string(r.type));
-  give("scaling");
-  if (r.attention_factor) s.attention_factor = *r.attention_factor, give("attention_factor");
-  if (r.position_scale != 1) s.position_scale = r.position_scale, give("position_scale");
-  if (r.type == RopeScalingType::None) return o;
+  check::ScalingSpec& s = o.scaling;
+  s.method = r.type;
+  s.attention_factor = r.attention_factor;
+  if (r.position_scale != 1) s.position_scale = r.position_scale;
+  if (r.type == T::None) return o;
   s.factor = r.factor;
-  give("factor");
-  s.original_max_position = r.original_max_position;
-  if (r.type != RopeScalingType::Linear && r.type != RopeScalingType::Ntk) give("original_max_position");
-  if (r.seq_len > 0 && (r.type == RopeScalingType::Dynamic || r.type == RopeScalingType::LongRope))
-    s.seq_len = r.seq_len, give("seq_len");
-  if (r.type == RopeScalingType::Yarn) {
-    s.beta_fast = r.beta_fast;
-    s.beta_slow = r.beta_slow;
-    s.truncate = r.truncate ? "true" : "false";
-    for (const char* n : {"beta_fast", "beta_slow", "truncate"}) give(n);
-    if (r.mscale && r.mscale_all_dim) {
-      s.mscale = *r.mscale;
-      s.mscale_all_dim = *r.mscale_all_dim;
-      give("mscale");
-      give("mscale_all_dim");
-    }
+  if (r.type != T::Linear && r.type != T::Ntk) s.original_max_position = r.original_max_position;
+  if (r.seq_len > 0 && (r.type == T::Dynamic || r.type == T::LongRope)) s.seq_len = r.seq_len;
+  if (r.type == T::Yarn) {
+    s.beta_fast = r.beta_fast, s.beta_slow = r.beta_slow, s.truncate = r.truncate;
+    if (r.mscale && r.mscale_all_dim) s.mscale = r.mscale, s.mscale_all_dim = r.mscale_all_dim;
   }
-  if (r.type == RopeScalingType::Llama3) {
-    s.low_freq_factor = r.low_freq_factor;
-    s.high_freq_factor = r.high_freq_factor;
-    give("low_freq_factor");
-    give("high_freq_factor");
-  }
-  if (r.type == RopeScalingType::LongRope) {
-    s.short_factor_list = r.short_factor;
-    s.long_factor_list = r.long_factor;
-    s.longrope_switch = std::string(to_string(r.longrope_switch));
-    for (const char* n : {"short_factor", "long_factor", "longrope_switch"}) give(n);
-  }
+  if (r.type == T::Llama3) s.low_freq_factor = r.low_freq_factor, s.high_freq_factor = r.high_freq_factor;
+  if (r.type == T::LongRope)
+    s.short_factor = r.short_factor, s.long_factor = r.long_factor, s.longrope_switch = r.longrope_switch;
   return o;
 }
 
@@ -151,7 +127,7 @@ std::string probe_diagnosis(const RopeCall& c) {
   request.y = {out, shape, c.instance.dtype, "y", nullptr};
   request.positions.values = positions;
   if (axes > 1) request.positions.shape = {axes, tokens};
-  request.options = options_of(c.params);
+  request.spec = spec_of(c.params);
   request.budget.contract = c.instance.variant->name();
   try {
     const check::Report r = check::check_rope(request, check::Names());

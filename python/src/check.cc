@@ -66,7 +66,7 @@ Report check_rope(py::handle x, py::handle y, py::handle positions, const RopeKe
   request.positions = positions_of(positions);
   request.heads_first = k.heads_first;
   RopeSetup setup = rope_setup(k, xa.shape.back());
-  request.options = std::move(setup.options);
+  request.spec = std::move(setup.spec);
   request.hf = std::move(setup.hf);
   request.budget = budget(contract, max_abs);
   check::Report r = without_gil([&] { return check::check_rope(request, setup.names); });
@@ -97,9 +97,12 @@ Report check_sinusoidal(py::handle table, py::handle positions, py::handle base,
   if (!against.is_none()) request.against = view_of(ba, "against");
   request.positions = positions_of(positions);
   if (!base.is_none()) request.base = number(base, "base");
-  if (!layout.is_none()) request.layout = text(layout);
   request.budget = budget(contract, max_abs);
   const check::Names names = python_names("hf_config", "the table's width");
+  if (!layout.is_none()) {
+    const std::string words = text(layout);
+    request.layout = without_gil([&] { return check::parse_layout(words, Family::Sinusoidal, names); });
+  }
   return {without_gil([&] { return check::check_sinusoidal(request, names); })};
 }
 
@@ -118,15 +121,21 @@ Report check_alibi(py::handle table, py::handle max_bias, py::handle alibi_slope
   const check::NpyArray ta = read_floats(table, "table", declared, true, true);
   check::AlibiRequest request;
   request.table = view_of(ta, "table");
-  check::AlibiOptions& o = request.options;
-  if (!max_bias.is_none()) o.max_bias = number(max_bias, "max_bias");
-  if (!alibi_slopes.is_none()) o.slopes = text(alibi_slopes);
-  if (!alibi_form.is_none()) o.form = text(alibi_form);
-  if (!heads.is_none()) o.heads = integer(heads, "heads");
-  o.queries = alibi_positions(queries, "queries");
-  o.keys = alibi_positions(keys, "keys");
-  request.budget = budget(contract, max_abs);
+  check::AlibiSpec& o = request.spec;
   const check::Names names = python_names();
+  if (!max_bias.is_none()) o.max_bias = number(max_bias, "max_bias");
+  if (!alibi_slopes.is_none()) {
+    const std::string words = text(alibi_slopes);
+    o.slopes = without_gil([&] { return check::parse_slopes(words, names); });
+  }
+  if (!alibi_form.is_none()) {
+    const std::string words = text(alibi_form);
+    o.form = without_gil([&] { return check::parse_alibi_form(words, names); });
+  }
+  if (!heads.is_none()) o.heads = integer(heads, "heads");
+  if (!queries.is_none()) o.queries = alibi_positions(queries, "queries");
+  if (!keys.is_none()) o.keys = alibi_positions(keys, "keys");
+  request.budget = budget(contract, max_abs);
   return {without_gil([&] { return check::check_alibi(request, names); })};
 }
 
@@ -156,9 +165,8 @@ const char* kCheckAlibiDoc =
 (default: keys 0..K-1, queries the last Q of them); heads: checked against the data's. Budget as check_rope's.
 Returns a Report.)";
 
-}  // namespace
-
-void add_check_functions(py::module_& m) {
+// The Report class: the verdict, the text and the JSON's parts as properties.
+void add_report_class(py::module_& m) {
   py::class_<Report>(m, "Report", "A check's verdict: the text and JSON `pe-suite check` shows")
       .def_property_readonly("passed", &Report::passed)
       .def_property_readonly(
@@ -197,7 +205,10 @@ void add_check_functions(py::module_& m) {
       .def("__repr__", [](const Report& r) {
         return fmt::format("<pe_suite.Report {}>", r.r.json().value("verdict", r.passed() ? "PASS" : "FAIL"));
       });
+}
 
+// check_rope and assert_rope, with every RoPE keyword.
+void add_rope_functions(py::module_& m) {
   auto rope_check = [](py::handle x, py::handle y, py::handle positions, py::object base, py::object layout,
                        py::object rotary_dim, py::object rotary_offset, py::object scaling,
                        py::object hf_config, py::object layer, py::object layer_type,
@@ -248,7 +259,10 @@ void add_check_functions(py::module_& m) {
             a...);
       },
       rope_arguments);
+}
 
+// check_sinusoidal and check_alibi with their assert_ forms.
+void add_table_functions(py::module_& m) {
   const auto sin_arguments = std::tuple{py::arg("table"),
                                         py::arg("positions"),
                                         py::kw_only(),
@@ -303,6 +317,14 @@ void add_check_functions(py::module_& m) {
             "check_alibi, raising AssertionError whose message is the report", a...);
       },
       alibi_arguments);
+}
+
+}  // namespace
+
+void add_check_functions(py::module_& m) {
+  add_report_class(m);
+  add_rope_functions(m);
+  add_table_functions(m);
 }
 
 }  // namespace pe::python

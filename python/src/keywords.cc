@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "arrays.h"
 #include "pe/rope_scaling.h"
 
@@ -58,8 +60,42 @@ std::int64_t integer(py::handle value, const std::string& name) {
   throw py::type_error(fmt::format("{}: expected an integer, got {}", name, text(py::type::of(value))));
 }
 
+namespace {
+
+// A hypothesis as the keywords that state it: the scaling as HF's rope_scaling dict, the rest as keywords;
+// a parameter no keyword takes is named after them.
+check::Restated as_keywords(const std::vector<check::SpecEntry>& entries) {
+  const auto python = [](const nlohmann::json& v) {
+    if (v.is_number_float()) return fmt::format("{:.17g}", v.get<double>());
+    if (v.is_string()) return fmt::format("'{}'", v.get<std::string>());
+    if (v.is_boolean()) return std::string(v.get<bool>() ? "True" : "False");
+    return v.dump();
+  };
+  std::string keywords, scaling, none;
+  for (const check::SpecEntry& e : entries) {
+    const auto field = std::find_if(scaling_fields().begin(), scaling_fields().end(),
+                                    [&](const ScalingField& f) { return f.name == e.name; });
+    const std::string_view key = e.name == "scaling" ? std::string_view("rope_type")
+                                 : field != scaling_fields().end() ? field->hf_key
+                                                                  : std::string_view();
+    if (!key.empty()) {
+      scaling += fmt::format("{}'{}': {}", scaling.empty() ? "" : ", ", key, python(e.value));
+    } else if (field != scaling_fields().end()) {
+      none += fmt::format("{}{} {}", none.empty() ? "" : ", ", e.name, python(e.value));
+    } else {
+      keywords += fmt::format("{}{}={}", keywords.empty() ? "" : ", ", e.name, python(e.value));
+    }
+  }
+  if (!scaling.empty()) keywords += fmt::format("{}scaling={{{}}}", keywords.empty() ? "" : ", ", scaling);
+  if (!none.empty()) keywords += fmt::format(" (no keyword states {})", none);
+  return {"as keywords", "keywords", keywords};
+}
+
+}  // namespace
+
 check::Names python_names(const std::string& config_word, const std::string& dim_word) {
-  return check::Names([config_word, dim_word](std::string_view canonical) -> std::string {
+  return check::Names(
+      [config_word, dim_word](std::string_view canonical) -> std::string {
     for (const ScalingField& f : scaling_fields()) {
       if (f.name == canonical && !f.hf_key.empty()) return fmt::format("scaling['{}']", f.hf_key);
     }
@@ -94,14 +130,15 @@ check::Names python_names(const std::string& config_word, const std::string& dim
       if (k == canonical) return std::string(k);
     }
     return "";  // the core's own name, and its own "invalid ..." error
-  });
+      },
+      as_keywords);
 }
 
 RopeSetup rope_setup(const RopeKeywords& k, std::size_t head_dim) {
   if (!k.scaling.is_none() && !k.hf_config.is_none())
     throw py::value_error("scaling and hf_config: give one (a config's own rope_scaling is read from it)");
   RopeSetup s{{}, {}, python_names(k.scaling.is_none() ? "hf_config" : "scaling")};
-  check::RopeOptions& o = s.options;
+  check::RopeSpec& o = s.spec;
   if (!k.scaling.is_none()) {
     if (!py::isinstance<py::dict>(k.scaling))
       throw py::type_error(
@@ -128,35 +165,32 @@ RopeSetup rope_setup(const RopeKeywords& k, std::size_t head_dim) {
   const bool configured = !s.hf.config.is_null();
   if (!k.layer.is_none()) s.hf.layer = integer(k.layer, "layer");
   if (!k.layer_type.is_none()) s.hf.layer_type = text(k.layer_type);
-  if (!k.base.is_none() && k.scaling.is_none()) {
-    o.base = number(k.base, "base");
-    o.given.insert("base");
-  } else if (!k.base.is_none()) {
-    o.base = number(k.base, "base");  // the scaling dict's config carries it as rope_theta
-  }
+  // The scaling dict's config carries the base as its rope_theta: a config's value, not an override.
+  if (!k.base.is_none() && k.scaling.is_none()) o.base = number(k.base, "base");
+  const check::Names& names = s.names;
   if (!k.layout.is_none()) {
-    o.layout = text(k.layout);
-    o.given.insert("layout");
+    const std::string layout = text(k.layout);
+    o.layout = without_gil([&] { return check::parse_layout(layout, Family::Rope, names); });
   } else if (!configured) {
-    o.layout = "halfsplit";  // HF's rotate_half: the module's default
+    o.layout = Layout::HalfSplit;  // HF's rotate_half: the module's default
   }
-  if (!k.rotary_dim.is_none()) {
-    o.rotary_dim = integer(k.rotary_dim, "rotary_dim");
-    o.given.insert("rotary_dim");
-  }
+  if (!k.rotary_dim.is_none()) o.rotary_dim = integer(k.rotary_dim, "rotary_dim");
   if (!k.rotary_offset.is_none()) o.form.rotary_offset = integer(k.rotary_offset, "rotary_offset");
   if (!k.mrope_section.is_none()) {
     if (!py::isinstance<py::iterable>(k.mrope_section) || py::isinstance<py::str>(k.mrope_section))
       throw py::type_error(fmt::format("mrope_section: expected a list of pair counts (16, 24, 24), got {}",
                                        text(k.mrope_section)));
-    for (py::handle v : k.mrope_section) o.form.mrope_section.push_back(integer(v, "mrope_section"));
-    o.given.insert("mrope_section");
+    o.form.mrope_section.emplace();
+    for (py::handle v : k.mrope_section) o.form.mrope_section->push_back(integer(v, "mrope_section"));
   }
   if (!k.mrope_layout.is_none()) {
-    o.form.mrope_layout = text(k.mrope_layout);
-    o.given.insert("mrope_layout");
+    const std::string layout = text(k.mrope_layout);
+    o.form.mrope_layout = without_gil([&] { return check::parse_mrope_layout(layout, names); });
   }
-  if (!k.vision.is_none()) o.form.vision = text(k.vision);
+  if (!k.vision.is_none()) {
+    const std::string vision = text(k.vision);
+    o.form.vision = without_gil([&] { return check::parse_vision(vision, names); });
+  }
   return s;
 }
 

@@ -1,4 +1,4 @@
-// The Python functions' keyword arguments as the check engine's typed options (pe/check/options.h), with
+// The Python functions' keyword arguments as the check engine's typed options (pe/check/spec.h), with
 // Python's words for every parameter (pe/check/names.h): `scaling['factor']` for a key of HF's
 // rope_scaling dict, the keyword itself elsewhere. Errors come back as ValueError / TypeError in those
 // words; nothing here builds a command line.
@@ -28,10 +28,10 @@ struct RopeKeywords {
 // when it is the scaling dict), `dim_word` what names the sinusoidal dim.
 check::Names python_names(const std::string& config_word = "hf_config", const std::string& dim_word = "dim");
 
-// The options and the config the keywords give, for data whose head dim is `head_dim` (0: unknown).
+// The spec and the config the keywords give, for data whose head dim is `head_dim` (0: unknown).
 // Layout defaults to half-split (HF's rotate_half) unless a config is given.
 struct RopeSetup {
-  check::RopeOptions options;
+  check::RopeSpec spec;
   check::HfSource hf;
   check::Names names;
 };

@@ -34,27 +34,17 @@ std::vector<double> decided(Golden&& golden) {
 RopeParams rope_params(const RopeKeywords& k, std::int64_t head_dim,
                        const std::vector<std::int64_t>& positions, const std::string& function) {
   RopeSetup s = rope_setup(k, static_cast<std::size_t>(head_dim));
-  check::RopeOptions& o = s.options;
+  check::RopeSpec& o = s.spec;
   return without_gil([&] {
-    check::HfTargets t;
-    t.base = &o.base;
-    t.layout = &o.layout;
-    t.scaling = &o.scaling;
-    t.form = &o.form;
-    t.given = o.given;
-    t.positions = [&positions] { return positions; };
-    t.command = function;
-    const auto r = check::apply_hf_config(s.hf, t, s.names);
-    if (head_dim == 0) head_dim = r->setting.head_dim;
-    const Layout layout = o.layout.empty() ? default_layout(Family::Rope) : [&] {
-      const auto l = parse_layout(o.layout);
-      if (!l) s.names.fail("layout", check::unknown_layout(o.layout, Family::Rope));
-      return *l;
-    }();
-    const RopeParams params =
-        check::with_form({head_dim, check::rotary_dim_for(o.scaling, head_dim, o.rotary_dim, s.names), o.base,
-                          layout, check::to_rope_scaling(o.scaling, s.names)},
-                         o.form, s.names);
+    const check::HfUse use{.rotary_dim = false,
+                           .head_dim = false,
+                           .temperature = false,
+                           .no_rope = false,
+                           .positions = [&positions] { return positions; },
+                           .command = function};
+    const auto r = check::apply_hf_config(s.hf, o, use, s.names);
+    if (head_dim == 0) head_dim = r->setting.head_dim();
+    const RopeParams params = check::rope_params(o, head_dim, AttnTemperature{}, s.names);
     check::rope_plan(params, s.names);  // every parameter checked, under its keyword
     return params;
   });
@@ -159,10 +149,9 @@ py::tuple rope_cos_sin(py::handle positions, const RopeKeywords& k, py::handle d
 py::array reference_alibi(py::handle heads, py::handle queries, py::handle keys, py::handle max_bias,
                           py::handle alibi_slopes, py::handle alibi_form, py::handle dtype) {
   const check::Names names = python_names();
-  check::AlibiOptions o;
+  check::AlibiSpec o;
   o.max_bias = number(max_bias, "max_bias");
-  o.slopes = text(alibi_slopes);
-  o.form = text(alibi_form);
+  const std::string slopes_text = text(alibi_slopes), form_text = text(alibi_form);
   const std::int64_t h = integer(heads, "heads");
   const bool slopes_only = queries.is_none() && keys.is_none();
   if (queries.is_none() != keys.is_none())
@@ -172,6 +161,8 @@ py::array reference_alibi(py::handle heads, py::handle queries, py::handle keys,
   const std::vector<std::int64_t> kk = slopes_only ? std::vector<std::int64_t>{} : positions_of(keys).values;
   const DType type = dtype_argument(dtype, "dtype").value_or(DType::F32);
   const std::vector<double> v = decided([&] {
+    o.slopes = check::parse_slopes(slopes_text, names);
+    o.form = check::parse_alibi_form(form_text, names);
     const AlibiParams params = check::to_alibi_params(o, h, names);
     return check::golden_alibi(params, q, kk, slopes_only, type);
   });

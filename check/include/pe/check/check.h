@@ -15,7 +15,7 @@
 #include "pe/batch.h"
 #include "pe/check/hf_config.h"
 #include "pe/check/names.h"
-#include "pe/check/options.h"
+#include "pe/check/spec.h"
 #include "pe/check/report.h"
 #include "pe/harness/measure.h"
 #include "pe/types.h"
@@ -83,7 +83,7 @@ struct SinusoidalRequest {
   Positions positions;
   std::int64_t dim = 0;  // 0: the table's width
   double base = 10000.0;
-  std::string layout;
+  std::optional<Layout> layout;  // none: the family's default
   BudgetOptions budget;
   Progress progress;
 };
@@ -93,7 +93,7 @@ struct RopeRequest {
   std::optional<DataView> against;
   Positions positions;
   bool heads_first = false;
-  RopeOptions options;
+  RopeSpec spec;
   HfSource hf;
   BudgetOptions budget;
   Progress progress;
@@ -101,7 +101,7 @@ struct RopeRequest {
 
 struct AlibiRequest {
   DataView table;  // [heads] slopes or [heads, queries, keys] bias (also [1, heads, queries, keys])
-  AlibiOptions options;
+  AlibiSpec spec;
   BudgetOptions budget;
 };
 

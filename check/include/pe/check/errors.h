@@ -1,5 +1,5 @@
 // The check engine's one error: a request it cannot run, with the parameter it is about. The message
-// already says that parameter in the caller's words ("--factor: ..." for the command line,
+// already says that parameter in the caller's words (the command line says --factor: ...,
 // "scaling['factor']: ..." for Python): the engine builds it with the front end's Names (names.h), so
 // no front end rewrites another's messages.
 #pragma once

@@ -1,9 +1,9 @@
-// A model's config.json read the way Hugging Face transformers reads it, resolved into the RoPE options a
-// user would give (options.h: the base, the scaling and its parameters, the rotary dim, the M-RoPE form,
+// A model's config.json read the way Hugging Face transformers reads it, resolved into the RoPE spec a
+// user would give (spec.h: the base, the scaling and its parameters, the rotary dim, the M-RoPE form,
 // the layout, NoPE and Llama-4's temperature). Per-layer configs (Gemma-3's sliding layers, Llama-4's
 // and SmolLM3's NoPE layers, v5 rope_parameters keyed by layer type) are resolved per layer; a layer
 // index or a layer type picks one. `source` in the functions below is the words that name the config
-// in messages ("--hf-config Llama-3.1-8B.json" on the command line, "scaling" for Python's dict).
+// in messages (the command line's flag and file, "scaling" for Python's dict).
 //
 // The rules, each from transformers' published code (cited where applied in hf_config.cc):
 //   modeling_rope_utils.py    the rope types, their keys, defaults and derived values
@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "pe/check/names.h"
-#include "pe/check/options.h"
+#include "pe/check/spec.h"
 
 namespace pe::check {
 
@@ -36,38 +36,23 @@ struct HfValue {
   std::string key;
 };
 
-// The RoPE of one layer (or of every layer alike), as the options (options.h) take it. Strings are the
-// options' values; "" where the config says nothing (the option's default applies).
+// The RoPE of one layer (or of every layer alike) as the spec (spec.h) a user would give: base, head dim
+// and rotary dim always set, every other field where the config sets it (HF's default applies elsewhere).
 struct HfRopeSetting {
   std::string name;  // layer type ("sliding_attention", "full_attention"), "nope", or "all layers"
   std::vector<std::int64_t> layers;  // the layers that use it (empty: the config has no layer count)
-  bool rope = true;                  // false: a NoPE layer (--no-rope)
-  double base = 10000;
-  std::int64_t head_dim = 0, rotary_dim = 0;  // rotary_dim: HF's int(head_dim * partial_rotary_factor)
-  bool mla = false;                           // DeepSeek MLA: head_dim is qk_rope_head_dim, the rope part
-  std::int64_t mla_nope_head_dim = 0;         // MLA: qk_nope_head_dim, the part before it in the full q/k
-  std::string scaling = "none";  // the core's name: none, linear, dynamic, yarn, llama3, longrope
-  std::optional<double> factor, beta_fast, beta_slow, mscale, mscale_all_dim, attention_factor,
-      low_freq_factor, high_freq_factor;
-  std::optional<bool> truncate;
-  std::optional<std::string> longrope_switch;  // pe-suite's own key in rope_scaling (HF: per sequence)
-  std::optional<std::int64_t>
-      original_max_position;  // L as the method reads it (dynamic: max_position_embeddings)
-  std::vector<double> short_factor, long_factor;
-  std::optional<double>
-      partial_rotary_factor;                // as the config gives it (census reads the factor, not the dim)
-  std::string mrope_section, mrope_layout;  // "16,24,24"; "interleaved" or ""
-  std::string layout;       // "" (half-split, HF's rotate_half) unless the model type rotates otherwise
-  std::string temperature;  // "llama4" on Llama-4's NoPE layers, else ""
-  double attn_scale = 0.1;
-  std::int64_t floor_scale = 8192;
-  std::vector<HfValue> sources;  // every value above that the config gave, with its key
+  RopeSpec spec;                     // no_rope set on a NoPE layer; rotary_dim HF's int(head_dim * factor)
+  bool mla = false;                  // DeepSeek MLA: head_dim is qk_rope_head_dim, the rope part
+  std::int64_t mla_nope_head_dim = 0;  // MLA: qk_nope_head_dim, the part before it in the full q/k
+  std::vector<HfValue> sources;        // every value above that the config gave, with its key
   std::vector<std::string>
       notes;  // renamings and derivations ("rope_scaling.type su: Phi-3's old name for longrope")
 
+  bool rope() const { return !spec.nope(); }
+  std::int64_t head_dim() const { return spec.head_dim.value_or(0); }
   // "base 10000, scaling none" / "base 1e+06, scaling linear factor 8": one phrase for lists.
   std::string summary() const;
-  bool same_rope(const HfRopeSetting& other) const;
+  bool same_rope(const HfRopeSetting& other) const { return spec == other.spec; }
 };
 
 // What the config resolved to for the layer asked for.
@@ -77,7 +62,7 @@ struct HfResolution {
   std::string layer_type;
   HfRopeSetting setting;
   std::vector<std::string> not_read;   // "rope_scaling.foo", "rope_embedding_base (top level)"
-  std::vector<std::string> overrides;  // "--base 10000 overrides rope_theta 500000"
+  std::vector<std::string> overrides;  // "<base> 10000 overrides rope_theta 500000", in the caller's words
   std::string block;                   // the resolution as a report prints it (apply_hf_config)
   nlohmann::json to_json() const;      // check --json's "hf_config"
 };
@@ -104,27 +89,16 @@ struct HfSource {
   nlohmann::json config;  // null: none given
   std::string file;       // the report's JSON names it ("Llama-3.1-8B.json", "scaling")
   std::string label;      // the report's text names it ("hf-config Llama-3.1-8B.json", "scaling")
-  std::string source;     // messages name it ("--hf-config Llama-3.1-8B.json", "scaling")
+  std::string source;     // messages name it (the command line's flag and file, "scaling")
   std::optional<std::int64_t> layer;
   std::string layer_type;
 };
 
-// The options a config fills: each null where the front end has no such option (census keeps its own
-// bases and head dims). `given` holds the canonical names of the non-scaling options the user gave
-// ("base", "layout", "rotary_dim", "head_dim", "mrope_section", "mrope_layout"): the user's value wins and
-// the config's is reported as overridden.
-struct HfTargets {
-  double* base = nullptr;
-  std::string* layout = nullptr;
-  std::int64_t* rotary_dim = nullptr;
-  std::int64_t* head_dim = nullptr;
-  std::string* head_dim_source = nullptr;     // what names the head dim in messages once the config gives it
-  std::int64_t* mla_nope_head_dim = nullptr;  // MLA: qk_nope_head_dim, when the data may hold the full q/k
-  ScalingOptions* scaling = nullptr;
-  FormOptions* form = nullptr;
-  TemperatureOptions* temperature = nullptr;
-  bool* no_rope = nullptr;
-  std::set<std::string> given;
+// What of the spec a front end takes from a config: census sweeps its own bases and head dims (the
+// scaling and the form only, the partial factor as a factor), export has no rotary or head dim, NoPE or
+// temperature for Python's reference.
+struct HfUse {
+  bool base = true, layout = true, rotary_dim = true, head_dim = true, temperature = true, no_rope = true;
   // The data's positions, for HF's seq_len = max(position_ids) + 1 under dynamic and longrope (not
   // called when the scaling needs none).
   std::function<std::vector<std::int64_t>()> positions;
@@ -132,9 +106,11 @@ struct HfTargets {
 };
 
 // Nothing without a config (and BadRequest for layer or layer_type without one). Otherwise resolves the
-// config, fills the targets the user left alone and returns the resolution, whose `block` is the text a
-// report shows ("hf-config Llama-3.1-8B.json: base 500000 (rope_theta); ...").
-std::optional<HfResolution> apply_hf_config(const HfSource& source, HfTargets& targets, const Names& names);
+// config and fills every field of `spec` that `use` takes and the user left empty; a field the user gave
+// wins and the config's value is reported as overridden. The resolution's `block` is the text a report
+// shows ("hf-config Llama-3.1-8B.json: base 500000 (rope_theta); ...").
+std::optional<HfResolution> apply_hf_config(const HfSource& source, RopeSpec& spec, const HfUse& use,
+                                            const Names& names);
 
 // Another layer type's setting as the scaling it resolves to, with no option given (HF's seq_len from
 // the positions), for the diagnosis's per-layer candidates.

@@ -1,0 +1,151 @@
+// The one typed description of an encoding as a caller gives it, read and written by every front end (the
+// command line, Python, the model-config resolver, the diagnosis's findings): each field an empty optional
+// when not given, where a model config's value or HF's default applies. The conversions below turn a spec
+// into the core's parameters and reject what the core would silently ignore (a parameter the chosen method
+// does not read) or take as absent (a method's required one missing); the values themselves are checked by
+// the plans, whose errors come back under the front end's name (names.h).
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pe/alibi.h"
+#include "pe/attn_temperature.h"
+#include "pe/check/names.h"
+#include "pe/errors.h"
+#include "pe/plan.h"
+#include "pe/rope_scaling.h"
+
+namespace pe::check {
+
+// RoPE scaling (RopeScaling's fields) and HF's partial_rotary_factor.
+struct ScalingSpec {
+  std::optional<RopeScalingType> method;
+  std::optional<double> factor, beta_fast, beta_slow, mscale, mscale_all_dim, attention_factor,
+      low_freq_factor, high_freq_factor, position_scale, partial_rotary_factor;
+  std::optional<std::int64_t> original_max_position, seq_len;
+  std::optional<bool> truncate;
+  std::optional<LongRopeSwitch> longrope_switch;
+  std::optional<std::vector<double>> short_factor, long_factor;
+
+  // Whether the parameter of this canonical name ("factor", "scaling", ...) is given.
+  bool given(std::string_view canonical) const;
+  bool operator==(const ScalingSpec&) const = default;
+};
+
+// The rotary form: M-RoPE's sections (pairs per axis t, h, w and e), 2-D vision RoPE, the first channel.
+struct FormSpec {
+  std::optional<std::vector<std::int64_t>> mrope_section;
+  std::optional<MropeLayout> mrope_layout;
+  std::optional<VisionRope> vision;
+  std::optional<std::int64_t> rotary_offset;
+
+  bool multi_axis() const { return (mrope_section && !mrope_section->empty()) || vision.has_value(); }
+  bool operator==(const FormSpec&) const = default;
+};
+
+// Llama-4's and Mistral's attention temperature (mistral's L is the scaling's original_max_position).
+struct TemperatureSpec {
+  std::optional<AttnTemperatureType> type;
+  std::optional<double> attn_scale, beta;
+  std::optional<std::int64_t> floor_scale;
+  bool operator==(const TemperatureSpec&) const = default;
+};
+
+struct RopeSpec {
+  std::optional<double> base;
+  std::optional<Layout> layout;
+  std::optional<std::int64_t> rotary_dim, head_dim;  // rotary_dim 0: all of the head
+  ScalingSpec scaling;
+  FormSpec form;
+  TemperatureSpec temperature;
+  std::optional<bool> no_rope;  // a NoPE layer: the output is the input (times the temperature)
+
+  bool nope() const { return no_rope.value_or(false); }
+  bool operator==(const RopeSpec&) const = default;
+};
+
+struct AlibiSpec {
+  std::optional<std::int64_t> heads;
+  std::optional<double> max_bias;
+  std::optional<AlibiSlopes> slopes;
+  std::optional<AlibiForm> form;
+  std::optional<std::vector<std::int64_t>> queries, keys;
+  std::optional<bool> slopes_only;
+};
+
+// The spec's given values (SpecEntry, names.h) in the order a hypothesis restates them (base, then the
+// scaling's, then the form's and the temperature's): what a front end renders in its own words (the
+// command line as flags, Python as keywords) and what the check's JSON records.
+std::vector<SpecEntry> entries(const RopeSpec& spec);
+void to_json(nlohmann::json& j, const RopeSpec& spec);
+
+// A caller's text for an enumerated parameter, parsed; BadRequest naming it (in the caller's words) with the
+// values it takes. The words are the same for every front end.
+RopeScalingType parse_scaling(std::string_view text, const Names& names);
+bool parse_truncate(std::string_view text, const Names& names);
+LongRopeSwitch parse_switch(std::string_view text, const Names& names);
+MropeLayout parse_mrope_layout(std::string_view text, const Names& names);
+VisionRope parse_vision(std::string_view text, const Names& names);
+AttnTemperatureType parse_temperature(std::string_view text, const Names& names);  // "" and none: None
+AlibiSlopes parse_slopes(std::string_view text, const Names& names);
+AlibiForm parse_alibi_form(std::string_view text, const Names& names);
+Layout parse_layout(std::string_view text, Family family, const Names& names);
+// A 1-D float32/float64 .npy of longrope factors, named `parameter`.
+std::vector<double> read_factors(const std::string& path, std::string_view parameter, const Names& names);
+
+// The canonical names of the scaling parameters, in the order messages list them.
+std::span<const std::string_view> scaling_parameters() noexcept;
+
+// The scaling the spec describes. BadRequest naming: a parameter the method does not read, a required one
+// missing (factor for every method but none; original_max_position for dynamic, yarn, llama3, longrope),
+// mscale without mscale_all_dim (HF ignores it alone), attention_factor with mscale.
+RopeScaling to_rope_scaling(const ScalingSpec& s, const Names& names);
+// BadRequest naming the first scaling parameter given (they apply to RoPE only).
+void reject_scaling(const ScalingSpec& s, const Names& names, const std::string& why);
+// The rotary dimension: `rotary_dim` (0 or none: all of head_dim) or, with partial_rotary_factor, HF's
+// int(head_dim·F); both given is refused.
+std::int64_t rotary_dim_for(const RopeSpec& spec, std::int64_t head_dim, const Names& names);
+
+// The form; BadRequest naming mrope_layout without mrope_section, vision with mrope_section.
+RopeForm to_rope_form(const FormSpec& f, const Names& names);
+void reject_form(const FormSpec& f, const Names& names, const std::string& why);
+// "mrope_section" when the form's axes come from it, else "vision": what made the form multi-axis.
+std::string_view axes_parameter(const FormSpec& f) noexcept;
+
+// The temperature; mistral's L is the scaling's original_max_position (HF Ministral3 reads the same key).
+AttnTemperature to_attn_temperature(const RopeSpec& spec, const Names& names);
+// `scaling` without original_max_position where only the mistral temperature reads it.
+ScalingSpec scaling_besides(ScalingSpec scaling, const AttnTemperature& t);
+void reject_temperature(const TemperatureSpec& t, const Names& names, const std::string& why);
+
+// The RoPE parameters of data whose head is `head_dim` wide, under temperature `t`: the layout (the
+// family's default when none), the rotary dim, the base (HF's 10000 when none), the scaling, the form.
+RopeParams rope_params(const RopeSpec& spec, std::int64_t head_dim, const AttnTemperature& t,
+                       const Names& names);
+
+// The ALiBi parameters for `heads` heads.
+AlibiParams to_alibi_params(const AlibiSpec& a, std::int64_t heads, const Names& names);
+void reject_alibi(const AlibiSpec& a, const Names& names, const std::string& why);
+
+// RopePlan(params), an InvalidArgument about a parameter turned into BadRequest under its name.
+RopePlan rope_plan(const RopeParams& params, const Names& names);
+// Throws `e` again as BadRequest "<name>: message" where the front end names its parameter, else as it is.
+[[noreturn]] void rethrow_named(const InvalidArgument& e, const Names& names);
+
+// One line for headers: "yarn (factor 4, original_max_position 4096; attention 1.14)".
+std::string describe_scaling(const RopeScaling& s, const RopePlan& plan);
+// "M-RoPE sectioned 16,24,24", "vision qwen2vl", "rotary at 128"; "" for text RoPE.
+std::string describe_form(const RopeParams& params);
+// "unknown layout 'neox' (rope: interleaved, halfsplit or deinterleave; GPT-NeoX's rotate_half is halfsplit)"
+std::string unknown_layout(const std::string& given, Family family);
+// "llama4 (attn_scale 0.1, floor_scale 8192)"; "none".
+std::string describe_temperature(const AttnTemperature& t);
+// The error model's words for budgets: "(6*2^-24 + 2*u_bf16) * t(p) * |x| (...)".
+std::string describe_gain_budget(DType out, const std::string& magnitude);
+
+}  // namespace pe::check

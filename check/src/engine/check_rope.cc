@@ -1,0 +1,381 @@
+// An outside RoPE kernel's output against the exact reference, from its input and output (check.h); a
+// NoPE layer's against the identity. A model config fills what the request leaves alone first.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "engine/against.h"
+#include "explain/explanation.h"
+#include "pe/check/check.h"
+#include "pe/harness/measure.h"
+#include "pe/pe.h"
+#include "engine/verdict.h"
+
+namespace pe::check {
+namespace {
+
+// The request with its model config applied: the spec as the data is checked under.
+struct Resolved {
+  RopeSpec o;
+  std::optional<HfResolution> hf;
+  std::vector<HfRopeSetting> other_layers;  // the config's other RoPE settings, for the diagnosis
+  std::string head_dim_source;              // what names the head dim in messages
+  std::int64_t mla_nope_head_dim = 0;       // a DeepSeek MLA config's qk_nope_head_dim
+};
+
+Resolved resolve(const RopeRequest& r, const Names& names) {
+  Resolved out{r.spec, std::nullopt, {}, names("head_dim")};
+  HfUse use;
+  use.positions = [&r] { return r.positions.values; };
+  out.hf = apply_hf_config(r.hf, out.o, use, names);
+  if (!out.hf) return out;
+  const HfRopeSetting& s = out.hf->setting;
+  if (!r.spec.head_dim && out.o.head_dim && s.rope()) {  // the config's
+    out.head_dim_source = fmt::format("{}: head_dim from {}", r.hf.source,
+                                      std::find_if(s.sources.begin(), s.sources.end(), [](const HfValue& v) {
+                                        return v.name == "head_dim";
+                                      })->key);
+    if (s.mla) out.mla_nope_head_dim = s.mla_nope_head_dim;
+  }
+  for (HfRopeSetting& other : hf_rope_settings(r.hf.config, r.hf.source))
+    if (other.rope() && other.name != s.name) out.other_layers.push_back(std::move(other));
+  return out;
+}
+
+// The tokens whose every input value is finite (empty: all of them), after saying which are not; BadRequest
+// when none is.
+harness::Sample finite_tokens(const RopeBatch& batch, const DataView& x, std::size_t hd, const Names& names,
+                              Report& out) {
+  const harness::Values xv = x.read();
+  std::vector<std::size_t> finite;
+  std::size_t count = 0, first_token = 0, first_head = 0, first_channel = 0;
+  double first_value = 0;
+  for (std::size_t t = 0; t < batch.tokens(); ++t) {
+    bool ok = true;
+    for (std::size_t h = 0; h < batch.heads; ++h) {
+      const std::size_t row = batch.row(t, h);
+      for (std::size_t ch = 0; ch < hd; ++ch) {
+        const double v = xv[row + ch];
+        if (std::isfinite(v)) continue;
+        if (count++ == 0) first_token = t, first_head = h, first_channel = ch, first_value = v;
+        ok = false;
+      }
+    }
+    if (ok) finite.push_back(t);
+  }
+  if (count == 0) return {};
+  const std::string where = fmt::format("first: token {}, head {}, channel {} = {}", first_token, first_head,
+                                        first_channel, first_value);
+  if (finite.empty())
+    names.fail("x", fmt::format("every token holds a non-finite value ({} of them; {}): nothing to check",
+                                count, where));
+  out.say(
+      "input: {} non-finite values in {} ({}): the exact rotation of NaN or inf is undefined, so their {} of "
+      "{} "
+      "tokens are the input's, not judged\n",
+      count, names("x"), where, batch.tokens() - finite.size(), batch.tokens());
+  out.j["nonfinite_input"] = {{"values", count}, {"tokens", batch.tokens() - finite.size()}};
+  return {finite, {}};
+}
+
+// The gain's error model for the data type, or nothing under a flat bound.
+harness::OutputGain output_gain(const RopeRequest& r, const AttnTemperature& t, DType dtype) {
+  if (r.budget.max_abs || t.type == AttnTemperatureType::None) return {t};
+  return {t, gain_relative_error(dtype), gain_floor(dtype)};
+}
+
+void add_hf(Report& out, const std::optional<HfResolution>& hf) {
+  if (hf) out.j["hf_config"] = hf->to_json();
+}
+
+// A NoPE layer: y = t(p)·x, bit for bit without a temperature (an identity has nothing to round).
+// When it fails, RoPE at the bases of real configs is fitted (TensorRT-LLM PR #3382 rotated one).
+Report check_nope(const RopeRequest& r, const Resolved& v, const AttnTemperature& t, const Names& names,
+                  Report out) {
+  const RopeSpec& o = v.o;
+  reject_scaling(scaling_besides(o.scaling, t), names, "a NoPE layer has no rotation to scale");
+  reject_form(o.form, names, "a NoPE layer has no rotary form");
+  const std::string nope = names("no_rope");
+  if (o.rotary_dim.value_or(0) != 0) names.fail("rotary_dim", "a NoPE layer (" + nope + ") rotates nothing");
+  if (o.layout) names.fail("layout", "a NoPE layer (" + nope + ") rotates nothing");
+  if (!r.budget.contract.empty())
+    names.fail("contract", fmt::format("a NoPE layer has no rotation to contract for ({}: a fused kernel's)",
+                                       names("max_abs")));
+  if (r.budget.max_abs && !(*r.budget.max_abs >= 0))
+    names.fail("max_abs", fmt::format("must be >= 0, got {}", *r.budget.max_abs));
+  std::vector<double> x_storage, y_storage;
+  const DataView x = as_doubles(r.x, x_storage), y = as_doubles(r.y, y_storage);
+  const std::size_t hd = x.shape.back();
+  const RopeBatch batch =
+      rope_batch_of(x.shape, r.positions.values, r.heads_first, x.name, 1, names("heads_first"));
+  const double max_abs = r.budget.max_abs.value_or(0.0);
+  const harness::Budget budget{nullptr, y.dtype, max_abs};
+  const std::string budget_text =
+      r.budget.max_abs ? fmt::format("|err| <= {:g} ({})", max_abs, names("max_abs"))
+      : t.type == AttnTemperatureType::None
+          ? fmt::format("identity, bit for bit ({} for a fused kernel)", names("max_abs"))
+          : "t(p)*x within " + describe_gain_budget(y.dtype, "|x|");
+  out.say("checking {} -> {}: {} tokens x {} heads x head_dim {}, {}, NoPE layer (no rotation){}\n", x.name,
+          y.name, batch.tokens(), batch.heads, hd, to_string(y.dtype),
+          t.type == AttnTemperatureType::None ? "" : ", attention temperature " + describe_temperature(t));
+  harness::Measurement bands;
+  harness::measure_nope(
+      batch, hd, x.values, y.values, budget,
+      [&](const harness::ElementRecord& e) {
+        if (r.progress) r.progress(static_cast<std::size_t>(e.row), batch.tokens());
+        bands.add(e);
+      },
+      output_gain(r, t, y.dtype));
+  out.j["family"] = "rope";
+  out.j["input"] = x.name;
+  out.j["output"] = y.name;
+  out.j["parameters"] = {{"no_rope", true}, {"attn_temperature", to_string(t.type)}};
+  add_hf(out, v.hf);
+  report_verdict(bands, {budget, budget_text}, out);
+  Convention given{default_layout(Family::Rope), o.base.value_or(10000.0)};
+  given.rotated = false;
+  given.temperature = t;
+  if (!bands.pass() && bands.max_abs() >= 1e-3) {
+    double magnitude = 0;
+    for (const double e : x.values)
+      magnitude = std::isfinite(e) ? std::max(magnitude, std::fabs(e)) : magnitude;
+    std::int64_t top = 0;
+    for (std::size_t k = 0; k < batch.tokens(); ++k) top = std::max(top, batch.position(k));
+    print_diagnosis(diagnose_nope({x.values, y.values, batch, hd, hd}, given), given, bands, out, names,
+                    fit_tolerance(y.dtype, magnitude, top));
+  }
+  return out;
+}
+
+// The header: what is checked under which parameters, and a note where the input's type is not the output's.
+void say_header(const RopeRequest& r, const RopeParams& params, const RopePlan& plan, const RopeBatch& batch,
+                const std::string& form, const AttnTemperature& temperature, const Names& names, Report& out) {
+  const DataView &x = r.x, &y = r.y;
+  const std::size_t hd = x.shape.back(), heads = batch.heads;
+  out.say("checking {} -> {}: {} tokens x {} heads x head_dim {} (rotary {}{}), {}, {}, base {:g}{}\n",
+          x.name, y.name, batch.tokens(), heads, hd, plan.rotary_dim(), form.empty() ? "" : ", " + form,
+          to_string(y.dtype), to_string(params.layout), params.base,
+          !scales(params.scaling) ? "" : ", scaling " + describe_scaling(params.scaling, plan));
+  if (temperature.type != AttnTemperatureType::None)
+    out.say("attention temperature {}\n", describe_temperature(temperature));
+  if (x.dtype != y.dtype)
+    out.say("note: {} is {}, {} is {}: the output's type sets the budget (the rotation rounded into {})\n",
+            names("x"), to_string(x.dtype), names("y"), to_string(y.dtype), to_string(y.dtype));
+}
+
+// BadRequest for positions out of range, x and y of different shapes, a scalar, or B unlike y.
+void validate_data(const RopeRequest& r, const Names& names) {
+  validate_positions(r.positions, names);
+  if (r.x.shape != r.y.shape)
+    names.fail("y", fmt::format("shape {} differs from {}'s {}", shape_words(r.y.shape), names("x"),
+                                shape_words(r.x.shape)));
+  if (r.x.shape.empty())
+    names.fail("x", "expected [tokens, heads, head_dim] or [tokens, head_dim], got a scalar");
+  if (r.against) require_same(*r.against, r.y, "y", names);
+}
+
+// DeepSeek MLA's full q/k, [q_nope | q_pe]: the rope part (the config's head dim) at offset
+// qk_nope_head_dim; the nope part passes through.
+void mla_full_head(Resolved& v, std::int64_t last, Report& out) {
+  const std::int64_t nope = v.mla_nope_head_dim;
+  if (nope <= 0 || v.o.head_dim.value_or(0) <= 0 || last != nope + *v.o.head_dim ||
+      v.o.form.rotary_offset.value_or(0) != 0)
+    return;
+  out.say(
+      "MLA: the data holds the full q/k, qk_nope_head_dim {} + qk_rope_head_dim {} = {} channels: the rope "
+      "part is checked at offset {}, the nope part must pass through unchanged\n",
+      nope, *v.o.head_dim, last, nope);
+  v.o.rotary_dim = v.o.head_dim;
+  v.o.head_dim = last;
+  v.o.form.rotary_offset = nope;
+}
+
+// BadRequest when a head dim is given (or a config's) and the data's last axis is another.
+void require_head_dim(const Resolved& v, std::size_t hd, const Names& names) {
+  const std::int64_t given_head_dim = v.o.head_dim.value_or(0);
+  if (given_head_dim == 0 || static_cast<std::size_t>(given_head_dim) == hd) return;
+  throw BadRequest(
+      fmt::format("{}: {} given, the data's last axis is {}{}", v.head_dim_source, given_head_dim, hd,
+                  v.hf && v.hf->setting.mla && hd > static_cast<std::size_t>(given_head_dim)
+                      ? fmt::format(" (a DeepSeek MLA q/k with its rope part at the end: give {} {})",
+                                    names("rotary_offset"), hd - static_cast<std::size_t>(given_head_dim))
+                      : ""),
+      "head_dim");
+}
+
+// The parameters as checked (verify_rope's black-box properties build their budgets on the plan's gain
+// and frequencies).
+nlohmann::json parameters_json(const RopeParams& params, const RopePlan& plan, const std::string& form,
+                               const AttnTemperature& temperature, const RopeBatch& batch, std::size_t hd) {
+  return {{"head_dim", hd},
+          {"rotary_dim", plan.rotary_dim()},
+          {"rotary_offset", params.rotary_offset},
+          {"base", params.base},
+          {"layout", to_string(params.layout)},
+          {"scaling", !scales(params.scaling) ? std::string("none") : describe_scaling(params.scaling, plan)},
+          {"form", form.empty() ? std::string("text") : form},
+          {"attn_temperature", to_string(temperature.type)},
+          {"tokens", batch.tokens()},
+          {"heads", batch.heads},
+          {"attention_factor", plan.attention_factor()},
+          {"inv_freq", std::vector<double>(plan.inv_freq().begin(), plan.inv_freq().end())}};
+}
+
+// 32- or 64-bit data that misses every contract of its own type: is its error that of a 16-bit cos/sin
+// cache (a contract of one met)? Not when a contract of its type is met (a budget asked tighter than the
+// class, or one that a float32 angle's error saturates at such positions: then every contract is met and
+// the claim would say nothing). Measured again only then, so a passing check pays nothing for it.
+std::vector<Claim> sixteen_bit_cache(const RopeRequest& r, const RopeParams& params, const RopePlan& plan,
+                                     const RopeBatch& batch, const Budget& budget,
+                                     const harness::Sample& judged, const harness::OutputGain& gain,
+                                     const harness::Measurement& bands, const ContractTally& tally) {
+  const DType dtype = r.y.dtype;
+  if (bands.pass() || !tally.met().empty() || (dtype != DType::F32 && dtype != DType::F64)) return {};
+  ContractTally caches(Family::Rope, dtype, &plan, TallyTables::OtherSixteenBit);
+  if (caches.empty()) return {};
+  harness::measure_rope_rows(
+      params, batch, r.x.read(), r.y.read(), budget, [&](const harness::RopeRow& row) { caches.add_row(row); },
+      judged, RopeDirection::Forward, gain);
+  const auto met = caches.met();
+  if (met.empty()) return {};
+  return {{fmt::format("a 16-bit cos/sin cache: the error is within {}'s contract (a {} table; worst "
+                       "error/budget {:.3g}), beyond {} data's class",
+                       met.front().first, met.front().first.ends_with("_bf16") ? "bfloat16" : "float16",
+                       met.front().second, to_string(dtype)),
+           "every compared element within that contract", std::nullopt}};
+}
+
+// B, the same input through another implementation, measured beside A: the table of both, the verdict of
+// both, and B's diagnosis when only B fails (true: the report is complete).
+bool against_diagnosed(const RopeRequest& r, const RopeParams& params, const RopePlan& plan,
+                       const RopeBatch& batch, const Budget& budget, const harness::Sample& judged,
+                       const harness::OutputGain& gain, const harness::Measurement& bands,
+                       const std::vector<bool>& over, const DataView& xd, const DataView& yd,
+                       const Convention& given, const std::vector<Convention>& alternatives, const Names& names,
+                       Report& out) {
+  std::vector<double> b_storage;
+  const DataView b = as_doubles(*r.against, b_storage);
+  const std::size_t heads = batch.heads, hd = r.x.shape.back();
+  Against against(yd.values, promised_up_to(budget));
+  std::vector<bool> over_b(over.size());
+  harness::measure_rope(
+      params, batch, xd.values, b.values, budget,
+      [&](const harness::ElementRecord& e) {
+        against.add(e, batch.row(static_cast<std::size_t>(e.row), static_cast<std::size_t>(e.head)) +
+                           static_cast<std::size_t>(e.channel));
+        if (!(e.ratio() <= 1))
+          over_b[static_cast<std::size_t>(e.row) * heads + static_cast<std::size_t>(e.head)] = true;
+      },
+      judged, RopeDirection::Forward, gain);
+  out.say("{}", against.table(bands, r.y.name, b.name));
+  out.j["against"] = against.to_json(bands, r.y.dtype, b.name);
+  out.passed = bands.verdict_pass() && against.b().verdict_pass();
+  if (!bands.pass() || against.b().pass()) return false;
+  out.say("\nB ({}):", b.name);  // the diagnosis is the wrong one's
+  diagnose_rope_output({xd.values, b.values, batch, hd, plan.rotary_dim(), params.scaling}, plan, given,
+                       against.b(), over_b, out, names, alternatives, r.against->dtype);
+  return true;
+}
+
+}  // namespace
+
+Report check_rope(const RopeRequest& r, const Names& names) {
+  validate_data(r, names);
+  Report out;
+  Resolved v = resolve(r, names);
+  if (v.hf) out.text += v.hf->block;
+  mla_full_head(v, static_cast<std::int64_t>(r.x.shape.back()), out);
+  const RopeSpec& o = v.o;
+  const AttnTemperature temperature = to_attn_temperature(o, names);
+  const DataView &x = r.x, &y = r.y;
+  const std::size_t hd = x.shape.back();
+  require_head_dim(v, hd, names);
+  if (o.nope() && r.against)
+    names.fail("against", fmt::format("a NoPE layer ({}) has no rotation", names("no_rope")));
+  if (o.nope()) return check_nope(r, v, temperature, names, std::move(out));
+  const RopeParams params = rope_params(o, static_cast<std::int64_t>(hd), temperature, names);
+  // HF reads the temperature at the token's index (cache_position), which the forms' positions are not.
+  if (temperature.type != AttnTemperatureType::None && !params.form.is_text())
+    names.fail("attn_temperature", "applies to text RoPE (the forms' positions are not token indices)");
+  const std::size_t axes = n_axes(params.form);
+  const std::vector<std::int64_t> positions =
+      axis_positions(r.positions, axes, axes_parameter(o.form), names);
+  const RopeBatch batch =
+      rope_batch_of(x.shape, positions, r.heads_first, x.name, axes, names("heads_first"));
+  const std::size_t heads = batch.heads;
+  const RopePlan plan = rope_plan(params, names);
+  Budget budget = budget_for(r.budget, Family::Rope, y.dtype, names);
+  const harness::OutputGain gain = output_gain(r, temperature, y.dtype);
+  if (gain.relative_error > 0)
+    budget.text += ", times t(p), plus " + describe_gain_budget(y.dtype, "(|x_a| + |x_b|)");
+  if (budget.contract != nullptr && plan.effective_base() > budget.contract->max_base)
+    out.say(
+        "note: the scaled base {:g} exceeds the contract's max_base {:g}: its budget is not derived for it\n",
+        plan.effective_base(), budget.contract->max_base);
+  const std::string form = describe_form(params);
+  say_header(r, params, plan, batch, form, temperature, names, out);
+
+  // NaN or ±inf in the input: the exact rotation of a non-finite value is undefined, so those tokens are
+  // the input's, not the kernel's error: named, and left out of the verdict.
+  const harness::Sample judged = finite_tokens(batch, x, hd, names, out);
+  harness::Measurement bands;
+  bands.promise(promised_up_to(budget));
+  bands.expect((judged.rows.empty() ? batch.tokens() : judged.rows.size()) * heads * hd);
+  ContractTally tally(Family::Rope, y.dtype, &plan);
+  const harness::ElementRecord* moved = nullptr;  // the first pass-through channel that changed
+  harness::ElementRecord first_moved;
+  std::vector<bool> over(batch.tokens() * heads);  // the rows with an element over budget
+  harness::measure_rope_rows(
+      params, batch, x.read(), y.read(), budget,
+      [&](const harness::RopeRow& row) {
+        if (r.progress) r.progress(static_cast<std::size_t>(row.row), batch.tokens());
+        // The row is over budget when it adds a violation (an element whose ratio is above 1).
+        const std::size_t violations = bands.violations();
+        bands.add_row(row);
+        tally.add_row(row);
+        over[static_cast<std::size_t>(row.row) * heads + static_cast<std::size_t>(row.head)] =
+            bands.violations() != violations;
+        for (std::size_t i = 0; i < row.size() && moved == nullptr; ++i) {
+          if (row.unchanged[i] != 0 && row.abs_error[i] != 0) moved = &(first_moved = row.record(i));
+        }
+      },
+      judged, RopeDirection::Forward, gain);
+  // As doubles from here on only where a second implementation or a diagnosis reads them (typed data).
+  std::vector<double> x_storage, y_storage;
+  const bool reread = r.against || !bands.pass();
+  const DataView xd = reread ? as_doubles(x, x_storage) : x, yd = reread ? as_doubles(y, y_storage) : y;
+  out.j["family"] = "rope";
+  out.j["input"] = x.name;
+  out.j["output"] = y.name;
+  out.j["parameters"] = parameters_json(params, plan, form, temperature, batch, hd);
+  add_hf(out, v.hf);
+  const Judging judging{Family::Rope, &plan, &names};
+  report_verdict(bands, budget, out, &tally, &judging);
+  if (moved != nullptr)
+    out.say(
+        "pass-through: channel {} of token {} head {} lies outside the rotated channels [{}, {}) and must "
+        "equal the input bit for bit (budget 0); it moved by {:.3g} ({:.3g} ulp)\n",
+        moved->channel, moved->row, moved->head, params.rotary_offset,
+        params.rotary_offset + plan.rotary_dim(), moved->abs_error, moved->ulp);
+  Convention given{params.layout, params.base};
+  given.form = params.form;
+  given.rotary_offset = params.rotary_offset;
+  given.temperature = temperature;
+  given.rotary_dim = static_cast<std::int64_t>(plan.rotary_dim());
+  given.scaling = params.scaling;
+  // Every candidate is a RopePlan (with its attention factor): the mistakes of the form, layout, base,
+  // positions and direction under the given scaling, and those of the check's own arguments (rotary
+  // dim, the scaling ignored, its factor, another method, YaRN's truncate and betas).
+  const std::vector<Convention> alternatives =
+      other_layers(v.other_layers, given, hd, r.positions.values, names);
+  if (r.against && against_diagnosed(r, params, plan, batch, budget, judged, gain, bands, over, xd, yd, given,
+                                      alternatives, names, out))
+    return out;
+  const std::vector<Claim> measured =
+      sixteen_bit_cache(r, params, plan, batch, budget, judged, gain, bands, tally);
+  diagnose_rope_output({xd.values, yd.values, batch, hd, plan.rotary_dim(), params.scaling}, plan, given,
+                       bands, over, out, names, alternatives, yd.dtype, measured);
+  return out;
+}
+
+}  // namespace pe::check

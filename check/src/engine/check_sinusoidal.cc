@@ -1,0 +1,85 @@
+// An outside sinusoidal table [positions, dim] against the exact reference (check.h).
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "engine/against.h"
+#include "explain/explanation.h"
+#include "pe/check/check.h"
+#include "pe/harness/measure.h"
+#include "pe/pe.h"
+#include "engine/verdict.h"
+
+namespace pe::check {
+
+Report check_sinusoidal(const SinusoidalRequest& r, const Names& names) {
+  std::vector<double> storage, against_storage;
+  const DataView a = as_doubles(r.table, storage);
+  const std::optional<DataView> b =
+      r.against ? std::optional(as_doubles(*r.against, against_storage)) : std::nullopt;
+  validate_positions(r.positions, names);
+  const std::vector<std::int64_t>& positions = r.positions.values;
+  if (a.shape.size() != 2)
+    names.fail("table", fmt::format("expected [positions, dim], {} has rank {}", a.name, a.shape.size()));
+  if (a.shape[0] != positions.size())
+    names.fail("table",
+               fmt::format("{} has {} rows, the positions are {}", a.name, a.shape[0], positions.size()));
+  if (r.dim != 0 && static_cast<std::size_t>(r.dim) != a.shape[1])
+    names.fail("dim", fmt::format("{} given, {} has {} columns", r.dim, a.name, a.shape[1]));
+  const Layout layout = r.layout.value_or(default_layout(Family::Sinusoidal));
+  const SinusoidalParams params{static_cast<std::int64_t>(a.shape[1]), r.base, layout};
+  SinusoidalPlan plan = [&] {
+    try {
+      return SinusoidalPlan(params);  // validates dim, base, layout
+    } catch (const InvalidArgument& e) {
+      rethrow_named(e, names);
+    }
+  }();
+  const Budget budget = budget_for(r.budget, Family::Sinusoidal, a.dtype, names);
+  if (b) require_same(*b, a, "table", names);
+
+  Report out;
+  out.say("checking {}: {} positions x dim {}, {}, {}, base {:g}\n", a.name, positions.size(), plan.dim(),
+          to_string(a.dtype), to_string(params.layout), params.base);
+  harness::Measurement bands;
+  bands.promise(promised_up_to(budget));
+  ContractTally tally(Family::Sinusoidal, a.dtype);
+  harness::measure_sinusoidal(params, positions, a.values, budget, [&](const harness::ElementRecord& e) {
+    if (r.progress) r.progress(static_cast<std::size_t>(e.row), positions.size());
+    bands.add(e);
+    tally.add(e);
+  });
+  out.j["family"] = "sinusoidal";
+  out.j["table"] = a.name;
+  out.j["parameters"] = {{"dim", plan.dim()},
+                         {"base", params.base},
+                         {"layout", to_string(params.layout)},
+                         {"positions", {positions.front(), positions.back()}}};
+  const Judging judging{Family::Sinusoidal, nullptr, &names};
+  report_verdict(bands, budget, out, &tally, &judging);
+  const Convention given{params.layout, params.base};
+  std::optional<Against> against;
+  if (b) {
+    against.emplace(a.values, promised_up_to(budget));
+    harness::measure_sinusoidal(params, positions, b->values, budget, [&](const harness::ElementRecord& e) {
+      against->add(e, static_cast<std::size_t>(e.row) * plan.dim() + static_cast<std::size_t>(e.channel));
+    });
+    out.say("{}", against->table(bands, a.name, r.against->name));
+    out.j["against"] = against->to_json(bands, a.dtype, r.against->name);
+    out.passed = out.passed && against->b().verdict_pass();
+  }
+  // The diagnosis is the wrong one's: A's, or B's when only B fails.
+  const bool b_only = against && bands.pass() && !against->b().pass();
+  const harness::Measurement& failing = b_only ? against->b() : bands;
+  if (!failing.pass() && failing.max_abs() >= 1e-3) {
+    if (b_only) out.say("\nB ({}):", r.against->name);
+    // Every sin and cos is within [-1, 1].
+    print_diagnosis(diagnose_sinusoidal(b_only ? b->values : a.values, plan.dim(), positions, given), given,
+                    failing, out, names,
+                    fit_tolerance(b_only ? r.against->dtype : a.dtype, 1.0,
+                                  *std::max_element(positions.begin(), positions.end())));
+  }
+  return out;
+}
+
+}  // namespace pe::check

@@ -1,0 +1,468 @@
+// A spec (spec.h) into the core's typed parameters, and a caller's text into the spec's enumerations.
+#include "pe/check/spec.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+
+#include "pe/check/npy.h"
+
+namespace pe::check {
+namespace {
+
+using T = RopeScalingType;
+
+// Every scaling parameter by its canonical name: RopeScaling's fields, the method and the partial factor.
+constexpr std::array<std::string_view, 17> kScaling = {"scaling",
+                                                       "factor",
+                                                       "original_max_position",
+                                                       "seq_len",
+                                                       "beta_fast",
+                                                       "beta_slow",
+                                                       "mscale",
+                                                       "mscale_all_dim",
+                                                       "attention_factor",
+                                                       "truncate",
+                                                       "low_freq_factor",
+                                                       "high_freq_factor",
+                                                       "short_factor",
+                                                       "long_factor",
+                                                       "position_scale",
+                                                       "longrope_switch",
+                                                       "partial_rotary_factor"};
+
+// The parameters among `fields` (a method's reads or requires), in kScaling's order.
+std::vector<std::string_view> parameters_of(std::span<const std::string_view> fields) {
+  std::vector<std::string_view> out;
+  for (std::string_view p : kScaling) {
+    if (std::find(fields.begin(), fields.end(), p) != fields.end()) out.push_back(p);
+  }
+  return out;
+}
+
+std::string listed(const std::vector<std::string_view>& parameters, const Names& names) {
+  std::string s;
+  for (std::string_view p : parameters) s += (s.empty() ? "" : ", ") + names(p);
+  return s.empty() ? "no other parameter" : s;
+}
+
+// Each temperature parameter with the type that reads it.
+struct TemperatureParameter {
+  std::string_view name;
+  AttnTemperatureType type;
+};
+constexpr std::array<TemperatureParameter, 4> kTemperature = {
+    {{"attn_scale", AttnTemperatureType::Llama4},
+     {"floor_scale", AttnTemperatureType::Llama4},
+     {"beta", AttnTemperatureType::Mistral},
+     {"original_max_position", AttnTemperatureType::Mistral}}};
+
+}  // namespace
+
+std::span<const std::string_view> scaling_parameters() noexcept { return kScaling; }
+
+std::vector<double> read_factors(const std::string& path, std::string_view parameter, const Names& names) {
+  NpyArray a;
+  try {
+    a = read_npy(path);
+  } catch (const NpyError& e) {
+    names.fail(parameter, e.what());
+  }
+  if (a.integer || (a.dtype != DType::F32 && a.dtype != DType::F64))
+    names.fail(parameter, fmt::format("{} holds {}; expected float32 or float64", path,
+                                      a.integer ? "integers" : std::string(to_string(a.dtype))));
+  if (a.shape.size() != 1)
+    names.fail(parameter, fmt::format("{} has rank {}; expected a 1-D array of rotary_dim/2 factors", path,
+                                      a.shape.size()));
+  return a.values;
+}
+
+bool ScalingSpec::given(std::string_view p) const {
+  if (p == "scaling") return method.has_value();
+  if (p == "factor") return factor.has_value();
+  if (p == "original_max_position") return original_max_position.has_value();
+  if (p == "seq_len") return seq_len.has_value();
+  if (p == "beta_fast") return beta_fast.has_value();
+  if (p == "beta_slow") return beta_slow.has_value();
+  if (p == "mscale") return mscale.has_value();
+  if (p == "mscale_all_dim") return mscale_all_dim.has_value();
+  if (p == "attention_factor") return attention_factor.has_value();
+  if (p == "truncate") return truncate.has_value();
+  if (p == "low_freq_factor") return low_freq_factor.has_value();
+  if (p == "high_freq_factor") return high_freq_factor.has_value();
+  if (p == "short_factor") return short_factor.has_value();
+  if (p == "long_factor") return long_factor.has_value();
+  if (p == "position_scale") return position_scale.has_value();
+  if (p == "longrope_switch") return longrope_switch.has_value();
+  if (p == "partial_rotary_factor") return partial_rotary_factor.has_value();
+  return false;
+}
+
+RopeScalingType parse_scaling(std::string_view text, const Names& names) {
+  const auto type = parse_rope_scaling_type(text);
+  if (!type)
+    names.fail("scaling", fmt::format("unknown method '{}' (none, linear, ntk, dynamic, yarn, llama3, longrope)",
+                                      text));
+  return *type;
+}
+
+bool parse_truncate(std::string_view text, const Names& names) {
+  if (text != "true" && text != "false")
+    names.fail("truncate", fmt::format("expected true or false, got '{}'", text));
+  return text == "true";
+}
+
+LongRopeSwitch parse_switch(std::string_view text, const Names& names) {
+  const auto sw = parse_longrope_switch(text);
+  if (!sw) names.fail("longrope_switch", fmt::format("expected per-sequence or per-token, got '{}'", text));
+  return *sw;
+}
+
+MropeLayout parse_mrope_layout(std::string_view text, const Names& names) {
+  const auto l = pe::parse_mrope_layout(text);
+  if (!l) names.fail("mrope_layout", fmt::format("sectioned or interleaved, got '{}'", text));
+  return *l;
+}
+
+VisionRope parse_vision(std::string_view text, const Names& names) {
+  const auto v = parse_vision_rope(text);
+  if (!v || *v == VisionRope::None) names.fail("vision", fmt::format("qwen2vl or pixtral, got '{}'", text));
+  return *v;
+}
+
+AttnTemperatureType parse_temperature(std::string_view text, const Names& names) {
+  const auto type = parse_attn_temperature_type(text.empty() ? "none" : text);
+  if (!type) names.fail("attn_temperature", fmt::format("llama4 or mistral, got '{}'", text));
+  return *type;
+}
+
+AlibiSlopes parse_slopes(std::string_view text, const Names& names) {
+  const auto slopes = parse_alibi_slopes(text);
+  if (!slopes) names.fail("alibi_slopes", fmt::format("interpolated or direct, got '{}'", text));
+  return *slopes;
+}
+
+AlibiForm parse_alibi_form(std::string_view text, const Names& names) {
+  const auto form = pe::parse_alibi_form(text);
+  if (!form) names.fail("alibi_form", fmt::format("causal, symmetric or bloom, got '{}'", text));
+  return *form;
+}
+
+Layout parse_layout(std::string_view text, Family family, const Names& names) {
+  const auto l = pe::parse_layout(text);
+  if (!l) names.fail("layout", unknown_layout(std::string(text), family));
+  return *l;
+}
+
+RopeScaling to_rope_scaling(const ScalingSpec& o, const Names& names) {
+  const RopeScalingType type = o.method.value_or(T::None);
+  const auto given = [&o](std::string_view p) { return o.given(p); };
+  const ScalingMethod& method = scaling_method(type);
+  const std::vector<std::string_view> used = parameters_of(method.reads);
+  for (std::string_view p : kScaling) {
+    if (p == "scaling" || p == "partial_rotary_factor" || !given(p)) continue;
+    if (std::find(used.begin(), used.end(), p) == used.end())
+      names.fail(p, fmt::format("not used by {} {} (it reads {})", names("scaling"), to_string(type),
+                                listed(used, names)));
+  }
+  RopeScaling s;
+  s.type = type;
+  s.attention_factor = o.attention_factor;
+  if (o.position_scale) s.position_scale = *o.position_scale;
+  if (type == T::None) return s;
+  for (std::string_view p : parameters_of(method.required)) {
+    if (!given(p)) names.fail(p, fmt::format("required with {} {}", names("scaling"), to_string(type)));
+  }
+  const RopeScaling hf;  // HF's defaults where the spec says nothing
+  s.factor = o.factor.value_or(hf.factor);
+  s.original_max_position = o.original_max_position.value_or(0);
+  s.seq_len = o.seq_len.value_or(0);
+  s.beta_fast = o.beta_fast.value_or(hf.beta_fast);
+  s.beta_slow = o.beta_slow.value_or(hf.beta_slow);
+  s.low_freq_factor = o.low_freq_factor.value_or(hf.low_freq_factor);
+  s.high_freq_factor = o.high_freq_factor.value_or(hf.high_freq_factor);
+  s.truncate = o.truncate.value_or(hf.truncate);
+  s.longrope_switch = o.longrope_switch.value_or(hf.longrope_switch);
+  // HF reads mscale only together with mscale_all_dim, and neither when attention_factor is given.
+  if (given("mscale") != given("mscale_all_dim")) {
+    const std::string_view alone = given("mscale") ? "mscale" : "mscale_all_dim";
+    names.fail(alone, fmt::format("HF ignores it without {}; give both or neither",
+                                  names(given("mscale") ? "mscale_all_dim" : "mscale")));
+  }
+  if (given("attention_factor") && given("mscale"))
+    names.fail("attention_factor", fmt::format("it overrides {} and {} (as in HF); give one or the other",
+                                               names("mscale"), names("mscale_all_dim")));
+  s.mscale = o.mscale;
+  s.mscale_all_dim = o.mscale_all_dim;
+  if (reads_field(type, "short_factor")) {
+    s.short_factor = o.short_factor.value_or(std::vector<double>{});
+    s.long_factor = o.long_factor.value_or(std::vector<double>{});
+  }
+  return s;
+}
+
+void reject_scaling(const ScalingSpec& o, const Names& names, const std::string& why) {
+  if (o.method && *o.method != T::None) names.fail("scaling", why);
+  for (std::string_view p : kScaling) {
+    if (p != "scaling" && o.given(p)) names.fail(p, why);  // "scaling none": no scaling
+  }
+}
+
+std::int64_t rotary_dim_for(const RopeSpec& spec, std::int64_t head_dim, const Names& names) {
+  const std::int64_t rotary_dim = spec.rotary_dim.value_or(0);
+  if (!spec.scaling.partial_rotary_factor) return rotary_dim;
+  const double factor = *spec.scaling.partial_rotary_factor;
+  if (rotary_dim != 0)
+    throw BadRequest(fmt::format("{} and {}: give one, not both (got {} and {:g})", names("rotary_dim"),
+                                 names("partial_rotary_factor"), rotary_dim, factor),
+                     "partial_rotary_factor");
+  try {
+    return partial_rotary_dim(head_dim, factor);
+  } catch (const InvalidArgument& e) {
+    names.fail("partial_rotary_factor", e.what());
+  }
+}
+
+RopeForm to_rope_form(const FormSpec& o, const Names& names) {
+  RopeForm form;
+  form.mrope_section = o.mrope_section.value_or(std::vector<std::int64_t>{});
+  if (o.mrope_layout) {
+    if (form.mrope_section.empty())
+      names.fail("mrope_layout", fmt::format("applies with {}", names("mrope_section")));
+    form.mrope_layout = *o.mrope_layout;
+  }
+  if (o.vision) {
+    if (!form.mrope_section.empty())
+      names.fail("vision", fmt::format("give {} or {}, not both", names("vision"), names("mrope_section")));
+    form.vision = *o.vision;
+  }
+  return form;
+}
+
+void reject_form(const FormSpec& o, const Names& names, const std::string& why) {
+  for (const auto& [p, given] : {std::pair{"mrope_section", o.mrope_section && !o.mrope_section->empty()},
+                                 std::pair{"mrope_layout", o.mrope_layout.has_value()},
+                                 std::pair{"vision", o.vision.has_value()},
+                                 std::pair{"rotary_offset", o.rotary_offset.value_or(0) != 0}}) {
+    if (given) names.fail(p, why);
+  }
+}
+
+std::string_view axes_parameter(const FormSpec& o) noexcept { return o.vision ? "vision" : "mrope_section"; }
+
+RopeParams rope_params(const RopeSpec& spec, std::int64_t head_dim, const AttnTemperature& t,
+                       const Names& names) {
+  RopeParams p{head_dim, rotary_dim_for(spec, head_dim, names), spec.base.value_or(10000.0),
+               spec.layout.value_or(default_layout(Family::Rope)),
+               to_rope_scaling(scaling_besides(spec.scaling, t), names)};
+  p.form = to_rope_form(spec.form, names);
+  p.rotary_offset = spec.form.rotary_offset.value_or(0);
+  return p;
+}
+
+AttnTemperature to_attn_temperature(const RopeSpec& spec, const Names& names) {
+  const TemperatureSpec& t = spec.temperature;
+  const AttnTemperatureType type = t.type.value_or(AttnTemperatureType::None);
+  AttnTemperature out;
+  out.type = type;
+  const auto given = [&t](std::string_view p) {
+    return p == "attn_scale" ? t.attn_scale.has_value()
+           : p == "floor_scale" ? t.floor_scale.has_value()
+           : p == "beta" ? t.beta.has_value()
+                         : false;  // original_max_position is the scaling's, never here
+  };
+  for (const TemperatureParameter& p : kTemperature) {
+    if (!given(p.name)) continue;
+    if (type == AttnTemperatureType::None)
+      names.fail(p.name, fmt::format("applies with {} {}", names("attn_temperature"), to_string(p.type)));
+    if (p.type != type)
+      names.fail(p.name, fmt::format("not read by {} {} (it is {}'s)", names("attn_temperature"),
+                                     to_string(type), to_string(p.type)));
+  }
+  if (type == AttnTemperatureType::None) return out;
+  out.attn_scale = t.attn_scale.value_or(out.attn_scale);
+  out.floor_scale = t.floor_scale.value_or(out.floor_scale);
+  out.beta = t.beta.value_or(out.beta);
+  if (type == AttnTemperatureType::Mistral) {
+    if (!spec.scaling.original_max_position)
+      names.fail("original_max_position",
+                 fmt::format("required with {} mistral (L, HF original_max_position_embeddings)",
+                             names("attn_temperature")));
+    out.original_max_position = *spec.scaling.original_max_position;
+  }
+  try {
+    validate(out);
+  } catch (const InvalidArgument& e) {
+    rethrow_named(e, names);
+  }
+  return out;
+}
+
+ScalingSpec scaling_besides(ScalingSpec scaling, const AttnTemperature& t) {
+  const bool scaling_reads_l =
+      scaling.method && reads_field(*scaling.method, "original_max_position");
+  if (t.type == AttnTemperatureType::Mistral && !scaling_reads_l) scaling.original_max_position.reset();
+  return scaling;
+}
+
+void reject_temperature(const TemperatureSpec& t, const Names& names, const std::string& why) {
+  for (const auto& [p, given] : {std::pair{"attn_temperature", t.type.has_value()},
+                                 std::pair{"attn_scale", t.attn_scale.has_value()},
+                                 std::pair{"floor_scale", t.floor_scale.has_value()},
+                                 std::pair{"beta", t.beta.has_value()}}) {
+    if (given) names.fail(p, why);
+  }
+}
+
+AlibiParams to_alibi_params(const AlibiSpec& o, std::int64_t heads, const Names& names) {
+  AlibiParams p{.n_heads = heads, .max_bias = o.max_bias.value_or(8.0)};
+  p.slopes = o.slopes.value_or(AlibiSlopes::Interpolated);
+  p.form = o.form.value_or(AlibiForm::Causal);
+  try {
+    AlibiPlan{p};
+  } catch (const InvalidArgument& e) {
+    names.fail(e.parameter() == "n_heads" ? "heads" : "max_bias", e.what());
+  }
+  return p;
+}
+
+void reject_alibi(const AlibiSpec& o, const Names& names, const std::string& why) {
+  for (const auto& [p, given] :
+       {std::pair{"heads", o.heads.has_value()}, std::pair{"max_bias", o.max_bias.has_value()},
+        std::pair{"alibi_slopes", o.slopes.has_value()}, std::pair{"alibi_form", o.form.has_value()},
+        std::pair{"queries", o.queries.has_value()}, std::pair{"keys", o.keys.has_value()},
+        std::pair{"slopes_only", o.slopes_only.has_value()}}) {
+    if (given) names.fail(p, why);
+  }
+}
+
+void rethrow_named(const InvalidArgument& e, const Names& names) {
+  if (!names.knows(e.parameter())) throw e;
+  throw BadRequest(names(e.parameter()) + ": " + e.what(), e.parameter());
+}
+
+RopePlan rope_plan(const RopeParams& params, const Names& names) {
+  try {
+    return RopePlan(params);
+  } catch (const InvalidArgument& e) {
+    rethrow_named(e, names);
+  }
+}
+
+std::string describe_scaling(const RopeScaling& s, const RopePlan& plan) {
+  if (!scales(s)) return "none";
+  std::string out =
+      s.type == T::None ? "none (" : fmt::format("{} (factor {:g}", to_string(s.type), s.factor);
+  if (s.position_scale != 1)
+    out += fmt::format("{}positions divided by {:g}", s.type == T::None ? "" : ", ", s.position_scale);
+  if (s.original_max_position > 0) out += fmt::format(", original_max_position {}", s.original_max_position);
+  if (switches_per_token(s)) {
+    out += ", switched per token";
+  } else if (s.seq_len > 0) {
+    out += fmt::format(", seq_len {}", s.seq_len);
+  }
+  if (plan.effective_base() != plan.params().base)
+    out += fmt::format("; base' {:.6g}", plan.effective_base());
+  if (plan.attention_factor() != 1.0 || s.attention_factor)
+    out += fmt::format("{}attention factor {:.17g}", out.back() == '(' ? "" : "; ", plan.attention_factor());
+  return out + ")";
+}
+
+std::string describe_form(const RopeParams& p) {
+  std::string out;
+  if (p.form.vision != VisionRope::None) {
+    out = fmt::format("vision {}", to_string(p.form.vision));
+  } else if (!p.form.mrope_section.empty()) {
+    out = fmt::format("M-RoPE {} {}", to_string(p.form.mrope_layout), fmt::join(p.form.mrope_section, ","));
+  }
+  if (p.rotary_offset != 0) out += fmt::format("{}rotary at {}", out.empty() ? "" : ", ", p.rotary_offset);
+  return out;
+}
+
+std::string describe_temperature(const AttnTemperature& t) {
+  switch (t.type) {
+    case AttnTemperatureType::Llama4:
+      return fmt::format("llama4 (attn_scale {:g}, floor_scale {})", t.attn_scale, t.floor_scale);
+    case AttnTemperatureType::Mistral:
+      return fmt::format("mistral (beta {:g}, original_max_position {})", t.beta, t.original_max_position);
+    case AttnTemperatureType::None:
+      break;
+  }
+  return "none";
+}
+
+std::string describe_gain_budget(DType out, const std::string& magnitude) {
+  return fmt::format(
+      "(6*2^-24 + 2*u_{}) * t(p) * {} (the gain in float32, rounded into {} with the product: {:.3g} "
+      "relative)",
+      to_string(out), magnitude, to_string(out), gain_relative_error(out));
+}
+
+std::string unknown_layout(const std::string& given, Family family) {
+  std::vector<std::string_view> names;
+  for (const Layout l : family_info(family).layouts) names.push_back(to_string(l));
+  std::string list;
+  for (std::size_t k = 0; k < names.size(); ++k)
+    list += fmt::format("{}{}", k == 0 ? "" : k + 1 == names.size() ? " or " : ", ", names[k]);
+  return fmt::format(
+      "unknown layout '{}' ({}: {}{})", given, to_string(family), list,
+      family == Family::Rope ? "; GPT-NeoX's and HF's rotate_half is halfsplit, GPT-J's interleaved" : "");
+}
+
+std::vector<SpecEntry> entries(const RopeSpec& spec) {
+  std::vector<SpecEntry> out;
+  const auto put = [&out](std::string_view name, const auto& value) {
+    if (value) out.push_back({name, nlohmann::json(*value)});
+  };
+  const auto named = [&out](std::string_view name, const auto& value) {
+    if (value) out.push_back({name, std::string(to_string(*value))});
+  };
+  const ScalingSpec& s = spec.scaling;
+  put("base", spec.base);
+  named("scaling", s.method);
+  put("factor", s.factor);
+  put("original_max_position", s.original_max_position);
+  put("seq_len", s.seq_len);
+  put("low_freq_factor", s.low_freq_factor);
+  put("high_freq_factor", s.high_freq_factor);
+  put("beta_fast", s.beta_fast);
+  put("beta_slow", s.beta_slow);
+  put("truncate", s.truncate);
+  put("mscale", s.mscale);
+  put("mscale_all_dim", s.mscale_all_dim);
+  named("longrope_switch", s.longrope_switch);
+  put("short_factor", s.short_factor);
+  put("long_factor", s.long_factor);
+  put("position_scale", s.position_scale);
+  put("attention_factor", s.attention_factor);
+  put("partial_rotary_factor", s.partial_rotary_factor);
+  put("rotary_dim", spec.rotary_dim);
+  put("head_dim", spec.head_dim);
+  named("layout", spec.layout);
+  put("mrope_section", spec.form.mrope_section);
+  named("mrope_layout", spec.form.mrope_layout);
+  named("vision", spec.form.vision);
+  put("rotary_offset", spec.form.rotary_offset);
+  named("attn_temperature", spec.temperature.type);
+  put("attn_scale", spec.temperature.attn_scale);
+  put("floor_scale", spec.temperature.floor_scale);
+  put("beta", spec.temperature.beta);
+  put("no_rope", spec.no_rope);
+  return out;
+}
+
+void to_json(nlohmann::json& j, const RopeSpec& spec) {
+  j = nlohmann::json::object();
+  for (const SpecEntry& e : entries(spec)) j[std::string(e.name)] = e.value;
+}
+
+Restated Names::restate(const std::vector<SpecEntry>& given) const {
+  if (render_) return render_(given);
+  std::string text;
+  for (const SpecEntry& e : given)
+    text += fmt::format("{}{} {}", text.empty() ? "" : " ", e.name, e.value.dump());
+  return {"as parameters", "parameters", text};
+}
+
+}  // namespace pe::check

@@ -1,0 +1,302 @@
+// One rotary layer of a config.json read key by key with transformers' rules (hf_config_detail.h).
+//
+// Sources (huggingface/transformers, src/transformers/):
+//   modeling_rope_utils.py: standardize_rope_params (rope_type from "type", rope_theta and
+//   partial_rotary_factor
+//     into the parameters, original_max_position_embeddings: the top-level key first, then the parameters',
+//     then max_position_embeddings), the _compute_*_parameters functions (what each type reads and derives),
+//     dynamic_rope_update (seq_len = max(position_ids) + 1);
+//   configuration_utils.py (v5 RotaryEmbeddingConfigMixin.convert_rope_params_to_dict): a legacy rope_scaling
+//     wins over rope_parameters, and rope_parameters' own rope_theta over the top-level one;
+//   models/gemma3/configuration_gemma3.py and modeling_gemma3.py, models/llama4/configuration_llama4.py and
+//   modeling_llama4.py, models/smollm3/configuration_smollm3.py,
+//   models/qwen2_5_vl/configuration_qwen2_5_vl.py, models/deepseek_v2/modeling_deepseek_v2.py,
+//   models/deepseek_v3/modeling_deepseek_v3.py, models/phi3.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "model_config/hf_config_detail.h"
+#include "pe/errors.h"
+#include "pe/rope_scaling.h"
+
+namespace pe::check::detail {
+namespace {
+
+// The class defaults that published configs leave out (google/gemma-3-4b-it's text_config has no rope_theta,
+// head_dim or sliding_window_pattern; Llama-4's has no no_rope_layer_interval): the __init__ defaults of
+// Gemma3TextConfig (configuration_gemma3.py), Llama4TextConfig (configuration_llama4.py) and SmolLM3Config
+// (configuration_smollm3.py), RoPE keys only.
+struct ClassDefaults {
+  const char* model_type;
+  const char* class_name;
+  const char* values;
+};
+constexpr ClassDefaults kDefaults[] = {
+    {"gemma3_text", "Gemma3TextConfig",
+     R"({"head_dim": 256, "num_attention_heads": 8, "num_hidden_layers": 26, "rope_theta": 1000000.0,
+         "rope_local_base_freq": 10000.0, "sliding_window_pattern": 6, "max_position_embeddings": 131072})"},
+    {"llama4_text", "Llama4TextConfig",
+     R"({"no_rope_layer_interval": 4, "attn_temperature_tuning": true, "floor_scale": 8192, "attn_scale": 0.1,
+         "head_dim": 128, "rope_theta": 500000})"},
+    {"smollm3", "SmolLM3Config", R"({"no_rope_layer_interval": 4, "rope_theta": 2000000.0})"},
+};
+
+}  // namespace
+
+Text text_of(const json& config, const std::string& source) {
+  Text t{&config, "", source, config.value("model_type", std::string()), json::object(), ""};
+  if (present(config, "text_config") && config["text_config"].is_object()) {
+    t.j = &config["text_config"];
+    t.prefix = "text_config.";
+    t.model_type = t.j->value("model_type", t.model_type + "_text");
+  }
+  for (const ClassDefaults& d : kDefaults) {
+    if (t.model_type == d.model_type) {
+      t.defaults = json::parse(d.values);
+      t.defaults_name = d.class_name;
+    }
+  }
+  return t;
+}
+
+Head head_of(const Text& t) {
+  Head h;
+  if (const json* v = t.get("qk_rope_head_dim")) {
+    // DeepSeek MLA: q = [q_nope | q_pe]; only q_pe (qk_rope_head_dim) rotates, as its own head
+    // (DeepseekV2Config sets head_dim = qk_rope_head_dim for the rotary embedding).
+    h.head_dim = t.integer("qk_rope_head_dim");
+    h.mla = true;
+    if (t.get("qk_nope_head_dim") != nullptr) h.mla_nope_head_dim = t.integer("qk_nope_head_dim");
+    h.sources.push_back({"head_dim", *v, t.key("qk_rope_head_dim") + " (MLA: the rope part of q/k)"});
+  } else if (t.get("head_dim") != nullptr) {
+    h.head_dim = t.integer("head_dim");
+    h.sources.push_back({"head_dim", h.head_dim, t.key("head_dim")});
+  } else {
+    const std::int64_t hidden = t.integer("hidden_size"), heads = t.integer("num_attention_heads");
+    if (hidden == 0 || heads == 0)
+      t.fail(t.prefix + "head_dim", "absent, and hidden_size/num_attention_heads cannot derive it");
+    h.head_dim = hidden / heads;  // HF: config.hidden_size // config.num_attention_heads
+    h.sources.push_back({"head_dim", h.head_dim, t.prefix + "hidden_size/num_attention_heads"});
+  }
+  if (h.head_dim < 2) t.fail(h.sources.back().key, fmt::format("head dim {} is < 2", h.head_dim));
+  // Pair layouts other than rotate_half's, from each model's modeling code.
+  if (t.model_type == "llama4_text" || t.model_type == "deepseek_v2") {
+    h.layout = Layout::Interleaved;
+    h.sources.push_back({"layout", "interleaved", "model_type " + t.model_type});
+    h.notes.push_back(
+        fmt::format("layout interleaved, from model_type {} (its modeling code rotates "
+                    "view_as_complex pairs (2j, 2j+1)); --layout overrides",
+                    t.model_type));
+  } else if (t.model_type == "deepseek_v3") {
+    const json* v = t.get("rope_interleave");
+    if (v == nullptr || (v->is_boolean() && v->get<bool>())) {
+      h.layout = Layout::Deinterleave;
+      h.sources.push_back({"layout", "deinterleave", "model_type deepseek_v3, rope_interleave"});
+      h.notes.push_back(
+          "layout deinterleave, from model_type deepseek_v3 with rope_interleave (default true): "
+          "apply_rotary_pos_emb_interleave; --layout overrides");
+    }
+  }
+  return h;
+}
+
+std::vector<std::int64_t> integers(const json& list, const Text& t, const std::string& k) {
+  if (!list.is_array()) t.fail(k, fmt::format("expected a list, got {}", list.dump()));
+  std::vector<std::int64_t> out;
+  for (const json& v : list) {
+    if (!v.is_number_integer()) t.fail(k, fmt::format("expected integers, got {}", list.dump()));
+    out.push_back(v.get<std::int64_t>());
+  }
+  return out;
+}
+
+HfRopeSetting rotary(const Text& t, const Head& h, const json* p, const std::string& pk, bool flat,
+                     std::set<std::string>& not_read) {
+  HfRopeSetting s;
+  RopeSpec& o = s.spec;
+  ScalingSpec& sc = o.scaling;
+  o.head_dim = o.rotary_dim = h.head_dim;
+  o.base = 10000.0;
+  s.mla = h.mla;
+  s.mla_nope_head_dim = h.mla_nope_head_dim;
+  s.sources = h.sources;
+  o.layout = h.layout;
+  s.notes = h.notes;
+  std::set<std::string> read;
+  const auto in_p = [&](const std::string& k) -> const json* {
+    if (p == nullptr || !present(*p, k)) return nullptr;
+    read.insert(k);
+    return &(*p)[k];
+  };
+  // Base: rope_parameters' own rope_theta first (setdefault), then the top-level key, then HF's 10000.
+  if (const json* v = in_p("rope_theta")) {
+    o.base = t.number(*v, pk + ".rope_theta");
+    s.sources.push_back({"base", *v, pk + ".rope_theta"});
+  } else if (const json* top = t.get("rope_theta")) {
+    o.base = t.number(*top, t.key("rope_theta"));
+    s.sources.push_back({"base", *top, t.key("rope_theta")});
+  } else {
+    s.sources.push_back({"base", 10000.0, "transformers' default_theta"});
+  }
+  // partial_rotary_factor: HF's dim = int(head_dim * partial_rotary_factor).
+  const json* prf = in_p("partial_rotary_factor");
+  std::string prf_key = pk + ".partial_rotary_factor";
+  if (prf == nullptr && (prf = t.get("partial_rotary_factor")) != nullptr)
+    prf_key = t.key("partial_rotary_factor");
+  if (prf != nullptr) {
+    try {
+      sc.partial_rotary_factor = t.number(*prf, prf_key);
+      o.rotary_dim = partial_rotary_dim(h.head_dim, *sc.partial_rotary_factor);
+    } catch (const InvalidArgument& e) {
+      t.fail(prf_key, e.what());
+    }
+    s.sources.push_back({"rotary_dim", *o.rotary_dim, fmt::format("int(head_dim * {})", prf_key)});
+  }
+  std::string type = "default", type_key = pk + ".rope_type";
+  if (const json* v = in_p("rope_type")) {
+    type = v->is_string() ? v->get<std::string>() : v->dump();
+    if (const json* old = in_p("type"); old != nullptr && *old != *v)
+      s.notes.push_back(
+          fmt::format("{}.type {} not read: rope_type wins (standardize_rope_params)", pk, old->dump()));
+  } else if (const json* old = in_p("type")) {
+    type = old->is_string() ? old->get<std::string>() : old->dump();
+    type_key = pk + ".type";
+  }
+  if (type == "su") {
+    s.notes.push_back(type_key + " su: Phi-3's old name for longrope");
+    type = "longrope";
+  } else if (type == "mrope") {
+    s.notes.push_back(type_key + " mrope: default RoPE with mrope_section (configuration_qwen2_5_vl.py)");
+    type = "default";
+  }
+  using T = RopeScalingType;
+  static const std::map<std::string, T> kTypes = {{"default", T::None}, {"linear", T::Linear},
+                                                  {"dynamic", T::Dynamic}, {"yarn", T::Yarn},
+                                                  {"llama3", T::Llama3},   {"longrope", T::LongRope}};
+  const auto it = kTypes.find(type);
+  if (it == kTypes.end())
+    t.fail(type_key + " " + type,
+           "unsupported rope_type (supported: default, linear, dynamic, yarn, llama3, longrope; su, mrope)");
+  const T method = it->second;
+  sc.method = method;
+  if (p != nullptr && method != T::None) s.sources.push_back({"scaling", type, type_key});
+  const auto num = [&](const std::string& k) -> std::optional<double> {
+    const json* v = in_p(k);
+    if (v == nullptr) return std::nullopt;
+    s.sources.push_back({k, *v, pk + "." + k});
+    return t.number(*v, pk + "." + k);
+  };
+  const auto required = [&](const std::string& k) {
+    auto v = num(k);
+    if (!v) t.fail(pk + "." + k, "required by rope_type " + type);
+    return v;
+  };
+  const std::int64_t max_pos = t.integer("max_position_embeddings");
+  // L for llama3, yarn, longrope (standardize_rope_params).
+  const auto original_l = [&]() -> std::int64_t {
+    const json* top = flat ? t.get("original_max_position_embeddings") : nullptr;
+    const json* own = in_p("original_max_position_embeddings");
+    const json* v = top != nullptr ? top : own;
+    std::string k =
+        top != nullptr ? t.key("original_max_position_embeddings") : pk + ".original_max_position_embeddings";
+    if (top != nullptr && own != nullptr && *own != *top)
+      s.notes.push_back(
+          fmt::format("{} {} not read: the top-level original_max_position_embeddings wins "
+                      "(standardize_rope_params)",
+                      pk + ".original_max_position_embeddings", own->dump()));
+    if (v == nullptr) {
+      if (max_pos == 0)
+        t.fail(pk + ".original_max_position_embeddings", "absent, and no max_position_embeddings");
+      s.sources.push_back({"original_max_position", max_pos, t.key("max_position_embeddings")});
+      return max_pos;
+    }
+    if (!v->is_number_integer()) t.fail(k, "expected an integer, got " + v->dump());
+    s.sources.push_back({"original_max_position", *v, k});
+    return v->get<std::int64_t>();
+  };
+  // factor: given, or (yarn, longrope) max_position_embeddings / original_max_position_embeddings.
+  const auto factor_or_ratio = [&](std::int64_t l) -> std::optional<double> {
+    if (auto f = num("factor")) return f;
+    if (max_pos == 0) t.fail(pk + ".factor", "absent, and no max_position_embeddings to derive it from");
+    const double f = static_cast<double>(max_pos) / static_cast<double>(l);
+    s.sources.push_back({"factor", f, "max_position_embeddings/original_max_position_embeddings"});
+    return f;
+  };
+  if (method == T::Linear) {
+    sc.factor = required("factor");
+  } else if (method == T::Dynamic) {
+    // _compute_dynamic_ntk_parameters reads max_position_embeddings, never original_max_position_embeddings.
+    sc.factor = required("factor");
+    if (max_pos == 0) t.fail(t.prefix + "max_position_embeddings", "required by rope_type dynamic (its L)");
+    sc.original_max_position = max_pos;
+    s.sources.push_back({"original_max_position", max_pos, t.key("max_position_embeddings")});
+  } else if (method == T::Llama3) {
+    sc.factor = required("factor");
+    sc.low_freq_factor = required("low_freq_factor");
+    sc.high_freq_factor = required("high_freq_factor");
+    sc.original_max_position = original_l();
+  } else if (method == T::Yarn) {
+    sc.original_max_position = original_l();
+    sc.factor = factor_or_ratio(*sc.original_max_position);
+    sc.attention_factor = num("attention_factor");
+    const auto ms = num("mscale"), msa = num("mscale_all_dim");
+    // _compute_yarn_parameters: attention_factor wins; mscale counts only with mscale_all_dim (both nonzero).
+    if (!sc.attention_factor && ms && msa && *ms != 0 && *msa != 0) {
+      sc.mscale = ms;
+      sc.mscale_all_dim = msa;
+    } else if (ms || msa) {
+      s.notes.push_back(pk + ".mscale/mscale_all_dim not used: " +
+                        (sc.attention_factor ? "attention_factor given" : "HF uses them only both nonzero"));
+    }
+    // `get("beta_fast") or 32`: a zero is the default.
+    if (auto b = num("beta_fast"); b && *b != 0) sc.beta_fast = b;
+    if (auto b = num("beta_slow"); b && *b != 0) sc.beta_slow = b;
+    if (const json* v = in_p("truncate")) {
+      if (!v->is_boolean()) t.fail(pk + ".truncate", "expected true or false, got " + v->dump());
+      sc.truncate = v->get<bool>();
+      s.sources.push_back({"truncate", *v, pk + ".truncate"});
+    }
+  } else if (method == T::LongRope) {
+    sc.original_max_position = original_l();
+    sc.factor = factor_or_ratio(*sc.original_max_position);
+    sc.attention_factor = num("attention_factor");
+    for (auto [k, list] :
+         {std::pair{"short_factor", &sc.short_factor}, std::pair{"long_factor", &sc.long_factor}}) {
+      const json* v = in_p(k);
+      if (v == nullptr) t.fail(pk + "." + k, "required by rope_type longrope");
+      if (!v->is_array()) t.fail(pk + "." + k, "expected a list of numbers");
+      list->emplace();
+      for (const json& x : *v) (*list)->push_back(t.number(x, pk + "." + k));
+      s.sources.push_back({k, *v, pk + "." + k});
+    }
+    // pe-suite's own key (HF has none and picks one list per sequence): the hypothesis of TGI's switch.
+    if (const json* v = in_p("longrope_switch")) {
+      if (!v->is_string() || !parse_longrope_switch(v->get<std::string>()))
+        t.fail(pk + ".longrope_switch", "expected \"per-sequence\" or \"per-token\", got " + v->dump());
+      sc.longrope_switch = parse_longrope_switch(v->get<std::string>());
+      s.sources.push_back({"longrope_switch", *v, pk + ".longrope_switch"});
+      s.notes.push_back(pk + ".longrope_switch: pe-suite's own key (HF picks one list per sequence)");
+    }
+  }
+  if (const json* v = in_p("mrope_section")) {
+    o.form.mrope_section = integers(*v, t, pk + ".mrope_section");
+    s.sources.push_back({"mrope_section", *v, pk + ".mrope_section"});
+  }
+  if (const json* v = in_p("mrope_interleaved"); v != nullptr && v->is_boolean() && v->get<bool>()) {
+    o.form.mrope_layout = MropeLayout::Interleaved;
+    s.sources.push_back({"mrope_layout", "interleaved", pk + ".mrope_interleaved"});
+  }
+  if (p != nullptr) {
+    for (const auto& [k, v] : p->items()) {
+      if (read.count(k) == 0 && k != "type" && k != "rope_type") not_read.insert(pk + "." + k);
+    }
+  }
+  return s;
+}
+
+}  // namespace pe::check::detail

@@ -1,0 +1,270 @@
+#include "readback/position_recovery.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numbers>
+
+#include "pe/half.h"
+#include "readback/rotation_angles.h"
+
+namespace pe::check {
+namespace {
+
+struct PairAngle {
+  double theta = 0, phi = 0, weight = 0;  // weight: |x_pair|, 0 when the pair carries nothing
+};
+
+double tolerance(const PairAngle& a, double p, double unit, bool float32_angle) {
+  return angle_tolerance(p, a.theta, unit, float32_angle);
+}
+
+constexpr std::size_t kMaxIntervals = std::size_t{1} << 18;
+
+}  // namespace
+
+std::vector<RecoveredRow> recover_positions(const RopeData& d, const RopePlan& plan,
+                                            const std::vector<std::size_t>& tokens, std::int64_t max_position,
+                                            std::int64_t min_position) {
+  std::vector<RecoveredRow> out;
+  for (std::size_t t : tokens) {
+    const std::size_t row = d.batch.row(t, 0);
+    std::vector<PairAngle> angles;
+    for (std::size_t j = 0; j < plan.n_pairs(); ++j) {
+      const auto [i0, i1] = plan.input_channels(j);
+      const auto [o0, o1] = plan.output_channels(j);
+      const double x0 = d.x[row + i0], x1 = d.x[row + i1], y0 = d.y[row + o0], y1 = d.y[row + o1];
+      const double norm = std::hypot(x0, x1);
+      if (!(norm > 1e-3) || !std::isfinite(y0) || !std::isfinite(y1)) continue;
+      angles.push_back({plan.inv_freq()[j], rotation_angle(x0, x1, y0, y1), norm});
+    }
+    RecoveredRow r{t, std::nullopt};
+    if (angles.size() < 2) {
+      out.push_back(r);
+      continue;
+    }
+    std::sort(angles.begin(), angles.end(),
+              [](const PairAngle& a, const PairAngle& b) { return a.theta < b.theta; });
+    bool f32 = false;  // first an accurate angle; then, if no position fits, a float32 one
+    const auto fits = [&](std::int64_t p) {
+      for (const PairAngle& a : angles) {
+        if (std::fabs(wrapped_angle(a.phi - static_cast<double>(p) * a.theta)) >
+            tolerance(a, static_cast<double>(p), d.unit, f32))
+          return false;
+      }
+      return true;
+    };
+    // Sieve, slowest pair first: each pair keeps the parts of the interval where its angle fits (one
+    // part per turn), until an interval is narrow enough to test its integers. Two positions found, or
+    // an interval no remaining pair can narrow, leave the row undetermined.
+    // A budget of intervals: when even the slowest pair turns millions of times over the range (a base
+    // near 1), the sieve would enumerate them all; the row is then undetermined, in bounded time.
+    std::vector<std::int64_t> found;
+    std::size_t visits = 0;
+    const auto narrow = [&](auto&& self, double lo, double hi, std::size_t k) -> void {
+      if (found.size() >= 2) return;
+      if (++visits > kMaxIntervals) {
+        found.assign(2, -1);
+        return;
+      }
+      if (hi - lo < 4) {
+        for (auto p = static_cast<std::int64_t>(std::ceil(lo));
+             p <= static_cast<std::int64_t>(std::floor(hi)); ++p) {
+          if (p >= min_position && p <= max_position && fits(p) &&
+              std::find(found.begin(), found.end(), p) == found.end())
+            found.push_back(p);
+        }
+        return;
+      }
+      if (k == angles.size()) {
+        found.assign(2, -1);  // wide, and nothing left to narrow it: undetermined
+        return;
+      }
+      const PairAngle& a = angles[k];
+      const double tol = tolerance(a, hi, d.unit, f32);
+      if (tol >= std::numbers::pi) return self(self, lo, hi, k + 1);
+      const double first = std::floor((lo * a.theta - a.phi - tol) / kFullTurn);
+      const double last = std::ceil((hi * a.theta - a.phi + tol) / kFullTurn);
+      for (double m = first; m <= last && found.size() < 2; ++m) {
+        const double center = (a.phi + kFullTurn * m) / a.theta, half = tol / a.theta;
+        const double nlo = std::max(lo, center - half), nhi = std::min(hi, center + half);
+        if (nlo <= nhi) self(self, nlo, nhi, k + 1);
+      }
+    };
+    const auto from = static_cast<double>(min_position), to = static_cast<double>(max_position);
+    narrow(narrow, from, to, 0);
+    if (found.empty()) {
+      f32 = true;
+      visits = 0;
+      narrow(narrow, from, to, 0);
+    }
+    if (found.size() == 1) r.position = found[0];
+    out.push_back(r);
+  }
+  return out;
+}
+
+namespace {
+std::string pattern_words(const RopeData& d, const std::vector<RecoveredRow>& rows) {
+  std::vector<std::pair<std::size_t, std::int64_t>> offsets;  // (token, recovered - given)
+  std::size_t undetermined = 0, zero = 0;
+  for (const RecoveredRow& r : rows) {
+    if (!r.position) {
+      ++undetermined;
+      continue;
+    }
+    offsets.push_back({r.token, *r.position - d.batch.position(r.token)});
+    zero += *r.position == 0 ? 1 : 0;
+  }
+  const std::string tail =
+      undetermined == 0 ? ""
+                        : fmt::format(" ({} of {} sampled rows undetermined)", undetermined, rows.size());
+  if (offsets.empty()) return rows.empty() ? "" : fmt::format("positions undetermined{}", tail);
+  if (zero == offsets.size() &&
+      std::any_of(offsets.begin(), offsets.end(), [](const auto& o) { return o.second != 0; }))
+    return "every row rotated by position 0: the rows were not rotated";
+  // int64 positions read as int32 (two's complement: from 2^31 on they wrap to negative ones), or as
+  // uint32 (the low 32 bits).
+  const auto every_row = [&](auto narrowed) {
+    return std::any_of(offsets.begin(), offsets.end(), [](const auto& o) { return o.second != 0; }) &&
+           std::all_of(offsets.begin(), offsets.end(), [&](const auto& o) {
+             const std::int64_t given = d.batch.position(o.first);
+             return given + o.second == narrowed(given);
+           });
+  };
+  if (every_row([](std::int64_t p) { return static_cast<std::int64_t>(static_cast<std::int32_t>(p)); })) {
+    const auto example =
+        std::find_if(offsets.begin(), offsets.end(), [](const auto& o) { return o.second != 0; });
+    const std::int64_t given = d.batch.position(example->first);
+    return fmt::format("positions truncated to 32 bits{} (int64 position ids read as int32: {} read as {})",
+                       given + example->second < 0 ? ", wrapping to negative ones" : "", given,
+                       given + example->second);
+  }
+  if (every_row([](std::int64_t p) { return static_cast<std::int64_t>(static_cast<std::uint32_t>(p)); }))
+    return "positions truncated to 32 bits (int64 position ids read as uint32: their low 32 bits)";
+  // Position ids built in the data's 16-bit type (torch.arange(..., dtype=x.dtype)): each rounded to it.
+  for (const DType t : {DType::BF16, DType::F16}) {
+    const auto rounded = [t](std::int64_t p) {
+      const auto v = static_cast<double>(p);
+      return t == DType::BF16 ? static_cast<double>(to_float(to_bfloat16(v)))
+                              : static_cast<double>(to_float(to_float16(v)));
+    };
+    const auto example =
+        std::find_if(offsets.begin(), offsets.end(), [](const auto& o) { return o.second != 0; });
+    if (example != offsets.end() && std::all_of(offsets.begin(), offsets.end(), [&](const auto& o) {
+          const std::int64_t given = d.batch.position(o.first);
+          return static_cast<double>(given + o.second) == rounded(given);
+        })) {
+      const std::int64_t given = d.batch.position(example->first);
+      return fmt::format("positions rounded to {} (position ids built in the data's type: {} read as {})",
+                         t == DType::BF16 ? "bfloat16" : "float16", given, given + example->second);
+    }
+  }
+  std::map<std::int64_t, std::size_t> counts;
+  for (const auto& o : offsets) ++counts[o.second];
+  if (counts.size() == 1) {
+    const std::int64_t delta = counts.begin()->first;
+    if (delta == 0) return "";
+    return fmt::format("every row rotated by p{:+} (positions recovered from the data): {}", delta,
+                       delta < 0 ? "an offset dropped (a decode step's or the KV cache's)"
+                                 : "an offset added twice, or positions counted from a later start");
+  }
+  // Consecutive positions where the given ones restart or repeat: one cache_position (arange) for a
+  // left-padded or packed batch.
+  const std::int64_t first =
+      rows.front().position ? *rows.front().position - static_cast<std::int64_t>(rows.front().token) : 0;
+  const bool consecutive =
+      rows.front().position && std::all_of(rows.begin(), rows.end(), [&](const RecoveredRow& r) {
+        return r.position && *r.position - static_cast<std::int64_t>(r.token) == first;
+      });
+  if (consecutive) {
+    return fmt::format(
+        "the rows were rotated by consecutive positions {}, {}, ... where the given ones restart or "
+        "repeat: one cache_position for a left-padded or packed batch",
+        first, first + 1);
+  }
+  // Offsets constant over runs of rows: a packed batch whose positions restart (or do not) per sequence.
+  std::string runs;
+  std::int64_t last = offsets.front().second;
+  std::size_t changes = 0;
+  for (const auto& [token, delta] : offsets) {
+    if (delta == last) continue;
+    ++changes;
+    if (changes <= 3) runs += fmt::format("{}from token {}: p{:+}", runs.empty() ? "" : ", ", token, delta);
+    last = delta;
+  }
+  if (changes <= 3) {
+    return fmt::format(
+        "the rows' positions are off by offsets that change between runs of rows (p{:+} first, then "
+        "{}): sequences of a packed batch with offsets not reset (or reset) at their boundaries",
+        offsets.front().second, runs);
+  }
+  return fmt::format(
+      "the rows' recovered positions follow no offset pattern ({} distinct offsets in {} rows){}",
+      counts.size(), offsets.size(), tail);
+}
+}  // namespace
+
+PositionPattern position_pattern(const RopeData& d, const std::vector<RecoveredRow>& rows) {
+  PositionPattern out;
+  out.words = pattern_words(d, rows);
+  std::size_t determined = 0;
+  for (const RecoveredRow& r : rows) determined += r.position ? 1 : 0;
+  const bool described = out.words.rfind("positions undetermined", 0) != 0 &&
+                         out.words.find("follow no offset pattern") == std::string::npos;
+  out.fits = !out.words.empty() && described && 2 * determined > rows.size();
+  out.support =
+      fmt::format("{} of {} sampled rows determined (head 0 of each), every determined one agreeing",
+                  determined, rows.size());
+  return out;
+}
+
+namespace {
+// Every axis of token t at position 0: the rotation is the identity there, so an unchanged row says nothing.
+bool at_position_zero(const RopeBatch& b, std::size_t t) {
+  for (std::size_t a = 0; a < b.n_axes; ++a)
+    if (b.position(t, a) != 0) return false;
+  return true;
+}
+}  // namespace
+
+bool left_unrotated(const RopeData& d, const RopePlan& plan, std::size_t t, std::size_t h) {
+  if (at_position_zero(d.batch, t)) return false;
+  // The whole row: rotary channels rotated elsewhere (at the start instead of the end) are not this.
+  const std::size_t row = d.batch.row(t, h);
+  for (std::size_t ch = 0; ch < d.head_dim; ++ch) {
+    if (d.x[row + ch] != d.y[row + ch]) return false;
+  }
+  return plan.rotary_dim() > 0;
+}
+
+UnrotatedRows unrotated_rows(const RopeData& d, const RopePlan& plan) {
+  UnrotatedRows u;
+  for (std::size_t t = 0; t < d.batch.tokens(); ++t) {
+    if (at_position_zero(d.batch, t)) continue;
+    u.rows += d.batch.heads;
+    for (std::size_t h = 0; h < d.batch.heads; ++h) {
+      if (!left_unrotated(d, plan, t, h)) continue;
+      if (u.count++ == 0) {
+        u.token = t;
+        u.head = h;
+        u.position = d.batch.position(t);
+      }
+    }
+  }
+  return u;
+}
+
+std::string unrotated_words(const UnrotatedRows& u, bool only_cause) {
+  if (u.count == u.rows)
+    return "every row holds its input unchanged: the data was not rotated (RoPE "
+           "skipped, or the layer run as a NoPE layer)";
+  return fmt::format(
+      "{} of {} rows hold their input unchanged though their positions are not 0 "
+      "(first: token {}, head {}, position {}): rows left unrotated (a fast path skipped them){}",
+      u.count, u.rows, u.token, u.head, u.position, only_cause ? "; every other row is within budget" : "");
+}
+
+}  // namespace pe::check
