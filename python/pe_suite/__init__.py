@@ -3,10 +3,9 @@
 The native part (pe_suite._native, the check engine under `pe-suite check`): correctly rounded goldens
 (reference_sinusoidal, reference_rope, rope_cos_sin, reference_alibi) and checks with a named diagnosis
 (check_rope, check_sinusoidal, check_alibi and their assert_*_close forms). On top of it, in Python:
-verify_rope, which drives a RoPE callable through drawn model configs, shrinks a failure to its smallest
-case and explains it (pe_suite.verify); pe_suite.strategies, the same draws for Hypothesis (imported on its
-own: it needs python3-hypothesis)."""
+verify_rope, verify_sinusoidal and verify_alibi, one driver that calls the kernel on drawn cases, shrinks a
+failure to its smallest case and explains it (pe_suite.verify); pe_suite.strategies, the same draws for
+Hypothesis (imported on its own: it needs python3-hypothesis)."""
 from ._native import *  # noqa: F401,F403
 from ._native import __version__  # noqa: F401
-from .verify import verify_rope  # noqa: F401
-from .verify_tables import verify_alibi, verify_sinusoidal  # noqa: F401
+from .verify import verify_alibi, verify_rope, verify_sinusoidal  # noqa: F401

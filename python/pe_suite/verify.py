@@ -1,24 +1,36 @@
-"""verify_rope: property-based verification of a RoPE callable where it lives (PyTorch, or numpy; CUDA and
-Triton kernels through the caller's own wrapper), against the exact reference.
+"""verify_rope, verify_sinusoidal and verify_alibi: property-based verification of a positional encoding where it
+lives (PyTorch, or numpy; CUDA and Triton kernels through the caller's own wrapper), against the exact reference.
+One driver (_run) draws cases, calls the kernel, shrinks a failure, replays kept failures and reports; each family
+is a row of it (_Family): how its cases are drawn, how fn is called and judged, how a case shrinks and is shown.
 
-fn(x, positions, config) -> y is called on drawn cases: x [tokens, heads, head_dim] in a drawn dtype,
+RoPE: fn(x, positions, config) -> y is called on drawn cases: x [tokens, heads, head_dim] in a drawn dtype,
 positions [tokens] (M-RoPE: [3, tokens]), config the HF dict the engine reads (rope_theta, head_dim,
 partial_rotary_factor, rope_scaling of every rope_type...). Each case is checked for: agreement with the exact
 reference under the data's precision class (check_rope's default budget: what every formulation engines use
 achieves, so a correct kernel passes in bf16 too); pass-through channels bit for bit; the same bits from the
 same call twice; and the same agreement for a row called alone and for the case split into a prefill and
 decode steps, call by call (bits may differ from the whole call's: PyTorch's own vectorised cos rounds a
-tail apart from the body; a cache that a later call outgrows does not pass). A failure is shrunk (dtype, heads, tokens, positions, head_dim, config, values) to the
-smallest case that still fails the same property, and raised as an AssertionError with the property, the
-minimal case as a runnable snippet and the check engine's diagnosis of the kernel's output. Failures are
-kept in a file and replayed first on the next run."""
+tail apart from the body; a cache that a later call outgrows does not pass).
+
+Sinusoidal and ALiBi, the encodings that are tables, not rotations of an input: the kernel computes the table
+from a config (and, for sinusoidal, positions); each drawn case is checked against the exact reference
+(check_sinusoidal, check_alibi: the data's precision class by default), asked for the same bits twice and, for
+sinusoidal, for the same agreement when its positions are served as a prefill and decode steps.
+
+A failure is shrunk (RoPE: dtype, heads, tokens, positions, head_dim, config, values) to the smallest case that
+still fails the same property, and raised as an AssertionError with the property, the minimal case as a
+runnable snippet and the check engine's diagnosis of the kernel's output. Failures are kept in a file and
+replayed first on the next run."""
+import dataclasses
 import functools
 import json
+import math
 import os
 import pathlib
 import random
 import tempfile
 import warnings
+from typing import Callable
 
 import numpy as np
 
@@ -34,18 +46,219 @@ DETERMINISTIC = "the same call gives the same bits twice"
 ROW_ALONE = "a row called alone agrees with the exact reference too"
 PREFILL_DECODE = "a prefill then decode steps agree with the exact reference, call by call"
 RAISED = "returns an output of x's shape and dtype"
+TABLE_RAISED = "returns a table of the shape and dtype asked for"
 # Not a property: a case none of whose elements in some position band the check can judge (their budgets reach
 # the largest error any output could have). Such a case proves nothing either way: it is drawn again, counted,
 # and too many of them fail the run (a check that cannot fail must not pass).
 UNDECIDABLE = "the check can judge the case"
+TABLE_DTYPES = ("float32", "bfloat16", "float16", "float64")
+SINUSOIDAL_LAYOUTS = ("interleaved", "concatenated")
+# Table widths engines use (512, 768, 1024 for the original Transformer and BERT-likes) and small ones with tails.
+SINUSOIDAL_DIMS = (2, 4, 6, 8, 10, 16, 18, 32, 34, 64, 128, 130, 256, 512, 768, 1024)
+# Head counts with ALiBi (BLOOM 16..112, MPT 32..64) and the non-powers of two whose slopes are interpolated.
+ALIBI_HEADS = (1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 20, 24, 32, 40, 48, 64, 71, 80, 96, 112, 128)
 
 
 class VerifyError(AssertionError):
-    """verify_rope's failure: .property, .case (the minimal case, JSON-able), .diagnosis (its claims)."""
+    """A verify_* failure: .property, .case (the minimal case, JSON-able), .diagnosis (its claims)."""
 
     def __init__(self, text, prop, case, diagnosis):
         super().__init__(text)
         self.property, self.case, self.diagnosis = prop, case, diagnosis
+
+
+@dataclasses.dataclass(frozen=True)
+class _Family:
+    """One row of the driver: what verify_rope, verify_sinusoidal and verify_alibi differ in. A case is a dict
+    (its "dtype" always); a found failure is (property, text, the failing call: RoPE's rows or a table's part
+    case, None for the whole case)."""
+    name: str  # verify_<name> in every message
+    shelf: str  # the failure file's key after the kernel's name: RoPE's layout, else the family's name
+    draw: Callable  # random.Random -> a case
+    call: Callable  # (fn, case, array) -> (x as fn got it or None, y, None) or (x, None, what went wrong)
+    failure: Callable  # (caller, case, only=None) -> the first property the case breaks (only: that one), or None
+    candidates: Callable  # case -> smaller cases within the declared space, most reducing first
+    diagnose: Callable  # (caller, minimal, found, original) -> (claims, the check's explanations, on what)
+    describe: Callable  # case -> one line
+    snippet: Callable  # (case, found) -> Python that reproduces the failing call and checks it
+    declared: Callable  # a kept case -> whether this run's arguments could have drawn it (else not replayed)
+    tag: Callable  # case -> its count in the summary
+    budget: int  # shrink candidates tried at most
+    undecidable: bool = False  # its check can find a case undecidable: counted in the summary
+
+
+# -- the driver: draw, call, shrink, replay, report ---------------------------------------------------------------
+
+def _run(family, fn, array, *, examples, seed, failure_file, key):
+    """The kernel's kept failures replayed, then `examples` drawn cases: the first failure is shrunk and raised
+    (VerifyError), else a summary dict returned."""
+    if seed is None:
+        seed = int(os.environ.get("PE_SUITE_SEED", DEFAULT_SEED))
+    caller = _Caller(fn, array, family.call)
+    key = f"{key or _name(fn)}/{family.shelf}/{array}"
+    store = _Store(failure_file)
+    for kept in store.cases(key):  # the last run's failures first
+        if not family.declared(kept):  # a kept case of a run with other arguments is not this run's to replay
+            continue
+        case = _from_portable(kept)
+        found = family.failure(caller, case)
+        if found and found[0] != UNDECIDABLE:
+            _raise(family, caller, case, found, case, 0, f"replayed from {failure_file}", store, key)
+        store.forget(key, kept)
+
+    counts, undecidable = {}, []
+    for i in range(examples):
+        case = family.draw(random.Random(f"{seed}:{i}"))
+        tag = family.tag(case)
+        counts[tag] = counts.get(tag, 0) + 1
+        found = family.failure(caller, case)
+        if found and found[0] == UNDECIDABLE:
+            undecidable.append(f"case {i + 1} ({tag}): {found[1]}")
+        elif found:
+            minimal, steps = _shrink(family, caller, case, found[0])
+            again = family.failure(caller, minimal, only=found[0])
+            if again is None:  # the kernel's results depend on its earlier calls: show the case as drawn
+                minimal, steps, found = case, 0, (found[0], found[1] + " (the smaller cases did not fail when "
+                                                  "run again: the kernel's output depends on its earlier calls)",
+                                                  found[2])
+            _raise(family, caller, minimal, again or found, case, steps, f"seed {seed}, case {i + 1} of {examples}",
+                   store, key)
+    verify = f"verify_{family.name}"
+    if 2 * len(undecidable) > examples:
+        raise VerifyError(f"{verify}: {len(undecidable)} of {examples} drawn cases could not be judged (seed {seed}): "
+                          f"the budget reaches the largest error any output could have, so those cases could not "
+                          f"fail. First: {undecidable[0]}", UNDECIDABLE, None, [])
+    if undecidable:  # stacklevel: the caller of verify_*
+        warnings.warn(f"{verify}: {len(undecidable)} of {examples} drawn cases could not be judged (the data type's "
+                      f"budget reaches any output's error at their positions) and were not counted. First: "
+                      f"{undecidable[0]}", UserWarning, stacklevel=3)
+    summary = {"examples": examples, "seed": seed, "cases": counts}
+    return dict(summary, undecidable=len(undecidable)) if family.undecidable else summary
+
+
+def _shrink(family, caller, case, prop):
+    """Greedy: the first smaller candidate that still breaks `prop` replaces the case, until none does or the
+    family's budget of candidates is spent (a candidate equal to the case never counts as progress)."""
+    steps, budget, progress = 0, family.budget, True
+    while progress and budget > 0:
+        progress = False
+        for candidate in family.candidates(case):
+            if _same(candidate, case):
+                continue
+            budget -= 1
+            if budget <= 0:
+                break
+            found = family.failure(caller, candidate, only=prop)
+            if found and found[0] == prop:
+                case, steps, progress = candidate, steps + 1, True
+                break
+    return case, steps
+
+
+def _same(a, b):
+    """Whether a candidate is the case itself: every field equal (x, RoPE's input, as an array)."""
+    return a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) if k == "x" else a[k] == b[k] for k in a)
+
+
+def _raise(family, caller, minimal, found, original, steps, origin, store, key):
+    prop, text, _ = found
+    claims, explanations, source = family.diagnose(caller, minimal, found, original)
+    store.keep(key, _portable(minimal))
+    lines = [f"pe_suite.verify_{family.name}: {prop}: FAILED ({origin}; shrunk in {steps} steps)",
+             f"  failure: {text}",
+             f"  minimal case: {family.describe(minimal)}",
+             "    " + family.snippet(minimal, found).replace("\n", "\n    "),
+             f"  diagnosis{' (the kernel on ' + source + ')' if source else ''}:"]
+    lines += [f"    {c}" for c in claims] or ["    undetermined: no convention the check engine knows fits the output"]
+    raise VerifyError("\n".join(lines), prop, _portable(minimal), explanations)
+
+
+def _portable(case):
+    """The case as JSON (the failure file, VerifyError.case): x, RoPE's input, as nested lists."""
+    return dict(case, x=np.asarray(case["x"]).tolist()) if "x" in case else case
+
+
+def _from_portable(case):
+    return dict(case, x=np.asarray(case["x"], dtype=np.float64)) if "x" in case else case
+
+
+def _name(fn):
+    """A name for the failure file that is the same in every run: module and qualified name; for a
+    functools.partial, its function's with its arguments."""
+    if isinstance(fn, functools.partial):
+        args = ", ".join([repr(a) for a in fn.args] + [f"{k}={v!r}" for k, v in sorted(fn.keywords.items())])
+        return f"{_name(fn.func)}({args})"
+    return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', type(fn).__name__)}"
+
+
+class _Store:
+    """The failure file: {key: [minimal cases]}, rewritten whole through a temporary file of its own. It never
+    hides the kernel's failure: a file that cannot be read counts as empty, one that cannot be written is
+    warned about."""
+
+    def __init__(self, path):
+        self.path = pathlib.Path(path) if path else None
+
+    def _load(self):
+        if not self.path or not self.path.exists():
+            return {}
+        try:
+            data = json.loads(self.path.read_text())
+        except (OSError, ValueError) as e:
+            warnings.warn(f"pe_suite.verify_rope: failure_file {self.path} not read ({e}); starting without it")
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def _save(self, data):
+        if not self.path:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile("w", dir=self.path.parent, prefix=self.path.name, suffix=".tmp",
+                                             delete=False) as f:
+                json.dump(data, f)
+            os.replace(f.name, self.path)
+        except OSError as e:
+            warnings.warn(f"pe_suite.verify_rope: failure_file {self.path} not written ({e})")
+
+    def cases(self, key):
+        kept = self._load().get(key, [])
+        return [c for c in kept if isinstance(c, dict)] if isinstance(kept, list) else []
+
+    def keep(self, key, case):
+        data = self._load()
+        kept = [c for c in self.cases(key) if c != case]
+        data[key] = [case] + kept[:9]
+        self._save(data)
+
+    def forget(self, key, case):
+        data = self._load()
+        if key in data:
+            data[key] = [c for c in self.cases(key) if c != case]
+            if not data[key]:
+                del data[key]
+            self._save(data)
+
+
+class _Caller:
+    """fn and the array library its inputs are made in ("torch" or "numpy"); call(case) through the family's call
+    (RoPE's by default): (x as the kernel got it before the call, y, None) or (x, None, the failure's text)."""
+
+    def __init__(self, fn, array, call=None):
+        self.fn, self.array, self._call = fn, array, call or _call_rope
+
+    def call(self, case):
+        return self._call(self.fn, case, self.array)
+
+
+def _check_examples(examples):
+    if not isinstance(examples, int) or examples < 1:
+        raise ValueError(f"examples: expected a positive integer; got {examples!r}")
+
+
+def _check_max_position(max_position):
+    if not isinstance(max_position, int) or max_position < 64:
+        raise ValueError(f"max_position: expected an integer >= 64; got {max_position!r}")
 
 
 def _torch():
@@ -53,7 +266,69 @@ def _torch():
     return torch
 
 
-# -- cases ----------------------------------------------------------------------------------------------------
+def _bits(a):
+    if hasattr(a, "detach"):
+        torch = _torch()
+        return a.contiguous().view({2: torch.int16, 4: torch.int32, 8: torch.int64}[a.element_size()]).numpy()
+    return np.ascontiguousarray(a).view({2: np.int16, 4: np.int32, 8: np.int64}[a.itemsize])
+
+
+def _twice(caller, case, y):
+    """DETERMINISTIC's failure unless a second call of the same inputs gives y's bits again, else None."""
+    _, y2, error = caller.call(case)
+    if error or not np.array_equal(_bits(y), _bits(y2)):
+        return DETERMINISTIC, error or "a second call of the same inputs gave other bits", None
+    return None
+
+
+def _claims(report):
+    return [f"the data fits: {e['fits']} ({e['support']})" for e in report.explanations]
+
+
+# -- RoPE ---------------------------------------------------------------------------------------------------------
+
+def verify_rope(fn, *, examples=100, seed=None, dtypes=("float32", "bfloat16"), layout="halfsplit",
+                rope_types=space.ROPE_TYPES, forms=("text",), scenarios=space.SCENARIOS, max_position=1 << 21,
+                array="torch", failure_file=DEFAULT_FAILURE_FILE, key=None, contract=None):
+    """Drives fn(x, positions, config) -> y through `examples` drawn cases; raises VerifyError (an
+    AssertionError) with the smallest failing case and its diagnosis, else returns a summary dict.
+
+    dtypes: of x and y ("float32", "bfloat16", "float16"); layout: "halfsplit" (HF's rotate_half) or
+    "interleaved" (GPT-J); rope_types: HF's rope_type values drawn; forms: "text", "partial"
+    (partial_rotary_factor) and "mrope" (rope_scaling.mrope_section, positions [3, tokens]); scenarios:
+    "prefill", "decode", "chunked", "packed", "left_padding"; max_position: the largest decode offset;
+    array: "torch" (tensors) or "numpy"; seed: the draw (default 20261130, or $PE_SUITE_SEED); failure_file:
+    where failures are kept and replayed first (None: nowhere); key: the kernel's name there (default: its
+    module and qualified name; a functools.partial's with its arguments); contract: a tighter budget than the
+    data's class (check_rope's contract=, e.g. "rope.scalar_f64" for a kernel whose angles are double).
+
+    fn gets inputs of its own on every call (it may rotate x in place) and should give the same result for
+    the same inputs whatever it was called with before: state that changes results (a cache that does not
+    grow, a dynamic base that never shrinks back) is a finding, reported with the calls that show it."""
+    for name, given, known in (("dtypes", dtypes, space.DTYPES), ("rope_types", rope_types, space.ROPE_TYPES),
+                               ("forms", forms, space.FORMS), ("scenarios", scenarios, space.SCENARIOS)):
+        space.check_choices(name, given, known)
+    if layout not in space.LAYOUTS:
+        raise ValueError(f"layout: expected one of {', '.join(space.LAYOUTS)}; got {layout!r}")
+    space.check_array(array, dtypes)
+    _check_examples(examples)
+    _check_max_position(max_position)
+
+    def declared(c):
+        return (c.get("dtype") in dtypes and space.rope_type_of(c.get("config", {})) in rope_types and c.get("form") in forms
+                and c.get("scenario") in scenarios and c.get("layout") == layout and c.get("contract") == contract)
+
+    family = _Family(
+        name="rope", shelf=layout, budget=600, undecidable=True, call=_call_rope, failure=_failure,
+        # draw_case is looked up at each draw: a test may replace it
+        draw=lambda rng: draw_case(rng, rope_types=rope_types, forms=forms, dtypes=dtypes, layout=layout,
+                                   scenarios=scenarios, max_position=max_position, contract=contract),
+        candidates=functools.partial(_candidates, dtypes=dtypes),
+        diagnose=functools.partial(_rope_diagnosis, max_position), describe=_describe,
+        snippet=functools.partial(_snippet, array), declared=declared,
+        tag=lambda case: f"{space.rope_type_of(case['config'])}/{case['dtype']}/{case['scenario']}")
+    return _run(family, fn, array, examples=examples, seed=seed, failure_file=failure_file, key=key)
+
 
 def _representable(values, dtype):
     """float64 values rounded to dtype (RNE), so the stored case is exactly what the kernel was given."""
@@ -82,75 +357,46 @@ def draw_case(rng, *, rope_types, forms, dtypes, layout, scenarios, max_position
             "positions": positions, "x": x, "contract": contract, "max_position": max_position}
 
 
-def _portable(case):
-    """The case as JSON (the failure file, VerifyError.case): x as nested lists."""
-    return dict(case, x=np.asarray(case["x"]).tolist())
-
-
-def _from_portable(case):
-    return dict(case, x=np.asarray(case["x"], dtype=np.float64))
-
-
-def _shape(case):
-    x = np.asarray(case["x"])
-    return x.shape
-
-
-# -- calling fn -----------------------------------------------------------------------------------------------
-
-class _Caller:
-    def __init__(self, fn, array):
-        self.fn, self.array = fn, array
-
-    def inputs(self, case):
-        x = np.asarray(case["x"], dtype=np.float64)
-        positions = np.asarray(case["positions"], dtype=np.int64)
-        if self.array == "torch":
-            torch = _torch()
-            dt = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[case["dtype"]]
-            return torch.from_numpy(x).to(dt), torch.from_numpy(positions)
-        return x.astype(case["dtype"]), positions
-
-    def call(self, case):
-        """(x as the kernel got it before the call, y, None) or (x, None, the failure's text). The kernel gets
-        inputs of its own: one that rotates x in place (vLLM's style) is checked against x as it was, and one
-        that changes x before rotating it is not excused by it."""
-        x, positions = self.inputs(case)
-        given_x, given_positions = self.inputs(case)
-        config = json.loads(json.dumps(case["config"]))  # fn may not change the case
-        try:
-            y = self.fn(given_x, given_positions, config)
-        except Exception as e:  # noqa: BLE001 -- the kernel's own error is the finding
-            return x, None, f"fn raised {type(e).__name__}: {e}"
-        if self.array == "torch":
-            if not hasattr(y, "detach"):
-                return x, None, f"fn returned {type(y).__module__}.{type(y).__name__}; want a torch tensor like x"
-            y = y.detach().cpu().clone()  # a buffer the kernel reuses cannot change what was checked
-            if tuple(y.shape) != tuple(x.shape) or y.dtype != x.dtype:
-                return x, None, f"fn returned shape {tuple(y.shape)} {y.dtype}; want {tuple(x.shape)} {x.dtype}"
-        else:
-            if not isinstance(y, np.ndarray):
-                return x, None, f"fn returned {type(y).__module__}.{type(y).__name__}; want a numpy array like x"
-            y = np.array(y, copy=True)
-            if y.shape != x.shape or y.dtype != x.dtype:
-                return x, None, f"fn returned shape {y.shape} {y.dtype}; want {x.shape} {x.dtype}"
-        return x, y, None
-
-
-def _bits(a):
-    if hasattr(a, "detach"):
+def _rope_inputs(case, array):
+    x = np.asarray(case["x"], dtype=np.float64)
+    positions = np.asarray(case["positions"], dtype=np.int64)
+    if array == "torch":
         torch = _torch()
-        a = a.contiguous()
-        return a.view(torch.int16 if a.element_size() == 2 else torch.int32).numpy()
-    return np.ascontiguousarray(a).view(np.int16 if a.itemsize == 2 else np.int32)
+        dt = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[case["dtype"]]
+        return torch.from_numpy(x).to(dt), torch.from_numpy(positions)
+    return x.astype(case["dtype"]), positions
+
+
+def _call_rope(fn, case, array):
+    """(x as the kernel got it before the call, y, None) or (x, None, the failure's text). The kernel gets
+    inputs of its own: one that rotates x in place (vLLM's style) is checked against x as it was, and one
+    that changes x before rotating it is not excused by it."""
+    x, _ = _rope_inputs(case, array)
+    given_x, given_positions = _rope_inputs(case, array)
+    config = json.loads(json.dumps(case["config"]))  # fn may not change the case
+    try:
+        y = fn(given_x, given_positions, config)
+    except Exception as e:  # noqa: BLE001 -- the kernel's own error is the finding
+        return x, None, f"fn raised {type(e).__name__}: {e}"
+    if array == "torch":
+        if not hasattr(y, "detach"):
+            return x, None, f"fn returned {type(y).__module__}.{type(y).__name__}; want a torch tensor like x"
+        y = y.detach().cpu().clone()  # a buffer the kernel reuses cannot change what was checked
+        if tuple(y.shape) != tuple(x.shape) or y.dtype != x.dtype:
+            return x, None, f"fn returned shape {tuple(y.shape)} {y.dtype}; want {tuple(x.shape)} {x.dtype}"
+    else:
+        if not isinstance(y, np.ndarray):
+            return x, None, f"fn returned {type(y).__module__}.{type(y).__name__}; want a numpy array like x"
+        y = np.array(y, copy=True)
+        if y.shape != x.shape or y.dtype != x.dtype:
+            return x, None, f"fn returned shape {y.shape} {y.dtype}; want {x.shape} {x.dtype}"
+    return x, y, None
 
 
 def _check(case, x, y):
     return _native.check_rope(x, y, np.asarray(case["positions"], dtype=np.int64), hf_config=case["config"],
                               layout=case["layout"], contract=case.get("contract"))
 
-
-# -- the properties -------------------------------------------------------------------------------------------
 
 def _worst_text(report):
     w = report.worst[0] if report.worst else None
@@ -167,7 +413,7 @@ def _undecidable_text(report):
 def _split_calls(case):
     """The case as an engine serves it: a prefill of all but the last tokens (at most two), then one decode step
     per remaining token, in order; and one row alone."""
-    tokens = _shape(case)[0]
+    tokens = np.asarray(case["x"]).shape[0]
     if tokens < 2:
         return [], []
     split = max(1, tokens - 2)
@@ -243,10 +489,8 @@ def _failure(caller, case, only=None):
         return None if only is not None else failed
     if failed or raised:  # the whole call wrong is the general failure, whatever else failed; then a raise
         return failed if failed and failed[0] == AGREES else raised or failed
-    if wanted(DETERMINISTIC):
-        _, y2, error = caller.call(case)
-        if error or not np.array_equal(_bits(y), _bits(y2)):
-            return DETERMINISTIC, error or "a second call of the same inputs gave other bits", None
+    if wanted(DETERMINISTIC) and (failed := _twice(caller, case, y)):
+        return failed
     # The black-box properties, held to the data type's rounding (black_box.py): beyond the class budget's reach
     # where a float32 angle's error makes that budget loose.
     if not any(wanted(p) for p in (bb.NORM, bb.INVERSE, bb.RELATIVE)):
@@ -265,8 +509,6 @@ def _failure(caller, case, only=None):
             return bb.RELATIVE, error or text, None
     return None
 
-
-# -- shrinking ------------------------------------------------------------------------------------------------
 
 def _with(case, **changes):
     """A copy of the case with some fields replaced (x, a float64 array, is never written in place)."""
@@ -360,37 +602,10 @@ def _candidates(case, dtypes):
         yield _with(case, x=np.full_like(x, 1.0))
 
 
-def _same(a, b):
-    xa, xb = np.asarray(a["x"]), np.asarray(b["x"])
-    return (a["dtype"] == b["dtype"] and a["config"] == b["config"] and a["positions"] == b["positions"]
-            and xa.shape == xb.shape and np.array_equal(xa, xb))
-
-
-def _shrink(caller, case, prop, dtypes, budget=600):
-    """Greedy: the first smaller candidate that still breaks `prop` replaces the case, until none does (a
-    candidate equal to the case never counts as progress)."""
-    steps = 0
-    progress = True
-    while progress and budget > 0:
-        progress = False
-        for candidate in _candidates(case, dtypes):
-            if _same(candidate, case):
-                continue
-            budget -= 1
-            if budget <= 0:
-                break
-            found = _failure(caller, candidate, only=prop)
-            if found and found[0] == prop:
-                case, steps, progress = candidate, steps + 1, True
-                break
-    return case, steps
-
-
-# -- the report -----------------------------------------------------------------------------------------------
-
-def _snippet(case, array, rows=None, prop=None):
+def _snippet(array, case, found):
     """The minimal case as Python to paste: its inputs, then the kernel's call(s) and the check of the failing
     one (for a split property, the prefill and decode calls up to it, in order)."""
+    prop, _, rows = found
     x = np.asarray(case["x"])
     values = ", ".join(repr(float(v)) for v in x.reshape(-1))
     if array == "torch":
@@ -420,16 +635,6 @@ def _snippet(case, array, rows=None, prop=None):
     return "\n".join(lines)
 
 
-def _diagnosis(caller, case):
-    """The check engine's claims about the kernel's output for this case: (lines, list of claims)."""
-    x, y, error = caller.call(case)
-    if error or y is None:
-        return [f"no output to diagnose ({error})"] if error else [], []
-    report = _check(case, x, y)
-    claims = [f"the data fits: {e['fits']} ({e['support']})" for e in report.explanations]
-    return claims, report.explanations
-
-
 def _describe(case):
     x = np.asarray(case["x"])
     s = case["config"].get("rope_scaling") or {}
@@ -441,84 +646,42 @@ def _describe(case):
             f"{', M-RoPE ' + str(s['mrope_section']) if 'mrope_section' in s else ''}")
 
 
-# -- the entry point ------------------------------------------------------------------------------------------
+def _diagnosis(caller, case):
+    """The check engine's claims about the kernel's output for this case: (lines, list of claims)."""
+    x, y, error = caller.call(case)
+    if error or y is None:
+        return [f"no output to diagnose ({error})"] if error else [], []
+    report = _check(case, x, y)
+    return _claims(report), report.explanations
 
-def verify_rope(fn, *, examples=100, seed=None, dtypes=("float32", "bfloat16"), layout="halfsplit",
-                rope_types=space.ROPE_TYPES, forms=("text",), scenarios=space.SCENARIOS, max_position=1 << 21,
-                array="torch", failure_file=DEFAULT_FAILURE_FILE, key=None, contract=None):
-    """Drives fn(x, positions, config) -> y through `examples` drawn cases; raises VerifyError (an
-    AssertionError) with the smallest failing case and its diagnosis, else returns a summary dict.
 
-    dtypes: of x and y ("float32", "bfloat16", "float16"); layout: "halfsplit" (HF's rotate_half) or
-    "interleaved" (GPT-J); rope_types: HF's rope_type values drawn; forms: "text", "partial"
-    (partial_rotary_factor) and "mrope" (rope_scaling.mrope_section, positions [3, tokens]); scenarios:
-    "prefill", "decode", "chunked", "packed", "left_padding"; max_position: the largest decode offset;
-    array: "torch" (tensors) or "numpy"; seed: the draw (default 20261130, or $PE_SUITE_SEED); failure_file:
-    where failures are kept and replayed first (None: nowhere); key: the kernel's name there (default: its
-    module and qualified name; a functools.partial's with its arguments); contract: a tighter budget than the
-    data's class (check_rope's contract=, e.g. "rope.scalar_f64" for a kernel whose angles are double).
-
-    fn gets inputs of its own on every call (it may rotate x in place) and should give the same result for
-    the same inputs whatever it was called with before: state that changes results (a cache that does not
-    grow, a dynamic base that never shrinks back) is a finding, reported with the calls that show it."""
-    for name, given, known in (("dtypes", dtypes, space.DTYPES), ("rope_types", rope_types, space.ROPE_TYPES),
-                               ("forms", forms, space.FORMS), ("scenarios", scenarios, space.SCENARIOS)):
-        space.check_choices(name, given, known)
-    if layout not in space.LAYOUTS:
-        raise ValueError(f"layout: expected one of {', '.join(space.LAYOUTS)}; got {layout!r}")
-    space.check_array(array, dtypes)
-    if not isinstance(examples, int) or examples < 1:
-        raise ValueError(f"examples: expected a positive integer; got {examples!r}")
-    if not isinstance(max_position, int) or max_position < 64:
-        raise ValueError(f"max_position: expected an integer >= 64; got {max_position!r}")
-    if seed is None:
-        seed = int(os.environ.get("PE_SUITE_SEED", DEFAULT_SEED))
-    caller = _Caller(fn, array)
-    key = f"{key or _name(fn)}/{layout}/{array}"
-    store = _Store(failure_file)
-
-    def declared(c):  # a kept case of a run with other arguments is not this run's to replay
-        return (c.get("dtype") in dtypes and space.rope_type_of(c.get("config", {})) in rope_types and c.get("form") in forms
-                and c.get("scenario") in scenarios and c.get("layout") == layout and c.get("contract") == contract)
-
-    for kept in store.cases(key):  # the last run's failures first
-        if not declared(kept):
-            continue
-        case = _from_portable(kept)
-        found = _failure(caller, case)
-        if found and found[0] != UNDECIDABLE:
-            _raise(caller, case, found, case, 0, f"replayed from {failure_file}", array, store, key, max_position,
-                   dtypes)
-        store.forget(key, kept)
-
-    counts, undecidable = {}, []
-    for i in range(examples):
-        case = draw_case(random.Random(f"{seed}:{i}"), rope_types=rope_types, forms=forms, dtypes=dtypes,
-                         layout=layout, scenarios=scenarios, max_position=max_position, contract=contract)
-        tag = f"{space.rope_type_of(case['config'])}/{case['dtype']}/{case['scenario']}"
-        counts[tag] = counts.get(tag, 0) + 1
-        found = _failure(caller, case)
-        if found and found[0] == UNDECIDABLE:
-            undecidable.append(f"case {i + 1} ({tag}): {found[1]}")
-            continue
-        if found:
-            minimal, steps = _shrink(caller, case, found[0], dtypes)
-            again = _failure(caller, minimal, only=found[0])
-            if again is None:  # the kernel's results depend on its earlier calls: show the case as drawn
-                minimal, steps, found = case, 0, (found[0], found[1] + " (the smaller cases did not fail when "
-                                                  "run again: the kernel's output depends on its earlier calls)",
-                                                  found[2])
-            _raise(caller, minimal, again or found, case, steps, f"seed {seed}, case {i + 1} of {examples}", array,
-                   store, key, max_position, dtypes)
-    if 2 * len(undecidable) > examples:
-        raise VerifyError(f"verify_rope: {len(undecidable)} of {examples} drawn cases could not be judged (seed {seed}): "
-                          f"the budget reaches the largest error any output could have, so those cases could not "
-                          f"fail. First: {undecidable[0]}", UNDECIDABLE, None, [])
-    if undecidable:
-        warnings.warn(f"verify_rope: {len(undecidable)} of {examples} drawn cases could not be judged (the data type's "
-                      f"budget reaches any output's error at their positions) and were not counted. First: "
-                      f"{undecidable[0]}", UserWarning, stacklevel=2)
-    return {"examples": examples, "seed": seed, "cases": counts, "undecidable": len(undecidable)}
+def _rope_diagnosis(max_position, caller, minimal, found, original):
+    """(claims, explanations, on what). The minimal case is too small to read a cause from (one row fits many
+    conventions): the diagnosis reads a larger failing output of the same kernel under the failing case's config."""
+    prop, text, rows = found
+    claims, explanations, source = [], [], ""
+    if prop == PASS_THROUGH:  # measured directly: no convention to fit
+        claims, source = [f"measured: the kernel changes a pass-through channel ({text})"], "the minimal case"
+    start = min(int(np.min(np.asarray(minimal["positions"])[0] if minimal["form"] == "mrope" else
+                           minimal["positions"])), max(0, max_position - 48))
+    probes = [(f"the failing config on 48 tokens x 4 heads, {scenario} positions", _probe(original, scenario, max_position))
+              for scenario in dict.fromkeys((original["scenario"], "chunked", "packed", "spread"))]
+    probes.append(("the failing config on 48 tokens x 4 heads from the minimal case's first position",
+                   _probe(original, original["scenario"], max_position, start=start)))
+    # The first of them whose call fails and whose output fits a claim says what the kernel computed (each claim
+    # is measured on that output); a single row fits too many conventions to be read alone, so the minimal case
+    # speaks only when nothing larger fails.
+    for what, case in probes + [("the case as first drawn", original)]:
+        if claims:
+            break
+        if _failure(caller, case, only=AGREES) is not None:
+            found_claims, found_explanations = _diagnosis(caller, case)
+            if found_claims or not source:
+                claims, explanations, source = found_claims, found_explanations, what
+    if not source:  # nothing larger fails: the failing call itself (for a split property, that call alone)
+        claims, explanations = _diagnosis(caller, _rows(minimal, rows) if rows is not None else minimal)
+        source = "the minimal case's failing call"
+    return claims, explanations, source
 
 
 def _widened(config, d):
@@ -565,95 +728,236 @@ def _probe(original, scenario, max_position, start=None):
                  x=_representable(x, original["dtype"]))
 
 
-def _name(fn):
-    """A name for the failure file that is the same in every run: module and qualified name; for a
-    functools.partial, its function's with its arguments."""
-    if isinstance(fn, functools.partial):
-        args = ", ".join([repr(a) for a in fn.args] + [f"{k}={v!r}" for k, v in sorted(fn.keywords.items())])
-        return f"{_name(fn.func)}({args})"
-    return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', type(fn).__name__)}"
+# -- the tables: sinusoidal and ALiBi -----------------------------------------------------------------------------
+
+def verify_sinusoidal(fn, *, examples=100, seed=None, dtypes=("float32",), layout="interleaved",
+                      scenarios=space.SCENARIOS, max_position=1 << 21, array="torch",
+                      failure_file=DEFAULT_FAILURE_FILE, key=None):
+    """Drives fn(positions, config) -> table [tokens, dim] through drawn cases: config {"dim", "base",
+    "dtype"} (the table's width, its frequency base, the dtype to return), positions [tokens] in a scenario
+    (prefill, decode at an offset up to max_position, chunked, packed, left padding). layout: "interleaved"
+    (the paper's sin, cos pairs) or "concatenated" (all sines, then all cosines: fairseq, tensor2tensor).
+    Raises VerifyError (an AssertionError) with the smallest failing case and its diagnosis."""
+    space.check_choices("dtypes", dtypes, TABLE_DTYPES)
+    space.check_choices("scenarios", scenarios, space.SCENARIOS)
+    if layout not in SINUSOIDAL_LAYOUTS:
+        raise ValueError(f"layout: expected one of {', '.join(SINUSOIDAL_LAYOUTS)}; got {layout!r}")
+    space.check_array(array, dtypes)
+    _check_max_position(max_position)
+    _check_examples(examples)
+
+    def draw(rng):
+        dim = rng.choice(SINUSOIDAL_DIMS)
+        base = 10000.0 if rng.random() < 0.7 else float(f"{math.exp(rng.uniform(4.6, 16.1)):.3g}")
+        scenario = rng.choice(scenarios)
+        tokens = rng.randint(1, 4) if scenario == "decode" else rng.randint(1, 64)
+        dtype = rng.choice(dtypes)
+        return {"config": {"dim": dim, "base": base, "dtype": dtype}, "layout": layout, "scenario": scenario,
+                "positions": space.draw_positions(rng, scenario, tokens, max_position), "dtype": dtype}
+
+    def probe(case):
+        rng = random.Random(f"probe:{json.dumps(case['config'], sort_keys=True)}")
+        c = dict(case["config"], dim=max(case["config"]["dim"], 64))
+        return dict(case, config=c, positions=space.draw_positions(rng, case["scenario"], 48, max_position))
+
+    family = _Family(
+        name="sinusoidal", shelf="sinusoidal", budget=400, draw=draw, call=_call_sinusoidal,
+        failure=functools.partial(_table_failure, _check_sinusoidal, _sinusoidal_splits),
+        candidates=functools.partial(_sinusoidal_candidates, dtypes),
+        diagnose=functools.partial(_table_diagnosis, _check_sinusoidal, probe),
+        describe=_describe_sinusoidal, snippet=functools.partial(_sinusoidal_snippet, array),
+        declared=lambda c: c.get("layout") == layout and c.get("dtype") in dtypes and c.get("scenario") in scenarios,
+        tag=lambda case: case["dtype"])
+    return _run(family, fn, array, examples=examples, seed=seed, failure_file=failure_file, key=key)
 
 
-def _raise(caller, minimal, found, original, steps, origin, array, store, key, max_position, dtypes):
-    prop, text, rows = found
+def verify_alibi(fn, *, examples=100, seed=None, dtypes=("float32",), alibi_slopes="interpolated", array="torch",
+                 failure_file=DEFAULT_FAILURE_FILE, key=None):
+    """Drives fn(config) -> slopes [num_attention_heads] through drawn configs: {"num_attention_heads",
+    "max_bias", "dtype"} (heads from 1 to 128, powers of two and the others, whose slopes the paper, HF, ggml
+    and vLLM interpolate: alibi_slopes="interpolated"; "direct" for the geometric rule at any head count).
+    Raises VerifyError (an AssertionError) with the smallest failing config and its diagnosis."""
+    space.check_choices("dtypes", dtypes, TABLE_DTYPES)
+    if alibi_slopes not in ("interpolated", "direct"):
+        raise ValueError(f"alibi_slopes: expected 'interpolated' or 'direct'; got {alibi_slopes!r}")
+    space.check_array(array, dtypes)
+    _check_examples(examples)
+
+    def draw(rng):
+        heads = rng.choice(ALIBI_HEADS)
+        max_bias = 8.0 if rng.random() < 0.7 else float(rng.choice((1, 2, 4, 6, 12, 16)))
+        dtype = rng.choice(dtypes)
+        return {"config": {"num_attention_heads": heads, "max_bias": max_bias, "dtype": dtype}, "dtype": dtype,
+                "alibi_slopes": alibi_slopes}
+
+    family = _Family(
+        name="alibi", shelf="alibi", budget=400, draw=draw, call=_call_alibi,
+        failure=functools.partial(_table_failure, _check_alibi, lambda case: []),
+        candidates=functools.partial(_alibi_candidates, dtypes),
+        diagnose=functools.partial(_table_diagnosis, _check_alibi, lambda case: None),
+        describe=_describe_alibi, snippet=_alibi_snippet,
+        declared=lambda c: c.get("dtype") in dtypes and c.get("alibi_slopes") == alibi_slopes,
+        tag=lambda case: case["dtype"])
+    return _run(family, fn, array, examples=examples, seed=seed, failure_file=failure_file, key=key)
+
+
+def _output(y, dtype, shape, array):
+    """(None, a copy of y, None) or (None, None, what is wrong with it): a table has no input x."""
+    if array == "torch":
+        if not hasattr(y, "detach"):
+            return None, None, f"fn returned {type(y).__module__}.{type(y).__name__}; want a torch tensor"
+        y = y.detach().cpu().clone()
+        got = str(y.dtype).replace("torch.", "")
+    else:
+        if not isinstance(y, np.ndarray):
+            return None, None, f"fn returned {type(y).__module__}.{type(y).__name__}; want a numpy array"
+        y = np.array(y, copy=True)
+        got = y.dtype.name
+    if tuple(y.shape) != tuple(shape) or got != dtype:
+        return None, None, f"fn returned shape {tuple(y.shape)} {got}; want {tuple(shape)} {dtype}"
+    return None, y, None
+
+
+def _table_worst(report):
+    w = report.worst[0] if report.worst else None
+    if not w:
+        return str(report).strip().splitlines()[-1]
+    where = ", ".join(f"{k} {w[k]}" for k in ("row", "head", "query", "key", "position", "channel") if k in w)
+    return (f"{where}: got {w.get('value')!r}, exact {w.get('exact')!r}, error {w.get('abs_error', 0):.3g} > "
+            f"budget {w.get('budget', 0):.3g}")
+
+
+def _table_failure(check, splits, caller, case, only=None):
+    """(property, text, the failing part case or None) of the first property a table breaks, else None: the split
+    calls (made first, in order), then the whole call's agreement, the first split that failed, the same bits."""
+    def wanted(p):
+        return only is None or only == p
+
+    split_failure = None
+    if wanted(PREFILL_DECODE):
+        for part in splits(case):
+            _, y, error = caller.call(part)
+            report = None if error else check(part, y)
+            if error or not report.passed:
+                split_failure = (PREFILL_DECODE, error or _table_worst(report), part)
+                break
+    _, y, error = caller.call(case)
+    if error:
+        return TABLE_RAISED, error, None
+    if wanted(AGREES):
+        report = check(case, y)
+        if not report.passed:
+            return AGREES, _table_worst(report), None
+    if split_failure:
+        return split_failure
+    return _twice(caller, case, y) if wanted(DETERMINISTIC) else None
+
+
+def _table_diagnosis(check, probe, caller, minimal, found, original):
+    """(claims, explanations, on what): the first failing output of a larger case (probe's; None: none), the case
+    as drawn and the minimal case's failing call that fits a claim."""
     claims, explanations, source = [], [], ""
-    # The minimal case is too small to read a cause from (one row fits many conventions): the diagnosis reads
-    # a larger failing output of the same kernel under the failing case's config.
-    if prop == PASS_THROUGH:  # measured directly: no convention to fit
-        claims, source = [f"measured: the kernel changes a pass-through channel ({text})"], "the minimal case"
-    start = min(int(np.min(np.asarray(minimal["positions"])[0] if minimal["form"] == "mrope" else
-                           minimal["positions"])), max(0, max_position - 48))
-    probes = [(f"the failing config on 48 tokens x 4 heads, {scenario} positions", _probe(original, scenario, max_position))
-              for scenario in dict.fromkeys((original["scenario"], "chunked", "packed", "spread"))]
-    probes.append(("the failing config on 48 tokens x 4 heads from the minimal case's first position",
-                   _probe(original, original["scenario"], max_position, start=start)))
-    # The first of them whose call fails and whose output fits a claim says what the kernel computed (each claim
-    # is measured on that output); a single row fits too many conventions to be read alone, so the minimal case
-    # speaks only when nothing larger fails.
-    for what, case in probes + [("the case as first drawn", original)]:
-        if claims:
+    for what, case in (("the failing config, larger", probe(original)), ("the case as first drawn", original),
+                       ("the minimal case's failing call", found[2] or minimal)):
+        if claims or case is None:
+            continue
+        _, y, error = caller.call(case)
+        if error:
+            claims, source = [f"no output to diagnose ({error})"], what
             break
-        if _failure(caller, case, only=AGREES) is not None:
-            found_claims, found_explanations = _diagnosis(caller, case)
-            if found_claims or not source:
-                claims, explanations, source = found_claims, found_explanations, what
-    if not source:  # nothing larger fails: the failing call itself (for a split property, that call alone)
-        claims, explanations = _diagnosis(caller, _rows(minimal, rows) if rows is not None else minimal)
-        source = "the minimal case's failing call"
-    store.keep(key, _portable(minimal))
-    lines = [f"pe_suite.verify_rope: {prop}: FAILED ({origin}; shrunk in {steps} steps)",
-             f"  failure: {text}",
-             f"  minimal case: {_describe(minimal)}",
-             "    " + _snippet(minimal, array, rows, prop).replace("\n", "\n    "),
-             f"  diagnosis{' (the kernel on ' + source + ')' if source else ''}:"]
-    lines += [f"    {c}" for c in claims] or ["    undetermined: no convention the check engine knows fits the output"]
-    raise VerifyError("\n".join(lines), prop, _portable(minimal), explanations)
+        report = check(case, y)
+        if report.passed:
+            continue
+        claims, explanations, source = _claims(report), report.explanations, what
+    return claims, explanations, source
 
 
-class _Store:
-    """The failure file: {key: [minimal cases]}, rewritten whole through a temporary file of its own. It never
-    hides the kernel's failure: a file that cannot be read counts as empty, one that cannot be written is
-    warned about."""
+def _call_sinusoidal(fn, case, array):
+    positions = case["positions"]
+    positions = _torch().tensor(positions, dtype=_torch().int64) if array == "torch" else np.asarray(positions, "int64")
+    try:
+        y = fn(positions, dict(case["config"]))
+    except Exception as e:  # noqa: BLE001 -- the kernel's own error is the finding
+        return None, None, f"fn raised {type(e).__name__}: {e}"
+    return _output(y, case["config"]["dtype"], (len(case["positions"]), case["config"]["dim"]), array)
 
-    def __init__(self, path):
-        self.path = pathlib.Path(path) if path else None
 
-    def _load(self):
-        if not self.path or not self.path.exists():
-            return {}
-        try:
-            data = json.loads(self.path.read_text())
-        except (OSError, ValueError) as e:
-            warnings.warn(f"pe_suite.verify_rope: failure_file {self.path} not read ({e}); starting without it")
-            return {}
-        return data if isinstance(data, dict) else {}
+def _check_sinusoidal(case, y):
+    return _native.check_sinusoidal(y, np.asarray(case["positions"], dtype=np.int64), base=case["config"]["base"],
+                                    layout=case["layout"])
 
-    def _save(self, data):
-        if not self.path:
-            return
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile("w", dir=self.path.parent, prefix=self.path.name, suffix=".tmp",
-                                             delete=False) as f:
-                json.dump(data, f)
-            os.replace(f.name, self.path)
-        except OSError as e:
-            warnings.warn(f"pe_suite.verify_rope: failure_file {self.path} not written ({e})")
 
-    def cases(self, key):
-        kept = self._load().get(key, [])
-        return [c for c in kept if isinstance(c, dict)] if isinstance(kept, list) else []
+def _sinusoidal_splits(case):
+    p = case["positions"]
+    if len(p) < 2:
+        return []
+    cut = max(1, len(p) - 2)
+    return [dict(case, positions=p[:cut])] + [dict(case, positions=[q]) for q in p[cut:]]
 
-    def keep(self, key, case):
-        data = self._load()
-        kept = [c for c in self.cases(key) if c != case]
-        data[key] = [case] + kept[:9]
-        self._save(data)
 
-    def forget(self, key, case):
-        data = self._load()
-        if key in data:
-            data[key] = [c for c in self.cases(key) if c != case]
-            if not data[key]:
-                del data[key]
-            self._save(data)
+def _sinusoidal_candidates(dtypes, case):
+    c, p = case["config"], case["positions"]
+    if c["dtype"] != "float32" and "float32" in dtypes:
+        yield dict(case, config=dict(c, dtype="float32"), dtype="float32")
+    if len(p) > 1:
+        for t in range(min(len(p), 8)):
+            yield dict(case, positions=[p[t]])
+        yield dict(case, positions=p[: len(p) // 2])
+        yield dict(case, positions=p[len(p) // 2:])
+    for d in range(2, c["dim"], 2):
+        yield dict(case, config=dict(c, dim=d))
+    for k in range(len(p)):
+        for value in (0, 1):
+            if p[k] > value:
+                yield dict(case, positions=p[:k] + [value] + p[k + 1:])
+    if p and max(p) > 1:
+        yield dict(case, positions=[q // 2 for q in p])
+    if c["base"] != 10000.0:
+        yield dict(case, config=dict(c, base=10000.0))
+
+
+def _sinusoidal_snippet(array, case, found):
+    case = found[2] or case
+    mod, ctor = ("torch", "torch.tensor") if array == "torch" else ("numpy as np", "np.array")
+    return (f"import {mod}\nimport pe_suite\nconfig = {case['config']!r}\npositions = {ctor}({case['positions']})\n"
+            f"table = fn(positions, config)\nprint(pe_suite.check_sinusoidal(table, positions, base={case['config']['base']!r}, "
+            f"layout={case['layout']!r}))")
+
+
+def _describe_sinusoidal(case):
+    c = case["config"]
+    return (f"{c['dtype']}, {case['layout']}, dim {c['dim']}, base {c['base']:g}, {len(case['positions'])} "
+            f"position(s), drawn as {case['scenario']}")
+
+
+def _call_alibi(fn, case, array):
+    try:
+        y = fn(dict(case["config"]))
+    except Exception as e:  # noqa: BLE001 -- the kernel's own error is the finding
+        return None, None, f"fn raised {type(e).__name__}: {e}"
+    return _output(y, case["config"]["dtype"], (case["config"]["num_attention_heads"],), array)
+
+
+def _check_alibi(case, y):
+    return _native.check_alibi(y, max_bias=case["config"]["max_bias"], alibi_slopes=case["alibi_slopes"])
+
+
+def _alibi_candidates(dtypes, case):
+    c = case["config"]
+    if c["dtype"] != "float32" and "float32" in dtypes:
+        yield dict(case, config=dict(c, dtype="float32"), dtype="float32")
+    for h in range(1, c["num_attention_heads"]):
+        yield dict(case, config=dict(c, num_attention_heads=h))
+    if c["max_bias"] != 8.0:
+        yield dict(case, config=dict(c, max_bias=8.0))
+
+
+def _alibi_snippet(case, found):
+    case = found[2] or case
+    return (f"import pe_suite\nconfig = {case['config']!r}\nslopes = fn(config)\nprint(pe_suite.check_alibi("
+            f"slopes, max_bias={case['config']['max_bias']!r}, alibi_slopes={case['alibi_slopes']!r}))")
+
+
+def _describe_alibi(case):
+    c = case["config"]
+    return f"{c['dtype']}, {c['num_attention_heads']} head(s), max_bias {c['max_bias']:g}"
