@@ -14,7 +14,7 @@ packages=(
   gnuplot-nox python3-numpy python3-yaml
   python3-dev pybind11-dev libdlpack-dev python3-pytest python3-torch python3-hypothesis
   clang-14 libclang-rt-14-dev
-  slurm-wlm munge
+  slurm-wlm munge universal-ctags
 )
 
 missing=()

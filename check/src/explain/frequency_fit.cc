@@ -119,6 +119,7 @@ std::optional<double> factor_of(const RecoveredFrequencies& r, std::span<const d
 // Every hypothesis, the positions divided by `scale` (1: not): another base (NTK's and dynamic's among
 // them), no scaling, a linear factor, Llama-3 and YaRN (either blend) over their parameters' usual grids
 // (factors from the pairs they divide).
+// long: one table of hypotheses, a block per method over its parameters' usual grids.
 std::vector<FitCandidate> candidates(const RecoveredFrequencies& r, const RopeParams& given, double scale) {
   RopeParams plain_params = given;
   plain_params.scaling = {};
@@ -347,6 +348,8 @@ double median_gain(const RecoveredFrequencies& r) {
   return gains[gains.size() / 2];
 }
 
+// long: ranks every hypothesis, then words the best one against the given; the ranking's tie-breaks and the
+// words read the same candidate's fields.
 std::optional<FrequencyFit> fit_frequencies(const RecoveredFrequencies& r, const RopeParams& given) {
   std::size_t determined = 0;
   for (const RecoveredPair& p : r.pairs) determined += p.theta ? 1 : 0;

@@ -43,6 +43,77 @@ const std::set<std::string> kTopLevelRead = {"rope_theta",
                                              "head_dim",
                                              "mrope_section"};
 
+// Each layer's type: layer_types, else Gemma-3's sliding_window_pattern, else Gemma-2's alternation (empty:
+// the config has none).
+std::vector<std::string> layer_types(const Text& t, std::int64_t n_layers) {
+  std::vector<std::string> types;
+  if (const json* lt = t.get("layer_types")) {
+    if (!lt->is_array()) t.fail(t.key("layer_types"), "expected a list of layer types");
+    for (const json& x : *lt) types.push_back(x.is_string() ? x.get<std::string>() : x.dump());
+  } else if (t.get("rope_local_base_freq") != nullptr && t.get("sliding_window_pattern") != nullptr) {
+    // modeling_gemma3.py: is_sliding = bool((layer_idx + 1) % config.sliding_window_pattern).
+    const std::int64_t pattern = t.integer("sliding_window_pattern");
+    if (pattern == 0) t.fail(t.key("sliding_window_pattern"), "must be > 0");
+    for (std::int64_t i = 0; i < n_layers; ++i)
+      types.push_back((i + 1) % pattern != 0 ? "sliding_attention" : "full_attention");
+  } else if (t.model_type == "gemma2") {
+    for (std::int64_t i = 0; i < n_layers;
+         ++i)  // modeling_gemma2.py: is_sliding = not bool(layer_idx % 2)
+      types.push_back(i % 2 == 0 ? "sliding_attention" : "full_attention");
+  }
+  if (!types.empty() && static_cast<std::int64_t>(types.size()) != n_layers)
+    t.fail(t.key("layer_types"),
+           fmt::format("{} entries, num_hidden_layers is {}", types.size(), n_layers));
+  return types;
+}
+
+// Whether each layer uses RoPE: no_rope_layers (1 = uses RoPE), else no_rope_layer_interval (empty: all do).
+std::vector<bool> rope_layers(const Text& t, std::int64_t n_layers) {
+  std::vector<bool> uses_rope;
+  const json* nope_list = t.get("no_rope_layers");
+  if (nope_list != nullptr && nope_list->is_array() && !nope_list->empty()) {
+    for (const json& x : *nope_list) uses_rope.push_back(x.is_number() && x.get<double>() != 0);
+    if (static_cast<std::int64_t>(uses_rope.size()) != n_layers)
+      t.fail(t.key("no_rope_layers"),
+             fmt::format("{} entries, num_hidden_layers is {}", uses_rope.size(), n_layers));
+  } else if (const std::int64_t interval = t.integer("no_rope_layer_interval"); interval > 0) {
+    for (std::int64_t i = 0; i < n_layers; ++i) uses_rope.push_back((i + 1) % interval != 0);
+  }
+  return uses_rope;
+}
+
+// The first `n` layers' settings merged into the distinct ones, each with its layers; layer types alike in
+// RoPE are one setting ("all layers"), as in Gemma-2.
+template <class SettingOf>
+void merge_layers(Layers& out, std::int64_t n, const SettingOf& setting_of) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    HfRopeSetting s = setting_of(i);
+    auto same = std::find_if(out.settings.begin(), out.settings.end(),
+                             [&](const HfRopeSetting& o) { return o.same_rope(s) && o.name == s.name; });
+    if (same == out.settings.end()) {
+      out.settings.push_back(std::move(s));
+      same = out.settings.end() - 1;
+    }
+    if (n > 1 || out.n_layers > 0) same->layers.push_back(i);
+  }
+  if (out.settings.size() == 1 && n == 1 && out.n_layers > 0) {
+    out.settings.front().layers.clear();
+    for (std::int64_t i = 0; i < out.n_layers; ++i) out.settings.front().layers.push_back(i);
+  }
+  if (out.settings.size() > 1) {
+    bool alike = true;
+    for (const HfRopeSetting& s : out.settings) alike = alike && s.same_rope(out.settings.front());
+    if (alike) {
+      for (std::size_t k = 1; k < out.settings.size(); ++k)
+        out.settings.front().layers.insert(out.settings.front().layers.end(), out.settings[k].layers.begin(),
+                                           out.settings[k].layers.end());
+      out.settings.resize(1);
+      std::sort(out.settings.front().layers.begin(), out.settings.front().layers.end());
+    }
+  }
+  if (out.settings.size() == 1) out.settings.front().name = "all layers";
+}
+
 }  // namespace
 
 Layers resolve_layers(const json& config, const std::string& source) {
@@ -64,42 +135,15 @@ Layers resolve_layers(const json& config, const std::string& source) {
     pk = t.prefix + "rope_parameters";
   }
   out.n_layers = t.integer("num_hidden_layers");
-  // Layer types: layer_types, else Gemma-3's sliding_window_pattern, else Gemma-2's alternation.
-  std::vector<std::string> types;
-  if (const json* lt = t.get("layer_types")) {
-    if (!lt->is_array()) t.fail(t.key("layer_types"), "expected a list of layer types");
-    for (const json& x : *lt) types.push_back(x.is_string() ? x.get<std::string>() : x.dump());
-  } else if (t.get("rope_local_base_freq") != nullptr && t.get("sliding_window_pattern") != nullptr) {
-    // modeling_gemma3.py: is_sliding = bool((layer_idx + 1) % config.sliding_window_pattern).
-    const std::int64_t pattern = t.integer("sliding_window_pattern");
-    if (pattern == 0) t.fail(t.key("sliding_window_pattern"), "must be > 0");
-    for (std::int64_t i = 0; i < out.n_layers; ++i)
-      types.push_back((i + 1) % pattern != 0 ? "sliding_attention" : "full_attention");
-  } else if (t.model_type == "gemma2") {
-    for (std::int64_t i = 0; i < out.n_layers;
-         ++i)  // modeling_gemma2.py: is_sliding = not bool(layer_idx % 2)
-      types.push_back(i % 2 == 0 ? "sliding_attention" : "full_attention");
-  }
-  if (!types.empty() && static_cast<std::int64_t>(types.size()) != out.n_layers)
-    t.fail(t.key("layer_types"),
-           fmt::format("{} entries, num_hidden_layers is {}", types.size(), out.n_layers));
+  const std::vector<std::string> types = layer_types(t, out.n_layers);
   // v5 rope_parameters keyed by layer type (standardize_rope_params' case 2).
   bool keyed = params != nullptr && !params->empty() && !types.empty();
   if (keyed) {
     for (const auto& [k, v] : params->items())
       keyed = keyed && v.is_object() && std::find(types.begin(), types.end(), k) != types.end();
   }
-  // NoPE layers: no_rope_layers (1 = uses RoPE), else no_rope_layer_interval.
-  std::vector<bool> uses_rope;
   const json* nope_list = t.get("no_rope_layers");
-  if (nope_list != nullptr && nope_list->is_array() && !nope_list->empty()) {
-    for (const json& x : *nope_list) uses_rope.push_back(x.is_number() && x.get<double>() != 0);
-    if (static_cast<std::int64_t>(uses_rope.size()) != out.n_layers)
-      t.fail(t.key("no_rope_layers"),
-             fmt::format("{} entries, num_hidden_layers is {}", uses_rope.size(), out.n_layers));
-  } else if (const std::int64_t interval = t.integer("no_rope_layer_interval"); interval > 0) {
-    for (std::int64_t i = 0; i < out.n_layers; ++i) uses_rope.push_back((i + 1) % interval != 0);
-  }
+  const std::vector<bool> uses_rope = rope_layers(t, out.n_layers);
   if ((!types.empty() || !uses_rope.empty()) && out.n_layers == 0)
     t.fail(t.prefix + "num_hidden_layers", "required by the per-layer keys");
   const Head head = head_of(t);
@@ -148,34 +192,7 @@ Layers resolve_layers(const json& config, const std::string& source) {
     s.name = type.empty() ? "rope" : type;
     return s;
   };
-  const std::int64_t n = types.empty() && uses_rope.empty() ? 1 : out.n_layers;
-  for (std::int64_t i = 0; i < n; ++i) {
-    HfRopeSetting s = setting_of(i);
-    auto same = std::find_if(out.settings.begin(), out.settings.end(),
-                             [&](const HfRopeSetting& o) { return o.same_rope(s) && o.name == s.name; });
-    if (same == out.settings.end()) {
-      out.settings.push_back(std::move(s));
-      same = out.settings.end() - 1;
-    }
-    if (n > 1 || out.n_layers > 0) same->layers.push_back(i);
-  }
-  if (out.settings.size() == 1 && n == 1 && out.n_layers > 0) {
-    out.settings.front().layers.clear();
-    for (std::int64_t i = 0; i < out.n_layers; ++i) out.settings.front().layers.push_back(i);
-  }
-  if (out.settings.size() > 1) {
-    // Layer types alike in RoPE are one setting ("all layers"), as in Gemma-2.
-    bool alike = true;
-    for (const HfRopeSetting& s : out.settings) alike = alike && s.same_rope(out.settings.front());
-    if (alike) {
-      for (std::size_t k = 1; k < out.settings.size(); ++k)
-        out.settings.front().layers.insert(out.settings.front().layers.end(), out.settings[k].layers.begin(),
-                                           out.settings[k].layers.end());
-      out.settings.resize(1);
-      std::sort(out.settings.front().layers.begin(), out.settings.front().layers.end());
-    }
-  }
-  if (out.settings.size() == 1) out.settings.front().name = "all layers";
+  merge_layers(out, types.empty() && uses_rope.empty() ? 1 : out.n_layers, setting_of);
   for (const auto& [k, v] : t.j->items()) {
     if (kTopLevelRead.count(k) > 0 || v.is_null()) continue;
     if (k.find("rope") != std::string::npos || k.find("rotary") != std::string::npos ||

@@ -115,6 +115,8 @@ std::vector<std::int64_t> integers(const json& list, const Text& t, const std::s
   return out;
 }
 
+// long: transformers' reading in its own order (base, partial factor, type, then the type's keys), each step
+// beside the rule it cites: the order that decides which key wins stays in one place.
 HfRopeSetting rotary(const Text& t, const Head& h, const json* p, const std::string& pk, bool flat,
                      std::set<std::string>& not_read) {
   HfRopeSetting s;

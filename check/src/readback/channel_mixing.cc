@@ -40,6 +40,8 @@ Fit2 fit_two(const RopeData& d, std::size_t t, std::size_t c, std::size_t i, std
 
 }  // namespace
 
+// long: one pass (sample the tokens, fit each channel against its candidates, vote, word the pairing) whose
+// steps share the fits' arrays.
 ChannelMixing recover_channel_mixing(const RopeData& d, const RopePlan& plan, std::size_t max_tokens) {
   ChannelMixing out;
   const std::size_t n = d.batch.tokens(), heads = d.batch.heads, r0 = plan.rotary_offset(),

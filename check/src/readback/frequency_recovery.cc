@@ -189,6 +189,7 @@ RecoveredFrequencies recover_frequencies(const RopeData& d, const RopePlan& plan
   return out;
 }
 
+// long: one case per pattern the frequencies read back can show, in the order they are told apart.
 std::string frequency_pattern(const RecoveredFrequencies& r, const RopePlan& plan) {
   // A pair is as given when its interval holds the given θ_j, widened by a float32 frequency's rounding.
   const auto as_given = [&](const RecoveredPair& p) {
