@@ -476,14 +476,6 @@ HWY_AFTER_NAMESPACE();
 // Outside the target region: registration code is compiled for the baseline only.
 namespace pe::sinusoidal_exact::HWY_NAMESPACE {
 namespace {
-PE_REGISTER_HWY_SINUSOIDAL_TARGET("sinusoidal.exact", kContract, Table, Add);
+PE_REGISTER_HWY_SINUSOIDAL("sinusoidal.exact", kContract, Table, Add);
 }  // namespace
 }  // namespace pe::sinusoidal_exact::HWY_NAMESPACE
-
-#if HWY_ONCE
-namespace pe::sinusoidal_exact {
-namespace {
-PE_REGISTER_HWY_SINUSOIDAL_DISPATCH("sinusoidal.exact", kContract, Table, Add);
-}  // namespace
-}  // namespace pe::sinusoidal_exact
-#endif  // HWY_ONCE
