@@ -335,10 +335,12 @@ TEST(Scaling, DynamicBaseIsNonDecreasingInSeqLenAndNeverNan) {
 
 // ---- Boundary table: every case over every RoPE instance -------------------------------------------
 
+using BoundaryExpect = std::function<void(const RopePlan&, const ref::Rope&)>;
+
 struct BoundaryCase {
   std::string name;
   RopeParams params;
-  std::function<void(const RopePlan&, const ref::Rope&)> expect;  // case-specific checks on the plan
+  BoundaryExpect expect;  // case-specific checks on the plan
 };
 
 RopeParams params_of(RopeScaling s, std::int64_t dim = 64, double base = 10000.0) {
@@ -356,18 +358,18 @@ RopeScaling scaling(T type, double factor, std::int64_t L, std::int64_t seq_len 
   return s;
 }
 
-std::vector<BoundaryCase> boundary_cases() {
-  std::vector<BoundaryCase> cases;
-  const auto plain = [](const RopePlan& plan) {
-    return RopePlan(params_of({}, static_cast<std::int64_t>(plan.head_dim())));
-  };
-  const auto same_as_unscaled = [plain](const RopePlan& plan, const ref::Rope&) {
-    const RopePlan p = plain(plan);
-    for (std::size_t j = 0; j < plan.n_pairs(); ++j)
-      EXPECT_EQ(plan.inv_freq()[j], p.inv_freq()[j]) << "pair " << j;
-    EXPECT_EQ(plan.attention_factor(), 1.0);
-  };
-  // YaRN, lo == hi without truncation (beta_fast == beta_slow): HF's +0.001 makes the ramp a step.
+// An identity scaling's plan: the unscaled frequencies, no attention factor.
+void expect_same_as_unscaled(const RopePlan& plan, const ref::Rope&) {
+  const RopePlan p(params_of({}, static_cast<std::int64_t>(plan.head_dim())));
+  for (std::size_t j = 0; j < plan.n_pairs(); ++j)
+    EXPECT_EQ(plan.inv_freq()[j], p.inv_freq()[j]) << "pair " << j;
+  EXPECT_EQ(plan.attention_factor(), 1.0);
+}
+
+// YaRN's ramp where its ends meet (lo == hi, by beta_fast == beta_slow or clamped at 0), and with its
+// correction dims truncated or not.
+void add_yarn_cases(std::vector<BoundaryCase>& cases) {
+  // lo == hi without truncation (beta_fast == beta_slow): HF's +0.001 makes the ramp a step.
   {
     RopeScaling s = scaling(T::Yarn, 8, 4096);
     s.beta_fast = s.beta_slow = 8;
@@ -386,7 +388,7 @@ std::vector<BoundaryCase> boundary_cases() {
            }
          }});
   }
-  // YaRN with L so short that both correction dims are negative: clamped to lo == hi == 0.
+  // L so short that both correction dims are negative: clamped to lo == hi == 0.
   cases.push_back({"yarn lo == hi == 0 (clamped)", params_of(scaling(T::Yarn, 4, 6)),
                    [](const RopePlan& plan, const ref::Rope& r) {
                      EXPECT_EQ(static_cast<double>(r.rule().correction_low()), 0.0);
@@ -405,35 +407,42 @@ std::vector<BoundaryCase> boundary_cases() {
                        EXPECT_EQ(truncate, lo == std::floor(lo) && hi == std::floor(hi)) << lo << " " << hi;
                      }});
   }
-  // Llama 3.1's own configuration (L = 8192, low 1, high 4, base 5e5, d = 128).
-  {
-    RopeScaling s = scaling(T::Llama3, 8, 8192);
-    // λ_j = 2π/θ_j: below L/high = 2048 the gain is 1, above L/low = 8192 it is 1/8, smooth between.
-    cases.push_back(
-        {"llama3 (Llama 3.1)", params_of(s, 128, 500000.0), [](const RopePlan& plan, const ref::Rope& r) {
-           for (std::size_t j = 0; j < plan.n_pairs(); ++j) {
-             const double wavelen = 2 * M_PI / static_cast<double>(r.rule().unscaled(j));
-             if (wavelen < 2048 * (1 - 1e-12)) {
-               EXPECT_EQ(plan.gain()[j], 1.0) << "pair " << j;
-             } else if (wavelen > 8192 * (1 + 1e-12)) {
-               EXPECT_EQ(plan.gain()[j], 0.125) << "pair " << j;
-             } else {
-               EXPECT_GT(plan.gain()[j], 0.125) << "pair " << j;
-               EXPECT_LT(plan.gain()[j], 1.0) << "pair " << j;
-             }
+}
+
+// Llama 3.1's own configuration (L = 8192, low 1, high 4, base 5e5, d = 128).
+void add_llama3_case(std::vector<BoundaryCase>& cases) {
+  RopeScaling s = scaling(T::Llama3, 8, 8192);
+  // λ_j = 2π/θ_j: below L/high = 2048 the gain is 1, above L/low = 8192 it is 1/8, smooth between.
+  cases.push_back(
+      {"llama3 (Llama 3.1)", params_of(s, 128, 500000.0), [](const RopePlan& plan, const ref::Rope& r) {
+         for (std::size_t j = 0; j < plan.n_pairs(); ++j) {
+           const double wavelen = 2 * M_PI / static_cast<double>(r.rule().unscaled(j));
+           if (wavelen < 2048 * (1 - 1e-12)) {
+             EXPECT_EQ(plan.gain()[j], 1.0) << "pair " << j;
+           } else if (wavelen > 8192 * (1 + 1e-12)) {
+             EXPECT_EQ(plan.gain()[j], 0.125) << "pair " << j;
+           } else {
+             EXPECT_GT(plan.gain()[j], 0.125) << "pair " << j;
+             EXPECT_LT(plan.gain()[j], 1.0) << "pair " << j;
            }
-           EXPECT_EQ(plan.gain().front(), 1.0);
-           EXPECT_EQ(plan.gain().back(), 0.125);
-         }});
-  }
-  // Dynamic NTK around L: L-1 and L are unscaled, L+1 raises the base.
+         }
+         EXPECT_EQ(plan.gain().front(), 1.0);
+         EXPECT_EQ(plan.gain().back(), 0.125);
+       }});
+}
+
+// Dynamic NTK around L: L-1 and L are unscaled, L+1 raises the base.
+void add_dynamic_ntk_cases(std::vector<BoundaryCase>& cases) {
   for (std::int64_t d : {-1, 0, 1}) {
     cases.push_back(
         {fmt::format("dynamic seq_len = L{:+d}", d), params_of(scaling(T::Dynamic, 4, 4096, 4096 + d)),
-         d <= 0 ? std::function<void(const RopePlan&, const ref::Rope&)>(same_as_unscaled)
+         d <= 0 ? BoundaryExpect(expect_same_as_unscaled)
                 : [](const RopePlan& plan, const ref::Rope&) { EXPECT_GT(plan.effective_base(), 10000.0); }});
   }
-  // LongRoPE switches lists past L.
+}
+
+// LongRoPE switches lists past L.
+void add_longrope_cases(std::vector<BoundaryCase>& cases) {
   for (std::int64_t seq_len : {4096, 4097}) {
     RopeScaling s = scaling(T::LongRope, 32, 4096, seq_len);
     s.short_factor.assign(32, 1.0);
@@ -445,7 +454,10 @@ std::vector<BoundaryCase> boundary_cases() {
                                    1e-15);
                      }});
   }
-  // s <= 1 for every method: 1 is the identity scaling, 1/2 compresses (frequencies above 1 rad/step).
+}
+
+// s <= 1 for every method: 1 is the identity scaling, 1/2 compresses (frequencies above 1 rad/step).
+void add_identity_and_compressing_cases(std::vector<BoundaryCase>& cases) {
   for (double s : {1.0, 0.5}) {
     for (T type : {T::Linear, T::Ntk, T::Dynamic, T::Yarn, T::Llama3, T::LongRope}) {
       RopeScaling sc = scaling(type, s, 4096, 8192);
@@ -453,10 +465,19 @@ std::vector<BoundaryCase> boundary_cases() {
       sc.long_factor.assign(32, s);
       cases.push_back({fmt::format("{} s = {}", to_string(type), s), params_of(sc),
                        s == 1.0 && type != T::Dynamic && type != T::LongRope
-                           ? std::function<void(const RopePlan&, const ref::Rope&)>(same_as_unscaled)
+                           ? BoundaryExpect(expect_same_as_unscaled)
                            : nullptr});
     }
   }
+}
+
+std::vector<BoundaryCase> boundary_cases() {
+  std::vector<BoundaryCase> cases;
+  add_yarn_cases(cases);
+  add_llama3_case(cases);
+  add_dynamic_ntk_cases(cases);
+  add_longrope_cases(cases);
+  add_identity_and_compressing_cases(cases);
   // A factor so small that θ'_0 = 8 rad exceeds a turn per position (the exact variant's phase
   // steps wrap modulo 2^64).
   cases.push_back({"linear s = 1/8 (θ'_0 = 8 > 2π)", params_of(scaling(T::Linear, 0.125, 4096)),

@@ -263,107 +263,162 @@ std::vector<LabelBox> place_labels(const std::vector<std::array<double, 2>>& poi
   return placed;
 }
 
+namespace {
+
+// A variant on the Pareto plot: its name and (ns per element, max |y - exact| below position 1e6).
+using ParetoPoint = std::pair<std::string, std::pair<double, double>>;
+
+// The family's variants with both a census and a timing, as points; `lengths` collects the lengths
+// their timings were taken at. A variant whose kernel wrote NaN has no place on the accuracy axis.
+std::vector<ParetoPoint> pareto_points(const nlohmann::json& census, const std::vector<BenchRecord>& bench,
+                                       const std::string& family, std::vector<std::int64_t>& lengths) {
+  std::vector<ParetoPoint> points;
+  for (const Primary& p : primaries(census, family)) {
+    const std::string inst = p.instance->value("instance", "");
+    const BenchRecord* b = representative(bench, inst.substr(0, inst.find('/')));
+    if (b == nullptr) continue;
+    double err = 0;
+    for (const auto& band : (*p.instance)["bands"]) {
+      if (band.value("hi", std::int64_t{0}) < 1'000'000) {
+        const double e = measured_or(band["max_abs"], "value", NAN);
+        err = std::isnan(e) || std::isnan(err) ? NAN : std::max(err, e);
+      }
+    }
+    if (std::isnan(err)) continue;
+    points.push_back({p.variant, {b->ns_per_element, on_log(err)}});
+    if (std::find(lengths.begin(), lengths.end(), b->length) == lengths.end()) lengths.push_back(b->length);
+  }
+  return points;
+}
+
+bool on_front(const std::vector<std::string>& front, const std::string& name) {
+  return std::find(front.begin(), front.end(), name) != front.end();
+}
+
+// The points (sorted by speed) as gnuplot data: every point to `all`, the front's also to `front_only`.
+void write_pareto_data(const std::vector<ParetoPoint>& sorted, const std::vector<std::string>& front,
+                       const std::string& all, const std::string& front_only) {
+  std::string data = "# ns_per_element max_abs_error_below_1e6 on_front name\n", front_data = data;
+  for (const auto& [name, p] : sorted) {
+    const bool on = on_front(front, name);
+    const std::string line = fmt::format("{:.6g} {:.6g} {} {}\n", p.first, p.second, on ? 1 : 0, name);
+    data += line;
+    if (on) front_data += line;
+  }
+  write(all, data);
+  write(front_only, front_data);
+}
+
+// The plot's fixed size, margins and log ranges (whole decades around the points), so that a point's
+// pixel is known here and its label can be placed (labels inside the axes, below the key's two rows).
+struct ParetoFrame {
+  static constexpr int kW = 900, kH = 600;
+  static constexpr double kL = 0.10, kR = 0.97, kB = 0.10, kT = 0.90;
+  double x_lo = INFINITY, x_hi = 0, y_lo = INFINITY, y_hi = 0;
+
+  explicit ParetoFrame(const std::vector<ParetoPoint>& points) {
+    for (const auto& [name, p] : points) {
+      x_lo = std::min(x_lo, p.first), x_hi = std::max(x_hi, p.first);
+      y_lo = std::min(y_lo, p.second), y_hi = std::max(y_hi, p.second);
+    }
+    x_lo = std::pow(10, std::floor(std::log10(x_lo) - 0.1)),
+    x_hi = std::pow(10, std::ceil(std::log10(x_hi) + 0.3));
+    y_lo = std::pow(10, std::floor(std::log10(y_lo) - 0.3)),
+    y_hi = std::pow(10, std::ceil(std::log10(y_hi) + 0.5));
+  }
+  // A point's pixel, from the bottom left corner.
+  std::array<double, 2> pixel(const std::pair<double, double>& p) const {
+    return {px(p.first, x_lo, x_hi, kL, kR, kW), px(p.second, y_lo, y_hi, kB, kT, kH)};
+  }
+  LabelBox axes() const { return {kL * kW, kB * kH, kR * kW, kT * kH - 45}; }
+
+ private:
+  static double px(double v, double lo, double hi, double a, double b, int size) {
+    return size * (a + (b - a) * (std::log10(v) - std::log10(lo)) / (std::log10(hi) - std::log10(lo)));
+  }
+};
+
+// gnuplot labels naming the front's points, placed where they cover no marker and no other label
+// (place_labels), with a leader line where one moved away from its point. The dominated variants are
+// listed in report.md's table, not labelled (a dozen names over a cluster overprinted each other).
+std::string pareto_labels(const std::vector<ParetoPoint>& sorted, const std::vector<std::string>& front,
+                          const ParetoFrame& frame) {
+  std::vector<std::array<double, 2>> at;
+  std::vector<std::size_t> chars;
+  std::vector<const ParetoPoint*> labelled;
+  // The front first (they get the places nearest to their points), then every other marker as an obstacle.
+  for (const auto& pt : sorted) {
+    if (!on_front(front, pt.first)) continue;
+    labelled.push_back(&pt);
+    at.push_back(frame.pixel(pt.second));
+    chars.push_back(pt.first.size());
+  }
+  const std::size_t n_front = at.size();
+  for (const auto& pt : sorted) {
+    if (on_front(front, pt.first)) continue;
+    at.push_back(frame.pixel(pt.second));
+    chars.push_back(0);
+  }
+  // The dominated points' labels are empty: their markers are obstacles only.
+  const std::vector<LabelBox> boxes = place_labels(at, chars, kLabelCharWidth, kLabelHeight, frame.axes());
+  constexpr int kW = ParetoFrame::kW, kH = ParetoFrame::kH;
+  std::string gp;
+  for (std::size_t k = 0; k < n_front; ++k) {
+    const LabelBox& b = boxes[k];
+    gp += fmt::format("set label {} '{}' at screen {:.5f}, screen {:.5f} left font ',8' front\n", k + 1,
+                      labelled[k]->first, b.x0 / kW, (b.y0 + b.y1) / 2 / kH);
+    if (b.leader) {
+      const double lx = std::clamp(at[k][0], b.x0, b.x1), ly = std::clamp(at[k][1], b.y0, b.y1);
+      gp += fmt::format(
+          "set arrow {} from screen {:.5f}, screen {:.5f} to screen {:.5f}, screen {:.5f} nohead lw 0.5 lc "
+          "rgb '#95a5a6'\n",
+          k + 1, at[k][0] / kW, at[k][1] / kH, lx / kW, ly / kH);
+    }
+  }
+  return gp;
+}
+
+// The script's setup: the SVG terminal and output, the frame's margins and ranges, title and axes.
+std::string pareto_setup(const std::string& svg, const ParetoFrame& frame, const std::string& title) {
+  std::string gp = fmt::format(fmt::runtime(kTerminal), ParetoFrame::kW, ParetoFrame::kH);
+  gp +=
+      fmt::format("set output '{}'\nset termoption noenhanced\nset logscale xy\nset format y '1e%T'\n", svg);
+  gp += fmt::format(
+      "set lmargin at screen {}\nset rmargin at screen {}\nset bmargin at screen {}\nset tmargin at screen "
+      "{}\n",
+      ParetoFrame::kL, ParetoFrame::kR, ParetoFrame::kB, ParetoFrame::kT);
+  gp += fmt::format("set xrange [{:g}:{:g}]\nset yrange [{:g}:{:g}]\n", frame.x_lo, frame.x_hi, frame.y_lo,
+                    frame.y_hi);
+  gp += "set title '" + title + "'\n";
+  gp += "set xlabel 'ns per element (median)'\nset ylabel 'max |y - exact|'\nset key top right\n";
+  return gp;
+}
+
+}  // namespace
+
 std::vector<std::string> plot_pareto(const nlohmann::json& census, const std::vector<BenchRecord>& bench,
                                      const std::string& dir) {
   std::vector<std::string> svgs;
   for (const harness::FamilyTraits* traits : harness::family_traits()) {
     const std::string family(traits->name);
-    std::vector<std::pair<std::string, std::pair<double, double>>> points;
     std::vector<std::int64_t> lengths;
-    for (const Primary& p : primaries(census, family)) {
-      const std::string inst = p.instance->value("instance", "");
-      const BenchRecord* b = representative(bench, inst.substr(0, inst.find('/')));
-      if (b == nullptr) continue;
-      double err = 0;
-      for (const auto& band : (*p.instance)["bands"]) {
-        if (band.value("hi", std::int64_t{0}) < 1'000'000) {
-          const double e = measured_or(band["max_abs"], "value", NAN);
-          err = std::isnan(e) || std::isnan(err) ? NAN : std::max(err, e);
-        }
-      }
-      if (std::isnan(err)) continue;  // a kernel that wrote NaN has no place on the accuracy axis
-      points.push_back({p.variant, {b->ns_per_element, on_log(err)}});
-      if (std::find(lengths.begin(), lengths.end(), b->length) == lengths.end()) lengths.push_back(b->length);
-    }
+    const std::vector<ParetoPoint> points = pareto_points(census, bench, family, lengths);
     if (points.size() < 2) continue;
     const auto front = pareto_front(points);
-    std::string data = "# ns_per_element max_abs_error_below_1e6 on_front name\n", front_data = data;
     auto sorted = points;
     std::sort(sorted.begin(), sorted.end(),
               [](const auto& a, const auto& b) { return a.second.first < b.second.first; });
-    double x_lo = INFINITY, x_hi = 0, y_lo = INFINITY, y_hi = 0;
-    for (const auto& [name, p] : sorted) {
-      const bool on = std::find(front.begin(), front.end(), name) != front.end();
-      const std::string line = fmt::format("{:.6g} {:.6g} {} {}\n", p.first, p.second, on ? 1 : 0, name);
-      data += line;
-      if (on) front_data += line;
-      x_lo = std::min(x_lo, p.first), x_hi = std::max(x_hi, p.first);
-      y_lo = std::min(y_lo, p.second), y_hi = std::max(y_hi, p.second);
-    }
     const std::string dat = fmt::format("pareto_{}.dat", family), svg = fmt::format("pareto_{}.svg", family);
     const std::string front_dat = fmt::format("pareto_{}_front.dat", family);
-    write(dir + "/" + dat, data);
-    write(dir + "/" + front_dat, front_data);
-    // Fixed ranges and margins, so that a point's pixel is known here (labels inside the axes, below
-    // the key's two rows): the front's labels are placed
-    // where they cover no marker and no other label (place_labels); the dominated variants are
-    // listed in report.md's table, not labelled (a dozen names over a cluster overprinted each other).
-    constexpr int kW = 900, kH = 600;
-    constexpr double kL = 0.10, kR = 0.97, kB = 0.10, kT = 0.90;
-    x_lo = std::pow(10, std::floor(std::log10(x_lo) - 0.1)),
-    x_hi = std::pow(10, std::ceil(std::log10(x_hi) + 0.3));
-    y_lo = std::pow(10, std::floor(std::log10(y_lo) - 0.3)),
-    y_hi = std::pow(10, std::ceil(std::log10(y_hi) + 0.5));
-    const auto px = [&](double v, double lo, double hi, double a, double b, int size) {
-      return size * (a + (b - a) * (std::log10(v) - std::log10(lo)) / (std::log10(hi) - std::log10(lo)));
-    };
-    std::vector<std::array<double, 2>> at;
-    std::vector<std::size_t> chars;
-    std::vector<const std::pair<std::string, std::pair<double, double>>*> labelled;
-    // The front first (they get the places nearest to their points), then every other marker as an obstacle.
-    for (const auto& pt : sorted) {
-      if (std::find(front.begin(), front.end(), pt.first) == front.end()) continue;
-      labelled.push_back(&pt);
-      at.push_back(
-          {px(pt.second.first, x_lo, x_hi, kL, kR, kW), px(pt.second.second, y_lo, y_hi, kB, kT, kH)});
-      chars.push_back(pt.first.size());
-    }
-    const std::size_t n_front = at.size();
-    for (const auto& pt : sorted) {
-      if (std::find(front.begin(), front.end(), pt.first) != front.end()) continue;
-      at.push_back(
-          {px(pt.second.first, x_lo, x_hi, kL, kR, kW), px(pt.second.second, y_lo, y_hi, kB, kT, kH)});
-      chars.push_back(0);
-    }
-    // The dominated points' labels are empty: their markers are obstacles only.
-    const std::vector<LabelBox> boxes =
-        place_labels(at, chars, kLabelCharWidth, kLabelHeight, {kL * kW, kB * kH, kR * kW, kT * kH - 45});
-    std::string gp = fmt::format(fmt::runtime(kTerminal), kW, kH);
-    gp += fmt::format("set output '{}'\nset termoption noenhanced\nset logscale xy\nset format y '1e%T'\n",
-                      svg);
-    gp += fmt::format(
-        "set lmargin at screen {}\nset rmargin at screen {}\nset bmargin at screen {}\nset tmargin at screen "
-        "{}\n",
-        kL, kR, kB, kT);
-    gp += fmt::format("set xrange [{:g}:{:g}]\nset yrange [{:g}:{:g}]\n", x_lo, x_hi, y_lo, y_hi);
+    write_pareto_data(sorted, front, dir + "/" + dat, dir + "/" + front_dat);
+    const ParetoFrame frame(sorted);
     const std::string shape =
         lengths.size() == 1 ? shape_at(*traits, lengths[0]) : std::string(traits->summary_shape);
-    gp +=
-        fmt::format("set title '{}: accuracy against speed (f32; error at positions < 1e6; speed at {}{})'\n",
-                    family, shape, lengths.size() > 1 ? ", or the nearest length timed" : "");
-    gp += "set xlabel 'ns per element (median)'\nset ylabel 'max |y - exact|'\nset key top right\n";
-    for (std::size_t k = 0; k < n_front; ++k) {
-      const LabelBox& b = boxes[k];
-      gp += fmt::format("set label {} '{}' at screen {:.5f}, screen {:.5f} left font ',8' front\n", k + 1,
-                        labelled[k]->first, b.x0 / kW, (b.y0 + b.y1) / 2 / kH);
-      if (b.leader) {
-        const double lx = std::clamp(at[k][0], b.x0, b.x1), ly = std::clamp(at[k][1], b.y0, b.y1);
-        gp += fmt::format(
-            "set arrow {} from screen {:.5f}, screen {:.5f} to screen {:.5f}, screen {:.5f} nohead lw 0.5 lc "
-            "rgb '#95a5a6'\n",
-            k + 1, at[k][0] / kW, at[k][1] / kH, lx / kW, ly / kH);
-      }
-    }
+    std::string gp =
+        pareto_setup(svg, frame,
+                     fmt::format("{}: accuracy against speed (f32; error at positions < 1e6; speed at {}{})",
+                                 family, shape, lengths.size() > 1 ? ", or the nearest length timed" : ""));
+    gp += pareto_labels(sorted, front, frame);
     gp += fmt::format(
         "plot '{0}' u 1:($3==0?$2:1/0) w p pt 6 ps 1.2 lc rgb '#7f8c8d' t 'dominated (report.md lists "
         "them)', "

@@ -86,114 +86,173 @@ struct Sweep {
   std::atomic<std::int64_t>& done;  // positions finished, for progress
 
   // Per-band statistics indexed like `edge`, and the MPFR fallbacks.
-  void operator()(std::vector<Band>& bands, std::uint64_t& fallbacks) const {
-    const std::int64_t max_position_of_contract = in.contract().max_position;
-    const std::int64_t max_position = std::min(end - 1 + kChunk, max_position_of_contract);
-    const harness::FamilyTraits& traits = harness::traits_of(in.variant->family());
-    const std::unique_ptr<harness::ExhaustiveTable> table =
-        traits.exhaustive_table(in, o.dim, o.base, max_position);
-    const std::size_t pairs = static_cast<std::size_t>(o.dim / 2);
-    const harness::Budget budget{&in.contract(), in.dtype};
-    // The buffers are made once per thread (fresh pages cost more than the census's own work) and the
-    // input (RoPE: unit pairs) restored before every call.
-    const auto chunk_elements = static_cast<std::size_t>(kChunk * o.dim);
-    const bool reads_input = table->reads_input();
-    harness::TypedBuffer input(in.dtype, reads_input ? chunk_elements : 0), out(in.dtype, chunk_elements);
-    if (reads_input) table->write_input(input, kChunk);
-    // The screen settles most elements from the double tier in vectors; the rest take the precise
-    // path below. Off with the fast path (PE_REFERENCE=mpfr: every element through MPFR).
-    std::vector<ref::dd::DD> omegas(pairs);
-    std::vector<std::size_t> ch_sin(pairs), ch_cos(pairs);
-    for (std::size_t j = 0; j < pairs; ++j) {
-      omegas[j] = table->omega(j);
-      ch_sin[j] = table->sin_channel(j);
-      ch_cos[j] = table->cos_channel(j);
-    }
-    const auto element_budget = [&](double abs_phi, std::size_t j) {
-      return table->element_budget(budget, abs_phi, j);
-    };
-    const ScreenPlan screen(omegas, element_budget, static_cast<double>(max_position), in.dtype);
-    const bool screening = ref::fast_path_enabled();
-    std::vector<double> ys(screen.padded()), yc(screen.padded()), unsettled(screen.padded(), 3.0);
-    // Each position is computed in the aligned block of kChunk rows that holds it, whatever the shard
-    // or the range: a variant that carries state between rows gives every row the same bits in any split.
-    std::vector<std::int64_t> positions;
-    for (;;) {
-      const std::int64_t block = next.fetch_add(kChunk);
-      if (block >= end) break;
-      const std::int64_t lo = std::max(begin, block), hi = std::min(end, block + kChunk);
-      const std::int64_t block_end = std::min(block + kChunk, max_position_of_contract + 1);
-      positions.resize(static_cast<std::size_t>(block_end - block));
-      for (std::int64_t p = block; p < block_end; ++p) positions[static_cast<std::size_t>(p - block)] = p;
-      const Buffer call_out{out.view().data, positions.size() * static_cast<std::size_t>(o.dim), in.dtype};
-      if (reads_input) std::memcpy(call_out.data, input.view().data, call_out.size * size_of(in.dtype));
-      traits.call(*in.variant, in.layout, o.dim, o.base, positions, call_out, 1);
-      for (std::int64_t p = lo; p < hi; ++p) {
-        Band& band = bands[band_of(edge, p)];
-        const std::size_t row = static_cast<std::size_t>((p - block) * o.dim);
-        if (screening && p < kScreenLimit) {
-          out.gather(row, ch_sin, ys.data());
-          out.gather(row, ch_cos, yc.data());
-          ScreenLimits limits;
-          if (band.max_abs.position >= 0)
-            limits = {band.max_abs.value, band.max_ulp.value, band.max_ratio.value};
-          if (!screen_row(screen, p, ys.data(), yc.data(), limits, unsettled.data())) {
-            band.elements += 2 * pairs;
-            continue;
-          }
-        } else {
-          std::fill(unsettled.begin(), unsettled.end(), 3.0);
-        }
-        for (std::size_t j = 0; j < pairs; ++j) {
-          const int flags = static_cast<int>(unsettled[j]);
-          if (flags == 0) {
-            band.elements += 2;
-            continue;
-          }
-          const double abs_phi = table->abs_angle(p, j);
-          // The double-double values, for the elements the screen did not settle.
-          const std::optional<ref::FastSinCos> sc = table->fast(p, j);
-          const double b = element_budget(abs_phi, j);
-          for (const bool is_sin : {true, false}) {
-            if ((flags & (is_sin ? 1 : 2)) == 0) {
-              ++band.elements;
-              continue;
-            }
-            const std::size_t ch = is_sin ? ch_sin[j] : ch_cos[j];
-            const double y = out.get(row + ch);
-            double err = NAN, ulp = NAN, exact = NAN;
-            bool decided = false;
-            if (sc) {
-              const ref::dd::DD e = is_sin ? sc->sin : sc->cos;
-              err = ref::abs_error(y, e);
-              // The verdict is the fast path's unless the error lies within its radius of the budget.
-              decided = std::isnan(err) || std::fabs(err - b) > 2 * sc->radius;
-              if (decided) {
-                ulp = err / ref::ulp_of(e, in.dtype);
-                exact = e.hi;
-              }
-            }
-            if (!decided) {
-              ++fallbacks;
-              const ref::Real e = table->exact(p, j, is_sin);
-              err = ref::abs_error(y, e);
-              ulp = err / ref::ulp_of(e, in.dtype);
-              exact = e.convert_to<double>();
-            }
-            const double ratio = std::isnan(err) ? INFINITY : b > 0 ? err / b : (err > 0 ? INFINITY : 0.0);
-            ++band.elements;
-            if (!(ratio <= 1)) ++band.violations;
-            const auto c = static_cast<std::int64_t>(ch);
-            keep(band.max_abs, err, p, c, y, exact, b);
-            keep(band.max_ulp, ulp, p, c, y, exact, b);
-            keep(band.max_ratio, ratio, p, c, y, exact, b);
-          }
-        }
+  void operator()(std::vector<Band>& bands, std::uint64_t& fallbacks) const;
+};
+
+// One thread's tools for a Sweep: the exhaustive table, the screen, and buffers made once per thread
+// (fresh pages cost more than the census's own work).
+class SweepWorker {
+ public:
+  explicit SweepWorker(const Sweep& s)
+      : s_(s),
+        max_position_of_contract_(s.in.contract().max_position),
+        max_position_(std::min(s.end - 1 + kChunk, max_position_of_contract_)),
+        traits_(harness::traits_of(s.in.variant->family())),
+        table_(traits_.exhaustive_table(s.in, s.o.dim, s.o.base, max_position_)),
+        pairs_(static_cast<std::size_t>(s.o.dim / 2)),
+        budget_{&s.in.contract(), s.in.dtype},
+        reads_input_(table_->reads_input()),
+        input_(s.in.dtype, reads_input_ ? chunk_elements() : 0),
+        out_(s.in.dtype, chunk_elements()),
+        ch_sin_(pairs_),
+        ch_cos_(pairs_),
+        screen_(
+            omegas_and_channels(), [&](double abs_phi, std::size_t j) { return element_budget(abs_phi, j); },
+            static_cast<double>(max_position_), s.in.dtype),
+        screening_(ref::fast_path_enabled()),
+        ys_(screen_.padded()),
+        yc_(screen_.padded()),
+        unsettled_(screen_.padded(), 3.0) {
+    // The input (RoPE: unit pairs) is restored before every call.
+    if (reads_input_) table_->write_input(input_, kChunk);
+  }
+  SweepWorker(const SweepWorker&) = delete;
+  SweepWorker& operator=(const SweepWorker&) = delete;
+
+  // The kernel's rows for the aligned block of kChunk positions starting at `block` (cut at the
+  // contract's largest position): each position is computed in the block that holds it, whatever the
+  // shard or the range, so a variant that carries state between rows gives every row the same bits in
+  // any split.
+  void compute_block(std::int64_t block) {
+    const std::int64_t block_end = std::min(block + kChunk, max_position_of_contract_ + 1);
+    positions_.resize(static_cast<std::size_t>(block_end - block));
+    for (std::int64_t p = block; p < block_end; ++p) positions_[static_cast<std::size_t>(p - block)] = p;
+    const Buffer call_out{out_.view().data, positions_.size() * static_cast<std::size_t>(s_.o.dim),
+                          s_.in.dtype};
+    if (reads_input_) std::memcpy(call_out.data, input_.view().data, call_out.size * size_of(s_.in.dtype));
+    traits_.call(*s_.in.variant, s_.in.layout, s_.o.dim, s_.o.base, positions_, call_out, 1);
+  }
+
+  // Every element of position p's row (`row` its first value in the block's output) judged into `band`.
+  void judge_row(std::int64_t p, std::size_t row, Band& band, std::uint64_t& fallbacks) {
+    if (screen_settles(p, row, band)) return;
+    for (std::size_t j = 0; j < pairs_; ++j) {
+      const int flags = static_cast<int>(unsettled_[j]);
+      if (flags == 0) {
+        band.elements += 2;
+        continue;
       }
-      done.fetch_add(std::max<std::int64_t>(0, hi - lo));
+      const double abs_phi = table_->abs_angle(p, j);
+      // The double-double values, for the elements the screen did not settle.
+      const std::optional<ref::FastSinCos> sc = table_->fast(p, j);
+      const double b = element_budget(abs_phi, j);
+      for (const bool is_sin : {true, false}) {
+        if ((flags & (is_sin ? 1 : 2)) == 0) {
+          ++band.elements;
+          continue;
+        }
+        judge_element(p, j, is_sin, row, sc, b, band, fallbacks);
+      }
     }
   }
+
+ private:
+  std::size_t chunk_elements() const { return static_cast<std::size_t>(kChunk * s_.o.dim); }
+
+  double element_budget(double abs_phi, std::size_t j) const {
+    return table_->element_budget(budget_, abs_phi, j);
+  }
+
+  // The table's frequencies for the screen, the pairs' output channels noted on the way.
+  std::vector<ref::dd::DD> omegas_and_channels() {
+    std::vector<ref::dd::DD> omegas(pairs_);
+    for (std::size_t j = 0; j < pairs_; ++j) {
+      omegas[j] = table_->omega(j);
+      ch_sin_[j] = table_->sin_channel(j);
+      ch_cos_[j] = table_->cos_channel(j);
+    }
+    return omegas;
+  }
+
+  // Whether the screen (the double tier, in vectors) settled every element of row p, counting them;
+  // else `unsettled_` says which elements the precise path judges (1: sine, 2: cosine). Off with the
+  // fast path (PE_REFERENCE=mpfr: every element through MPFR) and beyond the screen's positions.
+  bool screen_settles(std::int64_t p, std::size_t row, Band& band) {
+    if (!screening_ || p >= kScreenLimit) {
+      std::fill(unsettled_.begin(), unsettled_.end(), 3.0);
+      return false;
+    }
+    out_.gather(row, ch_sin_, ys_.data());
+    out_.gather(row, ch_cos_, yc_.data());
+    ScreenLimits limits;
+    if (band.max_abs.position >= 0) limits = {band.max_abs.value, band.max_ulp.value, band.max_ratio.value};
+    if (screen_row(screen_, p, ys_.data(), yc_.data(), limits, unsettled_.data())) return false;
+    band.elements += 2 * pairs_;
+    return true;
+  }
+
+  // Pair j's sine or cosine at position p against the double-double value `sc` where that decides the
+  // verdict, else against MPFR's (a fallback); its error, ulps and ratio to the budget b kept in `band`.
+  void judge_element(std::int64_t p, std::size_t j, bool is_sin, std::size_t row,
+                     const std::optional<ref::FastSinCos>& sc, double b, Band& band,
+                     std::uint64_t& fallbacks) const {
+    const std::size_t ch = is_sin ? ch_sin_[j] : ch_cos_[j];
+    const double y = out_.get(row + ch);
+    double err = NAN, ulp = NAN, exact = NAN;
+    bool decided = false;
+    if (sc) {
+      const ref::dd::DD e = is_sin ? sc->sin : sc->cos;
+      err = ref::abs_error(y, e);
+      // The verdict is the fast path's unless the error lies within its radius of the budget.
+      decided = std::isnan(err) || std::fabs(err - b) > 2 * sc->radius;
+      if (decided) {
+        ulp = err / ref::ulp_of(e, s_.in.dtype);
+        exact = e.hi;
+      }
+    }
+    if (!decided) {
+      ++fallbacks;
+      const ref::Real e = table_->exact(p, j, is_sin);
+      err = ref::abs_error(y, e);
+      ulp = err / ref::ulp_of(e, s_.in.dtype);
+      exact = e.convert_to<double>();
+    }
+    const double ratio = std::isnan(err) ? INFINITY : b > 0 ? err / b : (err > 0 ? INFINITY : 0.0);
+    ++band.elements;
+    if (!(ratio <= 1)) ++band.violations;
+    const auto c = static_cast<std::int64_t>(ch);
+    keep(band.max_abs, err, p, c, y, exact, b);
+    keep(band.max_ulp, ulp, p, c, y, exact, b);
+    keep(band.max_ratio, ratio, p, c, y, exact, b);
+  }
+
+  const Sweep& s_;
+  const std::int64_t max_position_of_contract_, max_position_;
+  const harness::FamilyTraits& traits_;
+  const std::unique_ptr<harness::ExhaustiveTable> table_;
+  const std::size_t pairs_;
+  const harness::Budget budget_;
+  const bool reads_input_;
+  harness::TypedBuffer input_, out_;
+  std::vector<std::size_t> ch_sin_, ch_cos_;
+  const ScreenPlan screen_;
+  const bool screening_;
+  std::vector<double> ys_, yc_, unsettled_;
+  std::vector<std::int64_t> positions_;
 };
+
+void Sweep::operator()(std::vector<Band>& bands, std::uint64_t& fallbacks) const {
+  SweepWorker worker(*this);
+  for (;;) {
+    const std::int64_t block = next.fetch_add(kChunk);
+    if (block >= end) break;
+    const std::int64_t lo = std::max(begin, block), hi = std::min(end, block + kChunk);
+    worker.compute_block(block);
+    for (std::int64_t p = lo; p < hi; ++p)
+      worker.judge_row(p, static_cast<std::size_t>((p - block) * o.dim), bands[band_of(edge, p)], fallbacks);
+    done.fetch_add(std::max<std::int64_t>(0, hi - lo));
+  }
+}
 
 nlohmann::json worst_json(const Worst& w) {
   return {{"value", w.value}, {"position", w.position}, {"channel", w.channel},
@@ -319,9 +378,9 @@ std::int64_t restore_checked(const nlohmann::json& doc, Result& result,
   return done;
 }
 
-}  // namespace
-
-Result run(const Options& o) {
+// The instances the census sweeps among those `o.glob` selects; InvalidArgument for a malformed range
+// or shard, or a selection with none.
+std::vector<harness::Instance> checked_selection(const Options& o) {
   if (o.begin < 0 || o.end <= o.begin || o.end > kMaxPosition)
     throw InvalidArgument("positions", "must be a range A:B with 0 <= A < B <= 2^53, got " +
                                            std::to_string(o.begin) + ":" + std::to_string(o.end));
@@ -339,6 +398,73 @@ Result run(const Options& o) {
       if (t->exhaustive_applies != nullptr) swept += (swept.empty() ? "" : " or ") + std::string(t->name);
     throw InvalidArgument("variant", "'" + o.glob + "' selects no " + swept + " instance");
   }
+  return selected;
+}
+
+// Positions swept of all instances (for progress): `finished` of `total`.
+struct Progress {
+  std::int64_t finished = 0, total = 0;
+};
+
+// Runs `sweep` on `threads` threads (the calling one among them, or reporting progress every 200 ms
+// while they sweep when the options ask for it), each into its own bands and fallback count.
+void sweep_in_threads(const Sweep& sweep, std::size_t threads, const Progress& progress,
+                      std::vector<std::vector<Band>>& bands, std::vector<std::uint64_t>& fallbacks) {
+  std::vector<std::thread> workers;
+  for (std::size_t t = 1; t < threads; ++t)
+    workers.emplace_back([&, t] {
+      const MpfrThreadCache cache;
+      sweep(bands[t], fallbacks[t]);
+    });
+  if (sweep.o.on_progress) {  // the calling thread reports while the workers sweep
+    std::thread main_share([&] {
+      const MpfrThreadCache cache;
+      sweep(bands[0], fallbacks[0]);
+    });
+    while (sweep.done.load() < sweep.end - sweep.begin) {
+      sweep.o.on_progress(progress.finished + sweep.done.load(), progress.total);
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    main_share.join();
+  } else {
+    sweep(bands[0], fallbacks[0]);
+  }
+  for (std::thread& w : workers) w.join();
+}
+
+// One instance's positions [lo, hi) swept by `threads` threads, the threads' statistics merged band by
+// band (each band cut to [lo, hi)).
+InstanceResult sweep_range(const harness::Instance& in, std::int64_t lo, std::int64_t hi, const Options& o,
+                           const std::vector<std::int64_t>& edge, std::size_t threads, Progress& progress) {
+  InstanceResult r;
+  r.instance = in;
+  r.begin = lo;
+  r.end = hi;
+  if (r.begin >= r.end) return r;
+  std::atomic<std::int64_t> next{r.begin / kChunk * kChunk}, done{0};
+  const Sweep sweep{in, o, r.begin, r.end, edge, next, done};
+  std::vector<std::vector<Band>> bands(threads, std::vector<Band>(edge.size() - 1));
+  std::vector<std::uint64_t> fallbacks(threads, 0);
+  sweep_in_threads(sweep, threads, progress, bands, fallbacks);
+  progress.finished += r.end - r.begin;
+  for (std::size_t k = 0; k + 1 < edge.size(); ++k) {
+    Band merged;
+    merged.lo = std::max(edge[k], r.begin);
+    merged.hi = std::min(edge[k + 1], r.end);
+    if (merged.lo >= merged.hi) continue;
+    for (std::size_t t = 0; t < threads; ++t) merge_band(merged, bands[t][k]);
+    merged.lo = std::max(edge[k], r.begin);  // merge_band widened them from the empty bands' zeros
+    merged.hi = std::min(edge[k + 1], r.end);
+    r.bands.push_back(merged);
+  }
+  for (std::uint64_t f : fallbacks) r.mpfr_fallbacks += f;
+  return r;
+}
+
+}  // namespace
+
+Result run(const Options& o) {
+  const std::vector<harness::Instance> selected = checked_selection(o);
   SinusoidalPlan{SinusoidalParams{o.dim, o.base, Layout::Interleaved}};  // validates dim and base
 
   const auto start = std::chrono::steady_clock::now();
@@ -350,60 +476,15 @@ Result run(const Options& o) {
       shard_range(o.begin, o.end, o.shard_index, o.shard_count);
   const std::vector<std::int64_t> edge = edges();
   const std::size_t threads = o.threads != 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency());
-  std::int64_t total = 0;
+  // Each instance's share of the shard: up to its contract's largest position.
+  Progress progress;
   std::vector<std::pair<std::int64_t, std::int64_t>> ranges;
   for (const harness::Instance& in : selected) {
     const std::int64_t b = result.options.begin;
     const std::int64_t e = std::min(result.options.end, in.contract().max_position + 1);
     ranges.emplace_back(b, std::max(b, e));
-    total += std::max<std::int64_t>(0, e - b);
+    progress.total += std::max<std::int64_t>(0, e - b);
   }
-  std::int64_t finished = 0;
-  const auto sweep_range = [&](const harness::Instance& in, std::int64_t lo, std::int64_t hi) {
-    InstanceResult r;
-    r.instance = in;
-    r.begin = lo;
-    r.end = hi;
-    if (r.begin < r.end) {
-      std::atomic<std::int64_t> next{r.begin / kChunk * kChunk}, done{0};
-      const Sweep sweep{in, o, r.begin, r.end, edge, next, done};
-      std::vector<std::vector<Band>> bands(threads, std::vector<Band>(edge.size() - 1));
-      std::vector<std::uint64_t> fallbacks(threads, 0);
-      std::vector<std::thread> workers;
-      for (std::size_t t = 1; t < threads; ++t)
-        workers.emplace_back([&, t] {
-          const MpfrThreadCache cache;
-          sweep(bands[t], fallbacks[t]);
-        });
-      if (o.on_progress) {  // the calling thread reports while the workers sweep
-        std::thread main_share([&] {
-          const MpfrThreadCache cache;
-          sweep(bands[0], fallbacks[0]);
-        });
-        while (done.load() < r.end - r.begin) {
-          o.on_progress(finished + done.load(), total);
-          std::this_thread::sleep_for(std::chrono::milliseconds(200));
-        }
-        main_share.join();
-      } else {
-        sweep(bands[0], fallbacks[0]);
-      }
-      for (std::thread& w : workers) w.join();
-      finished += r.end - r.begin;
-      for (std::size_t k = 0; k + 1 < edge.size(); ++k) {
-        Band merged;
-        merged.lo = std::max(edge[k], r.begin);
-        merged.hi = std::min(edge[k + 1], r.end);
-        if (merged.lo >= merged.hi) continue;
-        for (std::size_t t = 0; t < threads; ++t) merge_band(merged, bands[t][k]);
-        merged.lo = std::max(edge[k], r.begin);  // merge_band widened them from the empty bands' zeros
-        merged.hi = std::min(edge[k + 1], r.end);
-        r.bands.push_back(merged);
-      }
-      for (std::uint64_t f : fallbacks) r.mpfr_fallbacks += f;
-    }
-    return r;
-  };
 
   // Segments at absolute multiples of the step (a multiple of the chunk): each chunk is the one an
   // uninterrupted run computes, so the bits and the worst elements are its own.
@@ -420,7 +501,7 @@ Result run(const Options& o) {
   double seconds_before = 0;
   if (!o.resume.is_null()) from = restore(o.resume, result, ranges, seconds_before);
   for (std::size_t i = 0; i < selected.size(); ++i)
-    finished += std::max<std::int64_t>(0, std::min(from, ranges[i].second) - ranges[i].first);
+    progress.finished += std::max<std::int64_t>(0, std::min(from, ranges[i].second) - ranges[i].first);
   const auto elapsed = [&] {
     return seconds_before + std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
@@ -429,7 +510,7 @@ Result run(const Options& o) {
         o.checkpoint_every > 0 ? std::min(shard_end, (from / step + 1) * step) : shard_end;
     for (std::size_t i = 0; i < selected.size(); ++i) {
       const std::int64_t lo = std::max(from, ranges[i].first), hi = std::min(to, ranges[i].second);
-      if (lo < hi) join(result.instances[i], sweep_range(selected[i], lo, hi));
+      if (lo < hi) join(result.instances[i], sweep_range(selected[i], lo, hi, o, edge, threads, progress));
     }
     from = to;
     if (o.on_checkpoint && from < shard_end) {
@@ -439,7 +520,7 @@ Result run(const Options& o) {
       o.on_checkpoint(doc);
     }
   }
-  if (o.on_progress) o.on_progress(total, total);
+  if (o.on_progress) o.on_progress(progress.total, progress.total);
   result.seconds = elapsed();
   return result;
 }

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "pe/variant.h"
 
@@ -63,7 +64,11 @@ class FunctionAlibi final : public AlibiVariant {
   BiasFn bias_;
 };
 
-// "sinusoidal.hwy@AVX2" for one target; registers nothing when the CPU lacks it.
-bool register_hwy_target(std::int64_t target, std::unique_ptr<Variant> (*make)(std::string name));
+// One compiled Highway target of the variant `name` ("sinusoidal.hwy"): registers make("NAME@TARGET")
+// ("sinusoidal.hwy@AVX2") where the CPU supports `target`, and make("NAME"), the dispatcher, where
+// `target` is `dispatched` (detail::dispatched_target). Each target's pass of foreach_target calls it
+// once, so exactly one pass registers the plain name. Through PE_REGISTER_HWY_* (hwy_register.h).
+bool register_hwy_target(std::string_view name, std::int64_t target, std::int64_t dispatched,
+                         std::unique_ptr<Variant> (*make)(std::string name));
 
 }  // namespace pe::detail

@@ -1,4 +1,4 @@
-// alibi.hwy (dynamic dispatch to the best target) and alibi.hwy@<TARGET> (each compiled Highway
+// alibi.hwy (the best target this CPU has) and alibi.hwy@<TARGET> (each compiled Highway
 // target this CPU supports). A bias row is one head and query over every key: the keys are
 // converted to double in vectors, the exact distance formed there (positions <= 2^53), multiplied by
 // the plan's double slope, and the product rounded to the output type (float32 by DemoteTo;
@@ -117,14 +117,6 @@ HWY_AFTER_NAMESPACE();
 // Outside the target region: registration code is compiled for the baseline only.
 namespace pe::alibi_hwy::HWY_NAMESPACE {
 namespace {
-PE_REGISTER_HWY_ALIBI_TARGET("alibi.hwy", kContract, Slopes, Bias);
+PE_REGISTER_HWY_ALIBI("alibi.hwy", kContract, Slopes, Bias);
 }  // namespace
 }  // namespace pe::alibi_hwy::HWY_NAMESPACE
-
-#if HWY_ONCE
-namespace pe::alibi_hwy {
-namespace {
-PE_REGISTER_HWY_ALIBI_DISPATCH("alibi.hwy", kContract, Slopes, Bias);
-}  // namespace
-}  // namespace pe::alibi_hwy
-#endif  // HWY_ONCE

@@ -293,14 +293,6 @@ HWY_AFTER_NAMESPACE();
 // Outside the target region: registration code is compiled for the baseline only.
 namespace pe::rope_exact::HWY_NAMESPACE {
 namespace {
-PE_REGISTER_HWY_ROPE_TARGET("rope.exact", kContract, Rotate);
+PE_REGISTER_HWY_ROPE("rope.exact", kContract, Rotate);
 }  // namespace
 }  // namespace pe::rope_exact::HWY_NAMESPACE
-
-#if HWY_ONCE
-namespace pe::rope_exact {
-namespace {
-PE_REGISTER_HWY_ROPE_DISPATCH("rope.exact", kContract, Rotate);
-}  // namespace
-}  // namespace pe::rope_exact
-#endif  // HWY_ONCE

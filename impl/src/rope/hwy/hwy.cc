@@ -1,4 +1,4 @@
-// rope.hwy (dynamic dispatch to the best target) and rope.hwy@<TARGET> (each compiled Highway
+// rope.hwy (the best target this CPU has) and rope.hwy@<TARGET> (each compiled Highway
 // target this CPU supports), a backend of the RoPE driver (pe/detail/rope_driver.h): sin/cos of each
 // chunk of pairs as sinusoidal.hwy (angle and reduction in double, Highway float Sin/Cos on
 // |r| <= π), once per token for every head; the rotation in float, rounded once into bfloat16/float16.
@@ -146,14 +146,6 @@ HWY_AFTER_NAMESPACE();
 // Outside the target region: registration code is compiled for the baseline only.
 namespace pe::rope_hwy::HWY_NAMESPACE {
 namespace {
-PE_REGISTER_HWY_ROPE_TARGET("rope.hwy", kContract, Rotate);
+PE_REGISTER_HWY_ROPE("rope.hwy", kContract, Rotate);
 }  // namespace
 }  // namespace pe::rope_hwy::HWY_NAMESPACE
-
-#if HWY_ONCE
-namespace pe::rope_hwy {
-namespace {
-PE_REGISTER_HWY_ROPE_DISPATCH("rope.hwy", kContract, Rotate);
-}  // namespace
-}  // namespace pe::rope_hwy
-#endif  // HWY_ONCE

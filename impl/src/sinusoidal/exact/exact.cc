@@ -340,6 +340,92 @@ HWY_INLINE void AdvanceHalvesRows(const TurnSteps& ts, std::size_t j0, std::size
 }
 #endif
 
+#if !HWY_HAVE_SCALABLE
+// How many positions after positions[r] continue it one by one (at most a refresh interval's worth):
+// the rows a direct row's state advances to in registers.
+HWY_INLINE std::size_t ConsecutiveRun(std::span<const std::int64_t> positions, std::size_t r) {
+  std::size_t run = 0;
+  while (r + 1 + run < positions.size() && run < detail::kRefreshRows &&
+         positions[r + 1 + run] == positions[r + run] + 1) {
+    ++run;
+  }
+  return run;
+}
+
+// One chunk of a direct row at position p, then the `run` rows after it advanced in registers: an
+// interleaved table's pairs in adjacent lanes (AdvanceInterleavedRows), a concatenated float32
+// table's halves as vectors of each (AdvanceHalvesRows). `spread` is made at the first run.
+template <class Out>
+HWY_INLINE void DirectRowThenRegisterRun(const TurnSteps& ts, std::optional<SpreadSteps>& spread, bool il,
+                                         std::size_t j0, std::size_t n, std::size_t d, std::int64_t p,
+                                         double* s, double* c, Out* row_s, Out* row_c, std::size_t run,
+                                         bool stream) {
+  detail::HWY_NAMESPACE::DirectSinCos(p, ts.step.data() + j0, n, s, c);
+  StoreRow(row_s, row_c, il, s, c, n);
+  if (run > 0 && il) {
+    if (!spread) spread.emplace(ts, j0, n);
+    AdvanceInterleavedRows(ts, *spread, j0, n, s, c, row_s + d, d, run, stream);
+  } else if (run > 0) {
+    if constexpr (std::is_same_v<Out, float>) {
+      AdvanceHalvesRows(ts, j0, n, s, c, row_s + d, row_c + d, d, run, stream);
+    }
+  }
+}
+#endif
+
+// One chunk of a float32 table's row (the common case): advanced from the row before or computed
+// directly, through `stage` (in L1) and streamed to its place when `stream` (pe/streaming.h; the same
+// bits as normal stores).
+HWY_INLINE void Float32TableRow(const TurnSteps& ts, bool il, std::size_t j0, std::size_t n, std::int64_t p,
+                                bool advance, double* s, double* c, float* ys, float* yc, float* stage,
+                                bool stream) {
+  float* const to_s = ys;
+  float* const to_c = yc;
+  if (stream) ys = stage, yc = il ? stage + 1 : stage + kChunk;
+  if (advance) {
+    AdvanceAndStoreRow(il, ts, j0, n, s, c, ys, yc);
+  } else {
+    detail::HWY_NAMESPACE::DirectSinCos(p, ts.step.data() + j0, n, s, c);
+    StoreRow(ys, yc, il, s, c, n);
+  }
+  if (stream) {
+    if (il) {
+      detail::HWY_NAMESPACE::StreamBytes(to_s, stage, 2 * n * sizeof(float));
+    } else {
+      detail::HWY_NAMESPACE::StreamBytes(to_s, stage, n * sizeof(float));
+      detail::HWY_NAMESPACE::StreamBytes(to_c, stage + kChunk, n * sizeof(float));
+    }
+  }
+}
+
+// One chunk of a row of any other table, or of an embedding to add to (skipped where padded): the
+// state advanced (a bfloat16 table's stored in vectors as it goes) or computed directly.
+template <class Out, bool kAdd>
+HWY_INLINE void OtherRow(const TurnSteps& ts, bool il, std::size_t j0, std::size_t n, std::int64_t p,
+                         bool advance, bool skip, double* s, double* c, Out* ys, Out* yc) {
+  if constexpr (std::is_same_v<Out, BFloat16> && !kAdd) {  // a bfloat16 table, in vectors
+    if (advance) return AdvanceAndStoreRow(il, ts, j0, n, s, c, ys, yc);
+  }
+  if (advance) {
+    Advance(ts, j0, n, s, c);
+  } else {
+    detail::HWY_NAMESPACE::DirectSinCos(p, ts.step.data() + j0, n, s, c);
+  }
+  if (skip) return;
+  if constexpr (kAdd) {
+    const std::size_t stride = il ? 2 : 1;
+    for (std::size_t k = 0; k < n; ++k) {
+      ys[stride * k] = detail::store_as<Out>(detail::load_as<double>(ys[stride * k]) + s[k]);
+      yc[stride * k] = detail::store_as<Out>(detail::load_as<double>(yc[stride * k]) + c[k]);
+    }
+  } else {
+    StoreRow(ys, yc, il, s, c, n);
+  }
+}
+
+// The table (kAdd false) or the embeddings plus the table (kAdd true), chunk by chunk of pairs: each
+// row's chunk advanced from the row before when its position follows (at most kRefreshRows in a row),
+// else computed directly.
 template <class Out, bool kAdd>
 void Rows(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
           std::span<const std::uint8_t> padding, Out* out) {
@@ -376,27 +462,14 @@ void Rows(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
       const std::int64_t p = positions[r];
       const bool advance = p == prev + 1 && since_direct < detail::kRefreshRows;
       prev = p;
+      Out* ys = out + r * d + (il ? 2 * j0 : j0);
+      Out* yc = il ? ys + 1 : out + r * d + h + j0;
 #if !HWY_HAVE_SCALABLE
       if constexpr (kRegisterRuns) {
         // A direct row, then the run of rows that advance from it.
         if (in_registers && !advance && (il || (kHalvesInRegisters && HalvesFitRegisters(n)))) {
-          std::size_t run = 0;
-          while (r + 1 + run < positions.size() && run < detail::kRefreshRows &&
-                 positions[r + 1 + run] == positions[r + run] + 1) {
-            ++run;
-          }
-          Out* row_s = out + r * d + (il ? 2 * j0 : j0);
-          Out* row_c = il ? row_s + 1 : row_s + h;
-          detail::HWY_NAMESPACE::DirectSinCos(p, ts.step.data() + j0, n, s, c);
-          StoreRow(row_s, row_c, il, s, c, n);
-          if (run > 0 && il) {
-            if (!spread) spread.emplace(ts, j0, n);
-            AdvanceInterleavedRows(ts, *spread, j0, n, s, c, row_s + d, d, run, stream);
-          } else if (run > 0) {
-            if constexpr (kHalvesInRegisters) {
-              AdvanceHalvesRows(ts, j0, n, s, c, row_s + d, row_c + d, d, run, stream);
-            }
-          }
+          const std::size_t run = ConsecutiveRun(positions, r);
+          DirectRowThenRegisterRun(ts, spread, il, j0, n, d, p, s, c, ys, yc, run, stream);
           r += run;
           prev = positions[r];
           since_direct = static_cast<int>(run);
@@ -404,54 +477,12 @@ void Rows(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
         }
       }
 #endif
-      const bool skip = kAdd && !padding.empty() && padding[r] != 0;
-      Out* ys = out + r * d + (il ? 2 * j0 : j0);
-      Out* yc = il ? ys + 1 : out + r * d + h + j0;
-      if constexpr (std::is_same_v<Out, float> && !kAdd) {  // a float32 table: the common case
-        float* const to_s = ys;
-        float* const to_c = yc;
-        if (stream) ys = stage, yc = il ? stage + 1 : stage + kChunk;
-        if (advance) {
-          AdvanceAndStoreRow(il, ts, j0, n, s, c, ys, yc);
-          ++since_direct;
-        } else {
-          detail::HWY_NAMESPACE::DirectSinCos(p, ts.step.data() + j0, n, s, c);
-          since_direct = 0;
-          StoreRow(ys, yc, il, s, c, n);
-        }
-        if (stream) {
-          if (il) {
-            detail::HWY_NAMESPACE::StreamBytes(to_s, stage, 2 * n * sizeof(float));
-          } else {
-            detail::HWY_NAMESPACE::StreamBytes(to_s, stage, n * sizeof(float));
-            detail::HWY_NAMESPACE::StreamBytes(to_c, stage + kChunk, n * sizeof(float));
-          }
-        }
-        continue;
-      }
-      if constexpr (std::is_same_v<Out, BFloat16> && !kAdd) {  // a bfloat16 table, in vectors
-        if (advance) {
-          AdvanceAndStoreRow(il, ts, j0, n, s, c, ys, yc);
-          ++since_direct;
-          continue;
-        }
-      }
-      if (advance) {
-        Advance(ts, j0, n, s, c);
-        ++since_direct;
+      since_direct = advance ? since_direct + 1 : 0;
+      if constexpr (std::is_same_v<Out, float> && !kAdd) {
+        Float32TableRow(ts, il, j0, n, p, advance, s, c, ys, yc, stage, stream);
       } else {
-        detail::HWY_NAMESPACE::DirectSinCos(p, ts.step.data() + j0, n, s, c);
-        since_direct = 0;
-      }
-      if (skip) continue;
-      if constexpr (kAdd) {
-        const std::size_t stride = il ? 2 : 1;
-        for (std::size_t k = 0; k < n; ++k) {
-          ys[stride * k] = detail::store_as<Out>(detail::load_as<double>(ys[stride * k]) + s[k]);
-          yc[stride * k] = detail::store_as<Out>(detail::load_as<double>(yc[stride * k]) + c[k]);
-        }
-      } else {
-        StoreRow(ys, yc, il, s, c, n);
+        const bool skip = kAdd && !padding.empty() && padding[r] != 0;
+        OtherRow<Out, kAdd>(ts, il, j0, n, p, advance, skip, s, c, ys, yc);
       }
     }
   }
@@ -476,14 +507,6 @@ HWY_AFTER_NAMESPACE();
 // Outside the target region: registration code is compiled for the baseline only.
 namespace pe::sinusoidal_exact::HWY_NAMESPACE {
 namespace {
-PE_REGISTER_HWY_SINUSOIDAL_TARGET("sinusoidal.exact", kContract, Table, Add);
+PE_REGISTER_HWY_SINUSOIDAL("sinusoidal.exact", kContract, Table, Add);
 }  // namespace
 }  // namespace pe::sinusoidal_exact::HWY_NAMESPACE
-
-#if HWY_ONCE
-namespace pe::sinusoidal_exact {
-namespace {
-PE_REGISTER_HWY_SINUSOIDAL_DISPATCH("sinusoidal.exact", kContract, Table, Add);
-}  // namespace
-}  // namespace pe::sinusoidal_exact
-#endif  // HWY_ONCE

@@ -1,4 +1,4 @@
-// sinusoidal.hwy (dynamic dispatch to the best target) and sinusoidal.hwy@<TARGET> (each compiled
+// sinusoidal.hwy (the best target this CPU has) and sinusoidal.hwy@<TARGET> (each compiled
 // Highway target this CPU supports, so that a bug in one cannot hide behind another).
 // The angle p·ω is formed in double and reduced modulo 2π there; sin and cos are Highway's float
 // Sin/Cos on |r| <= π; the table is written in float and rounded once into bfloat16/float16.
@@ -90,14 +90,6 @@ HWY_AFTER_NAMESPACE();
 // Outside the target region: registration code is compiled for the baseline only.
 namespace pe::sinusoidal_hwy::HWY_NAMESPACE {
 namespace {
-PE_REGISTER_HWY_SINUSOIDAL_TARGET("sinusoidal.hwy", kContract, Table, Add);
+PE_REGISTER_HWY_SINUSOIDAL("sinusoidal.hwy", kContract, Table, Add);
 }  // namespace
 }  // namespace pe::sinusoidal_hwy::HWY_NAMESPACE
-
-#if HWY_ONCE
-namespace pe::sinusoidal_hwy {
-namespace {
-PE_REGISTER_HWY_SINUSOIDAL_DISPATCH("sinusoidal.hwy", kContract, Table, Add);
-}  // namespace
-}  // namespace pe::sinusoidal_hwy
-#endif  // HWY_ONCE
