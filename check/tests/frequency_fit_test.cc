@@ -314,3 +314,79 @@ TEST(FrequencyFit, EveryClaimSaysWhatSupportsIt) {
 
 }  // namespace
 }  // namespace pe::check
+
+namespace pe::check {
+namespace {
+
+// The fit is a typed spec (the parameters to rerun with), restated by the front end's renderer: the engine
+// writes no flag of its own, the JSON keeps the spec by canonical names beside the front end's words.
+TEST(FrequencyFit, TheHypothesisIsATypedSpecTheFrontEndRestates) {
+  const Kernel k(llama3_inv_freq(500000, 8, 1, 4, 2048));
+  RopeRequest r;
+  r.x = {k.x, {k.positions.size(), kHeads, kDim}, DType::F32, "x"};
+  r.y = {k.y, {k.positions.size(), kHeads, kDim}, DType::F32, "y"};
+  r.positions.values = k.positions;
+  r.spec.base = 500000;
+  r.spec.layout = Layout::HalfSplit;
+  r.spec.scaling.method = RopeScalingType::Llama3;
+  r.spec.scaling.factor = 8;
+  r.spec.scaling.original_max_position = 8192;
+  const Report plain = check_rope(r, Names());
+  EXPECT_EQ(plain.text.find("--"), std::string::npos) << plain.text;
+  const Names words([](std::string_view) { return std::string(); },
+                    [](const std::vector<SpecEntry>& entries) {
+                      std::string text;
+                      for (const SpecEntry& e : entries) text += fmt::format("<{}={}>", e.name, e.value.dump());
+                      return Restated{"in test words", "test_words", text};
+                    });
+  const Report report = check_rope(r, words);
+  ASSERT_FALSE(report.passed) << report.text;
+  EXPECT_NE(report.text.find("  in test words, to check the hypothesis: <base=500000.0><scaling=\"llama3\">"
+                             "<factor=8.0><original_max_position=2048>"),
+            std::string::npos)
+      << report.text;
+  const nlohmann::json j = report.json();
+  const auto e = std::find_if(j["explanations"].begin(), j["explanations"].end(),
+                              [](const nlohmann::json& x) { return x.contains("hypothesis"); });
+  ASSERT_NE(e, j["explanations"].end()) << j.dump(2);
+  EXPECT_EQ((*e)["hypothesis"]["original_max_position"], 2048);
+  EXPECT_EQ((*e)["hypothesis"]["scaling"], "llama3");
+  EXPECT_TRUE(e->contains("test_words"));
+  // The document reads back into its typed form and writes the same JSON again.
+  nlohmann::json again = j.get<CheckDocument>();
+  again["schema"] = kCheckSchema;
+  EXPECT_EQ(again, j);
+  ASSERT_TRUE(report.doc.explanations.has_value());
+  const auto typed = std::find_if(report.doc.explanations->begin(), report.doc.explanations->end(),
+                                  [](const Finding& f) { return f.hypothesis.has_value(); });
+  ASSERT_NE(typed, report.doc.explanations->end());
+  EXPECT_EQ(typed->hypothesis->scaling.original_max_position, 2048);
+  EXPECT_EQ(typed->hypothesis->scaling.method, RopeScalingType::Llama3);
+}
+
+// A spec's entries come in the order a hypothesis restates them, by canonical name, typed.
+TEST(Spec, EntriesInRestatingOrderByCanonicalName) {
+  RopeSpec s;
+  s.scaling.attention_factor = 1.5;
+  s.scaling.truncate = false;
+  s.scaling.beta_fast = 16;
+  s.scaling.original_max_position = 4096;
+  s.scaling.factor = 40;
+  s.scaling.method = RopeScalingType::Yarn;
+  s.base = 10000;
+  s.form.mrope_section = std::vector<std::int64_t>{16, 24, 24};
+  std::vector<std::string_view> names;
+  for (const SpecEntry& e : entries(s)) names.push_back(e.name);
+  EXPECT_EQ(names, (std::vector<std::string_view>{"base", "scaling", "factor", "original_max_position",
+                                                  "beta_fast", "truncate", "attention_factor",
+                                                  "mrope_section"}));
+  const nlohmann::json j = s;
+  EXPECT_EQ(j, nlohmann::json::parse(R"({"base": 10000.0, "scaling": "yarn", "factor": 40.0,
+      "original_max_position": 4096, "beta_fast": 16.0, "truncate": false, "attention_factor": 1.5,
+      "mrope_section": [16, 24, 24]})"));
+  EXPECT_TRUE(RopeSpec{}.scaling == ScalingSpec{});
+  EXPECT_TRUE(entries(RopeSpec{}).empty());  // nothing given, nothing restated
+}
+
+}  // namespace
+}  // namespace pe::check

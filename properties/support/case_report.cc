@@ -70,16 +70,15 @@ check::RopeSpec spec_of(const RopeParams& p) {
 // The claims of a check report, or its closest candidate as undetermined.
 std::string claims_of(const check::Report& r) {
   std::string out;
-  for (const auto& e : r.j.value("explanations", nlohmann::json::array())) {
-    out += fmt::format("  the data fits: {} ({})\n", e.value("fits", ""), e.value("support", ""));
-    if (e.contains("flags")) out += fmt::format("    as flags: {}\n", e.value("flags", ""));
+  for (const check::Finding& f : r.doc.explanations.value_or(std::vector<check::Finding>{})) {
+    out += fmt::format("  the data fits: {} ({})\n", f.fits, f.support);
+    if (f.restated) out += fmt::format("    {}: {}\n", f.restated->label, f.restated->text);
   }
   if (!out.empty()) return out;
-  const auto candidates = r.j.value("diagnosis", nlohmann::json::array());
-  if (!candidates.empty())
+  if (r.doc.diagnosis && !r.doc.diagnosis->empty())
     return fmt::format(
         "  undetermined: no convention fits within its tolerance; the closest: {} (residual {:.3g})\n",
-        candidates[0].value("convention", ""), candidates[0].value("residual", 0.0));
+        r.doc.diagnosis->front().convention, r.doc.diagnosis->front().residual);
   return "  undetermined: the check names no convention\n";
 }
 

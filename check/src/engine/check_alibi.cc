@@ -23,11 +23,9 @@ std::vector<std::int64_t> positions_of(const std::vector<std::int64_t>& given, s
 // The best fits; a claim when the best fits ten times better than the given and within 16 units of the
 // data type's rounding (relative to the bias, as the residuals are), with what supports it.
 void report_fits(const std::vector<AlibiFit>& fits, DType dtype, Report& out) {
-  nlohmann::json candidates = nlohmann::json::array();
-  for (const AlibiFit& f : fits)
-    candidates.push_back({{"convention", f.description}, {"residual", f.residual}});
-  out.j["diagnosis"] = candidates;
-  out.j["explanations"] = nlohmann::json::array();
+  out.doc.diagnosis.emplace();
+  for (const AlibiFit& f : fits) out.doc.diagnosis->push_back({f.description, f.residual});
+  out.doc.explanations.emplace();
   out.say("\ndiagnosis (ALiBi conventions, long double model, max residual relative to the bias):\n");
   for (std::size_t k = 0; k < std::min<std::size_t>(3, fits.size()); ++k)
     out.say("  {:.3g}  {}\n", fits[k].residual, fits[k].description);
@@ -48,8 +46,7 @@ void report_fits(const std::vector<AlibiFit>& fits, DType dtype, Report& out) {
         "given leave {:.3g}",
         best.residual, to_string(dtype), tolerance, given->residual);
     out.say("the data fits: {} ({})\n", best.description, support);
-    out.j["fits"] = best.description;
-    out.j["explanations"].push_back({{"fits", best.description}, {"support", support}});
+    out.found({best.description, support, std::nullopt, std::nullopt});
   }
 }
 
@@ -118,9 +115,9 @@ Report check_alibi(const AlibiRequest& r, const Names& names) {
       tally.add(e);
     });
   }
-  out.j["family"] = "alibi";
-  out.j["table"] = data.name;
-  out.j["parameters"] = {
+  out.doc.family = "alibi";
+  out.doc.table = data.name;
+  out.doc.parameters = {
       {"heads", heads},
       {"max_bias", params.max_bias},
       {"slopes", to_string(params.slopes)},

@@ -74,7 +74,7 @@ harness::Sample finite_tokens(const RopeBatch& batch, const DataView& x, std::si
       "{} "
       "tokens are the input's, not judged\n",
       count, names("x"), where, batch.tokens() - finite.size(), batch.tokens());
-  out.j["nonfinite_input"] = {{"values", count}, {"tokens", batch.tokens() - finite.size()}};
+  out.doc.nonfinite_input = {{"values", count}, {"tokens", batch.tokens() - finite.size()}};
   return {finite, {}};
 }
 
@@ -85,7 +85,7 @@ harness::OutputGain output_gain(const RopeRequest& r, const AttnTemperature& t, 
 }
 
 void add_hf(Report& out, const std::optional<HfResolution>& hf) {
-  if (hf) out.j["hf_config"] = hf->to_json();
+  if (hf) out.doc.hf_config = hf->to_json();
 }
 
 // A NoPE layer: y = t(p)·x, bit for bit without a temperature (an identity has nothing to round).
@@ -126,10 +126,10 @@ Report check_nope(const RopeRequest& r, const Resolved& v, const AttnTemperature
         bands.add(e);
       },
       output_gain(r, t, y.dtype));
-  out.j["family"] = "rope";
-  out.j["input"] = x.name;
-  out.j["output"] = y.name;
-  out.j["parameters"] = {{"no_rope", true}, {"attn_temperature", to_string(t.type)}};
+  out.doc.family = "rope";
+  out.doc.input = x.name;
+  out.doc.output = y.name;
+  out.doc.parameters = {{"no_rope", true}, {"attn_temperature", to_string(t.type)}};
   add_hf(out, v.hf);
   report_verdict(bands, {budget, budget_text}, out);
   Convention given{default_layout(Family::Rope), o.base.value_or(10000.0)};
@@ -225,7 +225,7 @@ nlohmann::json parameters_json(const RopeParams& params, const RopePlan& plan, c
 // cache (a contract of one met)? Not when a contract of its type is met (a budget asked tighter than the
 // class, or one that a float32 angle's error saturates at such positions: then every contract is met and
 // the claim would say nothing). Measured again only then, so a passing check pays nothing for it.
-std::vector<Claim> sixteen_bit_cache(const RopeRequest& r, const RopeParams& params, const RopePlan& plan,
+std::vector<Finding> sixteen_bit_cache(const RopeRequest& r, const RopeParams& params, const RopePlan& plan,
                                      const RopeBatch& batch, const Budget& budget,
                                      const harness::Sample& judged, const harness::OutputGain& gain,
                                      const harness::Measurement& bands, const ContractTally& tally) {
@@ -242,7 +242,7 @@ std::vector<Claim> sixteen_bit_cache(const RopeRequest& r, const RopeParams& par
                        "error/budget {:.3g}), beyond {} data's class",
                        met.front().first, met.front().first.ends_with("_bf16") ? "bfloat16" : "float16",
                        met.front().second, to_string(dtype)),
-           "every compared element within that contract", std::nullopt}};
+           "every compared element within that contract", std::nullopt, std::nullopt}};
 }
 
 // B, the same input through another implementation, measured beside A: the table of both, the verdict of
@@ -268,7 +268,7 @@ bool against_diagnosed(const RopeRequest& r, const RopeParams& params, const Rop
       },
       judged, RopeDirection::Forward, gain);
   out.say("{}", against.table(bands, r.y.name, b.name));
-  out.j["against"] = against.to_json(bands, r.y.dtype, b.name);
+  out.doc.against = against.to_json(bands, r.y.dtype, b.name);
   out.passed = bands.verdict_pass() && against.b().verdict_pass();
   if (!bands.pass() || against.b().pass()) return false;
   out.say("\nB ({}):", b.name);  // the diagnosis is the wrong one's
@@ -344,10 +344,10 @@ Report check_rope(const RopeRequest& r, const Names& names) {
   std::vector<double> x_storage, y_storage;
   const bool reread = r.against || !bands.pass();
   const DataView xd = reread ? as_doubles(x, x_storage) : x, yd = reread ? as_doubles(y, y_storage) : y;
-  out.j["family"] = "rope";
-  out.j["input"] = x.name;
-  out.j["output"] = y.name;
-  out.j["parameters"] = parameters_json(params, plan, form, temperature, batch, hd);
+  out.doc.family = "rope";
+  out.doc.input = x.name;
+  out.doc.output = y.name;
+  out.doc.parameters = parameters_json(params, plan, form, temperature, batch, hd);
   add_hf(out, v.hf);
   const Judging judging{Family::Rope, &plan, &names};
   report_verdict(bands, budget, out, &tally, &judging);
@@ -371,7 +371,7 @@ Report check_rope(const RopeRequest& r, const Names& names) {
   if (r.against && against_diagnosed(r, params, plan, batch, budget, judged, gain, bands, over, xd, yd, given,
                                       alternatives, names, out))
     return out;
-  const std::vector<Claim> measured =
+  const std::vector<Finding> measured =
       sixteen_bit_cache(r, params, plan, batch, budget, judged, gain, bands, tally);
   diagnose_rope_output({xd.values, yd.values, batch, hd, plan.rotary_dim(), params.scaling}, plan, given,
                        bands, over, out, names, alternatives, yd.dtype, measured);

@@ -49,9 +49,9 @@ Report check_sinusoidal(const SinusoidalRequest& r, const Names& names) {
     bands.add(e);
     tally.add(e);
   });
-  out.j["family"] = "sinusoidal";
-  out.j["table"] = a.name;
-  out.j["parameters"] = {{"dim", plan.dim()},
+  out.doc.family = "sinusoidal";
+  out.doc.table = a.name;
+  out.doc.parameters = {{"dim", plan.dim()},
                          {"base", params.base},
                          {"layout", to_string(params.layout)},
                          {"positions", {positions.front(), positions.back()}}};
@@ -65,7 +65,7 @@ Report check_sinusoidal(const SinusoidalRequest& r, const Names& names) {
       against->add(e, static_cast<std::size_t>(e.row) * plan.dim() + static_cast<std::size_t>(e.channel));
     });
     out.say("{}", against->table(bands, a.name, r.against->name));
-    out.j["against"] = against->to_json(bands, a.dtype, r.against->name);
+    out.doc.against = against->to_json(bands, a.dtype, r.against->name);
     out.passed = out.passed && against->b().verdict_pass();
   }
   // The diagnosis is the wrong one's: A's, or B's when only B fails.

@@ -457,11 +457,57 @@ void to_json(nlohmann::json& j, const RopeSpec& spec) {
   for (const SpecEntry& e : entries(spec)) j[std::string(e.name)] = e.value;
 }
 
+void from_json(const nlohmann::json& j, RopeSpec& spec) {
+  spec = {};
+  ScalingSpec& s = spec.scaling;
+  const auto number = [&j](const char* k, auto& field) {
+    if (j.contains(k)) field = j.at(k).get<typename std::remove_reference_t<decltype(field)>::value_type>();
+  };
+  const auto named = [&j](const char* k, auto& field, auto parse) {
+    if (!j.contains(k)) return;
+    const auto v = parse(j.at(k).get<std::string>());
+    if (!v) throw nlohmann::json::other_error::create(501, fmt::format("{}: no such value", k), &j);
+    field = *v;
+  };
+  number("base", spec.base);
+  named("scaling", s.method, parse_rope_scaling_type);
+  for (const auto& [k, field] : {std::pair{"factor", &s.factor}, {"beta_fast", &s.beta_fast},
+                                 {"beta_slow", &s.beta_slow}, {"mscale", &s.mscale},
+                                 {"mscale_all_dim", &s.mscale_all_dim}, {"attention_factor", &s.attention_factor},
+                                 {"low_freq_factor", &s.low_freq_factor}, {"high_freq_factor", &s.high_freq_factor},
+                                 {"position_scale", &s.position_scale},
+                                 {"partial_rotary_factor", &s.partial_rotary_factor}})
+    number(k, *field);
+  number("original_max_position", s.original_max_position);
+  number("seq_len", s.seq_len);
+  number("truncate", s.truncate);
+  named("longrope_switch", s.longrope_switch, parse_longrope_switch);
+  number("short_factor", s.short_factor);
+  number("long_factor", s.long_factor);
+  number("rotary_dim", spec.rotary_dim);
+  number("head_dim", spec.head_dim);
+  named("layout", spec.layout, [](std::string_view t) { return pe::parse_layout(t); });
+  number("mrope_section", spec.form.mrope_section);
+  named("mrope_layout", spec.form.mrope_layout, [](std::string_view t) { return pe::parse_mrope_layout(t); });
+  named("vision", spec.form.vision, parse_vision_rope);
+  number("rotary_offset", spec.form.rotary_offset);
+  named("attn_temperature", spec.temperature.type, parse_attn_temperature_type);
+  number("attn_scale", spec.temperature.attn_scale);
+  number("floor_scale", spec.temperature.floor_scale);
+  number("beta", spec.temperature.beta);
+  number("no_rope", spec.no_rope);
+}
+
 Restated Names::restate(const std::vector<SpecEntry>& given) const {
   if (render_) return render_(given);
   std::string text;
-  for (const SpecEntry& e : given)
-    text += fmt::format("{}{} {}", text.empty() ? "" : " ", e.name, e.value.dump());
+  for (const SpecEntry& e : given) {
+    const nlohmann::json& v = e.value;
+    text += fmt::format("{}{}={}", text.empty() ? "" : " ", e.name,
+                        v.is_number_float() ? fmt::format("{:.17g}", v.get<double>())
+                        : v.is_string()     ? v.get<std::string>()
+                                            : v.dump());
+  }
   return {"as parameters", "parameters", text};
 }
 

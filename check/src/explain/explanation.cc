@@ -27,35 +27,28 @@ FitTolerance fit_tolerance(DType dtype, double max_magnitude, std::int64_t max_p
 }
 
 namespace {
-void claim(const Claim& c, const Names& names, Report& out) {
-  out.say("the data fits: {} ({})\n", c.fits, c.support);
-  nlohmann::json e = {{"fits", c.fits}, {"support", c.support}};
-  if (c.hypothesis) {
-    const Restated r = names.restate(entries(*c.hypothesis));
-    out.say("  {}, to check the hypothesis: {}\n", r.label, r.text);
-    e[r.key] = r.text;
-    e["hypothesis"] = *c.hypothesis;
+void claim(Finding f, const Names& names, Report& out) {
+  out.say("the data fits: {} ({})\n", f.fits, f.support);
+  if (f.hypothesis) {
+    f.restated = names.restate(entries(*f.hypothesis));
+    out.say("  {}, to check the hypothesis: {}\n", f.restated->label, f.restated->text);
   }
-  if (!out.j.contains("fits")) out.j["fits"] = c.fits;
-  if (!out.j.contains("explanations")) out.j["explanations"] = nlohmann::json::array();
-  out.j["explanations"].push_back(std::move(e));
+  out.found(std::move(f));
 }
 }  // namespace
 
 void print_diagnosis(const std::vector<Fit>& fits, const Convention& given, const harness::Measurement& bands,
                      Report& out, const Names& names, const FitTolerance& tolerance, const std::vector<std::string>& notes,
-                     const std::vector<Claim>& claims) {
+                     const std::vector<Finding>& claims) {
   if (bands.pass() || bands.max_abs() < 1e-3) return;
   // The best ten (the others stop once they cannot rank among the best three: their residuals are
   // lower bounds) and the conventions given.
-  nlohmann::json candidates = nlohmann::json::array();
+  out.doc.diagnosis.emplace();
   for (std::size_t k = 0; k < fits.size(); ++k) {
     const std::string what = describe(fits[k].convention, given);
-    if (k < 10 || what == "the conventions given")
-      candidates.push_back({{"convention", what}, {"residual", fits[k].residual}});
+    if (k < 10 || what == "the conventions given") out.doc.diagnosis->push_back({what, fits[k].residual});
   }
-  out.j["diagnosis"] = candidates;
-  out.j["explanations"] = nlohmann::json::array();
+  out.doc.explanations.emplace();
   const auto it = std::find_if(fits.begin(), fits.end(), [&](const Fit& f) {
     return describe(f.convention, given) == "the conventions given";
   });
@@ -86,7 +79,7 @@ void print_diagnosis(const std::vector<Fit>& fits, const Convention& given, cons
            fmt::format("max residual {:.3g} over {} sampled rows, within {:.3g}: {}; the conventions given "
                        "leave {:.3g}",
                        best.residual, best.rows, tolerance.value, tolerance.basis, given_residual),
-           std::nullopt},
+           std::nullopt, std::nullopt},
           names, out);
   } else if (better) {
     out.say(
@@ -96,7 +89,7 @@ void print_diagnosis(const std::vector<Fit>& fits, const Convention& given, cons
   }
   // A convention within its tolerance explains every sampled row; what was read back only adds to it.
   if (!(better && !tolerance.vacuous && best.residual <= tolerance.value))
-    for (const Claim& c : claims) claim(c, names, out);
+    for (const Finding& c : claims) claim(c, names, out);
   if (!better && claims.empty())
     out.say(
         "no known convention fits better than the one given: the error is the implementation's, or a check "
@@ -129,7 +122,7 @@ namespace {
 // The frequencies read back: their pattern as a note when they differ from the given ones (pair by pair in
 // the JSON), and the fit as a claim.
 void frequencies_read_back(const RecoveredFrequencies& r, const RopePlan& plan, const RopeBatch& batch,
-                           Report& out, std::vector<std::string>& notes, std::vector<Claim>& claims) {
+                           Report& out, std::vector<std::string>& notes, std::vector<Finding>& claims) {
   const std::string words = frequency_pattern(r, plan);
   nlohmann::json pairs = nlohmann::json::array();
   for (const RecoveredPair& p : r.pairs) {
@@ -141,7 +134,7 @@ void frequencies_read_back(const RecoveredFrequencies& r, const RopePlan& plan, 
                      {"gain", p.gain},
                      {"rows", p.rows}});
   }
-  out.j["frequencies_read_back"] = {{"tokens", r.tokens}, {"words", words}, {"pairs", pairs}};
+  out.doc.frequencies_read_back = {{"tokens", r.tokens}, {"words", words}, {"pairs", pairs}};
   if (words.empty()) return;
   notes.push_back(words);
   if (const auto fit = fit_frequencies(r, plan.params())) {
@@ -149,8 +142,8 @@ void frequencies_read_back(const RecoveredFrequencies& r, const RopePlan& plan, 
                       fmt::format("frequencies read back from {} tokens x {} heads: every one of "
                                   "the {} determined pairs (of {}) within its interval",
                                   r.tokens, batch.heads, fit->pairs, r.pairs.size()),
-                      fit->hypothesis});
-    out.j["frequencies_read_back"]["fit"] = fit->words;
+                      fit->hypothesis, std::nullopt});
+    (*out.doc.frequencies_read_back)["fit"] = fit->words;
   }
 }
 
@@ -190,7 +183,7 @@ double max_magnitude(std::span<const double> v) {
 void diagnose_rope_output(const RopeData& in, const RopePlan& plan, const Convention& given,
                           const harness::Measurement& bands, const std::vector<bool>& over, Report& out,
                           const Names& names, const std::vector<Convention>& alternatives, DType dtype,
-                          const std::vector<Claim>& measured) {
+                          const std::vector<Finding>& measured) {
   RopeData data = in;
   data.unit = dtype == DType::F64 ? 0.0 : unit_roundoff(dtype);  // the angles read back are that far off
   const RopeBatch& batch = data.batch;
@@ -202,13 +195,13 @@ void diagnose_rope_output(const RopeData& in, const RopePlan& plan, const Conven
     for (std::size_t k = 0; k < over.size() && only_cause; ++k)
       only_cause = !over[k] || left_unrotated(data, plan, k / heads, k % heads);
     const std::string words = unrotated_words(skipped, only_cause);
-    out.j["unrotated_rows"] = skipped.count;
+    out.doc.unrotated_rows = skipped.count;
     if (only_cause) {
       out.say("\n");
       claim({words,
              fmt::format("every one of the {} rows over budget holds its input bit for bit",
                          std::count(over.begin(), over.end(), true)),
-             std::nullopt},
+             std::nullopt, std::nullopt},
             names, out);
       return;
     }
@@ -216,7 +209,7 @@ void diagnose_rope_output(const RopeData& in, const RopePlan& plan, const Conven
   }
   if (bands.pass() || bands.max_abs() < 1e-3) return;
   std::vector<std::string> notes;
-  std::vector<Claim> claims = measured;
+  std::vector<Finding> claims = measured;
   std::int64_t top = 0;
   for (std::size_t t = 0; t < batch.tokens(); ++t) top = std::max(top, batch.position(t));
   // One position axis: read each sampled row's position back (not under LongRoPE's per-token switch,
@@ -228,9 +221,9 @@ void diagnose_rope_output(const RopeData& in, const RopePlan& plan, const Conven
     const PositionPattern positions = position_pattern(
         data, recover_positions(data, plan, tokens,
                                 std::min(std::max(std::int64_t{1} << 31, 2 * top), kMaxPosition), bottom));
-    if (!positions.words.empty()) out.j["positions_recovered"] = positions.words;
+    if (!positions.words.empty()) out.doc.positions_recovered = positions.words;
     if (positions.fits)
-      claims.push_back({positions.words, positions.support, std::nullopt});
+      claims.push_back({positions.words, positions.support, std::nullopt, std::nullopt});
     else if (!positions.words.empty())
       notes.push_back(fmt::format(
           "positions read back from the data: {}",
@@ -240,8 +233,8 @@ void diagnose_rope_output(const RopeData& in, const RopePlan& plan, const Conven
       // Which channels mix, when neither layout's pairing is what the data shows.
       const ChannelMixing mixing = recover_channel_mixing(data, plan);
       if (mixing.fits) {
-        out.j["channel_mixing"] = mixing.words;
-        claims.push_back({mixing.words, mixing.support, std::nullopt});
+        out.doc.channel_mixing = mixing.words;
+        claims.push_back({mixing.words, mixing.support, std::nullopt, std::nullopt});
       }
     }
   }
@@ -249,9 +242,9 @@ void diagnose_rope_output(const RopeData& in, const RopePlan& plan, const Conven
   if (!plan.params().form.mrope_section.empty()) {
     const RecoveredAxes axes = recover_axes(data, plan);
     if (!axes.words.empty()) {
-      out.j["axes_read_back"] = {{"words", axes.words}, {"support", axes.support}};
+      out.doc.axes_read_back = {{"words", axes.words}, {"support", axes.support}};
       if (axes.fits)
-        claims.push_back({axes.words, axes.support, std::nullopt});
+        claims.push_back({axes.words, axes.support, std::nullopt, std::nullopt});
       else
         notes.push_back(axes.words + " (" + axes.support + ")");
     }

@@ -15,14 +15,6 @@
 
 namespace pe::check {
 
-// A claim that the data fits a hypothesis, and what supports it (rows, pairs, the residual against its
-// tolerance): printed as "the data fits: <fits> (<support>)" and kept in the JSON's "explanations".
-struct Claim {
-  std::string fits, support;
-  // The hypothesis as the parameters to rerun the check with (each front end restates it in its words);
-  // none where the parameters cannot state it.
-  std::optional<RopeSpec> hypothesis;
-};
 
 // The residual a correct kernel of a hypothesis leaves against the hypothesis's long double model: 16 units
 // of the data type's rounding on the data's largest magnitude, and a float32 angle's (p·θ and θ each
@@ -44,7 +36,7 @@ FitTolerance fit_tolerance(DType dtype, double max_magnitude, std::int64_t max_p
 void print_diagnosis(const std::vector<Fit>& fits, const Convention& given, const harness::Measurement& bands,
                      Report& out, const Names& names, const FitTolerance& tolerance,
                      const std::vector<std::string>& notes = {},
-                     const std::vector<Claim>& claims = {});
+                     const std::vector<Finding>& claims = {});
 
 // With a model config, the model's other layer types' RoPE (Gemma-3's sliding layers for a full one) as
 // candidates named by their layer type: the per-layer mix-up (vLLM PR #29111, llama.cpp #14367). Their
@@ -61,6 +53,6 @@ std::vector<Convention> other_layers(const std::vector<HfRopeSetting>& settings,
 void diagnose_rope_output(const RopeData& data, const RopePlan& plan, const Convention& given,
                           const harness::Measurement& bands, const std::vector<bool>& over, Report& out,
                           const Names& names, const std::vector<Convention>& alternatives, DType dtype,
-                          const std::vector<Claim>& measured = {});
+                          const std::vector<Finding>& measured = {});
 
 }  // namespace pe::check

@@ -116,110 +116,130 @@ std::optional<double> factor_of(const RecoveredFrequencies& r, std::span<const d
   return ratio_between(divided, plain, 0, plain.size());
 }
 
-// Every hypothesis, the positions divided by `scale` (1: not): another base (NTK's and dynamic's among
-// them), no scaling, a linear factor, Llama-3 and YaRN (either blend) over their parameters' usual grids
-// (factors from the pairs they divide).
-// long: one table of hypotheses, a block per method over its parameters' usual grids.
-std::vector<FitCandidate> candidates(const RecoveredFrequencies& r, const RopeParams& given, double scale) {
-  RopeParams plain_params = given;
-  plain_params.scaling = {};
-  const RopePlan plain(plain_params);
-  const std::size_t n = plain.n_pairs(), d = plain.rotary_dim();
-  const RopeScaling& g = given.scaling;
-  const bool scaled = g.type != RopeScalingType::None;
-  const std::size_t extra = scale != 1 ? 1 : 0;
-  RecoveredFrequencies unscaled = r;  // θ̂ as the rows would show it at undivided positions
-  for (RecoveredPair& p : unscaled.pairs)
-    if (p.theta) *p.theta *= scale, p.lo *= scale, p.hi *= scale;
+// The hypotheses at one position scale, and what each is built from.
+struct Hypotheses {
+  const RopeParams& given;
+  double scale;
+  RopeParams plain_params = without_scaling(given);
+  RopePlan plain{plain_params};
+  RecoveredFrequencies unscaled;  // θ̂ as the rows would show it at undivided positions
   std::vector<FitCandidate> out;
-  const auto add = [&](std::size_t c, RopeParams p, bool inverted = false) {
-    out.push_back({p, scale, inverted, c + extra, std::nullopt});
-  };
-  // The given frequencies stored in a 16-bit type: HF's inv_freq buffer after model.to(torch.bfloat16).
-  if (scale == 1)
-    for (const DType t : {DType::BF16, DType::F16}) out.push_back({given, 1, false, 1, t});
-  // The given method with the positions divided: every parameter as given (without a method or with the
-  // linear one, that is the linear candidate below).
-  if (scale != 1 && g.type != RopeScalingType::None && g.type != RopeScalingType::Linear) add(0, given);
-  // Another base: b from the least-squares line (the scale is already out); NTK's and dynamic's bases are
-  // their methods' factor and length.
-  if (const auto [b, s] = base_and_scale(unscaled, d); std::isfinite(b) && b > 1) {
-    // Round values first (as configs write them), NTK's base for the nearest quarter factor, then b itself.
-    const double q =
-        std::round(std::pow(b / given.base, static_cast<double>(d - 2) / static_cast<double>(d)) * 4) / 4;
-    const double ntk = given.base * std::pow(q, static_cast<double>(d) / static_cast<double>(d - 2));
-    for (const double base : {std::round(b / 1000) * 1000, std::round(b), ntk, b}) {
-      if (std::fabs(base - given.base) <= 1e-6 * given.base) continue;
-      RopeParams c = plain_params;
-      c.base = base;
-      add(scaled ? 2 : 1, c);
-    }
-    const double ratio = std::pow(b / given.base, static_cast<double>(d - 2) / static_cast<double>(d));
-    if (g.type == RopeScalingType::Ntk) {
-      RopeParams c = given;
-      c.scaling.factor = pick_within(ratio * (1 - 1e-4), ratio * (1 + 1e-4)).value_or(ratio);
-      add(1, c);
-    }
-    if (g.type == RopeScalingType::Dynamic && g.factor > 1) {
-      RopeParams c = given;  // base' = b·(s·n/L - (s - 1))^(d/(d-2))
-      c.scaling.seq_len = static_cast<std::int64_t>(
-          std::llround(static_cast<double>(g.original_max_position) * (ratio + g.factor - 1) / g.factor));
-      add(1, c);
-    }
+
+  Hypotheses(const RecoveredFrequencies& r, const RopeParams& g, double s) : given(g), scale(s), unscaled(r) {
+    for (RecoveredPair& p : unscaled.pairs)
+      if (p.theta) *p.theta *= scale, p.lo *= scale, p.hi *= scale;
   }
-  if (scaled && scale == 1) add(1, plain_params);  // (with a scale: the linear candidate)
-  if (scale == 1) {
-    RopeParams c = plain_params;
-    c.scaling.type = RopeScalingType::Linear;
-    if (const auto f = ratio_between(unscaled, plain.inv_freq(), 0, n)) {
-      c.scaling.factor = *f;
-      add(g.type == RopeScalingType::Linear ? 1 : 2, c);
-    }
+  static RopeParams without_scaling(RopeParams p) {
+    p.scaling = {};
+    return p;
   }
-  std::vector<double> originals = {256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072};
-  if (g.original_max_position > 0) originals.push_back(static_cast<double>(g.original_max_position));
-  const auto add_factored = [&](RopeParams c, bool inverted) {
+  void add(std::size_t changed, const RopeParams& p, bool inverted = false) {
+    out.push_back({p, scale, inverted, changed + (scale != 1 ? 1 : 0), std::nullopt});
+  }
+  // A method that divides some pairs by its factor, the factor read from those pairs.
+  void add_factored(RopeParams c, bool inverted) {
     const auto f = factor_of(unscaled, plain.inv_freq(), FitCandidate{c, 1, inverted, 0, std::nullopt});
     if (!f || (inverted && *f <= 1)) return;
     c.scaling.factor = *f;
-    add(changes(c.scaling, g) + (inverted ? 1 : 0), c, inverted);
-  };
-  // Llama-3's usual factors and the given ones (either way round: HF's formula with them swapped divides
-  // every wavelength beyond L/high_freq_factor and smooths none, which is low = high = the given high).
+    add(changes(c.scaling, given.scaling) + (inverted ? 1 : 0), c, inverted);
+  }
+};
+
+// Another base: b from the least-squares line (the scale is already out); NTK's and dynamic's bases are
+// their methods' factor and length. Round values first (as configs write them), NTK's base for the nearest
+// quarter factor, then b itself.
+void add_bases(Hypotheses& h) {
+  const RopeParams& given = h.given;
+  const RopeScaling& g = given.scaling;
+  const std::size_t d = h.plain.rotary_dim();
+  const auto [b, s] = base_and_scale(h.unscaled, d);
+  if (!std::isfinite(b) || b <= 1) return;
+  const double exponent = static_cast<double>(d - 2) / static_cast<double>(d);
+  const double q = std::round(std::pow(b / given.base, exponent) * 4) / 4;
+  const double ntk = given.base * std::pow(q, static_cast<double>(d) / static_cast<double>(d - 2));
+  for (const double base : {std::round(b / 1000) * 1000, std::round(b), ntk, b}) {
+    if (std::fabs(base - given.base) <= 1e-6 * given.base) continue;
+    RopeParams c = h.plain_params;
+    c.base = base;
+    h.add(g.type != RopeScalingType::None ? 2 : 1, c);
+  }
+  const double ratio = std::pow(b / given.base, exponent);
+  if (g.type == RopeScalingType::Ntk) {
+    RopeParams c = given;
+    c.scaling.factor = pick_within(ratio * (1 - 1e-4), ratio * (1 + 1e-4)).value_or(ratio);
+    h.add(1, c);
+  }
+  if (g.type == RopeScalingType::Dynamic && g.factor > 1) {
+    RopeParams c = given;  // base' = b·(s·n/L - (s - 1))^(d/(d-2))
+    c.scaling.seq_len = static_cast<std::int64_t>(
+        std::llround(static_cast<double>(g.original_max_position) * (ratio + g.factor - 1) / g.factor));
+    h.add(1, c);
+  }
+}
+
+// Llama-3's usual factors and the given ones (either way round: HF's formula with them swapped divides every
+// wavelength beyond L/high_freq_factor and smooths none, which is low = high = the given high); YaRN's usual
+// betas, either blend.
+void add_blends(Hypotheses& h, const std::vector<double>& originals) {
+  const RopeScaling& g = h.given.scaling;
   std::vector<double> lows = {1.0, 2.0, 4.0}, highs = {1.0, 2.0, 4.0, 8.0, 16.0};
   if (g.type == RopeScalingType::Llama3)
     for (const double v : {g.low_freq_factor, g.high_freq_factor}) {
       if (std::find(lows.begin(), lows.end(), v) == lows.end()) lows.push_back(v);
       if (std::find(highs.begin(), highs.end(), v) == highs.end()) highs.push_back(v);
     }
-  for (const double original : originals) {
-    for (const double low : lows) {
+  for (const double original : originals)
+    for (const double low : lows)
       for (const double high : highs) {
         if (high < low) continue;
-        RopeParams c = plain_params;
+        RopeParams c = h.plain_params;
         c.scaling.type = RopeScalingType::Llama3;
         c.scaling.low_freq_factor = low;
         c.scaling.high_freq_factor = high;
         c.scaling.original_max_position = static_cast<std::int64_t>(original);
-        add_factored(c, false);
+        h.add_factored(c, false);
       }
-    }
-  }
-  for (const double original : originals) {
-    for (const double fast : {32.0, 16.0, 64.0, 8.0, 1.0}) {
+  for (const double original : originals)
+    for (const double fast : {32.0, 16.0, 64.0, 8.0, 1.0})
       for (const double slow : {1.0, 2.0, 0.5, 32.0}) {
-        RopeParams c = plain_params;
+        RopeParams c = h.plain_params;
         c.scaling.type = RopeScalingType::Yarn;
         c.scaling.beta_fast = fast;
         c.scaling.beta_slow = slow;
         c.scaling.original_max_position = static_cast<std::int64_t>(original);
         c.scaling.truncate = g.type == RopeScalingType::Yarn ? g.truncate : true;
-        add_factored(c, false);
-        add_factored(c, true);
+        h.add_factored(c, false);
+        h.add_factored(c, true);
       }
+}
+
+// Every hypothesis, the positions divided by `scale` (1: not): another base (NTK's and dynamic's among
+// them), no scaling, a linear factor, Llama-3 and YaRN (either blend) over their parameters' usual grids
+// (factors from the pairs they divide).
+std::vector<FitCandidate> candidates(const RecoveredFrequencies& r, const RopeParams& given, double scale) {
+  Hypotheses h(r, given, scale);
+  const RopeScaling& g = given.scaling;
+  const bool scaled = g.type != RopeScalingType::None;
+  // The given frequencies stored in a 16-bit type: HF's inv_freq buffer after model.to(torch.bfloat16).
+  if (scale == 1)
+    for (const DType t : {DType::BF16, DType::F16}) h.out.push_back({given, 1, false, 1, t});
+  // The given method with the positions divided: every parameter as given (without a method or with the
+  // linear one, that is the linear candidate below).
+  if (scale != 1 && scaled && g.type != RopeScalingType::Linear) h.add(0, given);
+  add_bases(h);
+  if (scaled && scale == 1) h.add(1, h.plain_params);  // (with a scale: the linear candidate)
+  if (scale == 1) {
+    RopeParams c = h.plain_params;
+    c.scaling.type = RopeScalingType::Linear;
+    if (const auto f = ratio_between(h.unscaled, h.plain.inv_freq(), 0, h.plain.n_pairs())) {
+      c.scaling.factor = *f;
+      h.add(g.type == RopeScalingType::Linear ? 1 : 2, c);
     }
   }
-  return out;
+  std::vector<double> originals = {256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072};
+  if (g.original_max_position > 0) originals.push_back(static_cast<double>(g.original_max_position));
+  add_blends(h, originals);
+  return std::move(h.out);
 }
 
 // "factor 16 (given 8), original_max_position 2048 (given 8192)": the fields that differ.

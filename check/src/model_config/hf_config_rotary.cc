@@ -115,92 +115,36 @@ std::vector<std::int64_t> integers(const json& list, const Text& t, const std::s
   return out;
 }
 
-// long: transformers' reading in its own order (base, partial factor, type, then the type's keys), each step
-// beside the rule it cites: the order that decides which key wins stays in one place.
-HfRopeSetting rotary(const Text& t, const Head& h, const json* p, const std::string& pk, bool flat,
-                     std::set<std::string>& not_read) {
-  HfRopeSetting s;
-  RopeSpec& o = s.spec;
-  ScalingSpec& sc = o.scaling;
-  o.head_dim = o.rotary_dim = h.head_dim;
-  o.base = 10000.0;
-  s.mla = h.mla;
-  s.mla_nope_head_dim = h.mla_nope_head_dim;
-  s.sources = h.sources;
-  o.layout = h.layout;
-  s.notes = h.notes;
+namespace {
+
+// One rotary layer's parameter dict `p` (null: none) read key by key into `s`, with the keys it read.
+struct Reading {
+  const Text& t;
+  const json* p;
+  const std::string& pk;
+  bool flat;
+  HfRopeSetting& s;
   std::set<std::string> read;
-  const auto in_p = [&](const std::string& k) -> const json* {
+  std::int64_t max_pos = 0;  // max_position_embeddings, read with the method's keys
+
+  const json* in_p(const std::string& k) {
     if (p == nullptr || !present(*p, k)) return nullptr;
     read.insert(k);
     return &(*p)[k];
-  };
-  // Base: rope_parameters' own rope_theta first (setdefault), then the top-level key, then HF's 10000.
-  if (const json* v = in_p("rope_theta")) {
-    o.base = t.number(*v, pk + ".rope_theta");
-    s.sources.push_back({"base", *v, pk + ".rope_theta"});
-  } else if (const json* top = t.get("rope_theta")) {
-    o.base = t.number(*top, t.key("rope_theta"));
-    s.sources.push_back({"base", *top, t.key("rope_theta")});
-  } else {
-    s.sources.push_back({"base", 10000.0, "transformers' default_theta"});
   }
-  // partial_rotary_factor: HF's dim = int(head_dim * partial_rotary_factor).
-  const json* prf = in_p("partial_rotary_factor");
-  std::string prf_key = pk + ".partial_rotary_factor";
-  if (prf == nullptr && (prf = t.get("partial_rotary_factor")) != nullptr)
-    prf_key = t.key("partial_rotary_factor");
-  if (prf != nullptr) {
-    try {
-      sc.partial_rotary_factor = t.number(*prf, prf_key);
-      o.rotary_dim = partial_rotary_dim(h.head_dim, *sc.partial_rotary_factor);
-    } catch (const InvalidArgument& e) {
-      t.fail(prf_key, e.what());
-    }
-    s.sources.push_back({"rotary_dim", *o.rotary_dim, fmt::format("int(head_dim * {})", prf_key)});
-  }
-  std::string type = "default", type_key = pk + ".rope_type";
-  if (const json* v = in_p("rope_type")) {
-    type = v->is_string() ? v->get<std::string>() : v->dump();
-    if (const json* old = in_p("type"); old != nullptr && *old != *v)
-      s.notes.push_back(
-          fmt::format("{}.type {} not read: rope_type wins (standardize_rope_params)", pk, old->dump()));
-  } else if (const json* old = in_p("type")) {
-    type = old->is_string() ? old->get<std::string>() : old->dump();
-    type_key = pk + ".type";
-  }
-  if (type == "su") {
-    s.notes.push_back(type_key + " su: Phi-3's old name for longrope");
-    type = "longrope";
-  } else if (type == "mrope") {
-    s.notes.push_back(type_key + " mrope: default RoPE with mrope_section (configuration_qwen2_5_vl.py)");
-    type = "default";
-  }
-  using T = RopeScalingType;
-  static const std::map<std::string, T> kTypes = {{"default", T::None}, {"linear", T::Linear},
-                                                  {"dynamic", T::Dynamic}, {"yarn", T::Yarn},
-                                                  {"llama3", T::Llama3},   {"longrope", T::LongRope}};
-  const auto it = kTypes.find(type);
-  if (it == kTypes.end())
-    t.fail(type_key + " " + type,
-           "unsupported rope_type (supported: default, linear, dynamic, yarn, llama3, longrope; su, mrope)");
-  const T method = it->second;
-  sc.method = method;
-  if (p != nullptr && method != T::None) s.sources.push_back({"scaling", type, type_key});
-  const auto num = [&](const std::string& k) -> std::optional<double> {
+  std::optional<double> num(const std::string& k) {
     const json* v = in_p(k);
     if (v == nullptr) return std::nullopt;
     s.sources.push_back({k, *v, pk + "." + k});
     return t.number(*v, pk + "." + k);
-  };
-  const auto required = [&](const std::string& k) {
+  }
+  std::optional<double> required(const std::string& k, const std::string& type) {
     auto v = num(k);
     if (!v) t.fail(pk + "." + k, "required by rope_type " + type);
     return v;
-  };
-  const std::int64_t max_pos = t.integer("max_position_embeddings");
-  // L for llama3, yarn, longrope (standardize_rope_params).
-  const auto original_l = [&]() -> std::int64_t {
+  }
+  // L for llama3, yarn, longrope (standardize_rope_params): the top-level key first in a flat config.
+  std::int64_t original_l() {
     const json* top = flat ? t.get("original_max_position_embeddings") : nullptr;
     const json* own = in_p("original_max_position_embeddings");
     const json* v = top != nullptr ? top : own;
@@ -220,82 +164,187 @@ HfRopeSetting rotary(const Text& t, const Head& h, const json* p, const std::str
     if (!v->is_number_integer()) t.fail(k, "expected an integer, got " + v->dump());
     s.sources.push_back({"original_max_position", *v, k});
     return v->get<std::int64_t>();
-  };
+  }
   // factor: given, or (yarn, longrope) max_position_embeddings / original_max_position_embeddings.
-  const auto factor_or_ratio = [&](std::int64_t l) -> std::optional<double> {
+  std::optional<double> factor_or_ratio(std::int64_t l) {
     if (auto f = num("factor")) return f;
     if (max_pos == 0) t.fail(pk + ".factor", "absent, and no max_position_embeddings to derive it from");
     const double f = static_cast<double>(max_pos) / static_cast<double>(l);
     s.sources.push_back({"factor", f, "max_position_embeddings/original_max_position_embeddings"});
     return f;
-  };
+  }
+};
+
+// Base: rope_parameters' own rope_theta first (setdefault), then the top-level key, then HF's 10000.
+void read_base(Reading& r) {
+  if (const json* v = r.in_p("rope_theta")) {
+    r.s.spec.base = r.t.number(*v, r.pk + ".rope_theta");
+    r.s.sources.push_back({"base", *v, r.pk + ".rope_theta"});
+  } else if (const json* top = r.t.get("rope_theta")) {
+    r.s.spec.base = r.t.number(*top, r.t.key("rope_theta"));
+    r.s.sources.push_back({"base", *top, r.t.key("rope_theta")});
+  } else {
+    r.s.sources.push_back({"base", 10000.0, "transformers' default_theta"});
+  }
+}
+
+// partial_rotary_factor: HF's dim = int(head_dim * partial_rotary_factor).
+void read_partial_rotary(Reading& r, std::int64_t head_dim) {
+  const json* prf = r.in_p("partial_rotary_factor");
+  std::string prf_key = r.pk + ".partial_rotary_factor";
+  if (prf == nullptr && (prf = r.t.get("partial_rotary_factor")) != nullptr)
+    prf_key = r.t.key("partial_rotary_factor");
+  if (prf == nullptr) return;
+  RopeSpec& o = r.s.spec;
+  try {
+    o.scaling.partial_rotary_factor = r.t.number(*prf, prf_key);
+    o.rotary_dim = partial_rotary_dim(head_dim, *o.scaling.partial_rotary_factor);
+  } catch (const InvalidArgument& e) {
+    r.t.fail(prf_key, e.what());
+  }
+  r.s.sources.push_back({"rotary_dim", *o.rotary_dim, fmt::format("int(head_dim * {})", prf_key)});
+}
+
+// The rope type as HF names it (rope_type, else the old "type"; su and mrope renamed) and its method.
+std::pair<std::string, RopeScalingType> read_type(Reading& r) {
+  std::string type = "default", type_key = r.pk + ".rope_type";
+  if (const json* v = r.in_p("rope_type")) {
+    type = v->is_string() ? v->get<std::string>() : v->dump();
+    if (const json* old = r.in_p("type"); old != nullptr && *old != *v)
+      r.s.notes.push_back(
+          fmt::format("{}.type {} not read: rope_type wins (standardize_rope_params)", r.pk, old->dump()));
+  } else if (const json* old = r.in_p("type")) {
+    type = old->is_string() ? old->get<std::string>() : old->dump();
+    type_key = r.pk + ".type";
+  }
+  if (type == "su") {
+    r.s.notes.push_back(type_key + " su: Phi-3's old name for longrope");
+    type = "longrope";
+  } else if (type == "mrope") {
+    r.s.notes.push_back(type_key + " mrope: default RoPE with mrope_section (configuration_qwen2_5_vl.py)");
+    type = "default";
+  }
+  using T = RopeScalingType;
+  static const std::map<std::string, T> kTypes = {{"default", T::None}, {"linear", T::Linear},
+                                                  {"dynamic", T::Dynamic}, {"yarn", T::Yarn},
+                                                  {"llama3", T::Llama3},   {"longrope", T::LongRope}};
+  const auto it = kTypes.find(type);
+  if (it == kTypes.end())
+    r.t.fail(type_key + " " + type,
+             "unsupported rope_type (supported: default, linear, dynamic, yarn, llama3, longrope; su, mrope)");
+  if (r.p != nullptr && it->second != T::None) r.s.sources.push_back({"scaling", type, type_key});
+  return {type, it->second};
+}
+
+// _compute_yarn_parameters: attention_factor wins; mscale counts only with mscale_all_dim (both nonzero);
+// `get("beta_fast") or 32`: a zero is the default.
+void read_yarn(Reading& r) {
+  ScalingSpec& sc = r.s.spec.scaling;
+  sc.original_max_position = r.original_l();
+  sc.factor = r.factor_or_ratio(*sc.original_max_position);
+  sc.attention_factor = r.num("attention_factor");
+  const auto ms = r.num("mscale"), msa = r.num("mscale_all_dim");
+  if (!sc.attention_factor && ms && msa && *ms != 0 && *msa != 0) {
+    sc.mscale = ms;
+    sc.mscale_all_dim = msa;
+  } else if (ms || msa) {
+    r.s.notes.push_back(r.pk + ".mscale/mscale_all_dim not used: " +
+                        (sc.attention_factor ? "attention_factor given" : "HF uses them only both nonzero"));
+  }
+  if (auto b = r.num("beta_fast"); b && *b != 0) sc.beta_fast = b;
+  if (auto b = r.num("beta_slow"); b && *b != 0) sc.beta_slow = b;
+  if (const json* v = r.in_p("truncate")) {
+    if (!v->is_boolean()) r.t.fail(r.pk + ".truncate", "expected true or false, got " + v->dump());
+    sc.truncate = v->get<bool>();
+    r.s.sources.push_back({"truncate", *v, r.pk + ".truncate"});
+  }
+}
+
+// LongRoPE's two lists, and pe-suite's own longrope_switch key (HF has none and picks one list per
+// sequence): the hypothesis of TGI's switch.
+void read_longrope(Reading& r) {
+  ScalingSpec& sc = r.s.spec.scaling;
+  const std::string& pk = r.pk;
+  sc.original_max_position = r.original_l();
+  sc.factor = r.factor_or_ratio(*sc.original_max_position);
+  sc.attention_factor = r.num("attention_factor");
+  for (auto [k, list] : {std::pair{"short_factor", &sc.short_factor}, std::pair{"long_factor", &sc.long_factor}}) {
+    const json* v = r.in_p(k);
+    if (v == nullptr) r.t.fail(pk + "." + k, "required by rope_type longrope");
+    if (!v->is_array()) r.t.fail(pk + "." + k, "expected a list of numbers");
+    list->emplace();
+    for (const json& x : *v) (*list)->push_back(r.t.number(x, pk + "." + k));
+    r.s.sources.push_back({k, *v, pk + "." + k});
+  }
+  if (const json* v = r.in_p("longrope_switch")) {
+    if (!v->is_string() || !parse_longrope_switch(v->get<std::string>()))
+      r.t.fail(pk + ".longrope_switch", "expected \"per-sequence\" or \"per-token\", got " + v->dump());
+    sc.longrope_switch = parse_longrope_switch(v->get<std::string>());
+    r.s.sources.push_back({"longrope_switch", *v, pk + ".longrope_switch"});
+    r.s.notes.push_back(pk + ".longrope_switch: pe-suite's own key (HF picks one list per sequence)");
+  }
+}
+
+// The keys the method reads (each _compute_*_parameters).
+void read_method(Reading& r, RopeScalingType method, const std::string& type) {
+  using T = RopeScalingType;
+  ScalingSpec& sc = r.s.spec.scaling;
+  sc.method = method;
+  r.max_pos = r.t.integer("max_position_embeddings");
   if (method == T::Linear) {
-    sc.factor = required("factor");
+    sc.factor = r.required("factor", type);
   } else if (method == T::Dynamic) {
     // _compute_dynamic_ntk_parameters reads max_position_embeddings, never original_max_position_embeddings.
-    sc.factor = required("factor");
-    if (max_pos == 0) t.fail(t.prefix + "max_position_embeddings", "required by rope_type dynamic (its L)");
-    sc.original_max_position = max_pos;
-    s.sources.push_back({"original_max_position", max_pos, t.key("max_position_embeddings")});
+    sc.factor = r.required("factor", type);
+    if (r.max_pos == 0)
+      r.t.fail(r.t.prefix + "max_position_embeddings", "required by rope_type dynamic (its L)");
+    sc.original_max_position = r.max_pos;
+    r.s.sources.push_back({"original_max_position", r.max_pos, r.t.key("max_position_embeddings")});
   } else if (method == T::Llama3) {
-    sc.factor = required("factor");
-    sc.low_freq_factor = required("low_freq_factor");
-    sc.high_freq_factor = required("high_freq_factor");
-    sc.original_max_position = original_l();
+    sc.factor = r.required("factor", type);
+    sc.low_freq_factor = r.required("low_freq_factor", type);
+    sc.high_freq_factor = r.required("high_freq_factor", type);
+    sc.original_max_position = r.original_l();
   } else if (method == T::Yarn) {
-    sc.original_max_position = original_l();
-    sc.factor = factor_or_ratio(*sc.original_max_position);
-    sc.attention_factor = num("attention_factor");
-    const auto ms = num("mscale"), msa = num("mscale_all_dim");
-    // _compute_yarn_parameters: attention_factor wins; mscale counts only with mscale_all_dim (both nonzero).
-    if (!sc.attention_factor && ms && msa && *ms != 0 && *msa != 0) {
-      sc.mscale = ms;
-      sc.mscale_all_dim = msa;
-    } else if (ms || msa) {
-      s.notes.push_back(pk + ".mscale/mscale_all_dim not used: " +
-                        (sc.attention_factor ? "attention_factor given" : "HF uses them only both nonzero"));
-    }
-    // `get("beta_fast") or 32`: a zero is the default.
-    if (auto b = num("beta_fast"); b && *b != 0) sc.beta_fast = b;
-    if (auto b = num("beta_slow"); b && *b != 0) sc.beta_slow = b;
-    if (const json* v = in_p("truncate")) {
-      if (!v->is_boolean()) t.fail(pk + ".truncate", "expected true or false, got " + v->dump());
-      sc.truncate = v->get<bool>();
-      s.sources.push_back({"truncate", *v, pk + ".truncate"});
-    }
+    read_yarn(r);
   } else if (method == T::LongRope) {
-    sc.original_max_position = original_l();
-    sc.factor = factor_or_ratio(*sc.original_max_position);
-    sc.attention_factor = num("attention_factor");
-    for (auto [k, list] :
-         {std::pair{"short_factor", &sc.short_factor}, std::pair{"long_factor", &sc.long_factor}}) {
-      const json* v = in_p(k);
-      if (v == nullptr) t.fail(pk + "." + k, "required by rope_type longrope");
-      if (!v->is_array()) t.fail(pk + "." + k, "expected a list of numbers");
-      list->emplace();
-      for (const json& x : *v) (*list)->push_back(t.number(x, pk + "." + k));
-      s.sources.push_back({k, *v, pk + "." + k});
-    }
-    // pe-suite's own key (HF has none and picks one list per sequence): the hypothesis of TGI's switch.
-    if (const json* v = in_p("longrope_switch")) {
-      if (!v->is_string() || !parse_longrope_switch(v->get<std::string>()))
-        t.fail(pk + ".longrope_switch", "expected \"per-sequence\" or \"per-token\", got " + v->dump());
-      sc.longrope_switch = parse_longrope_switch(v->get<std::string>());
-      s.sources.push_back({"longrope_switch", *v, pk + ".longrope_switch"});
-      s.notes.push_back(pk + ".longrope_switch: pe-suite's own key (HF picks one list per sequence)");
-    }
+    read_longrope(r);
   }
-  if (const json* v = in_p("mrope_section")) {
-    o.form.mrope_section = integers(*v, t, pk + ".mrope_section");
-    s.sources.push_back({"mrope_section", *v, pk + ".mrope_section"});
+}
+
+// M-RoPE's sections and Qwen3-VL's interleaving.
+void read_form(Reading& r) {
+  if (const json* v = r.in_p("mrope_section")) {
+    r.s.spec.form.mrope_section = integers(*v, r.t, r.pk + ".mrope_section");
+    r.s.sources.push_back({"mrope_section", *v, r.pk + ".mrope_section"});
   }
-  if (const json* v = in_p("mrope_interleaved"); v != nullptr && v->is_boolean() && v->get<bool>()) {
-    o.form.mrope_layout = MropeLayout::Interleaved;
-    s.sources.push_back({"mrope_layout", "interleaved", pk + ".mrope_interleaved"});
+  if (const json* v = r.in_p("mrope_interleaved"); v != nullptr && v->is_boolean() && v->get<bool>()) {
+    r.s.spec.form.mrope_layout = MropeLayout::Interleaved;
+    r.s.sources.push_back({"mrope_layout", "interleaved", r.pk + ".mrope_interleaved"});
   }
+}
+
+}  // namespace
+
+HfRopeSetting rotary(const Text& t, const Head& h, const json* p, const std::string& pk, bool flat,
+                     std::set<std::string>& not_read) {
+  HfRopeSetting s;
+  s.spec.head_dim = s.spec.rotary_dim = h.head_dim;
+  s.spec.base = 10000.0;
+  s.spec.layout = h.layout;
+  s.mla = h.mla;
+  s.mla_nope_head_dim = h.mla_nope_head_dim;
+  s.sources = h.sources;
+  s.notes = h.notes;
+  Reading r{t, p, pk, flat, s, {}};
+  read_base(r);
+  read_partial_rotary(r, h.head_dim);
+  const auto [type, method] = read_type(r);
+  read_method(r, method, type);
+  read_form(r);
   if (p != nullptr) {
     for (const auto& [k, v] : p->items()) {
-      if (read.count(k) == 0 && k != "type" && k != "rope_type") not_read.insert(pk + "." + k);
+      if (r.read.count(k) == 0 && k != "type" && k != "rope_type") not_read.insert(pk + "." + k);
     }
   }
   return s;

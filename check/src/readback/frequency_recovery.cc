@@ -189,65 +189,37 @@ RecoveredFrequencies recover_frequencies(const RopeData& d, const RopePlan& plan
   return out;
 }
 
-// long: one case per pattern the frequencies read back can show, in the order they are told apart.
-std::string frequency_pattern(const RecoveredFrequencies& r, const RopePlan& plan) {
-  // A pair is as given when its interval holds the given θ_j, widened by a float32 frequency's rounding.
-  const auto as_given = [&](const RecoveredPair& p) {
-    const double w = plan.inv_freq()[p.pair], slack = 4 * 0x1p-24 * std::fabs(w);
-    return p.lo - slack <= w && w <= p.hi + slack;
-  };
-  std::size_t determined = 0, given = 0, bf16 = 0, not_given_resolved = 0;
-  for (const RecoveredPair& p : r.pairs) {
-    if (!p.theta) continue;
-    ++determined;
-    const double w = plan.inv_freq()[p.pair], b = to_float(to_bfloat16(w));
-    if (as_given(p))
-      ++given;
-    else
-      ++not_given_resolved;
-    if (p.lo - 4 * 0x1p-24 * b <= b && b <= p.hi + 4 * 0x1p-24 * b) ++bf16;
-  }
-  // The gain |y|/|x| (the median over pairs): the attention factor, or another (one dropped or doubled).
-  std::vector<double> gains;
-  for (const RecoveredPair& p : r.pairs)
-    if (p.gain > 0) gains.push_back(p.gain);
-  std::string gain_words;
-  if (!gains.empty()) {
-    std::nth_element(gains.begin(), gains.begin() + static_cast<std::ptrdiff_t>(gains.size() / 2),
-                     gains.end());
-    const double g = gains[gains.size() / 2];
-    if (std::fabs(g - plan.attention_factor()) > 2e-3 * plan.attention_factor())
-      gain_words = fmt::format("; gain |y|/|x| {:.4g} (given {:.4g})", g, plan.attention_factor());
-  }
-  if (determined == 0 && gain_words.empty()) return "";
-  if (given == determined) {
-    if (gain_words.empty()) return "";
-    return fmt::format("frequencies read back ({} tokens, every head; {} of {} pairs determined): {}{}",
-                       r.tokens, determined, r.pairs.size(), determined == 0 ? "none" : "every one as given",
-                       gain_words);
-  }
-  // Runs: as given, or one ratio every pair's interval holds (widened by 1e-4 relative).
-  struct Run {
-    std::size_t first, last;
-    bool given;
-    double ratio;
-  };
+namespace {
+
+// A pair is as given when its interval holds the given θ_j, widened by a float32 frequency's rounding.
+bool as_given(const RecoveredPair& p, const RopePlan& plan) {
+  const double w = plan.inv_freq()[p.pair], slack = 4 * 0x1p-24 * std::fabs(w);
+  return p.lo - slack <= w && w <= p.hi + slack;
+}
+
+// A run of determined pairs: as given, or one ratio every pair's interval holds (widened by 1e-4 relative).
+struct Run {
+  std::size_t first, last;
+  bool given;
+  double ratio;
+};
+
+std::vector<Run> ratio_runs(const std::vector<RecoveredPair>& pairs, const RopePlan& plan) {
   std::vector<Run> runs;
-  const auto& pairs = r.pairs;
   for (std::size_t k = 0; k < pairs.size();) {
     if (!pairs[k].theta) {
       ++k;
       continue;
     }
     const double w = plan.inv_freq()[pairs[k].pair];
-    const bool g = as_given(pairs[k]);
+    const bool g = as_given(pairs[k], plan);
     double lo = pairs[k].lo / w, hi = pairs[k].hi / w;
     std::size_t end = k;
     for (std::size_t m = k + 1; m < pairs.size(); ++m) {
       if (!pairs[m].theta) continue;
       const double wm = plan.inv_freq()[pairs[m].pair];
-      if (g || as_given(pairs[m])) {
-        if (g != as_given(pairs[m])) break;
+      if (g || as_given(pairs[m], plan)) {
+        if (g != as_given(pairs[m], plan)) break;
         end = m;
         continue;
       }
@@ -259,7 +231,12 @@ std::string frequency_pattern(const RecoveredFrequencies& r, const RopePlan& pla
     runs.push_back({pairs[k].pair, pairs[end].pair, g, 0.5 * (lo + hi)});
     k = end + 1;
   }
-  // Three or more single pairs in a row, each its own ratio: a ramp (Llama-3's and YaRN's blends).
+  return runs;
+}
+
+// The runs in words; three or more single pairs in a row, each its own ratio, are a ramp (Llama-3's and
+// YaRN's blends).
+std::string runs_words(const std::vector<Run>& runs) {
   std::string words;
   for (std::size_t k = 0; k < runs.size();) {
     std::size_t end = k;
@@ -280,16 +257,53 @@ std::string frequency_pattern(const RecoveredFrequencies& r, const RopePlan& pla
     }
     k = end + 1;
   }
+  return words;
+}
+
+// The gain |y|/|x| (the median over pairs) when it is not the attention factor (one dropped or doubled).
+std::string gain_words(const RecoveredFrequencies& r, const RopePlan& plan) {
+  std::vector<double> gains;
+  for (const RecoveredPair& p : r.pairs)
+    if (p.gain > 0) gains.push_back(p.gain);
+  if (gains.empty()) return "";
+  std::nth_element(gains.begin(), gains.begin() + static_cast<std::ptrdiff_t>(gains.size() / 2), gains.end());
+  const double g = gains[gains.size() / 2];
+  if (std::fabs(g - plan.attention_factor()) <= 2e-3 * plan.attention_factor()) return "";
+  return fmt::format("; gain |y|/|x| {:.4g} (given {:.4g})", g, plan.attention_factor());
+}
+
+}  // namespace
+
+std::string frequency_pattern(const RecoveredFrequencies& r, const RopePlan& plan) {
+  std::size_t determined = 0, given = 0, bf16 = 0, not_given_resolved = 0;
+  for (const RecoveredPair& p : r.pairs) {
+    if (!p.theta) continue;
+    ++determined;
+    const double w = plan.inv_freq()[p.pair], b = to_float(to_bfloat16(w));
+    if (as_given(p, plan))
+      ++given;
+    else
+      ++not_given_resolved;
+    if (p.lo - 4 * 0x1p-24 * b <= b && b <= p.hi + 4 * 0x1p-24 * b) ++bf16;
+  }
+  const std::string gain = gain_words(r, plan);
+  if (determined == 0 && gain.empty()) return "";
+  if (given == determined) {
+    if (gain.empty()) return "";
+    return fmt::format("frequencies read back ({} tokens, every head; {} of {} pairs determined): {}{}",
+                       r.tokens, determined, r.pairs.size(), determined == 0 ? "none" : "every one as given",
+                       gain);
+  }
+  std::string words = runs_words(ratio_runs(r.pairs, plan));
   // Rounded to bfloat16 explains every pair at once: said instead of the runs it leaves.
   if (bf16 == determined && not_given_resolved >= 3)
     words = fmt::format(
         "every one is the given frequency rounded to bfloat16 ({} of them resolved apart from "
         "the given one: a module cast to bfloat16 with its inv_freq buffer)",
         not_given_resolved);
-  std::string out =
-      fmt::format("frequencies read back ({} tokens, every head; {} of {} pairs determined): {}", r.tokens,
-                  determined, pairs.size(), words);
-  return out + gain_words;
+  return fmt::format("frequencies read back ({} tokens, every head; {} of {} pairs determined): {}", r.tokens,
+                     determined, r.pairs.size(), words) +
+         gain;
 }
 
 }  // namespace pe::check

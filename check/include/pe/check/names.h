@@ -44,7 +44,7 @@ class Names {
   [[noreturn]] void fail(std::string_view canonical, const std::string& message) const {
     throw BadRequest((*this)(canonical) + ": " + message, std::string(canonical));
   }
-  // The entries in the front end's words; without a renderer, "name value" pairs by canonical name.
+  // The entries in the front end's words; without a renderer, name=value by canonical name.
   Restated restate(const std::vector<SpecEntry>& entries) const;
 
  private:

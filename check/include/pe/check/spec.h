@@ -83,6 +83,8 @@ struct AlibiSpec {
 // command line as flags, Python as keywords) and what the check's JSON records.
 std::vector<SpecEntry> entries(const RopeSpec& spec);
 void to_json(nlohmann::json& j, const RopeSpec& spec);
+// A spec written by to_json read back (an unknown enumerated value refused).
+void from_json(const nlohmann::json& j, RopeSpec& spec);
 
 // A caller's text for an enumerated parameter, parsed; BadRequest naming it (in the caller's words) with the
 // values it takes. The words are the same for every front end.
