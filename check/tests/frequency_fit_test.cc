@@ -336,7 +336,8 @@ TEST(FrequencyFit, TheHypothesisIsATypedSpecTheFrontEndRestates) {
   const Names words([](std::string_view) { return std::string(); },
                     [](const std::vector<SpecEntry>& entries) {
                       std::string text;
-                      for (const SpecEntry& e : entries) text += fmt::format("<{}={}>", e.name, e.value.dump());
+                      for (const SpecEntry& e : entries)
+                        text += fmt::format("<{}={}>", e.name, e.value.dump());
                       return Restated{"in test words", "test_words", text};
                     });
   const Report report = check_rope(r, words);
@@ -377,9 +378,9 @@ TEST(Spec, EntriesInRestatingOrderByCanonicalName) {
   s.form.mrope_section = std::vector<std::int64_t>{16, 24, 24};
   std::vector<std::string_view> names;
   for (const SpecEntry& e : entries(s)) names.push_back(e.name);
-  EXPECT_EQ(names, (std::vector<std::string_view>{"base", "scaling", "factor", "original_max_position",
-                                                  "beta_fast", "truncate", "attention_factor",
-                                                  "mrope_section"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string_view>{"base", "scaling", "factor", "original_max_position", "beta_fast",
+                                           "truncate", "attention_factor", "mrope_section"}));
   const nlohmann::json j = s;
   EXPECT_EQ(j, nlohmann::json::parse(R"({"base": 10000.0, "scaling": "yarn", "factor": 40.0,
       "original_max_position": 4096, "beta_fast": 16.0, "truncate": false, "attention_factor": 1.5,

@@ -73,8 +73,8 @@ TEST(HfConfig, Llama32HeadDimKey) {
 TEST(HfConfig, Phi2PartialRotary) {
   const json c = shipped("phi-2");
   const HfRopeSetting s = only(c);
-  EXPECT_EQ(s.head_dim(), 80);     // 2560 / 32
-  EXPECT_EQ(s.spec.rotary_dim, 32);   // int(80 * 0.4)
+  EXPECT_EQ(s.head_dim(), 80);                              // 2560 / 32
+  EXPECT_EQ(s.spec.rotary_dim, 32);                         // int(80 * 0.4)
   EXPECT_EQ(s.spec.scaling.method, RopeScalingType::None);  // rope_scaling null
 }
 
@@ -85,7 +85,7 @@ TEST(HfConfig, Phi3LongRopeDerivesTheFactorFromTheTwoLengths) {
   // No factor key: max_position_embeddings / original_max_position_embeddings = 131072 / 4096.
   EXPECT_EQ(*s.spec.scaling.factor, 32.0);
   EXPECT_EQ(*s.spec.scaling.original_max_position, 4096);  // the top-level key (standardize_rope_params)
-  ASSERT_EQ(s.spec.scaling.short_factor->size(), 48u);      // head_dim 96 / 2
+  ASSERT_EQ(s.spec.scaling.short_factor->size(), 48u);     // head_dim 96 / 2
   EXPECT_EQ(s.spec.scaling.long_factor->front(), c["rope_scaling"]["long_factor"][0].get<double>());
   // The old name is renamed and said.
   json su = c;
@@ -183,7 +183,8 @@ TEST(HfConfig, LegacyRopeScalingWinsOverRopeParametersAndTheirThetaOverTheTopLev
   EXPECT_EQ(*s.spec.scaling.factor, 2.0);
   c["rope_scaling"] = {{"type", "linear"}, {"factor", 4.0}};
   const HfResolution r = resolve(c, "t.json", std::nullopt, "");
-  EXPECT_EQ(*r.setting.spec.scaling.factor, 4.0);  // convert_rope_params_to_dict: rope_scaling or rope_parameters
+  EXPECT_EQ(*r.setting.spec.scaling.factor,
+            4.0);  // convert_rope_params_to_dict: rope_scaling or rope_parameters
   EXPECT_EQ(r.setting.spec.base, 10000.0);
   EXPECT_NE(json(r.not_read).dump().find("rope_parameters"), std::string::npos);
 }

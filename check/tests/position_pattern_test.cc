@@ -75,8 +75,8 @@ TEST(PositionPattern, Int32WrappedPositionsAreNamed) {
             "2147484648 read as -2147482648)");
 }
 
-// The positions themselves read back below 0, where the search is asked to go (explain/explanation.cc: from -2^31 once
-// the given positions pass 2^31): a float64 rotation by the wrapped positions.
+// The positions themselves read back below 0, where the search is asked to go (explain/explanation.cc: from
+// -2^31 once the given positions pass 2^31): a float64 rotation by the wrapped positions.
 TEST(PositionRecovery, FindsNegativePositionsWhenAskedTo) {
   const RopeParams params{64, 64, 10000.0, Layout::HalfSplit};
   const RopePlan plan(params);

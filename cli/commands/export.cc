@@ -496,7 +496,8 @@ void add_export(CLI::App& app, int& exit_code) {
     // its own (--dim is either), and writes no NoPE layer.
     check::RopeSpec spec;
     if (cmd->count("--base") > 0) spec.base = o->base;
-    if (const auto layout = parse_layout(o->layout); layout && cmd->count("--layout") > 0) spec.layout = layout;
+    if (const auto layout = parse_layout(o->layout); layout && cmd->count("--layout") > 0)
+      spec.layout = layout;
     spec.scaling = o->scaling.spec;
     spec.form = o->form.spec;
     spec.temperature = o->temperature.spec;

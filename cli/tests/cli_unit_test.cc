@@ -91,11 +91,14 @@ TEST(Scaling, FlagsBecomeTheMethodWithHfDefaults) {
   EXPECT_EQ(yarn2.beta_fast, 16);
   const RopeScaling llama3 =
       to_rope_scaling(parse_scaling({"--scaling", "llama3", "--factor", "8", "--original-max-position",
-                                     "8192", "--high-freq-factor", "2"}).spec);
+                                     "8192", "--high-freq-factor", "2"})
+                          .spec);
   EXPECT_EQ(llama3.low_freq_factor, 1);
   EXPECT_EQ(llama3.high_freq_factor, 2);
-  const RopeScaling dynamic = to_rope_scaling(parse_scaling(
-      {"--scaling", "dynamic", "--factor", "2", "--original-max-position", "2048", "--seq-len", "5000"}).spec);
+  const RopeScaling dynamic =
+      to_rope_scaling(parse_scaling({"--scaling", "dynamic", "--factor", "2", "--original-max-position",
+                                     "2048", "--seq-len", "5000"})
+                          .spec);
   EXPECT_EQ(dynamic.seq_len, 5000);
 }
 

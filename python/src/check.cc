@@ -28,7 +28,8 @@ struct Report {
   // What the text prints after "the data fits:", in order.
   py::list fits() const {
     py::list out;
-    for (const check::Finding& f : r.doc.explanations.value_or(std::vector<check::Finding>{})) out.append(f.fits);
+    for (const check::Finding& f : r.doc.explanations.value_or(std::vector<check::Finding>{}))
+      out.append(f.fits);
     return out;
   }
 };

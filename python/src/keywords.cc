@@ -75,9 +75,9 @@ check::Restated as_keywords(const std::vector<check::SpecEntry>& entries) {
   for (const check::SpecEntry& e : entries) {
     const auto field = std::find_if(scaling_fields().begin(), scaling_fields().end(),
                                     [&](const ScalingField& f) { return f.name == e.name; });
-    const std::string_view key = e.name == "scaling" ? std::string_view("rope_type")
+    const std::string_view key = e.name == "scaling"               ? std::string_view("rope_type")
                                  : field != scaling_fields().end() ? field->hf_key
-                                                                  : std::string_view();
+                                                                   : std::string_view();
     if (!key.empty()) {
       scaling += fmt::format("{}'{}': {}", scaling.empty() ? "" : ", ", key, python(e.value));
     } else if (field != scaling_fields().end()) {
@@ -96,40 +96,40 @@ check::Restated as_keywords(const std::vector<check::SpecEntry>& entries) {
 check::Names python_names(const std::string& config_word, const std::string& dim_word) {
   return check::Names(
       [config_word, dim_word](std::string_view canonical) -> std::string {
-    for (const ScalingField& f : scaling_fields()) {
-      if (f.name == canonical && !f.hf_key.empty()) return fmt::format("scaling['{}']", f.hf_key);
-    }
-    if (canonical == "scaling") return "scaling['rope_type']";
-    if (canonical == "hf_config") return config_word;
-    if (canonical == "dim") return dim_word;
-    if (canonical == "positions_file") return "positions";
-    for (std::string_view k : {"x",
-                               "y",
-                               "table",
-                               "against",
-                               "positions",
-                               "rotary_dim",
-                               "rotary_offset",
-                               "base",
-                               "layout",
-                               "dtype",
-                               "contract",
-                               "max_abs",
-                               "layer",
-                               "layer_type",
-                               "mrope_section",
-                               "mrope_layout",
-                               "vision",
-                               "heads_first",
-                               "heads",
-                               "max_bias",
-                               "alibi_slopes",
-                               "alibi_form",
-                               "queries",
-                               "keys"}) {
-      if (k == canonical) return std::string(k);
-    }
-    return "";  // the core's own name, and its own "invalid ..." error
+        for (const ScalingField& f : scaling_fields()) {
+          if (f.name == canonical && !f.hf_key.empty()) return fmt::format("scaling['{}']", f.hf_key);
+        }
+        if (canonical == "scaling") return "scaling['rope_type']";
+        if (canonical == "hf_config") return config_word;
+        if (canonical == "dim") return dim_word;
+        if (canonical == "positions_file") return "positions";
+        for (std::string_view k : {"x",
+                                   "y",
+                                   "table",
+                                   "against",
+                                   "positions",
+                                   "rotary_dim",
+                                   "rotary_offset",
+                                   "base",
+                                   "layout",
+                                   "dtype",
+                                   "contract",
+                                   "max_abs",
+                                   "layer",
+                                   "layer_type",
+                                   "mrope_section",
+                                   "mrope_layout",
+                                   "vision",
+                                   "heads_first",
+                                   "heads",
+                                   "max_bias",
+                                   "alibi_slopes",
+                                   "alibi_form",
+                                   "queries",
+                                   "keys"}) {
+          if (k == canonical) return std::string(k);
+        }
+        return "";  // the core's own name, and its own "invalid ..." error
       },
       as_keywords);
 }

@@ -3,10 +3,10 @@
 
 #include <algorithm>
 
+#include "engine/verdict.h"
 #include "explain/alibi_convention_fit.h"
 #include "pe/check/check.h"
 #include "pe/harness/measure_alibi.h"
-#include "engine/verdict.h"
 
 namespace pe::check {
 namespace {
@@ -57,8 +57,9 @@ Report check_alibi(const AlibiRequest& r, const Names& names) {
   const DataView data = as_doubles(r.table, storage);
   const AlibiSpec& o = r.spec;
   const std::vector<std::int64_t> none, &given_queries = o.queries ? *o.queries : none,
-                                       &given_keys = o.keys ? *o.keys : none;
-  if (o.slopes_only.value_or(false)) names.fail("slopes_only", "applies to export (check reads the array's rank)");
+                                        &given_keys = o.keys ? *o.keys : none;
+  if (o.slopes_only.value_or(false))
+    names.fail("slopes_only", "applies to export (check reads the array's rank)");
   std::vector<std::size_t> shape = data.shape;
   if (shape.size() == 4 && shape[0] == 1) shape.erase(shape.begin());  // a batch of one
   if (shape.size() != 1 && shape.size() != 3)

@@ -5,11 +5,11 @@
 #include <algorithm>
 
 #include "engine/against.h"
+#include "engine/verdict.h"
 #include "explain/explanation.h"
 #include "pe/check/check.h"
 #include "pe/harness/measure.h"
 #include "pe/pe.h"
-#include "engine/verdict.h"
 
 namespace pe::check {
 namespace {
@@ -149,7 +149,8 @@ Report check_nope(const RopeRequest& r, const Resolved& v, const AttnTemperature
 
 // The header: what is checked under which parameters, and a note where the input's type is not the output's.
 void say_header(const RopeRequest& r, const RopeParams& params, const RopePlan& plan, const RopeBatch& batch,
-                const std::string& form, const AttnTemperature& temperature, const Names& names, Report& out) {
+                const std::string& form, const AttnTemperature& temperature, const Names& names,
+                Report& out) {
   const DataView &x = r.x, &y = r.y;
   const std::size_t hd = x.shape.back(), heads = batch.heads;
   out.say("checking {} -> {}: {} tokens x {} heads x head_dim {} (rotary {}{}), {}, {}, base {:g}{}\n",
@@ -226,16 +227,16 @@ nlohmann::json parameters_json(const RopeParams& params, const RopePlan& plan, c
 // class, or one that a float32 angle's error saturates at such positions: then every contract is met and
 // the claim would say nothing). Measured again only then, so a passing check pays nothing for it.
 std::vector<Finding> sixteen_bit_cache(const RopeRequest& r, const RopeParams& params, const RopePlan& plan,
-                                     const RopeBatch& batch, const Budget& budget,
-                                     const harness::Sample& judged, const harness::OutputGain& gain,
-                                     const harness::Measurement& bands, const ContractTally& tally) {
+                                       const RopeBatch& batch, const Budget& budget,
+                                       const harness::Sample& judged, const harness::OutputGain& gain,
+                                       const harness::Measurement& bands, const ContractTally& tally) {
   const DType dtype = r.y.dtype;
   if (bands.pass() || !tally.met().empty() || (dtype != DType::F32 && dtype != DType::F64)) return {};
   ContractTally caches(Family::Rope, dtype, &plan, TallyTables::OtherSixteenBit);
   if (caches.empty()) return {};
   harness::measure_rope_rows(
-      params, batch, r.x.read(), r.y.read(), budget, [&](const harness::RopeRow& row) { caches.add_row(row); },
-      judged, RopeDirection::Forward, gain);
+      params, batch, r.x.read(), r.y.read(), budget,
+      [&](const harness::RopeRow& row) { caches.add_row(row); }, judged, RopeDirection::Forward, gain);
   const auto met = caches.met();
   if (met.empty()) return {};
   return {{fmt::format("a 16-bit cos/sin cache: the error is within {}'s contract (a {} table; worst "
@@ -251,8 +252,8 @@ bool against_diagnosed(const RopeRequest& r, const RopeParams& params, const Rop
                        const RopeBatch& batch, const Budget& budget, const harness::Sample& judged,
                        const harness::OutputGain& gain, const harness::Measurement& bands,
                        const std::vector<bool>& over, const DataView& xd, const DataView& yd,
-                       const Convention& given, const std::vector<Convention>& alternatives, const Names& names,
-                       Report& out) {
+                       const Convention& given, const std::vector<Convention>& alternatives,
+                       const Names& names, Report& out) {
   std::vector<double> b_storage;
   const DataView b = as_doubles(*r.against, b_storage);
   const std::size_t heads = batch.heads, hd = r.x.shape.back();
@@ -369,7 +370,7 @@ Report check_rope(const RopeRequest& r, const Names& names) {
   const std::vector<Convention> alternatives =
       other_layers(v.other_layers, given, hd, r.positions.values, names);
   if (r.against && against_diagnosed(r, params, plan, batch, budget, judged, gain, bands, over, xd, yd, given,
-                                      alternatives, names, out))
+                                     alternatives, names, out))
     return out;
   const std::vector<Finding> measured =
       sixteen_bit_cache(r, params, plan, batch, budget, judged, gain, bands, tally);

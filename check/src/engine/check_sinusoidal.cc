@@ -4,11 +4,11 @@
 #include <algorithm>
 
 #include "engine/against.h"
+#include "engine/verdict.h"
 #include "explain/explanation.h"
 #include "pe/check/check.h"
 #include "pe/harness/measure.h"
 #include "pe/pe.h"
-#include "engine/verdict.h"
 
 namespace pe::check {
 
@@ -52,9 +52,9 @@ Report check_sinusoidal(const SinusoidalRequest& r, const Names& names) {
   out.doc.family = "sinusoidal";
   out.doc.table = a.name;
   out.doc.parameters = {{"dim", plan.dim()},
-                         {"base", params.base},
-                         {"layout", to_string(params.layout)},
-                         {"positions", {positions.front(), positions.back()}}};
+                        {"base", params.base},
+                        {"layout", to_string(params.layout)},
+                        {"positions", {positions.front(), positions.back()}}};
   const Judging judging{Family::Sinusoidal, nullptr, &names};
   report_verdict(bands, budget, out, &tally, &judging);
   const Convention given{params.layout, params.base};

@@ -66,7 +66,9 @@ void get(const nlohmann::json& j, const char* key, std::optional<T>& v) {
 
 }  // namespace
 
-void to_json(nlohmann::json& j, const Candidate& c) { j = {{"convention", c.convention}, {"residual", c.residual}}; }
+void to_json(nlohmann::json& j, const Candidate& c) {
+  j = {{"convention", c.convention}, {"residual", c.residual}};
+}
 void from_json(const nlohmann::json& j, Candidate& c) {
   j.at("convention").get_to(c.convention);
   j.at("residual").get_to(c.residual);

@@ -102,8 +102,8 @@ bool ScalingSpec::given(std::string_view p) const {
 RopeScalingType parse_scaling(std::string_view text, const Names& names) {
   const auto type = parse_rope_scaling_type(text);
   if (!type)
-    names.fail("scaling", fmt::format("unknown method '{}' (none, linear, ntk, dynamic, yarn, llama3, longrope)",
-                                      text));
+    names.fail("scaling",
+               fmt::format("unknown method '{}' (none, linear, ntk, dynamic, yarn, llama3, longrope)", text));
   return *type;
 }
 
@@ -241,10 +241,10 @@ RopeForm to_rope_form(const FormSpec& o, const Names& names) {
 }
 
 void reject_form(const FormSpec& o, const Names& names, const std::string& why) {
-  for (const auto& [p, given] : {std::pair{"mrope_section", o.mrope_section && !o.mrope_section->empty()},
-                                 std::pair{"mrope_layout", o.mrope_layout.has_value()},
-                                 std::pair{"vision", o.vision.has_value()},
-                                 std::pair{"rotary_offset", o.rotary_offset.value_or(0) != 0}}) {
+  for (const auto& [p, given] :
+       {std::pair{"mrope_section", o.mrope_section && !o.mrope_section->empty()},
+        std::pair{"mrope_layout", o.mrope_layout.has_value()}, std::pair{"vision", o.vision.has_value()},
+        std::pair{"rotary_offset", o.rotary_offset.value_or(0) != 0}}) {
     if (given) names.fail(p, why);
   }
 }
@@ -267,10 +267,10 @@ AttnTemperature to_attn_temperature(const RopeSpec& spec, const Names& names) {
   AttnTemperature out;
   out.type = type;
   const auto given = [&t](std::string_view p) {
-    return p == "attn_scale" ? t.attn_scale.has_value()
+    return p == "attn_scale"    ? t.attn_scale.has_value()
            : p == "floor_scale" ? t.floor_scale.has_value()
-           : p == "beta" ? t.beta.has_value()
-                         : false;  // original_max_position is the scaling's, never here
+           : p == "beta"        ? t.beta.has_value()
+                                : false;  // original_max_position is the scaling's, never here
   };
   for (const TemperatureParameter& p : kTemperature) {
     if (!given(p.name)) continue;
@@ -300,17 +300,15 @@ AttnTemperature to_attn_temperature(const RopeSpec& spec, const Names& names) {
 }
 
 ScalingSpec scaling_besides(ScalingSpec scaling, const AttnTemperature& t) {
-  const bool scaling_reads_l =
-      scaling.method && reads_field(*scaling.method, "original_max_position");
+  const bool scaling_reads_l = scaling.method && reads_field(*scaling.method, "original_max_position");
   if (t.type == AttnTemperatureType::Mistral && !scaling_reads_l) scaling.original_max_position.reset();
   return scaling;
 }
 
 void reject_temperature(const TemperatureSpec& t, const Names& names, const std::string& why) {
-  for (const auto& [p, given] : {std::pair{"attn_temperature", t.type.has_value()},
-                                 std::pair{"attn_scale", t.attn_scale.has_value()},
-                                 std::pair{"floor_scale", t.floor_scale.has_value()},
-                                 std::pair{"beta", t.beta.has_value()}}) {
+  for (const auto& [p, given] :
+       {std::pair{"attn_temperature", t.type.has_value()}, std::pair{"attn_scale", t.attn_scale.has_value()},
+        std::pair{"floor_scale", t.floor_scale.has_value()}, std::pair{"beta", t.beta.has_value()}}) {
     if (given) names.fail(p, why);
   }
 }
@@ -471,10 +469,14 @@ void from_json(const nlohmann::json& j, RopeSpec& spec) {
   };
   number("base", spec.base);
   named("scaling", s.method, parse_rope_scaling_type);
-  for (const auto& [k, field] : {std::pair{"factor", &s.factor}, {"beta_fast", &s.beta_fast},
-                                 {"beta_slow", &s.beta_slow}, {"mscale", &s.mscale},
-                                 {"mscale_all_dim", &s.mscale_all_dim}, {"attention_factor", &s.attention_factor},
-                                 {"low_freq_factor", &s.low_freq_factor}, {"high_freq_factor", &s.high_freq_factor},
+  for (const auto& [k, field] : {std::pair{"factor", &s.factor},
+                                 {"beta_fast", &s.beta_fast},
+                                 {"beta_slow", &s.beta_slow},
+                                 {"mscale", &s.mscale},
+                                 {"mscale_all_dim", &s.mscale_all_dim},
+                                 {"attention_factor", &s.attention_factor},
+                                 {"low_freq_factor", &s.low_freq_factor},
+                                 {"high_freq_factor", &s.high_freq_factor},
                                  {"position_scale", &s.position_scale},
                                  {"partial_rotary_factor", &s.partial_rotary_factor}})
     number(k, *field);

@@ -8,11 +8,11 @@
 #include <cmath>
 #include <set>
 
+#include "explain/frequency_fit.h"
+#include "pe/errors.h"
 #include "readback/axis_recovery.h"
 #include "readback/channel_mixing.h"
-#include "explain/frequency_fit.h"
 #include "readback/frequency_recovery.h"
-#include "pe/errors.h"
 #include "readback/position_recovery.h"
 
 namespace pe::check {
@@ -38,8 +38,8 @@ void claim(Finding f, const Names& names, Report& out) {
 }  // namespace
 
 void print_diagnosis(const std::vector<Fit>& fits, const Convention& given, const harness::Measurement& bands,
-                     Report& out, const Names& names, const FitTolerance& tolerance, const std::vector<std::string>& notes,
-                     const std::vector<Finding>& claims) {
+                     Report& out, const Names& names, const FitTolerance& tolerance,
+                     const std::vector<std::string>& notes, const std::vector<Finding>& claims) {
   if (bands.pass() || bands.max_abs() < 1e-3) return;
   // The best ten (the others stop once they cannot rank among the best three: their residuals are
   // lower bounds) and the conventions given.
@@ -251,7 +251,8 @@ void diagnose_rope_output(const RopeData& in, const RopePlan& plan, const Conven
   }
   const FitTolerance tolerance =
       fit_tolerance(dtype, std::max(max_magnitude(data.y), max_magnitude(data.x)), top);
-  print_diagnosis(diagnose_rope(data, given, alternatives), given, bands, out, names, tolerance, notes, claims);
+  print_diagnosis(diagnose_rope(data, given, alternatives), given, bands, out, names, tolerance, notes,
+                  claims);
 }
 
 }  // namespace pe::check

@@ -8,13 +8,12 @@
 
 #include "explain/convention_fit.h"
 #include "pe/check/hf_config.h"
-#include "pe/check/spec.h"
 #include "pe/check/report.h"
+#include "pe/check/spec.h"
 #include "pe/harness/measure.h"
 #include "pe/plan.h"
 
 namespace pe::check {
-
 
 // The residual a correct kernel of a hypothesis leaves against the hypothesis's long double model: 16 units
 // of the data type's rounding on the data's largest magnitude, and a float32 angle's (p·θ and θ each
@@ -35,8 +34,7 @@ FitTolerance fit_tolerance(DType dtype, double max_magnitude, std::int64_t max_p
 // when the data passes or misses by less than 1e-3.
 void print_diagnosis(const std::vector<Fit>& fits, const Convention& given, const harness::Measurement& bands,
                      Report& out, const Names& names, const FitTolerance& tolerance,
-                     const std::vector<std::string>& notes = {},
-                     const std::vector<Finding>& claims = {});
+                     const std::vector<std::string>& notes = {}, const std::vector<Finding>& claims = {});
 
 // With a model config, the model's other layer types' RoPE (Gemma-3's sliding layers for a full one) as
 // candidates named by their layer type: the per-layer mix-up (vLLM PR #29111, llama.cpp #14367). Their

@@ -368,55 +368,74 @@ double median_gain(const RecoveredFrequencies& r) {
   return gains[gains.size() / 2];
 }
 
-// long: ranks every hypothesis, then words the best one against the given; the ranking's tie-breaks and the
-// words read the same candidate's fields.
+namespace {
+
+// The simplest candidate (fewest parameters changed) whose table holds every determined pair: the given
+// parameters when they do; candidates at a position scale rank after those without.
+std::optional<FitCandidate> best_candidate(const RecoveredFrequencies& r, const RopeParams& given,
+                                           const std::vector<double>& given_table, std::size_t determined) {
+  if (pairs_inside(r, given_table) == determined) return FitCandidate{given, 1, false, 0, std::nullopt};
+  // The positions' scale, from the pairs a scaling leaves alone (the fastest quarter) and from the given
+  // method's own frequencies; candidates with it rank after those without.
+  RopeParams plain = given;
+  plain.scaling = {};
+  const std::vector<double> plain_table = *table_of(FitCandidate{plain, 1, false, 0, std::nullopt});
+  std::vector<double> scales = {1};
+  const std::size_t quarter = std::max<std::size_t>(1, plain_table.size() / 4);
+  for (const auto& s : {ratio_between(r, plain_table, 0, quarter), ratio_between(r, given_table, 0, quarter)})
+    if (s && std::fabs(*s - 1) > 1e-3 && std::find(scales.begin(), scales.end(), *s) == scales.end())
+      scales.push_back(*s);
+  std::vector<FitCandidate> all;
+  for (const double s : scales)
+    for (FitCandidate& c : candidates(r, given, s)) all.push_back(std::move(c));
+  std::stable_sort(all.begin(), all.end(),
+                   [](const FitCandidate& a, const FitCandidate& b) { return a.changes < b.changes; });
+  for (FitCandidate& c : all) {
+    auto table = table_of(c);
+    if (!table) continue;
+    if (c.scale != 1) {  // the scale that holds every pair for these frequencies, if one does
+      for (double& v : *table) v *= c.scale;
+      const auto s = ratio_between(r, *table, 0, table->size());
+      if (!s) continue;
+      c.scale = *s;
+      for (double& v : *table) v /= c.scale;
+    }
+    // A candidate that is the given table again (linear factor 1, a base within rounding) explains nothing.
+    bool same = c.scale == 1;
+    for (std::size_t j = 0; j < table->size() && same; ++j)
+      same = std::fabs((*table)[j] - given_table[j]) <= 1e-9 * std::fabs(given_table[j]);
+    if (same) continue;
+    if (pairs_inside(r, *table) == determined) return c;
+  }
+  return std::nullopt;
+}
+
+// The gain read back in words: one gain for every token and pair, or none to name (a gain that moves with
+// the position, a temperature the check was not given, is no attention factor, whatever its median).
+std::optional<GainWords> observed_gain(const RecoveredFrequencies& r, const RopePlan& fitted,
+                                       const RopePlan& given_plan) {
+  double lo = INFINITY, hi = 0;
+  for (const RecoveredPair& p : r.pairs)
+    if (p.gain > 0) lo = std::min(lo, p.gain_lo), hi = std::max(hi, p.gain_hi);
+  const bool one_gain = !(hi > 0) || hi - lo <= (4e-3 + 16 * r.unit) * median_gain(r);
+  return one_gain
+             ? gain_words(median_gain(r), fitted, given_plan)
+             : std::optional<GainWords>(GainWords{
+                   fmt::format("gain |y|/|x| varies from {:.4g} to {:.4g} over the rows (no one attention "
+                               "factor: a gain that moves with the position)",
+                               lo, hi),
+                   std::nullopt});
+}
+
+}  // namespace
+
 std::optional<FrequencyFit> fit_frequencies(const RecoveredFrequencies& r, const RopeParams& given) {
   std::size_t determined = 0;
   for (const RecoveredPair& p : r.pairs) determined += p.theta ? 1 : 0;
   if (determined < 8) return std::nullopt;
   const RopePlan given_plan(given);
   const std::vector<double> given_table(given_plan.inv_freq().begin(), given_plan.inv_freq().end());
-  std::optional<FitCandidate> best;
-  if (pairs_inside(r, given_table) == determined) {
-    best = FitCandidate{given, 1, false, 0, std::nullopt};
-  } else {
-    // The positions' scale, from the pairs a scaling leaves alone (the fastest quarter) and from the given
-    // method's own frequencies; candidates with it rank after those without.
-    RopeParams plain = given;
-    plain.scaling = {};
-    const std::vector<double> plain_table = *table_of(FitCandidate{plain, 1, false, 0, std::nullopt});
-    std::vector<double> scales = {1};
-    const std::size_t quarter = std::max<std::size_t>(1, plain_table.size() / 4);
-    for (const auto& s :
-         {ratio_between(r, plain_table, 0, quarter), ratio_between(r, given_table, 0, quarter)})
-      if (s && std::fabs(*s - 1) > 1e-3 && std::find(scales.begin(), scales.end(), *s) == scales.end())
-        scales.push_back(*s);
-    std::vector<FitCandidate> all;
-    for (const double s : scales)
-      for (FitCandidate& c : candidates(r, given, s)) all.push_back(std::move(c));
-    std::stable_sort(all.begin(), all.end(),
-                     [](const FitCandidate& a, const FitCandidate& b) { return a.changes < b.changes; });
-    for (FitCandidate& c : all) {
-      auto table = table_of(c);
-      if (!table) continue;
-      if (c.scale != 1) {  // the scale that holds every pair for these frequencies, if one does
-        for (double& v : *table) v *= c.scale;
-        const auto s = ratio_between(r, *table, 0, table->size());
-        if (!s) continue;
-        c.scale = *s;
-        for (double& v : *table) v /= c.scale;
-      }
-      // A candidate that is the given table again (linear factor 1, a base within rounding) explains nothing.
-      bool same = c.scale == 1;
-      for (std::size_t j = 0; j < table->size() && same; ++j)
-        same = std::fabs((*table)[j] - given_table[j]) <= 1e-9 * std::fabs(given_table[j]);
-      if (same) continue;
-      if (pairs_inside(r, *table) == determined) {
-        best = c;
-        break;
-      }
-    }
-  }
+  const std::optional<FitCandidate> best = best_candidate(r, given, given_table, determined);
   if (!best) return std::nullopt;
   FrequencyFit fit;
   fit.params = best->params;
@@ -425,19 +444,7 @@ std::optional<FrequencyFit> fit_frequencies(const RecoveredFrequencies& r, const
   fit.rounded = best->rounded;
   fit.pairs = determined;
   const RopePlan fitted(best->params);
-  // One gain for every token and pair, or none to name: a gain that moves with the position (a temperature
-  // the check was not given) is no attention factor, whatever its median.
-  double lo = INFINITY, hi = 0;
-  for (const RecoveredPair& p : r.pairs)
-    if (p.gain > 0) lo = std::min(lo, p.gain_lo), hi = std::max(hi, p.gain_hi);
-  const bool one_gain = !(hi > 0) || hi - lo <= (4e-3 + 16 * r.unit) * median_gain(r);
-  std::optional<GainWords> gain =
-      one_gain ? gain_words(median_gain(r), fitted, given_plan)
-               : std::optional<GainWords>(GainWords{
-                     fmt::format("gain |y|/|x| varies from {:.4g} to {:.4g} over the rows (no one attention "
-                                 "factor: a gain that moves with the position)",
-                                 lo, hi),
-                     std::nullopt});
+  const std::optional<GainWords> gain = observed_gain(r, fitted, given_plan);
   const bool as_given = best->changes == 0 && best->scale == 1;
   if (as_given && !gain) return std::nullopt;
   fit.gain = gain ? std::optional<double>(median_gain(r)) : std::nullopt;

@@ -10,9 +10,9 @@
 #include <optional>
 #include <string>
 
-#include "readback/frequency_recovery.h"
 #include "pe/check/spec.h"
 #include "pe/plan.h"
+#include "readback/frequency_recovery.h"
 
 namespace pe::check {
 

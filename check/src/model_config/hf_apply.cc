@@ -1,5 +1,6 @@
-// A resolved config into the spec's fields the user left empty (hf_config.h): every value the config sets unless
-// the user gave it, which wins and is reported as an override, and the resolution's text for the report.
+// A resolved config into the spec's fields the user left empty (hf_config.h): every value the config sets
+// unless the user gave it, which wins and is reported as an override, and the resolution's text for the
+// report.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -93,7 +94,8 @@ void fill_scaling(const HfRopeSetting& s, HfResolution& r, ScalingSpec& f,
     }
   }
   // HF's runtime length: dynamic_rope_update's seq_len = max(position_ids) + 1.
-  if ((method == RopeScalingType::Dynamic || method == RopeScalingType::LongRope) && !f.seq_len && positions) {
+  if ((method == RopeScalingType::Dynamic || method == RopeScalingType::LongRope) && !f.seq_len &&
+      positions) {
     const std::vector<std::int64_t> p = positions();
     if (p.empty()) return;
     f.seq_len = *std::max_element(p.begin(), p.end()) + 1;
@@ -123,11 +125,13 @@ void fill_nope(const HfSource& src, const HfRopeSetting& s, HfResolution& r, Rop
 }
 
 // A rotary layer: every field `use` takes that the user left empty.
-void fill_rope(const HfRopeSetting& s, HfResolution& r, RopeSpec& spec, const HfUse& use, const Names& names) {
+void fill_rope(const HfRopeSetting& s, HfResolution& r, RopeSpec& spec, const HfUse& use,
+               const Names& names) {
   const RopeSpec& c = s.spec;
   Filler fill{s, r, names};
   if (spec.nope())
-    r.overrides.push_back(fmt::format("{} overrides the config: its {} layers use RoPE", names("no_rope"), s.name));
+    r.overrides.push_back(
+        fmt::format("{} overrides the config: its {} layers use RoPE", names("no_rope"), s.name));
   if (use.base) fill("base", spec.base, c.base);
   if (use.layout) fill("layout", spec.layout, c.layout);
   fill_scaling(s, r, spec.scaling, use.positions, names);
@@ -136,8 +140,8 @@ void fill_rope(const HfRopeSetting& s, HfResolution& r, RopeSpec& spec, const Hf
          c.scaling.partial_rotary_factor);
   if (use.rotary_dim && (c.rotary_dim != c.head_dim || s.mla)) {
     if (spec.rotary_dim || spec.scaling.partial_rotary_factor) {
-      r.overrides.push_back(fmt::format("{} {} overrides {} {}", names("rotary_dim"), spec.rotary_dim.value_or(0),
-                                        key_of(s, "rotary_dim"), *c.rotary_dim));
+      r.overrides.push_back(fmt::format("{} {} overrides {} {}", names("rotary_dim"),
+                                        spec.rotary_dim.value_or(0), key_of(s, "rotary_dim"), *c.rotary_dim));
     } else {
       spec.rotary_dim = c.rotary_dim;
     }

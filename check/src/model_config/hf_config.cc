@@ -21,9 +21,10 @@ std::string HfRopeSetting::summary() const {
   const TemperatureSpec& t = spec.temperature;
   const AttnTemperature hf;  // HF's defaults where the config gives none
   if (!rope()) {
-    return !t.type ? std::string("NoPE")
-                   : fmt::format("NoPE, temperature {} (attn_scale {:g}, floor_scale {})", to_string(*t.type),
-                                 t.attn_scale.value_or(hf.attn_scale), t.floor_scale.value_or(hf.floor_scale));
+    return !t.type
+               ? std::string("NoPE")
+               : fmt::format("NoPE, temperature {} (attn_scale {:g}, floor_scale {})", to_string(*t.type),
+                             t.attn_scale.value_or(hf.attn_scale), t.floor_scale.value_or(hf.floor_scale));
   }
   const ScalingSpec& sc = spec.scaling;
   std::string s = fmt::format("base {:g}, scaling {}", spec.base.value_or(10000.0),

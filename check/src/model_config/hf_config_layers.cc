@@ -57,13 +57,11 @@ std::vector<std::string> layer_types(const Text& t, std::int64_t n_layers) {
     for (std::int64_t i = 0; i < n_layers; ++i)
       types.push_back((i + 1) % pattern != 0 ? "sliding_attention" : "full_attention");
   } else if (t.model_type == "gemma2") {
-    for (std::int64_t i = 0; i < n_layers;
-         ++i)  // modeling_gemma2.py: is_sliding = not bool(layer_idx % 2)
+    for (std::int64_t i = 0; i < n_layers; ++i)  // modeling_gemma2.py: is_sliding = not bool(layer_idx % 2)
       types.push_back(i % 2 == 0 ? "sliding_attention" : "full_attention");
   }
   if (!types.empty() && static_cast<std::int64_t>(types.size()) != n_layers)
-    t.fail(t.key("layer_types"),
-           fmt::format("{} entries, num_hidden_layers is {}", types.size(), n_layers));
+    t.fail(t.key("layer_types"), fmt::format("{} entries, num_hidden_layers is {}", types.size(), n_layers));
   return types;
 }
 

@@ -225,13 +225,14 @@ std::pair<std::string, RopeScalingType> read_type(Reading& r) {
     type = "default";
   }
   using T = RopeScalingType;
-  static const std::map<std::string, T> kTypes = {{"default", T::None}, {"linear", T::Linear},
+  static const std::map<std::string, T> kTypes = {{"default", T::None},    {"linear", T::Linear},
                                                   {"dynamic", T::Dynamic}, {"yarn", T::Yarn},
                                                   {"llama3", T::Llama3},   {"longrope", T::LongRope}};
   const auto it = kTypes.find(type);
   if (it == kTypes.end())
-    r.t.fail(type_key + " " + type,
-             "unsupported rope_type (supported: default, linear, dynamic, yarn, llama3, longrope; su, mrope)");
+    r.t.fail(
+        type_key + " " + type,
+        "unsupported rope_type (supported: default, linear, dynamic, yarn, llama3, longrope; su, mrope)");
   if (r.p != nullptr && it->second != T::None) r.s.sources.push_back({"scaling", type, type_key});
   return {type, it->second};
 }
@@ -268,7 +269,8 @@ void read_longrope(Reading& r) {
   sc.original_max_position = r.original_l();
   sc.factor = r.factor_or_ratio(*sc.original_max_position);
   sc.attention_factor = r.num("attention_factor");
-  for (auto [k, list] : {std::pair{"short_factor", &sc.short_factor}, std::pair{"long_factor", &sc.long_factor}}) {
+  for (auto [k, list] :
+       {std::pair{"short_factor", &sc.short_factor}, std::pair{"long_factor", &sc.long_factor}}) {
     const json* v = r.in_p(k);
     if (v == nullptr) r.t.fail(pk + "." + k, "required by rope_type longrope");
     if (!v->is_array()) r.t.fail(pk + "." + k, "expected a list of numbers");

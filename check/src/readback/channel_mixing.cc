@@ -71,7 +71,8 @@ std::vector<double> screening_scores(const RopeData& d, std::size_t r0, std::siz
 
 // The frequencies the fits' angles read: a = g·cos(pθ_k), b = ±g·sin(pθ_k) at every token, one sign
 // throughout.
-std::vector<std::size_t> frequencies_of(const RopeData& d, const RopePlan& plan, const std::vector<Fit2>& fits,
+std::vector<std::size_t> frequencies_of(const RopeData& d, const RopePlan& plan,
+                                        const std::vector<Fit2>& fits,
                                         const std::vector<std::size_t>& tokens) {
   std::vector<std::size_t> out;
   for (std::size_t k = 0; k < plan.n_pairs(); ++k) {
@@ -96,8 +97,9 @@ std::vector<std::size_t> frequencies_of(const RopeData& d, const RopePlan& plan,
 // partner completes the fit, else the most correlated input; the partner is the channel that leaves the
 // least residual at every token. A slow pair at small positions barely mixes: every partner fits, and the
 // partner stays undetermined.
-MixedChannel mix_channel(const RopeData& d, const RopePlan& plan, std::size_t c, const std::vector<double>& score,
-                         const std::vector<std::size_t>& tokens, double tol) {
+MixedChannel mix_channel(const RopeData& d, const RopePlan& plan, std::size_t c,
+                         const std::vector<double>& score, const std::vector<std::size_t>& tokens,
+                         double tol) {
   const std::size_t r0 = plan.rotary_offset(), rd = plan.rotary_dim();
   MixedChannel m{r0 + c, std::nullopt, std::nullopt, {}};
   std::size_t most = 0;
@@ -161,7 +163,8 @@ std::string pairing_words(const ChannelMixing& out, std::size_t r0, std::size_t 
   const std::size_t half = rd / 2;
   if (every_pair(out, r0, [&](std::size_t c, std::size_t p, const MixedChannel&) { return p == (c ^ 1); }))
     return "interleaved pairs (c with c^1)";
-  if (every_pair(out, r0, [&](std::size_t c, std::size_t p, const MixedChannel&) { return p == (c + half) % rd; }))
+  if (every_pair(out, r0,
+                 [&](std::size_t c, std::size_t p, const MixedChannel&) { return p == (c + half) % rd; }))
     return fmt::format("half-split pairs (c with c ± {}: rotate_half)", half);
   if (!every_pair(out, r0, [&](std::size_t c, std::size_t p, const MixedChannel&) {
         return !out.channels[p].partner || *out.channels[p].partner - r0 == c;

@@ -15,8 +15,8 @@
 #include "pe/batch.h"
 #include "pe/check/hf_config.h"
 #include "pe/check/names.h"
-#include "pe/check/spec.h"
 #include "pe/check/report.h"
+#include "pe/check/spec.h"
 #include "pe/harness/measure.h"
 #include "pe/types.h"
 

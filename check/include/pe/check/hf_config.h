@@ -40,9 +40,9 @@ struct HfValue {
 // and rotary dim always set, every other field where the config sets it (HF's default applies elsewhere).
 struct HfRopeSetting {
   std::string name;  // layer type ("sliding_attention", "full_attention"), "nope", or "all layers"
-  std::vector<std::int64_t> layers;  // the layers that use it (empty: the config has no layer count)
-  RopeSpec spec;                     // no_rope set on a NoPE layer; rotary_dim HF's int(head_dim * factor)
-  bool mla = false;                  // DeepSeek MLA: head_dim is qk_rope_head_dim, the rope part
+  std::vector<std::int64_t> layers;    // the layers that use it (empty: the config has no layer count)
+  RopeSpec spec;                       // no_rope set on a NoPE layer; rotary_dim HF's int(head_dim * factor)
+  bool mla = false;                    // DeepSeek MLA: head_dim is qk_rope_head_dim, the rope part
   std::int64_t mla_nope_head_dim = 0;  // MLA: qk_nope_head_dim, the part before it in the full q/k
   std::vector<HfValue> sources;        // every value above that the config gave, with its key
   std::vector<std::string>

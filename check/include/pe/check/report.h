@@ -8,10 +8,10 @@
 #include <fmt/format.h>
 
 #include <iterator>
-#include <optional>
-#include <vector>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "pe/check/names.h"
 #include "pe/check/spec.h"
