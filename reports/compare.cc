@@ -47,23 +47,7 @@ Runs collect(const nlohmann::json& run) {
 
 }  // namespace
 
-const char* to_string(Verdict v) noexcept {
-  switch (v) {
-    case Verdict::Same:
-      return "same";
-    case Verdict::Regression:
-      return "REGRESSION";
-    case Verdict::Improvement:
-      return "improvement";
-    case Verdict::Error:
-      return "ERROR";
-    case Verdict::Missing:
-      return "missing";
-    case Verdict::Machine:
-      return "machine";
-  }
-  return "";
-}
+std::string_view to_string(Verdict v) noexcept { return enum_name(v); }
 
 double mann_whitney_p(const std::vector<double>& a, const std::vector<double>& b) {
   const double n1 = static_cast<double>(a.size()), n2 = static_cast<double>(b.size());
@@ -240,11 +224,7 @@ std::vector<Comparison> rows_from_json(const nlohmann::json& compared) {
     c.paced_change = number(r, "paced_change", 0.0);
     c.paced_p = number(r, "paced_p", 1.0);
     c.paced_p_adjusted = number(r, "paced_p_adjusted", 1.0);
-    const std::string v = r.value("verdict", "same");
-    for (Verdict x : {Verdict::Same, Verdict::Regression, Verdict::Improvement, Verdict::Error,
-                      Verdict::Missing, Verdict::Machine}) {
-      if (v == to_string(x)) c.verdict = x;
-    }
+    c.verdict = parse_enum<Verdict>(r.value("verdict", "same")).value_or(Verdict::Same);
     c.note = r.value("note", "");
     rows.push_back(c);
   }

@@ -9,7 +9,10 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "pe/enum_names.h"
 
 namespace pe::reports {
 
@@ -19,7 +22,19 @@ struct CompareOptions {
 };
 
 enum class Verdict { Same, Regression, Improvement, Error, Missing, Machine };
-const char* to_string(Verdict v) noexcept;
+std::string_view to_string(Verdict v) noexcept;
+
+}  // namespace pe::reports
+
+template <>
+struct pe::EnumNames<pe::reports::Verdict> {
+  using V = pe::reports::Verdict;
+  static constexpr EnumRow<V> rows[] = {
+      {V::Same, "same"},   {V::Regression, "REGRESSION"}, {V::Improvement, "improvement"},
+      {V::Error, "ERROR"}, {V::Missing, "missing"},       {V::Machine, "machine"}};
+};
+
+namespace pe::reports {
 
 struct Comparison {
   std::string name;
