@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "pe/enum_names.h"
+#include "pe/harness/enum_json.h"
 
 namespace pe::reports {
 
@@ -57,6 +57,11 @@ std::vector<Comparison> compare_runs(const nlohmann::json& base, const nlohmann:
                                      const CompareOptions& options);
 bool has_regression(const std::vector<Comparison>& rows);
 
+// One row: every field by name, the verdict as its word; reading takes absent fields as their defaults and
+// null numbers (NaN, infinities) as NaN.
+void to_json(nlohmann::json& j, const Comparison& c);
+void from_json(const nlohmann::json& j, Comparison& c);
+// {"threshold", "alpha", "rows", "regression"}.
 nlohmann::json to_json(const std::vector<Comparison>& rows, const CompareOptions& options);
 // The rows of to_json's output (the report reads a comparison back with it).
 std::vector<Comparison> rows_from_json(const nlohmann::json& compared);
