@@ -47,23 +47,7 @@ Runs collect(const nlohmann::json& run) {
 
 }  // namespace
 
-const char* to_string(Verdict v) noexcept {
-  switch (v) {
-    case Verdict::Same:
-      return "same";
-    case Verdict::Regression:
-      return "REGRESSION";
-    case Verdict::Improvement:
-      return "improvement";
-    case Verdict::Error:
-      return "ERROR";
-    case Verdict::Missing:
-      return "missing";
-    case Verdict::Machine:
-      return "machine";
-  }
-  return "";
-}
+std::string_view to_string(Verdict v) noexcept { return enum_name(v); }
 
 double mann_whitney_p(const std::vector<double>& a, const std::vector<double>& b) {
   const double n1 = static_cast<double>(a.size()), n2 = static_cast<double>(b.size());
@@ -193,27 +177,21 @@ bool has_regression(const std::vector<Comparison>& rows) {
   });
 }
 
-nlohmann::json to_json(const std::vector<Comparison>& rows, const CompareOptions& options) {
-  nlohmann::json out = {
-      {"threshold", options.threshold}, {"alpha", options.alpha}, {"rows", nlohmann::json::array()}};
-  for (const Comparison& c : rows) {
-    out["rows"].push_back({{"name", c.name},
-                           {"n_base", c.n_base},
-                           {"n_new", c.n_new},
-                           {"base_median_ns", c.base_median},
-                           {"new_median_ns", c.new_median},
-                           {"change", c.change},
-                           {"p", c.p},
-                           {"p_adjusted", c.p_adjusted},
-                           {"paced", c.paced},
-                           {"paced_change", c.paced_change},
-                           {"paced_p", c.paced_p},
-                           {"paced_p_adjusted", c.paced_p_adjusted},
-                           {"verdict", to_string(c.verdict)},
-                           {"note", c.note}});
-  }
-  out["regression"] = has_regression(rows);
-  return out;
+void to_json(nlohmann::json& j, const Comparison& c) {
+  j = {{"name", c.name},
+       {"n_base", c.n_base},
+       {"n_new", c.n_new},
+       {"base_median_ns", c.base_median},
+       {"new_median_ns", c.new_median},
+       {"change", c.change},
+       {"p", c.p},
+       {"p_adjusted", c.p_adjusted},
+       {"paced", c.paced},
+       {"paced_change", c.paced_change},
+       {"paced_p", c.paced_p},
+       {"paced_p_adjusted", c.paced_p_adjusted},
+       {"verdict", c.verdict},
+       {"note", c.note}};
 }
 
 namespace {
@@ -224,31 +202,32 @@ double number(const nlohmann::json& row, const char* key, double absent) {
 }
 }  // namespace
 
+void from_json(const nlohmann::json& r, Comparison& c) {
+  c.name = r.value("name", "");
+  c.n_base = r.value("n_base", std::size_t{0});
+  c.n_new = r.value("n_new", std::size_t{0});
+  c.base_median = number(r, "base_median_ns", 0.0);
+  c.new_median = number(r, "new_median_ns", 0.0);
+  c.change = number(r, "change", 0.0);
+  c.p = number(r, "p", 1.0);
+  c.p_adjusted = number(r, "p_adjusted", 1.0);
+  c.paced = r.value("paced", false);
+  c.paced_change = number(r, "paced_change", 0.0);
+  c.paced_p = number(r, "paced_p", 1.0);
+  c.paced_p_adjusted = number(r, "paced_p_adjusted", 1.0);
+  c.verdict = parse_enum<Verdict>(r.value("verdict", "same")).value_or(Verdict::Same);
+  c.note = r.value("note", "");
+}
+
+nlohmann::json to_json(const std::vector<Comparison>& rows, const CompareOptions& options) {
+  return {{"threshold", options.threshold},
+          {"alpha", options.alpha},
+          {"rows", rows},
+          {"regression", has_regression(rows)}};
+}
+
 std::vector<Comparison> rows_from_json(const nlohmann::json& compared) {
-  std::vector<Comparison> rows;
-  for (const auto& r : compared.value("rows", nlohmann::json::array())) {
-    Comparison c;
-    c.name = r.value("name", "");
-    c.n_base = r.value("n_base", std::size_t{0});
-    c.n_new = r.value("n_new", std::size_t{0});
-    c.base_median = number(r, "base_median_ns", 0.0);
-    c.new_median = number(r, "new_median_ns", 0.0);
-    c.change = number(r, "change", 0.0);
-    c.p = number(r, "p", 1.0);
-    c.p_adjusted = number(r, "p_adjusted", 1.0);
-    c.paced = r.value("paced", false);
-    c.paced_change = number(r, "paced_change", 0.0);
-    c.paced_p = number(r, "paced_p", 1.0);
-    c.paced_p_adjusted = number(r, "paced_p_adjusted", 1.0);
-    const std::string v = r.value("verdict", "same");
-    for (Verdict x : {Verdict::Same, Verdict::Regression, Verdict::Improvement, Verdict::Error,
-                      Verdict::Missing, Verdict::Machine}) {
-      if (v == to_string(x)) c.verdict = x;
-    }
-    c.note = r.value("note", "");
-    rows.push_back(c);
-  }
-  return rows;
+  return compared.value("rows", nlohmann::json::array()).get<std::vector<Comparison>>();
 }
 
 std::string compare_markdown(const std::vector<Comparison>& rows, const CompareOptions& options, bool all) {

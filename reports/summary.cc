@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string_view>
 
+#include "pe/harness/census.h"
 #include "pe/reports/measured.h"
 
 namespace pe::reports {
@@ -31,8 +32,8 @@ std::string show_position(std::int64_t v) {
 }
 
 // Half-open when the end is a round number ("[1e3, 1e4)"), closed otherwise ("[1e9, 2^31]").
-std::string band_label(const nlohmann::json& band) {
-  const auto lo = band["lo"].get<std::int64_t>(), hi = band["hi"].get<std::int64_t>();
+std::string band_label(const census::Band& band) {
+  const std::int64_t lo = band.lo, hi = band.hi;
   const std::string open_end = show_position(hi + 1);
   if (open_end != std::to_string(hi + 1)) return fmt::format("[{}, {})", show_position(lo), open_end);
   return fmt::format("[{}, {}]", show_position(lo), show_position(hi));
@@ -41,7 +42,7 @@ std::string band_label(const nlohmann::json& band) {
 template <class Row>
 void for_each_row(const nlohmann::json& census, Row&& row) {
   for (const auto& inst : census) {
-    for (const auto& band : inst["bands"]) row(inst, band);
+    for (const auto& band : inst["bands"].get<std::vector<census::Band>>()) row(inst, band);
   }
 }
 
@@ -62,14 +63,14 @@ std::string census_instance_table(const nlohmann::json& census) {
   for (const auto& inst : census) {
     double err = 0, ulp = 0, ratio = 0;
     std::int64_t at = 0;
-    for (const auto& band : inst["bands"]) {
-      const double e = measured_or(band["max_abs"], "value", NAN);
+    for (const census::Band& band : inst["bands"].get<std::vector<census::Band>>()) {
+      const double e = band.max_abs.value;
       if (!std::isnan(err) && (std::isnan(e) || e >= err)) {
         err = e;
-        at = band["max_abs"]["position"].get<std::int64_t>();
+        at = band.max_abs.position;
       }
-      ulp = worse(ulp, measured_or(band["max_ulp"], "value", NAN));
-      ratio = worse(ratio, measured_or(band["max_budget_ratio"], "value", NAN));
+      ulp = worse(ulp, band.max_ulp.value);
+      ratio = worse(ratio, band.max_budget_ratio.value);
     }
     out += fmt::format("{:<{}} {:>5} {:>10.3g} {:>12} {:>10.3g} {:>8.3f}  {}\n",
                        inst["instance"].get<std::string>(), w, inst["bands"].size(), err, at, ulp, ratio,
@@ -99,12 +100,10 @@ std::string census_table(const nlohmann::json& census) {
   const std::size_t w = name_width(census, "instance");
   std::string out = fmt::format("{:<{}} {:<18} {:>10} {:>10} {:>10} {:>8}  {}\n", "instance", w, "positions",
                                 "max |err|", "max ulp", "budget", "err/bud", "verdict");
-  for_each_row(census, [&](const nlohmann::json& inst, const nlohmann::json& band) {
-    out += fmt::format(
-        "{:<{}} {:<18} {:>10.3g} {:>10.3g} {:>10.3g} {:>8.3f}  {}\n", inst["instance"].get<std::string>(), w,
-        band_label(band), measured_or(band["max_abs"], "value", NAN),
-        measured_or(band["max_ulp"], "value", NAN), measured_or(band, "budget_at_max_abs", NAN),
-        measured_or(band["max_budget_ratio"], "value", NAN), band["verdict"].get<std::string>());
+  for_each_row(census, [&](const nlohmann::json& inst, const census::Band& band) {
+    out += fmt::format("{:<{}} {:<18} {:>10.3g} {:>10.3g} {:>10.3g} {:>8.3f}  {}\n",
+                       inst["instance"].get<std::string>(), w, band_label(band), band.max_abs.value,
+                       band.max_ulp.value, band.budget_at_max_abs, band.max_budget_ratio.value, band.verdict);
   });
   return out;
 }
@@ -118,13 +117,11 @@ std::string census_markdown(const nlohmann::json& census) {
       "| instance | positions | max abs error | at (position, channel) | max ULP | budget there | err/budget "
       "| verdict |\n"
       "|---|---|---:|---|---:|---:|---:|---|\n";
-  for_each_row(census, [&](const nlohmann::json& inst, const nlohmann::json& band) {
-    out += fmt::format(
-        "| `{}` | {} | {:.3g} | ({}, {}) | {:.3g} | {:.3g} | {:.3f} | {} |\n",
-        inst["instance"].get<std::string>(), band_label(band), measured_or(band["max_abs"], "value", NAN),
-        band["max_abs"]["position"].get<std::int64_t>(), band["max_abs"]["channel"].get<std::int64_t>(),
-        measured_or(band["max_ulp"], "value", NAN), measured_or(band, "budget_at_max_abs", NAN),
-        measured_or(band["max_budget_ratio"], "value", NAN), band["verdict"].get<std::string>());
+  for_each_row(census, [&](const nlohmann::json& inst, const census::Band& band) {
+    out += fmt::format("| `{}` | {} | {:.3g} | ({}, {}) | {:.3g} | {:.3g} | {:.3f} | {} |\n",
+                       inst["instance"].get<std::string>(), band_label(band), band.max_abs.value,
+                       band.max_abs.position, band.max_abs.channel, band.max_ulp.value,
+                       band.budget_at_max_abs, band.max_budget_ratio.value, band.verdict);
   });
   for (const auto& inst : census)
     if (const std::string f = fault_of(inst); !f.empty()) out += "\n" + f + "\n";

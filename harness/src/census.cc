@@ -271,33 +271,69 @@ std::vector<InstanceResult> run(const Options& options) {
 }
 
 namespace {
-nlohmann::json worst_json(const harness::Extreme& w) {
-  return {{"value", w.value},
-          {"position", w.at.position},
-          {"channel", w.at.channel},
-          {"dim", w.at.dim},
-          {"base", w.at.base}};
+Worst worst(const harness::Extreme& w) { return {w.value, w.at.position, w.at.channel, w.at.dim, w.at.base}; }
+// A measured number: null (NaN, an infinity) or absent reads as NaN.
+double number(const nlohmann::json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : NAN;
 }
 }  // namespace
+
+Band::Band(const harness::BandStats& b)
+    : lo(b.lo),
+      hi(b.hi),
+      samples(b.samples),
+      undecidable(b.undecidable),
+      max_abs(worst(b.max_abs)),
+      max_ulp(worst(b.max_ulp)),
+      max_budget_ratio(worst(b.max_ratio)),
+      budget_at_max_abs(b.budget_at_max_abs),
+      p99_abs(b.p99_abs),
+      p99_ulp(b.p99_ulp),
+      verdict(b.verdict()) {}
+
+void to_json(nlohmann::json& j, const Worst& w) {
+  j = {
+      {"value", w.value}, {"position", w.position}, {"channel", w.channel}, {"dim", w.dim}, {"base", w.base}};
+}
+void from_json(const nlohmann::json& j, Worst& w) {
+  w = {number(j, "value"), j.value("position", std::int64_t{0}), j.value("channel", std::int64_t{0}),
+       j.value("dim", std::int64_t{0}), number(j, "base")};
+}
+void to_json(nlohmann::json& j, const Band& b) {
+  j = {{"lo", b.lo},
+       {"hi", b.hi},
+       {"samples", b.samples},
+       {"max_abs", b.max_abs},
+       {"max_ulp", b.max_ulp},
+       {"max_budget_ratio", b.max_budget_ratio},
+       {"budget_at_max_abs", b.budget_at_max_abs},
+       {"p99_abs", b.p99_abs},
+       {"p99_ulp", b.p99_ulp},
+       {"undecidable", b.undecidable},
+       {"verdict", b.verdict}};
+}
+void from_json(const nlohmann::json& j, Band& b) {
+  const nlohmann::json none = nlohmann::json::object();
+  b = {};
+  j.at("lo").get_to(b.lo);
+  j.at("hi").get_to(b.hi);
+  b.samples = j.value("samples", std::size_t{0});
+  b.max_abs = j.value("max_abs", none).get<Worst>();
+  b.max_ulp = j.value("max_ulp", none).get<Worst>();
+  b.max_budget_ratio = j.value("max_budget_ratio", none).get<Worst>();
+  b.budget_at_max_abs = number(j, "budget_at_max_abs");
+  b.p99_abs = number(j, "p99_abs");
+  b.p99_ulp = number(j, "p99_ulp");
+  b.undecidable = j.value("undecidable", std::size_t{0});
+  j.at("verdict").get_to(b.verdict);
+}
 
 nlohmann::json to_json(const std::vector<InstanceResult>& results) {
   nlohmann::json out = nlohmann::json::array();
   for (const InstanceResult& r : results) {
     const Contract& c = r.instance.contract();
-    nlohmann::json bands = nlohmann::json::array();
-    for (const harness::BandStats& b : r.bands) {
-      bands.push_back({{"lo", b.lo},
-                       {"hi", b.hi},
-                       {"samples", b.samples},
-                       {"max_abs", worst_json(b.max_abs)},
-                       {"max_ulp", worst_json(b.max_ulp)},
-                       {"max_budget_ratio", worst_json(b.max_ratio)},
-                       {"budget_at_max_abs", b.budget_at_max_abs},
-                       {"p99_abs", b.p99_abs},
-                       {"p99_ulp", b.p99_ulp},
-                       {"undecidable", b.undecidable},
-                       {"verdict", b.verdict()}});
-    }
+    const std::vector<Band> bands(r.bands.begin(), r.bands.end());
     out.push_back({{"instance", r.instance.name()},
                    {"runs",
                     {{"rows", r.runs.rows},

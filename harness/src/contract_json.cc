@@ -1,33 +1,31 @@
 #include "pe/harness/contract_json.h"
 
+#include <fmt/format.h>
+
 #include <stdexcept>
 #include <string>
 
 namespace pe {
 namespace {
 
+// j[key] into `out`; a word that names no value (std::runtime_error) is named with its document and key.
 template <class T>
-T parsed(std::optional<T> v, const std::string& what, const std::string& text) {
-  if (!v) throw std::runtime_error("contract: unknown " + what + " '" + text + "'");
-  return *v;
-}
-
-DType dtype_of(const nlohmann::json& j, const char* key) {
-  const std::string s = j.at(key).get<std::string>();
-  return parsed(parse_dtype(s), key, s);
+void read(const nlohmann::json& j, const char* document, const std::string& key, T& out) {
+  try {
+    j.at(key).get_to(out);
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(fmt::format("{}: {} {}", document, key, e.what()));
+  }
 }
 
 }  // namespace
 
 void to_json(nlohmann::json& j, const Contract& c) {
-  nlohmann::json layouts = nlohmann::json::array(), outputs = nlohmann::json::array();
-  for (Layout l : c.layouts) layouts.push_back(std::string(to_string(l)));
-  for (DType t : c.outputs) outputs.push_back(std::string(to_string(t)));
-  j = {{"layouts", layouts},
-       {"outputs", outputs},
-       {"angle_type", std::string(to_string(c.angle_type))},
-       {"compute_type", std::string(to_string(c.compute_type))},
-       {"table_type", std::string(to_string(c.table_type))},
+  j = {{"layouts", c.layouts},
+       {"outputs", c.outputs},
+       {"angle_type", c.angle_type},
+       {"compute_type", c.compute_type},
+       {"table_type", c.table_type},
        {"max_position", c.max_position},
        {"max_base", c.max_base},
        {"max_input_abs", c.max_input_abs},
@@ -45,17 +43,11 @@ void to_json(nlohmann::json& j, const Contract& c) {
 
 void from_json(const nlohmann::json& j, Contract& c) {
   c = Contract{};
-  for (const auto& l : j.at("layouts")) {
-    const std::string s = l.get<std::string>();
-    c.layouts.push_back(parsed(parse_layout(s), "layout", s));
-  }
-  for (const auto& t : j.at("outputs")) {
-    const std::string s = t.get<std::string>();
-    c.outputs.push_back(parsed(parse_dtype(s), "output type", s));
-  }
-  c.angle_type = dtype_of(j, "angle_type");
-  c.compute_type = dtype_of(j, "compute_type");
-  c.table_type = dtype_of(j, "table_type");
+  read(j, "contract", "layouts", c.layouts);
+  read(j, "contract", "outputs", c.outputs);
+  read(j, "contract", "angle_type", c.angle_type);
+  read(j, "contract", "compute_type", c.compute_type);
+  read(j, "contract", "table_type", c.table_type);
   j.at("max_position").get_to(c.max_position);
   j.at("max_base").get_to(c.max_base);
   j.at("max_input_abs").get_to(c.max_input_abs);
@@ -68,15 +60,6 @@ void from_json(const nlohmann::json& j, Contract& c) {
   k.at("c1_pair").get_to(c.c1_pair);
   k.at("ca").get_to(c.ca);
   k.at("c1_gain").get_to(c.c1_gain);
-}
-
-void to_json(nlohmann::json& j, LongRopeSwitch s) { j = std::string(to_string(s)); }
-void from_json(const nlohmann::json& j, LongRopeSwitch& s) {
-  const auto parsed = parse_longrope_switch(j.get<std::string>());
-  if (!parsed)
-    throw std::runtime_error("rope_scaling: longrope_switch must be per-sequence or per-token, got " +
-                             j.dump());
-  s = *parsed;
 }
 
 namespace {
@@ -120,7 +103,7 @@ nlohmann::json field_json(std::string_view name, const T& v) {
 }  // namespace
 
 void to_json(nlohmann::json& j, const RopeScaling& s) {
-  j = {{"type", std::string(to_string(s.type))}};
+  j = {{"type", s.type}};
   for_each_field(s, [&](std::string_view name, const auto& member) {
     if (!reads_field(s.type, name)) return;
     nlohmann::json v = field_json(name, member);
@@ -148,7 +131,7 @@ void from_json(const nlohmann::json& j, RopeScaling& s) {
     if constexpr (requires { member.has_value(); }) {
       member = j.at(key).get<double>();
     } else {
-      j.at(key).get_to(member);
+      read(j, "rope_scaling", key, member);
     }
   });
 }

@@ -31,23 +31,7 @@ std::uint32_t* per_pair_scratch(std::size_t values) noexcept {
 
 // HF's rope_type for a scaling method; "ntk" (pe-suite's: no HF rope_type, the plan's base is its base').
 const char* hf_rope_type(RopeScalingType t) noexcept {
-  switch (t) {
-    case RopeScalingType::Linear:
-      return "linear";
-    case RopeScalingType::Dynamic:
-      return "dynamic";
-    case RopeScalingType::Yarn:
-      return "yarn";
-    case RopeScalingType::Llama3:
-      return "llama3";
-    case RopeScalingType::LongRope:
-      return "longrope";
-    case RopeScalingType::Ntk:
-      return "ntk";
-    case RopeScalingType::None:
-      break;
-  }
-  return "default";
+  return t == RopeScalingType::None ? "default" : to_string(t).data();  // the table's words are literals
 }
 
 // The plan's scaling under HF's names (pe_rope_config), each number only where the method reads it.

@@ -121,13 +121,18 @@ nlohmann::json document(const Header& h, const std::vector<nlohmann::json>& cens
   return d;
 }
 
-nlohmann::json merge(const std::vector<nlohmann::json>& given, const std::vector<std::string>& sources) {
+namespace {
+
+// The given documents in shard order, each checked against the first (the same run, the same split, each
+// shard once, none missing), so that what the merge keeps of equal results does not depend on the order
+// given.
+std::vector<const nlohmann::json*> shards_in_order(const std::vector<nlohmann::json>& given,
+                                                   const std::vector<std::string>& sources) {
   if (given.empty()) throw std::runtime_error("no sweep document to merge");
   const auto source = [&](std::size_t k) {
     return k < sources.size() ? sources[k] : fmt::format("document {}", k + 1);
   };
   for (std::size_t k = 0; k < given.size(); ++k) check_fields(given[k], source(k));
-  // In shard order, so that what the merge keeps of equal results does not depend on the order given.
   std::map<std::size_t, std::size_t> by_index;  // shard index -> position in `given`
   const std::size_t count = shard_of_document(given.front(), source(0)).second;
   for (std::size_t k = 0; k < given.size(); ++k) {
@@ -171,58 +176,71 @@ nlohmann::json merge(const std::vector<nlohmann::json>& given, const std::vector
                     absent == 1 ? "that array task" : "those array tasks"));
   std::vector<const nlohmann::json*> shards;
   for (const auto& [index, k] : by_index) shards.push_back(&given[k]);
+  return shards;
+}
 
+// Config c's census of the shards (in shard order) as one: every instance once, in the task its hash gives,
+// sorted by name, as many as the run selected.
+nlohmann::json merged_census(const std::vector<const nlohmann::json*>& shards, std::size_t c) {
+  const std::size_t count = shards.size();
+  const std::string config = (*shards.front())["configs"][c].get<std::string>();
+  nlohmann::json census = (*shards.front())["census"][c];
+  std::vector<nlohmann::json> instances;
+  for (std::size_t k = 0; k < shards.size(); ++k) {
+    for (const auto& i : (*shards[k])["census"][c]["instances"]) {
+      // An instance in a task that its hash does not give that task is of another split.
+      if (census::shard_of(census::shard_key(config, i["instance"].get<std::string>()), count) != k)
+        throw std::runtime_error(fmt::format(
+            "shard {}/{} holds {} under {}, which belongs to shard {}", k, count,
+            i["instance"].get<std::string>(), config_name(config),
+            census::shard_of(census::shard_key(config, i["instance"].get<std::string>()), count)));
+      instances.push_back(i);
+    }
+  }
+  std::sort(instances.begin(), instances.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
+    return a["instance"].get<std::string>() < b["instance"].get<std::string>();
+  });
+  for (std::size_t k = 1; k < instances.size(); ++k) {
+    if (instances[k]["instance"] == instances[k - 1]["instance"])
+      throw std::runtime_error(fmt::format("instance {} under config {} appears in two shards",
+                                           instances[k]["instance"].get<std::string>(), config_name(config)));
+  }
+  // Every instance the run selected is here: a task that saw fewer (a node whose CPU lacks a Highway target
+  // the others registered) would leave its pairs out without a word.
+  if (census.contains("selected") && census["selected"] != instances.size())
+    throw std::runtime_error(
+        fmt::format("under {} the run selected {} instances but the tasks hold {}: a task saw another "
+                    "selection (a node "
+                    "whose CPU registers other Highway targets?)",
+                    config_name(config), census["selected"].dump(), instances.size()));
+  census["shard"] = "merged";
+  census["instances"] = instances;
+  return census;
+}
+
+// Each property test once, with its worst result over the shards.
+nlohmann::json merged_properties(const std::vector<const nlohmann::json*>& shards) {
+  nlohmann::json tests = nlohmann::json::object();
+  for (const nlohmann::json* s : shards) {
+    for (const auto& [name, verdict] : (*s)["properties"].items()) {
+      if (!tests.contains(name) ||
+          rank(verdict["result"].get<std::string>()) > rank(tests[name]["result"].get<std::string>()))
+        tests[name] = verdict;
+    }
+  }
+  return tests;
+}
+
+}  // namespace
+
+nlohmann::json merge(const std::vector<nlohmann::json>& given, const std::vector<std::string>& sources) {
+  const std::vector<const nlohmann::json*> shards = shards_in_order(given, sources);
   const nlohmann::json& first = *shards.front();
   nlohmann::json out = first;
   out["shard"] = "merged";
-  out["merged_from"] = count;
-  for (std::size_t c = 0; c < first["configs"].size(); ++c) {
-    const std::string config = first["configs"][c].get<std::string>();
-    nlohmann::json census = first["census"][c];
-    std::vector<nlohmann::json> instances;
-    for (std::size_t k = 0; k < shards.size(); ++k) {
-      for (const auto& i : (*shards[k])["census"][c]["instances"]) {
-        // An instance in a task that its hash does not give that task is of another split.
-        if (census::shard_of(census::shard_key(config, i["instance"].get<std::string>()), count) != k)
-          throw std::runtime_error(fmt::format(
-              "shard {}/{} holds {} under {}, which belongs to shard {}", k, count,
-              i["instance"].get<std::string>(), config_name(config),
-              census::shard_of(census::shard_key(config, i["instance"].get<std::string>()), count)));
-        instances.push_back(i);
-      }
-    }
-    std::sort(instances.begin(), instances.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
-      return a["instance"].get<std::string>() < b["instance"].get<std::string>();
-    });
-    for (std::size_t k = 1; k < instances.size(); ++k) {
-      if (instances[k]["instance"] == instances[k - 1]["instance"])
-        throw std::runtime_error(fmt::format("instance {} under config {} appears in two shards",
-                                             instances[k]["instance"].get<std::string>(),
-                                             config_name(config)));
-    }
-    // Every instance the run selected is here: a task that saw fewer (a node whose CPU lacks a Highway target
-    // the others registered) would leave its pairs out without a word.
-    if (census.contains("selected") && census["selected"] != instances.size())
-      throw std::runtime_error(
-          fmt::format("under {} the run selected {} instances but the tasks hold {}: a task saw another "
-                      "selection (a node "
-                      "whose CPU registers other Highway targets?)",
-                      config_name(config), census["selected"].dump(), instances.size()));
-    census["shard"] = "merged";
-    census["instances"] = instances;
-    out["census"][c] = census;
-  }
-  if (first.contains("properties")) {
-    nlohmann::json tests = nlohmann::json::object();
-    for (const nlohmann::json* s : shards) {
-      for (const auto& [name, verdict] : (*s)["properties"].items()) {
-        if (!tests.contains(name) ||
-            rank(verdict["result"].get<std::string>()) > rank(tests[name]["result"].get<std::string>()))
-          tests[name] = verdict;
-      }
-    }
-    out["properties"] = tests;
-  }
+  out["merged_from"] = shards.size();
+  for (std::size_t c = 0; c < first["configs"].size(); ++c) out["census"][c] = merged_census(shards, c);
+  if (first.contains("properties")) out["properties"] = merged_properties(shards);
   return out;
 }
 

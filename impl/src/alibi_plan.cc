@@ -6,35 +6,6 @@
 
 namespace pe {
 
-std::string_view to_string(AlibiSlopes s) noexcept {
-  return s == AlibiSlopes::Interpolated ? "interpolated" : "direct";
-}
-
-std::string_view to_string(AlibiForm f) noexcept {
-  switch (f) {
-    case AlibiForm::Causal:
-      return "causal";
-    case AlibiForm::Symmetric:
-      return "symmetric";
-    case AlibiForm::Bloom:
-      return "bloom";
-  }
-  return "?";
-}
-
-std::optional<AlibiSlopes> parse_alibi_slopes(std::string_view s) noexcept {
-  if (s == "interpolated") return AlibiSlopes::Interpolated;
-  if (s == "direct") return AlibiSlopes::Direct;
-  return std::nullopt;
-}
-
-std::optional<AlibiForm> parse_alibi_form(std::string_view s) noexcept {
-  for (AlibiForm f : {AlibiForm::Causal, AlibiForm::Symmetric, AlibiForm::Bloom}) {
-    if (to_string(f) == s) return f;
-  }
-  return std::nullopt;
-}
-
 AlibiPlan::AlibiPlan(const AlibiParams& params) : params_(params) {
   if (params.n_heads < 1 || params.n_heads > kMaxAlibiHeads) {
     detail::fail("n_heads", "n_heads must be in [1, 2^20], got " + std::to_string(params.n_heads));

@@ -9,14 +9,6 @@
 namespace pe {
 namespace {
 
-struct Name {
-  AttnTemperatureType type;
-  std::string_view name;
-};
-constexpr std::array<Name, 3> kNames = {{{AttnTemperatureType::None, "none"},
-                                         {AttnTemperatureType::Llama4, "llama4"},
-                                         {AttnTemperatureType::Mistral, "mistral"}}};
-
 void check_scale(const char* name, double v) {
   if (!std::isfinite(v) || !(v >= 0.0)) {
     detail::fail(name, std::string(name) + " must be finite and >= 0, got " + detail::show(v));
@@ -28,20 +20,6 @@ void check_period(const char* name, std::int64_t v) {
 }
 
 }  // namespace
-
-std::string_view to_string(AttnTemperatureType t) noexcept {
-  for (const Name& n : kNames) {
-    if (n.type == t) return n.name;
-  }
-  return "?";
-}
-
-std::optional<AttnTemperatureType> parse_attn_temperature_type(std::string_view s) noexcept {
-  for (const Name& n : kNames) {
-    if (n.name == s) return n.type;
-  }
-  return std::nullopt;
-}
 
 TemperatureSteps validate(const AttnTemperature& t) {
   switch (t.type) {

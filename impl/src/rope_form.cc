@@ -2,35 +2,6 @@
 
 namespace pe {
 
-std::string_view to_string(MropeLayout l) noexcept {
-  return l == MropeLayout::Interleaved ? "interleaved" : "sectioned";
-}
-
-std::string_view to_string(VisionRope v) noexcept {
-  switch (v) {
-    case VisionRope::None:
-      return "none";
-    case VisionRope::Qwen2vl:
-      return "qwen2vl";
-    case VisionRope::Pixtral:
-      return "pixtral";
-  }
-  return "?";
-}
-
-std::optional<MropeLayout> parse_mrope_layout(std::string_view s) noexcept {
-  if (s == "sectioned") return MropeLayout::Sectioned;
-  if (s == "interleaved") return MropeLayout::Interleaved;
-  return std::nullopt;
-}
-
-std::optional<VisionRope> parse_vision_rope(std::string_view s) noexcept {
-  if (s == "none") return VisionRope::None;
-  if (s == "qwen2vl") return VisionRope::Qwen2vl;
-  if (s == "pixtral") return VisionRope::Pixtral;
-  return std::nullopt;
-}
-
 std::size_t n_axes(const RopeForm& form) noexcept {
   if (form.vision != VisionRope::None) return 2;
   return form.mrope_section.empty() ? 1 : form.mrope_section.size();

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "detail/check.h"
+#include "pe/enum_names.h"
 
 namespace pe {
 namespace {
@@ -51,13 +52,13 @@ constexpr std::string_view kLongRopeRequired[] = {"factor", "original_max_positi
                                                   "long_factor"};
 
 const ScalingMethod kMethods[] = {
-    {T::None, "none", kNone, {}},
-    {T::Linear, "linear", kFactorReads, kFactor},
-    {T::Ntk, "ntk", kFactorReads, kFactor},
-    {T::Dynamic, "dynamic", kDynamic, kFactorAndL},
-    {T::Yarn, "yarn", kYarn, kFactorAndL},
-    {T::Llama3, "llama3", kLlama3, kFactorAndL},
-    {T::LongRope, "longrope", kLongRope, kLongRopeRequired},
+    {T::None, enum_name(T::None), kNone, {}},
+    {T::Linear, enum_name(T::Linear), kFactorReads, kFactor},
+    {T::Ntk, enum_name(T::Ntk), kFactorReads, kFactor},
+    {T::Dynamic, enum_name(T::Dynamic), kDynamic, kFactorAndL},
+    {T::Yarn, enum_name(T::Yarn), kYarn, kFactorAndL},
+    {T::Llama3, enum_name(T::Llama3), kLlama3, kFactorAndL},
+    {T::LongRope, enum_name(T::LongRope), kLongRope, kLongRopeRequired},
 };
 
 bool contains(std::span<const std::string_view> list, std::string_view field) {
@@ -81,25 +82,6 @@ bool reads_field(RopeScalingType t, std::string_view field) noexcept {
 }
 bool requires_field(RopeScalingType t, std::string_view field) noexcept {
   return contains(scaling_method(t).required, field);
-}
-
-std::string_view to_string(RopeScalingType t) noexcept { return scaling_method(t).name; }
-
-std::optional<RopeScalingType> parse_rope_scaling_type(std::string_view s) noexcept {
-  for (const ScalingMethod& m : kMethods) {
-    if (m.name == s) return m.type;
-  }
-  return std::nullopt;
-}
-
-std::string_view to_string(LongRopeSwitch s) noexcept {
-  return s == LongRopeSwitch::PerToken ? "per-token" : "per-sequence";
-}
-
-std::optional<LongRopeSwitch> parse_longrope_switch(std::string_view s) noexcept {
-  for (LongRopeSwitch v : {LongRopeSwitch::PerSequence, LongRopeSwitch::PerToken})
-    if (to_string(v) == s) return v;
-  return std::nullopt;
 }
 
 RopeScaling scaling_at(const RopeScaling& s, std::int64_t position) {

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <limits>
 
+#include "pe/enum_names.h"
+
 namespace pe {
 
 namespace {
@@ -12,9 +14,9 @@ constexpr Layout kSinusoidalLayouts[] = {Layout::Interleaved, Layout::Concatenat
 constexpr Layout kRopeLayouts[] = {Layout::HalfSplit, Layout::Interleaved, Layout::Deinterleave};
 constexpr Layout kAlibiLayouts[] = {Layout::Hqk};
 constexpr FamilyInfo kFamilies[] = {
-    {Family::Sinusoidal, "sinusoidal", kSinusoidalLayouts},
-    {Family::Rope, "rope", kRopeLayouts},
-    {Family::Alibi, "alibi", kAlibiLayouts},
+    {Family::Sinusoidal, enum_name(Family::Sinusoidal), kSinusoidalLayouts},
+    {Family::Rope, enum_name(Family::Rope), kRopeLayouts},
+    {Family::Alibi, enum_name(Family::Alibi), kAlibiLayouts},
 };
 }  // namespace
 
@@ -27,61 +29,21 @@ const FamilyInfo& family_info(Family f) noexcept {
   std::abort();  // every enumerator has a row: a missing one is a build mistake, not an input
 }
 
-std::string_view to_string(Family f) noexcept { return family_info(f).name; }
-
-std::string_view to_string(Layout l) noexcept {
-  switch (l) {
-    case Layout::Interleaved:
-      return "interleaved";
-    case Layout::Concatenated:
-      return "concatenated";
-    case Layout::HalfSplit:
-      return "halfsplit";
-    case Layout::Deinterleave:
-      return "deinterleave";
-    case Layout::Hqk:
-      return "hqk";
-  }
-  return "?";
-}
-
-std::string_view to_string(DType t) noexcept {
-  switch (t) {
-    case DType::F32:
-      return "f32";
-    case DType::F64:
-      return "f64";
-    case DType::BF16:
-      return "bf16";
-    case DType::F16:
-      return "f16";
-  }
-  return "?";
-}
-
-std::optional<Family> parse_family(std::string_view s) noexcept {
-  for (const FamilyInfo& i : kFamilies) {
-    if (i.name == s) return i.family;
-  }
-  return std::nullopt;
-}
-
-std::optional<Layout> parse_layout(std::string_view s) noexcept {
-  if (s == "interleaved") return Layout::Interleaved;
-  if (s == "concatenated") return Layout::Concatenated;
-  if (s == "halfsplit") return Layout::HalfSplit;
-  if (s == "deinterleave") return Layout::Deinterleave;
-  if (s == "hqk") return Layout::Hqk;
-  return std::nullopt;
-}
-
-std::optional<DType> parse_dtype(std::string_view s) noexcept {
-  if (s == "f32") return DType::F32;
-  if (s == "f64") return DType::F64;
-  if (s == "bf16") return DType::BF16;
-  if (s == "f16") return DType::F16;
-  return std::nullopt;
-}
+// Each enumeration's words: pe/enum_names.h's rows.
+#define PE_NAMES(E, parse_name)                                     \
+  std::string_view to_string(E v) noexcept { return enum_name(v); } \
+  std::optional<E> parse_name(std::string_view s) noexcept { return parse_enum<E>(s); }
+PE_NAMES(Family, parse_family)
+PE_NAMES(Layout, parse_layout)
+PE_NAMES(DType, parse_dtype)
+PE_NAMES(RopeScalingType, parse_rope_scaling_type)
+PE_NAMES(LongRopeSwitch, parse_longrope_switch)
+PE_NAMES(MropeLayout, parse_mrope_layout)
+PE_NAMES(VisionRope, parse_vision_rope)
+PE_NAMES(AlibiSlopes, parse_alibi_slopes)
+PE_NAMES(AlibiForm, parse_alibi_form)
+PE_NAMES(AttnTemperatureType, parse_attn_temperature_type)
+#undef PE_NAMES
 
 bool layout_belongs_to(Layout l, Family f) noexcept {
   const auto layouts = family_info(f).layouts;

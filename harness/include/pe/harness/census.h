@@ -72,6 +72,30 @@ struct InstanceResult {
   bool within_contract() const;
 };
 
+// A band of a census file's instance, as census.cc writes it and the reports read it: "lo", "hi", "samples",
+// the worst elements {"value", "position", "channel", "dim", "base"} by absolute error, ULP and err/budget,
+// "budget_at_max_abs", the 99th percentiles, "undecidable" and the band's "verdict" word. A kernel's NaN or
+// infinity is written as null and read back as NaN; reading needs "lo", "hi" and "verdict" (an absent number
+// reads as NaN, an absent count or position as 0).
+struct Worst {
+  double value = 0;
+  std::int64_t position = 0, channel = 0, dim = 0;
+  double base = 0;
+};
+struct Band {
+  std::int64_t lo = 0, hi = 0;
+  std::size_t samples = 0, undecidable = 0;
+  Worst max_abs, max_ulp, max_budget_ratio;
+  double budget_at_max_abs = 0, p99_abs = 0, p99_ulp = 0;
+  std::string verdict;  // "pass", "FAIL" or "undecidable"
+  Band() = default;
+  explicit Band(const harness::BandStats& b);
+};
+void to_json(nlohmann::json& j, const Worst& w);
+void from_json(const nlohmann::json& j, Worst& w);
+void to_json(nlohmann::json& j, const Band& b);
+void from_json(const nlohmann::json& j, Band& b);
+
 // The shard an instance belongs to: FNV-1a of its name modulo shard_count.
 std::size_t shard_of(const std::string& instance_name, std::size_t shard_count);
 // What shard_of() hashes for an instance under a sweep's config: the name alone without one.

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pe/contract.h"
+#include "pe/harness/enum_json.h"
 #include "pe/rope_scaling.h"
 
 namespace pe {
@@ -13,7 +14,7 @@ namespace pe {
 //  "max_base", "max_input_abs", "depends_on", "coefficients": {"c0","ck","ct","c1","c1_pair","ca","c1_gain"}}
 void to_json(nlohmann::json& j, const Contract& c);
 // Throws nlohmann::json::exception on a missing field and std::runtime_error naming an unknown
-// layout or type. depends_on is not kept (a const char* the variant owns): it reads back empty.
+// layout or type (pe/harness/enum_json.h). depends_on is not kept (a const char* the variant owns): it reads back empty.
 void from_json(const nlohmann::json& j, Contract& c);
 
 // {"type": "<method>", then every field the method reads (pe/rope_scaling.h's table) by its name}:
@@ -25,7 +26,5 @@ void to_json(nlohmann::json& j, const RopeScaling& s);
 // RopeScaling's defaults). Throws std::runtime_error naming an unknown method, a key the method does not
 // read, or a required field that is missing; nlohmann::json::exception for a mistyped value.
 void from_json(const nlohmann::json& j, RopeScaling& s);
-void to_json(nlohmann::json& j, LongRopeSwitch s);
-void from_json(const nlohmann::json& j, LongRopeSwitch& s);  // throws std::runtime_error naming the value
 
 }  // namespace pe

@@ -9,7 +9,10 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "pe/harness/enum_json.h"
 
 namespace pe::reports {
 
@@ -19,7 +22,19 @@ struct CompareOptions {
 };
 
 enum class Verdict { Same, Regression, Improvement, Error, Missing, Machine };
-const char* to_string(Verdict v) noexcept;
+std::string_view to_string(Verdict v) noexcept;
+
+}  // namespace pe::reports
+
+template <>
+struct pe::EnumNames<pe::reports::Verdict> {
+  using V = pe::reports::Verdict;
+  static constexpr EnumRow<V> rows[] = {
+      {V::Same, "same"},   {V::Regression, "REGRESSION"}, {V::Improvement, "improvement"},
+      {V::Error, "ERROR"}, {V::Missing, "missing"},       {V::Machine, "machine"}};
+};
+
+namespace pe::reports {
 
 struct Comparison {
   std::string name;
@@ -42,6 +57,11 @@ std::vector<Comparison> compare_runs(const nlohmann::json& base, const nlohmann:
                                      const CompareOptions& options);
 bool has_regression(const std::vector<Comparison>& rows);
 
+// One row: every field by name, the verdict as its word; reading takes absent fields as their defaults and
+// null numbers (NaN, infinities) as NaN.
+void to_json(nlohmann::json& j, const Comparison& c);
+void from_json(const nlohmann::json& j, Comparison& c);
+// {"threshold", "alpha", "rows", "regression"}.
 nlohmann::json to_json(const std::vector<Comparison>& rows, const CompareOptions& options);
 // The rows of to_json's output (the report reads a comparison back with it).
 std::vector<Comparison> rows_from_json(const nlohmann::json& compared);
