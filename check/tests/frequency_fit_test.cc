@@ -365,7 +365,7 @@ TEST(FrequencyFit, TheHypothesisIsATypedSpecTheFrontEndRestates) {
   EXPECT_EQ(typed->hypothesis->scaling.method, RopeScalingType::Llama3);
 }
 
-// A spec's entries come in the order a hypothesis restates them, by canonical name, typed.
+// A spec's entries come in the order a hypothesis restates them, by canonical name, typed; read back whole.
 TEST(Spec, EntriesInRestatingOrderByCanonicalName) {
   RopeSpec s;
   s.scaling.attention_factor = 1.5;
@@ -380,11 +380,12 @@ TEST(Spec, EntriesInRestatingOrderByCanonicalName) {
   for (const SpecEntry& e : entries(s)) names.push_back(e.name);
   EXPECT_EQ(names,
             (std::vector<std::string_view>{"base", "scaling", "factor", "original_max_position", "beta_fast",
-                                           "truncate", "attention_factor", "mrope_section"}));
+                                           "attention_factor", "truncate", "mrope_section"}));
   const nlohmann::json j = s;
   EXPECT_EQ(j, nlohmann::json::parse(R"({"base": 10000.0, "scaling": "yarn", "factor": 40.0,
       "original_max_position": 4096, "beta_fast": 16.0, "truncate": false, "attention_factor": 1.5,
       "mrope_section": [16, 24, 24]})"));
+  EXPECT_EQ(j.get<RopeSpec>(), s);
   EXPECT_TRUE(RopeSpec{}.scaling == ScalingSpec{});
   EXPECT_TRUE(entries(RopeSpec{}).empty());  // nothing given, nothing restated
 }

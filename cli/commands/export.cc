@@ -84,11 +84,16 @@ const check::Names& export_names() {
   return n;
 }
 
-std::int64_t rotary_dim_for(const ExportOptions& o, std::int64_t head_dim, std::int64_t rotary_dim) {
+// The RoPE parameters of a head of `head_dim` rotating `rotary_dim` channels (0: all, or the partial factor's).
+RopeParams rope_params_for(const ExportOptions& o, std::int64_t head_dim, std::int64_t rotary_dim, Layout layout,
+                           const AttnTemperature& temperature) {
   check::RopeSpec spec;
+  spec.base = o.base;
+  spec.layout = layout;
   spec.rotary_dim = rotary_dim;
   spec.scaling = o.scaling.spec;
-  return check::rotary_dim_for(spec, head_dim, export_names());
+  spec.form = o.form.spec;
+  return check::rope_params(spec, head_dim, temperature, export_names());
 }
 
 template <class T>
@@ -183,8 +188,7 @@ std::vector<double> rotated_values(const ExportOptions& o, const std::vector<std
   if (x.integer) throw UsageError("--input: " + o.input + " holds integers, not q/k values");
   shape = x.shape;
   const auto head_dim = static_cast<std::int64_t>(shape.back());
-  const RopeParams params =
-      with_form({head_dim, rotary_dim_for(o, head_dim, o.dim), o.base, layout, scaling}, o.form.spec);
+  const RopeParams params = rope_params_for(o, head_dim, o.dim, layout, temperature);
   const RopePlan plan = check::rope_plan(params, export_names());
   const RopeBatch batch =
       check::rope_batch_of(shape, positions, o.heads_first, "--input", plan.n_axes(), "--heads-first");
@@ -330,15 +334,14 @@ Exported export_rope(const ExportOptions& o, Layout layout, DType dtype,
     e.values = rotated_values(o, positions, dtype, layout, scaling, e.shape, e.scaling_note, temperature);
     const auto head_dim = static_cast<std::int64_t>(e.shape.back());
     e.metadata = rope_metadata(
-        o, with_form({head_dim, rotary_dim_for(o, head_dim, o.dim), o.base, layout, scaling}, o.form.spec),
+        o, rope_params_for(o, head_dim, o.dim, layout, temperature),
         dtype, e.shape);
   } else {
     if (o.form.spec.rotary_offset.value_or(0) != 0)
       throw UsageError(
           "--rotary-offset: applies with --input (the (cos, sin) table is the rotary channels')");
     // --dim is the rotary dim, or with --partial-rotary-factor the head dim it is taken from.
-    const RopeParams params =
-        with_form({o.dim, rotary_dim_for(o, o.dim, 0), o.base, layout, scaling}, o.form.spec);
+    const RopeParams params = rope_params_for(o, o.dim, 0, layout, temperature);
     e.values = rope_values(o, params, positions, dtype, e.shape, e.scaling_note);
     e.metadata = rope_metadata(o, params, dtype, e.shape);
   }

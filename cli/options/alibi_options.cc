@@ -16,9 +16,8 @@ std::vector<std::int64_t> range_positions(const std::string& range, const char* 
 }  // namespace
 
 void add_alibi_options(CLI::App& cmd, AlibiFlags& f) {
-  cmd.add_option("--heads", f.heads, "ALiBi: number of heads (check: default the data's)");
-  cmd.add_option("--max-bias", f.max_bias, "ALiBi: max_bias b of the slopes 2^(-b·k/n')")
-      ->capture_default_str();
+  cmd.add_option("--heads", f.spec.heads, "ALiBi: number of heads (check: default the data's)");
+  cmd.add_option("--max-bias", f.spec.max_bias, "ALiBi: max_bias b of the slopes 2^(-b·k/n') (default 8)");
   cmd.add_option("--alibi-slopes", f.slopes,
                  "ALiBi: interpolated (the paper, HF, ggml, vLLM) or direct (2^(-b(h+1)/n))")
       ->capture_default_str();
@@ -32,9 +31,6 @@ void add_alibi_options(CLI::App& cmd, AlibiFlags& f) {
 void read_alibi_flags(const CLI::App& cmd, AlibiFlags& f) {
   const check::Names names = flag_names();
   check::AlibiSpec& s = f.spec;
-  s = {};
-  if (cmd.count("--heads") > 0) s.heads = f.heads;
-  if (cmd.count("--max-bias") > 0) s.max_bias = f.max_bias;
   if (cmd.count("--alibi-slopes") > 0) s.slopes = check::parse_slopes(f.slopes, names);
   if (cmd.count("--alibi-form") > 0) s.form = check::parse_alibi_form(f.form, names);
   if (cmd.count("--queries") > 0) s.queries = range_positions(f.queries_range, "--queries");

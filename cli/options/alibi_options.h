@@ -13,12 +13,10 @@ namespace pe::cli {
 
 // What CLI11 parses into; `spec` holds the flags given, typed, once read_alibi_flags has run.
 struct AlibiFlags {
-  std::int64_t heads = 0;
-  double max_bias = 8;
   std::string slopes = "interpolated", form = "causal";
   std::string queries_range, keys_range;  // "A:B"
   bool slopes_only = false;
-  check::AlibiSpec spec;
+  check::AlibiSpec spec;  // heads and max_bias straight from the parse
 };
 
 // Adds the flags to `cmd`, storing into `flags` (which must outlive the parse).

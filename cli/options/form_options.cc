@@ -14,14 +14,13 @@ void add_form_options(CLI::App& cmd, FormFlags& f) {
   cmd.add_option("--mrope-layout", f.mrope_layout,
                  "RoPE: sectioned (Qwen2-VL, Qwen2.5-VL; default) or interleaved (Qwen3-VL)");
   cmd.add_option("--vision", f.vision, "RoPE: 2-D vision RoPE qwen2vl or pixtral; positions [2, T] (h, w)");
-  cmd.add_option("--rotary-offset", f.rotary_offset,
+  cmd.add_option("--rotary-offset", f.spec.rotary_offset,
                  "RoPE: first rotated channel (DeepSeek MLA q = [nope 128 | pe 64]: 128)");
 }
 
 void read_form_flags(const CLI::App& cmd, FormFlags& f) {
   const check::Names names = flag_names();
   check::FormSpec& s = f.spec;
-  s = {};
   if (cmd.count("--mrope-section") > 0) {
     s.mrope_section.emplace();
     const std::string& text = f.mrope_section_text;
@@ -33,16 +32,9 @@ void read_form_flags(const CLI::App& cmd, FormFlags& f) {
   }
   if (cmd.count("--mrope-layout") > 0) s.mrope_layout = check::parse_mrope_layout(f.mrope_layout, names);
   if (cmd.count("--vision") > 0) s.vision = check::parse_vision(f.vision, names);
-  if (cmd.count("--rotary-offset") > 0) s.rotary_offset = f.rotary_offset;
 }
 
 RopeForm to_rope_form(const check::FormSpec& spec) { return check::to_rope_form(spec, flag_names()); }
-
-RopeParams with_form(RopeParams params, const check::FormSpec& spec) {
-  params.form = to_rope_form(spec);
-  params.rotary_offset = spec.rotary_offset.value_or(0);
-  return params;
-}
 
 void reject_form_flags(const FormFlags& f, const std::string& why) {
   check::reject_form(f.spec, flag_names(), why);

@@ -16,8 +16,7 @@ namespace pe::cli {
 struct FormFlags {
   std::string mrope_section_text;  // "16,24,24"
   std::string mrope_layout, vision;
-  std::int64_t rotary_offset = 0;
-  check::FormSpec spec;
+  check::FormSpec spec;  // rotary_offset straight from the parse
 };
 
 // Adds the flags to `cmd`, storing into `flags` (which must outlive the parse).
@@ -28,7 +27,6 @@ void read_form_flags(const CLI::App& cmd, FormFlags& flags);
 
 // The conversions under the shared flag names.
 RopeForm to_rope_form(const check::FormSpec& spec);
-RopeParams with_form(RopeParams params, const check::FormSpec& spec);
 void reject_form_flags(const FormFlags& flags, const std::string& why);
 
 // Positions [n_axes][tokens]: --positions A:B gives every axis the same range (a text prompt under

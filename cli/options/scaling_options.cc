@@ -11,50 +11,34 @@ void add_scaling_options(CLI::App& cmd, ScalingFlags& f) {
   const auto add = [&cmd](const char* name, auto& value, const char* help) {
     cmd.add_option(name, value, help)->group("RoPE scaling");
   };
-  add("--factor", f.factor, "Scaling factor s (every method but none)");
-  add("--original-max-position", f.original_max_position,
+  add("--factor", f.spec.factor, "Scaling factor s (every method but none)");
+  add("--original-max-position", f.spec.original_max_position,
       "L, HF original_max_position_embeddings (dynamic, yarn, llama3, longrope)");
-  add("--seq-len", f.seq_len, "Current sequence length (dynamic: the base; longrope: long factors when > L)");
-  add("--beta-fast", f.beta_fast, "yarn: correction range, fast end (HF default 32)");
-  add("--beta-slow", f.beta_slow, "yarn: correction range, slow end (HF default 1)");
-  add("--mscale", f.mscale, "yarn: mscale (with --mscale-all-dim)");
-  add("--mscale-all-dim", f.mscale_all_dim, "yarn: mscale_all_dim (with --mscale)");
-  add("--attention-factor", f.attention_factor,
+  add("--seq-len", f.spec.seq_len, "Current sequence length (dynamic: the base; longrope: long factors when > L)");
+  add("--beta-fast", f.spec.beta_fast, "yarn: correction range, fast end (HF default 32)");
+  add("--beta-slow", f.spec.beta_slow, "yarn: correction range, slow end (HF default 1)");
+  add("--mscale", f.spec.mscale, "yarn: mscale (with --mscale-all-dim)");
+  add("--mscale-all-dim", f.spec.mscale_all_dim, "yarn: mscale_all_dim (with --mscale)");
+  add("--attention-factor", f.spec.attention_factor,
       "Attention factor on cos and sin, any method (yarn and longrope: instead of their own)");
-  add("--position-scale", f.position_scale, "Positions divided by this before the rotation, any method");
+  add("--position-scale", f.spec.position_scale, "Positions divided by this before the rotation, any method");
   add("--truncate", f.truncate, "yarn: true|false, floor/ceil the correction range (HF default true)");
-  add("--low-freq-factor", f.low_freq_factor, "llama3: low_freq_factor (HF default 1)");
-  add("--high-freq-factor", f.high_freq_factor, "llama3: high_freq_factor (HF default 4)");
+  add("--low-freq-factor", f.spec.low_freq_factor, "llama3: low_freq_factor (HF default 1)");
+  add("--high-freq-factor", f.spec.high_freq_factor, "llama3: high_freq_factor (HF default 4)");
   add("--longrope-switch", f.longrope_switch,
       "longrope: per-sequence (HF: long once the sequence passes L) or per-token (TGI: long from position "
       "L)");
   add("--short-factors", f.short_factors, "longrope: short_factor, a 1-D f32/f64 .npy of rotary_dim/2");
   add("--long-factors", f.long_factors, "longrope: long_factor, a 1-D f32/f64 .npy of rotary_dim/2");
-  add("--partial-rotary-factor", f.partial_rotary_factor,
+  add("--partial-rotary-factor", f.spec.partial_rotary_factor,
       "Rotate int(head_dim * F) channels (HF partial_rotary_factor)");
 }
 
 void read_scaling_flags(const CLI::App& cmd, ScalingFlags& f) {
   const check::Names names = flag_names();
   check::ScalingSpec& s = f.spec;
-  s = {};
   const auto given = [&cmd](std::string_view p) { return cmd.count(flag_for_parameter(p)) > 0; };
-  const auto take = [&given](std::string_view p, auto& target, const auto& value) {
-    if (given(p)) target = value;
-  };
   if (given("scaling")) s.method = check::parse_scaling(f.scaling, names);
-  take("factor", s.factor, f.factor);
-  take("original_max_position", s.original_max_position, f.original_max_position);
-  take("seq_len", s.seq_len, f.seq_len);
-  take("beta_fast", s.beta_fast, f.beta_fast);
-  take("beta_slow", s.beta_slow, f.beta_slow);
-  take("mscale", s.mscale, f.mscale);
-  take("mscale_all_dim", s.mscale_all_dim, f.mscale_all_dim);
-  take("attention_factor", s.attention_factor, f.attention_factor);
-  take("low_freq_factor", s.low_freq_factor, f.low_freq_factor);
-  take("high_freq_factor", s.high_freq_factor, f.high_freq_factor);
-  take("position_scale", s.position_scale, f.position_scale);
-  take("partial_rotary_factor", s.partial_rotary_factor, f.partial_rotary_factor);
   if (given("truncate")) s.truncate = check::parse_truncate(f.truncate, names);
   if (given("longrope_switch")) s.longrope_switch = check::parse_switch(f.longrope_switch, names);
   // The lists are read only where the method reads them: elsewhere they are given, to be refused by name.

@@ -11,13 +11,11 @@
 
 namespace pe::cli {
 
-// What CLI11 parses into; `spec` holds the flags given, typed, once read_scaling_flags has run.
+// What CLI11 parses into: the numbers straight into `spec` (empty when not given), the words and files
+// as text until read_scaling_flags has run.
 struct ScalingFlags {
   std::string scaling = "none", truncate = "true", longrope_switch = "per-sequence";
   std::string short_factors, long_factors;  // longrope's lists as 1-D f32/f64 .npy files
-  double factor = 1, beta_fast = 32, beta_slow = 1, mscale = 0, mscale_all_dim = 0, attention_factor = 0;
-  double low_freq_factor = 1, high_freq_factor = 4, partial_rotary_factor = 1, position_scale = 1;
-  std::int64_t original_max_position = 0, seq_len = 0;
   check::ScalingSpec spec;
 };
 

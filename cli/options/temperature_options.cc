@@ -8,19 +8,14 @@ void add_temperature_options(CLI::App& cmd, TemperatureFlags& f) {
   };
   add("--attn-temperature", f.type,
       "RoPE: a gain t(p) on q: llama4 (1 + A ln(floor((p+1)/F) + 1)) or mistral (1 + B ln(1 + floor(p/L)))");
-  add("--attn-scale", f.attn_scale, "llama4: attn_scale A (HF default 0.1)");
-  add("--floor-scale", f.floor_scale, "llama4: floor_scale F (HF default 8192)");
-  add("--beta", f.beta,
+  add("--attn-scale", f.spec.attn_scale, "llama4: attn_scale A (HF default 0.1)");
+  add("--floor-scale", f.spec.floor_scale, "llama4: floor_scale F (HF default 8192)");
+  add("--beta", f.spec.beta,
       "mistral: llama_4_scaling_beta B (0.1 in the published configs); L is --original-max-position");
 }
 
 void read_temperature_flags(const CLI::App& cmd, TemperatureFlags& f) {
-  check::TemperatureSpec& s = f.spec;
-  s = {};
-  if (cmd.count("--attn-temperature") > 0) s.type = check::parse_temperature(f.type, flag_names());
-  if (cmd.count("--attn-scale") > 0) s.attn_scale = f.attn_scale;
-  if (cmd.count("--floor-scale") > 0) s.floor_scale = f.floor_scale;
-  if (cmd.count("--beta") > 0) s.beta = f.beta;
+  if (cmd.count("--attn-temperature") > 0) f.spec.type = check::parse_temperature(f.type, flag_names());
 }
 
 void reject_temperature_flags(const TemperatureFlags& f, const std::string& why) {

@@ -15,9 +15,7 @@ namespace pe::cli {
 // What CLI11 parses into; `spec` holds the flags given, typed, once read_temperature_flags has run.
 struct TemperatureFlags {
   std::string type;
-  double attn_scale = 0.1, beta = 0.1;
-  std::int64_t floor_scale = 8192;
-  check::TemperatureSpec spec;
+  check::TemperatureSpec spec;  // the numbers, straight from the parse
 };
 
 void add_temperature_options(CLI::App& cmd, TemperatureFlags& flags);

@@ -208,124 +208,71 @@ void add_report_class(py::module_& m) {
       });
 }
 
-// check_rope and assert_rope, with every RoPE keyword.
-void add_rope_functions(py::module_& m) {
-  auto rope_check = [](py::handle x, py::handle y, py::handle positions, py::object base, py::object layout,
-                       py::object rotary_dim, py::object rotary_offset, py::object scaling,
-                       py::object hf_config, py::object layer, py::object layer_type,
-                       py::object mrope_section, py::object mrope_layout, py::object vision, bool heads_first,
-                       py::handle dtype, py::handle contract, py::handle max_abs, py::handle against) {
-    const RopeKeywords k{base,  layout,     rotary_dim,    rotary_offset, scaling, hf_config,
-                         layer, layer_type, mrope_section, mrope_layout,  vision,  heads_first};
-    return check_rope(x, y, positions, k, dtype, contract, max_abs, against);
-  };
-  const auto rope_arguments = std::tuple{py::arg("x"),
-                                         py::arg("y"),
-                                         py::arg("positions"),
-                                         py::kw_only(),
-                                         py::arg("base") = py::none(),
-                                         py::arg("layout") = py::none(),
-                                         py::arg("rotary_dim") = py::none(),
-                                         py::arg("rotary_offset") = py::none(),
-                                         py::arg("scaling") = py::none(),
-                                         py::arg("hf_config") = py::none(),
-                                         py::arg("layer") = py::none(),
-                                         py::arg("layer_type") = py::none(),
-                                         py::arg("mrope_section") = py::none(),
-                                         py::arg("mrope_layout") = py::none(),
-                                         py::arg("vision") = py::none(),
-                                         py::arg("heads_first") = false,
-                                         py::arg("dtype") = py::none(),
-                                         py::arg("contract") = py::none(),
-                                         py::arg("max_abs") = py::none(),
-                                         py::arg("against") = py::none()};
-  std::apply(
-      [&](auto&&... a) {
-        m.def("check_rope", rope_check, kCheckRopeDoc, a...);
-        m.def(
-            "assert_rope_close",
-            [rope_check](py::handle x, py::handle y, py::handle positions, py::object base, py::object layout,
-                         py::object rotary_dim, py::object rotary_offset, py::object scaling,
-                         py::object hf_config, py::object layer, py::object layer_type,
-                         py::object mrope_section, py::object mrope_layout, py::object vision,
-                         bool heads_first, py::handle dtype, py::handle contract, py::handle max_abs,
-                         py::handle against) {
-              const Report r = rope_check(x, y, positions, base, layout, rotary_dim, rotary_offset, scaling,
-                                          hf_config, layer, layer_type, mrope_section, mrope_layout, vision,
-                                          heads_first, dtype, contract, max_abs, against);
-              if (!r.passed()) raise_assertion(r);
-            },
-            "check_rope, raising AssertionError whose message is the report (bands, worst elements, "
-            "diagnosis)",
-            a...);
-      },
-      rope_arguments);
+// check_rope's keywords as the module's signature takes them.
+Report rope_check(py::handle x, py::handle y, py::handle positions, py::object base, py::object layout,
+                  py::object rotary_dim, py::object rotary_offset, py::object scaling, py::object hf_config,
+                  py::object layer, py::object layer_type, py::object mrope_section, py::object mrope_layout,
+                  py::object vision, bool heads_first, py::handle dtype, py::handle contract, py::handle max_abs,
+                  py::handle against) {
+  const RopeKeywords k{base,  layout,     rotary_dim,    rotary_offset, scaling, hf_config,
+                       layer, layer_type, mrope_section, mrope_layout,  vision,  heads_first};
+  return check_rope(x, y, positions, k, dtype, contract, max_abs, against);
 }
 
-// check_sinusoidal and check_alibi with their assert_ forms.
-void add_table_functions(py::module_& m) {
-  const auto sin_arguments = std::tuple{py::arg("table"),
-                                        py::arg("positions"),
-                                        py::kw_only(),
-                                        py::arg("base") = py::none(),
-                                        py::arg("layout") = py::none(),
-                                        py::arg("dtype") = py::none(),
-                                        py::arg("contract") = py::none(),
-                                        py::arg("max_abs") = py::none(),
-                                        py::arg("against") = py::none()};
+// A check function and its assert_ form (AssertionError whose message is the report), under `arguments`.
+template <class... A, class... Arguments>
+void add_check(py::module_& m, const char* name, Report (*check)(A...), const char* doc, const char* assert_name,
+               const char* assert_doc, const std::tuple<Arguments...>& arguments) {
   std::apply(
       [&](auto&&... a) {
+        m.def(name, check, doc, a...);
         m.def(
-            "check_sinusoidal", check_sinusoidal,
+            assert_name,
+            [check](A... values) {
+              const Report r = check(values...);
+              if (!r.passed()) raise_assertion(r);
+            },
+            assert_doc, a...);
+      },
+      arguments);
+}
+
+// check_rope, check_sinusoidal and check_alibi with their assert_ forms.
+void add_family_functions(py::module_& m) {
+  add_check(m, "check_rope", rope_check, kCheckRopeDoc, "assert_rope_close",
+            "check_rope, raising AssertionError whose message is the report (bands, worst elements, "
+            "diagnosis)",
+            std::tuple{py::arg("x"), py::arg("y"), py::arg("positions"), py::kw_only(),
+                       py::arg("base") = py::none(), py::arg("layout") = py::none(),
+                       py::arg("rotary_dim") = py::none(), py::arg("rotary_offset") = py::none(),
+                       py::arg("scaling") = py::none(), py::arg("hf_config") = py::none(),
+                       py::arg("layer") = py::none(), py::arg("layer_type") = py::none(),
+                       py::arg("mrope_section") = py::none(), py::arg("mrope_layout") = py::none(),
+                       py::arg("vision") = py::none(), py::arg("heads_first") = false, py::arg("dtype") = py::none(),
+                       py::arg("contract") = py::none(), py::arg("max_abs") = py::none(),
+                       py::arg("against") = py::none()});
+  add_check(m, "check_sinusoidal", check_sinusoidal,
             "Check a sinusoidal table [positions, dim] against the exact reference (pe-suite check --family "
             "sinusoidal); layout \"interleaved\" (the paper's) by default. Returns a Report.",
-            a...);
-        m.def(
-            "assert_sinusoidal_close",
-            [](py::handle table, py::handle positions, py::handle base, py::handle layout, py::handle dtype,
-               py::handle contract, py::handle max_abs, py::handle against) {
-              const Report r =
-                  check_sinusoidal(table, positions, base, layout, dtype, contract, max_abs, against);
-              if (!r.passed()) raise_assertion(r);
-            },
-            "check_sinusoidal, raising AssertionError whose message is the report", a...);
-      },
-      sin_arguments);
-
-  const auto alibi_arguments = std::tuple{py::arg("table"),
-                                          py::kw_only(),
-                                          py::arg("max_bias") = py::none(),
-                                          py::arg("alibi_slopes") = py::none(),
-                                          py::arg("alibi_form") = py::none(),
-                                          py::arg("queries") = py::none(),
-                                          py::arg("keys") = py::none(),
-                                          py::arg("heads") = py::none(),
-                                          py::arg("dtype") = py::none(),
-                                          py::arg("contract") = py::none(),
-                                          py::arg("max_abs") = py::none()};
-  std::apply(
-      [&](auto&&... a) {
-        m.def("check_alibi", check_alibi, kCheckAlibiDoc, a...);
-        m.def(
-            "assert_alibi_close",
-            [](py::handle table, py::handle max_bias, py::handle alibi_slopes, py::handle alibi_form,
-               py::handle queries, py::handle keys, py::handle heads, py::handle dtype, py::handle contract,
-               py::handle max_abs) {
-              const Report r = check_alibi(table, max_bias, alibi_slopes, alibi_form, queries, keys, heads,
-                                           dtype, contract, max_abs);
-              if (!r.passed()) raise_assertion(r);
-            },
-            "check_alibi, raising AssertionError whose message is the report", a...);
-      },
-      alibi_arguments);
+            "assert_sinusoidal_close", "check_sinusoidal, raising AssertionError whose message is the report",
+            std::tuple{py::arg("table"), py::arg("positions"), py::kw_only(), py::arg("base") = py::none(),
+                       py::arg("layout") = py::none(), py::arg("dtype") = py::none(),
+                       py::arg("contract") = py::none(), py::arg("max_abs") = py::none(),
+                       py::arg("against") = py::none()});
+  add_check(m, "check_alibi", check_alibi, kCheckAlibiDoc, "assert_alibi_close",
+            "check_alibi, raising AssertionError whose message is the report",
+            std::tuple{py::arg("table"), py::kw_only(), py::arg("max_bias") = py::none(),
+                       py::arg("alibi_slopes") = py::none(), py::arg("alibi_form") = py::none(),
+                       py::arg("queries") = py::none(), py::arg("keys") = py::none(), py::arg("heads") = py::none(),
+                       py::arg("dtype") = py::none(), py::arg("contract") = py::none(),
+                       py::arg("max_abs") = py::none()});
 }
 
 }  // namespace
 
 void add_check_functions(py::module_& m) {
   add_report_class(m);
-  add_rope_functions(m);
-  add_table_functions(m);
+  add_family_functions(m);
 }
 
 }  // namespace pe::python

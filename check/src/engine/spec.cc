@@ -5,37 +5,69 @@
 
 #include <algorithm>
 #include <array>
+#include <type_traits>
 
 #include "pe/check/npy.h"
+#include "pe/harness/enum_json.h"
 
 namespace pe::check {
 namespace {
 
 using T = RopeScalingType;
 
-// Every scaling parameter by its canonical name: RopeScaling's fields, the method and the partial factor.
-constexpr std::array<std::string_view, 17> kScaling = {"scaling",
-                                                       "factor",
-                                                       "original_max_position",
-                                                       "seq_len",
-                                                       "beta_fast",
-                                                       "beta_slow",
-                                                       "mscale",
-                                                       "mscale_all_dim",
-                                                       "attention_factor",
-                                                       "truncate",
-                                                       "low_freq_factor",
-                                                       "high_freq_factor",
-                                                       "short_factor",
-                                                       "long_factor",
-                                                       "position_scale",
-                                                       "longrope_switch",
-                                                       "partial_rotary_factor"};
+// Every field of a spec with its canonical name: the scaling's in the order messages list them, then the
+// rest. One list for given(), the rejections, entries() and from_json().
+template <class S, class F>
+void for_each_scaling_field(S& s, F&& f) {
+  f("scaling", s.method);
+  f("factor", s.factor);
+  f("original_max_position", s.original_max_position);
+  f("seq_len", s.seq_len);
+  f("beta_fast", s.beta_fast);
+  f("beta_slow", s.beta_slow);
+  f("mscale", s.mscale);
+  f("mscale_all_dim", s.mscale_all_dim);
+  f("attention_factor", s.attention_factor);
+  f("truncate", s.truncate);
+  f("low_freq_factor", s.low_freq_factor);
+  f("high_freq_factor", s.high_freq_factor);
+  f("short_factor", s.short_factor);
+  f("long_factor", s.long_factor);
+  f("position_scale", s.position_scale);
+  f("longrope_switch", s.longrope_switch);
+  f("partial_rotary_factor", s.partial_rotary_factor);
+}
 
-// The parameters among `fields` (a method's reads or requires), in kScaling's order.
+template <class S, class F>
+void for_each_field(S& spec, F&& f) {
+  f("base", spec.base);
+  for_each_scaling_field(spec.scaling, f);
+  f("rotary_dim", spec.rotary_dim);
+  f("head_dim", spec.head_dim);
+  f("layout", spec.layout);
+  f("mrope_section", spec.form.mrope_section);
+  f("mrope_layout", spec.form.mrope_layout);
+  f("vision", spec.form.vision);
+  f("rotary_offset", spec.form.rotary_offset);
+  f("attn_temperature", spec.temperature.type);
+  f("attn_scale", spec.temperature.attn_scale);
+  f("floor_scale", spec.temperature.floor_scale);
+  f("beta", spec.temperature.beta);
+  f("no_rope", spec.no_rope);
+}
+
+// The scaling parameters' canonical names, in the order messages list them.
+std::vector<std::string_view> scaling_names() {
+  static const ScalingSpec none;
+  std::vector<std::string_view> out;
+  for_each_scaling_field(none, [&out](std::string_view name, const auto&) { out.push_back(name); });
+  return out;
+}
+
+// The parameters among `fields` (a method's reads or requires), in the order messages list them.
 std::vector<std::string_view> parameters_of(std::span<const std::string_view> fields) {
   std::vector<std::string_view> out;
-  for (std::string_view p : kScaling) {
+  for (std::string_view p : scaling_names()) {
     if (std::find(fields.begin(), fields.end(), p) != fields.end()) out.push_back(p);
   }
   return out;
@@ -60,8 +92,6 @@ constexpr std::array<TemperatureParameter, 4> kTemperature = {
 
 }  // namespace
 
-std::span<const std::string_view> scaling_parameters() noexcept { return kScaling; }
-
 std::vector<double> read_factors(const std::string& path, std::string_view parameter, const Names& names) {
   NpyArray a;
   try {
@@ -79,24 +109,9 @@ std::vector<double> read_factors(const std::string& path, std::string_view param
 }
 
 bool ScalingSpec::given(std::string_view p) const {
-  if (p == "scaling") return method.has_value();
-  if (p == "factor") return factor.has_value();
-  if (p == "original_max_position") return original_max_position.has_value();
-  if (p == "seq_len") return seq_len.has_value();
-  if (p == "beta_fast") return beta_fast.has_value();
-  if (p == "beta_slow") return beta_slow.has_value();
-  if (p == "mscale") return mscale.has_value();
-  if (p == "mscale_all_dim") return mscale_all_dim.has_value();
-  if (p == "attention_factor") return attention_factor.has_value();
-  if (p == "truncate") return truncate.has_value();
-  if (p == "low_freq_factor") return low_freq_factor.has_value();
-  if (p == "high_freq_factor") return high_freq_factor.has_value();
-  if (p == "short_factor") return short_factor.has_value();
-  if (p == "long_factor") return long_factor.has_value();
-  if (p == "position_scale") return position_scale.has_value();
-  if (p == "longrope_switch") return longrope_switch.has_value();
-  if (p == "partial_rotary_factor") return partial_rotary_factor.has_value();
-  return false;
+  bool given = false;
+  for_each_scaling_field(*this, [&](std::string_view name, const auto& v) { given = given || (name == p && v); });
+  return given;
 }
 
 RopeScalingType parse_scaling(std::string_view text, const Names& names) {
@@ -160,7 +175,7 @@ RopeScaling to_rope_scaling(const ScalingSpec& o, const Names& names) {
   const auto given = [&o](std::string_view p) { return o.given(p); };
   const ScalingMethod& method = scaling_method(type);
   const std::vector<std::string_view> used = parameters_of(method.reads);
-  for (std::string_view p : kScaling) {
+  for (std::string_view p : scaling_names()) {
     if (p == "scaling" || p == "partial_rotary_factor" || !given(p)) continue;
     if (std::find(used.begin(), used.end(), p) == used.end())
       names.fail(p, fmt::format("not used by {} {} (it reads {})", names("scaling"), to_string(type),
@@ -203,10 +218,9 @@ RopeScaling to_rope_scaling(const ScalingSpec& o, const Names& names) {
 }
 
 void reject_scaling(const ScalingSpec& o, const Names& names, const std::string& why) {
-  if (o.method && *o.method != T::None) names.fail("scaling", why);
-  for (std::string_view p : kScaling) {
-    if (p != "scaling" && o.given(p)) names.fail(p, why);  // "scaling none": no scaling
-  }
+  for_each_scaling_field(o, [&](std::string_view p, const auto& v) {
+    if (v && (p != "scaling" || *o.method != T::None)) names.fail(p, why);  // "scaling none": no scaling
+  });
 }
 
 std::int64_t rotary_dim_for(const RopeSpec& spec, std::int64_t head_dim, const Names& names) {
@@ -410,43 +424,9 @@ std::string unknown_layout(const std::string& given, Family family) {
 
 std::vector<SpecEntry> entries(const RopeSpec& spec) {
   std::vector<SpecEntry> out;
-  const auto put = [&out](std::string_view name, const auto& value) {
-    if (value) out.push_back({name, nlohmann::json(*value)});
-  };
-  const auto named = [&out](std::string_view name, const auto& value) {
-    if (value) out.push_back({name, std::string(to_string(*value))});
-  };
-  const ScalingSpec& s = spec.scaling;
-  put("base", spec.base);
-  named("scaling", s.method);
-  put("factor", s.factor);
-  put("original_max_position", s.original_max_position);
-  put("seq_len", s.seq_len);
-  put("low_freq_factor", s.low_freq_factor);
-  put("high_freq_factor", s.high_freq_factor);
-  put("beta_fast", s.beta_fast);
-  put("beta_slow", s.beta_slow);
-  put("truncate", s.truncate);
-  put("mscale", s.mscale);
-  put("mscale_all_dim", s.mscale_all_dim);
-  named("longrope_switch", s.longrope_switch);
-  put("short_factor", s.short_factor);
-  put("long_factor", s.long_factor);
-  put("position_scale", s.position_scale);
-  put("attention_factor", s.attention_factor);
-  put("partial_rotary_factor", s.partial_rotary_factor);
-  put("rotary_dim", spec.rotary_dim);
-  put("head_dim", spec.head_dim);
-  named("layout", spec.layout);
-  put("mrope_section", spec.form.mrope_section);
-  named("mrope_layout", spec.form.mrope_layout);
-  named("vision", spec.form.vision);
-  put("rotary_offset", spec.form.rotary_offset);
-  named("attn_temperature", spec.temperature.type);
-  put("attn_scale", spec.temperature.attn_scale);
-  put("floor_scale", spec.temperature.floor_scale);
-  put("beta", spec.temperature.beta);
-  put("no_rope", spec.no_rope);
+  for_each_field(spec, [&out](std::string_view name, const auto& v) {
+    if (v) out.push_back({name, nlohmann::json(*v)});  // enumerations by their names (enum_json.h)
+  });
   return out;
 }
 
@@ -457,47 +437,9 @@ void to_json(nlohmann::json& j, const RopeSpec& spec) {
 
 void from_json(const nlohmann::json& j, RopeSpec& spec) {
   spec = {};
-  ScalingSpec& s = spec.scaling;
-  const auto number = [&j](const char* k, auto& field) {
-    if (j.contains(k)) field = j.at(k).get<typename std::remove_reference_t<decltype(field)>::value_type>();
-  };
-  const auto named = [&j](const char* k, auto& field, auto parse) {
-    if (!j.contains(k)) return;
-    const auto v = parse(j.at(k).get<std::string>());
-    if (!v) throw nlohmann::json::other_error::create(501, fmt::format("{}: no such value", k), &j);
-    field = *v;
-  };
-  number("base", spec.base);
-  named("scaling", s.method, parse_rope_scaling_type);
-  for (const auto& [k, field] : {std::pair{"factor", &s.factor},
-                                 {"beta_fast", &s.beta_fast},
-                                 {"beta_slow", &s.beta_slow},
-                                 {"mscale", &s.mscale},
-                                 {"mscale_all_dim", &s.mscale_all_dim},
-                                 {"attention_factor", &s.attention_factor},
-                                 {"low_freq_factor", &s.low_freq_factor},
-                                 {"high_freq_factor", &s.high_freq_factor},
-                                 {"position_scale", &s.position_scale},
-                                 {"partial_rotary_factor", &s.partial_rotary_factor}})
-    number(k, *field);
-  number("original_max_position", s.original_max_position);
-  number("seq_len", s.seq_len);
-  number("truncate", s.truncate);
-  named("longrope_switch", s.longrope_switch, parse_longrope_switch);
-  number("short_factor", s.short_factor);
-  number("long_factor", s.long_factor);
-  number("rotary_dim", spec.rotary_dim);
-  number("head_dim", spec.head_dim);
-  named("layout", spec.layout, [](std::string_view t) { return pe::parse_layout(t); });
-  number("mrope_section", spec.form.mrope_section);
-  named("mrope_layout", spec.form.mrope_layout, [](std::string_view t) { return pe::parse_mrope_layout(t); });
-  named("vision", spec.form.vision, parse_vision_rope);
-  number("rotary_offset", spec.form.rotary_offset);
-  named("attn_temperature", spec.temperature.type, parse_attn_temperature_type);
-  number("attn_scale", spec.temperature.attn_scale);
-  number("floor_scale", spec.temperature.floor_scale);
-  number("beta", spec.temperature.beta);
-  number("no_rope", spec.no_rope);
+  for_each_field(spec, [&j](std::string_view name, auto& v) {
+    if (const auto it = j.find(name); it != j.end()) v = it->template get<typename std::decay_t<decltype(v)>::value_type>();
+  });
 }
 
 Restated Names::restate(const std::vector<SpecEntry>& given) const {

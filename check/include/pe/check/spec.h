@@ -44,7 +44,6 @@ struct FormSpec {
   std::optional<VisionRope> vision;
   std::optional<std::int64_t> rotary_offset;
 
-  bool multi_axis() const { return (mrope_section && !mrope_section->empty()) || vision.has_value(); }
   bool operator==(const FormSpec&) const = default;
 };
 
@@ -78,9 +77,9 @@ struct AlibiSpec {
   std::optional<bool> slopes_only;
 };
 
-// The spec's given values (SpecEntry, names.h) in the order a hypothesis restates them (base, then the
-// scaling's, then the form's and the temperature's): what a front end renders in its own words (the
-// command line as flags, Python as keywords) and what the check's JSON records.
+// The spec's given values (SpecEntry, names.h), enumerations by their names: base, then the scaling's in the
+// order messages list them, then the rest. What a front end restates in its own words (the command line as
+// flags, Python as keywords) and what the check's JSON records.
 std::vector<SpecEntry> entries(const RopeSpec& spec);
 void to_json(nlohmann::json& j, const RopeSpec& spec);
 // A spec written by to_json read back (an unknown enumerated value refused).
@@ -99,9 +98,6 @@ AlibiForm parse_alibi_form(std::string_view text, const Names& names);
 Layout parse_layout(std::string_view text, Family family, const Names& names);
 // A 1-D float32/float64 .npy of longrope factors, named `parameter`.
 std::vector<double> read_factors(const std::string& path, std::string_view parameter, const Names& names);
-
-// The canonical names of the scaling parameters, in the order messages list them.
-std::span<const std::string_view> scaling_parameters() noexcept;
 
 // The scaling the spec describes. BadRequest naming: a parameter the method does not read, a required one
 // missing (factor for every method but none; original_max_position for dynamic, yarn, llama3, longrope),
