@@ -65,22 +65,9 @@ PI = D("3.1415926535897932384626433832795028841971693993751058209749445923078164
        "208998628034825342117068")
 
 
-def dec(x):
-    """Exact decimal value of a Python int or float."""
-    return D(x)
-
-
 def pw(x, y):
     """x**y for x > 0, as exp(y ln x)."""
     return (y * x.ln()).exp()
-
-
-def floor_d(x):
-    return x.to_integral_value(rounding=ROUND_FLOOR)
-
-
-def ceil_d(x):
-    return x.to_integral_value(rounding=ROUND_CEILING)
 
 
 def f32(x):
@@ -89,33 +76,34 @@ def f32(x):
 
 
 # ---------------------------------------------------------------------------------------------
-# HF formulas (modeling_rope_utils.py), one function each; dim is the rotary dimension.
+# HF formulas (modeling_rope_utils.py), one function each; dim is the rotary dimension. D(x) of a
+# Python int or float is its exact value.
 # ---------------------------------------------------------------------------------------------
 
 def hf_default(base, dim):
     # inv_freq = 1.0 / (base ** (torch.arange(0, dim, 2) / dim))
-    b = dec(base)
+    b = D(base)
     return [1 / pw(b, D(2 * j) / D(dim)) for j in range(dim // 2)]
 
 
 def hf_linear(base, dim, factor):
     # inv_freq /= factor
-    s = dec(factor)
+    s = D(factor)
     return [w / s for w in hf_default(base, dim)]
 
 
 def hf_ntk_base(base, dim, factor):
     # NTK-aware (bloc97): base * factor ** (dim / (dim - 2))
-    return dec(base) * pw(dec(factor), D(dim) / D(dim - 2))
+    return D(base) * pw(D(factor), D(dim) / D(dim - 2))
 
 
 def hf_dynamic_base(base, dim, factor, max_pos, seq_len):
     # seq_len = seq_len if seq_len is not None and seq_len > max_pos else max_pos
     # base = base * ((factor * seq_len / max_pos) - (factor - 1)) ** (dim / (dim - 2))
     n = seq_len if seq_len is not None and seq_len > max_pos else max_pos
-    s = dec(factor)
+    s = D(factor)
     inner = (s * D(n) / D(max_pos)) - (s - 1)
-    return dec(base) * pw(inner, D(dim) / D(dim - 2))
+    return D(base) * pw(inner, D(dim) / D(dim - 2))
 
 
 def get_mscale(scale, mscale=D(1)):
@@ -127,13 +115,13 @@ def get_mscale(scale, mscale=D(1)):
 
 def hf_yarn(base, dim, factor, orig_max_pos, beta_fast=None, beta_slow=None, mscale=None,
             mscale_all_dim=None, attention_factor=None, truncate=True):
-    b, s = dec(base), dec(factor)
+    b, s = D(base), D(factor)
     # attention_factor: explicit, else get_mscale(f, mscale)/get_mscale(f, mscale_all_dim) when both
     # are truthy, else get_mscale(f)
     if attention_factor is not None:
-        att = dec(attention_factor)
+        att = D(attention_factor)
     elif mscale and mscale_all_dim:
-        att = get_mscale(s, dec(mscale)) / get_mscale(s, dec(mscale_all_dim))
+        att = get_mscale(s, D(mscale)) / get_mscale(s, D(mscale_all_dim))
     else:
         att = get_mscale(s)
     beta_fast = beta_fast or 32
@@ -141,12 +129,12 @@ def hf_yarn(base, dim, factor, orig_max_pos, beta_fast=None, beta_slow=None, msc
 
     def find_correction_dim(num_rotations):
         # (dim * log(max_pos / (num_rotations * 2 * pi))) / (2 * log(base))
-        return (D(dim) * (D(orig_max_pos) / (dec(num_rotations) * 2 * PI)).ln()) / (2 * b.ln())
+        return (D(dim) * (D(orig_max_pos) / (D(num_rotations) * 2 * PI)).ln()) / (2 * b.ln())
 
     low = find_correction_dim(beta_fast)
     high = find_correction_dim(beta_slow)
     if truncate:
-        low, high = floor_d(low), ceil_d(high)
+        low, high = low.to_integral_value(ROUND_FLOOR), high.to_integral_value(ROUND_CEILING)
     low = max(low, D(0))
     high = min(high, D(dim - 1))
 
@@ -162,24 +150,30 @@ def hf_yarn(base, dim, factor, orig_max_pos, beta_fast=None, beta_slow=None, msc
     return inv, att, (low, high)
 
 
+def yarn_of(base, dim, sc):
+    """hf_yarn with a case's scaling fields."""
+    return hf_yarn(base, dim, sc["factor"], sc["original_max_position"], sc.get("beta_fast"), sc.get("beta_slow"),
+                   sc.get("mscale"), sc.get("mscale_all_dim"), sc.get("attention_factor"), sc.get("truncate", True))
+
+
 def hf_longrope(base, dim, factor, orig_max_pos, short_factor, long_factor, seq_len=None,
                 attention_factor=None):
-    s = dec(factor)
+    s = D(factor)
     if attention_factor is not None:
-        att = dec(attention_factor)
+        att = D(attention_factor)
     elif s <= 1:
         att = D(1)
     else:
         att = (1 + s.ln() / D(orig_max_pos).ln()).sqrt()
     ext = long_factor if seq_len and seq_len > orig_max_pos else short_factor
-    b = dec(base)
+    b = D(base)
     # inv_freq = 1.0 / (ext_factors * base ** (arange(0, dim, 2) / dim)), ext_factors float32
-    inv = [1 / (dec(ext[j]) * pw(b, D(2 * j) / D(dim))) for j in range(dim // 2)]
+    inv = [1 / (D(ext[j]) * pw(b, D(2 * j) / D(dim))) for j in range(dim // 2)]
     return inv, att
 
 
 def hf_llama3(base, dim, factor, low_freq_factor, high_freq_factor, old_context_len):
-    s, lo, hi, L = dec(factor), dec(low_freq_factor), dec(high_freq_factor), D(old_context_len)
+    s, lo, hi, L = D(factor), D(low_freq_factor), D(high_freq_factor), D(old_context_len)
     low_freq_wavelen = L / lo
     high_freq_wavelen = L / hi
     out = []
@@ -261,104 +255,87 @@ PHI35_MINI_SHORT = [
 assert len(PHI3_MINI_128K_LONG) == len(PHI3_MINI_128K_SHORT) == 48
 assert len(PHI35_MINI_LONG) == len(PHI35_MINI_SHORT) == 48
 
-# Each case: name, source (a comment in the .inc), head_dim, rotary dim (int, or
-# ("partial", factor) for HF's int(head_dim * partial_rotary_factor)), base, and the scaling.
-# `scaling` keys are pe::RopeScaling field names; `type` is the pe::RopeScalingType enumerator.
+# Each case: name, source (a comment in the .inc), head_dim, base, the scaling and the rotary dim (int,
+# default head_dim, or ("partial", factor) for HF's int(head_dim * partial_rotary_factor)). `scaling` keys
+# are pe::RopeScaling field names; `type` is the pe::RopeScalingType enumerator.
+NO_SCALING = dict(type="None")
+DEEPSEEK_YARN = dict(type="Yarn", factor=40.0, original_max_position=4096, beta_fast=32.0, beta_slow=1.0)
+PHI3_LONGROPE = dict(type="LongRope", factor=32.0, original_max_position=4096, short_factor=PHI3_MINI_128K_SHORT,
+                     long_factor=PHI3_MINI_128K_LONG)
+PHI35_LONGROPE = dict(PHI3_LONGROPE, short_factor=PHI35_MINI_SHORT, long_factor=PHI35_MINI_LONG)
+
+
+def case(name, source, head_dim, base, scaling=NO_SCALING, rotary=None, **form):
+    """One case as a dict; `form` (FORM_CASES) adds layout, rotary_offset, form and positions."""
+    return dict(name=name, source=source, head_dim=head_dim, rotary=rotary or head_dim, base=base, scaling=scaling,
+                **form)
+
+
 CASES = [
-    dict(name="llama2_7b_default", source="Llama-2-7b: rope_theta 10000, head_dim 4096/32 = 128, no rope_scaling",
-         head_dim=128, rotary=128, base=10000.0, scaling=dict(type="None")),
-    dict(name="llama31_8b", source="meta-llama/Llama-3.1-8B config.json: rope_theta 500000, head_dim 128, "
+    case("llama2_7b_default", "Llama-2-7b: rope_theta 10000, head_dim 4096/32 = 128, no rope_scaling", 128, 10000.0),
+    case("llama31_8b", "meta-llama/Llama-3.1-8B config.json: rope_theta 500000, head_dim 128, "
          "rope_scaling {rope_type llama3, factor 8, low_freq_factor 1, high_freq_factor 4, "
-         "original_max_position_embeddings 8192}",
-         head_dim=128, rotary=128, base=500000.0,
-         scaling=dict(type="Llama3", factor=8.0, original_max_position=8192, low_freq_factor=1.0,
-                      high_freq_factor=4.0)),
-    dict(name="llama32_3b", source="meta-llama/Llama-3.2-3B config.json: rope_theta 500000, head_dim 3072/24 = 128, "
+         "original_max_position_embeddings 8192}", 128, 500000.0,
+         dict(type="Llama3", factor=8.0, original_max_position=8192, low_freq_factor=1.0, high_freq_factor=4.0)),
+    case("llama32_3b", "meta-llama/Llama-3.2-3B config.json: rope_theta 500000, head_dim 3072/24 = 128, "
          "rope_scaling {rope_type llama3, factor 32, low_freq_factor 1, high_freq_factor 4, "
-         "original_max_position_embeddings 8192}",
-         head_dim=128, rotary=128, base=500000.0,
-         scaling=dict(type="Llama3", factor=32.0, original_max_position=8192, low_freq_factor=1.0,
-                      high_freq_factor=4.0)),
-    dict(name="linear_f4", source="linear (position interpolation, kaiokendev): factor 4, head_dim 128, theta 10000",
-         head_dim=128, rotary=128, base=10000.0, scaling=dict(type="Linear", factor=4.0)),
-    dict(name="ntk_f4", source="NTK-aware (bloc97): factor 4, head_dim 128, theta 10000; base' = b*s^(d/(d-2))",
-         head_dim=128, rotary=128, base=10000.0, scaling=dict(type="Ntk", factor=4.0)),
+         "original_max_position_embeddings 8192}", 128, 500000.0,
+         dict(type="Llama3", factor=32.0, original_max_position=8192, low_freq_factor=1.0, high_freq_factor=4.0)),
+    case("linear_f4", "linear (position interpolation, kaiokendev): factor 4, head_dim 128, theta 10000",
+         128, 10000.0, dict(type="Linear", factor=4.0)),
+    case("ntk_f4", "NTK-aware (bloc97): factor 4, head_dim 128, theta 10000; base' = b*s^(d/(d-2))",
+         128, 10000.0, dict(type="Ntk", factor=4.0)),
 ] + [
-    dict(name=f"dynamic_f2_n{n}", source=f"HF dynamic: factor 2, max_position_embeddings 4096, seq_len {n}, "
-         "head_dim 128, theta 10000",
-         head_dim=128, rotary=128, base=10000.0,
-         scaling=dict(type="Dynamic", factor=2.0, original_max_position=4096, seq_len=n))
+    case(f"dynamic_f2_n{n}", f"HF dynamic: factor 2, max_position_embeddings 4096, seq_len {n}, "
+         "head_dim 128, theta 10000", 128, 10000.0,
+         dict(type="Dynamic", factor=2.0, original_max_position=4096, seq_len=n))
     for n in (4095, 4096, 4097, 16384)
 ] + [
-    dict(name="qwen25_yarn_f4", source="Qwen2.5-7B-Instruct README long-context recipe: rope_scaling {type yarn, "
+    case("qwen25_yarn_f4", "Qwen2.5-7B-Instruct README long-context recipe: rope_scaling {type yarn, "
          "factor 4, original_max_position_embeddings 32768}; rope_theta 1e6, head_dim 3584/28 = 128",
-         head_dim=128, rotary=128, base=1000000.0,
-         scaling=dict(type="Yarn", factor=4.0, original_max_position=32768)),
-    dict(name="deepseek_v3_yarn", source="deepseek-ai/DeepSeek-V3 config.json: rope_theta 10000, "
+         128, 1000000.0, dict(type="Yarn", factor=4.0, original_max_position=32768)),
+    case("deepseek_v3_yarn", "deepseek-ai/DeepSeek-V3 config.json: rope_theta 10000, "
          "qk_rope_head_dim 64, rope_scaling {type yarn, factor 40, beta_fast 32, beta_slow 1, mscale 1.0, "
          "mscale_all_dim 1.0, original_max_position_embeddings 4096}",
-         head_dim=64, rotary=64, base=10000.0,
-         scaling=dict(type="Yarn", factor=40.0, original_max_position=4096, beta_fast=32.0, beta_slow=1.0,
-                      mscale=1.0, mscale_all_dim=1.0)),
-    dict(name="deepseek_v2_yarn", source="deepseek-ai/DeepSeek-V2 config.json: rope_theta 10000, "
+         64, 10000.0, dict(DEEPSEEK_YARN, mscale=1.0, mscale_all_dim=1.0)),
+    case("deepseek_v2_yarn", "deepseek-ai/DeepSeek-V2 config.json: rope_theta 10000, "
          "qk_rope_head_dim 64, rope_scaling {type yarn, factor 40, beta_fast 32, beta_slow 1, mscale 0.707, "
          "mscale_all_dim 0.707, original_max_position_embeddings 4096}",
-         head_dim=64, rotary=64, base=10000.0,
-         scaling=dict(type="Yarn", factor=40.0, original_max_position=4096, beta_fast=32.0, beta_slow=1.0,
-                      mscale=0.707, mscale_all_dim=0.707)),
-    dict(name="yarn_mscale_ne_all_dim", source="SYNTHETIC (DeepSeek-V2 shape with mscale 1.0 != mscale_all_dim "
+         64, 10000.0, dict(DEEPSEEK_YARN, mscale=0.707, mscale_all_dim=0.707)),
+    case("yarn_mscale_ne_all_dim", "SYNTHETIC (DeepSeek-V2 shape with mscale 1.0 != mscale_all_dim "
          "0.707, so the attention factor is not 1): factor 40, original 4096, theta 10000, dim 64",
-         head_dim=64, rotary=64, base=10000.0,
-         scaling=dict(type="Yarn", factor=40.0, original_max_position=4096, beta_fast=32.0, beta_slow=1.0,
-                      mscale=1.0, mscale_all_dim=0.707)),
-    dict(name="yarn_explicit_attention", source="SYNTHETIC: YaRN with an explicit attention_factor 0.8 "
+         64, 10000.0, dict(DEEPSEEK_YARN, mscale=1.0, mscale_all_dim=0.707)),
+    case("yarn_explicit_attention", "SYNTHETIC: YaRN with an explicit attention_factor 0.8 "
          "(overrides mscale), factor 8, original 4096, theta 10000, dim 128",
-         head_dim=128, rotary=128, base=10000.0,
-         scaling=dict(type="Yarn", factor=8.0, original_max_position=4096, attention_factor=0.8)),
-    dict(name="gpt_oss_yarn_untruncated", source="openai/gpt-oss-20b config.json: rope_theta 150000, head_dim 64, "
+         128, 10000.0, dict(type="Yarn", factor=8.0, original_max_position=4096, attention_factor=0.8)),
+    case("gpt_oss_yarn_untruncated", "openai/gpt-oss-20b config.json: rope_theta 150000, head_dim 64, "
          "rope_scaling {rope_type yarn, factor 32, beta_fast 32, beta_slow 1, "
          "original_max_position_embeddings 4096, truncate false}",
-         head_dim=64, rotary=64, base=150000.0,
-         scaling=dict(type="Yarn", factor=32.0, original_max_position=4096, beta_fast=32.0, beta_slow=1.0,
-                      truncate=False)),
-    dict(name="yarn_equal_betas_untruncated", source="SYNTHETIC: YaRN with beta_fast = beta_slow = 8 and "
+         64, 150000.0, dict(DEEPSEEK_YARN, factor=32.0, truncate=False)),
+    case("yarn_equal_betas_untruncated", "SYNTHETIC: YaRN with beta_fast = beta_slow = 8 and "
          "truncate false, so low == high and linear_ramp_factor adds its 0.001; factor 4, original 4096, "
          "theta 10000, dim 128",
-         head_dim=128, rotary=128, base=10000.0,
-         scaling=dict(type="Yarn", factor=4.0, original_max_position=4096, beta_fast=8.0, beta_slow=8.0,
-                      truncate=False)),
-    dict(name="phi3_mini_128k_short", source="microsoft/Phi-3-mini-128k-instruct (first release, type su/longrope): "
+         128, 10000.0, dict(DEEPSEEK_YARN, factor=4.0, beta_fast=8.0, beta_slow=8.0, truncate=False)),
+    case("phi3_mini_128k_short", "microsoft/Phi-3-mini-128k-instruct (first release, type su/longrope): "
          "rope_theta 10000, head_dim 3072/32 = 96, original_max_position_embeddings 4096, "
-         "factor = 131072/4096 = 32, short_factor, seq_len 4096",
-         head_dim=96, rotary=96, base=10000.0,
-         scaling=dict(type="LongRope", factor=32.0, original_max_position=4096, seq_len=4096,
-                      short_factor=PHI3_MINI_128K_SHORT, long_factor=PHI3_MINI_128K_LONG)),
-    dict(name="phi3_mini_128k_long", source="microsoft/Phi-3-mini-128k-instruct as above, seq_len 8192 > 4096: "
-         "long_factor",
-         head_dim=96, rotary=96, base=10000.0,
-         scaling=dict(type="LongRope", factor=32.0, original_max_position=4096, seq_len=8192,
-                      short_factor=PHI3_MINI_128K_SHORT, long_factor=PHI3_MINI_128K_LONG)),
-    dict(name="phi35_mini_short", source="microsoft/Phi-3.5-mini-instruct config.json: rope_theta 10000, "
+         "factor = 131072/4096 = 32, short_factor, seq_len 4096", 96, 10000.0, dict(PHI3_LONGROPE, seq_len=4096)),
+    case("phi3_mini_128k_long", "microsoft/Phi-3-mini-128k-instruct as above, seq_len 8192 > 4096: "
+         "long_factor", 96, 10000.0, dict(PHI3_LONGROPE, seq_len=8192)),
+    case("phi35_mini_short", "microsoft/Phi-3.5-mini-instruct config.json: rope_theta 10000, "
          "head_dim 96, original 4096, factor 131072/4096 = 32, short_factor, seq_len 0 (HF None)",
-         head_dim=96, rotary=96, base=10000.0,
-         scaling=dict(type="LongRope", factor=32.0, original_max_position=4096, seq_len=0,
-                      short_factor=PHI35_MINI_SHORT, long_factor=PHI35_MINI_LONG)),
-    dict(name="phi35_mini_long", source="microsoft/Phi-3.5-mini-instruct as above, seq_len 131072: long_factor",
-         head_dim=96, rotary=96, base=10000.0,
-         scaling=dict(type="LongRope", factor=32.0, original_max_position=4096, seq_len=131072,
-                      short_factor=PHI35_MINI_SHORT, long_factor=PHI35_MINI_LONG)),
-    dict(name="phi2_partial_rotary", source="microsoft/phi-2 config.json: head_dim 2560/32 = 80, "
+         96, 10000.0, dict(PHI35_LONGROPE, seq_len=0)),
+    case("phi35_mini_long", "microsoft/Phi-3.5-mini-instruct as above, seq_len 131072: long_factor",
+         96, 10000.0, dict(PHI35_LONGROPE, seq_len=131072)),
+    case("phi2_partial_rotary", "microsoft/phi-2 config.json: head_dim 2560/32 = 80, "
          "partial_rotary_factor 0.4 -> int(80*0.4) = 32, rope_theta 10000, no scaling",
-         head_dim=80, rotary=("partial", 0.4), base=10000.0, scaling=dict(type="None")),
-    dict(name="phi2_partial_rotary_yarn", source="SYNTHETIC: phi-2 shape (head_dim 80, partial_rotary_factor 0.4 "
+         80, 10000.0, rotary=("partial", 0.4)),
+    case("phi2_partial_rotary_yarn", "SYNTHETIC: phi-2 shape (head_dim 80, partial_rotary_factor 0.4 "
          "-> dim 32, theta 10000) with YaRN factor 4, original 2048, beta 32/1",
-         head_dim=80, rotary=("partial", 0.4), base=10000.0,
-         scaling=dict(type="Yarn", factor=4.0, original_max_position=2048)),
-    dict(name="yarn_high_clamped_to_dim_minus_1", source="SYNTHETIC: YaRN whose raw correction range [4, 8] "
+         80, 10000.0, dict(type="Yarn", factor=4.0, original_max_position=2048), rotary=("partial", 0.4)),
+    case("yarn_high_clamped_to_dim_minus_1", "SYNTHETIC: YaRN whose raw correction range [4, 8] "
          "passes dim/2 - 1 = 7: HF clamps high to dim - 1 = 15 only, so the ramp still runs over pairs 4..7 "
          "(pair 7: ramp 0.75); dim 16, theta 10000, factor 4, original 32768, beta 32/1",
-         head_dim=16, rotary=16, base=10000.0,
-         scaling=dict(type="Yarn", factor=4.0, original_max_position=32768)),
+         16, 10000.0, dict(type="Yarn", factor=4.0, original_max_position=32768)),
 ]
 
 
@@ -368,22 +345,17 @@ def evaluate(case):
     rot = case["rotary"]
     dim = int(head_dim * rot[1]) if isinstance(rot, tuple) else rot  # HF: int(head_dim * prf), in float
     t = sc["type"]
-    att, eff, note = D(1), dec(base), ""
+    att, eff, note = D(1), D(base), ""
     if t == "None":
         inv = hf_default(base, dim)
     elif t == "Linear":
         inv = hf_linear(base, dim, sc["factor"])
-    elif t == "Ntk":
-        eff = hf_ntk_base(base, dim, sc["factor"])
-        inv = [1 / pw(eff, D(2 * j) / D(dim)) for j in range(dim // 2)]
-    elif t == "Dynamic":
-        eff = hf_dynamic_base(base, dim, sc["factor"], sc["original_max_position"], sc.get("seq_len"))
-        inv = [1 / pw(eff, D(2 * j) / D(dim)) for j in range(dim // 2)]
+    elif t in ("Ntk", "Dynamic"):
+        eff = hf_ntk_base(base, dim, sc["factor"]) if t == "Ntk" else \
+            hf_dynamic_base(base, dim, sc["factor"], sc["original_max_position"], sc.get("seq_len"))
+        inv = hf_default(eff, dim)
     elif t == "Yarn":
-        inv, att, (lo, hi) = hf_yarn(base, dim, sc["factor"], sc["original_max_position"],
-                                     sc.get("beta_fast"), sc.get("beta_slow"), sc.get("mscale"),
-                                     sc.get("mscale_all_dim"), sc.get("attention_factor"),
-                                     sc.get("truncate", True))
+        inv, att, (lo, hi) = yarn_of(base, dim, sc)
         note = f"correction range [{float(lo):.17g}, {float(hi):.17g}]"
     elif t == "LongRope":
         short = [f32(x) for x in sc["short_factor"]]
@@ -421,21 +393,17 @@ def cxx_params(case):
     parts.append(f"p.base = {hexf(case['base'])};")
     parts.append(f"p.layout = pe::Layout::{case.get('layout', 'HalfSplit')};")
     parts.append(f"p.scaling.type = pe::RopeScalingType::{sc['type']};")
-    for key in ("factor", "beta_fast", "beta_slow", "low_freq_factor", "high_freq_factor"):
-        if key in sc:
-            parts.append(f"p.scaling.{key} = {hexf(sc[key])};")
-    for key in ("original_max_position", "seq_len"):
-        if key in sc:
-            parts.append(f"p.scaling.{key} = {int(sc[key])};")
-    if "truncate" in sc:
-        parts.append(f"p.scaling.truncate = {'true' if sc['truncate'] else 'false'};")
-    for key in ("mscale", "mscale_all_dim", "attention_factor"):
-        if key in sc:
-            parts.append(f"p.scaling.{key} = {hexf(sc[key])};")
-    for key in ("short_factor", "long_factor"):
-        if key in sc:
-            vals = ", ".join(hexf(f32(x)) for x in sc[key])
-            parts.append(f"p.scaling.{key} = {{{vals}}};")
+    for key in ("factor", "beta_fast", "beta_slow", "low_freq_factor", "high_freq_factor", "original_max_position",
+                "seq_len", "truncate", "mscale", "mscale_all_dim", "attention_factor", "short_factor", "long_factor"):
+        v = sc.get(key)
+        if key in ("original_max_position", "seq_len") and v is not None:
+            parts.append(f"p.scaling.{key} = {int(v)};")
+        elif key == "truncate" and v is not None:
+            parts.append(f"p.scaling.truncate = {'true' if v else 'false'};")
+        elif isinstance(v, list):
+            parts.append(f"p.scaling.{key} = {{{', '.join(hexf(f32(x)) for x in v)}}};")
+        elif v is not None:
+            parts.append(f"p.scaling.{key} = {hexf(v)};")
     form = case.get("form", {})
     if "mrope_section" in form:
         parts.append("p.form.mrope_section = {" + ", ".join(str(int(x)) for x in form["mrope_section"]) + "};")
@@ -516,16 +484,8 @@ def to_f32(x):
 def hf_mrope_sectioned_axes(n_pairs, mrope_section):
     """apply_multimodal_rotary_pos_emb: cos (2n channels, = cat(freqs, freqs)) is split into
     mrope_section * 2 chunks and chunk i takes the rows of axis i % 3. Returns each channel's axis."""
-    channels = list(range(2 * n_pairs))
-    chunks, start = [], 0
-    for size in list(mrope_section) * 2:
-        chunks.append(channels[start:start + size])
-        start += size
-    assert start == 2 * n_pairs
-    axis = [None] * (2 * n_pairs)
-    for i, chunk in enumerate(chunks):
-        for c in chunk:
-            axis[c] = i % 3
+    axis = [i % 3 for i, size in enumerate(list(mrope_section) * 2) for _ in range(size)]
+    assert len(axis) == 2 * n_pairs
     return axis
 
 
@@ -548,9 +508,7 @@ def form_pairs(case):
     n = rot // 2
     sc = case["scaling"]
     if sc["type"] == "Yarn":  # DeepSeek: DeepseekV3RotaryEmbedding over qk_rope_head_dim
-        inv, att, _ = hf_yarn(base, rot, sc["factor"], sc["original_max_position"], sc.get("beta_fast"),
-                              sc.get("beta_slow"), sc.get("mscale"), sc.get("mscale_all_dim"),
-                              sc.get("attention_factor"), sc.get("truncate", True))
+        inv, att, _ = yarn_of(base, rot, sc)
     else:
         assert sc["type"] == "None"
         inv, att = None, D(1)
@@ -559,12 +517,12 @@ def form_pairs(case):
         # VisionRotaryEmbedding(head_dim // 2): inv_freq = 1/theta^(arange(0, dim, 2)/dim), dim = D/2;
         # rot_pos_emb: freqs[pos_ids] with pos_ids (h, w) -> (N, 2, D/4).flatten(1) = [h*w_k | w*w_k].
         vdim = head_dim // 2
-        w = [1 / pw(dec(base), D(k) / D(vdim)) for k in range(0, vdim, 2)]
+        w = [1 / pw(D(base), D(k) / D(vdim)) for k in range(0, vdim, 2)]
         row = [(wk, 0) for wk in w] + [(wk, 1) for wk in w]
         row = row + row  # emb = cat((rotary_pos_emb, rotary_pos_emb))
     elif form.get("vision") == "Pixtral":
         # freqs = 1/theta^(arange(0, D, 2)/D); [outer(h, freqs[::2]) | outer(w, freqs[1::2])], cat((x, x)).
-        freqs = [1 / pw(dec(base), D(k) / D(head_dim)) for k in range(0, head_dim, 2)]
+        freqs = [1 / pw(D(base), D(k) / D(head_dim)) for k in range(0, head_dim, 2)]
         row = [(f, 0) for f in freqs[::2]] + [(f, 1) for f in freqs[1::2]]
         row = row + row
     elif "mrope_section" in form:
@@ -580,8 +538,7 @@ def form_pairs(case):
     # Input channel of each position of the rotary block: identity, or DeepSeek's
     # q.view(b, h, s, d // 2, 2).transpose(4, 3).reshape(b, h, s, d).
     if case.get("layout") == "Deinterleave":
-        src = [[2 * k, 2 * k + 1] for k in range(n)]
-        perm = [src[k][0] for k in range(n)] + [src[k][1] for k in range(n)]
+        perm = list(range(0, 2 * n, 2)) + list(range(1, 2 * n, 2))
     else:
         perm = list(range(2 * n))
     pairs = []
@@ -595,7 +552,7 @@ def form_pairs(case):
 def deepseek_softmax_multiplier(sc):
     """DeepseekV3Attention: if mscale_all_dim: scaling *= mscale * mscale, mscale = yarn_get_mscale(
     factor, mscale_all_dim) = 0.1 * mscale_all_dim * ln(factor) + 1 (factor > 1)."""
-    m = get_mscale(dec(sc["factor"]), dec(sc["mscale_all_dim"]))
+    m = get_mscale(D(sc["factor"]), D(sc["mscale_all_dim"]))
     return m * m
 
 
@@ -606,46 +563,37 @@ VISION_POSITIONS = [(37, 5), (63, 0), (1000, 999)]
 DEEPSEEK_POSITIONS = [(1,), (4095,), (163839,), (1000000,)]
 
 FORM_CASES = [
-    dict(name="qwen25_vl_7b_mrope", source="Qwen/Qwen2.5-VL-7B-Instruct config.json (as embedded in public "
+    case("qwen25_vl_7b_mrope", "Qwen/Qwen2.5-VL-7B-Instruct config.json (as embedded in public "
          "test and eval configs of the stored code index): hidden_size 3584 / num_attention_heads 28 = head_dim "
          "128, rope_theta 1000000.0, rope_scaling {type mrope, mrope_section [16, 24, 24]} (HF maps mrope to "
-         "default); HF apply_multimodal_rotary_pos_emb (sectioned)",
-         head_dim=128, rotary=128, base=1000000.0, scaling=dict(type="None"),
+         "default); HF apply_multimodal_rotary_pos_emb (sectioned)", 128, 1000000.0,
          form=dict(mrope_section=[16, 24, 24], mrope_layout="Sectioned"), positions=MROPE_POSITIONS),
-    dict(name="qwen3_vl_8b_imrope", source="Qwen/Qwen3-VL-8B-Instruct text_config (config.json not read "
+    case("qwen3_vl_8b_imrope", "Qwen/Qwen3-VL-8B-Instruct text_config (config.json not read "
          "directly; values as in a Qwen3-VL transformers-4.57.1 config in the stored code index and NVIDIA "
          "Megatron-Bridge Qwen3VLModelProvider): head_dim 128, rope_theta 5000000, rope_scaling "
-         "{rope_type default, mrope_interleaved true, mrope_section [24, 20, 20]}; HF apply_interleaved_mrope",
-         head_dim=128, rotary=128, base=5000000.0, scaling=dict(type="None"),
+         "{rope_type default, mrope_interleaved true, mrope_section [24, 20, 20]}; HF apply_interleaved_mrope", 128, 5000000.0,
          form=dict(mrope_section=[24, 20, 20], mrope_layout="Interleaved"), positions=MROPE_POSITIONS),
-    dict(name="qwen2_vl_vit_rope", source="Qwen2-VL / Qwen2.5-VL ViT (vision_config embed_dim/hidden_size 1280, "
+    case("qwen2_vl_vit_rope", "Qwen2-VL / Qwen2.5-VL ViT (vision_config embed_dim/hidden_size 1280, "
          "num_heads 16 -> head_dim 80): HF VisionRotaryEmbedding(head_dim // 2 = 40, theta 10000) + rot_pos_emb "
-         "(h, w); positions past the image grid extrapolate the formula",
-         head_dim=80, rotary=80, base=10000.0, scaling=dict(type="None"),
+         "(h, w); positions past the image grid extrapolate the formula", 80, 10000.0,
          form=dict(vision="Qwen2vl"), positions=VISION_POSITIONS),
-    dict(name="pixtral_12b_vision_rope", source="mistral-community/pixtral-12b vision_config (well-known values, "
+    case("pixtral_12b_vision_rope", "mistral-community/pixtral-12b vision_config (well-known values, "
          "= HF PixtralVisionConfig defaults): hidden_size 1024 / num_attention_heads 16 = head_dim 64, rope_theta "
          "10000.0, image_size 1024 / patch_size 16 = 64 patches a side; HF PixtralRotaryEmbedding (positions "
-         "past 63 extrapolate the formula: HF's table stops at 64 a side)",
-         head_dim=64, rotary=64, base=10000.0, scaling=dict(type="None"),
+         "past 63 extrapolate the formula: HF's table stops at 64 a side)", 64, 10000.0,
          form=dict(vision="Pixtral"), positions=VISION_POSITIONS),
-    dict(name="deepseek_v2_lite_mla", source="deepseek-ai/DeepSeek-V2-Lite config.json: qk_nope_head_dim 128, "
+    case("deepseek_v2_lite_mla", "deepseek-ai/DeepSeek-V2-Lite config.json: qk_nope_head_dim 128, "
          "qk_rope_head_dim 64 (q = cat(q_pass, q_rot): rotary_offset 128, head_dim 192), rope_theta 10000, "
          "rope_scaling {type yarn, factor 40, original_max_position_embeddings 4096, beta_fast 32, beta_slow 1, "
          "mscale 0.707, mscale_all_dim 0.707} (max_position_embeddings 163840 = 40 * 4096); HF "
-         "apply_rotary_pos_emb_interleave",
-         head_dim=192, rotary=64, rotary_offset=128, layout="Deinterleave", base=10000.0,
-         scaling=dict(type="Yarn", factor=40.0, original_max_position=4096, beta_fast=32.0, beta_slow=1.0,
-                      mscale=0.707, mscale_all_dim=0.707),
-         positions=DEEPSEEK_POSITIONS),
-    dict(name="deepseek_v3_mla", source="deepseek-ai/DeepSeek-V3 config.json: qk_nope_head_dim 128, "
+         "apply_rotary_pos_emb_interleave", 192, 10000.0, dict(DEEPSEEK_YARN, mscale=0.707, mscale_all_dim=0.707),
+         rotary=64, rotary_offset=128, layout="Deinterleave", positions=DEEPSEEK_POSITIONS),
+    case("deepseek_v3_mla", "deepseek-ai/DeepSeek-V3 config.json: qk_nope_head_dim 128, "
          "qk_rope_head_dim 64 (rotary_offset 128, head_dim 192), rope_theta 10000, rope_scaling {type yarn, "
          "factor 40, original_max_position_embeddings 4096, beta_fast 32, beta_slow 1, mscale 1.0, "
          "mscale_all_dim 1.0} (max_position_embeddings 163840); HF apply_rotary_pos_emb_interleave",
-         head_dim=192, rotary=64, rotary_offset=128, layout="Deinterleave", base=10000.0,
-         scaling=dict(type="Yarn", factor=40.0, original_max_position=4096, beta_fast=32.0, beta_slow=1.0,
-                      mscale=1.0, mscale_all_dim=1.0),
-         positions=DEEPSEEK_POSITIONS),
+         192, 10000.0, dict(DEEPSEEK_YARN, mscale=1.0, mscale_all_dim=1.0), rotary=64, rotary_offset=128,
+         layout="Deinterleave", positions=DEEPSEEK_POSITIONS),
 ]
 
 
@@ -683,17 +631,15 @@ def form_case_lines(case, verbose):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", default=str(Path(__file__).resolve().parent.parent / "reference" /
-                                         "tests" / "hf_conformance_cases.inc"))
-    ap.add_argument("--form-out", default=str(Path(__file__).resolve().parent.parent / "reference" /
-                                              "tests" / "hf_conformance_form_cases.inc"))
+    tests = Path(__file__).resolve().parent.parent / "reference" / "tests"
+    ap.add_argument("--out", default=str(tests / "hf_conformance_cases.inc"))
+    ap.add_argument("--form-out", default=str(tests / "hf_conformance_form_cases.inc"))
     ap.add_argument("--print", action="store_true", help="print a summary of every case")
     args = ap.parse_args()
 
-    lines = [
-        "// GENERATED by scripts/hf_conformance.py -- do not edit by hand.",
-        "// Regenerate: python3 scripts/hf_conformance.py   (standard library only)",
-        "//",
+    generated = ["// GENERATED by scripts/hf_conformance.py -- do not edit by hand.",
+                 "// Regenerate: python3 scripts/hf_conformance.py   (standard library only)", "//"]
+    lines = generated + [
         "// Expected RoPE inverse frequencies, attention factors and effective bases, computed from",
         "// Hugging Face transformers' modeling_rope_utils.py formulas in 80-digit decimal arithmetic",
         "// and rounded once to float64 (see the script's docstring for the exact conventions).",
@@ -717,10 +663,7 @@ def main():
     Path(args.out).write_text("\n".join(lines) + "\n")
     print(f"wrote {args.out}: {len(CASES)} cases, {total_pairs} pairs", file=sys.stderr)
 
-    lines = [
-        "// GENERATED by scripts/hf_conformance.py -- do not edit by hand.",
-        "// Regenerate: python3 scripts/hf_conformance.py   (standard library only)",
-        "//",
+    lines = generated + [
         "// Rotary forms (M-RoPE, 2-D vision RoPE, DeepSeek MLA's decoupled rotary part): per rotated pair j,",
         "// the frequency, the position axis and the channels HF's code gives it, and cos/sin (times",
         "// attention_scaling) at the listed positions, in 80/110-digit decimal, each rounded once to",

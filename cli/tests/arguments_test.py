@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from cli_cases import failures, finish, judge
+from cli_cases import failures, finish, judge, rope_check
 from hf_rope import default_inv_freq, rope, yarn_inv_freq
 
 PE, WORK = sys.argv[1], Path(sys.argv[2])
@@ -29,11 +29,7 @@ span = ["--positions", f"{pos[0]}:{pos[-1] + 1}"]
 
 
 def case(name, y, args, words):
-    xf, yf = WORK / f"{name}_x.npy", WORK / f"{name}_y.npy"
-    np.save(xf, x.astype(np.float32))
-    np.save(yf, y.astype(np.float32))
-    judge(name, [PE, "check", "--family", "rope", "--input", str(xf), "--output", str(yf)] + span + args,
-          words is None, words or ())
+    judge(name, rope_check(PE, WORK, name, x, y, pos) + args, words is None, words or ())
 
 
 full = rope(x, pos, default_inv_freq(1e4, D), D)

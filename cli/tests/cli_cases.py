@@ -1,11 +1,22 @@
 """What the CLI's Python tests share: run one `pe-suite` case, judge its exit code, its verdict and its
-diagnosis line, and keep the failures for the summary (forms_test.py, alibi_test.py,
-nope_temperature_test.py)."""
+diagnosis line, and keep the failures for the summary; save a RoPE test's data as `check` reads it."""
 
 import subprocess
 import sys
 
+import numpy as np
+
 failures = []
+
+
+def rope_check(pe, work, name, x, y, positions=None):
+    """The `pe-suite check --family rope` command of x -> y, both saved as float32 in work (name_x.npy,
+    name_y.npy), at the consecutive positions from positions[0] when given."""
+    xf, yf = work / f"{name}_x.npy", work / f"{name}_y.npy"
+    np.save(xf, np.asarray(x, dtype=np.float32))
+    np.save(yf, np.asarray(y, dtype=np.float32))
+    span = [] if positions is None else ["--positions", f"{positions[0]}:{positions[-1] + 1}"]
+    return [pe, "check", "--family", "rope", "--input", str(xf), "--output", str(yf)] + span
 
 
 def judge(name, cmd, expect_pass, expect_words=()):

@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from cli_cases import failures, finish, judge
+from cli_cases import failures, finish, judge, rope_check
 from hf_rope import (default_inv_freq_f32, dynamic_inv_freq_f32, get_mscale, llama3_inv_freq_f32, longrope_attention,
                      longrope_inv_freq_f32, mrope_f32, qwen_vl_positions, rope_f32, yarn_inv_freq_f32)
 
@@ -58,18 +58,6 @@ def ggml_rope(x, positions, base, n_dims, neox, freq_scale=1.0):
     return y
 
 
-def hf_rope(x, positions, base):
-    d = x.shape[-1]
-    inv_freq = (F32(1.0) / np.power(F32(base), np.arange(0, d, 2, dtype=np.int64).astype(F32) / F32(d),
-                                    dtype=F32)).astype(F32)
-    freqs = np.asarray(positions, dtype=F32)[:, None] * inv_freq[None, :]
-    emb = np.concatenate([freqs, freqs], axis=-1).astype(F32)
-    sin, cos = sincos32(emb)
-    x = x.astype(F32)
-    rot = np.concatenate([-x[..., d // 2:], x[..., :d // 2]], axis=-1)
-    return x * cos[:, None, :] + rot * sin[:, None, :]
-
-
 def torch_tutorial_table(positions, d):
     div_term = np.exp(np.arange(0, d, 2).astype(F32) * F32(-math.log(10000.0) / d), dtype=F32)
     angle = np.asarray(positions, dtype=F32)[:, None] * div_term[None, :]
@@ -93,11 +81,7 @@ def check(name, args, expect_pass, words=()):
 
 
 def rope_case(name, x, y, positions, args, expect_pass, words=()):
-    xf, yf = WORK / f"{name}_x.npy", WORK / f"{name}_y.npy"
-    np.save(xf, x.astype(F32))
-    np.save(yf, y.astype(F32))
-    check(name, ["--family", "rope", "--input", str(xf), "--output", str(yf), "--positions",
-                 f"{positions[0]}:{positions[-1] + 1}"] + args, expect_pass, words)
+    check(name, rope_check(PE, WORK, name, x, y, positions)[2:] + args, expect_pass, words)
 
 
 T, H, D = 32, 2, 128
@@ -115,7 +99,8 @@ for neox, layout in ((True, "halfsplit"), (False, "interleaved")):
 rope_case("ggml_neox_as_scalar_f32", x, ggml_rope(x, near, 10000.0, D, True), near,
           ["--contract", "rope.scalar_f32"], False, ["misses", "rope.scalar_f32"])
 for pos, where in ((near, "0"), (list(range(4064, 4096)), "4k"), (far, "1e6")):
-    rope_case(f"hf_llama_{where}", x, hf_rope(x, pos, 5e5), pos, ["--base", "5e5"], True, ["meets"])
+    rope_case(f"hf_llama_{where}", x, rope_f32(x, pos, default_inv_freq_f32(5e5, D)), pos, ["--base", "5e5"], True,
+              ["meets"])
 
 # Every scaling method as HF computes it in float32 (hf_rope.py's *_f32), near 0 and near 10^6; ggml's YaRN
 # (ggml-cpu rope_yarn: theta_interp = freq_scale * theta_extrap, blended by rope_yarn_ramp over

@@ -21,8 +21,9 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from cli_cases import finish, judge, judge_bad
-from hf_rope import qwen_vl_positions
+from cli_cases import finish, judge, judge_bad, rope_check
+from hf_rope import default_inv_freq as inv_freq
+from hf_rope import get_mscale, qwen_vl_positions, yarn_inv_freq
 
 try:  # the system's PyTorch when present (the frameworks' own arithmetic), numpy otherwise
     import torch  # noqa: F401
@@ -47,11 +48,6 @@ def cos_sin(angles):
 def rotate_half(x):
     h = x.shape[-1] // 2
     return np.concatenate([-x[..., h:], x[..., :h]], axis=-1)
-
-
-def inv_freq(base, dim):
-    # 1.0 / (base ** (torch.arange(0, dim, 2) / dim))
-    return 1.0 / (base ** (np.arange(0, dim, 2, dtype=np.float64) / dim))
 
 
 def mrope_sectioned(q, pos, base, section):
@@ -100,29 +96,6 @@ def pixtral_vision(q, hw, base=10000.0):
     return q * cos[:, None, :] + rotate_half(q) * sin[:, None, :]
 
 
-def yarn(base, dim, factor, original, beta_fast=32, beta_slow=1, mscale=1.0, mscale_all_dim=0.0):
-    """HF _compute_yarn_parameters (truncate) for DeepSeek: inv_freq and attention factor."""
-    import math
-
-    def get_mscale(scale, m=1.0):
-        return 1.0 if scale <= 1 else 0.1 * m * math.log(scale) + 1.0
-
-    def correction_dim(rot):
-        return (dim * math.log(original / (rot * 2 * math.pi))) / (2 * math.log(base))
-
-    low = max(math.floor(correction_dim(beta_fast)), 0)
-    high = min(math.ceil(correction_dim(beta_slow)), dim - 1)
-    if low == high:
-        high += 0.001
-    ramp = np.clip((np.arange(dim // 2, dtype=np.float64) - low) / (high - low), 0, 1)
-    extra = inv_freq(base, dim)
-    inter = extra / factor
-    extrapolation_factor = 1 - ramp
-    freqs = inter * (1 - extrapolation_factor) + extra * extrapolation_factor
-    attention = get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim)
-    return freqs, attention
-
-
 def deepseek_pe(q, pos, freqs, attention, deinterleave=True):
     """apply_rotary_pos_emb_interleave on q_pe = q[..., 128:]: de-interleave (2j, 2j+1) into halves,
     then the half-split rotation; cos and sin carry the attention factor. With deinterleave=False the
@@ -146,11 +119,7 @@ def deepseek_pe(q, pos, freqs, attention, deinterleave=True):
 
 
 def run_check(name, x, y, args, expect_pass, expect_words=None):
-    xf, yf = WORK / f"{name}_x.npy", WORK / f"{name}_y.npy"
-    np.save(xf, x.astype(np.float32))
-    np.save(yf, y.astype(np.float32))
-    judge(name, [PE, "check", "--family", "rope", "--input", str(xf), "--output", str(yf)] + args, expect_pass,
-          expect_words or ())
+    judge(name, rope_check(PE, WORK, name, x, y) + args, expect_pass, expect_words or ())
 
 
 def save_positions(name, pos):
@@ -197,7 +166,8 @@ run_check("pixtral", p64, pixtral_vision(p64, hw), ["--positions-file", vfile, "
 # --- DeepSeek MLA (V3: YaRN factor 40 over 4096, mscale = mscale_all_dim = 1) ----------------------
 mla_pos = np.arange(FAR, FAR + 24, dtype=np.int64)
 qm = RNG.standard_normal((24, 4, 192))
-freqs, att = yarn(10000.0, 64, 40.0, 4096, mscale=1.0, mscale_all_dim=1.0)
+# HF _compute_yarn_parameters (truncate): DeepSeek's attention factor is the mscale ratio.
+freqs, att = yarn_inv_freq(1e4, 64, 40.0, 4096), get_mscale(40.0, 1.0) / get_mscale(40.0, 1.0)
 yarn_flags = ["--scaling", "yarn", "--factor", "40", "--original-max-position", "4096",
               "--mscale", "1", "--mscale-all-dim", "1"]
 mla = ["--positions", f"{FAR}:{FAR + 24}", "--rotary-offset", "128", "--rotary-dim", "64"] + yarn_flags

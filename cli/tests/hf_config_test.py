@@ -33,6 +33,10 @@ CONFIGS = Path(__file__).resolve().parents[2] / "examples" / "hf_configs"
 RNG = np.random.default_rng(20260301)
 
 
+def span(positions):
+    return ["--positions", f"{positions[0]}:{positions[-1] + 1}"]
+
+
 def cfg(name):
     return json.loads((CONFIGS / f"{name}.json").read_text())
 
@@ -49,13 +53,18 @@ def yarn_inv_freq(base, dim, factor, original, mscale=None, mscale_all_dim=None,
     return yarn_inv_freq_f32(base, dim, factor, original, truncate=truncate), att
 
 
+def hf_check(x, y, where, config):
+    """`check` of WORK/x -> WORK/y with --hf-config at `where`: flags, or a positions file in WORK."""
+    where = ["--positions-file", str(WORK / where)] if isinstance(where, str) else where
+    return [PE, "check", "--family", "rope", "--input", str(WORK / x), "--output", str(WORK / y)] + where + [
+        "--hf-config", str(CONFIGS / f"{config}.json")]
+
+
 def case(name, config, y, positions, extra, expect_pass, words=(), resolved=()):
     """Checks y with --hf-config; `resolved`: words every one of which the resolution block must show."""
-    xf, yf = WORK / f"{name}_x.npy", WORK / f"{name}_y.npy"
-    np.save(xf, X[:, :, :y.shape[-1]])
-    np.save(yf, y.astype(F32))
-    cmd = [PE, "check", "--family", "rope", "--input", str(xf), "--output", str(yf),
-           "--positions", f"{positions[0]}:{positions[-1] + 1}", "--hf-config", str(CONFIGS / f"{config}.json")] + extra
+    np.save(WORK / f"{name}_x.npy", X[:, :, :y.shape[-1]])
+    np.save(WORK / f"{name}_y.npy", y.astype(F32))
+    cmd = hf_check(f"{name}_x.npy", f"{name}_y.npy", span(positions), config) + extra
     judge(name, cmd, expect_pass, words)
     if resolved:
         out = subprocess.run(cmd, capture_output=True, text=True).stdout
@@ -108,9 +117,7 @@ np.save(WORK / "restart.npy", restart)
 llama_packed = rope(x128, far, llama3_inv_freq(5e5, 128, ll["rope_scaling"]))
 np.save(WORK / "packed_x.npy", x128)
 np.save(WORK / "packed_y.npy", llama_packed)
-judge("llama31_packed_not_reset", [PE, "check", "--family", "rope", "--input", str(WORK / "packed_x.npy"), "--output",
-                                   str(WORK / "packed_y.npy"), "--positions-file", str(WORK / "restart.npy"),
-                                   "--hf-config", str(CONFIGS / "Llama-3.1-8B.json")], False,
+judge("llama31_packed_not_reset", hf_check("packed_x.npy", "packed_y.npy", "restart.npy", "Llama-3.1-8B"), False,
       ["consecutive positions 100000, 100001"])
 skipped = llama_packed.copy()
 skipped[24:] = x128[24:]
@@ -124,19 +131,16 @@ case("llama31_offset_twice", "Llama-3.1-8B",
 left = np.concatenate([np.zeros(8, dtype=np.int64), np.arange(T - 8)]) + 100_000
 np.save(WORK / "left.npy", left)
 np.save(WORK / "left_y.npy", rope(x128, far, llama3_inv_freq(5e5, 128, ll["rope_scaling"])))
-judge("llama31_left_padding", [PE, "check", "--family", "rope", "--input", str(WORK / "packed_x.npy"), "--output",
-                               str(WORK / "left_y.npy"), "--positions-file", str(WORK / "left.npy"), "--hf-config",
-                               str(CONFIGS / "Llama-3.1-8B.json")], False, ["consecutive positions 100000, 100001"])
+judge("llama31_left_padding", hf_check("packed_x.npy", "left_y.npy", "left.npy", "Llama-3.1-8B"), False,
+      ["consecutive positions 100000, 100001"])
 # FlashInfer PR #1129: int64 position ids read as int32, at positions past 2^32 (float64 angles, so the check
 # can hold them to rope.hwy's contract: the float32 class allows errors of order one there).
 big = np.arange(2 ** 32 + 100, 2 ** 32 + 100 + T)
 np.save(WORK / "big.npy", big)
 np.save(WORK / "int32_y.npy", rope_f64(x128.astype(np.float64), big - 2 ** 32, llama3_inv_freq_f64(
     5e5, 128, 8.0, 8192), 128).astype(F32))
-judge("llama31_int32_positions", [PE, "check", "--family", "rope", "--input", str(WORK / "packed_x.npy"), "--output",
-                                  str(WORK / "int32_y.npy"), "--positions-file", str(WORK / "big.npy"), "--hf-config",
-                                  str(CONFIGS / "Llama-3.1-8B.json"), "--contract", "rope.hwy"], False,
-      ["truncated to 32 bits"])
+judge("llama31_int32_positions", hf_check("packed_x.npy", "int32_y.npy", "big.npy", "Llama-3.1-8B") + [
+    "--contract", "rope.hwy"], False, ["truncated to 32 bits"])
 # Llama-3.2-1B (factor 32): llama-models #241's wrong factor (8), the wavelength taken as 1/theta, and vLLM
 # #16904's shared rope object that halved rotary_dim (32 of head_dim 64 rotated).
 l32 = cfg("Llama-3.2-1B")["rope_scaling"]
@@ -164,8 +168,7 @@ full = rope(x256, far, (default_inv_freq(1e6, 256) / F32(8)).astype(F32))
 case("gemma3_full", "Gemma-3-4B", full, far, ["--layer", "5"], True, resolved=["factor 8 (text_config.rope_scaling.factor)"])
 np.save(WORK / "g_x.npy", x256)
 np.save(WORK / "g_y.npy", sliding)
-g = [PE, "check", "--family", "rope", "--input", str(WORK / "g_x.npy"), "--output", str(WORK / "g_y.npy"),
-     "--positions", f"{far[0]}:{far[-1] + 1}", "--hf-config", str(CONFIGS / "Gemma-3-4B.json")]
+g = hf_check("g_x.npy", "g_y.npy", span(far), "Gemma-3-4B")
 judge_bad("gemma3_no_layer", g, ["--layer", "sliding_attention", "full_attention"])
 judge_bad("gemma3_layer_out_of_range", g + ["--layer", "34"], ["--layer 34", "0 to 33"])
 judge_bad("gemma3_layer_type_unknown", g + ["--layer-type", "global"], ["--layer-type global", "full_attention"])
@@ -203,9 +206,7 @@ case("deepseek_v2_lite_mscale", "DeepSeek-V2-Lite",
 # read as such (the rope part at offset 128, the nope part passing through), and its rope part's mistake named.
 full_q = np.concatenate([X[:, :, :128], rope(X[:, :, 128:192], far, inv_ds, attention=att_ds, interleaved=True)], -1)
 case("deepseek_v2_lite_full_q", "DeepSeek-V2-Lite", full_q, far, [], True)
-full_cmd = [PE, "check", "--family", "rope", "--input", str(WORK / "deepseek_v2_lite_full_q_x.npy"), "--output",
-            str(WORK / "deepseek_v2_lite_full_q_y.npy"), "--positions", f"{far[0]}:{far[-1] + 1}", "--hf-config",
-            str(CONFIGS / "DeepSeek-V2-Lite.json")]
+full_cmd = hf_check("deepseek_v2_lite_full_q_x.npy", "deepseek_v2_lite_full_q_y.npy", span(far), "DeepSeek-V2-Lite")
 full_out = subprocess.run(full_cmd, capture_output=True, text=True).stdout
 if "MLA: the data holds the full q/k, qk_nope_head_dim 128 + qk_rope_head_dim 64 = 192 channels" not in full_out:
     failures.append("deepseek_v2_lite_full_q_said")
@@ -248,15 +249,12 @@ np.save(WORK / "mrope_x.npy", xm)
 for name, axes, ok, words in (("qwen25vl", [0, 1, 2], True, ()), ("qwen25vl_h_w_swapped", [0, 2, 1], False,
                                                                  ["axes h and w swapped"])):
     np.save(WORK / f"{name}_y.npy", mrope_f32(xm, mpos[axes], 1e6, (16, 24, 24), False))
-    judge(name, [PE, "check", "--family", "rope", "--input", str(WORK / "mrope_x.npy"), "--output",
-                 str(WORK / f"{name}_y.npy"), "--positions-file", str(WORK / "mrope_pos.npy"), "--hf-config",
-                 str(CONFIGS / "Qwen2.5-VL-7B-Instruct.json")], ok, words)
+    judge(name, hf_check("mrope_x.npy", f"{name}_y.npy", "mrope_pos.npy", "Qwen2.5-VL-7B-Instruct"), ok, words)
 
 # --json: the resolution beside the existing keys.
 jf = WORK / "llama31.json"
-subprocess.run([PE, "check", "--family", "rope", "--input", str(WORK / "llama31_x.npy"), "--output",
-                str(WORK / "llama31_y.npy"), "--positions", f"{far[0]}:{far[-1] + 1}", "--hf-config",
-                str(CONFIGS / "Llama-3.1-8B.json"), "--json", str(jf)], capture_output=True)
+subprocess.run(hf_check("llama31_x.npy", "llama31_y.npy", span(far), "Llama-3.1-8B") + ["--json", str(jf)],
+               capture_output=True)
 doc = json.loads(jf.read_text()) if jf.exists() else {}
 hf = doc.get("hf_config", {})
 ok = hf.get("resolved", {}).get("base", {}).get("key") == "rope_theta" and "parameters" in doc

@@ -68,15 +68,21 @@ def dynamic_inv_freq(base, dim, factor, original, seq_len):
     return default_inv_freq(base * ((factor * n / original) - (factor - 1)) ** (dim / (dim - 2)), dim)
 
 
-def rope(x, positions, inv_freq, rotary, attention=1.0):
-    """x [T, H, D]: rotate_half on the first `rotary` channels (HF's half-split pairs); the rest pass
-    through. cos and sin carry the attention factor, as HF's rotary embedding returns them."""
+def rope(x, positions, inv_freq, rotary, attention=1.0, interleaved=False):
+    """x [T, H, D]: rotate_half on the first `rotary` channels (HF's half-split pairs), or the pairs (2j, 2j+1)
+    with `interleaved` (GPT-J); the rest pass through. cos and sin carry the attention factor, as HF's rotary
+    embedding returns them."""
     freqs = np.asarray(positions, dtype=np.float64)[:, None] * inv_freq[None, :]
     emb = np.concatenate([freqs, freqs], axis=-1)
     cos, sin = np.cos(emb)[:, None, :] * attention, np.sin(emb)[:, None, :] * attention
-    r, rest = x[..., :rotary], x[..., rotary:]
+    r, rest = np.asarray(x[..., :rotary], dtype=np.float64), x[..., rotary:]
+    if interleaved:
+        r = np.concatenate([r[..., 0::2], r[..., 1::2]], axis=-1)
     rot = np.concatenate([-r[..., rotary // 2:], r[..., :rotary // 2]], axis=-1)
-    return np.concatenate([r * cos + rot * sin, rest], axis=-1)
+    y = r * cos + rot * sin
+    if interleaved:
+        y = np.stack([y[..., :rotary // 2], y[..., rotary // 2:]], axis=-1).reshape(r.shape)
+    return np.concatenate([y, rest], axis=-1)
 
 
 # The same in float32 step by step, as HF's PyTorch code runs on float32 tensors (every product and sum

@@ -21,7 +21,8 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from cli_cases import failures, finish, judge, judge_bad
+from cli_cases import failures, finish, judge, judge_bad, rope_check
+import hf_rope
 
 PE, WORK = sys.argv[1], Path(sys.argv[2])
 WORK.mkdir(parents=True, exist_ok=True)
@@ -37,30 +38,12 @@ def mistral_t(p, beta=0.1, original_max_position=16384):
 
 
 def rope(x, positions, base, rotary_dim, interleaved=False):
-    """x [T, H, D] rotated in its first rotary_dim channels, in float64."""
-    inv_freq = 1.0 / (base ** (np.arange(0, rotary_dim, 2, dtype=np.float64) / rotary_dim))
-    ang = positions[:, None].astype(np.float64) * inv_freq[None, :]  # [T, r/2]
-    c, s = np.cos(ang)[:, None, :], np.sin(ang)[:, None, :]
-    y = x.astype(np.float64).copy()
-    r = x[..., :rotary_dim].astype(np.float64)
-    if interleaved:
-        a, b = r[..., 0::2], r[..., 1::2]
-        y[..., 0:rotary_dim:2] = a * c - b * s
-        y[..., 1:rotary_dim:2] = b * c + a * s
-    else:
-        h = rotary_dim // 2
-        a, b = r[..., :h], r[..., h:]
-        y[..., :h] = a * c - b * s
-        y[..., h:rotary_dim] = b * c + a * s
-    return y
+    """x [T, H, D] rotated in its first rotary_dim channels, in float64 (hf_rope.py)."""
+    return hf_rope.rope(x, positions, hf_rope.default_inv_freq(base, rotary_dim), rotary_dim, interleaved=interleaved)
 
 
 def run_check(name, x, y, positions, args, expect_pass, expect_words=()):
-    xf, yf = WORK / f"{name}_x.npy", WORK / f"{name}_y.npy"
-    np.save(xf, x.astype(np.float32))
-    np.save(yf, y.astype(np.float32))
-    judge(name, [PE, "check", "--family", "rope", "--input", str(xf), "--output", str(yf), "--positions",
-                 f"{positions[0]}:{positions[-1] + 1}"] + args, expect_pass, expect_words)
+    judge(name, rope_check(PE, WORK, name, x, y, positions) + args, expect_pass, expect_words)
 
 
 T, H, D = 48, 2, 128

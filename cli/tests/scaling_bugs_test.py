@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from cli_cases import failures, finish, judge
+from cli_cases import failures, finish, judge, rope_check
 from hf_rope import (default_inv_freq, dynamic_inv_freq, get_mscale, llama3_inv_freq, longrope_attention,
                      longrope_inv_freq, rope, yarn_inv_freq)
 
@@ -30,11 +30,7 @@ RESTATED = []
 
 def case(name, x, y, positions, args, words):
     """`words` None: the data must pass; else it must fail with every word on the diagnosis line."""
-    xf, yf = WORK / f"{name}_x.npy", WORK / f"{name}_y.npy"
-    np.save(xf, x.astype(np.float32))
-    np.save(yf, y.astype(np.float32))
-    span = ["--positions", f"{positions[0]}:{positions[-1] + 1}"]
-    data = [PE, "check", "--family", "rope", "--input", str(xf), "--output", str(yf)] + span
+    data = rope_check(PE, WORK, name, x, y, positions)
     judge(name, data + args, words is None, words or ())
     # A fit restated as flags is a hypothesis to check: the same data under those flags passes.
     out = subprocess.run(data + args, capture_output=True, text=True).stdout
