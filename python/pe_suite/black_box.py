@@ -46,10 +46,7 @@ def pair_channels(case):
     return np.arange(r // 2), np.arange(r // 2, r)
 
 
-def _tables(case, positions):
-    """The exact (cos, sin) [tokens, rotary_dim] in float64 at `positions` (attention factor included)."""
-    return _native.rope_cos_sin(np.asarray(positions, dtype=np.int64), hf_config=case["config"],
-                                layout=case["layout"], dtype="float64")
+_CONSTANTS = {}
 
 
 def constants(case):
@@ -60,15 +57,13 @@ def constants(case):
     key = json.dumps([case["config"], case["layout"], np.asarray(case["positions"]).ndim], sort_keys=True)
     if key not in _CONSTANTS:
         a, _ = pair_channels(case)
-        axes = np.asarray(case["positions"]).ndim
-        cos, sin = _tables(case, [0, 1] if axes == 1 else [[0, 1]] * len(case["positions"]))
+        at = [0, 1] if np.asarray(case["positions"]).ndim == 1 else [[0, 1]] * len(case["positions"])
+        cos, sin = _native.rope_cos_sin(np.asarray(at, dtype=np.int64), hf_config=case["config"], layout=case["layout"],
+                                        dtype="float64")
         if len(_CONSTANTS) > 256:
             _CONSTANTS.clear()
         _CONSTANTS[key] = (float(np.hypot(cos[0, 0], sin[0, 0])), np.abs(np.arctan2(sin[1, a], cos[1, a])))
     return _CONSTANTS[key]
-
-
-_CONSTANTS = {}
 
 
 def constants_of(report):
@@ -104,9 +99,13 @@ def _first(bad):
 def mirrored(case, v):
     """v with each rotary pair's second channel negated (a copy, in v's own type: negation is exact)."""
     _, b = pair_channels(case)
-    out = v.clone() if hasattr(v, "clone") else np.array(v, copy=True)
+    out = _copy(v)
     out[..., b] = -out[..., b]
     return out
+
+
+def _copy(a):
+    return a.clone() if hasattr(a, "clone") else np.array(a, copy=True)
 
 
 def inverse_failure(case, xd, z, consts):
@@ -139,8 +138,7 @@ def relative_shift(case):
 
 
 def _position(case, t):
-    p = np.asarray(case["positions"])
-    return p[..., t].tolist()
+    return np.asarray(case["positions"])[..., t].tolist()
 
 
 def relative_failure(case, xd, y0, y_shifted, shifted, consts):
@@ -176,28 +174,36 @@ def relative_failure(case, xd, y0, y_shifted, shifted, consts):
     return None
 
 
+def failures(case, x, y, consts, call, wanted=lambda prop: True):
+    """(property, failure) of each wanted property that y = fn(x) breaks, in order, lazily. call(x=...) or
+    call(positions=...): fn's call with that input changed, as (output, None) or (None, what went wrong)."""
+    xd, yd = as_f64(x), as_f64(y)
+    if wanted(NORM) and (text := norm_failure(case, xd, yd, consts)):
+        yield NORM, text
+    if wanted(INVERSE):
+        back, error = call(x=mirrored(case, y))
+        if error or (text := inverse_failure(case, xd, back, consts)):
+            yield INVERSE, error or text
+    if wanted(RELATIVE) and (shifted := relative_shift(case)) is not None:
+        moved, error = call(positions=shifted)
+        if error or (text := relative_failure(case, xd, yd, moved, shifted, consts)):
+            yield RELATIVE, error or text
+
+
 def check(fn, x, positions, config, layout="halfsplit"):
     """The three properties of fn on one input (torch tensors or numpy arrays, as verify_rope calls fn): a list of
     (property, failure) pairs, empty when all hold. The minimal case's snippet of a black-box failure calls it."""
-    def call(v, p):
-        v = v.clone() if hasattr(v, "clone") else np.array(v, copy=True)
-        p = p.clone() if hasattr(p, "clone") else np.array(p, copy=True)
-        return fn(v, p, dict(config))
+    given = positions
 
-    dtype = str(x.dtype).replace("torch.", "")
-    given = positions.detach().cpu().numpy() if hasattr(positions, "detach") else np.asarray(positions)
-    case = {"config": dict(config), "layout": layout, "dtype": dtype, "x": as_f64(x),
-            "positions": given.astype(np.int64).tolist()}
-    y = call(x, positions)
-    xd, yd, consts = as_f64(x), as_f64(y), constants(case)
-    out = []
-    if (f := norm_failure(case, xd, yd, consts)) is not None:
-        out.append((NORM, f))
-    if (f := inverse_failure(case, xd, call(mirrored(case, y), positions), consts)) is not None:
-        out.append((INVERSE, f))
-    if (shifted := relative_shift(case)) is not None:
-        moved = positions.new_tensor(shifted) if hasattr(positions, "new_tensor") else \
-            np.asarray(shifted, dtype=np.asarray(positions).dtype)
-        if (f := relative_failure(case, xd, yd, call(x, moved), shifted, consts)) is not None:
-            out.append((RELATIVE, f))
-    return out
+    def call(x=x, positions=None):  # fn gets inputs of its own; shifted positions (a list) in the caller's type
+        if positions is None:
+            positions = given
+        else:
+            positions = given.new_tensor(positions) if hasattr(given, "new_tensor") else \
+                np.asarray(positions, dtype=np.asarray(given).dtype)
+        return fn(_copy(x), _copy(positions), dict(config)), None
+
+    p = positions.detach().cpu().numpy() if hasattr(positions, "detach") else np.asarray(positions)
+    case = {"config": dict(config), "layout": layout, "dtype": str(x.dtype).replace("torch.", ""), "x": as_f64(x),
+            "positions": p.astype(np.int64).tolist()}
+    return list(failures(case, x, call()[0], constants(case), call))

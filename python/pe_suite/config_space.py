@@ -113,10 +113,6 @@ def check_array(array, dtypes):
         raise ValueError("dtypes: numpy has no bfloat16; use array='torch' or drop 'bfloat16'")
 
 
-def _loguniform(rng, lo, hi):
-    return math.exp(rng.uniform(math.log(lo), math.log(hi)))
-
-
 def draw_scaling(rng, kind, rotary_dim):
     """rope_scaling for `kind` with the space's parameters, and the top-level keys the method reads."""
     top = {}
@@ -134,11 +130,9 @@ def draw_scaling(rng, kind, rotary_dim):
         # versions read YaRN's factor as that ratio).
         s = {"rope_type": "yarn", "factor": draw(rng, param(kind, "factor")),
              "original_max_position_embeddings": int(draw(rng, param(kind, "original_max_position_embeddings")))}
-        fast = draw(rng, param(kind, "beta_fast"))
-        if fast is not None:  # the betas are given together
+        if (fast := draw(rng, param(kind, "beta_fast"))) is not None:  # the betas are given together
             s["beta_fast"], s["beta_slow"] = fast, draw(rng, param(kind, "beta_slow"))
-        attention = draw(rng, param(kind, "attention_factor"))
-        if attention is not None:
+        if (attention := draw(rng, param(kind, "attention_factor"))) is not None:
             s["attention_factor"] = attention
         top["max_position_embeddings"] = int(s["original_max_position_embeddings"] * s["factor"])
         return s, top
@@ -212,7 +206,7 @@ def _draw_config(rng, rope_types, forms):
 def draw_positions(rng, scenario, tokens, max_position):
     """Token positions of one call: prefill from 0, a decode step (or several) at an offset, a chunk of a
     chunked prefill, packed sequences that restart at 0, or HF's left padding (pads at position 1)."""
-    offset = int(_loguniform(rng, 1, max(2, max_position - tokens)))
+    offset = int(math.exp(rng.uniform(0.0, math.log(max(2, max_position - tokens)))))
     if scenario == "prefill":
         return list(range(tokens))
     if scenario in ("decode", "chunked"):
@@ -236,10 +230,8 @@ def valid(config):
     """Whether HF's formulas are defined for the config: an even rotary dim of at least 2 (4 under dynamic,
     whose base grows by a power dim / (dim - 2)), M-RoPE sections of at least one pair each summing to the
     pairs, LongRoPE lists of one factor per pair."""
-    rotary = rotary_dim_of(config)
-    s = config.get("rope_scaling") or {}
-    kind = s.get("rope_type", s.get("type", "default"))
-    if rotary < 2 or rotary % 2 or rotary > config["head_dim"] or (kind == "dynamic" and rotary < 4):
+    rotary, s = rotary_dim_of(config), config.get("rope_scaling") or {}
+    if rotary < 2 or rotary % 2 or rotary > config["head_dim"] or (rope_type_of(config) == "dynamic" and rotary < 4):
         return False
     if "mrope_section" in s and (min(s["mrope_section"]) < 1 or sum(s["mrope_section"]) != rotary // 2):
         return False

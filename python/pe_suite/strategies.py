@@ -11,7 +11,6 @@ their own properties with @given (Debian's python3-hypothesis):
 
 Each strategy draws through a Hypothesis-controlled random.Random, so Hypothesis replays and shrinks the
 draws (its database included); verify_rope's own shrinking knows the config space and goes further."""
-import numpy as np
 from hypothesis import strategies as st
 
 from . import config_space as space
@@ -35,25 +34,15 @@ def cases(rope_types=space.ROPE_TYPES, forms=("text",), dtypes=("float32", "bflo
           scenarios=space.SCENARIOS, max_position=1 << 21, array="torch"):
     """verify_rope's cases as the kernel takes them: {"x", "positions" (tensors or arrays), "config", "layout",
     "dtype", "scenario"}."""
-    from .verify import draw_case  # the same draw as verify_rope's
-    space.check_choices("dtypes", dtypes, space.DTYPES)
-    space.check_choices("scenarios", scenarios, space.SCENARIOS)
-    if layout not in space.LAYOUTS:
-        raise ValueError(f"layout: expected one of {', '.join(space.LAYOUTS)}; got {layout!r}")
-    space.check_array(array, dtypes)
+    from .verify import _check_rope_arguments, _rope_inputs, draw_case  # the same draw as verify_rope's
+    _check_rope_arguments(dtypes, rope_types, forms, scenarios, layout, array)
 
     def build(r):
         case = draw_case(r, rope_types=rope_types, forms=forms, dtypes=dtypes, layout=layout, scenarios=scenarios,
                          max_position=max_position)
-        p = np.asarray(case["positions"], dtype=np.int64)
-        if array == "torch":
-            import torch
-            dt = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[case["dtype"]]
-            return dict(case, x=torch.from_numpy(case["x"]).to(dt), positions=torch.from_numpy(p))
-        return dict(case, x=case["x"].astype(case["dtype"]), positions=p)
+        x, p = _rope_inputs(case, array)
+        return dict(case, x=x, positions=p)
 
-    space.check_choices("rope_types", rope_types, space.ROPE_TYPES)
-    space.check_choices("forms", forms, space.FORMS)
     return st.randoms(use_true_random=False).map(build)
 
 

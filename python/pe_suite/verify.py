@@ -1,30 +1,23 @@
 """verify_rope, verify_sinusoidal and verify_alibi: property-based verification of a positional encoding where it
 lives (PyTorch, or numpy; CUDA and Triton kernels through the caller's own wrapper), against the exact reference.
 One driver (_run) draws cases, calls the kernel, shrinks a failure, replays kept failures and reports; each family
-is a row of it (_Family): how its cases are drawn, how fn is called and judged, how a case shrinks and is shown.
+is a row of it (_Family).
 
-RoPE: fn(x, positions, config) -> y is called on drawn cases: x [tokens, heads, head_dim] in a drawn dtype,
-positions [tokens] (M-RoPE: [3, tokens]), config the HF dict the engine reads (rope_theta, head_dim,
-partial_rotary_factor, rope_scaling of every rope_type...). Each case is checked for: agreement with the exact
-reference under the data's precision class (check_rope's default budget: what every formulation engines use
-achieves, so a correct kernel passes in bf16 too); pass-through channels bit for bit; the same bits from the
-same call twice; and the same agreement for a row called alone and for the case split into a prefill and
-decode steps, call by call (bits may differ from the whole call's: PyTorch's own vectorised cos rounds a
-tail apart from the body; a cache that a later call outgrows does not pass).
+RoPE's fn(x, positions, config) -> y must agree with the exact reference within the data's precision class
+(check_rope's default budget: a correct kernel passes in bf16 too), keep pass-through channels' bits, give the same
+bits twice, and agree as well for a row called alone and for the case served as a prefill then decode steps (bits
+may differ from the whole call's: PyTorch's vectorised cos rounds a tail apart from the body; a cache that a later
+call outgrows does not pass). The tables, sinusoidal and ALiBi, computed from a config (and positions), are held to
+the same agreement and determinism; sinusoidal to the prefill and decode split too.
 
-Sinusoidal and ALiBi, the encodings that are tables, not rotations of an input: the kernel computes the table
-from a config (and, for sinusoidal, positions); each drawn case is checked against the exact reference
-(check_sinusoidal, check_alibi: the data's precision class by default), asked for the same bits twice and, for
-sinusoidal, for the same agreement when its positions are served as a prefill and decode steps.
-
-A failure is shrunk (RoPE: dtype, heads, tokens, positions, head_dim, config, values) to the smallest case that
-still fails the same property, and raised as an AssertionError with the property, the minimal case as a
-runnable snippet and the check engine's diagnosis of the kernel's output. Failures are kept in a file and
-replayed first on the next run."""
+A failure is shrunk to the smallest case that still fails the same property and raised as an AssertionError with
+the property, the minimal case as a runnable snippet and the check engine's diagnosis of the kernel's output.
+Failures are kept in a file and replayed first on the next run."""
 import dataclasses
 import functools
 import json
 import math
+import operator
 import os
 import pathlib
 import random
@@ -82,8 +75,8 @@ class _Family:
     describe: Callable  # case -> one line
     snippet: Callable  # (case, found) -> Python that reproduces the failing call and checks it
     declared: Callable  # a kept case -> whether this run's arguments could have drawn it (else not replayed)
-    tag: Callable  # case -> its count in the summary
-    budget: int  # shrink candidates tried at most
+    tag: Callable = operator.itemgetter("dtype")  # case -> its count in the summary
+    budget: int = 400  # shrink candidates tried at most
     undecidable: bool = False  # its check can find a case undecidable: counted in the summary
 
 
@@ -123,15 +116,13 @@ def _run(family, fn, array, *, examples, seed, failure_file, key):
                                                   found[2])
             _raise(family, caller, minimal, again or found, case, steps, f"seed {seed}, case {i + 1} of {examples}",
                    store, key)
-    verify = f"verify_{family.name}"
+    lead = f"verify_{family.name}: {len(undecidable)} of {examples} drawn cases could not be judged"
     if 2 * len(undecidable) > examples:
-        raise VerifyError(f"{verify}: {len(undecidable)} of {examples} drawn cases could not be judged (seed {seed}): "
-                          f"the budget reaches the largest error any output could have, so those cases could not "
-                          f"fail. First: {undecidable[0]}", UNDECIDABLE, None, [])
+        raise VerifyError(f"{lead} (seed {seed}): the budget reaches the largest error any output could have, so those "
+                          f"cases could not fail. First: {undecidable[0]}", UNDECIDABLE, None, [])
     if undecidable:  # stacklevel: the caller of verify_*
-        warnings.warn(f"{verify}: {len(undecidable)} of {examples} drawn cases could not be judged (the data type's "
-                      f"budget reaches any output's error at their positions) and were not counted. First: "
-                      f"{undecidable[0]}", UserWarning, stacklevel=3)
+        warnings.warn(f"{lead} (the data type's budget reaches any output's error at their positions) and were not "
+                      f"counted. First: {undecidable[0]}", UserWarning, stacklevel=3)
     summary = {"examples": examples, "seed": seed, "cases": counts}
     return dict(summary, undecidable=len(undecidable)) if family.undecidable else summary
 
@@ -226,18 +217,17 @@ class _Store:
         return [c for c in kept if isinstance(c, dict)] if isinstance(kept, list) else []
 
     def keep(self, key, case):
-        data = self._load()
-        kept = [c for c in self.cases(key) if c != case]
-        data[key] = [case] + kept[:9]
-        self._save(data)
+        self._put(key, [case] + [c for c in self.cases(key) if c != case][:9])
 
     def forget(self, key, case):
+        self._put(key, [c for c in self.cases(key) if c != case])
+
+    def _put(self, key, cases):
         data = self._load()
-        if key in data:
-            data[key] = [c for c in self.cases(key) if c != case]
-            if not data[key]:
-                del data[key]
-            self._save(data)
+        data[key] = cases
+        if not cases:
+            del data[key]
+        self._save(data)
 
 
 class _Caller:
@@ -305,12 +295,7 @@ def verify_rope(fn, *, examples=100, seed=None, dtypes=("float32", "bfloat16"), 
     fn gets inputs of its own on every call (it may rotate x in place) and should give the same result for
     the same inputs whatever it was called with before: state that changes results (a cache that does not
     grow, a dynamic base that never shrinks back) is a finding, reported with the calls that show it."""
-    for name, given, known in (("dtypes", dtypes, space.DTYPES), ("rope_types", rope_types, space.ROPE_TYPES),
-                               ("forms", forms, space.FORMS), ("scenarios", scenarios, space.SCENARIOS)):
-        space.check_choices(name, given, known)
-    if layout not in space.LAYOUTS:
-        raise ValueError(f"layout: expected one of {', '.join(space.LAYOUTS)}; got {layout!r}")
-    space.check_array(array, dtypes)
+    _check_rope_arguments(dtypes, rope_types, forms, scenarios, layout, array)
     _check_examples(examples)
     _check_max_position(max_position)
 
@@ -330,12 +315,24 @@ def verify_rope(fn, *, examples=100, seed=None, dtypes=("float32", "bfloat16"), 
     return _run(family, fn, array, examples=examples, seed=seed, failure_file=failure_file, key=key)
 
 
+def _check_rope_arguments(dtypes, rope_types, forms, scenarios, layout, array):
+    """verify_rope's and strategies.cases's declared space: ValueError naming the first argument out of it."""
+    for name, given, known in (("dtypes", dtypes, space.DTYPES), ("rope_types", rope_types, space.ROPE_TYPES),
+                               ("forms", forms, space.FORMS), ("scenarios", scenarios, space.SCENARIOS)):
+        space.check_choices(name, given, known)
+    _check_layout(layout, space.LAYOUTS)
+    space.check_array(array, dtypes)
+
+
+def _check_layout(layout, known):
+    if layout not in known:
+        raise ValueError(f"layout: expected one of {', '.join(known)}; got {layout!r}")
+
+
 def _representable(values, dtype):
     """float64 values rounded to dtype (RNE), so the stored case is exactly what the kernel was given."""
-    if dtype == "float32":
-        return values.astype(np.float32).astype(np.float64)
-    if dtype == "float16":
-        return values.astype(np.float16).astype(np.float64)
+    if dtype != "bfloat16":
+        return values.astype(dtype).astype(np.float64)
     torch = _torch()
     return torch.from_numpy(values).to(torch.bfloat16).to(torch.float64).numpy()
 
@@ -361,9 +358,7 @@ def _rope_inputs(case, array):
     x = np.asarray(case["x"], dtype=np.float64)
     positions = np.asarray(case["positions"], dtype=np.int64)
     if array == "torch":
-        torch = _torch()
-        dt = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[case["dtype"]]
-        return torch.from_numpy(x).to(dt), torch.from_numpy(positions)
+        return _torch().from_numpy(x).to(getattr(_torch(), case["dtype"])), _torch().from_numpy(positions)
     return x.astype(case["dtype"]), positions
 
 
@@ -374,23 +369,26 @@ def _call_rope(fn, case, array):
     x, _ = _rope_inputs(case, array)
     given_x, given_positions = _rope_inputs(case, array)
     config = json.loads(json.dumps(case["config"]))  # fn may not change the case
+    return (x,) + _called(fn, (given_x, given_positions, config), array, x.shape, x.dtype, " like x")
+
+
+def _called(fn, args, array, shape, dtype, like=""):
+    """(a copy of fn(*args), None), or (None, what went wrong): fn raised, or returned other than an array of the
+    shape and dtype asked for (dtype: RoPE's x.dtype, or a table's name of one). A copy: a buffer the kernel reuses
+    cannot change what was checked."""
     try:
-        y = fn(given_x, given_positions, config)
+        y = fn(*args)
     except Exception as e:  # noqa: BLE001 -- the kernel's own error is the finding
-        return x, None, f"fn raised {type(e).__name__}: {e}"
-    if array == "torch":
-        if not hasattr(y, "detach"):
-            return x, None, f"fn returned {type(y).__module__}.{type(y).__name__}; want a torch tensor like x"
-        y = y.detach().cpu().clone()  # a buffer the kernel reuses cannot change what was checked
-        if tuple(y.shape) != tuple(x.shape) or y.dtype != x.dtype:
-            return x, None, f"fn returned shape {tuple(y.shape)} {y.dtype}; want {tuple(x.shape)} {x.dtype}"
-    else:
-        if not isinstance(y, np.ndarray):
-            return x, None, f"fn returned {type(y).__module__}.{type(y).__name__}; want a numpy array like x"
-        y = np.array(y, copy=True)
-        if y.shape != x.shape or y.dtype != x.dtype:
-            return x, None, f"fn returned shape {y.shape} {y.dtype}; want {x.shape} {x.dtype}"
-    return x, y, None
+        return None, f"fn raised {type(e).__name__}: {e}"
+    torch = array == "torch"
+    if not (hasattr(y, "detach") if torch else isinstance(y, np.ndarray)):
+        want = "a torch tensor" if torch else "a numpy array"
+        return None, f"fn returned {type(y).__module__}.{type(y).__name__}; want {want}{like}"
+    y = y.detach().cpu().clone() if torch else np.array(y, copy=True)
+    got = y.dtype if not isinstance(dtype, str) else str(y.dtype).replace("torch.", "") if torch else y.dtype.name
+    if tuple(y.shape) != tuple(shape) or got != dtype:
+        return None, f"fn returned shape {tuple(y.shape)} {got}; want {tuple(shape)} {dtype}"
+    return y, None
 
 
 def _check(case, x, y):
@@ -411,13 +409,16 @@ def _undecidable_text(report):
 
 
 def _split_calls(case):
-    """The case as an engine serves it: a prefill of all but the last tokens (at most two), then one decode step
-    per remaining token, in order; and one row alone."""
+    """The prefill and decode steps, and one row alone."""
     tokens = np.asarray(case["x"]).shape[0]
-    if tokens < 2:
-        return [], []
+    return _prefill_then_steps(tokens), [slice(tokens // 2, tokens // 2 + 1)] if tokens > 1 else []
+
+
+def _prefill_then_steps(tokens):
+    """The rows as an engine serves them: a prefill of all but the last tokens (at most two), then one decode step
+    per remaining token, in order."""
     split = max(1, tokens - 2)
-    return [slice(0, split)] + [slice(k, k + 1) for k in range(split, tokens)], [slice(tokens // 2, tokens // 2 + 1)]
+    return [slice(0, split)] + [slice(k, k + 1) for k in range(split, tokens)] if tokens > 1 else []
 
 
 def _split_outputs(caller, case, pieces):
@@ -495,19 +496,12 @@ def _failure(caller, case, only=None):
     # where a float32 angle's error makes that budget loose.
     if not any(wanted(p) for p in (bb.NORM, bb.INVERSE, bb.RELATIVE)):
         return None
-    xd, yd = bb.as_f64(x), bb.as_f64(y)
+    def call(**changes):  # a property's own call of fn, on x (as float64) or positions changed
+        return caller.call(_with(case, **{k: bb.as_f64(v) if k == "x" else v for k, v in changes.items()}))[1:]
+
     consts = bb.constants_of(report) if report is not None else bb.constants(case)
-    if wanted(bb.NORM) and (text := bb.norm_failure(case, xd, yd, consts)):
-        return bb.NORM, text, None
-    if wanted(bb.INVERSE):
-        _, back, error = caller.call(_with(case, x=bb.as_f64(bb.mirrored(case, y))))
-        if error or (text := bb.inverse_failure(case, xd, back, consts)):
-            return bb.INVERSE, error or text, None
-    if wanted(bb.RELATIVE) and (shifted := bb.relative_shift(case)) is not None:
-        _, moved, error = caller.call(_with(case, positions=shifted))
-        if error or (text := bb.relative_failure(case, xd, yd, moved, shifted, consts)):
-            return bb.RELATIVE, error or text, None
-    return None
+    found = next(bb.failures(case, x, y, consts, call, wanted), None)
+    return found and found + (None,)
 
 
 def _with(case, **changes):
@@ -524,29 +518,38 @@ def _rows(case, rows):
 
 
 def _head_dim(case, d):
-    """The case at head_dim d: x's first d channels, the config's lists and sections fitted to it."""
-    config = json.loads(json.dumps(case["config"]))
-    config["head_dim"] = d
-    config.pop("hidden_size", None), config.pop("num_attention_heads", None)
-    f = config.get("partial_rotary_factor")
+    """The case at head_dim d: x's first d channels, the config's lists and sections cut to it (a partial form
+    stays partial)."""
+    f = case["config"].get("partial_rotary_factor")
     if f is not None and not (int(d * f) % 2 == 0 and 2 <= int(d * f) < d):
         return None
-    rotary = space.rotary_dim_of(config)
+
+    def sections(old, pairs):
+        t = max(1, min(old[0], pairs - 2))
+        return t, max(1, min(old[1], pairs - t - 1))
+
+    config = _at_head_dim(case["config"], d, sections)
+    return None if config is None else _with(case, config=config, x=np.asarray(case["x"])[..., :d])
+
+
+def _at_head_dim(config, d, sections):
+    """The config at head_dim d, or None where HF's formulas are not defined there: LongRoPE's lists cut, or
+    extended by their last factor; M-RoPE's first two sections sections(old, pairs), the third the rest."""
+    config = json.loads(json.dumps(config))
+    config["head_dim"] = d
+    config.pop("hidden_size", None), config.pop("num_attention_heads", None)
+    pairs = space.rotary_dim_of(config) // 2
     s = config.get("rope_scaling")
     if isinstance(s, dict):
         for key in ("short_factor", "long_factor"):
             if key in s:
-                s[key] = s[key][: rotary // 2]
+                s[key] = (s[key] + s[key][-1:] * pairs)[:pairs]
         if "mrope_section" in s:
-            pairs = rotary // 2
             if pairs < 3:
                 return None
-            t = max(1, min(s["mrope_section"][0], pairs - 2))
-            h = max(1, min(s["mrope_section"][1], pairs - t - 1))
+            t, h = sections(s["mrope_section"], pairs)
             s["mrope_section"] = [t, h, pairs - t - h]
-    if not space.valid(config):
-        return None
-    return _with(case, config=config, x=np.asarray(case["x"])[..., :d])
+    return config if space.valid(config) else None
 
 
 def _candidates(case, dtypes):
@@ -557,27 +560,16 @@ def _candidates(case, dtypes):
         yield _with(case, dtype="float32")
     if heads > 1:
         yield _with(case, x=x[:, :1])
-    if tokens > 1:
-        for t in range(min(tokens, 8)):
-            yield _rows(case, slice(t, t + 1))
-        yield _rows(case, slice(0, tokens // 2))
-        yield _rows(case, slice(tokens // 2, tokens))
-        if tokens <= 16:
-            for t in range(tokens):
-                yield _rows(case, [k for k in range(tokens) if k != t])
+    yield from _fewer_rows(tokens, functools.partial(_rows, case))
+    if 1 < tokens <= 16:
+        for t in range(tokens):
+            yield _rows(case, [k for k in range(tokens) if k != t])
     for smaller in range(2, d, 2):
         c = _head_dim(case, smaller)
         if c is not None:
             yield c
+    yield from _smaller_positions(case)
     positions = np.asarray(case["positions"])
-    for k in range(positions.shape[-1]):
-        for value in (0, 1):
-            if positions[..., k].max() > value:
-                p = positions.copy()
-                p[..., k] = value
-                yield _with(case, positions=p.tolist())
-    if positions.size and positions.max() > 1:
-        yield _with(case, positions=(positions // 2).tolist())
     if positions.size and positions.min() > 0:
         yield _with(case, positions=(positions - positions.min()).tolist())
     config = case["config"]
@@ -602,22 +594,36 @@ def _candidates(case, dtypes):
         yield _with(case, x=np.full_like(x, 1.0))
 
 
+def _fewer_rows(tokens, rows):
+    """Shrinks of the tokens, RoPE's and sinusoidal's: each of the first 8 rows alone, then each half."""
+    if tokens > 1:
+        yield from (rows(slice(t, t + 1)) for t in range(min(tokens, 8)))
+        yield from (rows(slice(0, tokens // 2)), rows(slice(tokens // 2, tokens)))
+
+
+def _smaller_positions(case):
+    """Shrinks of the positions, RoPE's and sinusoidal's: each one (on every M-RoPE axis) to 0 or 1, then all halved."""
+    positions = np.asarray(case["positions"])
+    for k in range(positions.shape[-1]):
+        for value in (0, 1):
+            if positions[..., k].max() > value:
+                p = positions.copy()
+                p[..., k] = value
+                yield _with(case, positions=p.tolist())
+    if positions.size and positions.max() > 1:
+        yield _with(case, positions=(positions // 2).tolist())
+
+
 def _snippet(array, case, found):
     """The minimal case as Python to paste: its inputs, then the kernel's call(s) and the check of the failing
     one (for a split property, the prefill and decode calls up to it, in order)."""
     prop, _, rows = found
     x = np.asarray(case["x"])
-    values = ", ".join(repr(float(v)) for v in x.reshape(-1))
-    if array == "torch":
-        dt = {"float32": "torch.float32", "bfloat16": "torch.bfloat16", "float16": "torch.float16"}[case["dtype"]]
-        head = "import torch\n"
-        xs = f"x = torch.tensor([{values}], dtype=torch.float64).to({dt}).reshape{x.shape}"
-        ps = f"positions = torch.tensor({case['positions']})"
-    else:
-        head = "import numpy as np\n"
-        xs = f"x = np.array([{values}]).astype(np.{case['dtype']}).reshape{x.shape}"
-        ps = f"positions = np.array({case['positions']})"
-    lines = [f"{head}import pe_suite", f"config = {case['config']!r}", ps, xs]
+    values, (mod, ctor) = ", ".join(repr(float(v)) for v in x.reshape(-1)), _imports(array)
+    xs = (f"torch.tensor([{values}], dtype=torch.float64).to(torch.{case['dtype']})" if array == "torch" else
+          f"np.array([{values}]).astype(np.{case['dtype']})")
+    lines = [f"import {mod}\nimport pe_suite", f"config = {case['config']!r}", f"positions = {ctor}({case['positions']})",
+             f"x = {xs}.reshape{x.shape}"]
     calls = [slice(0, x.shape[0])]
     if rows is not None:
         decode, alone = _split_calls(case)
@@ -633,6 +639,11 @@ def _snippet(array, case, found):
     contract = f", contract={case['contract']!r}" if case.get("contract") else ""
     lines.append(f"print(pe_suite.check_rope({xr}, y, {pr}, hf_config=config, layout={case['layout']!r}{contract}))")
     return "\n".join(lines)
+
+
+def _imports(array):
+    """The snippet's array module import and the constructor of its arrays."""
+    return ("torch", "torch.tensor") if array == "torch" else ("numpy as np", "np.array")
 
 
 def _describe(case):
@@ -684,34 +695,15 @@ def _rope_diagnosis(max_position, caller, minimal, found, original):
     return claims, explanations, source
 
 
-def _widened(config, d):
-    """The config at a wider head_dim d (LongRoPE's lists extended by their last factor, M-RoPE's sections
-    scaled): the diagnosis reads frequencies and positions back from many pairs, not from one."""
-    config = json.loads(json.dumps(config))
-    config["head_dim"] = d
-    config.pop("hidden_size", None), config.pop("num_attention_heads", None)
-    pairs = space.rotary_dim_of(config) // 2
-    s = config.get("rope_scaling")
-    if isinstance(s, dict):
-        for key in ("short_factor", "long_factor"):
-            if key in s:
-                s[key] = (s[key] + [s[key][-1]] * pairs)[:pairs]
-        if "mrope_section" in s:
-            old = s["mrope_section"]
-            t = max(1, round(old[0] * pairs / sum(old)))
-            h = max(1, round(old[1] * pairs / sum(old)))
-            s["mrope_section"] = [t, h, pairs - t - h]
-    return config if space.valid(config) else None
-
-
 def _probe(original, scenario, max_position, start=None):
     """The failing case's config (widened to 64 channels when narrower than 32) and dtype on 48 tokens x 4 heads
     in a scenario (or at consecutive positions from `start`, the minimal case's first): enough rows and pairs
     for the check engine to read frequencies, positions, pairing and M-RoPE's axes back from the kernel's
     output."""
     config = original["config"]
-    if config["head_dim"] < 32:
-        config = _widened(config, 64) or config
+    if config["head_dim"] < 32:  # the diagnosis reads frequencies and positions back from many pairs, not from one
+        config = _at_head_dim(config, 64, lambda old, pairs: (max(1, round(old[0] * pairs / sum(old))),
+                                                              max(1, round(old[1] * pairs / sum(old))))) or config
     rng = random.Random(f"probe:{json.dumps(config, sort_keys=True)}:{scenario}")
     if start is not None:
         positions = [start + k for k in range(48)]
@@ -740,8 +732,7 @@ def verify_sinusoidal(fn, *, examples=100, seed=None, dtypes=("float32",), layou
     Raises VerifyError (an AssertionError) with the smallest failing case and its diagnosis."""
     space.check_choices("dtypes", dtypes, TABLE_DTYPES)
     space.check_choices("scenarios", scenarios, space.SCENARIOS)
-    if layout not in SINUSOIDAL_LAYOUTS:
-        raise ValueError(f"layout: expected one of {', '.join(SINUSOIDAL_LAYOUTS)}; got {layout!r}")
+    _check_layout(layout, SINUSOIDAL_LAYOUTS)
     space.check_array(array, dtypes)
     _check_max_position(max_position)
     _check_examples(examples)
@@ -761,13 +752,12 @@ def verify_sinusoidal(fn, *, examples=100, seed=None, dtypes=("float32",), layou
         return dict(case, config=c, positions=space.draw_positions(rng, case["scenario"], 48, max_position))
 
     family = _Family(
-        name="sinusoidal", shelf="sinusoidal", budget=400, draw=draw, call=_call_sinusoidal,
+        name="sinusoidal", shelf="sinusoidal", draw=draw, call=_call_sinusoidal,
         failure=functools.partial(_table_failure, _check_sinusoidal, _sinusoidal_splits),
         candidates=functools.partial(_sinusoidal_candidates, dtypes),
         diagnose=functools.partial(_table_diagnosis, _check_sinusoidal, probe),
         describe=_describe_sinusoidal, snippet=functools.partial(_sinusoidal_snippet, array),
-        declared=lambda c: c.get("layout") == layout and c.get("dtype") in dtypes and c.get("scenario") in scenarios,
-        tag=lambda case: case["dtype"])
+        declared=lambda c: c.get("layout") == layout and c.get("dtype") in dtypes and c.get("scenario") in scenarios)
     return _run(family, fn, array, examples=examples, seed=seed, failure_file=failure_file, key=key)
 
 
@@ -791,31 +781,13 @@ def verify_alibi(fn, *, examples=100, seed=None, dtypes=("float32",), alibi_slop
                 "alibi_slopes": alibi_slopes}
 
     family = _Family(
-        name="alibi", shelf="alibi", budget=400, draw=draw, call=_call_alibi,
+        name="alibi", shelf="alibi", draw=draw, call=_call_alibi,
         failure=functools.partial(_table_failure, _check_alibi, lambda case: []),
         candidates=functools.partial(_alibi_candidates, dtypes),
         diagnose=functools.partial(_table_diagnosis, _check_alibi, lambda case: None),
         describe=_describe_alibi, snippet=_alibi_snippet,
-        declared=lambda c: c.get("dtype") in dtypes and c.get("alibi_slopes") == alibi_slopes,
-        tag=lambda case: case["dtype"])
+        declared=lambda c: c.get("dtype") in dtypes and c.get("alibi_slopes") == alibi_slopes)
     return _run(family, fn, array, examples=examples, seed=seed, failure_file=failure_file, key=key)
-
-
-def _output(y, dtype, shape, array):
-    """(None, a copy of y, None) or (None, None, what is wrong with it): a table has no input x."""
-    if array == "torch":
-        if not hasattr(y, "detach"):
-            return None, None, f"fn returned {type(y).__module__}.{type(y).__name__}; want a torch tensor"
-        y = y.detach().cpu().clone()
-        got = str(y.dtype).replace("torch.", "")
-    else:
-        if not isinstance(y, np.ndarray):
-            return None, None, f"fn returned {type(y).__module__}.{type(y).__name__}; want a numpy array"
-        y = np.array(y, copy=True)
-        got = y.dtype.name
-    if tuple(y.shape) != tuple(shape) or got != dtype:
-        return None, None, f"fn returned shape {tuple(y.shape)} {got}; want {tuple(shape)} {dtype}"
-    return None, y, None
 
 
 def _table_worst(report):
@@ -873,13 +845,10 @@ def _table_diagnosis(check, probe, caller, minimal, found, original):
 
 
 def _call_sinusoidal(fn, case, array):
-    positions = case["positions"]
-    positions = _torch().tensor(positions, dtype=_torch().int64) if array == "torch" else np.asarray(positions, "int64")
-    try:
-        y = fn(positions, dict(case["config"]))
-    except Exception as e:  # noqa: BLE001 -- the kernel's own error is the finding
-        return None, None, f"fn raised {type(e).__name__}: {e}"
-    return _output(y, case["config"]["dtype"], (len(case["positions"]), case["config"]["dim"]), array)
+    """(None, a copy of the table, None) or (None, None, what went wrong): a table has no input x."""
+    p, c = case["positions"], case["config"]
+    given = _torch().tensor(p, dtype=_torch().int64) if array == "torch" else np.asarray(p, "int64")
+    return (None,) + _called(fn, (given, dict(c)), array, (len(p), c["dim"]), c["dtype"])
 
 
 def _check_sinusoidal(case, y):
@@ -888,37 +857,23 @@ def _check_sinusoidal(case, y):
 
 
 def _sinusoidal_splits(case):
-    p = case["positions"]
-    if len(p) < 2:
-        return []
-    cut = max(1, len(p) - 2)
-    return [dict(case, positions=p[:cut])] + [dict(case, positions=[q]) for q in p[cut:]]
+    return [dict(case, positions=case["positions"][r]) for r in _prefill_then_steps(len(case["positions"]))]
 
 
 def _sinusoidal_candidates(dtypes, case):
     c, p = case["config"], case["positions"]
     if c["dtype"] != "float32" and "float32" in dtypes:
         yield dict(case, config=dict(c, dtype="float32"), dtype="float32")
-    if len(p) > 1:
-        for t in range(min(len(p), 8)):
-            yield dict(case, positions=[p[t]])
-        yield dict(case, positions=p[: len(p) // 2])
-        yield dict(case, positions=p[len(p) // 2:])
+    yield from _fewer_rows(len(p), lambda rows: dict(case, positions=p[rows]))
     for d in range(2, c["dim"], 2):
         yield dict(case, config=dict(c, dim=d))
-    for k in range(len(p)):
-        for value in (0, 1):
-            if p[k] > value:
-                yield dict(case, positions=p[:k] + [value] + p[k + 1:])
-    if p and max(p) > 1:
-        yield dict(case, positions=[q // 2 for q in p])
+    yield from _smaller_positions(case)
     if c["base"] != 10000.0:
         yield dict(case, config=dict(c, base=10000.0))
 
 
 def _sinusoidal_snippet(array, case, found):
-    case = found[2] or case
-    mod, ctor = ("torch", "torch.tensor") if array == "torch" else ("numpy as np", "np.array")
+    case, (mod, ctor) = found[2] or case, _imports(array)
     return (f"import {mod}\nimport pe_suite\nconfig = {case['config']!r}\npositions = {ctor}({case['positions']})\n"
             f"table = fn(positions, config)\nprint(pe_suite.check_sinusoidal(table, positions, base={case['config']['base']!r}, "
             f"layout={case['layout']!r}))")
@@ -931,11 +886,8 @@ def _describe_sinusoidal(case):
 
 
 def _call_alibi(fn, case, array):
-    try:
-        y = fn(dict(case["config"]))
-    except Exception as e:  # noqa: BLE001 -- the kernel's own error is the finding
-        return None, None, f"fn raised {type(e).__name__}: {e}"
-    return _output(y, case["config"]["dtype"], (case["config"]["num_attention_heads"],), array)
+    c = case["config"]
+    return (None,) + _called(fn, (dict(c),), array, (c["num_attention_heads"],), c["dtype"])
 
 
 def _check_alibi(case, y):
