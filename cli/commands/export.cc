@@ -84,9 +84,10 @@ const check::Names& export_names() {
   return n;
 }
 
-// The RoPE parameters of a head of `head_dim` rotating `rotary_dim` channels (0: all, or the partial factor's).
-RopeParams rope_params_for(const ExportOptions& o, std::int64_t head_dim, std::int64_t rotary_dim, Layout layout,
-                           const AttnTemperature& temperature) {
+// The RoPE parameters of a head of `head_dim` rotating `rotary_dim` channels (0: all, or the partial
+// factor's).
+RopeParams rope_params_for(const ExportOptions& o, std::int64_t head_dim, std::int64_t rotary_dim,
+                           Layout layout, const AttnTemperature& temperature) {
   check::RopeSpec spec;
   spec.base = o.base;
   spec.layout = layout;
@@ -333,9 +334,7 @@ Exported export_rope(const ExportOptions& o, Layout layout, DType dtype,
   if (!o.input.empty()) {
     e.values = rotated_values(o, positions, dtype, layout, scaling, e.shape, e.scaling_note, temperature);
     const auto head_dim = static_cast<std::int64_t>(e.shape.back());
-    e.metadata = rope_metadata(
-        o, rope_params_for(o, head_dim, o.dim, layout, temperature),
-        dtype, e.shape);
+    e.metadata = rope_metadata(o, rope_params_for(o, head_dim, o.dim, layout, temperature), dtype, e.shape);
   } else {
     if (o.form.spec.rotary_offset.value_or(0) != 0)
       throw UsageError(

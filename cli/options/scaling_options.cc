@@ -14,7 +14,8 @@ void add_scaling_options(CLI::App& cmd, ScalingFlags& f) {
   add("--factor", f.spec.factor, "Scaling factor s (every method but none)");
   add("--original-max-position", f.spec.original_max_position,
       "L, HF original_max_position_embeddings (dynamic, yarn, llama3, longrope)");
-  add("--seq-len", f.spec.seq_len, "Current sequence length (dynamic: the base; longrope: long factors when > L)");
+  add("--seq-len", f.spec.seq_len,
+      "Current sequence length (dynamic: the base; longrope: long factors when > L)");
   add("--beta-fast", f.spec.beta_fast, "yarn: correction range, fast end (HF default 32)");
   add("--beta-slow", f.spec.beta_slow, "yarn: correction range, slow end (HF default 1)");
   add("--mscale", f.spec.mscale, "yarn: mscale (with --mscale-all-dim)");

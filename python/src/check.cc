@@ -212,8 +212,8 @@ void add_report_class(py::module_& m) {
 Report rope_check(py::handle x, py::handle y, py::handle positions, py::object base, py::object layout,
                   py::object rotary_dim, py::object rotary_offset, py::object scaling, py::object hf_config,
                   py::object layer, py::object layer_type, py::object mrope_section, py::object mrope_layout,
-                  py::object vision, bool heads_first, py::handle dtype, py::handle contract, py::handle max_abs,
-                  py::handle against) {
+                  py::object vision, bool heads_first, py::handle dtype, py::handle contract,
+                  py::handle max_abs, py::handle against) {
   const RopeKeywords k{base,  layout,     rotary_dim,    rotary_offset, scaling, hf_config,
                        layer, layer_type, mrope_section, mrope_layout,  vision,  heads_first};
   return check_rope(x, y, positions, k, dtype, contract, max_abs, against);
@@ -221,8 +221,8 @@ Report rope_check(py::handle x, py::handle y, py::handle positions, py::object b
 
 // A check function and its assert_ form (AssertionError whose message is the report), under `arguments`.
 template <class... A, class... Arguments>
-void add_check(py::module_& m, const char* name, Report (*check)(A...), const char* doc, const char* assert_name,
-               const char* assert_doc, const std::tuple<Arguments...>& arguments) {
+void add_check(py::module_& m, const char* name, Report (*check)(A...), const char* doc,
+               const char* assert_name, const char* assert_doc, const std::tuple<Arguments...>& arguments) {
   std::apply(
       [&](auto&&... a) {
         m.def(name, check, doc, a...);
@@ -242,14 +242,25 @@ void add_family_functions(py::module_& m) {
   add_check(m, "check_rope", rope_check, kCheckRopeDoc, "assert_rope_close",
             "check_rope, raising AssertionError whose message is the report (bands, worst elements, "
             "diagnosis)",
-            std::tuple{py::arg("x"), py::arg("y"), py::arg("positions"), py::kw_only(),
-                       py::arg("base") = py::none(), py::arg("layout") = py::none(),
-                       py::arg("rotary_dim") = py::none(), py::arg("rotary_offset") = py::none(),
-                       py::arg("scaling") = py::none(), py::arg("hf_config") = py::none(),
-                       py::arg("layer") = py::none(), py::arg("layer_type") = py::none(),
-                       py::arg("mrope_section") = py::none(), py::arg("mrope_layout") = py::none(),
-                       py::arg("vision") = py::none(), py::arg("heads_first") = false, py::arg("dtype") = py::none(),
-                       py::arg("contract") = py::none(), py::arg("max_abs") = py::none(),
+            std::tuple{py::arg("x"),
+                       py::arg("y"),
+                       py::arg("positions"),
+                       py::kw_only(),
+                       py::arg("base") = py::none(),
+                       py::arg("layout") = py::none(),
+                       py::arg("rotary_dim") = py::none(),
+                       py::arg("rotary_offset") = py::none(),
+                       py::arg("scaling") = py::none(),
+                       py::arg("hf_config") = py::none(),
+                       py::arg("layer") = py::none(),
+                       py::arg("layer_type") = py::none(),
+                       py::arg("mrope_section") = py::none(),
+                       py::arg("mrope_layout") = py::none(),
+                       py::arg("vision") = py::none(),
+                       py::arg("heads_first") = false,
+                       py::arg("dtype") = py::none(),
+                       py::arg("contract") = py::none(),
+                       py::arg("max_abs") = py::none(),
                        py::arg("against") = py::none()});
   add_check(m, "check_sinusoidal", check_sinusoidal,
             "Check a sinusoidal table [positions, dim] against the exact reference (pe-suite check --family "
@@ -263,9 +274,9 @@ void add_family_functions(py::module_& m) {
             "check_alibi, raising AssertionError whose message is the report",
             std::tuple{py::arg("table"), py::kw_only(), py::arg("max_bias") = py::none(),
                        py::arg("alibi_slopes") = py::none(), py::arg("alibi_form") = py::none(),
-                       py::arg("queries") = py::none(), py::arg("keys") = py::none(), py::arg("heads") = py::none(),
-                       py::arg("dtype") = py::none(), py::arg("contract") = py::none(),
-                       py::arg("max_abs") = py::none()});
+                       py::arg("queries") = py::none(), py::arg("keys") = py::none(),
+                       py::arg("heads") = py::none(), py::arg("dtype") = py::none(),
+                       py::arg("contract") = py::none(), py::arg("max_abs") = py::none()});
 }
 
 }  // namespace

@@ -56,12 +56,51 @@ nlohmann::json Report::json() const {
 namespace {
 
 template <class T>
-void put(nlohmann::json& j, const char* key, const std::optional<T>& v) {
-  if (v) j[key] = *v;
+void put(nlohmann::json& j, std::string_view key, const T& v) {
+  j[std::string(key)] = v;
 }
 template <class T>
-void get(const nlohmann::json& j, const char* key, std::optional<T>& v) {
-  if (j.contains(key)) v = j.at(key).get<T>();
+void put(nlohmann::json& j, std::string_view key, const std::optional<T>& v) {
+  if (v) j[std::string(key)] = *v;
+}
+template <class T>
+void get(const nlohmann::json& j, std::string_view key, T& v) {
+  j.at(key).get_to(v);
+}
+template <class T>
+void get(const nlohmann::json& j, std::string_view key, std::optional<T>& v) {
+  if (const auto it = j.find(key); it != j.end()) v = it->template get<T>();
+}
+
+// Every field of the document under its key: one list for writing and reading.
+template <class D, class F>
+void for_each_field(D& d, F&& f) {
+  f("family", d.family);
+  f("input", d.input);
+  f("output", d.output);
+  f("table", d.table);
+  f("parameters", d.parameters);
+  f("hf_config", d.hf_config);
+  f("nonfinite_input", d.nonfinite_input);
+  f("dtype", d.dtype);
+  f("budget", d.budget);
+  f("verdict", d.verdict);
+  f("passed", d.passed);
+  f("elements", d.elements);
+  f("violations", d.violations);
+  f("undecidable", d.undecidable);
+  f("max_abs", d.max_abs);
+  f("bands", d.bands);
+  f("worst", d.worst);
+  f("contracts", d.contracts);
+  f("against", d.against);
+  f("diagnosis", d.diagnosis);
+  f("explanations", d.explanations);
+  f("frequencies_read_back", d.frequencies_read_back);
+  f("axes_read_back", d.axes_read_back);
+  f("positions_recovered", d.positions_recovered);
+  f("channel_mixing", d.channel_mixing);
+  f("unrotated_rows", d.unrotated_rows);
 }
 
 }  // namespace
@@ -89,54 +128,13 @@ void from_json(const nlohmann::json& j, Finding& f) {
 }
 
 void to_json(nlohmann::json& j, const CheckDocument& d) {
-  j = {{"family", d.family},     {"parameters", d.parameters}, {"dtype", d.dtype},
-       {"budget", d.budget},     {"passed", d.passed},         {"verdict", d.verdict},
-       {"elements", d.elements}, {"violations", d.violations}, {"undecidable", d.undecidable},
-       {"max_abs", d.max_abs},   {"bands", d.bands},           {"worst", d.worst}};
-  put(j, "input", d.input);
-  put(j, "output", d.output);
-  put(j, "table", d.table);
-  put(j, "hf_config", d.hf_config);
-  put(j, "nonfinite_input", d.nonfinite_input);
-  put(j, "contracts", d.contracts);
-  put(j, "against", d.against);
-  put(j, "diagnosis", d.diagnosis);
-  put(j, "explanations", d.explanations);
+  j = nlohmann::json::object();
+  for_each_field(d, [&j](std::string_view key, const auto& v) { put(j, key, v); });
   if (d.explanations && !d.explanations->empty()) j["fits"] = d.explanations->front().fits;
-  put(j, "frequencies_read_back", d.frequencies_read_back);
-  put(j, "axes_read_back", d.axes_read_back);
-  put(j, "positions_recovered", d.positions_recovered);
-  put(j, "channel_mixing", d.channel_mixing);
-  put(j, "unrotated_rows", d.unrotated_rows);
 }
 
 void from_json(const nlohmann::json& j, CheckDocument& d) {
-  j.at("family").get_to(d.family);
-  j.at("parameters").get_to(d.parameters);
-  j.at("dtype").get_to(d.dtype);
-  j.at("budget").get_to(d.budget);
-  j.at("passed").get_to(d.passed);
-  j.at("verdict").get_to(d.verdict);
-  j.at("elements").get_to(d.elements);
-  j.at("violations").get_to(d.violations);
-  j.at("undecidable").get_to(d.undecidable);
-  j.at("max_abs").get_to(d.max_abs);
-  j.at("bands").get_to(d.bands);
-  j.at("worst").get_to(d.worst);
-  get(j, "input", d.input);
-  get(j, "output", d.output);
-  get(j, "table", d.table);
-  get(j, "hf_config", d.hf_config);
-  get(j, "nonfinite_input", d.nonfinite_input);
-  get(j, "contracts", d.contracts);
-  get(j, "against", d.against);
-  get(j, "diagnosis", d.diagnosis);
-  get(j, "explanations", d.explanations);
-  get(j, "frequencies_read_back", d.frequencies_read_back);
-  get(j, "axes_read_back", d.axes_read_back);
-  get(j, "positions_recovered", d.positions_recovered);
-  get(j, "channel_mixing", d.channel_mixing);
-  get(j, "unrotated_rows", d.unrotated_rows);
+  for_each_field(d, [&j](std::string_view key, auto& v) { get(j, key, v); });
 }
 
 }  // namespace pe::check

@@ -110,9 +110,22 @@ std::vector<double> read_factors(const std::string& path, std::string_view param
 
 bool ScalingSpec::given(std::string_view p) const {
   bool given = false;
-  for_each_scaling_field(*this, [&](std::string_view name, const auto& v) { given = given || (name == p && v); });
+  for_each_scaling_field(*this,
+                         [&](std::string_view name, const auto& v) { given = given || (name == p && v); });
   return given;
 }
+
+namespace {
+
+// `text` as a value of E (enum_names.h), else BadRequest naming `canonical`: "<expected>, got '<text>'".
+template <class E>
+E parsed(std::string_view canonical, std::string_view text, std::string_view expected, const Names& names) {
+  const auto v = parse_enum<E>(text);
+  if (!v) names.fail(canonical, fmt::format("{}, got '{}'", expected, text));
+  return *v;
+}
+
+}  // namespace
 
 RopeScalingType parse_scaling(std::string_view text, const Names& names) {
   const auto type = parse_rope_scaling_type(text);
@@ -129,39 +142,25 @@ bool parse_truncate(std::string_view text, const Names& names) {
 }
 
 LongRopeSwitch parse_switch(std::string_view text, const Names& names) {
-  const auto sw = parse_longrope_switch(text);
-  if (!sw) names.fail("longrope_switch", fmt::format("expected per-sequence or per-token, got '{}'", text));
-  return *sw;
+  return parsed<LongRopeSwitch>("longrope_switch", text, "expected per-sequence or per-token", names);
 }
-
 MropeLayout parse_mrope_layout(std::string_view text, const Names& names) {
-  const auto l = pe::parse_mrope_layout(text);
-  if (!l) names.fail("mrope_layout", fmt::format("sectioned or interleaved, got '{}'", text));
-  return *l;
+  return parsed<MropeLayout>("mrope_layout", text, "sectioned or interleaved", names);
 }
-
 VisionRope parse_vision(std::string_view text, const Names& names) {
-  const auto v = parse_vision_rope(text);
-  if (!v || *v == VisionRope::None) names.fail("vision", fmt::format("qwen2vl or pixtral, got '{}'", text));
-  return *v;
+  if (text == to_string(VisionRope::None))
+    names.fail("vision", fmt::format("qwen2vl or pixtral, got '{}'", text));
+  return parsed<VisionRope>("vision", text, "qwen2vl or pixtral", names);
 }
-
 AttnTemperatureType parse_temperature(std::string_view text, const Names& names) {
-  const auto type = parse_attn_temperature_type(text.empty() ? "none" : text);
-  if (!type) names.fail("attn_temperature", fmt::format("llama4 or mistral, got '{}'", text));
-  return *type;
+  if (text.empty()) return AttnTemperatureType::None;
+  return parsed<AttnTemperatureType>("attn_temperature", text, "llama4 or mistral", names);
 }
-
 AlibiSlopes parse_slopes(std::string_view text, const Names& names) {
-  const auto slopes = parse_alibi_slopes(text);
-  if (!slopes) names.fail("alibi_slopes", fmt::format("interpolated or direct, got '{}'", text));
-  return *slopes;
+  return parsed<AlibiSlopes>("alibi_slopes", text, "interpolated or direct", names);
 }
-
 AlibiForm parse_alibi_form(std::string_view text, const Names& names) {
-  const auto form = pe::parse_alibi_form(text);
-  if (!form) names.fail("alibi_form", fmt::format("causal, symmetric or bloom, got '{}'", text));
-  return *form;
+  return parsed<AlibiForm>("alibi_form", text, "causal, symmetric or bloom", names);
 }
 
 Layout parse_layout(std::string_view text, Family family, const Names& names) {
@@ -438,7 +437,8 @@ void to_json(nlohmann::json& j, const RopeSpec& spec) {
 void from_json(const nlohmann::json& j, RopeSpec& spec) {
   spec = {};
   for_each_field(spec, [&j](std::string_view name, auto& v) {
-    if (const auto it = j.find(name); it != j.end()) v = it->template get<typename std::decay_t<decltype(v)>::value_type>();
+    if (const auto it = j.find(name); it != j.end())
+      v = it->template get<typename std::decay_t<decltype(v)>::value_type>();
   });
 }
 

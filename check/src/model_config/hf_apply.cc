@@ -5,9 +5,9 @@
 
 #include <algorithm>
 #include <tuple>
-#include <type_traits>
 
 #include "pe/check/hf_config.h"
+#include "pe/harness/enum_json.h"
 
 namespace pe::check {
 namespace {
@@ -27,16 +27,6 @@ std::string key_of(const HfRopeSetting& s, const std::string& name) {
   return "";
 }
 
-// A value shown in an override line: an enumeration by its name, a list as its size.
-template <class V>
-nlohmann::json as_json(const V& v) {
-  if constexpr (std::is_enum_v<V>) {
-    return std::string(to_string(v));
-  } else {
-    return v;
-  }
-}
-
 // A value the config sets unless the user gave it: then an override, reported.
 struct Filler {
   const HfRopeSetting& s;
@@ -47,8 +37,9 @@ struct Filler {
                   const std::optional<V>& value) {
     if (!value) return;
     if (target) {
-      r.overrides.push_back(fmt::format("{} {} overrides {} {}", names(parameter), shown(as_json(*target)),
-                                        key_of(s, key_name), shown(as_json(*value))));
+      r.overrides.push_back(fmt::format("{} {} overrides {} {}", names(parameter),
+                                        shown(nlohmann::json(*target)), key_of(s, key_name),
+                                        shown(nlohmann::json(*value))));
       return;
     }
     target = value;
