@@ -93,6 +93,10 @@ std::vector<FloorRecord> floor_records(const nlohmann::json& run) {
   return out;
 }
 
+double ns_per(const std::string& unit) {
+  return unit == "us" ? 1e3 : unit == "ms" ? 1e6 : unit == "s" ? 1e9 : 1.0;
+}
+
 std::vector<BenchRecord> bench_records(const nlohmann::json& run) {
   std::vector<BenchRecord> out;
   for (const BenchRuns& runs : benchmark_runs(run)) {
@@ -112,9 +116,7 @@ std::vector<BenchRecord> bench_records(const nlohmann::json& run) {
       return median(v);
     };
     r.repetitions = rs.size();
-    r.real_time_ns = med("real_time");
-    const std::string unit = rs.empty() ? "ns" : rs.front()->value("time_unit", "ns");
-    r.real_time_ns *= unit == "us" ? 1e3 : unit == "ms" ? 1e6 : unit == "s" ? 1e9 : 1.0;
+    r.real_time_ns = med("real_time") * ns_per(rs.empty() ? "ns" : rs.front()->value("time_unit", "ns"));
     r.ns_per_element = med("ns_per_element");
     r.fill_fraction = med("fill_fraction");
     r.copy_fraction = med("copy_fraction");

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <set>
 
 #include "pe/reports/bench_results.h"
 
@@ -19,13 +20,6 @@ struct Runs {
   std::map<std::string, std::string> errors;
 };
 
-double to_ns(double t, const std::string& unit) {
-  if (unit == "us") return t * 1e3;
-  if (unit == "ms") return t * 1e6;
-  if (unit == "s") return t * 1e9;
-  return t;
-}
-
 Runs collect(const nlohmann::json& run) {
   Runs r;
   for (const BenchRuns& b : benchmark_runs(run)) {
@@ -36,7 +30,7 @@ Runs collect(const nlohmann::json& run) {
     auto& times = r.times[b.name];
     std::vector<double> paced;
     for (const nlohmann::json* rep : b.repetitions) {
-      times.push_back(to_ns(rep->value("real_time", NAN), rep->value("time_unit", "ns")));
+      times.push_back(rep->value("real_time", NAN) * ns_per(rep->value("time_unit", "ns")));
       const nlohmann::json pace = rep->value("pace_ns", nlohmann::json());
       if (pace.is_number() && pace.get<double>() > 0) paced.push_back(times.back() / pace.get<double>());
     }
@@ -95,14 +89,12 @@ std::vector<Comparison> compare_runs(const nlohmann::json& base, const nlohmann:
   std::vector<Comparison> rows;
   std::vector<double> tested_p, paced_p;
   std::vector<std::size_t> tested;
-  std::map<std::string, bool> names;
-  for (const auto& m : {a.times, b.times}) {
-    for (const auto& [n, _] : m) names[n] = true;
+  std::set<std::string> names;
+  for (const Runs* r : {&a, &b}) {
+    for (const auto& [n, _] : r->times) names.insert(n);
+    for (const auto& [n, _] : r->errors) names.insert(n);
   }
-  for (const auto& m : {a.errors, b.errors}) {
-    for (const auto& [n, _] : m) names[n] = true;
-  }
-  for (const auto& [name, _] : names) {
+  for (const std::string& name : names) {
     Comparison c;
     c.name = name;
     const auto ta = a.times.find(name), tb = b.times.find(name);

@@ -19,13 +19,9 @@ namespace {
 constexpr const char* kTerminal =
     "set terminal svg size {},{} dynamic enhanced font 'sans,11' background rgb 'white'\n";
 
-void write(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-  if (!out) throw std::runtime_error("cannot write " + path);
-}
-
-bool run_gnuplot(const std::string& dir, const std::string& script) {
+// Writes the script `script` (in `dir`) and runs it; whether gnuplot succeeded.
+bool run_gnuplot(const std::string& dir, const std::string& script, const std::string& gp) {
+  write_file(dir + "/" + script, gp);
   const std::string cmd = fmt::format("cd '{}' && gnuplot '{}' 2> '{}.log'", dir, script, script);
   return std::system(cmd.c_str()) == 0;
 }
@@ -61,6 +57,12 @@ std::vector<Primary> primaries(const nlohmann::json& census, const std::string& 
 }
 
 }  // namespace
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  if (!out) throw std::runtime_error("cannot write " + path);
+}
 
 bool gnuplot_available() { return std::system("gnuplot -e \"set terminal svg\" >/dev/null 2>&1") == 0; }
 
@@ -102,7 +104,7 @@ std::vector<std::string> plot_accuracy(const nlohmann::json& census, const std::
                             on_log(measured_or(b, "p99_abs", NAN)),
                             on_log(measured_or(b, "budget_at_max_abs", NAN)));
       }
-      write(dir + "/" + dat, data);
+      write_file(dir + "/" + dat, data);
       gp += fmt::format("set title '{}' noenhanced font ',10'\n", p.variant);
       gp += fmt::format(
           "plot '{0}' u 1:2 w lp pt 7 ps 0.5 lc rgb '#c0392b' t 'max', '{0}' u 1:3 w l lc rgb '#e59866' "
@@ -110,9 +112,7 @@ std::vector<std::string> plot_accuracy(const nlohmann::json& census, const std::
           dat);
     }
     gp += "unset multiplot\n";
-    const std::string script = fmt::format("accuracy_{}.gp", family);
-    write(dir + "/" + script, gp);
-    if (run_gnuplot(dir, script)) svgs.push_back(svg);
+    if (run_gnuplot(dir, fmt::format("accuracy_{}.gp", family), gp)) svgs.push_back(svg);
   }
   return svgs;
 }
@@ -146,7 +146,7 @@ std::vector<std::string> plot_speed(const std::vector<BenchRecord>& bench, const
     // Points without lines where a series has two lengths (quick mode): a line through two points draws
     // a trend nothing measured. The memory panel only where the series differ (else every line is the
     // output's own bytes, drawn once per variant on top of each other).
-    bool lines = true, memory_differs = false;
+    bool lines = true, memory_differs = false, any_far = false;
     std::map<std::int64_t, double> bytes_at;
     for (const auto& [v, recs] : series) {
       lines = lines && recs.size() >= 3;
@@ -154,11 +154,8 @@ std::vector<std::string> plot_speed(const std::vector<BenchRecord>& bench, const
         const double bytes = std::max(0.0, b->peak_heap_bytes);
         const auto [at, fresh] = bytes_at.emplace(b->length, bytes);
         memory_differs = memory_differs || (!fresh && at->second != bytes);
+        any_far = any_far || b->positions == "far";
       }
-    }
-    bool any_far = false;
-    for (const auto& [v, recs] : series) {
-      for (const BenchRecord* b : recs) any_far = any_far || b->positions == "far";
     }
     const std::string svg = fmt::format("speed_{}.svg", family);
     std::string gp = fmt::format(fmt::runtime(kTerminal), 1300, 420);
@@ -183,7 +180,7 @@ std::vector<std::string> plot_speed(const std::vector<BenchRecord>& bench, const
                             b->fill_fraction, elements * 4 + std::max(0.0, b->peak_heap_bytes),
                             std::max(0.0, b->peak_heap_bytes), b->positions == "far" ? 6 : 7);
       }
-      write(dir + "/" + dat, data);
+      write_file(dir + "/" + dat, data);
       const std::string sep = plot_time == "plot " ? "" : ", ";
       plot_time += fmt::format("{}'{}' u 1:2:6 w {} pt variable ps 0.6 t '{}'", sep, dat, style, v);
       plot_fill += fmt::format("{}'{}' u 1:($3*100):6 w {} pt variable ps 0.6 t '{}'", sep, dat, style, v);
@@ -202,9 +199,7 @@ std::vector<std::string> plot_speed(const std::vector<BenchRecord>& bench, const
           plot_mem);
 
     gp += "unset multiplot\n";
-    const std::string script = fmt::format("speed_{}.gp", family);
-    write(dir + "/" + script, gp);
-    if (run_gnuplot(dir, script)) svgs.push_back(svg);
+    if (run_gnuplot(dir, fmt::format("speed_{}.gp", family), gp)) svgs.push_back(svg);
   }
   return svgs;
 }
@@ -305,8 +300,8 @@ void write_pareto_data(const std::vector<ParetoPoint>& sorted, const std::vector
     data += line;
     if (on) front_data += line;
   }
-  write(all, data);
-  write(front_only, front_data);
+  write_file(all, data);
+  write_file(front_only, front_data);
 }
 
 // The plot's fixed size, margins and log ranges (whole decades around the points), so that a point's
@@ -424,9 +419,7 @@ std::vector<std::string> plot_pareto(const nlohmann::json& census, const std::ve
         "them)', "
         "'{1}' u 1:2 w lp pt 7 ps 1.4 lc rgb '#c0392b' t 'Pareto front'\n",
         dat, front_dat);
-    const std::string script = fmt::format("pareto_{}.gp", family);
-    write(dir + "/" + script, gp);
-    if (run_gnuplot(dir, script)) svgs.push_back(svg);
+    if (run_gnuplot(dir, fmt::format("pareto_{}.gp", family), gp)) svgs.push_back(svg);
   }
   return svgs;
 }

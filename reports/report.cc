@@ -32,19 +32,10 @@ std::string contracts_markdown(const std::vector<VariantRow>& rows) {
   }
   return md;
 }
-}  // namespace
-namespace {
-
 // A column of the speed table: f32, unscaled, one thread, the family's headline shape at the column's length.
 bool matches(const BenchRecord& b, const harness::FamilyTraits& t, const harness::ReportColumn& c) {
   return t.headline(b) && b.scaling == "none" && b.form == "text" && b.dtype == "f32" && b.threads == 1 &&
          b.length == c.length && b.positions == c.positions;
-}
-
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-  if (!out) throw std::runtime_error("cannot write " + path);
 }
 
 std::string context_lines(const nlohmann::json& bench) {
@@ -127,15 +118,14 @@ std::string speed_markdown(const nlohmann::json& bench) {
   std::string out;
   for (const harness::FamilyTraits* traits : harness::family_traits()) {
     const std::string family(traits->name);
-    std::vector<const harness::ReportColumn*> cols;
-    for (const harness::ReportColumn& c : traits->columns) cols.push_back(&c);
+    const std::span<const harness::ReportColumn> cols = traits->columns;
     // One instance per variant: the one with the most of these shapes (the full grid times the
     // largest table in each variant's first layout only). Variants in name order.
     std::map<std::string, std::map<std::string, int>> hits;
     for (const BenchRecord& b : records) {
       if (b.family != family) continue;
       int& n = hits[b.variant][b.instance];
-      for (const harness::ReportColumn* c : cols) n += matches(b, *traits, *c) ? 1 : 0;
+      for (const harness::ReportColumn& c : cols) n += matches(b, *traits, c) ? 1 : 0;
     }
     std::map<std::string, std::string> instance_of;
     std::vector<std::string> variants;
@@ -150,7 +140,7 @@ std::string speed_markdown(const nlohmann::json& bench) {
     out += fmt::format(
         "\n**{}** (f32; {}): median ns per element (% of the fill limit at the same bytes)\n\n| variant |",
         family, traits->caption);
-    for (const harness::ReportColumn* c : cols) out += fmt::format(" {} |", c->label);
+    for (const harness::ReportColumn& c : cols) out += fmt::format(" {} |", c.label);
     out += "\n|---|";
     for (std::size_t k = 0; k < cols.size(); ++k) out += "---:|";
     out += "\n";
@@ -160,7 +150,7 @@ std::string speed_markdown(const nlohmann::json& bench) {
       for (std::size_t k = 0; k < cols.size(); ++k) {
         const BenchRecord* hit = nullptr;
         for (const BenchRecord& b : records) {
-          if (b.instance == instance_of[v] && matches(b, *traits, *cols[k])) hit = &b;
+          if (b.instance == instance_of[v] && matches(b, *traits, cols[k])) hit = &b;
         }
         if (hit == nullptr) {
           out += " - |";

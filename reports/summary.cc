@@ -14,9 +14,8 @@ namespace {
 
 // What stopped an instance's sweep ("fault"; census files of before the guard zones call it "crash").
 std::string fault_of(const nlohmann::json& instance) {
-  for (const char* key : {"fault", "crash"}) {
+  for (const char* key : {"fault", "crash"})
     if (instance.contains(key)) return instance[key].get<std::string>();
-  }
   return "";
 }
 

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <map>
 
@@ -12,13 +11,6 @@
 
 namespace pe::reports {
 namespace {
-
-std::string test_name(std::string s) {
-  for (char& c : s) {
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  }
-  return s;
-}
 
 // Property tests whose instance suffix names one of this variant's instances.
 void count_properties(VariantRow& row, const std::vector<std::string>& instance_names,
@@ -29,7 +21,7 @@ void count_properties(VariantRow& row, const std::vector<std::string>& instance_
     for (const auto& tc : suite.value("testsuite", nlohmann::json::array())) {
       const std::string name = tc.value("name", "");
       const bool mine = std::any_of(instance_names.begin(), instance_names.end(), [&](const std::string& n) {
-        const std::string t = test_name(n);
+        const std::string t = harness::test_identifier(n);
         return name.size() > t.size() && name.ends_with(t) && name[name.size() - t.size() - 1] == '/';
       });
       if (!mine) continue;

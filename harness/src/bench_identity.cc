@@ -1,43 +1,19 @@
 #include "pe/harness/bench_identity.h"
 
+#include <fmt/format.h>
+
 #include <string>
 
 namespace pe::harness {
 
-// Appended piece by piece: GCC 12's -Wrestrict misfires on `"literal" + std::string` (GCC bug 105329).
 std::string benchmark_name(const BenchIdentity& id) {
-  const bool rope = id.op == "rope";
-  std::string name = id.family;
-  name += '/';
-  name += id.instance;
-  if (!rope) {
-    name += '/';
-    name += id.op;
-  }
-  name += '/';
-  name += id.dtype;
-  name += rope ? "/T" : "/L";
-  name += std::to_string(id.length);
-  if (rope) {
-    name += "/H";
-    name += std::to_string(id.heads);
-  }
-  name += rope ? "/D" : "/d";
-  name += std::to_string(id.dim);
-  name += '/';
-  name += id.positions;
-  if (id.form != "text") {
-    name += '/';
-    name += id.form;
-  }
-  if (id.scaling != "none") {
-    name += '/';
-    name += id.scaling;
-  }
-  if (id.threads != 1) {
-    name += "/threads:";
-    name += std::to_string(id.threads);
-  }
+  std::string name = id.op == "rope" ? fmt::format("{}/{}/{}/T{}/H{}/D{}/{}", id.family, id.instance,
+                                                   id.dtype, id.length, id.heads, id.dim, id.positions)
+                                     : fmt::format("{}/{}/{}/{}/L{}/d{}/{}", id.family, id.instance, id.op,
+                                                   id.dtype, id.length, id.dim, id.positions);
+  if (id.form != "text") name += fmt::format("/{}", id.form);
+  if (id.scaling != "none") name += fmt::format("/{}", id.scaling);
+  if (id.threads != 1) name += fmt::format("/threads:{}", id.threads);
   return name;
 }
 

@@ -131,7 +131,7 @@ void check_run(const harness::Instance& in, std::int64_t lo, std::int64_t hi, st
     rows.insert(r);
     rows.insert(r - 1);
   }
-  traits.measure(in, kRunDim, 1e4, positions, 1, x, whole, [&](const harness::ElementRecord& e) { m.add(e); },
+  traits.measure(in, kRunDim, 1e4, positions, 1, x, whole, harness::into(m),
                  {{rows.begin(), rows.end()}, harness::bench_sample(1, kRunDim / 2).pairs});
 }
 
@@ -194,15 +194,11 @@ std::vector<InstanceResult> run(const Options& options) {
   const std::size_t per_band = full ? 48 : 10;
 
   std::vector<InstanceResult> results;
-  auto all = harness::instances_matching(options.glob);
-  std::erase_if(all, [&](const harness::Instance& in) {
-    return !harness::traits_of(in.variant->family()).census_applies(options);
+  std::vector<harness::Instance> mine = harness::instances_matching(options.glob);
+  std::erase_if(mine, [&](const harness::Instance& in) {
+    return !harness::traits_of(in.variant->family()).census_applies(options) ||
+           shard_of(shard_key(options.config, in.name()), options.shard_count) != options.shard_index;
   });
-  std::vector<harness::Instance> mine;
-  for (const harness::Instance& in : all) {
-    if (shard_of(shard_key(options.config, in.name()), options.shard_count) == options.shard_index)
-      mine.push_back(in);
-  }
   // Each family's dims, once, before any sweep: an option no dim fits fails fast.
   std::map<Family, std::vector<std::int64_t>> dims;
   for (const harness::Instance& in : mine) {

@@ -328,28 +328,6 @@ void join(InstanceResult& into, const InstanceResult& part) {
 template <class Refuse>
 std::int64_t restore_checked(const nlohmann::json& doc, Result& result,
                              const std::vector<std::pair<std::int64_t, std::int64_t>>& ranges,
-                             double& seconds, const Refuse& refuse);
-
-// The checkpoint's results into `result` (whose instances are the selection, empty); returns the first
-// position still to sweep. InvalidArgument naming "resume" for a checkpoint of another run.
-std::int64_t restore(const nlohmann::json& doc, Result& result,
-                     const std::vector<std::pair<std::int64_t, std::int64_t>>& ranges, double& seconds) {
-  const auto refuse = [](const std::string& why) {
-    throw InvalidArgument("resume", "the checkpoint is not one of this run: " + why);
-  };
-  if (!doc.is_object() || doc.value("schema", "") != std::string(kSchema) || !doc.contains("checkpoint"))
-    refuse(std::string("not a checkpoint of an exhaustive census (schema ") + kSchema + ")");
-  try {
-    return restore_checked(doc, result, ranges, seconds, refuse);
-  } catch (const nlohmann::json::exception& e) {
-    refuse(std::string("malformed: ") + e.what());
-  }
-  return 0;
-}
-
-template <class Refuse>
-std::int64_t restore_checked(const nlohmann::json& doc, Result& result,
-                             const std::vector<std::pair<std::int64_t, std::int64_t>>& ranges,
                              double& seconds, const Refuse& refuse) {
   const nlohmann::json mine = to_json(result);
   for (const char* key : {"dim", "base", "range", "shard"}) {
@@ -376,6 +354,23 @@ std::int64_t restore_checked(const nlohmann::json& doc, Result& result,
                        result.options.end));
   seconds = doc.value("seconds", 0.0);
   return done;
+}
+
+// The checkpoint's results into `result` (whose instances are the selection, empty); returns the first
+// position still to sweep. InvalidArgument naming "resume" for a checkpoint of another run.
+std::int64_t restore(const nlohmann::json& doc, Result& result,
+                     const std::vector<std::pair<std::int64_t, std::int64_t>>& ranges, double& seconds) {
+  const auto refuse = [](const std::string& why) {
+    throw InvalidArgument("resume", "the checkpoint is not one of this run: " + why);
+  };
+  if (!doc.is_object() || doc.value("schema", "") != std::string(kSchema) || !doc.contains("checkpoint"))
+    refuse(std::string("not a checkpoint of an exhaustive census (schema ") + kSchema + ")");
+  try {
+    return restore_checked(doc, result, ranges, seconds, refuse);
+  } catch (const nlohmann::json::exception& e) {
+    refuse(std::string("malformed: ") + e.what());
+  }
+  return 0;
 }
 
 // The instances the census sweeps among those `o.glob` selects; InvalidArgument for a malformed range
@@ -436,10 +431,7 @@ void sweep_in_threads(const Sweep& sweep, std::size_t threads, const Progress& p
 // band (each band cut to [lo, hi)).
 InstanceResult sweep_range(const harness::Instance& in, std::int64_t lo, std::int64_t hi, const Options& o,
                            const std::vector<std::int64_t>& edge, std::size_t threads, Progress& progress) {
-  InstanceResult r;
-  r.instance = in;
-  r.begin = lo;
-  r.end = hi;
+  InstanceResult r{.instance = in, .begin = lo, .end = hi, .bands = {}};
   if (r.begin >= r.end) return r;
   std::atomic<std::int64_t> next{r.begin / kChunk * kChunk}, done{0};
   const Sweep sweep{in, o, r.begin, r.end, edge, next, done};
@@ -484,6 +476,7 @@ Result run(const Options& o) {
     const std::int64_t e = std::min(result.options.end, in.contract().max_position + 1);
     ranges.emplace_back(b, std::max(b, e));
     progress.total += std::max<std::int64_t>(0, e - b);
+    result.instances.push_back({.instance = in, .begin = b, .end = b, .bands = {}});
   }
 
   // Segments at absolute multiples of the step (a multiple of the chunk): each chunk is the one an
@@ -491,12 +484,6 @@ Result run(const Options& o) {
   const std::int64_t shard_begin = result.options.begin, shard_end = result.options.end;
   const std::int64_t step =
       o.checkpoint_every > 0 ? (o.checkpoint_every + kChunk - 1) / kChunk * kChunk : shard_end - shard_begin;
-  for (std::size_t i = 0; i < selected.size(); ++i) {
-    InstanceResult r;
-    r.instance = selected[i];
-    r.begin = r.end = ranges[i].first;
-    result.instances.push_back(std::move(r));
-  }
   std::int64_t from = shard_begin;
   double seconds_before = 0;
   if (!o.resume.is_null()) from = restore(o.resume, result, ranges, seconds_before);

@@ -13,13 +13,14 @@ std::string Instance::name() const {
   return variant->instance_name(layout) + "/" + std::string(to_string(dtype));
 }
 
-std::string Instance::test_name() const {
-  std::string s = name();
+std::string test_identifier(std::string s) {
   for (char& ch : s) {
     if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
   }
   return s;
 }
+
+std::string Instance::test_name() const { return test_identifier(name()); }
 
 std::vector<Instance> instances(Family family) {
   std::vector<Instance> out;
@@ -81,16 +82,12 @@ std::vector<Instance> selected_unsharded() {
   const bool outside = glob != nullptr && std::string_view(glob) == kOutside;
   std::vector<Instance> out;
   for (const Variant* v : registry()) {
-    if (outside) {
-      if (is_builtin(*v)) continue;
-      for (Layout l : v->contract().layouts)
-        for (DType t : v->contract().outputs) out.push_back({v, l, t});
-      continue;
-    }
+    if (outside && is_builtin(*v)) continue;
     for (Layout l : v->contract().layouts) {
       for (DType t : v->contract().outputs) {
         const Instance i{v, l, t};
-        if (glob == nullptr || glob_match(glob, v->name()) || glob_match(glob, i.name())) out.push_back(i);
+        if (outside || glob == nullptr || glob_match(glob, v->name()) || glob_match(glob, i.name()))
+          out.push_back(i);
       }
     }
   }

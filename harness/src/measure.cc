@@ -22,13 +22,14 @@ std::size_t rank_from_top(std::size_t n) {
   return n - static_cast<std::size_t>(std::ceil(0.99 * static_cast<double>(n)) - 1);
 }
 
-std::vector<std::size_t> all_of(std::size_t n) {
-  std::vector<std::size_t> v(n);
-  for (std::size_t i = 0; i < n; ++i) v[i] = i;
-  return v;
-}
-
 }  // namespace
+
+std::vector<std::size_t> chosen_or_all(const std::vector<std::size_t>& chosen, std::size_t n) {
+  if (!chosen.empty()) return chosen;
+  std::vector<std::size_t> all(n);
+  for (std::size_t i = 0; i < n; ++i) all[i] = i;
+  return all;
+}
 
 double Values::typed_at(std::size_t i) const {
   switch (type_) {
@@ -293,9 +294,6 @@ PE_FMA_CLONES std::size_t flag_loud(const RopeRow& row, double abs_bar, double u
   }
   return count;
 }
-}  // namespace
-
-namespace {
 // A row's elements that carry the encoding and how many of them cannot be judged (branch-free), and only
 // where some cannot, the largest budget / reach with its element (what the undecidable band's words quote).
 struct Decidability {
@@ -407,10 +405,10 @@ void measure_table(const SinusoidalParams& params, std::span<const std::int64_t>
   if (positions.empty()) return;
   const SinusoidalPlan plan(params);
   const ref::Sinusoidal reference(params, *std::max_element(positions.begin(), positions.end()));
-  const std::vector<std::size_t> rows = sample.rows.empty() ? all_of(positions.size()) : sample.rows;
+  const std::vector<std::size_t> rows = chosen_or_all(sample.rows, positions.size());
   std::vector<std::size_t> channels;
   if (sample.pairs.empty()) {
-    channels = all_of(plan.dim());
+    channels = chosen_or_all({}, plan.dim());
   } else {
     for (std::size_t j : sample.pairs) {
       channels.push_back(plan.sin_index(j));
@@ -421,13 +419,12 @@ void measure_table(const SinusoidalParams& params, std::span<const std::int64_t>
     const bool padded = add != nullptr && !add->padding.empty() && add->padding[r] != 0;
     for (std::size_t ch : channels) {
       const std::size_t i = r * plan.dim() + ch;
-      ElementRecord e;
-      e.row = static_cast<std::int64_t>(r);
-      e.position = positions[r];
-      e.channel = static_cast<std::int64_t>(ch);
-      e.dim = params.dim;
-      e.base = params.base;
-      e.y = y[i];
+      ElementRecord e{.row = static_cast<std::int64_t>(r),
+                      .position = positions[r],
+                      .channel = static_cast<std::int64_t>(ch),
+                      .dim = params.dim,
+                      .base = params.base,
+                      .y = y[i]};
       // The fast path's double-double where it reaches (its radius, ~2^-98·|φ|, is far below any
       // budget), MPFR beyond.
       const auto fast =

@@ -10,13 +10,6 @@
 namespace pe::harness {
 namespace {
 
-std::vector<std::size_t> indices(const std::vector<std::size_t>& chosen, std::size_t n) {
-  if (!chosen.empty()) return chosen;
-  std::vector<std::size_t> all(n);
-  for (std::size_t i = 0; i < n; ++i) all[i] = i;
-  return all;
-}
-
 void record(const ref::Alibi& reference, std::size_t h, const ref::Enclosure& exact, double y,
             const Budget& budget, ElementRecord& e, const Sink& sink) {
   e.head = static_cast<std::int64_t>(h);
@@ -57,14 +50,14 @@ void measure_alibi(const AlibiParams& params, std::span<const std::int64_t> quer
                    const Sample& sample) {
   const ref::Alibi reference(params);
   const std::size_t Q = queries.size(), K = keys.size();
-  const std::vector<std::size_t> rows = indices(sample.rows, Q), columns = indices(sample.pairs, K);
+  const std::vector<std::size_t> rows = chosen_or_all(sample.rows, Q),
+                                 columns = chosen_or_all(sample.pairs, K);
   for (std::size_t h = 0; h < reference.plan().n_heads(); ++h) {
     for (std::size_t q : rows) {
       for (std::size_t k : columns) {
-        ElementRecord e;
-        e.row = static_cast<std::int64_t>(q);
-        e.channel = static_cast<std::int64_t>(k);
-        e.position = std::llabs(reference.plan().multiplier(queries[q], keys[k]));
+        ElementRecord e{.row = static_cast<std::int64_t>(q),
+                        .position = std::llabs(reference.plan().multiplier(queries[q], keys[k])),
+                        .channel = static_cast<std::int64_t>(k)};
         record(reference, h, reference.bias(h, queries[q], keys[k]), y[(h * Q + q) * K + k], budget, e, sink);
       }
     }
@@ -74,9 +67,7 @@ void measure_alibi(const AlibiParams& params, std::span<const std::int64_t> quer
 void measure_alibi_slopes(const AlibiParams& params, Values y, const Budget& budget, const Sink& sink) {
   const ref::Alibi reference(params);
   for (std::size_t h = 0; h < reference.plan().n_heads(); ++h) {
-    ElementRecord e;
-    e.position = 1;
-    e.channel = static_cast<std::int64_t>(h);
+    ElementRecord e{.position = 1, .channel = static_cast<std::int64_t>(h)};
     record(reference, h, reference.slope_enclosure(h), y[h], budget, e, sink);
   }
 }

@@ -16,26 +16,9 @@
 namespace pe::harness {
 
 ElementRecord RopeRow::record(std::size_t i) const {
-  ElementRecord e;
-  e.row = row;
-  e.head = head;
-  e.position = position[i];
-  e.channel = channel[i];
-  e.dim = dim;
-  e.base = base;
-  e.y = y[i];
-  e.exact = exact[i];
-  e.abs_error = abs_error[i];
-  e.ulp = ulp[i];
-  e.budget = budget[i];
-  e.abs_phi = abs_phi[i];
-  e.scale = scale[i];
-  e.gain = gain[i];
-  e.gain_extra = gain_extra[i];
-  e.pair = pair[i];
-  e.unchanged = unchanged[i] != 0;
-  e.reach = reach[i];
-  return e;
+  return ElementRecord(row, head, position[i], channel[i], dim, base, y[i], exact[i], abs_error[i], ulp[i],
+                       budget[i], abs_phi[i], scale[i], gain[i], gain_extra[i], pair[i], unchanged[i] != 0,
+                       reach[i]);
 }
 
 void RopeRow::resize(std::size_t n) {
@@ -47,12 +30,6 @@ void RopeRow::resize(std::size_t n) {
 }
 
 namespace {
-
-std::vector<std::size_t> indices(std::size_t n) {
-  std::vector<std::size_t> v(n);
-  for (std::size_t i = 0; i < n; ++i) v[i] = i;
-  return v;
-}
 
 // The reach of a pair's two outputs (ElementRecord::reach): the exact pair's norm (the input's, times the
 // gains) plus each one's |exact|; a pair of zeros carries nothing to judge beyond its floor.
@@ -258,7 +235,7 @@ void measure_rope_rows(const RopeParams& params, const RopeBatch& batch, Values 
   if (switches_per_token(params.scaling)) {  // each token's list by its position: two plans, rows split
     const std::int64_t L = params.scaling.original_max_position;
     std::vector<std::size_t> below, from;
-    for (std::size_t t : sample.rows.empty() ? indices(batch.tokens()) : sample.rows)
+    for (std::size_t t : chosen_or_all(sample.rows, batch.tokens()))
       (batch.position(t) < L ? below : from).push_back(t);
     const PerTokenSides sides = per_token_sides(params.scaling);
     for (const auto& [rows, scaling] : {std::pair{&below, &sides.below}, std::pair{&from, &sides.from}}) {
@@ -272,8 +249,8 @@ void measure_rope_rows(const RopeParams& params, const RopeBatch& batch, Values 
   const RopePlan plan(params);
   const ref::Rope reference(params, *std::max_element(batch.positions.begin(), batch.positions.end()));
   const ref::Temperature temperature(gain.temperature);
-  const std::vector<std::size_t> rows = sample.rows.empty() ? indices(batch.tokens()) : sample.rows;
-  const std::vector<std::size_t> pairs = sample.pairs.empty() ? indices(plan.n_pairs()) : sample.pairs;
+  const std::vector<std::size_t> rows = chosen_or_all(sample.rows, batch.tokens());
+  const std::vector<std::size_t> pairs = chosen_or_all(sample.pairs, plan.n_pairs());
   std::vector<std::size_t> through;
   if (sample.pairs.empty()) {
     for (std::size_t ch = 0; ch < plan.head_dim(); ++ch)
@@ -367,11 +344,10 @@ void measure_nope(const RopeBatch& batch, std::size_t head_dim, Values x, Values
     const double tpd = tp.convert_to<double>();
     for (std::size_t h = 0; h < batch.heads; ++h) {
       const std::size_t row = batch.row(t, h);
-      ElementRecord e;
-      e.row = static_cast<std::int64_t>(t);
-      e.head = static_cast<std::int64_t>(h);
-      e.position = batch.position(t);
-      e.dim = static_cast<std::int64_t>(head_dim);
+      ElementRecord e{.row = static_cast<std::int64_t>(t),
+                      .head = static_cast<std::int64_t>(h),
+                      .position = batch.position(t),
+                      .dim = static_cast<std::int64_t>(head_dim)};
       for (std::size_t ch = 0; ch < head_dim; ++ch) {
         const std::size_t i = row + ch;
         const ref::Real exact = tp * ref::Real(x[i]);

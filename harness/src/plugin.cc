@@ -48,11 +48,6 @@ std::string bits_of(std::uint32_t mask, const char* field, Parse parse, const ch
   return out.empty() ? fmt::format("contract.{} is empty (PE_BIT of at least one)", field) : "";
 }
 
-std::string check_coefficient(const char* field, double v) {
-  return std::isfinite(v) && v >= 0 ? ""
-                                    : fmt::format("contract.{} must be finite and >= 0, got {}", field, v);
-}
-
 // The ABI's contract as pe::Contract, or why it is not a valid one.
 std::string to_contract(const pe_contract& c, Family family, Contract& out) {
   if (auto e = bits_of(c.layouts, "layouts", detail::layout_of, "PE_LAYOUT_*", out.layouts); !e.empty())
@@ -85,9 +80,9 @@ std::string to_contract(const pe_contract& c, Family family, Contract& out) {
   const std::pair<const char*, double> coefficients[] = {
       {"c0", c.c0},           {"ck", c.ck}, {"ct", c.ct},          {"c1", c.c1},
       {"c1_pair", c.c1_pair}, {"ca", c.ca}, {"c1_gain", c.c1_gain}};
-  for (const auto& [field, v] : coefficients) {
-    if (auto e = check_coefficient(field, v); !e.empty()) return e;
-  }
+  for (const auto& [field, v] : coefficients)
+    if (!(std::isfinite(v) && v >= 0))
+      return fmt::format("contract.{} must be finite and >= 0, got {}", field, v);
   out.max_position = c.max_position;
   out.max_base = c.max_base;
   out.max_input_abs = c.max_input_abs;

@@ -178,10 +178,6 @@ class PluginSinusoidal final : public SinusoidalVariant {
   void* user_data_;
 };
 
-}  // namespace
-
-namespace {
-
 const char* rope_missing(const pe_kernel& k) noexcept {
   return k.rope_apply == nullptr ? "rope_apply" : nullptr;
 }
@@ -220,61 +216,38 @@ const PluginFamily* plugin_family(std::uint32_t c_family) noexcept {
   return nullptr;
 }
 
-std::optional<Layout> layout_of(std::uint32_t layout) noexcept {
-  switch (layout) {
-    case PE_LAYOUT_INTERLEAVED:
-      return Layout::Interleaved;
-    case PE_LAYOUT_CONCATENATED:
-      return Layout::Concatenated;
-    case PE_LAYOUT_HALFSPLIT:
-      return Layout::HalfSplit;
-    default:
-      return std::nullopt;
-  }
+namespace {
+
+constexpr std::pair<std::uint32_t, Layout> kLayouts[] = {{PE_LAYOUT_INTERLEAVED, Layout::Interleaved},
+                                                         {PE_LAYOUT_CONCATENATED, Layout::Concatenated},
+                                                         {PE_LAYOUT_HALFSPLIT, Layout::HalfSplit}};
+constexpr std::pair<std::uint32_t, DType> kDTypes[] = {{PE_DTYPE_F32, DType::F32},
+                                                       {PE_DTYPE_F64, DType::F64},
+                                                       {PE_DTYPE_BF16, DType::BF16},
+                                                       {PE_DTYPE_F16, DType::F16}};
+
+template <class E, std::size_t N>
+std::optional<E> from_c(const std::pair<std::uint32_t, E> (&table)[N], std::uint32_t c) noexcept {
+  for (const auto& [code, e] : table)
+    if (code == c) return e;
+  return std::nullopt;
 }
 
-std::optional<DType> dtype_of(std::uint32_t dtype) noexcept {
-  switch (dtype) {
-    case PE_DTYPE_F32:
-      return DType::F32;
-    case PE_DTYPE_F64:
-      return DType::F64;
-    case PE_DTYPE_BF16:
-      return DType::BF16;
-    case PE_DTYPE_F16:
-      return DType::F16;
-    default:
-      return std::nullopt;
-  }
+// 0 for a value the ABI has no code for (Layout::Hqk).
+template <class E, std::size_t N>
+std::uint32_t c_of(const std::pair<std::uint32_t, E> (&table)[N], E e) noexcept {
+  for (const auto& [code, v] : table)
+    if (v == e) return code;
+  return 0;
 }
 
+}  // namespace
+
+std::optional<Layout> layout_of(std::uint32_t layout) noexcept { return from_c(kLayouts, layout); }
+std::optional<DType> dtype_of(std::uint32_t dtype) noexcept { return from_c(kDTypes, dtype); }
 std::uint32_t to_c(Layout layout) noexcept {
-  switch (layout) {
-    case Layout::Interleaved:
-    case Layout::Deinterleave:
-      return PE_LAYOUT_INTERLEAVED;
-    case Layout::Concatenated:
-      return PE_LAYOUT_CONCATENATED;
-    case Layout::HalfSplit:
-      return PE_LAYOUT_HALFSPLIT;
-    case Layout::Hqk:
-      break;
-  }
-  return 0;
+  return c_of(kLayouts, layout == Layout::Deinterleave ? Layout::Interleaved : layout);
 }
-
-std::uint32_t to_c(DType dtype) noexcept {
-  switch (dtype) {
-    case DType::F32:
-      return PE_DTYPE_F32;
-    case DType::F64:
-      return PE_DTYPE_F64;
-    case DType::BF16:
-      return PE_DTYPE_BF16;
-    case DType::F16:
-      return PE_DTYPE_F16;
-  }
-  return 0;
-}
+std::uint32_t to_c(DType dtype) noexcept { return c_of(kDTypes, dtype); }
 
 }  // namespace pe::harness::detail

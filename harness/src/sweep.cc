@@ -15,11 +15,8 @@ namespace {
 // How bad a property test's result is: a test run by several shards keeps its worst (ties: the lower
 // shard's).
 int rank(const std::string& result) {
-  if (result == "skipped") return 0;
-  if (result == "passed") return 1;
-  if (result == "failed") return 2;
-  if (result == "hung") return 3;
-  return 4;  // crashed, or anything unknown
+  constexpr std::string_view kOrder[] = {"skipped", "passed", "failed", "hung"};  // then crashed, or unknown
+  return static_cast<int>(std::find(std::begin(kOrder), std::end(kOrder), result) - std::begin(kOrder));
 }
 
 // The document's fields with the types merge() reads, else std::runtime_error naming the file and the field.
@@ -85,12 +82,7 @@ double worst_ratio(const nlohmann::json& instance) {
 // A table cell: no '|' or line break of a message may end it.
 std::string cell(std::string text) {
   std::string out;
-  for (char ch : text) {
-    if (ch == '|')
-      out += "\\|";
-    else
-      out += ch == '\n' ? ' ' : ch;
-  }
+  for (char ch : text) out += ch == '|' ? "\\|" : std::string(1, ch == '\n' ? ' ' : ch);
   return out;
 }
 

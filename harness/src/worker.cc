@@ -33,7 +33,6 @@ std::string in_worker(const std::string& who, double timeout_s,
         [[maybe_unused]] const ssize_t n = write(fd, line.data(), line.size());
       });
     } catch (...) {
-      _exit(0);
     }
     _exit(0);  // nothing of the parent's to flush or free
   }

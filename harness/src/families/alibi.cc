@@ -15,10 +15,6 @@
 namespace pe::harness {
 namespace alibi_family {
 
-Sink into(Measurement& m) {
-  return [&m](const ElementRecord& e) { m.add(e); };
-}
-
 void measure_plan(const Instance& in, const AlibiParams& params, const std::vector<std::int64_t>& queries,
                   const std::vector<std::int64_t>& keys, Measurement& m) {
   const AlibiPlan plan(params);
@@ -101,18 +97,17 @@ std::unique_ptr<Workload> workload(const Instance& in, const BenchShape& s) {
   return std::make_unique<BiasWorkload>(in, s);
 }
 
-bool census_applies(const census::Options& options) { return !census::rope_only(options); }
 std::vector<std::int64_t> census_dims(const census::Options& options) {
   return options.effort == census::Effort::Full ? std::vector<std::int64_t>{8, 12, 40, 80}
                                                 : std::vector<std::int64_t>{12};
 }
 
 // The generic entry point's plan: one head whose slope is 1/base.
-AlibiParams generic_params(double base) {
+AlibiParams generic_params(double base, Layout layout) {
   if (!(base > 1) || !std::isfinite(base))
     throw InvalidArgument("base",
                           fmt::format("base must be finite and > 1 (max_bias = log2(base)), got {}", base));
-  return {.n_heads = 1, .max_bias = std::log2(base)};
+  return {.n_heads = 1, .max_bias = std::log2(base), .layout = layout};
 }
 
 std::vector<std::int64_t> generic_keys(std::int64_t n_keys) {
@@ -122,17 +117,14 @@ std::vector<std::int64_t> generic_keys(std::int64_t n_keys) {
 
 void call(const Variant& v, Layout layout, std::int64_t n_keys, double base,
           std::span<const std::int64_t> queries, Buffer data, std::int64_t /*heads*/) {
-  AlibiParams params = generic_params(base);
-  params.layout = layout;
+  const AlibiParams params = generic_params(base, layout);
   alibi_bias(v, AlibiPlan(params), queries, generic_keys(n_keys), data);
 }
 
 std::vector<BudgetTerms> budget_terms(Layout layout, std::int64_t n_keys, double base,
                                       std::span<const std::int64_t> queries, std::int64_t /*heads*/,
                                       std::span<const double> /*x*/) {
-  AlibiParams params = generic_params(base);
-  params.layout = layout;
-  const AlibiPlan plan(params);
+  const AlibiPlan plan(generic_params(base, layout));
   const std::vector<std::int64_t> keys = generic_keys(n_keys);
   std::vector<BudgetTerms> out;
   for (const std::int64_t i : queries) {
@@ -147,8 +139,7 @@ std::vector<BudgetTerms> budget_terms(Layout layout, std::int64_t n_keys, double
 void measure_call(const Instance& in, std::int64_t n_keys, double base, std::span<const std::int64_t> queries,
                   std::int64_t /*heads*/, std::span<const double> /*x*/, Values y, const Sink& sink,
                   const Sample& sample) {
-  AlibiParams params = generic_params(base);
-  params.layout = in.layout;
+  const AlibiParams params = generic_params(base, in.layout);
   measure_alibi(params, queries, generic_keys(n_keys), y, {&in.contract(), in.dtype}, sink, sample);
 }
 
@@ -162,7 +153,6 @@ const FamilyTraits& alibi_traits() {
       .family = Family::Alibi,
       .name = to_string(Family::Alibi),
       .budget_scale = "× |bias|; |φ| = 1, i = the slope's power k",
-      .census_applies = census_applies,
       .census_dims = census_dims,
       .census_cell = census_cell,
       .census_edges = census_edges,
@@ -170,11 +160,8 @@ const FamilyTraits& alibi_traits() {
       .workload = workload,
       .call = call,
       .dim_argument = "n_keys",
-      .data_argument = "out",
       .positions_argument = "queries",
       .even_dim = false,
-      .reads_data = false,
-      .has_heads = false,
       .property_max_dim = 256,
       .budget_terms = budget_terms,
       .measure = measure_call,

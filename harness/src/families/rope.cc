@@ -5,10 +5,12 @@
 #include <random>
 #include <stdexcept>
 
-#include "families.h"
 #include "pe/api.h"
+#include "pe/harness/exhaustive_table.h"
 #include "pe/harness/family_traits.h"
 #include "pe/harness/run.h"
+#include "pe/plan.h"
+#include "pe/ref/reference.h"
 
 namespace pe::harness {
 namespace rope_family {
@@ -37,9 +39,7 @@ void measure_cell(const Instance& in, const RopeParams& params, const std::vecto
   for (std::size_t i = 0; i < y.size(); ++i) y.set(i, u(rng));
   const std::vector<double> x = y.values();  // the reference rotates exactly what the variant is given
   rotate_in_place(in, plan, axes, static_cast<std::int64_t>(heads), y, direction);
-  measure_rope(
-      params, axes, heads, x, y, {&in.contract(), in.dtype}, [&](const ElementRecord& e) { m.add(e); }, {},
-      direction);
+  measure_rope(params, axes, heads, x, y, {&in.contract(), in.dtype}, into(m), {}, direction);
 }
 
 void census_cell(const Instance& in, const std::vector<std::int64_t>& positions, std::int64_t head_dim,
@@ -98,11 +98,7 @@ std::vector<BenchShape> bench_shapes(BenchGrid grid) {
             rope(2, 64, false, true, f32, 2),
             mrope(40, 2),
             mla(2, false, 2),
-            [&] {
-              BenchShape t = rope(64, 64, false, false, f32, 16);  // 2^16 elements: two pieces
-              t.threads = 2;
-              return t;
-            }()};
+            rope(64, 64, false, false, f32, 16).with_threads(2)};  // 2^16 elements: two pieces
   }
   if (grid == BenchGrid::Quick) {
     // The 16-bit shapes time the variants that write 16-bit data only (rope.torch_bf16, rope.math_f16, ...):
@@ -125,11 +121,8 @@ std::vector<BenchShape> bench_shapes(BenchGrid grid) {
   // so.
   for (const DType t : {DType::BF16, DType::F16}) s.push_back(rope(2048, 128, false, false, t));
   for (const BenchShape& f : {mrope(2048, 32), mla(1, true, 128), mla(2048, false, 128)}) s.push_back(f);
-  for (std::int64_t T : {2048, 16384}) {  // two threads (text RoPE: split by tokens)
-    BenchShape t = rope(T, 128, false);
-    t.threads = 2;
-    s.push_back(t);
-  }
+  for (std::int64_t T : {2048, 16384})  // two threads (text RoPE: split by tokens)
+    s.push_back(rope(T, 128, false).with_threads(2));
   return s;
 }
 
@@ -267,6 +260,50 @@ constexpr ReportColumn kColumns[] = {{"T=1", 1, "start"},
                                      {"T=2048", 2048, "start"},
                                      {"T=16384", 16384, "start"}};
 
+// The RoPE family's exhaustive table: each pair's unit vector (1, 0) rotated, so a row holds
+// (cos φ, sin φ) in the pair's output channels.
+class RopeTable final : public ExhaustiveTable {
+ public:
+  RopeTable(const RopeParams& params, std::int64_t max_position)
+      : plan_(params), ref_(params, max_position) {}
+  const ref::dd::DD& omega(std::size_t j) const override { return ref_.omega(j); }
+  std::size_t sin_channel(std::size_t j) const override { return plan_.output_channels(j).second; }
+  std::size_t cos_channel(std::size_t j) const override { return plan_.output_channels(j).first; }
+  bool reads_input() const override { return true; }
+  void write_input(TypedBuffer& input, std::int64_t rows) const override {
+    const auto dim = static_cast<std::int64_t>(plan_.head_dim());
+    for (std::int64_t r = 0; r < rows; ++r)
+      for (std::size_t j = 0; j < plan_.n_pairs(); ++j)
+        input.set(static_cast<std::size_t>(r * dim) + plan_.input_channels(j).first, 1.0);
+  }
+  double element_budget(const Budget& budget, double abs_phi, std::size_t j) const override {
+    return budget(&plan_, abs_phi, j, 1.0);
+  }
+  double abs_angle(std::int64_t p, std::size_t j) const override { return std::fabs(ref_.angle(p, j)); }
+  std::optional<ref::FastSinCos> fast(std::int64_t p, std::size_t j) const override {
+    const auto v = ref_.fast_rotate(p, j, 1.0, 0.0);
+    if (!v) return std::nullopt;
+    return ref::FastSinCos{v->second.value, v->first.value, std::max(v->first.radius, v->second.radius)};
+  }
+  ref::Real exact(std::int64_t p, std::size_t j, bool is_sin) const override {
+    const auto r = ref_.rotate(p, j, 1.0, 0.0);
+    return is_sin ? r.second.value : r.first.value;
+  }
+
+ private:
+  RopePlan plan_;
+  ref::Rope ref_;
+};
+
+// Every layout but DeepSeek's de-interleaved output order, which the unit-vector table cannot tell from
+// interleaved (the same pairs, other channels).
+bool exhaustive_applies(const Instance& in) { return in.layout != Layout::Deinterleave; }
+
+std::unique_ptr<ExhaustiveTable> exhaustive_table(const Instance& in, std::int64_t dim, double base,
+                                                  std::int64_t max_position) {
+  return std::make_unique<RopeTable>(RopeParams{dim, 0, base, in.layout}, max_position);
+}
+
 }  // namespace rope_family
 
 RopeScaling bench_rope_scaling(const std::string& name) {
@@ -294,8 +331,6 @@ const FamilyTraits& rope_traits() {
       .call = call,
       .dim_argument = "head_dim",
       .data_argument = "x",
-      .positions_argument = "positions",
-      .even_dim = true,
       .reads_data = true,
       .has_heads = true,
       .property_max_dim = 256,
@@ -310,8 +345,8 @@ const FamilyTraits& rope_traits() {
       .summary_shape = "T2048·H32·D128",
       .summary_caption = "2048 tokens x 32 heads x 128",
       .columns = kColumns,
-      .exhaustive_applies = detail::rope_exhaustive_applies,
-      .exhaustive_table = detail::rope_exhaustive_table,
+      .exhaustive_applies = exhaustive_applies,
+      .exhaustive_table = exhaustive_table,
   };
   return row;
 }

@@ -3,10 +3,12 @@
 #include <cmath>
 #include <random>
 
-#include "families.h"
 #include "pe/api.h"
+#include "pe/harness/exhaustive_table.h"
 #include "pe/harness/family_traits.h"
 #include "pe/harness/run.h"
+#include "pe/plan.h"
+#include "pe/ref/reference.h"
 
 namespace pe::harness {
 namespace sinusoidal_family {
@@ -15,8 +17,7 @@ void census_cell(const Instance& in, const std::vector<std::int64_t>& positions,
                  double base, std::uint64_t /*seed*/, const census::Options& /*options*/, Measurement& m) {
   const SinusoidalParams params{dim, base, in.layout};
   const TypedBuffer y = run_table(in, SinusoidalPlan(params), positions);
-  measure_sinusoidal(params, positions, y, {&in.contract(), in.dtype},
-                     [&](const ElementRecord& e) { m.add(e); });
+  measure_sinusoidal(params, positions, y, {&in.contract(), in.dtype}, into(m));
 }
 
 // The fused add at 46 channels (a tail of 23 pairs) onto embeddings in [-1, 1], the second row padded.
@@ -31,8 +32,7 @@ void census_edges(const Instance& in, const std::vector<std::int64_t>& positions
   std::vector<std::uint8_t> padding(positions.size(), 0);
   padding[1 % padding.size()] = 1;
   sinusoidal_add(*in.variant, SinusoidalPlan(params), positions, y.view(), padding);
-  measure_sinusoidal_add(params, positions, embeddings, padding, y, {&in.contract(), in.dtype},
-                         [&](const ElementRecord& e) { m.add(e); });
+  measure_sinusoidal_add(params, positions, embeddings, padding, y, {&in.contract(), in.dtype}, into(m));
 }
 
 // Largest table the report grid times at every (layout, op, positions): 2^25 elements (128 MiB of
@@ -54,11 +54,8 @@ std::vector<BenchShape> bench_shapes(BenchGrid grid) {
   };
   std::vector<BenchShape> s;
   if (grid == BenchGrid::Smoke)
-    return {table(16, 64, false, false, F32, true), table(16, 64, true, true, F32, true), [&] {
-              BenchShape t = table(512, 128, false, false, F32, true);  // 2^16 elements: two pieces
-              t.threads = 2;
-              return t;
-            }()};
+    return {table(16, 64, false, false, F32, true), table(16, 64, true, true, F32, true),
+            table(512, 128, false, false, F32, true).with_threads(2)};  // 2^16 elements: two pieces
   if (grid == BenchGrid::Quick) {
     for (std::int64_t L : {128, 8192}) {
       s.push_back(table(L, 128, false, false));
@@ -81,12 +78,10 @@ std::vector<BenchShape> bench_shapes(BenchGrid grid) {
   }
   s.push_back(table(1 << 20, 128, false, false, F32, true));
   // Two threads where a table is large enough to split: in cache, beyond it, and the fused add.
-  for (BenchShape t :
+  for (const BenchShape& t :
        {table(8192, 128, false, false, F32, true), table(1 << 20, 128, false, false, F32, true),
-        table(8192, 128, false, true, F32, true)}) {
-    t.threads = 2;
-    s.push_back(t);
-  }
+        table(8192, 128, false, true, F32, true)})
+    s.push_back(t.with_threads(2));
   return s;
 }
 
@@ -138,7 +133,6 @@ std::unique_ptr<Workload> workload(const Instance& in, const BenchShape& s) {
   return std::make_unique<TableWorkload>(in, s);
 }
 
-bool census_applies(const census::Options& options) { return !census::rope_only(options); }
 std::vector<std::int64_t> census_dims(const census::Options& options) {
   return census::grid_dims(options.effort);
 }
@@ -171,6 +165,42 @@ void measure_call(const Instance& in, std::int64_t dim, double base, std::span<c
 constexpr ReportColumn kColumns[] = {
     {"L=128", 128, "start"}, {"L=8192", 8192, "start"}, {"L=2^20", 1 << 20, "start"}};
 
+// The sinusoidal family's exhaustive table: the table itself, sin and cos of each pair in its layout's
+// channels.
+class SinusoidalTable final : public ExhaustiveTable {
+ public:
+  SinusoidalTable(const SinusoidalParams& params, std::int64_t max_position)
+      : plan_(params), ref_(params, max_position) {}
+  const ref::dd::DD& omega(std::size_t j) const override { return ref_.omega(j); }
+  std::size_t sin_channel(std::size_t j) const override { return plan_.sin_index(j); }
+  std::size_t cos_channel(std::size_t j) const override { return plan_.cos_index(j); }
+  bool reads_input() const override { return false; }
+  void write_input(TypedBuffer& /*input*/, std::int64_t /*rows*/) const override {}
+  double element_budget(const Budget& budget, double abs_phi, std::size_t j) const override {
+    return budget(nullptr, abs_phi, j, 1.0);
+  }
+  double abs_angle(std::int64_t p, std::size_t j) const override {
+    return std::fabs(ref_.angle(p, plan_.sin_index(j)));
+  }
+  std::optional<ref::FastSinCos> fast(std::int64_t p, std::size_t j) const override {
+    return ref_.fast_pair(p, j);
+  }
+  ref::Real exact(std::int64_t p, std::size_t j, bool is_sin) const override {
+    return ref_.exact(p, is_sin ? plan_.sin_index(j) : plan_.cos_index(j)).value;
+  }
+
+ private:
+  SinusoidalPlan plan_;
+  ref::Sinusoidal ref_;
+};
+
+bool exhaustive_applies(const Instance& /*in*/) { return true; }
+
+std::unique_ptr<ExhaustiveTable> exhaustive_table(const Instance& in, std::int64_t dim, double base,
+                                                  std::int64_t max_position) {
+  return std::make_unique<SinusoidalTable>(SinusoidalParams{dim, base, in.layout}, max_position);
+}
+
 }  // namespace sinusoidal_family
 
 const FamilyTraits& sinusoidal_traits() {
@@ -178,25 +208,16 @@ const FamilyTraits& sinusoidal_traits() {
   static const FamilyTraits row{
       .family = Family::Sinusoidal,
       .name = to_string(Family::Sinusoidal),
-      .budget_scale = "",
-      .census_applies = census_applies,
       .census_dims = census_dims,
       .census_cell = census_cell,
       .census_edges = census_edges,
       .bench_shapes = bench_shapes,
       .workload = workload,
       .call = call,
-      .dim_argument = "dim",
-      .data_argument = "out",
-      .positions_argument = "positions",
-      .even_dim = true,
-      .reads_data = false,
-      .has_heads = false,
       .property_max_dim = 1024,
       .budget_terms = budget_terms,
       .measure = measure_call,
       .headline_op = "table",
-      .headline_heads = 0,
       .headline_dim = 128,
       .caption = "table, d = 128",
       .length_label = "sequence length",
@@ -204,8 +225,8 @@ const FamilyTraits& sinusoidal_traits() {
       .summary_shape = "L8192·d128",
       .summary_caption = "L = 8192, d = 128",
       .columns = kColumns,
-      .exhaustive_applies = detail::sinusoidal_exhaustive_applies,
-      .exhaustive_table = detail::sinusoidal_exhaustive_table,
+      .exhaustive_applies = exhaustive_applies,
+      .exhaustive_table = exhaustive_table,
   };
   return row;
 }

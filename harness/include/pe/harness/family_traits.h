@@ -36,6 +36,11 @@ struct BenchShape {
   std::string form = "text";       // a RoPE form the workload knows: "mrope" (Qwen2.5-VL), "mla" (DeepSeek)
   bool first_layout_only = false;  // only in the variant's first layout
   int threads = 1;                 // a pe::ThreadPool of this many threads, made with the workload
+  BenchShape with_threads(int n) const {
+    BenchShape s = *this;
+    s.threads = n;
+    return s;
+  }
   std::size_t elements() const {
     return static_cast<std::size_t>(length) * static_cast<std::size_t>(heads > 0 ? heads : 1) *
            static_cast<std::size_t>(dim);
@@ -77,12 +82,14 @@ struct FamilyTraits {
   Family family;
   std::string_view name;
   // What the budget of `pe-suite list` is multiplied by ("" for tables).
-  std::string_view budget_scale;
+  std::string_view budget_scale = "";
 
-  // The census: whether it takes this family under `options` (a RoPE scaling selects RoPE only),
+  // The census: whether it takes this family under `options` (by default unless census::rope_only),
   // the dims it sweeps (throws InvalidArgument naming an option no dim fits), and one cell:
   // `positions` × dim × base compared into `m`.
-  bool (*census_applies)(const census::Options& options);
+  bool (*census_applies)(const census::Options& options) = [](const census::Options& o) {
+    return !census::rope_only(o);
+  };
   std::vector<std::int64_t> (*census_dims)(const census::Options& options);
   void (*census_cell)(const Instance& in, const std::vector<std::int64_t>& positions, std::int64_t dim,
                       double base, std::uint64_t seed, const census::Options& options, Measurement& m);
@@ -102,13 +109,14 @@ struct FamilyTraits {
   // through `v` (of any family: the API must reject another family's variant). Throws what the API throws.
   void (*call)(const Variant& v, Layout layout, std::int64_t dim, double base,
                std::span<const std::int64_t> positions, Buffer data, std::int64_t heads);
-  std::string_view dim_argument;        // the name errors give the dim: "dim", "head_dim"
-  std::string_view data_argument;       // the name errors give the buffer: "out", "x"
-  std::string_view positions_argument;  // the name errors give the positions: "positions", "queries"
-  bool even_dim;                        // an odd dim is rejected (pairs of channels)
-  bool reads_data;                      // the call transforms the buffer (RoPE) instead of only writing it
-  bool has_heads;                       // a position's output is `heads` rows of dim (RoPE), not one row
-  std::int64_t property_max_dim;        // the largest dim properties draw (MPFR time grows with it)
+  std::string_view dim_argument = "dim";   // the name errors give the dim: "dim", "head_dim"
+  std::string_view data_argument = "out";  // the name errors give the buffer: "out", "x"
+  // The name errors give the positions: "positions", "queries".
+  std::string_view positions_argument = "positions";
+  bool even_dim = true;           // an odd dim is rejected (pairs of channels)
+  bool reads_data = false;        // the call transforms the buffer (RoPE) instead of only writing it
+  bool has_heads = false;         // a position's output is `heads` rows of dim (RoPE), not one row
+  std::int64_t property_max_dim;  // the largest dim properties draw (MPFR time grows with it)
   // The budget terms of every element of such a call's output (row-major), from the plan's double
   // ω: |φ| within 2^-50 of the exact angle. `x` is the input (RoPE; ignored by tables).
   std::vector<BudgetTerms> (*budget_terms)(Layout layout, std::int64_t dim, double base,
@@ -122,7 +130,7 @@ struct FamilyTraits {
 
   // The reports: the headline shape (op, heads, dim; f32, unscaled) and the words around it.
   std::string_view headline_op;
-  std::int64_t headline_heads, headline_dim;
+  std::int64_t headline_heads = 0, headline_dim;
   std::string_view caption;          // "32 heads x head_dim 128"
   std::string_view length_label;     // the speed plot's x axis: "tokens"
   std::int64_t summary_length;       // the summary's speed: the headline shape at this length

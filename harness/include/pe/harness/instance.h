@@ -43,5 +43,7 @@ bool in_this_shard(const std::string& key);
 // kOutside.
 std::vector<Instance> instances_matching(const std::string& glob);
 bool glob_match(const std::string& pattern, const std::string& text);
+// `s` with every character but letters and digits as '_': a gtest name (Instance::test_name).
+std::string test_identifier(std::string s);
 
 }  // namespace pe::harness

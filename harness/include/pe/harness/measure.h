@@ -230,8 +230,14 @@ std::span<const std::int64_t> band_edges();
 struct Sample {
   std::vector<std::size_t> rows, pairs;
 };
+// `chosen` (a Sample's rows or pairs), or all n (0, ..., n - 1) when it is empty.
+std::vector<std::size_t> chosen_or_all(const std::vector<std::size_t>& chosen, std::size_t n);
 
 using Sink = std::function<void(const ElementRecord&)>;
+// A sink that adds every element to `m`.
+inline Sink into(Measurement& m) {
+  return [&m](const ElementRecord& e) { m.add(e); };
+}
 
 // Read access to compared values, in place: an outside array of doubles, an outside array in its own
 // type (a file's mapping or a Python array: no copy as doubles), or an instance's typed output (a 512 MiB

@@ -61,17 +61,13 @@ class TypedBuffer {
   void set(std::size_t i, double v) noexcept {
     switch (dtype_) {
       case DType::F32:
-        store(i, static_cast<float>(v));
-        return;
+        return store(i, static_cast<float>(v));
       case DType::F64:
-        store(i, v);
-        return;
+        return store(i, v);
       case DType::BF16:
-        store(i, to_bfloat16(v));
-        return;
+        return store(i, to_bfloat16(v));
       case DType::F16:
-        store(i, to_float16(v));
-        return;
+        return store(i, to_float16(v));
     }
   }
   // out[k] = get(first + index[k]) for every k, the type switched on once (hot loops).

@@ -46,6 +46,8 @@ struct FloorRecord {
 // The floor/ benchmarks of `run`, in file order.
 std::vector<FloorRecord> floor_records(const nlohmann::json& run);
 
+// Nanoseconds in one Google Benchmark time unit ("ns", "us", "ms", "s").
+double ns_per(const std::string& unit);
 // The median (mean of the middle two for an even count); NaN for no values.
 double median(std::vector<double> v);
 

@@ -11,6 +11,8 @@
 
 namespace pe::reports {
 
+// Writes `text` to `path`; throws std::runtime_error where it cannot.
+void write_file(const std::string& path, const std::string& text);
 // Whether a gnuplot that can write SVG is on PATH.
 bool gnuplot_available();
 
