@@ -1,5 +1,7 @@
 #include "pe/check/report.h"
 
+#include "pe/harness/enum_json.h"
+
 namespace pe::check {
 
 nlohmann::json record_json(const harness::ElementRecord& e) {
@@ -29,7 +31,7 @@ nlohmann::json bands_json(const harness::Measurement& m, DType dtype) {
 }
 
 void Report::measured(const harness::Measurement& m, DType dtype, const std::string& budget) {
-  doc.dtype = to_string(dtype);
+  doc.dtype = dtype;
   doc.budget = budget;
   doc.passed = m.verdict_pass();
   doc.verdict = m.verdict();

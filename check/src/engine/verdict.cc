@@ -94,7 +94,7 @@ void report_verdict(const harness::Measurement& bands, const Budget& budget, Rep
           ? ""
           : fmt::format("; judged {} of {} elements, the other {} within budget whatever they hold",
                         bands.count() - undecidable, bands.count(), undecidable);
-  out.say("verdict: {} ({} of {} elements over budget; max |err| {:.3g}{})\n", bands.verdict(),
+  out.say("verdict: {} ({} of {} elements over budget; max |err| {:.3g}{})\n", enum_name(bands.verdict()),
           bands.violations(), bands.count(), bands.max_abs(), judged);
   if (tally != nullptr) out.say("contracts: {}\n", tally->summary());
 }

@@ -51,7 +51,9 @@ struct CheckDocument {
   nlohmann::json parameters = nlohmann::json::object();
   std::optional<nlohmann::json> hf_config, nonfinite_input;
   // The measurement (Report::measured).
-  std::string dtype, budget, verdict;
+  DType dtype = DType::F32;
+  std::string budget;
+  harness::Verdict verdict = harness::Verdict::Fail;
   bool passed = false;
   std::size_t elements = 0, violations = 0, undecidable = 0;
   double max_abs = 0;

@@ -17,11 +17,16 @@
 #include "pe/attn_temperature.h"
 #include "pe/batch.h"
 #include "pe/contract.h"
+#include "pe/enum_names.h"
 #include "pe/harness/typed_buffer.h"
 #include "pe/plan.h"
 #include "pe/types.h"
 
 namespace pe::harness {
+
+// A measurement's verdict: PASS, FAIL (an element over budget) or UNDECIDABLE (none over, but a position
+// band where nothing could fail).
+enum class Verdict : std::uint8_t { Pass, Fail, Undecidable };
 
 // The allowed |y - exact| of one element: a contract's (element_budget / rope_element_budget, plus
 // `extra`, e.g. the fused add's own rounding) or, without a contract, `max_abs` for every element.
@@ -170,8 +175,9 @@ class Measurement {
   bool pass() const { return violations_ == 0; }
   // No element over budget and every band with elements decidable: what a check may call PASS.
   bool verdict_pass() const { return pass() && undecidable_bands() == 0; }
-  // "PASS", "FAIL" (an element over budget) or "UNDECIDABLE" (none over, but an undecidable band).
-  const char* verdict() const { return !pass() ? "FAIL" : undecidable_bands() > 0 ? "UNDECIDABLE" : "PASS"; }
+  Verdict verdict() const {
+    return !pass() ? Verdict::Fail : undecidable_bands() > 0 ? Verdict::Undecidable : Verdict::Pass;
+  }
   std::size_t violations() const { return violations_; }
   std::size_t count() const { return count_; }
   // Elements that could not be judged (budget >= reach), and bands none of whose elements could.
@@ -331,3 +337,10 @@ void measure_rope(const RopeParams& params, std::span<const std::int64_t> positi
                   RopeDirection direction = RopeDirection::Forward);
 
 }  // namespace pe::harness
+
+template <>
+struct pe::EnumNames<pe::harness::Verdict> {
+  using V = pe::harness::Verdict;
+  static constexpr EnumRow<V> rows[] = {{V::Pass, "PASS"}, {V::Fail, "FAIL"}, {V::Undecidable, "UNDECIDABLE"}};
+};
+
