@@ -51,17 +51,13 @@ void fill_canaries(std::byte* p, std::size_t n, DType t) {
   };
   switch (t) {
     case DType::F64:
-      fill(std::uint64_t{0x416B4B4B4B4B4B4B});
-      break;
+      return fill(std::uint64_t{0x416B4B4B4B4B4B4B});
     case DType::F32:
-      fill(std::uint32_t{0x4B5A5A5A});
-      break;
+      return fill(std::uint32_t{0x4B5A5A5A});
     case DType::BF16:
-      fill(std::uint16_t{0x4B5A});
-      break;
+      return fill(std::uint16_t{0x4B5A});
     case DType::F16:
-      fill(std::uint16_t{0x6A5A});
-      break;
+      return fill(std::uint16_t{0x6A5A});
   }
 }
 
@@ -174,12 +170,10 @@ void check_outside(const Variant& variant, const Region& r, const std::vector<st
   if (count > first_run) {
     const bool all_seen = count == changed.size();
     const std::size_t more = count - first_run;
-    if (places == 1) {  // one run longer than the elements listed
-      where += fmt::format("; {} more element{} outside the rows", more, more == 1 ? "" : "s");
-      throw KernelFault(variant.name(), where);
+    where += fmt::format("; {} more element{} outside the rows", more, more == 1 ? "" : "s");
+    if (places > 1) {  // else one run longer than the elements listed
+      where += fmt::format(", in {}{} more place{}", places - 1, all_seen ? "" : "+", places == 2 ? "" : "s");
     }
-    where += fmt::format("; {} more element{} outside the rows, in {}{} more place{}", more,
-                         more == 1 ? "" : "s", places - 1, all_seen ? "" : "+", places == 2 ? "" : "s");
   }
   throw KernelFault(variant.name(), where);
 }

@@ -1,9 +1,7 @@
 #include "pe/types.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdlib>
-#include <limits>
 
 #include "pe/enum_names.h"
 
@@ -48,19 +46,6 @@ PE_NAMES(AttnTemperatureType, parse_attn_temperature_type)
 bool layout_belongs_to(Layout l, Family f) noexcept {
   const auto layouts = family_info(f).layouts;
   return std::find(layouts.begin(), layouts.end(), l) != layouts.end();
-}
-
-std::size_t size_of(DType t) noexcept {
-  switch (t) {
-    case DType::F32:
-      return 4;
-    case DType::F64:
-      return 8;
-    case DType::BF16:
-    case DType::F16:
-      return 2;
-  }
-  return 0;
 }
 
 }  // namespace pe

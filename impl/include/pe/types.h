@@ -57,36 +57,18 @@ std::span<const FamilyInfo> families() noexcept;
 const FamilyInfo& family_info(Family f) noexcept;
 inline Layout default_layout(Family f) noexcept { return family_info(f).layouts.front(); }
 
-// Unit roundoff u = 2^-p of a type with p significand bits (float: 2^-24, double: 2^-53,
-// bfloat16: 2^-8, float16: 2^-11). Inline: every compared element's budget reads it several times.
-constexpr double unit_roundoff(DType t) noexcept {
-  switch (t) {
-    case DType::F32:
-      return 0x1p-24;
-    case DType::F64:
-      return 0x1p-53;
-    case DType::BF16:
-      return 0x1p-8;
-    case DType::F16:
-      return 0x1p-11;
-  }
-  return 1.0;
-}
-// Smallest positive subnormal of the type; the absolute error floor of rounding into it.
-constexpr double denorm_min(DType t) noexcept {
-  switch (t) {
-    case DType::F32:
-      return 0x1p-149;
-    case DType::F64:
-      return 0x1p-1074;
-    case DType::BF16:
-      return 0x1p-133;
-    case DType::F16:
-      return 0x1p-24;
-  }
-  return 0.0;
-}
-std::size_t size_of(DType t) noexcept;
+// Per DType, in enumeration order: the unit roundoff u = 2^-p of a type with p significand bits, the
+// smallest positive subnormal (the absolute error floor of rounding into the type) and the size in
+// bytes. Inline: every compared element's budget reads them several times.
+struct DTypeTraits {
+  double unit_roundoff, denorm_min;
+  std::size_t size;
+};
+inline constexpr DTypeTraits kDTypeTraits[] = {
+    {0x1p-24, 0x1p-149, 4}, {0x1p-53, 0x1p-1074, 8}, {0x1p-8, 0x1p-133, 2}, {0x1p-11, 0x1p-24, 2}};
+constexpr double unit_roundoff(DType t) noexcept { return kDTypeTraits[static_cast<int>(t)].unit_roundoff; }
+constexpr double denorm_min(DType t) noexcept { return kDTypeTraits[static_cast<int>(t)].denorm_min; }
+constexpr std::size_t size_of(DType t) noexcept { return kDTypeTraits[static_cast<int>(t)].size; }
 
 // A caller-owned buffer of `size` elements of type `dtype`. Views do not own memory.
 struct Buffer {

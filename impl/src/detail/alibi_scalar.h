@@ -7,6 +7,20 @@
 
 namespace pe::detail {
 
+// alibi.exact's contract (derived in alibi/exact/exact.cc), which alibi.hwy shares.
+inline Contract alibi_exact_contract() {
+  return {.layouts = {Layout::Hqk},
+          .outputs = {DType::F64, DType::F32, DType::BF16, DType::F16},
+          .angle_type = DType::F64,
+          .compute_type = DType::F64,
+          .max_position = kMaxPosition,
+          .max_base = 65536,
+          .depends_on = "glibc exp2 < 0.51 ULP",
+          .c0 = 1,
+          .ck = 2.1,
+          .c1 = 22.2};
+}
+
 template <class Arith>
 class ScalarAlibi final : public AlibiVariant {
  public:

@@ -81,6 +81,14 @@ HWY_INLINE hn::Vec<hn::Rebind<std::uint32_t, D>> BFloat16Bits(D dd, hn::Vec<D> v
   }
 }
 
+// One vector's bfloat16 values (BFloat16Bits) stored at `to`.
+template <class D>
+HWY_INLINE void StoreBFloat16(D dd, hn::Vec<D> v, void* HWY_RESTRICT to) {
+  const hn::Rebind<std::int32_t, D> di;
+  const hn::Rebind<std::uint16_t, D> d16;
+  hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, BFloat16Bits(dd, v))), d16, static_cast<std::uint16_t*>(to));
+}
+
 // 4·lanes bfloat16 values, v0's lanes first, stored at `to` with the rounding of BFloat16Bits: where a
 // vector holds at least four doubles (AVX2, AVX-512), the four vectors' floats are rounded as two full
 // vectors and their top halves gathered by one permutation (ConcatOdd) into one store, about half the
@@ -89,14 +97,11 @@ HWY_INLINE hn::Vec<hn::Rebind<std::uint32_t, D>> BFloat16Bits(D dd, hn::Vec<D> v
 template <class D>
 HWY_INLINE void StoreBFloat16x4(D dd, hn::Vec<D> v0, hn::Vec<D> v1, hn::Vec<D> v2, hn::Vec<D> v3,
                                 std::uint16_t* HWY_RESTRICT to) {
-  const hn::Rebind<std::int32_t, D> di;
-  const hn::Rebind<std::uint16_t, D> d16;
-  const std::size_t lanes = hn::Lanes(dd);
   const auto one_at_a_time = [&] {
     std::size_t at = 0;
     for (const hn::Vec<D> v : {v0, v1, v2, v3}) {
-      hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, BFloat16Bits(dd, v))), d16, to + at);
-      at += lanes;
+      StoreBFloat16(dd, v, to + at);
+      at += hn::Lanes(dd);
     }
   };
 #if HWY_TARGET != HWY_SCALAR  // (no Combine or ConcatOdd there)

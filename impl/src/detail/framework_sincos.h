@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "pe/contract.h"
 #include "pe/detail/convert.h"
 #include "pe/detail/frequency.h"
 #include "pe/plan.h"
@@ -98,5 +99,22 @@ struct GgmlSinCos {
   std::int64_t position = -1;
   std::size_t next = 0;
 };
+
+// The contract of a framework's float32 sinusoidal table (sinusoidal.torch_f32, sinusoidal.ggml_f32; each
+// file derives its own angle terms c1, c1_pair): sinf/cosf 1 ULP (ck = 1), bfloat16/float16 round once.
+inline Contract framework_table_contract(const char* depends_on, double c1, double c1_pair = 0) {
+  return {.layouts = {Layout::Interleaved, Layout::Concatenated},
+          .outputs = {DType::F32, DType::BF16, DType::F16},
+          .angle_type = DType::F32,
+          .compute_type = DType::F32,
+          .max_position = std::int64_t{1} << 24,
+          .max_base = 1e7,
+          .max_input_abs = 1e30,
+          .depends_on = depends_on,
+          .c0 = 1,
+          .ck = 1,
+          .c1 = c1,
+          .c1_pair = c1_pair};
+}
 
 }  // namespace pe::detail

@@ -21,23 +21,15 @@
 #include "detail/function_variant.h"
 #include "detail/hwy_dispatch.h"
 
-#define PE_REGISTER_HWY_ROPE(NAME, CONTRACT, ROTATE)                                             \
+#define PE_REGISTER_HWY_VARIANT(CLASS, NAME, CONTRACT, ...)                                      \
   [[maybe_unused]] const bool pe_registered_target = ::pe::detail::register_hwy_target(          \
       NAME, HWY_TARGET, ::pe::detail::dispatched_target(::hwy::SupportedTargets(), HWY_TARGETS), \
       [](std::string name) -> std::unique_ptr<::pe::Variant> {                                   \
-        return std::make_unique<::pe::detail::FunctionRope>(std::move(name), CONTRACT, &ROTATE); \
+        return std::make_unique<::pe::detail::CLASS>(std::move(name), CONTRACT, __VA_ARGS__);    \
       })
-
-#define PE_REGISTER_HWY_SINUSOIDAL(NAME, CONTRACT, TABLE, ADD)                                              \
-  [[maybe_unused]] const bool pe_registered_target = ::pe::detail::register_hwy_target(                     \
-      NAME, HWY_TARGET, ::pe::detail::dispatched_target(::hwy::SupportedTargets(), HWY_TARGETS),            \
-      [](std::string name) -> std::unique_ptr<::pe::Variant> {                                              \
-        return std::make_unique<::pe::detail::FunctionSinusoidal>(std::move(name), CONTRACT, &TABLE, &ADD); \
-      })
-
-#define PE_REGISTER_HWY_ALIBI(NAME, CONTRACT, SLOPES, BIAS)                                              \
-  [[maybe_unused]] const bool pe_registered_target = ::pe::detail::register_hwy_target(                  \
-      NAME, HWY_TARGET, ::pe::detail::dispatched_target(::hwy::SupportedTargets(), HWY_TARGETS),         \
-      [](std::string name) -> std::unique_ptr<::pe::Variant> {                                           \
-        return std::make_unique<::pe::detail::FunctionAlibi>(std::move(name), CONTRACT, &SLOPES, &BIAS); \
-      })
+#define PE_REGISTER_HWY_ROPE(NAME, CONTRACT, ROTATE) \
+  PE_REGISTER_HWY_VARIANT(FunctionRope, NAME, CONTRACT, &ROTATE)
+#define PE_REGISTER_HWY_SINUSOIDAL(NAME, CONTRACT, TABLE, ADD) \
+  PE_REGISTER_HWY_VARIANT(FunctionSinusoidal, NAME, CONTRACT, &TABLE, &ADD)
+#define PE_REGISTER_HWY_ALIBI(NAME, CONTRACT, SLOPES, BIAS) \
+  PE_REGISTER_HWY_VARIANT(FunctionAlibi, NAME, CONTRACT, &SLOPES, &BIAS)

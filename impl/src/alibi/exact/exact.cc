@@ -55,18 +55,7 @@ struct Exact {
   }
 };
 
-const Contract kContract{
-    .layouts = {Layout::Hqk},
-    .outputs = {DType::F64, DType::F32, DType::BF16, DType::F16},
-    .angle_type = DType::F64,
-    .compute_type = DType::F64,
-    .max_position = kMaxPosition,
-    .max_base = 65536,
-    .depends_on = "glibc exp2 < 0.51 ULP",
-    .c0 = 1,
-    .ck = 2.1,
-    .c1 = 22.2,
-};
+const Contract kContract = detail::alibi_exact_contract();
 
 PE_REGISTER_ALIBI("alibi.exact", kContract, detail::ScalarAlibi<Exact>);
 

@@ -12,24 +12,14 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
-#include "pe/detail/convert.h"
+#include "detail/alibi_scalar.h"
 #include "detail/hwy_register.h"
+#include "pe/detail/convert.h"
 
 #ifndef PE_ALIBI_HWY_CONTRACT_
 #define PE_ALIBI_HWY_CONTRACT_
 namespace pe::alibi_hwy {
-inline const Contract kContract{
-    .layouts = {Layout::Hqk},
-    .outputs = {DType::F64, DType::F32, DType::BF16, DType::F16},
-    .angle_type = DType::F64,
-    .compute_type = DType::F64,
-    .max_position = kMaxPosition,
-    .max_base = 65536,
-    .depends_on = "glibc exp2 < 0.51 ULP",
-    .c0 = 1,
-    .ck = 2.1,
-    .c1 = 22.2,
-};
+inline const Contract kContract = detail::alibi_exact_contract();
 
 // A head count's worth of scalars: the same on every target.
 inline void Slopes(const AlibiPlan& plan, Buffer out) {

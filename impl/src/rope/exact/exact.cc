@@ -92,10 +92,14 @@ struct TokenFactors {
   }
 };
 
+// The data types RotateRow takes in vectors.
+template <class T>
+concept VectorRows = std::is_same_v<T, float> || std::is_same_v<T, BFloat16>;
+
 // The same for float32 data, vectorised: floats promoted to double lanes, rotated, demoted once.
 template <bool kInterleaved>
-HWY_INLINE void RotateFloat(float* HWY_RESTRICT row, std::size_t j0, std::size_t half, const TokenFactors& f,
-                            const double* HWY_RESTRICT c, std::size_t n) {
+HWY_INLINE void RotateRow(float* HWY_RESTRICT row, std::size_t j0, std::size_t half, const TokenFactors& f,
+                          const double* HWY_RESTRICT c, std::size_t n) {
   const hn::ScalableTag<double> dd;
   const hn::Rebind<float, decltype(dd)> df;
   const std::size_t lanes = hn::Lanes(dd);
@@ -133,18 +137,17 @@ HWY_INLINE void RotateFloat(float* HWY_RESTRICT row, std::size_t j0, std::size_t
 }
 
 // The same for bfloat16 data: each value widened exactly (its bits are a float's top half), rotated in
-// double, rounded once into bfloat16. With four or more doubles a vector (AVX2, AVX-512): RotateFloat's
-// forms on the same pairs (the same double that float32's output rounds), four vectors rounded and stored
-// at a time; with fewer (SSE4, SSSE3, scalar), a vector at a time and interleaved rows de-interleaved (a
-// pair a vector in the spread form, and four-vector groups of one or two lanes, ran 1.4-2.3x slower
+// double, rounded once into bfloat16. With four or more doubles a vector (AVX2, AVX-512): float32's
+// RotateRow forms on the same pairs (the same double that float32's output rounds), four vectors rounded and
+// stored at a time; with fewer (SSE4, SSSE3, scalar), a vector at a time and interleaved rows de-interleaved
+// (a pair a vector in the spread form, and four-vector groups of one or two lanes, ran 1.4-2.3x slower
 // there): one rounding of a double rotation either way.
 template <bool kInterleaved>
-HWY_INLINE void RotateBFloat16(BFloat16* HWY_RESTRICT row, std::size_t j0, std::size_t half,
-                               const TokenFactors& f, const double* HWY_RESTRICT c, std::size_t n) {
+HWY_INLINE void RotateRow(BFloat16* HWY_RESTRICT row, std::size_t j0, std::size_t half, const TokenFactors& f,
+                          const double* HWY_RESTRICT c, std::size_t n) {
   const hn::ScalableTag<double> dd;
   const hn::Rebind<float, decltype(dd)> df;
   const hn::Rebind<std::uint32_t, decltype(dd)> du;
-  const hn::Rebind<std::int32_t, decltype(dd)> di;
   const hn::Rebind<std::uint16_t, decltype(dd)> d16;
   const std::size_t lanes = hn::Lanes(dd);
   constexpr bool kWide = hn::MaxLanes(dd) >= 4;
@@ -154,12 +157,11 @@ HWY_INLINE void RotateBFloat16(BFloat16* HWY_RESTRICT row, std::size_t j0, std::
                                 du, hn::LoadU(d16, reinterpret_cast<const std::uint16_t*>(from))))));
   };
   const auto store = [&](hn::Vec<decltype(dd)> v, BFloat16* to) {
-    hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, detail::HWY_NAMESPACE::BFloat16Bits(dd, v))), d16,
-               reinterpret_cast<std::uint16_t*>(to));
+    detail::HWY_NAMESPACE::StoreBFloat16(dd, v, to);
   };
   std::size_t k = 0;
   if constexpr (kInterleaved) {
-    if (kWide && f.spread) {  // as RotateFloat: lanes / 2 pairs per vector, the pairs' lanes swapped
+    if (kWide && f.spread) {  // as float32's RotateRow: lanes / 2 pairs per vector, the pairs' lanes swapped
       BFloat16* HWY_RESTRICT pairs = row + 2 * j0;
       const auto rotated = [&](std::size_t at) {
         const auto x = widen(pairs + at);
@@ -238,31 +240,19 @@ struct Backend {
     prev = p;
   }
 
-  // float32 and bfloat16 data in vectors; float16 data takes the driver's rotation (the same double
-  // arithmetic).
-  void rotate(float* const* rows, std::size_t n_rows, std::size_t j0, std::size_t n, const double* s,
+  // float32 and bfloat16 data in vectors (RotateRow); float16 data takes the driver's rotation (the same
+  // double arithmetic).
+  template <VectorRows T>
+  void rotate(T* const* rows, std::size_t n_rows, std::size_t j0, std::size_t n, const double* s,
               const double* c, double sign) const {
     const std::size_t h = plan.n_pairs();
     const bool il = plan.pairs_interleaved();
     const TokenFactors f(s, c, sign, n, il && h <= kChunk);
     for (std::size_t r = 0; r < n_rows; ++r) {
       if (il) {
-        RotateFloat<true>(rows[r], j0, h, f, c, n);
+        RotateRow<true>(rows[r], j0, h, f, c, n);
       } else {
-        RotateFloat<false>(rows[r], j0, h, f, c, n);
-      }
-    }
-  }
-  void rotate(BFloat16* const* rows, std::size_t n_rows, std::size_t j0, std::size_t n, const double* s,
-              const double* c, double sign) const {
-    const std::size_t h = plan.n_pairs();
-    const bool il = plan.pairs_interleaved();
-    const TokenFactors f(s, c, sign, n, il && h <= kChunk);
-    for (std::size_t r = 0; r < n_rows; ++r) {
-      if (il) {
-        RotateBFloat16<true>(rows[r], j0, h, f, c, n);
-      } else {
-        RotateBFloat16<false>(rows[r], j0, h, f, c, n);
+        RotateRow<false>(rows[r], j0, h, f, c, n);
       }
     }
   }

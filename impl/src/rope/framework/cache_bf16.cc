@@ -11,7 +11,7 @@
 namespace pe {
 namespace {
 
-const Contract kContract = detail::hf_cache_contract(DType::BF16, "glibc powf, sinf, cosf <= 1 ULP");
+const Contract kContract = detail::hf_rope_contract("glibc powf, sinf, cosf <= 1 ULP", DType::BF16);
 
 PE_REGISTER_ROPE("rope.cache_bf16", kContract,
                  detail::PairwiseRope<float, detail::CachedHfRopeSinCos<BFloat16>>);

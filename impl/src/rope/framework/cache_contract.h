@@ -1,8 +1,8 @@
-// The contract of HF's float32 cos/sin (as rope.torch_f32) stored in a 16-bit cache and read back
-// as float for a float32 rotation (rope.cache_bf16, rope.cache_f16), for cache type T with unit
-// roundoff u_T.
+// The contract of HF's float32 RoPE (rope.torch_f32, derived there; rope.ggml_f32 changes its angle
+// terms), and of its cos/sin stored in a 16-bit cache and read back as float for a float32 rotation
+// (rope.cache_bf16, rope.cache_f16), for cache type T with unit roundoff u_T.
 //
-// Derivation, base <= 1e7, N = |a| + |b|: the angle as rope.torch_f32, 22.2·2^-24·|φ|; cosf/sinf and
+// Cache derivation, base <= 1e7, N = |a| + |b|: the angle as rope.torch_f32, 22.2·2^-24·|φ|; cosf/sinf and
 // the rotation 3.001·2^-24; the cache's rounding of |cos|, |sin| <= 1 moves the output by at most
 // N·u_T (ct = 1, table type T); bf16 or float16 data round once more (c0 = 1).
 // Budget: N·(c0·u_out + u_T + (3.001 + 22.2·|φ|)·2^-24). Largest position: 2^24.
@@ -16,7 +16,7 @@
 
 namespace pe::detail {
 
-inline Contract hf_cache_contract(DType cache_type, const char* depends_on) {
+inline Contract hf_rope_contract(const char* depends_on, DType cache_type = DType::F64) {
   return {.layouts = {Layout::Interleaved, Layout::HalfSplit},
           .outputs = {DType::F32, DType::BF16, DType::F16},
           .angle_type = DType::F32,
@@ -28,7 +28,7 @@ inline Contract hf_cache_contract(DType cache_type, const char* depends_on) {
           .depends_on = depends_on,
           .c0 = 1,
           .ck = 3.001,
-          .ct = 1,
+          .ct = cache_type == DType::F64 ? 0.0 : 1.0,
           .c1 = 22.2,
           .c1_gain = 2.001};
 }

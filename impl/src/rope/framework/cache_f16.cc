@@ -12,7 +12,7 @@ namespace pe {
 namespace {
 
 const Contract kContract =
-    detail::hf_cache_contract(DType::F16, "glibc powf, sinf, cosf <= 1 ULP; GCC _Float16 conversions");
+    detail::hf_rope_contract("glibc powf, sinf, cosf <= 1 ULP; GCC _Float16 conversions", DType::F16);
 
 PE_REGISTER_ROPE("rope.cache_f16", kContract,
                  detail::PairwiseRope<float, detail::CachedHfRopeSinCos<Float16>>);

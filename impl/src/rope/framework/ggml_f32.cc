@@ -11,25 +11,18 @@
 #include "detail/framework_sincos.h"
 #include "pe/detail/pairwise_variant.h"
 #include "pe/register.h"
+#include "rope/framework/cache_contract.h"
 
 namespace pe {
 namespace {
 
-const Contract kContract{
-    .layouts = {Layout::Interleaved, Layout::HalfSplit},
-    .outputs = {DType::F32, DType::BF16, DType::F16},
-    .angle_type = DType::F32,
-    .compute_type = DType::F32,
-    .max_position = std::int64_t{1} << 24,
-    .max_base = 1e7,
-    .max_input_abs = 0x1p126,
-    .depends_on = "glibc powf, sinf, cosf <= 1 ULP",
-    .c0 = 1,
-    .ck = 3.001,
-    .c1 = 18.2,
-    .c1_pair = 3.01,
-    .c1_gain = 2.001,
-};
+// rope.torch_f32's contract (cache_contract.h) with this angle's terms.
+const Contract kContract = [] {
+  Contract c = detail::hf_rope_contract("glibc powf, sinf, cosf <= 1 ULP");
+  c.c1 = 18.2;
+  c.c1_pair = 3.01;
+  return c;
+}();
 
 PE_REGISTER_ROPE("rope.ggml_f32", kContract, detail::PairwiseRope<float, detail::GgmlSinCos<RopePlan>>);
 

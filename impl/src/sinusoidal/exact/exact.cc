@@ -100,8 +100,6 @@ HWY_INLINE void AdvanceAndStore(const TurnSteps& ts, std::size_t j0, std::size_t
   const hn::ScalableTag<double> dd;
   const hn::Rebind<float, decltype(dd)> df;
   const hn::Rebind<std::uint32_t, decltype(dd)> du;
-  const hn::Rebind<std::int32_t, decltype(dd)> di;
-  const hn::Rebind<std::uint16_t, decltype(dd)> d16;
   const std::size_t lanes = hn::Lanes(dd);
   const double* HWY_RESTRICT cos_step = ts.cos_step.data() + j0;
   const double* HWY_RESTRICT sin_step = ts.sin_step.data() + j0;
@@ -139,10 +137,8 @@ HWY_INLINE void AdvanceAndStore(const TurnSteps& ts, std::size_t j0, std::size_t
                                hn::ShiftLeft<16>(detail::HWY_NAMESPACE::BFloat16Bits(dd, c1)));
       hn::StoreU(word, du, reinterpret_cast<std::uint32_t*>(ys + 2 * k));
     } else {
-      hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, detail::HWY_NAMESPACE::BFloat16Bits(dd, s1))), d16,
-                 reinterpret_cast<std::uint16_t*>(ys + k));
-      hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, detail::HWY_NAMESPACE::BFloat16Bits(dd, c1))), d16,
-                 reinterpret_cast<std::uint16_t*>(yc + k));
+      detail::HWY_NAMESPACE::StoreBFloat16(dd, s1, ys + k);
+      detail::HWY_NAMESPACE::StoreBFloat16(dd, c1, yc + k);
     }
   }
   detail::advance_sincos(cos_step + k, sin_step + k, n - k, s + k, c + k);
@@ -188,10 +184,7 @@ HWY_INLINE void StorePairs(D dd, hn::Vec<D> v, Out* HWY_RESTRICT to, bool stream
       hn::StoreU(hn::DemoteTo(df, v), df, to);
     }
   } else {  // bfloat16: the lanes' 16-bit patterns, packed
-    const hn::Rebind<std::int32_t, D> di;
-    const hn::Rebind<std::uint16_t, D> d16;
-    hn::StoreU(hn::DemoteTo(d16, hn::BitCast(di, detail::HWY_NAMESPACE::BFloat16Bits(dd, v))), d16,
-               reinterpret_cast<std::uint16_t*>(to));
+    detail::HWY_NAMESPACE::StoreBFloat16(dd, v, to);
   }
 }
 
@@ -282,9 +275,7 @@ HWY_INLINE void AdvanceInterleavedRows(const TurnSteps& ts, const SpreadSteps& s
     StoreRow(row + 2 * whole, row + 2 * whole + 1, true, s + whole, c + whole, n - whole);
   }
 }
-#endif
 
-#if !HWY_HAVE_SCALABLE
 // G vectors of sines and G of cosines of a float32 table (the pairs AdvanceAndStore's vectors take)
 // advanced over `count` rows in registers with AdvanceAndStore's operations (the same bits), each row's
 // two halves written at `row_stride` after the row before; the last few pairs as its scalar tail. s and c
@@ -338,9 +329,7 @@ HWY_INLINE void AdvanceHalvesRows(const TurnSteps& ts, std::size_t j0, std::size
     return AdvanceHalvesInRegisters<4>(ts, j0, n, s, c, first_s, first_c, row_stride, count, stream);
   AdvanceHalvesInRegisters<2>(ts, j0, n, s, c, first_s, first_c, row_stride, count, stream);
 }
-#endif
 
-#if !HWY_HAVE_SCALABLE
 // How many positions after positions[r] continue it one by one (at most a refresh interval's worth):
 // the rows a direct row's state advances to in registers.
 HWY_INLINE std::size_t ConsecutiveRun(std::span<const std::int64_t> positions, std::size_t r) {
@@ -426,7 +415,7 @@ HWY_INLINE void OtherRow(const TurnSteps& ts, bool il, std::size_t j0, std::size
 // The table (kAdd false) or the embeddings plus the table (kAdd true), chunk by chunk of pairs: each
 // row's chunk advanced from the row before when its position follows (at most kRefreshRows in a row),
 // else computed directly.
-template <class Out, bool kAdd>
+template <bool kAdd, class Out>
 void Rows(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
           std::span<const std::uint8_t> padding, Out* out) {
   const std::size_t d = plan.dim(), h = plan.n_pairs();
@@ -434,14 +423,11 @@ void Rows(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
   const TurnSteps& ts = plan.turn_steps();
   HWY_ALIGN double s[kChunk];
   HWY_ALIGN double c[kChunk];
-  // A float32 table beyond the caches: each row's chunk is written to `stage` (in L1), then streamed
-  // to its place (pe/streaming.h); the same bits as normal stores.
-  [[maybe_unused]] HWY_ALIGN float stage[2 * kChunk];
+  [[maybe_unused]] HWY_ALIGN float stage[2 * kChunk];  // a streamed float32 table's (Float32TableRow)
   const bool stream =
       std::is_same_v<Out, float> && !kAdd && detail::stream_output(positions.size() * d * sizeof(Out));
-  // Runs of consecutive positions advanced in registers (float32 streamed only where every row's vectors
-  // are aligned for it): an interleaved table's pairs in adjacent lanes (AdvanceInterleavedRows), a
-  // concatenated float32 table's halves as vectors of each (AdvanceHalvesRows).
+  // Runs of consecutive positions advanced in registers (DirectRowThenRegisterRun; float32 streamed only
+  // where every row's vectors are aligned for it).
   constexpr bool kRegisterRuns =
       !HWY_HAVE_SCALABLE && !kAdd && (std::is_same_v<Out, float> || std::is_same_v<Out, BFloat16>);
   // Interleaved lanes need two pairs a vector at least to beat the de-interleaving loop (SSE4 holds one);
@@ -490,15 +476,12 @@ void Rows(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
 }
 
 void Table(const SinusoidalPlan& plan, std::span<const std::int64_t> positions, Buffer out) {
-  detail::with_typed(
-      out, [&](auto* y) { Rows<std::remove_pointer_t<decltype(y)>, false>(plan, positions, {}, y); });
+  detail::with_typed(out, [&](auto* y) { Rows<false>(plan, positions, {}, y); });
 }
 
 void Add(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
          std::span<const std::uint8_t> padding, Buffer embeddings) {
-  detail::with_typed(embeddings, [&](auto* y) {
-    Rows<std::remove_pointer_t<decltype(y)>, true>(plan, positions, padding, y);
-  });
+  detail::with_typed(embeddings, [&](auto* y) { Rows<true>(plan, positions, padding, y); });
 }
 
 }  // namespace pe::sinusoidal_exact::HWY_NAMESPACE

@@ -16,19 +16,7 @@
 namespace pe {
 namespace {
 
-const Contract kContract{
-    .layouts = {Layout::Interleaved, Layout::Concatenated},
-    .outputs = {DType::F32, DType::BF16, DType::F16},
-    .angle_type = DType::F32,
-    .compute_type = DType::F32,
-    .max_position = std::int64_t{1} << 24,
-    .max_base = 1e7,
-    .max_input_abs = 1e30,
-    .depends_on = "glibc expf, sinf, cosf <= 1 ULP",
-    .c0 = 1,
-    .ck = 1,
-    .c1 = 36.3,
-};
+const Contract kContract = detail::framework_table_contract("glibc expf, sinf, cosf <= 1 ULP", 36.3);
 
 PE_REGISTER_SINUSOIDAL("sinusoidal.torch_f32", kContract,
                        detail::PairwiseSinusoidal<float, detail::TorchTutorialSinCos>);

@@ -14,9 +14,9 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
-#include "pe/detail/convert.h"
 #include "detail/hwy_register.h"
 #include "detail/hwy_sincos-inl.h"
+#include "pe/detail/convert.h"
 
 #ifndef PE_SINUSOIDAL_HWY_CONTRACT_
 #define PE_SINUSOIDAL_HWY_CONTRACT_
@@ -44,7 +44,7 @@ namespace pe::sinusoidal_hwy::HWY_NAMESPACE {
 using detail::HWY_NAMESPACE::kChunk;
 using detail::HWY_NAMESPACE::SinCosChunk;
 
-template <class Out, bool kAdd>
+template <bool kAdd, class Out>
 void Rows(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
           std::span<const std::uint8_t> padding, Out* out) {
   const std::size_t d = plan.dim(), h = plan.n_pairs();
@@ -73,15 +73,12 @@ void Rows(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
 }
 
 void Table(const SinusoidalPlan& plan, std::span<const std::int64_t> positions, Buffer out) {
-  detail::with_typed(
-      out, [&](auto* y) { Rows<std::remove_pointer_t<decltype(y)>, false>(plan, positions, {}, y); });
+  detail::with_typed(out, [&](auto* y) { Rows<false>(plan, positions, {}, y); });
 }
 
 void Add(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
          std::span<const std::uint8_t> padding, Buffer embeddings) {
-  detail::with_typed(embeddings, [&](auto* y) {
-    Rows<std::remove_pointer_t<decltype(y)>, true>(plan, positions, padding, y);
-  });
+  detail::with_typed(embeddings, [&](auto* y) { Rows<true>(plan, positions, padding, y); });
 }
 
 }  // namespace pe::sinusoidal_hwy::HWY_NAMESPACE
