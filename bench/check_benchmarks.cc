@@ -45,15 +45,20 @@ struct Batch {
     for (std::size_t i = 0; i < x.size(); ++i)
       x32[i] = static_cast<float>(x[i]), y32[i] = static_cast<float>(buf.get(i));
   }
+  // check's request for x and y, half-split.
+  check::RopeRequest request() const {
+    check::RopeRequest r;
+    r.x = {{}, {positions.size(), 32, 128}, DType::F32, "x", x32};
+    r.y = {{}, {positions.size(), 32, 128}, DType::F32, "y", y32};
+    r.positions.values = positions;
+    r.spec.layout = Layout::HalfSplit;
+    return r;
+  }
 };
 
 void check_rope_benchmark(benchmark::State& state, std::size_t tokens) {
   const Batch b(tokens, true);
-  check::RopeRequest r;
-  r.x = {{}, {tokens, 32, 128}, DType::F32, "x", b.x32};
-  r.y = {{}, {tokens, 32, 128}, DType::F32, "y", b.y32};
-  r.positions.values = b.positions;
-  r.spec.layout = Layout::HalfSplit;
+  check::RopeRequest r = b.request();
   const double pace_before = pace_ns();
   for (auto _ : state) {
     const check::Report report = check::check_rope(r, check::Names());
@@ -75,11 +80,7 @@ void diagnose_rope_benchmark(benchmark::State& state) {
   llama3.factor = 8;
   llama3.original_max_position = 2048;
   const Batch b(tokens, true, RopeParams{128, 0, 500000.0, Layout::HalfSplit, llama3});
-  check::RopeRequest r;
-  r.x = {{}, {tokens, 32, 128}, DType::F32, "x", b.x32};
-  r.y = {{}, {tokens, 32, 128}, DType::F32, "y", b.y32};
-  r.positions.values = b.positions;
-  r.spec.layout = Layout::HalfSplit;
+  check::RopeRequest r = b.request();
   r.spec.base = 500000;
   r.spec.scaling.method = RopeScalingType::Llama3;
   r.spec.scaling.factor = 8;
@@ -116,22 +117,15 @@ int register_check_benchmarks(const Options& options) {
   };
   if (options.mode == Mode::Smoke) return 0;
   int count = 0;
-  if (const std::string name = "check/rope/f32/T4096/H32/D128"; wanted(name)) {
-    benchmark::RegisterBenchmark(name.c_str(), check_rope_benchmark, 4096)->Unit(benchmark::kMillisecond);
+  const auto add = [&](const char* name, auto fn, auto... args) {
+    if (!wanted(name)) return;
+    benchmark::RegisterBenchmark(name, fn, args...)->Unit(benchmark::kMillisecond);
     ++count;
-  }
-  if (const std::string name = "check/rope/f32/T256/H32/D128"; wanted(name)) {
-    benchmark::RegisterBenchmark(name.c_str(), check_rope_benchmark, 256)->Unit(benchmark::kMillisecond);
-    ++count;
-  }
-  if (const std::string name = "diagnose/rope/f32/T4096/H32/D128"; wanted(name)) {
-    benchmark::RegisterBenchmark(name.c_str(), diagnose_rope_benchmark)->Unit(benchmark::kMillisecond);
-    ++count;
-  }
-  if (const std::string name = "reference/rope/f32/T2048/H32/D128"; wanted(name)) {
-    benchmark::RegisterBenchmark(name.c_str(), reference_rope_benchmark, 2048)->Unit(benchmark::kMillisecond);
-    ++count;
-  }
+  };
+  add("check/rope/f32/T4096/H32/D128", check_rope_benchmark, std::size_t{4096});
+  add("check/rope/f32/T256/H32/D128", check_rope_benchmark, std::size_t{256});
+  add("diagnose/rope/f32/T4096/H32/D128", diagnose_rope_benchmark);
+  add("reference/rope/f32/T2048/H32/D128", reference_rope_benchmark, std::size_t{2048});
   return count;
 }
 

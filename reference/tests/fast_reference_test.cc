@@ -17,14 +17,15 @@ namespace {
 
 constexpr DType kTypes[] = {DType::F32, DType::F64, DType::BF16, DType::F16};
 
-// Turns the fast path off for one scope: what MPFR alone gives.
-struct MpfrOnly {
-  bool was = fast_path_enabled();
-  MpfrOnly() { set_fast_path(false); }
-  ~MpfrOnly() { set_fast_path(was); }
-  MpfrOnly(const MpfrOnly&) = delete;
-  MpfrOnly& operator=(const MpfrOnly&) = delete;
-};
+// What `f` gives with the fast path off: MPFR's answer alone.
+template <class F>
+auto mpfr_only(F f) {
+  const bool was = fast_path_enabled();
+  set_fast_path(false);
+  const auto r = f();
+  set_fast_path(was);
+  return r;
+}
 
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
@@ -103,11 +104,7 @@ TEST(FastReference, SinusoidalRoundingsAreMpfrsBitForBit) {
       const double fast = r.rounded(p, ch, t);
       decided += mpfr_fallbacks() == before;
       ++total;
-      double mpfr = 0;
-      {
-        const MpfrOnly off;
-        mpfr = r.rounded(p, ch, t);
-      }
+      const double mpfr = mpfr_only([&] { return r.rounded(p, ch, t); });
       ASSERT_TRUE(same_bits(fast, mpfr))
           << "p = " << p << " channel " << ch << " " << to_string(t) << ": " << fast << " vs MPFR " << mpfr;
     }
@@ -140,11 +137,7 @@ TEST(FastReference, RopeRoundingsAreMpfrsBitForBitUnderEveryScaling) {
       const RopeDirection dir = g() % 4 == 0 ? RopeDirection::Inverse : RopeDirection::Forward;
       const DType t = kTypes[g() % 4];
       const auto fast = rope.rounded(p, pair, a, b, t, dir);
-      std::pair<double, double> mpfr;
-      {
-        const MpfrOnly off;
-        mpfr = rope.rounded(p, pair, a, b, t, dir);
-      }
+      const auto mpfr = mpfr_only([&] { return rope.rounded(p, pair, a, b, t, dir); });
       ASSERT_TRUE(same_bits(fast.first, mpfr.first) && same_bits(fast.second, mpfr.second))
           << "scaling " << static_cast<int>(s.type) << " p = " << p << " pair " << pair << " (" << a << ", "
           << b << ") " << to_string(t);

@@ -42,40 +42,41 @@ const std::vector<Case> kCases = {
 #include "hf_conformance_cases.inc"
 };
 
-// The spacing of doubles just above the expected value e (> 0): one ULP at e.
-double ulp_at(double e) { return std::nextafter(e, std::numeric_limits<double>::infinity()) - e; }
-
-// |got - e| in ULPs of e.
-double ulps(double got, double e) { return std::fabs(got - e) / ulp_at(e); }
-
-std::string where(const Case& c, const char* what, std::size_t j = static_cast<std::size_t>(-1)) {
-  std::string s = std::string("case ") + c.name + ", " + what;
-  if (j != static_cast<std::size_t>(-1)) s += " pair " + std::to_string(j);
-  return s;
+// One ULP of |e| in T (the spacing above |e|; the smallest subnormal at 0).
+template <class T>
+double ulp_of(double e) {
+  const T a = static_cast<T>(std::fabs(e));
+  return static_cast<double>(std::nextafter(a, std::numeric_limits<T>::infinity()) - a);
+}
+template <class T>
+double ulps_in(double got, double e) {
+  return std::fabs(got - e) / ulp_of<T>(e);
 }
 
-// Each case's worst disagreement, for the summary.
-struct Worst {
-  double plan = 0, ref = 0;
-};
+template <class C>
+std::string where(const C& c, const std::string& what) {
+  return std::string("case ") + c.name + ", " + what;
+}
+
+// Expects `got` within n ULPs (of T) of HF's `e`; `what` names the value when it is not.
+template <class T = double>
+void expect_ulps(double got, double e, const std::string& what, double n = 1) {
+  EXPECT_LE(std::fabs(got - e), n * ulp_of<T>(e))
+      << what << ": got " << std::hexfloat << got << ", HF " << e << std::defaultfloat << " ("
+      << ulps_in<T>(got, e) << " ulp)";
+}
+
+std::string pair(std::size_t j) { return " pair " + std::to_string(j); }
 
 TEST(HfConformance, PlanFrequenciesAttentionAndBaseWithinOneUlp) {
   for (const Case& c : kCases) {
     SCOPED_TRACE(c.name);
     const pe::RopePlan plan(c.params);
     ASSERT_EQ(plan.inv_freq().size(), c.inv_freq.size()) << where(c, "n_pairs");
-    for (std::size_t j = 0; j < c.inv_freq.size(); ++j) {
-      const double e = c.inv_freq[j], got = plan.inv_freq()[j];
-      EXPECT_LE(std::fabs(got - e), ulp_at(e))
-          << where(c, "plan.inv_freq", j) << ": got " << std::hexfloat << got << ", HF " << e
-          << std::defaultfloat << " (" << ulps(got, e) << " ulp)";
-    }
-    EXPECT_LE(std::fabs(plan.attention_factor() - c.attention), ulp_at(c.attention))
-        << where(c, "plan.attention_factor") << ": got " << std::hexfloat << plan.attention_factor()
-        << ", HF " << c.attention;
-    EXPECT_LE(std::fabs(plan.effective_base() - c.effective_base), ulp_at(c.effective_base))
-        << where(c, "plan.effective_base") << ": got " << std::hexfloat << plan.effective_base() << ", HF "
-        << c.effective_base;
+    for (std::size_t j = 0; j < c.inv_freq.size(); ++j)
+      expect_ulps(plan.inv_freq()[j], c.inv_freq[j], where(c, "plan.inv_freq" + pair(j)));
+    expect_ulps(plan.attention_factor(), c.attention, where(c, "plan.attention_factor"));
+    expect_ulps(plan.effective_base(), c.effective_base, where(c, "plan.effective_base"));
   }
 }
 
@@ -84,18 +85,12 @@ TEST(HfConformance, ReferenceFrequenciesAttentionAndBaseWithinOneUlp) {
     SCOPED_TRACE(c.name);
     const pe::ref::Rope ref(c.params, std::int64_t{1} << 20);
     ASSERT_EQ(ref.n_pairs(), c.inv_freq.size()) << where(c, "n_pairs");
-    for (std::size_t j = 0; j < c.inv_freq.size(); ++j) {
-      const double e = c.inv_freq[j], got = static_cast<double>(ref.inv_freq(j));
-      EXPECT_LE(std::fabs(got - e), ulp_at(e))
-          << where(c, "ref.inv_freq", j) << ": got " << std::hexfloat << got << ", HF " << e
-          << std::defaultfloat << " (" << ulps(got, e) << " ulp)";
-    }
-    const double att = static_cast<double>(ref.attention());
-    EXPECT_LE(std::fabs(att - c.attention), ulp_at(c.attention))
-        << where(c, "ref.attention") << ": got " << std::hexfloat << att << ", HF " << c.attention;
-    const double base = static_cast<double>(ref.rule().effective_base());
-    EXPECT_LE(std::fabs(base - c.effective_base), ulp_at(c.effective_base))
-        << where(c, "ref.effective_base") << ": got " << std::hexfloat << base << ", HF " << c.effective_base;
+    for (std::size_t j = 0; j < c.inv_freq.size(); ++j)
+      expect_ulps(static_cast<double>(ref.inv_freq(j)), c.inv_freq[j],
+                             where(c, "ref.inv_freq" + pair(j)));
+    expect_ulps(static_cast<double>(ref.attention()), c.attention, where(c, "ref.attention"));
+    expect_ulps(static_cast<double>(ref.rule().effective_base()), c.effective_base,
+                           where(c, "ref.effective_base"));
   }
 }
 
@@ -106,16 +101,16 @@ TEST(HfConformance, Summary) {
   for (const Case& c : kCases) {
     const pe::RopePlan plan(c.params);
     const pe::ref::Rope ref(c.params, std::int64_t{1} << 20);
-    Worst w;
+    double w_plan = std::max(ulps_in<double>(plan.attention_factor(), c.attention),
+                             ulps_in<double>(plan.effective_base(), c.effective_base));
+    double w_ref =
+        std::max(ulps_in<double>(static_cast<double>(ref.attention()), c.attention),
+                 ulps_in<double>(static_cast<double>(ref.rule().effective_base()), c.effective_base));
     for (std::size_t j = 0; j < c.inv_freq.size() && j < plan.inv_freq().size(); ++j) {
-      w.plan = std::max(w.plan, ulps(plan.inv_freq()[j], c.inv_freq[j]));
-      w.ref = std::max(w.ref, ulps(static_cast<double>(ref.inv_freq(j)), c.inv_freq[j]));
+      w_plan = std::max(w_plan, ulps_in<double>(plan.inv_freq()[j], c.inv_freq[j]));
+      w_ref = std::max(w_ref, ulps_in<double>(static_cast<double>(ref.inv_freq(j)), c.inv_freq[j]));
     }
-    w.plan = std::max(
-        {w.plan, ulps(plan.attention_factor(), c.attention), ulps(plan.effective_base(), c.effective_base)});
-    w.ref = std::max({w.ref, ulps(static_cast<double>(ref.attention()), c.attention),
-                      ulps(static_cast<double>(ref.rule().effective_base()), c.effective_base)});
-    std::printf("%-28s %6zu %10.3g %10.3g\n", c.name, c.inv_freq.size(), w.plan, w.ref);
+    std::printf("%-28s %6zu %10.3g %10.3g\n", c.name, c.inv_freq.size(), w_plan, w_ref);
     pairs += c.inv_freq.size();
   }
   RecordProperty("cases", static_cast<int>(kCases.size()));
@@ -156,21 +151,6 @@ const std::vector<FormCase> kFormCases = {
 #include "hf_conformance_form_cases.inc"
 };
 
-// One ULP of |e| in T (the spacing above |e|; the smallest subnormal at 0).
-template <class T>
-double ulp_of(double e) {
-  const T a = static_cast<T>(std::fabs(e));
-  return static_cast<double>(std::nextafter(a, std::numeric_limits<T>::infinity()) - a);
-}
-template <class T>
-double ulps_in(double got, double e) {
-  return std::fabs(got - e) / ulp_of<T>(e);
-}
-
-std::string where(const FormCase& c, const std::string& what) {
-  return std::string("case ") + c.name + ", " + what;
-}
-
 // Each case's worst disagreement in ULPs, and how many roundings differed at all.
 struct FormWorst {
   double plan = 0, ref = 0, f64 = 0, f32 = 0;
@@ -207,23 +187,16 @@ TEST(HfConformanceForms, PlanFrequenciesAxesAndChannelsMatchHf) {
     ASSERT_EQ(c.channels.size(), 4 * c.n_pairs());
     EXPECT_EQ(plan.n_axes(), c.n_axes) << where(c, "n_axes");
     for (std::size_t j = 0; j < c.n_pairs(); ++j) {
-      const double e = c.inv_freq[j], got = plan.inv_freq()[j];
-      EXPECT_LE(std::fabs(got - e), ulp_of<double>(e))
-          << where(c, "plan.inv_freq pair " + std::to_string(j)) << ": got " << std::hexfloat << got
-          << ", HF " << e << std::defaultfloat << " (" << ulps_in<double>(got, e) << " ulp)";
+      expect_ulps(plan.inv_freq()[j], c.inv_freq[j], where(c, "plan.inv_freq" + pair(j)));
       EXPECT_EQ(plan.axis_of_pair(j), c.axis[j]) << where(c, "axis_of_pair " + std::to_string(j));
       const auto in = plan.input_channels(j), out = plan.output_channels(j);
-      EXPECT_EQ(in.first, c.channels[4 * j]) << where(c, "input_channels(" + std::to_string(j) + ").first");
-      EXPECT_EQ(in.second, c.channels[4 * j + 1])
-          << where(c, "input_channels(" + std::to_string(j) + ").second");
-      EXPECT_EQ(out.first, c.channels[4 * j + 2])
-          << where(c, "output_channels(" + std::to_string(j) + ").first");
-      EXPECT_EQ(out.second, c.channels[4 * j + 3])
-          << where(c, "output_channels(" + std::to_string(j) + ").second");
+      const std::size_t got[4] = {in.first, in.second, out.first, out.second};
+      for (int k = 0; k < 4; ++k)
+        EXPECT_EQ(got[k], c.channels[4 * j + k])
+            << where(c, std::string(k < 2 ? "input" : "output") + "_channels(" + std::to_string(j) +
+                            (k % 2 ? ").second" : ").first"));
     }
-    EXPECT_LE(std::fabs(plan.attention_factor() - c.attention), ulp_of<double>(c.attention))
-        << where(c, "plan.attention_factor") << ": got " << std::hexfloat << plan.attention_factor()
-        << ", HF " << c.attention;
+    expect_ulps(plan.attention_factor(), c.attention, where(c, "plan.attention_factor"));
   }
 }
 
@@ -232,34 +205,21 @@ TEST(HfConformanceForms, ReferenceFrequenciesAndCosSinWithinOneUlp) {
     SCOPED_TRACE(c.name);
     const pe::ref::Rope ref(c.params, c.max_position() + 1);
     ASSERT_EQ(ref.n_pairs(), c.n_pairs()) << where(c, "n_pairs");
-    for (std::size_t j = 0; j < c.n_pairs(); ++j) {
-      const double e = c.inv_freq[j], got = static_cast<double>(ref.inv_freq(j));
-      EXPECT_LE(std::fabs(got - e), ulp_of<double>(e)) << where(c, "ref.inv_freq pair " + std::to_string(j))
-                                                       << ": got " << std::hexfloat << got << ", HF " << e;
-    }
-    const double att = static_cast<double>(ref.attention());
-    EXPECT_LE(std::fabs(att - c.attention), ulp_of<double>(c.attention))
-        << where(c, "ref.attention") << ": got " << std::hexfloat << att << ", HF " << c.attention;
+    for (std::size_t j = 0; j < c.n_pairs(); ++j)
+      expect_ulps(static_cast<double>(ref.inv_freq(j)), c.inv_freq[j], where(c, "ref.inv_freq" + pair(j)));
+    expect_ulps(static_cast<double>(ref.attention()), c.attention, where(c, "ref.attention"));
     for (std::size_t t = 0; t < c.n_tokens(); ++t) {
       for (std::size_t j = 0; j < c.n_pairs(); ++j) {
         const std::int64_t p = c.position(t, j);
         const double* e = c.expected(t, j);
         const auto [cos64, sin64] = ref.cos_sin(p, j, pe::DType::F64);
         const auto [cos32, sin32] = ref.cos_sin(p, j, pe::DType::F32);
-        const std::string at = "pair " + std::to_string(j) + " (axis " + std::to_string(c.axis[j]) +
-                               ") position " + std::to_string(p);
-        EXPECT_LE(std::fabs(cos64 - e[0]), ulp_of<double>(e[0]))
-            << where(c, "ref.cos_sin F64 cos, " + at) << ": got " << std::hexfloat << cos64 << ", HF "
-            << e[0];
-        EXPECT_LE(std::fabs(sin64 - e[1]), ulp_of<double>(e[1]))
-            << where(c, "ref.cos_sin F64 sin, " + at) << ": got " << std::hexfloat << sin64 << ", HF "
-            << e[1];
-        EXPECT_LE(std::fabs(cos32 - e[2]), ulp_of<float>(e[2]))
-            << where(c, "ref.cos_sin F32 cos, " + at) << ": got " << std::hexfloat << cos32 << ", HF "
-            << e[2];
-        EXPECT_LE(std::fabs(sin32 - e[3]), ulp_of<float>(e[3]))
-            << where(c, "ref.cos_sin F32 sin, " + at) << ": got " << std::hexfloat << sin32 << ", HF "
-            << e[3];
+        const std::string at =
+            pair(j) + " (axis " + std::to_string(c.axis[j]) + ") position " + std::to_string(p);
+        expect_ulps(cos64, e[0], where(c, "ref.cos_sin F64 cos," + at));
+        expect_ulps(sin64, e[1], where(c, "ref.cos_sin F64 sin," + at));
+        expect_ulps<float>(cos32, e[2], where(c, "ref.cos_sin F32 cos," + at));
+        expect_ulps<float>(sin32, e[3], where(c, "ref.cos_sin F32 sin," + at));
       }
     }
   }
@@ -282,11 +242,7 @@ TEST(HfConformanceForms, DeepSeekSoftmaxScaleMultiplierWithinTwoUlp) {
     if (c.softmax_multiplier == 0) continue;
     SCOPED_TRACE(c.name);
     ASSERT_TRUE(c.params.scaling.mscale_all_dim.has_value());
-    const double got = softmax_multiplier_of(c);
-    EXPECT_LE(std::fabs(got - c.softmax_multiplier), 2 * ulp_of<double>(c.softmax_multiplier))
-        << where(c, "mscale_of(mscale_all_dim)^2") << ": got " << std::hexfloat << got << ", HF "
-        << c.softmax_multiplier << std::defaultfloat << " (" << ulps_in<double>(got, c.softmax_multiplier)
-        << " ulp)";
+    expect_ulps(softmax_multiplier_of(c), c.softmax_multiplier, where(c, "mscale_of(mscale_all_dim)^2"), 2);
     ++checked;
   }
   EXPECT_EQ(checked, 2u) << "DeepSeek-V2-Lite and DeepSeek-V3";
