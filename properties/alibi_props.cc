@@ -2,16 +2,9 @@
 // slope rule and form at any query and key positions; the slopes' structure; the bias's exact
 // symmetries (translation, doubling, the diagonal); and the slopes of n = 1..64, 80, 96, 100 heads
 // against an independent evaluation of the paper's rule.
-#include <fmt/format.h>
-#include <gtest/gtest.h>
-#include <rapidcheck.h>
-
-#include <cmath>
 
 #include "pe/harness/measure_alibi.h"
-#include "pe/pe.h"
 #include "pe/ref/alibi.h"
-#include "support/generators.h"
 #include "support/property_util.h"
 
 namespace pe::testing {
@@ -38,9 +31,8 @@ rc::Gen<AlibiParams> gen_params() {
       rc::gen::element(AlibiForm::Causal, AlibiForm::Symmetric, AlibiForm::Bloom));
 }
 
-class AlibiProps : public ::testing::TestWithParam<Instance> {
+class AlibiProps : public InstanceTest {
  protected:
-  const Instance& in() const { return GetParam(); }
   TypedBuffer bias(const AlibiParams& p, std::span<const std::int64_t> queries,
                    std::span<const std::int64_t> keys) const {
     const AlibiPlan plan(p);
@@ -164,10 +156,7 @@ TEST_P(AlibiProps, DoublingThePositionsDoublesTheBias) {
   });
 }
 
-// Empty when $PE_VARIANT selects no instance of it: allowed, not a failure.
-GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(AlibiProps);
-INSTANTIATE_TEST_SUITE_P(Registry, AlibiProps, ::testing::ValuesIn(selected(Family::Alibi)),
-                         instance_test_name);
+PE_INSTANTIATE(AlibiProps, selected(Family::Alibi));
 
 // The paper's rule evaluated from its statement, independently of AlibiPlan: n' by doubling, and
 // each slope as a power of m0 or m1 at 334 bits.

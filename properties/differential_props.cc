@@ -1,17 +1,9 @@
 // Any two variants agree within the sum of their contracts: for every (family, layout, output type)
 // every pair of registered instances is run on the same random inputs. No reference is needed, so
 // every pair of variants is compared on every case.
-#include <fmt/format.h>
-#include <gtest/gtest.h>
-#include <rapidcheck.h>
 
-#include <cmath>
 #include <map>
 
-#include "pe/harness/family_traits.h"
-#include "pe/harness/run.h"
-#include "pe/pe.h"
-#include "support/generators.h"
 #include "support/property_util.h"
 
 namespace pe::testing {

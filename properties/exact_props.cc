@@ -2,16 +2,8 @@
 // float32 within 6e-8 of the exact value for every position below 2^31, every dim up to 8192 and
 // base in [10, 1e7], along runs of consecutive positions long enough to cross the 256-row refresh of
 // the rotation recurrence and at scattered positions (the direct path).
-#include <fmt/format.h>
-#include <gtest/gtest.h>
-#include <rapidcheck.h>
 
-#include <cmath>
-
-#include "pe/harness/run.h"
-#include "pe/pe.h"
 #include "pe/ref/reference.h"
-#include "support/generators.h"
 #include "support/property_util.h"
 
 namespace pe::testing {

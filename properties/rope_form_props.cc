@@ -4,27 +4,17 @@
 // agree under a channel permutation; deinterleave is the interleaved rotation reordered; MLA's rotary
 // channels at an offset rotate as a head of their own. RopeProps checks every form against the
 // reference; these pin the structure a kernel can break without a large error on a random case.
-#include <fmt/format.h>
-#include <gtest/gtest.h>
-#include <rapidcheck.h>
 
 #include <algorithm>
-#include <cmath>
 
-#include "pe/harness/run.h"
-#include "pe/pe.h"
 #include "pe/ref/reference.h"
-#include "support/generators.h"
 #include "support/property_util.h"
 
 namespace pe::testing {
 namespace {
 
-class RopeFormProps : public ::testing::TestWithParam<Instance> {
+class RopeFormProps : public InstanceTest {
  protected:
-  const Instance& in() const { return GetParam(); }
-  std::int64_t max_position() const { return in().contract().max_position; }
-
   // M-RoPE params: 3 or 4 sections of any sizes (zeros included) summing to rotary_dim/2, any
   // scaling, the instance's pairing.
   RopeParams gen_mrope(MropeLayout layout) const {
@@ -342,13 +332,8 @@ TEST(RopeFormValidation, AxesOtherThanThePlansLeaveTheBufferUntouched) {
   EXPECT_EQ(x, before);
 }
 
-// Empty when $PE_VARIANT selects no instance of it: allowed, not a failure.
-GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(RopeFormProps);
-INSTANTIATE_TEST_SUITE_P(Registry, RopeFormProps, ::testing::ValuesIn(selected(Family::Rope)),
-                         instance_test_name);
-GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(RopePairingFormProps);
-INSTANTIATE_TEST_SUITE_P(Registry, RopePairingFormProps, ::testing::ValuesIn(interleaved_of_both_pairings()),
-                         instance_test_name);
+PE_INSTANTIATE(RopeFormProps, selected(Family::Rope));
+PE_INSTANTIATE(RopePairingFormProps, interleaved_of_both_pairings());
 
 }  // namespace
 }  // namespace pe::testing

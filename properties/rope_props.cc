@@ -1,15 +1,8 @@
 // Properties of every RoPE instance in the registry, each written once.
-#include <fmt/format.h>
-#include <gtest/gtest.h>
-#include <rapidcheck.h>
 
-#include <cmath>
 #include <numeric>
 
-#include "pe/harness/run.h"
-#include "pe/pe.h"
 #include "pe/ref/reference.h"
-#include "support/generators.h"
 #include "support/model_configs.h"
 #include "support/property_util.h"
 
@@ -35,11 +28,8 @@ struct Case {
   }
 };
 
-class RopeProps : public ::testing::TestWithParam<Instance> {
+class RopeProps : public InstanceTest {
  protected:
-  const Instance& in() const { return GetParam(); }
-  std::int64_t max_position() const { return in().contract().max_position; }
-
   // Every rotary form (draw_rope_form) unless `text_only`.
   RopeParams gen_params(Layout layout, bool text_only = false) const {
     // Shapes at full size from the first case (RapidCheck starts at size 0: one pair, where no pairing or
@@ -449,14 +439,8 @@ TEST_P(RopeLayoutProps, InterleavedEqualsHalfSplitUnderPermutation) {
   });
 }
 
-// Empty when $PE_VARIANT selects no instance of it: allowed, not a failure.
-GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(RopeProps);
-INSTANTIATE_TEST_SUITE_P(Registry, RopeProps, ::testing::ValuesIn(selected(Family::Rope)),
-                         instance_test_name);
-// Empty when $PE_VARIANT selects no instance of it: allowed, not a failure.
-GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(RopeLayoutProps);
-INSTANTIATE_TEST_SUITE_P(Registry, RopeLayoutProps, ::testing::ValuesIn(interleaved_of_both_pairings()),
-                         instance_test_name);
+PE_INSTANTIATE(RopeProps, selected(Family::Rope));
+PE_INSTANTIATE(RopeLayoutProps, interleaved_of_both_pairings());
 
 }  // namespace
 }  // namespace pe::testing

@@ -4,16 +4,8 @@
 // same input, bit for bit, independent of the budget. When the wide type is itself narrower than the
 // compute type (float32 out of a float64 computation), a wide value exactly halfway between two
 // narrow ones may have come from either side of it: either neighbour is then the correct rounding.
-#include <fmt/format.h>
-#include <gtest/gtest.h>
-#include <rapidcheck.h>
 
-#include <cmath>
-
-#include "pe/harness/family_traits.h"
 #include "pe/harness/pieces.h"
-#include "pe/pe.h"
-#include "support/generators.h"
 #include "support/property_util.h"
 
 namespace pe::testing {
@@ -45,10 +37,7 @@ std::vector<Instance> narrower_than_their_widest() {
   return out;
 }
 
-class NarrowOutputs : public ::testing::TestWithParam<Instance> {
- protected:
-  const Instance& in() const { return GetParam(); }
-};
+class NarrowOutputs : public InstanceTest {};
 
 TEST_P(NarrowOutputs, AreTheRoundedWideOutput) {
   const Instance wide{in().variant, in().layout, widest_output(in().contract())};
@@ -88,10 +77,7 @@ TEST_P(NarrowOutputs, AreTheRoundedWideOutput) {
   });
 }
 
-// Empty when $PE_VARIANT selects no instance of it: allowed, not a failure.
-GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(NarrowOutputs);
-INSTANTIATE_TEST_SUITE_P(Registry, NarrowOutputs, ::testing::ValuesIn(narrower_than_their_widest()),
-                         instance_test_name);
+PE_INSTANTIATE(NarrowOutputs, narrower_than_their_widest());
 
 }  // namespace
 }  // namespace pe::testing

@@ -2,17 +2,11 @@
 // every refresh a contract declares, sorted, reversed, repeated, strided, scattered, non-monotone),
 // over every instance in every output type: agreement with the reference, and determinism (a call
 // split at its direct rows gives the whole call's bits: pe/contract.h's state_rows).
-#include <fmt/format.h>
-#include <gtest/gtest.h>
-#include <rapidcheck.h>
 
 #include <algorithm>
 #include <set>
 
-#include "pe/harness/family_traits.h"
 #include "pe/harness/pieces.h"
-#include "pe/pe.h"
-#include "support/generators.h"
 #include "support/property_util.h"
 
 namespace pe::testing {
@@ -26,11 +20,8 @@ struct RunCase {
   std::vector<double> x;   // the input of families that transform data
 };
 
-class PositionRuns : public ::testing::TestWithParam<Instance> {
+class PositionRuns : public InstanceTest {
  protected:
-  const Instance& in() const { return GetParam(); }
-  const harness::FamilyTraits& family() const { return harness::traits_of(in().variant->family()); }
-
   // `max_elements` caps a run (rows · elements of a row) unless state_rows needs more.
   RunCase gen_case(std::size_t max_elements) const {
     const std::int64_t state = in().contract().state_rows;
@@ -112,9 +103,7 @@ TEST_P(PositionRuns, PiecesGiveTheWholeCallsBits) {
   });
 }
 
-// Empty when $PE_VARIANT selects no instance of it: allowed, not a failure.
-GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(PositionRuns);
-INSTANTIATE_TEST_SUITE_P(Registry, PositionRuns, ::testing::ValuesIn(selected()), instance_test_name);
+PE_INSTANTIATE(PositionRuns, selected());
 
 }  // namespace
 }  // namespace pe::testing

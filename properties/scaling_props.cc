@@ -1,21 +1,13 @@
 // RoPE scaling methods (pe/rope_scaling.h): their defining properties, a boundary table run over
 // every RoPE instance, and validation. The algebra properties of rope_props.cc run with generated
 // scalings too; this file holds what is specific to each method.
-#include <fmt/format.h>
-#include <gtest/gtest.h>
-#include <rapidcheck.h>
 
 #include <algorithm>
-#include <cmath>
 #include <functional>
 #include <numbers>
-#include <string>
 #include <utility>
 
-#include "pe/harness/run.h"
-#include "pe/pe.h"
 #include "pe/ref/reference.h"
-#include "support/generators.h"
 #include "support/property_util.h"
 
 namespace pe::testing {
@@ -58,9 +50,8 @@ std::string check_against_reference(const Instance& in, const RopeParams& params
 
 // ---- Per instance --------------------------------------------------------------------------------
 
-class ScalingProps : public ::testing::TestWithParam<Instance> {
+class ScalingProps : public InstanceTest {
  protected:
-  const Instance& in() const { return GetParam(); }
   std::vector<double> rotated(const RopePlan& plan, const std::vector<std::int64_t>& positions,
                               const std::vector<double>& x) const {
     TypedBuffer y = buffer_of(in().dtype, x);
@@ -138,10 +129,7 @@ TEST_P(ScalingProps, LinearScalingIsPositionDivision) {
   });
 }
 
-// Empty when $PE_VARIANT selects no instance of it: allowed, not a failure.
-GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(ScalingProps);
-INSTANTIATE_TEST_SUITE_P(Registry, ScalingProps, ::testing::ValuesIn(selected(Family::Rope)),
-                         instance_test_name);
+PE_INSTANTIATE(ScalingProps, selected(Family::Rope));
 
 // ---- The methods' defining properties (plan and reference) -----------------------------------------
 

@@ -1,25 +1,16 @@
 // Properties of every sinusoidal instance in the registry, each written once.
-#include <fmt/format.h>
-#include <gtest/gtest.h>
-#include <rapidcheck.h>
 
-#include <cmath>
 #include <limits>
 #include <numeric>
 
-#include "pe/harness/run.h"
-#include "pe/pe.h"
 #include "pe/ref/reference.h"
-#include "support/generators.h"
 #include "support/property_util.h"
 
 namespace pe::testing {
 namespace {
 
-class SinusoidalProps : public ::testing::TestWithParam<Instance> {
+class SinusoidalProps : public InstanceTest {
  protected:
-  const Instance& in() const { return GetParam(); }
-  std::int64_t max_position() const { return in().contract().max_position; }
   SinusoidalParams gen_params() const {
     return {*gen_dim(4096).as("dim"), *gen_base().as("base"), in().layout};
   }
@@ -214,10 +205,7 @@ TEST_P(SinusoidalProps, PositionZeroIsExactlySinZeroCosOne) {
   }
 }
 
-// Empty when $PE_VARIANT selects no instance of it: allowed, not a failure.
-GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(SinusoidalProps);
-INSTANTIATE_TEST_SUITE_P(Registry, SinusoidalProps, ::testing::ValuesIn(selected(Family::Sinusoidal)),
-                         instance_test_name);
+PE_INSTANTIATE(SinusoidalProps, selected(Family::Sinusoidal));
 
 }  // namespace
 }  // namespace pe::testing

@@ -2,14 +2,7 @@
 // the position counts 1..33 and 63..67 (crossed with the ends of the other), each instance's output is the
 // same bits aligned, offset by one element, and on a repeated call, and within the sum of its budget and the
 // float64 scalar variant's budget of that variant (which the property suite holds to the exact reference).
-#include <fmt/format.h>
-#include <gtest/gtest.h>
 
-#include <cmath>
-
-#include "pe/harness/family_traits.h"
-#include "pe/harness/run.h"
-#include "pe/pe.h"
 #include "support/property_util.h"
 
 namespace pe::testing {
@@ -51,10 +44,8 @@ std::vector<double> inputs_for(std::size_t n) {
   return x;
 }
 
-class Tails : public ::testing::TestWithParam<Instance> {
+class Tails : public InstanceTest {
  protected:
-  const Instance& in() const { return GetParam(); }
-  const harness::FamilyTraits& family() const { return harness::traits_of(in().variant->family()); }
   Instance anchor() const {
     return {find_variant(std::string(family().name) + ".scalar_f64"), in().layout, DType::F64};
   }
@@ -93,9 +84,7 @@ TEST_P(Tails, SameBitsAlignedOffsetAndRepeatedAndAgreesWithScalarF64) {
   }
 }
 
-// Empty when $PE_VARIANT selects no instance of it: allowed, not a failure.
-GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Tails);
-INSTANTIATE_TEST_SUITE_P(Registry, Tails, ::testing::ValuesIn(selected()), instance_test_name);
+PE_INSTANTIATE(Tails, selected());
 
 }  // namespace
 }  // namespace pe::testing

@@ -1,17 +1,10 @@
 // Attention temperature (pe/attn_temperature.h): the step function's shape, its value against the
 // MPFR closed form at every step and its neighbours (positions up to 2^31), the gain's error model
 // (gain_relative_error) against a variant's rotation scaled the ways HF scales q, and validation.
-#include <fmt/format.h>
-#include <gtest/gtest.h>
-#include <rapidcheck.h>
 
-#include <cmath>
 #include <limits>
-#include <string>
 
 #include "pe/attn_temperature.h"
-#include "pe/harness/run.h"
-#include "pe/pe.h"
 #include "pe/ref/temperature.h"
 #include "support/property_util.h"
 

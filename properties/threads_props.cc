@@ -3,8 +3,6 @@
 // text RoPE cut at the contract's direct rows, decode RoPE by heads) with and without streaming, on a
 // misaligned buffer, including runs that cross a stateful variant's refreshes; and the pool itself
 // runs every task once.
-#include <fmt/format.h>
-#include <gtest/gtest.h>
 
 #include <atomic>
 #include <cstring>
@@ -12,8 +10,6 @@
 
 #include "pe/errors.h"
 #include "pe/harness/pieces.h"
-#include "pe/harness/typed_buffer.h"
-#include "pe/pe.h"
 #include "pe/streaming.h"
 #include "pe/thread_pool.h"
 #include "support/property_util.h"
@@ -150,13 +146,8 @@ TEST_P(RopeThreads, AnyThreadCountAndStreamingGiveTheSameBits) {
   }
 }
 
-// Empty when $PE_VARIANT selects no instance of it: allowed, not a failure.
-GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(SinusoidalThreads);
-INSTANTIATE_TEST_SUITE_P(Registry, SinusoidalThreads, ::testing::ValuesIn(selected(Family::Sinusoidal)),
-                         instance_test_name);
-GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(RopeThreads);
-INSTANTIATE_TEST_SUITE_P(Registry, RopeThreads, ::testing::ValuesIn(selected(Family::Rope)),
-                         instance_test_name);
+PE_INSTANTIATE(SinusoidalThreads, selected(Family::Sinusoidal));
+PE_INSTANTIATE(RopeThreads, selected(Family::Rope));
 
 }  // namespace
 }  // namespace pe::testing

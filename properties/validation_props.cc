@@ -1,17 +1,8 @@
 // Invalid parameters over every instance: one exception type, a message naming the parameter and
 // its value, and the caller's buffers bit-for-bit unchanged.
-#include <fmt/format.h>
-#include <gtest/gtest.h>
-#include <rapidcheck.h>
 
-#include <cmath>
 #include <limits>
-#include <string>
 
-#include "pe/harness/family_traits.h"
-#include "pe/harness/run.h"
-#include "pe/pe.h"
-#include "support/generators.h"
 #include "support/property_util.h"
 
 namespace pe::testing {
@@ -42,11 +33,8 @@ TypedBuffer random_buffer(DType type, std::size_t size) {
   return b;
 }
 
-class ValidationProps : public ::testing::TestWithParam<Instance> {
+class ValidationProps : public InstanceTest {
  protected:
-  const Instance& in() const { return GetParam(); }
-  const harness::FamilyTraits& family() const { return harness::traits_of(in().variant->family()); }
-
   // Runs the instance on a buffer of `size` elements, with its own family's entry point.
   void call(std::int64_t dim, double base, std::span<const std::int64_t> positions, Buffer b,
             std::int64_t heads = 1) const {
@@ -275,17 +263,9 @@ TEST_P(SinusoidalValidation, PaddingMaskOfTheWrongSizeIsRejected) {
   EXPECT_EQ(b.bytes(), before.bytes());
 }
 
-// Empty when $PE_VARIANT selects no instance of it: allowed, not a failure.
-GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(ValidationProps);
-INSTANTIATE_TEST_SUITE_P(Registry, ValidationProps, ::testing::ValuesIn(selected()), instance_test_name);
-// Empty when $PE_VARIANT selects no instance of it: allowed, not a failure.
-GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(RopeValidation);
-INSTANTIATE_TEST_SUITE_P(Registry, RopeValidation, ::testing::ValuesIn(selected(Family::Rope)),
-                         instance_test_name);
-// Empty when $PE_VARIANT selects no instance of it: allowed, not a failure.
-GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(SinusoidalValidation);
-INSTANTIATE_TEST_SUITE_P(Registry, SinusoidalValidation, ::testing::ValuesIn(selected(Family::Sinusoidal)),
-                         instance_test_name);
+PE_INSTANTIATE(ValidationProps, selected());
+PE_INSTANTIATE(RopeValidation, selected(Family::Rope));
+PE_INSTANTIATE(SinusoidalValidation, selected(Family::Sinusoidal));
 
 }  // namespace
 }  // namespace pe::testing

@@ -35,12 +35,6 @@ std::ostream& operator<<(std::ostream& os, const RopeScaling& s) {
   return os << ")";
 }
 
-std::ostream& operator<<(std::ostream& os, Layout v) { return os << to_string(v); }
-std::ostream& operator<<(std::ostream& os, DType v) { return os << to_string(v); }
-std::ostream& operator<<(std::ostream& os, MropeLayout v) { return os << to_string(v); }
-std::ostream& operator<<(std::ostream& os, VisionRope v) { return os << to_string(v); }
-std::ostream& operator<<(std::ostream& os, RopeScalingType v) { return os << to_string(v); }
-
 }  // namespace pe
 
 namespace pe::testing {
@@ -169,26 +163,6 @@ std::string form_class(const RopeParams& p) {
   }
   if (p.layout == Layout::Deinterleave) s += ", deinterleave";
   return s;
-}
-
-const char* to_string(PositionKind kind) {
-  switch (kind) {
-    case PositionKind::Run:
-      return "consecutive run";
-    case PositionKind::Sorted:
-      return "sorted";
-    case PositionKind::Reversed:
-      return "reversed";
-    case PositionKind::Repeated:
-      return "repeated";
-    case PositionKind::Strided:
-      return "strided";
-    case PositionKind::Scattered:
-      return "scattered";
-    case PositionKind::NonMonotone:
-      return "non-monotone";
-  }
-  return "?";
 }
 
 rc::Gen<PositionKind> gen_position_kind() {

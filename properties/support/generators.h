@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "pe/enum_names.h"
 #include "pe/plan.h"
 #include "pe/rope_scaling.h"
 #include "pe/types.h"
@@ -16,12 +17,11 @@
 namespace pe {
 // "yarn(factor=4, L=4096, seq_len=0, beta_fast=32, ...)": counterexamples name every field.
 std::ostream& operator<<(std::ostream& os, const RopeScaling& s);
-// The enumerations a case draws, by name (RapidCheck would print "<???>").
-std::ostream& operator<<(std::ostream& os, Layout v);
-std::ostream& operator<<(std::ostream& os, DType v);
-std::ostream& operator<<(std::ostream& os, MropeLayout v);
-std::ostream& operator<<(std::ostream& os, VisionRope v);
-std::ostream& operator<<(std::ostream& os, RopeScalingType v);
+// Every named enumeration a case draws, by name (RapidCheck would print "<???>").
+template <NamedEnum E>
+std::ostream& operator<<(std::ostream& os, E v) {
+  return os << enum_name(v);
+}
 }  // namespace pe
 
 namespace pe::testing {
@@ -35,8 +35,18 @@ enum class PositionKind { Run, Sorted, Reversed, Repeated, Strided, Scattered, N
 inline const std::vector<PositionKind> kPositionKinds = {
     PositionKind::Run,     PositionKind::Sorted,    PositionKind::Reversed,   PositionKind::Repeated,
     PositionKind::Strided, PositionKind::Scattered, PositionKind::NonMonotone};
-const char* to_string(PositionKind kind);
-inline std::ostream& operator<<(std::ostream& os, PositionKind kind) { return os << to_string(kind); }
+}  // namespace pe::testing
+template <>
+struct pe::EnumNames<pe::testing::PositionKind> {
+  using K = pe::testing::PositionKind;
+  static constexpr EnumRow<K> rows[] = {
+      {K::Run, "consecutive run"}, {K::Sorted, "sorted"},       {K::Reversed, "reversed"},
+      {K::Repeated, "repeated"},   {K::Strided, "strided"},     {K::Scattered, "scattered"},
+      {K::NonMonotone, "non-monotone"}};
+};
+namespace pe::testing {
+using pe::operator<<;  // found by argument-dependent lookup for PositionKind
+inline std::string to_string(PositionKind kind) { return std::string(enum_name(kind)); }
 // Any kind, uniformly from the first case (RapidCheck scales ranges with the case's size).
 rc::Gen<PositionKind> gen_position_kind();
 // An array of `kind` below max_position: consecutive (length in [min_run, max_run]), strictly

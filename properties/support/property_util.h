@@ -1,4 +1,5 @@
-// Small helpers shared by the property files.
+// Small helpers shared by the property files, and what every one of them uses: GoogleTest, RapidCheck,
+// fmt, pe/pe.h, the harness's runs and buffers, the generators.
 #pragma once
 
 #include <fmt/format.h>
@@ -10,11 +11,14 @@
 #include <string>
 #include <vector>
 
+#include "pe/harness/family_traits.h"
 #include "pe/harness/instance.h"
 #include "pe/harness/measure.h"
 #include "pe/harness/run.h"
 #include "pe/harness/typed_buffer.h"
+#include "pe/pe.h"
 #include "support/case_report.h"
+#include "support/generators.h"
 
 namespace pe::testing {
 
@@ -117,5 +121,19 @@ inline std::vector<double> seeded_inputs(DType type, std::size_t count, std::uin
 inline std::string instance_test_name(const ::testing::TestParamInfo<Instance>& info) {
   return info.param.test_name();
 }
+
+// The fixture of a property over registry instances: the instance, its contract's reach, its family.
+class InstanceTest : public ::testing::TestWithParam<Instance> {
+ protected:
+  const Instance& in() const { return GetParam(); }
+  std::int64_t max_position() const { return in().contract().max_position; }
+  const harness::FamilyTraits& family() const { return harness::traits_of(in().variant->family()); }
+};
+
+// A suite run over `instances` (Registry/<suite>.<property>/<instance>); empty when $PE_VARIANT selects
+// none of them: allowed, not a failure.
+#define PE_INSTANTIATE(suite, instances)                 \
+  GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(suite); \
+  INSTANTIATE_TEST_SUITE_P(Registry, suite, ::testing::ValuesIn(instances), ::pe::testing::instance_test_name)
 
 }  // namespace pe::testing
