@@ -39,10 +39,10 @@ inline const std::vector<PositionKind> kPositionKinds = {
 template <>
 struct pe::EnumNames<pe::testing::PositionKind> {
   using K = pe::testing::PositionKind;
-  static constexpr EnumRow<K> rows[] = {
-      {K::Run, "consecutive run"}, {K::Sorted, "sorted"},       {K::Reversed, "reversed"},
-      {K::Repeated, "repeated"},   {K::Strided, "strided"},     {K::Scattered, "scattered"},
-      {K::NonMonotone, "non-monotone"}};
+  static constexpr EnumRow<K> rows[] = {{K::Run, "consecutive run"},     {K::Sorted, "sorted"},
+                                        {K::Reversed, "reversed"},       {K::Repeated, "repeated"},
+                                        {K::Strided, "strided"},         {K::Scattered, "scattered"},
+                                        {K::NonMonotone, "non-monotone"}};
 };
 namespace pe::testing {
 using pe::operator<<;  // found by argument-dependent lookup for PositionKind

@@ -132,7 +132,7 @@ class InstanceTest : public ::testing::TestWithParam<Instance> {
 
 // A suite run over `instances` (Registry/<suite>.<property>/<instance>); empty when $PE_VARIANT selects
 // none of them: allowed, not a failure.
-#define PE_INSTANTIATE(suite, instances)                 \
+#define PE_INSTANTIATE(suite, instances)                \
   GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(suite); \
   INSTANTIATE_TEST_SUITE_P(Registry, suite, ::testing::ValuesIn(instances), ::pe::testing::instance_test_name)
 

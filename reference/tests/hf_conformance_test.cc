@@ -86,11 +86,10 @@ TEST(HfConformance, ReferenceFrequenciesAttentionAndBaseWithinOneUlp) {
     const pe::ref::Rope ref(c.params, std::int64_t{1} << 20);
     ASSERT_EQ(ref.n_pairs(), c.inv_freq.size()) << where(c, "n_pairs");
     for (std::size_t j = 0; j < c.inv_freq.size(); ++j)
-      expect_ulps(static_cast<double>(ref.inv_freq(j)), c.inv_freq[j],
-                             where(c, "ref.inv_freq" + pair(j)));
+      expect_ulps(static_cast<double>(ref.inv_freq(j)), c.inv_freq[j], where(c, "ref.inv_freq" + pair(j)));
     expect_ulps(static_cast<double>(ref.attention()), c.attention, where(c, "ref.attention"));
     expect_ulps(static_cast<double>(ref.rule().effective_base()), c.effective_base,
-                           where(c, "ref.effective_base"));
+                where(c, "ref.effective_base"));
   }
 }
 

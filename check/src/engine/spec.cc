@@ -56,12 +56,15 @@ void for_each_field(S& spec, F&& f) {
   f("no_rope", spec.no_rope);
 }
 
-// The scaling parameters' canonical names, in the order messages list them.
-std::vector<std::string_view> scaling_names() {
-  static const ScalingSpec none;
-  std::vector<std::string_view> out;
-  for_each_scaling_field(none, [&out](std::string_view name, const auto&) { out.push_back(name); });
-  return out;
+// The scaling parameters' canonical names, in the order messages list them (listed once).
+const std::vector<std::string_view>& scaling_names() {
+  static const std::vector<std::string_view> names = [] {
+    const ScalingSpec none;
+    std::vector<std::string_view> out;
+    for_each_scaling_field(none, [&out](std::string_view name, const auto&) { out.push_back(name); });
+    return out;
+  }();
+  return names;
 }
 
 // The parameters among `fields` (a method's reads or requires), in the order messages list them.

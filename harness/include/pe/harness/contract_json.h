@@ -14,7 +14,8 @@ namespace pe {
 //  "max_base", "max_input_abs", "depends_on", "coefficients": {"c0","ck","ct","c1","c1_pair","ca","c1_gain"}}
 void to_json(nlohmann::json& j, const Contract& c);
 // Throws nlohmann::json::exception on a missing field and std::runtime_error naming an unknown
-// layout or type (pe/harness/enum_json.h). depends_on is not kept (a const char* the variant owns): it reads back empty.
+// layout or type (pe/harness/enum_json.h). depends_on is not kept (a const char* the variant owns): it reads
+// back empty.
 void from_json(const nlohmann::json& j, Contract& c);
 
 // {"type": "<method>", then every field the method reads (pe/rope_scaling.h's table) by its name}:

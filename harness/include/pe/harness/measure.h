@@ -341,6 +341,6 @@ void measure_rope(const RopeParams& params, std::span<const std::int64_t> positi
 template <>
 struct pe::EnumNames<pe::harness::Verdict> {
   using V = pe::harness::Verdict;
-  static constexpr EnumRow<V> rows[] = {{V::Pass, "PASS"}, {V::Fail, "FAIL"}, {V::Undecidable, "UNDECIDABLE"}};
+  static constexpr EnumRow<V> rows[] = {
+      {V::Pass, "PASS"}, {V::Fail, "FAIL"}, {V::Undecidable, "UNDECIDABLE"}};
 };
-

@@ -18,9 +18,9 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "pe/detail/convert.h"
 #include "detail/hwy_register.h"
 #include "detail/hwy_sincos-inl.h"
+#include "pe/detail/convert.h"
 #include "pe/detail/rope_driver.h"
 
 #ifndef PE_ROPE_HWY_CONTRACT_
