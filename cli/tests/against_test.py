@@ -8,17 +8,12 @@ tutorial's sinusoidal table in float64 (hf_rope.py), stored as float32; B's mist
 """
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
-from cli_cases import failures, finish, judge
+from cli_cases import finish, judge, report, said, setup
 from hf_rope import default_inv_freq, rope
 
-PE, WORK = sys.argv[1], Path(sys.argv[2])
-WORK.mkdir(parents=True, exist_ok=True)
-RNG = np.random.default_rng(20261204)
+PE, WORK, RNG = setup(20261204)
 T, H, D = 16, 1, 64
 x = RNG.standard_normal((T, H, D))
 # Two bands: 8 tokens at 100.., 8 at 200000..
@@ -33,32 +28,15 @@ rope_cmd = [PE, "check", "--family", "rope", "--input", str(WORK / "x.npy"), "--
             str(WORK / "pos.npy")]
 
 
-def said(name, cmd, code, lines):
-    """Exit `code` and each of `lines` (a regex-free substring) on some line of the output."""
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    out = r.stdout + r.stderr
-    missing = [w for w in lines if not any(w in line for line in out.splitlines())]
-    ok = r.returncode == code and not missing
-    print(f"{'ok  ' if ok else 'FAIL'} {name}: exit {r.returncode}" + (f"; missing {missing}" if missing else ""))
-    if not ok:
-        failures.append(name)
-        print(out[-3000:])
-    return out
-
-
 judge("rope_both_correct", rope_cmd + ["--output", str(WORK / "a.npy"), "--against", str(WORK / "a.npy")], True)
 out = said("rope_b_wrong_late", rope_cmd + ["--output", str(WORK / "a.npy"), "--against", str(WORK / "b_late.npy"),
                                             "--json", str(WORK / "late.json")], 1,
            ["against: B is wrong, A is within budget", f"B ({WORK / 'b_late.npy'}):"])
 bands = {line.split()[0]: line.split()[-1] for line in out.splitlines() if line.strip().startswith(("0..", "100000.."))}
-if bands != {"0..999": "neither", "100000..999999": "B"}:
-    print(f"FAIL rope_band_columns: {bands}")
-    failures.append("rope_band_columns")
+report("rope_band_columns", bands == {"0..999": "neither", "100000..999999": "B"}, bands)
 j = json.loads((WORK / "late.json").read_text())
 want = {b["lo"]: b.get("wrong") for b in j["against"]["bands"]}
-if want != {0: "neither", 100000: "B"} or j["against"]["passed"] or not j["passed"]:
-    print(f"FAIL rope_json: {want}")
-    failures.append("rope_json")
+report("rope_json", want == {0: "neither", 100000: "B"} and not j["against"]["passed"] and j["passed"], want)
 # A wrong, B right: the diagnosis is A's (the order does not decide which one is blamed).
 said("rope_a_wrong", rope_cmd + ["--output", str(WORK / "b_late.npy"), "--against", str(WORK / "a.npy")], 1,
      ["against: A is wrong, B is within budget"])
@@ -75,9 +53,7 @@ table = [PE, "check", "--family", "sinusoidal", "--positions", f"0:{L}"]
 out = said("sinusoidal_b_swapped", table + [str(WORK / "good.npy"), "--against", str(WORK / "swapped.npy")], 1,
            ["against: B is wrong, A is within budget"])
 fit = next((line for line in out.splitlines() if line.startswith("the data fits:")), "")
-if "sin and cos swapped" not in fit:
-    print(f"FAIL sinusoidal_b_diagnosis: {fit!r}")
-    failures.append("sinusoidal_b_diagnosis")
+report("sinusoidal_b_diagnosis", "sin and cos swapped" in fit, repr(fit))
 
 # Bad input: another shape, ALiBi.
 np.save(WORK / "short.npy", good[:8].astype(np.float32))

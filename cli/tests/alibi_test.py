@@ -19,14 +19,11 @@ convention named on the diagnosis line. Bad input exits 2 naming the parameter, 
 """
 
 import math
-import sys
-from pathlib import Path
 
 import numpy as np
-from cli_cases import finish, judge, judge_bad
+from cli_cases import finish, judge, judge_bad, setup
 
-PE, WORK = sys.argv[1], Path(sys.argv[2])
-WORK.mkdir(parents=True, exist_ok=True)
+PE, WORK, _ = setup()
 
 
 def hf_bloom_slopes(n):

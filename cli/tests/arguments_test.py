@@ -10,16 +10,12 @@ _compute_yarn_parameters: hf_rope.py) in float64, stored as float32.
 
 import json
 import math
-import sys
-from pathlib import Path
 
 import numpy as np
-from cli_cases import failures, finish, judge, rope_check
+from cli_cases import finish, judge, report, rope_check, setup
 from hf_rope import default_inv_freq, rope, yarn_inv_freq
 
-PE, WORK = sys.argv[1], Path(sys.argv[2])
-WORK.mkdir(parents=True, exist_ok=True)
-RNG = np.random.default_rng(20261202)
+PE, WORK, RNG = setup(20261202)
 
 
 T, H, D = 32, 1, 128
@@ -68,8 +64,6 @@ problems += [] if set(j["worst"][0]) == record_keys else ["record keys " + str(s
 problems += [] if {"contract", "worst_ratio", "met"} == set(j["contracts"][0]) else ["contract keys"]
 problems += [] if j["diagnosis"][0] == {"convention": j["fits"], "residual": j["diagnosis"][0]["residual"]} else ["diagnosis"]
 problems += [] if j["parameters"]["rotary_dim"] == 128 and j["elements"] == T * H * D else ["parameters"]
-print(("FAIL" if problems else "ok  ") + " json_schema" + (": " + ", ".join(problems) if problems else ""))
-if problems:
-    failures.append("json_schema")
+report("json_schema", not problems, ", ".join(problems))
 
 finish("arguments_test")

@@ -3,10 +3,40 @@ diagnosis line, and keep the failures for the summary; save a RoPE test's data a
 
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 
 failures = []
+
+
+def setup(seed=None):
+    """(executable, work folder, generator) of a test run as `test.py PE_SUITE_EXECUTABLE WORK_DIR`; the folder
+    is made, the generator seeded with `seed`."""
+    work = Path(sys.argv[2])
+    work.mkdir(parents=True, exist_ok=True)
+    return sys.argv[1], work, np.random.default_rng(seed)
+
+
+def report(name, ok, note="", detail=""):
+    """One case's line, with `note`; a failed case is kept for finish() and shows `detail` (its output)."""
+    print(f"{'ok  ' if ok else 'FAIL'} {name}" + (f": {note}" if note else ""))
+    if not ok:
+        failures.append(name)
+        if detail:
+            print(detail)
+    return ok
+
+
+def said(name, cmd, code, lines):
+    """Runs cmd: exit `code` and each of `lines` (a substring, not a regex) on some line of the output. Returns
+    the output."""
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    out = r.stdout + r.stderr
+    missing = [w for w in lines if not any(w in line for line in out.splitlines())]
+    ok = r.returncode == code and not missing
+    report(name, ok, f"exit {r.returncode}" + (f"; missing {missing}" if missing else ""), out[-3000:])
+    return out
 
 
 def rope_check(pe, work, name, x, y, positions=None):
@@ -31,10 +61,7 @@ def judge(name, cmd, expect_pass, expect_words=()):
     if any(w not in fit for w in expect_words):
         ok = False
     verdict = next((line for line in out.splitlines() if line.startswith("verdict:")), "(no verdict)")
-    print(f"{'ok  ' if ok else 'FAIL'} {name}: exit {r.returncode}; {verdict}" + (f"\n       {fit}" if fit else ""))
-    if not ok:
-        failures.append(name)
-        print(out[-3000:])
+    report(name, ok, f"exit {r.returncode}; {verdict}" + (f"\n       {fit}" if fit else ""), out[-3000:])
 
 
 def judge_bad(name, cmd, words, out_file=None):
@@ -44,9 +71,7 @@ def judge_bad(name, cmd, words, out_file=None):
     r = subprocess.run(cmd, capture_output=True, text=True)
     text = r.stdout + r.stderr
     ok = r.returncode == 2 and all(w in text for w in words) and (out_file is None or not out_file.exists())
-    print(f"{'ok  ' if ok else 'FAIL'} {name}: exit {r.returncode}: {text.strip()}")
-    if not ok:
-        failures.append(name)
+    report(name, ok, f"exit {r.returncode}: {text.strip()}")
 
 
 def finish(what):

@@ -21,17 +21,13 @@ positions held in the data's 16-bit type) are built the torch way, the most gene
 
 import json
 import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
-from cli_cases import failures, finish
+from cli_cases import finish, report, setup
 from hf_rope import (default_inv_freq_f32, get_mscale, llama3_inv_freq_f32, mrope_freqs_f32, qwen_vl_positions,
                      yarn_inv_freq_f32)
 
-PE, WORK = sys.argv[1], Path(sys.argv[2])
-WORK.mkdir(parents=True, exist_ok=True)
-RNG = np.random.default_rng(20261202)
+PE, WORK, RNG = setup(20261202)
 F32 = np.float32
 H, D = 4, 128
 
@@ -102,19 +98,19 @@ def run_check(name, x, y, dtype, positions, args):
            "--json", str(jf)] + where + args
     r = subprocess.run(cmd, capture_output=True, text=True)
     out = r.stdout + r.stderr
-    report = json.loads(jf.read_text()) if jf.exists() and r.returncode in (0, 1) else {}
+    verdict = json.loads(jf.read_text()) if jf.exists() and r.returncode in (0, 1) else {}
     line = next((ln for ln in out.splitlines() if ln.startswith("contracts:")), "")
     if r.returncode not in (0, 1):
         print(out[-3000:])
-    return r.returncode, report, line
+    return r.returncode, verdict, line
 
 
-def worst_ratio(report):
-    return max((b["worst"]["ratio"] for b in report.get("bands", [])), default=float("nan"))
+def worst_ratio(verdict):
+    return max((b["worst"]["ratio"] for b in verdict.get("bands", [])), default=float("nan"))
 
 
-def contract_ratio(report, name):
-    return next((c["worst_ratio"] for c in report.get("contracts", []) if c["contract"] == name), float("nan"))
+def contract_ratio(verdict, name):
+    return next((c["worst_ratio"] for c in verdict.get("contracts", []) if c["contract"] == name), float("nan"))
 
 
 near, far = np.arange(0, 256), np.arange(1_000_000 - 64, 1_000_000)
@@ -145,16 +141,13 @@ for dtype, rnd in ROUND.items():
         for way in CLASS:
             own = CLASS[way].format(dtype)
             tag = f"{way}_{dtype}_{name}"
-            code, report, line = run_check(tag, x, rotate(x, cos, sin, way, rnd), dtype, positions, args)
-            met = [c["contract"] for c in report.get("contracts", []) if c["met"]]
+            code, verdict, line = run_check(tag, x, rotate(x, cos, sin, way, rnd), dtype, positions, args)
+            met = [c["contract"] for c in verdict.get("contracts", []) if c["met"]]
             ok = code == 0 and own in met
-            r, mine = worst_ratio(report), contract_ratio(report, own)
+            r, mine = worst_ratio(verdict), contract_ratio(verdict, own)
             w = worst.get((dtype, way), (0.0, 0.0))
             worst[(dtype, way)] = (max(w[0], r), max(w[1], mine))
-            print(f"{'ok  ' if ok else 'FAIL'} {tag}: exit {code}, worst err/budget {r:.3f}, {own} {mine:.3f}\n"
-                  f"       {line}")
-            if not ok:
-                failures.append(tag)
+            report(tag, ok, f"exit {code}, worst err/budget {r:.3f}, {own} {mine:.3f}\n       {line}")
 
 # The registered formulations compute each way's arithmetic: `export --variant` rotates the same input as the
 # numpy formula above, bit for bit but where glibc's powf/sinf/cosf and numpy's float32 pow and correctly
@@ -184,18 +177,14 @@ for dtype, rnd in ROUND.items():
             same = float(np.mean(got == want))
             within = bool(np.all(np.abs(got - want) <= limit))
             tag = f"export_{way}_{dtype}{'_yarn' if scaled else ''}"
-            ok = r.returncode == 0 and same >= 0.999 and within
-            print(f"{'ok  ' if ok else 'FAIL'} {tag}: {name} equals the {way} formula in {same:.2%} of the elements"
-                  f"{'' if within else ', some by more than 4u·(|a| + |b|)'}" + ("" if r.returncode == 0 else r.stderr[-500:]))
-            if not ok:
-                failures.append(tag)
+            report(tag, r.returncode == 0 and same >= 0.999 and within,
+                   f"{name} equals the {way} formula in {same:.2%} of the elements"
+                   f"{'' if within else ', some by more than 4u·(|a| + |b|)'}" + ("" if r.returncode == 0 else r.stderr[-500:]))
         # The three ways are distinguishable: what the test above tells apart.
         ways = {w: rotate(x, cos, sin, w, rnd) for w in ("torch", "math", "cache")}
         apart = min(float(np.mean(ways[a] != ways[b])) for a, b in (("torch", "math"), ("torch", "cache"), ("math", "cache")))
-        print(f"{'ok  ' if apart > 0.05 else 'FAIL'} ways_apart_{dtype}{'_yarn' if scaled else ''}: the ways differ in "
-              f">= {apart:.1%} of the elements")
-        if not apart > 0.05:
-            failures.append(f"ways_apart_{dtype}")
+        report(f"ways_apart_{dtype}{'_yarn' if scaled else ''}", apart > 0.05,
+               f"the ways differ in >= {apart:.1%} of the elements")
 
 # The bugs of 16-bit RoPE, each built the torch way (the default budget's largest class) near position 4096
 # (bfloat16 holds integers only up to 256 exactly, float16 up to 2048).
@@ -216,23 +205,18 @@ for dtype, rnd in ROUND.items():
     for name, freqs, args in bugs:
         cos, sin = tables(freqs, 1.0)
         tag = f"bug_{dtype}_{name}"
-        code, report, _ = run_check(tag, x, rotate(x, cos, sin, "torch", rnd), dtype, P, args)
-        r = worst_ratio(report)
+        code, verdict, _ = run_check(tag, x, rotate(x, cos, sin, "torch", rnd), dtype, P, args)
+        r = worst_ratio(verdict)
         smallest[dtype] = min(smallest.get(dtype, float("inf")), r)
-        ok = code == 1
-        print(f"{'ok  ' if ok else 'FAIL'} {tag}: exit {code} (must fail), worst err/budget {r:.3g}")
-        if not ok:
-            failures.append(tag)
+        report(tag, code == 1, f"exit {code} (must fail), worst err/budget {r:.3g}")
 
 # --contract still tightens to one class: HF's bf16 arithmetic is more than float32's one rounding.
 x = round_bf16(RNG.standard_normal((len(near), H, D)).astype(F32))
 cos, sin = tables(angles(near, default_inv_freq_f32(1e4, D)), 1.0)
-code, report, line = run_check("torch_as_torch_f32", x, rotate(x, cos, sin, "torch", round_bf16), "bf16", near,
+code, verdict, line = run_check("torch_as_torch_f32", x, rotate(x, cos, sin, "torch", round_bf16), "bf16", near,
                                ["--contract", "rope.torch_f32"])
-ok = code == 1 and "misses" in line and "rope.torch_f32 (" in line.split("misses")[1]
-print(f"{'ok  ' if ok else 'FAIL'} torch_as_torch_f32: exit {code} (must fail), {line}")
-if not ok:
-    failures.append("torch_as_torch_f32")
+report("torch_as_torch_f32", code == 1 and "misses" in line and "rope.torch_f32 (" in line.split("misses")[1],
+       f"exit {code} (must fail), {line}")
 
 print("\nworst err/budget of the correct runs (default budget; the way's own contract):")
 for (dtype, way), (r, mine) in worst.items():

@@ -21,17 +21,13 @@ float32, as a correctly rounding libm would):
 
 import math
 import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
-from cli_cases import failures, finish, judge, rope_check
+from cli_cases import finish, judge, report, rope_check, setup
 from hf_rope import (default_inv_freq_f32, dynamic_inv_freq_f32, get_mscale, llama3_inv_freq_f32, longrope_attention,
                      longrope_inv_freq_f32, mrope_f32, qwen_vl_positions, rope_f32, yarn_inv_freq_f32)
 
-PE, WORK = sys.argv[1], Path(sys.argv[2])
-WORK.mkdir(parents=True, exist_ok=True)
-RNG = np.random.default_rng(20261201)
+PE, WORK, RNG = setup(20261201)
 F32 = np.float32
 
 
@@ -74,10 +70,7 @@ def check(name, args, expect_pass, words=()):
     lines = [line for line in out.splitlines() if line.startswith(("contracts:", "pass-through:"))]
     ok = r.returncode == (0 if expect_pass else 1) and all(any(w in line for line in lines) for w in words)
     verdict = next((line for line in out.splitlines() if line.startswith("verdict:")), "(no verdict)")
-    print(f"{'ok  ' if ok else 'FAIL'} {name}: exit {r.returncode}; {verdict}\n       " + "\n       ".join(lines))
-    if not ok:
-        failures.append(name)
-        print(out[-3000:])
+    report(name, ok, f"exit {r.returncode}; {verdict}\n       " + "\n       ".join(lines), out[-3000:])
 
 
 def rope_case(name, x, y, positions, args, expect_pass, words=()):
@@ -194,9 +187,7 @@ for pos, where in ((list(range(0, 64)), "0"), (list(range(500_000, 500_064)), "5
 # The band table's last columns are one element's: its |err|, its budget, their ratio.
 r = subprocess.run([PE, "check", "--family", "sinusoidal", str(WORK / "torch_tutorial_0.npy"), "--positions", "0:64"],
                    capture_output=True, text=True)
-if "worst: err" not in r.stdout:
-    failures.append("band_table_header")
-    print("FAIL band_table_header\n" + r.stdout)
+report("band_table_header", "worst: err" in r.stdout, detail=r.stdout)
 judge("given_residual_shown", [PE, "check", "--family", "rope", "--input", str(WORK / "hf_llama_0_x.npy"), "--output",
                                str(WORK / "hf_llama_0_y.npy"), "--positions", "0:32", "--base", "5e5",
                                "--rotary-dim", "64"], False)

@@ -17,11 +17,9 @@ formula, and the default budget is tight.
     forms_test.py PE_SUITE_EXECUTABLE WORK_DIR
 """
 
-import sys
-from pathlib import Path
 
 import numpy as np
-from cli_cases import finish, judge, judge_bad, rope_check
+from cli_cases import finish, judge, judge_bad, rope_check, setup
 from hf_rope import default_inv_freq as inv_freq
 from hf_rope import get_mscale, qwen_vl_positions, yarn_inv_freq
 
@@ -32,9 +30,7 @@ try:  # the system's PyTorch when present (the frameworks' own arithmetic), nump
 except ImportError:
     BACKEND = "numpy"
 
-PE, WORK = sys.argv[1], Path(sys.argv[2])
-WORK.mkdir(parents=True, exist_ok=True)
-RNG = np.random.default_rng(20261201)
+PE, WORK, RNG = setup(20261201)
 FAR = 999_000  # the prompt starts here: positions near 10^6
 
 

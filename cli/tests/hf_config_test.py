@@ -15,11 +15,10 @@ diagnosis line.
 import json
 import math
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
-from cli_cases import failures, finish, judge, judge_bad
+from cli_cases import finish, judge, judge_bad, report, setup
 from hf_rope import (F32, get_mscale, llama3_inv_freq_f32, longrope_inv_freq_f32, mrope_f32,
                      qwen_vl_positions, yarn_inv_freq_f32)
 from hf_rope import default_inv_freq_f32 as default_inv_freq
@@ -27,10 +26,8 @@ from hf_rope import llama3_inv_freq as llama3_inv_freq_f64
 from hf_rope import rope as rope_f64
 from hf_rope import rope_f32 as rope
 
-PE, WORK = sys.argv[1], Path(sys.argv[2])
-WORK.mkdir(parents=True, exist_ok=True)
+PE, WORK, RNG = setup(20260301)
 CONFIGS = Path(__file__).resolve().parents[2] / "examples" / "hf_configs"
-RNG = np.random.default_rng(20260301)
 
 
 def span(positions):
@@ -69,9 +66,7 @@ def case(name, config, y, positions, extra, expect_pass, words=(), resolved=()):
     if resolved:
         out = subprocess.run(cmd, capture_output=True, text=True).stdout
         block = "\n".join(line for line in out.splitlines() if line.startswith(("hf-config", "  ")))
-        if not all(w in block for w in resolved):
-            failures.append(name + "_resolution")
-            print(f"FAIL {name}_resolution: want {resolved} in\n{block}")
+        report(name + "_resolution", all(w in block for w in resolved), detail=f"want {resolved} in\n{block}")
 
 
 T, H = 32, 2
@@ -208,9 +203,9 @@ full_q = np.concatenate([X[:, :, :128], rope(X[:, :, 128:192], far, inv_ds, atte
 case("deepseek_v2_lite_full_q", "DeepSeek-V2-Lite", full_q, far, [], True)
 full_cmd = hf_check("deepseek_v2_lite_full_q_x.npy", "deepseek_v2_lite_full_q_y.npy", span(far), "DeepSeek-V2-Lite")
 full_out = subprocess.run(full_cmd, capture_output=True, text=True).stdout
-if "MLA: the data holds the full q/k, qk_nope_head_dim 128 + qk_rope_head_dim 64 = 192 channels" not in full_out:
-    failures.append("deepseek_v2_lite_full_q_said")
-    print("FAIL deepseek_v2_lite_full_q_said:\n" + full_out)
+report("deepseek_v2_lite_full_q_said",
+       "MLA: the data holds the full q/k, qk_nope_head_dim 128 + qk_rope_head_dim 64 = 192 channels" in full_out,
+       detail=full_out)
 full_q_mscale = np.concatenate(
     [X[:, :, :128], rope(X[:, :, 128:192], far, inv_ds, attention=get_mscale(40.0, 0.707), interleaved=True)], -1)
 case("deepseek_v2_lite_full_q_mscale", "DeepSeek-V2-Lite", full_q_mscale, far, [], False,
@@ -257,9 +252,7 @@ subprocess.run(hf_check("llama31_x.npy", "llama31_y.npy", span(far), "Llama-3.1-
                capture_output=True)
 doc = json.loads(jf.read_text()) if jf.exists() else {}
 hf = doc.get("hf_config", {})
-ok = hf.get("resolved", {}).get("base", {}).get("key") == "rope_theta" and "parameters" in doc
-print(f"{'ok  ' if ok else 'FAIL'} json_hf_config: {hf.get('summary')}")
-if not ok:
-    failures.append("json_hf_config")
+report("json_hf_config", hf.get("resolved", {}).get("base", {}).get("key") == "rope_theta" and "parameters" in doc,
+       hf.get("summary"))
 
 finish("hf_config_test")

@@ -17,16 +17,12 @@ naming the flag.
 
 import json
 import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
-from cli_cases import failures, finish, judge, judge_bad, rope_check
+from cli_cases import finish, judge, judge_bad, report, rope_check, setup
 import hf_rope
 
-PE, WORK = sys.argv[1], Path(sys.argv[2])
-WORK.mkdir(parents=True, exist_ok=True)
-RNG = np.random.default_rng(20261214)
+PE, WORK, RNG = setup(20261214)
 
 
 def llama4_t(p, attn_scale=0.1, floor_scale=8192):
@@ -103,22 +99,15 @@ if ok:
     ok = got.shape == (T,) and bool(np.all(np.abs(got - exact) <= half_ulp + 4 * 2.0**-53 * exact))
     meta = json.loads((WORK / "table.npy.json").read_text())
     ok = ok and meta["attn_temperature"]["type"] == "llama4" and meta["attn_temperature"]["floor_scale"] == F
-print(f"{'ok  ' if ok else 'FAIL'} export_temperature: exit {r.returncode}")
-if not ok:
-    failures.append("export_temperature")
-    print(r.stdout + r.stderr)
+report("export_temperature", ok, f"exit {r.returncode}", r.stdout + r.stderr)
 
 np.save(WORK / "q.npy", x.astype(np.float32))
 g_out = WORK / "golden.npy"
 r = subprocess.run([PE, "export", "--family", "rope", "--dim", "0", "--positions", f"0:{T}", "--reference",
                     "--base", "1e6", "--input", str(WORK / "q.npy"), "--out", str(g_out)] + mistral,
                    capture_output=True, text=True)
-ok = r.returncode == 0
-if ok:
+if report("export_golden", r.returncode == 0, detail=r.stdout + r.stderr):
     run_check("export_golden_roundtrip", x, np.load(g_out), pos, ["--base", "1e6"] + mistral, True)
-else:
-    failures.append("export_golden")
-    print(f"FAIL export_golden: {r.stdout + r.stderr}")
 
 
 # --- Bad flags: exit 2 naming the flag ----------------------------------------------------------
@@ -146,9 +135,6 @@ np.save(sin_table, np.zeros((4, 8), dtype=np.float32))
 for name, flag in [("nope_sinusoidal", ["--no-rope"]), ("temperature_sinusoidal", ["--attn-temperature", "llama4"])]:
     r = subprocess.run([PE, "check", "--family", "sinusoidal", str(sin_table), "--positions", "0:4"] + flag,
                        capture_output=True, text=True)
-    ok = r.returncode == 2 and flag[0] in r.stderr
-    print(f"{'ok  ' if ok else 'FAIL'} {name}: exit {r.returncode}: {r.stderr.strip()}")
-    if not ok:
-        failures.append(name)
+    report(name, r.returncode == 2 and flag[0] in r.stderr, f"exit {r.returncode}: {r.stderr.strip()}")
 
 finish("nope_temperature_test")

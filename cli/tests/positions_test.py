@@ -19,15 +19,11 @@ and "undetermined" where float32 angles at positions near 2^30 cannot separate p
 """
 
 import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
-from cli_cases import failures, finish, judge
+from cli_cases import finish, judge, report, setup
 
-PE, WORK = sys.argv[1], Path(sys.argv[2])
-WORK.mkdir(parents=True, exist_ok=True)
-RNG = np.random.default_rng(20261203)
+PE, WORK, RNG = setup(20261203)
 T, H, D = 24, 1, 128
 x = RNG.standard_normal((T, H, D))
 
@@ -41,15 +37,20 @@ def rope(positions, angle_dtype=np.float64):
     return x * np.cos(emb)[:, None, :] + rot * np.sin(emb)[:, None, :]
 
 
-def case(name, given, rotated, words, angle_dtype=np.float64, expect_pass=False):
+def check_command(name, given, y, *extra):
+    """The `check` command of x -> y (saved as float32) at the given positions (saved as int64)."""
     xf, yf, pf = WORK / f"{name}_x.npy", WORK / f"{name}_y.npy", WORK / f"{name}_pos.npy"
     np.save(xf, x.astype(np.float32))
-    np.save(yf, rope(rotated, angle_dtype).astype(np.float32))
+    np.save(yf, y.astype(np.float32))
     np.save(pf, np.asarray(given, dtype=np.int64))
+    return [PE, "check", "--family", "rope", "--input", str(xf), "--output", str(yf), "--positions-file", str(pf),
+            *extra]
+
+
+def case(name, given, rotated, words, angle_dtype=np.float64, expect_pass=False):
     # The data's angles are float64 (but for the undetermined case): held to rope.hwy's contract, since
     # the float32 class's budget at millions of positions allows errors of order one.
-    judge(name, [PE, "check", "--family", "rope", "--input", str(xf), "--output", str(yf), "--positions-file",
-                 str(pf), "--contract", "rope.hwy"], expect_pass, words)
+    judge(name, check_command(name, given, rope(rotated, angle_dtype), "--contract", "rope.hwy"), expect_pass, words)
 
 
 start = 3_000_000
@@ -76,44 +77,28 @@ runs = np.concatenate([np.arange(8) + 100, np.arange(8) + 200, np.arange(8) + 30
 case("packed_offsets", runs, runs + np.repeat([0, 7, 7000], 8), "change between runs of rows")
 case("not_rotated", given, np.zeros(T, dtype=np.int64), "the data was not rotated")
 
+# The last 8 rows copied through unrotated (a fast path that skipped a block's tail).
+unrotated = rope(given)
+unrotated[16:] = x[16:]
+judge("rows_left_unrotated", check_command("rows_unrotated", given, unrotated, "--contract", "rope.hwy"), False,
+      ["8 of 24 rows hold their input unchanged", "token 16", "rows left unrotated",
+       "every other row is within budget"])
 
-def rows_left_unrotated():
-    """The last 8 rows copied through unrotated (a fast path that skipped a block's tail)."""
-    xf, yf, pf = WORK / "rows_unrotated_x.npy", WORK / "rows_unrotated_y.npy", WORK / "rows_unrotated_pos.npy"
-    y = rope(given)
-    y[16:] = x[16:]
-    np.save(xf, x.astype(np.float32))
-    np.save(yf, y.astype(np.float32))
-    np.save(pf, given)
-    judge("rows_left_unrotated", [PE, "check", "--family", "rope", "--input", str(xf), "--output", str(yf),
-                                  "--positions-file", str(pf), "--contract", "rope.hwy"], False,
-          ["8 of 24 rows hold their input unchanged", "token 16", "rows left unrotated",
-           "every other row is within budget"])
-
-
-rows_left_unrotated()
 # float32 angles near 2^30: off by 2^20 at best, yet p and p +- 1 cannot be told apart there.
 far = np.arange(2 ** 30, 2 ** 30 + T)
 case("undetermined", far, far - 2 ** 20, (), np.float32)
-r = subprocess.run([PE, "check", "--family", "rope", "--input", str(WORK / "undetermined_x.npy"), "--output",
-                    str(WORK / "undetermined_y.npy"), "--positions-file", str(WORK / "undetermined_pos.npy"),
-                    "--contract", "rope.hwy"], capture_output=True, text=True)
-said = "positions read back from the data: undetermined" in r.stdout and "the data fits:" not in r.stdout
-print(("ok  " if said else "FAIL") + " undetermined_said")
-if not said:
-    failures.append("undetermined_said")
+r = subprocess.run(check_command("undetermined", far, rope(far - 2 ** 20, np.float32), "--contract", "rope.hwy"),
+                   capture_output=True, text=True)
+report("undetermined_said",
+       "positions read back from the data: undetermined" in r.stdout and "the data fits:" not in r.stdout)
 
 
 # A check that cannot fail must not pass: the dump computed at 0..23 checked as if at 2^30.. or 2^40.. (where
 # the float32 class's budget reaches any output's error in most elements) exits 1 UNDECIDABLE, naming the band
 # and a contract that decides; at its true positions it passes.
 def undecidable_at(start):
-    xf, yf, pf = WORK / "far_x.npy", WORK / "far_y.npy", WORK / f"far_{start}.npy"
-    np.save(xf, x.astype(np.float32))
-    np.save(yf, rope(np.arange(T)).astype(np.float32))
-    np.save(pf, np.arange(start, start + T))
-    r = subprocess.run([PE, "check", "--family", "rope", "--input", str(xf), "--output", str(yf), "--positions-file",
-                        str(pf)], capture_output=True, text=True)
+    r = subprocess.run(check_command(f"far_{start}", np.arange(start, start + T), rope(np.arange(T))),
+                       capture_output=True, text=True)
     return r.returncode, r.stdout
 
 
@@ -121,13 +106,7 @@ for start in (1 << 30, 1 << 40):
     code, out = undecidable_at(start)
     said = (code == 1 and "\nverdict: UNDECIDABLE" in out and "undecidable: positions >= 1000000000:" in out and
             "a contract that decides there: rope.hwy" in out and "largest position 16777216" in out)
-    print(("ok  " if said else "FAIL") + f" far_dump_undecidable at {start}")
-    if not said:
-        failures.append(f"far_dump_undecidable_{start}")
-        print(out[-2000:])
-code, out = undecidable_at(0)
-print(("ok  " if code == 0 else "FAIL") + " far_dump_at_its_positions")
-if code != 0:
-    failures.append("far_dump_at_its_positions")
+    report(f"far_dump_undecidable_{start}", said, detail=out[-2000:])
+report("far_dump_at_its_positions", undecidable_at(0)[0] == 0)
 
 finish("positions_test")

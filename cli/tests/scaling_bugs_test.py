@@ -13,17 +13,13 @@ correct data must pass:
 """
 
 import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
-from cli_cases import failures, finish, judge, rope_check
+from cli_cases import finish, judge, report, rope_check, setup
 from hf_rope import (default_inv_freq, dynamic_inv_freq, get_mscale, llama3_inv_freq, longrope_attention,
                      longrope_inv_freq, rope, yarn_inv_freq)
 
-PE, WORK = sys.argv[1], Path(sys.argv[2])
-WORK.mkdir(parents=True, exist_ok=True)
-RNG = np.random.default_rng(20261201)
+PE, WORK, RNG = setup(20261201)
 T, H = 16, 1
 RESTATED = []
 
@@ -37,11 +33,7 @@ def case(name, x, y, positions, args, words):
     said = [line.split(": ", 1)[1] for line in out.splitlines() if line.startswith("  as flags, to check")]
     if said:
         rerun = subprocess.run(data + said[0].split(), capture_output=True, text=True)
-        ok = rerun.returncode == 0
-        print(f"{'ok  ' if ok else 'FAIL'} {name}_restated: {said[0]}: exit {rerun.returncode}")
-        if not ok:
-            failures.append(name + "_restated")
-            print(rerun.stdout[-2000:])
+        report(name + "_restated", rerun.returncode == 0, f"{said[0]}: exit {rerun.returncode}", rerun.stdout[-2000:])
     RESTATED.append(name) if said else None
 
 
@@ -173,13 +165,10 @@ gpos = list(range(8_160, 8_160 + P))
 moving = 1 + (np.asarray(gpos) - gpos[0]) * 2e-3
 case("gain_moves_with_position", xw, rope(xw, gpos, default_inv_freq(5e5, D), D) * moving[:, None, None], gpos,
      ["--base", "500000"], ["frequencies as given", "gain |y|/|x| varies from 1 to"])
-if "gain_moves_with_position" in RESTATED:
-    failures.append("gain_moves_with_position_restated")
+report("gain_moves_with_position_not_restated", "gain_moves_with_position" not in RESTATED)
 
 # The fits whose parameters flags can state are restated, and pass under them.
 for must in ["llama3_original_2048", "llama3_other_checkpoint", "yarn_ramp_collapsed", "dynamic_and_positions_halved"]:
-    if must not in RESTATED:
-        failures.append(must + "_not_restated")
-        print(f"FAIL {must}: no 'as flags' line")
+    report(must + "_said_as_flags", must in RESTATED)
 
 finish("scaling_bugs_test")
