@@ -51,7 +51,7 @@ def rope_check(pe, work, name, x, y, positions=None):
 
 def judge(name, cmd, expect_pass, expect_words=()):
     """A `pe-suite check` command: exit 0 when expect_pass, else exit 1 with every word of expect_words on
-    the diagnosis line ("the data fits: ...")."""
+    the diagnosis line ("the data fits: ..."). Returns the command's stdout."""
     if isinstance(expect_words, str):
         expect_words = [expect_words] if expect_words else []
     r = subprocess.run(cmd, capture_output=True, text=True)
@@ -62,6 +62,7 @@ def judge(name, cmd, expect_pass, expect_words=()):
         ok = False
     verdict = next((line for line in out.splitlines() if line.startswith("verdict:")), "(no verdict)")
     report(name, ok, f"exit {r.returncode}; {verdict}" + (f"\n       {fit}" if fit else ""), out[-3000:])
+    return r.stdout
 
 
 def judge_bad(name, cmd, words, out_file=None):

@@ -48,6 +48,11 @@ ScalingFlags parse_scaling(std::vector<std::string> args) {
   return f;
 }
 
+// The method those flags give, HF's defaults filled in.
+RopeScaling scaling_of(std::vector<std::string> args) {
+  return to_rope_scaling(parse_scaling(std::move(args)).spec);
+}
+
 // check's rotary dim under its flag names.
 std::int64_t rotary_dim_for(const ScalingFlags& f, std::int64_t head_dim, std::int64_t rotary_dim) {
   check::RopeSpec spec;
@@ -68,12 +73,12 @@ std::string usage_error(F fn) {
 }
 
 TEST(Scaling, FlagsBecomeTheMethodWithHfDefaults) {
-  EXPECT_EQ(to_rope_scaling(parse_scaling({}).spec).type, RopeScalingType::None);
-  const RopeScaling linear = to_rope_scaling(parse_scaling({"--scaling", "linear", "--factor", "2.5"}).spec);
+  EXPECT_EQ(scaling_of({}).type, RopeScalingType::None);
+  const RopeScaling linear = scaling_of({"--scaling", "linear", "--factor", "2.5"});
   EXPECT_EQ(linear.type, RopeScalingType::Linear);
   EXPECT_EQ(linear.factor, 2.5);
-  const RopeScaling yarn = to_rope_scaling(
-      parse_scaling({"--scaling", "yarn", "--factor", "4", "--original-max-position", "4096"}).spec);
+  const RopeScaling yarn =
+      scaling_of({"--scaling", "yarn", "--factor", "4", "--original-max-position", "4096"});
   EXPECT_EQ(yarn.type, RopeScalingType::Yarn);
   EXPECT_EQ(yarn.original_max_position, 4096);
   EXPECT_EQ(yarn.beta_fast, 32);  // HF's defaults
@@ -81,24 +86,19 @@ TEST(Scaling, FlagsBecomeTheMethodWithHfDefaults) {
   EXPECT_TRUE(yarn.truncate);
   EXPECT_FALSE(yarn.mscale.has_value());
   EXPECT_FALSE(yarn.attention_factor.has_value());
-  const RopeScaling yarn2 = to_rope_scaling(
-      parse_scaling({"--scaling", "yarn", "--factor", "40", "--original-max-position", "4096", "--mscale",
-                     "0.707", "--mscale-all-dim", "0.707", "--truncate", "false", "--beta-fast", "16"})
-          .spec);
+  const RopeScaling yarn2 =
+      scaling_of({"--scaling", "yarn", "--factor", "40", "--original-max-position", "4096", "--mscale",
+                  "0.707", "--mscale-all-dim", "0.707", "--truncate", "false", "--beta-fast", "16"});
   EXPECT_EQ(yarn2.mscale, 0.707);
   EXPECT_EQ(yarn2.mscale_all_dim, 0.707);
   EXPECT_FALSE(yarn2.truncate);
   EXPECT_EQ(yarn2.beta_fast, 16);
-  const RopeScaling llama3 =
-      to_rope_scaling(parse_scaling({"--scaling", "llama3", "--factor", "8", "--original-max-position",
-                                     "8192", "--high-freq-factor", "2"})
-                          .spec);
+  const RopeScaling llama3 = scaling_of(
+      {"--scaling", "llama3", "--factor", "8", "--original-max-position", "8192", "--high-freq-factor", "2"});
   EXPECT_EQ(llama3.low_freq_factor, 1);
   EXPECT_EQ(llama3.high_freq_factor, 2);
-  const RopeScaling dynamic =
-      to_rope_scaling(parse_scaling({"--scaling", "dynamic", "--factor", "2", "--original-max-position",
-                                     "2048", "--seq-len", "5000"})
-                          .spec);
+  const RopeScaling dynamic = scaling_of(
+      {"--scaling", "dynamic", "--factor", "2", "--original-max-position", "2048", "--seq-len", "5000"});
   EXPECT_EQ(dynamic.seq_len, 5000);
 }
 
@@ -112,24 +112,21 @@ TEST(Scaling, LongRopeReadsOneDimensionalFloatLists) {
       "4096",      "--long-factors", dir + "/long.npy"};
   auto args = base;
   args.insert(args.end(), {"--short-factors", dir + "/short.npy"});
-  const RopeScaling s = to_rope_scaling(parse_scaling(args).spec);
+  const RopeScaling s = scaling_of(args);
   EXPECT_EQ(s.short_factor, (std::vector<double>{1, 1.5, 2, 3}));
   EXPECT_EQ(s.long_factor, (std::vector<double>{2, 4, 8, 16}));
-  EXPECT_NE(usage_error([&] { to_rope_scaling(parse_scaling(base).spec); }).find("--short-factors: required"),
-            std::string::npos);
+  EXPECT_NE(usage_error([&] { scaling_of(base); }).find("--short-factors: required"), std::string::npos);
   args = base;
   args.insert(args.end(), {"--short-factors", dir + "/square.npy"});
-  EXPECT_NE(usage_error([&] { to_rope_scaling(parse_scaling(args).spec); }).find("--short-factors: "),
-            std::string::npos);
+  EXPECT_NE(usage_error([&] { scaling_of(args); }).find("--short-factors: "), std::string::npos);
   args = base;
   args.insert(args.end(), {"--short-factors", dir + "/missing.npy"});
-  EXPECT_NE(usage_error([&] { to_rope_scaling(parse_scaling(args).spec); }).find("--short-factors: "),
-            std::string::npos);
+  EXPECT_NE(usage_error([&] { scaling_of(args); }).find("--short-factors: "), std::string::npos);
 }
 
 TEST(Scaling, RejectsWhatTheMethodWouldIgnore) {
   const auto message = [](std::vector<std::string> args) {
-    return usage_error([&] { to_rope_scaling(parse_scaling(std::move(args)).spec); });
+    return usage_error([&] { scaling_of(std::move(args)); });
   };
   EXPECT_EQ(message({"--scaling", "linear", "--factor", "2", "--beta-fast", "8"})
                 .rfind("--beta-fast: not used by "

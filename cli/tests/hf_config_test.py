@@ -58,15 +58,16 @@ def hf_check(x, y, where, config):
 
 
 def case(name, config, y, positions, extra, expect_pass, words=(), resolved=()):
-    """Checks y with --hf-config; `resolved`: words every one of which the resolution block must show."""
+    """Checks y with --hf-config; `resolved`: words every one of which the resolution block must show. Returns
+    check's stdout."""
     np.save(WORK / f"{name}_x.npy", X[:, :, :y.shape[-1]])
     np.save(WORK / f"{name}_y.npy", y.astype(F32))
     cmd = hf_check(f"{name}_x.npy", f"{name}_y.npy", span(positions), config) + extra
-    judge(name, cmd, expect_pass, words)
+    out = judge(name, cmd, expect_pass, words)
     if resolved:
-        out = subprocess.run(cmd, capture_output=True, text=True).stdout
         block = "\n".join(line for line in out.splitlines() if line.startswith(("hf-config", "  ")))
         report(name + "_resolution", all(w in block for w in resolved), detail=f"want {resolved} in\n{block}")
+    return out
 
 
 T, H = 32, 2
@@ -200,9 +201,7 @@ case("deepseek_v2_lite_mscale", "DeepSeek-V2-Lite",
 # The full q of DeepSeek MLA, [q_nope (qk_nope_head_dim 128) | q_pe (64)] as modeling_deepseek_v2.py splits it:
 # read as such (the rope part at offset 128, the nope part passing through), and its rope part's mistake named.
 full_q = np.concatenate([X[:, :, :128], rope(X[:, :, 128:192], far, inv_ds, attention=att_ds, interleaved=True)], -1)
-case("deepseek_v2_lite_full_q", "DeepSeek-V2-Lite", full_q, far, [], True)
-full_cmd = hf_check("deepseek_v2_lite_full_q_x.npy", "deepseek_v2_lite_full_q_y.npy", span(far), "DeepSeek-V2-Lite")
-full_out = subprocess.run(full_cmd, capture_output=True, text=True).stdout
+full_out = case("deepseek_v2_lite_full_q", "DeepSeek-V2-Lite", full_q, far, [], True)
 report("deepseek_v2_lite_full_q_said",
        "MLA: the data holds the full q/k, qk_nope_head_dim 128 + qk_rope_head_dim 64 = 192 channels" in full_out,
        detail=full_out)

@@ -18,8 +18,6 @@ and "undetermined" where float32 angles at positions near 2^30 cannot separate p
     positions_test.py PE_SUITE_EXECUTABLE WORK_DIR
 """
 
-import subprocess
-
 import numpy as np
 from cli_cases import finish, judge, report, setup
 
@@ -50,7 +48,8 @@ def check_command(name, given, y, *extra):
 def case(name, given, rotated, words, angle_dtype=np.float64, expect_pass=False):
     # The data's angles are float64 (but for the undetermined case): held to rope.hwy's contract, since
     # the float32 class's budget at millions of positions allows errors of order one.
-    judge(name, check_command(name, given, rope(rotated, angle_dtype), "--contract", "rope.hwy"), expect_pass, words)
+    return judge(name, check_command(name, given, rope(rotated, angle_dtype), "--contract", "rope.hwy"), expect_pass,
+                 words)
 
 
 start = 3_000_000
@@ -86,27 +85,18 @@ judge("rows_left_unrotated", check_command("rows_unrotated", given, unrotated, "
 
 # float32 angles near 2^30: off by 2^20 at best, yet p and p +- 1 cannot be told apart there.
 far = np.arange(2 ** 30, 2 ** 30 + T)
-case("undetermined", far, far - 2 ** 20, (), np.float32)
-r = subprocess.run(check_command("undetermined", far, rope(far - 2 ** 20, np.float32), "--contract", "rope.hwy"),
-                   capture_output=True, text=True)
-report("undetermined_said",
-       "positions read back from the data: undetermined" in r.stdout and "the data fits:" not in r.stdout)
-
+out = case("undetermined", far, far - 2 ** 20, (), np.float32)
+report("undetermined_said", "positions read back from the data: undetermined" in out and "the data fits:" not in out)
 
 # A check that cannot fail must not pass: the dump computed at 0..23 checked as if at 2^30.. or 2^40.. (where
 # the float32 class's budget reaches any output's error in most elements) exits 1 UNDECIDABLE, naming the band
 # and a contract that decides; at its true positions it passes.
-def undecidable_at(start):
-    r = subprocess.run(check_command(f"far_{start}", np.arange(start, start + T), rope(np.arange(T))),
-                       capture_output=True, text=True)
-    return r.returncode, r.stdout
-
-
+dump = rope(np.arange(T))
 for start in (1 << 30, 1 << 40):
-    code, out = undecidable_at(start)
-    said = (code == 1 and "\nverdict: UNDECIDABLE" in out and "undecidable: positions >= 1000000000:" in out and
+    out = judge(f"far_dump_{start}", check_command(f"far_{start}", np.arange(start, start + T), dump), False)
+    said = ("\nverdict: UNDECIDABLE" in out and "undecidable: positions >= 1000000000:" in out and
             "a contract that decides there: rope.hwy" in out and "largest position 16777216" in out)
     report(f"far_dump_undecidable_{start}", said, detail=out[-2000:])
-report("far_dump_at_its_positions", undecidable_at(0)[0] == 0)
+judge("far_dump_at_its_positions", check_command("far_0", np.arange(T), dump), True)
 
 finish("positions_test")

@@ -27,9 +27,8 @@ RESTATED = []
 def case(name, x, y, positions, args, words):
     """`words` None: the data must pass; else it must fail with every word on the diagnosis line."""
     data = rope_check(PE, WORK, name, x, y, positions)
-    judge(name, data + args, words is None, words or ())
+    out = judge(name, data + args, words is None, words or ())
     # A fit restated as flags is a hypothesis to check: the same data under those flags passes.
-    out = subprocess.run(data + args, capture_output=True, text=True).stdout
     said = [line.split(": ", 1)[1] for line in out.splitlines() if line.startswith("  as flags, to check")]
     if said:
         rerun = subprocess.run(data + said[0].split(), capture_output=True, text=True)
