@@ -1,5 +1,5 @@
-"""What the CLI's Python tests share: run one `pe-suite` case, judge its exit code, its verdict and its
-diagnosis line, and keep the failures for the summary; save a RoPE test's data as `check` reads it."""
+"""What the CLI's Python tests share: their arguments; run one `pe-suite` case, judge its exit code, its verdict
+and its diagnosis line, and keep the failures for the summary; save a RoPE test's data as `check` reads it."""
 
 import subprocess
 import sys
