@@ -16,8 +16,10 @@ namespace {
 class RopeFormProps : public InstanceTest {
  protected:
   // M-RoPE params: 3 or 4 sections of any sizes (zeros included) summing to rotary_dim/2, any
-  // scaling, the instance's pairing.
-  RopeParams gen_mrope(MropeLayout layout) const {
+  // scaling, the instance's pairing; the layout drawn first where none is given.
+  RopeParams gen_mrope(std::optional<MropeLayout> layout = std::nullopt) const {
+    if (!layout)
+      layout = *rc::gen::element(MropeLayout::Sectioned, MropeLayout::Interleaved).as("M-RoPE layout");
     RopeParams p;
     do {
       p = RopeParams{*gen_dim(160).as("head_dim"), 0, *gen_base().as("base"), in().layout};
@@ -25,7 +27,7 @@ class RopeFormProps : public InstanceTest {
       p.scaling = *gen_scaling(p.rotary_dim).as("scaling");
       keep_ntk_base_above_one(p);
       p.form.mrope_section = draw_mrope_sections(p.rotary_dim / 2);
-      p.form.mrope_layout = layout;
+      p.form.mrope_layout = *layout;
     } while (RopePlan(p).effective_base() > in().contract().max_base);
     return p;
   }
@@ -59,8 +61,7 @@ bool same_bits(double a, double b) { return a == b || (std::isnan(a) && std::isn
 
 TEST_P(RopeFormProps, MropeWithEqualAxesIsOneDimensionalRope) {
   PE_RC_CHECK("M-RoPE with t = h = w (= e) gives 1-D RoPE's bits", [&] {
-    const RopeParams mrope =
-        gen_mrope(*rc::gen::element(MropeLayout::Sectioned, MropeLayout::Interleaved).as("M-RoPE layout"));
+    const RopeParams mrope = gen_mrope();
     RopeParams text = mrope;
     text.form = {};
     const auto positions = *gen_positions(max_position(), 4).as("positions");
@@ -80,8 +81,7 @@ TEST_P(RopeFormProps, MropeWithEqualAxesIsOneDimensionalRope) {
 
 TEST_P(RopeFormProps, MovingOneAxisChangesExactlyItsPairs) {
   PE_RC_CHECK("moving axis a changes the pairs of a (where the exact values move) and no others", [&] {
-    const RopeParams params =
-        gen_mrope(*rc::gen::element(MropeLayout::Sectioned, MropeLayout::Interleaved).as("M-RoPE layout"));
+    const RopeParams params = gen_mrope();
     const RopePlan plan(params);
     const std::size_t axes = plan.n_axes(), hd = plan.head_dim();
     const auto positions = *rc::gen::container<std::vector<std::int64_t>>(axes, gen_position(max_position()))
@@ -113,8 +113,7 @@ TEST_P(RopeFormProps, MovingOneAxisChangesExactlyItsPairs) {
 // pair turns by its own axis's difference. Tolerance as RopeProps.InnerProductDependsOnlyOnRelativePosition.
 TEST_P(RopeFormProps, InnerProductDependsOnlyOnEachAxisDifference) {
   PE_RC_CHECK("<R(m)q, R(n)k> = A<R(m-n)q, k> per axis within the contract", [&] {
-    const RopeParams params =
-        gen_mrope(*rc::gen::element(MropeLayout::Sectioned, MropeLayout::Interleaved).as("M-RoPE layout"));
+    const RopeParams params = gen_mrope();
     const RopePlan plan(params);
     const std::size_t axes = plan.n_axes(), hd = plan.head_dim();
     std::vector<std::int64_t> m(axes), n(axes), d(axes);

@@ -67,14 +67,14 @@ constexpr bool kSanitized = false;
 
 // The single-thread call without streaming stores, against 2 and 3 threads, and streaming stores on an
 // aligned buffer and on one misaligned by one element (aligned rows stream from registers, others are
-// staged; without streaming alignment chooses nothing); `call(out, pool)` runs the entry point (pool
-// null: without one).
+// staged; without streaming alignment chooses nothing); `call(out, pool...)` runs the entry point with a
+// pool or without one.
 template <class Call>
 void expect_same_bits(const Instance& in, const harness::TypedBuffer& seed, Call&& call, const char* what) {
   harness::TypedBuffer base = seed;
   {
     const Streaming off(false);
-    call(base, nullptr);
+    call(base);
   }
   ThreadPool two(2), three(3);
   const std::vector<unsigned char> bytes = seed.bytes();
@@ -84,7 +84,7 @@ void expect_same_bits(const Instance& in, const harness::TypedBuffer& seed, Call
       const Streaming mode(stream);
       harness::TypedBuffer out(in.dtype, seed.size(), misaligned);
       std::memcpy(out.view().data, bytes.data(), bytes.size());
-      call(out, pool);
+      pool == nullptr ? call(out) : call(out, *pool);
       EXPECT_TRUE(harness::differing_elements(base, out).empty())
           << what << ": " << (pool == nullptr ? 1 : pool->threads()) << " threads, streaming " << stream
           << ", misaligned by " << misaligned;
@@ -108,17 +108,15 @@ TEST_P(SinusoidalThreads, AnyThreadCountAndStreamingGiveTheSameBits) {
     for (std::size_t i = 0; i < n; ++i) embeddings.set(i, static_cast<double>(i % 97) / 7);
     expect_same_bits(
         in, zeros,
-        [&](harness::TypedBuffer& out, ThreadPool* pool) {
-          if (pool != nullptr) return sinusoidal_table(v, plan, positions, out.view(), *pool);
-          sinusoidal_table(v, plan, positions, out.view());
+        [&](harness::TypedBuffer& out, auto&... pool) {
+          sinusoidal_table(v, plan, positions, out.view(), pool...);
         },
         "table");
     if (dim != 128) continue;  // the fused add has one loop whatever the dim
     expect_same_bits(
         in, embeddings,
-        [&](harness::TypedBuffer& out, ThreadPool* pool) {
-          if (pool != nullptr) return sinusoidal_add(v, plan, positions, out.view(), padding, *pool);
-          sinusoidal_add(v, plan, positions, out.view(), padding);
+        [&](harness::TypedBuffer& out, auto&... pool) {
+          sinusoidal_add(v, plan, positions, out.view(), padding, pool...);
         },
         "add");
   }
@@ -138,9 +136,8 @@ TEST_P(RopeThreads, AnyThreadCountAndStreamingGiveTheSameBits) {
     for (std::size_t i = 0; i < n; ++i) seed.set(i, std::sin(static_cast<double>(i)));
     expect_same_bits(
         in, seed,
-        [&](harness::TypedBuffer& x, ThreadPool* pool) {
-          if (pool != nullptr) return rope_apply(v, plan, positions, heads, x.view(), *pool);
-          rope_apply(v, plan, positions, heads, x.view());
+        [&](harness::TypedBuffer& x, auto&... pool) {
+          rope_apply(v, plan, positions, heads, x.view(), pool...);
         },
         tokens > 2 ? "rope by tokens" : "rope by heads");
   }

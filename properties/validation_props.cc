@@ -25,6 +25,21 @@ void expect_rejected(F&& f, const std::string& parameter, const std::string& val
   RC_FAIL(fmt::format("{} = {} was accepted", parameter, value));
 }
 
+// Runs f, which must throw InvalidArgument for `parameter` (any, when empty) with `fragment` in its
+// message; `call` names what f tried, for the failure when it does not throw.
+template <class F>
+void expect_invalid(F&& f, std::string_view parameter, const std::string& fragment, const std::string& call) {
+  try {
+    f();
+    ADD_FAILURE() << call << " accepted";
+  } catch (const InvalidArgument& e) {
+    if (!parameter.empty()) {
+      EXPECT_EQ(e.parameter(), parameter) << e.what();
+    }
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+  }
+}
+
 // A buffer of random bytes; the test checks it is unchanged after a rejected call.
 TypedBuffer random_buffer(DType type, std::size_t size) {
   TypedBuffer b(type, size);
@@ -116,13 +131,11 @@ TEST_P(ValidationProps, LayoutOfAnotherFamilyIsRejected) {
     const std::vector<std::int64_t> positions = {1};
     std::vector<unsigned char> bytes(8 * size_of(in().dtype), 0x5A);
     const auto before = bytes;
-    try {
-      family().call(*in().variant, wrong, 8, 10000.0, positions, Buffer{bytes.data(), 8, in().dtype}, 1);
-      ADD_FAILURE() << "layout " << to_string(wrong) << " was accepted";
-    } catch (const InvalidArgument& e) {
-      EXPECT_EQ(e.parameter(), "layout");
-      EXPECT_NE(std::string(e.what()).find(to_string(wrong)), std::string::npos) << e.what();
-    }
+    expect_invalid(
+        [&] {
+          family().call(*in().variant, wrong, 8, 10000.0, positions, Buffer{bytes.data(), 8, in().dtype}, 1);
+        },
+        "layout", std::string(to_string(wrong)), fmt::format("layout {}", to_string(wrong)));
     EXPECT_EQ(bytes, before);
   }
   EXPECT_GT(tried, 0) << "every layout belongs to " << family().name;
@@ -134,12 +147,11 @@ TEST_P(ValidationProps, OutputTypeOutsideTheContractIsRejected) {
     std::vector<unsigned char> bytes(8 * size_of(t), 0xA5);
     const auto before = bytes;
     const std::vector<std::int64_t> positions = {1};
-    try {
-      call(8, 10000.0, positions, Buffer{bytes.data(), 8, t});
-      FAIL() << to_string(t) << " was accepted";
-    } catch (const InvalidArgument& e) {
-      EXPECT_NE(std::string(e.what()).find(to_string(t)), std::string::npos) << e.what();
-    }
+    expect_invalid(
+        [&] {
+          call(8, 10000.0, positions, Buffer{bytes.data(), 8, t});
+        },
+        "", std::string(to_string(t)), std::string(to_string(t)));
     EXPECT_EQ(bytes, before);
   }
 }
@@ -158,12 +170,9 @@ TEST_P(ValidationProps, VariantOfAnotherFamilyIsRejected) {
   for (const harness::FamilyTraits* other : harness::family_traits()) {
     if (other->family == in().variant->family()) continue;
     ++tried;
-    try {
-      other->call(*in().variant, default_layout(other->family), 8, 10000.0, positions, b, 1);
-      ADD_FAILURE() << other->name << "'s entry point accepted " << in().variant->name();
-    } catch (const InvalidArgument& e) {
-      EXPECT_EQ(e.parameter(), "variant") << e.what();
-    }
+    expect_invalid(
+        [&] { other->call(*in().variant, default_layout(other->family), 8, 10000.0, positions, b, 1); },
+        "variant", "", fmt::format("{}'s entry point given {}", other->name, in().variant->name()));
   }
   EXPECT_GT(tried, 0);
   EXPECT_EQ(bytes, before);
@@ -193,22 +202,12 @@ TEST_P(RopeValidation, HeadCountNotPositiveOrOverflowingIsRejected) {
   const TypedBuffer before = b;
   const RopePlan plan({8, 0, 10000.0, in().layout});
   for (std::int64_t heads : {std::int64_t{0}, std::int64_t{-3}}) {
-    try {
-      rope_apply(*in().variant, plan, positions, heads, b.view());
-      FAIL() << "n_heads " << heads << " accepted";
-    } catch (const InvalidArgument& e) {
-      EXPECT_EQ(e.parameter(), "n_heads");
-      EXPECT_NE(std::string(e.what()).find(std::to_string(heads)), std::string::npos);
-    }
+    expect_invalid([&] { rope_apply(*in().variant, plan, positions, heads, b.view()); }, "n_heads",
+                   std::to_string(heads), fmt::format("n_heads {}", heads));
   }
   // 2 tokens x 2^62 heads x 8 channels overflows size_t before any buffer is read.
-  try {
-    rope_apply(*in().variant, plan, positions, std::int64_t{1} << 62, b.view());
-    FAIL() << "overflowing size accepted";
-  } catch (const InvalidArgument& e) {
-    EXPECT_EQ(e.parameter(), "x");
-    EXPECT_NE(std::string(e.what()).find("overflows"), std::string::npos) << e.what();
-  }
+  expect_invalid([&] { rope_apply(*in().variant, plan, positions, std::int64_t{1} << 62, b.view()); }, "x",
+                 "overflows", "overflowing size");
   EXPECT_EQ(b.bytes(), before.bytes());
 }
 
@@ -233,15 +232,9 @@ TEST_P(RopeValidation, BatchWhoseRowsOverlapOrLeaveTheBufferIsRejected) {
       {{std::span(positions).first(1), 1, 2, 16, SIZE_MAX - 3}, "x", "overflows"},  // a row's end wraps
       {RopeBatch::tokens_first(std::span(positions).first(1), std::size_t{1} << 61, 8), "x", "overflows"},
   };
-  for (const Bad& c : bad) {
-    try {
-      rope_apply(*in().variant, plan, c.batch, b.view());
-      ADD_FAILURE() << c.parameter << " accepted";
-    } catch (const InvalidArgument& e) {
-      EXPECT_EQ(e.parameter(), c.parameter) << e.what();
-      EXPECT_NE(std::string(e.what()).find(c.value), std::string::npos) << e.what();
-    }
-  }
+  for (const Bad& c : bad)
+    expect_invalid([&] { rope_apply(*in().variant, plan, c.batch, b.view()); }, c.parameter, c.value,
+                   c.parameter);
   EXPECT_EQ(b.bytes(), before.bytes());
 }
 
@@ -253,13 +246,12 @@ TEST_P(SinusoidalValidation, PaddingMaskOfTheWrongSizeIsRejected) {
   b.set(5, 0.25);
   const TypedBuffer before = b;
   const std::vector<std::uint8_t> padding = {0, 1};
-  try {
-    sinusoidal_add(*in().variant, SinusoidalPlan({8, 10000.0, in().layout}), positions, b.view(), padding);
-    FAIL() << "padding of size 2 for 3 positions accepted";
-  } catch (const InvalidArgument& e) {
-    EXPECT_EQ(e.parameter(), "padding");
-    EXPECT_NE(std::string(e.what()).find("got 2"), std::string::npos) << e.what();
-  }
+  expect_invalid(
+      [&] {
+        sinusoidal_add(*in().variant, SinusoidalPlan({8, 10000.0, in().layout}), positions, b.view(),
+                       padding);
+      },
+      "padding", "got 2", "padding of size 2 for 3 positions");
   EXPECT_EQ(b.bytes(), before.bytes());
 }
 

@@ -24,8 +24,7 @@
 namespace pe::census {
 namespace {
 
-constexpr std::int64_t kEdges[] = {
-    0, 1'000, 10'000, 100'000, 1'000'000, 10'000'000, 100'000'000, 1'000'000'000, std::int64_t{1} << 31};
+const std::span<const std::int64_t> kEdges = harness::band_edges();
 
 std::uint64_t fnv1a(const std::string& s, std::uint64_t salt) {
   std::uint64_t h = 1469598103934665603ull ^ salt;

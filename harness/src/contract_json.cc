@@ -18,72 +18,49 @@ void read(const nlohmann::json& j, const char* document, const std::string& key,
   }
 }
 
+// Calls f(name, member) for the contract's fields that a census file reads back (depends_on, the variant's
+// C string, and state_rows, absent from older files, are apart).
+template <class C, class F>
+void for_each_field(C& c, F&& f) {
+  f("layouts", c.layouts);
+  f("outputs", c.outputs);
+  f("angle_type", c.angle_type);
+  f("compute_type", c.compute_type);
+  f("table_type", c.table_type);
+  f("max_position", c.max_position);
+  f("max_base", c.max_base);
+  f("max_input_abs", c.max_input_abs);
+}
+
+// Calls f(name, member) for the budget's coefficients, which the JSON holds under "coefficients".
+template <class C, class F>
+void for_each_coefficient(C& c, F&& f) {
+  f("c0", c.c0);
+  f("ck", c.ck);
+  f("ct", c.ct);
+  f("c1", c.c1);
+  f("c1_pair", c.c1_pair);
+  f("ca", c.ca);
+  f("c1_gain", c.c1_gain);
+}
+
 }  // namespace
 
 void to_json(nlohmann::json& j, const Contract& c) {
-  j = {{"layouts", c.layouts},
-       {"outputs", c.outputs},
-       {"angle_type", c.angle_type},
-       {"compute_type", c.compute_type},
-       {"table_type", c.table_type},
-       {"max_position", c.max_position},
-       {"max_base", c.max_base},
-       {"max_input_abs", c.max_input_abs},
-       {"depends_on", c.depends_on},
-       {"state_rows", c.state_rows},
-       {"coefficients",
-        {{"c0", c.c0},
-         {"ck", c.ck},
-         {"ct", c.ct},
-         {"c1", c.c1},
-         {"c1_pair", c.c1_pair},
-         {"ca", c.ca},
-         {"c1_gain", c.c1_gain}}}};
+  j = {{"depends_on", c.depends_on}, {"state_rows", c.state_rows}};
+  for_each_field(c, [&j](const char* name, const auto& member) { j[name] = member; });
+  for_each_coefficient(c, [&j](const char* name, double member) { j["coefficients"][name] = member; });
 }
 
 void from_json(const nlohmann::json& j, Contract& c) {
   c = Contract{};
-  read(j, "contract", "layouts", c.layouts);
-  read(j, "contract", "outputs", c.outputs);
-  read(j, "contract", "angle_type", c.angle_type);
-  read(j, "contract", "compute_type", c.compute_type);
-  read(j, "contract", "table_type", c.table_type);
-  j.at("max_position").get_to(c.max_position);
-  j.at("max_base").get_to(c.max_base);
-  j.at("max_input_abs").get_to(c.max_input_abs);
+  for_each_field(c, [&j](const char* name, auto& member) { read(j, "contract", name, member); });
   c.state_rows = j.value("state_rows", std::int64_t{0});  // census files written before it was declared
   const auto& k = j.at("coefficients");
-  k.at("c0").get_to(c.c0);
-  k.at("ck").get_to(c.ck);
-  k.at("ct").get_to(c.ct);
-  k.at("c1").get_to(c.c1);
-  k.at("c1_pair").get_to(c.c1_pair);
-  k.at("ca").get_to(c.ca);
-  k.at("c1_gain").get_to(c.c1_gain);
+  for_each_coefficient(c, [&k](const char* name, double& member) { k.at(name).get_to(member); });
 }
 
 namespace {
-// Calls f(name, member) for every RopeScaling field of the methods table: the one list of members
-// that both directions of the JSON read.
-template <class Scaling, class F>
-void for_each_field(Scaling& s, F&& f) {
-  f("factor", s.factor);
-  f("original_max_position", s.original_max_position);
-  f("seq_len", s.seq_len);
-  f("beta_fast", s.beta_fast);
-  f("beta_slow", s.beta_slow);
-  f("truncate", s.truncate);
-  f("mscale", s.mscale);
-  f("mscale_all_dim", s.mscale_all_dim);
-  f("attention_factor", s.attention_factor);
-  f("low_freq_factor", s.low_freq_factor);
-  f("high_freq_factor", s.high_freq_factor);
-  f("short_factor", s.short_factor);
-  f("long_factor", s.long_factor);
-  f("position_scale", s.position_scale);
-  f("longrope_switch", s.longrope_switch);
-}
-
 // A field's JSON, or null when the method leaves it unset (an empty optional, seq_len 0) or at its identity
 // (position_scale 1 and the per-sequence switch, which no HF config spells).
 template <class T>
@@ -104,7 +81,7 @@ nlohmann::json field_json(std::string_view name, const T& v) {
 
 void to_json(nlohmann::json& j, const RopeScaling& s) {
   j = {{"type", s.type}};
-  for_each_field(s, [&](std::string_view name, const auto& member) {
+  for_each_scaling_parameter(s, [&](std::string_view name, const auto& member) {
     if (!reads_field(s.type, name)) return;
     nlohmann::json v = field_json(name, member);
     if (!v.is_null()) j[std::string(name)] = std::move(v);
@@ -125,7 +102,7 @@ void from_json(const nlohmann::json& j, RopeScaling& s) {
     if (!j.contains(std::string(name)))
       throw std::runtime_error("rope_scaling: " + type + " requires '" + std::string(name) + "'");
   }
-  for_each_field(s, [&j](std::string_view name, auto& member) {
+  for_each_scaling_parameter(s, [&j](std::string_view name, auto& member) {
     const std::string key(name);
     if (!j.contains(key)) return;
     if constexpr (requires { member.has_value(); }) {

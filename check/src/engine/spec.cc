@@ -20,21 +20,7 @@ using T = RopeScalingType;
 template <class S, class F>
 void for_each_scaling_field(S& s, F&& f) {
   f("scaling", s.method);
-  f("factor", s.factor);
-  f("original_max_position", s.original_max_position);
-  f("seq_len", s.seq_len);
-  f("beta_fast", s.beta_fast);
-  f("beta_slow", s.beta_slow);
-  f("mscale", s.mscale);
-  f("mscale_all_dim", s.mscale_all_dim);
-  f("attention_factor", s.attention_factor);
-  f("truncate", s.truncate);
-  f("low_freq_factor", s.low_freq_factor);
-  f("high_freq_factor", s.high_freq_factor);
-  f("short_factor", s.short_factor);
-  f("long_factor", s.long_factor);
-  f("position_scale", s.position_scale);
-  f("longrope_switch", s.longrope_switch);
+  for_each_scaling_parameter(s, f);
   f("partial_rotary_factor", s.partial_rotary_factor);
 }
 

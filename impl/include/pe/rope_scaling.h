@@ -51,6 +51,28 @@ struct RopeScaling {
   LongRopeSwitch longrope_switch = LongRopeSwitch::PerSequence;  // longrope; per token: seq_len unread
 };
 
+// Calls f(name, member) for every scaling parameter under its HF name (position_scale and longrope_switch
+// have none), in the order messages list them: the one list of parameters for RopeScaling's JSON and for
+// check's ScalingSpec, whose members carry the same names.
+template <class Scaling, class F>
+void for_each_scaling_parameter(Scaling& s, F&& f) {
+  f("factor", s.factor);
+  f("original_max_position", s.original_max_position);
+  f("seq_len", s.seq_len);
+  f("beta_fast", s.beta_fast);
+  f("beta_slow", s.beta_slow);
+  f("mscale", s.mscale);
+  f("mscale_all_dim", s.mscale_all_dim);
+  f("attention_factor", s.attention_factor);
+  f("truncate", s.truncate);
+  f("low_freq_factor", s.low_freq_factor);
+  f("high_freq_factor", s.high_freq_factor);
+  f("short_factor", s.short_factor);
+  f("long_factor", s.long_factor);
+  f("position_scale", s.position_scale);
+  f("longrope_switch", s.longrope_switch);
+}
+
 // True when the scaling changes the plain encoding at all: a method, a position scale or an attention factor.
 inline bool scales(const RopeScaling& s) noexcept {
   return s.type != RopeScalingType::None || s.position_scale != 1.0 || s.attention_factor.has_value();

@@ -2,6 +2,8 @@
 // one bias element from a slope and the exact integer it multiplies (AlibiPlan::multiplier).
 #pragma once
 
+#include <cmath>
+
 #include "pe/detail/convert.h"
 #include "pe/variant.h"
 
@@ -20,6 +22,20 @@ inline Contract alibi_exact_contract() {
           .ck = 2.1,
           .c1 = 22.2};
 }
+
+// ggml's and HF's formulation in T: m0 = pow(2, -b/den), slope = pow(m0, k), and the bias as the slope
+// times the distance converted to T.
+template <class T>
+struct PowArith {
+  static T slope(const AlibiPlan& plan, std::size_t h) {
+    const T m0 = std::pow(T{2}, -static_cast<T>(plan.max_bias()) / static_cast<T>(plan.denominator(h)));
+    return std::pow(m0, static_cast<T>(plan.power(h)));
+  }
+  template <class Out>
+  static Out bias(T m, std::int64_t s) {
+    return store_as<Out>(m * static_cast<T>(s));
+  }
+};
 
 template <class Arith>
 class ScalarAlibi final : public AlibiVariant {

@@ -33,3 +33,31 @@
   PE_REGISTER_HWY_VARIANT(FunctionSinusoidal, NAME, CONTRACT, &TABLE, &ADD)
 #define PE_REGISTER_HWY_ALIBI(NAME, CONTRACT, SLOPES, BIAS) \
   PE_REGISTER_HWY_VARIANT(FunctionAlibi, NAME, CONTRACT, &SLOPES, &BIAS)
+
+// A Highway RoPE kernel's entry point Rotate, written inside the target region after its BACKEND (the
+// driver's backend, constructed from the plan): the forms' driver in a function of its own (HWY_NOINLINE), so
+// that the text path's stays small enough for GCC to inline the backend into it (pe/detail/rope_driver.h).
+#define PE_HWY_ROPE_ROTATE(COMPUTE, CHUNK, BACKEND)                                                    \
+  HWY_NOINLINE void RotateForms(const RopePlan& plan, const RopeBatch& batch, RopeDirection direction, \
+                                Buffer x) {                                                            \
+    ::pe::detail::with_typed(x, [&](auto* data) {                                                      \
+      ::pe::detail::drive_rope_forms<COMPUTE, CHUNK>(plan, batch, direction, data, BACKEND{plan});     \
+    });                                                                                                \
+  }                                                                                                    \
+  void Rotate(const RopePlan& plan, const RopeBatch& batch, RopeDirection direction, Buffer x) {       \
+    if (!::pe::detail::is_plain_text<CHUNK>(plan)) return RotateForms(plan, batch, direction, x);      \
+    ::pe::detail::with_typed(x, [&](auto* data) {                                                      \
+      ::pe::detail::drive_rope_text<COMPUTE, CHUNK>(plan, batch, direction, data, BACKEND{plan});      \
+    });                                                                                                \
+  }
+
+// A Highway sinusoidal kernel's entry points Table and Add, written inside the target region after its
+// Rows<kAdd>(plan, positions, padding, y) template.
+#define PE_HWY_SINUSOIDAL_TABLE_ADD                                                                  \
+  void Table(const SinusoidalPlan& plan, std::span<const std::int64_t> positions, Buffer out) {      \
+    ::pe::detail::with_typed(out, [&](auto* y) { Rows<false>(plan, positions, {}, y); });            \
+  }                                                                                                  \
+  void Add(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,                      \
+           std::span<const std::uint8_t> padding, Buffer embeddings) {                               \
+    ::pe::detail::with_typed(embeddings, [&](auto* y) { Rows<true>(plan, positions, padding, y); }); \
+  }

@@ -7,25 +7,11 @@
 // (glibc, 2u) makes m0 2u off and m0^k 2ku(1 + ku) off (c1_pair = 2.6 while ku <= 1/8, n <= 2^20
 // heads); powf(m0, k) itself 2u, the distance to float u, the product u (ck = 4); bfloat16/float16
 // round once more (c0 = 1). Relative to the exact bias |m·s| (pe/contract.h).
-#include <cmath>
-
 #include "detail/alibi_scalar.h"
 #include "pe/register.h"
 
 namespace pe {
 namespace {
-
-struct EngineF32 {
-  static float slope(const AlibiPlan& plan, std::size_t h) {
-    const float m0 =
-        std::pow(2.0f, -static_cast<float>(plan.max_bias()) / static_cast<float>(plan.denominator(h)));
-    return std::pow(m0, static_cast<float>(plan.power(h)));
-  }
-  template <class Out>
-  static Out bias(float m, std::int64_t s) {
-    return detail::store_as<Out>(m * static_cast<float>(s));
-  }
-};
 
 const Contract kContract{
     .layouts = {Layout::Hqk},
@@ -41,7 +27,7 @@ const Contract kContract{
     .c1_pair = 2.6,
 };
 
-PE_REGISTER_ALIBI("alibi.scalar_f32", kContract, detail::ScalarAlibi<EngineF32>);
+PE_REGISTER_ALIBI("alibi.scalar_f32", kContract, detail::ScalarAlibi<detail::PowArith<float>>);
 
 }  // namespace
 }  // namespace pe

@@ -5,25 +5,11 @@
 // covers E <= 16: max_base 2^16, ALiBi's base being 2^max_bias); pow <= 1 ULP (glibc, 2u) makes m0
 // 2u off and m0^k 2ku(1 + ku) off (c1_pair = 2.6); pow(m0, k) itself 2u, the product u (ck = 3);
 // other outputs round once (c0 = 1). Relative to the exact bias |m·s| (pe/contract.h).
-#include <cmath>
-
 #include "detail/alibi_scalar.h"
 #include "pe/register.h"
 
 namespace pe {
 namespace {
-
-struct EngineF64 {
-  static double slope(const AlibiPlan& plan, std::size_t h) {
-    const double m0 =
-        std::pow(2.0, -static_cast<double>(plan.max_bias()) / static_cast<double>(plan.denominator(h)));
-    return std::pow(m0, static_cast<double>(plan.power(h)));
-  }
-  template <class Out>
-  static Out bias(double m, std::int64_t s) {
-    return detail::store_as<Out>(m * static_cast<double>(s));
-  }
-};
 
 const Contract kContract{
     .layouts = {Layout::Hqk},
@@ -39,7 +25,7 @@ const Contract kContract{
     .c1_pair = 2.6,
 };
 
-PE_REGISTER_ALIBI("alibi.scalar_f64", kContract, detail::ScalarAlibi<EngineF64>);
+PE_REGISTER_ALIBI("alibi.scalar_f64", kContract, detail::ScalarAlibi<detail::PowArith<double>>);
 
 }  // namespace
 }  // namespace pe

@@ -258,24 +258,7 @@ struct Backend {
   }
 };
 
-// The forms' driver out of line (pe/detail/rope_driver.h): the text path's function stays small enough
-// for GCC to inline the backend into it.
-HWY_NOINLINE void RotateForms(const RopePlan& plan, const RopeBatch& batch, RopeDirection direction,
-                              Buffer x) {
-  detail::with_typed(x, [&](auto* data) {
-    detail::drive_rope_forms<double, kChunk>(plan, batch, direction, data, Backend{plan});
-  });
-}
-
-void Rotate(const RopePlan& plan, const RopeBatch& batch, RopeDirection direction, Buffer x) {
-  if (!detail::is_plain_text<kChunk>(plan)) {
-    RotateForms(plan, batch, direction, x);
-    return;
-  }
-  detail::with_typed(x, [&](auto* data) {
-    detail::drive_rope_text<double, kChunk>(plan, batch, direction, data, Backend{plan});
-  });
-}
+PE_HWY_ROPE_ROTATE(double, kChunk, Backend);
 
 }  // namespace pe::rope_exact::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();

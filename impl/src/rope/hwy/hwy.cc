@@ -88,12 +88,13 @@ struct Backend {
     std::size_t peel = misaligned == 0 ? 0 : (stride * lanes - misaligned) / stride;
     if (kInterleaved && misaligned % 2 != 0) peel = 0;
     peel = std::min(n, peel);
-    std::size_t k = 0;
-    for (; k < peel; ++k) {
+    const auto scalar_pair = [&](std::size_t k) {
       const float x = a[stride * k], y = b[stride * k], sk = sign * s[k];
       a[stride * k] = x * c[k] - y * sk;
       b[stride * k] = x * sk + y * c[k];
-    }
+    };
+    std::size_t k = 0;
+    for (; k < peel; ++k) scalar_pair(k);
     for (; k + lanes <= n; k += lanes) {
       hn::Vec<decltype(df)> x, y;
       if constexpr (kInterleaved) {
@@ -112,33 +113,11 @@ struct Backend {
         hn::StoreU(rb, df, b + k);
       }
     }
-    for (; k < n; ++k) {
-      const float x = a[stride * k], y = b[stride * k];
-      const float sk = sign * s[k];
-      a[stride * k] = x * c[k] - y * sk;
-      b[stride * k] = x * sk + y * c[k];
-    }
+    for (; k < n; ++k) scalar_pair(k);
   }
 };
 
-// The forms' driver out of line (pe/detail/rope_driver.h): the text path's function stays small enough
-// for GCC to inline the backend into it.
-HWY_NOINLINE void RotateForms(const RopePlan& plan, const RopeBatch& batch, RopeDirection direction,
-                              Buffer x) {
-  detail::with_typed(x, [&](auto* data) {
-    detail::drive_rope_forms<float, kChunk>(plan, batch, direction, data, Backend{plan});
-  });
-}
-
-void Rotate(const RopePlan& plan, const RopeBatch& batch, RopeDirection direction, Buffer x) {
-  if (!detail::is_plain_text<kChunk>(plan)) {
-    RotateForms(plan, batch, direction, x);
-    return;
-  }
-  detail::with_typed(x, [&](auto* data) {
-    detail::drive_rope_text<float, kChunk>(plan, batch, direction, data, Backend{plan});
-  });
-}
+PE_HWY_ROPE_ROTATE(float, kChunk, Backend);
 
 }  // namespace pe::rope_hwy::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();

@@ -72,14 +72,7 @@ void Rows(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
   }
 }
 
-void Table(const SinusoidalPlan& plan, std::span<const std::int64_t> positions, Buffer out) {
-  detail::with_typed(out, [&](auto* y) { Rows<false>(plan, positions, {}, y); });
-}
-
-void Add(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
-         std::span<const std::uint8_t> padding, Buffer embeddings) {
-  detail::with_typed(embeddings, [&](auto* y) { Rows<true>(plan, positions, padding, y); });
-}
+PE_HWY_SINUSOIDAL_TABLE_ADD
 
 }  // namespace pe::sinusoidal_hwy::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
