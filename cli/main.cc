@@ -57,6 +57,8 @@ std::string unknown_command(CLI::App& app, int argc, char** argv) {
 int main(int argc, char** argv) {
   CLI::App app{"pe-suite: positional encodings checked against an exact reference", "pe-suite"};
   app.require_subcommand(1);
+  // The project's version, the one pe_suite.__version__ reports (CMake's project(VERSION)).
+  app.set_version_flag("--version", "pe-suite " PE_VERSION, "print the version and exit");
   int exit_code = pe::cli::kOk;
   pe::cli::add_run(app, exit_code);
   pe::cli::add_list(app, exit_code);
@@ -77,6 +79,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);

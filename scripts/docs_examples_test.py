@@ -4,8 +4,8 @@ command it documents.
 
     python3 scripts/docs_examples_test.py PATH/TO/pe-suite [--slow] [--only TEXT]
 
-Each ```bash, ```sh or ```console block is an example; its lines that start with `pe-suite ` (in a console
-block `$ pe-suite `) are run in order by bash, in a fresh directory per block, with `pe-suite` on PATH. An
+Each ```bash, ```sh or ```console block is an example; its lines that start with `pe-suite ` or `cc ` (the
+compiler call that makes a plug-in; in a console block after `$ `) are run in order by bash, in a fresh directory per block, with `pe-suite` on PATH. An
 HTML comment on the line before the block steers it:
 
     <!-- docs-test: setup=inputs,plugin_c expect-exit=1 -->
@@ -84,7 +84,7 @@ def examples_of(path):
                 pending += text[:-1]
             else:
                 command, pending = (pending + text).strip(), ""
-                if command.startswith("pe-suite ") and lang in ("bash", "sh", "console"):
+                if command.startswith(("pe-suite ", "cc ")) and lang in ("bash", "sh", "console"):
                     example.commands.append((first, command))
                 first = None
             i += 1
@@ -254,7 +254,14 @@ def fixture_plugin_c(ctx, argv):
         raise RuntimeError(f"fixture plugin_c: {cc} failed: {r.stderr}")
 
 
-FIXTURES = {"inputs": fixture_inputs, "plugin_c": fixture_plugin_c}
+def fixture_source(ctx, argv):
+    """The checkout's headers and examples where a command run from the checkout finds them."""
+    for name in ("impl", "examples"):
+        if not (ctx.work / name).exists():
+            (ctx.work / name).symlink_to(ROOT / name, target_is_directory=True)
+
+
+FIXTURES = {"inputs": fixture_inputs, "plugin_c": fixture_plugin_c, "source": fixture_source}
 
 
 def run_example(example, exe, bindir, results):

@@ -8,4 +8,12 @@ failure to its smallest case and explains it (pe_suite.verify); pe_suite.strateg
 Hypothesis (imported on its own: it needs python3-hypothesis)."""
 from ._native import *  # noqa: F401,F403
 from ._native import __version__  # noqa: F401
+from . import _native
+from ._keywords import checked as _checked
 from .verify import verify_alibi, verify_rope, verify_sinusoidal  # noqa: F401
+
+# Every native function with its keywords checked by name (_keywords.py).
+for _name in ("check_rope", "check_sinusoidal", "check_alibi", "assert_rope_close", "assert_sinusoidal_close",
+              "assert_alibi_close", "reference_rope", "reference_sinusoidal", "reference_alibi", "rope_cos_sin"):
+    globals()[_name] = _checked(getattr(_native, _name))
+del _name

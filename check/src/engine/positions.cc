@@ -50,7 +50,13 @@ RopeBatch rope_batch_of(std::vector<std::size_t> s, const std::vector<std::int64
   const std::size_t rank = s.size();
   const std::string shape = fmt::format("[{}]", fmt::join(s, ", "));
   if (s.size() == 4 && s[0] == 1) s.erase(s.begin());
-  if (s.size() == 2) s.insert(s.begin() + (heads_first ? 0 : 1), 1);
+  // 2-D data has no heads axis for the flag to move: taking it anyway would hide a caller's wrong shape.
+  if (s.size() == 2 && heads_first)
+    throw BadRequest(fmt::format("{} given, but {} has shape {} ([tokens, head_dim]): no heads axis to put "
+                                 "first (give [heads, tokens, head_dim] data, or drop it)",
+                                 heads_first_flag, name, shape),
+                     "heads_first");
+  if (s.size() == 2) s.insert(s.begin() + 1, 1);
   if (s.size() != 3)
     throw BadRequest(fmt::format("{}: expected [tokens, (heads,) head_dim], shape has rank {}", name, rank));
   const std::size_t t = heads_first ? s[1] : s[0], heads = heads_first ? s[0] : s[1];

@@ -61,7 +61,8 @@ std::vector<std::int64_t> axis_positions(const Positions& p, std::size_t n_axes,
 // The batch view of RoPE data of this shape: [T, D], [T, heads, D], [1, T, heads, D]; heads_first
 // [heads, T, D] or [1, heads, T, D] (Hugging Face's), read in place. BadRequest naming `name` (the data's
 // words) for another rank or a token count other than the positions' (with the shape, how it was read, and
-// the flag `heads_first_flag` when the other reading would match). Positions are [n_axes][tokens].
+// the flag `heads_first_flag` when the other reading would match), and for heads_first on [T, D] data (no
+// heads axis to move). Positions are [n_axes][tokens].
 RopeBatch rope_batch_of(std::vector<std::size_t> shape, const std::vector<std::int64_t>& positions,
                         bool heads_first, const std::string& name, std::size_t n_axes = 1,
                         const std::string& heads_first_flag = "heads_first");
