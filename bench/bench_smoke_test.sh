@@ -36,7 +36,22 @@ quick_covers_every_variant() {
   [ -n "$variants" ] || { echo "no variants listed"; missing=1; }
   return $missing
 }
+# The console shows our counters in their own units (issue 54): ns_per_element and the fractions are
+# plain numbers, not "2.04s" or "0.013/s"; the spread (cv) of a counter 0 in every repetition is 0, not
+# -nan%; Google Benchmark's DEBUG warning about its own library is replaced by a line saying whose it is.
+console_units() {
+  local console bad=0
+  console=$("$exe" --mode smoke --variant 'rope.halfsplit.scalar_f32*' --benchmark_filter='T2/H2/D64/start$' \
+            --benchmark_repetitions=2 2>&1)
+  grep -qE 'ns_per_element=[0-9.]+ ' <<<"$console" || { echo "ns_per_element not a plain number"; bad=1; }
+  grep -qE 'copy_fraction=[0-9.]+ ' <<<"$console" || { echo "copy_fraction not a plain number"; bad=1; }
+  grep -qE 'allocs_per_call=0(\.00)?% ' <<<"$console" || { echo "allocs_per_call's spread is not 0%"; bad=1; }
+  grep -qiE 'nan|[0-9]s ns_per|fraction=[0-9.e+-]+/s|Library was built as DEBUG' <<<"$console" &&
+    { echo "console in the wrong units:"; grep -iE 'nan|/s |DEBUG' <<<"$console" | cut -c1-300; bad=1; }
+  return $bad
+}
 passed=0 failed=0
+if console_units; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 if python_free_check; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 if [ -z "$cli" ]; then echo "no pe-suite given: the quick grid's coverage not checked"; failed=$((failed + 1))
 elif quick_covers_every_variant; then passed=$((passed + 1)); else failed=$((failed + 1)); fi

@@ -7,6 +7,7 @@
 //                               regression gate; never use for real measurements)
 // The plugins in $PE_PLUGINS (pe/plugin.h) are loaded first, their kernels timed beside the others.
 #include <benchmark/benchmark.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
@@ -16,6 +17,7 @@
 #include "alloc_counter.h"
 #include "grid.h"
 #include "pe/harness/plugin.h"
+#include "plain_console.h"
 
 int main(int argc, char** argv) {
   try {
@@ -79,7 +81,20 @@ int main(int argc, char** argv) {
   }
   benchmark::Initialize(&n, args.data());
   if (benchmark::ReportUnrecognizedArguments(n, args.data())) return 2;
-  benchmark::RunSpecifiedBenchmarks();
+  // Our console unless another format was asked for (plain_console.h: counters in their own units).
+  bool own_format = false, tabular = false;
+  for (const std::string& a : rest) {
+    own_format = own_format || (a.starts_with("--benchmark_format=") && a != "--benchmark_format=console");
+    tabular = tabular || a == "--benchmark_counters_tabular=true";
+  }
+  const int color = isatty(STDOUT_FILENO) ? benchmark::ConsoleReporter::OO_Color : 0;
+  pe::bench::PlainConsole console(static_cast<benchmark::ConsoleReporter::OutputOptions>(
+      color | (tabular ? benchmark::ConsoleReporter::OO_Tabular : 0)));
+  if (own_format) {
+    benchmark::RunSpecifiedBenchmarks();
+  } else {
+    benchmark::RunSpecifiedBenchmarks(&console);
+  }
   benchmark::Shutdown();
   return 0;
 }

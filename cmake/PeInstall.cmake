@@ -21,7 +21,7 @@ if(TARGET pe_props_objects)
 endif()
 if(TARGET pe_bench_lib)
   list(APPEND pe_exported pe_bench_lib)
-  install(FILES bench/pe_bench.cc bench/alloc_counter.h bench/grid.h bench/machine_limits.h bench/fixture_cache.h
+  install(FILES bench/pe_bench.cc bench/alloc_counter.h bench/grid.h bench/plain_console.h bench/machine_limits.h bench/fixture_cache.h
           DESTINATION ${PE_SHARED_SOURCE_DIR})
 endif()
 install(TARGETS ${pe_exported} EXPORT pe_suiteTargets

@@ -118,6 +118,10 @@ std::vector<BenchRecord> bench_records(const nlohmann::json& run) {
     r.repetitions = rs.size();
     r.real_time_ns = med("real_time") * ns_per(rs.empty() ? "ns" : rs.front()->value("time_unit", "ns"));
     r.ns_per_element = med("ns_per_element");
+    std::vector<double> per_element;
+    for (const auto* b : rs) per_element.push_back(field(*b, "ns_per_element"));
+    const auto [lo, hi] = std::minmax_element(per_element.begin(), per_element.end());
+    if (per_element.size() >= 2) r.spread = (*hi - *lo) / r.ns_per_element;
     r.fill_fraction = med("fill_fraction");
     r.copy_fraction = med("copy_fraction");
     r.fill_limit_streams = med("fill_limit_streams") > 0.5;

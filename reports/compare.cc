@@ -235,19 +235,31 @@ std::string compare_markdown(const std::vector<Comparison>& rows, const CompareO
   out += fmt::format("{} regressions, {} improvements, {} same, {} errors, {} missing, {} machine limits\n\n",
                      counts[Verdict::Regression], counts[Verdict::Improvement], counts[Verdict::Same],
                      counts[Verdict::Error], counts[Verdict::Missing], counts[Verdict::Machine]);
+  const auto notable = [](const Comparison& c) {
+    return c.verdict == Verdict::Regression || c.verdict == Verdict::Improvement ||
+           c.verdict == Verdict::Error;
+  };
+  const auto changed = static_cast<std::size_t>(std::count_if(rows.begin(), rows.end(), notable));
+  // Nothing changed: every row compared, so that a reader sees what "no change" was said of (a header
+  // alone cannot tell an empty comparison from a clean one).
+  if (changed == 0 && !all)
+    out += fmt::format("None changed significantly; the {} benchmark{} compared:\n\n", rows.size(),
+                       rows.size() == 1 ? "" : "s");
+  all = all || changed == 0;
   out +=
       "| benchmark | base median | new median | change | p | p adjusted | against pace | verdict | note |\n"
       "|---|---:|---:|---:|---:|---:|---:|---|---|\n";
   for (const Comparison& c : rows) {
-    const bool notable =
-        c.verdict == Verdict::Regression || c.verdict == Verdict::Improvement || c.verdict == Verdict::Error;
-    if (!all && !notable) continue;
+    if (!all && !notable(c)) continue;
     const std::string paced =
         c.paced ? fmt::format("{:+.1f}% (p {:.2g})", 100 * c.paced_change, c.paced_p_adjusted) : "-";
     out += fmt::format("| `{}` | {:.4g} ns | {:.4g} ns | {:+.1f}% | {:.2g} | {:.2g} | {} | {} | {} |\n",
                        c.name, c.base_median, c.new_median, 100 * c.change, c.p, c.p_adjusted, paced,
                        to_string(c.verdict), c.note);
   }
+  if (!all && rows.size() > changed)
+    out += fmt::format("\n{} more benchmark{} compared without a significant change (--all lists them)\n",
+                       rows.size() - changed, rows.size() - changed == 1 ? "" : "s");
   return out;
 }
 

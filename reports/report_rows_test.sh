@@ -2,7 +2,8 @@
 # Every kernel benchmark pe_bench writes reaches the report: pe_bench in smoke mode (unscaled and
 # YaRN-scaled RoPE shapes), a one-instance census, `pe-suite report`, then each benchmark name of
 # the JSON (limits/ and plan/ rows aside) must have its row in bench.md; the exact variants'
-# floors of a quick run theirs; and quick mode's ALiBi and RoPE shapes their summary speed and plots.
+# floors of a quick run theirs; quick mode's ALiBi and RoPE shapes their summary speed and plots; and the
+# quick run alone (no census) a speed report.
 set -u
 bench_exe=$1 suite_exe=$2
 tmp=$(mktemp -d)
@@ -46,6 +47,13 @@ if command -v gnuplot >/dev/null; then
   grep -q "w labels" "$tmp/qrep"/pareto_*.gp && { echo "a Pareto plot labels points at fixed offsets"; failed=1; }
   grep -q "^set label 1 'rope\.scalar_f[0-9]*' at screen" "$tmp/qrep/pareto_rope.gp" ||
     { echo "the RoPE Pareto front is not labelled"; failed=1; }
+fi
+# A benchmark run alone makes a speed report (issue 54): bench.md and the speed section, no accuracy.
+"$suite_exe" report --bench "$tmp/q.json" --out "$tmp/speed" >/dev/null || { echo "report --bench alone failed"; failed=1; }
+{ [ -s "$tmp/speed/bench.md" ] && grep -q '^## Speed$' "$tmp/speed/report.md" && [ ! -e "$tmp/speed/census.md" ] &&
+  ! grep -q '^## Accuracy' "$tmp/speed/report.md"; } || { echo "report --bench alone: no speed report"; failed=1; }
+if command -v gnuplot >/dev/null; then
+  ls "$tmp/speed"/speed_*.svg >/dev/null 2>&1 || { echo "report --bench alone: no speed plot"; failed=1; }
 fi
 echo "$count benchmarks ($scaled scaled), each with its row in bench.md; ${floors:-0} floors with a % of fill;" \
   "${alibi_rows:-0} ALiBi summary rows at Q128"

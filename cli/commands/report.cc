@@ -1,4 +1,5 @@
-// pe-suite report: Markdown with SVG plots from census (shards merged), benchmark and compare JSON.
+// pe-suite report: Markdown with SVG plots from census (shards merged), benchmark and compare JSON; a
+// benchmark run alone makes a speed report.
 #include "pe/reports/report.h"
 
 #include <fmt/format.h>
@@ -89,10 +90,11 @@ void add_report(CLI::App& app, int& exit_code) {
   auto* cmd =
       app.add_subcommand("report", "Markdown report with SVG plots from census, benchmark and compare JSON");
   auto a = std::make_shared<ReportArgs>();
-  cmd->add_option("--census", a->census,
-                  "Census JSON (repeat for shards; they are merged, a missing shard refused), or a sweep's "
-                  "documents (verify/census --out of each array task)")
-      ->required();
+  cmd->add_option(
+      "--census", a->census,
+      "Census JSON (repeat for shards; they are merged, a missing shard refused), or a sweep's "
+      "documents (verify/census --out of each array task); without it, --bench alone makes a speed "
+      "report");
   cmd->add_option(
       "--exhaustive", a->exhaustive,
       "Exhaustive census JSON (census --exhaustive; repeat for shards: merged, gaps and overlaps refused)");
@@ -101,6 +103,10 @@ void add_report(CLI::App& app, int& exit_code) {
   cmd->add_option("--properties", a->properties, "GoogleTest JSON of a property run");
   cmd->add_option("--out", a->out, "Report folder")->required();
   cmd->callback([a, cmd, &exit_code] {
+    if (a->census.empty() && a->bench.empty())
+      throw UsageError("report: --census or --bench is required (--bench alone: a speed report)");
+    if (a->census.empty() && !a->exhaustive.empty())
+      throw UsageError("--exhaustive: needs the --census it belongs beside");
     reports::ReportInputs in;
     std::vector<nlohmann::json> docs;
     for (const std::string& c : a->census) {
@@ -124,8 +130,8 @@ void add_report(CLI::App& app, int& exit_code) {
       return;
     }
     try {
-      in.census = census::merge_instances(docs);
-      in.rope_scaling = census::rope_scaling_of(docs);
+      if (!docs.empty()) in.census = census::merge_instances(docs);
+      if (!docs.empty()) in.rope_scaling = census::rope_scaling_of(docs);
     } catch (const std::exception& e) {
       throw UsageError(std::string("--census: ") + e.what());
     }

@@ -223,7 +223,14 @@ if grep -q '<testsuite name="census" tests="8" failures="0">' "$tmp/j.xml" && gr
 bench_args=(bench --quick --variant "sinusoidal.interleaved.scalar_f32/f32" -- --benchmark_filter=L128/
             --benchmark_repetitions=9 --benchmark_min_time=0.005)
 if "$exe" bench --help | grep -q -- "--quick" && ! "$exe" bench --variant none 2>&1 | grep -q "has no benchmarks"; then
-  check bench-a 0 "" -- "${bench_args[@]:0:4}" --out "$tmp/a.json" "${bench_args[@]:4}"
+  # bench ends with its summary (plain units, no raw rows); the raw rows go beside the JSON, or with --raw
+  # to the terminal too.
+  check bench-a 0 "^sinusoidal: ns per element \(median of 9 repetitions\)" -- "${bench_args[@]:0:4}" --out "$tmp/a.json" "${bench_args[@]:4}"
+  if [ -s "$tmp/a.console.txt" ] && grep -q "ns_per_element=" "$tmp/a.console.txt" &&
+     ! "$exe" "${bench_args[@]:0:4}" --out "$tmp/q.json" -- --benchmark_filter=L128/ --benchmark_repetitions=1 \
+       --benchmark_min_time=0.001 | grep -q "ns_per_element="; then
+    passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL bench-console: raw rows on the terminal or no $tmp/a.console.txt"; fi
+  check bench-raw 0 "ns_per_element=[0-9.]+ " -- "${bench_args[@]:0:4}" --raw --out "$tmp/r.json" -- --benchmark_filter=L128/ --benchmark_repetitions=1 --benchmark_min_time=0.001
   check bench-b 0 "" -- "${bench_args[@]:0:4}" --out "$tmp/b.json" "${bench_args[@]:4}"
   check bench-slow 0 "" -- "${bench_args[@]:0:4}" --out "$tmp/s.json" "${bench_args[@]:4}" --slowdown-for-test "sinusoidal.*"
 else
@@ -239,6 +246,9 @@ else
   fake "$tmp/a.json" 1; fake "$tmp/b.json" 1; fake "$tmp/s.json" 2
 fi
 check compare-self 0 "verdict: no regression" -- compare "$tmp/a.json" "$tmp/a.json"
+# Nothing changed: compare still shows what it compared (issue 54), without --all.
+check compare-self-lists 0 "^\| \`sinusoidal/[^\`]*\` \|.* same \|" -- compare "$tmp/a.json" "$tmp/a.json"
+check compare-self-says 0 "None changed significantly; the [0-9]+ benchmarks? compared" -- compare "$tmp/a.json" "$tmp/a.json"
 # Two separate processes on a shared virtual machine: the host can slow the machine for the length of
 # a whole run, so a same-build pair may differ for reasons outside the build. Up to two fresh pairs, each
 # run back to back, before the comparison counts as a false alarm.

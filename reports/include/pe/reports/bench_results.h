@@ -5,6 +5,7 @@
 // ours.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -36,6 +37,9 @@ struct BenchRecord : harness::BenchIdentity {
   bool fill_limit_streams = false;  // the fill limit was streaming stores' (else the C library's memset)
   double allocs_per_call = -1, peak_heap_bytes = -1, max_abs_error = 0, error_over_budget = 0;
   std::string error;  // the contract check's message when it was not timed
+  // (max - min) / median of ns_per_element over the repetitions (NaN for fewer than two): how far one
+  // repetition's number can be trusted on this machine.
+  double spread = NAN;
 };
 
 // A floor/ benchmark (an exact variant's innermost loop alone, pe_bench's exact_floors.cc): medians.
