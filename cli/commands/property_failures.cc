@@ -40,17 +40,78 @@ std::string indented(const std::string& failure) {
 
 }  // namespace
 
-std::string failed_properties(const nlohmann::json& gtest, const std::string& rerun,
-                              const std::string& glob) {
-  std::string out;
+namespace {
+
+// The property suite's own report ("property: ...", the minimal case, its diagnosis), as opposed to an
+// assertion GoogleTest words itself.
+bool readable(const std::string& indented_failure) { return indented_failure.starts_with("    property: "); }
+
+// An assertion GoogleTest worded itself, on one line: the value it showed (EXPECT_EQ's "Which is: ...",
+// EXPECT_TRUE's "Actual: ..."), else its first line; then its SCOPED_TRACE messages. GoogleTest's nine
+// lines an assertion (the expression's names, "Expected equality of these values:") stay in the log.
+std::string one_line(const std::string& failure) {
+  std::istringstream in(bytes_of(failure));
+  std::string line, value, first, trace;
+  bool in_trace = false;
+  std::getline(in, line);  // the location
+  while (std::getline(in, line)) {
+    const std::size_t text = line.find_first_not_of(' ');
+    if (text == std::string::npos || line == "Failed") continue;
+    line.erase(0, text);
+    if (line == "Google Test trace:") {
+      in_trace = true;
+    } else if (in_trace) {  // "file:line: message"
+      const std::size_t colon = line.find(": ");
+      trace += (trace.empty() ? "" : "; ") + (colon == std::string::npos ? line : line.substr(colon + 2));
+    } else if (value.empty() && (line.starts_with("Which is: ") || line.starts_with("Actual: "))) {
+      value = line.substr(line.find(": ") + 2);
+      if (value.size() >= 2 && value.front() == '"' && value.back() == '"')
+        value = value.substr(1, value.size() - 2);
+    } else if (first.empty()) {
+      first = line;
+    }
+  }
+  return (value.empty() ? first : value) + (trace.empty() ? "" : " (" + trace + ")");
+}
+
+// Up to this many of a test's raw assertions are shown, a line each; the rest are counted.
+constexpr std::size_t kRawShown = 8;
+
+// One failed test: the property suite's reports whole, GoogleTest's own assertions a line each.
+std::string test_failures(const nlohmann::json& failures, const std::string& log) {
+  std::string reports, raw;
+  std::size_t n_raw = 0;
+  for (const auto& f : failures) {
+    const std::string text = f.value("failure", "");
+    if (const std::string mine = indented(text); readable(mine)) {
+      reports += mine;
+    } else if (++n_raw <= kRawShown) {
+      raw += "    " + one_line(text) + "\n";
+    }
+  }
+  if (n_raw == 0) return reports;
+  if (n_raw > kRawShown) raw += fmt::format("    ... and {} more\n", n_raw - kRawShown);
+  return reports +
+         fmt::format("    {} assertion{} failed (GoogleTest's text in the property log, {}):\n", n_raw,
+                     n_raw == 1 ? "" : "s", log) +
+         raw;
+}
+
+}  // namespace
+
+std::string failed_properties(const nlohmann::json& gtest, const std::string& rerun, const std::string& glob,
+                              const std::string& log) {
+  // The tests with a minimal case first: a reader sees the readable cases before the one-line assertions.
+  std::string with_case, without;
   for (const auto& suite : gtest.value("testsuites", nlohmann::json::array())) {
     for (const auto& tc : suite.value("testsuite", nlohmann::json::array())) {
       const auto failures = tc.value("failures", nlohmann::json::array());
       if (failures.empty()) continue;
       const std::string classname = tc.value("classname", suite.value("name", "")),
                         name = tc.value("name", "");
-      out += fmt::format("  FAILED {}.{}\n", classname, name);
-      for (const auto& f : failures) out += indented(f.value("failure", ""));
+      const std::string body = test_failures(failures, log);
+      std::string& out = readable(body) ? with_case : without;
+      out += fmt::format("  FAILED {}.{}\n", classname, name) + body;
       // Registry/RopeProps + Agrees.../rope_halfsplit_x_f32: *RopeProps.Agrees...* over its one instance.
       const std::string suite_name = classname.substr(classname.rfind('/') + 1),
                         test = name.substr(0, name.find('/'));
@@ -63,7 +124,7 @@ std::string failed_properties(const nlohmann::json& gtest, const std::string& re
                          test);
     }
   }
-  return out;
+  return with_case + without;
 }
 
 std::vector<sweep::PropertyVerdict> property_verdicts(const PropertyRun& run) {

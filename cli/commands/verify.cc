@@ -110,14 +110,16 @@ VerifyResult verify(const VerifyOptions& o) {
                  p.tests - p.failures, p.tests, p.rc_params, rerun, o.glob,
                  o.shard.empty() ? "" : " --shard " + o.shard,
                  o.property_filter.empty() ? "" : " --property '" + o.property_filter + "'");
-      fmt::print("{}", failed_properties(p.gtest, rerun, o.glob));
+      fmt::print("{}", failed_properties(p.gtest, rerun, o.glob, p.log));
       for (const std::string& c : p.crashed) {
         if (c.find(": hung: ") != std::string::npos)
           fmt::print("  HUNG {} (the other properties ran without it)\n", c);
         else
           fmt::print("  CRASHED {} (the binary died there; the other properties ran without it)\n", c);
       }
-      fmt::print("property log (RapidCheck's counterexamples and reproduce strings): {}\n", p.log);
+      fmt::print(
+          "property log (RapidCheck's counterexamples and reproduce strings, GoogleTest's own text): {}\n",
+          p.log);
     } else {
       fmt::print("this build has no property binary (configure with PE_BUILD_TESTS=ON); census only\n");
     }

@@ -162,7 +162,7 @@ expect property-timeout-default 0 "--property-timeout FLOAT=180" -- "$exe" verif
 # kernel rerun under that case's configuration; the property log per run, beside --out.
 diagnosed() {  # diagnosed NAME CLAIM_PATTERN
   expect "diagnosis-$1" 1 "minimal case: rope\.halfsplit\.plugtest_f64/f32 \(f32\), forward" "  y = \[" \
-    "diagnosis \(the kernel rerun under this case's configuration on 48 tokens x 4 heads" "the data fits: $2" \
+    "diagnosis \(the kernel rerun under this case's configuration on 64 tokens x 4 heads" "the data fits: $2" \
     "property log .*: $tmp/$1\.json\.properties\.log" -- \
     "$exe" verify --plugin "$dir/plugtest_$1.so" --variant 'rope.halfsplit.plugtest_f64/f32' --max-position 256 \
     --property '*RopeProps.AgreesWithReferenceWithinBudget*' --out "$tmp/$1.json"

@@ -9,8 +9,8 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "pe/check/check.h"
 #include "pe/harness/run.h"
+#include "support/case_probe.h"
 #include "support/generators.h"
 #include "support/property_util.h"
 
@@ -34,111 +34,12 @@ std::string scaling_words(const RopeScaling& s) {
   return os.str();
 }
 
-// The check engine's spec of the configuration a property drew (each parameter its method reads).
-check::RopeSpec spec_of(const RopeParams& p) {
-  using T = RopeScalingType;
-  check::RopeSpec o;
-  o.base = p.base;
-  o.layout = p.layout;
-  o.rotary_dim = p.rotary_dim;
-  o.head_dim = p.head_dim;
-  o.form.rotary_offset = p.rotary_offset;
-  if (!p.form.mrope_section.empty()) {
-    o.form.mrope_section = p.form.mrope_section;
-    o.form.mrope_layout = p.form.mrope_layout;
-  }
-  if (p.form.vision != VisionRope::None) o.form.vision = p.form.vision;
-  const RopeScaling& r = p.scaling;
-  check::ScalingSpec& s = o.scaling;
-  s.method = r.type;
-  s.attention_factor = r.attention_factor;
-  if (r.position_scale != 1) s.position_scale = r.position_scale;
-  if (r.type == T::None) return o;
-  s.factor = r.factor;
-  if (r.type != T::Linear && r.type != T::Ntk) s.original_max_position = r.original_max_position;
-  if (r.seq_len > 0 && (r.type == T::Dynamic || r.type == T::LongRope)) s.seq_len = r.seq_len;
-  if (r.type == T::Yarn) {
-    s.beta_fast = r.beta_fast, s.beta_slow = r.beta_slow, s.truncate = r.truncate;
-    if (r.mscale && r.mscale_all_dim) s.mscale = r.mscale, s.mscale_all_dim = r.mscale_all_dim;
-  }
-  if (r.type == T::Llama3) s.low_freq_factor = r.low_freq_factor, s.high_freq_factor = r.high_freq_factor;
-  if (r.type == T::LongRope)
-    s.short_factor = r.short_factor, s.long_factor = r.long_factor, s.longrope_switch = r.longrope_switch;
-  return o;
-}
-
-// The claims of a check report, or its closest candidate as undetermined.
-std::string claims_of(const check::Report& r) {
-  std::string out;
-  for (const check::Finding& f : r.doc.explanations.value_or(std::vector<check::Finding>{})) {
-    out += fmt::format("  the data fits: {} ({})\n", f.fits, f.support);
-    if (f.restated) out += fmt::format("    {}: {}\n", f.restated->label, f.restated->text);
-  }
-  if (!out.empty()) return out;
-  if (r.doc.diagnosis && !r.doc.diagnosis->empty())
-    return fmt::format(
-        "  undetermined: no convention fits within its tolerance; the closest: {} (residual {:.3g})\n",
-        r.doc.diagnosis->front().convention, r.doc.diagnosis->front().residual);
-  return "  undetermined: the check names no convention\n";
-}
-
-// The kernel rerun under the case's configuration on 48 tokens x 4 heads (positions ending at the case's
-// largest, ordinary inputs), its output checked and explained by the check engine: a minimal case is too
-// small to recover frequencies, positions or the channel pairing from.
-std::string probe_diagnosis(const RopeCall& c);
-
 std::string diagnosis(const RopeCall& c) {
   if (c.positions.empty()) return "diagnosis: undetermined (the call had no tokens)\n";
   try {
     return probe_diagnosis(c);
   } catch (const std::exception& e) {
     return fmt::format("diagnosis: undetermined ({})\n", e.what());
-  }
-}
-
-std::string probe_diagnosis(const RopeCall& c) {
-  if (!c.fault.empty())
-    return "diagnosis: the kernel writes outside its rows (the guard zones around its buffer: where, "
-           "above)\n";
-  const RopePlan plan(c.params);
-  const std::size_t axes = plan.n_axes(), tokens = 48, heads = 4, hd = plan.head_dim();
-  const std::int64_t top = *std::max_element(c.positions.begin(), c.positions.end());
-  const std::int64_t first =
-      std::max<std::int64_t>(0, std::min(top, c.instance.contract().max_position) - 47);
-  std::vector<std::int64_t> positions(axes * tokens);
-  for (std::size_t a = 0; a < axes; ++a)
-    for (std::size_t t = 0; t < tokens; ++t)
-      positions[a * tokens + t] = first + static_cast<std::int64_t>(t * (a + 1) / axes);
-  const std::vector<double> x = seeded_inputs(c.instance.dtype, tokens * heads * hd, 0x5eed);
-  harness::TypedBuffer y = harness::buffer_of(c.instance.dtype, x);
-  const std::string where = fmt::format(
-      "the kernel rerun under this case's configuration on {} tokens x {} heads at positions {}..{}", tokens,
-      heads, positions.front(), positions.back());
-  try {
-    harness::rotate_in_place(c.instance, plan, positions, static_cast<std::int64_t>(heads), y);
-  } catch (const std::exception& e) {
-    return fmt::format("diagnosis ({}): the call failed: {}\n", where, e.what());
-  }
-  const std::vector<double> out = y.values();
-  check::RopeRequest request;
-  const std::vector<std::size_t> shape = {tokens, heads, hd};
-  request.x = {x, shape, c.instance.dtype, "x", nullptr};
-  request.y = {out, shape, c.instance.dtype, "y", nullptr};
-  request.positions.values = positions;
-  if (axes > 1) request.positions.shape = {axes, tokens};
-  request.spec = spec_of(c.params);
-  request.budget.contract = c.instance.variant->name();
-  try {
-    const check::Report r = check::check_rope(request, check::Names());
-    if (r.passed)
-      return fmt::format(
-          "diagnosis ({}): within the contract there; undetermined: the failure needs this case's own "
-          "positions, values or shape\n",
-          where);
-    return fmt::format("diagnosis ({}):\n{}", where, claims_of(r));
-  } catch (const std::exception& e) {
-    return fmt::format("diagnosis: undetermined (the check could not take this configuration: {})\n",
-                       e.what());
   }
 }
 

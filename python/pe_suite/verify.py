@@ -675,8 +675,14 @@ def _rope_diagnosis(max_position, caller, minimal, found, original):
         claims, source = [f"measured: the kernel changes a pass-through channel ({text})"], "the minimal case"
     start = min(int(np.min(np.asarray(minimal["positions"])[0] if minimal["form"] == "mrope" else
                            minimal["positions"])), max(0, max_position - 48))
+    # Llama-3's rule changes only the slow pairs (wavelengths past L/high_freq_factor), and a slow pair turns
+    # measurably only at positions across the original context: spread positions first there, or a probe whose
+    # fast pairs alone are determined fits "no scaling" (issue 54: original_max_position read as 8192 went
+    # unnamed at 6 of 10 seeds). The other methods keep the drawn scenario first: their claims read there.
+    spread_first = (original["config"].get("rope_scaling") or {}).get("rope_type") == "llama3"
+    scenarios = ("spread", original["scenario"]) if spread_first else (original["scenario"],)
     probes = [(f"the failing config on 48 tokens x 4 heads, {scenario} positions", _probe(original, scenario, max_position))
-              for scenario in dict.fromkeys((original["scenario"], "chunked", "packed", "spread"))]
+              for scenario in dict.fromkeys(scenarios + ("chunked", "packed", "spread"))]
     probes.append(("the failing config on 48 tokens x 4 heads from the minimal case's first position",
                    _probe(original, original["scenario"], max_position, start=start)))
     # The first of them whose call fails and whose output fits a claim says what the kernel computed (each claim

@@ -64,7 +64,9 @@ def inv_freq_and_scaling(config, seq_len, plant=None):
         low_ff, high_ff = s["low_freq_factor"], s["high_freq_factor"]
         if plant == "llama3_freq_factors_swapped":
             low_ff, high_ff = high_ff, low_ff
-        return llama3_inv_freq(base, dim, s["factor"], low_ff, high_ff, s["original_max_position_embeddings"])
+        # The example C plugin's planted mistake (examples/plugin_c/llama3_rope.c): Llama-3.1's value written in.
+        original = 8192 if plant == "llama3_original_8192" else s["original_max_position_embeddings"]
+        return llama3_inv_freq(base, dim, s["factor"], low_ff, high_ff, original)
     raise ValueError(f"rope_type {kind}")
 
 

@@ -44,6 +44,7 @@ NAMED = [
     ("yarn_attention_factor_dropped", ("text",), ("float32", "bfloat16"), "attention factor 1"),
     ("longrope_lists_swapped", ("text",), ("float32", "bfloat16"), "long_factor"),
     ("llama3_freq_factors_swapped", ("text",), ("float32", "bfloat16"), "a step at L/high_freq_factor"),
+    ("llama3_original_8192", ("text",), ("float32", "bfloat16"), "original_max_position 8192 (given 4096)"),
     ("rope_theta_ignored", ("text",), ("float32", "bfloat16"), "base 10000 (given"),
     ("offset_ignored", ("text",), ("float32", "bfloat16"), "an offset dropped"),
     ("packed_restart_ignored", ("text",), ("float32", "bfloat16"), "where the given ones restart"),

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -124,6 +125,21 @@ TEST(TextTables, LongNamesKeepColumnsInLine) {
   // No property run: the props column, "-" in every row, is left out.
   expect_aligned(variant_table(variant_rows(census, bench, nlohmann::json())),
                  {"err/budget", "|err|<1e6", "|err| all", "max pos", "ns/elem", "fill", "alloc"});
+}
+
+// A wrong kernel's err/budget runs to millions (the sign-flipped example plugin's 1145428.781): it stays in
+// its column, as do NaN's and infinity's.
+TEST(TextTables, HugeRatiosKeepTheirColumn) {
+  nlohmann::json census = {census_instance("rope", "rope.interleaved.engine_c", 2.19),
+                           census_instance("rope", "rope.halfsplit.engine_c", 2.36),
+                           census_instance("rope", "rope.nan_c", 1)};
+  census[0]["bands"][0]["max_budget_ratio"]["value"] = 1145428.781;
+  census[1]["bands"][0]["max_budget_ratio"]["value"] = 999.9994;
+  census[2]["bands"][0]["max_budget_ratio"]["value"] = std::numeric_limits<double>::infinity();
+  expect_aligned(census_instance_table(census), {"max ulp", "err/bud"});
+  expect_aligned(census_table(census), {"budget", "err/bud"});
+  EXPECT_NE(census_instance_table(census).find(" 1.15e+06  pass"), std::string::npos)
+      << census_instance_table(census);
 }
 
 // A column with nothing in any row is not printed; a variant that writes 16-bit data only shows its own
