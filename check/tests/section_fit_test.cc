@@ -91,6 +91,17 @@ TEST(SectionFit, AmongSectionsTheDataCannotTellApartTheOneOrderOfTheGivenIsNamed
   EXPECT_EQ(f.hypothesis->form.mrope_section, (std::vector<std::int64_t>{16, 24, 24}));
 }
 
+// Two orders of the given sections fit where h = w: both named, neither as the one to rerun with.
+TEST(SectionFit, SeveralOrdersOfTheGivenAreNamedWithoutAHypothesis) {
+  const SectionFit f = fit(mrope(128, {28, 20, 16}), mrope(128, {16, 20, 28}), Axes::SameHW);
+  EXPECT_TRUE(f.fits) << f.words;
+  EXPECT_EQ(f.words,
+            "mrope_section 16,20,28 or 16,28,20 (given 28,20,16): the orders of the given sections that fit, "
+            "16,20,28 the given sections in reverse order (the data alone leaves h's 0 to 48, w's 0 to 48 "
+            "undetermined)");
+  EXPECT_FALSE(f.hypothesis);
+}
+
 TEST(SectionFit, OnePositionOnEveryAxisSaysNothing) {
   const SectionFit f = fit(mrope(128, {24, 24, 16}), mrope(128, {16, 24, 24}), Axes::SameAll);
   EXPECT_EQ(f.words, "");

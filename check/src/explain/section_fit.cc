@@ -129,22 +129,20 @@ bool fits_every_pair(const RecoveredAxes& r, const RopeForm& f) {
   return true;
 }
 
-// The given sections in another order where exactly one order fits (axes mixed up is the usual mistake, and a
-// rerun with them tells): among sets the data alone cannot tell apart, the one to try.
-std::optional<Sections> the_one_order(const RecoveredAxes& r, const RopeForm& given) {
+// The given sections' other orders that fit every pair (axes mixed up is the usual mistake, and a rerun with
+// one tells): among sets the data alone cannot tell apart, the ones to try.
+std::vector<Sections> orders_that_fit(const RecoveredAxes& r, const RopeForm& given) {
   RopeForm f = given;
   std::sort(f.mrope_section.begin(), f.mrope_section.end());
-  std::optional<Sections> found;
+  std::vector<Sections> out;
   do {
-    if (f.mrope_section == given.mrope_section || !fits_every_pair(r, f)) continue;
-    if (found) return std::nullopt;
-    found = f.mrope_section;
+    if (f.mrope_section != given.mrope_section && fits_every_pair(r, f)) out.push_back(f.mrope_section);
   } while (std::next_permutation(f.mrope_section.begin(), f.mrope_section.end()));
-  return found;
+  return out;
 }
 
 // One layout's sets, several of them under the given layout: the sections they all give alike, named, or
-// the one order of the given sections among them.
+// the orders of the given sections among them (the one to rerun with, where one is).
 SectionFit shared_sections(const RecoveredAxes& r, const Tally& t, const RopeForm& given,
                            const std::string& read) {
   std::vector<std::string> known, open;
@@ -157,18 +155,23 @@ SectionFit shared_sections(const RecoveredAxes& r, const Tally& t, const RopeFor
   const Sections& g = given.mrope_section;
   const std::string sets =
       fmt::format("{}; {} sets of sections give every pair an axis it fits", read, t.count);
-  if (const auto order = the_one_order(r, given)) {
-    const bool reversed = Sections(g.rbegin(), g.rend()) == *order;
-    out.words = fmt::format(
-        "mrope_section {} (given {}): the given sections {}, the one order of them that fits (the data alone "
-        "leaves {} undetermined)",
-        fmt::join(*order, ","), fmt::join(g, ","), reversed ? "in reverse order" : "in another order",
-        fmt::join(open, ", "));
-    out.support =
-        fmt::format("{}, this one the only order of the given sections among them; undetermined: {}", sets,
-                    undetermined(r));
+  if (const std::vector<Sections> orders = orders_that_fit(r, given); !orders.empty()) {
+    const Sections reversed(g.rbegin(), g.rend());
+    const bool has_reversed = std::find(orders.begin(), orders.end(), reversed) != orders.end();
+    std::string which = "the orders of the given sections that fit";
+    if (orders.size() == 1)
+      which = fmt::format("the given sections in {} order, the one order of them that fits",
+                          has_reversed ? "reverse" : "another");
+    else if (has_reversed)
+      which += fmt::format(", {} the given sections in reverse order", fmt::join(reversed, ","));
+    std::vector<std::string> named;
+    for (const Sections& o : orders) named.push_back(fmt::format("{}", fmt::join(o, ",")));
+    out.words = fmt::format("mrope_section {} (given {}): {} (the data alone leaves {} undetermined)",
+                            fmt::join(named, " or "), fmt::join(g, ","), which, fmt::join(open, ", "));
+    out.support = fmt::format("{}, among them {} of the given sections; undetermined: {}", sets,
+                              orders.size() == 1 ? "this one order" : "these orders", undetermined(r));
     out.fits = true;
-    out.hypothesis = hypothesis(*order, given.mrope_layout, given);
+    if (orders.size() == 1) out.hypothesis = hypothesis(orders.front(), given.mrope_layout, given);
     return out;
   }
   out.fits = open.size() < r.n_axes;
