@@ -70,11 +70,19 @@ namespace {
 // rounding of it): the command line's renderer of the engine's typed findings.
 check::Restated as_flags(const std::vector<check::SpecEntry>& entries) {
   std::string text;
+  const auto flag_value = [](const nlohmann::json& v) {
+    return v.is_number_float() ? fmt::format("{:.17g}", v.get<double>())
+           : v.is_string()     ? v.get<std::string>()
+                               : v.dump();
+  };
   for (const check::SpecEntry& e : entries) {
     const nlohmann::json& v = e.value;
-    const std::string value = v.is_number_float() ? fmt::format("{:.17g}", v.get<double>())
-                              : v.is_string()     ? v.get<std::string>()
-                                                  : v.dump();
+    // A list flag takes its values comma-separated (--mrope-section 16,24,24).
+    std::string value;
+    if (v.is_array())
+      for (const nlohmann::json& item : v) value += (value.empty() ? "" : ",") + flag_value(item);
+    else
+      value = flag_value(v);
     text += fmt::format("{}{} {}", text.empty() ? "" : " ", flag_for_parameter(e.name), value);
   }
   return {"as flags", "flags", text};

@@ -19,7 +19,7 @@ formula, and the default budget is tight.
 
 
 import numpy as np
-from cli_cases import finish, judge, judge_bad, rope_check, setup
+from cli_cases import finish, judge, judge_bad, report, rope_check, setup
 from hf_rope import default_inv_freq as inv_freq
 from hf_rope import get_mscale, qwen_vl_positions, yarn_inv_freq
 
@@ -147,6 +147,12 @@ run_check("qwen25vl_t_h_swapped", q, mrope_sectioned(q, pos[[1, 0, 2]], base25, 
           "axes t and h swapped")
 run_check("qwen25vl_1d_on_t", q, mrope_sectioned(q, pos[[0, 0, 0]], base25, sec25), common25, False,
           "M-RoPE run as 1-D RoPE on the t positions")
+# The sections given in another order (issue 54): each pair's axis read back names them, and the flags to
+# rerun with; the split of h and w an image's few rows and columns cannot show is said to be undetermined.
+out = judge("qwen25vl_sections_reversed", rope_check(PE, WORK, "qwen25vl_sections_reversed", q, y25)
+            + ["--positions-file", pfile, "--base", "1e6", "--mrope-section", "24,24,16"], False,
+            ["mrope_section 16,24,24 (given 24,24,16)", "undetermined"])
+report("qwen25vl_sections_reversed_flags", "to check the hypothesis: --mrope-section 16,24,24" in out, "", out)
 
 # --- 2-D vision (Qwen2-VL ViT, Pixtral) -----------------------------------------------------------
 rows, cols = np.meshgrid(np.arange(FAR, FAR + 6), np.arange(FAR + 10, FAR + 18), indexing="ij")

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "explain/frequency_fit.h"
+#include "explain/section_fit.h"
 #include "pe/errors.h"
 #include "readback/axis_recovery.h"
 #include "readback/channel_mixing.h"
@@ -241,12 +242,15 @@ void diagnose_rope_output(const RopeData& in, const RopePlan& plan, const Conven
   // Several position axes (M-RoPE): which axis each pair read, and the sections that says.
   if (!plan.params().form.mrope_section.empty()) {
     const RecoveredAxes axes = recover_axes(data, plan);
-    if (!axes.words.empty()) {
-      out.doc.axes_read_back = {{"words", axes.words}, {"support", axes.support}};
-      if (axes.fits)
-        claims.push_back({axes.words, axes.support, std::nullopt, std::nullopt});
+    const SectionFit sections = fit_sections(axes, plan.params().form);
+    if (!sections.words.empty()) {
+      nlohmann::json per_pair = nlohmann::json::array();
+      for (const auto& a : axes.axis) per_pair.push_back(a ? nlohmann::json(*a) : nlohmann::json(nullptr));
+      out.doc.axes_read_back = {{"words", sections.words}, {"support", sections.support}, {"axes", per_pair}};
+      if (sections.fits)
+        claims.push_back({sections.words, sections.support, sections.hypothesis, std::nullopt});
       else
-        notes.push_back(axes.words + " (" + axes.support + ")");
+        notes.push_back(sections.words + " (" + sections.support + ")");
     }
   }
   const FitTolerance tolerance =
