@@ -13,6 +13,7 @@
 
 #include "hf_frequencies.h"
 #include "pe/check/check.h"
+#include "test_words.h"
 
 namespace pe::check {
 namespace {
@@ -333,13 +334,7 @@ TEST(FrequencyFit, TheHypothesisIsATypedSpecTheFrontEndRestates) {
   r.spec.scaling.original_max_position = 8192;
   const Report plain = check_rope(r, Names());
   EXPECT_EQ(plain.text.find("--"), std::string::npos) << plain.text;
-  const Names words([](std::string_view) { return std::string(); },
-                    [](const std::vector<SpecEntry>& entries) {
-                      std::string text;
-                      for (const SpecEntry& e : entries)
-                        text += fmt::format("<{}={}>", e.name, e.value.dump());
-                      return Restated{"in test words", "test_words", text};
-                    });
+  const Names words = test_words();
   const Report report = check_rope(r, words);
   ASSERT_FALSE(report.passed) << report.text;
   EXPECT_NE(report.text.find("  in test words, to check the hypothesis: <base=500000.0><scaling=\"llama3\">"

@@ -11,6 +11,7 @@
 
 #include "mrope_data.h"
 #include "pe/check/check.h"
+#include "test_words.h"
 
 namespace pe::check {
 namespace {
@@ -128,13 +129,7 @@ Report check_mrope(std::vector<std::int64_t> given, std::vector<std::int64_t> ke
 }
 
 TEST(SectionFit, TheCheckNamesTheSectionsAsTheParametersToRerunWith) {
-  const Names words([](std::string_view) { return std::string(); },
-                    [](const std::vector<SpecEntry>& entries) {
-                      std::string text;
-                      for (const SpecEntry& e : entries)
-                        text += fmt::format("<{}={}>", e.name, e.value.dump());
-                      return Restated{"in test words", "test_words", text};
-                    });
+  const Names words = test_words();
   const Report report = check_mrope({24, 24, 16}, {16, 24, 24}, Axes::Distinct, words);
   ASSERT_FALSE(report.passed);
   ASSERT_TRUE(report.doc.explanations);
