@@ -43,8 +43,8 @@ bool PlainConsole::ReportContext(const Context& context) {
   if (const std::size_t at = text.find(kDebugWarning); at != std::string::npos) {
     text.replace(
         at, std::string(kDebugWarning).size(),
-        "note: Google Benchmark's library (Debian's libbenchmark package) was built without NDEBUG and "
-        "says so; pe-suite's own code is built as its preset says (pe_cxx_flags in the JSON context)");
+        "note: the Google Benchmark library linked here was built without NDEBUG and says so of itself; it "
+        "says nothing of pe-suite's own build (its flags: pe_cxx_flags in the JSON context)");
   }
   err << text;
   return ok;

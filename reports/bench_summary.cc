@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <tuple>
@@ -38,7 +39,8 @@ char letter_of(const harness::FamilyTraits& t, bool length) {
   return 'L';
 }
 
-// "0.213  45%": ns per element and the fraction of the fill limit; "skip" where the contract check failed.
+// "0.213  45%": ns per element and the fraction of the fill limit; "not timed" where the contract check
+// failed.
 std::string cell(const BenchRecord& r) {
   if (!r.error.empty()) return "not timed";
   return fmt::format("{:.3g} {:>3.0f}%", r.ns_per_element, 100 * r.fill_fraction);
@@ -172,14 +174,16 @@ std::string family_table(const std::string& family, const std::vector<const Benc
   }
   for (const std::string& inst : order) {
     out += fmt::format("{:<{}}", inst, name_w);
-    double allocs = 0, spread = 0;
+    // -1 allocations: no heap counter in the record; a NaN spread: one repetition. Neither measured: "-".
+    double allocs = -1, spread = NAN;
     for (const BenchRecord* r : cells[inst]) {
       out += fmt::format("  {:>{}}", r ? cell(*r) : "-", cell_w);
       if (r == nullptr || !r->error.empty()) continue;
       allocs = std::max(allocs, r->allocs_per_call);
-      if (!std::isnan(r->spread)) spread = std::max(spread, r->spread);
+      if (!std::isnan(r->spread)) spread = std::isnan(spread) ? r->spread : std::max(spread, r->spread);
     }
-    out += fmt::format("  {:>6.0f}  {:>5.1f}%\n", allocs, 100 * spread);
+    out += fmt::format("  {:>6}  {:>6}\n", allocs < 0 ? "-" : fmt::format("{:.0f}", allocs),
+                       std::isnan(spread) ? "-" : fmt::format("{:.1f}%", 100 * spread));
   }
   return out;
 }

@@ -235,16 +235,19 @@ std::string compare_markdown(const std::vector<Comparison>& rows, const CompareO
   out += fmt::format("{} regressions, {} improvements, {} same, {} errors, {} missing, {} machine limits\n\n",
                      counts[Verdict::Regression], counts[Verdict::Improvement], counts[Verdict::Same],
                      counts[Verdict::Error], counts[Verdict::Missing], counts[Verdict::Machine]);
+  // A benchmark in one run only is a change in what was compared: listed like a regression.
   const auto notable = [](const Comparison& c) {
     return c.verdict == Verdict::Regression || c.verdict == Verdict::Improvement ||
-           c.verdict == Verdict::Error;
+           c.verdict == Verdict::Error || c.verdict == Verdict::Missing;
   };
   const auto changed = static_cast<std::size_t>(std::count_if(rows.begin(), rows.end(), notable));
+  if (rows.empty()) return out + "Nothing compared: neither run holds a benchmark.\n";
   // Nothing changed: every row compared, so that a reader sees what "no change" was said of (a header
   // alone cannot tell an empty comparison from a clean one).
+  const std::size_t same = counts[Verdict::Same];
   if (changed == 0 && !all)
-    out += fmt::format("None changed significantly; the {} benchmark{} compared:\n\n", rows.size(),
-                       rows.size() == 1 ? "" : "s");
+    out += fmt::format("None changed significantly; the {} benchmark{} compared:\n\n", same,
+                       same == 1 ? "" : "s");
   all = all || changed == 0;
   out +=
       "| benchmark | base median | new median | change | p | p adjusted | against pace | verdict | note |\n"
@@ -258,8 +261,11 @@ std::string compare_markdown(const std::vector<Comparison>& rows, const CompareO
                        to_string(c.verdict), c.note);
   }
   if (!all && rows.size() > changed)
-    out += fmt::format("\n{} more benchmark{} compared without a significant change (--all lists them)\n",
-                       rows.size() - changed, rows.size() - changed == 1 ? "" : "s");
+    out += fmt::format("\n{} more benchmark{} compared without a significant change{} (--all lists them)\n",
+                       same, same == 1 ? "" : "s",
+                       counts[Verdict::Machine] == 0
+                           ? std::string()
+                           : fmt::format(", and {} machine-limit rows", counts[Verdict::Machine]));
   return out;
 }
 

@@ -10,9 +10,9 @@
 namespace pe::check {
 namespace {
 
-using testing::Axes;
-using testing::mrope;
-using testing::rotated_by;
+using mrope_testing::Axes;
+using mrope_testing::mrope;
+using mrope_testing::rotated_by;
 
 TEST(AxisRecovery, EveryPairReadsItsKernelsAxis) {
   const RopePlan given(mrope(32, {3, 5, 8}));
@@ -55,7 +55,7 @@ TEST(AxisRecovery, EqualPositionsOnEveryAxisDetermineNoPair) {
 
 TEST(AxisRecovery, TextRopeReadsNothing) {
   const RopePlan given(RopeParams{32, 32, 10000.0, Layout::HalfSplit});
-  const testing::MropeData m = rotated_by(RopePlan(mrope(32, {3, 5, 8})), mrope(32, {3, 5, 8}).form);
+  const mrope_testing::MropeData m = rotated_by(RopePlan(mrope(32, {3, 5, 8})), mrope(32, {3, 5, 8}).form);
   const RecoveredAxes r = recover_axes(m.data(), given);
   EXPECT_EQ(r.determined, 0u);
   EXPECT_EQ(r.n_axes, 0u);

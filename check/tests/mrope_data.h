@@ -10,7 +10,7 @@
 #include "explain/convention_fit.h"
 #include "pe/plan.h"
 
-namespace pe::check::testing {
+namespace pe::check::mrope_testing {
 
 // How the axes' positions relate to the token's p: each its own (t = p, h = 5p/8 + 3, w = 3p/13 + 1,
 // verify_rope's probe), h and w one position (5p/8 + 3), or every axis p (text tokens).
@@ -31,7 +31,8 @@ inline std::int64_t axis_position(Axes axes, std::size_t a, std::int64_t p) {
   return 3 * p / 13 + 1;
 }
 
-// Positions p spread up to 10^5 (the first four 0-3): every pair turns by more than the angle tolerance.
+// Positions p spread up to about 5·10^4 (1.6^23; the first four 0-3): every pair turns by more than the angle
+// tolerance.
 inline MropeData rotated_by(const RopePlan& given, const RopeForm& kernel, Axes axes = Axes::Distinct) {
   MropeData m;
   m.head_dim = static_cast<std::size_t>(given.params().head_dim);
@@ -71,4 +72,4 @@ inline RopeParams mrope(std::size_t head_dim, std::vector<std::int64_t> sections
   return p;
 }
 
-}  // namespace pe::check::testing
+}  // namespace pe::check::mrope_testing

@@ -16,9 +16,9 @@
 namespace pe::check {
 namespace {
 
-using testing::Axes;
-using testing::mrope;
-using testing::rotated_by;
+using mrope_testing::Axes;
+using mrope_testing::mrope;
+using mrope_testing::rotated_by;
 
 SectionFit fit(const RopeParams& given, const RopeParams& kernel, Axes axes = Axes::Distinct) {
   const RopePlan plan(given);
@@ -113,7 +113,7 @@ TEST(SectionFit, OnePositionOnEveryAxisSaysNothing) {
 Report check_mrope(std::vector<std::int64_t> given, std::vector<std::int64_t> kernel, Axes axes,
                    const Names& names = Names()) {
   const RopePlan plan(mrope(128, given));
-  testing::MropeData m = rotated_by(plan, mrope(128, std::move(kernel)).form, axes);
+  mrope_testing::MropeData m = rotated_by(plan, mrope(128, std::move(kernel)).form, axes);
   for (double& v : m.y) v = static_cast<float>(v);
   for (double& v : m.x) v = static_cast<float>(v);
   const std::vector<std::size_t> shape = {m.tokens, m.heads, m.head_dim};

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <sstream>
+#include <utility>
+#include <vector>
 
 namespace pe::cli {
 namespace {
@@ -46,32 +48,59 @@ namespace {
 // assertion GoogleTest words itself.
 bool readable(const std::string& indented_failure) { return indented_failure.starts_with("    property: "); }
 
-// An assertion GoogleTest worded itself, on one line: the value it showed (EXPECT_EQ's "Which is: ...",
-// EXPECT_TRUE's "Actual: ..."), else its first line; then its SCOPED_TRACE messages. GoogleTest's nine
-// lines an assertion (the expression's names, "Expected equality of these values:") stay in the log.
+std::string unquoted(std::string v) {
+  return v.size() >= 2 && v.front() == '"' && v.back() == '"' ? v.substr(1, v.size() - 2) : v;
+}
+
+// An assertion GoogleTest worded itself, on one line, its parts in the order a reader needs them: what was
+// compared (EXPECT_EQ's operands, each with its value where GoogleTest showed one: "gain[j] = 0.5, expected
+// 1.0"; EXPECT_TRUE's "Value of: x" with its actual and expected; or the first line of another shape), then
+// the message the test streamed in, then its SCOPED_TRACE messages. EXPECT_EQ(list, "") (a list of
+// problems that must be empty) shows the list alone. GoogleTest's full text stays in the log.
 std::string one_line(const std::string& failure) {
   std::istringstream in(bytes_of(failure));
-  std::string line, value, first, trace;
-  bool in_trace = false;
+  std::string line, compared, message, trace;
+  std::vector<std::pair<std::string, std::string>> operands;  // EXPECT_EQ's (expression, value)
+  bool equality = false, in_trace = false;
+  const auto join = [](std::string& to, const std::string& part) { to += (to.empty() ? "" : "; ") + part; };
   std::getline(in, line);  // the location
   while (std::getline(in, line)) {
-    const std::size_t text = line.find_first_not_of(' ');
-    if (text == std::string::npos || line == "Failed") continue;
-    line.erase(0, text);
-    if (line == "Google Test trace:") {
+    const std::size_t indent = line.find_first_not_of(' ');
+    if (indent == std::string::npos || line == "Failed") continue;
+    const std::string text = line.substr(indent);
+    if (text == "Google Test trace:") {
       in_trace = true;
     } else if (in_trace) {  // "file:line: message"
-      const std::size_t colon = line.find(": ");
-      trace += (trace.empty() ? "" : "; ") + (colon == std::string::npos ? line : line.substr(colon + 2));
-    } else if (value.empty() && (line.starts_with("Which is: ") || line.starts_with("Actual: "))) {
-      value = line.substr(line.find(": ") + 2);
-      if (value.size() >= 2 && value.front() == '"' && value.back() == '"')
-        value = value.substr(1, value.size() - 2);
-    } else if (first.empty()) {
-      first = line;
+      const std::size_t colon = text.find(": ");
+      join(trace, colon == std::string::npos ? text : text.substr(colon + 2));
+    } else if (text == "Expected equality of these values:") {
+      equality = true;
+    } else if (equality && indent == 2) {
+      operands.emplace_back(text, "");
+    } else if (equality && indent == 4 && text.starts_with("Which is: ") && !operands.empty()) {
+      operands.back().second = unquoted(text.substr(10));
+    } else if (text.starts_with("Value of: ") && compared.empty()) {
+      compared = text.substr(10);
+    } else if (text.starts_with("Actual: ") && !compared.empty()) {
+      compared += " is " + unquoted(text.substr(8));
+    } else if (text.starts_with("Expected: ") && !compared.empty()) {
+      compared += ", expected " + text.substr(10);
+    } else if (compared.empty() && operands.empty()) {
+      compared = text;  // another assertion's own first line ("Expected: (a) <= (b), actual: 1 vs 2")
+    } else {
+      join(message, text);
     }
   }
-  return (value.empty() ? first : value) + (trace.empty() ? "" : " (" + trace + ")");
+  if (operands.size() == 2 && operands[1].first == "\"\"") {
+    compared = operands[0].second.empty() ? operands[0].first : operands[0].second;
+  } else if (operands.size() == 2) {
+    const auto shown = [](const std::pair<std::string, std::string>& o) {
+      return o.second.empty() ? o.first : o.first + " = " + o.second;
+    };
+    compared = shown(operands[0]) + ", expected " +
+               (operands[1].second.empty() ? operands[1].first : operands[1].second);
+  }
+  return compared + (message.empty() ? "" : ": " + message) + (trace.empty() ? "" : " (" + trace + ")");
 }
 
 // Up to this many of a test's raw assertions are shown, a line each; the rest are counted.

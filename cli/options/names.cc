@@ -77,7 +77,8 @@ check::Restated as_flags(const std::vector<check::SpecEntry>& entries) {
   };
   for (const check::SpecEntry& e : entries) {
     const nlohmann::json& v = e.value;
-    // A list flag takes its values comma-separated (--mrope-section 16,24,24).
+    // Lists comma-separated, as --mrope-section reads them (16,24,24). LongRoPE's factor lists are read
+    // from .npy files instead, so a restated list of those is not a flag that runs as printed.
     std::string value;
     if (v.is_array())
       for (const nlohmann::json& item : v) value += (value.empty() ? "" : ",") + flag_value(item);

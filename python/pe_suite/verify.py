@@ -679,7 +679,7 @@ def _rope_diagnosis(max_position, caller, minimal, found, original):
     # measurably only at positions across the original context: spread positions first there, or a probe whose
     # fast pairs alone are determined fits "no scaling" (issue 54: original_max_position read as 8192 went
     # unnamed at 6 of 10 seeds). The other methods keep the drawn scenario first: their claims read there.
-    spread_first = (original["config"].get("rope_scaling") or {}).get("rope_type") == "llama3"
+    spread_first = space.rope_type_of(original["config"]) == "llama3"
     scenarios = ("spread", original["scenario"]) if spread_first else (original["scenario"],)
     probes = [(f"the failing config on 48 tokens x 4 heads, {scenario} positions", _probe(original, scenario, max_position))
               for scenario in dict.fromkeys(scenarios + ("chunked", "packed", "spread"))]

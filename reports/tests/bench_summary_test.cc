@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -107,6 +108,15 @@ TEST(BenchSummary, UntimedCellsSaySo) {
   EXPECT_LT(table.find("rope.a "), table.find("rope.b ")) << table;
 }
 
+// No heap counter in the record (-1) and one repetition (a NaN spread): nothing measured, so no 0 claimed.
+TEST(BenchSummary, UnmeasuredCountersShowADash) {
+  std::vector<BenchRecord> recs = {rope("rope.a", 2048, "start", 1)};
+  recs[0].allocs_per_call = -1;
+  recs[0].spread = NAN;
+  const std::string table = bench_summary(recs);
+  EXPECT_TRUE(row(table, "rope.a").ends_with("     -       -")) << table;
+}
+
 // bench.md: family, shape, then speed, whatever order the JSON held them in.
 TEST(BenchMarkdown, RowsByFamilyShapeThenSpeed) {
   BenchRecord sin;
@@ -150,6 +160,16 @@ TEST(CompareMarkdown, NoChangeListsWhatWasCompared) {
   EXPECT_NE(changed.find("1 more benchmark compared without a significant change (--all lists them)"),
             std::string::npos)
       << changed;
+  // A benchmark in one run only is no "none changed"; nothing at all is said to be nothing.
+  std::vector<Comparison> one_missing = rows;
+  one_missing[1].verdict = Verdict::Missing;
+  const std::string missing = compare_markdown(one_missing, CompareOptions{}, false);
+  EXPECT_EQ(missing.find("None changed"), std::string::npos) << missing;
+  EXPECT_NE(missing.find("| `rope/b` |"), std::string::npos) << missing;
+  EXPECT_NE(missing.find("1 more benchmark compared without a significant change (--all lists them)"),
+            std::string::npos)
+      << missing;
+  EXPECT_NE(compare_markdown({}, CompareOptions{}, false).find("Nothing compared"), std::string::npos);
 }
 
 }  // namespace

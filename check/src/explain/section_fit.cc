@@ -119,7 +119,7 @@ std::string undetermined(const RecoveredAxes& r) {
 RopeSpec hypothesis(const Sections& s, MropeLayout layout, const RopeForm& given) {
   RopeSpec h;
   h.form.mrope_section = s;
-  if (layout != MropeLayout::Sectioned || layout != given.mrope_layout) h.form.mrope_layout = layout;
+  if (layout != given.mrope_layout) h.form.mrope_layout = layout;
   return h;
 }
 
