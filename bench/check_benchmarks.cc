@@ -4,8 +4,11 @@
 
 #include <cmath>
 #include <memory>
+#include <optional>
+#include <span>
 #include <vector>
 
+#include "machine_limits.h"
 #include "pace.h"
 #include "pe/check/check.h"
 #include "pe/check/golden.h"
@@ -16,18 +19,17 @@
 namespace pe::bench {
 namespace {
 
-// A [T, 32, 128] float32 batch at positions 0..T-1: x, and y rotated by rope.scalar_f32 (a correct
-// float32 kernel, so the check passes as a user's gate would; or the same kernel given other parameters
-// than the check's, so that the check fails and diagnoses). x as doubles in huge pages for the goldens;
-// x and y as float32 in ordinary pages for check, read in place as the front ends hand them over (a mapped
-// .npy file, a numpy array).
+// A [T, 32, 128] batch at positions 0..T-1: x, and y rotated by a correct kernel of the data's type
+// (rope.scalar_f32; torch's bf16/f16 formulations for 16-bit data), so the check passes as a user's gate
+// would; or the same kernel given other parameters than the check's, so that the check fails and diagnoses.
+// x as doubles in huge pages for the goldens; x and y in the data's type in ordinary pages for check, read
+// in place as the front ends hand them over (a mapped .npy file, a numpy array).
 struct Batch {
   std::vector<std::int64_t> positions;
   std::vector<double> x;
-  std::vector<double> x32_store, y32_store;
-  float *x32 = nullptr, *y32 = nullptr;
+  std::optional<harness::TypedBuffer> xt, yt;
   RopeParams params{128, 0, 10000.0, Layout::HalfSplit};
-  explicit Batch(std::size_t tokens, bool rotate,
+  explicit Batch(std::size_t tokens, bool rotate, DType dtype = DType::F32,
                  const RopeParams& kernel = {128, 0, 10000.0, Layout::HalfSplit})
       : positions(tokens) {
     check::resize_large(x, tokens * 32 * 128);
@@ -35,29 +37,42 @@ struct Batch {
     for (std::size_t i = 0; i < x.size(); ++i)
       x[i] = static_cast<float>(std::sin(0.37 * static_cast<double>(i)));
     if (!rotate) return;
-    harness::TypedBuffer buf(DType::F32, x.size());
-    for (std::size_t i = 0; i < x.size(); ++i) buf.set(i, x[i]);
-    rope_apply(*find_variant("rope.scalar_f32"), RopePlan(kernel), positions, 32, buf.view());
-    check::resize_large(x32_store, x.size() / 2 + 1);
-    check::resize_large(y32_store, x.size() / 2 + 1);
-    x32 = reinterpret_cast<float*>(x32_store.data());
-    y32 = reinterpret_cast<float*>(y32_store.data());
-    for (std::size_t i = 0; i < x.size(); ++i)
-      x32[i] = static_cast<float>(x[i]), y32[i] = static_cast<float>(buf.get(i));
+    xt.emplace(dtype, x.size());
+    yt.emplace(dtype, x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) xt->set(i, x[i]), yt->set(i, x[i]);
+    const char* kernel_name = dtype == DType::BF16  ? "rope.torch_bf16"
+                              : dtype == DType::F16 ? "rope.torch_f16"
+                                                    : "rope.scalar_f32";
+    rope_apply(*find_variant(kernel_name), RopePlan(kernel), positions, 32, yt->view());
   }
   // check's request for x and y, half-split.
-  check::RopeRequest request() const {
+  check::RopeRequest request() {
     check::RopeRequest r;
-    r.x = {{}, {positions.size(), 32, 128}, DType::F32, "x", x32};
-    r.y = {{}, {positions.size(), 32, 128}, DType::F32, "y", y32};
+    r.x = {{}, {positions.size(), 32, 128}, xt->dtype(), "x", xt->view().data};
+    r.y = {{}, {positions.size(), 32, 128}, yt->dtype(), "y", yt->view().data};
     r.positions.values = positions;
     r.spec.layout = Layout::HalfSplit;
     return r;
   }
+  std::size_t bytes() const { return 2 * x.size() * size_of(xt->dtype()); }
 };
 
-void check_rope_benchmark(benchmark::State& state, std::size_t tokens) {
-  const Batch b(tokens, true);
+// The check's speed against the machine's read limit at the bytes it reads (machine_limits.h): one pass
+// over the data could run at most at that limit.
+void read_counters(benchmark::State& state, std::size_t elements, std::size_t bytes) {
+  const Limits lim = limits_for(bytes);
+  const auto iters = static_cast<double>(state.iterations());
+  using benchmark::Counter;
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(elements));
+  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(bytes));
+  state.counters["ns_per_element"] =
+      Counter(iters * static_cast<double>(elements) * 1e-9, Counter::kIsRate | Counter::kInvert);
+  state.counters["read_fraction"] =
+      Counter(iters * static_cast<double>(bytes) / lim.read_bytes_per_second, Counter::kIsRate);
+}
+
+void check_rope_benchmark(benchmark::State& state, std::size_t tokens, DType dtype) {
+  Batch b(tokens, true, dtype);
   check::RopeRequest r = b.request();
   const double pace_before = pace_ns();
   for (auto _ : state) {
@@ -66,8 +81,29 @@ void check_rope_benchmark(benchmark::State& state, std::size_t tokens) {
     benchmark::DoNotOptimize(report.text.data());
   }
   record_pace(state, pace_before);
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * b.x.size()));
-  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * b.x.size() * 2 * sizeof(float)));
+  read_counters(state, b.x.size(), b.bytes());
+}
+
+// A [L, 128] float32 table of sinusoidal.scalar_f32 (a correct kernel) at positions 0..L-1, checked.
+void check_sinusoidal_benchmark(benchmark::State& state, std::size_t rows) {
+  constexpr std::int64_t dim = 128;
+  std::vector<std::int64_t> positions(rows);
+  for (std::size_t t = 0; t < rows; ++t) positions[t] = static_cast<std::int64_t>(t);
+  std::vector<float> table(rows * dim);
+  const SinusoidalPlan plan(SinusoidalParams{dim, 10000.0, Layout::Interleaved});
+  sinusoidal_table(*find_variant("sinusoidal.scalar_f32"), plan, positions, buffer(std::span<float>(table)));
+  check::SinusoidalRequest r;
+  r.table = {{}, {rows, dim}, DType::F32, "table", table.data()};
+  r.positions.values = positions;
+  r.layout = Layout::Interleaved;
+  const double pace_before = pace_ns();
+  for (auto _ : state) {
+    const check::Report report = check::check_sinusoidal(r, check::Names());
+    if (!report.passed) state.SkipWithError("the check failed a correct kernel");
+    benchmark::DoNotOptimize(report.text.data());
+  }
+  record_pace(state, pace_before);
+  read_counters(state, table.size(), table.size() * sizeof(float));
 }
 
 // Llama-3 (factor 8, low 1, high 4) with original_max_position 2048 where the check is given 8192 (issue
@@ -79,7 +115,7 @@ void diagnose_rope_benchmark(benchmark::State& state) {
   llama3.type = RopeScalingType::Llama3;
   llama3.factor = 8;
   llama3.original_max_position = 2048;
-  const Batch b(tokens, true, RopeParams{128, 0, 500000.0, Layout::HalfSplit, llama3});
+  Batch b(tokens, true, DType::F32, RopeParams{128, 0, 500000.0, Layout::HalfSplit, llama3});
   check::RopeRequest r = b.request();
   r.spec.base = 500000;
   r.spec.scaling.method = RopeScalingType::Llama3;
@@ -122,8 +158,11 @@ int register_check_benchmarks(const Options& options) {
     benchmark::RegisterBenchmark(name, fn, args...)->Unit(benchmark::kMillisecond);
     ++count;
   };
-  add("check/rope/f32/T4096/H32/D128", check_rope_benchmark, std::size_t{4096});
-  add("check/rope/f32/T256/H32/D128", check_rope_benchmark, std::size_t{256});
+  add("check/rope/f32/T4096/H32/D128", check_rope_benchmark, std::size_t{4096}, DType::F32);
+  add("check/rope/bf16/T4096/H32/D128", check_rope_benchmark, std::size_t{4096}, DType::BF16);
+  add("check/rope/f16/T4096/H32/D128", check_rope_benchmark, std::size_t{4096}, DType::F16);
+  add("check/rope/f32/T256/H32/D128", check_rope_benchmark, std::size_t{256}, DType::F32);
+  add("check/sinusoidal/f32/L131072/d128", check_sinusoidal_benchmark, std::size_t{131072});
   add("diagnose/rope/f32/T4096/H32/D128", diagnose_rope_benchmark);
   add("reference/rope/f32/T2048/H32/D128", reference_rope_benchmark, std::size_t{2048});
   return count;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -45,6 +46,22 @@ void fill_op(unsigned char* dst, const unsigned char*, std::size_t n) { std::mem
 void fill_stream_op(unsigned char* dst, const unsigned char*, std::size_t n) { stream_fill(dst, n, 3); }
 void copy_op(unsigned char* dst, const unsigned char* src, std::size_t n) { std::memcpy(dst, src, n); }
 void copy_stream_op(unsigned char* dst, const unsigned char* src, std::size_t n) { stream_copy(dst, src, n); }
+// Every 8 bytes of src loaded once (four independent sums, so that the adds keep up with the loads); the
+// total is stored, so that the loads cannot be dropped.
+void read_op(unsigned char* dst, const unsigned char* src, std::size_t n) {
+  std::uint64_t sum[4] = {0, 0, 0, 0};
+  std::size_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    for (std::size_t k = 0; k < 4; ++k) {
+      std::uint64_t w;
+      std::memcpy(&w, src + i + 8 * k, 8);
+      sum[k] += w;
+    }
+  }
+  for (; i < n; ++i) sum[0] += src[i];
+  const std::uint64_t total = sum[0] + sum[1] + sum[2] + sum[3];
+  std::memcpy(dst, &total, std::min<std::size_t>(n, 8));
+}
 
 struct LimitBuffers {
   std::vector<unsigned char> dst, src;
@@ -93,6 +110,7 @@ Limits limits_for(std::size_t bytes, int threads) {
   l.stream_copy_bytes_per_second = rate(copy_stream_op);
   l.fill_streams = l.stream_fill_bytes_per_second > l.memset_bytes_per_second;
   l.copy_streams = l.stream_copy_bytes_per_second > l.memcpy_bytes_per_second;
+  l.read_bytes_per_second = rate(read_op);
   l.fill_bytes_per_second = std::max(l.memset_bytes_per_second, l.stream_fill_bytes_per_second);
   l.copy_bytes_per_second = std::max(l.memcpy_bytes_per_second, l.stream_copy_bytes_per_second);
   return cache[{bytes, threads}] = l;
@@ -104,7 +122,8 @@ void register_limit_benchmarks(std::size_t bytes, int threads) {
   for (const auto& [name, op] : {std::pair<const char*, Op>{"fill", fill_op},
                                  {"fill_stream", fill_stream_op},
                                  {"copy", copy_op},
-                                 {"copy_stream", copy_stream_op}}) {
+                                 {"copy_stream", copy_stream_op},
+                                 {"read", read_op}}) {
     auto* registered = benchmark::RegisterBenchmark(
         (std::string("limits/") + name + "/" + suffix).c_str(),
         [bytes, threads, op = op, key = next_fixture_key()](benchmark::State& state) {

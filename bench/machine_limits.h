@@ -1,6 +1,7 @@
 // The machine's own limits, measured in the same run: a store-only fill and a copy of n bytes, on
 // buffers touched beforehand, each both ways: the C library's memset/memcpy and streaming stores
-// (stream_stores.h). Each kernel benchmark reports the fraction it reaches of the faster of the two.
+// (stream_stores.h); and a load-only read (a sum over the bytes), the floor of a reader such as `check`.
+// Each kernel benchmark reports the fraction it reaches of the faster fill and copy; a check, of the read.
 #pragma once
 
 #include <cstddef>
@@ -13,13 +14,14 @@ struct Limits {
   bool fill_streams = false, copy_streams = false;  // whether streaming stores were the faster
   double memset_bytes_per_second = 0, stream_fill_bytes_per_second = 0;
   double memcpy_bytes_per_second = 0, stream_copy_bytes_per_second = 0;
+  double read_bytes_per_second = 0;  // bytes loaded per second by a sum over them
 };
 
 // Median of repeated timings at this size, `threads` threads each writing its own slice (a
 // pe::ThreadPool, as the kernels' own); cached per size and thread count for the whole run.
 Limits limits_for(std::size_t bytes, int threads = 1);
 
-// Registers limits/fill, limits/fill_stream, limits/copy and limits/copy_stream /<bytes>[/threads:N]
+// Registers limits/fill, limits/fill_stream, limits/copy, limits/copy_stream and limits/read /<bytes>[/threads:N]
 // as benchmarks of their own, for the record.
 void register_limit_benchmarks(std::size_t bytes, int threads = 1);
 
