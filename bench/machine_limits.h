@@ -21,8 +21,8 @@ struct Limits {
 // pe::ThreadPool, as the kernels' own); cached per size and thread count for the whole run.
 Limits limits_for(std::size_t bytes, int threads = 1);
 
-// Registers limits/fill, limits/fill_stream, limits/copy, limits/copy_stream and limits/read /<bytes>[/threads:N]
-// as benchmarks of their own, for the record.
+// Registers limits/fill, limits/fill_stream, limits/copy, limits/copy_stream and limits/read
+// /<bytes>[/threads:N] as benchmarks of their own, for the record.
 void register_limit_benchmarks(std::size_t bytes, int threads = 1);
 
 }  // namespace pe::bench
