@@ -158,6 +158,7 @@ namespace {
 namespace pe::exhaustive {
 
 HWY_EXPORT(ScreenRow);
+HWY_EXPORT(DoubleTierRow);
 
 namespace detail {
 std::vector<ScreenTarget>& targets() {
@@ -174,6 +175,10 @@ bool add_screen_target(std::int64_t target, decltype(ScreenTarget::screen) scree
 }  // namespace detail
 
 std::vector<ScreenTarget> screen_targets() { return detail::targets(); }
+
+void double_tier_row(const ScreenPlan& plan, std::int64_t p, double* sin, double* cos) {
+  HWY_DYNAMIC_DISPATCH(DoubleTierRow)(plan, p, sin, cos);
+}
 
 bool screen_row(const ScreenPlan& plan, std::int64_t p, const double* ys, const double* yc,
                 const ScreenLimits& limits, double* unsettled) {

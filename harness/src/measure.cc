@@ -1,6 +1,7 @@
 #include "pe/harness/measure.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <stdexcept>
@@ -113,6 +114,14 @@ void Measurement::expect(std::size_t n) {
   cap_ = n == 0 ? 0 : rank_from_top(n);
 }
 
+void Measurement::expect_band(std::int64_t position, std::size_t n) {
+  if (count_ != 0) throw std::logic_error("Measurement::expect_band after the first add");
+  if (bands_.empty() || n == 0) return;
+  Acc& a = band_of(position);
+  a.expected += n;
+  a.cap = rank_from_top(a.expected);
+}
+
 namespace {
 
 // The k-th largest (k >= 1) of non-negative values without -0 (their patterns are then ordered as they
@@ -147,9 +156,13 @@ void Measurement::Tail::room(std::size_t n, std::size_t cap) {
   if (used + n <= values.size()) return;
   const std::size_t want =
       std::max({used + n, cap != 0 ? 4 * cap + 1024 : 2 * values.size(), std::size_t{1024}});
-  reserve_large(values, want);
-  values.resize(want);
+  std::vector<double> larger = take_large(want);
+  std::copy_n(values.begin(), used, larger.begin());
+  recycle_large(std::move(values));
+  values = std::move(larger);
 }
+
+Measurement::Tail::~Tail() { recycle_large(std::move(values)); }
 
 void Measurement::Tail::append(double v, std::size_t cap) {
   room(1, cap);
@@ -158,6 +171,37 @@ void Measurement::Tail::append(double v, std::size_t cap) {
 }
 
 void Measurement::Tail::compact(std::size_t cap) {
+  if (used <= cap) return;
+  // First a pivot from an evenly spaced sample, at the rank that leaves about 1.1·cap values above it: where
+  // at least cap do lie above it, keeping exactly those is enough (the cap largest are among them). One
+  // branch-free pass into a second buffer; the first kept as it was where too few lie above the pivot
+  // (then the exact selection below).
+  constexpr std::size_t kSample = 1024;
+  if (used >= 8 * kSample) {
+    std::array<double, kSample> sample;
+    for (std::size_t i = 0; i < kSample; ++i) sample[i] = values[i * (used / kSample)];
+    const double above = 1.1 * static_cast<double>(cap) / static_cast<double>(used);
+    const auto at = static_cast<std::size_t>((1 - above) * kSample);
+    if (at > 0 && at < kSample) {
+      std::nth_element(sample.begin(), sample.begin() + static_cast<std::ptrdiff_t>(at), sample.end());
+      const double pivot = sample[at];
+      std::vector<double> into = take_large(values.size());
+      const double* v = values.data();
+      double* w = into.data();
+      std::size_t k = 0;
+      for (std::size_t i = 0; i < used; ++i) {
+        w[k] = v[i];
+        k += v[i] > pivot ? 1 : 0;
+      }
+      if (k >= cap) {
+        std::swap(values, into);
+        used = k;
+        floor = std::max(floor, pivot);
+      }
+      recycle_large(std::move(into));
+      if (k >= cap) return;
+    }
+  }
   // Keep the `cap` largest: those above the bucket, then the bucket's largest.
   const Selection s = select_largest(kept(), cap);
   std::size_t k = 0;
@@ -222,8 +266,8 @@ void Measurement::add_one(std::int64_t position, double abs_error, double ulp, d
   const bool below = s.samples > 1 && list_full && abs_error <= bar * budget * (1 - 0x1p-49);
   const double r = below ? 0.0 : ElementRecord::ratio_of(abs_error, budget);
   if (tails) {
-    a.abs.push(std::isnan(abs_error) ? INFINITY : abs_error, cap_);
-    a.ulp.push(std::isnan(ulp) ? INFINITY : ulp, cap_);
+    a.abs.push(std::isnan(abs_error) ? INFINITY : abs_error, cap_of(a));
+    a.ulp.push(std::isnan(ulp) ? INFINITY : ulp, cap_of(a));
   }
   // A NaN is worse than any number; among numbers the first of equals is kept. A band of exact results
   // still names an element and its budget.
@@ -347,8 +391,8 @@ void Measurement::add_row(const RopeRow& row) {
     a.stats.max_vacuity = {d.max_vacuity, row.record(d.at)};
   double bar = std::min(1.0, s.max_ratio.value);
   if (keep_ != 0) bar = std::min(bar, worst_last_ratio_);
-  a.abs.push_all(row.abs_error.data(), n, cap_);
-  a.ulp.push_all(row.ulp.data(), n, cap_);
+  a.abs.push_all(row.abs_error.data(), n, cap_of(a));
+  a.ulp.push_all(row.ulp.data(), n, cap_of(a));
   const std::size_t loud = flag_loud(row, s.max_abs.value, s.max_ulp.value, bar, loud_);
   count_ += n - loud;
   a.stats.samples += n - loud;
@@ -359,6 +403,49 @@ void Measurement::add_row(const RopeRow& row) {
           row.position[i], row.abs_error[i], row.ulp[i], row.budget[i], row.reach[i],
           [&] { return row.record(i); }, false, false);
   }
+}
+
+Measurement::ScreenRoom Measurement::screen_room(std::int64_t lo, std::int64_t hi, std::size_t n) {
+  ScreenRoom room;
+  if (bands_.empty()) return room;
+  Acc& a = band_of(lo);
+  const BandStats& s = a.stats;
+  const bool list_full = keep_ == 0 || worst_.size() == keep_;
+  if (!(&band_of(hi) == &a && s.samples >= 1 && list_full && (expected_ == 0 || count_ + n <= expected_)))
+    return room;
+  room.usable = true;
+  room.max_abs = s.max_abs.value;
+  room.max_ulp = s.max_ulp.value;
+  room.ratio_bar = std::min(1.0, s.max_ratio.value);
+  if (keep_ != 0) room.ratio_bar = std::min(room.ratio_bar, worst_last_ratio_);
+  // The tails keep what push() keeps: every value before the first compaction, then those above the floor.
+  const std::size_t cap = cap_of(a);
+  for (Tail* t : {&a.abs, &a.ulp}) {
+    if (cap != 0 && t->used + n > 4 * cap + 1024 && t->used > cap) t->compact(cap);
+    t->room(n, cap);
+  }
+  room.abs_floor = cap == 0 ? -INFINITY : a.abs.floor;
+  room.ulp_floor = cap == 0 ? -INFINITY : a.ulp.floor;
+  room.abs_tail = a.abs.values.data() + a.abs.used;
+  room.ulp_tail = a.ulp.values.data() + a.ulp.used;
+  return room;
+}
+
+void Measurement::screen_quiet(std::int64_t position, std::size_t n, std::size_t encoding,
+                               std::size_t abs_kept, std::size_t ulp_kept) {
+  if (stats_) stats_.reset();
+  Acc& a = band_of(position);
+  count_ += n;
+  a.stats.samples += n;
+  a.stats.encoding += encoding;
+  a.abs.used += abs_kept;
+  a.ulp.used += ulp_kept;
+}
+
+void Measurement::add_screened(const ElementRecord& e, bool tails) {
+  if (stats_) stats_.reset();
+  add_one(
+      e.position, e.abs_error, e.ulp, e.budget, e.reach, [&] { return e; }, tails, true);
 }
 
 const std::vector<BandStats>& Measurement::bands() const {

@@ -12,6 +12,7 @@
 #include "pe/ref/fma_clones.h"
 #include "pe/ref/reference.h"
 #include "pe/ref/temperature.h"
+#include "rope_row_fill.h"
 
 namespace pe::harness {
 
@@ -29,7 +30,7 @@ void RopeRow::resize(std::size_t n) {
   unchanged.resize(n);
 }
 
-namespace {
+namespace detail {
 
 // The reach of a pair's two outputs (ElementRecord::reach): the exact pair's norm (the input's, times the
 // gains) plus each one's |exact|; a pair of zeros carries nothing to judge beyond its floor.
@@ -39,20 +40,6 @@ void pair_reach(double exact0, double exact1, double& reach0, double& reach1) {
   reach1 = norm > 0 ? norm + std::fabs(exact1) : INFINITY;
 }
 
-// What a row's loop reads besides x and y: the token's angles, sines and cosines per sampled pair.
-struct Token {
-  std::span<const std::size_t> pairs;
-  std::span<const std::int64_t> positions;  // per sampled pair: its axis's position
-  std::span<const double> abs_phi;
-  std::span<const std::optional<ref::FastSinCos>> sincos;
-  std::span<const std::size_t> through;  // the pass-through channels (none when pairs are sampled)
-  std::int64_t first_axis_position = 0;  // where the pass-through channels sit
-  bool gained = false;
-  std::optional<ref::Enclosure> t_exact;  // t(p), with a gain
-  double tp = 1;
-};
-
-// The pass-through channels, from element i on: each must equal its input (times the gain, if any).
 void fill_through(const Token& tk, const OutputGain& gain, DType dtype, std::size_t base_row, const Values& x,
                   const Values& y, std::size_t i, RopeRow& out) {
   for (std::size_t ch : tk.through) {  // must pass through unchanged
@@ -86,14 +73,12 @@ void fill_through(const Token& tk, const OutputGain& gain, DType dtype, std::siz
   }
 }
 
-// One row: each sampled pair's two outputs, then the pass-through channels.
-PE_FMA_CLONES void fill_row(const RopePlan& plan, const ref::Rope& reference, const Token& tk,
-                            const Budget& rule, const RopeSlopes& slopes, const OutputGain& gain, DType dtype,
-                            RopeDirection direction, std::size_t base_row, const Values& x, const Values& y,
-                            RopeRow& out) {
+PE_FMA_CLONES void fill_pair(const RopePlan& plan, const ref::Rope& reference, const Token& tk, std::size_t k,
+                             const Budget& rule, const RopeSlopes& slopes, const OutputGain& gain,
+                             DType dtype, RopeDirection direction, std::size_t base_row, const Values& x,
+                             const Values& y, std::size_t i, RopeRow& out) {
   const bool inverse = direction == RopeDirection::Inverse;
-  std::size_t i = 0;
-  for (std::size_t k = 0; k < tk.pairs.size(); ++k, i += 2) {
+  {
     const std::size_t j = tk.pairs[k];
     // Deinterleave reads and writes different channels (the inverse the other way round).
     const auto [in0, in1] = inverse ? plan.output_channels(j) : plan.input_channels(j);
@@ -125,7 +110,7 @@ PE_FMA_CLONES void fill_row(const RopePlan& plan, const ref::Rope& reference, co
         out.ulp[i + o] = ref::in_ulps(out.abs_error[i + o], exact[o]->value, dtype);
       }
       pair_reach(out.exact[i], out.exact[i + 1], out.reach[i], out.reach[i + 1]);
-      continue;
+      return;
     }
     auto [e0, e1] = reference.rotate(tk.positions[k], j, xa, xb, direction);
     if (tk.gained) {
@@ -146,8 +131,23 @@ PE_FMA_CLONES void fill_row(const RopePlan& plan, const ref::Rope& reference, co
     }
     pair_reach(out.exact[i], out.exact[i + 1], out.reach[i], out.reach[i + 1]);
   }
-  fill_through(tk, gain, dtype, base_row, x, y, i, out);
 }
+
+void fill_row(const RopePlan& plan, const ref::Rope& reference, const Token& tk, const Budget& rule,
+              const RopeSlopes& slopes, const OutputGain& gain, DType dtype, RopeDirection direction,
+              std::size_t base_row, const Values& x, const Values& y, RopeRow& out) {
+  for (std::size_t k = 0; k < tk.pairs.size(); ++k)
+    fill_pair(plan, reference, tk, k, rule, slopes, gain, dtype, direction, base_row, x, y, 2 * k, out);
+  fill_through(tk, gain, dtype, base_row, x, y, 2 * tk.pairs.size(), out);
+}
+
+}  // namespace detail
+
+namespace {
+using detail::fill_row;
+using detail::fill_through;
+using detail::pair_reach;
+using detail::Token;
 
 // The rows of a token whose pairs all have the fast path's sin and cos, without a gain: gathered into
 // arrays per pair and rotated and measured in vectors (rope_rows_vector.h), the scalar loop's bits.

@@ -42,10 +42,37 @@ Resolved resolve(const RopeRequest& r, const Names& names) {
   return out;
 }
 
+// Whether no element has the all-ones exponent of an infinity or a NaN: one pass over the bits, which the
+// compiler runs in vectors (a large batch is read at memory speed, not element by element).
+template <class Bits>
+bool no_all_ones_exponent(const void* data, std::size_t n, Bits exponent) {
+  Bits bad = 0;
+  const auto* p = static_cast<const Bits*>(data);
+  for (std::size_t i = 0; i < n; ++i) bad |= (p[i] & exponent) == exponent ? 1 : 0;
+  return bad == 0;
+}
+bool all_finite(const DataView& x) {
+  const std::size_t n = x.count();
+  const void* data = x.typed != nullptr ? x.typed : static_cast<const void*>(x.values.data());
+  const DType type = x.typed != nullptr ? x.dtype : DType::F64;
+  switch (type) {
+    case DType::F64:
+      return no_all_ones_exponent<std::uint64_t>(data, n, 0x7ff0000000000000ULL);
+    case DType::F32:
+      return no_all_ones_exponent<std::uint32_t>(data, n, 0x7f800000U);
+    case DType::BF16:
+      return no_all_ones_exponent<std::uint16_t>(data, n, 0x7f80U);
+    case DType::F16:
+      return no_all_ones_exponent<std::uint16_t>(data, n, 0x7c00U);
+  }
+  return false;
+}
+
 // The tokens whose every input value is finite (empty: all of them), after saying which are not; BadRequest
 // when none is.
 harness::Sample finite_tokens(const RopeBatch& batch, const DataView& x, std::size_t hd, const Names& names,
                               Report& out) {
+  if (all_finite(x)) return {};
   const harness::Values xv = x.read();
   std::vector<std::size_t> finite;
   std::size_t count = 0, first_token = 0, first_head = 0, first_channel = 0;
@@ -278,6 +305,71 @@ bool against_diagnosed(const RopeRequest& r, const RopeParams& params, const Rop
   return true;
 }
 
+// What the one pass over the data leaves: the bands, the contracts' tally, the rows with an element over
+// budget, and the first pass-through channel that moved.
+struct Pass {
+  harness::Measurement bands;
+  ContractTally tally;
+  std::vector<bool> over;
+  std::optional<harness::ElementRecord> moved;
+};
+
+// The pass over the `judged` tokens: the screened pass where it applies (float32, bfloat16 or float16 data,
+// or doubles, read in place; no gain), else every element exactly, row by row. `judged` unscanned (every
+// token, no scan of the input made): nullopt, with nothing kept, where the screened pass met a non-finite
+// input value or does not apply (the caller scans for the tokens to judge and measures again).
+std::optional<Pass> measure(const RopeRequest& r, const RopeParams& params, const RopePlan& plan,
+                            const RopeBatch& batch, const Budget& budget, const harness::Sample& judged,
+                            bool scanned, const harness::OutputGain& gain) {
+  const std::size_t heads = batch.heads, hd = r.x.shape.back();
+  Pass p{harness::Measurement(), ContractTally(Family::Rope, r.y.dtype, &plan),
+         std::vector<bool>(batch.tokens() * heads), std::nullopt};
+  p.bands.promise(promised_up_to(budget));
+  const std::vector<std::size_t> rows = harness::chosen_or_all(judged.rows, batch.tokens());
+  p.bands.expect(rows.size() * heads * hd);
+  if (batch.n_axes == 1)  // each element at its token's position: the bands' own counts
+    for (std::size_t t : rows) p.bands.expect_band(batch.position(t), heads * hd);
+  const auto mark = [&](const harness::ElementRecord& e) {
+    if (!(e.ratio() <= 1))
+      p.over[static_cast<std::size_t>(e.row) * heads + static_cast<std::size_t>(e.head)] = true;
+    if (!p.moved && e.unchanged && e.abs_error != 0) p.moved = e;
+  };
+  const auto whole_row = [&](const harness::RopeRow& row) {
+    p.tally.add_row(row);
+    for (std::size_t i = 0; i < row.size(); ++i)
+      if (!(harness::ElementRecord::ratio_of(row.abs_error[i], row.budget[i]) <= 1) ||
+          (row.unchanged[i] != 0 && row.abs_error[i] != 0 && !p.moved))
+        mark(row.record(i));
+  };
+  harness::ScreenedSinks sinks;
+  if (r.progress) sinks.token = [&](std::size_t t) { r.progress(t, batch.tokens()); };
+  sinks.row = whole_row;
+  sinks.loud = [&](const harness::ElementRecord& e) {
+    p.tally.add(e);
+    mark(e);
+  };
+  sinks.line = [&](std::span<const double> phi_lo, double* slope, double* floor) {
+    p.tally.screen_line(phi_lo, slope, floor);
+  };
+  bool nonfinite = false;
+  if (!scanned) sinks.nonfinite_input = [&] { return nonfinite = true; };
+  if (gain.temperature.type == AttnTemperatureType::None &&
+      harness::measure_rope_screened(params, batch, r.x.read(), r.y.read(), budget, p.bands, sinks, judged)) {
+    if (nonfinite) return std::nullopt;
+    return p;
+  }
+  if (!scanned) return std::nullopt;
+  harness::measure_rope_rows(
+      params, batch, r.x.read(), r.y.read(), budget,
+      [&](const harness::RopeRow& row) {
+        if (r.progress) r.progress(static_cast<std::size_t>(row.row), batch.tokens());
+        p.bands.add_row(row);
+        whole_row(row);
+      },
+      judged, RopeDirection::Forward, gain);
+  return p;
+}
+
 }  // namespace
 
 Report check_rope(const RopeRequest& r, const Names& names) {
@@ -303,7 +395,6 @@ Report check_rope(const RopeRequest& r, const Names& names) {
       axis_positions(r.positions, axes, axes_parameter(o.form), names);
   const RopeBatch batch =
       rope_batch_of(x.shape, positions, r.heads_first, x.name, axes, names("heads_first"));
-  const std::size_t heads = batch.heads;
   const RopePlan plan = rope_plan(params, names);
   Budget budget = budget_for(r.budget, Family::Rope, y.dtype, names);
   const harness::OutputGain gain = output_gain(r, temperature, y.dtype);
@@ -317,30 +408,18 @@ Report check_rope(const RopeRequest& r, const Names& names) {
   say_header(r, params, plan, batch, form, temperature, names, out);
 
   // NaN or ±inf in the input: the exact rotation of a non-finite value is undefined, so those tokens are
-  // the input's, not the kernel's error: named, and left out of the verdict.
-  const harness::Sample judged = finite_tokens(batch, x, hd, names, out);
-  harness::Measurement bands;
-  bands.promise(promised_up_to(budget));
-  bands.expect((judged.rows.empty() ? batch.tokens() : judged.rows.size()) * heads * hd);
-  ContractTally tally(Family::Rope, y.dtype, &plan);
-  const harness::ElementRecord* moved = nullptr;  // the first pass-through channel that changed
-  harness::ElementRecord first_moved;
-  std::vector<bool> over(batch.tokens() * heads);  // the rows with an element over budget
-  harness::measure_rope_rows(
-      params, batch, x.read(), y.read(), budget,
-      [&](const harness::RopeRow& row) {
-        if (r.progress) r.progress(static_cast<std::size_t>(row.row), batch.tokens());
-        // The row is over budget when it adds a violation (an element whose ratio is above 1).
-        const std::size_t violations = bands.violations();
-        bands.add_row(row);
-        tally.add_row(row);
-        over[static_cast<std::size_t>(row.row) * heads + static_cast<std::size_t>(row.head)] =
-            bands.violations() != violations;
-        for (std::size_t i = 0; i < row.size() && moved == nullptr; ++i) {
-          if (row.unchanged[i] != 0 && row.abs_error[i] != 0) moved = &(first_moved = row.record(i));
-        }
-      },
-      judged, RopeDirection::Forward, gain);
+  // the input's, not the kernel's error: named, and left out of the verdict. The screened pass finds them
+  // among its loud elements (no scan of its own); a non-finite value met, the scan and the pass again.
+  harness::Sample judged;
+  std::optional<Pass> pass = measure(r, params, plan, batch, budget, judged, false, gain);
+  if (!pass) {
+    judged = finite_tokens(batch, x, hd, names, out);
+    pass = measure(r, params, plan, batch, budget, judged, true, gain);
+  }
+  harness::Measurement& bands = pass->bands;
+  ContractTally& tally = pass->tally;
+  const std::vector<bool>& over = pass->over;
+  const std::optional<harness::ElementRecord>& moved = pass->moved;
   // As doubles from here on only where a second implementation or a diagnosis reads them (typed data).
   std::vector<double> x_storage, y_storage;
   const bool reread = r.against || !bands.pass();
@@ -352,7 +431,7 @@ Report check_rope(const RopeRequest& r, const Names& names) {
   add_hf(out, v.hf);
   const Judging judging{Family::Rope, &plan, &names};
   report_verdict(bands, budget, out, &tally, &judging);
-  if (moved != nullptr)
+  if (moved)
     out.say(
         "pass-through: channel {} of token {} head {} lies outside the rotated channels [{}, {}) and must "
         "equal the input bit for bit (budget 0); it moved by {:.3g} ({:.3g} ulp)\n",

@@ -171,6 +171,42 @@ void ContractTally::add_row(const harness::RopeRow& row) {
   }
 }
 
+void ContractTally::screen_line(std::span<const double> phi_lo, double* slope, double* floor) {
+  const std::size_t n = phi_lo.size();
+  if (!slopes_) {  // no RoPE plan: every element with an error goes through add()
+    std::fill_n(slope, n, 0.0);
+    std::fill_n(floor, n, 0.0);
+    return;
+  }
+  if (alpha_.empty()) {
+    for (std::size_t c = 0; c < variants_.size(); ++c) {
+      alpha_.push_back(slopes_->terms(c).slope_at_zero());
+      beta_.emplace_back(n);
+      for (std::size_t j = 0; j < n; ++j) beta_.back()[j] = slopes_->terms(c).slope_per_radian(j);
+    }
+  }
+  // A contract's computed budget is within 2^-50 of A·(α + β·|φ|)·s + floor (contract.h), growing with |φ|;
+  // the margin 2^-44 also covers add()'s own division. A NaN worst (a NaN met) leaves the contract out: it
+  // can rise no further. Loops over pairs inside, so that they run in vectors.
+  std::fill_n(slope, n, INFINITY);
+  std::fill_n(floor, n, INFINITY);
+  for (std::size_t c = 0; c < variants_.size(); ++c) {
+    const double w = worst_[c];
+    if (std::isnan(w)) continue;
+    const double a = alpha_[c], f = w * slopes_->terms(c).floor();
+    const double* b = beta_[c].data();
+    for (std::size_t j = 0; j < n; ++j) {
+      slope[j] = std::min(slope[j], w * (a + b[j] * phi_lo[j]));
+      floor[j] = std::min(floor[j], f);
+    }
+  }
+  constexpr double kShrink = 1 - 0x1p-44;
+  for (std::size_t j = 0; j < n; ++j) {
+    slope[j] = std::isnan(slope[j]) ? 0.0 : slope[j] * kShrink;
+    floor[j] = std::isnan(floor[j]) ? 0.0 : floor[j] * kShrink;
+  }
+}
+
 std::vector<std::size_t> ContractTally::order() const {
   std::vector<std::size_t> order(variants_.size());
   std::iota(order.begin(), order.end(), 0);

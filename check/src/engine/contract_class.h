@@ -45,6 +45,10 @@ class ContractTally {
   // Every element of a RoPE row, as add() would take them (the same worst ratios): a token's slopes once
   // per pair, and a ratio divided out only where it can raise a contract's worst.
   void add_row(const harness::RopeRow& row);
+  // The screened pass's line (harness::ScreenedSinks::line): per pair j, slope and floor such that an element
+  // with err <= slope[j]·(|x_a| + |x_b|) + floor[j] at an angle of at least phi_lo[j] changes no contract's
+  // worst.
+  void screen_line(std::span<const double> phi_lo, double* slope, double* floor);
   // "meets rope.ggml_f32 (0.43), rope.torch_f32 (0.61); misses rope.scalar_f32 (2.66)", best first.
   std::string summary() const;
   // [{"contract": name, "worst_ratio": r, "met": bool}], best first.
@@ -68,6 +72,9 @@ class ContractTally {
   std::vector<double> line_slope_, line_floor_;
   std::vector<std::uint8_t> loud_;
   std::vector<double> worst_;
+  // screen_line's: per contract A·α and A·β per pair (RopeBudgetTerms), made on its first call.
+  std::vector<double> alpha_;
+  std::vector<std::vector<double>> beta_;
   DType dtype_;
   const RopePlan* plan_;
 };

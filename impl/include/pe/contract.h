@@ -93,6 +93,15 @@ class RopeBudgetTerms {
     relative += frequency_term_ * abs_phi;
     return attention_ * relative;
   }
+  // slope(|φ|, j) is A·(α + β·|φ|) in exact arithmetic, α and β below (each a sum of non-negative terms), and
+  // its computed value lies within relative 2^-50 of that (eight roundings): check's screen bounds a token's
+  // budgets by these instead of calling slope() per contract and pair.
+  double slope_at_zero() const noexcept {
+    return attention_ * (relative_ + (attention_ != 1.0 ? attention_term_ : 0.0));
+  }
+  double slope_per_radian(std::size_t pair) const noexcept {
+    return attention_ * (angle_[pair] + (gained_[pair] ? gain_term_ : 0.0) + frequency_term_);
+  }
   // Underflow in products and the final rounding: 2·denorm_min(compute) + denorm_min(out).
   double floor() const noexcept { return floor_; }
   double operator()(double abs_phi, std::size_t pair, double abs_pair) const noexcept {

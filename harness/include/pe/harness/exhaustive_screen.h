@@ -50,6 +50,10 @@ struct ScreenLimits {
 bool screen_row(const ScreenPlan& plan, std::int64_t p, const double* ys, const double* yc,
                 const ScreenLimits& limits, double* unsettled);
 
+// sin[j] and cos[j] of p·ω_j for every padded pair (ref::double_tier_sincos's bits, within its radius) on
+// the best target the CPU has, 0 <= p < 2^32; a pair with ω_j > 1 gets 0 and 1 (not its values).
+void double_tier_row(const ScreenPlan& plan, std::int64_t p, double* sin, double* cos);
+
 // Every compiled target the CPU supports, for the tests: its screen and its double tier (sin and cos
 // of p·ω_j for every padded pair, bit for bit ref::double_tier_sincos).
 struct ScreenTarget {

@@ -162,10 +162,30 @@ class Measurement {
   // percentiles, only the values that can still be its 99th (the largest ~1%, in a buffer compacted as it
   // fills) instead of every value. The percentiles are the same.
   void expect(std::size_t n);
+  // At most n more of them lie in the band of `position` (after expect(), before the first add): that
+  // band's tails keep its own 1% instead of the whole measurement's (less memory, fewer compactions).
+  void expect_band(std::int64_t position, std::size_t n);
   void add(const ElementRecord& e);
   // Every element of a row, as add() would take them one by one (a record is built only for an element
   // that becomes an extreme or one of the worst).
   void add_row(const RopeRow& row);
+  // A screened row's (rope_screen.h): the bars of the band holding positions [lo, hi] and room in its tails
+  // for n values each; `usable` is false where the row must go element by element instead (it spans two
+  // bands, would be its band's first, the worst list is not yet full, or n more would pass expect()).
+  struct ScreenRoom {
+    bool usable = false;
+    double max_abs = 0, max_ulp = 0, ratio_bar = 0, abs_floor = 0, ulp_floor = 0;
+    double *abs_tail = nullptr, *ulp_tail = nullptr;
+  };
+  ScreenRoom screen_room(std::int64_t lo, std::int64_t hi, std::size_t n);
+  // That row's quiet elements: n counted in the band of `position`, `encoding` of them carrying the encoding,
+  // and the first abs_kept and ulp_kept values written at the room's tails taken into them.
+  void screen_quiet(std::int64_t position, std::size_t n, std::size_t encoding, std::size_t abs_kept,
+                    std::size_t ulp_kept);
+  // A loud element of a screened row, as add() takes it; `tails`: false where the screen already put its
+  // estimates in the tails.
+  void add_screened(const ElementRecord& e, bool tails);
+  std::int64_t promised() const noexcept { return promised_; }
   // The bands with their percentiles; empty bands included (samples = 0). Computed once after the last
   // add (a report asks for them several times; each is a selection over the band's kept values).
   const std::vector<BandStats>& bands() const;
@@ -190,8 +210,14 @@ class Measurement {
   // The values a band's nearest-rank 99th percentile is selected from: all of them, or with a cap (expect)
   // the `cap` largest (ties interchangeable) once more than 4·cap have come.
   struct Tail {
-    std::vector<double> values;  // [0, used) are the tail's; the rest is room
+    std::vector<double> values;  // [0, used) are the tail's; the rest is room (large_vector.h's pool)
     std::size_t used = 0;
+    Tail() = default;
+    Tail(const Tail&) = default;
+    Tail(Tail&&) noexcept = default;
+    Tail& operator=(const Tail&) = default;
+    Tail& operator=(Tail&&) noexcept = default;
+    ~Tail();
     double floor = -INFINITY;  // values at or below it can no longer be among the `cap` largest
     std::span<const double> kept() const { return {values.data(), used}; }
     void room(std::size_t n, std::size_t cap);
@@ -207,7 +233,9 @@ class Measurement {
   struct Acc {
     BandStats stats;
     Tail abs, ulp;
+    std::size_t expected = 0, cap = 0;  // expect_band(): 0 when not declared
   };
+  std::size_t cap_of(const Acc& a) const { return a.cap != 0 ? a.cap : cap_; }
   Acc& band_of(std::int64_t position) {  // the last element's band, or a search
     const bool fits = position <= bands_[last_band_].stats.hi &&
                       (last_band_ == 0 || position > bands_[last_band_ - 1].stats.hi);
@@ -276,6 +304,16 @@ class Values {
  private:
   double typed_at(std::size_t i) const;
 
+ public:
+  // The caller's elements in place (null for doubles or a buffer) and their type.
+  const void* typed_data() const noexcept { return typed_; }
+  DType typed_type() const noexcept { return type_; }
+  // An array of doubles in place (null for typed elements or a buffer).
+  const double* doubles() const noexcept {
+    return typed_ == nullptr && buffer_ == nullptr ? span_.data() : nullptr;
+  }
+
+ private:
   std::span<const double> span_;
   const TypedBuffer* buffer_ = nullptr;
   const void* typed_ = nullptr;
@@ -323,6 +361,30 @@ using RowSink = std::function<void(const RopeRow&)>;
 void measure_rope_rows(const RopeParams& params, const RopeBatch& batch, Values x, Values y,
                        const Budget& budget, const RowSink& sink, const Sample& sample = {},
                        RopeDirection direction = RopeDirection::Forward, const OutputGain& gain = {});
+// What check's one pass tells its caller besides `bands`: each token before its rows (progress); a row
+// measured exactly in full, and a loud element of a screened row, each after `bands` took it; and per token,
+// the line per pair j of the plan under which the caller's own reader (a contract tally) needs no element:
+// slope[j]·s + floor[j] for s = |x_a| + |x_b|, at angles of at least phi_lo[j] (every element above it comes
+// as a loud one).
+struct ScreenedSinks {
+  std::function<void(std::size_t token)> token;
+  std::function<void(const RopeRow&)> row;
+  std::function<void(const ElementRecord&)> loud;
+  std::function<void(std::span<const double> phi_lo, double* slope, double* floor)> line;
+  // A row holds a non-finite input value (the screen finds it among the loud elements): true stops the
+  // pass there (its measurement is then incomplete: the caller measures again without those tokens).
+  std::function<bool()> nonfinite_input;
+};
+// measure_rope_rows into `bands` as one pass (rope_screen.h): x and y read in place in their type, most
+// elements proved quiet by the screen, the others measured exactly; the verdict, maxima, worst elements and
+// the sinks' records are measure_rope_rows's, the percentiles the screen's (within its radius). false, with
+// nothing measured, where it does not apply: a float64 budget, x and y not both in place in one type (the
+// budget's, or doubles), sampled pairs, channels in neither half-split nor interleaved runs, no vector
+// target.
+// Forward, without a gain.
+bool measure_rope_screened(const RopeParams& params, const RopeBatch& batch, Values x, Values y,
+                           const Budget& budget, Measurement& bands, const ScreenedSinks& sinks,
+                           const Sample& sample = {});
 // The same, element by element.
 void measure_rope(const RopeParams& params, const RopeBatch& batch, Values x, Values y, const Budget& budget,
                   const Sink& sink, const Sample& sample = {},

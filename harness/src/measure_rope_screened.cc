@@ -1,0 +1,397 @@
+// check's one pass over a RoPE batch (measure.h's measure_rope_screened): per token, the double tier's sine
+// and cosine of each pair and bounds on every budget over the token's angles; per row, the screen
+// (rope_screen.h) in the data's own type; the loud elements alone through the exact path (rope_row_fill.h).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <optional>
+
+#include "pe/harness/exhaustive_screen.h"
+#include "pe/harness/measure.h"
+#include "pe/harness/rope_screen.h"
+#include "pe/ref/fast_trig.h"
+#include "pe/ref/reference.h"
+#include "rope_row_fill.h"
+
+namespace pe::harness {
+namespace {
+
+// Where a plan's pairs lie in a row, if in one of the screen's two patterns.
+template <class Channels>
+std::optional<ScreenChannels> pattern_of(std::size_t n, const Channels& channels) {
+  const auto [a0, b0] = channels(0);
+  bool contiguous = true, interleaved = b0 == a0 + 1;
+  for (std::size_t j = 0; j < n; ++j) {
+    const auto [a, b] = channels(j);
+    contiguous = contiguous && a == a0 + j && b == b0 + j;
+    interleaved = interleaved && a == a0 + 2 * j && b == a + 1;
+  }
+  if (contiguous) return ScreenChannels{a0, b0, false};
+  if (interleaved) return ScreenChannels{a0, a0 + 1, true};
+  return std::nullopt;
+}
+
+// The type x and y are both stored in, in place, with a budget of a narrower type than double.
+std::optional<ScreenType> screen_type(const Values& x, const Values& y, DType out) {
+  if (out == DType::F64) return std::nullopt;
+  if (x.doubles() != nullptr && y.doubles() != nullptr) return ScreenType::F64;
+  if (x.typed_data() == nullptr || y.typed_data() == nullptr || x.typed_type() != y.typed_type() ||
+      y.typed_type() != out)
+    return std::nullopt;
+  switch (out) {
+    case DType::F32:
+      return ScreenType::F32;
+    case DType::BF16:
+      return ScreenType::BF16;
+    case DType::F16:
+      return ScreenType::F16;
+    case DType::F64:
+      break;
+  }
+  return std::nullopt;
+}
+
+// Elements the screen reads of a row: past the last pair, up to the padding of its last vector.
+std::size_t extent(const ScreenChannels& c, std::size_t n) {
+  const std::size_t padded = ScreenToken::padded(n);
+  return c.interleaved ? c.a0 + 2 * padded : std::max(c.a0, c.b0) + padded;
+}
+
+class Screened {
+ public:
+  Screened(const RopeParams& params, const RopeBatch& batch, Values x, Values y, const Budget& budget,
+           Measurement& bands, const ScreenedSinks& sinks, ScreenRowFn kernel, ScreenType type,
+           ScreenChannels in, ScreenChannels out)
+      : plan_(params),
+        reference_(params, *std::max_element(batch.positions.begin(), batch.positions.end())),
+        batch_(batch),
+        x_(x),
+        y_(y),
+        budget_(budget),
+        bands_(bands),
+        sinks_(sinks),
+        run_(kernel),
+        type_(type),
+        in_(in),
+        out_(out),
+        n_(plan_.n_pairs()),
+        slopes_(budget.members(), plan_, budget.dtype, n_) {
+    const std::size_t padded = ScreenToken::padded(n_);
+    for (auto* v :
+         {&sin_, &cos_, &radius_, &budget_slope_, &tally_slope_, &tally_floor_, &reach_slope_, &flags_})
+      v->assign(padded, 0.0);
+    pairs_.resize(n_);
+    positions_.resize(n_);
+    abs_phi_.resize(n_);
+    phi_lo_.resize(n_);
+    phi_hi_.resize(n_);
+    abs_position_.resize(n_);
+    tier_ok_.resize(n_);
+    sincos_.resize(n_);
+    ready_.resize(n_);
+    std::vector<ref::dd::DD> omegas;
+    for (std::size_t j = 0; j < n_; ++j) {
+      pairs_[j] = j;
+      const double w = reference_.omega(j).hi;
+      omega_lo_.push_back(w * (1 - 0x1p-45));
+      omega_hi_.push_back(w * (1 + 0x1p-45));
+      omega_radius_.push_back(w * (1 + 0x1p-45) * 0x1p-88);
+      omega_in_range_.push_back(w <= 1 ? 1 : 0);  // the vector tier's pieces are exact up to 1
+      split_.push_back(ref::split_omega(reference_.omega(j)));
+      omegas.push_back(reference_.omega(j));
+    }
+    vector_tier_.emplace(
+        omegas, [](double, std::size_t) { return 0.0; }, 1.0, budget.dtype);
+    for (std::size_t m = 0; m < slopes_.contracts(); ++m) {
+      alpha_.push_back(slopes_.terms(m).slope_at_zero());
+      beta_.emplace_back(n_);
+      for (std::size_t j = 0; j < n_; ++j) beta_.back()[j] = slopes_.terms(m).slope_per_radian(j);
+    }
+    for (std::size_t ch = 0; ch < plan_.head_dim(); ++ch)
+      if (plan_.passes_through(ch)) through_.push_back(ch);
+    // The budget's least floor, and its largest for the reach: a flat bound's is the bound itself.
+    const auto members = budget.members();
+    floor_lo_ = members.empty() ? budget.max_abs : INFINITY;
+    floor_hi_ = members.empty() ? budget.max_abs : 0;
+    for (std::size_t m = 0; m < slopes_.contracts(); ++m) {
+      floor_lo_ = std::min(floor_lo_, slopes_.terms(m).floor());
+      floor_hi_ = std::max(floor_hi_, slopes_.terms(m).floor());
+    }
+    if (!members.empty()) floor_lo_ += budget.extra, floor_hi_ += budget.extra;
+    attention_ = reference_.fast_attention() != nullptr ? reference_.fast_attention()->hi : 1.0;
+    radius_scale_ = attention_ * (1 + 0x1p-40);
+    const ref::FormatBits f = ref::format_bits(budget.dtype);
+    precision_ = f.precision, emin_ = f.emin;
+    const std::size_t row_extent = std::max(extent(in_, n_), extent(out_, n_));
+    copy_ = row_extent > plan_.head_dim();
+    if (copy_) {
+      x_copy_.assign(row_extent * 8, 0);
+      y_copy_.assign(row_extent * 8, 0);
+    }
+    exact_.dim = params.head_dim;
+    exact_.base = params.base;
+  }
+
+  void run(const std::vector<std::size_t>& rows) {
+    for (std::size_t t : rows) {
+      if (sinks_.token) sinks_.token(t);
+      token(t);
+      for (std::size_t h = 0; h < batch_.heads && !stopped_; ++h) row(t, h);
+      if (stopped_) return;
+    }
+  }
+
+ private:
+  // The token's sines, cosines and bounds per pair (ScreenToken), its band range, and the exact path's
+  // values forgotten. Loops over pairs inside, so that they run in vectors.
+  void token(std::size_t t) {
+    first_axis_ = batch_.position(t);
+    lo_ = hi_ = first_axis_;
+    if (through_.empty()) lo_ = hi_ = batch_.position(t, plan_.axis_of_pair(0));
+    bool one_position = true;
+    for (std::size_t k = 0; k < n_; ++k) {
+      const std::int64_t p = positions_[k] = batch_.position(t, plan_.axis_of_pair(k));
+      lo_ = std::min(lo_, p), hi_ = std::max(hi_, p);
+      abs_position_[k] = std::fabs(static_cast<double>(p));
+      one_position = one_position && p == positions_[0];
+    }
+    sincos_tier(one_position);
+    for (std::size_t k = 0; k < n_; ++k) {
+      phi_lo_[k] = abs_position_[k] * omega_lo_[k];
+      // The double tier's radius 2^-48 + |φ|·2^-88, plus 2^-50 for the rotation's own roundings.
+      radius_[k] =
+          tier_ok_[k] != 0 ? radius_scale_ * (0x1.4p-48 + abs_position_[k] * omega_radius_[k]) : INFINITY;
+    }
+    bounds(budget_slope_, phi_lo_, 1 - 0x1p-47);
+    if (hi_ > bands_.promised()) {
+      for (std::size_t k = 0; k < n_; ++k) phi_hi_[k] = abs_position_[k] * omega_hi_[k];
+      bounds(reach_slope_, phi_hi_, 1 + 0x1p-47);
+    }
+    std::fill(ready_.begin(), ready_.end(), 0);
+    if (sinks_.line) {
+      sinks_.line(phi_lo_, tally_slope_.data(), tally_floor_.data());
+    } else {
+      std::fill(tally_slope_.begin(), tally_slope_.end(), INFINITY);
+      std::fill(tally_floor_.begin(), tally_floor_.end(), INFINITY);
+    }
+  }
+
+  // sin_ and cos_ from the double tier, in vectors where every pair has the one position in its range.
+  void sincos_tier(bool one_position) {
+    const std::int64_t p = positions_[0];
+    if (one_position && vector_tier_ && p >= 0 && p < (std::int64_t{1} << 32)) {
+      exhaustive::double_tier_row(*vector_tier_, p, sin_.data(), cos_.data());
+      std::copy(omega_in_range_.begin(), omega_in_range_.end(), tier_ok_.begin());
+      return;
+    }
+    for (std::size_t k = 0; k < n_; ++k) {
+      double s = 0, c = 0;
+      tier_ok_[k] = ref::double_tier_sincos(positions_[k], split_[k], s, c) ? 1 : 0;
+      sin_[k] = s, cos_[k] = c;
+    }
+  }
+
+  // out[k] = max over the budget's contracts of A·(α + β_k·φ[k]), times `margin` (0 for a flat bound).
+  void bounds(std::vector<double>& out, const std::vector<double>& phi, double margin) {
+    const double start = slopes_.contracts() == 0 ? 0 : -INFINITY;
+    std::fill_n(out.begin(), n_, start);
+    for (std::size_t m = 0; m < slopes_.contracts(); ++m) {
+      const double alpha = alpha_[m];
+      const double* beta = beta_[m].data();
+      for (std::size_t k = 0; k < n_; ++k) out[k] = std::max(out[k], alpha + beta[k] * phi[k]);
+    }
+    for (std::size_t k = 0; k < n_; ++k) out[k] *= margin;
+  }
+
+  // The exact path's values of pair k at this token.
+  void ready(std::size_t k) {
+    if (ready_[k] != 0) return;
+    abs_phi_[k] = std::fabs(reference_.angle(positions_[k], k));
+    sincos_[k] = reference_.fast_sincos(positions_[k], k);
+    slopes_.at(k, k, abs_phi_[k]);
+    ready_[k] = 1;
+  }
+
+  detail::Token exact_token(std::span<const std::size_t> through) const {
+    return {pairs_, positions_, abs_phi_, sincos_, through, first_axis_, false, std::nullopt, 1};
+  }
+
+  const void* row_data(const Values& v, std::size_t base, std::vector<std::uint8_t>& copy) const {
+    const std::size_t size = type_ == ScreenType::F64 ? 8 : type_ == ScreenType::F32 ? 4 : 2;
+    const void* data = type_ == ScreenType::F64 ? static_cast<const void*>(v.doubles()) : v.typed_data();
+    const auto* p = static_cast<const std::uint8_t*>(data) + base * size;
+    if (!copy_) return p;
+    std::memcpy(copy.data(), p, plan_.head_dim() * size);
+    return copy.data();
+  }
+
+  // Whether the pass stops at row (t, h): a non-finite input value there, and the caller's say-so.
+  bool stop_at(std::size_t t, std::size_t h) {
+    if (!sinks_.nonfinite_input) return false;
+    const std::size_t base = batch_.row(t, h);
+    for (std::size_t ch = 0; ch < plan_.head_dim(); ++ch)
+      if (!std::isfinite(x_[base + ch])) return stopped_ = sinks_.nonfinite_input();
+    return false;
+  }
+
+  void row(std::size_t t, std::size_t h);
+  void exact_row(std::size_t t, std::size_t h);
+  void loud(std::size_t t, std::size_t h, const ScreenResult& result, std::span<const std::size_t> moved);
+
+  RopePlan plan_;
+  ref::Rope reference_;
+  const RopeBatch& batch_;
+  Values x_, y_;
+  const Budget& budget_;
+  Measurement& bands_;
+  const ScreenedSinks& sinks_;
+  ScreenRowFn run_;
+  ScreenType type_;
+  ScreenChannels in_, out_;
+  std::size_t n_;
+  RopeSlopes slopes_;
+  std::vector<std::size_t> pairs_, through_, moved_;
+  std::vector<double> omega_lo_, omega_hi_, omega_radius_;  // ω·(1 ∓ 2^-45), ω·(1 + 2^-45)·2^-88
+  std::vector<std::uint8_t> omega_in_range_, tier_ok_;
+  std::vector<ref::OmegaSplit> split_;
+  std::optional<exhaustive::ScreenPlan> vector_tier_;  // its sincos: the double tier in vectors
+  std::vector<double> alpha_;                          // per contract of the budget: A·α
+  std::vector<std::vector<double>> beta_;              // and A·β per pair
+  // The token's (ScreenToken's arrays, padded), and the exact path's per pair, made when a pair is loud.
+  std::vector<double> sin_, cos_, radius_, budget_slope_, tally_slope_, tally_floor_, reach_slope_, flags_;
+  std::vector<double> phi_lo_, phi_hi_, abs_position_, abs_phi_;
+  std::vector<std::int64_t> positions_;
+  std::vector<std::optional<ref::FastSinCos>> sincos_;
+  std::vector<std::uint8_t> ready_;
+  std::int64_t first_axis_ = 0, lo_ = 0, hi_ = 0;
+  double floor_lo_ = 0, floor_hi_ = 0, attention_ = 1, radius_scale_ = 1;
+  int precision_ = 24, emin_ = -126;
+  bool copy_ = false;     // a row is read from a padded copy (its last vector would pass its end)
+  bool stopped_ = false;  // at a non-finite input (ScreenedSinks::nonfinite_input)
+  std::vector<std::uint8_t> x_copy_, y_copy_;
+  RopeRow exact_;
+};
+
+void Screened::row(std::size_t t, std::size_t h) {
+  const std::size_t base = batch_.row(t, h);
+  // The row kAhead rows on, on its way from memory while this one is screened (the hardware's prefetcher
+  // stops at page boundaries, which a row of a large batch crosses every few rows).
+  constexpr std::size_t kAhead = 4;
+  if (const std::size_t next = t * batch_.heads + h + kAhead; next < batch_.tokens() * batch_.heads) {
+    const std::size_t ahead = batch_.row(next / batch_.heads, next % batch_.heads);
+    x_.prefetch(ahead, plan_.head_dim());
+    y_.prefetch(ahead, plan_.head_dim());
+  }
+  const std::size_t padded = ScreenToken::padded(n_);
+  const Measurement::ScreenRoom room = bands_.screen_room(lo_, hi_, 2 * padded + through_.size() + 8);
+  if (!room.usable) return exact_row(t, h);
+  ScreenBars bars;
+  bars.budget_floor = floor_lo_;
+  bars.ratio_bar = room.ratio_bar * (1 - 0x1p-44);  // under the exact path's bar·budget·(1 - 2^-49)
+  bars.max_abs = room.max_abs;
+  bars.max_ulp = room.max_ulp;
+  bars.check_reach = hi_ > bands_.promised();
+  bars.reach_floor = floor_hi_ * (1 + 0x1p-40);
+  bars.reach_factor = 0.7 * attention_;  // the exact pair's norm is at least s/√2 times A
+  bars.attention = attention_;
+  bars.abs_floor = room.abs_floor, bars.ulp_floor = room.ulp_floor;
+  bars.precision = precision_, bars.emin = emin_;
+  const ScreenToken token{sin_.data(),         cos_.data(),         radius_.data(),     budget_slope_.data(),
+                          tally_slope_.data(), tally_floor_.data(), reach_slope_.data()};
+  ScreenResult result{flags_.data(), room.abs_tail, room.ulp_tail};
+  run_(type_, row_data(x_, base, x_copy_), row_data(y_, base, y_copy_), n_, in_, out_, token, bars, result);
+  // Pass-through channels: quiet where y equals x (then |y - x| = 0 and its ulps are 0 in the tails).
+  moved_.clear();
+  for (std::size_t ch : through_) {
+    const double xv = x_[base + ch];
+    if (!(xv == y_[base + ch]) || !std::isfinite(xv)) moved_.push_back(ch);
+  }
+  const std::size_t still = through_.size() - moved_.size();
+  std::size_t abs_kept = result.abs_kept, ulp_kept = result.ulp_kept;
+  if (0 > room.abs_floor) std::fill_n(room.abs_tail + abs_kept, still, 0.0), abs_kept += still;
+  if (0 > room.ulp_floor) std::fill_n(room.ulp_tail + ulp_kept, still, 0.0), ulp_kept += still;
+  if ((result.loud != 0 || !moved_.empty()) && stop_at(t, h)) return;
+  bands_.screen_quiet(lo_, 2 * n_ - result.loud + still, result.quiet_encoding, abs_kept, ulp_kept);
+  if (result.loud != 0 || !moved_.empty()) loud(t, h, result, moved_);
+}
+
+// The loud elements of a screened row, exactly, in the row's order.
+void Screened::loud(std::size_t t, std::size_t h, const ScreenResult& result,
+                    std::span<const std::size_t> moved) {
+  exact_.row = static_cast<std::int64_t>(t);
+  exact_.head = static_cast<std::int64_t>(h);
+  exact_.resize(2);
+  const std::size_t base = batch_.row(t, h);
+  for (std::size_t k = 0; k < n_ && result.loud != 0; ++k) {
+    const auto flag = static_cast<int>(result.flags[k]);
+    if (flag == 0) continue;
+    ready(k);
+    detail::fill_pair(plan_, reference_, exact_token({}), k, budget_, slopes_, {}, budget_.dtype,
+                      RopeDirection::Forward, base, x_, y_, 0, exact_);
+    for (std::size_t o = 0; o < 2; ++o) {
+      if ((flag & (1 << o)) == 0) continue;
+      const ElementRecord e = exact_.record(o);
+      bands_.add_screened(e, false);
+      if (sinks_.loud) sinks_.loud(e);
+    }
+  }
+  for (const std::size_t& ch : moved) {
+    detail::fill_through(exact_token({&ch, 1}), {}, budget_.dtype, base, x_, y_, 0, exact_);
+    const ElementRecord e = exact_.record(0);
+    bands_.add_screened(e, true);
+    if (sinks_.loud) sinks_.loud(e);
+  }
+}
+
+// A row the screen cannot take (ScreenRoom::usable): every element through the exact path.
+void Screened::exact_row(std::size_t t, std::size_t h) {
+  if (stop_at(t, h)) return;
+  for (std::size_t k = 0; k < n_; ++k) ready(k);
+  exact_.row = static_cast<std::int64_t>(t);
+  exact_.head = static_cast<std::int64_t>(h);
+  exact_.resize(2 * n_ + through_.size());
+  detail::fill_row(plan_, reference_, exact_token(through_), budget_, slopes_, {}, budget_.dtype,
+                   RopeDirection::Forward, batch_.row(t, h), x_, y_, exact_);
+  bands_.add_row(exact_);
+  if (sinks_.row) sinks_.row(exact_);
+}
+
+}  // namespace
+
+bool measure_rope_screened(const RopeParams& params, const RopeBatch& batch, Values x, Values y,
+                           const Budget& budget, Measurement& bands, const ScreenedSinks& sinks,
+                           const Sample& sample) {
+  const auto& targets = screen_row_targets();
+  const auto type = screen_type(x, y, budget.dtype);
+  if (targets.empty() || !type || !sample.pairs.empty() || batch.positions.empty()) return false;
+  if (switches_per_token(params.scaling)) {  // each token's list by its position: two plans, rows split
+    const std::int64_t L = params.scaling.original_max_position;
+    std::vector<std::size_t> below, from;
+    for (std::size_t t : chosen_or_all(sample.rows, batch.tokens()))
+      (batch.position(t) < L ? below : from).push_back(t);
+    const PerTokenSides sides = per_token_sides(params.scaling);
+    for (const auto& [rows, scaling] : {std::pair{&below, &sides.below}, std::pair{&from, &sides.from}}) {
+      RopeParams one = params;
+      one.scaling = *scaling;
+      if (!rows->empty() && !measure_rope_screened(one, batch, x, y, budget, bands, sinks, Sample{*rows, {}}))
+        return false;  // cannot happen once one side took it: the conditions do not depend on the scaling
+    }
+    return true;
+  }
+  const RopePlan plan(params);
+  const auto in = pattern_of(plan.n_pairs(), [&](std::size_t j) { return plan.input_channels(j); });
+  const auto out = pattern_of(plan.n_pairs(), [&](std::size_t j) { return plan.output_channels(j); });
+  if (!in || !out || plan.n_pairs() == 0) return false;
+  // Each contract's budget must grow with the angle for the token's bounds to hold (contract.h).
+  for (const Contract* c : budget.members()) {
+    const RopeBudgetTerms terms(*c, plan, budget.dtype);
+    if (!(terms.slope_at_zero() >= 0)) return false;
+    for (std::size_t j = 0; j < plan.n_pairs(); ++j)
+      if (!(terms.slope_per_radian(j) >= 0)) return false;
+  }
+  Screened screened(params, batch, x, y, budget, bands, sinks, targets.front().run, *type, *in, *out);
+  screened.run(chosen_or_all(sample.rows, batch.tokens()));
+  return true;
+}
+
+}  // namespace pe::harness

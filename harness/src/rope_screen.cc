@@ -1,0 +1,296 @@
+// pe/harness/rope_screen.h: a row's rotation in double, its error bounded above, and the bars it must stay
+// under, in vectors. Margins: radius (per unit of s = |x_a| + |x_b|) covers the double tier's sin and cos,
+// the products, the multiply-add and the factor A (ScreenToken); the upper bound of an element's error is
+// (|y − e| + s·radius)·(1 + 2^-50), which covers the rounding of |y − e| and of the exact path's own
+// |(y − hi) − lo| (relative 2^-52 at most); the exact value's magnitude is at least |e| − 2·s·radius, so its
+// ulp at least the ulp of that (rope_screen's bound on the exact path's ulp error).
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "rope_screen.cc"
+#include "pe/harness/rope_screen.h"
+
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#ifndef PE_ROPE_SCREEN_ONCE_
+#define PE_ROPE_SCREEN_ONCE_
+namespace pe::harness::detail {
+bool add_screen_row_target(std::int64_t target, ScreenRowFn run);
+}  // namespace pe::harness::detail
+#endif
+
+HWY_BEFORE_NAMESPACE();
+namespace pe::harness::HWY_NAMESPACE {
+
+#if HWY_NATIVE_FMA
+namespace hn = hwy::HWY_NAMESPACE;
+using D = hn::CappedTag<double, ScreenToken::kLanes>;  // never wider than the token's padding
+using V = hn::Vec<D>;
+using M = hn::Mask<D>;
+
+// N values of the element type at p, as doubles (exact: every float32, bfloat16 and float16 is a double).
+template <ScreenType kType>
+HWY_INLINE V LoadAs(const void* p) {
+  const D d;
+  const hn::Rebind<float, D> df;
+  if constexpr (kType == ScreenType::F32) {
+    return hn::PromoteTo(d, hn::LoadU(df, static_cast<const float*>(p)));
+  } else if constexpr (kType == ScreenType::BF16) {
+    const hn::Rebind<std::uint16_t, D> d16;
+    const hn::Rebind<std::uint32_t, D> d32;
+    const auto bits =
+        hn::ShiftLeft<16>(hn::PromoteTo(d32, hn::LoadU(d16, static_cast<const std::uint16_t*>(p))));
+    return hn::PromoteTo(d, hn::BitCast(df, bits));
+  } else if constexpr (kType == ScreenType::F16) {
+    const hn::Rebind<hwy::float16_t, D> dh;
+    return hn::PromoteTo(d, hn::PromoteTo(df, hn::LoadU(dh, static_cast<const hwy::float16_t*>(p))));
+  } else {
+    return hn::LoadU(d, static_cast<const double*>(p));
+  }
+}
+
+template <ScreenType kType>
+constexpr std::size_t kSize = kType == ScreenType::F64   ? 8
+                              : kType == ScreenType::F32 ? 4
+                                                         : 2;
+
+// Pairs [k, k + N) of a row: (a, b).
+template <ScreenType kType>
+HWY_INLINE void LoadPairs(const void* row, const ScreenChannels& c, std::size_t k, V& a, V& b) {
+  const D d;
+  const auto at = [&](std::size_t i) { return static_cast<const char*>(row) + i * kSize<kType>; };
+  if (!c.interleaved) {
+    a = LoadAs<kType>(at(c.a0 + k));
+    b = LoadAs<kType>(at(c.b0 + k));
+    return;
+  }
+  const V lo = LoadAs<kType>(at(c.a0 + 2 * k)), hi = LoadAs<kType>(at(c.a0 + 2 * k + hn::Lanes(d)));
+  a = hn::ConcatEven(d, hi, lo);
+  b = hn::ConcatOdd(d, hi, lo);
+}
+
+// The row's constants as vectors.
+struct Consts {
+  V attention, budget_floor, ratio_bar, max_abs, max_ulp, reach_floor, reach_factor, abs_floor, ulp_floor;
+  V least_binade, huge, one, two, three, bound;
+  hn::Vec<hn::RebindToUnsigned<D>> exponent, bias;
+  explicit Consts(const ScreenBars& b) {
+    const D d;
+    const hn::RebindToUnsigned<D> du;
+    attention = hn::Set(d, b.attention), budget_floor = hn::Set(d, b.budget_floor);
+    // (|y − e| + r)·(1 + 2^-50) <= bar: |y − e| + r <= bar·(1 − 2^-49), rounded down by its margin.
+    constexpr double kBound = 1 - 0x1p-49;
+    ratio_bar = hn::Set(d, b.ratio_bar * kBound), max_abs = hn::Set(d, b.max_abs * kBound);
+    max_ulp = hn::Set(d, b.max_ulp * kBound);
+    reach_floor = hn::Set(d, b.reach_floor), reach_factor = hn::Set(d, b.reach_factor);
+    abs_floor = hn::Set(d, b.abs_floor), ulp_floor = hn::Set(d, b.ulp_floor);
+    least_binade = hn::Set(d, std::ldexp(1.0, b.emin)), huge = hn::Set(d, HUGE_VAL), one = hn::Set(d, 1.0);
+    two = hn::Set(d, 2.0), three = hn::Set(d, 3.0), bound = hn::Set(d, kBound);
+    exponent = hn::Set(du, 0x7ff0000000000000ULL);
+    // 1/ulp(v) = 2^(precision − 1 − E) for v's binade 2^E (E >= emin): these bits less the binade's.
+    bias = hn::Set(du, static_cast<std::uint64_t>(2045 + b.precision) << 52);
+  }
+};
+
+struct Element {
+  M quiet;
+  V estimate, ulp_estimate;
+};
+
+// One output element of the pairs: y against e, with s·radius = r and rr = 2r. The exact value lies within
+// r of e, so within e's binade where |e| − 2r stays in it (else the element is loud), or below the type's
+// least normal where |e| + r does: either way its ulp is e's, 1/inv. The bound on the element's error is
+// (|y − e| + r)·(1 + 2^-50); the factor is folded into `line` and max_ulp (Consts).
+HWY_INLINE Element Judge(V y, V e, V r, V rr, V line, const Consts& c) {
+  const D d;
+  const hn::RebindToUnsigned<D> du;
+  const V err = hn::Abs(hn::Sub(y, e));
+  const V err_hi = hn::Add(err, r);
+  const V magnitude = hn::Abs(e);
+  const V binade = hn::Max(hn::And(magnitude, hn::BitCast(d, c.exponent)), c.least_binade);
+  const V inv = hn::BitCast(d, hn::Sub(c.bias, hn::BitCast(du, binade)));
+  const M same_ulp =
+      hn::Or(hn::Ge(hn::Sub(magnitude, rr), binade), hn::Le(hn::Add(magnitude, r), c.least_binade));
+  const M quiet = hn::And(hn::And(hn::Le(err_hi, line), same_ulp), hn::Le(hn::Mul(err_hi, inv), c.max_ulp));
+#if HWY_ARCH_X86
+  const V estimate = hn::Min(err, c.huge);  // x86's min gives its second operand for a NaN
+#else
+  const V estimate = hn::IfThenElse(hn::IsNaN(err), c.huge, err);
+#endif
+  return {quiet, estimate, hn::Mul(estimate, inv)};
+}
+
+// The lanes of `keep` written from `out` on, in order (a whole vector stored: the tails have a vector's room
+// to spare); how many. AVX-512 compresses in a register (Highway 1.0.3's Compress of 64-bit lanes copies a
+// 2 KiB table per call there, and a compressing store to memory is microcoded on some CPUs); other targets
+// lane by lane.
+HWY_INLINE std::size_t Keep(V v, M keep, double* out) {
+  const D d;
+  const std::size_t kept = hn::CountTrue(d, keep);
+  if (kept == 0) return 0;
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  hn::StoreU(V{_mm512_maskz_compress_pd(keep.raw, v.raw)}, d, out);
+#else
+  HWY_ALIGN double lanes[ScreenToken::kLanes];
+  std::uint8_t bits[8] = {};
+  hn::StoreU(v, d, lanes);
+  hn::StoreMaskBits(d, keep, bits);
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < hn::Lanes(d); ++i)
+    if ((bits[i / 8] >> (i % 8)) & 1) out[k++] = lanes[i];
+#endif
+  return kept;
+}
+
+// Per lane, how many elements were quiet and how many of those carry the encoding.
+struct Counts {
+  V quiet, encoding;
+  std::size_t all_quiet, all_encoding;  // of the groups whose every element was quiet
+};
+
+// Pairs [k, k + N) of the row, the lanes of `valid` (all of them but in the last group).
+template <ScreenType kType, bool kLast, bool kReach, bool kAttention>
+HWY_INLINE void Group(const void* x, const void* y, std::size_t k, M valid, const ScreenChannels& in,
+                      const ScreenChannels& out, const ScreenToken& tk, const Consts& c, ScreenResult& res,
+                      Counts& counts) {
+  const D d;
+  V a, b, y0, y1;
+  LoadPairs<kType>(x, in, k, a, b);
+  LoadPairs<kType>(y, out, k, y0, y1);
+  const V s = hn::Add(hn::Abs(a), hn::Abs(b));
+  const V sn = hn::LoadU(d, tk.sin + k), cs = hn::LoadU(d, tk.cos + k);
+  V e0 = hn::MulSub(cs, a, hn::Mul(sn, b)), e1 = hn::MulAdd(sn, a, hn::Mul(cs, b));
+  if constexpr (kAttention) e0 = hn::Mul(e0, c.attention), e1 = hn::Mul(e1, c.attention);
+  const V r = hn::Mul(s, hn::LoadU(d, tk.radius + k)), rr = hn::Add(r, r);
+  const V budget = hn::MulAdd(hn::LoadU(d, tk.budget_slope + k), s, c.budget_floor);
+  const V tally = hn::MulAdd(hn::LoadU(d, tk.tally_slope + k), s, hn::LoadU(d, tk.tally_floor + k));
+  // The tally's line carries its own margin (ContractTally::screen_line), the bound's factor the others.
+  const V line = hn::Min(hn::Min(hn::Mul(budget, c.ratio_bar), hn::Mul(tally, c.bound)), c.max_abs);
+  const Element j0 = Judge(y0, e0, r, rr, line, c);
+  const Element j1 = Judge(y1, e1, r, rr, line, c);
+  M q0 = j0.quiet, q1 = j1.quiet;
+  if constexpr (kReach) {
+    const V top = hn::MulAdd(hn::LoadU(d, tk.reach_slope + k), s, c.reach_floor);
+    const M decided = hn::Or(hn::Eq(s, hn::Zero(d)), hn::Lt(top, hn::Mul(s, c.reach_factor)));
+    q0 = hn::And(q0, decided), q1 = hn::And(q1, decided);
+  }
+  if constexpr (kLast) q0 = hn::And(q0, valid), q1 = hn::And(q1, valid);
+  const M both = hn::And(q0, q1);
+  if (!kLast && hn::AllTrue(d, both)) {  // most groups: every element quiet
+    counts.all_quiet += 2 * hn::Lanes(d);
+    counts.all_encoding += 2 * hn::CountTrue(d, hn::Gt(s, hn::Zero(d)));
+    hn::StoreU(hn::Zero(d), d, res.flags + k);
+  } else {
+    const V quiet = hn::Add(hn::IfThenElseZero(q0, c.one), hn::IfThenElseZero(q1, c.one));
+    counts.quiet = hn::Add(counts.quiet, quiet);
+    counts.encoding = hn::Add(counts.encoding, hn::IfThenElseZero(hn::Gt(s, hn::Zero(d)), quiet));
+    // Flags: 1·(a loud) + 2·(b loud), as 3 − (1·quiet a + 2·quiet b).
+    const V flags = hn::Sub(c.three, hn::Add(hn::IfThenElseZero(q0, c.one), hn::IfThenElseZero(q1, c.two)));
+    hn::StoreU(kLast ? hn::IfThenElseZero(valid, flags) : flags, d, res.flags + k);
+  }
+  M a0 = hn::Gt(j0.estimate, c.abs_floor), a1 = hn::Gt(j1.estimate, c.abs_floor);
+  M u0 = hn::Gt(j0.ulp_estimate, c.ulp_floor), u1 = hn::Gt(j1.ulp_estimate, c.ulp_floor);
+  if constexpr (kLast)
+    a0 = hn::And(a0, valid), a1 = hn::And(a1, valid), u0 = hn::And(u0, valid), u1 = hn::And(u1, valid);
+  if (hn::AllFalse(d, hn::Or(hn::Or(a0, a1), hn::Or(u0, u1)))) return;  // most groups, once compacted
+  res.abs_kept += Keep(j0.estimate, a0, res.abs_tail + res.abs_kept);
+  res.abs_kept += Keep(j1.estimate, a1, res.abs_tail + res.abs_kept);
+  res.ulp_kept += Keep(j0.ulp_estimate, u0, res.ulp_tail + res.ulp_kept);
+  res.ulp_kept += Keep(j1.ulp_estimate, u1, res.ulp_tail + res.ulp_kept);
+}
+
+template <ScreenType kType, bool kReach, bool kAttention>
+HWY_NOINLINE void ScreenRowOf(const void* x, const void* y, std::size_t n, const ScreenChannels& in,
+                              const ScreenChannels& out, const ScreenToken& tk, const ScreenBars& bars,
+                              ScreenResult& res) {
+  const D d;
+  const std::size_t N = hn::Lanes(d);
+  const Consts c(bars);
+  Counts counts{hn::Zero(d), hn::Zero(d), 0, 0};
+  res.abs_kept = res.ulp_kept = 0;
+  std::size_t k = 0;
+  for (; k + N <= n; k += N)
+    Group<kType, false, kReach, kAttention>(x, y, k, hn::FirstN(d, N), in, out, tk, c, res, counts);
+  // The last group reads past n only within the row's padding copy (the caller pads).
+  if (k < n)
+    Group<kType, true, kReach, kAttention>(x, y, k, hn::FirstN(d, n - k), in, out, tk, c, res, counts);
+  const auto quiet =
+      static_cast<std::size_t>(hn::GetLane(hn::SumOfLanes(d, counts.quiet))) + counts.all_quiet;
+  res.loud = 2 * n - quiet;
+  res.quiet_encoding =
+      static_cast<std::size_t>(hn::GetLane(hn::SumOfLanes(d, counts.encoding))) + counts.all_encoding;
+}
+
+template <ScreenType kType>
+void ScreenRowOf(const void* x, const void* y, std::size_t n, const ScreenChannels& in,
+                 const ScreenChannels& out, const ScreenToken& tk, const ScreenBars& bars,
+                 ScreenResult& res) {
+  const bool attention = bars.attention != 1.0;
+  if (bars.check_reach) {
+    return attention ? ScreenRowOf<kType, true, true>(x, y, n, in, out, tk, bars, res)
+                     : ScreenRowOf<kType, true, false>(x, y, n, in, out, tk, bars, res);
+  }
+  return attention ? ScreenRowOf<kType, false, true>(x, y, n, in, out, tk, bars, res)
+                   : ScreenRowOf<kType, false, false>(x, y, n, in, out, tk, bars, res);
+}
+
+void ScreenRow(ScreenType type, const void* x, const void* y, std::size_t n, const ScreenChannels& in,
+               const ScreenChannels& out, const ScreenToken& tk, const ScreenBars& bars, ScreenResult& res) {
+  switch (type) {
+    case ScreenType::F32:
+      return ScreenRowOf<ScreenType::F32>(x, y, n, in, out, tk, bars, res);
+    case ScreenType::BF16:
+      return ScreenRowOf<ScreenType::BF16>(x, y, n, in, out, tk, bars, res);
+    case ScreenType::F16:
+      return ScreenRowOf<ScreenType::F16>(x, y, n, in, out, tk, bars, res);
+    case ScreenType::F64:
+      return ScreenRowOf<ScreenType::F64>(x, y, n, in, out, tk, bars, res);
+  }
+}
+
+namespace {
+[[maybe_unused]] const bool registered = detail::add_screen_row_target(HWY_TARGET, &ScreenRow);
+}  // namespace
+#endif  // HWY_NATIVE_FMA
+
+}  // namespace pe::harness::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include <hwy/targets.h>
+
+#include <algorithm>
+
+namespace pe::harness {
+namespace detail {
+namespace {
+struct Entry {
+  std::int64_t target;
+  ScreenRowTarget t;
+};
+std::vector<Entry>& entries() {
+  static std::vector<Entry> list;
+  return list;
+}
+}  // namespace
+
+bool add_screen_row_target(std::int64_t target, ScreenRowFn run) {
+  if ((hwy::SupportedTargets() & target) == 0) return false;
+  entries().push_back({target, {hwy::TargetName(target), run}});
+  return true;
+}
+}  // namespace detail
+
+const std::vector<ScreenRowTarget>& screen_row_targets() {
+  // Highway's better targets have the lower bits.
+  static const std::vector<ScreenRowTarget> sorted = [] {
+    std::vector<detail::Entry> e = detail::entries();
+    std::sort(e.begin(), e.end(), [](const auto& a, const auto& b) { return a.target < b.target; });
+    std::vector<ScreenRowTarget> out;
+    for (auto& x : e) out.push_back(std::move(x.t));
+    return out;
+  }();
+  return sorted;
+}
+
+}  // namespace pe::harness
+#endif  // HWY_ONCE
