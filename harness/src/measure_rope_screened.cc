@@ -363,7 +363,8 @@ bool measure_rope_screened(const RopeParams& params, const RopeBatch& batch, Val
                            const Sample& sample) {
   const auto& targets = screen_row_targets();
   const auto type = screen_type(x, y, budget.dtype);
-  if (targets.empty() || !type || !sample.pairs.empty() || batch.positions.empty()) return false;
+  if (!rope_screen_enabled() || targets.empty() || !type || !sample.pairs.empty() || batch.positions.empty())
+    return false;
   if (switches_per_token(params.scaling)) {  // each token's list by its position: two plans, rows split
     const std::int64_t L = params.scaling.original_max_position;
     std::vector<std::size_t> below, from;

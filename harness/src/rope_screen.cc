@@ -259,6 +259,7 @@ HWY_AFTER_NAMESPACE();
 #include <hwy/targets.h>
 
 #include <algorithm>
+#include <atomic>
 
 namespace pe::harness {
 namespace detail {
@@ -291,6 +292,12 @@ const std::vector<ScreenRowTarget>& screen_row_targets() {
   }();
   return sorted;
 }
+
+namespace {
+std::atomic<bool> screen_on{true};
+}  // namespace
+bool rope_screen_enabled() noexcept { return screen_on.load(std::memory_order_relaxed); }
+void set_rope_screen(bool enabled) noexcept { screen_on.store(enabled, std::memory_order_relaxed); }
 
 }  // namespace pe::harness
 #endif  // HWY_ONCE

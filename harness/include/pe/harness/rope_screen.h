@@ -71,4 +71,9 @@ struct ScreenRowTarget {
 // Every compiled target with a fused multiply-add that the CPU supports, best first (empty: no screen).
 const std::vector<ScreenRowTarget>& screen_row_targets();
 
+// Whether measure_rope_screened screens at all (default: on). Off, it declines and check measures every
+// element exactly: the tests compare both. Process-wide.
+bool rope_screen_enabled() noexcept;
+void set_rope_screen(bool enabled) noexcept;
+
 }  // namespace pe::harness

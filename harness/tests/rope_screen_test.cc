@@ -1,0 +1,243 @@
+// check's screened pass over a RoPE batch (rope_screen.h, measure_rope_screened): its Measurement is the
+// exact path's (measure_rope_rows row by row) in everything but the 99th percentiles, which lie within the
+// screen's radius of the exact ones: the verdict, the counts, every band's maxima with their elements and
+// the worst list, and every element over budget reaches the caller as a loud record. Over layouts, partial
+// and offset rotary, M-RoPE, YaRN's attention factor, LongRoPE's two lists, every type the screen reads,
+// correct and wrong kernels (unrotated rows, a wrong base, a moved pass-through channel, NaN and infinite
+// outputs). And every Highway target's row is the best one's, bit for bit.
+#include "pe/harness/rope_screen.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "pe/harness/measure.h"
+#include "pe/harness/typed_buffer.h"
+#include "pe/ref/reference.h"
+#include "pe/variant.h"
+
+namespace pe::harness {
+namespace {
+
+bool bits_equal(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+TEST(RopeScreen, EveryTargetIsRegistered) {
+  EXPECT_FALSE(screen_row_targets().empty()) << "no Highway target with a fused multiply-add on this CPU";
+  for (const ScreenRowTarget& t : screen_row_targets()) std::printf("screen target %s\n", t.name.c_str());
+}
+
+TEST(RopeScreen, EveryTargetGivesTheBestOnesRow) {
+  std::mt19937_64 g(20261205);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  for (const std::size_t n : {std::size_t{3}, std::size_t{8}, std::size_t{37}, std::size_t{64}}) {
+    const std::size_t padded = ScreenToken::padded(n);
+    std::vector<double> sin(padded), cos(padded), radius(padded, 0x1p-47), slope(padded), tally(padded),
+        tally_floor(padded, 1e-30), reach(padded);
+    for (std::size_t k = 0; k < n; ++k) {
+      const double phi = unit(g) * 100;
+      sin[k] = std::sin(phi), cos[k] = std::cos(phi);
+      slope[k] = 1e-7 * (1 + std::fabs(unit(g))), tally[k] = slope[k] * 0.5, reach[k] = slope[k] * 2;
+    }
+    // A row of 2·padded + 8 floats in each pattern; outputs near the rotation, some far, one NaN.
+    std::vector<float> x(4 * padded + 16), y(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(unit(g));
+    for (const bool interleaved : {false, true}) {
+      const ScreenChannels c = interleaved ? ScreenChannels{0, 1, true} : ScreenChannels{0, padded, false};
+      for (std::size_t k = 0; k < n; ++k) {
+        const std::size_t ia = interleaved ? 2 * k : k, ib = interleaved ? 2 * k + 1 : padded + k;
+        const double a = x[ia], b = x[ib];
+        const double noise = k % 7 == 3 ? 1e-3 : 1e-8 * unit(g);
+        y[ia] = static_cast<float>(a * cos[k] - b * sin[k] + noise);
+        y[ib] = k % 11 == 5 ? NAN : static_cast<float>(a * sin[k] + b * cos[k]);
+      }
+      const ScreenToken token{sin.data(),   cos.data(),         radius.data(), slope.data(),
+                              tally.data(), tally_floor.data(), reach.data()};
+      for (const bool reach_checked : {false, true}) {
+        ScreenBars bars;
+        bars.budget_floor = 1e-40, bars.ratio_bar = 0.9, bars.max_abs = 5e-8, bars.max_ulp = 0.6;
+        bars.check_reach = reach_checked, bars.reach_floor = 1e-40, bars.reach_factor = 0.7;
+        bars.abs_floor = 2e-8, bars.ulp_floor = 0.3;
+        std::vector<std::vector<double>> flags, abs_tail, ulp_tail;
+        std::vector<ScreenResult> results;
+        for (const ScreenRowTarget& t : screen_row_targets()) {
+          flags.emplace_back(padded, -1.0);
+          abs_tail.emplace_back(2 * padded + 8, -1.0);
+          ulp_tail.emplace_back(2 * padded + 8, -1.0);
+          ScreenResult r{flags.back().data(), abs_tail.back().data(), ulp_tail.back().data()};
+          t.run(ScreenType::F32, x.data(), y.data(), n, c, c, token, bars, r);
+          results.push_back(r);
+        }
+        const std::string what = "n " + std::to_string(n) + (interleaved ? " interleaved" : " half-split");
+        EXPECT_GT(results[0].loud, 0U) << what;  // the far and NaN elements
+        EXPECT_LT(results[0].loud, 2 * n) << what;
+        for (std::size_t t = 1; t < results.size(); ++t) {
+          const std::string where = what + " " + screen_row_targets()[t].name;
+          EXPECT_EQ(results[t].loud, results[0].loud) << where;
+          EXPECT_EQ(results[t].quiet_encoding, results[0].quiet_encoding) << where;
+          ASSERT_EQ(results[t].abs_kept, results[0].abs_kept) << where;
+          ASSERT_EQ(results[t].ulp_kept, results[0].ulp_kept) << where;
+          for (std::size_t k = 0; k < n; ++k) EXPECT_EQ(flags[t][k], flags[0][k]) << where << " pair " << k;
+          // The tails are multisets: a target of other width writes them in another order.
+          for (auto* tails : {&abs_tail, &ulp_tail}) {
+            const std::size_t kept = tails == &abs_tail ? results[0].abs_kept : results[0].ulp_kept;
+            std::vector<double> mine((*tails)[t].begin(),
+                                     (*tails)[t].begin() + static_cast<std::ptrdiff_t>(kept));
+            std::vector<double> best((*tails)[0].begin(),
+                                     (*tails)[0].begin() + static_cast<std::ptrdiff_t>(kept));
+            std::sort(mine.begin(), mine.end());
+            std::sort(best.begin(), best.end());
+            for (std::size_t i = 0; i < kept; ++i)
+              EXPECT_TRUE(bits_equal(mine[i], best[i])) << where << " kept " << i;
+          }
+        }
+      }
+    }
+  }
+}
+
+// A batch [tokens, heads, hd] in `type`: x drawn, y the exact rotation rounded (plus, per `wrong`, a kernel's
+// mistake).
+enum class Wrong { None, Unrotated, Base, Moved, NonFinite };
+struct Data {
+  std::vector<std::int64_t> positions;
+  TypedBuffer x, y;
+  Data(const RopeParams& params, std::size_t tokens, std::size_t heads, DType type, Wrong wrong,
+       std::mt19937_64& g)
+      : x(type, tokens * heads * static_cast<std::size_t>(params.head_dim)), y(x.dtype(), x.size()) {
+    const std::size_t axes = n_axes(params.form), hd = static_cast<std::size_t>(params.head_dim);
+    positions.resize(axes * tokens);
+    for (std::size_t i = 0; i < positions.size(); ++i)
+      positions[i] = static_cast<std::int64_t>(i % tokens) * 37 + static_cast<std::int64_t>(g() % 5);
+    std::uniform_real_distribution<double> unit(-2.0, 2.0);
+    for (std::size_t i = 0; i < x.size(); ++i) x.set(i, unit(g));
+    RopeParams kernel = params;
+    if (wrong == Wrong::Base) kernel.base *= 1.001;
+    const RopePlan plan(kernel);
+    const ref::Rope reference(kernel, 1 << 20);
+    for (std::size_t i = 0; i < y.size(); ++i) y.set(i, x.get(i));
+    for (std::size_t t = 0; t < tokens; ++t) {
+      for (std::size_t h = 0; h < heads; ++h) {
+        const std::size_t row = (t * heads + h) * hd;
+        if (wrong == Wrong::Unrotated && t % 5 == 2) continue;
+        for (std::size_t j = 0; j < plan.n_pairs(); ++j) {
+          const auto [i0, i1] = plan.input_channels(j);
+          const auto [o0, o1] = plan.output_channels(j);
+          const std::int64_t p = positions[plan.axis_of_pair(j) * tokens + t];
+          const auto [v0, v1] = reference.rounded(p, j, x.get(row + i0), x.get(row + i1), type);
+          y.set(row + o0, v0), y.set(row + o1, v1);
+        }
+      }
+    }
+    if (wrong == Wrong::Moved && plan.rotary_dim() < hd)
+      y.set(3 * hd + hd - 1, y.get(3 * hd + hd - 1) + 0.25);
+    if (wrong == Wrong::NonFinite) y.set(2 * hd + 1, NAN), y.set(5 * hd + 2, -INFINITY);
+  }
+};
+
+void expect_same_measurement(const Measurement& a, const Measurement& b, const std::string& what) {
+  ASSERT_EQ(a.verdict(), b.verdict()) << what;
+  EXPECT_EQ(a.count(), b.count()) << what;
+  EXPECT_EQ(a.violations(), b.violations()) << what;
+  EXPECT_EQ(a.undecidable(), b.undecidable()) << what;
+  ASSERT_EQ(a.bands().size(), b.bands().size()) << what;
+  for (std::size_t k = 0; k < a.bands().size(); ++k) {
+    const BandStats &x = a.bands()[k], &y = b.bands()[k];
+    const std::string where = what + " band " + std::to_string(k);
+    EXPECT_EQ(x.samples, y.samples) << where;
+    EXPECT_EQ(x.violations, y.violations) << where;
+    EXPECT_EQ(x.encoding, y.encoding) << where;
+    EXPECT_EQ(x.undecidable, y.undecidable) << where;
+    for (const auto& [u, v, name] : {std::tuple{&x.max_abs, &y.max_abs, "max_abs"},
+                                     {&x.max_ulp, &y.max_ulp, "max_ulp"},
+                                     {&x.max_ratio, &y.max_ratio, "max_ratio"}}) {
+      EXPECT_TRUE(bits_equal(u->value, v->value))
+          << where << " " << name << ": " << u->value << " vs " << v->value;
+      EXPECT_EQ(u->at.row, v->at.row) << where << " " << name;
+      EXPECT_EQ(u->at.head, v->at.head) << where << " " << name;
+      EXPECT_EQ(u->at.channel, v->at.channel) << where << " " << name;
+    }
+    EXPECT_TRUE(bits_equal(x.budget_at_max_abs, y.budget_at_max_abs)) << where;
+    // The percentiles: the screen's estimates are within s·2^-46 of the exact errors (|x| < 2 here: s < 4).
+    const double abs_bound = 4 * 0x1p-46 + 0x1p-50 * x.p99_abs;
+    EXPECT_NEAR(x.p99_abs, y.p99_abs, abs_bound) << where;
+    EXPECT_NEAR(x.p99_ulp, y.p99_ulp, 1e-6 * (1 + x.p99_ulp)) << where;
+  }
+  ASSERT_EQ(a.worst().size(), b.worst().size()) << what;
+  for (std::size_t i = 0; i < a.worst().size(); ++i) {
+    EXPECT_TRUE(bits_equal(a.worst()[i].abs_error, b.worst()[i].abs_error)) << what << " worst " << i;
+    EXPECT_TRUE(bits_equal(a.worst()[i].budget, b.worst()[i].budget)) << what << " worst " << i;
+    EXPECT_EQ(a.worst()[i].channel, b.worst()[i].channel) << what << " worst " << i;
+  }
+}
+
+TEST(RopeScreen, ScreenedPassIsTheExactPath) {
+  RopeScaling yarn;
+  yarn.type = RopeScalingType::Yarn;
+  yarn.factor = 4;
+  yarn.original_max_position = 512;
+  RopeScaling longrope;
+  longrope.type = RopeScalingType::LongRope;
+  longrope.original_max_position = 300;
+  longrope.factor = 4;
+  longrope.short_factor.assign(16, 1.0);
+  longrope.long_factor.assign(16, 1.5);
+  RopeParams mrope{128, 0, 1e6, Layout::HalfSplit};
+  mrope.form.mrope_section = {16, 24, 24};
+  RopeParams offset{96, 32, 1e4, Layout::Interleaved};
+  offset.rotary_offset = 64;
+  const std::vector<std::pair<RopeParams, std::string>> cases = {
+      {{64, 0, 1e4, Layout::HalfSplit}, "halfsplit"},
+      {{64, 48, 1e4, Layout::Interleaved}, "interleaved, partial"},
+      {{64, 0, 1e4, Layout::Deinterleave}, "deinterleave"},
+      {{64, 0, 1e4, Layout::HalfSplit, yarn}, "yarn"},
+      {{32, 0, 1e4, Layout::HalfSplit, longrope}, "longrope"},
+      {{6, 0, 1e4, Layout::HalfSplit}, "head_dim 6"},
+      {offset, "rotary offset"},
+      {mrope, "M-RoPE"}};
+  std::mt19937_64 g(20261205);
+  for (const auto& [params, name] : cases) {
+    for (const DType type : {DType::F32, DType::BF16, DType::F16}) {
+      std::vector<const Contract*> members;
+      for (const char* v : {"rope.scalar_f32", "rope.torch_f32", "rope.ggml_f32"})
+        members.push_back(&find_variant(v)->contract());
+      for (const Wrong wrong : {Wrong::None, Wrong::Unrotated, Wrong::Base, Wrong::Moved, Wrong::NonFinite}) {
+        Data d(params, 60, 3, type, wrong, g);
+        RopeBatch batch = RopeBatch::tokens_first(d.positions, 3, static_cast<std::size_t>(params.head_dim));
+        batch.n_axes = n_axes(params.form);
+        Budget budget{nullptr, type, 0};
+        budget.any_of = members;
+        const auto make = [&] {
+          Measurement m;
+          m.promise(1 << 24);
+          m.expect(d.x.size());
+          return m;
+        };
+        Measurement exact = make(), screened = make();
+        measure_rope_rows(params, batch, d.x, d.y, budget, [&](const RopeRow& row) { exact.add_row(row); });
+        std::size_t loud_over = 0;
+        ScreenedSinks sinks;
+        sinks.loud = [&](const ElementRecord& e) { loud_over += e.ratio() > 1 ? 1 : 0; };
+        sinks.row = [&](const RopeRow& row) {
+          for (std::size_t i = 0; i < row.size(); ++i) loud_over += row.record(i).ratio() > 1 ? 1 : 0;
+        };
+        const Values x(d.x.view().data, type, d.x.size()), y(d.y.view().data, type, d.y.size());
+        ASSERT_TRUE(measure_rope_screened(params, batch, x, y, budget, screened, sinks)) << name;
+        const std::string what =
+            name + " " + std::string(to_string(type)) + " wrong " + std::to_string(static_cast<int>(wrong));
+        expect_same_measurement(exact, screened, what);
+        EXPECT_EQ(loud_over, exact.violations()) << what << ": every element over budget comes as a record";
+        if (wrong == Wrong::None) {
+          EXPECT_TRUE(exact.pass()) << what;
+        } else if (!(wrong == Wrong::Moved && params.rotary_dim == 0)) {
+          EXPECT_FALSE(exact.pass()) << what;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace pe::harness
