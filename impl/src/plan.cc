@@ -5,6 +5,7 @@
 
 #include "detail/check.h"
 #include "pe/detail/rope_scaling_math.h"
+#include "plan_cache.h"
 
 namespace pe {
 namespace {
@@ -255,7 +256,18 @@ SinusoidalPlan::SinusoidalPlan(const SinusoidalParams& params) : params_(params)
   turns_ = make_turn_steps(w);
 }
 
+// Validated and computed once per parameters (plan_cache.h): a copy of the kept plan after.
 RopePlan::RopePlan(const RopeParams& params) : params_(params) {
+  const std::string key = detail::rope_plan_key(params);
+  if (const std::shared_ptr<const RopePlan> kept = detail::kept_rope_plan(key)) {
+    *this = *kept;
+    return;
+  }
+  build(params);
+  detail::keep_rope_plan(key, *this);
+}
+
+void RopePlan::build(const RopeParams& params) {
   check_dim("head_dim", params.head_dim);
   if (params.rotary_offset < 0 || params.rotary_offset >= params.head_dim) {
     detail::fail("rotary_offset", "rotary_offset must be in [0, head_dim=" + std::to_string(params.head_dim) +

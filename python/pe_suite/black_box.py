@@ -73,16 +73,29 @@ def constants_of(report):
     return float(p["attention_factor"]), np.abs(np.asarray(p["inv_freq"], dtype=np.float64))
 
 
+def _second_channels(case):
+    """The pairs' second channels as a slice (pair_channels' second, in order): a slice indexes a tensor far faster
+    than an index array."""
+    r = space.rotary_dim_of(case["config"])
+    return slice(1, r, 2) if case["layout"] == "interleaved" else slice(r // 2, r)
+
+
 def _pair_norms(v, a, b):
     return np.hypot(v[..., a], v[..., b])
 
 
-def norm_failure(case, xd, yd, consts):
+def x_norms(case, xd):
+    """Each pair's norm of x ([tokens, heads, pairs]): the three properties' budgets scale with it."""
+    return _pair_norms(xd, *pair_channels(case))
+
+
+def norm_failure(case, xd, yd, consts, nx=None):
     """The first pair whose norm moved beyond the budget, in words; None when every pair holds. xd, yd: x and y as
-    float64 arrays; consts: constants(case)."""
+    float64 arrays; consts: constants(case); nx: x_norms(case, xd), when the caller has it."""
     a, b = pair_channels(case)
     g, u = consts[0], UNIT[case["dtype"]]
-    nx, ny = _pair_norms(xd, a, b), _pair_norms(yd, a, b)
+    nx = x_norms(case, xd) if nx is None else nx
+    ny = _pair_norms(yd, a, b)
     if (at := _first(~(np.abs(ny - g * nx) <= 12 * u * g * nx + 4 * TINY[case["dtype"]]))) is None:
         return None
     t, h, j = at
@@ -98,7 +111,7 @@ def _first(bad):
 
 def mirrored(case, v):
     """v with each rotary pair's second channel negated (a copy, in v's own type: negation is exact)."""
-    _, b = pair_channels(case)
+    b = _second_channels(case)
     out = _copy(v)
     out[..., b] = -out[..., b]
     return out
@@ -108,12 +121,12 @@ def _copy(a):
     return a.clone() if hasattr(a, "clone") else np.array(a, copy=True)
 
 
-def inverse_failure(case, xd, z, consts):
+def inverse_failure(case, xd, z, consts, nx=None):
     """z = M f(M f(x)): the first pair not back at g^2 x within the budget, in words; None when all are."""
     a, b = pair_channels(case)
     zd = as_f64(mirrored(case, z))
     g2, u = consts[0] ** 2, UNIT[case["dtype"]]
-    nx = _pair_norms(xd, a, b)
+    nx = x_norms(case, xd) if nx is None else nx
     off = np.hypot(zd[..., a] - g2 * xd[..., a], zd[..., b] - g2 * xd[..., b])
     if (at := _first(~(off <= 24 * u * g2 * nx + 8 * TINY[case["dtype"]]))) is None:
         return None
@@ -141,7 +154,7 @@ def _position(case, t):
     return np.asarray(case["positions"])[..., t].tolist()
 
 
-def relative_failure(case, xd, y0, y_shifted, shifted, consts):
+def relative_failure(case, xd, y0, y_shifted, shifted, consts, nx=None):
     """<y_s, y_t> per head and pair of tokens against the shifted call's, within the budget; None when all hold."""
     a, b = pair_channels(case)
     y1 = as_f64(y_shifted)
@@ -153,7 +166,7 @@ def relative_failure(case, xd, y0, y_shifted, shifted, consts):
     # (8 + j) units per pair: a kernel that builds its frequencies by repeated products (ggml) loses about j.
     unit = (ANGLE_UNIT + np.arange(theta.size) * 2.0 ** -24)[None, :]
     d0, d1 = unit * p0[:, None] * theta[None, :], unit * p1[:, None] * theta[None, :]
-    nx = _pair_norms(xd, a, b)  # [T, H, pairs]
+    nx = x_norms(case, xd) if nx is None else nx  # [T, H, pairs]
     u = UNIT[case["dtype"]]
     # Every pair of tokens s < t at once: dots [s, t, head], and the budget's sums over pairs, by matmul per head.
     def gram(left, right):  # [s, t, head] = sum over the last axis of left[s, head] right[t, head]
@@ -178,15 +191,16 @@ def failures(case, x, y, consts, call, wanted=lambda prop: True):
     """(property, failure) of each wanted property that y = fn(x) breaks, in order, lazily. call(x=...) or
     call(positions=...): fn's call with that input changed, as (output, None) or (None, what went wrong)."""
     xd, yd = as_f64(x), as_f64(y)
-    if wanted(NORM) and (text := norm_failure(case, xd, yd, consts)):
+    nx = x_norms(case, xd)  # once for the three
+    if wanted(NORM) and (text := norm_failure(case, xd, yd, consts, nx)):
         yield NORM, text
     if wanted(INVERSE):
         back, error = call(x=mirrored(case, y))
-        if error or (text := inverse_failure(case, xd, back, consts)):
+        if error or (text := inverse_failure(case, xd, back, consts, nx)):
             yield INVERSE, error or text
     if wanted(RELATIVE) and (shifted := relative_shift(case)) is not None:
         moved, error = call(positions=shifted)
-        if error or (text := relative_failure(case, xd, yd, moved, shifted, consts)):
+        if error or (text := relative_failure(case, xd, yd, moved, shifted, consts, nx)):
             yield RELATIVE, error or text
 
 

@@ -366,10 +366,26 @@ def _call_rope(fn, case, array):
     """(x as the kernel got it before the call, y, None) or (x, None, the failure's text). The kernel gets
     inputs of its own: one that rotates x in place (vLLM's style) is checked against x as it was, and one
     that changes x before rotating it is not excused by it."""
-    x, _ = _rope_inputs(case, array)
-    given_x, given_positions = _rope_inputs(case, array)
-    config = json.loads(json.dumps(case["config"]))  # fn may not change the case
-    return (x,) + _called(fn, (given_x, given_positions, config), array, x.shape, x.dtype, " like x")
+    x, positions = _rope_inputs(case, array)
+    config = _json_copy(case["config"])  # fn may not change the case
+    return (x,) + _called(fn, (_copy(x), positions, config), array, x.shape, x.dtype, " like x")
+
+
+def _copy(a):
+    return a.clone() if hasattr(a, "clone") else np.array(a, copy=True)
+
+
+_NESTED = (dict, list, tuple)
+
+
+def _json_copy(v):
+    """A deep copy of a JSON value (a config, positions), as json.loads(json.dumps(v)) gives it (tuples become
+    lists) without the text in between."""
+    if isinstance(v, dict):
+        return {str(k): _json_copy(e) if isinstance(e, _NESTED) else e for k, e in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_json_copy(e) if isinstance(e, _NESTED) else e for e in v]
+    return v
 
 
 def _called(fn, args, array, shape, dtype, like=""):
@@ -506,7 +522,7 @@ def _failure(caller, case, only=None):
 
 def _with(case, **changes):
     """A copy of the case with some fields replaced (x, a float64 array, is never written in place)."""
-    c = dict(case, config=json.loads(json.dumps(case["config"])), positions=json.loads(json.dumps(case["positions"])))
+    c = dict(case, **{k: _json_copy(case[k]) for k in ("config", "positions") if k not in changes})
     c.update(changes)
     return c
 
@@ -535,7 +551,7 @@ def _head_dim(case, d):
 def _at_head_dim(config, d, sections):
     """The config at head_dim d, or None where HF's formulas are not defined there: LongRoPE's lists cut, or
     extended by their last factor; M-RoPE's first two sections sections(old, pairs), the third the rest."""
-    config = json.loads(json.dumps(config))
+    config = _json_copy(config)
     config["head_dim"] = d
     config.pop("hidden_size", None), config.pop("num_attention_heads", None)
     pairs = space.rotary_dim_of(config) // 2

@@ -3,6 +3,8 @@
 // in Python's words).
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "arrays.h"
 #include "bindings.h"
 #include "keywords.h"
@@ -11,12 +13,21 @@ namespace pe::python {
 namespace {
 
 struct Report {
-  check::Report r;
+  Report(check::Report report) : r(std::move(report)) {}  // NOLINT: implicit, as the checks return it
 
+  check::Report r;
+  // r.json(), built on the first read of a part (verify_rope reads the parameters of every case): r does
+  // not change once wrapped.
+  mutable std::optional<nlohmann::json> document;
+
+  const nlohmann::json& json() const {
+    if (!document) document = r.json();
+    return *document;
+  }
   bool passed() const { return r.passed; }
-  py::object to_dict() const { return py::module_::import("json").attr("loads")(r.json().dump()); }
+  py::object to_dict() const { return py::module_::import("json").attr("loads")(json().dump()); }
   py::object get(const char* key) const {
-    const nlohmann::json j = r.json();
+    const nlohmann::json& j = json();
     return j.contains(key) ? py::module_::import("json").attr("loads")(j[key].dump())
                            : py::object(py::none());
   }
@@ -42,9 +53,8 @@ check::DataView view_of(const check::NpyArray& data, const std::string& name) {
 // Keys of scaling= or hf_config= that the resolver did not read (a typo such as "factr"): a Python warning
 // with the key, as transformers warns of unrecognized rope_scaling keys, besides the report's line.
 void warn_not_read(const check::Report& r) {
-  const nlohmann::json j = r.json();
-  if (!j.contains("hf_config")) return;
-  for (const auto& key : j["hf_config"].value("not_read", nlohmann::json::array())) {
+  if (!r.doc.hf_config) return;  // the report's "hf_config" (read here without writing the whole report)
+  for (const auto& key : r.doc.hf_config->value("not_read", nlohmann::json::array())) {
     const std::string message = fmt::format(
         "pe_suite: {} is not read (a typo, or a key of another rope_type)", key.get<std::string>());
     if (PyErr_WarnEx(PyExc_UserWarning, message.c_str(), 2) != 0) throw py::error_already_set();
@@ -204,7 +214,7 @@ void add_report_class(py::module_& m) {
       .def("__bool__", [](const Report& r) { return r.passed(); })
       .def("__str__", [](const Report& r) { return r.r.text; })
       .def("__repr__", [](const Report& r) {
-        return fmt::format("<pe_suite.Report {}>", r.r.json().value("verdict", r.passed() ? "PASS" : "FAIL"));
+        return fmt::format("<pe_suite.Report {}>", r.json().value("verdict", r.passed() ? "PASS" : "FAIL"));
       });
 }
 

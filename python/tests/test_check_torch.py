@@ -149,3 +149,19 @@ def test_channel_pairings_no_layout_uses_are_read_back():
     first = tuple(sorted(next(p for p in perm.tolist() if 0 in p)))
     assert report.diagnosis and "pairs no layout uses: " + str(first) in report.diagnosis[0], str(report)
     assert "a fixed permutation of the channels" in report.diagnosis[0]
+
+
+def test_report_parts_read_twice_are_the_reports_json():
+    """A Report keeps its JSON once built (verify_rope reads a case's parameters): every part read twice, and
+    the first read after another part, equals the same part of a fresh to_dict()."""
+    q, pos = q_and_positions(list(range(100, 100 + TOKENS)))
+    freq, attention = hf.llama3_inv_freq(500000.0, DIM, 8.0, 1.0, 4.0, 8192)
+    y = rotated(q, pos, freq, attention * 1.001)  # a failing report: bands, worst and diagnosis all present
+    report = pe_suite.check_rope(q, y, pos, base=500000.0, scaling=LLAMA3, heads_first=True)
+    fresh = pe_suite.check_rope(q, y, pos, base=500000.0, scaling=LLAMA3, heads_first=True).to_dict()
+    assert not report.passed and fresh["verdict"] == "FAIL"
+    for _ in range(2):
+        assert report.parameters == fresh["parameters"]
+        assert report.bands == fresh["bands"] and report.worst == fresh["worst"]
+        assert report.verdict == fresh["verdict"] and report.candidates == fresh.get("diagnosis", [])
+        assert report.to_dict() == fresh

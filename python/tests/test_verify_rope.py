@@ -254,3 +254,20 @@ def test_an_unreadable_failure_file_never_hides_the_failure(tmp_path):
 def test_bad_arguments_are_named(kwargs, words):
     with pytest.raises(ValueError, match=words.replace("(", r"\(").replace(")", r"\)")):
         pe_suite.verify_rope(hf_rope, failure_file=None, **kwargs)
+
+
+def test_json_copy_is_the_json_round_trip_and_a_copy():
+    """_json_copy (each call's config and positions of its own) gives what json.loads(json.dumps(...)) gives, for
+    drawn configs of every rope_type and form, and shares nothing with the original."""
+    rng = random.Random(20261205)
+    for _ in range(200):
+        case = v.draw_case(rng, rope_types=pe_suite.config_space.ROPE_TYPES, forms=("text", "partial", "mrope"),
+                           dtypes=("float32",), layout="halfsplit", scenarios=pe_suite.config_space.SCENARIOS,
+                           max_position=1 << 21)
+        for value in (case["config"], case["positions"], {"t": (1, [2.5, None]), 3: True}):
+            copy = v._json_copy(value)
+            assert copy == json.loads(json.dumps(value))
+            assert json.dumps(copy) == json.dumps(json.loads(json.dumps(value)))
+            if isinstance(value, dict) and isinstance(value.get("rope_scaling"), dict):
+                copy["rope_scaling"]["factor"] = -1.0
+                assert value["rope_scaling"].get("factor") != -1.0

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "pe/ref/fast_trig.h"
+#include "pe/ref/frequency_ladder.h"
 
 namespace pe::ref {
 namespace {
@@ -39,13 +40,39 @@ double rounded_or_retry(const Enclosure& narrow, DType type, const auto& retry_w
 
 }  // namespace
 
-// The values of one set of parameters, shared by every Frequencies object of them (under the table's lock).
+// The values of one set of parameters, shared by every Frequencies object of them: the rule, built once,
+// and each ω_i and its double-double, set once under the table's lock and never moved after (objects read
+// them through pointers).
 struct FrequencyTable {
+  FrequencyTable(std::size_t n_pairs, std::int64_t frequency_dim, double base, const RopeScaling& scaling)
+      : rule(scaling, frequency_dim, base, boost::math::constants::pi<Real>()),
+        dim(frequency_dim),
+        w(n_pairs),
+        dd(n_pairs) {}
+
+  const ScalingRule<Real> rule;
+  const std::int64_t dim;
   std::mutex lock;
   std::vector<std::optional<Real>> w;
+  std::vector<std::optional<dd::DD>> dd;
 };
 
 namespace {
+
+// Every pair's ω of the table, as rule.inv_freq(index) gives it bit for bit (unscaled(index) times its
+// gain), the powers all at once (frequency_ladder.h).
+std::vector<Real> table_values(const FrequencyTable& t, const RopeForm& form, std::size_t n_pairs) {
+  std::size_t count = 0;
+  for (std::size_t j = 0; j < n_pairs; ++j)
+    count = std::max(count, frequency_index(form, n_pairs, j).index + 1);
+  const std::vector<Real> unscaled = unscaled_frequencies(t.rule.effective_base(), t.dim, count);
+  std::vector<Real> out(n_pairs);
+  for (std::size_t j = 0; j < n_pairs; ++j) {
+    const std::size_t k = frequency_index(form, n_pairs, j).index;
+    out[j] = unscaled[k] * t.rule.gain(k, unscaled[k]);
+  }
+  return out;
+}
 
 // Every parameter the values depend on, exactly (doubles in hex).
 std::string frequency_key(std::size_t n_pairs, std::int64_t dim, double base, const RopeScaling& s,
@@ -65,17 +92,17 @@ std::string frequency_key(std::size_t n_pairs, std::int64_t dim, double base, co
   return k;
 }
 
-// At most 64 parameter sets are kept (a sweep's configs, a verify run's recent cases): then they start over.
-std::shared_ptr<FrequencyTable> shared_table(const std::string& key, std::size_t n_pairs) {
+// At most 64 parameter sets are kept (a sweep's configs, a verify run's recent cases): then they start over
+// (objects still holding a table keep it).
+std::shared_ptr<FrequencyTable> shared_table(std::size_t n_pairs, std::int64_t dim, double base,
+                                             const RopeScaling& scaling, const RopeForm& form) {
+  const std::string key = frequency_key(n_pairs, dim, base, scaling, form);
   static std::mutex lock;
   static std::map<std::string, std::shared_ptr<FrequencyTable>> tables;
   const std::lock_guard<std::mutex> guard(lock);
   if (tables.size() >= 64 && !tables.contains(key)) tables.clear();
   auto& t = tables[key];
-  if (!t) {
-    t = std::make_shared<FrequencyTable>();
-    t->w.resize(n_pairs);
-  }
+  if (!t) t = std::make_shared<FrequencyTable>(n_pairs, dim, base, scaling);
   return t;
 }
 
@@ -83,11 +110,12 @@ std::shared_ptr<FrequencyTable> shared_table(const std::string& key, std::size_t
 
 Frequencies::Frequencies(std::size_t n_pairs, std::int64_t dim, double base, const RopeScaling& scaling,
                          RopeForm form)
-    : rule_(scaling, dim, base, boost::math::constants::pi<Real>()),
-      scaled_(scales(scaling)),
+    : scaled_(scales(scaling)),
       form_(std::move(form)),
-      w_(n_pairs),
-      shared_(shared_table(frequency_key(n_pairs, dim, base, scaling, form_), n_pairs)) {}
+      w_(n_pairs, nullptr),
+      shared_(shared_table(n_pairs, dim, base, scaling, form_)) {}
+
+const ScalingRule<Real>& Frequencies::rule() const noexcept { return shared_->rule; }
 
 const Real& Frequencies::operator[](std::size_t i) const {
   // The exponent -2i/dim is a quotient of small integers, rounded once at ~334 bits; unscaled, the
@@ -95,12 +123,25 @@ const Real& Frequencies::operator[](std::size_t i) const {
   if (w_[i]) return *w_[i];
   {
     const std::lock_guard<std::mutex> guard(shared_->lock);
-    if (shared_->w[i]) return *(w_[i] = shared_->w[i]);
+    if (shared_->w[i]) return *(w_[i] = &*shared_->w[i]);
   }
-  w_[i] = rule_.inv_freq(frequency_index(form_, w_.size(), i).index);
+  // The whole table at once: a check reads every pair, and the powers come cheaper together.
+  std::vector<Real> all = table_values(*shared_, form_, w_.size());
   const std::lock_guard<std::mutex> guard(shared_->lock);
-  shared_->w[i] = w_[i];
-  return *w_[i];
+  for (std::size_t j = 0; j < all.size(); ++j)
+    if (!shared_->w[j]) shared_->w[j] = std::move(all[j]);  // another object may have set some meanwhile
+  return *(w_[i] = &*shared_->w[i]);
+}
+
+dd::DD Frequencies::omega(std::size_t i) const {
+  {
+    const std::lock_guard<std::mutex> guard(shared_->lock);
+    if (shared_->dd[i]) return *shared_->dd[i];
+  }
+  const dd::DD v = to_dd((*this)[i]);
+  const std::lock_guard<std::mutex> guard(shared_->lock);
+  shared_->dd[i] = v;
+  return v;
 }
 
 std::optional<double> decided_rounding(const Enclosure& e, DType type) {
@@ -141,7 +182,7 @@ bool Sinusoidal::is_sin(std::size_t channel) const noexcept {
 
 // ω at ~334 bits rounded to a double-double: relative error <= 2^-105 (fast_trig.h's to_dd).
 const dd::DD& Sinusoidal::omega(std::size_t pair) const {
-  if (!omega_dd_[pair]) omega_dd_[pair] = to_dd(inv_freq_[pair]);
+  if (!omega_dd_[pair]) omega_dd_[pair] = inv_freq_.omega(pair);
   return *omega_dd_[pair];
 }
 
@@ -223,7 +264,7 @@ Rope::Rope(const RopePlan& plan, std::int64_t max_position)
       attention_dd_(scaled_ ? to_dd(inv_freq_.rule().attention()) : dd::DD{1, 0}) {}
 
 const dd::DD& Rope::omega(std::size_t pair) const {
-  if (!omega_dd_[pair]) omega_dd_[pair] = to_dd(inv_freq_[pair]);
+  if (!omega_dd_[pair]) omega_dd_[pair] = inv_freq_.omega(pair);
   return *omega_dd_[pair];
 }
 

@@ -85,6 +85,7 @@ class RopePlan {
   // parameter (mrope_section, vision) or the scaling parameter (factor, original_max_position,
   // seq_len, beta_fast, beta_slow, mscale, mscale_all_dim, attention_factor, low_freq_factor,
   // high_freq_factor, short_factor, long_factor).
+  // Plans of the same parameters are built once per process and copied after (plan.cc).
   explicit RopePlan(const RopeParams& params);
 
   const RopeParams& params() const noexcept { return params_; }
@@ -136,6 +137,9 @@ class RopePlan {
   double frequency_error() const noexcept { return frequency_error_; }
 
  private:
+  // Validates `given` (params_ holds it, rotary_dim resolved) and computes the tables.
+  void build(const RopeParams& given);
+
   RopeParams params_;
   std::vector<double> inv_freq_;
   TurnSteps turns_;

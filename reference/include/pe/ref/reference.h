@@ -18,10 +18,10 @@
 
 namespace pe::ref {
 
-// ω_i = base^(-2i/dim) at the wide tier, each computed on first use: a dim-4096 table needs 2048
-// powers of ~20 µs, a property sampling 96 channels only 96. Not thread-safe (one object); the values are
-// also kept process-wide per (base, dim, scaling, form), so the next object of the same parameters (the
-// next check of a drawn config, a shard's next batch) reads them instead of recomputing. With a RoPE scaling,
+// ω_i = base^(-2i/dim) at the wide tier, the whole table computed on the first read (the powers together,
+// pe/ref/frequency_ladder.h, ~1 µs each rather than a pow's ~10 µs). Not thread-safe (one object); the values
+// are kept process-wide per (base, dim, scaling, form), so the next object of the same parameters (the next
+// check of a drawn config, a shard's next batch) reads them instead of recomputing. With a RoPE scaling,
 // ω'_i by the formulas of pe/detail/rope_scaling_math.h evaluated at the wide tier. A rotary form
 // (pe/rope_form.h) picks each pair's frequency index; `dim` is then the form's frequency dimension.
 class Frequencies {
@@ -30,14 +30,16 @@ class Frequencies {
               RopeForm form = {});
   std::size_t size() const noexcept { return w_.size(); }
   const Real& operator[](std::size_t i) const;
-  const ScalingRule<Real>& rule() const noexcept { return rule_; }
+  // ω_i rounded to a double-double (relative error <= 2^-105, fast_trig.h's to_dd), kept like the values.
+  dd::DD omega(std::size_t i) const;
+  // The scaling's rule at the wide tier, built once per parameters like the values.
+  const ScalingRule<Real>& rule() const noexcept;
   bool scaled() const noexcept { return scaled_; }
 
  private:
-  ScalingRule<Real> rule_;
   bool scaled_;
   RopeForm form_;
-  mutable std::vector<std::optional<Real>> w_;
+  mutable std::vector<const Real*> w_;             // the shared values read so far (set once, never moved)
   std::shared_ptr<struct FrequencyTable> shared_;  // the process-wide values of these parameters
 };
 

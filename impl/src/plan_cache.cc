@@ -1,0 +1,83 @@
+#include "plan_cache.h"
+
+#include <cstring>
+#include <mutex>
+#include <type_traits>
+#include <unordered_map>
+
+namespace pe::detail {
+namespace {
+
+// A field added to the parameters must be added to the key, or two plans of different parameters would
+// share it: these sizes (x86-64's libstdc++) fail the build until rope_plan_key is updated with it.
+#if defined(__x86_64__) && defined(__GLIBCXX__)
+static_assert(sizeof(RopeScaling) == 184, "a RopeScaling field changed: update rope_plan_key");
+static_assert(sizeof(RopeForm) == 32, "a RopeForm field changed: update rope_plan_key");
+static_assert(sizeof(RopeParams) == 256, "a RopeParams field changed: update rope_plan_key");
+#endif
+
+template <class T>
+void put(std::string& k, const T& v) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  char bytes[sizeof(T)];
+  std::memcpy(bytes, &v, sizeof(T));
+  k.append(bytes, sizeof(T));
+}
+
+template <class T>
+void put(std::string& k, const std::optional<T>& v) {
+  put(k, v.has_value());
+  if (v) put(k, *v);
+}
+
+template <class T>
+void put(std::string& k, const std::vector<T>& v) {
+  put(k, v.size());
+  for (const T& e : v) put(k, e);
+}
+
+constexpr std::size_t kMaxKept = 512;
+
+using Plans = std::unordered_map<std::string, std::shared_ptr<const RopePlan>>;
+
+std::mutex g_lock;
+// Never destroyed: a plan may be built while other statics are destroyed.
+Plans& kept() {
+  static auto* plans = new Plans();
+  return *plans;
+}
+
+}  // namespace
+
+std::string rope_plan_key(const RopeParams& p) {
+  std::string k;
+  k.reserve(160);
+  put(k, p.head_dim), put(k, p.rotary_dim), put(k, p.base), put(k, p.layout), put(k, p.rotary_offset);
+  const RopeScaling& s = p.scaling;
+  put(k, s.type), put(k, s.factor), put(k, s.original_max_position), put(k, s.seq_len);
+  put(k, s.beta_fast), put(k, s.beta_slow), put(k, s.truncate), put(k, s.mscale), put(k, s.mscale_all_dim);
+  put(k, s.attention_factor), put(k, s.position_scale), put(k, s.low_freq_factor), put(k, s.high_freq_factor);
+  put(k, s.short_factor), put(k, s.long_factor), put(k, s.longrope_switch);
+  put(k, p.form.mrope_section), put(k, p.form.mrope_layout), put(k, p.form.vision);
+  return k;
+}
+
+std::shared_ptr<const RopePlan> kept_rope_plan(const std::string& key) {
+  const std::lock_guard<std::mutex> guard(g_lock);
+  const auto it = kept().find(key);
+  return it == kept().end() ? nullptr : it->second;
+}
+
+void keep_rope_plan(const std::string& key, const RopePlan& plan) {
+  auto copy = std::make_shared<const RopePlan>(plan);
+  const std::lock_guard<std::mutex> guard(g_lock);
+  if (kept().size() >= kMaxKept) kept().clear();
+  kept().emplace(key, std::move(copy));
+}
+
+void forget_rope_plans() {
+  const std::lock_guard<std::mutex> guard(g_lock);
+  kept().clear();
+}
+
+}  // namespace pe::detail
