@@ -63,8 +63,8 @@ int main(int argc, char** argv) {
     }
   }
   // Defaults for the mode, before the user's own --benchmark_* flags so that theirs win. Quick: 10 ms of CPU
-  // per repetition (Google Benchmark times up to 1.4x that), so that its ~490 benchmarks x 3 repetitions
-  // take about 40 s on this 2-core machine; 20 ms took 65 s of CPU, the main job's largest phase.
+  // per repetition (Google Benchmark times up to 1.4x that): its ~490 benchmarks x 3 repetitions take 45 s
+  // of CPU here, 20 ms took 65 s (docs/reports.md: the main job's phases).
   const std::string reps =
       "--benchmark_repetitions=" + std::to_string(pe::bench::repetitions_for(options.mode));
   const std::string min_time = options.mode == pe::bench::Mode::Smoke   ? "--benchmark_min_time=0.001"
