@@ -7,10 +7,12 @@
 //                               regression gate; never use for real measurements)
 // The plugins in $PE_PLUGINS (pe/plugin.h) are loaded first, their kernels timed beside the others.
 #include <benchmark/benchmark.h>
+#include <malloc.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -20,6 +22,12 @@
 #include "plain_console.h"
 
 int main(int argc, char** argv) {
+  // A fixture is rebuilt whenever interleaved repetitions switch benchmarks (fixture_cache.h), up to 200 MB
+  // each time. Freed blocks stay in the heap (no mmap for large ones, no trimming), so that a rebuild reuses
+  // resident pages: fresh ones, faulted in and zeroed by the kernel, were 40% of the quick RoPE grid's CPU
+  // time. The timed calls never allocate, so they run on resident pages either way.
+  mallopt(M_MMAP_MAX, 0);
+  mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
   try {
     pe::harness::load_plugins_from_env();
   } catch (const std::exception& e) {
@@ -54,11 +62,13 @@ int main(int argc, char** argv) {
       rest.push_back(a);
     }
   }
-  // Defaults for the mode, before the user's own --benchmark_* flags so that theirs win.
+  // Defaults for the mode, before the user's own --benchmark_* flags so that theirs win. Quick: 10 ms of CPU
+  // per repetition (Google Benchmark times up to 1.4x that): its ~490 benchmarks x 3 repetitions take 45 s
+  // of CPU here, 20 ms took 65 s (docs/reports.md: the main job's phases).
   const std::string reps =
       "--benchmark_repetitions=" + std::to_string(pe::bench::repetitions_for(options.mode));
   const std::string min_time = options.mode == pe::bench::Mode::Smoke   ? "--benchmark_min_time=0.001"
-                               : options.mode == pe::bench::Mode::Quick ? "--benchmark_min_time=0.02"
+                               : options.mode == pe::bench::Mode::Quick ? "--benchmark_min_time=0.01"
                                                                         : "--benchmark_min_time=0.03";
   rest.insert(rest.begin() + 1, {reps, min_time});
   // Repetitions of different benchmarks interleaved in random order, so that they sample the
