@@ -129,7 +129,7 @@ void diagnose_rope_benchmark(benchmark::State& state) {
     benchmark::DoNotOptimize(report.text.data());
   }
   record_pace(state, pace_before);
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * b.x.size()));
+  read_counters(state, b.x.size(), b.bytes());
 }
 
 void reference_rope_benchmark(benchmark::State& state, std::size_t tokens) {
