@@ -13,10 +13,20 @@ PE_FMA_CLONES std::size_t count_loud(const double* err, const double* scale, std
   for (std::size_t i = 0; i < n; ++i) loud += err[i] <= bar * scale[i] ? 0 : 1;
   return loud;
 }
+// Every element of `row` a table element of `pair` (branch-free, so that it runs in vectors).
+PE_FMA_CLONES bool table_row(const harness::RopeRow& row, std::size_t pair) {
+  const std::size_t* p = row.pair.data();
+  const double *phi = row.abs_phi.data(), *gain = row.gain.data(), *extra = row.gain_extra.data();
+  const std::uint8_t* unchanged = row.unchanged.data();
+  std::size_t other = 0;
+  for (std::size_t i = 0; i < row.size(); ++i)
+    other += (p[i] != pair) | (phi[i] != 1) | (gain[i] != 1) | (extra[i] != 0) | (unchanged[i] != 0);
+  return other == 0;
+}
 }  // namespace
 
 TallyScreen::TallyScreen(ContractTally& tally, DType dtype) : tally_(tally), dtype_(dtype) {
-  // Before any element every worst is 0: to_json's order is the tally's own.
+  // The tally's contracts by name (to_json lists every one), each worst 0 before any element.
   for (const nlohmann::json& c : tally.to_json())
     contracts_.push_back(&find_variant(c.at("contract").get<std::string>())->contract());
   worst_.assign(contracts_.size(), 0.0);
@@ -26,7 +36,8 @@ void TallyScreen::add(const harness::ElementRecord& e) {
   tally_.add(e);
   // ContractTally::add's ratio for a table element (no RoPE slopes): the same operations.
   for (std::size_t k = 0; k < contracts_.size(); ++k) {
-    const double term = harness::Budget{contracts_[k], dtype_}(nullptr, e.abs_phi, e.pair, e.scale);
+    const double term =
+        e.unchanged ? 0.0 : harness::Budget{contracts_[k], dtype_}(nullptr, e.abs_phi, e.pair, e.scale);
     const double r = harness::ElementRecord::ratio_of(e.abs_error, e.gain * term + e.gain_extra);
     if (!(r <= worst_[k])) worst_[k] = r;
   }
@@ -52,12 +63,9 @@ void TallyScreen::add_row(const harness::RopeRow& row) {
   if (n == 0) return;
   const std::size_t pair = row.pair[0];
   // Table rows only (one pair, |φ| = 1, no gain, no extra, compared): what the line below is for.
-  for (std::size_t i = 0; i < n; ++i) {
-    if (row.pair[i] != pair || row.abs_phi[i] != 1 || row.gain[i] != 1 || row.gain_extra[i] != 0 ||
-        row.unchanged[i] != 0) {
-      for (std::size_t k = 0; k < n; ++k) add(row.record(k));
-      return;
-    }
+  if (!table_row(row, pair)) {
+    for (std::size_t k = 0; k < n; ++k) add(row.record(k));
+    return;
   }
   // err <= line·|exact|·(1 - 2^-45) in rounded arithmetic gives err <= worst·budget·(1 - 2^-49) for every
   // contract (budget >= relative·scale, the floor being positive), so err/budget rounds to at most worst.
