@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "engine/tally_screen.h"
 #include "engine/verdict.h"
 #include "explain/alibi_convention_fit.h"
 #include "pe/check/check.h"
@@ -53,8 +54,8 @@ void report_fits(const std::vector<AlibiFit>& fits, DType dtype, Report& out) {
 }  // namespace
 
 Report check_alibi(const AlibiRequest& r, const Names& names) {
-  std::vector<double> storage;
-  const DataView data = as_doubles(r.table, storage);
+  // Read in place (as doubles only for the diagnosis, when the check fails).
+  const DataView& data = r.table;
   const AlibiSpec& o = r.spec;
   const std::vector<std::int64_t> none, &given_queries = o.queries ? *o.queries : none,
                                         &given_keys = o.keys ? *o.keys : none;
@@ -84,7 +85,7 @@ Report check_alibi(const AlibiRequest& r, const Names& names) {
           "queries");
     out.say("checking {}: {} slopes, {}, max_bias {:g}, {} rule\n", data.name, heads, to_string(data.dtype),
             params.max_bias, to_string(params.slopes));
-    harness::measure_alibi_slopes(params, data.values, budget, [&](const harness::ElementRecord& e) {
+    harness::measure_alibi_slopes(params, data.read(), budget, [&](const harness::ElementRecord& e) {
       bands.add(e);
       tally.add(e);
     });
@@ -109,12 +110,28 @@ Report check_alibi(const AlibiRequest& r, const Names& names) {
         to_string(data.dtype), params.max_bias, to_string(params.slopes), to_string(params.form),
         params.form == AlibiForm::Causal ? " (keys after the query are masked: not compared)" : "");
     const bool causal = params.form == AlibiForm::Causal;
-    harness::measure_alibi(params, queries, keys, data.values, budget, [&](const harness::ElementRecord& e) {
-      if (causal && keys[static_cast<std::size_t>(e.channel)] > queries[static_cast<std::size_t>(e.row)])
-        return;
-      bands.add(e);
-      tally.add(e);
-    });
+    bands.expect(data.count());  // at most every element: the tails keep their top ~1% only
+    if (data.typed != nullptr && data.dtype == DType::F32) {
+      // A run of keys at a time, in vectors (the same records, measure_alibi_rows); the tally sees only the
+      // elements that could raise a contract's worst.
+      TallyScreen screen(tally, data.dtype);
+      harness::measure_alibi_rows(
+          params, queries, keys, {static_cast<const float*>(data.typed), data.count()}, budget,
+          [&](const harness::RopeRow& row) {
+            bands.add_row(row);
+            screen.add_row(row);
+          },
+          causal);
+    } else {
+      harness::measure_alibi(
+          params, queries, keys, data.read(), budget, [&](const harness::ElementRecord& e) {
+            if (causal &&
+                keys[static_cast<std::size_t>(e.channel)] > queries[static_cast<std::size_t>(e.row)])
+              return;
+            bands.add(e);
+            tally.add(e);
+          });
+    }
   }
   out.doc.family = "alibi";
   out.doc.table = data.name;
@@ -127,7 +144,10 @@ Report check_alibi(const AlibiRequest& r, const Names& names) {
       {"keys", keys.empty() ? nlohmann::json() : nlohmann::json{keys.front(), keys.back()}}};
   const Judging judging{Family::Alibi, nullptr, &names};
   report_verdict(bands, budget, out, &tally, &judging);
-  if (!bands.pass()) report_fits(diagnose_alibi(data.values, params, queries, keys), data.dtype, out);
+  if (!bands.pass()) {
+    std::vector<double> storage;
+    report_fits(diagnose_alibi(as_doubles(data, storage).values, params, queries, keys), data.dtype, out);
+  }
   return out;
 }
 
