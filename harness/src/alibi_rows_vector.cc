@@ -11,7 +11,8 @@
 #define PE_ALIBI_ROWS_VECTOR_ONCE_
 #include <cstdint>
 namespace pe::harness::detail {
-bool add_alibi_target(std::int64_t target, decltype(AlibiTarget::run) run);
+bool add_alibi_target(std::int64_t target, decltype(AlibiTarget::run) run,
+                      decltype(AlibiTarget::screen) screen);
 }  // namespace pe::harness::detail
 #endif
 
@@ -135,8 +136,141 @@ std::size_t AlibiRun(const AlibiLanes& l, std::size_t n) {
   return undecided;
 }
 
+// The screen (AlibiScreen in alibi_rows_vector.h): the run's constants as vectors, the bars shrunk already.
+struct ScreenConsts {
+  V query, slope_hi, slope_lo, extra, flat, ratio_bar, tally, max_abs, max_ulp, abs_floor, ulp_floor;
+  V least_binade, huge, largest, up, radius, below, in_binade, reach_up, two;
+  explicit ScreenConsts(const AlibiScreen& r) {
+    const D d;
+    query = hn::Set(d, r.query), slope_hi = hn::Set(d, r.slope_hi), slope_lo = hn::Set(d, r.slope_lo);
+    extra = hn::Set(d, r.extra), flat = hn::Set(d, r.flat), ratio_bar = hn::Set(d, r.ratio_bar);
+    tally = hn::Set(d, r.tally), max_abs = hn::Set(d, r.max_abs), max_ulp = hn::Set(d, r.max_ulp);
+    abs_floor = hn::Set(d, r.abs_floor), ulp_floor = hn::Set(d, r.ulp_floor);
+    least_binade = hn::Set(d, 0x1p-126), huge = hn::Set(d, HUGE_VAL), largest = hn::Set(d, 0x1p127);
+    up = hn::Set(d, 1 + 0x1p-50), radius = hn::Set(d, r.exact_slope ? 0.0 : 0x1p-50),
+    below = hn::Set(d, 1 - 0x1p-50);
+    in_binade = r.exact_slope ? hn::Set(d, 1.0) : below;  // |V| >= |e|·in_binade
+    reach_up = hn::Set(d, 1 + 0x1p-40), two = hn::Set(d, 2.0);
+  }
+};
+
+// The lanes of `keep` written from `out` on, in order (a whole vector stored: the tails have a vector's room
+// to spare); how many. AVX-512 compresses in a register (Highway 1.0.3's Compress of 64-bit lanes copies a
+// 2 KiB table per call there); other targets lane by lane.
+HWY_INLINE std::size_t Keep(V v, M keep, double* out) {
+  const D d;
+  const std::size_t kept = hn::CountTrue(d, keep);
+  if (kept == 0) return 0;
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  hn::StoreU(V{_mm512_maskz_compress_pd(keep.raw, v.raw)}, d, out);
+#else
+  HWY_ALIGN double lanes[AlibiLanes::kLanes];
+  std::uint8_t bits[8] = {};
+  hn::StoreU(v, d, lanes);
+  hn::StoreMaskBits(d, keep, bits);
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < hn::Lanes(d); ++i)
+    if ((bits[i / 8] >> (i % 8)) & 1) out[k++] = lanes[i];
+#endif
+  return kept;
+}
+
+// Keys [j, j + N) of the run, the lanes of `valid` (all but in the last group); returns the quiet lanes'
+// encoding count (|e| > 0).
+template <AlibiScreen::Multiplier kForm, bool kReach>
+HWY_INLINE std::size_t ScreenGroup(AlibiScreen& r, const float* yp, const double* kp, std::size_t j, M valid,
+                                   const ScreenConsts& c) {
+  const D d;
+  const hn::Rebind<float, D> df;
+  const V key = hn::LoadU(d, kp), y = hn::PromoteTo(d, hn::LoadU(df, yp));
+  V s = key;
+  if constexpr (kForm == AlibiScreen::Multiplier::KeyMinusQuery) s = hn::Sub(key, c.query);
+  if constexpr (kForm == AlibiScreen::Multiplier::MinusDistance) s = hn::Neg(hn::Abs(hn::Sub(key, c.query)));
+  const V p = hn::Mul(c.slope_hi, s), pe = hn::MulSub(c.slope_hi, s, p), q = hn::Mul(c.slope_lo, s);
+  const V e = hn::Add(p, hn::Add(pe, q));
+  const V magnitude = hn::Abs(e);
+  const V err = hn::Abs(hn::Sub(y, e));
+  const V err_hi = hn::MulAdd(magnitude, c.radius, hn::Mul(err, c.up));
+  V budget = c.flat;
+  if (r.members != 0) {
+    budget = hn::Zero(d);
+    for (std::size_t m = 0; m < r.members; ++m)
+      budget = hn::Max(budget, hn::MulAdd(hn::Set(d, r.relative[m]), magnitude, hn::Set(d, r.floor[m])));
+    budget = hn::Add(budget, c.extra);
+  }
+  const V line = hn::Min(hn::Min(hn::Mul(c.ratio_bar, budget), hn::Mul(c.tally, magnitude)), c.max_abs);
+  const V inv = InverseUlpF32(e);
+  const hn::RebindToUnsigned<D> du;
+  const V binade = hn::BitCast(d, hn::And(hn::BitCast(du, magnitude), hn::Set(du, kExponent)));
+  const M same_ulp = hn::Or(hn::Ge(hn::Mul(magnitude, c.in_binade), binade),
+                            hn::Le(hn::Mul(magnitude, c.up), c.least_binade));
+  M quiet = hn::And(hn::And(hn::Le(err_hi, line), hn::Le(hn::Mul(err_hi, inv), c.max_ulp)),
+                    hn::And(same_ulp, hn::Lt(magnitude, c.largest)));
+  const M encoding = hn::Gt(magnitude, hn::Zero(d));
+  if constexpr (kReach) {  // budget·(1 + 2^-40) bounds the exact path's above; 2·|e|·(1 − 2^-50) its reach
+                           // below
+    const M decided = hn::Lt(hn::Mul(budget, c.reach_up), hn::Mul(hn::Mul(magnitude, c.two), c.below));
+    quiet = hn::And(quiet, hn::Or(decided, hn::Not(encoding)));
+  }
+  quiet = hn::And(quiet, valid);
+  const M loud = hn::AndNot(quiet, valid);
+  if (HWY_UNLIKELY(!hn::AllFalse(d, loud))) {
+    std::uint8_t bits[8] = {};
+    hn::StoreMaskBits(d, loud, bits);
+    for (std::size_t i = 0; i < hn::Lanes(d); ++i)
+      if ((bits[i / 8] >> (i % 8)) & 1) r.loud[r.loud_count++] = static_cast<std::uint32_t>(j + i);
+  }
+#if HWY_ARCH_X86
+  const V estimate = hn::Min(err, c.huge);  // x86's min gives its second operand for a NaN
+#else
+  const V estimate = hn::IfThenElse(hn::IsNaN(err), c.huge, err);
+#endif
+  const V ulp_estimate = hn::Mul(estimate, inv);
+  const M a = hn::And(quiet, hn::Gt(estimate, c.abs_floor)),
+          u = hn::And(quiet, hn::Gt(ulp_estimate, c.ulp_floor));
+  if (HWY_UNLIKELY(!hn::AllFalse(d, hn::Or(a, u)))) {
+    r.abs_kept += Keep(estimate, a, r.abs_tail + r.abs_kept);
+    r.ulp_kept += Keep(ulp_estimate, u, r.ulp_tail + r.ulp_kept);
+  }
+  return hn::CountTrue(d, hn::And(quiet, encoding));
+}
+
+template <AlibiScreen::Multiplier kForm, bool kReach>
+HWY_NOINLINE void ScreenRunOf(AlibiScreen& r, std::size_t n) {
+  const D d;
+  const std::size_t N = hn::Lanes(d);
+  const ScreenConsts c(r);
+  r.loud_count = r.quiet_encoding = r.abs_kept = r.ulp_kept = 0;
+  std::size_t j = 0, encoding = 0;
+  for (; j + N <= n; j += N)
+    encoding += ScreenGroup<kForm, kReach>(r, r.y + j, r.keys + j, j, hn::FirstN(d, N), c);
+  if (j < n) {  // the last keys through a padded copy: nothing read beyond n
+    float y[AlibiLanes::kLanes] = {};
+    double k[AlibiLanes::kLanes] = {};
+    for (std::size_t i = 0; i < n - j; ++i) y[i] = r.y[j + i], k[i] = r.keys[j + i];
+    encoding += ScreenGroup<kForm, kReach>(r, y, k, j, hn::FirstN(d, n - j), c);
+  }
+  r.quiet_encoding = encoding;
+}
+
+template <AlibiScreen::Multiplier kForm>
+void ScreenRunForm(AlibiScreen& r, std::size_t n) {
+  return r.check_reach ? ScreenRunOf<kForm, true>(r, n) : ScreenRunOf<kForm, false>(r, n);
+}
+
+void AlibiScreenRun(AlibiScreen& r, std::size_t n) {
+  switch (r.multiplier) {
+    case AlibiScreen::Multiplier::KeyMinusQuery:
+      return ScreenRunForm<AlibiScreen::Multiplier::KeyMinusQuery>(r, n);
+    case AlibiScreen::Multiplier::MinusDistance:
+      return ScreenRunForm<AlibiScreen::Multiplier::MinusDistance>(r, n);
+    case AlibiScreen::Multiplier::Key:
+      return ScreenRunForm<AlibiScreen::Multiplier::Key>(r, n);
+  }
+}
+
 namespace {
-[[maybe_unused]] const bool registered = detail::add_alibi_target(HWY_TARGET, &AlibiRun);
+[[maybe_unused]] const bool registered = detail::add_alibi_target(HWY_TARGET, &AlibiRun, &AlibiScreenRun);
 }  // namespace
 #endif  // HWY_NATIVE_FMA
 
@@ -162,9 +296,10 @@ std::vector<Entry>& entries() {
 }
 }  // namespace
 
-bool add_alibi_target(std::int64_t target, decltype(AlibiTarget::run) run) {
+bool add_alibi_target(std::int64_t target, decltype(AlibiTarget::run) run,
+                      decltype(AlibiTarget::screen) screen) {
   if ((hwy::SupportedTargets() & target) == 0) return false;
-  entries().push_back({target, {hwy::TargetName(target), run}});
+  entries().push_back({target, {hwy::TargetName(target), run, screen}});
   return true;
 }
 }  // namespace detail
@@ -188,6 +323,10 @@ void use_alibi_target(std::size_t index) noexcept { chosen.store(index, std::mem
 
 std::size_t alibi_lanes(const AlibiLanes& lanes, std::size_t n) {
   return alibi_targets()[chosen.load(std::memory_order_relaxed)].run(lanes, n);
+}
+
+void alibi_screen(AlibiScreen& run, std::size_t n) {
+  alibi_targets()[chosen.load(std::memory_order_relaxed)].screen(run, n);
 }
 
 }  // namespace pe::harness

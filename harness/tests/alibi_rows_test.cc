@@ -8,8 +8,10 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <random>
 #include <span>
+#include <tuple>
 
 #include "pe/harness/alibi_rows_vector.h"
 #include "pe/harness/measure_alibi.h"
@@ -135,6 +137,90 @@ std::vector<std::int64_t> range(std::int64_t from, std::int64_t n) {
 
 const Contract& contract_of(const char* name) { return find_variant(name)->contract(); }
 
+// measure_alibi_screened into a Measurement equals measure_alibi_rows into another (every statistic and
+// record but the 99th percentiles, which lie within the screen's stated radius), and each record it hands
+// its sinks is that element's record from the exact path, bit for bit. `line`: the sinks' tally line.
+// `handed`: how many records the sinks met (the exact path's share of the elements), on the last target.
+void expect_screened_equals_rows(const Case& c, const Budget& budget, bool unmasked_only, double line,
+                                 std::int64_t promise = -1, std::size_t* handed_out = nullptr) {
+  const std::size_t all = c.y.size();
+  Measurement want;
+  want.promise(promise);
+  want.expect(all);
+  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, ElementRecord> exact;
+  const auto edges = band_edges();
+  const auto band = [&](std::int64_t p) {
+    return static_cast<std::size_t>(std::upper_bound(edges.begin() + 1, edges.end() - 1, p) - edges.begin() -
+                                    1);
+  };
+  std::vector<double> largest(edges.size(), 0.0);  // per band, the largest |exact|
+  std::size_t handed = 0;
+  measure_alibi_rows(
+      c.params, c.queries, c.keys, c.y, budget,
+      [&](const RopeRow& row) {
+        want.add_row(row);
+        for (std::size_t i = 0; i < row.size(); ++i) {
+          exact[{row.head, row.row, row.channel[i]}] = row.record(i);
+          double& l = largest[band(row.position[i])];
+          l = std::max(l, std::fabs(row.exact[i]));
+        }
+      },
+      unmasked_only);
+  for (std::size_t t = 0; t < alibi_targets().size(); ++t) {
+    SCOPED_TRACE(alibi_targets()[t].name);
+    use_alibi_target(t);
+    Measurement got;
+    got.promise(promise);
+    got.expect(all);
+    std::size_t loud = 0;
+    handed = 0;
+    const auto check = [&](const ElementRecord& e) {
+      const auto it = exact.find({e.head, e.row, e.channel});
+      ASSERT_NE(it, exact.end());
+      expect_same(e, it->second, handed++);
+    };
+    AlibiScreenedSinks sinks;
+    sinks.row = [&](const RopeRow& row) {
+      for (std::size_t i = 0; i < row.size(); ++i) check(row.record(i));
+    };
+    sinks.loud = [&](const ElementRecord& e) { check(e), ++loud; };
+    sinks.line = [&](std::size_t) { return line; };
+    ASSERT_TRUE(measure_alibi_screened(c.params, c.queries, c.keys, c.y, budget, got, sinks, unmasked_only));
+    ::testing::Test::RecordProperty("loud", static_cast<int>(loud));
+    EXPECT_EQ(got.count(), want.count());
+    EXPECT_EQ(got.violations(), want.violations());
+    EXPECT_EQ(got.verdict(), want.verdict());
+    ASSERT_EQ(got.worst().size(), want.worst().size());
+    for (std::size_t i = 0; i < got.worst().size(); ++i) expect_same(got.worst()[i], want.worst()[i], i);
+    ASSERT_EQ(got.bands().size(), want.bands().size());
+    for (std::size_t b = 0; b < got.bands().size(); ++b) {
+      const BandStats &g = got.bands()[b], &w = want.bands()[b];
+      SCOPED_TRACE(::testing::Message() << "band " << w.lo << ".." << w.hi);
+      EXPECT_EQ(g.samples, w.samples);
+      EXPECT_EQ(g.violations, w.violations);
+      EXPECT_EQ(g.encoding, w.encoding);
+      EXPECT_EQ(g.undecidable, w.undecidable);
+      EXPECT_TRUE(same_bits(g.budget_at_max_abs, w.budget_at_max_abs));
+      for (const auto& [gx, wx] :
+           {std::pair{&g.max_abs, &w.max_abs}, std::pair{&g.max_ulp, &w.max_ulp},
+            std::pair{&g.max_ratio, &w.max_ratio}, std::pair{&g.max_vacuity, &w.max_vacuity}}) {
+        EXPECT_TRUE(same_bits(gx->value, wx->value)) << gx->value << " vs " << wx->value;
+        if (w.samples > 0) expect_same(gx->at, wx->at, b);
+      }
+      // The screen's stated radius (measure_alibi.h).
+      const std::size_t k = band(w.lo);
+      if (g.p99_abs != w.p99_abs) {
+        EXPECT_LE(std::fabs(g.p99_abs - w.p99_abs), 0x1p-49 * (w.p99_abs + largest[k]));
+      }
+      if (g.p99_ulp != w.p99_ulp) {
+        EXPECT_LE(std::fabs(g.p99_ulp - w.p99_ulp), 0x1p-49 * w.p99_ulp + 0x1p-25);
+      }
+    }
+  }
+  use_alibi_target(0);
+  if (handed_out != nullptr) *handed_out = handed;
+}
+
 TEST(AlibiRows, CorrectKernelEqualsMpfrPathOnEveryTarget) {
   // 8 heads (powers of two among the slopes: exact products), 12 (interpolated), positions across 999|1000.
   for (const std::int64_t heads : {8, 12}) {
@@ -181,6 +267,62 @@ TEST(AlibiRows, FarPositionsAndDecodeRows) {
   const Case big = make_case(p, {(std::int64_t{1} << 40) + 3}, range((std::int64_t{1} << 40) - 50, 60),
                              "alibi.scalar_f32", 8, 0, 5);
   expect_rows_equal_elements(big, {&contract_of("alibi.scalar_f32"), DType::F32}, true);
+}
+
+TEST(AlibiScreened, OnePassGivesTheExactPathsMeasurementOnEveryTarget) {
+  // Passing kernels in every form and rule, positions across 999|1000; a tally line that takes nothing
+  // (INFINITY) and one that takes every element with an error (0).
+  for (const std::int64_t heads : {8, 12}) {
+    for (const AlibiForm form : {AlibiForm::Causal, AlibiForm::Symmetric, AlibiForm::Bloom}) {
+      SCOPED_TRACE(::testing::Message() << heads << " heads, form " << to_string(form));
+      AlibiParams p{heads};
+      p.form = form;
+      const Case c = make_case(p, range(990, 13), range(0, 1013), "alibi.scalar_f32", 8, 0, 1);
+      // Most elements are proved quiet: the exact path takes the first runs and a few loud keys.
+      std::size_t handed = 0;
+      expect_screened_equals_rows(c, {&contract_of("alibi.scalar_f32"), DType::F32},
+                                  form == AlibiForm::Causal, INFINITY, -1, &handed);
+      EXPECT_LT(handed, c.y.size() / 10);
+      expect_screened_equals_rows(c, {&contract_of("alibi.scalar_f32"), DType::F32},
+                                  form == AlibiForm::Causal, 0.0);
+      // Every position within what the contract promises: decidability not screened.
+      expect_screened_equals_rows(c, {&contract_of("alibi.scalar_f32"), DType::F32},
+                                  form == AlibiForm::Causal, INFINITY, 1 << 20);
+    }
+  }
+  AlibiParams p{16};
+  p.form = AlibiForm::Symmetric;
+  const Case exact = make_case(p, range(0, 37), range(0, 61), "alibi.exact", 8, 0, 2);
+  expect_screened_equals_rows(exact, {&contract_of("alibi.scalar_f32"), DType::F32}, false, INFINITY);
+}
+
+TEST(AlibiScreened, FailingSpoiledAndFarOutputs) {
+  AlibiParams p{6, 3.5, AlibiSlopes::Direct, AlibiForm::Symmetric};
+  const Case c = make_case(p, range(9990, 17), range(9975, 40), "alibi.scalar_f32", 4, 300, 3);
+  Budget cls{nullptr, DType::F32};
+  cls.any_of = {&contract_of("alibi.scalar_f32"), &contract_of("alibi.scalar_f64")};
+  cls.extra = 1e-9;
+  expect_screened_equals_rows(c, cls, false, INFINITY);
+  expect_screened_equals_rows(c, {nullptr, DType::F32, 1e-3}, false, INFINITY);
+  const Case passing = make_case(p, range(9990, 17), range(9975, 40), "alibi.scalar_f32", 3.5, 40, 6);
+  expect_screened_equals_rows(passing, {&contract_of("alibi.scalar_f32"), DType::F32}, false, 1e-7);
+  AlibiParams far{32};
+  for (std::int64_t n = 1; n <= 9; ++n) {
+    const Case d = make_case(far, {999'999 + n, 5}, range(999'995, n), "alibi.scalar_f32", 8, 2, 4);
+    expect_screened_equals_rows(d, {&contract_of("alibi.scalar_f32"), DType::F32}, true, INFINITY);
+  }
+  const Case big = make_case(far, {(std::int64_t{1} << 40) + 3}, range((std::int64_t{1} << 40) - 50, 60),
+                             "alibi.scalar_f32", 8, 0, 5);
+  expect_screened_equals_rows(big, {&contract_of("alibi.scalar_f32"), DType::F32}, true, INFINITY);
+}
+
+TEST(AlibiScreened, KeysOutOfOrderAreLeftToTheCaller) {
+  AlibiParams p{4};
+  const Case c = make_case(p, {3}, {0, 2, 1, 3}, "alibi.scalar_f32", 8, 0, 7);
+  Measurement m;
+  EXPECT_FALSE(measure_alibi_screened(c.params, c.queries, c.keys, c.y,
+                                      {&contract_of("alibi.scalar_f32"), DType::F32}, m, {}));
+  EXPECT_EQ(m.count(), 0u);
 }
 
 }  // namespace

@@ -51,6 +51,43 @@ void report_fits(const std::vector<AlibiFit>& fits, DType dtype, Report& out) {
   }
 }
 
+// The bias [heads, Q, K] into `bands` and `tally`: a float32 one read in place, another as doubles.
+void measure_bias(const AlibiParams& params, const std::vector<std::int64_t>& queries,
+                  const std::vector<std::int64_t>& keys, const DataView& data, const harness::Budget& budget,
+                  harness::Measurement& bands, ContractTally& tally) {
+  const bool causal = params.form == AlibiForm::Causal;
+  const std::span<const float> f32 =
+      data.typed != nullptr && data.dtype == DType::F32
+          ? std::span<const float>(static_cast<const float*>(data.typed), data.count())
+          : std::span<const float>();
+  TallyScreen screen(tally, data.dtype);
+  // One pass (measure_alibi_screened): most keys proved quiet in vectors, the loud ones and the runs the
+  // screen cannot take measured exactly (the same records: measure_alibi_rows's), the tally fed only what
+  // could raise a contract's worst; the percentiles the screen's, within its stated radius.
+  harness::AlibiScreenedSinks sinks;
+  sinks.row = [&](const harness::RopeRow& row) { screen.add_row(row); };
+  sinks.loud = [&](const harness::ElementRecord& e) { screen.add(e); };
+  sinks.line = [&](std::size_t power) { return screen.bar(power); };
+  if (f32.empty()) {
+    harness::measure_alibi(params, queries, keys, data.read(), budget, [&](const harness::ElementRecord& e) {
+      if (causal && keys[static_cast<std::size_t>(e.channel)] > queries[static_cast<std::size_t>(e.row)])
+        return;
+      bands.add(e);
+      tally.add(e);
+    });
+  } else if (!harness::measure_alibi_screened(params, queries, keys, f32, budget, bands, sinks, causal)) {
+    // Keys out of order (or beyond 2^52): a run of keys at a time, in vectors (the same records,
+    // measure_alibi_rows); the tally sees only the elements that could raise a contract's worst.
+    harness::measure_alibi_rows(
+        params, queries, keys, f32, budget,
+        [&](const harness::RopeRow& row) {
+          bands.add_row(row);
+          screen.add_row(row);
+        },
+        causal);
+  }
+}
+
 }  // namespace
 
 Report check_alibi(const AlibiRequest& r, const Names& names) {
@@ -109,29 +146,8 @@ Report check_alibi(const AlibiRequest& r, const Names& names) {
         data.name, heads, Q, queries.front(), queries.back(), K, keys.front(), keys.back(),
         to_string(data.dtype), params.max_bias, to_string(params.slopes), to_string(params.form),
         params.form == AlibiForm::Causal ? " (keys after the query are masked: not compared)" : "");
-    const bool causal = params.form == AlibiForm::Causal;
     bands.expect(data.count());  // at most every element: the tails keep their top ~1% only
-    if (data.typed != nullptr && data.dtype == DType::F32) {
-      // A run of keys at a time, in vectors (the same records, measure_alibi_rows); the tally sees only the
-      // elements that could raise a contract's worst.
-      TallyScreen screen(tally, data.dtype);
-      harness::measure_alibi_rows(
-          params, queries, keys, {static_cast<const float*>(data.typed), data.count()}, budget,
-          [&](const harness::RopeRow& row) {
-            bands.add_row(row);
-            screen.add_row(row);
-          },
-          causal);
-    } else {
-      harness::measure_alibi(
-          params, queries, keys, data.read(), budget, [&](const harness::ElementRecord& e) {
-            if (causal &&
-                keys[static_cast<std::size_t>(e.channel)] > queries[static_cast<std::size_t>(e.row)])
-              return;
-            bands.add(e);
-            tally.add(e);
-          });
-    }
+    measure_bias(params, queries, keys, data, budget, bands, tally);
   }
   out.doc.family = "alibi";
   out.doc.table = data.name;

@@ -43,17 +43,29 @@ void TallyScreen::add(const harness::ElementRecord& e) {
   }
 }
 
-double TallyScreen::line(std::size_t pair) const {
-  double line = INFINITY;
-  for (std::size_t k = 0; k < contracts_.size(); ++k) {
+const std::vector<double>& TallyScreen::relative(std::size_t pair) {
+  if (pair >= relative_.size()) relative_.resize(pair + 1);
+  std::vector<double>& out = relative_[pair];
+  if (!out.empty() || contracts_.empty()) return out;
+  for (const Contract* contract : contracts_) {
     // element_budget at |φ| = 1 is relative·scale + floor; relative read back at scale 2^600, where the
     // floor is far below the last bit.
-    const Contract& c = *contracts_[k];
+    const Contract& c = *contract;
     const double relative = element_budget(c, dtype_, 1.0, pair, 0x1p600) * 0x1p-600;
     const double floor = element_budget(c, dtype_, 1.0, pair, 0.0);
     // Not that form (a zero relative term reads back as the floor): no line, every element is added.
-    if (element_budget(c, dtype_, 1.0, pair, 1e6) != relative * 1e6 + floor) return 0;
-    line = std::min(line, worst_[k] * relative);
+    const bool form = element_budget(c, dtype_, 1.0, pair, 1e6) == relative * 1e6 + floor;
+    out.push_back(form ? relative : NAN);
+  }
+  return out;
+}
+
+double TallyScreen::line(std::size_t pair) {
+  const std::vector<double>& r = relative(pair);
+  double line = INFINITY;
+  for (std::size_t k = 0; k < contracts_.size(); ++k) {
+    if (std::isnan(r[k])) return 0;
+    line = std::min(line, worst_[k] * r[k]);
   }
   return line;
 }

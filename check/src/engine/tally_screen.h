@@ -15,12 +15,19 @@ class TallyScreen {
   // `tally` receives nothing else while the screen feeds it (its worsts are mirrored here).
   TallyScreen(ContractTally& tally, DType dtype);
   void add_row(const harness::RopeRow& row);
+  // One element, as ContractTally::add (measure_alibi_screened's loud keys).
+  void add(const harness::ElementRecord& e);
+  // A table element of `pair` (|φ| = 1, no gain, no extra) whose rounded |y − exact| <= bar·|exact| (rounded
+  // too) raises no contract's worst: line(pair)·(1 − 2^-45). 0 where a contract's budget is not of that form.
+  double bar(std::size_t pair) { return line(pair) * (1 - 0x1p-45); }
 
  private:
-  void add(const harness::ElementRecord& e);
   // min over contracts of worst·relative at `pair` (the budgets' slope in |exact|), the line below which no
   // element of that pair raises a worst.
-  double line(std::size_t pair) const;
+  double line(std::size_t pair);
+  // Per pair, each contract's relative term (NaN: not of the form relative·scale + floor), made once.
+  const std::vector<double>& relative(std::size_t pair);
+  std::vector<std::vector<double>> relative_;
 
   ContractTally& tally_;
   std::vector<const Contract*> contracts_;  // the tally's, in its order

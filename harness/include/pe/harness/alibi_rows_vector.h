@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,39 @@ struct AlibiLanes {
          *scale = nullptr, *reach = nullptr;
 };
 
+// check's screen over a run of one (head, query) row's keys (measure_alibi_screened): each key either proved
+// quiet (below every bar the exact path's measurement and the caller's tally compare with, so that the exact
+// path would only have counted it) or listed loud for the exact path. Per key, with s the multiplier (exact:
+// |key|, |query| < 2^52) and e = RN(p + RN(pe + q)) the exact bias's double (p + pe = slope_hi·s by FMA,
+// q = slope_lo·s): |e − V| <= 2^-52·|e|, so the exact path's |y − V| (rounded) is at most
+// err_hi = |y − e|·(1 + 2^-50) + 2^-50·|e|, and at least |y − e| less the same. Quiet: err_hi under
+// min(ratio_bar·budget(e), tally·|e|, max_abs), err_hi/ulp(e) under max_ulp with V in e's float32 binade or
+// below the least normal one (so ulp(V) >= ulp(e)), |e| < 2^127, and, with check_reach, the budget's upper
+// bound below the reach 2·|V| (decidable). The bars arrive shrunk by the caller's margin (1 − 2^-44). A quiet
+// key's estimates |y − e| and |y − e|·(1/ulp(e)) go to the tails where above their floors: each within
+// 2^-50·(|y − e| + |e|) of the exact path's value, and its ulps within 2^-50·(its ulps) + 2^-26.
+struct AlibiScreen {
+  enum class Multiplier : std::uint8_t { KeyMinusQuery, MinusDistance, Key };  // causal, symmetric, BLOOM
+  // In: n outputs and keys (as doubles), the query, the head's slope and budget terms (AlibiLanes').
+  const float* y = nullptr;
+  const double* keys = nullptr;
+  double query = 0;
+  Multiplier multiplier = Multiplier::KeyMinusQuery;
+  double slope_hi = 0, slope_lo = 0;
+  bool exact_slope = false;  // AlibiLanes': then e = V exactly, and err_hi = |y − e|·(1 + 2^-50)
+  const double *relative = nullptr, *floor = nullptr;
+  std::size_t members = 0;
+  double extra = 0, flat = 0;
+  // The bars (shrunk), the tails' floors, whether decidability must be proved.
+  double ratio_bar = 0, tally = 0, max_abs = 0, max_ulp = 0, abs_floor = 0, ulp_floor = 0;
+  bool check_reach = false;
+  // Out: the loud keys' indices (room for n), the estimates (room for n + kLanes each), counts.
+  std::uint32_t* loud = nullptr;
+  double *abs_tail = nullptr, *ulp_tail = nullptr;
+  std::size_t loud_count = 0, quiet_encoding = 0, abs_kept = 0, ulp_kept = 0;
+};
+void alibi_screen(AlibiScreen& run, std::size_t n);
+
 // Fills the outputs for keys [0, n) (the last partial vector through a padded copy: nothing is read or
 // written beyond n) and returns how many are undecided. Requires a target (alibi_targets() not empty).
 std::size_t alibi_lanes(const AlibiLanes& lanes, std::size_t n);
@@ -51,6 +85,7 @@ std::size_t alibi_lanes(const AlibiLanes& lanes, std::size_t n);
 struct AlibiTarget {
   std::string name;
   std::size_t (*run)(const AlibiLanes&, std::size_t);
+  void (*screen)(AlibiScreen&, std::size_t);
 };
 const std::vector<AlibiTarget>& alibi_targets();
 // Which of them alibi_lanes runs (default 0, the best), process-wide: the tests run each.
