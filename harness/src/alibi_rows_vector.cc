@@ -138,12 +138,15 @@ std::size_t AlibiRun(const AlibiLanes& l, std::size_t n) {
 
 // The screen (AlibiScreen in alibi_rows_vector.h): the run's constants as vectors, the bars shrunk already.
 struct ScreenConsts {
-  V query, slope_hi, slope_lo, extra, flat, ratio_bar, tally, max_abs, max_ulp, abs_floor, ulp_floor;
+  V query, slope_hi, slope_lo, budget_slope, floor_lo, floor_hi, ratio_bar, tally, max_abs, max_ulp,
+      abs_floor, ulp_floor;
   V least_binade, huge, largest, up, radius, below, in_binade, reach_up, two;
   explicit ScreenConsts(const AlibiScreen& r) {
     const D d;
     query = hn::Set(d, r.query), slope_hi = hn::Set(d, r.slope_hi), slope_lo = hn::Set(d, r.slope_lo);
-    extra = hn::Set(d, r.extra), flat = hn::Set(d, r.flat), ratio_bar = hn::Set(d, r.ratio_bar);
+    budget_slope = hn::Set(d, r.budget_slope), floor_lo = hn::Set(d, r.floor_lo),
+    floor_hi = hn::Set(d, r.floor_hi);
+    ratio_bar = hn::Set(d, r.ratio_bar);
     tally = hn::Set(d, r.tally), max_abs = hn::Set(d, r.max_abs), max_ulp = hn::Set(d, r.max_ulp);
     abs_floor = hn::Set(d, r.abs_floor), ulp_floor = hn::Set(d, r.ulp_floor);
     least_binade = hn::Set(d, 0x1p-126), huge = hn::Set(d, HUGE_VAL), largest = hn::Set(d, 0x1p127);
@@ -191,13 +194,7 @@ HWY_INLINE std::size_t ScreenGroup(AlibiScreen& r, const float* yp, const double
   const V magnitude = hn::Abs(e);
   const V err = hn::Abs(hn::Sub(y, e));
   const V err_hi = hn::MulAdd(magnitude, c.radius, hn::Mul(err, c.up));
-  V budget = c.flat;
-  if (r.members != 0) {
-    budget = hn::Zero(d);
-    for (std::size_t m = 0; m < r.members; ++m)
-      budget = hn::Max(budget, hn::MulAdd(hn::Set(d, r.relative[m]), magnitude, hn::Set(d, r.floor[m])));
-    budget = hn::Add(budget, c.extra);
-  }
+  const V budget = hn::MulAdd(c.budget_slope, magnitude, c.floor_lo);  // at most the exact path's
   const V line = hn::Min(hn::Min(hn::Mul(c.ratio_bar, budget), hn::Mul(c.tally, magnitude)), c.max_abs);
   const V inv = InverseUlpF32(e);
   const hn::RebindToUnsigned<D> du;
@@ -209,7 +206,8 @@ HWY_INLINE std::size_t ScreenGroup(AlibiScreen& r, const float* yp, const double
   const M encoding = hn::Gt(magnitude, hn::Zero(d));
   if constexpr (kReach) {  // budget·(1 + 2^-40) bounds the exact path's above; 2·|e|·(1 − 2^-50) its reach
                            // below
-    const M decided = hn::Lt(hn::Mul(budget, c.reach_up), hn::Mul(hn::Mul(magnitude, c.two), c.below));
+    const V top = hn::MulAdd(c.budget_slope, magnitude, c.floor_hi);
+    const M decided = hn::Lt(hn::Mul(top, c.reach_up), hn::Mul(hn::Mul(magnitude, c.two), c.below));
     quiet = hn::And(quiet, hn::Or(decided, hn::Not(encoding)));
   }
   quiet = hn::And(quiet, valid);

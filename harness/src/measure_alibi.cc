@@ -293,6 +293,7 @@ class ScreenedAlibi {
     const std::size_t K = keys_.size();
     for (std::size_t h = 0; h < plan_.n_heads(); ++h) {
       head_.emplace(reference_, h, budget_);
+      budget_terms(head_->lanes);
       run_.start(h);
       std::fill(known_.begin(), known_.end(), Known{});
       for (std::size_t q = 0; q < queries_.size(); ++q) {
@@ -364,6 +365,17 @@ class ScreenedAlibi {
   // Moves the run's ties out of loud_ (the loud keys left first, in order) and their values into the tails.
   Ties ties(std::size_t k0, const AlibiScreen& r, const Measurement::ScreenRoom& room);
   void remember(const ElementRecord& e, std::int64_t s);
+  // The head's budget as AlibiScreen takes it.
+  void budget_terms(const AlibiLanes& l) {
+    budget_slope_ = 0, floor_lo_ = floor_hi_ = l.max_abs;
+    if (l.members == 0) return;
+    floor_lo_ = INFINITY, floor_hi_ = 0;
+    for (std::size_t m = 0; m < l.members; ++m) {
+      budget_slope_ = std::max(budget_slope_, l.relative[m]);
+      floor_lo_ = std::min(floor_lo_, l.floor[m]), floor_hi_ = std::max(floor_hi_, l.floor[m]);
+    }
+    floor_lo_ += l.extra, floor_hi_ += l.extra;
+  }
   void screened_run(std::size_t k0, std::size_t k1);
   void exact_run(std::size_t k0, std::size_t k1);
   void loud(std::size_t k0, std::size_t count);
@@ -385,6 +397,7 @@ class ScreenedAlibi {
   std::size_t q_ = 0;
   const float* yq_ = nullptr;
   // The loud keys gathered: outputs, keys, multipliers and positions.
+  double budget_slope_ = 0, floor_lo_ = 0, floor_hi_ = 0;
   std::vector<Known> known_;
   std::int64_t s_lo_ = 0;
   std::vector<float> loud_y_;
@@ -412,11 +425,9 @@ void ScreenedAlibi::screened_run(std::size_t k0, std::size_t k1) {
                 .slope_hi = l.slope_hi,
                 .slope_lo = l.slope_lo,
                 .exact_slope = l.exact_slope,
-                .relative = l.relative,
-                .floor = l.floor,
-                .members = l.members,
-                .extra = l.extra,
-                .flat = l.max_abs,
+                .budget_slope = budget_slope_,
+                .floor_lo = floor_lo_,
+                .floor_hi = floor_hi_,
                 .ratio_bar = room.ratio_bar * kShrink,
                 .tally = sinks_.line ? sinks_.line(power) * kShrink : INFINITY,
                 .max_abs = room.max_abs * kShrink,

@@ -50,11 +50,11 @@ struct AlibiLanes {
 // |key|, |query| < 2^52) and e = RN(p + RN(pe + q)) the exact bias's double (p + pe = slope_hi·s by FMA,
 // q = slope_lo·s): |e − V| <= 2^-52·|e|, so the exact path's |y − V| (rounded) is at most
 // err_hi = |y − e|·(1 + 2^-50) + 2^-50·|e|, and at least |y − e| less the same. Quiet: err_hi under
-// min(ratio_bar·budget(e), tally·|e|, max_abs), err_hi/ulp(e) under max_ulp with V in e's float32 binade or
-// below the least normal one (so ulp(V) >= ulp(e)), |e| < 2^127, and, with check_reach, the budget's upper
-// bound below the reach 2·|V| (decidable). The bars arrive shrunk by the caller's margin (1 − 2^-44). A quiet
-// key's estimates |y − e| and |y − e|·(1/ulp(e)) go to the tails where above their floors: each within
-// 2^-50·(|y − e| + |e|) of the exact path's value, and its ulps within 2^-50·(its ulps) + 2^-26.
+// min(ratio_bar·(budget_slope·|e| + floor_lo), tally·|e|, max_abs), err_hi/ulp(e) under max_ulp with V in e's
+// float32 binade or below the least normal one (so ulp(V) >= ulp(e)), |e| < 2^127, and, with check_reach, the
+// budget's upper bound below the reach 2·|V| (decidable). The bars arrive shrunk by the caller's margin (1 −
+// 2^-44). A quiet key's estimates |y − e| and |y − e|·(1/ulp(e)) go to the tails where above their floors:
+// each within 2^-50·(|y − e| + |e|) of the exact path's value, and its ulps within 2^-50·(its ulps) + 2^-26.
 struct AlibiScreen {
   enum class Multiplier : std::uint8_t { KeyMinusQuery, MinusDistance, Key };  // causal, symmetric, BLOOM
   // In: n outputs and keys (as doubles), the query, the head's slope and budget terms (AlibiLanes').
@@ -64,9 +64,9 @@ struct AlibiScreen {
   Multiplier multiplier = Multiplier::KeyMinusQuery;
   double slope_hi = 0, slope_lo = 0;
   bool exact_slope = false;  // AlibiLanes': then e = V exactly, and err_hi = |y − e|·(1 + 2^-50)
-  const double *relative = nullptr, *floor = nullptr;
-  std::size_t members = 0;
-  double extra = 0, flat = 0;
+  // The budget lies within budget_slope·|V| + [floor_lo, floor_hi] (AlibiLanes' terms: the members' largest
+  // relative term, their least and largest floor, plus extra; a flat bound: slope 0, both floors max_abs).
+  double budget_slope = 0, floor_lo = 0, floor_hi = 0;
   // The bars (shrunk), the tails' floors, whether decidability must be proved.
   double ratio_bar = 0, tally = 0, max_abs = 0, max_ulp = 0, abs_floor = 0, ulp_floor = 0;
   bool check_reach = false;
