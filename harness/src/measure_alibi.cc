@@ -1,17 +1,23 @@
 #include "pe/harness/measure_alibi.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
+#include <optional>
+#include <utility>
 #include <vector>
 
+#include "pe/harness/alibi_rows_vector.h"
 #include "pe/ref/alibi.h"
 
 namespace pe::harness {
 namespace {
 
-void record(const ref::Alibi& reference, std::size_t h, const ref::Enclosure& exact, double y,
-            const Budget& budget, ElementRecord& e, const Sink& sink) {
+// The element's comparison (e's row, position and channel given): the MPFR path every other one equals.
+void compare(const ref::Alibi& reference, std::size_t h, const ref::Enclosure& exact, double y,
+             const Budget& budget, ElementRecord& e) {
   e.head = static_cast<std::int64_t>(h);
   e.dim = static_cast<std::int64_t>(reference.plan().n_heads());
   e.base = reference.plan().max_bias();
@@ -40,6 +46,11 @@ void record(const ref::Alibi& reference, std::size_t h, const ref::Enclosure& ex
     e.abs_error = ref::abs_error(y, exact.value);
     e.ulp = e.abs_error / ref::ulp_of(exact.value, budget.dtype);
   }
+}
+
+void record(const ref::Alibi& reference, std::size_t h, const ref::Enclosure& exact, double y,
+            const Budget& budget, ElementRecord& e, const Sink& sink) {
+  compare(reference, h, exact, y, budget, e);
   sink(e);
 }
 
@@ -62,6 +73,462 @@ void measure_alibi(const AlibiParams& params, std::span<const std::int64_t> quer
       }
     }
   }
+}
+
+namespace {
+
+// A head's constants for the vectors (AlibiLanes): its slope as two doubles and its budget's terms, or
+// nothing (`vectors` false) where the vectors cannot equal the MPFR path: not float32, no target, or a
+// member's budget that is not RN(RN(relative·scale) + floor) with the terms read back here.
+struct HeadLanes {
+  AlibiLanes lanes;
+  std::vector<double> relative, floor;
+  bool vectors = false;
+
+  HeadLanes(const ref::Alibi& reference, std::size_t h, const Budget& budget) {
+    const ref::Real& m = reference.slope(h);
+    lanes.slope_hi = m.convert_to<double>();
+    lanes.slope_lo = ref::Real(m - lanes.slope_hi).convert_to<double>();
+    // A power of two: hi·s is exact, and so is the reference's product.
+    int e = 0;
+    lanes.exact_slope = lanes.slope_lo == 0 && std::frexp(lanes.slope_hi, &e) == 0.5;
+    const auto pair = static_cast<std::size_t>(reference.plan().power(h));
+    bool fits = budget.dtype == DType::F32 && !alibi_targets().empty();
+    for (const Contract* c : budget.members()) {
+      // element_budget is relative·scale + floor: at scale 2^600 the floor is far below the last bit.
+      relative.push_back(element_budget(*c, budget.dtype, 1.0, pair, 0x1p600) * 0x1p-600);
+      floor.push_back(element_budget(*c, budget.dtype, 1.0, pair, 0.0));
+      for (const double scale : {1.0, 3.7, 1e6, lanes.slope_hi})
+        fits = fits &&
+               element_budget(*c, budget.dtype, 1.0, pair, scale) == relative.back() * scale + floor.back();
+    }
+    lanes.relative = relative.data();
+    lanes.floor = floor.data();
+    lanes.members = relative.size();
+    lanes.extra = budget.extra;
+    lanes.max_abs = budget.max_abs;
+    vectors = fits;
+  }
+};
+
+// A run's row, whose columns constant over a head (pair, |φ|, gain, extra, unchanged) stay written across
+// runs: `constant` leading elements hold them (a shrinking resize drops the rest, a growing one writes
+// zeros).
+struct RunRow {
+  RopeRow row;
+  std::size_t constant = 0;
+
+  void start(std::size_t h) {
+    row.head = static_cast<std::int64_t>(h);
+    constant = 0;
+  }
+  void resize(std::size_t n, std::size_t pair) {
+    if (n < row.size()) constant = std::min(constant, n);
+    row.resize(n);
+    for (std::size_t i = constant; i < n; ++i) {
+      row.pair[i] = pair;
+      row.abs_phi[i] = row.gain[i] = 1;
+      row.gain_extra[i] = 0;
+      row.unchanged[i] = 0;
+    }
+    constant = std::max(constant, n);
+  }
+};
+
+// The (h, q) row's keys [k0, k1) into `out`, its values from the vectors and MPFR where they are undecided
+// (`s`, `position`: the row's multipliers).
+void fill_run(const ref::Alibi& reference, HeadLanes& head, std::int64_t query,
+              std::span<const std::int64_t> keys, const float* y, const std::vector<double>& s,
+              const std::vector<std::int64_t>& position, std::size_t k0, std::size_t k1, bool vectors,
+              const Budget& budget, RunRow& out) {
+  const std::size_t n = k1 - k0;
+  RopeRow& row = out.row;
+  const auto h = static_cast<std::size_t>(row.head);
+  out.resize(n, static_cast<std::size_t>(reference.plan().power(h)));
+  std::copy(position.begin() + static_cast<std::ptrdiff_t>(k0),
+            position.begin() + static_cast<std::ptrdiff_t>(k1), row.position.begin());
+  for (std::size_t i = 0; i < n; ++i) row.channel[i] = static_cast<std::int64_t>(k0 + i);
+  std::size_t undecided = n;
+  if (vectors) {
+    AlibiLanes& l = head.lanes;
+    l.y = y + k0;
+    l.s = s.data() + k0;
+    l.y_out = row.y.data(), l.exact = row.exact.data(), l.abs_error = row.abs_error.data();
+    l.ulp = row.ulp.data(), l.budget = row.budget.data(), l.scale = row.scale.data(),
+    l.reach = row.reach.data();
+    undecided = alibi_lanes(l, n);
+  }
+  for (std::size_t i = 0; i < n && undecided > 0; ++i) {
+    if (vectors && !(row.abs_error[i] < 0)) continue;
+    --undecided;
+    ElementRecord e{.row = row.row, .position = row.position[i], .channel = row.channel[i]};
+    compare(reference, h, reference.bias(h, query, keys[k0 + i]), y[k0 + i], budget, e);
+    row.y[i] = e.y, row.exact[i] = e.exact, row.abs_error[i] = e.abs_error, row.ulp[i] = e.ulp;
+    row.budget[i] = e.budget, row.scale[i] = e.scale, row.reach[i] = e.reach;
+  }
+}
+
+// The row's multipliers s as doubles and |s|, one loop per form; false where one is beyond 2^53.
+bool multipliers(const AlibiPlan& plan, std::int64_t query, std::span<const std::int64_t> keys,
+                 std::vector<double>& s, std::vector<std::int64_t>& position) {
+  std::int64_t largest = 0;
+  const auto each = [&](auto multiplier) {
+    for (std::size_t k = 0; k < keys.size(); ++k) {
+      const std::int64_t m = multiplier(keys[k]);
+      const std::int64_t a = m < 0 ? -m : m;
+      s[k] = static_cast<double>(m);
+      position[k] = a;
+      largest = a > largest ? a : largest;
+    }
+  };
+  switch (plan.form()) {
+    case AlibiForm::Causal:
+      each([&](std::int64_t j) { return j - query; });
+      break;
+    case AlibiForm::Symmetric:
+      each([&](std::int64_t j) { return query > j ? j - query : query - j; });
+      break;
+    case AlibiForm::Bloom:
+      each([&](std::int64_t j) { return j; });
+      break;
+  }
+  return largest <= (std::int64_t{1} << 53);
+}
+
+// The band (band_edges()) position p lies in, as [lo, hi].
+std::pair<std::int64_t, std::int64_t> band_around(std::int64_t p) {
+  const auto edges = band_edges();
+  std::size_t b = 0;
+  while (b + 2 < edges.size() && p >= edges[b + 1]) ++b;
+  return {edges[b], b + 2 < edges.size() ? edges[b + 1] - 1 : std::numeric_limits<std::int64_t>::max()};
+}
+
+}  // namespace
+
+void measure_alibi_rows(const AlibiParams& params, std::span<const std::int64_t> queries,
+                        std::span<const std::int64_t> keys, std::span<const float> y, const Budget& budget,
+                        const RowSink& sink, bool unmasked_only) {
+  const ref::Alibi reference(params);
+  const AlibiPlan& plan = reference.plan();
+  const std::size_t Q = queries.size(), K = keys.size();
+  RunRow run;
+  RopeRow& row = run.row;
+  row.dim = static_cast<std::int64_t>(plan.n_heads());
+  row.base = plan.max_bias();
+  std::vector<double> s(K);
+  std::vector<std::int64_t> position(K);
+  for (std::size_t h = 0; h < plan.n_heads(); ++h) {
+    HeadLanes head(reference, h, budget);
+    run.start(h);
+    for (std::size_t q = 0; q < Q; ++q) {
+      const bool exact_s = multipliers(plan, queries[q], keys, s, position);
+      row.row = static_cast<std::int64_t>(q);
+      const float* yq = y.data() + (h * Q + q) * K;
+      const auto masked = [&](std::size_t k) { return unmasked_only && keys[k] > queries[q]; };
+      // Runs of unmasked keys within one band: Measurement::add_row takes each whole.
+      for (std::size_t k = 0; k < K;) {
+        if (masked(k)) {
+          ++k;
+          continue;
+        }
+        const auto [lo, hi] = band_around(position[k]);
+        std::size_t end = k + 1;
+        while (end < K && !masked(end) && position[end] >= lo && position[end] <= hi) ++end;
+        fill_run(reference, head, queries[q], keys, yq, s, position, k, end, head.vectors && exact_s, budget,
+                 run);
+        sink(row);
+        k = end;
+      }
+    }
+  }
+}
+
+namespace {
+
+// check's one pass (measure_alibi_screened): per (head, query) row, its keys split where |s| turns (the
+// query, or 0 for BLOOM's s = key) and at the band edges, so that each run's positions are monotone within
+// one band; each run screened, its loud keys alone measured exactly.
+class ScreenedAlibi {
+ public:
+  ScreenedAlibi(const AlibiParams& params, std::span<const std::int64_t> queries,
+                std::span<const std::int64_t> keys, std::span<const float> y, const Budget& budget,
+                Measurement& bands, const AlibiScreenedSinks& sinks, bool unmasked_only)
+      : reference_(params),
+        plan_(reference_.plan()),
+        queries_(queries),
+        keys_(keys),
+        y_(y),
+        budget_(budget),
+        bands_(bands),
+        sinks_(sinks),
+        unmasked_only_(unmasked_only),
+        keys_d_(keys.begin(), keys.end()),
+        s_(keys.size()),
+        position_(keys.size()),
+        loud_(keys.size()) {
+    // The multipliers' range: s = key − query, −|key − query| or key.
+    if (!keys.empty() && !queries.empty()) {
+      const auto [q_lo, q_hi] = std::minmax_element(queries.begin(), queries.end());
+      const std::int64_t span = std::max(std::llabs(keys.back() - *q_lo), std::llabs(keys.front() - *q_hi));
+      s_lo_ = plan_.form() == AlibiForm::Bloom ? keys.front() : -span;
+      const std::int64_t s_hi = plan_.form() == AlibiForm::Bloom ? keys.back() : span;
+      if (s_hi - s_lo_ < (std::int64_t{1} << 22)) known_.resize(static_cast<std::size_t>(s_hi - s_lo_ + 1));
+    }
+    run_.row.dim = static_cast<std::int64_t>(plan_.n_heads());
+    run_.row.base = plan_.max_bias();
+    switch (plan_.form()) {
+      case AlibiForm::Causal:
+        multiplier_ = AlibiScreen::Multiplier::KeyMinusQuery;
+        break;
+      case AlibiForm::Symmetric:
+        multiplier_ = AlibiScreen::Multiplier::MinusDistance;
+        break;
+      case AlibiForm::Bloom:
+        multiplier_ = AlibiScreen::Multiplier::Key;
+        break;
+    }
+  }
+
+  void run() {
+    const std::size_t K = keys_.size();
+    for (std::size_t h = 0; h < plan_.n_heads(); ++h) {
+      head_.emplace(reference_, h, budget_);
+      budget_terms(head_->lanes);
+      run_.start(h);
+      std::fill(known_.begin(), known_.end(), Known{});
+      for (std::size_t q = 0; q < queries_.size(); ++q) {
+        q_ = q;
+        run_.row.row = static_cast<std::int64_t>(q);
+        yq_ = y_.data() + (h * queries_.size() + q) * K;
+        // Masked keys (after the query) are a suffix, the keys being in order; |s| falls before the turn
+        // and rises from it.
+        const std::int64_t query = queries_[q];
+        const std::int64_t turn = plan_.form() == AlibiForm::Bloom ? 0 : query;
+        const auto at = [&](auto it) { return static_cast<std::size_t>(it - keys_.begin()); };
+        const std::size_t end = unmasked_only_ ? at(std::upper_bound(keys_.begin(), keys_.end(), query)) : K;
+        const std::size_t split = std::min(end, at(std::lower_bound(keys_.begin(), keys_.end(), turn)));
+        segment(0, split);
+        segment(split, end);
+      }
+    }
+  }
+
+ private:
+  std::int64_t multiplier(std::int64_t key) const {
+    const std::int64_t query = queries_[q_];
+    switch (plan_.form()) {
+      case AlibiForm::Causal:
+        return key - query;
+      case AlibiForm::Symmetric:
+        return query > key ? key - query : query - key;
+      case AlibiForm::Bloom:
+        break;
+    }
+    return key;
+  }
+  std::int64_t position(std::size_t k) const { return std::llabs(multiplier(keys_[k])); }
+
+  // Keys [a, b), their positions monotone: runs within one band each.
+  void segment(std::size_t a, std::size_t b) {
+    for (std::size_t k = a; k < b;) {
+      const auto [lo, hi] = band_around(position(k));
+      std::size_t step = 1,
+                  end = k + 1;  // a galloping search for the run's end (its positions leave [lo, hi])
+      const auto inside = [&](std::size_t i) {
+        const std::int64_t p = position(i);
+        return p >= lo && p <= hi;
+      };
+      while (end + step <= b && inside(end + step - 1)) end += step, step *= 2;
+      while (step > 1) {
+        step /= 2;
+        if (end + step <= b && inside(end + step - 1)) end += step;
+      }
+      while (end < b && inside(end)) ++end;
+      screened_run(k, end);
+      k = end;
+    }
+  }
+
+  // A loud key whose multiplier s and output y equal those of a key measured exactly before in this head
+  // (a Toeplitz bias repeats each distance's value in every row) has that key's exact error, ULPs and
+  // ratio: where those count as judged (no violation, not NaN, decidable) and its ratio is at most the worst
+  // list's last, the key changes nothing but the counts and the tails (the exact values), as a quiet one. Per
+  // head, indexed by s − s_lo_ (none where the range of s is too large).
+  struct Known {
+    std::uint32_t y_bits = 0;
+    bool known = false, encoding = false;
+    double abs_error = 0, ulp = 0, ratio = 0;
+  };
+  struct Ties {
+    std::size_t quiet = 0, encoding = 0, abs_kept = 0, ulp_kept = 0;
+  };
+  // Moves the run's ties out of loud_ (the loud keys left first, in order) and their values into the tails.
+  Ties ties(std::size_t k0, const AlibiScreen& r, const Measurement::ScreenRoom& room);
+  void remember(const ElementRecord& e, std::int64_t s);
+  // The head's budget as AlibiScreen takes it.
+  void budget_terms(const AlibiLanes& l) {
+    budget_slope_ = 0, floor_lo_ = floor_hi_ = l.max_abs;
+    if (l.members == 0) return;
+    floor_lo_ = INFINITY, floor_hi_ = 0;
+    for (std::size_t m = 0; m < l.members; ++m) {
+      budget_slope_ = std::max(budget_slope_, l.relative[m]);
+      floor_lo_ = std::min(floor_lo_, l.floor[m]), floor_hi_ = std::max(floor_hi_, l.floor[m]);
+    }
+    floor_lo_ += l.extra, floor_hi_ += l.extra;
+  }
+  void screened_run(std::size_t k0, std::size_t k1);
+  void exact_run(std::size_t k0, std::size_t k1);
+  void loud(std::size_t k0, std::size_t count);
+
+  ref::Alibi reference_;
+  const AlibiPlan& plan_;
+  std::span<const std::int64_t> queries_, keys_;
+  std::span<const float> y_;
+  const Budget& budget_;
+  Measurement& bands_;
+  const AlibiScreenedSinks& sinks_;
+  bool unmasked_only_;
+  AlibiScreen::Multiplier multiplier_ = AlibiScreen::Multiplier::Key;
+  std::vector<double> keys_d_, s_;
+  std::vector<std::int64_t> position_;
+  std::vector<std::uint32_t> loud_;
+  std::optional<HeadLanes> head_;
+  RunRow run_;
+  std::size_t q_ = 0;
+  const float* yq_ = nullptr;
+  // The loud keys gathered: outputs, keys, multipliers and positions.
+  double budget_slope_ = 0, floor_lo_ = 0, floor_hi_ = 0;
+  std::vector<Known> known_;
+  std::int64_t s_lo_ = 0;
+  std::vector<float> loud_y_;
+  std::vector<std::int64_t> loud_keys_, loud_position_;
+  std::vector<double> loud_s_;
+};
+
+void ScreenedAlibi::screened_run(std::size_t k0, std::size_t k1) {
+  const std::size_t n = k1 - k0;
+  if (n == 0) return;
+  const std::int64_t p0 = position(k0), p1 = position(k1 - 1);
+  const std::int64_t lo = std::min(p0, p1), hi = std::max(p0, p1);
+  const Measurement::ScreenRoom room =
+      head_->vectors ? bands_.screen_room(lo, hi, n + AlibiLanes::kLanes) : Measurement::ScreenRoom{};
+  if (!room.usable) return exact_run(k0, k1);
+  // Under the exact path's bars (bar·budget·(1 − 2^-49), the maxima, the tally's line) by a margin that
+  // covers the screen's budget against the exact one (2^-46 apart at most).
+  constexpr double kShrink = 1 - 0x1p-44;
+  const AlibiLanes& l = head_->lanes;
+  const std::size_t power = static_cast<std::size_t>(plan_.power(static_cast<std::size_t>(run_.row.head)));
+  AlibiScreen r{.y = yq_ + k0,
+                .keys = keys_d_.data() + k0,
+                .query = static_cast<double>(queries_[q_]),
+                .multiplier = multiplier_,
+                .slope_hi = l.slope_hi,
+                .slope_lo = l.slope_lo,
+                .exact_slope = l.exact_slope,
+                .budget_slope = budget_slope_,
+                .floor_lo = floor_lo_,
+                .floor_hi = floor_hi_,
+                .ratio_bar = room.ratio_bar * kShrink,
+                .tally = sinks_.line ? sinks_.line(power) * kShrink : INFINITY,
+                .max_abs = room.max_abs * kShrink,
+                .max_ulp = room.max_ulp * kShrink,
+                .abs_floor = room.abs_floor,
+                .ulp_floor = room.ulp_floor,
+                .check_reach = hi > bands_.promised(),
+                .loud = loud_.data(),
+                .abs_tail = room.abs_tail,
+                .ulp_tail = room.ulp_tail};
+  alibi_screen(r, n);
+  const Ties t = r.loud_count != 0 ? ties(k0, r, room) : Ties{};
+  bands_.screen_quiet(lo, n - r.loud_count + t.quiet, r.quiet_encoding + t.encoding, r.abs_kept + t.abs_kept,
+                      r.ulp_kept + t.ulp_kept);
+  if (r.loud_count > t.quiet) loud(k0, r.loud_count - t.quiet);
+}
+
+// The loud keys of a screened run (loud_[0, count), from k0), as measure_alibi_rows measures them, in order.
+void ScreenedAlibi::loud(std::size_t k0, std::size_t count) {
+  loud_y_.resize(count), loud_keys_.resize(count), loud_position_.resize(count), loud_s_.resize(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::size_t k = k0 + loud_[i];
+    loud_y_[i] = yq_[k];
+    loud_keys_[i] = keys_[k];
+    const std::int64_t m = multiplier(keys_[k]);
+    loud_s_[i] = static_cast<double>(m);
+    loud_position_[i] = std::llabs(m);
+  }
+  fill_run(reference_, *head_, queries_[q_], loud_keys_, loud_y_.data(), loud_s_, loud_position_, 0, count,
+           true, budget_, run_);
+  RopeRow& row = run_.row;
+  for (std::size_t i = 0; i < count; ++i) {
+    row.channel[i] = static_cast<std::int64_t>(k0 + loud_[i]);
+    const ElementRecord e = row.record(i);
+    bands_.add_screened(e, true);
+    if (sinks_.loud) sinks_.loud(e);
+    remember(e, multiplier(keys_[k0 + loud_[i]]));
+  }
+}
+
+ScreenedAlibi::Ties ScreenedAlibi::ties(std::size_t k0, const AlibiScreen& r,
+                                        const Measurement::ScreenRoom& room) {
+  Ties t;
+  if (known_.empty()) return t;
+  std::size_t left = 0;
+  for (std::size_t i = 0; i < r.loud_count; ++i) {
+    const std::size_t k = k0 + loud_[i];
+    const Known& c = known_[static_cast<std::size_t>(multiplier(keys_[k]) - s_lo_)];
+    // Its ratio must not enter the worst list either (at most its last ratio, as the bar is).
+    if (!(c.known && c.y_bits == std::bit_cast<std::uint32_t>(yq_[k]) && c.ratio <= room.ratio_bar)) {
+      loud_[left++] = loud_[i];
+      continue;
+    }
+    ++t.quiet;
+    t.encoding += c.encoding ? 1 : 0;
+    // The tails keep what push() keeps: values above the floor (room for n + kLanes each).
+    if (c.abs_error > room.abs_floor)
+      room.abs_tail[r.abs_kept + t.abs_kept++] = c.abs_error == 0 ? 0.0 : c.abs_error;
+    if (c.ulp > room.ulp_floor) room.ulp_tail[r.ulp_kept + t.ulp_kept++] = c.ulp == 0 ? 0.0 : c.ulp;
+  }
+  return t;
+}
+
+void ScreenedAlibi::remember(const ElementRecord& e, std::int64_t s) {
+  if (known_.empty()) return;
+  const bool judged = !(e.position > bands_.promised() && e.undecidable());
+  if (!(e.ratio() <= 1) || std::isnan(e.abs_error) || std::isnan(e.ulp) || !judged) return;
+  known_[static_cast<std::size_t>(s - s_lo_)] = {std::bit_cast<std::uint32_t>(static_cast<float>(e.y)),
+                                                 true,
+                                                 std::isfinite(e.reach),
+                                                 e.abs_error,
+                                                 e.ulp,
+                                                 e.ratio()};
+}
+
+// A run the screen cannot take: measure_alibi_rows's, into `bands` whole.
+void ScreenedAlibi::exact_run(std::size_t k0, std::size_t k1) {
+  for (std::size_t k = k0; k < k1; ++k) {
+    const std::int64_t m = multiplier(keys_[k]);
+    s_[k] = static_cast<double>(m);
+    position_[k] = std::llabs(m);
+  }
+  fill_run(reference_, *head_, queries_[q_], keys_, yq_, s_, position_, k0, k1, head_->vectors, budget_,
+           run_);
+  bands_.add_row(run_.row);
+  if (sinks_.row) sinks_.row(run_.row);
+}
+
+}  // namespace
+
+bool measure_alibi_screened(const AlibiParams& params, std::span<const std::int64_t> queries,
+                            std::span<const std::int64_t> keys, std::span<const float> y,
+                            const Budget& budget, Measurement& bands, const AlibiScreenedSinks& sinks,
+                            bool unmasked_only) {
+  constexpr std::int64_t kLimit = std::int64_t{1} << 52;  // |key − query| < 2^53: exact as a double
+  const auto small = [&](std::int64_t v) { return v > -kLimit && v < kLimit; };
+  if (budget.dtype != DType::F32 || alibi_targets().empty() || !std::is_sorted(keys.begin(), keys.end()) ||
+      !std::all_of(keys.begin(), keys.end(), small) || !std::all_of(queries.begin(), queries.end(), small))
+    return false;
+  ScreenedAlibi(params, queries, keys, y, budget, bands, sinks, unmasked_only).run();
+  return true;
 }
 
 void measure_alibi_slopes(const AlibiParams& params, Values y, const Budget& budget, const Sink& sink) {

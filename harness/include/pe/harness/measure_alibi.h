@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 
 #include "pe/alibi.h"
@@ -17,6 +18,35 @@ namespace pe::harness {
 void measure_alibi(const AlibiParams& params, std::span<const std::int64_t> queries,
                    std::span<const std::int64_t> keys, Values y, const Budget& budget, const Sink& sink,
                    const Sample& sample = {});
+
+// The same comparison of a float32 bias, a run of keys at a time: each run lies within one position band
+// (band_edges()) and reaches `sink` as a row (RopeRow's columns are an ElementRecord's: row = the query
+// index, head, dim = the head count, base = max_bias), in measure_alibi's order and with its records bit for
+// bit: the vectors of alibi_rows_vector.h, the MPFR path where they are undecided. `unmasked_only`: keys
+// after the query (the causal form's masked entries) are left out.
+void measure_alibi_rows(const AlibiParams& params, std::span<const std::int64_t> queries,
+                        std::span<const std::int64_t> keys, std::span<const float> y, const Budget& budget,
+                        const RowSink& sink, bool unmasked_only = false);
+
+// What check's one pass over a float32 bias tells its caller besides `bands`: a run of keys measured exactly
+// in full and a loud key of a screened run, each after `bands` took it; and per head power (the records'
+// `pair`) the line under which the caller's own reader (a contract tally) needs no element: |y − exact| <=
+// line·|exact| (0: every element with an error goes to `loud`).
+struct AlibiScreenedSinks {
+  std::function<void(const RopeRow&)> row;
+  std::function<void(const ElementRecord&)> loud;
+  std::function<double(std::size_t power)> line;
+};
+// measure_alibi_rows into `bands` as one pass (alibi_rows_vector.h's AlibiScreen): the bias read in place,
+// most keys proved quiet by the screen, the others measured exactly (the vectors, then MPFR); the verdict,
+// violations, maxima, worst elements and the sinks' records are measure_alibi_rows's, the 99th percentiles
+// the screen's: |p99_abs' − p99_abs| <= 2^-49·(p99_abs + the band's largest |exact|) and
+// |p99_ulp' − p99_ulp| <= 2^-49·p99_ulp + 2^-25. false, with nothing measured, where it does not apply: a
+// budget not of float32, no vector target, keys not in increasing order, or a key or query of 2^52 or more.
+bool measure_alibi_screened(const AlibiParams& params, std::span<const std::int64_t> queries,
+                            std::span<const std::int64_t> keys, std::span<const float> y,
+                            const Budget& budget, Measurement& bands, const AlibiScreenedSinks& sinks,
+                            bool unmasked_only = false);
 
 // The slopes [n_heads]: the bias at s = 1 (position 1, channel h).
 void measure_alibi_slopes(const AlibiParams& params, Values y, const Budget& budget, const Sink& sink);

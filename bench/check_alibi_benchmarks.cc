@@ -1,0 +1,54 @@
+#include "check_alibi_benchmarks.h"
+
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "pace.h"
+#include "pe/check/check.h"
+#include "pe/harness/instance.h"
+#include "pe/pe.h"
+#include "read_counters.h"
+
+namespace pe::bench {
+namespace {
+
+// A [32, Q, K] float32 bias of alibi.scalar_f32 (a correct kernel: powf slopes, as ggml and HF) in the
+// symmetric form -m·|i - j| at queries = keys = 0..K-1, checked as a user's gate would (it must pass).
+void check_alibi_benchmark(benchmark::State& state, std::size_t queries, std::size_t keys) {
+  constexpr std::int64_t heads = 32;
+  AlibiParams params{heads};
+  params.form = AlibiForm::Symmetric;
+  std::vector<std::int64_t> q(queries), k(keys);
+  for (std::size_t i = 0; i < queries; ++i) q[i] = static_cast<std::int64_t>(keys - queries + i);
+  for (std::size_t j = 0; j < keys; ++j) k[j] = static_cast<std::int64_t>(j);
+  std::vector<float> bias(static_cast<std::size_t>(heads) * queries * keys);
+  alibi_bias(*find_variant("alibi.scalar_f32"), AlibiPlan(params), q, k, std::span<float>(bias));
+  check::AlibiRequest r;
+  r.table = {{}, {static_cast<std::size_t>(heads), queries, keys}, DType::F32, "bias", bias.data()};
+  r.spec.form = AlibiForm::Symmetric;
+  const double pace_before = pace_ns();
+  for (auto _ : state) {
+    const check::Report report = check::check_alibi(r, check::Names());
+    if (!report.passed) state.SkipWithError("the check failed a correct kernel");
+    benchmark::DoNotOptimize(report.text.data());
+  }
+  record_pace(state, pace_before);
+  check_read_counters(state, bias.size(), bias.size() * sizeof(float));
+}
+
+}  // namespace
+
+int register_check_alibi_benchmarks(const Options& options) {
+  if (options.mode == Mode::Smoke) return 0;
+  const char* name = "check/alibi/f32/H32/Q1024/K1024/symmetric";
+  if (!harness::glob_match(options.glob, name) || (options.mode != Mode::Report && options.glob == "*"))
+    return 0;
+  benchmark::RegisterBenchmark(name, check_alibi_benchmark, std::size_t{1024}, std::size_t{1024})
+      ->Unit(benchmark::kMillisecond);
+  return 1;
+}
+
+}  // namespace pe::bench

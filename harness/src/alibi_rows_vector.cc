@@ -1,0 +1,331 @@
+// pe/harness/alibi_rows_vector.h: the exact bias and its metrics in vectors (built with -ffp-contract=off:
+// only the explicit multiply-subtract fuses, the exact product's error term), then Ziv's test per lane.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "alibi_rows_vector.cc"
+#include "pe/harness/alibi_rows_vector.h"
+
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#ifndef PE_ALIBI_ROWS_VECTOR_ONCE_
+#define PE_ALIBI_ROWS_VECTOR_ONCE_
+#include <cstdint>
+namespace pe::harness::detail {
+bool add_alibi_target(std::int64_t target, decltype(AlibiTarget::run) run,
+                      decltype(AlibiTarget::screen) screen);
+}  // namespace pe::harness::detail
+#endif
+
+HWY_BEFORE_NAMESPACE();
+namespace pe::harness::HWY_NAMESPACE {
+
+#if HWY_NATIVE_FMA
+namespace hn = hwy::HWY_NAMESPACE;
+using D = hn::CappedTag<double, AlibiLanes::kLanes>;
+using V = hn::Vec<D>;
+using M = hn::Mask<D>;
+
+struct DD {
+  V hi, lo;
+};
+HWY_INLINE DD TwoSum(V a, V b) {
+  const V s = hn::Add(a, b);
+  const V bb = hn::Sub(s, a);
+  return {s, hn::Add(hn::Sub(a, hn::Sub(s, bb)), hn::Sub(b, bb))};
+}
+
+constexpr std::uint64_t kExponent = 0x7ff0000000000000ULL, kMantissa = (std::uint64_t{1} << 52) - 1;
+
+HWY_INLINE M PowerOfTwo(V x) {
+  const hn::RebindToUnsigned<D> du;
+  return hn::RebindMask(D(), hn::Eq(hn::And(hn::BitCast(du, x), hn::Set(du, kMantissa)), hn::Zero(du)));
+}
+
+// hi + lo within eta of a value whose nearest double is hi: |lo| + eta below the distance to the nearer
+// midpoint (half an ULP of hi; a quarter below a power of two, the binade under it being finer), hi a
+// normal double; or hi = 0 exactly (eta = 0). The sum's own rounding is inside the 2^-48 margin.
+HWY_INLINE M Decided(V hi, V lo, V eta) {
+  const D d;
+  const hn::RebindToUnsigned<D> du;
+  const auto expo = hn::And(hn::BitCast(du, hi), hn::Set(du, kExponent));
+  const V half =
+      hn::Mul(hn::BitCast(d, expo), hn::IfThenElse(PowerOfTwo(hi), hn::Set(d, 0x1p-54), hn::Set(d, 0x1p-53)));
+  const V spread = hn::Mul(hn::Add(hn::Abs(lo), eta), hn::Set(d, 1 + 0x1p-48));
+  const M normal =
+      hn::RebindMask(d, hn::And(hn::Ne(expo, hn::Zero(du)), hn::Ne(expo, hn::Set(du, kExponent))));
+  const M zero = hn::And(hn::Eq(hi, hn::Zero(d)), hn::Eq(eta, hn::Zero(d)));
+  return hn::Or(hn::And(normal, hn::Lt(spread, half)), zero);
+}
+
+// 2^(23 - e), e = max(binade of x, -126): 1 / ref::ulp_of(x, float32) for x = 0 or a normal double (scaling
+// by it is exact, as ulp_of's division is).
+HWY_INLINE V InverseUlpF32(V x) {
+  const D d;
+  const hn::RebindToUnsigned<D> du;
+  const hn::RebindToSigned<D> di;
+  const auto biased = hn::ShiftRight<52>(hn::And(hn::BitCast(du, x), hn::Set(du, kExponent)));
+  const auto e = hn::Max(hn::Sub(hn::BitCast(di, biased), hn::Set(di, 1023)), hn::Set(di, -126));
+  return hn::BitCast(d, hn::ShiftLeft<52>(hn::Add(hn::Sub(hn::Set(di, 23), e), hn::Set(di, 1023))));
+}
+
+struct Out {
+  double *y, *exact, *err, *ulp, *budget, *scale, *reach;
+};
+
+// One vector of keys; returns the lanes undecided.
+HWY_INLINE std::size_t Block(const AlibiLanes& l, const float* yp, const double* sp, const Out& o) {
+  const D d;
+  const hn::Rebind<float, D> df;
+  const V s = hn::LoadU(d, sp), y = hn::PromoteTo(d, hn::LoadU(df, yp));
+  const V c1 = hn::Set(d, l.exact_slope ? 0.0 : 0x1p-102), c2 = hn::Set(d, l.exact_slope ? 0.0 : 0x1p-51);
+  // V = m·s ≈ p + pe + q: p + pe = hi·s exactly, q = lo·s.
+  const V mh = hn::Set(d, l.slope_hi);
+  const V p = hn::Mul(mh, s), pe = hn::MulSub(mh, s, p), q = hn::Mul(hn::Set(d, l.slope_lo), s);
+  const V w = hn::Add(pe, q);
+  const V vh = hn::Add(p, w), vl = hn::Sub(w, hn::Sub(vh, p));  // fast two-sum: |w| < 2^-51·|p|
+  const V eta_v = hn::Add(hn::Mul(c1, hn::Abs(p)), hn::Mul(c2, hn::Add(hn::Abs(pe), hn::Abs(q))));
+  // V rounds to vh, in vh's binade (ulp_of reads V's), below float32's overflow.
+  const M exact_v =
+      hn::Or(hn::Not(PowerOfTwo(vh)), hn::And(hn::Eq(vl, hn::Zero(d)), hn::Eq(eta_v, hn::Zero(d))));
+  M decided = hn::And(hn::And(Decided(vh, vl, eta_v), exact_v), hn::Lt(hn::Abs(vh), hn::Set(d, 0x1p127)));
+  // y - V ≈ dd.hi + dd.lo: (y - p) exactly, less pe and q.
+  const DD d1 = TwoSum(y, hn::Neg(p));
+  const DD dd = TwoSum(d1.hi, hn::Sub(hn::Sub(d1.lo, pe), q));
+  const V eta_d = hn::Add(hn::Mul(c1, hn::Add(hn::Abs(p), hn::Abs(dd.hi))),
+                          hn::Mul(c2, hn::Add(hn::Add(hn::Abs(d1.lo), hn::Abs(pe)), hn::Abs(q))));
+  decided = hn::And(decided, Decided(dd.hi, dd.lo, eta_d));
+  const V err = hn::Abs(dd.hi);
+  const V magnitude = hn::Abs(vh);
+  const M nonzero = hn::Gt(magnitude, hn::Zero(d));
+  const V scale = hn::IfThenElse(nonzero, magnitude, hn::Set(d, l.slope_hi));
+  V budget = hn::Set(d, l.max_abs);
+  if (l.members != 0) {
+    budget = hn::Zero(d);
+    for (std::size_t m = 0; m < l.members; ++m)
+      budget = hn::Max(budget, hn::Add(hn::Mul(hn::Set(d, l.relative[m]), scale), hn::Set(d, l.floor[m])));
+    budget = hn::Add(budget, hn::Set(d, l.extra));
+  }
+  hn::StoreU(y, d, o.y);
+  hn::StoreU(vh, d, o.exact);
+  hn::StoreU(hn::IfThenElse(decided, err, hn::Set(d, -1.0)), d, o.err);
+  hn::StoreU(hn::Mul(err, InverseUlpF32(vh)), d, o.ulp);
+  hn::StoreU(budget, d, o.budget);
+  hn::StoreU(scale, d, o.scale);
+  hn::StoreU(hn::IfThenElse(nonzero, hn::Add(magnitude, magnitude), hn::Set(d, HUGE_VAL)), d, o.reach);
+  return hn::CountTrue(d, hn::Not(decided));
+}
+
+std::size_t AlibiRun(const AlibiLanes& l, std::size_t n) {
+  const std::size_t N = hn::Lanes(D());
+  std::size_t undecided = 0, j = 0;
+  for (; j + N <= n; j += N)
+    undecided +=
+        Block(l, l.y + j, l.s + j,
+              {l.y_out + j, l.exact + j, l.abs_error + j, l.ulp + j, l.budget + j, l.scale + j, l.reach + j});
+  if (j == n) return undecided;
+  // The last keys through a padded copy (s = 0, y = 0: decided, and never read back).
+  float y[AlibiLanes::kLanes] = {};
+  double s[AlibiLanes::kLanes] = {}, out[7][AlibiLanes::kLanes];
+  const std::size_t rest = n - j;
+  for (std::size_t k = 0; k < rest; ++k) y[k] = l.y[j + k], s[k] = l.s[j + k];
+  Block(l, y, s, {out[0], out[1], out[2], out[3], out[4], out[5], out[6]});
+  double* dest[7] = {l.y_out, l.exact, l.abs_error, l.ulp, l.budget, l.scale, l.reach};
+  for (std::size_t a = 0; a < 7; ++a)
+    for (std::size_t k = 0; k < rest; ++k) dest[a][j + k] = out[a][k];
+  for (std::size_t k = 0; k < rest; ++k) undecided += out[2][k] < 0 ? 1 : 0;
+  return undecided;
+}
+
+// The screen (AlibiScreen in alibi_rows_vector.h): the run's constants as vectors, the bars shrunk already.
+struct ScreenConsts {
+  V query, slope_hi, slope_lo, budget_slope, floor_lo, floor_hi, ratio_bar, tally, max_abs, max_ulp,
+      abs_floor, ulp_floor;
+  V least_binade, huge, largest, up, radius, below, in_binade, reach_up, two;
+  explicit ScreenConsts(const AlibiScreen& r) {
+    const D d;
+    query = hn::Set(d, r.query), slope_hi = hn::Set(d, r.slope_hi), slope_lo = hn::Set(d, r.slope_lo);
+    budget_slope = hn::Set(d, r.budget_slope), floor_lo = hn::Set(d, r.floor_lo),
+    floor_hi = hn::Set(d, r.floor_hi);
+    ratio_bar = hn::Set(d, r.ratio_bar);
+    tally = hn::Set(d, r.tally), max_abs = hn::Set(d, r.max_abs), max_ulp = hn::Set(d, r.max_ulp);
+    abs_floor = hn::Set(d, r.abs_floor), ulp_floor = hn::Set(d, r.ulp_floor);
+    least_binade = hn::Set(d, 0x1p-126), huge = hn::Set(d, HUGE_VAL), largest = hn::Set(d, 0x1p127);
+    up = hn::Set(d, 1 + 0x1p-50), radius = hn::Set(d, r.exact_slope ? 0.0 : 0x1p-50),
+    below = hn::Set(d, 1 - 0x1p-50);
+    in_binade = r.exact_slope ? hn::Set(d, 1.0) : below;  // |V| >= |e|·in_binade
+    reach_up = hn::Set(d, 1 + 0x1p-40), two = hn::Set(d, 2.0);
+  }
+};
+
+// The lanes of `keep` written from `out` on, in order (a whole vector stored: the tails have a vector's room
+// to spare); how many. AVX-512 compresses in a register (Highway 1.0.3's Compress of 64-bit lanes copies a
+// 2 KiB table per call there); other targets lane by lane.
+HWY_INLINE std::size_t Keep(V v, M keep, double* out) {
+  const D d;
+  const std::size_t kept = hn::CountTrue(d, keep);
+  if (kept == 0) return 0;
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  hn::StoreU(V{_mm512_maskz_compress_pd(keep.raw, v.raw)}, d, out);
+#else
+  HWY_ALIGN double lanes[AlibiLanes::kLanes];
+  std::uint8_t bits[8] = {};
+  hn::StoreU(v, d, lanes);
+  hn::StoreMaskBits(d, keep, bits);
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < hn::Lanes(d); ++i)
+    if ((bits[i / 8] >> (i % 8)) & 1) out[k++] = lanes[i];
+#endif
+  return kept;
+}
+
+// Keys [j, j + N) of the run, the lanes of `valid` (all but in the last group); returns the quiet lanes'
+// encoding count (|e| > 0).
+template <AlibiScreen::Multiplier kForm, bool kReach>
+HWY_INLINE std::size_t ScreenGroup(AlibiScreen& r, const float* yp, const double* kp, std::size_t j, M valid,
+                                   const ScreenConsts& c) {
+  const D d;
+  const hn::Rebind<float, D> df;
+  const V key = hn::LoadU(d, kp), y = hn::PromoteTo(d, hn::LoadU(df, yp));
+  V s = key;
+  if constexpr (kForm == AlibiScreen::Multiplier::KeyMinusQuery) s = hn::Sub(key, c.query);
+  if constexpr (kForm == AlibiScreen::Multiplier::MinusDistance) s = hn::Neg(hn::Abs(hn::Sub(key, c.query)));
+  const V p = hn::Mul(c.slope_hi, s), pe = hn::MulSub(c.slope_hi, s, p), q = hn::Mul(c.slope_lo, s);
+  const V e = hn::Add(p, hn::Add(pe, q));
+  const V magnitude = hn::Abs(e);
+  const V err = hn::Abs(hn::Sub(y, e));
+  const V err_hi = hn::MulAdd(magnitude, c.radius, hn::Mul(err, c.up));
+  const V budget = hn::MulAdd(c.budget_slope, magnitude, c.floor_lo);  // at most the exact path's
+  const V line = hn::Min(hn::Min(hn::Mul(c.ratio_bar, budget), hn::Mul(c.tally, magnitude)), c.max_abs);
+  const V inv = InverseUlpF32(e);
+  const hn::RebindToUnsigned<D> du;
+  const V binade = hn::BitCast(d, hn::And(hn::BitCast(du, magnitude), hn::Set(du, kExponent)));
+  const M same_ulp = hn::Or(hn::Ge(hn::Mul(magnitude, c.in_binade), binade),
+                            hn::Le(hn::Mul(magnitude, c.up), c.least_binade));
+  M quiet = hn::And(hn::And(hn::Le(err_hi, line), hn::Le(hn::Mul(err_hi, inv), c.max_ulp)),
+                    hn::And(same_ulp, hn::Lt(magnitude, c.largest)));
+  const M encoding = hn::Gt(magnitude, hn::Zero(d));
+  if constexpr (kReach) {  // budget·(1 + 2^-40) bounds the exact path's above; 2·|e|·(1 − 2^-50) its reach
+                           // below
+    const V top = hn::MulAdd(c.budget_slope, magnitude, c.floor_hi);
+    const M decided = hn::Lt(hn::Mul(top, c.reach_up), hn::Mul(hn::Mul(magnitude, c.two), c.below));
+    quiet = hn::And(quiet, hn::Or(decided, hn::Not(encoding)));
+  }
+  quiet = hn::And(quiet, valid);
+  const M loud = hn::AndNot(quiet, valid);
+  if (HWY_UNLIKELY(!hn::AllFalse(d, loud))) {
+    std::uint8_t bits[8] = {};
+    hn::StoreMaskBits(d, loud, bits);
+    for (std::size_t i = 0; i < hn::Lanes(d); ++i)
+      if ((bits[i / 8] >> (i % 8)) & 1) r.loud[r.loud_count++] = static_cast<std::uint32_t>(j + i);
+  }
+#if HWY_ARCH_X86
+  const V estimate = hn::Min(err, c.huge);  // x86's min gives its second operand for a NaN
+#else
+  const V estimate = hn::IfThenElse(hn::IsNaN(err), c.huge, err);
+#endif
+  const V ulp_estimate = hn::Mul(estimate, inv);
+  const M a = hn::And(quiet, hn::Gt(estimate, c.abs_floor)),
+          u = hn::And(quiet, hn::Gt(ulp_estimate, c.ulp_floor));
+  if (HWY_UNLIKELY(!hn::AllFalse(d, hn::Or(a, u)))) {
+    r.abs_kept += Keep(estimate, a, r.abs_tail + r.abs_kept);
+    r.ulp_kept += Keep(ulp_estimate, u, r.ulp_tail + r.ulp_kept);
+  }
+  return hn::CountTrue(d, hn::And(quiet, encoding));
+}
+
+template <AlibiScreen::Multiplier kForm, bool kReach>
+HWY_NOINLINE void ScreenRunOf(AlibiScreen& r, std::size_t n) {
+  const D d;
+  const std::size_t N = hn::Lanes(d);
+  const ScreenConsts c(r);
+  r.loud_count = r.quiet_encoding = r.abs_kept = r.ulp_kept = 0;
+  std::size_t j = 0, encoding = 0;
+  for (; j + N <= n; j += N)
+    encoding += ScreenGroup<kForm, kReach>(r, r.y + j, r.keys + j, j, hn::FirstN(d, N), c);
+  if (j < n) {  // the last keys through a padded copy: nothing read beyond n
+    float y[AlibiLanes::kLanes] = {};
+    double k[AlibiLanes::kLanes] = {};
+    for (std::size_t i = 0; i < n - j; ++i) y[i] = r.y[j + i], k[i] = r.keys[j + i];
+    encoding += ScreenGroup<kForm, kReach>(r, y, k, j, hn::FirstN(d, n - j), c);
+  }
+  r.quiet_encoding = encoding;
+}
+
+template <AlibiScreen::Multiplier kForm>
+void ScreenRunForm(AlibiScreen& r, std::size_t n) {
+  return r.check_reach ? ScreenRunOf<kForm, true>(r, n) : ScreenRunOf<kForm, false>(r, n);
+}
+
+void AlibiScreenRun(AlibiScreen& r, std::size_t n) {
+  switch (r.multiplier) {
+    case AlibiScreen::Multiplier::KeyMinusQuery:
+      return ScreenRunForm<AlibiScreen::Multiplier::KeyMinusQuery>(r, n);
+    case AlibiScreen::Multiplier::MinusDistance:
+      return ScreenRunForm<AlibiScreen::Multiplier::MinusDistance>(r, n);
+    case AlibiScreen::Multiplier::Key:
+      return ScreenRunForm<AlibiScreen::Multiplier::Key>(r, n);
+  }
+}
+
+namespace {
+[[maybe_unused]] const bool registered = detail::add_alibi_target(HWY_TARGET, &AlibiRun, &AlibiScreenRun);
+}  // namespace
+#endif  // HWY_NATIVE_FMA
+
+}  // namespace pe::harness::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include <hwy/targets.h>
+
+#include <algorithm>
+#include <atomic>
+
+namespace pe::harness {
+namespace detail {
+namespace {
+struct Entry {
+  std::int64_t target;
+  AlibiTarget t;
+};
+std::vector<Entry>& entries() {
+  static std::vector<Entry> list;
+  return list;
+}
+}  // namespace
+
+bool add_alibi_target(std::int64_t target, decltype(AlibiTarget::run) run,
+                      decltype(AlibiTarget::screen) screen) {
+  if ((hwy::SupportedTargets() & target) == 0) return false;
+  entries().push_back({target, {hwy::TargetName(target), run, screen}});
+  return true;
+}
+}  // namespace detail
+
+const std::vector<AlibiTarget>& alibi_targets() {
+  // Highway's better targets have the lower bits.
+  static const std::vector<AlibiTarget> sorted = [] {
+    std::vector<detail::Entry> e = detail::entries();
+    std::sort(e.begin(), e.end(), [](const auto& a, const auto& b) { return a.target < b.target; });
+    std::vector<AlibiTarget> out;
+    for (auto& x : e) out.push_back(std::move(x.t));
+    return out;
+  }();
+  return sorted;
+}
+
+namespace {
+std::atomic<std::size_t> chosen{0};
+}  // namespace
+void use_alibi_target(std::size_t index) noexcept { chosen.store(index, std::memory_order_relaxed); }
+
+std::size_t alibi_lanes(const AlibiLanes& lanes, std::size_t n) {
+  return alibi_targets()[chosen.load(std::memory_order_relaxed)].run(lanes, n);
+}
+
+void alibi_screen(AlibiScreen& run, std::size_t n) {
+  alibi_targets()[chosen.load(std::memory_order_relaxed)].screen(run, n);
+}
+
+}  // namespace pe::harness
+#endif  // HWY_ONCE

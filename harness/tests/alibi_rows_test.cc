@@ -1,0 +1,329 @@
+// ALiBi's rows in vectors: measure_alibi_rows gives, on every target, the records measure_alibi gives
+// (the MPFR path) bit for bit and in its order, each run within one position band, over head counts,
+// slope rules, forms, positions across band edges and far from 0, budgets of one contract, of a class and
+// flat, and outputs the vectors must leave to MPFR (NaN, infinities, zeros, subnormal and huge values).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <random>
+#include <span>
+#include <tuple>
+
+#include "pe/harness/alibi_rows_vector.h"
+#include "pe/harness/measure_alibi.h"
+#include "pe/pe.h"
+
+namespace pe::harness::alibi_rows_test {
+namespace {
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+void expect_same(const ElementRecord& a, const ElementRecord& b, std::size_t i) {
+  SCOPED_TRACE(::testing::Message() << "element " << i << " (head " << b.head << ", query " << b.row
+                                    << ", key " << b.channel << ", y " << b.y << ")");
+  EXPECT_EQ(a.row, b.row);
+  EXPECT_EQ(a.head, b.head);
+  EXPECT_EQ(a.position, b.position);
+  EXPECT_EQ(a.channel, b.channel);
+  EXPECT_EQ(a.dim, b.dim);
+  EXPECT_EQ(a.pair, b.pair);
+  EXPECT_EQ(a.unchanged, b.unchanged);
+  const double fa[] = {a.base,    a.y,     a.exact, a.abs_error,  a.ulp,  a.budget,
+                       a.abs_phi, a.scale, a.gain,  a.gain_extra, a.reach};
+  const double fb[] = {b.base,    b.y,     b.exact, b.abs_error,  b.ulp,  b.budget,
+                       b.abs_phi, b.scale, b.gain,  b.gain_extra, b.reach};
+  const char* names[] = {"base",    "y",     "exact", "abs_error",  "ulp",  "budget",
+                         "abs_phi", "scale", "gain",  "gain_extra", "reach"};
+  for (std::size_t f = 0; f < std::size(fa); ++f)
+    EXPECT_TRUE(same_bits(fa[f], fb[f])) << names[f] << ": rows " << fa[f] << ", MPFR " << fb[f];
+}
+
+struct Case {
+  AlibiParams params;
+  std::vector<std::int64_t> queries, keys;
+  std::vector<float> y;
+};
+
+// A float32 bias of `kernel` (given its own max_bias: another than the check's makes it fail), with
+// `spoiled` elements replaced by values of every kind the vectors branch on.
+Case make_case(AlibiParams params, std::vector<std::int64_t> queries, std::vector<std::int64_t> keys,
+               const char* kernel, double kernel_max_bias, std::size_t spoiled, std::uint64_t seed) {
+  Case c{params, std::move(queries), std::move(keys), {}};
+  c.y.resize(static_cast<std::size_t>(params.n_heads) * c.queries.size() * c.keys.size());
+  AlibiParams k = params;
+  k.max_bias = kernel_max_bias;
+  alibi_bias(*find_variant(kernel), AlibiPlan(k), c.queries, c.keys, std::span<float>(c.y));
+  std::mt19937_64 g(seed);
+  const float specials[] = {std::numeric_limits<float>::quiet_NaN(),
+                            INFINITY,
+                            -INFINITY,
+                            0.0f,
+                            -0.0f,
+                            1e-40f,
+                            3e38f,
+                            -1.0f,
+                            0.5f,
+                            1e30f};
+  for (std::size_t n = 0; n < spoiled; ++n) {
+    float& v = c.y[g() % c.y.size()];
+    switch (g() % 3) {
+      case 0:
+        v = specials[g() % std::size(specials)];
+        break;
+      case 1:
+        v = std::nextafter(v, g() % 2 == 0 ? INFINITY : -INFINITY);
+        break;
+      default:
+        v = -v;
+    }
+  }
+  return c;
+}
+
+std::vector<ElementRecord> by_rows(const Case& c, const Budget& budget, bool unmasked_only) {
+  std::vector<ElementRecord> out;
+  const auto edges = band_edges();
+  measure_alibi_rows(
+      c.params, c.queries, c.keys, c.y, budget,
+      [&](const RopeRow& row) {
+        EXPECT_GT(row.size(), 0u);
+        // One band per row: Measurement::add_row takes it whole.
+        const auto band = [&](std::int64_t p) {
+          return std::upper_bound(edges.begin() + 1, edges.end() - 1, p);
+        };
+        for (std::size_t i = 0; i < row.size(); ++i) {
+          EXPECT_EQ(band(row.position[i]), band(row.position[0]));
+          out.push_back(row.record(i));
+        }
+      },
+      unmasked_only);
+  return out;
+}
+
+std::vector<ElementRecord> by_elements(const Case& c, const Budget& budget, bool unmasked_only) {
+  std::vector<ElementRecord> out;
+  const Values y(c.y.data(), DType::F32, c.y.size());
+  measure_alibi(c.params, c.queries, c.keys, y, budget, [&](const ElementRecord& e) {
+    if (unmasked_only &&
+        c.keys[static_cast<std::size_t>(e.channel)] > c.queries[static_cast<std::size_t>(e.row)])
+      return;
+    out.push_back(e);
+  });
+  return out;
+}
+
+void expect_rows_equal_elements(const Case& c, const Budget& budget, bool unmasked_only = false) {
+  const std::vector<ElementRecord> want = by_elements(c, budget, unmasked_only);
+  ASSERT_FALSE(alibi_targets().empty()) << "no Highway target with FMA on this CPU";
+  for (std::size_t t = 0; t < alibi_targets().size(); ++t) {
+    SCOPED_TRACE(alibi_targets()[t].name);
+    use_alibi_target(t);
+    const std::vector<ElementRecord> got = by_rows(c, budget, unmasked_only);
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t i = 0; i < got.size(); ++i) expect_same(got[i], want[i], i);
+  }
+  use_alibi_target(0);
+}
+
+std::vector<std::int64_t> range(std::int64_t from, std::int64_t n) {
+  std::vector<std::int64_t> v(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = from + i;
+  return v;
+}
+
+const Contract& contract_of(const char* name) { return find_variant(name)->contract(); }
+
+// measure_alibi_screened into a Measurement equals measure_alibi_rows into another (every statistic and
+// record but the 99th percentiles, which lie within the screen's stated radius), and each record it hands
+// its sinks is that element's record from the exact path, bit for bit. `line`: the sinks' tally line.
+// `handed`: how many records the sinks met (the exact path's share of the elements), on the last target.
+void expect_screened_equals_rows(const Case& c, const Budget& budget, bool unmasked_only, double line,
+                                 std::int64_t promise = -1, std::size_t* handed_out = nullptr) {
+  const std::size_t all = c.y.size();
+  Measurement want;
+  want.promise(promise);
+  want.expect(all);
+  std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, ElementRecord> exact;
+  const auto edges = band_edges();
+  const auto band = [&](std::int64_t p) {
+    return static_cast<std::size_t>(std::upper_bound(edges.begin() + 1, edges.end() - 1, p) - edges.begin() -
+                                    1);
+  };
+  std::vector<double> largest(edges.size(), 0.0);  // per band, the largest |exact|
+  std::size_t handed = 0;
+  measure_alibi_rows(
+      c.params, c.queries, c.keys, c.y, budget,
+      [&](const RopeRow& row) {
+        want.add_row(row);
+        for (std::size_t i = 0; i < row.size(); ++i) {
+          exact[{row.head, row.row, row.channel[i]}] = row.record(i);
+          double& l = largest[band(row.position[i])];
+          l = std::max(l, std::fabs(row.exact[i]));
+        }
+      },
+      unmasked_only);
+  for (std::size_t t = 0; t < alibi_targets().size(); ++t) {
+    SCOPED_TRACE(alibi_targets()[t].name);
+    use_alibi_target(t);
+    Measurement got;
+    got.promise(promise);
+    got.expect(all);
+    std::size_t loud = 0;
+    handed = 0;
+    const auto check = [&](const ElementRecord& e) {
+      const auto it = exact.find({e.head, e.row, e.channel});
+      ASSERT_NE(it, exact.end());
+      expect_same(e, it->second, handed++);
+    };
+    AlibiScreenedSinks sinks;
+    sinks.row = [&](const RopeRow& row) {
+      for (std::size_t i = 0; i < row.size(); ++i) check(row.record(i));
+    };
+    sinks.loud = [&](const ElementRecord& e) { check(e), ++loud; };
+    sinks.line = [&](std::size_t) { return line; };
+    ASSERT_TRUE(measure_alibi_screened(c.params, c.queries, c.keys, c.y, budget, got, sinks, unmasked_only));
+    ::testing::Test::RecordProperty("loud", static_cast<int>(loud));
+    EXPECT_EQ(got.count(), want.count());
+    EXPECT_EQ(got.violations(), want.violations());
+    EXPECT_EQ(got.verdict(), want.verdict());
+    ASSERT_EQ(got.worst().size(), want.worst().size());
+    for (std::size_t i = 0; i < got.worst().size(); ++i) expect_same(got.worst()[i], want.worst()[i], i);
+    ASSERT_EQ(got.bands().size(), want.bands().size());
+    for (std::size_t b = 0; b < got.bands().size(); ++b) {
+      const BandStats &g = got.bands()[b], &w = want.bands()[b];
+      SCOPED_TRACE(::testing::Message() << "band " << w.lo << ".." << w.hi);
+      EXPECT_EQ(g.samples, w.samples);
+      EXPECT_EQ(g.violations, w.violations);
+      EXPECT_EQ(g.encoding, w.encoding);
+      EXPECT_EQ(g.undecidable, w.undecidable);
+      EXPECT_TRUE(same_bits(g.budget_at_max_abs, w.budget_at_max_abs));
+      for (const auto& [gx, wx] :
+           {std::pair{&g.max_abs, &w.max_abs}, std::pair{&g.max_ulp, &w.max_ulp},
+            std::pair{&g.max_ratio, &w.max_ratio}, std::pair{&g.max_vacuity, &w.max_vacuity}}) {
+        EXPECT_TRUE(same_bits(gx->value, wx->value)) << gx->value << " vs " << wx->value;
+        if (w.samples > 0) expect_same(gx->at, wx->at, b);
+      }
+      // The screen's stated radius (measure_alibi.h).
+      const std::size_t k = band(w.lo);
+      if (g.p99_abs != w.p99_abs) {
+        EXPECT_LE(std::fabs(g.p99_abs - w.p99_abs), 0x1p-49 * (w.p99_abs + largest[k]));
+      }
+      if (g.p99_ulp != w.p99_ulp) {
+        EXPECT_LE(std::fabs(g.p99_ulp - w.p99_ulp), 0x1p-49 * w.p99_ulp + 0x1p-25);
+      }
+    }
+  }
+  use_alibi_target(0);
+  if (handed_out != nullptr) *handed_out = handed;
+}
+
+TEST(AlibiRows, CorrectKernelEqualsMpfrPathOnEveryTarget) {
+  // 8 heads (powers of two among the slopes: exact products), 12 (interpolated), positions across 999|1000.
+  for (const std::int64_t heads : {8, 12}) {
+    for (const AlibiForm form : {AlibiForm::Causal, AlibiForm::Symmetric, AlibiForm::Bloom}) {
+      SCOPED_TRACE(::testing::Message() << heads << " heads, form " << to_string(form));
+      AlibiParams p{heads};
+      p.form = form;
+      const Case c = make_case(p, range(990, 13), range(0, 1013), "alibi.scalar_f32", 8, 0, 1);
+      expect_rows_equal_elements(c, {&contract_of("alibi.scalar_f32"), DType::F32},
+                                 form == AlibiForm::Causal);
+    }
+  }
+}
+
+TEST(AlibiRows, CorrectlyRoundedBiasHasExactZerosAndTiesDecidedAlike) {
+  // alibi.exact: the correctly rounded bias, many elements exactly equal to the reference's.
+  AlibiParams p{16};
+  p.form = AlibiForm::Symmetric;
+  const Case c = make_case(p, range(0, 37), range(0, 61), "alibi.exact", 8, 0, 2);
+  expect_rows_equal_elements(c, {&contract_of("alibi.scalar_f32"), DType::F32});
+}
+
+TEST(AlibiRows, FailingAndSpoiledOutputsEqualMpfrPath) {
+  // A kernel given another max_bias, then NaN, infinities, zeros, subnormal and huge values, one-ULP and
+  // sign errors; the direct slope rule on 6 heads and max_bias 3.5 (no power-of-two slope).
+  AlibiParams p{6, 3.5, AlibiSlopes::Direct, AlibiForm::Symmetric};
+  const Case c = make_case(p, range(9990, 17), range(9975, 40), "alibi.scalar_f32", 4, 300, 3);
+  Budget cls{nullptr, DType::F32};
+  cls.any_of = {&contract_of("alibi.scalar_f32"), &contract_of("alibi.scalar_f64")};
+  cls.extra = 1e-9;
+  expect_rows_equal_elements(c, cls);
+  expect_rows_equal_elements(c, {nullptr, DType::F32, 1e-3});  // a flat --max-abs
+  expect_rows_equal_elements(c, {&contract_of("alibi.scalar_f32"), DType::F32});
+}
+
+TEST(AlibiRows, FarPositionsAndDecodeRows) {
+  // A decode step at 10^6 against keys in two bands, the causal form's masked keys left out, every
+  // vector length's remainder (1..9 keys).
+  AlibiParams p{32};
+  for (std::int64_t n = 1; n <= 9; ++n) {
+    const Case c = make_case(p, {999'999 + n, 5}, range(999'995, n), "alibi.scalar_f32", 8, 2, 4);
+    expect_rows_equal_elements(c, {&contract_of("alibi.scalar_f32"), DType::F32}, true);
+  }
+  const Case big = make_case(p, {(std::int64_t{1} << 40) + 3}, range((std::int64_t{1} << 40) - 50, 60),
+                             "alibi.scalar_f32", 8, 0, 5);
+  expect_rows_equal_elements(big, {&contract_of("alibi.scalar_f32"), DType::F32}, true);
+}
+
+TEST(AlibiScreened, OnePassGivesTheExactPathsMeasurementOnEveryTarget) {
+  // Passing kernels in every form and rule, positions across 999|1000; a tally line that takes nothing
+  // (INFINITY) and one that takes every element with an error (0).
+  for (const std::int64_t heads : {8, 12}) {
+    for (const AlibiForm form : {AlibiForm::Causal, AlibiForm::Symmetric, AlibiForm::Bloom}) {
+      SCOPED_TRACE(::testing::Message() << heads << " heads, form " << to_string(form));
+      AlibiParams p{heads};
+      p.form = form;
+      const Case c = make_case(p, range(990, 13), range(0, 1013), "alibi.scalar_f32", 8, 0, 1);
+      // Most elements are proved quiet: the exact path takes the first runs and a few loud keys.
+      std::size_t handed = 0;
+      expect_screened_equals_rows(c, {&contract_of("alibi.scalar_f32"), DType::F32},
+                                  form == AlibiForm::Causal, INFINITY, -1, &handed);
+      EXPECT_LT(handed, c.y.size() / 10);
+      expect_screened_equals_rows(c, {&contract_of("alibi.scalar_f32"), DType::F32},
+                                  form == AlibiForm::Causal, 0.0);
+      // Every position within what the contract promises: decidability not screened.
+      expect_screened_equals_rows(c, {&contract_of("alibi.scalar_f32"), DType::F32},
+                                  form == AlibiForm::Causal, INFINITY, 1 << 20);
+    }
+  }
+  AlibiParams p{16};
+  p.form = AlibiForm::Symmetric;
+  const Case exact = make_case(p, range(0, 37), range(0, 61), "alibi.exact", 8, 0, 2);
+  expect_screened_equals_rows(exact, {&contract_of("alibi.scalar_f32"), DType::F32}, false, INFINITY);
+}
+
+TEST(AlibiScreened, FailingSpoiledAndFarOutputs) {
+  AlibiParams p{6, 3.5, AlibiSlopes::Direct, AlibiForm::Symmetric};
+  const Case c = make_case(p, range(9990, 17), range(9975, 40), "alibi.scalar_f32", 4, 300, 3);
+  Budget cls{nullptr, DType::F32};
+  cls.any_of = {&contract_of("alibi.scalar_f32"), &contract_of("alibi.scalar_f64")};
+  cls.extra = 1e-9;
+  expect_screened_equals_rows(c, cls, false, INFINITY);
+  expect_screened_equals_rows(c, {nullptr, DType::F32, 1e-3}, false, INFINITY);
+  const Case passing = make_case(p, range(9990, 17), range(9975, 40), "alibi.scalar_f32", 3.5, 40, 6);
+  expect_screened_equals_rows(passing, {&contract_of("alibi.scalar_f32"), DType::F32}, false, 1e-7);
+  AlibiParams far{32};
+  for (std::int64_t n = 1; n <= 9; ++n) {
+    const Case d = make_case(far, {999'999 + n, 5}, range(999'995, n), "alibi.scalar_f32", 8, 2, 4);
+    expect_screened_equals_rows(d, {&contract_of("alibi.scalar_f32"), DType::F32}, true, INFINITY);
+  }
+  const Case big = make_case(far, {(std::int64_t{1} << 40) + 3}, range((std::int64_t{1} << 40) - 50, 60),
+                             "alibi.scalar_f32", 8, 0, 5);
+  expect_screened_equals_rows(big, {&contract_of("alibi.scalar_f32"), DType::F32}, true, INFINITY);
+}
+
+TEST(AlibiScreened, KeysOutOfOrderAreLeftToTheCaller) {
+  AlibiParams p{4};
+  const Case c = make_case(p, {3}, {0, 2, 1, 3}, "alibi.scalar_f32", 8, 0, 7);
+  Measurement m;
+  EXPECT_FALSE(measure_alibi_screened(c.params, c.queries, c.keys, c.y,
+                                      {&contract_of("alibi.scalar_f32"), DType::F32}, m, {}));
+  EXPECT_EQ(m.count(), 0u);
+}
+
+}  // namespace
+}  // namespace pe::harness::alibi_rows_test
