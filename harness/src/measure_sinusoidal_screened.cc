@@ -70,6 +70,9 @@ class TableScreened {
     phi_lo_.resize(n_);
     tally_.assign(n_, INFINITY);
     budget_lo_.assign(n_, 0.0);
+    step_sin_.assign(padded, 0.0);
+    step_cos_.assign(padded, 0.0);
+    exhaustive::double_tier_row(*tier_, 1, step_sin_.data(), step_cos_.data());
     for (std::size_t j = 0; j < n_; ++j) {
       const bool in_range = omega_in_range_[j] != 0;
       radius_floor_.push_back(in_range ? 0x1.0001p-48 : INFINITY);
@@ -145,6 +148,34 @@ class TableScreened {
 
   void row(std::size_t r);
 
+  // sin_ and cos_ at position p: the double tier's (exhaustive::double_tier_row), or at the row after the
+  // last one's, that one's rotated by ω_j (up to kMaxSteps times in a row; a table's rows are usually
+  // consecutive positions, and the rotation costs a few operations a pair where the tier costs a polynomial).
+  //
+  // The rotation's error, in the Euclidean norm of (sin, cos): with (sin ω, cos ω) from the tier, each within
+  // δ = double_tier_radius(ω) <= 2^-48·(1 + 2^-40) (ω <= 1), the computed rotation R' has |R' − R| <= 2δ and
+  // |R'| <= 1 + 2δ; a step's roundings (two products and a sum per value, of a unit vector) add at most
+  // 2^-51. After k steps from values each within e0 (the tier's at the first row, <= 2^-47 for p < 2^32):
+  // (1 + 2δ)^k·(√2·e0 + k·(2δ + 2^-51)), which for k <= 64 is below e0 + 2^-47.5 + 2^-40.9 < e0 + 2^-40.
+  // The row's radius adds kStepRadius to its floor, which holds e0 (the tier's radius grows with p).
+  void sincos(std::int64_t p) {
+    if (at_ >= 0 && p == at_ + 1 && steps_ < kMaxSteps) {
+      for (std::size_t j = 0; j < n_; ++j) {
+        const double s = sin_[j], c = cos_[j];
+        sin_[j] = s * step_cos_[j] + c * step_sin_[j];
+        cos_[j] = c * step_cos_[j] - s * step_sin_[j];
+      }
+      ++steps_;
+      at_ = p;
+      return;
+    }
+    exhaustive::double_tier_row(*tier_, p, sin_.data(), cos_.data());
+    steps_ = 0;
+    at_ = p;
+  }
+  static constexpr int kMaxSteps = 64;
+  static constexpr double kStepRadius = 0x1p-40;
+
   // Whether the lower bounds taken at position bounds_at_ must be taken again for position p: they hold for
   // every p >= bounds_at_ (budgets grow with the angle; the tally's worsts only rise), and are taken again
   // once p is far enough on (tighter) or after an element went to the tally (its worsts may have risen).
@@ -188,8 +219,11 @@ class TableScreened {
   // Per pair, the radius of |e − exact| at position p: radius_floor_ + p·radius_slope_ (the double tier's
   // 2^-48 + |φ|·2^-88 and the exact path's double-double's 2^-96·|φ|, at ω·(1 + 2^-45), rounded up).
   std::vector<double> radius_floor_, radius_slope_;
-  std::int64_t bounds_at_ = -1;  // lower_bounds()'s position (-1: none yet)
-  bool fed_ = false;             // an element went to the caller since
+  std::int64_t bounds_at_ = -1;              // lower_bounds()'s position (-1: none yet)
+  std::vector<double> step_sin_, step_cos_;  // the tier's sin ω_j and cos ω_j (sincos())
+  std::int64_t at_ = -1;                     // the position sin_ and cos_ hold (-1: none)
+  int steps_ = 0;                            // rotations since the tier's values
+  bool fed_ = false;                         // an element went to the caller since
 
   TableScreenBars bars_;
   std::size_t size_ = 4;
@@ -207,16 +241,17 @@ void TableScreened::row(std::size_t r) {
   if (!room.usable) return exact_row(r);
   if (constexpr std::size_t kAhead = 4; r + kAhead < positions_.size())
     y_.prefetch((r + kAhead) * plan_.dim(), plan_.dim());
-  exhaustive::double_tier_row(*tier_, p, sin_.data(), cos_.data());
+  sincos(p);
   const auto abs_p = static_cast<double>(p);
   if (stale(p)) lower_bounds(p);
   // The bound (|y − e| + r)·(1 + 2^-50) must stay under the band's bar·budget·(1 − 2^-49) (then the exact
   // path's ratio is not even divided out), under its largest error, and under the tally's line: each
   // shrunk by 2^-44. Loops over pairs inside, so that they run in vectors.
   const double ratio_bar = room.ratio_bar * (1 - 0x1p-44), max_abs = room.max_abs * (1 - 0x1p-44);
+  const double stepped_radius = steps_ == 0 ? 0.0 : kStepRadius;
   for (std::size_t j = 0; j < n_; ++j) {
     line_[j] = std::min(std::min(ratio_bar * budget_lo_[j], max_abs), tally_[j]);
-    radius_[j] = radius_floor_[j] + abs_p * radius_slope_[j];
+    radius_[j] = radius_floor_[j] + abs_p * radius_slope_[j] + stepped_radius;
   }
   bars_.max_ulp = room.max_ulp;
   bars_.abs_floor = room.abs_floor, bars_.ulp_floor = room.ulp_floor;

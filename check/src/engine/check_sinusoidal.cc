@@ -51,6 +51,7 @@ Report check_sinusoidal(const SinusoidalRequest& r, const Names& names) {
   harness::Measurement bands;
   bands.promise(promised_up_to(budget));
   bands.expect(positions.size() * plan.dim());  // the tails keep each band's largest 1% only
+  for (const std::int64_t p : positions) bands.expect_band(p, plan.dim());
   ContractTally tally(Family::Sinusoidal, a.dtype);
   harness::TableSinks sinks;
   sinks.row = [&](std::size_t row) {
