@@ -59,7 +59,8 @@ TEST(SinusoidalScreenCheck, ScreenedAndExactChecksGiveTheSameReport) {
         table[700 * dim + 8] = INFINITY;
         table[900 * dim + 9] *= 1.01;
       }
-      for (std::size_t i = 5; i < table.size(); i += 131) table[i] *= 1 + 0x1p-24;  // an ulp or so off in float32
+      for (std::size_t i = 5; i < table.size(); i += 131)
+        table[i] *= 1 + 0x1p-24;  // an ulp or so off in float32
       const std::vector<unsigned char> bytes = stored(table, type);
       SinusoidalRequest r;
       r.positions.values = positions;
