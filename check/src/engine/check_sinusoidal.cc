@@ -8,13 +8,20 @@
 #include "explain/explanation.h"
 #include "pe/check/check.h"
 #include "pe/harness/measure.h"
+#include "pe/harness/sinusoidal_screen.h"
 #include "pe/pe.h"
 
 namespace pe::check {
 
 Report check_sinusoidal(const SinusoidalRequest& r, const Names& names) {
   std::vector<double> storage, against_storage;
-  const DataView a = as_doubles(r.table, storage);
+  // The table in place (the screened pass reads its own type); as doubles only where a reader needs them.
+  const DataView& a = r.table;
+  std::optional<DataView> doubles;
+  const auto as_double = [&]() -> const DataView& {
+    if (!doubles) doubles = as_doubles(r.table, storage);
+    return *doubles;
+  };
   const std::optional<DataView> b =
       r.against ? std::optional(as_doubles(*r.against, against_storage)) : std::nullopt;
   validate_positions(r.positions, names);
@@ -43,12 +50,26 @@ Report check_sinusoidal(const SinusoidalRequest& r, const Names& names) {
           to_string(a.dtype), to_string(params.layout), params.base);
   harness::Measurement bands;
   bands.promise(promised_up_to(budget));
+  bands.expect(positions.size() * plan.dim());  // the tails keep each band's largest 1% only
+  for (const std::int64_t p : positions) bands.expect_band(p, plan.dim());
   ContractTally tally(Family::Sinusoidal, a.dtype);
-  harness::measure_sinusoidal(params, positions, a.values, budget, [&](const harness::ElementRecord& e) {
-    if (r.progress) r.progress(static_cast<std::size_t>(e.row), positions.size());
-    bands.add(e);
-    tally.add(e);
-  });
+  harness::TableSinks sinks;
+  sinks.row = [&](std::size_t row) {
+    if (r.progress) r.progress(row, positions.size());
+  };
+  sinks.exact = [&](const harness::ElementRecord& e) { tally.add(e); };
+  sinks.line = [&](std::span<const ref::dd::DD> omegas, std::int64_t max_position,
+                   std::span<const double> phi_lo,
+                   double* line) { tally.table_screen_line(omegas, max_position, phi_lo, line); };
+  if (!harness::measure_sinusoidal_screened(params, positions, a.read(), budget, bands, sinks)) {
+    harness::measure_sinusoidal(params, positions, as_double().values, budget,
+                                [&](const harness::ElementRecord& e) {
+                                  if (r.progress)
+                                    r.progress(static_cast<std::size_t>(e.row), positions.size());
+                                  bands.add(e);
+                                  tally.add(e);
+                                });
+  }
   out.doc.family = "sinusoidal";
   out.doc.table = a.name;
   out.doc.parameters = {{"dim", plan.dim()},
@@ -60,7 +81,7 @@ Report check_sinusoidal(const SinusoidalRequest& r, const Names& names) {
   const Convention given{params.layout, params.base};
   std::optional<Against> against;
   if (b) {
-    against.emplace(a.values, promised_up_to(budget));
+    against.emplace(as_double().values, promised_up_to(budget));
     harness::measure_sinusoidal(params, positions, b->values, budget, [&](const harness::ElementRecord& e) {
       against->add(e, static_cast<std::size_t>(e.row) * plan.dim() + static_cast<std::size_t>(e.channel));
     });
@@ -74,10 +95,11 @@ Report check_sinusoidal(const SinusoidalRequest& r, const Names& names) {
   if (!failing.pass() && failing.max_abs() >= 1e-3) {
     if (b_only) out.say("\nB ({}):", r.against->name);
     // Every sin and cos is within [-1, 1].
-    print_diagnosis(diagnose_sinusoidal(b_only ? b->values : a.values, plan.dim(), positions, given), given,
-                    failing, out, names,
-                    fit_tolerance(b_only ? r.against->dtype : a.dtype, 1.0,
-                                  *std::max_element(positions.begin(), positions.end())));
+    print_diagnosis(
+        diagnose_sinusoidal(b_only ? b->values : as_double().values, plan.dim(), positions, given), given,
+        failing, out, names,
+        fit_tolerance(b_only ? r.against->dtype : a.dtype, 1.0,
+                      *std::max_element(positions.begin(), positions.end())));
   }
   return out;
 }

@@ -171,6 +171,28 @@ void ContractTally::add_row(const harness::RopeRow& row) {
   }
 }
 
+void ContractTally::table_screen_line(std::span<const ref::dd::DD> omegas, std::int64_t max_position,
+                                      std::span<const double> phi_lo, double* line) {
+  const std::size_t n = phi_lo.size();
+  if (!table_bounds_) {
+    std::vector<const Contract*> contracts;
+    for (const Variant* v : variants_) contracts.push_back(&v->contract());
+    table_bounds_.emplace(contracts, omegas, max_position, dtype_, 0.0);
+  }
+  // add()'s ratio err/budget stays at most the worst where err <= worst·budget·(1 − 2^-45) (the division's
+  // rounding); a NaN worst (a NaN met) can rise no further, and a product that is NaN (an infinite worst
+  // against a bound of 0) puts nothing quiet. Loops over pairs inside, so that they run in vectors.
+  std::fill_n(line, n, INFINITY);
+  for (std::size_t c = 0; c < variants_.size(); ++c) {
+    const double w = worst_[c];
+    if (std::isnan(w)) continue;
+    for (std::size_t j = 0; j < n; ++j) {
+      const double bar = w * table_bounds_->lower(c, j, phi_lo[j]);
+      line[j] = std::min(line[j], bar >= 0 ? bar * (1 - 0x1p-45) : 0.0);
+    }
+  }
+}
+
 void ContractTally::screen_line(std::span<const double> phi_lo, double* slope, double* floor) {
   const std::size_t n = phi_lo.size();
   if (!slopes_) {  // no RoPE plan: every element with an error goes through add()

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "pe/harness/measure.h"
+#include "pe/harness/sinusoidal_screen.h"
 #include "pe/variant.h"
 
 namespace pe::check {
@@ -49,6 +50,11 @@ class ContractTally {
   // with err <= slope[j]·(|x_a| + |x_b|) + floor[j] at an angle of at least phi_lo[j] changes no contract's
   // worst.
   void screen_line(std::span<const double> phi_lo, double* slope, double* floor);
+  // The sinusoidal table's (harness::TableSinks::line): per pair j, an element with err <= line[j] at an
+  // angle of at least phi_lo[j] changes no contract's worst. `omegas` and `max_position`: the table's, for
+  // the contracts' lower bounds (made on the first call).
+  void table_screen_line(std::span<const ref::dd::DD> omegas, std::int64_t max_position,
+                         std::span<const double> phi_lo, double* line);
   // "meets rope.ggml_f32 (0.43), rope.torch_f32 (0.61); misses rope.scalar_f32 (2.66)", best first.
   std::string summary() const;
   // [{"contract": name, "worst_ratio": r, "met": bool}], best first.
@@ -75,6 +81,7 @@ class ContractTally {
   // screen_line's: per contract A·α and A·β per pair (RopeBudgetTerms), made on its first call.
   std::vector<double> alpha_;
   std::vector<std::vector<double>> beta_;
+  std::optional<harness::TableBudgetBounds> table_bounds_;  // table_screen_line's
   DType dtype_;
   const RopePlan* plan_;
 };

@@ -1,0 +1,103 @@
+// check's one pass over a sinusoidal table (the table counterpart of rope_screen.h): a row of the table read
+// in its own type (float32, bfloat16, float16, or doubles), each element's error bounded above by the
+// reference's double tier (pe/ref/fast_trig.h: sin and cos of p·ω_j within double_tier_radius) and either
+// proved quiet (the exact path would only have counted it and put it in its band's 99th percentiles) or
+// flagged loud for the exact path (double-double, then MPFR). The verdict, the maxima, the worst elements and
+// the caller's tally are the exact path's; the percentiles are read from the estimates |y − e|, within
+// 2^-47 (absolute; its ulps within that divided by the element's ulp) of the exact path's. Compiled for every
+// Highway target with a fused multiply-add; the best one the CPU has runs.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "pe/harness/measure.h"
+#include "pe/harness/rope_screen.h"
+#include "pe/ref/double_double.h"
+
+namespace pe::harness {
+
+// A row's per-pair arrays, padded to a multiple of ScreenToken::kLanes (the padding never counted): the
+// double tier's sin and cos, the radius of |e − exact| and the line an element's error bound must stay under
+// (the band's bars, the budget's lower bound and the caller's tally, every margin included).
+struct TableScreenRow {
+  const double *sin, *cos, *radius, *line;
+};
+
+// The row's scalars: the band's largest ulp error (a quiet element's ulp bound stays under it) and the tails'
+// floors (estimates strictly above them are kept); the output type's precision and least exponent.
+struct TableScreenBars {
+  double max_ulp = 0;
+  double abs_floor = 0, ulp_floor = 0;
+  int precision = 24, emin = -126;
+};
+
+// Out: per pair, flags[k] = 1·(sin element loud) + 2·(cos element loud); the estimates and their ulps above
+// the floors (each buffer with room for 2·padded(n) + kLanes values); how many elements were loud.
+struct TableScreenResult {
+  double* flags;
+  double *abs_tail, *ulp_tail;
+  std::size_t loud = 0, abs_kept = 0, ulp_kept = 0;
+};
+
+// One row of n pairs at y (the row's first channel): the sines at `channels.a0` and the cosines at
+// `channels.b0` on (concatenated), or interleaved from a0 (sin at a0 + 2k, cos at a0 + 2k + 1). The kernel
+// reads whole vectors: the caller pads the row's last one.
+using TableScreenFn = void (*)(ScreenType type, const void* y, std::size_t n, const ScreenChannels& channels,
+                               const TableScreenRow& row, const TableScreenBars& bars,
+                               TableScreenResult& result);
+
+struct TableScreenTarget {
+  std::string name;
+  TableScreenFn run;
+};
+// Every compiled target with a fused multiply-add that the CPU supports, best first (empty: no screen).
+const std::vector<TableScreenTarget>& table_screen_targets();
+
+// What the screened pass tells its caller besides `bands`: each row before its elements (progress); every
+// element measured exactly (a row the screen cannot take, or a loud element of a screened one), after `bands`
+// took it; and per row, the caller's own line per pair j (its tally: an element with an error at most
+// line[j] at an angle of at least phi_lo[j] changes nothing of it), written into `line` (+inf: no reader);
+// `omegas` and `max_position` are the table's, for the reader's budgets.
+struct TableSinks {
+  std::function<void(std::size_t row)> row;
+  Sink exact;
+  std::function<void(std::span<const ref::dd::DD> omegas, std::int64_t max_position,
+                     std::span<const double> phi_lo, double* line)>
+      line;
+};
+
+// measure_sinusoidal into `bands` as one pass: y read in place in its type, most elements proved quiet by the
+// screen, the others measured exactly; everything but the percentiles is measure_sinusoidal's (in its order).
+// false, with nothing measured, where it does not apply: a float64 budget, y neither in place in the budget's
+// type nor doubles, sampled rows or pairs, no vector target, or the switch below off.
+bool measure_sinusoidal_screened(const SinusoidalParams& params, std::span<const std::int64_t> positions,
+                                 Values y, const Budget& budget, Measurement& bands, const TableSinks& sinks,
+                                 const Sample& sample = {});
+
+// Process-wide (tests compare the two paths and the targets): false makes measure_sinusoidal_screened
+// decline; `target` indexes table_screen_targets() (0, the best, by default). On by default.
+void set_sinusoidal_screen(bool on, std::size_t target = 0);
+bool sinusoidal_screen_enabled();
+
+// Per contract of `contracts` and pair j, a lower bound of element_budget (scale 1) plus `extra` at every
+// |φ| in [phi, max_position·ω_j]: (b0 + b1·phi)·(1 − 2^-39), or 0 where the budget is not affine and
+// increasing (exhaustive::ScreenPlan's chord test).
+class TableBudgetBounds {
+ public:
+  TableBudgetBounds(std::span<const Contract* const> contracts, std::span<const ref::dd::DD> omegas,
+                    std::int64_t max_position, DType out, double extra);
+  std::size_t contracts() const noexcept { return b0_.size(); }
+  // Contract m's lower bound at pair j for angles of at least phi.
+  double lower(std::size_t m, std::size_t j, double phi) const {
+    return (b0_[m][j] + b1_[m][j] * phi) * (1 - 0x1p-39);
+  }
+
+ private:
+  std::vector<std::vector<double>> b0_, b1_;
+};
+
+}  // namespace pe::harness

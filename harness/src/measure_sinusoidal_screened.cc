@@ -1,0 +1,334 @@
+// check's one pass over a sinusoidal table (sinusoidal_screen.h): per row, the double tier's sin and cos of
+// every pair (exhaustive::double_tier_row), each pair's line from the budget's lower bound over the row's
+// angles, the band's bars and the caller's tally; the screen in the data's own type; the loud elements alone
+// through the exact path (measure_sinusoidal's element, below), in the row's channel order.
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <optional>
+
+#include "pe/harness/exhaustive_screen.h"
+#include "pe/harness/sinusoidal_screen.h"
+#include "pe/ref/fast_trig.h"
+#include "pe/ref/fma_clones.h"
+#include "pe/ref/reference.h"
+
+namespace pe::harness {
+namespace {
+
+std::atomic<bool> table_screen_on{true};
+std::atomic<std::size_t> table_screen_target{0};
+
+// The type y is stored in, in place, with a budget of a narrower type than double.
+std::optional<ScreenType> table_screen_type(const Values& y, DType out) {
+  if (out == DType::F64) return std::nullopt;
+  if (y.doubles() != nullptr) return ScreenType::F64;
+  if (y.typed_data() == nullptr || y.typed_type() != out) return std::nullopt;
+  switch (out) {
+    case DType::F32:
+      return ScreenType::F32;
+    case DType::BF16:
+      return ScreenType::BF16;
+    case DType::F16:
+      return ScreenType::F16;
+    case DType::F64:
+      break;
+  }
+  return std::nullopt;
+}
+
+// sin and cos rotated by (step_sin, step_cos) per pair (TableScreened::sincos's step). In vectors (with
+// a fused multiply-add where the CPU has one: fewer roundings, within the same bound).
+PE_FMA_CLONES void table_rotate(std::size_t n, const double* __restrict step_sin,
+                                const double* __restrict step_cos, double* __restrict sin,
+                                double* __restrict cos) {
+  for (std::size_t j = 0; j < n; ++j) {
+    const double s = sin[j], c = cos[j];
+    sin[j] = s * step_cos[j] + c * step_sin[j];
+    cos[j] = c * step_cos[j] - s * step_sin[j];
+  }
+}
+
+// Per pair, the line min(ratio_bar·budget_lo, max_abs, tally) and the radius floor + p·slope + extra.
+PE_FMA_CLONES void table_row_lines(std::size_t n, const double* __restrict budget_lo,
+                                   const double* __restrict tally, const double* __restrict radius_floor,
+                                   const double* __restrict radius_slope, double ratio_bar, double max_abs,
+                                   double abs_p, double extra, double* __restrict line,
+                                   double* __restrict radius) {
+  for (std::size_t j = 0; j < n; ++j) {
+    line[j] = std::min(std::min(ratio_bar * budget_lo[j], max_abs), tally[j]);
+    radius[j] = radius_floor[j] + abs_p * radius_slope[j] + extra;
+  }
+}
+
+class TableScreened {
+ public:
+  TableScreened(const SinusoidalParams& params, std::span<const std::int64_t> positions, Values y,
+                const Budget& budget, Measurement& bands, const TableSinks& sinks, TableScreenFn kernel,
+                ScreenType type)
+      : params_(params),
+        plan_(params),
+        max_position_(*std::max_element(positions.begin(), positions.end())),
+        reference_(params, max_position_),
+        positions_(positions),
+        y_(y),
+        budget_(budget),
+        bands_(bands),
+        sinks_(sinks),
+        run_(kernel),
+        type_(type),
+        n_(plan_.n_pairs()),
+        channels_{0, plan_.layout() == Layout::Interleaved ? 1 : n_, plan_.layout() == Layout::Interleaved} {
+    for (std::size_t j = 0; j < n_; ++j) {
+      omegas_.push_back(reference_.omega(j));
+      const double w = omegas_.back().hi;
+      omega_lo_.push_back(w * (1 - 0x1p-45));
+      omega_hi_.push_back(w * (1 + 0x1p-45));
+      omega_in_range_.push_back(w <= 1 ? 1 : 0);  // the vector tier's pieces are exact up to 1
+    }
+    tier_.emplace(
+        omegas_, [](double, std::size_t) { return 0.0; }, 1.0, budget.dtype);
+    bounds_.emplace(budget.members(), omegas_, max_position_, budget.dtype, budget.extra);
+    const std::size_t padded = ScreenToken::padded(n_);
+    for (auto* v : {&sin_, &cos_, &radius_, &line_, &flags_}) v->assign(padded, 0.0);
+    phi_lo_.resize(n_);
+    tally_.assign(n_, INFINITY);
+    budget_lo_.assign(n_, 0.0);
+    step_sin_.assign(padded, 0.0);
+    step_cos_.assign(padded, 0.0);
+    exhaustive::double_tier_row(*tier_, 1, step_sin_.data(), step_cos_.data());
+    for (std::size_t j = 0; j < n_; ++j) {
+      const bool in_range = omega_in_range_[j] != 0;
+      radius_floor_.push_back(in_range ? 0x1.0001p-48 : INFINITY);
+      radius_slope_.push_back(in_range ? omega_hi_[j] * (0x1.0001p-88 + 0x1.0001p-96) : 0.0);
+    }
+    const ref::FormatBits f = ref::format_bits(budget.dtype);
+    bars_.precision = f.precision, bars_.emin = f.emin;
+    size_ = type_ == ScreenType::F64 ? 8 : type_ == ScreenType::F32 ? 4 : 2;
+    // The last vector of a row reads up to its padding: a row short of it is read from a padded copy.
+    const std::size_t extent = channels_.interleaved ? 2 * padded : n_ + padded;
+    copy_ = extent > plan_.dim();
+    if (copy_) copy_row_.assign(extent * size_, 0);
+  }
+
+  void run(std::size_t rows) {
+    for (std::size_t r = 0; r < rows; ++r) {
+      if (sinks_.row) sinks_.row(r);
+      row(r);
+    }
+  }
+
+ private:
+  // measure_sinusoidal's element (measure.cc's measure_table without a fused add), bit for bit.
+  ElementRecord element(std::size_t r, std::size_t ch) const {
+    const std::size_t i = r * plan_.dim() + ch;
+    ElementRecord e{.row = static_cast<std::int64_t>(r),
+                    .position = positions_[r],
+                    .channel = static_cast<std::int64_t>(ch),
+                    .dim = params_.dim,
+                    .base = params_.base,
+                    .y = y_[i]};
+    if (const auto fast = reference_.fast_exact(positions_[r], ch)) {
+      e.exact = fast->value.hi;
+      e.abs_error = ref::abs_error(e.y, fast->value);
+      e.ulp = e.abs_error / ref::ulp_of(fast->value, budget_.dtype);
+    } else {
+      const ref::Real exact = reference_.exact(positions_[r], ch).value;
+      e.exact = exact.convert_to<double>();
+      e.abs_error = ref::abs_error(e.y, exact);
+      e.ulp = e.abs_error / ref::ulp_of(exact, budget_.dtype);
+    }
+    e.abs_phi = std::fabs(reference_.angle(positions_[r], ch));
+    e.pair = reference_.pair_of(ch);
+    e.scale = 1.0;
+    e.budget = budget_(nullptr, e.abs_phi, e.pair, 1.0);
+    e.reach = 1 + std::fabs(e.exact);
+    return e;
+  }
+
+  void exact_row(std::size_t r) {
+    for (std::size_t ch = 0; ch < plan_.dim(); ++ch) {
+      const ElementRecord e = element(r, ch);
+      bands_.add(e);
+      if (sinks_.exact) sinks_.exact(e);
+    }
+    fed_ = true;
+  }
+
+  void loud(std::size_t r, std::size_t o, std::size_t j) {
+    const ElementRecord e = element(r, o == 0 ? plan_.sin_index(j) : plan_.cos_index(j));
+    bands_.add_screened(e, false);
+    if (sinks_.exact) sinks_.exact(e);
+    fed_ = true;
+  }
+
+  const void* row_data(std::size_t r) {
+    const void* data = type_ == ScreenType::F64 ? static_cast<const void*>(y_.doubles()) : y_.typed_data();
+    const auto* p = static_cast<const std::uint8_t*>(data) + r * plan_.dim() * size_;
+    if (!copy_) return p;
+    std::memcpy(copy_row_.data(), p, plan_.dim() * size_);
+    return copy_row_.data();
+  }
+
+  void row(std::size_t r);
+
+  // sin_ and cos_ at position p: the double tier's (exhaustive::double_tier_row), or at the row after the
+  // last one's, that one's rotated by ω_j (up to kMaxSteps times in a row; a table's rows are usually
+  // consecutive positions, and the rotation costs a few operations a pair where the tier costs a polynomial).
+  //
+  // The rotation's error, in the Euclidean norm of (sin, cos): with (sin ω, cos ω) from the tier, each within
+  // δ = double_tier_radius(ω) <= 2^-48·(1 + 2^-40) (ω <= 1), the computed rotation R' has |R' − R| <= 2δ and
+  // |R'| <= 1 + 2δ; a step's roundings (two products and a sum per value, of a unit vector) add at most
+  // 2^-51. After k steps from values each within e0 (the tier's at the first row, <= 2^-47 for p < 2^32):
+  // (1 + 2δ)^k·(√2·e0 + k·(2δ + 2^-51)), which for k <= 64 is below e0 + 2^-47.5 + 2^-40.9 < e0 + 2^-40.
+  // The row's radius adds kStepRadius to its floor, which holds e0 (the tier's radius grows with p).
+  void sincos(std::int64_t p) {
+    if (at_ >= 0 && p == at_ + 1 && steps_ < kMaxSteps) {
+      table_rotate(n_, step_sin_.data(), step_cos_.data(), sin_.data(), cos_.data());
+      ++steps_;
+      at_ = p;
+      return;
+    }
+    exhaustive::double_tier_row(*tier_, p, sin_.data(), cos_.data());
+    steps_ = 0;
+    at_ = p;
+  }
+  static constexpr int kMaxSteps = 64;
+  static constexpr double kStepRadius = 0x1p-40;
+
+  // Whether the lower bounds taken at position bounds_at_ must be taken again for position p: they hold for
+  // every p >= bounds_at_ (budgets grow with the angle; the tally's worsts only rise), and are taken again
+  // once p is far enough on (tighter) or after an element went to the tally (its worsts may have risen).
+  bool stale(std::int64_t p) const {
+    return fed_ || p < bounds_at_ || p - bounds_at_ > std::max<std::int64_t>(bounds_at_ >> 4, 64);
+  }
+  // Per pair, the budget's lower bound and the tally's line at angles of at least p·ω_j.
+  void lower_bounds(std::int64_t p) {
+    bounds_at_ = p;
+    fed_ = false;
+    const auto abs_p = static_cast<double>(p);
+    for (std::size_t j = 0; j < n_; ++j) phi_lo_[j] = abs_p * omega_lo_[j];
+    const std::size_t members = bounds_->contracts();
+    std::fill_n(budget_lo_.begin(), n_, members == 0 ? budget_.max_abs * (1 - 0x1p-39) : 0.0);
+    for (std::size_t m = 0; m < members; ++m)
+      for (std::size_t j = 0; j < n_; ++j)
+        budget_lo_[j] = std::max(budget_lo_[j], bounds_->lower(m, j, phi_lo_[j]));
+    if (sinks_.line) sinks_.line(omegas_, max_position_, phi_lo_, tally_.data());
+    for (std::size_t j = 0; j < n_; ++j) tally_[j] *= 1 - 0x1p-44;
+  }
+
+  SinusoidalParams params_;
+  SinusoidalPlan plan_;
+  std::int64_t max_position_;
+  ref::Sinusoidal reference_;
+  std::span<const std::int64_t> positions_;
+  Values y_;
+  const Budget& budget_;
+  Measurement& bands_;
+  const TableSinks& sinks_;
+  TableScreenFn run_;
+  ScreenType type_;
+  std::size_t n_;
+  ScreenChannels channels_;
+  std::vector<ref::dd::DD> omegas_;
+  std::vector<double> omega_lo_, omega_hi_;
+  std::vector<std::uint8_t> omega_in_range_;
+  std::optional<exhaustive::ScreenPlan> tier_;  // its sincos: the double tier in vectors
+  std::optional<TableBudgetBounds> bounds_;
+  std::vector<double> sin_, cos_, radius_, line_, flags_, phi_lo_, tally_, budget_lo_;
+  // Per pair, the radius of |e − exact| at position p: radius_floor_ + p·radius_slope_ (the double tier's
+  // 2^-48 + |φ|·2^-88 and the exact path's double-double's 2^-96·|φ|, at ω·(1 + 2^-45), rounded up).
+  std::vector<double> radius_floor_, radius_slope_;
+  std::int64_t bounds_at_ = -1;              // lower_bounds()'s position (-1: none yet)
+  std::vector<double> step_sin_, step_cos_;  // the tier's sin ω_j and cos ω_j (sincos())
+  std::int64_t at_ = -1;                     // the position sin_ and cos_ hold (-1: none)
+  int steps_ = 0;                            // rotations since the tier's values
+  bool fed_ = false;                         // an element went to the caller since
+
+  TableScreenBars bars_;
+  std::size_t size_ = 4;
+  bool copy_ = false;
+  std::vector<std::uint8_t> copy_row_;
+};
+
+void TableScreened::row(std::size_t r) {
+  const std::int64_t p = positions_[r];
+  const std::size_t padded = ScreenToken::padded(n_);
+  // Beyond the contracts' promise an element may be undecidable (budget >= reach), which the screen does not
+  // bound: those rows, and positions outside the double tier's range, go element by element.
+  if (p < 0 || p >= (std::int64_t{1} << 32) || p > bands_.promised()) return exact_row(r);
+  const Measurement::ScreenRoom room = bands_.screen_room(p, p, 2 * padded + 8);
+  if (!room.usable) return exact_row(r);
+  if (constexpr std::size_t kAhead = 4; r + kAhead < positions_.size())
+    y_.prefetch((r + kAhead) * plan_.dim(), plan_.dim());
+  sincos(p);
+  const auto abs_p = static_cast<double>(p);
+  if (stale(p)) lower_bounds(p);
+  // The bound (|y − e| + r)·(1 + 2^-50) must stay under the band's bar·budget·(1 − 2^-49) (then the exact
+  // path's ratio is not even divided out), under its largest error, and under the tally's line: each
+  // shrunk by 2^-44. Loops over pairs inside, so that they run in vectors.
+  const double ratio_bar = room.ratio_bar * (1 - 0x1p-44), max_abs = room.max_abs * (1 - 0x1p-44);
+  const double stepped_radius = steps_ == 0 ? 0.0 : kStepRadius;
+  table_row_lines(n_, budget_lo_.data(), tally_.data(), radius_floor_.data(), radius_slope_.data(), ratio_bar,
+                  max_abs, abs_p, stepped_radius, line_.data(), radius_.data());
+  bars_.max_ulp = room.max_ulp;
+  bars_.abs_floor = room.abs_floor, bars_.ulp_floor = room.ulp_floor;
+  const TableScreenRow token{sin_.data(), cos_.data(), radius_.data(), line_.data()};
+  TableScreenResult result{flags_.data(), room.abs_tail, room.ulp_tail};
+  run_(type_, row_data(r), n_, channels_, token, bars_, result);
+  bands_.screen_quiet(p, 2 * n_ - result.loud, 2 * n_ - result.loud, result.abs_kept, result.ulp_kept);
+  if (result.loud == 0) return;
+  // The loud elements in the exact path's order: by channel.
+  if (channels_.interleaved) {
+    for (std::size_t j = 0; j < n_; ++j) {
+      const auto flag = static_cast<int>(flags_[j]);
+      for (std::size_t o = 0; o < 2; ++o)
+        if ((flag & (1 << o)) != 0) loud(r, o, j);
+    }
+    return;
+  }
+  for (std::size_t o = 0; o < 2; ++o)
+    for (std::size_t j = 0; j < n_; ++j)
+      if ((static_cast<int>(flags_[j]) & (1 << o)) != 0) loud(r, o, j);
+}
+
+}  // namespace
+
+void set_sinusoidal_screen(bool on, std::size_t target) {
+  table_screen_on = on;
+  table_screen_target = target;
+}
+bool sinusoidal_screen_enabled() { return table_screen_on; }
+
+TableBudgetBounds::TableBudgetBounds(std::span<const Contract* const> contracts,
+                                     std::span<const ref::dd::DD> omegas, std::int64_t max_position,
+                                     DType out, double extra) {
+  for (const Contract* c : contracts) {
+    const exhaustive::ScreenPlan chord(
+        omegas,
+        [&](double abs_phi, std::size_t j) { return element_budget(*c, out, abs_phi, j, 1.0) + extra; },
+        static_cast<double>(max_position), out);
+    b0_.push_back(chord.b0);
+    b1_.push_back(chord.b1);
+  }
+}
+
+bool measure_sinusoidal_screened(const SinusoidalParams& params, std::span<const std::int64_t> positions,
+                                 Values y, const Budget& budget, Measurement& bands, const TableSinks& sinks,
+                                 const Sample& sample) {
+  const auto& targets = table_screen_targets();
+  const std::size_t target = table_screen_target;
+  const auto type = table_screen_type(y, budget.dtype);
+  if (!table_screen_on || target >= targets.size() || !type || !sample.rows.empty() ||
+      !sample.pairs.empty() || positions.empty())
+    return false;
+  const SinusoidalPlan plan(params);
+  if (plan.n_pairs() == 0 || plan.dim() != 2 * plan.n_pairs() || y.size() != positions.size() * plan.dim())
+    return false;
+  TableScreened screened(params, positions, y, budget, bands, sinks, targets[target].run, *type);
+  screened.run(positions.size());
+  return true;
+}
+
+}  // namespace pe::harness

@@ -1,0 +1,318 @@
+// The sinusoidal table's screened pass (sinusoidal_screen.h) against measure_sinusoidal, the exact path:
+// every statistic but the 99th percentiles bit for bit (verdict, counts, maxima and their elements, the
+// worst list, a tally fed by the elements measured exactly), the percentiles within the screen's radius;
+// on passing and failing tables (wrong base, swapped layout, NaN and infinite outputs, positions up to and
+// past 2^31), in each output type, and every compiled Highway target with the same bits.
+#include "pe/harness/sinusoidal_screen.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "pe/harness/instance.h"
+#include "pe/plan.h"
+#include "pe/variant.h"
+
+namespace pe::harness {
+namespace {
+
+struct Table {
+  SinusoidalParams params;
+  std::vector<std::int64_t> positions;
+  DType dtype = DType::F32;
+  std::vector<double> values;  // as doubles (the type's values)
+  std::vector<unsigned char> bytes;
+  Values typed() const {
+    return dtype == DType::F64 ? Values(values) : Values(bytes.data(), dtype, values.size());
+  }
+};
+
+// A table of sin and cos of p·ω (in double, from `made`'s base and layout) rounded to `dtype`, a few
+// elements a few ulps off, then `plant` applied to the doubles.
+Table make(const SinusoidalParams& checked, const SinusoidalParams& made, std::vector<std::int64_t> positions,
+           DType dtype, const std::function<void(std::vector<double>&)>& plant = {}) {
+  const SinusoidalPlan plan(made);
+  const std::size_t dim = plan.dim();
+  std::vector<double> v(positions.size() * dim);
+  std::mt19937_64 rng(7);
+  for (std::size_t r = 0; r < positions.size(); ++r)
+    for (std::size_t j = 0; j < plan.n_pairs(); ++j) {
+      const double phi = static_cast<double>(positions[r]) * plan.inv_freq()[j];
+      v[r * dim + plan.sin_index(j)] = std::sin(phi);
+      v[r * dim + plan.cos_index(j)] = std::cos(phi);
+    }
+  if (plant) plant(v);
+  TypedBuffer buffer(dtype, v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    buffer.set(i, v[i]);
+    if (rng() % 97 == 0 && std::isfinite(v[i])) buffer.set(i, buffer.get(i) * (1 + 0x1p-22));
+  }
+  Table t{checked, std::move(positions), dtype, {}, buffer.bytes()};
+  for (std::size_t i = 0; i < v.size(); ++i) t.values.push_back(buffer.get(i));
+  return t;
+}
+
+std::vector<std::int64_t> range(std::int64_t first, std::size_t n) {
+  std::vector<std::int64_t> p(n);
+  for (std::size_t i = 0; i < n; ++i) p[i] = first + static_cast<std::int64_t>(i);
+  return p;
+}
+
+// A reader beside the bands, as check's contract tally: each contract's worst ratio, fed by the elements
+// measured exactly, with the line below which no worst can rise.
+struct Tally {
+  std::vector<const Contract*> contracts;
+  DType dtype;
+  std::vector<double> worst;
+  std::optional<TableBudgetBounds> bounds;
+  void add(const ElementRecord& e) {
+    for (std::size_t k = 0; k < contracts.size(); ++k) {
+      const double r =
+          ElementRecord::ratio_of(e.abs_error, Budget{contracts[k], dtype}(nullptr, e.abs_phi, e.pair, 1));
+      if (!(r <= worst[k])) worst[k] = r;
+    }
+  }
+  void line(std::span<const ref::dd::DD> omegas, std::int64_t max_position, std::span<const double> phi_lo,
+            double* out) {
+    if (!bounds) bounds.emplace(contracts, omegas, max_position, dtype, 0.0);
+    for (std::size_t j = 0; j < phi_lo.size(); ++j) {
+      out[j] = INFINITY;
+      for (std::size_t k = 0; k < contracts.size(); ++k) {
+        if (std::isnan(worst[k])) continue;
+        const double bar = worst[k] * bounds->lower(k, j, phi_lo[j]);
+        out[j] = std::min(out[j], bar >= 0 ? bar * (1 - 0x1p-45) : 0.0);
+      }
+    }
+  }
+};
+
+std::vector<const Contract*> sinusoidal_contracts(DType dtype) {
+  std::vector<const Contract*> out;
+  for (const Variant* v : registry())
+    if (v->family() == Family::Sinusoidal && v->supports(dtype) && v->name().find('@') == std::string::npos &&
+        v->name().find("mutant") == std::string::npos)
+      out.push_back(&v->contract());
+  return out;
+}
+
+struct Run {
+  Measurement bands;
+  Tally tally;
+  std::size_t exact = 0;  // elements measured exactly
+};
+
+void expect_same_record(const ElementRecord& a, const ElementRecord& b, const std::string& what) {
+  EXPECT_EQ(a.row, b.row) << what;
+  EXPECT_EQ(a.channel, b.channel) << what;
+  EXPECT_EQ(a.position, b.position) << what;
+  EXPECT_TRUE(a.abs_error == b.abs_error || (std::isnan(a.abs_error) && std::isnan(b.abs_error))) << what;
+  EXPECT_TRUE(a.y == b.y || (std::isnan(a.y) && std::isnan(b.y))) << what;
+  EXPECT_EQ(a.budget, b.budget) << what;
+}
+
+void expect_same(const Run& exact, const Run& screened, double radius) {
+  const Measurement &a = exact.bands, &b = screened.bands;
+  EXPECT_EQ(a.verdict(), b.verdict());
+  EXPECT_EQ(a.violations(), b.violations());
+  EXPECT_EQ(a.count(), b.count());
+  EXPECT_EQ(a.undecidable(), b.undecidable());
+  ASSERT_EQ(a.bands().size(), b.bands().size());
+  for (std::size_t i = 0; i < a.bands().size(); ++i) {
+    const BandStats &x = a.bands()[i], &y = b.bands()[i];
+    const std::string band = "band " + std::to_string(x.lo);
+    EXPECT_EQ(x.samples, y.samples) << band;
+    EXPECT_EQ(x.violations, y.violations) << band;
+    EXPECT_EQ(x.encoding, y.encoding) << band;
+    EXPECT_EQ(x.undecidable, y.undecidable) << band;
+    if (x.samples == 0) continue;
+    for (const auto& [e, f, name] :
+         {std::tuple{&x.max_abs, &y.max_abs, "max_abs"}, std::tuple{&x.max_ulp, &y.max_ulp, "max_ulp"},
+          std::tuple{&x.max_ratio, &y.max_ratio, "max_ratio"},
+          std::tuple{&x.max_vacuity, &y.max_vacuity, "max_vacuity"}}) {
+      EXPECT_TRUE(e->value == f->value || (std::isnan(e->value) && std::isnan(f->value))) << band << name;
+      expect_same_record(e->at, f->at, band + " " + name);
+    }
+    EXPECT_EQ(x.budget_at_max_abs, y.budget_at_max_abs) << band;
+    if (std::isfinite(x.p99_abs)) {
+      EXPECT_NEAR(x.p99_abs, y.p99_abs, radius) << band;
+    } else {
+      EXPECT_EQ(x.p99_abs, y.p99_abs) << band;
+    }
+  }
+  ASSERT_EQ(a.worst().size(), b.worst().size());
+  for (std::size_t i = 0; i < a.worst().size(); ++i) expect_same_record(a.worst()[i], b.worst()[i], "worst");
+  ASSERT_EQ(exact.tally.worst.size(), screened.tally.worst.size());
+  for (std::size_t k = 0; k < exact.tally.worst.size(); ++k)
+    EXPECT_EQ(exact.tally.worst[k], screened.tally.worst[k]) << "contract " << k;
+}
+
+Budget class_budget(DType dtype) {
+  Budget b{nullptr, dtype};
+  for (const Contract* c : sinusoidal_contracts(dtype))
+    if (c->compute_type == DType::F32 || c->compute_type == dtype) b.any_of.push_back(c);
+  return b;
+}
+
+std::int64_t promise_of(const Budget& b) {
+  std::int64_t p = std::numeric_limits<std::int64_t>::max();
+  for (const Contract* c : b.members()) p = std::min(p, c->max_position);
+  return b.members().empty() ? -1 : p;
+}
+
+// Both paths over `t`: the exact one element by element, the screened one (on `target`), each with a tally.
+std::pair<Run, Run> both(const Table& t, const Budget& budget, std::size_t target = 0, bool expect = true) {
+  Run exact, screened;
+  for (Run* run : {&exact, &screened}) {
+    run->bands.promise(promise_of(budget));
+    if (expect) run->bands.expect(t.values.size());
+    run->tally = Tally{sinusoidal_contracts(t.dtype), t.dtype, {}, {}};
+    run->tally.worst.assign(run->tally.contracts.size(), 0.0);
+  }
+  measure_sinusoidal(t.params, t.positions, Values(t.values), budget, [&](const ElementRecord& e) {
+    exact.bands.add(e);
+    exact.tally.add(e);
+    ++exact.exact;
+  });
+  TableSinks sinks;
+  sinks.exact = [&](const ElementRecord& e) {
+    screened.tally.add(e);
+    ++screened.exact;
+  };
+  sinks.line = [&](std::span<const ref::dd::DD> omegas, std::int64_t max_position,
+                   std::span<const double> phi_lo,
+                   double* line) { screened.tally.line(omegas, max_position, phi_lo, line); };
+  set_sinusoidal_screen(true, target);
+  const bool took =
+      measure_sinusoidal_screened(t.params, t.positions, t.typed(), budget, screened.bands, sinks);
+  set_sinusoidal_screen(true, 0);
+  EXPECT_TRUE(took);
+  return {std::move(exact), std::move(screened)};
+}
+
+constexpr double kRadius = 0x1p-46;  // the percentiles' distance from the exact path's (sinusoidal_screen.h)
+
+const SinusoidalParams kInterleaved{64, 10000.0, Layout::Interleaved};
+const SinusoidalParams kConcatenated{64, 10000.0, Layout::Concatenated};
+
+TEST(SinusoidalScreen, PassingTablesInEachTypeAndLayoutMatchTheExactPath) {
+  if (table_screen_targets().empty()) GTEST_SKIP() << "no vector target with a fused multiply-add";
+  for (const DType dtype : {DType::F32, DType::BF16, DType::F16})
+    for (const SinusoidalParams& params : {kInterleaved, kConcatenated}) {
+      SCOPED_TRACE(std::string(to_string(dtype)) + " " + std::string(to_string(params.layout)));
+      const Table t = make(params, params, range(0, 1500), dtype);
+      const auto [exact, screened] = both(t, class_budget(dtype));
+      expect_same(exact, screened, kRadius);
+      EXPECT_TRUE(exact.bands.pass());
+      EXPECT_LT(screened.exact, exact.exact / 4) << "the screen proved few elements quiet";
+    }
+}
+
+TEST(SinusoidalScreen, DoublesHandedOverForANarrowerTypeMatchTheExactPath) {
+  if (table_screen_targets().empty()) GTEST_SKIP();
+  Table t = make(kInterleaved, kInterleaved, range(0, 600), DType::F32);
+  t.dtype = DType::F64;  // read as doubles; the budget is float32's
+  const auto [exact, screened] = both(t, class_budget(DType::F32));
+  expect_same(exact, screened, kRadius);
+}
+
+TEST(SinusoidalScreen, FailingTablesMatchTheExactPath) {
+  if (table_screen_targets().empty()) GTEST_SKIP();
+  const SinusoidalParams wrong_base{64, 500.0, Layout::Interleaved};
+  const auto plant = [](std::vector<double>& v) {
+    v[70 * 64 + 3] = std::numeric_limits<double>::quiet_NaN();
+    v[400 * 64 + 10] = INFINITY;
+    v[401 * 64 + 11] = -INFINITY;
+    v[900 * 64 + 63] = std::numeric_limits<double>::quiet_NaN();
+    v[1000 * 64 + 5] += 1e-3;
+  };
+  for (const DType dtype : {DType::F32, DType::BF16, DType::F16}) {
+    SCOPED_TRACE(to_string(dtype));
+    for (const auto& [checked, made] :
+         {std::pair{kInterleaved, wrong_base}, std::pair{kInterleaved, kConcatenated},
+          std::pair{kConcatenated, kInterleaved}}) {
+      const auto [exact, screened] = both(make(checked, made, range(0, 1200), dtype), class_budget(dtype));
+      expect_same(exact, screened, kRadius);
+      EXPECT_FALSE(exact.bands.pass());
+    }
+    const auto [exact, screened] =
+        both(make(kConcatenated, kConcatenated, range(0, 1200), dtype, plant), class_budget(dtype));
+    expect_same(exact, screened, kRadius);
+    EXPECT_FALSE(exact.bands.pass());
+  }
+}
+
+TEST(SinusoidalScreen, LargePositionsAndFlatBudgetsMatchTheExactPath) {
+  if (table_screen_targets().empty()) GTEST_SKIP();
+  // Around 2^24 (the float32 class's promise), 2^31 and 2^32 (the double tier's range), in float32 tables
+  // whose angles were formed in double: past the promise rows go element by element, some elements fail.
+  std::vector<std::int64_t> positions = range((std::int64_t{1} << 24) - 200, 400);
+  for (const std::int64_t p : range((std::int64_t{1} << 31) - 100, 200)) positions.push_back(p);
+  for (const std::int64_t p : range((std::int64_t{1} << 32) - 50, 100)) positions.push_back(p);
+  const Table t = make(kInterleaved, kInterleaved, positions, DType::F32);
+  const auto [exact, screened] = both(t, class_budget(DType::F32));
+  expect_same(exact, screened, kRadius);
+  // A flat bound (no contract: no promise, every row element by element) and one contract.
+  const Table small = make(kConcatenated, kConcatenated, range(0, 800), DType::F32);
+  const auto [flat_exact, flat_screened] = both(small, Budget{nullptr, DType::F32, 1e-7});
+  expect_same(flat_exact, flat_screened, kRadius);
+  const auto [one_exact, one_screened] =
+      both(small, Budget{sinusoidal_contracts(DType::F32).front(), DType::F32}, 0, false);
+  expect_same(one_exact, one_screened, kRadius);
+}
+
+TEST(SinusoidalScreen, RowsShorterThanTheirLastVectorMatchTheExactPath) {
+  if (table_screen_targets().empty()) GTEST_SKIP();
+  // dim 36 and 20: the last vector of pairs is partial, read from the row's padded copy (never past the
+  // data).
+  for (const std::int64_t dim : {36, 20})
+    for (const Layout layout : {Layout::Interleaved, Layout::Concatenated})
+      for (const DType dtype : {DType::F32, DType::BF16}) {
+        const SinusoidalParams params{dim, 10000.0, layout};
+        const auto plant = [&](std::vector<double>& v) {
+          v.back() = std::numeric_limits<double>::quiet_NaN();
+        };
+        const auto [exact, screened] =
+            both(make(params, params, range(0, 900), dtype, plant), class_budget(dtype));
+        expect_same(exact, screened, kRadius);
+      }
+}
+
+TEST(SinusoidalScreen, EveryTargetGivesTheSameBits) {
+  const auto& targets = table_screen_targets();
+  if (targets.size() < 2) GTEST_SKIP() << targets.size() << " target(s)";
+  const auto plant = [](std::vector<double>& v) {
+    v[300 * 64 + 9] = std::numeric_limits<double>::quiet_NaN();
+  };
+  for (const DType dtype : {DType::F32, DType::BF16, DType::F16})
+    for (const SinusoidalParams& params : {kInterleaved, kConcatenated}) {
+      const Table t = make(params, params, range(0, 700), dtype, plant);
+      const auto [reference, best] = both(t, class_budget(dtype), 0);
+      for (std::size_t k = 1; k < targets.size(); ++k) {
+        SCOPED_TRACE(targets[k].name);
+        const auto [exact, other] = both(t, class_budget(dtype), k);
+        expect_same(best, other, 0.0);  // the estimates too
+        EXPECT_EQ(best.exact, other.exact);
+        for (std::size_t i = 0; i < best.bands.bands().size(); ++i)
+          EXPECT_EQ(best.bands.bands()[i].p99_ulp, other.bands.bands()[i].p99_ulp);
+      }
+    }
+}
+
+TEST(SinusoidalScreen, SwitchedOffOrSampledItDeclines) {
+  const Table t = make(kInterleaved, kInterleaved, range(0, 10), DType::F32);
+  Measurement m;
+  set_sinusoidal_screen(false);
+  EXPECT_FALSE(
+      measure_sinusoidal_screened(t.params, t.positions, t.typed(), class_budget(DType::F32), m, {}));
+  set_sinusoidal_screen(true);
+  EXPECT_FALSE(measure_sinusoidal_screened(t.params, t.positions, t.typed(), class_budget(DType::F32), m, {},
+                                           Sample{{1, 2}, {}}));
+  EXPECT_FALSE(measure_sinusoidal_screened(t.params, t.positions, t.typed(),
+                                           Budget{nullptr, DType::F64, 1e-15}, m, {}));
+  EXPECT_EQ(m.count(), 0u);
+}
+
+}  // namespace
+}  // namespace pe::harness
