@@ -128,8 +128,10 @@ class Screened {
       x_copy_.assign(row_extent * 8, 0);
       y_copy_.assign(row_extent * 8, 0);
     }
-    exact_.dim = params.head_dim;
-    exact_.base = params.base;
+    exact_.dim = whole_.dim = params.head_dim;
+    exact_.base = whole_.base = params.base;
+    if (vector_rows_enabled() && !rotation_targets().empty() && rotation_lanes_cover(budget.dtype))
+      vector_.emplace(plan_, pairs_, false);
   }
 
   void run(const std::vector<std::size_t>& rows) {
@@ -168,6 +170,7 @@ class Screened {
       bounds(reach_slope_, phi_hi_, 1 + 0x1p-47);
     }
     std::fill(ready_.begin(), ready_.end(), 0);
+    vector_token_ = -1;
     if (sinks_.line) {
       sinks_.line(phi_lo_, tally_slope_.data(), tally_floor_.data());
     } else {
@@ -269,7 +272,13 @@ class Screened {
   bool copy_ = false;     // a row is read from a padded copy (its last vector would pass its end)
   bool stopped_ = false;  // at a non-finite input (ScreenedSinks::nonfinite_input)
   std::vector<std::uint8_t> x_copy_, y_copy_;
-  RopeRow exact_;
+  RopeRow exact_;  // a loud pair's two elements, or a channel
+  RopeRow whole_;  // a row measured exactly
+  // The exact rows in vectors (measure_rope_rows's VectorRows), where the CPU and the type allow, and the
+  // token whose sines and cosines it holds.
+  std::optional<detail::VectorRows> vector_;
+  std::int64_t vector_token_ = -1;
+  bool vector_ok_ = false;
 };
 
 void Screened::row(std::size_t t, std::size_t h) {
@@ -310,6 +319,10 @@ void Screened::row(std::size_t t, std::size_t h) {
   std::size_t abs_kept = result.abs_kept, ulp_kept = result.ulp_kept;
   if (0 > room.abs_floor) std::fill_n(room.abs_tail + abs_kept, still, 0.0), abs_kept += still;
   if (0 > room.ulp_floor) std::fill_n(room.ulp_tail + ulp_kept, still, 0.0), ulp_kept += still;
+  // Loud in more than an eighth of its elements (a failing kernel's row): the whole row exactly in vectors
+  // beats its elements one by one; the screen's estimates written past the tails' end are then left there,
+  // uncounted.
+  if (4 * result.loud > n_) return exact_row(t, h);
   if ((result.loud != 0 || !moved_.empty()) && stop_at(t, h)) return;
   bands_.screen_quiet(lo_, 2 * n_ - result.loud + still, result.quiet_encoding, abs_kept, ulp_kept);
   if (result.loud != 0 || !moved_.empty()) loud(t, h, result, moved_);
@@ -343,17 +356,30 @@ void Screened::loud(std::size_t t, std::size_t h, const ScreenResult& result,
   }
 }
 
-// A row the screen cannot take (ScreenRoom::usable): every element through the exact path.
+// A row the screen cannot take (ScreenRoom::usable) or found mostly loud (a failing kernel's): every element
+// through the exact path, in vectors where measure_rope_rows would (VectorRows: the same bits).
 void Screened::exact_row(std::size_t t, std::size_t h) {
   if (stop_at(t, h)) return;
-  for (std::size_t k = 0; k < n_; ++k) ready(k);
-  exact_.row = static_cast<std::int64_t>(t);
-  exact_.head = static_cast<std::int64_t>(h);
-  exact_.resize(2 * n_ + through_.size());
-  detail::fill_row(plan_, reference_, exact_token(through_), budget_, slopes_, {}, budget_.dtype,
-                   RopeDirection::Forward, batch_.row(t, h), x_, y_, exact_);
-  bands_.add_row(exact_);
-  if (sinks_.row) sinks_.row(exact_);
+  whole_.row = static_cast<std::int64_t>(t);
+  whole_.head = static_cast<std::int64_t>(h);
+  whole_.resize(2 * n_ + through_.size());
+  const detail::Token tk = exact_token(through_);
+  if (vector_token_ != static_cast<std::int64_t>(t)) {  // the token's exact values, once for all its heads
+    for (std::size_t k = 0; k < n_; ++k) ready(k);
+    vector_ok_ = vector_ && vector_->load_token(sincos_);
+    if (vector_ok_) vector_->token_fields(tk, whole_);
+    vector_token_ = static_cast<std::int64_t>(t);
+  }
+  const std::size_t base = batch_.row(t, h);
+  if (vector_ok_ &&
+      vector_->fill(x_, y_, base, budget_, slopes_, reference_.fast_attention(), budget_.dtype, whole_)) {
+    detail::fill_through(tk, {}, budget_.dtype, base, x_, y_, 2 * n_, whole_);
+  } else {
+    detail::fill_row(plan_, reference_, tk, budget_, slopes_, {}, budget_.dtype, RopeDirection::Forward, base,
+                     x_, y_, whole_);
+  }
+  bands_.add_row(whole_);
+  if (sinks_.row) sinks_.row(whole_);
 }
 
 }  // namespace
