@@ -27,46 +27,7 @@ using D = hn::CappedTag<double, ScreenToken::kLanes>;  // never wider than the r
 using V = hn::Vec<D>;
 using M = hn::Mask<D>;
 
-// N values of the element type at p, as doubles (exact: every float32, bfloat16 and float16 is a double).
-template <ScreenType kType>
-HWY_INLINE V LoadAs(const void* p) {
-  const D d;
-  const hn::Rebind<float, D> df;
-  if constexpr (kType == ScreenType::F32) {
-    return hn::PromoteTo(d, hn::LoadU(df, static_cast<const float*>(p)));
-  } else if constexpr (kType == ScreenType::BF16) {
-    const hn::Rebind<std::uint16_t, D> d16;
-    const hn::Rebind<std::uint32_t, D> d32;
-    const auto bits =
-        hn::ShiftLeft<16>(hn::PromoteTo(d32, hn::LoadU(d16, static_cast<const std::uint16_t*>(p))));
-    return hn::PromoteTo(d, hn::BitCast(df, bits));
-  } else if constexpr (kType == ScreenType::F16) {
-    const hn::Rebind<hwy::float16_t, D> dh;
-    return hn::PromoteTo(d, hn::PromoteTo(df, hn::LoadU(dh, static_cast<const hwy::float16_t*>(p))));
-  } else {
-    return hn::LoadU(d, static_cast<const double*>(p));
-  }
-}
-
-template <ScreenType kType>
-constexpr std::size_t kSize = kType == ScreenType::F64   ? 8
-                              : kType == ScreenType::F32 ? 4
-                                                         : 2;
-
-// Pairs [k, k + N) of a row: (sin, cos).
-template <ScreenType kType>
-HWY_INLINE void LoadPairs(const void* row, const ScreenChannels& c, std::size_t k, V& s, V& co) {
-  const D d;
-  const auto at = [&](std::size_t i) { return static_cast<const char*>(row) + i * kSize<kType>; };
-  if (!c.interleaved) {
-    s = LoadAs<kType>(at(c.a0 + k));
-    co = LoadAs<kType>(at(c.b0 + k));
-    return;
-  }
-  const V lo = LoadAs<kType>(at(c.a0 + 2 * k)), hi = LoadAs<kType>(at(c.a0 + 2 * k + hn::Lanes(d)));
-  s = hn::ConcatEven(d, hi, lo);
-  co = hn::ConcatOdd(d, hi, lo);
-}
+#include "screen_lanes-inl.h"  // IWYU pragma: keep
 
 struct Consts {
   V max_ulp, abs_floor, ulp_floor, least_binade, huge, one, two, three;
@@ -83,50 +44,6 @@ struct Consts {
     bias = hn::Set(du, static_cast<std::uint64_t>(2045 + b.precision) << 52);
   }
 };
-
-struct Element {
-  M quiet;
-  V estimate, ulp_estimate;
-};
-
-HWY_INLINE Element Judge(V y, V e, V r, V rr, V line, const Consts& c) {
-  const D d;
-  const hn::RebindToUnsigned<D> du;
-  const V err = hn::Abs(hn::Sub(y, e));
-  const V err_hi = hn::Add(err, r);
-  const V magnitude = hn::Abs(e);
-  const V binade = hn::Max(hn::And(magnitude, hn::BitCast(d, c.exponent)), c.least_binade);
-  const V inv = hn::BitCast(d, hn::Sub(c.bias, hn::BitCast(du, binade)));
-  const M same_ulp =
-      hn::Or(hn::Ge(hn::Sub(magnitude, rr), binade), hn::Le(hn::Add(magnitude, r), c.least_binade));
-  const M quiet = hn::And(hn::And(hn::Le(err_hi, line), same_ulp), hn::Le(hn::Mul(err_hi, inv), c.max_ulp));
-#if HWY_ARCH_X86
-  const V estimate = hn::Min(err, c.huge);  // x86's min gives its second operand for a NaN
-#else
-  const V estimate = hn::IfThenElse(hn::IsNaN(err), c.huge, err);
-#endif
-  return {quiet, estimate, hn::Mul(estimate, inv)};
-}
-
-// The lanes of `keep` written from `out` on, in order; how many (rope_screen.cc's Keep: AVX-512 compresses
-// in a register, Highway 1.0.3's Compress of 64-bit lanes copying a 2 KiB table per call there).
-HWY_INLINE std::size_t Keep(V v, M keep, double* out) {
-  const D d;
-  const std::size_t kept = hn::CountTrue(d, keep);
-  if (kept == 0) return 0;
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
-  hn::StoreU(V{_mm512_maskz_compress_pd(keep.raw, v.raw)}, d, out);
-#else
-  HWY_ALIGN double lanes[ScreenToken::kLanes];
-  std::uint8_t bits[8] = {};
-  hn::StoreU(v, d, lanes);
-  hn::StoreMaskBits(d, keep, bits);
-  std::size_t k = 0;
-  for (std::size_t i = 0; i < hn::Lanes(d); ++i)
-    if ((bits[i / 8] >> (i % 8)) & 1) out[k++] = lanes[i];
-#endif
-  return kept;
-}
 
 // Pairs [k, k + N) of the row, the lanes of `valid` (all of them but in the last group); adds the quiet
 // elements per lane to `quiet`.
