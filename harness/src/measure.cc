@@ -151,7 +151,7 @@ Selection select_largest(std::span<const double> values, std::size_t k) {
 
 }  // namespace
 
-// Room for n more values past `used` (zeros written only where the vector grows: once, for a capped tail).
+// Room for n more values past `used` (the buffer from large_vector.h's pool: its contents unspecified).
 void Measurement::Tail::room(std::size_t n, std::size_t cap) {
   if (used + n <= values.size()) return;
   const std::size_t want =
@@ -193,13 +193,15 @@ void Measurement::Tail::compact(std::size_t cap) {
         w[k] = v[i];
         k += v[i] > pivot ? 1 : 0;
       }
-      if (k >= cap) {
+      // Too many above it (a sample that missed the tail's shape): the exact selection, not a compaction
+      // that keeps nearly everything and runs again at once.
+      if (k >= cap && k <= 2 * cap) {
         std::swap(values, into);
         used = k;
         floor = std::max(floor, pivot);
       }
       recycle_large(std::move(into));
-      if (k >= cap) return;
+      if (k >= cap && k <= 2 * cap) return;
     }
   }
   // Keep the `cap` largest: those above the bucket, then the bucket's largest.

@@ -174,7 +174,7 @@ class Screened {
     if (sinks_.line) {
       sinks_.line(phi_lo_, tally_slope_.data(), tally_floor_.data());
     } else {
-      std::fill(tally_slope_.begin(), tally_slope_.end(), INFINITY);
+      std::fill(tally_slope_.begin(), tally_slope_.end(), 0.0);  // 0·s + ∞: no line (∞·0 would be NaN)
       std::fill(tally_floor_.begin(), tally_floor_.end(), INFINITY);
     }
   }
@@ -344,7 +344,8 @@ void Screened::loud(std::size_t t, std::size_t h, const ScreenResult& result,
     for (std::size_t o = 0; o < 2; ++o) {
       if ((flag & (1 << o)) == 0) continue;
       const ElementRecord e = exact_.record(o);
-      bands_.add_screened(e, false);
+      // The screen kept no estimate of a pair it could not bound: the exact values go to the tails.
+      bands_.add_screened(e, !(e.scale * radius_[k] < INFINITY));
       if (sinks_.loud) sinks_.loud(e);
     }
   }

@@ -75,7 +75,9 @@ HWY_INLINE void Group(const void* x, const void* y, std::size_t k, M valid, cons
   const V budget = hn::MulAdd(hn::LoadU(d, tk.budget_slope + k), s, c.budget_floor);
   const V tally = hn::MulAdd(hn::LoadU(d, tk.tally_slope + k), s, hn::LoadU(d, tk.tally_floor + k));
   // The tally's line carries its own margin (ContractTally::screen_line), the bound's factor the others.
-  const V line = hn::Min(hn::Min(hn::Mul(budget, c.ratio_bar), hn::Mul(tally, c.bound)), c.max_abs);
+  // A NaN anywhere (∞·0 in a line) must make the element loud: x86's min gives its second operand where
+  // either is NaN, so the NaN-prone tally comes second, and a NaN line fails Judge's comparison.
+  const V line = hn::Min(hn::Min(hn::Mul(budget, c.ratio_bar), c.max_abs), hn::Mul(tally, c.bound));
   const Element j0 = Judge(y0, e0, r, rr, line, c);
   const Element j1 = Judge(y1, e1, r, rr, line, c);
   M q0 = j0.quiet, q1 = j1.quiet;
@@ -98,8 +100,13 @@ HWY_INLINE void Group(const void* x, const void* y, std::size_t k, M valid, cons
     const V flags = hn::Sub(c.three, hn::Add(hn::IfThenElseZero(q0, c.one), hn::IfThenElseZero(q1, c.two)));
     hn::StoreU(kLast ? hn::IfThenElseZero(valid, flags) : flags, d, res.flags + k);
   }
-  M a0 = hn::Gt(j0.estimate, c.abs_floor), a1 = hn::Gt(j1.estimate, c.abs_floor);
-  M u0 = hn::Gt(j0.ulp_estimate, c.ulp_floor), u1 = hn::Gt(j1.ulp_estimate, c.ulp_floor);
+  // No estimate where the pair has no bound (the double tier declined it: r infinite or NaN); the exact path
+  // puts its values in the tails (measure_rope_screened.cc's loud()).
+  const M bounded = hn::Lt(r, c.huge);
+  M a0 = hn::And(bounded, hn::Gt(j0.estimate, c.abs_floor)),
+    a1 = hn::And(bounded, hn::Gt(j1.estimate, c.abs_floor));
+  M u0 = hn::And(bounded, hn::Gt(j0.ulp_estimate, c.ulp_floor)),
+    u1 = hn::And(bounded, hn::Gt(j1.ulp_estimate, c.ulp_floor));
   if constexpr (kLast)
     a0 = hn::And(a0, valid), a1 = hn::And(a1, valid), u0 = hn::And(u0, valid), u1 = hn::And(u1, valid);
   if (hn::AllFalse(d, hn::Or(hn::Or(a0, a1), hn::Or(u0, u1)))) return;  // most groups, once compacted

@@ -50,9 +50,11 @@ struct Element {
 };
 
 // One output element of the pairs: y against e, with s·radius = r and rr = 2r. The exact value lies within
-// r of e, so within e's binade where |e| − 2r stays in it (else the element is loud), or below the type's
-// least normal where |e| + r does: either way its ulp is e's, 1/inv. The bound on the element's error is
-// (|y − e| + r)·(1 + 2^-50); the factor is folded into `line` and max_ulp (Consts).
+// r of e, so at or above e's binade where |e| − 2r stays in it (else the element is loud), or below the
+// type's least normal where |e| + r does: either way its ulp is at least e's, so its ulp error at most the
+// bound times 1/inv. The bound on the element's error is (|y − e| + r)·(1 + 2^-50); the factor is folded
+// into `line` and max_ulp (Consts). The estimates |y − e| and |y − e|·inv are the percentiles' (a ulp
+// estimate half or twice the exact one where the exact value lies across a power of two from e).
 template <class Consts>
 HWY_INLINE Element Judge(V y, V e, V r, V rr, V line, const Consts& c) {
   const D d;

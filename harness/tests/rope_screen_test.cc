@@ -100,7 +100,7 @@ TEST(RopeScreen, EveryTargetGivesTheBestOnesRow) {
 
 // A batch [tokens, heads, hd] in `type`: x drawn, y the exact rotation rounded (plus, per `wrong`, a kernel's
 // mistake).
-enum class Wrong { None, Unrotated, Base, Moved, NonFinite };
+enum class Wrong { None, Unrotated, Base, Moved, NonFinite, ZeroPairs };
 struct Data {
   std::vector<std::int64_t> positions;
   TypedBuffer x, y;
@@ -134,6 +134,20 @@ struct Data {
     if (wrong == Wrong::Moved && plan.rotary_dim() < hd)
       y.set(3 * hd + hd - 1, y.get(3 * hd + hd - 1) + 0.25);
     if (wrong == Wrong::NonFinite) y.set(2 * hd + 1, NAN), y.set(5 * hd + 2, -INFINITY);
+    // Unrotated rows first (the band's largest errors and ulps huge), then pairs of zeros written as 2^-20:
+    // over their budget (its floor alone), under those maxima: the screen must still call them loud.
+    if (wrong == Wrong::ZeroPairs) {
+      for (std::size_t t = 0; t < tokens; ++t) {
+        const std::size_t row = t * heads * hd;
+        if (t % 5 == 2) {
+          for (std::size_t i = 0; i < heads * hd; ++i) y.set(row + i, x.get(row + i));
+        } else if (t % 4 == 1) {
+          const auto [i0, i1] = plan.input_channels(0);
+          const auto [o0, o1] = plan.output_channels(0);
+          x.set(row + i0, 0.0), x.set(row + i1, 0.0), y.set(row + o0, 0x1p-20), y.set(row + o1, 0.0);
+        }
+      }
+    }
   }
 };
 
@@ -184,6 +198,9 @@ TEST(RopeScreen, ScreenedPassIsTheExactPath) {
   longrope.factor = 4;
   longrope.short_factor.assign(16, 1.0);
   longrope.long_factor.assign(16, 1.5);
+  RopeScaling linear;
+  linear.type = RopeScalingType::Linear;
+  linear.factor = 0.9;
   RopeParams mrope{128, 0, 1e6, Layout::HalfSplit};
   mrope.form.mrope_section = {16, 24, 24};
   RopeParams offset{96, 32, 1e4, Layout::Interleaved};
@@ -196,14 +213,16 @@ TEST(RopeScreen, ScreenedPassIsTheExactPath) {
       {{32, 0, 1e4, Layout::HalfSplit, longrope}, "longrope"},
       {{6, 0, 1e4, Layout::HalfSplit}, "head_dim 6"},
       {offset, "rotary offset"},
-      {mrope, "M-RoPE"}};
+      {mrope, "M-RoPE"},
+      {{64, 0, 1e4, Layout::HalfSplit, linear}, "linear 0.9 (pair 0's frequency above 1)"}};
   std::mt19937_64 g(20261205);
   for (const auto& [params, name] : cases) {
     for (const DType type : {DType::F32, DType::BF16, DType::F16}) {
       std::vector<const Contract*> members;
       for (const char* v : {"rope.scalar_f32", "rope.torch_f32", "rope.ggml_f32"})
         members.push_back(&find_variant(v)->contract());
-      for (const Wrong wrong : {Wrong::None, Wrong::Unrotated, Wrong::Base, Wrong::Moved, Wrong::NonFinite}) {
+      for (const Wrong wrong :
+           {Wrong::None, Wrong::Unrotated, Wrong::Base, Wrong::Moved, Wrong::NonFinite, Wrong::ZeroPairs}) {
         Data d(params, 60, 3, type, wrong, g);
         RopeBatch batch = RopeBatch::tokens_first(d.positions, 3, static_cast<std::size_t>(params.head_dim));
         batch.n_axes = n_axes(params.form);

@@ -205,7 +205,15 @@ void ContractTally::screen_line(std::span<const double> phi_lo, double* slope, d
       alpha_.push_back(slopes_->terms(c).slope_at_zero());
       beta_.emplace_back(n);
       for (std::size_t j = 0; j < n; ++j) beta_.back()[j] = slopes_->terms(c).slope_per_radian(j);
+      // The line holds only for budgets that grow with the angle: else every element goes through add().
+      monotone_ = monotone_ && alpha_.back() >= 0 &&
+                  std::all_of(beta_.back().begin(), beta_.back().end(), [](double b) { return b >= 0; });
     }
+  }
+  if (!monotone_) {
+    std::fill_n(slope, n, 0.0);
+    std::fill_n(floor, n, 0.0);
+    return;
   }
   // A contract's computed budget is within 2^-50 of A·(α + β·|φ|)·s + floor (contract.h), growing with |φ|;
   // the margin 2^-44 also covers add()'s own division. A NaN worst (a NaN met) leaves the contract out: it
@@ -224,8 +232,10 @@ void ContractTally::screen_line(std::span<const double> phi_lo, double* slope, d
   }
   constexpr double kShrink = 1 - 0x1p-44;
   for (std::size_t j = 0; j < n; ++j) {
-    slope[j] = std::isnan(slope[j]) ? 0.0 : slope[j] * kShrink;
-    floor[j] = std::isnan(floor[j]) ? 0.0 : floor[j] * kShrink;
+    // An infinite slope (every contract's worst infinite) is no line at all: 0·s + ∞, not ∞·0 at s = 0.
+    const bool none = std::isinf(slope[j]);
+    slope[j] = std::isnan(slope[j]) || none ? 0.0 : slope[j] * kShrink;
+    floor[j] = none ? INFINITY : std::isnan(floor[j]) ? 0.0 : floor[j] * kShrink;
   }
 }
 

@@ -81,6 +81,7 @@ class ContractTally {
   // screen_line's: per contract A·α and A·β per pair (RopeBudgetTerms), made on its first call.
   std::vector<double> alpha_;
   std::vector<std::vector<double>> beta_;
+  bool monotone_ = true;                                    // every α, β >= 0
   std::optional<harness::TableBudgetBounds> table_bounds_;  // table_screen_line's
   DType dtype_;
   const RopePlan* plan_;
