@@ -2,6 +2,7 @@
 // the shared table, its double-double and the scaling's rule are those computed afresh from the formulas,
 // whichever object computed them first, and objects of other parameters never read them.
 #include <gtest/gtest.h>
+#include <mpfr.h>
 
 #include <boost/math/constants/constants.hpp>
 #include <thread>
@@ -78,8 +79,11 @@ TEST(FrequencyTable, ThreadsFillingOneTableAgree) {
   std::vector<std::thread> threads;
   for (auto& values : seen)
     threads.emplace_back([&values, &s] {
-      const Frequencies f(pairs, 128, 500000.0, s);
-      for (std::size_t i = pairs; i-- > 0;) values.push_back(f[i]);
+      {
+        const Frequencies f(pairs, 128, 500000.0, s);
+        for (std::size_t i = pairs; i-- > 0;) values.push_back(f[i]);
+      }
+      mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE);  // MPFR's per-thread constants, else they leak with the thread
     });
   for (auto& t : threads) t.join();
   const ScalingRule<Real> fresh(s, 128, 500000.0, boost::math::constants::pi<Real>());
