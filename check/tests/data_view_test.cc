@@ -6,43 +6,13 @@
 
 #include <random>
 
+#include "held_values.h"
 #include "pe/check/check.h"
 #include "pe/check/golden.h"
 #include "pe/half.h"
 
 namespace pe::check {
 namespace {
-
-// Values held both ways: doubles, and the same elements stored in `type`.
-struct Held {
-  std::vector<double> doubles;
-  std::vector<unsigned char> bytes;
-  DType type;
-  Held(const std::vector<double>& v, DType t) : doubles(v), bytes(v.size() * size_of(t)), type(t) {
-    for (std::size_t i = 0; i < v.size(); ++i) {
-      unsigned char* at = bytes.data() + i * size_of(t);
-      if (t == DType::F32) {
-        const auto f = static_cast<float>(v[i]);
-        std::memcpy(at, &f, 4);
-      } else if (t == DType::BF16) {
-        const BFloat16 b = to_bfloat16(v[i]);
-        std::memcpy(at, &b, 2);
-      } else {
-        const Float16 h = to_float16(v[i]);
-        std::memcpy(at, &h, 2);
-      }
-      doubles[i] = t == DType::F32    ? static_cast<float>(v[i])
-                   : t == DType::BF16 ? to_float(to_bfloat16(v[i]))
-                                      : to_float(to_float16(v[i]));
-    }
-  }
-  DataView as_doubles(std::vector<std::size_t> shape, const std::string& name) const {
-    return {doubles, std::move(shape), type, name};
-  }
-  DataView in_place(std::vector<std::size_t> shape, const std::string& name) const {
-    return {{}, std::move(shape), type, name, bytes.data()};
-  }
-};
 
 void expect_same(const Report& a, const Report& b, const std::string& what) {
   EXPECT_EQ(a.passed, b.passed) << what;

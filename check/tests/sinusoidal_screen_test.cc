@@ -8,43 +8,13 @@
 #include <cstring>
 #include <limits>
 
+#include "held_values.h"
 #include "pe/check/check.h"
 #include "pe/check/golden.h"
 #include "pe/half.h"
 
 namespace pe::check {
 namespace {
-
-// Drops every key starting with "p99" (the screen's percentiles are its estimates').
-nlohmann::json without_p99(nlohmann::json j) {
-  if (j.is_object()) {
-    nlohmann::json out = nlohmann::json::object();
-    for (auto it = j.begin(); it != j.end(); ++it)
-      if (it.key().rfind("p99", 0) != 0) out[it.key()] = without_p99(it.value());
-    return out;
-  }
-  if (j.is_array())
-    for (auto& v : j) v = without_p99(v);
-  return j;
-}
-
-std::vector<unsigned char> stored(const std::vector<double>& v, DType t) {
-  std::vector<unsigned char> bytes(v.size() * size_of(t));
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    unsigned char* at = bytes.data() + i * size_of(t);
-    if (t == DType::F32) {
-      const auto f = static_cast<float>(v[i]);
-      std::memcpy(at, &f, 4);
-    } else if (t == DType::BF16) {
-      const BFloat16 b = to_bfloat16(v[i]);
-      std::memcpy(at, &b, 2);
-    } else {
-      const Float16 h = to_float16(v[i]);
-      std::memcpy(at, &h, 2);
-    }
-  }
-  return bytes;
-}
 
 TEST(SinusoidalScreenCheck, ScreenedAndExactChecksGiveTheSameReport) {
   const std::size_t rows = 1200, dim = 64;

@@ -9,10 +9,9 @@
 
 #ifndef PE_ALIBI_ROWS_VECTOR_ONCE_
 #define PE_ALIBI_ROWS_VECTOR_ONCE_
-#include <cstdint>
+#include "target_list.h"
 namespace pe::harness::detail {
-bool add_alibi_target(std::int64_t target, decltype(AlibiTarget::run) run,
-                      decltype(AlibiTarget::screen) screen);
+TargetList<AlibiTarget>& alibi_list();
 }  // namespace pe::harness::detail
 #endif
 
@@ -157,26 +156,7 @@ struct ScreenConsts {
   }
 };
 
-// The lanes of `keep` written from `out` on, in order (a whole vector stored: the tails have a vector's room
-// to spare); how many. AVX-512 compresses in a register (Highway 1.0.3's Compress of 64-bit lanes copies a
-// 2 KiB table per call there); other targets lane by lane.
-HWY_INLINE std::size_t Keep(V v, M keep, double* out) {
-  const D d;
-  const std::size_t kept = hn::CountTrue(d, keep);
-  if (kept == 0) return 0;
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
-  hn::StoreU(V{_mm512_maskz_compress_pd(keep.raw, v.raw)}, d, out);
-#else
-  HWY_ALIGN double lanes[AlibiLanes::kLanes];
-  std::uint8_t bits[8] = {};
-  hn::StoreU(v, d, lanes);
-  hn::StoreMaskBits(d, keep, bits);
-  std::size_t k = 0;
-  for (std::size_t i = 0; i < hn::Lanes(d); ++i)
-    if ((bits[i / 8] >> (i % 8)) & 1) out[k++] = lanes[i];
-#endif
-  return kept;
-}
+#include "keep_lanes-inl.h"  // IWYU pragma: keep
 
 // Keys [j, j + N) of the run, the lanes of `valid` (all but in the last group); returns the quiet lanes'
 // encoding count (|e| > 0).
@@ -268,7 +248,8 @@ void AlibiScreenRun(AlibiScreen& r, std::size_t n) {
 }
 
 namespace {
-[[maybe_unused]] const bool registered = detail::add_alibi_target(HWY_TARGET, &AlibiRun, &AlibiScreenRun);
+[[maybe_unused]] const bool registered =
+    detail::alibi_list().add(HWY_TARGET, {hwy::TargetName(HWY_TARGET), &AlibiRun, &AlibiScreenRun});
 }  // namespace
 #endif  // HWY_NATIVE_FMA
 
@@ -283,36 +264,13 @@ HWY_AFTER_NAMESPACE();
 
 namespace pe::harness {
 namespace detail {
-namespace {
-struct Entry {
-  std::int64_t target;
-  AlibiTarget t;
-};
-std::vector<Entry>& entries() {
-  static std::vector<Entry> list;
+TargetList<AlibiTarget>& alibi_list() {
+  static TargetList<AlibiTarget> list;
   return list;
-}
-}  // namespace
-
-bool add_alibi_target(std::int64_t target, decltype(AlibiTarget::run) run,
-                      decltype(AlibiTarget::screen) screen) {
-  if ((hwy::SupportedTargets() & target) == 0) return false;
-  entries().push_back({target, {hwy::TargetName(target), run, screen}});
-  return true;
 }
 }  // namespace detail
 
-const std::vector<AlibiTarget>& alibi_targets() {
-  // Highway's better targets have the lower bits.
-  static const std::vector<AlibiTarget> sorted = [] {
-    std::vector<detail::Entry> e = detail::entries();
-    std::sort(e.begin(), e.end(), [](const auto& a, const auto& b) { return a.target < b.target; });
-    std::vector<AlibiTarget> out;
-    for (auto& x : e) out.push_back(std::move(x.t));
-    return out;
-  }();
-  return sorted;
-}
+const std::vector<AlibiTarget>& alibi_targets() { return detail::alibi_list().best_first(); }
 
 namespace {
 std::atomic<std::size_t> chosen{0};

@@ -10,8 +10,9 @@
 
 #ifndef PE_ROPE_ROWS_VECTOR_ONCE_
 #define PE_ROPE_ROWS_VECTOR_ONCE_
+#include "target_list.h"
 namespace pe::harness::detail {
-bool add_rotation_target(std::int64_t target, decltype(RotationTarget::run) run);
+TargetList<RotationTarget>& rotation_list();
 }  // namespace pe::harness::detail
 #endif
 
@@ -113,7 +114,8 @@ bool RotateAndMeasure(const RotationLanes& l, std::size_t n, const ref::dd::DD* 
 }
 
 namespace {
-[[maybe_unused]] const bool registered = detail::add_rotation_target(HWY_TARGET, &RotateAndMeasure);
+[[maybe_unused]] const bool registered =
+    detail::rotation_list().add(HWY_TARGET, {hwy::TargetName(HWY_TARGET), &RotateAndMeasure});
 }  // namespace
 #endif  // HWY_NATIVE_FMA
 
@@ -130,35 +132,13 @@ HWY_AFTER_NAMESPACE();
 
 namespace pe::harness {
 namespace detail {
-namespace {
-struct Entry {
-  std::int64_t target;
-  RotationTarget t;
-};
-std::vector<Entry>& entries() {
-  static std::vector<Entry> list;
+TargetList<RotationTarget>& rotation_list() {
+  static TargetList<RotationTarget> list;
   return list;
-}
-}  // namespace
-
-bool add_rotation_target(std::int64_t target, decltype(RotationTarget::run) run) {
-  if ((hwy::SupportedTargets() & target) == 0) return false;
-  entries().push_back({target, {hwy::TargetName(target), run}});
-  return true;
 }
 }  // namespace detail
 
-const std::vector<RotationTarget>& rotation_targets() {
-  // Highway's better targets have the lower bits.
-  static const std::vector<RotationTarget> sorted = [] {
-    std::vector<detail::Entry> e = detail::entries();
-    std::sort(e.begin(), e.end(), [](const auto& a, const auto& b) { return a.target < b.target; });
-    std::vector<RotationTarget> out;
-    for (auto& x : e) out.push_back(std::move(x.t));
-    return out;
-  }();
-  return sorted;
-}
+const std::vector<RotationTarget>& rotation_targets() { return detail::rotation_list().best_first(); }
 
 bool rotation_lanes_cover(DType out) { return out != DType::F64; }
 

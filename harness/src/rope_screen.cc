@@ -13,8 +13,9 @@
 
 #ifndef PE_ROPE_SCREEN_ONCE_
 #define PE_ROPE_SCREEN_ONCE_
+#include "target_list.h"
 namespace pe::harness::detail {
-bool add_screen_row_target(std::int64_t target, ScreenRowFn run);
+TargetList<ScreenRowTarget>& screen_row_list();
 }  // namespace pe::harness::detail
 #endif
 
@@ -166,7 +167,8 @@ void ScreenRow(ScreenType type, const void* x, const void* y, std::size_t n, con
 }
 
 namespace {
-[[maybe_unused]] const bool registered = detail::add_screen_row_target(HWY_TARGET, &ScreenRow);
+[[maybe_unused]] const bool registered =
+    detail::screen_row_list().add(HWY_TARGET, {hwy::TargetName(HWY_TARGET), &ScreenRow});
 }  // namespace
 #endif  // HWY_NATIVE_FMA
 
@@ -181,35 +183,13 @@ HWY_AFTER_NAMESPACE();
 
 namespace pe::harness {
 namespace detail {
-namespace {
-struct Entry {
-  std::int64_t target;
-  ScreenRowTarget t;
-};
-std::vector<Entry>& entries() {
-  static std::vector<Entry> list;
+TargetList<ScreenRowTarget>& screen_row_list() {
+  static TargetList<ScreenRowTarget> list;
   return list;
-}
-}  // namespace
-
-bool add_screen_row_target(std::int64_t target, ScreenRowFn run) {
-  if ((hwy::SupportedTargets() & target) == 0) return false;
-  entries().push_back({target, {hwy::TargetName(target), run}});
-  return true;
 }
 }  // namespace detail
 
-const std::vector<ScreenRowTarget>& screen_row_targets() {
-  // Highway's better targets have the lower bits.
-  static const std::vector<ScreenRowTarget> sorted = [] {
-    std::vector<detail::Entry> e = detail::entries();
-    std::sort(e.begin(), e.end(), [](const auto& a, const auto& b) { return a.target < b.target; });
-    std::vector<ScreenRowTarget> out;
-    for (auto& x : e) out.push_back(std::move(x.t));
-    return out;
-  }();
-  return sorted;
-}
+const std::vector<ScreenRowTarget>& screen_row_targets() { return detail::screen_row_list().best_first(); }
 
 namespace {
 std::atomic<bool> screen_on{true};

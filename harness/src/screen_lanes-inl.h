@@ -1,7 +1,7 @@
 // The screens' lanes (rope_screen.cc, sinusoidal_screen.cc): reading a row in its own type, judging an
-// element against its bars, keeping the percentiles' estimates. Included inside each file's per-target
-// namespace, once per Highway target (hence no include guard), after `hn`, D, V and M are declared; Judge
-// reads its constants from the caller's Consts (exponent, bias, least_binade, max_ulp, huge).
+// element against its bars (keeping the percentiles' estimates: keep_lanes-inl.h). Included inside each
+// file's per-target namespace, once per Highway target (hence no include guard), after `hn`, D, V and M are
+// declared; Judge reads its constants from the caller's Consts (exponent, bias, least_binade, max_ulp, huge).
 
 // N values of the element type at p, as doubles (exact: every float32, bfloat16 and float16 is a double).
 template <ScreenType kType>
@@ -75,24 +75,4 @@ HWY_INLINE Element Judge(V y, V e, V r, V rr, V line, const Consts& c) {
   return {quiet, estimate, hn::Mul(estimate, inv)};
 }
 
-// The lanes of `keep` written from `out` on, in order (a whole vector stored: the tails have a vector's room
-// to spare); how many. AVX-512 compresses in a register (Highway 1.0.3's Compress of 64-bit lanes copies a
-// 2 KiB table per call there, and a compressing store to memory is microcoded on some CPUs); other targets
-// lane by lane.
-HWY_INLINE std::size_t Keep(V v, M keep, double* out) {
-  const D d;
-  const std::size_t kept = hn::CountTrue(d, keep);
-  if (kept == 0) return 0;
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
-  hn::StoreU(V{_mm512_maskz_compress_pd(keep.raw, v.raw)}, d, out);
-#else
-  HWY_ALIGN double lanes[ScreenToken::kLanes];
-  std::uint8_t bits[8] = {};
-  hn::StoreU(v, d, lanes);
-  hn::StoreMaskBits(d, keep, bits);
-  std::size_t k = 0;
-  for (std::size_t i = 0; i < hn::Lanes(d); ++i)
-    if ((bits[i / 8] >> (i % 8)) & 1) out[k++] = lanes[i];
-#endif
-  return kept;
-}
+#include "keep_lanes-inl.h"  // IWYU pragma: keep

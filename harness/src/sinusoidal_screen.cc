@@ -13,8 +13,9 @@
 
 #ifndef PE_SINUSOIDAL_SCREEN_ONCE_
 #define PE_SINUSOIDAL_SCREEN_ONCE_
+#include "target_list.h"
 namespace pe::harness::detail {
-bool add_table_screen_target(std::int64_t target, TableScreenFn run);
+TargetList<TableScreenTarget>& table_screen_list();
 }  // namespace pe::harness::detail
 #endif
 
@@ -108,7 +109,8 @@ void TableRow(ScreenType type, const void* y, std::size_t n, const ScreenChannel
 }
 
 namespace {
-[[maybe_unused]] const bool registered = detail::add_table_screen_target(HWY_TARGET, &TableRow);
+[[maybe_unused]] const bool registered =
+    detail::table_screen_list().add(HWY_TARGET, {hwy::TargetName(HWY_TARGET), &TableRow});
 }  // namespace
 #endif  // HWY_NATIVE_FMA
 
@@ -122,34 +124,14 @@ HWY_AFTER_NAMESPACE();
 
 namespace pe::harness {
 namespace detail {
-namespace {
-struct TableEntry {
-  std::int64_t target;
-  TableScreenTarget t;
-};
-std::vector<TableEntry>& table_entries() {
-  static std::vector<TableEntry> list;
+TargetList<TableScreenTarget>& table_screen_list() {
+  static TargetList<TableScreenTarget> list;
   return list;
-}
-}  // namespace
-
-bool add_table_screen_target(std::int64_t target, TableScreenFn run) {
-  if ((hwy::SupportedTargets() & target) == 0) return false;
-  table_entries().push_back({target, {hwy::TargetName(target), run}});
-  return true;
 }
 }  // namespace detail
 
 const std::vector<TableScreenTarget>& table_screen_targets() {
-  // Highway's better targets have the lower bits.
-  static const std::vector<TableScreenTarget> sorted = [] {
-    std::vector<detail::TableEntry> e = detail::table_entries();
-    std::sort(e.begin(), e.end(), [](const auto& a, const auto& b) { return a.target < b.target; });
-    std::vector<TableScreenTarget> out;
-    for (auto& x : e) out.push_back(std::move(x.t));
-    return out;
-  }();
-  return sorted;
+  return detail::table_screen_list().best_first();
 }
 
 }  // namespace pe::harness
