@@ -101,6 +101,11 @@ HWY_INLINE void Group(const void* x, const void* y, std::size_t k, M valid, cons
     const V flags = hn::Sub(c.three, hn::Add(hn::IfThenElseZero(q0, c.one), hn::IfThenElseZero(q1, c.two)));
     hn::StoreU(kLast ? hn::IfThenElseZero(valid, flags) : flags, d, res.flags + k);
   }
+  // Estimates are never NaN (Judge): where neither of the pair's clears its floor, none is kept (most groups,
+  // once the tails are compacted).
+  if (hn::AllFalse(d, hn::Or(hn::Gt(hn::Max(j0.estimate, j1.estimate), c.abs_floor),
+                             hn::Gt(hn::Max(j0.ulp_estimate, j1.ulp_estimate), c.ulp_floor))))
+    return;
   // No estimate where the pair has no bound (the double tier declined it: r infinite or NaN); the exact path
   // puts its values in the tails (measure_rope_screened.cc's loud()).
   const M bounded = hn::Lt(r, c.huge);
@@ -110,7 +115,6 @@ HWY_INLINE void Group(const void* x, const void* y, std::size_t k, M valid, cons
     u1 = hn::And(bounded, hn::Gt(j1.ulp_estimate, c.ulp_floor));
   if constexpr (kLast)
     a0 = hn::And(a0, valid), a1 = hn::And(a1, valid), u0 = hn::And(u0, valid), u1 = hn::And(u1, valid);
-  if (hn::AllFalse(d, hn::Or(hn::Or(a0, a1), hn::Or(u0, u1)))) return;  // most groups, once compacted
   res.abs_kept += Keep(j0.estimate, a0, res.abs_tail + res.abs_kept);
   res.abs_kept += Keep(j1.estimate, a1, res.abs_tail + res.abs_kept);
   res.ulp_kept += Keep(j0.ulp_estimate, u0, res.ulp_tail + res.ulp_kept);
@@ -120,23 +124,27 @@ HWY_INLINE void Group(const void* x, const void* y, std::size_t k, M valid, cons
 template <ScreenType kType, bool kReach, bool kAttention>
 HWY_NOINLINE void ScreenRowOf(const void* x, const void* y, std::size_t n, const ScreenChannels& in,
                               const ScreenChannels& out, const ScreenToken& tk, const ScreenBars& bars,
-                              ScreenResult& res) {
+                              ScreenResult& out_result) {
   const D d;
   const std::size_t N = hn::Lanes(d);
   const Consts c(bars);
   Counts counts{hn::Zero(d), hn::Zero(d), 0, 0};
+  // Local copies: the counts' stores could otherwise alias the channels' offsets, reloaded every group.
+  const ScreenChannels ci = in, co = out;
+  const ScreenToken t = tk;
+  ScreenResult res = out_result;
   res.abs_kept = res.ulp_kept = 0;
   std::size_t k = 0;
   for (; k + N <= n; k += N)
-    Group<kType, false, kReach, kAttention>(x, y, k, hn::FirstN(d, N), in, out, tk, c, res, counts);
+    Group<kType, false, kReach, kAttention>(x, y, k, hn::FirstN(d, N), ci, co, t, c, res, counts);
   // The last group reads past n only within the row's padding copy (the caller pads).
-  if (k < n)
-    Group<kType, true, kReach, kAttention>(x, y, k, hn::FirstN(d, n - k), in, out, tk, c, res, counts);
+  if (k < n) Group<kType, true, kReach, kAttention>(x, y, k, hn::FirstN(d, n - k), ci, co, t, c, res, counts);
   const auto quiet =
       static_cast<std::size_t>(hn::GetLane(hn::SumOfLanes(d, counts.quiet))) + counts.all_quiet;
   res.loud = 2 * n - quiet;
   res.quiet_encoding =
       static_cast<std::size_t>(hn::GetLane(hn::SumOfLanes(d, counts.encoding))) + counts.all_encoding;
+  out_result = res;
 }
 
 template <ScreenType kType>

@@ -50,23 +50,22 @@ struct Element {
 };
 
 // One output element of the pairs: y against e, with s·radius = r and rr = 2r. The exact value lies within
-// r of e, so at or above e's binade where |e| − 2r stays in it (else the element is loud), or below the
-// type's least normal where |e| + r does: either way its ulp is at least e's, so its ulp error at most the
-// bound times 1/inv. The bound on the element's error is (|y − e| + r)·(1 + 2^-50); the factor is folded
-// into `line` and max_ulp (Consts). The estimates |y − e| and |y − e|·inv are the percentiles' (a ulp
-// estimate half or twice the exact one where the exact value lies across a power of two from e).
+// r of e, so its magnitude is at least |e| − 2r (the margin covers that subtraction's rounding), and its ulp
+// at least the ulp of that lower end's binade (the type's least ulp below its least normal): its ulp error
+// is at most the bound times 1/inv. The bound on the element's error is (|y − e| + r)·(1 + 2^-50); the
+// factor is folded into `line` and max_ulp (Consts). The estimates |y − e| and |y − e|·inv are the
+// percentiles' (a ulp estimate twice the exact one where |e| lies within 2r above a power of two).
 template <class Consts>
 HWY_INLINE Element Judge(V y, V e, V r, V rr, V line, const Consts& c) {
   const D d;
   const hn::RebindToUnsigned<D> du;
   const V err = hn::Abs(hn::Sub(y, e));
   const V err_hi = hn::Add(err, r);
-  const V magnitude = hn::Abs(e);
-  const V binade = hn::Max(hn::And(magnitude, hn::BitCast(d, c.exponent)), c.least_binade);
+  // A NaN e (a non-finite x) makes any inv here, but its error NaN: the element is loud.
+  const V lower = hn::Max(hn::Sub(hn::Abs(e), rr), c.least_binade);
+  const V binade = hn::And(lower, hn::BitCast(d, c.exponent));
   const V inv = hn::BitCast(d, hn::Sub(c.bias, hn::BitCast(du, binade)));
-  const M same_ulp =
-      hn::Or(hn::Ge(hn::Sub(magnitude, rr), binade), hn::Le(hn::Add(magnitude, r), c.least_binade));
-  const M quiet = hn::And(hn::And(hn::Le(err_hi, line), same_ulp), hn::Le(hn::Mul(err_hi, inv), c.max_ulp));
+  const M quiet = hn::And(hn::Le(err_hi, line), hn::Le(hn::Mul(err_hi, inv), c.max_ulp));
 #if HWY_ARCH_X86
   const V estimate = hn::Min(err, c.huge);  // x86's min gives its second operand for a NaN
 #else

@@ -98,6 +98,34 @@ TEST(RopeScreen, EveryTargetGivesTheBestOnesRow) {
   }
 }
 
+// The exact value lies within r = s·radius of e, so below e's binade where |e| is within 2r above a power of
+// two: its ulp there is half e's, and the ulp bar must be met at that ulp. A wide radius (2^-20) makes such
+// an e easy to write: at a = 1 + 2^-22 the ulp bound is (|y − e| + r)·2^24 ≈ 18 (9 at e's own ulp), at 1.5
+// (the control) (2^-23 + 1.5·2^-20)·2^23 = 13; under a ulp bar of 15 the first is loud, the second quiet.
+TEST(RopeScreen, AnExactValueThatMayLieBelowItsBinadeIsJudgedByTheLowerUlp) {
+  const std::size_t padded = ScreenToken::padded(2);
+  std::vector<double> sin(padded, 0.0), cos(padded, 1.0), radius(padded, 0x1p-20), slope(padded, 1.0),
+      tally(padded, 1.0), tally_floor(padded, 1.0), reach(padded, 0.0);
+  // Half-split pairs (a, b) = (x[k], x[padded + k]) with b = 0: e = a, s = |a|.
+  std::vector<float> x(2 * padded + 8, 0.0f), y(x.size(), 0.0f);
+  x[0] = 1.0f + 0x1p-22f, x[1] = 1.5f;
+  y[0] = x[0] + 0x1p-23f, y[1] = x[1] + 0x1p-23f;  // a small error: the bound is r's
+  const ScreenToken token{sin.data(),   cos.data(),         radius.data(), slope.data(),
+                          tally.data(), tally_floor.data(), reach.data()};
+  ScreenBars bars;
+  bars.ratio_bar = 1, bars.max_abs = 1, bars.max_ulp = 15;
+  bars.abs_floor = bars.ulp_floor = INFINITY;
+  for (const ScreenRowTarget& t : screen_row_targets()) {
+    std::vector<double> flags(padded, -1.0), abs_tail(2 * padded + 8), ulp_tail(2 * padded + 8);
+    ScreenResult r{flags.data(), abs_tail.data(), ulp_tail.data()};
+    t.run(ScreenType::F32, x.data(), y.data(), 2, {0, padded, false}, {0, padded, false}, token, bars, r);
+    // Bit 1: element a (element b, exactly 0, is loud at any radius: its exact value may be subnormal).
+    EXPECT_EQ(static_cast<int>(flags[0]) & 1, 1)
+        << t.name << ": a = 1 + 2^-22 (its exact value may lie below 1)";
+    EXPECT_EQ(static_cast<int>(flags[1]) & 1, 0) << t.name << ": a = 1.5";
+  }
+}
+
 // A batch [tokens, heads, hd] in `type`: x drawn, y the exact rotation rounded (plus, per `wrong`, a kernel's
 // mistake).
 enum class Wrong { None, Unrotated, Base, Moved, NonFinite, ZeroPairs };
