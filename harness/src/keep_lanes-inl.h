@@ -9,10 +9,11 @@
 HWY_INLINE std::size_t Keep(V v, M keep, double* out) {
   const D d;
   const std::size_t kept = hn::CountTrue(d, keep);
-  if (kept == 0) return 0;
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  // Stored whatever `kept` (no branch: whether a lane clears the tail's floor is data, not predictable).
   hn::StoreU(V{_mm512_maskz_compress_pd(keep.raw, v.raw)}, d, out);
 #else
+  if (kept == 0) return 0;
   HWY_ALIGN double lanes[hn::MaxLanes(D())];
   std::uint8_t bits[8] = {};
   hn::StoreU(v, d, lanes);
