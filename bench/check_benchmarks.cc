@@ -52,6 +52,7 @@ struct Batch {
     r.y = {{}, {positions.size(), 32, 128}, yt->dtype(), "y", yt->view().data};
     r.positions.values = positions;
     r.spec.layout = Layout::HalfSplit;
+    r.threads = 1;  // issue 53's measure: one thread (check_rope_threads_benchmark: every one)
     return r;
   }
   std::size_t bytes() const { return 2 * x.size() * size_of(xt->dtype()); }
@@ -71,9 +72,10 @@ void read_counters(benchmark::State& state, std::size_t elements, std::size_t by
       Counter(iters * static_cast<double>(bytes) / lim.read_bytes_per_second, Counter::kIsRate);
 }
 
-void check_rope_benchmark(benchmark::State& state, std::size_t tokens, DType dtype) {
+void check_rope_benchmark(benchmark::State& state, std::size_t tokens, DType dtype, std::size_t threads) {
   Batch b(tokens, true, dtype);
   check::RopeRequest r = b.request();
+  r.threads = threads;
   const double pace_before = pace_ns();
   for (auto _ : state) {
     const check::Report report = check::check_rope(r, check::Names());
@@ -158,10 +160,19 @@ int register_check_benchmarks(const Options& options) {
     benchmark::RegisterBenchmark(name, fn, args...)->Unit(benchmark::kMillisecond);
     ++count;
   };
-  add("check/rope/f32/T4096/H32/D128", check_rope_benchmark, std::size_t{4096}, DType::F32);
-  add("check/rope/bf16/T4096/H32/D128", check_rope_benchmark, std::size_t{4096}, DType::BF16);
-  add("check/rope/f16/T4096/H32/D128", check_rope_benchmark, std::size_t{4096}, DType::F16);
-  add("check/rope/f32/T256/H32/D128", check_rope_benchmark, std::size_t{256}, DType::F32);
+  const std::size_t one = 1;
+  add("check/rope/f32/T4096/H32/D128", check_rope_benchmark, std::size_t{4096}, DType::F32, one);
+  add("check/rope/bf16/T4096/H32/D128", check_rope_benchmark, std::size_t{4096}, DType::BF16, one);
+  add("check/rope/f16/T4096/H32/D128", check_rope_benchmark, std::size_t{4096}, DType::F16, one);
+  add("check/rope/f32/T256/H32/D128", check_rope_benchmark, std::size_t{256}, DType::F32, one);
+  // Every hardware thread (check's default): wall time, against the one-thread read limit still.
+  if (wanted("check/rope/f32/T4096/H32/D128/threads:all")) {
+    benchmark::RegisterBenchmark("check/rope/f32/T4096/H32/D128/threads:all", check_rope_benchmark,
+                                 std::size_t{4096}, DType::F32, std::size_t{0})
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+    ++count;
+  }
   add("check/sinusoidal/f32/L131072/d128", check_sinusoidal_benchmark, std::size_t{131072});
   add("diagnose/rope/f32/T4096/H32/D128", diagnose_rope_benchmark);
   add("reference/rope/f32/T2048/H32/D128", reference_rope_benchmark, std::size_t{2048});

@@ -27,6 +27,7 @@ struct CheckOptions {
   std::string against;  // a second implementation's output of the same input
   std::int64_t dim = 0, head_dim = 0, rotary_dim = 0;
   double base = 10000.0, max_abs = 0;
+  std::size_t threads = 0;  // RoPE's pass: 0, every hardware thread where the data is large
   bool heads_first = false, has_max_abs = false, no_rope = false;
   ScalingFlags scaling;
   FormFlags form;
@@ -151,6 +152,7 @@ int check_rope(const CheckOptions& o) {
   if (b) r.against = b->view(o.against);
   r.positions = positions_of(o.positions, o.positions_file);
   r.heads_first = o.heads_first;
+  r.threads = o.threads;
   r.spec = o.spec;
   r.hf = o.hf_source;
   r.budget = budget_of(o);
@@ -187,6 +189,7 @@ void reject_unread(const Checker& c, const CheckOptions& o) {
     reject_form_flags(o.form, "rotary forms apply to " + rope + " only");
     reject_temperature_flags(o.temperature, "applies to " + rope + " only");
     if (o.no_rope) throw UsageError("--no-rope: applies to " + rope + " only");
+    if (o.threads != 0) throw UsageError("--threads: applies to " + rope + " only");
   }
   if (!c.alibi_options)
     reject_alibi_flags(o.alibi,
@@ -222,6 +225,9 @@ void add_check(CLI::App& app, int& exit_code) {
                   "A second implementation's output of the same input (RoPE --output or sinusoidal TABLE): "
                   "both checked, band by band, which is wrong where");
   cmd->add_option("--json", o->json, "Also write the result as JSON (schema pe-suite/check/2) to this file");
+  cmd->add_option("--threads", o->threads,
+                  "RoPE: threads for the pass over the data (default 0: every hardware thread, one per 2^18 "
+                  "elements; the report is the same for any count)");
   cmd->add_flag("--heads-first", o->heads_first,
                 "RoPE data is [heads, tokens, head_dim] (as in Hugging Face)");
   auto* max_abs = cmd->add_option("--max-abs", o->max_abs, "Budget: this absolute error for every element");

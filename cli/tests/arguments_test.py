@@ -46,6 +46,9 @@ case("scaling_dropped", full, ["--scaling", "linear", "--factor", "4"], "scaling
 case("factor_mistaken", linear4, ["--scaling", "linear", "--factor", "2"], "linear factor 4 (given 2)")
 case("yarn_as_linear", yarn_data, ["--scaling", "linear", "--factor", "4"],
      "scaling yarn factor 4, original_max_position 4096 (given: linear factor 4)")
+# --threads: the pass in parts, the same verdict and diagnosis (rope_threads_test pins the whole report).
+case("correct_full_threads", full, ["--threads", "3"], None)
+case("scaling_missing_threads", linear4, ["--threads", "4"], "scaling linear factor 4 (given: none)")
 case("yarn_truncate_off", rope(x, pos, yarn_inv_freq(1e4, D, 4.0, 4096, truncate=False), D,
                                0.1 * math.log(4.0) + 1.0), yarn_args, "yarn truncate off (given: on)")
 

@@ -20,18 +20,11 @@
 #include "pe/harness/measure.h"
 #include "pe/harness/typed_buffer.h"
 #include "pe/ref/fast_trig.h"
+#include "pe/ref/mpfr_thread_cache.h"
 #include "pe/ref/reference.h"
 
 namespace pe::exhaustive {
 namespace {
-
-// MPFR caches constants per thread; a thread that ends frees its own (else they leak with it).
-struct MpfrThreadCache {
-  MpfrThreadCache() = default;
-  MpfrThreadCache(const MpfrThreadCache&) = delete;
-  MpfrThreadCache& operator=(const MpfrThreadCache&) = delete;
-  ~MpfrThreadCache() { mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE); }
-};
 
 // Rows per kernel call: the output (2048 × 128 values) stays in L2 while it is compared.
 constexpr std::int64_t kChunk = 2048;
@@ -408,12 +401,12 @@ void sweep_in_threads(const Sweep& sweep, std::size_t threads, const Progress& p
   std::vector<std::thread> workers;
   for (std::size_t t = 1; t < threads; ++t)
     workers.emplace_back([&, t] {
-      const MpfrThreadCache cache;
+      const ref::MpfrThreadCache cache;
       sweep(bands[t], fallbacks[t]);
     });
   if (sweep.o.on_progress) {  // the calling thread reports while the workers sweep
     std::thread main_share([&] {
-      const MpfrThreadCache cache;
+      const ref::MpfrThreadCache cache;
       sweep(bands[0], fallbacks[0]);
     });
     while (sweep.done.load() < sweep.end - sweep.begin) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "engine/against.h"
+#include "engine/rope_pass.h"
 #include "engine/verdict.h"
 #include "explain/explanation.h"
 #include "pe/check/check.h"
@@ -305,71 +306,6 @@ bool against_diagnosed(const RopeRequest& r, const RopeParams& params, const Rop
   return true;
 }
 
-// What the one pass over the data leaves: the bands, the contracts' tally, the rows with an element over
-// budget, and the first pass-through channel that moved.
-struct Pass {
-  harness::Measurement bands;
-  ContractTally tally;
-  std::vector<bool> over;
-  std::optional<harness::ElementRecord> moved;
-};
-
-// The pass over the `judged` tokens: the screened pass where it applies (float32, bfloat16 or float16 data,
-// or doubles, read in place; no gain), else every element exactly, row by row. `judged` unscanned (every
-// token, no scan of the input made): nullopt, with nothing kept, where the screened pass met a non-finite
-// input value or does not apply (the caller scans for the tokens to judge and measures again).
-std::optional<Pass> measure(const RopeRequest& r, const RopeParams& params, const RopePlan& plan,
-                            const RopeBatch& batch, const Budget& budget, const harness::Sample& judged,
-                            bool scanned, const harness::OutputGain& gain) {
-  const std::size_t heads = batch.heads, hd = r.x.shape.back();
-  Pass p{harness::Measurement(), ContractTally(Family::Rope, r.y.dtype, &plan),
-         std::vector<bool>(batch.tokens() * heads), std::nullopt};
-  p.bands.promise(promised_up_to(budget));
-  const std::vector<std::size_t> rows = harness::chosen_or_all(judged.rows, batch.tokens());
-  p.bands.expect(rows.size() * heads * hd);
-  if (batch.n_axes == 1)  // each element at its token's position: the bands' own counts
-    for (std::size_t t : rows) p.bands.expect_band(batch.position(t), heads * hd);
-  const auto mark = [&](const harness::ElementRecord& e) {
-    if (!(e.ratio() <= 1))
-      p.over[static_cast<std::size_t>(e.row) * heads + static_cast<std::size_t>(e.head)] = true;
-    if (!p.moved && e.unchanged && e.abs_error != 0) p.moved = e;
-  };
-  const auto whole_row = [&](const harness::RopeRow& row) {
-    p.tally.add_row(row);
-    for (std::size_t i = 0; i < row.size(); ++i)
-      if (!(harness::ElementRecord::ratio_of(row.abs_error[i], row.budget[i]) <= 1) ||
-          (row.unchanged[i] != 0 && row.abs_error[i] != 0 && !p.moved))
-        mark(row.record(i));
-  };
-  harness::ScreenedSinks sinks;
-  if (r.progress) sinks.token = [&](std::size_t t) { r.progress(t, batch.tokens()); };
-  sinks.row = whole_row;
-  sinks.loud = [&](const harness::ElementRecord& e) {
-    p.tally.add(e);
-    mark(e);
-  };
-  sinks.line = [&](std::span<const double> phi_lo, double* slope, double* floor) {
-    p.tally.screen_line(phi_lo, slope, floor);
-  };
-  bool nonfinite = false;
-  if (!scanned) sinks.nonfinite_input = [&] { return nonfinite = true; };
-  if (gain.temperature.type == AttnTemperatureType::None &&
-      harness::measure_rope_screened(params, batch, r.x.read(), r.y.read(), budget, p.bands, sinks, judged)) {
-    if (nonfinite) return std::nullopt;
-    return p;
-  }
-  if (!scanned) return std::nullopt;
-  harness::measure_rope_rows(
-      params, batch, r.x.read(), r.y.read(), budget,
-      [&](const harness::RopeRow& row) {
-        if (r.progress) r.progress(static_cast<std::size_t>(row.row), batch.tokens());
-        p.bands.add_row(row);
-        whole_row(row);
-      },
-      judged, RopeDirection::Forward, gain);
-  return p;
-}
-
 }  // namespace
 
 Report check_rope(const RopeRequest& r, const Names& names) {
@@ -411,10 +347,10 @@ Report check_rope(const RopeRequest& r, const Names& names) {
   // the input's, not the kernel's error: named, and left out of the verdict. The screened pass finds them
   // among its loud elements (no scan of its own); a non-finite value met, the scan and the pass again.
   harness::Sample judged;
-  std::optional<Pass> pass = measure(r, params, plan, batch, budget, judged, false, gain);
+  std::optional<Pass> pass = measure_rope_pass(r, params, plan, batch, budget, judged, false, gain);
   if (!pass) {
     judged = finite_tokens(batch, x, hd, names, out);
-    pass = measure(r, params, plan, batch, budget, judged, true, gain);
+    pass = measure_rope_pass(r, params, plan, batch, budget, judged, true, gain);
   }
   harness::Measurement& bands = pass->bands;
   ContractTally& tally = pass->tally;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <stdexcept>
 
 #include "pe/ref/fma_clones.h"
 
@@ -94,6 +95,12 @@ void ContractTally::add(const harness::ElementRecord& e) {
     const double r = harness::ElementRecord::ratio_of(e.abs_error, e.gain * contract_term + e.gain_extra);
     if (!(r <= worst_[k])) worst_[k] = r;  // NaN-safe: a NaN ratio is the worst
   }
+}
+
+void ContractTally::merge(const ContractTally& later) {
+  if (later.variants_ != variants_)
+    throw std::logic_error("ContractTally::merge: tallies of other contracts");
+  for (std::size_t k = 0; k < worst_.size(); ++k) worst_[k] = std::max(worst_[k], later.worst_[k]);
 }
 
 void ContractTally::line_for_token(const harness::RopeRow& row) {

@@ -55,6 +55,9 @@ class ContractTally {
   // the contracts' lower bounds (made on the first call).
   void table_screen_line(std::span<const ref::dd::DD> omegas, std::int64_t max_position,
                          std::span<const double> phi_lo, double* line);
+  // The elements `later` (a tally of the same family, type and plan) took, as if this one had taken them:
+  // each contract's worst the larger (ratios are never NaN: ElementRecord::ratio_of).
+  void merge(const ContractTally& later);
   // "meets rope.ggml_f32 (0.43), rope.torch_f32 (0.61); misses rope.scalar_f32 (2.66)", best first.
   std::string summary() const;
   // [{"contract": name, "worst_ratio": r, "met": bool}], best first.

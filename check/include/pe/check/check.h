@@ -98,6 +98,8 @@ struct RopeRequest {
   HfSource hf;
   BudgetOptions budget;
   Progress progress;
+  // Threads for the pass over the data (0: every hardware thread; the report is the same for any count).
+  std::size_t threads = 0;
 };
 
 struct AlibiRequest {

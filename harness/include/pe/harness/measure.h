@@ -186,6 +186,11 @@ class Measurement {
   // estimates in the tails.
   void add_screened(const ElementRecord& e, bool tails);
   std::int64_t promised() const noexcept { return promised_; }
+  // The elements of `later` (set up as this one: the same limit, keep_worst, promise and expected counts)
+  // added after this one's, as if one Measurement had taken them all in that order: counts summed, the
+  // first of equal maxima kept (the last NaN), the worst list the best of both (this one's first among
+  // equal ratios), the tails together (threads measuring parts of one batch: measure_merge.cc).
+  void merge(const Measurement& later);
   // The bands with their percentiles; empty bands included (samples = 0). Computed once after the last
   // add (a report asks for them several times; each is a selection over the band's kept values).
   const std::vector<BandStats>& bands() const;
@@ -228,6 +233,7 @@ class Measurement {
     void append(double v, std::size_t cap);
     void push_all(const double* v, std::size_t n, std::size_t cap);
     void compact(std::size_t cap);
+    void merge(const Tail& later, std::size_t cap);
     double p99(std::size_t samples) const;
   };
   struct Acc {

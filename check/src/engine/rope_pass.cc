@@ -1,0 +1,165 @@
+#include "engine/rope_pass.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "engine/budget.h"
+#include "pe/ref/mpfr_thread_cache.h"
+#include "pe/rope_scaling.h"
+
+namespace pe::check {
+namespace {
+
+// A pass set up for the whole batch's judged rows (each part's tails then keep what the whole's would:
+// Measurement::merge), whichever part of them it measures.
+Pass new_pass(const RopeRequest& r, const RopePlan& plan, const RopeBatch& batch, const Budget& budget,
+              const std::vector<std::size_t>& rows) {
+  const std::size_t heads = batch.heads, hd = r.x.shape.back();
+  Pass p{harness::Measurement(), ContractTally(Family::Rope, r.y.dtype, &plan),
+         std::vector<bool>(batch.tokens() * heads), std::nullopt};
+  p.bands.promise(promised_up_to(budget));
+  p.bands.expect(rows.size() * heads * hd);
+  if (batch.n_axes == 1)  // each element at its token's position: the bands' own counts
+    for (std::size_t t : rows) p.bands.expect_band(batch.position(t), heads * hd);
+  return p;
+}
+
+// The sinks that fill `p`: its tally, the rows over budget, the first moved pass-through channel.
+harness::ScreenedSinks sinks_into(Pass& p, std::size_t heads) {
+  const auto mark = [&p, heads](const harness::ElementRecord& e) {
+    if (!(e.ratio() <= 1))
+      p.over[static_cast<std::size_t>(e.row) * heads + static_cast<std::size_t>(e.head)] = true;
+    if (!p.moved && e.unchanged && e.abs_error != 0) p.moved = e;
+  };
+  harness::ScreenedSinks sinks;
+  sinks.row = [&p, mark](const harness::RopeRow& row) {
+    p.tally.add_row(row);
+    for (std::size_t i = 0; i < row.size(); ++i)
+      if (!(harness::ElementRecord::ratio_of(row.abs_error[i], row.budget[i]) <= 1) ||
+          (row.unchanged[i] != 0 && row.abs_error[i] != 0 && !p.moved))
+        mark(row.record(i));
+  };
+  sinks.loud = [&p, mark](const harness::ElementRecord& e) {
+    p.tally.add(e);
+    mark(e);
+  };
+  sinks.line = [&p](std::span<const double> phi_lo, double* slope, double* floor) {
+    p.tally.screen_line(phi_lo, slope, floor);
+  };
+  return sinks;
+}
+
+// The judged rows in the order one screened pass takes them: a scaling that switches lists per token
+// measures the tokens below its original context first (measure_rope_screened).
+std::vector<std::size_t> pass_order(const RopeParams& params, const RopeBatch& batch,
+                                    std::vector<std::size_t> rows) {
+  if (switches_per_token(params.scaling)) {
+    const std::int64_t L = params.scaling.original_max_position;
+    std::stable_partition(rows.begin(), rows.end(), [&](std::size_t t) { return batch.position(t) < L; });
+  }
+  return rows;
+}
+
+struct Part {
+  std::vector<std::size_t> rows;
+  std::optional<Pass> pass;
+  bool took = false, nonfinite = false;
+};
+
+// Each part's screened pass on its own thread (the calling thread takes the first, or reports progress
+// while they run where the request asks for it).
+void run_parts(const RopeRequest& r, const RopeParams& params, const RopeBatch& batch, const Budget& budget,
+               bool scanned, std::vector<Part>& parts) {
+  std::atomic<std::size_t> done{0}, finished{0};
+  const auto run = [&](Part& part) {
+    const ref::MpfrThreadCache cache;
+    harness::ScreenedSinks sinks = sinks_into(*part.pass, batch.heads);
+    sinks.token = [&done](std::size_t) { done.fetch_add(1, std::memory_order_relaxed); };
+    if (!scanned) sinks.nonfinite_input = [&part] { return part.nonfinite = true; };
+    part.took = harness::measure_rope_screened(params, batch, r.x.read(), r.y.read(), budget,
+                                               part.pass->bands, sinks, harness::Sample{part.rows, {}});
+    finished.fetch_add(1);
+  };
+  std::vector<std::thread> workers;
+  for (std::size_t k = 1; k < parts.size(); ++k) workers.emplace_back([&, k] { run(parts[k]); });
+  if (r.progress) {
+    std::thread first([&] { run(parts[0]); });
+    while (finished.load() < parts.size()) {
+      r.progress(done.load(std::memory_order_relaxed), batch.tokens());
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    first.join();
+  } else {
+    run(parts[0]);
+  }
+  for (std::thread& w : workers) w.join();
+}
+
+// The screened pass in `threads` parts merged in order; nullopt where it does not apply, or met a
+// non-finite input (`nonfinite`).
+std::optional<Pass> screened_in_parts(const RopeRequest& r, const RopeParams& params, const RopePlan& plan,
+                                      const RopeBatch& batch, const Budget& budget,
+                                      const std::vector<std::size_t>& rows, std::size_t threads, bool scanned,
+                                      bool& nonfinite) {
+  const std::vector<std::size_t> order = pass_order(params, batch, rows);
+  std::vector<Part> parts(threads);
+  for (std::size_t k = 0; k < threads; ++k) {
+    const auto cut = [&](std::size_t i) { return static_cast<std::ptrdiff_t>(order.size() * i / threads); };
+    parts[k].rows.assign(order.begin() + cut(k), order.begin() + cut(k + 1));
+    parts[k].pass = new_pass(r, plan, batch, budget, rows);
+  }
+  run_parts(r, params, batch, budget, scanned, parts);
+  nonfinite = std::any_of(parts.begin(), parts.end(), [](const Part& p) { return p.nonfinite; });
+  if (nonfinite || !std::all_of(parts.begin(), parts.end(), [](const Part& p) { return p.took; }))
+    return std::nullopt;
+  Pass whole = std::move(*parts[0].pass);
+  for (std::size_t k = 1; k < threads; ++k) {
+    Pass& later = *parts[k].pass;
+    whole.bands.merge(later.bands);
+    whole.tally.merge(later.tally);
+    for (std::size_t i = 0; i < whole.over.size(); ++i) whole.over[i] = whole.over[i] || later.over[i];
+    if (!whole.moved) whole.moved = later.moved;
+  }
+  return whole;
+}
+
+}  // namespace
+
+std::size_t rope_pass_threads(std::size_t requested, std::size_t tokens, std::size_t elements) {
+  const std::size_t n =
+      requested != 0
+          ? requested
+          : std::min<std::size_t>(std::max(1U, std::thread::hardware_concurrency()), elements >> 18);
+  return std::max<std::size_t>(1, std::min(n, tokens));
+}
+
+std::optional<Pass> measure_rope_pass(const RopeRequest& r, const RopeParams& params, const RopePlan& plan,
+                                      const RopeBatch& batch, const Budget& budget,
+                                      const harness::Sample& judged, bool scanned,
+                                      const harness::OutputGain& gain) {
+  const std::vector<std::size_t> rows = harness::chosen_or_all(judged.rows, batch.tokens());
+  const std::size_t elements = rows.size() * batch.heads * r.x.shape.back();
+  if (gain.temperature.type == AttnTemperatureType::None) {
+    bool nonfinite = false;
+    const std::size_t threads = rope_pass_threads(r.threads, rows.size(), elements);
+    if (auto p = screened_in_parts(r, params, plan, batch, budget, rows, threads, scanned, nonfinite))
+      return p;
+    if (nonfinite) return std::nullopt;
+  }
+  if (!scanned) return std::nullopt;
+  Pass p = new_pass(r, plan, batch, budget, rows);
+  const harness::ScreenedSinks sinks = sinks_into(p, batch.heads);
+  harness::measure_rope_rows(
+      params, batch, r.x.read(), r.y.read(), budget,
+      [&](const harness::RopeRow& row) {
+        if (r.progress) r.progress(static_cast<std::size_t>(row.row), batch.tokens());
+        p.bands.add_row(row);
+        sinks.row(row);
+      },
+      judged, RopeDirection::Forward, gain);
+  return p;
+}
+
+}  // namespace pe::check

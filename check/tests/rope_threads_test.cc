@@ -1,0 +1,128 @@
+// check_rope's pass on several threads (rope_pass.h: parts of consecutive tokens, merged in order) gives the
+// report of one thread: the same verdict, counts, maxima with their elements, worst list, tally, diagnosis
+// and JSON, but for the bands' 99th percentiles (each part measures its bands' first rows exactly, where
+// one pass would have taken the screen's estimates: within its radius). Passing and failing kernels, ties
+// (a zero input: every error 0), NaN outputs, a NaN input, partial rotary with a moved channel, LongRoPE
+// switching per token (the parts follow one pass's order) and M-RoPE, in float32, bfloat16 and float16.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "held_values.h"
+#include "pe/check/check.h"
+#include "pe/check/golden.h"
+#include "pe/harness/typed_buffer.h"
+
+namespace pe::check {
+namespace {
+
+enum class Twist { None, IgnoresLate, MovedChannel, NanOutput, NanInput, Zero };
+
+struct Case {
+  std::string name;
+  RopeParams kernel;
+  RopeSpec spec;
+  Twist twist = Twist::None;
+  bool passes = true;
+};
+
+RopeParams long_rope_kernel() {
+  RopeParams p{64, 0, 1e4, Layout::HalfSplit};
+  p.scaling.type = RopeScalingType::LongRope;
+  p.scaling.original_max_position = 1900;
+  p.scaling.factor = 4;
+  p.scaling.longrope_switch = LongRopeSwitch::PerToken;
+  for (std::size_t j = 0; j < 32; ++j) {
+    p.scaling.short_factor.push_back(1 + 0.01 * static_cast<double>(j));
+    p.scaling.long_factor.push_back(1 + 0.1 * static_cast<double>(j));
+  }
+  return p;
+}
+
+RopeSpec long_rope_spec(const RopeParams& p) {
+  RopeSpec s;
+  s.scaling.method = RopeScalingType::LongRope;
+  s.scaling.original_max_position = p.scaling.original_max_position;
+  s.scaling.factor = p.scaling.factor;
+  s.scaling.longrope_switch = LongRopeSwitch::PerToken;
+  s.scaling.short_factor = p.scaling.short_factor;
+  s.scaling.long_factor = p.scaling.long_factor;
+  return s;
+}
+
+std::vector<Case> cases() {
+  const RopeParams plain{64, 0, 1e4, Layout::HalfSplit};
+  RopeSpec partial;
+  partial.rotary_dim = 32;
+  RopeParams partial_kernel = plain;
+  partial_kernel.rotary_dim = 32;
+  return {{"passing", plain, {}},
+          {"ignores positions past 2000", plain, {}, Twist::IgnoresLate, false},
+          {"another base", {64, 0, 5e5, Layout::HalfSplit}, {}, Twist::None, false},
+          {"zero input (ties: every error 0)", plain, {}, Twist::Zero},
+          {"NaN outputs", plain, {}, Twist::NanOutput, false},
+          {"NaN input", plain, {}, Twist::NanInput},
+          {"partial, moved", partial_kernel, partial, Twist::MovedChannel, false},
+          {"LongRoPE per token", long_rope_kernel(), long_rope_spec(long_rope_kernel())},
+          {"LongRoPE per token, zero input", long_rope_kernel(), long_rope_spec(long_rope_kernel()),
+           Twist::Zero}};
+}
+
+Report check_in(RopeRequest r, std::size_t threads) {
+  r.threads = threads;
+  return check_rope(r, Names());
+}
+
+TEST(RopeThreads, EveryThreadCountGivesOneThreadsReport) {
+  const std::size_t tokens = 96, heads = 3, hd = 64;
+  std::mt19937_64 g(20261205);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  std::vector<std::int64_t> positions(tokens);
+  // Descending: the first parts hold the tokens past LongRoPE's original context, which one pass measures
+  // after the others (the parts must follow that order: ties keep one pass's first element).
+  for (std::size_t t = 0; t < tokens; ++t) positions[t] = static_cast<std::int64_t>((tokens - 1 - t) * 41);
+  const RopeBatch batch = rope_batch_of({tokens, heads, hd}, positions, false, "x");
+  for (const DType type : {DType::F32, DType::BF16, DType::F16}) {
+    for (const Case& c : cases()) {
+      harness::TypedBuffer x(type, tokens * heads * hd), y(type, x.size());
+      std::vector<double> xd(x.size());
+      for (std::size_t i = 0; i < x.size(); ++i)
+        x.set(i, c.twist == Twist::Zero ? 0.0 : unit(g)), xd[i] = x.get(i);
+      const std::vector<double> golden = golden_rope(c.kernel, batch, xd, type);
+      for (std::size_t i = 0; i < y.size(); ++i) {
+        const bool late = c.twist == Twist::IgnoresLate && positions[i / (heads * hd)] > 2000;
+        y.set(i, late ? xd[i] : golden[i]);
+      }
+      if (c.twist == Twist::NanOutput)
+        for (std::size_t t : {5, 50, 90}) y.set(t * heads * hd + 9, NAN);
+      if (c.twist == Twist::NanInput) x.set(60 * heads * hd + 3, NAN);
+      if (c.twist == Twist::MovedChannel) y.set(70 * heads * hd + 60, y.get(70 * heads * hd + 60) + 0.5);
+      RopeRequest r;
+      r.positions.values = positions;
+      r.spec = c.spec;
+      r.x = {{}, {tokens, heads, hd}, type, "x", x.view().data};
+      r.y = {{}, {tokens, heads, hd}, type, "y", y.view().data};
+      const Report one = check_in(r, 1);
+      const std::string what = std::string(to_string(type)) + " " + c.name;
+      EXPECT_EQ(one.passed, c.passes) << what << "\n" << one.text;
+      std::vector<double> p99_one;
+      const std::string json_one = without_p99(one.json(), &p99_one).dump();
+      for (const std::size_t threads : {2, 3, 7}) {
+        const Report many = check_in(r, threads);
+        const std::string where = what + ", " + std::to_string(threads) + " threads";
+        EXPECT_EQ(many.passed, one.passed) << where;
+        std::vector<double> p99_many;
+        EXPECT_EQ(without_p99(many.json(), &p99_many).dump(), json_one) << where;
+        ASSERT_EQ(p99_many.size(), p99_one.size()) << where;
+        // |x| <= 1: an estimate lies within (|x_a| + |x_b|)·2^-46 <= 2^-45 of its exact error; ulps relative.
+        for (std::size_t k = 0; k < p99_one.size(); ++k)
+          EXPECT_NEAR(p99_many[k], p99_one[k], k % 2 == 0 ? 0x1p-45 : 1e-6 * (1 + p99_one[k]))
+              << where << " percentile " << k;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace pe::check
