@@ -1,0 +1,95 @@
+// Measurement::merge: a batch's elements measured in consecutive parts, each part's measurement set up for
+// the whole (expect, expect_band, promise), merged in order, give the one measurement of the whole bit for
+// bit: every band's counts, maxima with their elements (the first of equals, the last NaN), percentiles,
+// and the worst list (the earlier of equal ratios first). The elements tie often (errors on a coarse grid),
+// carry NaNs and zero budgets, and some cannot be judged.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "pe/harness/measure.h"
+
+namespace pe::harness {
+namespace {
+
+bool same(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+std::vector<ElementRecord> drawn(std::size_t n, std::mt19937_64& g) {
+  std::uniform_int_distribution<int> grid(0, 7), pick(0, 99);
+  std::uniform_int_distribution<std::int64_t> position(0, 30000);
+  std::vector<ElementRecord> out(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    ElementRecord& e = out[i];
+    e.row = static_cast<std::int64_t>(i);
+    e.position = position(g);
+    e.abs_error = pick(g) == 0 ? NAN : grid(g) * 0x1p-20;
+    e.ulp = grid(g) * 0.25;
+    e.budget = pick(g) == 1 ? 0.0 : (1 + grid(g)) * 0x1p-21;
+    e.reach = pick(g) < 5 ? e.budget / 2 : INFINITY;
+  }
+  return out;
+}
+
+Measurement set_up(const std::vector<ElementRecord>& all) {
+  Measurement m(30000, 10);
+  m.promise(1000);
+  m.expect(all.size());
+  for (const ElementRecord& e : all) m.expect_band(e.position, 1);
+  return m;
+}
+
+void expect_same(const Measurement& a, const Measurement& b, const std::string& what) {
+  ASSERT_EQ(a.bands().size(), b.bands().size()) << what;
+  for (std::size_t k = 0; k < a.bands().size(); ++k) {
+    const BandStats &x = a.bands()[k], &y = b.bands()[k];
+    const std::string where = what + " band " + std::to_string(k);
+    EXPECT_EQ(x.samples, y.samples) << where;
+    EXPECT_EQ(x.violations, y.violations) << where;
+    EXPECT_EQ(x.encoding, y.encoding) << where;
+    EXPECT_EQ(x.undecidable, y.undecidable) << where;
+    for (const auto& [p, q] :
+         {std::pair{&x.max_abs, &y.max_abs}, std::pair{&x.max_ulp, &y.max_ulp},
+          std::pair{&x.max_ratio, &y.max_ratio}, std::pair{&x.max_vacuity, &y.max_vacuity}}) {
+      EXPECT_TRUE(same(p->value, q->value)) << where << ": " << p->value << " vs " << q->value;
+      EXPECT_EQ(p->at.row, q->at.row) << where << " (which element)";
+    }
+    EXPECT_TRUE(same(x.p99_abs, y.p99_abs)) << where;
+    EXPECT_TRUE(same(x.p99_ulp, y.p99_ulp)) << where;
+  }
+  ASSERT_EQ(a.worst().size(), b.worst().size()) << what;
+  for (std::size_t k = 0; k < a.worst().size(); ++k) EXPECT_EQ(a.worst()[k].row, b.worst()[k].row) << what;
+  EXPECT_EQ(a.count(), b.count()) << what;
+  EXPECT_EQ(a.violations(), b.violations()) << what;
+  EXPECT_EQ(a.verdict(), b.verdict()) << what;
+}
+
+TEST(MeasurementMerge, PartsMergedInOrderAreTheWhole) {
+  std::mt19937_64 g(20261205);
+  for (const std::size_t n : {std::size_t{40}, std::size_t{3000}, std::size_t{50000}}) {
+    const std::vector<ElementRecord> all = drawn(n, g);
+    Measurement whole = set_up(all);
+    for (const ElementRecord& e : all) whole.add(e);
+    for (const std::size_t parts : {2, 3, 8}) {
+      std::vector<Measurement> m;
+      for (std::size_t k = 0; k < parts; ++k) {
+        m.push_back(set_up(all));
+        for (std::size_t i = n * k / parts; i < n * (k + 1) / parts; ++i) m.back().add(all[i]);
+      }
+      for (std::size_t k = 1; k < parts; ++k) m[0].merge(m[k]);
+      expect_same(m[0], whole, std::to_string(n) + " elements in " + std::to_string(parts) + " parts");
+    }
+  }
+}
+
+TEST(MeasurementMerge, RefusesMeasurementsSetUpOtherwise) {
+  Measurement a(30000), b(1000);
+  EXPECT_THROW(a.merge(b), std::logic_error);
+  Measurement c, d;
+  c.expect(10), d.expect(20);
+  EXPECT_THROW(c.merge(d), std::logic_error);
+}
+
+}  // namespace
+}  // namespace pe::harness
