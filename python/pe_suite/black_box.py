@@ -39,11 +39,17 @@ def as_f64(a):
 
 
 def pair_channels(case):
-    """(first, second) channel indices of every rotary pair in the case's layout."""
+    """(first, second) channels of every rotary pair in the case's layout, as slices (in pair order): a slice
+    indexes without a copy."""
     r = space.rotary_dim_of(case["config"])
     if case["layout"] == "interleaved":
-        return np.arange(0, r, 2), np.arange(1, r, 2)
-    return np.arange(r // 2), np.arange(r // 2, r)
+        return slice(0, r, 2), slice(1, r, 2)
+    return slice(0, r // 2), slice(r // 2, r)
+
+
+def _channels(channels, j):
+    """The channel of pair j in pair_channels' slice."""
+    return channels.start + j * (channels.step or 1)
 
 
 _CONSTANTS = {}
@@ -73,13 +79,6 @@ def constants_of(report):
     return float(p["attention_factor"]), np.abs(np.asarray(p["inv_freq"], dtype=np.float64))
 
 
-def _second_channels(case):
-    """The pairs' second channels as a slice (pair_channels' second, in order): a slice indexes a tensor far faster
-    than an index array."""
-    r = space.rotary_dim_of(case["config"])
-    return slice(1, r, 2) if case["layout"] == "interleaved" else slice(r // 2, r)
-
-
 def _pair_norms(v, a, b):
     return np.hypot(v[..., a], v[..., b])
 
@@ -99,7 +98,8 @@ def norm_failure(case, xd, yd, consts, nx=None):
     if (at := _first(~(np.abs(ny - g * nx) <= 12 * u * g * nx + 4 * TINY[case["dtype"]]))) is None:
         return None
     t, h, j = at
-    return (f"token {t} head {h} pair {j} (channels {a[j]}, {b[j]}) at position {_position(case, t)}: |y| "
+    return (f"token {t} head {h} pair {j} (channels {_channels(a, j)}, {_channels(b, j)}) at position "
+            f"{_position(case, t)}: |y| "
             f"{ny[at]:.9g}, g |x| {g * nx[at]:.9g} (g {g:.9g}), off by {abs(ny[at] / (g * nx[at]) - 1):.3g} "
             f"relative > {12 * u:.3g}")
 
@@ -111,7 +111,7 @@ def _first(bad):
 
 def mirrored(case, v):
     """v with each rotary pair's second channel negated (a copy, in v's own type: negation is exact)."""
-    b = _second_channels(case)
+    b = pair_channels(case)[1]
     out = _copy(v)
     out[..., b] = -out[..., b]
     return out
@@ -131,9 +131,10 @@ def inverse_failure(case, xd, z, consts, nx=None):
     if (at := _first(~(off <= 24 * u * g2 * nx + 8 * TINY[case["dtype"]]))) is None:
         return None
     t, h, j = at
-    return (f"token {t} head {h} pair {j} (channels {a[j]}, {b[j]}) at position {_position(case, t)}: back at "
-            f"({zd[t, h, a[j]]:.9g}, {zd[t, h, b[j]]:.9g}), g^2 x = ({g2 * xd[t, h, a[j]]:.9g}, "
-            f"{g2 * xd[t, h, b[j]]:.9g}): off by {off[at] / nx[at]:.3g} |x| > {24 * u:.3g} |x|")
+    ca, cb = _channels(a, j), _channels(b, j)
+    return (f"token {t} head {h} pair {j} (channels {ca}, {cb}) at position {_position(case, t)}: back at "
+            f"({zd[t, h, ca]:.9g}, {zd[t, h, cb]:.9g}), g^2 x = ({g2 * xd[t, h, ca]:.9g}, "
+            f"{g2 * xd[t, h, cb]:.9g}): off by {off[at] / nx[at]:.3g} |x| > {24 * u:.3g} |x|")
 
 
 def relative_shift(case):
@@ -156,7 +157,7 @@ def _position(case, t):
 
 def relative_failure(case, xd, y0, y_shifted, shifted, consts, nx=None):
     """<y_s, y_t> per head and pair of tokens against the shifted call's, within the budget; None when all hold."""
-    a, b = pair_channels(case)
+    r = space.rotary_dim_of(case["config"])
     y1 = as_f64(y_shifted)
     theta = consts[1]  # |theta_j| <= pi: every RoPE frequency is below 1
     p0 = np.abs(np.asarray(case["positions"], dtype=np.float64))
@@ -167,17 +168,17 @@ def relative_failure(case, xd, y0, y_shifted, shifted, consts, nx=None):
     unit = (ANGLE_UNIT + np.arange(theta.size) * 2.0 ** -24)[None, :]
     d0, d1 = unit * p0[:, None] * theta[None, :], unit * p1[:, None] * theta[None, :]
     nx = x_norms(case, xd) if nx is None else nx  # [T, H, pairs]
-    u = UNIT[case["dtype"]]
+    u, tokens = UNIT[case["dtype"]], xd.shape[0]
     # Every pair of tokens s < t at once: dots [s, t, head], and the budget's sums over pairs, by matmul per head.
     def gram(left, right):  # [s, t, head] = sum over the last axis of left[s, head] right[t, head]
         return np.matmul(left.transpose(1, 0, 2), right.transpose(1, 2, 0)).transpose(1, 2, 0)
 
-    dot0 = gram(y0[..., a], y0[..., a]) + gram(y0[..., b], y0[..., b])
-    dot1 = gram(y1[..., a], y1[..., a]) + gram(y1[..., b], y1[..., b])
-    both = gram(nx, nx)
-    one_side = gram(nx * (d0 + d1)[:, None, :], nx)  # the angle errors of token s
+    # <y_s, y_t> sums over every rotated channel (each pair's two); the budget's two sums share a right side.
+    dot0, dot1 = gram(y0[..., :r], y0[..., :r]), gram(y1[..., :r], y1[..., :r])
+    sums = gram(np.concatenate([nx, nx * (d0 + d1)[:, None, :]]), nx)
+    both, one_side = sums[:tokens], sums[tokens:]  # one_side: the angle errors of token s
     budget = consts[0] ** 2 * (24 * u * both + 2 * (one_side + one_side.transpose(1, 0, 2))) + 8 * TINY[case["dtype"]]
-    upper = np.triu(np.ones((xd.shape[0], xd.shape[0]), dtype=bool), 1)[..., None]
+    upper = np.triu(np.ones((tokens, tokens), dtype=bool), 1)[..., None]
     if (at := _first(upper & ~(np.abs(dot0 - dot1) <= budget))) is not None:
         s, t, h = at
         return (f"tokens {s} and {t}, head {h}: <y_s, y_t> {dot0[s, t, h]:.9g} at positions {_position(case, s)}, "
