@@ -31,9 +31,11 @@ std::vector<double> decided(Golden&& golden) {
 }
 
 // The keywords as RoPE parameters for `head_dim` (0: the config's), as export reads them: `rotary_dim`
-// the rotated channels (0: all; a config's partial_rotary_factor when not given), no NoPE layer.
+// the rotated channels (0: all; a config's partial_rotary_factor when not given), no NoPE layer. `plan`:
+// every parameter checked, under its keyword, by building the plan.
 RopeParams rope_params(const RopeKeywords& k, std::int64_t head_dim,
-                       const std::vector<std::int64_t>& positions, const std::string& function) {
+                       const std::vector<std::int64_t>& positions, const std::string& function,
+                       bool plan = true) {
   RopeSetup s = rope_setup(k, static_cast<std::size_t>(head_dim));
   check::RopeSpec& o = s.spec;
   return without_gil([&] {
@@ -46,7 +48,7 @@ RopeParams rope_params(const RopeKeywords& k, std::int64_t head_dim,
     const auto r = check::apply_hf_config(s.hf, o, use, s.names);
     if (head_dim == 0) head_dim = r->setting.head_dim();
     const RopeParams params = check::rope_params(o, head_dim, AttnTemperature{}, s.names);
-    check::rope_plan(params, s.names);  // every parameter checked, under its keyword
+    if (plan) check::rope_plan(params, s.names);
     return params;
   });
 }
@@ -154,7 +156,8 @@ py::tuple rope_cos_sin(py::handle positions, const RopeKeywords& k, py::handle d
 py::list rope_plan_lengths(py::handle lengths, const RopeKeywords& k) {
   if (k.hf_config.is_none())
     throw py::value_error("hf_config: required (the config whose scaling reads the lengths)");
-  const RopeScaling s = rope_params(k, 0, {0}, "rope_plan_lengths").scaling;
+  // Only the scaling is read: no plan built (verify_rope asks once per case, then checks the data).
+  const RopeScaling s = rope_params(k, 0, {0}, "verify_rope", false).scaling;
   const std::int64_t L = s.original_max_position;
   py::list out;
   for (const py::handle length : lengths) {
@@ -241,7 +244,7 @@ void add_reference_functions(py::module_& m) {
             "cat(freqs, freqs), interleaved as each one twice in a row.",
             py::arg("positions"), py::arg("rotary_dim") = py::none(), py::kw_only(), a...);
         m.def(
-            "rope_plan_lengths",
+            "_rope_plan_lengths",
             [](py::handle lengths, py::object base, py::object layout, py::object rotary_offset,
                py::object scaling, py::object hf_config, py::object layer, py::object layer_type,
                py::object mrope_section, py::object mrope_layout, py::object vision, bool heads_first,

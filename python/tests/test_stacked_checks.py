@@ -1,6 +1,6 @@
 """verify_rope checks a case's calls in few stacked calls of the check engine (verify._stacked_pass): calls of
 one plan together, a split call's rows that repeat the whole call's bits left out. These pin that it decides
-as checking call by call does, and that rope_plan_lengths groups exactly the calls the reference treats alike."""
+as checking call by call does, and that _rope_plan_lengths groups exactly the calls the reference treats alike."""
 import random
 
 import numpy as np
@@ -24,7 +24,7 @@ LENGTHS = [1, 100, 4096, 4097, 5000]
 @pytest.mark.parametrize("config, keys", [(DYNAMIC, [4096, 4096, 4096, 4097, 5000]), (LONGROPE, [0, 0, 0, 1, 1]),
                                           ({"rope_theta": 10000.0, "head_dim": 16}, [0] * 5)])
 def test_calls_of_one_plan_length_have_one_reference(config, keys):
-    assert _native.rope_plan_lengths(LENGTHS, hf_config=config) == keys
+    assert _native._rope_plan_lengths(LENGTHS, hf_config=config) == keys
     # The reference's table at positions 0..9, in a call whose longest position sets the length.
     tables = [_native.rope_cos_sin(list(range(10)) + [n - 1] * (n > 10), hf_config=config, dtype="float64")[1][:10]
               for n in LENGTHS]
