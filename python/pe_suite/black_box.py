@@ -39,11 +39,17 @@ def as_f64(a):
 
 
 def pair_channels(case):
-    """(first, second) channel indices of every rotary pair in the case's layout."""
+    """(first, second) channels of every rotary pair in the case's layout, as slices (in pair order): a slice
+    indexes without a copy."""
     r = space.rotary_dim_of(case["config"])
     if case["layout"] == "interleaved":
-        return np.arange(0, r, 2), np.arange(1, r, 2)
-    return np.arange(r // 2), np.arange(r // 2, r)
+        return slice(0, r, 2), slice(1, r, 2)
+    return slice(0, r // 2), slice(r // 2, r)
+
+
+def _channels(channels, j):
+    """The channel of pair j in pair_channels' slice."""
+    return channels.start + j * (channels.step or 1)
 
 
 _CONSTANTS = {}
@@ -73,45 +79,35 @@ def constants_of(report):
     return float(p["attention_factor"]), np.abs(np.asarray(p["inv_freq"], dtype=np.float64))
 
 
-def _second_channels(case):
-    """The pairs' second channels as a slice (pair_channels' second, in order): a slice indexes a tensor far faster
-    than an index array."""
-    r = space.rotary_dim_of(case["config"])
-    return slice(1, r, 2) if case["layout"] == "interleaved" else slice(r // 2, r)
+def _layout(case):
+    """pair_channels as the native loops read them: (pairs, first channel, second channel, step)."""
+    a, b = pair_channels(case)
+    return space.rotary_dim_of(case["config"]) // 2, a.start, b.start, a.step or 1
 
 
-def _pair_norms(v, a, b):
-    return np.hypot(v[..., a], v[..., b])
+def _pair(v, a, b, t, h, j):
+    """Pair j's norm in v at token t, head h (np.hypot's, as the native loops' std::hypot: libm's)."""
+    return float(np.hypot(v[t, h, _channels(a, j)], v[t, h, _channels(b, j)]))
 
 
-def x_norms(case, xd):
-    """Each pair's norm of x ([tokens, heads, pairs]): the three properties' budgets scale with it."""
-    return _pair_norms(xd, *pair_channels(case))
-
-
-def norm_failure(case, xd, yd, consts, nx=None):
+def norm_failure(case, xd, yd, consts):
     """The first pair whose norm moved beyond the budget, in words; None when every pair holds. xd, yd: x and y as
-    float64 arrays; consts: constants(case); nx: x_norms(case, xd), when the caller has it."""
+    float64 arrays; consts: constants(case)."""
     a, b = pair_channels(case)
     g, u = consts[0], UNIT[case["dtype"]]
-    nx = x_norms(case, xd) if nx is None else nx
-    ny = _pair_norms(yd, a, b)
-    if (at := _first(~(np.abs(ny - g * nx) <= 12 * u * g * nx + 4 * TINY[case["dtype"]]))) is None:
+    at = _native._first_norm_off(xd, yd, _layout(case), g, 12 * u * g, 4 * TINY[case["dtype"]])
+    if at is None:
         return None
     t, h, j = at
-    return (f"token {t} head {h} pair {j} (channels {a[j]}, {b[j]}) at position {_position(case, t)}: |y| "
-            f"{ny[at]:.9g}, g |x| {g * nx[at]:.9g} (g {g:.9g}), off by {abs(ny[at] / (g * nx[at]) - 1):.3g} "
+    nx, ny = _pair(xd, a, b, t, h, j), _pair(yd, a, b, t, h, j)
+    return (f"token {t} head {h} pair {j} (channels {_channels(a, j)}, {_channels(b, j)}) at position "
+            f"{_position(case, t)}: |y| {ny:.9g}, g |x| {g * nx:.9g} (g {g:.9g}), off by {abs(ny / (g * nx) - 1):.3g} "
             f"relative > {12 * u:.3g}")
-
-
-def _first(bad):
-    """The first (token, head, pair) where `bad` holds, or None."""
-    return tuple(int(v) for v in np.argwhere(bad)[0]) if bad.any() else None
 
 
 def mirrored(case, v):
     """v with each rotary pair's second channel negated (a copy, in v's own type: negation is exact)."""
-    b = _second_channels(case)
+    b = pair_channels(case)[1]
     out = _copy(v)
     out[..., b] = -out[..., b]
     return out
@@ -121,19 +117,21 @@ def _copy(a):
     return a.clone() if hasattr(a, "clone") else np.array(a, copy=True)
 
 
-def inverse_failure(case, xd, z, consts, nx=None):
+def inverse_failure(case, xd, z, consts):
     """z = M f(M f(x)): the first pair not back at g^2 x within the budget, in words; None when all are."""
     a, b = pair_channels(case)
-    zd = as_f64(mirrored(case, z))
+    zd = as_f64(z)  # read with each pair's second channel negated (M z; negation is exact)
     g2, u = consts[0] ** 2, UNIT[case["dtype"]]
-    nx = x_norms(case, xd) if nx is None else nx
-    off = np.hypot(zd[..., a] - g2 * xd[..., a], zd[..., b] - g2 * xd[..., b])
-    if (at := _first(~(off <= 24 * u * g2 * nx + 8 * TINY[case["dtype"]]))) is None:
+    at = _native._first_inverse_off(xd, zd, _layout(case), g2, 24 * u * g2, 8 * TINY[case["dtype"]])
+    if at is None:
         return None
     t, h, j = at
-    return (f"token {t} head {h} pair {j} (channels {a[j]}, {b[j]}) at position {_position(case, t)}: back at "
-            f"({zd[t, h, a[j]]:.9g}, {zd[t, h, b[j]]:.9g}), g^2 x = ({g2 * xd[t, h, a[j]]:.9g}, "
-            f"{g2 * xd[t, h, b[j]]:.9g}): off by {off[at] / nx[at]:.3g} |x| > {24 * u:.3g} |x|")
+    ca, cb = _channels(a, j), _channels(b, j)
+    za, zb = zd[t, h, ca], -zd[t, h, cb]
+    off = float(np.hypot(za - g2 * xd[t, h, ca], zb - g2 * xd[t, h, cb]))
+    return (f"token {t} head {h} pair {j} (channels {ca}, {cb}) at position {_position(case, t)}: back at "
+            f"({za:.9g}, {zb:.9g}), g^2 x = ({g2 * xd[t, h, ca]:.9g}, "
+            f"{g2 * xd[t, h, cb]:.9g}): off by {off / _pair(xd, a, b, t, h, j):.3g} |x| > {24 * u:.3g} |x|")
 
 
 def relative_shift(case):
@@ -154,10 +152,8 @@ def _position(case, t):
     return np.asarray(case["positions"])[..., t].tolist()
 
 
-def relative_failure(case, xd, y0, y_shifted, shifted, consts, nx=None):
+def relative_failure(case, xd, y0, y_shifted, shifted, consts):
     """<y_s, y_t> per head and pair of tokens against the shifted call's, within the budget; None when all hold."""
-    a, b = pair_channels(case)
-    y1 = as_f64(y_shifted)
     theta = consts[1]  # |theta_j| <= pi: every RoPE frequency is below 1
     p0 = np.abs(np.asarray(case["positions"], dtype=np.float64))
     p1 = np.abs(np.asarray(shifted, dtype=np.float64))
@@ -166,41 +162,32 @@ def relative_failure(case, xd, y0, y_shifted, shifted, consts, nx=None):
     # (8 + j) units per pair: a kernel that builds its frequencies by repeated products (ggml) loses about j.
     unit = (ANGLE_UNIT + np.arange(theta.size) * 2.0 ** -24)[None, :]
     d0, d1 = unit * p0[:, None] * theta[None, :], unit * p1[:, None] * theta[None, :]
-    nx = x_norms(case, xd) if nx is None else nx  # [T, H, pairs]
     u = UNIT[case["dtype"]]
-    # Every pair of tokens s < t at once: dots [s, t, head], and the budget's sums over pairs, by matmul per head.
-    def gram(left, right):  # [s, t, head] = sum over the last axis of left[s, head] right[t, head]
-        return np.matmul(left.transpose(1, 0, 2), right.transpose(1, 2, 0)).transpose(1, 2, 0)
-
-    dot0 = gram(y0[..., a], y0[..., a]) + gram(y0[..., b], y0[..., b])
-    dot1 = gram(y1[..., a], y1[..., a]) + gram(y1[..., b], y1[..., b])
-    both = gram(nx, nx)
-    one_side = gram(nx * (d0 + d1)[:, None, :], nx)  # the angle errors of token s
-    budget = consts[0] ** 2 * (24 * u * both + 2 * (one_side + one_side.transpose(1, 0, 2))) + 8 * TINY[case["dtype"]]
-    upper = np.triu(np.ones((xd.shape[0], xd.shape[0]), dtype=bool), 1)[..., None]
-    if (at := _first(upper & ~(np.abs(dot0 - dot1) <= budget))) is not None:
-        s, t, h = at
-        return (f"tokens {s} and {t}, head {h}: <y_s, y_t> {dot0[s, t, h]:.9g} at positions {_position(case, s)}, "
-                f"{_position(case, t)}; {dot1[s, t, h]:.9g} at {np.asarray(shifted)[..., s].tolist()}, "
-                f"{np.asarray(shifted)[..., t].tolist()} (every position moved by one offset): off by "
-                f"{abs(dot0[s, t, h] - dot1[s, t, h]):.3g} > {budget[s, t, h]:.3g}")
-    return None
+    # Every pair of tokens s < t and head: <y_s, y_t> over the rotated channels, and the budget's sums over pairs.
+    found = _native._first_relative_off(xd, y0, as_f64(y_shifted), _layout(case), d0 + d1, consts[0] ** 2, 24 * u,
+                                        8 * TINY[case["dtype"]])
+    if found is None:
+        return None
+    s, t, h, dot0, dot1, budget = found
+    return (f"tokens {s} and {t}, head {h}: <y_s, y_t> {dot0:.9g} at positions {_position(case, s)}, "
+            f"{_position(case, t)}; {dot1:.9g} at {np.asarray(shifted)[..., s].tolist()}, "
+            f"{np.asarray(shifted)[..., t].tolist()} (every position moved by one offset): off by "
+            f"{abs(dot0 - dot1):.3g} > {budget:.3g}")
 
 
 def failures(case, x, y, consts, call, wanted=lambda prop: True):
     """(property, failure) of each wanted property that y = fn(x) breaks, in order, lazily. call(x=...) or
     call(positions=...): fn's call with that input changed, as (output, None) or (None, what went wrong)."""
     xd, yd = as_f64(x), as_f64(y)
-    nx = x_norms(case, xd)  # once for the three
-    if wanted(NORM) and (text := norm_failure(case, xd, yd, consts, nx)):
+    if wanted(NORM) and (text := norm_failure(case, xd, yd, consts)):
         yield NORM, text
     if wanted(INVERSE):
         back, error = call(x=mirrored(case, y))
-        if error or (text := inverse_failure(case, xd, back, consts, nx)):
+        if error or (text := inverse_failure(case, xd, back, consts)):
             yield INVERSE, error or text
     if wanted(RELATIVE) and (shifted := relative_shift(case)) is not None:
         moved, error = call(positions=shifted)
-        if error or (text := relative_failure(case, xd, yd, moved, shifted, consts, nx)):
+        if error or (text := relative_failure(case, xd, yd, moved, shifted, consts)):
             yield RELATIVE, error or text
 
 

@@ -7,5 +7,6 @@ namespace pe::python {
 
 void add_check_functions(pybind11::module_& m);
 void add_reference_functions(pybind11::module_& m);
+void add_black_box_functions(pybind11::module_& m);
 
 }  // namespace pe::python

@@ -8,6 +8,7 @@
 #include "arrays.h"
 #include "bindings.h"
 #include "keywords.h"
+#include "pe/harness/enum_json.h"
 
 namespace pe::python {
 namespace {
@@ -16,8 +17,7 @@ struct Report {
   Report(check::Report report) : r(std::move(report)) {}  // NOLINT: implicit, as the checks return it
 
   check::Report r;
-  // r.json(), built on the first read of a part (verify_rope reads the parameters of every case): r does
-  // not change once wrapped.
+  // r.json(), built on the first read of a part that needs it: r does not change once wrapped.
   mutable std::optional<nlohmann::json> document;
 
   const nlohmann::json& json() const {
@@ -25,11 +25,20 @@ struct Report {
     return *document;
   }
   bool passed() const { return r.passed; }
-  py::object to_dict() const { return py::module_::import("json").attr("loads")(json().dump()); }
+  static py::object python_of(const nlohmann::json& j) {
+    return py::module_::import("json").attr("loads")(j.dump());
+  }
+  py::object to_dict() const { return python_of(json()); }
   py::object get(const char* key) const {
+    // The fields verify_rope reads of every case's report, from the document's own fields: the whole JSON
+    // (bands, worst elements, contracts, the config's resolution) is written only when something else is
+    // read.
+    const std::string_view k = key;
+    if (k == "parameters") return python_of(r.doc.parameters);
+    if (k == "undecidable") return py::int_(r.doc.undecidable);
+    if (k == "verdict") return python_of(nlohmann::json(r.doc.verdict));
     const nlohmann::json& j = json();
-    return j.contains(key) ? py::module_::import("json").attr("loads")(j[key].dump())
-                           : py::object(py::none());
+    return j.contains(key) ? python_of(j[key]) : py::object(py::none());
   }
   // A list the JSON holds under `key`, or an empty one (a pass, or nothing to say).
   py::list list(const char* key) const {

@@ -13,4 +13,5 @@ PYBIND11_MODULE(_native, m) {  // pe_suite._native: the package's __init__ re-ex
   m.attr("__version__") = PE_VERSION;
   pe::python::add_check_functions(m);
   pe::python::add_reference_functions(m);
+  pe::python::add_black_box_functions(m);
 }

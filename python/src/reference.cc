@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "arrays.h"
@@ -30,9 +31,11 @@ std::vector<double> decided(Golden&& golden) {
 }
 
 // The keywords as RoPE parameters for `head_dim` (0: the config's), as export reads them: `rotary_dim`
-// the rotated channels (0: all; a config's partial_rotary_factor when not given), no NoPE layer.
+// the rotated channels (0: all; a config's partial_rotary_factor when not given), no NoPE layer. `plan`:
+// every parameter checked, under its keyword, by building the plan.
 RopeParams rope_params(const RopeKeywords& k, std::int64_t head_dim,
-                       const std::vector<std::int64_t>& positions, const std::string& function) {
+                       const std::vector<std::int64_t>& positions, const std::string& function,
+                       bool plan = true) {
   RopeSetup s = rope_setup(k, static_cast<std::size_t>(head_dim));
   check::RopeSpec& o = s.spec;
   return without_gil([&] {
@@ -45,7 +48,7 @@ RopeParams rope_params(const RopeKeywords& k, std::int64_t head_dim,
     const auto r = check::apply_hf_config(s.hf, o, use, s.names);
     if (head_dim == 0) head_dim = r->setting.head_dim();
     const RopeParams params = check::rope_params(o, head_dim, AttnTemperature{}, s.names);
-    check::rope_plan(params, s.names);  // every parameter checked, under its keyword
+    if (plan) check::rope_plan(params, s.names);
     return params;
   });
 }
@@ -146,6 +149,29 @@ py::tuple rope_cos_sin(py::handle positions, const RopeKeywords& k, py::handle d
   return py::make_tuple(to_numpy(c, {tokens, 2 * pairs}, type), to_numpy(s, {tokens, 2 * pairs}, type));
 }
 
+// Each length (HF's seq_len = max(position_ids) + 1 of a call) as the config's scaling reads it, so that
+// calls whose values are equal have one plan and one reference: dynamic reads max(seq_len, L), LongRoPE
+// with one list per sequence whether seq_len > L (pe/detail/rope_scaling_math.h: effective_base_of and
+// longrope_uses_long, the only readers of seq_len); the other methods read no length (0 for every call).
+py::list rope_plan_lengths(py::handle lengths, const RopeKeywords& k) {
+  if (k.hf_config.is_none())
+    throw py::value_error("hf_config: required (the config whose scaling reads the lengths)");
+  // Only the scaling is read: no plan built (verify_rope asks once per case, then checks the data).
+  const RopeScaling s = rope_params(k, 0, {0}, "verify_rope", false).scaling;
+  const std::int64_t L = s.original_max_position;
+  py::list out;
+  for (const py::handle length : lengths) {
+    const std::int64_t n = integer(length, "lengths");
+    if (s.type == RopeScalingType::Dynamic)
+      out.append(std::max(n, L));
+    else if (s.type == RopeScalingType::LongRope && s.longrope_switch == LongRopeSwitch::PerSequence)
+      out.append(n > 0 && n > L ? 1 : 0);
+    else
+      out.append(0);
+  }
+  return out;
+}
+
 py::array reference_alibi(py::handle heads, py::handle queries, py::handle keys, py::handle max_bias,
                           py::handle alibi_slopes, py::handle alibi_form, py::handle dtype) {
   const check::Names names = python_names();
@@ -217,6 +243,19 @@ void add_reference_functions(py::module_& m) {
             "rounded to dtype (float32 by default): halfsplit (default) repeats the frequencies as HF's "
             "cat(freqs, freqs), interleaved as each one twice in a row.",
             py::arg("positions"), py::arg("rotary_dim") = py::none(), py::kw_only(), a...);
+        m.def(
+            "_rope_plan_lengths",
+            [](py::handle lengths, py::object base, py::object layout, py::object rotary_offset,
+               py::object scaling, py::object hf_config, py::object layer, py::object layer_type,
+               py::object mrope_section, py::object mrope_layout, py::object vision, bool heads_first,
+               py::handle) {
+              const RopeKeywords k{base,  layout,     py::none(),    rotary_offset, scaling, hf_config,
+                                   layer, layer_type, mrope_section, mrope_layout,  vision,  heads_first};
+              return rope_plan_lengths(lengths, k);
+            },
+            "Each call length (max(position_ids) + 1) as the config's scaling reads it: calls of equal "
+            "values have one plan (dynamic: max(length, L); LongRoPE: whether length > L; else 0).",
+            py::arg("lengths"), py::kw_only(), a...);
       },
       rope_keyword_arguments());
   m.def("reference_alibi", reference_alibi,

@@ -1,0 +1,165 @@
+// verify_rope's black-box properties (pe_suite/black_box.py, where their error model and budgets are
+// derived) as loops over float64 arrays [tokens, heads, head_dim]: each returns the first element out of its
+// budget in C order, or None, and Python words the failure. In numpy each property took a dozen temporaries
+// the size of the data and the relative one three full Gram matrices, where only the pairs of tokens s < t
+// are read (issue 53). The same double operations in the same order as the numpy they replace (the build has
+// -ffp-contract=off), sums over pairs excepted: BLAS's order was its own.
+#include <pybind11/numpy.h>
+
+#include <cmath>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "bindings.h"
+
+namespace pe::python {
+namespace {
+
+namespace py = pybind11;
+using Array = py::array_t<double, py::array::c_style | py::array::forcecast>;
+
+// A [tokens, heads, head_dim] array and its rotary pairs: pair j's channels first + j·step and
+// second + j·step (black_box.pair_channels' slices).
+struct Pairs {
+  const double* data;
+  std::size_t tokens, heads, dim, pairs, first, second, step;
+
+  double a(std::size_t t, std::size_t h, std::size_t j) const {
+    return data[(t * heads + h) * dim + first + j * step];
+  }
+  double b(std::size_t t, std::size_t h, std::size_t j) const {
+    return data[(t * heads + h) * dim + second + j * step];
+  }
+  double norm(std::size_t t, std::size_t h, std::size_t j) const {
+    return std::hypot(a(t, h, j), b(t, h, j));
+  }
+};
+
+Pairs pairs_of(const Array& v, py::tuple layout, const char* name) {
+  if (v.ndim() != 3) throw py::value_error(std::string(name) + ": expected [tokens, heads, head_dim]");
+  const auto at = [&](int i) { return layout[static_cast<std::size_t>(i)].cast<std::size_t>(); };
+  const Pairs p{v.data(),
+                static_cast<std::size_t>(v.shape(0)),
+                static_cast<std::size_t>(v.shape(1)),
+                static_cast<std::size_t>(v.shape(2)),
+                at(0),
+                at(1),
+                at(2),
+                at(3)};
+  if (p.pairs > 0 &&
+      (p.first + (p.pairs - 1) * p.step >= p.dim || p.second + (p.pairs - 1) * p.step >= p.dim))
+    throw py::value_error(std::string(name) + ": a pair's channel lies beyond head_dim");
+  return p;
+}
+
+void require_same_shape(const Pairs& p, const Pairs& q, const char* name) {
+  if (p.tokens != q.tokens || p.heads != q.heads || p.dim != q.dim)
+    throw py::value_error(std::string(name) + ": shape differs from x's");
+}
+
+py::object at(std::size_t t, std::size_t h, std::size_t j) { return py::make_tuple(t, h, j); }
+
+// Each pair's norm |x_j| as [tokens, heads, pairs] (black_box.x_norms).
+std::vector<double> norms(const Pairs& x) {
+  std::vector<double> out(x.tokens * x.heads * x.pairs);
+  for (std::size_t t = 0; t < x.tokens; ++t)
+    for (std::size_t h = 0; h < x.heads; ++h)
+      for (std::size_t j = 0; j < x.pairs; ++j) out[(t * x.heads + h) * x.pairs + j] = x.norm(t, h, j);
+  return out;
+}
+
+// NORM: the first pair with not | |y_j| - g |x_j| | <= slope |x_j| + floor (slope = 12 u g).
+py::object first_norm_off(const Array& x, const Array& y, py::tuple layout, double g, double slope,
+                          double floor) {
+  const Pairs px = pairs_of(x, layout, "x"), py_ = pairs_of(y, layout, "y");
+  require_same_shape(px, py_, "y");
+  for (std::size_t t = 0; t < px.tokens; ++t)
+    for (std::size_t h = 0; h < px.heads; ++h)
+      for (std::size_t j = 0; j < px.pairs; ++j) {
+        const double nx = px.norm(t, h, j), ny = py_.norm(t, h, j);
+        if (!(std::fabs(ny - g * nx) <= slope * nx + floor)) return at(t, h, j);
+      }
+  return py::none();
+}
+
+// INVERSE: z = M f(M f(x)) read with each pair's second channel negated; the first pair with not
+// |z_j - g^2 x_j| <= slope |x_j| + floor (slope = 24 u g^2).
+py::object first_inverse_off(const Array& x, const Array& z, py::tuple layout, double g2, double slope,
+                             double floor) {
+  const Pairs px = pairs_of(x, layout, "x"), pz = pairs_of(z, layout, "z");
+  require_same_shape(px, pz, "z");
+  for (std::size_t t = 0; t < px.tokens; ++t)
+    for (std::size_t h = 0; h < px.heads; ++h)
+      for (std::size_t j = 0; j < px.pairs; ++j) {
+        const double off =
+            std::hypot(pz.a(t, h, j) - g2 * px.a(t, h, j), -pz.b(t, h, j) - g2 * px.b(t, h, j));
+        if (!(off <= slope * px.norm(t, h, j) + floor)) return at(t, h, j);
+      }
+  return py::none();
+}
+
+// Σ_i f(i) for i in [0, n), in four interleaved partial sums: independent chains the processor overlaps (one
+// chain waits on each add: the relative property's sums ran at a quarter of the speed).
+template <class F>
+double sum4(std::size_t n, F&& f) {
+  double s[4] = {0, 0, 0, 0};
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    for (std::size_t k = 0; k < 4; ++k) s[k] += f(i + k);
+  for (; i < n; ++i) s[0] += f(i);
+  return (s[0] + s[1]) + (s[2] + s[3]);
+}
+
+// <v_s, v_t> over the rotated channels [0, rotary) of one head.
+double dot(const Pairs& v, std::size_t s, std::size_t t, std::size_t h, std::size_t rotary) {
+  const double* a = v.data + (s * v.heads + h) * v.dim;
+  const double* b = v.data + (t * v.heads + h) * v.dim;
+  return sum4(rotary, [&](std::size_t c) { return a[c] * b[c]; });
+}
+
+// RELATIVE: for tokens s < t and each head, |<y_s, y_t> - <y'_s, y'_t>| <= g^2 (unit_u Σ_j n_sj n_tj +
+// 2 Σ_j n_sj n_tj (w_sj + w_tj)) + floor, n = |x_j|, w[T, pairs] the angle errors of both calls
+// (black_box.relative_failure): the first (s, t, h) out of it with both dots and the budget, or None.
+py::object first_relative_off(const Array& x, const Array& y0, const Array& y1, py::tuple layout,
+                              const Array& w, double g2, double unit_u, double floor) {
+  const Pairs px = pairs_of(x, layout, "x"), p0 = pairs_of(y0, layout, "y"),
+              p1 = pairs_of(y1, layout, "y_shifted");
+  require_same_shape(px, p0, "y");
+  require_same_shape(px, p1, "y_shifted");
+  if (w.ndim() != 2 || static_cast<std::size_t>(w.shape(0)) != px.tokens ||
+      static_cast<std::size_t>(w.shape(1)) != px.pairs)
+    throw py::value_error("w: expected [tokens, pairs]");
+  const std::size_t rotary = 2 * px.pairs, heads = px.heads, pairs = px.pairs;
+  const std::vector<double> n = norms(px);
+  const double* wv = w.data();
+  for (std::size_t s = 0; s < px.tokens; ++s)
+    for (std::size_t t = s + 1; t < px.tokens; ++t)
+      for (std::size_t h = 0; h < heads; ++h) {
+        const double* ns = &n[(s * heads + h) * pairs];
+        const double* nt = &n[(t * heads + h) * pairs];
+        const double* ws = wv + s * pairs;
+        const double* wt = wv + t * pairs;
+        const double both = sum4(pairs, [&](std::size_t j) { return ns[j] * nt[j]; });
+        const double s_side = sum4(pairs, [&](std::size_t j) { return ns[j] * ws[j] * nt[j]; });
+        const double t_side = sum4(pairs, [&](std::size_t j) { return nt[j] * wt[j] * ns[j]; });
+        const double budget = g2 * (unit_u * both + 2 * (s_side + t_side)) + floor;
+        const double d0 = dot(p0, s, t, h, rotary), d1 = dot(p1, s, t, h, rotary);
+        if (!(std::fabs(d0 - d1) <= budget)) return py::make_tuple(s, t, h, d0, d1, budget);
+      }
+  return py::none();
+}
+
+}  // namespace
+
+void add_black_box_functions(py::module_& m) {
+  // Private (verify_rope's): layout is pair_channels' (pairs, first, second, step).
+  m.def("_first_norm_off", first_norm_off, py::arg("x"), py::arg("y"), py::arg("layout"), py::arg("g"),
+        py::arg("slope"), py::arg("floor"));
+  m.def("_first_inverse_off", first_inverse_off, py::arg("x"), py::arg("z"), py::arg("layout"), py::arg("g2"),
+        py::arg("slope"), py::arg("floor"));
+  m.def("_first_relative_off", first_relative_off, py::arg("x"), py::arg("y0"), py::arg("y1"),
+        py::arg("layout"), py::arg("w"), py::arg("g2"), py::arg("unit_u"), py::arg("floor"));
+}
+
+}  // namespace pe::python
