@@ -71,7 +71,7 @@ void warn_not_read(const check::Report& r) {
 }
 
 Report check_rope(py::handle x, py::handle y, py::handle positions, const RopeKeywords& k, py::handle dtype,
-                  py::handle contract, py::handle max_abs, py::handle against) {
+                  py::handle contract, py::handle max_abs, py::handle against, std::size_t threads = 0) {
   const auto declared = dtype_argument(dtype, "dtype");
   const check::NpyArray xa = read_floats(x, "x", declared, true, true),
                         ya = read_floats(y, "y", declared, true, true);
@@ -85,6 +85,7 @@ Report check_rope(py::handle x, py::handle y, py::handle positions, const RopeKe
   if (!against.is_none()) request.against = view_of(ba, "against");
   request.positions = positions_of(positions);
   request.heads_first = k.heads_first;
+  request.threads = threads;
   RopeSetup setup = rope_setup(k, xa.shape.back());
   request.spec = std::move(setup.spec);
   request.hf = std::move(setup.hf);
@@ -174,7 +175,8 @@ base, layout ("halfsplit", HF's rotate_half, by default; "interleaved"; "deinter
 rotary_offset; scaling: HF's rope_scaling dict; hf_config: a config.json path or dict (layer / layer_type:
 which layer's RoPE). Budget: check's default (every formulation of the data's precision class passes:
 float32/float64; bfloat16/float16 with 16-bit caches and HF's 16-bit arithmetic), contract="rope.exact" or
-max_abs=1e-6. against: a second implementation's output of the same x.
+max_abs=1e-6. against: a second implementation's output of the same x. threads: for the pass over the data
+(0, the default: every hardware thread where the data is large; the report is the same for any count).
 Returns a Report: .passed, .bands, .worst, .diagnosis (what the data fits), .explanations, .candidates,
 str() the report's text, .to_dict() its JSON.)";
 
@@ -232,10 +234,10 @@ Report rope_check(py::handle x, py::handle y, py::handle positions, py::object b
                   py::object rotary_dim, py::object rotary_offset, py::object scaling, py::object hf_config,
                   py::object layer, py::object layer_type, py::object mrope_section, py::object mrope_layout,
                   py::object vision, bool heads_first, py::handle dtype, py::handle contract,
-                  py::handle max_abs, py::handle against) {
+                  py::handle max_abs, py::handle against, std::size_t threads) {
   const RopeKeywords k{base,  layout,     rotary_dim,    rotary_offset, scaling, hf_config,
                        layer, layer_type, mrope_section, mrope_layout,  vision,  heads_first};
-  return check_rope(x, y, positions, k, dtype, contract, max_abs, against);
+  return check_rope(x, y, positions, k, dtype, contract, max_abs, against, threads);
 }
 
 // A check function and its assert_ form (AssertionError whose message is the report), under `arguments`.
@@ -280,7 +282,8 @@ void add_family_functions(py::module_& m) {
                        py::arg("dtype") = py::none(),
                        py::arg("contract") = py::none(),
                        py::arg("max_abs") = py::none(),
-                       py::arg("against") = py::none()});
+                       py::arg("against") = py::none(),
+                       py::arg("threads") = 0});
   add_check(m, "check_sinusoidal", check_sinusoidal,
             "Check a sinusoidal table [positions, dim] against the exact reference (pe-suite check --family "
             "sinusoidal); layout \"interleaved\" (the paper's) by default. Returns a Report.",

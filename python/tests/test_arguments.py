@@ -122,6 +122,26 @@ def test_strided_and_heads_first_views_are_read_in_place(data):
     assert pe_suite.check_rope(xt, yt, positions, heads_first=True, contract="rope.exact").passed
 
 
+def without_p99(d):
+    """The report's dict without the bands' 99th percentiles (a threaded pass's move within the screen's radius)."""
+    if isinstance(d, dict):
+        return {k: without_p99(v) for k, v in d.items() if k not in ("p99_abs", "p99_ulp")}
+    return [without_p99(v) for v in d] if isinstance(d, list) else d
+
+
+@pytest.mark.parametrize("wrong", [False, True])
+def test_threads_give_one_threads_report(data, wrong):
+    x, y, positions = data
+    y = y.copy()
+    if wrong:
+        y[7, 1, 3] += 1e-3
+    one = pe_suite.check_rope(x, y, positions, threads=1)
+    assert one.passed == (not wrong)
+    for threads in (2, 5):
+        many = pe_suite.check_rope(x, y, positions, threads=threads)
+        assert without_p99(many.to_dict()) == without_p99(one.to_dict())
+
+
 @pytest.mark.parametrize("call,error,words", [
     (lambda x, y, p: pe_suite.reference_sinusoidal(np.array([2**53 + 1]), 8), ValueError, ["9007199254740993"]),
     (lambda x, y, p: pe_suite.check_rope(x, y, p, layer=1), ValueError, ["layer", "hf_config"]),
