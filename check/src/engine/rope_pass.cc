@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <exception>
 #include <thread>
 
 #include "engine/budget.h"
@@ -66,6 +67,7 @@ struct Part {
   std::vector<std::size_t> rows;
   std::optional<Pass> pass;
   bool took = false, nonfinite = false;
+  std::exception_ptr failed;  // rethrown on the calling thread once every part has ended
 };
 
 // Each part's screened pass on its own thread (the calling thread takes the first, or reports progress
@@ -75,11 +77,15 @@ void run_parts(const RopeRequest& r, const RopeParams& params, const RopeBatch& 
   std::atomic<std::size_t> done{0}, finished{0};
   const auto run = [&](Part& part) {
     const ref::MpfrThreadCache cache;
-    harness::ScreenedSinks sinks = sinks_into(*part.pass, batch.heads);
-    sinks.token = [&done](std::size_t) { done.fetch_add(1, std::memory_order_relaxed); };
-    if (!scanned) sinks.nonfinite_input = [&part] { return part.nonfinite = true; };
-    part.took = harness::measure_rope_screened(params, batch, r.x.read(), r.y.read(), budget,
-                                               part.pass->bands, sinks, harness::Sample{part.rows, {}});
+    try {
+      harness::ScreenedSinks sinks = sinks_into(*part.pass, batch.heads);
+      sinks.token = [&done](std::size_t) { done.fetch_add(1, std::memory_order_relaxed); };
+      if (!scanned) sinks.nonfinite_input = [&part] { return part.nonfinite = true; };
+      part.took = harness::measure_rope_screened(params, batch, r.x.read(), r.y.read(), budget,
+                                                 part.pass->bands, sinks, harness::Sample{part.rows, {}});
+    } catch (...) {
+      part.failed = std::current_exception();
+    }
     finished.fetch_add(1);
   };
   std::vector<std::thread> workers;
@@ -95,6 +101,8 @@ void run_parts(const RopeRequest& r, const RopeParams& params, const RopeBatch& 
     run(parts[0]);
   }
   for (std::thread& w : workers) w.join();
+  for (const Part& p : parts)
+    if (p.failed) std::rethrow_exception(p.failed);
 }
 
 // The screened pass in `threads` parts merged in order; nullopt where it does not apply, or met a
