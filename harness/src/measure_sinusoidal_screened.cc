@@ -11,7 +11,6 @@
 #include "pe/harness/exhaustive_screen.h"
 #include "pe/harness/sinusoidal_screen.h"
 #include "pe/ref/fast_trig.h"
-#include "pe/ref/fma_clones.h"
 #include "pe/ref/reference.h"
 
 namespace pe::harness {
@@ -36,30 +35,6 @@ std::optional<ScreenType> table_screen_type(const Values& y, DType out) {
       break;
   }
   return std::nullopt;
-}
-
-// sin and cos rotated by (step_sin, step_cos) per pair (TableScreened::sincos's step). In vectors (with
-// a fused multiply-add where the CPU has one: fewer roundings, within the same bound).
-PE_FMA_CLONES void table_rotate(std::size_t n, const double* __restrict step_sin,
-                                const double* __restrict step_cos, double* __restrict sin,
-                                double* __restrict cos) {
-  for (std::size_t j = 0; j < n; ++j) {
-    const double s = sin[j], c = cos[j];
-    sin[j] = s * step_cos[j] + c * step_sin[j];
-    cos[j] = c * step_cos[j] - s * step_sin[j];
-  }
-}
-
-// Per pair, the line min(ratio_bar·budget_lo, max_abs, tally) and the radius floor + p·slope + extra.
-PE_FMA_CLONES void table_row_lines(std::size_t n, const double* __restrict budget_lo,
-                                   const double* __restrict tally, const double* __restrict radius_floor,
-                                   const double* __restrict radius_slope, double ratio_bar, double max_abs,
-                                   double abs_p, double extra, double* __restrict line,
-                                   double* __restrict radius) {
-  for (std::size_t j = 0; j < n; ++j) {
-    line[j] = std::min(std::min(ratio_bar * budget_lo[j], max_abs), tally[j]);
-    radius[j] = radius_floor[j] + abs_p * radius_slope[j] + extra;
-  }
 }
 
 class TableScreened {
@@ -91,20 +66,23 @@ class TableScreened {
         omegas_, [](double, std::size_t) { return 0.0; }, 1.0, budget.dtype);
     bounds_.emplace(budget.members(), omegas_, max_position_, budget.dtype, budget.extra);
     const std::size_t padded = ScreenToken::padded(n_);
-    for (auto* v : {&sin_, &cos_, &radius_, &line_, &flags_}) v->assign(padded, 0.0);
+    for (auto* v : {&sin_, &cos_, &flags_}) v->assign(padded, 0.0);
     phi_lo_.resize(n_);
-    tally_.assign(n_, INFINITY);
-    budget_lo_.assign(n_, 0.0);
+    tally_.assign(padded, INFINITY);
+    budget_lo_.assign(padded, 0.0);
     step_sin_.assign(padded, 0.0);
     step_cos_.assign(padded, 0.0);
     exhaustive::double_tier_row(*tier_, 1, step_sin_.data(), step_cos_.data());
+    radius_floor_.assign(padded, 0.0);
+    radius_slope_.assign(padded, 0.0);
     for (std::size_t j = 0; j < n_; ++j) {
       const bool in_range = omega_in_range_[j] != 0;
-      radius_floor_.push_back(in_range ? 0x1.0001p-48 : INFINITY);
-      radius_slope_.push_back(in_range ? omega_hi_[j] * (0x1.0001p-88 + 0x1.0001p-96) : 0.0);
+      radius_floor_[j] = in_range ? 0x1.0001p-48 : INFINITY;
+      radius_slope_[j] = in_range ? omega_hi_[j] * (0x1.0001p-88 + 0x1.0001p-96) : 0.0;
     }
     const ref::FormatBits f = ref::format_bits(budget.dtype);
-    bars_.precision = f.precision, bars_.emin = f.emin;
+    bars_.precision = f.precision;
+    bars_.least_binade = std::ldexp(1.0, f.emin), bars_.ulp_scale = std::ldexp(1.0, 1 - f.precision);
     size_ = type_ == ScreenType::F64 ? 8 : type_ == ScreenType::F32 ? 4 : 2;
     // The last vector of a row reads up to its padding: a row short of it is read from a padded copy.
     const std::size_t extent = channels_.interleaved ? 2 * padded : n_ + padded;
@@ -176,6 +154,7 @@ class TableScreened {
   // sin_ and cos_ at position p: the double tier's (exhaustive::double_tier_row), or at the row after the
   // last one's, that one's rotated by ω_j (up to kMaxSteps times in a row; a table's rows are usually
   // consecutive positions, and the rotation costs a few operations a pair where the tier costs a polynomial).
+  // Returns whether to rotate: the kernel does, in the same pass as the row's elements (TableScreenRow).
   //
   // The rotation's error, in the Euclidean norm of (sin, cos): with (sin ω, cos ω) from the tier, each within
   // δ = double_tier_radius(ω) <= 2^-48·(1 + 2^-40) (ω <= 1), the computed rotation R' has |R' − R| <= 2δ and
@@ -183,16 +162,16 @@ class TableScreened {
   // 2^-51. After k steps from values each within e0 (the tier's at the first row, <= 2^-47 for p < 2^32):
   // (1 + 2δ)^k·(√2·e0 + k·(2δ + 2^-51)), which for k <= 64 is below e0 + 2^-47.5 + 2^-40.9 < e0 + 2^-40.
   // The row's radius adds kStepRadius to its floor, which holds e0 (the tier's radius grows with p).
-  void sincos(std::int64_t p) {
-    if (at_ >= 0 && p == at_ + 1 && steps_ < kMaxSteps) {
-      table_rotate(n_, step_sin_.data(), step_cos_.data(), sin_.data(), cos_.data());
+  bool sincos(std::int64_t p) {
+    const bool rotate = at_ >= 0 && p == at_ + 1 && steps_ < kMaxSteps;
+    if (rotate) {
       ++steps_;
-      at_ = p;
-      return;
+    } else {
+      exhaustive::double_tier_row(*tier_, p, sin_.data(), cos_.data());
+      steps_ = 0;
     }
-    exhaustive::double_tier_row(*tier_, p, sin_.data(), cos_.data());
-    steps_ = 0;
     at_ = p;
+    return rotate;
   }
   static constexpr int kMaxSteps = 64;
   static constexpr double kStepRadius = 0x1p-40;
@@ -236,7 +215,7 @@ class TableScreened {
   std::vector<std::uint8_t> omega_in_range_;
   std::optional<exhaustive::ScreenPlan> tier_;  // its sincos: the double tier in vectors
   std::optional<TableBudgetBounds> bounds_;
-  std::vector<double> sin_, cos_, radius_, line_, flags_, phi_lo_, tally_, budget_lo_;
+  std::vector<double> sin_, cos_, flags_, phi_lo_, tally_, budget_lo_;
   // Per pair, the radius of |e − exact| at position p: radius_floor_ + p·radius_slope_ (the double tier's
   // 2^-48 + |φ|·2^-88 and the exact path's double-double's 2^-96·|φ|, at ω·(1 + 2^-45), rounded up).
   std::vector<double> radius_floor_, radius_slope_;
@@ -262,19 +241,25 @@ void TableScreened::row(std::size_t r) {
   if (!room.usable) return exact_row(r);
   if (constexpr std::size_t kAhead = 4; r + kAhead < positions_.size())
     y_.prefetch((r + kAhead) * plan_.dim(), plan_.dim());
-  sincos(p);
-  const auto abs_p = static_cast<double>(p);
+  const bool rotate = sincos(p);
   if (stale(p)) lower_bounds(p);
   // The bound (|y − e| + r)·(1 + 2^-50) must stay under the band's bar·budget·(1 − 2^-49) (then the exact
   // path's ratio is not even divided out), under its largest error, and under the tally's line: each
-  // shrunk by 2^-44. Loops over pairs inside, so that they run in vectors.
-  const double ratio_bar = room.ratio_bar * (1 - 0x1p-44), max_abs = room.max_abs * (1 - 0x1p-44);
-  const double stepped_radius = steps_ == 0 ? 0.0 : kStepRadius;
-  table_row_lines(n_, budget_lo_.data(), tally_.data(), radius_floor_.data(), radius_slope_.data(), ratio_bar,
-                  max_abs, abs_p, stepped_radius, line_.data(), radius_.data());
+  // shrunk by 2^-44. The kernel forms the lines and the radii, in the pass over the row's elements.
+  bars_.ratio_bar = room.ratio_bar * (1 - 0x1p-44), bars_.max_abs = room.max_abs * (1 - 0x1p-44);
   bars_.max_ulp = room.max_ulp;
   bars_.abs_floor = room.abs_floor, bars_.ulp_floor = room.ulp_floor;
-  const TableScreenRow token{sin_.data(), cos_.data(), radius_.data(), line_.data()};
+  const TableScreenRow token{sin_.data(),
+                             cos_.data(),
+                             step_sin_.data(),
+                             step_cos_.data(),
+                             budget_lo_.data(),
+                             tally_.data(),
+                             radius_floor_.data(),
+                             radius_slope_.data(),
+                             static_cast<double>(p),
+                             steps_ == 0 ? 0.0 : kStepRadius,
+                             rotate};
   TableScreenResult result{flags_.data(), room.abs_tail, room.ulp_tail};
   run_(type_, row_data(r), n_, channels_, token, bars_, result);
   bands_.screen_quiet(p, 2 * n_ - result.loud, 2 * n_ - result.loud, result.abs_kept, result.ulp_kept);
