@@ -66,7 +66,7 @@ class TableScreened {
         omegas_, [](double, std::size_t) { return 0.0; }, 1.0, budget.dtype);
     bounds_.emplace(budget.members(), omegas_, max_position_, budget.dtype, budget.extra);
     const std::size_t padded = ScreenToken::padded(n_);
-    for (auto* v : {&sin_, &cos_, &flags_}) v->assign(padded, 0.0);
+    for (auto* v : {&sin_, &cos_, &flags_, &line_}) v->assign(padded, 0.0);
     phi_lo_.resize(n_);
     tally_.assign(padded, INFINITY);
     budget_lo_.assign(padded, 0.0);
@@ -186,6 +186,7 @@ class TableScreened {
   void lower_bounds(std::int64_t p) {
     bounds_at_ = p;
     fed_ = false;
+    lines_stale_ = true;
     const auto abs_p = static_cast<double>(p);
     for (std::size_t j = 0; j < n_; ++j) phi_lo_[j] = abs_p * omega_lo_[j];
     const std::size_t members = bounds_->contracts();
@@ -195,6 +196,22 @@ class TableScreened {
         budget_lo_[j] = std::max(budget_lo_[j], bounds_->lower(m, j, phi_lo_[j]));
     if (sinks_.line) sinks_.line(omegas_, max_position_, phi_lo_, tally_.data());
     for (std::size_t j = 0; j < n_; ++j) tally_[j] *= 1 - 0x1p-44;
+  }
+
+  // Per pair, the line |y − e| must stay under, min(ratio_bar·budget_lo, max_abs, tally) less the pair's
+  // radius, and the largest finite radius: for every position up to the last that stale() lets through
+  // without new lower bounds (the radius grows with p), and for a row rotated from the tier's (kStepRadius).
+  // Taken again with the bounds or the band's bars; a row only reads them. A NaN product makes the line NaN
+  // and the element loud; a NaN tally is no line (std::min).
+  void lines(double ratio_bar, double max_abs) {
+    lines_stale_ = false, lines_ratio_bar_ = ratio_bar, lines_max_abs_ = max_abs;
+    const auto top = static_cast<double>(bounds_at_ + std::max<std::int64_t>(bounds_at_ >> 4, 64));
+    radius_ = 0;
+    for (std::size_t j = 0; j < n_; ++j) {
+      const double radius = radius_floor_[j] + top * radius_slope_[j] + kStepRadius;
+      line_[j] = std::min(std::min(ratio_bar * budget_lo_[j], max_abs), tally_[j]) - radius;
+      if (radius < INFINITY) radius_ = std::max(radius_, radius);
+    }
   }
 
   SinusoidalParams params_;
@@ -215,7 +232,10 @@ class TableScreened {
   std::vector<std::uint8_t> omega_in_range_;
   std::optional<exhaustive::ScreenPlan> tier_;  // its sincos: the double tier in vectors
   std::optional<TableBudgetBounds> bounds_;
-  std::vector<double> sin_, cos_, flags_, phi_lo_, tally_, budget_lo_;
+  std::vector<double> sin_, cos_, flags_, phi_lo_, tally_, budget_lo_, line_;
+  double radius_ = 0;  // lines(): the largest finite radius
+  bool lines_stale_ = true;
+  double lines_ratio_bar_ = 0, lines_max_abs_ = 0;  // lines()' bars
   // Per pair, the radius of |e − exact| at position p: radius_floor_ + p·radius_slope_ (the double tier's
   // 2^-48 + |φ|·2^-88 and the exact path's double-double's 2^-96·|φ|, at ω·(1 + 2^-45), rounded up).
   std::vector<double> radius_floor_, radius_slope_;
@@ -245,21 +265,14 @@ void TableScreened::row(std::size_t r) {
   if (stale(p)) lower_bounds(p);
   // The bound (|y − e| + r)·(1 + 2^-50) must stay under the band's bar·budget·(1 − 2^-49) (then the exact
   // path's ratio is not even divided out), under its largest error, and under the tally's line: each
-  // shrunk by 2^-44. The kernel forms the lines and the radii, in the pass over the row's elements.
-  bars_.ratio_bar = room.ratio_bar * (1 - 0x1p-44), bars_.max_abs = room.max_abs * (1 - 0x1p-44);
+  // shrunk by 2^-44.
+  const double ratio_bar = room.ratio_bar * (1 - 0x1p-44), max_abs = room.max_abs * (1 - 0x1p-44);
+  if (lines_stale_ || !(ratio_bar == lines_ratio_bar_ && max_abs == lines_max_abs_))
+    lines(ratio_bar, max_abs);
   bars_.max_ulp = room.max_ulp;
   bars_.abs_floor = room.abs_floor, bars_.ulp_floor = room.ulp_floor;
-  const TableScreenRow token{sin_.data(),
-                             cos_.data(),
-                             step_sin_.data(),
-                             step_cos_.data(),
-                             budget_lo_.data(),
-                             tally_.data(),
-                             radius_floor_.data(),
-                             radius_slope_.data(),
-                             static_cast<double>(p),
-                             steps_ == 0 ? 0.0 : kStepRadius,
-                             rotate};
+  const TableScreenRow token{sin_.data(), cos_.data(), step_sin_.data(), step_cos_.data(), line_.data(),
+                             radius_,     rotate};
   TableScreenResult result{flags_.data(), room.abs_tail, room.ulp_tail};
   run_(type_, row_data(r), n_, channels_, token, bars_, result);
   bands_.screen_quiet(p, 2 * n_ - result.loud, 2 * n_ - result.loud, result.abs_kept, result.ulp_kept);

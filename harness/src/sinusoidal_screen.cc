@@ -35,13 +35,12 @@ using M = hn::Mask<D>;
 #include "screen_lanes-inl.h"  // IWYU pragma: keep
 
 struct Consts {
-  V ratio_bar, max_abs, ulp_line, abs_floor, ulp_floor, least_binade, huge, one, two, three;
+  V radius, twice_radius, ulp_line, abs_floor, ulp_floor, least_binade, huge, one, two, three;
   hn::Vec<hn::RebindToUnsigned<D>> exponent, bias;
-  V position, extra;
   Consts(const TableScreenRow& row, const TableScreenBars& b) {
     const D d;
     const hn::RebindToUnsigned<D> du;
-    ratio_bar = hn::Set(d, b.ratio_bar), max_abs = hn::Set(d, b.max_abs);
+    radius = hn::Set(d, row.radius), twice_radius = hn::Set(d, 2 * row.radius);
     // err_hi·2^(precision − 1 − E) <= max_ulp·(1 − 2^-49) as err_hi <= 2^E·ulp_line: scaling by powers of two
     // is exact (short of underflow, far below any radius). NaN: nothing is quiet; +inf: a finite line.
     const double u = b.max_ulp * (1 - 0x1p-49) * b.ulp_scale;
@@ -52,7 +51,6 @@ struct Consts {
     exponent = hn::Set(du, 0x7ff0000000000000ULL);
     // 1/ulp(v) = 2^(precision − 1 − E) for v's binade 2^E (E >= emin): these bits less the binade's.
     bias = hn::Set(du, static_cast<std::uint64_t>(2045 + b.precision) << 52);
-    position = hn::Set(d, row.position), extra = hn::Set(d, row.extra);
   }
 };
 
@@ -70,22 +68,22 @@ HWY_INLINE V Binade(V magnitude, const Consts& c) {
   return hn::And(hn::Max(magnitude, c.least_binade), hn::BitCast(D(), c.exponent));
 }
 
-// One output element: y against e, with r the pair's radius and rr = 2r. The exact value lies within r of e,
-// so its magnitude is at least |e| − r, whose binade is at least that of |e| − 2r as computed (its rounding,
-// 2^-53 at most, is far below r >= 2^-48): the exact value's ulp is at least that binade's, 2^E·2^(1 − p),
-// and its ulp error at most err_hi/(2^E·2^(1 − p)) (err_hi = |y − e| + r; the factor 1 + 2^-50 of
-// sinusoidal_screen.h folded into the line and into ulp_line). One comparison against the smaller line does
-// both (a NaN line stays NaN: MinOr). The estimates |y − e| and |y − e|/ulp(e) are the percentiles', as
-// screen_lanes-inl.h's Judge (a ulp estimate half or twice the exact one where the exact value lies across a
-// power of two from e).
-HWY_INLINE Element TableJudge(V y, V e, V r, V rr, V line, const Consts& c) {
+// One output element: y against e, with r = c.radius at least its pair's radius, against `line` (the pair's,
+// its radius taken off). The exact value lies within r of e, so its magnitude is at least |e| − r, whose
+// binade is at least that of |e| − 2r as computed (its rounding, 2^-53 at most, is far below r >= 2^-48):
+// the exact value's ulp is at least that binade's, 2^E·2^(1 − p), and its ulp error at most
+// (|y − e| + r)/(2^E·2^(1 − p)): under max_ulp where |y − e| <= 2^E·ulp_line − r (one rounding, as the sum's
+// it replaces; the factor 1 + 2^-50 of sinusoidal_screen.h folded into ulp_line). One comparison against the
+// smaller line does both (a NaN line stays NaN: MinOr). The estimates |y − e| and |y − e|/ulp(e) are the
+// percentiles', as screen_lanes-inl.h's Judge (a ulp estimate half or twice the exact one where the exact
+// value lies across a power of two from e).
+HWY_INLINE Element TableJudge(V y, V e, V line, const Consts& c) {
   const D d;
   const hn::RebindToUnsigned<D> du;
   const V err = hn::Abs(hn::Sub(y, e));
-  const V err_hi = hn::Add(err, r);
   const V magnitude = hn::Abs(e);
-  const V below = Binade(hn::Sub(magnitude, rr), c);
-  const M quiet = hn::Le(err_hi, MinOr(line, hn::Mul(below, c.ulp_line)));
+  const V below = Binade(hn::Sub(magnitude, c.twice_radius), c);
+  const M quiet = hn::Le(err, MinOr(line, hn::MulSub(below, c.ulp_line, c.radius)));
   const V inv = hn::BitCast(d, hn::Sub(c.bias, hn::BitCast(du, Binade(magnitude, c))));
 #if HWY_ARCH_X86
   const V estimate = hn::Min(err, c.huge);  // x86's min gives its second operand for a NaN
@@ -133,14 +131,9 @@ HWY_INLINE void Group(const void* y, std::size_t k, M valid, const ScreenChannel
   V ys, yc, es, ec;
   LoadPairs<kType>(y, ch, k, ys, yc);
   SinCos<kRotate>(row, k, es, ec);
-  const V r =
-      hn::Add(hn::MulAdd(c.position, hn::LoadU(d, row.radius_slope + k), hn::LoadU(d, row.radius_floor + k)),
-              c.extra);
-  const V rr = hn::Add(r, r);
-  const V line = MinOr(MinOr(hn::Mul(c.ratio_bar, hn::LoadU(d, row.budget_lo + k)), c.max_abs),
-                       hn::LoadU(d, row.tally + k));
-  const Element js = TableJudge(ys, es, r, rr, line, c);
-  const Element jc = TableJudge(yc, ec, r, rr, line, c);
+  const V line = hn::LoadU(d, row.line + k);
+  const Element js = TableJudge(ys, es, line, c);
+  const Element jc = TableJudge(yc, ec, line, c);
   M qs = js.quiet, qc = jc.quiet;
   if constexpr (kLast) qs = hn::And(qs, valid), qc = hn::And(qc, valid);
   if (!kLast && hn::AllTrue(d, hn::And(qs, qc))) {

@@ -20,27 +20,25 @@
 
 namespace pe::harness {
 
-// A row's per-pair arrays, padded to a multiple of ScreenToken::kLanes (the padding never counted), and
-// what the kernel derives from them in the same pass (one pass over the pairs instead of three): the double
-// tier's sin and cos at the row's position, or with `rotate` the previous position's, which the kernel
-// rotates by (step_sin, step_cos) = the tier's (sin ω_j, cos ω_j) first and writes back; the radius of
-// |e − exact|, radius_floor + position·radius_slope + extra; the line an element's error bound must stay
-// under, min(ratio_bar·budget_lo, max_abs, tally) (the bars' ratio_bar and max_abs: every margin included;
-// a NaN product makes the line NaN and the element loud, a NaN tally is no line, as std::min).
+// A row's per-pair arrays, padded to a multiple of ScreenToken::kLanes (the padding never counted): the
+// double tier's sin and cos at the row's position, or with `rotate` the previous position's, which the kernel
+// rotates by (step_sin, step_cos) = the tier's (sin ω_j, cos ω_j) first and writes back (one pass over the
+// pairs); per pair the line |y − e| must stay under, the band's bars, the budget's lower bound and the
+// caller's tally less the pair's radius of |e − exact| (every margin included; NaN: the element is loud);
+// and `radius`, at least every pair's radius that is finite (the ulp test's).
 struct TableScreenRow {
   double *sin, *cos;
   const double *step_sin, *step_cos;
-  const double *budget_lo, *tally;
-  const double *radius_floor, *radius_slope;
-  double position = 0, extra = 0;
+  const double* line;
+  double radius = 0;
   bool rotate = false;
 };
 
-// The row's scalars: the band's ratio bar and largest error (the line's), its largest ulp error (a quiet
-// element's ulp bound stays under it) and the tails' floors (estimates strictly above them are kept); the
-// output type's precision p, its least normal 2^emin and 2^(1 − p) (a binade's ulp over the binade).
+// The row's scalars: the band's largest ulp error (a quiet element's ulp bound stays under it) and the tails'
+// floors (estimates strictly above them are kept); the output type's precision p, its least normal 2^emin
+// and 2^(1 − p) (a binade's ulp over the binade).
 struct TableScreenBars {
-  double ratio_bar = 0, max_abs = 0, max_ulp = 0;
+  double max_ulp = 0;
   double abs_floor = 0, ulp_floor = 0;
   int precision = 24;
   double least_binade = 0x1p-126, ulp_scale = 0x1p-23;
