@@ -69,12 +69,13 @@ HWY_INLINE V Binade(V magnitude, const Consts& c) {
 }
 
 // One output element: y against e, with r = c.radius at least its pair's radius, against `line` (the pair's,
-// its radius taken off). The exact value lies within r of e, so its magnitude is at least |e| − r, whose
-// binade is at least that of |e| − 2r as computed (its rounding, 2^-53 at most, is far below r >= 2^-48):
-// the exact value's ulp is at least that binade's, 2^E·2^(1 − p), and its ulp error at most
-// (|y − e| + r)/(2^E·2^(1 − p)): under max_ulp where |y − e| <= 2^E·ulp_line − r (one rounding, as the sum's
-// it replaces; the factor 1 + 2^-50 of sinusoidal_screen.h folded into ulp_line). One comparison against the
-// smaller line does both (a NaN line stays NaN: MinOr). The estimates |y − e| and |y − e|/ulp(e) are the
+// its radius taken off). The exact value lies within r of e: where |e| − 2r (as computed: its rounding,
+// 2^-53 at most, is far below r >= 2^-48) is still in e's binade 2^E, its magnitude is too or lies above,
+// so its ulp is at least 2^E·2^(1 − p) and its ulp error at most (|y − e| + r)/(2^E·2^(1 − p)): under
+// max_ulp where |y − e| <= 2^E·ulp_line − r (one rounding, as the sum's it replaces; the factor 1 + 2^-50 of
+// sinusoidal_screen.h folded into ulp_line). Elsewhere (|e| within 2r above a power of two, or below the
+// least normal plus 2r: e = 0 at position 0) the element is loud. One comparison against the smaller line
+// does both bars (a NaN line stays NaN: MinOr). The estimates |y − e| and |y − e|/ulp(e) are the
 // percentiles', as screen_lanes-inl.h's Judge (a ulp estimate half or twice the exact one where the exact
 // value lies across a power of two from e).
 HWY_INLINE Element TableJudge(V y, V e, V line, const Consts& c) {
@@ -82,9 +83,10 @@ HWY_INLINE Element TableJudge(V y, V e, V line, const Consts& c) {
   const hn::RebindToUnsigned<D> du;
   const V err = hn::Abs(hn::Sub(y, e));
   const V magnitude = hn::Abs(e);
-  const V below = Binade(hn::Sub(magnitude, c.twice_radius), c);
-  const M quiet = hn::Le(err, MinOr(line, hn::MulSub(below, c.ulp_line, c.radius)));
-  const V inv = hn::BitCast(d, hn::Sub(c.bias, hn::BitCast(du, Binade(magnitude, c))));
+  const V binade = Binade(magnitude, c);
+  const M bounded = hn::Le(err, MinOr(line, hn::MulSub(binade, c.ulp_line, c.radius)));
+  const M quiet = hn::And(bounded, hn::Ge(hn::Sub(magnitude, c.twice_radius), binade));
+  const V inv = hn::BitCast(d, hn::Sub(c.bias, hn::BitCast(du, binade)));
 #if HWY_ARCH_X86
   const V estimate = hn::Min(err, c.huge);  // x86's min gives its second operand for a NaN
 #else

@@ -300,6 +300,69 @@ TEST(SinusoidalScreen, EveryTargetGivesTheSameBits) {
     }
 }
 
+// The kernel alone (every target) on one row of 8 pairs of doubles, the sines at 0..7 and the cosines at
+// 8..15, e given (no rotation), y = e but where a case plants an error; every bar open (no line, max_ulp
+// large, no tails) but the one a case tests. Returns the loud flags per pair (1: sine, 2: cosine).
+struct KernelRow {
+  std::vector<double> y = std::vector<double>(16, 0.75), sin = std::vector<double>(8, 0.75),
+                      cos = std::vector<double>(8, 0.75), step = std::vector<double>(8, 0.0),
+                      line = std::vector<double>(8, INFINITY);
+  double radius = 0x1p-40;
+  TableScreenBars bars{.max_ulp = 0x1p40, .abs_floor = INFINITY, .ulp_floor = INFINITY};
+  std::vector<int> flags(const TableScreenTarget& target) const {
+    std::vector<double> sin_e = sin, cos_e = cos, out(8), abs(32), ulp(32);
+    const TableScreenRow row{sin_e.data(), cos_e.data(), step.data(), step.data(),
+                             line.data(),  radius,       false};
+    TableScreenResult result{out.data(), abs.data(), ulp.data()};
+    target.run(ScreenType::F64, y.data(), 8, ScreenChannels{0, 8, false}, row, bars, result);
+    std::vector<int> f;
+    for (const double v : out) f.push_back(static_cast<int>(v));
+    return f;
+  }
+};
+
+TEST(SinusoidalScreen, KernelFlagsAnElementWhoseExactValueMayLieInALowerBinade) {
+  // e within r above 0.5 (r = 2^-40): the exact value may lie below it, where its ulp is half e's, so even
+  // an exact y cannot be proved under max_ulp from e's binade (TableJudge's binade test); 0.75 + 2r can.
+  for (const TableScreenTarget& target : table_screen_targets()) {
+    SCOPED_TRACE(target.name);
+    KernelRow k;
+    k.sin[0] = k.y[0] = 0.5 + 0x1p-41;
+    k.sin[1] = k.y[1] = 0.75 + 0x1p-39;
+    k.cos[2] = k.y[10] = -(0.5 + 0x1p-42);
+    const std::vector<int> f = k.flags(target);
+    EXPECT_EQ(f[0], 1);
+    EXPECT_EQ(f[1], 0);
+    EXPECT_EQ(f[2], 2);
+    EXPECT_EQ(f[3], 0);
+  }
+}
+
+TEST(SinusoidalScreen, KernelBoundsTheUlpErrorWithTheRadius) {
+  // max_ulp 2 at e = 0.75 (float32's ulp there 2^-24): |y − e| + r must stay at or under 2^-23, so an error
+  // of 2^-23 − r/2 is loud (under it without the radius) and one of 2^-23 − 2r quiet.
+  for (const TableScreenTarget& target : table_screen_targets()) {
+    SCOPED_TRACE(target.name);
+    KernelRow k;
+    k.bars.max_ulp = 2;
+    k.y[0] = 0.75 + (0x1p-23 - k.radius / 2);
+    k.y[1] = 0.75 + (0x1p-23 - 2 * k.radius);
+    k.y[8 + 2] = 0.75 - (0x1p-23 - k.radius / 2);
+    const std::vector<int> f = k.flags(target);
+    EXPECT_EQ(f[0], 1);
+    EXPECT_EQ(f[1], 0);
+    EXPECT_EQ(f[2], 2);
+    // The line (already less the radius) alone: an error at it is quiet, one just above it loud.
+    KernelRow l;
+    l.line[4] = l.line[5] = 0x1p-30;
+    l.y[4] = 0.75 + 0x1p-30;
+    l.y[5] = 0.75 + 0x1p-30 * (1 + 0x1p-20);
+    const std::vector<int> g = l.flags(target);
+    EXPECT_EQ(g[4], 0);
+    EXPECT_EQ(g[5], 1);
+  }
+}
+
 TEST(SinusoidalScreen, SwitchedOffOrSampledItDeclines) {
   const Table t = make(kInterleaved, kInterleaved, range(0, 10), DType::F32);
   Measurement m;
