@@ -154,7 +154,7 @@ HWY_INLINE void Group(const void* y, std::size_t k, M valid, const ScreenChannel
   kept.ulp = KeepAt(jc.ulp_estimate, uc, KeepAt(js.ulp_estimate, us, kept.ulp));
 }
 
-template <ScreenType kType, bool kRotate>
+template <ScreenType kType, bool kRotate, bool kInterleaved>
 HWY_NOINLINE void TableRowOf(const void* y, std::size_t n, const ScreenChannels& ch,
                              const TableScreenRow& row, const TableScreenBars& bars, TableScreenResult& res) {
   const D d;
@@ -162,7 +162,7 @@ HWY_NOINLINE void TableRowOf(const void* y, std::size_t n, const ScreenChannels&
   const Consts c(row, bars);
   // Locals: the stores below may alias any memory as far as the compiler knows (res, row, ch included).
   const TableScreenRow at = row;
-  const ScreenChannels channels = ch;
+  const ScreenChannels channels{ch.a0, ch.b0, kInterleaved};  // a constant: no branch per group
   double* const flags = res.flags;
   Kept kept{res.abs_tail, res.ulp_tail};
   std::size_t k = 0;
@@ -174,11 +174,18 @@ HWY_NOINLINE void TableRowOf(const void* y, std::size_t n, const ScreenChannels&
   res.loud = kept.loud;
 }
 
+template <ScreenType kType, bool kRotate>
+void TableRowIn(const void* y, std::size_t n, const ScreenChannels& ch, const TableScreenRow& row,
+                const TableScreenBars& bars, TableScreenResult& res) {
+  if (ch.interleaved) return TableRowOf<kType, kRotate, true>(y, n, ch, row, bars, res);
+  TableRowOf<kType, kRotate, false>(y, n, ch, row, bars, res);
+}
+
 template <ScreenType kType>
 void TableRowIn(const void* y, std::size_t n, const ScreenChannels& ch, const TableScreenRow& row,
                 const TableScreenBars& bars, TableScreenResult& res) {
-  if (row.rotate) return TableRowOf<kType, true>(y, n, ch, row, bars, res);
-  TableRowOf<kType, false>(y, n, ch, row, bars, res);
+  if (row.rotate) return TableRowIn<kType, true>(y, n, ch, row, bars, res);
+  TableRowIn<kType, false>(y, n, ch, row, bars, res);
 }
 
 void TableRow(ScreenType type, const void* y, std::size_t n, const ScreenChannels& ch,
