@@ -91,10 +91,7 @@ class TableScreened {
   }
 
   void run(std::size_t rows) {
-    for (std::size_t r = 0; r < rows; ++r) {
-      if (sinks_.row) sinks_.row(r);
-      row(r);
-    }
+    for (std::size_t r = 0; r < rows;) r += batch(r, std::min(kBatch, rows - r));
   }
 
  private:
@@ -149,7 +146,11 @@ class TableScreened {
     return copy_row_.data();
   }
 
-  void row(std::size_t r);
+  static constexpr std::size_t kBatch = 8;  // rows a batch shares its room in the tails among
+  bool screenable(std::int64_t p) const;
+  std::size_t batch(std::size_t r, std::size_t most);
+  std::size_t row(std::size_t r, const Measurement::ScreenRoom& room, TableScreenResult& tails);
+  void loud_row(std::size_t r);
 
   // sin_ and cos_ at position p: the double tier's (exhaustive::double_tier_row), or at the row after the
   // last one's, that one's rotated by ω_j (up to kMaxSteps times in a row; a table's rows are usually
@@ -251,14 +252,51 @@ class TableScreened {
   std::vector<std::uint8_t> copy_row_;
 };
 
-void TableScreened::row(std::size_t r) {
+// Beyond the contracts' promise an element may be undecidable (budget >= reach), which the screen does not
+// bound: those rows, and positions outside the double tier's range, go element by element.
+bool TableScreened::screenable(std::int64_t p) const {
+  return p >= 0 && p < (std::int64_t{1} << 32) && p <= bands_.promised();
+}
+
+// Rows [r, r + count) through the screen with one room in the band's tails (one screen_room and one
+// screen_quiet instead of one a row): up to `most` screenable rows whose positions lie in one band, else the
+// first alone, else element by element. The bars are the batch's first row's: they only rise as its loud
+// elements come (the band's largest error, ulp and ratio, the worst list's last), so later rows' elements
+// quiet under them would be quiet under their own. The quiet elements are counted after the batch's loud
+// ones: add_one reads of the band's count only whether an element is its first, and the room was given to a
+// band with one already. Returns how many rows it took.
+std::size_t TableScreened::batch(std::size_t r, std::size_t most) {
+  const std::size_t room_per_row = 2 * ScreenToken::padded(n_);
+  std::size_t count = 0;
+  std::int64_t lo = 0, hi = 0;
+  for (; count < most && screenable(positions_[r + count]); ++count) {
+    const std::int64_t p = positions_[r + count];
+    lo = count == 0 ? p : std::min(lo, p), hi = count == 0 ? p : std::max(hi, p);
+  }
+  Measurement::ScreenRoom room;
+  if (count > 0) room = bands_.screen_room(lo, hi, count * room_per_row + ScreenToken::kLanes);
+  if (count > 1 && !room.usable)
+    count = 1, room = bands_.screen_room(positions_[r], positions_[r], room_per_row + ScreenToken::kLanes);
+  if (count == 0 || !room.usable) {
+    if (sinks_.row) sinks_.row(r);
+    exact_row(r);
+    return 1;
+  }
+  TableScreenResult tails{flags_.data(), room.abs_tail, room.ulp_tail};
+  std::size_t quiet = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    if (sinks_.row) sinks_.row(r + i);
+    quiet += row(r + i, room, tails);
+  }
+  bands_.screen_quiet(positions_[r], quiet, quiet, static_cast<std::size_t>(tails.abs_tail - room.abs_tail),
+                      static_cast<std::size_t>(tails.ulp_tail - room.ulp_tail));
+  return count;
+}
+
+// One row of a batch: the kernel's estimates written at `tails`' (moved past them), the loud elements
+// measured exactly in the exact path's order (by channel); returns how many were quiet.
+std::size_t TableScreened::row(std::size_t r, const Measurement::ScreenRoom& room, TableScreenResult& tails) {
   const std::int64_t p = positions_[r];
-  const std::size_t padded = ScreenToken::padded(n_);
-  // Beyond the contracts' promise an element may be undecidable (budget >= reach), which the screen does not
-  // bound: those rows, and positions outside the double tier's range, go element by element.
-  if (p < 0 || p >= (std::int64_t{1} << 32) || p > bands_.promised()) return exact_row(r);
-  const Measurement::ScreenRoom room = bands_.screen_room(p, p, 2 * padded + 8);
-  if (!room.usable) return exact_row(r);
   if (constexpr std::size_t kAhead = 4; r + kAhead < positions_.size())
     y_.prefetch((r + kAhead) * plan_.dim(), plan_.dim());
   const bool rotate = sincos(p);
@@ -273,11 +311,13 @@ void TableScreened::row(std::size_t r) {
   bars_.abs_floor = room.abs_floor, bars_.ulp_floor = room.ulp_floor;
   const TableScreenRow token{sin_.data(), cos_.data(), step_sin_.data(), step_cos_.data(), line_.data(),
                              radius_,     rotate};
-  TableScreenResult result{flags_.data(), room.abs_tail, room.ulp_tail};
-  run_(type_, row_data(r), n_, channels_, token, bars_, result);
-  bands_.screen_quiet(p, 2 * n_ - result.loud, 2 * n_ - result.loud, result.abs_kept, result.ulp_kept);
-  if (result.loud == 0) return;
-  // The loud elements in the exact path's order: by channel.
+  run_(type_, row_data(r), n_, channels_, token, bars_, tails);
+  tails.abs_tail += tails.abs_kept, tails.ulp_tail += tails.ulp_kept;
+  if (tails.loud > 0) loud_row(r);
+  return 2 * n_ - tails.loud;
+}
+
+void TableScreened::loud_row(std::size_t r) {
   if (channels_.interleaved) {
     for (std::size_t j = 0; j < n_; ++j) {
       const auto flag = static_cast<int>(flags_[j]);
