@@ -1,7 +1,9 @@
 // check's one pass over a sinusoidal table (sinusoidal_screen.h): per row, the double tier's sin and cos of
-// every pair (exhaustive::double_tier_row), each pair's line from the budget's lower bound over the row's
-// angles, the band's bars and the caller's tally; the screen in the data's own type; the loud elements alone
-// through the exact path (measure_sinusoidal's element, below), in the row's channel order.
+// every pair (exhaustive::double_tier_row) or the kernel's rotation of the last row's; each pair's line from
+// the budget's lower bound over the row's angles, the band's bars and the caller's tally, less its radius
+// (formed when those change, not per row); the screen in the data's own type, rows batched per room in the
+// tails; the loud elements alone through the exact path (measure_sinusoidal's element, below), in the row's
+// channel order.
 #include <algorithm>
 #include <atomic>
 #include <cmath>

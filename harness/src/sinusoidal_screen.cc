@@ -1,9 +1,11 @@
 // pe/harness/sinusoidal_screen.h: a table row's elements against the double tier's sin and cos, each error
-// bounded above, in vectors. With r = the pair's radius (|e − exact| <= r, the double tier's and the exact
-// path's double-double's together), the exact path's error is at most (|y − e| + r)·(1 + 2^-50) (the rounding
-// of |y − e| and of the exact path's own |(y − hi) − lo|); the driver folds that factor into the line, the
-// kernel into max_ulp. The exact value lies within r of e, so its ulp is e's where |e| − 2r stays in e's
-// binade or |e| + r lies below the type's least normal (else the element is loud): rope_screen.cc's Judge.
+// bounded above, in vectors, in one pass over the pairs: the row's e rotated from the last row's (SinCos),
+// each pair's line (the driver's, its radius already taken off) and the element's own test (TableJudge). With
+// r the pair's radius (|e − exact| <= r, the double tier's, the rotation's and the exact path's
+// double-double's together), the exact path's error is at most (|y − e| + r)·(1 + 2^-50) (the rounding of
+// |y − e| and of the exact path's own |(y − hi) − lo|); the driver folds that factor into the line, the
+// kernel into ulp_line. TableJudge replaces screen_lanes-inl.h's Judge here: one comparison against the
+// smaller of the two lines, the ulp line in e's binade with the radius taken off.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "sinusoidal_screen.cc"
 #include "pe/harness/sinusoidal_screen.h"

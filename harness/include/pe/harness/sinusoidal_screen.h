@@ -3,9 +3,11 @@
 // reference's double tier (pe/ref/fast_trig.h: sin and cos of p·ω_j within double_tier_radius) and either
 // proved quiet (the exact path would only have counted it and put it in its band's 99th percentiles) or
 // flagged loud for the exact path (double-double, then MPFR). The verdict, the maxima, the worst elements and
-// the caller's tally are the exact path's; the percentiles are read from the estimates |y − e|, within
-// 2^-47 (absolute; its ulps within that divided by the element's ulp) of the exact path's. Compiled for every
-// Highway target with a fused multiply-add; the best one the CPU has runs.
+// the caller's tally are the exact path's; the percentiles are read from the estimates |y − e|, within the
+// row's radius of the exact path's (absolute; its ulps within that divided by the element's ulp, or half or
+// twice across a power of two): (2^-48 + |φ|·(2^-88 + 2^-96))·(1 + 2^-16) where a row's sin and cos are the
+// tier's, plus 2^-40 where they were rotated from the last row's (a bound; the tests find them within
+// 2^-46). Compiled for every Highway target with a fused multiply-add; the best one the CPU has runs.
 #pragma once
 
 #include <cstddef>
