@@ -6,7 +6,10 @@
 // channel order.
 #include <algorithm>
 #include <atomic>
+#include <bit>
+#include <climits>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <optional>
 
@@ -38,6 +41,54 @@ std::optional<ScreenType> table_screen_type(const Values& y, DType out) {
   }
   return std::nullopt;
 }
+
+// A floor under one band's tail of estimates (TableSinks::sole): values at or below it cannot be among the
+// `need` largest of the band, since at least `need` values this pass kept lie above it. A histogram of the
+// kept values' top bit patterns (a non-negative double's pattern orders as its value; 4 buckets a binade):
+// bucket_ is the highest bucket with at least `need` kept values in the buckets above it, and the floor the
+// largest double in it. Only the screen's kept values count (the exact rows' add theirs unseen): fewer
+// counted, a lower floor.
+class TailFloor {
+ public:
+  void reset(std::size_t need) {
+    need_ = need, above_ = 0, floor_ = -INFINITY;
+    bucket_ = -1;
+    counts_.assign(kCopies * kBuckets, 0);
+  }
+  // n values, each above floor().
+  void add(const double* v, std::size_t n) {
+    if (need_ == 0) return;
+    // kCopies histograms, a value's by its index: consecutive values of one bucket (most of them) then count
+    // in different places instead of each waiting on the last one's store. Every value lies above the
+    // floor (the kernel kept it above it), so in a bucket above bucket_.
+    for (std::size_t i = 0; i < n; ++i)
+      ++counts_[(std::bit_cast<std::uint64_t>(v[i]) >> kShift) * kCopies + i % kCopies];
+    above_ += n;
+    bool rose = false;
+    for (std::size_t next = count(bucket_ + 1); bucket_ + 1 < kBuckets && above_ - next >= need_;) {
+      above_ -= next;
+      next = count(++bucket_ + 1);
+      rose = true;
+    }
+    if (rose) floor_ = std::bit_cast<double>((static_cast<std::uint64_t>(bucket_ + 1) << kShift) - 1);
+  }
+  double floor() const { return floor_; }
+
+ private:
+  static constexpr int kShift = 50;
+  static constexpr std::int64_t kBuckets = std::int64_t{1} << (63 - kShift);  // patterns below the sign
+  static constexpr std::size_t kCopies = 4;
+  std::size_t count(std::int64_t bucket) const {
+    if (bucket >= kBuckets) return 0;
+    std::size_t c = 0;
+    for (std::size_t k = 0; k < kCopies; ++k) c += counts_[static_cast<std::size_t>(bucket) * kCopies + k];
+    return c;
+  }
+  std::vector<std::uint32_t> counts_;
+  std::size_t need_ = 0, above_ = 0;  // above_: kept values in buckets above bucket_
+  std::int64_t bucket_ = -1;          // -1: no floor yet
+  double floor_ = -INFINITY;
+};
 
 class TableScreened {
  public:
@@ -89,6 +140,7 @@ class TableScreened {
     // The last vector of a row reads up to its padding: a row short of it is read from a padded copy.
     const std::size_t extent = channels_.interleaved ? 2 * padded : n_ + padded;
     copy_ = extent > plan_.dim();
+    if (sinks_.sole) count_bands();
     if (copy_) copy_row_.assign(extent * size_, 0);
   }
 
@@ -153,6 +205,37 @@ class TableScreened {
   std::size_t batch(std::size_t r, std::size_t most);
   std::size_t row(std::size_t r, const Measurement::ScreenRoom& room, TableScreenResult& tails);
   void loud_row(std::size_t r);
+
+  // The band of a position (band_edges: [edge k, edge k + 1), the last edge's band open above, a negative
+  // position in the first), as the index k and the range [lo, hi) of positions it holds.
+  struct Band {
+    std::size_t k = SIZE_MAX;
+    std::int64_t lo = 0, hi = 0;
+    bool holds(std::int64_t p) const { return k != SIZE_MAX && p >= lo && p < hi; }
+  };
+  static Band band_of(std::int64_t p) {
+    const auto edges = band_edges();
+    const auto above = std::upper_bound(edges.begin(), edges.end() - 1, p);
+    return {static_cast<std::size_t>(std::max<std::ptrdiff_t>(0, above - edges.begin() - 1)),
+            above == edges.begin() ? INT64_MIN : above[-1], above == edges.end() - 1 ? INT64_MAX : *above};
+  }
+  // How many of this pass's elements each band holds (a band search per run of positions in one band).
+  void count_bands() {
+    band_count_.assign(band_edges().size(), 0);
+    Band b;
+    for (const std::int64_t p : positions_) {
+      if (!b.holds(p)) b = band_of(p);
+      band_count_[b.k] += plan_.dim();
+    }
+  }
+  // The own floors of the band of p (TableSinks::sole), taken afresh where p's band is not the last one's.
+  void own_floors(std::int64_t p) {
+    if (band_.holds(p)) return;
+    band_ = band_of(p);
+    // At least rank_from_top(n) = n − ⌈0.99·n⌉ + 1 <= n/100 + 1 (measure.cc's nearest rank).
+    const std::size_t need = band_count_[band_.k] / 100 + 2;
+    abs_own_.reset(need), ulp_own_.reset(need);
+  }
 
   // sin_ and cos_ at position p: the double tier's (exhaustive::double_tier_row), or at the row after the
   // last one's, that one's rotated by ω_j (up to kMaxSteps times in a row; a table's rows are usually
@@ -249,6 +332,9 @@ class TableScreened {
   bool fed_ = false;                         // an element went to the caller since
 
   TableScreenBars bars_;
+  std::vector<std::size_t> band_count_;  // sole: this pass's elements per band
+  Band band_;                            // the band abs_own_ and ulp_own_ hold
+  TailFloor abs_own_, ulp_own_;          // sole: the tails' own floors in it
   std::size_t size_ = 4;
   bool copy_ = false;
   std::vector<std::uint8_t> copy_row_;
@@ -284,14 +370,19 @@ std::size_t TableScreened::batch(std::size_t r, std::size_t most) {
     exact_row(r);
     return 1;
   }
+  if (sinks_.sole) own_floors(positions_[r]);
   TableScreenResult tails{flags_.data(), room.abs_tail, room.ulp_tail};
   std::size_t quiet = 0;
   for (std::size_t i = 0; i < count; ++i) {
     if (sinks_.row) sinks_.row(r + i);
     quiet += row(r + i, room, tails);
   }
-  bands_.screen_quiet(positions_[r], quiet, quiet, static_cast<std::size_t>(tails.abs_tail - room.abs_tail),
-                      static_cast<std::size_t>(tails.ulp_tail - room.ulp_tail));
+  const auto abs_kept = static_cast<std::size_t>(tails.abs_tail - room.abs_tail);
+  const auto ulp_kept = static_cast<std::size_t>(tails.ulp_tail - room.ulp_tail);
+  // Counted once a batch, when most of its values' stores are done (reading each right after the kernel
+  // stored it waits on the store).
+  if (sinks_.sole) abs_own_.add(room.abs_tail, abs_kept), ulp_own_.add(room.ulp_tail, ulp_kept);
+  bands_.screen_quiet(positions_[r], quiet, quiet, abs_kept, ulp_kept);
   return count;
 }
 
@@ -310,7 +401,9 @@ std::size_t TableScreened::row(std::size_t r, const Measurement::ScreenRoom& roo
   if (lines_stale_ || !(ratio_bar == lines_ratio_bar_ && max_abs == lines_max_abs_))
     lines(ratio_bar, max_abs);
   bars_.max_ulp = room.max_ulp;
-  bars_.abs_floor = room.abs_floor, bars_.ulp_floor = room.ulp_floor;
+  // The own floors, where the caller is the bands' sole writer (else -inf).
+  bars_.abs_floor = std::max(room.abs_floor, abs_own_.floor());
+  bars_.ulp_floor = std::max(room.ulp_floor, ulp_own_.floor());
   const TableScreenRow token{sin_.data(), cos_.data(), step_sin_.data(), step_cos_.data(), line_.data(),
                              radius_,     rotate};
   run_(type_, row_data(r), n_, channels_, token, bars_, tails);

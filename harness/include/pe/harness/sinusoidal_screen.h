@@ -72,13 +72,17 @@ const std::vector<TableScreenTarget>& table_screen_targets();
 // element measured exactly (a row the screen cannot take, or a loud element of a screened one), after `bands`
 // took it; and per row, the caller's own line per pair j (its tally: an element with an error at most
 // line[j] at an angle of at least phi_lo[j] changes nothing of it), written into `line` (+inf: no reader);
-// `omegas` and `max_position` are the table's, for the reader's budgets.
+// `omegas` and `max_position` are the table's, for the reader's budgets. `sole`: the caller's promise that
+// `bands` holds no element but this pass's, before or after it (check's own Measurement): a band's 99th
+// percentile is then the k-th largest of its values, k at most this pass's count in it over 100 plus 2, and
+// the screen keeps in the tails only what can still be among them (the driver's TailFloor).
 struct TableSinks {
   std::function<void(std::size_t row)> row;
   Sink exact;
   std::function<void(std::span<const ref::dd::DD> omegas, std::int64_t max_position,
                      std::span<const double> phi_lo, double* line)>
       line;
+  bool sole = false;
 };
 
 // measure_sinusoidal into `bands` as one pass: y read in place in its type, most elements proved quiet by the
