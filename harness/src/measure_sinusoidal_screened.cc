@@ -1,17 +1,21 @@
 // check's one pass over a sinusoidal table (sinusoidal_screen.h): per row, the double tier's sin and cos of
-// every pair (exhaustive::double_tier_row), each pair's line from the budget's lower bound over the row's
-// angles, the band's bars and the caller's tally; the screen in the data's own type; the loud elements alone
-// through the exact path (measure_sinusoidal's element, below), in the row's channel order.
+// every pair (exhaustive::double_tier_row) or the kernel's rotation of the last row's; each pair's line from
+// the budget's lower bound over the row's angles, the band's bars and the caller's tally, less its radius
+// (formed when those change, not per row); the screen in the data's own type, rows batched per room in the
+// tails; the loud elements alone through the exact path (measure_sinusoidal's element, below), in the row's
+// channel order.
 #include <algorithm>
 #include <atomic>
+#include <bit>
+#include <climits>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <optional>
 
 #include "pe/harness/exhaustive_screen.h"
 #include "pe/harness/sinusoidal_screen.h"
 #include "pe/ref/fast_trig.h"
-#include "pe/ref/fma_clones.h"
 #include "pe/ref/reference.h"
 
 namespace pe::harness {
@@ -38,29 +42,53 @@ std::optional<ScreenType> table_screen_type(const Values& y, DType out) {
   return std::nullopt;
 }
 
-// sin and cos rotated by (step_sin, step_cos) per pair (TableScreened::sincos's step). In vectors (with
-// a fused multiply-add where the CPU has one: fewer roundings, within the same bound).
-PE_FMA_CLONES void table_rotate(std::size_t n, const double* __restrict step_sin,
-                                const double* __restrict step_cos, double* __restrict sin,
-                                double* __restrict cos) {
-  for (std::size_t j = 0; j < n; ++j) {
-    const double s = sin[j], c = cos[j];
-    sin[j] = s * step_cos[j] + c * step_sin[j];
-    cos[j] = c * step_cos[j] - s * step_sin[j];
+// A floor under one band's tail of estimates (TableSinks::sole): values at or below it cannot be among the
+// `need` largest of the band, since at least `need` values this pass kept lie above it. A histogram of the
+// kept values' top bit patterns (a non-negative double's pattern orders as its value; 4 buckets a binade):
+// bucket_ is the highest bucket with at least `need` kept values in the buckets above it, and the floor the
+// largest double in it. Only the screen's kept values count (the exact rows' add theirs unseen): fewer
+// counted, a lower floor.
+class TailFloor {
+ public:
+  void reset(std::size_t need) {
+    need_ = need, above_ = 0, floor_ = -INFINITY;
+    bucket_ = -1;
+    counts_.assign(kCopies * kBuckets, 0);
   }
-}
+  // n values, each above floor().
+  void add(const double* v, std::size_t n) {
+    if (need_ == 0) return;
+    // kCopies histograms, a value's by its index: consecutive values of one bucket (most of them) then count
+    // in different places instead of each waiting on the last one's store. Every value lies above the
+    // floor (the kernel kept it above it), so in a bucket above bucket_.
+    for (std::size_t i = 0; i < n; ++i)
+      ++counts_[(std::bit_cast<std::uint64_t>(v[i]) >> kShift) * kCopies + i % kCopies];
+    above_ += n;
+    bool rose = false;
+    for (std::size_t next = count(bucket_ + 1); bucket_ + 1 < kBuckets && above_ - next >= need_;) {
+      above_ -= next;
+      next = count(++bucket_ + 1);
+      rose = true;
+    }
+    if (rose) floor_ = std::bit_cast<double>((static_cast<std::uint64_t>(bucket_ + 1) << kShift) - 1);
+  }
+  double floor() const { return floor_; }
 
-// Per pair, the line min(ratio_bar·budget_lo, max_abs, tally) and the radius floor + p·slope + extra.
-PE_FMA_CLONES void table_row_lines(std::size_t n, const double* __restrict budget_lo,
-                                   const double* __restrict tally, const double* __restrict radius_floor,
-                                   const double* __restrict radius_slope, double ratio_bar, double max_abs,
-                                   double abs_p, double extra, double* __restrict line,
-                                   double* __restrict radius) {
-  for (std::size_t j = 0; j < n; ++j) {
-    line[j] = std::min(std::min(ratio_bar * budget_lo[j], max_abs), tally[j]);
-    radius[j] = radius_floor[j] + abs_p * radius_slope[j] + extra;
+ private:
+  static constexpr int kShift = 50;
+  static constexpr std::int64_t kBuckets = std::int64_t{1} << (63 - kShift);  // patterns below the sign
+  static constexpr std::size_t kCopies = 4;
+  std::size_t count(std::int64_t bucket) const {
+    if (bucket >= kBuckets) return 0;
+    std::size_t c = 0;
+    for (std::size_t k = 0; k < kCopies; ++k) c += counts_[static_cast<std::size_t>(bucket) * kCopies + k];
+    return c;
   }
-}
+  std::vector<std::uint32_t> counts_;
+  std::size_t need_ = 0, above_ = 0;  // above_: kept values in buckets above bucket_
+  std::int64_t bucket_ = -1;          // -1: no floor yet
+  double floor_ = -INFINITY;
+};
 
 class TableScreened {
  public:
@@ -91,32 +119,33 @@ class TableScreened {
         omegas_, [](double, std::size_t) { return 0.0; }, 1.0, budget.dtype);
     bounds_.emplace(budget.members(), omegas_, max_position_, budget.dtype, budget.extra);
     const std::size_t padded = ScreenToken::padded(n_);
-    for (auto* v : {&sin_, &cos_, &radius_, &line_, &flags_}) v->assign(padded, 0.0);
+    for (auto* v : {&sin_, &cos_, &flags_, &line_}) v->assign(padded, 0.0);
     phi_lo_.resize(n_);
-    tally_.assign(n_, INFINITY);
-    budget_lo_.assign(n_, 0.0);
+    tally_.assign(padded, INFINITY);
+    budget_lo_.assign(padded, 0.0);
     step_sin_.assign(padded, 0.0);
     step_cos_.assign(padded, 0.0);
     exhaustive::double_tier_row(*tier_, 1, step_sin_.data(), step_cos_.data());
+    radius_floor_.assign(padded, 0.0);
+    radius_slope_.assign(padded, 0.0);
     for (std::size_t j = 0; j < n_; ++j) {
       const bool in_range = omega_in_range_[j] != 0;
-      radius_floor_.push_back(in_range ? 0x1.0001p-48 : INFINITY);
-      radius_slope_.push_back(in_range ? omega_hi_[j] * (0x1.0001p-88 + 0x1.0001p-96) : 0.0);
+      radius_floor_[j] = in_range ? 0x1.0001p-48 : INFINITY;
+      radius_slope_[j] = in_range ? omega_hi_[j] * (0x1.0001p-88 + 0x1.0001p-96) : 0.0;
     }
     const ref::FormatBits f = ref::format_bits(budget.dtype);
-    bars_.precision = f.precision, bars_.emin = f.emin;
+    bars_.precision = f.precision;
+    bars_.least_binade = std::ldexp(1.0, f.emin), bars_.ulp_scale = std::ldexp(1.0, 1 - f.precision);
     size_ = type_ == ScreenType::F64 ? 8 : type_ == ScreenType::F32 ? 4 : 2;
     // The last vector of a row reads up to its padding: a row short of it is read from a padded copy.
     const std::size_t extent = channels_.interleaved ? 2 * padded : n_ + padded;
     copy_ = extent > plan_.dim();
+    if (sinks_.sole) count_bands();
     if (copy_) copy_row_.assign(extent * size_, 0);
   }
 
   void run(std::size_t rows) {
-    for (std::size_t r = 0; r < rows; ++r) {
-      if (sinks_.row) sinks_.row(r);
-      row(r);
-    }
+    for (std::size_t r = 0; r < rows;) r += batch(r, std::min(kBatch, rows - r));
   }
 
  private:
@@ -171,11 +200,47 @@ class TableScreened {
     return copy_row_.data();
   }
 
-  void row(std::size_t r);
+  static constexpr std::size_t kBatch = 8;  // rows a batch shares its room in the tails among
+  bool screenable(std::int64_t p) const;
+  std::size_t batch(std::size_t r, std::size_t most);
+  std::size_t row(std::size_t r, const Measurement::ScreenRoom& room, TableScreenResult& tails);
+  void loud_row(std::size_t r);
+
+  // The band of a position (band_edges: [edge k, edge k + 1), the last edge's band open above, a negative
+  // position in the first), as the index k and the range [lo, hi) of positions it holds.
+  struct Band {
+    std::size_t k = SIZE_MAX;
+    std::int64_t lo = 0, hi = 0;
+    bool holds(std::int64_t p) const { return k != SIZE_MAX && p >= lo && p < hi; }
+  };
+  static Band band_of(std::int64_t p) {
+    const auto edges = band_edges();
+    const auto above = std::upper_bound(edges.begin(), edges.end() - 1, p);
+    return {static_cast<std::size_t>(std::max<std::ptrdiff_t>(0, above - edges.begin() - 1)),
+            above == edges.begin() ? INT64_MIN : above[-1], above == edges.end() - 1 ? INT64_MAX : *above};
+  }
+  // How many of this pass's elements each band holds (a band search per run of positions in one band).
+  void count_bands() {
+    band_count_.assign(band_edges().size(), 0);
+    Band b;
+    for (const std::int64_t p : positions_) {
+      if (!b.holds(p)) b = band_of(p);
+      band_count_[b.k] += plan_.dim();
+    }
+  }
+  // The own floors of the band of p (TableSinks::sole), taken afresh where p's band is not the last one's.
+  void own_floors(std::int64_t p) {
+    if (band_.holds(p)) return;
+    band_ = band_of(p);
+    // At least rank_from_top(n) = n − ⌈0.99·n⌉ + 1 <= n/100 + 1 (measure.cc's nearest rank).
+    const std::size_t need = band_count_[band_.k] / 100 + 2;
+    abs_own_.reset(need), ulp_own_.reset(need);
+  }
 
   // sin_ and cos_ at position p: the double tier's (exhaustive::double_tier_row), or at the row after the
   // last one's, that one's rotated by ω_j (up to kMaxSteps times in a row; a table's rows are usually
   // consecutive positions, and the rotation costs a few operations a pair where the tier costs a polynomial).
+  // Returns whether to rotate: the kernel does, in the same pass as the row's elements (TableScreenRow).
   //
   // The rotation's error, in the Euclidean norm of (sin, cos): with (sin ω, cos ω) from the tier, each within
   // δ = double_tier_radius(ω) <= 2^-48·(1 + 2^-40) (ω <= 1), the computed rotation R' has |R' − R| <= 2δ and
@@ -183,16 +248,16 @@ class TableScreened {
   // 2^-51. After k steps from values each within e0 (the tier's at the first row, <= 2^-47 for p < 2^32):
   // (1 + 2δ)^k·(√2·e0 + k·(2δ + 2^-51)), which for k <= 64 is below e0 + 2^-47.5 + 2^-40.9 < e0 + 2^-40.
   // The row's radius adds kStepRadius to its floor, which holds e0 (the tier's radius grows with p).
-  void sincos(std::int64_t p) {
-    if (at_ >= 0 && p == at_ + 1 && steps_ < kMaxSteps) {
-      table_rotate(n_, step_sin_.data(), step_cos_.data(), sin_.data(), cos_.data());
+  bool sincos(std::int64_t p) {
+    const bool rotate = at_ >= 0 && p == at_ + 1 && steps_ < kMaxSteps;
+    if (rotate) {
       ++steps_;
-      at_ = p;
-      return;
+    } else {
+      exhaustive::double_tier_row(*tier_, p, sin_.data(), cos_.data());
+      steps_ = 0;
     }
-    exhaustive::double_tier_row(*tier_, p, sin_.data(), cos_.data());
-    steps_ = 0;
     at_ = p;
+    return rotate;
   }
   static constexpr int kMaxSteps = 64;
   static constexpr double kStepRadius = 0x1p-40;
@@ -207,6 +272,7 @@ class TableScreened {
   void lower_bounds(std::int64_t p) {
     bounds_at_ = p;
     fed_ = false;
+    lines_stale_ = true;
     const auto abs_p = static_cast<double>(p);
     for (std::size_t j = 0; j < n_; ++j) phi_lo_[j] = abs_p * omega_lo_[j];
     const std::size_t members = bounds_->contracts();
@@ -216,6 +282,22 @@ class TableScreened {
         budget_lo_[j] = std::max(budget_lo_[j], bounds_->lower(m, j, phi_lo_[j]));
     if (sinks_.line) sinks_.line(omegas_, max_position_, phi_lo_, tally_.data());
     for (std::size_t j = 0; j < n_; ++j) tally_[j] *= 1 - 0x1p-44;
+  }
+
+  // Per pair, the line |y − e| must stay under, min(ratio_bar·budget_lo, max_abs, tally) less the pair's
+  // radius, and the largest finite radius: for every position up to the last that stale() lets through
+  // without new lower bounds (the radius grows with p), and for a row rotated from the tier's (kStepRadius).
+  // Taken again with the bounds or the band's bars; a row only reads them. A NaN product makes the line NaN
+  // and the element loud; a NaN tally is no line (std::min).
+  void lines(double ratio_bar, double max_abs) {
+    lines_stale_ = false, lines_ratio_bar_ = ratio_bar, lines_max_abs_ = max_abs;
+    const auto top = static_cast<double>(bounds_at_ + std::max<std::int64_t>(bounds_at_ >> 4, 64));
+    radius_ = 0;
+    for (std::size_t j = 0; j < n_; ++j) {
+      const double radius = radius_floor_[j] + top * radius_slope_[j] + kStepRadius;
+      line_[j] = std::min(std::min(ratio_bar * budget_lo_[j], max_abs), tally_[j]) - radius;
+      if (radius < INFINITY) radius_ = std::max(radius_, radius);
+    }
   }
 
   SinusoidalParams params_;
@@ -236,7 +318,10 @@ class TableScreened {
   std::vector<std::uint8_t> omega_in_range_;
   std::optional<exhaustive::ScreenPlan> tier_;  // its sincos: the double tier in vectors
   std::optional<TableBudgetBounds> bounds_;
-  std::vector<double> sin_, cos_, radius_, line_, flags_, phi_lo_, tally_, budget_lo_;
+  std::vector<double> sin_, cos_, flags_, phi_lo_, tally_, budget_lo_, line_;
+  double radius_ = 0;  // lines(): the largest finite radius
+  bool lines_stale_ = true;
+  double lines_ratio_bar_ = 0, lines_max_abs_ = 0;  // lines()' bars
   // Per pair, the radius of |e − exact| at position p: radius_floor_ + p·radius_slope_ (the double tier's
   // 2^-48 + |φ|·2^-88 and the exact path's double-double's 2^-96·|φ|, at ω·(1 + 2^-45), rounded up).
   std::vector<double> radius_floor_, radius_slope_;
@@ -247,39 +332,87 @@ class TableScreened {
   bool fed_ = false;                         // an element went to the caller since
 
   TableScreenBars bars_;
+  std::vector<std::size_t> band_count_;  // sole: this pass's elements per band
+  Band band_;                            // the band abs_own_ and ulp_own_ hold
+  TailFloor abs_own_, ulp_own_;          // sole: the tails' own floors in it
   std::size_t size_ = 4;
   bool copy_ = false;
   std::vector<std::uint8_t> copy_row_;
 };
 
-void TableScreened::row(std::size_t r) {
+// Beyond the contracts' promise an element may be undecidable (budget >= reach), which the screen does not
+// bound: those rows, and positions outside the double tier's range, go element by element.
+bool TableScreened::screenable(std::int64_t p) const {
+  return p >= 0 && p < (std::int64_t{1} << 32) && p <= bands_.promised();
+}
+
+// Rows [r, r + count) through the screen with one room in the band's tails (one screen_room and one
+// screen_quiet instead of one a row): up to `most` screenable rows whose positions lie in one band, else the
+// first alone, else element by element. The bars are the batch's first row's: they only rise as its loud
+// elements come (the band's largest error, ulp and ratio, the worst list's last), so later rows' elements
+// quiet under them would be quiet under their own. The quiet elements are counted after the batch's loud
+// ones: add_one reads of the band's count only whether an element is its first, and the room was given to a
+// band with one already. Returns how many rows it took.
+std::size_t TableScreened::batch(std::size_t r, std::size_t most) {
+  const std::size_t room_per_row = 2 * ScreenToken::padded(n_);
+  std::size_t count = 0;
+  std::int64_t lo = 0, hi = 0;
+  for (; count < most && screenable(positions_[r + count]); ++count) {
+    const std::int64_t p = positions_[r + count];
+    lo = count == 0 ? p : std::min(lo, p), hi = count == 0 ? p : std::max(hi, p);
+  }
+  Measurement::ScreenRoom room;
+  if (count > 0) room = bands_.screen_room(lo, hi, count * room_per_row + ScreenToken::kLanes);
+  if (count > 1 && !room.usable)
+    count = 1, room = bands_.screen_room(positions_[r], positions_[r], room_per_row + ScreenToken::kLanes);
+  if (count == 0 || !room.usable) {
+    if (sinks_.row) sinks_.row(r);
+    exact_row(r);
+    return 1;
+  }
+  if (sinks_.sole) own_floors(positions_[r]);
+  TableScreenResult tails{flags_.data(), room.abs_tail, room.ulp_tail};
+  std::size_t quiet = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    if (sinks_.row) sinks_.row(r + i);
+    quiet += row(r + i, room, tails);
+  }
+  const auto abs_kept = static_cast<std::size_t>(tails.abs_tail - room.abs_tail);
+  const auto ulp_kept = static_cast<std::size_t>(tails.ulp_tail - room.ulp_tail);
+  // Counted once a batch, when most of its values' stores are done (reading each right after the kernel
+  // stored it waits on the store).
+  if (sinks_.sole) abs_own_.add(room.abs_tail, abs_kept), ulp_own_.add(room.ulp_tail, ulp_kept);
+  bands_.screen_quiet(positions_[r], quiet, quiet, abs_kept, ulp_kept);
+  return count;
+}
+
+// One row of a batch: the kernel's estimates written at `tails`' (moved past them), the loud elements
+// measured exactly in the exact path's order (by channel); returns how many were quiet.
+std::size_t TableScreened::row(std::size_t r, const Measurement::ScreenRoom& room, TableScreenResult& tails) {
   const std::int64_t p = positions_[r];
-  const std::size_t padded = ScreenToken::padded(n_);
-  // Beyond the contracts' promise an element may be undecidable (budget >= reach), which the screen does not
-  // bound: those rows, and positions outside the double tier's range, go element by element.
-  if (p < 0 || p >= (std::int64_t{1} << 32) || p > bands_.promised()) return exact_row(r);
-  const Measurement::ScreenRoom room = bands_.screen_room(p, p, 2 * padded + 8);
-  if (!room.usable) return exact_row(r);
   if (constexpr std::size_t kAhead = 4; r + kAhead < positions_.size())
     y_.prefetch((r + kAhead) * plan_.dim(), plan_.dim());
-  sincos(p);
-  const auto abs_p = static_cast<double>(p);
+  const bool rotate = sincos(p);
   if (stale(p)) lower_bounds(p);
   // The bound (|y − e| + r)·(1 + 2^-50) must stay under the band's bar·budget·(1 − 2^-49) (then the exact
   // path's ratio is not even divided out), under its largest error, and under the tally's line: each
-  // shrunk by 2^-44. Loops over pairs inside, so that they run in vectors.
+  // shrunk by 2^-44.
   const double ratio_bar = room.ratio_bar * (1 - 0x1p-44), max_abs = room.max_abs * (1 - 0x1p-44);
-  const double stepped_radius = steps_ == 0 ? 0.0 : kStepRadius;
-  table_row_lines(n_, budget_lo_.data(), tally_.data(), radius_floor_.data(), radius_slope_.data(), ratio_bar,
-                  max_abs, abs_p, stepped_radius, line_.data(), radius_.data());
+  if (lines_stale_ || !(ratio_bar == lines_ratio_bar_ && max_abs == lines_max_abs_))
+    lines(ratio_bar, max_abs);
   bars_.max_ulp = room.max_ulp;
-  bars_.abs_floor = room.abs_floor, bars_.ulp_floor = room.ulp_floor;
-  const TableScreenRow token{sin_.data(), cos_.data(), radius_.data(), line_.data()};
-  TableScreenResult result{flags_.data(), room.abs_tail, room.ulp_tail};
-  run_(type_, row_data(r), n_, channels_, token, bars_, result);
-  bands_.screen_quiet(p, 2 * n_ - result.loud, 2 * n_ - result.loud, result.abs_kept, result.ulp_kept);
-  if (result.loud == 0) return;
-  // The loud elements in the exact path's order: by channel.
+  // The own floors, where the caller is the bands' sole writer (else -inf).
+  bars_.abs_floor = std::max(room.abs_floor, abs_own_.floor());
+  bars_.ulp_floor = std::max(room.ulp_floor, ulp_own_.floor());
+  const TableScreenRow token{sin_.data(), cos_.data(), step_sin_.data(), step_cos_.data(), line_.data(),
+                             radius_,     rotate};
+  run_(type_, row_data(r), n_, channels_, token, bars_, tails);
+  tails.abs_tail += tails.abs_kept, tails.ulp_tail += tails.ulp_kept;
+  if (tails.loud > 0) loud_row(r);
+  return 2 * n_ - tails.loud;
+}
+
+void TableScreened::loud_row(std::size_t r) {
   if (channels_.interleaved) {
     for (std::size_t j = 0; j < n_; ++j) {
       const auto flag = static_cast<int>(flags_[j]);

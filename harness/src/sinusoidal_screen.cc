@@ -1,9 +1,11 @@
 // pe/harness/sinusoidal_screen.h: a table row's elements against the double tier's sin and cos, each error
-// bounded above, in vectors. With r = the pair's radius (|e − exact| <= r, the double tier's and the exact
-// path's double-double's together), the exact path's error is at most (|y − e| + r)·(1 + 2^-50) (the rounding
-// of |y − e| and of the exact path's own |(y − hi) − lo|); the driver folds that factor into the line, the
-// kernel into max_ulp. The exact value lies within r of e, so its ulp is e's where |e| − 2r stays in e's
-// binade or |e| + r lies below the type's least normal (else the element is loud): rope_screen.cc's Judge.
+// bounded above, in vectors, in one pass over the pairs: the row's e rotated from the last row's (SinCos),
+// each pair's line (the driver's, its radius already taken off) and the element's own test (TableJudge). With
+// r the pair's radius (|e − exact| <= r, the double tier's, the rotation's and the exact path's
+// double-double's together), the exact path's error is at most (|y − e| + r)·(1 + 2^-50) (the rounding of
+// |y − e| and of the exact path's own |(y − hi) − lo|); the driver folds that factor into the line, the
+// kernel into ulp_line. TableJudge replaces screen_lanes-inl.h's Judge here: one comparison against the
+// smaller of the two lines, the ulp line in e's binade with the radius taken off.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "sinusoidal_screen.cc"
 #include "pe/harness/sinusoidal_screen.h"
@@ -13,6 +15,10 @@
 
 #ifndef PE_SINUSOIDAL_SCREEN_ONCE_
 #define PE_SINUSOIDAL_SCREEN_ONCE_
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+
 #include "target_list.h"
 namespace pe::harness::detail {
 TargetList<TableScreenTarget>& table_screen_list();
@@ -31,14 +37,18 @@ using M = hn::Mask<D>;
 #include "screen_lanes-inl.h"  // IWYU pragma: keep
 
 struct Consts {
-  V max_ulp, abs_floor, ulp_floor, least_binade, huge, one, two, three;
+  V radius, twice_radius, ulp_line, abs_floor, ulp_floor, least_binade, huge, one, two, three;
   hn::Vec<hn::RebindToUnsigned<D>> exponent, bias;
-  explicit Consts(const TableScreenBars& b) {
+  Consts(const TableScreenRow& row, const TableScreenBars& b) {
     const D d;
     const hn::RebindToUnsigned<D> du;
-    max_ulp = hn::Set(d, b.max_ulp * (1 - 0x1p-49));
+    radius = hn::Set(d, row.radius), twice_radius = hn::Set(d, 2 * row.radius);
+    // err_hi·2^(precision − 1 − E) <= max_ulp·(1 − 2^-49) as err_hi <= 2^E·ulp_line: scaling by powers of two
+    // is exact (short of underflow, far below any radius). NaN: nothing is quiet; +inf: a finite line.
+    const double u = b.max_ulp * (1 - 0x1p-49) * b.ulp_scale;
+    ulp_line = hn::Set(d, std::isnan(u) ? 0.0 : std::min(u, DBL_MAX));
     abs_floor = hn::Set(d, b.abs_floor), ulp_floor = hn::Set(d, b.ulp_floor);
-    least_binade = hn::Set(d, std::ldexp(1.0, b.emin)), huge = hn::Set(d, HUGE_VAL), one = hn::Set(d, 1.0);
+    least_binade = hn::Set(d, b.least_binade), huge = hn::Set(d, HUGE_VAL), one = hn::Set(d, 1.0);
     two = hn::Set(d, 2.0), three = hn::Set(d, 3.0);
     exponent = hn::Set(du, 0x7ff0000000000000ULL);
     // 1/ulp(v) = 2^(precision − 1 − E) for v's binade 2^E (E >= emin): these bits less the binade's.
@@ -46,65 +56,151 @@ struct Consts {
   }
 };
 
-// Pairs [k, k + N) of the row, the lanes of `valid` (all of them but in the last group); adds the quiet
-// elements per lane to `quiet`.
-template <ScreenType kType, bool kLast>
-HWY_INLINE void Group(const void* y, std::size_t k, M valid, const ScreenChannels& ch,
-                      const TableScreenRow& row, const Consts& c, TableScreenResult& res, V& quiet,
-                      std::size_t& all_quiet) {
+// std::min(a, b): a where either is NaN (x86's min gives its second operand then).
+HWY_INLINE V MinOr(V a, V b) {
+#if HWY_ARCH_X86
+  return hn::Min(b, a);
+#else
+  return hn::IfThenElse(hn::Lt(b, a), b, a);
+#endif
+}
+
+// The binade 2^E of |v| (E >= emin: the least binade below it), as a double.
+HWY_INLINE V Binade(V magnitude, const Consts& c) {
+  return hn::And(hn::Max(magnitude, c.least_binade), hn::BitCast(D(), c.exponent));
+}
+
+// One output element: y against e, with r = c.radius at least its pair's radius, against `line` (the pair's,
+// its radius taken off). The exact value lies within r of e: where |e| − 2r (as computed: its rounding,
+// 2^-53 at most, is far below r >= 2^-48) is still in e's binade 2^E, its magnitude is too or lies above,
+// so its ulp is at least 2^E·2^(1 − p) and its ulp error at most (|y − e| + r)/(2^E·2^(1 − p)): under
+// max_ulp where |y − e| <= 2^E·ulp_line − r (one rounding, as the sum's it replaces; the factor 1 + 2^-50 of
+// sinusoidal_screen.h folded into ulp_line). Elsewhere (|e| within 2r above a power of two, or below the
+// least normal plus 2r: e = 0 at position 0) the element is loud. One comparison against the smaller line
+// does both bars (a NaN line stays NaN: MinOr). The estimates |y − e| and |y − e|/ulp(e) are the
+// percentiles', as screen_lanes-inl.h's Judge (a ulp estimate half or twice the exact one where the exact
+// value lies across a power of two from e).
+HWY_INLINE Element TableJudge(V y, V e, V line, const Consts& c) {
   const D d;
-  V ys, yc;
+  const hn::RebindToUnsigned<D> du;
+  const V err = hn::Abs(hn::Sub(y, e));
+  const V magnitude = hn::Abs(e);
+  const V binade = Binade(magnitude, c);
+  const M bounded = hn::Le(err, MinOr(line, hn::MulSub(binade, c.ulp_line, c.radius)));
+  const M quiet = hn::And(bounded, hn::Ge(hn::Sub(magnitude, c.twice_radius), binade));
+  const V inv = hn::BitCast(d, hn::Sub(c.bias, hn::BitCast(du, binade)));
+#if HWY_ARCH_X86
+  const V estimate = hn::Min(err, c.huge);  // x86's min gives its second operand for a NaN
+#else
+  const V estimate = hn::IfThenElse(hn::IsNaN(err), c.huge, err);
+#endif
+  return {quiet, estimate, hn::Mul(estimate, inv)};
+}
+
+// The row's e at pairs [k, k + N): the stored ones, or (kRotate) those rotated by ω, stored back.
+template <bool kRotate>
+HWY_INLINE void SinCos(const TableScreenRow& row, std::size_t k, V& s, V& c) {
+  const D d;
+  s = hn::LoadU(d, row.sin + k), c = hn::LoadU(d, row.cos + k);
+  if constexpr (!kRotate) return;
+  const V ss = hn::LoadU(d, row.step_sin + k), sc = hn::LoadU(d, row.step_cos + k);
+  const V s1 = hn::MulAdd(s, sc, hn::Mul(c, ss)), c1 = hn::MulSub(c, sc, hn::Mul(s, ss));
+  hn::StoreU(s1, d, row.sin + k), hn::StoreU(c1, d, row.cos + k);
+  s = s1, c = c1;
+}
+
+// v's lanes of `keep` written from `out` on; past them. AVX-512 stores a whole vector whatever it keeps (no
+// branch on the count: the tails have room for 2·padded(n) + kLanes values); other targets
+// keep_lanes-inl.h's.
+HWY_INLINE double* KeepAt(V v, M keep, double* out) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  hn::StoreU(V{_mm512_maskz_compress_pd(keep.raw, v.raw)}, D(), out);
+  return out + hn::CountTrue(D(), keep);
+#else
+  return out + Keep(v, keep, out);
+#endif
+}
+
+// What the pass keeps: the tails' next free values, how many elements were loud.
+struct Kept {
+  double *abs, *ulp;
+  std::size_t loud = 0;
+};
+
+// Pairs [k, k + N) of the row, the lanes of `valid` (all of them but in the last group).
+template <ScreenType kType, bool kRotate, bool kLast>
+HWY_INLINE void Group(const void* y, std::size_t k, M valid, const ScreenChannels& ch,
+                      const TableScreenRow& row, const Consts& c, double* flags, Kept& kept) {
+  const D d;
+  V ys, yc, es, ec;
   LoadPairs<kType>(y, ch, k, ys, yc);
-  const V r = hn::LoadU(d, row.radius + k), rr = hn::Add(r, r), line = hn::LoadU(d, row.line + k);
-  const Element js = Judge(ys, hn::LoadU(d, row.sin + k), r, rr, line, c);
-  const Element jc = Judge(yc, hn::LoadU(d, row.cos + k), r, rr, line, c);
+  SinCos<kRotate>(row, k, es, ec);
+  const V line = hn::LoadU(d, row.line + k);
+  const Element js = TableJudge(ys, es, line, c);
+  const Element jc = TableJudge(yc, ec, line, c);
   M qs = js.quiet, qc = jc.quiet;
   if constexpr (kLast) qs = hn::And(qs, valid), qc = hn::And(qc, valid);
   if (!kLast && hn::AllTrue(d, hn::And(qs, qc))) {
-    all_quiet += 2 * hn::Lanes(d);
-    hn::StoreU(hn::Zero(d), d, res.flags + k);
+    hn::StoreU(hn::Zero(d), d, flags + k);
   } else {
-    quiet = hn::Add(quiet, hn::Add(hn::IfThenElseZero(qs, c.one), hn::IfThenElseZero(qc, c.one)));
-    const V flags = hn::Sub(c.three, hn::Add(hn::IfThenElseZero(qs, c.one), hn::IfThenElseZero(qc, c.two)));
-    hn::StoreU(kLast ? hn::IfThenElseZero(valid, flags) : flags, d, res.flags + k);
+    kept.loud += hn::CountTrue(d, hn::AndNot(qs, valid)) + hn::CountTrue(d, hn::AndNot(qc, valid));
+    const V f = hn::Sub(c.three, hn::Add(hn::IfThenElseZero(qs, c.one), hn::IfThenElseZero(qc, c.two)));
+    hn::StoreU(kLast ? hn::IfThenElseZero(valid, f) : f, d, flags + k);
   }
   M as = hn::Gt(js.estimate, c.abs_floor), ac = hn::Gt(jc.estimate, c.abs_floor);
   M us = hn::Gt(js.ulp_estimate, c.ulp_floor), uc = hn::Gt(jc.ulp_estimate, c.ulp_floor);
   if constexpr (kLast)
     as = hn::And(as, valid), ac = hn::And(ac, valid), us = hn::And(us, valid), uc = hn::And(uc, valid);
   if (hn::AllFalse(d, hn::Or(hn::Or(as, ac), hn::Or(us, uc)))) return;
-  res.abs_kept += Keep(js.estimate, as, res.abs_tail + res.abs_kept);
-  res.abs_kept += Keep(jc.estimate, ac, res.abs_tail + res.abs_kept);
-  res.ulp_kept += Keep(js.ulp_estimate, us, res.ulp_tail + res.ulp_kept);
-  res.ulp_kept += Keep(jc.ulp_estimate, uc, res.ulp_tail + res.ulp_kept);
+  kept.abs = KeepAt(jc.estimate, ac, KeepAt(js.estimate, as, kept.abs));
+  kept.ulp = KeepAt(jc.ulp_estimate, uc, KeepAt(js.ulp_estimate, us, kept.ulp));
 }
 
-template <ScreenType kType>
+template <ScreenType kType, bool kRotate, bool kInterleaved>
 HWY_NOINLINE void TableRowOf(const void* y, std::size_t n, const ScreenChannels& ch,
                              const TableScreenRow& row, const TableScreenBars& bars, TableScreenResult& res) {
   const D d;
   const std::size_t N = hn::Lanes(d);
-  const Consts c(bars);
-  V quiet = hn::Zero(d);
-  std::size_t all_quiet = 0;
-  res.abs_kept = res.ulp_kept = 0;
+  const Consts c(row, bars);
+  // Locals: the stores below may alias any memory as far as the compiler knows (res, row, ch included).
+  const TableScreenRow at = row;
+  const ScreenChannels channels{ch.a0, ch.b0, kInterleaved};  // a constant: no branch per group
+  double* const flags = res.flags;
+  Kept kept{res.abs_tail, res.ulp_tail};
   std::size_t k = 0;
-  for (; k + N <= n; k += N) Group<kType, false>(y, k, hn::FirstN(d, N), ch, row, c, res, quiet, all_quiet);
-  if (k < n) Group<kType, true>(y, k, hn::FirstN(d, n - k), ch, row, c, res, quiet, all_quiet);
-  res.loud = 2 * n - (static_cast<std::size_t>(hn::GetLane(hn::SumOfLanes(d, quiet))) + all_quiet);
+  for (; k + N <= n; k += N)
+    Group<kType, kRotate, false>(y, k, hn::FirstN(d, N), channels, at, c, flags, kept);
+  if (k < n) Group<kType, kRotate, true>(y, k, hn::FirstN(d, n - k), channels, at, c, flags, kept);
+  res.abs_kept = static_cast<std::size_t>(kept.abs - res.abs_tail);
+  res.ulp_kept = static_cast<std::size_t>(kept.ulp - res.ulp_tail);
+  res.loud = kept.loud;
+}
+
+template <ScreenType kType, bool kRotate>
+void TableRowIn(const void* y, std::size_t n, const ScreenChannels& ch, const TableScreenRow& row,
+                const TableScreenBars& bars, TableScreenResult& res) {
+  if (ch.interleaved) return TableRowOf<kType, kRotate, true>(y, n, ch, row, bars, res);
+  TableRowOf<kType, kRotate, false>(y, n, ch, row, bars, res);
+}
+
+template <ScreenType kType>
+void TableRowIn(const void* y, std::size_t n, const ScreenChannels& ch, const TableScreenRow& row,
+                const TableScreenBars& bars, TableScreenResult& res) {
+  if (row.rotate) return TableRowIn<kType, true>(y, n, ch, row, bars, res);
+  TableRowIn<kType, false>(y, n, ch, row, bars, res);
 }
 
 void TableRow(ScreenType type, const void* y, std::size_t n, const ScreenChannels& ch,
               const TableScreenRow& row, const TableScreenBars& bars, TableScreenResult& res) {
   switch (type) {
     case ScreenType::F32:
-      return TableRowOf<ScreenType::F32>(y, n, ch, row, bars, res);
+      return TableRowIn<ScreenType::F32>(y, n, ch, row, bars, res);
     case ScreenType::BF16:
-      return TableRowOf<ScreenType::BF16>(y, n, ch, row, bars, res);
+      return TableRowIn<ScreenType::BF16>(y, n, ch, row, bars, res);
     case ScreenType::F16:
-      return TableRowOf<ScreenType::F16>(y, n, ch, row, bars, res);
+      return TableRowIn<ScreenType::F16>(y, n, ch, row, bars, res);
     case ScreenType::F64:
-      return TableRowOf<ScreenType::F64>(y, n, ch, row, bars, res);
+      return TableRowIn<ScreenType::F64>(y, n, ch, row, bars, res);
   }
 }
 

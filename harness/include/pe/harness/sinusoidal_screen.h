@@ -3,9 +3,11 @@
 // reference's double tier (pe/ref/fast_trig.h: sin and cos of p·ω_j within double_tier_radius) and either
 // proved quiet (the exact path would only have counted it and put it in its band's 99th percentiles) or
 // flagged loud for the exact path (double-double, then MPFR). The verdict, the maxima, the worst elements and
-// the caller's tally are the exact path's; the percentiles are read from the estimates |y − e|, within
-// 2^-47 (absolute; its ulps within that divided by the element's ulp) of the exact path's. Compiled for every
-// Highway target with a fused multiply-add; the best one the CPU has runs.
+// the caller's tally are the exact path's; the percentiles are read from the estimates |y − e|, within the
+// row's radius of the exact path's (absolute; its ulps within that divided by the element's ulp, or half or
+// twice across a power of two): (2^-48 + |φ|·(2^-88 + 2^-96))·(1 + 2^-16) where a row's sin and cos are the
+// tier's, plus 2^-40 where they were rotated from the last row's (a bound; the tests find them within
+// 2^-46). Compiled for every Highway target with a fused multiply-add; the best one the CPU has runs.
 #pragma once
 
 #include <cstddef>
@@ -21,18 +23,27 @@
 namespace pe::harness {
 
 // A row's per-pair arrays, padded to a multiple of ScreenToken::kLanes (the padding never counted): the
-// double tier's sin and cos, the radius of |e − exact| and the line an element's error bound must stay under
-// (the band's bars, the budget's lower bound and the caller's tally, every margin included).
+// double tier's sin and cos at the row's position, or with `rotate` the previous position's, which the kernel
+// rotates by (step_sin, step_cos) = the tier's (sin ω_j, cos ω_j) first and writes back (one pass over the
+// pairs); per pair the line |y − e| must stay under, the band's bars, the budget's lower bound and the
+// caller's tally less the pair's radius of |e − exact| (every margin included; NaN: the element is loud);
+// and `radius`, at least every pair's radius that is finite (the ulp test's).
 struct TableScreenRow {
-  const double *sin, *cos, *radius, *line;
+  double *sin, *cos;
+  const double *step_sin, *step_cos;
+  const double* line;
+  double radius = 0;
+  bool rotate = false;
 };
 
 // The row's scalars: the band's largest ulp error (a quiet element's ulp bound stays under it) and the tails'
-// floors (estimates strictly above them are kept); the output type's precision and least exponent.
+// floors (estimates strictly above them are kept); the output type's precision p, its least normal 2^emin
+// and 2^(1 − p) (a binade's ulp over the binade).
 struct TableScreenBars {
   double max_ulp = 0;
   double abs_floor = 0, ulp_floor = 0;
-  int precision = 24, emin = -126;
+  int precision = 24;
+  double least_binade = 0x1p-126, ulp_scale = 0x1p-23;
 };
 
 // Out: per pair, flags[k] = 1·(sin element loud) + 2·(cos element loud); the estimates and their ulps above
@@ -61,13 +72,17 @@ const std::vector<TableScreenTarget>& table_screen_targets();
 // element measured exactly (a row the screen cannot take, or a loud element of a screened one), after `bands`
 // took it; and per row, the caller's own line per pair j (its tally: an element with an error at most
 // line[j] at an angle of at least phi_lo[j] changes nothing of it), written into `line` (+inf: no reader);
-// `omegas` and `max_position` are the table's, for the reader's budgets.
+// `omegas` and `max_position` are the table's, for the reader's budgets. `sole`: the caller's promise that
+// `bands` holds no element but this pass's, before or after it (check's own Measurement): a band's 99th
+// percentile is then the k-th largest of its values, k at most this pass's count in it over 100 plus 2, and
+// the screen keeps in the tails only what can still be among them (the driver's TailFloor).
 struct TableSinks {
   std::function<void(std::size_t row)> row;
   Sink exact;
   std::function<void(std::span<const ref::dd::DD> omegas, std::int64_t max_position,
                      std::span<const double> phi_lo, double* line)>
       line;
+  bool sole = false;
 };
 
 // measure_sinusoidal into `bands` as one pass: y read in place in its type, most elements proved quiet by the
