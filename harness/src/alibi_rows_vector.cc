@@ -213,12 +213,24 @@ HWY_INLINE std::size_t ScreenGroup(AlibiScreen& r, const float* yp, const double
   return hn::CountTrue(d, hn::And(quiet, encoding));
 }
 
-// Keys [j, j + 2N) all within their quiet bounds (a float vector of the doubles' width twice over).
-HWY_INLINE bool WithinBounds(const AlibiScreen& r, std::size_t j) {
+// From key j on, 2N keys at a time (a float vector of the doubles' width twice over) while they lie within
+// their quiet bounds; returns where that stops: the first key of the half (N keys) holding one outside.
+// The last keys (fewer than 2N) through masked loads, which read nothing beyond n.
+HWY_INLINE std::size_t Bounded(const float* y, const float* lo, const float* hi, std::size_t j,
+                               std::size_t n) {
   const hn::Repartition<float, D> df;
-  const auto y = hn::LoadU(df, r.y + j);
-  return hn::AllTrue(
-      df, hn::And(hn::Ge(y, hn::LoadU(df, r.quiet_lo + j)), hn::Le(y, hn::LoadU(df, r.quiet_hi + j))));
+  const std::size_t N2 = hn::Lanes(df);
+  for (; j < n; j += N2) {
+    const auto valid = hn::FirstN(df, n - j);
+    const auto v = hn::MaskedLoad(valid, df, y + j);
+    const auto in =
+        hn::And(hn::Ge(v, hn::MaskedLoad(valid, df, lo + j)), hn::Le(v, hn::MaskedLoad(valid, df, hi + j)));
+    if (!hn::AllTrue(df, hn::Or(in, hn::Not(valid)))) {
+      const auto first = static_cast<std::size_t>(hn::FindFirstTrue(df, hn::AndNot(in, valid)));
+      return j + (first >= N2 / 2 ? N2 / 2 : 0);
+    }
+  }
+  return n;
 }
 
 template <AlibiScreen::Multiplier kForm, bool kReach>
@@ -227,23 +239,26 @@ HWY_NOINLINE void ScreenRunOf(AlibiScreen& r, std::size_t n) {
   const std::size_t N = hn::Lanes(d);
   const ScreenConsts c(r);
   r.loud_count = r.quiet_encoding = r.abs_kept = r.ulp_kept = r.bounded = 0;
-  std::size_t j = 0, encoding = 0;
+  const float *y = r.y, *lo = r.quiet_lo, *hi = r.quiet_hi;
+  std::size_t j = 0, encoding = 0, bounded = 0;
   while (j + N <= n) {
-    if (r.quiet_lo != nullptr && j + 2 * N <= n && WithinBounds(r, j)) {
-      r.bounded += 2 * N;
-      j += 2 * N;
-      continue;
+    if (lo != nullptr) {
+      const std::size_t to = Bounded(y, lo, hi, j, n);
+      bounded += to - j;
+      j = to;
+      if (j + N > n) break;
     }
-    encoding += ScreenGroup<kForm, kReach>(r, r.y + j, r.keys + j, j, hn::FirstN(d, N), c);
+    encoding += ScreenGroup<kForm, kReach>(r, y + j, r.keys + j, j, hn::FirstN(d, N), c);
     j += N;
   }
+  r.bounded = bounded;
   if (j < n) {  // the last keys through a padded copy: nothing read beyond n
-    float y[AlibiLanes::kLanes] = {};
-    double k[AlibiLanes::kLanes] = {};
-    for (std::size_t i = 0; i < n - j; ++i) y[i] = r.y[j + i], k[i] = r.keys[j + i];
-    encoding += ScreenGroup<kForm, kReach>(r, y, k, j, hn::FirstN(d, n - j), c);
+    float py[AlibiLanes::kLanes] = {};
+    double pk[AlibiLanes::kLanes] = {};
+    for (std::size_t i = 0; i < n - j; ++i) py[i] = y[j + i], pk[i] = r.keys[j + i];
+    encoding += ScreenGroup<kForm, kReach>(r, py, pk, j, hn::FirstN(d, n - j), c);
   }
-  r.quiet_encoding = encoding + r.bounded;
+  r.quiet_encoding = encoding + bounded;
 }
 
 template <AlibiScreen::Multiplier kForm>

@@ -677,13 +677,14 @@ void ScreenedAlibi::exact_run(std::size_t k0, std::size_t k1) {
 
 namespace {
 
-// 1 / ulp(x) in float32 (InverseUlpF32's), for a sample's estimates.
+// 1 / ulp(x) in float32 (InverseUlpF32's: 2^(23 − max(binade, −126))), for a sample's estimates.
 double inverse_ulp_f32(double x) {
-  const auto biased = static_cast<int>((std::bit_cast<std::uint64_t>(x) >> 52) & 0x7ff);
-  return std::ldexp(1.0, 23 - std::max(biased - 1023, -126));
+  const auto biased = static_cast<std::int64_t>((std::bit_cast<std::uint64_t>(x) >> 52) & 0x7ff);
+  return std::bit_cast<double>(
+      static_cast<std::uint64_t>(1023 + 23 - std::max<std::int64_t>(biased - 1023, -126)) << 52);
 }
 
-// The sample behind presumed floors: every `stride`-th (head, query) row, every `step`-th unmasked key in it,
+// The sample behind presumed floors: 128 (head, query) rows evenly spaced, about 512 unmasked keys in each,
 // each element's |y − m·s| and its float32 ULPs (m the slope's leading double: close enough for a guess),
 // per band.
 struct EstimateSample {
@@ -693,7 +694,7 @@ EstimateSample sample(const ref::Alibi& reference, std::span<const std::int64_t>
                       std::span<const std::int64_t> keys, std::span<const float> y, bool unmasked_only) {
   const AlibiPlan& plan = reference.plan();
   const std::size_t Q = queries.size(), K = keys.size(), rows = plan.n_heads() * Q;
-  const std::size_t stride = std::max<std::size_t>(1, rows / 256), step = std::max<std::size_t>(1, K / 1024);
+  const std::size_t stride = std::max<std::size_t>(1, rows / 128), step = std::max<std::size_t>(1, K / 512);
   const auto edges = band_edges();
   EstimateSample out{std::vector<std::vector<double>>(edges.size()),
                      std::vector<std::vector<double>>(edges.size())};

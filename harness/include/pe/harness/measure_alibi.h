@@ -52,10 +52,10 @@ bool measure_alibi_screened(const AlibiParams& params, std::span<const std::int6
 // measuring; tests force each part on small tables or turn it off).
 struct AlibiScreenTuning {
   // From this many elements on, each band's tails presume a floor (Measurement::presume_floors): the level
-  // `presumed_share` of a sample's estimates exceed (every 256th row or so). Where fewer than 1% of the band
-  // turn out to exceed it, the pass runs again without (the sinks see each record once).
+  // `presumed_share` of a sample's estimates exceed (128 rows, 512 keys in each). Where fewer than 1% of the
+  // band turn out to exceed it, the pass runs again without (the sinks see each record once).
   std::size_t presume_from = std::size_t{1} << 20;
-  double presumed_share = 0.03;
+  double presumed_share = 0.02;
   // Where keys are consecutive integers, each head's quiet bounds per multiplier (alibi_quiet_bounds), so
   // that a quiet key below the floors costs a compare (the same keys quiet, the same estimates kept).
   bool quiet_bounds = true;
