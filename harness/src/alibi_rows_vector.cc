@@ -331,8 +331,10 @@ struct ScalarKey {
     const double p = r.slope_hi * s, pe = std::fma(r.slope_hi, s, -p), q = r.slope_lo * s;
     e = p + (pe + q);
     magnitude = std::fabs(e);
-    const auto biased = static_cast<int>((std::bit_cast<std::uint64_t>(e) >> 52) & 0x7ff);
-    inv = std::ldexp(1.0, 23 - std::max(biased - 1023, -126));
+    // InverseUlpF32's 2^(23 − max(binade, −126)), built as it builds it.
+    const auto biased = static_cast<std::int64_t>((std::bit_cast<std::uint64_t>(e) >> 52) & 0x7ff);
+    inv = std::bit_cast<double>(static_cast<std::uint64_t>(1023 + 23 - std::max<std::int64_t>(biased - 1023, -126))
+                                << 52);
     const double budget = std::fma(r.budget_slope, magnitude, r.floor_lo);
     const double ratio_line = r.ratio_bar * budget, tally_line = r.tally * magnitude;
     line = min_x86(min_x86(ratio_line, tally_line), r.max_abs);

@@ -311,6 +311,7 @@ class ScreenedAlibi {
     }
     if (plan_.form() == AlibiForm::Symmetric) largest = 0;  // −|k − q| peaks inside the corners
     if (plan_.form() == AlibiForm::Causal && unmasked_only_) largest = std::min<std::int64_t>(largest, 0);
+    consecutive_ = true;
     if (largest - least >= (std::int64_t{1} << 20)) return;
     table_.least = least, table_.largest = largest;
   }
@@ -358,6 +359,14 @@ class ScreenedAlibi {
   void segment(std::size_t a, std::size_t b) {
     for (std::size_t k = a; k < b;) {
       const auto [lo, hi] = band_around(position(k));
+      if (consecutive_ && b - k > 1) {  // |s| moves by 1 a key, one way: the band's edge is so many keys off
+        const std::int64_t p = position(k), left = position(k + 1) > p ? hi - p : p - lo;
+        const std::size_t end = k + static_cast<std::size_t>(std::min<std::int64_t>(
+                                        left + 1, static_cast<std::int64_t>(b - k)));
+        screened_run(k, end);
+        k = end;
+        continue;
+      }
       std::size_t step = 1,
                   end = k + 1;  // a galloping search for the run's end (its positions leave [lo, hi])
       const auto inside = [&](std::size_t i) {
@@ -453,6 +462,7 @@ class ScreenedAlibi {
   const AlibiScreenedSinks& sinks_;
   bool unmasked_only_;
   AlibiScreen::Multiplier multiplier_ = AlibiScreen::Multiplier::Key;
+  bool consecutive_ = false;  // keys are consecutive integers
   std::vector<double> keys_d_, s_;
   std::vector<std::int64_t> position_;
   std::vector<std::uint32_t> loud_;
