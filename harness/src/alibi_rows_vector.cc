@@ -213,23 +213,32 @@ HWY_INLINE std::size_t ScreenGroup(AlibiScreen& r, const float* yp, const double
   return hn::CountTrue(d, hn::And(quiet, encoding));
 }
 
-// From key j on, 2N keys at a time (a float vector of the doubles' width twice over) while they lie within
-// their quiet bounds; returns where that stops: the first key of the half (N keys) holding one outside.
-// The last keys (fewer than 2N) through masked loads, which read nothing beyond n.
+// Keys [j, j + 2N) (a float vector of the doubles' width twice over; `valid` its lanes below n): 0 where all
+// lie within their quiet bounds, else 1 + the offset of the half (N keys) holding one outside.
+template <class DF, class MF>
+HWY_INLINE std::size_t OutsideAt(const float* y, const float* lo, const float* hi, DF df, MF valid,
+                                 bool masked) {
+  const auto load = [&](const float* p) { return masked ? hn::MaskedLoad(valid, df, p) : hn::LoadU(df, p); };
+  const auto v = load(y);
+  const auto in = hn::And(hn::Ge(v, load(lo)), hn::Le(v, load(hi)));
+  if (hn::AllTrue(df, hn::Or(in, hn::Not(valid)))) return 0;
+  const auto first = static_cast<std::size_t>(hn::FindFirstTrue(df, hn::AndNot(in, valid)));
+  return 1 + (first >= hn::Lanes(df) / 2 ? hn::Lanes(df) / 2 : 0);
+}
+
+// From key j on, 2N keys at a time while they lie within their quiet bounds; returns where that stops: the
+// first key of the half (N keys) holding one outside, or n. The last keys through masked loads, which read
+// nothing beyond n.
 HWY_INLINE std::size_t Bounded(const float* y, const float* lo, const float* hi, std::size_t j,
                                std::size_t n) {
   const hn::Repartition<float, D> df;
   const std::size_t N2 = hn::Lanes(df);
-  for (; j < n; j += N2) {
-    const auto valid = hn::FirstN(df, n - j);
-    const auto v = hn::MaskedLoad(valid, df, y + j);
-    const auto in =
-        hn::And(hn::Ge(v, hn::MaskedLoad(valid, df, lo + j)), hn::Le(v, hn::MaskedLoad(valid, df, hi + j)));
-    if (!hn::AllTrue(df, hn::Or(in, hn::Not(valid)))) {
-      const auto first = static_cast<std::size_t>(hn::FindFirstTrue(df, hn::AndNot(in, valid)));
-      return j + (first >= N2 / 2 ? N2 / 2 : 0);
-    }
-  }
+  for (; j + N2 <= n; j += N2)
+    if (const std::size_t at = OutsideAt(y + j, lo + j, hi + j, df, hn::FirstN(df, N2), false))
+      return j + at - 1;
+  if (j < n)
+    if (const std::size_t at = OutsideAt(y + j, lo + j, hi + j, df, hn::FirstN(df, n - j), true))
+      return j + at - 1;
   return n;
 }
 
@@ -333,8 +342,8 @@ struct ScalarKey {
     magnitude = std::fabs(e);
     // InverseUlpF32's 2^(23 − max(binade, −126)), built as it builds it.
     const auto biased = static_cast<std::int64_t>((std::bit_cast<std::uint64_t>(e) >> 52) & 0x7ff);
-    inv = std::bit_cast<double>(static_cast<std::uint64_t>(1023 + 23 - std::max<std::int64_t>(biased - 1023, -126))
-                                << 52);
+    inv = std::bit_cast<double>(
+        static_cast<std::uint64_t>(1023 + 23 - std::max<std::int64_t>(biased - 1023, -126)) << 52);
     const double budget = std::fma(r.budget_slope, magnitude, r.floor_lo);
     const double ratio_line = r.ratio_bar * budget, tally_line = r.tally * magnitude;
     line = min_x86(min_x86(ratio_line, tally_line), r.max_abs);
