@@ -4,6 +4,7 @@
 #define HWY_TARGET_INCLUDE "alibi_rows_vector.cc"
 #include "pe/harness/alibi_rows_vector.h"
 
+#include <hwy/cache_control.h>
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
@@ -233,9 +234,11 @@ HWY_INLINE std::size_t Bounded(const float* y, const float* lo, const float* hi,
                                std::size_t n) {
   const hn::Repartition<float, D> df;
   const std::size_t N2 = hn::Lanes(df);
-  for (; j + N2 <= n; j += N2)
+  for (; j + N2 <= n; j += N2) {
+    hwy::Prefetch(y + j + 512);  // 2 KiB ahead: the rows follow one another in memory
     if (const std::size_t at = OutsideAt(y + j, lo + j, hi + j, df, hn::FirstN(df, N2), false))
       return j + at - 1;
+  }
   if (j < n)
     if (const std::size_t at = OutsideAt(y + j, lo + j, hi + j, df, hn::FirstN(df, n - j), true))
       return j + at - 1;
