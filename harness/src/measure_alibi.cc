@@ -361,8 +361,8 @@ class ScreenedAlibi {
       const auto [lo, hi] = band_around(position(k));
       if (consecutive_ && b - k > 1) {  // |s| moves by 1 a key, one way: the band's edge is so many keys off
         const std::int64_t p = position(k), left = position(k + 1) > p ? hi - p : p - lo;
-        const std::size_t end = k + static_cast<std::size_t>(std::min<std::int64_t>(
-                                        left + 1, static_cast<std::int64_t>(b - k)));
+        const std::size_t end =
+            k + static_cast<std::size_t>(std::min<std::int64_t>(left + 1, static_cast<std::int64_t>(b - k)));
         screened_run(k, end);
         k = end;
         continue;
