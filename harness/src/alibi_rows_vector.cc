@@ -4,6 +4,7 @@
 #define HWY_TARGET_INCLUDE "alibi_rows_vector.cc"
 #include "pe/harness/alibi_rows_vector.h"
 
+#include <hwy/cache_control.h>
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
@@ -213,22 +214,63 @@ HWY_INLINE std::size_t ScreenGroup(AlibiScreen& r, const float* yp, const double
   return hn::CountTrue(d, hn::And(quiet, encoding));
 }
 
+// Keys [j, j + 2N) (a float vector of the doubles' width twice over; `valid` its lanes below n): 0 where all
+// lie within their quiet bounds, else 1 + the offset of the half (N keys) holding one outside.
+template <class DF, class MF>
+HWY_INLINE std::size_t OutsideAt(const float* y, const float* lo, const float* hi, DF df, MF valid,
+                                 bool masked) {
+  const auto load = [&](const float* p) { return masked ? hn::MaskedLoad(valid, df, p) : hn::LoadU(df, p); };
+  const auto v = load(y);
+  const auto in = hn::And(hn::Ge(v, load(lo)), hn::Le(v, load(hi)));
+  if (hn::AllTrue(df, hn::Or(in, hn::Not(valid)))) return 0;
+  const auto first = static_cast<std::size_t>(hn::FindFirstTrue(df, hn::AndNot(in, valid)));
+  return 1 + (first >= hn::Lanes(df) / 2 ? hn::Lanes(df) / 2 : 0);
+}
+
+// From key j on, 2N keys at a time while they lie within their quiet bounds; returns where that stops: the
+// first key of the half (N keys) holding one outside, or n. The last keys through masked loads, which read
+// nothing beyond n.
+HWY_INLINE std::size_t Bounded(const float* y, const float* lo, const float* hi, std::size_t j,
+                               std::size_t n) {
+  const hn::Repartition<float, D> df;
+  const std::size_t N2 = hn::Lanes(df);
+  for (; j + N2 <= n; j += N2) {
+    hwy::Prefetch(y + j + 512);  // 2 KiB ahead: the rows follow one another in memory
+    if (const std::size_t at = OutsideAt(y + j, lo + j, hi + j, df, hn::FirstN(df, N2), false))
+      return j + at - 1;
+  }
+  if (j < n)
+    if (const std::size_t at = OutsideAt(y + j, lo + j, hi + j, df, hn::FirstN(df, n - j), true))
+      return j + at - 1;
+  return n;
+}
+
 template <AlibiScreen::Multiplier kForm, bool kReach>
 HWY_NOINLINE void ScreenRunOf(AlibiScreen& r, std::size_t n) {
   const D d;
   const std::size_t N = hn::Lanes(d);
   const ScreenConsts c(r);
-  r.loud_count = r.quiet_encoding = r.abs_kept = r.ulp_kept = 0;
-  std::size_t j = 0, encoding = 0;
-  for (; j + N <= n; j += N)
-    encoding += ScreenGroup<kForm, kReach>(r, r.y + j, r.keys + j, j, hn::FirstN(d, N), c);
-  if (j < n) {  // the last keys through a padded copy: nothing read beyond n
-    float y[AlibiLanes::kLanes] = {};
-    double k[AlibiLanes::kLanes] = {};
-    for (std::size_t i = 0; i < n - j; ++i) y[i] = r.y[j + i], k[i] = r.keys[j + i];
-    encoding += ScreenGroup<kForm, kReach>(r, y, k, j, hn::FirstN(d, n - j), c);
+  r.loud_count = r.quiet_encoding = r.abs_kept = r.ulp_kept = r.bounded = 0;
+  const float *y = r.y, *lo = r.quiet_lo, *hi = r.quiet_hi;
+  std::size_t j = 0, encoding = 0, bounded = 0;
+  while (j + N <= n) {
+    if (lo != nullptr) {
+      const std::size_t to = Bounded(y, lo, hi, j, n);
+      bounded += to - j;
+      j = to;
+      if (j + N > n) break;
+    }
+    encoding += ScreenGroup<kForm, kReach>(r, y + j, r.keys + j, j, hn::FirstN(d, N), c);
+    j += N;
   }
-  r.quiet_encoding = encoding;
+  r.bounded = bounded;
+  if (j < n) {  // the last keys through a padded copy: nothing read beyond n
+    float py[AlibiLanes::kLanes] = {};
+    double pk[AlibiLanes::kLanes] = {};
+    for (std::size_t i = 0; i < n - j; ++i) py[i] = y[j + i], pk[i] = r.keys[j + i];
+    encoding += ScreenGroup<kForm, kReach>(r, py, pk, j, hn::FirstN(d, n - j), c);
+  }
+  r.quiet_encoding = encoding + bounded;
 }
 
 template <AlibiScreen::Multiplier kForm>
@@ -261,6 +303,8 @@ HWY_AFTER_NAMESPACE();
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
+#include <cmath>
 
 namespace pe::harness {
 namespace detail {
@@ -283,6 +327,75 @@ std::size_t alibi_lanes(const AlibiLanes& lanes, std::size_t n) {
 
 void alibi_screen(AlibiScreen& run, std::size_t n) {
   alibi_targets()[chosen.load(std::memory_order_relaxed)].screen(run, n);
+}
+
+namespace {
+
+// ScreenGroup's judgement of one key (s) in scalar, its operations in its order: whether an output at
+// distance err from e would be quiet with both estimates at or below the floors.
+struct ScalarKey {
+  const AlibiScreen& r;
+  double e, magnitude, inv, line;
+  bool fixed;  // the conditions that do not depend on err
+
+  static double min_x86(double a, double b) { return a < b ? a : b; }  // x86's min: b where either is NaN
+  ScalarKey(const AlibiScreen& bars, double s) : r(bars) {
+    const double p = r.slope_hi * s, pe = std::fma(r.slope_hi, s, -p), q = r.slope_lo * s;
+    e = p + (pe + q);
+    magnitude = std::fabs(e);
+    // InverseUlpF32's 2^(23 − max(binade, −126)), built as it builds it.
+    const auto biased = static_cast<std::int64_t>((std::bit_cast<std::uint64_t>(e) >> 52) & 0x7ff);
+    inv = std::bit_cast<double>(
+        static_cast<std::uint64_t>(1023 + 23 - std::max<std::int64_t>(biased - 1023, -126)) << 52);
+    const double budget = std::fma(r.budget_slope, magnitude, r.floor_lo);
+    const double ratio_line = r.ratio_bar * budget, tally_line = r.tally * magnitude;
+    line = min_x86(min_x86(ratio_line, tally_line), r.max_abs);
+    const double binade =
+        std::bit_cast<double>(std::bit_cast<std::uint64_t>(magnitude) & 0x7ff0000000000000ULL);
+    const double in_binade = r.exact_slope ? 1.0 : 1 - 0x1p-50;
+    const bool same_ulp = magnitude * in_binade >= binade || magnitude * (1 + 0x1p-50) <= 0x1p-126;
+    // Other targets' min may differ from x86's at a NaN: then no bounds at all.
+    fixed = same_ulp && magnitude < 0x1p127 && magnitude > 0 &&
+            !(std::isnan(ratio_line) || std::isnan(tally_line) || std::isnan(r.max_abs));
+    if (r.check_reach) {
+      const double top = std::fma(r.budget_slope, magnitude, r.floor_hi);
+      fixed = fixed && top * (1 + 0x1p-40) < magnitude * 2.0 * (1 - 0x1p-50);
+    }
+  }
+  bool passes(double err) const {
+    const double radius = r.exact_slope ? 0.0 : 0x1p-50;
+    const double err_hi = std::fma(magnitude, radius, err * (1 + 0x1p-50));
+    return fixed && err_hi <= line && err_hi * inv <= r.max_ulp && !(err > r.abs_floor) &&
+           !(err * inv > r.ulp_floor);
+  }
+  // The largest err found to pass (negative: none): the bars solved for err, then stepped down until it
+  // passes as the screen computes it.
+  double largest_err() const {
+    if (!fixed) return -1;
+    const double radius = r.exact_slope ? 0.0 : 0x1p-50;
+    double t =
+        std::min({(line - radius * magnitude) / (1 + 0x1p-50),
+                  (r.max_ulp / inv - radius * magnitude) / (1 + 0x1p-50), r.abs_floor, r.ulp_floor / inv});
+    for (int i = 0; i < 8 && t >= 0 && !passes(t); ++i) t -= std::max(t * 0x1p-50, 0x1p-1074);
+    return t >= 0 && passes(t) ? t : -1;
+  }
+};
+
+}  // namespace
+
+void alibi_quiet_bounds(const AlibiScreen& bars, const double* s, std::size_t n, float* lo, float* hi) {
+  for (std::size_t i = 0; i < n; ++i) {
+    const ScalarKey key(bars, s[i]);
+    const double t = key.largest_err(), e = key.e;
+    lo[i] = hi[i] = NAN;
+    if (!(t >= 0)) continue;
+    // The float32 ends: RN(y − e) is the screen's own difference.
+    const auto within = [&](float y) { return std::fabs(static_cast<double>(y) - e) <= t; };
+    float a = static_cast<float>(e - t), b = static_cast<float>(e + t);
+    for (int k = 0; k < 4 && !within(a); ++k) a = std::nextafter(a, INFINITY);
+    for (int k = 0; k < 4 && !within(b); ++k) b = std::nextafter(b, -INFINITY);
+    if (a <= b && within(a) && within(b)) lo[i] = a, hi[i] = b;
+  }
 }
 
 }  // namespace pe::harness

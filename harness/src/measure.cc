@@ -5,6 +5,7 @@
 #include <bit>
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 
 #include "pe/harness/large_vector.h"
 #include "pe/ref/fast_trig.h"
@@ -134,6 +135,28 @@ struct Selection {
 };
 std::size_t bucket_of(double v) { return static_cast<std::size_t>(std::bit_cast<std::uint64_t>(v) >> 48); }
 
+// std::nth_element(v, at), a large bucket first split by its values' next 16 bits (a percentile's bucket
+// holds a good share of a tail whose values lie within a few binades, and nth_element costs ~12 ns a value):
+// the values below the sub-bucket holding `at` go first, those above last, and only that sub-bucket is
+// selected in. The same multiset on each side of `at`.
+void select_in_bucket(std::vector<double>& v, std::vector<double>::iterator at) {
+  if (v.size() > 65536) {
+    const auto sub = [](double x) {
+      return static_cast<std::size_t>(std::bit_cast<std::uint64_t>(x) >> 32) & 0xffff;
+    };
+    std::vector<std::uint32_t> count(std::size_t{1} << 16);
+    for (const double x : v) ++count[sub(x)];
+    std::size_t target = 0, below = 0;
+    const auto rank = static_cast<std::size_t>(at - v.begin());
+    while (below + count[target] <= rank) below += count[target++];
+    const auto first = std::partition(v.begin(), v.end(), [&](double x) { return sub(x) < target; });
+    const auto last = std::partition(first, v.end(), [&](double x) { return sub(x) == target; });
+    std::nth_element(first, at, last);
+    return;
+  }
+  std::nth_element(v.begin(), at, v.end());
+}
+
 Selection select_largest(std::span<const double> values, std::size_t k) {
   Selection s;
   std::vector<std::uint32_t> count(std::size_t{1} << 16);
@@ -144,7 +167,7 @@ Selection select_largest(std::span<const double> values, std::size_t k) {
   for (double v : values)
     if (bucket_of(v) == s.bucket) s.in_bucket.push_back(v);
   const auto at = s.in_bucket.end() - static_cast<std::ptrdiff_t>(k - s.above);
-  std::nth_element(s.in_bucket.begin(), at, s.in_bucket.end());
+  select_in_bucket(s.in_bucket, at);
   s.kth = *at;
   return s;
 }
@@ -212,7 +235,7 @@ void Measurement::Tail::compact(std::size_t cap) {
   std::copy(s.in_bucket.end() - static_cast<std::ptrdiff_t>(cap - s.above), s.in_bucket.end(),
             values.begin() + static_cast<std::ptrdiff_t>(k));
   used = cap;
-  floor = s.kth;
+  floor = std::max(floor, s.kth);  // s.kth is at least the last floor, but not always a presumed one
 }
 
 // push() for each of n values, in one branch-free pass: the same values kept (the tail is a multiset, and
@@ -233,6 +256,7 @@ void Measurement::Tail::push_all(const double* v, std::size_t n, std::size_t cap
 double Measurement::Tail::p99(std::size_t samples) const {
   if (samples == 0) return 0;
   const std::size_t k = rank_from_top(samples);
+  if (k > used) return NAN;  // a presumed floor that did not hold (presumptions_held)
   // A few thousand values: nth_element on a copy beats the histogram's fixed cost (2^16 counters zeroed and
   // scanned, about 0.1 ms: most of a small check's time).
   if (const auto v = kept(); v.size() <= 4096 && k <= v.size()) {
@@ -242,6 +266,30 @@ double Measurement::Tail::p99(std::size_t samples) const {
     return *at;
   }
   return select_largest(kept(), k).kth;
+}
+
+// Every kept value lies above `presumed`: with k of them kept, the k-th largest does, and every value
+// dropped for lying at or below it would have been below the k-th largest anyway.
+bool Measurement::Tail::presumption_held(std::size_t samples) const {
+  return presumed == -INFINITY || samples == 0 || used >= rank_from_top(samples);
+}
+
+void Measurement::presume_floors(std::int64_t position, double abs_floor, double ulp_floor) {
+  if (count_ != 0) throw std::logic_error("Measurement::presume_floors after the first add");
+  if (bands_.empty()) return;
+  Acc& a = band_of(position);
+  if (cap_of(a) == 0) return;  // the tails keep every value
+  for (auto [t, v] : {std::pair{&a.abs, abs_floor}, std::pair{&a.ulp, ulp_floor}}) {
+    if (!(v > t->presumed)) continue;
+    t->presumed = v;
+    t->floor = std::max(t->floor, v);
+  }
+}
+
+bool Measurement::presumptions_held() const {
+  return std::all_of(bands_.begin(), bands_.end(), [](const Acc& a) {
+    return a.abs.presumption_held(a.stats.samples) && a.ulp.presumption_held(a.stats.samples);
+  });
 }
 
 Measurement::Acc& Measurement::find_band(std::int64_t position) {
@@ -407,19 +455,35 @@ void Measurement::add_row(const RopeRow& row) {
   }
 }
 
-Measurement::ScreenRoom Measurement::screen_room(std::int64_t lo, std::int64_t hi, std::size_t n) {
+Measurement::ScreenRoom Measurement::bars_of(const Acc& a) const {
   ScreenRoom room;
-  if (bands_.empty()) return room;
-  Acc& a = band_of(lo);
   const BandStats& s = a.stats;
-  const bool list_full = keep_ == 0 || worst_.size() == keep_;
-  if (!(&band_of(hi) == &a && s.samples >= 1 && list_full && (expected_ == 0 || count_ + n <= expected_)))
-    return room;
+  if (!(s.samples >= 1 && (keep_ == 0 || worst_.size() == keep_))) return room;
   room.usable = true;
   room.max_abs = s.max_abs.value;
   room.max_ulp = s.max_ulp.value;
   room.ratio_bar = std::min(1.0, s.max_ratio.value);
   if (keep_ != 0) room.ratio_bar = std::min(room.ratio_bar, worst_last_ratio_);
+  const std::size_t cap = cap_of(a);
+  room.abs_floor = cap == 0 ? -INFINITY : a.abs.floor;
+  room.ulp_floor = cap == 0 ? -INFINITY : a.ulp.floor;
+  return room;
+}
+
+Measurement::ScreenRoom Measurement::screen_bars(std::int64_t position) const {
+  if (bands_.empty()) return {};
+  const auto it =
+      std::find_if(bands_.begin(), bands_.end(), [&](const Acc& a) { return position <= a.stats.hi; });
+  return bars_of(it != bands_.end() ? *it : bands_.back());
+}
+
+Measurement::ScreenRoom Measurement::screen_room(std::int64_t lo, std::int64_t hi, std::size_t n) {
+  ScreenRoom room;
+  if (bands_.empty()) return room;
+  Acc& a = band_of(lo);
+  if (!(&band_of(hi) == &a && (expected_ == 0 || count_ + n <= expected_))) return room;
+  room = bars_of(a);
+  if (!room.usable) return room;
   // The tails keep what push() keeps: every value before the first compaction, then those above the floor.
   const std::size_t cap = cap_of(a);
   for (Tail* t : {&a.abs, &a.ulp}) {

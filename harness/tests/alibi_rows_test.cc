@@ -316,6 +316,155 @@ TEST(AlibiScreened, FailingSpoiledAndFarOutputs) {
   expect_screened_equals_rows(big, {&contract_of("alibi.scalar_f32"), DType::F32}, true, INFINITY);
 }
 
+TEST(AlibiScreened, QuietBoundsHoldOnlyQuietUnkeptOutputsOnEveryTarget) {
+  // Multipliers about 0, across float32 binades and far out; bars and floors in combinations where each
+  // binds.
+  std::vector<double> s;
+  for (int i = -1030; i <= 1030; ++i) s.push_back(i);
+  for (int i = 0; i < 64; ++i) s.push_back(0x1p40 + i);
+  std::size_t bounded = 0, tried = 0;
+  for (const bool exact_slope : {false, true})
+    for (const bool reach : {false, true})
+      for (const double max_ulp : {0.7, 3.0})
+        for (const double ulp_floor : {0.3, double{INFINITY}})
+          for (const double abs_floor : {1e-7, double{INFINITY}})
+            for (const double tally : {0x1p-24, double{INFINITY}}) {
+              SCOPED_TRACE(::testing::Message()
+                           << "exact " << exact_slope << " reach " << reach << " max_ulp " << max_ulp
+                           << " floors " << abs_floor << ", " << ulp_floor << " tally " << tally);
+              // The slopes of 2^-1/4 (two doubles) and of 1/2; a contract-like budget, 2^-21·|V|.
+              const AlibiScreen bars{.slope_hi = exact_slope ? 0.5 : 0.8408964152537145,
+                                     .slope_lo = exact_slope ? 0.0 : 3.1e-17,
+                                     .exact_slope = exact_slope,
+                                     .budget_slope = 0x1p-21,
+                                     .floor_lo = 1e-30,
+                                     .floor_hi = 2e-30,
+                                     .ratio_bar = 0.4,
+                                     .tally = tally,
+                                     .max_abs = 1e-4,
+                                     .max_ulp = max_ulp,
+                                     .abs_floor = abs_floor,
+                                     .ulp_floor = ulp_floor,
+                                     .check_reach = reach};
+              std::vector<float> lo(s.size()), hi(s.size());
+              alibi_quiet_bounds(bars, s.data(), s.size(), lo.data(), hi.data());
+              // Both ends of every bound, as outputs the full screen (no bounds given) judges.
+              std::vector<double> keys;
+              std::vector<float> y;
+              for (std::size_t i = 0; i < s.size(); ++i) {
+                ++tried;
+                if (std::isnan(lo[i])) continue;
+                ++bounded;
+                EXPECT_LE(lo[i], hi[i]);
+                keys.insert(keys.end(), {s[i], s[i]});
+                y.insert(y.end(), {lo[i], hi[i]});
+              }
+              for (std::size_t t = 0; t < alibi_targets().size(); ++t) {
+                SCOPED_TRACE(alibi_targets()[t].name);
+                use_alibi_target(t);
+                std::vector<std::uint32_t> loud(y.size());
+                std::vector<double> abs_tail(y.size() + AlibiLanes::kLanes), ulp_tail(abs_tail.size());
+                AlibiScreen r = bars;
+                r.y = y.data(), r.keys = keys.data(), r.multiplier = AlibiScreen::Multiplier::Key;
+                r.loud = loud.data(), r.abs_tail = abs_tail.data(), r.ulp_tail = ulp_tail.data();
+                alibi_screen(r, y.size());
+                EXPECT_EQ(r.loud_count, 0u) << "first: s " << keys[loud[0]] << ", y " << y[loud[0]];
+                EXPECT_EQ(r.abs_kept, 0u);
+                EXPECT_EQ(r.ulp_kept, 0u);
+                EXPECT_EQ(r.quiet_encoding, y.size());
+              }
+              use_alibi_target(0);
+            }
+  EXPECT_GT(bounded, tried / 4);  // the bounds are not empty where nothing forbids them
+}
+
+// measure_alibi_screened with `tuning` into a Measurement, and the records its sinks met, in order.
+struct Screened {
+  Measurement m;
+  std::vector<ElementRecord> handed;
+};
+Screened screened(const Case& c, const Budget& budget, bool unmasked_only, const AlibiScreenTuning& tuning) {
+  const AlibiScreenTuning before = alibi_screen_tuning();
+  tune_alibi_screen(tuning);
+  Screened out;
+  out.m.expect(c.y.size());
+  AlibiScreenedSinks sinks;
+  sinks.row = [&](const RopeRow& row) {
+    for (std::size_t i = 0; i < row.size(); ++i) out.handed.push_back(row.record(i));
+  };
+  sinks.loud = [&](const ElementRecord& e) { out.handed.push_back(e); };
+  sinks.line = [&](std::size_t) { return 0x1p-23; };
+  EXPECT_TRUE(measure_alibi_screened(c.params, c.queries, c.keys, c.y, budget, out.m, sinks, unmasked_only));
+  tune_alibi_screen(before);
+  return out;
+}
+
+// Two measurements alike in everything, the 99th percentiles included, bit for bit, and their sinks' records.
+void expect_same_measurement(const Screened& got, const Screened& want) {
+  EXPECT_EQ(got.m.count(), want.m.count());
+  EXPECT_EQ(got.m.violations(), want.m.violations());
+  ASSERT_EQ(got.m.worst().size(), want.m.worst().size());
+  for (std::size_t i = 0; i < got.m.worst().size(); ++i) expect_same(got.m.worst()[i], want.m.worst()[i], i);
+  ASSERT_EQ(got.m.bands().size(), want.m.bands().size());
+  for (std::size_t b = 0; b < got.m.bands().size(); ++b) {
+    const BandStats &g = got.m.bands()[b], &w = want.m.bands()[b];
+    SCOPED_TRACE(::testing::Message() << "band " << w.lo << ".." << w.hi);
+    EXPECT_EQ(g.samples, w.samples);
+    EXPECT_EQ(g.encoding, w.encoding);
+    EXPECT_EQ(g.undecidable, w.undecidable);
+    EXPECT_TRUE(same_bits(g.p99_abs, w.p99_abs)) << g.p99_abs << " vs " << w.p99_abs;
+    EXPECT_TRUE(same_bits(g.p99_ulp, w.p99_ulp)) << g.p99_ulp << " vs " << w.p99_ulp;
+    for (const auto& [gx, wx] : {std::pair{&g.max_abs, &w.max_abs}, std::pair{&g.max_ulp, &w.max_ulp},
+                                 std::pair{&g.max_ratio, &w.max_ratio}}) {
+      EXPECT_TRUE(same_bits(gx->value, wx->value));
+      if (w.samples > 0) expect_same(gx->at, wx->at, b);
+    }
+  }
+  ASSERT_EQ(got.handed.size(), want.handed.size());
+  for (std::size_t i = 0; i < got.handed.size(); ++i) expect_same(got.handed[i], want.handed[i], i);
+}
+
+TEST(AlibiScreened, QuietBoundsAndPresumedFloorsChangeNothing) {
+  // 32 heads (ULP errors that grow from head to head) x 64 queries x 256 keys, consecutive: every head gets
+  // its bounds, every band that holds 1024 sampled values a presumed floor; spoiled outputs (NaN among them:
+  // a band's maxima turn NaN, its bars with them) in one case of each form.
+  const AlibiScreenTuning off{.presume_from = SIZE_MAX, .quiet_bounds = false};
+  const AlibiScreenTuning bounds{.presume_from = SIZE_MAX},
+      presumed{.presume_from = 0, .quiet_bounds = false}, on{.presume_from = 0},
+      wrong{.presume_from = 0, .presumed_share = 1e-9};
+  for (const AlibiForm form : {AlibiForm::Causal, AlibiForm::Symmetric, AlibiForm::Bloom}) {
+    for (const std::size_t spoiled : {0, 200}) {
+      SCOPED_TRACE(::testing::Message() << "form " << to_string(form) << ", " << spoiled << " spoiled");
+      AlibiParams p{32};
+      p.form = form;
+      const Case c = make_case(p, range(960, 64), range(768, 256), "alibi.scalar_f32", 8, spoiled, 8);
+      const Budget budget{&contract_of("alibi.scalar_f32"), DType::F32};
+      const bool causal = form == AlibiForm::Causal;
+      const Screened plain = screened(c, budget, causal, off);
+      const std::size_t reruns = alibi_screen_reruns();
+      {
+        SCOPED_TRACE("bounds");
+        expect_same_measurement(screened(c, budget, causal, bounds), plain);
+      }
+      {
+        SCOPED_TRACE("presumed floors");
+        expect_same_measurement(screened(c, budget, causal, presumed), plain);
+      }
+      {
+        SCOPED_TRACE("bounds and presumed floors");
+        expect_same_measurement(screened(c, budget, causal, on), plain);
+        EXPECT_EQ(alibi_screen_reruns(), reruns);
+      }
+      {
+        // A floor presumed at the sample's second largest: it does not hold, the pass runs again.
+        SCOPED_TRACE("a presumption that fails");
+        expect_same_measurement(screened(c, budget, causal, wrong), plain);
+        EXPECT_EQ(alibi_screen_reruns(), reruns + 1);
+      }
+    }
+  }
+}
+
 TEST(AlibiScreened, KeysOutOfOrderAreLeftToTheCaller) {
   AlibiParams p{4};
   const Case c = make_case(p, {3}, {0, 2, 1, 3}, "alibi.scalar_f32", 8, 0, 7);

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -301,6 +302,43 @@ TEST(Measure, ExpectKeepsTheSameStatisticsWithATailOfThePercentiles) {
   EXPECT_EQ(big.bands()[0].p99_abs, values[static_cast<std::size_t>(std::ceil(0.99 * 200'000)) - 1]);
   ElementRecord one_more;
   EXPECT_THROW(big.add(one_more), std::logic_error);
+}
+
+TEST(Measure, PresumedFloorsKeepThePercentilesOrSayTheyDidNot) {
+  // 20000 errors at position 5, each value once: one band, whose 99th percentile (nearest rank) is the
+  // 19800th smallest, the 201st largest.
+  std::vector<double> values(20'000);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = std::ldexp(static_cast<double>(i + 1), -40);
+  std::shuffle(values.begin(), values.end(), std::mt19937_64(11));
+  const auto measure = [&](double presumed) {
+    Measurement m;
+    m.expect(values.size());
+    if (!std::isnan(presumed)) m.presume_floors(5, presumed, presumed);
+    for (const double v : values) {
+      ElementRecord e;
+      e.position = 5;
+      e.abs_error = e.ulp = v;
+      e.budget = 1;
+      m.add(e);
+    }
+    return m;
+  };
+  const Measurement plain = measure(NAN);
+  const double p99 = plain.bands()[0].p99_abs;
+  ASSERT_EQ(p99, std::ldexp(19'800.0, -40));
+  // Below the percentile (down to the value just under it, 201 values above): the same percentiles.
+  for (const double below : {19'000.0, 19'799.0}) {
+    const Measurement held = measure(std::ldexp(below, -40));
+    EXPECT_TRUE(held.presumptions_held()) << below;
+    EXPECT_EQ(held.bands()[0].p99_abs, p99) << below;
+    EXPECT_EQ(held.bands()[0].p99_ulp, p99) << below;
+  }
+  // At the percentile itself: its value is dropped (200 values above), and the measurement says so.
+  EXPECT_FALSE(measure(p99).presumptions_held());
+  EXPECT_TRUE(plain.presumptions_held());
+  Measurement late;
+  late.add(ElementRecord{});
+  EXPECT_THROW(late.presume_floors(5, 0, 0), std::logic_error);
 }
 
 }  // namespace

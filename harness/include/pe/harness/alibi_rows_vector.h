@@ -70,12 +70,25 @@ struct AlibiScreen {
   // The bars (shrunk), the tails' floors, whether decidability must be proved.
   double ratio_bar = 0, tally = 0, max_abs = 0, max_ulp = 0, abs_floor = 0, ulp_floor = 0;
   bool check_reach = false;
+  // Optional (null: none): per key, float32 bounds (alibi_quiet_bounds') within which y is known to be quiet
+  // with both estimates at or below the floors, and |e| > 0: such a key only counts, and costs a compare.
+  const float *quiet_lo = nullptr, *quiet_hi = nullptr;
   // Out: the loud keys' indices (room for n), the estimates (room for n + kLanes each), counts.
   std::uint32_t* loud = nullptr;
   double *abs_tail = nullptr, *ulp_tail = nullptr;
   std::size_t loud_count = 0, quiet_encoding = 0, abs_kept = 0, ulp_kept = 0;
+  std::size_t bounded = 0;  // keys found within their quiet bounds
 };
 void alibi_screen(AlibiScreen& run, std::size_t n);
+
+// For each multiplier s[i] (an integer, |s| < 2^53), the float32 outputs y in [lo[i], hi[i]] that the
+// screen with `bars`' slope, budget, bars, floors and check_reach (its other fields unused) proves quiet,
+// with |y − e| and its ULPs at or below the tails' floors, and |e| > 0; NaN bounds where there are none.
+// The screen's own operations in scalar (std::fma for its fused ones): every condition it tests is
+// monotone in err = |RN(y − e)|, so the largest err T that passes them all (found from the bars and
+// checked) bounds a set of errors that all pass, and RN(y − e) is monotone in y, so [lo, hi] is the floats
+// whose err stays within T at both ends. Bars that only rise keep such bounds valid (smaller than needed).
+void alibi_quiet_bounds(const AlibiScreen& bars, const double* s, std::size_t n, float* lo, float* hi);
 
 // Fills the outputs for keys [0, n) (the last partial vector through a padded copy: nothing is read or
 // written beyond n) and returns how many are undecided. Requires a target (alibi_targets() not empty).

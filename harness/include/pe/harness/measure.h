@@ -178,6 +178,9 @@ class Measurement {
     double *abs_tail = nullptr, *ulp_tail = nullptr;
   };
   ScreenRoom screen_room(std::int64_t lo, std::int64_t hi, std::size_t n);
+  // The same bars and floors for the band of `position` as they stand (no room: null tails; no compaction,
+  // so the floors may be lower than screen_room's), for screens prepared ahead; they only rise from here.
+  ScreenRoom screen_bars(std::int64_t position) const;
   // That row's quiet elements: n counted in the band of `position`, `encoding` of them carrying the encoding,
   // and the first abs_kept and ulp_kept values written at the room's tails taken into them.
   void screen_quiet(std::int64_t position, std::size_t n, std::size_t encoding, std::size_t abs_kept,
@@ -185,6 +188,15 @@ class Measurement {
   // A loud element of a screened row, as add() takes it; `tails`: false where the screen already put its
   // estimates in the tails.
   void add_screened(const ElementRecord& e, bool tails);
+  // A guess (from a sample) of a level that more than 1% of the band of `position`'s elements exceed, per
+  // tail: values at or below it are dropped as a compaction drops those below the floor, from now on (after
+  // expect(), before the first add). Whether the guess held, and so the percentiles are the ones without
+  // it, is known once every element is in: presumptions_held().
+  void presume_floors(std::int64_t position, double abs_floor, double ulp_floor);
+  // Every band with a presumed floor kept at least as many values above it as its 99th percentile's rank
+  // (then every value dropped for it lay below the percentile). Where not, the bands' percentiles are
+  // unusable (NaN where too few were kept): measure again without presuming.
+  bool presumptions_held() const;
   std::int64_t promised() const noexcept { return promised_; }
   // The elements of `later` (set up as this one: the same limit, keep_worst, promise and expected counts)
   // added after this one's, as if one Measurement had taken them all in that order: counts summed, the
@@ -223,7 +235,8 @@ class Measurement {
     Tail& operator=(const Tail&) = default;
     Tail& operator=(Tail&&) noexcept = default;
     ~Tail();
-    double floor = -INFINITY;  // values at or below it can no longer be among the `cap` largest
+    double floor = -INFINITY;     // values at or below it can no longer be among the `cap` largest
+    double presumed = -INFINITY;  // presume_floors(): part of `floor` that the end must confirm
     std::span<const double> kept() const { return {values.data(), used}; }
     void room(std::size_t n, std::size_t cap);
     void push(double v, std::size_t cap) {
@@ -235,6 +248,7 @@ class Measurement {
     void compact(std::size_t cap);
     void merge(const Tail& later, std::size_t cap);
     double p99(std::size_t samples) const;
+    bool presumption_held(std::size_t samples) const;
   };
   struct Acc {
     BandStats stats;
@@ -248,6 +262,7 @@ class Measurement {
     return fits ? bands_[last_band_] : find_band(position);
   }
   Acc& find_band(std::int64_t position);
+  ScreenRoom bars_of(const Acc& a) const;
   template <class Record>
   void add_one(std::int64_t position, double abs_error, double ulp, double budget, double reach,
                const Record& record, bool tails = true, bool decidability = true);

@@ -48,6 +48,23 @@ bool measure_alibi_screened(const AlibiParams& params, std::span<const std::int6
                             const Budget& budget, Measurement& bands, const AlibiScreenedSinks& sinks,
                             bool unmasked_only = false);
 
+// How measure_alibi_screened saves time without changing what it reports (process-wide, set before
+// measuring; tests force each part on small tables or turn it off).
+struct AlibiScreenTuning {
+  // From this many elements on, each band's tails presume a floor (Measurement::presume_floors): the level
+  // `presumed_share` of a sample's estimates exceed (128 rows, 512 keys in each). Where fewer than 1% of the
+  // band turn out to exceed it, the pass runs again without (the sinks see each record once).
+  std::size_t presume_from = std::size_t{1} << 20;
+  double presumed_share = 0.02;
+  // Where keys are consecutive integers, each head's quiet bounds per multiplier (alibi_quiet_bounds), so
+  // that a quiet key below the floors costs a compare (the same keys quiet, the same estimates kept).
+  bool quiet_bounds = true;
+};
+void tune_alibi_screen(const AlibiScreenTuning& tuning) noexcept;
+const AlibiScreenTuning& alibi_screen_tuning() noexcept;
+// How many passes ran again, process-wide, because a presumed floor did not hold (tests, benchmarks).
+std::size_t alibi_screen_reruns() noexcept;
+
 // The slopes [n_heads]: the bias at s = 1 (position 1, channel h).
 void measure_alibi_slopes(const AlibiParams& params, Values y, const Budget& budget, const Sink& sink);
 
