@@ -27,7 +27,7 @@ struct CheckOptions {
   std::string against;  // a second implementation's output of the same input
   std::int64_t dim = 0, head_dim = 0, rotary_dim = 0;
   double base = 10000.0, max_abs = 0;
-  std::size_t threads = 0;  // RoPE's pass: 0, every hardware thread where the data is large
+  std::size_t threads = 0;  // RoPE's pass: 0, one per 2^18 elements (at most every hardware thread)
   bool heads_first = false, has_max_abs = false, no_rope = false;
   ScalingFlags scaling;
   FormFlags form;
@@ -226,8 +226,8 @@ void add_check(CLI::App& app, int& exit_code) {
                   "both checked, band by band, which is wrong where");
   cmd->add_option("--json", o->json, "Also write the result as JSON (schema pe-suite/check/2) to this file");
   cmd->add_option("--threads", o->threads,
-                  "RoPE: threads for the pass over the data (default 0: every hardware thread, one per 2^18 "
-                  "elements; the report is the same for any count)");
+                  "RoPE: threads for the pass over the data (default 0: one per 2^18 elements, at most every "
+                  "hardware thread; the report is the same for any count but the p99 columns)");
   cmd->add_flag("--heads-first", o->heads_first,
                 "RoPE data is [heads, tokens, head_dim] (as in Hugging Face)");
   auto* max_abs = cmd->add_option("--max-abs", o->max_abs, "Budget: this absolute error for every element");

@@ -177,8 +177,10 @@ Selection select_largest(std::span<const double> values, std::size_t k) {
 // Room for n more values past `used` (the buffer from large_vector.h's pool: its contents unspecified).
 void Measurement::Tail::room(std::size_t n, std::size_t cap) {
   if (used + n <= values.size()) return;
-  const std::size_t want =
-      std::max({used + n, cap != 0 ? 4 * cap + 1024 : 2 * values.size(), std::size_t{1024}});
+  // Doubling up to what a compaction leaves room for: a part of a batch (Measurement::merge) set up with
+  // the whole's cap holds no more than it keeps.
+  const std::size_t grown = std::max(2 * values.size(), std::size_t{1024});
+  const std::size_t want = std::max(used + n, cap != 0 ? std::min(grown, 4 * cap + 1024) : grown);
   std::vector<double> larger = take_large(want);
   std::copy_n(values.begin(), used, larger.begin());
   recycle_large(std::move(values));

@@ -89,6 +89,15 @@ TEST(MeasurementMerge, RefusesMeasurementsSetUpOtherwise) {
   Measurement c, d;
   c.expect(10), d.expect(20);
   EXPECT_THROW(c.merge(d), std::logic_error);
+  Measurement g, h;  // the same total, another band's share
+  g.expect(100), h.expect(100);
+  g.expect_band(5, 100), h.expect_band(5000, 100);
+  EXPECT_THROW(g.merge(h), std::logic_error);
+  Measurement e, f;
+  e.expect(1000), f.expect(1000);
+  e.presume_floors(5, 1e-6, 0.5);
+  EXPECT_THROW(e.merge(f), std::logic_error);
+  EXPECT_THROW(f.merge(e), std::logic_error);
 }
 
 }  // namespace

@@ -176,7 +176,8 @@ rotary_offset; scaling: HF's rope_scaling dict; hf_config: a config.json path or
 which layer's RoPE). Budget: check's default (every formulation of the data's precision class passes:
 float32/float64; bfloat16/float16 with 16-bit caches and HF's 16-bit arithmetic), contract="rope.exact" or
 max_abs=1e-6. against: a second implementation's output of the same x. threads: for the pass over the data
-(0, the default: every hardware thread where the data is large; the report is the same for any count).
+(0, the default: one per 2^18 elements, at most every hardware thread; the report is the same for any count
+but the bands' p99s).
 Returns a Report: .passed, .bands, .worst, .diagnosis (what the data fits), .explanations, .candidates,
 str() the report's text, .to_dict() its JSON.)";
 

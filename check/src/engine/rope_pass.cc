@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <exception>
+#include <stdexcept>
 #include <thread>
 
 #include "engine/budget.h"
@@ -70,37 +70,37 @@ struct Part {
   std::exception_ptr failed;  // rethrown on the calling thread once every part has ended
 };
 
-// Each part's screened pass on its own thread (the calling thread takes the first, or reports progress
-// while they run where the request asks for it).
+// Each part's screened pass on its own thread, the first on the calling thread, which alone reports
+// progress (the tokens every part has done); an exception on any ends its part and is rethrown here once
+// every thread has been joined.
 void run_parts(const RopeRequest& r, const RopeParams& params, const RopeBatch& batch, const Budget& budget,
                bool scanned, std::vector<Part>& parts) {
-  std::atomic<std::size_t> done{0}, finished{0};
-  const auto run = [&](Part& part) {
+  std::atomic<std::size_t> done{0};
+  const auto run = [&](Part& part, bool reports) {
     const ref::MpfrThreadCache cache;
     try {
       harness::ScreenedSinks sinks = sinks_into(*part.pass, batch.heads);
-      sinks.token = [&done](std::size_t) { done.fetch_add(1, std::memory_order_relaxed); };
+      sinks.token = [&done, &r, &batch, reports](std::size_t) {
+        const std::size_t now = done.fetch_add(1, std::memory_order_relaxed) + 1;
+        if (reports && r.progress) r.progress(now, batch.tokens());
+      };
       if (!scanned) sinks.nonfinite_input = [&part] { return part.nonfinite = true; };
       part.took = harness::measure_rope_screened(params, batch, r.x.read(), r.y.read(), budget,
                                                  part.pass->bands, sinks, harness::Sample{part.rows, {}});
     } catch (...) {
       part.failed = std::current_exception();
     }
-    finished.fetch_add(1);
   };
   std::vector<std::thread> workers;
-  for (std::size_t k = 1; k < parts.size(); ++k) workers.emplace_back([&, k] { run(parts[k]); });
-  if (r.progress) {
-    std::thread first([&] { run(parts[0]); });
-    while (finished.load() < parts.size()) {
-      r.progress(done.load(std::memory_order_relaxed), batch.tokens());
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    first.join();
-  } else {
-    run(parts[0]);
+  std::exception_ptr failed;
+  try {
+    for (std::size_t k = 1; k < parts.size(); ++k) workers.emplace_back([&, k] { run(parts[k], false); });
+  } catch (...) {  // a thread that could not start: those that did are joined below
+    failed = std::current_exception();
   }
+  if (!failed) run(parts[0], true);
   for (std::thread& w : workers) w.join();
+  if (failed) std::rethrow_exception(failed);
   for (const Part& p : parts)
     if (p.failed) std::rethrow_exception(p.failed);
 }
@@ -116,6 +116,8 @@ std::optional<Pass> screened_in_parts(const RopeRequest& r, const RopeParams& pa
   for (std::size_t k = 0; k < threads; ++k) {
     const auto cut = [&](std::size_t i) { return static_cast<std::ptrdiff_t>(order.size() * i / threads); };
     parts[k].rows.assign(order.begin() + cut(k), order.begin() + cut(k + 1));
+    // An empty Sample means every token: a part holds at least one (threads <= rows, rope_pass_threads).
+    if (parts[k].rows.empty() && !order.empty()) throw std::logic_error("rope_pass: a part without tokens");
     parts[k].pass = new_pass(r, plan, batch, budget, rows);
   }
   run_parts(r, params, batch, budget, scanned, parts);
@@ -136,10 +138,8 @@ std::optional<Pass> screened_in_parts(const RopeRequest& r, const RopeParams& pa
 }  // namespace
 
 std::size_t rope_pass_threads(std::size_t requested, std::size_t tokens, std::size_t elements) {
-  const std::size_t n =
-      requested != 0
-          ? requested
-          : std::min<std::size_t>(std::max(1U, std::thread::hardware_concurrency()), elements >> 18);
+  const std::size_t hardware = std::max(1U, std::thread::hardware_concurrency());
+  const std::size_t n = requested != 0 ? std::min(requested, hardware) : std::min(hardware, elements >> 18);
   return std::max<std::size_t>(1, std::min(n, tokens));
 }
 

@@ -1,6 +1,7 @@
 // check_rope's one pass over the judged tokens (check_rope.cc): the bands, the contracts' tally, the rows
 // with an element over budget and the first pass-through channel that moved; on several threads where the
-// batch is large, each over consecutive tokens, their passes merged in order (the same pass bit for bit).
+// batch is large, each over consecutive tokens, their passes merged in order (the same measurement but the
+// bands' 99th percentiles, which move within the screen's bounds: each part measures its first rows exactly).
 #pragma once
 
 #include <optional>
@@ -30,9 +31,9 @@ std::optional<Pass> measure_rope_pass(const RopeRequest& r, const RopeParams& pa
                                       const harness::Sample& judged, bool scanned,
                                       const harness::OutputGain& gain);
 
-// How many threads a pass over `tokens` tokens of `elements` elements takes: `requested`, or with 0 every
-// hardware thread but no more than one per 2^18 elements (a thread costs more to start than a smaller part
-// saves); never more than one per token.
+// How many threads a pass over `tokens` tokens of `elements` elements takes: `requested`, or with 0 one per
+// 2^18 elements (a thread costs more to start than a smaller part saves); never more than the hardware's
+// threads or than one per token.
 std::size_t rope_pass_threads(std::size_t requested, std::size_t tokens, std::size_t elements);
 
 }  // namespace pe::check

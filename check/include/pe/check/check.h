@@ -98,7 +98,8 @@ struct RopeRequest {
   HfSource hf;
   BudgetOptions budget;
   Progress progress;
-  // Threads for the pass over the data (0: every hardware thread; the report is the same for any count).
+  // Threads for the pass over the data (0: one per 2^18 elements, at most every hardware thread): the report
+  // is the same for any count but the bands' p99 columns (within the screen's bounds).
   std::size_t threads = 0;
 };
 

@@ -201,7 +201,8 @@ class Measurement {
   // The elements of `later` (set up as this one: the same limit, keep_worst, promise and expected counts)
   // added after this one's, as if one Measurement had taken them all in that order: counts summed, the
   // first of equal maxima kept (the last NaN), the worst list the best of both (this one's first among
-  // equal ratios), the tails together (threads measuring parts of one batch: measure_merge.cc).
+  // equal ratios), the tails together (threads measuring parts of one batch: measure_merge.cc). Neither
+  // may have presumed floors (presume_floors).
   void merge(const Measurement& later);
   // The bands with their percentiles; empty bands included (samples = 0). Computed once after the last
   // add (a report asks for them several times; each is a selection over the band's kept values).
@@ -398,11 +399,11 @@ struct ScreenedSinks {
 };
 // measure_rope_rows into `bands` as one pass (rope_screen.h): x and y read in place in their type, most
 // elements proved quiet by the screen, the others measured exactly; the verdict, maxima, worst elements and
-// the sinks' records are measure_rope_rows's, the percentiles the screen's (within its radius). false, with
-// nothing measured, where it does not apply: a float64 budget, x and y not both in place in one type (the
-// budget's, or doubles), sampled pairs, channels in neither half-split nor interleaved runs, no vector
-// target.
-// Forward, without a gain.
+// the sinks' records are measure_rope_rows's, the percentiles the screen's estimates' (each within its radius
+// of the exact error; a ulp estimate up to twice the exact one where |e| lies within 2r above a power of
+// two). false, with nothing measured, where it does not apply: a float64 budget, x and y not both in place in
+// one type (the budget's, or doubles), sampled pairs, channels in neither half-split nor interleaved runs, no
+// vector target. Forward, without a gain.
 bool measure_rope_screened(const RopeParams& params, const RopeBatch& batch, Values x, Values y,
                            const Budget& budget, Measurement& bands, const ScreenedSinks& sinks,
                            const Sample& sample = {});
