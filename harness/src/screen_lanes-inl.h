@@ -49,6 +49,17 @@ struct Element {
   V estimate, ulp_estimate;
 };
 
+// The percentiles' estimate of an error: |y − e|, a NaN taken as +∞ (worse than any number, as the exact
+// path's tails take it).
+template <class Consts>
+HWY_INLINE V Estimate(V err, const Consts& c) {
+#if HWY_ARCH_X86
+  return hn::Min(err, c.huge);  // x86's min gives its second operand for a NaN
+#else
+  return hn::IfThenElse(hn::IsNaN(err), c.huge, err);
+#endif
+}
+
 // One output element of the pairs: y against e, with s·radius = r and rr = 2r. The exact value lies within
 // r of e, so its magnitude is at least |e| − 2r (the margin covers that subtraction's rounding), and its ulp
 // at least the ulp of that lower end's binade (the type's least ulp below its least normal): its ulp error
@@ -66,11 +77,7 @@ HWY_INLINE Element Judge(V y, V e, V r, V rr, V line, const Consts& c) {
   const V binade = hn::And(lower, hn::BitCast(d, c.exponent));
   const V inv = hn::BitCast(d, hn::Sub(c.bias, hn::BitCast(du, binade)));
   const M quiet = hn::And(hn::Le(err_hi, line), hn::Le(hn::Mul(err_hi, inv), c.max_ulp));
-#if HWY_ARCH_X86
-  const V estimate = hn::Min(err, c.huge);  // x86's min gives its second operand for a NaN
-#else
-  const V estimate = hn::IfThenElse(hn::IsNaN(err), c.huge, err);
-#endif
+  const V estimate = Estimate(err, c);
   return {quiet, estimate, hn::Mul(estimate, inv)};
 }
 

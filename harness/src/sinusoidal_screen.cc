@@ -89,11 +89,7 @@ HWY_INLINE Element TableJudge(V y, V e, V line, const Consts& c) {
   const M bounded = hn::Le(err, MinOr(line, hn::MulSub(binade, c.ulp_line, c.radius)));
   const M quiet = hn::And(bounded, hn::Ge(hn::Sub(magnitude, c.twice_radius), binade));
   const V inv = hn::BitCast(d, hn::Sub(c.bias, hn::BitCast(du, binade)));
-#if HWY_ARCH_X86
-  const V estimate = hn::Min(err, c.huge);  // x86's min gives its second operand for a NaN
-#else
-  const V estimate = hn::IfThenElse(hn::IsNaN(err), c.huge, err);
-#endif
+  const V estimate = Estimate(err, c);
   return {quiet, estimate, hn::Mul(estimate, inv)};
 }
 
