@@ -15,6 +15,7 @@
 #include "pe/check/npy.h"
 #include "pe/harness/typed_buffer.h"
 #include "pe/pe.h"
+#include "read_counters.h"
 
 namespace pe::bench {
 namespace {
@@ -58,20 +59,6 @@ struct Batch {
   std::size_t bytes() const { return 2 * x.size() * size_of(xt->dtype()); }
 };
 
-// The check's speed against the machine's read limit at the bytes it reads (machine_limits.h): one pass
-// over the data could run at most at that limit.
-void read_counters(benchmark::State& state, std::size_t elements, std::size_t bytes) {
-  const Limits lim = limits_for(bytes);
-  const auto iters = static_cast<double>(state.iterations());
-  using benchmark::Counter;
-  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(elements));
-  state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(bytes));
-  state.counters["ns_per_element"] =
-      Counter(iters * static_cast<double>(elements) * 1e-9, Counter::kIsRate | Counter::kInvert);
-  state.counters["read_fraction"] =
-      Counter(iters * static_cast<double>(bytes) / lim.read_bytes_per_second, Counter::kIsRate);
-}
-
 void check_rope_benchmark(benchmark::State& state, std::size_t tokens, DType dtype, std::size_t threads) {
   Batch b(tokens, true, dtype);
   check::RopeRequest r = b.request();
@@ -83,7 +70,7 @@ void check_rope_benchmark(benchmark::State& state, std::size_t tokens, DType dty
     benchmark::DoNotOptimize(report.text.data());
   }
   record_pace(state, pace_before);
-  read_counters(state, b.x.size(), b.bytes());
+  check_read_counters(state, b.x.size(), b.bytes());
 }
 
 // A [L, 128] float32 table of sinusoidal.scalar_f32 (a correct kernel) at positions 0..L-1, checked.
@@ -105,7 +92,7 @@ void check_sinusoidal_benchmark(benchmark::State& state, std::size_t rows) {
     benchmark::DoNotOptimize(report.text.data());
   }
   record_pace(state, pace_before);
-  read_counters(state, table.size(), table.size() * sizeof(float));
+  check_read_counters(state, table.size(), table.size() * sizeof(float));
 }
 
 // Llama-3 (factor 8, low 1, high 4) with original_max_position 2048 where the check is given 8192 (issue
@@ -131,7 +118,7 @@ void diagnose_rope_benchmark(benchmark::State& state) {
     benchmark::DoNotOptimize(report.text.data());
   }
   record_pace(state, pace_before);
-  read_counters(state, b.x.size(), b.bytes());
+  check_read_counters(state, b.x.size(), b.bytes());
 }
 
 void reference_rope_benchmark(benchmark::State& state, std::size_t tokens) {

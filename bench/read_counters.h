@@ -1,6 +1,6 @@
 // The counters of a check benchmark (issue 53): items and bytes per second, ns_per_element and
 // read_fraction, the bytes read per second over the machine's read limit at the same bytes
-// (machine_limits.h), measured in the same run. check_benchmarks.cc keeps its own copy until it moves here.
+// (machine_limits.h), measured in the same run.
 #pragma once
 
 #include <benchmark/benchmark.h>

@@ -11,9 +11,6 @@
 #ifndef PE_ALIBI_ROWS_VECTOR_ONCE_
 #define PE_ALIBI_ROWS_VECTOR_ONCE_
 #include "target_list.h"
-namespace pe::harness::detail {
-TargetList<AlibiTarget>& alibi_list();
-}  // namespace pe::harness::detail
 #endif
 
 HWY_BEFORE_NAMESPACE();
@@ -290,8 +287,8 @@ void AlibiScreenRun(AlibiScreen& r, std::size_t n) {
 }
 
 namespace {
-[[maybe_unused]] const bool registered =
-    detail::alibi_list().add(HWY_TARGET, {hwy::TargetName(HWY_TARGET), &AlibiRun, &AlibiScreenRun});
+[[maybe_unused]] const bool registered = detail::target_list<AlibiTarget>().add(
+    HWY_TARGET, {hwy::TargetName(HWY_TARGET), &AlibiRun, &AlibiScreenRun});
 }  // namespace
 #endif  // HWY_NATIVE_FMA
 
@@ -307,14 +304,7 @@ HWY_AFTER_NAMESPACE();
 #include <cmath>
 
 namespace pe::harness {
-namespace detail {
-TargetList<AlibiTarget>& alibi_list() {
-  static TargetList<AlibiTarget> list;
-  return list;
-}
-}  // namespace detail
-
-const std::vector<AlibiTarget>& alibi_targets() { return detail::alibi_list().best_first(); }
+const std::vector<AlibiTarget>& alibi_targets() { return detail::target_list<AlibiTarget>().best_first(); }
 
 namespace {
 std::atomic<std::size_t> chosen{0};

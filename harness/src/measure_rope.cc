@@ -152,17 +152,23 @@ using detail::VectorRows;
 
 }  // namespace
 
+PerTokenRows per_token_rows(const RopeScaling& scaling, const RopeBatch& batch,
+                            const std::vector<std::size_t>& sample_rows) {
+  PerTokenRows out;
+  for (std::size_t t : chosen_or_all(sample_rows, batch.tokens()))
+    (batch.position(t) < scaling.original_max_position ? out.below : out.from).push_back(t);
+  return out;
+}
+
 void measure_rope_rows(const RopeParams& params, const RopeBatch& batch, Values x, Values y,
                        const Budget& budget, const RowSink& sink, const Sample& sample,
                        RopeDirection direction, const OutputGain& gain) {
   if (batch.positions.empty()) return;
   if (switches_per_token(params.scaling)) {  // each token's list by its position: two plans, rows split
-    const std::int64_t L = params.scaling.original_max_position;
-    std::vector<std::size_t> below, from;
-    for (std::size_t t : chosen_or_all(sample.rows, batch.tokens()))
-      (batch.position(t) < L ? below : from).push_back(t);
+    const PerTokenRows split = per_token_rows(params.scaling, batch, sample.rows);
     const PerTokenSides sides = per_token_sides(params.scaling);
-    for (const auto& [rows, scaling] : {std::pair{&below, &sides.below}, std::pair{&from, &sides.from}}) {
+    for (const auto& [rows, scaling] :
+         {std::pair{&split.below, &sides.below}, std::pair{&split.from, &sides.from}}) {
       if (rows->empty()) continue;
       RopeParams one = params;
       one.scaling = *scaling;

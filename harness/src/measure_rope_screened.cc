@@ -38,17 +38,7 @@ std::optional<ScreenType> screen_type(const Values& x, const Values& y, DType ou
   if (x.typed_data() == nullptr || y.typed_data() == nullptr || x.typed_type() != y.typed_type() ||
       y.typed_type() != out)
     return std::nullopt;
-  switch (out) {
-    case DType::F32:
-      return ScreenType::F32;
-    case DType::BF16:
-      return ScreenType::BF16;
-    case DType::F16:
-      return ScreenType::F16;
-    case DType::F64:
-      break;
-  }
-  return std::nullopt;
+  return screen_type_of(out);
 }
 
 // Elements the screen reads of a row: past the last pair, up to the padding of its last vector.
@@ -393,12 +383,10 @@ bool measure_rope_screened(const RopeParams& params, const RopeBatch& batch, Val
   if (!rope_screen_enabled() || targets.empty() || !type || !sample.pairs.empty() || batch.positions.empty())
     return false;
   if (switches_per_token(params.scaling)) {  // each token's list by its position: two plans, rows split
-    const std::int64_t L = params.scaling.original_max_position;
-    std::vector<std::size_t> below, from;
-    for (std::size_t t : chosen_or_all(sample.rows, batch.tokens()))
-      (batch.position(t) < L ? below : from).push_back(t);
+    const PerTokenRows split = per_token_rows(params.scaling, batch, sample.rows);
     const PerTokenSides sides = per_token_sides(params.scaling);
-    for (const auto& [rows, scaling] : {std::pair{&below, &sides.below}, std::pair{&from, &sides.from}}) {
+    for (const auto& [rows, scaling] :
+         {std::pair{&split.below, &sides.below}, std::pair{&split.from, &sides.from}}) {
       RopeParams one = params;
       one.scaling = *scaling;
       if (!rows->empty() && !measure_rope_screened(one, batch, x, y, budget, bands, sinks, Sample{*rows, {}}))

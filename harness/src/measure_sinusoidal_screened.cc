@@ -29,17 +29,7 @@ std::optional<ScreenType> table_screen_type(const Values& y, DType out) {
   if (out == DType::F64) return std::nullopt;
   if (y.doubles() != nullptr) return ScreenType::F64;
   if (y.typed_data() == nullptr || y.typed_type() != out) return std::nullopt;
-  switch (out) {
-    case DType::F32:
-      return ScreenType::F32;
-    case DType::BF16:
-      return ScreenType::BF16;
-    case DType::F16:
-      return ScreenType::F16;
-    case DType::F64:
-      break;
-  }
-  return std::nullopt;
+  return screen_type_of(out);
 }
 
 // A floor under one band's tail of estimates (TableSinks::sole): values at or below it cannot be among the

@@ -11,9 +11,6 @@
 #ifndef PE_ROPE_ROWS_VECTOR_ONCE_
 #define PE_ROPE_ROWS_VECTOR_ONCE_
 #include "target_list.h"
-namespace pe::harness::detail {
-TargetList<RotationTarget>& rotation_list();
-}  // namespace pe::harness::detail
 #endif
 
 HWY_BEFORE_NAMESPACE();
@@ -115,7 +112,7 @@ bool RotateAndMeasure(const RotationLanes& l, std::size_t n, const ref::dd::DD* 
 
 namespace {
 [[maybe_unused]] const bool registered =
-    detail::rotation_list().add(HWY_TARGET, {hwy::TargetName(HWY_TARGET), &RotateAndMeasure});
+    detail::target_list<RotationTarget>().add(HWY_TARGET, {hwy::TargetName(HWY_TARGET), &RotateAndMeasure});
 }  // namespace
 #endif  // HWY_NATIVE_FMA
 
@@ -131,14 +128,9 @@ HWY_AFTER_NAMESPACE();
 #include "pe/ref/real.h"
 
 namespace pe::harness {
-namespace detail {
-TargetList<RotationTarget>& rotation_list() {
-  static TargetList<RotationTarget> list;
-  return list;
+const std::vector<RotationTarget>& rotation_targets() {
+  return detail::target_list<RotationTarget>().best_first();
 }
-}  // namespace detail
-
-const std::vector<RotationTarget>& rotation_targets() { return detail::rotation_list().best_first(); }
 
 bool rotation_lanes_cover(DType out) { return out != DType::F64; }
 

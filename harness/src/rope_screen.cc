@@ -14,9 +14,6 @@
 #ifndef PE_ROPE_SCREEN_ONCE_
 #define PE_ROPE_SCREEN_ONCE_
 #include "target_list.h"
-namespace pe::harness::detail {
-TargetList<ScreenRowTarget>& screen_row_list();
-}  // namespace pe::harness::detail
 #endif
 
 HWY_BEFORE_NAMESPACE();
@@ -176,7 +173,7 @@ void ScreenRow(ScreenType type, const void* x, const void* y, std::size_t n, con
 
 namespace {
 [[maybe_unused]] const bool registered =
-    detail::screen_row_list().add(HWY_TARGET, {hwy::TargetName(HWY_TARGET), &ScreenRow});
+    detail::target_list<ScreenRowTarget>().add(HWY_TARGET, {hwy::TargetName(HWY_TARGET), &ScreenRow});
 }  // namespace
 #endif  // HWY_NATIVE_FMA
 
@@ -190,14 +187,9 @@ HWY_AFTER_NAMESPACE();
 #include <atomic>
 
 namespace pe::harness {
-namespace detail {
-TargetList<ScreenRowTarget>& screen_row_list() {
-  static TargetList<ScreenRowTarget> list;
-  return list;
+const std::vector<ScreenRowTarget>& screen_row_targets() {
+  return detail::target_list<ScreenRowTarget>().best_first();
 }
-}  // namespace detail
-
-const std::vector<ScreenRowTarget>& screen_row_targets() { return detail::screen_row_list().best_first(); }
 
 namespace {
 std::atomic<bool> screen_on{true};

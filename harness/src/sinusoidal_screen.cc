@@ -20,9 +20,6 @@
 #include <cmath>
 
 #include "target_list.h"
-namespace pe::harness::detail {
-TargetList<TableScreenTarget>& table_screen_list();
-}  // namespace pe::harness::detail
 #endif
 
 HWY_BEFORE_NAMESPACE();
@@ -202,7 +199,7 @@ void TableRow(ScreenType type, const void* y, std::size_t n, const ScreenChannel
 
 namespace {
 [[maybe_unused]] const bool registered =
-    detail::table_screen_list().add(HWY_TARGET, {hwy::TargetName(HWY_TARGET), &TableRow});
+    detail::target_list<TableScreenTarget>().add(HWY_TARGET, {hwy::TargetName(HWY_TARGET), &TableRow});
 }  // namespace
 #endif  // HWY_NATIVE_FMA
 
@@ -215,15 +212,8 @@ HWY_AFTER_NAMESPACE();
 #include <algorithm>
 
 namespace pe::harness {
-namespace detail {
-TargetList<TableScreenTarget>& table_screen_list() {
-  static TargetList<TableScreenTarget> list;
-  return list;
-}
-}  // namespace detail
-
 const std::vector<TableScreenTarget>& table_screen_targets() {
-  return detail::table_screen_list().best_first();
+  return detail::target_list<TableScreenTarget>().best_first();
 }
 
 }  // namespace pe::harness

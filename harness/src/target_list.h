@@ -37,4 +37,11 @@ class TargetList {
   std::once_flag once_;
 };
 
+// The one list of the kernels whose entry type is T (each kernel has its own).
+template <class T>
+TargetList<T>& target_list() {
+  static TargetList<T> list;
+  return list;
+}
+
 }  // namespace pe::harness::detail

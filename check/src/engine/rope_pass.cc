@@ -55,12 +55,11 @@ harness::ScreenedSinks sinks_into(Pass& p, std::size_t heads) {
 // The judged rows in the order one screened pass takes them: a scaling that switches lists per token
 // measures the tokens below its original context first (measure_rope_screened).
 std::vector<std::size_t> pass_order(const RopeParams& params, const RopeBatch& batch,
-                                    std::vector<std::size_t> rows) {
-  if (switches_per_token(params.scaling)) {
-    const std::int64_t L = params.scaling.original_max_position;
-    std::stable_partition(rows.begin(), rows.end(), [&](std::size_t t) { return batch.position(t) < L; });
-  }
-  return rows;
+                                    const std::vector<std::size_t>& rows) {
+  if (!switches_per_token(params.scaling)) return rows;
+  harness::PerTokenRows split = harness::per_token_rows(params.scaling, batch, rows);
+  split.below.insert(split.below.end(), split.from.begin(), split.from.end());
+  return split.below;
 }
 
 struct Part {

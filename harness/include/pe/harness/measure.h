@@ -288,6 +288,13 @@ struct Sample {
 };
 // `chosen` (a Sample's rows or pairs), or all n (0, ..., n - 1) when it is empty.
 std::vector<std::size_t> chosen_or_all(const std::vector<std::size_t>& chosen, std::size_t n);
+// A per-token switching scaling's rows (the sample's, or every token), in order, split by the list each
+// token takes: those below original_max_position and those from it on (per_token_sides' two scalings).
+struct PerTokenRows {
+  std::vector<std::size_t> below, from;
+};
+PerTokenRows per_token_rows(const RopeScaling& scaling, const RopeBatch& batch,
+                            const std::vector<std::size_t>& sample_rows);
 
 using Sink = std::function<void(const ElementRecord&)>;
 // A sink that adds every element to `m`.

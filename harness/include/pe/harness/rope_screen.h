@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,20 @@ struct ScreenResult {
 
 // The element types a row is read in (F64: an output of a narrower type handed over as doubles).
 enum class ScreenType : std::uint8_t { F32, BF16, F16, F64 };
+// The type data of a 16/32-bit `out` is read in, in place (none for a float64 output).
+inline std::optional<ScreenType> screen_type_of(DType out) {
+  switch (out) {
+    case DType::F32:
+      return ScreenType::F32;
+    case DType::BF16:
+      return ScreenType::BF16;
+    case DType::F16:
+      return ScreenType::F16;
+    case DType::F64:
+      break;
+  }
+  return std::nullopt;
+}
 
 // One row of n pairs; x and y point at the row's first channel.
 using ScreenRowFn = void (*)(ScreenType type, const void* x, const void* y, std::size_t n,
