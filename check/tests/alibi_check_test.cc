@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/tally_screen.h"
 #include "pe/check/check.h"
 #include "pe/pe.h"
 
@@ -112,6 +113,33 @@ TEST(CheckAlibi, SpoiledElementsGiveTheElementPathsReport) {
   Bias one = make_bias(12, 9, 300, AlibiForm::Symmetric, 8);
   for (std::size_t i = 3; i < one.f32.size(); i += 997) one.f32[i] = std::nextafter(one.f32[i], -INFINITY);
   EXPECT_TRUE(expect_same_reports(one, AlibiForm::Symmetric));
+}
+
+TEST(CheckAlibi, TallyScreensLineRisesWithTheWorstItHolds) {
+  // The line is kept between calls: an element that raises a contract's worst must raise it.
+  ContractTally tally(Family::Alibi, DType::F32);
+  TallyScreen screen(tally, DType::F32);
+  constexpr std::size_t pair = 3;
+  EXPECT_EQ(screen.bar(pair), 0.0);  // no element yet: every error is loud
+  EXPECT_EQ(screen.bar(pair), 0.0);
+  const auto element = [&](double exact, double error) {
+    harness::ElementRecord e{.row = 0, .position = 5, .channel = 5};
+    e.head = 2, e.dim = 8, e.base = 8, e.pair = pair, e.abs_phi = 1;
+    e.exact = exact, e.y = exact + error, e.scale = std::fabs(exact), e.reach = 2 * std::fabs(exact);
+    e.budget = harness::Budget{&find_variant("alibi.scalar_f32")->contract(), DType::F32}(nullptr, 1.0, pair,
+                                                                                          e.scale);
+    e.abs_error = std::fabs(error), e.ulp = e.abs_error / 0x1p-22;
+    return e;
+  };
+  screen.add(element(-1.25, 0x1p-24));
+  const double first = screen.bar(pair);
+  EXPECT_GT(first, 0.0);
+  EXPECT_EQ(screen.bar(pair), first);
+  screen.add(element(-1.25, 0x1p-22));  // four times the error: four times the worst ratio
+  EXPECT_GT(screen.bar(pair), 3 * first);
+  screen.add(element(-1.25, 0x1p-25));  // less: the line stays
+  EXPECT_EQ(screen.bar(pair), screen.bar(pair));
+  EXPECT_GT(screen.bar(pair), 3 * first);
 }
 
 }  // namespace

@@ -303,6 +303,8 @@ HWY_AFTER_NAMESPACE();
 #include <bit>
 #include <cmath>
 
+#include "pe/ref/fma_clones.h"
+
 namespace pe::harness {
 const std::vector<AlibiTarget>& alibi_targets() { return detail::target_list<AlibiTarget>().best_first(); }
 
@@ -325,8 +327,8 @@ namespace {
 // distance err from e would be quiet with both estimates at or below the floors.
 struct ScalarKey {
   const AlibiScreen& r;
-  double e, magnitude, inv, line;
-  bool fixed;  // the conditions that do not depend on err
+  double e, magnitude, inv, ulp, line;  // ulp = 1/inv
+  bool fixed;                           // the conditions that do not depend on err
 
   static double min_x86(double a, double b) { return a < b ? a : b; }  // x86's min: b where either is NaN
   ScalarKey(const AlibiScreen& bars, double s) : r(bars) {
@@ -335,8 +337,9 @@ struct ScalarKey {
     magnitude = std::fabs(e);
     // InverseUlpF32's 2^(23 − max(binade, −126)), built as it builds it.
     const auto biased = static_cast<std::int64_t>((std::bit_cast<std::uint64_t>(e) >> 52) & 0x7ff);
-    inv = std::bit_cast<double>(
-        static_cast<std::uint64_t>(1023 + 23 - std::max<std::int64_t>(biased - 1023, -126)) << 52);
+    const std::int64_t exponent = std::max<std::int64_t>(biased - 1023, -126);
+    inv = std::bit_cast<double>(static_cast<std::uint64_t>(1023 + 23 - exponent) << 52);
+    ulp = std::bit_cast<double>(static_cast<std::uint64_t>(1023 - 23 + exponent) << 52);
     const double budget = std::fma(r.budget_slope, magnitude, r.floor_lo);
     const double ratio_line = r.ratio_bar * budget, tally_line = r.tally * magnitude;
     line = min_x86(min_x86(ratio_line, tally_line), r.max_abs);
@@ -363,9 +366,11 @@ struct ScalarKey {
   double largest_err() const {
     if (!fixed) return -1;
     const double radius = r.exact_slope ? 0.0 : 0x1p-50;
+    // x/inv = x·ulp (both the rounding of the same real number: ulp is 2^(binade − 23) exactly), and one
+    // division for two (rounding is monotone: it keeps which is less).
     double t =
-        std::min({(line - radius * magnitude) / (1 + 0x1p-50),
-                  (r.max_ulp / inv - radius * magnitude) / (1 + 0x1p-50), r.abs_floor, r.ulp_floor / inv});
+        std::min({std::min(line - radius * magnitude, r.max_ulp * ulp - radius * magnitude) / (1 + 0x1p-50),
+                  r.abs_floor, r.ulp_floor * ulp});
     for (int i = 0; i < 8 && t >= 0 && !passes(t); ++i) t -= std::max(t * 0x1p-50, 0x1p-1074);
     return t >= 0 && passes(t) ? t : -1;
   }
@@ -373,7 +378,9 @@ struct ScalarKey {
 
 }  // namespace
 
-void alibi_quiet_bounds(const AlibiScreen& bars, const double* s, std::size_t n, float* lo, float* hi) {
+// (std::fma inline where the CPU has it: the same bits.)
+PE_FMA_CLONES void alibi_quiet_bounds(const AlibiScreen& bars, const double* s, std::size_t n, float* lo,
+                                      float* hi) {
   for (std::size_t i = 0; i < n; ++i) {
     const ScalarKey key(bars, s[i]);
     const double t = key.largest_err(), e = key.e;

@@ -247,7 +247,7 @@ void measure_alibi_rows(const AlibiParams& params, std::span<const std::int64_t>
 namespace {
 
 AlibiScreenTuning tuning;
-std::atomic<std::size_t> reruns{0};
+std::atomic<std::size_t> reruns{0}, folded{0};
 
 // check's one pass (measure_alibi_screened): per (head, query) row, its keys split where |s| turns (the
 // query, or 0 for BLOOM's s = key) and at the band edges, so that each run's positions are monotone within
@@ -426,11 +426,16 @@ class ScreenedAlibi {
     };
     std::vector<Band> bands;
     double tally = 0;
-    bool holds(std::int64_t position, const Measurement::ScreenRoom& now, double tally_now) const {
+    // The bars of position's band (null: none).
+    const Measurement::ScreenRoom* room(std::int64_t position) const {
       const auto lo = band_around(position).first;
       const auto b = std::find_if(bands.begin(), bands.end(), [&](const Band& x) { return x.lo == lo; });
-      if (b == bands.end() || !b->room.usable || !(tally_now >= tally)) return false;
-      const Measurement::ScreenRoom& then = b->room;
+      return b == bands.end() ? nullptr : &b->room;
+    }
+    bool holds(std::int64_t position, const Measurement::ScreenRoom& now, double tally_now) const {
+      const Measurement::ScreenRoom* b = room(position);
+      if (b == nullptr || !b->usable || !(tally_now >= tally)) return false;
+      const Measurement::ScreenRoom& then = *b;
       return now.max_abs >= then.max_abs && now.max_ulp >= then.max_ulp && now.ratio_bar >= then.ratio_bar &&
              now.abs_floor >= then.abs_floor && now.ulp_floor >= then.ulp_floor;
     }
@@ -449,6 +454,7 @@ class ScreenedAlibi {
   void build_table();
   void start_table();
   void note_bounded(std::size_t slow);
+  void fold_tie(std::int64_t s);
   void screened_run(std::size_t k0, std::size_t k1);
   void exact_run(std::size_t k0, std::size_t k1);
   void loud(std::size_t k0, std::size_t count);
@@ -480,6 +486,7 @@ class ScreenedAlibi {
   struct QuietTable {
     std::int64_t least = 0, largest = -1;
     std::vector<float> up_lo, up_hi, down_lo, down_hi;
+    std::vector<float> screen_lo, screen_hi;  // `up` as alibi_quiet_bounds gave them, before fold_tie
     std::vector<double> s;
     TableBars bars;  // those the bounds were built against
     std::size_t slow = 0;
@@ -561,6 +568,38 @@ void ScreenedAlibi::build_table() {
   std::reverse_copy(table_.up_lo.begin(), table_.up_lo.end(), table_.down_lo.begin());
   std::reverse_copy(table_.up_hi.begin(), table_.up_hi.end(), table_.down_hi.begin());
   table_.slow = 0;
+  table_.screen_lo = table_.up_lo, table_.screen_hi = table_.up_hi;
+  if (!known_.empty())
+    for (std::int64_t s = table_.least; s <= table_.largest; ++s)
+      if (known_[static_cast<std::size_t>(s - s_lo_)].known) fold_tie(s);
+}
+
+// A tie (Known: a key measured exactly before, its s and output repeated) whose exact values the tails do
+// not keep (at or below both floors) is a key ties() only counts, as the kernel counts a key within its
+// quiet bounds: where its output is the float next outside s's bounds (or s has none), they grow to take it,
+// so that such keys stay in the kernel's fast loop (the float32 kernel's worst ULPs repeat at s, 2s, 4s and
+// in every fourth head, and each row meets them). Tested against the bars the table was built with: the
+// kernel uses it only where a run's bars are at least those (TableBars::holds), so there ties() would find
+// it a tie with nothing kept too (and its encoding counted: |e| > 0). Called wherever known_[s] changes: the
+// bounds take the tie ties() would take now, and no other (a tie forgotten is measured again).
+void ScreenedAlibi::fold_tie(std::int64_t s) {
+  if (!table_.built() || s < table_.least || s > table_.largest) return;
+  const Known& c = known_[static_cast<std::size_t>(s - s_lo_)];
+  const auto y = std::bit_cast<float>(c.y_bits);
+  const Measurement::ScreenRoom* room = table_.bars.room(std::llabs(s));
+  // A zero equals its opposite, whose bits ties() would not take.
+  const bool folds = c.known && c.encoding && std::isfinite(y) && y != 0 && room != nullptr && room->usable &&
+                     c.ratio <= room->ratio_bar && c.abs_error <= room->abs_floor && c.ulp <= room->ulp_floor;
+  const std::size_t up = table_.index(s), down = static_cast<std::size_t>(table_.largest - s);
+  float lo = table_.screen_lo[up], hi = table_.screen_hi[up];
+  // Only a float next to an end: no other joins the bounds.
+  const bool none = std::isnan(lo) || std::isnan(hi);
+  if (folds && (none || y == std::nextafter(hi, INFINITY) || y == std::nextafter(lo, -INFINITY))) {
+    lo = none ? y : std::min(lo, y), hi = none ? y : std::max(hi, y);
+    folded.fetch_add(1, std::memory_order_relaxed);
+  }
+  table_.up_lo[up] = table_.down_lo[down] = lo;
+  table_.up_hi[up] = table_.down_hi[down] = hi;
 }
 
 // Keys the bounds did not take: once they reach 8 times the table's size, the table is built again where the
@@ -668,6 +707,7 @@ void ScreenedAlibi::remember(const ElementRecord& e, std::int64_t s) {
                                                  e.abs_error,
                                                  e.ulp,
                                                  e.ratio()};
+  fold_tie(s);
 }
 
 // A run the screen cannot take: measure_alibi_rows's, into `bands` whole.
@@ -767,6 +807,7 @@ void presume(const EstimateSample& sample, double share, Measurement& bands) {
 void tune_alibi_screen(const AlibiScreenTuning& t) noexcept { tuning = t; }
 const AlibiScreenTuning& alibi_screen_tuning() noexcept { return tuning; }
 std::size_t alibi_screen_reruns() noexcept { return reruns.load(std::memory_order_relaxed); }
+std::size_t alibi_screen_folded_ties() noexcept { return folded.load(std::memory_order_relaxed); }
 
 bool measure_alibi_screened(const AlibiParams& params, std::span<const std::int64_t> queries,
                             std::span<const std::int64_t> keys, std::span<const float> y,

@@ -39,7 +39,7 @@ void TallyScreen::add(const harness::ElementRecord& e) {
     const double term =
         e.unchanged ? 0.0 : harness::Budget{contracts_[k], dtype_}(nullptr, e.abs_phi, e.pair, e.scale);
     const double r = harness::ElementRecord::ratio_of(e.abs_error, e.gain * term + e.gain_extra);
-    if (!(r <= worst_[k])) worst_[k] = r;
+    if (!(r <= worst_[k])) worst_[k] = r, lines_.clear();
   }
 }
 
@@ -61,6 +61,12 @@ const std::vector<double>& TallyScreen::relative(std::size_t pair) {
 }
 
 double TallyScreen::line(std::size_t pair) {
+  if (pair < lines_.size() && !std::isnan(lines_[pair])) return lines_[pair];
+  if (pair >= lines_.size()) lines_.resize(pair + 1, NAN);
+  return lines_[pair] = line_now(pair);
+}
+
+double TallyScreen::line_now(std::size_t pair) {
   const std::vector<double>& r = relative(pair);
   double line = INFINITY;
   for (std::size_t k = 0; k < contracts_.size(); ++k) {

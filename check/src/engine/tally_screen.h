@@ -25,6 +25,10 @@ class TallyScreen {
   // min over contracts of worst·relative at `pair` (the budgets' slope in |exact|), the line below which no
   // element of that pair raises a worst.
   double line(std::size_t pair);
+  // line() as the worsts stand, without lines_: the screens ask once per run of keys, the worsts change
+  // only in add(), which empties lines_.
+  double line_now(std::size_t pair);
+  std::vector<double> lines_;  // per pair, line() since the last change (NaN: not asked)
   // Per pair, each contract's relative term (NaN: not of the form relative·scale + floor), made once.
   const std::vector<double>& relative(std::size_t pair);
   std::vector<std::vector<double>> relative_;

@@ -65,6 +65,9 @@ void tune_alibi_screen(const AlibiScreenTuning& tuning) noexcept;
 const AlibiScreenTuning& alibi_screen_tuning() noexcept;
 // How many passes ran again, process-wide, because a presumed floor did not hold (tests, benchmarks).
 std::size_t alibi_screen_reruns() noexcept;
+// How many times, process-wide, a head's quiet bounds grew to take a tie: an output measured exactly before
+// at the same multiplier, its values at or below the tails' floors (tests).
+std::size_t alibi_screen_folded_ties() noexcept;
 
 // The slopes [n_heads]: the bias at s = 1 (position 1, channel h).
 void measure_alibi_slopes(const AlibiParams& params, Values y, const Budget& budget, const Sink& sink);
