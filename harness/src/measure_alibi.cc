@@ -321,6 +321,7 @@ class ScreenedAlibi {
       head_.emplace(reference_, h, budget_);
       budget_terms(head_->lanes);
       run_.start(h);
+      tally_line_.reset();
       start_table();
       std::fill(known_.begin(), known_.end(), Known{});
       for (std::size_t q = 0; q < queries_.size(); ++q) {
@@ -331,9 +332,8 @@ class ScreenedAlibi {
         // and rises from it.
         const std::int64_t query = queries_[q];
         const std::int64_t turn = plan_.form() == AlibiForm::Bloom ? 0 : query;
-        const auto at = [&](auto it) { return static_cast<std::size_t>(it - keys_.begin()); };
-        const std::size_t end = unmasked_only_ ? at(std::upper_bound(keys_.begin(), keys_.end(), query)) : K;
-        const std::size_t split = std::min(end, at(std::lower_bound(keys_.begin(), keys_.end(), turn)));
+        const std::size_t end = unmasked_only_ ? first_above(query) : K;
+        const std::size_t split = std::min(end, first_above(turn - 1));
         segment(0, split);
         segment(split, end);
       }
@@ -341,6 +341,14 @@ class ScreenedAlibi {
   }
 
  private:
+  // The first key above v: an index from v itself where keys are consecutive integers (no search).
+  std::size_t first_above(std::int64_t v) const {
+    if (consecutive_) {
+      const std::int64_t i = v < keys_.front() ? 0 : v - keys_.front() + 1;
+      return static_cast<std::size_t>(std::min<std::int64_t>(i, static_cast<std::int64_t>(keys_.size())));
+    }
+    return static_cast<std::size_t>(std::upper_bound(keys_.begin(), keys_.end(), v) - keys_.begin());
+  }
   std::int64_t multiplier(std::int64_t key) const {
     const std::int64_t query = queries_[q_];
     switch (plan_.form()) {
@@ -415,6 +423,11 @@ class ScreenedAlibi {
     return static_cast<std::size_t>(plan_.power(static_cast<std::size_t>(run_.row.head)));
   }
   AlibiScreen bars(const Measurement::ScreenRoom& room, bool check_reach) const;
+  // The sinks' line for the head's power, asked again only once they met a record (its only cause to rise).
+  double tally_line() const {
+    if (!tally_line_) tally_line_ = sinks_.line ? sinks_.line(power()) : INFINITY;
+    return *tally_line_;
+  }
   template <class F>
   void each_band(const F& f) const;
   // The bars a table was built against; a run may use it where its band's bars are at least those (they
@@ -476,6 +489,7 @@ class ScreenedAlibi {
   RunRow run_;
   std::size_t q_ = 0;
   const float* yq_ = nullptr;
+  mutable std::optional<double> tally_line_;  // tally_line()'s, per head
   // The loud keys gathered: outputs, keys, multipliers and positions.
   double budget_slope_ = 0, floor_lo_ = 0, floor_hi_ = 0;
   std::vector<Known> known_;
@@ -520,7 +534,7 @@ AlibiScreen ScreenedAlibi::bars(const Measurement::ScreenRoom& room, bool check_
           .floor_lo = floor_lo_,
           .floor_hi = floor_hi_,
           .ratio_bar = room.ratio_bar * kShrink,
-          .tally = sinks_.line ? sinks_.line(power()) * kShrink : INFINITY,
+          .tally = tally_line() * kShrink,
           .max_abs = room.max_abs * kShrink,
           .max_ulp = room.max_ulp * kShrink,
           .abs_floor = room.abs_floor,
@@ -669,7 +683,7 @@ void ScreenedAlibi::loud(std::size_t k0, std::size_t count) {
     row.channel[i] = static_cast<std::int64_t>(k0 + loud_[i]);
     const ElementRecord e = row.record(i);
     bands_.add_screened(e, true);
-    if (sinks_.loud) sinks_.loud(e);
+    if (sinks_.loud) sinks_.loud(e), tally_line_.reset();
     remember(e, multiplier(keys_[k0 + loud_[i]]));
   }
 }
@@ -720,7 +734,7 @@ void ScreenedAlibi::exact_run(std::size_t k0, std::size_t k1) {
   fill_run(reference_, *head_, queries_[q_], keys_, yq_, s_, position_, k0, k1, head_->vectors, budget_,
            run_);
   bands_.add_row(run_.row);
-  if (sinks_.row) sinks_.row(run_.row);
+  if (sinks_.row) sinks_.row(run_.row), tally_line_.reset();
 }
 
 }  // namespace

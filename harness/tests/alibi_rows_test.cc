@@ -316,6 +316,21 @@ TEST(AlibiScreened, FailingSpoiledAndFarOutputs) {
   expect_screened_equals_rows(big, {&contract_of("alibi.scalar_f32"), DType::F32}, true, INFINITY);
 }
 
+TEST(AlibiScreened, KeysInOrderWithGaps) {
+  // Keys not consecutive (no quiet bounds; the masked suffix and the turn found by search), queries below,
+  // among and above them, in every form.
+  std::vector<std::int64_t> keys;
+  for (std::int64_t k = 0; k < 700; ++k) keys.push_back(2 + k * 3 + (k % 7 == 0 ? 1 : 0));
+  for (const AlibiForm form : {AlibiForm::Causal, AlibiForm::Symmetric, AlibiForm::Bloom}) {
+    SCOPED_TRACE(to_string(form));
+    AlibiParams p{8};
+    p.form = form;
+    const Case c = make_case(p, {0, 1, 2, 3, 1000, 1001, 2097, 2500}, keys, "alibi.scalar_f32", 8, 20, 9);
+    expect_screened_equals_rows(c, {&contract_of("alibi.scalar_f32"), DType::F32}, form == AlibiForm::Causal,
+                                INFINITY);
+  }
+}
+
 TEST(AlibiScreened, QuietBoundsHoldOnlyQuietUnkeptOutputsOnEveryTarget) {
   // Multipliers about 0, across float32 binades and far out; bars and floors in combinations where each
   // binds.

@@ -31,7 +31,8 @@ void measure_alibi_rows(const AlibiParams& params, std::span<const std::int64_t>
 // What check's one pass over a float32 bias tells its caller besides `bands`: a run of keys measured exactly
 // in full and a loud key of a screened run, each after `bands` took it; and per head power (the records'
 // `pair`) the line under which the caller's own reader (a contract tally) needs no element: |y − exact| <=
-// line·|exact| (0: every element with an error goes to `loud`).
+// line·|exact| (0: every element with an error goes to `loud`), asked again only once `row` or `loud` met a
+// record (the pass takes it to change only then).
 struct AlibiScreenedSinks {
   std::function<void(const RopeRow&)> row;
   std::function<void(const ElementRecord&)> loud;
