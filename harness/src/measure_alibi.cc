@@ -334,6 +334,16 @@ class ScreenedAlibi {
         const std::int64_t turn = plan_.form() == AlibiForm::Bloom ? 0 : query;
         const std::size_t end = unmasked_only_ ? first_above(query) : K;
         const std::size_t split = std::min(end, first_above(turn - 1));
+        if (plan_.form() == AlibiForm::Symmetric && end == K) {
+          // The keys within the first band about the query as one run, |s| falling to 0 and rising again
+          // (the kernel takes s per key, the table reads on past s = 0): half the runs, each a cost.
+          const std::int64_t reach = band_around(0).second;
+          const std::size_t a = first_above(query - reach - 1), b = first_above(query + reach);
+          if (a < split && split < b) {
+            segment(0, a), screened_run(a, b, true), segment(b, K);
+            continue;
+          }
+        }
         segment(0, split);
         segment(split, end);
       }
@@ -468,7 +478,8 @@ class ScreenedAlibi {
   void start_table();
   void note_bounded(std::size_t slow);
   void fold_tie(std::int64_t s);
-  void screened_run(std::size_t k0, std::size_t k1);
+  // `turns`: s rises to the query's 0 and falls again (a symmetric row's keys about it).
+  void screened_run(std::size_t k0, std::size_t k1, bool turns = false);
   void exact_run(std::size_t k0, std::size_t k1);
   void loud(std::size_t k0, std::size_t count);
 
@@ -495,25 +506,29 @@ class ScreenedAlibi {
   std::vector<Known> known_;
   std::int64_t s_lo_ = 0;
   // The head's quiet bounds (AlibiScreen::quiet_lo/hi) per multiplier s in [least, largest], where keys are
-  // consecutive integers and the head has 8 elements or more per entry: `up` from the least s, `down` from
-  // the largest (a symmetric row's keys after the query, whose s falls).
+  // consecutive integers and the head has 8 elements or more per entry, in one array each: from the least s
+  // up to the largest, then down again from the one below it (a symmetric row's keys after the query, whose
+  // s falls), so that a run whose s rises to the largest (0, the query) and falls again reads them in order.
   struct QuietTable {
     std::int64_t least = 0, largest = -1;
-    std::vector<float> up_lo, up_hi, down_lo, down_hi;
-    std::vector<float> screen_lo, screen_hi;  // `up` as alibi_quiet_bounds gave them, before fold_tie
+    std::size_t size = 0;                     // largest − least + 1 where built
+    std::vector<float> lo, hi;                // 2·size − 1 each
+    std::vector<float> screen_lo, screen_hi;  // the first `size` as alibi_quiet_bounds gave them (fold_tie)
     std::vector<double> s;
     TableBars bars;  // those the bounds were built against
     std::size_t slow = 0;
-    bool built() const { return !up_lo.empty(); }
+    bool built() const { return !lo.empty(); }
     bool holds(std::int64_t position, const Measurement::ScreenRoom& now, double tally_now) const {
       return bars.holds(position, now, tally_now);
     }
     std::size_t index(std::int64_t v) const { return static_cast<std::size_t>(v - least); }
-    const float* lo(std::int64_t s0, bool falling) const {
-      return falling ? down_lo.data() + (largest - s0) : up_lo.data() + index(s0);
+    // s0's entry in the order of a run from it, rising (on past the largest, falling) or falling.
+    std::size_t at(std::int64_t s0, bool falling) const {
+      return falling ? size - 1 + static_cast<std::size_t>(largest - s0) : index(s0);
     }
-    const float* hi(std::int64_t s0, bool falling) const {
-      return falling ? down_hi.data() + (largest - s0) : up_hi.data() + index(s0);
+    void set(std::int64_t v, float l, float h) {
+      lo[at(v, false)] = lo[at(v, true)] = l;
+      hi[at(v, false)] = hi[at(v, true)] = h;
     }
   } table_;
   std::vector<float> loud_y_;
@@ -567,7 +582,7 @@ ScreenedAlibi::TableBars ScreenedAlibi::table_bars() const {
 void ScreenedAlibi::build_table() {
   each_band([&](std::int64_t s, std::int64_t last, const Measurement::ScreenRoom& room) {
     const std::size_t from = table_.index(s), n = static_cast<std::size_t>(last - s + 1);
-    float *lo = table_.up_lo.data() + from, *hi = table_.up_hi.data() + from;
+    float *lo = table_.lo.data() + from, *hi = table_.hi.data() + from;
     if (!room.usable) {
       std::fill_n(lo, n, NAN), std::fill_n(hi, n, NAN);
       return;
@@ -579,10 +594,13 @@ void ScreenedAlibi::build_table() {
     alibi_quiet_bounds(b, sv.data(), n, lo, hi);
   });
   table_.bars = table_bars();
-  std::reverse_copy(table_.up_lo.begin(), table_.up_lo.end(), table_.down_lo.begin());
-  std::reverse_copy(table_.up_hi.begin(), table_.up_hi.end(), table_.down_hi.begin());
+  const std::size_t size = table_.size;
+  for (std::vector<float>* v : {&table_.lo, &table_.hi})
+    std::reverse_copy(v->begin(), v->begin() + static_cast<std::ptrdiff_t>(size - 1),
+                      v->begin() + static_cast<std::ptrdiff_t>(size));
   table_.slow = 0;
-  table_.screen_lo = table_.up_lo, table_.screen_hi = table_.up_hi;
+  table_.screen_lo.assign(table_.lo.begin(), table_.lo.begin() + static_cast<std::ptrdiff_t>(size));
+  table_.screen_hi.assign(table_.hi.begin(), table_.hi.begin() + static_cast<std::ptrdiff_t>(size));
   if (!known_.empty())
     for (std::int64_t s = table_.least; s <= table_.largest; ++s)
       if (known_[static_cast<std::size_t>(s - s_lo_)].known) fold_tie(s);
@@ -604,23 +622,21 @@ void ScreenedAlibi::fold_tie(std::int64_t s) {
   // A zero equals its opposite, whose bits ties() would not take.
   const bool folds = c.known && c.encoding && std::isfinite(y) && y != 0 && room != nullptr && room->usable &&
                      c.ratio <= room->ratio_bar && c.abs_error <= room->abs_floor && c.ulp <= room->ulp_floor;
-  const std::size_t up = table_.index(s), down = static_cast<std::size_t>(table_.largest - s);
-  float lo = table_.screen_lo[up], hi = table_.screen_hi[up];
+  float lo = table_.screen_lo[table_.index(s)], hi = table_.screen_hi[table_.index(s)];
   // Only a float next to an end: no other joins the bounds.
   const bool none = std::isnan(lo) || std::isnan(hi);
   if (folds && (none || y == std::nextafter(hi, INFINITY) || y == std::nextafter(lo, -INFINITY))) {
     lo = none ? y : std::min(lo, y), hi = none ? y : std::max(hi, y);
     folded.fetch_add(1, std::memory_order_relaxed);
   }
-  table_.up_lo[up] = table_.down_lo[down] = lo;
-  table_.up_hi[up] = table_.down_hi[down] = hi;
+  table_.set(s, lo, hi);
 }
 
 // Keys the bounds did not take: once they reach 8 times the table's size, the table is built again where the
 // bars or floors rose since (a build costs a few slow keys per entry).
 void ScreenedAlibi::note_bounded(std::size_t slow) {
   table_.slow += slow;
-  if (table_.slow < 8 * table_.up_lo.size()) return;
+  if (table_.slow < 8 * table_.size) return;
   table_.slow = 0;
   if (!table_.bars.same(table_bars())) build_table();
 }
@@ -630,12 +646,12 @@ void ScreenedAlibi::start_table() {
   const std::size_t size = table_.largest >= table_.least ? table_.index(table_.largest) + 1 : 0;
   const bool applies =
       tuning.quiet_bounds && head_->vectors && size != 0 && queries_.size() * keys_.size() >= 8 * size;
-  for (std::vector<float>* v : {&table_.up_lo, &table_.up_hi, &table_.down_lo, &table_.down_hi})
-    v->resize(applies ? size : 0);
+  table_.size = applies ? size : 0;
+  for (std::vector<float>* v : {&table_.lo, &table_.hi}) v->resize(applies ? 2 * size - 1 : 0);
   if (applies) build_table();
 }
 
-void ScreenedAlibi::screened_run(std::size_t k0, std::size_t k1) {
+void ScreenedAlibi::screened_run(std::size_t k0, std::size_t k1, bool turns) {
   const std::size_t n = k1 - k0;
   if (n == 0) return;
   const std::int64_t p0 = position(k0), p1 = position(k1 - 1);
@@ -654,8 +670,9 @@ void ScreenedAlibi::screened_run(std::size_t k0, std::size_t k1) {
   const std::int64_t s0 = multiplier(keys_[k0]), s1 = multiplier(keys_[k1 - 1]);
   if (table_.built() && std::min(s0, s1) >= table_.least && std::max(s0, s1) <= table_.largest &&
       table_.holds(lo, room, r.tally)) {
-    const bool falling = s1 < s0;
-    r.quiet_lo = table_.lo(s0, falling), r.quiet_hi = table_.hi(s0, falling);
+    // A run that turns reads on from s0 past the largest (0: the query is one of the consecutive keys).
+    const std::size_t at = table_.at(s0, !turns && s1 < s0);
+    r.quiet_lo = table_.lo.data() + at, r.quiet_hi = table_.hi.data() + at;
   }
   alibi_screen(r, n);
   if (table_.built()) note_bounded(n - r.bounded);
