@@ -251,7 +251,8 @@ std::atomic<std::size_t> reruns{0}, folded{0};
 
 // check's one pass (measure_alibi_screened): per (head, query) row, its keys split where |s| turns (the
 // query, or 0 for BLOOM's s = key) and at the band edges, so that each run's positions are monotone within
-// one band; each run screened, its loud keys alone measured exactly.
+// one band (but for a symmetric row's keys within the first band about the query: one run, |s| falling to
+// 0 and rising again); each run screened, its loud keys alone measured exactly.
 class ScreenedAlibi {
  public:
   ScreenedAlibi(const AlibiParams& params, std::span<const std::int64_t> queries,
