@@ -286,9 +286,99 @@ void AlibiScreenRun(AlibiScreen& r, std::size_t n) {
   }
 }
 
+// std::nextafter(x, up ? +inf : −inf) for floats not NaN (nor +inf stepped up): the bits one step away
+// from 0 or towards it, 0's neighbour the least subnormal.
+template <class DF, class VF = hn::Vec<DF>>
+HWY_INLINE VF Step(DF df, VF x, bool up) {
+  const hn::RebindToUnsigned<DF> du;
+  const auto bits = hn::BitCast(du, x), one = hn::Set(du, 1u);
+  // Away from 0 (one more) for a positive x stepped up and a negative one stepped down.
+  const auto away = hn::RebindMask(du, up ? hn::Gt(x, hn::Zero(df)) : hn::Lt(x, hn::Zero(df)));
+  const VF stepped = hn::BitCast(df, hn::IfThenElse(away, hn::Add(bits, one), hn::Sub(bits, one)));
+  return hn::IfThenElse(hn::Eq(x, hn::Zero(df)), hn::Set(df, up ? 0x1p-149f : -0x1p-149f), stepped);
+}
+
+// alibi_quiet_bounds (alibi_rows_vector.h) for a vector of multipliers: ScreenGroup's operations on an
+// error err, the largest err found to pass (the bars solved for it, then stepped down until it passes) and
+// the float32 ends whose RN(y − e) stays within it.
+HWY_INLINE void QuietBoundsGroup(const AlibiScreen& r, const ScreenConsts& c, const double* sp, float* lo,
+                                 float* hi) {
+  const D d;
+  const hn::Rebind<float, D> df;
+  const hn::RebindToUnsigned<D> du;
+  const V s = hn::LoadU(d, sp);
+  const V p = hn::Mul(c.slope_hi, s), pe = hn::MulSub(c.slope_hi, s, p), q = hn::Mul(c.slope_lo, s);
+  const V e = hn::Add(p, hn::Add(pe, q));
+  const V magnitude = hn::Abs(e), inv = InverseUlpF32(e);
+  // 1/inv: 2^(binade − 23), built as InverseUlpF32 builds its inverse.
+  const hn::RebindToSigned<D> di;
+  const auto biased = hn::ShiftRight<52>(hn::And(hn::BitCast(du, e), hn::Set(du, kExponent)));
+  const auto exponent = hn::Max(hn::Sub(hn::BitCast(di, biased), hn::Set(di, 1023)), hn::Set(di, -126));
+  const V ulp =
+      hn::BitCast(d, hn::ShiftLeft<52>(hn::Add(hn::Sub(exponent, hn::Set(di, 23)), hn::Set(di, 1023))));
+  const V budget = hn::MulAdd(c.budget_slope, magnitude, c.floor_lo);
+  const V ratio_line = hn::Mul(c.ratio_bar, budget), tally_line = hn::Mul(c.tally, magnitude);
+  const V line = hn::Min(hn::Min(ratio_line, tally_line), c.max_abs);
+  const V binade = hn::BitCast(d, hn::And(hn::BitCast(du, magnitude), hn::Set(du, kExponent)));
+  const M same_ulp = hn::Or(hn::Ge(hn::Mul(magnitude, c.in_binade), binade),
+                            hn::Le(hn::Mul(magnitude, c.up), c.least_binade));
+  M fixed = hn::And(hn::And(same_ulp, hn::Lt(magnitude, c.largest)), hn::Gt(magnitude, hn::Zero(d)));
+  // A NaN line: none (targets' min differ there).
+  fixed =
+      hn::AndNot(hn::Or(hn::Or(hn::IsNaN(ratio_line), hn::IsNaN(tally_line)), hn::IsNaN(c.max_abs)), fixed);
+  if (r.check_reach) {
+    const V top = hn::MulAdd(c.budget_slope, magnitude, c.floor_hi);
+    fixed = hn::And(fixed, hn::Lt(hn::Mul(top, c.reach_up), hn::Mul(hn::Mul(magnitude, c.two), c.below)));
+  }
+  const auto passes = [&](V err) {
+    const V err_hi = hn::MulAdd(magnitude, c.radius, hn::Mul(err, c.up));
+    const M quiet = hn::And(hn::Le(err_hi, line), hn::Le(hn::Mul(err_hi, inv), c.max_ulp));
+    const M kept = hn::Or(hn::Gt(err, c.abs_floor), hn::Gt(hn::Mul(err, inv), c.ulp_floor));
+    return hn::AndNot(kept, hn::And(fixed, quiet));
+  };
+  const V margin = hn::Mul(c.radius, magnitude);
+  V t = hn::Min(hn::Div(hn::Min(hn::Sub(line, margin), hn::Sub(hn::Mul(c.max_ulp, ulp), margin)), c.up),
+                hn::Min(c.abs_floor, hn::Mul(c.ulp_floor, ulp)));
+  for (int i = 0; i < 8; ++i) {
+    const M fail = hn::AndNot(passes(t), hn::Ge(t, hn::Zero(d)));
+    if (hn::AllFalse(d, fail)) break;
+    t = hn::IfThenElse(fail, hn::Sub(t, hn::Max(hn::Mul(t, hn::Set(d, 0x1p-50)), hn::Set(d, 0x1p-1074))), t);
+  }
+  const M ok = hn::And(hn::Ge(t, hn::Zero(d)), passes(t));
+  // The ends as floats held in doubles (exactly), stepped as floats.
+  const auto within = [&](V y) { return hn::Le(hn::Abs(hn::Sub(y, e)), t); };
+  const auto as_float = [&](V x) { return hn::PromoteTo(d, hn::DemoteTo(df, x)); };
+  const auto step = [&](V x, bool up) { return hn::PromoteTo(d, Step(df, hn::DemoteTo(df, x), up)); };
+  V a = as_float(hn::Sub(e, t)), b = as_float(hn::Add(e, t));
+  for (int k = 0; k < 4; ++k) {
+    const M out_a = hn::AndNot(within(a), ok), out_b = hn::AndNot(within(b), ok);
+    if (hn::AllFalse(d, hn::Or(out_a, out_b))) break;
+    a = hn::IfThenElse(out_a, step(a, true), a);
+    b = hn::IfThenElse(out_b, step(b, false), b);
+  }
+  const M valid = hn::And(hn::And(ok, hn::Le(a, b)), hn::And(within(a), within(b)));
+  const V none = hn::Set(d, NAN);
+  hn::StoreU(hn::DemoteTo(df, hn::IfThenElse(valid, a, none)), df, lo);
+  hn::StoreU(hn::DemoteTo(df, hn::IfThenElse(valid, b, none)), df, hi);
+}
+
+void QuietBoundsRun(const AlibiScreen& r, const double* s, std::size_t n, float* lo, float* hi) {
+  const std::size_t N = hn::Lanes(D());
+  const ScreenConsts c(r);
+  std::size_t j = 0;
+  for (; j + N <= n; j += N) QuietBoundsGroup(r, c, s + j, lo + j, hi + j);
+  if (j == n) return;
+  // The last multipliers through a padded copy (s = 0: e = 0, no bounds), nothing written beyond n.
+  double ps[AlibiLanes::kLanes] = {};
+  float plo[AlibiLanes::kLanes], phi[AlibiLanes::kLanes];
+  for (std::size_t i = 0; i < n - j; ++i) ps[i] = s[j + i];
+  QuietBoundsGroup(r, c, ps, plo, phi);
+  for (std::size_t i = 0; i < n - j; ++i) lo[j + i] = plo[i], hi[j + i] = phi[i];
+}
+
 namespace {
 [[maybe_unused]] const bool registered = detail::target_list<AlibiTarget>().add(
-    HWY_TARGET, {hwy::TargetName(HWY_TARGET), &AlibiRun, &AlibiScreenRun});
+    HWY_TARGET, {hwy::TargetName(HWY_TARGET), &AlibiRun, &AlibiScreenRun, &QuietBoundsRun});
 }  // namespace
 #endif  // HWY_NATIVE_FMA
 
@@ -302,8 +392,6 @@ HWY_AFTER_NAMESPACE();
 #include <atomic>
 #include <bit>
 #include <cmath>
-
-#include "pe/ref/fma_clones.h"
 
 namespace pe::harness {
 const std::vector<AlibiTarget>& alibi_targets() { return detail::target_list<AlibiTarget>().best_first(); }
@@ -321,78 +409,8 @@ void alibi_screen(AlibiScreen& run, std::size_t n) {
   alibi_targets()[chosen.load(std::memory_order_relaxed)].screen(run, n);
 }
 
-namespace {
-
-// ScreenGroup's judgement of one key (s) in scalar, its operations in its order: whether an output at
-// distance err from e would be quiet with both estimates at or below the floors.
-struct ScalarKey {
-  const AlibiScreen& r;
-  double e, magnitude, inv, ulp, line;  // ulp = 1/inv
-  bool fixed;                           // the conditions that do not depend on err
-
-  static double min_x86(double a, double b) { return a < b ? a : b; }  // x86's min: b where either is NaN
-  ScalarKey(const AlibiScreen& bars, double s) : r(bars) {
-    const double p = r.slope_hi * s, pe = std::fma(r.slope_hi, s, -p), q = r.slope_lo * s;
-    e = p + (pe + q);
-    magnitude = std::fabs(e);
-    // InverseUlpF32's 2^(23 − max(binade, −126)), built as it builds it.
-    const auto biased = static_cast<std::int64_t>((std::bit_cast<std::uint64_t>(e) >> 52) & 0x7ff);
-    const std::int64_t exponent = std::max<std::int64_t>(biased - 1023, -126);
-    inv = std::bit_cast<double>(static_cast<std::uint64_t>(1023 + 23 - exponent) << 52);
-    ulp = std::bit_cast<double>(static_cast<std::uint64_t>(1023 - 23 + exponent) << 52);
-    const double budget = std::fma(r.budget_slope, magnitude, r.floor_lo);
-    const double ratio_line = r.ratio_bar * budget, tally_line = r.tally * magnitude;
-    line = min_x86(min_x86(ratio_line, tally_line), r.max_abs);
-    const double binade =
-        std::bit_cast<double>(std::bit_cast<std::uint64_t>(magnitude) & 0x7ff0000000000000ULL);
-    const double in_binade = r.exact_slope ? 1.0 : 1 - 0x1p-50;
-    const bool same_ulp = magnitude * in_binade >= binade || magnitude * (1 + 0x1p-50) <= 0x1p-126;
-    // Other targets' min may differ from x86's at a NaN: then no bounds at all.
-    fixed = same_ulp && magnitude < 0x1p127 && magnitude > 0 &&
-            !(std::isnan(ratio_line) || std::isnan(tally_line) || std::isnan(r.max_abs));
-    if (r.check_reach) {
-      const double top = std::fma(r.budget_slope, magnitude, r.floor_hi);
-      fixed = fixed && top * (1 + 0x1p-40) < magnitude * 2.0 * (1 - 0x1p-50);
-    }
-  }
-  bool passes(double err) const {
-    const double radius = r.exact_slope ? 0.0 : 0x1p-50;
-    const double err_hi = std::fma(magnitude, radius, err * (1 + 0x1p-50));
-    return fixed && err_hi <= line && err_hi * inv <= r.max_ulp && !(err > r.abs_floor) &&
-           !(err * inv > r.ulp_floor);
-  }
-  // The largest err found to pass (negative: none): the bars solved for err, then stepped down until it
-  // passes as the screen computes it.
-  double largest_err() const {
-    if (!fixed) return -1;
-    const double radius = r.exact_slope ? 0.0 : 0x1p-50;
-    // x/inv = x·ulp (both the rounding of the same real number: ulp is 2^(binade − 23) exactly), and one
-    // division for two (rounding is monotone: it keeps which is less).
-    double t =
-        std::min({std::min(line - radius * magnitude, r.max_ulp * ulp - radius * magnitude) / (1 + 0x1p-50),
-                  r.abs_floor, r.ulp_floor * ulp});
-    for (int i = 0; i < 8 && t >= 0 && !passes(t); ++i) t -= std::max(t * 0x1p-50, 0x1p-1074);
-    return t >= 0 && passes(t) ? t : -1;
-  }
-};
-
-}  // namespace
-
-// (std::fma inline where the CPU has it: the same bits.)
-PE_FMA_CLONES void alibi_quiet_bounds(const AlibiScreen& bars, const double* s, std::size_t n, float* lo,
-                                      float* hi) {
-  for (std::size_t i = 0; i < n; ++i) {
-    const ScalarKey key(bars, s[i]);
-    const double t = key.largest_err(), e = key.e;
-    lo[i] = hi[i] = NAN;
-    if (!(t >= 0)) continue;
-    // The float32 ends: RN(y − e) is the screen's own difference.
-    const auto within = [&](float y) { return std::fabs(static_cast<double>(y) - e) <= t; };
-    float a = static_cast<float>(e - t), b = static_cast<float>(e + t);
-    for (int k = 0; k < 4 && !within(a); ++k) a = std::nextafter(a, INFINITY);
-    for (int k = 0; k < 4 && !within(b); ++k) b = std::nextafter(b, -INFINITY);
-    if (a <= b && within(a) && within(b)) lo[i] = a, hi[i] = b;
-  }
+void alibi_quiet_bounds(const AlibiScreen& bars, const double* s, std::size_t n, float* lo, float* hi) {
+  alibi_targets()[chosen.load(std::memory_order_relaxed)].bounds(bars, s, n, lo, hi);
 }
 
 }  // namespace pe::harness

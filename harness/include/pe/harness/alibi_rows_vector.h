@@ -84,10 +84,11 @@ void alibi_screen(AlibiScreen& run, std::size_t n);
 // For each multiplier s[i] (an integer, |s| < 2^53), the float32 outputs y in [lo[i], hi[i]] that the
 // screen with `bars`' slope, budget, bars, floors and check_reach (its other fields unused) proves quiet,
 // with |y − e| and its ULPs at or below the tails' floors, and |e| > 0; NaN bounds where there are none.
-// The screen's own operations in scalar (std::fma for its fused ones): every condition it tests is
-// monotone in err = |RN(y − e)|, so the largest err T that passes them all (found from the bars and
-// checked) bounds a set of errors that all pass, and RN(y − e) is monotone in y, so [lo, hi] is the floats
-// whose err stays within T at both ends. Bars that only rise keep such bounds valid (smaller than needed).
+// The screen's own operations, on the target alibi_screen runs (a vector of multipliers at a time): every
+// condition it tests is monotone in err = |RN(y − e)|, so the largest err T that passes them all (found from
+// the bars and checked) bounds a set of errors that all pass, and RN(y − e) is monotone in y, so [lo, hi]
+// is the floats whose err stays within T at both ends. Bars that only rise keep such bounds valid (smaller
+// than needed). Requires a target.
 void alibi_quiet_bounds(const AlibiScreen& bars, const double* s, std::size_t n, float* lo, float* hi);
 
 // Fills the outputs for keys [0, n) (the last partial vector through a padded copy: nothing is read or
@@ -99,9 +100,11 @@ struct AlibiTarget {
   std::string name;
   std::size_t (*run)(const AlibiLanes&, std::size_t);
   void (*screen)(AlibiScreen&, std::size_t);
+  void (*bounds)(const AlibiScreen&, const double*, std::size_t, float*, float*);
 };
 const std::vector<AlibiTarget>& alibi_targets();
-// Which of them alibi_lanes runs (default 0, the best), process-wide: the tests run each.
+// Which of them alibi_lanes, alibi_screen and alibi_quiet_bounds run (default 0, the best), process-wide:
+// the tests run each.
 void use_alibi_target(std::size_t index) noexcept;
 
 }  // namespace pe::harness
