@@ -388,9 +388,7 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 #include <hwy/targets.h>
 
-#include <algorithm>
 #include <atomic>
-#include <bit>
 #include <cmath>
 
 namespace pe::harness {
