@@ -71,7 +71,8 @@ void warn_not_read(const check::Report& r) {
 }
 
 Report check_rope(py::handle x, py::handle y, py::handle positions, const RopeKeywords& k, py::handle dtype,
-                  py::handle contract, py::handle max_abs, py::handle against, std::size_t threads = 0) {
+                  py::handle contract, py::handle max_abs, py::handle against, std::size_t threads = 0,
+                  bool quiet = false) {
   const auto declared = dtype_argument(dtype, "dtype");
   const check::NpyArray xa = read_floats(x, "x", declared, true, true),
                         ya = read_floats(y, "y", declared, true, true);
@@ -86,6 +87,7 @@ Report check_rope(py::handle x, py::handle y, py::handle positions, const RopeKe
   request.positions = positions_of(positions);
   request.heads_first = k.heads_first;
   request.threads = threads;
+  request.quiet = quiet;
   RopeSetup setup = rope_setup(k, xa.shape.back());
   request.spec = std::move(setup.spec);
   request.hf = std::move(setup.hf);
@@ -241,6 +243,16 @@ Report rope_check(py::handle x, py::handle y, py::handle positions, py::object b
   return check_rope(x, y, positions, k, dtype, contract, max_abs, against, threads);
 }
 
+// verify_rope's check of a call: check_rope's verdict alone (RopeRequest::quiet), its report read only
+// where it passes (verify_rope checks a call that does not pass again with check_rope, for the report).
+Report rope_verdict(py::handle x, py::handle y, py::handle positions, py::object hf_config, py::object layout,
+                    py::handle contract) {
+  const py::object none = py::none();
+  const RopeKeywords k{
+      none, std::move(layout), none, none, none, std::move(hf_config), none, none, none, none, none, false};
+  return check_rope(x, y, positions, k, none, contract, none, none, 0, true);
+}
+
 // A check function and its assert_ form (AssertionError whose message is the report), under `arguments`.
 template <class... A, class... Arguments>
 void add_check(py::module_& m, const char* name, Report (*check)(A...), const char* doc,
@@ -285,6 +297,9 @@ void add_family_functions(py::module_& m) {
                        py::arg("max_abs") = py::none(),
                        py::arg("against") = py::none(),
                        py::arg("threads") = 0});
+  m.def("_rope_verdict", rope_verdict, "check_rope's verdict alone (verify_rope's): no text or bands",
+        py::arg("x"), py::arg("y"), py::arg("positions"), py::kw_only(), py::arg("hf_config"),
+        py::arg("layout"), py::arg("contract") = py::none());
   add_check(m, "check_sinusoidal", check_sinusoidal,
             "Check a sinusoidal table [positions, dim] against the exact reference (pe-suite check --family "
             "sinusoidal); layout \"interleaved\" (the paper's) by default. Returns a Report.",
