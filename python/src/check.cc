@@ -3,6 +3,7 @@
 // in Python's words).
 #include <fmt/format.h>
 
+#include <cmath>
 #include <optional>
 
 #include "arrays.h"
@@ -25,9 +26,40 @@ struct Report {
     return *document;
   }
   bool passed() const { return r.passed; }
+  // j as json.loads(j.dump()) gives it, without the text: a double's shortest round-trip digits read back
+  // are the double, an integer is Python's int, an object keeps its keys' order (dump's, sorted).
   static py::object python_of(const nlohmann::json& j) {
+    switch (j.type()) {
+      case nlohmann::json::value_t::null:
+      case nlohmann::json::value_t::discarded:
+        return py::none();
+      case nlohmann::json::value_t::boolean:
+        return py::bool_(j.get<bool>());
+      case nlohmann::json::value_t::number_integer:
+        return py::int_(j.get<std::int64_t>());
+      case nlohmann::json::value_t::number_unsigned:
+        return py::int_(j.get<std::uint64_t>());
+      case nlohmann::json::value_t::number_float:
+        return float_of(j.get<double>());
+      case nlohmann::json::value_t::string:
+        return py::str(j.get_ref<const std::string&>());
+      case nlohmann::json::value_t::array: {
+        py::list out(j.size());
+        for (std::size_t i = 0; i < j.size(); ++i) out[i] = python_of(j[i]);
+        return out;
+      }
+      case nlohmann::json::value_t::object: {
+        py::dict out;
+        for (const auto& [key, value] : j.items()) out[py::str(key)] = python_of(value);
+        return out;
+      }
+      case nlohmann::json::value_t::binary:
+        break;
+    }
     return py::module_::import("json").attr("loads")(j.dump());
   }
+  // dump() writes a NaN or an infinity as null (JSON has none), which json.loads reads as None.
+  static py::object float_of(double v) { return std::isfinite(v) ? py::object(py::float_(v)) : py::none(); }
   py::object to_dict() const { return python_of(json()); }
   py::object get(const char* key) const {
     // The fields verify_rope reads of every case's report, from the document's own fields: the whole JSON
