@@ -359,18 +359,26 @@ def draw_case(rng, *, rope_types, forms, dtypes, layout, scenarios, max_position
 _TYPED = {}
 
 
-def _rope_inputs(case, array):
-    positions = np.asarray(case["positions"], dtype=np.int64)
+def _typed(case, array):
+    """The case's x in the kernel's type (kept in _TYPED)."""
     kept = _TYPED.get(id(case["x"]))
     if kept is not None and kept[0] is case["x"] and kept[1] == (case["dtype"], array):
-        x = kept[2]
-    else:
-        x = np.asarray(case["x"], dtype=np.float64)
-        x = _torch().from_numpy(x).to(getattr(_torch(), case["dtype"])) if array == "torch" else x.astype(case["dtype"])
-        if len(_TYPED) > 8:
-            _TYPED.clear()
-        _TYPED[id(case["x"])] = (case["x"], (case["dtype"], array), x)
-    return x, _torch().from_numpy(positions) if array == "torch" else positions
+        return kept[2]
+    x = np.asarray(case["x"], dtype=np.float64)
+    x = _torch().from_numpy(x).to(getattr(_torch(), case["dtype"])) if array == "torch" else x.astype(case["dtype"])
+    _keep_typed(case, array, x)
+    return x
+
+
+def _keep_typed(case, array, x):
+    if len(_TYPED) > 16:
+        _TYPED.clear()
+    _TYPED[id(case["x"])] = (case["x"], (case["dtype"], array), x)
+
+
+def _rope_inputs(case, array):
+    positions = np.asarray(case["positions"], dtype=np.int64)
+    return _typed(case, array), _torch().from_numpy(positions) if array == "torch" else positions
 
 
 def _call_rope(fn, case, array):
@@ -466,8 +474,10 @@ def _split_outputs(caller, case, pieces):
     """The split calls (property, rows, words) made in order: ([(property, rows, label, sub case, x, y)], the
     first call that raised as (property, text, rows) or None)."""
     outs = []
+    typed = _typed(case, caller.array) if pieces else None
     for prop, rows, what in pieces:
         sub = _rows(case, rows)
+        _keep_typed(sub, caller.array, typed[rows])  # rounding is per element: the rows of the whole x in its type
         xs, ys, error = caller.call(sub)
         label = f"tokens {rows.start}..{rows.stop - 1} {what}" if rows.stop - rows.start > 1 else \
             f"token {rows.start} {what}"
