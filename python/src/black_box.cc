@@ -152,6 +152,8 @@ py::object first_relative_off(const Array& nx, const Array& y0, const Array& y1,
       static_cast<std::size_t>(w.shape(1)) != p0.pairs)
     throw py::value_error("w: expected [tokens, pairs]");
   const std::size_t rotary = 2 * p0.pairs, heads = p0.heads, pairs = p0.pairs;
+  if (rotary > p0.dim)
+    throw py::value_error("layout: more rotated channels than head_dim");  // dot reads [0, rotary)
   const double* n = norms.data;
   std::vector<double> nw(p0.tokens * heads * pairs);
   for (std::size_t t = 0; t < p0.tokens; ++t)

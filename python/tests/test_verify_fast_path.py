@@ -209,3 +209,10 @@ def test_a_config_json_cannot_hold_is_refused_as_before():
         pe_suite.check_rope(x, x, np.arange(2), hf_config={"rope_theta": float("nan"), "head_dim": 8})
     with pytest.raises(ValueError, match="hf_config: cannot be written as JSON: <class 'object'>"):
         pe_suite.check_rope(x, x, np.arange(2), hf_config={"rope_theta": 1e4, "head_dim": 8, "o": object()})
+
+
+def test_a_layout_reaching_past_head_dim_is_refused_not_read():
+    y = np.zeros((2, 1, 2))
+    nx = _native._pair_norms(y, (2, 0, 0, 1))  # pairs (0, 0) and (1, 1): within the head, but 4 rotated channels
+    with pytest.raises(ValueError, match="more rotated channels than head_dim"):
+        _native._first_relative_off(nx, y, y, (2, 0, 0, 1), np.zeros((2, 2)), 1.0, 1e-7, 0.0)
