@@ -90,12 +90,19 @@ def _pair(v, a, b, t, h, j):
     return float(np.hypot(v[t, h, _channels(a, j)], v[t, h, _channels(b, j)]))
 
 
-def norm_failure(case, xd, yd, consts):
+def pair_norms(case, xd):
+    """Each rotary pair's norm in xd (a float64 array), [tokens, heads, pairs]: what the three properties' budgets
+    scale with, computed once for them (libm's hypot, as _pair's)."""
+    return _native._pair_norms(xd, _layout(case))
+
+
+def norm_failure(case, xd, yd, consts, nx=None):
     """The first pair whose norm moved beyond the budget, in words; None when every pair holds. xd, yd: x and y as
-    float64 arrays; consts: constants(case)."""
+    float64 arrays; consts: constants(case); nx: pair_norms(case, xd) where already computed."""
     a, b = pair_channels(case)
     g, u = consts[0], UNIT[case["dtype"]]
-    at = _native._first_norm_off(xd, yd, _layout(case), g, 12 * u * g, 4 * TINY[case["dtype"]])
+    nx = pair_norms(case, xd) if nx is None else nx
+    at = _native._first_norm_off(nx, yd, _layout(case), g, 12 * u * g, 4 * TINY[case["dtype"]])
     if at is None:
         return None
     t, h, j = at
@@ -117,12 +124,13 @@ def _copy(a):
     return a.clone() if hasattr(a, "clone") else np.array(a, copy=True)
 
 
-def inverse_failure(case, xd, z, consts):
+def inverse_failure(case, xd, z, consts, nx=None):
     """z = M f(M f(x)): the first pair not back at g^2 x within the budget, in words; None when all are."""
     a, b = pair_channels(case)
     zd = as_f64(z)  # read with each pair's second channel negated (M z; negation is exact)
     g2, u = consts[0] ** 2, UNIT[case["dtype"]]
-    at = _native._first_inverse_off(xd, zd, _layout(case), g2, 24 * u * g2, 8 * TINY[case["dtype"]])
+    nx = pair_norms(case, xd) if nx is None else nx
+    at = _native._first_inverse_off(xd, nx, zd, _layout(case), g2, 24 * u * g2, 8 * TINY[case["dtype"]])
     if at is None:
         return None
     t, h, j = at
@@ -152,7 +160,7 @@ def _position(case, t):
     return np.asarray(case["positions"])[..., t].tolist()
 
 
-def relative_failure(case, xd, y0, y_shifted, shifted, consts):
+def relative_failure(case, xd, y0, y_shifted, shifted, consts, nx=None):
     """<y_s, y_t> per head and pair of tokens against the shifted call's, within the budget; None when all hold."""
     theta = consts[1]  # |theta_j| <= pi: every RoPE frequency is below 1
     p0 = np.abs(np.asarray(case["positions"], dtype=np.float64))
@@ -164,7 +172,8 @@ def relative_failure(case, xd, y0, y_shifted, shifted, consts):
     d0, d1 = unit * p0[:, None] * theta[None, :], unit * p1[:, None] * theta[None, :]
     u = UNIT[case["dtype"]]
     # Every pair of tokens s < t and head: <y_s, y_t> over the rotated channels, and the budget's sums over pairs.
-    found = _native._first_relative_off(xd, y0, as_f64(y_shifted), _layout(case), d0 + d1, consts[0] ** 2, 24 * u,
+    nx = pair_norms(case, xd) if nx is None else nx
+    found = _native._first_relative_off(nx, y0, as_f64(y_shifted), _layout(case), d0 + d1, consts[0] ** 2, 24 * u,
                                         8 * TINY[case["dtype"]])
     if found is None:
         return None
@@ -179,15 +188,16 @@ def failures(case, x, y, consts, call, wanted=lambda prop: True):
     """(property, failure) of each wanted property that y = fn(x) breaks, in order, lazily. call(x=...) or
     call(positions=...): fn's call with that input changed, as (output, None) or (None, what went wrong)."""
     xd, yd = as_f64(x), as_f64(y)
-    if wanted(NORM) and (text := norm_failure(case, xd, yd, consts)):
+    nx = pair_norms(case, xd)
+    if wanted(NORM) and (text := norm_failure(case, xd, yd, consts, nx)):
         yield NORM, text
     if wanted(INVERSE):
         back, error = call(x=mirrored(case, y))
-        if error or (text := inverse_failure(case, xd, back, consts)):
+        if error or (text := inverse_failure(case, xd, back, consts, nx)):
             yield INVERSE, error or text
     if wanted(RELATIVE) and (shifted := relative_shift(case)) is not None:
         moved, error = call(positions=shifted)
-        if error or (text := relative_failure(case, xd, yd, moved, shifted, consts)):
+        if error or (text := relative_failure(case, xd, yd, moved, shifted, consts, nx)):
             yield RELATIVE, error or text
 
 

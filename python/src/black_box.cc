@@ -60,41 +60,62 @@ void require_same_shape(const Pairs& p, const Pairs& q, const char* name) {
 
 py::object at(std::size_t t, std::size_t h, std::size_t j) { return py::make_tuple(t, h, j); }
 
-// Each pair's norm |x_j| as [tokens, heads, pairs] (black_box.x_norms).
-std::vector<double> norms(const Pairs& x) {
-  std::vector<double> out(x.tokens * x.heads * x.pairs);
-  for (std::size_t t = 0; t < x.tokens; ++t)
-    for (std::size_t h = 0; h < x.heads; ++h)
-      for (std::size_t j = 0; j < x.pairs; ++j) out[(t * x.heads + h) * x.pairs + j] = x.norm(t, h, j);
+// Each pair's norm |x_j| as [tokens, heads, pairs] (black_box.pair_norms): read by all three properties,
+// computed once (std::hypot is the loops' largest cost).
+Array pair_norms(const Array& x, py::tuple layout) {
+  const Pairs px = pairs_of(x, layout, "x");
+  Array out({px.tokens, px.heads, px.pairs});
+  double* o = out.mutable_data();
+  for (std::size_t t = 0; t < px.tokens; ++t)
+    for (std::size_t h = 0; h < px.heads; ++h)
+      for (std::size_t j = 0; j < px.pairs; ++j) o[(t * px.heads + h) * px.pairs + j] = px.norm(t, h, j);
   return out;
 }
 
-// NORM: the first pair with not | |y_j| - g |x_j| | <= slope |x_j| + floor (slope = 12 u g).
-py::object first_norm_off(const Array& x, const Array& y, py::tuple layout, double g, double slope,
+// The norms of x's pairs (pair_norms(x)), checked against x's shape: n(t, h, j).
+struct Norms {
+  const double* data;
+  std::size_t heads, pairs;
+
+  double operator()(std::size_t t, std::size_t h, std::size_t j) const {
+    return data[(t * heads + h) * pairs + j];
+  }
+};
+
+Norms norms_of(const Array& nx, const Pairs& x) {
+  if (nx.ndim() != 3 || static_cast<std::size_t>(nx.shape(0)) != x.tokens ||
+      static_cast<std::size_t>(nx.shape(1)) != x.heads || static_cast<std::size_t>(nx.shape(2)) != x.pairs)
+    throw py::value_error("nx: expected [tokens, heads, pairs], x's pairs' norms");
+  return {nx.data(), x.heads, x.pairs};
+}
+
+// NORM: the first pair with not | |y_j| - g |x_j| | <= slope |x_j| + floor (slope = 12 u g); nx: x's norms.
+py::object first_norm_off(const Array& nx, const Array& y, py::tuple layout, double g, double slope,
                           double floor) {
-  const Pairs px = pairs_of(x, layout, "x"), py_ = pairs_of(y, layout, "y");
-  require_same_shape(px, py_, "y");
-  for (std::size_t t = 0; t < px.tokens; ++t)
-    for (std::size_t h = 0; h < px.heads; ++h)
-      for (std::size_t j = 0; j < px.pairs; ++j) {
-        const double nx = px.norm(t, h, j), ny = py_.norm(t, h, j);
-        if (!(std::fabs(ny - g * nx) <= slope * nx + floor)) return at(t, h, j);
+  const Pairs py_ = pairs_of(y, layout, "y");
+  const Norms n = norms_of(nx, py_);
+  for (std::size_t t = 0; t < py_.tokens; ++t)
+    for (std::size_t h = 0; h < py_.heads; ++h)
+      for (std::size_t j = 0; j < py_.pairs; ++j) {
+        const double norm_x = n(t, h, j), norm_y = py_.norm(t, h, j);
+        if (!(std::fabs(norm_y - g * norm_x) <= slope * norm_x + floor)) return at(t, h, j);
       }
   return py::none();
 }
 
 // INVERSE: z = M f(M f(x)) read with each pair's second channel negated; the first pair with not
-// |z_j - g^2 x_j| <= slope |x_j| + floor (slope = 24 u g^2).
-py::object first_inverse_off(const Array& x, const Array& z, py::tuple layout, double g2, double slope,
-                             double floor) {
+// |z_j - g^2 x_j| <= slope |x_j| + floor (slope = 24 u g^2); nx: x's norms.
+py::object first_inverse_off(const Array& x, const Array& nx, const Array& z, py::tuple layout, double g2,
+                             double slope, double floor) {
   const Pairs px = pairs_of(x, layout, "x"), pz = pairs_of(z, layout, "z");
   require_same_shape(px, pz, "z");
+  const Norms n = norms_of(nx, px);
   for (std::size_t t = 0; t < px.tokens; ++t)
     for (std::size_t h = 0; h < px.heads; ++h)
       for (std::size_t j = 0; j < px.pairs; ++j) {
         const double off =
             std::hypot(pz.a(t, h, j) - g2 * px.a(t, h, j), -pz.b(t, h, j) - g2 * px.b(t, h, j));
-        if (!(off <= slope * px.norm(t, h, j) + floor)) return at(t, h, j);
+        if (!(off <= slope * n(t, h, j) + floor)) return at(t, h, j);
       }
   return py::none();
 }
@@ -119,30 +140,36 @@ double dot(const Pairs& v, std::size_t s, std::size_t t, std::size_t h, std::siz
 }
 
 // RELATIVE: for tokens s < t and each head, |<y_s, y_t> - <y'_s, y'_t>| <= g^2 (unit_u Σ_j n_sj n_tj +
-// 2 Σ_j n_sj n_tj (w_sj + w_tj)) + floor, n = |x_j|, w[T, pairs] the angle errors of both calls
+// 2 Σ_j n_sj n_tj (w_sj + w_tj)) + floor, n = |x_j| (nx), w[T, pairs] the angle errors of both calls
 // (black_box.relative_failure): the first (s, t, h) out of it with both dots and the budget, or None.
-py::object first_relative_off(const Array& x, const Array& y0, const Array& y1, py::tuple layout,
+// n_sj w_sj n_tj is (n_sj w_sj) n_tj, so the products n w are formed once per token, not per pair of tokens.
+py::object first_relative_off(const Array& nx, const Array& y0, const Array& y1, py::tuple layout,
                               const Array& w, double g2, double unit_u, double floor) {
-  const Pairs px = pairs_of(x, layout, "x"), p0 = pairs_of(y0, layout, "y"),
-              p1 = pairs_of(y1, layout, "y_shifted");
-  require_same_shape(px, p0, "y");
-  require_same_shape(px, p1, "y_shifted");
-  if (w.ndim() != 2 || static_cast<std::size_t>(w.shape(0)) != px.tokens ||
-      static_cast<std::size_t>(w.shape(1)) != px.pairs)
+  const Pairs p0 = pairs_of(y0, layout, "y"), p1 = pairs_of(y1, layout, "y_shifted");
+  require_same_shape(p0, p1, "y_shifted");
+  const Norms norms = norms_of(nx, p0);
+  if (w.ndim() != 2 || static_cast<std::size_t>(w.shape(0)) != p0.tokens ||
+      static_cast<std::size_t>(w.shape(1)) != p0.pairs)
     throw py::value_error("w: expected [tokens, pairs]");
-  const std::size_t rotary = 2 * px.pairs, heads = px.heads, pairs = px.pairs;
-  const std::vector<double> n = norms(px);
-  const double* wv = w.data();
-  for (std::size_t s = 0; s < px.tokens; ++s)
-    for (std::size_t t = s + 1; t < px.tokens; ++t)
+  const std::size_t rotary = 2 * p0.pairs, heads = p0.heads, pairs = p0.pairs;
+  if (rotary > p0.dim)
+    throw py::value_error("layout: more rotated channels than head_dim");  // dot reads [0, rotary)
+  const double* n = norms.data;
+  std::vector<double> nw(p0.tokens * heads * pairs);
+  for (std::size_t t = 0; t < p0.tokens; ++t)
+    for (std::size_t h = 0; h < heads; ++h)
+      for (std::size_t j = 0; j < pairs; ++j)
+        nw[(t * heads + h) * pairs + j] = n[(t * heads + h) * pairs + j] * w.data()[t * pairs + j];
+  for (std::size_t s = 0; s < p0.tokens; ++s)
+    for (std::size_t t = s + 1; t < p0.tokens; ++t)
       for (std::size_t h = 0; h < heads; ++h) {
         const double* ns = &n[(s * heads + h) * pairs];
         const double* nt = &n[(t * heads + h) * pairs];
-        const double* ws = wv + s * pairs;
-        const double* wt = wv + t * pairs;
+        const double* nws = &nw[(s * heads + h) * pairs];
+        const double* nwt = &nw[(t * heads + h) * pairs];
         const double both = sum4(pairs, [&](std::size_t j) { return ns[j] * nt[j]; });
-        const double s_side = sum4(pairs, [&](std::size_t j) { return ns[j] * ws[j] * nt[j]; });
-        const double t_side = sum4(pairs, [&](std::size_t j) { return nt[j] * wt[j] * ns[j]; });
+        const double s_side = sum4(pairs, [&](std::size_t j) { return nws[j] * nt[j]; });
+        const double t_side = sum4(pairs, [&](std::size_t j) { return nwt[j] * ns[j]; });
         const double budget = g2 * (unit_u * both + 2 * (s_side + t_side)) + floor;
         const double d0 = dot(p0, s, t, h, rotary), d1 = dot(p1, s, t, h, rotary);
         if (!(std::fabs(d0 - d1) <= budget)) return py::make_tuple(s, t, h, d0, d1, budget);
@@ -153,12 +180,13 @@ py::object first_relative_off(const Array& x, const Array& y0, const Array& y1, 
 }  // namespace
 
 void add_black_box_functions(py::module_& m) {
-  // Private (verify_rope's): layout is pair_channels' (pairs, first, second, step).
-  m.def("_first_norm_off", first_norm_off, py::arg("x"), py::arg("y"), py::arg("layout"), py::arg("g"),
+  // Private (verify_rope's): layout is pair_channels' (pairs, first, second, step); nx: _pair_norms(x).
+  m.def("_pair_norms", pair_norms, py::arg("x"), py::arg("layout"));
+  m.def("_first_norm_off", first_norm_off, py::arg("nx"), py::arg("y"), py::arg("layout"), py::arg("g"),
         py::arg("slope"), py::arg("floor"));
-  m.def("_first_inverse_off", first_inverse_off, py::arg("x"), py::arg("z"), py::arg("layout"), py::arg("g2"),
-        py::arg("slope"), py::arg("floor"));
-  m.def("_first_relative_off", first_relative_off, py::arg("x"), py::arg("y0"), py::arg("y1"),
+  m.def("_first_inverse_off", first_inverse_off, py::arg("x"), py::arg("nx"), py::arg("z"), py::arg("layout"),
+        py::arg("g2"), py::arg("slope"), py::arg("floor"));
+  m.def("_first_relative_off", first_relative_off, py::arg("nx"), py::arg("y0"), py::arg("y1"),
         py::arg("layout"), py::arg("w"), py::arg("g2"), py::arg("unit_u"), py::arg("floor"));
 }
 

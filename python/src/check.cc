@@ -3,6 +3,7 @@
 // in Python's words).
 #include <fmt/format.h>
 
+#include <cmath>
 #include <optional>
 
 #include "arrays.h"
@@ -25,9 +26,40 @@ struct Report {
     return *document;
   }
   bool passed() const { return r.passed; }
+  // j as json.loads(j.dump()) gives it, without the text: a double's shortest round-trip digits read back
+  // are the double, an integer is Python's int, an object keeps its keys' order (dump's, sorted).
   static py::object python_of(const nlohmann::json& j) {
+    switch (j.type()) {
+      case nlohmann::json::value_t::null:
+      case nlohmann::json::value_t::discarded:
+        return py::none();
+      case nlohmann::json::value_t::boolean:
+        return py::bool_(j.get<bool>());
+      case nlohmann::json::value_t::number_integer:
+        return py::int_(j.get<std::int64_t>());
+      case nlohmann::json::value_t::number_unsigned:
+        return py::int_(j.get<std::uint64_t>());
+      case nlohmann::json::value_t::number_float:
+        return float_of(j.get<double>());
+      case nlohmann::json::value_t::string:
+        return py::str(j.get_ref<const std::string&>());
+      case nlohmann::json::value_t::array: {
+        py::list out(j.size());
+        for (std::size_t i = 0; i < j.size(); ++i) out[i] = python_of(j[i]);
+        return out;
+      }
+      case nlohmann::json::value_t::object: {
+        py::dict out;
+        for (const auto& [key, value] : j.items()) out[py::str(key)] = python_of(value);
+        return out;
+      }
+      case nlohmann::json::value_t::binary:
+        break;
+    }
     return py::module_::import("json").attr("loads")(j.dump());
   }
+  // dump() writes a NaN or an infinity as null (JSON has none), which json.loads reads as None.
+  static py::object float_of(double v) { return std::isfinite(v) ? py::object(py::float_(v)) : py::none(); }
   py::object to_dict() const { return python_of(json()); }
   py::object get(const char* key) const {
     // The fields verify_rope reads of every case's report, from the document's own fields: the whole JSON
@@ -71,7 +103,8 @@ void warn_not_read(const check::Report& r) {
 }
 
 Report check_rope(py::handle x, py::handle y, py::handle positions, const RopeKeywords& k, py::handle dtype,
-                  py::handle contract, py::handle max_abs, py::handle against, std::size_t threads = 0) {
+                  py::handle contract, py::handle max_abs, py::handle against, std::size_t threads = 0,
+                  bool quiet = false) {
   const auto declared = dtype_argument(dtype, "dtype");
   const check::NpyArray xa = read_floats(x, "x", declared, true, true),
                         ya = read_floats(y, "y", declared, true, true);
@@ -86,6 +119,7 @@ Report check_rope(py::handle x, py::handle y, py::handle positions, const RopeKe
   request.positions = positions_of(positions);
   request.heads_first = k.heads_first;
   request.threads = threads;
+  request.quiet = quiet;
   RopeSetup setup = rope_setup(k, xa.shape.back());
   request.spec = std::move(setup.spec);
   request.hf = std::move(setup.hf);
@@ -241,6 +275,16 @@ Report rope_check(py::handle x, py::handle y, py::handle positions, py::object b
   return check_rope(x, y, positions, k, dtype, contract, max_abs, against, threads);
 }
 
+// verify_rope's check of a call: check_rope's verdict alone (RopeRequest::quiet), its report read only
+// where it passes (verify_rope checks a call that does not pass again with check_rope, for the report).
+Report rope_verdict(py::handle x, py::handle y, py::handle positions, py::object hf_config, py::object layout,
+                    py::handle contract) {
+  const py::object none = py::none();
+  const RopeKeywords k{
+      none, std::move(layout), none, none, none, std::move(hf_config), none, none, none, none, none, false};
+  return check_rope(x, y, positions, k, none, contract, none, none, 0, true);
+}
+
 // A check function and its assert_ form (AssertionError whose message is the report), under `arguments`.
 template <class... A, class... Arguments>
 void add_check(py::module_& m, const char* name, Report (*check)(A...), const char* doc,
@@ -285,6 +329,9 @@ void add_family_functions(py::module_& m) {
                        py::arg("max_abs") = py::none(),
                        py::arg("against") = py::none(),
                        py::arg("threads") = 0});
+  m.def("_rope_verdict", rope_verdict, "check_rope's verdict alone (verify_rope's): no text or bands",
+        py::arg("x"), py::arg("y"), py::arg("positions"), py::kw_only(), py::arg("hf_config"),
+        py::arg("layout"), py::arg("contract") = py::none());
   add_check(m, "check_sinusoidal", check_sinusoidal,
             "Check a sinusoidal table [positions, dim] against the exact reference (pe-suite check --family "
             "sinusoidal); layout \"interleaved\" (the paper's) by default. Returns a Report.",

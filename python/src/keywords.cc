@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "arrays.h"
 #include "pe/rope_scaling.h"
@@ -10,9 +11,60 @@
 namespace pe::python {
 namespace {
 
+// `v` as nlohmann::json::parse(json.dumps(v)) reads it, where v holds only what that reads back unchanged
+// without the text: dicts with str keys, lists, tuples, str, bool, None, int within 64 bits (parse's
+// unsigned type for >= 0) and finite floats (a float's repr is its shortest round-trip digits, which parse's
+// strtod reads back as the float). False for anything else (json_of then writes the text, which refuses
+// NaN or names what is not JSON).
+bool plain_json(py::handle v, nlohmann::json& out, int depth = 0) {
+  PyObject* o = v.ptr();
+  if (depth > 64) return false;
+  if (o == Py_None) {
+    out = nullptr;
+  } else if (PyBool_Check(o)) {
+    out = o == Py_True;
+  } else if (PyLong_CheckExact(o)) {
+    int overflow = 0;
+    const long long i = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow != 0 || (i == -1 && PyErr_Occurred() != nullptr)) return PyErr_Clear(), false;
+    if (i >= 0) {
+      out = static_cast<std::uint64_t>(i);
+    } else {
+      out = static_cast<std::int64_t>(i);
+    }
+  } else if (PyFloat_CheckExact(o)) {
+    const double d = PyFloat_AS_DOUBLE(o);
+    if (!std::isfinite(d)) return false;
+    out = d;
+  } else if (PyUnicode_CheckExact(o)) {
+    Py_ssize_t size = 0;
+    const char* utf8 = PyUnicode_AsUTF8AndSize(o, &size);
+    if (utf8 == nullptr) return PyErr_Clear(), false;  // a lone surrogate: json.dumps escapes it
+    out = std::string(utf8, static_cast<std::size_t>(size));
+  } else if (PyList_CheckExact(o) || PyTuple_CheckExact(o)) {
+    out = nlohmann::json::array();
+    for (const py::handle e : v)
+      if (!plain_json(e, out.emplace_back(), depth + 1)) return false;
+  } else if (PyDict_CheckExact(o)) {
+    out = nlohmann::json::object();
+    for (const auto& [key, value] : py::reinterpret_borrow<py::dict>(v)) {
+      if (!PyUnicode_CheckExact(key.ptr())) return false;
+      Py_ssize_t size = 0;
+      const char* utf8 = PyUnicode_AsUTF8AndSize(key.ptr(), &size);
+      if (utf8 == nullptr) return PyErr_Clear(), false;
+      // A later duplicate (none: a dict's str keys differ) would replace the earlier, as parse's does.
+      if (!plain_json(value, out[std::string(utf8, static_cast<std::size_t>(size))], depth + 1)) return false;
+    }
+  } else {
+    return false;
+  }
+  return true;
+}
+
 // A dict as JSON: numpy and torch scalars as their Python numbers; NaN and infinities refused (JSON has
 // none), naming `name`.
 nlohmann::json json_of(py::handle dict, const std::string& name) {
+  if (nlohmann::json plain; plain_json(dict, plain)) return plain;  // no text between (a drawn config)
   const py::module_ json = py::module_::import("json");
   const py::cpp_function item([](py::handle o) -> py::object {
     if (py::hasattr(o, "item")) return o.attr("item")();

@@ -311,6 +311,7 @@ bool against_diagnosed(const RopeRequest& r, const RopeParams& params, const Rop
 Report check_rope(const RopeRequest& r, const Names& names) {
   validate_data(r, names);
   Report out;
+  out.quiet = r.quiet;
   Resolved v = resolve(r, names);
   if (v.hf) out.text += v.hf->block;
   mla_full_head(v, static_cast<std::int64_t>(r.x.shape.back()), out);
@@ -367,6 +368,7 @@ Report check_rope(const RopeRequest& r, const Names& names) {
   add_hf(out, v.hf);
   const Judging judging{Family::Rope, &plan, &names};
   report_verdict(bands, budget, out, &tally, &judging);
+  if (r.quiet) return out;  // the verdict alone: no diagnosis
   if (moved)
     out.say(
         "pass-through: channel {} of token {} head {} lies outside the rotated channels [{}, {}) and must "

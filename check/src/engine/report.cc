@@ -39,6 +39,7 @@ void Report::measured(const harness::Measurement& m, DType dtype, const std::str
   doc.violations = m.violations();
   doc.undecidable = m.undecidable();
   doc.max_abs = m.max_abs();
+  if (quiet) return;
   doc.bands = bands_json(m, dtype);
   doc.worst = nlohmann::json::array();
   for (const harness::ElementRecord& e : m.worst()) doc.worst.push_back(record_json(e));

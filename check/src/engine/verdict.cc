@@ -81,6 +81,7 @@ void report_verdict(const harness::Measurement& bands, const Budget& budget, Rep
                     const ContractTally* tally, const Judging* judging) {
   out.measured(bands, budget.dtype, budget.text);
   out.passed = bands.verdict_pass();
+  if (out.quiet) return;
   if (tally != nullptr) out.doc.contracts = tally->to_json();
   out.say("budget: {}\n\n{}\n", budget.text,
           band_table(bands, judging != nullptr ? judging->family : Family::Rope));

@@ -73,9 +73,12 @@ struct Report {
   bool passed = false;
   std::string text;
   CheckDocument doc;
+  // The verdict alone (RopeRequest::quiet): say() writes nothing, measured() no bands or worst elements.
+  bool quiet = false;
 
   template <class... Args>
   void say(fmt::format_string<Args...> format, Args&&... args) {
+    if (quiet) return;
     fmt::format_to(std::back_inserter(text), format, std::forward<Args>(args)...);
   }
   // The measurement's part: budget text, verdict, bands, worst elements.
