@@ -179,12 +179,28 @@ void Measurement::Tail::room(std::size_t n, std::size_t cap) {
   if (used + n <= values.size()) return;
   // Doubling up to what a compaction leaves room for: a part of a batch (Measurement::merge) set up with
   // the whole's cap holds no more than it keeps.
-  const std::size_t grown = std::max(2 * values.size(), std::size_t{1024});
+  const std::size_t grown = std::max({2 * values.size(), std::size_t{1024}, hint});
   const std::size_t want = std::max(used + n, cap != 0 ? std::min(grown, 4 * cap + 1024) : grown);
-  std::vector<double> larger = take_large(want);
+  LargeVector larger = take_large(want);
   std::copy_n(values.begin(), used, larger.begin());
   recycle_large(std::move(values));
   values = std::move(larger);
+}
+
+Measurement::Tail::Tail(const Tail& other)
+    : values(other.values.begin(), other.values.begin() + static_cast<std::ptrdiff_t>(other.used)),
+      used(other.used),
+      floor(other.floor),
+      presumed(other.presumed),
+      hint(other.hint) {}
+
+Measurement::Tail& Measurement::Tail::operator=(const Tail& other) {
+  if (this != &other) {
+    Tail copy(other);
+    recycle_large(std::move(values));
+    *this = std::move(copy);
+  }
+  return *this;
 }
 
 Measurement::Tail::~Tail() { recycle_large(std::move(values)); }
@@ -210,7 +226,7 @@ void Measurement::Tail::compact(std::size_t cap) {
     if (at > 0 && at < kSample) {
       std::nth_element(sample.begin(), sample.begin() + static_cast<std::ptrdiff_t>(at), sample.end());
       const double pivot = sample[at];
-      std::vector<double> into = take_large(values.size());
+      LargeVector into = take_large(values.size());
       const double* v = values.data();
       double* w = into.data();
       std::size_t k = 0;
@@ -287,16 +303,46 @@ bool Measurement::Tail::presumption_held(std::size_t samples) const {
   return presumed == -INFINITY || samples == 0 || used >= rank_from_top(samples);
 }
 
-void Measurement::presume_floors(std::int64_t position, double abs_floor, double ulp_floor) {
+void Measurement::presume_floors(std::int64_t position, double abs_floor, double ulp_floor, double share) {
   if (count_ != 0) throw std::logic_error("Measurement::presume_floors after the first add");
   if (bands_.empty()) return;
   Acc& a = band_of(position);
-  if (cap_of(a) == 0) return;  // the tails keep every value
+  const std::size_t cap = cap_of(a);
+  if (cap == 0) return;  // the tails keep every value
+  // cap is the band's 1% (rank_from_top): a share of s keeps about s/1% of it. A quarter more covers the
+  // sample's misjudgement of a held floor (a few standard errors of a binomial 1% at 1024 values and up);
+  // beyond it the tail grows as before.
+  const double guess = 1.25 * share / 0.01 * static_cast<double>(cap);
   for (auto [t, v] : {std::pair{&a.abs, abs_floor}, std::pair{&a.ulp, ulp_floor}}) {
     if (!(v > t->presumed)) continue;
     t->presumed = v;
     t->floor = std::max(t->floor, v);
+    if (guess > 0 && guess < static_cast<double>(4 * cap)) t->hint = static_cast<std::size_t>(guess);
   }
+}
+
+double presumed_share(double share, std::size_t size) {
+  if (!(share > 0.01)) return share;
+  return 0.01 + (share - 0.01) * std::sqrt(1024.0 / static_cast<double>(std::max<std::size_t>(size, 1)));
+}
+
+double presumed_level(std::vector<double> v, double share) {
+  const auto above = static_cast<std::size_t>(std::ceil(share * static_cast<double>(v.size())));
+  if (above >= v.size()) return -INFINITY;
+  // The (above + 1)-th largest, by select_largest (a sample of 65536 values: nth_element over all of them
+  // would cost more than the rest of the guess). Its values must be non-negative without -0, as a tail's.
+  for (double& u : v) u = std::isnan(u) ? INFINITY : u == 0 ? 0.0 : u;
+  const double x = select_largest(v, above + 1).kth;
+  if (static_cast<std::size_t>(std::count_if(v.begin(), v.end(), [&](double u) { return u > x; })) >= above)
+    return x;
+  double below = -INFINITY;  // the next value down: all of x's ties (and more than `above`) lie above it
+  for (const double u : v)
+    if (u < x) below = std::max(below, u);
+  return below;
+}
+
+void presume(Measurement& bands, std::span<const PresumedFloors> floors) {
+  for (const PresumedFloors& f : floors) bands.presume_floors(f.position, f.abs, f.ulp, f.share);
 }
 
 bool Measurement::presumptions_held() const {
