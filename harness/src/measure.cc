@@ -135,6 +135,27 @@ struct Selection {
 };
 std::size_t bucket_of(double v) { return static_cast<std::size_t>(std::bit_cast<std::uint64_t>(v) >> 48); }
 
+// 2^16 counters, zero between uses, kept per thread: a new 256 KiB array is a fresh mapping whose 64 pages
+// each fault in (microseconds apiece on a virtual machine), several times per check. A user counts values
+// into it and hands back the range of counters it touched, zeroed again.
+struct Histogram {
+  std::uint32_t* count;
+  std::size_t lo = SIZE_MAX, hi = 0;  // the counters touched: [lo, hi]
+  Histogram() {
+    thread_local std::vector<std::uint32_t> counters(std::size_t{1} << 16);
+    count = counters.data();
+  }
+  Histogram(const Histogram&) = delete;
+  Histogram& operator=(const Histogram&) = delete;
+  void add(std::size_t b) {
+    ++count[b];
+    lo = std::min(lo, b), hi = std::max(hi, b);
+  }
+  ~Histogram() {
+    if (lo <= hi) std::fill(count + lo, count + hi + 1, 0U);
+  }
+};
+
 // std::nth_element(v, at), a large bucket first split by its values' next 16 bits (a percentile's bucket
 // holds a good share of a tail whose values lie within a few binades, and nth_element costs ~12 ns a value):
 // the values below the sub-bucket holding `at` go first, those above last, and only that sub-bucket is
@@ -144,11 +165,11 @@ void select_in_bucket(std::vector<double>& v, std::vector<double>::iterator at) 
     const auto sub = [](double x) {
       return static_cast<std::size_t>(std::bit_cast<std::uint64_t>(x) >> 32) & 0xffff;
     };
-    std::vector<std::uint32_t> count(std::size_t{1} << 16);
-    for (const double x : v) ++count[sub(x)];
-    std::size_t target = 0, below = 0;
+    Histogram h;
+    for (const double x : v) h.add(sub(x));
+    std::size_t target = h.lo, below = 0;
     const auto rank = static_cast<std::size_t>(at - v.begin());
-    while (below + count[target] <= rank) below += count[target++];
+    while (below + h.count[target] <= rank) below += h.count[target++];
     const auto first = std::partition(v.begin(), v.end(), [&](double x) { return sub(x) < target; });
     const auto last = std::partition(first, v.end(), [&](double x) { return sub(x) == target; });
     std::nth_element(first, at, last);
@@ -159,11 +180,13 @@ void select_in_bucket(std::vector<double>& v, std::vector<double>::iterator at) 
 
 Selection select_largest(std::span<const double> values, std::size_t k) {
   Selection s;
-  std::vector<std::uint32_t> count(std::size_t{1} << 16);
-  for (double v : values) ++count[bucket_of(v)];
-  s.bucket = count.size() - 1;
-  while (s.above + count[s.bucket] < k) s.above += count[s.bucket--];
-  s.in_bucket.reserve(count[s.bucket]);
+  {
+    Histogram h;
+    for (double v : values) h.add(bucket_of(v));
+    s.bucket = h.hi;
+    while (s.above + h.count[s.bucket] < k) s.above += h.count[s.bucket--];
+    s.in_bucket.reserve(h.count[s.bucket]);
+  }  // zeroed again before select_in_bucket takes it
   for (double v : values)
     if (bucket_of(v) == s.bucket) s.in_bucket.push_back(v);
   const auto at = s.in_bucket.end() - static_cast<std::ptrdiff_t>(k - s.above);

@@ -150,6 +150,7 @@ class Screened {
     }
     std::fill(ready_.begin(), ready_.end(), 0);
     vector_token_ = -1;
+    room_rows_ = 0;
     if (sinks_.line) {
       sinks_.line(phi_lo_, tally_slope_.data(), tally_floor_.data());
     } else {
@@ -269,8 +270,10 @@ class Screened {
   std::int64_t first_axis_ = 0, lo_ = 0, hi_ = 0;
   double floor_lo_ = 0, floor_hi_ = 0, attention_ = 1, radius_scale_ = 1;
   int precision_ = 24, emin_ = -126;
-  bool copy_ = false;     // a row is read from a padded copy (its last vector would pass its end)
-  bool stopped_ = false;  // at a non-finite input (ScreenedSinks::nonfinite_input)
+  bool copy_ = false;             // a row is read from a padded copy (its last vector would pass its end)
+  bool stopped_ = false;          // at a non-finite input (ScreenedSinks::nonfinite_input)
+  Measurement::ScreenRoom room_;  // the token's room (row()), for room_rows_ more rows
+  std::size_t room_rows_ = 0;
   std::vector<std::uint8_t> x_copy_, y_copy_;
   RopeRow exact_;  // a loud pair's two elements, or a channel
   RopeRow whole_;  // a row measured exactly
@@ -291,8 +294,16 @@ void Screened::row(std::size_t t, std::size_t h) {
     x_.prefetch(ahead, plan_.head_dim());
     y_.prefetch(ahead, plan_.head_dim());
   }
-  const std::size_t padded = ScreenToken::padded(n_);
-  const Measurement::ScreenRoom room = bands_.screen_room(lo_, hi_, 2 * padded + through_.size() + 8);
+  // Room in the tails for the token's rows left, taken once: until something is added (a loud element, a row
+  // measured exactly), the bars and floors stay as they are and the tails grow only by what rows keep.
+  // Where that much room would pass expect(), the row's own, as before.
+  const std::size_t per_row = 2 * ScreenToken::padded(n_) + through_.size() + 8;
+  if (room_rows_ == 0) {
+    room_rows_ = batch_.heads - h;
+    room_ = bands_.screen_room(lo_, hi_, room_rows_ * per_row);
+    if (!room_.usable && room_rows_ > 1) room_rows_ = 1, room_ = bands_.screen_room(lo_, hi_, per_row);
+  }
+  const Measurement::ScreenRoom room = room_;
   if (!room.usable) return exact_row(t, h);
   ScreenBars bars;
   bars.budget_floor = floor_lo_;
@@ -325,6 +336,7 @@ void Screened::row(std::size_t t, std::size_t h) {
   if (4 * result.loud > n_) return exact_row(t, h);
   if ((result.loud != 0 || !moved_.empty()) && stop_at(t, h)) return;
   bands_.screen_quiet(lo_, 2 * n_ - result.loud + still, result.quiet_encoding, abs_kept, ulp_kept);
+  room_.abs_tail += abs_kept, room_.ulp_tail += ulp_kept, --room_rows_;
   if (result.loud != 0 || !moved_.empty()) loud(t, h, result, moved_);
 }
 
@@ -370,6 +382,7 @@ void Screened::sample(const std::vector<std::size_t>& rows, std::size_t want,
 // The loud elements of a screened row, exactly, in the row's order.
 void Screened::loud(std::size_t t, std::size_t h, const ScreenResult& result,
                     std::span<const std::size_t> moved) {
+  room_rows_ = 0;  // the tails and bars change
   exact_.row = static_cast<std::int64_t>(t);
   exact_.head = static_cast<std::int64_t>(h);
   exact_.resize(2);
@@ -399,6 +412,7 @@ void Screened::loud(std::size_t t, std::size_t h, const ScreenResult& result,
 // A row the screen cannot take (ScreenRoom::usable) or found mostly loud (a failing kernel's): every element
 // through the exact path, in vectors where measure_rope_rows would (VectorRows: the same bits).
 void Screened::exact_row(std::size_t t, std::size_t h) {
+  room_rows_ = 0;  // the tails and bars change
   if (stop_at(t, h)) return;
   whole_.row = static_cast<std::int64_t>(t);
   whole_.head = static_cast<std::int64_t>(h);
