@@ -349,7 +349,7 @@ double presumed_share(double share, std::size_t size) {
   return 0.01 + (share - 0.01) * std::sqrt(1024.0 / static_cast<double>(std::max<std::size_t>(size, 1)));
 }
 
-double presumed_level(std::vector<double> v, double share) {
+double presumed_level(std::span<double> v, double share) {
   const auto above = static_cast<std::size_t>(std::ceil(share * static_cast<double>(v.size())));
   if (above >= v.size()) return -INFINITY;
   // The (above + 1)-th largest, by select_largest (a sample of 65536 values: nth_element over all of them

@@ -124,10 +124,19 @@ class Screened {
       vector_.emplace(plan_, pairs_, false);
   }
 
+  // A band's sampled estimates: [0, size) of each buffer (large_vector.h's pool: a check run again reuses
+  // the pages).
+  struct BandSample {
+    LargeVector abs, ulp;
+    std::size_t size = 0;
+    BandSample() = default;
+    BandSample(const BandSample&) = delete;
+    BandSample& operator=(const BandSample&) = delete;
+    ~BandSample() { recycle_large(std::move(abs)), recycle_large(std::move(ulp)); }
+  };
   // The screen's own estimates (floors at -inf) on up to `want` of the (token, head) rows of `rows`, spread
   // evenly, each of a token's heads in turn; per band of band_edges(), a pass-through channel's 0 included.
-  void sample(const std::vector<std::size_t>& rows, std::size_t want, std::vector<std::vector<double>>& abs,
-              std::vector<std::vector<double>>& ulp);
+  void sample(const std::vector<std::size_t>& rows, std::size_t want, std::vector<BandSample>& bands);
 
   void run(const std::vector<std::size_t>& rows) {
     for (std::size_t t : rows) {
@@ -341,10 +350,9 @@ void Screened::row(std::size_t t, std::size_t h) {
 }
 
 void Screened::sample(const std::vector<std::size_t>& rows, std::size_t want,
-                      std::vector<std::vector<double>>& abs, std::vector<std::vector<double>>& ulp) {
+                      std::vector<BandSample>& bands) {
   const std::size_t heads = batch_.heads, count = std::min(want, rows.size() * heads);
-  const std::size_t room = 2 * ScreenToken::padded(n_) + ScreenToken::kLanes;
-  std::vector<double> abs_row(room), ulp_row(room);
+  const std::size_t room = 2 * ScreenToken::padded(n_) + ScreenToken::kLanes;  // ScreenResult's
   const auto edges = band_edges();
   const auto band = [&](std::int64_t p) {
     return static_cast<std::size_t>(std::upper_bound(edges.begin() + 1, edges.end() - 1, p) - edges.begin() -
@@ -360,22 +368,23 @@ void Screened::sample(const std::vector<std::size_t>& rows, std::size_t want,
     if (at != last) angles(rows[at]), last = at;
     const std::size_t b = band(lo_);
     if (b != band(hi_)) continue;  // a row over two bands (M-RoPE): left out of the guess
-    if (abs[b].empty()) {          // room for every sampled row (only what is written is touched)
-      abs[b].reserve(count * (2 * n_ + through_.size()));
-      ulp[b].reserve(count * (2 * n_ + through_.size()));
+    BandSample& into = bands[b];
+    if (into.abs.empty()) {  // room for every sampled row (only what is written is touched)
+      into.abs = take_large(count * (room + through_.size()));
+      into.ulp = take_large(count * (room + through_.size()));
     }
     const ScreenToken token{sin_.data(),          cos_.data(),         radius_.data(),
                             budget_slope_.data(), tally_slope_.data(), tally_floor_.data(),
                             reach_slope_.data()};
-    ScreenResult result{flags_.data(), abs_row.data(), ulp_row.data()};
+    ScreenResult result{flags_.data(), into.abs.data() + into.size, into.ulp.data() + into.size};
     const std::size_t base = batch_.row(rows[at], h);
     run_(type_, row_data(x_, base, x_copy_), row_data(y_, base, y_copy_), n_, in_, out_, token, bars, result);
-    abs[b].insert(abs[b].end(), abs_row.begin(),
-                  abs_row.begin() + static_cast<std::ptrdiff_t>(result.abs_kept));
-    ulp[b].insert(ulp[b].end(), ulp_row.begin(),
-                  ulp_row.begin() + static_cast<std::ptrdiff_t>(result.ulp_kept));
-    abs[b].insert(abs[b].end(), through_.size(), 0.0);
-    ulp[b].insert(ulp[b].end(), through_.size(), 0.0);
+    // Floors at -inf keep every estimate of a pair the double tier bounds, both kinds alike (neither is ever
+    // NaN): the counts agree.
+    const std::size_t kept = std::min(result.abs_kept, result.ulp_kept);
+    std::fill_n(into.abs.data() + into.size + kept, through_.size(), 0.0);
+    std::fill_n(into.ulp.data() + into.size + kept, through_.size(), 0.0);
+    into.size += kept + through_.size();
   }
 }
 
@@ -480,17 +489,18 @@ std::vector<PresumedFloors> presumed_rope_floors(const RopeParams& params, const
   // at about 1% of a 4096-token, 32-head pass's time.
   constexpr std::size_t kRows = 512;
   const std::size_t n = band_edges().size();
-  std::vector<std::vector<double>> abs(n), ulp(n);
   Measurement unused;
   const ScreenedSinks none;
-  Screened(params, batch, x, y, budget, unused, none, s->run, s->type, s->in, s->out)
-      .sample(chosen_or_all(sample.rows, batch.tokens()), kRows, abs, ulp);
+  Screened screened(params, batch, x, y, budget, unused, none, s->run, s->type, s->in, s->out);
+  std::vector<Screened::BandSample> bands(n);
+  screened.sample(chosen_or_all(sample.rows, batch.tokens()), kRows, bands);
   std::vector<PresumedFloors> out;
   for (std::size_t b = 0; b < n; ++b) {
-    if (abs[b].size() < 1024) continue;
-    const double at = presumed_share(share, abs[b].size());
-    out.push_back(
-        {band_edges()[b], presumed_level(std::move(abs[b]), at), presumed_level(std::move(ulp[b]), at), at});
+    const std::size_t size = bands[b].size;
+    if (size < 1024) continue;
+    const double at = presumed_share(share, size);
+    out.push_back({band_edges()[b], presumed_level({bands[b].abs.data(), size}, at),
+                   presumed_level({bands[b].ulp.data(), size}, at), at});
   }
   return out;
 }

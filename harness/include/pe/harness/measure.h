@@ -439,8 +439,8 @@ void presume(Measurement& bands, std::span<const PresumedFloors> floors);
 // values, 0.01125 at 65536). A share at or below 1% (tests forcing a failure) is taken as it is.
 double presumed_share(double share, std::size_t size);
 // The largest of `values` that at least `share` of them exceed (ties counted: errors repeat); -inf where
-// none is.
-double presumed_level(std::vector<double> values, double share);
+// none is. The values are left in another order, a NaN as +inf and -0 as 0.
+double presumed_level(std::span<double> values, double share);
 // The same, element by element.
 void measure_rope(const RopeParams& params, const RopeBatch& batch, Values x, Values y, const Budget& budget,
                   const Sink& sink, const Sample& sample = {},
