@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <random>
 
 #include "held_values.h"
@@ -143,6 +144,106 @@ TEST(RopeThreads, EveryThreadCountGivesOneThreadsReport) {
           EXPECT_NEAR(p99_many[k], p99_one[k], 0x1p-45) << where << " percentile " << k;
       }
     }
+  }
+}
+
+// check_rope with presumed floors from every size on (rope_screen.h's tuning) and the same without, on the
+// same number of threads.
+Report presumed(const RopeRequest& r, std::size_t threads, double share) {
+  const harness::RopeScreenTuning before = harness::rope_screen_tuning();
+  harness::tune_rope_screen({0, share});
+  Report out = check_in(r, threads, true);
+  harness::tune_rope_screen(before);
+  return out;
+}
+Report unpresumed(const RopeRequest& r, std::size_t threads) {
+  const harness::RopeScreenTuning before = harness::rope_screen_tuning();
+  harness::tune_rope_screen({SIZE_MAX, 0.02});
+  Report out = check_in(r, threads, true);
+  harness::tune_rope_screen(before);
+  return out;
+}
+
+// Presumed floors change nothing of the report, its percentiles included, on one thread or several: where
+// they hold (share 0.02: at least 1.2% of the sample above them, the whole batch being sampled here) and
+// where they do not (share 0.001: 0.1% above them, under the 1% a 99th percentile needs), the pass then
+// measured again without them, once whatever the threads (the merged parts are judged whole).
+TEST(RopeThreads, PresumedFloorsGiveTheReportWithout) {
+  const std::size_t tokens = 96, heads = 3, hd = 64;
+  std::mt19937_64 g(20261206);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  for (const DType type : {DType::F32, DType::BF16, DType::F16}) {
+    for (const Case& c : cases()) {
+      const std::vector<std::int64_t> positions = positions_of(tokens, c.axes);
+      const RopeBatch batch = rope_batch_of({tokens, heads, hd}, positions, false, "x", c.axes);
+      harness::TypedBuffer x(type, tokens * heads * hd), y(type, x.size());
+      std::vector<double> xd(x.size());
+      for (std::size_t i = 0; i < x.size(); ++i)
+        x.set(i, c.twist == Twist::Zero ? 0.0 : unit(g)), xd[i] = x.get(i);
+      const std::vector<double> golden = golden_rope(c.kernel, batch, xd, type);
+      for (std::size_t i = 0; i < y.size(); ++i) {
+        const bool late = c.twist == Twist::IgnoresLate && positions[i / (heads * hd)] > 2000;
+        y.set(i, late ? xd[i] : golden[i]);
+      }
+      if (c.twist == Twist::NanOutput)
+        for (std::size_t t : {5, 50, 90}) y.set(t * heads * hd + 9, NAN);
+      if (c.twist == Twist::NanInput) x.set(60 * heads * hd + 3, NAN);
+      if (c.twist == Twist::MovedChannel) y.set(70 * heads * hd + 60, y.get(70 * heads * hd + 60) + 0.5);
+      RopeRequest r;
+      r.positions.values = positions;
+      if (c.axes > 1) r.positions.shape = {c.axes, tokens};
+      r.spec = c.spec;
+      r.x = {{}, {tokens, heads, hd}, type, "x", x.view().data};
+      r.y = {{}, {tokens, heads, hd}, type, "y", y.view().data};
+      for (const std::size_t threads : {1, 2, 7}) {
+        const std::string what =
+            std::string(to_string(type)) + " " + c.name + ", " + std::to_string(threads) + " threads";
+        const std::string plain = unpresumed(r, threads).json().dump();
+        const std::size_t reruns = harness::rope_screen_reruns();
+        EXPECT_EQ(presumed(r, threads, 0.02).json().dump(), plain) << what << ", held";
+        if (c.name == "passing") {
+          EXPECT_EQ(harness::rope_screen_reruns(), reruns) << what;
+        }
+        EXPECT_EQ(presumed(r, threads, 0.001).json().dump(), plain) << what << ", failed";
+        if (c.name == "passing") {
+          EXPECT_EQ(harness::rope_screen_reruns(), reruns + 1) << what;
+        }
+      }
+    }
+  }
+}
+
+// A sample that misjudges the tail: the rows presumed_rope_floors samples (512 of 2048: the r-th has token
+// 2r, head r mod 2) err a float32 ulp more than the others, so the level 1.2% of the sample exceeds lies
+// above all but about 1.2% of those rows' errors, a quarter of that (0.3%) of the whole batch's: the
+// presumption fails, the pass runs again, and the report is the one without presuming.
+TEST(RopeThreads, ASampleThatMisjudgesTheTailRunsThePassAgain) {
+  const std::size_t tokens = 1024, heads = 2, hd = 64;
+  std::mt19937_64 g(20261207);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  std::vector<std::int64_t> positions(tokens);
+  for (std::size_t t = 0; t < tokens; ++t) positions[t] = static_cast<std::int64_t>(t);
+  const RopeBatch batch = rope_batch_of({tokens, heads, hd}, positions, false, "x");
+  harness::TypedBuffer x(DType::F32, tokens * heads * hd), y(DType::F32, x.size());
+  std::vector<double> xd(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) x.set(i, unit(g)), xd[i] = x.get(i);
+  const std::vector<double> golden = golden_rope({64, 0, 1e4, Layout::HalfSplit}, batch, xd, DType::F32);
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    const std::size_t t = i / (heads * hd), h = i / hd % heads;
+    const bool sampled = t % 2 == 0 && h == t / 2 % 2;
+    const auto f = static_cast<float>(golden[i]);
+    y.set(i, sampled ? std::nextafter(f, f < 0 ? -INFINITY : INFINITY) : f);
+  }
+  RopeRequest r;
+  r.positions.values = positions;
+  r.x = {{}, {tokens, heads, hd}, DType::F32, "x", x.view().data};
+  r.y = {{}, {tokens, heads, hd}, DType::F32, "y", y.view().data};
+  for (const std::size_t threads : {1, 2, 3}) {
+    const std::string what = std::to_string(threads) + " threads";
+    const std::string plain = unpresumed(r, threads).json().dump();
+    const std::size_t reruns = harness::rope_screen_reruns();
+    EXPECT_EQ(presumed(r, threads, 0.02).json().dump(), plain) << what;
+    EXPECT_EQ(harness::rope_screen_reruns(), reruns + 1) << what;
   }
 }
 

@@ -135,6 +135,27 @@ struct Selection {
 };
 std::size_t bucket_of(double v) { return static_cast<std::size_t>(std::bit_cast<std::uint64_t>(v) >> 48); }
 
+// 2^16 counters, zero between uses, kept per thread: a new 256 KiB array is a fresh mapping whose 64 pages
+// each fault in (microseconds apiece on a virtual machine), several times per check. A user counts values
+// into it and hands back the range of counters it touched, zeroed again.
+struct Histogram {
+  std::uint32_t* count;
+  std::size_t lo = SIZE_MAX, hi = 0;  // the counters touched: [lo, hi]
+  Histogram() {
+    thread_local std::vector<std::uint32_t> counters(std::size_t{1} << 16);
+    count = counters.data();
+  }
+  Histogram(const Histogram&) = delete;
+  Histogram& operator=(const Histogram&) = delete;
+  void add(std::size_t b) {
+    ++count[b];
+    lo = std::min(lo, b), hi = std::max(hi, b);
+  }
+  ~Histogram() {
+    if (lo <= hi) std::fill(count + lo, count + hi + 1, 0U);
+  }
+};
+
 // std::nth_element(v, at), a large bucket first split by its values' next 16 bits (a percentile's bucket
 // holds a good share of a tail whose values lie within a few binades, and nth_element costs ~12 ns a value):
 // the values below the sub-bucket holding `at` go first, those above last, and only that sub-bucket is
@@ -144,11 +165,11 @@ void select_in_bucket(std::vector<double>& v, std::vector<double>::iterator at) 
     const auto sub = [](double x) {
       return static_cast<std::size_t>(std::bit_cast<std::uint64_t>(x) >> 32) & 0xffff;
     };
-    std::vector<std::uint32_t> count(std::size_t{1} << 16);
-    for (const double x : v) ++count[sub(x)];
-    std::size_t target = 0, below = 0;
+    Histogram h;
+    for (const double x : v) h.add(sub(x));
+    std::size_t target = h.lo, below = 0;
     const auto rank = static_cast<std::size_t>(at - v.begin());
-    while (below + count[target] <= rank) below += count[target++];
+    while (below + h.count[target] <= rank) below += h.count[target++];
     const auto first = std::partition(v.begin(), v.end(), [&](double x) { return sub(x) < target; });
     const auto last = std::partition(first, v.end(), [&](double x) { return sub(x) == target; });
     std::nth_element(first, at, last);
@@ -159,11 +180,13 @@ void select_in_bucket(std::vector<double>& v, std::vector<double>::iterator at) 
 
 Selection select_largest(std::span<const double> values, std::size_t k) {
   Selection s;
-  std::vector<std::uint32_t> count(std::size_t{1} << 16);
-  for (double v : values) ++count[bucket_of(v)];
-  s.bucket = count.size() - 1;
-  while (s.above + count[s.bucket] < k) s.above += count[s.bucket--];
-  s.in_bucket.reserve(count[s.bucket]);
+  {
+    Histogram h;
+    for (double v : values) h.add(bucket_of(v));
+    s.bucket = h.hi;
+    while (s.above + h.count[s.bucket] < k) s.above += h.count[s.bucket--];
+    s.in_bucket.reserve(h.count[s.bucket]);
+  }  // zeroed again before select_in_bucket takes it
   for (double v : values)
     if (bucket_of(v) == s.bucket) s.in_bucket.push_back(v);
   const auto at = s.in_bucket.end() - static_cast<std::ptrdiff_t>(k - s.above);
@@ -179,12 +202,28 @@ void Measurement::Tail::room(std::size_t n, std::size_t cap) {
   if (used + n <= values.size()) return;
   // Doubling up to what a compaction leaves room for: a part of a batch (Measurement::merge) set up with
   // the whole's cap holds no more than it keeps.
-  const std::size_t grown = std::max(2 * values.size(), std::size_t{1024});
+  const std::size_t grown = std::max({2 * values.size(), std::size_t{1024}, hint});
   const std::size_t want = std::max(used + n, cap != 0 ? std::min(grown, 4 * cap + 1024) : grown);
-  std::vector<double> larger = take_large(want);
+  LargeVector larger = take_large(want);
   std::copy_n(values.begin(), used, larger.begin());
   recycle_large(std::move(values));
   values = std::move(larger);
+}
+
+Measurement::Tail::Tail(const Tail& other)
+    : values(other.values.begin(), other.values.begin() + static_cast<std::ptrdiff_t>(other.used)),
+      used(other.used),
+      floor(other.floor),
+      presumed(other.presumed),
+      hint(other.hint) {}
+
+Measurement::Tail& Measurement::Tail::operator=(const Tail& other) {
+  if (this != &other) {
+    Tail copy(other);
+    recycle_large(std::move(values));
+    *this = std::move(copy);
+  }
+  return *this;
 }
 
 Measurement::Tail::~Tail() { recycle_large(std::move(values)); }
@@ -210,7 +249,7 @@ void Measurement::Tail::compact(std::size_t cap) {
     if (at > 0 && at < kSample) {
       std::nth_element(sample.begin(), sample.begin() + static_cast<std::ptrdiff_t>(at), sample.end());
       const double pivot = sample[at];
-      std::vector<double> into = take_large(values.size());
+      LargeVector into = take_large(values.size());
       const double* v = values.data();
       double* w = into.data();
       std::size_t k = 0;
@@ -287,16 +326,46 @@ bool Measurement::Tail::presumption_held(std::size_t samples) const {
   return presumed == -INFINITY || samples == 0 || used >= rank_from_top(samples);
 }
 
-void Measurement::presume_floors(std::int64_t position, double abs_floor, double ulp_floor) {
+void Measurement::presume_floors(std::int64_t position, double abs_floor, double ulp_floor, double share) {
   if (count_ != 0) throw std::logic_error("Measurement::presume_floors after the first add");
   if (bands_.empty()) return;
   Acc& a = band_of(position);
-  if (cap_of(a) == 0) return;  // the tails keep every value
+  const std::size_t cap = cap_of(a);
+  if (cap == 0) return;  // the tails keep every value
+  // cap is the band's 1% (rank_from_top): a share of s keeps about s/1% of it. A quarter more covers the
+  // sample's misjudgement of a held floor (a few standard errors of a binomial 1% at 1024 values and up);
+  // beyond it the tail grows as before.
+  const double guess = 1.25 * share / 0.01 * static_cast<double>(cap);
   for (auto [t, v] : {std::pair{&a.abs, abs_floor}, std::pair{&a.ulp, ulp_floor}}) {
     if (!(v > t->presumed)) continue;
     t->presumed = v;
     t->floor = std::max(t->floor, v);
+    if (guess > 0 && guess < static_cast<double>(4 * cap)) t->hint = static_cast<std::size_t>(guess);
   }
+}
+
+double presumed_share(double share, std::size_t size) {
+  if (!(share > 0.01)) return share;
+  return 0.01 + (share - 0.01) * std::sqrt(1024.0 / static_cast<double>(std::max<std::size_t>(size, 1)));
+}
+
+double presumed_level(std::span<double> v, double share) {
+  const auto above = static_cast<std::size_t>(std::ceil(share * static_cast<double>(v.size())));
+  if (above >= v.size()) return -INFINITY;
+  // The (above + 1)-th largest, by select_largest (a sample of 65536 values: nth_element over all of them
+  // would cost more than the rest of the guess). Its values must be non-negative without -0, as a tail's.
+  for (double& u : v) u = std::isnan(u) ? INFINITY : u == 0 ? 0.0 : u;
+  const double x = select_largest(v, above + 1).kth;
+  if (static_cast<std::size_t>(std::count_if(v.begin(), v.end(), [&](double u) { return u > x; })) >= above)
+    return x;
+  double below = -INFINITY;  // the next value down: all of x's ties (and more than `above`) lie above it
+  for (const double u : v)
+    if (u < x) below = std::max(below, u);
+  return below;
+}
+
+void presume(Measurement& bands, std::span<const PresumedFloors> floors) {
+  for (const PresumedFloors& f : floors) bands.presume_floors(f.position, f.abs, f.ulp, f.share);
 }
 
 bool Measurement::presumptions_held() const {

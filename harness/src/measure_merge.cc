@@ -33,15 +33,15 @@ void Measurement::merge(const Measurement& later) {
                                     [](const Acc& a, const Acc& b) { return a.cap == b.cap; });
   if (!same_caps || later.keep_ != keep_ || later.promised_ != promised_ || later.expected_ != expected_)
     throw std::logic_error("Measurement::merge: measurements set up differently");
-  const auto presumes = [](const Measurement& m) {
-    return std::any_of(m.bands_.begin(), m.bands_.end(), [](const Acc& a) {
-      return a.abs.presumed != -INFINITY || a.ulp.presumed != -INFINITY;
-    });
-  };
-  // A presumed floor's proof counts the values kept above it (presumptions_held): parts presuming other
-  // floors have no such count together.
-  if (presumes(*this) || presumes(later))
-    throw std::logic_error("Measurement::merge: measurements with presumed floors");
+  // A presumed floor's proof counts the values kept above it (presumptions_held): parts presuming one floor
+  // together hold every value above it (or, where one compacted, at least cap at or above its own floor, as
+  // Tail::merge's), so the count of the whole is theirs added; parts presuming other floors have no such
+  // count together.
+  const bool same_presumptions = std::equal(
+      bands_.begin(), bands_.end(), later.bands_.begin(), later.bands_.end(), [](const Acc& a, const Acc& b) {
+        return a.abs.presumed == b.abs.presumed && a.ulp.presumed == b.ulp.presumed;
+      });
+  if (!same_presumptions) throw std::logic_error("Measurement::merge: measurements presuming other floors");
   if (expected_ != 0 && count_ + later.count_ > expected_)
     throw std::logic_error("Measurement::merge: more elements than expect() declared");
   stats_.reset();

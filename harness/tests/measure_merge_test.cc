@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <random>
+#include <tuple>
 
 #include "pe/harness/measure.h"
 #include "same_measurement.h"
@@ -69,6 +70,42 @@ TEST(MeasurementMerge, PartsMergedInOrderAreTheWhole) {
   }
 }
 
+// Parts presuming the same floors merge into the whole presuming them: whether they held is judged on the
+// merged whole (each part alone keeps too few values above a floor the whole keeps enough above), and where
+// they held the merged measurement is the whole's without presuming, percentiles included. The abs errors lie
+// on a grid 0..7·2^-20, the ulps on 0..7·0.25 (a NaN abs error counts as +inf, about 1 in 100): a floor at 5
+// keeps about a quarter of the values, one at 7 (ulp) keeps none.
+TEST(MeasurementMerge, PartsPresumingOneFloorAreJudgedWhole) {
+  std::mt19937_64 g(20261206);
+  const std::size_t n = 50000;
+  const std::vector<ElementRecord> all = drawn(n, g);
+  Measurement plain = set_up(all);
+  for (const ElementRecord& e : all) plain.add(e);
+  for (const auto& [abs_floor, ulp_floor, holds] :
+       {std::tuple{5 * 0x1p-20, 5 * 0.25, true}, std::tuple{5 * 0x1p-20, 7 * 0.25, false}}) {
+    const auto presumed = [&] {
+      Measurement m = set_up(all);
+      for (const std::int64_t position : {0, 1000, 10000})
+        m.presume_floors(position, abs_floor, ulp_floor, 0.02);
+      return m;
+    };
+    Measurement whole = presumed();
+    for (const ElementRecord& e : all) whole.add(e);
+    EXPECT_EQ(whole.presumptions_held(), holds);
+    for (const std::size_t parts : {2, 3, 8}) {
+      const std::string what = std::to_string(parts) + " parts, ulp floor " + std::to_string(ulp_floor);
+      std::vector<Measurement> m;
+      for (std::size_t k = 0; k < parts; ++k) {
+        m.push_back(presumed());
+        for (std::size_t i = n * k / parts; i < n * (k + 1) / parts; ++i) m.back().add(all[i]);
+      }
+      for (std::size_t k = 1; k < parts; ++k) m[0].merge(m[k]);
+      EXPECT_EQ(m[0].presumptions_held(), holds) << what;
+      if (holds) expect_same(m[0], plain, what);
+    }
+  }
+}
+
 TEST(MeasurementMerge, RefusesMeasurementsSetUpOtherwise) {
   Measurement a(30000), b(1000);
   EXPECT_THROW(a.merge(b), std::logic_error);
@@ -84,6 +121,8 @@ TEST(MeasurementMerge, RefusesMeasurementsSetUpOtherwise) {
   e.presume_floors(5, 1e-6, 0.5);
   EXPECT_THROW(e.merge(f), std::logic_error);
   EXPECT_THROW(f.merge(e), std::logic_error);
+  f.presume_floors(5, 2e-6, 0.5);  // another floor
+  EXPECT_THROW(e.merge(f), std::logic_error);
 }
 
 }  // namespace

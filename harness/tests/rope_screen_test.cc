@@ -265,5 +265,50 @@ TEST(RopeScreen, ScreenedPassIsTheExactPath) {
   }
 }
 
+// Presumed floors (presumed_rope_floors, Measurement::presume_floors) from the screen's own estimates on 512
+// of the batch's 1800 rows: at share 0.02 they hold (at least 1% of each band's values lie above them) and
+// the measurement is the one without them, percentiles included, bit for bit; at 0.001 (a tenth of the 1%
+// a 99th percentile needs) they do not, and the measurement says so. Positions over three bands.
+TEST(RopeScreen, PresumedFloorsKeepThePercentilesOrSayTheyDidNot) {
+  RopeParams mrope{64, 0, 1e4, Layout::HalfSplit};
+  mrope.form.mrope_section = {8, 12, 12};
+  std::mt19937_64 g(20261206);
+  for (const auto& [params, name] : std::vector<std::pair<RopeParams, std::string>>{
+           {{64, 0, 1e4, Layout::HalfSplit}, "halfsplit"},
+           {{64, 48, 1e4, Layout::Interleaved}, "interleaved, partial"},
+           {mrope, "M-RoPE"}}) {
+    for (const DType type : {DType::F32, DType::BF16, DType::F16}) {
+      const std::string what = name + " " + std::string(to_string(type));
+      Data d(params, 600, 3, type, Wrong::None, g);
+      RopeBatch batch = RopeBatch::tokens_first(d.positions, 3, static_cast<std::size_t>(params.head_dim));
+      batch.n_axes = n_axes(params.form);
+      Budget budget{&find_variant("rope.scalar_f32")->contract(), type};
+      const Values x(d.x.view().data, type, d.x.size()), y(d.y.view().data, type, d.y.size());
+      const auto measured = [&](std::span<const PresumedFloors> floors) {
+        Measurement m;
+        m.promise(1 << 24);
+        m.expect(d.x.size());
+        presume(m, floors);
+        EXPECT_TRUE(measure_rope_screened(params, batch, x, y, budget, m, {})) << what;
+        return m;
+      };
+      const Measurement plain = measured({});
+      const std::vector<PresumedFloors> held = presumed_rope_floors(params, batch, x, y, budget, 0.02);
+      EXPECT_GE(held.size(), 2u) << what;
+      const Measurement with = measured(held);
+      EXPECT_TRUE(with.presumptions_held()) << what;
+      expect_same_but_percentiles(with, plain, what);
+      for (std::size_t k = 0; k < plain.bands().size(); ++k) {
+        EXPECT_EQ(with.bands()[k].p99_abs, plain.bands()[k].p99_abs) << what << " band " << k;
+        EXPECT_EQ(with.bands()[k].p99_ulp, plain.bands()[k].p99_ulp) << what << " band " << k;
+      }
+      const Measurement wrong = measured(presumed_rope_floors(params, batch, x, y, budget, 0.001));
+      EXPECT_FALSE(wrong.presumptions_held()) << what;
+      // Where the screened pass does not apply, no guess either.
+      EXPECT_TRUE(presumed_rope_floors(params, batch, x, y, budget, 0.02, Sample{{}, {0}}).empty()) << what;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace pe::harness

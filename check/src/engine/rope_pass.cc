@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <span>
 #include <stdexcept>
 #include <thread>
 
 #include "engine/budget.h"
+#include "pe/harness/rope_screen.h"
 #include "pe/ref/mpfr_thread_cache.h"
 #include "pe/rope_scaling.h"
 
@@ -109,7 +111,7 @@ void run_parts(const RopeRequest& r, const RopeParams& params, const RopeBatch& 
 std::optional<Pass> screened_in_parts(const RopeRequest& r, const RopeParams& params, const RopePlan& plan,
                                       const RopeBatch& batch, const Budget& budget,
                                       const std::vector<std::size_t>& rows, std::size_t threads, bool scanned,
-                                      bool& nonfinite) {
+                                      std::span<const harness::PresumedFloors> floors, bool& nonfinite) {
   const std::vector<std::size_t> order = pass_order(params, batch, rows);
   std::vector<Part> parts(threads);
   for (std::size_t k = 0; k < threads; ++k) {
@@ -118,6 +120,7 @@ std::optional<Pass> screened_in_parts(const RopeRequest& r, const RopeParams& pa
     // An empty Sample means every token: a part holds at least one (threads <= rows, rope_pass_threads).
     if (parts[k].rows.empty() && !order.empty()) throw std::logic_error("rope_pass: a part without tokens");
     parts[k].pass = new_pass(r, plan, batch, budget, rows);
+    harness::presume(parts[k].pass->bands, floors);  // every part the same: merged, they are judged whole
   }
   run_parts(r, params, batch, budget, scanned, parts);
   nonfinite = std::any_of(parts.begin(), parts.end(), [](const Part& p) { return p.nonfinite; });
@@ -151,8 +154,21 @@ std::optional<Pass> measure_rope_pass(const RopeRequest& r, const RopeParams& pa
   if (gain.temperature.type == AttnTemperatureType::None) {
     bool nonfinite = false;
     const std::size_t threads = rope_pass_threads(r.threads, rows.size(), elements);
-    if (auto p = screened_in_parts(r, params, plan, batch, budget, rows, threads, scanned, nonfinite))
-      return p;
+    // A correct kernel's errors grow with the position, so the tails' own floors, which rise only with what
+    // came before, keep a good share of the estimates (and compact them again and again): presumed floors,
+    // judged once the parts are merged, keep a few percent. Where they did not hold, the pass runs again
+    // without them, from new parts: the report is then the one without presuming.
+    const harness::RopeScreenTuning& tuning = harness::rope_screen_tuning();
+    std::vector<harness::PresumedFloors> floors;
+    if (elements >= tuning.presume_from)
+      floors = harness::presumed_rope_floors(params, batch, r.x.read(), r.y.read(), budget,
+                                             tuning.presumed_share, harness::Sample{rows, {}});
+    auto p = screened_in_parts(r, params, plan, batch, budget, rows, threads, scanned, floors, nonfinite);
+    if (p && !floors.empty() && !p->bands.presumptions_held()) {
+      harness::count_rope_screen_rerun();
+      p = screened_in_parts(r, params, plan, batch, budget, rows, threads, scanned, {}, nonfinite);
+    }
+    if (p) return p;
     if (nonfinite) return std::nullopt;
   }
   if (!scanned) return std::nullopt;

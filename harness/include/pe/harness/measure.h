@@ -18,6 +18,7 @@
 #include "pe/batch.h"
 #include "pe/contract.h"
 #include "pe/enum_names.h"
+#include "pe/harness/large_vector.h"
 #include "pe/harness/typed_buffer.h"
 #include "pe/plan.h"
 #include "pe/types.h"
@@ -191,8 +192,10 @@ class Measurement {
   // A guess (from a sample) of a level that more than 1% of the band of `position`'s elements exceed, per
   // tail: values at or below it are dropped as a compaction drops those below the floor, from now on (after
   // expect(), before the first add). Whether the guess held, and so the percentiles are the ones without
-  // it, is known once every element is in: presumptions_held().
-  void presume_floors(std::int64_t position, double abs_floor, double ulp_floor);
+  // it, is known once every element is in: presumptions_held(). `share`, where known: the part of the
+  // band's expected elements the floors are guessed to keep (the tails take room for somewhat more at once
+  // instead of growing to it by doubling).
+  void presume_floors(std::int64_t position, double abs_floor, double ulp_floor, double share = 0);
   // Every band with a presumed floor kept at least as many values above it as its 99th percentile's rank
   // (then every value dropped for it lay below the percentile). Where not, the bands' percentiles are
   // unusable (NaN where too few were kept): measure again without presuming.
@@ -201,8 +204,9 @@ class Measurement {
   // The elements of `later` (set up as this one: the same limit, keep_worst, promise and expected counts)
   // added after this one's, as if one Measurement had taken them all in that order: counts summed, the
   // first of equal maxima kept (the last NaN), the worst list the best of both (this one's first among
-  // equal ratios), the tails together (threads measuring parts of one batch: measure_merge.cc). Neither
-  // may have presumed floors (presume_floors).
+  // equal ratios), the tails together (threads measuring parts of one batch: measure_merge.cc). Both must
+  // presume the same floors, if any (presume_floors): whether they held is then the whole's
+  // (presumptions_held after the last merge).
   void merge(const Measurement& later);
   // The bands with their percentiles; empty bands included (samples = 0). Computed once after the last
   // add (a report asks for them several times; each is a selection over the band's kept values).
@@ -228,16 +232,17 @@ class Measurement {
   // The values a band's nearest-rank 99th percentile is selected from: all of them, or with a cap (expect)
   // the `cap` largest (ties interchangeable) once more than 4·cap have come.
   struct Tail {
-    std::vector<double> values;  // [0, used) are the tail's; the rest is room (large_vector.h's pool)
+    LargeVector values;  // [0, used) are the tail's; the rest is room, unwritten (large_vector.h's pool)
     std::size_t used = 0;
     Tail() = default;
-    Tail(const Tail&) = default;
+    Tail(const Tail& other);  // its values alone, not its room (never written)
     Tail(Tail&&) noexcept = default;
-    Tail& operator=(const Tail&) = default;
+    Tail& operator=(const Tail& other);
     Tail& operator=(Tail&&) noexcept = default;
     ~Tail();
     double floor = -INFINITY;     // values at or below it can no longer be among the `cap` largest
     double presumed = -INFINITY;  // presume_floors(): part of `floor` that the end must confirm
+    std::size_t hint = 0;         // presume_floors(): room for this many taken at once
     std::span<const double> kept() const { return {values.data(), used}; }
     void room(std::size_t n, std::size_t cap);
     void push(double v, std::size_t cap) {
@@ -414,6 +419,28 @@ struct ScreenedSinks {
 bool measure_rope_screened(const RopeParams& params, const RopeBatch& batch, Values x, Values y,
                            const Budget& budget, Measurement& bands, const ScreenedSinks& sinks,
                            const Sample& sample = {});
+// A guess of one band's floors (Measurement::presume_floors): the level `share` of a sample's values exceed.
+struct PresumedFloors {
+  std::int64_t position = 0;  // the band's first
+  double abs = -INFINITY, ulp = -INFINITY, share = 0;
+};
+// For measure_rope_screened over `sample.rows` (every token when empty): per band with at least 1024 values
+// in the sample, the level that presumed_share(share, size) of the screen's own estimates exceed, the sample
+// being up to 512 (token, head) rows spread evenly over the pass's (each of a token's heads in turn). None
+// where the screened pass does not apply or splits its rows (a scaling that switches per token).
+std::vector<PresumedFloors> presumed_rope_floors(const RopeParams& params, const RopeBatch& batch, Values x,
+                                                 Values y, const Budget& budget, double share,
+                                                 const Sample& sample = {});
+// Each of `floors` presumed in `bands` (after expect(), before the first add).
+void presume(Measurement& bands, std::span<const PresumedFloors> floors);
+// The share of a band's sample its presumed floor is taken at: the 1% its 99th percentile needs plus a
+// margin, `share`'s at the least sample (1024 values) and shrinking as a share's standard error does,
+// 1/sqrt(size): about 3.2 standard errors of a binomial 1% at every size for share 0.02 (0.02 at 1024
+// values, 0.01125 at 65536). A share at or below 1% (tests forcing a failure) is taken as it is.
+double presumed_share(double share, std::size_t size);
+// The largest of `values` that at least `share` of them exceed (ties counted: errors repeat); -inf where
+// none is. The values are left in another order, a NaN as +inf and -0 as 0.
+double presumed_level(std::span<double> values, double share);
 // The same, element by element.
 void measure_rope(const RopeParams& params, const RopeBatch& batch, Values x, Values y, const Budget& budget,
                   const Sink& sink, const Sample& sample = {},
