@@ -6,6 +6,15 @@
 // |y − e| and of the exact path's own |(y − hi) − lo|); the driver folds that factor into the line, the
 // kernel into ulp_line. TableJudge replaces screen_lanes-inl.h's Judge here: one comparison against the
 // smaller of the two lines, the ulp line in e's binade with the radius taken off.
+//
+// Before it, a pre-test (TableFastBars) that folds the floors' tests into the same comparison: where a whole
+// vector of pairs passes, the judge would have found every element quiet and kept no estimate, which is all
+// it would have written (flags 0), so the pre-test changes no outcome, only how fast the usual one comes.
+// Its err, binade and fl(2^E·ulp_line − radius) are the judge's, bit for bit; its bar is the least of that,
+// the pair's min(line, abs_floor) (a NaN line: -1) and 2^E·U with U = min(ulp_floor·2^(1 − p), 2^100):
+// err <= min(line, abs_floor) is quiet under the line and no abs estimate kept; err <= 2^E·U (exact: a
+// power of two times U, 2^E in [2^-126, 2]) gives err·(1/ulp) <= U·2^(p − 1) <= ulp_floor, and so its
+// rounding too: no ulp estimate kept. A NaN err fails every comparison.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "sinusoidal_screen.cc"
 #include "pe/harness/sinusoidal_screen.h"
@@ -36,9 +45,11 @@ using M = hn::Mask<D>;
 struct Consts {
   V radius, twice_radius, ulp_line, abs_floor, ulp_floor, least_binade, huge, one, two, three;
   hn::Vec<hn::RebindToUnsigned<D>> exponent, bias;
+  V fast_ulp;
   Consts(const TableScreenRow& row, const TableScreenBars& b) {
     const D d;
     const hn::RebindToUnsigned<D> du;
+    fast_ulp = hn::Set(d, row.fast_ulp);
     radius = hn::Set(d, row.radius), twice_radius = hn::Set(d, 2 * row.radius);
     // err_hi·2^(precision − 1 − E) <= max_ulp·(1 − 2^-49) as err_hi <= 2^E·ulp_line: scaling by powers of two
     // is exact (short of underflow, far below any radius). NaN: nothing is quiet; +inf: a finite line.
@@ -90,6 +101,20 @@ HWY_INLINE Element TableJudge(V y, V e, V line, const Consts& c) {
   return {quiet, estimate, hn::Mul(estimate, inv)};
 }
 
+// The pre-test (above): whether pairs [k, k + N) are all quiet with no estimate kept.
+HWY_INLINE bool FastQuiet(V ys, V yc, V es, V ec, const double* fast_line, const Consts& c) {
+  const D d;
+  const V line = hn::LoadU(d, fast_line);
+  const auto passes = [&](V y, V e) {
+    const V err = hn::Abs(hn::Sub(y, e));
+    const V magnitude = hn::Abs(e);
+    const V binade = Binade(magnitude, c);
+    const V bar = hn::Min(hn::MulSub(binade, c.ulp_line, c.radius), hn::Mul(binade, c.fast_ulp));
+    return hn::And(hn::Le(err, hn::Min(line, bar)), hn::Ge(hn::Sub(magnitude, c.twice_radius), binade));
+  };
+  return hn::AllTrue(d, hn::And(passes(ys, es), passes(yc, ec)));
+}
+
 // The row's e at pairs [k, k + N): the stored ones, or (kRotate) those rotated by ω, stored back.
 template <bool kRotate>
 HWY_INLINE void SinCos(const TableScreenRow& row, std::size_t k, V& s, V& c) {
@@ -128,6 +153,10 @@ HWY_INLINE void Group(const void* y, std::size_t k, M valid, const ScreenChannel
   V ys, yc, es, ec;
   LoadPairs<kType>(y, ch, k, ys, yc);
   SinCos<kRotate>(row, k, es, ec);
+  if (!kLast && row.fast_line != nullptr && FastQuiet(ys, yc, es, ec, row.fast_line + k, c)) {
+    hn::StoreU(hn::Zero(d), d, flags + k);
+    return;
+  }
   const V line = hn::LoadU(d, row.line + k);
   const Element js = TableJudge(ys, es, line, c);
   const Element jc = TableJudge(yc, ec, line, c);
@@ -210,10 +239,17 @@ HWY_AFTER_NAMESPACE();
 #include <hwy/targets.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace pe::harness {
 const std::vector<TableScreenTarget>& table_screen_targets() {
   return detail::target_list<TableScreenTarget>().best_first();
+}
+
+double table_fast_bars(const TableScreenBars& bars, std::span<const double> line, double* fast_line) {
+  for (std::size_t j = 0; j < line.size(); ++j)
+    fast_line[j] = std::isnan(line[j]) ? -1.0 : std::min(line[j], bars.abs_floor);
+  return std::min(bars.ulp_floor * bars.ulp_scale, 0x1p100);  // -inf (no floor): nothing passes
 }
 
 }  // namespace pe::harness
