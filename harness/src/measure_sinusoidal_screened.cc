@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstring>
 #include <optional>
+#include <utility>
 
 #include "pe/harness/exhaustive_screen.h"
 #include "pe/harness/sinusoidal_screen.h"
@@ -113,7 +114,8 @@ class TableScreened {
         omegas_, [](double, std::size_t) { return 0.0; }, 1.0, budget.dtype);
     bounds_.emplace(budget.members(), omegas_, max_position_, budget.dtype, budget.extra);
     const std::size_t padded = ScreenToken::padded(n_);
-    for (auto* v : {&sin_, &cos_, &flags_, &line_}) v->assign(padded, 0.0);
+    for (auto* v : {&sin_, &cos_, &line_}) v->assign(padded, 0.0);
+    flags_.assign(kBatch * padded, 0.0);
     phi_lo_.resize(n_);
     fast_line_.assign(padded, -1.0);
     tally_.assign(padded, INFINITY);
@@ -201,8 +203,9 @@ class TableScreened {
   void sample_row(std::size_t r, std::vector<double>& abs, std::vector<double>& ulp);
   bool screenable(std::int64_t p) const;
   std::size_t batch(std::size_t r, std::size_t most);
-  std::size_t row(std::size_t r, const Measurement::ScreenRoom& room, TableScreenResult& tails);
-  void loud_row(std::size_t r);
+  std::pair<std::size_t, std::size_t> rows(std::size_t r, std::size_t most,
+                                           const Measurement::ScreenRoom& room, TableScreenResult& tails);
+  void loud_row(std::size_t r, const double* flags);
 
   // The band of a position (band_edges: [edge k, edge k + 1), the last edge's band open above, a negative
   // position in the first), as the index k and the range [lo, hi) of positions it holds.
@@ -441,9 +444,9 @@ std::size_t TableScreened::batch(std::size_t r, std::size_t most) {
   if (sinks_.sole) own_floors(positions_[r]);
   TableScreenResult tails{flags_.data(), room.abs_tail, room.ulp_tail};
   std::size_t quiet = 0;
-  for (std::size_t i = 0; i < count; ++i) {
-    if (sinks_.row) sinks_.row(r + i);
-    quiet += row(r + i, room, tails);
+  for (std::size_t i = 0; i < count;) {
+    const auto [taken, quiet_in] = rows(r + i, count - i, room, tails);
+    i += taken, quiet += quiet_in;
   }
   const auto abs_kept = static_cast<std::size_t>(tails.abs_tail - room.abs_tail);
   const auto ulp_kept = static_cast<std::size_t>(tails.ulp_tail - room.ulp_tail);
@@ -454,14 +457,27 @@ std::size_t TableScreened::batch(std::size_t r, std::size_t most) {
   return count;
 }
 
-// One row of a batch: the kernel's estimates written at `tails`' (moved past them), the loud elements
-// measured exactly in the exact path's order (by channel); returns how many were quiet.
-std::size_t TableScreened::row(std::size_t r, const Measurement::ScreenRoom& room, TableScreenResult& tails) {
+// Rows [r, r + m) of a batch, m <= most, in one kernel call: the first row's e the tier's or rotated
+// (sincos), each later one's rotated from the one before, while their positions run on by one, the
+// rotations stay within kMaxSteps, the lower bounds hold (stale) and no row needs its padded copy. The lines
+// are the first row's for them all: a tally's line only rises as elements come to it, and the bars are the
+// batch's already. The kernel's estimates written at `tails`' (moved past them); then per row its progress
+// and its loud elements measured exactly in the exact path's order (by channel). Returns m and how many
+// elements were quiet.
+std::pair<std::size_t, std::size_t> TableScreened::rows(std::size_t r, std::size_t most,
+                                                        const Measurement::ScreenRoom& room,
+                                                        TableScreenResult& tails) {
   const std::int64_t p = positions_[r];
-  if (constexpr std::size_t kAhead = 4; r + kAhead < positions_.size())
-    y_.prefetch((r + kAhead) * plan_.dim(), plan_.dim());
   const bool rotate = sincos(p);
   if (stale(p)) lower_bounds(p);
+  std::size_t m = 1;
+  for (; !copy_ && m < most && positions_[r + m] == p + static_cast<std::int64_t>(m) && steps_ < kMaxSteps &&
+         !stale(p + static_cast<std::int64_t>(m));
+       ++m)
+    ++steps_, at_ = p + static_cast<std::int64_t>(m);
+  constexpr std::size_t kAhead = 4;
+  for (std::size_t i = r + kAhead; i < std::min(r + m + kAhead, positions_.size()); ++i)
+    y_.prefetch(i * plan_.dim(), plan_.dim());
   // The bound (|y − e| + r)·(1 + 2^-50) must stay under the band's bar·budget·(1 − 2^-49) (then the exact
   // path's ratio is not even divided out), under its largest error, and under the tally's line: each
   // shrunk by 2^-44.
@@ -479,18 +495,30 @@ std::size_t TableScreened::row(std::size_t r, const Measurement::ScreenRoom& roo
     fast_ulp_ = table_fast_bars(bars_, line_, fast_line_.data());
     fast_stale_ = false, fast_at_ = at;
   }
-  const TableScreenRow token{sin_.data(), cos_.data(), step_sin_.data(),  step_cos_.data(), line_.data(),
-                             radius_,     rotate,      fast_line_.data(), fast_ulp_};
+  const TableScreenRow token{sin_.data(),
+                             cos_.data(),
+                             step_sin_.data(),
+                             step_cos_.data(),
+                             line_.data(),
+                             radius_,
+                             rotate,
+                             fast_line_.data(),
+                             fast_ulp_,
+                             m,
+                             plan_.dim() * size_};
   run_(type_, row_data(r), n_, channels_, token, bars_, tails);
   tails.abs_tail += tails.abs_kept, tails.ulp_tail += tails.ulp_kept;
-  if (tails.loud > 0) loud_row(r);
-  return 2 * n_ - tails.loud;
+  for (std::size_t i = 0; i < m; ++i) {
+    if (sinks_.row) sinks_.row(r + i);
+    if (tails.loud > 0) loud_row(r + i, flags_.data() + i * ScreenToken::padded(n_));
+  }
+  return {m, 2 * n_ * m - tails.loud};
 }
 
-void TableScreened::loud_row(std::size_t r) {
+void TableScreened::loud_row(std::size_t r, const double* flags) {
   if (channels_.interleaved) {
     for (std::size_t j = 0; j < n_; ++j) {
-      const auto flag = static_cast<int>(flags_[j]);
+      const auto flag = static_cast<int>(flags[j]);
       for (std::size_t o = 0; o < 2; ++o)
         if ((flag & (1 << o)) != 0) loud(r, o, j);
     }
@@ -498,7 +526,7 @@ void TableScreened::loud_row(std::size_t r) {
   }
   for (std::size_t o = 0; o < 2; ++o)
     for (std::size_t j = 0; j < n_; ++j)
-      if ((static_cast<int>(flags_[j]) & (1 << o)) != 0) loud(r, o, j);
+      if ((static_cast<int>(flags[j]) & (1 << o)) != 0) loud(r, o, j);
 }
 
 }  // namespace

@@ -178,38 +178,48 @@ HWY_INLINE void Group(const void* y, std::size_t k, M valid, const ScreenChannel
   kept.ulp = KeepAt(jc.ulp_estimate, uc, KeepAt(js.ulp_estimate, us, kept.ulp));
 }
 
-template <ScreenType kType, bool kRotate, bool kInterleaved>
-HWY_NOINLINE void TableRowOf(const void* y, std::size_t n, const ScreenChannels& ch,
-                             const TableScreenRow& row, const TableScreenBars& bars, TableScreenResult& res) {
+// One row's pairs, whole vectors, then the last one's lanes.
+template <ScreenType kType, bool kRotate>
+HWY_INLINE void RowOf(const void* y, std::size_t n, const ScreenChannels& channels, const TableScreenRow& at,
+                      const Consts& c, double* flags, Kept& kept) {
   const D d;
   const std::size_t N = hn::Lanes(d);
-  const Consts c(row, bars);
-  // Locals: the stores below may alias any memory as far as the compiler knows (res, row, ch included).
-  const TableScreenRow at = row;
-  const ScreenChannels channels{ch.a0, ch.b0, kInterleaved};  // a constant: no branch per group
-  double* const flags = res.flags;
-  Kept kept{res.abs_tail, res.ulp_tail};
   std::size_t k = 0;
   for (; k + N <= n; k += N)
     Group<kType, kRotate, false>(y, k, hn::FirstN(d, N), channels, at, c, flags, kept);
   if (k < n) Group<kType, kRotate, true>(y, k, hn::FirstN(d, n - k), channels, at, c, flags, kept);
+}
+
+// row.rows rows, one set of constants: the first rotated or not (row.rotate), each later one rotated.
+template <ScreenType kType, bool kInterleaved>
+HWY_NOINLINE void TableRowsOf(const void* y, std::size_t n, const ScreenChannels& ch,
+                              const TableScreenRow& row, const TableScreenBars& bars,
+                              TableScreenResult& res) {
+  const Consts c(row, bars);
+  // Locals: the stores below may alias any memory as far as the compiler knows (res, row, ch included).
+  const TableScreenRow at = row;
+  const ScreenChannels channels{ch.a0, ch.b0, kInterleaved};  // a constant: no branch per group
+  const std::size_t stride = ScreenToken::padded(n);
+  double* flags = res.flags;
+  Kept kept{res.abs_tail, res.ulp_tail};
+  const auto* p = static_cast<const char*>(y);
+  for (std::size_t i = 0; i < at.rows; ++i, p += at.y_stride, flags += stride) {
+    if (i == 0 && !at.rotate) {
+      RowOf<kType, false>(p, n, channels, at, c, flags, kept);
+    } else {
+      RowOf<kType, true>(p, n, channels, at, c, flags, kept);
+    }
+  }
   res.abs_kept = static_cast<std::size_t>(kept.abs - res.abs_tail);
   res.ulp_kept = static_cast<std::size_t>(kept.ulp - res.ulp_tail);
   res.loud = kept.loud;
 }
 
-template <ScreenType kType, bool kRotate>
-void TableRowIn(const void* y, std::size_t n, const ScreenChannels& ch, const TableScreenRow& row,
-                const TableScreenBars& bars, TableScreenResult& res) {
-  if (ch.interleaved) return TableRowOf<kType, kRotate, true>(y, n, ch, row, bars, res);
-  TableRowOf<kType, kRotate, false>(y, n, ch, row, bars, res);
-}
-
 template <ScreenType kType>
 void TableRowIn(const void* y, std::size_t n, const ScreenChannels& ch, const TableScreenRow& row,
                 const TableScreenBars& bars, TableScreenResult& res) {
-  if (row.rotate) return TableRowIn<kType, true>(y, n, ch, row, bars, res);
-  TableRowIn<kType, false>(y, n, ch, row, bars, res);
+  if (ch.interleaved) return TableRowsOf<kType, true>(y, n, ch, row, bars, res);
+  TableRowsOf<kType, false>(y, n, ch, row, bars, res);
 }
 
 void TableRow(ScreenType type, const void* y, std::size_t n, const ScreenChannels& ch,

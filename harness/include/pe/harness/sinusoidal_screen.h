@@ -37,6 +37,9 @@ struct TableScreenRow {
   // The pre-test's bars (table_fast_bars; null: no pre-test): per pair (padded), and the binade's factor.
   const double* fast_line = nullptr;
   double fast_ulp = -INFINITY;
+  // `rows` rows of the table y_stride bytes apart (consecutive positions): the first's e as above, each
+  // later one's the one before it rotated; the same lines and bars for all. Their flags padded(n) apart.
+  std::size_t rows = 1, y_stride = 0;
 };
 
 // The row's scalars: the band's largest ulp error (a quiet element's ulp bound stays under it) and the tails'
@@ -55,8 +58,8 @@ struct TableScreenBars {
 // returned factor U of e's binade, min(ulp_floor·2^(1 − p), 2^100).
 double table_fast_bars(const TableScreenBars& bars, std::span<const double> line, double* fast_line);
 
-// Out: per pair, flags[k] = 1·(sin element loud) + 2·(cos element loud); the estimates and their ulps above
-// the floors (each buffer with room for 2·padded(n) + kLanes values); how many elements were loud.
+// Out: per row and pair, flags[k] = 1·(sin element loud) + 2·(cos element loud); the estimates and their ulps
+// above the floors (each buffer with room for 2·padded(n)·rows + kLanes values); how many elements were loud.
 struct TableScreenResult {
   double* flags;
   double *abs_tail, *ulp_tail;
