@@ -428,12 +428,15 @@ std::size_t TableScreened::batch(std::size_t r, std::size_t most) {
     lo = count == 0 ? p : std::min(lo, p), hi = count == 0 ? p : std::max(hi, p);
   }
   Measurement::ScreenRoom room;
-  std::size_t want = count * room_per_row + ScreenToken::kLanes;
-  const Band in = count > 0 && !reserved_.empty() ? band_of(lo) : Band{};
-  if (in.k != SIZE_MAX && reserved_[in.k] == 0)
-    want = std::max(want, static_cast<std::size_t>(kReserve * static_cast<double>(band_count_[in.k])));
-  if (count > 0) room = bands_.screen_room(lo, hi, want);
-  if (in.k != SIZE_MAX && room.usable) reserved_[in.k] = 1;
+  const std::size_t want = count * room_per_row + ScreenToken::kLanes;
+  // A presumed band's whole room at its first usable batch (else as usual).
+  if (const Band in = count > 0 && !reserved_.empty() ? band_of(lo) : Band{};
+      in.k != SIZE_MAX && reserved_[in.k] == 0) {
+    const auto reserve = static_cast<std::size_t>(kReserve * static_cast<double>(band_count_[in.k]));
+    room = bands_.screen_room(lo, hi, std::max(want, reserve));
+    reserved_[in.k] = room.usable ? 1 : 0;
+  }
+  if (count > 0 && !room.usable) room = bands_.screen_room(lo, hi, want);
   if (count > 1 && !room.usable)
     count = 1, room = bands_.screen_room(positions_[r], positions_[r], room_per_row + ScreenToken::kLanes);
   if (count == 0 || !room.usable) {
@@ -510,7 +513,10 @@ std::pair<std::size_t, std::size_t> TableScreened::rows(std::size_t r, std::size
   tails.abs_tail += tails.abs_kept, tails.ulp_tail += tails.ulp_kept;
   for (std::size_t i = 0; i < m; ++i) {
     if (sinks_.row) sinks_.row(r + i);
-    if (tails.loud > 0) loud_row(r + i, flags_.data() + i * ScreenToken::padded(n_));
+    if (tails.loud == 0) continue;
+    double* flags = flags_.data() + i * ScreenToken::padded(n_);
+    loud_row(r + i, flags);
+    std::fill_n(flags, ScreenToken::padded(n_), 0.0);  // the kernel writes a loud element's vector only
   }
   return {m, 2 * n_ * m - tails.loud};
 }

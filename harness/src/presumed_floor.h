@@ -23,10 +23,16 @@ inline double level(const std::vector<double>& v, double share) {
   const auto bucket = [](double u) {
     return static_cast<std::size_t>(std::bit_cast<std::uint64_t>(u) >> kShift);
   };
-  std::vector<std::size_t> counts(std::size_t{1} << (63 - kShift), 0);
-  for (const double u : v) ++counts[bucket(u)];
-  std::size_t b = counts.size(), at_or_above = 0;
-  while (at_or_above < above + 1) at_or_above += counts[--b];
+  // kCopies counts a bucket, a value's by its index: consecutive values of one bucket (most of them) count
+  // in different places instead of each waiting on the last one's store.
+  constexpr std::size_t kCopies = 4;
+  std::vector<std::uint32_t> counts(kCopies << (63 - kShift), 0);
+  for (std::size_t i = 0; i < v.size(); ++i) ++counts[bucket(v[i]) * kCopies + i % kCopies];
+  std::size_t b = counts.size() / kCopies, at_or_above = 0;
+  while (at_or_above < above + 1) {
+    --b;
+    for (std::size_t k = 0; k < kCopies; ++k) at_or_above += counts[b * kCopies + k];
+  }
   std::vector<double> top;  // every value in bucket b or above: the above + 1 largest among them
   top.reserve(at_or_above);
   double below = -INFINITY;  // the largest value under bucket b

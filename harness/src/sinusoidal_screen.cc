@@ -145,7 +145,8 @@ struct Kept {
   std::size_t loud = 0;
 };
 
-// Pairs [k, k + N) of the row, the lanes of `valid` (all of them but in the last group).
+// Pairs [k, k + N) of the row, the lanes of `valid` (all of them but in the last group). Its flags are
+// written only where an element is loud (the caller's stay 0 elsewhere).
 template <ScreenType kType, bool kRotate, bool kLast>
 HWY_INLINE void Group(const void* y, std::size_t k, M valid, const ScreenChannels& ch,
                       const TableScreenRow& row, const Consts& c, double* flags, Kept& kept) {
@@ -153,18 +154,13 @@ HWY_INLINE void Group(const void* y, std::size_t k, M valid, const ScreenChannel
   V ys, yc, es, ec;
   LoadPairs<kType>(y, ch, k, ys, yc);
   SinCos<kRotate>(row, k, es, ec);
-  if (!kLast && row.fast_line != nullptr && FastQuiet(ys, yc, es, ec, row.fast_line + k, c)) {
-    hn::StoreU(hn::Zero(d), d, flags + k);
-    return;
-  }
+  if (!kLast && row.fast_line != nullptr && FastQuiet(ys, yc, es, ec, row.fast_line + k, c)) return;
   const V line = hn::LoadU(d, row.line + k);
   const Element js = TableJudge(ys, es, line, c);
   const Element jc = TableJudge(yc, ec, line, c);
   M qs = js.quiet, qc = jc.quiet;
   if constexpr (kLast) qs = hn::And(qs, valid), qc = hn::And(qc, valid);
-  if (!kLast && hn::AllTrue(d, hn::And(qs, qc))) {
-    hn::StoreU(hn::Zero(d), d, flags + k);
-  } else {
+  if (!hn::AllTrue(d, hn::And(qs, qc))) {
     kept.loud += hn::CountTrue(d, hn::AndNot(qs, valid)) + hn::CountTrue(d, hn::AndNot(qc, valid));
     const V f = hn::Sub(c.three, hn::Add(hn::IfThenElseZero(qs, c.one), hn::IfThenElseZero(qc, c.two)));
     hn::StoreU(kLast ? hn::IfThenElseZero(valid, f) : f, d, flags + k);
@@ -190,7 +186,8 @@ HWY_INLINE void RowOf(const void* y, std::size_t n, const ScreenChannels& channe
   if (k < n) Group<kType, kRotate, true>(y, k, hn::FirstN(d, n - k), channels, at, c, flags, kept);
 }
 
-// row.rows rows, one set of constants: the first rotated or not (row.rotate), each later one rotated.
+// row.rows rows, one set of constants: the first rotated or not (row.rotate), each later one rotated. The
+// rows' flags must be 0 on entry: only a vector that holds a loud element writes its own.
 template <ScreenType kType, bool kInterleaved>
 HWY_NOINLINE void TableRowsOf(const void* y, std::size_t n, const ScreenChannels& ch,
                               const TableScreenRow& row, const TableScreenBars& bars,

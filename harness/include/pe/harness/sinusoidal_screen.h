@@ -58,7 +58,8 @@ struct TableScreenBars {
 // returned factor U of e's binade, min(ulp_floor·2^(1 − p), 2^100).
 double table_fast_bars(const TableScreenBars& bars, std::span<const double> line, double* fast_line);
 
-// Out: per row and pair, flags[k] = 1·(sin element loud) + 2·(cos element loud); the estimates and their ulps
+// Out: per row and pair, flags[k] = 1·(sin element loud) + 2·(cos element loud) (0 on entry: the kernel
+// writes only the vectors that hold a loud element); the estimates and their ulps
 // above the floors (each buffer with room for 2·padded(n)·rows + kLanes values); how many elements were loud.
 struct TableScreenResult {
   double* flags;
