@@ -2,8 +2,9 @@
 // every pair (exhaustive::double_tier_row) or the kernel's rotation of the last row's; each pair's line from
 // the budget's lower bound over the row's angles, the band's bars and the caller's tally, less its radius
 // (formed when those change, not per row); the screen in the data's own type, rows batched per room in the
-// tails; the loud elements alone through the exact path (measure_sinusoidal's element, below), in the row's
-// channel order.
+// tails, consecutive rows of a batch in one kernel call; the loud elements alone through the exact path
+// (measure_sinusoidal's element, below), in the row's channel order. A large table's tails presume their
+// floors from a sample (presume()), and the pass runs again without where one did not hold.
 #include <algorithm>
 #include <array>
 #include <atomic>

@@ -1,6 +1,6 @@
 // A presumed floor from a sample (Measurement::presume_floors): the level a share of a band's sampled
-// estimates exceed. measure_sinusoidal_screened.cc's; measure_alibi.cc keeps its own copy of the same two
-// functions (another session's file), which could include this one.
+// estimates exceed, for measure_sinusoidal_screened.cc. measure_alibi.cc has its own level (the same result
+// by nth_element over the whole sample) and band_share (the same): it could take these.
 #pragma once
 
 #include <algorithm>
@@ -33,12 +33,12 @@ inline double level(const std::vector<double>& v, double share) {
     --b;
     for (std::size_t k = 0; k < kCopies; ++k) at_or_above += counts[b * kCopies + k];
   }
-  std::vector<double> top;  // every value in bucket b or above: the above + 1 largest among them
-  top.reserve(at_or_above);
-  double below = -INFINITY;  // the largest value under bucket b
+  std::vector<double> top(at_or_above);  // every value in bucket b or above: the above + 1 largest among them
+  double below = -INFINITY;              // the largest value under bucket b
+  std::size_t t = 0;
   for (const double u : v) {
     if (bucket(u) >= b) {
-      top.push_back(u);
+      top[t++] = u;
     } else {
       below = std::max(below, u);
     }
