@@ -14,6 +14,7 @@
 #include "pe/check/golden.h"
 #include "pe/check/npy.h"
 #include "pe/harness/rope_screen.h"
+#include "pe/harness/sinusoidal_screen.h"
 #include "pe/harness/typed_buffer.h"
 #include "pe/pe.h"
 #include "read_counters.h"
@@ -90,12 +91,14 @@ void check_sinusoidal_benchmark(benchmark::State& state, std::size_t rows) {
   r.positions.values = positions;
   r.layout = Layout::Interleaved;
   const double pace_before = pace_ns();
+  const std::size_t reruns = harness::sinusoidal_screen_reruns();
   for (auto _ : state) {
     const check::Report report = check::check_sinusoidal(r, check::Names());
     if (!report.passed) state.SkipWithError("the check failed a correct kernel");
     benchmark::DoNotOptimize(report.text.data());
   }
   record_pace(state, pace_before);
+  state.counters["reruns"] = static_cast<double>(harness::sinusoidal_screen_reruns() - reruns);
   check_read_counters(state, table.size(), table.size() * sizeof(float));
 }
 

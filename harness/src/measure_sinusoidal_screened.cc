@@ -2,9 +2,11 @@
 // every pair (exhaustive::double_tier_row) or the kernel's rotation of the last row's; each pair's line from
 // the budget's lower bound over the row's angles, the band's bars and the caller's tally, less its radius
 // (formed when those change, not per row); the screen in the data's own type, rows batched per room in the
-// tails; the loud elements alone through the exact path (measure_sinusoidal's element, below), in the row's
-// channel order.
+// tails, consecutive rows of a batch in one kernel call; the loud elements alone through the exact path
+// (measure_sinusoidal's element, below), in the row's channel order. A large table's tails presume their
+// floors from a sample (presume()), and the pass runs again without where one did not hold.
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <bit>
 #include <climits>
@@ -12,17 +14,21 @@
 #include <cstdint>
 #include <cstring>
 #include <optional>
+#include <utility>
 
 #include "pe/harness/exhaustive_screen.h"
 #include "pe/harness/sinusoidal_screen.h"
 #include "pe/ref/fast_trig.h"
 #include "pe/ref/reference.h"
+#include "presumed_floor.h"
 
 namespace pe::harness {
 namespace {
 
 std::atomic<bool> table_screen_on{true};
 std::atomic<std::size_t> table_screen_target{0};
+TableScreenTuning tuning;
+std::atomic<std::size_t> reruns{0};
 
 // The type y is stored in, in place, with a budget of a narrower type than double.
 std::optional<ScreenType> table_screen_type(const Values& y, DType out) {
@@ -109,8 +115,10 @@ class TableScreened {
         omegas_, [](double, std::size_t) { return 0.0; }, 1.0, budget.dtype);
     bounds_.emplace(budget.members(), omegas_, max_position_, budget.dtype, budget.extra);
     const std::size_t padded = ScreenToken::padded(n_);
-    for (auto* v : {&sin_, &cos_, &flags_, &line_}) v->assign(padded, 0.0);
+    for (auto* v : {&sin_, &cos_, &line_}) v->assign(padded, 0.0);
+    flags_.assign(kBatch * padded, 0.0);
     phi_lo_.resize(n_);
+    fast_line_.assign(padded, -1.0);
     tally_.assign(padded, INFINITY);
     budget_lo_.assign(padded, 0.0);
     step_sin_.assign(padded, 0.0);
@@ -126,6 +134,7 @@ class TableScreened {
     const ref::FormatBits f = ref::format_bits(budget.dtype);
     bars_.precision = f.precision;
     bars_.least_binade = std::ldexp(1.0, f.emin), bars_.ulp_scale = std::ldexp(1.0, 1 - f.precision);
+    emin_ = f.emin;
     size_ = type_ == ScreenType::F64 ? 8 : type_ == ScreenType::F32 ? 4 : 2;
     // The last vector of a row reads up to its padding: a row short of it is read from a padded copy.
     const std::size_t extent = channels_.interleaved ? 2 * padded : n_ + padded;
@@ -137,6 +146,7 @@ class TableScreened {
   void run(std::size_t rows) {
     for (std::size_t r = 0; r < rows;) r += batch(r, std::min(kBatch, rows - r));
   }
+  void presume(double share);
 
  private:
   // measure_sinusoidal's element (measure.cc's measure_table without a fused add), bit for bit.
@@ -191,10 +201,12 @@ class TableScreened {
   }
 
   static constexpr std::size_t kBatch = 8;  // rows a batch shares its room in the tails among
+  void sample_row(std::size_t r, std::vector<double>& abs, std::vector<double>& ulp);
   bool screenable(std::int64_t p) const;
   std::size_t batch(std::size_t r, std::size_t most);
-  std::size_t row(std::size_t r, const Measurement::ScreenRoom& room, TableScreenResult& tails);
-  void loud_row(std::size_t r);
+  std::pair<std::size_t, std::size_t> rows(std::size_t r, std::size_t most,
+                                           const Measurement::ScreenRoom& room, TableScreenResult& tails);
+  void loud_row(std::size_t r, const double* flags);
 
   // The band of a position (band_edges: [edge k, edge k + 1), the last edge's band open above, a negative
   // position in the first), as the index k and the range [lo, hi) of positions it holds.
@@ -218,12 +230,13 @@ class TableScreened {
       band_count_[b.k] += plan_.dim();
     }
   }
-  // The own floors of the band of p (TableSinks::sole), taken afresh where p's band is not the last one's.
+  // The own floors of the band of p (TableSinks::sole), taken afresh where p's band is not the last one's;
+  // none where the band's floors are presumed (presume(): those lie about as high from the first row on).
   void own_floors(std::int64_t p) {
     if (band_.holds(p)) return;
     band_ = band_of(p);
     // At least rank_from_top(n) = n − ⌈0.99·n⌉ + 1 <= n/100 + 1 (measure.cc's nearest rank).
-    const std::size_t need = band_count_[band_.k] / 100 + 2;
+    const std::size_t need = presumed_[band_.k] != 0 ? 0 : band_count_[band_.k] / 100 + 2;
     abs_own_.reset(need), ulp_own_.reset(need);
   }
 
@@ -281,6 +294,7 @@ class TableScreened {
   // and the element loud; a NaN tally is no line (std::min).
   void lines(double ratio_bar, double max_abs) {
     lines_stale_ = false, lines_ratio_bar_ = ratio_bar, lines_max_abs_ = max_abs;
+    fast_stale_ = true;
     const auto top = static_cast<double>(bounds_at_ + std::max<std::int64_t>(bounds_at_ >> 4, 64));
     radius_ = 0;
     for (std::size_t j = 0; j < n_; ++j) {
@@ -312,6 +326,11 @@ class TableScreened {
   double radius_ = 0;  // lines(): the largest finite radius
   bool lines_stale_ = true;
   double lines_ratio_bar_ = 0, lines_max_abs_ = 0;  // lines()' bars
+  // The kernel's pre-test bars (table_fast_bars), for line_ and the bars they were taken at.
+  std::vector<double> fast_line_;
+  double fast_ulp_ = -INFINITY;
+  bool fast_stale_ = true;
+  std::array<std::uint64_t, 3> fast_at_{};  // max_ulp, abs_floor and ulp_floor's bits
   // Per pair, the radius of |e − exact| at position p: radius_floor_ + p·radius_slope_ (the double tier's
   // 2^-48 + |φ|·2^-88 and the exact path's double-double's 2^-96·|φ|, at ω·(1 + 2^-45), rounded up).
   std::vector<double> radius_floor_, radius_slope_;
@@ -322,9 +341,16 @@ class TableScreened {
   bool fed_ = false;                         // an element went to the caller since
 
   TableScreenBars bars_;
-  std::vector<std::size_t> band_count_;  // sole: this pass's elements per band
-  Band band_;                            // the band abs_own_ and ulp_own_ hold
-  TailFloor abs_own_, ulp_own_;          // sole: the tails' own floors in it
+  std::vector<std::size_t> band_count_;  // sole or presume(): this pass's elements per band
+  // presume(): per band, whether its floors are presumed, and whether its tails were given their room
+  // (kReserve of its elements at once instead of doubling up to it: one buffer, nothing copied).
+  std::vector<std::uint8_t> presumed_ = std::vector<std::uint8_t>(band_edges().size(), 0), reserved_;
+  static constexpr double kReserve = 0.02;
+  Band band_;                           // the band abs_own_ and ulp_own_ hold
+  TailFloor abs_own_, ulp_own_;         // sole: the tails' own floors in it
+  int emin_ = -126;                     // the budget type's least normal binade
+  std::vector<std::size_t> row_index_;  // presume(): 0, ..., dim − 1
+  std::vector<double> row_y_;           // presume(): a row's outputs
   std::size_t size_ = 4;
   bool copy_ = false;
   std::vector<std::uint8_t> copy_row_;
@@ -334,6 +360,57 @@ class TableScreened {
 // bound: those rows, and positions outside the double tier's range, go element by element.
 bool TableScreened::screenable(std::int64_t p) const {
   return p >= 0 && p < (std::int64_t{1} << 32) && p <= bands_.promised();
+}
+
+// Per band, a guess of the level `share` of its estimates exceed (presumed::level), from up to kRows of its
+// screenable rows evenly spaced, every element of them: e the double tier's at the row's position (within
+// the rows' radius of the kernel's e, rotated or not), the estimates as the kernel's (|y − e|, NaN as
+// +inf, and that times 1/ulp(e) in the budget's type). Only a guess: presumptions_held() confirms it.
+void TableScreened::presume(double share) {
+  constexpr std::size_t kRows = 128;
+  const auto edges = band_edges();
+  std::vector<std::size_t> rows_in(edges.size(), 0), seen(edges.size(), 0);
+  std::vector<std::vector<double>> abs(edges.size()), ulp(edges.size());
+  Band b;
+  for (const std::int64_t p : positions_) {
+    if (!screenable(p)) continue;
+    if (!b.holds(p)) b = band_of(p);
+    ++rows_in[b.k];
+  }
+  for (std::size_t r = 0; r < positions_.size(); ++r) {
+    const std::int64_t p = positions_[r];
+    if (!screenable(p)) continue;
+    if (!b.holds(p)) b = band_of(p);
+    if (seen[b.k]++ % ((rows_in[b.k] + kRows - 1) / kRows) == 0) sample_row(r, abs[b.k], ulp[b.k]);
+  }
+  if (band_count_.empty()) count_bands();
+  reserved_.assign(presumed_.size(), 1);
+  for (std::size_t k = 0; k < abs.size(); ++k) {
+    if (abs[k].size() < presumed::kLeastSample) continue;
+    presumed_[k] = 1, reserved_[k] = 0;
+    const double at = presumed::band_share(share, abs[k].size());
+    bands_.presume_floors(edges[k], presumed::level(abs[k], at), presumed::level(ulp[k], at));
+  }
+}
+
+// Row r's estimates, e from the double tier (sin_ and cos_ as scratch: run() starts from the tier, at_ -1).
+void TableScreened::sample_row(std::size_t r, std::vector<double>& abs, std::vector<double>& ulp) {
+  exhaustive::double_tier_row(*tier_, positions_[r], sin_.data(), cos_.data());
+  if (row_index_.empty())
+    for (std::size_t ch = 0; ch < plan_.dim(); ++ch) row_index_.push_back(ch);
+  row_y_.resize(plan_.dim());
+  y_.gather(r * plan_.dim(), row_index_, row_y_.data());
+  for (std::size_t j = 0; j < n_; ++j)
+    for (std::size_t o = 0; o < 2; ++o) {
+      const std::size_t ch = o == 0 ? plan_.sin_index(j) : plan_.cos_index(j);
+      const double e = o == 0 ? sin_[j] : cos_[j], err = std::fabs(row_y_[ch] - e);
+      // 1/ulp(e) = 2^(precision − 1 − max(E, emin)) for e's binade 2^E (e = 0: the least normal's).
+      const int E = static_cast<int>((std::bit_cast<std::uint64_t>(e) >> 52) & 0x7ff) - 1023;
+      const double inv = std::bit_cast<double>(
+          static_cast<std::uint64_t>(1023 + bars_.precision - 1 - std::max(E, emin_)) << 52);
+      abs.push_back(std::isnan(err) ? INFINITY : err);
+      ulp.push_back(std::isnan(err) ? INFINITY : err * inv);
+    }
 }
 
 // Rows [r, r + count) through the screen with one room in the band's tails (one screen_room and one
@@ -352,7 +429,15 @@ std::size_t TableScreened::batch(std::size_t r, std::size_t most) {
     lo = count == 0 ? p : std::min(lo, p), hi = count == 0 ? p : std::max(hi, p);
   }
   Measurement::ScreenRoom room;
-  if (count > 0) room = bands_.screen_room(lo, hi, count * room_per_row + ScreenToken::kLanes);
+  const std::size_t want = count * room_per_row + ScreenToken::kLanes;
+  // A presumed band's whole room at its first usable batch (else as usual).
+  if (const Band in = count > 0 && !reserved_.empty() ? band_of(lo) : Band{};
+      in.k != SIZE_MAX && reserved_[in.k] == 0) {
+    const auto reserve = static_cast<std::size_t>(kReserve * static_cast<double>(band_count_[in.k]));
+    room = bands_.screen_room(lo, hi, std::max(want, reserve));
+    reserved_[in.k] = room.usable ? 1 : 0;
+  }
+  if (count > 0 && !room.usable) room = bands_.screen_room(lo, hi, want);
   if (count > 1 && !room.usable)
     count = 1, room = bands_.screen_room(positions_[r], positions_[r], room_per_row + ScreenToken::kLanes);
   if (count == 0 || !room.usable) {
@@ -363,9 +448,9 @@ std::size_t TableScreened::batch(std::size_t r, std::size_t most) {
   if (sinks_.sole) own_floors(positions_[r]);
   TableScreenResult tails{flags_.data(), room.abs_tail, room.ulp_tail};
   std::size_t quiet = 0;
-  for (std::size_t i = 0; i < count; ++i) {
-    if (sinks_.row) sinks_.row(r + i);
-    quiet += row(r + i, room, tails);
+  for (std::size_t i = 0; i < count;) {
+    const auto [taken, quiet_in] = rows(r + i, count - i, room, tails);
+    i += taken, quiet += quiet_in;
   }
   const auto abs_kept = static_cast<std::size_t>(tails.abs_tail - room.abs_tail);
   const auto ulp_kept = static_cast<std::size_t>(tails.ulp_tail - room.ulp_tail);
@@ -376,14 +461,27 @@ std::size_t TableScreened::batch(std::size_t r, std::size_t most) {
   return count;
 }
 
-// One row of a batch: the kernel's estimates written at `tails`' (moved past them), the loud elements
-// measured exactly in the exact path's order (by channel); returns how many were quiet.
-std::size_t TableScreened::row(std::size_t r, const Measurement::ScreenRoom& room, TableScreenResult& tails) {
+// Rows [r, r + m) of a batch, m <= most, in one kernel call: the first row's e the tier's or rotated
+// (sincos), each later one's rotated from the one before, while their positions run on by one, the
+// rotations stay within kMaxSteps, the lower bounds hold (stale) and no row needs its padded copy. The lines
+// are the first row's for them all: a tally's line only rises as elements come to it, and the bars are the
+// batch's already. The kernel's estimates written at `tails`' (moved past them); then per row its progress
+// and its loud elements measured exactly in the exact path's order (by channel). Returns m and how many
+// elements were quiet.
+std::pair<std::size_t, std::size_t> TableScreened::rows(std::size_t r, std::size_t most,
+                                                        const Measurement::ScreenRoom& room,
+                                                        TableScreenResult& tails) {
   const std::int64_t p = positions_[r];
-  if (constexpr std::size_t kAhead = 4; r + kAhead < positions_.size())
-    y_.prefetch((r + kAhead) * plan_.dim(), plan_.dim());
   const bool rotate = sincos(p);
   if (stale(p)) lower_bounds(p);
+  std::size_t m = 1;
+  for (; !copy_ && m < most && positions_[r + m] == p + static_cast<std::int64_t>(m) && steps_ < kMaxSteps &&
+         !stale(p + static_cast<std::int64_t>(m));
+       ++m)
+    ++steps_, at_ = p + static_cast<std::int64_t>(m);
+  constexpr std::size_t kAhead = 4;
+  for (std::size_t i = r + kAhead; i < std::min(r + m + kAhead, positions_.size()); ++i)
+    y_.prefetch(i * plan_.dim(), plan_.dim());
   // The bound (|y − e| + r)·(1 + 2^-50) must stay under the band's bar·budget·(1 − 2^-49) (then the exact
   // path's ratio is not even divided out), under its largest error, and under the tally's line: each
   // shrunk by 2^-44.
@@ -394,18 +492,40 @@ std::size_t TableScreened::row(std::size_t r, const Measurement::ScreenRoom& roo
   // The own floors, where the caller is the bands' sole writer (else -inf).
   bars_.abs_floor = std::max(room.abs_floor, abs_own_.floor());
   bars_.ulp_floor = std::max(room.ulp_floor, ulp_own_.floor());
-  const TableScreenRow token{sin_.data(), cos_.data(), step_sin_.data(), step_cos_.data(), line_.data(),
-                             radius_,     rotate};
+  const std::array<std::uint64_t, 3> at{std::bit_cast<std::uint64_t>(bars_.max_ulp),
+                                        std::bit_cast<std::uint64_t>(bars_.abs_floor),
+                                        std::bit_cast<std::uint64_t>(bars_.ulp_floor)};
+  if (fast_stale_ || at != fast_at_) {
+    fast_ulp_ = table_fast_bars(bars_, line_, fast_line_.data());
+    fast_stale_ = false, fast_at_ = at;
+  }
+  const TableScreenRow token{sin_.data(),
+                             cos_.data(),
+                             step_sin_.data(),
+                             step_cos_.data(),
+                             line_.data(),
+                             radius_,
+                             rotate,
+                             fast_line_.data(),
+                             fast_ulp_,
+                             m,
+                             plan_.dim() * size_};
   run_(type_, row_data(r), n_, channels_, token, bars_, tails);
   tails.abs_tail += tails.abs_kept, tails.ulp_tail += tails.ulp_kept;
-  if (tails.loud > 0) loud_row(r);
-  return 2 * n_ - tails.loud;
+  for (std::size_t i = 0; i < m; ++i) {
+    if (sinks_.row) sinks_.row(r + i);
+    if (tails.loud == 0) continue;
+    double* flags = flags_.data() + i * ScreenToken::padded(n_);
+    loud_row(r + i, flags);
+    std::fill_n(flags, ScreenToken::padded(n_), 0.0);  // the kernel writes a loud element's vector only
+  }
+  return {m, 2 * n_ * m - tails.loud};
 }
 
-void TableScreened::loud_row(std::size_t r) {
+void TableScreened::loud_row(std::size_t r, const double* flags) {
   if (channels_.interleaved) {
     for (std::size_t j = 0; j < n_; ++j) {
-      const auto flag = static_cast<int>(flags_[j]);
+      const auto flag = static_cast<int>(flags[j]);
       for (std::size_t o = 0; o < 2; ++o)
         if ((flag & (1 << o)) != 0) loud(r, o, j);
     }
@@ -413,7 +533,7 @@ void TableScreened::loud_row(std::size_t r) {
   }
   for (std::size_t o = 0; o < 2; ++o)
     for (std::size_t j = 0; j < n_; ++j)
-      if ((static_cast<int>(flags_[j]) & (1 << o)) != 0) loud(r, o, j);
+      if ((static_cast<int>(flags[j]) & (1 << o)) != 0) loud(r, o, j);
 }
 
 }  // namespace
@@ -423,6 +543,9 @@ void set_sinusoidal_screen(bool on, std::size_t target) {
   table_screen_target = target;
 }
 bool sinusoidal_screen_enabled() { return table_screen_on; }
+void tune_sinusoidal_screen(const TableScreenTuning& t) noexcept { tuning = t; }
+const TableScreenTuning& sinusoidal_screen_tuning() noexcept { return tuning; }
+std::size_t sinusoidal_screen_reruns() noexcept { return reruns.load(std::memory_order_relaxed); }
 
 TableBudgetBounds::TableBudgetBounds(std::span<const Contract* const> contracts,
                                      std::span<const ref::dd::DD> omegas, std::int64_t max_position,
@@ -449,8 +572,23 @@ bool measure_sinusoidal_screened(const SinusoidalParams& params, std::span<const
   const SinusoidalPlan plan(params);
   if (plan.n_pairs() == 0 || plan.dim() != 2 * plan.n_pairs() || y.size() != positions.size() * plan.dim())
     return false;
-  TableScreened screened(params, positions, y, budget, bands, sinks, targets[target].run, *type);
-  screened.run(positions.size());
+  const TableScreenFn kernel = targets[target].run;
+  if (y.size() < tuning.presume_from || bands.count() != 0) {
+    TableScreened(params, positions, y, budget, bands, sinks, kernel, *type).run(positions.size());
+    return true;
+  }
+  const Measurement before = bands;
+  TableScreened pass(params, positions, y, budget, bands, sinks, kernel, *type);
+  pass.presume(tuning.presumed_share);
+  pass.run(positions.size());
+  if (bands.presumptions_held()) return true;
+  // The sinks met every record already: the same elements were loud as without presumed floors, which
+  // change only which estimates the tails keep. Again with the tally's line alone (it only rose, so fewer
+  // are loud; a quiet one is still under the band's bars).
+  reruns.fetch_add(1, std::memory_order_relaxed);
+  bands = before;
+  const TableSinks line_only{nullptr, nullptr, sinks.line, sinks.sole};
+  TableScreened(params, positions, y, budget, bands, line_only, kernel, *type).run(positions.size());
   return true;
 }
 

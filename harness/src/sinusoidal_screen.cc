@@ -6,6 +6,15 @@
 // |y − e| and of the exact path's own |(y − hi) − lo|); the driver folds that factor into the line, the
 // kernel into ulp_line. TableJudge replaces screen_lanes-inl.h's Judge here: one comparison against the
 // smaller of the two lines, the ulp line in e's binade with the radius taken off.
+//
+// Before it, a pre-test (TableFastBars) that folds the floors' tests into the same comparison: where a whole
+// vector of pairs passes, the judge would have found every element quiet and kept no estimate, which is all
+// it would have written (flags 0), so the pre-test changes no outcome, only how fast the usual one comes.
+// Its err, binade and fl(2^E·ulp_line − radius) are the judge's, bit for bit; its bar is the least of that,
+// the pair's min(line, abs_floor) (a NaN line: -1) and 2^E·U with U = min(ulp_floor·2^(1 − p), 2^100):
+// err <= min(line, abs_floor) is quiet under the line and no abs estimate kept; err <= 2^E·U (exact: a
+// power of two times U, 2^E in [2^-126, 2]) gives err·(1/ulp) <= U·2^(p − 1) <= ulp_floor, and so its
+// rounding too: no ulp estimate kept. A NaN err fails every comparison.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "sinusoidal_screen.cc"
 #include "pe/harness/sinusoidal_screen.h"
@@ -36,9 +45,11 @@ using M = hn::Mask<D>;
 struct Consts {
   V radius, twice_radius, ulp_line, abs_floor, ulp_floor, least_binade, huge, one, two, three;
   hn::Vec<hn::RebindToUnsigned<D>> exponent, bias;
+  V fast_ulp;
   Consts(const TableScreenRow& row, const TableScreenBars& b) {
     const D d;
     const hn::RebindToUnsigned<D> du;
+    fast_ulp = hn::Set(d, row.fast_ulp);
     radius = hn::Set(d, row.radius), twice_radius = hn::Set(d, 2 * row.radius);
     // err_hi·2^(precision − 1 − E) <= max_ulp·(1 − 2^-49) as err_hi <= 2^E·ulp_line: scaling by powers of two
     // is exact (short of underflow, far below any radius). NaN: nothing is quiet; +inf: a finite line.
@@ -90,6 +101,20 @@ HWY_INLINE Element TableJudge(V y, V e, V line, const Consts& c) {
   return {quiet, estimate, hn::Mul(estimate, inv)};
 }
 
+// The pre-test (above): whether pairs [k, k + N) are all quiet with no estimate kept.
+HWY_INLINE bool FastQuiet(V ys, V yc, V es, V ec, const double* fast_line, const Consts& c) {
+  const D d;
+  const V line = hn::LoadU(d, fast_line);
+  const auto passes = [&](V y, V e) {
+    const V err = hn::Abs(hn::Sub(y, e));
+    const V magnitude = hn::Abs(e);
+    const V binade = Binade(magnitude, c);
+    const V bar = hn::Min(hn::MulSub(binade, c.ulp_line, c.radius), hn::Mul(binade, c.fast_ulp));
+    return hn::And(hn::Le(err, hn::Min(line, bar)), hn::Ge(hn::Sub(magnitude, c.twice_radius), binade));
+  };
+  return hn::AllTrue(d, hn::And(passes(ys, es), passes(yc, ec)));
+}
+
 // The row's e at pairs [k, k + N): the stored ones, or (kRotate) those rotated by ω, stored back.
 template <bool kRotate>
 HWY_INLINE void SinCos(const TableScreenRow& row, std::size_t k, V& s, V& c) {
@@ -120,7 +145,8 @@ struct Kept {
   std::size_t loud = 0;
 };
 
-// Pairs [k, k + N) of the row, the lanes of `valid` (all of them but in the last group).
+// Pairs [k, k + N) of the row, the lanes of `valid` (all of them but in the last group). Its flags are
+// written only where an element is loud (the caller's stay 0 elsewhere).
 template <ScreenType kType, bool kRotate, bool kLast>
 HWY_INLINE void Group(const void* y, std::size_t k, M valid, const ScreenChannels& ch,
                       const TableScreenRow& row, const Consts& c, double* flags, Kept& kept) {
@@ -128,14 +154,13 @@ HWY_INLINE void Group(const void* y, std::size_t k, M valid, const ScreenChannel
   V ys, yc, es, ec;
   LoadPairs<kType>(y, ch, k, ys, yc);
   SinCos<kRotate>(row, k, es, ec);
+  if (!kLast && row.fast_line != nullptr && FastQuiet(ys, yc, es, ec, row.fast_line + k, c)) return;
   const V line = hn::LoadU(d, row.line + k);
   const Element js = TableJudge(ys, es, line, c);
   const Element jc = TableJudge(yc, ec, line, c);
   M qs = js.quiet, qc = jc.quiet;
   if constexpr (kLast) qs = hn::And(qs, valid), qc = hn::And(qc, valid);
-  if (!kLast && hn::AllTrue(d, hn::And(qs, qc))) {
-    hn::StoreU(hn::Zero(d), d, flags + k);
-  } else {
+  if (!hn::AllTrue(d, hn::And(qs, qc))) {
     kept.loud += hn::CountTrue(d, hn::AndNot(qs, valid)) + hn::CountTrue(d, hn::AndNot(qc, valid));
     const V f = hn::Sub(c.three, hn::Add(hn::IfThenElseZero(qs, c.one), hn::IfThenElseZero(qc, c.two)));
     hn::StoreU(kLast ? hn::IfThenElseZero(valid, f) : f, d, flags + k);
@@ -149,38 +174,49 @@ HWY_INLINE void Group(const void* y, std::size_t k, M valid, const ScreenChannel
   kept.ulp = KeepAt(jc.ulp_estimate, uc, KeepAt(js.ulp_estimate, us, kept.ulp));
 }
 
-template <ScreenType kType, bool kRotate, bool kInterleaved>
-HWY_NOINLINE void TableRowOf(const void* y, std::size_t n, const ScreenChannels& ch,
-                             const TableScreenRow& row, const TableScreenBars& bars, TableScreenResult& res) {
+// One row's pairs, whole vectors, then the last one's lanes.
+template <ScreenType kType, bool kRotate>
+HWY_INLINE void RowOf(const void* y, std::size_t n, const ScreenChannels& channels, const TableScreenRow& at,
+                      const Consts& c, double* flags, Kept& kept) {
   const D d;
   const std::size_t N = hn::Lanes(d);
-  const Consts c(row, bars);
-  // Locals: the stores below may alias any memory as far as the compiler knows (res, row, ch included).
-  const TableScreenRow at = row;
-  const ScreenChannels channels{ch.a0, ch.b0, kInterleaved};  // a constant: no branch per group
-  double* const flags = res.flags;
-  Kept kept{res.abs_tail, res.ulp_tail};
   std::size_t k = 0;
   for (; k + N <= n; k += N)
     Group<kType, kRotate, false>(y, k, hn::FirstN(d, N), channels, at, c, flags, kept);
   if (k < n) Group<kType, kRotate, true>(y, k, hn::FirstN(d, n - k), channels, at, c, flags, kept);
+}
+
+// row.rows rows, one set of constants: the first rotated or not (row.rotate), each later one rotated. The
+// rows' flags must be 0 on entry: only a vector that holds a loud element writes its own.
+template <ScreenType kType, bool kInterleaved>
+HWY_NOINLINE void TableRowsOf(const void* y, std::size_t n, const ScreenChannels& ch,
+                              const TableScreenRow& row, const TableScreenBars& bars,
+                              TableScreenResult& res) {
+  const Consts c(row, bars);
+  // Locals: the stores below may alias any memory as far as the compiler knows (res, row, ch included).
+  const TableScreenRow at = row;
+  const ScreenChannels channels{ch.a0, ch.b0, kInterleaved};  // a constant: no branch per group
+  const std::size_t stride = ScreenToken::padded(n);
+  double* flags = res.flags;
+  Kept kept{res.abs_tail, res.ulp_tail};
+  const auto* p = static_cast<const char*>(y);
+  for (std::size_t i = 0; i < at.rows; ++i, p += at.y_stride, flags += stride) {
+    if (i == 0 && !at.rotate) {
+      RowOf<kType, false>(p, n, channels, at, c, flags, kept);
+    } else {
+      RowOf<kType, true>(p, n, channels, at, c, flags, kept);
+    }
+  }
   res.abs_kept = static_cast<std::size_t>(kept.abs - res.abs_tail);
   res.ulp_kept = static_cast<std::size_t>(kept.ulp - res.ulp_tail);
   res.loud = kept.loud;
 }
 
-template <ScreenType kType, bool kRotate>
-void TableRowIn(const void* y, std::size_t n, const ScreenChannels& ch, const TableScreenRow& row,
-                const TableScreenBars& bars, TableScreenResult& res) {
-  if (ch.interleaved) return TableRowOf<kType, kRotate, true>(y, n, ch, row, bars, res);
-  TableRowOf<kType, kRotate, false>(y, n, ch, row, bars, res);
-}
-
 template <ScreenType kType>
 void TableRowIn(const void* y, std::size_t n, const ScreenChannels& ch, const TableScreenRow& row,
                 const TableScreenBars& bars, TableScreenResult& res) {
-  if (row.rotate) return TableRowIn<kType, true>(y, n, ch, row, bars, res);
-  TableRowIn<kType, false>(y, n, ch, row, bars, res);
+  if (ch.interleaved) return TableRowsOf<kType, true>(y, n, ch, row, bars, res);
+  TableRowsOf<kType, false>(y, n, ch, row, bars, res);
 }
 
 void TableRow(ScreenType type, const void* y, std::size_t n, const ScreenChannels& ch,
@@ -210,10 +246,17 @@ HWY_AFTER_NAMESPACE();
 #include <hwy/targets.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace pe::harness {
 const std::vector<TableScreenTarget>& table_screen_targets() {
   return detail::target_list<TableScreenTarget>().best_first();
+}
+
+double table_fast_bars(const TableScreenBars& bars, std::span<const double> line, double* fast_line) {
+  for (std::size_t j = 0; j < line.size(); ++j)
+    fast_line[j] = std::isnan(line[j]) ? -1.0 : std::min(line[j], bars.abs_floor);
+  return std::min(bars.ulp_floor * bars.ulp_scale, 0x1p100);  // -inf (no floor): nothing passes
 }
 
 }  // namespace pe::harness

@@ -8,9 +8,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 
+#include "../src/presumed_floor.h"
 #include "pe/harness/instance.h"
 #include "pe/plan.h"
 #include "pe/variant.h"
@@ -397,6 +399,233 @@ TEST(SinusoidalScreen, SwitchedOffOrSampledItDeclines) {
   EXPECT_FALSE(measure_sinusoidal_screened(t.params, t.positions, t.typed(),
                                            Budget{nullptr, DType::F64, 1e-15}, m, {}));
   EXPECT_EQ(m.count(), 0u);
+}
+
+// The kernel with and without its pre-test (table_fast_bars) on one row: the same flags, loud count, kept
+// estimates (bit for bit) and rotated sin and cos.
+struct PreTestRun {
+  std::vector<double> flags, abs, ulp, sin, cos;
+  std::size_t loud = 0;
+};
+PreTestRun run_kernel(const TableScreenTarget& target, ScreenType type, const void* y, std::size_t n,
+                      const ScreenChannels& ch, TableScreenRow row, const TableScreenBars& bars,
+                      std::vector<double> sin, std::vector<double> cos, bool pre_test) {
+  PreTestRun out{std::vector<double>(n), std::vector<double>(2 * n + 8), std::vector<double>(2 * n + 8),
+                 std::move(sin), std::move(cos)};
+  std::vector<double> fast(n);
+  row.sin = out.sin.data(), row.cos = out.cos.data();
+  row.fast_line = nullptr;
+  if (pre_test) {
+    row.fast_ulp = table_fast_bars(bars, std::span<const double>(row.line, n), fast.data());
+    row.fast_line = fast.data();
+  }
+  TableScreenResult result{out.flags.data(), out.abs.data(), out.ulp.data()};
+  target.run(type, y, n, ch, row, bars, result);
+  out.abs.resize(result.abs_kept), out.ulp.resize(result.ulp_kept);
+  out.loud = result.loud;
+  return out;
+}
+
+bool same_doubles(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+}
+
+TEST(SinusoidalScreen, ThePreTestChangesNoOutcomeOfTheKernel) {
+  // Rows of 64 pairs (8 whole vectors on every target) of doubles, concatenated, with errors planted at and
+  // one step past every bar the pre-test folds together (the line, the abs floor, the ulp bar less the
+  // radius, the ulp floor), e at and beside powers of two and 0 (position 0's sines), NaN and infinite
+  // outputs, NaN and infinite lines, floors of -inf (none yet) and bars of NaN; then float32 rows as a
+  // table's, interleaved and rotated. Every outcome must be the judge's alone.
+  constexpr std::size_t n = 64;
+  std::mt19937_64 rng(53);
+  const auto pick = [&](std::initializer_list<double> v) { return v.begin()[rng() % v.size()]; };
+  std::size_t cases = 0, quiet_rows = 0;
+  for (const TableScreenTarget& target : table_screen_targets()) {
+    SCOPED_TRACE(target.name);
+    for (int trial = 0; trial < 400; ++trial) {
+      const double radius = 0x1p-40;
+      TableScreenBars bars{.max_ulp = pick({0.75, 4.0, 1e6, NAN, INFINITY}),
+                           .abs_floor = pick({-INFINITY, 0x1p-26, 0x1p-30, INFINITY}),
+                           .ulp_floor = pick({-INFINITY, 0.25, 0.5, INFINITY})};
+      std::vector<double> sin(n), cos(n), line(n), y(2 * n), step(n, 0.0);
+      for (std::size_t j = 0; j < n; ++j) {
+        const double phi = std::uniform_real_distribution<double>(0, 6.3)(rng);
+        sin[j] = rng() % 8 == 0 ? pick({0.0, 0.5, -0.5, 0.5 + 0x1p-41, 0.5 - 0x1p-53, 0x1p-21, 1.0})
+                                : std::sin(phi);
+        cos[j] = rng() % 8 == 0 ? pick({0.0, 0.25 + 0x1p-39, -1.0}) : std::cos(phi);
+        line[j] = rng() % 16 == 0 ? pick({NAN, INFINITY, 0.0}) : pick({0x1p-22, 0x1p-25, 0x1p-28});
+      }
+      const bool all_quiet = trial % 4 == 0;  // no planted error: the pre-test passes whole vectors
+      quiet_rows += all_quiet ? 1 : 0;
+      for (std::size_t j = 0; j < n; ++j)
+        for (std::size_t o = 0; o < 2; ++o) {
+          const double e = o == 0 ? sin[j] : cos[j];
+          const double ulp = std::ldexp(1.0, std::max(std::ilogb(e == 0 ? 0x1p-126 : e), -126) - 23);
+          double err = std::ldexp(static_cast<double>(rng() % 64), -40);
+          if (!all_quiet && rng() % 4 == 0) {
+            const double bar = pick(
+                {line[j], bars.abs_floor, bars.ulp_floor * ulp, bars.max_ulp * (1 - 0x1p-49) * ulp - radius});
+            err = std::isfinite(bar) && bar >= 0 ? bar : err;
+            if (rng() % 2 == 0) err = std::nextafter(err, INFINITY);
+          }
+          if (!all_quiet && rng() % 97 == 0) err = pick({NAN, INFINITY});
+          y[o * n + j] = e + (rng() % 2 == 0 ? err : -err);
+        }
+      if (all_quiet) bars.abs_floor = bars.ulp_floor = INFINITY, bars.max_ulp = 1e6;
+      const TableScreenRow row{nullptr, nullptr, step.data(), step.data(), line.data(), radius, false};
+      const ScreenChannels ch{0, n, false};
+      const PreTestRun judged =
+          run_kernel(target, ScreenType::F64, y.data(), n, ch, row, bars, sin, cos, false);
+      const PreTestRun pre = run_kernel(target, ScreenType::F64, y.data(), n, ch, row, bars, sin, cos, true);
+      EXPECT_TRUE(same_doubles(judged.flags, pre.flags)) << "trial " << trial;
+      EXPECT_EQ(judged.loud, pre.loud) << "trial " << trial;
+      EXPECT_TRUE(same_doubles(judged.abs, pre.abs)) << "trial " << trial;
+      EXPECT_TRUE(same_doubles(judged.ulp, pre.ulp)) << "trial " << trial;
+      ++cases;
+    }
+    // A float32 table's rows, interleaved, each rotated from the last (its e rotated in the kernel), at
+    // floors near the 99th percentiles' (most vectors pass the pre-test, some hold a kept estimate).
+    const SinusoidalPlan plan(kInterleaved);
+    const Table t = make(kInterleaved, kInterleaved, range(0, 200), DType::F32);
+    std::vector<double> sin(n), cos(n), step_sin(n), step_cos(n), line(n, 0x1p-24);
+    for (std::size_t j = 0; j < n / 2; ++j) {
+      step_sin[j] = std::sin(plan.inv_freq()[j]), step_cos[j] = std::cos(plan.inv_freq()[j]);
+      cos[j] = 1;
+    }
+    const TableScreenBars bars{.max_ulp = 4, .abs_floor = 0x1.fp-26, .ulp_floor = 0.49};
+    const ScreenChannels ch{0, 1, true};
+    for (std::size_t r = 1; r < 200; ++r) {
+      const TableScreenRow row{nullptr, nullptr, step_sin.data(), step_cos.data(), line.data(),
+                               0x1p-40, true};
+      const void* y = t.bytes.data() + r * 64 * sizeof(float);
+      const PreTestRun judged = run_kernel(target, ScreenType::F32, y, n / 2, ch, row, bars, sin, cos, false);
+      const PreTestRun pre = run_kernel(target, ScreenType::F32, y, n / 2, ch, row, bars, sin, cos, true);
+      EXPECT_TRUE(same_doubles(judged.flags, pre.flags)) << "row " << r;
+      EXPECT_EQ(judged.loud, pre.loud) << "row " << r;
+      EXPECT_TRUE(same_doubles(judged.abs, pre.abs)) << "row " << r;
+      EXPECT_TRUE(same_doubles(judged.ulp, pre.ulp)) << "row " << r;
+      EXPECT_TRUE(same_doubles(judged.sin, pre.sin) && same_doubles(judged.cos, pre.cos)) << "row " << r;
+      sin = pre.sin, cos = pre.cos;
+    }
+  }
+  if (!table_screen_targets().empty()) {
+    EXPECT_GT(quiet_rows, 0u);
+  }
+  EXPECT_EQ(cases, 400 * table_screen_targets().size());
+}
+
+// The pre-test's bars: a NaN line none (-1), the abs floor folded into the line, the ulp floor into U.
+TEST(SinusoidalScreen, ThePreTestsBarsFoldTheFloorsIn) {
+  const TableScreenBars bars{.max_ulp = 2, .abs_floor = 0x1p-26, .ulp_floor = 0.5};
+  const std::vector<double> line{NAN, 0x1p-20, 0x1p-30, INFINITY};
+  std::vector<double> fast(line.size());
+  EXPECT_EQ(table_fast_bars(bars, line, fast.data()), 0.5 * 0x1p-23);
+  EXPECT_EQ(fast, (std::vector<double>{-1.0, 0x1p-26, 0x1p-30, 0x1p-26}));
+  const TableScreenBars none{.max_ulp = 2, .abs_floor = -INFINITY, .ulp_floor = -INFINITY};
+  EXPECT_EQ(table_fast_bars(none, line, fast.data()), -INFINITY);
+  EXPECT_EQ(fast[1], -INFINITY);
+  const TableScreenBars open{.max_ulp = 2, .abs_floor = INFINITY, .ulp_floor = INFINITY};
+  EXPECT_EQ(table_fast_bars(open, line, fast.data()), 0x1p100);
+}
+
+// measure_sinusoidal_screened under `tuning` (restored after), with a tally and every record its exact sink
+// met.
+struct Presumed {
+  Run run;
+  std::vector<ElementRecord> handed;
+};
+Presumed screened_with(const Table& t, const Budget& budget, const TableScreenTuning& tuning, bool sole) {
+  const TableScreenTuning before = sinusoidal_screen_tuning();
+  tune_sinusoidal_screen(tuning);
+  Presumed out;
+  out.run.bands.promise(promise_of(budget));
+  out.run.bands.expect(t.values.size());
+  for (std::size_t r = 0; r < t.positions.size(); r += 1000)  // as check does: each band its own 1%
+    out.run.bands.expect_band(t.positions[r],
+                              std::min<std::size_t>(1000, t.positions.size() - r) * t.params.dim);
+  out.run.tally = Tally{sinusoidal_contracts(t.dtype), t.dtype, {}, {}};
+  out.run.tally.worst.assign(out.run.tally.contracts.size(), 0.0);
+  TableSinks sinks;
+  sinks.sole = sole;
+  sinks.exact = [&](const ElementRecord& e) {
+    out.run.tally.add(e);
+    out.handed.push_back(e);
+  };
+  sinks.line = [&](std::span<const ref::dd::DD> omegas, std::int64_t max_position,
+                   std::span<const double> phi_lo,
+                   double* line) { out.run.tally.line(omegas, max_position, phi_lo, line); };
+  EXPECT_TRUE(measure_sinusoidal_screened(t.params, t.positions, t.typed(), budget, out.run.bands, sinks));
+  tune_sinusoidal_screen(before);
+  return out;
+}
+
+TEST(SinusoidalScreen, PresumedFloorsThatHoldOrFailChangeNothing) {
+  if (table_screen_targets().empty()) GTEST_SKIP();
+  // 3000 positions x dim 64 (bands of 64'000 and 128'000 elements, each sampled at 128 rows): presumed
+  // floors that hold (the default share), and ones that fail (a share of 1e-9: the floor the sample's
+  // second largest, above each band's 99th percentile), which run the pass again. Against the pass without
+  // presumed floors: everything, the percentiles included, bit for bit, and each record handed once.
+  const TableScreenTuning off{.presume_from = SIZE_MAX}, on{.presume_from = 0},
+      wrong{.presume_from = 0, .presumed_share = 1e-9};
+  const auto plant = [](std::vector<double>& v) {
+    v[70 * 64 + 3] = std::numeric_limits<double>::quiet_NaN();
+    v[1500 * 64 + 10] += 1e-3;
+  };
+  for (const DType dtype : {DType::F32, DType::BF16})
+    for (const bool sole : {false, true})
+      for (const bool planted : {false, true}) {
+        SCOPED_TRACE(::testing::Message()
+                     << to_string(dtype) << (sole ? " sole" : "") << (planted ? " planted" : ""));
+        const Table t = make(kInterleaved, kInterleaved, range(0, 3000), dtype,
+                             planted ? std::function<void(std::vector<double>&)>(plant) : nullptr);
+        const Budget budget = class_budget(dtype);
+        const Presumed plain = screened_with(t, budget, off, sole);
+        const std::size_t reruns = sinusoidal_screen_reruns();
+        const Presumed held = screened_with(t, budget, on, sole);
+        EXPECT_EQ(sinusoidal_screen_reruns(), reruns);
+        const Presumed failed = screened_with(t, budget, wrong, sole);
+        EXPECT_EQ(sinusoidal_screen_reruns(), reruns + 1);
+        for (const Presumed* p : {&held, &failed}) {
+          expect_same(plain.run, p->run, 0.0);
+          ASSERT_EQ(plain.handed.size(), p->handed.size());
+          for (std::size_t i = 0; i < plain.handed.size(); ++i)
+            expect_same_record(plain.handed[i], p->handed[i], "handed " + std::to_string(i));
+          for (std::size_t i = 0; i < plain.run.bands.bands().size(); ++i) {
+            const BandStats &a = plain.run.bands.bands()[i], &b = p->run.bands.bands()[i];
+            EXPECT_TRUE(std::memcmp(&a.p99_abs, &b.p99_abs, sizeof(double)) == 0) << i;
+            EXPECT_TRUE(std::memcmp(&a.p99_ulp, &b.p99_ulp, sizeof(double)) == 0) << i;
+          }
+        }
+      }
+}
+
+TEST(SinusoidalScreen, APresumedLevelIsTheLargestValueThatEnoughExceed) {
+  // presumed::level against its definition, by brute force: the largest value that at least ⌈share·n⌉
+  // values exceed (-inf where none), over samples with many ties (a table's errors repeat) among close
+  // values in one bucket of the histogram (the tie's next value down in it), values in many binades, zeros
+  // and +inf (a NaN error's), at shares from 1e-9 (tests forcing a failure) to 0.5.
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 300; ++trial) {
+    std::vector<double> v(1 + rng() % 400);
+    for (double& u : v) {
+      const int kind = static_cast<int>(rng() % 10);
+      u = kind == 0   ? 0.0
+          : kind == 1 ? INFINITY
+          : kind < 5
+              ? std::ldexp(1.1 + 0.01 * static_cast<double>(rng() % 4), -30)
+              : std::ldexp(1.0 + static_cast<double>(rng() % 1000) / 1000.0, -static_cast<int>(rng() % 60));
+    }
+    for (const double share : {1e-9, 0.0125, 0.02, 0.1, 0.5}) {
+      const auto above = static_cast<std::size_t>(std::ceil(share * static_cast<double>(v.size())));
+      double want = -INFINITY;
+      for (const double l : v)
+        if (static_cast<std::size_t>(std::count_if(v.begin(), v.end(), [&](double u) { return u > l; })) >=
+            above)
+          want = std::max(want, l);
+      EXPECT_EQ(presumed::level(v, share), want) << "trial " << trial << " share " << share;
+    }
+  }
 }
 
 }  // namespace

@@ -34,6 +34,12 @@ struct TableScreenRow {
   const double* line;
   double radius = 0;
   bool rotate = false;
+  // The pre-test's bars (table_fast_bars; null: no pre-test): per pair (padded), and the binade's factor.
+  const double* fast_line = nullptr;
+  double fast_ulp = -INFINITY;
+  // `rows` rows of the table y_stride bytes apart (consecutive positions): the first's e as above, each
+  // later one's the one before it rotated; the same lines and bars for all. Their flags padded(n) apart.
+  std::size_t rows = 1, y_stride = 0;
 };
 
 // The row's scalars: the band's largest ulp error (a quiet element's ulp bound stays under it) and the tails'
@@ -46,8 +52,15 @@ struct TableScreenBars {
   double least_binade = 0x1p-126, ulp_scale = 0x1p-23;
 };
 
-// Out: per pair, flags[k] = 1·(sin element loud) + 2·(cos element loud); the estimates and their ulps above
-// the floors (each buffer with room for 2·padded(n) + kLanes values); how many elements were loud.
+// The bars of the kernel's pre-test (the judge's own tests with the floors' folded in: a whole vector of
+// pairs passing it is quiet with no estimate kept, and left alone with flags 0; sinusoidal_screen.cc): per
+// pair fast_line[j] = min(line[j], abs_floor) (a NaN line: -1; line and fast_line padded alike), and the
+// returned factor U of e's binade, min(ulp_floor·2^(1 − p), 2^100).
+double table_fast_bars(const TableScreenBars& bars, std::span<const double> line, double* fast_line);
+
+// Out: per row and pair, flags[k] = 1·(sin element loud) + 2·(cos element loud) (0 on entry: the kernel
+// writes only the vectors that hold a loud element); the estimates and their ulps
+// above the floors (each buffer with room for 2·padded(n)·rows + kLanes values); how many elements were loud.
 struct TableScreenResult {
   double* flags;
   double *abs_tail, *ulp_tail;
@@ -97,6 +110,21 @@ bool measure_sinusoidal_screened(const SinusoidalParams& params, std::span<const
 // decline; `target` indexes table_screen_targets() (0, the best, by default). On by default.
 void set_sinusoidal_screen(bool on, std::size_t target = 0);
 bool sinusoidal_screen_enabled();
+
+// From this many elements on, each band's tails presume a floor (Measurement::presume_floors): the level
+// `presumed_share` of a sample's estimates exceed (up to 128 of the band's rows, evenly spaced, every
+// element of them; the share over 1% shrinks as 1/sqrt of the band's sample size from 1024 values on). The
+// tails then keep a little over 1% of the estimates from the first row on, where the floors that rise with
+// what came before keep far more early in each band and compact. Where fewer than 1% of a band's estimates
+// turn out to exceed its floor, the pass runs again without (the sinks see each record once).
+struct TableScreenTuning {
+  std::size_t presume_from = std::size_t{1} << 20;
+  double presumed_share = 0.02;
+};
+void tune_sinusoidal_screen(const TableScreenTuning& t) noexcept;
+const TableScreenTuning& sinusoidal_screen_tuning() noexcept;
+// How many passes ran again, process-wide, because a presumed floor did not hold (tests, benchmarks).
+std::size_t sinusoidal_screen_reruns() noexcept;
 
 // Per contract of `contracts` and pair j, a lower bound of element_budget (scale 1) plus `extra` at every
 // |φ| in [phi, max_position·ω_j]: (b0 + b1·phi)·(1 − 2^-39), or 0 where the budget is not affine and
