@@ -13,4 +13,11 @@ struct MpfrThreadCache {
   ~MpfrThreadCache() { mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE); }
 };
 
+// For a thread that runs one check after another (the caller's, Python's): its constants kept from one
+// check to the next (recomputing log 2 and π was ~10% of a small check) and freed once, as the thread ends.
+inline void free_mpfr_cache_at_thread_exit() {
+  thread_local const MpfrThreadCache at_exit;
+  (void)at_exit;
+}
+
 }  // namespace pe::ref
