@@ -798,39 +798,15 @@ EstimateSample sample(const ref::Alibi& reference, std::span<const std::int64_t>
   return out;
 }
 
-// The largest of the values that at least `share` of them exceed (ties counted: a table's errors repeat).
-double level(std::vector<double> v, double share) {
-  const auto above = static_cast<std::size_t>(std::ceil(share * static_cast<double>(v.size())));
-  if (above >= v.size()) return -INFINITY;
-  const auto at = v.end() - static_cast<std::ptrdiff_t>(above + 1);
-  std::nth_element(v.begin(), at, v.end());
-  const double x = *at;
-  if (static_cast<std::size_t>(std::count_if(v.begin(), v.end(), [&](double u) { return u > x; })) >= above)
-    return x;
-  double below = -INFINITY;  // the next value down: all of x's ties (and more than `above`) lie above it
-  for (const double u : v)
-    if (u < x) below = std::max(below, u);
-  return below;
-}
-
-// The share of a band's sample its presumed floor is taken at: the 1% its 99th percentile needs plus a
-// margin, `share`'s at the least sample (1024 values) and shrinking as a share's standard error does,
-// 1/sqrt(size): about 3.2 standard errors of a binomial 1% at every size (share 0.02: 0.02 at 1024 values,
-// 0.01125 at 65536, this benchmark's band). The nearer the 99th percentile, the fewer estimates kept; the
-// margin keeps reruns rare. A share at or below 1% (tests forcing a failure) is taken as it is.
-double band_share(double share, std::size_t size) {
-  if (!(share > 0.01)) return share;
-  return 0.01 + (share - 0.01) * std::sqrt(1024.0 / static_cast<double>(size));
-}
-
-// Per band, the sample's level that its band_share exceeds (none below 1024 values).
-void presume(const EstimateSample& sample, double share, Measurement& bands) {
+// Per band, the sample's level that its presumed_share exceeds (measure.h; none below 1024 values). The
+// nearer the 99th percentile, the fewer estimates kept; the margin keeps reruns rare.
+void presume(EstimateSample sample, double share, Measurement& bands) {
   const auto edges = band_edges();
   for (std::size_t b = 0; b < sample.abs.size(); ++b) {
     const std::size_t size = sample.abs[b].size();
-    if (size < 1024) continue;
-    const double at = band_share(share, size);
-    bands.presume_floors(edges[b], level(sample.abs[b], at), level(sample.ulp[b], at));
+    if (size < kLeastPresumingSample) continue;
+    const double at = presumed_share(share, size);
+    bands.presume_floors(edges[b], presumed_level(sample.abs[b], at), presumed_level(sample.ulp[b], at));
   }
 }
 

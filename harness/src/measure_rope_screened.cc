@@ -499,7 +499,7 @@ std::vector<PresumedFloors> presumed_rope_floors(const RopeParams& params, const
   std::vector<PresumedFloors> out;
   for (std::size_t b = 0; b < n; ++b) {
     const std::size_t size = bands[b].size;
-    if (size < 1024) continue;
+    if (size < kLeastPresumingSample) continue;
     const double at = presumed_share(share, size);
     out.push_back({band_edges()[b], presumed_level({bands[b].abs.data(), size}, at),
                    presumed_level({bands[b].ulp.data(), size}, at), at});

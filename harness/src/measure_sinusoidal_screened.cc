@@ -20,7 +20,6 @@
 #include "pe/harness/sinusoidal_screen.h"
 #include "pe/ref/fast_trig.h"
 #include "pe/ref/reference.h"
-#include "presumed_floor.h"
 
 namespace pe::harness {
 namespace {
@@ -362,7 +361,7 @@ bool TableScreened::screenable(std::int64_t p) const {
   return p >= 0 && p < (std::int64_t{1} << 32) && p <= bands_.promised();
 }
 
-// Per band, a guess of the level `share` of its estimates exceed (presumed::level), from up to kRows of its
+// Per band, a guess of the level `share` of its estimates exceed (presumed_level), from up to kRows of its
 // screenable rows evenly spaced, every element of them: e the double tier's at the row's position (within
 // the rows' radius of the kernel's e, rotated or not), the estimates as the kernel's (|y − e|, NaN as
 // +inf, and that times 1/ulp(e) in the budget's type). Only a guess: presumptions_held() confirms it.
@@ -386,10 +385,10 @@ void TableScreened::presume(double share) {
   if (band_count_.empty()) count_bands();
   reserved_.assign(presumed_.size(), 1);
   for (std::size_t k = 0; k < abs.size(); ++k) {
-    if (abs[k].size() < presumed::kLeastSample) continue;
+    if (abs[k].size() < kLeastPresumingSample) continue;
     presumed_[k] = 1, reserved_[k] = 0;
-    const double at = presumed::band_share(share, abs[k].size());
-    bands_.presume_floors(edges[k], presumed::level(abs[k], at), presumed::level(ulp[k], at));
+    const double at = presumed_share(share, abs[k].size());
+    bands_.presume_floors(edges[k], presumed_level(abs[k], at), presumed_level(ulp[k], at));
   }
 }
 

@@ -438,6 +438,8 @@ void presume(Measurement& bands, std::span<const PresumedFloors> floors);
 // 1/sqrt(size): about 3.2 standard errors of a binomial 1% at every size for share 0.02 (0.02 at 1024
 // values, 0.01125 at 65536). A share at or below 1% (tests forcing a failure) is taken as it is.
 double presumed_share(double share, std::size_t size);
+// A band's sample below this many values presumes nothing (presumed_share's margin is stated from it on).
+inline constexpr std::size_t kLeastPresumingSample = 1024;
 // The largest of `values` that at least `share` of them exceed (ties counted: errors repeat); -inf where
 // none is. The values are left in another order, a NaN as +inf and -0 as 0.
 double presumed_level(std::span<double> values, double share);
