@@ -323,8 +323,10 @@ class ScreenedAlibi {
       budget_terms(head_->lanes);
       run_.start(h);
       tally_line_.reset();
-      start_table();
+      // Before the table: its build folds the ties known_ holds, and the last head's are not this head's
+      // (another slope, other exact values).
       std::fill(known_.begin(), known_.end(), Known{});
+      start_table();
       for (std::size_t q = 0; q < queries_.size(); ++q) {
         q_ = q;
         run_.row.row = static_cast<std::int64_t>(q);

@@ -564,7 +564,9 @@ TEST(SinusoidalScreen, PresumedFloorsThatHoldOrFailChangeNothing) {
   // 3000 positions x dim 64 (bands of 64'000 and 128'000 elements, each sampled at 128 rows): presumed
   // floors that hold (the default share), and ones that fail (a share of 1e-9: the floor the sample's
   // second largest, above each band's 99th percentile), which run the pass again. Against the pass without
-  // presumed floors: everything, the percentiles included, bit for bit, and each record handed once.
+  // presumed floors: everything, the percentiles included, bit for bit (here: no element at a percentile's
+  // rank is loud for the tally's line alone; in general a rerun's percentiles are within the rows' radius of
+  // the exact ones, as any screened pass's), and each record handed once.
   const TableScreenTuning off{.presume_from = SIZE_MAX}, on{.presume_from = 0},
       wrong{.presume_from = 0, .presumed_share = 1e-9};
   const auto plant = [](std::vector<double>& v) {

@@ -310,6 +310,9 @@ bool against_diagnosed(const RopeRequest& r, const RopeParams& params, const Rop
 
 Report check_rope(const RopeRequest& r, const Names& names) {
   validate_data(r, names);
+  // A second implementation's comparison can turn the verdict (against_diagnosed): the verdict alone is
+  // the check's own.
+  if (r.quiet && r.against) names.fail("quiet", "the verdict alone is the check's own; not with --against");
   Report out;
   out.quiet = r.quiet;
   Resolved v = resolve(r, names);
@@ -357,10 +360,6 @@ Report check_rope(const RopeRequest& r, const Names& names) {
   ContractTally& tally = pass->tally;
   const std::vector<bool>& over = pass->over;
   const std::optional<harness::ElementRecord>& moved = pass->moved;
-  // As doubles from here on only where a second implementation or a diagnosis reads them (typed data).
-  std::vector<double> x_storage, y_storage;
-  const bool reread = r.against || !bands.pass();
-  const DataView xd = reread ? as_doubles(x, x_storage) : x, yd = reread ? as_doubles(y, y_storage) : y;
   out.doc.family = "rope";
   out.doc.input = x.name;
   out.doc.output = y.name;
@@ -369,6 +368,10 @@ Report check_rope(const RopeRequest& r, const Names& names) {
   const Judging judging{Family::Rope, &plan, &names};
   report_verdict(bands, budget, out, &tally, &judging);
   if (r.quiet) return out;  // the verdict alone: no diagnosis
+  // As doubles from here on only where a second implementation or a diagnosis reads them (typed data).
+  std::vector<double> x_storage, y_storage;
+  const bool reread = r.against || !bands.pass();
+  const DataView xd = reread ? as_doubles(x, x_storage) : x, yd = reread ? as_doubles(y, y_storage) : y;
   if (moved)
     out.say(
         "pass-through: channel {} of token {} head {} lies outside the rotated channels [{}, {}) and must "
