@@ -99,33 +99,43 @@ std::vector<std::int64_t> positions_of(std::size_t tokens, std::size_t axes) {
   return p;
 }
 
+// A case's data (96 tokens x 3 heads x 64, its twist applied) and the request that reads it in place.
+struct Built {
+  static constexpr std::size_t tokens = 96, heads = 3, hd = 64;
+  harness::TypedBuffer x, y;
+  RopeRequest r;
+  Built(const Case& c, DType type, std::mt19937_64& g) : x(type, tokens * heads * hd), y(type, x.size()) {
+    std::uniform_real_distribution<double> unit(-1.0, 1.0);
+    const std::vector<std::int64_t> positions = positions_of(tokens, c.axes);
+    const RopeBatch batch = rope_batch_of({tokens, heads, hd}, positions, false, "x", c.axes);
+    std::vector<double> xd(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i)
+      x.set(i, c.twist == Twist::Zero ? 0.0 : unit(g)), xd[i] = x.get(i);
+    const std::vector<double> golden = golden_rope(c.kernel, batch, xd, type);
+    for (std::size_t i = 0; i < y.size(); ++i) {
+      const bool late = c.twist == Twist::IgnoresLate && positions[i / (heads * hd)] > 2000;
+      y.set(i, late ? xd[i] : golden[i]);
+    }
+    if (c.twist == Twist::NanOutput)
+      for (std::size_t t : {5, 50, 90}) y.set(t * heads * hd + 9, NAN);
+    if (c.twist == Twist::NanInput) x.set(60 * heads * hd + 3, NAN);
+    if (c.twist == Twist::MovedChannel) y.set(70 * heads * hd + 60, y.get(70 * heads * hd + 60) + 0.5);
+    r.positions.values = positions;
+    if (c.axes > 1) r.positions.shape = {c.axes, tokens};
+    r.spec = c.spec;
+    r.x = {{}, {tokens, heads, hd}, type, "x", x.view().data};
+    r.y = {{}, {tokens, heads, hd}, type, "y", y.view().data};
+  }
+  Built(const Built&) = delete;
+  Built& operator=(const Built&) = delete;
+};
+
 TEST(RopeThreads, EveryThreadCountGivesOneThreadsReport) {
-  const std::size_t tokens = 96, heads = 3, hd = 64;
   std::mt19937_64 g(20261205);
-  std::uniform_real_distribution<double> unit(-1.0, 1.0);
   for (const DType type : {DType::F32, DType::BF16, DType::F16}) {
     for (const Case& c : cases()) {
-      const std::vector<std::int64_t> positions = positions_of(tokens, c.axes);
-      const RopeBatch batch = rope_batch_of({tokens, heads, hd}, positions, false, "x", c.axes);
-      harness::TypedBuffer x(type, tokens * heads * hd), y(type, x.size());
-      std::vector<double> xd(x.size());
-      for (std::size_t i = 0; i < x.size(); ++i)
-        x.set(i, c.twist == Twist::Zero ? 0.0 : unit(g)), xd[i] = x.get(i);
-      const std::vector<double> golden = golden_rope(c.kernel, batch, xd, type);
-      for (std::size_t i = 0; i < y.size(); ++i) {
-        const bool late = c.twist == Twist::IgnoresLate && positions[i / (heads * hd)] > 2000;
-        y.set(i, late ? xd[i] : golden[i]);
-      }
-      if (c.twist == Twist::NanOutput)
-        for (std::size_t t : {5, 50, 90}) y.set(t * heads * hd + 9, NAN);
-      if (c.twist == Twist::NanInput) x.set(60 * heads * hd + 3, NAN);
-      if (c.twist == Twist::MovedChannel) y.set(70 * heads * hd + 60, y.get(70 * heads * hd + 60) + 0.5);
-      RopeRequest r;
-      r.positions.values = positions;
-      if (c.axes > 1) r.positions.shape = {c.axes, tokens};
-      r.spec = c.spec;
-      r.x = {{}, {tokens, heads, hd}, type, "x", x.view().data};
-      r.y = {{}, {tokens, heads, hd}, type, "y", y.view().data};
+      const Built b(c, type, g);
+      const RopeRequest& r = b.r;
       const std::string what = std::string(to_string(type)) + " " + c.name;
       const Report one = check_in(r, 1, true), one_exact = check_in(r, 1, false);
       EXPECT_EQ(one.passed, c.passes) << what << "\n" << one.text;
@@ -169,32 +179,11 @@ Report unpresumed(const RopeRequest& r, std::size_t threads) {
 // where they do not (share 0.001: 0.1% above them, under the 1% a 99th percentile needs), the pass then
 // measured again without them, once whatever the threads (the merged parts are judged whole).
 TEST(RopeThreads, PresumedFloorsGiveTheReportWithout) {
-  const std::size_t tokens = 96, heads = 3, hd = 64;
   std::mt19937_64 g(20261206);
-  std::uniform_real_distribution<double> unit(-1.0, 1.0);
   for (const DType type : {DType::F32, DType::BF16, DType::F16}) {
     for (const Case& c : cases()) {
-      const std::vector<std::int64_t> positions = positions_of(tokens, c.axes);
-      const RopeBatch batch = rope_batch_of({tokens, heads, hd}, positions, false, "x", c.axes);
-      harness::TypedBuffer x(type, tokens * heads * hd), y(type, x.size());
-      std::vector<double> xd(x.size());
-      for (std::size_t i = 0; i < x.size(); ++i)
-        x.set(i, c.twist == Twist::Zero ? 0.0 : unit(g)), xd[i] = x.get(i);
-      const std::vector<double> golden = golden_rope(c.kernel, batch, xd, type);
-      for (std::size_t i = 0; i < y.size(); ++i) {
-        const bool late = c.twist == Twist::IgnoresLate && positions[i / (heads * hd)] > 2000;
-        y.set(i, late ? xd[i] : golden[i]);
-      }
-      if (c.twist == Twist::NanOutput)
-        for (std::size_t t : {5, 50, 90}) y.set(t * heads * hd + 9, NAN);
-      if (c.twist == Twist::NanInput) x.set(60 * heads * hd + 3, NAN);
-      if (c.twist == Twist::MovedChannel) y.set(70 * heads * hd + 60, y.get(70 * heads * hd + 60) + 0.5);
-      RopeRequest r;
-      r.positions.values = positions;
-      if (c.axes > 1) r.positions.shape = {c.axes, tokens};
-      r.spec = c.spec;
-      r.x = {{}, {tokens, heads, hd}, type, "x", x.view().data};
-      r.y = {{}, {tokens, heads, hd}, type, "y", y.view().data};
+      const Built b(c, type, g);
+      const RopeRequest& r = b.r;
       for (const std::size_t threads : {1, 2, 7}) {
         const std::string what =
             std::string(to_string(type)) + " " + c.name + ", " + std::to_string(threads) + " threads";
