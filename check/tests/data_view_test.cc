@@ -60,6 +60,23 @@ TEST(DataView, InPlaceElementsGiveTheReportOfTheirDoubles) {
       const Report doubles = check_rope(r, Names());
       EXPECT_EQ(doubles.passed, b == nullptr && y != &bad) << t << " " << what;
       expect_same(doubles, check_rope(in_place, Names()), t + " " + what);
+      // The verdict alone (RopeRequest::quiet, verify_rope's per-call check): the whole check's, without
+      // text; with a second implementation, whose comparison can turn the verdict, refused by name.
+      RopeRequest quiet = in_place;
+      quiet.quiet = true;
+      if (b != nullptr) {
+        try {
+          check_rope(quiet, Names());
+          ADD_FAILURE() << t << " " << what << ": quiet with a second implementation was not refused";
+        } catch (const BadRequest& e) {
+          EXPECT_EQ(e.parameter(), "quiet") << t << " " << what;
+        }
+      } else {
+        const Report alone = check_rope(quiet, Names());
+        EXPECT_EQ(alone.passed, doubles.passed) << t << " " << what;
+        EXPECT_EQ(alone.json().value("verdict", ""), doubles.json().value("verdict", "")) << t << " " << what;
+        EXPECT_TRUE(alone.text.empty()) << t << " " << what;
+      }
     }
     // A sinusoidal table and an ALiBi bias, each a little off.
     std::vector<std::int64_t> rows(50);
@@ -87,47 +104,6 @@ TEST(DataView, InPlaceElementsGiveTheReportOfTheirDoubles) {
     const Report bias_report = check_alibi(a, Names());
     EXPECT_FALSE(bias_report.passed) << t;
     expect_same(bias_report, check_alibi(a_in_place, Names()), t + " alibi");
-  }
-}
-
-TEST(QuietCheck, IsTheWholeChecksVerdictAndRefusesASecondImplementation) {
-  // RopeRequest::quiet (verify_rope's per-call check): the same passed and verdict as the whole check,
-  // passing and failing; with a second implementation (whose comparison can turn the verdict) refused,
-  // naming the parameter, instead of a verdict that is not the check's.
-  const std::size_t tokens = 24, heads = 2, hd = 64;
-  std::mt19937_64 g(20261205);
-  std::uniform_real_distribution<double> unit(-1.0, 1.0);
-  std::vector<std::int64_t> positions(tokens);
-  for (std::size_t t = 0; t < tokens; ++t) positions[t] = static_cast<std::int64_t>(t * 131);
-  const RopeParams params{64, 0, 10000.0, Layout::HalfSplit};
-  const RopeBatch batch = rope_batch_of({tokens, heads, hd}, positions, false, "x");
-  std::vector<double> x(tokens * heads * hd);
-  for (double& v : x) v = unit(g);
-  const Held hx(x, DType::F32);
-  const std::vector<double> golden = golden_rope(params, batch, hx.doubles, DType::F32);
-  std::vector<double> wrong = golden;
-  wrong[5 * heads * hd + 3] += 0.01;
-  const Held good(golden, DType::F32), bad(wrong, DType::F32);
-  for (const Held* y : {&good, &bad}) {
-    RopeRequest r;
-    r.positions.values = positions;
-    r.spec.layout = Layout::HalfSplit;
-    r.x = hx.in_place({tokens, heads, hd}, "x");
-    r.y = y->in_place({tokens, heads, hd}, "y");
-    const Report whole = check_rope(r, Names());
-    r.quiet = true;
-    const Report quiet = check_rope(r, Names());
-    EXPECT_EQ(quiet.passed, whole.passed);
-    EXPECT_EQ(quiet.passed, y == &good);
-    EXPECT_EQ(quiet.json().value("verdict", ""), whole.json().value("verdict", ""));
-    EXPECT_TRUE(quiet.text.empty());
-    r.against = bad.in_place({tokens, heads, hd}, "b");
-    try {
-      check_rope(r, Names());
-      ADD_FAILURE() << "quiet with a second implementation was not refused";
-    } catch (const BadRequest& e) {
-      EXPECT_EQ(e.parameter(), "quiet");
-    }
   }
 }
 

@@ -160,14 +160,14 @@ TEST(RopeThreads, EveryThreadCountGivesOneThreadsReport) {
 // check_rope with presumed floors from every size on (rope_screen.h's tuning) and the same without, on the
 // same number of threads.
 Report presumed(const RopeRequest& r, std::size_t threads, double share) {
-  const harness::RopeScreenTuning before = harness::rope_screen_tuning();
+  const harness::PresumeTuning before = harness::rope_screen_tuning();
   harness::tune_rope_screen({0, share});
   Report out = check_in(r, threads, true);
   harness::tune_rope_screen(before);
   return out;
 }
 Report unpresumed(const RopeRequest& r, std::size_t threads) {
-  const harness::RopeScreenTuning before = harness::rope_screen_tuning();
+  const harness::PresumeTuning before = harness::rope_screen_tuning();
   harness::tune_rope_screen({SIZE_MAX, 0.02});
   Report out = check_in(r, threads, true);
   harness::tune_rope_screen(before);

@@ -364,6 +364,13 @@ double presumed_level(std::span<double> v, double share) {
   return below;
 }
 
+std::optional<PresumedFloors> presumed_floors_of(std::int64_t position, std::span<double> abs,
+                                                 std::span<double> ulp, double share) {
+  if (abs.size() < kLeastPresumingSample) return std::nullopt;
+  const double at = presumed_share(share, abs.size());
+  return PresumedFloors{position, presumed_level(abs, at), presumed_level(ulp, at), at};
+}
+
 void presume(Measurement& bands, std::span<const PresumedFloors> floors) {
   for (const PresumedFloors& f : floors) bands.presume_floors(f.position, f.abs, f.ulp, f.share);
 }

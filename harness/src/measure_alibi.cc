@@ -804,12 +804,9 @@ EstimateSample sample(const ref::Alibi& reference, std::span<const std::int64_t>
 // nearer the 99th percentile, the fewer estimates kept; the margin keeps reruns rare.
 void presume(EstimateSample sample, double share, Measurement& bands) {
   const auto edges = band_edges();
-  for (std::size_t b = 0; b < sample.abs.size(); ++b) {
-    const std::size_t size = sample.abs[b].size();
-    if (size < kLeastPresumingSample) continue;
-    const double at = presumed_share(share, size);
-    bands.presume_floors(edges[b], presumed_level(sample.abs[b], at), presumed_level(sample.ulp[b], at));
-  }
+  for (std::size_t b = 0; b < sample.abs.size(); ++b)
+    if (const auto f = presumed_floors_of(edges[b], sample.abs[b], sample.ulp[b], share))
+      bands.presume_floors(f->position, f->abs, f->ulp);
 }
 
 }  // namespace

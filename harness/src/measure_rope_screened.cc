@@ -499,10 +499,9 @@ std::vector<PresumedFloors> presumed_rope_floors(const RopeParams& params, const
   std::vector<PresumedFloors> out;
   for (std::size_t b = 0; b < n; ++b) {
     const std::size_t size = bands[b].size;
-    if (size < kLeastPresumingSample) continue;
-    const double at = presumed_share(share, size);
-    out.push_back({band_edges()[b], presumed_level({bands[b].abs.data(), size}, at),
-                   presumed_level({bands[b].ulp.data(), size}, at), at});
+    if (const auto f = presumed_floors_of(band_edges()[b], {bands[b].abs.data(), size},
+                                          {bands[b].ulp.data(), size}, share))
+      out.push_back(*f);
   }
   return out;
 }

@@ -26,7 +26,7 @@ namespace {
 
 std::atomic<bool> table_screen_on{true};
 std::atomic<std::size_t> table_screen_target{0};
-TableScreenTuning tuning;
+PresumeTuning tuning{.presume_from = std::size_t{1} << 20};
 std::atomic<std::size_t> reruns{0};
 
 // The type y is stored in, in place, with a budget of a narrower type than double.
@@ -385,10 +385,10 @@ void TableScreened::presume(double share) {
   if (band_count_.empty()) count_bands();
   reserved_.assign(presumed_.size(), 1);
   for (std::size_t k = 0; k < abs.size(); ++k) {
-    if (abs[k].size() < kLeastPresumingSample) continue;
+    const auto f = presumed_floors_of(edges[k], abs[k], ulp[k], share);
+    if (!f) continue;
     presumed_[k] = 1, reserved_[k] = 0;
-    const double at = presumed_share(share, abs[k].size());
-    bands_.presume_floors(edges[k], presumed_level(abs[k], at), presumed_level(ulp[k], at));
+    bands_.presume_floors(f->position, f->abs, f->ulp);  // its room its own (reserved_)
   }
 }
 
@@ -542,8 +542,8 @@ void set_sinusoidal_screen(bool on, std::size_t target) {
   table_screen_target = target;
 }
 bool sinusoidal_screen_enabled() { return table_screen_on; }
-void tune_sinusoidal_screen(const TableScreenTuning& t) noexcept { tuning = t; }
-const TableScreenTuning& sinusoidal_screen_tuning() noexcept { return tuning; }
+void tune_sinusoidal_screen(const PresumeTuning& t) noexcept { tuning = t; }
+const PresumeTuning& sinusoidal_screen_tuning() noexcept { return tuning; }
 std::size_t sinusoidal_screen_reruns() noexcept { return reruns.load(std::memory_order_relaxed); }
 
 TableBudgetBounds::TableBudgetBounds(std::span<const Contract* const> contracts,

@@ -198,11 +198,11 @@ bool rope_screen_enabled() noexcept { return screen_on.load(std::memory_order_re
 void set_rope_screen(bool enabled) noexcept { screen_on.store(enabled, std::memory_order_relaxed); }
 
 namespace {
-RopeScreenTuning tuning;
+PresumeTuning tuning{.presume_from = std::size_t{1} << 21};
 std::atomic<std::size_t> reruns{0};
 }  // namespace
-void tune_rope_screen(const RopeScreenTuning& t) noexcept { tuning = t; }
-const RopeScreenTuning& rope_screen_tuning() noexcept { return tuning; }
+void tune_rope_screen(const PresumeTuning& t) noexcept { tuning = t; }
+const PresumeTuning& rope_screen_tuning() noexcept { return tuning; }
 std::size_t rope_screen_reruns() noexcept { return reruns.load(std::memory_order_relaxed); }
 void count_rope_screen_rerun() noexcept { reruns.fetch_add(1, std::memory_order_relaxed); }
 

@@ -534,8 +534,8 @@ struct Presumed {
   Run run;
   std::vector<ElementRecord> handed;
 };
-Presumed screened_with(const Table& t, const Budget& budget, const TableScreenTuning& tuning, bool sole) {
-  const TableScreenTuning before = sinusoidal_screen_tuning();
+Presumed screened_with(const Table& t, const Budget& budget, const PresumeTuning& tuning, bool sole) {
+  const PresumeTuning before = sinusoidal_screen_tuning();
   tune_sinusoidal_screen(tuning);
   Presumed out;
   out.run.bands.promise(promise_of(budget));
@@ -567,7 +567,7 @@ TEST(SinusoidalScreen, PresumedFloorsThatHoldOrFailChangeNothing) {
   // presumed floors: everything, the percentiles included, bit for bit (here: no element at a percentile's
   // rank is loud for the tally's line alone; in general a rerun's percentiles are within the rows' radius of
   // the exact ones, as any screened pass's), and each record handed once.
-  const TableScreenTuning off{.presume_from = SIZE_MAX}, on{.presume_from = 0},
+  const PresumeTuning off{.presume_from = SIZE_MAX}, on{.presume_from = 0},
       wrong{.presume_from = 0, .presumed_share = 1e-9};
   const auto plant = [](std::vector<double>& v) {
     v[70 * 64 + 3] = std::numeric_limits<double>::quiet_NaN();

@@ -163,7 +163,7 @@ std::optional<Pass> measure_rope_pass(const RopeRequest& r, const RopeParams& pa
     // came before, keep a good share of the estimates (and compact them again and again): presumed floors,
     // judged once the parts are merged, keep a few percent. Where they did not hold, the pass runs again
     // without them, from new parts: the report is then the one without presuming.
-    const harness::RopeScreenTuning& tuning = harness::rope_screen_tuning();
+    const harness::PresumeTuning& tuning = harness::rope_screen_tuning();
     std::vector<harness::PresumedFloors> floors;
     if (elements >= tuning.presume_from)
       floors = harness::presumed_rope_floors(params, batch, r.x.read(), r.y.read(), budget,

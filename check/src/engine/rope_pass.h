@@ -23,7 +23,7 @@ struct Pass {
 
 // The pass over the `judged` tokens: the screened pass where it applies (float32, bfloat16 or float16 data,
 // or doubles, read in place; no gain), else every element exactly, row by row (one thread). A large screened
-// pass presumes its tails' floors from a sample (harness::RopeScreenTuning) and, where they did not hold,
+// pass presumes its tails' floors from a sample (harness::rope_screen_tuning) and, where they did not hold,
 // runs again without them (the same report as without presuming). `judged`
 // unscanned (every token, no scan of the input made): nullopt, with nothing kept, where the screened pass
 // met a non-finite input value or does not apply (the caller scans for the tokens to judge and measures

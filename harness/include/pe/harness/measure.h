@@ -440,6 +440,11 @@ void presume(Measurement& bands, std::span<const PresumedFloors> floors);
 double presumed_share(double share, std::size_t size);
 // A band's sample below this many values presumes nothing (presumed_share's margin is stated from it on).
 inline constexpr std::size_t kLeastPresumingSample = 1024;
+// One band's floors from its sample's estimates (`abs` and `ulp`, one value each per sampled element): the
+// levels presumed_share(share, size) of them exceed; none under kLeastPresumingSample values. The values
+// are left reordered (presumed_level). Every family's guess (RoPE, the sinusoidal table, ALiBi).
+std::optional<PresumedFloors> presumed_floors_of(std::int64_t position, std::span<double> abs,
+                                                 std::span<double> ulp, double share);
 // The largest of `values` that at least `share` of them exceed (ties counted: errors repeat); -inf where
 // none is. The values are left in another order, a NaN as +inf and -0 as 0.
 double presumed_level(std::span<double> values, double share);

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "pe/harness/presume_tuning.h"
 #include "pe/types.h"
 
 namespace pe::harness {
@@ -91,18 +92,11 @@ const std::vector<ScreenRowTarget>& screen_row_targets();
 bool rope_screen_enabled() noexcept;
 void set_rope_screen(bool enabled) noexcept;
 
-// check's presumed floors for a screened RoPE pass (presumed_rope_floors, Measurement::presume_floors): from
-// `presume_from` judged elements on, each band's tails presume the level `presumed_share` of a sample's
-// estimates exceed (the share over 1% shrinking with the sample's size: presumed_share()); where the floors
-// did not hold, the pass runs again without them. Process-wide (tests force a failure with a share under 1%).
-// From 2^21 on: at 2^20 elements (256 tokens of 32 heads × 128) the 512-row sample is a sixteenth of the rows
-// and costs what the presumption saves there (2.36-2.40 ns an element without, 2.41-2.47 with).
-struct RopeScreenTuning {
-  std::size_t presume_from = std::size_t{1} << 21;
-  double presumed_share = 0.02;
-};
-void tune_rope_screen(const RopeScreenTuning& tuning) noexcept;
-const RopeScreenTuning& rope_screen_tuning() noexcept;
+// check's presumed floors for a screened RoPE pass (presumed_rope_floors, presume_tuning.h), from 2^21
+// judged elements on: at 2^20 elements (256 tokens of 32 heads × 128) the 512-row sample is a sixteenth of
+// the rows and costs what the presumption saves there (2.36-2.40 ns an element without, 2.41-2.47 with).
+void tune_rope_screen(const PresumeTuning& tuning) noexcept;
+const PresumeTuning& rope_screen_tuning() noexcept;
 // How many passes ran again, process-wide, because a presumed floor did not hold (tests, benchmarks); the
 // pass that runs again counts itself.
 std::size_t rope_screen_reruns() noexcept;

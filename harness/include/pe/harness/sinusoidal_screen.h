@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "pe/harness/measure.h"
+#include "pe/harness/presume_tuning.h"
 #include "pe/harness/rope_screen.h"
 #include "pe/ref/double_double.h"
 
@@ -111,18 +112,12 @@ bool measure_sinusoidal_screened(const SinusoidalParams& params, std::span<const
 void set_sinusoidal_screen(bool on, std::size_t target = 0);
 bool sinusoidal_screen_enabled();
 
-// From this many elements on, each band's tails presume a floor (Measurement::presume_floors): the level
-// `presumed_share` of a sample's estimates exceed (up to 128 of the band's rows, evenly spaced, every
-// element of them; the share over 1% shrinks as 1/sqrt of the band's sample size from 1024 values on). The
-// tails then keep a little over 1% of the estimates from the first row on, where the floors that rise with
-// what came before keep far more early in each band and compact. Where fewer than 1% of a band's estimates
-// turn out to exceed its floor, the pass runs again without (the sinks see each record once).
-struct TableScreenTuning {
-  std::size_t presume_from = std::size_t{1} << 20;
-  double presumed_share = 0.02;
-};
-void tune_sinusoidal_screen(const TableScreenTuning& t) noexcept;
-const TableScreenTuning& sinusoidal_screen_tuning() noexcept;
+// The table's presumed floors (presume_tuning.h), from 2^20 elements on, from a sample of up to 128 of each
+// band's rows, evenly spaced, every element of them. The tails then keep a little over 1% of the estimates
+// from the first row on, where the floors that rise with what came before keep far more early in each band
+// and compact. A pass run again hands no record twice to the sinks.
+void tune_sinusoidal_screen(const PresumeTuning& t) noexcept;
+const PresumeTuning& sinusoidal_screen_tuning() noexcept;
 // How many passes ran again, process-wide, because a presumed floor did not hold (tests, benchmarks).
 std::size_t sinusoidal_screen_reruns() noexcept;
 
