@@ -89,7 +89,7 @@ void check_sinusoidal_benchmark(benchmark::State& state, std::size_t rows) {
   check::SinusoidalRequest r;
   r.table = {{}, {rows, dim}, DType::F32, "table", table.data()};
   r.positions.values = positions;
-  r.layout = Layout::Interleaved;
+  r.spec.layout = Layout::Interleaved;
   const double pace_before = pace_ns();
   const std::size_t reruns = harness::sinusoidal_screen_reruns();
   for (auto _ : state) {

@@ -86,7 +86,7 @@ TEST(DataView, InPlaceElementsGiveTheReportOfTheirDoubles) {
     const Held ht(table, type);
     SinusoidalRequest s;
     s.positions.values = rows;
-    s.layout = Layout::Interleaved;
+    s.spec.layout = Layout::Interleaved;
     SinusoidalRequest s_in_place = s;
     s.table = ht.as_doubles({50, 32}, "table");
     s_in_place.table = ht.in_place({50, 32}, "table");

@@ -34,7 +34,7 @@ TEST(SinusoidalScreenCheck, ScreenedAndExactChecksGiveTheSameReport) {
       const std::vector<unsigned char> bytes = stored(table, type);
       SinusoidalRequest r;
       r.positions.values = positions;
-      r.layout = Layout::Interleaved;
+      r.spec.layout = Layout::Interleaved;
       r.table = {{}, {rows, dim}, type, "table", bytes.data()};
       const std::string what = std::string(to_string(type)) + " case " + std::to_string(c);
       harness::set_sinusoidal_screen(false);

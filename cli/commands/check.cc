@@ -135,8 +135,8 @@ int check_sinusoidal(const CheckOptions& o) {
   if (b) r.against = b->view(o.against);
   r.positions = positions_of(o.positions, o.positions_file);
   r.dim = o.dim;
-  r.base = o.base;
-  if (!o.layout.empty()) r.layout = check::parse_layout(o.layout, Family::Sinusoidal, check_names());
+  r.spec.base = o.base;
+  if (!o.layout.empty()) r.spec.layout = check::parse_layout(o.layout, Family::Sinusoidal, check_names());
   r.budget = budget_of(o);
   return run(r, check::check_sinusoidal, o);
 }

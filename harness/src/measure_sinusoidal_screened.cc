@@ -102,7 +102,12 @@ class TableScreened {
         run_(kernel),
         type_(type),
         n_(plan_.n_pairs()),
-        channels_{0, plan_.layout() == Layout::Interleaved ? 1 : n_, plan_.layout() == Layout::Interleaved} {
+        // The kernel reads a pair's sin at a0, its cos at b0: flipped concatenated tables hold cos first.
+        channels_{plan_.layout() == Layout::Interleaved || !params.flip_sin_to_cos ? 0 : n_,
+                  plan_.layout() == Layout::Interleaved ? 1
+                  : params.flip_sin_to_cos              ? 0
+                                                        : n_,
+                  plan_.layout() == Layout::Interleaved} {
     for (std::size_t j = 0; j < n_; ++j) {
       omegas_.push_back(reference_.omega(j));
       const double w = omegas_.back().hi;
@@ -569,7 +574,9 @@ bool measure_sinusoidal_screened(const SinusoidalParams& params, std::span<const
       !sample.pairs.empty() || positions.empty())
     return false;
   const SinusoidalPlan plan(params);
-  if (plan.n_pairs() == 0 || plan.dim() != 2 * plan.n_pairs() || y.size() != positions.size() * plan.dim())
+  // An interleaved pair's lanes are read (sin, cos): a flipped one is left to the exact path.
+  if (plan.n_pairs() == 0 || plan.dim() != 2 * plan.n_pairs() || y.size() != positions.size() * plan.dim() ||
+      (params.flip_sin_to_cos && plan.layout() == Layout::Interleaved))
     return false;
   const TableScreenFn kernel = targets[target].run;
   if (y.size() < tuning.presume_from || bands.count() != 0) {

@@ -121,6 +121,7 @@ std::string to_variant(const pe_kernel& k, const Loading& loading, std::uint32_t
     return fmt::format("{}: null function pointer {}", which, null_function);
   Contract contract;
   if (auto e = to_contract(k.contract, row->family, contract); !e.empty()) return which + ": " + e;
+  contract.table_switches = false;  // pe_sinusoidal_plan carries neither switch
   out = row->variant(name, std::move(contract), k, abi_version);
   return "";
 }

@@ -219,9 +219,18 @@ void run_rope(const Variant& variant, const RopePlan& plan, const RopeBatch& bat
 
 namespace {
 
+// A variant that does not read the switches would compute the paper's table in their place.
+void check_switches(const Variant& variant, const SinusoidalPlan& plan) {
+  const SinusoidalParams& p = plan.params();
+  if (variant.contract().table_switches || (!p.flip_sin_to_cos && p.downscale_freq_shift == 0)) return;
+  fail(p.flip_sin_to_cos ? "flip_sin_to_cos" : "downscale_freq_shift",
+       "variant " + variant.name() + " computes the unflipped, unshifted table only");
+}
+
 void table_checked(const Variant& variant, const SinusoidalPlan& plan,
                    std::span<const std::int64_t> positions, Buffer out, ThreadPool* pool) {
   check_variant(variant, Family::Sinusoidal, plan.layout(), out.dtype, "out");
+  check_switches(variant, plan);
   check_positions(positions);
   const std::size_t n = checked_product({positions.size(), plan.dim()}, "out");
   check_buffer(out, n, "out", "n_positions x dim");
@@ -231,6 +240,7 @@ void table_checked(const Variant& variant, const SinusoidalPlan& plan,
 void add_checked(const Variant& variant, const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
                  Buffer embeddings, std::span<const std::uint8_t> padding, ThreadPool* pool) {
   check_variant(variant, Family::Sinusoidal, plan.layout(), embeddings.dtype, "embeddings");
+  check_switches(variant, plan);
   check_positions(positions);
   const std::size_t n = checked_product({positions.size(), plan.dim()}, "embeddings");
   check_buffer(embeddings, n, "embeddings", "n_positions x dim");

@@ -247,11 +247,42 @@ double frequency_error_bound(const ScalingRule<long double>& rule, const RopeSca
 
 }  // namespace
 
-SinusoidalPlan::SinusoidalPlan(const SinusoidalParams& params) : params_(params) {
-  check_dim("dim", params.dim);
+std::int64_t sinusoidal_frequency_dim(const SinusoidalParams& params) noexcept {
+  const double d = static_cast<double>(params.dim / 2 * 2) - 2 * params.downscale_freq_shift;
+  if (!(d >= 1) || d > static_cast<double>(kMaxDim) || d != std::floor(d)) return -1;
+  return static_cast<std::int64_t>(d);
+}
+
+void validate_table_params(const SinusoidalParams& params) {
+  if (params.dim < 2 || params.dim > kMaxDim) {
+    detail::fail("dim",
+                 "dim must be in [2, " + std::to_string(kMaxDim) + "], got " + std::to_string(params.dim));
+  }
   check_base(params.base);
   check_layout(params.layout, Family::Sinusoidal);
-  const auto w = powers(n_pairs(), dim(), params.base);
+  if (sinusoidal_frequency_dim(params) < 1) {
+    detail::fail(
+        "downscale_freq_shift",
+        "downscale_freq_shift must leave dim/2 - downscale_freq_shift positive and a multiple of 1/2 (dim " +
+            std::to_string(params.dim) + "), got " + detail::show(params.downscale_freq_shift));
+  }
+  if (!std::isfinite(params.scale) || params.scale == 0) {
+    detail::fail("scale", "scale must be finite and nonzero, got " + detail::show(params.scale));
+  }
+}
+
+SinusoidalPlan::SinusoidalPlan(const SinusoidalParams& params) : params_(params) {
+  check_dim("dim", params.dim);
+  validate_table_params(params);
+  if (params.scale != 1.0) {
+    detail::fail("scale",
+                 "scale must be 1 for a plan (the variants compute the unscaled table; check and the "
+                 "reference read any scale), got " +
+                     detail::show(params.scale));
+  }
+  const std::int64_t d = sinusoidal_frequency_dim(params);
+  frequency_dim_ = static_cast<std::size_t>(d);
+  const auto w = powers(n_pairs(), frequency_dim_, params.base);
   inv_freq_ = inverse_frequencies(w);
   turns_ = make_turn_steps(w);
 }

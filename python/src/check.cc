@@ -151,12 +151,12 @@ Report check_sinusoidal(py::handle table, py::handle positions, py::handle base,
   request.table = view_of(ta, "table");
   if (!against.is_none()) request.against = view_of(ba, "against");
   request.positions = positions_of(positions);
-  if (!base.is_none()) request.base = number(base, "base");
+  if (!base.is_none()) request.spec.base = number(base, "base");
   request.budget = budget(contract, max_abs);
   const check::Names names = python_names("hf_config", "the table's width");
   if (!layout.is_none()) {
     const std::string words = text(layout);
-    request.layout = without_gil([&] { return check::parse_layout(words, Family::Sinusoidal, names); });
+    request.spec.layout = without_gil([&] { return check::parse_layout(words, Family::Sinusoidal, names); });
   }
   return {without_gil([&] { return check::check_sinusoidal(request, names); })};
 }

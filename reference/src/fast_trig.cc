@@ -163,10 +163,13 @@ DD to_dd(const Real& v) {
 }
 
 std::optional<FastSinCos> fast_sincos(std::int64_t p, DD omega, double omega_relative) {
-  if (p == 0) return FastSinCos{{0, 0}, {1, 0}, 0};
   constexpr std::int64_t kExact = std::int64_t{1} << 53;
   if (p >= kExact || p <= -kExact) return std::nullopt;
-  const auto pd = static_cast<double>(p);
+  return fast_sincos(static_cast<double>(p), omega, omega_relative);
+}
+
+std::optional<FastSinCos> fast_sincos(double pd, DD omega, double omega_relative) {
+  if (pd == 0) return FastSinCos{{0, 0}, {1, 0}, 0};
   // φ = p·ω: the product by ω.hi exactly, by ω.lo rounded (relative error <= 2^-104 of |φ| in all).
   const DD ph = dd::two_prod(pd, omega.hi);
   const DD phi = dd::fast_two_sum(ph.hi, ph.lo + pd * omega.lo);

@@ -168,29 +168,13 @@ double ulp_error(double y, const Real& exact, DType type) {
 
 // ---- Sinusoidal -------------------------------------------------------------------------------
 
-Sinusoidal::Sinusoidal(const SinusoidalParams& params, std::int64_t max_position)
-    : params_(params),
-      inv_freq_(SinusoidalPlan(params).n_pairs(), params.dim, params.base),
-      bits_(max_position < kNarrowLimit ? pe::ref::precision_bits<RealNarrow>()
-                                        : pe::ref::precision_bits<Real>()),
-      wide_(max_position >= kNarrowLimit),
-      omega_dd_(inv_freq_.size()) {}
-
-bool Sinusoidal::is_sin(std::size_t channel) const noexcept {
-  return params_.layout == Layout::Interleaved ? channel % 2 == 0 : channel < inv_freq_.size();
-}
-
-// ω at ~334 bits rounded to a double-double: relative error <= 2^-105 (fast_trig.h's to_dd).
-const dd::DD& Sinusoidal::omega(std::size_t pair) const {
-  if (!omega_dd_[pair]) omega_dd_[pair] = inv_freq_.omega(pair);
-  return *omega_dd_[pair];
-}
-
-std::size_t Sinusoidal::pair_of(std::size_t channel) const noexcept {
-  return params_.layout == Layout::Interleaved ? channel / 2 : channel % inv_freq_.size();
-}
-
 namespace {
+
+// Validated first: the members after it read the parameters.
+const SinusoidalParams& validated(const SinusoidalParams& params) {
+  validate_table_params(params);
+  return params;
+}
 
 // p·ω from the double-double (within 2^-104 relative, so within an ulp of the rounded exact angle)
 // where it is exact enough, else MPFR's product.
@@ -203,39 +187,114 @@ double phase(std::int64_t position, const dd::DD& omega, const Real& exact_omega
   return static_cast<double>(Real(exact_omega * static_cast<long long>(position)));
 }
 
+long tier_bits(bool wide) {
+  return wide ? pe::ref::precision_bits<Real>() : pe::ref::precision_bits<RealNarrow>();
+}
+
 }  // namespace
 
+Sinusoidal::Sinusoidal(const SinusoidalParams& params, std::int64_t max_position)
+    : Sinusoidal(params, RealPosition{std::fabs(static_cast<double>(max_position))}) {}
+
+// The tier is chosen on |scale·p|, the largest multiple of a frequency <= 1 the angles reach.
+Sinusoidal::Sinusoidal(const SinusoidalParams& params, RealPosition max_abs_position)
+    : params_(validated(params)),
+      inv_freq_(static_cast<std::size_t>(params.dim / 2), sinusoidal_frequency_dim(params), params.base),
+      bits_(tier_bits(!(std::fabs(params.scale * max_abs_position.t) < 0x1p40))),
+      wide_(!(std::fabs(params.scale * max_abs_position.t) < 0x1p40)),
+      omega_dd_(inv_freq_.size()) {}
+
+bool Sinusoidal::is_sin(std::size_t channel) const noexcept {
+  const bool first = params_.layout == Layout::Interleaved ? channel % 2 == 0 : channel < inv_freq_.size();
+  return first != params_.flip_sin_to_cos;
+}
+
+// scale·ω, ω at ~334 bits rounded to a double-double (relative error <= 2^-105, fast_trig.h's to_dd), times
+// the scale in double-double arithmetic (2^-104 more).
+const dd::DD& Sinusoidal::omega(std::size_t pair) const {
+  if (!omega_dd_[pair]) {
+    const dd::DD w = inv_freq_.omega(pair);
+    if (params_.scale == 1) {
+      omega_dd_[pair] = w;
+    } else {
+      const dd::DD p = dd::two_prod(params_.scale, w.hi);
+      omega_dd_[pair] = dd::fast_two_sum(p.hi, p.lo + params_.scale * w.lo);
+    }
+  }
+  return *omega_dd_[pair];
+}
+
+std::size_t Sinusoidal::pair_of(std::size_t channel) const noexcept {
+  if (is_pad(channel)) return 0;
+  return params_.layout == Layout::Interleaved ? channel / 2 : channel % inv_freq_.size();
+}
+
 double Sinusoidal::angle(std::int64_t position, std::size_t channel) const {
+  return angle(RealPosition{static_cast<double>(position)}, channel);
+}
+
+// scale·p·ω from the double-double (within 2^-103 relative, so within an ulp of the rounded exact angle)
+// where the fast path is on, else MPFR's product.
+double Sinusoidal::angle(RealPosition position, std::size_t channel) const {
+  if (is_pad(channel)) return 0;
   const std::size_t pair = pair_of(channel);
-  return phase(position, omega(pair), inv_freq_[pair]);
+  if (fast_path_enabled()) {
+    const dd::DD& w = omega(pair);
+    const dd::DD ph = dd::two_prod(position.t, w.hi);
+    return ph.hi + (ph.lo + position.t * w.lo);
+  }
+  return static_cast<double>(Real(inv_freq_[pair] * Real(params_.scale) * Real(position.t)));
 }
 
 std::optional<FastSinCos> Sinusoidal::fast_pair(std::int64_t position, std::size_t pair) const {
+  constexpr std::int64_t kExact = std::int64_t{1} << 53;
+  if (position >= kExact || position <= -kExact) return std::nullopt;
+  return fast_pair(RealPosition{static_cast<double>(position)}, pair);
+}
+
+std::optional<FastSinCos> Sinusoidal::fast_pair(RealPosition position, std::size_t pair) const {
   if (!fast_path_enabled()) return std::nullopt;
-  // ω's own error: 2^-105 from the double-double, ~2^-330 from MPFR's power.
-  return fast_sincos(position, omega(pair), 0x1p-105 + 0x1p-300);
+  // ω's own error: 2^-105 from the double-double, ~2^-300 from MPFR's power, 2^-104 from the scale.
+  return fast_sincos(position.t, omega(pair), 0x1p-105 + 0x1p-300 + (params_.scale == 1 ? 0 : 0x1p-104));
 }
 
 std::optional<FastValue> Sinusoidal::fast_exact(std::int64_t position, std::size_t channel) const {
+  constexpr std::int64_t kExact = std::int64_t{1} << 53;
+  if (position >= kExact || position <= -kExact) return std::nullopt;
+  return fast_exact(RealPosition{static_cast<double>(position)}, channel);
+}
+
+std::optional<FastValue> Sinusoidal::fast_exact(RealPosition position, std::size_t channel) const {
+  if (is_pad(channel)) return FastValue{};
   const auto sc = fast_pair(position, pair_of(channel));
   if (!sc) return std::nullopt;
   return FastValue{is_sin(channel) ? sc->sin : sc->cos, sc->radius};
 }
 
+// φ = ω·scale·p, three roundings at the tier's precision: radius_of's two cover them ((|φ| + 1)·2^(2-P)).
 template <class R>
-Enclosure Sinusoidal::evaluate(std::int64_t position, std::size_t channel) const {
-  const R phi = R(inv_freq_[pair_of(channel)]) * static_cast<long long>(position);
+Enclosure Sinusoidal::evaluate(RealPosition position, std::size_t channel) const {
+  if (is_pad(channel)) return {Real(0), Real(0)};
+  const R phi = R(inv_freq_[pair_of(channel)]) * R(params_.scale) * R(position.t);
   const R v = is_sin(channel) ? sin(phi) : cos(phi);
   // p = 0: φ = 0, sin 0 = 0 and cos 0 = 1 are exact.
-  const R radius = position == 0 ? R(0) : radius_of(R(abs(phi)));
+  const R radius = position.t == 0 ? R(0) : radius_of(R(abs(phi)));
   return {Real(v), Real(radius)};
 }
 
 Enclosure Sinusoidal::exact(std::int64_t position, std::size_t channel) const {
+  return exact(RealPosition{static_cast<double>(position)}, channel);
+}
+
+Enclosure Sinusoidal::exact(RealPosition position, std::size_t channel) const {
   return wide_ ? evaluate<Real>(position, channel) : evaluate<RealNarrow>(position, channel);
 }
 
 double Sinusoidal::rounded(std::int64_t position, std::size_t channel, DType type) const {
+  return rounded(RealPosition{static_cast<double>(position)}, channel, type);
+}
+
+double Sinusoidal::rounded(RealPosition position, std::size_t channel, DType type) const {
   if (fast_path_enabled()) {
     if (const auto v = fast_exact(position, channel)) {
       if (auto r = fast_rounding(v->value, v->radius, type)) return *r;

@@ -1,15 +1,21 @@
-// An outside sinusoidal table [positions, dim] against the exact reference (check.h).
+// An outside sinusoidal table [rows, dim] against the exact reference (check.h): the paper's table at integer
+// positions through the screened pass, every other form (real positions, a scale, an odd dim, padding_idx, a
+// grid) through pe/harness/sinusoidal_rows.h's.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <span>
 
 #include "engine/against.h"
 #include "engine/verdict.h"
 #include "explain/explanation.h"
+#include "explain/table_fit.h"
 #include "pe/check/check.h"
 #include "pe/harness/measure.h"
+#include "pe/harness/sinusoidal_rows.h"
 #include "pe/harness/sinusoidal_screen.h"
 #include "pe/pe.h"
 
@@ -31,6 +37,73 @@ void expect_bands(harness::Measurement& bands, std::span<const std::int64_t> pos
   }
 }
 
+// A row's band: its largest |coordinate|, rounded down (measure_sinusoidal_rows's).
+std::vector<std::int64_t> row_bands(const harness::SinusoidalRows& rows) {
+  std::vector<std::int64_t> out(rows.rows(), 0);
+  for (std::size_t r = 0; r < out.size(); ++r) {
+    double largest = 0;
+    if (!rows.zero_row(r))
+      for (const auto& axis : rows.positions) largest = std::max(largest, std::fabs(axis[r]));
+    out[r] = static_cast<std::int64_t>(std::floor(largest));
+  }
+  return out;
+}
+
+// Real positions must be finite and within the reference's reach of exact angles.
+void validate_real_positions(std::span<const double> t, const Names& names) {
+  if (t.empty()) names.fail("positions", "no positions");
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    if (!std::isfinite(t[i]) || std::fabs(t[i]) > 0x1p53)
+      names.fail("positions", fmt::format("position {} is {}, not a finite number within 2^53", i, t[i]));
+  }
+}
+
+// The rows of the forms the screened pass does not read; nullopt for the paper's table at integer positions.
+std::optional<harness::SinusoidalRows> general_rows(const SinusoidalRequest& r,
+                                                    const SinusoidalParams& params, const Names& names) {
+  const SinusoidalSpec& s = r.spec;
+  try {
+    if (s.grid) {
+      if (!r.positions.values.empty() || !r.real_positions.empty())
+        names.fail("positions",
+                   fmt::format("a grid's rows are its cells: give {} or positions, not both", names("grid")));
+      return harness::grid_rows(params,
+                                {*s.grid, s.base_size, s.interpolation_scale.value_or(1.0),
+                                 s.temporal_interpolation_scale.value_or(1.0), s.extra_tokens.value_or(0)});
+    }
+    if (!r.real_positions.empty()) {
+      if (s.padding_idx) names.fail("padding_idx", "applies to integer positions only");
+      validate_real_positions(r.real_positions, names);
+      return harness::one_axis_rows(params, r.real_positions);
+    }
+    validate_positions(r.positions, names);
+    const bool paper = params.scale == 1 && params.dim % 2 == 0 && !s.padding_idx &&
+                       !(params.flip_sin_to_cos && params.layout == Layout::Interleaved);
+    if (paper) return std::nullopt;
+    std::vector<double> t(r.positions.values.begin(), r.positions.values.end());
+    return harness::one_axis_rows(params, std::move(t), s.padding_idx);
+  } catch (const InvalidArgument& e) {
+    rethrow_named(e, names);
+  }
+}
+
+// "flip_sin_to_cos, downscale_freq_shift 1, grid 12x20 (extra_tokens 1)": the switches given, for the header.
+std::string switches(const SinusoidalSpec& s) {
+  std::vector<std::string> parts;
+  if (s.flip_sin_to_cos.value_or(false)) parts.emplace_back("flip_sin_to_cos");
+  if (s.downscale_freq_shift)
+    parts.push_back(fmt::format("downscale_freq_shift {:g}", *s.downscale_freq_shift));
+  if (s.scale) parts.push_back(fmt::format("scale {:g}", *s.scale));
+  if (s.padding_idx) parts.push_back(fmt::format("padding_idx {}", *s.padding_idx));
+  if (s.grid) parts.push_back(fmt::format("grid {}", fmt::join(*s.grid, "x")));
+  if (s.base_size) parts.push_back(fmt::format("base_size {:g}", *s.base_size));
+  if (s.interpolation_scale) parts.push_back(fmt::format("interpolation_scale {:g}", *s.interpolation_scale));
+  if (s.temporal_interpolation_scale)
+    parts.push_back(fmt::format("temporal_interpolation_scale {:g}", *s.temporal_interpolation_scale));
+  if (s.extra_tokens) parts.push_back(fmt::format("extra_tokens {}", *s.extra_tokens));
+  return parts.empty() ? "" : ", " + fmt::format("{}", fmt::join(parts, ", "));
+}
+
 }  // namespace
 
 Report check_sinusoidal(const SinusoidalRequest& r, const Names& names) {
@@ -44,67 +117,67 @@ Report check_sinusoidal(const SinusoidalRequest& r, const Names& names) {
   };
   const std::optional<DataView> b =
       r.against ? std::optional(as_doubles(*r.against, against_storage)) : std::nullopt;
-  validate_positions(r.positions, names);
-  const std::vector<std::int64_t>& positions = r.positions.values;
   if (a.shape.size() != 2)
     names.fail("table", fmt::format("expected [positions, dim], {} has rank {}", a.name, a.shape.size()));
-  if (a.shape[0] != positions.size())
-    names.fail("table",
-               fmt::format("{} has {} rows, the positions are {}", a.name, a.shape[0], positions.size()));
   if (r.dim != 0 && static_cast<std::size_t>(r.dim) != a.shape[1])
     names.fail("dim", fmt::format("{} given, {} has {} columns", r.dim, a.name, a.shape[1]));
-  const Layout layout = r.layout.value_or(default_layout(Family::Sinusoidal));
-  const SinusoidalParams params{static_cast<std::int64_t>(a.shape[1]), r.base, layout};
-  SinusoidalPlan plan = [&] {
-    try {
-      return SinusoidalPlan(params);  // validates dim, base, layout
-    } catch (const InvalidArgument& e) {
-      rethrow_named(e, names);
-    }
-  }();
+  const SinusoidalParams params = sinusoidal_params(r.spec, static_cast<std::int64_t>(a.shape[1]), names);
+  const std::optional<harness::SinusoidalRows> rows = general_rows(r, params, names);
+  const std::vector<std::int64_t> bands_of = rows ? row_bands(*rows) : r.positions.values;
+  const std::size_t n_rows = bands_of.size();
+  if (a.shape[0] != n_rows)
+    names.fail("table", fmt::format("{} has {} rows, the {} are {}", a.name, a.shape[0],
+                                    r.spec.grid ? "grid's cells (and extra tokens)" : "positions", n_rows));
+  const std::size_t dim = a.shape[1];
   const Budget budget = budget_for(r.budget, Family::Sinusoidal, a.dtype, names);
   if (b) require_same(*b, a, "table", names);
 
   Report out;
-  out.say("checking {}: {} positions x dim {}, {}, {}, base {:g}\n", a.name, positions.size(), plan.dim(),
-          to_string(a.dtype), to_string(params.layout), params.base);
+  out.say("checking {}: {} rows x dim {}, {}, {}, base {:g}{}\n", a.name, n_rows, dim, to_string(a.dtype),
+          to_string(params.layout), params.base, switches(r.spec));
   harness::Measurement bands;
   bands.promise(promised_up_to(budget));
-  bands.expect(positions.size() * plan.dim());  // the tails keep each band's largest 1% only
-  expect_bands(bands, positions, plan.dim());
+  bands.expect(n_rows * dim);  // the tails keep each band's largest 1% only
+  expect_bands(bands, bands_of, dim);
   ContractTally tally(Family::Sinusoidal, a.dtype);
+  const auto measure = [&](harness::Values y, const harness::Sink& sink) {
+    if (rows) return harness::measure_sinusoidal_rows(*rows, y, budget, sink);
+    harness::measure_sinusoidal(params, r.positions.values, y, budget, sink);
+  };
   harness::TableSinks sinks;
   sinks.sole = true;  // `bands` is this check's own, and takes no other element
   sinks.row = [&](std::size_t row) {
-    if (r.progress) r.progress(row, positions.size());
+    if (r.progress) r.progress(row, n_rows);
   };
   sinks.exact = [&](const harness::ElementRecord& e) { tally.add(e); };
   sinks.line = [&](std::span<const ref::dd::DD> omegas, std::int64_t max_position,
                    std::span<const double> phi_lo,
                    double* line) { tally.table_screen_line(omegas, max_position, phi_lo, line); };
-  if (!harness::measure_sinusoidal_screened(params, positions, a.read(), budget, bands, sinks)) {
-    harness::measure_sinusoidal(params, positions, as_double().values, budget,
-                                [&](const harness::ElementRecord& e) {
-                                  if (r.progress)
-                                    r.progress(static_cast<std::size_t>(e.row), positions.size());
-                                  bands.add(e);
-                                  tally.add(e);
-                                });
+  if (rows ||
+      !harness::measure_sinusoidal_screened(params, r.positions.values, a.read(), budget, bands, sinks)) {
+    measure(as_double().values, [&](const harness::ElementRecord& e) {
+      if (r.progress) r.progress(static_cast<std::size_t>(e.row), n_rows);
+      bands.add(e);
+      tally.add(e);
+    });
   }
   out.doc.family = "sinusoidal";
   out.doc.table = a.name;
-  out.doc.parameters = {{"dim", plan.dim()},
-                        {"base", params.base},
-                        {"layout", to_string(params.layout)},
-                        {"positions", {positions.front(), positions.back()}}};
+  out.doc.parameters = {{"dim", dim}, {"base", params.base}, {"layout", to_string(params.layout)}};
+  for (const SpecEntry& e : entries(r.spec))
+    if (e.name != "base" && e.name != "layout") out.doc.parameters[std::string(e.name)] = e.value;
+  if (!rows) out.doc.parameters["positions"] = {r.positions.values.front(), r.positions.values.back()};
+  if (rows && !r.spec.grid)
+    out.doc.parameters["positions"] = {
+        r.real_positions.empty() ? rows->positions[0].front() : r.real_positions.front(),
+        rows->positions[0].back()};
   const Judging judging{Family::Sinusoidal, nullptr, &names};
   report_verdict(bands, budget, out, &tally, &judging);
-  const Convention given{params.layout, params.base};
   std::optional<Against> against;
   if (b) {
     against.emplace(as_double().values, promised_up_to(budget));
-    harness::measure_sinusoidal(params, positions, b->values, budget, [&](const harness::ElementRecord& e) {
-      against->add(e, static_cast<std::size_t>(e.row) * plan.dim() + static_cast<std::size_t>(e.channel));
+    measure(b->values, [&](const harness::ElementRecord& e) {
+      against->add(e, static_cast<std::size_t>(e.row) * dim + static_cast<std::size_t>(e.channel));
     });
     out.say("{}", against->table(bands, a.name, r.against->name));
     out.doc.against = against->to_json(bands, a.dtype, r.against->name);
@@ -115,12 +188,12 @@ Report check_sinusoidal(const SinusoidalRequest& r, const Names& names) {
   const harness::Measurement& failing = b_only ? against->b() : bands;
   if (!failing.pass() && failing.max_abs() >= 1e-3) {
     if (b_only) out.say("\nB ({}):", r.against->name);
+    const harness::SinusoidalRows given_rows =
+        rows ? *rows : harness::one_axis_rows(params, {r.positions.values.begin(), r.positions.values.end()});
+    const TableDiagnosis d = diagnose_table(b_only ? b->values : as_double().values, given_rows, r.spec);
     // Every sin and cos is within [-1, 1].
-    print_diagnosis(
-        diagnose_sinusoidal(b_only ? b->values : as_double().values, plan.dim(), positions, given), given,
-        failing, out, names,
-        fit_tolerance(b_only ? r.against->dtype : a.dtype, 1.0,
-                      *std::max_element(positions.begin(), positions.end())));
+    print_diagnosis(d.fits, d.given, failing, out, names,
+                    fit_tolerance(b_only ? r.against->dtype : a.dtype, 1.0, d.max_angle), d.notes, d.claims);
   }
   return out;
 }

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <tuple>
@@ -61,13 +62,30 @@ PE_FMA_CLONES void rotate_token(const ref::Rope& r, const RopePlan& plan, const 
 
 std::vector<double> golden_sinusoidal(const SinusoidalParams& params, std::span<const std::int64_t> positions,
                                       DType dtype) {
-  const SinusoidalPlan plan(params);
-  fits_in_memory(positions.size() * plan.dim(), sizeof(double) + size_of(dtype));
-  std::vector<double> v(positions.size() * plan.dim());
-  const ref::Sinusoidal r(params, largest(positions));
+  const ref::Sinusoidal r(params, largest(positions));  // validates every switch (odd dims, any scale)
+  const auto dim = static_cast<std::size_t>(params.dim);
+  fits_in_memory(positions.size() * dim, sizeof(double) + size_of(dtype));
+  std::vector<double> v(positions.size() * dim);
   for (std::size_t i = 0; i < positions.size(); ++i) {
-    for (std::size_t ch = 0; ch < plan.dim(); ++ch)
-      v[i * plan.dim() + ch] = r.rounded(positions[i], ch, dtype);
+    for (std::size_t ch = 0; ch < dim; ++ch) v[i * dim + ch] = r.rounded(positions[i], ch, dtype);
+  }
+  return v;
+}
+
+std::vector<double> golden_sinusoidal(const harness::SinusoidalRows& rows, DType dtype) {
+  const std::size_t n = rows.rows();
+  fits_in_memory(n * rows.dim, sizeof(double) + size_of(dtype));
+  std::vector<double> v(n * rows.dim, 0.0);  // zero rows stay 0
+  for (const harness::SinusoidalBlock& b : rows.blocks) {
+    double reach = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      if (!rows.zero_row(i)) reach = std::max(reach, std::fabs(rows.positions[b.axis][i]));
+    const ref::Sinusoidal r(b.params, ref::RealPosition{reach});
+    for (std::size_t i = 0; i < n; ++i) {
+      if (rows.zero_row(i)) continue;
+      for (std::size_t c = 0; c < static_cast<std::size_t>(b.params.dim); ++c)
+        v[i * rows.dim + b.offset + c] = r.rounded(ref::RealPosition{rows.positions[b.axis][i]}, c, dtype);
+    }
   }
   return v;
 }

@@ -66,6 +66,10 @@ struct Contract {
   std::int64_t state_rows = 0;
   double c0 = 0, ck = 0, ct = 0, c1 = 0, c1_pair = 0;  // the budget's coefficients, see above
   double ca = 3, c1_gain = 0;                          // RoPE scaling terms, see above
+  // Sinusoidal: whether the variant reads the plan's flip_sin_to_cos and downscale_freq_shift (its
+  // frequencies from the plan's, its channels from sin_index and cos_index). A C plugin's plan carries
+  // neither (ABI v2).
+  bool table_switches = true;
 };
 
 // The budget for one element of pair `pair`. `scale` is 1 for tables, |x_a| + |x_b| for a RoPE pair.

@@ -21,9 +21,25 @@ inline constexpr std::int64_t kMaxPosition = std::int64_t{1} << 53;
 
 struct SinusoidalParams {
   std::int64_t dim = 0;
-  double base = 10000.0;  // "Attention Is All You Need", section 3.5
+  double base = 10000.0;  // "Attention Is All You Need", section 3.5; diffusers' max_period
   Layout layout = Layout::Interleaved;
+  // The switches diffusion and audio code sets (diffusers' get_timestep_embedding): each pair's cos where
+  // its sin belongs and the reverse ([cos | sin] concatenated); the exponent's denominator dim/2 − shift
+  // (ω_i = base^(−i/(dim/2 − shift)): 0 the paper's, 1 fairseq's, tensor2tensor's and Whisper's); the angle
+  // scale·p·ω_i. Plans read the first two (2·shift an integer below dim); scale is the reference's and
+  // check's only (plans refuse another than 1: the variants compute scale 1).
+  bool flip_sin_to_cos = false;
+  double downscale_freq_shift = 0;
+  double scale = 1;
 };
+
+// The frequency dimension of a table: ω_i = base^(−2i/d') with d' = dim − 2·downscale_freq_shift (dim rounded
+// down to even), or −1 where that is not a positive integer (a shift leaving no exponent denominator).
+std::int64_t sinusoidal_frequency_dim(const SinusoidalParams& params) noexcept;
+// What the reference and check accept, a superset of a plan's: dim in [2, kMaxDim] (odd: the last channel
+// a zero pad), base > 1, a table layout, a downscale_freq_shift with a frequency dim, a finite nonzero scale.
+// Throws InvalidArgument naming the parameter.
+void validate_table_params(const SinusoidalParams& params);
 
 struct RopeParams {
   std::int64_t head_dim = 0;
@@ -61,20 +77,30 @@ class SinusoidalPlan {
   std::size_t dim() const noexcept { return static_cast<std::size_t>(params_.dim); }
   std::size_t n_pairs() const noexcept { return dim() / 2; }
   // The channels of pair i's sin and cos in the layout: (2i, 2i+1) interleaved, (i, dim/2 + i)
-  // concatenated.
+  // concatenated; the other way round with flip_sin_to_cos.
   std::size_t sin_index(std::size_t i) const noexcept {
-    return params_.layout == Layout::Interleaved ? 2 * i : i;
+    return params_.flip_sin_to_cos ? second(i) : first(i);
   }
   std::size_t cos_index(std::size_t i) const noexcept {
-    return params_.layout == Layout::Interleaved ? 2 * i + 1 : n_pairs() + i;
+    return params_.flip_sin_to_cos ? first(i) : second(i);
   }
-  // ω_i = base^(-2i/dim), i < dim/2; relative error <= 1.02·2^-53 for base <= 1e12 (plan.cc).
+  // d' of ω_i = base^(-2i/d'): dim, less 2·downscale_freq_shift.
+  std::size_t frequency_dim() const noexcept { return frequency_dim_; }
+  // ω_i = base^(-2i/d'), i < dim/2; relative error <= 1.02·2^-53 for base <= 1e12 (plan.cc).
   std::span<const double> inv_freq() const noexcept { return inv_freq_; }
   // ω_i as a fixed-point fraction of a turn, and the rotation by it (see TurnSteps).
   const TurnSteps& turn_steps() const noexcept { return turns_; }
 
  private:
+  std::size_t first(std::size_t i) const noexcept {
+    return params_.layout == Layout::Interleaved ? 2 * i : i;
+  }
+  std::size_t second(std::size_t i) const noexcept {
+    return params_.layout == Layout::Interleaved ? 2 * i + 1 : n_pairs() + i;
+  }
+
   SinusoidalParams params_;
+  std::size_t frequency_dim_ = 0;
   std::vector<double> inv_freq_;
   TurnSteps turns_;
 };

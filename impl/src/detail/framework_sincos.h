@@ -17,7 +17,9 @@ namespace pe::detail {
 struct TorchTutorialSinCos {
   const SinusoidalPlan& plan;
   void operator()(std::int64_t p, std::size_t i, float& s, float& c) const noexcept {
-    const auto scale = static_cast<float>(-std::log(plan.params().base) / static_cast<double>(plan.dim()));
+    // diffusers' exp(-ln(P)·i/(d/2 - shift)) is this formula over d' = d - 2·shift (frequency_dim).
+    const auto scale =
+        static_cast<float>(-std::log(plan.params().base) / static_cast<double>(frequency_dim(plan)));
     const float div_term = std::exp(static_cast<float>(2 * i) * scale);
     const float angle = static_cast<float>(p) * div_term;
     s = std::sin(angle);

@@ -79,12 +79,14 @@ struct BudgetOptions {
 using Progress = std::function<void(std::size_t done, std::size_t total)>;
 
 struct SinusoidalRequest {
-  DataView table;  // [positions, dim]
+  DataView table;  // [positions, dim]: a row per position, or per grid cell (after spec.extra_tokens)
   std::optional<DataView> against;
+  // Integer positions, or (real_positions, non-empty) real ones: diffusion timesteps, exact as given. A grid
+  // (spec.grid) takes neither.
   Positions positions;
+  std::vector<double> real_positions;
   std::int64_t dim = 0;  // 0: the table's width
-  double base = 10000.0;
-  std::optional<Layout> layout;  // none: the family's default
+  SinusoidalSpec spec;
   BudgetOptions budget;
   Progress progress;
 };

@@ -11,6 +11,7 @@
 #include "pe/alibi.h"
 #include "pe/attn_temperature.h"
 #include "pe/batch.h"
+#include "pe/harness/sinusoidal_rows.h"
 #include "pe/plan.h"
 #include "pe/types.h"
 
@@ -19,6 +20,8 @@ namespace pe::check {
 // The table [positions, dim].
 std::vector<double> golden_sinusoidal(const SinusoidalParams& params, std::span<const std::int64_t> positions,
                                       DType dtype);
+// The table of real positions, a grid, zero rows (pe/harness/sinusoidal_rows.h): [rows, dim].
+std::vector<double> golden_sinusoidal(const harness::SinusoidalRows& rows, DType dtype);
 // [tokens, pairs, (cos, sin)] of each pair's angle, times the attention factor (HF's cos and sin carry
 // it); positions [n_axes][tokens].
 std::vector<double> golden_rope_table(const RopeParams& params, std::span<const std::int64_t> positions,

@@ -77,6 +77,28 @@ struct AlibiSpec {
   std::optional<bool> slopes_only;
 };
 
+// A sinusoidal table's switches under diffusers' names (get_timestep_embedding, get_2d_sincos_pos_embed,
+// get_3d_sincos_pos_embed; fairseq's padding_idx): base is max_period. A grid (H,W or T,H,W) replaces the
+// positions with its coordinates (pe/harness/sinusoidal_rows.h).
+struct SinusoidalSpec {
+  std::optional<double> base;
+  std::optional<Layout> layout;
+  std::optional<bool> flip_sin_to_cos;
+  std::optional<double> downscale_freq_shift, scale;
+  std::optional<std::int64_t> padding_idx;
+  std::optional<std::vector<std::int64_t>> grid;
+  std::optional<double> base_size, interpolation_scale, temporal_interpolation_scale;
+  std::optional<std::int64_t> extra_tokens;
+
+  bool operator==(const SinusoidalSpec&) const = default;
+};
+
+// The given values by their canonical names (diffusers'), in the order above.
+std::vector<SpecEntry> entries(const SinusoidalSpec& spec);
+// The table's parameters for `dim` channels: the paper's table (interleaved, base 10000) where the spec is
+// silent. BadRequest naming a value the reference refuses; a grid's parameter without --grid.
+SinusoidalParams sinusoidal_params(const SinusoidalSpec& spec, std::int64_t dim, const Names& names);
+
 // The spec's given values (SpecEntry, names.h), enumerations by their names: base, then the scaling's in the
 // order messages list them, then the rest. What a front end restates in its own words (the command line as
 // flags, Python as keywords) and what the check's JSON records.

@@ -12,7 +12,7 @@ namespace pe::detail {
 
 // Each pair's frequency is base^(-2·index/dim): (i, dim) for tables, the form's for RoPE (vision forms
 // index their own frequency tables, pe/rope_form.h).
-inline std::size_t frequency_dim(const SinusoidalPlan& plan) noexcept { return plan.dim(); }
+inline std::size_t frequency_dim(const SinusoidalPlan& plan) noexcept { return plan.frequency_dim(); }
 inline std::size_t frequency_dim(const RopePlan& plan) noexcept { return plan.frequency_index(0).dim; }
 inline std::size_t frequency_of(const SinusoidalPlan&, std::size_t i) noexcept { return i; }
 inline std::size_t frequency_of(const RopePlan& plan, std::size_t j) noexcept {

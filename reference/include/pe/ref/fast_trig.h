@@ -27,6 +27,8 @@ struct FastSinCos {
 // sin and cos of p·ω for ω = omega.hi + omega.lo within relative `omega_relative` of the exact
 // frequency. nullopt when |p| >= 2^53 or |p·ω| >= 2^52 (the reduction's exact range).
 std::optional<FastSinCos> fast_sincos(std::int64_t p, dd::DD omega, double omega_relative);
+// The same at a real position p (exact as given): nullopt when |p·ω| >= 2^52 or p is not finite.
+std::optional<FastSinCos> fast_sincos(double p, dd::DD omega, double omega_relative);
 
 // A first, cheaper tier in plain double arithmetic (no FMA needed), for sweeps that only need to
 // know an element is far from its budget and from the running maxima: ω split in three 21-bit pieces

@@ -55,32 +55,50 @@ struct FastValue {
   double radius = 0;
 };
 
+// A position that is a real number (a diffusion timestep, a grid coordinate): the exact binary value of t.
+struct RealPosition {
+  double t = 0;
+};
+
+// The sinusoidal table of SinusoidalParams, every switch read (flip_sin_to_cos, downscale_freq_shift, scale;
+// an odd dim's last channel is 0, as diffusers and fairseq pad it), at integer or real positions: a real
+// position is the exact binary value of the double given.
 class Sinusoidal {
  public:
-  // Throws InvalidArgument like SinusoidalPlan. Positions up to max_position pick the precision.
+  // Throws InvalidArgument naming dim, base, layout, downscale_freq_shift or scale. Positions up to
+  // max_position in magnitude pick the precision.
   Sinusoidal(const SinusoidalParams& params, std::int64_t max_position);
+  Sinusoidal(const SinusoidalParams& params, RealPosition max_abs_position);
 
   long precision_bits() const noexcept { return bits_; }
   const SinusoidalParams& params() const noexcept { return params_; }
-  // The exact angle p·ω_i of a channel, rounded to double (for budgets and reports).
+  std::size_t n_pairs() const noexcept { return inv_freq_.size(); }
+  // Whether a channel is an odd dim's zero pad (its exact value is 0 at every position).
+  bool is_pad(std::size_t channel) const noexcept { return channel >= 2 * n_pairs(); }
+  // The exact angle scale·p·ω_i of a channel, rounded to double (for budgets and reports).
   double angle(std::int64_t position, std::size_t channel) const;
-  // The pair a channel belongs to in the layout.
+  double angle(RealPosition position, std::size_t channel) const;
+  // The pair a channel belongs to in the layout (a pad channel: none, 0 returned).
   std::size_t pair_of(std::size_t channel) const noexcept;
   // out[position, channel] in the plan's layout, to within the enclosure's radius.
   Enclosure exact(std::int64_t position, std::size_t channel) const;
+  Enclosure exact(RealPosition position, std::size_t channel) const;
   // The same from the fast path; nullopt when it is off or |p·ω| >= 2^52.
   std::optional<FastValue> fast_exact(std::int64_t position, std::size_t channel) const;
+  std::optional<FastValue> fast_exact(RealPosition position, std::size_t channel) const;
   // Both channels of a pair at once (sin, cos) from the fast path.
   std::optional<FastSinCos> fast_pair(std::int64_t position, std::size_t pair) const;
-  // A pair's ω as a double-double (relative error <= 2^-105), computed on first use.
+  std::optional<FastSinCos> fast_pair(RealPosition position, std::size_t pair) const;
+  // A pair's scale·ω as a double-double (relative error <= 2^-105, 2^-103 with a scale), on first use.
   const dd::DD& omega(std::size_t pair) const;
   // The correctly rounded out[position, channel] in `type`, as a double: the fast path
   // (pe/ref/fast_trig.h) where Ziv's test decides it, MPFR otherwise.
   double rounded(std::int64_t position, std::size_t channel, DType type) const;
+  double rounded(RealPosition position, std::size_t channel, DType type) const;
 
  private:
   template <class R>
-  Enclosure evaluate(std::int64_t position, std::size_t channel) const;
+  Enclosure evaluate(RealPosition position, std::size_t channel) const;
   bool is_sin(std::size_t channel) const noexcept;
 
   SinusoidalParams params_;

@@ -1,0 +1,310 @@
+// explain/table_fit.h: candidates of a sinusoidal table's switches, and its frequencies read back.
+#include "explain/table_fit.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <set>
+#include <utility>
+
+#include "pe/errors.h"
+#include "pe/plan.h"
+
+namespace pe::check {
+namespace {
+
+using harness::SinusoidalRows;
+
+std::vector<std::size_t> sampled_rows(std::size_t n, std::size_t at_most) {
+  std::set<std::size_t> s;
+  const std::size_t k = std::min(n, at_most);
+  for (std::size_t i = 0; i < k; ++i) s.insert(k == 1 ? 0 : i * (n - 1) / (k - 1));
+  return {s.begin(), s.end()};
+}
+
+// The channels of block-local pair i: (sin, cos) under the block's layout and flip.
+std::pair<std::size_t, std::size_t> pair_channels(const SinusoidalParams& p, std::size_t i) {
+  const std::size_t half = static_cast<std::size_t>(p.dim) / 2;
+  const bool il = p.layout == Layout::Interleaved;
+  const std::size_t first = il ? 2 * i : i, second = il ? 2 * i + 1 : half + i;
+  return p.flip_sin_to_cos ? std::pair{second, first} : std::pair{first, second};
+}
+
+long double model_omega(const SinusoidalParams& p, std::size_t i) {
+  const auto d = static_cast<long double>(sinusoidal_frequency_dim(p));
+  return static_cast<long double>(p.scale) *
+         std::pow(static_cast<long double>(p.base), -2.0L * static_cast<long double>(i) / d);
+}
+
+// max |data − model| over `rows` (every channel); stops past `cutoff` (then only a lower bound).
+double table_residual(std::span<const double> table, const SinusoidalRows& m,
+                      const std::vector<std::size_t>& rows, double cutoff = INFINITY) {
+  double worst = 0;
+  const auto off = [&](std::size_t at, long double model) {
+    const double e = std::fabs(table[at] - static_cast<double>(model));
+    worst = std::max(worst, std::isnan(e) ? INFINITY : e);
+  };
+  for (const std::size_t r : rows) {
+    const std::size_t row = r * m.dim;
+    for (const harness::SinusoidalBlock& b : m.blocks) {
+      const std::size_t half = static_cast<std::size_t>(b.params.dim) / 2;
+      const auto t = static_cast<long double>(m.positions[b.axis][r]);
+      for (std::size_t i = 0; i < half; ++i) {
+        const auto [s, c] = pair_channels(b.params, i);
+        const long double phi = t * model_omega(b.params, i);
+        off(row + b.offset + s, m.zero_row(r) ? 0.0L : std::sin(phi));
+        off(row + b.offset + c, m.zero_row(r) ? 0.0L : std::cos(phi));
+      }
+      if (b.params.dim % 2 != 0) off(row + b.offset + 2 * half, 0.0L);
+    }
+    if (worst > cutoff) break;
+  }
+  return worst;
+}
+
+struct TableCandidate {
+  std::string label;
+  SinusoidalRows rows;
+};
+
+// Every block's params changed by `f`; nullopt where a block's become invalid (a shift past dim/2).
+std::optional<SinusoidalRows> with_table_params(const SinusoidalRows& g, const auto& f) {
+  SinusoidalRows m = g;
+  for (harness::SinusoidalBlock& b : m.blocks) {
+    f(b.params);
+    try {
+      validate_table_params(b.params);
+    } catch (const InvalidArgument&) {
+      return std::nullopt;
+    }
+  }
+  return m;
+}
+
+std::string joined(const std::vector<std::string>& parts) {
+  std::string s;
+  for (const std::string& p : parts) s += (s.empty() ? "" : "; ") + p;
+  return s;
+}
+
+// The switches flipped alone and together: flip, the other layout, the shifts 0 and 1.
+void switch_candidates(const SinusoidalRows& g, std::vector<TableCandidate>& out) {
+  const SinusoidalParams& p = g.blocks.front().params;
+  const Layout other = p.layout == Layout::Interleaved ? Layout::Concatenated : Layout::Interleaved;
+  std::vector<double> shifts = {p.downscale_freq_shift};
+  for (const double s : {0.0, 1.0})
+    if (s != p.downscale_freq_shift) shifts.push_back(s);
+  for (const bool flip : {p.flip_sin_to_cos, !p.flip_sin_to_cos}) {
+    for (const Layout layout : {p.layout, other}) {
+      for (const double shift : shifts) {
+        std::vector<std::string> words;
+        if (flip != p.flip_sin_to_cos)
+          words.push_back(fmt::format("flip_sin_to_cos {} (given: {})", flip, !flip));
+        if (layout != p.layout)
+          words.push_back(fmt::format("layout {} (given: {})", to_string(layout), to_string(p.layout)));
+        if (shift != p.downscale_freq_shift)
+          words.push_back(
+              fmt::format("downscale_freq_shift {:g} (given: {:g})", shift, p.downscale_freq_shift));
+        if (words.empty()) continue;  // the given one
+        if (auto m = with_table_params(g, [&](SinusoidalParams& q) {
+              q.flip_sin_to_cos = flip, q.layout = layout, q.downscale_freq_shift = shift;
+            }))
+          out.push_back({joined(words), std::move(*m)});
+      }
+    }
+  }
+}
+
+// One axis: positions off by a few (fairseq's rows start at padding_idx + 1), timesteps scaled by 1000.
+void position_candidates(const SinusoidalRows& g, std::vector<TableCandidate>& out) {
+  if (g.positions.size() != 1) return;
+  for (const int k : {1, -1, 2, -2}) {
+    SinusoidalRows m = g;
+    for (double& t : m.positions[0]) t += k;
+    out.push_back({fmt::format("positions shifted by {:+} (row for p holds p{:+})", k, k), std::move(m)});
+  }
+  const double s = g.blocks.front().params.scale;
+  for (const double f : {1000.0, 1e-3}) {
+    if (auto m = with_table_params(g, [&](SinusoidalParams& q) { q.scale *= f; }))
+      out.push_back(
+          {fmt::format("timesteps scaled by {:g} (scale {:g}; given: {:g})", f, s * f, s), std::move(*m)});
+  }
+}
+
+// Two spatial axes: swapped (the first half reading h), or the cells flattened with h inner.
+void grid_candidates(const SinusoidalRows& g, const SinusoidalSpec& spec, std::vector<TableCandidate>& out) {
+  if (!spec.grid || g.blocks.size() < 2) return;
+  const std::size_t n = g.blocks.size();
+  SinusoidalRows swapped = g;
+  std::swap(swapped.blocks[n - 2].axis, swapped.blocks[n - 1].axis);
+  out.push_back(
+      {"axes w and h swapped (the first spatial half reads h; diffusers' and MAE's reads w, the "
+       "meshgrid's first grid)",
+       std::move(swapped)});
+  const auto H = static_cast<std::size_t>((*spec.grid)[spec.grid->size() - 2]);
+  const auto W = static_cast<std::size_t>((*spec.grid)[spec.grid->size() - 1]);
+  if (H == W || H * W == 0) return;  // a square grid's two orders differ only by the swap above
+  SinusoidalRows transposed = g;
+  const std::size_t frame = H * W, first = g.rows() % frame;  // 2-D: the extra tokens come first
+  for (std::size_t r = first; r < g.rows(); ++r) {
+    const std::size_t m = (r - first) % frame, base = r - m;
+    // Cell m read as w outer, h inner: (h, w) = (m mod H, m div H), that cell's coordinates at h·W + w.
+    const std::size_t same = base + (m % H) * W + m / H;
+    for (std::size_t a = n - 2; a < n; ++a) {
+      const std::size_t axis = g.blocks[a].axis;
+      transposed.positions[axis][r] = g.positions[axis][same];
+    }
+  }
+  out.push_back({fmt::format("cells flattened w-major (h inner) where the grid is {}x{} h-major", H, W),
+                 std::move(transposed)});
+}
+
+// The base that fits the given shift, the shift that fits the given base, the scale: from the ladder.
+void ladder_candidates(std::span<const double> table, const SinusoidalRows& g,
+                       std::vector<TableCandidate>& out, std::vector<std::string>& notes) {
+  if (g.blocks.size() != 1) return;
+  const auto ladder = read_ladder(table, g, 0);
+  if (!ladder) return;
+  const SinusoidalParams& p = g.blocks.front().params;
+  const double den = static_cast<double>(sinusoidal_frequency_dim(p)) / 2;
+  const double base = std::exp(ladder->slope * den), scale = std::exp(ladder->log_scale);
+  const double shift = static_cast<double>(p.dim / 2) - std::log(p.base) / ladder->slope;
+  notes.push_back(fmt::format(
+      "frequencies read back ({} of {} pairs on one line, each reproducing its sampled angles within 0.05 "
+      "rad): "
+      "ln ω_i = ln {:.6g} − {:.6g}·i within {:.2g}, that is base {:.6g} with downscale_freq_shift {:g}, or "
+      "downscale_freq_shift {:.4g} with base {:g}",
+      ladder->pairs, p.dim / 2, scale, ladder->slope, ladder->deviation, base, p.downscale_freq_shift, shift,
+      p.base));
+  // Read-back's own error: the line's slope from float32 data, far below 1e-4 of the base or the scale.
+  if (std::isfinite(base) && base > 1 && std::fabs(base / p.base - 1) > 1e-4) {
+    if (auto m = with_table_params(g, [&](SinusoidalParams& q) { q.base = base; }))
+      out.push_back({fmt::format("base {:.6g} read back (given: {:g})", base, p.base), std::move(*m)});
+  }
+  const double half_steps = std::round(2 * shift);
+  if (std::fabs(2 * shift - half_steps) < 0.05 && half_steps / 2 != p.downscale_freq_shift &&
+      half_steps / 2 != 0 && half_steps / 2 != 1) {
+    if (auto m = with_table_params(g, [&](SinusoidalParams& q) { q.downscale_freq_shift = half_steps / 2; }))
+      out.push_back({fmt::format("downscale_freq_shift {:g} read back (given: {:g})", half_steps / 2,
+                                 p.downscale_freq_shift),
+                     std::move(*m)});
+  }
+  if (std::isfinite(scale) && std::fabs(scale / p.scale - 1) > 1e-4) {
+    if (auto m = with_table_params(g, [&](SinusoidalParams& q) { q.scale = scale; }))
+      out.push_back({fmt::format("scale {:.6g} read back (given: {:g})", scale, p.scale), std::move(*m)});
+  }
+}
+
+// A line through ln ω_i: first through the lowest third of the frequencies (the last pairs: never aliased
+// where any pair is read), then through every pair within 0.01 of it, twice. Aliased pairs (positions all
+// multiples of k cannot tell ω from ω + 2π/k) fall off the line and are left out.
+std::optional<Ladder> fit_ladder(const std::vector<double>& xs, const std::vector<double>& ys) {
+  const auto line = [&](const std::vector<std::size_t>& use) -> std::optional<Ladder> {
+    if (use.size() < 2) return std::nullopt;
+    const auto n = static_cast<double>(use.size());
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (const std::size_t k : use) sx += xs[k], sy += ys[k], sxx += xs[k] * xs[k], sxy += xs[k] * ys[k];
+    const double slope = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+    Ladder l{(sy - slope * sx) / n, -slope, use.size(), 0};
+    for (const std::size_t k : use)
+      l.deviation = std::max(l.deviation, std::fabs(ys[k] - (l.log_scale - l.slope * xs[k])));
+    return l;
+  };
+  std::vector<std::size_t> use;
+  for (std::size_t k = xs.size() - std::min(xs.size(), (xs.size() + 2) / 3); k < xs.size(); ++k)
+    use.push_back(k);
+  std::optional<Ladder> l = line(use);
+  for (int pass = 0; pass < 2 && l; ++pass) {
+    use.clear();
+    for (std::size_t k = 0; k < xs.size(); ++k)
+      if (std::fabs(ys[k] - (l->log_scale - l->slope * xs[k])) < 0.01) use.push_back(k);
+    l = line(use);
+  }
+  return l;
+}
+
+}  // namespace
+
+std::optional<Ladder> read_ladder(std::span<const double> table, const SinusoidalRows& rows,
+                                  std::size_t block) {
+  constexpr long double kTurn = 2 * std::numbers::pi_v<long double>;
+  const harness::SinusoidalBlock& b = rows.blocks[block];
+  const std::vector<double>& t = rows.positions[b.axis];
+  // Rows by |t| ascending, zero rows and t = 0 left out: each angle unwrapped from the last estimate.
+  std::vector<std::size_t> order;
+  for (std::size_t r = 0; r < rows.rows(); ++r)
+    if (!rows.zero_row(r) && t[r] != 0) order.push_back(r);
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t c) { return std::fabs(t[a]) < std::fabs(t[c]); });
+  std::vector<std::size_t> use;
+  for (const std::size_t k : sampled_rows(order.size(), 64)) use.push_back(order[k]);
+  const std::size_t half = static_cast<std::size_t>(b.params.dim) / 2;
+  const auto angle = [&](std::size_t r, std::size_t i) {
+    const auto [s, c] = pair_channels(b.params, i);
+    return std::atan2(static_cast<long double>(table[r * rows.dim + b.offset + s]),
+                      static_cast<long double>(table[r * rows.dim + b.offset + c]));
+  };
+  std::vector<double> xs, ys;
+  for (std::size_t i = 0; i < half && !use.empty(); ++i) {
+    long double w = angle(use.front(), i) / t[use.front()];  // the smallest |t|: taken as under half a turn
+    for (const std::size_t r : use) {
+      const long double turns = std::round((w * t[r] - angle(r, i)) / kTurn);
+      w = (angle(r, i) + kTurn * turns) / t[r];
+    }
+    // Kept only where it reproduces every sampled row's angle (a pair past half a turn at the smallest |t|
+    // reads back an alias that does not).
+    bool consistent = w > 0;
+    for (const std::size_t r : use) {
+      const long double off = std::remainder(w * t[r] - angle(r, i), kTurn);
+      consistent = consistent && std::fabs(off) < 0.05L;
+    }
+    if (!consistent) continue;
+    xs.push_back(static_cast<double>(i));
+    ys.push_back(std::log(static_cast<double>(w)));
+  }
+  return fit_ladder(xs, ys);
+}
+
+TableDiagnosis diagnose_table(std::span<const double> table, const SinusoidalRows& given,
+                              const SinusoidalSpec& spec) {
+  TableDiagnosis d;
+  const SinusoidalParams& p = given.blocks.front().params;
+  d.given.layout = p.layout;
+  d.given.base = p.base;
+  double reach = 0;
+  for (const harness::SinusoidalBlock& b : given.blocks)
+    for (std::size_t r = 0; r < given.rows(); ++r)
+      if (!given.zero_row(r)) reach = std::max(reach, std::fabs(b.params.scale * given.positions[b.axis][r]));
+  d.max_angle = static_cast<std::int64_t>(std::ceil(std::min(reach, 0x1p62)));
+  const std::vector<std::size_t> rows = sampled_rows(given.rows(), 64);
+  const auto fit = [&](std::string label, const SinusoidalRows& m) {
+    Convention conv = d.given;
+    conv.label = std::move(label);
+    d.fits.push_back({std::move(conv), table_residual(table, m, rows), rows.size()});
+  };
+  std::vector<TableCandidate> candidates;
+  switch_candidates(given, candidates);
+  position_candidates(given, candidates);
+  grid_candidates(given, spec, candidates);
+  fit("", given);
+  for (TableCandidate& c : candidates) fit(std::move(c.label), c.rows);
+  // The ladder is read under the switches that fit best (the given ones, or the best flip, layout and shift),
+  // its candidates built on them.
+  std::size_t best = 0;
+  for (std::size_t k = 1; k <= candidates.size(); ++k) {
+    const bool structural = candidates[k - 1].rows.positions == given.positions;
+    if (structural && d.fits[k].residual < d.fits[best].residual) best = k;
+  }
+  const SinusoidalRows& under = best == 0 ? given : candidates[best - 1].rows;
+  const std::string prefix = best == 0 ? "" : d.fits[best].convention.label + "; ";
+  std::vector<TableCandidate> read;
+  ladder_candidates(table, under, read, d.notes);
+  for (TableCandidate& c : read) fit(prefix + c.label, c.rows);
+  std::stable_sort(d.fits.begin(), d.fits.end(),
+                   [](const Fit& a, const Fit& b) { return a.residual < b.residual; });
+  return d;
+}
+
+}  // namespace pe::check

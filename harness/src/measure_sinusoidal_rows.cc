@@ -1,0 +1,182 @@
+// pe/harness/sinusoidal_rows.h: tables at real positions, grids, zero rows, against the exact reference.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "pe/errors.h"
+#include "pe/harness/sinusoidal_rows.h"
+#include "pe/ref/fast_trig.h"
+#include "pe/ref/reference.h"
+
+namespace pe::harness {
+namespace {
+
+[[noreturn]] void fail(const std::string& parameter, const std::string& message) {
+  throw InvalidArgument(parameter, parameter + ": " + message);
+}
+
+std::string show(double v) {
+  std::string s = std::to_string(v);
+  s.erase(s.find_last_not_of('0') + 1);
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  return s;
+}
+
+// As numpy and torch compute a float32 arange divided by a Python float: in float32, the divisor rounded
+// to float32 first.
+float divided(float v, double by) { return v / static_cast<float>(by); }
+
+// One axis of a grid: n coordinates, each divided in float32 by every divisor in turn.
+std::vector<double> coordinates(std::int64_t n, std::initializer_list<double> divisors) {
+  std::vector<double> out(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    float v = static_cast<float>(i);
+    for (const double d : divisors) v = divided(v, d);
+    out[i] = v;
+  }
+  return out;
+}
+
+void check_scale(const char* name, double v) {
+  if (!std::isfinite(v) || !(v > 0)) fail(name, "must be finite and > 0, got " + show(v));
+}
+
+SinusoidalBlock block(const SinusoidalParams& params, std::size_t offset, std::size_t width, std::size_t axis,
+                      std::string name) {
+  SinusoidalParams p = params;
+  p.dim = static_cast<std::int64_t>(width);
+  return {offset, p, axis, std::move(name)};
+}
+
+}  // namespace
+
+SinusoidalRows one_axis_rows(const SinusoidalParams& params, std::vector<double> positions,
+                             std::optional<std::int64_t> padding_idx) {
+  validate_table_params(params);
+  SinusoidalRows rows;
+  rows.dim = static_cast<std::size_t>(params.dim);
+  rows.blocks.push_back({0, params, 0, ""});
+  if (padding_idx) {
+    rows.zero_rows.resize(positions.size());
+    for (std::size_t r = 0; r < positions.size(); ++r)
+      rows.zero_rows[r] = positions[r] == static_cast<double>(*padding_idx) ? 1 : 0;
+  }
+  rows.positions.push_back(std::move(positions));
+  return rows;
+}
+
+SinusoidalRows grid_rows(const SinusoidalParams& params, const GridSpec& g) {
+  const std::size_t n_axes = g.sizes.size();
+  if (n_axes != 2 && n_axes != 3)
+    fail("grid", "must be H,W or T,H,W, got " + std::to_string(n_axes) + " sizes");
+  for (const std::int64_t s : g.sizes)
+    if (s < 1 || s > (std::int64_t{1} << 24))
+      fail("grid", "sizes must be in [1, 2^24], got " + std::to_string(s));
+  check_scale("interpolation_scale", g.interpolation_scale);
+  check_scale("temporal_interpolation_scale", g.temporal_interpolation_scale);
+  if (g.base_size) check_scale("base_size", *g.base_size);
+  if (g.extra_tokens < 0 || g.extra_tokens > (std::int64_t{1} << 24))
+    fail("extra_tokens", "must be in [0, 2^24], got " + std::to_string(g.extra_tokens));
+  const auto dim = static_cast<std::size_t>(params.dim);
+  SinusoidalRows rows;
+  rows.dim = dim;
+  std::size_t frame = 1;
+  for (std::size_t a = n_axes - 2; a < n_axes; ++a) frame *= static_cast<std::size_t>(g.sizes[a]);
+  const auto H = g.sizes[n_axes - 2], W = g.sizes[n_axes - 1];
+  if (n_axes == 2) {
+    // diffusers' get_2d_sincos_pos_embed: every width even (get_1d_sincos_pos_embed_from_grid refuses odd).
+    if (params.dim < 4 || params.dim % 4 != 0)
+      fail("dim",
+           "a 2-D grid needs dim a multiple of 4 (two even halves), got " + std::to_string(params.dim));
+    const auto axis = [&](std::int64_t n) {
+      return g.base_size ? coordinates(n, {static_cast<double>(n) / *g.base_size, g.interpolation_scale})
+                         : coordinates(n, {g.interpolation_scale});
+    };
+    const std::vector<double> w = axis(W), h = axis(H);
+    rows.blocks = {block(params, 0, dim / 2, 0, "w"), block(params, dim / 2, dim / 2, 1, "h")};
+    const auto extra = static_cast<std::size_t>(g.extra_tokens);
+    rows.positions.assign(2, std::vector<double>(extra + frame, 0.0));
+    rows.zero_rows.assign(extra + frame, 0);
+    std::fill_n(rows.zero_rows.begin(), extra, 1);
+    for (std::size_t m = 0; m < frame; ++m) {
+      rows.positions[0][extra + m] = w[m % static_cast<std::size_t>(W)];
+      rows.positions[1][extra + m] = h[m / static_cast<std::size_t>(W)];
+    }
+  } else {
+    // diffusers' get_3d_sincos_pos_embed (CogVideoX): D/4 temporal, 3D/8 w, 3D/8 h, each even.
+    if (params.dim % 16 != 0)
+      fail("dim",
+           "a 3-D grid needs dim a multiple of 16 (D/4 and 3D/8 even), got " + std::to_string(params.dim));
+    if (g.base_size) fail("base_size", "applies to 2-D grids only (get_3d_sincos_pos_embed has none)");
+    if (g.extra_tokens != 0) fail("extra_tokens", "applies to 2-D grids only");
+    const std::size_t t_dim = dim / 4, s_dim = 3 * dim / 8;
+    const std::vector<double> t = coordinates(g.sizes[0], {g.temporal_interpolation_scale});
+    const std::vector<double> w = coordinates(W, {g.interpolation_scale}),
+                              h = coordinates(H, {g.interpolation_scale});
+    rows.blocks = {block(params, 0, t_dim, 0, "t"), block(params, t_dim, s_dim, 1, "w"),
+                   block(params, t_dim + s_dim, s_dim, 2, "h")};
+    const std::size_t n = static_cast<std::size_t>(g.sizes[0]) * frame;
+    rows.positions.assign(3, std::vector<double>(n, 0.0));
+    for (std::size_t r = 0; r < n; ++r) {
+      const std::size_t m = r % frame;
+      rows.positions[0][r] = t[r / frame];
+      rows.positions[1][r] = w[m % static_cast<std::size_t>(W)];
+      rows.positions[2][r] = h[m / static_cast<std::size_t>(W)];
+    }
+  }
+  for (const SinusoidalBlock& b : rows.blocks) validate_table_params(b.params);
+  return rows;
+}
+
+void measure_sinusoidal_rows(const SinusoidalRows& rows, Values y, const Budget& budget, const Sink& sink) {
+  const std::size_t n = rows.rows();
+  std::vector<ref::Sinusoidal> refs;
+  for (const SinusoidalBlock& b : rows.blocks) {
+    double reach = 0;
+    for (std::size_t r = 0; r < n; ++r)
+      if (!rows.zero_row(r)) reach = std::max(reach, std::fabs(rows.positions[b.axis][r]));
+    refs.emplace_back(b.params, ref::RealPosition{reach});
+  }
+  for (std::size_t r = 0; r < n; ++r) {
+    const bool zero = rows.zero_row(r);
+    double largest = 0;
+    if (!zero)
+      for (const auto& axis : rows.positions) largest = std::max(largest, std::fabs(axis[r]));
+    for (std::size_t b = 0; b < rows.blocks.size(); ++b) {
+      const SinusoidalBlock& blk = rows.blocks[b];
+      const ref::Sinusoidal& reference = refs[b];
+      const ref::RealPosition t{zero ? 0.0 : rows.positions[blk.axis][r]};
+      for (std::size_t c = 0; c < static_cast<std::size_t>(blk.params.dim); ++c) {
+        const std::size_t ch = blk.offset + c;
+        const bool fixed_zero = zero || reference.is_pad(c);
+        ElementRecord e{.row = static_cast<std::int64_t>(r),
+                        .position = static_cast<std::int64_t>(std::floor(largest)),
+                        .channel = static_cast<std::int64_t>(ch),
+                        .dim = static_cast<std::int64_t>(rows.dim),
+                        .base = blk.params.base,
+                        .y = y[r * rows.dim + ch]};
+        if (const auto fast =
+                fixed_zero ? std::optional<ref::FastValue>(ref::FastValue{}) : reference.fast_exact(t, c)) {
+          e.exact = fast->value.hi;
+          e.abs_error = ref::abs_error(e.y, fast->value);
+          e.ulp = e.abs_error / ref::ulp_of(fast->value, budget.dtype);
+        } else {
+          const ref::Real exact = reference.exact(t, c).value;
+          e.exact = exact.convert_to<double>();
+          e.abs_error = ref::abs_error(e.y, exact);
+          e.ulp = e.abs_error / ref::ulp_of(exact, budget.dtype);
+        }
+        e.abs_phi = fixed_zero ? 0.0 : std::fabs(reference.angle(t, c));
+        e.pair = reference.pair_of(c);
+        e.scale = 1.0;
+        // A zero row or pad channel must be 0 exactly (budget 0), as a padded row of the fused add is.
+        e.unchanged = fixed_zero;
+        e.budget = fixed_zero ? 0.0 : budget(nullptr, e.abs_phi, e.pair, 1.0);
+        e.reach = fixed_zero ? INFINITY : 1 + std::fabs(e.exact);
+        sink(e);
+      }
+    }
+  }
+}
+
+}  // namespace pe::harness
