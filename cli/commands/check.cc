@@ -17,6 +17,7 @@
 #include "pe/pe.h"
 #include "progress.h"
 #include "scaling_options.h"
+#include "sinusoidal_options.h"
 #include "temperature_options.h"
 
 namespace pe::cli {
@@ -32,6 +33,7 @@ struct CheckOptions {
   ScalingFlags scaling;
   FormFlags form;
   AlibiFlags alibi;
+  SinusoidalFlags sinusoidal;
   TemperatureFlags temperature;
   HfConfigFlags hf;
   check::HfSource hf_source;
@@ -133,10 +135,10 @@ int check_sinusoidal(const CheckOptions& o) {
   check::SinusoidalRequest r;
   r.table = a.view(o.table);
   if (b) r.against = b->view(o.against);
-  r.positions = positions_of(o.positions, o.positions_file);
+  r.spec = o.sinusoidal.spec;
+  r.hf = o.hf_source;
+  sinusoidal_positions(o.positions, o.positions_file, r.spec.grid.has_value(), r);
   r.dim = o.dim;
-  r.spec.base = o.base;
-  if (!o.layout.empty()) r.spec.layout = check::parse_layout(o.layout, Family::Sinusoidal, check_names());
   r.budget = budget_of(o);
   return run(r, check::check_sinusoidal, o);
 }
@@ -174,17 +176,23 @@ int check_alibi(const CheckOptions& o) {
 struct Checker {
   Family family;
   int (*check)(const CheckOptions&);
-  bool rope_options = false, alibi_options = false, against = true;
+  bool rope_options = false, alibi_options = false, against = true, sinusoidal_options = false;
 };
-constexpr Checker kCheckers[] = {{Family::Sinusoidal, check_sinusoidal},
+constexpr Checker kCheckers[] = {{Family::Sinusoidal, check_sinusoidal, false, false, true, true},
                                  {Family::Rope, check_rope, true},
                                  {Family::Alibi, check_alibi, false, true, false}};
 
 // Refuses the option groups `c`'s family does not read.
-void reject_unread(const Checker& c, const CheckOptions& o) {
+void reject_unread(const Checker& c, const CheckOptions& o, const CLI::App& cmd) {
+  if (!c.sinusoidal_options)
+    reject_sinusoidal_flags(
+        cmd, "applies to " + families_reading(kCheckers, &Checker::sinusoidal_options) + " only");
   if (!c.rope_options) {
     const std::string rope = families_reading(kCheckers, &Checker::rope_options);
-    if (!o.hf.path.empty()) throw UsageError("--hf-config: applies to " + rope);
+    if (!o.hf.path.empty() && !c.sinusoidal_options)
+      throw UsageError("--hf-config: applies to " + rope + " and sinusoidal (a diffusers config)");
+    if (c.sinusoidal_options && (!o.hf.layer_type.empty() || o.hf.layer != 0))
+      throw UsageError("--layer and --layer-type: apply to " + rope + " only");
     reject_scaling_flags(o.scaling, "RoPE scaling applies to " + rope + " only");
     reject_form_flags(o.form, "rotary forms apply to " + rope + " only");
     reject_temperature_flags(o.temperature, "applies to " + rope + " only");
@@ -212,12 +220,14 @@ void add_check(CLI::App& app, int& exit_code) {
   cmd->add_option("--output", o->output, "RoPE: the same after rotation (.npy)");
   cmd->add_option("--positions", o->positions, "Half-open range A:B, one per row/token (every axis)");
   cmd->add_option("--positions-file", o->positions_file,
-                  ".npy of integers ([n_axes, T] for M-RoPE and vision), or a text file of them");
+                  ".npy of integers ([n_axes, T] for M-RoPE and vision), or a text file of them; sinusoidal: "
+                  "also a float .npy of real positions (diffusion timesteps, exact as stored)");
   cmd->add_option("--dim", o->dim, "Sinusoidal: model dimension (default: the table's width)");
   cmd->add_option("--head-dim", o->head_dim, "RoPE: head dimension (default: the data's last axis)");
   cmd->add_option("--rotary-dim", o->rotary_dim,
                   "RoPE: channels rotated, even, in [2, head_dim] (0, the default: all of them)");
-  cmd->add_option("--base", o->base, "Frequency base")->capture_default_str();
+  cmd->add_option("--base,--max-period", o->base, "Frequency base (diffusers' max_period)")
+      ->capture_default_str();
   cmd->add_option("--layout", o->layout,
                   "interleaved|concatenated (sinusoidal), interleaved|halfsplit|deinterleave (rope)");
   cmd->add_option("--dtype", o->dtype, "Element type; bf16 reads 16-bit integers as bfloat16 bits");
@@ -240,6 +250,7 @@ void add_check(CLI::App& app, int& exit_code) {
       "RoPE: a NoPE layer (Llama-4's every 4th, SmolLM3, Cohere2): output = input, times the temperature");
   add_temperature_options(*cmd, o->temperature);
   add_alibi_options(*cmd, o->alibi);
+  add_sinusoidal_options(*cmd, o->sinusoidal);
   add_hf_config_options(*cmd, o->hf);
   cmd->callback([o, cmd, max_abs, &exit_code] {
     check_output_paths(*cmd, {"--json"},
@@ -259,8 +270,14 @@ void add_check(CLI::App& app, int& exit_code) {
         known += (known.empty() ? "" : " or ") + std::string(to_string(c.family));
       throw UsageError("--family: check reads " + known + " data, got '" + o->family + "'");
     }
-    reject_unread(*checker, *o);
+    reject_unread(*checker, *o, *cmd);
     o->spec = rope_spec_of(*cmd, *o, checker->family == Family::Rope);
+    if (checker->family == Family::Sinusoidal) {
+      read_sinusoidal_flags(*cmd, o->sinusoidal);
+      if (cmd->count("--base") > 0) o->sinusoidal.spec.base = o->base;
+      if (cmd->count("--layout") > 0)
+        o->sinusoidal.spec.layout = check::parse_layout(o->layout, Family::Sinusoidal, check_names());
+    }
     o->hf_source = hf_source(o->hf, *cmd);
     exit_code = checker->check(*o);
   });

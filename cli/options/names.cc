@@ -9,7 +9,7 @@ namespace pe::cli {
 namespace {
 
 // Canonical name -> flag, for every option the commands share.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 43> kFlags = {{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 52> kFlags = {{
     {"scaling", "--scaling"},
     {"factor", "--factor"},
     {"original_max_position", "--original-max-position"},
@@ -53,6 +53,15 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 43> kFlags =
     {"contract", "--contract"},
     {"max_abs", "--max-abs"},
     {"against", "--against"},
+    {"flip_sin_to_cos", "--flip-sin-to-cos"},
+    {"downscale_freq_shift", "--downscale-freq-shift"},
+    {"scale", "--scale"},
+    {"padding_idx", "--padding-idx"},
+    {"grid", "--grid"},
+    {"base_size", "--base-size"},
+    {"interpolation_scale", "--interpolation-scale"},
+    {"temporal_interpolation_scale", "--temporal-interpolation-scale"},
+    {"extra_tokens", "--extra-tokens"},
 }};
 
 }  // namespace

@@ -142,7 +142,11 @@ Report check_rope(py::handle x, py::handle y, py::handle positions, const RopeKe
 }
 
 Report check_sinusoidal(py::handle table, py::handle positions, py::handle base, py::handle layout,
-                        py::handle dtype, py::handle contract, py::handle max_abs, py::handle against) {
+                        py::handle flip_sin_to_cos, py::handle downscale_freq_shift, py::handle scale,
+                        py::handle padding_idx, py::handle grid, py::handle base_size,
+                        py::handle interpolation_scale, py::handle temporal_interpolation_scale,
+                        py::handle extra_tokens, py::handle hf_config, py::handle dtype, py::handle contract,
+                        py::handle max_abs, py::handle against) {
   const auto declared = dtype_argument(dtype, "dtype");
   const check::NpyArray ta = read_floats(table, "table", declared, true, true);
   check::NpyArray ba;
@@ -150,14 +154,17 @@ Report check_sinusoidal(py::handle table, py::handle positions, py::handle base,
   check::SinusoidalRequest request;
   request.table = view_of(ta, "table");
   if (!against.is_none()) request.against = view_of(ba, "against");
-  request.positions = positions_of(positions);
-  if (!base.is_none()) request.spec.base = number(base, "base");
+  TablePositions p = table_positions(positions);
+  request.positions = std::move(p.integer);
+  request.real_positions = std::move(p.real);
   request.budget = budget(contract, max_abs);
   const check::Names names = python_names("hf_config", "the table's width");
-  if (!layout.is_none()) {
-    const std::string words = text(layout);
-    request.spec.layout = without_gil([&] { return check::parse_layout(words, Family::Sinusoidal, names); });
-  }
+  const auto o = [](py::handle h) { return py::reinterpret_borrow<py::object>(h); };
+  request.spec = table_spec(
+      {o(base), o(layout), o(flip_sin_to_cos), o(downscale_freq_shift), o(scale), o(padding_idx), o(grid),
+       o(base_size), o(interpolation_scale), o(temporal_interpolation_scale), o(extra_tokens), py::none()},
+      names);
+  if (!hf_config.is_none()) request.hf = hf_source_of(hf_config, names);
   return {without_gil([&] { return check::check_sinusoidal(request, names); })};
 }
 
@@ -334,12 +341,21 @@ void add_family_functions(py::module_& m) {
         py::arg("layout"), py::arg("contract") = py::none());
   add_check(m, "check_sinusoidal", check_sinusoidal,
             "Check a sinusoidal table [positions, dim] against the exact reference (pe-suite check --family "
-            "sinusoidal); layout \"interleaved\" (the paper's) by default. Returns a Report.",
+            "sinusoidal); layout \"interleaved\" (the paper's) by default, \"concatenated\" with a grid. "
+            "positions: integers, or a float array of real positions (diffusion timesteps); None with grid. "
+            "The switches under diffusers' names (base is max_period); hf_config: a diffusers config.json "
+            "(flip_sin_to_cos, freq_shift, a patch or video grid). Returns a Report.",
             "assert_sinusoidal_close", "check_sinusoidal, raising AssertionError whose message is the report",
-            std::tuple{py::arg("table"), py::arg("positions"), py::kw_only(), py::arg("base") = py::none(),
-                       py::arg("layout") = py::none(), py::arg("dtype") = py::none(),
-                       py::arg("contract") = py::none(), py::arg("max_abs") = py::none(),
-                       py::arg("against") = py::none()});
+            std::tuple{py::arg("table"), py::arg("positions") = py::none(), py::kw_only(),
+                       py::arg("base") = py::none(), py::arg("layout") = py::none(),
+                       py::arg("flip_sin_to_cos") = py::none(), py::arg("downscale_freq_shift") = py::none(),
+                       py::arg("scale") = py::none(), py::arg("padding_idx") = py::none(),
+                       py::arg("grid") = py::none(), py::arg("base_size") = py::none(),
+                       py::arg("interpolation_scale") = py::none(),
+                       py::arg("temporal_interpolation_scale") = py::none(),
+                       py::arg("extra_tokens") = py::none(), py::arg("hf_config") = py::none(),
+                       py::arg("dtype") = py::none(), py::arg("contract") = py::none(),
+                       py::arg("max_abs") = py::none(), py::arg("against") = py::none()});
   add_check(m, "check_alibi", check_alibi, kCheckAlibiDoc, "assert_alibi_close",
             "check_alibi, raising AssertionError whose message is the report",
             std::tuple{py::arg("table"), py::kw_only(), py::arg("max_bias") = py::none(),

@@ -178,12 +178,38 @@ check::Names python_names(const std::string& config_word, const std::string& dim
                                    "alibi_slopes",
                                    "alibi_form",
                                    "queries",
-                                   "keys"}) {
+                                   "keys",
+                                   "flip_sin_to_cos",
+                                   "downscale_freq_shift",
+                                   "scale",
+                                   "padding_idx",
+                                   "grid",
+                                   "base_size",
+                                   "interpolation_scale",
+                                   "temporal_interpolation_scale",
+                                   "extra_tokens"}) {
           if (k == canonical) return std::string(k);
         }
         return "";  // the core's own name, and its own "invalid ..." error
       },
       as_keywords);
+}
+
+check::HfSource hf_source_of(py::handle hf_config, const check::Names& names) {
+  check::HfSource hf;
+  if (py::isinstance<py::dict>(hf_config)) {
+    hf.config = json_of(hf_config, "hf_config");
+    hf.file = hf.label = hf.source = "hf_config";
+    return hf;
+  }
+  if (!py::isinstance<py::str>(hf_config) && !py::hasattr(hf_config, "__fspath__"))
+    throw py::type_error(
+        fmt::format("hf_config: expected a config.json path or dict, got {}", text(py::type::of(hf_config))));
+  const std::string path = py::module_::import("os").attr("fspath")(hf_config).cast<std::string>();
+  hf.config = check::read_hf_config(path, names);
+  hf.file = path;
+  hf.label = hf.source = "hf_config " + path;
+  return hf;
 }
 
 RopeSetup rope_setup(const RopeKeywords& k, std::size_t head_dim) {
@@ -201,18 +227,7 @@ RopeSetup rope_setup(const RopeKeywords& k, std::size_t head_dim) {
                    {"rope_theta", k.base.is_none() ? 10000.0 : number(k.base, "base")}};
     s.hf.file = s.hf.label = s.hf.source = "scaling";
   } else if (!k.hf_config.is_none()) {
-    if (py::isinstance<py::dict>(k.hf_config)) {
-      s.hf.config = json_of(k.hf_config, "hf_config");
-      s.hf.file = s.hf.label = s.hf.source = "hf_config";
-    } else {
-      if (!py::isinstance<py::str>(k.hf_config) && !py::hasattr(k.hf_config, "__fspath__"))
-        throw py::type_error(fmt::format("hf_config: expected a config.json path or dict, got {}",
-                                         text(py::type::of(k.hf_config))));
-      const std::string path = py::module_::import("os").attr("fspath")(k.hf_config).cast<std::string>();
-      s.hf.config = check::read_hf_config(path, s.names);
-      s.hf.file = path;
-      s.hf.label = s.hf.source = "hf_config " + path;
-    }
+    s.hf = hf_source_of(k.hf_config, s.names);
   }
   const bool configured = !s.hf.config.is_null();
   if (!k.layer.is_none()) s.hf.layer = integer(k.layer, "layer");

@@ -36,6 +36,24 @@ struct RopeSetup {
   check::Names names;
 };
 RopeSetup rope_setup(const RopeKeywords& k, std::size_t head_dim);
+// A model config keyword: a config.json path or a dict.
+check::HfSource hf_source_of(py::handle hf_config, const check::Names& names);
+
+// The sinusoidal table's keywords under diffusers' names (None: not given); base is max_period.
+struct TableKeywords {
+  py::object base, layout, flip_sin_to_cos, downscale_freq_shift, scale, padding_idx, grid, base_size,
+      interpolation_scale, temporal_interpolation_scale, extra_tokens, hf_config;
+};
+// The spec they give (a diffusers config's values where they are silent: `taken` lists them).
+check::SinusoidalSpec table_spec(const TableKeywords& k, const check::Names& names,
+                                 std::vector<check::HfValue>* taken = nullptr);
+// A table's positions: integers (a range, an integer array) or real numbers (a float array: diffusion
+// timesteps, exact as stored); None (a grid's table) gives neither.
+struct TablePositions {
+  check::Positions integer;
+  std::vector<double> real;
+};
+TablePositions table_positions(py::handle positions);
 
 // A float or int keyword (numpy and torch scalars too); TypeError naming `name` otherwise.
 double number(py::handle value, const std::string& name);

@@ -12,6 +12,7 @@
 #include "bindings.h"
 #include "keywords.h"
 #include "pe/check/golden.h"
+#include "pe/harness/sinusoidal_rows.h"
 #include "pe/harness/typed_buffer.h"
 #include "pe/ref/fast_trig.h"
 
@@ -63,27 +64,38 @@ std::vector<std::int64_t> axis_positions(py::handle positions, const RopeParams&
   });
 }
 
-py::array reference_sinusoidal(py::handle positions, py::handle dim, py::handle base, py::handle layout,
+py::array reference_sinusoidal(py::handle positions, py::handle dim, const TableKeywords& k,
                                py::handle dtype) {
-  const check::Positions p = positions_of(positions);
+  const TablePositions p = table_positions(positions);
   const check::Names names = python_names();
   const DType type = dtype_argument(dtype, "dtype").value_or(DType::F32);
-  const SinusoidalParams params{
-      integer(dim, "dim"), number(base, "base"), [&] {
-        const auto l = parse_layout(text(layout));
-        if (!l || *l == Layout::HalfSplit || *l == Layout::Deinterleave)
-          throw py::value_error("layout: interleaved or concatenated, got '" + text(layout) + "'");
-        return *l;
-      }()};
+  const check::SinusoidalSpec spec = table_spec(k, names);
+  const SinusoidalParams params = check::sinusoidal_params(spec, integer(dim, "dim"), names);
   const std::vector<double> v = decided([&] {
-    check::validate_positions(p, names);
     try {
-      return check::golden_sinusoidal(params, p.values, type);
+      harness::SinusoidalRows rows;
+      if (spec.grid) {
+        if (!p.real.empty() || !p.integer.values.empty())
+          throw check::BadRequest("positions: a grid's rows are its cells; give positions=None", "positions");
+        rows = harness::grid_rows(
+            params, {*spec.grid, spec.base_size, spec.interpolation_scale.value_or(1.0),
+                     spec.temporal_interpolation_scale.value_or(1.0), spec.extra_tokens.value_or(0)});
+      } else if (!p.real.empty()) {
+        for (const double t : p.real)
+          if (!std::isfinite(t)) throw check::BadRequest(fmt::format("positions: holds {}", t), "positions");
+        rows = harness::one_axis_rows(params, p.real);
+      } else {
+        check::validate_positions(p.integer, names);
+        rows = harness::one_axis_rows(params, {p.integer.values.begin(), p.integer.values.end()},
+                                      spec.padding_idx);
+      }
+      return check::golden_sinusoidal(rows, type);
     } catch (const InvalidArgument& e) {
       check::rethrow_named(e, names);
     }
   });
-  return to_numpy(v, {p.values.size(), static_cast<std::size_t>(params.dim)}, type);
+  return to_numpy(v, {v.size() / static_cast<std::size_t>(params.dim), static_cast<std::size_t>(params.dim)},
+                  type);
 }
 
 py::array reference_rope(py::handle x, py::handle positions, const RopeKeywords& k, py::handle dtype) {
@@ -208,11 +220,27 @@ auto rope_keyword_arguments() {
 }  // namespace
 
 void add_reference_functions(py::module_& m) {
-  m.def("reference_sinusoidal", reference_sinusoidal,
-        "The sinusoidal table [positions, dim], correctly rounded to dtype (float32 by default; bfloat16 as "
-        "uint16 bits): the same bits as `pe-suite export --family sinusoidal --reference`.",
-        py::arg("positions"), py::arg("dim"), py::kw_only(), py::arg("base") = 10000.0,
-        py::arg("layout") = "interleaved", py::arg("dtype") = "float32");
+  m.def(
+      "reference_sinusoidal",
+      [](py::handle positions, py::handle dim, py::object base, py::object layout, py::object flip_sin_to_cos,
+         py::object downscale_freq_shift, py::object scale, py::object padding_idx, py::object grid,
+         py::object base_size, py::object interpolation_scale, py::object temporal_interpolation_scale,
+         py::object extra_tokens, py::object hf_config, py::handle dtype) {
+        return reference_sinusoidal(
+            positions, dim,
+            {base, layout, flip_sin_to_cos, downscale_freq_shift, scale, padding_idx, grid, base_size,
+             interpolation_scale, temporal_interpolation_scale, extra_tokens, hf_config},
+            dtype);
+      },
+      "The sinusoidal table [rows, dim], correctly rounded to dtype (float32 by default; bfloat16 as uint16 "
+      "bits): the same bits as `pe-suite export --family sinusoidal --reference`. positions: integers, a "
+      "float array of real positions, or None with grid; the switches as check_sinusoidal takes them.",
+      py::arg("positions"), py::arg("dim"), py::kw_only(), py::arg("base") = 10000.0,
+      py::arg("layout") = py::none(), py::arg("flip_sin_to_cos") = py::none(),
+      py::arg("downscale_freq_shift") = py::none(), py::arg("scale") = py::none(),
+      py::arg("padding_idx") = py::none(), py::arg("grid") = py::none(), py::arg("base_size") = py::none(),
+      py::arg("interpolation_scale") = py::none(), py::arg("temporal_interpolation_scale") = py::none(),
+      py::arg("extra_tokens") = py::none(), py::arg("hf_config") = py::none(), py::arg("dtype") = "float32");
   std::apply(
       [&](auto&&... a) {
         m.def(

@@ -59,9 +59,8 @@ void validate_real_positions(std::span<const double> t, const Names& names) {
 }
 
 // The rows of the forms the screened pass does not read; nullopt for the paper's table at integer positions.
-std::optional<harness::SinusoidalRows> general_rows(const SinusoidalRequest& r,
+std::optional<harness::SinusoidalRows> general_rows(const SinusoidalRequest& r, const SinusoidalSpec& s,
                                                     const SinusoidalParams& params, const Names& names) {
-  const SinusoidalSpec& s = r.spec;
   try {
     if (s.grid) {
       if (!r.positions.values.empty() || !r.real_positions.empty())
@@ -121,20 +120,32 @@ Report check_sinusoidal(const SinusoidalRequest& r, const Names& names) {
     names.fail("table", fmt::format("expected [positions, dim], {} has rank {}", a.name, a.shape.size()));
   if (r.dim != 0 && static_cast<std::size_t>(r.dim) != a.shape[1])
     names.fail("dim", fmt::format("{} given, {} has {} columns", r.dim, a.name, a.shape[1]));
-  const SinusoidalParams params = sinusoidal_params(r.spec, static_cast<std::int64_t>(a.shape[1]), names);
-  const std::optional<harness::SinusoidalRows> rows = general_rows(r, params, names);
+  std::vector<HfValue> taken;  // what a diffusers config gave
+  const SinusoidalSpec spec = r.hf.config.is_null() ? r.spec : sinusoidal_spec_from(r.hf, r.spec, taken);
+  const SinusoidalParams params = sinusoidal_params(spec, static_cast<std::int64_t>(a.shape[1]), names);
+  const std::optional<harness::SinusoidalRows> rows = general_rows(r, spec, params, names);
   const std::vector<std::int64_t> bands_of = rows ? row_bands(*rows) : r.positions.values;
   const std::size_t n_rows = bands_of.size();
   if (a.shape[0] != n_rows)
     names.fail("table", fmt::format("{} has {} rows, the {} are {}", a.name, a.shape[0],
-                                    r.spec.grid ? "grid's cells (and extra tokens)" : "positions", n_rows));
+                                    spec.grid ? "grid's cells (and extra tokens)" : "positions", n_rows));
   const std::size_t dim = a.shape[1];
   const Budget budget = budget_for(r.budget, Family::Sinusoidal, a.dtype, names);
   if (b) require_same(*b, a, "table", names);
 
   Report out;
+  if (!taken.empty()) {
+    std::vector<std::string> words;
+    nlohmann::json values = nlohmann::json::array();
+    for (const HfValue& v : taken) {
+      words.push_back(fmt::format("{} {} ({})", v.name, v.value.dump(), v.key));
+      values.push_back({{"name", v.name}, {"value", v.value}, {"key", v.key}});
+    }
+    out.say("from {}: {}\n", r.hf.label, fmt::join(words, ", "));
+    out.doc.hf_config = {{"file", r.hf.file}, {"values", values}};
+  }
   out.say("checking {}: {} rows x dim {}, {}, {}, base {:g}{}\n", a.name, n_rows, dim, to_string(a.dtype),
-          to_string(params.layout), params.base, switches(r.spec));
+          to_string(params.layout), params.base, switches(spec));
   harness::Measurement bands;
   bands.promise(promised_up_to(budget));
   bands.expect(n_rows * dim);  // the tails keep each band's largest 1% only
@@ -164,13 +175,12 @@ Report check_sinusoidal(const SinusoidalRequest& r, const Names& names) {
   out.doc.family = "sinusoidal";
   out.doc.table = a.name;
   out.doc.parameters = {{"dim", dim}, {"base", params.base}, {"layout", to_string(params.layout)}};
-  for (const SpecEntry& e : entries(r.spec))
+  for (const SpecEntry& e : entries(spec))
     if (e.name != "base" && e.name != "layout") out.doc.parameters[std::string(e.name)] = e.value;
-  if (!rows) out.doc.parameters["positions"] = {r.positions.values.front(), r.positions.values.back()};
-  if (rows && !r.spec.grid)
-    out.doc.parameters["positions"] = {
-        r.real_positions.empty() ? rows->positions[0].front() : r.real_positions.front(),
-        rows->positions[0].back()};
+  if (!r.real_positions.empty())
+    out.doc.parameters["positions"] = {r.real_positions.front(), r.real_positions.back()};
+  else if (!spec.grid)
+    out.doc.parameters["positions"] = {r.positions.values.front(), r.positions.values.back()};
   const Judging judging{Family::Sinusoidal, nullptr, &names};
   report_verdict(bands, budget, out, &tally, &judging);
   std::optional<Against> against;
@@ -190,7 +200,7 @@ Report check_sinusoidal(const SinusoidalRequest& r, const Names& names) {
     if (b_only) out.say("\nB ({}):", r.against->name);
     const harness::SinusoidalRows given_rows =
         rows ? *rows : harness::one_axis_rows(params, {r.positions.values.begin(), r.positions.values.end()});
-    const TableDiagnosis d = diagnose_table(b_only ? b->values : as_double().values, given_rows, r.spec);
+    const TableDiagnosis d = diagnose_table(b_only ? b->values : as_double().values, given_rows, spec);
     // Every sin and cos is within [-1, 1].
     print_diagnosis(d.fits, d.given, failing, out, names,
                     fit_tolerance(b_only ? r.against->dtype : a.dtype, 1.0, d.max_angle), d.notes, d.claims);

@@ -40,7 +40,8 @@ SinusoidalParams sinusoidal_params(const SinusoidalSpec& s, std::int64_t dim, co
   SinusoidalParams p;
   p.dim = dim;
   p.base = s.base.value_or(10000.0);
-  p.layout = s.layout.value_or(default_layout(Family::Sinusoidal));
+  // Every grid definition (MAE, diffusers, CogVideoX) concatenates [sin | cos]; a table the paper's layout.
+  p.layout = s.layout.value_or(s.grid ? Layout::Concatenated : default_layout(Family::Sinusoidal));
   p.flip_sin_to_cos = s.flip_sin_to_cos.value_or(false);
   p.downscale_freq_shift = s.downscale_freq_shift.value_or(0.0);
   p.scale = s.scale.value_or(1.0);

@@ -2,6 +2,7 @@
 #include "explain/table_fit.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -133,6 +134,13 @@ void position_candidates(const SinusoidalRows& g, std::vector<TableCandidate>& o
   }
 }
 
+// The table's parameters over its whole width (a grid's blocks are each a part of it).
+SinusoidalParams whole_table(const SinusoidalRows& g) {
+  SinusoidalParams p = g.blocks.front().params;
+  p.dim = static_cast<std::int64_t>(g.dim);
+  return p;
+}
+
 // Two spatial axes: swapped (the first half reading h), or the cells flattened with h inner.
 void grid_candidates(const SinusoidalRows& g, const SinusoidalSpec& spec, std::vector<TableCandidate>& out) {
   if (!spec.grid || g.blocks.size() < 2) return;
@@ -146,6 +154,18 @@ void grid_candidates(const SinusoidalRows& g, const SinusoidalSpec& spec, std::v
   const auto H = static_cast<std::size_t>((*spec.grid)[spec.grid->size() - 2]);
   const auto W = static_cast<std::size_t>((*spec.grid)[spec.grid->size() - 1]);
   if (H == W || H * W == 0) return;  // a square grid's two orders differ only by the swap above
+  // The grid given as W,H: the same cells, each coordinate from the other axis's size.
+  std::vector<std::int64_t> sizes = *spec.grid;
+  std::swap(sizes[sizes.size() - 2], sizes[sizes.size() - 1]);
+  try {
+    out.push_back(
+        {fmt::format("grid {} (given: {}): H and W swapped", fmt::join(sizes, "x"),
+                     fmt::join(*spec.grid, "x")),
+         harness::grid_rows(whole_table(g), {sizes, spec.base_size, spec.interpolation_scale.value_or(1.0),
+                                             spec.temporal_interpolation_scale.value_or(1.0),
+                                             spec.extra_tokens.value_or(0)})});
+  } catch (const InvalidArgument&) {
+  }
   SinusoidalRows transposed = g;
   const std::size_t frame = H * W, first = g.rows() % frame;  // 2-D: the extra tokens come first
   for (std::size_t r = first; r < g.rows(); ++r) {
@@ -175,7 +195,7 @@ void ladder_candidates(std::span<const double> table, const SinusoidalRows& g,
       "frequencies read back ({} of {} pairs on one line, each reproducing its sampled angles within 0.05 "
       "rad): "
       "ln ω_i = ln {:.6g} − {:.6g}·i within {:.2g}, that is base {:.6g} with downscale_freq_shift {:g}, or "
-      "downscale_freq_shift {:.4g} with base {:g}",
+      "downscale_freq_shift {:.3f} with base {:g}",
       ladder->pairs, p.dim / 2, scale, ladder->slope, ladder->deviation, base, p.downscale_freq_shift, shift,
       p.base));
   // Read-back's own error: the line's slope from float32 data, far below 1e-4 of the base or the scale.

@@ -87,6 +87,7 @@ struct SinusoidalRequest {
   std::vector<double> real_positions;
   std::int64_t dim = 0;  // 0: the table's width
   SinusoidalSpec spec;
+  HfSource hf;  // a diffusers config.json: what the spec leaves unset (sinusoidal_spec_from)
   BudgetOptions budget;
   Progress progress;
 };

@@ -117,4 +117,10 @@ std::optional<HfResolution> apply_hf_config(const HfSource& source, RopeSpec& sp
 RopeScaling rope_scaling_of(const HfRopeSetting& s,
                             const std::function<std::vector<std::int64_t>()>& positions, const Names& names);
 
+// A diffusers model's config.json (UNets' flip_sin_to_cos and freq_shift; PixArt/DiT/SD3's patch grid;
+// CogVideoX's video grid) into `spec` where it is silent (model_config/diffusers_config.cc names the keys);
+// each value taken is appended to `taken`. BadRequest naming hf_config for a config with none of the keys
+// or a key of the wrong type.
+SinusoidalSpec sinusoidal_spec_from(const HfSource& hf, SinusoidalSpec spec, std::vector<HfValue>& taken);
+
 }  // namespace pe::check
