@@ -65,6 +65,15 @@ double table_residual(std::span<const double> table, const SinusoidalRows& m,
   return worst;
 }
 
+// The largest |scale·t| of a model's rows (its blocks' scales, their axes).
+double largest_angle(const SinusoidalRows& m) {
+  double reach = 0;
+  for (const harness::SinusoidalBlock& b : m.blocks)
+    for (std::size_t r = 0; r < m.rows(); ++r)
+      if (!m.zero_row(r)) reach = std::max(reach, std::fabs(b.params.scale * m.positions[b.axis][r]));
+  return reach;
+}
+
 struct TableCandidate {
   std::string label;
   SinusoidalRows rows;
@@ -198,18 +207,21 @@ void ladder_candidates(std::span<const double> table, const SinusoidalRows& g,
       "downscale_freq_shift {:.3f} with base {:g}",
       ladder->pairs, p.dim / 2, scale, ladder->slope, ladder->deviation, base, p.downscale_freq_shift, shift,
       p.base));
-  // Read-back's own error: the line's slope from float32 data, far below 1e-4 of the base or the scale.
-  if (std::isfinite(base) && base > 1 && std::fabs(base / p.base - 1) > 1e-4) {
+  // The ladder fixes ln(base)/den only: the given base with a shift diffusion code sets (0, 1/2 or 1; 0 and 1
+  // are tried above) explains it before another base does (1e8 over dim/2 is also 1e4 over dim/4: no shift
+  // of dim/4 is set anywhere). Read-back's own error (the slope from float32 data) is far below 1e-4 of the
+  // base, and 0.05 of a shift step.
+  const double half_steps = std::round(2 * shift);
+  if (std::fabs(2 * shift - half_steps) < 0.05 && half_steps >= 0 && half_steps <= 2) {
+    if (half_steps / 2 != p.downscale_freq_shift && half_steps / 2 != 0 && half_steps / 2 != 1) {
+      if (auto m = with_table_params(g, [&](SinusoidalParams& q) { q.downscale_freq_shift = half_steps / 2; }))
+        out.push_back({fmt::format("downscale_freq_shift {:g} read back (given: {:g})", half_steps / 2,
+                                   p.downscale_freq_shift),
+                       std::move(*m)});
+    }
+  } else if (std::isfinite(base) && base > 1 && std::fabs(base / p.base - 1) > 1e-4) {
     if (auto m = with_table_params(g, [&](SinusoidalParams& q) { q.base = base; }))
       out.push_back({fmt::format("base {:.6g} read back (given: {:g})", base, p.base), std::move(*m)});
-  }
-  const double half_steps = std::round(2 * shift);
-  if (std::fabs(2 * shift - half_steps) < 0.05 && half_steps / 2 != p.downscale_freq_shift &&
-      half_steps / 2 != 0 && half_steps / 2 != 1) {
-    if (auto m = with_table_params(g, [&](SinusoidalParams& q) { q.downscale_freq_shift = half_steps / 2; }))
-      out.push_back({fmt::format("downscale_freq_shift {:g} read back (given: {:g})", half_steps / 2,
-                                 p.downscale_freq_shift),
-                     std::move(*m)});
   }
   if (std::isfinite(scale) && std::fabs(scale / p.scale - 1) > 1e-4) {
     if (auto m = with_table_params(g, [&](SinusoidalParams& q) { q.scale = scale; }))
@@ -293,16 +305,13 @@ TableDiagnosis diagnose_table(std::span<const double> table, const SinusoidalRow
   const SinusoidalParams& p = given.blocks.front().params;
   d.given.layout = p.layout;
   d.given.base = p.base;
-  double reach = 0;
-  for (const harness::SinusoidalBlock& b : given.blocks)
-    for (std::size_t r = 0; r < given.rows(); ++r)
-      if (!given.zero_row(r)) reach = std::max(reach, std::fabs(b.params.scale * given.positions[b.axis][r]));
-  d.max_angle = static_cast<std::int64_t>(std::ceil(std::min(reach, 0x1p62)));
   const std::vector<std::size_t> rows = sampled_rows(given.rows(), 64);
+  std::vector<std::pair<double, double>> reach_of;  // (residual, the largest angle) of each fit
   const auto fit = [&](std::string label, const SinusoidalRows& m) {
     Convention conv = d.given;
     conv.label = std::move(label);
     d.fits.push_back({std::move(conv), table_residual(table, m, rows), rows.size()});
+    reach_of.emplace_back(d.fits.back().residual, largest_angle(m));
   };
   std::vector<TableCandidate> candidates;
   switch_candidates(given, candidates);
@@ -310,20 +319,38 @@ TableDiagnosis diagnose_table(std::span<const double> table, const SinusoidalRow
   grid_candidates(given, spec, candidates);
   fit("", given);
   for (TableCandidate& c : candidates) fit(std::move(c.label), c.rows);
-  // The ladder is read under the switches that fit best (the given ones, or the best flip, layout and shift),
-  // its candidates built on them.
-  std::size_t best = 0;
-  for (std::size_t k = 1; k <= candidates.size(); ++k) {
-    const bool structural = candidates[k - 1].rows.positions == given.positions;
-    if (structural && d.fits[k].residual < d.fits[best].residual) best = k;
+  // The ladder is read under each order and layout (a wrong one reads angles that do not unwrap), the one
+  // that reads the most pairs kept: its candidates keep the given shift, base and scale.
+  std::optional<SinusoidalRows> under;
+  std::string prefix;
+  std::size_t most = 0;
+  for (const bool flip : {p.flip_sin_to_cos, !p.flip_sin_to_cos}) {
+    for (const Layout layout :
+         {p.layout, p.layout == Layout::Interleaved ? Layout::Concatenated : Layout::Interleaved}) {
+      auto m =
+          with_table_params(given, [&](SinusoidalParams& q) { q.flip_sin_to_cos = flip, q.layout = layout; });
+      if (given.blocks.size() != 1 || !m) continue;
+      const auto ladder = read_ladder(table, *m, 0);
+      if (!ladder || ladder->pairs <= most) continue;
+      most = ladder->pairs;
+      std::vector<std::string> words;
+      if (flip != p.flip_sin_to_cos)
+        words.push_back(fmt::format("flip_sin_to_cos {} (given: {})", flip, !flip));
+      if (layout != p.layout)
+        words.push_back(fmt::format("layout {} (given: {})", to_string(layout), to_string(p.layout)));
+      prefix = words.empty() ? "" : joined(words) + "; ";
+      under = std::move(m);
+    }
   }
-  const SinusoidalRows& under = best == 0 ? given : candidates[best - 1].rows;
-  const std::string prefix = best == 0 ? "" : d.fits[best].convention.label + "; ";
   std::vector<TableCandidate> read;
-  ladder_candidates(table, under, read, d.notes);
+  if (under) ladder_candidates(table, *under, read, d.notes);
   for (TableCandidate& c : read) fit(prefix + c.label, c.rows);
   std::stable_sort(d.fits.begin(), d.fits.end(),
                    [](const Fit& a, const Fit& b) { return a.residual < b.residual; });
+  // The fit tolerance is the best candidate's: a kernel of it reaches its angles, not the given ones.
+  std::stable_sort(reach_of.begin(), reach_of.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  d.max_angle = static_cast<std::int64_t>(std::ceil(std::min(reach_of.front().second, 0x1p62)));
   return d;
 }
 
