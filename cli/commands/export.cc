@@ -34,6 +34,7 @@
 #include "pe/variant.h"
 #include "plugin_option.h"
 #include "scaling_options.h"
+#include "sinusoidal_options.h"
 #include "temperature_options.h"
 
 namespace pe::cli {
@@ -74,6 +75,7 @@ struct ExportOptions {
   FormFlags form;
   TemperatureFlags temperature;
   AlibiFlags alibi;
+  SinusoidalFlags sinusoidal;  // its spec: the flags given, base and layout included
   bool dim_given = false;
   HfConfigFlags hf;
 };
@@ -90,7 +92,7 @@ RopeParams rope_params_for(const ExportOptions& o, std::int64_t head_dim, std::i
                            Layout layout, const AttnTemperature& temperature) {
   check::RopeSpec spec;
   spec.base = o.base;
-  spec.layout = layout;
+  if (!o.layout.empty()) spec.layout = layout;  // else the spec's default (a grid's is concatenated)
   spec.rotary_dim = rotary_dim;
   spec.scaling = o.scaling.spec;
   spec.form = o.form.spec;
@@ -271,12 +273,38 @@ struct Exported {
   nlohmann::json metadata;  // RoPE: written beside a .npy, and the CSV header where it matters
 };
 
+// The paper's table at integer positions from a variant or the reference; every other form (real positions,
+// a grid, a scale, an odd dim, a padding row) from the reference's rows (pe/harness/sinusoidal_rows.h).
 Exported export_sinusoidal(const ExportOptions& o, Layout layout, DType dtype,
                            const std::vector<std::int64_t>& positions) {
-  return {sinusoidal_values(o, {o.dim, o.base, layout}, positions, dtype),
-          {positions.size(), static_cast<std::size_t>(o.dim)},
-          "none",
-          {}};
+  check::SinusoidalSpec spec = o.sinusoidal.spec;
+  spec.base = o.base;
+  if (!o.layout.empty()) spec.layout = layout;  // else the spec's default (a grid's is concatenated)
+  const SinusoidalParams params = check::sinusoidal_params(spec, o.dim, export_names());
+  const auto dim = static_cast<std::size_t>(params.dim);
+  check::SinusoidalRequest given;
+  sinusoidal_positions(o.positions, o.positions_file, spec.grid.has_value(), given);
+  if (!spec.grid && given.real_positions.empty() && !spec.padding_idx && params.scale == 1 && dim % 2 == 0)
+    return {sinusoidal_values(o, params, positions, dtype), {positions.size(), dim}, "none", {}};
+  if (!o.reference)
+    throw UsageError(
+        "--variant: the variants compute integer positions, scale 1, even dims, without a grid or padding "
+        "row; "
+        "give --reference");
+  const harness::SinusoidalRows rows = [&] {
+    try {
+      if (spec.grid)
+        return harness::grid_rows(
+            params, {*spec.grid, spec.base_size, spec.interpolation_scale.value_or(1.0),
+                     spec.temporal_interpolation_scale.value_or(1.0), spec.extra_tokens.value_or(0)});
+      if (!given.real_positions.empty()) return harness::one_axis_rows(params, given.real_positions);
+      return harness::one_axis_rows(params, {positions.begin(), positions.end()}, spec.padding_idx);
+    } catch (const InvalidArgument& e) {
+      check::rethrow_named(e, export_names());
+    }
+  }();
+  output_values({{"rows", rows.rows()}, {"--dim", dim}}, sizeof(double) + size_of(dtype));
+  return {check::golden_sinusoidal(rows, dtype), {rows.rows(), dim}, "none", {}};
 }
 
 // The temperature per token, correctly rounded into dtype from the reference (whether the values are the
@@ -415,7 +443,10 @@ int run_export(const ExportOptions& o) {
                          : "--positions: " + o.family + " takes its positions from --queries and --keys");
   if (exporter->positions_and_dim && !o.dim_given)
     throw UsageError("--dim: required for --family " + o.family);
-  const auto positions = exporter->positions_and_dim
+  // A sinusoidal grid has no positions, real ones are read by export_sinusoidal.
+  const bool table_rows =
+      family == Family::Sinusoidal && (o.sinusoidal.spec.grid || holds_real_positions(o.positions_file));
+  const auto positions = exporter->positions_and_dim && !table_rows
                              ? axis_positions_from(o.positions, o.positions_file, axes, o.form.spec)
                              : std::vector<std::int64_t>{};
   const std::uint64_t undecided_before = ref::undecided_roundings_in_this_thread();
@@ -465,7 +496,8 @@ void add_export(CLI::App& app, int& exit_code) {
                   "RoPE: rotate this q/k .npy ([tokens, (heads,) head_dim]) instead of writing (cos, sin)");
   cmd->add_flag("--heads-first", o->heads_first,
                 "RoPE --input is [heads, tokens, head_dim] (as in Hugging Face)");
-  cmd->add_option("--base", o->base, "Frequency base")->capture_default_str();
+  cmd->add_option("--base,--max-period", o->base, "Frequency base (diffusers' max_period)")
+      ->capture_default_str();
   cmd->add_option("--layout", o->layout,
                   "interleaved|concatenated (sinusoidal), interleaved|halfsplit|deinterleave (rope)");
   cmd->add_option("--positions", o->positions, "Half-open range A:B (every axis)");
@@ -481,6 +513,7 @@ void add_export(CLI::App& app, int& exit_code) {
   add_form_options(*cmd, o->form);
   add_temperature_options(*cmd, o->temperature);
   add_alibi_options(*cmd, o->alibi);
+  add_sinusoidal_options(*cmd, o->sinusoidal);
   add_hf_config_options(*cmd, o->hf);
   const auto plugins = add_plugin_option(*cmd);
   cmd->callback([o, cmd, plugins, &exit_code] {
@@ -492,6 +525,11 @@ void add_export(CLI::App& app, int& exit_code) {
     read_form_flags(*cmd, o->form);
     read_scaling_flags(*cmd, o->scaling);
     read_temperature_flags(*cmd, o->temperature);
+    if (parse_family(o->family) == Family::Sinusoidal) {
+      read_sinusoidal_flags(*cmd, o->sinusoidal);
+    } else {
+      reject_sinusoidal_flags(*cmd, "applies to --family sinusoidal only");
+    }
     o->dim_given = cmd->count("--dim") > 0;
     if (const Exporter* e = exporter_of(o->family)) reject_unread(*e, *o);
     // The flags given, typed, for a model config to fill around; export has no rotary or head dim of

@@ -79,6 +79,14 @@ void reject_sinusoidal_flags(const CLI::App& cmd, const std::string& why) {
     if (cmd.count(flag) > 0) throw UsageError(std::string(flag) + ": " + why);
 }
 
+bool holds_real_positions(const std::string& file) {
+  if (!file.ends_with(".npy")) return false;
+  const check::NpyArray a = check::read_npy(file);
+  return !a.integer && !std::all_of(a.values.begin(), a.values.end(), [](double v) {
+    return v >= 0 && v <= static_cast<double>(kMaxPosition) && v == std::floor(v);
+  });
+}
+
 void sinusoidal_positions(const std::string& range, const std::string& file, bool grid,
                           check::SinusoidalRequest& r) {
   if (grid) {
@@ -87,12 +95,9 @@ void sinusoidal_positions(const std::string& range, const std::string& file, boo
     return;
   }
   if (range.empty() && file.empty()) return;  // the engine names what is missing (a config may give a grid)
-  if (file.ends_with(".npy")) {
+  if (holds_real_positions(file)) {
     const check::NpyArray a = check::read_npy(file);
-    const bool whole = !a.integer && std::all_of(a.values.begin(), a.values.end(), [](double v) {
-      return v >= 0 && v <= static_cast<double>(kMaxPosition) && v == std::floor(v);
-    });
-    if (!a.integer && !whole) {
+    {
       if (range.empty() == false) throw UsageError("--positions or --positions-file: give exactly one");
       if (a.values.empty()) throw UsageError("--positions-file: no positions in '" + file + "'");
       for (std::size_t i = 0; i < a.values.size(); ++i)

@@ -34,5 +34,7 @@ void reject_sinusoidal_flags(const CLI::App& cmd, const std::string& why);
 // with a grid, none given left to the engine (a config's grid needs none).
 void sinusoidal_positions(const std::string& range, const std::string& file, bool grid,
                           check::SinusoidalRequest& r);
+// Whether `file` is a float .npy that holds a number other than a whole one in [0, 2^53].
+bool holds_real_positions(const std::string& file);
 
 }  // namespace pe::cli
