@@ -128,6 +128,47 @@ SinusoidalRows grid_rows(const SinusoidalParams& params, const GridSpec& g) {
   return rows;
 }
 
+namespace {
+
+// One element of the rows: y against `exact` (the fast path's, a zero's) or, where that is absent, MPFR's.
+struct RowElement {
+  const SinusoidalRows& rows;
+  const Budget& budget;
+  const Sink& sink;
+  std::int64_t band;
+
+  void operator()(std::size_t r, const SinusoidalBlock& b, std::size_t c, double y,
+                  const std::optional<ref::FastValue>& fast, const ref::Sinusoidal& reference,
+                  ref::RealPosition t, bool fixed_zero) const {
+    ElementRecord e{.row = static_cast<std::int64_t>(r),
+                    .position = band,
+                    .channel = static_cast<std::int64_t>(b.offset + c),
+                    .dim = static_cast<std::int64_t>(rows.dim),
+                    .base = b.params.base,
+                    .y = y};
+    if (fast) {
+      e.exact = fast->value.hi;
+      e.abs_error = ref::abs_error(e.y, fast->value);
+      e.ulp = e.abs_error / ref::ulp_of(fast->value, budget.dtype);
+    } else {
+      const ref::Real exact = reference.exact(t, c).value;
+      e.exact = exact.convert_to<double>();
+      e.abs_error = ref::abs_error(e.y, exact);
+      e.ulp = e.abs_error / ref::ulp_of(exact, budget.dtype);
+    }
+    e.abs_phi = fixed_zero ? 0.0 : std::fabs(reference.angle(t, c));
+    e.pair = reference.pair_of(c);
+    e.scale = 1.0;
+    // A zero row or pad channel must be 0 exactly (budget 0), as a padded row of the fused add is.
+    e.unchanged = fixed_zero;
+    e.budget = fixed_zero ? 0.0 : budget(nullptr, e.abs_phi, e.pair, 1.0);
+    e.reach = fixed_zero ? INFINITY : 1 + std::fabs(e.exact);
+    sink(e);
+  }
+};
+
+}  // namespace
+
 void measure_sinusoidal_rows(const SinusoidalRows& rows, Values y, const Budget& budget, const Sink& sink) {
   const std::size_t n = rows.rows();
   std::vector<ref::Sinusoidal> refs;
@@ -137,44 +178,35 @@ void measure_sinusoidal_rows(const SinusoidalRows& rows, Values y, const Budget&
       if (!rows.zero_row(r)) reach = std::max(reach, std::fabs(rows.positions[b.axis][r]));
     refs.emplace_back(b.params, ref::RealPosition{reach});
   }
+  const std::optional<ref::FastValue> zero = ref::FastValue{};
   for (std::size_t r = 0; r < n; ++r) {
-    const bool zero = rows.zero_row(r);
+    const bool zero_row = rows.zero_row(r);
     double largest = 0;
-    if (!zero)
+    if (!zero_row)
       for (const auto& axis : rows.positions) largest = std::max(largest, std::fabs(axis[r]));
-    for (std::size_t b = 0; b < rows.blocks.size(); ++b) {
-      const SinusoidalBlock& blk = rows.blocks[b];
-      const ref::Sinusoidal& reference = refs[b];
-      const ref::RealPosition t{zero ? 0.0 : rows.positions[blk.axis][r]};
-      for (std::size_t c = 0; c < static_cast<std::size_t>(blk.params.dim); ++c) {
-        const std::size_t ch = blk.offset + c;
-        const bool fixed_zero = zero || reference.is_pad(c);
-        ElementRecord e{.row = static_cast<std::int64_t>(r),
-                        .position = static_cast<std::int64_t>(std::floor(largest)),
-                        .channel = static_cast<std::int64_t>(ch),
-                        .dim = static_cast<std::int64_t>(rows.dim),
-                        .base = blk.params.base,
-                        .y = y[r * rows.dim + ch]};
-        if (const auto fast =
-                fixed_zero ? std::optional<ref::FastValue>(ref::FastValue{}) : reference.fast_exact(t, c)) {
-          e.exact = fast->value.hi;
-          e.abs_error = ref::abs_error(e.y, fast->value);
-          e.ulp = e.abs_error / ref::ulp_of(fast->value, budget.dtype);
-        } else {
-          const ref::Real exact = reference.exact(t, c).value;
-          e.exact = exact.convert_to<double>();
-          e.abs_error = ref::abs_error(e.y, exact);
-          e.ulp = e.abs_error / ref::ulp_of(exact, budget.dtype);
+    const RowElement element{rows, budget, sink, static_cast<std::int64_t>(std::floor(largest))};
+    for (std::size_t k = 0; k < rows.blocks.size(); ++k) {
+      const SinusoidalBlock& b = rows.blocks[k];
+      const ref::Sinusoidal& reference = refs[k];
+      const ref::RealPosition t{zero_row ? 0.0 : rows.positions[b.axis][r]};
+      const auto at = [&](std::size_t c) { return y[r * rows.dim + b.offset + c]; };
+      // Each pair's sin and cos from one evaluation of the fast path.
+      for (std::size_t i = 0; i < reference.n_pairs(); ++i) {
+        const PairChannels ch = table_pair_channels(b.params, i);
+        std::optional<ref::FastValue> s = zero, c = zero;
+        if (!zero_row) {
+          if (const auto sc = reference.fast_pair(t, i)) {
+            s = ref::FastValue{sc->sin, sc->radius}, c = ref::FastValue{sc->cos, sc->radius};
+          } else {
+            s = c = std::nullopt;
+          }
         }
-        e.abs_phi = fixed_zero ? 0.0 : std::fabs(reference.angle(t, c));
-        e.pair = reference.pair_of(c);
-        e.scale = 1.0;
-        // A zero row or pad channel must be 0 exactly (budget 0), as a padded row of the fused add is.
-        e.unchanged = fixed_zero;
-        e.budget = fixed_zero ? 0.0 : budget(nullptr, e.abs_phi, e.pair, 1.0);
-        e.reach = fixed_zero ? INFINITY : 1 + std::fabs(e.exact);
-        sink(e);
+        element(r, b, ch.sin, at(ch.sin), s, reference, t, zero_row);
+        element(r, b, ch.cos, at(ch.cos), c, reference, t, zero_row);
       }
+      if (reference.is_pad(static_cast<std::size_t>(b.params.dim) - 1))
+        element(r, b, static_cast<std::size_t>(b.params.dim) - 1,
+                at(static_cast<std::size_t>(b.params.dim) - 1), zero, reference, t, true);
     }
   }
 }

@@ -25,14 +25,6 @@ std::vector<std::size_t> sampled_rows(std::size_t n, std::size_t at_most) {
   return {s.begin(), s.end()};
 }
 
-// The channels of block-local pair i: (sin, cos) under the block's layout and flip.
-std::pair<std::size_t, std::size_t> pair_channels(const SinusoidalParams& p, std::size_t i) {
-  const std::size_t half = static_cast<std::size_t>(p.dim) / 2;
-  const bool il = p.layout == Layout::Interleaved;
-  const std::size_t first = il ? 2 * i : i, second = il ? 2 * i + 1 : half + i;
-  return p.flip_sin_to_cos ? std::pair{second, first} : std::pair{first, second};
-}
-
 long double model_omega(const SinusoidalParams& p, std::size_t i) {
   const auto d = static_cast<long double>(sinusoidal_frequency_dim(p));
   return static_cast<long double>(p.scale) *
@@ -53,7 +45,7 @@ double table_residual(std::span<const double> table, const SinusoidalRows& m,
       const std::size_t half = static_cast<std::size_t>(b.params.dim) / 2;
       const auto t = static_cast<long double>(m.positions[b.axis][r]);
       for (std::size_t i = 0; i < half; ++i) {
-        const auto [s, c] = pair_channels(b.params, i);
+        const auto [s, c] = table_pair_channels(b.params, i);
         const long double phi = t * model_omega(b.params, i);
         off(row + b.offset + s, m.zero_row(r) ? 0.0L : std::sin(phi));
         off(row + b.offset + c, m.zero_row(r) ? 0.0L : std::cos(phi));
@@ -214,7 +206,8 @@ void ladder_candidates(std::span<const double> table, const SinusoidalRows& g,
   const double half_steps = std::round(2 * shift);
   if (std::fabs(2 * shift - half_steps) < 0.05 && half_steps >= 0 && half_steps <= 2) {
     if (half_steps / 2 != p.downscale_freq_shift && half_steps / 2 != 0 && half_steps / 2 != 1) {
-      if (auto m = with_table_params(g, [&](SinusoidalParams& q) { q.downscale_freq_shift = half_steps / 2; }))
+      if (auto m =
+              with_table_params(g, [&](SinusoidalParams& q) { q.downscale_freq_shift = half_steps / 2; }))
         out.push_back({fmt::format("downscale_freq_shift {:g} read back (given: {:g})", half_steps / 2,
                                    p.downscale_freq_shift),
                        std::move(*m)});
@@ -274,7 +267,7 @@ std::optional<Ladder> read_ladder(std::span<const double> table, const Sinusoida
   for (const std::size_t k : sampled_rows(order.size(), 64)) use.push_back(order[k]);
   const std::size_t half = static_cast<std::size_t>(b.params.dim) / 2;
   const auto angle = [&](std::size_t r, std::size_t i) {
-    const auto [s, c] = pair_channels(b.params, i);
+    const auto [s, c] = table_pair_channels(b.params, i);
     return std::atan2(static_cast<long double>(table[r * rows.dim + b.offset + s]),
                       static_cast<long double>(table[r * rows.dim + b.offset + c]));
   };

@@ -36,6 +36,18 @@ struct SinusoidalParams {
 // The frequency dimension of a table: ω_i = base^(−2i/d') with d' = dim − 2·downscale_freq_shift (dim rounded
 // down to even), or −1 where that is not a positive integer (a shift leaving no exponent denominator).
 std::int64_t sinusoidal_frequency_dim(const SinusoidalParams& params) noexcept;
+// The channels of pair i's sin and cos (i < dim/2): (2i, 2i+1) interleaved, (i, dim/2 + i) concatenated; the
+// other way round with flip_sin_to_cos.
+struct PairChannels {
+  std::size_t sin, cos;
+};
+inline PairChannels table_pair_channels(const SinusoidalParams& p, std::size_t i) noexcept {
+  const auto half = static_cast<std::size_t>(p.dim / 2);
+  const bool interleaved = p.layout == Layout::Interleaved;
+  const std::size_t first = interleaved ? 2 * i : i, second = interleaved ? 2 * i + 1 : half + i;
+  return p.flip_sin_to_cos ? PairChannels{second, first} : PairChannels{first, second};
+}
+
 // What the reference and check accept, a superset of a plan's: dim in [2, kMaxDim] (odd: the last channel
 // a zero pad), base > 1, a table layout, a downscale_freq_shift with a frequency dim, a finite nonzero scale.
 // Throws InvalidArgument naming the parameter.
@@ -78,12 +90,8 @@ class SinusoidalPlan {
   std::size_t n_pairs() const noexcept { return dim() / 2; }
   // The channels of pair i's sin and cos in the layout: (2i, 2i+1) interleaved, (i, dim/2 + i)
   // concatenated; the other way round with flip_sin_to_cos.
-  std::size_t sin_index(std::size_t i) const noexcept {
-    return params_.flip_sin_to_cos ? second(i) : first(i);
-  }
-  std::size_t cos_index(std::size_t i) const noexcept {
-    return params_.flip_sin_to_cos ? first(i) : second(i);
-  }
+  std::size_t sin_index(std::size_t i) const noexcept { return table_pair_channels(params_, i).sin; }
+  std::size_t cos_index(std::size_t i) const noexcept { return table_pair_channels(params_, i).cos; }
   // d' of ω_i = base^(-2i/d'): dim, less 2·downscale_freq_shift.
   std::size_t frequency_dim() const noexcept { return frequency_dim_; }
   // ω_i = base^(-2i/d'), i < dim/2; relative error <= 1.02·2^-53 for base <= 1e12 (plan.cc).
@@ -92,13 +100,6 @@ class SinusoidalPlan {
   const TurnSteps& turn_steps() const noexcept { return turns_; }
 
  private:
-  std::size_t first(std::size_t i) const noexcept {
-    return params_.layout == Layout::Interleaved ? 2 * i : i;
-  }
-  std::size_t second(std::size_t i) const noexcept {
-    return params_.layout == Layout::Interleaved ? 2 * i + 1 : n_pairs() + i;
-  }
-
   SinusoidalParams params_;
   std::size_t frequency_dim_ = 0;
   std::vector<double> inv_freq_;
