@@ -65,6 +65,15 @@ double table_residual(std::span<const double> table, const SinusoidalRows& m,
   return worst;
 }
 
+// The largest |scale·t| the rows' angles reach (zero rows left out).
+double angle_reach(const SinusoidalRows& m) {
+  double reach = 0;
+  for (const harness::SinusoidalBlock& b : m.blocks)
+    for (std::size_t r = 0; r < m.rows(); ++r)
+      if (!m.zero_row(r)) reach = std::max(reach, std::fabs(b.params.scale * m.positions[b.axis][r]));
+  return reach;
+}
+
 struct TableCandidate {
   std::string label;
   SinusoidalRows rows;
@@ -181,8 +190,12 @@ void grid_candidates(const SinusoidalRows& g, const SinusoidalSpec& spec, std::v
                  std::move(transposed)});
 }
 
-// The base that fits the given shift, the shift that fits the given base, the scale: from the ladder.
-void ladder_candidates(std::span<const double> table, const SinusoidalRows& g,
+// The base that fits the given shift, the shift that fits the given base, the scale: from the ladder. A
+// read-back that a named candidate already states is left to it (a fitted base or scale absorbs the data's
+// own rounding and would outrank the switch that made the table): shifts 0 and 1 (switch_candidates tries
+// them under every flip and layout) and, where g is the given structure (`given`), timesteps scaled by 1000
+// or 1/1000 (position_candidates).
+void ladder_candidates(std::span<const double> table, const SinusoidalRows& g, bool given,
                        std::vector<TableCandidate>& out, std::vector<std::string>& notes) {
   if (g.blocks.size() != 1) return;
   const auto ladder = read_ladder(table, g, 0);
@@ -199,11 +212,13 @@ void ladder_candidates(std::span<const double> table, const SinusoidalRows& g,
       ladder->pairs, p.dim / 2, scale, ladder->slope, ladder->deviation, base, p.downscale_freq_shift, shift,
       p.base));
   // Read-back's own error: the line's slope from float32 data, far below 1e-4 of the base or the scale.
-  if (std::isfinite(base) && base > 1 && std::fabs(base / p.base - 1) > 1e-4) {
+  const double half_steps = std::round(2 * shift);
+  const bool named_shift = std::fabs(2 * shift - half_steps) < 0.05 && (half_steps == 0 || half_steps == 2) &&
+                           half_steps / 2 != p.downscale_freq_shift;
+  if (std::isfinite(base) && base > 1 && std::fabs(base / p.base - 1) > 1e-4 && !named_shift) {
     if (auto m = with_table_params(g, [&](SinusoidalParams& q) { q.base = base; }))
       out.push_back({fmt::format("base {:.6g} read back (given: {:g})", base, p.base), std::move(*m)});
   }
-  const double half_steps = std::round(2 * shift);
   if (std::fabs(2 * shift - half_steps) < 0.05 && half_steps / 2 != p.downscale_freq_shift &&
       half_steps / 2 != 0 && half_steps / 2 != 1) {
     if (auto m = with_table_params(g, [&](SinusoidalParams& q) { q.downscale_freq_shift = half_steps / 2; }))
@@ -211,7 +226,9 @@ void ladder_candidates(std::span<const double> table, const SinusoidalRows& g,
                                  p.downscale_freq_shift),
                      std::move(*m)});
   }
-  if (std::isfinite(scale) && std::fabs(scale / p.scale - 1) > 1e-4) {
+  const bool named_scale = given && (std::fabs(scale / (1000 * p.scale) - 1) < 1e-3 ||
+                                     std::fabs(scale / (1e-3 * p.scale) - 1) < 1e-3);
+  if (std::isfinite(scale) && std::fabs(scale / p.scale - 1) > 1e-4 && !named_scale) {
     if (auto m = with_table_params(g, [&](SinusoidalParams& q) { q.scale = scale; }))
       out.push_back({fmt::format("scale {:.6g} read back (given: {:g})", scale, p.scale), std::move(*m)});
   }
@@ -293,16 +310,15 @@ TableDiagnosis diagnose_table(std::span<const double> table, const SinusoidalRow
   const SinusoidalParams& p = given.blocks.front().params;
   d.given.layout = p.layout;
   d.given.base = p.base;
-  double reach = 0;
-  for (const harness::SinusoidalBlock& b : given.blocks)
-    for (std::size_t r = 0; r < given.rows(); ++r)
-      if (!given.zero_row(r)) reach = std::max(reach, std::fabs(b.params.scale * given.positions[b.axis][r]));
-  d.max_angle = static_cast<std::int64_t>(std::ceil(std::min(reach, 0x1p62)));
   const std::vector<std::size_t> rows = sampled_rows(given.rows(), 64);
+  // Each fit's largest angle: the tolerance is the best fit's (a candidate that scales the timesteps by 1000
+  // reaches angles 1000 times the given's, and a float32 table's error with them).
+  std::vector<double> reaches;
   const auto fit = [&](std::string label, const SinusoidalRows& m) {
     Convention conv = d.given;
     conv.label = std::move(label);
     d.fits.push_back({std::move(conv), table_residual(table, m, rows), rows.size()});
+    reaches.push_back(angle_reach(m));
   };
   std::vector<TableCandidate> candidates;
   switch_candidates(given, candidates);
@@ -310,20 +326,39 @@ TableDiagnosis diagnose_table(std::span<const double> table, const SinusoidalRow
   grid_candidates(given, spec, candidates);
   fit("", given);
   for (TableCandidate& c : candidates) fit(std::move(c.label), c.rows);
-  // The ladder is read under the switches that fit best (the given ones, or the best flip, layout and shift),
-  // its candidates built on them.
+  // The ladder is read under the switches (the given ones, or a flip, layout and shift) whose angles unwrap
+  // consistently over the most pairs, its candidates built on them: not under the smallest residual, which
+  // says nothing where a wrong base leaves every switch's near 2.
+  const auto read_pairs = [&](const SinusoidalRows& m) {
+    const std::optional<Ladder> l = read_ladder(table, m, 0);
+    return l ? std::pair{l->pairs, l->deviation} : std::pair{std::size_t{0}, 0.0};
+  };
   std::size_t best = 0;
-  for (std::size_t k = 1; k <= candidates.size(); ++k) {
-    const bool structural = candidates[k - 1].rows.positions == given.positions;
-    if (structural && d.fits[k].residual < d.fits[best].residual) best = k;
+  std::pair<std::size_t, double> best_read =
+      given.blocks.size() == 1 ? read_pairs(given) : std::pair{std::size_t{0}, 0.0};
+  for (std::size_t k = 1; k <= candidates.size() && given.blocks.size() == 1; ++k) {
+    if (candidates[k - 1].rows.positions != given.positions) continue;  // structural candidates only
+    const auto [pairs, deviation] = read_pairs(candidates[k - 1].rows);
+    if (pairs > best_read.first ||
+        (pairs == best_read.first && pairs > 0 && deviation < best_read.second / 2)) {
+      best = k;
+      best_read = {pairs, deviation};
+    }
   }
   const SinusoidalRows& under = best == 0 ? given : candidates[best - 1].rows;
   const std::string prefix = best == 0 ? "" : d.fits[best].convention.label + "; ";
   std::vector<TableCandidate> read;
-  ladder_candidates(table, under, read, d.notes);
+  ladder_candidates(table, under, best == 0, read, d.notes);
   for (TableCandidate& c : read) fit(prefix + c.label, c.rows);
-  std::stable_sort(d.fits.begin(), d.fits.end(),
-                   [](const Fit& a, const Fit& b) { return a.residual < b.residual; });
+  std::vector<std::size_t> order(d.fits.size());
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return d.fits[a].residual < d.fits[b].residual; });
+  std::vector<Fit> sorted;
+  for (const std::size_t k : order) sorted.push_back(std::move(d.fits[k]));
+  d.fits = std::move(sorted);
+  d.max_angle =
+      static_cast<std::int64_t>(std::ceil(std::min(order.empty() ? 0.0 : reaches[order[0]], 0x1p62)));
   return d;
 }
 

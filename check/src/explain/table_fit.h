@@ -24,7 +24,7 @@ struct TableDiagnosis {
   Convention given;       // the given candidate (label empty: "the conventions given")
   std::vector<std::string> notes;
   std::vector<Finding> claims;
-  std::int64_t max_angle = 0;  // the largest |scale·t| of the rows, rounded up (the fit tolerance's)
+  std::int64_t max_angle = 0;  // the largest |scale·t| of the best fit's rows, rounded up (its tolerance's)
 };
 
 // `table` is [rows, dim] as `given` lays it out; `spec` is what the caller gave (a grid's sizes).
