@@ -309,5 +309,15 @@ TEST(TableFit, AnotherBaseIsReadBack) {
   EXPECT_NE(first_finding(r).find("base 1e+08 read back (given: 10000)"), std::string::npos) << r.text;
 }
 
+// Two mistakes at once: the ladder is read under the flip that lets its angles unwrap, and the base read back
+// on it.
+TEST(TableFit, AnotherBaseIsReadBackUnderTheRightFlip) {
+  std::vector<float> ts;
+  for (int p = 0; p < 512; ++p) ts.push_back(static_cast<float>(p));
+  FitCase c = timestep_case(true, 0, ts, 1, 1e8);
+  c.request.spec.flip_sin_to_cos = false;
+  expect_finding(c, "flip_sin_to_cos true (given: false); base 1e+08 read back (given: 10000)");
+}
+
 }  // namespace
 }  // namespace pe::check
