@@ -216,7 +216,11 @@ void ladder_candidates(std::span<const double> table, const SinusoidalRows& g,
     if (auto m = with_table_params(g, [&](SinusoidalParams& q) { q.base = base; }))
       out.push_back({fmt::format("base {:.6g} read back (given: {:g})", base, p.base), std::move(*m)});
   }
-  if (std::isfinite(scale) && std::fabs(scale / p.scale - 1) > 1e-4) {
+  // Timesteps scaled by 1000 or 1/1000 are named by position_candidates: a fitted scale would absorb the
+  // data's own rounding and outrank them.
+  const bool named_scale =
+      std::fabs(scale / (1000 * p.scale) - 1) < 1e-3 || std::fabs(scale / (1e-3 * p.scale) - 1) < 1e-3;
+  if (std::isfinite(scale) && std::fabs(scale / p.scale - 1) > 1e-4 && !named_scale) {
     if (auto m = with_table_params(g, [&](SinusoidalParams& q) { q.scale = scale; }))
       out.push_back({fmt::format("scale {:.6g} read back (given: {:g})", scale, p.scale), std::move(*m)});
   }
