@@ -87,6 +87,16 @@ def draw_positions(rng, scenario, tokens, max_position):
     return [float(f32(rng.random())) for _ in range(tokens)]
 
 
+def probe_positions(rng, scenario, tokens, max_position):
+    """The diagnosis's positions: the scenario's, but timesteps spread over DDPM's 0..999 in integer steps (21 apart
+    for 48): the frequencies read back from turning angles, where Flux's t in [0, 1) leaves the fast pairs barely
+    turned under a scale of 1 and no convention is determined."""
+    if scenario != TIMESTEPS:
+        return space.draw_positions(rng, scenario, tokens, max_position)
+    step = max(1, 1000 // tokens)
+    return [float(k * step) for k in range(tokens)]
+
+
 def declared(case, drawn, dtypes, scenarios, odd_dims):
     """Whether a kept case is one this run could have drawn (else it is not replayed): its dtype, scenario,
     switches among the declared values and its width's parity."""

@@ -882,9 +882,14 @@ def verify_sinusoidal(fn, *, examples=100, seed=None, dtypes=("float32",), layou
         return {"config": config, "scenario": scenario, "positions": positions, "dtype": dtype}
 
     def probe(case):
+        """The failing config, 64 channels or more, on 48 positions of its scenario, then from 0 (a scale of 1000
+        at a large offset turns a float32 angle past what any pair can be read from)."""
         rng = random.Random(f"probe:{json.dumps(case['config'], sort_keys=True)}")
         c = dict(case["config"], dim=max(case["config"]["dim"], 64))
-        return dict(case, config=c, positions=sw.draw_positions(rng, case["scenario"], 48, max_position))
+        start = "timesteps" if case["scenario"] == sw.TIMESTEPS else "prefill"
+        return [(f"the failing config, larger, {scenario} positions",
+                 dict(case, config=c, scenario=scenario, positions=sw.probe_positions(rng, scenario, 48, max_position)))
+                for scenario in dict.fromkeys((case["scenario"], start))]
 
     family = _Family(
         name="sinusoidal", shelf="sinusoidal", draw=draw, call=_call_sinusoidal,
@@ -919,7 +924,7 @@ def verify_alibi(fn, *, examples=100, seed=None, dtypes=("float32",), alibi_slop
         name="alibi", shelf="alibi", draw=draw, call=_call_alibi,
         failure=functools.partial(_table_failure, _check_alibi, lambda case: []),
         candidates=functools.partial(_alibi_candidates, dtypes),
-        diagnose=functools.partial(_table_diagnosis, _check_alibi, lambda case: None),
+        diagnose=functools.partial(_table_diagnosis, _check_alibi, lambda case: []),
         describe=_describe_alibi, snippet=_alibi_snippet,
         declared=lambda c: c.get("dtype") in dtypes and c.get("alibi_slopes") == alibi_slopes)
     return _run(family, fn, array, examples=examples, seed=seed, failure_file=failure_file, key=key)
@@ -964,11 +969,11 @@ def _table_failure(check, splits, caller, case, only=None):
 
 
 def _table_diagnosis(check, probe, caller, minimal, found, original):
-    """(claims, explanations, on what): the first failing output of a larger case (probe's; None: none), the case
-    as drawn and the minimal case's failing call that fits a claim."""
+    """(claims, explanations, on what): the first failing output that fits a claim of the larger cases (probe's:
+    [(what, case)]), the case as drawn and the minimal case's failing call."""
     claims, explanations, source = [], [], ""
-    for what, case in (("the failing config, larger", probe(original)), ("the case as first drawn", original),
-                       ("the minimal case's failing call", found[2] or minimal)):
+    for what, case in probe(original) + [("the case as first drawn", original),
+                                         ("the minimal case's failing call", found[2] or minimal)]:
         if claims or case is None:
             continue
         _, y, error = caller.call(case)

@@ -37,8 +37,9 @@ def diffusers_kernel(positions, config, plant=None):
     """The kernel under test: get_timestep_embedding with the config's switches (plant: one of them misread)."""
     flip = False if plant == "flip_ignored" else config["flip_sin_to_cos"]
     shift = 1 if plant == "shift_hard_coded" else config["downscale_freq_shift"]
+    scale = 1 if plant == "scale_ignored" else config["scale"]
     table = get_timestep_embedding(positions, config["dim"], flip_sin_to_cos=flip, downscale_freq_shift=shift,
-                                   scale=config["scale"], max_period=config["base"])
+                                   scale=scale, max_period=config["base"])
     return table.astype(config["dtype"])
 
 
@@ -81,7 +82,8 @@ def test_get_timestep_embedding_passes_with_every_switch_drawn():
 
 @pytest.mark.parametrize("plant,switch,value,words", [
     ("flip_ignored", "flip_sin_to_cos", True, "flip_sin_to_cos True"),
-    ("shift_hard_coded", "downscale_freq_shift", 0.0, "downscale_freq_shift 0,")])
+    ("shift_hard_coded", "downscale_freq_shift", 0.0, "downscale_freq_shift 0,"),
+    ("scale_ignored", "scale", 1000.0, "scale 1000,")])
 def test_an_ignored_switch_is_caught_and_named(plant, switch, value, words):
     with pytest.raises(pe_suite.verify.VerifyError) as info, np.errstate(divide="ignore", invalid="ignore"):
         verify_diffusers(functools.partial(diffusers_kernel, plant=plant))  # dim/2 - 1 = 0 at dim 2: NaN
