@@ -127,3 +127,15 @@ def test_bad_switch_arguments_are_named():
         pe_suite.verify_sinusoidal(diffusers_kernel, downscale_freq_shift=600)
     with pytest.raises(ValueError, match="scenarios: expected a non-empty list of .*timesteps"):
         pe_suite.verify_sinusoidal(diffusers_kernel, scenarios=("steps",))
+
+
+def test_a_kept_failure_is_replayed_only_under_the_switches_it_was_drawn_with(tmp_path):
+    kept = tmp_path / "failures.json"
+    kernel = functools.partial(diffusers_kernel, plant="flip_ignored")
+    with pytest.raises(pe_suite.verify.VerifyError):
+        verify_diffusers(kernel, failure_file=kept, key="k")
+    with pytest.raises(pe_suite.verify.VerifyError, match="replayed from"):  # the JSON case read back, bools too
+        verify_diffusers(kernel, failure_file=kept, key="k")
+    # A run whose kernel fixes flip_sin_to_cos=False could not draw the kept case (flip True): not replayed,
+    # and the kernel, right under that convention, passes.
+    verify_diffusers(kernel, failure_file=kept, key="k", flip_sin_to_cos=False)
