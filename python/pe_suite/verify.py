@@ -935,6 +935,7 @@ def _table_worst(report):
     if not w:
         return str(report).strip().splitlines()[-1]
     where = ", ".join(f"{k} {w[k]}" for k in ("row", "head", "query", "key", "position", "channel") if k in w)
+
     def g(v):  # a NaN or infinite output's error is reported as None
         return f"{v:.3g}" if isinstance(v, (int, float)) else repr(v)
 
