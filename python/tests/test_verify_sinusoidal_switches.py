@@ -139,3 +139,25 @@ def test_a_kept_failure_is_replayed_only_under_the_switches_it_was_drawn_with(tm
     # A run whose kernel fixes flip_sin_to_cos=False could not draw the kept case (flip True): not replayed,
     # and the kernel, right under that convention, passes.
     verify_diffusers(kernel, failure_file=kept, key="k", flip_sin_to_cos=False)
+
+
+def test_a_torch_kernel_with_the_layout_drawn_passes_in_half_precision_too():
+    """get_timestep_embedding's halves interleaved when config asks (each pair's sin, cos; cos first under
+    flip_sin_to_cos), computed in float32 and returned in the dtype asked, through torch tensors."""
+    torch = pytest.importorskip("torch")
+    layouts = set()
+
+    def kernel(positions, config):
+        layouts.add(config["layout"])
+        y = get_timestep_embedding(positions.numpy(), config["dim"], config["flip_sin_to_cos"],
+                                   config["downscale_freq_shift"], config["scale"], config["base"])
+        if config["layout"] == "interleaved":
+            half, pairs = config["dim"] // 2, np.zeros_like(y)
+            pairs[:, 0:2 * half:2], pairs[:, 1:2 * half:2] = y[:, :half], y[:, half:2 * half]
+            y = pairs
+        return torch.from_numpy(y).to(getattr(torch, config["dtype"]))
+
+    pe_suite.verify_sinusoidal(kernel, examples=30, seed=SEED, dtypes=("float32", "bfloat16", "float16"),
+                               layout="drawn", flip_sin_to_cos="drawn", downscale_freq_shift="drawn",
+                               scale="drawn", odd_dims=True, scenarios=TIMESTEP_SCENARIOS, failure_file=None)
+    assert layouts == {"interleaved", "concatenated"}
