@@ -28,6 +28,7 @@ from typing import Callable
 import numpy as np
 
 from . import _native
+from . import _sinusoidal_space as sw
 from . import black_box as bb
 from . import config_space as space
 
@@ -45,7 +46,6 @@ TABLE_RAISED = "returns a table of the shape and dtype asked for"
 # and too many of them fail the run (a check that cannot fail must not pass).
 UNDECIDABLE = "the check can judge the case"
 TABLE_DTYPES = ("float32", "bfloat16", "float16", "float64")
-SINUSOIDAL_LAYOUTS = ("interleaved", "concatenated")
 # Table widths engines use (512, 768, 1024 for the original Transformer and BERT-likes) and small ones with tails.
 SINUSOIDAL_DIMS = (2, 4, 6, 8, 10, 16, 18, 32, 34, 64, 128, 130, 256, 512, 768, 1024)
 # Head counts with ALiBi (BLOOM 16..112, MPT 32..64) and the non-powers of two whose slopes are interpolated.
@@ -846,41 +846,58 @@ def _probe(original, scenario, max_position, start=None):
 # -- the tables: sinusoidal and ALiBi -----------------------------------------------------------------------------
 
 def verify_sinusoidal(fn, *, examples=100, seed=None, dtypes=("float32",), layout="interleaved",
+                      flip_sin_to_cos=False, downscale_freq_shift=0, scale=1.0, odd_dims=False,
                       scenarios=space.SCENARIOS, max_position=1 << 21, array="torch",
                       failure_file=DEFAULT_FAILURE_FILE, key=None):
-    """Drives fn(positions, config) -> table [tokens, dim] through drawn cases: config {"dim", "base",
-    "dtype"} (the table's width, its frequency base, the dtype to return), positions [tokens] in a scenario
-    (prefill, decode at an offset up to max_position, chunked, packed, left padding). layout: "interleaved"
-    (the paper's sin, cos pairs) or "concatenated" (all sines, then all cosines: fairseq, tensor2tensor).
+    """Drives fn(positions, config) -> table [tokens, dim] through drawn cases. config states every switch:
+    {"dim", "base", "dtype" (the table's width, its frequency base, the dtype to return), "layout",
+    "flip_sin_to_cos", "downscale_freq_shift", "scale"} (diffusers' names, get_timestep_embedding's meaning).
+    layout: "interleaved" (the paper's sin, cos pairs) or "concatenated" (all sines, then all cosines: fairseq,
+    tensor2tensor, diffusers); flip_sin_to_cos (cos first), downscale_freq_shift (w_i = base^(-i/(dim/2 - S)))
+    and scale (the angle S*t*w_i): each the kernel's fixed convention, or "drawn" (layouts both ways, flip both
+    ways, shift 0 or 1, scale 1 or 1000), which the kernel must read from config. odd_dims: odd widths drawn
+    too (the last channel a zero pad). positions [tokens]: int64 in a scenario (prefill, decode at an offset up
+    to max_position, chunked, packed, left padding), or with "timesteps" among scenarios float32 diffusion
+    timesteps (integers 0..999, t*1000 or t for t in [0, 1)), checked as the real numbers stored.
     Raises VerifyError (an AssertionError) with the smallest failing case and its diagnosis."""
     space.check_choices("dtypes", dtypes, TABLE_DTYPES)
-    space.check_choices("scenarios", scenarios, space.SCENARIOS)
-    _check_layout(layout, SINUSOIDAL_LAYOUTS)
+    space.check_choices("scenarios", scenarios, sw.SCENARIOS)
+    drawn = sw.switches(layout=layout, flip_sin_to_cos=flip_sin_to_cos,
+                        downscale_freq_shift=downscale_freq_shift, scale=scale)
+    widths = sw.dims(SINUSOIDAL_DIMS, drawn)
     space.check_array(array, dtypes)
     _check_max_position(max_position)
     _check_examples(examples)
 
     def draw(rng):
-        dim = rng.choice(SINUSOIDAL_DIMS)
+        dim = rng.choice(widths)
         base = 10000.0 if rng.random() < 0.7 else float(f"{math.exp(rng.uniform(4.6, 16.1)):.3g}")
         scenario = rng.choice(scenarios)
         tokens = rng.randint(1, 4) if scenario == "decode" else rng.randint(1, 64)
         dtype = rng.choice(dtypes)
-        return {"config": {"dim": dim, "base": base, "dtype": dtype}, "layout": layout, "scenario": scenario,
-                "positions": space.draw_positions(rng, scenario, tokens, max_position), "dtype": dtype}
+        positions = sw.draw_positions(rng, scenario, tokens, max_position)
+        if odd_dims and rng.random() < 0.5:  # the same pairs and one pad channel
+            dim += 1
+        config = dict({"dim": dim, "base": base, "dtype": dtype}, **sw.draw_switches(rng, drawn, dim))
+        return {"config": config, "scenario": scenario, "positions": positions, "dtype": dtype}
 
     def probe(case):
+        """The failing config, 64 channels or more, on 48 positions of its scenario, then from 0 (a scale of 1000
+        at a large offset turns a float32 angle past what any pair can be read from)."""
         rng = random.Random(f"probe:{json.dumps(case['config'], sort_keys=True)}")
         c = dict(case["config"], dim=max(case["config"]["dim"], 64))
-        return dict(case, config=c, positions=space.draw_positions(rng, case["scenario"], 48, max_position))
+        start = "timesteps" if case["scenario"] == sw.TIMESTEPS else "prefill"
+        return [(f"the failing config, larger, {scenario} positions",
+                 dict(case, config=c, scenario=scenario, positions=sw.probe_positions(rng, scenario, 48, max_position)))
+                for scenario in dict.fromkeys((case["scenario"], start))]
 
     family = _Family(
         name="sinusoidal", shelf="sinusoidal", draw=draw, call=_call_sinusoidal,
         failure=functools.partial(_table_failure, _check_sinusoidal, _sinusoidal_splits),
-        candidates=functools.partial(_sinusoidal_candidates, dtypes),
+        candidates=functools.partial(_sinusoidal_candidates, dtypes, odd_dims, drawn),
         diagnose=functools.partial(_table_diagnosis, _check_sinusoidal, probe),
         describe=_describe_sinusoidal, snippet=functools.partial(_sinusoidal_snippet, array),
-        declared=lambda c: c.get("layout") == layout and c.get("dtype") in dtypes and c.get("scenario") in scenarios)
+        declared=functools.partial(sw.declared, drawn=drawn, dtypes=dtypes, scenarios=scenarios, odd_dims=odd_dims))
     return _run(family, fn, array, examples=examples, seed=seed, failure_file=failure_file, key=key)
 
 
@@ -907,7 +924,7 @@ def verify_alibi(fn, *, examples=100, seed=None, dtypes=("float32",), alibi_slop
         name="alibi", shelf="alibi", draw=draw, call=_call_alibi,
         failure=functools.partial(_table_failure, _check_alibi, lambda case: []),
         candidates=functools.partial(_alibi_candidates, dtypes),
-        diagnose=functools.partial(_table_diagnosis, _check_alibi, lambda case: None),
+        diagnose=functools.partial(_table_diagnosis, _check_alibi, lambda case: []),
         describe=_describe_alibi, snippet=_alibi_snippet,
         declared=lambda c: c.get("dtype") in dtypes and c.get("alibi_slopes") == alibi_slopes)
     return _run(family, fn, array, examples=examples, seed=seed, failure_file=failure_file, key=key)
@@ -918,8 +935,12 @@ def _table_worst(report):
     if not w:
         return str(report).strip().splitlines()[-1]
     where = ", ".join(f"{k} {w[k]}" for k in ("row", "head", "query", "key", "position", "channel") if k in w)
-    return (f"{where}: got {w.get('value')!r}, exact {w.get('exact')!r}, error {w.get('abs_error', 0):.3g} > "
-            f"budget {w.get('budget', 0):.3g}")
+
+    def g(v):  # a NaN or infinite output's error is reported as None
+        return f"{v:.3g}" if isinstance(v, (int, float)) else repr(v)
+
+    return (f"{where}: got {w.get('value')!r}, exact {w.get('exact')!r}, error {g(w.get('abs_error'))} > "
+            f"budget {g(w.get('budget'))}")
 
 
 def _table_failure(check, splits, caller, case, only=None):
@@ -949,11 +970,11 @@ def _table_failure(check, splits, caller, case, only=None):
 
 
 def _table_diagnosis(check, probe, caller, minimal, found, original):
-    """(claims, explanations, on what): the first failing output of a larger case (probe's; None: none), the case
-    as drawn and the minimal case's failing call that fits a claim."""
+    """(claims, explanations, on what): the first failing output that fits a claim of the larger cases (probe's:
+    [(what, case)]), the case as drawn and the minimal case's failing call."""
     claims, explanations, source = [], [], ""
-    for what, case in (("the failing config, larger", probe(original)), ("the case as first drawn", original),
-                       ("the minimal case's failing call", found[2] or minimal)):
+    for what, case in probe(original) + [("the case as first drawn", original),
+                                         ("the minimal case's failing call", found[2] or minimal)]:
         if claims or case is None:
             continue
         _, y, error = caller.call(case)
@@ -968,44 +989,59 @@ def _table_diagnosis(check, probe, caller, minimal, found, original):
 
 
 def _call_sinusoidal(fn, case, array):
-    """(None, a copy of the table, None) or (None, None, what went wrong): a table has no input x."""
+    """(None, a copy of the table, None) or (None, None, what went wrong): a table has no input x. Positions
+    int64, timesteps float32 (as diffusion pipelines pass them; every drawn one exact in float32)."""
     p, c = case["positions"], case["config"]
-    given = _torch().tensor(p, dtype=_torch().int64) if array == "torch" else np.asarray(p, "int64")
+    dtype = "float32" if case["scenario"] == sw.TIMESTEPS else "int64"
+    given = _torch().tensor(p, dtype=getattr(_torch(), dtype)) if array == "torch" else np.asarray(p, dtype)
     return (None,) + _called(fn, (given, dict(c)), array, (len(p), c["dim"]), c["dtype"])
 
 
+def _sinusoidal_keywords(config):
+    """check_sinusoidal's keywords for the case's config: every switch stated, the kernel's fixed ones too."""
+    return {k: config[k] for k in ("base", "layout", "flip_sin_to_cos", "downscale_freq_shift", "scale")}
+
+
 def _check_sinusoidal(case, y):
-    return _native.check_sinusoidal(y, np.asarray(case["positions"], dtype=np.int64), base=case["config"]["base"],
-                                    layout=case["layout"])
+    real = case["scenario"] == sw.TIMESTEPS  # a float array: real positions, exact as stored
+    positions = np.asarray(case["positions"], dtype=np.float64 if real else np.int64)
+    return _native.check_sinusoidal(y, positions, **_sinusoidal_keywords(case["config"]))
 
 
 def _sinusoidal_splits(case):
     return [dict(case, positions=case["positions"][r]) for r in _prefill_then_steps(len(case["positions"]))]
 
 
-def _sinusoidal_candidates(dtypes, case):
+def _sinusoidal_candidates(dtypes, odd_dims, drawn, case):
+    """Smaller cases, the switches kept (a drawn one last tried at the paper's value)."""
     c, p = case["config"], case["positions"]
     if c["dtype"] != "float32" and "float32" in dtypes:
         yield dict(case, config=dict(c, dtype="float32"), dtype="float32")
     yield from _fewer_rows(len(p), lambda rows: dict(case, positions=p[rows]))
-    for d in range(2, c["dim"], 2):
-        yield dict(case, config=dict(c, dim=d))
+    for d in range(2, c["dim"]):
+        if sw.valid_dim(c, d, odd_dims):
+            yield dict(case, config=dict(c, dim=d))
     yield from _smaller_positions(case)
+    yield from sw.integer_timesteps(case)
     if c["base"] != 10000.0:
         yield dict(case, config=dict(c, base=10000.0))
+    yield from sw.simpler_switches(case, drawn)
 
 
 def _sinusoidal_snippet(array, case, found):
     case, (mod, ctor) = found[2] or case, _imports(array)
-    return (f"import {mod}\nimport pe_suite\nconfig = {case['config']!r}\npositions = {ctor}({case['positions']})\n"
-            f"table = fn(positions, config)\nprint(pe_suite.check_sinusoidal(table, positions, base={case['config']['base']!r}, "
-            f"layout={case['layout']!r}))")
+    typed = f", dtype={mod.split()[-1]}.float32" if case["scenario"] == sw.TIMESTEPS else ""
+    words = ", ".join(f"{k}={v!r}" for k, v in _sinusoidal_keywords(case["config"]).items())
+    return (f"import {mod}\nimport pe_suite\nconfig = {case['config']!r}\n"
+            f"positions = {ctor}({case['positions']}{typed})\ntable = fn(positions, config)\n"
+            f"print(pe_suite.check_sinusoidal(table, positions, {words}))")
 
 
 def _describe_sinusoidal(case):
     c = case["config"]
-    return (f"{c['dtype']}, {case['layout']}, dim {c['dim']}, base {c['base']:g}, {len(case['positions'])} "
-            f"position(s), drawn as {case['scenario']}")
+    return (f"{c['dtype']}, {c['layout']}, dim {c['dim']}, base {c['base']:g}, flip_sin_to_cos "
+            f"{c['flip_sin_to_cos']}, downscale_freq_shift {c['downscale_freq_shift']:g}, scale {c['scale']:g}, "
+            f"{len(case['positions'])} position(s), drawn as {case['scenario']}")
 
 
 def _call_alibi(fn, case, array):

@@ -47,7 +47,10 @@ def test_alibi_slopes_pass_at_every_head_count():
     pe_suite.verify_alibi(alibi_slopes, examples=200, dtypes=("float32", "bfloat16"), failure_file=None)
 
 
-@pytest.mark.parametrize("plant,words", [("fairseq_exponent", "i/(d/2-1)"), ("sin_cos_swapped", "sin and cos"),
+# The diagnosis names the paper's mistakes by diffusers' switches (issue 49): the fairseq exponent i/(d/2-1) is
+# downscale_freq_shift 1, each pair's cos first is flip_sin_to_cos.
+@pytest.mark.parametrize("plant,words", [("fairseq_exponent", "downscale_freq_shift 1 (given: 0)"),
+                                         ("sin_cos_swapped", "flip_sin_to_cos true (given: false)"),
                                          ("offset_ignored", "positions shifted"), ("base_ignored", "base")])
 def test_sinusoidal_mistakes_are_caught_shrunk_and_named(plant, words):
     with pytest.raises(pe_suite.verify.VerifyError) as info:
