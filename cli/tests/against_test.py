@@ -41,7 +41,7 @@ report("rope_json", want == {0: "neither", 100000: "B"} and not j["against"]["pa
 said("rope_a_wrong", rope_cmd + ["--output", str(WORK / "b_late.npy"), "--against", str(WORK / "a.npy")], 1,
      ["against: A is wrong, B is within budget"])
 
-# Sinusoidal: the tutorial's table against one with sin and cos swapped.
+# Sinusoidal: the tutorial's table against one with sin and cos swapped (diffusers' flip_sin_to_cos).
 L, Dm = 64, 32
 p = np.arange(L)[:, None] * (1.0 / 1e4 ** (np.arange(0, Dm, 2) / Dm))[None, :]
 good = np.zeros((L, Dm))
@@ -53,7 +53,7 @@ table = [PE, "check", "--family", "sinusoidal", "--positions", f"0:{L}"]
 out = said("sinusoidal_b_swapped", table + [str(WORK / "good.npy"), "--against", str(WORK / "swapped.npy")], 1,
            ["against: B is wrong, A is within budget"])
 fit = next((line for line in out.splitlines() if line.startswith("the data fits:")), "")
-report("sinusoidal_b_diagnosis", "sin and cos swapped" in fit, repr(fit))
+report("sinusoidal_b_diagnosis", "flip_sin_to_cos true (given: false)" in fit, repr(fit))
 
 # Bad input: another shape, ALiBi.
 np.save(WORK / "short.npy", good[:8].astype(np.float32))

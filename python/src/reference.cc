@@ -70,7 +70,8 @@ py::array reference_sinusoidal(py::handle positions, py::handle dim, const Table
   const check::Names names = python_names();
   const DType type = dtype_argument(dtype, "dtype").value_or(DType::F32);
   const check::SinusoidalSpec spec = table_spec(k, names);
-  const SinusoidalParams params = check::sinusoidal_params(spec, integer(dim, "dim"), names);
+  const std::int64_t width = integer(dim, "dim");
+  const SinusoidalParams params = without_gil([&] { return check::sinusoidal_params(spec, width, names); });
   const std::vector<double> v = decided([&] {
     try {
       harness::SinusoidalRows rows;

@@ -103,6 +103,33 @@ std::string switches(const SinusoidalSpec& s) {
   return parts.empty() ? "" : ", " + fmt::format("{}", fmt::join(parts, ", "));
 }
 
+// What a diffusers config gave, said before the header and recorded in the JSON.
+void say_config(const std::vector<HfValue>& taken, const HfSource& hf, Report& out) {
+  if (taken.empty()) return;
+  std::vector<std::string> words;
+  nlohmann::json values = nlohmann::json::array();
+  for (const HfValue& v : taken) {
+    words.push_back(fmt::format("{} {} ({})", v.name, v.value.dump(), v.key));
+    values.push_back({{"name", v.name}, {"value", v.value}, {"key", v.key}});
+  }
+  out.say("from {}: {}\n", hf.label, fmt::join(words, ", "));
+  out.doc.hf_config = {{"file", hf.file}, {"values", values}};
+}
+
+// The JSON's parameters: the table's, every switch given, the positions' first and last.
+void record_parameters(const SinusoidalRequest& r, const SinusoidalSpec& spec, const SinusoidalParams& params,
+                       Report& out) {
+  out.doc.parameters = {{"dim", static_cast<std::size_t>(params.dim)},
+                        {"base", params.base},
+                        {"layout", to_string(params.layout)}};
+  for (const SpecEntry& e : entries(spec))
+    if (e.name != "base" && e.name != "layout") out.doc.parameters[std::string(e.name)] = e.value;
+  if (!r.real_positions.empty())
+    out.doc.parameters["positions"] = {r.real_positions.front(), r.real_positions.back()};
+  else if (!spec.grid)
+    out.doc.parameters["positions"] = {r.positions.values.front(), r.positions.values.back()};
+}
+
 }  // namespace
 
 Report check_sinusoidal(const SinusoidalRequest& r, const Names& names) {
@@ -134,16 +161,7 @@ Report check_sinusoidal(const SinusoidalRequest& r, const Names& names) {
   if (b) require_same(*b, a, "table", names);
 
   Report out;
-  if (!taken.empty()) {
-    std::vector<std::string> words;
-    nlohmann::json values = nlohmann::json::array();
-    for (const HfValue& v : taken) {
-      words.push_back(fmt::format("{} {} ({})", v.name, v.value.dump(), v.key));
-      values.push_back({{"name", v.name}, {"value", v.value}, {"key", v.key}});
-    }
-    out.say("from {}: {}\n", r.hf.label, fmt::join(words, ", "));
-    out.doc.hf_config = {{"file", r.hf.file}, {"values", values}};
-  }
+  say_config(taken, r.hf, out);
   out.say("checking {}: {} rows x dim {}, {}, {}, base {:g}{}\n", a.name, n_rows, dim, to_string(a.dtype),
           to_string(params.layout), params.base, switches(spec));
   harness::Measurement bands;
@@ -174,13 +192,7 @@ Report check_sinusoidal(const SinusoidalRequest& r, const Names& names) {
   }
   out.doc.family = "sinusoidal";
   out.doc.table = a.name;
-  out.doc.parameters = {{"dim", dim}, {"base", params.base}, {"layout", to_string(params.layout)}};
-  for (const SpecEntry& e : entries(spec))
-    if (e.name != "base" && e.name != "layout") out.doc.parameters[std::string(e.name)] = e.value;
-  if (!r.real_positions.empty())
-    out.doc.parameters["positions"] = {r.real_positions.front(), r.real_positions.back()};
-  else if (!spec.grid)
-    out.doc.parameters["positions"] = {r.positions.values.front(), r.positions.values.back()};
+  record_parameters(r, spec, params, out);
   const Judging judging{Family::Sinusoidal, nullptr, &names};
   report_verdict(bands, budget, out, &tally, &judging);
   std::optional<Against> against;
