@@ -16,6 +16,7 @@
 #include "alloc_counter.h"
 #include "check_alibi_benchmarks.h"
 #include "check_benchmarks.h"
+#include "check_table_benchmarks.h"
 #include "exact_floors.h"
 #include "fixture_cache.h"
 #include "machine_limits.h"
@@ -192,6 +193,7 @@ int register_grid(const Options& options) {
   if (options.mode != Mode::Smoke && with_exact) register_exact_floors();
   count += register_check_benchmarks(options);
   count += register_check_alibi_benchmarks(options);
+  count += register_check_table_benchmarks(options);
   // Plan creation (frequencies, turn steps): setup, paid once per configuration, timed apart.
   if (options.mode != Mode::Smoke && harness::glob_match(options.glob, "plan")) {
     for (std::int64_t d : {64, 128, 4096}) {

@@ -11,15 +11,19 @@ namespace {
 
 class SinusoidalProps : public InstanceTest {
  protected:
-  SinusoidalParams gen_params() const {
-    return {*gen_dim(4096).as("dim"), *gen_base().as("base"), in().layout};
+  // dim, base and the layout, and the switches where the variant reads them.
+  SinusoidalParams gen_params(std::int64_t max_dim = 4096, const std::string& tag = "") const {
+    SinusoidalParams params{*gen_dim(max_dim).as(tag + "dim"), *gen_base().as(tag + "base"), in().layout};
+    draw_table_switches(params, in().contract(), tag);
+    return params;
   }
   // A dim whose pair count leaves a tail for every vector width, at positions that are not monotone.
   std::pair<SinusoidalParams, std::vector<std::int64_t>> gen_edge_case() const {
     const std::int64_t dim = *gen_tail_dim(3).as("edge dim");
     RC_CLASSIFY(true, tail_class(static_cast<std::size_t>(dim / 2)));
-    return {{dim, *gen_base().as("edge base"), in().layout},
-            *gen_non_monotone(max_position()).as("edge positions")};
+    SinusoidalParams params{dim, *gen_base().as("edge base"), in().layout};
+    draw_table_switches(params, in().contract(), "edge ");
+    return {params, *gen_non_monotone(max_position()).as("edge positions")};
   }
   double budget(const SinusoidalPlan& plan, std::int64_t p, std::size_t ch) const {
     const std::size_t pair = plan.layout() == Layout::Interleaved ? ch / 2 : ch % plan.n_pairs();
@@ -86,9 +90,8 @@ TEST_P(SinusoidalProps, OffsetActsAsBlockRotation) {
     const std::vector<std::int64_t> positions = {p, p + k};
     const std::vector<double> y = run_table(in(), plan, positions).values();
     const std::size_t d = plan.dim(), h = plan.n_pairs();
-    const bool il = params.layout == Layout::Interleaved;
     for (std::size_t i = 0; i < h; ++i) {
-      const std::size_t cs = il ? 2 * i : i, cc = il ? 2 * i + 1 : h + i;
+      const std::size_t cs = plan.sin_index(i), cc = plan.cos_index(i);
       const double kappa = static_cast<double>(k) * plan.inv_freq()[i];
       const double ck = std::cos(kappa), sk = std::sin(kappa);
       // Rotating (sin φ, cos φ) by κ: sin(φ+κ) = sin φ cos κ + cos φ sin κ, cos(φ+κ) = cos φ cos κ - sin φ
@@ -144,9 +147,7 @@ TEST_P(SinusoidalProps, FusedAddMatchesReferenceAndLeavesPaddingUntouched) {
   PE_RC_CHECK("emb + PE within the contract; padded rows bit-for-bit unchanged", [&] {
     // The drawn case, and the edge case with a padded and an unpadded row at least.
     const std::pair<SinusoidalParams, std::vector<std::int64_t>> cases[] = {
-        {{*gen_dim(512).as("dim"), *gen_base().as("base"), in().layout},
-         *gen_positions(max_position(), 4).as("positions")},
-        gen_edge_case()};
+        {gen_params(512), *gen_positions(max_position(), 4).as("positions")}, gen_edge_case()};
     for (const auto& [params, positions] : cases) {
       const bool edge = &params == &cases[1].first;
       const SinusoidalPlan plan(params);

@@ -38,6 +38,15 @@ std::ostream& operator<<(std::ostream& os, const RopeScaling& s) {
 }  // namespace pe
 
 namespace pe::testing {
+void draw_table_switches(SinusoidalParams& params, const Contract& contract, const std::string& tag) {
+  if (!contract.table_switches) return;
+  params.flip_sin_to_cos = *rc::gen::arbitrary<bool>().as(tag + "flip_sin_to_cos");
+  params.downscale_freq_shift = *rc::gen::element(0.0, 1.0, 0.5).as(tag + "downscale_freq_shift");
+  if (sinusoidal_frequency_dim(params) < 1) params.downscale_freq_shift = 0;
+  RC_CLASSIFY(params.flip_sin_to_cos, "flipped");
+  RC_CLASSIFY(params.downscale_freq_shift != 0, "shifted");
+}
+
 namespace {
 
 int floor_log2(std::int64_t v) { return 63 - __builtin_clzll(static_cast<unsigned long long>(v)); }

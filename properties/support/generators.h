@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "pe/contract.h"
 #include "pe/enum_names.h"
 #include "pe/plan.h"
 #include "pe/rope_scaling.h"
@@ -76,6 +77,11 @@ rc::Gen<std::int64_t> gen_dim(std::int64_t max_dim);
 rc::Gen<std::int64_t> gen_odd_dim();
 // 1e4 (the paper), 5e5 and 1e6 (Llama 3, long-context models), and log-uniform in [1.5, 1e7].
 rc::Gen<double> gen_base();
+// The table switches of diffusion and audio code, drawn into `params` (dim, base and layout already drawn)
+// for a variant whose contract reads them (Contract::table_switches), left off otherwise: flip_sin_to_cos
+// either way, downscale_freq_shift 0 (the paper), 1 (fairseq, tensor2tensor, Whisper) or 0.5 (an odd
+// frequency dim), 0 where dim leaves no frequency dim for it. `tag` prefixes the labels.
+void draw_table_switches(SinusoidalParams& params, const Contract& contract, const std::string& tag = "");
 // A valid RoPE scaling of `type` for rotary dimension `rotary_dim` (NTK and dynamic need >= 4):
 // factors in [1/4, 64] with 1, 2, 4, 8, 32, 40, 1024, 1/64 and s <= 1 favoured; L from real configs (4096,
 // 8192, 32768) or anywhere in [16, 2^17]; seq_len 0, L-1, L, L+1 or up to 4L; YaRN betas with beta_fast ==

@@ -64,8 +64,10 @@ void rows(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
       const Eigen::Index n = std::min(detail::kEigenChunk, h - i0);
       const detail::ChunkF angle = p * omega.segment(i0, n).cast<float>();
       const detail::ChunkF s = angle.sin(), c = angle.cos();
-      write<kAdd>(row, il ? 2 * i0 : i0, il ? 2 : 1, s);
-      write<kAdd>(row, il ? 2 * i0 + 1 : h + i0, il ? 2 : 1, c);
+      // The plan's channels (its layout and flip_sin_to_cos): pair i0's, then a stride along the pairs.
+      const auto at = [&](std::size_t channel) { return static_cast<Eigen::Index>(channel); };
+      write<kAdd>(row, at(plan.sin_index(static_cast<std::size_t>(i0))), il ? 2 : 1, s);
+      write<kAdd>(row, at(plan.cos_index(static_cast<std::size_t>(i0))), il ? 2 : 1, c);
     }
   }
 }

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <optional>
 #include <type_traits>
+#include <utility>
 
 #include "detail/bfloat16_bits-inl.h"
 #include "detail/exact_phase-inl.h"
@@ -389,11 +390,12 @@ HWY_INLINE void Float32TableRow(const TurnSteps& ts, bool il, std::size_t j0, st
 
 // One chunk of a row of any other table, or of an embedding to add to (skipped where padded): the
 // state advanced (a bfloat16 table's stored in vectors as it goes) or computed directly.
+// `packed`: whether the vector stores may run (not for a flipped interleaved row, see Rows).
 template <class Out, bool kAdd>
 HWY_INLINE void OtherRow(const TurnSteps& ts, bool il, std::size_t j0, std::size_t n, std::int64_t p,
-                         bool advance, bool skip, double* s, double* c, Out* ys, Out* yc) {
+                         bool advance, bool skip, bool packed, double* s, double* c, Out* ys, Out* yc) {
   if constexpr (std::is_same_v<Out, BFloat16> && !kAdd) {  // a bfloat16 table, in vectors
-    if (advance) return AdvanceAndStoreRow(il, ts, j0, n, s, c, ys, yc);
+    if (advance && packed) return AdvanceAndStoreRow(il, ts, j0, n, s, c, ys, yc);
   }
   if (advance) {
     Advance(ts, j0, n, s, c);
@@ -420,6 +422,10 @@ void Rows(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
           std::span<const std::uint8_t> padding, Out* out) {
   const std::size_t d = plan.dim(), h = plan.n_pairs();
   const bool il = plan.layout() == Layout::Interleaved;
+  // flip_sin_to_cos: each pair's sin goes where its cos would and the reverse, so ys and yc swap. The
+  // interleaved vector stores (StoreInterleaved2, bfloat16 words, lanes of pairs) put sin first and read
+  // yc as ys + 1: a flipped interleaved table takes the strided stores (OtherRow) instead.
+  const bool flip = plan.params().flip_sin_to_cos, packed = !(flip && il);
   const TurnSteps& ts = plan.turn_steps();
   HWY_ALIGN double s[kChunk];
   HWY_ALIGN double c[kChunk];
@@ -450,10 +456,11 @@ void Rows(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
       prev = p;
       Out* ys = out + r * d + (il ? 2 * j0 : j0);
       Out* yc = il ? ys + 1 : out + r * d + h + j0;
+      if (flip) std::swap(ys, yc);
 #if !HWY_HAVE_SCALABLE
       if constexpr (kRegisterRuns) {
         // A direct row, then the run of rows that advance from it.
-        if (in_registers && !advance && (il || (kHalvesInRegisters && HalvesFitRegisters(n)))) {
+        if (in_registers && packed && !advance && (il || (kHalvesInRegisters && HalvesFitRegisters(n)))) {
           const std::size_t run = ConsecutiveRun(positions, r);
           DirectRowThenRegisterRun(ts, spread, il, j0, n, d, p, s, c, ys, yc, run, stream);
           r += run;
@@ -465,11 +472,13 @@ void Rows(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
 #endif
       since_direct = advance ? since_direct + 1 : 0;
       if constexpr (std::is_same_v<Out, float> && !kAdd) {
-        Float32TableRow(ts, il, j0, n, p, advance, s, c, ys, yc, stage, stream);
-      } else {
-        const bool skip = kAdd && !padding.empty() && padding[r] != 0;
-        OtherRow<Out, kAdd>(ts, il, j0, n, p, advance, skip, s, c, ys, yc);
+        if (packed) {
+          Float32TableRow(ts, il, j0, n, p, advance, s, c, ys, yc, stage, stream);
+          continue;
+        }
       }
+      const bool skip = kAdd && !padding.empty() && padding[r] != 0;
+      OtherRow<Out, kAdd>(ts, il, j0, n, p, advance, skip, packed, s, c, ys, yc);
     }
   }
   if (stream) hwy::FlushStream();

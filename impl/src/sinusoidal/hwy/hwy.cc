@@ -48,7 +48,6 @@ template <bool kAdd, class Out>
 void Rows(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
           std::span<const std::uint8_t> padding, Out* out) {
   const std::size_t d = plan.dim(), h = plan.n_pairs();
-  const bool il = plan.layout() == Layout::Interleaved;
   HWY_ALIGN float s[kChunk];
   HWY_ALIGN float c[kChunk];
   for (std::size_t r = 0; r < positions.size(); ++r) {
@@ -58,8 +57,8 @@ void Rows(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
       const std::size_t n = h - i0 < kChunk ? h - i0 : kChunk;
       SinCosChunk(plan.inv_freq().data() + i0, n, positions[r], s, c);
       for (std::size_t k = 0; k < n; ++k) {
-        Out& ys = row[il ? 2 * (i0 + k) : i0 + k];
-        Out& yc = row[il ? 2 * (i0 + k) + 1 : h + i0 + k];
+        Out& ys = row[plan.sin_index(i0 + k)];  // the plan's channels: its layout and flip_sin_to_cos
+        Out& yc = row[plan.cos_index(i0 + k)];
         if constexpr (kAdd) {
           ys = detail::store_as<Out>(detail::load_as<float>(ys) + s[k]);
           yc = detail::store_as<Out>(detail::load_as<float>(yc) + c[k]);

@@ -1,0 +1,51 @@
+// sinusoidal.diffusers_f32: diffusers' get_timestep_embedding (models/embeddings.py) in its float32
+// arithmetic, at integer timesteps:
+//   exponent = -math.log(max_period) * torch.arange(0, half_dim, dtype=torch.float32)
+//   exponent = exponent / (half_dim - downscale_freq_shift)
+//   emb = timesteps[:, None].float() * torch.exp(exponent)[None, :]      (scale: 1 in plans)
+//   cat([sin(emb), cos(emb)]), halves swapped with flip_sin_to_cos
+// Each Python scalar meets a float32 tensor and is rounded to float32 first: fl(fl(-ln P)·i), then
+// fl(that / fl(half - shift)), expf, fl(fl(p)·ω), sinf/cosf; the plan's layout and flip place them.
+//
+// Contract (derived), base <= 1e7, downscale_freq_shift <= 1 (so i/(half - shift) <= 1, |exponent| <= ln P):
+//   exponent: fl(-ln P) (math.log in double, then float: (1 + 2^-24)(1 + 2^-53)), fl(·i), fl(/m) (m exact
+//   in float32 for half < 2^24): relative 3.0001·2^-24, so within 3.0001·ln P·2^-24 absolutely;
+//   expf (<= 1 ULP, 2·2^-24 relative): ω within (3.0001·ln P + 2.0001)·2^-24 relative;
+//   angle: fl(p) exact (p <= 2^24), the product one rounding: (3.0001·ln P + 3.0002)·2^-24·|φ|
+//   <= 51.4·2^-24·|φ| (ln 1e7 = 16.1181);
+//   kernel: sinf/cosf 1 ULP <= 2^-24 (ck = 1); float32 is the compute type, bfloat16/float16 round once.
+//   Budget: c0·u_out + (1 + 51.4·|φ|)·2^-24. Largest position: 2^24.
+#include <cmath>
+
+#include "detail/framework_sincos.h"
+#include "pe/detail/pairwise_variant.h"
+#include "pe/register.h"
+
+namespace pe {
+namespace {
+
+struct DiffusersTimestepSinCos {
+  explicit DiffusersTimestepSinCos(const SinusoidalPlan& plan)
+      : neg_log_period(static_cast<float>(-std::log(plan.params().base))),
+        // half_dim - downscale_freq_shift: a Python float, rounded to float32 by the tensor division.
+        denominator(
+            static_cast<float>(static_cast<double>(plan.n_pairs()) - plan.params().downscale_freq_shift)) {}
+  void operator()(std::int64_t p, std::size_t i, float& s, float& c) const noexcept {
+    const float exponent = neg_log_period * static_cast<float>(i);
+    const float omega = std::exp(exponent / denominator);
+    const float angle = static_cast<float>(p) * omega;
+    s = std::sin(angle);
+    c = std::cos(angle);
+  }
+  float neg_log_period;
+  float denominator;
+};
+
+const Contract kDiffusersContract =
+    detail::framework_table_contract("glibc expf, sinf, cosf <= 1 ULP; downscale_freq_shift <= 1", 51.4);
+
+PE_REGISTER_SINUSOIDAL("sinusoidal.diffusers_f32", kDiffusersContract,
+                       detail::PairwiseSinusoidal<float, DiffusersTimestepSinCos>);
+
+}  // namespace
+}  // namespace pe

@@ -1,0 +1,58 @@
+// sinusoidal.numpy_f64: MAE's get_1d_sincos_pos_embed_from_grid (util/pos_embed.py) in NumPy float64:
+//   omega = np.arange(embed_dim // 2, dtype=np.float64); omega /= embed_dim / 2.
+//   omega = 1. / 10000**omega
+//   out = np.einsum('m,d->md', pos, omega); cat([np.sin(out), np.cos(out)])
+// With downscale_freq_shift s the divisor is D/2 - s (exact in double). Each step one float64 rounding:
+// fl(i/m), pow (glibc), fl(1/that), fl(p·ω), glibc sin/cos; the plan's layout and flip place them (MAE's
+// own: concatenated, unflipped).
+//
+// Contract (derived), base <= 1e7, downscale_freq_shift <= 1 (x = i/m <= 1):
+//   x = fl(i/m): relative 2^-53, so b^x moves by x·ln b·2^-53 <= ln b·2^-53 relative; pow <= 1 ULP
+//   (2·2^-53 relative); the reciprocal 2^-53: ω within (ln b + 3.0001)·2^-53 relative;
+//   angle: fl(p) exact (p <= 2^53), the product one rounding: (ln b + 4.0001)·2^-53·|φ| <= 20.2·2^-53·|φ|
+//   (ln 1e7 = 16.1181);
+//   kernel: glibc sin/cos 1 ULP <= 2^-53 (ck = 1); float32, bfloat16 and float16 round once from double
+//   (c0 = 1), float64 is the compute type.
+//   Budget: float64 (1 + 20.2·|φ|)·2^-53; float32 2^-24 + (1 + 20.2·|φ|)·2^-53. Largest position promised:
+//   2^31.
+#include <cmath>
+
+#include "pe/detail/pairwise_variant.h"
+#include "pe/register.h"
+
+namespace pe {
+namespace {
+
+struct NumpyMaeSinCos {
+  explicit NumpyMaeSinCos(const SinusoidalPlan& plan)
+      : base(plan.params().base),
+        half(static_cast<double>(plan.n_pairs()) - plan.params().downscale_freq_shift) {}
+  void operator()(std::int64_t p, std::size_t i, double& s, double& c) const noexcept {
+    const double omega = 1.0 / std::pow(base, static_cast<double>(i) / half);
+    const double angle = static_cast<double>(p) * omega;
+    s = std::sin(angle);
+    c = std::cos(angle);
+  }
+  double base;
+  double half;
+};
+
+const Contract kNumpyContract{
+    .layouts = {Layout::Interleaved, Layout::Concatenated},
+    .outputs = {DType::F32, DType::F64, DType::BF16, DType::F16},
+    .angle_type = DType::F64,
+    .compute_type = DType::F64,
+    .max_position = std::int64_t{1} << 31,
+    .max_base = 1e7,
+    .max_input_abs = 1e30,
+    .depends_on = "glibc pow, sin, cos <= 1 ULP; downscale_freq_shift <= 1",
+    .c0 = 1,
+    .ck = 1,
+    .c1 = 20.2,
+};
+
+PE_REGISTER_SINUSOIDAL("sinusoidal.numpy_f64", kNumpyContract,
+                       detail::PairwiseSinusoidal<double, NumpyMaeSinCos>);
+
+}  // namespace
+}  // namespace pe
