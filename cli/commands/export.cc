@@ -82,7 +82,7 @@ struct ExportOptions {
 
 // export's words for the engine's parameters: the rotary dim is --dim.
 const check::Names& export_names() {
-  static const check::Names n = flag_names({{"rotary_dim", "--dim"}, {"x", "--input"}});
+  static const check::Names n = flag_names({{"rotary_dim", "--dim"}, {"dim", "--dim"}, {"x", "--input"}});
   return n;
 }
 
