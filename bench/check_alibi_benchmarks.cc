@@ -6,6 +6,7 @@
 #include <span>
 #include <vector>
 
+#include "check_benchmarks.h"
 #include "pace.h"
 #include "pe/check/check.h"
 #include "pe/harness/instance.h"
@@ -46,13 +47,10 @@ void check_alibi_benchmark(benchmark::State& state, std::size_t queries, std::si
 }  // namespace
 
 int register_check_alibi_benchmarks(const Options& options) {
-  if (options.mode == Mode::Smoke) return 0;
-  const char* name = "check/alibi/f32/H32/Q1024/K1024/symmetric";
-  if (!harness::glob_match(options.glob, name) || (options.mode != Mode::Report && options.glob == "*"))
-    return 0;
-  benchmark::RegisterBenchmark(name, check_alibi_benchmark, std::size_t{1024}, std::size_t{1024})
-      ->Unit(benchmark::kMillisecond);
-  return 1;
+  CheckRegistrar r(options);
+  r.add("check/alibi/f32/H32/Q1024/K1024/symmetric", check_alibi_benchmark, std::size_t{1024},
+        std::size_t{1024});
+  return r.count();
 }
 
 }  // namespace pe::bench

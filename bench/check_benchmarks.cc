@@ -144,33 +144,20 @@ void reference_rope_benchmark(benchmark::State& state, std::size_t tokens) {
 }  // namespace
 
 int register_check_benchmarks(const Options& options) {
-  const auto wanted = [&](const std::string& name) {
-    return harness::glob_match(options.glob, name) && (options.mode == Mode::Report || options.glob != "*");
-  };
-  if (options.mode == Mode::Smoke) return 0;
-  int count = 0;
-  const auto add = [&](const char* name, auto fn, auto... args) {
-    if (!wanted(name)) return;
-    benchmark::RegisterBenchmark(name, fn, args...)->Unit(benchmark::kMillisecond);
-    ++count;
-  };
+  CheckRegistrar r(options);
   const std::size_t one = 1;
-  add("check/rope/f32/T4096/H32/D128", check_rope_benchmark, std::size_t{4096}, DType::F32, one);
-  add("check/rope/bf16/T4096/H32/D128", check_rope_benchmark, std::size_t{4096}, DType::BF16, one);
-  add("check/rope/f16/T4096/H32/D128", check_rope_benchmark, std::size_t{4096}, DType::F16, one);
-  add("check/rope/f32/T256/H32/D128", check_rope_benchmark, std::size_t{256}, DType::F32, one);
+  r.add("check/rope/f32/T4096/H32/D128", check_rope_benchmark, std::size_t{4096}, DType::F32, one);
+  r.add("check/rope/bf16/T4096/H32/D128", check_rope_benchmark, std::size_t{4096}, DType::BF16, one);
+  r.add("check/rope/f16/T4096/H32/D128", check_rope_benchmark, std::size_t{4096}, DType::F16, one);
+  r.add("check/rope/f32/T256/H32/D128", check_rope_benchmark, std::size_t{256}, DType::F32, one);
   // Every hardware thread (check's default): wall time, against the one-thread read limit still.
-  if (wanted("check/rope/f32/T4096/H32/D128/threads:all")) {
-    benchmark::RegisterBenchmark("check/rope/f32/T4096/H32/D128/threads:all", check_rope_benchmark,
-                                 std::size_t{4096}, DType::F32, std::size_t{0})
-        ->Unit(benchmark::kMillisecond)
-        ->UseRealTime();
-    ++count;
-  }
-  add("check/sinusoidal/f32/L131072/d128", check_sinusoidal_benchmark, std::size_t{131072});
-  add("diagnose/rope/f32/T4096/H32/D128", diagnose_rope_benchmark);
-  add("reference/rope/f32/T2048/H32/D128", reference_rope_benchmark, std::size_t{2048});
-  return count;
+  if (auto* b = r.add("check/rope/f32/T4096/H32/D128/threads:all", check_rope_benchmark, std::size_t{4096},
+                      DType::F32, std::size_t{0}))
+    b->UseRealTime();
+  r.add("check/sinusoidal/f32/L131072/d128", check_sinusoidal_benchmark, std::size_t{131072});
+  r.add("diagnose/rope/f32/T4096/H32/D128", diagnose_rope_benchmark);
+  r.add("reference/rope/f32/T2048/H32/D128", reference_rope_benchmark, std::size_t{2048});
+  return r.count();
 }
 
 }  // namespace pe::bench

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "check_benchmarks.h"
 #include "pace.h"
 #include "pe/check/check.h"
 #include "pe/harness/sinusoidal_rows.h"
@@ -99,20 +100,11 @@ void check_grid_benchmark(benchmark::State& state, std::int64_t h, std::int64_t 
 }  // namespace
 
 int register_check_table_benchmarks(const Options& options) {
-  const auto wanted = [&](const std::string& name) {
-    return harness::glob_match(options.glob, name) && (options.mode == Mode::Report || options.glob != "*");
-  };
-  if (options.mode == Mode::Smoke) return 0;
-  int count = 0;
-  const auto add = [&](const char* name, auto fn, auto... args) {
-    if (!wanted(name)) return;
-    benchmark::RegisterBenchmark(name, fn, args...)->Unit(benchmark::kMillisecond);
-    ++count;
-  };
-  add("check/sinusoidal/diffusers/f32/N1024/d1280", check_timestep_benchmark, std::size_t{1024});
+  CheckRegistrar r(options);
+  r.add("check/sinusoidal/diffusers/f32/N1024/d1280", check_timestep_benchmark, std::size_t{1024});
   // 48x48, not 64x64: the exact per-element path (about 290 ns an element) keeps a repetition under 1 s.
-  add("check/sinusoidal/grid/f32/48x48/d1024", check_grid_benchmark, std::int64_t{48}, std::int64_t{48});
-  return count;
+  r.add("check/sinusoidal/grid/f32/48x48/d1024", check_grid_benchmark, std::int64_t{48}, std::int64_t{48});
+  return r.count();
 }
 
 }  // namespace pe::bench

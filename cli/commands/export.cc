@@ -291,6 +291,16 @@ Exported export_sinusoidal(const ExportOptions& o, Layout layout, DType dtype,
         "--variant: the variants compute integer positions, scale 1, even dims, without a grid or padding "
         "row; "
         "give --reference");
+  if (spec.grid) {  // the output's size before the rows are built
+    const std::size_t cells = [&] {
+      try {
+        return harness::grid_cells({*spec.grid, spec.base_size, 1.0, 1.0, spec.extra_tokens.value_or(0)});
+      } catch (const InvalidArgument& e) {
+        check::rethrow_named(e, export_names());
+      }
+    }();
+    output_values({{"--grid", cells}, {"--dim", dim}}, sizeof(double) + size_of(dtype));
+  }
   const harness::SinusoidalRows rows = [&] {
     try {
       if (spec.grid)

@@ -61,6 +61,8 @@ judge("grid_12x20_as_20x12", [PE, "check", str(grid), "--family", "sinusoidal", 
 
 judge_bad("grid_with_positions", [PE, "check", str(grid), "--family", "sinusoidal", "--grid", "12,20",
                                   "--positions", "0:240"], ["--grid", "positions"])
+judge_bad("grid_zero_size", [PE, "check", str(grid), "--family", "sinusoidal", "--grid", "0,5"],
+          ["--grid: grid sizes must be in [1, 2^24], got 0"])
 judge_bad("grid_malformed", [PE, "check", str(grid), "--family", "sinusoidal", "--grid", "12"], ["--grid"])
 judge_bad("shift_past_half", base + ["--downscale-freq-shift", "500"], ["--downscale-freq-shift"])
 judge_bad("base_size_without_grid", base + ["--base-size", "16"], ["--base-size", "--grid"])

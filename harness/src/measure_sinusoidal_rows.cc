@@ -1,4 +1,6 @@
 // pe/harness/sinusoidal_rows.h: tables at real positions, grids, zero rows, against the exact reference.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -11,16 +13,12 @@
 namespace pe::harness {
 namespace {
 
+// `message` names the parameter itself (front ends prefix their own word for it: rethrow_named).
 [[noreturn]] void fail(const std::string& parameter, const std::string& message) {
-  throw InvalidArgument(parameter, parameter + ": " + message);
+  throw InvalidArgument(parameter, message);
 }
 
-std::string show(double v) {
-  std::string s = std::to_string(v);
-  s.erase(s.find_last_not_of('0') + 1);
-  if (!s.empty() && s.back() == '.') s.pop_back();
-  return s;
-}
+std::string show(double v) { return fmt::format("{:g}", v); }
 
 // As numpy and torch compute a float32 arange divided by a Python float: in float32, the divisor rounded
 // to float32 first.
@@ -38,7 +36,22 @@ std::vector<double> coordinates(std::int64_t n, std::initializer_list<double> di
 }
 
 void check_scale(const char* name, double v) {
-  if (!std::isfinite(v) || !(v > 0)) fail(name, "must be finite and > 0, got " + show(v));
+  if (!std::isfinite(v) || !(v > 0))
+    fail(name, std::string(name) + " must be finite and > 0, got " + show(v));
+}
+
+// Every angle scale·t within 2^53 (the reference's exact range, and every position's).
+void check_angles(const SinusoidalRows& rows) {
+  for (std::size_t r = 0; r < rows.rows(); ++r) {
+    if (rows.zero_row(r)) continue;
+    for (const SinusoidalBlock& b : rows.blocks) {
+      const double t = rows.positions[b.axis][r], angle = b.params.scale * t;
+      if (!(std::fabs(angle) <= 0x1p53))
+        fail(b.params.scale != 1 ? "scale" : "positions",
+             "scale·position must be finite and within 2^53: scale " + show(b.params.scale) +
+                 " times position " + show(t) + " (row " + std::to_string(r) + ") is " + show(angle));
+    }
+  }
 }
 
 SinusoidalBlock block(const SinusoidalParams& params, std::size_t offset, std::size_t width, std::size_t axis,
@@ -62,21 +75,41 @@ SinusoidalRows one_axis_rows(const SinusoidalParams& params, std::vector<double>
       rows.zero_rows[r] = positions[r] == static_cast<double>(*padding_idx) ? 1 : 0;
   }
   rows.positions.push_back(std::move(positions));
+  check_angles(rows);
   return rows;
 }
 
-SinusoidalRows grid_rows(const SinusoidalParams& params, const GridSpec& g) {
+std::size_t grid_cells(const GridSpec& g) {
   const std::size_t n_axes = g.sizes.size();
   if (n_axes != 2 && n_axes != 3)
-    fail("grid", "must be H,W or T,H,W, got " + std::to_string(n_axes) + " sizes");
-  for (const std::int64_t s : g.sizes)
+    fail("grid", "grid must be H,W or T,H,W, got " + std::to_string(n_axes) + " sizes");
+  std::size_t cells = 1;
+  for (const std::int64_t s : g.sizes) {
     if (s < 1 || s > (std::int64_t{1} << 24))
-      fail("grid", "sizes must be in [1, 2^24], got " + std::to_string(s));
+      fail("grid", "grid sizes must be in [1, 2^24], got " + std::to_string(s));
+    // 2^26 cells hold a 90x160 video of 4096 frames; the rows' coordinates are built before any table.
+    cells *= static_cast<std::size_t>(s);  // at most 2^26·2^24 before the check: no overflow
+    if (cells > (std::size_t{1} << 26)) fail("grid", "grid must have at most 2^26 cells");
+  }
+  if (g.extra_tokens < 0 || g.extra_tokens > (std::int64_t{1} << 24))
+    fail("extra_tokens", "extra_tokens must be in [0, 2^24], got " + std::to_string(g.extra_tokens));
+  return cells + static_cast<std::size_t>(g.extra_tokens);
+}
+
+std::int64_t row_band(const SinusoidalRows& rows, std::size_t r) {
+  double largest = 0;
+  if (!rows.zero_row(r))
+    for (const SinusoidalBlock& b : rows.blocks)
+      largest = std::max(largest, std::fabs(b.params.scale * rows.positions[b.axis][r]));
+  return static_cast<std::int64_t>(std::floor(std::min(largest, 0x1p62)));
+}
+
+SinusoidalRows grid_rows(const SinusoidalParams& params, const GridSpec& g) {
+  grid_cells(g);
+  const std::size_t n_axes = g.sizes.size();
   check_scale("interpolation_scale", g.interpolation_scale);
   check_scale("temporal_interpolation_scale", g.temporal_interpolation_scale);
   if (g.base_size) check_scale("base_size", *g.base_size);
-  if (g.extra_tokens < 0 || g.extra_tokens > (std::int64_t{1} << 24))
-    fail("extra_tokens", "must be in [0, 2^24], got " + std::to_string(g.extra_tokens));
   const auto dim = static_cast<std::size_t>(params.dim);
   SinusoidalRows rows;
   rows.dim = dim;
@@ -87,7 +120,7 @@ SinusoidalRows grid_rows(const SinusoidalParams& params, const GridSpec& g) {
     // diffusers' get_2d_sincos_pos_embed: every width even (get_1d_sincos_pos_embed_from_grid refuses odd).
     if (params.dim < 4 || params.dim % 4 != 0)
       fail("dim",
-           "a 2-D grid needs dim a multiple of 4 (two even halves), got " + std::to_string(params.dim));
+           "dim must be a multiple of 4 for a 2-D grid (two even halves), got " + std::to_string(params.dim));
     const auto axis = [&](std::int64_t n) {
       return g.base_size ? coordinates(n, {static_cast<double>(n) / *g.base_size, g.interpolation_scale})
                          : coordinates(n, {g.interpolation_scale});
@@ -105,10 +138,11 @@ SinusoidalRows grid_rows(const SinusoidalParams& params, const GridSpec& g) {
   } else {
     // diffusers' get_3d_sincos_pos_embed (CogVideoX): D/4 temporal, 3D/8 w, 3D/8 h, each even.
     if (params.dim % 16 != 0)
-      fail("dim",
-           "a 3-D grid needs dim a multiple of 16 (D/4 and 3D/8 even), got " + std::to_string(params.dim));
-    if (g.base_size) fail("base_size", "applies to 2-D grids only (get_3d_sincos_pos_embed has none)");
-    if (g.extra_tokens != 0) fail("extra_tokens", "applies to 2-D grids only");
+      fail("dim", "dim must be a multiple of 16 for a 3-D grid (D/4 and 3D/8 even), got " +
+                      std::to_string(params.dim));
+    if (g.base_size)
+      fail("base_size", "base_size applies to 2-D grids only (get_3d_sincos_pos_embed has none)");
+    if (g.extra_tokens != 0) fail("extra_tokens", "extra_tokens applies to 2-D grids only");
     const std::size_t t_dim = dim / 4, s_dim = 3 * dim / 8;
     const std::vector<double> t = coordinates(g.sizes[0], {g.temporal_interpolation_scale});
     const std::vector<double> w = coordinates(W, {g.interpolation_scale}),
@@ -125,6 +159,7 @@ SinusoidalRows grid_rows(const SinusoidalParams& params, const GridSpec& g) {
     }
   }
   for (const SinusoidalBlock& b : rows.blocks) validate_table_params(b.params);
+  check_angles(rows);
   return rows;
 }
 
@@ -181,10 +216,7 @@ void measure_sinusoidal_rows(const SinusoidalRows& rows, Values y, const Budget&
   const std::optional<ref::FastValue> zero = ref::FastValue{};
   for (std::size_t r = 0; r < n; ++r) {
     const bool zero_row = rows.zero_row(r);
-    double largest = 0;
-    if (!zero_row)
-      for (const auto& axis : rows.positions) largest = std::max(largest, std::fabs(axis[r]));
-    const RowElement element{rows, budget, sink, static_cast<std::int64_t>(std::floor(largest))};
+    const RowElement element{rows, budget, sink, row_band(rows, r)};
     for (std::size_t k = 0; k < rows.blocks.size(); ++k) {
       const SinusoidalBlock& b = rows.blocks[k];
       const ref::Sinusoidal& reference = refs[k];

@@ -261,10 +261,9 @@ void validate_table_params(const SinusoidalParams& params) {
   check_base(params.base);
   check_layout(params.layout, Family::Sinusoidal);
   if (sinusoidal_frequency_dim(params) < 1) {
-    detail::fail(
-        "downscale_freq_shift",
-        "downscale_freq_shift must leave dim/2 - downscale_freq_shift positive and a multiple of 1/2 (dim " +
-            std::to_string(params.dim) + "), got " + detail::show(params.downscale_freq_shift));
+    detail::fail("downscale_freq_shift",
+                 "downscale_freq_shift must be a multiple of 1/2 below floor(dim/2) (dim " +
+                     std::to_string(params.dim) + "), got " + detail::show(params.downscale_freq_shift));
   }
   if (!std::isfinite(params.scale) || params.scale == 0) {
     detail::fail("scale", "scale must be finite and nonzero, got " + detail::show(params.scale));

@@ -43,6 +43,9 @@ def switches(**given):
             if not real or not math.isfinite(value) or (name == "scale" and value == 0):
                 want = "a finite non-zero number" if name == "scale" else "a finite number"
                 raise ValueError(f"{name}: expected {want} or 'drawn'; got {value!r}")
+            # The reference reads the exponent's denominator dim/2 - S as a multiple of 1/2 (its frequency dim).
+            if name == "downscale_freq_shift" and 2 * value != math.floor(2 * value):
+                raise ValueError(f"downscale_freq_shift: expected a multiple of 1/2 or 'drawn'; got {value!r}")
             out[name] = (float(value),)
     return out
 

@@ -1,103 +1,17 @@
 """The sinusoidal family as diffusion, audio and vision code ships it (issue 49).
 
-Each table below is a numpy transcription of a published definition, written from that code, not from
-pe-suite's: diffusers' models/embeddings.py (get_timestep_embedding, get_2d_sincos_pos_embed,
-get_3d_sincos_pos_embed, v0.31), openai/whisper's model.py `sinusoids`, fairseq's
-SinusoidalPositionalEmbedding.get_embedding. torch's float32 arithmetic is numpy's float32 here: a float32
-tensor times a Python float computes in float32 with the scalar rounded to float32 first, as numpy does.
-Each table must pass under its own switches, in float32 (the published dtype) and float64 (the same formula
+Each table is a numpy transcription of a published definition (published_tables.py: diffusers', Whisper's,
+fairseq's, MAE's and CogVideoX's code, not pe-suite's). Each table must pass under its own switches, in float32 (the published dtype) and float64 (the same formula
 in double), and fail with one switch flipped, the diagnosis naming the switch and its value.
 """
-import math
-
 import numpy as np
 import pytest
 
 import pe_suite
+from published_tables import (fairseq_embedding, get_timestep_embedding, sincos_2d, sincos_3d,
+                              whisper_sinusoids)
 
 TIMESTEPS = np.array([0.0, 0.5, 1.0, 17.25, 250.0, 499.5, 731.125, 999.875, 999.0])
-
-
-def timestep_embedding(t, dim, flip=False, shift=1.0, scale=1.0, max_period=10000, dt=np.float32):
-    """diffusers.models.embeddings.get_timestep_embedding, in dtype dt (float32 as published)."""
-    half = dim // 2
-    exponent = dt(-math.log(max_period)) * np.arange(half, dtype=dt)
-    exponent = exponent / dt(half - shift)
-    emb = np.exp(exponent)
-    emb = t.astype(dt)[:, None] * emb[None, :]
-    emb = dt(scale) * emb
-    emb = np.concatenate([np.sin(emb), np.cos(emb)], axis=-1)
-    if flip:
-        emb = np.concatenate([emb[:, half:], emb[:, :half]], axis=-1)
-    if dim % 2 == 1:
-        emb = np.pad(emb, ((0, 0), (0, 1)))
-    return emb.astype(dt)
-
-
-def whisper_sinusoids(length, channels, max_timescale=10000, dt=np.float32):
-    """openai/whisper model.py `sinusoids`: log_timescale_increment in float64, the rest in the tensor type."""
-    increment = np.log(max_timescale) / (channels // 2 - 1)
-    inv_timescales = np.exp(dt(-increment) * np.arange(channels // 2, dtype=dt))
-    scaled_time = np.arange(length, dtype=dt)[:, np.newaxis] * inv_timescales[np.newaxis, :]
-    return np.concatenate([np.sin(scaled_time), np.cos(scaled_time)], axis=1)
-
-
-def fairseq_embedding(num_embeddings, embedding_dim, padding_idx=None, dt=np.float32):
-    """fairseq SinusoidalPositionalEmbedding.get_embedding."""
-    half_dim = embedding_dim // 2
-    emb = math.log(10000) / (half_dim - 1)
-    emb = np.exp(np.arange(half_dim, dtype=dt) * dt(-emb))
-    emb = np.arange(num_embeddings, dtype=dt)[:, None] * emb[None, :]
-    emb = np.concatenate([np.sin(emb), np.cos(emb)], axis=1)
-    if embedding_dim % 2 == 1:
-        emb = np.concatenate([emb, np.zeros((num_embeddings, 1), dtype=dt)], axis=1)
-    if padding_idx is not None:
-        emb[padding_idx, :] = 0
-    return emb
-
-
-def sincos_1d_from_grid(embed_dim, pos):
-    """diffusers get_1d_sincos_pos_embed_from_grid (MAE's util/pos_embed.py): float64 omega."""
-    omega = np.arange(embed_dim // 2, dtype=np.float64)
-    omega /= embed_dim / 2.0
-    omega = 1.0 / 10000**omega
-    out = np.einsum("m,d->md", pos.reshape(-1), omega)
-    return np.concatenate([np.sin(out), np.cos(out)], axis=1)
-
-
-def sincos_2d_from_grid(embed_dim, grid, swap_halves=False):
-    emb_h = sincos_1d_from_grid(embed_dim // 2, grid[0])  # diffusers' name; grid[0] holds w
-    emb_w = sincos_1d_from_grid(embed_dim // 2, grid[1])
-    return np.concatenate([emb_w, emb_h] if swap_halves else [emb_h, emb_w], axis=1)
-
-
-def sincos_2d(embed_dim, grid_size, extra_tokens=0, interpolation_scale=1.0, base_size=16, swap_halves=False):
-    """diffusers get_2d_sincos_pos_embed (grid_size (H, W); cls_token with extra_tokens)."""
-    grid_h = np.arange(grid_size[0], dtype=np.float32) / (grid_size[0] / base_size) / interpolation_scale
-    grid_w = np.arange(grid_size[1], dtype=np.float32) / (grid_size[1] / base_size) / interpolation_scale
-    grid = np.meshgrid(grid_w, grid_h)  # here w goes first
-    grid = np.stack(grid, axis=0).reshape([2, 1, grid_size[1], grid_size[0]])
-    pos_embed = sincos_2d_from_grid(embed_dim, grid, swap_halves)
-    if extra_tokens > 0:
-        pos_embed = np.concatenate([np.zeros([extra_tokens, embed_dim]), pos_embed], axis=0)
-    return pos_embed
-
-
-def sincos_3d(embed_dim, spatial_size, temporal_size, spatial_interpolation_scale=1.0,
-              temporal_interpolation_scale=1.0):
-    """diffusers get_3d_sincos_pos_embed (CogVideoX): spatial_size is (W, H)."""
-    embed_dim_spatial = 3 * embed_dim // 4
-    embed_dim_temporal = embed_dim // 4
-    grid_h = np.arange(spatial_size[1], dtype=np.float32) / spatial_interpolation_scale
-    grid_w = np.arange(spatial_size[0], dtype=np.float32) / spatial_interpolation_scale
-    grid = np.meshgrid(grid_w, grid_h)
-    grid = np.stack(grid, axis=0).reshape([2, 1, spatial_size[1], spatial_size[0]])
-    pos_embed_spatial = sincos_2d_from_grid(embed_dim_spatial, grid)
-    grid_t = np.arange(temporal_size, dtype=np.float32) / temporal_interpolation_scale
-    pos_embed_temporal = sincos_1d_from_grid(embed_dim_temporal, grid_t)
-    pos_embed_spatial = np.repeat(pos_embed_spatial[np.newaxis, :, :], temporal_size, axis=0)
-    pos_embed_temporal = np.repeat(pos_embed_temporal[:, np.newaxis, :], spatial_size[0] * spatial_size[1], axis=1)
-    return np.concatenate([pos_embed_temporal, pos_embed_spatial], axis=-1)
 
 
 def fits(report):
@@ -119,7 +33,7 @@ SWITCHES = [
 def case(s, dt):
     t = s.get("t", TIMESTEPS)
     dim = s.get("dim", 320)
-    table = timestep_embedding(t, dim, s["flip"], s["shift"], s.get("scale", 1.0), s.get("max_period", 10000), dt)
+    table = get_timestep_embedding(t, dim, s["flip"], s["shift"], s.get("scale", 1.0), s.get("max_period", 10000), dt)
     keywords = dict(layout="concatenated", flip_sin_to_cos=s["flip"], downscale_freq_shift=s["shift"],
                     scale=s.get("scale", 1.0), base=s.get("max_period", 10000))
     return table, t.astype(dt), keywords
@@ -155,7 +69,7 @@ def test_timesteps_scaled_by_1000_are_named():
 
 def test_a_base_far_from_the_usual_ones_is_read_back():
     t = np.arange(0, 1000, 3, dtype=np.float32)
-    table = timestep_embedding(t, 256, shift=0.0, max_period=1e8)
+    table = get_timestep_embedding(t, 256, downscale_freq_shift=0.0, max_period=1e8)
     report = pe_suite.check_sinusoidal(table, t, layout="concatenated", downscale_freq_shift=0)
     assert "base 1e+08 read back (given: 10000)" in fits(report)
 
@@ -222,7 +136,7 @@ def test_reference_matches_the_float64_definition_to_its_rounding():
     t = TIMESTEPS.astype(np.float64)
     ref = pe_suite.reference_sinusoidal(t, 320, layout="concatenated", flip_sin_to_cos=True,
                                         downscale_freq_shift=0, dtype="float64")
-    model = timestep_embedding(t, 320, flip=True, shift=0.0, dt=np.float64)
+    model = get_timestep_embedding(t, 320, flip_sin_to_cos=True, downscale_freq_shift=0.0, dt=np.float64)
     # float64 exp and sin of |φ| <= 1000: a few units of 2^-53·|φ| apart from the exact values.
     assert np.max(np.abs(ref - model)) < 64 * 2.0**-53 * 1000
 
@@ -237,3 +151,43 @@ def test_bad_switches_name_the_keyword():
         pe_suite.check_sinusoidal(table, t, grid=(3, 3))
     with pytest.raises(ValueError, match="base_size"):
         pe_suite.check_sinusoidal(table, t, base_size=16)
+
+
+def test_a_scaled_angle_is_banded_where_it_lies():
+    # With scale 1000, t = 3e6 is an angle of 3e9: past every promised position, so a table of zeros cannot
+    # pass there (its budget reaches any output's error): undecidable, as the same angle unscaled is.
+    zeros = np.zeros((2, 64), np.float32)
+    assert pe_suite.check_sinusoidal(zeros, np.array([3e6, 5e6]), scale=1000.0).verdict == "UNDECIDABLE"
+    assert pe_suite.check_sinusoidal(zeros, np.array([3e9, 5e9])).verdict == "UNDECIDABLE"
+    with pytest.raises(ValueError, match="scale: scale·position must be finite and within 2\\^53"):
+        pe_suite.check_sinusoidal(zeros, np.array([0.5, 1e10]), scale=1e300)
+
+
+def test_a_grid_larger_than_the_table_is_refused_before_it_is_built():
+    with pytest.raises(ValueError, match="grid: grid must have at most 2\\^26 cells"):
+        pe_suite.check_sinusoidal(np.zeros((4, 16), np.float32), grid=(16384, 16384))
+    with pytest.raises(ValueError, match="table: table has 4 rows, the grid's cells .* are 6"):
+        pe_suite.check_sinusoidal(np.zeros((4, 16), np.float32), grid=(2, 3))
+
+
+def test_get_2d_sincos_pos_embeds_default_base_size_is_named():
+    table = sincos_2d(64, (32, 32)).astype(np.float32)  # base_size=16, the function's default
+    assert "base_size 16, get_2d_sincos_pos_embed's default (given: none)" in fits(
+        pe_suite.check_sinusoidal(table, grid=(32, 32)))
+    assert pe_suite.check_sinusoidal(table, grid=(32, 32), base_size=16).passed
+
+
+@pytest.mark.parametrize("config, table", [
+    # PixArt-alpha 512: interpolation_scale null, so max(sample_size // 64, 1) (pixart_transformer_2d.py).
+    ({"_class_name": "PixArtTransformer2DModel", "patch_size": 2, "sample_size": 128, "interpolation_scale": None},
+     lambda: sincos_2d(64, (64, 64), base_size=64, interpolation_scale=2)),
+    # SD3: PatchEmbed's grid is pos_embed_max_size cells a side, base_size sample_size // patch_size.
+    ({"_class_name": "SD3Transformer2DModel", "patch_size": 2, "sample_size": 32, "pos_embed_max_size": 24},
+     lambda: sincos_2d(64, (24, 24), base_size=16)),
+    # CogVideoX without its interpolation scales: the class's defaults 1.875 and 1.0, temporal ratio 4.
+    ({"_class_name": "CogVideoXTransformer3DModel", "patch_size": 2, "sample_frames": 9, "sample_height": 8,
+      "sample_width": 12}, lambda: sincos_3d(64, (6, 4), 3, spatial_interpolation_scale=1.875).reshape(-1, 64)),
+])
+def test_a_diffusers_transformer_config_gives_its_grid(config, table):
+    report = pe_suite.check_sinusoidal(table().astype(np.float32), hf_config=config)
+    assert report.passed, report.text

@@ -4,33 +4,15 @@ model.py `sinusoids`, in numpy float32 as torch computes them in float32 (a Pyth
 rounds the scalar to float32 first, as numpy does). The correct kernels pass; a kernel that ignores a drawn
 switch fails, and the failure names the switch in its minimal case, its snippet and its diagnosis."""
 import functools
-import math
 
 import numpy as np
 import pytest
 
 import pe_suite
+from published_tables import get_timestep_embedding
 
 SEED = 20261205
 TIMESTEP_SCENARIOS = ("prefill", "decode", "packed", "timesteps")
-
-
-def get_timestep_embedding(timesteps, embedding_dim, flip_sin_to_cos=False, downscale_freq_shift=1, scale=1,
-                           max_period=10000):
-    """diffusers.models.embeddings.get_timestep_embedding, line by line, torch's float32 as numpy's."""
-    f32 = np.float32
-    half_dim = embedding_dim // 2
-    exponent = f32(-math.log(max_period)) * np.arange(0, half_dim, dtype=f32)
-    exponent = exponent / f32(half_dim - downscale_freq_shift)
-    emb = np.exp(exponent)
-    emb = np.asarray(timesteps).astype(f32)[:, None] * emb[None, :]
-    emb = f32(scale) * emb
-    emb = np.concatenate([np.sin(emb), np.cos(emb)], axis=-1)
-    if flip_sin_to_cos:
-        emb = np.concatenate([emb[:, half_dim:], emb[:, :half_dim]], axis=-1)
-    if embedding_dim % 2 == 1:
-        emb = np.pad(emb, ((0, 0), (0, 1)))
-    return emb
 
 
 def diffusers_kernel(positions, config, plant=None):
@@ -123,6 +105,8 @@ def test_bad_switch_arguments_are_named():
         pe_suite.verify_sinusoidal(diffusers_kernel, flip_sin_to_cos="yes")
     with pytest.raises(ValueError, match="scale: expected a finite non-zero number or 'drawn'; got 0"):
         pe_suite.verify_sinusoidal(diffusers_kernel, scale=0)
+    with pytest.raises(ValueError, match="downscale_freq_shift: expected a multiple of 1/2 or 'drawn'; got 0.25"):
+        pe_suite.verify_sinusoidal(lambda p, c: None, downscale_freq_shift=0.25)
     with pytest.raises(ValueError, match="downscale_freq_shift 600: no table width"):
         pe_suite.verify_sinusoidal(diffusers_kernel, downscale_freq_shift=600)
     with pytest.raises(ValueError, match="scenarios: expected a non-empty list of .*timesteps"):

@@ -37,15 +37,10 @@ void expect_bands(harness::Measurement& bands, std::span<const std::int64_t> pos
   }
 }
 
-// A row's band: its largest |coordinate|, rounded down (measure_sinusoidal_rows's).
+// Each row's band (harness::row_band: its largest angle scale·t).
 std::vector<std::int64_t> row_bands(const harness::SinusoidalRows& rows) {
   std::vector<std::int64_t> out(rows.rows(), 0);
-  for (std::size_t r = 0; r < out.size(); ++r) {
-    double largest = 0;
-    if (!rows.zero_row(r))
-      for (const auto& axis : rows.positions) largest = std::max(largest, std::fabs(axis[r]));
-    out[r] = static_cast<std::int64_t>(std::floor(largest));
-  }
+  for (std::size_t r = 0; r < out.size(); ++r) out[r] = harness::row_band(rows, r);
   return out;
 }
 
@@ -66,6 +61,11 @@ std::optional<harness::SinusoidalRows> general_rows(const SinusoidalRequest& r, 
       if (!r.positions.values.empty() || !r.real_positions.empty())
         names.fail("positions",
                    fmt::format("a grid's rows are its cells: give {} or positions, not both", names("grid")));
+      const harness::GridSpec g{*s.grid, s.base_size, 1.0, 1.0, s.extra_tokens.value_or(0)};
+      // Before the rows are built: a grid the table cannot hold is refused without allocating it.
+      if (const std::size_t cells = harness::grid_cells(g); cells != r.table.shape[0])
+        names.fail("table", fmt::format("{} has {} rows, the grid's cells (and extra tokens) are {}",
+                                        r.table.name, r.table.shape[0], cells));
       return harness::grid_rows(params,
                                 {*s.grid, s.base_size, s.interpolation_scale.value_or(1.0),
                                  s.temporal_interpolation_scale.value_or(1.0), s.extra_tokens.value_or(0)});

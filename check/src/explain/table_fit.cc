@@ -152,6 +152,23 @@ void grid_candidates(const SinusoidalRows& g, const SinusoidalSpec& spec, std::v
       {"axes w and h swapped (the first spatial half reads h; diffusers' and MAE's reads w, the "
        "meshgrid's first grid)",
        std::move(swapped)});
+  // 2-D coordinates divided by n/base_size or not: get_2d_sincos_pos_embed's default base_size is 16, MAE
+  // divides by nothing.
+  if (spec.grid->size() == 2) {
+    for (const std::optional<double> base_size : {std::optional<double>{16.0}, std::optional<double>{}}) {
+      if (base_size == spec.base_size) continue;
+      try {
+        out.push_back({base_size
+                           ? fmt::format("base_size 16, get_2d_sincos_pos_embed's default (given: {})",
+                                         spec.base_size ? fmt::format("{:g}", *spec.base_size) : "none")
+                           : fmt::format("no base_size (MAE's coordinates i; given: {:g})", *spec.base_size),
+                       harness::grid_rows(whole_table(g),
+                                          {*spec.grid, base_size, spec.interpolation_scale.value_or(1.0), 1.0,
+                                           spec.extra_tokens.value_or(0)})});
+      } catch (const InvalidArgument&) {
+      }
+    }
+  }
   const auto H = static_cast<std::size_t>((*spec.grid)[spec.grid->size() - 2]);
   const auto W = static_cast<std::size_t>((*spec.grid)[spec.grid->size() - 1]);
   if (H == W || H * W == 0) return;  // a square grid's two orders differ only by the swap above

@@ -1,12 +1,17 @@
 // A diffusers model's config.json read into the sinusoidal spec (pe/check/hf_config.h): the keys its
-// classes pass to the embeddings, each from diffusers' published code. UNet2DConditionModel (SD 1.x/2.x,
-// SDXL) and the other UNets: Timesteps(block_out_channels[0], flip_sin_to_cos, freq_shift). PixArt, DiT and
-// SD3 transformers: PatchEmbed(height=width=sample_size, patch_size, interpolation_scale), whose grid is
-// sample_size/patch_size cells a side and base_size the same (coordinates i / interpolation_scale).
+// classes pass to the embeddings, each from diffusers' published code (v0.31). UNet2DConditionModel
+// (SD 1.x/2.x, SDXL) and the other UNets: Timesteps(block_out_channels[0], flip_sin_to_cos, freq_shift).
+// PixArt, DiT and SD3 transformers: PatchEmbed(height=width=sample_size, patch_size, interpolation_scale,
+// pos_embed_max_size): the grid is pos_embed_max_size cells a side where set (SD3), else
+// sample_size/patch_size; base_size is sample_size/patch_size; an interpolation_scale of null is
+// max(sample_size // 64, 1) (PixArt's and Transformer2DModel's rule), an absent one PatchEmbed's 1.
 // CogVideoX: get_3d_sincos_pos_embed over (sample_frames − 1)/temporal_compression_ratio + 1 frames of
-// sample_height/patch_size × sample_width/patch_size cells, with spatial_interpolation_scale and
-// temporal_interpolation_scale. A value the caller gave wins; every value taken is listed with its key.
+// sample_height/patch_size × sample_width/patch_size cells, spatial_interpolation_scale (default 1.875) and
+// temporal_interpolation_scale (default 1). A value the caller gave wins; every value taken is listed with
+// its key.
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "pe/check/hf_config.h"
 
@@ -56,26 +61,35 @@ SinusoidalSpec sinusoidal_spec_from(const HfSource& hf, SinusoidalSpec s, std::v
     const std::int64_t ratio =
         key(c, "temporal_compression_ratio")
             ? whole(c["temporal_compression_ratio"], "temporal_compression_ratio", hf.source)
-            : 1;
+            : 4;  // CogVideoXTransformer3DModel's default
     const std::int64_t frames = (whole(c["sample_frames"], "sample_frames", hf.source) - 1) / ratio + 1;
     take(s.grid, "grid", "sample_frames, temporal_compression_ratio, sample_height, sample_width, patch_size",
          std::vector<std::int64_t>{frames, whole(c["sample_height"], "sample_height", hf.source) / p,
                                    whole(c["sample_width"], "sample_width", hf.source) / p});
-    if (const auto* v = key(c, "spatial_interpolation_scale"))
-      take(s.interpolation_scale, "interpolation_scale", "spatial_interpolation_scale",
-           number(*v, "spatial_interpolation_scale", hf.source));
-    if (const auto* v = key(c, "temporal_interpolation_scale"))
-      take(s.temporal_interpolation_scale, "temporal_interpolation_scale", "temporal_interpolation_scale",
-           number(*v, "temporal_interpolation_scale", hf.source));
+    const auto* spatial = key(c, "spatial_interpolation_scale");
+    take(s.interpolation_scale, "interpolation_scale",
+         spatial ? "spatial_interpolation_scale" : "spatial_interpolation_scale (CogVideoX's default)",
+         spatial ? number(*spatial, "spatial_interpolation_scale", hf.source) : 1.875);
+    const auto* temporal = key(c, "temporal_interpolation_scale");
+    take(s.temporal_interpolation_scale, "temporal_interpolation_scale",
+         temporal ? "temporal_interpolation_scale" : "temporal_interpolation_scale (CogVideoX's default)",
+         temporal ? number(*temporal, "temporal_interpolation_scale", hf.source) : 1.0);
   } else if (patch && key(c, "sample_size") && key(c, "sample_size")->is_number_integer()) {
-    const std::int64_t n =
-        whole(c["sample_size"], "sample_size", hf.source) / whole(*patch, "patch_size", hf.source);
-    take(s.grid, "grid", "sample_size/patch_size", std::vector<std::int64_t>{n, n});
+    const std::int64_t sample = whole(c["sample_size"], "sample_size", hf.source);
+    const std::int64_t n = sample / whole(*patch, "patch_size", hf.source);
+    const auto* max_size = key(c, "pos_embed_max_size");
+    const std::int64_t side = max_size ? whole(*max_size, "pos_embed_max_size", hf.source) : n;
+    take(s.grid, "grid", max_size ? "pos_embed_max_size" : "sample_size/patch_size",
+         std::vector<std::int64_t>{side, side});
     take(s.base_size, "base_size", "sample_size/patch_size (PatchEmbed's height // patch_size)",
          static_cast<double>(n));
-    if (const auto* v = key(c, "interpolation_scale"))
-      take(s.interpolation_scale, "interpolation_scale", "interpolation_scale",
-           number(*v, "interpolation_scale", hf.source));
+    if (c.contains("interpolation_scale")) {
+      const auto* v = key(c, "interpolation_scale");
+      take(s.interpolation_scale, "interpolation_scale",
+           v ? "interpolation_scale" : "interpolation_scale null: max(sample_size // 64, 1)",
+           v ? number(*v, "interpolation_scale", hf.source)
+             : static_cast<double>(std::max<std::int64_t>(sample / 64, 1)));
+    }
   }
   if (taken.empty())
     throw BadRequest(fmt::format("{}: no sinusoidal key (flip_sin_to_cos, freq_shift, patch_size with "

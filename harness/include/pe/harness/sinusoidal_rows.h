@@ -33,7 +33,8 @@ struct SinusoidalRows {
 };
 
 // One block of `params` over the whole row at `positions` (one axis), rows `padding_idx` zero where given
-// (compared with each position exactly).
+// (compared with each position exactly). Throws InvalidArgument naming scale (or positions) where an angle
+// scale·t is not finite or beyond 2^53, as grid_rows does.
 SinusoidalRows one_axis_rows(const SinusoidalParams& params, std::vector<double> positions,
                              std::optional<std::int64_t> padding_idx = std::nullopt);
 
@@ -53,10 +54,17 @@ struct GridSpec {
   std::int64_t extra_tokens = 0;
 };
 SinusoidalRows grid_rows(const SinusoidalParams& params, const GridSpec& grid);
+// The rows a grid has (its cells and extra tokens), before any is built: InvalidArgument naming grid for a
+// size outside [1, 2^24] or more than 2^26 cells, extra_tokens outside [0, 2^24].
+std::size_t grid_cells(const GridSpec& grid);
 
-// Every element of y [rows, dim] against the exact table (pe/ref/reference.h's Sinusoidal per block): the
-// fast path's double-double, MPFR where it does not reach. An element's position (its band) is the largest
-// |coordinate| of its row, rounded down; its budget `budget`'s at its angle scale·p·ω_i and pair index.
+// A row's position band: its largest angle scale·t, rounded down (0 for a zero row). The budget's angle is
+// the same: a band and its promise are judged where the angles are.
+std::int64_t row_band(const SinusoidalRows& rows, std::size_t r);
+
+// Every element of y [rows, dim] against the exact table (pe/ref/reference.h's Sinusoid per block): the
+// fast path's double-double, MPFR where it does not reach. An element's position is its row's band
+// (row_band); its budget `budget`'s at its angle scale·p·ω_i and pair index.
 void measure_sinusoidal_rows(const SinusoidalRows& rows, Values y, const Budget& budget, const Sink& sink);
 
 }  // namespace pe::harness
