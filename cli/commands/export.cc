@@ -294,25 +294,15 @@ Exported export_sinusoidal(const ExportOptions& o, Layout layout, DType dtype,
   if (spec.grid) {  // the output's size before the rows are built
     const std::size_t cells = [&] {
       try {
-        return harness::grid_cells({*spec.grid, spec.base_size, 1.0, 1.0, spec.extra_tokens.value_or(0)});
+        return harness::grid_cells(check::grid_spec(spec));
       } catch (const InvalidArgument& e) {
         check::rethrow_named(e, export_names());
       }
     }();
     output_values({{"--grid", cells}, {"--dim", dim}}, sizeof(double) + size_of(dtype));
   }
-  const harness::SinusoidalRows rows = [&] {
-    try {
-      if (spec.grid)
-        return harness::grid_rows(
-            params, {*spec.grid, spec.base_size, spec.interpolation_scale.value_or(1.0),
-                     spec.temporal_interpolation_scale.value_or(1.0), spec.extra_tokens.value_or(0)});
-      if (!given.real_positions.empty()) return harness::one_axis_rows(params, given.real_positions);
-      return harness::one_axis_rows(params, {positions.begin(), positions.end()}, spec.padding_idx);
-    } catch (const InvalidArgument& e) {
-      check::rethrow_named(e, export_names());
-    }
-  }();
+  const harness::SinusoidalRows rows =
+      check::sinusoidal_rows(spec, params, given.positions, given.real_positions, export_names());
   output_values({{"rows", rows.rows()}, {"--dim", dim}}, sizeof(double) + size_of(dtype));
   return {check::golden_sinusoidal(rows, dtype), {rows.rows(), dim}, "none", {}};
 }

@@ -62,16 +62,18 @@ void add_sinusoidal_options(CLI::App& cmd, SinusoidalFlags& f) {
 
 void read_sinusoidal_flags(const CLI::App& cmd, SinusoidalFlags& f) {
   check::SinusoidalSpec& s = f.spec;
-  if (cmd.count("--flip-sin-to-cos") > 0) s.flip_sin_to_cos = f.flip_sin_to_cos;
-  if (cmd.count("--downscale-freq-shift") > 0) s.downscale_freq_shift = f.downscale_freq_shift;
-  if (cmd.count("--scale") > 0) s.scale = f.scale;
-  if (cmd.count("--padding-idx") > 0) s.padding_idx = f.padding_idx;
+  const auto given = [&cmd](const char* flag, auto& field, const auto& value) {
+    if (cmd.count(flag) > 0) field = value;
+  };
+  given("--flip-sin-to-cos", s.flip_sin_to_cos, f.flip_sin_to_cos);
+  given("--downscale-freq-shift", s.downscale_freq_shift, f.downscale_freq_shift);
+  given("--scale", s.scale, f.scale);
+  given("--padding-idx", s.padding_idx, f.padding_idx);
   if (cmd.count("--grid") > 0) s.grid = grid_sizes(f.grid);
-  if (cmd.count("--base-size") > 0) s.base_size = f.base_size;
-  if (cmd.count("--interpolation-scale") > 0) s.interpolation_scale = f.interpolation_scale;
-  if (cmd.count("--temporal-interpolation-scale") > 0)
-    s.temporal_interpolation_scale = f.temporal_interpolation_scale;
-  if (cmd.count("--extra-tokens") > 0) s.extra_tokens = f.extra_tokens;
+  given("--base-size", s.base_size, f.base_size);
+  given("--interpolation-scale", s.interpolation_scale, f.interpolation_scale);
+  given("--temporal-interpolation-scale", s.temporal_interpolation_scale, f.temporal_interpolation_scale);
+  given("--extra-tokens", s.extra_tokens, f.extra_tokens);
 }
 
 void reject_sinusoidal_flags(const CLI::App& cmd, const std::string& why) {

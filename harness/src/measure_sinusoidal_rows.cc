@@ -66,6 +66,11 @@ SinusoidalBlock block(const SinusoidalParams& params, std::size_t offset, std::s
 SinusoidalRows one_axis_rows(const SinusoidalParams& params, std::vector<double> positions,
                              std::optional<std::int64_t> padding_idx) {
   validate_table_params(params);
+  if (positions.empty()) fail("positions", "no positions");
+  for (std::size_t i = 0; i < positions.size(); ++i)
+    if (!(std::fabs(positions[i]) <= 0x1p53))
+      fail("positions", "position " + std::to_string(i) + " is " + show(positions[i]) +
+                            ", not a finite number within 2^53");
   SinusoidalRows rows;
   rows.dim = static_cast<std::size_t>(params.dim);
   rows.blocks.push_back({0, params, 0, ""});
@@ -165,21 +170,27 @@ SinusoidalRows grid_rows(const SinusoidalParams& params, const GridSpec& g) {
 
 namespace {
 
-// One element of the rows: y against `exact` (the fast path's, a zero's) or, where that is absent, MPFR's.
-struct RowElement {
+// One pair's (or a pad channel's) elements of a row: y against the fast path's value (a zero's) or, where
+// that is absent, MPFR's; the angle, band and budget the pair's two share.
+struct PairElements {
   const SinusoidalRows& rows;
   const Budget& budget;
   const Sink& sink;
+  std::size_t r;
+  const SinusoidalBlock& block;
+  const ref::Sinusoidal& reference;
+  ref::RealPosition t;
   std::int64_t band;
 
-  void operator()(std::size_t r, const SinusoidalBlock& b, std::size_t c, double y,
-                  const std::optional<ref::FastValue>& fast, const ref::Sinusoidal& reference,
-                  ref::RealPosition t, bool fixed_zero) const {
+  // `fixed_zero`: a zero row or pad channel, which must be 0 exactly (budget 0), as a padded row of the fused
+  // add is.
+  void operator()(std::size_t c, double y, const std::optional<ref::FastValue>& fast, std::size_t pair,
+                  double abs_phi, double pair_budget, bool fixed_zero) const {
     ElementRecord e{.row = static_cast<std::int64_t>(r),
                     .position = band,
-                    .channel = static_cast<std::int64_t>(b.offset + c),
+                    .channel = static_cast<std::int64_t>(block.offset + c),
                     .dim = static_cast<std::int64_t>(rows.dim),
-                    .base = b.params.base,
+                    .base = block.params.base,
                     .y = y};
     if (fast) {
       e.exact = fast->value.hi;
@@ -191,12 +202,11 @@ struct RowElement {
       e.abs_error = ref::abs_error(e.y, exact);
       e.ulp = e.abs_error / ref::ulp_of(exact, budget.dtype);
     }
-    e.abs_phi = fixed_zero ? 0.0 : std::fabs(reference.angle(t, c));
-    e.pair = reference.pair_of(c);
+    e.abs_phi = abs_phi;
+    e.pair = pair;
     e.scale = 1.0;
-    // A zero row or pad channel must be 0 exactly (budget 0), as a padded row of the fused add is.
     e.unchanged = fixed_zero;
-    e.budget = fixed_zero ? 0.0 : budget(nullptr, e.abs_phi, e.pair, 1.0);
+    e.budget = pair_budget;
     e.reach = fixed_zero ? INFINITY : 1 + std::fabs(e.exact);
     sink(e);
   }
@@ -204,41 +214,46 @@ struct RowElement {
 
 }  // namespace
 
+double axis_reach(const SinusoidalRows& rows, const SinusoidalBlock& b) {
+  double reach = 0;
+  for (std::size_t r = 0; r < rows.rows(); ++r)
+    if (!rows.zero_row(r)) reach = std::max(reach, std::fabs(rows.positions[b.axis][r]));
+  return reach;
+}
+
 void measure_sinusoidal_rows(const SinusoidalRows& rows, Values y, const Budget& budget, const Sink& sink) {
-  const std::size_t n = rows.rows();
   std::vector<ref::Sinusoidal> refs;
-  for (const SinusoidalBlock& b : rows.blocks) {
-    double reach = 0;
-    for (std::size_t r = 0; r < n; ++r)
-      if (!rows.zero_row(r)) reach = std::max(reach, std::fabs(rows.positions[b.axis][r]));
-    refs.emplace_back(b.params, ref::RealPosition{reach});
-  }
+  for (const SinusoidalBlock& b : rows.blocks)
+    refs.emplace_back(b.params, ref::RealPosition{axis_reach(rows, b)});
   const std::optional<ref::FastValue> zero = ref::FastValue{};
-  for (std::size_t r = 0; r < n; ++r) {
+  for (std::size_t r = 0; r < rows.rows(); ++r) {
     const bool zero_row = rows.zero_row(r);
-    const RowElement element{rows, budget, sink, row_band(rows, r)};
+    const std::int64_t band = row_band(rows, r);
     for (std::size_t k = 0; k < rows.blocks.size(); ++k) {
       const SinusoidalBlock& b = rows.blocks[k];
       const ref::Sinusoidal& reference = refs[k];
       const ref::RealPosition t{zero_row ? 0.0 : rows.positions[b.axis][r]};
+      const PairElements element{rows, budget, sink, r, b, reference, t, band};
       const auto at = [&](std::size_t c) { return y[r * rows.dim + b.offset + c]; };
-      // Each pair's sin and cos from one evaluation of the fast path.
+      // Each pair's sin and cos from one evaluation of the fast path, one angle and one budget.
       for (std::size_t i = 0; i < reference.n_pairs(); ++i) {
         const PairChannels ch = table_pair_channels(b.params, i);
         std::optional<ref::FastValue> s = zero, c = zero;
+        double abs_phi = 0, pair_budget = 0;
         if (!zero_row) {
           if (const auto sc = reference.fast_pair(t, i)) {
             s = ref::FastValue{sc->sin, sc->radius}, c = ref::FastValue{sc->cos, sc->radius};
           } else {
             s = c = std::nullopt;
           }
+          abs_phi = std::fabs(reference.angle(t, ch.sin));
+          pair_budget = budget(nullptr, abs_phi, i, 1.0);
         }
-        element(r, b, ch.sin, at(ch.sin), s, reference, t, zero_row);
-        element(r, b, ch.cos, at(ch.cos), c, reference, t, zero_row);
+        element(ch.sin, at(ch.sin), s, i, abs_phi, pair_budget, zero_row);
+        element(ch.cos, at(ch.cos), c, i, abs_phi, pair_budget, zero_row);
       }
-      if (reference.is_pad(static_cast<std::size_t>(b.params.dim) - 1))
-        element(r, b, static_cast<std::size_t>(b.params.dim) - 1,
-                at(static_cast<std::size_t>(b.params.dim) - 1), zero, reference, t, true);
+      const auto last = static_cast<std::size_t>(b.params.dim) - 1;
+      if (reference.is_pad(last)) element(last, at(last), zero, 0, 0.0, 0.0, true);
     }
   }
 }

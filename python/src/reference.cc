@@ -73,27 +73,7 @@ py::array reference_sinusoidal(py::handle positions, py::handle dim, const Table
   const std::int64_t width = integer(dim, "dim");
   const SinusoidalParams params = without_gil([&] { return check::sinusoidal_params(spec, width, names); });
   const std::vector<double> v = decided([&] {
-    try {
-      harness::SinusoidalRows rows;
-      if (spec.grid) {
-        if (!p.real.empty() || !p.integer.values.empty())
-          throw check::BadRequest("positions: a grid's rows are its cells; give positions=None", "positions");
-        rows = harness::grid_rows(
-            params, {*spec.grid, spec.base_size, spec.interpolation_scale.value_or(1.0),
-                     spec.temporal_interpolation_scale.value_or(1.0), spec.extra_tokens.value_or(0)});
-      } else if (!p.real.empty()) {
-        for (const double t : p.real)
-          if (!std::isfinite(t)) throw check::BadRequest(fmt::format("positions: holds {}", t), "positions");
-        rows = harness::one_axis_rows(params, p.real);
-      } else {
-        check::validate_positions(p.integer, names);
-        rows = harness::one_axis_rows(params, {p.integer.values.begin(), p.integer.values.end()},
-                                      spec.padding_idx);
-      }
-      return check::golden_sinusoidal(rows, type);
-    } catch (const InvalidArgument& e) {
-      check::rethrow_named(e, names);
-    }
+    return check::golden_sinusoidal(check::sinusoidal_rows(spec, params, p.integer, p.real, names), type);
   });
   return to_numpy(v, {v.size() / static_cast<std::size_t>(params.dim), static_cast<std::size_t>(params.dim)},
                   type);

@@ -166,7 +166,7 @@ def test_a_scaled_angle_is_banded_where_it_lies():
 def test_a_grid_larger_than_the_table_is_refused_before_it_is_built():
     with pytest.raises(ValueError, match="grid: grid must have at most 2\\^26 cells"):
         pe_suite.check_sinusoidal(np.zeros((4, 16), np.float32), grid=(16384, 16384))
-    with pytest.raises(ValueError, match="table: table has 4 rows, the grid's cells .* are 6"):
+    with pytest.raises(ValueError, match="table: the table has 4 rows, the grid's cells .* are 6"):
         pe_suite.check_sinusoidal(np.zeros((4, 16), np.float32), grid=(2, 3))
 
 

@@ -44,63 +44,12 @@ std::vector<std::int64_t> row_bands(const harness::SinusoidalRows& rows) {
   return out;
 }
 
-// Real positions must be finite and within the reference's reach of exact angles.
-void validate_real_positions(std::span<const double> t, const Names& names) {
-  if (t.empty()) names.fail("positions", "no positions");
-  for (std::size_t i = 0; i < t.size(); ++i) {
-    if (!std::isfinite(t[i]) || std::fabs(t[i]) > 0x1p53)
-      names.fail("positions", fmt::format("position {} is {}, not a finite number within 2^53", i, t[i]));
-  }
-}
-
-// The rows of the forms the screened pass does not read; nullopt for the paper's table at integer positions.
-std::optional<harness::SinusoidalRows> general_rows(const SinusoidalRequest& r, const SinusoidalSpec& s,
-                                                    const SinusoidalParams& params, const Names& names) {
-  try {
-    if (s.grid) {
-      if (!r.positions.values.empty() || !r.real_positions.empty())
-        names.fail("positions",
-                   fmt::format("a grid's rows are its cells: give {} or positions, not both", names("grid")));
-      const harness::GridSpec g{*s.grid, s.base_size, 1.0, 1.0, s.extra_tokens.value_or(0)};
-      // Before the rows are built: a grid the table cannot hold is refused without allocating it.
-      if (const std::size_t cells = harness::grid_cells(g); cells != r.table.shape[0])
-        names.fail("table", fmt::format("{} has {} rows, the grid's cells (and extra tokens) are {}",
-                                        r.table.name, r.table.shape[0], cells));
-      return harness::grid_rows(params,
-                                {*s.grid, s.base_size, s.interpolation_scale.value_or(1.0),
-                                 s.temporal_interpolation_scale.value_or(1.0), s.extra_tokens.value_or(0)});
-    }
-    if (!r.real_positions.empty()) {
-      if (s.padding_idx) names.fail("padding_idx", "applies to integer positions only");
-      validate_real_positions(r.real_positions, names);
-      return harness::one_axis_rows(params, r.real_positions);
-    }
-    validate_positions(r.positions, names);
-    const bool paper = params.scale == 1 && params.dim % 2 == 0 && !s.padding_idx &&
-                       !(params.flip_sin_to_cos && params.layout == Layout::Interleaved);
-    if (paper) return std::nullopt;
-    std::vector<double> t(r.positions.values.begin(), r.positions.values.end());
-    return harness::one_axis_rows(params, std::move(t), s.padding_idx);
-  } catch (const InvalidArgument& e) {
-    rethrow_named(e, names);
-  }
-}
-
-// "flip_sin_to_cos, downscale_freq_shift 1, grid 12x20 (extra_tokens 1)": the switches given, for the header.
+// ", flip_sin_to_cos true, downscale_freq_shift 1, grid [12,20]": the switches given, for the header.
 std::string switches(const SinusoidalSpec& s) {
-  std::vector<std::string> parts;
-  if (s.flip_sin_to_cos.value_or(false)) parts.emplace_back("flip_sin_to_cos");
-  if (s.downscale_freq_shift)
-    parts.push_back(fmt::format("downscale_freq_shift {:g}", *s.downscale_freq_shift));
-  if (s.scale) parts.push_back(fmt::format("scale {:g}", *s.scale));
-  if (s.padding_idx) parts.push_back(fmt::format("padding_idx {}", *s.padding_idx));
-  if (s.grid) parts.push_back(fmt::format("grid {}", fmt::join(*s.grid, "x")));
-  if (s.base_size) parts.push_back(fmt::format("base_size {:g}", *s.base_size));
-  if (s.interpolation_scale) parts.push_back(fmt::format("interpolation_scale {:g}", *s.interpolation_scale));
-  if (s.temporal_interpolation_scale)
-    parts.push_back(fmt::format("temporal_interpolation_scale {:g}", *s.temporal_interpolation_scale));
-  if (s.extra_tokens) parts.push_back(fmt::format("extra_tokens {}", *s.extra_tokens));
-  return parts.empty() ? "" : ", " + fmt::format("{}", fmt::join(parts, ", "));
+  std::string out;
+  for (const SpecEntry& e : entries(s))
+    if (e.name != "base" && e.name != "layout") out += fmt::format(", {} {}", e.name, e.value.dump());
+  return out;
 }
 
 // What a diffusers config gave, said before the header and recorded in the JSON.
@@ -132,6 +81,38 @@ void record_parameters(const SinusoidalRequest& r, const SinusoidalSpec& spec, c
 
 }  // namespace
 
+harness::SinusoidalRows sinusoidal_rows(const SinusoidalSpec& s, const SinusoidalParams& params,
+                                        const Positions& positions, std::span<const double> real_positions,
+                                        const Names& names, std::optional<std::size_t> table_rows) {
+  try {
+    if (s.grid) {
+      if (!positions.values.empty() || !real_positions.empty())
+        names.fail("positions",
+                   fmt::format("a grid's rows are its cells: give {} or positions, not both", names("grid")));
+      const harness::GridSpec g = grid_spec(s);
+      // Before the rows are built: a grid the table cannot hold is refused without allocating it.
+      if (const std::size_t cells = harness::grid_cells(g); table_rows && cells != *table_rows)
+        names.fail("table", fmt::format("the table has {} rows, the grid's cells (and extra tokens) are {}",
+                                        *table_rows, cells));
+      return harness::grid_rows(params, g);
+    }
+    if (!real_positions.empty()) {
+      if (s.padding_idx) names.fail("padding_idx", "applies to integer positions only");
+      return harness::one_axis_rows(params, {real_positions.begin(), real_positions.end()});
+    }
+    validate_positions(positions, names);
+    return harness::one_axis_rows(params, {positions.values.begin(), positions.values.end()}, s.padding_idx);
+  } catch (const InvalidArgument& e) {
+    rethrow_named(e, names);
+  }
+}
+
+bool screened_table(const SinusoidalSpec& s, const SinusoidalParams& params,
+                    std::span<const double> real_positions) {
+  return !s.grid && real_positions.empty() && params.scale == 1 && params.dim % 2 == 0 && !s.padding_idx &&
+         !(params.flip_sin_to_cos && params.layout == Layout::Interleaved);
+}
+
 Report check_sinusoidal(const SinusoidalRequest& r, const Names& names) {
   std::vector<double> storage, against_storage;
   // The table in place (the screened pass reads its own type); as doubles only where a reader needs them.
@@ -150,7 +131,12 @@ Report check_sinusoidal(const SinusoidalRequest& r, const Names& names) {
   std::vector<HfValue> taken;  // what a diffusers config gave
   const SinusoidalSpec spec = r.hf.config.is_null() ? r.spec : sinusoidal_spec_from(r.hf, r.spec, taken);
   const SinusoidalParams params = sinusoidal_params(spec, static_cast<std::int64_t>(a.shape[1]), names);
-  const std::optional<harness::SinusoidalRows> rows = general_rows(r, spec, params, names);
+  // The paper's table at integer positions goes through the screened pass; every other form through its rows.
+  std::optional<harness::SinusoidalRows> rows;
+  if (screened_table(spec, params, r.real_positions))
+    validate_positions(r.positions, names);
+  else
+    rows = sinusoidal_rows(spec, params, r.positions, r.real_positions, names, a.shape[0]);
   const std::vector<std::int64_t> bands_of = rows ? row_bands(*rows) : r.positions.values;
   const std::size_t n_rows = bands_of.size();
   if (a.shape[0] != n_rows)

@@ -53,4 +53,9 @@ SinusoidalParams sinusoidal_params(const SinusoidalSpec& s, std::int64_t dim, co
   return p;
 }
 
+harness::GridSpec grid_spec(const SinusoidalSpec& s) {
+  return {*s.grid, s.base_size, s.interpolation_scale.value_or(1.0),
+          s.temporal_interpolation_scale.value_or(1.0), s.extra_tokens.value_or(0)};
+}
+
 }  // namespace pe::check

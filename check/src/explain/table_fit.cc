@@ -162,9 +162,11 @@ void grid_candidates(const SinusoidalRows& g, const SinusoidalSpec& spec, std::v
                            ? fmt::format("base_size 16, get_2d_sincos_pos_embed's default (given: {})",
                                          spec.base_size ? fmt::format("{:g}", *spec.base_size) : "none")
                            : fmt::format("no base_size (MAE's coordinates i; given: {:g})", *spec.base_size),
-                       harness::grid_rows(whole_table(g),
-                                          {*spec.grid, base_size, spec.interpolation_scale.value_or(1.0), 1.0,
-                                           spec.extra_tokens.value_or(0)})});
+                       harness::grid_rows(whole_table(g), [&] {
+                         harness::GridSpec other = grid_spec(spec);
+                         other.base_size = base_size;
+                         return other;
+                       }())});
       } catch (const InvalidArgument&) {
       }
     }
@@ -176,12 +178,13 @@ void grid_candidates(const SinusoidalRows& g, const SinusoidalSpec& spec, std::v
   std::vector<std::int64_t> sizes = *spec.grid;
   std::swap(sizes[sizes.size() - 2], sizes[sizes.size() - 1]);
   try {
-    out.push_back(
-        {fmt::format("grid {} (given: {}): H and W swapped", fmt::join(sizes, "x"),
-                     fmt::join(*spec.grid, "x")),
-         harness::grid_rows(whole_table(g), {sizes, spec.base_size, spec.interpolation_scale.value_or(1.0),
-                                             spec.temporal_interpolation_scale.value_or(1.0),
-                                             spec.extra_tokens.value_or(0)})});
+    out.push_back({fmt::format("grid {} (given: {}): H and W swapped", fmt::join(sizes, "x"),
+                               fmt::join(*spec.grid, "x")),
+                   harness::grid_rows(whole_table(g), [&] {
+                     harness::GridSpec other = grid_spec(spec);
+                     other.sizes = sizes;
+                     return other;
+                   }())});
   } catch (const InvalidArgument&) {
   }
   SinusoidalRows transposed = g;

@@ -77,10 +77,7 @@ std::vector<double> golden_sinusoidal(const harness::SinusoidalRows& rows, DType
   fits_in_memory(n * rows.dim, sizeof(double) + size_of(dtype));
   std::vector<double> v(n * rows.dim, 0.0);  // zero rows stay 0
   for (const harness::SinusoidalBlock& b : rows.blocks) {
-    double reach = 0;
-    for (std::size_t i = 0; i < n; ++i)
-      if (!rows.zero_row(i)) reach = std::max(reach, std::fabs(rows.positions[b.axis][i]));
-    const ref::Sinusoidal r(b.params, ref::RealPosition{reach});
+    const ref::Sinusoidal r(b.params, ref::RealPosition{harness::axis_reach(rows, b)});
     for (std::size_t i = 0; i < n; ++i) {
       if (rows.zero_row(i)) continue;
       for (std::size_t c = 0; c < static_cast<std::size_t>(b.params.dim); ++c)

@@ -116,6 +116,19 @@ struct AlibiRequest {
   BudgetOptions budget;
 };
 
+// The rows a spec and its positions describe (pe/harness/sinusoidal_rows.h): a grid's cells (no positions may
+// be given), real positions, or integer ones (padding_idx's rows zero). `table_rows`: the rows a table has,
+// compared with a grid's before its rows are built. BadRequest naming positions, the table, or the parameter
+// the rows refuse. check_sinusoidal, export and Python's reference_sinusoidal build them alike.
+harness::SinusoidalRows sinusoidal_rows(const SinusoidalSpec& spec, const SinusoidalParams& params,
+                                        const Positions& positions, std::span<const double> real_positions,
+                                        const Names& names,
+                                        std::optional<std::size_t> table_rows = std::nullopt);
+// Whether the screened pass reads the table: the paper's at integer positions (flip and shift included, but
+// an interleaved flip), no scale, padding row or odd dim.
+bool screened_table(const SinusoidalSpec& spec, const SinusoidalParams& params,
+                    std::span<const double> real_positions);
+
 Report check_sinusoidal(const SinusoidalRequest& request, const Names& names);
 Report check_rope(const RopeRequest& request, const Names& names);
 Report check_alibi(const AlibiRequest& request, const Names& names);

@@ -17,6 +17,7 @@
 #include "pe/attn_temperature.h"
 #include "pe/check/names.h"
 #include "pe/errors.h"
+#include "pe/harness/sinusoidal_rows.h"
 #include "pe/plan.h"
 #include "pe/rope_scaling.h"
 
@@ -98,6 +99,8 @@ std::vector<SpecEntry> entries(const SinusoidalSpec& spec);
 // The table's parameters for `dim` channels: the paper's table (interleaved, base 10000) where the spec is
 // silent. BadRequest naming a value the reference refuses; a grid's parameter without --grid.
 SinusoidalParams sinusoidal_params(const SinusoidalSpec& spec, std::int64_t dim, const Names& names);
+// The grid the spec gives (spec.grid set), its scales 1 and its extra tokens 0 where unset.
+harness::GridSpec grid_spec(const SinusoidalSpec& spec);
 
 // The spec's given values (SpecEntry, names.h), enumerations by their names: base, then the scaling's in the
 // order messages list them, then the rest. What a front end restates in its own words (the command line as

@@ -33,8 +33,9 @@ struct SinusoidalRows {
 };
 
 // One block of `params` over the whole row at `positions` (one axis), rows `padding_idx` zero where given
-// (compared with each position exactly). Throws InvalidArgument naming scale (or positions) where an angle
-// scale·t is not finite or beyond 2^53, as grid_rows does.
+// (compared with each position exactly). Throws InvalidArgument naming positions (none, one not finite or
+// beyond 2^53) or scale (or positions) where an angle scale·t is not finite or beyond 2^53, as grid_rows
+// does.
 SinusoidalRows one_axis_rows(const SinusoidalParams& params, std::vector<double> positions,
                              std::optional<std::int64_t> padding_idx = std::nullopt);
 
@@ -57,6 +58,9 @@ SinusoidalRows grid_rows(const SinusoidalParams& params, const GridSpec& grid);
 // The rows a grid has (its cells and extra tokens), before any is built: InvalidArgument naming grid for a
 // size outside [1, 2^24] or more than 2^26 cells, extra_tokens outside [0, 2^24].
 std::size_t grid_cells(const GridSpec& grid);
+
+// The largest |position| a block reads (zero rows left out): the reference's precision for it.
+double axis_reach(const SinusoidalRows& rows, const SinusoidalBlock& block);
 
 // A row's position band: its largest angle scale·t, rounded down (0 for a zero row). The budget's angle is
 // the same: a band and its promise are judged where the angles are.
