@@ -51,9 +51,9 @@ void run_table_check(benchmark::State& state, const check::SinusoidalRequest& r,
 }
 
 // `rows` fractional timesteps spread over [0, 1000) (a sampler's, DPM-Solver's), as float32 tensors hold
-// them, x dim 1280 (Stable Diffusion's time embedding: downscale_freq_shift 1, flip_sin_to_cos).
-void check_timestep_benchmark(benchmark::State& state, std::size_t rows) {
-  SinusoidalParams params{1280, 10000.0, Layout::Concatenated};
+// them, x `dim` (Stable Diffusion's time embedding at 1280: downscale_freq_shift 1, flip_sin_to_cos).
+void check_timestep_benchmark(benchmark::State& state, std::size_t rows, std::size_t dim) {
+  SinusoidalParams params{static_cast<std::int64_t>(dim), 10000.0, Layout::Concatenated};
   params.flip_sin_to_cos = true;
   params.downscale_freq_shift = 1;
   std::vector<float> timesteps(rows);
@@ -61,7 +61,7 @@ void check_timestep_benchmark(benchmark::State& state, std::size_t rows) {
     timesteps[k] = static_cast<float>(999.0 * (static_cast<double>(k) + 0.37) / static_cast<double>(rows));
   std::vector<float> table = diffusers_timestep_table(params, timesteps);
   check::SinusoidalRequest r;
-  r.table = {{}, {rows, 1280}, DType::F32, "table", table.data()};
+  r.table = {{}, {rows, dim}, DType::F32, "table", table.data()};
   r.real_positions.assign(timesteps.begin(), timesteps.end());
   r.spec.layout = Layout::Concatenated;
   r.spec.flip_sin_to_cos = true;
@@ -101,9 +101,13 @@ void check_grid_benchmark(benchmark::State& state, std::int64_t h, std::int64_t 
 
 int register_check_table_benchmarks(const Options& options) {
   CheckRegistrar r(options);
-  r.add("check/sinusoidal/diffusers/f32/N1024/d1280", check_timestep_benchmark, std::size_t{1024});
-  // 48x48, not 64x64: the exact per-element path (about 290 ns an element) keeps a repetition under 1 s.
-  r.add("check/sinusoidal/grid/f32/48x48/d1024", check_grid_benchmark, std::int64_t{48}, std::int64_t{48});
+  // Issue 49's census corners: one timestep (the fixed cost of a check), a sampler's 1024 and 4096 steps.
+  r.add("check/sinusoidal/diffusers/f32/N1/d256", check_timestep_benchmark, std::size_t{1}, std::size_t{256});
+  r.add("check/sinusoidal/diffusers/f32/N1024/d1280", check_timestep_benchmark, std::size_t{1024},
+        std::size_t{1280});
+  r.add("check/sinusoidal/diffusers/f32/N4096/d1280", check_timestep_benchmark, std::size_t{4096},
+        std::size_t{1280});
+  r.add("check/sinusoidal/grid/f32/64x64/d1024", check_grid_benchmark, std::int64_t{64}, std::int64_t{64});
   return r.count();
 }
 

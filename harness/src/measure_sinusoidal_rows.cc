@@ -221,7 +221,8 @@ double axis_reach(const SinusoidalRows& rows, const SinusoidalBlock& b) {
   return reach;
 }
 
-void measure_sinusoidal_rows(const SinusoidalRows& rows, Values y, const Budget& budget, const Sink& sink) {
+void measure_sinusoidal_rows_exact(const SinusoidalRows& rows, Values y, const Budget& budget,
+                                   const Sink& sink) {
   std::vector<ref::Sinusoidal> refs;
   for (const SinusoidalBlock& b : rows.blocks)
     refs.emplace_back(b.params, ref::RealPosition{axis_reach(rows, b)});

@@ -68,7 +68,12 @@ std::int64_t row_band(const SinusoidalRows& rows, std::size_t r);
 
 // Every element of y [rows, dim] against the exact table (pe/ref/reference.h's Sinusoid per block): the
 // fast path's double-double, MPFR where it does not reach. An element's position is its row's band
-// (row_band); its budget `budget`'s at its angle scale·p·ω_i and pair index.
+// (row_band); its budget `budget`'s at its angle scale·p·ω_i and pair index. Each block's exact pairs are
+// computed once per distinct position it reads (a grid's axis coordinates), held until the last row reading
+// them; the records are measure_sinusoidal_rows_exact's, bit for bit and in its order.
 void measure_sinusoidal_rows(const SinusoidalRows& rows, Values y, const Budget& budget, const Sink& sink);
+// The same, every pair computed afresh at every row: the reference the cached path is tested against.
+void measure_sinusoidal_rows_exact(const SinusoidalRows& rows, Values y, const Budget& budget,
+                                   const Sink& sink);
 
 }  // namespace pe::harness
