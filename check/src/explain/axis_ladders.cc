@@ -101,6 +101,7 @@ void axl_read_axis(std::span<const double> table, const SinusoidalRows& given, s
   const double ratio = std::exp(ladder->log_scale) / b.params.scale;
   const double step = harness::axis_reach(given, b) / static_cast<double>(n - 1);
   // 1e-3: far above the read-back's error (near 1e-5), far below any scale a config sets.
+  const double shift = static_cast<double>(half) - std::log(b.params.base) / ladder->slope;
   const bool as_given = std::fabs(ratio - 1) < 1e-3, readable = std::isfinite(ratio) && ratio > 0;
   if (!as_given && readable) scaled.push_back({&b, ratio});
   notes.push_back(fmt::format(
@@ -109,7 +110,7 @@ void axl_read_axis(std::span<const double> table, const SinusoidalRows& given, s
       "(given: {:.6g}){}",
       b.axis_name, b.offset, b.offset + static_cast<std::size_t>(b.params.dim), ladder->pairs, half,
       ladder->deviation, std::exp(ladder->slope * den), b.params.downscale_freq_shift,
-      static_cast<double>(half) - std::log(b.params.base) / ladder->slope, b.params.base, step * ratio, step,
+      std::fabs(shift) < 5e-4 ? 0.0 : shift, b.params.base, step * ratio, step,
       as_given   ? ", as given"
       : readable ? ": " + axl_reading(spec, g, scaled.back())
                  : ""));
