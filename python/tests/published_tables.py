@@ -80,6 +80,15 @@ def sincos_2d(embed_dim, grid_size, extra_tokens=0, interpolation_scale=1.0, bas
     return pos_embed
 
 
+def get_2d_sincos_pos_embed(embed_dim, grid_size, cls_token=False, extra_tokens=0, interpolation_scale=1.0,
+                            base_size=16):
+    """diffusers get_2d_sincos_pos_embed's own signature: an int grid_size is square; the extra tokens' zero rows
+    only with cls_token."""
+    if isinstance(grid_size, int):
+        grid_size = (grid_size, grid_size)
+    return sincos_2d(embed_dim, grid_size, extra_tokens if cls_token else 0, interpolation_scale, base_size)
+
+
 def sincos_3d(embed_dim, spatial_size, temporal_size, spatial_interpolation_scale=1.0,
               temporal_interpolation_scale=1.0, swap_halves=False):
     """diffusers get_3d_sincos_pos_embed (CogVideoX): spatial_size is (W, H); [T, H*W, embed_dim]."""

@@ -5,11 +5,14 @@ at every seed; each planted mistake -- the halves' axes swapped (emb_h/emb_w), t
 swapped in the flattening), interpolation_scale ignored, the extra tokens missing -- is caught and named at each of
 N_SEEDS seeds, with the grid kept in its minimal case and its snippet."""
 import math
+import pathlib
+import re
 
 import numpy as np
 import pytest
 
 import pe_suite
+import published_tables
 from published_tables import sincos_2d, sincos_3d
 
 N_SEEDS = 10
@@ -123,3 +126,21 @@ def test_grid_arguments_are_checked():
             verify_grids(ok, SEEDS[0], **kw)
     # A kernel with its values fixed: diffusers' default base_size 16, no extra token, 2-D only.
     assert verify_grids(ok, SEEDS[0], grids=(2,), base_size=16, extra_tokens=0)["examples"] == EXAMPLES
+
+
+def test_the_manuals_example_runs(tmp_path, monkeypatch):
+    """docs/python.md's verify_sinusoidal grid block, as written, with diffusers' import served by the numpy
+    transcription (its signature, published_tables.get_2d_sincos_pos_embed)."""
+    page = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "python.md").read_text()
+    block = next(b for b in re.findall(r"```python\n(.*?)```", page, re.S) if "get_2d_sincos_pos_embed(" in b)
+    assert "from diffusers.models.embeddings import get_2d_sincos_pos_embed" in block
+    calls = []
+
+    def recording(*args, **kw):
+        calls.append(args[1])
+        return published_tables.get_2d_sincos_pos_embed(*args, **kw)
+
+    monkeypatch.chdir(tmp_path)  # the default failure file
+    code = block.replace("from diffusers.models.embeddings import get_2d_sincos_pos_embed", "")
+    exec(code, {"get_2d_sincos_pos_embed": recording})  # noqa: S102
+    assert len(calls) >= 100 and all(len(g) == 2 for g in calls)
