@@ -132,8 +132,7 @@ void axis_ladder_candidates(std::span<const double> table, const SinusoidalRows&
     if (auto m = axl_model(given, g, {a}))
       out.push_back({fmt::format("axis {}: coordinates x{:.6g} read back: {}; the other axes as given",
                                  a.block->axis_name, a.ratio, axl_reading(spec, g, a)),
-                     std::move(*m),
-                     {}});
+                     std::move(*m)});
   }
   // w and h read the same ratio: the one interpolation_scale they share.
   if (spatial.size() == 2 && std::fabs(spatial[0].ratio / spatial[1].ratio - 1) < 1e-3) {
@@ -141,8 +140,7 @@ void axis_ladder_candidates(std::span<const double> table, const SinusoidalRows&
       out.push_back(
           {fmt::format("interpolation_scale {:.6g} read back on w and h (given: {:g})",
                        axl_snapped(g.interpolation_scale / spatial[0].ratio), g.interpolation_scale),
-           std::move(*m),
-           {}});
+           std::move(*m)});
   }
 }
 

@@ -30,12 +30,13 @@ struct TableDiagnosis {
   std::int64_t max_angle = 0;  // the best fit's largest |scale·t|, rounded up (the fit tolerance's)
 };
 
-// A candidate model: the rows it builds, read against the table, or against `data` where given (the table
-// read in another memory order: [dim, rows] taken as [rows, dim]).
+// A candidate model: the rows it builds, read against the table as given, or with its rows and channels
+// exchanged (the memory [dim, rows] read as [rows, dim]: element (r, c) at c·rows + r; read in place, a
+// large table is not copied for a diagnosis that samples 64 rows).
 struct TableCandidate {
   std::string label;
   harness::SinusoidalRows rows;
-  std::vector<double> data = {};
+  bool exchanged = false;
 };
 
 // `table` is [rows, dim] as `given` lays it out; `spec` is what the caller gave (a grid's sizes).
