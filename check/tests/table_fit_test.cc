@@ -407,6 +407,28 @@ TEST(TableFit, OneAxisInterpolationScaleIsReadBack) {
   expect_finding(both, "interpolation_scale 1.875 read back on w and h (given: 1)");
 }
 
+// Every axis given otherwise at once: a video's spatial and temporal scales; a 2-D grid's base_size, which
+// scales w and h alike (named with the interpolation_scale it equals: the data cannot tell them apart).
+TEST(TableFit, AxesReadOtherwiseTogetherAreNamedTogether) {
+  FitCase video;
+  video.dim = 64, video.rows = 8 * 6 * 10;
+  video.table = grid_3d(64, 8, 6, 10, 1.875, 1.0);
+  video.request.spec.layout = Layout::Concatenated;
+  video.request.spec.grid = std::vector<std::int64_t>{8, 6, 10};
+  video.request.spec.temporal_interpolation_scale = 2;
+  expect_finding(
+      video,
+      "interpolation_scale 1.875 read back on w and h (given: 1); axis t: temporal_interpolation_scale 1 "
+      "(given: 2) read back");
+  FitCase dit;
+  dit.dim = 128, dit.rows = 12 * 20;
+  dit.table = grid_2d(128, 12, 20, 0, 1, 8);
+  dit.request.spec.layout = Layout::Concatenated;
+  dit.request.spec.grid = std::vector<std::int64_t>{12, 20};
+  dit.request.spec.base_size = 16;
+  expect_finding(dit, "interpolation_scale 2 read back on w and h (given: 1), or base_size 8 (given: 16)");
+}
+
 // A non-square grid whose w coordinates were divided by H/base_size: the w axis alone, named with the value
 // read back and its per-side reading.
 TEST(TableFit, BaseSizeOnTheOtherSideIsReadBackOnOneAxis) {

@@ -2,6 +2,7 @@
 #include "explain/axis_ladders.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 #include <optional>
@@ -56,8 +57,8 @@ std::string axl_reading(const SinusoidalSpec& spec, const harness::GridSpec& g, 
   return s;
 }
 
-// The model with `reads`' axes rebuilt at their values read back (the spatial ones sharing one
-// interpolation_scale, the first's); nullopt where a value is refused.
+// The model with `reads`' axes rebuilt at their values read back, each from grid_rows' own float32
+// arithmetic at that value; nullopt where a value is refused.
 std::optional<SinusoidalRows> axl_model(const SinusoidalRows& given, const harness::GridSpec& g,
                                         const std::vector<AxisRead>& reads) {
   SinusoidalRows m = given;
@@ -68,7 +69,7 @@ std::optional<SinusoidalRows> axl_model(const SinusoidalRows& given, const harne
     if (a.block->axis_name == "t")
       other.temporal_interpolation_scale = axl_snapped(g.temporal_interpolation_scale / a.ratio);
     else
-      other.interpolation_scale = axl_snapped(g.interpolation_scale / reads.front().ratio);
+      other.interpolation_scale = axl_snapped(g.interpolation_scale / a.ratio);
     try {
       m.positions[a.block->axis] = harness::grid_rows(whole, other).positions[a.block->axis];
     } catch (const InvalidArgument&) {
@@ -134,14 +135,24 @@ void axis_ladder_candidates(std::span<const double> table, const SinusoidalRows&
                                  a.block->axis_name, a.ratio, axl_reading(spec, g, a)),
                      std::move(*m)});
   }
-  // w and h read the same ratio: the one interpolation_scale they share.
-  if (spatial.size() == 2 && std::fabs(spatial[0].ratio / spatial[1].ratio - 1) < 1e-3) {
-    if (auto m = axl_model(given, g, spatial))
-      out.push_back(
-          {fmt::format("interpolation_scale {:.6g} read back on w and h (given: {:g})",
-                       axl_snapped(g.interpolation_scale / spatial[0].ratio), g.interpolation_scale),
-           std::move(*m)});
+  if (scaled.size() < 2) return;
+  // Every axis read otherwise at once: w and h as one value where they read the same (the interpolation_scale
+  // they share, or a 2-D grid's base_size), a video's t its own.
+  std::vector<std::string> parts;
+  const bool shared = spatial.size() == 2 && std::fabs(spatial[0].ratio / spatial[1].ratio - 1) < 1e-3;
+  if (shared) {
+    parts.push_back(fmt::format("interpolation_scale {:.6g} read back on w and h (given: {:g})",
+                                axl_snapped(g.interpolation_scale / spatial[0].ratio),
+                                g.interpolation_scale));
+    if (g.base_size)
+      parts.back() += fmt::format(", or base_size {:.6g} (given: {:g})",
+                                  axl_snapped(*g.base_size * spatial[0].ratio), *g.base_size);
   }
+  for (const AxisRead& a : scaled)
+    if (!shared || a.block->axis_name == "t")
+      parts.push_back(fmt::format("axis {}: {} read back", a.block->axis_name, axl_reading(spec, g, a)));
+  if (auto m = axl_model(given, g, scaled))
+    out.push_back({fmt::format("{}", fmt::join(parts, "; ")), std::move(*m)});
 }
 
 }  // namespace pe::check
