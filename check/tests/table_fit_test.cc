@@ -4,6 +4,8 @@
 // sinusoids and fairseq's SinusoidalPositionalEmbedding.get_embedding (float32 torch). Each passes under the
 // spec that names its switches; the same table checked with one switch wrong fails, and the diagnosis's
 // finding names that switch (explain/table_fit.h).
+#include "explain/table_fit.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -93,9 +95,11 @@ float numpy_coordinate(std::size_t i, std::initializer_list<double> divisors) {
 
 // get_2d_sincos_pos_embed(D, (H, W), cls_token, extra_tokens, interpolation_scale, base_size); base_size 0:
 // MAE's (no division by n / base_size). `swapped`: the first half reading h (the mistake checked for).
+// `w_by_h`: the w coordinates divided by grid_size[0] / base_size (H's), the per-side mistake checked for.
 std::vector<float> grid_2d(std::size_t D, std::size_t H, std::size_t W, std::size_t extra, double scale,
-                           double base_size, bool swapped = false) {
+                           double base_size, bool swapped = false, bool w_by_h = false) {
   const auto coord = [&](std::size_t i, std::size_t n) {
+    if (w_by_h && n == W) n = H;
     return base_size > 0 ? numpy_coordinate(i, {static_cast<double>(n) / base_size, scale})
                          : numpy_coordinate(i, {scale});
   };
@@ -317,6 +321,142 @@ TEST(TableFit, AnotherBaseIsReadBackUnderTheRightFlip) {
   FitCase c = timestep_case(true, 0, ts, 1, 1e8);
   c.request.spec.flip_sin_to_cos = false;
   expect_finding(c, "flip_sin_to_cos true (given: false); base 1e+08 read back (given: 10000)");
+}
+
+// The memory [dim, rows] (channel-major, numpy's pe.T reshaped) read as [rows, dim].
+std::vector<float> transposed(const std::vector<float>& table, std::size_t rows, std::size_t dim) {
+  std::vector<float> out(table.size());
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t c = 0; c < dim; ++c) out[c * rows + r] = table[r * dim + c];
+  return out;
+}
+
+TEST(TableFit, RowsAndChannelsExchangedAreNamed) {
+  FitCase whisper;
+  whisper.rows = 300, whisper.dim = 64;
+  whisper.table = transposed(whisper_sinusoids(300, 64), 300, 64);
+  whisper.request.positions.values = fit_range(0, 299);
+  whisper.request.spec.layout = Layout::Concatenated;
+  whisper.request.spec.downscale_freq_shift = 1;
+  expect_finding(whisper, "rows and channels exchanged: the data is [dim 64, rows 300]");
+  FitCase mae;
+  mae.dim = 128, mae.rows = 1 + 12 * 20;
+  mae.table = transposed(grid_2d(128, 12, 20, 1, 1, 0), mae.rows, 128);
+  mae.request.spec.layout = Layout::Concatenated;
+  mae.request.spec.grid = std::vector<std::int64_t>{12, 20};
+  mae.request.spec.extra_tokens = 1;
+  expect_finding(mae, "rows and channels exchanged");
+}
+
+// A wrong axis scale is not named where another mistake explains the table, and on a correct table every
+// new candidate leaves far more than the given one (the table's disorder, not rounding).
+TEST(TableFit, ExchangedAndAxisCandidatesDoNotFitCorrectTables) {
+  FitCase swapped;
+  swapped.dim = 128, swapped.rows = 12 * 20;
+  swapped.table = grid_2d(128, 12, 20, 0, 2, 16, true);
+  swapped.request.spec.layout = Layout::Concatenated;
+  swapped.request.spec.grid = std::vector<std::int64_t>{12, 20};
+  swapped.request.spec.base_size = 16;
+  swapped.request.spec.interpolation_scale = 2;
+  expect_finding(swapped, "axes w and h swapped");
+  SinusoidalParams p;
+  p.dim = 64, p.layout = Layout::Concatenated;
+  const std::vector<float> cog = grid_3d(64, 4, 6, 10, 1.875, 1.0);
+  const std::vector<double> data(cog.begin(), cog.end());
+  SinusoidalSpec spec;
+  spec.grid = std::vector<std::int64_t>{4, 6, 10};
+  spec.interpolation_scale = 1.875;
+  const TableDiagnosis d = diagnose_table(data, harness::grid_rows(p, grid_spec(spec)), spec);
+  EXPECT_EQ(d.fits.front().convention.label, "");  // the given model, best
+  EXPECT_LT(d.fits.front().residual, 1e-6);
+  bool exchanged = false;
+  for (const Fit& f : d.fits) {
+    // Far above rounding (near 1e-7 here): the correct table read in another order is another table.
+    if (f.convention.label.starts_with("rows and")) {
+      EXPECT_GT(f.residual, 0.1);
+      exchanged = true;
+    }
+    EXPECT_FALSE(f.convention.label.starts_with("axis")) << f.convention.label;  // no axis reads otherwise
+  }
+  EXPECT_TRUE(exchanged);
+  ASSERT_EQ(d.notes.size(), 3u);  // every axis reads as given
+  for (const std::string& n : d.notes) EXPECT_NE(n.find(", as given"), std::string::npos) << n;
+}
+
+// CogVideoX's temporal_interpolation_scale given wrong: the t axis's ladder alone reads the value the table
+// was built with; w and h read as given.
+TEST(TableFit, OneAxisInterpolationScaleIsReadBack) {
+  FitCase c;
+  c.dim = 64, c.rows = 8 * 6 * 10;
+  c.table = grid_3d(64, 8, 6, 10, 1.875, 1.0);
+  c.request.spec.layout = Layout::Concatenated;
+  c.request.spec.grid = std::vector<std::int64_t>{8, 6, 10};
+  c.request.spec.interpolation_scale = 1.875;
+  c.request.spec.temporal_interpolation_scale = 2;
+  expect_finding(c, "axis t: coordinates x2 read back: temporal_interpolation_scale 1 (given: 2)");
+  const Report r = checked(c);
+  for (const std::string axis : {"axis w (channels [16, 40)): ", "axis h (channels [40, 64)): "}) {
+    const std::size_t at = r.text.find(axis);
+    ASSERT_NE(at, std::string::npos) << r.text;
+    EXPECT_TRUE(r.text.substr(at, r.text.find('\n', at) - at).ends_with(", as given")) << r.text;
+  }
+  // Both spatial axes at another interpolation_scale: the shared value.
+  FitCase both = c;
+  both.request.spec.temporal_interpolation_scale.reset();
+  both.request.spec.interpolation_scale = 1;
+  expect_finding(both, "interpolation_scale 1.875 read back on w and h (given: 1)");
+}
+
+// Every axis given otherwise at once: a video's spatial and temporal scales; a 2-D grid's base_size, which
+// scales w and h alike (named with the interpolation_scale it equals: the data cannot tell them apart).
+TEST(TableFit, AxesReadOtherwiseTogetherAreNamedTogether) {
+  FitCase video;
+  video.dim = 64, video.rows = 8 * 6 * 10;
+  video.table = grid_3d(64, 8, 6, 10, 1.875, 1.0);
+  video.request.spec.layout = Layout::Concatenated;
+  video.request.spec.grid = std::vector<std::int64_t>{8, 6, 10};
+  video.request.spec.temporal_interpolation_scale = 2;
+  expect_finding(
+      video,
+      "interpolation_scale 1.875 read back on w and h (given: 1); axis t: temporal_interpolation_scale 1 "
+      "(given: 2) read back");
+  FitCase dit;
+  dit.dim = 128, dit.rows = 12 * 20;
+  dit.table = grid_2d(128, 12, 20, 0, 1, 8);
+  dit.request.spec.layout = Layout::Concatenated;
+  dit.request.spec.grid = std::vector<std::int64_t>{12, 20};
+  dit.request.spec.base_size = 16;
+  expect_finding(dit, "interpolation_scale 2 read back on w and h (given: 1), or base_size 8 (given: 16)");
+}
+
+// A non-square grid whose w coordinates were divided by H/base_size: the w axis alone, named with the value
+// read back and its per-side reading.
+TEST(TableFit, BaseSizeOnTheOtherSideIsReadBackOnOneAxis) {
+  FitCase c;
+  c.dim = 128, c.rows = 12 * 20;
+  c.table = grid_2d(128, 12, 20, 0, 1, 16, false, true);
+  c.request.spec.layout = Layout::Concatenated;
+  c.request.spec.grid = std::vector<std::int64_t>{12, 20};
+  c.request.spec.base_size = 16;
+  expect_finding(c, "axis w: coordinates x1.66667 read back: interpolation_scale 0.6 (given: 1)");
+  EXPECT_NE(first_finding(checked(c)).find("divided by H/base_size (the other side's size)"),
+            std::string::npos);
+}
+
+// A video of one frame: its t axis shows no frequency and is said undetermined, not guessed.
+TEST(TableFit, AnAxisThatDoesNotReadIsUndetermined) {
+  FitCase c;
+  c.dim = 64, c.rows = 6 * 10;
+  c.table = grid_3d(64, 1, 6, 10, 1.0, 1.0);
+  c.request.spec.layout = Layout::Concatenated;
+  c.request.spec.grid = std::vector<std::int64_t>{1, 6, 10};
+  c.request.spec.interpolation_scale = 2;
+  const Report r = checked(c);
+  EXPECT_FALSE(r.passed);
+  EXPECT_NE(r.text.find("axis t (channels [0, 16)): undetermined: its size is 1"), std::string::npos)
+      << r.text;
+  EXPECT_NE(first_finding(r).find("interpolation_scale 1 read back on w and h (given: 2)"), std::string::npos)
+      << r.text;
 }
 
 }  // namespace

@@ -847,8 +847,9 @@ def _probe(original, scenario, max_position, start=None):
 
 def verify_sinusoidal(fn, *, examples=100, seed=None, dtypes=("float32",), layout="interleaved",
                       flip_sin_to_cos=False, downscale_freq_shift=0, scale=1.0, odd_dims=False,
-                      scenarios=space.SCENARIOS, max_position=1 << 21, array="torch",
-                      failure_file=DEFAULT_FAILURE_FILE, key=None):
+                      scenarios=space.SCENARIOS, max_position=1 << 21, grids=(2, 3), base_size=sw.DRAWN,
+                      interpolation_scale=sw.DRAWN, temporal_interpolation_scale=sw.DRAWN, extra_tokens=sw.DRAWN,
+                      array="torch", failure_file=DEFAULT_FAILURE_FILE, key=None):
     """Drives fn(positions, config) -> table [tokens, dim] through drawn cases. config states every switch:
     {"dim", "base", "dtype" (the table's width, its frequency base, the dtype to return), "layout",
     "flip_sin_to_cos", "downscale_freq_shift", "scale"} (diffusers' names, get_timestep_embedding's meaning).
@@ -859,12 +860,23 @@ def verify_sinusoidal(fn, *, examples=100, seed=None, dtypes=("float32",), layou
     too (the last channel a zero pad). positions [tokens]: int64 in a scenario (prefill, decode at an offset up
     to max_position, chunked, packed, left padding), or with "timesteps" among scenarios float32 diffusion
     timesteps (integers 0..999, t*1000 or t for t in [0, 1)), checked as the real numbers stored.
+    With "grid" among scenarios, grids too (diffusers' get_2d_sincos_pos_embed and get_3d_sincos_pos_embed):
+    fn(grid, config) -> table [extra_tokens + cells, dim], grid a tuple (H, W) or (T, H, W) (grids: which of 2
+    and 3 axes are drawn; sides up to 24, a video's up to 8x12x12), config as above plus the grid's values under
+    diffusers' names: 2-D "base_size" (None: MAE's coordinates i), "interpolation_scale", "extra_tokens" (zero
+    rows first); 3-D "interpolation_scale", "temporal_interpolation_scale". Each fixed (the kernel's) or
+    "drawn" (sw.GRID_DRAWS). The rows: cells flattened (t,) h, w row-major; 2-D channels [w | h], 3-D
+    [t D/4 | w 3D/8 | h 3D/8].
     Raises VerifyError (an AssertionError) with the smallest failing case and its diagnosis."""
     space.check_choices("dtypes", dtypes, TABLE_DTYPES)
     space.check_choices("scenarios", scenarios, sw.SCENARIOS)
     drawn = sw.switches(layout=layout, flip_sin_to_cos=flip_sin_to_cos,
                         downscale_freq_shift=downscale_freq_shift, scale=scale)
     widths = sw.dims(SINUSOIDAL_DIMS, drawn)
+    grids, knobs = sw.grid_knobs(grids, base_size=base_size, interpolation_scale=interpolation_scale,
+                                 temporal_interpolation_scale=temporal_interpolation_scale, extra_tokens=extra_tokens)
+    shift = max(drawn["downscale_freq_shift"])
+    grid_widths = {axes: [d for d in SINUSOIDAL_DIMS if sw.grid_dim_ok(axes, d, shift)] for axes in grids}
     space.check_array(array, dtypes)
     _check_max_position(max_position)
     _check_examples(examples)
@@ -875,6 +887,12 @@ def verify_sinusoidal(fn, *, examples=100, seed=None, dtypes=("float32",), layou
         scenario = rng.choice(scenarios)
         tokens = rng.randint(1, 4) if scenario == "decode" else rng.randint(1, 64)
         dtype = rng.choice(dtypes)
+        if scenario == sw.GRID:  # its own width: a grid's blocks are each even
+            grid = sw.draw_grid(rng, grids, knobs)
+            dim = rng.choice(grid_widths[len(grid["grid"])])
+            # base 10000: get_1d_sincos_pos_embed_from_grid's constant (diffusers, MAE take none)
+            config = dict({"dim": dim, "base": 10000.0, "dtype": dtype}, **sw.draw_switches(rng, drawn, dim), **grid)
+            return {"config": config, "scenario": scenario, "positions": [], "dtype": dtype}
         positions = sw.draw_positions(rng, scenario, tokens, max_position)
         if odd_dims and rng.random() < 0.5:  # the same pairs and one pad channel
             dim += 1
@@ -886,6 +904,10 @@ def verify_sinusoidal(fn, *, examples=100, seed=None, dtypes=("float32",), layou
         at a large offset turns a float32 angle past what any pair can be read from)."""
         rng = random.Random(f"probe:{json.dumps(case['config'], sort_keys=True)}")
         c = dict(case["config"], dim=max(case["config"]["dim"], 64))
+        if case["scenario"] == sw.GRID:  # the same grid, 64 channels where its width allows
+            c["dim"] = c["dim"] if sw.grid_dim_ok(len(c["grid"]), c["dim"], c["downscale_freq_shift"]) else \
+                case["config"]["dim"]
+            return [("the failing config, larger", dict(case, config=c))]
         start = "timesteps" if case["scenario"] == sw.TIMESTEPS else "prefill"
         return [(f"the failing config, larger, {scenario} positions",
                  dict(case, config=c, scenario=scenario, positions=sw.probe_positions(rng, scenario, 48, max_position)))
@@ -894,10 +916,11 @@ def verify_sinusoidal(fn, *, examples=100, seed=None, dtypes=("float32",), layou
     family = _Family(
         name="sinusoidal", shelf="sinusoidal", draw=draw, call=_call_sinusoidal,
         failure=functools.partial(_table_failure, _check_sinusoidal, _sinusoidal_splits),
-        candidates=functools.partial(_sinusoidal_candidates, dtypes, odd_dims, drawn),
+        candidates=functools.partial(_sinusoidal_candidates, dtypes, odd_dims, drawn, knobs),
         diagnose=functools.partial(_table_diagnosis, _check_sinusoidal, probe),
         describe=_describe_sinusoidal, snippet=functools.partial(_sinusoidal_snippet, array),
-        declared=functools.partial(sw.declared, drawn=drawn, dtypes=dtypes, scenarios=scenarios, odd_dims=odd_dims))
+        declared=functools.partial(sw.declared, drawn=drawn, dtypes=dtypes, scenarios=scenarios, odd_dims=odd_dims,
+                                   grids=grids, knobs=knobs))
     return _run(family, fn, array, examples=examples, seed=seed, failure_file=failure_file, key=key)
 
 
@@ -992,31 +1015,68 @@ def _call_sinusoidal(fn, case, array):
     """(None, a copy of the table, None) or (None, None, what went wrong): a table has no input x. Positions
     int64, timesteps float32 (as diffusion pipelines pass them; every drawn one exact in float32)."""
     p, c = case["positions"], case["config"]
+    if case["scenario"] == sw.GRID:
+        return (None,) + _call_grid(fn, c, array)
     dtype = "float32" if case["scenario"] == sw.TIMESTEPS else "int64"
     given = _torch().tensor(p, dtype=getattr(_torch(), dtype)) if array == "torch" else np.asarray(p, dtype)
     return (None,) + _called(fn, (given, dict(c)), array, (len(p), c["dim"]), c["dtype"])
 
 
+def _call_grid(fn, c, array):
+    """fn(grid, config): (the table, None) or (None, what went wrong), a table of the grid's cells alone where its
+    extra tokens were asked for named so."""
+    returned = {}
+
+    def recording(*args):
+        y = fn(*args)
+        returned["rows"] = (tuple(getattr(y, "shape", ())) or (None,))[0]
+        return y
+
+    y, error = _called(recording, (tuple(c["grid"]), dict(c)), array, (sw.grid_rows(c), c["dim"]), c["dtype"])
+    extra = c.get("extra_tokens", 0)
+    if error and extra and returned.get("rows") == math.prod(c["grid"]):
+        error += (f": the grid's {math.prod(c['grid'])} cells without its extra_tokens {extra} zero rows (first): "
+                  f"the extra tokens are missing")
+    return y, error
+
+
 def _sinusoidal_keywords(config):
-    """check_sinusoidal's keywords for the case's config: every switch stated, the kernel's fixed ones too."""
-    return {k: config[k] for k in ("base", "layout", "flip_sin_to_cos", "downscale_freq_shift", "scale")}
+    """check_sinusoidal's keywords for the case's config: every switch stated, the kernel's fixed ones too (a
+    grid's sizes and values)."""
+    words = {k: config[k] for k in ("base", "layout", "flip_sin_to_cos", "downscale_freq_shift", "scale")}
+    if "grid" in config:
+        words["grid"] = list(config["grid"])
+        words.update({k: config[k] for k in sw.GRID_KEYS[len(config["grid"])]})
+    return words
 
 
 def _check_sinusoidal(case, y):
+    if case["scenario"] == sw.GRID:  # the rows are the grid's cells
+        return _native.check_sinusoidal(y, None, **_sinusoidal_keywords(case["config"]))
     real = case["scenario"] == sw.TIMESTEPS  # a float array: real positions, exact as stored
     positions = np.asarray(case["positions"], dtype=np.float64 if real else np.int64)
     return _native.check_sinusoidal(y, positions, **_sinusoidal_keywords(case["config"]))
 
 
 def _sinusoidal_splits(case):
+    if case["scenario"] == sw.GRID:  # a grid is built whole: no prefill and decode
+        return []
     return [dict(case, positions=case["positions"][r]) for r in _prefill_then_steps(len(case["positions"]))]
 
 
-def _sinusoidal_candidates(dtypes, odd_dims, drawn, case):
-    """Smaller cases, the switches kept (a drawn one last tried at the paper's value)."""
+def _sinusoidal_candidates(dtypes, odd_dims, drawn, knobs, case):
+    """Smaller cases, the switches kept (a drawn one last tried at the paper's value); a grid stays a grid."""
     c, p = case["config"], case["positions"]
     if c["dtype"] != "float32" and "float32" in dtypes:
         yield dict(case, config=dict(c, dtype="float32"), dtype="float32")
+    if case["scenario"] == sw.GRID:
+        yield from sw.smaller_grids(case, knobs)
+        yield from (dict(case, config=dict(c, dim=d)) for d in range(4, c["dim"])
+                    if sw.grid_dim_ok(len(c["grid"]), d, c["downscale_freq_shift"]))
+        if c["base"] != 10000.0:
+            yield dict(case, config=dict(c, base=10000.0))
+        yield from sw.simpler_switches(case, drawn)
+        return
     yield from _fewer_rows(len(p), lambda rows: dict(case, positions=p[rows]))
     for d in range(2, c["dim"]):
         if sw.valid_dim(c, d, odd_dims):
@@ -1032,6 +1092,10 @@ def _sinusoidal_snippet(array, case, found):
     case, (mod, ctor) = found[2] or case, _imports(array)
     typed = f", dtype={mod.split()[-1]}.float32" if case["scenario"] == sw.TIMESTEPS else ""
     words = ", ".join(f"{k}={v!r}" for k, v in _sinusoidal_keywords(case["config"]).items())
+    if case["scenario"] == sw.GRID:
+        return (f"import {mod}\nimport pe_suite\nconfig = {case['config']!r}\n"
+                f"table = fn({tuple(case['config']['grid'])!r}, config)\n"
+                f"print(pe_suite.check_sinusoidal(table, None, {words}))")
     return (f"import {mod}\nimport pe_suite\nconfig = {case['config']!r}\n"
             f"positions = {ctor}({case['positions']}{typed})\ntable = fn(positions, config)\n"
             f"print(pe_suite.check_sinusoidal(table, positions, {words}))")
@@ -1039,6 +1103,11 @@ def _sinusoidal_snippet(array, case, found):
 
 def _describe_sinusoidal(case):
     c = case["config"]
+    if case["scenario"] == sw.GRID:
+        values = ", ".join(f"{k} {c[k]}" for k in sw.GRID_KEYS[len(c["grid"])])
+        return (f"{c['dtype']}, {c['layout']}, dim {c['dim']}, base {c['base']:g}, flip_sin_to_cos "
+                f"{c['flip_sin_to_cos']}, downscale_freq_shift {c['downscale_freq_shift']:g}, scale {c['scale']:g}, "
+                f"grid {'x'.join(map(str, c['grid']))}, {values}, drawn as grid")
     return (f"{c['dtype']}, {c['layout']}, dim {c['dim']}, base {c['base']:g}, flip_sin_to_cos "
             f"{c['flip_sin_to_cos']}, downscale_freq_shift {c['downscale_freq_shift']:g}, scale {c['scale']:g}, "
             f"{len(case['positions'])} position(s), drawn as {case['scenario']}")

@@ -63,9 +63,15 @@ def sincos_2d_from_grid(embed_dim, grid, swap_halves=False):
 
 
 def sincos_2d(embed_dim, grid_size, extra_tokens=0, interpolation_scale=1.0, base_size=16, swap_halves=False):
-    """diffusers get_2d_sincos_pos_embed (grid_size (H, W); cls_token with extra_tokens)."""
-    grid_h = np.arange(grid_size[0], dtype=np.float32) / (grid_size[0] / base_size) / interpolation_scale
-    grid_w = np.arange(grid_size[1], dtype=np.float32) / (grid_size[1] / base_size) / interpolation_scale
+    """diffusers get_2d_sincos_pos_embed (grid_size (H, W); cls_token with extra_tokens). base_size None: MAE's
+    util/pos_embed.py coordinates, np.arange(n) with no division by n / base_size (MAE's grids are square, its
+    extra token one cls token; the rest as diffusers')."""
+    if base_size is None:
+        grid_h = np.arange(grid_size[0], dtype=np.float32) / interpolation_scale
+        grid_w = np.arange(grid_size[1], dtype=np.float32) / interpolation_scale
+    else:
+        grid_h = np.arange(grid_size[0], dtype=np.float32) / (grid_size[0] / base_size) / interpolation_scale
+        grid_w = np.arange(grid_size[1], dtype=np.float32) / (grid_size[1] / base_size) / interpolation_scale
     grid = np.meshgrid(grid_w, grid_h)  # here w goes first
     grid = np.stack(grid, axis=0).reshape([2, 1, grid_size[1], grid_size[0]])
     pos_embed = sincos_2d_from_grid(embed_dim, grid, swap_halves)
@@ -74,16 +80,25 @@ def sincos_2d(embed_dim, grid_size, extra_tokens=0, interpolation_scale=1.0, bas
     return pos_embed
 
 
+def get_2d_sincos_pos_embed(embed_dim, grid_size, cls_token=False, extra_tokens=0, interpolation_scale=1.0,
+                            base_size=16):
+    """diffusers get_2d_sincos_pos_embed's own signature: an int grid_size is square; the extra tokens' zero rows
+    only with cls_token."""
+    if isinstance(grid_size, int):
+        grid_size = (grid_size, grid_size)
+    return sincos_2d(embed_dim, grid_size, extra_tokens if cls_token else 0, interpolation_scale, base_size)
+
+
 def sincos_3d(embed_dim, spatial_size, temporal_size, spatial_interpolation_scale=1.0,
-              temporal_interpolation_scale=1.0):
-    """diffusers get_3d_sincos_pos_embed (CogVideoX): spatial_size is (W, H)."""
+              temporal_interpolation_scale=1.0, swap_halves=False):
+    """diffusers get_3d_sincos_pos_embed (CogVideoX): spatial_size is (W, H); [T, H*W, embed_dim]."""
     embed_dim_spatial = 3 * embed_dim // 4
     embed_dim_temporal = embed_dim // 4
     grid_h = np.arange(spatial_size[1], dtype=np.float32) / spatial_interpolation_scale
     grid_w = np.arange(spatial_size[0], dtype=np.float32) / spatial_interpolation_scale
     grid = np.meshgrid(grid_w, grid_h)
     grid = np.stack(grid, axis=0).reshape([2, 1, spatial_size[1], spatial_size[0]])
-    pos_embed_spatial = sincos_2d_from_grid(embed_dim_spatial, grid)
+    pos_embed_spatial = sincos_2d_from_grid(embed_dim_spatial, grid, swap_halves)
     grid_t = np.arange(temporal_size, dtype=np.float32) / temporal_interpolation_scale
     pos_embed_temporal = sincos_1d_from_grid(embed_dim_temporal, grid_t)
     pos_embed_spatial = np.repeat(pos_embed_spatial[np.newaxis, :, :], temporal_size, axis=0)

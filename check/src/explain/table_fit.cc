@@ -10,6 +10,7 @@
 #include <set>
 #include <utility>
 
+#include "explain/axis_ladders.h"
 #include "pe/errors.h"
 #include "pe/plan.h"
 
@@ -32,11 +33,14 @@ long double model_omega(const SinusoidalParams& p, std::size_t i) {
 }
 
 // max |data − model| over `rows` (every channel); stops past `cutoff` (then only a lower bound).
+// `exchanged`: element (r, c) read at c·rows + r (TableCandidate's).
 double table_residual(std::span<const double> table, const SinusoidalRows& m,
-                      const std::vector<std::size_t>& rows, double cutoff = INFINITY) {
+                      const std::vector<std::size_t>& rows, bool exchanged = false,
+                      double cutoff = INFINITY) {
   double worst = 0;
   const auto off = [&](std::size_t at, long double model) {
-    const double e = std::fabs(table[at] - static_cast<double>(model));
+    const std::size_t from = exchanged ? (at % m.dim) * m.rows() + at / m.dim : at;
+    const double e = std::fabs(table[from] - static_cast<double>(model));
     worst = std::max(worst, std::isnan(e) ? INFINITY : e);
   };
   for (const std::size_t r : rows) {
@@ -65,11 +69,6 @@ double largest_angle(const SinusoidalRows& m) {
       if (!m.zero_row(r)) reach = std::max(reach, std::fabs(b.params.scale * m.positions[b.axis][r]));
   return reach;
 }
-
-struct TableCandidate {
-  std::string label;
-  SinusoidalRows rows;
-};
 
 // Every block's params changed by `f`; nullopt where a block's become invalid (a shift past dim/2).
 std::optional<SinusoidalRows> with_table_params(const SinusoidalRows& g, const auto& f) {
@@ -202,6 +201,17 @@ void grid_candidates(const SinusoidalRows& g, const SinusoidalSpec& spec, std::v
                  std::move(transposed)});
 }
 
+// The data written [dim, rows] (a kernel that wrote channel-major, numpy's pe.T reshaped) and read as
+// [rows, dim]: the given model against element (r, c) read at c·rows + r. Its residual decides: a table of
+// the given encoding fits within rounding, any other leaves the table's own disorder.
+void transposed_candidate(const SinusoidalRows& g, std::vector<TableCandidate>& out) {
+  if (g.rows() < 2 || g.dim < 2) return;
+  out.push_back(
+      {fmt::format("rows and channels exchanged: the data is [dim {}, rows {}], read as [rows, dim]", g.dim,
+                   g.rows()),
+       g, true});
+}
+
 // The base that fits the given shift, the shift that fits the given base, the scale: from the ladder.
 void ladder_candidates(std::span<const double> table, const SinusoidalRows& g,
                        std::vector<TableCandidate>& out, std::vector<std::string>& notes) {
@@ -324,18 +334,20 @@ TableDiagnosis diagnose_table(std::span<const double> table, const SinusoidalRow
   d.given.base = p.base;
   const std::vector<std::size_t> rows = sampled_rows(given.rows(), 64);
   std::vector<std::pair<double, double>> reach_of;  // (residual, the largest angle) of each fit
-  const auto fit = [&](std::string label, const SinusoidalRows& m) {
+  const auto fit = [&](std::string label, const SinusoidalRows& m, bool exchanged) {
     Convention conv = d.given;
     conv.label = std::move(label);
-    d.fits.push_back({std::move(conv), table_residual(table, m, rows), rows.size()});
+    d.fits.push_back({std::move(conv), table_residual(table, m, rows, exchanged), rows.size()});
     reach_of.emplace_back(d.fits.back().residual, largest_angle(m));
   };
   std::vector<TableCandidate> candidates;
   switch_candidates(given, candidates);
   position_candidates(given, candidates);
   grid_candidates(given, spec, candidates);
-  fit("", given);
-  for (TableCandidate& c : candidates) fit(std::move(c.label), c.rows);
+  transposed_candidate(given, candidates);
+  if (spec.grid) axis_ladder_candidates(table, given, spec, candidates, d.notes);
+  fit("", given, false);
+  for (TableCandidate& c : candidates) fit(std::move(c.label), c.rows, c.exchanged);
   // The ladder is read under each order and layout (a wrong one reads angles that do not unwrap), the one
   // that reads the most pairs kept: its candidates keep the given shift, base and scale.
   std::optional<SinusoidalRows> under;
@@ -361,7 +373,7 @@ TableDiagnosis diagnose_table(std::span<const double> table, const SinusoidalRow
   }
   std::vector<TableCandidate> read;
   if (under) ladder_candidates(table, *under, read, d.notes);
-  for (TableCandidate& c : read) fit(prefix + c.label, c.rows);
+  for (TableCandidate& c : read) fit(prefix + c.label, c.rows, false);
   std::stable_sort(d.fits.begin(), d.fits.end(),
                    [](const Fit& a, const Fit& b) { return a.residual < b.residual; });
   // The fit tolerance is the best candidate's: a kernel of it reaches its angles, not the given ones.
