@@ -29,14 +29,6 @@ std::atomic<std::size_t> table_screen_target{0};
 PresumeTuning tuning{.presume_from = std::size_t{1} << 20};
 std::atomic<std::size_t> reruns{0};
 
-// The type y is stored in, in place, with a budget of a narrower type than double.
-std::optional<ScreenType> table_screen_type(const Values& y, DType out) {
-  if (out == DType::F64) return std::nullopt;
-  if (y.doubles() != nullptr) return ScreenType::F64;
-  if (y.typed_data() == nullptr || y.typed_type() != out) return std::nullopt;
-  return screen_type_of(out);
-}
-
 // A floor under one band's tail of estimates (TableSinks::sole): values at or below it cannot be among the
 // `need` largest of the band, since at least `need` values this pass kept lie above it. A histogram of the
 // kept values' top bit patterns (a non-negative double's pattern orders as its value; 4 buckets a binade):
@@ -547,6 +539,14 @@ void set_sinusoidal_screen(bool on, std::size_t target) {
   table_screen_target = target;
 }
 bool sinusoidal_screen_enabled() { return table_screen_on; }
+std::size_t sinusoidal_screen_target() { return table_screen_target; }
+
+std::optional<ScreenType> table_screen_type_of(const Values& y, DType out) {
+  if (out == DType::F64) return std::nullopt;
+  if (y.doubles() != nullptr) return ScreenType::F64;
+  if (y.typed_data() == nullptr || y.typed_type() != out) return std::nullopt;
+  return screen_type_of(out);
+}
 void tune_sinusoidal_screen(const PresumeTuning& t) noexcept { tuning = t; }
 const PresumeTuning& sinusoidal_screen_tuning() noexcept { return tuning; }
 std::size_t sinusoidal_screen_reruns() noexcept { return reruns.load(std::memory_order_relaxed); }
@@ -569,7 +569,7 @@ bool measure_sinusoidal_screened(const SinusoidalParams& params, std::span<const
                                  const Sample& sample) {
   const auto& targets = table_screen_targets();
   const std::size_t target = table_screen_target;
-  const auto type = table_screen_type(y, budget.dtype);
+  const auto type = table_screen_type_of(y, budget.dtype);
   if (!table_screen_on || target >= targets.size() || !type || !sample.rows.empty() ||
       !sample.pairs.empty() || positions.empty())
     return false;
@@ -597,7 +597,7 @@ bool measure_sinusoidal_screened(const SinusoidalParams& params, std::span<const
   // element at the percentile's rank was loud for the line alone).
   reruns.fetch_add(1, std::memory_order_relaxed);
   bands = before;
-  const TableSinks line_only{nullptr, nullptr, sinks.line, sinks.sole};
+  const TableSinks line_only{nullptr, nullptr, sinks.line, sinks.sole, nullptr};
   TableScreened(params, positions, y, budget, bands, line_only, kernel, *type).run(positions.size());
   return true;
 }
