@@ -1,17 +1,21 @@
 // measure_sinusoidal_rows_screened (sinusoidal_screen.h): the rows' one pass through the table kernel
 // (sinusoidal_screen.cc). Per (row, block) the estimate e is the fast path's double-double's high part, each
 // block's pairs computed once per distinct position where they fit in memory (a grid's coordinates), else
-// per row (timesteps); the kernel judges each element against the budget's lower bound, the band's bars and
-// the caller's tally at the row's angles, and the loud ones, zero rows, pad channels and rows the screen
-// cannot take are measured exactly (the records of measure_sinusoidal_rows_exact, in its order).
+// per row from the double tier (exhaustive::double_tier_row, below: a timestep as an integer times a power of
+// two) where it applies, else the fast path's; the kernel judges each element against the budget's lower
+// bound, the band's bars and the caller's tally at the row's angles, and the loud ones, zero rows, pad
+// channels and rows the screen cannot take are measured exactly (the records of
+// measure_sinusoidal_rows_exact, in its order).
 #include <algorithm>
 #include <array>
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <optional>
 #include <unordered_map>
 
+#include "pe/harness/exhaustive_screen.h"
 #include "pe/harness/sinusoidal_rows.h"
 #include "pe/harness/sinusoidal_screen.h"
 #include "pe/ref/fast_trig.h"
@@ -20,12 +24,32 @@
 namespace pe::harness {
 namespace {
 
-// |e − exact| <= |lo| + the fast path's radius <= 2^-53·|e| + 2^-100 (|e| <= 1): 2^-50 holds it with room,
-// and stays above the rounding of |e| − 2r that TableJudge's binade test takes for granted (2^-53).
+// The fast path's high part: |e − exact| <= |lo| + its radius <= 2^-53·|e| + 2^-100 (|e| <= 1), within 2^-50
+// (a block's radius, from the double tier's, is never below it).
 constexpr double kRsRadius = 0x1p-50;
 // The held estimates, per block, at most this many doubles (a grid's W + H coordinates fit; a table of
 // distinct timesteps is computed row by row).
 constexpr std::size_t kRsHeld = std::size_t{1} << 22;
+
+// s = m·2^e with m an integer, 0 <= m < 2^32 and e <= 0 (s >= 0 finite), where there is one.
+// The double tier (ref::double_tier_sincos, exhaustive::double_tier_row) computes sin and cos of m·ω' within
+// double_tier_radius(|φ|) for integers 0 <= m < 2^32 and ω' <= 1 split in 21-bit pieces: its analysis asks
+// only that m·w1 and m·w2 are exact (32 + 21 bits) and the reduction's k below 2^32. With ω' = ω·2^e, the
+// pieces are ω's times 2^e exactly (a power of two moves no bit; they stay normal for e >= -900), and
+// m·ω' = s·ω: the tier's bound holds for the real position s.
+std::optional<std::pair<std::int64_t, int>> rs_integer_times_pow2(double s) {
+  if (s == 0) return std::pair<std::int64_t, int>{0, 0};
+  if (!(s > 0 && s < 0x1p32) || s < 0x1p-900) return std::nullopt;
+  int e = 0;
+  const double f = std::frexp(s, &e);  // s = f·2^e, f in [0.5, 1)
+  auto m = static_cast<std::uint64_t>(std::ldexp(f, 53));
+  e -= 53;
+  const int tz = std::countr_zero(m);
+  m >>= tz, e += tz;
+  if (e > 0) m <<= e, e = 0;  // an integer below 2^32 (s < 2^32)
+  if (m >= (std::uint64_t{1} << 32)) return std::nullopt;
+  return std::pair<std::int64_t, int>{static_cast<std::int64_t>(m), e};
+}
 
 // One block's constants and per-row state.
 struct RsBlock {
@@ -45,6 +69,11 @@ struct RsBlock {
   double bounds_at = -1;  // the |t| lower_bounds() took (-1: none)
   bool fed = true, lines_stale = true, fast_stale = true;
   double lines_ratio_bar = 0, lines_max_abs = 0;
+  // The double tier's pieces of the unscaled ω (none where one exceeds 1), per exponent e those times 2^e;
+  // the block's scale, and ω_j·scale's largest (the tier's radius grows with the angle).
+  std::optional<exhaustive::ScreenPlan> tier;
+  std::map<int, exhaustive::ScreenPlan> tier_at;
+  double scale = 1, omega_max = 0, radius = kRsRadius;
   // Held estimates (sin then cos, padded each) by the position's bits; empty where they would not fit.
   bool hold = false;
   std::unordered_map<std::uint64_t, std::vector<double>> held;
@@ -61,6 +90,16 @@ struct RsBlock {
       omega_lo.push_back(omegas.back().hi * (1 - 0x1p-45));
     }
     max_t = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(axis_reach(rows, b))));
+    scale = b.params.scale;
+    for (const ref::dd::DD& w : omegas) omega_max = std::max(omega_max, w.hi * (1 + 0x1p-45));
+    SinusoidalParams unit = b.params;
+    unit.scale = 1;
+    const ref::Sinusoidal unscaled(unit, ref::RealPosition{1});
+    std::vector<ref::dd::DD> unit_omegas;
+    for (std::size_t j = 0; j < n; ++j) unit_omegas.push_back(unscaled.omega(j));
+    if (std::all_of(unit_omegas.begin(), unit_omegas.end(), [](const ref::dd::DD& w) { return w.hi <= 1; }))
+      tier.emplace(
+          unit_omegas, [](double, std::size_t) { return 0.0; }, 1.0, budget.dtype);
     bounds.emplace(budget.members(), omegas, max_t, budget.dtype, budget.extra);
     for (auto* v : {&sin, &cos, &line, &fast_line, &tally, &budget_lo, &flags}) v->assign(padded, 0.0);
     phi_lo.resize(n);
@@ -102,7 +141,8 @@ class RowsScreened {
  private:
   void row(std::size_t r);
   void exact_row(std::size_t r);
-  void estimates(RsBlock& b, double t);
+  std::pair<double*, double*> estimates(RsBlock& b, double t);
+  void fast_estimates(RsBlock& b, double t);
   void lower_bounds(std::size_t k, double abs_t);
   void lines(RsBlock& b, double ratio_bar, double max_abs);
   ElementRecord element(std::size_t r, const RsBlock& b, std::size_t c) const;
@@ -194,27 +234,42 @@ void RowsScreened::exact_row(std::size_t r) {
   }
 }
 
-// b.sin and b.cos at position t: the fast path's high parts (NaN where it does not reach: the element is
-// then loud), held per position where the block's fit.
-void RowsScreened::estimates(RsBlock& b, double t) {
-  std::vector<double>* held = nullptr;
+// Block b's e at position t, sin then cos (padded): held per position where the block's fit (the fast path's
+// high parts, computed on first use), else the double tier's at scale·t where that product is exact and
+// m·2^e (rs_integer_times_pow2), else the fast path's (NaN where it does not reach: the element is loud).
+std::pair<double*, double*> RowsScreened::estimates(RsBlock& b, double t) {
   if (b.hold) {
     const auto [it, added] = b.held.try_emplace(std::bit_cast<std::uint64_t>(t));
-    held = &it->second;
-    if (!added) {
-      std::copy_n(held->begin(), b.padded, b.sin.begin());
-      std::copy_n(held->begin() + static_cast<std::ptrdiff_t>(b.padded), b.padded, b.cos.begin());
-      return;
+    std::vector<double>& held = it->second;
+    if (added) {
+      fast_estimates(b, t);
+      held.assign(b.sin.begin(), b.sin.end());
+      held.insert(held.end(), b.cos.begin(), b.cos.end());
     }
+    return {held.data(), held.data() + b.padded};
   }
+  const double s = b.scale * t;
+  const auto mt =
+      b.tier && std::fma(b.scale, t, -s) == 0 ? rs_integer_times_pow2(std::fabs(s)) : std::nullopt;
+  if (!mt) {
+    fast_estimates(b, t);
+    return {b.sin.data(), b.cos.data()};
+  }
+  const auto [at, added] = b.tier_at.try_emplace(mt->second, *b.tier);
+  if (added)
+    for (auto* w : {&at->second.w1, &at->second.w2, &at->second.w3})
+      for (double& v : *w) v = std::ldexp(v, mt->second);
+  exhaustive::double_tier_row(at->second, mt->first, b.sin.data(), b.cos.data());
+  if (s < 0)
+    for (std::size_t j = 0; j < b.n; ++j) b.sin[j] = -b.sin[j];
+  return {b.sin.data(), b.cos.data()};
+}
+
+void RowsScreened::fast_estimates(RsBlock& b, double t) {
   for (std::size_t j = 0; j < b.n; ++j) {
     const auto sc = b.reference.fast_pair(ref::RealPosition{t}, j);
     b.sin[j] = sc ? sc->sin.hi : NAN;
     b.cos[j] = sc ? sc->cos.hi : NAN;
-  }
-  if (held) {
-    held->assign(b.sin.begin(), b.sin.end());
-    held->insert(held->end(), b.cos.begin(), b.cos.end());
   }
 }
 
@@ -225,6 +280,10 @@ void RowsScreened::lower_bounds(std::size_t k, double abs_t) {
   RsBlock& b = blocks_[k];
   if (!(b.fed || abs_t < b.bounds_at || abs_t - b.bounds_at > std::max(b.bounds_at / 16, 64.0))) return;
   b.bounds_at = abs_t, b.fed = false, b.lines_stale = true;
+  // Every |t| up to the next bounds: the double tier's radius (with the exact path's double-double's
+  // 2^-96·|φ|, as measure_sinusoidal_screened's), which also holds the fast path's high part's 2^-50.
+  const double top = abs_t + std::max(abs_t / 16, 64.0);
+  b.radius = 0x1.0001p-48 + top * b.omega_max * (0x1.0001p-88 + 0x1.0001p-96);
   for (std::size_t j = 0; j < b.n; ++j) b.phi_lo[j] = abs_t * b.omega_lo[j];
   const std::size_t members = b.bounds->contracts();
   std::fill_n(b.budget_lo.begin(), b.n, members == 0 ? budget_.max_abs * (1 - 0x1p-39) : 0.0);
@@ -239,11 +298,11 @@ void RowsScreened::lower_bounds(std::size_t k, double abs_t) {
   for (std::size_t j = 0; j < b.n; ++j) b.tally[j] *= 1 - 0x1p-44;
 }
 
-// The line of measure_sinusoidal_screened's lines(), the radius kRsRadius.
+// The line of measure_sinusoidal_screened's lines(), less the block's radius.
 void RowsScreened::lines(RsBlock& b, double ratio_bar, double max_abs) {
   b.lines_stale = false, b.lines_ratio_bar = ratio_bar, b.lines_max_abs = max_abs, b.fast_stale = true;
   for (std::size_t j = 0; j < b.n; ++j)
-    b.line[j] = std::min(std::min(ratio_bar * b.budget_lo[j], max_abs), b.tally[j]) - kRsRadius;
+    b.line[j] = std::min(std::min(ratio_bar * b.budget_lo[j], max_abs), b.tally[j]) - b.radius;
 }
 
 // Row r: element by element where it is a zero row, its band beyond the promise (an element may be
@@ -266,7 +325,7 @@ void RowsScreened::row(std::size_t r) {
   for (std::size_t k = 0; k < blocks_.size(); ++k) {
     RsBlock& b = blocks_[k];
     const double t = rows_.positions[b.block->axis][r];
-    estimates(b, t);
+    const auto [es, ec] = estimates(b, t);
     lower_bounds(k, std::fabs(t));
     if (b.lines_stale || !(ratio_bar == b.lines_ratio_bar && max_abs == b.lines_max_abs))
       lines(b, ratio_bar, max_abs);
@@ -274,17 +333,8 @@ void RowsScreened::row(std::size_t r) {
       b.fast_ulp = table_fast_bars(bars_, b.line, b.fast_line.data());
       b.fast_stale = false, b.fast_at = at;
     }
-    const TableScreenRow token{b.sin.data(),
-                               b.cos.data(),
-                               b.sin.data(),
-                               b.cos.data(),
-                               b.line.data(),
-                               kRsRadius,
-                               false,
-                               b.fast_line.data(),
-                               b.fast_ulp,
-                               1,
-                               0};
+    const TableScreenRow token{es,         ec, es, ec, b.line.data(), b.radius, false, b.fast_line.data(),
+                               b.fast_ulp, 1,  0};
     tails.flags = b.flags.data();
     run_(type_, data + b.block->offset * size_, b.n, b.channels, token, bars_, tails);
     tails.abs_tail += tails.abs_kept, tails.ulp_tail += tails.ulp_kept;
