@@ -143,6 +143,8 @@ class RowsScreened {
   void exact_row(std::size_t r);
   std::pair<double*, double*> estimates(RsBlock& b, double t);
   void fast_estimates(RsBlock& b, double t);
+  std::size_t at_origin(RsBlock& b, std::size_t r, const Measurement::ScreenRoom& room,
+                        TableScreenResult& tails);
   void lower_bounds(std::size_t k, double abs_t);
   void lines(RsBlock& b, double ratio_bar, double max_abs);
   ElementRecord element(std::size_t r, const RsBlock& b, std::size_t c) const;
@@ -234,6 +236,13 @@ void RowsScreened::exact_row(std::size_t r) {
   }
 }
 
+// |e| = 1 exactly (a cos at an angle below 2^-27): 1 − 2^-53 instead, within the radius of the exact value
+// (which is at most 1 in magnitude) and inside the binade below, so that the kernel can judge it (its ulp
+// bound then the binade's below: never more than the exact one's).
+void rs_off_one(double* v, std::size_t n) {
+  for (std::size_t j = 0; j < n; ++j) v[j] = std::fabs(v[j]) == 1 ? std::copysign(1 - 0x1p-53, v[j]) : v[j];
+}
+
 // Block b's e at position t, sin then cos (padded): held per position where the block's fit (the fast path's
 // high parts, computed on first use), else the double tier's at scale·t where that product is exact and
 // m·2^e (rs_integer_times_pow2), else the fast path's (NaN where it does not reach: the element is loud).
@@ -262,7 +271,34 @@ std::pair<double*, double*> RowsScreened::estimates(RsBlock& b, double t) {
   exhaustive::double_tier_row(at->second, mt->first, b.sin.data(), b.cos.data());
   if (s < 0)
     for (std::size_t j = 0; j < b.n; ++j) b.sin[j] = -b.sin[j];
+  rs_off_one(b.sin.data(), b.n), rs_off_one(b.cos.data(), b.n);
   return {b.sin.data(), b.cos.data()};
+}
+
+// A block at position 0: every sin exactly 0 and cos exactly 1, which the kernel cannot take (its binade test
+// needs |e| − 2r within e's binade). An element equal to its exact value has error 0, ulp error 0 and ratio
+// 0: below every bar of a band that holds an element, it changes the band's counts and tails alone; any other
+// is flagged loud. Returns how many were.
+std::size_t RowsScreened::at_origin(RsBlock& b, std::size_t r, const Measurement::ScreenRoom& room,
+                                    TableScreenResult& tails) {
+  std::size_t loud = 0;
+  const std::size_t base = r * rows_.dim + b.block->offset;
+  for (std::size_t j = 0; j < b.n; ++j) {
+    const PairChannels ch = table_pair_channels(b.block->params, j);
+    const bool s_loud = y_[base + ch.sin] != 0, c_loud = y_[base + ch.cos] != 1;
+    b.flags[j] = (s_loud ? 1 : 0) + (c_loud ? 2 : 0);
+    loud += (s_loud ? 1 : 0) + (c_loud ? 1 : 0);
+    // The tails take every element's values, a loud one's too (as the kernel keeps its estimates): here the
+    // exact ones, e being exact.
+    for (const auto& [y, e] : {std::pair{y_[base + ch.sin], 0.0}, std::pair{y_[base + ch.cos], 1.0}}) {
+      const double abs = ref::abs_error(y, ref::dd::DD{e, 0});
+      const double ulp = abs / ref::ulp_of(ref::dd::DD{e, 0}, budget_.dtype);
+      const double a = std::isnan(abs) ? INFINITY : abs, u = std::isnan(ulp) ? INFINITY : ulp;
+      if (a > room.abs_floor) *tails.abs_tail++ = a;
+      if (u > room.ulp_floor) *tails.ulp_tail++ = u;
+    }
+  }
+  return loud;
 }
 
 void RowsScreened::fast_estimates(RsBlock& b, double t) {
@@ -271,6 +307,7 @@ void RowsScreened::fast_estimates(RsBlock& b, double t) {
     b.sin[j] = sc ? sc->sin.hi : NAN;
     b.cos[j] = sc ? sc->cos.hi : NAN;
   }
+  rs_off_one(b.sin.data(), b.n), rs_off_one(b.cos.data(), b.n);
 }
 
 // Block k's budget lower bound and the caller's tally line per pair for every |t| >= abs_t (budgets grow with
@@ -325,6 +362,10 @@ void RowsScreened::row(std::size_t r) {
   for (std::size_t k = 0; k < blocks_.size(); ++k) {
     RsBlock& b = blocks_[k];
     const double t = rows_.positions[b.block->axis][r];
+    if (t == 0) {
+      loud += at_origin(b, r, room, tails);
+      continue;
+    }
     const auto [es, ec] = estimates(b, t);
     lower_bounds(k, std::fabs(t));
     if (b.lines_stale || !(ratio_bar == b.lines_ratio_bar && max_abs == b.lines_max_abs))
@@ -374,12 +415,12 @@ void RowsScreened::row(std::size_t r) {
 }  // namespace
 
 bool measure_sinusoidal_rows_screened(const SinusoidalRows& rows, Values y, const Budget& budget,
-                                      Measurement& bands, const TableSinks& sinks) {
+                                      Measurement& bands, const TableSinks& sinks, std::size_t from) {
   const auto& targets = table_screen_targets();
   const std::size_t target = sinusoidal_screen_target();
   const auto type = table_screen_type_of(y, budget.dtype);
   if (!sinusoidal_screen_enabled() || target >= targets.size() || !type || rows.rows() == 0 ||
-      y.size() != rows.rows() * rows.dim)
+      y.size() < from || y.size() != rows.rows() * rows.dim)
     return false;
   // The kernel reads a pair's sin at a0 + k (+ 2k interleaved), its cos at b0 + k (a0 + 2k + 1).
   for (const SinusoidalBlock& b : rows.blocks)
