@@ -142,6 +142,7 @@ class RowsScreened {
   void row(std::size_t r);
   void exact_row(std::size_t r);
   std::pair<double*, double*> estimates(RsBlock& b, double t);
+  void fresh_estimates(RsBlock& b, double t);
   void fast_estimates(RsBlock& b, double t);
   std::size_t at_origin(RsBlock& b, std::size_t r, const Measurement::ScreenRoom& room,
                         TableScreenResult& tails);
@@ -244,27 +245,29 @@ void rs_off_one(double* v, std::size_t n) {
   for (std::size_t j = 0; j < n; ++j) v[j] = v[j] == 1 ? 1 - 0x1p-53 : v[j];
 }
 
-// Block b's e at position t, sin then cos (padded): held per position where the block's fit (the fast path's
-// high parts, computed on first use), else the double tier's at scale·t where that product is exact and
+// Block b's e at position t, sin then cos (padded): held per position where the block's fit (computed on
+// first use), else afresh: the double tier's at scale·t where that product is exact and
 // m·2^e (rs_integer_times_pow2), else the fast path's (NaN where it does not reach: the element is loud).
 std::pair<double*, double*> RowsScreened::estimates(RsBlock& b, double t) {
-  if (b.hold) {
-    const auto [it, added] = b.held.try_emplace(std::bit_cast<std::uint64_t>(t));
-    std::vector<double>& held = it->second;
-    if (added) {
-      fast_estimates(b, t);
-      held.assign(b.sin.begin(), b.sin.end());
-      held.insert(held.end(), b.cos.begin(), b.cos.end());
-    }
-    return {held.data(), held.data() + b.padded};
+  if (!b.hold) {
+    fresh_estimates(b, t);
+    return {b.sin.data(), b.cos.data()};
   }
+  const auto [it, added] = b.held.try_emplace(std::bit_cast<std::uint64_t>(t));
+  std::vector<double>& held = it->second;
+  if (added) {
+    fresh_estimates(b, t);
+    held.assign(b.sin.begin(), b.sin.end());
+    held.insert(held.end(), b.cos.begin(), b.cos.end());
+  }
+  return {held.data(), held.data() + b.padded};
+}
+
+void RowsScreened::fresh_estimates(RsBlock& b, double t) {
   const double s = b.scale * t;
   const auto mt =
       b.tier && std::fma(b.scale, t, -s) == 0 ? rs_integer_times_pow2(std::fabs(s)) : std::nullopt;
-  if (!mt) {
-    fast_estimates(b, t);
-    return {b.sin.data(), b.cos.data()};
-  }
+  if (!mt) return fast_estimates(b, t);
   const auto [at, added] = b.tier_at.try_emplace(mt->second, *b.tier);
   if (added)
     for (auto* w : {&at->second.w1, &at->second.w2, &at->second.w3})
@@ -273,7 +276,6 @@ std::pair<double*, double*> RowsScreened::estimates(RsBlock& b, double t) {
   if (s < 0)
     for (std::size_t j = 0; j < b.n; ++j) b.sin[j] = -b.sin[j];
   rs_off_one(b.cos.data(), b.n);
-  return {b.sin.data(), b.cos.data()};
 }
 
 // A block at position 0: every sin exactly 0 and cos exactly 1, which the kernel cannot take (its binade test
@@ -311,8 +313,8 @@ void RowsScreened::fast_estimates(RsBlock& b, double t) {
   rs_off_one(b.cos.data(), b.n);
 }
 
-// Block k's budget lower bound and the caller's tally line per pair for every |t| >= abs_t (budgets grow with
-// the angle; the tally's worsts only rise, so an older line is lower: more elements loud, none wrongly
+// Block k's budget lower bound and the caller's tally line per pair for every |t| >= abs_t (budgets grow
+// with the angle; the tally's worsts only rise, so an older line is lower: more elements loud, none wrongly
 // quiet), taken again when |t| falls below or runs far above, or after an element went to the caller (a
 // higher line: fewer loud; taking it only every 16 rows made the benchmarks' checks slower, 4.0 -> 4.6
 // ns/element).
