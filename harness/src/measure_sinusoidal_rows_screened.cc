@@ -20,6 +20,7 @@
 #include "pe/harness/sinusoidal_screen.h"
 #include "pe/ref/fast_trig.h"
 #include "pe/ref/reference.h"
+#include "table_tail_floor.h"
 
 namespace pe::harness {
 namespace {
@@ -49,6 +50,14 @@ std::optional<std::pair<std::int64_t, int>> rs_integer_times_pow2(double s) {
   if (e > 0) m <<= e, e = 0;  // an integer below 2^32 (s < 2^32)
   if (m >= (std::uint64_t{1} << 32)) return std::nullopt;
   return std::pair<std::int64_t, int>{static_cast<std::int64_t>(m), e};
+}
+
+// The index of a position's band (band_edges: [edge k, edge k + 1), the last open above, a negative position
+// in the first).
+std::size_t rs_band_index(std::int64_t p) {
+  const auto edges = band_edges();
+  const auto above = std::upper_bound(edges.begin(), edges.end() - 1, p);
+  return static_cast<std::size_t>(std::max<std::ptrdiff_t>(0, above - edges.begin() - 1));
 }
 
 // One block's constants and per-row state.
@@ -131,6 +140,10 @@ class RowsScreened {
       copy_ = copy_ || b.block->offset + b.extent > rows.dim;
     }
     room_ += ScreenToken::kLanes;
+    if (sinks_.sole) {
+      band_count_.assign(band_edges().size(), 0);
+      for (std::size_t r = 0; r < rows.rows(); ++r) band_count_[rs_band_index(row_band(rows, r))] += rows.dim;
+    }
     if (copy_) copy_row_.assign((rows.dim + 2 * ScreenToken::kLanes + 2 * room_) * size_, 0);
   }
 
@@ -143,9 +156,16 @@ class RowsScreened {
   void exact_row(std::size_t r);
   std::pair<double*, double*> estimates(RsBlock& b, double t);
   void fresh_estimates(RsBlock& b, double t);
+  // The own floors of the band of p, taken afresh where it is not the last one's: at least rank_from_top(n)
+  // <= n/100 + 1 kept values must lie above them (measure.cc's nearest rank).
+  void own_floors(std::int64_t p) {
+    const std::size_t k = rs_band_index(p);
+    if (k == band_) return;
+    band_ = k;
+    abs_own_.reset(band_count_[k] / 100 + 2), ulp_own_.reset(band_count_[k] / 100 + 2);
+  }
   void fast_estimates(RsBlock& b, double t);
-  std::size_t at_origin(RsBlock& b, std::size_t r, const Measurement::ScreenRoom& room,
-                        TableScreenResult& tails);
+  std::size_t at_origin(RsBlock& b, std::size_t r, TableScreenResult& tails);
   void lower_bounds(std::size_t k, double abs_t);
   void lines(RsBlock& b, double ratio_bar, double max_abs);
   ElementRecord element(std::size_t r, const RsBlock& b, std::size_t c) const;
@@ -170,6 +190,10 @@ class RowsScreened {
   TableScreenFn run_;
   ScreenType type_;
   std::vector<RsBlock> blocks_;
+  // TableSinks::sole: per band its elements, the band the own floors hold (SIZE_MAX: none) and the floors.
+  std::vector<std::size_t> band_count_;
+  std::size_t band_ = SIZE_MAX;
+  detail::TailFloor abs_own_, ulp_own_;
   TableScreenBars bars_;
   std::size_t size_ = 4, room_ = 0;
   bool copy_ = false;
@@ -282,8 +306,7 @@ void RowsScreened::fresh_estimates(RsBlock& b, double t) {
 // needs |e| − 2r within e's binade). An element equal to its exact value has error 0, ulp error 0 and ratio
 // 0: below every bar of a band that holds an element, it changes the band's counts and tails alone; any other
 // is flagged loud. Returns how many were.
-std::size_t RowsScreened::at_origin(RsBlock& b, std::size_t r, const Measurement::ScreenRoom& room,
-                                    TableScreenResult& tails) {
+std::size_t RowsScreened::at_origin(RsBlock& b, std::size_t r, TableScreenResult& tails) {
   std::size_t loud = 0;
   const std::size_t base = r * rows_.dim + b.block->offset;
   for (std::size_t j = 0; j < b.n; ++j) {
@@ -297,8 +320,8 @@ std::size_t RowsScreened::at_origin(RsBlock& b, std::size_t r, const Measurement
       const double abs = ref::abs_error(y, ref::dd::DD{e, 0});
       const double ulp = abs / ref::ulp_of(ref::dd::DD{e, 0}, budget_.dtype);
       const double a = std::isnan(abs) ? INFINITY : abs, u = std::isnan(ulp) ? INFINITY : ulp;
-      if (a > room.abs_floor) *tails.abs_tail++ = a;
-      if (u > room.ulp_floor) *tails.ulp_tail++ = u;
+      if (a > bars_.abs_floor) *tails.abs_tail++ = a;
+      if (u > bars_.ulp_floor) *tails.ulp_tail++ = u;
     }
   }
   return loud;
@@ -357,7 +380,10 @@ void RowsScreened::row(std::size_t r) {
   if (!rows_.zero_row(r) && band <= bands_.promised()) room = bands_.screen_room(band, band, room_);
   if (!room.usable) return exact_row(r);
   const double ratio_bar = room.ratio_bar * (1 - 0x1p-44), max_abs = room.max_abs * (1 - 0x1p-44);
-  bars_.max_ulp = room.max_ulp, bars_.abs_floor = room.abs_floor, bars_.ulp_floor = room.ulp_floor;
+  if (sinks_.sole) own_floors(band);
+  // The own floors where the caller is the bands' sole writer (else -inf), as measure_sinusoidal_screened's.
+  bars_.max_ulp = room.max_ulp, bars_.abs_floor = std::max(room.abs_floor, abs_own_.floor());
+  bars_.ulp_floor = std::max(room.ulp_floor, ulp_own_.floor());
   const std::array<std::uint64_t, 3> at{std::bit_cast<std::uint64_t>(bars_.max_ulp),
                                         std::bit_cast<std::uint64_t>(bars_.abs_floor),
                                         std::bit_cast<std::uint64_t>(bars_.ulp_floor)};
@@ -368,7 +394,7 @@ void RowsScreened::row(std::size_t r) {
     RsBlock& b = blocks_[k];
     const double t = rows_.positions[b.block->axis][r];
     if (t == 0) {
-      loud += at_origin(b, r, room, tails);
+      loud += at_origin(b, r, tails);
       continue;
     }
     const auto [es, ec] = estimates(b, t);
@@ -410,11 +436,13 @@ void RowsScreened::row(std::size_t r) {
     to_sinks(k, e);
     const double abs_v = std::isnan(e.abs_error) ? INFINITY : e.abs_error;
     const double ulp_v = std::isnan(e.ulp) ? INFINITY : e.ulp;
-    if (abs_v > room.abs_floor) *tails.abs_tail++ = abs_v;
-    if (ulp_v > room.ulp_floor) *tails.ulp_tail++ = ulp_v;
+    if (abs_v > bars_.abs_floor) *tails.abs_tail++ = abs_v;
+    if (ulp_v > bars_.ulp_floor) *tails.ulp_tail++ = ulp_v;
   }
-  bands_.screen_quiet(band, quiet, quiet, static_cast<std::size_t>(tails.abs_tail - room.abs_tail),
-                      static_cast<std::size_t>(tails.ulp_tail - room.ulp_tail));
+  const auto abs_kept = static_cast<std::size_t>(tails.abs_tail - room.abs_tail);
+  const auto ulp_kept = static_cast<std::size_t>(tails.ulp_tail - room.ulp_tail);
+  if (sinks_.sole) abs_own_.add(room.abs_tail, abs_kept), ulp_own_.add(room.ulp_tail, ulp_kept);
+  bands_.screen_quiet(band, quiet, quiet, abs_kept, ulp_kept);
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include "pe/harness/sinusoidal_screen.h"
 #include "pe/ref/fast_trig.h"
 #include "pe/ref/reference.h"
+#include "table_tail_floor.h"
 
 namespace pe::harness {
 namespace {
@@ -28,54 +29,6 @@ std::atomic<bool> table_screen_on{true};
 std::atomic<std::size_t> table_screen_target{0};
 PresumeTuning tuning{.presume_from = std::size_t{1} << 20};
 std::atomic<std::size_t> reruns{0};
-
-// A floor under one band's tail of estimates (TableSinks::sole): values at or below it cannot be among the
-// `need` largest of the band, since at least `need` values this pass kept lie above it. A histogram of the
-// kept values' top bit patterns (a non-negative double's pattern orders as its value; 4 buckets a binade):
-// bucket_ is the highest bucket with at least `need` kept values in the buckets above it, and the floor the
-// largest double in it. Only the screen's kept values count (the exact rows' add theirs unseen): fewer
-// counted, a lower floor.
-class TailFloor {
- public:
-  void reset(std::size_t need) {
-    need_ = need, above_ = 0, floor_ = -INFINITY;
-    bucket_ = -1;
-    counts_.assign(kCopies * kBuckets, 0);
-  }
-  // n values, each above floor().
-  void add(const double* v, std::size_t n) {
-    if (need_ == 0) return;
-    // kCopies histograms, a value's by its index: consecutive values of one bucket (most of them) then count
-    // in different places instead of each waiting on the last one's store. Every value lies above the
-    // floor (the kernel kept it above it), so in a bucket above bucket_.
-    for (std::size_t i = 0; i < n; ++i)
-      ++counts_[(std::bit_cast<std::uint64_t>(v[i]) >> kShift) * kCopies + i % kCopies];
-    above_ += n;
-    bool rose = false;
-    for (std::size_t next = count(bucket_ + 1); bucket_ + 1 < kBuckets && above_ - next >= need_;) {
-      above_ -= next;
-      next = count(++bucket_ + 1);
-      rose = true;
-    }
-    if (rose) floor_ = std::bit_cast<double>((static_cast<std::uint64_t>(bucket_ + 1) << kShift) - 1);
-  }
-  double floor() const { return floor_; }
-
- private:
-  static constexpr int kShift = 50;
-  static constexpr std::int64_t kBuckets = std::int64_t{1} << (63 - kShift);  // patterns below the sign
-  static constexpr std::size_t kCopies = 4;
-  std::size_t count(std::int64_t bucket) const {
-    if (bucket >= kBuckets) return 0;
-    std::size_t c = 0;
-    for (std::size_t k = 0; k < kCopies; ++k) c += counts_[static_cast<std::size_t>(bucket) * kCopies + k];
-    return c;
-  }
-  std::vector<std::uint32_t> counts_;
-  std::size_t need_ = 0, above_ = 0;  // above_: kept values in buckets above bucket_
-  std::int64_t bucket_ = -1;          // -1: no floor yet
-  double floor_ = -INFINITY;
-};
 
 class TableScreened {
  public:
@@ -342,11 +295,11 @@ class TableScreened {
   // (kReserve of its elements at once instead of doubling up to it: one buffer, nothing copied).
   std::vector<std::uint8_t> presumed_ = std::vector<std::uint8_t>(band_edges().size(), 0), reserved_;
   static constexpr double kReserve = 0.02;
-  Band band_;                           // the band abs_own_ and ulp_own_ hold
-  TailFloor abs_own_, ulp_own_;         // sole: the tails' own floors in it
-  int emin_ = -126;                     // the budget type's least normal binade
-  std::vector<std::size_t> row_index_;  // presume(): 0, ..., dim − 1
-  std::vector<double> row_y_;           // presume(): a row's outputs
+  Band band_;                            // the band abs_own_ and ulp_own_ hold
+  detail::TailFloor abs_own_, ulp_own_;  // sole: the tails' own floors in it
+  int emin_ = -126;                      // the budget type's least normal binade
+  std::vector<std::size_t> row_index_;   // presume(): 0, ..., dim − 1
+  std::vector<double> row_y_;            // presume(): a row's outputs
   std::size_t size_ = 4;
   bool copy_ = false;
   std::vector<std::uint8_t> copy_row_;

@@ -119,11 +119,10 @@ bool measure_sinusoidal_screened(const SinusoidalParams& params, std::span<const
 // high part (within 2^-50 of the exact value: the percentiles' radius), each block's pairs held per distinct
 // position where they fit (a grid's coordinates); zero rows, pad channels, loud elements and rows beyond
 // the promise or without room are measured exactly. Everything but the percentiles is
-// measure_sinusoidal_rows_exact's, in its order. No presumed floors and no own floors (TableSinks::sole is
-// not read): the tails keep what the bands' floors let through. false, with nothing measured, where it does
-// not apply: a float64 budget, y neither in place in the budget's type nor doubles, a flipped interleaved
-// block, no vector target, or the switch below off.
-// Also false for fewer than `from` elements.
+// measure_sinusoidal_rows_exact's, in its order. The own floors of TableSinks::sole, no presumed ones. false,
+// with nothing measured, where it does not apply: a float64 budget, y neither in place in the budget's type
+// nor doubles, a flipped interleaved block, no vector target, or the switch below off. Also false for fewer
+// than `from` elements.
 bool measure_sinusoidal_rows_screened(const SinusoidalRows& rows, Values y, const Budget& budget,
                                       Measurement& bands, const TableSinks& sinks, std::size_t from = 0);
 // Below this many elements the exact path is quicker than the pass's setup (per block its budgets' and the
