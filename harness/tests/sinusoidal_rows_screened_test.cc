@@ -116,7 +116,7 @@ RsRun rs_screened(const SinusoidalRows& rows, Values y, const Budget& budget, st
   sinks.line = [&](std::span<const ref::dd::DD> omegas, std::int64_t max_position,
                    std::span<const double> phi_lo,
                    double* line) { tallies.at(at).line(omegas, max_position, phi_lo, line); };
-  run.took = measure_sinusoidal_rows_screened(rows, y, budget, run.bands, sinks);
+  run.took = measure_sinusoidal_rows_screened(rows, y, budget, run.bands, sinks, 0);
   run.worst.assign(contracts.size(), 0.0);
   for (const RsTally& t : tallies)
     for (std::size_t k = 0; k < contracts.size(); ++k)

@@ -173,8 +173,7 @@ Report check_sinusoidal(const SinusoidalRequest& r, const Names& names) {
                    std::span<const double> phi_lo,
                    double* line) { to->table_screen_line(omegas, max_position, phi_lo, line); };
   const bool screened =
-      rows ? harness::measure_sinusoidal_rows_screened(*rows, a.read(), budget, bands, sinks,
-                                                       harness::kRowsScreenedFrom)
+      rows ? harness::measure_sinusoidal_rows_screened(*rows, a.read(), budget, bands, sinks)
            : harness::measure_sinusoidal_screened(params, r.positions.values, a.read(), budget, bands, sinks);
   if (rows && screened)
     for (const ContractTally& t : block_tallies) tally.merge(t);

@@ -113,22 +113,26 @@ bool measure_sinusoidal_screened(const SinusoidalParams& params, std::span<const
                                  Values y, const Budget& budget, Measurement& bands, const TableSinks& sinks,
                                  const Sample& sample = {});
 
+// Below this many elements the exact path is quicker than the rows' pass's setup (per block its budgets' and
+// the tally's lower bounds, the double tier's pieces: about 0.2 ms for a 256-channel timestep, which the
+// exact path measures in 0.1 ms).
+inline constexpr std::size_t kRowsScreenedFrom = 2048;
+
 // measure_sinusoidal_rows (sinusoidal_rows.h) into `bands` as one pass, with measure_sinusoidal_screened's
 // contract: every form of SinusoidalRows (real positions, a scale, the switches, an odd dim's pad channel,
-// zero rows, a grid's blocks each at its own axis). Per (row, block) e is the fast path's double-double's
-// high part (within 2^-50 of the exact value: the percentiles' radius), each block's pairs held per distinct
-// position where they fit (a grid's coordinates); zero rows, pad channels, loud elements and rows beyond
-// the promise or without room are measured exactly. Everything but the percentiles is
-// measure_sinusoidal_rows_exact's, in its order. The own floors of TableSinks::sole, no presumed ones. false,
-// with nothing measured, where it does not apply: a float64 budget, y neither in place in the budget's type
-// nor doubles, a flipped interleaved block, no vector target, or the switch below off. Also false for fewer
-// than `from` elements.
+// zero rows, a grid's blocks each at its own axis). Per (row, block) e is the double tier's at scale·t where
+// that product is exact and an integer below 2^32 times a power of two (a float32 timestep or coordinate),
+// else the fast path's double-double's high part; each block's e held per distinct position where they fit
+// (a grid's coordinates). The percentiles' radius: 2^-48·(1 + 2^-16) + |φ|·(2^-88 + 2^-96)·(1 + 2^-16) over
+// the rows up to the next bounds (measure_sinusoidal_rows_screened.cc). Zero rows, pad channels, loud
+// elements and rows beyond the promise or without room are measured exactly; everything but the
+// percentiles is measure_sinusoidal_rows_exact's, in its order. The own floors of TableSinks::sole, no
+// presumed ones. false, with nothing measured, where it does not apply: fewer than `from` elements, a
+// float64 budget, y neither in place in the budget's type nor doubles, a flipped interleaved block, no
+// vector target, or the switch below off.
 bool measure_sinusoidal_rows_screened(const SinusoidalRows& rows, Values y, const Budget& budget,
-                                      Measurement& bands, const TableSinks& sinks, std::size_t from = 0);
-// Below this many elements the exact path is quicker than the pass's setup (per block its budgets' and the
-// tally's lower bounds, the double tier's pieces: about 0.2 ms for a 256-channel timestep, which the exact
-// path measures in 0.1 ms): check's `from`.
-inline constexpr std::size_t kRowsScreenedFrom = 2048;
+                                      Measurement& bands, const TableSinks& sinks,
+                                      std::size_t from = kRowsScreenedFrom);
 // The type the screens read y in (in place, with a budget of a narrower type than double), if any.
 std::optional<ScreenType> table_screen_type_of(const Values& y, DType out);
 
