@@ -172,7 +172,9 @@ class RowsScreened {
   void to_sinks(std::size_t k, const ElementRecord& e) {
     if (sinks_.block) sinks_.block(k);
     if (sinks_.exact) sinks_.exact(e);
-    for (RsBlock& b : blocks_) b.fed = true;
+    // Only block k's line may rise (check keeps a tally per block; with one tally for all, another block's
+    // older line is lower, which is never wrong).
+    blocks_[k].fed = true;
   }
   const std::uint8_t* row_data(std::size_t r) {
     const void* data = type_ == ScreenType::F64 ? static_cast<const void*>(y_.doubles()) : y_.typed_data();
