@@ -32,15 +32,16 @@ constexpr double kRsRadius = 0x1p-50;
 // distinct timesteps is computed row by row).
 constexpr std::size_t kRsHeld = std::size_t{1} << 22;
 
-// s = m·2^e with m an integer, 0 <= m < 2^32 and e <= 0 (s >= 0 finite), where there is one.
+// s = m·2^e with m an integer, 0 <= m < 2^32 and -600 <= e <= 0 (s >= 0 finite), where there is one.
 // The double tier (ref::double_tier_sincos, exhaustive::double_tier_row) computes sin and cos of m·ω' within
 // double_tier_radius(|φ|) for integers 0 <= m < 2^32 and ω' <= 1 split in 21-bit pieces: its analysis asks
 // only that m·w1 and m·w2 are exact (32 + 21 bits) and the reduction's k below 2^32. With ω' = ω·2^e, the
-// pieces are ω's times 2^e exactly (a power of two moves no bit; they stay normal for e >= -900), and
+// pieces are ω's times 2^e exactly (a power of two moves no bit; w3 >= 2^-41·ω >= 2^-81 for a base up to 2^40
+// stays normal for e >= -600), and
 // m·ω' = s·ω: the tier's bound holds for the real position s.
 std::optional<std::pair<std::int64_t, int>> rs_integer_times_pow2(double s) {
   if (s == 0) return std::pair<std::int64_t, int>{0, 0};
-  if (!(s > 0 && s < 0x1p32) || s < 0x1p-900) return std::nullopt;
+  if (!(s > 0 && s < 0x1p32)) return std::nullopt;
   int e = 0;
   const double f = std::frexp(s, &e);  // s = f·2^e, f in [0.5, 1)
   auto m = static_cast<std::uint64_t>(std::ldexp(f, 53));
@@ -48,7 +49,7 @@ std::optional<std::pair<std::int64_t, int>> rs_integer_times_pow2(double s) {
   const int tz = std::countr_zero(m);
   m >>= tz, e += tz;
   if (e > 0) m <<= e, e = 0;  // an integer below 2^32 (s < 2^32)
-  if (m >= (std::uint64_t{1} << 32)) return std::nullopt;
+  if (m >= (std::uint64_t{1} << 32) || e < -600) return std::nullopt;
   return std::pair<std::int64_t, int>{static_cast<std::int64_t>(m), e};
 }
 
