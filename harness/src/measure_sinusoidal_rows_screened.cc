@@ -36,9 +36,9 @@ constexpr std::size_t kRsHeld = std::size_t{1} << 22;
 // The double tier (ref::double_tier_sincos, exhaustive::double_tier_row) computes sin and cos of m·ω' within
 // double_tier_radius(|φ|) for integers 0 <= m < 2^32 and ω' <= 1 split in 21-bit pieces: its analysis asks
 // only that m·w1 and m·w2 are exact (32 + 21 bits) and the reduction's k below 2^32. With ω' = ω·2^e, the
-// pieces are ω's times 2^e exactly (a power of two moves no bit; w3 >= 2^-41·ω >= 2^-81 for a base up to 2^40
-// stays normal for e >= -600), and
-// m·ω' = s·ω: the tier's bound holds for the real position s.
+// pieces are ω's times 2^e exactly (a power of two moves no bit; down to 2^-600 a piece below 2^-420 could
+// lose bits to the subnormals, at most m·2^-1075 of φ, far below the radius), and m·ω' = s·ω: the tier's
+// bound holds for the real position s.
 std::optional<std::pair<std::int64_t, int>> rs_integer_times_pow2(double s) {
   if (s == 0) return std::pair<std::int64_t, int>{0, 0};
   if (!(s > 0 && s < 0x1p32)) return std::nullopt;
