@@ -1,11 +1,10 @@
 // measure_sinusoidal_rows_screened (sinusoidal_screen.h): the rows' one pass through the table kernel
-// (sinusoidal_screen.cc). Per (row, block) the estimate e is the fast path's double-double's high part, each
-// block's pairs computed once per distinct position where they fit in memory (a grid's coordinates), else
-// per row from the double tier (exhaustive::double_tier_row, below: a timestep as an integer times a power of
-// two) where it applies, else the fast path's; the kernel judges each element against the budget's lower
-// bound, the band's bars and the caller's tally at the row's angles, and the loud ones, zero rows, pad
-// channels and rows the screen cannot take are measured exactly (the records of
-// measure_sinusoidal_rows_exact, in its order).
+// (sinusoidal_screen.cc). Per (row, block) the estimate e is the double tier's (exhaustive::double_tier_row,
+// below: scale·t as an integer times a power of two) where it applies, else the fast path's double-double's
+// high part; a block's e held per distinct position where they fit in memory (a grid's coordinates), else
+// computed per row (timesteps). The kernel judges each element against the budget's lower bound, the band's
+// bars and the caller's tally at the row's angles; the loud ones, zero rows, pad channels and rows the screen
+// cannot take are measured exactly (the records of measure_sinusoidal_rows_exact, in its order).
 #include <algorithm>
 #include <array>
 #include <bit>
