@@ -20,6 +20,7 @@
 #include "pe/harness/sinusoidal_screen.h"
 #include "pe/ref/fast_trig.h"
 #include "pe/ref/reference.h"
+#include "table_tail_floor.h"
 
 namespace pe::harness {
 namespace {
@@ -28,62 +29,6 @@ std::atomic<bool> table_screen_on{true};
 std::atomic<std::size_t> table_screen_target{0};
 PresumeTuning tuning{.presume_from = std::size_t{1} << 20};
 std::atomic<std::size_t> reruns{0};
-
-// The type y is stored in, in place, with a budget of a narrower type than double.
-std::optional<ScreenType> table_screen_type(const Values& y, DType out) {
-  if (out == DType::F64) return std::nullopt;
-  if (y.doubles() != nullptr) return ScreenType::F64;
-  if (y.typed_data() == nullptr || y.typed_type() != out) return std::nullopt;
-  return screen_type_of(out);
-}
-
-// A floor under one band's tail of estimates (TableSinks::sole): values at or below it cannot be among the
-// `need` largest of the band, since at least `need` values this pass kept lie above it. A histogram of the
-// kept values' top bit patterns (a non-negative double's pattern orders as its value; 4 buckets a binade):
-// bucket_ is the highest bucket with at least `need` kept values in the buckets above it, and the floor the
-// largest double in it. Only the screen's kept values count (the exact rows' add theirs unseen): fewer
-// counted, a lower floor.
-class TailFloor {
- public:
-  void reset(std::size_t need) {
-    need_ = need, above_ = 0, floor_ = -INFINITY;
-    bucket_ = -1;
-    counts_.assign(kCopies * kBuckets, 0);
-  }
-  // n values, each above floor().
-  void add(const double* v, std::size_t n) {
-    if (need_ == 0) return;
-    // kCopies histograms, a value's by its index: consecutive values of one bucket (most of them) then count
-    // in different places instead of each waiting on the last one's store. Every value lies above the
-    // floor (the kernel kept it above it), so in a bucket above bucket_.
-    for (std::size_t i = 0; i < n; ++i)
-      ++counts_[(std::bit_cast<std::uint64_t>(v[i]) >> kShift) * kCopies + i % kCopies];
-    above_ += n;
-    bool rose = false;
-    for (std::size_t next = count(bucket_ + 1); bucket_ + 1 < kBuckets && above_ - next >= need_;) {
-      above_ -= next;
-      next = count(++bucket_ + 1);
-      rose = true;
-    }
-    if (rose) floor_ = std::bit_cast<double>((static_cast<std::uint64_t>(bucket_ + 1) << kShift) - 1);
-  }
-  double floor() const { return floor_; }
-
- private:
-  static constexpr int kShift = 50;
-  static constexpr std::int64_t kBuckets = std::int64_t{1} << (63 - kShift);  // patterns below the sign
-  static constexpr std::size_t kCopies = 4;
-  std::size_t count(std::int64_t bucket) const {
-    if (bucket >= kBuckets) return 0;
-    std::size_t c = 0;
-    for (std::size_t k = 0; k < kCopies; ++k) c += counts_[static_cast<std::size_t>(bucket) * kCopies + k];
-    return c;
-  }
-  std::vector<std::uint32_t> counts_;
-  std::size_t need_ = 0, above_ = 0;  // above_: kept values in buckets above bucket_
-  std::int64_t bucket_ = -1;          // -1: no floor yet
-  double floor_ = -INFINITY;
-};
 
 class TableScreened {
  public:
@@ -350,11 +295,11 @@ class TableScreened {
   // (kReserve of its elements at once instead of doubling up to it: one buffer, nothing copied).
   std::vector<std::uint8_t> presumed_ = std::vector<std::uint8_t>(band_edges().size(), 0), reserved_;
   static constexpr double kReserve = 0.02;
-  Band band_;                           // the band abs_own_ and ulp_own_ hold
-  TailFloor abs_own_, ulp_own_;         // sole: the tails' own floors in it
-  int emin_ = -126;                     // the budget type's least normal binade
-  std::vector<std::size_t> row_index_;  // presume(): 0, ..., dim − 1
-  std::vector<double> row_y_;           // presume(): a row's outputs
+  Band band_;                            // the band abs_own_ and ulp_own_ hold
+  detail::TailFloor abs_own_, ulp_own_;  // sole: the tails' own floors in it
+  int emin_ = -126;                      // the budget type's least normal binade
+  std::vector<std::size_t> row_index_;   // presume(): 0, ..., dim − 1
+  std::vector<double> row_y_;            // presume(): a row's outputs
   std::size_t size_ = 4;
   bool copy_ = false;
   std::vector<std::uint8_t> copy_row_;
@@ -547,6 +492,14 @@ void set_sinusoidal_screen(bool on, std::size_t target) {
   table_screen_target = target;
 }
 bool sinusoidal_screen_enabled() { return table_screen_on; }
+std::size_t sinusoidal_screen_target() { return table_screen_target; }
+
+std::optional<ScreenType> table_screen_type_of(const Values& y, DType out) {
+  if (out == DType::F64) return std::nullopt;
+  if (y.doubles() != nullptr) return ScreenType::F64;
+  if (y.typed_data() == nullptr || y.typed_type() != out) return std::nullopt;
+  return screen_type_of(out);
+}
 void tune_sinusoidal_screen(const PresumeTuning& t) noexcept { tuning = t; }
 const PresumeTuning& sinusoidal_screen_tuning() noexcept { return tuning; }
 std::size_t sinusoidal_screen_reruns() noexcept { return reruns.load(std::memory_order_relaxed); }
@@ -569,7 +522,7 @@ bool measure_sinusoidal_screened(const SinusoidalParams& params, std::span<const
                                  const Sample& sample) {
   const auto& targets = table_screen_targets();
   const std::size_t target = table_screen_target;
-  const auto type = table_screen_type(y, budget.dtype);
+  const auto type = table_screen_type_of(y, budget.dtype);
   if (!table_screen_on || target >= targets.size() || !type || !sample.rows.empty() ||
       !sample.pairs.empty() || positions.empty())
     return false;
@@ -597,7 +550,7 @@ bool measure_sinusoidal_screened(const SinusoidalParams& params, std::span<const
   // element at the percentile's rank was loud for the line alone).
   reruns.fetch_add(1, std::memory_order_relaxed);
   bands = before;
-  const TableSinks line_only{nullptr, nullptr, sinks.line, sinks.sole};
+  const TableSinks line_only{nullptr, nullptr, sinks.line, sinks.sole, nullptr};
   TableScreened(params, positions, y, budget, bands, line_only, kernel, *type).run(positions.size());
   return true;
 }

@@ -164,12 +164,20 @@ Report check_sinusoidal(const SinusoidalRequest& r, const Names& names) {
   sinks.row = [&](std::size_t row) {
     if (r.progress) r.progress(row, n_rows);
   };
-  sinks.exact = [&](const harness::ElementRecord& e) { tally.add(e); };
+  // The rows' blocks each feed a tally of their own (its lower bounds are one block's ω), merged after.
+  std::vector<ContractTally> block_tallies(rows ? rows->blocks.size() : 0, tally);
+  ContractTally* to = &tally;
+  sinks.block = [&](std::size_t k) { to = &block_tallies[k]; };
+  sinks.exact = [&](const harness::ElementRecord& e) { to->add(e); };
   sinks.line = [&](std::span<const ref::dd::DD> omegas, std::int64_t max_position,
                    std::span<const double> phi_lo,
-                   double* line) { tally.table_screen_line(omegas, max_position, phi_lo, line); };
-  if (rows ||
-      !harness::measure_sinusoidal_screened(params, r.positions.values, a.read(), budget, bands, sinks)) {
+                   double* line) { to->table_screen_line(omegas, max_position, phi_lo, line); };
+  const bool screened =
+      rows ? harness::measure_sinusoidal_rows_screened(*rows, a.read(), budget, bands, sinks)
+           : harness::measure_sinusoidal_screened(params, r.positions.values, a.read(), budget, bands, sinks);
+  if (rows && screened)
+    for (const ContractTally& t : block_tallies) tally.merge(t);
+  if (!screened) {
     measure(as_double().values, [&](const harness::ElementRecord& e) {
       if (r.progress) r.progress(static_cast<std::size_t>(e.row), n_rows);
       bands.add(e);

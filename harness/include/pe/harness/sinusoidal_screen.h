@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "pe/harness/measure.h"
 #include "pe/harness/presume_tuning.h"
 #include "pe/harness/rope_screen.h"
+#include "pe/harness/sinusoidal_rows.h"
 #include "pe/ref/double_double.h"
 
 namespace pe::harness {
@@ -97,6 +99,10 @@ struct TableSinks {
                      std::span<const double> phi_lo, double* line)>
       line;
   bool sole = false;
+  // Rows passes (measure_sinusoidal_rows_screened): the block whose exact elements or line come next, told
+  // before them. A grid's blocks have their own ω and pair count: a caller's tally keeps its lower bounds
+  // per block (one tally per block, merged after).
+  std::function<void(std::size_t block)> block;
 };
 
 // measure_sinusoidal into `bands` as one pass: y read in place in its type, most elements proved quiet by the
@@ -107,10 +113,34 @@ bool measure_sinusoidal_screened(const SinusoidalParams& params, std::span<const
                                  Values y, const Budget& budget, Measurement& bands, const TableSinks& sinks,
                                  const Sample& sample = {});
 
+// Below this many elements the exact path is quicker than the rows' pass's setup (per block its budgets' and
+// the tally's lower bounds, the double tier's pieces: about 0.2 ms for a 256-channel timestep, which the
+// exact path measures in 0.1 ms).
+inline constexpr std::size_t kRowsScreenedFrom = 2048;
+
+// measure_sinusoidal_rows (sinusoidal_rows.h) into `bands` as one pass, with measure_sinusoidal_screened's
+// contract: every form of SinusoidalRows (real positions, a scale, the switches, an odd dim's pad channel,
+// zero rows, a grid's blocks each at its own axis). Per (row, block) e is the double tier's at scale·t where
+// that product is exact and an integer below 2^32 times a power of two (a float32 timestep or coordinate),
+// else the fast path's double-double's high part; each block's e held per distinct position where they fit
+// (a grid's coordinates). The percentiles' radius: 2^-48·(1 + 2^-16) + |φ|·(2^-88 + 2^-96)·(1 + 2^-16) over
+// the rows up to the next bounds (measure_sinusoidal_rows_screened.cc). Zero rows, pad channels, loud
+// elements and rows beyond the promise or without room are measured exactly; everything but the
+// percentiles is measure_sinusoidal_rows_exact's, in its order. The own floors of TableSinks::sole, no
+// presumed ones. false, with nothing measured, where it does not apply: fewer than `from` elements, a
+// float64 budget, y neither in place in the budget's type nor doubles, a flipped interleaved block, no
+// vector target, or the switch below off.
+bool measure_sinusoidal_rows_screened(const SinusoidalRows& rows, Values y, const Budget& budget,
+                                      Measurement& bands, const TableSinks& sinks,
+                                      std::size_t from = kRowsScreenedFrom);
+// The type the screens read y in (in place, with a budget of a narrower type than double), if any.
+std::optional<ScreenType> table_screen_type_of(const Values& y, DType out);
+
 // Process-wide (tests compare the two paths and the targets): false makes measure_sinusoidal_screened
 // decline; `target` indexes table_screen_targets() (0, the best, by default). On by default.
 void set_sinusoidal_screen(bool on, std::size_t target = 0);
 bool sinusoidal_screen_enabled();
+std::size_t sinusoidal_screen_target();
 
 // The table's presumed floors (presume_tuning.h), from 2^20 elements on, from a sample of up to 128 of each
 // band's rows, evenly spaced, every element of them. The tails then keep a little over 1% of the estimates
