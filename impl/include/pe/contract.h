@@ -66,10 +66,16 @@ struct Contract {
   std::int64_t state_rows = 0;
   double c0 = 0, ck = 0, ct = 0, c1 = 0, c1_pair = 0;  // the budget's coefficients, see above
   double ca = 3, c1_gain = 0;                          // RoPE scaling terms, see above
-  // Sinusoidal: whether the variant reads the plan's flip_sin_to_cos and downscale_freq_shift (its
-  // frequencies from the plan's, its channels from sin_index and cos_index). A C plugin's plan carries
-  // neither (ABI v2).
+  // Sinusoidal: whether the variant computes every form of the table the plan and the API express: the
+  // plan's flip_sin_to_cos and downscale_freq_shift (its frequencies from the plan's, its channels from
+  // sin_index and cos_index), a scale other than 1, an odd dim (the last channel a zero pad) and real
+  // positions (table_at). A C plugin's plan carries none of them (ABI v2): the API refuses each, naming it.
   bool table_switches = true;
+  // Sinusoidal: the largest downscale_freq_shift the derivation covers. Every built-in one assumes the
+  // exponent i/(dim/2 - shift) <= 1 (the plan's 1.02·2^-53, docs/contracts.md §2b; the frameworks'
+  // |exponent| <= ln P), which holds for every dim exactly when shift <= 1. The API refuses a larger shift
+  // naming downscale_freq_shift and the variant.
+  double max_freq_shift = 1;
 };
 
 // The budget for one element of pair `pair`. `scale` is 1 for tables, |x_a| + |x_b| for a RoPE pair.
