@@ -286,20 +286,23 @@ void check_scaled_positions(const SinusoidalPlan& plan, std::span<const std::int
 void check_real_positions(const Variant& variant, const SinusoidalPlan& plan,
                           std::span<const double> positions) {
   const bool float_angle = variant.contract().angle_type == DType::F32;
+  const auto at = [](std::size_t i) {  // built only for a message
+    std::string s = std::string("positions[");
+    s += std::to_string(i);
+    s += ']';
+    return s;
+  };
   for (std::size_t i = 0; i < positions.size(); ++i) {
     const double t = positions[i];
-    std::string at = std::string("positions[");
-    at += std::to_string(i);
-    at += ']';
     if (!std::isfinite(t) || std::fabs(t) > 0x1p53) {
-      fail("positions", at + " must be finite and within 2^53, got " + detail::show(t));
+      fail("positions", at(i) + " must be finite and within 2^53, got " + detail::show(t));
     }
     if (std::fabs(plan.scale() * t) > 0x1p53) {
-      fail("scale",
-           "scale·" + at + " must be within 2^53, got " + detail::show(plan.scale()) + "·" + detail::show(t));
+      fail("scale", "scale·" + at(i) + " must be within 2^53, got " + detail::show(plan.scale()) + "·" +
+                        detail::show(t));
     }
     if (float_angle && !float_angle_domain(t)) {
-      fail("positions", "variant " + variant.name() + " forms its angle in float32: " + at +
+      fail("positions", "variant " + variant.name() + " forms its angle in float32: " + at(i) +
                             " must be 0 or a normal float32 magnitude, got " + detail::show(t));
     }
   }
