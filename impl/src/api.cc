@@ -339,23 +339,54 @@ void add_checked(const Variant& variant, const SinusoidalPlan& plan, std::span<c
   run_table(variant, plan, positions, embeddings, padding, true, pool);
 }
 
+// Rows at real positions are computed from their position alone (no variant advances them): any cut gives
+// the whole call's bits, so the pool's pieces are even row ranges.
+struct TableAtTask {
+  const SinusoidalVariant* variant;
+  const SinusoidalPlan* plan;
+  std::span<const double> positions;
+  Buffer out;
+  std::size_t parts;
+
+  static void run(void* self, std::size_t i) {
+    const auto& t = *static_cast<const TableAtTask*>(self);
+    const std::size_t n = t.positions.size(), r0 = i * n / t.parts, r1 = (i + 1) * n / t.parts;
+    const detail::WholeCallBytes whole(t.out.size * size_of(t.out.dtype));
+    t.variant->table_at(*t.plan, t.positions.subspan(r0, r1 - r0),
+                        slice(t.out, r0 * t.plan->dim(), (r1 - r0) * t.plan->dim()));
+  }
+};
+
+void run_table_at(const SinusoidalVariant& v, const SinusoidalPlan& plan, std::span<const double> positions,
+                  Buffer out, ThreadPool* pool) {
+  const std::size_t parts = pool == nullptr ? 1 : tasks_for(*pool, positions.size(), out.size);
+  if (parts <= 1) return v.table_at(plan, positions, out);
+  TableAtTask task{&v, &plan, positions, out, parts};
+  pool->run(parts, &TableAtTask::run, &task);
+}
+
 void table_at_checked(const Variant& variant, const SinusoidalPlan& plan, std::span<const double> positions,
-                      Buffer out) {
+                      Buffer out, ThreadPool* pool) {
   check_table_call(variant, plan, out.dtype, "out", true);
   check_real_positions(variant, plan, positions);
   const std::size_t n = checked_product({positions.size(), plan.dim()}, "out");
   check_buffer(out, n, "out", "n_positions x dim");
   const auto& v = static_cast<const SinusoidalVariant&>(variant);
-  if (!detail::guard_applies(variant)) return v.table_at(plan, positions, out);
+  if (!detail::guard_applies(variant)) return run_table_at(v, plan, positions, out, pool);
   detail::guarded_rows(variant, positions.size(), plan.dim(), {}, out, "table",
-                       [&](Buffer guarded) { v.table_at(plan, positions, guarded); });
+                       [&](Buffer guarded) { run_table_at(v, plan, positions, guarded, pool); });
 }
 
 }  // namespace
 
 void sinusoidal_table_at(const Variant& variant, const SinusoidalPlan& plan,
                          std::span<const double> positions, Buffer out) {
-  table_at_checked(variant, plan, positions, out);
+  table_at_checked(variant, plan, positions, out, nullptr);
+}
+
+void sinusoidal_table_at(const Variant& variant, const SinusoidalPlan& plan,
+                         std::span<const double> positions, Buffer out, ThreadPool& pool) {
+  table_at_checked(variant, plan, positions, out, &pool);
 }
 
 void sinusoidal_table(const Variant& variant, const SinusoidalPlan& plan,

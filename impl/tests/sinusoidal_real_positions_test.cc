@@ -17,6 +17,7 @@
 #include "pe/errors.h"
 #include "pe/harness/typed_buffer.h"
 #include "pe/ref/reference.h"
+#include "pe/thread_pool.h"
 #include "pe/variant.h"
 
 namespace pe {
@@ -160,6 +161,24 @@ TEST(SinusoidalRealPositions, TheScaleMovesTheAngle) {
     double apart = 0;
     for (std::size_t i = 0; i < 16; ++i) apart = std::max(apart, std::fabs(a.get(i) - b.get(i)));
     EXPECT_GT(apart, 0.5) << v->name() << ": the scale changed nothing";
+  }
+}
+
+// Rows at real positions depend on their position alone: the pool's pieces give the single call's bits, for
+// every variant (the exact phase's included: it never advances these rows). 4096 timesteps x 320 channels is
+// large enough to be split (over 32768 elements a thread).
+TEST(SinusoidalRealPositions, ThePoolGivesTheSingleCallsBits) {
+  ThreadPool pool(4);
+  std::vector<double> t(4096);
+  for (std::size_t i = 0; i < t.size(); ++i) t[i] = static_cast<float>(static_cast<double>(i) * 0.2441);
+  for (const Variant* v : registry()) {
+    if (v->family() != Family::Sinusoidal || !v->contract().table_switches) continue;
+    const DType type = v->contract().outputs.front();
+    const SinusoidalPlan plan(timestep_params(321, 1.0, true, 1));
+    harness::TypedBuffer one(type, t.size() * plan.dim()), many(type, t.size() * plan.dim());
+    sinusoidal_table_at(*v, plan, t, one.view());
+    sinusoidal_table_at(*v, plan, t, many.view(), pool);
+    EXPECT_EQ(one.bytes(), many.bytes()) << v->name();
   }
 }
 

@@ -56,6 +56,8 @@ void sinusoidal_table(const Variant& variant, const SinusoidalPlan& plan,
 void sinusoidal_add(const Variant& variant, const SinusoidalPlan& plan,
                     std::span<const std::int64_t> positions, Buffer embeddings,
                     std::span<const std::uint8_t> padding, ThreadPool& pool);
+void sinusoidal_table_at(const Variant& variant, const SinusoidalPlan& plan,
+                         std::span<const double> positions, Buffer out, ThreadPool& pool);
 void rope_apply(const Variant& variant, const RopePlan& plan, std::span<const std::int64_t> positions,
                 std::int64_t n_heads, Buffer x, ThreadPool& pool,
                 RopeDirection direction = RopeDirection::Forward);
