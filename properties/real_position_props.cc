@@ -79,8 +79,9 @@ double real_angle_bound(double scale, double t, double omega) {
 class RealPositionProps : public InstanceTest {
  protected:
   double budget(const SinusoidalPlan& plan, double t, std::size_t i) const {
-    return element_budget(in().contract(), in().dtype, real_angle_bound(plan.scale(), t, plan.inv_freq()[i]),
-                          i);
+    // Real positions (table_at): the contract's c1_scale is charged.
+    return table_element_budget(in().contract(), in().dtype,
+                                real_angle_bound(plan.scale(), t, plan.inv_freq()[i]), i, true);
   }
 };
 

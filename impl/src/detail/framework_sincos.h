@@ -136,8 +136,10 @@ struct GgmlTableSinCos {
 };
 
 // The contract of a framework's float32 sinusoidal table (sinusoidal.torch_f32, sinusoidal.ggml_f32; each
-// file derives its own angle terms c1, c1_pair): sinf/cosf 1 ULP (ck = 1), bfloat16/float16 round once.
-inline Contract framework_table_contract(const char* depends_on, double c1, double c1_pair = 0) {
+// file derives its own angle terms c1, c1_pair, c1_scale): sinf/cosf 1 ULP (ck = 1), bfloat16/float16 round
+// once.
+inline Contract framework_table_contract(const char* depends_on, double c1, double c1_pair = 0,
+                                         double c1_scale = 0) {
   return {.layouts = {Layout::Interleaved, Layout::Concatenated},
           .outputs = {DType::F32, DType::BF16, DType::F16},
           .angle_type = DType::F32,
@@ -149,7 +151,8 @@ inline Contract framework_table_contract(const char* depends_on, double c1, doub
           .c0 = 1,
           .ck = 1,
           .c1 = c1,
-          .c1_pair = c1_pair};
+          .c1_pair = c1_pair,
+          .c1_scale = c1_scale};
 }
 
 }  // namespace pe::detail

@@ -14,12 +14,13 @@
 //   exponent: fl(-ln P) (math.log in double, then float: (1 + 2^-24)(1 + 2^-53)), fl(·i), fl(/m) (m exact
 //   in float32 for half < 2^24): relative 3.0001·2^-24, so within 3.0001·ln P·2^-24 absolutely;
 //   expf (<= 1 ULP, 2·2^-24 relative): ω within (3.0001·ln P + 2.0001)·2^-24 relative;
-//   angle: fl(t) (exact for a float32 timestep or an integer <= 2^24, charged one rounding for a double),
-//   the product one rounding, fl(scale) and its product two more (none at scale 1, but charged):
-//   (3.0001·ln P + 6.0005)·2^-24·|φ| <= 54.4·2^-24·|φ| (ln 1e7 = 16.1181), |φ| = |scale·t·ω|;
+//   angle: fl(p) exact for an integer p <= 2^24, the product one rounding: (3.0001·ln P + 3.0002)·2^-24·|φ|
+//   <= 51.4·2^-24·|φ| (ln 1e7 = 16.1181): c1 = 51.4; scaled or at real positions fl(t) (exact for a float32
+//   timestep, charged), fl(scale) and its product: c1_scale = 3 (second-order terms in c1's slack);
+//   |φ| = |scale·t·ω|;
 //   kernel: sinf/cosf 1 ULP <= 2^-24 (ck = 1); float32 is the compute type, bfloat16/float16 round once.
-//   Budget: c0·u_out + (1 + 54.4·|φ|)·2^-24. Largest |scale·t|: 2^24; t and scale normal float32
-//   magnitudes (pe/api.h).
+//   Budget: c0·u_out + (1 + 51.4·|φ|)·2^-24, + 3·2^-24·|φ| scaled or real. Largest |scale·t|: 2^24; t and
+//   scale normal float32 magnitudes (pe/api.h).
 #include <cmath>
 
 #include "detail/framework_sincos.h"
@@ -48,8 +49,8 @@ struct DiffusersTimestepSinCos {
   float scale;  // a Python float times a float32 tensor: rounded to float32 first
 };
 
-const Contract kDiffusersContract =
-    detail::framework_table_contract("glibc expf, sinf, cosf <= 1 ULP; downscale_freq_shift <= 1", 54.4);
+const Contract kDiffusersContract = detail::framework_table_contract(
+    "glibc expf, sinf, cosf <= 1 ULP; downscale_freq_shift <= 1", 51.4, 0, 3);
 
 PE_REGISTER_SINUSOIDAL("sinusoidal.diffusers_f32", kDiffusersContract,
                        detail::PairwiseSinusoidal<float, DiffusersTimestepSinCos>);

@@ -5,11 +5,11 @@
 // Contract (derived), base <= 1e7, pair i:
 //   theta_scale: fl(-2/d) and fl(base) move it by (2·ln b + 2)/d·2^-24, powf by 2·2^-24;
 //   theta_i = fl(p)·theta_scale^i with i roundings: (2 + ln b + 3.01·i)·2^-24 relative
-//   (i·(2·ln b + 2)/d <= ln b + 1 because i < d/2), fl(t) included; fl(scale) and the freq_scale product
-//   two more (charged at scale 1 too): c1 = 20.2, c1_pair = 3.01, |φ| = |scale·t·ω|;
+//   (i·(2·ln b + 2)/d <= ln b + 1 because i < d/2), fl(t) included: c1 = 18.2, c1_pair = 3.01; fl(scale)
+//   and the freq_scale product (scaled or real): c1_scale = 2; |φ| = |scale·t·ω|;
 //   kernel: sinf/cosf 1 ULP; float32 is the compute type, bfloat16/float16 round once.
-//   Budget: c0·u_out + (1 + (20.2 + 3.01·i)·|φ|)·2^-24. Largest |scale·t|: 2^24; t and scale normal
-//   float32 magnitudes (pe/api.h).
+//   Budget: c0·u_out + (1 + (18.2 + 3.01·i)·|φ|)·2^-24, + 2·2^-24·|φ| scaled or real. Largest |scale·t|:
+//   2^24; t and scale normal float32 magnitudes (pe/api.h).
 #include "detail/framework_sincos.h"
 #include "pe/detail/pairwise_variant.h"
 #include "pe/register.h"
@@ -17,7 +17,7 @@
 namespace pe {
 namespace {
 
-const Contract kContract = detail::framework_table_contract("glibc powf, sinf, cosf <= 1 ULP", 20.2, 3.01);
+const Contract kContract = detail::framework_table_contract("glibc powf, sinf, cosf <= 1 ULP", 18.2, 3.01, 2);
 
 PE_REGISTER_SINUSOIDAL("sinusoidal.ggml_f32", kContract,
                        detail::PairwiseSinusoidal<float, detail::GgmlTableSinCos>);

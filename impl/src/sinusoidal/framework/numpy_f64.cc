@@ -12,12 +12,13 @@
 // Contract (derived), base <= 1e7, downscale_freq_shift <= 1 (x = i/m <= 1):
 //   x = fl(i/m): relative 2^-53, so b^x moves by x·ln b·2^-53 <= ln b·2^-53 relative; pow <= 1 ULP
 //   (2·2^-53 relative); the reciprocal 2^-53: ω within (ln b + 3.0001)·2^-53 relative;
-//   angle: t exact (a double), the product one rounding, the scale's product one more (scale exact in
-//   float64; charged at scale 1 too): (ln b + 5.0001)·2^-53·|φ| <= 21.2·2^-53·|φ| (ln 1e7 = 16.1181),
-//   |φ| = |scale·t·ω|;
+//   angle: t exact (a double), the product one rounding: (ln b + 4.0001)·2^-53·|φ| <= 20.2·2^-53·|φ|
+//   (ln 1e7 = 16.1181): c1 = 20.2; the scale's product (scale exact in float64; scaled or real):
+//   c1_scale = 1; |φ| = |scale·t·ω|;
 //   kernel: NumPy's sin/cos 4 ULP <= 4·2^-53 (ck = 4); float32, bfloat16 and float16 round once from double
 //   (c0 = 1), float64 is the compute type.
-//   Budget: float64 (4 + 21.2·|φ|)·2^-53; float32 2^-24 + (4 + 21.2·|φ|)·2^-53. Largest |scale·t| promised:
+//   Budget: float64 (4 + 20.2·|φ|)·2^-53; float32 2^-24 + (4 + 20.2·|φ|)·2^-53; + 2^-53·|φ| scaled or
+//   real. Largest |scale·t| promised:
 //   2^31.
 #include <cmath>
 
@@ -54,7 +55,8 @@ const Contract kNumpyContract{
     .depends_on = "pow <= 1 ULP, sin and cos <= 4 ULP (NumPy's SVML on AVX-512); downscale_freq_shift <= 1",
     .c0 = 1,
     .ck = 4,
-    .c1 = 21.2,
+    .c1 = 20.2,
+    .c1_scale = 1,
 };
 
 PE_REGISTER_SINUSOIDAL("sinusoidal.numpy_f64", kNumpyContract,

@@ -14,12 +14,12 @@
 // Contract (derived), base <= 1e7, downscale_freq_shift <= 1 (i/(dim/2 - shift) <= 1):
 //   exponent: inc in double (np.log and the division, 2·2^-53 relative), fl(-inc), fl(·i): relative
 //   2.0001·2^-24, within 2.0001·ln b·2^-24 absolutely; expf (<= 1 ULP, 2·2^-24 relative): ω within
-//   (2.0001·ln b + 2.0001)·2^-24 relative; angle: fl(t) (exact for an integer <= 2^24 or a float32,
-//   charged one rounding), the product one rounding, fl(scale) and its product two more (charged at scale 1
-//   too): (2.0001·ln b + 6.0005)·2^-24·|φ| <= 38.3·2^-24·|φ| (ln 1e7 = 16.1181), |φ| = |scale·t·ω|;
+//   (2.0001·ln b + 2.0001)·2^-24 relative; angle: fl(p) exact (p <= 2^24), the product one rounding:
+//   (2.0001·ln b + 3.0002)·2^-24·|φ| <= 35.3·2^-24·|φ| (ln 1e7 = 16.1181): c1 = 35.3; scaled or at real
+//   positions fl(t) (charged), fl(scale) and its product: c1_scale = 3; |φ| = |scale·t·ω|;
 //   kernel: sinf/cosf 1 ULP <= 2^-24 (ck = 1); float32 is the compute type, bfloat16/float16 round once.
-//   Budget: c0·u_out + (1 + 38.3·|φ|)·2^-24. Largest |scale·t|: 2^24; t and scale normal float32
-//   magnitudes (pe/api.h).
+//   Budget: c0·u_out + (1 + 35.3·|φ|)·2^-24, + 3·2^-24·|φ| scaled or real. Largest |scale·t|: 2^24; t and
+//   scale normal float32 magnitudes (pe/api.h).
 #include <cmath>
 
 #include "detail/framework_sincos.h"
@@ -45,8 +45,8 @@ struct WhisperSinusoidsSinCos {
   float scale;
 };
 
-const Contract kWhisperContract =
-    detail::framework_table_contract("glibc expf, sinf, cosf <= 1 ULP; downscale_freq_shift <= 1", 38.3);
+const Contract kWhisperContract = detail::framework_table_contract(
+    "glibc expf, sinf, cosf <= 1 ULP; downscale_freq_shift <= 1", 35.3, 0, 3);
 
 PE_REGISTER_SINUSOIDAL("sinusoidal.whisper_f32", kWhisperContract,
                        detail::PairwiseSinusoidal<float, WhisperSinusoidsSinCos>);

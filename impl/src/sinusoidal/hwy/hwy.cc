@@ -5,12 +5,13 @@
 // float and rounded once into bfloat16/float16.
 //
 // Contract (derived):
-//   angle: ω from the plan (1.02·2^-53) times t exact in double, one rounding, the scale's product one
-//   more (skipped at scale 1, charged): 3.03·2^-53·|φ|, |φ| = |scale·t·ω|;
+//   angle: ω from the plan (1.02·2^-53) times t exact in double, one rounding: c1 = 2.03; the scale's
+//   product (scaled or real): c1_scale = 1; |φ| = |scale·t·ω|;
 //   reduction: exact but for the third part and its subtraction, < 0.01·2^-24;
 //   r rounded to float moves sin/cos by <= π·2^-24; Highway's Sin/Cos: 3 ULP (math-inl.h) <= 3·2^-24;
 //   output: float32 is the compute type; bfloat16/float16 round once (c0 = 1).
-//   Budget: c0·u_out + 6.16·2^-24 + 3.03·2^-53·|φ|. Largest |scale·t|: 2^31 (the reduction's k < 2^29).
+//   Budget: c0·u_out + 6.16·2^-24 + 2.03·2^-53·|φ|, + 2^-53·|φ| scaled or real. Largest |scale·t|: 2^31 (the
+//   reduction's k < 2^29).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "sinusoidal/hwy/hwy.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -35,7 +36,8 @@ inline const Contract kContract{
         "x86-64 long double (64-bit significand) for the plan frequencies",
     .c0 = 1,
     .ck = 6.16,
-    .c1 = 3.03,
+    .c1 = 2.03,
+    .c1_scale = 1,
 };
 }  // namespace pe::sinusoidal_hwy
 #endif
