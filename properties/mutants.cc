@@ -47,6 +47,15 @@ class SinusoidalMutant final : public SinusoidalVariant {
              Buffer out) const noexcept override {
     detail::write_table<double>(plan, positions, static_cast<double*>(out.data), Rule{plan});
   }
+  // The rule's integer positions only (a mutant of the integer table: real positions truncated).
+  void table_at(const SinusoidalPlan& plan, std::span<const double> positions,
+                Buffer out) const noexcept override {
+    Rule rule{plan};
+    detail::write_table<double>(plan, positions, static_cast<double*>(out.data),
+                                [&rule](double t, std::size_t i, double& s, double& c) {
+                                  rule(static_cast<std::int64_t>(t), i, s, c);
+                                });
+  }
   void add(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
            std::span<const std::uint8_t> padding, Buffer emb) const noexcept override {
     detail::add_table<double>(plan, positions, kIgnorePadding ? std::span<const std::uint8_t>{} : padding,
@@ -123,6 +132,16 @@ class TableMutant : public SinusoidalVariant {
            std::span<const std::uint8_t> padding, Buffer emb) const noexcept override {
     detail::with_typed(emb, [&](auto* data) {
       detail::add_table<C>(plan, positions, padding, data, detail::LibmSinCos<C, SinusoidalPlan>{plan});
+    });
+  }
+  // The integer rule at truncated real positions: these mutants break the integer table only.
+  void table_at(const SinusoidalPlan& plan, std::span<const double> positions,
+                Buffer out) const noexcept override {
+    const detail::LibmSinCos<C, SinusoidalPlan> rule{plan};
+    detail::with_typed(out, [&](auto* data) {
+      detail::write_table<C>(plan, positions, data, [&rule](double t, std::size_t i, C& s, C& c) {
+        rule(static_cast<std::int64_t>(t), i, s, c);
+      });
     });
   }
 

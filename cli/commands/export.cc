@@ -26,6 +26,7 @@
 #include "pe/harness/contract_json.h"
 #include "pe/harness/plugin.h"
 #include "pe/harness/typed_buffer.h"
+#include "pe/harness/variant_rows.h"
 #include "pe/harness/worker.h"
 #include "pe/pe.h"
 #include "pe/ref/real.h"
@@ -274,7 +275,8 @@ struct Exported {
 };
 
 // The paper's table at integer positions from a variant or the reference; every other form (real positions,
-// a grid, a scale, an odd dim, a padding row) from the reference's rows (pe/harness/sinusoidal_rows.h).
+// a grid, a scale, an odd dim, a padding row) from the rows of pe/harness/sinusoidal_rows.h, the reference's
+// or the variant's (pe/harness/variant_rows.h: sinusoidal_table_at per block).
 Exported export_sinusoidal(const ExportOptions& o, Layout layout, DType dtype,
                            const std::vector<std::int64_t>& positions) {
   check::SinusoidalSpec spec = o.sinusoidal.spec;
@@ -286,11 +288,6 @@ Exported export_sinusoidal(const ExportOptions& o, Layout layout, DType dtype,
   sinusoidal_positions(o.positions, o.positions_file, spec.grid.has_value(), given);
   if (!spec.grid && given.real_positions.empty() && !spec.padding_idx && params.scale == 1 && dim % 2 == 0)
     return {sinusoidal_values(o, params, positions, dtype), {positions.size(), dim}, "none", {}};
-  if (!o.reference)
-    throw UsageError(
-        "--variant: the variants compute integer positions, scale 1, even dims, without a grid or padding "
-        "row; "
-        "give --reference");
   if (spec.grid) {  // the output's size before the rows are built
     const std::size_t cells = [&] {
       try {
@@ -304,7 +301,17 @@ Exported export_sinusoidal(const ExportOptions& o, Layout layout, DType dtype,
   const harness::SinusoidalRows rows =
       check::sinusoidal_rows(spec, params, given.positions, given.real_positions, export_names());
   output_values({{"rows", rows.rows()}, {"--dim", dim}}, sizeof(double) + size_of(dtype));
-  return {check::golden_sinusoidal(rows, dtype), {rows.rows(), dim}, "none", {}};
+  if (o.reference) return {check::golden_sinusoidal(rows, dtype), {rows.rows(), dim}, "none", {}};
+  std::vector<double> v(rows.rows() * dim);
+  guarded(o.variant, [&] {
+    try {
+      const harness::TypedBuffer y = harness::variant_rows(*find_variant(o.variant), rows, dtype);
+      for (std::size_t i = 0; i < v.size(); ++i) v[i] = y.get(i);
+    } catch (const InvalidArgument& e) {
+      check::rethrow_named(e, export_names());
+    }
+  });
+  return {std::move(v), {rows.rows(), dim}, "none", {}};
 }
 
 // The temperature per token, correctly rounded into dtype from the reference (whether the values are the

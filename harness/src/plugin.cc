@@ -121,7 +121,8 @@ std::string to_variant(const pe_kernel& k, const Loading& loading, std::uint32_t
     return fmt::format("{}: null function pointer {}", which, null_function);
   Contract contract;
   if (auto e = to_contract(k.contract, row->family, contract); !e.empty()) return which + ": " + e;
-  contract.table_switches = false;  // pe_sinusoidal_plan carries neither switch
+  // pe_sinusoidal_plan (ABI v2) carries no switch, scale, pad or real position: the API refuses each.
+  contract.table_switches = false;
   out = row->variant(name, std::move(contract), k, abi_version);
   return "";
 }

@@ -159,6 +159,10 @@ class PluginSinusoidal final : public SinusoidalVariant {
     table_(user_data_, &p, positions.data(), positions.size(), &buffer);
   }
 
+  // ABI v2 has no real positions: the contract (table_switches false) has the API refuse them before any
+  // call reaches here. Never reached; writes nothing.
+  void table_at(const SinusoidalPlan&, std::span<const double>, Buffer) const noexcept override {}
+
   void add(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
            std::span<const std::uint8_t> padding, Buffer embeddings) const noexcept override {
     const pe_sinusoidal_plan p = c_plan(plan);

@@ -1,6 +1,8 @@
 #include "pe/api.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <string>
 
 #include "detail/check.h"
@@ -219,19 +221,105 @@ void run_rope(const Variant& variant, const RopePlan& plan, const RopeBatch& bat
 
 namespace {
 
-// A variant that does not read the switches would compute the paper's table in their place.
-void check_switches(const Variant& variant, const SinusoidalPlan& plan) {
+// The form of the table a variant's contract covers. One that does not read the forms (a C plugin's,
+// Contract::table_switches false) would compute the paper's table in their place: refused naming the first
+// form asked for. A shift past the contract's max_freq_shift leaves its derivation: refused too.
+void check_forms(const Variant& variant, const SinusoidalPlan& plan, bool real_positions) {
   const SinusoidalParams& p = plan.params();
-  if (variant.contract().table_switches || (!p.flip_sin_to_cos && p.downscale_freq_shift == 0)) return;
-  fail(p.flip_sin_to_cos ? "flip_sin_to_cos" : "downscale_freq_shift",
-       "variant " + variant.name() + " computes the unflipped, unshifted table only");
+  const Contract& c = variant.contract();
+  if (p.downscale_freq_shift > c.max_freq_shift) {
+    fail("downscale_freq_shift",
+         "variant " + variant.name() +
+             "'s contract covers downscale_freq_shift <= " + detail::show(c.max_freq_shift) +
+             " (an exponent i/(dim/2 - shift) <= 1), got " + detail::show(p.downscale_freq_shift));
+  }
+  if (c.table_switches) return;
+  const char* form = p.flip_sin_to_cos             ? "flip_sin_to_cos"
+                     : p.downscale_freq_shift != 0 ? "downscale_freq_shift"
+                     : p.scale != 1                ? "scale"
+                     : plan.has_pad()              ? "dim"
+                     : real_positions              ? "positions"
+                                                   : nullptr;
+  if (form == nullptr) return;
+  const std::string given = std::string(form) == "dim"         ? std::to_string(p.dim)
+                            : std::string(form) == "scale"     ? detail::show(p.scale)
+                            : std::string(form) == "positions" ? std::string("real")
+                                                               : std::string("set");
+  fail(form,
+       "variant " + variant.name() +
+           " computes the unflipped, unshifted, unscaled table of an even dim at integer positions only "
+           "(its contract reads none of the table's forms), got " +
+           std::string(form) + std::string(" ") + given);
+}
+
+// A float32 angle (Contract::angle_type) rounds t and scale relatively only where each is 0 or a normal
+// float32 magnitude: below, fl() loses relative accuracy; above, it is infinite.
+bool float_angle_domain(double v) noexcept {
+  const double a = std::fabs(v);
+  return a == 0 || (a >= static_cast<double>(std::numeric_limits<float>::min()) &&
+                    a <= static_cast<double>(std::numeric_limits<float>::max()));
+}
+
+void check_scale(const Variant& variant, const SinusoidalPlan& plan) {
+  if (variant.contract().angle_type == DType::F32 && !float_angle_domain(plan.scale())) {
+    fail("scale", "variant " + variant.name() +
+                      " forms its angle in float32: scale must be a normal float32 " + "magnitude, got " +
+                      detail::show(plan.scale()));
+  }
+}
+
+// Every scale·p within 2^53 (positions are checked first).
+void check_scaled_positions(const SinusoidalPlan& plan, std::span<const std::int64_t> positions) {
+  const double scale = plan.scale();
+  if (scale == 1.0) return;
+  for (std::size_t i = 0; i < positions.size(); ++i) {
+    if (std::fabs(scale * static_cast<double>(positions[i])) > 0x1p53) {
+      std::string message = std::string("scale·positions[");
+      message += std::to_string(i);
+      message += "] must be within 2^53, got " + detail::show(scale) + "·" + std::to_string(positions[i]);
+      fail("scale", message);
+    }
+  }
+}
+
+// Real positions: finite, |t| and |scale·t| within 2^53, a float32 angle's t a normal float32 magnitude.
+void check_real_positions(const Variant& variant, const SinusoidalPlan& plan,
+                          std::span<const double> positions) {
+  const bool float_angle = variant.contract().angle_type == DType::F32;
+  const auto at = [](std::size_t i) {  // built only for a message
+    std::string s = std::string("positions[");
+    s += std::to_string(i);
+    s += ']';
+    return s;
+  };
+  for (std::size_t i = 0; i < positions.size(); ++i) {
+    const double t = positions[i];
+    if (!std::isfinite(t) || std::fabs(t) > 0x1p53) {
+      fail("positions", at(i) + " must be finite and within 2^53, got " + detail::show(t));
+    }
+    if (std::fabs(plan.scale() * t) > 0x1p53) {
+      fail("scale", "scale·" + at(i) + " must be within 2^53, got " + detail::show(plan.scale()) + "·" +
+                        detail::show(t));
+    }
+    if (float_angle && !float_angle_domain(t)) {
+      fail("positions", "variant " + variant.name() + " forms its angle in float32: " + at(i) +
+                            " must be 0 or a normal float32 magnitude, got " + detail::show(t));
+    }
+  }
+}
+
+void check_table_call(const Variant& variant, const SinusoidalPlan& plan, DType dtype,
+                      const char* buffer_name, bool real_positions) {
+  check_variant(variant, Family::Sinusoidal, plan.layout(), dtype, buffer_name);
+  check_forms(variant, plan, real_positions);
+  check_scale(variant, plan);
 }
 
 void table_checked(const Variant& variant, const SinusoidalPlan& plan,
                    std::span<const std::int64_t> positions, Buffer out, ThreadPool* pool) {
-  check_variant(variant, Family::Sinusoidal, plan.layout(), out.dtype, "out");
-  check_switches(variant, plan);
+  check_table_call(variant, plan, out.dtype, "out", false);
   check_positions(positions);
+  check_scaled_positions(plan, positions);
   const std::size_t n = checked_product({positions.size(), plan.dim()}, "out");
   check_buffer(out, n, "out", "n_positions x dim");
   run_table(variant, plan, positions, out, {}, false, pool);
@@ -239,9 +327,9 @@ void table_checked(const Variant& variant, const SinusoidalPlan& plan,
 
 void add_checked(const Variant& variant, const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
                  Buffer embeddings, std::span<const std::uint8_t> padding, ThreadPool* pool) {
-  check_variant(variant, Family::Sinusoidal, plan.layout(), embeddings.dtype, "embeddings");
-  check_switches(variant, plan);
+  check_table_call(variant, plan, embeddings.dtype, "embeddings", false);
   check_positions(positions);
+  check_scaled_positions(plan, positions);
   const std::size_t n = checked_product({positions.size(), plan.dim()}, "embeddings");
   check_buffer(embeddings, n, "embeddings", "n_positions x dim");
   if (!padding.empty() && padding.size() != positions.size()) {
@@ -251,7 +339,55 @@ void add_checked(const Variant& variant, const SinusoidalPlan& plan, std::span<c
   run_table(variant, plan, positions, embeddings, padding, true, pool);
 }
 
+// Rows at real positions are computed from their position alone (no variant advances them): any cut gives
+// the whole call's bits, so the pool's pieces are even row ranges.
+struct TableAtTask {
+  const SinusoidalVariant* variant;
+  const SinusoidalPlan* plan;
+  std::span<const double> positions;
+  Buffer out;
+  std::size_t parts;
+
+  static void run(void* self, std::size_t i) {
+    const auto& t = *static_cast<const TableAtTask*>(self);
+    const std::size_t n = t.positions.size(), r0 = i * n / t.parts, r1 = (i + 1) * n / t.parts;
+    const detail::WholeCallBytes whole(t.out.size * size_of(t.out.dtype));
+    t.variant->table_at(*t.plan, t.positions.subspan(r0, r1 - r0),
+                        slice(t.out, r0 * t.plan->dim(), (r1 - r0) * t.plan->dim()));
+  }
+};
+
+void run_table_at(const SinusoidalVariant& v, const SinusoidalPlan& plan, std::span<const double> positions,
+                  Buffer out, ThreadPool* pool) {
+  const std::size_t parts = pool == nullptr ? 1 : tasks_for(*pool, positions.size(), out.size);
+  if (parts <= 1) return v.table_at(plan, positions, out);
+  TableAtTask task{&v, &plan, positions, out, parts};
+  pool->run(parts, &TableAtTask::run, &task);
+}
+
+void table_at_checked(const Variant& variant, const SinusoidalPlan& plan, std::span<const double> positions,
+                      Buffer out, ThreadPool* pool) {
+  check_table_call(variant, plan, out.dtype, "out", true);
+  check_real_positions(variant, plan, positions);
+  const std::size_t n = checked_product({positions.size(), plan.dim()}, "out");
+  check_buffer(out, n, "out", "n_positions x dim");
+  const auto& v = static_cast<const SinusoidalVariant&>(variant);
+  if (!detail::guard_applies(variant)) return run_table_at(v, plan, positions, out, pool);
+  detail::guarded_rows(variant, positions.size(), plan.dim(), {}, out, "table",
+                       [&](Buffer guarded) { run_table_at(v, plan, positions, guarded, pool); });
+}
+
 }  // namespace
+
+void sinusoidal_table_at(const Variant& variant, const SinusoidalPlan& plan,
+                         std::span<const double> positions, Buffer out) {
+  table_at_checked(variant, plan, positions, out, nullptr);
+}
+
+void sinusoidal_table_at(const Variant& variant, const SinusoidalPlan& plan,
+                         std::span<const double> positions, Buffer out, ThreadPool& pool) {
+  table_at_checked(variant, plan, positions, out, &pool);
+}
 
 void sinusoidal_table(const Variant& variant, const SinusoidalPlan& plan,
                       std::span<const std::int64_t> positions, Buffer out) {

@@ -19,6 +19,12 @@ double element_budget(const Contract& c, DType out, double abs_phi, std::size_t 
   return relative * scale + 2 * denorm_min(c.compute_type) + denorm_min(out);
 }
 
+double table_element_budget(const Contract& c, DType out, double abs_phi, std::size_t pair,
+                            bool scaled_or_real) noexcept {
+  const double base = element_budget(c, out, abs_phi, pair);
+  return scaled_or_real ? base + c.c1_scale * unit_roundoff(c.angle_type) * abs_phi : base;
+}
+
 double rope_element_budget(const Contract& c, const RopePlan& plan, DType out, double abs_phi,
                            std::size_t pair, double abs_pair) noexcept {
   // RopeBudgetTerms's operations without its per-pair tables: the same bits.

@@ -271,14 +271,7 @@ void validate_table_params(const SinusoidalParams& params) {
 }
 
 SinusoidalPlan::SinusoidalPlan(const SinusoidalParams& params) : params_(params) {
-  check_dim("dim", params.dim);
   validate_table_params(params);
-  if (params.scale != 1.0) {
-    detail::fail("scale",
-                 "scale must be 1 for a plan (the variants compute the unscaled table; check and the "
-                 "reference read any scale), got " +
-                     detail::show(params.scale));
-  }
   const std::int64_t d = sinusoidal_frequency_dim(params);
   frequency_dim_ = static_cast<std::size_t>(d);
   const auto w = powers(n_pairs(), frequency_dim_, params.base);

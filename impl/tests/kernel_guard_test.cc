@@ -159,6 +159,12 @@ class StrayTable : public SinusoidalVariant {
     static_cast<const SinusoidalVariant*>(find_variant("sinusoidal.scalar_f64"))->table(plan, positions, out);
     static_cast<double*>(out.data)[out.size] = 0;
   }
+  void table_at(const SinusoidalPlan& plan, std::span<const double> positions,
+                Buffer out) const noexcept override {
+    static_cast<const SinusoidalVariant*>(find_variant("sinusoidal.scalar_f64"))
+        ->table_at(plan, positions, out);
+    static_cast<double*>(out.data)[out.size] = 0;
+  }
   void add(const SinusoidalPlan& plan, std::span<const std::int64_t> positions, std::span<const std::uint8_t>,
            Buffer embeddings) const noexcept override {
     static_cast<const SinusoidalVariant*>(find_variant("sinusoidal.scalar_f64"))

@@ -1,8 +1,8 @@
 // The plan's side of issue 49's switches: flip_sin_to_cos exchanges sin_index and cos_index, a
 // downscale_freq_shift's ω_i = base^(−i/(dim/2 − shift)) within the 1.02·2^-53 every contract assumes
-// (against 200-bit MPFR), scale refused; every registered variant that reads the switches writes the flipped
-// table as the unflipped one with each pair's two channels exchanged, bit for bit; a variant that does not (a
-// C plugin's) is refused naming the switch.
+// (against 200-bit MPFR), any finite nonzero scale taken; every registered variant that reads the switches
+// writes the flipped table as the unflipped one with each pair's two channels exchanged, bit for bit; a
+// variant that does not (a C plugin's) is refused naming the switch.
 #include <gtest/gtest.h>
 
 #include <boost/multiprecision/mpfr.hpp>
@@ -76,8 +76,13 @@ void expect_plan_refused(const SinusoidalParams& p, const std::string& parameter
   }
 }
 
-TEST(SinusoidalPlanSwitches, RefusesAScaleAndShiftsWithoutAnExponent) {
+TEST(SinusoidalPlanSwitches, TakesAScaleAndRefusesShiftsWithoutAnExponent) {
   for (const double scale : {1000.0, 0.5, -1.0}) {
+    SinusoidalParams p = switched(16, Layout::Concatenated, true, 1);
+    p.scale = scale;
+    EXPECT_EQ(SinusoidalPlan(p).scale(), scale);
+  }
+  for (const double scale : {0.0, std::nan(""), HUGE_VAL}) {
     SinusoidalParams p = switched(16, Layout::Concatenated, true, 1);
     p.scale = scale;
     expect_plan_refused(p, "scale");
@@ -160,6 +165,9 @@ class SwitchlessVariant : public SinusoidalVariant {
   void table(const SinusoidalPlan&, std::span<const std::int64_t>, Buffer out) const noexcept override {
     std::memset(out.data, 0, out.size * size_of(out.dtype));
   }
+  void table_at(const SinusoidalPlan&, std::span<const double>, Buffer out) const noexcept override {
+    std::memset(out.data, 0, out.size * size_of(out.dtype));
+  }
   void add(const SinusoidalPlan&, std::span<const std::int64_t>, std::span<const std::uint8_t>,
            Buffer) const noexcept override {}
 };
@@ -192,6 +200,20 @@ TEST(SinusoidalPlanSwitches, AVariantWithoutSwitchesIsRefusedNamingTheSwitch) {
   refused(switched(16, Layout::Concatenated, true, 0), "flip_sin_to_cos");
   refused(switched(16, Layout::Interleaved, true, 1), "flip_sin_to_cos");
   refused(switched(16, Layout::Concatenated, false, 1), "downscale_freq_shift");
+  // The other forms its plan cannot carry either: a scale, an odd dim's pad, real positions.
+  SinusoidalParams scaled = switched(16, Layout::Concatenated, false, 0);
+  scaled.scale = 1000;
+  refused(scaled, "scale");
+  refused(switched(15, Layout::Concatenated, false, 0), "dim");
+  const std::vector<double> real = {0.0, 0.5, 999.0};
+  try {
+    sinusoidal_table_at(v, SinusoidalPlan(switched(16, Layout::Concatenated, false, 0)), real,
+                        std::span<float>(out));
+    ADD_FAILURE() << "table_at accepted; expected a refusal naming positions";
+  } catch (const InvalidArgument& e) {
+    EXPECT_EQ(e.parameter(), "positions") << e.what();
+  }
+  EXPECT_EQ(out, std::vector<float>(3 * 16, 7.0f));
   // The paper's table is what it computes: accepted.
   EXPECT_NO_THROW(sinusoidal_table(v, SinusoidalPlan(switched(16, Layout::Concatenated, false, 0)), positions,
                                    std::span<float>(out)));

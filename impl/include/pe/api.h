@@ -16,11 +16,21 @@
 
 namespace pe {
 
-// out [positions.size(), dim] = PE(positions) in the plan's layout.
+// out [positions.size(), dim] = PE(scale·positions) in the plan's layout (an odd dim's last channel 0).
+// Refused as sinusoidal_table_at's checks say, |scale·p| <= 2^53 named "scale".
 void sinusoidal_table(const Variant& variant, const SinusoidalPlan& plan,
                       std::span<const std::int64_t> positions, Buffer out);
 
-// embeddings [positions.size(), dim] += PE(positions), rows with a nonzero padding flag untouched.
+// out [positions.size(), dim] = PE(scale·positions) at real positions (diffusion timesteps, t·1000 for t in
+// [0, 1)), each the exact binary value given, in the variant's own arithmetic. Checks, naming the parameter:
+// every position finite with |t| and |scale·t| <= 2^53 ("positions" with its index and value, or "scale"); a
+// variant forming its angle in float32 takes t and scale of normal float32 magnitude (or t = 0); the
+// variant's contract must cover every form (Contract::table_switches, max_freq_shift); out's size, layout and
+// dtype.
+void sinusoidal_table_at(const Variant& variant, const SinusoidalPlan& plan,
+                         std::span<const double> positions, Buffer out);
+
+// embeddings [positions.size(), dim] += PE(scale·positions), rows with a nonzero padding flag untouched.
 // An empty padding span means no padding.
 void sinusoidal_add(const Variant& variant, const SinusoidalPlan& plan,
                     std::span<const std::int64_t> positions, Buffer embeddings,
@@ -46,6 +56,8 @@ void sinusoidal_table(const Variant& variant, const SinusoidalPlan& plan,
 void sinusoidal_add(const Variant& variant, const SinusoidalPlan& plan,
                     std::span<const std::int64_t> positions, Buffer embeddings,
                     std::span<const std::uint8_t> padding, ThreadPool& pool);
+void sinusoidal_table_at(const Variant& variant, const SinusoidalPlan& plan,
+                         std::span<const double> positions, Buffer out, ThreadPool& pool);
 void rope_apply(const Variant& variant, const RopePlan& plan, std::span<const std::int64_t> positions,
                 std::int64_t n_heads, Buffer x, ThreadPool& pool,
                 RopeDirection direction = RopeDirection::Forward);
@@ -70,6 +82,11 @@ template <OutputElement T>
 void sinusoidal_table(const Variant& variant, const SinusoidalPlan& plan,
                       std::span<const std::int64_t> positions, std::span<T> out) {
   sinusoidal_table(variant, plan, positions, buffer(out));
+}
+template <OutputElement T>
+void sinusoidal_table_at(const Variant& variant, const SinusoidalPlan& plan,
+                         std::span<const double> positions, std::span<T> out) {
+  sinusoidal_table_at(variant, plan, positions, buffer(out));
 }
 template <OutputElement T>
 void sinusoidal_add(const Variant& variant, const SinusoidalPlan& plan,

@@ -66,15 +66,30 @@ struct Contract {
   std::int64_t state_rows = 0;
   double c0 = 0, ck = 0, ct = 0, c1 = 0, c1_pair = 0;  // the budget's coefficients, see above
   double ca = 3, c1_gain = 0;                          // RoPE scaling terms, see above
-  // Sinusoidal: whether the variant reads the plan's flip_sin_to_cos and downscale_freq_shift (its
-  // frequencies from the plan's, its channels from sin_index and cos_index). A C plugin's plan carries
-  // neither (ABI v2).
+  // Sinusoidal tables at a scale other than 1 or at real positions (table_at): the angle's extra roundings
+  // there (fl(scale) and its product, a float32 formulation's fl(t) where c1 assumed an exact integer),
+  // added as c1_scale·u_angle·|φ| by table_element_budget, as c1_gain is for a scaled RoPE plan. The
+  // unscaled integer table's budget is c1's alone.
+  double c1_scale = 0;
+  // Sinusoidal: whether the variant computes every form of the table the plan and the API express: the
+  // plan's flip_sin_to_cos and downscale_freq_shift (its frequencies from the plan's, its channels from
+  // sin_index and cos_index), a scale other than 1, an odd dim (the last channel a zero pad) and real
+  // positions (table_at). A C plugin's plan carries none of them (ABI v2): the API refuses each, naming it.
   bool table_switches = true;
+  // Sinusoidal: the largest downscale_freq_shift the derivation covers. Every built-in one assumes the
+  // exponent i/(dim/2 - shift) <= 1 (the plan's 1.02·2^-53, docs/contracts.md §2b; the frameworks'
+  // |exponent| <= ln P), which holds for every dim exactly when shift <= 1. The API refuses a larger shift
+  // naming downscale_freq_shift and the variant.
+  double max_freq_shift = 1;
 };
 
 // The budget for one element of pair `pair`. `scale` is 1 for tables, |x_a| + |x_b| for a RoPE pair.
 double element_budget(const Contract& c, DType out, double abs_phi, std::size_t pair,
                       double scale = 1.0) noexcept;
+// element_budget of a sinusoidal table element, plus c1_scale·u_angle·|φ| where the table is scaled (scale
+// != 1) or read at real positions (`scaled_or_real`).
+double table_element_budget(const Contract& c, DType out, double abs_phi, std::size_t pair,
+                            bool scaled_or_real) noexcept;
 class RopePlan;
 // The budget of one output of RoPE pair `pair` under `plan`, input magnitude |x_a| + |x_b| = `abs_pair`
 // and exact angle |φ| (of the scaled frequency).

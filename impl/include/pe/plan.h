@@ -16,7 +16,8 @@ namespace pe {
 
 // Largest dimension a plan accepts; beyond it the frequency table alone would be gigabytes.
 inline constexpr std::int64_t kMaxDim = std::int64_t{1} << 24;
-// Positions must be exactly representable in double for every variant: 0 <= p <= 2^53.
+// Positions must be exactly representable in double for every variant: 0 <= p <= 2^53. A scaled or real
+// position's angle argument scale·p is held to |scale·p| <= 2^53 as well (pe/api.h).
 inline constexpr std::int64_t kMaxPosition = std::int64_t{1} << 53;
 
 struct SinusoidalParams {
@@ -26,8 +27,8 @@ struct SinusoidalParams {
   // The switches diffusion and audio code sets (diffusers' get_timestep_embedding): each pair's cos where
   // its sin belongs and the reverse ([cos | sin] concatenated); the exponent's denominator dim/2 − shift
   // (ω_i = base^(−i/(dim/2 − shift)): 0 the paper's, 1 fairseq's, tensor2tensor's and Whisper's); the angle
-  // scale·p·ω_i. Plans read the first two (2·shift an integer below dim); scale is the reference's and
-  // check's only (plans refuse another than 1: the variants compute scale 1).
+  // scale·p·ω_i (p a position, integer or real: SinusoidalVariant::table_at). Plans and variants read all
+  // three (2·shift an integer below dim, scale finite and nonzero).
   bool flip_sin_to_cos = false;
   double downscale_freq_shift = 0;
   double scale = 1;
@@ -81,13 +82,17 @@ struct TurnSteps {
 
 class SinusoidalPlan {
  public:
-  // Throws InvalidArgument naming dim, base or layout.
+  // What validate_table_params accepts (odd dims: the last channel a zero pad, any finite nonzero scale).
+  // Throws InvalidArgument naming dim, base, layout, downscale_freq_shift or scale.
   explicit SinusoidalPlan(const SinusoidalParams& params);
 
   const SinusoidalParams& params() const noexcept { return params_; }
   Layout layout() const noexcept { return params_.layout; }
   std::size_t dim() const noexcept { return static_cast<std::size_t>(params_.dim); }
   std::size_t n_pairs() const noexcept { return dim() / 2; }
+  // An odd dim's last channel, dim - 1, holds no pair: a table writes it 0, a fused add leaves it.
+  bool has_pad() const noexcept { return dim() % 2 != 0; }
+  double scale() const noexcept { return params_.scale; }
   // The channels of pair i's sin and cos in the layout: (2i, 2i+1) interleaved, (i, dim/2 + i)
   // concatenated; the other way round with flip_sin_to_cos.
   std::size_t sin_index(std::size_t i) const noexcept { return table_pair_channels(params_, i).sin; }

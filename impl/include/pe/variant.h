@@ -53,10 +53,15 @@ class SinusoidalVariant : public Variant {
  public:
   SinusoidalVariant(std::string name, Contract contract)
       : Variant(std::move(name), Family::Sinusoidal, std::move(contract)) {}
-  // out[r, :] = PE(positions[r]); out.size == positions.size() · dim.
+  // out[r, :] = PE(scale·positions[r]); out.size == positions.size() · dim. An odd dim's last channel is 0.
   virtual void table(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
                      Buffer out) const noexcept = 0;
-  // emb[r, :] += PE(positions[r]) for every row whose padding flag is 0 (or all rows when empty).
+  // out[r, :] = PE(scale·positions[r]) at real positions (diffusion timesteps), each the exact binary value
+  // given, in the variant's own arithmetic; out as table's. The API has checked every |scale·t| <= 2^53.
+  virtual void table_at(const SinusoidalPlan& plan, std::span<const double> positions,
+                        Buffer out) const noexcept = 0;
+  // emb[r, :] += PE(scale·positions[r]) for every row whose padding flag is 0 (or all rows when empty); an
+  // odd dim's last channel unchanged.
   virtual void add(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
                    std::span<const std::uint8_t> padding, Buffer embeddings) const noexcept = 0;
 };

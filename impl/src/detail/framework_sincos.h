@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 
 #include "pe/contract.h"
 #include "pe/detail/convert.h"
@@ -14,17 +15,21 @@ namespace pe::detail {
 
 // The PyTorch tutorial's table: div_term = exp(arange(0, d, 2) * (-log(base) / d)) in float32,
 // the Python scalar -log(base)/d (double) converted to float by the multiplication.
+// A position t (double) as a float32 tensor holds it, fl(t); a scale as PyTorch multiplies a float32
+// tensor by a Python float, fl(fl(scale)·angle) (exact for scale 1).
 struct TorchTutorialSinCos {
-  const SinusoidalPlan& plan;
-  void operator()(std::int64_t p, std::size_t i, float& s, float& c) const noexcept {
+  explicit TorchTutorialSinCos(const SinusoidalPlan& p) : plan(p), scale(static_cast<float>(p.scale())) {}
+  void operator()(double t, std::size_t i, float& s, float& c) const noexcept {
     // diffusers' exp(-ln(P)·i/(d/2 - shift)) is this formula over d' = d - 2·shift (frequency_dim).
-    const auto scale =
+    const auto exponent_scale =
         static_cast<float>(-std::log(plan.params().base) / static_cast<double>(frequency_dim(plan)));
-    const float div_term = std::exp(static_cast<float>(2 * i) * scale);
-    const float angle = static_cast<float>(p) * div_term;
+    const float div_term = std::exp(static_cast<float>(2 * i) * exponent_scale);
+    const float angle = scale * (static_cast<float>(t) * div_term);
     s = std::sin(angle);
     c = std::cos(angle);
   }
+  const SinusoidalPlan& plan;
+  float scale;
 };
 
 // Hugging Face's default rotary embedding: inv_freq = 1 / base ** (arange(0, dim, 2).float() / dim)
@@ -102,9 +107,39 @@ struct GgmlSinCos {
   std::size_t next = 0;
 };
 
+// GgmlSinCos for the sinusoidal table at a position t given as a double: theta = fl(t), the same
+// recurrence, and the scale as llama.cpp's freq_scale, fl(fl(scale)·theta) (ggml_rope_cache_init's
+// theta_interp; exact for scale 1).
+struct GgmlTableSinCos {
+  explicit GgmlTableSinCos(const SinusoidalPlan& p)
+      : theta_scale(
+            std::pow(static_cast<float>(p.params().base), -2.0f / static_cast<float>(frequency_dim(p)))),
+        scale(static_cast<float>(p.scale())) {}
+  void operator()(double t, std::size_t i, float& s, float& c) noexcept {
+    if (!(t == position) || i != next) {
+      theta = static_cast<float>(t);
+      for (std::size_t k = 0; k < i; ++k) theta *= theta_scale;
+      position = t;
+    }
+    const float angle = scale * theta;
+    s = std::sin(angle);
+    c = std::cos(angle);
+    theta *= theta_scale;
+    next = i + 1;
+  }
+
+  float theta_scale;
+  float scale;
+  float theta = 0;
+  double position = std::numeric_limits<double>::quiet_NaN();  // equal to no t: the first call starts over
+  std::size_t next = 0;
+};
+
 // The contract of a framework's float32 sinusoidal table (sinusoidal.torch_f32, sinusoidal.ggml_f32; each
-// file derives its own angle terms c1, c1_pair): sinf/cosf 1 ULP (ck = 1), bfloat16/float16 round once.
-inline Contract framework_table_contract(const char* depends_on, double c1, double c1_pair = 0) {
+// file derives its own angle terms c1, c1_pair, c1_scale): sinf/cosf 1 ULP (ck = 1), bfloat16/float16 round
+// once.
+inline Contract framework_table_contract(const char* depends_on, double c1, double c1_pair = 0,
+                                         double c1_scale = 0) {
   return {.layouts = {Layout::Interleaved, Layout::Concatenated},
           .outputs = {DType::F32, DType::BF16, DType::F16},
           .angle_type = DType::F32,
@@ -116,7 +151,8 @@ inline Contract framework_table_contract(const char* depends_on, double c1, doub
           .c0 = 1,
           .ck = 1,
           .c1 = c1,
-          .c1_pair = c1_pair};
+          .c1_pair = c1_pair,
+          .c1_scale = c1_scale};
 }
 
 }  // namespace pe::detail

@@ -11,6 +11,7 @@
 namespace pe::detail {
 
 using TableFn = void (*)(const SinusoidalPlan&, std::span<const std::int64_t>, Buffer);
+using TableAtFn = void (*)(const SinusoidalPlan&, std::span<const double>, Buffer);
 using AddFn = void (*)(const SinusoidalPlan&, std::span<const std::int64_t>, std::span<const std::uint8_t>,
                        Buffer);
 using RotateFn = void (*)(const RopePlan&, const RopeBatch&, RopeDirection, Buffer);
@@ -20,11 +21,19 @@ using BiasFn = void (*)(const AlibiPlan&, std::span<const std::int64_t>, std::sp
 
 class FunctionSinusoidal final : public SinusoidalVariant {
  public:
-  FunctionSinusoidal(std::string name, Contract contract, TableFn table_fn, AddFn add_fn)
-      : SinusoidalVariant(std::move(name), std::move(contract)), table_(table_fn), add_(add_fn) {}
+  FunctionSinusoidal(std::string name, Contract contract, TableFn table_fn, TableAtFn table_at_fn,
+                     AddFn add_fn)
+      : SinusoidalVariant(std::move(name), std::move(contract)),
+        table_(table_fn),
+        table_at_(table_at_fn),
+        add_(add_fn) {}
   void table(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
              Buffer out) const noexcept override {
     table_(plan, positions, out);
+  }
+  void table_at(const SinusoidalPlan& plan, std::span<const double> positions,
+                Buffer out) const noexcept override {
+    table_at_(plan, positions, out);
   }
   void add(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
            std::span<const std::uint8_t> padding, Buffer embeddings) const noexcept override {
@@ -33,6 +42,7 @@ class FunctionSinusoidal final : public SinusoidalVariant {
 
  private:
   TableFn table_;
+  TableAtFn table_at_;
   AddFn add_;
 };
 

@@ -20,6 +20,7 @@
 
 #include "detail/function_variant.h"
 #include "detail/hwy_dispatch.h"
+#include "pe/detail/loops.h"
 
 #define PE_REGISTER_HWY_VARIANT(CLASS, NAME, CONTRACT, ...)                                      \
   [[maybe_unused]] const bool pe_registered_target = ::pe::detail::register_hwy_target(          \
@@ -29,8 +30,8 @@
       })
 #define PE_REGISTER_HWY_ROPE(NAME, CONTRACT, ROTATE) \
   PE_REGISTER_HWY_VARIANT(FunctionRope, NAME, CONTRACT, &ROTATE)
-#define PE_REGISTER_HWY_SINUSOIDAL(NAME, CONTRACT, TABLE, ADD) \
-  PE_REGISTER_HWY_VARIANT(FunctionSinusoidal, NAME, CONTRACT, &TABLE, &ADD)
+#define PE_REGISTER_HWY_SINUSOIDAL(NAME, CONTRACT, TABLE, TABLE_AT, ADD) \
+  PE_REGISTER_HWY_VARIANT(FunctionSinusoidal, NAME, CONTRACT, &TABLE, &TABLE_AT, &ADD)
 #define PE_REGISTER_HWY_ALIBI(NAME, CONTRACT, SLOPES, BIAS) \
   PE_REGISTER_HWY_VARIANT(FunctionAlibi, NAME, CONTRACT, &SLOPES, &BIAS)
 
@@ -51,11 +52,21 @@
     });                                                                                                \
   }
 
-// A Highway sinusoidal kernel's entry points Table and Add, written inside the target region after its
-// Rows<kAdd>(plan, positions, padding, y) template.
+// A Highway sinusoidal kernel's entry points Table, TableAt and Add, written inside the target region
+// after its Rows<kAdd>(plan, positions, padding, y) template and RowsAt(plan, real positions, y). The
+// tables' pad channel (an odd dim's last) is zeroed after the rows.
 #define PE_HWY_SINUSOIDAL_TABLE_ADD                                                                  \
   void Table(const SinusoidalPlan& plan, std::span<const std::int64_t> positions, Buffer out) {      \
-    ::pe::detail::with_typed(out, [&](auto* y) { Rows<false>(plan, positions, {}, y); });            \
+    ::pe::detail::with_typed(out, [&](auto* y) {                                                     \
+      Rows<false>(plan, positions, {}, y);                                                           \
+      ::pe::detail::zero_pad(plan, positions.size(), y);                                             \
+    });                                                                                              \
+  }                                                                                                  \
+  void TableAt(const SinusoidalPlan& plan, std::span<const double> positions, Buffer out) {          \
+    ::pe::detail::with_typed(out, [&](auto* y) {                                                     \
+      RowsAt(plan, positions, y);                                                                    \
+      ::pe::detail::zero_pad(plan, positions.size(), y);                                             \
+    });                                                                                              \
   }                                                                                                  \
   void Add(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,                      \
            std::span<const std::uint8_t> padding, Buffer embeddings) {                               \

@@ -31,9 +31,10 @@ inline constexpr double kTwoPi2 = -0x1.777a5cp-23;
 inline constexpr double kTwoPi3 = -0x1.ee59d9cceba4p-48;
 inline constexpr double kInvTwoPi = 0x1.45f306dc9c883p-3;
 
-// s[i], c[i] = sin, cos of p·omega[i] for i < n <= kChunk.
-HWY_INLINE void SinCosChunk(const double* HWY_RESTRICT omega, std::size_t n, std::int64_t p,
-                            float* HWY_RESTRICT s, float* HWY_RESTRICT c) {
+// s[i], c[i] = sin, cos of fl(fl(t·omega[i])·scale) for i < n <= kChunk (the scale's product skipped at 1,
+// where it is exact).
+HWY_INLINE void SinCosChunkAt(const double* HWY_RESTRICT omega, std::size_t n, double t, double scale,
+                              float* HWY_RESTRICT s, float* HWY_RESTRICT c) {
   const hn::ScalableTag<double> dd;
   const hn::Rebind<float, decltype(dd)> df;
   const std::size_t lanes = hn::Lanes(dd);
@@ -43,9 +44,11 @@ HWY_INLINE void SinCosChunk(const double* HWY_RESTRICT omega, std::size_t n, std
   for (std::size_t i = 0; i < n; ++i) w[i] = omega[i];
   const std::size_t padded = (n + lanes - 1) / lanes * lanes;
   for (std::size_t i = n; i < padded; ++i) w[i] = 0.0;
-  const auto vp = hn::Set(dd, static_cast<double>(p));
+  const auto vp = hn::Set(dd, t), vscale = hn::Set(dd, scale);
+  const bool scaled = scale != 1.0;
   for (std::size_t i = 0; i < padded; i += lanes) {
-    const auto phi = hn::Mul(vp, hn::Load(dd, w + i));
+    auto phi = hn::Mul(vp, hn::Load(dd, w + i));
+    if (scaled) phi = hn::Mul(phi, vscale);
     const auto k = hn::Round(hn::Mul(phi, hn::Set(dd, kInvTwoPi)));
     auto r = hn::NegMulAdd(k, hn::Set(dd, kTwoPi1), phi);
     r = hn::NegMulAdd(k, hn::Set(dd, kTwoPi2), r);
@@ -61,6 +64,12 @@ HWY_INLINE void SinCosChunk(const double* HWY_RESTRICT omega, std::size_t n, std
     s[i] = vs[i];
     c[i] = vc[i];
   }
+}
+
+// s[i], c[i] = sin, cos of p·omega[i] for i < n <= kChunk (p exact in double: p <= 2^53).
+HWY_INLINE void SinCosChunk(const double* HWY_RESTRICT omega, std::size_t n, std::int64_t p,
+                            float* HWY_RESTRICT s, float* HWY_RESTRICT c) {
+  SinCosChunkAt(omega, n, static_cast<double>(p), 1.0, s, c);
 }
 
 }  // namespace pe::detail::HWY_NAMESPACE

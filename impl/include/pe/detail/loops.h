@@ -16,12 +16,15 @@
 
 namespace pe::detail {
 
-template <class C, class Out, class SinCos>
-void write_table(const SinusoidalPlan& plan, std::span<const std::int64_t> positions, Out* out,
+// P: the positions' type, std::int64_t (table) or double (table_at); the rule takes it as given. An odd
+// dim's pad channel (the last) is written 0.
+template <class C, class Out, class P, class SinCos>
+void write_table(const SinusoidalPlan& plan, std::span<const P> positions, Out* out,
                  SinCos&& sincos) noexcept {
   const std::size_t d = plan.dim(), h = plan.n_pairs();
   for (std::size_t r = 0; r < positions.size(); ++r) {
     Out* row = out + r * d;
+    if (plan.has_pad()) row[d - 1] = store_as<Out>(C{0});
     for (std::size_t i = 0; i < h; ++i) {
       C s, c;
       sincos(positions[r], i, s, c);
@@ -31,6 +34,15 @@ void write_table(const SinusoidalPlan& plan, std::span<const std::int64_t> posit
   }
 }
 
+// An odd dim's pad channel (the last) of `rows` table rows set to 0; nothing for an even dim.
+template <class Out>
+void zero_pad(const SinusoidalPlan& plan, std::size_t rows, Out* out) noexcept {
+  if (!plan.has_pad()) return;
+  const std::size_t d = plan.dim();
+  for (std::size_t r = 0; r < rows; ++r) out[r * d + d - 1] = store_as<Out>(0.0f);
+}
+
+// The fused add: an odd dim's pad channel is left as it is (PE is 0 there).
 template <class C, class Out, class SinCos>
 void add_table(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
                std::span<const std::uint8_t> padding, Out* emb, SinCos&& sincos) noexcept {

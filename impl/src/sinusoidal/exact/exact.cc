@@ -13,6 +13,12 @@
 //   together < 3.32e-9 = 2.99e7·2^-53 (ck, compute type double), independent of |φ| (c1 = 0);
 //   output: one rounding of a value in [-1, 1]: half an ulp, <= 0.5·u_out (c0 = 0.5).
 //   Budget: 0.5·u_out + 3.32e-9: 3.31e-8 in float32. Largest position 2^31, base <= 1e7.
+// Real positions and a scale (table_at; table and add under a scale other than 1): scale·t held exactly as
+//   hi + lo (two_prod), each part's phase m·step·2^e in 128 bits with the bits below 2^-64 turn truncated
+//   (detail/real_phase.h): the step's 4.5 units per unit of |scale·t| <= 2^31 as above, plus < 2 units
+//   (6.9e-19 rad) of truncation, inside the 2e-11 rad the sum above leaves below 3.32e-9. Every row is
+//   computed directly (no advancing); an integral scale·t (lo = 0) takes the integer path's DirectSinCos,
+//   so at scale 1 table_at(p) gives the bits of table's directly computed rows.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "sinusoidal/exact/exact.cc"
 #include <hwy/cache_control.h>
@@ -29,6 +35,7 @@
 #include "detail/exact_phase-inl.h"
 #include "detail/exact_phase.h"
 #include "detail/hwy_register.h"
+#include "detail/real_phase.h"
 #include "detail/stream_bytes-inl.h"
 #include "detail/streaming_call.h"
 #include "pe/detail/convert.h"
@@ -414,12 +421,54 @@ HWY_INLINE void OtherRow(const TurnSteps& ts, bool il, std::size_t j0, std::size
   }
 }
 
+// Rows at positions (std::int64_t or double) scaled by the plan's scale, each computed directly
+// (detail/real_phase.h), stored or added in double at the plan's channels; padded rows skipped.
+template <bool kAdd, class Out, class P>
+void ScaledRows(const SinusoidalPlan& plan, std::span<const P> positions,
+                std::span<const std::uint8_t> padding, Out* out) {
+  const std::size_t d = plan.dim(), h = plan.n_pairs();
+  const TurnSteps& ts = plan.turn_steps();
+  HWY_ALIGN double s[kChunk];
+  HWY_ALIGN double c[kChunk];
+  for (std::size_t r = 0; r < positions.size(); ++r) {
+    if (kAdd && !padding.empty() && padding[r] != 0) continue;
+    const detail::ScaledPosition x = detail::scaled_position(static_cast<double>(positions[r]), plan.scale());
+    const bool integral = detail::integral_position(x);
+    Out* row = out + r * d;
+    for (std::size_t j0 = 0; j0 < h; j0 += kChunk) {
+      const std::size_t n = std::min(kChunk, h - j0);
+      if (integral) {
+        detail::HWY_NAMESPACE::DirectSinCos(static_cast<std::int64_t>(x.hi), ts.step.data() + j0, n, s, c);
+      } else {
+        detail::real_sincos(x, ts.step.data() + j0, n, s, c);
+      }
+      for (std::size_t k = 0; k < n; ++k) {
+        Out& ys = row[plan.sin_index(j0 + k)];
+        Out& yc = row[plan.cos_index(j0 + k)];
+        if constexpr (kAdd) {
+          ys = detail::store_as<Out>(detail::load_as<double>(ys) + s[k]);
+          yc = detail::store_as<Out>(detail::load_as<double>(yc) + c[k]);
+        } else {
+          ys = detail::store_as<Out>(s[k]);
+          yc = detail::store_as<Out>(c[k]);
+        }
+      }
+    }
+  }
+}
+
+template <class Out>
+void RowsAt(const SinusoidalPlan& plan, std::span<const double> positions, Out* out) {
+  ScaledRows<false>(plan, positions, {}, out);
+}
+
 // The table (kAdd false) or the embeddings plus the table (kAdd true), chunk by chunk of pairs: each
 // row's chunk advanced from the row before when its position follows (at most kRefreshRows in a row),
-// else computed directly.
+// else computed directly. A scale other than 1 takes ScaledRows.
 template <bool kAdd, class Out>
 void Rows(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
           std::span<const std::uint8_t> padding, Out* out) {
+  if (plan.scale() != 1.0) return ScaledRows<kAdd>(plan, positions, padding, out);
   const std::size_t d = plan.dim(), h = plan.n_pairs();
   const bool il = plan.layout() == Layout::Interleaved;
   // flip_sin_to_cos: each pair's sin goes where its cos would and the reverse, so ys and yc swap. The
@@ -492,6 +541,6 @@ HWY_AFTER_NAMESPACE();
 // Outside the target region: registration code is compiled for the baseline only.
 namespace pe::sinusoidal_exact::HWY_NAMESPACE {
 namespace {
-PE_REGISTER_HWY_SINUSOIDAL("sinusoidal.exact", kContract, Table, Add);
+PE_REGISTER_HWY_SINUSOIDAL("sinusoidal.exact", kContract, Table, TableAt, Add);
 }  // namespace
 }  // namespace pe::sinusoidal_exact::HWY_NAMESPACE

@@ -1,14 +1,17 @@
 // sinusoidal.hwy (the best target this CPU has) and sinusoidal.hwy@<TARGET> (each compiled
 // Highway target this CPU supports, so that a bug in one cannot hide behind another).
-// The angle p·ω is formed in double and reduced modulo 2π there; sin and cos are Highway's float
-// Sin/Cos on |r| <= π; the table is written in float and rounded once into bfloat16/float16.
+// The angle fl(fl(t·ω)·scale) is formed in double (t an integer or real position, exact in double) and
+// reduced modulo 2π there; sin and cos are Highway's float Sin/Cos on |r| <= π; the table is written in
+// float and rounded once into bfloat16/float16.
 //
 // Contract (derived):
-//   angle: ω from the plan (1.02·2^-53) times p exact in double, one rounding: 2.03·2^-53·|φ|;
+//   angle: ω from the plan (1.02·2^-53) times t exact in double, one rounding: c1 = 2.03; the scale's
+//   product (scaled or real): c1_scale = 1; |φ| = |scale·t·ω|;
 //   reduction: exact but for the third part and its subtraction, < 0.01·2^-24;
 //   r rounded to float moves sin/cos by <= π·2^-24; Highway's Sin/Cos: 3 ULP (math-inl.h) <= 3·2^-24;
 //   output: float32 is the compute type; bfloat16/float16 round once (c0 = 1).
-//   Budget: c0·u_out + 6.16·2^-24 + 2.03·2^-53·|φ|. Largest position: 2^31 (the reduction's k < 2^29).
+//   Budget: c0·u_out + 6.16·2^-24 + 2.03·2^-53·|φ|, + 2^-53·|φ| scaled or real. Largest |scale·t|: 2^31 (the
+//   reduction's k < 2^29).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "sinusoidal/hwy/hwy.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -34,6 +37,7 @@ inline const Contract kContract{
     .c0 = 1,
     .ck = 6.16,
     .c1 = 2.03,
+    .c1_scale = 1,
 };
 }  // namespace pe::sinusoidal_hwy
 #endif
@@ -42,11 +46,12 @@ HWY_BEFORE_NAMESPACE();
 namespace pe::sinusoidal_hwy::HWY_NAMESPACE {
 
 using detail::HWY_NAMESPACE::kChunk;
-using detail::HWY_NAMESPACE::SinCosChunk;
+using detail::HWY_NAMESPACE::SinCosChunkAt;
 
-template <bool kAdd, class Out>
-void Rows(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
-          std::span<const std::uint8_t> padding, Out* out) {
+// P: std::int64_t (Table, Add) or double (TableAt); either reaches the angle as the double it is exactly.
+template <bool kAdd, class Out, class P>
+void Rows(const SinusoidalPlan& plan, std::span<const P> positions, std::span<const std::uint8_t> padding,
+          Out* out) {
   const std::size_t d = plan.dim(), h = plan.n_pairs();
   HWY_ALIGN float s[kChunk];
   HWY_ALIGN float c[kChunk];
@@ -55,7 +60,7 @@ void Rows(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
     Out* row = out + r * d;
     for (std::size_t i0 = 0; i0 < h; i0 += kChunk) {
       const std::size_t n = h - i0 < kChunk ? h - i0 : kChunk;
-      SinCosChunk(plan.inv_freq().data() + i0, n, positions[r], s, c);
+      SinCosChunkAt(plan.inv_freq().data() + i0, n, static_cast<double>(positions[r]), plan.scale(), s, c);
       for (std::size_t k = 0; k < n; ++k) {
         Out& ys = row[plan.sin_index(i0 + k)];  // the plan's channels: its layout and flip_sin_to_cos
         Out& yc = row[plan.cos_index(i0 + k)];
@@ -71,6 +76,11 @@ void Rows(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
   }
 }
 
+template <class Out>
+void RowsAt(const SinusoidalPlan& plan, std::span<const double> positions, Out* out) {
+  Rows<false>(plan, positions, {}, out);
+}
+
 PE_HWY_SINUSOIDAL_TABLE_ADD
 
 }  // namespace pe::sinusoidal_hwy::HWY_NAMESPACE
@@ -79,6 +89,6 @@ HWY_AFTER_NAMESPACE();
 // Outside the target region: registration code is compiled for the baseline only.
 namespace pe::sinusoidal_hwy::HWY_NAMESPACE {
 namespace {
-PE_REGISTER_HWY_SINUSOIDAL("sinusoidal.hwy", kContract, Table, Add);
+PE_REGISTER_HWY_SINUSOIDAL("sinusoidal.hwy", kContract, Table, TableAt, Add);
 }  // namespace
 }  // namespace pe::sinusoidal_hwy::HWY_NAMESPACE
