@@ -181,6 +181,8 @@ int register_grid(const Options& options) {
                                            harness::glob_match(options.slowdown_glob, in.variant->name()));
     for (const harness::BenchShape& s : harness::traits_of(in.variant->family()).bench_shapes(options.mode)) {
       if (s.dtype != in.dtype || (s.first_layout_only && !first_layout)) continue;
+      // A C plugin's table (ABI v2) takes integer positions only: the API refuses it timesteps.
+      if (s.op == "timesteps" && !in.contract().table_switches) continue;
       // Quick: a 16-bit shape only for a variant that writes no float32 (every variant gets a row).
       if (options.mode == Mode::Quick && s.dtype != DType::F32 && in.variant->supports(DType::F32)) continue;
       register_kernel(in, s, slowed ? 2 : 1);

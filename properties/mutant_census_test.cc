@@ -1,6 +1,7 @@
 // The census catches the mutants of the axes it covers beyond its grid (census.h): a tail for every
 // vector width, pass-through channels, the inverse direction at positions out of order, the fused add
-// with padding, and runs of consecutive positions computed whole and in pieces; and within the grid, the
+// with padding, runs of consecutive positions computed whole and in pieces, and diffusion timestep
+// embeddings (a scale dropped); and within the grid, the
 // 16-bit bugs under the largest bfloat16 class (frequencies or positions in bfloat16). Linked only into
 // pe_props_mutants, whose registry holds them.
 #include <gtest/gtest.h>
@@ -32,6 +33,7 @@ INSTANTIATE_TEST_SUITE_P(Axes, MutantCensus,
                                            "rope.halfsplit.mutant_direction_unless_sorted/f64",
                                            "sinusoidal.interleaved.mutant_ignores_padding/f64",
                                            "sinusoidal.concatenated.mutant_drifting_recurrence/bf16",
+                                           "sinusoidal.interleaved.mutant_drops_timestep_scale/f64",
                                            "alibi.hqk.mutant_skips_tail_keys/f64",
                                            "rope.halfsplit.mutant_bf16_inv_freq/bf16",
                                            "rope.interleaved.mutant_bf16_positions/bf16"));

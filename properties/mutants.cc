@@ -17,7 +17,9 @@
 namespace pe {
 namespace {
 
-// The contracts of scalar_f64 kernels (float64 angle and arithmetic), which the mutants claim.
+// The contracts of scalar_f64 kernels (float64 angle and arithmetic), which the mutants claim. The table
+// mutants are bugs of the paper's integer table: their contract takes that table only (as a C plugin's), so
+// the API refuses them switches, scales, odd dims and real positions.
 const Contract kSinusoidalMutantContract{.layouts = {Layout::Interleaved, Layout::Concatenated},
                                          .outputs = {DType::F64},
                                          .angle_type = DType::F64,
@@ -26,7 +28,19 @@ const Contract kSinusoidalMutantContract{.layouts = {Layout::Interleaved, Layout
                                          .max_input_abs = 1e30,
                                          .c0 = 1,
                                          .ck = 1,
-                                         .c1 = 2.03};
+                                         .c1 = 2.03,
+                                         .table_switches = false};
+// scalar_f64's contract for every form: its real positions' one more rounding (c1_scale).
+const Contract kTimestepMutantContract{.layouts = {Layout::Interleaved, Layout::Concatenated},
+                                       .outputs = {DType::F64},
+                                       .angle_type = DType::F64,
+                                       .compute_type = DType::F64,
+                                       .max_position = std::int64_t{1} << 31,
+                                       .max_input_abs = 1e30,
+                                       .c0 = 1,
+                                       .ck = 1,
+                                       .c1 = 2.03,
+                                       .c1_scale = 1};
 const Contract kRopeMutantContract{.layouts = {Layout::Interleaved, Layout::HalfSplit},
                                    .outputs = {DType::F64},
                                    .angle_type = DType::F64,
@@ -47,7 +61,7 @@ class SinusoidalMutant final : public SinusoidalVariant {
              Buffer out) const noexcept override {
     detail::write_table<double>(plan, positions, static_cast<double*>(out.data), Rule{plan});
   }
-  // The rule's integer positions only (a mutant of the integer table: real positions truncated).
+  // Never called: the contract takes the integer table only (the API refuses real positions).
   void table_at(const SinusoidalPlan& plan, std::span<const double> positions,
                 Buffer out) const noexcept override {
     Rule rule{plan};
@@ -127,14 +141,15 @@ class TableMutant : public SinusoidalVariant {
                                             .max_input_abs = 1e30,
                                             .c0 = 1,
                                             .ck = 1,
-                                            .c1 = sizeof(C) == 4 ? 3.001 : 2.03}) {}
+                                            .c1 = sizeof(C) == 4 ? 3.001 : 2.03,
+                                            .table_switches = false}) {}
   void add(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
            std::span<const std::uint8_t> padding, Buffer emb) const noexcept override {
     detail::with_typed(emb, [&](auto* data) {
       detail::add_table<C>(plan, positions, padding, data, detail::LibmSinCos<C, SinusoidalPlan>{plan});
     });
   }
-  // The integer rule at truncated real positions: these mutants break the integer table only.
+  // Never called: these mutants break the integer table only, and their contract takes nothing else.
   void table_at(const SinusoidalPlan& plan, std::span<const double> positions,
                 Buffer out) const noexcept override {
     const detail::LibmSinCos<C, SinusoidalPlan> rule{plan};
@@ -313,6 +328,29 @@ class RopeMutant final : public RopeVariant {
   }
 };
 
+// A timestep embedding whose scale was dropped on the way (SD3's and Flux's t·1000 computed as t): the
+// integer table is right, every scaled table_at is not.
+class DropsTimestepScale final : public SinusoidalVariant {
+ public:
+  DropsTimestepScale() : SinusoidalVariant("sinusoidal.mutant_drops_timestep_scale", kTimestepMutantContract) {}
+  void table(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
+             Buffer out) const noexcept override {
+    detail::write_table<double>(plan, positions, static_cast<double*>(out.data), Correct{plan});
+  }
+  void table_at(const SinusoidalPlan& plan, std::span<const double> positions,
+                Buffer out) const noexcept override {
+    detail::write_table<double>(plan, positions, static_cast<double*>(out.data),
+                                [&plan](double t, std::size_t i, double& s, double& c) {
+                                  s = std::sin(t * plan.inv_freq()[i]);  // scale·t meant
+                                  c = std::cos(t * plan.inv_freq()[i]);
+                                });
+  }
+  void add(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
+           std::span<const std::uint8_t> padding, Buffer emb) const noexcept override {
+    detail::add_table<double>(plan, positions, padding, static_cast<double*>(emb.data), Correct{plan});
+  }
+};
+
 const Registrar r1{std::make_unique<SinusoidalMutant<SwappedSinCos>>("sinusoidal.mutant_swapped_sincos")};
 const Registrar r2{std::make_unique<SinusoidalMutant<OffByOnePosition>>("sinusoidal.mutant_off_by_one")};
 const Registrar r2b{
@@ -322,6 +360,7 @@ const Registrar r3{
 const Registrar r4{
     std::make_unique<SinusoidalMutant<Tensor2TensorExponent>>("sinusoidal.mutant_t2t_exponent")};
 const Registrar r5{std::make_unique<SinusoidalMutant<Correct, true>>("sinusoidal.mutant_ignores_padding")};
+const Registrar r5b{std::make_unique<DropsTimestepScale>()};
 const Registrar r6{std::make_unique<RopeMutant<RopeBug::WrongPairing>>("rope.mutant_wrong_pairing")};
 const Registrar r7{
     std::make_unique<RopeMutant<RopeBug::RotatesPastRotaryDim>>("rope.mutant_past_rotary_dim")};

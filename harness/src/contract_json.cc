@@ -42,6 +42,7 @@ void for_each_coefficient(C& c, F&& f) {
   f("c1_pair", c.c1_pair);
   f("ca", c.ca);
   f("c1_gain", c.c1_gain);
+  f("c1_scale", c.c1_scale);
 }
 
 }  // namespace
@@ -57,7 +58,11 @@ void from_json(const nlohmann::json& j, Contract& c) {
   for_each_field(c, [&j](const char* name, auto& member) { read(j, "contract", name, member); });
   c.state_rows = j.value("state_rows", std::int64_t{0});  // census files written before it was declared
   const auto& k = j.at("coefficients");
-  for_each_coefficient(c, [&k](const char* name, double& member) { k.at(name).get_to(member); });
+  // c1_scale (issue 49) is absent from census files written before it: 0, as the contracts then had it.
+  for_each_coefficient(c, [&k](const char* name, double& member) {
+    if (std::string_view(name) == "c1_scale" && !k.contains(name)) return;
+    k.at(name).get_to(member);
+  });
 }
 
 namespace {

@@ -76,8 +76,9 @@ double Budget::operator()(const RopePlan* plan, double abs_phi, std::size_t pair
   const auto contracts = members();
   return combine([&](std::size_t m) {
     const Contract& c = *contracts[m];
-    return plan != nullptr ? rope_element_budget(c, *plan, dtype, abs_phi, pair, scale)
-                           : element_budget(c, dtype, abs_phi, pair, scale);
+    if (plan != nullptr) return rope_element_budget(c, *plan, dtype, abs_phi, pair, scale);
+    return scaled_or_real ? table_element_budget(c, dtype, abs_phi, pair, true) * scale
+                          : element_budget(c, dtype, abs_phi, pair, scale);
   });
 }
 

@@ -101,6 +101,15 @@ std::size_t grid_cells(const GridSpec& g) {
   return cells + static_cast<std::size_t>(g.extra_tokens);
 }
 
+bool rows_scaled_or_real(const SinusoidalRows& rows) {
+  for (const SinusoidalBlock& b : rows.blocks) {
+    if (b.params.scale != 1) return true;
+    for (std::size_t r = 0; r < rows.rows(); ++r)
+      if (!rows.zero_row(r) && std::trunc(rows.positions[b.axis][r]) != rows.positions[b.axis][r]) return true;
+  }
+  return false;
+}
+
 std::int64_t row_band(const SinusoidalRows& rows, std::size_t r) {
   double largest = 0;
   if (!rows.zero_row(r))

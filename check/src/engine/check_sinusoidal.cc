@@ -143,7 +143,8 @@ Report check_sinusoidal(const SinusoidalRequest& r, const Names& names) {
     names.fail("table", fmt::format("{} has {} rows, the {} are {}", a.name, a.shape[0],
                                     spec.grid ? "grid's cells (and extra tokens)" : "positions", n_rows));
   const std::size_t dim = a.shape[1];
-  const Budget budget = budget_for(r.budget, Family::Sinusoidal, a.dtype, names);
+  Budget budget = budget_for(r.budget, Family::Sinusoidal, a.dtype, names);
+  budget.scaled_or_real = rows && harness::rows_scaled_or_real(*rows);
   if (b) require_same(*b, a, "table", names);
 
   Report out;
@@ -155,6 +156,7 @@ Report check_sinusoidal(const SinusoidalRequest& r, const Names& names) {
   bands.expect(n_rows * dim);  // the tails keep each band's largest 1% only
   expect_bands(bands, bands_of, dim);
   ContractTally tally(Family::Sinusoidal, a.dtype);
+  tally.charge_scale(budget.scaled_or_real);
   const auto measure = [&](harness::Values y, const harness::Sink& sink) {
     if (rows) return harness::measure_sinusoidal_rows(*rows, y, budget, sink);
     harness::measure_sinusoidal(params, r.positions.values, y, budget, sink);

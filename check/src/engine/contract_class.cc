@@ -86,12 +86,18 @@ ContractTally::ContractTally(Family family, DType dtype, const RopePlan* plan, T
   worst_.assign(variants_.size(), 0.0);
 }
 
+double ContractTally::table_budget(const Contract& c, const harness::ElementRecord& e) const {
+  harness::Budget budget{&c, dtype_};
+  budget.scaled_or_real = scaled_or_real_;
+  return budget(nullptr, e.abs_phi, e.pair, e.scale);
+}
+
 void ContractTally::add(const harness::ElementRecord& e) {
   for (std::size_t k = 0; k < variants_.size(); ++k) {
     const double contract_term =
         e.unchanged ? 0.0
         : slopes_   ? slopes_->terms(k)(e.abs_phi, e.pair, e.scale)
-                    : harness::Budget{&variants_[k]->contract(), dtype_}(nullptr, e.abs_phi, e.pair, e.scale);
+                    : table_budget(variants_[k]->contract(), e);
     const double r = harness::ElementRecord::ratio_of(e.abs_error, e.gain * contract_term + e.gain_extra);
     if (!(r <= worst_[k])) worst_[k] = r;  // NaN-safe: a NaN ratio is the worst
   }

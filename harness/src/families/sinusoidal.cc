@@ -4,6 +4,7 @@
 #include <random>
 
 #include "pe/api.h"
+#include "families/sinusoidal_forms.h"
 #include "pe/harness/exhaustive_table.h"
 #include "pe/harness/family_traits.h"
 #include "pe/harness/run.h"
@@ -53,9 +54,14 @@ std::vector<BenchShape> bench_shapes(BenchGrid grid) {
                       .first_layout_only = first};
   };
   std::vector<BenchShape> s;
+  // Diffusion timestep embeddings (issue 49): a batch of real timesteps through table_at.
+  auto timesteps = [](std::int64_t n, std::int64_t d) {
+    return BenchShape{.op = "timesteps", .length = n, .dim = d, .first_layout_only = true};
+  };
   if (grid == BenchGrid::Smoke)
     return {table(16, 64, false, false, F32, true), table(16, 64, true, true, F32, true),
-            table(512, 128, false, false, F32, true).with_threads(2)};  // 2^16 elements: two pieces
+            table(512, 128, false, false, F32, true).with_threads(2),  // 2^16 elements: two pieces
+            timesteps(4, 256)};
   if (grid == BenchGrid::Quick) {
     for (std::int64_t L : {128, 8192}) {
       s.push_back(table(L, 128, false, false));
@@ -64,6 +70,8 @@ std::vector<BenchShape> bench_shapes(BenchGrid grid) {
     s.push_back(table(128, 128, true, false));
     return s;
   }
+  for (std::int64_t n : {1, 64, 1024, 4096})
+    for (std::int64_t d : {256, 1280}) s.push_back(timesteps(n, d));
   for (std::int64_t L : {1, 16, 128, 1024, 8192, 65536, 1 << 20}) {
     for (std::int64_t d : {64, 512, 128, 4096}) {
       if (L * d <= kMaxElements) s.push_back(table(L, d, false, false, F32, d != 128));
@@ -130,6 +138,7 @@ class TableWorkload : public Workload {
 };
 
 std::unique_ptr<Workload> workload(const Instance& in, const BenchShape& s) {
+  if (s.op == "timesteps") return timestep_workload(in, s);
   return std::make_unique<TableWorkload>(in, s);
 }
 
@@ -211,6 +220,7 @@ const FamilyTraits& sinusoidal_traits() {
       .census_dims = census_dims,
       .census_cell = census_cell,
       .census_edges = census_edges,
+      .census_forms = census_forms,
       .bench_shapes = bench_shapes,
       .workload = workload,
       .call = call,

@@ -100,6 +100,12 @@ struct FamilyTraits {
   void (*census_edges)(const Instance& in, const std::vector<std::int64_t>& positions, std::uint64_t seed,
                        Measurement& m);
 
+  // The family's forms besides its grid of positions × dims × bases, once per instance into the bands their
+  // positions fall in (the sinusoidal family: diffusion timestep embeddings at real timesteps, an odd dim,
+  // fairseq's padding row). Null where the family has none. Positions stay within `limit`.
+  void (*census_forms)(const Instance& in, std::int64_t limit, std::uint64_t seed,
+                       const census::Options& options, Measurement& m) = nullptr;
+
   // The benchmarks: the grid's shapes and the workload of one.
   std::vector<BenchShape> (*bench_shapes)(BenchGrid grid);
   std::unique_ptr<Workload> (*workload)(const Instance& in, const BenchShape& shape);
