@@ -332,7 +332,8 @@ class RopeMutant final : public RopeVariant {
 // integer table is right, every scaled table_at is not.
 class DropsTimestepScale final : public SinusoidalVariant {
  public:
-  DropsTimestepScale() : SinusoidalVariant("sinusoidal.mutant_drops_timestep_scale", kTimestepMutantContract) {}
+  DropsTimestepScale()
+      : SinusoidalVariant("sinusoidal.mutant_drops_timestep_scale", kTimestepMutantContract) {}
   void table(const SinusoidalPlan& plan, std::span<const std::int64_t> positions,
              Buffer out) const noexcept override {
     detail::write_table<double>(plan, positions, static_cast<double*>(out.data), Correct{plan});

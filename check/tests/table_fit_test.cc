@@ -14,6 +14,9 @@
 #include <vector>
 
 #include "pe/check/check.h"
+#include "pe/check/golden.h"
+#include "pe/contract.h"
+#include "pe/variant.h"
 
 namespace pe::check {
 namespace {
@@ -211,6 +214,33 @@ TEST(TableFit, OddTimestepEmbeddingWithAScalePasses) {
   EXPECT_TRUE(r.passed) << r.text;
   c.table[2 * 33 + 32] = 1e-3f;  // the pad column must be 0
   EXPECT_FALSE(checked(c).passed);
+}
+
+// A contract's c1_scale (the roundings a real t or a scale adds to the angle) is charged at real positions
+// only: an element moved past diffusers_f32's integer-table budget by half its c1_scale term passes there,
+// and the same move at a whole-number timestep fails.
+TEST(TableFit, RealTimestepsAreJudgedWithTheContractsScaleTerm) {
+  const Variant* v = find_variant("sinusoidal.diffusers_f32");
+  ASSERT_NE(v, nullptr);
+  const Contract& contract = v->contract();
+  ASSERT_GT(contract.c1_scale, 0);
+  for (const float t : {999.875f, 999.0f}) {
+    FitCase c;
+    const std::vector<float> ts = {t};
+    c.rows = 1, c.dim = 320;
+    c.request.real_positions.assign(ts.begin(), ts.end());
+    c.request.spec.layout = Layout::Concatenated;
+    c.request.budget.contract = v->name();
+    SinusoidalParams params{320, 10000.0, Layout::Concatenated};
+    const std::vector<double> exact = golden_sinusoidal(harness::one_axis_rows(params, {t}), DType::F64);
+    // Pair 0's sin (channel 0): ω = 1, |φ| = t.
+    const double plain = element_budget(contract, DType::F32, t, 0);
+    const double extra = contract.c1_scale * 0x1p-24 * t;
+    for (std::size_t ch = 0; ch < c.dim; ++ch) c.table.push_back(static_cast<float>(exact[ch]));
+    c.table[0] =
+        static_cast<float>(exact[0] + plain + 0.5 * extra);  // its float32 rounding: < 3e-8 << extra/2
+    EXPECT_EQ(checked(c).passed, t != std::floor(t)) << "t = " << t << "\n" << checked(c).text;
+  }
 }
 
 // Timesteps in [0, 1] where the model multiplied them by 1000 first.

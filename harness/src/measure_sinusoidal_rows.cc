@@ -105,7 +105,8 @@ bool rows_scaled_or_real(const SinusoidalRows& rows) {
   for (const SinusoidalBlock& b : rows.blocks) {
     if (b.params.scale != 1) return true;
     for (std::size_t r = 0; r < rows.rows(); ++r)
-      if (!rows.zero_row(r) && std::trunc(rows.positions[b.axis][r]) != rows.positions[b.axis][r]) return true;
+      if (!rows.zero_row(r) && std::trunc(rows.positions[b.axis][r]) != rows.positions[b.axis][r])
+        return true;
   }
   return false;
 }

@@ -100,13 +100,22 @@ TEST(Schemas, ContractCarriesEveryCoefficientAndRoundTrips) {
                    .ca = 3,
                    .c1_gain = 2.001};
   const nlohmann::json j = c;
-  EXPECT_EQ(j.at("coefficients").dump(),
-            R"({"c0":1.0,"c1":18.2,"c1_gain":2.001,"c1_pair":3.01,"ca":3.0,"ck":3.001,"ct":1.0})");
+  EXPECT_EQ(
+      j.at("coefficients").dump(),
+      R"({"c0":1.0,"c1":18.2,"c1_gain":2.001,"c1_pair":3.01,"c1_scale":0.0,"ca":3.0,"ck":3.001,"ct":1.0})");
   EXPECT_EQ(j.at("layouts").dump(), R"(["interleaved","halfsplit"])");
   EXPECT_EQ(j.at("table_type"), "f16");
   EXPECT_EQ(j.at("state_rows"), 256);
   const Contract back = j.get<Contract>();
   EXPECT_EQ(nlohmann::json(back), j);
+  nlohmann::json older = j;  // a census file written before c1_scale: 0, as its contracts had it
+  older["coefficients"].erase("c1_scale");
+  older["coefficients"]["c1"] = 3.5;
+  EXPECT_EQ(older.get<Contract>().c1_scale, 0.0);
+  EXPECT_EQ(older.get<Contract>().c1, 3.5);
+  nlohmann::json scaled = j;
+  scaled["coefficients"]["c1_scale"] = 3.0;
+  EXPECT_EQ(scaled.get<Contract>().c1_scale, 3.0);
   nlohmann::json bad = j;
   bad["outputs"] = {"f8"};
   EXPECT_THROW(bad.get<Contract>(), std::runtime_error);
@@ -243,7 +252,8 @@ TEST(Schemas, ContractsDocumentMatchesTheRegistry) {
     EXPECT_EQ(number(r[5]), c.ct) << v->name();
     EXPECT_EQ(number(r[6]), c.c1) << v->name();
     EXPECT_EQ(number(r[7]), c.c1_pair) << v->name();
-    EXPECT_EQ(number(r[8]), c.c1_gain) << v->name();
+    // One column: RoPE's c1_gain, a table's c1_scale (neither family has the other).
+    EXPECT_EQ(number(r[8]), v->family() == Family::Sinusoidal ? c.c1_scale : c.c1_gain) << v->name();
     EXPECT_EQ(number(r[9]), static_cast<double>(c.max_position)) << v->name();
     EXPECT_EQ(number(r[10]), c.max_base) << v->name();
     EXPECT_EQ(r[11], c.depends_on) << v->name();

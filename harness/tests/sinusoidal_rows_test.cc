@@ -81,6 +81,31 @@ TEST(SinusoidalRows, TwoDGridAsDiffusersBuildsIt) {
   expect_2d(grid_rows(rows_params(128), mae), 12, 20, std::nullopt, 0.3, 4, 128);
 }
 
+// A contract's c1_scale (the angle's roundings a scale or a real t adds, pe/contract.h) is charged exactly
+// where a kernel computed one of them: a block scaled, or a row at a position that is not a whole number.
+TEST(SinusoidalRows, ScaledOrRealRowsChargeTheContractsC1Scale) {
+  EXPECT_FALSE(rows_scaled_or_real(one_axis_rows(rows_params(64), {0, 1, 999})));
+  EXPECT_TRUE(rows_scaled_or_real(one_axis_rows(rows_params(64), {0, 1, 17.25})));
+  SinusoidalParams scaled = rows_params(64);
+  scaled.scale = 1000;
+  EXPECT_TRUE(rows_scaled_or_real(one_axis_rows(scaled, {0, 1})));
+  GridSpec whole;  // base_size = the side, interpolation 1: the coordinates are 0, 1, ...
+  whole.sizes = {4, 6};
+  EXPECT_FALSE(rows_scaled_or_real(grid_rows(rows_params(64), whole)));
+  whole.interpolation_scale = 2;
+  EXPECT_TRUE(rows_scaled_or_real(grid_rows(rows_params(64), whole)));
+
+  const Variant* v = find_variant("sinusoidal.diffusers_f32");
+  ASSERT_NE(v, nullptr);
+  ASSERT_GT(v->contract().c1_scale, 0);
+  Budget budget{&v->contract(), DType::F32};
+  const double phi = 731.125, plain = budget(nullptr, phi, 3, 1.0);
+  EXPECT_EQ(plain, element_budget(v->contract(), DType::F32, phi, 3));
+  budget.scaled_or_real = true;
+  // c1_scale·u_angle·|φ| more: 3·2^-24·731.125.
+  EXPECT_DOUBLE_EQ(budget(nullptr, phi, 3, 1.0) - plain, v->contract().c1_scale * 0x1p-24 * phi);
+}
+
 TEST(SinusoidalRows, ThreeDGridAsCogVideoXBuildsIt) {
   GridSpec g;
   g.sizes = {4, 6, 10};  // T, H, W

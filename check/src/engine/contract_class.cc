@@ -94,10 +94,9 @@ double ContractTally::table_budget(const Contract& c, const harness::ElementReco
 
 void ContractTally::add(const harness::ElementRecord& e) {
   for (std::size_t k = 0; k < variants_.size(); ++k) {
-    const double contract_term =
-        e.unchanged ? 0.0
-        : slopes_   ? slopes_->terms(k)(e.abs_phi, e.pair, e.scale)
-                    : table_budget(variants_[k]->contract(), e);
+    const double contract_term = e.unchanged ? 0.0
+                                 : slopes_   ? slopes_->terms(k)(e.abs_phi, e.pair, e.scale)
+                                             : table_budget(variants_[k]->contract(), e);
     const double r = harness::ElementRecord::ratio_of(e.abs_error, e.gain * contract_term + e.gain_extra);
     if (!(r <= worst_[k])) worst_[k] = r;  // NaN-safe: a NaN ratio is the worst
   }

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <random>
 
-#include "pe/api.h"
 #include "families/sinusoidal_forms.h"
+#include "pe/api.h"
 #include "pe/harness/exhaustive_table.h"
 #include "pe/harness/family_traits.h"
 #include "pe/harness/run.h"
