@@ -113,6 +113,25 @@ bool screened_table(const SinusoidalSpec& s, const SinusoidalParams& params,
          !(params.flip_sin_to_cos && params.layout == Layout::Interleaved);
 }
 
+namespace {
+
+// The budget asked for, each contract's c1_scale charged where the rows are scaled or at real positions.
+Budget sinusoidal_check_budget(const BudgetOptions& o, DType dtype,
+                               const std::optional<harness::SinusoidalRows>& rows, const Names& names) {
+  Budget budget = budget_for(o, Family::Sinusoidal, dtype, names);
+  budget.scaled_or_real = rows && harness::rows_scaled_or_real(*rows);
+  return budget;
+}
+
+// Every sinusoidal contract's tally, c1_scale charged where `budget` charges it.
+ContractTally sinusoidal_check_tally(DType dtype, const Budget& budget) {
+  ContractTally tally(Family::Sinusoidal, dtype);
+  tally.charge_scale(budget.scaled_or_real);
+  return tally;
+}
+
+}  // namespace
+
 Report check_sinusoidal(const SinusoidalRequest& r, const Names& names) {
   std::vector<double> storage, against_storage;
   // The table in place (the screened pass reads its own type); as doubles only where a reader needs them.
@@ -143,8 +162,7 @@ Report check_sinusoidal(const SinusoidalRequest& r, const Names& names) {
     names.fail("table", fmt::format("{} has {} rows, the {} are {}", a.name, a.shape[0],
                                     spec.grid ? "grid's cells (and extra tokens)" : "positions", n_rows));
   const std::size_t dim = a.shape[1];
-  Budget budget = budget_for(r.budget, Family::Sinusoidal, a.dtype, names);
-  budget.scaled_or_real = rows && harness::rows_scaled_or_real(*rows);
+  const Budget budget = sinusoidal_check_budget(r.budget, a.dtype, rows, names);
   if (b) require_same(*b, a, "table", names);
 
   Report out;
@@ -155,8 +173,7 @@ Report check_sinusoidal(const SinusoidalRequest& r, const Names& names) {
   bands.promise(promised_up_to(budget));
   bands.expect(n_rows * dim);  // the tails keep each band's largest 1% only
   expect_bands(bands, bands_of, dim);
-  ContractTally tally(Family::Sinusoidal, a.dtype);
-  tally.charge_scale(budget.scaled_or_real);
+  ContractTally tally = sinusoidal_check_tally(a.dtype, budget);
   const auto measure = [&](harness::Values y, const harness::Sink& sink) {
     if (rows) return harness::measure_sinusoidal_rows(*rows, y, budget, sink);
     harness::measure_sinusoidal(params, r.positions.values, y, budget, sink);
