@@ -893,10 +893,14 @@ def verify_sinusoidal(fn, *, examples=100, seed=None, dtypes=("float32",), layou
             # base 10000: get_1d_sincos_pos_embed_from_grid's constant (diffusers, MAE take none)
             config = dict({"dim": dim, "base": 10000.0, "dtype": dtype}, **sw.draw_switches(rng, drawn, dim), **grid)
             return {"config": config, "scenario": scenario, "positions": [], "dtype": dtype}
-        positions = sw.draw_positions(rng, scenario, tokens, max_position)
         if odd_dims and rng.random() < 0.5:  # the same pairs and one pad channel
             dim += 1
         config = dict({"dim": dim, "base": base, "dtype": dtype}, **sw.draw_switches(rng, drawn, dim))
+        # A scale above 1 multiplies the angle: token positions are drawn within max_position / scale, so that
+        # scale·p stays where the float32 contracts promise (2^24 at the default; past it every case is
+        # undecidable, and could not fail). A scaled model's positions are small (SD3, Flux: t in [0, 1)).
+        reach = max(64, int(max_position / max(1.0, abs(config["scale"]))))
+        positions = sw.draw_positions(rng, scenario, tokens, reach)
         return {"config": config, "scenario": scenario, "positions": positions, "dtype": dtype}
 
     def probe(case):
