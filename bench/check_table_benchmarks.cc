@@ -18,18 +18,20 @@ namespace pe::bench {
 namespace {
 
 // The table as diffusers' get_timestep_embedding builds it in float32 (models/embeddings.py: exponent
-// fl(fl(-ln P)·i), divided by fl(half - shift), expf, fl(t·ω), sinf/cosf) at `timesteps`, [cos | sin].
+// fl(fl(-ln P)·i), divided by fl(half - shift), expf, fl(t·ω), `emb = scale * emb` in float32, sinf/cosf) at
+// `timesteps`, [cos | sin].
 std::vector<float> diffusers_timestep_table(const SinusoidalParams& params,
                                             std::span<const float> timesteps) {
   const SinusoidalPlan plan(params);
   const std::size_t d = plan.dim();
+  const auto scale = static_cast<float>(params.scale);
   const auto neg_log = static_cast<float>(-std::log(params.base));
   const auto denominator =
       static_cast<float>(static_cast<double>(plan.n_pairs()) - params.downscale_freq_shift);
   std::vector<float> table(timesteps.size() * d);
   for (std::size_t r = 0; r < timesteps.size(); ++r) {
     for (std::size_t i = 0; i < plan.n_pairs(); ++i) {
-      const float angle = timesteps[r] * std::exp(neg_log * static_cast<float>(i) / denominator);
+      const float angle = scale * (timesteps[r] * std::exp(neg_log * static_cast<float>(i) / denominator));
       table[r * d + plan.sin_index(i)] = std::sin(angle);
       table[r * d + plan.cos_index(i)] = std::cos(angle);
     }
@@ -51,14 +53,17 @@ void run_table_check(benchmark::State& state, const check::SinusoidalRequest& r,
 }
 
 // `rows` fractional timesteps spread over [0, 1000) (a sampler's, DPM-Solver's), as float32 tensors hold
-// them, x `dim` (Stable Diffusion's time embedding at 1280: downscale_freq_shift 1, flip_sin_to_cos).
-void check_timestep_benchmark(benchmark::State& state, std::size_t rows, std::size_t dim) {
+// them, x `dim` (Stable Diffusion's time embedding at 1280: downscale_freq_shift 1, flip_sin_to_cos); with a
+// `scale` of 1000, t in [0, 1) (SD3's and Flux's: the same angles, scaled inside the embedding).
+void check_timestep_benchmark(benchmark::State& state, std::size_t rows, std::size_t dim, double scale) {
   SinusoidalParams params{static_cast<std::int64_t>(dim), 10000.0, Layout::Concatenated};
   params.flip_sin_to_cos = true;
   params.downscale_freq_shift = 1;
+  params.scale = scale;
   std::vector<float> timesteps(rows);
   for (std::size_t k = 0; k < rows; ++k)
-    timesteps[k] = static_cast<float>(999.0 * (static_cast<double>(k) + 0.37) / static_cast<double>(rows));
+    timesteps[k] =
+        static_cast<float>(999.0 / scale * (static_cast<double>(k) + 0.37) / static_cast<double>(rows));
   std::vector<float> table = diffusers_timestep_table(params, timesteps);
   check::SinusoidalRequest r;
   r.table = {{}, {rows, dim}, DType::F32, "table", table.data()};
@@ -66,6 +71,7 @@ void check_timestep_benchmark(benchmark::State& state, std::size_t rows, std::si
   r.spec.layout = Layout::Concatenated;
   r.spec.flip_sin_to_cos = true;
   r.spec.downscale_freq_shift = 1;
+  r.spec.scale = scale;
   run_table_check(state, r, table.size());
 }
 
@@ -102,11 +108,15 @@ void check_grid_benchmark(benchmark::State& state, std::int64_t h, std::int64_t 
 int register_check_table_benchmarks(const Options& options) {
   CheckRegistrar r(options);
   // Issue 49's census corners: one timestep (the fixed cost of a check), a sampler's 1024 and 4096 steps.
-  r.add("check/sinusoidal/diffusers/f32/N1/d256", check_timestep_benchmark, std::size_t{1}, std::size_t{256});
+  r.add("check/sinusoidal/diffusers/f32/N1/d256", check_timestep_benchmark, std::size_t{1}, std::size_t{256},
+        1.0);
   r.add("check/sinusoidal/diffusers/f32/N1024/d1280", check_timestep_benchmark, std::size_t{1024},
-        std::size_t{1280});
+        std::size_t{1280}, 1.0);
   r.add("check/sinusoidal/diffusers/f32/N4096/d1280", check_timestep_benchmark, std::size_t{4096},
-        std::size_t{1280});
+        std::size_t{1280}, 1.0);
+  // SD3's and Flux's t in [0, 1) scaled by 1000 inside the embedding: the scaled frequencies exceed 1.
+  r.add("check/sinusoidal/diffusers/f32/N4096/d1280/scale1000", check_timestep_benchmark, std::size_t{4096},
+        std::size_t{1280}, 1000.0);
   r.add("check/sinusoidal/grid/f32/64x64/d1024", check_grid_benchmark, std::int64_t{64}, std::int64_t{64});
   return r.count();
 }

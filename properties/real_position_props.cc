@@ -81,7 +81,8 @@ class RealPositionProps : public InstanceTest {
   double budget(const SinusoidalPlan& plan, double t, std::size_t i) const {
     // Real positions (table_at): the contract's c1_scale is charged.
     return table_element_budget(in().contract(), in().dtype,
-                                real_angle_bound(plan.scale(), t, plan.inv_freq()[i]), i, true);
+                                real_angle_bound(plan.scale(), t, plan.inv_freq()[i]), i,
+                                std::fabs(plan.scale()));
   }
 };
 

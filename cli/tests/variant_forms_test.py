@@ -92,4 +92,14 @@ case("odd_dim_shift_1", timesteps, 321, flip=False, shift=1, scale=1.0)
 unit = RNG.random(16).astype(np.float32)
 case("scaled_unit_t", unit, 257, flip=True, shift=1, scale=1000.0)
 
+# A position the variant refuses (a float32-angle kernel takes t = 0 or a normal float32 magnitude) is named by
+# the table's row (the API numbers the positions of one call: a block's, zero rows left out).
+refused = np.array([0, 1, 2, 3, 1e-40, 5], dtype=np.float64)
+np.save(WORK / "refused_t.npy", refused)
+r = subprocess.run([PE, "export", "--family", "sinusoidal", "--variant", "sinusoidal.diffusers_f32", "--dim", "8",
+                    "--positions-file", str(WORK / "refused_t.npy"), "--dtype", "f32",
+                    "--out", str(WORK / "refused.npy")], capture_output=True, text=True)
+report("refused_position_names_its_row", r.returncode != 0 and "row 4" in r.stderr and "positions" in r.stderr,
+       f"exit {r.returncode}", r.stdout + r.stderr)
+
 finish("variant_forms")

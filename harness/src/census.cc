@@ -211,7 +211,7 @@ std::vector<InstanceResult> run(const Options& options) {
     const std::int64_t limit = options.max_position > 0 ? options.max_position : in.contract().max_position;
     const auto sweep = [&](harness::Measurement& m, RunCheck& runs, const harness::Started& started) {
       if (traits.census_forms != nullptr && !rope_only(options)) {
-        if (started) started("the census's timestep embeddings, odd dim and padding rows");
+        if (started) started("the census's timestep embeddings and odd dim");
         traits.census_forms(in, limit, fnv1a(in.name(), 0x7157), options, m);
       }
       for (std::size_t k = 0; k + 1 < std::size(kEdges) && kEdges[k] <= limit; ++k) {

@@ -200,13 +200,18 @@ ScreenPlan::ScreenPlan(std::span<const ref::dd::DD> omegas,
     const ref::OmegaSplit s = ref::split_omega(omegas[j]);
     if (!(omegas[j].hi <= 1)) continue;  // beyond the tier's exact products: never settled
     w1[j] = s.w1, w2[j] = s.w2, w3[j] = s.w3;
-    const double top = std::max(1.0, max_position * omegas[j].hi);
-    const double at0 = budget(0, j), slope = (budget(top, j) - at0) / top;
-    bool affine = at0 >= 0 && slope >= 0;
-    for (const double t : {0.0, top / 7, top / 3, top / 2, top})
-      affine = affine && (at0 + slope * t) * (1 - 0x1p-40) <= budget(t, j);
-    if (affine) b0[j] = at0, b1[j] = slope;
+    const BudgetChord chord = budget_chord(budget, j, std::max(1.0, max_position * omegas[j].hi));
+    b0[j] = chord.b0, b1[j] = chord.b1;
   }
+}
+
+BudgetChord budget_chord(const std::function<double(double, std::size_t)>& budget, std::size_t j,
+                         double top) {
+  const double at0 = budget(0, j), slope = (budget(top, j) - at0) / top;
+  bool affine = at0 >= 0 && slope >= 0;
+  for (const double t : {0.0, top / 7, top / 3, top / 2, top})
+    affine = affine && (at0 + slope * t) * (1 - 0x1p-40) <= budget(t, j);
+  return affine ? BudgetChord{at0, slope} : BudgetChord{};
 }
 
 }  // namespace pe::exhaustive

@@ -77,8 +77,8 @@ double Budget::operator()(const RopePlan* plan, double abs_phi, std::size_t pair
   return combine([&](std::size_t m) {
     const Contract& c = *contracts[m];
     if (plan != nullptr) return rope_element_budget(c, *plan, dtype, abs_phi, pair, scale);
-    return scaled_or_real ? table_element_budget(c, dtype, abs_phi, pair, true) * scale
-                          : element_budget(c, dtype, abs_phi, pair, scale);
+    return real_scale != 0 ? table_element_budget(c, dtype, abs_phi, pair, real_scale) * scale
+                           : element_budget(c, dtype, abs_phi, pair, scale);
   });
 }
 

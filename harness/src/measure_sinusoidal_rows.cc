@@ -101,14 +101,16 @@ std::size_t grid_cells(const GridSpec& g) {
   return cells + static_cast<std::size_t>(g.extra_tokens);
 }
 
-bool rows_scaled_or_real(const SinusoidalRows& rows) {
+double rows_real_scale(const SinusoidalRows& rows) {
+  bool real = false;
+  double largest = 0;
   for (const SinusoidalBlock& b : rows.blocks) {
-    if (b.params.scale != 1) return true;
-    for (std::size_t r = 0; r < rows.rows(); ++r)
-      if (!rows.zero_row(r) && std::trunc(rows.positions[b.axis][r]) != rows.positions[b.axis][r])
-        return true;
+    largest = std::max(largest, std::fabs(b.params.scale));
+    real = real || b.params.scale != 1;
+    for (std::size_t r = 0; r < rows.rows() && !real; ++r)
+      real = !rows.zero_row(r) && std::trunc(rows.positions[b.axis][r]) != rows.positions[b.axis][r];
   }
-  return false;
+  return real ? largest : 0;
 }
 
 std::int64_t row_band(const SinusoidalRows& rows, std::size_t r) {

@@ -109,7 +109,7 @@ struct RsBlock {
     if (std::all_of(unit_omegas.begin(), unit_omegas.end(), [](const ref::dd::DD& w) { return w.hi <= 1; }))
       tier.emplace(
           unit_omegas, [](double, std::size_t) { return 0.0; }, 1.0, budget.dtype);
-    bounds.emplace(budget.members(), omegas, max_t, budget.dtype, budget.extra);
+    bounds.emplace(budget.members(), omegas, max_t, budget.dtype, budget.extra, budget.real_scale);
     for (auto* v : {&sin, &cos, &line, &fast_line, &tally, &budget_lo, &flags}) v->assign(padded, 0.0);
     phi_lo.resize(n);
     // Held where a position is read twice on average and the block's all fit.

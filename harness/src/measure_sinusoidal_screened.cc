@@ -506,14 +506,23 @@ std::size_t sinusoidal_screen_reruns() noexcept { return reruns.load(std::memory
 
 TableBudgetBounds::TableBudgetBounds(std::span<const Contract* const> contracts,
                                      std::span<const ref::dd::DD> omegas, std::int64_t max_position,
-                                     DType out, double extra) {
+                                     DType out, double extra, double real_scale) {
+  // Every pair's chord up to max_position·|ω_j|: a scaled table's ω (above 1 at a scale of 1000, negative at
+  // a negative scale) has a budget to bound as any other, though the double tier does not reach it.
+  const auto budget = [&](const Contract* c) {
+    return [c, out, extra, real_scale](double abs_phi, std::size_t j) {
+      return table_element_budget(*c, out, abs_phi, j, real_scale) + extra;
+    };
+  };
   for (const Contract* c : contracts) {
-    const exhaustive::ScreenPlan chord(
-        omegas,
-        [&](double abs_phi, std::size_t j) { return element_budget(*c, out, abs_phi, j, 1.0) + extra; },
-        static_cast<double>(max_position), out);
-    b0_.push_back(chord.b0);
-    b1_.push_back(chord.b1);
+    std::vector<double> b0(omegas.size()), b1(omegas.size());
+    for (std::size_t j = 0; j < omegas.size(); ++j) {
+      const double top = std::max(1.0, static_cast<double>(max_position) * std::fabs(omegas[j].hi));
+      const exhaustive::BudgetChord chord = exhaustive::budget_chord(budget(c), j, top);
+      b0[j] = chord.b0, b1[j] = chord.b1;
+    }
+    b0_.push_back(std::move(b0));
+    b1_.push_back(std::move(b1));
   }
 }
 

@@ -1,12 +1,37 @@
 #include "pe/harness/variant_rows.h"
 
+#include <fmt/format.h>
+
 #include <cstddef>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "pe/api.h"
+#include "pe/errors.h"
 #include "pe/plan.h"
 
 namespace pe::harness {
+namespace {
+
+// The table's row (and a grid's axis) of the first position sinusoidal_table_at refuses, for its message:
+// the call numbers the block's computed positions, not the caller's rows. Only on an error.
+std::string at_row(const Variant& variant, const SinusoidalPlan& plan, DType dtype,
+                   const std::vector<double>& positions, const std::vector<std::size_t>& computed,
+                   const SinusoidalBlock& block) {
+  TypedBuffer one(dtype, plan.dim());
+  for (std::size_t k = 0; k < positions.size(); ++k) {
+    try {
+      sinusoidal_table_at(variant, plan, std::span<const double>(&positions[k], 1), one.view());
+    } catch (const InvalidArgument&) {
+      return fmt::format(" (the table's row {}{})", computed[k],
+                         block.axis_name.empty() ? "" : ", axis " + block.axis_name);
+    }
+  }
+  return "";
+}
+
+}  // namespace
 
 TypedBuffer variant_rows(const Variant& variant, const SinusoidalRows& rows, DType dtype) {
   const std::size_t n = rows.rows();
@@ -22,7 +47,12 @@ TypedBuffer variant_rows(const Variant& variant, const SinusoidalRows& rows, DTy
     std::vector<double> positions(computed.size());
     for (std::size_t k = 0; k < computed.size(); ++k) positions[k] = rows.positions[block.axis][computed[k]];
     TypedBuffer part(dtype, computed.size() * width);
-    sinusoidal_table_at(variant, plan, positions, part.view());
+    try {
+      sinusoidal_table_at(variant, plan, positions, part.view());
+    } catch (const InvalidArgument& e) {
+      throw InvalidArgument(e.parameter(),
+                            std::string(e.what()) + at_row(variant, plan, dtype, positions, computed, block));
+    }
     // Copied through double, which holds every output type's values exactly.
     for (std::size_t k = 0; k < computed.size(); ++k) {
       for (std::size_t j = 0; j < width; ++j) {

@@ -81,19 +81,20 @@ TEST(SinusoidalRows, TwoDGridAsDiffusersBuildsIt) {
   expect_2d(grid_rows(rows_params(128), mae), 12, 20, std::nullopt, 0.3, 4, 128);
 }
 
-// A contract's c1_scale (the angle's roundings a scale or a real t adds, pe/contract.h) is charged exactly
-// where a kernel computed one of them: a block scaled, or a row at a position that is not a whole number.
-TEST(SinusoidalRows, ScaledOrRealRowsChargeTheContractsC1Scale) {
-  EXPECT_FALSE(rows_scaled_or_real(one_axis_rows(rows_params(64), {0, 1, 999})));
-  EXPECT_TRUE(rows_scaled_or_real(one_axis_rows(rows_params(64), {0, 1, 17.25})));
+// A contract's c1_scale (the angle's roundings a scale or a real t adds, pe/contract.h) is charged where a
+// kernel computed one of them: a block scaled, or a row at a position that is not a whole number (the whole
+// table then).
+TEST(SinusoidalRows, ScaledOrRealRowsChargeTheContractsScaleTerms) {
+  EXPECT_EQ(rows_real_scale(one_axis_rows(rows_params(64), {0, 1, 999})), 0);
+  EXPECT_EQ(rows_real_scale(one_axis_rows(rows_params(64), {0, 1, 17.25})), 1);
   SinusoidalParams scaled = rows_params(64);
-  scaled.scale = 1000;
-  EXPECT_TRUE(rows_scaled_or_real(one_axis_rows(scaled, {0, 1})));
+  scaled.scale = -1000;
+  EXPECT_EQ(rows_real_scale(one_axis_rows(scaled, {0, 1})), 1000);
   GridSpec whole;  // base_size = the side, interpolation 1: the coordinates are 0, 1, ...
   whole.sizes = {4, 6};
-  EXPECT_FALSE(rows_scaled_or_real(grid_rows(rows_params(64), whole)));
+  EXPECT_EQ(rows_real_scale(grid_rows(rows_params(64), whole)), 0);
   whole.interpolation_scale = 2;
-  EXPECT_TRUE(rows_scaled_or_real(grid_rows(rows_params(64), whole)));
+  EXPECT_EQ(rows_real_scale(grid_rows(rows_params(64), whole)), 1);
 
   const Variant* v = find_variant("sinusoidal.diffusers_f32");
   ASSERT_NE(v, nullptr);
@@ -101,9 +102,12 @@ TEST(SinusoidalRows, ScaledOrRealRowsChargeTheContractsC1Scale) {
   Budget budget{&v->contract(), DType::F32};
   const double phi = 731.125, plain = budget(nullptr, phi, 3, 1.0);
   EXPECT_EQ(plain, element_budget(v->contract(), DType::F32, phi, 3));
-  budget.scaled_or_real = true;
-  // c1_scale·u_angle·|φ| more: 3·2^-24·731.125.
-  EXPECT_DOUBLE_EQ(budget(nullptr, phi, 3, 1.0) - plain, v->contract().c1_scale * 0x1p-24 * phi);
+  budget.real_scale = 1;
+  // c1_scale·u_angle·|φ| more: 3·2^-24·731.125, and 2·denorm_min(float32) for a subnormal t·ω.
+  EXPECT_DOUBLE_EQ(budget(nullptr, phi, 3, 1.0) - plain, v->contract().c1_scale * 0x1p-24 * phi + 0x1p-148);
+  // A scale of 3e38 makes that term 2·3e38·2^-149 = 8.4e-7 (a t·ω of 1e-40 rounds to within 2^-150 absolute).
+  budget.real_scale = 3e38;
+  EXPECT_GE(budget(nullptr, 1e-3, 0, 1.0), 2 * 3e38 * 0x1p-149);
 }
 
 TEST(SinusoidalRows, ThreeDGridAsCogVideoXBuildsIt) {

@@ -20,9 +20,11 @@ double element_budget(const Contract& c, DType out, double abs_phi, std::size_t 
 }
 
 double table_element_budget(const Contract& c, DType out, double abs_phi, std::size_t pair,
-                            bool scaled_or_real) noexcept {
+                            double real_scale) noexcept {
   const double base = element_budget(c, out, abs_phi, pair);
-  return scaled_or_real ? base + c.c1_scale * unit_roundoff(c.angle_type) * abs_phi : base;
+  if (real_scale == 0) return base;
+  return base + c.c1_scale * unit_roundoff(c.angle_type) * abs_phi +
+         2 * real_scale * denorm_min(c.angle_type);
 }
 
 double rope_element_budget(const Contract& c, const RopePlan& plan, DType out, double abs_phi,

@@ -132,8 +132,9 @@ TEST(SinusoidalRealPositions, EveryVariantIsWithinItsContractAtRealTimesteps) {
                 const ref::RealPosition at{positions[r]};
                 const double exact = reference.rounded(at, ch, DType::F64);
                 const double phi = std::fabs(reference.angle(at, ch));
-                const double budget = table_element_budget(c, type, phi, reference.pair_of(ch), true) +
-                                      0x1p-53 * std::fabs(exact);
+                const double budget =
+                    table_element_budget(c, type, phi, reference.pair_of(ch), std::fabs(scale)) +
+                    0x1p-53 * std::fabs(exact);
                 ASSERT_LE(std::fabs(got - exact), budget)
                     << v->name() << " " << to_string(layout) << " " << to_string(type) << " scale " << scale
                     << " dim " << dim << " t " << positions[r] << " channel " << ch << ": got " << got

@@ -858,7 +858,7 @@ def verify_sinusoidal(fn, *, examples=100, seed=None, dtypes=("float32",), layou
     and scale (the angle S*t*w_i): each the kernel's fixed convention, or "drawn" (layouts both ways, flip both
     ways, shift 0 or 1, scale 1 or 1000), which the kernel must read from config. odd_dims: odd widths drawn
     too (the last channel a zero pad). positions [tokens]: int64 in a scenario (prefill, decode at an offset up
-    to max_position, chunked, packed, left padding), or with "timesteps" among scenarios float32 diffusion
+    to max_position, or max_position / scale under a scale above 1, chunked, packed, left padding), or with "timesteps" among scenarios float32 diffusion
     timesteps (integers 0..999, t*1000 or t for t in [0, 1)), checked as the real numbers stored.
     With "grid" among scenarios, grids too (diffusers' get_2d_sincos_pos_embed and get_3d_sincos_pos_embed):
     fn(grid, config) -> table [extra_tokens + cells, dim], grid a tuple (H, W) or (T, H, W) (grids: which of 2
@@ -896,11 +896,7 @@ def verify_sinusoidal(fn, *, examples=100, seed=None, dtypes=("float32",), layou
         if odd_dims and rng.random() < 0.5:  # the same pairs and one pad channel
             dim += 1
         config = dict({"dim": dim, "base": base, "dtype": dtype}, **sw.draw_switches(rng, drawn, dim))
-        # A scale above 1 multiplies the angle: token positions are drawn within max_position / scale, so that
-        # scale·p stays where the float32 contracts promise (2^24 at the default; past it every case is
-        # undecidable, and could not fail). A scaled model's positions are small (SD3, Flux: t in [0, 1)).
-        reach = max(64, int(max_position / max(1.0, abs(config["scale"]))))
-        positions = sw.draw_positions(rng, scenario, tokens, reach)
+        positions = sw.draw_positions(rng, scenario, tokens, _scaled_reach(max_position, config["scale"]))
         return {"config": config, "scenario": scenario, "positions": positions, "dtype": dtype}
 
     def probe(case):
@@ -914,7 +910,8 @@ def verify_sinusoidal(fn, *, examples=100, seed=None, dtypes=("float32",), layou
             return [("the failing config, larger", dict(case, config=c))]
         start = "timesteps" if case["scenario"] == sw.TIMESTEPS else "prefill"
         return [(f"the failing config, larger, {scenario} positions",
-                 dict(case, config=c, scenario=scenario, positions=sw.probe_positions(rng, scenario, 48, max_position)))
+                 dict(case, config=c, scenario=scenario,
+                      positions=sw.probe_positions(rng, scenario, 48, _scaled_reach(max_position, c["scale"]))))
                 for scenario in dict.fromkeys((case["scenario"], start))]
 
     family = _Family(
@@ -968,6 +965,14 @@ def _table_worst(report):
 
     return (f"{where}: got {w.get('value')!r}, exact {w.get('exact')!r}, error {g(w.get('abs_error'))} > "
             f"budget {g(w.get('budget'))}")
+
+
+def _scaled_reach(max_position, scale):
+    """The largest token position drawn under a scale: max_position / |scale| above 1 (at least 64, the
+    scenarios' least), so that scale·p stays within max_position, where the float32 contracts promise (2^24):
+    past it every element is undecidable and a case could not fail. A scaled model's positions are small (SD3,
+    Flux: t in [0, 1) times 1000)."""
+    return max(64, int(max_position / max(1.0, abs(scale))))
 
 
 def _table_failure(check, splits, caller, case, only=None):

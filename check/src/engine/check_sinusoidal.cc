@@ -115,18 +115,19 @@ bool screened_table(const SinusoidalSpec& s, const SinusoidalParams& params,
 
 namespace {
 
-// The budget asked for, each contract's c1_scale charged where the rows are scaled or at real positions.
+// The budget asked for, each contract's scaled or real table terms charged where the rows are scaled or at
+// real positions.
 Budget sinusoidal_check_budget(const BudgetOptions& o, DType dtype,
                                const std::optional<harness::SinusoidalRows>& rows, const Names& names) {
   Budget budget = budget_for(o, Family::Sinusoidal, dtype, names);
-  budget.scaled_or_real = rows && harness::rows_scaled_or_real(*rows);
+  budget.real_scale = rows ? harness::rows_real_scale(*rows) : 0;
   return budget;
 }
 
-// Every sinusoidal contract's tally, c1_scale charged where `budget` charges it.
+// Every sinusoidal contract's tally, the scaled or real table terms charged where `budget` charges them.
 ContractTally sinusoidal_check_tally(DType dtype, const Budget& budget) {
   ContractTally tally(Family::Sinusoidal, dtype);
-  tally.charge_scale(budget.scaled_or_real);
+  tally.charge_scale(budget.real_scale);
   return tally;
 }
 

@@ -88,7 +88,7 @@ ContractTally::ContractTally(Family family, DType dtype, const RopePlan* plan, T
 
 double ContractTally::table_budget(const Contract& c, const harness::ElementRecord& e) const {
   harness::Budget budget{&c, dtype_};
-  budget.scaled_or_real = scaled_or_real_;
+  budget.real_scale = real_scale_;
   return budget(nullptr, e.abs_phi, e.pair, e.scale);
 }
 
@@ -189,7 +189,7 @@ void ContractTally::table_screen_line(std::span<const ref::dd::DD> omegas, std::
   if (!table_bounds_) {
     std::vector<const Contract*> contracts;
     for (const Variant* v : variants_) contracts.push_back(&v->contract());
-    table_bounds_.emplace(contracts, omegas, max_position, dtype_, 0.0);
+    table_bounds_.emplace(contracts, omegas, max_position, dtype_, 0.0, real_scale_);
   }
   // add()'s ratio err/budget stays at most the worst where err <= worst·budget·(1 − 2^-45) (the division's
   // rounding); a NaN worst (a NaN met) can rise no further, and a product that is NaN (an infinite worst

@@ -58,8 +58,9 @@ class ContractTally {
   // The elements `later` (a tally of the same family, type and plan) took, as if this one had taken them:
   // each contract's worst the larger (ratios are never NaN: ElementRecord::ratio_of).
   void merge(const ContractTally& later);
-  // Each contract's c1_scale charged (a table scaled or at real positions: harness::Budget::scaled_or_real).
-  void charge_scale(bool on) noexcept { scaled_or_real_ = on; }
+  // A table scaled or at real positions: its |scale|, each contract's terms for them charged
+  // (harness::Budget::real_scale); 0 otherwise.
+  void charge_scale(double real_scale) noexcept { real_scale_ = real_scale; }
   // "meets rope.ggml_f32 (0.43), rope.torch_f32 (0.61); misses rope.scalar_f32 (2.66)", best first.
   std::string summary() const;
   // [{"contract": name, "worst_ratio": r, "met": bool}], best first.
@@ -70,7 +71,7 @@ class ContractTally {
   double table_budget(const Contract& c, const harness::ElementRecord& e) const;  // RoPE's without a plan
 
   std::vector<const Variant*> variants_;
-  bool scaled_or_real_ = false;
+  double real_scale_ = 0;
   // RoPE: each contract's budget with the plan's constants folded in, and per pair (slot j) its slopes at
   // the angle of the token slopes_at_[j] (-1: none yet), for add_row.
   std::optional<harness::RopeSlopes> slopes_;

@@ -17,8 +17,13 @@ std::vector<double> census_timesteps(std::size_t n, double reach, std::uint64_t 
   const double last_whole = std::max(std::ceil(reach) - 1.0, 0.0);
   for (std::size_t k = 0; k < n; ++k) {
     const auto drawn = static_cast<double>(static_cast<float>(u(rng) * reach));
-    const bool whole = reach > 1 && k % 2 == 0;  // below 1 (flow matching's t) nothing is whole but 0
-    t[k] = k == 0 ? 0.0 : k == 1 && reach > 1 ? last_whole : whole ? std::floor(drawn) : drawn;
+    // Below 1 (flow matching's t) nothing is whole but 0. A single timestep is a fractional one: t = 0
+    // alone (sin 0, cos 1) would pass a kernel that ignores the frequencies or the scale.
+    const bool whole = reach > 1 && k % 2 == 0;
+    if (n == 1)
+      t[k] = drawn == 0 ? reach / 3 : drawn;
+    else
+      t[k] = k == 0 ? 0.0 : k == 1 && reach > 1 ? last_whole : whole ? std::floor(drawn) : drawn;
   }
   return t;
 }
@@ -38,7 +43,7 @@ void measure_form(const Instance& in, const SinusoidalParams& params, const std:
   const SinusoidalRows rows = one_axis_rows(params, t);
   const TypedBuffer y = variant_rows(*in.variant, rows, in.dtype);
   Budget budget{&in.contract(), in.dtype};
-  budget.scaled_or_real = rows_scaled_or_real(rows);
+  budget.real_scale = rows_real_scale(rows);
   measure_sinusoidal_rows(rows, y, budget, into(m));
 }
 
@@ -93,7 +98,7 @@ class TimestepWorkload : public Workload {
     }
     const SinusoidalRows rows = one_axis_rows(params_, t);
     Budget budget{&in_.contract(), in_.dtype};
-    budget.scaled_or_real = rows_scaled_or_real(rows);
+    budget.real_scale = rows_real_scale(rows);
     measure_sinusoidal_rows(rows, y, budget, sink);
   }
   const void* data() const override { return &out_; }

@@ -1,5 +1,7 @@
 // The sinusoidal family's forms beyond the paper's integer table, in the census and the benchmarks: diffusion
-// timestep embeddings as diffusers' schedulers feed them (issue 49) and an odd dim.
+// timestep embeddings as diffusers' schedulers feed them (issue 49) and an odd dim. Zero rows (fairseq's
+// padding row, a ViT's extra tokens) are the harness's own zeros around a variant's rows (variant_rows.h):
+// nothing of a kernel's to measure.
 #pragma once
 
 #include <cstdint>
@@ -15,7 +17,7 @@ namespace pe::harness::sinusoidal_family {
 
 // `n` float32 timesteps below `reach` (every other one a whole number, as DDPM's; the others fractional, as
 // DPM-Solver's and flow matching's): the first 0, the second the largest whole number below reach (where
-// reach > 1; below, every one but the first fractional).
+// reach > 1; below, every one but the first fractional); one alone is fractional.
 std::vector<double> census_timesteps(std::size_t n, double reach, std::uint64_t seed);
 
 // Timestep embeddings of 1..4096 timesteps × dims 256..1280 (quick: 1 and 64 × 256 and 1280) under the three

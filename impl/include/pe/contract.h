@@ -86,10 +86,12 @@ struct Contract {
 // The budget for one element of pair `pair`. `scale` is 1 for tables, |x_a| + |x_b| for a RoPE pair.
 double element_budget(const Contract& c, DType out, double abs_phi, std::size_t pair,
                       double scale = 1.0) noexcept;
-// element_budget of a sinusoidal table element, plus c1_scale·u_angle·|φ| where the table is scaled (scale
-// != 1) or read at real positions (`scaled_or_real`).
+// element_budget of a sinusoidal table element; where the table is scaled (scale != 1) or read at real
+// positions, `real_scale` is |scale| and the budget adds c1_scale·u_angle·|φ| and
+// 2·|scale|·denorm_min(angle): the angle t·ω formed before the scale may be subnormal (a tiny t), absolute
+// there, then multiplied by the scale. 0: the unscaled integer table, element_budget's alone.
 double table_element_budget(const Contract& c, DType out, double abs_phi, std::size_t pair,
-                            bool scaled_or_real) noexcept;
+                            double real_scale) noexcept;
 class RopePlan;
 // The budget of one output of RoPE pair `pair` under `plan`, input magnitude |x_a| + |x_b| = `abs_pair`
 // and exact angle |φ| (of the scaled frequency).

@@ -19,6 +19,14 @@
 
 namespace pe::exhaustive {
 
+// The chord b0 + b1·|φ| of budget(·, j) from |φ| = 0 to `top` (>= 1), the budget's lower bound where the
+// chord, less 2^-40 relative, is below it at five points (contract.h's budgets are affine in |φ|); {0, 0}
+// (nothing settles) where it is not.
+struct BudgetChord {
+  double b0 = 0, b1 = 0;
+};
+BudgetChord budget_chord(const std::function<double(double, std::size_t)>& budget, std::size_t j, double top);
+
 // Per pair, padded with inert pairs (never settled) to a multiple of kLanes: the widest vector of
 // doubles any target uses.
 struct ScreenPlan {

@@ -101,8 +101,8 @@ struct FamilyTraits {
                        Measurement& m);
 
   // The family's forms besides its grid of positions × dims × bases, once per instance into the bands their
-  // positions fall in (the sinusoidal family: diffusion timestep embeddings at real timesteps, an odd dim,
-  // fairseq's padding row). Null where the family has none. Positions stay within `limit`.
+  // positions fall in (the sinusoidal family: diffusion timestep embeddings at real timesteps, an odd dim).
+  // Null where the family has none. Positions stay within `limit`.
   void (*census_forms)(const Instance& in, std::int64_t limit, std::uint64_t seed,
                        const census::Options& options, Measurement& m) = nullptr;
 

@@ -39,10 +39,10 @@ struct Budget {
   // A class of contracts instead of one (`contract` null): each element's budget is the largest of
   // theirs (`check`'s default: what every known formulation in the data's precision achieves).
   std::vector<const Contract*> any_of{};
-  // A sinusoidal table scaled or read at real positions (rows_scaled_or_real, sinusoidal_rows.h): each
-  // contract's c1_scale is charged (table_element_budget). The screens' lower bounds leave it out: still
-  // lower bounds.
-  bool scaled_or_real = false;
+  // A sinusoidal table scaled or read at real positions: its |scale| (rows_real_scale, sinusoidal_rows.h),
+  // and each contract's c1_scale and subnormal angle term charged (table_element_budget; the table screens'
+  // lower bounds and the tally's line too, TableBudgetBounds); 0 otherwise.
+  double real_scale = 0;
 
   // The contracts an element's budget is the largest of: `contract`, else `any_of` (none: max_abs).
   std::span<const Contract* const> members() const {

@@ -62,9 +62,10 @@ std::size_t grid_cells(const GridSpec& grid);
 // The largest |position| a block reads (zero rows left out): the reference's precision for it.
 double axis_reach(const SinusoidalRows& rows, const SinusoidalBlock& block);
 
-// Whether a block is scaled (scale != 1) or a row reads a position that is not a whole number: the
-// contracts' c1_scale is then charged (Budget::scaled_or_real).
-bool rows_scaled_or_real(const SinusoidalRows& rows);
+// Where a block is scaled (scale != 1) or a row reads a position that is not a whole number, the largest
+// |scale| of the blocks (Budget::real_scale: the contracts' c1_scale and subnormal angle term charged on the
+// whole table, looser on its whole-number rows, never tighter); 0 where neither.
+double rows_real_scale(const SinusoidalRows& rows);
 
 // A row's position band: its largest angle scale·t, rounded down (0 for a zero row). The budget's angle is
 // the same: a band and its promise are judged where the angles are.

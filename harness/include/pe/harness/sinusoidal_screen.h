@@ -151,13 +151,14 @@ const PresumeTuning& sinusoidal_screen_tuning() noexcept;
 // How many passes ran again, process-wide, because a presumed floor did not hold (tests, benchmarks).
 std::size_t sinusoidal_screen_reruns() noexcept;
 
-// Per contract of `contracts` and pair j, a lower bound of element_budget (scale 1) plus `extra` at every
-// |φ| in [phi, max_position·ω_j]: (b0 + b1·phi)·(1 − 2^-39), or 0 where the budget is not affine and
-// increasing (exhaustive::ScreenPlan's chord test).
+// Per contract of `contracts` and pair j, a lower bound of the element's budget plus `extra` at every |φ| in
+// [phi, max_position·|ω_j|]: (b0 + b1·phi)·(1 − 2^-39), or 0 where the budget is not affine and increasing
+// (exhaustive::budget_chord). The budget is table_element_budget's at `real_scale` (Budget::real_scale: 0 for
+// the unscaled integer table), so that a scaled or real table's line is as high as its budgets allow.
 class TableBudgetBounds {
  public:
   TableBudgetBounds(std::span<const Contract* const> contracts, std::span<const ref::dd::DD> omegas,
-                    std::int64_t max_position, DType out, double extra);
+                    std::int64_t max_position, DType out, double extra, double real_scale = 0);
   std::size_t contracts() const noexcept { return b0_.size(); }
   // Contract m's lower bound at pair j for angles of at least phi.
   double lower(std::size_t m, std::size_t j, double phi) const {
