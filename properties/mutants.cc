@@ -31,16 +31,12 @@ const Contract kSinusoidalMutantContract{.layouts = {Layout::Interleaved, Layout
                                          .c1 = 2.03,
                                          .table_switches = false};
 // scalar_f64's contract for every form: its real positions' one more rounding (c1_scale).
-const Contract kTimestepMutantContract{.layouts = {Layout::Interleaved, Layout::Concatenated},
-                                       .outputs = {DType::F64},
-                                       .angle_type = DType::F64,
-                                       .compute_type = DType::F64,
-                                       .max_position = std::int64_t{1} << 31,
-                                       .max_input_abs = 1e30,
-                                       .c0 = 1,
-                                       .ck = 1,
-                                       .c1 = 2.03,
-                                       .c1_scale = 1};
+const Contract kTimestepMutantContract = [] {
+  Contract c = kSinusoidalMutantContract;
+  c.table_switches = true;
+  c.c1_scale = 1;
+  return c;
+}();
 const Contract kRopeMutantContract{.layouts = {Layout::Interleaved, Layout::HalfSplit},
                                    .outputs = {DType::F64},
                                    .angle_type = DType::F64,

@@ -19,6 +19,7 @@
 #include "pe/harness/typed_buffer.h"
 #include "same_measurement.h"
 #include "sinusoidal_rows_cases.h"
+#include "tally_stand_in.h"
 
 namespace pe::harness {
 namespace {
@@ -44,35 +45,8 @@ std::string rs_difference(const ElementRecord& a, const ElementRecord& b) {
   return "";
 }
 
-// check's contract tally, per contract its worst ratio, with the line below which none can rise (one per
-// block on the screened side: its lower bounds are the block's).
-struct RsTally {
-  std::vector<const Contract*> contracts;
-  DType dtype = DType::F32;
-  std::vector<double> worst;
-  std::optional<TableBudgetBounds> bounds;
-  RsTally(std::vector<const Contract*> c, DType d)
-      : contracts(std::move(c)), dtype(d), worst(contracts.size()) {}
-  void add(const ElementRecord& e) {
-    for (std::size_t k = 0; k < contracts.size(); ++k) {
-      const double r =
-          ElementRecord::ratio_of(e.abs_error, Budget{contracts[k], dtype}(nullptr, e.abs_phi, e.pair, 1));
-      if (!(r <= worst[k])) worst[k] = r;
-    }
-  }
-  void line(std::span<const ref::dd::DD> omegas, std::int64_t max_position, std::span<const double> phi_lo,
-            double* out) {
-    if (!bounds) bounds.emplace(contracts, omegas, max_position, dtype, 0.0);
-    for (std::size_t j = 0; j < phi_lo.size(); ++j) {
-      out[j] = INFINITY;
-      for (std::size_t k = 0; k < contracts.size(); ++k) {
-        if (std::isnan(worst[k])) continue;
-        const double bar = worst[k] * bounds->lower(k, j, phi_lo[j]);
-        out[j] = std::min(out[j], bar >= 0 ? bar * (1 - 0x1p-45) : 0.0);
-      }
-    }
-  }
-};
+// One tally per block on the screened side: its lower bounds are the block's.
+using RsTally = TallyStandIn;
 
 struct RsRun {
   Measurement bands;

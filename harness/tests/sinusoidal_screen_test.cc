@@ -15,6 +15,7 @@
 #include "pe/harness/instance.h"
 #include "pe/plan.h"
 #include "pe/variant.h"
+#include "tally_stand_in.h"
 
 namespace pe::harness {
 namespace {
@@ -61,33 +62,7 @@ std::vector<std::int64_t> range(std::int64_t first, std::size_t n) {
   return p;
 }
 
-// A reader beside the bands, as check's contract tally: each contract's worst ratio, fed by the elements
-// measured exactly, with the line below which no worst can rise.
-struct Tally {
-  std::vector<const Contract*> contracts;
-  DType dtype;
-  std::vector<double> worst;
-  std::optional<TableBudgetBounds> bounds;
-  void add(const ElementRecord& e) {
-    for (std::size_t k = 0; k < contracts.size(); ++k) {
-      const double r =
-          ElementRecord::ratio_of(e.abs_error, Budget{contracts[k], dtype}(nullptr, e.abs_phi, e.pair, 1));
-      if (!(r <= worst[k])) worst[k] = r;
-    }
-  }
-  void line(std::span<const ref::dd::DD> omegas, std::int64_t max_position, std::span<const double> phi_lo,
-            double* out) {
-    if (!bounds) bounds.emplace(contracts, omegas, max_position, dtype, 0.0);
-    for (std::size_t j = 0; j < phi_lo.size(); ++j) {
-      out[j] = INFINITY;
-      for (std::size_t k = 0; k < contracts.size(); ++k) {
-        if (std::isnan(worst[k])) continue;
-        const double bar = worst[k] * bounds->lower(k, j, phi_lo[j]);
-        out[j] = std::min(out[j], bar >= 0 ? bar * (1 - 0x1p-45) : 0.0);
-      }
-    }
-  }
-};
+using Tally = TallyStandIn;
 
 std::vector<const Contract*> sinusoidal_contracts(DType dtype) {
   std::vector<const Contract*> out;
@@ -169,8 +144,7 @@ std::pair<Run, Run> both(const Table& t, const Budget& budget, std::size_t targe
   for (Run* run : {&exact, &screened}) {
     run->bands.promise(promise_of(budget));
     if (expect) run->bands.expect(t.values.size());
-    run->tally = Tally{sinusoidal_contracts(t.dtype), t.dtype, {}, {}};
-    run->tally.worst.assign(run->tally.contracts.size(), 0.0);
+    run->tally = Tally(sinusoidal_contracts(t.dtype), t.dtype);
   }
   measure_sinusoidal(t.params, t.positions, Values(t.values), budget, [&](const ElementRecord& e) {
     exact.bands.add(e);
@@ -543,8 +517,7 @@ Presumed screened_with(const Table& t, const Budget& budget, const PresumeTuning
   for (std::size_t r = 0; r < t.positions.size(); r += 1000)  // as check does: each band its own 1%
     out.run.bands.expect_band(t.positions[r],
                               std::min<std::size_t>(1000, t.positions.size() - r) * t.params.dim);
-  out.run.tally = Tally{sinusoidal_contracts(t.dtype), t.dtype, {}, {}};
-  out.run.tally.worst.assign(out.run.tally.contracts.size(), 0.0);
+  out.run.tally = Tally(sinusoidal_contracts(t.dtype), t.dtype);
   TableSinks sinks;
   sinks.sole = sole;
   sinks.exact = [&](const ElementRecord& e) {
