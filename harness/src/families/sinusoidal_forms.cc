@@ -54,7 +54,7 @@ void census_forms(const Instance& in, std::int64_t limit, std::uint64_t seed, co
   if (!in.contract().table_switches) return;
   const bool full = options.effort == census::Effort::Full;
   const std::vector<std::size_t> counts =
-      full ? std::vector<std::size_t>{1, 16, 256, 4096} : std::vector<std::size_t>{1, 64};
+      full ? std::vector<std::size_t>{1, 16, 256, 4096} : std::vector<std::size_t>{1, 16};
   const std::vector<std::int64_t> dims =
       full ? std::vector<std::int64_t>{256, 320, 1280} : std::vector<std::int64_t>{256, 1280};
   const double reach = std::min(1000.0, static_cast<double>(limit));

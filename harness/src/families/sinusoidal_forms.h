@@ -20,7 +20,7 @@ namespace pe::harness::sinusoidal_family {
 // reach > 1; below, every one but the first fractional); one alone is fractional.
 std::vector<double> census_timesteps(std::size_t n, double reach, std::uint64_t seed);
 
-// Timestep embeddings of 1..4096 timesteps × dims 256..1280 (quick: 1 and 64 × 256 and 1280) under the three
+// Timestep embeddings of 1..4096 timesteps × dims 256..1280 (quick: 1 and 16 × 256 and 1280) under the three
 // switch sets diffusers' models use — SD's UNet (flip_sin_to_cos, shift 0), get_timestep_embedding's defaults
 // (shift 1), SD3/Flux's t in [0, 1) with scale 1000 — each in the instance's layout, and an odd dim (321,
 // shift 1): the variant's table_at against the exact rows (measure_sinusoidal_rows). Angles stay below
