@@ -17,14 +17,6 @@
 namespace pe::testing {
 namespace {
 
-std::vector<Instance> grid_instances() {
-  std::vector<Instance> out;
-  for (const Instance& i : selected(Family::Sinusoidal)) {
-    if (i.variant->contract().table_switches) out.push_back(i);
-  }
-  return out;
-}
-
 // get_2d_sincos_pos_embed's drawn settings: base_size (none: MAE's i), interpolation_scale, extra tokens.
 harness::GridSpec gen_grid(std::int64_t h, std::int64_t w) {
   harness::GridSpec g;
@@ -114,7 +106,7 @@ TEST_P(GridProps, SwappingTheAxesOfANonSquareGridChangesIt) {
   });
 }
 
-PE_INSTANTIATE(GridProps, grid_instances());
+PE_INSTANTIATE(GridProps, table_form_instances());
 
 }  // namespace
 }  // namespace pe::testing

@@ -15,14 +15,6 @@
 namespace pe::testing {
 namespace {
 
-std::vector<Instance> real_position_instances() {
-  std::vector<Instance> out;
-  for (const Instance& i : selected(Family::Sinusoidal)) {
-    if (i.variant->contract().table_switches) out.push_back(i);
-  }
-  return out;
-}
-
 TypedBuffer run_table_at(const Instance& in, const SinusoidalPlan& plan, const std::vector<double>& t) {
   TypedBuffer y(in.dtype, t.size() * plan.dim());
   sinusoidal_table_at(*in.variant, plan, t, y.view());
@@ -204,7 +196,7 @@ TEST_P(RealPositionProps, PeriodicInEachPair) {
   });
 }
 
-PE_INSTANTIATE(RealPositionProps, real_position_instances());
+PE_INSTANTIATE(RealPositionProps, table_form_instances());
 
 }  // namespace
 }  // namespace pe::testing

@@ -9,15 +9,6 @@
 namespace pe::testing {
 namespace {
 
-// The instances that read the switches (Contract::table_switches): the others are refused a switch.
-std::vector<Instance> switch_instances() {
-  std::vector<Instance> out;
-  for (const Instance& i : selected(Family::Sinusoidal)) {
-    if (i.variant->contract().table_switches) out.push_back(i);
-  }
-  return out;
-}
-
 class TableSwitchProps : public InstanceTest {};
 
 // flip_sin_to_cos only moves values: the flipped table holds, bit for bit, the unflipped one's sin of each
@@ -98,7 +89,7 @@ TEST_P(TableSwitchProps, ShiftChangesOnlyTheFrequencies) {
   });
 }
 
-PE_INSTANTIATE(TableSwitchProps, switch_instances());
+PE_INSTANTIATE(TableSwitchProps, table_form_instances());
 
 // The plan's frequencies under an integer shift s are the unshifted plan's of dim d - 2s, bit for bit (ω_i
 // and its turn step depend on i and d' only), for every pair that plan has; the pairs beyond continue the

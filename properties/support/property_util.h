@@ -61,6 +61,16 @@ inline std::vector<Instance> interleaved_of_both_pairings() {
   return out;
 }
 
+// The sinusoidal instances whose contract reads the table's forms (Contract::table_switches: flip, shift,
+// scale, odd dims, real positions); the others (a C plugin's) are refused each.
+inline std::vector<Instance> table_form_instances() {
+  std::vector<Instance> out;
+  for (const Instance& i : selected(Family::Sinusoidal)) {
+    if (i.variant->contract().table_switches) out.push_back(i);
+  }
+  return out;
+}
+
 // Unit roundoff of double, for the tolerances of identities evaluated in double.
 inline constexpr double kU64 = 0x1p-53;
 
