@@ -6,6 +6,7 @@
 // reference; these pin the structure a kernel can break without a large error on a random case.
 
 #include <algorithm>
+#include <numeric>
 
 #include "pe/ref/reference.h"
 #include "support/property_util.h"
@@ -30,6 +31,22 @@ class RopeFormProps : public InstanceTest {
       p.form.mrope_layout = *layout;
     } while (RopePlan(p).effective_base() > in().contract().max_base);
     return p;
+  }
+  // Axial params (draw_axes_dim: 1 to 4 axes, each its own ladder), unscaled, the instance's pairing, rotary
+  // channels filling the head; at least `min_axes` axes where the head has the pairs for them.
+  RopeParams gen_axial(std::size_t min_axes = 1) const {
+    RopeParams p{*gen_dim(160).as("head_dim"), 0, *gen_base().as("base"), in().layout};
+    RC_PRE(p.base <= in().contract().max_base);  // gen_base stays below 1e7, every contract's max_base
+    p.rotary_dim = p.head_dim;
+    do {
+      p.form.axes_dim = draw_axes_dim(p.rotary_dim / 2);
+    } while (p.form.axes_dim.size() <
+             std::min<std::size_t>(min_axes, static_cast<std::size_t>(p.rotary_dim / 2)));
+    return p;
+  }
+  // M-RoPE or axial: the forms with several position axes.
+  RopeParams gen_multi_axis() const {
+    return *rc::gen::arbitrary<bool>().as("axial (else M-RoPE)") ? gen_axial() : gen_mrope();
   }
   std::vector<double> inputs(std::size_t count) const {
     return seeded_inputs(in().dtype, count, *rc::gen::arbitrary<std::uint64_t>().as("input seed"));
@@ -81,7 +98,7 @@ TEST_P(RopeFormProps, MropeWithEqualAxesIsOneDimensionalRope) {
 
 TEST_P(RopeFormProps, MovingOneAxisChangesExactlyItsPairs) {
   PE_RC_CHECK("moving axis a changes the pairs of a (where the exact values move) and no others", [&] {
-    const RopeParams params = gen_mrope();
+    const RopeParams params = gen_multi_axis();
     const RopePlan plan(params);
     const std::size_t axes = plan.n_axes(), hd = plan.head_dim();
     const auto positions = *rc::gen::container<std::vector<std::int64_t>>(axes, gen_position(max_position()))
@@ -113,7 +130,7 @@ TEST_P(RopeFormProps, MovingOneAxisChangesExactlyItsPairs) {
 // pair turns by its own axis's difference. Tolerance as RopeProps.InnerProductDependsOnlyOnRelativePosition.
 TEST_P(RopeFormProps, InnerProductDependsOnlyOnEachAxisDifference) {
   PE_RC_CHECK("<R(m)q, R(n)k> = A<R(m-n)q, k> per axis within the contract", [&] {
-    const RopeParams params = gen_mrope();
+    const RopeParams params = gen_multi_axis();
     const RopePlan plan(params);
     const std::size_t axes = plan.n_axes(), hd = plan.head_dim();
     std::vector<std::int64_t> m(axes), n(axes), d(axes);
@@ -137,6 +154,57 @@ TEST_P(RopeFormProps, InnerProductDependsOnlyOnEachAxisDifference) {
     }
     ip.check(hd);
   });
+}
+
+// A non-square grid's cells (r, c), r < H != W > c, read with the axes of two equal dims swapped: every pair
+// of those axes at a cell where r != c must turn by the other coordinate, visibly where the exact values
+// differ by more than both budgets (a kernel that reads one axis's positions for both, or sorts them, is
+// caught).
+TEST_P(RopeFormProps, SwappingTwoAxesOfANonSquareGridChangesTheirPairs) {
+  PE_RC_CHECK(
+      "axial: swapping two axes' positions on an H x W grid (H != W) changes exactly their pairs", [&] {
+        RopeParams params = gen_axial(2);
+        RC_PRE(params.form.axes_dim.size() >= 2);
+        const std::size_t a = 0, b = params.form.axes_dim.size() - 1;
+        params.form.axes_dim[b] = params.form.axes_dim[a];
+        params.rotary_dim = params.head_dim =
+            std::accumulate(params.form.axes_dim.begin(), params.form.axes_dim.end(), std::int64_t{0});
+        const RopePlan plan(params);
+        const auto height = *rc::gen::inRange<std::int64_t>(1, 7).as("H");
+        const auto width = *rc::gen::suchThat(rc::gen::inRange<std::int64_t>(1, 9), [&](std::int64_t w) {
+                              return w != height;
+                            }).as("W");
+        const auto tokens = static_cast<std::size_t>(height * width);
+        const std::size_t axes = plan.n_axes();
+        std::vector<std::int64_t> grid(axes * tokens, 0), swapped(axes * tokens, 0);
+        for (std::size_t t = 0; t < tokens; ++t) {
+          const auto r = static_cast<std::int64_t>(t) / width, c = static_cast<std::int64_t>(t) % width;
+          grid[a * tokens + t] = swapped[b * tokens + t] = r;
+          grid[b * tokens + t] = swapped[a * tokens + t] = c;
+        }
+        const std::size_t hd = plan.head_dim();
+        const auto x = inputs(tokens * hd);
+        const auto y = rotated(params, grid, 1, x), z = rotated(params, swapped, 1, x);
+        const ref::Rope reference(params, std::max(height, width) + 1);
+        for (std::size_t t = 0; t < tokens; ++t) {
+          for (std::size_t j = 0; j < plan.n_pairs(); ++j) {
+            const std::size_t axis = plan.axis_of_pair(j);
+            const auto [o0, o1] = plan.output_channels(j);
+            const auto [i0, i1] = plan.input_channels(j);
+            const bool same =
+                same_bits(y[t * hd + o0], z[t * hd + o0]) && same_bits(y[t * hd + o1], z[t * hd + o1]);
+            const std::int64_t p = grid[axis * tokens + t], q = swapped[axis * tokens + t];
+            if (p == q) {
+              if (!same)
+                RC_FAIL(fmt::format("token {} pair {} (axis {}) changed though its position did not", t, j,
+                                    axis));
+            } else if (same && visibly_different(plan, reference, p, q, j, x[t * hd + i0], x[t * hd + i1])) {
+              RC_FAIL(fmt::format("token {} pair {} (axis {}) is the same at positions {} and {}", t, j, axis,
+                                  p, q));
+            }
+          }
+        }
+      });
 }
 
 TEST_P(RopeFormProps, SectionedAndInterleavedDifferExactlyWhereTheirAxesDiffer) {
@@ -302,6 +370,23 @@ TEST(RopeFormValidation, PlansNameTheParameterAndItsValues) {
   vision.scaling.type = RopeScalingType::Linear;
   vision.scaling.factor = 2;
   EXPECT_EQ(message_of(vision), "scaling: vision qwen2vl takes no scaling, got linear");
+  RopeParams axial{128, 0, 1e4, Layout::Interleaved};
+  axial.form.axes_dim = {16, 56, 48};
+  EXPECT_EQ(message_of(axial),
+            "axes_dim: axes_dim must sum to rotary_dim = 128, got 120 (axes_dim 16,56,48)");
+  axial.form.axes_dim = {16, 55, 57};
+  EXPECT_EQ(
+      message_of(axial),
+      "axes_dim: axes_dim entries must be even and in [2, rotary_dim = 128], got 55 (axes_dim 16,55,57)");
+  axial.form.axes_dim = {16, 56, 56};
+  axial.form.mrope_section = {8, 28, 28};
+  EXPECT_EQ(message_of(axial),
+            "axes_dim: axes_dim is a form of its own: give it without mrope_section or "
+            "vision (axes_dim 16,56,56)");
+  axial.form.mrope_section.clear();
+  axial.scaling.type = RopeScalingType::Linear;
+  axial.scaling.factor = 2;
+  EXPECT_EQ(message_of(axial), "scaling: axial RoPE (axes_dim 16,56,56) takes no scaling, got linear");
   RopeParams wide{8192, 8192, 1e4, Layout::Deinterleave};
   EXPECT_EQ(message_of(wide),
             "rotary_dim: rotary_dim must be at most 4096 for layout deinterleave, got 8192");

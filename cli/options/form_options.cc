@@ -14,22 +14,31 @@ void add_form_options(CLI::App& cmd, FormFlags& f) {
   cmd.add_option("--mrope-layout", f.mrope_layout,
                  "RoPE: sectioned (Qwen2-VL, Qwen2.5-VL; default) or interleaved (Qwen3-VL)");
   cmd.add_option("--vision", f.vision, "RoPE: 2-D vision RoPE qwen2vl or pixtral; positions [2, T] (h, w)");
+  cmd.add_option("--axes-dim", f.axes_dim_text,
+                 "RoPE: axial N-D RoPE, channels per axis, each axis its own ladder (Flux: 16,56,56; "
+                 "diffusers' axes_dim); positions [axes, T]");
   cmd.add_option("--rotary-offset", f.spec.rotary_offset,
                  "RoPE: first rotated channel (DeepSeek MLA q = [nope 128 | pe 64]: 128)");
 }
 
+namespace {
+// "16,24,24" as integers; UsageError naming `flag` for a part that is not one.
+std::vector<std::int64_t> int_list(const std::string& text, const char* flag) {
+  std::vector<std::int64_t> out;
+  for (std::size_t start = 0; !text.empty() && start <= text.size();) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    out.push_back(parse_int(text.substr(start, comma - start), flag));
+    start = comma + 1;
+  }
+  return out;
+}
+}  // namespace
+
 void read_form_flags(const CLI::App& cmd, FormFlags& f) {
   const check::Names names = flag_names();
   check::FormSpec& s = f.spec;
-  if (cmd.count("--mrope-section") > 0) {
-    s.mrope_section.emplace();
-    const std::string& text = f.mrope_section_text;
-    for (std::size_t start = 0; !text.empty() && start <= text.size();) {
-      const std::size_t comma = std::min(text.find(',', start), text.size());
-      s.mrope_section->push_back(parse_int(text.substr(start, comma - start), "--mrope-section"));
-      start = comma + 1;
-    }
-  }
+  if (cmd.count("--mrope-section") > 0) s.mrope_section = int_list(f.mrope_section_text, "--mrope-section");
+  if (cmd.count("--axes-dim") > 0) s.axes_dim = int_list(f.axes_dim_text, "--axes-dim");
   if (cmd.count("--mrope-layout") > 0) s.mrope_layout = check::parse_mrope_layout(f.mrope_layout, names);
   if (cmd.count("--vision") > 0) s.vision = check::parse_vision(f.vision, names);
 }

@@ -1,5 +1,5 @@
 // The rotary-form flags shared by export, check, census and bench (--mrope-section, --mrope-layout,
-// --vision, --rotary-offset) into check::FormSpec, and the multi-axis positions they read.
+// --vision, --axes-dim, --rotary-offset) into check::FormSpec, and the multi-axis positions they read.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -15,6 +15,7 @@ namespace pe::cli {
 // What CLI11 parses into; `spec` holds the flags given, typed, once read_form_flags has run.
 struct FormFlags {
   std::string mrope_section_text;  // "16,24,24"
+  std::string axes_dim_text;       // "16,56,56"
   std::string mrope_layout, vision;
   check::FormSpec spec;  // rotary_offset straight from the parse
 };
@@ -22,7 +23,7 @@ struct FormFlags {
 // Adds the flags to `cmd`, storing into `flags` (which must outlive the parse).
 void add_form_options(CLI::App& cmd, FormFlags& flags);
 // After parsing: the flags `cmd` was given into flags.spec; UsageError naming --mrope-section for a part
-// that is not an integer, --mrope-layout or --vision for an unknown value.
+// or --axes-dim part that is not an integer, --mrope-layout or --vision for an unknown value.
 void read_form_flags(const CLI::App& cmd, FormFlags& flags);
 
 // The conversions under the shared flag names.

@@ -9,7 +9,7 @@ namespace pe::cli {
 namespace {
 
 // Canonical name -> flag, for every option the commands share.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 52> kFlags = {{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 53> kFlags = {{
     {"scaling", "--scaling"},
     {"factor", "--factor"},
     {"original_max_position", "--original-max-position"},
@@ -31,6 +31,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 52> kFlags =
     {"mrope_section", "--mrope-section"},
     {"mrope_layout", "--mrope-layout"},
     {"vision", "--vision"},
+    {"axes_dim", "--axes-dim"},
     {"rotary_offset", "--rotary-offset"},
     {"attn_temperature", "--attn-temperature"},
     {"attn_scale", "--attn-scale"},

@@ -7,6 +7,7 @@ formulas (Hugging Face transformers' modeling code), not from pe-suite's:
   Qwen2-VL ViT vision RoPE    modeling_qwen2_vl.py  VisionRotaryEmbedding, apply_rotary_pos_emb_vision
   Pixtral vision RoPE         modeling_pixtral.py   PixtralRotaryEmbedding (half-split)
   DeepSeek MLA decoupled RoPE modeling_deepseek_v3.py apply_rotary_pos_emb_interleave, YaRN
+  Flux axial RoPE             black-forest-labs/flux EmbedND / diffusers FluxPosEmbed (axes_dim 16,56,56)
 
 Each correct implementation must pass `check` at positions up to 10^6 under the default budget
 (rope.scalar_f32's contract), and each mistake an engine has shipped must fail with the mistake named
@@ -165,6 +166,37 @@ run_check("qwen2vl_vit_h_w_swapped", v, qwen2vl_vision(v, hw[[1, 0]]),
 p64 = RNG.standard_normal((hw.shape[1], 2, 64))
 run_check("pixtral", p64, pixtral_vision(p64, hw), ["--positions-file", vfile, "--vision", "pixtral"], True)
 
+# --- Axial N-D RoPE (Flux's EmbedND: each axis its own ladder over its own dim, interleaved pairs) --------
+def flux_embednd(q, ids, axes_dim, theta):
+    """rope(pos, dim, theta) per axis: omega = 1/theta**(arange(0, dim, 2)/dim), angles pos*omega, the axes'
+    blocks concatenated; apply_rope on (2k, 2k+1) pairs."""
+    angles = np.concatenate([ids[i][:, None].astype(np.float64) / theta ** (np.arange(0, d, 2) / d)[None, :]
+                             for i, d in enumerate(axes_dim)], axis=1)  # [T, D/2]
+    cos, sin = cos_sin(angles)
+    y = q.copy()
+    a, b = q[..., 0::2], q[..., 1::2]
+    y[..., 0::2] = a * cos[:, None, :] - b * sin[:, None, :]
+    y[..., 1::2] = a * sin[:, None, :] + b * cos[:, None, :]
+    return y
+
+
+rows, cols = np.meshgrid(np.arange(5), np.arange(9), indexing="ij")  # a 5 x 9 latent after 2 text tokens
+ids = np.concatenate([np.zeros((3, 2), dtype=np.int64), np.stack([np.zeros(45), rows.ravel(), cols.ravel()])],
+                     axis=1).astype(np.int64)
+qa = RNG.standard_normal((ids.shape[1], 2, 128))
+afile = save_positions("axial", ids)
+axial = ["--positions-file", afile, "--axes-dim", "16,56,56", "--layout", "interleaved"]
+run_check("flux_axial", qa, flux_embednd(qa, ids, (16, 56, 56), 1e4), axial, True)
+flux_config = WORK / "flux_config.json"
+flux_config.write_text('{"_class_name": "FluxTransformer2DModel", "attention_head_dim": 128, '
+                       '"axes_dims_rope": [16, 56, 56]}')
+run_check("flux_axial_hf_config", qa, flux_embednd(qa, ids, (16, 56, 56), 1e4),
+          ["--positions-file", afile, "--hf-config", str(flux_config)], True)
+run_check("flux_axial_theta_256", qa, flux_embednd(qa, ids, (16, 56, 56), 256.0), axial, False,
+          "base 256 (given: 10000)")
+run_check("flux_axial_h_w_swapped", qa, flux_embednd(qa, ids[[0, 2, 1]], (16, 56, 56), 1e4), axial, False,
+          "axes 1 and 2 swapped")
+
 # --- DeepSeek MLA (V3: YaRN factor 40 over 4096, mscale = mscale_all_dim = 1) ----------------------
 mla_pos = np.arange(FAR, FAR + 24, dtype=np.int64)
 qm = RNG.standard_normal((24, 4, 192))
@@ -201,6 +233,9 @@ np.save(WORK / "q74.npy", RNG.standard_normal((4, 1, 74)).astype(np.float32))
 np.save(WORK / "two_axes.npy", np.zeros((2, 60), dtype=np.int64))
 np.save(WORK / "short_axes.npy", np.zeros((3, 59), dtype=np.int64))
 golden = ["export", "--family", "rope", "--dim", "0", "--reference"]
+run_bad("axes_dim_sum", golden[:4] + ["128", "--reference", "--input", str(WORK / "flux_axial_x.npy"),
+                                      "--positions-file", afile, "--axes-dim", "16,56,48"],
+        ["--axes-dim", "sum to rotary_dim = 128", "got 120"])
 run_bad("sections_sum", golden + ["--input", str(WORK / "qwen25vl_x.npy"), "--positions-file", pfile,
                                   "--mrope-section", "16,24,20"],
         ["--mrope-section", "rotary_dim/2 = 64", "got 60"])

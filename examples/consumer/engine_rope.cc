@@ -13,7 +13,7 @@ struct EngineSinCos {
   const pe::RopePlan& plan;
   void operator()(std::int64_t p, std::size_t j, float& s, float& c) const noexcept {
     const float exponent = static_cast<float>(2 * pe::kernel::frequency_of(plan, j)) /
-                           static_cast<float>(pe::kernel::frequency_dim(plan));
+                           static_cast<float>(pe::kernel::frequency_dim(plan, j));
     float inv_freq = 1.0f / std::pow(static_cast<float>(pe::kernel::formula_base(plan)), exponent);
     inv_freq *= pe::kernel::formula_gain(plan, j);  // the scaling's per-pair gain (1 without one)
     float angle = inv_freq * static_cast<float>(p);

@@ -48,19 +48,44 @@ std::vector<long double> form_powers(const RopeForm& form, std::size_t n_pairs, 
   return w;
 }
 
-std::string show_list(const std::vector<std::int64_t>& v) {
-  std::string s;
-  for (std::int64_t x : v) {
-    if (!s.empty()) s.push_back(',');
-    s.append(std::to_string(x));
+// The axial form's dims cover the rotary channels exactly, each axis a whole number of pairs, unscaled: the
+// diffusion models' ladders are plain, and a scaling's per-pair rules are defined over one ladder.
+void check_axes_dim(const RopeParams& p) {
+  const auto& a = p.form.axes_dim;
+  const std::string given = " (axes_dim " + show_list(a) + ")";
+  if (!p.form.mrope_section.empty() || p.form.vision != VisionRope::None) {
+    detail::fail("axes_dim",
+                 "axes_dim is a form of its own: give it without mrope_section or vision" + given);
   }
-  return s;
+  if (a.size() > kMaxAxialAxes) {
+    detail::fail("axes_dim", "axes_dim may have at most " + std::to_string(kMaxAxialAxes) + " axes, got " +
+                                 std::to_string(a.size()) + given);
+  }
+  std::int64_t sum = 0;
+  for (std::int64_t x : a) {
+    if (x < 2 || x % 2 != 0 || x > p.rotary_dim) {
+      detail::fail("axes_dim", "axes_dim entries must be even and in [2, rotary_dim = " +
+                                   std::to_string(p.rotary_dim) + "], got " + std::to_string(x) + given);
+    }
+    sum += x;
+  }
+  if (sum != p.rotary_dim) {
+    detail::fail("axes_dim", "axes_dim must sum to rotary_dim = " + std::to_string(p.rotary_dim) + ", got " +
+                                 std::to_string(sum) + given);
+  }
+  if (scales(p.scaling)) {
+    detail::fail("scaling", "axial RoPE (axes_dim " + show_list(a) + ") takes no scaling, got " +
+                                (p.scaling.type == RopeScalingType::None
+                                     ? std::string("a position scale or attention factor")
+                                     : std::string(to_string(p.scaling.type))));
+  }
 }
 
 // M-RoPE sections must cover the rotary pairs exactly; vision rotates the whole head, unscaled.
 void check_form(const RopeParams& p) {
   const RopeForm& f = p.form;
   const std::int64_t pairs = p.rotary_dim / 2;
+  if (!f.axes_dim.empty()) return check_axes_dim(p);
   if (f.vision != VisionRope::None) {
     const std::string v = "vision " + std::string(to_string(f.vision));
     if (!f.mrope_section.empty()) {

@@ -49,6 +49,9 @@ std::vector<RopeParams> plan_cache_cases() {
   RopeParams vision{64, 0, 10000.0, Layout::Interleaved};
   vision.form.vision = VisionRope::Qwen2vl;
   out.push_back(vision);
+  RopeParams axial{128, 0, 10000.0, Layout::Interleaved};  // Flux's EmbedND
+  axial.form.axes_dim = {16, 56, 56};
+  out.push_back(axial);
   return out;
 }
 
@@ -112,12 +115,13 @@ TEST(PlanCache, EveryFieldIsInTheKey) {
   changed[17].scaling.high_freq_factor = 8;
   changed[18].scaling.short_factor = {1.0};
   changed[19].form.mrope_section = {1, 1, 1};
-  RopeParams long_factor = base, per_token = base, layout = base, vision = base;
+  RopeParams long_factor = base, per_token = base, layout = base, vision = base, axial = base;
   long_factor.scaling.long_factor = {1.0};
   per_token.scaling.longrope_switch = LongRopeSwitch::PerToken;
   layout.form.mrope_layout = MropeLayout::Interleaved;
   vision.form.vision = VisionRope::Pixtral;
-  changed.insert(changed.end(), {long_factor, per_token, layout, vision});
+  axial.form.axes_dim = {2};
+  changed.insert(changed.end(), {long_factor, per_token, layout, vision, axial});
   const std::string key = detail::rope_plan_key(base);
   for (std::size_t k = 0; k < changed.size(); ++k)
     EXPECT_NE(detail::rope_plan_key(changed[k]), key) << "change " << k;

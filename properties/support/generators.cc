@@ -138,11 +138,31 @@ std::vector<std::int64_t> draw_mrope_sections(std::int64_t pairs) {
   return sections;
 }
 
+std::vector<std::int64_t> draw_axes_dim(std::int64_t pairs) {
+  const auto n = std::min<std::int64_t>(
+      pairs, *rc::gen::weightedElement<std::int64_t>({{1, 1}, {2, 2}, {4, 3}, {1, 4}}).as("axial axes"));
+  // Every axis one pair, then each but the last draws extra pairs from what is left (the last takes the
+  // rest).
+  std::int64_t left = pairs - n;
+  std::vector<std::int64_t> dims;
+  for (std::int64_t a = 0; a + 1 < n; ++a) {
+    const auto extra = *rc::gen::inRange<std::int64_t>(0, left + 1).as("axial extra pairs");
+    dims.push_back(2 * (1 + extra));
+    left -= extra;
+  }
+  dims.push_back(2 * (1 + left));
+  return dims;
+}
+
 void draw_rope_form(RopeParams& p) {
   const auto pairs = p.rotary_dim / 2;
-  int kind = *rc::gen::weightedElement<int>({{4, 0}, {3, 1}, {1, 2}}).as("form (text, M-RoPE, vision)");
+  int kind = *rc::gen::weightedElement<int>({{4, 0}, {3, 1}, {1, 2}, {2, 3}})
+                  .as("form (text, M-RoPE, vision, axial)");
   if (kind == 2 && p.head_dim % 4 != 0) kind = 1;
-  if (kind == 2) {
+  if (kind == 3) {
+    p.form.axes_dim = draw_axes_dim(pairs);
+    p.scaling = {};
+  } else if (kind == 2) {
     p.form.vision = *rc::gen::element(VisionRope::Qwen2vl, VisionRope::Pixtral).as("vision");
     p.rotary_dim = p.head_dim;
     p.scaling = {};
@@ -167,6 +187,8 @@ std::string form_class(const RopeParams& p) {
   } else if (!p.form.mrope_section.empty()) {
     s = "M-RoPE " + std::string(to_string(p.form.mrope_layout)) + " " +
         std::to_string(p.form.mrope_section.size()) + " axes";
+  } else if (!p.form.axes_dim.empty()) {
+    s = "axial " + std::to_string(p.form.axes_dim.size()) + " axes";
   } else {
     s = p.rotary_offset > 0 ? "text, rotary at the end" : "text";
   }

@@ -94,11 +94,14 @@ rc::Gen<RopeScaling> gen_scaling(std::int64_t rotary_dim);
 // text RoPE half the time (its rotary channels moved to the end of the head, DeepSeek MLA's place,
 // when they do not fill it), M-RoPE (3 or 4 sections of any sizes summing to rotary_dim/2, zeros
 // included, sectioned or interleaved) and 2-D vision (qwen2vl, pixtral: the whole head, unscaled;
-// M-RoPE instead when head_dim is not a multiple of 4). An interleaved layout becomes deinterleave a
-// third of the time. Classifies the case by form.
+// M-RoPE instead when head_dim is not a multiple of 4), axial N-D (draw_axes_dim, unscaled). An interleaved
+// layout becomes deinterleave a third of the time. Classifies the case by form.
 void draw_rope_form(RopeParams& params);
 // 3 or 4 M-RoPE sections of any sizes (zeros included) summing to `pairs`.
 std::vector<std::int64_t> draw_mrope_sections(std::int64_t pairs);
+// An axial form's axes_dim: 1 to 4 axes (3 most often, at most `pairs`), each at least one pair, summing to
+// 2·pairs.
+std::vector<std::int64_t> draw_axes_dim(std::int64_t pairs);
 // "M-RoPE interleaved", "vision pixtral", "text, rotary at 8", ...: the RC_CLASSIFY label.
 std::string form_class(const RopeParams& params);
 // Positions [n_axes][tokens] (tokens in [1, max_tokens]): each axis from gen_position.

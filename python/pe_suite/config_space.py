@@ -153,7 +153,8 @@ def draw_scaling(rng, kind, rotary_dim):
 
 
 def draw_config(rng, rope_types, forms):
-    """An HF config dict (the keys a RoPE implementation reads), and its form ("text", "partial", "mrope")."""
+    """An HF config dict (the keys a RoPE implementation reads), and its form ("text", "partial", "mrope", "axial":
+    a diffusers video transformer's config, HunyuanVideo's keys rope_axes_dim and rope_theta)."""
     for _ in range(100):
         config, form = _draw_config(rng, rope_types, forms)
         if valid(config):
@@ -176,6 +177,8 @@ def _draw_config(rng, rope_types, forms):
             config["head_dim"] = config["hidden_size"] // config["num_attention_heads"]
         return config, form
     head_dim = rng.choice(HEAD_DIMS)
+    if form == "axial":
+        return _axial_config(rng, kind, head_dim), form
     config = {"rope_theta": draw(rng, SPACE["rope_theta"]), "head_dim": head_dim}
     rotary_dim = head_dim
     if form == "partial":
@@ -201,6 +204,27 @@ def _draw_config(rng, rope_types, forms):
             form = "text"
     config["rope_scaling"] = scaling
     return config, form
+
+
+def _axial_config(rng, kind, head_dim):
+    """HunyuanVideoTransformer3DModel's keys (each axis its own ladder over rope_axes_dim's channels, at
+    rope_theta: HunyuanVideo's 256, Flux's 10000, or a drawn base); axial RoPE takes no scaling, so any other
+    rope_type is left invalid (valid() refuses it) and drawn again."""
+    pairs = head_dim // 2
+    t = rng.randint(1, max(1, pairs - 2))
+    h = rng.randint(1, max(1, pairs - t - 1))
+    theta = rng.choice([256.0, 10000.0, draw(rng, SPACE["rope_theta"])])
+    config = {"_class_name": "HunyuanVideoTransformer3DModel", "attention_head_dim": head_dim, "head_dim": head_dim,
+              "rope_theta": theta, "rope_axes_dim": [2 * t, 2 * h, 2 * (pairs - t - h)], "rope_scaling": None}
+    if kind != "default":
+        config["rope_scaling"], _ = draw_scaling(rng, kind, head_dim)
+    return config
+
+
+def axial_grid(positions, height, width):
+    """1-D positions as the (frame, row, column) cells of a video of height x width patches, row-major."""
+    return [[p // (height * width) for p in positions], [(p // width) % height for p in positions],
+            [p % width for p in positions]]
 
 
 def draw_positions(rng, scenario, tokens, max_position):
@@ -231,6 +255,9 @@ def valid(config):
     whose base grows by a power dim / (dim - 2)), M-RoPE sections of at least one pair each summing to the
     pairs, LongRoPE lists of one factor per pair."""
     rotary, s = rotary_dim_of(config), config.get("rope_scaling") or {}
+    if "rope_axes_dim" in config:
+        axes = config["rope_axes_dim"]
+        return not s and min(axes) >= 2 and all(a % 2 == 0 for a in axes) and sum(axes) == config["head_dim"]
     if rotary < 2 or rotary % 2 or rotary > config["head_dim"] or (rope_type_of(config) == "dynamic" and rotary < 4):
         return False
     if "mrope_section" in s and (min(s["mrope_section"]) < 1 or sum(s["mrope_section"]) != rotary // 2):

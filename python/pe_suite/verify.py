@@ -285,7 +285,9 @@ def verify_rope(fn, *, examples=100, seed=None, dtypes=("float32", "bfloat16"), 
 
     dtypes: of x and y ("float32", "bfloat16", "float16"); layout: "halfsplit" (HF's rotate_half) or
     "interleaved" (GPT-J); rope_types: HF's rope_type values drawn; forms: "text", "partial"
-    (partial_rotary_factor) and "mrope" (rope_scaling.mrope_section, positions [3, tokens]); scenarios:
+    (partial_rotary_factor), "mrope" (rope_scaling.mrope_section, positions [3, tokens]) and "axial" (a video
+    transformer's config: rope_axes_dim channels per axis, each its own ladder at rope_theta, unscaled; positions
+    [3, tokens], the (frame, row, column) of a drawn grid); scenarios:
     "prefill", "decode", "chunked", "packed", "left_padding"; max_position: the largest decode offset;
     array: "torch" (tensors) or "numpy"; seed: the draw (default 20261130, or $PE_SUITE_SEED); failure_file:
     where failures are kept and replayed first (None: nowhere); key: the kernel's name there (default: its
@@ -346,6 +348,8 @@ def draw_case(rng, *, rope_types, forms, dtypes, layout, scenarios, max_position
     if form == "mrope":  # text tokens have t = h = w; an image's patches sit a few rows and columns back
         positions = [positions, [max(0, p - rng.randint(0, 3)) for p in positions],
                      [max(0, p - rng.randint(0, 5)) for p in positions]]
+    elif form == "axial":  # the scenario's positions as cells of a video, non-square most of the time
+        positions = space.axial_grid(positions, rng.randint(2, 48), rng.randint(2, 64))
     dtype = rng.choice(dtypes)
     np_rng = np.random.default_rng(rng.getrandbits(63))
     scale = 2.0 ** rng.randint(*space.SPACE["input_scale_log2"])
@@ -666,6 +670,11 @@ def _at_head_dim(config, d, sections):
                 return None
             t, h = sections(s["mrope_section"], pairs)
             s["mrope_section"] = [t, h, pairs - t - h]
+    if "rope_axes_dim" in config:  # pairs per axis cut as M-RoPE's sections are
+        if pairs < 3:
+            return None
+        t, h = sections([a // 2 for a in config["rope_axes_dim"]], pairs)
+        config["rope_axes_dim"], config["attention_head_dim"] = [2 * t, 2 * h, 2 * (pairs - t - h)], d
     return config if space.valid(config) else None
 
 
@@ -771,7 +780,8 @@ def _describe(case):
     return (f"{case['dtype']}, {case['layout']}, rope_type {space.rope_type_of(case['config'])}, head_dim "
             f"{case['config']['head_dim']}{partial}, "
             f"{x.shape[0]} token(s) x {x.shape[1]} head(s), positions drawn as {case['scenario']}"
-            f"{', M-RoPE ' + str(s['mrope_section']) if 'mrope_section' in s else ''}")
+            f"{', M-RoPE ' + str(s['mrope_section']) if 'mrope_section' in s else ''}"
+            f"{', axial ' + str(case['config']['rope_axes_dim']) if 'rope_axes_dim' in case['config'] else ''}")
 
 
 def _diagnosis(caller, case):
@@ -790,7 +800,7 @@ def _rope_diagnosis(max_position, caller, minimal, found, original):
     claims, explanations, source = [], [], ""
     if prop == PASS_THROUGH:  # measured directly: no convention to fit
         claims, source = [f"measured: the kernel changes a pass-through channel ({text})"], "the minimal case"
-    start = min(int(np.min(np.asarray(minimal["positions"])[0] if minimal["form"] == "mrope" else
+    start = min(int(np.min(np.asarray(minimal["positions"])[0] if minimal["form"] in ("mrope", "axial") else
                            minimal["positions"])), max(0, max_position - 48))
     # Llama-3's rule changes only the slow pairs (wavelengths past L/high_freq_factor), and a slow pair turns
     # measurably only at positions across the original context: spread positions first there, or a probe whose
@@ -836,7 +846,7 @@ def _probe(original, scenario, max_position, start=None):
             positions.append(max(positions[-1] + 1, round((max_position - 1) ** (len(positions) / 47))))
     else:
         positions = space.draw_positions(rng, scenario, 48, max_position)
-    if original["form"] == "mrope":  # axes apart and in no simple ratio: a halved frequency reads as no axis
+    if original["form"] in ("mrope", "axial"):  # axes apart and in no simple ratio: a halved frequency reads as no axis
         positions = [positions, [5 * p // 8 + 3 for p in positions], [3 * p // 13 + 1 for p in positions]]
     x = np.random.default_rng(7).standard_normal((48, 4, config["head_dim"]))
     return _with(original, config=config, positions=positions, scenario=scenario,

@@ -275,10 +275,10 @@ void add_report_class(py::module_& m) {
 Report rope_check(py::handle x, py::handle y, py::handle positions, py::object base, py::object layout,
                   py::object rotary_dim, py::object rotary_offset, py::object scaling, py::object hf_config,
                   py::object layer, py::object layer_type, py::object mrope_section, py::object mrope_layout,
-                  py::object vision, bool heads_first, py::handle dtype, py::handle contract,
-                  py::handle max_abs, py::handle against, std::size_t threads) {
-  const RopeKeywords k{base,  layout,     rotary_dim,    rotary_offset, scaling, hf_config,
-                       layer, layer_type, mrope_section, mrope_layout,  vision,  heads_first};
+                  py::object vision, py::object axes_dim, bool heads_first, py::handle dtype,
+                  py::handle contract, py::handle max_abs, py::handle against, std::size_t threads) {
+  const RopeKeywords k{base,       layout,        rotary_dim,   rotary_offset, scaling,  hf_config,  layer,
+                       layer_type, mrope_section, mrope_layout, vision,        axes_dim, heads_first};
   return check_rope(x, y, positions, k, dtype, contract, max_abs, against, threads);
 }
 
@@ -288,7 +288,8 @@ Report rope_verdict(py::handle x, py::handle y, py::handle positions, py::object
                     py::handle contract) {
   const py::object none = py::none();
   const RopeKeywords k{
-      none, std::move(layout), none, none, none, std::move(hf_config), none, none, none, none, none, false};
+      none, std::move(layout), none, none, none, std::move(hf_config), none, none, none, none, none, none,
+      false};
   return check_rope(x, y, positions, k, none, contract, none, none, 0, true);
 }
 
@@ -330,6 +331,7 @@ void add_family_functions(py::module_& m) {
                        py::arg("mrope_section") = py::none(),
                        py::arg("mrope_layout") = py::none(),
                        py::arg("vision") = py::none(),
+                       py::arg("axes_dim") = py::none(),
                        py::arg("heads_first") = false,
                        py::arg("dtype") = py::none(),
                        py::arg("contract") = py::none(),

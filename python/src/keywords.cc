@@ -172,6 +172,7 @@ check::Names python_names(const std::string& config_word, const std::string& dim
                                    "mrope_section",
                                    "mrope_layout",
                                    "vision",
+                                   "axes_dim",
                                    "heads_first",
                                    "heads",
                                    "max_bias",
@@ -249,6 +250,13 @@ RopeSetup rope_setup(const RopeKeywords& k, std::size_t head_dim) {
                                        text(k.mrope_section)));
     o.form.mrope_section.emplace();
     for (py::handle v : k.mrope_section) o.form.mrope_section->push_back(integer(v, "mrope_section"));
+  }
+  if (!k.axes_dim.is_none()) {
+    if (!py::isinstance<py::iterable>(k.axes_dim) || py::isinstance<py::str>(k.axes_dim))
+      throw py::type_error(fmt::format("axes_dim: expected a list of channels per axis (16, 56, 56), got {}",
+                                       text(k.axes_dim)));
+    o.form.axes_dim.emplace();
+    for (py::handle v : k.axes_dim) o.form.axes_dim->push_back(integer(v, "axes_dim"));
   }
   if (!k.mrope_layout.is_none()) {
     const std::string layout = text(k.mrope_layout);

@@ -20,7 +20,7 @@ namespace py = pybind11;
 // The RoPE keywords every function shares (None: not given).
 struct RopeKeywords {
   py::object base, layout, rotary_dim, rotary_offset, scaling, hf_config, layer, layer_type, mrope_section,
-      mrope_layout, vision;
+      mrope_layout, vision, axes_dim;
   bool heads_first = false;
 };
 

@@ -60,7 +60,10 @@ std::vector<std::int64_t> axis_positions(py::handle positions, const RopeParams&
   return without_gil([&] {
     check::validate_positions(p, names);
     return check::axis_positions(p, n_axes(params.form),
-                                 params.form.vision != VisionRope::None ? "vision" : "mrope_section", names);
+                                 params.form.vision != VisionRope::None ? "vision"
+                                 : params.form.axes_dim.empty()         ? "mrope_section"
+                                                                        : "axes_dim",
+                                 names);
   });
 }
 
@@ -195,7 +198,8 @@ auto rope_keyword_arguments() {
                     py::arg("hf_config") = py::none(),     py::arg("layer") = py::none(),
                     py::arg("layer_type") = py::none(),    py::arg("mrope_section") = py::none(),
                     py::arg("mrope_layout") = py::none(),  py::arg("vision") = py::none(),
-                    py::arg("heads_first") = false,        py::arg("dtype") = py::none()};
+                    py::arg("axes_dim") = py::none(),      py::arg("heads_first") = false,
+                    py::arg("dtype") = py::none()};
 }
 
 }  // namespace
@@ -229,9 +233,10 @@ void add_reference_functions(py::module_& m) {
             [](py::handle x, py::handle positions, py::object rotary_dim, py::object base, py::object layout,
                py::object rotary_offset, py::object scaling, py::object hf_config, py::object layer,
                py::object layer_type, py::object mrope_section, py::object mrope_layout, py::object vision,
-               bool heads_first, py::handle dtype) {
-              const RopeKeywords k{base,  layout,     rotary_dim,    rotary_offset, scaling, hf_config,
-                                   layer, layer_type, mrope_section, mrope_layout,  vision,  heads_first};
+               py::object axes_dim, bool heads_first, py::handle dtype) {
+              const RopeKeywords k{base,      layout,   rotary_dim, rotary_offset, scaling,
+                                   hf_config, layer,    layer_type, mrope_section, mrope_layout,
+                                   vision,    axes_dim, heads_first};
               return reference_rope(x, positions, k, dtype);
             },
             "x rotated by the exact RoPE and correctly rounded to dtype (x's own type by default): the same "
@@ -242,9 +247,10 @@ void add_reference_functions(py::module_& m) {
             [](py::handle positions, py::object rotary_dim, py::object base, py::object layout,
                py::object rotary_offset, py::object scaling, py::object hf_config, py::object layer,
                py::object layer_type, py::object mrope_section, py::object mrope_layout, py::object vision,
-               bool heads_first, py::handle dtype) {
-              const RopeKeywords k{base,  layout,     rotary_dim,    rotary_offset, scaling, hf_config,
-                                   layer, layer_type, mrope_section, mrope_layout,  vision,  heads_first};
+               py::object axes_dim, bool heads_first, py::handle dtype) {
+              const RopeKeywords k{base,      layout,   rotary_dim, rotary_offset, scaling,
+                                   hf_config, layer,    layer_type, mrope_section, mrope_layout,
+                                   vision,    axes_dim, heads_first};
               return rope_cos_sin(positions, k, dtype);
             },
             "The exact (cos, sin) tables [positions, rotary_dim], attention factor included (as HF's), "
@@ -256,10 +262,11 @@ void add_reference_functions(py::module_& m) {
             "_rope_plan_lengths",
             [](py::handle lengths, py::object base, py::object layout, py::object rotary_offset,
                py::object scaling, py::object hf_config, py::object layer, py::object layer_type,
-               py::object mrope_section, py::object mrope_layout, py::object vision, bool heads_first,
-               py::handle) {
-              const RopeKeywords k{base,  layout,     py::none(),    rotary_offset, scaling, hf_config,
-                                   layer, layer_type, mrope_section, mrope_layout,  vision,  heads_first};
+               py::object mrope_section, py::object mrope_layout, py::object vision, py::object axes_dim,
+               bool heads_first, py::handle) {
+              const RopeKeywords k{base,      layout,   py::none(), rotary_offset, scaling,
+                                   hf_config, layer,    layer_type, mrope_section, mrope_layout,
+                                   vision,    axes_dim, heads_first};
               return rope_plan_lengths(lengths, k);
             },
             "Each call length (max(position_ids) + 1) as the config's scaling reads it: calls of equal "

@@ -61,15 +61,23 @@ namespace {
 
 // Every pair's ω of the table, as rule.inv_freq(index) gives it bit for bit (unscaled(index) times its
 // gain), the powers all at once (frequency_ladder.h).
+// An axial form's ladders differ in their dim (pe/rope_form.h): one ladder per distinct dim, each over
+// the pairs that read it (`dim` is then unused, and the plan has refused every scaling, so the gain is 1).
 std::vector<Real> table_values(const FrequencyTable& t, const RopeForm& form, std::size_t n_pairs) {
-  std::size_t count = 0;
-  for (std::size_t j = 0; j < n_pairs; ++j)
-    count = std::max(count, frequency_index(form, n_pairs, j).index + 1);
-  const std::vector<Real> unscaled = unscaled_frequencies(t.rule.effective_base(), t.dim, count);
+  std::map<std::size_t, std::size_t> counts;  // dim -> the ladder's length
+  for (std::size_t j = 0; j < n_pairs; ++j) {
+    const FrequencyIndex f = frequency_index(form, n_pairs, j);
+    auto& count = counts[form.axes_dim.empty() ? static_cast<std::size_t>(t.dim) : f.dim];
+    count = std::max(count, f.index + 1);
+  }
+  std::map<std::size_t, std::vector<Real>> unscaled;
+  for (const auto& [dim, count] : counts)
+    unscaled[dim] = unscaled_frequencies(t.rule.effective_base(), static_cast<std::int64_t>(dim), count);
   std::vector<Real> out(n_pairs);
   for (std::size_t j = 0; j < n_pairs; ++j) {
-    const std::size_t k = frequency_index(form, n_pairs, j).index;
-    out[j] = unscaled[k] * t.rule.gain(k, unscaled[k]);
+    const FrequencyIndex f = frequency_index(form, n_pairs, j);
+    const Real& w = unscaled[form.axes_dim.empty() ? static_cast<std::size_t>(t.dim) : f.dim][f.index];
+    out[j] = w * t.rule.gain(f.index, w);
   }
   return out;
 }
@@ -89,6 +97,8 @@ std::string frequency_key(std::size_t n_pairs, std::int64_t dim, double base, co
   for (const double v : s.long_factor) k += fmt::format(" {:a}", v);
   k += fmt::format(" | {} {}", static_cast<int>(f.mrope_layout), static_cast<int>(f.vision));
   for (const std::int64_t v : f.mrope_section) k += fmt::format(" {}", v);
+  k += " |";
+  for (const std::int64_t v : f.axes_dim) k += fmt::format(" {}", v);
   return k;
 }
 

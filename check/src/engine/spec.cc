@@ -34,6 +34,7 @@ void for_each_field(S& spec, F&& f) {
   f("mrope_section", spec.form.mrope_section);
   f("mrope_layout", spec.form.mrope_layout);
   f("vision", spec.form.vision);
+  f("axes_dim", spec.form.axes_dim);
   f("rotary_offset", spec.form.rotary_offset);
   f("attn_temperature", spec.temperature.type);
   f("attn_scale", spec.temperature.attn_scale);
@@ -239,6 +240,13 @@ RopeForm to_rope_form(const FormSpec& o, const Names& names) {
       names.fail("vision", fmt::format("give {} or {}, not both", names("vision"), names("mrope_section")));
     form.vision = *o.vision;
   }
+  if (o.axes_dim) {
+    if (!form.mrope_section.empty() || o.vision)
+      names.fail("axes_dim", fmt::format("axial RoPE is a form of its own: give {} without {} or {}",
+                                         names("axes_dim"), names("mrope_section"), names("vision")));
+    if (o.axes_dim->empty()) names.fail("axes_dim", "no axes given");
+    form.axes_dim = *o.axes_dim;
+  }
   return form;
 }
 
@@ -246,12 +254,15 @@ void reject_form(const FormSpec& o, const Names& names, const std::string& why) 
   for (const auto& [p, given] :
        {std::pair{"mrope_section", o.mrope_section && !o.mrope_section->empty()},
         std::pair{"mrope_layout", o.mrope_layout.has_value()}, std::pair{"vision", o.vision.has_value()},
+        std::pair{"axes_dim", o.axes_dim.has_value()},
         std::pair{"rotary_offset", o.rotary_offset.value_or(0) != 0}}) {
     if (given) names.fail(p, why);
   }
 }
 
-std::string_view axes_parameter(const FormSpec& o) noexcept { return o.vision ? "vision" : "mrope_section"; }
+std::string_view axes_parameter(const FormSpec& o) noexcept {
+  return o.vision ? "vision" : o.axes_dim ? "axes_dim" : "mrope_section";
+}
 
 RopeParams rope_params(const RopeSpec& spec, std::int64_t head_dim, const AttnTemperature& t,
                        const Names& names) {
@@ -375,6 +386,8 @@ std::string describe_form(const RopeParams& p) {
     out = fmt::format("vision {}", to_string(p.form.vision));
   } else if (!p.form.mrope_section.empty()) {
     out = fmt::format("M-RoPE {} {}", to_string(p.form.mrope_layout), fmt::join(p.form.mrope_section, ","));
+  } else if (!p.form.axes_dim.empty()) {
+    out = fmt::format("axial {}", fmt::join(p.form.axes_dim, ","));
   }
   if (p.rotary_offset != 0) out += fmt::format("{}rotary at {}", out.empty() ? "" : ", ", p.rotary_offset);
   return out;

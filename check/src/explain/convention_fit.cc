@@ -1,6 +1,7 @@
 #include "explain/convention_fit.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -9,6 +10,7 @@
 #include <optional>
 #include <set>
 
+#include "explain/axial_candidates.h"
 #include "pe/detail/rope_scaling_math.h"
 #include "pe/errors.h"
 #include "pe/plan.h"
@@ -225,6 +227,10 @@ std::string describe(const Convention& c, const Convention& given) {
     parts.push_back(fmt::format("M-RoPE {} (given: {})", to_string(c.form.mrope_layout),
                                 to_string(given.form.mrope_layout)));
   }
+  if (c.form.axes_dim != given.form.axes_dim) {
+    parts.push_back(fmt::format("axes_dim {} (given: {})", fmt::join(c.form.axes_dim, ","),
+                                fmt::join(given.form.axes_dim, ",")));
+  }
   if (!c.one_d && c.axes != given.axes) {
     const std::size_t n = n_axes(given.form);
     std::vector<std::size_t> moved;
@@ -232,6 +238,7 @@ std::string describe(const Convention& c, const Convention& given) {
       if (c.axes[a] != a) moved.push_back(a);
     }
     const auto name = [&](std::size_t a) {
+      if (!given.form.axes_dim.empty()) return std::to_string(a);
       return given.form.vision != VisionRope::None ? std::string(a == 0 ? "h" : "w") : axis_name(a);
     };
     if (moved.size() == 2) {
@@ -645,6 +652,7 @@ std::vector<Fit> diagnose_rope(const RopeData& d, const Convention& given,
     all.push_back(c);
   }
   for (const Convention& c : form_candidates(given, d.head_dim, d.rotary_dim)) all.push_back(c);
+  axial_candidates(given, d.rotary_dim / 2, all);
   for (const Convention& c : temperature_candidates(given)) all.push_back(c);
   for (const Convention& c : argument_candidates(given, d)) all.push_back(c);
   return best_first(d, all, given, tokens);

@@ -148,6 +148,15 @@ void fill_rope(const HfRopeSetting& s, HfResolution& r, RopeSpec& spec, const Hf
     }
     fill("mrope_layout", spec.form.mrope_layout, c.form.mrope_layout);
   }
+  if (c.form.axes_dim) {
+    if (spec.form.axes_dim) {
+      r.overrides.push_back(fmt::format("{} {} overrides {} {}", names("axes_dim"),
+                                        fmt::join(*spec.form.axes_dim, ","), key_of(s, "axes_dim"),
+                                        fmt::join(*c.form.axes_dim, ",")));
+    } else {
+      spec.form.axes_dim = c.form.axes_dim;
+    }
+  }
 }
 
 std::string block_of(const HfResolution& r, const HfSource& src) {

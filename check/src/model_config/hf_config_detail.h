@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -24,6 +25,9 @@ struct Layers {
 // Every layer's setting, merged into the distinct ones. BadRequest naming the key and `source` (the words
 // that name the config: the command line's flag and file, "scaling").
 Layers resolve_layers(const nlohmann::json& config, const std::string& source);
+// A diffusers transformer's axial RoPE (Flux, HunyuanVideo, Wan, CogVideoX: diffusers_rope.cc); nullopt when
+// the config is not one of theirs.
+std::optional<Layers> diffusers_rope_layers(const nlohmann::json& config, const std::string& source);
 
 using nlohmann::json;
 

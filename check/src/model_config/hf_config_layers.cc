@@ -115,6 +115,7 @@ void merge_layers(Layers& out, std::int64_t n, const SettingOf& setting_of) {
 }  // namespace
 
 Layers resolve_layers(const json& config, const std::string& source) {
+  if (std::optional<Layers> diffusers = diffusers_rope_layers(config, source)) return *diffusers;
   const Text t = text_of(config, source);
   Layers out;
   std::set<std::string> not_read;

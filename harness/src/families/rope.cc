@@ -58,8 +58,8 @@ void census_cell(const Instance& in, const std::vector<std::int64_t>& positions,
 // 23 rotated pairs of a 78-channel head (16 pass through), rotated backwards: the inverse of an
 // attention backward pass, at positions the caller arranged out of order.
 // Also the forms' structure at the band's positions: Qwen2.5-VL's M-RoPE (128, sections 16, 24, 24,
-// base 10^6) and DeepSeek MLA's q (192 channels, the last 64 rotated, de-interleaved where the instance
-// pairs interleaved).
+// base 10^6), DeepSeek MLA's q (192 channels, the last 64 rotated, de-interleaved where the instance
+// pairs interleaved) and the video transformers' axial RoPE (128 channels, axes 16, 56, 56, θ 10^4 and 256).
 void census_edges(const Instance& in, const std::vector<std::int64_t>& positions, std::uint64_t seed,
                   Measurement& m) {
   const RopeParams edges{2 * kCensusEdgePairs + 32, 2 * kCensusEdgePairs, 10000.0, in.layout};
@@ -70,7 +70,15 @@ void census_edges(const Instance& in, const std::vector<std::int64_t>& positions
   RopeParams mla{192, 64, 10000.0, in.layout == Layout::Interleaved ? Layout::Deinterleave : in.layout};
   mla.rotary_offset = 128;
   measure_cell(in, mla, positions, 1, seed ^ 2, RopeDirection::Forward, m);
+  for (const double theta : {1e4, 256.0}) {  // Flux's EmbedND, HunyuanVideo's theta
+    RopeParams axial{128, 128, theta, in.layout};
+    axial.form.axes_dim = {16, 56, 56};
+    measure_cell(in, axial, positions, 1, seed ^ 3, RopeDirection::Forward, m);
+  }
 }
+
+constexpr std::int64_t kFluxSide = 64, kFluxTokens = kFluxSide * kFluxSide;
+constexpr std::int64_t kVideoFrames = 16, kVideoRows = 90, kVideoCols = 160;
 
 std::vector<BenchShape> bench_shapes(BenchGrid grid) {
   auto rope = [](std::int64_t T, std::int64_t D, bool far, bool yarn = false, DType t = DType::F32,
@@ -93,12 +101,16 @@ std::vector<BenchShape> bench_shapes(BenchGrid grid) {
   auto mla = [&](std::int64_t T, bool far, std::int64_t heads) {
     return rope(T, 192, far, false, f32, heads, "mla");
   };
+  // Axial RoPE (axes 16, 56, 56): Flux's 64 x 64 latent patches at 24 heads, and the video, 16 frames
+  // of 90 x 160 patches (230400 tokens x 24 heads x 128: 2.8 GB of float32, the full grid only).
+  auto axial = [&](std::int64_t T) { return rope(T, 128, false, false, f32, 24, "axial"); };
   if (grid == BenchGrid::Smoke) {
     return {rope(2, 64, false, false, f32, 2),
             rope(1, 64, true, false, f32, 2),
             rope(2, 64, false, true, f32, 2),
             mrope(40, 2),
             mla(2, false, 2),
+            axial(40),
             rope(64, 64, false, false, f32, 16).with_threads(2)};  // 2^16 elements: two pieces
   }
   if (grid == BenchGrid::Quick) {
@@ -110,6 +122,7 @@ std::vector<BenchShape> bench_shapes(BenchGrid grid) {
             mrope(2048, 32),
             mla(1, true, 128),
             mla(2048, false, 128),
+            axial(kFluxTokens / 4),  // 16 rows of Flux's latent: the quick grid's time
             rope(2048, 128, false, false, DType::BF16),
             rope(2048, 128, false, false, DType::F16)};
   }
@@ -121,19 +134,24 @@ std::vector<BenchShape> bench_shapes(BenchGrid grid) {
   // 16-bit data: every variant writing it, the 16-bit rotations (rope.torch_bf16, rope.math_f16, ...) only
   // so.
   for (const DType t : {DType::BF16, DType::F16}) s.push_back(rope(2048, 128, false, false, t));
-  for (const BenchShape& f : {mrope(2048, 32), mla(1, true, 128), mla(2048, false, 128)}) s.push_back(f);
+  for (const BenchShape& f : {mrope(2048, 32), mla(1, true, 128), mla(2048, false, 128), axial(kFluxTokens),
+                              axial(kVideoFrames * kVideoRows * kVideoCols)})
+    s.push_back(f);
   for (std::int64_t T : {2048, 16384})  // two threads (text RoPE: split by tokens)
     s.push_back(rope(T, 128, false).with_threads(2));
   return s;
 }
 
 // The params of a shape's form: text RoPE; Qwen2.5-VL's M-RoPE (sections 16, 24, 24, base 10^6); DeepSeek
-// MLA's q_pe on the last 64 of 192 channels, de-interleaved where the instance pairs interleaved.
+// MLA's q_pe on the last 64 of 192 channels, de-interleaved where the instance pairs interleaved; axial RoPE
+// (axes 16, 56, 56, θ 10^4: Flux's).
 RopeParams bench_params(const Instance& in, const BenchShape& s) {
   RopeParams p{s.dim, 0, 10000.0, in.layout, bench_rope_scaling(s.scaling)};
   if (s.form == "mrope") {
     p.base = 1e6;
     p.form.mrope_section = {16, 24, 24};
+  } else if (s.form == "axial") {
+    p.form.axes_dim = {16, 56, 56};
   } else if (s.form == "mla") {
     p.rotary_offset = 128;
     p.rotary_dim = s.dim - 128;
@@ -144,10 +162,25 @@ RopeParams bench_params(const Instance& in, const BenchShape& s) {
   return p;
 }
 
+// An axial shape's (frame, row, column) cells, row-major: the video's 16 x 90 x 160 at its length, else
+// frames of 64 x 64 (Flux's latent at 1024 px), cut to the length.
+std::vector<std::int64_t> axial_positions(std::size_t n) {
+  const bool video = n == static_cast<std::size_t>(kVideoFrames * kVideoRows * kVideoCols);
+  const std::size_t rows = video ? kVideoRows : kFluxSide, cols = video ? kVideoCols : kFluxSide;
+  std::vector<std::int64_t> out(3 * n);
+  for (std::size_t i = 0; i < n; ++i) {
+    out[i] = static_cast<std::int64_t>(i / (rows * cols));
+    out[n + i] = static_cast<std::int64_t>(i / cols % rows);
+    out[2 * n + i] = static_cast<std::int64_t>(i % cols);
+  }
+  return out;
+}
+
 // [n_axes][tokens]: the text form's run; M-RoPE's two-image prompt (HF get_rope_index): text, a 32 x 24
 // image, text, a 24 x 32 image, text, each image's tokens sharing t and counting rows and columns.
 std::vector<std::int64_t> form_positions(const BenchShape& s) {
   const auto n = static_cast<std::size_t>(s.length);
+  if (s.form == "axial") return axial_positions(n);
   if (s.form != "mrope") return bench_positions(n, s.far);
   std::vector<std::int64_t> t, h, w;
   std::int64_t next = s.far ? std::int64_t{1} << 20 : 0;

@@ -8,7 +8,7 @@
 //     const pe::RopePlan& plan;
 //     void operator()(std::int64_t p, std::size_t j, float& s, float& c) const noexcept {
 //       const float e = float(2 * pe::kernel::frequency_of(plan, j)) /
-//       float(pe::kernel::frequency_dim(plan)); const float angle = (1.0f /
+//       float(pe::kernel::frequency_dim(plan, j)); const float angle = (1.0f /
 //       std::pow(float(pe::kernel::formula_base(plan)), e)) *
 //                           pe::kernel::formula_gain(plan, j) * float(p);
 //       s = std::sin(angle);

@@ -14,11 +14,18 @@
 //                 k < D/4; pair j < D/4 turns by h·ω_j, pair D/4 + k by w·ω_k.
 //     pixtral     (HF PixtralRotaryEmbedding, vLLM precompute_freqs_cis_2d): ω_k = b^(-2k/D), k < D/2;
 //                 pair j < D/4 turns by h·ω_2j, pair D/4 + k by w·ω_(2k+1).
+//   axial         (diffusers' FluxPosEmbed/EmbedND, HunyuanVideo, Wan, CogVideoX, Llama-4 vision): axes_dim
+//                 channels per axis, each axis its own ladder over its own dim: the pairs of axis a are the
+//                 n_a = axes_dim[a]/2 pairs after those of the axes before it, pair k of them turning by
+//                 p_a·b^(-2k/axes_dim[a]). With interleaved pairs (the engines' complex view) axis a holds
+//                 contiguous channels; half-split puts its pairs in both halves (Cosmos' [t h w | t h w]).
+//                 Llama-4 vision is axes_dim (D/2, D/2) at positions (x + 1, y + 1), the CLS row at (0, 0).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -36,19 +43,27 @@ struct RopeForm {
   std::vector<std::int64_t> mrope_section;  // empty: not M-RoPE; else 3 or 4 entries summing to r/2
   MropeLayout mrope_layout = MropeLayout::Sectioned;
   VisionRope vision = VisionRope::None;
+  std::vector<std::int64_t> axes_dim;  // empty: not axial; else channels per axis, each even, summing to r
 
-  bool is_text() const noexcept { return mrope_section.empty() && vision == VisionRope::None; }
+  bool is_text() const noexcept {
+    return mrope_section.empty() && vision == VisionRope::None && axes_dim.empty();
+  }
 };
 
-// Position axes the form reads: 1 for text, the section count for M-RoPE, 2 for vision.
+// Position axes the form reads: 1 for text, the section count for M-RoPE, 2 for vision, axes_dim's count for
+// axial.
 std::size_t n_axes(const RopeForm& form) noexcept;
 // The axis pair j (< n_pairs) reads. The form must be valid for n_pairs (RopePlan checks it).
 std::size_t axis_of_pair(const RopeForm& form, std::size_t n_pairs, std::size_t j) noexcept;
 
-// Pair j's unscaled frequency is b^(-2·index/dim).
+// Pair j's unscaled frequency is b^(-2·index/dim): dim is the same for every pair but for axial forms.
 struct FrequencyIndex {
   std::size_t index, dim;
 };
 FrequencyIndex frequency_index(const RopeForm& form, std::size_t n_pairs, std::size_t j) noexcept;
+// Largest number of axes an axial form may have (diffusers' forms have 3).
+inline constexpr std::size_t kMaxAxialAxes = 8;
+// "16,56,56": a list as the flags and messages write it.
+std::string show_list(const std::vector<std::int64_t>& v);
 
 }  // namespace pe

@@ -40,7 +40,7 @@ struct HfRopeSinCos {
   const RopePlan& plan;
   float inv_freq(std::size_t j) const noexcept {
     const float exponent =
-        static_cast<float>(2 * frequency_of(plan, j)) / static_cast<float>(frequency_dim(plan));
+        static_cast<float>(2 * frequency_of(plan, j)) / static_cast<float>(frequency_dim(plan, j));
     const float inv_freq = 1.0f / std::pow(static_cast<float>(formula_base(plan)), exponent);
     const float gain = formula_gain(plan, j);
     return gain != 1.0f ? inv_freq * gain : inv_freq;
@@ -79,14 +79,18 @@ struct CachedHfRopeSinCos {
 // (theta/freq_factor, here one float multiplication by fl(g_j)) for every method; llama.cpp's own
 // YaRN blends extrapolated and interpolated angles per position instead (same value in exact
 // arithmetic).
+// An axial form's axes each have their own dim: theta_scale follows the pair's, and each axis's first pair
+// (frequency index 0) starts the recurrence over.
 template <class Plan>
 struct GgmlSinCos {
-  explicit GgmlSinCos(const Plan& p)
-      : plan(p),
-        theta_scale(
-            std::pow(static_cast<float>(formula_base(p)), -2.0f / static_cast<float>(frequency_dim(p)))) {}
+  explicit GgmlSinCos(const Plan& p) : plan(p) { scale_for(frequency_dim(p, 0)); }
+  void scale_for(std::size_t frequency_dim) noexcept {
+    dim = frequency_dim;
+    theta_scale = std::pow(static_cast<float>(formula_base(plan)), -2.0f / static_cast<float>(dim));
+  }
   void operator()(std::int64_t p, std::size_t i, float& s, float& c) noexcept {
     const std::size_t k_i = frequency_of(plan, i);
+    if (frequency_dim(plan, i) != dim) scale_for(frequency_dim(plan, i));
     if (p != position || k_i != next) {
       theta = static_cast<float>(p);
       for (std::size_t k = 0; k < k_i; ++k) theta *= theta_scale;
@@ -101,7 +105,8 @@ struct GgmlSinCos {
   }
 
   const Plan& plan;
-  float theta_scale;
+  std::size_t dim = 0;
+  float theta_scale = 0;
   float theta = 0;
   std::int64_t position = -1;
   std::size_t next = 0;

@@ -38,11 +38,13 @@ struct ScalingSpec {
   bool operator==(const ScalingSpec&) const = default;
 };
 
-// The rotary form: M-RoPE's sections (pairs per axis t, h, w and e), 2-D vision RoPE, the first channel.
+// The rotary form: M-RoPE's sections (pairs per axis t, h, w and e), 2-D vision RoPE, axial N-D RoPE's
+// channels per axis (diffusers' axes_dim), the first channel.
 struct FormSpec {
   std::optional<std::vector<std::int64_t>> mrope_section;
   std::optional<MropeLayout> mrope_layout;
   std::optional<VisionRope> vision;
+  std::optional<std::vector<std::int64_t>> axes_dim;
   std::optional<std::int64_t> rotary_offset;
 
   bool operator==(const FormSpec&) const = default;
@@ -134,10 +136,11 @@ void reject_scaling(const ScalingSpec& s, const Names& names, const std::string&
 // int(head_dim·F); both given is refused.
 std::int64_t rotary_dim_for(const RopeSpec& spec, std::int64_t head_dim, const Names& names);
 
-// The form; BadRequest naming mrope_layout without mrope_section, vision with mrope_section.
+// The form; BadRequest naming mrope_layout without mrope_section, vision with mrope_section, axes_dim with
+// either.
 RopeForm to_rope_form(const FormSpec& f, const Names& names);
 void reject_form(const FormSpec& f, const Names& names, const std::string& why);
-// "mrope_section" when the form's axes come from it, else "vision": what made the form multi-axis.
+// "mrope_section", "vision" or "axes_dim": what made the form multi-axis.
 std::string_view axes_parameter(const FormSpec& f) noexcept;
 
 // The temperature; mistral's L is the scaling's original_max_position (HF Ministral3 reads the same key).
@@ -162,7 +165,7 @@ RopePlan rope_plan(const RopeParams& params, const Names& names);
 
 // One line for headers: "yarn (factor 4, original_max_position 4096; attention 1.14)".
 std::string describe_scaling(const RopeScaling& s, const RopePlan& plan);
-// "M-RoPE sectioned 16,24,24", "vision qwen2vl", "rotary at 128"; "" for text RoPE.
+// "M-RoPE sectioned 16,24,24", "vision qwen2vl", "axial 16,56,56", "rotary at 128"; "" for text RoPE.
 std::string describe_form(const RopeParams& params);
 // "unknown layout 'neox' (rope: interleaved, halfsplit or deinterleave; GPT-NeoX's rotate_half is halfsplit)"
 std::string unknown_layout(const std::string& given, Family family);

@@ -28,8 +28,8 @@ struct BenchIdentity {
   std::string positions;         // "start" (from 0) or "far" (from 2^20)
   std::string scaling = "none";  // RoPE scaling method (pe/rope_scaling.h), "none" unscaled
   int threads = 1;
-  std::string form =
-      "text";  // RoPE's rotary form: "text", "mrope" (Qwen2.5-VL), "mla" (DeepSeek); tables "text"
+  std::string form = "text";  // RoPE's rotary form: "text", "mrope" (Qwen2.5-VL), "mla" (DeepSeek), "axial"
+                              // (Flux); tables "text"
 
   bool operator==(const BenchIdentity&) const = default;
 };

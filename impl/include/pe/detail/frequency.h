@@ -11,9 +11,15 @@
 namespace pe::detail {
 
 // Each pair's frequency is base^(-2·index/dim): (i, dim) for tables, the form's for RoPE (vision forms
-// index their own frequency tables, pe/rope_form.h).
-inline std::size_t frequency_dim(const SinusoidalPlan& plan) noexcept { return plan.frequency_dim(); }
-inline std::size_t frequency_dim(const RopePlan& plan) noexcept { return plan.frequency_index(0).dim; }
+// index their own frequency tables, axial forms have a ladder per axis, pe/rope_form.h).
+// The dim of pair j's ladder: one for the whole plan but for axial RoPE forms (each axis its own ladder over
+// its own dim, pe/rope_form.h), so a kernel asks per pair; the one-argument form is pair 0's.
+inline std::size_t frequency_dim(const SinusoidalPlan& plan, std::size_t = 0) noexcept {
+  return plan.frequency_dim();
+}
+inline std::size_t frequency_dim(const RopePlan& plan, std::size_t j = 0) noexcept {
+  return plan.frequency_index(j).dim;
+}
 inline std::size_t frequency_of(const SinusoidalPlan&, std::size_t i) noexcept { return i; }
 inline std::size_t frequency_of(const RopePlan& plan, std::size_t j) noexcept {
   return plan.frequency_index(j).index;

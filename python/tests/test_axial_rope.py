@@ -1,0 +1,219 @@
+"""Axial N-D RoPE (issue 50): each axis its own frequency ladder over its own dim, the axes' blocks concatenated.
+Every kernel below is transcribed in numpy from the published definitions, not from pe-suite's code:
+
+- Flux (black-forest-labs/flux `EmbedND`, diffusers `FluxPosEmbed`): per axis i,
+  omega = 1 / theta ** (arange(0, d_i, 2, float64) / d_i); angle = pos_i * omega (float64); the 2x2 rotation
+  [[cos, -sin], [sin, cos]] cast to float32; apply_rope on x.float() viewed as pairs (2k, 2k+1):
+  out = f[..., 0] * x[..., 0] + f[..., 1] * x[..., 1] in float32, cast back to x's type.
+- HunyuanVideo (`HunyuanVideoRotaryPosEmbed`): the same ladders per axis at theta 256, rope_axes_dim (16, 56, 56).
+- CogVideoX (`get_3d_rotary_pos_embed`): dims (d//4, d//8*3, d//8*3) for (t, h, w), h and w from
+  np.linspace(start, stop, size, endpoint=False) (fractional when the crop region differs from the grid),
+  float32 inv_freq times float64 positions, cos/sin in float64 cast to float32, interleaved.
+- Llama-4 vision (vLLM `Llama4VisionRotaryEmbedding`): x = idx % sqrt(N), y = idx // sqrt(N), angles (x + 1)w and
+  (y + 1)w with w = theta ** (-arange(0, D/2, 2)[:D/4] / (D/2)), float32, the CLS row (the last) at angle 0.
+"""
+
+import json
+
+import numpy as np
+import pytest
+
+import pe_suite
+
+HEADS = 2
+
+
+def bf16(a):
+    """Round to bfloat16 (nearest, ties to even) and back, as torch's .to(torch.bfloat16) does."""
+    bits = np.asarray(a, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    bits = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) << 16
+    return bits.astype(np.uint32).view(np.float32)
+
+
+def bf16_bits(a):
+    return (np.asarray(bf16(a), dtype=np.float32).view(np.uint32) >> 16).astype(np.uint16)
+
+
+def flux_freqs(ids, axes_dim, theta, dims_for_ladder=None, dtype=np.float64):
+    """EmbedND: [T, D/2, 2, 2] float32 rotations; `dims_for_ladder` replaces each axis's exponent denominator."""
+    blocks = []
+    for i, d in enumerate(axes_dim):
+        over = d if dims_for_ladder is None else dims_for_ladder[i]
+        scale = np.arange(0, d, 2, dtype=np.float64) / over
+        omega = (1.0 / theta ** scale).astype(dtype)
+        out = ids[:, i].astype(dtype)[:, None] * omega[None, :]
+        out = out.astype(np.float64)
+        rot = np.stack([np.cos(out), -np.sin(out), np.sin(out), np.cos(out)], axis=-1)
+        blocks.append(rot.reshape(*out.shape, 2, 2))
+    return np.concatenate(blocks, axis=1).astype(np.float32)
+
+
+def apply_rope(x, freqs):
+    """Flux's apply_rope: x [T, H, D] float32 (x.float()), freqs [T, D/2, 2, 2]; float32 products and sum."""
+    t, h, d = x.shape
+    xq = x.astype(np.float32).reshape(t, h, d // 2, 1, 2)
+    f = freqs[:, None]  # [T, 1, D/2, 2, 2]
+    out = f[..., 0] * xq[..., 0] + f[..., 1] * xq[..., 1]
+    return out.reshape(t, h, d).astype(np.float32)
+
+
+def flux_ids(height, width, text_tokens=3):
+    """Flux's ids: text tokens at (0, 0, 0), then the image's (0, row, column) cells, row-major."""
+    rows, cols = np.meshgrid(np.arange(height), np.arange(width), indexing="ij")
+    img = np.stack([np.zeros(height * width), rows.ravel(), cols.ravel()], axis=1)
+    return np.concatenate([np.zeros((text_tokens, 3)), img]).astype(np.float64)
+
+
+def fails_named(report, words):
+    return (not report.passed) and any(words in fit for fit in report.diagnosis)
+
+
+@pytest.fixture(scope="module")
+def flux_case():
+    ids = flux_ids(6, 10)  # non-square: swapping h and w shows
+    x = np.random.default_rng(50).standard_normal((len(ids), HEADS, 128)).astype(np.float32)
+    return ids, x
+
+
+def test_flux_embednd_passes_with_its_flags(flux_case):
+    ids, x = flux_case
+    y = apply_rope(x, flux_freqs(ids, (16, 56, 56), 10000.0))
+    report = pe_suite.check_rope(x, y, ids.T.astype(np.int64), layout="interleaved", axes_dim=(16, 56, 56),
+                                 base=10000)
+    assert report.passed, str(report)
+
+
+def test_flux_in_bfloat16_passes(flux_case):
+    ids, x = flux_case
+    xb = bf16(x)
+    y = apply_rope(xb, flux_freqs(ids, (16, 56, 56), 10000.0))
+    report = pe_suite.check_rope(bf16_bits(xb), bf16_bits(y), ids.T.astype(np.int64), layout="interleaved",
+                                 axes_dim=(16, 56, 56), base=10000, dtype="bfloat16")
+    assert report.passed, str(report)
+
+
+def test_flux_with_theta_wrong_fails_named(flux_case):
+    ids, x = flux_case
+    y = apply_rope(x, flux_freqs(ids, (16, 56, 56), 256.0))
+    report = pe_suite.check_rope(x, y, ids.T.astype(np.int64), layout="interleaved", axes_dim=(16, 56, 56),
+                                 base=10000)
+    assert fails_named(report, "base 256"), str(report)
+
+
+def test_flux_with_one_axis_dim_wrong_fails_named(flux_case):
+    ids, x = flux_case
+    # Axis 2's exponent over 112 (twice its 56 channels): HF's "theta over head_dim where head_dim/2" on one axis.
+    y = apply_rope(x, flux_freqs(ids, (16, 56, 56), 10000.0, dims_for_ladder=(16, 56, 112)))
+    report = pe_suite.check_rope(x, y, ids.T.astype(np.int64), layout="interleaved", axes_dim=(16, 56, 56),
+                                 base=10000)
+    assert fails_named(report, "axis 2's ladder over 112"), str(report)
+
+
+def test_flux_with_axes_swapped_fails_named(flux_case):
+    ids, x = flux_case
+    y = apply_rope(x, flux_freqs(ids[:, [0, 2, 1]], (16, 56, 56), 10000.0))
+    report = pe_suite.check_rope(x, y, ids.T.astype(np.int64), layout="interleaved", axes_dim=(16, 56, 56),
+                                 base=10000)
+    assert fails_named(report, "axes 1 and 2 swapped"), str(report)
+
+
+def test_flux_with_axes_dim_reordered_fails_named(flux_case):
+    ids, x = flux_case
+    y = apply_rope(x, flux_freqs(ids[:, [1, 2, 0]], (56, 56, 16), 10000.0))
+    report = pe_suite.check_rope(x, y, ids.T.astype(np.int64), layout="interleaved", axes_dim=(16, 56, 56),
+                                 base=10000)
+    assert not report.passed
+    assert any("axis blocks concatenated in the order (1, 2, 0)" in fit for fit in report.diagnosis), \
+        str(report)
+
+
+def test_hunyuan_video_theta_256_passes_from_its_config(tmp_path):
+    grid = np.stack(np.meshgrid(np.arange(3), np.arange(4), np.arange(6), indexing="ij")).reshape(3, -1).T
+    x = np.random.default_rng(256).standard_normal((len(grid), HEADS, 128)).astype(np.float32)
+    # get_1d_rotary_pos_embed at its default freqs_dtype: float32 inv_freq and angles.
+    y = apply_rope(x, flux_freqs(grid.astype(np.float64), (16, 56, 56), 256.0, dtype=np.float32))
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"_class_name": "HunyuanVideoTransformer3DModel", "attention_head_dim": 128,
+                                  "rope_axes_dim": [16, 56, 56], "rope_theta": 256.0}))
+    report = pe_suite.check_rope(x, y, grid.T.astype(np.int64), hf_config=str(config))
+    assert report.passed, str(report)
+    assert not pe_suite.check_rope(x, y, grid.T.astype(np.int64), layout="interleaved", axes_dim=(16, 56, 56),
+                                   base=10000).passed
+
+
+def test_flux_config_gives_the_flags(tmp_path, flux_case):
+    ids, x = flux_case
+    y = apply_rope(x, flux_freqs(ids, (16, 56, 56), 10000.0))
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"_class_name": "FluxTransformer2DModel", "attention_head_dim": 128,
+                                  "axes_dims_rope": [16, 56, 56]}))
+    assert pe_suite.check_rope(x, y, ids.T.astype(np.int64), hf_config=str(config)).passed
+
+
+def llama4_vision(x, num_patches, theta=10000.0):
+    """vLLM's Llama4VisionRotaryEmbedding at head dim D: rows are the patches then the CLS token."""
+    side = int(np.sqrt(num_patches))
+    idx = np.concatenate([np.arange(num_patches), [-2]])
+    fx, fy = idx % side, idx // side
+    d = x.shape[-1]
+    freq_dim = d // 2
+    rope_freq = (1.0 / theta ** (np.arange(0, freq_dim, 2)[: freq_dim // 2].astype(np.float32) / freq_dim)).astype(
+        np.float32)
+    freqs_x = np.repeat((fx + 1)[:, None].astype(np.float32) * rope_freq[None, :], 2, axis=-1)
+    freqs_y = np.repeat((fy + 1)[:, None].astype(np.float32) * rope_freq[None, :], 2, axis=-1)
+    freqs = np.concatenate([freqs_x, freqs_y], axis=-1)[..., ::2]
+    freqs = np.where(idx[:, None] < 0, np.float32(0), freqs).astype(np.float32)
+    cos, sin = np.cos(freqs).astype(np.float32), np.sin(freqs).astype(np.float32)
+    xa, xb = x[..., 0::2], x[..., 1::2]
+    y = np.empty_like(x)
+    y[..., 0::2] = xa * cos[:, None] - xb * sin[:, None]
+    y[..., 1::2] = xa * sin[:, None] + xb * cos[:, None]
+    positions = np.stack([np.where(idx < 0, 0, fx + 1), np.where(idx < 0, 0, fy + 1)])
+    return y.astype(np.float32), positions.astype(np.int64)
+
+
+def test_llama4_vision_cls_row_passes():
+    x = np.random.default_rng(4).standard_normal((24 * 24 + 1, HEADS, 88)).astype(np.float32)
+    y, positions = llama4_vision(x, 24 * 24)
+    report = pe_suite.check_rope(x, y, positions, layout="interleaved", axes_dim=(44, 44), base=10000)
+    assert report.passed, str(report)
+    np.testing.assert_array_equal(y[-1], x[-1])  # the CLS row: angle 0 on both axes
+
+
+def test_axes_dim_refusals_name_the_parameter(flux_case):
+    ids, x = flux_case
+    for dims, words in [((16, 56, 48), "sum to rotary_dim"), ((16, 55, 57), "even")]:
+        with pytest.raises(ValueError, match="axes_dim") as e:
+            pe_suite.check_rope(x, x, ids.T.astype(np.int64), layout="interleaved", axes_dim=dims)
+        assert words in str(e.value)
+    nine = np.zeros((9, 4), dtype=np.int64)
+    x18 = np.ones((4, 1, 18), dtype=np.float32)
+    with pytest.raises(ValueError, match="axes_dim may have at most 8 axes"):
+        pe_suite.check_rope(x18, x18, nine, layout="interleaved", axes_dim=(2,) * 9)
+    with pytest.raises(ValueError, match="axes_dim"):
+        pe_suite.check_rope(x, x, ids.T.astype(np.int64), axes_dim=(16, 56, 56), mrope_section=(8, 28, 28))
+
+
+def hunyuan_kernel(swap_axes=False):
+    """A numpy kernel of HunyuanVideo's rotation (float32 ladders and angles), reading verify_rope's axial config."""
+    def fn(x, positions, config):
+        ids = np.asarray(positions, dtype=np.float64).T
+        if swap_axes:
+            ids = ids[:, [0, 2, 1]]
+        freqs = flux_freqs(ids, config["rope_axes_dim"], config["rope_theta"], dtype=np.float32)
+        return apply_rope(np.asarray(x, dtype=np.float32), freqs)
+    return fn
+
+
+def test_verify_rope_draws_axial_forms():
+    summary = pe_suite.verify_rope(hunyuan_kernel(), forms=("axial",), rope_types=("default",), dtypes=("float32",),
+                                   layout="interleaved", array="numpy", examples=25, failure_file=None)
+    assert summary["examples"] == 25, summary
+
+
+def test_verify_rope_catches_axes_swapped():
+    with pytest.raises(pe_suite.verify.VerifyError) as e:
+        pe_suite.verify_rope(hunyuan_kernel(swap_axes=True), forms=("axial",), rope_types=("default",),
+                             dtypes=("float32",), layout="interleaved", array="numpy", examples=25,
+                             failure_file=None)
+    assert "axes 1 and 2 swapped" in str(e.value), str(e.value)
