@@ -31,7 +31,7 @@ TEST(PositionPattern, AnOffsetFromOneDeterminedRowOf32IsNotClaimed) {
   rows[5].position = 5;  // one row read back at p - 4000
   const PositionPattern p = position_pattern(r.data(), rows);
   EXPECT_FALSE(p.fits) << p.words;
-  EXPECT_EQ(p.support, "1 of 32 sampled rows determined (head 0 of each), every determined one agreeing");
+  EXPECT_EQ(p.support, "1 of 32 sampled rows determined (32 tokens x 1 head), every determined one agreeing");
   for (std::size_t t = 0; t < 17; ++t) rows[t].position = static_cast<std::int64_t>(t);  // now 17 of 32
   const PositionPattern most = position_pattern(r.data(), rows);
   EXPECT_TRUE(most.fits) << most.words;

@@ -12,6 +12,8 @@ rotate_half in float64, stored as float32):
                                         padded rows' positions start late (unsloth #3699)
   not rotated                           every row holds its input
   rows left unrotated                   a block of rows copied through (MLX's fast path before 0.32)
+  axes exchanged                        8 heads, row (t, h) turned by h (a cos/sin cache indexed by the head)
+  a decode step not rotated             one token at 5000 left as its input: the decode offset dropped
 
 and "undetermined" where float32 angles at positions near 2^30 cannot separate p from p ± 1.
 
@@ -82,6 +84,38 @@ unrotated[16:] = x[16:]
 judge("rows_left_unrotated", check_command("rows_unrotated", given, unrotated, "--contract", "rope.hwy"), False,
       ["8 of 24 rows hold their input unchanged", "token 16", "rows left unrotated",
        "every other row is within budget"])
+
+# Eight heads (issue 50): rows turned by their head index (a cos/sin cache indexed by the head), in a prefill
+# and in a decode step, name the exchanged axes; a decode step whose output is its input lists its dropped
+# offset; the correct kernel passes.
+def rope_rows(xr, turns):
+    """xr [tokens, heads, D] with row (t, h) turned by turns[t, h] (rotate_half, base 10^4, float64)."""
+    inv_freq = 1.0 / (1e4 ** (np.arange(0, D, 2, dtype=np.float64) / D))
+    emb = np.concatenate([turns[..., None] * inv_freq, turns[..., None] * inv_freq], axis=-1)
+    rot = np.concatenate([-xr[..., D // 2:], xr[..., :D // 2]], axis=-1)
+    return xr * np.cos(emb) + rot * np.sin(emb)
+
+
+def heads_case(name, given, turns, expect_pass, words):
+    xr = RNG.standard_normal((len(given), 8, D))
+    xf, yf, pf = WORK / f"{name}_x.npy", WORK / f"{name}_y.npy", WORK / f"{name}_pos.npy"
+    np.save(xf, xr.astype(np.float32))
+    np.save(yf, rope_rows(xr, turns).astype(np.float32))
+    np.save(pf, np.asarray(given, dtype=np.int64))
+    out = judge(name, [PE, "check", "--family", "rope", "--input", str(xf), "--output", str(yf), "--positions-file",
+                       str(pf)], expect_pass, words)
+    if expect_pass:
+        report(f"{name}_no_false_words", "exchanged" not in out and "decode offset" not in out, "", out[-2000:])
+
+
+heads = np.arange(8, dtype=np.float64)
+for name, given in (("prefill", np.arange(3000, 3000 + T)), ("decode", np.array([5000]))):
+    heads_case(f"head_index_{name}", given, np.broadcast_to(heads, (len(given), 8)), False,
+               "the sequence and head axes exchanged")
+    heads_case(f"heads_correct_{name}", given, np.broadcast_to(given[:, None], (len(given), 8)).astype(np.float64),
+               True, ())
+heads_case("decode_offset_dropped", np.array([5000]), np.zeros((1, 8)), False,
+           "the decode offset dropped (every step at position 0)")
 
 # float32 angles near 2^30: off by 2^20 at best, yet p and p +- 1 cannot be told apart there.
 far = np.arange(2 ** 30, 2 ** 30 + T)

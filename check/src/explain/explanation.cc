@@ -173,6 +173,53 @@ std::vector<std::size_t> position_sample(const RopeBatch& batch, std::size_t hea
   return {tokens.begin(), tokens.end()};
 }
 
+// The (token, head) rows read back: head 0 of every sampled token, and up to 7 other heads spread over the
+// rest (the last among them) at up to 8 of those tokens spread over them, so that rows turned by their head's
+// index rather than their token's position are seen: at most 88 rows (32 before heads were read), read only
+// once a check has failed.
+std::vector<SampledRow> position_rows(const std::vector<std::size_t>& tokens, std::size_t heads) {
+  std::vector<SampledRow> rows;
+  for (const std::size_t t : tokens) rows.push_back({t, 0});
+  const auto evenly = [](std::size_t n, std::size_t most) {
+    std::set<std::size_t> at;
+    const std::size_t k = std::min(n, most);
+    for (std::size_t i = 0; i < k; ++i) at.insert(k == 1 ? 0 : i * (n - 1) / (k - 1));
+    return at;
+  };
+  if (heads < 2 || tokens.empty()) return rows;
+  for (const std::size_t i : evenly(tokens.size(), 8))
+    for (const std::size_t h : evenly(heads - 1, 7)) rows.push_back({tokens[i], h + 1});
+  return rows;
+}
+
+// Each sampled row's position read back, its pattern a claim where it fits, else a note.
+PositionPattern positions_read_back(const RopeData& data, const RopePlan& plan, const std::vector<bool>& over,
+                                    std::int64_t top, Report& out, std::vector<std::string>& notes,
+                                    std::vector<Finding>& claims) {
+  const std::size_t heads = data.batch.heads;
+  const std::vector<std::size_t> tokens = position_sample(data.batch, heads, over);
+  // Beyond int32's range, its wrapped positions too (int64 ids read as int32 go negative from 2^31).
+  const std::int64_t bottom = top >= (std::int64_t{1} << 31) ? -(std::int64_t{1} << 31) : 0;
+  const PositionPattern positions = position_pattern(
+      data, recover_positions(data, plan, position_rows(tokens, heads),
+                              std::min(std::max(std::int64_t{1} << 31, 2 * top), kMaxPosition), bottom));
+  if (!positions.words.empty()) out.doc.positions_recovered = positions.words;
+  if (positions.fits)
+    claims.push_back({positions.words, positions.support, std::nullopt, std::nullopt});
+  else if (!positions.words.empty())
+    notes.push_back(fmt::format(
+        "positions read back from the data: {}",
+        positions.words.rfind("positions ", 0) == 0 ? positions.words.substr(10) : positions.words));
+  return positions;
+}
+
+// Every unrotated row in head 0 (where a turn by the head index is the identity).
+bool only_head_zero(const RopeData& data, const RopePlan& plan, const UnrotatedRows& skipped) {
+  std::size_t head_zero = 0;
+  for (std::size_t t = 0; t < data.batch.tokens(); ++t) head_zero += left_unrotated(data, plan, t, 0) ? 1 : 0;
+  return skipped.count == head_zero;
+}
+
 double max_magnitude(std::span<const double> v) {
   double m = 0;
   for (const double a : v)
@@ -190,25 +237,28 @@ void diagnose_rope_output(const RopeData& in, const RopePlan& plan, const Conven
   const RopeBatch& batch = data.batch;
   const std::size_t heads = batch.heads;
   // Rows a fast path skipped: when they hold every failure, that is the whole diagnosis.
-  if (const UnrotatedRows skipped = bands.pass() ? UnrotatedRows{} : unrotated_rows(data, plan);
-      skipped.count > 0) {
+  const UnrotatedRows skipped = bands.pass() ? UnrotatedRows{} : unrotated_rows(data, plan);
+  if (skipped.count > 0) {
     bool only_cause = true;
     for (std::size_t k = 0; k < over.size() && only_cause; ++k)
       only_cause = !over[k] || left_unrotated(data, plan, k / heads, k % heads);
-    const std::string words = unrotated_words(skipped, only_cause);
     out.doc.unrotated_rows = skipped.count;
     if (only_cause) {
       out.say("\n");
-      claim({words,
+      claim({unrotated_words(skipped, true),
              fmt::format("every one of the {} rows over budget holds its input bit for bit",
                          std::count(over.begin(), over.end(), true)),
              std::nullopt, std::nullopt},
             names, out);
       return;
     }
-    out.say("\nalso: {}\n", words);
   }
-  if (bands.pass() || bands.max_abs() < 1e-3) return;
+  // Said after the positions are read back: rows turned by their head index leave head 0's unchanged.
+  std::string also = skipped.count > 0 ? unrotated_words(skipped, false) : "";
+  if (bands.pass() || bands.max_abs() < 1e-3) {
+    if (!also.empty()) out.say("\nalso: {}\n", also);
+    return;
+  }
   std::vector<std::string> notes;
   std::vector<Finding> claims = measured;
   std::int64_t top = 0;
@@ -216,19 +266,12 @@ void diagnose_rope_output(const RopeData& in, const RopePlan& plan, const Conven
   // One position axis: read each sampled row's position back (not under LongRoPE's per-token switch,
   // whose tokens on either side of L hold different tables than the plan's).
   if (plan.params().form.is_text() && !switches_per_token(plan.params().scaling)) {
-    const std::vector<std::size_t> tokens = position_sample(batch, heads, over);
-    // Beyond int32's range, its wrapped positions too (int64 ids read as int32 go negative from 2^31).
-    const std::int64_t bottom = top >= (std::int64_t{1} << 31) ? -(std::int64_t{1} << 31) : 0;
-    const PositionPattern positions = position_pattern(
-        data, recover_positions(data, plan, tokens,
-                                std::min(std::max(std::int64_t{1} << 31, 2 * top), kMaxPosition), bottom));
-    if (!positions.words.empty()) out.doc.positions_recovered = positions.words;
-    if (positions.fits)
-      claims.push_back({positions.words, positions.support, std::nullopt, std::nullopt});
-    else if (!positions.words.empty())
-      notes.push_back(fmt::format(
-          "positions read back from the data: {}",
-          positions.words.rfind("positions ", 0) == 0 ? positions.words.substr(10) : positions.words));
+    const PositionPattern positions = positions_read_back(data, plan, over, top, out, notes, claims);
+    if (positions.row_index && only_head_zero(data, plan, skipped))
+      also = fmt::format(
+          "{} of {} rows hold their input unchanged: head 0's, which a turn by the head index leaves as it "
+          "is",
+          skipped.count, skipped.rows);
     if (given.temperature.type == AttnTemperatureType::None) {
       frequencies_read_back(recover_frequencies(data, plan), plan, batch, out, notes, claims);
       // Which channels mix, when neither layout's pairing is what the data shows.
@@ -239,6 +282,7 @@ void diagnose_rope_output(const RopeData& in, const RopePlan& plan, const Conven
       }
     }
   }
+  if (!also.empty()) out.say("\nalso: {}\n", also);
   // Several position axes (M-RoPE): which axis each pair read, and the sections that says.
   if (!plan.params().form.mrope_section.empty()) {
     const RecoveredAxes axes = recover_axes(data, plan);

@@ -6,9 +6,11 @@
 #include <cmath>
 #include <map>
 #include <numbers>
+#include <set>
 
 #include "pe/half.h"
 #include "readback/rotation_angles.h"
+#include "readback/row_index_pattern.h"
 
 namespace pe::check {
 namespace {
@@ -28,9 +30,17 @@ constexpr std::size_t kMaxIntervals = std::size_t{1} << 18;
 std::vector<RecoveredRow> recover_positions(const RopeData& d, const RopePlan& plan,
                                             const std::vector<std::size_t>& tokens, std::int64_t max_position,
                                             std::int64_t min_position) {
+  std::vector<SampledRow> rows;
+  for (const std::size_t t : tokens) rows.push_back({t, 0});
+  return recover_positions(d, plan, rows, max_position, min_position);
+}
+
+std::vector<RecoveredRow> recover_positions(const RopeData& d, const RopePlan& plan,
+                                            const std::vector<SampledRow>& rows, std::int64_t max_position,
+                                            std::int64_t min_position) {
   std::vector<RecoveredRow> out;
-  for (std::size_t t : tokens) {
-    const std::size_t row = d.batch.row(t, 0);
+  for (const auto [t, h] : rows) {
+    const std::size_t row = d.batch.row(t, h);
     std::vector<PairAngle> angles;
     for (std::size_t j = 0; j < plan.n_pairs(); ++j) {
       const auto [i0, i1] = plan.input_channels(j);
@@ -40,7 +50,7 @@ std::vector<RecoveredRow> recover_positions(const RopeData& d, const RopePlan& p
       if (!(norm > 1e-3) || !std::isfinite(y0) || !std::isfinite(y1)) continue;
       angles.push_back({plan.inv_freq()[j], rotation_angle(x0, x1, y0, y1), norm});
     }
-    RecoveredRow r{t, std::nullopt};
+    RecoveredRow r{t, std::nullopt, h};
     if (angles.size() < 2) {
       out.push_back(r);
       continue;
@@ -107,6 +117,21 @@ std::vector<RecoveredRow> recover_positions(const RopeData& d, const RopePlan& p
 }
 
 namespace {
+// Every row off by one constant `delta`: an offset dropped or added. Read back from 0 where the given
+// positions start at p0 is what a step run without its offset computes.
+std::string offset_words(const RopeBatch& b, std::int64_t delta) {
+  const std::int64_t least =
+      *std::min_element(b.positions.begin(), b.positions.begin() + static_cast<std::ptrdiff_t>(b.tokens()));
+  const std::string dropped =
+      delta == -least ? fmt::format(
+                            "an offset dropped: positions counted from 0 where the given ones start at {} "
+                            "(the decode offset, or the KV cache's length, dropped)",
+                            least)
+                      : "an offset dropped (a decode step's or the KV cache's)";
+  return fmt::format("every row rotated by p{:+} (positions recovered from the data): {}", delta,
+                     delta < 0 ? dropped : "an offset added twice, or positions counted from a later start");
+}
+
 std::string pattern_words(const RopeData& d, const std::vector<RecoveredRow>& rows) {
   std::vector<std::pair<std::size_t, std::int64_t>> offsets;  // (token, recovered - given)
   std::size_t undetermined = 0, zero = 0;
@@ -124,7 +149,10 @@ std::string pattern_words(const RopeData& d, const std::vector<RecoveredRow>& ro
   if (offsets.empty()) return rows.empty() ? "" : fmt::format("positions undetermined{}", tail);
   if (zero == offsets.size() &&
       std::any_of(offsets.begin(), offsets.end(), [](const auto& o) { return o.second != 0; }))
-    return "every row rotated by position 0: the rows were not rotated";
+    return decode_step(d.batch)
+               ? "every row rotated by position 0: the rows were not rotated, or the decode offset "
+                 "dropped (every step at position 0)"
+               : "every row rotated by position 0: the rows were not rotated";
   // int64 positions read as int32 (two's complement: from 2^31 on they wrap to negative ones), or as
   // uint32 (the low 32 bits).
   const auto every_row = [&](auto narrowed) {
@@ -166,10 +194,7 @@ std::string pattern_words(const RopeData& d, const std::vector<RecoveredRow>& ro
   for (const auto& o : offsets) ++counts[o.second];
   if (counts.size() == 1) {
     const std::int64_t delta = counts.begin()->first;
-    if (delta == 0) return "";
-    return fmt::format("every row rotated by p{:+} (positions recovered from the data): {}", delta,
-                       delta < 0 ? "an offset dropped (a decode step's or the KV cache's)"
-                                 : "an offset added twice, or positions counted from a later start");
+    return delta == 0 ? "" : offset_words(d.batch, delta);
   }
   // Consecutive positions where the given ones restart or repeat: one cache_position (arange) for a
   // left-padded or packed batch.
@@ -207,17 +232,57 @@ std::string pattern_words(const RopeData& d, const std::vector<RecoveredRow>& ro
 }
 }  // namespace
 
+namespace {
+// One row per sampled token: the position its heads' determined rows agree on (nullopt where none is
+// determined); `disagree` counts the tokens whose heads read back different ones.
+std::vector<RecoveredRow> by_token(const std::vector<RecoveredRow>& rows, std::size_t& disagree) {
+  std::map<std::size_t, std::vector<std::int64_t>> found;
+  for (const RecoveredRow& r : rows) {
+    auto& f = found[r.token];
+    if (r.position) f.push_back(*r.position);
+  }
+  std::vector<RecoveredRow> out;
+  disagree = 0;
+  for (const auto& [token, positions] : found) {
+    const bool agree = std::all_of(positions.begin(), positions.end(),
+                                   [&](std::int64_t p) { return p == positions.front(); });
+    disagree += agree ? 0 : 1;
+    out.push_back({token, positions.empty() || !agree ? std::nullopt : std::optional(positions.front())});
+  }
+  return out;
+}
+}  // namespace
+
 PositionPattern position_pattern(const RopeData& d, const std::vector<RecoveredRow>& rows) {
   PositionPattern out;
-  out.words = pattern_words(d, rows);
   std::size_t determined = 0;
-  for (const RecoveredRow& r : rows) determined += r.position ? 1 : 0;
+  std::set<std::size_t> tokens, heads;
+  for (const RecoveredRow& r : rows) {
+    determined += r.position ? 1 : 0;
+    tokens.insert(r.token);
+    heads.insert(r.head);
+  }
+  out.support = fmt::format(
+      "{} of {} sampled rows determined ({} token{} x {} head{}), every determined one agreeing", determined,
+      rows.size(), tokens.size(), tokens.size() == 1 ? "" : "s", heads.size(), heads.size() == 1 ? "" : "s");
+  if (std::optional<std::string> index = row_index_pattern(d, rows)) {
+    out.words = std::move(*index);
+    out.fits = out.row_index = true;
+    return out;
+  }
+  std::size_t disagree = 0;
+  const std::vector<RecoveredRow> per_token = by_token(rows, disagree);
+  if (disagree > 0) {
+    out.words = fmt::format(
+        "the heads of {} of {} sampled tokens read back different positions, in none of the (token, head) "
+        "patterns named: undetermined",
+        disagree, tokens.size());
+    return out;
+  }
+  out.words = pattern_words(d, per_token);
   const bool described = out.words.rfind("positions undetermined", 0) != 0 &&
                          out.words.find("follow no offset pattern") == std::string::npos;
   out.fits = !out.words.empty() && described && 2 * determined > rows.size();
-  out.support =
-      fmt::format("{} of {} sampled rows determined (head 0 of each), every determined one agreeing",
-                  determined, rows.size());
   return out;
 }
 
@@ -229,6 +294,18 @@ bool at_position_zero(const RopeBatch& b, std::size_t t) {
   return true;
 }
 }  // namespace
+
+bool decode_step(const RopeBatch& b) {
+  const std::size_t n = b.tokens();
+  if (n == 0 || n > 16) return false;
+  bool run = n > 1;
+  for (std::size_t t = 0; t < n; ++t) {
+    for (std::size_t a = 0; a < b.n_axes; ++a)
+      if (b.position(t, a) <= 0) return false;
+    run = run && b.position(t) == b.position(0) + static_cast<std::int64_t>(t);
+  }
+  return !run;
+}
 
 bool left_unrotated(const RopeData& d, const RopePlan& plan, std::size_t t, std::size_t h) {
   if (at_position_zero(d.batch, t)) return false;
@@ -254,13 +331,17 @@ UnrotatedRows unrotated_rows(const RopeData& d, const RopePlan& plan) {
       }
     }
   }
+  u.decode_offset = u.count > 0 && u.count == u.rows && decode_step(d.batch);
   return u;
 }
 
 std::string unrotated_words(const UnrotatedRows& u, bool only_cause) {
   if (u.count == u.rows)
-    return "every row holds its input unchanged: the data was not rotated (RoPE "
-           "skipped, or the layer run as a NoPE layer)";
+    return fmt::format(
+        "every row holds its input unchanged: the data was not rotated (RoPE skipped, or the layer run as a "
+        "NoPE layer){}",
+        u.decode_offset ? "; or, in this decode step, the decode offset dropped (every step at position 0)"
+                        : "");
   return fmt::format(
       "{} of {} rows hold their input unchanged though their positions are not 0 "
       "(first: token {}, head {}, position {}): rows left unrotated (a fast path skipped them){}",
