@@ -59,8 +59,8 @@ a = said("integers as int64", command("int64", mrope(integers), integers.astype(
 b = said("integers as float64", command("intf64", mrope(integers), integers), 0, ["PASS"])
 report("integer-valued floats print what int64 prints", a.replace("intf64", "int64") == b.replace("intf64", "int64"))
 
-for name, value, words in [("nan", np.nan, "holds nan at flat index 7, not a finite position"),
-                           ("inf", -np.inf, "holds -inf at flat index 7, not a finite position"),
+for name, value, words in [("nan", np.nan, f"holds nan at flat index {T + 7}, not a finite position"),
+                           ("inf", -np.inf, f"holds -inf at flat index {T + 7}, not a finite position"),
                            ("beyond 2^53", 2.0**60, "beyond the real positions' bound |t| <= 2^53"),
                            ("subnormal", 1e-300, "a real position is 0 or at least 2^-126 in magnitude")]:
     bad = GRID.copy()

@@ -270,11 +270,18 @@ check::BudgetOptions budget(py::handle contract, py::handle max_abs) {
 }
 
 check::Positions rope_positions_of(py::handle positions) {
+  std::string not_integers;
   try {
     return positions_of(positions);
-  } catch (const py::type_error&) {  // a float array: integer-valued ones keep the integer path
+  } catch (const py::type_error& e) {  // a float array: integer-valued ones keep the integer path
+    not_integers = e.what();
   }
-  check::NpyArray a = read_floats(positions, "positions", std::nullopt, false);
+  check::NpyArray a;
+  try {
+    a = read_floats(positions, "positions", std::nullopt, false);
+  } catch (const py::type_error&) {
+    throw py::type_error(not_integers + " (or a float array of real positions)");
+  }
   check::Positions p;
   p.shape = a.shape;
   if (std::all_of(a.values.begin(), a.values.end(), [](double v) {
