@@ -199,3 +199,13 @@ def test_a_per_token_scaling_is_refused_at_real_positions():
                 "short_factor": [1.0] * 4, "long_factor": [2.0] * 4}
     with pytest.raises(ValueError, match="scaling.*the positions are real"):
         pe_suite.check_rope(x, x, p, scaling=longrope)
+
+
+def test_a_config_that_reads_the_sequence_length_from_positions_is_refused():
+    # HF's dynamic NTK takes seq_len = max(position_ids) + 1, a token count real positions do not give.
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((8, 1, 8)).astype(np.float32)
+    config = {"rope_theta": 10000.0, "rope_scaling": {"rope_type": "dynamic", "factor": 2.0},
+              "max_position_embeddings": 4, "hidden_size": 8, "num_attention_heads": 1}
+    with pytest.raises(ValueError, match="sequence length from integer positions; the positions are real"):
+        pe_suite.check_rope(x, x, np.arange(8) + 0.5, hf_config=config)

@@ -31,8 +31,9 @@ Resolved resolve(const RopeRequest& r, const Names& names) {
     // HF's seq_len = max(position_ids) + 1 counts tokens: real positions do not say it.
     if (!r.positions.real.empty())
       names.fail("scaling",
-                 "dynamic and longrope read the sequence length from integer positions; the "
-                 "positions are real (give the scaling's seq_len)");
+                 fmt::format("dynamic and longrope read the sequence length from integer positions; "
+                             "the positions are real (give {})",
+                             names("seq_len")));
     return r.positions.values;
   };
   out.hf = apply_hf_config(r.hf, out.o, use, names);
@@ -337,6 +338,9 @@ void say_real_positions(std::span<const double> reals, Report& out) {
       reals.size(), top);
 }
 
+// The budget at real positions is the integer one at |φ| = |t·θ_j| (docs/contracts.md §2a, "Real positions
+// (RoPE)"): every float32-angle contract's c1 already charges fl(p) one rounding, which is the one a real t
+// adds to fl(fl(t)·fl(θ)) or fl(t·θ), and a float64 angle reads the double t exactly.
 // Real positions (Positions::real): the plan's axes of them, or BadRequest for a scaling that switches per
 // token (it reads an integer position); any other scaling is a frequency table, read at a real t alike.
 std::vector<double> real_axis_positions(const RopeRequest& r, const RopeParams& params, const RopeSpec& o,
