@@ -143,6 +143,20 @@ int check_sinusoidal(const CheckOptions& o) {
   return run(r, check::check_sinusoidal, o);
 }
 
+// A float .npy that holds a non-integer (or a negative) value gives real positions, exact as stored (the
+// engine refuses a non-finite one, naming --positions-file); anything else today's integers.
+check::Positions rope_positions_of(const std::string& range, const std::string& file) {
+  if (!holds_real_positions(file)) return positions_of(range, file);
+  if (!range.empty()) throw UsageError("--positions or --positions-file: give exactly one");
+  check::NpyArray a = check::read_npy(file);
+  check::Positions p;
+  p.real = std::move(a.values);
+  p.shape = std::move(a.shape);
+  p.source = file;
+  p.parameter = "positions_file";
+  return p;
+}
+
 int check_rope(const CheckOptions& o) {
   if (o.input.empty() || o.output.empty())
     throw UsageError("--input and --output: RoPE needs both .npy files");
@@ -152,7 +166,7 @@ int check_rope(const CheckOptions& o) {
   r.x = x.view(o.input);
   r.y = y.view(o.output);
   if (b) r.against = b->view(o.against);
-  r.positions = positions_of(o.positions, o.positions_file);
+  r.positions = rope_positions_of(o.positions, o.positions_file);
   r.heads_first = o.heads_first;
   r.threads = o.threads;
   r.spec = o.spec;
@@ -219,9 +233,11 @@ void add_check(CLI::App& app, int& exit_code) {
   cmd->add_option("--input", o->input, "RoPE: q or k before rotation (.npy, [tokens, heads, head_dim])");
   cmd->add_option("--output", o->output, "RoPE: the same after rotation (.npy)");
   cmd->add_option("--positions", o->positions, "Half-open range A:B, one per row/token (every axis)");
-  cmd->add_option("--positions-file", o->positions_file,
-                  ".npy of integers ([n_axes, T] for M-RoPE and vision), or a text file of them; sinusoidal: "
-                  "also a float .npy of real positions (diffusion timesteps, exact as stored)");
+  cmd->add_option(
+      "--positions-file", o->positions_file,
+      ".npy of integers ([n_axes, T] for M-RoPE and vision), or a text file of them; also a float "
+      ".npy of real positions, exact as stored (sinusoidal: diffusion timesteps; rope: a video "
+      "grid's fractional coordinates)");
   cmd->add_option("--dim", o->dim, "Sinusoidal: model dimension (default: the table's width)");
   cmd->add_option("--head-dim", o->head_dim, "RoPE: head dimension (default: the data's last axis)");
   cmd->add_option("--rotary-dim", o->rotary_dim,

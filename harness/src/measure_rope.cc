@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <stdexcept>
 #include <utility>
 
 #include "pe/harness/measure.h"
@@ -112,7 +113,9 @@ PE_FMA_CLONES void fill_pair(const RopePlan& plan, const ref::Rope& reference, c
       pair_reach(out.exact[i], out.exact[i + 1], out.reach[i], out.reach[i + 1]);
       return;
     }
-    auto [e0, e1] = reference.rotate(tk.positions[k], j, xa, xb, direction);
+    auto [e0, e1] = tk.real_positions.empty()
+                        ? reference.rotate(tk.positions[k], j, xa, xb, direction)
+                        : reference.rotate(ref::RealPosition{tk.real_positions[k]}, j, xa, xb, direction);
     if (tk.gained) {
       e0 = ref::times(*tk.t_exact, e0);
       e1 = ref::times(*tk.t_exact, e1);
@@ -162,8 +165,14 @@ PerTokenRows per_token_rows(const RopeScaling& scaling, const RopeBatch& batch,
 
 void measure_rope_rows(const RopeParams& params, const RopeBatch& batch, Values x, Values y,
                        const Budget& budget, const RowSink& sink, const Sample& sample,
-                       RopeDirection direction, const OutputGain& gain) {
+                       RopeDirection direction, const OutputGain& gain, std::span<const double> real) {
   if (batch.positions.empty()) return;
+  if (!real.empty() &&
+      (switches_per_token(params.scaling) || gain.temperature.type != AttnTemperatureType::None ||
+       real.size() != batch.positions.size()))
+    throw std::invalid_argument(
+        "measure_rope_rows: real positions without a gain or a per-token scaling, one per "
+        "integer key");
   if (switches_per_token(params.scaling)) {  // each token's list by its position: two plans, rows split
     const PerTokenRows split = per_token_rows(params.scaling, batch, sample.rows);
     const PerTokenSides sides = per_token_sides(params.scaling);
@@ -187,6 +196,7 @@ void measure_rope_rows(const RopeParams& params, const RopeBatch& batch, Values 
       if (plan.passes_through(ch)) through.push_back(ch);
   }
   std::vector<std::int64_t> positions(pairs.size());
+  std::vector<double> reals(real.empty() ? 0 : pairs.size());
   std::vector<double> abs_phi(pairs.size());
   std::vector<std::optional<ref::FastSinCos>> sincos(pairs.size());
   RopeSlopes slopes(budget.members(), plan, budget.dtype, pairs.size());
@@ -198,7 +208,8 @@ void measure_rope_rows(const RopeParams& params, const RopeBatch& batch, Values 
            .first_axis_position = 0,
            .gained = gain.temperature.type != AttnTemperatureType::None,
            .t_exact = std::nullopt,
-           .tp = 1};
+           .tp = 1,
+           .real_positions = reals};
   // The vector rotation where it gives the scalar loop's bits: a fused multiply-add, a type whose ULPs it
   // covers, no gain (with one, the scalar loop takes MPFR's enclosures).
   std::optional<VectorRows> vector;
@@ -218,8 +229,14 @@ void measure_rope_rows(const RopeParams& params, const RopeBatch& batch, Values 
     for (std::size_t k = 0; k < pairs.size(); ++k) {
       const std::size_t j = pairs[k];
       positions[k] = batch.position(t, plan.axis_of_pair(j));
-      abs_phi[k] = std::fabs(reference.angle(positions[k], j));
-      sincos[k] = tk.gained ? std::nullopt : reference.fast_sincos(positions[k], j);
+      if (real.empty()) {
+        abs_phi[k] = std::fabs(reference.angle(positions[k], j));
+        sincos[k] = tk.gained ? std::nullopt : reference.fast_sincos(positions[k], j);
+      } else {
+        const ref::RealPosition p{reals[k] = real[plan.axis_of_pair(j) * batch.tokens() + t]};
+        abs_phi[k] = std::fabs(reference.angle(p, j));
+        sincos[k] = reference.fast_sincos(p, j);
+      }
       slopes.at(k, j, abs_phi[k]);
     }
     tk.first_axis_position = batch.position(t);
@@ -248,13 +265,14 @@ void measure_rope_rows(const RopeParams& params, const RopeBatch& batch, Values 
 }
 
 void measure_rope(const RopeParams& params, const RopeBatch& batch, Values x, Values y, const Budget& budget,
-                  const Sink& sink, const Sample& sample, RopeDirection direction, const OutputGain& gain) {
+                  const Sink& sink, const Sample& sample, RopeDirection direction, const OutputGain& gain,
+                  std::span<const double> real) {
   measure_rope_rows(
       params, batch, x, y, budget,
       [&](const RopeRow& row) {
         for (std::size_t i = 0; i < row.size(); ++i) sink(row.record(i));
       },
-      sample, direction, gain);
+      sample, direction, gain, real);
 }
 
 void measure_rope(const RopeParams& params, std::span<const std::int64_t> positions, std::size_t heads,

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstring>
 #include <optional>
+#include <span>
+#include <stdexcept>
 
 #include "pe/harness/exhaustive_screen.h"
 #include "pe/harness/measure.h"
@@ -51,7 +53,7 @@ class Screened {
  public:
   Screened(const RopeParams& params, const RopeBatch& batch, Values x, Values y, const Budget& budget,
            Measurement& bands, const ScreenedSinks& sinks, ScreenRowFn kernel, ScreenType type,
-           ScreenChannels in, ScreenChannels out)
+           ScreenChannels in, ScreenChannels out, std::span<const double> real)
       : plan_(params),
         reference_(params, *std::max_element(batch.positions.begin(), batch.positions.end())),
         batch_(batch),
@@ -64,6 +66,7 @@ class Screened {
         type_(type),
         in_(in),
         out_(out),
+        real_(real),
         n_(plan_.n_pairs()),
         slopes_(budget.members(), plan_, budget.dtype, n_) {
     const std::size_t padded = ScreenToken::padded(n_);
@@ -72,6 +75,7 @@ class Screened {
       v->assign(padded, 0.0);
     pairs_.resize(n_);
     positions_.resize(n_);
+    reals_.resize(real_.empty() ? 0 : n_);
     abs_phi_.resize(n_);
     phi_lo_.resize(n_);
     phi_hi_.resize(n_);
@@ -177,10 +181,17 @@ class Screened {
     for (std::size_t k = 0; k < n_; ++k) {
       const std::int64_t p = positions_[k] = batch_.position(t, plan_.axis_of_pair(k));
       lo_ = std::min(lo_, p), hi_ = std::max(hi_, p);
-      abs_position_[k] = std::fabs(static_cast<double>(p));
+      // At a real position its own |t| (the key ceil(|t|) would overstate the budgets' lower bounds).
+      abs_position_[k] = real_.empty()
+                             ? std::fabs(static_cast<double>(p))
+                             : std::fabs(reals_[k] = real_[plan_.axis_of_pair(k) * batch_.tokens() + t]);
       one_position = one_position && p == positions_[0];
     }
-    sincos_tier(one_position);
+    if (!real_.empty()) {
+      real_sincos();
+    } else {
+      sincos_tier(one_position);
+    }
     for (std::size_t k = 0; k < n_; ++k) {
       phi_lo_[k] = abs_position_[k] * omega_lo_[k];
       // The double tier's radius 2^-48 + |φ|·2^-88, plus 2^-50 for the rotation's own roundings.
@@ -204,6 +215,16 @@ class Screened {
     }
   }
 
+  // At real positions: the fast path's double-double, its high parts within 2^-53 + its radius (<< 2^-48) of
+  // sin and cos of t·θ_j, inside the double tier's radius; none beyond it (|t·θ_j| >= 2^52): loud.
+  void real_sincos() {
+    for (std::size_t k = 0; k < n_; ++k) {
+      const auto sc = reference_.fast_sincos(ref::RealPosition{reals_[k]}, k);
+      tier_ok_[k] = sc && sc->radius < 0x1p-60 ? 1 : 0;
+      sin_[k] = sc ? sc->sin.hi : 0, cos_[k] = sc ? sc->cos.hi : 0;
+    }
+  }
+
   // out[k] = max over the budget's contracts of A·(α + β_k·φ[k]), times `margin` (0 for a flat bound).
   void bounds(std::vector<double>& out, const std::vector<double>& phi, double margin) {
     const double start = slopes_.contracts() == 0 ? 0 : -INFINITY;
@@ -219,14 +240,19 @@ class Screened {
   // The exact path's values of pair k at this token.
   void ready(std::size_t k) {
     if (ready_[k] != 0) return;
-    abs_phi_[k] = std::fabs(reference_.angle(positions_[k], k));
-    sincos_[k] = reference_.fast_sincos(positions_[k], k);
+    if (real_.empty()) {
+      abs_phi_[k] = std::fabs(reference_.angle(positions_[k], k));
+      sincos_[k] = reference_.fast_sincos(positions_[k], k);
+    } else {
+      abs_phi_[k] = std::fabs(reference_.angle(ref::RealPosition{reals_[k]}, k));
+      sincos_[k] = reference_.fast_sincos(ref::RealPosition{reals_[k]}, k);
+    }
     slopes_.at(k, k, abs_phi_[k]);
     ready_[k] = 1;
   }
 
   detail::Token exact_token(std::span<const std::size_t> through) const {
-    return {pairs_, positions_, abs_phi_, sincos_, through, first_axis_, false, std::nullopt, 1};
+    return {pairs_, positions_, abs_phi_, sincos_, through, first_axis_, false, std::nullopt, 1, reals_};
   }
 
   const void* row_data(const Values& v, std::size_t base, std::vector<std::uint8_t>& copy) const {
@@ -261,6 +287,7 @@ class Screened {
   ScreenRowFn run_;
   ScreenType type_;
   ScreenChannels in_, out_;
+  std::span<const double> real_;  // real positions [n_axes][tokens] (empty: the batch's integers)
   std::size_t n_;
   RopeSlopes slopes_;
   std::vector<std::size_t> pairs_, through_, moved_;
@@ -274,6 +301,7 @@ class Screened {
   std::vector<double> sin_, cos_, radius_, budget_slope_, tally_slope_, tally_floor_, reach_slope_, flags_;
   std::vector<double> phi_lo_, phi_hi_, abs_position_, abs_phi_;
   std::vector<std::int64_t> positions_;
+  std::vector<double> reals_;  // the token's real position per pair
   std::vector<std::optional<ref::FastSinCos>> sincos_;
   std::vector<std::uint8_t> ready_;
   std::int64_t first_axis_ = 0, lo_ = 0, hi_ = 0;
@@ -483,7 +511,7 @@ std::optional<Setup> setup(const RopeParams& params, const RopeBatch& batch, con
 
 std::vector<PresumedFloors> presumed_rope_floors(const RopeParams& params, const RopeBatch& batch, Values x,
                                                  Values y, const Budget& budget, double share,
-                                                 const Sample& sample) {
+                                                 const Sample& sample, std::span<const double> real) {
   if (switches_per_token(params.scaling)) return {};
   const auto s = setup(params, batch, x, y, budget, sample);
   if (!s) return {};
@@ -493,7 +521,7 @@ std::vector<PresumedFloors> presumed_rope_floors(const RopeParams& params, const
   const std::size_t n = band_edges().size();
   Measurement unused;
   const ScreenedSinks none;
-  Screened screened(params, batch, x, y, budget, unused, none, s->run, s->type, s->in, s->out);
+  Screened screened(params, batch, x, y, budget, unused, none, s->run, s->type, s->in, s->out, real);
   std::vector<Screened::BandSample> bands(n);
   screened.sample(chosen_or_all(sample.rows, batch.tokens()), kRows, bands);
   std::vector<PresumedFloors> out;
@@ -508,8 +536,11 @@ std::vector<PresumedFloors> presumed_rope_floors(const RopeParams& params, const
 
 bool measure_rope_screened(const RopeParams& params, const RopeBatch& batch, Values x, Values y,
                            const Budget& budget, Measurement& bands, const ScreenedSinks& sinks,
-                           const Sample& sample) {
+                           const Sample& sample, std::span<const double> real) {
   if (!screenable(batch, x, y, budget, sample)) return false;
+  if (!real.empty() && (switches_per_token(params.scaling) || real.size() != batch.positions.size()))
+    throw std::invalid_argument(
+        "measure_rope_screened: real positions without a per-token scaling, one per key");
   if (switches_per_token(params.scaling)) {  // each token's list by its position: two plans, rows split
     const PerTokenRows split = per_token_rows(params.scaling, batch, sample.rows);
     const PerTokenSides sides = per_token_sides(params.scaling);
@@ -524,7 +555,7 @@ bool measure_rope_screened(const RopeParams& params, const RopeBatch& batch, Val
   }
   const auto s = setup(params, batch, x, y, budget, sample);
   if (!s) return false;
-  Screened screened(params, batch, x, y, budget, bands, sinks, s->run, s->type, s->in, s->out);
+  Screened screened(params, batch, x, y, budget, bands, sinks, s->run, s->type, s->in, s->out, real);
   screened.run(chosen_or_all(sample.rows, batch.tokens()));
   return true;
 }

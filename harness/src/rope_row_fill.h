@@ -23,6 +23,9 @@ struct Token {
   bool gained = false;
   std::optional<ref::Enclosure> t_exact;  // t(p), with a gain
   double tp = 1;
+  // Per sampled pair its axis's real position (measure_rope_rows's `real`; `positions` then hold band keys),
+  // empty at integer positions.
+  std::span<const double> real_positions = {};
 };
 
 // The reach of a pair's two outputs (ElementRecord::reach).

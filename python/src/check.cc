@@ -116,7 +116,7 @@ Report check_rope(py::handle x, py::handle y, py::handle positions, const RopeKe
   request.x = view_of(xa, "x");
   request.y = view_of(ya, "y");
   if (!against.is_none()) request.against = view_of(ba, "against");
-  request.positions = positions_of(positions);
+  request.positions = rope_positions_of(positions);
   request.heads_first = k.heads_first;
   request.threads = threads;
   request.quiet = quiet;
@@ -211,7 +211,8 @@ const char* kCheckRopeDoc =
 
 x, y: the input and the output of the rotation, [tokens, heads, head_dim] or [tokens, head_dim]
 (heads_first=True: [heads, tokens, head_dim]); numpy arrays (float16/32/64, bfloat16 as uint16 bits with
-dtype="bfloat16") or PyTorch CPU tensors. positions: one integer per token ([n_axes, tokens] for M-RoPE).
+dtype="bfloat16") or PyTorch CPU tensors. positions: one integer per token ([n_axes, tokens] for M-RoPE), or
+real ones in a float array (a video grid's fractional coordinates, exact as given; docs/contracts.md §2a).
 base, layout ("halfsplit", HF's rotate_half, by default; "interleaved"; "deinterleave"), rotary_dim,
 rotary_offset; scaling: HF's rope_scaling dict; hf_config: a config.json path or dict (layer / layer_type:
 which layer's RoPE). Budget: check's default (every formulation of the data's precision class passes:

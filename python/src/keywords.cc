@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "arrays.h"
+#include "pe/plan.h"
 #include "pe/rope_scaling.h"
 
 namespace pe::python {
@@ -274,6 +275,32 @@ check::BudgetOptions budget(py::handle contract, py::handle max_abs) {
   if (!contract.is_none()) b.contract = text(contract);
   if (!max_abs.is_none()) b.max_abs = number(max_abs, "max_abs");
   return b;
+}
+
+check::Positions rope_positions_of(py::handle positions) {
+  std::string not_integers;
+  try {
+    return positions_of(positions);
+  } catch (const py::type_error& e) {  // a float array: integer-valued ones keep the integer path
+    not_integers = e.what();
+  }
+  check::NpyArray a;
+  try {
+    a = read_floats(positions, "positions", std::nullopt, false);
+  } catch (const py::type_error&) {
+    throw py::type_error(not_integers + " (or a float array of real positions)");
+  }
+  check::Positions p;
+  p.shape = a.shape;
+  if (std::all_of(a.values.begin(), a.values.end(), [](double v) {
+        return v >= 0 && v <= static_cast<double>(kMaxPosition) && v == std::floor(v);
+      })) {
+    for (double v : a.values) p.values.push_back(static_cast<std::int64_t>(v));
+    if (!p.values.empty()) return p;
+  }
+  p.values.clear();
+  p.real = std::move(a.values);
+  return p;
 }
 
 check::Positions positions_of(py::handle positions) {

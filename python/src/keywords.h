@@ -70,6 +70,10 @@ check::BudgetOptions budget(py::handle contract, py::handle max_abs);
 
 // The positions array ([tokens] or [n_axes, tokens]) as the engine takes them.
 check::Positions positions_of(py::handle positions);
+// The same, or RoPE's real positions (Positions::real) from a float array with a non-integer or negative
+// value (NaN and inf included: the engine refuses them, naming positions); integer-valued floats in [0, 2^53]
+// as the integers they hold.
+check::Positions rope_positions_of(py::handle positions);
 
 }  // namespace pe::python
 

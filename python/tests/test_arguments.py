@@ -50,7 +50,8 @@ def test_bad_keywords_are_named(data, change, error, words):
     (lambda x, y, p: (x.astype(np.int32), y, p), TypeError, ["x", "int32"]),
     (lambda x, y, p: (x, y[:6], p), ValueError, ["y"]),
     (lambda x, y, p: (x, y, p[:5]), ValueError, ["positions", "5"]),
-    (lambda x, y, p: (x, y, p.astype(np.float64)), TypeError, ["positions", "float64"]),
+    # Float positions are real ones (test_real_positions.py); neither integers nor floats is refused.
+    (lambda x, y, p: (x, y, p.astype(np.complex128)), TypeError, ["positions", "complex128", "real positions"]),
     (lambda x, y, p: (x, y, np.full(12, 2**60)), ValueError, ["positions", "2^53"]),
     (lambda x, y, p: (x, None, p), TypeError, ["y"]),
     (lambda x, y, p: (np.float32(1), np.float32(1), p[:1]), ValueError, ["x", "scalar"]),

@@ -332,6 +332,10 @@ Rope::Rope(const RopePlan& plan, std::int64_t max_position)
       scaled_(inv_freq_.scaled()),
       attention_dd_(scaled_ ? to_dd(inv_freq_.rule().attention()) : dd::DD{1, 0}) {}
 
+// ceil(|t|) picks the tier as an integer position of that magnitude would (2^62 at most: every tier).
+Rope::Rope(const RopeParams& params, RealPosition max_abs_position)
+    : Rope(params, static_cast<std::int64_t>(std::ceil(std::min(std::fabs(max_abs_position.t), 0x1p62)))) {}
+
 const dd::DD& Rope::omega(std::size_t pair) const {
   if (!omega_dd_[pair]) omega_dd_[pair] = inv_freq_.omega(pair);
   return *omega_dd_[pair];
@@ -358,14 +362,47 @@ std::optional<FastSinCos> Rope::fast_sincos(std::int64_t position, std::size_t p
   return ::pe::ref::fast_sincos(position, omega(pair), omega_relative);
 }
 
+std::optional<FastSinCos> Rope::fast_sincos(RealPosition position, std::size_t pair) const {
+  if (!fast_path_enabled()) return std::nullopt;
+  const double omega_relative =
+      0x1p-105 + std::ldexp(frequency_slack_, static_cast<int>(2 - pe::ref::precision_bits<Real>()));
+  return ::pe::ref::fast_sincos(position.t, omega(pair), omega_relative);
+}
+
 double Rope::angle(std::int64_t position, std::size_t pair) const {
   return phase(position, omega(pair), inv_freq_[pair]);
 }
 
+// t·θ_j from the double-double (within 2^-104 relative) where the fast path is on, else MPFR's product.
+double Rope::angle(RealPosition position, std::size_t pair) const {
+  if (fast_path_enabled()) {
+    const dd::DD& w = omega(pair);
+    const dd::DD ph = dd::two_prod(position.t, w.hi);
+    return ph.hi + (ph.lo + position.t * w.lo);
+  }
+  return static_cast<double>(Real(inv_freq_[pair] * Real(position.t)));
+}
+
+namespace {
+// A position as a factor of the tier's product: an integer as MPFR takes it, a real one as its exact
+// binary value (53 bits: exact at either tier).
 template <class R>
-std::pair<Enclosure, Enclosure> Rope::evaluate(std::int64_t position, std::size_t pair, double a, double b,
+R rope_position_factor(std::int64_t p) {
+  return R(static_cast<long long>(p));
+}
+template <class R>
+R rope_position_factor(RealPosition p) {
+  return R(p.t);
+}
+bool rope_position_is_zero(std::int64_t p) { return p == 0; }
+bool rope_position_is_zero(RealPosition p) { return p.t == 0; }
+}  // namespace
+
+// The product rounds once at the tier's precision for an integer or a real factor alike: the radius is one.
+template <class R, class P>
+std::pair<Enclosure, Enclosure> Rope::evaluate(P position, std::size_t pair, double a, double b,
                                                RopeDirection direction) const {
-  R phi = R(inv_freq_[pair]) * static_cast<long long>(position);
+  R phi = R(inv_freq_[pair]) * rope_position_factor<R>(position);
   if (direction == RopeDirection::Inverse) phi = -phi;
   const R c = cos(phi), s = sin(phi);
   const R ra(a), rb(b);
@@ -378,7 +415,7 @@ std::pair<Enclosure, Enclosure> Rope::evaluate(std::int64_t position, std::size_
   // 2^-P here; the attention factor adds one more rounding.
   const int bits = static_cast<int>(pe::ref::precision_bits<R>());
   R radius(0);
-  if (position != 0) {
+  if (!rope_position_is_zero(position)) {
     const R n = abs(ra) + abs(rb);
     const R slack = inv_freq_.scaled() ? R(frequency_slack_) : R(1);
     radius = n * (slack * radius_of(R(abs(phi))) + 3 * ldexp(R(1), -bits));
@@ -399,6 +436,12 @@ std::pair<Enclosure, Enclosure> Rope::rotate(std::int64_t position, std::size_t 
                : evaluate<RealNarrow>(position, pair, a, b, direction);
 }
 
+std::pair<Enclosure, Enclosure> Rope::rotate(RealPosition position, std::size_t pair, double a, double b,
+                                             RopeDirection direction) const {
+  return wide_ ? evaluate<Real>(position, pair, a, b, direction)
+               : evaluate<RealNarrow>(position, pair, a, b, direction);
+}
+
 std::pair<double, double> Rope::rounded(std::int64_t position, std::size_t pair, double a, double b,
                                         DType type, RopeDirection direction) const {
   return rounded_by(fast_sincos(position, pair), position, pair, a, b, type, direction);
@@ -407,6 +450,19 @@ std::pair<double, double> Rope::rounded(std::int64_t position, std::size_t pair,
 std::pair<double, double> Rope::rounded_by_mpfr(std::int64_t position, std::size_t pair, double a, double b,
                                                 DType type, RopeDirection direction) const {
   if (fast_path_enabled()) record_fallback();
+  const auto narrow = rotate(position, pair, a, b, direction);
+  const auto wide = [&] { return evaluate<Real>(position, pair, a, b, direction); };
+  return {rounded_or_retry(narrow.first, type, [&] { return wide().first; }),
+          rounded_or_retry(narrow.second, type, [&] { return wide().second; })};
+}
+
+// At a real position: the fast path where Ziv's test decides both, else MPFR (wide tier on a retry).
+std::pair<double, double> Rope::rounded(RealPosition position, std::size_t pair, double a, double b,
+                                        DType type, RopeDirection direction) const {
+  if (const auto sc = fast_sincos(position, pair); sc && fast_path_enabled()) {
+    if (const auto r = fast_rounded(*sc, a, b, type, direction)) return *r;
+    record_fallback();
+  }
   const auto narrow = rotate(position, pair, a, b, direction);
   const auto wide = [&] { return evaluate<Real>(position, pair, a, b, direction); };
   return {rounded_or_retry(narrow.first, type, [&] { return wide().first; }),

@@ -27,7 +27,15 @@ struct Resolved {
 Resolved resolve(const RopeRequest& r, const Names& names) {
   Resolved out{r.spec, std::nullopt, {}, names("head_dim")};
   HfUse use;
-  use.positions = [&r] { return r.positions.values; };
+  use.positions = [&r, &names] {
+    // HF's seq_len = max(position_ids) + 1 counts tokens: real positions do not say it.
+    if (!r.positions.real.empty())
+      names.fail("scaling",
+                 fmt::format("dynamic and longrope read the sequence length from integer positions; "
+                             "the positions are real (give {})",
+                             names("seq_len")));
+    return r.positions.values;
+  };
   out.hf = apply_hf_config(r.hf, out.o, use, names);
   if (!out.hf) return out;
   const HfRopeSetting& s = out.hf->setting;
@@ -134,8 +142,9 @@ Report check_nope(const RopeRequest& r, const Resolved& v, const AttnTemperature
   std::vector<double> x_storage, y_storage;
   const DataView x = as_doubles(r.x, x_storage), y = as_doubles(r.y, y_storage);
   const std::size_t hd = x.shape.back();
-  const RopeBatch batch =
-      rope_batch_of(x.shape, r.positions.values, r.heads_first, x.name, 1, names("heads_first"));
+  const std::vector<std::int64_t> keys = band_keys(r.positions.real);  // the batch's at real positions
+  const RopeBatch batch = rope_batch_of(x.shape, r.positions.real.empty() ? r.positions.values : keys,
+                                        r.heads_first, x.name, 1, names("heads_first"));
   const double max_abs = r.budget.max_abs.value_or(0.0);
   const harness::Budget budget{nullptr, y.dtype, max_abs};
   const std::string budget_text =
@@ -274,6 +283,16 @@ std::vector<Finding> sixteen_bit_cache(const RopeRequest& r, const RopeParams& p
            "every compared element within that contract", std::nullopt, std::nullopt}};
 }
 
+// At real positions the read-back (positions, frequencies, conventions) assumes integer positions: a failure
+// is reported without a cause rather than with a guessed one.
+Report undetermined_at_real_positions(const harness::Measurement& bands, Report out) {
+  if (bands.pass()) return out;
+  out.say(
+      "\ndiagnosis: undetermined (the positions are real; reading positions and conventions back assumes "
+      "integer positions)\n");
+  return out;
+}
+
 // B, the same input through another implementation, measured beside A: the table of both, the verdict of
 // both, and B's diagnosis when only B fails (true: the report is complete).
 bool against_diagnosed(const RopeRequest& r, const RopeParams& params, const RopePlan& plan,
@@ -281,7 +300,7 @@ bool against_diagnosed(const RopeRequest& r, const RopeParams& params, const Rop
                        const harness::OutputGain& gain, const harness::Measurement& bands,
                        const std::vector<bool>& over, const DataView& xd, const DataView& yd,
                        const Convention& given, const std::vector<Convention>& alternatives,
-                       const Names& names, Report& out) {
+                       const Names& names, Report& out, std::span<const double> reals) {
   std::vector<double> b_storage;
   const DataView b = as_doubles(*r.against, b_storage);
   const std::size_t heads = batch.heads, hd = r.x.shape.back();
@@ -295,15 +314,42 @@ bool against_diagnosed(const RopeRequest& r, const RopeParams& params, const Rop
         if (!(e.ratio() <= 1))
           over_b[static_cast<std::size_t>(e.row) * heads + static_cast<std::size_t>(e.head)] = true;
       },
-      judged, RopeDirection::Forward, gain);
+      judged, RopeDirection::Forward, gain, reals);
   out.say("{}", against.table(bands, r.y.name, b.name));
   out.doc.against = against.to_json(bands, r.y.dtype, b.name);
   out.passed = bands.verdict_pass() && against.b().verdict_pass();
   if (!bands.pass() || against.b().pass()) return false;
   out.say("\nB ({}):", b.name);  // the diagnosis is the wrong one's
+  if (!reals.empty()) {
+    out = undetermined_at_real_positions(against.b(), std::move(out));
+    return true;
+  }
   diagnose_rope_output({xd.values, b.values, batch, hd, plan.rotary_dim(), params.scaling}, plan, given,
                        against.b(), over_b, out, names, alternatives, r.against->dtype);
   return true;
+}
+
+// The header's line on real positions: how many, the largest magnitude, how they are read.
+void say_real_positions(std::span<const double> reals, Report& out) {
+  double top = 0;
+  for (const double t : reals) top = std::max(top, std::fabs(t));
+  out.say(
+      "positions: real, {} values, |t| up to {:g}, each the exact value given (its band: that of ceil |t|)\n",
+      reals.size(), top);
+}
+
+// The budget at real positions is the integer one at |φ| = |t·θ_j| (docs/contracts.md §2a, "Real positions
+// (RoPE)"): every float32-angle contract's c1 already charges fl(p) one rounding, which is the one a real t
+// adds to fl(fl(t)·fl(θ)) or fl(t·θ), and a float64 angle reads the double t exactly.
+// Real positions (Positions::real): the plan's axes of them, or BadRequest for a scaling that switches per
+// token (it reads an integer position); any other scaling is a frequency table, read at a real t alike.
+std::vector<double> real_axis_positions(const RopeRequest& r, const RopeParams& params, const RopeSpec& o,
+                                        const Names& names) {
+  if (switches_per_token(params.scaling))
+    names.fail("scaling", fmt::format("{} switches its list per token at original_max_position {}, read from "
+                                      "integer positions; the positions are real",
+                                      to_string(params.scaling.type), params.scaling.original_max_position));
+  return axis_real_positions(r.positions, n_axes(params.form), axes_parameter(o.form), names);
 }
 
 }  // namespace
@@ -320,6 +366,9 @@ Report check_rope(const RopeRequest& r, const Names& names) {
   mla_full_head(v, static_cast<std::int64_t>(r.x.shape.back()), out);
   const RopeSpec& o = v.o;
   const AttnTemperature temperature = to_attn_temperature(o, names);
+  if (!r.positions.real.empty() && temperature.type != AttnTemperatureType::None)  // t(p) of a token's index
+    names.fail("attn_temperature", fmt::format("{} reads each token's integer index; the positions are real",
+                                               to_string(temperature.type)));
   const DataView &x = r.x, &y = r.y;
   const std::size_t hd = x.shape.back();
   require_head_dim(v, hd, names);
@@ -331,8 +380,10 @@ Report check_rope(const RopeRequest& r, const Names& names) {
   if (temperature.type != AttnTemperatureType::None && !params.form.is_text())
     names.fail("attn_temperature", "applies to text RoPE (the forms' positions are not token indices)");
   const std::size_t axes = n_axes(params.form);
+  const bool real = !r.positions.real.empty();
+  const std::vector<double> reals = real ? real_axis_positions(r, params, o, names) : std::vector<double>{};
   const std::vector<std::int64_t> positions =
-      axis_positions(r.positions, axes, axes_parameter(o.form), names);
+      real ? band_keys(reals) : axis_positions(r.positions, axes, axes_parameter(o.form), names);
   const RopeBatch batch =
       rope_batch_of(x.shape, positions, r.heads_first, x.name, axes, names("heads_first"));
   const RopePlan plan = rope_plan(params, names);
@@ -346,15 +397,16 @@ Report check_rope(const RopeRequest& r, const Names& names) {
         plan.effective_base(), budget.contract->max_base);
   const std::string form = describe_form(params);
   say_header(r, params, plan, batch, form, temperature, names, out);
+  if (real) say_real_positions(reals, out);
 
   // NaN or ±inf in the input: the exact rotation of a non-finite value is undefined, so those tokens are
   // the input's, not the kernel's error: named, and left out of the verdict. The screened pass finds them
   // among its loud elements (no scan of its own); a non-finite value met, the scan and the pass again.
   harness::Sample judged;
-  std::optional<Pass> pass = measure_rope_pass(r, params, plan, batch, budget, judged, false, gain);
+  std::optional<Pass> pass = measure_rope_pass(r, params, plan, batch, budget, judged, false, gain, reals);
   if (!pass) {
     judged = finite_tokens(batch, x, hd, names, out);
-    pass = measure_rope_pass(r, params, plan, batch, budget, judged, true, gain);
+    pass = measure_rope_pass(r, params, plan, batch, budget, judged, true, gain, reals);
   }
   harness::Measurement& bands = pass->bands;
   ContractTally& tally = pass->tally;
@@ -388,10 +440,11 @@ Report check_rope(const RopeRequest& r, const Names& names) {
   // positions and direction under the given scaling, and those of the check's own arguments (rotary
   // dim, the scaling ignored, its factor, another method, YaRN's truncate and betas).
   const std::vector<Convention> alternatives =
-      other_layers(v.other_layers, given, hd, r.positions.values, names);
+      real ? std::vector<Convention>{} : other_layers(v.other_layers, given, hd, r.positions.values, names);
   if (r.against && against_diagnosed(r, params, plan, batch, budget, judged, gain, bands, over, xd, yd, given,
-                                     alternatives, names, out))
+                                     alternatives, names, out, reals))
     return out;
+  if (real) return undetermined_at_real_positions(bands, std::move(out));
   const std::vector<Finding> measured =
       sixteen_bit_cache(r, params, plan, batch, budget, judged, gain, bands, tally);
   diagnose_rope_output({xd.values, yd.values, batch, hd, plan.rotary_dim(), params.scaling}, plan, given,

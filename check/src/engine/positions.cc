@@ -2,34 +2,53 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cmath>
+
 #include "pe/check/check.h"
 #include "pe/plan.h"
 
 namespace pe::check {
-void validate_positions(const Positions& p, const Names& names) {
+namespace {
+
+// Real positions: finite, |t| <= 2^53 (the integers' bound: the reference's tier and the class's float32
+// promise of 2^24 are read from the magnitude), and 0 or a normal float32 magnitude (|t| >= 2^-126): a
+// float32 angle rounds fl(t) relatively only there (docs/contracts.md §2a), so no contract charges a
+// subnormal one.
+void validate_real_positions(const Positions& p, const Names& names) {
   const std::string where = p.source.empty() ? "" : p.source + " ";
-  if (p.values.empty())
-    names.fail(p.parameter, fmt::format("no positions{}", p.source.empty() ? "" : " in '" + p.source + "'"));
-  for (std::int64_t v : p.values) {
-    if (v < 0 || v > kMaxPosition)
-      names.fail(p.parameter, fmt::format("{}holds {}, not a position in [0, 2^53]", where, v));
+  for (std::size_t i = 0; i < p.real.size(); ++i) {
+    const double v = p.real[i];
+    if (!std::isfinite(v))
+      names.fail(p.parameter, fmt::format("{}holds {} at flat index {}, not a finite position", where, v, i));
+    if (std::fabs(v) > static_cast<double>(kMaxPosition))
+      names.fail(p.parameter, fmt::format("{}holds {} at flat index {}, beyond the real positions' bound "
+                                          "|t| <= 2^53",
+                                          where, v, i));
+    if (v != 0 && std::fabs(v) < 0x1p-126)
+      names.fail(
+          p.parameter,
+          fmt::format("{}holds {} at flat index {}: a real position is 0 or at least 2^-126 in magnitude "
+                      "(a float32 angle's fl(t) is relative only there)",
+                      where, v, i));
   }
 }
 
-std::vector<std::int64_t> axis_positions(const Positions& p, std::size_t n_axes,
-                                         std::string_view axes_parameter, const Names& names) {
-  std::vector<std::size_t> shape = p.shape.empty() ? std::vector<std::size_t>{p.values.size()} : p.shape;
+// [n_axes][tokens] for a form with n_axes axes, of the integer or the real values.
+template <class T>
+std::vector<T> axis_values(const Positions& p, const std::vector<T>& values, std::size_t n_axes,
+                           std::string_view axes_parameter, const Names& names) {
+  std::vector<std::size_t> shape = p.shape.empty() ? std::vector<std::size_t>{values.size()} : p.shape;
   const std::string what = p.source.empty() ? "it" : p.source;
   if (n_axes == 1) {
     if (!p.every_axis && shape.size() >= 2 && shape.front() > 1)
       names.fail(p.parameter, fmt::format("{} holds [{}] positions: {} axes need {} or {}",
                                           p.source.empty() ? "the array" : p.source, fmt::join(shape, ", "),
                                           shape.front(), names("mrope_section"), names("vision")));
-    return p.values;
+    return values;
   }
   if (p.every_axis) {  // every axis the same: text tokens under M-RoPE
-    std::vector<std::int64_t> out;
-    for (std::size_t a = 0; a < n_axes; ++a) out.insert(out.end(), p.values.begin(), p.values.end());
+    std::vector<T> out;
+    for (std::size_t a = 0; a < n_axes; ++a) out.insert(out.end(), values.begin(), values.end());
     return out;
   }
   if (shape.size() == 3 && shape[1] == 1) shape.erase(shape.begin() + 1);
@@ -41,7 +60,37 @@ std::vector<std::int64_t> axis_positions(const Positions& p, std::size_t n_axes,
     names.fail(p.parameter, fmt::format("{} has {} axes ([{}, {}]), {} gives {}",
                                         p.source.empty() ? "the array" : p.source, shape[0], shape[0],
                                         shape[1], names(axes_parameter), n_axes));
-  return p.values;
+  return values;
+}
+
+}  // namespace
+
+void validate_positions(const Positions& p, const Names& names) {
+  const std::string where = p.source.empty() ? "" : p.source + " ";
+  if (!p.real.empty()) return validate_real_positions(p, names);
+  if (p.values.empty())
+    names.fail(p.parameter, fmt::format("no positions{}", p.source.empty() ? "" : " in '" + p.source + "'"));
+  for (std::int64_t v : p.values) {
+    if (v < 0 || v > kMaxPosition)
+      names.fail(p.parameter, fmt::format("{}holds {}, not a position in [0, 2^53]", where, v));
+  }
+}
+
+std::vector<std::int64_t> axis_positions(const Positions& p, std::size_t n_axes,
+                                         std::string_view axes_parameter, const Names& names) {
+  return axis_values(p, p.values, n_axes, axes_parameter, names);
+}
+
+std::vector<double> axis_real_positions(const Positions& p, std::size_t n_axes,
+                                        std::string_view axes_parameter, const Names& names) {
+  return axis_values(p, p.real, n_axes, axes_parameter, names);
+}
+
+std::vector<std::int64_t> band_keys(std::span<const double> real) {
+  std::vector<std::int64_t> keys(real.size());
+  for (std::size_t i = 0; i < real.size(); ++i)
+    keys[i] = static_cast<std::int64_t>(std::ceil(std::fabs(real[i])));
+  return keys;
 }
 
 RopeBatch rope_batch_of(std::vector<std::size_t> s, const std::vector<std::int64_t>& positions,

@@ -75,7 +75,7 @@ struct Part {
 // progress (the tokens every part has done); an exception on any ends its part and is rethrown here once
 // every thread has been joined.
 void run_parts(const RopeRequest& r, const RopeParams& params, const RopeBatch& batch, const Budget& budget,
-               bool scanned, std::vector<Part>& parts) {
+               bool scanned, std::vector<Part>& parts, std::span<const double> real) {
   std::atomic<std::size_t> done{0};
   const auto run = [&](Part& part, bool reports) {
     try {
@@ -85,8 +85,9 @@ void run_parts(const RopeRequest& r, const RopeParams& params, const RopeBatch& 
         if (reports && r.progress) r.progress(now, batch.tokens());
       };
       if (!scanned) sinks.nonfinite_input = [&part] { return part.nonfinite = true; };
-      part.took = harness::measure_rope_screened(params, batch, r.x.read(), r.y.read(), budget,
-                                                 part.pass->bands, sinks, harness::Sample{part.rows, {}});
+      part.took =
+          harness::measure_rope_screened(params, batch, r.x.read(), r.y.read(), budget, part.pass->bands,
+                                         sinks, harness::Sample{part.rows, {}}, real);
     } catch (...) {
       part.failed = std::current_exception();
     }
@@ -115,7 +116,8 @@ void run_parts(const RopeRequest& r, const RopeParams& params, const RopeBatch& 
 std::optional<Pass> screened_in_parts(const RopeRequest& r, const RopeParams& params, const RopePlan& plan,
                                       const RopeBatch& batch, const Budget& budget,
                                       const std::vector<std::size_t>& rows, std::size_t threads, bool scanned,
-                                      std::span<const harness::PresumedFloors> floors, bool& nonfinite) {
+                                      std::span<const harness::PresumedFloors> floors, bool& nonfinite,
+                                      std::span<const double> real) {
   const std::vector<std::size_t> order = pass_order(params, batch, rows);
   std::vector<Part> parts(threads);
   for (std::size_t k = 0; k < threads; ++k) {
@@ -126,7 +128,7 @@ std::optional<Pass> screened_in_parts(const RopeRequest& r, const RopeParams& pa
     parts[k].pass = new_pass(r, plan, batch, budget, rows);
     harness::presume(parts[k].pass->bands, floors);  // every part the same: merged, they are judged whole
   }
-  run_parts(r, params, batch, budget, scanned, parts);
+  run_parts(r, params, batch, budget, scanned, parts, real);
   nonfinite = std::any_of(parts.begin(), parts.end(), [](const Part& p) { return p.nonfinite; });
   if (nonfinite || !std::all_of(parts.begin(), parts.end(), [](const Part& p) { return p.took; }))
     return std::nullopt;
@@ -153,7 +155,7 @@ std::size_t rope_pass_threads(std::size_t requested, std::size_t tokens, std::si
 std::optional<Pass> measure_rope_pass(const RopeRequest& r, const RopeParams& params, const RopePlan& plan,
                                       const RopeBatch& batch, const Budget& budget,
                                       const harness::Sample& judged, bool scanned,
-                                      const harness::OutputGain& gain) {
+                                      const harness::OutputGain& gain, std::span<const double> real) {
   const std::vector<std::size_t> rows = harness::chosen_or_all(judged.rows, batch.tokens());
   const std::size_t elements = rows.size() * batch.heads * r.x.shape.back();
   if (gain.temperature.type == AttnTemperatureType::None) {
@@ -167,11 +169,12 @@ std::optional<Pass> measure_rope_pass(const RopeRequest& r, const RopeParams& pa
     std::vector<harness::PresumedFloors> floors;
     if (elements >= tuning.presume_from)
       floors = harness::presumed_rope_floors(params, batch, r.x.read(), r.y.read(), budget,
-                                             tuning.presumed_share, harness::Sample{rows, {}});
-    auto p = screened_in_parts(r, params, plan, batch, budget, rows, threads, scanned, floors, nonfinite);
+                                             tuning.presumed_share, harness::Sample{rows, {}}, real);
+    auto p =
+        screened_in_parts(r, params, plan, batch, budget, rows, threads, scanned, floors, nonfinite, real);
     if (p && !floors.empty() && !p->bands.presumptions_held()) {
       harness::count_rope_screen_rerun();
-      p = screened_in_parts(r, params, plan, batch, budget, rows, threads, scanned, {}, nonfinite);
+      p = screened_in_parts(r, params, plan, batch, budget, rows, threads, scanned, {}, nonfinite, real);
     }
     if (p) return p;
     if (nonfinite) return std::nullopt;
@@ -186,7 +189,7 @@ std::optional<Pass> measure_rope_pass(const RopeRequest& r, const RopeParams& pa
         p.bands.add_row(row);
         sinks.row(row);
       },
-      judged, RopeDirection::Forward, gain);
+      judged, RopeDirection::Forward, gain, real);
   return p;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "engine/budget.h"
@@ -27,11 +28,12 @@ struct Pass {
 // runs again without them (the same report as without presuming). `judged`
 // unscanned (every token, no scan of the input made): nullopt, with nothing kept, where the screened pass
 // met a non-finite input value or does not apply (the caller scans for the tokens to judge and measures
-// again).
+// again). `real`: real positions [n_axes][tokens] (the batch's integers their band keys), screened alike with
+// each token's sines and cosines from the fast path at t·θ_j (measure_rope_screened), else row by row.
 std::optional<Pass> measure_rope_pass(const RopeRequest& r, const RopeParams& params, const RopePlan& plan,
                                       const RopeBatch& batch, const Budget& budget,
                                       const harness::Sample& judged, bool scanned,
-                                      const harness::OutputGain& gain);
+                                      const harness::OutputGain& gain, std::span<const double> real = {});
 
 // How many threads a pass over `tokens` tokens of `elements` elements takes: `requested`, or with 0 one per
 // 2^18 elements (a thread costs more to start than a smaller part saves); never more than the hardware's

@@ -43,20 +43,32 @@ DataView as_doubles(const DataView& v, std::vector<double>& storage);
 // The positions as given: one list for every axis (a range), or an array of [n_axes, T] (also
 // [n_axes, 1, T], HF's position_ids for one sequence) or [T]. `source` names a file they came from ("" for
 // an array in memory); `parameter` is the canonical name of what gave them ("positions").
+// RoPE also takes real positions (`real`, `values` then empty): a video grid's fractional coordinates, each
+// the exact binary value of its double. A front end gives integer-valued data in [0, 2^53] as `values`
+// (today's integer path, bit for bit), anything else as `real` (negative values included).
 struct Positions {
   std::vector<std::int64_t> values;
+  std::vector<double> real;
   std::vector<std::size_t> shape;  // empty: 1-D
   bool every_axis = false;         // a range: each axis reads the same positions
   std::string source;
   std::string parameter = "positions";
 };
 
-// BadRequest naming the positions when there are none or one lies outside [0, 2^53].
+// BadRequest naming the positions when there are none or one lies outside [0, 2^53]; real ones when one is
+// not finite, beyond |t| <= 2^53, or nonzero below 2^-126 in magnitude (a float32 angle's fl(t) is relative
+// only from there: docs/contracts.md §2a).
 void validate_positions(const Positions& p, const Names& names);
 
 // [n_axes][tokens] for a form with n_axes axes (`axes_parameter` is what set them, for messages).
 std::vector<std::int64_t> axis_positions(const Positions& p, std::size_t n_axes,
                                          std::string_view axes_parameter, const Names& names);
+// The same of real positions.
+std::vector<double> axis_real_positions(const Positions& p, std::size_t n_axes,
+                                        std::string_view axes_parameter, const Names& names);
+// Each real position's band key, ceil(|t|): the integer a RopeBatch holds for it (the measurement's position
+// bands, the reference's tier and the contracts' promise are read from the magnitude).
+std::vector<std::int64_t> band_keys(std::span<const double> real);
 
 // The batch view of RoPE data of this shape: [T, D], [T, heads, D], [1, T, heads, D]; heads_first
 // [heads, T, D] or [1, heads, T, D] (Hugging Face's), read in place. BadRequest naming `name` (the data's

@@ -396,9 +396,13 @@ using RowSink = std::function<void(const RopeRow&)>;
 
 // RoPE: x before and y after rotation, both with the rows where `batch` puts them. Pass-through
 // channels (from rotary_dim on) must equal x exactly: their budget is 0 (the gain scales them too).
+// `real`, where given: real positions [n_axes][tokens], each the exact binary value of its double (the angle
+// t·θ_j exact, ref::Rope's RealPosition), the batch's integers then each one's band key ceil(|t|) (the
+// records' position); no gain and no scaling that switches per token (std::invalid_argument).
 void measure_rope_rows(const RopeParams& params, const RopeBatch& batch, Values x, Values y,
                        const Budget& budget, const RowSink& sink, const Sample& sample = {},
-                       RopeDirection direction = RopeDirection::Forward, const OutputGain& gain = {});
+                       RopeDirection direction = RopeDirection::Forward, const OutputGain& gain = {},
+                       std::span<const double> real = {});
 // What check's one pass tells its caller besides `bands`: each token before its rows (progress); a row
 // measured exactly in full, and a loud element of a screened row, each after `bands` took it; and per token,
 // the line per pair j of the plan under which the caller's own reader (a contract tally) needs no element:
@@ -419,10 +423,12 @@ struct ScreenedSinks {
 // of the exact error; a ulp estimate up to twice the exact one where |e| lies within 2r above a power of
 // two). false, with nothing measured, where it does not apply: a float64 budget, x and y not both in place in
 // one type (the budget's, or doubles), sampled pairs, channels in neither half-split nor interleaved runs, no
-// vector target. Forward, without a gain.
+// vector target. Forward, without a gain. `real`: real positions as measure_rope_rows takes them (no scaling
+// that switches per token), each token's sines and cosines then the fast path's at t·θ_j (within the double
+// tier's radius) instead of the double tier's.
 bool measure_rope_screened(const RopeParams& params, const RopeBatch& batch, Values x, Values y,
                            const Budget& budget, Measurement& bands, const ScreenedSinks& sinks,
-                           const Sample& sample = {});
+                           const Sample& sample = {}, std::span<const double> real = {});
 // A guess of one band's floors (Measurement::presume_floors): the level `share` of a sample's values exceed.
 struct PresumedFloors {
   std::int64_t position = 0;  // the band's first
@@ -434,7 +440,8 @@ struct PresumedFloors {
 // where the screened pass does not apply or splits its rows (a scaling that switches per token).
 std::vector<PresumedFloors> presumed_rope_floors(const RopeParams& params, const RopeBatch& batch, Values x,
                                                  Values y, const Budget& budget, double share,
-                                                 const Sample& sample = {});
+                                                 const Sample& sample = {},
+                                                 std::span<const double> real = {});
 // Each of `floors` presumed in `bands` (after expect(), before the first add).
 void presume(Measurement& bands, std::span<const PresumedFloors> floors);
 // The share of a band's sample its presumed floor is taken at: the 1% its 99th percentile needs plus a
@@ -455,7 +462,8 @@ double presumed_level(std::span<double> values, double share);
 // The same, element by element.
 void measure_rope(const RopeParams& params, const RopeBatch& batch, Values x, Values y, const Budget& budget,
                   const Sink& sink, const Sample& sample = {},
-                  RopeDirection direction = RopeDirection::Forward, const OutputGain& gain = {});
+                  RopeDirection direction = RopeDirection::Forward, const OutputGain& gain = {},
+                  std::span<const double> real = {});
 // A NoPE layer: every channel of y is t(p)·x (x itself without a gain), within budget.max_abs plus the
 // gain's (relative_error·t(p)·|x| + floor): bit for bit by default. A contract does not apply.
 void measure_nope(const RopeBatch& batch, std::size_t head_dim, Values x, Values y, const Budget& budget,

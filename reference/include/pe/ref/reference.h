@@ -111,14 +111,21 @@ class Sinusoidal {
 class Rope {
  public:
   Rope(const RopeParams& params, std::int64_t max_position);
+  // For real positions (a video grid's fractional coordinates) up to max_abs_position in magnitude: the
+  // precision is that of the integer ceil(|t|).
+  Rope(const RopeParams& params, RealPosition max_abs_position);
 
   long precision_bits() const noexcept { return bits_; }
   const RopeParams& params() const noexcept { return params_; }
   std::size_t n_pairs() const noexcept { return inv_freq_.size(); }
   // The exact angle p·θ_j of pair j, rounded to double.
   double angle(std::int64_t position, std::size_t pair) const;
+  // At a real position t, the exact binary value of the double given: t·θ_j exactly, then rounded.
+  double angle(RealPosition position, std::size_t pair) const;
   // Pair j's (a, b) rotated by ±p·θ_j exactly: (a cos - b sin, a sin + b cos).
   std::pair<Enclosure, Enclosure> rotate(std::int64_t position, std::size_t pair, double a, double b,
+                                         RopeDirection direction = RopeDirection::Forward) const;
+  std::pair<Enclosure, Enclosure> rotate(RealPosition position, std::size_t pair, double a, double b,
                                          RopeDirection direction = RopeDirection::Forward) const;
   // The same rotation from the fast path; nullopt when it is off or |p·θ_j| >= 2^52.
   std::optional<std::pair<FastValue, FastValue>> fast_rotate(
@@ -128,6 +135,7 @@ class Rope {
   // double-double sin and cos of p·θ_j with their radius (nullopt when the fast path declines), then the
   // rotation by them. fast_rotate(p, j, a, b) == fast_rotate_by(*fast_sincos(p, j), a, b).
   std::optional<FastSinCos> fast_sincos(std::int64_t position, std::size_t pair) const;
+  std::optional<FastSinCos> fast_sincos(RealPosition position, std::size_t pair) const;
   // Inline: it runs for every element a check compares. Each product's relative error <= 2u², each sum's
   // <= 3u² (u = 2^-53) of |a| + |b| at most, so (|a| + |b|)·2^-100 covers them; the attention factor
   // (relative error 2^-105 from to_dd, 4u² from the product) another |A·y|·2^-100.
@@ -154,6 +162,8 @@ class Rope {
   // The correctly rounded rotation in `type`: the fast path where Ziv's test decides both, else MPFR.
   std::pair<double, double> rounded(std::int64_t position, std::size_t pair, double a, double b, DType type,
                                     RopeDirection direction = RopeDirection::Forward) const;
+  std::pair<double, double> rounded(RealPosition position, std::size_t pair, double a, double b, DType type,
+                                    RopeDirection direction = RopeDirection::Forward) const;
   // rounded() with fast_sincos(position, pair) given (once per token for all its heads): the same bits.
   std::pair<double, double> rounded_by(const std::optional<FastSinCos>& sc, std::int64_t position,
                                        std::size_t pair, double a, double b, DType type,
@@ -173,8 +183,9 @@ class Rope {
 
  private:
   Rope(const RopePlan& plan, std::int64_t max_position);
-  template <class R>
-  std::pair<Enclosure, Enclosure> evaluate(std::int64_t position, std::size_t pair, double a, double b,
+  // P: std::int64_t or RealPosition.
+  template <class R, class P>
+  std::pair<Enclosure, Enclosure> evaluate(P position, std::size_t pair, double a, double b,
                                            RopeDirection direction) const;
   std::optional<std::pair<double, double>> fast_rounded(const FastSinCos& sc, double a, double b, DType type,
                                                         RopeDirection direction) const {
