@@ -33,6 +33,9 @@ void add_scaling_options(CLI::App& cmd, ScalingFlags& f) {
   add("--dynamic-semantics", f.dynamic_semantics,
       "dynamic: live (HF: base' from n = max(seq_len, L)) or static (vLLM, SGLang: one table at n = "
       "factor*L)");
+  add("--yarn-attention", f.yarn_attention,
+      "yarn: replace (HF: --attention-factor instead of its mscale) or multiply (vLLM, SGLang: mscale times "
+      "it)");
   add("--alpha", f.spec.alpha, "dynamic: Hunyuan's alpha, base' = base * alpha^(d/(d-2)) (vLLM's NTK alpha)");
   add("--short-factors", f.short_factors, "longrope: short_factor, a 1-D f32/f64 .npy of rotary_dim/2");
   add("--long-factors", f.long_factors, "longrope: long_factor, a 1-D f32/f64 .npy of rotary_dim/2");
@@ -48,6 +51,7 @@ void read_scaling_flags(const CLI::App& cmd, ScalingFlags& f) {
   if (given("scaling")) s.method = check::parse_scaling(f.scaling, names);
   if (given("truncate")) s.truncate = check::parse_truncate(f.truncate, names);
   if (given("longrope_switch")) s.longrope_switch = check::parse_switch(f.longrope_switch, names);
+  if (given("yarn_attention")) s.yarn_attention = check::parse_yarn_attention(f.yarn_attention, names);
   if (given("dynamic_semantics"))
     s.dynamic_semantics = check::parse_dynamic_semantics(f.dynamic_semantics, names);
   // The lists are read only where the method reads them: elsewhere they are given, to be refused by name.

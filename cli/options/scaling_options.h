@@ -15,7 +15,7 @@ namespace pe::cli {
 // as text until read_scaling_flags has run.
 struct ScalingFlags {
   std::string scaling = "none", truncate = "true", longrope_switch = "per-sequence",
-              dynamic_semantics = "live";
+              dynamic_semantics = "live", yarn_attention = "replace";
   std::string short_factors, long_factors;  // longrope's lists as 1-D f32/f64 .npy files
   check::ScalingSpec spec;
 };

@@ -9,6 +9,8 @@ published definition, not from pe-suite's code, then checked:
   --dynamic-semantics static and fails under HF's live length (n = max(seq_len, L)) below factor * L, named; and
   the reverse;
   vLLM's DynamicNTKAlphaRotaryEmbedding (Hunyuan's alpha: base' = base * alpha^(d/(d-2))) passes under --alpha;
+  vLLM's YaRN attention (its mscale times attn_factor, where HF's attention_factor replaces it) passes under
+  --yarn-attention multiply and is named under HF's precedence, and the reverse;
   the Gemma-4 text config (rope_parameters per layer type, global_head_dim) and Hunyuan's (rope_scaling with
   alpha) read by --hf-config into those types; bad values refused by name.
 
@@ -19,7 +21,7 @@ import json
 
 import numpy as np
 from cli_cases import finish, judge, judge_bad, report, rope_check, said, setup
-from hf_rope import rope
+from hf_rope import get_mscale, rope, yarn_inv_freq
 
 PE, WORK, RNG = setup(20261205)
 T, H = 16, 2
@@ -115,6 +117,20 @@ case("dynamic_checked_with_alpha", x, hf, dpos, ["--scaling", "dynamic", "--alph
                                                   "--original-max-position", str(L), "--seq-len", str(dpos[-1] + 1)],
      "dynamic without alpha")
 
+# ---- YaRN's attention_factor: HF replaces the mscale by it, vLLM multiplies (YaRNScalingRotaryEmbedding:
+# mscale = yarn_get_mscale(s) * attn_factor; its frequencies are HF's find_correction_range and ramp) ----------
+yarn_args = ["--base", "1e6", "--scaling", "yarn", "--factor", "4", "--original-max-position", "32768",
+             "--attention-factor", "1.25"]
+ypos = list(range(40_000, 40_000 + T))
+vllm_yarn = rope(x, ypos, yarn_inv_freq(1e6, D, 4.0, 32768), D, get_mscale(4.0) * 1.25)
+hf_yarn = rope(x, ypos, yarn_inv_freq(1e6, D, 4.0, 32768), D, 1.25)
+case("vllm_yarn_multiply", x, vllm_yarn, ypos, yarn_args + ["--yarn-attention", "multiply"], None)
+case("hf_yarn_replace", x, hf_yarn, ypos, yarn_args, None)
+case("vllm_yarn_checked_as_hf", x, vllm_yarn, ypos, yarn_args,
+     "yarn attention_factor multiplying its mscale (vLLM's and SGLang's yarn_attention multiply")
+case("hf_yarn_checked_as_vllm", x, hf_yarn, ypos, yarn_args + ["--yarn-attention", "multiply"],
+     "yarn attention_factor replacing its mscale (HF's yarn_attention replace")
+
 # ---- Model configs: Gemma 4's text config and Hunyuan's ---------------------------------------------------------
 gemma4 = {"model_type": "gemma4_text", "head_dim": 64, "global_head_dim": D, "num_hidden_layers": 6,
           "num_attention_heads": 8, "hidden_size": 512, "max_position_embeddings": 131072,
@@ -144,6 +160,8 @@ judge_bad("proportional_no_pair", data + ["--scaling", "proportional", "--partia
 judge_bad("dynamic_semantics_unknown", data + dyn_args + ["--dynamic-semantics", "lazy"],
           ["--dynamic-semantics", "live", "static"])
 judge_bad("alpha_negative", data + ["--scaling", "dynamic", "--alpha", "-2"], ["--alpha", "> 0"])
+judge_bad("yarn_attention_unknown", data + ["--scaling", "yarn", "--factor", "4", "--original-max-position", "4096",
+                                           "--yarn-attention", "add"], ["--yarn-attention", "replace", "multiply"])
 judge_bad("alpha_not_linear", data + ["--scaling", "linear", "--factor", "2", "--alpha", "3"],
           ["--alpha", "not used by --scaling linear"])
 

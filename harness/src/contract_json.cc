@@ -78,6 +78,8 @@ nlohmann::json field_json(std::string_view name, const T& v) {
       if (v == LongRopeSwitch::PerSequence) return nlohmann::json();
     } else if constexpr (std::is_same_v<T, DynamicSemantics>) {
       if (v == DynamicSemantics::Live) return nlohmann::json();
+    } else if constexpr (std::is_same_v<T, YarnAttention>) {
+      if (v == YarnAttention::Replace) return nlohmann::json();
     } else if (name == "position_scale" && v == T{1}) {
       return nlohmann::json();
     }

@@ -58,7 +58,7 @@ std::string rope_plan_key(const RopeParams& p) {
   put(k, s.beta_fast), put(k, s.beta_slow), put(k, s.truncate), put(k, s.mscale), put(k, s.mscale_all_dim);
   put(k, s.attention_factor), put(k, s.position_scale), put(k, s.low_freq_factor), put(k, s.high_freq_factor);
   put(k, s.short_factor), put(k, s.long_factor), put(k, s.longrope_switch);
-  put(k, s.dynamic_semantics), put(k, s.alpha), put(k, s.partial_rotary_factor);
+  put(k, s.dynamic_semantics), put(k, s.yarn_attention), put(k, s.alpha), put(k, s.partial_rotary_factor);
   put(k, p.form.mrope_section), put(k, p.form.mrope_layout), put(k, p.form.vision);
   return k;
 }

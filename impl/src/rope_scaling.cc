@@ -30,6 +30,7 @@ constexpr ScalingField kFields[] = {
     {"position_scale", ""},
     {"longrope_switch", ""},
     {"dynamic_semantics", ""},
+    {"yarn_attention", ""},
     {"alpha", "alpha"},
     {"partial_rotary_factor", "partial_rotary_factor"},
 };
@@ -49,8 +50,8 @@ constexpr std::string_view kDynamic[] = {
 constexpr std::string_view kProportional[] = {"factor", "partial_rotary_factor", "attention_factor",
                                               "position_scale"};
 constexpr std::string_view kYarn[] = {
-    "factor",         "original_max_position", "beta_fast", "beta_slow",     "mscale",
-    "mscale_all_dim", "attention_factor",      "truncate",  "position_scale"};
+    "factor",         "original_max_position", "beta_fast", "beta_slow",      "mscale",
+    "mscale_all_dim", "attention_factor",      "truncate",  "position_scale", "yarn_attention"};
 constexpr std::string_view kLlama3[] = {"factor",           "original_max_position", "low_freq_factor",
                                         "high_freq_factor", "attention_factor",      "position_scale"};
 constexpr std::string_view kLongRope[] = {"factor",           "original_max_position", "seq_len",

@@ -134,6 +134,10 @@ bool parse_truncate(std::string_view text, const Names& names) {
 LongRopeSwitch parse_switch(std::string_view text, const Names& names) {
   return parsed<LongRopeSwitch>("longrope_switch", text, "expected per-sequence or per-token", names);
 }
+YarnAttention parse_yarn_attention(std::string_view text, const Names& names) {
+  return parsed<YarnAttention>("yarn_attention", text, "expected replace (HF) or multiply (vLLM, SGLang)",
+                               names);
+}
 DynamicSemantics parse_dynamic_semantics(std::string_view text, const Names& names) {
   return parsed<DynamicSemantics>("dynamic_semantics", text, "expected live (HF) or static (vLLM, SGLang)",
                                   names);
@@ -196,6 +200,7 @@ RopeScaling to_rope_scaling(const ScalingSpec& o, const Names& names) {
   s.truncate = o.truncate.value_or(hf.truncate);
   s.longrope_switch = o.longrope_switch.value_or(hf.longrope_switch);
   s.dynamic_semantics = o.dynamic_semantics.value_or(hf.dynamic_semantics);
+  s.yarn_attention = o.yarn_attention.value_or(hf.yarn_attention);
   s.alpha = o.alpha;
   if (type == T::Proportional) s.partial_rotary_factor = o.partial_rotary_factor.value_or(1.0);
   // HF reads mscale only together with mscale_all_dim, and neither when attention_factor is given.
@@ -204,7 +209,8 @@ RopeScaling to_rope_scaling(const ScalingSpec& o, const Names& names) {
     names.fail(alone, fmt::format("HF ignores it without {}; give both or neither",
                                   names(given("mscale") ? "mscale_all_dim" : "mscale")));
   }
-  if (given("attention_factor") && given("mscale"))
+  const bool multiply = o.yarn_attention == YarnAttention::Multiply;  // vLLM: both apply, multiplied
+  if (given("attention_factor") && given("mscale") && !multiply)
     names.fail("attention_factor", fmt::format("it overrides {} and {} (as in HF); give one or the other",
                                                names("mscale"), names("mscale_all_dim")));
   s.mscale = o.mscale;

@@ -192,6 +192,16 @@ std::string scaling_difference(const RopeScaling& c, const RopeScaling& g) {
     return fmt::format("longrope {} (given: {}, seq_len {} against original_max_position {})",
                        longrope_list(c), longrope_list(g), g.seq_len, g.original_max_position);
   if (c.type == RopeScalingType::Dynamic && c.alpha != g.alpha) return dynamic_alpha_difference(c, g);
+  if (c.type == RopeScalingType::Yarn && c.yarn_attention != g.yarn_attention &&
+      c.attention_factor == g.attention_factor)
+    return fmt::format("yarn attention_factor {} its mscale ({}: {:.6g}) where {} was expected ({:.6g})",
+                       c.yarn_attention == YarnAttention::Multiply ? "multiplying" : "replacing",
+                       c.yarn_attention == YarnAttention::Multiply
+                           ? "vLLM's and SGLang's yarn_attention multiply"
+                           : "HF's yarn_attention replace",
+                       static_cast<double>(attention_of(c)),
+                       g.yarn_attention == YarnAttention::Multiply ? "vLLM's product" : "HF's replacement",
+                       static_cast<double>(attention_of(g)));
   if (c.type == RopeScalingType::Dynamic && c.dynamic_semantics != g.dynamic_semantics)
     return dynamic_semantics_difference(c, g);
   if (c.seq_len != g.seq_len)
@@ -207,7 +217,8 @@ bool same_scaling(const RopeScaling& a, const RopeScaling& b) {
          a.beta_slow == b.beta_slow && a.seq_len == b.seq_len && a.attention_factor == b.attention_factor &&
          a.original_max_position == b.original_max_position && a.longrope_switch == b.longrope_switch &&
          a.position_scale == b.position_scale && a.dynamic_semantics == b.dynamic_semantics &&
-         a.alpha == b.alpha && a.partial_rotary_factor == b.partial_rotary_factor;
+         a.yarn_attention == b.yarn_attention && a.alpha == b.alpha &&
+         a.partial_rotary_factor == b.partial_rotary_factor;
 }
 
 }  // namespace
@@ -576,6 +587,12 @@ std::vector<RopeScaling> scaled_alternatives(const RopeScaling& g, std::int64_t 
     RopeScaling t = g;
     t.truncate = !g.truncate;
     out.push_back(t);
+    if (g.attention_factor) {  // the other engine's precedence of attention_factor over the mscale
+      RopeScaling a = g;
+      a.yarn_attention =
+          g.yarn_attention == YarnAttention::Replace ? YarnAttention::Multiply : YarnAttention::Replace;
+      out.push_back(a);
+    }
   }
   if (g.type == RopeScalingType::Dynamic) dynamic_alternatives(g, top, out);
   if (g.type == RopeScalingType::LongRope) {  // the other list (chosen by the allocated context)
@@ -607,6 +624,7 @@ std::vector<RopeScaling> scaled_alternatives(const RopeScaling& g, std::int64_t 
     for (double a : attention) {
       RopeScaling s = g;
       s.attention_factor = a;
+      s.yarn_attention = YarnAttention::Replace;  // a itself is the factor on cos and sin
       s.mscale.reset();
       s.mscale_all_dim.reset();
       if (std::fabs(a - static_cast<double>(given_attention)) > 1e-12) out.push_back(s);

@@ -350,6 +350,10 @@ std::optional<RopeSpec> hypothesis_of(const RopeParams& p, double scale, bool sc
       if (!s.truncate) o.truncate = false;
       if (s.mscale && s.mscale_all_dim && !attention && !s.attention_factor)
         o.mscale = s.mscale, o.mscale_all_dim = s.mscale_all_dim;
+      if (s.yarn_attention != YarnAttention::Replace && !attention) {
+        o.yarn_attention = s.yarn_attention;
+        if (s.mscale && s.mscale_all_dim) o.mscale = s.mscale, o.mscale_all_dim = s.mscale_all_dim;
+      }
     }
   }
   // The given position scale and attention factor carry over unless the fit replaces them.

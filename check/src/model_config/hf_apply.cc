@@ -76,6 +76,7 @@ void fill_scaling(const HfRopeSetting& s, HfResolution& r, ScalingSpec& f,
   fill("truncate", f.truncate, c.truncate);
   fill("longrope_switch", f.longrope_switch, c.longrope_switch);
   fill("dynamic_semantics", f.dynamic_semantics, c.dynamic_semantics);
+  fill("yarn_attention", f.yarn_attention, c.yarn_attention);
   fill("alpha", f.alpha, c.alpha);
   // Proportional's own share of the pairs (not a rotary dim: the whole head turns).
   if (method == RopeScalingType::Proportional)

@@ -252,8 +252,18 @@ void read_yarn(Reading& r) {
   sc.original_max_position = r.original_l();
   sc.factor = r.factor_or_ratio(*sc.original_max_position);
   sc.attention_factor = r.num("attention_factor");
+  // pe-suite's own key: vLLM's and SGLang's reading, the mscale times attention_factor.
+  if (const json* v = r.in_p("yarn_attention")) {
+    if (!v->is_string() || !pe::parse_yarn_attention(v->get<std::string>()))
+      r.t.fail(r.pk + ".yarn_attention", "expected \"replace\" or \"multiply\", got " + v->dump());
+    sc.yarn_attention = pe::parse_yarn_attention(v->get<std::string>());
+    r.s.sources.push_back({"yarn_attention", *v, r.pk + ".yarn_attention"});
+    r.s.notes.push_back(r.pk +
+                        ".yarn_attention: pe-suite's own key (HF replaces the mscale by attention_factor)");
+  }
+  const bool multiply = sc.yarn_attention == YarnAttention::Multiply;
   const auto ms = r.num("mscale"), msa = r.num("mscale_all_dim");
-  if (!sc.attention_factor && ms && msa && *ms != 0 && *msa != 0) {
+  if ((!sc.attention_factor || multiply) && ms && msa && *ms != 0 && *msa != 0) {
     sc.mscale = ms;
     sc.mscale_all_dim = msa;
   } else if (ms || msa) {

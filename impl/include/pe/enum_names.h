@@ -68,6 +68,11 @@ struct EnumNames<RopeScalingType> {
       {T::Yarn, "yarn"}, {T::Llama3, "llama3"}, {T::LongRope, "longrope"}, {T::Proportional, "proportional"}};
 };
 template <>
+struct EnumNames<YarnAttention> {
+  static constexpr EnumRow<YarnAttention> rows[] = {{YarnAttention::Replace, "replace"},
+                                                    {YarnAttention::Multiply, "multiply"}};
+};
+template <>
 struct EnumNames<DynamicSemantics> {
   static constexpr EnumRow<DynamicSemantics> rows[] = {{DynamicSemantics::Live, "live"},
                                                        {DynamicSemantics::Static, "static"}};

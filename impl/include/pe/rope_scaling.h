@@ -40,6 +40,13 @@ enum class DynamicSemantics { Live, Static };
 std::string_view to_string(DynamicSemantics s) noexcept;  // "live", "static"
 std::optional<DynamicSemantics> parse_dynamic_semantics(std::string_view s) noexcept;
 
+// YaRN's attention_factor with its own mscale: HF's _compute_yarn_parameters replaces the mscale by it when
+// given (Replace); vLLM's YaRNScalingRotaryEmbedding multiplies yarn_get_mscale(s) by it, its
+// DeepseekScalingRotaryEmbedding the mscale ratio (Multiply), and so does SGLang.
+enum class YarnAttention { Replace, Multiply };
+std::string_view to_string(YarnAttention a) noexcept;  // "replace", "multiply"
+std::optional<YarnAttention> parse_yarn_attention(std::string_view s) noexcept;
+
 // Fields a method does not use are ignored by it. Defaults are HF's where HF has one.
 struct RopeScaling {
   RopeScalingType type = RopeScalingType::None;
@@ -59,6 +66,7 @@ struct RopeScaling {
   std::vector<double> short_factor, long_factor;                 // longrope: rotary_dim/2 factors each
   LongRopeSwitch longrope_switch = LongRopeSwitch::PerSequence;  // longrope; per token: seq_len unread
   DynamicSemantics dynamic_semantics = DynamicSemantics::Live;   // dynamic; static: seq_len unread
+  YarnAttention yarn_attention = YarnAttention::Replace;         // yarn: attention_factor with its mscale
   std::optional<double> alpha;       // dynamic (Hunyuan's key): base' = b·alpha^(d/(d-2)), length unread
   double partial_rotary_factor = 1;  // proportional: F, the share of the pairs that rotate (the exponent
                                      // stays over the rotary dim d; HF's partial rotary shrinks d instead)
@@ -85,6 +93,7 @@ void for_each_scaling_parameter(Scaling& s, F&& f) {
   f("position_scale", s.position_scale);
   f("longrope_switch", s.longrope_switch);
   f("dynamic_semantics", s.dynamic_semantics);
+  f("yarn_attention", s.yarn_attention);
   f("alpha", s.alpha);
   f("partial_rotary_factor", s.partial_rotary_factor);
 }

@@ -33,6 +33,7 @@ struct ScalingSpec {
   std::optional<bool> truncate;
   std::optional<LongRopeSwitch> longrope_switch;
   std::optional<DynamicSemantics> dynamic_semantics;
+  std::optional<YarnAttention> yarn_attention;
   std::optional<double> alpha;
   std::optional<std::vector<double>> short_factor, long_factor;
 
@@ -119,6 +120,7 @@ RopeScalingType parse_scaling(std::string_view text, const Names& names);
 bool parse_truncate(std::string_view text, const Names& names);
 LongRopeSwitch parse_switch(std::string_view text, const Names& names);
 DynamicSemantics parse_dynamic_semantics(std::string_view text, const Names& names);
+YarnAttention parse_yarn_attention(std::string_view text, const Names& names);
 MropeLayout parse_mrope_layout(std::string_view text, const Names& names);
 VisionRope parse_vision(std::string_view text, const Names& names);
 AttnTemperatureType parse_temperature(std::string_view text, const Names& names);  // "" and none: None

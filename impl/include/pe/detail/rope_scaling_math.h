@@ -127,10 +127,14 @@ class ScalingRule {
   R attention_of(const RopeScaling& s) const {
     using std::log;
     using std::sqrt;
-    if (s.attention_factor) return R(*s.attention_factor);  // any method's, when given
+    const bool multiply = s.type == RopeScalingType::Yarn && s.yarn_attention == YarnAttention::Multiply;
+    if (s.attention_factor && !multiply) return R(*s.attention_factor);  // any method's, when given
     if (s.type == RopeScalingType::Yarn) {
-      if (s.mscale && s.mscale_all_dim) return mscale_of(R(*s.mscale)) / mscale_of(R(*s.mscale_all_dim));
-      return mscale_of(R(1));
+      // vLLM's DeepseekScalingRotaryEmbedding: the ratio (times attn_factor); YaRNScalingRotaryEmbedding:
+      // yarn_get_mscale(s) * attn_factor. HF: the ratio or get_mscale(s), replaced by attention_factor.
+      const R own = s.mscale && s.mscale_all_dim ? mscale_of(R(*s.mscale)) / mscale_of(R(*s.mscale_all_dim))
+                                                 : mscale_of(R(1));
+      return s.attention_factor ? own * R(*s.attention_factor) : own;
     }
     if (s.type == RopeScalingType::LongRope) {
       if (!(s.factor > 1.0)) return R(1);
