@@ -11,9 +11,9 @@ namespace {
 // A field added to the parameters must be added to the key, or two plans of different parameters would
 // share it: these sizes (x86-64's libstdc++) fail the build until rope_plan_key is updated with it.
 #if defined(__x86_64__) && defined(__GLIBCXX__)
-static_assert(sizeof(RopeScaling) == 208, "a RopeScaling field changed: update rope_plan_key");
+static_assert(sizeof(RopeScaling) == 216, "a RopeScaling field changed: update rope_plan_key");
 static_assert(sizeof(RopeForm) == 32, "a RopeForm field changed: update rope_plan_key");
-static_assert(sizeof(RopeParams) == 280, "a RopeParams field changed: update rope_plan_key");
+static_assert(sizeof(RopeParams) == 288, "a RopeParams field changed: update rope_plan_key");
 #endif
 
 template <class T>
