@@ -52,7 +52,9 @@ TEST_P(RopeTypesProps, ProportionalStillPairsPassThroughBitForBit) {
         const auto [o0, o1] = plan.output_channels(j);
         for (const auto& [o, i] : {std::pair{o0, i0}, std::pair{o1, i1}}) {
           const double a = out[row + o], b = given[row + i];
-          RC_ASSERT(b == 0 ? a == 0 : std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b));
+          const bool same =
+              b == 0 ? a == 0 : std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
+          RC_ASSERT(same);
         }
       }
     }
