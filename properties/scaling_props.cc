@@ -70,6 +70,8 @@ TEST_P(ScalingProps, FactorOneIsExactlyTheUnscaledEncoding) {
     const T type =
         *rc::gen::element(T::Linear, T::Ntk, T::Dynamic, T::Yarn, T::Llama3, T::LongRope).as("method");
     RopeScaling s = *gen_scaling_of(type, params.rotary_dim).as("scaling");
+    s.dynamic_semantics = DynamicSemantics::Live;  // HF's: the static table and alpha read no length
+    s.alpha.reset();
     if (type == T::Dynamic) {
       s.seq_len = *rc::gen::inRange<std::int64_t>(0, s.original_max_position + 1).as("seq_len <= L");
     } else {
@@ -300,6 +302,8 @@ TEST(Scaling, DynamicBaseIsNonDecreasingInSeqLenAndNeverNan) {
   PE_RC_CHECK("dynamic: n1 <= n2 => base'(n1) <= base'(n2), finite", [] {
     RopeParams params = gen_rope_params(512, 4);
     params.scaling = *gen_scaling_of(T::Dynamic, params.rotary_dim).as("scaling");
+    params.scaling.dynamic_semantics = DynamicSemantics::Live;  // HF's length-reading rule
+    params.scaling.alpha.reset();
     params.scaling.factor = *rc::gen::weightedOneOf<double>({{3, rc::gen::just(params.scaling.factor)},
                                                              {1, rc::gen::element(1e-3, 0.999, 1.0, 1e3)}})
                                  .as("factor");

@@ -9,7 +9,7 @@ namespace pe::cli {
 namespace {
 
 // Canonical name -> flag, for every option the commands share.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 53> kFlags = {{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 56> kFlags = {{
     {"scaling", "--scaling"},
     {"factor", "--factor"},
     {"original_max_position", "--original-max-position"},
@@ -21,6 +21,9 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 53> kFlags =
     {"attention_factor", "--attention-factor"},
     {"position_scale", "--position-scale"},
     {"longrope_switch", "--longrope-switch"},
+    {"dynamic_semantics", "--dynamic-semantics"},
+    {"alpha", "--alpha"},
+    {"yarn_attention", "--yarn-attention"},
     {"heads_first", "--heads-first"},
     {"truncate", "--truncate"},
     {"low_freq_factor", "--low-freq-factor"},

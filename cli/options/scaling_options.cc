@@ -5,7 +5,8 @@
 namespace pe::cli {
 
 void add_scaling_options(CLI::App& cmd, ScalingFlags& f) {
-  cmd.add_option("--scaling", f.scaling, "RoPE scaling: none, linear, ntk, dynamic, yarn, llama3, longrope")
+  cmd.add_option("--scaling", f.scaling,
+                 "RoPE scaling: none, linear, ntk, dynamic, yarn, llama3, longrope, proportional")
       ->capture_default_str()
       ->group("RoPE scaling");
   const auto add = [&cmd](const char* name, auto& value, const char* help) {
@@ -29,10 +30,18 @@ void add_scaling_options(CLI::App& cmd, ScalingFlags& f) {
   add("--longrope-switch", f.longrope_switch,
       "longrope: per-sequence (HF: long once the sequence passes L) or per-token (TGI: long from position "
       "L)");
+  add("--dynamic-semantics", f.dynamic_semantics,
+      "dynamic: live (HF: base' from n = max(seq_len, L)) or static (vLLM, SGLang: one table at n = "
+      "factor*L)");
+  add("--yarn-attention", f.yarn_attention,
+      "yarn: replace (HF: --attention-factor instead of its mscale) or multiply (vLLM, SGLang: mscale times "
+      "it)");
+  add("--alpha", f.spec.alpha, "dynamic: Hunyuan's alpha, base' = base * alpha^(d/(d-2)) (vLLM's NTK alpha)");
   add("--short-factors", f.short_factors, "longrope: short_factor, a 1-D f32/f64 .npy of rotary_dim/2");
   add("--long-factors", f.long_factors, "longrope: long_factor, a 1-D f32/f64 .npy of rotary_dim/2");
   add("--partial-rotary-factor", f.spec.partial_rotary_factor,
-      "Rotate int(head_dim * F) channels (HF partial_rotary_factor)");
+      "Rotate int(head_dim * F) channels (HF partial_rotary_factor); with --scaling proportional: the first "
+      "int(F * rotary_dim // 2) pairs turn, the rest by 0 (Gemma 4)");
 }
 
 void read_scaling_flags(const CLI::App& cmd, ScalingFlags& f) {
@@ -42,6 +51,9 @@ void read_scaling_flags(const CLI::App& cmd, ScalingFlags& f) {
   if (given("scaling")) s.method = check::parse_scaling(f.scaling, names);
   if (given("truncate")) s.truncate = check::parse_truncate(f.truncate, names);
   if (given("longrope_switch")) s.longrope_switch = check::parse_switch(f.longrope_switch, names);
+  if (given("yarn_attention")) s.yarn_attention = check::parse_yarn_attention(f.yarn_attention, names);
+  if (given("dynamic_semantics"))
+    s.dynamic_semantics = check::parse_dynamic_semantics(f.dynamic_semantics, names);
   // The lists are read only where the method reads them: elsewhere they are given, to be refused by name.
   const bool lists = s.method && reads_field(*s.method, "short_factor");
   for (auto [p, path, list] : {std::tuple{"short_factor", &f.short_factors, &s.short_factor},

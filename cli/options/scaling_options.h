@@ -14,7 +14,8 @@ namespace pe::cli {
 // What CLI11 parses into: the numbers straight into `spec` (empty when not given), the words and files
 // as text until read_scaling_flags has run.
 struct ScalingFlags {
-  std::string scaling = "none", truncate = "true", longrope_switch = "per-sequence";
+  std::string scaling = "none", truncate = "true", longrope_switch = "per-sequence",
+              dynamic_semantics = "live", yarn_attention = "replace";
   std::string short_factors, long_factors;  // longrope's lists as 1-D f32/f64 .npy files
   check::ScalingSpec spec;
 };

@@ -67,7 +67,7 @@ void from_json(const nlohmann::json& j, Contract& c) {
 
 namespace {
 // A field's JSON, or null when the method leaves it unset (an empty optional, seq_len 0) or at its identity
-// (position_scale 1 and the per-sequence switch, which no HF config spells).
+// (position_scale 1, the per-sequence switch and dynamic's live length, which no HF config spells).
 template <class T>
 nlohmann::json field_json(std::string_view name, const T& v) {
   if constexpr (requires { v.has_value(); }) {
@@ -76,6 +76,10 @@ nlohmann::json field_json(std::string_view name, const T& v) {
     if (name == "seq_len" && v == T{}) return nlohmann::json();
     if constexpr (std::is_same_v<T, LongRopeSwitch>) {
       if (v == LongRopeSwitch::PerSequence) return nlohmann::json();
+    } else if constexpr (std::is_same_v<T, DynamicSemantics>) {
+      if (v == DynamicSemantics::Live) return nlohmann::json();
+    } else if constexpr (std::is_same_v<T, YarnAttention>) {
+      if (v == YarnAttention::Replace) return nlohmann::json();
     } else if (name == "position_scale" && v == T{1}) {
       return nlohmann::json();
     }

@@ -143,6 +143,10 @@ RopeScaling every_field_set() {
   s.attention_factor = 1.2;
   s.position_scale = 2;
   s.longrope_switch = LongRopeSwitch::PerToken;
+  s.dynamic_semantics = DynamicSemantics::Static;
+  s.yarn_attention = YarnAttention::Multiply;
+  s.alpha = 3;
+  s.partial_rotary_factor = 0.5;
   s.short_factor = {1, 1.5};
   s.long_factor = {2, 3};
   return s;

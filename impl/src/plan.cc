@@ -190,6 +190,18 @@ void check_factors(const char* name, const std::vector<double>& f, std::size_t n
   }
 }
 
+// HF's rope_proportion: in (0, 1] (HF takes any), and at least one pair rotating (else the method is NoPE).
+void check_proportional(const RopeScaling& s, std::int64_t rotary_dim) {
+  const double f = s.partial_rotary_factor;
+  if (!std::isfinite(f) || !(f > 0.0) || f > 1.0)
+    detail::fail("partial_rotary_factor",
+                 "partial_rotary_factor must be in (0, 1] for proportional, got " + detail::show(f));
+  if (proportional_pairs(s, rotary_dim) < 1)
+    detail::fail("partial_rotary_factor", "partial_rotary_factor " + detail::show(f) +
+                                              " leaves no rotating pair: int(" + detail::show(f) + " * " +
+                                              std::to_string(rotary_dim) + " // 2) = 0");
+}
+
 // Each method's own parameters; the factor, L and seq_len for every method that reads them.
 void check_scaling(const RopeScaling& s, std::int64_t rotary_dim) {
   using T = RopeScalingType;
@@ -198,7 +210,9 @@ void check_scaling(const RopeScaling& s, std::int64_t rotary_dim) {
   if (s.type == T::None) return;
   check_positive("factor", s.factor);
   if (s.seq_len < 0) detail::fail("seq_len", "seq_len must be >= 0, got " + std::to_string(s.seq_len));
-  if (requires_field(s.type, "original_max_position") && s.original_max_position <= 0) {
+  // Hunyuan's alpha fixes dynamic's base without a length: L is unread then.
+  const bool alpha = s.type == T::Dynamic && s.alpha.has_value();
+  if (requires_field(s.type, "original_max_position") && !alpha && s.original_max_position <= 0) {
     detail::fail("original_max_position", "original_max_position must be > 0 for " +
                                               std::string(to_string(s.type)) + ", got " +
                                               std::to_string(s.original_max_position));
@@ -207,6 +221,8 @@ void check_scaling(const RopeScaling& s, std::int64_t rotary_dim) {
     detail::fail("rotary_dim", "rotary_dim must be >= 4 for " + std::string(to_string(s.type)) +
                                    " (the exponent d/(d-2)), got " + std::to_string(rotary_dim));
   }
+  if (alpha) check_positive("alpha", *s.alpha);
+  if (s.type == T::Proportional) check_proportional(s, rotary_dim);
   if (s.type == T::Yarn) {
     check_positive("beta_fast", s.beta_fast);
     check_positive("beta_slow", s.beta_slow);
@@ -357,7 +373,9 @@ void RopePlan::build(const RopeParams& params) {
     const long double g = rule.gain(j, w[j]);
     gain_[j] = static_cast<double>(g);
     w[j] *= g;
-    if (!(w[j] > 0) || !(w[j] <= kMaxFrequency)) {
+    // Proportional's pairs past its rotating ones have gain 0 exactly: frequency 0, the identity.
+    const bool still = g == 0 && params.scaling.type == RopeScalingType::Proportional;
+    if (!(w[j] > 0 || still) || !(w[j] <= kMaxFrequency)) {
       // LongRoPE's gain is a list entry, every other method's comes from the factor.
       const bool list = params.scaling.type == RopeScalingType::LongRope;
       const char* name = !list                                                          ? "factor"

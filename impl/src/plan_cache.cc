@@ -11,9 +11,9 @@ namespace {
 // A field added to the parameters must be added to the key, or two plans of different parameters would
 // share it: these sizes (x86-64's libstdc++) fail the build until rope_plan_key is updated with it.
 #if defined(__x86_64__) && defined(__GLIBCXX__)
-static_assert(sizeof(RopeScaling) == 184, "a RopeScaling field changed: update rope_plan_key");
+static_assert(sizeof(RopeScaling) == 216, "a RopeScaling field changed: update rope_plan_key");
 static_assert(sizeof(RopeForm) == 56, "a RopeForm field changed: update rope_plan_key");
-static_assert(sizeof(RopeParams) == 280, "a RopeParams field changed: update rope_plan_key");
+static_assert(sizeof(RopeParams) == 312, "a RopeParams field changed: update rope_plan_key");
 #endif
 
 template <class T>
@@ -58,6 +58,7 @@ std::string rope_plan_key(const RopeParams& p) {
   put(k, s.beta_fast), put(k, s.beta_slow), put(k, s.truncate), put(k, s.mscale), put(k, s.mscale_all_dim);
   put(k, s.attention_factor), put(k, s.position_scale), put(k, s.low_freq_factor), put(k, s.high_freq_factor);
   put(k, s.short_factor), put(k, s.long_factor), put(k, s.longrope_switch);
+  put(k, s.dynamic_semantics), put(k, s.yarn_attention), put(k, s.alpha), put(k, s.partial_rotary_factor);
   put(k, p.form.mrope_section), put(k, p.form.mrope_layout), put(k, p.form.vision), put(k, p.form.axes_dim);
   return k;
 }

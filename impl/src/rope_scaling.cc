@@ -29,6 +29,10 @@ constexpr ScalingField kFields[] = {
     {"long_factor", "long_factor"},
     {"position_scale", ""},
     {"longrope_switch", ""},
+    {"dynamic_semantics", ""},
+    {"yarn_attention", ""},
+    {"alpha", "alpha"},
+    {"partial_rotary_factor", "partial_rotary_factor"},
 };
 
 // attention_factor: HF reads it for yarn and longrope only; pe-suite takes it with any method, so that a
@@ -38,11 +42,16 @@ constexpr std::string_view kNone[] = {"attention_factor", "position_scale"};
 constexpr std::string_view kFactor[] = {"factor"};
 constexpr std::string_view kFactorReads[] = {"factor", "attention_factor", "position_scale"};
 constexpr std::string_view kFactorAndL[] = {"factor", "original_max_position"};
-constexpr std::string_view kDynamic[] = {"factor", "original_max_position", "seq_len", "attention_factor",
-                                         "position_scale"};
+// dynamic_semantics and alpha: the engines' readings of HF's "dynamic" (vLLM's static table at n = factor·L,
+// Hunyuan's alpha, which vLLM's DynamicNTKAlphaRotaryEmbedding reads from the same rope_type).
+constexpr std::string_view kDynamic[] = {
+    "factor",         "original_max_position", "seq_len", "attention_factor",
+    "position_scale", "dynamic_semantics",     "alpha"};
+constexpr std::string_view kProportional[] = {"factor", "partial_rotary_factor", "attention_factor",
+                                              "position_scale"};
 constexpr std::string_view kYarn[] = {
-    "factor",         "original_max_position", "beta_fast", "beta_slow",     "mscale",
-    "mscale_all_dim", "attention_factor",      "truncate",  "position_scale"};
+    "factor",         "original_max_position", "beta_fast", "beta_slow",      "mscale",
+    "mscale_all_dim", "attention_factor",      "truncate",  "position_scale", "yarn_attention"};
 constexpr std::string_view kLlama3[] = {"factor",           "original_max_position", "low_freq_factor",
                                         "high_freq_factor", "attention_factor",      "position_scale"};
 constexpr std::string_view kLongRope[] = {"factor",           "original_max_position", "seq_len",
@@ -59,6 +68,7 @@ const ScalingMethod kMethods[] = {
     {T::Yarn, enum_name(T::Yarn), kYarn, kFactorAndL},
     {T::Llama3, enum_name(T::Llama3), kLlama3, kFactorAndL},
     {T::LongRope, enum_name(T::LongRope), kLongRope, kLongRopeRequired},
+    {T::Proportional, enum_name(T::Proportional), kProportional, {}},  // HF: factor 1, F 1 when absent
 };
 
 bool contains(std::span<const std::string_view> list, std::string_view field) {
@@ -90,6 +100,11 @@ RopeScaling scaling_at(const RopeScaling& s, std::int64_t position) {
   at.longrope_switch = LongRopeSwitch::PerSequence;
   at.seq_len = position < s.original_max_position ? 0 : position + 1;  // 0: HF's None, the short list
   return at;
+}
+
+std::int64_t proportional_pairs(const RopeScaling& s, std::int64_t rotary_dim) noexcept {
+  // HF: int(rope_proportion * head_dim // 2): the product rounded to double, then floored by // 2.
+  return static_cast<std::int64_t>(std::floor(s.partial_rotary_factor * static_cast<double>(rotary_dim) / 2));
 }
 
 std::int64_t partial_rotary_dim(std::int64_t head_dim, double partial_rotary_factor) {

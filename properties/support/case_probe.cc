@@ -39,12 +39,19 @@ check::RopeSpec spec_of(const RopeParams& p) {
   if (r.position_scale != 1) s.position_scale = r.position_scale;
   if (r.type == T::None) return o;
   s.factor = r.factor;
-  if (r.type != T::Linear && r.type != T::Ntk) s.original_max_position = r.original_max_position;
+  if (reads_field(r.type, "original_max_position") && r.original_max_position > 0)
+    s.original_max_position = r.original_max_position;
   if (r.seq_len > 0 && (r.type == T::Dynamic || r.type == T::LongRope)) s.seq_len = r.seq_len;
   if (r.type == T::Yarn) {
     s.beta_fast = r.beta_fast, s.beta_slow = r.beta_slow, s.truncate = r.truncate;
     if (r.mscale && r.mscale_all_dim) s.mscale = r.mscale, s.mscale_all_dim = r.mscale_all_dim;
   }
+  if (r.type == T::Yarn && r.yarn_attention != YarnAttention::Replace) s.yarn_attention = r.yarn_attention;
+  if (r.type == T::Dynamic) {
+    if (r.dynamic_semantics != DynamicSemantics::Live) s.dynamic_semantics = r.dynamic_semantics;
+    s.alpha = r.alpha;
+  }
+  if (r.type == T::Proportional) s.partial_rotary_factor = r.partial_rotary_factor;
   if (r.type == T::Llama3) s.low_freq_factor = r.low_freq_factor, s.high_freq_factor = r.high_freq_factor;
   if (r.type == T::LongRope)
     s.short_factor = r.short_factor, s.long_factor = r.long_factor, s.longrope_switch = r.longrope_switch;

@@ -25,6 +25,11 @@ std::ostream& operator<<(std::ostream& os, const RopeScaling& s) {
   if (s.attention_factor) os << ", attention_factor=" << *s.attention_factor;
   if (s.type == RopeScalingType::Llama3)
     os << ", low=" << s.low_freq_factor << ", high=" << s.high_freq_factor;
+  if (s.type == RopeScalingType::Proportional) os << ", partial_rotary_factor=" << s.partial_rotary_factor;
+  if (s.type == RopeScalingType::Dynamic) {
+    os << ", " << to_string(s.dynamic_semantics);
+    if (s.alpha) os << ", alpha=" << *s.alpha;
+  }
   if (s.type == RopeScalingType::LongRope) {
     for (const auto* list : {&s.short_factor, &s.long_factor}) {
       os << (list == &s.short_factor ? ", short=[" : "], long=[");
@@ -410,6 +415,16 @@ rc::Gen<RopeScaling> gen_scaling_of(RopeScalingType type, std::int64_t rotary_di
       s.high_freq_factor = s.low_freq_factor + *rc::gen::weightedOneOf<double>(
                                                    {{2, rc::gen::just(3.0)}, {1, gen_sixteenths(0.0625, 8)}});
     }
+    if (type == T::Dynamic) {  // the engines' readings now and then: vLLM's static table, Hunyuan's alpha
+      // (static's base is b·(1 + s·(s - 1))^(d/(d-2)): factors of released configs, 1 to 64)
+      if (*rc::gen::inRange(0, 4) == 3 && s.factor >= 1 && s.factor <= 64)
+        s.dynamic_semantics = DynamicSemantics::Static;
+      if (*rc::gen::inRange(0, 6) == 5) s.alpha = *rc::gen::element(1.5, 2.0, 8.0, 32.0);
+    }
+    if (type == T::Proportional) {  // Gemma 4's, at least one rotating pair
+      s.partial_rotary_factor = *rc::gen::element(1.0, 0.25, 0.5, 0.3);
+      if (proportional_pairs(s, rotary_dim) < 1) s.partial_rotary_factor = 1.0;
+    }
     if (type == T::LongRope) {
       s.original_max_position = std::max<std::int64_t>(L, 2);
       s.short_factor = *gen_factor_list(rotary_dim);
@@ -427,6 +442,7 @@ rc::Gen<RopeScaling> gen_scaling(std::int64_t rotary_dim) {
     methods.push_back(T::Ntk);
     methods.push_back(T::Dynamic);
   }
+  methods.push_back(T::Proportional);
   // None a third of the time; by index, so that a failing case shrinks toward no scaling, then linear.
   const std::size_t n = methods.size();
   const auto method = rc::gen::mapcat(

@@ -158,7 +158,7 @@ py::list rope_plan_lengths(py::handle lengths, const RopeKeywords& k) {
   py::list out;
   for (const py::handle length : lengths) {
     const std::int64_t n = integer(length, "lengths");
-    if (s.type == RopeScalingType::Dynamic)
+    if (s.type == RopeScalingType::Dynamic && s.dynamic_semantics == DynamicSemantics::Live && !s.alpha)
       out.append(std::max(n, L));
     else if (s.type == RopeScalingType::LongRope && s.longrope_switch == LongRopeSwitch::PerSequence)
       out.append(n > 0 && n > L ? 1 : 0);

@@ -95,6 +95,9 @@ std::string frequency_key(std::size_t n_pairs, std::int64_t dim, double base, co
   for (const double v : s.short_factor) k += fmt::format(" {:a}", v);
   k += " |";
   for (const double v : s.long_factor) k += fmt::format(" {:a}", v);
+  k += fmt::format(" | {} {} {} {:a}", static_cast<int>(s.dynamic_semantics),
+                   static_cast<int>(s.yarn_attention), s.alpha ? fmt::format("{:a}", *s.alpha) : "-",
+                   s.partial_rotary_factor);
   k += fmt::format(" | {} {}", static_cast<int>(f.mrope_layout), static_cast<int>(f.vision));
   for (const std::int64_t v : f.mrope_section) k += fmt::format(" {}", v);
   k += " |";

@@ -20,8 +20,7 @@ using T = RopeScalingType;
 template <class S, class F>
 void for_each_scaling_field(S& s, F&& f) {
   f("scaling", s.method);
-  for_each_scaling_parameter(s, f);
-  f("partial_rotary_factor", s.partial_rotary_factor);
+  for_each_scaling_parameter(s, f);  // partial_rotary_factor among them (proportional's, or the rotary dim)
 }
 
 template <class S, class F>
@@ -120,8 +119,10 @@ E parsed(std::string_view canonical, std::string_view text, std::string_view exp
 RopeScalingType parse_scaling(std::string_view text, const Names& names) {
   const auto type = parse_rope_scaling_type(text);
   if (!type)
-    names.fail("scaling",
-               fmt::format("unknown method '{}' (none, linear, ntk, dynamic, yarn, llama3, longrope)", text));
+    names.fail(
+        "scaling",
+        fmt::format("unknown method '{}' (none, linear, ntk, dynamic, yarn, llama3, longrope, proportional)",
+                    text));
   return *type;
 }
 
@@ -133,6 +134,14 @@ bool parse_truncate(std::string_view text, const Names& names) {
 
 LongRopeSwitch parse_switch(std::string_view text, const Names& names) {
   return parsed<LongRopeSwitch>("longrope_switch", text, "expected per-sequence or per-token", names);
+}
+YarnAttention parse_yarn_attention(std::string_view text, const Names& names) {
+  return parsed<YarnAttention>("yarn_attention", text, "expected replace (HF) or multiply (vLLM, SGLang)",
+                               names);
+}
+DynamicSemantics parse_dynamic_semantics(std::string_view text, const Names& names) {
+  return parsed<DynamicSemantics>("dynamic_semantics", text, "expected live (HF) or static (vLLM, SGLang)",
+                                  names);
 }
 MropeLayout parse_mrope_layout(std::string_view text, const Names& names) {
   return parsed<MropeLayout>("mrope_layout", text, "sectioned or interleaved", names);
@@ -175,8 +184,11 @@ RopeScaling to_rope_scaling(const ScalingSpec& o, const Names& names) {
   s.attention_factor = o.attention_factor;
   if (o.position_scale) s.position_scale = *o.position_scale;
   if (type == T::None) return s;
+  // Hunyuan's alpha states dynamic's base alone: the factor and L it would need otherwise are unread.
+  const bool alpha = type == T::Dynamic && given("alpha");
   for (std::string_view p : parameters_of(method.required)) {
-    if (!given(p)) names.fail(p, fmt::format("required with {} {}", names("scaling"), to_string(type)));
+    if (!given(p) && !alpha)
+      names.fail(p, fmt::format("required with {} {}", names("scaling"), to_string(type)));
   }
   const RopeScaling hf;  // HF's defaults where the spec says nothing
   s.factor = o.factor.value_or(hf.factor);
@@ -188,13 +200,18 @@ RopeScaling to_rope_scaling(const ScalingSpec& o, const Names& names) {
   s.high_freq_factor = o.high_freq_factor.value_or(hf.high_freq_factor);
   s.truncate = o.truncate.value_or(hf.truncate);
   s.longrope_switch = o.longrope_switch.value_or(hf.longrope_switch);
+  s.dynamic_semantics = o.dynamic_semantics.value_or(hf.dynamic_semantics);
+  s.yarn_attention = o.yarn_attention.value_or(hf.yarn_attention);
+  s.alpha = o.alpha;
+  if (type == T::Proportional) s.partial_rotary_factor = o.partial_rotary_factor.value_or(1.0);
   // HF reads mscale only together with mscale_all_dim, and neither when attention_factor is given.
   if (given("mscale") != given("mscale_all_dim")) {
     const std::string_view alone = given("mscale") ? "mscale" : "mscale_all_dim";
     names.fail(alone, fmt::format("HF ignores it without {}; give both or neither",
                                   names(given("mscale") ? "mscale_all_dim" : "mscale")));
   }
-  if (given("attention_factor") && given("mscale"))
+  const bool multiply = o.yarn_attention == YarnAttention::Multiply;  // vLLM: both apply, multiplied
+  if (given("attention_factor") && given("mscale") && !multiply)
     names.fail("attention_factor", fmt::format("it overrides {} and {} (as in HF); give one or the other",
                                                names("mscale"), names("mscale_all_dim")));
   s.mscale = o.mscale;
@@ -214,7 +231,8 @@ void reject_scaling(const ScalingSpec& o, const Names& names, const std::string&
 
 std::int64_t rotary_dim_for(const RopeSpec& spec, std::int64_t head_dim, const Names& names) {
   const std::int64_t rotary_dim = spec.rotary_dim.value_or(0);
-  if (!spec.scaling.partial_rotary_factor) return rotary_dim;
+  // Proportional reads F itself over the whole rotary dim (its pairs past int(F·d // 2) turn by 0).
+  if (!spec.scaling.partial_rotary_factor || spec.scaling.method == T::Proportional) return rotary_dim;
   const double factor = *spec.scaling.partial_rotary_factor;
   if (rotary_dim != 0)
     throw BadRequest(fmt::format("{} and {}: give one, not both (got {} and {:g})", names("rotary_dim"),
@@ -368,6 +386,10 @@ std::string describe_scaling(const RopeScaling& s, const RopePlan& plan) {
   if (s.position_scale != 1)
     out += fmt::format("{}positions divided by {:g}", s.type == T::None ? "" : ", ", s.position_scale);
   if (s.original_max_position > 0) out += fmt::format(", original_max_position {}", s.original_max_position);
+  if (s.type == T::Proportional) out += fmt::format(", partial_rotary_factor {:g}", s.partial_rotary_factor);
+  if (s.type == T::Dynamic && s.alpha) out += fmt::format(", alpha {:g}", *s.alpha);
+  if (s.type == T::Dynamic && s.dynamic_semantics == DynamicSemantics::Static)
+    out += ", static (n = factor·L)";
   if (switches_per_token(s)) {
     out += ", switched per token";
   } else if (s.seq_len > 0) {

@@ -149,6 +149,30 @@ std::string longrope_list(const RopeScaling& s) {
   return ScalingRule<long double>::longrope_uses_long(s) ? "long_factor" : "short_factor";
 }
 
+// Dynamic NTK's two engine readings: HF's live n = max(seq_len, L), vLLM's and SGLang's static n = factor·L.
+std::string dynamic_semantics_difference(const RopeScaling& c, const RopeScaling& g) {
+  const auto static_n = static_cast<std::int64_t>(c.factor * static_cast<double>(c.original_max_position));
+  if (c.dynamic_semantics == DynamicSemantics::Static)
+    return fmt::format(
+        "dynamic NTK computed with vLLM's static base (n = factor·L = {}, dynamic_semantics static) where "
+        "HF's "
+        "live length was expected (n = max(seq_len, L) = {})",
+        static_n, std::max(g.seq_len, g.original_max_position));
+  return fmt::format(
+      "dynamic NTK computed with HF's live length (n = max(seq_len, L) = {}, dynamic_semantics live) where "
+      "vLLM's static base was expected (n = factor·L = {})",
+      std::max(c.seq_len, c.original_max_position), static_n);
+}
+
+std::string dynamic_alpha_difference(const RopeScaling& c, const RopeScaling& g) {
+  if (!c.alpha)
+    return fmt::format("dynamic without alpha (given alpha {:g}: Hunyuan's base·alpha^(d/(d-2)))", *g.alpha);
+  if (!g.alpha)
+    return fmt::format(
+        "dynamic with alpha {:g} (Hunyuan's base·alpha^(d/(d-2)), vLLM's NTK alpha; given none)", *c.alpha);
+  return fmt::format("dynamic alpha {:g} (given {:g})", *c.alpha, *g.alpha);
+}
+
 // How a candidate's scaling differs from the given one, in the words of the mistake.
 std::string scaling_difference(const RopeScaling& c, const RopeScaling& g) {
   if (c.type == RopeScalingType::None)
@@ -169,6 +193,19 @@ std::string scaling_difference(const RopeScaling& c, const RopeScaling& g) {
   if (c.type == RopeScalingType::LongRope && longrope_list(c) != longrope_list(g))
     return fmt::format("longrope {} (given: {}, seq_len {} against original_max_position {})",
                        longrope_list(c), longrope_list(g), g.seq_len, g.original_max_position);
+  if (c.type == RopeScalingType::Dynamic && c.alpha != g.alpha) return dynamic_alpha_difference(c, g);
+  if (c.type == RopeScalingType::Yarn && c.yarn_attention != g.yarn_attention &&
+      c.attention_factor == g.attention_factor)
+    return fmt::format("yarn attention_factor {} its mscale ({}: {:.6g}) where {} was expected ({:.6g})",
+                       c.yarn_attention == YarnAttention::Multiply ? "multiplying" : "replacing",
+                       c.yarn_attention == YarnAttention::Multiply
+                           ? "vLLM's and SGLang's yarn_attention multiply"
+                           : "HF's yarn_attention replace",
+                       static_cast<double>(attention_of(c)),
+                       g.yarn_attention == YarnAttention::Multiply ? "vLLM's product" : "HF's replacement",
+                       static_cast<double>(attention_of(g)));
+  if (c.type == RopeScalingType::Dynamic && c.dynamic_semantics != g.dynamic_semantics)
+    return dynamic_semantics_difference(c, g);
   if (c.seq_len != g.seq_len)
     return fmt::format("{} seq_len {} (given {})", to_string(c.type), c.seq_len, g.seq_len);
   if (attention_of(c) != attention_of(g))
@@ -181,7 +218,9 @@ bool same_scaling(const RopeScaling& a, const RopeScaling& b) {
   return a.type == b.type && a.factor == b.factor && a.truncate == b.truncate && a.beta_fast == b.beta_fast &&
          a.beta_slow == b.beta_slow && a.seq_len == b.seq_len && a.attention_factor == b.attention_factor &&
          a.original_max_position == b.original_max_position && a.longrope_switch == b.longrope_switch &&
-         a.position_scale == b.position_scale;
+         a.position_scale == b.position_scale && a.dynamic_semantics == b.dynamic_semantics &&
+         a.yarn_attention == b.yarn_attention && a.alpha == b.alpha &&
+         a.partial_rotary_factor == b.partial_rotary_factor;
 }
 
 }  // namespace
@@ -499,6 +538,30 @@ std::vector<RopeScaling> unscaled_alternatives() {
   return out;
 }
 
+// Dynamic NTK's length taken from elsewhere (HF: max(position_ids) + 1; engines: the allocated context), the
+// other engine's semantics (vLLM's static table at n = factor·L for HF's live length, which also stands for
+// a live seq_len of factor·L, or the reverse) and Hunyuan's alpha dropped.
+void dynamic_alternatives(const RopeScaling& g, std::int64_t top, std::vector<RopeScaling>& out) {
+  const bool live = g.dynamic_semantics == DynamicSemantics::Live && !g.alpha;
+  if (g.alpha) {
+    RopeScaling s = g;
+    s.alpha.reset();
+    s.seq_len = top + 1;
+    out.push_back(s);
+  }
+  RopeScaling other = g;
+  other.dynamic_semantics = live ? DynamicSemantics::Static : DynamicSemantics::Live;
+  if (!live) other.seq_len = top + 1;
+  if (!g.alpha) out.push_back(other);
+  if (!live) return;  // the static table and alpha read no length
+  const auto static_n = static_cast<std::int64_t>(g.factor * static_cast<double>(g.original_max_position));
+  for (std::int64_t n : {top + 1, static_n, 2 * g.seq_len, g.seq_len / 2}) {
+    RopeScaling s = g;
+    s.seq_len = n;
+    if (n > 0 && n != g.seq_len && n != static_n) out.push_back(s);
+  }
+}
+
 // The given scaling's mistakes: ignored; the factor halved, doubled, quartered, or a released one;
 // another method at the same factor (at the given L, or the common ones without one); YaRN's truncate
 // flipped; the runtime length (dynamic's seq_len, LongRoPE's list) taken from elsewhere; the attention
@@ -531,16 +594,14 @@ std::vector<RopeScaling> scaled_alternatives(const RopeScaling& g, std::int64_t 
     RopeScaling t = g;
     t.truncate = !g.truncate;
     out.push_back(t);
-  }
-  if (g.type == RopeScalingType::Dynamic) {  // HF: max(position_ids) + 1; engines: the allocated context
-    for (std::int64_t n :
-         {top + 1, static_cast<std::int64_t>(g.factor * static_cast<double>(g.original_max_position)),
-          2 * g.seq_len, g.seq_len / 2}) {
-      RopeScaling s = g;
-      s.seq_len = n;
-      if (n > 0 && n != g.seq_len) out.push_back(s);
+    if (g.attention_factor) {  // the other engine's precedence of attention_factor over the mscale
+      RopeScaling a = g;
+      a.yarn_attention =
+          g.yarn_attention == YarnAttention::Replace ? YarnAttention::Multiply : YarnAttention::Replace;
+      out.push_back(a);
     }
   }
+  if (g.type == RopeScalingType::Dynamic) dynamic_alternatives(g, top, out);
   if (g.type == RopeScalingType::LongRope) {  // the other list (chosen by the allocated context)
     RopeScaling s = g;
     s.longrope_switch = LongRopeSwitch::PerSequence;
@@ -570,6 +631,7 @@ std::vector<RopeScaling> scaled_alternatives(const RopeScaling& g, std::int64_t 
     for (double a : attention) {
       RopeScaling s = g;
       s.attention_factor = a;
+      s.yarn_attention = YarnAttention::Replace;  // a itself is the factor on cos and sin
       s.mscale.reset();
       s.mscale_all_dim.reset();
       if (std::fabs(a - static_cast<double>(given_attention)) > 1e-12) out.push_back(s);
@@ -613,6 +675,49 @@ void rule_candidates(const Convention& given, const RopeData& d, std::vector<Con
   }
 }
 
+// Gemma 4's proportional RoPE (HF rope_type "proportional") and HF's partial rotary read the same
+// partial_rotary_factor F two ways: proportional turns the whole head, its exponent over head_dim, the pairs
+// past int(F·head_dim // 2) at frequency 0; partial rotary turns int(head_dim·F) channels, its exponent over
+// that rotary dim. Each is the other's mistake.
+void proportional_candidates(const Convention& given, const RopeData& d, std::vector<Convention>& out) {
+  const RopeScaling& g = d.scaling;
+  const auto head = static_cast<std::int64_t>(d.head_dim), rotary = static_cast<std::int64_t>(d.rotary_dim);
+  if (g.type != RopeScalingType::Proportional && rotary < head && given.rotary_offset == 0 &&
+      (g.type == RopeScalingType::None || g.type == RopeScalingType::Linear)) {
+    Convention c = given;
+    c.rotary_dim = head;
+    RopeScaling s;
+    s.type = RopeScalingType::Proportional;
+    s.factor = g.type == RopeScalingType::Linear ? g.factor : 1.0;
+    s.partial_rotary_factor = static_cast<double>(rotary) / static_cast<double>(head);
+    // F = rotary/head as a double: nudged up where its product with head_dim rounds below rotary.
+    while (proportional_pairs(s, head) < rotary / 2)
+      s.partial_rotary_factor = std::nextafter(s.partial_rotary_factor, 2.0);
+    c.scaling = s;
+    c.label = fmt::format(
+        "proportional (partial_rotary_factor {:g}): exponent over head_dim {}, every channel turning, the "
+        "pairs "
+        "past {} at frequency 0 (Gemma 4, HF rope_type proportional); checked as HF's partial rotary (rotary "
+        "dim {}, exponent over rotary_dim)",
+        s.partial_rotary_factor, head, rotary / 2, rotary);
+    out.push_back(c);
+  }
+  if (g.type == RopeScalingType::Proportional) {
+    const std::int64_t pairs = proportional_pairs(g, rotary);
+    if (pairs < 1 || 2 * pairs == rotary) return;
+    Convention c = given;
+    c.rotary_dim = 2 * pairs;
+    RopeScaling s;
+    if (g.factor != 1.0) s = method(RopeScalingType::Linear, g.factor);
+    c.scaling = s;
+    c.label = fmt::format(
+        "HF's partial rotary (rotary dim {}, exponent over rotary_dim, the rest passing through); checked as "
+        "proportional (partial_rotary_factor {:g}, exponent over head_dim {})",
+        2 * pairs, g.partial_rotary_factor, rotary);
+    out.push_back(c);
+  }
+}
+
 // The check arguments' mistakes at the given conventions: the rotary dim, the scaling and its rules.
 std::vector<Convention> argument_candidates(const Convention& given, const RopeData& d) {
   std::vector<Convention> out;
@@ -637,6 +742,7 @@ std::vector<Convention> argument_candidates(const Convention& given, const RopeD
     }
   }
   rule_candidates(given, d, out);
+  proportional_candidates(given, d, out);
   return out;
 }
 

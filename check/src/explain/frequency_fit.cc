@@ -337,14 +337,23 @@ std::optional<RopeSpec> hypothesis_of(const RopeParams& p, double scale, bool sc
   if (s.type != T::None) {
     o.method = s.type;
     o.factor = s.factor;
-    if (s.type != T::Linear && s.type != T::Ntk) o.original_max_position = s.original_max_position;
+    if (reads_field(s.type, "original_max_position") && s.original_max_position > 0)
+      o.original_max_position = s.original_max_position;
     if (s.type == T::Dynamic && s.seq_len > 0) o.seq_len = s.seq_len;
+    if (s.type == T::Dynamic && s.dynamic_semantics != DynamicSemantics::Live)
+      o.dynamic_semantics = s.dynamic_semantics;
+    if (s.type == T::Dynamic) o.alpha = s.alpha;
+    if (s.type == T::Proportional) o.partial_rotary_factor = s.partial_rotary_factor;
     if (s.type == T::Llama3) o.low_freq_factor = s.low_freq_factor, o.high_freq_factor = s.high_freq_factor;
     if (s.type == T::Yarn) {
       o.beta_fast = s.beta_fast, o.beta_slow = s.beta_slow;
       if (!s.truncate) o.truncate = false;
       if (s.mscale && s.mscale_all_dim && !attention && !s.attention_factor)
         o.mscale = s.mscale, o.mscale_all_dim = s.mscale_all_dim;
+      if (s.yarn_attention != YarnAttention::Replace && !attention) {
+        o.yarn_attention = s.yarn_attention;
+        if (s.mscale && s.mscale_all_dim) o.mscale = s.mscale, o.mscale_all_dim = s.mscale_all_dim;
+      }
     }
   }
   // The given position scale and attention factor carry over unless the fit replaces them.

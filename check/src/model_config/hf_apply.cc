@@ -75,6 +75,12 @@ void fill_scaling(const HfRopeSetting& s, HfResolution& r, ScalingSpec& f,
   fill("high_freq_factor", f.high_freq_factor, c.high_freq_factor);
   fill("truncate", f.truncate, c.truncate);
   fill("longrope_switch", f.longrope_switch, c.longrope_switch);
+  fill("dynamic_semantics", f.dynamic_semantics, c.dynamic_semantics);
+  fill("yarn_attention", f.yarn_attention, c.yarn_attention);
+  fill("alpha", f.alpha, c.alpha);
+  // Proportional's own share of the pairs (not a rotary dim: the whole head turns).
+  if (method == RopeScalingType::Proportional)
+    fill("partial_rotary_factor", f.partial_rotary_factor, c.partial_rotary_factor);
   for (auto [key, list, value] : {std::tuple{"short_factor", &f.short_factor, &c.short_factor},
                                   std::tuple{"long_factor", &f.long_factor, &c.long_factor}}) {
     if (!*value) continue;
@@ -126,7 +132,7 @@ void fill_rope(const HfRopeSetting& s, HfResolution& r, RopeSpec& spec, const Hf
   if (use.base) fill("base", spec.base, c.base);
   if (use.layout) fill("layout", spec.layout, c.layout);
   fill_scaling(s, r, spec.scaling, use.positions, names);
-  if (!use.rotary_dim)  // census: the factor, for its own head dims
+  if (!use.rotary_dim && c.scaling.method != RopeScalingType::Proportional)  // census: for its own head dims
     fill("partial_rotary_factor", "rotary_dim", spec.scaling.partial_rotary_factor,
          c.scaling.partial_rotary_factor);
   if (use.rotary_dim && (c.rotary_dim != c.head_dim || s.mla)) {

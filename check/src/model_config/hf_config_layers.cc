@@ -41,6 +41,7 @@ const std::set<std::string> kTopLevelRead = {"rope_theta",
                                              "no_rope_layer_interval",
                                              "rope_interleave",
                                              "head_dim",
+                                             "global_head_dim",
                                              "mrope_section"};
 
 // Each layer's type: layer_types, else Gemma-3's sliding_window_pattern, else Gemma-2's alternation (empty:
@@ -146,6 +147,14 @@ Layers resolve_layers(const json& config, const std::string& source) {
   if ((!types.empty() || !uses_rope.empty()) && out.n_layers == 0)
     t.fail(t.prefix + "num_hidden_layers", "required by the per-layer keys");
   const Head head = head_of(t);
+  // Gemma 4: the full_attention layers' heads are global_head_dim wide (modeling_gemma4.py passes
+  // head_dim_key "global_head_dim" to their rotary embedding).
+  Head global = head;
+  if (const json* g = t.get("global_head_dim")) {
+    global.head_dim = t.integer("global_head_dim");
+    std::erase_if(global.sources, [](const HfValue& v) { return v.name == "head_dim"; });
+    global.sources.push_back({"head_dim", *g, t.key("global_head_dim") + " (full_attention layers)"});
+  }
   const auto setting_of = [&](std::int64_t i) {
     const std::string type = types.empty() ? std::string() : types[static_cast<std::size_t>(i)];
     if (!uses_rope.empty() && !uses_rope[static_cast<std::size_t>(i)]) {
@@ -176,7 +185,8 @@ Layers resolve_layers(const json& config, const std::string& source) {
     HfRopeSetting s;
     if (keyed) {
       if (!params->contains(type)) t.fail(pk, "has no entry for layer type " + type);
-      s = rotary(t, head, &(*params)[type], pk + "." + type, false, not_read);
+      s = rotary(t, type == "full_attention" ? global : head, &(*params)[type], pk + "." + type, false,
+                 not_read);
     } else if (type == "sliding_attention" && t.get("rope_local_base_freq") != nullptr) {
       // modeling_gemma3.py: the local rotary embedding is rope_type "default" at rope_local_base_freq.
       s = rotary(t, head, nullptr, pk, true, not_read);

@@ -188,14 +188,21 @@ void read_base(Reading& r) {
   }
 }
 
-// partial_rotary_factor: HF's dim = int(head_dim * partial_rotary_factor).
-void read_partial_rotary(Reading& r, std::int64_t head_dim) {
+// partial_rotary_factor: HF's dim = int(head_dim * partial_rotary_factor), except for rope_type proportional
+// (Gemma 4), whose _compute_proportional_rope_parameters reads it as rope_proportion: the whole head rotates,
+// its exponent over head_dim, the pairs past int(F·head_dim // 2) at frequency 0.
+void read_partial_rotary(Reading& r, std::int64_t head_dim, RopeScalingType method) {
   const json* prf = r.in_p("partial_rotary_factor");
   std::string prf_key = r.pk + ".partial_rotary_factor";
   if (prf == nullptr && (prf = r.t.get("partial_rotary_factor")) != nullptr)
     prf_key = r.t.key("partial_rotary_factor");
   if (prf == nullptr) return;
   RopeSpec& o = r.s.spec;
+  if (method == RopeScalingType::Proportional) {
+    o.scaling.partial_rotary_factor = r.t.number(*prf, prf_key);
+    r.s.sources.push_back({"partial_rotary_factor", *prf, prf_key + " (proportional: F of the pairs turn)"});
+    return;
+  }
   try {
     o.scaling.partial_rotary_factor = r.t.number(*prf, prf_key);
     o.rotary_dim = partial_rotary_dim(head_dim, *o.scaling.partial_rotary_factor);
@@ -225,14 +232,15 @@ std::pair<std::string, RopeScalingType> read_type(Reading& r) {
     type = "default";
   }
   using T = RopeScalingType;
-  static const std::map<std::string, T> kTypes = {{"default", T::None},    {"linear", T::Linear},
-                                                  {"dynamic", T::Dynamic}, {"yarn", T::Yarn},
-                                                  {"llama3", T::Llama3},   {"longrope", T::LongRope}};
+  static const std::map<std::string, T> kTypes = {
+      {"default", T::None},  {"linear", T::Linear},     {"dynamic", T::Dynamic},          {"yarn", T::Yarn},
+      {"llama3", T::Llama3}, {"longrope", T::LongRope}, {"proportional", T::Proportional}};
   const auto it = kTypes.find(type);
   if (it == kTypes.end())
-    r.t.fail(
-        type_key + " " + type,
-        "unsupported rope_type (supported: default, linear, dynamic, yarn, llama3, longrope; su, mrope)");
+    r.t.fail(type_key + " " + type,
+             "unsupported rope_type (supported: default, linear, dynamic, yarn, llama3, longrope, "
+             "proportional; su, "
+             "mrope)");
   if (r.p != nullptr && it->second != T::None) r.s.sources.push_back({"scaling", type, type_key});
   return {type, it->second};
 }
@@ -244,8 +252,18 @@ void read_yarn(Reading& r) {
   sc.original_max_position = r.original_l();
   sc.factor = r.factor_or_ratio(*sc.original_max_position);
   sc.attention_factor = r.num("attention_factor");
+  // pe-suite's own key: vLLM's and SGLang's reading, the mscale times attention_factor.
+  if (const json* v = r.in_p("yarn_attention")) {
+    if (!v->is_string() || !pe::parse_yarn_attention(v->get<std::string>()))
+      r.t.fail(r.pk + ".yarn_attention", "expected \"replace\" or \"multiply\", got " + v->dump());
+    sc.yarn_attention = pe::parse_yarn_attention(v->get<std::string>());
+    r.s.sources.push_back({"yarn_attention", *v, r.pk + ".yarn_attention"});
+    r.s.notes.push_back(r.pk +
+                        ".yarn_attention: pe-suite's own key (HF replaces the mscale by attention_factor)");
+  }
+  const bool multiply = sc.yarn_attention == YarnAttention::Multiply;
   const auto ms = r.num("mscale"), msa = r.num("mscale_all_dim");
-  if (!sc.attention_factor && ms && msa && *ms != 0 && *msa != 0) {
+  if ((!sc.attention_factor || multiply) && ms && msa && *ms != 0 && *msa != 0) {
     sc.mscale = ms;
     sc.mscale_all_dim = msa;
   } else if (ms || msa) {
@@ -287,6 +305,28 @@ void read_longrope(Reading& r) {
   }
 }
 
+// _compute_dynamic_ntk_parameters reads max_position_embeddings, never original_max_position_embeddings.
+// Hunyuan's "alpha" (its modeling code, and vLLM's DynamicNTKAlphaRotaryEmbedding for rope_type dynamic
+// with alpha) fixes the base alone; pe-suite's own "dynamic_semantics" key states vLLM's static table.
+void read_dynamic(Reading& r, const std::string& type) {
+  ScalingSpec& sc = r.s.spec.scaling;
+  sc.alpha = r.num("alpha");
+  sc.factor = sc.alpha ? r.num("factor") : r.required("factor", type);
+  if (r.max_pos == 0 && !sc.alpha)
+    r.t.fail(r.t.prefix + "max_position_embeddings", "required by rope_type dynamic (its L)");
+  if (r.max_pos > 0) {
+    sc.original_max_position = r.max_pos;
+    r.s.sources.push_back({"original_max_position", r.max_pos, r.t.key("max_position_embeddings")});
+  }
+  if (const json* v = r.in_p("dynamic_semantics")) {
+    if (!v->is_string() || !pe::parse_dynamic_semantics(v->get<std::string>()))
+      r.t.fail(r.pk + ".dynamic_semantics", "expected \"live\" or \"static\", got " + v->dump());
+    sc.dynamic_semantics = pe::parse_dynamic_semantics(v->get<std::string>());
+    r.s.sources.push_back({"dynamic_semantics", *v, r.pk + ".dynamic_semantics"});
+    r.s.notes.push_back(r.pk + ".dynamic_semantics: pe-suite's own key (HF recomputes from the live length)");
+  }
+}
+
 // The keys the method reads (each _compute_*_parameters).
 void read_method(Reading& r, RopeScalingType method, const std::string& type) {
   using T = RopeScalingType;
@@ -296,12 +336,9 @@ void read_method(Reading& r, RopeScalingType method, const std::string& type) {
   if (method == T::Linear) {
     sc.factor = r.required("factor", type);
   } else if (method == T::Dynamic) {
-    // _compute_dynamic_ntk_parameters reads max_position_embeddings, never original_max_position_embeddings.
-    sc.factor = r.required("factor", type);
-    if (r.max_pos == 0)
-      r.t.fail(r.t.prefix + "max_position_embeddings", "required by rope_type dynamic (its L)");
-    sc.original_max_position = r.max_pos;
-    r.s.sources.push_back({"original_max_position", r.max_pos, r.t.key("max_position_embeddings")});
+    read_dynamic(r, type);
+  } else if (method == T::Proportional) {
+    sc.factor = r.num("factor");  // rope_parameters_dict.get("factor", 1.0)
   } else if (method == T::Llama3) {
     sc.factor = r.required("factor", type);
     sc.low_freq_factor = r.required("low_freq_factor", type);
@@ -340,8 +377,8 @@ HfRopeSetting rotary(const Text& t, const Head& h, const json* p, const std::str
   s.notes = h.notes;
   Reading r{t, p, pk, flat, s, {}};
   read_base(r);
-  read_partial_rotary(r, h.head_dim);
   const auto [type, method] = read_type(r);
+  read_partial_rotary(r, h.head_dim, method);
   read_method(r, method, type);
   read_form(r);
   if (p != nullptr) {

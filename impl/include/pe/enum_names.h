@@ -64,8 +64,18 @@ template <>
 struct EnumNames<RopeScalingType> {
   using T = RopeScalingType;
   static constexpr EnumRow<T> rows[] = {
-      {T::None, "none"}, {T::Linear, "linear"}, {T::Ntk, "ntk"},          {T::Dynamic, "dynamic"},
-      {T::Yarn, "yarn"}, {T::Llama3, "llama3"}, {T::LongRope, "longrope"}};
+      {T::None, "none"}, {T::Linear, "linear"}, {T::Ntk, "ntk"},           {T::Dynamic, "dynamic"},
+      {T::Yarn, "yarn"}, {T::Llama3, "llama3"}, {T::LongRope, "longrope"}, {T::Proportional, "proportional"}};
+};
+template <>
+struct EnumNames<YarnAttention> {
+  static constexpr EnumRow<YarnAttention> rows[] = {{YarnAttention::Replace, "replace"},
+                                                    {YarnAttention::Multiply, "multiply"}};
+};
+template <>
+struct EnumNames<DynamicSemantics> {
+  static constexpr EnumRow<DynamicSemantics> rows[] = {{DynamicSemantics::Live, "live"},
+                                                       {DynamicSemantics::Static, "static"}};
 };
 template <>
 struct EnumNames<LongRopeSwitch> {

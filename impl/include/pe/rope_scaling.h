@@ -1,7 +1,8 @@
 // RoPE scaling methods as typed parameters, following Hugging Face transformers'
-// modeling_rope_utils.py (rope_type "linear", "dynamic", "yarn", "llama3", "longrope"), plus the static
-// NTK-aware rule HF does not have. The formulas themselves are in pe/detail/rope_scaling_math.h; every
-// deviation from HF is listed in docs/commands.md ("RoPE scaling").
+// modeling_rope_utils.py (rope_type "linear", "dynamic", "yarn", "llama3", "longrope", "proportional"), plus
+// the static NTK-aware rule HF does not have, and the engines' other readings of HF's types as typed
+// choices (dynamic's static table, Hunyuan's alpha). The formulas themselves are in
+// pe/detail/rope_scaling_math.h; every deviation from HF is listed in docs/commands.md ("RoPE scaling").
 #pragma once
 
 #include <cstdint>
@@ -13,13 +14,14 @@
 namespace pe {
 
 enum class RopeScalingType : std::uint8_t {
-  None,     // θ_j = b^(-2j/d)
-  Linear,   // position interpolation: θ_j / s
-  Ntk,      // NTK-aware (bloc97): base' = b·s^(d/(d-2)); no HF rope_type of its own
-  Dynamic,  // HF "dynamic": base' = b·(s·n/L - (s-1))^(d/(d-2)), n = max(seq_len, L)
-  Yarn,     // HF "yarn": per-pair ramp between θ_j and θ_j/s, attention factor on cos and sin
-  Llama3,   // HF "llama3": by wavelength, θ_j / s beyond L/low_freq_factor, θ_j below L/high_freq_factor
-  LongRope  // HF "longrope": θ_j / short_factor[j] or / long_factor[j], attention factor
+  None,      // θ_j = b^(-2j/d)
+  Linear,    // position interpolation: θ_j / s
+  Ntk,       // NTK-aware (bloc97): base' = b·s^(d/(d-2)); no HF rope_type of its own
+  Dynamic,   // HF "dynamic": base' = b·(s·n/L - (s-1))^(d/(d-2)), n = max(seq_len, L)
+  Yarn,      // HF "yarn": per-pair ramp between θ_j and θ_j/s, attention factor on cos and sin
+  Llama3,    // HF "llama3": by wavelength, θ_j / s beyond L/low_freq_factor, θ_j below L/high_freq_factor
+  LongRope,  // HF "longrope": θ_j / short_factor[j] or / long_factor[j], attention factor
+  Proportional  // HF "proportional" (Gemma 4): θ_j / s for the first int(F·d // 2) pairs, 0 past them
 };
 
 std::string_view to_string(RopeScalingType t) noexcept;
@@ -30,6 +32,20 @@ std::optional<RopeScalingType> parse_rope_scaling_type(std::string_view s) noexc
 enum class LongRopeSwitch { PerSequence, PerToken };
 std::string_view to_string(LongRopeSwitch s) noexcept;  // "per-sequence", "per-token"
 std::optional<LongRopeSwitch> parse_longrope_switch(std::string_view s) noexcept;
+
+// Dynamic NTK's length n. HF's rotary embedding recomputes base' from the live length n = max(seq_len, L);
+// vLLM's and SGLang's DynamicNTKScalingRotaryEmbedding build one table at n = factor·L (static: seq_len
+// unread).
+enum class DynamicSemantics { Live, Static };
+std::string_view to_string(DynamicSemantics s) noexcept;  // "live", "static"
+std::optional<DynamicSemantics> parse_dynamic_semantics(std::string_view s) noexcept;
+
+// YaRN's attention_factor with its own mscale: HF's _compute_yarn_parameters replaces the mscale by it when
+// given (Replace); vLLM's YaRNScalingRotaryEmbedding multiplies yarn_get_mscale(s) by it, its
+// DeepseekScalingRotaryEmbedding the mscale ratio (Multiply), and so does SGLang.
+enum class YarnAttention { Replace, Multiply };
+std::string_view to_string(YarnAttention a) noexcept;  // "replace", "multiply"
+std::optional<YarnAttention> parse_yarn_attention(std::string_view s) noexcept;
 
 // Fields a method does not use are ignored by it. Defaults are HF's where HF has one.
 struct RopeScaling {
@@ -49,6 +65,11 @@ struct RopeScaling {
   double low_freq_factor = 1, high_freq_factor = 4;              // llama3
   std::vector<double> short_factor, long_factor;                 // longrope: rotary_dim/2 factors each
   LongRopeSwitch longrope_switch = LongRopeSwitch::PerSequence;  // longrope; per token: seq_len unread
+  DynamicSemantics dynamic_semantics = DynamicSemantics::Live;   // dynamic; static: seq_len unread
+  YarnAttention yarn_attention = YarnAttention::Replace;         // yarn: attention_factor with its mscale
+  std::optional<double> alpha;       // dynamic (Hunyuan's key): base' = b·alpha^(d/(d-2)), length unread
+  double partial_rotary_factor = 1;  // proportional: F, the share of the pairs that rotate (the exponent
+                                     // stays over the rotary dim d; HF's partial rotary shrinks d instead)
 };
 
 // Calls f(name, member) for every scaling parameter under its HF name (position_scale and longrope_switch
@@ -71,6 +92,10 @@ void for_each_scaling_parameter(Scaling& s, F&& f) {
   f("long_factor", s.long_factor);
   f("position_scale", s.position_scale);
   f("longrope_switch", s.longrope_switch);
+  f("dynamic_semantics", s.dynamic_semantics);
+  f("yarn_attention", s.yarn_attention);
+  f("alpha", s.alpha);
+  f("partial_rotary_factor", s.partial_rotary_factor);
 }
 
 // True when the scaling changes the plain encoding at all: a method, a position scale or an attention factor.
@@ -110,6 +135,9 @@ std::span<const ScalingMethod> scaling_methods() noexcept;
 const ScalingMethod& scaling_method(RopeScalingType t) noexcept;
 bool reads_field(RopeScalingType t, std::string_view field) noexcept;
 bool requires_field(RopeScalingType t, std::string_view field) noexcept;
+
+// Proportional's rotating pairs: HF's int(F·d // 2) for d = rotary_dim (the product in double, floored).
+std::int64_t proportional_pairs(const RopeScaling& s, std::int64_t rotary_dim) noexcept;
 
 // HF's dim = int(head_dim · partial_rotary_factor): throws InvalidArgument naming
 // partial_rotary_factor unless the factor is in (0, 1] and the result is even and >= 2.

@@ -23,7 +23,8 @@
 
 namespace pe::check {
 
-// RoPE scaling (RopeScaling's fields) and HF's partial_rotary_factor.
+// RoPE scaling (RopeScaling's fields) and HF's partial_rotary_factor: proportional's own share of the pairs
+// with --scaling proportional, else HF's partial rotary (the rotary dim int(head_dim·F)).
 struct ScalingSpec {
   std::optional<RopeScalingType> method;
   std::optional<double> factor, beta_fast, beta_slow, mscale, mscale_all_dim, attention_factor,
@@ -31,6 +32,9 @@ struct ScalingSpec {
   std::optional<std::int64_t> original_max_position, seq_len;
   std::optional<bool> truncate;
   std::optional<LongRopeSwitch> longrope_switch;
+  std::optional<DynamicSemantics> dynamic_semantics;
+  std::optional<YarnAttention> yarn_attention;
+  std::optional<double> alpha;
   std::optional<std::vector<double>> short_factor, long_factor;
 
   // Whether the parameter of this canonical name ("factor", "scaling", ...) is given.
@@ -117,6 +121,8 @@ void from_json(const nlohmann::json& j, RopeSpec& spec);
 RopeScalingType parse_scaling(std::string_view text, const Names& names);
 bool parse_truncate(std::string_view text, const Names& names);
 LongRopeSwitch parse_switch(std::string_view text, const Names& names);
+DynamicSemantics parse_dynamic_semantics(std::string_view text, const Names& names);
+YarnAttention parse_yarn_attention(std::string_view text, const Names& names);
 MropeLayout parse_mrope_layout(std::string_view text, const Names& names);
 VisionRope parse_vision(std::string_view text, const Names& names);
 AttnTemperatureType parse_temperature(std::string_view text, const Names& names);  // "" and none: None

@@ -22,7 +22,12 @@ class ScalingRule {
  public:
   // `pi` at R's precision; `dim` is the rotary dimension.
   ScalingRule(const RopeScaling& s, std::int64_t dim, double base, const R& pi)
-      : s_(s), dim_(dim), base_(base), pi_(pi), effective_base_(effective_base_of(s, dim, base)) {
+      : s_(s),
+        dim_(dim),
+        base_(base),
+        pi_(pi),
+        effective_base_(effective_base_of(s, dim, base)),
+        rotating_pairs_(s.type == RopeScalingType::Proportional ? proportional_pairs(s, dim) : dim / 2) {
     if (s.type == RopeScalingType::Yarn) yarn_correction_range();
     attention_ = attention_of(s);
   }
@@ -55,6 +60,10 @@ class ScalingRule {
         return llama3_gain(R(2) * pi_ / omega, s_);
       case RopeScalingType::LongRope:  // 1 / (ext_factors * base**(2j/d))
         return one / R(longrope_uses_long(s_) ? s_.long_factor[j] : s_.short_factor[j]);
+      // _compute_proportional_rope_parameters: 1/base**(2j/head_dim) for j < rope_angles, zeros past them,
+      // all / factor. A zero frequency turns by nothing: its pair passes through (cos 0 = 1, sin 0 = 0).
+      case RopeScalingType::Proportional:
+        return static_cast<std::int64_t>(j) < rotating_pairs_ ? one / R(s_.factor) : R(0);
       default:
         return one;
     }
@@ -84,10 +93,17 @@ class ScalingRule {
   // HF _compute_dynamic_ntk_parameters: n = max(seq_len, L); b·(s·n/L - (s - 1))^(d/(d-2)), written
   // as b·(1 + s·(n - L)/L)^(d/(d-2)) so that n = L is exactly b and the inner term is >= 1 for any
   // s > 0 (the form that goes negative in some engines is never evaluated). NTK-aware: b·s^(d/(d-2)).
+  // vLLM's DynamicNTKScalingRotaryEmbedding (static): n = max_len = s·L, so the inner term is
+  // s·s - (s - 1) = 1 + s·(s - 1) (> 0 for any s); its DynamicNTKAlphaRotaryEmbedding: b·alpha^(d/(d-2)).
   static R effective_base_of(const RopeScaling& s, std::int64_t dim, double base) {
     using std::pow;
     const R b(base), d(static_cast<long long>(dim));
     if (s.type == RopeScalingType::Ntk) return b * pow(R(s.factor), d / (d - R(2)));
+    if (s.type == RopeScalingType::Dynamic && s.alpha) return b * pow(R(*s.alpha), d / (d - R(2)));
+    if (s.type == RopeScalingType::Dynamic && s.dynamic_semantics == DynamicSemantics::Static) {
+      const R f(s.factor);
+      return b * pow(R(1) + f * (f - R(1)), d / (d - R(2)));
+    }
     if (s.type != RopeScalingType::Dynamic || s.seq_len <= s.original_max_position) return b;
     const R L(static_cast<long long>(s.original_max_position));
     const R inner = R(1) + R(s.factor) * R(static_cast<long long>(s.seq_len - s.original_max_position)) / L;
@@ -111,10 +127,14 @@ class ScalingRule {
   R attention_of(const RopeScaling& s) const {
     using std::log;
     using std::sqrt;
-    if (s.attention_factor) return R(*s.attention_factor);  // any method's, when given
+    const bool multiply = s.type == RopeScalingType::Yarn && s.yarn_attention == YarnAttention::Multiply;
+    if (s.attention_factor && !multiply) return R(*s.attention_factor);  // any method's, when given
     if (s.type == RopeScalingType::Yarn) {
-      if (s.mscale && s.mscale_all_dim) return mscale_of(R(*s.mscale)) / mscale_of(R(*s.mscale_all_dim));
-      return mscale_of(R(1));
+      // vLLM's DeepseekScalingRotaryEmbedding: the ratio (times attn_factor); YaRNScalingRotaryEmbedding:
+      // yarn_get_mscale(s) * attn_factor. HF: the ratio or get_mscale(s), replaced by attention_factor.
+      const R own = s.mscale && s.mscale_all_dim ? mscale_of(R(*s.mscale)) / mscale_of(R(*s.mscale_all_dim))
+                                                 : mscale_of(R(1));
+      return s.attention_factor ? own * R(*s.attention_factor) : own;
     }
     if (s.type == RopeScalingType::LongRope) {
       if (!(s.factor > 1.0)) return R(1);
@@ -154,6 +174,7 @@ class ScalingRule {
   double base_;
   R pi_;
   R effective_base_;
+  std::int64_t rotating_pairs_;  // proportional's pairs with a frequency (every pair for other methods)
   R attention_ = R(1);
   R low_ = R(0), high_ = R(0);
 };
