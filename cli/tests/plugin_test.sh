@@ -169,7 +169,7 @@ diagnosed() {  # diagnosed NAME CLAIM_PATTERN
 }
 diagnosed offset_by_one "positions shifted by \+1"
 diagnosed pairs_interleaved "layout interleaved \(given: halfsplit\)"
-diagnosed no_attention_factor ".*\(max residual"
+diagnosed no_attention_factor ".*no attention factor"
 expect log-per-run 1 "property log .*: /.*/pe-suite-verify-[A-Za-z0-9]{6}/properties\.log" -- \
   "$exe" verify --plugin "$dir/plugtest_offset_by_one.so" --variant 'rope.halfsplit.plugtest_f64/f32' \
   --max-position 256 --property '*RopeProps.AgreesWithReferenceWithinBudget*'

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iterator>
 #include <new>
+#include <numeric>
 #include <string_view>
 #include <vector>
 
@@ -43,7 +44,18 @@ pe_rope_config c_config(const RopePlan& plan, const std::uint32_t* sections,
   pe_rope_config c{};
   c.struct_size = sizeof(pe_rope_config);
   // Positions divided by a scale is a hypothesis of pe-suite's (no config states it): "custom", inv_freq's.
-  c.rope_type = s.position_scale != 1.0 ? "custom" : hf_rope_type(s.type);
+  // The engines' other readings of one rope_type (vLLM's static dynamic table, Hunyuan's alpha, vLLM's YaRN
+  // attention factor times its mscale) and the axial form have no field in ABI v2: rope types of their own,
+  // which a kernel that does not know them meets with the plan's inv_freq.
+  c.rope_type =
+      s.position_scale != 1.0                         ? "custom"
+      : !params.form.axes_dim.empty()                 ? "axial"
+      : s.type == RopeScalingType::Dynamic && s.alpha ? "dynamic_alpha"
+      : s.type == RopeScalingType::Dynamic && s.dynamic_semantics == DynamicSemantics::Static
+          ? "dynamic_static"
+      : s.type == RopeScalingType::Yarn && s.yarn_attention == YarnAttention::Multiply && s.attention_factor
+          ? "yarn_multiply"
+          : hf_rope_type(s.type);
   c.rope_theta = params.base;
   c.factor = reads("factor") ? s.factor : 0;
   c.original_max_position_embeddings = reads("original_max_position") ? s.original_max_position : 0;
@@ -68,6 +80,22 @@ pe_rope_config c_config(const RopePlan& plan, const std::uint32_t* sections,
   return c;
 }
 
+// The ABI's one frequency_dim for every pair: an axial plan's axes each have their own dim d_a, so the plugin
+// gets their least common multiple D with index_j·D/d_a, the same exponent 2·index_j/d_a as a ratio (a float
+// division of the two gives the same rounded value); the other forms have one dim, unchanged. The plan's
+// dims are even; D is kept to 2^24, where float32 still holds it and every index·D/d_a exactly (no model's
+// dims come near): past that D is 0 and a plugin must read inv_freq, which the ABI always carries. A kernel
+// stepping a recurrence (ggml's theta *= base^(-2/D)) restarts it at each axis (axis_of_pair).
+std::uint64_t common_frequency_dim(const RopePlan& plan) noexcept {
+  std::uint64_t common = 0;
+  for (std::size_t j = 0; j < plan.n_pairs(); ++j) {
+    const std::uint64_t d = plan.frequency_index(j).dim;
+    common = common == 0 ? d : common / std::gcd(common, d) * d;
+    if (common > (std::uint64_t{1} << 24)) return 0;
+  }
+  return common;
+}
+
 class PluginRope final : public RopeVariant {
  public:
   PluginRope(std::string name, Contract contract, pe_rope_apply_fn apply_fn, void* user_data,
@@ -83,9 +111,11 @@ class PluginRope final : public RopeVariant {
     std::uint32_t stack[2 * kStackPairs];
     std::uint32_t* per_pair = n <= kStackPairs ? stack : per_pair_scratch(2 * n);
     if (per_pair == nullptr) return;  // out of memory: x untouched, and the checks say so
+    const std::uint64_t common = common_frequency_dim(plan);
     for (std::size_t j = 0; j < n; ++j) {
+      const FrequencyIndex f = plan.frequency_index(j);
       per_pair[j] = static_cast<std::uint32_t>(plan.axis_of_pair(j));
-      per_pair[n + j] = static_cast<std::uint32_t>(plan.frequency_index(j).index);
+      per_pair[n + j] = static_cast<std::uint32_t>(f.index * (common / f.dim));
     }
     // The de-interleaved form is the interleaved rotation with its output reordered: pe-suite does the
     // reordering, as its driver does for the built-in variants, so a plugin implements two pairings.
@@ -101,7 +131,7 @@ class PluginRope final : public RopeVariant {
         .inv_freq = plan.inv_freq().data(),
         .axis_of_pair = per_pair,
         .frequency_index = per_pair + n,
-        .frequency_dim = n == 0 ? 0 : plan.frequency_index(0).dim,
+        .frequency_dim = static_cast<std::size_t>(common),
         .base = plan.effective_base(),
         .gain = plan.gain().data(),
         .attention_factor = plan.attention_factor(),

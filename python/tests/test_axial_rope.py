@@ -186,10 +186,12 @@ def test_axes_dim_refusals_name_the_parameter(flux_case):
         with pytest.raises(ValueError, match="axes_dim") as e:
             pe_suite.check_rope(x, x, ids.T.astype(np.int64), layout="interleaved", axes_dim=dims)
         assert words in str(e.value)
-    nine = np.zeros((9, 4), dtype=np.int64)
-    x18 = np.ones((4, 1, 18), dtype=np.float32)
-    with pytest.raises(ValueError, match="axes_dim may have at most 8 axes"):
-        pe_suite.check_rope(x18, x18, nine, layout="interleaved", axes_dim=(2,) * 9)
+    five = np.zeros((5, 4), dtype=np.int64)
+    x10 = np.ones((4, 1, 10), dtype=np.float32)
+    with pytest.raises(ValueError, match="axes_dim may have at most 4 axes"):
+        pe_suite.check_rope(x10, x10, five, layout="interleaved", axes_dim=(2,) * 5)
+    with pytest.raises(ValueError, match="axes_dim"):
+        pe_suite.check_rope(x, x, ids.T.astype(np.int64), layout="interleaved", axes_dim=())
     with pytest.raises(ValueError, match="axes_dim"):
         pe_suite.check_rope(x, x, ids.T.astype(np.int64), axes_dim=(16, 56, 56), mrope_section=(8, 28, 28))
 
@@ -217,3 +219,46 @@ def test_verify_rope_catches_axes_swapped():
                              dtypes=("float32",), layout="interleaved", array="numpy", examples=25,
                              failure_file=None)
     assert "axes 1 and 2 swapped" in str(e.value), str(e.value)
+
+
+def cogvideox_positions(frames, height, width, base_height=30, base_width=45):
+    """diffusers' CogVideoX grid: get_resize_crop_region_for_grid, then float32 linspace grids (grid_type
+    "linspace") of frames x height x width cells, (t, h, w) per cell, row-major."""
+    r = height / width
+    if r > base_height / base_width:
+        rh, rw = base_height, int(round(base_height / height * width))
+    else:
+        rw, rh = base_width, int(round(base_width / width * height))
+    top, left = int(round((base_height - rh) / 2.0)), int(round((base_width - rw) / 2.0))
+    stop = (top + rh, left + rw)
+    grid_h = np.linspace(top, stop[0] * (height - 1) / height, height, dtype=np.float32)
+    grid_w = np.linspace(left, stop[1] * (width - 1) / width, width, dtype=np.float32)
+    grid_t = np.linspace(0, frames * (frames - 1) / frames, frames, dtype=np.float32)
+    t, h, w = np.meshgrid(grid_t, grid_h, grid_w, indexing="ij")
+    return np.stack([t.ravel(), h.ravel(), w.ravel()])
+
+
+def cogvideox_rope(x, positions, head_dim):
+    """get_3d_rotary_pos_embed (dims d//4, d//8*3, d//8*3; theta 10000): per axis float32 inv_freq times the
+    float32 positions, cos/sin repeat-interleaved, then apply_rotary_emb's x*cos + rotated*sin in float32."""
+    dims = (head_dim // 4, head_dim // 8 * 3, head_dim // 8 * 3)
+    angles = []
+    for axis, d in enumerate(dims):
+        inv = (1.0 / 10000.0 ** (np.arange(0, d, 2, dtype=np.float32)[: d // 2] / np.float32(d))).astype(np.float32)
+        angles.append(positions[axis][:, None].astype(np.float32) * inv[None, :])
+    angle = np.concatenate(angles, axis=1)
+    cos = np.repeat(np.cos(angle.astype(np.float64)).astype(np.float32), 2, axis=-1)[:, None, :]
+    sin = np.repeat(np.sin(angle.astype(np.float64)).astype(np.float32), 2, axis=-1)[:, None, :]
+    rotated = np.stack([-x[..., 1::2], x[..., 0::2]], axis=-1).reshape(x.shape)
+    return (x * cos + rotated * sin).astype(np.float32), dims
+
+
+def test_cogvideox_fractional_linspace_grid_passes():
+    positions = cogvideox_positions(3, 20, 30)  # a 20 x 30 latent against the 30 x 45 base: steps of 1.5
+    assert np.any(positions != np.round(positions)), "the grid must be fractional"
+    x = np.random.default_rng(1875).standard_normal((positions.shape[1], HEADS, 64)).astype(np.float32)
+    y, dims = cogvideox_rope(x, positions, 64)
+    report = pe_suite.check_rope(x, y, positions.astype(np.float64), layout="interleaved", axes_dim=dims)
+    assert report.passed, str(report)
+    rounded = np.round(positions).astype(np.int64)
+    assert not pe_suite.check_rope(x, y, rounded, layout="interleaved", axes_dim=dims).passed

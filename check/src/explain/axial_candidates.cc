@@ -7,9 +7,13 @@
 #include <array>
 #include <cmath>
 #include <memory>
+#include <tuple>
 
 namespace pe::check {
 namespace {
+
+// Every order of an axial form's axes is a permutation Convention::axes can hold.
+static_assert(std::tuple_size_v<decltype(Convention::axes)> >= kMaxAxialAxes);
 
 // The frequencies of `form` at `base` with axis `axis`'s exponent over `dim` instead of its own.
 std::shared_ptr<const std::vector<long double>> ladder_over(const RopeForm& form, std::size_t pairs,

@@ -53,6 +53,9 @@ std::optional<DiffusersRope> axial_of(const json& c, const std::string& cls, std
     r.sources.push_back({"base", r.theta, "FluxPosEmbed's theta"});
   } else if (cls == "HunyuanVideoTransformer3DModel") {
     listed("rope_axes_dim", {16, 56, 56});
+    if (present(c, "rope_theta") && !c["rope_theta"].is_number())
+      throw BadRequest(fmt::format("{}: rope_theta must be a number, got {}", source, c["rope_theta"].dump()),
+                       "hf_config");
     r.theta = present(c, "rope_theta") ? c["rope_theta"].get<double>() : 256.0;
     r.sources.push_back({"base", r.theta, present(c, "rope_theta") ? "rope_theta" : cls + " default"});
   } else if (cls == "WanTransformer3DModel") {

@@ -90,9 +90,14 @@ void fill_scaling(const HfRopeSetting& s, HfResolution& r, ScalingSpec& f,
       *list = *value;
     }
   }
-  // HF's runtime length: dynamic_rope_update's seq_len = max(position_ids) + 1.
-  if ((method == RopeScalingType::Dynamic || method == RopeScalingType::LongRope) && !f.seq_len &&
-      positions) {
+  // HF's runtime length: dynamic_rope_update's seq_len = max(position_ids) + 1; not where the reading takes
+  // no length (vLLM's static table, Hunyuan's alpha, LongRoPE switching per token).
+  const bool reads_length =
+      (method == RopeScalingType::Dynamic && !f.alpha &&
+       f.dynamic_semantics.value_or(DynamicSemantics::Live) == DynamicSemantics::Live) ||
+      (method == RopeScalingType::LongRope &&
+       f.longrope_switch.value_or(LongRopeSwitch::PerSequence) == LongRopeSwitch::PerSequence);
+  if (reads_length && !f.seq_len && positions) {
     const std::vector<std::int64_t> p = positions();
     if (p.empty()) return;
     f.seq_len = *std::max_element(p.begin(), p.end()) + 1;

@@ -118,14 +118,16 @@ typedef struct pe_rope_plan {
   size_t rotary_dim;            /* rotated channels, even, <= head_dim - rotary_offset */
   size_t rotary_offset;         /* first rotated channel (DeepSeek MLA's q_pe: 128 of 192) */
   size_t n_pairs;               /* rotary_dim / 2 */
-  size_t n_axes;                /* position axes: 1 for text, 3 or 4 for M-RoPE, 2 for 2-D vision */
+  size_t n_axes;                /* position axes: 1 text, 3 or 4 M-RoPE, 2 vision, n axial */
   const double* inv_freq;       /* [n_pairs] θ'_j, the scaled frequency, relative error <= 1.02·2^-53 */
   const uint32_t* axis_of_pair; /* [n_pairs] the axis pair j reads (< n_axes; all 0 for text) */
   /* The pieces, for a kernel that forms the frequency its own way, as engines do:
    *   θ'_j = gain[j] · base^(-2·frequency_index[j] / frequency_dim)
    * (text RoPE: frequency_index[j] = j, frequency_dim = rotary_dim; vision forms index their own
-   * tables; base is the NTK/dynamic base' under those scalings, gain[j] the scaling's per-pair factor,
-   * 1 without one). Each rounded once to double. */
+   * tables; axial forms, each axis its own ladder over its own dim d_a, give the least common multiple D
+   * of their dims as frequency_dim and index·D/d_a, the same ratio (0 where D would pass 2^24: read
+   * inv_freq then; a recurrence restarts at each axis); base is the NTK/dynamic base' under those scalings, gain[j] the scaling's per-pair
+   * factor, 1 without one). Each rounded once to double. */
   const uint32_t* frequency_index; /* [n_pairs] */
   size_t frequency_dim;
   double base;
@@ -142,10 +144,13 @@ typedef struct pe_rope_plan {
  * rope_type and its parameters). A number the method does not read is 0 (or NULL with its count 0). */
 typedef struct pe_rope_config {
   uint32_t struct_size;  /* sizeof(pe_rope_config) in pe-suite: later versions append fields */
-  const char* rope_type; /* "default", "linear", "dynamic", "yarn", "longrope", "llama3"; or
-                            pe-suite's own hypotheses no config states, "ntk" (NTK-aware) and
-                            "custom" (positions divided by a scale): a kernel that does not know the
-                            method uses the plan's inv_freq */
+  const char* rope_type; /* "default", "linear", "dynamic", "yarn", "longrope", "llama3",
+                            "proportional"; or pe-suite's own hypotheses no config states, "ntk"
+                            (NTK-aware) and "custom" (positions divided by a scale); or what this
+                            version has no fields for: "axial" (axes_dim), "dynamic_static" (vLLM's one
+                            table at factor·L), "dynamic_alpha" (Hunyuan), "yarn_multiply" (vLLM's
+                            attention factor times the mscale): a kernel that does not know the method
+                            uses the plan's inv_freq */
   double rope_theta;     /* the base as configured (dynamic's grown base is the plan's base) */
   double factor;         /* linear, dynamic, yarn, llama3 */
   int64_t original_max_position_embeddings; /* llama3, yarn, longrope; dynamic's max_position_embeddings */

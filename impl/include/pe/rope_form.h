@@ -61,8 +61,9 @@ struct FrequencyIndex {
   std::size_t index, dim;
 };
 FrequencyIndex frequency_index(const RopeForm& form, std::size_t n_pairs, std::size_t j) noexcept;
-// Largest number of axes an axial form may have (diffusers' forms have 3).
-inline constexpr std::size_t kMaxAxialAxes = 8;
+// Largest number of axes an axial form may have (diffusers' forms have 3, Llama-4 vision's 2): the diagnosis
+// tries every order of them (check's Convention::axes holds 4).
+inline constexpr std::size_t kMaxAxialAxes = 4;
 // "16,56,56": a list as the flags and messages write it.
 std::string show_list(const std::vector<std::int64_t>& v);
 
