@@ -126,8 +126,8 @@ typedef struct pe_rope_plan {
    * (text RoPE: frequency_index[j] = j, frequency_dim = rotary_dim; vision forms index their own
    * tables; axial forms, each axis its own ladder over its own dim d_a, give the least common multiple D
    * of their dims as frequency_dim and index·D/d_a, the same ratio (0 where D would pass 2^24: read
-   * inv_freq then; a recurrence restarts at each axis); base is the NTK/dynamic base' under those scalings, gain[j] the scaling's per-pair
-   * factor, 1 without one). Each rounded once to double. */
+   * inv_freq then; a recurrence restarts at each axis); base is the NTK/dynamic base' under those
+   * scalings, gain[j] the scaling's per-pair factor, 1 without one). Each rounded once to double. */
   const uint32_t* frequency_index; /* [n_pairs] */
   size_t frequency_dim;
   double base;
