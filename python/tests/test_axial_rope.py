@@ -92,39 +92,25 @@ def test_flux_in_bfloat16_passes(flux_case):
     assert report.passed, str(report)
 
 
-def test_flux_with_theta_wrong_fails_named(flux_case):
-    ids, x = flux_case
-    y = apply_rope(x, flux_freqs(ids, (16, 56, 56), 256.0))
-    report = pe_suite.check_rope(x, y, ids.T.astype(np.int64), layout="interleaved", axes_dim=(16, 56, 56),
-                                 base=10000)
-    assert fails_named(report, "base 256"), str(report)
-
-
-def test_flux_with_one_axis_dim_wrong_fails_named(flux_case):
-    ids, x = flux_case
+# (mistake, the kernel's ids columns, its axes_dim, its ladders' dims, theta, the words the diagnosis must say)
+FLUX_MISTAKES = [
+    ("theta wrong", [0, 1, 2], (16, 56, 56), None, 256.0, "base 256"),
     # Axis 2's exponent over 112 (twice its 56 channels): HF's "theta over head_dim where head_dim/2" on one axis.
-    y = apply_rope(x, flux_freqs(ids, (16, 56, 56), 10000.0, dims_for_ladder=(16, 56, 112)))
-    report = pe_suite.check_rope(x, y, ids.T.astype(np.int64), layout="interleaved", axes_dim=(16, 56, 56),
-                                 base=10000)
-    assert fails_named(report, "axis 2's ladder over 112"), str(report)
+    ("one axis's dim wrong", [0, 1, 2], (16, 56, 56), (16, 56, 112), 10000.0, "axis 2's ladder over 112"),
+    ("axes swapped", [0, 2, 1], (16, 56, 56), None, 10000.0, "axes 1 and 2 swapped"),
+    ("axis blocks reordered", [1, 2, 0], (56, 56, 16), None, 10000.0,
+     "axis blocks concatenated in the order (1, 2, 0)"),
+]
 
 
-def test_flux_with_axes_swapped_fails_named(flux_case):
+@pytest.mark.parametrize("mistake,columns,axes_dim,ladders,theta,words", FLUX_MISTAKES,
+                         ids=[m[0] for m in FLUX_MISTAKES])
+def test_a_flux_mistake_fails_named(flux_case, mistake, columns, axes_dim, ladders, theta, words):
     ids, x = flux_case
-    y = apply_rope(x, flux_freqs(ids[:, [0, 2, 1]], (16, 56, 56), 10000.0))
+    y = apply_rope(x, flux_freqs(ids[:, columns], axes_dim, theta, dims_for_ladder=ladders))
     report = pe_suite.check_rope(x, y, ids.T.astype(np.int64), layout="interleaved", axes_dim=(16, 56, 56),
                                  base=10000)
-    assert fails_named(report, "axes 1 and 2 swapped"), str(report)
-
-
-def test_flux_with_axes_dim_reordered_fails_named(flux_case):
-    ids, x = flux_case
-    y = apply_rope(x, flux_freqs(ids[:, [1, 2, 0]], (56, 56, 16), 10000.0))
-    report = pe_suite.check_rope(x, y, ids.T.astype(np.int64), layout="interleaved", axes_dim=(16, 56, 56),
-                                 base=10000)
-    assert not report.passed
-    assert any("axis blocks concatenated in the order (1, 2, 0)" in fit for fit in report.diagnosis), \
-        str(report)
+    assert fails_named(report, words), f"{mistake}: {report}"
 
 
 def test_hunyuan_video_theta_256_passes_from_its_config(tmp_path):
