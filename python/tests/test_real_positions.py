@@ -209,3 +209,23 @@ def test_a_config_that_reads_the_sequence_length_from_positions_is_refused():
               "max_position_embeddings": 4, "hidden_size": 8, "num_attention_heads": 1}
     with pytest.raises(ValueError, match="sequence length from integer positions; the positions are real"):
         pe_suite.check_rope(x, x, np.arange(8) + 0.5, hf_config=config)
+
+
+def test_readings_that_take_no_sequence_length_are_checked_at_real_positions():
+    # Hunyuan's alpha (base' = b * alpha^(d/(d-2)), vLLM DynamicNTKAlphaRotaryEmbedding) and vLLM's static table
+    # (base' at n = factor * L: b * (1 + s(s-1))^(d/(d-2))) read no length: nothing to refuse at real positions.
+    d, b = 16, 10000.0
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((12, 1, d))
+    p = np.arange(12) * 1.5 + 0.25
+    for scaling, grown in [({"rope_type": "dynamic", "alpha": 1000.0, "factor": 1.0}, 1000.0),
+                           ({"rope_type": "dynamic", "factor": 2.0, "dynamic_semantics": "static"},
+                            1 + 2.0 * (2.0 - 1))]:
+        inv = 1.0 / (b * grown ** (d / (d - 2))) ** (np.arange(0, d, 2) / d)
+        angle = p[:, None] * inv[None, :]
+        cos, sin = np.cos(angle)[:, None, :], np.sin(angle)[:, None, :]
+        a, c = x[..., : d // 2], x[..., d // 2:]
+        y = np.concatenate([a * cos - c * sin, c * cos + a * sin], axis=-1)
+        config = {"rope_theta": b, "head_dim": d, "max_position_embeddings": 4, "rope_scaling": scaling}
+        report = pe_suite.check_rope(x.astype(np.float32), y.astype(np.float32), p, hf_config=config)
+        assert report.passed, f"{scaling}: {report}"
