@@ -1,6 +1,6 @@
 // Test support for the in-place checks: values stored in a 16/32-bit type as the caller's bytes, beside the
-// same elements as doubles; and a report's JSON without its 99th percentiles (the screened passes' only
-// estimates).
+// same elements as doubles; a report's JSON without its 99th percentiles (the screened passes' only
+// estimates); and a RoPE check run with the screen on or off (the exact path).
 #pragma once
 
 #include <cstring>
@@ -10,6 +10,7 @@
 
 #include "pe/check/check.h"
 #include "pe/half.h"
+#include "pe/harness/rope_screen.h"
 
 namespace pe::check {
 
@@ -64,6 +65,14 @@ inline nlohmann::json without_p99(nlohmann::json j, std::vector<double>* p99 = n
     for (auto& value : j) value = without_p99(value, p99);
   }
   return j;
+}
+
+// check_rope of `r` with the RoPE screen on or off, the screen on again after.
+inline Report checked_with_screen(const RopeRequest& r, bool screen) {
+  harness::set_rope_screen(screen);
+  Report out = check_rope(r, Names());
+  harness::set_rope_screen(true);
+  return out;
 }
 
 }  // namespace pe::check

@@ -18,13 +18,6 @@
 namespace pe::check {
 namespace {
 
-Report check_real_with_screen(const RopeRequest& r, bool screen) {
-  harness::set_rope_screen(screen);
-  Report out = check_rope(r, Names());
-  harness::set_rope_screen(true);
-  return out;
-}
-
 struct RealCase {
   std::string name;
   std::size_t axes;
@@ -82,9 +75,9 @@ TEST(RealPositionsCheck, ScreenedReportIsTheExactPathsButItsPercentiles) {
       r.y = y.in_place({tokens, heads, hd}, "y");
       const std::string what = std::string(to_string(type)) + " " + c.name;
       r.threads = 1;
-      const Report screened = check_real_with_screen(r, true), exact = check_real_with_screen(r, false);
+      const Report screened = checked_with_screen(r, true), exact = checked_with_screen(r, false);
       r.threads = 4;
-      const Report parts = check_real_with_screen(r, true);
+      const Report parts = checked_with_screen(r, true);
       EXPECT_EQ(exact.passed, !c.rounded) << what << "\n" << exact.text;
       EXPECT_EQ(screened.passed, exact.passed) << what;
       EXPECT_EQ(parts.passed, exact.passed) << what;

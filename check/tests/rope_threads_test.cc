@@ -80,10 +80,7 @@ std::vector<Case> cases() {
 
 Report check_in(RopeRequest r, std::size_t threads, bool screen) {
   r.threads = threads;
-  harness::set_rope_screen(screen);
-  Report out = check_rope(r, Names());
-  harness::set_rope_screen(true);
-  return out;
+  return checked_with_screen(r, screen);
 }
 
 // Descending: the first parts hold the tokens past LongRoPE's original context, which one pass measures

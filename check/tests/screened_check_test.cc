@@ -17,13 +17,6 @@
 namespace pe::check {
 namespace {
 
-Report check_with_screen(const RopeRequest& r, bool screen) {
-  harness::set_rope_screen(screen);
-  Report out = check_rope(r, Names());
-  harness::set_rope_screen(true);
-  return out;
-}
-
 struct Case {
   std::string name;
   RopeParams kernel;
@@ -64,7 +57,7 @@ TEST(ScreenedCheck, ReportIsTheExactPathsButItsPercentiles) {
       r.spec.rotary_dim = c.rotary_dim;
       r.x = {{}, {tokens, heads, hd}, type, "x", x.view().data};
       r.y = {{}, {tokens, heads, hd}, type, "y", y.view().data};
-      const Report screened = check_with_screen(r, true), exact = check_with_screen(r, false);
+      const Report screened = checked_with_screen(r, true), exact = checked_with_screen(r, false);
       const std::string what = std::string(to_string(type)) + " " + c.name;
       EXPECT_EQ(screened.passed, exact.passed) << what;
       EXPECT_EQ(exact.passed, c.name == "passing" || c.name == "interleaved" || c.name == "NaN input")

@@ -214,6 +214,17 @@ check::HfSource hf_source_of(py::handle hf_config, const check::Names& names) {
   return hf;
 }
 
+namespace {
+// A keyword's list of integers; TypeError naming it (with what it lists) for a string or a non-iterable.
+std::vector<std::int64_t> integer_list(py::handle v, const char* name, const char* what) {
+  if (!py::isinstance<py::iterable>(v) || py::isinstance<py::str>(v))
+    throw py::type_error(fmt::format("{}: expected a list of {}, got {}", name, what, text(v)));
+  std::vector<std::int64_t> out;
+  for (py::handle e : v) out.push_back(integer(e, name));
+  return out;
+}
+}  // namespace
+
 RopeSetup rope_setup(const RopeKeywords& k, std::size_t head_dim) {
   if (!k.scaling.is_none() && !k.hf_config.is_none())
     throw py::value_error("scaling and hf_config: give one (a config's own rope_scaling is read from it)");
@@ -245,20 +256,10 @@ RopeSetup rope_setup(const RopeKeywords& k, std::size_t head_dim) {
   }
   if (!k.rotary_dim.is_none()) o.rotary_dim = integer(k.rotary_dim, "rotary_dim");
   if (!k.rotary_offset.is_none()) o.form.rotary_offset = integer(k.rotary_offset, "rotary_offset");
-  if (!k.mrope_section.is_none()) {
-    if (!py::isinstance<py::iterable>(k.mrope_section) || py::isinstance<py::str>(k.mrope_section))
-      throw py::type_error(fmt::format("mrope_section: expected a list of pair counts (16, 24, 24), got {}",
-                                       text(k.mrope_section)));
-    o.form.mrope_section.emplace();
-    for (py::handle v : k.mrope_section) o.form.mrope_section->push_back(integer(v, "mrope_section"));
-  }
-  if (!k.axes_dim.is_none()) {
-    if (!py::isinstance<py::iterable>(k.axes_dim) || py::isinstance<py::str>(k.axes_dim))
-      throw py::type_error(fmt::format("axes_dim: expected a list of channels per axis (16, 56, 56), got {}",
-                                       text(k.axes_dim)));
-    o.form.axes_dim.emplace();
-    for (py::handle v : k.axes_dim) o.form.axes_dim->push_back(integer(v, "axes_dim"));
-  }
+  if (!k.mrope_section.is_none())
+    o.form.mrope_section = integer_list(k.mrope_section, "mrope_section", "pair counts (16, 24, 24)");
+  if (!k.axes_dim.is_none())
+    o.form.axes_dim = integer_list(k.axes_dim, "axes_dim", "channels per axis (16, 56, 56)");
   if (!k.mrope_layout.is_none()) {
     const std::string layout = text(k.mrope_layout);
     o.form.mrope_layout = without_gil([&] { return check::parse_mrope_layout(layout, names); });

@@ -149,25 +149,20 @@ void fill_rope(const HfRopeSetting& s, HfResolution& r, RopeSpec& spec, const Hf
     }
   }
   if (use.head_dim && !spec.head_dim && spec.form.rotary_offset.value_or(0) == 0) spec.head_dim = c.head_dim;
-  if (c.form.mrope_section) {
-    if (spec.form.mrope_section) {
-      r.overrides.push_back(fmt::format("{} {} overrides {} {}", names("mrope_section"),
-                                        fmt::join(*spec.form.mrope_section, ","), key_of(s, "mrope_section"),
-                                        fmt::join(*c.form.mrope_section, ",")));
+  // A form's list (M-RoPE's sections, the axial dims) the config gives unless the user gave one.
+  const auto fill_list = [&](std::string_view parameter, std::optional<std::vector<std::int64_t>>& target,
+                             const std::optional<std::vector<std::int64_t>>& value) {
+    if (!value) return;
+    if (target) {
+      r.overrides.push_back(fmt::format("{} {} overrides {} {}", names(parameter), fmt::join(*target, ","),
+                                        key_of(s, std::string(parameter)), fmt::join(*value, ",")));
     } else {
-      spec.form.mrope_section = c.form.mrope_section;
+      target = value;
     }
-    fill("mrope_layout", spec.form.mrope_layout, c.form.mrope_layout);
-  }
-  if (c.form.axes_dim) {
-    if (spec.form.axes_dim) {
-      r.overrides.push_back(fmt::format("{} {} overrides {} {}", names("axes_dim"),
-                                        fmt::join(*spec.form.axes_dim, ","), key_of(s, "axes_dim"),
-                                        fmt::join(*c.form.axes_dim, ",")));
-    } else {
-      spec.form.axes_dim = c.form.axes_dim;
-    }
-  }
+  };
+  fill_list("mrope_section", spec.form.mrope_section, c.form.mrope_section);
+  if (c.form.mrope_section) fill("mrope_layout", spec.form.mrope_layout, c.form.mrope_layout);
+  fill_list("axes_dim", spec.form.axes_dim, c.form.axes_dim);
 }
 
 std::string block_of(const HfResolution& r, const HfSource& src) {

@@ -39,8 +39,8 @@ struct TorchTutorialSinCos {
 struct HfRopeSinCos {
   const RopePlan& plan;
   float inv_freq(std::size_t j) const noexcept {
-    const float exponent =
-        static_cast<float>(2 * frequency_of(plan, j)) / static_cast<float>(frequency_dim(plan, j));
+    const FrequencyIndex f = plan.frequency_index(j);
+    const float exponent = static_cast<float>(2 * f.index) / static_cast<float>(f.dim);
     const float inv_freq = 1.0f / std::pow(static_cast<float>(formula_base(plan)), exponent);
     const float gain = formula_gain(plan, j);
     return gain != 1.0f ? inv_freq * gain : inv_freq;
@@ -89,8 +89,8 @@ struct GgmlSinCos {
     theta_scale = std::pow(static_cast<float>(formula_base(plan)), -2.0f / static_cast<float>(dim));
   }
   void operator()(std::int64_t p, std::size_t i, float& s, float& c) noexcept {
-    const std::size_t k_i = frequency_of(plan, i);
-    if (frequency_dim(plan, i) != dim) scale_for(frequency_dim(plan, i));
+    const std::size_t k_i = frequency_of(plan, i), dim_i = frequency_dim(plan, i);
+    if (dim_i != dim) scale_for(dim_i);
     if (p != position || k_i != next) {
       theta = static_cast<float>(p);
       for (std::size_t k = 0; k < k_i; ++k) theta *= theta_scale;
