@@ -9,9 +9,7 @@
 #include <cmath>
 #include <string>
 
-#ifndef PE_SOURCE_DIR
-#error "PE_SOURCE_DIR: the repository root, for the shipped configs"
-#endif
+#include "support/source_dir.h"
 
 namespace pe::check {
 namespace {
@@ -29,7 +27,7 @@ const Names& flags() {
 }
 
 json shipped(const std::string& name) {
-  return read_hf_config(std::string(PE_SOURCE_DIR) + "/examples/hf_configs/" + name + ".json", flags());
+  return read_hf_config(pe::testing::source_dir() + "/examples/hf_configs/" + name + ".json", flags());
 }
 
 HfResolution resolve(const json& c, const std::string& file, std::optional<std::int64_t> layer,

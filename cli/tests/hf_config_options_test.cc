@@ -10,10 +10,7 @@
 #include "form_options.h"
 #include "names.h"
 #include "scaling_options.h"
-
-#ifndef PE_SOURCE_DIR
-#error "PE_SOURCE_DIR: the repository root, for the shipped configs"
-#endif
+#include "support/source_dir.h"
 
 namespace pe::cli {
 namespace {
@@ -52,7 +49,7 @@ struct Command {
 };
 
 std::string config_path(const std::string& name) {
-  return std::string(PE_SOURCE_DIR) + "/examples/hf_configs/" + name + ".json";
+  return pe::testing::source_dir() + "/examples/hf_configs/" + name + ".json";
 }
 
 TEST(HfConfigOptions, FlagsGivenOverrideTheConfig) {

@@ -9,11 +9,13 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "support/source_dir.h"
+
 namespace pe::harness {
 namespace {
 
 TEST(ConfigSpace, IsTheFileByteForByte) {
-  std::ifstream in(PE_SOURCE_DIR "/harness/data/config_space.json", std::ios::binary);
+  std::ifstream in(pe::testing::source_dir() + "/harness/data/config_space.json", std::ios::binary);
   std::stringstream file;
   file << in.rdbuf();
   ASSERT_FALSE(file.str().empty());

@@ -16,6 +16,7 @@
 #include "pe/harness/contract_json.h"
 #include "pe/harness/instance.h"
 #include "pe/variant.h"
+#include "support/source_dir.h"
 
 namespace pe {
 namespace {
@@ -211,7 +212,7 @@ TEST(Schemas, ScalingJsonRoundTripsAndRejectsWhatItsMethodDoesNotRead) {
 
 // docs/contracts.md §3 lists every variant's declared numbers: it must say what the registry declares.
 TEST(Schemas, ContractsDocumentMatchesTheRegistry) {
-  std::ifstream doc(std::string(PE_SOURCE_DIR) + "/docs/contracts.md");
+  std::ifstream doc(pe::testing::source_dir() + "/docs/contracts.md");
   ASSERT_TRUE(doc) << "docs/contracts.md";
   std::map<std::string, std::vector<std::string>> rows;
   for (std::string line; std::getline(doc, line);) {

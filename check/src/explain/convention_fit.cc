@@ -365,32 +365,42 @@ double rope_residual(const RopeData& d, const Convention& c, const std::vector<s
       (c.rotary_dim != 0 && static_cast<std::size_t>(c.rotary_dim) != d.rotary_dim) || !c.rotated;
   const std::size_t half = plan ? plan->n_pairs() : 0;
   const long double attention = plan ? plan->attention_factor() : 1.0L;
+  // The sampled pairs and channels, and each pair's sine and cosine at a token, are the same for every head:
+  // computed once (the long double sine at a large phase is most of a diagnosis's time).
+  const std::vector<std::size_t> pairs = spread(half, 64), channels = spread(d.head_dim, 64);
+  std::vector<long double> t2t_w;
+  if (c.t2t_exponent)
+    for (std::size_t j : pairs) t2t_w.push_back(inv_freq(c, j, d.rotary_dim));
+  std::vector<long double> sines(pairs.size()), cosines(pairs.size());
   double worst = 0;
   for (std::size_t t : tokens) {
     const long double g = gain_at(t);
     const RopePlan* token_plan = plan_from && d.batch.position(t) >= L ? &*plan_from
                                  : plan                                ? &*plan
                                                                        : nullptr;
+    for (std::size_t k = 0; k < pairs.size(); ++k) {
+      const std::size_t j = pairs[k], axis = c.axes[plan->axis_of_pair(j)];
+      if (axis >= d.batch.n_axes) return INFINITY;
+      const auto p = static_cast<long double>(d.batch.position(t, axis) + c.shift);
+      const long double w = c.inv_freq       ? (*c.inv_freq)[j]
+                            : c.t2t_exponent ? t2t_w[k]
+                                             : token_plan->inv_freq()[j];
+      const long double phi = (c.inverse ? -p : p) * w;
+      sines[k] = g * attention * std::sin(phi), cosines[k] = g * attention * std::cos(phi);
+      if (c.swapped) std::swap(sines[k], cosines[k]);
+    }
     for (std::size_t h : heads) {
       const std::size_t row = d.batch.row(t, h);
-      for (std::size_t j : spread(half, 64)) {
-        const std::size_t axis = c.axes[plan->axis_of_pair(j)];
-        if (axis >= d.batch.n_axes) return INFINITY;
-        const auto p = static_cast<long double>(d.batch.position(t, axis) + c.shift);
-        const long double w = c.inv_freq       ? (*c.inv_freq)[j]
-                              : c.t2t_exponent ? inv_freq(c, j, d.rotary_dim)
-                                               : token_plan->inv_freq()[j];
-        const long double phi = (c.inverse ? -p : p) * w;
-        long double s = g * attention * std::sin(phi), co = g * attention * std::cos(phi);
-        if (c.swapped) std::swap(s, co);
-        const auto [i0, i1] = plan->input_channels(j);
-        const auto [o0, o1] = plan->output_channels(j);
+      for (std::size_t k = 0; k < pairs.size(); ++k) {
+        const long double s = sines[k], co = cosines[k];
+        const auto [i0, i1] = plan->input_channels(pairs[k]);
+        const auto [o0, o1] = plan->output_channels(pairs[k]);
         const long double xa = d.x[row + i0], xb = d.x[row + i1];
         worst = std::max(
             {worst, channel_error(row + o0, xa * co - xb * s), channel_error(row + o1, xb * co + xa * s)});
       }
       if (own_rotary_dim) {
-        for (std::size_t ch : spread(d.head_dim, 64)) {
+        for (std::size_t ch : channels) {
           if (!plan || plan->passes_through(ch))
             worst = std::max(worst, channel_error(row + ch, g * d.x[row + ch]));
         }

@@ -23,6 +23,13 @@ double tolerance(const PairAngle& a, double p, double unit, bool float32_angle) 
   return angle_tolerance(p, a.theta, unit, float32_angle);
 }
 
+// wrapped_angle without the library's rounding call (|a| < 2^62), for a screen with a margin: a tie may go
+// either way.
+double quick_wrapped_angle(double a) {
+  const double turns = a * (1 / kFullTurn);
+  return a - kFullTurn * static_cast<double>(static_cast<std::int64_t>(turns + (turns < 0 ? -0.5 : 0.5)));
+}
+
 constexpr std::size_t kMaxIntervals = std::size_t{1} << 18;
 
 }  // namespace
@@ -97,8 +104,27 @@ std::vector<RecoveredRow> recover_positions(const RopeData& d, const RopePlan& p
       if (tol >= std::numbers::pi) return self(self, lo, hi, k + 1);
       const double first = std::floor((lo * a.theta - a.phi - tol) / kFullTurn);
       const double last = std::ceil((hi * a.theta - a.phi + tol) / kFullTurn);
+      // A part strictly inside [lo, hi] (every m but the first two and last two) is entered only where the
+      // next pair's angle can fit somewhere in it; one where it cannot is counted as the visit it would have
+      // been (the same positions found, the same budget spent, without the call and its divisions). The next
+      // pair's tolerance at the larger |p| of this interval bounds the one it would use; the margin covers
+      // the rounding of the phase and of the center taken by a multiplication (once it exceeds π, as at
+      // phases past 2^48 rad, nothing is screened out).
+      const PairAngle* next = k + 1 < angles.size() ? &angles[k + 1] : nullptr;
+      const double half = tol / a.theta, inv_theta = 1 / a.theta;
+      const double next_reach =
+          next ? std::max(tolerance(*next, hi, d.unit, f32), tolerance(*next, lo, d.unit, f32)) +
+                     half * next->theta + 1e-6
+               : INFINITY;
       for (double m = first; m <= last && found.size() < 2; ++m) {
-        const double center = (a.phi + kFullTurn * m) / a.theta, half = tol / a.theta;
+        if (next_reach < std::numbers::pi && m > first + 1 && m < last - 1) {
+          const double c = (a.phi + kFullTurn * m) * inv_theta * next->theta;
+          if (std::fabs(quick_wrapped_angle(next->phi - c)) > next_reach + 0x1p-46 * std::fabs(c)) {
+            if (++visits > kMaxIntervals) found.assign(2, -1);
+            continue;
+          }
+        }
+        const double center = (a.phi + kFullTurn * m) / a.theta;
         const double nlo = std::max(lo, center - half), nhi = std::min(hi, center + half);
         if (nlo <= nhi) self(self, nlo, nhi, k + 1);
       }
