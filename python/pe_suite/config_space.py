@@ -21,6 +21,14 @@ def _load_space():
 
 SPACE = _load_space()
 ROPE_TYPES = tuple(SPACE["rope_types"])
+# Drawn only when asked for by name: Gemma 4's "proportional" (transformers 5; earlier versions and most kernels
+# written against HF's classic types do not have it).
+OPT_IN_ROPE_TYPES = ("proportional",)
+KNOWN_ROPE_TYPES = ROPE_TYPES + OPT_IN_ROPE_TYPES
+# The engines whose reading of HF's rope types a drawn config states (apply_semantics): "hf" (transformers), "vllm"
+# and "sglang" (one table for dynamic NTK at factor·L, Hunyuan's alpha where rope_scaling gives it, YaRN's
+# attention_factor times its mscale).
+SEMANTICS = ("hf", "vllm", "sglang")
 FORMS = tuple(SPACE["forms"])
 SCENARIOS = tuple(SPACE["scenarios"])
 DTYPES = tuple(SPACE["dtypes"])
@@ -149,7 +157,45 @@ def draw_scaling(rng, kind, rotary_dim):
         top["original_max_position_embeddings"] = original
         top["max_position_embeddings"] = original * int(draw(rng, param(kind, "max_over_original")))
         return {"rope_type": "longrope", "short_factor": short, "long_factor": long}, top
+    if kind == "proportional":  # Gemma 4's keys: the factor and the share of the pairs that turn
+        return {"rope_type": "proportional", "factor": draw(rng, param(kind, "factor")),
+                "partial_rotary_factor": draw(rng, param(kind, "partial_rotary_factor"))}, top
     raise ValueError(f"rope_types: no rule for rope_type {kind!r} in the config space")
+
+
+def apply_semantics(rng, config, semantics):
+    """The drawn config as an engine of `semantics` reads it, in the keys pe-suite's check takes (HF's config is
+    the same for every engine; what it means is not): under "vllm" and "sglang" a dynamic config is Hunyuan's
+    alpha (rope_scaling.alpha, the space's share of them) or one table at n = factor·L
+    ("dynamic_semantics": "static"), and YaRN's attention_factor multiplies its mscale ("yarn_attention":
+    "multiply"). "hf" leaves the config as drawn."""
+    if semantics not in SEMANTICS:
+        raise ValueError(f"semantics: expected one of {', '.join(SEMANTICS)}; got {semantics!r}")
+    s = config.get("rope_scaling")
+    if semantics == "hf" or not isinstance(s, dict):
+        return config
+    kind = rope_type_of(config)
+    if kind == "dynamic":
+        alpha = draw(rng, param("dynamic", "alpha"))
+        if alpha is not None:
+            s["alpha"] = alpha
+        else:
+            s["dynamic_semantics"] = "static"
+    elif kind == "yarn" and "attention_factor" in s:
+        s["yarn_attention"] = "multiply"
+    return config
+
+
+def semantics_fit(config, semantics):
+    """Whether a config (a stored failure's) was drawn under `semantics`: the keys apply_semantics writes are
+    present exactly where an engine of `semantics` reads the config otherwise than HF."""
+    s = config.get("rope_scaling") if isinstance(config.get("rope_scaling"), dict) else {}
+    kind, engine = rope_type_of(config), semantics in ("vllm", "sglang")
+    if kind == "dynamic":
+        return engine == ("alpha" in s or s.get("dynamic_semantics") == "static")
+    if kind == "yarn" and "attention_factor" in s:
+        return engine == (s.get("yarn_attention") == "multiply")
+    return True
 
 
 def draw_config(rng, rope_types, forms):
@@ -165,6 +211,8 @@ def draw_config(rng, rope_types, forms):
 def _draw_config(rng, rope_types, forms):
     kind = rng.choice(rope_types)
     form = rng.choice(forms)
+    if kind == "proportional" and form in ("partial", "mrope"):
+        form = "text"  # proportional's own partial_rotary_factor is its form (Gemma 4 ships no M-RoPE with it)
     shipped = [c for k, _, c in SHIPPED if k == kind]
     if shipped and form == "text" and rng.random() < SPACE["shipped_share"]:
         config = json.loads(json.dumps(rng.choice(shipped)))
@@ -253,7 +301,7 @@ def rotary_dim_of(config):
 def valid(config):
     """Whether HF's formulas are defined for the config: an even rotary dim of at least 2 (4 under dynamic,
     whose base grows by a power dim / (dim - 2)), M-RoPE sections of at least one pair each summing to the
-    pairs, LongRoPE lists of one factor per pair."""
+    pairs, LongRoPE lists of one factor per pair, proportional's share turning at least one pair."""
     rotary, s = rotary_dim_of(config), config.get("rope_scaling") or {}
     if "rope_axes_dim" in config:
         axes = config["rope_axes_dim"]
@@ -262,4 +310,6 @@ def valid(config):
         return False
     if "mrope_section" in s and (min(s["mrope_section"]) < 1 or sum(s["mrope_section"]) != rotary // 2):
         return False
+    if rope_type_of(config) == "proportional" and int(s.get("partial_rotary_factor", 1.0) * rotary // 2) < 1:
+        return False  # HF's int(F·d // 2) pairs turn: at least one (pe-suite refuses none, naming the factor)
     return all(len(s[k]) == rotary // 2 for k in ("short_factor", "long_factor") if k in s)

@@ -18,7 +18,7 @@ from . import config_space as space
 
 def configs(rope_types=space.ROPE_TYPES, forms=("text",)):
     """HF config dicts (rope_theta, head_dim, partial_rotary_factor, rope_scaling...)."""
-    space.check_choices("rope_types", rope_types, space.ROPE_TYPES)
+    space.check_choices("rope_types", rope_types, space.KNOWN_ROPE_TYPES)
     space.check_choices("forms", forms, space.FORMS)
     return st.randoms(use_true_random=False).map(lambda r: space.draw_config(r, rope_types, forms)[0])
 
@@ -31,15 +31,15 @@ def positions(scenarios=space.SCENARIOS, tokens=st.integers(*space.SPACE["tokens
 
 
 def cases(rope_types=space.ROPE_TYPES, forms=("text",), dtypes=("float32", "bfloat16"), layout="halfsplit",
-          scenarios=space.SCENARIOS, max_position=1 << 21, array="torch"):
+          scenarios=space.SCENARIOS, max_position=1 << 21, array="torch", semantics="hf"):
     """verify_rope's cases as the kernel takes them: {"x", "positions" (tensors or arrays), "config", "layout",
-    "dtype", "scenario"}."""
+    "dtype", "scenario"}; semantics as verify_rope's (the engine whose reading of the config is stated)."""
     from .verify import _check_rope_arguments, _rope_inputs, draw_case  # the same draw as verify_rope's
-    _check_rope_arguments(dtypes, rope_types, forms, scenarios, layout, array)
+    _check_rope_arguments(dtypes, rope_types, forms, scenarios, layout, array, semantics)
 
     def build(r):
         case = draw_case(r, rope_types=rope_types, forms=forms, dtypes=dtypes, layout=layout, scenarios=scenarios,
-                         max_position=max_position)
+                         max_position=max_position, semantics=semantics)
         x, p = _rope_inputs(case, array)
         return dict(case, x=x, positions=p)
 

@@ -279,12 +279,15 @@ def _claims(report):
 
 def verify_rope(fn, *, examples=100, seed=None, dtypes=("float32", "bfloat16"), layout="halfsplit",
                 rope_types=space.ROPE_TYPES, forms=("text",), scenarios=space.SCENARIOS, max_position=1 << 21,
-                array="torch", failure_file=DEFAULT_FAILURE_FILE, key=None, contract=None):
+                array="torch", failure_file=DEFAULT_FAILURE_FILE, key=None, contract=None, semantics="hf"):
     """Drives fn(x, positions, config) -> y through `examples` drawn cases; raises VerifyError (an
     AssertionError) with the smallest failing case and its diagnosis, else returns a summary dict.
 
     dtypes: of x and y ("float32", "bfloat16", "float16"); layout: "halfsplit" (HF's rotate_half) or
-    "interleaved" (GPT-J); rope_types: HF's rope_type values drawn; forms: "text", "partial"
+    "interleaved" (GPT-J); rope_types: HF's rope_type values drawn (the default: HF's classic six;
+    "proportional", Gemma 4's, by name); semantics: which engine's reading of them fn follows, "hf"
+    (transformers), "vllm" or "sglang" (dynamic NTK as one table at factor·L, or Hunyuan's rope_scaling.alpha;
+    YaRN's attention_factor times its mscale), stated in the drawn config as pe-suite's keys; forms: "text", "partial"
     (partial_rotary_factor), "mrope" (rope_scaling.mrope_section, positions [3, tokens]) and "axial" (a video
     transformer's config: rope_axes_dim channels per axis, each its own ladder at rope_theta, unscaled; positions
     [3, tokens], the (frame, row, column) of a drawn grid); scenarios:
@@ -297,19 +300,21 @@ def verify_rope(fn, *, examples=100, seed=None, dtypes=("float32", "bfloat16"), 
     fn gets inputs of its own on every call (it may rotate x in place) and should give the same result for
     the same inputs whatever it was called with before: state that changes results (a cache that does not
     grow, a dynamic base that never shrinks back) is a finding, reported with the calls that show it."""
-    _check_rope_arguments(dtypes, rope_types, forms, scenarios, layout, array)
+    _check_rope_arguments(dtypes, rope_types, forms, scenarios, layout, array, semantics)
     _check_examples(examples)
     _check_max_position(max_position)
 
     def declared(c):
         return (c.get("dtype") in dtypes and space.rope_type_of(c.get("config", {})) in rope_types and c.get("form") in forms
-                and c.get("scenario") in scenarios and c.get("layout") == layout and c.get("contract") == contract)
+                and c.get("scenario") in scenarios and c.get("layout") == layout and c.get("contract") == contract
+                and space.semantics_fit(c.get("config", {}), semantics))
 
     family = _Family(
         name="rope", shelf=layout, budget=600, undecidable=True, call=_call_rope, failure=_failure,
         # draw_case is looked up at each draw: a test may replace it
         draw=lambda rng: draw_case(rng, rope_types=rope_types, forms=forms, dtypes=dtypes, layout=layout,
-                                   scenarios=scenarios, max_position=max_position, contract=contract),
+                                   scenarios=scenarios, max_position=max_position, contract=contract,
+                                   semantics=semantics),
         candidates=functools.partial(_candidates, dtypes=dtypes),
         diagnose=functools.partial(_rope_diagnosis, max_position), describe=_describe,
         snippet=functools.partial(_snippet, array), declared=declared,
@@ -317,9 +322,11 @@ def verify_rope(fn, *, examples=100, seed=None, dtypes=("float32", "bfloat16"), 
     return _run(family, fn, array, examples=examples, seed=seed, failure_file=failure_file, key=key)
 
 
-def _check_rope_arguments(dtypes, rope_types, forms, scenarios, layout, array):
+def _check_rope_arguments(dtypes, rope_types, forms, scenarios, layout, array, semantics="hf"):
     """verify_rope's and strategies.cases's declared space: ValueError naming the first argument out of it."""
-    for name, given, known in (("dtypes", dtypes, space.DTYPES), ("rope_types", rope_types, space.ROPE_TYPES),
+    if semantics not in space.SEMANTICS:
+        raise ValueError(f"semantics: expected one of {', '.join(space.SEMANTICS)}; got {semantics!r}")
+    for name, given, known in (("dtypes", dtypes, space.DTYPES), ("rope_types", rope_types, space.KNOWN_ROPE_TYPES),
                                ("forms", forms, space.FORMS), ("scenarios", scenarios, space.SCENARIOS)):
         space.check_choices(name, given, known)
     _check_layout(layout, space.LAYOUTS)
@@ -339,8 +346,9 @@ def _representable(values, dtype):
     return torch.from_numpy(values).to(torch.bfloat16).to(torch.float64).numpy()
 
 
-def draw_case(rng, *, rope_types, forms, dtypes, layout, scenarios, max_position, contract=None):
+def draw_case(rng, *, rope_types, forms, dtypes, layout, scenarios, max_position, contract=None, semantics="hf"):
     config, form = space.draw_config(rng, rope_types, forms)
+    config = space.apply_semantics(rng, config, semantics)
     scenario = rng.choice(scenarios)
     tokens = rng.randint(*space.SPACE["tokens"]["decode" if scenario == "decode" else "other"])
     heads = rng.randint(*space.SPACE["heads"])

@@ -67,6 +67,15 @@ def inv_freq_and_scaling(config, seq_len, plant=None):
         # The example C plugin's planted mistake (examples/plugin_c/llama3_rope.c): Llama-3.1's value written in.
         original = 8192 if plant == "llama3_original_8192" else s["original_max_position_embeddings"]
         return llama3_inv_freq(base, dim, s["factor"], low_ff, high_ff, original)
+    if kind == "proportional":  # transformers 5's _compute_proportional_rope_parameters (Gemma 4)
+        proportion = s.get("partial_rotary_factor", 1.0)
+        if plant == "proportional_as_partial":  # HF's partial rotary instead: the exponent over the rotated dim
+            angles = int(proportion * dim // 2)
+            return default_inv_freq(base, 2 * angles)[0].tolist() + [0.0] * (dim // 2 - angles), 1.0
+        angles = int(proportion * dim // 2)
+        rotated = 1.0 / (base ** (torch.arange(0, 2 * angles, 2, dtype=torch.int64).float() / dim))
+        inv = torch.cat((rotated, torch.zeros(dim // 2 - angles, dtype=torch.float32)))
+        return inv / s.get("factor", 1.0), 1.0
     raise ValueError(f"rope_type {kind}")
 
 
@@ -75,8 +84,9 @@ def rotate_every_two(x):
     return torch.stack((-x2, x1), dim=-1).flatten(-2)
 
 
-def hf_rope(x, positions, config, plant=None, layout="halfsplit"):
-    """y = RoPE(x) as HF computes it: x [tokens, heads, head_dim], positions [tokens] or [3, tokens]."""
+def hf_rope(x, positions, config, plant=None, layout="halfsplit", rule=None):
+    """y = RoPE(x) as HF computes it: x [tokens, heads, head_dim], positions [tokens] or [3, tokens]; rule: another
+    engine's inv_freq_and_scaling (vllm_rope_config.py's)."""
     head_dim, rotary = _dims(config)
     s = config.get("rope_scaling") or {}
     if plant == "offset_ignored":  # every call's positions from 0, as if each call were a prefill
@@ -84,7 +94,8 @@ def hf_rope(x, positions, config, plant=None, layout="halfsplit"):
     if plant == "packed_restart_ignored":  # positions counted on from the first token of the batch
         positions = positions[..., :1] + torch.arange(positions.shape[-1])
     seq_len = int(positions.max()) + 1
-    inv, scaling = inv_freq_and_scaling(config, seq_len, plant)
+    inv, scaling = (rule or inv_freq_and_scaling)(config, seq_len, plant)
+    inv = torch.as_tensor(inv, dtype=torch.float32)
     pos = positions.float()
     if pos.dim() == 1:
         freqs = pos[:, None] * inv[None, :] if plant == "angles_by_product" else \

@@ -111,6 +111,8 @@ std::string scaling_words(const RopeScaling& s) {
   if (s.type == RopeScalingType::Yarn || s.type == RopeScalingType::Llama3)
     return fmt::format("{} factor {:g}, original_max_position {}", to_string(s.type), s.factor,
                        s.original_max_position);
+  if (s.type == RopeScalingType::Dynamic && s.alpha)  // Hunyuan's alpha: the factor unread
+    return fmt::format("dynamic alpha {:g}", *s.alpha);
   return fmt::format("{} factor {:g}", to_string(s.type), s.factor);
 }
 
@@ -175,6 +177,13 @@ std::string dynamic_alpha_difference(const RopeScaling& c, const RopeScaling& g)
 
 // How a candidate's scaling differs from the given one, in the words of the mistake.
 std::string scaling_difference(const RopeScaling& c, const RopeScaling& g) {
+  if (c.type == RopeScalingType::None && g.type == RopeScalingType::Dynamic && !g.alpha &&
+      g.dynamic_semantics == DynamicSemantics::Static)  // HF's live base' is b itself while n = L
+    return fmt::format(
+        "scaling ignored: plain RoPE (given: {}, dynamic_semantics static), or dynamic NTK with HF's live "
+        "length where vLLM's static base was expected (at n = max(seq_len, L) = L = {} the live base' is the "
+        "plain base)",
+        scaling_words(g), g.original_max_position);
   if (c.type == RopeScalingType::None)
     return fmt::format("scaling ignored: plain RoPE (given: {})", scaling_words(g));
   if (g.type == RopeScalingType::None) return fmt::format("scaling {} (given: none)", scaling_words(c));
@@ -725,6 +734,20 @@ void proportional_candidates(const Convention& given, const RopeData& d, std::ve
         "proportional (partial_rotary_factor {:g}, exponent over head_dim {})",
         2 * pairs, g.partial_rotary_factor, rotary);
     out.push_back(c);
+    // The whole head turning as proportional's does, but its ladder over the turning pairs' dim 2·pairs (an
+    // engine's port that takes F as a rotary dim for the exponent only).
+    Convention over = given;
+    auto w = std::make_shared<std::vector<long double>>(static_cast<std::size_t>(rotary / 2), 0.0L);
+    for (std::int64_t j = 0; j < pairs; ++j)
+      (*w)[static_cast<std::size_t>(j)] =
+          std::pow(static_cast<long double>(given.base), -static_cast<long double>(j) / pairs) / g.factor;
+    over.inv_freq = w;
+    over.label = fmt::format(
+        "proportional's exponent over the turning pairs' dim {} (2·int(F·d // 2)) where HF's is over "
+        "head_dim "
+        "{} (partial_rotary_factor {:g}: the pairs past {} at frequency 0 either way)",
+        2 * pairs, rotary, g.partial_rotary_factor, pairs);
+    out.push_back(over);
   }
 }
 
