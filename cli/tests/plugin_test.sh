@@ -174,13 +174,41 @@ expect log-per-run 1 "property log .*: /.*/pe-suite-verify-[A-Za-z0-9]{6}/proper
   "$exe" verify --plugin "$dir/plugtest_offset_by_one.so" --variant 'rope.halfsplit.plugtest_f64/f32' \
   --max-position 256 --property '*RopeProps.AgreesWithReferenceWithinBudget*'
 
+# ABI version 3: a RoPE forming its frequencies from pe_rope_config's typed fields passes each engine reading;
+# its version-2 build gets version 2's rope types for them, does not know them, reads inv_freq and passes; its
+# build that never reads version 3's fields computes HF's reading instead and fails, named.
+config_case() {  # config_case NAME POSITIONS IGNORED_PATTERN|- FLAGS...
+  local name=$1 positions=$2 ignored=$3
+  shift 3
+  expect "config-$name-v3" 0 "verdict: PASS" -- bash -c '"$1" export --plugin "$2" --family rope --variant rope.plugtest_config \
+    --dim 0 --positions "$3" --input "$4" --out "$5" "${@:6}" >/dev/null && "$1" check --family rope --input "$4" \
+    --output "$5" --positions "$3" "${@:6}"' _ "$exe" "$dir/plugtest_config.so" "$positions" "$tmp/x.npy" "$tmp/c3.npy" "$@"
+  expect "config-$name-v2" 0 "verdict: PASS" -- bash -c '"$1" export --plugin "$2" --family rope --variant rope.plugtest_config \
+    --dim 0 --positions "$3" --input "$4" --out "$5" "${@:6}" >/dev/null && "$1" check --family rope --input "$4" \
+    --output "$5" --positions "$3" "${@:6}"' _ "$exe" "$dir/plugtest_config_v2.so" "$positions" "$tmp/x.npy" "$tmp/c2.npy" "$@"
+  [ "$ignored" = - ] && return
+  expect "config-$name-ignored" 1 "verdict: FAIL" "$ignored" -- bash -c '"$1" export --plugin "$2" --family rope \
+    --variant rope.plugtest_config --dim 0 --positions "$3" --input "$4" --out "$5" "${@:6}" >/dev/null && "$1" check \
+    --family rope --input "$4" --output "$5" --positions "$3" "${@:6}"' _ "$exe" "$dir/plugtest_config_ignores_v3.so" \
+    "$positions" "$tmp/x.npy" "$tmp/ci.npy" "$@"
+}
+config_case dynamic-static 3000:3032 "HF's live length where vLLM's static base was expected" \
+  --scaling dynamic --factor 4 --original-max-position 2048 --dynamic-semantics static
+config_case dynamic-alpha 3000:3032 "scaling ignored: plain RoPE \(given: dynamic alpha 100\)" \
+  --scaling dynamic --alpha 100 --factor 1 --original-max-position 2048
+config_case yarn-multiply 100:132 "yarn attention_factor replacing its mscale \(HF's yarn_attention replace" \
+  --scaling yarn --factor 8 --original-max-position 4096 --attention-factor 1.2 --yarn-attention multiply
+config_case proportional 500:532 - --scaling proportional --partial-rotary-factor 0.25 --factor 1
+config_case axial 5:37 "axial RoPE \(axes_dim 16,24,24\) run as 1-D RoPE on the first axis's positions" \
+  --axes-dim 16,24,24
+
 # Refused plugins: exit 2, the plugin's path and the reason, from every subcommand that takes --plugin.
 bad() { echo "$dir/plugtest_bad_$1.so"; }
 expect no-such-file 2 "plugin /[^ ]*/nothing_here\.so: no such file" -- "$exe" verify --plugin "$dir/nothing_here.so"
 expect not-a-library 2 "plugin /[^ ]*/plugin_test\.sh: dlopen failed" -- "$exe" list --plugin "$0"
 expect missing-entry 2 "plugin /[^ ]*/plugtest_bad_no_entry\.so: missing entry: exports no pe_plugin_register" -- \
   "$exe" list --plugin "$(bad no_entry)"
-expect wrong-abi 2 "plugin /[^ ]*/plugtest_bad_abi\.so: wrong ABI version: built for pe/plugin\.h ABI version 99, this pe-suite reads versions 1 to 2" -- \
+expect wrong-abi 2 "plugin /[^ ]*/plugtest_bad_abi\.so: wrong ABI version: built for pe/plugin\.h ABI version 99, this pe-suite reads versions 1 to 3" -- \
   "$exe" census --plugin "$(bad abi)" --out "$tmp/c.json"
 expect null-function 2 "plugin /[^ ]*/plugtest_bad_null_function\.so: kernel rope\.plugtest_bad: null function pointer rope_apply" -- \
   "$exe" run --plugin "$(bad null_function)" --out-dir "$tmp/run"

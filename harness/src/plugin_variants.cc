@@ -35,9 +35,39 @@ const char* hf_rope_type(RopeScalingType t) noexcept {
   return t == RopeScalingType::None ? "default" : to_string(t).data();  // the table's words are literals
 }
 
-// The plan's scaling under HF's names (pe_rope_config), each number only where the method reads it.
-pe_rope_config c_config(const RopePlan& plan, const std::uint32_t* sections,
-                        std::size_t n_sections) noexcept {
+// The uint32 lists a config points to (M-RoPE's sections, axial's axes_dim), held by the caller's frame.
+struct ConfigLists {
+  std::uint32_t sections[8] = {}, axes[8] = {};
+  std::size_t n_sections = 0, n_axes = 0;
+  explicit ConfigLists(const RopeForm& form) {
+    n_sections = std::min<std::size_t>(form.mrope_section.size(), std::size(sections));
+    for (std::size_t k = 0; k < n_sections; ++k)
+      sections[k] = static_cast<std::uint32_t>(form.mrope_section[k]);
+    n_axes = std::min<std::size_t>(form.axes_dim.size(), std::size(axes));
+    for (std::size_t k = 0; k < n_axes; ++k) axes[k] = static_cast<std::uint32_t>(form.axes_dim[k]);
+  }
+};
+
+// Version 3's fields: the engines' readings of HF's types and the axial form, typed.
+void add_version3(const RopePlan& plan, const ConfigLists& lists, pe_rope_config& c) noexcept {
+  const RopeScaling& s = plan.params().scaling;
+  c.axes_dim = lists.n_axes > 0 ? lists.axes : nullptr;
+  c.n_axes_dim = lists.n_axes;
+  const bool dynamic = s.type == RopeScalingType::Dynamic;
+  c.dynamic_static = dynamic && !s.alpha && s.dynamic_semantics == DynamicSemantics::Static ? 1 : 0;
+  c.alpha = dynamic && s.alpha ? *s.alpha : 0;
+  c.yarn_multiply =
+      s.type == RopeScalingType::Yarn && s.attention_factor && s.yarn_attention == YarnAttention::Multiply
+          ? 1
+          : 0;
+  c.partial_rotary_factor = s.type == RopeScalingType::Proportional ? s.partial_rotary_factor : 0;
+}
+
+// The plan's scaling under HF's names (pe_rope_config), each number only where the method reads it; a
+// version-2 kernel's rope_type names what version 2 has no fields for.
+pe_rope_config c_config(const RopePlan& plan, const ConfigLists& lists, std::uint32_t abi_version) noexcept {
+  const std::uint32_t* sections = lists.sections;
+  const std::size_t n_sections = lists.n_sections;
   const RopeParams& params = plan.params();
   const RopeScaling& s = params.scaling;
   const auto reads = [&](std::string_view field) { return reads_field(s.type, field); };
@@ -47,8 +77,10 @@ pe_rope_config c_config(const RopePlan& plan, const std::uint32_t* sections,
   // The engines' other readings of one rope_type (vLLM's static dynamic table, Hunyuan's alpha, vLLM's YaRN
   // attention factor times its mscale) and the axial form have no field in ABI v2: rope types of their own,
   // which a kernel that does not know them meets with the plan's inv_freq.
+  const bool v2 = abi_version < 3;
   c.rope_type =
       s.position_scale != 1.0                         ? "custom"
+      : !v2                                           ? hf_rope_type(s.type)
       : !params.form.axes_dim.empty()                 ? "axial"
       : s.type == RopeScalingType::Dynamic && s.alpha ? "dynamic_alpha"
       : s.type == RopeScalingType::Dynamic && s.dynamic_semantics == DynamicSemantics::Static
@@ -77,6 +109,7 @@ pe_rope_config c_config(const RopePlan& plan, const std::uint32_t* sections,
   const RopeForm& form = params.form;
   c.mrope_interleaved = n_sections > 0 && form.mrope_layout == MropeLayout::Interleaved ? 1 : 0;
   c.vision = form.vision == VisionRope::None ? nullptr : to_string(form.vision).data();
+  if (!v2) add_version3(plan, lists, c);
   return c;
 }
 
@@ -137,14 +170,12 @@ class PluginRope final : public RopeVariant {
         .attention_factor = plan.attention_factor(),
         .config = nullptr,
     };
-    // Version 2: the raw config (M-RoPE's sections as the form states them: 3 or 4, the plan checked).
-    std::uint32_t sections[8] = {};
+    // Version 2: the raw config (M-RoPE's sections as the form states them: 3 or 4, the plan checked);
+    // version 3 its typed readings too.
+    const ConfigLists lists(plan.params().form);
     pe_rope_config config{};
     if (abi_version_ >= 2) {
-      const auto& form_sections = plan.params().form.mrope_section;
-      const std::size_t n_sections = std::min<std::size_t>(form_sections.size(), std::size(sections));
-      for (std::size_t k = 0; k < n_sections; ++k) sections[k] = static_cast<std::uint32_t>(form_sections[k]);
-      config = c_config(plan, sections, n_sections);
+      config = c_config(plan, lists, abi_version_);
       p.config = &config;
     }
     const pe_rope_batch b{

@@ -270,7 +270,15 @@ std::string describe(const Convention& c, const Convention& given) {
                                 c.rotary_offset < given.rotary_offset ? "start" : "end", c.rotary_offset,
                                 given.rotary_offset));
   }
-  if (c.one_d) parts.push_back("M-RoPE run as 1-D RoPE on the t positions");
+  if (c.one_d && !given.form.axes_dim.empty()) {
+    parts.push_back(
+        fmt::format("axial RoPE (axes_dim {}) run as 1-D RoPE on the first axis's positions, one "
+                    "ladder over the rotary dim instead of one per axis",
+                    fmt::join(given.form.axes_dim, ",")));
+  } else if (c.one_d) {
+    parts.push_back(fmt::format("{} run as 1-D RoPE on the t positions",
+                                given.form.vision != VisionRope::None ? "2-D vision RoPE" : "M-RoPE"));
+  }
   if (!c.one_d && c.form.mrope_layout != given.form.mrope_layout && !given.form.mrope_section.empty()) {
     parts.push_back(fmt::format("M-RoPE {} (given: {})", to_string(c.form.mrope_layout),
                                 to_string(given.form.mrope_layout)));

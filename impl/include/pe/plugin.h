@@ -1,4 +1,4 @@
-/* pe-suite's C plugin ABI, version 2 (version 1 frozen, still read): a kernel in any language that can export
+/* pe-suite's C plugin ABI, version 3 (versions 1 and 2 frozen, still read): a kernel in any language that can export
  * a C function (C, C++, CUDA host code, Rust, Zig) registered as a pe-suite variant at run time:
  *
  *   pe-suite verify --plugin ./libmine.so          (also census, bench, run, export, list)
@@ -31,6 +31,10 @@
  * struct_size, and a pe-suite that reads version N still reads every plugin built for versions <= N.
  * Version 2 appends pe_rope_plan.config: the model's RoPE config under HF's names (pe_rope_config), for a
  * kernel that forms its frequencies from the raw parameters, as engines do.
+ * Version 3 appends to pe_rope_config the fields version 2 could only name as rope types of their own:
+ * axes_dim (axial RoPE), dynamic_static and alpha (vLLM's and Hunyuan's dynamic NTK), yarn_multiply (vLLM's
+ * YaRN attention factor) and partial_rotary_factor (proportional); a version-3 kernel gets HF's rope_type
+ * with them, a version-2 kernel the version-2 names as before.
  * Every enumeration starts at 1, so that a field left zero reads as "not set" and is refused.
  *
  * pe-suite refuses a plugin (exit 2, naming its path and the reason) that exports no entry, was built
@@ -52,7 +56,7 @@ extern "C" {
 
 /* The newest version this header describes (what pe-suite reads), and the version a plugin registers
  * with: the newest, unless the plugin defines PE_PLUGIN_ABI_VERSION to an older one it was written for. */
-#define PE_PLUGIN_ABI_LATEST 2
+#define PE_PLUGIN_ABI_LATEST 3
 #ifndef PE_PLUGIN_ABI_VERSION
 #define PE_PLUGIN_ABI_VERSION PE_PLUGIN_ABI_LATEST
 #endif
@@ -146,11 +150,12 @@ typedef struct pe_rope_config {
   uint32_t struct_size;  /* sizeof(pe_rope_config) in pe-suite: later versions append fields */
   const char* rope_type; /* "default", "linear", "dynamic", "yarn", "longrope", "llama3",
                             "proportional"; or pe-suite's own hypotheses no config states, "ntk"
-                            (NTK-aware) and "custom" (positions divided by a scale); or what this
-                            version has no fields for: "axial" (axes_dim), "dynamic_static" (vLLM's one
-                            table at factor·L), "dynamic_alpha" (Hunyuan), "yarn_multiply" (vLLM's
-                            attention factor times the mscale): a kernel that does not know the method
-                            uses the plan's inv_freq */
+                            (NTK-aware) and "custom" (positions divided by a scale); to a version-2
+                            kernel also what version 2 has no fields for: "axial" (axes_dim),
+                            "dynamic_static" (vLLM's one table at factor·L), "dynamic_alpha" (Hunyuan),
+                            "yarn_multiply" (vLLM's attention factor times the mscale); a version-3
+                            kernel gets HF's type ("default", "dynamic", "yarn") and the fields at the
+                            end. A kernel that does not know the method uses the plan's inv_freq */
   double rope_theta;     /* the base as configured (dynamic's grown base is the plan's base) */
   double factor;         /* linear, dynamic, yarn, llama3 */
   int64_t original_max_position_embeddings; /* llama3, yarn, longrope; dynamic's max_position_embeddings */
@@ -172,6 +177,17 @@ typedef struct pe_rope_config {
   int32_t mrope_interleaved; /* M-RoPE: 1 for Qwen3-VL's interleaved placement (HF's mrope_interleaved) */
   const char* vision;        /* a 2-D vision form ("qwen2vl", "pixtral"), NULL otherwise: its pairs
                                 frequencies follow frequency_index/frequency_dim above, not 2j/rotary_dim */
+  /* Version 3 (read them only where struct_size covers them, from a kernel registered with version 3). */
+  const uint32_t* axes_dim; /* axial RoPE (diffusers' axes_dim): channels per axis, [n_axes_dim], each axis
+                               its own ladder base^(-2k/axes_dim[a]) over its own pairs; NULL otherwise */
+  size_t n_axes_dim;
+  int32_t dynamic_static;  /* dynamic: 1 for vLLM's and SGLang's one table at n = factor·L (seq_len unread),
+                              0 for HF's live n = max(seq_len, L) */
+  double alpha;            /* dynamic: Hunyuan's alpha, base·alpha^(d/(d-2)) whatever the length; 0 absent */
+  int32_t yarn_multiply;   /* yarn with attention_factor given: 1 when it multiplies the mscale (vLLM,
+                              SGLang), 0 when it replaces it (HF) */
+  double partial_rotary_factor; /* proportional: F, the first int(F·rotary_dim // 2) pairs turn, the rest
+                                   at frequency 0; 0 for the other methods */
 } pe_rope_config;
 
 /* The rows to rotate, in place: row (t, h), t < tokens, h < heads, starts at element

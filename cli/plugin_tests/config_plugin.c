@@ -1,0 +1,142 @@
+/* A test plugin whose RoPE forms its frequencies from the raw config (pe_rope_config), as an engine does,
+ * reading ABI version 3's typed fields: axial axes_dim (each axis its own ladder), dynamic NTK's static
+ * table (vLLM, SGLang) and Hunyuan's alpha, YaRN's attention factor multiplying its mscale (vLLM), and
+ * proportional's partial_rotary_factor; HF's default, linear and live dynamic; every other rope_type, and a
+ * config it does not find, from the plan's inv_freq and attention factor. rope.plugtest_config, double
+ * throughout, rounded once into the output.
+ * Built with -DPE_PLUGIN_ABI_VERSION=2, the same source registers with version 2: it must then get version
+ * 2's rope types ("dynamic_static", "dynamic_alpha", "yarn_multiply", "axial"), which it does not know, and
+ * fall back to inv_freq, passing; were it handed HF's "dynamic" it would compute HF's live base and fail.
+ * Built with CONFIG_IGNORES_VERSION3 (version 3, the new fields never read: HF's readings, no axes), it
+ * fails on each of them, and check names the reading it computed.
+ * Contract: the double angle of a frequency formed here, base' <= 1e12: fl(2k/d) moves b^e by ln b·2^-53
+ * (<= 27.7), pow and the reciprocal 3·2^-53, base' itself from pow(ratio, d/(d-2)) and a product (its
+ * relative error, <= 8·2^-53 at ratio <= 10^6, enters the frequency times 2k/d < 1): c1 = 40; the rotation
+ * in double, ck = 3.001; one rounding into the output, c0 = 1. */
+#include <math.h>
+#include <pe/plugin.h>
+#include <string.h>
+
+static int is(const pe_rope_config* c, const char* type) { return strcmp(c->rope_type, type) == 0; }
+
+#if PE_PLUGIN_ABI_VERSION >= 3 && !defined(CONFIG_IGNORES_VERSION3)
+#define CONFIG_READS_VERSION3 1
+#endif
+
+/* HF's get_mscale and YaRN's default attention (DeepSeek's ratio where both mscales are given). */
+static double yarn_mscale(double factor, double mscale) {
+  return factor <= 1 ? 1.0 : 0.1 * mscale * log(factor) + 1.0;
+}
+
+static double attention_of(const pe_rope_plan* plan) {
+  const pe_rope_config* c = plan->config;
+  double mscale;
+  if (c == NULL || !is(c, "yarn")) return plan->attention_factor;
+  mscale = c->mscale != 0 && c->mscale_all_dim != 0
+               ? yarn_mscale(c->factor, c->mscale) / yarn_mscale(c->factor, c->mscale_all_dim)
+               : yarn_mscale(c->factor, 1.0);
+  if (!c->attention_factor_given) return mscale;
+#ifdef CONFIG_READS_VERSION3
+  if (c->yarn_multiply) return mscale * c->attention_factor;
+#endif
+  return c->attention_factor;
+}
+
+/* Pair j's axis dim and its index on that axis's ladder (axial), or the rotary dim and j. */
+static void ladder_of(const pe_rope_plan* plan, size_t j, double* dim, double* index) {
+  *dim = (double)plan->rotary_dim, *index = (double)j;
+#ifdef CONFIG_READS_VERSION3
+  if (plan->config->axes_dim != NULL) {
+    size_t a, first = 0;
+    for (a = 0; a < plan->config->n_axes_dim; ++a) {
+      const size_t pairs = plan->config->axes_dim[a] / 2;
+      if (j < first + pairs) {
+        *dim = (double)plan->config->axes_dim[a], *index = (double)(j - first);
+        return;
+      }
+      first += pairs;
+    }
+  }
+#endif
+}
+
+/* The dynamic base' (HF's live n = max(seq_len, L); version 3: vLLM's n = factor·L, Hunyuan's alpha). */
+static double dynamic_base(const pe_rope_config* c, double d) {
+  const double L = (double)c->original_max_position_embeddings, s = c->factor;
+  double n = (double)c->seq_len > L ? (double)c->seq_len : L;
+#ifdef CONFIG_READS_VERSION3
+  if (c->alpha != 0) return c->rope_theta * pow(c->alpha, d / (d - 2));
+  if (c->dynamic_static) n = s * L;
+#endif
+  return c->rope_theta * pow(s * n / L - (s - 1), d / (d - 2));
+}
+
+/* Pair j's frequency from the config, or the plan's where it reads no config of a type it knows. */
+static double frequency(const pe_rope_plan* plan, size_t j) {
+  const pe_rope_config* c = plan->config;
+  double dim, index;
+  if (c == NULL || c->vision != NULL) return plan->inv_freq[j]; /* vision forms: their own tables */
+  ladder_of(plan, j, &dim, &index);
+  if (is(c, "default")) return pow(c->rope_theta, -2 * index / dim);
+  if (is(c, "linear")) return pow(c->rope_theta, -2 * index / dim) / c->factor;
+  if (is(c, "dynamic")) return pow(dynamic_base(c, dim), -2 * index / dim);
+#ifdef CONFIG_READS_VERSION3
+  if (is(c, "proportional")) /* version 2 has no share: the plan's frequencies */
+    return index < floor(c->partial_rotary_factor * dim / 2) ? pow(c->rope_theta, -2 * index / dim) / c->factor
+                                                             : 0.0;
+#endif
+  return plan->inv_freq[j];
+}
+
+static void rotate(void* user_data, const pe_rope_plan* plan, const pe_rope_batch* batch, int32_t direction,
+                   const pe_buffer* x) {
+  size_t t, h, j;
+  const double gain = attention_of(plan);
+  const int halfsplit = plan->layout == PE_LAYOUT_HALFSPLIT;
+  (void)user_data;
+  for (t = 0; t < batch->tokens; ++t) {
+    for (j = 0; j < plan->n_pairs; ++j) {
+      const double angle = (double)batch->positions[plan->axis_of_pair[j] * batch->tokens + t] * frequency(plan, j);
+      const double s = direction * sin(angle) * gain, c = cos(angle) * gain;
+      const size_t first = plan->rotary_offset + (halfsplit ? j : 2 * j);
+      const size_t second = first + (halfsplit ? plan->n_pairs : 1);
+      for (h = 0; h < batch->heads; ++h) {
+        const size_t row = t * batch->token_stride + h * batch->head_stride;
+        if (x->dtype == PE_DTYPE_F64) {
+          double* y = (double*)x->data + row;
+          const double u = y[first], v = y[second];
+          y[first] = u * c - v * s, y[second] = u * s + v * c;
+        } else {
+          float* y = (float*)x->data + row;
+          const double u = y[first], v = y[second];
+          y[first] = (float)(u * c - v * s), y[second] = (float)(u * s + v * c);
+        }
+      }
+    }
+  }
+}
+
+PE_PLUGIN_EXPORT int pe_plugin_register(const pe_host* host) {
+  const pe_kernel rope = {
+      .struct_size = sizeof(pe_kernel),
+      .family = PE_FAMILY_ROPE,
+      .name = "rope.plugtest_config",
+      .contract =
+          {
+              .layouts = PE_BIT(PE_LAYOUT_INTERLEAVED) | PE_BIT(PE_LAYOUT_HALFSPLIT),
+              .outputs = PE_BIT(PE_DTYPE_F32) | PE_BIT(PE_DTYPE_F64),
+              .angle_type = PE_DTYPE_F64,
+              .compute_type = PE_DTYPE_F64,
+              .max_position = (int64_t)1 << 31,
+              .max_base = 1e12,
+              .max_input_abs = 0x1p126,
+              .c0 = 1,
+              .ck = 3.001,
+              .c1 = 40,
+              .ca = 3,
+              .depends_on = "glibc pow, sin, cos <= 1 ULP",
+          },
+      .rope_apply = rotate,
+  };
+  return pe_register_kernel(host, &rope);
+}
