@@ -174,11 +174,11 @@ expect log-per-run 1 "property log .*: /.*/pe-suite-verify-[A-Za-z0-9]{6}/proper
   "$exe" verify --plugin "$dir/plugtest_offset_by_one.so" --variant 'rope.halfsplit.plugtest_f64/f32' \
   --max-position 256 --property '*RopeProps.AgreesWithReferenceWithinBudget*'
 
-# ABI version 3: a RoPE forming its frequencies from pe_rope_config's typed fields passes each engine reading;
-# its version-2 build gets version 2's rope types for them, does not know them, reads inv_freq and passes; its
-# build that never reads version 3's fields computes HF's reading instead and fails, named.
-config_case() {  # config_case NAME POSITIONS IGNORED_PATTERN|- FLAGS...
-  local name=$1 positions=$2 ignored=$3
+# ABI version 3: a RoPE forming its frequencies from pe_rope_config's fields passes each engine reading; its
+# version-2 build gets the same rope type names without their parameters, reads inv_freq and passes; its build
+# that takes each reading for HF's method of that family fails, named.
+config_case() {  # config_case NAME POSITIONS MISREAD_PATTERN|- FLAGS...
+  local name=$1 positions=$2 misread=$3
   shift 3
   expect "config-$name-v3" 0 "verdict: PASS" -- bash -c '"$1" export --plugin "$2" --family rope --variant rope.plugtest_config \
     --dim 0 --positions "$3" --input "$4" --out "$5" "${@:6}" >/dev/null && "$1" check --family rope --input "$4" \
@@ -186,10 +186,10 @@ config_case() {  # config_case NAME POSITIONS IGNORED_PATTERN|- FLAGS...
   expect "config-$name-v2" 0 "verdict: PASS" -- bash -c '"$1" export --plugin "$2" --family rope --variant rope.plugtest_config \
     --dim 0 --positions "$3" --input "$4" --out "$5" "${@:6}" >/dev/null && "$1" check --family rope --input "$4" \
     --output "$5" --positions "$3" "${@:6}"' _ "$exe" "$dir/plugtest_config_v2.so" "$positions" "$tmp/x.npy" "$tmp/c2.npy" "$@"
-  [ "$ignored" = - ] && return
-  expect "config-$name-ignored" 1 "verdict: FAIL" "$ignored" -- bash -c '"$1" export --plugin "$2" --family rope \
+  [ "$misread" = - ] && return
+  expect "config-$name-misread" 1 "verdict: FAIL" "$misread" -- bash -c '"$1" export --plugin "$2" --family rope \
     --variant rope.plugtest_config --dim 0 --positions "$3" --input "$4" --out "$5" "${@:6}" >/dev/null && "$1" check \
-    --family rope --input "$4" --output "$5" --positions "$3" "${@:6}"' _ "$exe" "$dir/plugtest_config_ignores_v3.so" \
+    --family rope --input "$4" --output "$5" --positions "$3" "${@:6}"' _ "$exe" "$dir/plugtest_config_misreads.so" \
     "$positions" "$tmp/x.npy" "$tmp/ci.npy" "$@"
 }
 config_case dynamic-static 3000:3032 "HF's live length where vLLM's static base was expected" \

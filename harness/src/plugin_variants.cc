@@ -63,8 +63,9 @@ void add_version3(const RopePlan& plan, const ConfigLists& lists, pe_rope_config
   c.partial_rotary_factor = s.type == RopeScalingType::Proportional ? s.partial_rotary_factor : 0;
 }
 
-// The plan's scaling under HF's names (pe_rope_config), each number only where the method reads it; a
-// version-2 kernel's rope_type names what version 2 has no fields for.
+// The plan's scaling under HF's names (pe_rope_config), each number only where the method reads it. The
+// rope_type names are the same in every version (a plugin rebuilt against a newer header means what it
+// meant); version 3 adds the fields those names stand for.
 pe_rope_config c_config(const RopePlan& plan, const ConfigLists& lists, std::uint32_t abi_version) noexcept {
   const std::uint32_t* sections = lists.sections;
   const std::size_t n_sections = lists.n_sections;
@@ -77,10 +78,8 @@ pe_rope_config c_config(const RopePlan& plan, const ConfigLists& lists, std::uin
   // The engines' other readings of one rope_type (vLLM's static dynamic table, Hunyuan's alpha, vLLM's YaRN
   // attention factor times its mscale) and the axial form have no field in ABI v2: rope types of their own,
   // which a kernel that does not know them meets with the plan's inv_freq.
-  const bool v2 = abi_version < 3;
   c.rope_type =
       s.position_scale != 1.0                         ? "custom"
-      : !v2                                           ? hf_rope_type(s.type)
       : !params.form.axes_dim.empty()                 ? "axial"
       : s.type == RopeScalingType::Dynamic && s.alpha ? "dynamic_alpha"
       : s.type == RopeScalingType::Dynamic && s.dynamic_semantics == DynamicSemantics::Static
@@ -109,7 +108,7 @@ pe_rope_config c_config(const RopePlan& plan, const ConfigLists& lists, std::uin
   const RopeForm& form = params.form;
   c.mrope_interleaved = n_sections > 0 && form.mrope_layout == MropeLayout::Interleaved ? 1 : 0;
   c.vision = form.vision == VisionRope::None ? nullptr : to_string(form.vision).data();
-  if (!v2) add_version3(plan, lists, c);
+  if (abi_version >= 3) add_version3(plan, lists, c);
   return c;
 }
 

@@ -31,10 +31,10 @@
  * struct_size, and a pe-suite that reads version N still reads every plugin built for versions <= N.
  * Version 2 appends pe_rope_plan.config: the model's RoPE config under HF's names (pe_rope_config), for a
  * kernel that forms its frequencies from the raw parameters, as engines do.
- * Version 3 appends to pe_rope_config the fields version 2 could only name as rope types of their own:
- * axes_dim (axial RoPE), dynamic_static and alpha (vLLM's and Hunyuan's dynamic NTK), yarn_multiply (vLLM's
- * YaRN attention factor) and partial_rotary_factor (proportional); a version-3 kernel gets HF's rope_type
- * with them, a version-2 kernel the version-2 names as before.
+ * Version 3 appends to pe_rope_config the parameters of what version 2 could only name by a rope type of
+ * its own: axes_dim (axial RoPE), alpha (Hunyuan's dynamic NTK), partial_rotary_factor (proportional), and
+ * the readings dynamic_static and yarn_multiply as flags; the rope_type names stay what they were, so a
+ * plugin rebuilt against this header computes what it computed before.
  * Every enumeration starts at 1, so that a field left zero reads as "not set" and is refused.
  *
  * pe-suite refuses a plugin (exit 2, naming its path and the reason) that exports no entry, was built
@@ -150,11 +150,10 @@ typedef struct pe_rope_config {
   uint32_t struct_size;  /* sizeof(pe_rope_config) in pe-suite: later versions append fields */
   const char* rope_type; /* "default", "linear", "dynamic", "yarn", "longrope", "llama3",
                             "proportional"; or pe-suite's own hypotheses no config states, "ntk"
-                            (NTK-aware) and "custom" (positions divided by a scale); to a version-2
-                            kernel also what version 2 has no fields for: "axial" (axes_dim),
-                            "dynamic_static" (vLLM's one table at factor·L), "dynamic_alpha" (Hunyuan),
-                            "yarn_multiply" (vLLM's attention factor times the mscale); a version-3
-                            kernel gets HF's type ("default", "dynamic", "yarn") and the fields at the
+                            (NTK-aware) and "custom" (positions divided by a scale); or the engines'
+                            other readings and forms: "axial" (axes_dim), "dynamic_static" (vLLM's one
+                            table at factor·L), "dynamic_alpha" (Hunyuan), "yarn_multiply" (vLLM's
+                            attention factor times the mscale), whose parameters version 3 adds at the
                             end. A kernel that does not know the method uses the plan's inv_freq */
   double rope_theta;     /* the base as configured (dynamic's grown base is the plan's base) */
   double factor;         /* linear, dynamic, yarn, llama3 */
@@ -181,11 +180,11 @@ typedef struct pe_rope_config {
   const uint32_t* axes_dim; /* axial RoPE (diffusers' axes_dim): channels per axis, [n_axes_dim], each axis
                                its own ladder base^(-2k/axes_dim[a]) over its own pairs; NULL otherwise */
   size_t n_axes_dim;
-  int32_t dynamic_static;  /* dynamic: 1 for vLLM's and SGLang's one table at n = factor·L (seq_len unread),
-                              0 for HF's live n = max(seq_len, L) */
-  double alpha;            /* dynamic: Hunyuan's alpha, base·alpha^(d/(d-2)) whatever the length; 0 absent */
-  int32_t yarn_multiply;   /* yarn with attention_factor given: 1 when it multiplies the mscale (vLLM,
-                              SGLang), 0 when it replaces it (HF) */
+  int32_t dynamic_static;  /* 1 with "dynamic_static": vLLM's and SGLang's one table at n = factor·L
+                              (seq_len unread); 0 otherwise (HF's live n = max(seq_len, L)) */
+  double alpha;            /* "dynamic_alpha": Hunyuan's alpha, base·alpha^(d/(d-2)) at any length; else 0 */
+  int32_t yarn_multiply;   /* 1 with "yarn_multiply": the given attention_factor times YaRN's mscale (vLLM,
+                              SGLang); 0 otherwise (HF replaces the mscale by it) */
   double partial_rotary_factor; /* proportional: F, the first int(F·rotary_dim // 2) pairs turn, the rest
                                    at frequency 0; 0 for the other methods */
 } pe_rope_config;
