@@ -126,10 +126,14 @@ report("undetermined_said", "positions read back from the data: undetermined" in
 # the float32 class's budget reaches any output's error in most elements) exits 1 UNDECIDABLE, naming the band
 # and a contract that decides; at its true positions it passes.
 dump = rope(np.arange(T))
+# Past every contract's largest position (2^31) none decides: a contract promises nothing beyond it.
 for start in (1 << 30, 1 << 40):
     out = judge(f"far_dump_{start}", check_command(f"far_{start}", np.arange(start, start + T), dump), False)
+    decides, largest = (("a contract that decides there: rope.hwy", 1 << 24) if start < 1 << 31 else
+                        ("no registered contract decides there", 1 << 31))
     said = ("\nverdict: UNDECIDABLE" in out and "undecidable: positions >= 1000000000:" in out and
-            "a contract that decides there: rope.hwy" in out and "largest position 16777216" in out)
+            decides in out and f"largest position {largest})" in out and
+            "decides there: rope.diffusers_f64" not in out)
     report(f"far_dump_undecidable_{start}", said, detail=out[-2000:])
 judge("far_dump_at_its_positions", check_command("far_0", np.arange(T), dump), True)
 

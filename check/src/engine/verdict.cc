@@ -18,6 +18,8 @@ std::vector<const Variant*> deciding_contracts(Family family, DType dtype, const
   std::vector<std::pair<double, const Variant*>> deciding;
   for (const Variant* v : contracts_for(family, dtype)) {
     const Contract& c = v->contract();
+    // A RoPE contract promises nothing past its largest position, whatever its formula would give there.
+    if (plan != nullptr && (e.position > c.max_position || e.position < -c.max_position)) continue;
     const double term = plan != nullptr ? rope_element_budget(c, *plan, dtype, e.abs_phi, e.pair, e.scale)
                                         : element_budget(c, dtype, e.abs_phi, e.pair, e.scale);
     const double budget = e.gain * term + e.gain_extra;
