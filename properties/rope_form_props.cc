@@ -19,15 +19,14 @@ class RopeFormProps : public InstanceTest {
   // M-RoPE params: 3 or 4 sections of any sizes (zeros included) summing to rotary_dim/2, any
   // scaling, the instance's pairing; the layout drawn first where none is given.
   RopeParams gen_mrope(std::optional<MropeLayout> layout = std::nullopt) const {
-    if (!layout)
-      layout = *rc::gen::element(MropeLayout::Sectioned, MropeLayout::Interleaved).as("M-RoPE layout");
+    if (!layout) layout = *gen_mrope_layout().as("M-RoPE layout");
     RopeParams p;
     do {
       p = RopeParams{*gen_dim(160).as("head_dim"), 0, *gen_base().as("base"), in().layout};
       p.rotary_dim = p.head_dim;
       p.scaling = *gen_scaling(p.rotary_dim).as("scaling");
       keep_ntk_base_above_one(p);
-      p.form.mrope_section = draw_mrope_sections(p.rotary_dim / 2);
+      p.form.mrope_section = draw_mrope_sections(p.rotary_dim / 2, *layout);
       p.form.mrope_layout = *layout;
     } while (RopePlan(p).effective_base() > in().contract().max_base);
     return p;

@@ -92,21 +92,23 @@ class RopeProps : public InstanceTest {
                         *rc::gen::arbitrary<std::uint64_t>().as("edge input seed"));
     return c;
   }
-  // One small case of every rotary form besides text (M-RoPE sectioned and interleaved, 2-D vision qwen2vl
-  // and pixtral), so that every form is compared in every case: the drawn case falls on a vision form in
-  // about one case of sixteen, and a kernel whose pairs index the wrong frequency under one form passed a
+  // One small case of every rotary form besides text (M-RoPE sectioned, interleaved and ernie, 2-D vision
+  // qwen2vl and pixtral), so that every form is compared in every case: the drawn case falls on a vision form
+  // in about one case of sixteen, and a kernel whose pairs index the wrong frequency under one form passed a
   // quick run's 25 cases (cli/plugin_tests: PLUGTEST_VISION_INDEX).
   std::vector<Case> gen_form_cases() const {
     std::vector<Case> out;
-    for (int form = 0; form < 4; ++form) {
+    for (int form = 0; form < 5; ++form) {
       Case c;
       const std::int64_t head_dim = 4 * *rc::gen::inRange<std::int64_t>(1, 17).as("form case head_dim / 4");
       c.params = {head_dim, head_dim, *gen_base().as("form case base"), in().layout};
-      if (form < 2) {
-        c.params.form.mrope_section = draw_mrope_sections(head_dim / 2);
-        c.params.form.mrope_layout = form == 0 ? MropeLayout::Sectioned : MropeLayout::Interleaved;
+      if (form < 3) {
+        c.params.form.mrope_layout = form == 0   ? MropeLayout::Sectioned
+                                     : form == 1 ? MropeLayout::Interleaved
+                                                 : MropeLayout::Ernie;
+        c.params.form.mrope_section = draw_mrope_sections(head_dim / 2, c.params.form.mrope_layout);
       } else {
-        c.params.form.vision = form == 2 ? VisionRope::Qwen2vl : VisionRope::Pixtral;
+        c.params.form.vision = form == 3 ? VisionRope::Qwen2vl : VisionRope::Pixtral;
       }
       c.positions = *gen_axes_positions(n_axes(c.params.form), max_position(), 3)
                          .as("form case positions [axes][tokens]");

@@ -12,7 +12,8 @@ void add_form_options(CLI::App& cmd, FormFlags& f) {
   cmd.add_option("--mrope-section", f.mrope_section_text,
                  "RoPE: M-RoPE pairs per axis t,h,w[,e] (Qwen2.5-VL: 16,24,24); positions [axes, T]");
   cmd.add_option("--mrope-layout", f.mrope_layout,
-                 "RoPE: sectioned (Qwen2-VL, Qwen2.5-VL; default) or interleaved (Qwen3-VL)");
+                 "RoPE: sectioned (Qwen2-VL, Qwen2.5-VL; default), interleaved (Qwen3-VL) or ernie "
+                 "(ERNIE-4.5-VL's [h w h w ... t t], sections t,h,w with h == w)");
   cmd.add_option("--vision", f.vision, "RoPE: 2-D vision RoPE qwen2vl or pixtral; positions [2, T] (h, w)");
   cmd.add_option("--axes-dim", f.axes_dim_text,
                  "RoPE: axial N-D RoPE, channels per axis, each axis its own ladder (Flux: 16,56,56; "

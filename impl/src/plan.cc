@@ -126,6 +126,11 @@ void check_form(const RopeParams& p) {
     detail::fail("mrope_section", "mrope_section must sum to rotary_dim/2 = " + std::to_string(pairs) +
                                       ", got " + std::to_string(sum) + " (" + show_list(s) + ")");
   }
+  // ERNIE's [h w h w … t t]: h and w alternate, so they hold the same number of pairs.
+  if (f.mrope_layout == MropeLayout::Ernie && (s.size() != 3 || s[1] != s[2])) {
+    detail::fail("mrope_section",
+                 "the ernie layout takes three sections (t, h, w) with h == w, got " + show_list(s));
+  }
 }
 
 std::vector<double> inverse_frequencies(const std::vector<long double>& w) { return {w.begin(), w.end()}; }

@@ -31,6 +31,7 @@ std::size_t axis_of_pair(const RopeForm& form, std::size_t n_pairs, std::size_t 
   const auto& s = form.mrope_section;
   if (s.empty()) return 0;
   const auto section = [&](std::size_t a) { return static_cast<std::size_t>(s[a]); };
+  if (form.mrope_layout == MropeLayout::Ernie) return j < section(1) + section(2) ? 1 + j % 2 : 0;
   if (form.mrope_layout == MropeLayout::Interleaved) {
     if (j % 3 == 1 && j < 3 * section(1)) return 1;
     if (j % 3 == 2 && j < 3 * section(2)) return 2;

@@ -159,6 +159,16 @@ std::vector<std::int64_t> draw_axes_dim(std::int64_t pairs) {
   return dims;
 }
 
+std::vector<std::int64_t> draw_mrope_sections(std::int64_t pairs, MropeLayout layout) {
+  if (layout != MropeLayout::Ernie) return draw_mrope_sections(pairs);
+  const auto h = *rc::gen::inRange<std::int64_t>(0, pairs / 2 + 1).as("ERNIE h = w pairs");
+  return {pairs - 2 * h, h, h};
+}
+
+rc::Gen<MropeLayout> gen_mrope_layout() {
+  return rc::gen::element(MropeLayout::Sectioned, MropeLayout::Interleaved, MropeLayout::Ernie);
+}
+
 void draw_rope_form(RopeParams& p) {
   const auto pairs = p.rotary_dim / 2;
   int kind = *rc::gen::weightedElement<int>({{4, 0}, {3, 1}, {1, 2}, {2, 3}})
@@ -172,9 +182,8 @@ void draw_rope_form(RopeParams& p) {
     p.rotary_dim = p.head_dim;
     p.scaling = {};
   } else if (kind == 1) {
-    p.form.mrope_section = draw_mrope_sections(pairs);
-    p.form.mrope_layout =
-        *rc::gen::element(MropeLayout::Sectioned, MropeLayout::Interleaved).as("M-RoPE layout");
+    p.form.mrope_layout = *gen_mrope_layout().as("M-RoPE layout");
+    p.form.mrope_section = draw_mrope_sections(pairs, p.form.mrope_layout);
   } else if (p.rotary_dim < p.head_dim && *rc::gen::arbitrary<bool>().as("rotary at the end")) {
     p.rotary_offset = p.head_dim - p.rotary_dim;
   }

@@ -99,6 +99,10 @@ rc::Gen<RopeScaling> gen_scaling(std::int64_t rotary_dim);
 void draw_rope_form(RopeParams& params);
 // 3 or 4 M-RoPE sections of any sizes (zeros included) summing to `pairs`.
 std::vector<std::int64_t> draw_mrope_sections(std::int64_t pairs);
+// Sections for `layout`: draw_mrope_sections's, or ERNIE's three (t, h, w) with h == w (any h, zero included).
+std::vector<std::int64_t> draw_mrope_sections(std::int64_t pairs, MropeLayout layout);
+// Any M-RoPE layout (sectioned, interleaved, ernie).
+rc::Gen<MropeLayout> gen_mrope_layout();
 // An axial form's axes_dim: 1 to 4 axes (3 most often, at most `pairs`), each at least one pair, summing to
 // 2·pairs.
 std::vector<std::int64_t> draw_axes_dim(std::int64_t pairs);

@@ -144,7 +144,7 @@ DynamicSemantics parse_dynamic_semantics(std::string_view text, const Names& nam
                                   names);
 }
 MropeLayout parse_mrope_layout(std::string_view text, const Names& names) {
-  return parsed<MropeLayout>("mrope_layout", text, "sectioned or interleaved", names);
+  return parsed<MropeLayout>("mrope_layout", text, "sectioned, interleaved or ernie", names);
 }
 VisionRope parse_vision(std::string_view text, const Names& names) {
   if (text == to_string(VisionRope::None))

@@ -475,8 +475,11 @@ std::vector<Convention> form_candidates(const Convention& given, std::size_t hea
     offsets.push_back(static_cast<std::int64_t>(head_dim - rotary_dim));
   std::vector<MropeLayout> mrope_layouts = {given.form.mrope_layout};
   if (!given.form.mrope_section.empty()) {
-    mrope_layouts.push_back(given.form.mrope_layout == MropeLayout::Sectioned ? MropeLayout::Interleaved
-                                                                              : MropeLayout::Sectioned);
+    for (const MropeLayout l : {MropeLayout::Sectioned, MropeLayout::Interleaved, MropeLayout::Ernie}) {
+      const auto& s = given.form.mrope_section;  // ERNIE's only where its sections hold (h == w)
+      if (l != given.form.mrope_layout && (l != MropeLayout::Ernie || (s.size() == 3 && s[1] == s[2])))
+        mrope_layouts.push_back(l);
+    }
   }
   const std::size_t axes = std::min<std::size_t>(n_axes(given.form), 4);
   std::vector<Convention> out;
@@ -493,10 +496,13 @@ std::vector<Convention> form_candidates(const Convention& given, std::size_t hea
       for (MropeLayout ml : mrope_layouts) {
         c.form.mrope_layout = ml;
         std::array<std::uint8_t, 4> perm = {0, 1, 2, 3};
+        // ERNIE's layout in the given axis order only: with its axes permuted as well it reads pairs as a
+        // sectioned rule's reordered sections do, two mistakes where one explains the data.
+        const bool orders = ml != MropeLayout::Ernie || ml == given.form.mrope_layout;
         do {
           c.axes = perm;
           out.push_back(c);
-        } while (std::next_permutation(perm.data(), perm.data() + axes));
+        } while (orders && std::next_permutation(perm.data(), perm.data() + axes));
       }
     }
   }

@@ -74,6 +74,21 @@ void interleaved(const RecoveredAxes& r, std::size_t a, std::int64_t left, RopeF
   }
 }
 
+// ERNIE (3 axes): h == w pairs alternating from pair 0, then t's: one free number, every value held against
+// the rule pair by pair.
+void ernie(const RecoveredAxes& r, const Sections& given, Tally& out) {
+  const std::size_t pairs = r.axis.size();
+  RopeForm f;
+  f.mrope_layout = MropeLayout::Ernie;
+  for (std::size_t h = 0; 2 * h <= pairs; ++h) {
+    const auto side = static_cast<std::int64_t>(h);
+    f.mrope_section = {static_cast<std::int64_t>(pairs) - 2 * side, side, side};
+    bool fits = true;
+    for (std::size_t j = 0; j < pairs && fits; ++j) fits = agrees(r, j, axis_of_pair(f, pairs, j));
+    if (fits) out.add(f.mrope_section, given);
+  }
+}
+
 std::string why(std::int64_t apart) {
   return apart == 0 ? std::string("their positions coincide in every sampled row")
                     : fmt::format(
@@ -200,6 +215,10 @@ SectionFit fit_sections(const RecoveredAxes& r, const RopeForm& given) {
     f.mrope_layout = MropeLayout::Interleaved;
     interleaved(r, 0, static_cast<std::int64_t>(pairs), f, g, tallies[1]);
   }
+  if (r.n_axes == 3) {
+    tallies.push_back({MropeLayout::Ernie, 0, {}, {}, {}, false});
+    ernie(r, g, tallies.back());
+  }
   std::erase_if(tallies, [](const Tally& t) { return t.count == 0; });
   const auto alone = static_cast<std::size_t>(
       std::count_if(r.fitting.begin(), r.fitting.end(), [](unsigned m) { return std::popcount(m) == 1; }));
@@ -211,8 +230,9 @@ SectionFit fit_sections(const RecoveredAxes& r, const RopeForm& given) {
   SectionFit out;
   if (tallies.size() != 1) {
     out.words = fmt::format("pairs read other axes than the given mrope_section {}", fmt::join(g, ","));
-    out.support = read + (tallies.empty() ? "; no sections of either layout agree with them"
-                                          : "; sections of both layouts agree with them");
+    out.support =
+        read + (tallies.empty() ? "; no sections of any layout agree with them"
+                                : fmt::format("; sections of {} layouts agree with them", tallies.size()));
     return out;
   }
   const Tally& t = tallies.front();
@@ -226,7 +246,7 @@ SectionFit fit_sections(const RecoveredAxes& r, const RopeForm& given) {
                                            fmt::join(g, ","), layout.empty() ? "" : ", " + layout);
     if (layout.empty() && Sections(g.rbegin(), g.rend()) == t.first)
       out.words += ": the given sections in reverse order";
-    out.support = read + "; these sections and no others, of either layout, give every pair an axis it fits";
+    out.support = read + "; these sections and no others, of any layout, give every pair an axis it fits";
     out.fits = true;
     out.hypothesis = hypothesis(t.first, t.layout, given);
   } else if (!layout.empty()) {

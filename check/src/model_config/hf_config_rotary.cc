@@ -363,6 +363,33 @@ void read_form(Reading& r) {
   }
 }
 
+// ERNIE-4.5-VL (vLLM's and SGLang's Ernie4_5_VLRotaryEmbedding): the config's freq_allocation pairs for t,
+// the rest split evenly between h and w, alternating from pair 0 ([h w h w … t t]); the pairs interleaved
+// (is_neox_style False), unless the config states sections itself.
+void read_ernie(Reading& r, std::int64_t head_dim) {
+  const json* v = r.t.get("freq_allocation");
+  if (v == nullptr || r.s.spec.form.mrope_section) return;
+  const std::int64_t t = r.t.integer("freq_allocation"), pairs = r.s.spec.rotary_dim.value_or(head_dim) / 2;
+  if (t > pairs || (pairs - t) % 2 != 0)
+    r.t.fail(r.t.key("freq_allocation"),
+             fmt::format("{} t pairs leave {} of the {} pairs, not split evenly between h and w", t,
+                         pairs - t, pairs));
+  const std::int64_t side = (pairs - t) / 2;
+  r.s.spec.form.mrope_section = std::vector<std::int64_t>{t, side, side};
+  r.s.spec.form.mrope_layout = MropeLayout::Ernie;
+  r.s.sources.push_back({"mrope_section", json::array({t, side, side}), r.t.key("freq_allocation")});
+  r.s.sources.push_back({"mrope_layout", "ernie", r.t.key("freq_allocation")});
+  r.s.notes.push_back(fmt::format(
+      "ERNIE-4.5-VL's 3-D RoPE from freq_allocation {}: mrope_section t,h,w = {},{},{} in the ernie layout "
+      "([h w h w ... t t], vLLM's Ernie4_5_VLRotaryEmbedding)",
+      t, t, side, side));
+  if (!r.s.spec.layout) {
+    r.s.spec.layout = Layout::Interleaved;
+    r.s.sources.push_back({"layout", "interleaved", r.t.key("freq_allocation")});
+    r.s.notes.push_back("layout interleaved, ERNIE-4.5-VL's (is_neox_style False); --layout overrides");
+  }
+}
+
 }  // namespace
 
 HfRopeSetting rotary(const Text& t, const Head& h, const json* p, const std::string& pk, bool flat,
@@ -381,6 +408,7 @@ HfRopeSetting rotary(const Text& t, const Head& h, const json* p, const std::str
   read_partial_rotary(r, h.head_dim, method);
   read_method(r, method, type);
   read_form(r);
+  read_ernie(r, h.head_dim);
   if (p != nullptr) {
     for (const auto& [k, v] : p->items()) {
       if (r.read.count(k) == 0 && k != "type" && k != "rope_type") not_read.insert(pk + "." + k);

@@ -85,7 +85,8 @@ struct EnumNames<LongRopeSwitch> {
 template <>
 struct EnumNames<MropeLayout> {
   static constexpr EnumRow<MropeLayout> rows[] = {{MropeLayout::Sectioned, "sectioned"},
-                                                  {MropeLayout::Interleaved, "interleaved"}};
+                                                  {MropeLayout::Interleaved, "interleaved"},
+                                                  {MropeLayout::Ernie, "ernie"}};
 };
 template <>
 struct EnumNames<VisionRope> {

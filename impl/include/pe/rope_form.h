@@ -9,6 +9,10 @@
 //     interleaved (Qwen3-VL; HF apply_interleaved_mrope, ggml IMROPE): h if j%3 == 1 and j < 3·s_h,
 //                 w if j%3 == 2 and j < 3·s_w, else t (HF's rule, three sections); with a fourth
 //                 section ggml's: t only if j%3 == 0 and j < 3·s_t, else e.
+//     ernie       (ERNIE-4.5-VL; vLLM's and SGLang's Ernie4_5_VLRotaryEmbedding, "[h w h w … t t t]"):
+//                 three sections with s_h == s_w (the engines' mrope_section [h, w, t], h = w = (D/2 − t)/2,
+//                 t = the config's freq_allocation; given here in (t, h, w) order as every layout's): pair
+//                 j < s_h + s_w reads h if j is even and w if odd, the rest read t.
 //   vision        axes (h, w) of a patch; the whole head, half-split in HF:
 //     qwen2vl     (Qwen2-VL/2.5-VL ViT, HF VisionRotaryEmbedding(D/2), ggml VISION): ω_k = b^(-2k/(D/2)),
 //                 k < D/4; pair j < D/4 turns by h·ω_j, pair D/4 + k by w·ω_k.
@@ -31,7 +35,7 @@
 
 namespace pe {
 
-enum class MropeLayout : std::uint8_t { Sectioned, Interleaved };
+enum class MropeLayout : std::uint8_t { Sectioned, Interleaved, Ernie };
 enum class VisionRope : std::uint8_t { None, Qwen2vl, Pixtral };
 
 std::string_view to_string(MropeLayout l) noexcept;
