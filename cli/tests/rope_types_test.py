@@ -165,4 +165,14 @@ judge_bad("yarn_attention_unknown", data + ["--scaling", "yarn", "--factor", "4"
 judge_bad("alpha_not_linear", data + ["--scaling", "linear", "--factor", "2", "--alpha", "3"],
           ["--alpha", "not used by --scaling linear"])
 
+# The census under Gemma 4's type: every instance of a variant within its contract over the bands, the JSON
+# recording the method and its share as given.
+census_json = WORK / "census_proportional.json"
+said("census_proportional", [PE, "census", "--variant", "rope.scalar_f64", "--scaling", "proportional",
+                             "--partial-rotary-factor", "0.25", "--factor", "2", "--max-position", "65536",
+                             "--out", str(census_json)], 0, ["scaling proportional", "within their contracts"])
+recorded = json.loads(census_json.read_text()) if census_json.exists() else {}
+report("census_proportional_recorded", recorded.get("rope_scaling") == {
+    "type": "proportional", "factor": 2.0, "partial_rotary_factor": 0.25}, str(recorded.get("rope_scaling")))
+
 finish("rope_types_test")
