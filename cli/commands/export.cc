@@ -351,6 +351,48 @@ nlohmann::json write_temperature(const ExportOptions& o, const AttnTemperature& 
   return m;
 }
 
+// RoPE at real positions (a float .npy of fractional [n_axes, T] coordinates, as check reads them): the
+// correctly rounded rotation of --input; a variant takes integer positions, and the (cos, sin) table is at
+// integers.
+Exported export_rope_at_real(const ExportOptions& o, Layout layout, DType dtype, const RopeScaling& scaling) {
+  if (!o.reference)
+    throw UsageError(
+        "--positions-file: real positions are exported by --reference only (a variant takes "
+        "integer positions)");
+  if (o.input.empty())
+    throw UsageError(
+        "--positions-file: at real positions export rotates an --input (the (cos, sin) table is "
+        "at integer positions)");
+  if (switches_per_token(scaling))
+    throw UsageError("--longrope-switch: per-token reads integer positions, not real ones");
+  const check::NpyArray a = check::read_npy(o.positions_file);
+  check::Positions p;
+  p.real = a.values;
+  p.shape = a.shape;
+  p.source = o.positions_file;
+  p.parameter = "positions_file";
+  check::validate_positions(p, export_names());
+  const check::NpyArray x = check::read_npy(o.input, dtype);
+  if (x.integer) throw UsageError("--input: " + o.input + " holds integers, not q/k values");
+  Exported e;
+  e.shape = x.shape;
+  const RopeParams params = rope_params_for(o, static_cast<std::int64_t>(e.shape.back()), o.dim, layout, {});
+  const RopePlan plan = check::rope_plan(params, export_names());
+  const std::vector<double> reals =
+      check::axis_real_positions(p, plan.n_axes(), "--axes-dim", export_names());
+  const std::vector<std::int64_t> keys = check::band_keys(reals);
+  const RopeBatch batch =
+      check::rope_batch_of(e.shape, keys, o.heads_first, "--input", plan.n_axes(), "--heads-first");
+  harness::TypedBuffer buf(dtype, x.values.size());  // the input, in the output type
+  std::vector<double> in(x.values.size());
+  for (std::size_t i = 0; i < in.size(); ++i) buf.set(i, x.values[i]), in[i] = buf.get(i);
+  e.values = check::golden_rope_at(params, batch, reals, in, dtype);
+  e.scaling_note = check::describe_scaling(scaling, plan);
+  e.metadata = rope_metadata(o, params, dtype, e.shape);
+  e.metadata["positions"] = "real, from " + o.positions_file;
+  return e;
+}
+
 Exported export_rope(const ExportOptions& o, Layout layout, DType dtype,
                      const std::vector<std::int64_t>& positions) {
   check::RopeSpec spec;
@@ -363,6 +405,11 @@ Exported export_rope(const ExportOptions& o, Layout layout, DType dtype,
         "--longrope-switch: per-token applies to --reference (a variant rotates with one list per call)");
   Exported e;
   if (o.heads_first && o.input.empty()) throw UsageError("--heads-first: applies to --input");
+  if (holds_real_positions(o.positions_file)) {
+    if (temperature.type != AttnTemperatureType::None)
+      throw UsageError("--attn-temperature: applies at integer positions (token indices), not real ones");
+    return export_rope_at_real(o, layout, dtype, scaling);
+  }
   if (temperature.type != AttnTemperatureType::None && n_axes(to_rope_form(o.form.spec)) != 1)
     throw UsageError("--attn-temperature: applies to text RoPE (the forms' positions are not token indices)");
   const std::uint64_t undecided_before = ref::undecided_roundings_in_this_thread();
@@ -450,9 +497,9 @@ int run_export(const ExportOptions& o) {
                          : "--positions: " + o.family + " takes its positions from --queries and --keys");
   if (exporter->positions_and_dim && !o.dim_given)
     throw UsageError("--dim: required for --family " + o.family);
-  // A sinusoidal grid has no positions, real ones are read by export_sinusoidal.
-  const bool table_rows =
-      family == Family::Sinusoidal && (o.sinusoidal.spec.grid || holds_real_positions(o.positions_file));
+  // A sinusoidal grid has no positions; real ones are read by export_sinusoidal and export_rope.
+  const bool table_rows = (family == Family::Sinusoidal && o.sinusoidal.spec.grid) ||
+                          (family != Family::Alibi && holds_real_positions(o.positions_file));
   const auto positions = exporter->positions_and_dim && !table_rows
                              ? axis_positions_from(o.positions, o.positions_file, axes, o.form.spec)
                              : std::vector<std::int64_t>{};

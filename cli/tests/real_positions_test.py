@@ -73,4 +73,41 @@ said("refused: temperature at real positions",
       "--positions-file", str(WORK / "one.npy"), "--attn-temperature", "llama4"], 2,
      ["--attn-temperature", "the positions are real"])
 
+# The golden file at real positions: export --reference rotates --input at the stored reals, each element the
+# correctly rounded float32 of the exact value. A float64 computation of the same formula in numpy errs by a few
+# ulps of double (about 2^-50 relative), so its float32 rounding can differ from the correct one only where the
+# exact value lies that close to a rounding midpoint: by one ulp at most, and almost never.
+golden = WORK / "golden_real.npy"
+said("export at real positions", [PE, "export", "--family", "rope", "--reference", "--dim", "0",
+                                  "--mrope-section", ",".join(map(str, SECTION)), "--positions-file",
+                                  str(WORK / "f64_pos.npy"), "--input", str(WORK / "f64_x.npy"), "--out", str(golden)],
+     0, ["wrote", "reference"])
+
+
+def mrope_f64(positions):
+    inv_freq = 1.0 / BASE ** (np.arange(0, D, 2, dtype=np.float64) / D)
+    p = np.asarray(positions, dtype=np.float64)[np.repeat(np.arange(3), SECTION), :].T
+    emb = np.concatenate([p * inv_freq, p * inv_freq], axis=-1)[:, None, :]
+    xd = x.astype(np.float64)
+    rot = np.concatenate([-xd[..., D // 2:], xd[..., :D // 2]], axis=-1)
+    return (xd * np.cos(emb) + rot * np.sin(emb)).astype(np.float32)
+
+
+if golden.exists():
+    g, want = np.load(golden), mrope_f64(GRID)
+    apart = np.abs(g.view(np.int32).astype(np.int64) - want.view(np.int32).astype(np.int64))
+    report("golden at real positions is float64's rounding", g.shape == want.shape and apart.max() <= 1 and
+           np.count_nonzero(apart) <= 2, f"{np.count_nonzero(apart)} elements apart, at most {apart.max()} ulp")
+    said("golden at real positions checks", command("golden", g, GRID), 0, ["PASS"])
+else:
+    report("golden at real positions is float64's rounding", False, "no golden file written")
+said("refused: a variant at real positions",
+     [PE, "export", "--family", "rope", "--variant", "rope.exact", "--dim", "0", "--mrope-section",
+      ",".join(map(str, SECTION)), "--positions-file", str(WORK / "f64_pos.npy"), "--input", str(WORK / "f64_x.npy"),
+      "--out", str(WORK / "v.npy")], 2, ["--positions-file: real positions are exported by --reference only"])
+said("refused: a table at real positions",
+     [PE, "export", "--family", "rope", "--reference", "--dim", "64", "--mrope-section", ",".join(map(str, SECTION)),
+      "--positions-file", str(WORK / "f64_pos.npy"), "--out", str(WORK / "t.npy")], 2,
+     ["--positions-file: at real positions export rotates an --input"])
+
 finish("real positions")

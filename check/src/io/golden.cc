@@ -180,6 +180,29 @@ std::vector<double> golden_rope(const RopeParams& params, const RopeBatch& batch
   return y;
 }
 
+std::vector<double> golden_rope_at(const RopeParams& params, const RopeBatch& batch,
+                                   std::span<const double> reals, std::span<const double> x, DType dtype) {
+  const RopePlan plan(params);
+  double top = 0;
+  for (const double t : reals) top = std::max(top, std::fabs(t));
+  const ref::Rope r(params, ref::RealPosition{top});
+  std::vector<double> y(x.begin(), x.end());  // the pass-through channels as given; the rotated ones below
+  for (std::size_t t = 0; t < batch.tokens(); ++t) {
+    for (std::size_t h = 0; h < batch.heads; ++h) {
+      const std::size_t row = batch.row(t, h);
+      for (std::size_t j = 0; j < plan.n_pairs(); ++j) {
+        const auto [i0, i1] = plan.input_channels(j);
+        const auto [o0, o1] = plan.output_channels(j);
+        const ref::RealPosition p{reals[plan.axis_of_pair(j) * batch.tokens() + t]};
+        const auto [e0, e1] = r.rotate(p, j, x[row + i0], x[row + i1]);
+        y[row + o0] = rounded(e0, dtype);
+        y[row + o1] = rounded(e1, dtype);
+      }
+    }
+  }
+  return y;
+}
+
 std::vector<double> golden_alibi(const AlibiParams& params, std::span<const std::int64_t> queries,
                                  std::span<const std::int64_t> keys, bool slopes_only, DType dtype) {
   const AlibiPlan plan(params);

@@ -33,6 +33,11 @@ std::vector<double> golden_rope(const RopeParams& params, const RopeBatch& batch
 // The same into y (x's size: a caller's buffer, already touched, as a benchmark times it).
 void golden_rope(const RopeParams& params, const RopeBatch& batch, std::span<const double> x, DType dtype,
                  std::span<double> y, const AttnTemperature& temperature = {});
+// x rotated at real positions `reals` ([n_axes][tokens]: a video grid's fractional coordinates, each the
+// exact binary value given), pass-through channels copied; `batch` says the layout (its integer positions
+// unread).
+std::vector<double> golden_rope_at(const RopeParams& params, const RopeBatch& batch,
+                                   std::span<const double> reals, std::span<const double> x, DType dtype);
 // The slopes [heads] (queries and keys empty) or the bias [heads, queries, keys].
 std::vector<double> golden_alibi(const AlibiParams& params, std::span<const std::int64_t> queries,
                                  std::span<const std::int64_t> keys, bool slopes_only, DType dtype);
