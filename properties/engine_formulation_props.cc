@@ -20,6 +20,13 @@ std::vector<float> rotated(const char* name, const RopePlan& plan, const RopeBat
   return x;
 }
 
+// n positions from `first`, `step` apart.
+std::vector<std::int64_t> positions_from(std::int64_t first, std::int64_t step, std::size_t n) {
+  std::vector<std::int64_t> p(n);
+  for (std::size_t t = 0; t < n; ++t) p[t] = first + step * static_cast<std::int64_t>(t);
+  return p;
+}
+
 std::vector<float> inputs(std::size_t n) {
   std::vector<float> x(n);
   for (std::size_t i = 0; i < n; ++i)
@@ -76,8 +83,7 @@ TEST(EngineFormulations, VllmLinearDividesPositionsAndRoundsApartFromHf) {
   params.scaling.type = RopeScalingType::Linear;
   params.scaling.factor = 3.0;
   const RopePlan plan(params);
-  std::vector<std::int64_t> positions(512);
-  for (std::size_t t = 0; t < positions.size(); ++t) positions[t] = 1000 + 37 * static_cast<std::int64_t>(t);
+  const std::vector<std::int64_t> positions = positions_from(1000, 37, 512);
   const RopeBatch batch = RopeBatch::tokens_first(positions, 1, 64);
   const std::vector<float> x = inputs(positions.size() * 64);
   const std::vector<float> vllm = rotated("rope.vllm_f32", plan, batch, x);
@@ -107,8 +113,7 @@ TEST(EngineFormulations, VllmIsHfBitForBitBeyondLinear) {
     params.scaling.original_max_position = 4096;
     params.scaling.seq_len = 9000;
     const RopePlan plan(params);
-    std::vector<std::int64_t> positions(256);
-    for (std::size_t t = 0; t < positions.size(); ++t) positions[t] = 8000 + 3 * static_cast<std::int64_t>(t);
+    const std::vector<std::int64_t> positions = positions_from(8000, 3, 256);
     const RopeBatch batch = RopeBatch::tokens_first(positions, 1, 64);
     const std::vector<float> x = inputs(positions.size() * 64);
     EXPECT_EQ(rotated("rope.vllm_f32", plan, batch, x), rotated("rope.torch_f32", plan, batch, x))

@@ -16,13 +16,22 @@
  * PLUGTEST_RENAMED, the same kernels named rope.plugtest_b_f64 and sinusoidal.plugtest_b_f64: a second
  * plugin loaded beside the first (a sweep over two plugins). Built with PLUGTEST_VISION_INDEX, the
  * frequency formed from the plan's pieces with pair j's own index (base^(-2j/frequency_dim)): right for
- * text RoPE and M-RoPE, wrong for the 2-D vision forms: every form a kernel runs must be drawn. */
+ * text RoPE and M-RoPE, wrong for the 2-D vision forms: every form a kernel runs must be drawn. Built with
+ * PLUGTEST_FROM_CONFIG, rope.plugtest_config: frequencies and attention factor formed from the raw config
+ * (config_frequencies.h, ABI version 3's fields), its contract's c1 that of a frequency formed in double. */
 #include <math.h>
 #include <pe/plugin.h>
-#ifdef PLUGTEST_RENAMED
+#if defined(PLUGTEST_FROM_CONFIG)
+#include "config_frequencies.h"
+#define PLUGTEST_NAME(family) family ".plugtest_config"
+#define PLUGTEST_C1 40 /* config_frequencies.h */
+#elif defined(PLUGTEST_RENAMED)
 #define PLUGTEST_NAME(family) family ".plugtest_b_f64"
 #else
 #define PLUGTEST_NAME(family) family ".plugtest_f64"
+#endif
+#ifndef PLUGTEST_C1
+#define PLUGTEST_C1 2.03
 #endif
 #if defined(PLUGTEST_CRASH) || defined(PLUGTEST_HANG) || defined(PLUGTEST_ABORT)
 #define PLUGTEST_MISBEHAVES 1
@@ -78,7 +87,9 @@ static void rotate(void* user_data, const pe_rope_plan* plan, const pe_rope_batc
 #ifdef PLUGTEST_MISBEHAVES
       misbehave(p);
 #endif
-#ifdef PLUGTEST_VISION_INDEX
+#if defined(PLUGTEST_FROM_CONFIG)
+      const double angle = (double)p * frequency(plan, j);
+#elif defined(PLUGTEST_VISION_INDEX)
       /* The pieces, with the frequency's index taken as the pair's: right for text RoPE and M-RoPE, wrong
        * for the 2-D vision forms, whose pairs index their own tables. */
       const double angle =
@@ -86,8 +97,10 @@ static void rotate(void* user_data, const pe_rope_plan* plan, const pe_rope_batc
 #else
       const double angle = (double)p * plan->inv_freq[j];
 #endif
-#ifdef PLUGTEST_NO_ATTENTION_FACTOR
+#if defined(PLUGTEST_NO_ATTENTION_FACTOR)
       const double gain = 1;
+#elif defined(PLUGTEST_FROM_CONFIG)
+      const double gain = attention_of(plan);
 #else
       const double gain = plan->attention_factor;
 #endif
@@ -199,7 +212,7 @@ PE_PLUGIN_EXPORT int pe_plugin_register(const pe_host* host) {
               .max_input_abs = 0x1p126,
               .c0 = 1,
               .ck = 3.001,
-              .c1 = 2.03,
+              .c1 = PLUGTEST_C1,
               .ca = 3,
               .depends_on = "glibc sin/cos <= 1 ULP",
           },

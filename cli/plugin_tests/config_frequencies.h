@@ -1,10 +1,11 @@
-/* A test plugin whose RoPE forms its frequencies from the raw config (pe_rope_config), as an engine does:
+/* good_plugin.c's frequencies and attention factor under PLUGTEST_FROM_CONFIG (rope.plugtest_config): formed
+ * from the raw config (pe_rope_config), as an engine does:
  * HF's default, linear and live dynamic; with ABI version 3's fields, the engines' other readings and
  * forms, which every version names by rope types of their own: "axial" (axes_dim, each axis its own
  * ladder), "dynamic_static" (vLLM's and SGLang's one table at factor·L), "dynamic_alpha" (Hunyuan's alpha),
  * "yarn_multiply" (vLLM's attention factor times its mscale), and proportional's partial_rotary_factor; any
  * other rope_type, and a config it does not find, from the plan's inv_freq and attention factor.
- * rope.plugtest_config, double throughout, rounded once into the output.
+ * The rotation is good_plugin.c's, double throughout, rounded once into the output.
  * Built with -DPE_PLUGIN_ABI_VERSION=2, the same source registers with version 2: the names come without
  * their parameters, so it reads inv_freq for them and passes. Built with CONFIG_MISREADS, a version-3 kernel
  * that takes each of those names for HF's method of the same family (axial as text RoPE, dynamic_static and
@@ -14,6 +15,8 @@
  * (<= 27.7), pow and the reciprocal 3·2^-53, base' itself from pow(ratio, d/(d-2)) and a product (its
  * relative error, <= 8·2^-53 at ratio <= 10^6, enters the frequency times 2k/d < 1): c1 = 40; the rotation
  * in double, ck = 3.001; one rounding into the output, c0 = 1. */
+#ifndef PLUGTEST_CONFIG_FREQUENCIES_H_
+#define PLUGTEST_CONFIG_FREQUENCIES_H_
 #include <math.h>
 #include <pe/plugin.h>
 #include <string.h>
@@ -105,55 +108,5 @@ static double frequency(const pe_rope_plan* plan, size_t j) {
 #endif
   return pow(c->rope_theta, -2 * index / dim); /* default, axial */
 }
-static void rotate(void* user_data, const pe_rope_plan* plan, const pe_rope_batch* batch, int32_t direction,
-                   const pe_buffer* x) {
-  size_t t, h, j;
-  const double gain = attention_of(plan);
-  const int halfsplit = plan->layout == PE_LAYOUT_HALFSPLIT;
-  (void)user_data;
-  for (t = 0; t < batch->tokens; ++t) {
-    for (j = 0; j < plan->n_pairs; ++j) {
-      const double angle = (double)batch->positions[plan->axis_of_pair[j] * batch->tokens + t] * frequency(plan, j);
-      const double s = direction * sin(angle) * gain, c = cos(angle) * gain;
-      const size_t first = plan->rotary_offset + (halfsplit ? j : 2 * j);
-      const size_t second = first + (halfsplit ? plan->n_pairs : 1);
-      for (h = 0; h < batch->heads; ++h) {
-        const size_t row = t * batch->token_stride + h * batch->head_stride;
-        if (x->dtype == PE_DTYPE_F64) {
-          double* y = (double*)x->data + row;
-          const double u = y[first], v = y[second];
-          y[first] = u * c - v * s, y[second] = u * s + v * c;
-        } else {
-          float* y = (float*)x->data + row;
-          const double u = y[first], v = y[second];
-          y[first] = (float)(u * c - v * s), y[second] = (float)(u * s + v * c);
-        }
-      }
-    }
-  }
-}
 
-PE_PLUGIN_EXPORT int pe_plugin_register(const pe_host* host) {
-  const pe_kernel rope = {
-      .struct_size = sizeof(pe_kernel),
-      .family = PE_FAMILY_ROPE,
-      .name = "rope.plugtest_config",
-      .contract =
-          {
-              .layouts = PE_BIT(PE_LAYOUT_INTERLEAVED) | PE_BIT(PE_LAYOUT_HALFSPLIT),
-              .outputs = PE_BIT(PE_DTYPE_F32) | PE_BIT(PE_DTYPE_F64),
-              .angle_type = PE_DTYPE_F64,
-              .compute_type = PE_DTYPE_F64,
-              .max_position = (int64_t)1 << 31,
-              .max_base = 1e12,
-              .max_input_abs = 0x1p126,
-              .c0 = 1,
-              .ck = 3.001,
-              .c1 = 40,
-              .ca = 3,
-              .depends_on = "glibc pow, sin, cos <= 1 ULP",
-          },
-      .rope_apply = rotate,
-  };
-  return pe_register_kernel(host, &rope);
-}
+#endif /* PLUGTEST_CONFIG_FREQUENCIES_H_ */
