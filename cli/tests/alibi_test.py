@@ -107,6 +107,16 @@ run_check("max_bias_ignored", table(ggml_slopes(12), queries, keys, "causal"), p
           "max_bias 8 (given 16")
 run_check("slopes_max_bias_ignored", ggml_slopes(12), ["--max-bias", "16"], False, "max_bias 8 (given 16")
 
+# Fewer queries than keys sit bottom-right (the default positions: keys 0.., the queries the last ones), and
+# the query offset dropped (queries numbered from 0, the twin of RoPE's dropped decode offset) is named.
+run_check("bottom_right_default", table(ggml_slopes(8), range(32, 48), range(48), "causal"), [], True)
+for form in ("causal", "symmetric"):
+    flag = [] if form == "causal" else ["--alibi-form", "symmetric"]
+    run_check(f"query_offset_dropped_{form}", table(ggml_slopes(12), range(16), keys, form), pos + flag, False,
+              "the query offset dropped: queries numbered from 0 instead of from 70000")
+run_check("query_offset_dropped_default", table(ggml_slopes(8), range(16), range(48), "causal"), [], False,
+          "the query offset dropped: queries numbered from 0 instead of from 32")
+
 golden = ["export", "--family", "alibi", "--reference"]
 run_bad("zero_heads", golden + ["--heads", "0", "--queries", "0:4", "--keys", "0:4", "--out",
                                 str(WORK / "zero_heads_out.npy")], ["--heads", "got 0"])

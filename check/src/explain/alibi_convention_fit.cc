@@ -16,6 +16,7 @@ struct Model {
   AlibiParams params;
   std::int64_t power_shift = 0;  // k + shift: m0^h is the shift -1
   bool negated = false, transposed = false;
+  std::int64_t query_shift = 0;  // the queries' positions as the engine numbered them: i + shift
 };
 
 // The shift moves the power of m0 only: `m0 ** h` is the slip, the odd powers of m1 stay.
@@ -54,8 +55,17 @@ std::optional<double> max_bias_read_back(std::span<const double> data, const Ali
   return rounded;
 }
 
-std::vector<Model> models(const AlibiParams& given, std::optional<double> read_back) {
+std::vector<Model> models(const AlibiParams& given, std::optional<double> read_back,
+                          std::span<const std::int64_t> queries) {
   std::vector<Model> out = {{"the conventions given", given}};
+  // Fewer queries than keys (a decode step, a chunk) sit bottom-right, from keys - queries on: numbered from
+  // 0 instead, every query's bias is its distance from the wrong row (the twin of RoPE's dropped offset).
+  if (!queries.empty() && queries.front() != 0) {
+    out.push_back({fmt::format("the query offset dropped: queries numbered from 0 instead of from {} (each "
+                               "query's bias taken at i - {}: the bottom-right alignment lost)",
+                               queries.front(), queries.front()),
+                   given, 0, false, false, -queries.front()});
+  }
   if (read_back) {
     AlibiParams p = given;
     p.max_bias = *read_back;
@@ -95,7 +105,7 @@ std::vector<AlibiFit> diagnose_alibi(std::span<const double> data, const AlibiPa
   // Every element of up to 64 evenly spread (query, key) cells per head.
   const std::size_t cells = slopes_only ? 1 : Q * K, step = std::max<std::size_t>(1, cells / 64);
   std::vector<AlibiFit> fits;
-  for (const Model& m : models(given, max_bias_read_back(data, given, queries, keys))) {
+  for (const Model& m : models(given, max_bias_read_back(data, given, queries, keys), queries)) {
     if (slopes_only && (m.transposed || m.params.form != given.form)) continue;
     if (m.transposed && Q != K) continue;
     const AlibiPlan plan(m.params);
@@ -107,7 +117,8 @@ std::vector<AlibiFit> diagnose_alibi(std::span<const double> data, const AlibiPa
         long double model = s;
         std::size_t at = h;
         if (!slopes_only) {
-          const std::int64_t i = m.transposed ? queries[k] : queries[q], j = m.transposed ? keys[q] : keys[k];
+          const std::int64_t i = (m.transposed ? queries[k] : queries[q]) + m.query_shift,
+                             j = m.transposed ? keys[q] : keys[k];
           if (given.form == AlibiForm::Causal && keys[k] > queries[q]) continue;  // masked: not compared
           model = s * static_cast<long double>(plan.multiplier(i, j));
           at = (h * Q + q) * K + k;
