@@ -248,3 +248,37 @@ def test_cogvideox_fractional_linspace_grid_passes():
     assert report.passed, str(report)
     rounded = np.round(positions).astype(np.int64)
     assert not pe_suite.check_rope(x, y, rounded, layout="interleaved", axes_dim=dims).passed
+
+
+def ladders(ids, axes_dim, thetas, dims_for_ladder):
+    """EmbedND's rotations with each axis's own theta and exponent denominator (the mistakes below)."""
+    blocks = []
+    for i, d in enumerate(axes_dim):
+        omega = 1.0 / thetas[i] ** (np.arange(0, d, 2, dtype=np.float64) / dims_for_ladder[i])
+        out = ids[:, i][:, None] * omega[None, :]
+        rot = np.stack([np.cos(out), -np.sin(out), np.sin(out), np.cos(out)], axis=-1)
+        blocks.append(rot.reshape(*out.shape, 2, 2))
+    return np.concatenate(blocks, axis=1).astype(np.float32)
+
+
+# Per-axis mistakes no candidate lists, read back from each axis's own frequencies: one axis at another base
+# (HunyuanVideo's 256 on the frames, the rest at Flux's 10000), one axis's exponent over a dim that is neither
+# its own nor twice or half of it.
+AXIS_MISTAKES = [
+    ("frames at base 256", (256.0, 1e4, 1e4), (16, 56, 56), "axis 0's base 256 (given 10000)"),
+    ("columns at base 500", (1e4, 1e4, 500.0), (16, 56, 56), "axis 2's base 500 (given 10000)"),
+    ("rows' exponent over 40", (1e4, 1e4, 1e4), (16, 40, 56), "axis 1's ladder over 40 where its dim is 56"),
+]
+
+
+@pytest.mark.parametrize("mistake,thetas,dims,words", AXIS_MISTAKES, ids=[m[0] for m in AXIS_MISTAKES])
+def test_each_axis_ladder_is_read_back_and_named(mistake, thetas, dims, words):
+    f, h, w = np.meshgrid(np.arange(4), np.arange(6), np.arange(10), indexing="ij")
+    ids = np.stack([f.ravel() + 30, h.ravel(), w.ravel()], 1).astype(np.float64)  # a later chunk's frames
+    x = np.random.default_rng(0).standard_normal((ids.shape[0], 2, 128)).astype(np.float32)
+    y = apply_rope(x, ladders(ids, (16, 56, 56), thetas, dims))
+    report = pe_suite.check_rope(x, y, ids.T.astype(np.int64), layout="interleaved", axes_dim=(16, 56, 56), base=1e4)
+    assert fails_named(report, words), f"{mistake}: {report}"
+    correct = apply_rope(x, ladders(ids, (16, 56, 56), (1e4,) * 3, (16, 56, 56)))
+    assert pe_suite.check_rope(x, correct, ids.T.astype(np.int64), layout="interleaved", axes_dim=(16, 56, 56),
+                               base=1e4).passed

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <set>
 
+#include "explain/axial_readback.h"
 #include "explain/frequency_fit.h"
 #include "explain/section_fit.h"
 #include "pe/errors.h"
@@ -283,6 +284,11 @@ void diagnose_rope_output(const RopeData& in, const RopePlan& plan, const Conven
     }
   }
   if (!also.empty()) out.say("\nalso: {}\n", also);
+  // Axial RoPE: each axis's ladder read back on its own (its base or its exponent's dim).
+  if (!plan.params().form.axes_dim.empty() && given.temperature.type == AttnTemperatureType::None) {
+    for (const AxisLadderReading& a : read_axis_ladders(recover_frequencies(data, plan), plan))
+      claims.push_back({a.words, a.support, std::nullopt, std::nullopt});
+  }
   // Several position axes (M-RoPE): which axis each pair read, and the sections that says.
   if (!plan.params().form.mrope_section.empty()) {
     const RecoveredAxes axes = recover_axes(data, plan);

@@ -34,7 +34,9 @@ std::vector<TokenAngle> token_angles(const RopeData& d, const RopePlan& plan, st
       yy += ya * ya + yb * yb;
     }
     if (!(xx > 1e-6) || !(yy > 1e-6)) continue;
-    out.push_back({static_cast<double>(d.batch.position(t)), std::atan2(s, c), xx, std::sqrt(yy / xx)});
+    // The pair's own axis (an axial or M-RoPE pair reads its axis's position; text RoPE's is axis 0).
+    const std::int64_t p = d.batch.position(t, plan.axis_of_pair(j));
+    out.push_back({static_cast<double>(p), std::atan2(s, c), xx, std::sqrt(yy / xx)});
   }
   std::sort(out.begin(), out.end(), [](const TokenAngle& a, const TokenAngle& b) { return a.p < b.p; });
   return out;

@@ -3,7 +3,8 @@
 // different positions give the frequency θ̂_j that turns p into that angle, unwrapped from the nearest
 // positions outward, with the interval every row agrees with. Then the pairs whose θ̂_j / θ_j differ from
 // the given plan's, in runs ("pairs 0-20 as given; pairs 21-63 divided by 8"). A measurement, not a match
-// against a list: it names ratios no list holds. Text RoPE (one position axis).
+// against a list: it names ratios no list holds. Each pair is read at its own axis's positions (text RoPE's
+// one axis; an axial form's, explain/axial_readback.h).
 #pragma once
 
 #include <cstddef>
