@@ -103,8 +103,9 @@ static double frequency(const pe_rope_plan* plan, size_t j) {
     return pow(dynamic_base(c, dim), -2 * index / dim);
 #ifdef CONFIG_HAS_VERSION3
   if (is(c, "proportional"))
-    return index < floor(c->partial_rotary_factor * dim / 2) ? pow(c->rope_theta, -2 * index / dim) / c->factor
-                                                             : 0.0;
+    return index < floor(c->partial_rotary_factor * dim / 2)
+               ? pow(c->rope_theta, -2 * index / dim) / c->factor
+               : 0.0;
 #endif
   return pow(c->rope_theta, -2 * index / dim); /* default, axial */
 }

@@ -99,7 +99,8 @@ rc::Gen<RopeScaling> gen_scaling(std::int64_t rotary_dim);
 void draw_rope_form(RopeParams& params);
 // 3 or 4 M-RoPE sections of any sizes (zeros included) summing to `pairs`.
 std::vector<std::int64_t> draw_mrope_sections(std::int64_t pairs);
-// Sections for `layout`: draw_mrope_sections's, or ERNIE's three (t, h, w) with h == w (any h, zero included).
+// Sections for `layout`: draw_mrope_sections's, or ERNIE's three (t, h, w) with h == w (any h, zero
+// included).
 std::vector<std::int64_t> draw_mrope_sections(std::int64_t pairs, MropeLayout layout);
 // Any M-RoPE layout (sectioned, interleaved, ernie).
 rc::Gen<MropeLayout> gen_mrope_layout();

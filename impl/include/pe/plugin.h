@@ -1,5 +1,5 @@
-/* pe-suite's C plugin ABI, version 3 (versions 1 and 2 frozen, still read): a kernel in any language that can export
- * a C function (C, C++, CUDA host code, Rust, Zig) registered as a pe-suite variant at run time:
+/* pe-suite's C plugin ABI, version 3 (versions 1 and 2 frozen, still read): a kernel in any language that
+ * can export a C function (C, C++, CUDA host code, Rust, Zig) registered as a pe-suite variant at run time:
  *
  *   pe-suite verify --plugin ./libmine.so          (also census, bench, run, export, list)
  *   PE_PLUGINS=/abs/libmine.so:/abs/libother.so    (the property and benchmark binaries; pe-suite
@@ -180,11 +180,11 @@ typedef struct pe_rope_config {
   const uint32_t* axes_dim; /* axial RoPE (diffusers' axes_dim): channels per axis, [n_axes_dim], each axis
                                its own ladder base^(-2k/axes_dim[a]) over its own pairs; NULL otherwise */
   size_t n_axes_dim;
-  int32_t dynamic_static;  /* 1 with "dynamic_static": vLLM's and SGLang's one table at n = factor·L
-                              (seq_len unread); 0 otherwise (HF's live n = max(seq_len, L)) */
-  double alpha;            /* "dynamic_alpha": Hunyuan's alpha, base·alpha^(d/(d-2)) at any length; else 0 */
-  int32_t yarn_multiply;   /* 1 with "yarn_multiply": the given attention_factor times YaRN's mscale (vLLM,
-                              SGLang); 0 otherwise (HF replaces the mscale by it) */
+  int32_t dynamic_static; /* 1 with "dynamic_static": vLLM's and SGLang's one table at n = factor·L
+                             (seq_len unread); 0 otherwise (HF's live n = max(seq_len, L)) */
+  double alpha;           /* "dynamic_alpha": Hunyuan's alpha, base·alpha^(d/(d-2)) at any length; else 0 */
+  int32_t yarn_multiply;  /* 1 with "yarn_multiply": the given attention_factor times YaRN's mscale (vLLM,
+                             SGLang); 0 otherwise (HF replaces the mscale by it) */
   double partial_rotary_factor; /* proportional: F, the first int(F·rotary_dim // 2) pairs turn, the rest
                                    at frequency 0; 0 for the other methods */
 } pe_rope_config;
