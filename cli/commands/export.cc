@@ -379,7 +379,7 @@ Exported export_rope_at_real(const ExportOptions& o, Layout layout, DType dtype,
   const RopeParams params = rope_params_for(o, static_cast<std::int64_t>(e.shape.back()), o.dim, layout, {});
   const RopePlan plan = check::rope_plan(params, export_names());
   const std::vector<double> reals =
-      check::axis_real_positions(p, plan.n_axes(), "--axes-dim", export_names());
+      check::axis_real_positions(p, plan.n_axes(), check::axes_parameter(o.form.spec), export_names());
   const std::vector<std::int64_t> keys = check::band_keys(reals);
   const RopeBatch batch =
       check::rope_batch_of(e.shape, keys, o.heads_first, "--input", plan.n_axes(), "--heads-first");

@@ -758,8 +758,8 @@ void proportional_candidates(const Convention& given, const RopeData& d, std::ve
     over.inv_freq = w;
     over.label = fmt::format(
         "proportional's exponent over the turning pairs' dim {} (2·int(F·d // 2)) where HF's is over "
-        "head_dim "
-        "{} (partial_rotary_factor {:g}: the pairs past {} at frequency 0 either way)",
+        "head_dim {} "
+        "(partial_rotary_factor {:g}: the pairs past {} at frequency 0 either way)",
         2 * pairs, rotary, g.partial_rotary_factor, pairs);
     out.push_back(over);
   }
