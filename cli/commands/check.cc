@@ -143,20 +143,6 @@ int check_sinusoidal(const CheckOptions& o) {
   return run(r, check::check_sinusoidal, o);
 }
 
-// A float .npy that holds a non-integer (or a negative) value gives real positions, exact as stored (the
-// engine refuses a non-finite one, naming --positions-file); anything else today's integers.
-check::Positions rope_positions_of(const std::string& range, const std::string& file) {
-  if (!holds_real_positions(file)) return positions_of(range, file);
-  if (!range.empty()) throw UsageError("--positions or --positions-file: give exactly one");
-  check::NpyArray a = check::read_npy(file);
-  check::Positions p;
-  p.real = std::move(a.values);
-  p.shape = std::move(a.shape);
-  p.source = file;
-  p.parameter = "positions_file";
-  return p;
-}
-
 int check_rope(const CheckOptions& o) {
   if (o.input.empty() || o.output.empty())
     throw UsageError("--input and --output: RoPE needs both .npy files");

@@ -365,12 +365,7 @@ Exported export_rope_at_real(const ExportOptions& o, Layout layout, DType dtype,
         "at integer positions)");
   if (switches_per_token(scaling))
     throw UsageError("--longrope-switch: per-token reads integer positions, not real ones");
-  const check::NpyArray a = check::read_npy(o.positions_file);
-  check::Positions p;
-  p.real = a.values;
-  p.shape = a.shape;
-  p.source = o.positions_file;
-  p.parameter = "positions_file";
+  const check::Positions p = rope_positions_of(o.positions, o.positions_file);
   check::validate_positions(p, export_names());
   const check::NpyArray x = check::read_npy(o.input, dtype);
   if (x.integer) throw UsageError("--input: " + o.input + " holds integers, not q/k values");

@@ -5,6 +5,7 @@
 #include "names.h"
 #include "pe/check/check.h"
 #include "pe/check/npy.h"
+#include "sinusoidal_options.h"
 
 namespace pe::cli {
 
@@ -48,6 +49,20 @@ RopeForm to_rope_form(const check::FormSpec& spec) { return check::to_rope_form(
 
 void reject_form_flags(const FormFlags& f, const std::string& why) {
   check::reject_form(f.spec, flag_names(), why);
+}
+
+// A float .npy that holds a non-integer (or a negative) value gives real positions, exact as stored (the
+// engine refuses a non-finite one, naming --positions-file); anything else today's integers.
+check::Positions rope_positions_of(const std::string& range, const std::string& file) {
+  if (!holds_real_positions(file)) return positions_of(range, file);
+  if (!range.empty()) throw UsageError("--positions or --positions-file: give exactly one");
+  check::NpyArray a = check::read_npy(file);
+  check::Positions p;
+  p.real = std::move(a.values);
+  p.shape = std::move(a.shape);
+  p.source = file;
+  p.parameter = "positions_file";
+  return p;
 }
 
 check::Positions positions_of(const std::string& range, const std::string& file) {

@@ -34,6 +34,9 @@ void reject_form_flags(const FormFlags& flags, const std::string& why);
 // M-RoPE); --positions-file a .npy of shape [n_axes, T] or [n_axes, 1, T] (HF's position_ids for one
 // sequence) when n_axes > 1, else any 1-D list.
 check::Positions positions_of(const std::string& range, const std::string& file);
+// RoPE's positions: positions_of's, or real ones where --positions-file is a float .npy holding a non-integer
+// (or negative) value (check and export read them alike).
+check::Positions rope_positions_of(const std::string& range, const std::string& file);
 std::vector<std::int64_t> axis_positions_from(const std::string& range, const std::string& file,
                                               std::size_t n_axes, const check::FormSpec& form);
 

@@ -68,11 +68,9 @@ def inv_freq_and_scaling(config, seq_len, plant=None):
         original = 8192 if plant == "llama3_original_8192" else s["original_max_position_embeddings"]
         return llama3_inv_freq(base, dim, s["factor"], low_ff, high_ff, original)
     if kind == "proportional":  # transformers 5's _compute_proportional_rope_parameters (Gemma 4)
-        proportion = s.get("partial_rotary_factor", 1.0)
+        angles = int(s.get("partial_rotary_factor", 1.0) * dim // 2)
         if plant == "proportional_as_partial":  # HF's partial rotary instead: the exponent over the rotated dim
-            angles = int(proportion * dim // 2)
             return default_inv_freq(base, 2 * angles)[0].tolist() + [0.0] * (dim // 2 - angles), 1.0
-        angles = int(proportion * dim // 2)
         rotated = 1.0 / (base ** (torch.arange(0, 2 * angles, 2, dtype=torch.int64).float() / dim))
         inv = torch.cat((rotated, torch.zeros(dim // 2 - angles, dtype=torch.float32)))
         return inv / s.get("factor", 1.0), 1.0
