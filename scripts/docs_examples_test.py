@@ -226,10 +226,29 @@ def fixture_inputs(ctx, argv):
         write_npy(ctx.work / y, "<f4", shape, [v * t[i // row] for i, v in enumerate(values)])
         ctx.wrote(y)
         return
-    dropped = {"--family", "--input", "--output", "--json", "--against", "--max-abs", "--contract", "--rotary-dim"}
+    dropped = {"--family", "--input", "--output", "--json", "--against", "--max-abs", "--contract", "--rotary-dim",
+               "--xpos-scale-base", "--xpos-centre", "--xpos-keys"}
     keep = [(f, v) for f, v in options if f not in dropped]
     dims = [] if "--hf-config" in opts or "--partial-rotary-factor" in opts else ["--dim", str(rotary)]
     ctx.export(["--family", "rope", "--input", x, *dims, *flatten(keep)], y)
+    if "--xpos-scale-base" in opts:  # export rotates; xPos's gain per pair after it (docs/commands.md "xPos")
+        shape, values = read_f32_npy(ctx.work / y)
+        write_npy(ctx.work / y, "<f4", shape, xpos_gained(opts, positions[0], shape[-1], values))
+
+
+def xpos_gained(opts, positions, head_dim, values):
+    """values [tokens, head_dim] (half-split pairs j, j + head_dim/2) times g_j(p) = zeta_j^w, in double."""
+    scale_base = float(opts["--xpos-scale-base"])
+    centre = int(opts.get("--xpos-centre", (max(positions) + 1) // 2))
+    sign = -1 if "--xpos-keys" in opts else 1
+    out = list(values)
+    for t, p in enumerate(positions):
+        w = sign * (p - centre) / scale_base
+        for j in range(head_dim // 2):
+            g = ((2 * j + 0.4 * head_dim) / (1.4 * head_dim)) ** w
+            for c in (j, j + head_dim // 2):
+                out[t * head_dim + c] *= g
+    return out
 
 
 def temperature(opts, p):

@@ -50,6 +50,7 @@ check::RopeSpec rope_spec_of(const CLI::App& cmd, const CheckOptions& o, bool ro
   s.scaling = o.scaling.spec;
   s.form = o.form.spec;
   s.temperature = o.temperature.spec;
+  s.xpos = o.temperature.xpos;
   if (o.no_rope) s.no_rope = true;
   return s;
 }
@@ -251,6 +252,7 @@ void add_check(CLI::App& app, int& exit_code) {
       "--no-rope", o->no_rope,
       "RoPE: a NoPE layer (Llama-4's every 4th, SmolLM3, Cohere2): output = input, times the temperature");
   add_temperature_options(*cmd, o->temperature);
+  add_xpos_options(*cmd, o->temperature);
   add_alibi_options(*cmd, o->alibi);
   add_sinusoidal_options(*cmd, o->sinusoidal);
   add_hf_config_options(*cmd, o->hf);

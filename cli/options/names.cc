@@ -9,7 +9,7 @@ namespace pe::cli {
 namespace {
 
 // Canonical name -> flag, for every option the commands share.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 56> kFlags = {{
+constexpr std::array<std::pair<std::string_view, std::string_view>, 59> kFlags = {{
     {"scaling", "--scaling"},
     {"factor", "--factor"},
     {"original_max_position", "--original-max-position"},
@@ -40,6 +40,9 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 56> kFlags =
     {"attn_scale", "--attn-scale"},
     {"floor_scale", "--floor-scale"},
     {"beta", "--beta"},
+    {"xpos_scale_base", "--xpos-scale-base"},
+    {"xpos_centre", "--xpos-centre"},
+    {"xpos_keys", "--xpos-keys"},
     {"heads", "--heads"},
     {"max_bias", "--max-bias"},
     {"alibi_slopes", "--alibi-slopes"},

@@ -13,6 +13,7 @@
 #include "pe/ref/fma_clones.h"
 #include "pe/ref/reference.h"
 #include "pe/ref/temperature.h"
+#include "pe/ref/xpos.h"
 #include "rope_row_fill.h"
 
 namespace pe::harness {
@@ -52,7 +53,7 @@ void fill_through(const Token& tk, const OutputGain& gain, DType dtype, std::siz
     out.abs_phi[i] = out.scale[i] = 0;
     out.channel[i] = static_cast<std::int64_t>(ch);
     out.y[i] = yv;
-    if (tk.gained) {
+    if (tk.t_exact) {
       const ref::Real exact = tk.t_exact->value * ref::Real(xv);
       out.exact[i] = exact.convert_to<double>();
       out.budget[i] = out.gain_extra[i] = gain.relative_error * tk.tp * std::fabs(xv) + gain.floor;
@@ -117,13 +118,16 @@ PE_FMA_CLONES void fill_pair(const RopePlan& plan, const ref::Rope& reference, c
                         ? reference.rotate(tk.positions[k], j, xa, xb, direction)
                         : reference.rotate(ref::RealPosition{tk.real_positions[k]}, j, xa, xb, direction);
     if (tk.gained) {
-      e0 = ref::times(*tk.t_exact, e0);
-      e1 = ref::times(*tk.t_exact, e1);
-      const double extra = gain.relative_error * tk.tp * abs_pair + gain.floor;
+      const bool xpos = !tk.pair_gain.empty();
+      const ref::Enclosure& g = xpos ? tk.pair_gain[k] : *tk.t_exact;
+      const double gp = xpos ? tk.pair_gain_value[k] : tk.tp;
+      e0 = ref::times(g, e0);
+      e1 = ref::times(g, e1);
+      const double extra = (xpos ? tk.pair_gain_error[k] : gain.relative_error) * gp * abs_pair + gain.floor;
       for (std::size_t o = 0; o < 2; ++o) {
-        out.gain[i + o] = tk.tp;
+        out.gain[i + o] = gp;
         out.gain_extra[i + o] = extra;
-        out.budget[i + o] = tk.tp * budget + extra;
+        out.budget[i + o] = gp * budget + extra;
       }
     }
     const ref::Enclosure* exact[2] = {&e0, &e1};
@@ -153,6 +157,37 @@ using detail::pair_reach;
 using detail::Token;
 using detail::VectorRows;
 
+// std::invalid_argument for what measure_rope_rows does not take together.
+void require_measurable(const RopeParams& params, const RopeBatch& batch, const OutputGain& gain,
+                        std::span<const double> real) {
+  if (!real.empty() &&
+      (switches_per_token(params.scaling) || gain.any() || real.size() != batch.positions.size()))
+    throw std::invalid_argument(
+        "measure_rope_rows: real positions without a gain or a per-token scaling, one per "
+        "integer key");
+  if (gain.xpos.enabled() && gain.temperature.type != AttnTemperatureType::None)
+    throw std::invalid_argument("measure_rope_rows: xPos or an attention temperature, not both");
+}
+
+// xPos's gain per sampled pair of the token at hand (Token::pair_gain and its companions); empty without.
+struct XPosPairs {
+  std::optional<ref::XPosGain> reference;
+  std::vector<ref::Enclosure> exact;
+  std::vector<double> value, error;
+
+  XPosPairs(const OutputGain& gain, const RopePlan& plan, std::size_t pairs) {
+    if (!gain.xpos.enabled()) return;
+    reference.emplace(gain.xpos, static_cast<std::int64_t>(plan.rotary_dim()));
+    exact.resize(pairs), value.resize(pairs), error.resize(pairs);
+  }
+  void at(std::size_t k, std::int64_t position, std::size_t j, const OutputGain& gain) {
+    if (!reference) return;
+    exact[k] = reference->exact(position, static_cast<std::int64_t>(j));
+    value[k] = exact[k].value.convert_to<double>();
+    error[k] = gain.relative_error + gain.per_exponent * std::fabs(xpos_exponent(gain.xpos, position));
+  }
+};
+
 }  // namespace
 
 PerTokenRows per_token_rows(const RopeScaling& scaling, const RopeBatch& batch,
@@ -167,12 +202,7 @@ void measure_rope_rows(const RopeParams& params, const RopeBatch& batch, Values 
                        const Budget& budget, const RowSink& sink, const Sample& sample,
                        RopeDirection direction, const OutputGain& gain, std::span<const double> real) {
   if (batch.positions.empty()) return;
-  if (!real.empty() &&
-      (switches_per_token(params.scaling) || gain.temperature.type != AttnTemperatureType::None ||
-       real.size() != batch.positions.size()))
-    throw std::invalid_argument(
-        "measure_rope_rows: real positions without a gain or a per-token scaling, one per "
-        "integer key");
+  require_measurable(params, batch, gain, real);
   if (switches_per_token(params.scaling)) {  // each token's list by its position: two plans, rows split
     const PerTokenRows split = per_token_rows(params.scaling, batch, sample.rows);
     const PerTokenSides sides = per_token_sides(params.scaling);
@@ -199,6 +229,7 @@ void measure_rope_rows(const RopeParams& params, const RopeBatch& batch, Values 
   std::vector<double> reals(real.empty() ? 0 : pairs.size());
   std::vector<double> abs_phi(pairs.size());
   std::vector<std::optional<ref::FastSinCos>> sincos(pairs.size());
+  XPosPairs xpos(gain, plan, pairs.size());
   RopeSlopes slopes(budget.members(), plan, budget.dtype, pairs.size());
   Token tk{.pairs = pairs,
            .positions = positions,
@@ -206,10 +237,13 @@ void measure_rope_rows(const RopeParams& params, const RopeBatch& batch, Values 
            .sincos = sincos,
            .through = through,
            .first_axis_position = 0,
-           .gained = gain.temperature.type != AttnTemperatureType::None,
+           .gained = gain.any(),
            .t_exact = std::nullopt,
            .tp = 1,
-           .real_positions = reals};
+           .real_positions = reals,
+           .pair_gain = xpos.exact,
+           .pair_gain_value = xpos.value,
+           .pair_gain_error = xpos.error};
   // The vector rotation where it gives the scalar loop's bits: a fused multiply-add, a type whose ULPs it
   // covers, no gain (with one, the scalar loop takes MPFR's enclosures).
   std::optional<VectorRows> vector;
@@ -222,7 +256,7 @@ void measure_rope_rows(const RopeParams& params, const RopeBatch& batch, Values 
   out.base = params.base;
   out.resize(2 * pairs.size() + through.size());
   for (std::size_t t : rows) {
-    if (tk.gained) {
+    if (gain.temperature.type != AttnTemperatureType::None) {
       tk.t_exact = temperature.exact(batch.position(t));
       tk.tp = tk.t_exact->value.convert_to<double>();
     }
@@ -238,6 +272,7 @@ void measure_rope_rows(const RopeParams& params, const RopeBatch& batch, Values 
         sincos[k] = reference.fast_sincos(p, j);
       }
       slopes.at(k, j, abs_phi[k]);
+      xpos.at(k, positions[k], j, gain);
     }
     tk.first_axis_position = batch.position(t);
     const bool vector_token = vector && vector->load_token(sincos);
@@ -286,6 +321,8 @@ void measure_rope(const RopeParams& params, std::span<const std::int64_t> positi
 // The identity, or the gain alone: each element's exact value t(p)·x at the reference's precision.
 void measure_nope(const RopeBatch& batch, std::size_t head_dim, Values x, Values y, const Budget& budget,
                   const Sink& sink, const OutputGain& gain) {
+  if (gain.xpos.enabled())
+    throw std::invalid_argument("measure_nope: xPos gains rotated pairs, a NoPE layer has none");
   const ref::Temperature temperature(gain.temperature);
   for (std::size_t t = 0; t < batch.tokens(); ++t) {
     const ref::Real tp = temperature.exact(batch.position(t)).value;

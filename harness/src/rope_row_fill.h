@@ -18,14 +18,18 @@ struct Token {
   std::span<const std::int64_t> positions;  // per sampled pair: its axis's position
   std::span<const double> abs_phi;
   std::span<const std::optional<ref::FastSinCos>> sincos;
-  std::span<const std::size_t> through;  // the pass-through channels (none when pairs are sampled)
-  std::int64_t first_axis_position = 0;  // where the pass-through channels sit
-  bool gained = false;
-  std::optional<ref::Enclosure> t_exact;  // t(p), with a gain
+  std::span<const std::size_t> through;   // the pass-through channels (none when pairs are sampled)
+  std::int64_t first_axis_position = 0;   // where the pass-through channels sit
+  bool gained = false;                    // the rotated pairs carry a gain
+  std::optional<ref::Enclosure> t_exact;  // t(p), with a temperature (it gains the pass-through channels too)
   double tp = 1;
   // Per sampled pair its axis's real position (measure_rope_rows's `real`; `positions` then hold band keys),
   // empty at integer positions.
   std::span<const double> real_positions = {};
+  // xPos (OutputGain::xpos): per sampled pair its exact g_j(p), that as a double and its error model's
+  // relative error; empty otherwise.
+  std::span<const ref::Enclosure> pair_gain = {};
+  std::span<const double> pair_gain_value = {}, pair_gain_error = {};
 };
 
 // The reach of a pair's two outputs (ElementRecord::reach).

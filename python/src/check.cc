@@ -214,7 +214,9 @@ x, y: the input and the output of the rotation, [tokens, heads, head_dim] or [to
 dtype="bfloat16") or PyTorch CPU tensors. positions: one integer per token ([n_axes, tokens] for M-RoPE), or
 real ones in a float array (a video grid's fractional coordinates, exact as given; docs/contracts.md §2a).
 base, layout ("halfsplit", HF's rotate_half, by default; "interleaved"; "deinterleave"), rotary_dim,
-rotary_offset; scaling: HF's rope_scaling dict; hf_config: a config.json path or dict (layer / layer_type:
+rotary_offset; xpos_scale_base, xpos_centre, xpos_keys: xPos's gain after the rotation (flash-attention's
+RotaryEmbedding(scale_base), rotary-embedding-torch's use_xpos; the centre by default (largest position + 1)
+// 2, xpos_keys=True for k); scaling: HF's rope_scaling dict; hf_config: a config.json path or dict (layer / layer_type:
 which layer's RoPE). Budget: check's default (every formulation of the data's precision class passes:
 float32/float64; bfloat16/float16 with 16-bit caches and HF's 16-bit arithmetic), contract="rope.exact" or
 max_abs=1e-6. against: a second implementation's output of the same x. threads: for the pass over the data
@@ -276,10 +278,12 @@ void add_report_class(py::module_& m) {
 Report rope_check(py::handle x, py::handle y, py::handle positions, py::object base, py::object layout,
                   py::object rotary_dim, py::object rotary_offset, py::object scaling, py::object hf_config,
                   py::object layer, py::object layer_type, py::object mrope_section, py::object mrope_layout,
-                  py::object vision, py::object axes_dim, bool heads_first, py::handle dtype,
-                  py::handle contract, py::handle max_abs, py::handle against, std::size_t threads) {
-  const RopeKeywords k{base,       layout,        rotary_dim,   rotary_offset, scaling,  hf_config,  layer,
-                       layer_type, mrope_section, mrope_layout, vision,        axes_dim, heads_first};
+                  py::object vision, py::object axes_dim, py::object xpos_scale_base, py::object xpos_centre,
+                  py::object xpos_keys, bool heads_first, py::handle dtype, py::handle contract,
+                  py::handle max_abs, py::handle against, std::size_t threads) {
+  const RopeKeywords k{base,        layout,          rotary_dim,    rotary_offset, scaling, hf_config,
+                       layer,       layer_type,      mrope_section, mrope_layout,  vision,  axes_dim,
+                       heads_first, xpos_scale_base, xpos_centre,   xpos_keys};
   return check_rope(x, y, positions, k, dtype, contract, max_abs, against, threads);
 }
 
@@ -333,6 +337,9 @@ void add_family_functions(py::module_& m) {
                        py::arg("mrope_layout") = py::none(),
                        py::arg("vision") = py::none(),
                        py::arg("axes_dim") = py::none(),
+                       py::arg("xpos_scale_base") = py::none(),
+                       py::arg("xpos_centre") = py::none(),
+                       py::arg("xpos_keys") = py::none(),
                        py::arg("heads_first") = false,
                        py::arg("dtype") = py::none(),
                        py::arg("contract") = py::none(),

@@ -174,6 +174,9 @@ check::Names python_names(const std::string& config_word, const std::string& dim
                                    "mrope_layout",
                                    "vision",
                                    "axes_dim",
+                                   "xpos_scale_base",
+                                   "xpos_centre",
+                                   "xpos_keys",
                                    "heads_first",
                                    "heads",
                                    "max_bias",
@@ -260,6 +263,9 @@ RopeSetup rope_setup(const RopeKeywords& k, std::size_t head_dim) {
     o.form.mrope_section = integer_list(k.mrope_section, "mrope_section", "pair counts (16, 24, 24)");
   if (!k.axes_dim.is_none())
     o.form.axes_dim = integer_list(k.axes_dim, "axes_dim", "channels per axis (16, 56, 56)");
+  if (!k.xpos_scale_base.is_none()) o.xpos.scale_base = number(k.xpos_scale_base, "xpos_scale_base");
+  if (!k.xpos_centre.is_none()) o.xpos.centre = integer(k.xpos_centre, "xpos_centre");
+  if (!k.xpos_keys.is_none()) o.xpos.keys = k.xpos_keys.cast<bool>();
   if (!k.mrope_layout.is_none()) {
     const std::string layout = text(k.mrope_layout);
     o.form.mrope_layout = without_gil([&] { return check::parse_mrope_layout(layout, names); });

@@ -22,6 +22,7 @@ struct RopeKeywords {
   py::object base, layout, rotary_dim, rotary_offset, scaling, hf_config, layer, layer_type, mrope_section,
       mrope_layout, vision, axes_dim;
   bool heads_first = false;
+  py::object xpos_scale_base = py::none(), xpos_centre = py::none(), xpos_keys = py::none();
 };
 
 // Python's words; `config_word` is what names the model config in messages ("hf_config", or "scaling"

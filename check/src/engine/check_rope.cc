@@ -8,6 +8,7 @@
 #include "engine/rope_pass.h"
 #include "engine/verdict.h"
 #include "explain/explanation.h"
+#include "explain/xpos_fit.h"
 #include "pe/check/check.h"
 #include "pe/harness/measure.h"
 #include "pe/pe.h"
@@ -115,8 +116,10 @@ harness::Sample finite_tokens(const RopeBatch& batch, const DataView& x, std::si
 }
 
 // The gain's error model for the data type, or nothing under a flat bound.
-harness::OutputGain output_gain(const RopeRequest& r, const AttnTemperature& t, DType dtype) {
-  if (r.budget.max_abs || t.type == AttnTemperatureType::None) return {t};
+harness::OutputGain output_gain(const RopeRequest& r, const AttnTemperature& t, DType dtype,
+                                const XPos& xpos = {}) {
+  if (r.budget.max_abs || (t.type == AttnTemperatureType::None && !xpos.enabled())) return {t, 0, 0, xpos};
+  if (xpos.enabled()) return {t, xpos_relative_error(dtype), gain_floor(dtype), xpos, kXPosPerExponent};
   return {t, gain_relative_error(dtype), gain_floor(dtype)};
 }
 
@@ -131,6 +134,7 @@ Report check_nope(const RopeRequest& r, const Resolved& v, const AttnTemperature
   const RopeSpec& o = v.o;
   reject_scaling(scaling_besides(o.scaling, t), names, "a NoPE layer has no rotation to scale");
   reject_form(o.form, names, "a NoPE layer has no rotary form");
+  reject_xpos(o.xpos, names, "a NoPE layer has no rotated pairs to gain");
   const std::string nope = names("no_rope");
   if (o.rotary_dim.value_or(0) != 0) names.fail("rotary_dim", "a NoPE layer (" + nope + ") rotates nothing");
   if (o.layout) names.fail("layout", "a NoPE layer (" + nope + ") rotates nothing");
@@ -186,8 +190,8 @@ Report check_nope(const RopeRequest& r, const Resolved& v, const AttnTemperature
 
 // The header: what is checked under which parameters, and a note where the input's type is not the output's.
 void say_header(const RopeRequest& r, const RopeParams& params, const RopePlan& plan, const RopeBatch& batch,
-                const std::string& form, const AttnTemperature& temperature, const Names& names,
-                Report& out) {
+                const std::string& form, const harness::OutputGain& gain, const Names& names, Report& out) {
+  const AttnTemperature& temperature = gain.temperature;
   const DataView &x = r.x, &y = r.y;
   const std::size_t hd = x.shape.back(), heads = batch.heads;
   out.say("checking {} -> {}: {} tokens x {} heads x head_dim {} (rotary {}{}), {}, {}, base {:g}{}\n",
@@ -196,6 +200,7 @@ void say_header(const RopeRequest& r, const RopeParams& params, const RopePlan& 
           !scales(params.scaling) ? "" : ", scaling " + describe_scaling(params.scaling, plan));
   if (temperature.type != AttnTemperatureType::None)
     out.say("attention temperature {}\n", describe_temperature(temperature));
+  if (gain.xpos.enabled()) out.say("{}\n", describe_xpos(gain.xpos, plan.rotary_dim()));
   if (x.dtype != y.dtype)
     out.say("note: {} is {}, {} is {}: the output's type sets the budget (the rotation rounded into {})\n",
             names("x"), to_string(x.dtype), names("y"), to_string(y.dtype), to_string(y.dtype));
@@ -352,6 +357,32 @@ std::vector<double> real_axis_positions(const RopeRequest& r, const RopeParams& 
   return axis_real_positions(r.positions, n_axes(params.form), axes_parameter(o.form), names);
 }
 
+// The temperature; BadRequest at real positions (it reads a token's integer index).
+AttnTemperature temperature_of(const RopeSpec& o, const RopeRequest& r, const Names& names) {
+  const AttnTemperature temperature = to_attn_temperature(o, names);
+  if (!r.positions.real.empty() && temperature.type != AttnTemperatureType::None)
+    names.fail("attn_temperature", fmt::format("{} reads each token's integer index; the positions are real",
+                                               to_string(temperature.type)));
+  return temperature;
+}
+
+// xPos as the spec gives it, the centre's default from the largest position; BadRequest naming
+// xpos_scale_base with real positions, a temperature or a multi-axis form, and attn_temperature with a
+// multi-axis form (both gains read a token index, which the forms' positions are not).
+XPos checked_xpos(const RopeSpec& o, const RopeParams& params, std::span<const std::int64_t> positions,
+                  bool real, const AttnTemperature& temperature, const Names& names) {
+  if (temperature.type != AttnTemperatureType::None && !params.form.is_text())
+    names.fail("attn_temperature", "applies to text RoPE (the forms' positions are not token indices)");
+  if (!o.xpos.scale_base) return to_xpos(o.xpos, 0, names);
+  if (real) names.fail("xpos_scale_base", "xPos reads each token's integer position; the positions are real");
+  if (!params.form.is_text()) names.fail("xpos_scale_base", "applies to text RoPE (one position per token)");
+  if (temperature.type != AttnTemperatureType::None)
+    names.fail("xpos_scale_base",
+               fmt::format("one gain at a time; {} is given too", names("attn_temperature")));
+  const std::int64_t largest = positions.empty() ? 0 : *std::max_element(positions.begin(), positions.end());
+  return to_xpos(o.xpos, largest, names);
+}
+
 }  // namespace
 
 Report check_rope(const RopeRequest& r, const Names& names) {
@@ -365,10 +396,7 @@ Report check_rope(const RopeRequest& r, const Names& names) {
   if (v.hf) out.text += v.hf->block;
   mla_full_head(v, static_cast<std::int64_t>(r.x.shape.back()), out);
   const RopeSpec& o = v.o;
-  const AttnTemperature temperature = to_attn_temperature(o, names);
-  if (!r.positions.real.empty() && temperature.type != AttnTemperatureType::None)  // t(p) of a token's index
-    names.fail("attn_temperature", fmt::format("{} reads each token's integer index; the positions are real",
-                                               to_string(temperature.type)));
+  const AttnTemperature temperature = temperature_of(o, r, names);
   const DataView &x = r.x, &y = r.y;
   const std::size_t hd = x.shape.back();
   require_head_dim(v, hd, names);
@@ -376,9 +404,6 @@ Report check_rope(const RopeRequest& r, const Names& names) {
     names.fail("against", fmt::format("a NoPE layer ({}) has no rotation", names("no_rope")));
   if (o.nope()) return check_nope(r, v, temperature, names, std::move(out));
   const RopeParams params = rope_params(o, static_cast<std::int64_t>(hd), temperature, names);
-  // HF reads the temperature at the token's index (cache_position), which the forms' positions are not.
-  if (temperature.type != AttnTemperatureType::None && !params.form.is_text())
-    names.fail("attn_temperature", "applies to text RoPE (the forms' positions are not token indices)");
   const std::size_t axes = n_axes(params.form);
   const bool real = !r.positions.real.empty();
   const std::vector<double> reals = real ? real_axis_positions(r, params, o, names) : std::vector<double>{};
@@ -387,16 +412,18 @@ Report check_rope(const RopeRequest& r, const Names& names) {
   const RopeBatch batch =
       rope_batch_of(x.shape, positions, r.heads_first, x.name, axes, names("heads_first"));
   const RopePlan plan = rope_plan(params, names);
+  const XPos xpos = checked_xpos(o, params, positions, real, temperature, names);
   Budget budget = budget_for(r.budget, Family::Rope, y.dtype, names);
-  const harness::OutputGain gain = output_gain(r, temperature, y.dtype);
+  const harness::OutputGain gain = output_gain(r, temperature, y.dtype, xpos);
   if (gain.relative_error > 0)
-    budget.text += ", times t(p), plus " + describe_gain_budget(y.dtype, "(|x_a| + |x_b|)");
+    budget.text += xpos.enabled() ? ", times g_j(p), plus " + describe_xpos_budget(y.dtype)
+                                  : ", times t(p), plus " + describe_gain_budget(y.dtype, "(|x_a| + |x_b|)");
   if (budget.contract != nullptr && plan.effective_base() > budget.contract->max_base)
     out.say(
         "note: the scaled base {:g} exceeds the contract's max_base {:g}: its budget is not derived for it\n",
         plan.effective_base(), budget.contract->max_base);
   const std::string form = describe_form(params);
-  say_header(r, params, plan, batch, form, temperature, names, out);
+  say_header(r, params, plan, batch, form, gain, names, out);
   if (real) say_real_positions(reals, out);
 
   // NaN or ±inf in the input: the exact rotation of a non-finite value is undefined, so those tokens are
@@ -445,6 +472,11 @@ Report check_rope(const RopeRequest& r, const Names& names) {
                                      alternatives, names, out, reals))
     return out;
   if (real) return undetermined_at_real_positions(bands, std::move(out));
+  if (xpos.enabled()) {
+    diagnose_xpos_output({xd.values, yd.values, batch, hd, plan.rotary_dim(), params.scaling}, plan, given,
+                         xpos, bands, over, out, names, alternatives, yd.dtype);
+    return out;
+  }
   const std::vector<Finding> measured =
       sixteen_bit_cache(r, params, plan, batch, budget, judged, gain, bands, tally);
   diagnose_rope_output({xd.values, yd.values, batch, hd, plan.rotary_dim(), params.scaling}, plan, given,

@@ -158,7 +158,7 @@ std::optional<Pass> measure_rope_pass(const RopeRequest& r, const RopeParams& pa
                                       const harness::OutputGain& gain, std::span<const double> real) {
   const std::vector<std::size_t> rows = harness::chosen_or_all(judged.rows, batch.tokens());
   const std::size_t elements = rows.size() * batch.heads * r.x.shape.back();
-  if (gain.temperature.type == AttnTemperatureType::None) {
+  if (!gain.any()) {
     bool nonfinite = false;
     const std::size_t threads = rope_pass_threads(r.threads, rows.size(), elements);
     // A correct kernel's errors grow with the position, so the tails' own floors, which rise only with what

@@ -39,6 +39,9 @@ void for_each_field(S& spec, F&& f) {
   f("attn_scale", spec.temperature.attn_scale);
   f("floor_scale", spec.temperature.floor_scale);
   f("beta", spec.temperature.beta);
+  f("xpos_scale_base", spec.xpos.scale_base);
+  f("xpos_centre", spec.xpos.centre);
+  f("xpos_keys", spec.xpos.keys);
   f("no_rope", spec.no_rope);
 }
 
@@ -292,6 +295,26 @@ RopeParams rope_params(const RopeSpec& spec, std::int64_t head_dim, const AttnTe
   return p;
 }
 
+XPos to_xpos(const XPosSpec& x, std::int64_t largest_position, const Names& names) {
+  if (!x.scale_base) {
+    reject_xpos(x, names, fmt::format("applies with {}", names("xpos_scale_base")));
+    return {};
+  }
+  XPos out{*x.scale_base, x.centre.value_or((largest_position + 1) / 2), x.keys.value_or(false)};
+  try {
+    validate(out);
+  } catch (const InvalidArgument& e) {
+    rethrow_named(e, names);
+  }
+  return out;
+}
+
+void reject_xpos(const XPosSpec& x, const Names& names, const std::string& why) {
+  if (x.scale_base) names.fail("xpos_scale_base", why);
+  if (x.centre) names.fail("xpos_centre", why);
+  if (x.keys) names.fail("xpos_keys", why);
+}
+
 AttnTemperature to_attn_temperature(const RopeSpec& spec, const Names& names) {
   const TemperatureSpec& t = spec.temperature;
   const AttnTemperatureType type = t.type.value_or(AttnTemperatureType::None);
@@ -427,11 +450,23 @@ std::string describe_temperature(const AttnTemperature& t) {
   return "none";
 }
 
+std::string describe_xpos(const XPos& x, std::size_t rotary_dim) {
+  return fmt::format("xPos on {}: gain ((2j + 0.4d)/(1.4d))^({}(p - {})/{:g}) per pair j, d = {}",
+                     x.keys ? "k" : "q", x.keys ? "-" : "", x.centre, x.scale_base, rotary_dim);
+}
+
 std::string describe_gain_budget(DType out, const std::string& magnitude) {
   return fmt::format(
       "(6*2^-24 + 2*u_{}) * t(p) * {} (the gain in float32, rounded into {} with the product: {:.3g} "
       "relative)",
       to_string(out), magnitude, to_string(out), gain_relative_error(out));
+}
+
+std::string describe_xpos_budget(DType out) {
+  return fmt::format(
+      "((7|w| + 4)*2^-24 + 2*u_{}) * g_j(p) * (|x_a| + |x_b|) (zeta_j, w and the power in float32, the "
+      "tables' products rounded into {}: docs/contracts.md §2m)",
+      to_string(out), to_string(out));
 }
 
 std::string unknown_layout(const std::string& given, Family family) {

@@ -20,6 +20,7 @@
 #include "pe/harness/sinusoidal_rows.h"
 #include "pe/plan.h"
 #include "pe/rope_scaling.h"
+#include "pe/xpos.h"
 
 namespace pe::check {
 
@@ -62,6 +63,15 @@ struct TemperatureSpec {
   bool operator==(const TemperatureSpec&) const = default;
 };
 
+// xPos's gain after the rotation (pe/xpos.h): scale_base as flash-attention's RotaryEmbedding and
+// rotary-embedding-torch's xpos_scale_base, the centre their seqlen // 2, the tensor q or k.
+struct XPosSpec {
+  std::optional<double> scale_base;
+  std::optional<std::int64_t> centre;
+  std::optional<bool> keys;
+  bool operator==(const XPosSpec&) const = default;
+};
+
 struct RopeSpec {
   std::optional<double> base;
   std::optional<Layout> layout;
@@ -69,6 +79,7 @@ struct RopeSpec {
   ScalingSpec scaling;
   FormSpec form;
   TemperatureSpec temperature;
+  XPosSpec xpos;
   std::optional<bool> no_rope;  // a NoPE layer: the output is the input (times the temperature)
 
   bool nope() const { return no_rope.value_or(false); }
@@ -154,6 +165,11 @@ AttnTemperature to_attn_temperature(const RopeSpec& spec, const Names& names);
 // `scaling` without original_max_position where only the mistral temperature reads it.
 ScalingSpec scaling_besides(ScalingSpec scaling, const AttnTemperature& t);
 void reject_temperature(const TemperatureSpec& t, const Names& names, const std::string& why);
+// xPos; the centre, where not given, (the largest position + 1) div 2: both engines' seqlen // 2 for a table
+// built to the sequence's length. BadRequest naming xpos_centre or xpos_keys without xpos_scale_base, a
+// value pe::validate refuses.
+XPos to_xpos(const XPosSpec& x, std::int64_t largest_position, const Names& names);
+void reject_xpos(const XPosSpec& x, const Names& names, const std::string& why);
 
 // The RoPE parameters of data whose head is `head_dim` wide, under temperature `t`: the layout (the
 // family's default when none), the rotary dim, the base (HF's 10000 when none), the scaling, the form.
@@ -177,7 +193,10 @@ std::string describe_form(const RopeParams& params);
 std::string unknown_layout(const std::string& given, Family family);
 // "llama4 (attn_scale 0.1, floor_scale 8192)"; "none".
 std::string describe_temperature(const AttnTemperature& t);
-// The error model's words for budgets: "(6*2^-24 + 2*u_bf16) * t(p) * |x| (...)".
+// "xPos on q: gain ((2j + 0.4d)/(1.4d))^((p - 2048)/512), d = 128".
+std::string describe_xpos(const XPos& x, std::size_t rotary_dim);
+// The error model's words for budgets: "(6*2^-24 + 2*u_bf16) * t(p) * |x| (...)"; xPos's.
 std::string describe_gain_budget(DType out, const std::string& magnitude);
+std::string describe_xpos_budget(DType out);
 
 }  // namespace pe::check
