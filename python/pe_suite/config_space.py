@@ -22,8 +22,14 @@ def _load_space():
 SPACE = _load_space()
 ROPE_TYPES = tuple(SPACE["rope_types"])
 # Drawn only when asked for by name: Gemma 4's "proportional" (transformers 5; earlier versions and most kernels
-# written against HF's classic types do not have it).
-OPT_IN_ROPE_TYPES = ("proportional",)
+# written against HF's classic types do not have it) and "xpos" (flash-attention's RotaryEmbedding(scale_base),
+# rotary-embedding-torch's use_xpos; no HF config states it: pe-suite's keys xpos_scale_base, xpos_centre and
+# xpos_keys at the config's top level do).
+OPT_IN_ROPE_TYPES = ("proportional", "xpos")
+XPOS_KEYS = ("xpos_scale_base", "xpos_centre", "xpos_keys")
+# xPos's exponent |w| = |p - centre|/scale_base at most: its gain zeta_0^w then lies within [0.0067, 150], so
+# inputs scaled by 2^4 stay within float16's range; engines use it at a few thousand positions.
+XPOS_MAX_EXPONENT = 4
 KNOWN_ROPE_TYPES = ROPE_TYPES + OPT_IN_ROPE_TYPES
 # The engines whose reading of HF's rope types a drawn config states (apply_semantics): "hf" (transformers), "vllm"
 # and "sglang" (one table for dynamic NTK at factor·L, Hunyuan's alpha where rope_scaling gives it, YaRN's
@@ -45,9 +51,16 @@ LENGTH_DEPENDENT = ("dynamic", "longrope")
 def rope_type_of(config):
     """The config's rope_type as HF reads it (rope_scaling's rope_type, or its older `type`; "mrope" and none are
     the default frequencies)."""
+    if "xpos_scale_base" in config:
+        return "xpos"
     s = config.get("rope_scaling") or {}
     kind = s.get("rope_type", s.get("type", "default"))
     return "default" if kind == "mrope" else kind
+
+
+def xpos_reach(config):
+    """How far from the centre xPos's drawn positions go: XPOS_MAX_EXPONENT scale_bases."""
+    return int(XPOS_MAX_EXPONENT * config["xpos_scale_base"])
 
 
 def param(kind, name):
@@ -157,6 +170,8 @@ def draw_scaling(rng, kind, rotary_dim):
         top["original_max_position_embeddings"] = original
         top["max_position_embeddings"] = original * int(draw(rng, param(kind, "max_over_original")))
         return {"rope_type": "longrope", "short_factor": short, "long_factor": long}, top
+    if kind == "xpos":  # unscaled RoPE and the gain; the centre follows the positions (draw_case)
+        return None, {"xpos_scale_base": draw(rng, param(kind, "scale_base")), "xpos_keys": rng.random() < 0.5}
     if kind == "proportional":  # Gemma 4's keys: the factor and the share of the pairs that turn
         return {"rope_type": "proportional", "factor": draw(rng, param(kind, "factor")),
                 "partial_rotary_factor": draw(rng, param(kind, "partial_rotary_factor"))}, top
@@ -213,6 +228,8 @@ def _draw_config(rng, rope_types, forms):
     form = rng.choice(forms)
     if kind == "proportional" and form in ("partial", "mrope"):
         form = "text"  # proportional's own partial_rotary_factor is its form (Gemma 4 ships no M-RoPE with it)
+    if kind == "xpos" and form in ("mrope", "axial"):
+        form = "text"  # xPos reads one position per token
     shipped = [c for k, _, c in SHIPPED if k == kind]
     if shipped and form == "text" and rng.random() < SPACE["shipped_share"]:
         config = json.loads(json.dumps(rng.choice(shipped)))

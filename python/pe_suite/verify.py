@@ -285,7 +285,9 @@ def verify_rope(fn, *, examples=100, seed=None, dtypes=("float32", "bfloat16"), 
 
     dtypes: of x and y ("float32", "bfloat16", "float16"); layout: "halfsplit" (HF's rotate_half) or
     "interleaved" (GPT-J); rope_types: HF's rope_type values drawn (the default: HF's classic six;
-    "proportional", Gemma 4's, by name); semantics: which engine's reading of them fn follows, "hf"
+    "proportional", Gemma 4's, and "xpos", flash-attention's RotaryEmbedding(scale_base), by name: its config
+    states pe-suite's keys xpos_scale_base, xpos_centre and xpos_keys, the gain multiplying q's pairs and dividing
+    k's, its positions within 4 scale_bases of the centre); semantics: which engine's reading of them fn follows, "hf"
     (transformers), "vllm" or "sglang" (dynamic NTK as one table at factor·L, or Hunyuan's rope_scaling.alpha;
     YaRN's attention_factor times its mscale), stated in the drawn config as pe-suite's keys; forms: "text", "partial"
     (partial_rotary_factor), "mrope" (rope_scaling.mrope_section, positions [3, tokens]) and "axial" (a video
@@ -352,7 +354,11 @@ def draw_case(rng, *, rope_types, forms, dtypes, layout, scenarios, max_position
     scenario = rng.choice(scenarios)
     tokens = rng.randint(*space.SPACE["tokens"]["decode" if scenario == "decode" else "other"])
     heads = rng.randint(*space.SPACE["heads"])
-    positions = space.draw_positions(rng, scenario, tokens, max_position)
+    if space.rope_type_of(config) == "xpos":  # positions within reach of one centre, the call's middle
+        positions = space.draw_positions(rng, scenario, tokens, min(max_position, 2 * space.xpos_reach(config)))
+        config["xpos_centre"] = (max(positions) + 1) // 2
+    else:
+        positions = space.draw_positions(rng, scenario, tokens, max_position)
     if form == "mrope":  # text tokens have t = h = w; an image's patches sit a few rows and columns back
         positions = [positions, [max(0, p - rng.randint(0, 3)) for p in positions],
                      [max(0, p - rng.randint(0, 5)) for p in positions]]
@@ -438,9 +444,18 @@ def _called(fn, args, array, shape, dtype, like=""):
     return y, None
 
 
+def _xpos_split(config):
+    """(the config without pe-suite's xPos keys, them as check_rope's keywords): no HF config states xPos."""
+    if "xpos_scale_base" not in config:
+        return config, {}
+    return ({k: v for k, v in config.items() if k not in space.XPOS_KEYS},
+            {k: config[k] for k in space.XPOS_KEYS if k in config})
+
+
 def _check(case, x, y):
-    return _native.check_rope(x, y, np.asarray(case["positions"], dtype=np.int64), hf_config=case["config"],
-                              layout=case["layout"], contract=case.get("contract"))
+    config, xpos = _xpos_split(case["config"])
+    return _native.check_rope(x, y, np.asarray(case["positions"], dtype=np.int64), hf_config=config,
+                              layout=case["layout"], contract=case.get("contract"), **xpos)
 
 
 def _verdict(case, x, y):
@@ -448,8 +463,9 @@ def _verdict(case, x, y):
     built: most calls pass), else _check's whole one: every report read past its verdict is whole. The second
     check is the first's call again, so its warnings (a config key not read) are the first's, not shown twice."""
     positions = np.asarray(case["positions"], dtype=np.int64)
-    report = _native._rope_verdict(x, y, positions, hf_config=case["config"], layout=case["layout"],
-                                   contract=case.get("contract"))
+    config, xpos = _xpos_split(case["config"])
+    report = _native._rope_verdict(x, y, positions, hf_config=config, layout=case["layout"],
+                                   contract=case.get("contract"), **xpos)
     if report.verdict == "PASS":
         return report
     with warnings.catch_warnings():
@@ -622,8 +638,9 @@ def _failure(caller, case, only=None):
     if wanted(DETERMINISTIC) and (failed := _twice(caller, case, y)):
         return failed
     # The black-box properties, held to the data type's rounding (black_box.py): beyond the class budget's reach
-    # where a float32 angle's error makes that budget loose.
-    if not any(wanted(p) for p in (bb.NORM, bb.INVERSE, bb.RELATIVE)):
+    # where a float32 angle's error makes that budget loose. They are a rotation's (norms kept, the inverse, a
+    # shift of every position): xPos's gain breaks each by design, and its exact check above holds it instead.
+    if space.rope_type_of(case["config"]) == "xpos" or not any(wanted(p) for p in (bb.NORM, bb.INVERSE, bb.RELATIVE)):
         return None
     def call(**changes):  # a property's own call of fn, on x (as float64) or positions changed
         return caller.call(_with(case, **{k: bb.as_f64(v) if k == "x" else v for k, v in changes.items()}))[1:]
@@ -771,7 +788,11 @@ def _snippet(array, case, found):
         lines[-1:] = [f"print(pe_suite.black_box.check(fn, x, positions, config, layout={case['layout']!r}))"]
         return "\n".join(lines)
     contract = f", contract={case['contract']!r}" if case.get("contract") else ""
-    lines.append(f"print(pe_suite.check_rope({xr}, y, {pr}, hf_config=config, layout={case['layout']!r}{contract}))")
+    config = "config"
+    if "xpos_scale_base" in case["config"]:  # no HF config states xPos: its keys go to check_rope as keywords
+        config = ("{k: v for k, v in config.items() if not k.startswith('xpos_')}, " +
+                  ", ".join(f"{k}=config[{k!r}]" for k in space.XPOS_KEYS if k in case["config"]))
+    lines.append(f"print(pe_suite.check_rope({xr}, y, {pr}, hf_config={config}, layout={case['layout']!r}{contract}))")
     return "\n".join(lines)
 
 
@@ -854,6 +875,10 @@ def _probe(original, scenario, max_position, start=None):
             positions.append(max(positions[-1] + 1, round((max_position - 1) ** (len(positions) / 47))))
     else:
         positions = space.draw_positions(rng, scenario, 48, max_position)
+    if "xpos_centre" in config and start is None:  # within xPos's reach of its centre (the minimal case's are)
+        reach = space.xpos_reach(config)
+        lo = max(0, config["xpos_centre"] - reach)
+        positions = [lo + p % (config["xpos_centre"] + reach - lo + 1) for p in positions]
     if original["form"] in ("mrope", "axial"):  # axes apart and in no simple ratio: a halved frequency reads as no axis
         positions = [positions, [5 * p // 8 + 3 for p in positions], [3 * p // 13 + 1 for p in positions]]
     x = np.random.default_rng(7).standard_normal((48, 4, config["head_dim"]))

@@ -290,11 +290,15 @@ Report rope_check(py::handle x, py::handle y, py::handle positions, py::object b
 // verify_rope's check of a call: check_rope's verdict alone (RopeRequest::quiet), its report read only
 // where it passes (verify_rope checks a call that does not pass again with check_rope, for the report).
 Report rope_verdict(py::handle x, py::handle y, py::handle positions, py::object hf_config, py::object layout,
-                    py::handle contract) {
+                    py::handle contract, py::object xpos_scale_base, py::object xpos_centre,
+                    py::object xpos_keys) {
   const py::object none = py::none();
-  const RopeKeywords k{
+  RopeKeywords k{
       none, std::move(layout), none, none, none, std::move(hf_config), none, none, none, none, none, none,
       false};
+  k.xpos_scale_base = std::move(xpos_scale_base);
+  k.xpos_centre = std::move(xpos_centre);
+  k.xpos_keys = std::move(xpos_keys);
   return check_rope(x, y, positions, k, none, contract, none, none, 0, true);
 }
 
@@ -348,7 +352,8 @@ void add_family_functions(py::module_& m) {
                        py::arg("threads") = 0});
   m.def("_rope_verdict", rope_verdict, "check_rope's verdict alone (verify_rope's): no text or bands",
         py::arg("x"), py::arg("y"), py::arg("positions"), py::kw_only(), py::arg("hf_config"),
-        py::arg("layout"), py::arg("contract") = py::none());
+        py::arg("layout"), py::arg("contract") = py::none(), py::arg("xpos_scale_base") = py::none(),
+        py::arg("xpos_centre") = py::none(), py::arg("xpos_keys") = py::none());
   add_check(m, "check_sinusoidal", check_sinusoidal,
             "Check a sinusoidal table [positions, dim] against the exact reference (pe-suite check --family "
             "sinusoidal); layout \"interleaved\" (the paper's) by default, \"concatenated\" with a grid. "

@@ -86,7 +86,7 @@ def test_queries_checked_as_keys_fail_named():
     x, y, positions, _ = case(keys=False)
     r = pe_suite.check_rope(x, y, positions, xpos_scale_base=512, xpos_keys=True)
     assert not r.passed
-    assert "the gain multiplies, as on q" in fits(r), str(r)
+    assert "q's gain (multiplying) where k's (dividing) is given" in fits(r), str(r)
 
 
 def test_a_cache_built_longer_moves_the_centre_named():

@@ -52,17 +52,17 @@ std::vector<std::string> differences(const XPosReading& r, const XPos& given, XP
   const bool keys = r.slope < 0;
   const double scale_base = 1 / std::fabs(r.slope), centre = -r.intercept / r.slope;
   if (keys != given.keys) {
-    out.push_back(keys ? "the gain divides, as on k (xpos_keys), where q's multiplying one is given"
-                       : "the gain multiplies, as on q, where k's dividing one is given (xpos_keys)");
+    out.push_back(keys ? "k's gain (dividing) where q's (multiplying) is given (xpos_keys)"
+                       : "q's gain (multiplying) where k's (dividing) is given (xpos_keys)");
     fits.keys = keys;
   }
-  if (std::fabs(scale_base / given.scale_base - 1) > 0.01) {
+  if (std::fabs(scale_base - given.scale_base) > std::max(0.01 * given.scale_base, 4 * r.scale_base_error)) {
     out.push_back(fmt::format("scale_base {} where {:g} is given", shown(scale_base), given.scale_base));
     fits.scale_base = std::round(scale_base);
   }
   // The centre's reading: a position's step in w is 1/scale_base; half of it tells one position from the
   // next.
-  if (std::fabs(centre - static_cast<double>(given.centre)) > 0.5) {
+  if (std::fabs(centre - static_cast<double>(given.centre)) > std::max(0.5, 4 * r.centre_error)) {
     out.push_back(
         fmt::format("centre {} where {} is given (the engines' seqlen // 2 of a table built to {} "
                     "positions)",
@@ -111,8 +111,19 @@ XPosReading read_xpos_gain(const RopeData& data, const RopePlan& plan, DType dty
   r.read = true;
   r.slope = spw / spp;
   r.intercept = mw - r.slope * mp;
-  for (std::size_t i = 0; i < p.size(); ++i)
-    r.residual = std::max(r.residual, std::fabs(w[i] - (r.slope * p[i] + r.intercept)));
+  double squares = 0;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    const double e = w[i] - (r.slope * p[i] + r.intercept);
+    r.residual = std::max(r.residual, std::fabs(e));
+    squares += e * e;
+  }
+  const auto n = static_cast<double>(p.size());
+  const double s2 = std::max(squares / std::max(1.0, n - 2), std::pow(r.tolerance / 16, 2));
+  const double var_a = s2 / spp, var_b = s2 * (1 / n + mp * mp / spp), cov_ab = -mp * s2 / spp;
+  const double centre = -r.intercept / r.slope;
+  r.scale_base_error = std::sqrt(var_a) / (r.slope * r.slope);  // d(1/|a|) = da/a²
+  r.centre_error =
+      std::sqrt(std::max(0.0, var_b + centre * centre * var_a + 2 * centre * cov_ab)) / std::fabs(r.slope);
   return r;
 }
 

@@ -17,7 +17,10 @@ namespace pe::check {
 struct XPosReading {
   bool read = false;  // at least two positions with gained pairs
   double slope = 0, intercept = 0;
-  double residual = 0;   // max over tokens |w_t − (slope·p_t + intercept)|
+  double residual = 0;  // max over tokens |w_t − (slope·p_t + intercept)|
+  // Standard errors of scale_base and the centre read back (the fit's, from the residuals, at least one unit
+  // of the data type's rounding in w): a difference from the given value is named only beyond 4 of them.
+  double scale_base_error = 0, centre_error = 0;
   double tolerance = 0;  // what the data type's rounding leaves in w_t (16 units over |ln ζ_0|)
   std::size_t tokens = 0;
 };
