@@ -36,11 +36,14 @@ rc::Gen<XPos> gen_xpos() {
   });
 }
 
-// A position with |w| <= max_w, at least 0: float32 holds ζ_0^±30; float16 (65504) ζ_0^-5 times 16.
-std::int64_t gen_position(const XPos& x, double max_w = 30) {
-  const auto reach = static_cast<std::int64_t>(max_w * x.scale_base);
-  return *rc::gen::inRange<std::int64_t>(std::max<std::int64_t>(0, x.centre - reach), x.centre + reach + 1)
-              .as("position");
+// A position with |w| <= max_w where the gain grows (p before the centre for q, after it for k) and <=
+// shrink_w where it shrinks, at least 0: float32 holds ζ_0^±30; float16 (65504) ζ_0^-5 times 16, and its
+// gain's tables go subnormal from ζ_0^11 on (shrink_w 16 reaches them).
+std::int64_t gen_position(const XPos& x, double max_w = 30, double shrink_w = 30) {
+  const double before = x.keys ? shrink_w : max_w, after = x.keys ? max_w : shrink_w;
+  const auto lo = x.centre - static_cast<std::int64_t>(before * x.scale_base);
+  const auto hi = x.centre + static_cast<std::int64_t>(after * x.scale_base);
+  return *rc::gen::inRange<std::int64_t>(std::max<std::int64_t>(0, lo), hi + 1).as("position");
 }
 
 TEST(XPosProps, ExactGainEqualsTheClosedForm) {
@@ -123,7 +126,7 @@ std::vector<double> flash_xpos(const std::vector<double>& x, const std::vector<s
 }
 
 harness::OutputGain xpos_gain(const XPos& x, DType type) {
-  return {{}, xpos_relative_error(type), gain_floor(type), x, kXPosPerExponent};
+  return {{}, xpos_relative_error(type), gain_floor(type), x, kXPosPerExponent, xpos_table_floor(type)};
 }
 
 struct FlashCase {
@@ -138,9 +141,10 @@ FlashCase gen_flash_case(const Instance& in, const XPos& xp) {
   const std::int64_t d = 2 * *rc::gen::inRange<std::int64_t>(1, 65).as("head_dim / 2");
   c.params = RopeParams{d, d, 10000.0, in.layout};
   c.heads = *rc::gen::inRange<std::int64_t>(1, 4).as("heads");
-  const double max_w = in.dtype == DType::F16 ? 5 : 30;
+  const bool f16 = in.dtype == DType::F16;
   for (int i = 0; i < 6; ++i)
-    c.positions.push_back(std::min(gen_position(xp, max_w), in.contract().max_position));
+    c.positions.push_back(
+        std::min(gen_position(xp, f16 ? 5 : 30, f16 ? 16 : 30), in.contract().max_position));
   c.x = seeded_inputs(in.dtype, c.positions.size() * static_cast<std::size_t>(c.heads * d),
                       *rc::gen::arbitrary<std::uint64_t>().as("input seed"));
   c.y = flash_xpos(c.x, c.positions, c.heads, d, in.layout, xp, in.dtype);

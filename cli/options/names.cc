@@ -93,6 +93,11 @@ check::Restated as_flags(const std::vector<check::SpecEntry>& entries) {
   };
   for (const check::SpecEntry& e : entries) {
     const nlohmann::json& v = e.value;
+    // A switch (CLI11's flag, no value): named where true, left out where false (its default).
+    if ((e.name == "no_rope" || e.name == "xpos_keys") && v.is_boolean()) {
+      if (v.get<bool>()) text += fmt::format("{}{}", text.empty() ? "" : " ", flag_for_parameter(e.name));
+      continue;
+    }
     // Lists comma-separated, as --mrope-section reads them (16,24,24). LongRoPE's factor lists are read
     // from .npy files instead, so a restated list of those is not a flag that runs as printed.
     std::string value;

@@ -18,7 +18,8 @@ void add_xpos_options(CLI::App& cmd, TemperatureFlags& f) {
   const auto group =
       "xPos (flash-attention's RotaryEmbedding(scale_base), rotary-embedding-torch's use_xpos)";
   cmd.add_option("--xpos-scale-base", f.xpos.scale_base,
-                 "RoPE: xPos's scale_base (both engines' default 512): pair j gained by "
+                 "RoPE: xPos's scale_base (512: rotary-embedding-torch's default, flash-attention's advice): "
+                 "pair j gained by "
                  "((2j + 0.4d)/(1.4d))^((p - centre)/scale_base) on q, divided on k")
       ->group(group);
   cmd.add_option("--xpos-centre", f.xpos.centre,

@@ -123,7 +123,9 @@ PE_FMA_CLONES void fill_pair(const RopePlan& plan, const ref::Rope& reference, c
       const double gp = xpos ? tk.pair_gain_value[k] : tk.tp;
       e0 = ref::times(g, e0);
       e1 = ref::times(g, e1);
-      const double extra = (xpos ? tk.pair_gain_error[k] : gain.relative_error) * gp * abs_pair + gain.floor;
+      const double extra =
+          (xpos ? tk.pair_gain_error[k] * gp + gain.table_floor : gain.relative_error * gp) * abs_pair +
+          gain.floor;
       for (std::size_t o = 0; o < 2; ++o) {
         out.gain[i + o] = gp;
         out.gain_extra[i + o] = extra;

@@ -29,4 +29,6 @@ double xpos_exponent(const XPos& x, std::int64_t position) noexcept {
 
 double xpos_relative_error(DType out) noexcept { return 4 * 0x1p-24 + 2 * unit_roundoff(out); }
 
+double xpos_table_floor(DType out) noexcept { return (denorm_min(DType::F32) + denorm_min(out)) / 2; }
+
 }  // namespace pe

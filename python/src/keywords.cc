@@ -265,7 +265,12 @@ RopeSetup rope_setup(const RopeKeywords& k, std::size_t head_dim) {
     o.form.axes_dim = integer_list(k.axes_dim, "axes_dim", "channels per axis (16, 56, 56)");
   if (!k.xpos_scale_base.is_none()) o.xpos.scale_base = number(k.xpos_scale_base, "xpos_scale_base");
   if (!k.xpos_centre.is_none()) o.xpos.centre = integer(k.xpos_centre, "xpos_centre");
-  if (!k.xpos_keys.is_none()) o.xpos.keys = k.xpos_keys.cast<bool>();
+  if (!k.xpos_keys.is_none()) {
+    if (!py::isinstance<py::bool_>(k.xpos_keys))
+      throw py::type_error(
+          fmt::format("xpos_keys: expected True (k) or False (q), got {}", text(py::type::of(k.xpos_keys))));
+    o.xpos.keys = k.xpos_keys.cast<bool>();
+  }
   if (!k.mrope_layout.is_none()) {
     const std::string layout = text(k.mrope_layout);
     o.form.mrope_layout = without_gil([&] { return check::parse_mrope_layout(layout, names); });

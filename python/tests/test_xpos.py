@@ -98,6 +98,44 @@ def test_a_cache_built_longer_moves_the_centre_named():
     assert pe_suite.check_rope(x, y, positions, xpos_scale_base=512, xpos_centre=2048).passed
 
 
+def test_a_centre_one_position_off_fails_in_float32():
+    # The model's tightness: the centre one position off moves every gain by zeta_j^(1/512), far past float32's budget.
+    x, y, positions, _ = case(keys=False)
+    r = pe_suite.check_rope(x, y, positions, xpos_scale_base=512, xpos_centre=SEQLEN // 2 + 1)
+    assert not r.passed
+    assert "centre 1024 where 1025 is given" in fits(r), str(r)
+
+
+def test_heads_first_and_a_partial_rotary_dim():
+    # flash-attention's RotaryEmbedding(dim < head_dim): the gain's d is the rotary dim, the rest passes through.
+    rng = np.random.default_rng(7)
+    head_dim, tokens = DIM + 32, 512
+    x = rng.standard_normal((tokens, HEADS, head_dim)).astype(np.float32)
+    cos, sin = flash_tables(tokens, 512.0, keys=True)
+    y = x.copy()
+    y[..., :DIM] = apply_rotary(x[..., :DIM], cos, sin, lambda a: a.astype(np.float32))
+    hf = lambda a: np.ascontiguousarray(a.transpose(1, 0, 2))  # [heads, tokens, head_dim]
+    positions = np.arange(tokens)
+    r = pe_suite.check_rope(hf(x), hf(y), positions, rotary_dim=DIM, heads_first=True, xpos_scale_base=512,
+                            xpos_keys=True)
+    assert r.passed, str(r)
+    assert r.parameters["xpos"] == {"scale_base": 512.0, "centre": 256, "keys": True}
+    y[5, 1, DIM + 3] += 1  # a pass-through channel moved
+    assert not pe_suite.check_rope(hf(x), hf(y), positions, rotary_dim=DIM, heads_first=True,
+                                   xpos_scale_base=512, xpos_keys=True).passed
+
+
+def test_interleaved_data_checked_as_halfsplit_is_named():
+    x, y, positions, _ = case(keys=False, tokens=512, seqlen=512)
+    d = DIM // 2  # half-split's pairs (j, j + d/2) into GPT-J's (2j, 2j + 1): the same rotation, other channels
+    order = np.empty(DIM, dtype=int)
+    order[0::2], order[1::2] = np.arange(d), np.arange(d) + d
+    r = pe_suite.check_rope(x[..., order], y[..., order], positions, xpos_scale_base=512)
+    assert not r.passed
+    assert "pairs as interleaved pairs them (given: halfsplit)" in str(r)  # read from the gains' line
+    assert "layout interleaved (given: halfsplit)" in fits(r), str(r)  # and the rotation's, under the gains
+
+
 def test_scale_base_wrong_named():
     x, y, positions, _ = case(keys=True, scale_base=512.0)
     r = pe_suite.check_rope(x, y, positions, xpos_scale_base=256, xpos_keys=True)
@@ -137,6 +175,10 @@ def test_cli_flags_and_refusals(cli, tmp_path):
 
 def test_keywords_refused_by_name():
     x, y, positions, _ = case(keys=False, tokens=64, seqlen=64)
+    with pytest.raises(TypeError, match="xpos_keys: expected True"):
+        pe_suite.check_rope(x, y, positions, xpos_scale_base=512, xpos_keys="false")
+    with pytest.raises(ValueError, match="xpos_scale_base.*double's range"):
+        pe_suite.check_rope(x, y, positions, xpos_scale_base=0.01)
     with pytest.raises(ValueError, match="xpos_keys.*xpos_scale_base"):
         pe_suite.check_rope(x, y, positions, xpos_keys=True)
     with pytest.raises(ValueError, match="xpos_scale_base.*attn|xpos_scale_base.*one position"):

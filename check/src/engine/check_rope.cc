@@ -119,7 +119,9 @@ harness::Sample finite_tokens(const RopeBatch& batch, const DataView& x, std::si
 harness::OutputGain output_gain(const RopeRequest& r, const AttnTemperature& t, DType dtype,
                                 const XPos& xpos = {}) {
   if (r.budget.max_abs || (t.type == AttnTemperatureType::None && !xpos.enabled())) return {t, 0, 0, xpos};
-  if (xpos.enabled()) return {t, xpos_relative_error(dtype), gain_floor(dtype), xpos, kXPosPerExponent};
+  if (xpos.enabled())
+    return {t,    xpos_relative_error(dtype), gain_floor(dtype),
+            xpos, kXPosPerExponent,           xpos_table_floor(dtype)};
   return {t, gain_relative_error(dtype), gain_floor(dtype)};
 }
 
@@ -249,7 +251,8 @@ void require_head_dim(const Resolved& v, std::size_t hd, const Names& names) {
 // The parameters as checked (verify_rope's black-box properties build their budgets on the plan's gain
 // and frequencies).
 nlohmann::json parameters_json(const RopeParams& params, const RopePlan& plan, const std::string& form,
-                               const AttnTemperature& temperature, const RopeBatch& batch, std::size_t hd) {
+                               const harness::OutputGain& gain, const RopeBatch& batch, std::size_t hd) {
+  const XPos& x = gain.xpos;
   return {{"head_dim", hd},
           {"rotary_dim", plan.rotary_dim()},
           {"rotary_offset", params.rotary_offset},
@@ -257,7 +260,10 @@ nlohmann::json parameters_json(const RopeParams& params, const RopePlan& plan, c
           {"layout", to_string(params.layout)},
           {"scaling", !scales(params.scaling) ? std::string("none") : describe_scaling(params.scaling, plan)},
           {"form", form.empty() ? std::string("text") : form},
-          {"attn_temperature", to_string(temperature.type)},
+          {"attn_temperature", to_string(gain.temperature.type)},
+          {"xpos", x.enabled()
+                       ? nlohmann::json{{"scale_base", x.scale_base}, {"centre", x.centre}, {"keys", x.keys}}
+                       : nlohmann::json()},
           {"tokens", batch.tokens()},
           {"heads", batch.heads},
           {"attention_factor", plan.attention_factor()},
@@ -379,8 +385,18 @@ XPos checked_xpos(const RopeSpec& o, const RopeParams& params, std::span<const s
   if (temperature.type != AttnTemperatureType::None)
     names.fail("xpos_scale_base",
                fmt::format("one gain at a time; {} is given too", names("attn_temperature")));
-  const std::int64_t largest = positions.empty() ? 0 : *std::max_element(positions.begin(), positions.end());
-  return to_xpos(o.xpos, largest, names);
+  const auto [lo, hi] = std::minmax_element(positions.begin(), positions.end());
+  const XPos x = to_xpos(o.xpos, positions.empty() ? 0 : *hi, names);
+  // ζ_0^w leaves double's range at |w·ln 3.5| = 709; the budgets are then not defined.
+  for (const std::int64_t p : positions.empty() ? std::vector<std::int64_t>{} : std::vector{*lo, *hi}) {
+    if (std::fabs(xpos_exponent(x, p)) * std::log(3.5) > 700)
+      names.fail(
+          "xpos_scale_base",
+          fmt::format("{:g} puts position {} at w = {:g} from the centre {}: the gain leaves double's range "
+                      "(|w| up to 558)",
+                      x.scale_base, p, xpos_exponent(x, p), x.centre));
+  }
+  return x;
 }
 
 }  // namespace
@@ -442,7 +458,7 @@ Report check_rope(const RopeRequest& r, const Names& names) {
   out.doc.family = "rope";
   out.doc.input = x.name;
   out.doc.output = y.name;
-  out.doc.parameters = parameters_json(params, plan, form, temperature, batch, hd);
+  out.doc.parameters = parameters_json(params, plan, form, gain, batch, hd);
   add_hf(out, v.hf);
   const Judging judging{Family::Rope, &plan, &names};
   report_verdict(bands, budget, out, &tally, &judging);

@@ -58,7 +58,7 @@ std::vector<std::string> differences(const XPosReading& r, const XPos& given, XP
   }
   if (std::fabs(scale_base - given.scale_base) > std::max(0.01 * given.scale_base, 4 * r.scale_base_error)) {
     out.push_back(fmt::format("scale_base {} where {:g} is given", shown(scale_base), given.scale_base));
-    fits.scale_base = std::round(scale_base);
+    if (scale_base >= 1 && scale_base <= 0x1p53) fits.scale_base = std::round(scale_base);
   }
   // The centre's reading: a position's step in w is 1/scale_base; half of it tells one position from the
   // next.
@@ -66,8 +66,8 @@ std::vector<std::string> differences(const XPosReading& r, const XPos& given, XP
     out.push_back(
         fmt::format("centre {} where {} is given (the engines' seqlen // 2 of a table built to {} "
                     "positions)",
-                    shown(centre), given.centre, std::llround(2 * centre)));
-    fits.centre = std::llround(centre);
+                    shown(centre), given.centre, shown(2 * centre)));
+    if (centre >= 0 && centre <= static_cast<double>(kMaxPosition)) fits.centre = std::llround(centre);
   }
   return out;
 }
@@ -120,36 +120,42 @@ XPosReading read_xpos_gain(const RopeData& data, const RopePlan& plan, DType dty
   const auto n = static_cast<double>(p.size());
   const double s2 = std::max(squares / std::max(1.0, n - 2), std::pow(r.tolerance / 16, 2));
   const double var_a = s2 / spp, var_b = s2 * (1 / n + mp * mp / spp), cov_ab = -mp * s2 / spp;
+  r.slope_error = std::sqrt(var_a);
+  r.intercept_error = std::sqrt(var_b);
+  if (r.flat()) return r;  // scale_base and the centre are not read from a flat line
   const double centre = -r.intercept / r.slope;
-  r.scale_base_error = std::sqrt(var_a) / (r.slope * r.slope);  // d(1/|a|) = da/a²
+  r.scale_base_error = r.slope_error / (r.slope * r.slope);  // d(1/|a|) = da/a²
   r.centre_error =
       std::sqrt(std::max(0.0, var_b + centre * centre * var_a + 2 * centre * cov_ab)) / std::fabs(r.slope);
   return r;
 }
 
-void diagnose_xpos_output(const RopeData& data, const RopePlan& plan, const Convention& given,
-                          const XPos& xpos, const harness::Measurement& bands, const std::vector<bool>& over,
-                          Report& out, const Names& names, const std::vector<Convention>& alternatives,
-                          DType dtype) {
-  if (bands.pass() || bands.max_abs() < 1e-3) return;
-  const XPosReading r = read_xpos_gain(data, plan, dtype);
-  const std::string support = fmt::format(
+namespace {
+
+std::string support_of(const XPosReading& r, DType dtype) {
+  return fmt::format(
       "the pairs' norms |y_j|/|x_j| read as ζ_j^w over {} tokens: w = {:.6g}·p {} {:.6g}, each token within "
       "{:.3g} of that line ({:.3g} is what {} rounding leaves)",
       r.tokens, r.slope, r.intercept < 0 ? "-" : "+", std::fabs(r.intercept), r.residual, r.tolerance,
       to_string(dtype));
-  out.say("\ndiagnosis (xPos's gain read back from the pairs' norms):\n");
-  if (!r.read || r.residual > r.tolerance) {
-    out.say("undetermined: {}\n",
-            r.read ? "the norms' gain does not follow one line in the position (" + support + ")"
-                   : "fewer than two positions hold a nonzero pair");
-    return;
-  }
-  // No gain: |y_j| = |x_j| throughout (the slope and the intercept both within rounding).
-  if (std::fabs(r.slope) * static_cast<double>(data.batch.tokens()) <= r.tolerance &&
-      std::fabs(r.intercept) <= r.tolerance) {
-    out.say("the data fits: no xPos gain, every pair's norm kept ({})\n", support);
-    out.found({"no xPos gain (a plain rotation)", support, std::nullopt, std::nullopt});
+}
+
+// What the reading says against the given xPos, under `paired`'s pairing; the rotation's own diagnosis (under
+// the given plan) where the gain is the one given.
+void explain_gain(const XPosReading& r, const RopeData& data, const RopePlan& paired, const RopePlan& plan,
+                  const Convention& given, const XPos& xpos, const harness::Measurement& bands,
+                  const std::vector<bool>& over, Report& out, const Names& names,
+                  const std::vector<Convention>& alternatives, DType dtype) {
+  const std::string support = support_of(r, dtype);
+  if (r.flat()) {
+    const bool none = std::fabs(r.intercept) <= 4 * r.intercept_error;
+    const std::string words = none ? "no xPos gain (a plain rotation)"
+                                   : fmt::format(
+                                         "a gain ζ_j^{:.4g} at every position, not one that follows it "
+                                         "(xPos's exponent moves by 1/scale_base a position)",
+                                         r.intercept);
+    out.say("the data fits: {} ({})\n", words, support);
+    out.found({words, support, std::nullopt, std::nullopt});
     return;
   }
   XPosSpec fits;
@@ -166,11 +172,50 @@ void diagnose_xpos_output(const RopeData& data, const RopePlan& plan, const Conv
     return;
   }
   out.say("the gain is xPos's as given ({}); the rotation under it, with the gains divided out:\n", support);
-  const std::vector<double> bare = ungained(data, plan, xpos);
+  const std::vector<double> bare = ungained(data, paired, xpos);
   RopeData rotation = data;
   rotation.y = bare;
-  Convention plain = given;
-  diagnose_rope_output(rotation, plan, plain, bands, over, out, names, alternatives, dtype);
+  diagnose_rope_output(rotation, plan, given, bands, over, out, names, alternatives, dtype);
+}
+
+}  // namespace
+
+void diagnose_xpos_output(const RopeData& data, const RopePlan& plan, const Convention& given,
+                          const XPos& xpos, const harness::Measurement& bands, const std::vector<bool>& over,
+                          Report& out, const Names& names, const std::vector<Convention>& alternatives,
+                          DType dtype) {
+  if (bands.pass() || bands.max_abs() < 1e-3) return;
+  out.say("\ndiagnosis (xPos's gain read back from the pairs' norms):\n");
+  const XPosReading r = read_xpos_gain(data, plan, dtype);
+  if (r.fits()) {
+    explain_gain(r, data, plan, plan, given, xpos, bands, over, out, names, alternatives, dtype);
+    return;
+  }
+  // A pairing mistake leaves the given pairs' norms off any line: the other layout's pairs, read the same
+  // way.
+  for (const Layout other : {Layout::HalfSplit, Layout::Interleaved}) {
+    if (other == plan.params().layout || (other == Layout::Interleaved && plan.pairs_interleaved())) continue;
+    RopeParams params = plan.params();
+    params.layout = other;
+    const RopePlan paired(params);
+    const XPosReading ra = read_xpos_gain(data, paired, dtype);
+    if (!ra.fits()) continue;
+    const std::string words =
+        fmt::format("pairs as {} pairs them (given: {})", to_string(other), to_string(plan.params().layout));
+    const std::string support =
+        "the norms of those pairs follow xPos's line, the given ones' do not; " + support_of(ra, dtype);
+    out.say("the data fits: {} ({})\n", words, support);
+    Finding f{words, support, RopeSpec{}, std::nullopt};
+    f.hypothesis->layout = other;
+    f.restated = names.restate(entries(*f.hypothesis));
+    out.say("  {}, to check the hypothesis: {}\n", f.restated->label, f.restated->text);
+    out.found(std::move(f));
+    explain_gain(ra, data, paired, plan, given, xpos, bands, over, out, names, alternatives, dtype);
+    return;
+  }
+  out.say("undetermined: {}\n",
+          r.read ? "the norms' gain does not follow one line in the position (" + support_of(r, dtype) + ")"
+                 : "fewer than two positions hold a nonzero pair");
 }
 
 }  // namespace pe::check

@@ -17,7 +17,7 @@
 namespace pe {
 
 struct XPos {
-  double scale_base = 0;    // 0: no xPos; else finite and > 0 (both engines' default is 512)
+  double scale_base = 0;    // 0: no xPos; else finite and > 0 (512: rotary-embedding-torch's default)
   std::int64_t centre = 0;  // 0 <= centre <= kMaxPosition
   bool keys = false;        // the tensor is k (divided by the gain), else q (multiplied)
 
@@ -31,11 +31,14 @@ void validate(const XPos& x);
 double xpos_ratio(std::int64_t pair, std::int64_t rotary_dim) noexcept;
 double xpos_exponent(const XPos& x, std::int64_t position) noexcept;
 
-// The error model of an implementation's gain, relative to g·(|x_a| + |x_b|) (docs/contracts.md §2m): both
-// engines compute ζ_j, w and ζ_j^w in float32 (ζ_j within 4 roundings, w within 2, powf within 1 ulp:
-// |ln ζ_0| < 1.26, so the exponent's error is below 7·|w|·2^-24), multiply the cos and sin by it in float32
-// and round the products into the data type: (7·|w| + 4)·2^-24 + 2·u_out. The floor is gain_floor's.
+// The error model of an implementation's gain, relative to g·(|x_a| + |x_b|) (docs/contracts.md §2m):
+// flash-attention computes ζ_j, w and ζ_j^w in float32 (ζ_j within 4 roundings, w within 2, powf within 1
+// ulp: |ln ζ_0| < 1.26, so the exponent's error is below 7·|w|·2^-24), multiplies the cos and sin by it in
+// float32 and rounds the products into the data type: (7·|w| + 4)·2^-24 + 2·u_out. A product below the type's
+// normal range is rounded to its subnormal grid instead, an absolute error of half its step per table entry,
+// which reaches the output as xpos_table_floor·(|x_a| + |x_b|) whatever g is. The floor is gain_floor's.
 inline constexpr double kXPosPerExponent = 7 * 0x1p-24;
 double xpos_relative_error(DType out) noexcept;  // the part without |w|: 4·2^-24 + 2·u_out
+double xpos_table_floor(DType out) noexcept;     // (denorm_min(f32) + denorm_min(out)) / 2
 
 }  // namespace pe

@@ -373,14 +373,14 @@ void measure_sinusoidal_add(const SinusoidalParams& params, std::span<const std:
 // A gain after the rotation: the attention temperature t(p) on q (pe/attn_temperature.h), read at the
 // token's first-axis position, y* = t(p)·R(p)·x; or xPos's g_j(p) per pair (pe/xpos.h), y*_j =
 // g_j(p)·R(p)x_j, on the rotated pairs alone. A rotated element's budget becomes g times the rotation's plus
-// ((relative_error + per_exponent·|w|)·g·(|x_a| + |x_b|) + floor), w xPos's exponent; these are the
-// implementation's error model (gain_relative_error or xpos_relative_error, gain_floor), or 0 under a flat
-// --max-abs.
+// ((relative_error + per_exponent·|w|)·g·(|x_a| + |x_b|) + table_floor·(|x_a| + |x_b|) + floor), w xPos's
+// exponent; these are the implementation's error model (gain_relative_error, or xpos_relative_error and
+// xpos_table_floor; gain_floor), or 0 under a flat --max-abs.
 struct OutputGain {
   AttnTemperature temperature{};  // type none: no temperature
   double relative_error = 0, floor = 0;
   XPos xpos{};  // not with a temperature
-  double per_exponent = 0;
+  double per_exponent = 0, table_floor = 0;
 
   bool any() const noexcept { return temperature.type != AttnTemperatureType::None || xpos.enabled(); }
 };
