@@ -1,29 +1,31 @@
 """A fused RoPE + append into a paged KV cache, checked from the cache before and after the kernel (issue 51):
-vLLM's `reshape_and_cache` after its rotary op and `concat_and_cache_mla` (MLA's compressed kv beside the rotated
-k_pe), FlashInfer's `append_paged_kv_cache` after `apply_rope`, flash-attention's `flash_attn_with_kvcache(k=...,
-rotary_cos=...)`. The slots `slot_mapping` names must hold the keys rotated at their positions (check_rope's verdict
-on them: its budget, its diagnosis); every other element of the cache must be bit-identical to before (a write
-to a neighbouring slot, a block past the table, a padded token's slot -1 written anyway); MLA's compressed part
-must be the given ckv, bit for bit.
+vLLM's rotary op then `reshape_and_cache_flash` (its flash backends' NHD cache) and `concat_and_cache_mla` (MLA's
+compressed kv beside the rotated k_pe), FlashInfer's `append_paged_kv_cache` after `apply_rope` (NHD or HND),
+flash-attention's `flash_attn_with_kvcache(k=..., rotary_cos=...)`. The slots `slot_mapping` names must hold the
+keys rotated at their positions (check_rope's verdict on them: its budget, its diagnosis); every other element of
+the cache must be bit-identical to before (a write to a neighbouring slot or block, a padded token's slot -1
+written anyway); MLA's compressed part must be the given ckv, bit for bit.
 
-Cache layouts: "NHD" [blocks, block_size, heads, head_dim] (vLLM's flash backends, FlashInfer's default), "HND"
-[blocks, heads, block_size, head_dim] (FlashInfer's other), and MLA's [blocks, block_size, kv_lora_rank + rope
-dim] (no heads axis), where x is k_pe [tokens, rope dim] and ckv [tokens, kv_lora_rank]."""
+Cache layouts: "NHD" [blocks, block_size, heads, head_dim], "HND" [blocks, heads, block_size, head_dim], and MLA's
+[blocks, block_size, kv_lora_rank + rope dim] (3-D, no heads axis), where x is k_pe [tokens, rope dim] and ckv
+[tokens, kv_lora_rank]. vLLM's older `reshape_and_cache` layout ([blocks, heads, head_dim/x, block_size, x]) and
+fp8 caches with a scale are not read. Tensors may be numpy arrays or torch tensors (brought to the host, whole:
+a cache of several GB is copied)."""
 import numpy as np
 
 from . import _native
 from ._keywords import checked
 
 _check_rope = checked(_native.check_rope)
-
 LAYOUTS = ("NHD", "HND")
+_REFUSED = ("against", "heads_first")  # check_rope's keywords that do not apply to slots gathered from a cache
 
 
 class CacheReport:
-    """check_rope_cache's verdict: `.passed`, the written slots' RoPE check (`.rotation`, a Report), the elements
-    outside them that changed (`.moved`, the first 8 such slots: slot, block, offset, elements changed, the
-    first one's head, channel, before and after), MLA's ckv
-    mismatches (`.ckv`), what the changes fit (`.diagnosis`), and the text."""
+    """check_rope_cache's verdict: `.passed`; the written slots' RoPE check (`.rotation`, a Report, None when no
+    token writes); the slots outside them that changed (`.moved`, the first 8: slot, block, offset, elements
+    changed, the first one's head, channel, before and after values); MLA's ckv elements that differ (`.ckv`: token,
+    channel); what the changed slots hold (`.diagnosis`: "token 0's rotated key written at slot 1, ..."); the text."""
 
     def __init__(self, rotation, moved, ckv, diagnosis, text):
         self.rotation, self.moved, self.ckv, self.diagnosis, self.text = rotation, moved, ckv, diagnosis, text
@@ -39,48 +41,83 @@ class CacheReport:
         return f"<pe_suite.CacheReport {'PASS' if self.passed else 'FAIL'}>"
 
 
-def _numpy(a, name):
-    """(a as a numpy array, "bfloat16" for a torch bfloat16 tensor read as its uint16 bits, else None)."""
-    if hasattr(a, "detach"):
-        import torch
-        t = a.detach().cpu().contiguous()
-        if t.dtype == torch.bfloat16:
-            return t.view(torch.int16).numpy().view(np.uint16), "bfloat16"
-        return t.numpy(), None
+def _torch_like(a):
+    return hasattr(a, "detach")
+
+
+def _host(a, name):
+    """A torch tensor on the host (detached), or a numpy array; TypeError naming `name` otherwise."""
+    if _torch_like(a):
+        return a.detach().cpu()
+    if isinstance(a, (list, tuple)):
+        return np.asarray(a)
     if not isinstance(a, np.ndarray):
         raise TypeError(f"{name}: expected a numpy array or a torch tensor, got {type(a).__name__}")
-    return a, None
+    return a
+
+
+def _dtype_name(a):
+    return str(a.dtype).replace("torch.", "")
 
 
 def _bits(a):
+    """The elements' bits as unsigned integers of their width (a bf16 tensor's 16 bits)."""
+    if _torch_like(a):
+        import torch
+        width = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[a.element_size()]
+        return a.contiguous().view(width).numpy()
     return np.ascontiguousarray(a).view({1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[a.itemsize])
 
 
-def _slots(cache, layout, name):
-    """The cache as [slots, heads, width] (a view where the layout allows), and block_size."""
-    if cache.ndim == 3:  # MLA: [blocks, block_size, kv_lora_rank + rope dim], one "head"
+def _value(a, index, dtype):
+    """One element as a Python float (a bf16 tensor's or bits array's value, not its bits)."""
+    v = a[index]
+    if _torch_like(a):
+        return float(v)
+    if str(dtype) in ("bfloat16", "bf16") and a.dtype == np.uint16:
+        return float(np.array([int(v) << 16], dtype=np.uint32).view(np.float32)[0])
+    return v.item()
+
+
+def _take(a, index):
+    """a[index] for an integer index array, numpy or torch."""
+    if _torch_like(a):
+        import torch
+        return a[torch.as_tensor(np.asarray(index, dtype=np.int64))]
+    return a[np.asarray(index, dtype=np.int64)]
+
+
+def _slots(cache, layout):
+    """The cache as [slots, heads, width], and block_size."""
+    if cache.ndim == 3:  # MLA: one "head"
         return cache.reshape(cache.shape[0] * cache.shape[1], 1, cache.shape[2]), cache.shape[1]
-    if cache.ndim != 4:
-        raise ValueError(f"{name}: expected [blocks, block_size, heads, head_dim] (NHD), [blocks, heads, block_size, "
-                         f"head_dim] (HND) or MLA's [blocks, block_size, width]; got shape {cache.shape}")
     if layout == "HND":
-        cache = cache.transpose(0, 2, 1, 3)
+        cache = cache.permute(0, 2, 1, 3) if _torch_like(cache) else cache.transpose(0, 2, 1, 3)
     return cache.reshape(cache.shape[0] * cache.shape[1], cache.shape[2], cache.shape[3]), cache.shape[1]
 
 
-def _validate(x, before, after, slots, layout):
+def _layout_of(cache, cache_layout):
+    if cache.ndim == 3:
+        if cache_layout is not None:
+            raise ValueError(f"cache_layout: {cache_layout!r} given for a 3-D cache, which is MLA's [blocks, "
+                             f"block_size, kv_lora_rank + rope dim]")
+        return "MLA"
+    if cache.ndim != 4:
+        raise ValueError(f"cache_before: expected [blocks, block_size, heads, head_dim] (NHD), [blocks, heads, "
+                         f"block_size, head_dim] (HND) or MLA's [blocks, block_size, width]; got shape "
+                         f"{tuple(cache.shape)}")
+    layout = cache_layout or "NHD"
     if layout not in LAYOUTS:
-        raise ValueError(f"cache_layout: expected one of {', '.join(LAYOUTS)}; got {layout!r}")
-    if before.shape != after.shape or before.dtype != after.dtype:
-        raise ValueError(f"cache_after: shape {after.shape} {after.dtype} differs from cache_before's "
-                         f"{before.shape} {before.dtype}")
-    if slots.ndim != 1 or slots.shape[0] != x.shape[0] or not np.issubdtype(slots.dtype, np.integer):
-        raise ValueError(f"slot_mapping: expected one integer per token ({x.shape[0]}); got shape {slots.shape} "
-                         f"{slots.dtype}")
+        raise ValueError(f"cache_layout: expected one of {', '.join(LAYOUTS)}; got {cache_layout!r}")
+    return layout
 
 
 def _written(slots, n_slots):
     """The tokens that write (slot >= 0), checked: each slot in the cache, none written twice."""
+    if slots.ndim != 1 or not np.issubdtype(slots.dtype, np.integer):
+        raise ValueError(f"slot_mapping: expected one integer per token, got shape {slots.shape} {slots.dtype}")
+    if (slots < -1).any():
+        raise ValueError(f"slot_mapping: {slots[slots < -1][0]} (a slot is >= 0, or -1 for a padded token)")
     tokens = np.nonzero(slots >= 0)[0]
     bad = tokens[slots[tokens] >= n_slots]
     if bad.size:
@@ -88,92 +125,141 @@ def _written(slots, n_slots):
     seen, counts = np.unique(slots[tokens], return_counts=True)
     if (counts > 1).any():
         raise ValueError(f"slot_mapping: slot {seen[counts > 1][0]} is written by more than one token")
-    if (slots < -1).any():
-        raise ValueError(f"slot_mapping: {slots[slots < -1][0]} (a slot is >= 0, or -1 for a padded token)")
     return tokens
 
 
-def _moved(before, after, written, block_size, limit=8):
-    """Slots outside the written ones with changed bits: (how many elements, how many slots, the first `limit`
-    slots as dicts: slot, block, offset, elements changed, the first one's head, channel, before and after)."""
+def _keys(x, tokens, heads, width):
+    """x as [tokens, heads, width]: vLLM's [tokens, heads·head_dim] and a one-head [tokens, head_dim] reshaped;
+    rows past slot_mapping's count dropped (vLLM pads x for CUDA graphs; its kernels read slot_mapping's count)."""
+    if x.ndim == 2 and x.shape[-1] == heads * width:
+        x = x.reshape(x.shape[0], heads, width)
+    if x.ndim != 3 or x.shape[1] != heads or x.shape[2] != width:
+        raise ValueError(f"x: expected [tokens, {heads}, {width}] (the cache's heads and rotated channels), got shape "
+                         f"{tuple(x.shape)}")
+    if x.shape[0] < tokens:
+        raise ValueError(f"slot_mapping: {tokens} tokens, but x holds {x.shape[0]}")
+    return x[:tokens]
+
+
+def _positions(positions, tokens):
+    p = positions.cpu().numpy() if _torch_like(positions) else np.asarray(positions)
+    if p.shape[-1] < tokens:
+        raise ValueError(f"positions: {p.shape[-1]} per axis, slot_mapping has {tokens} tokens")
+    return p[..., :tokens]
+
+
+def _moved(before, after, written, block_size, dtype, limit=8):
+    """Slots outside the written ones with changed bits: (elements, slots, the first `limit` slots as dicts)."""
     changed = _bits(before) != _bits(after)
     changed[written] = False
     per_slot = changed.reshape(changed.shape[0], -1).sum(axis=1)
     moved = np.nonzero(per_slot)[0]
     out = []
     for s in moved[:limit]:
-        h, c = np.argwhere(changed[s])[0]
+        h, c = (int(v) for v in np.argwhere(changed[s])[0])
         out.append({"slot": int(s), "block": int(s) // block_size, "offset": int(s) % block_size,
-                    "elements": int(per_slot[s]), "head": int(h), "channel": int(c),
-                    "before": before[s, h, c].item(), "after": after[s, h, c].item()})
+                    "elements": int(per_slot[s]), "head": h, "channel": c,
+                    "before": _value(before, (int(s), h, c), dtype), "after": _value(after, (int(s), h, c), dtype)})
     return int(per_slot.sum()), len(moved), out
 
 
-def _fits_moved(slot, tokens, slots, x, positions, after, rope_part, keywords):
-    """The token whose key, rotated, the moved slot holds (its check passes there), nearest slots first; None."""
-    order = sorted(tokens, key=lambda t: abs(int(slots[t]) - slot))[:4]
-    for t in order:
-        y = after[slot:slot + 1, :, rope_part]
-        r = _check_rope(x[t:t + 1], y, np.asarray(positions)[..., t:t + 1], **keywords)
+def _norms(a):
+    return np.sqrt((np.asarray(a.float() if _torch_like(a) else a, dtype=np.float64) ** 2).sum(axis=-1))
+
+
+def _fits_moved(slot, slots, x, positions, after, rope_part, keywords):
+    """The token (a padded one too) whose key, rotated, the moved slot holds: candidates by their heads' norms (a
+    rotation keeps them), then check_rope on the best four; None when none passes."""
+    held = _norms(after[slot, :, rope_part])
+    if not np.isfinite(held).all() or held.sum() == 0 or x.shape[0] == 0:
+        return None
+    gap = np.abs(_norms(x) - held[None, :]).max(axis=1) / held.max()
+    for t in np.argsort(gap, kind="stable")[:4]:
+        if gap[t] > 0.05:
+            break
+        r = _check_rope(x[int(t):int(t) + 1], after[slot:slot + 1, :, rope_part], positions[..., t:t + 1],
+                        **keywords)
         if r.passed:
             return int(t)
     return None
 
 
-def check_rope_cache(x, positions, cache_before, cache_after, slot_mapping, *, cache_layout="NHD", ckv=None,
-                     dtype=None, **rope_keywords):
+def _ckv_check(ckv, after_s, slots, tokens, nope, mla, lines):
+    if ckv is None:
+        if mla:
+            lines.append("ckv: not given: the compressed part of the written slots is not checked")
+        return []
+    if not mla:
+        raise ValueError("ckv: MLA's compressed kv applies to a 3-D (MLA) cache only")
+    c = _host(ckv, "ckv")
+    if tuple(c.shape[:1]) != (len(slots),) and c.shape[0] >= len(slots):
+        c = c[:len(slots)]  # vLLM pads kv_c with k_pe
+    if tuple(c.shape) != (len(slots), nope) or _dtype_name(c) != _dtype_name(after_s):
+        raise ValueError(f"ckv: expected [tokens, kv_lora_rank] = ({len(slots)}, {nope}) of the cache's "
+                         f"{after_s.dtype}; got {tuple(c.shape)} {c.dtype}")
+    written = _bits(_take(after_s, slots[tokens])[:, 0, :nope])
+    diff = np.argwhere(written != _bits(_take(c, tokens)))
+    lines.append(f"ckv: {len(diff)} element(s) of the compressed part differ from the given ckv" if len(diff) else
+                 "ckv: the compressed part is the given ckv, bit for bit")
+    return [{"token": int(tokens[t]), "channel": int(ch)} for t, ch in diff[:8]]
+
+
+def check_rope_cache(x, positions, cache_before, cache_after, slot_mapping, *, cache_layout=None, ckv=None,
+                     **rope_keywords):
     """Check a fused RoPE + paged-cache append (module docstring). x: the keys before rotation, [tokens, heads,
-    head_dim] (MLA: k_pe [tokens, rope dim]); positions: one per token; cache_before/cache_after: the cache around
-    the kernel's call; slot_mapping: each token's slot, block·block_size + offset (-1: a padded token, nothing
-    written); cache_layout: "NHD" or "HND" (MLA's 3-D cache has no heads axis); ckv: MLA's compressed kv [tokens,
-    kv_lora_rank], expected at the front of each written slot. dtype and every other keyword as check_rope's
-    (base, layout, scaling, hf_config, contract, ...). Returns a CacheReport; the caller's arrays are not written."""
-    (x, xt), (before, bt), (after, _) = (_numpy(x, "x"), _numpy(cache_before, "cache_before"),
-                                        _numpy(cache_after, "cache_after"))
-    slots = np.asarray(_numpy(slot_mapping, "slot_mapping")[0])
-    dtype = dtype or bt or xt
-    mla = before.ndim == 3
-    x = x.reshape(x.shape[0], 1, x.shape[-1]) if mla and x.ndim == 2 else x
-    _validate(x, before, after, slots, cache_layout)
-    before_s, block_size = _slots(before, cache_layout, "cache_before")
-    after_s, _ = _slots(after, cache_layout, "cache_after")
-    tokens = _written(slots, before_s.shape[0])
-    width = before_s.shape[2]
-    nope = width - x.shape[-1] if mla else 0
-    if (not mla and width != x.shape[-1]) or nope < 0 or before_s.shape[1] != x.shape[1]:
-        raise ValueError(f"cache_before: its slots hold {before_s.shape[1]} head(s) x {width} channels; x is "
-                         f"{x.shape[1]} x {x.shape[-1]}")
-    rope_part = slice(nope, width)
-    keywords = dict(rope_keywords, **({"dtype": dtype} if dtype else {}))
+    head_dim] (or vLLM's [tokens, heads·head_dim]; MLA: k_pe [tokens, rope dim]); positions: one per token;
+    cache_before / cache_after: the cache around the kernel's call; slot_mapping: each token's slot,
+    block·block_size + offset (-1: a padded token, nothing written; tokens past its length, vLLM's CUDA-graph
+    padding, are dropped); cache_layout: "NHD" (the default) or "HND" (MLA's 3-D cache has none); ckv: MLA's
+    compressed kv [tokens, kv_lora_rank] at the front of each written slot. Every other keyword is check_rope's
+    (base, layout, scaling, hf_config, contract, dtype, ...), but against and heads_first. Returns a CacheReport;
+    the caller's arrays are not written."""
+    for k in _REFUSED:
+        if k in rope_keywords:
+            raise ValueError(f"{k}: not with check_rope_cache (the keys are gathered from the cache's slots)")
+    before, after = _host(cache_before, "cache_before"), _host(cache_after, "cache_after")
+    if tuple(before.shape) != tuple(after.shape) or _dtype_name(before) != _dtype_name(after):
+        raise ValueError(f"cache_after: shape {tuple(after.shape)} {after.dtype} differs from cache_before's "
+                         f"{tuple(before.shape)} {before.dtype}")
+    layout = _layout_of(before, cache_layout)
+    slots = np.asarray(_host(slot_mapping, "slot_mapping"))
+    before_s, block_size = _slots(before, layout)
+    after_s, _ = _slots(after, layout)
+    written = _written(slots, before_s.shape[0])
+    mla = layout == "MLA"
+    x = _host(x, "x")
+    rope_width = x.shape[-1] if mla else before_s.shape[2]
+    x = _keys(x.reshape(x.shape[0], 1, x.shape[-1]) if mla and x.ndim == 2 else x, len(slots), before_s.shape[1],
+              rope_width)
+    positions = _positions(positions, len(slots))
+    nope = before_s.shape[2] - rope_width
+    if nope < 0:
+        raise ValueError(f"x: its {rope_width} channels exceed the cache's {before_s.shape[2]}")
+    rope_part = slice(nope, before_s.shape[2])
+    dtype = rope_keywords.get("dtype")
     lines = [f"paged cache: {before_s.shape[0]} slots ({before_s.shape[0] // block_size} blocks x {block_size}), "
-             f"{'MLA (ckv ' + str(nope) + ' + rope ' + str(x.shape[-1]) + ')' if mla else cache_layout}, "
-             f"{len(tokens)} of {len(slots)} tokens written"]
+             f"{'MLA (ckv ' + str(nope) + ' + rope ' + str(rope_width) + ')' if mla else layout}, "
+             f"{len(written)} of {len(slots)} tokens written"]
     rotation = None
-    if len(tokens):
-        rotation = _check_rope(x[tokens], after_s[slots[tokens]][:, :, rope_part],
-                                      np.asarray(positions)[..., tokens], **keywords)
-        lines += ["written slots (the rotated keys):", str(rotation).rstrip()]
-    ckv_bad = []
-    if mla and ckv is not None:
-        c, _ = _numpy(ckv, "ckv")
-        if c.shape != (len(slots), nope):
-            raise ValueError(f"ckv: expected [tokens, kv_lora_rank] = ({len(slots)}, {nope}); got {c.shape}")
-        diff = np.argwhere(_bits(after_s[slots[tokens], 0, :nope]) != _bits(np.ascontiguousarray(c[tokens])))
-        ckv_bad = [{"token": int(tokens[t]), "channel": int(ch)} for t, ch in diff[:8]]
-        lines.append(f"ckv: {len(diff)} element(s) of the compressed part differ from the given ckv"
-                     if len(diff) else "ckv: the compressed part is the given ckv, bit for bit")
-    count, n_slots, moved = _moved(before_s, after_s, slots[tokens], block_size)
+    if len(written):
+        rotation = _check_rope(_take(x, written), _take(after_s, slots[written])[:, :, rope_part],
+                               positions[..., written], **rope_keywords)
+        lines.append("written slots (the rotated keys):")
+        lines += ["  " + line for line in str(rotation).rstrip().splitlines()]
+    ckv_bad = _ckv_check(ckv, after_s, slots, written, nope, mla, lines)
+    count, n_moved, moved = _moved(before_s, after_s, slots[written], block_size, dtype)
     diagnosis = []
     if count:
-        lines.append(f"outside the written slots: {count} element(s) in {n_slots} slot(s) changed (they must keep "
+        lines.append(f"outside the written slots: {count} element(s) in {n_moved} slot(s) changed (they must keep "
                      f"their bits); first:")
         lines += [f"  slot {m['slot']} (block {m['block']}, offset {m['offset']}): {m['elements']} element(s), "
                   f"first head {m['head']} channel {m['channel']}: {m['before']!r} -> {m['after']!r}" for m in moved]
         for slot in [m["slot"] for m in moved[:4]]:
-            t = _fits_moved(slot, tokens, slots, x, positions, after_s, rope_part, keywords)
+            t = _fits_moved(slot, slots, x, positions, after_s, rope_part, rope_keywords)
             if t is not None:
-                diagnosis.append(f"token {t}'s rotated key written at slot {slot}, not at its slot {int(slots[t])} "
-                                 f"(slot_mapping): off by {slot - int(slots[t])}")
+                own = "slot_mapping -1: a padded token" if slots[t] < 0 else f"its slot {int(slots[t])} (slot_mapping)"
+                off = "" if slots[t] < 0 else f": off by {slot - int(slots[t])}"
+                diagnosis.append(f"token {t}'s rotated key written at slot {slot}, not at {own}{off}")
         lines += [f"the data fits: {d}" for d in diagnosis] or ["undetermined: no token's rotated key fits the "
                                                                 "changed slots"]
     else:

@@ -1,9 +1,10 @@
 """check_rope_cache (issue 51, item 2): a fused RoPE + paged-cache append checked from the cache before and after.
 The kernels are written here from the engines' published definitions, not from pe-suite's code: the rotation is
 HF's rotate_half (GPT-NeoX) or GPT-J's interleaved pairs in float32, inv_freq = 1 / base ** (arange(0, d, 2) / d);
-the append is vLLM's reshape_and_cache (block_idx = slot // block_size, block_offset = slot % block_size;
-key_cache[block_idx, block_offset] = key for NHD, key_cache[block_idx, :, block_offset] for HND; slot -1 skipped)
-and concat_and_cache_mla (kv_cache[block_idx, block_offset] = cat(kv_c, k_pe))."""
+the append is vLLM's reshape_and_cache_flash (block_idx = slot // block_size, block_offset = slot % block_size;
+key_cache[block_idx, block_offset] = key for NHD, as FlashInfer's key_cache[block_idx, :, block_offset] for HND; slot
+-1 skipped; the token count is slot_mapping's) and concat_and_cache_mla (kv_cache[block_idx, block_offset] =
+cat(kv_c, k_pe))."""
 import numpy as np
 import pytest
 import torch
@@ -29,7 +30,7 @@ def rotate(k, positions, interleaved=False, base=10000.0):
 
 
 def append(cache, keys, slots, layout="NHD", shift=0):
-    """vLLM's reshape_and_cache; `shift` plants a write `shift` slots past slot_mapping's."""
+    """vLLM's reshape_and_cache_flash; `shift` plants a write `shift` slots past slot_mapping's."""
     out = cache.copy()
     for t, slot in enumerate(slots):
         if slot < 0:
@@ -113,6 +114,8 @@ def test_mla_ckv_and_the_rotated_k_pe(case):
             after[slot // BLOCK, slot % BLOCK] = np.concatenate([kv_c[t], rotated[t]])
     r = pe_suite.check_rope_cache(k_pe, positions, before, after, slots, ckv=kv_c, layout="interleaved")
     assert r.passed, str(r)
+    r = pe_suite.check_rope_cache(k_pe, positions, before, after, slots, layout="interleaved")
+    assert r.passed and "ckv: not given" in str(r)  # said, not silently passed
     bad = kv_c.copy()
     bad[5, 7] += 1
     r = pe_suite.check_rope_cache(k_pe, positions, before, after, slots, ckv=bad, layout="interleaved")
@@ -132,3 +135,61 @@ def test_bad_arguments_are_named(case):
         pe_suite.check_rope_cache(k, positions, before, before[:1], slots)
     with pytest.raises(TypeError, match="did you mean 'base'"):
         pe_suite.check_rope_cache(k, positions, before, before, slots, bse=1.0)
+
+
+def test_vllm_padding_mixed_types_and_flattened_heads(case):
+    """vLLM V1 pads x (and positions) past slot_mapping's count for CUDA graphs, flattens heads, and may keep a
+    bf16 cache for float32 keys; check_rope reads y's type for the budget."""
+    k, positions, slots = case
+    rotated = torch.from_numpy(rotate(k, positions)).to(torch.bfloat16)
+    before = torch.zeros((BLOCKS, BLOCK, HEADS, DIM), dtype=torch.bfloat16)
+    after = before.clone()
+    for t, slot in enumerate(slots):
+        if slot >= 0:
+            after[slot // BLOCK, slot % BLOCK] = rotated[t]
+    padded_k = np.concatenate([k, np.ones((6, HEADS, DIM), np.float32)]).reshape(TOKENS + 6, HEADS * DIM)
+    padded_p = np.concatenate([positions, np.zeros(6, np.int64)])
+    r = pe_suite.check_rope_cache(padded_k, padded_p, before, after, torch.from_numpy(slots))
+    assert r.passed, str(r)
+
+
+def test_nothing_written_and_a_padded_token_written_anyway(case):
+    k, positions, slots = case
+    before = np.zeros((BLOCKS, BLOCK, HEADS, DIM), dtype=np.float32)
+    none = np.full(TOKENS, -1)
+    r = pe_suite.check_rope_cache(k, positions, before, before.copy(), none)
+    assert r.passed and r.rotation is None and "0 of 10 tokens written" in str(r)
+    free = next(s for s in range(BLOCKS * BLOCK) if s not in slots)
+    after = append(before, rotate(k, positions), slots)
+    after[free // BLOCK, free % BLOCK] = rotate(k, positions)[3]  # token 3 is padded (slot -1) in this case
+    r = pe_suite.check_rope_cache(k, positions, before, after, slots)
+    assert not r.passed
+    assert f"token 3's rotated key written at slot {free}, not at slot_mapping -1: a padded token" in r.diagnosis
+
+
+def test_a_write_one_block_over_in_hnd_is_named():
+    rng = np.random.default_rng(3)
+    k = rng.standard_normal((BLOCK, HEADS, DIM)).astype(np.float32)
+    positions = np.arange(BLOCK)
+    slots = np.arange(BLOCK)  # the first block
+    before = np.zeros((BLOCKS, HEADS, BLOCK, DIM), dtype=np.float32)
+    after = append(before, rotate(k, positions), slots, layout="HND", shift=BLOCK)
+    r = pe_suite.check_rope_cache(k, positions, before, after, slots, cache_layout="HND")
+    assert not r.passed and r.moved[0]["block"] == 1 and r.moved[0]["offset"] == 0
+    assert f"token 0's rotated key written at slot {BLOCK}, not at its slot 0 (slot_mapping): off by {BLOCK}" in r.diagnosis
+
+
+def test_keywords_that_do_not_apply_are_refused(case):
+    k, positions, slots = case
+    before = np.zeros((BLOCKS, BLOCK, HEADS, DIM), dtype=np.float32)
+    for bad in ({"heads_first": True}, {"against": before}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            pe_suite.check_rope_cache(k, positions, before, before, slots, **bad)
+    with pytest.raises(ValueError, match="ckv: MLA"):
+        pe_suite.check_rope_cache(k, positions, before, before, slots, ckv=np.zeros((TOKENS, 4), np.float32))
+    with pytest.raises(ValueError, match="cache_layout"):
+        pe_suite.check_rope_cache(k[:, 0], positions, before[..., 0, :], before[..., 0, :], slots, cache_layout="HND")
+    with pytest.raises(ValueError, match="positions: 3 per axis"):
+        pe_suite.check_rope_cache(k, positions[:3], before, before, slots)
+    with pytest.raises(ValueError, match="x: expected"):
+        pe_suite.check_rope_cache(k[..., :32], positions, before, before, slots)
