@@ -1,0 +1,94 @@
+"""check_rope_fp8 (issue 51, item 1): RoPE quantized to FP8 as FlashInfer's rope_quantize_fp8 writes it. The
+quantizer here is written from the OCP 8-bit float definition (e4m3fn: bias 7, 3 mantissa bits, largest 448, no
+infinity; e5m2: bias 15, 2 mantissa bits), by enumerating every code's value and taking the nearest, ties to the
+even code, saturating; the rotation is HF's rotate_half in float32 (inv_freq = 1 / base ** (arange(0, d, 2) / d))."""
+import numpy as np
+import pytest
+
+import pe_suite
+
+BIAS = {"e4m3fn": (4, 3, 7), "e5m2": (5, 2, 15)}
+
+
+def code_values(fmt):
+    e_bits, m_bits, bias = BIAS[fmt]
+    vals = []
+    for code in range(128):  # the non-negative codes
+        e, m = code >> m_bits, code & ((1 << m_bits) - 1)
+        if (fmt == "e4m3fn" and code == 0x7F) or (fmt == "e5m2" and e == 31):
+            continue  # NaN, infinities
+        vals.append((code, (m / 2 ** m_bits) * 2.0 ** (1 - bias) if e == 0 else (1 + m / 2 ** m_bits) * 2.0 ** (e - bias)))
+    return vals
+
+
+def to_fp8(values, fmt):
+    table = code_values(fmt)
+    out = np.empty(np.shape(values), dtype=np.uint8)
+    for idx, v in np.ndenumerate(np.asarray(values, dtype=np.float64)):
+        a = min(abs(v), table[-1][1])  # saturate
+        best = min(table, key=lambda cv: (abs(cv[1] - a), cv[0] % 2))  # nearest, ties to the even code
+        out[idx] = best[0] | (0x80 if v < 0 and best[1] != 0 else 0)
+    return out
+
+
+def rope_f32(x, positions, base=10000.0):
+    d = x.shape[-1]
+    inv_freq = (1.0 / base ** (np.arange(0, d, 2, dtype=np.float32) / np.float32(d))).astype(np.float32)
+    ang = (positions.astype(np.float32)[:, None] * inv_freq).astype(np.float32)
+    cos, sin = np.cos(ang)[:, None, :], np.sin(ang)[:, None, :]
+    a, b = x[..., : d // 2], x[..., d // 2 :]
+    return np.concatenate([a * cos - b * sin, b * cos + a * sin], axis=-1).astype(np.float32)
+
+
+@pytest.fixture
+def case():
+    rng = np.random.default_rng(8)
+    x = (rng.standard_normal((24, 2, 32)) * 3).astype(np.float32)
+    return x, np.arange(500, 524)
+
+
+@pytest.mark.parametrize("fmt", ["e4m3fn", "e5m2"])
+def test_a_quantized_rope_passes(case, fmt):
+    x, positions = case
+    y = to_fp8(rope_f32(x, positions) / 0.5, fmt)
+    r = pe_suite.check_rope_fp8(x, y, positions, scale=0.5, fmt=fmt)
+    assert r.passed, str(r)
+
+
+def test_per_head_scales_and_saturation(case):
+    x, positions = case
+    scales = np.array([0.01, 2.0])  # head 0 saturates at 448 often
+    y = to_fp8(rope_f32(x, positions) / scales[None, :, None], "e4m3fn")
+    assert (y[:, 0] & 0x7F == 0x7E).any()  # 448 reached
+    assert pe_suite.check_rope_fp8(x, y, positions, scale=scales, fmt="e4m3fn").passed
+
+
+def test_a_bf16_rounded_rotation_fails_named():
+    rng = np.random.default_rng(9)
+    x = (rng.standard_normal((64, 4, 64)) * 3).astype(np.float32)
+    positions = np.arange(64)
+    rot = rope_f32(x, positions)
+    bits = rot.view(np.uint32).astype(np.uint64)
+    bf16 = (((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) << 16).astype(np.uint32).view(np.float32)
+    r = pe_suite.check_rope_fp8(x, to_fp8(bf16, "e4m3fn"), positions, fmt="e4m3fn")
+    assert not r.passed
+    assert "the rotation rounded to bfloat16 before the quantization" in r.diagnosis, str(r)
+
+
+def test_the_scale_applied_twice_fails_named(case):
+    x, positions = case
+    r = pe_suite.check_rope_fp8(x, to_fp8(rope_f32(x, positions) / 0.25, "e4m3fn"), positions, scale=0.5,
+                                fmt="e4m3fn")
+    assert not r.passed
+    assert "the scale applied twice (divided by scale²)" in r.diagnosis, str(r)
+
+
+def test_bad_arguments_are_named(case):
+    x, positions = case
+    y = to_fp8(rope_f32(x, positions), "e4m3fn")
+    with pytest.raises(ValueError, match="fmt"):
+        pe_suite.check_rope_fp8(x, y, positions)
+    with pytest.raises(ValueError, match="scale"):
+        pe_suite.check_rope_fp8(x, y, positions, fmt="e4m3fn", scale=0.0)
+    with pytest.raises(TypeError, match="y: expected FP8 codes"):
+        pe_suite.check_rope_fp8(x, y.astype(np.int16), positions, fmt="e4m3fn")
