@@ -4,18 +4,18 @@ largest 448) and e5m2 (bias 15, 2 mantissa bits, IEEE-like: infinities and NaNs 
 out-of-range values saturate to the largest finite one, as the fused kernels clamp before they cast.
 
 The reference: the exact RoPE (reference_rope in float64, within 2^-53 relative) divided by the scale (per
-tensor, or per head), rounded to nearest, ties to even, in the format. The contract: every element is that value,
-or its neighbour towards the exact one where the exact value lies within the rotation's own float32 error of the
-rounding boundary between them: ε = (8 + 4·|φ|)·2^-24·(|x_a| + |x_b|)/scale, φ = p·θ_j the pair's angle (fl(p·θ)
-and θ's rounding, sin and cos, the two products and the sum; |x_a| + |x_b| bounded by twice the row's largest
-|x|). The pass-through channels are quantized only: their
-value exactly. A failing array is matched against the mistakes fused kernels make: the rotation rounded to
-bfloat16 (or float16) before the quantization, the scale applied twice, multiplied instead of divided, or not at
-all, the other format."""
+tensor, or per head), rounded to nearest, ties to even, in the format. The contract: every element is the rounding
+of some value within ε of that exact one, ε the rotation's own float32 error, (8 + 4·|φ|)·2^-24·(|x_a| + |x_b|)/scale
+with φ = p·θ_j the pair's angle (fl(p·θ) and θ's rounding, sin and cos, the two products and the sum; |x_a| + |x_b|
+bounded by twice the row's largest |x|): its correctly rounded value, or across a boundary that lies within ε.
+Values are compared, so -0 and +0 agree. The pass-through channels are quantized only: their value exactly. A
+failing array is matched against the mistakes fused kernels make: the rotation rounded to bfloat16 (or float16)
+before the quantization, the scale applied twice, multiplied instead of divided, or not at all, the other format."""
 import numpy as np
 
 from . import _native
 from ._keywords import checked
+from ._verdict import Verdict, closing
 
 _reference_rope = checked(_native.reference_rope)
 _rope_cos_sin = checked(_native.rope_cos_sin)
@@ -60,7 +60,7 @@ def quantize(values, fmt):
     return np.where(np.isnan(values), 0x7F, out).astype(np.uint8)
 
 
-class Fp8Report:
+class Fp8Report(Verdict):
     """check_rope_fp8's verdict: `.passed`, `.wrong` (elements neither the value nor an allowed neighbour),
     `.neighbours` (elements accepted as the neighbour near a boundary), `.first` (the first wrong: token, head,
     channel, code, expected code), `.diagnosis`, the text."""
@@ -68,15 +68,6 @@ class Fp8Report:
     def __init__(self, passed, wrong, neighbours, first, diagnosis, text):
         self.passed, self.wrong, self.neighbours, self.first = passed, wrong, neighbours, first
         self.diagnosis, self.text = diagnosis, text
-
-    def __bool__(self):
-        return self.passed
-
-    def __str__(self):
-        return self.text
-
-    def __repr__(self):
-        return f"<pe_suite.Fp8Report {'PASS' if self.passed else 'FAIL'}>"
 
 
 def _bits(y):
@@ -97,16 +88,17 @@ def _round16(values, kind):
 
 
 def _judge(codes, exact_scaled, eps, fmt, through):
-    """(ok mask, neighbour mask) of codes against the scaled exact values with the boundary allowance."""
+    """(ok mask, neighbour mask): each code's value is RN of some value within eps of the scaled exact one, i.e.
+    lies between RN(v - eps) and RN(v + eps) (RN is monotone); a pass-through channel's is RN(v) itself. Values are
+    compared, so -0 and +0 (a negative value rounded to zero keeps its sign in CUDA's and torch's casts) agree."""
     values = fp8_values(fmt)
-    want = quantize(exact_scaled, fmt)
     got = values[codes]
-    ok = codes == want
-    # The neighbour towards the exact value, where the exact value lies within eps of the boundary between them.
-    boundary = (got + values[want]) / 2
-    near = ~ok & ~through & np.isfinite(got) & (np.abs(exact_scaled - boundary) <= eps) & \
-        (np.sign(got - values[want]) == np.sign(exact_scaled - values[want]))
-    return ok | near, near
+    want = values[quantize(exact_scaled, fmt)]
+    lo = values[quantize(exact_scaled - eps, fmt)]
+    hi = values[quantize(exact_scaled + eps, fmt)]
+    exact_code = got == want
+    near = ~exact_code & ~through & (lo <= got) & (got <= hi)
+    return exact_code | near, near
 
 
 def check_rope_fp8(x, y, positions, *, scale=1.0, fmt=None, **rope_keywords):
@@ -115,19 +107,27 @@ def check_rope_fp8(x, y, positions, *, scale=1.0, fmt=None, **rope_keywords):
     scale, a number or one per head (y = RN(rope(x) / scale)); fmt: "e4m3fn" or "e5m2" (required with uint8).
     Every other keyword is reference_rope's (base, layout, rotary_dim, scaling, hf_config, ...). Returns an
     Fp8Report."""
+    if "heads_first" in rope_keywords:
+        raise ValueError("heads_first: not with check_rope_fp8 (x and y are [tokens, heads, head_dim])")
     codes, from_type = _bits(y)
+    if from_type is not None and fmt is not None and fmt != from_type:
+        raise ValueError(f"fmt: {fmt!r} given, but y is a float8_{from_type} tensor")
     fmt = fmt or from_type
     if fmt not in FORMATS:
         raise ValueError(f"fmt: expected one of {', '.join(FORMATS)} (uint8 codes do not say which); got {fmt!r}")
     if codes.dtype != np.uint8:
         raise TypeError(f"y: expected FP8 codes as uint8 or a torch float8 tensor, got {codes.dtype}")
     xd = x.detach().cpu().double().numpy() if hasattr(x, "detach") else np.asarray(x, dtype=np.float64)
-    if codes.shape != xd.shape or xd.ndim != 3:
-        raise ValueError(f"y: expected x's shape [tokens, heads, head_dim] {xd.shape}, got {codes.shape}")
+    if xd.ndim != 3:
+        raise ValueError(f"x: expected [tokens, heads, head_dim], got shape {xd.shape}")
+    if codes.shape != xd.shape:
+        raise ValueError(f"y: expected x's shape {xd.shape}, got {codes.shape}")
     pos = np.asarray(positions.cpu() if hasattr(positions, "cpu") else positions, dtype=np.int64)
     exact = np.asarray(_reference_rope(xd, pos, dtype="float64", **rope_keywords), dtype=np.float64)
-    s = np.broadcast_to(np.asarray(scale, dtype=np.float64).reshape(-1, 1) if np.ndim(scale) else
-                        np.asarray(scale, dtype=np.float64), (xd.shape[1], 1))
+    given = np.asarray(scale.cpu() if hasattr(scale, "cpu") else scale, dtype=np.float64)
+    if given.size not in (1, xd.shape[1]):
+        raise ValueError(f"scale: expected one value or one per head ({xd.shape[1]}), got {given.size}")
+    s = np.broadcast_to(given.reshape(-1, 1), (xd.shape[1], 1))
     if not (np.isfinite(s).all() and (s > 0).all()):
         raise ValueError(f"scale: expected finite values > 0, got {scale!r}")
     through = exact == xd  # a pass-through channel (or a pair at angle 0, exact either way)
@@ -140,17 +140,15 @@ def check_rope_fp8(x, y, positions, *, scale=1.0, fmt=None, **rope_keywords):
         first = {"token": t, "head": h, "channel": c, "code": int(codes[t, h, c]),
                  "expected": int(quantize(exact[t, h, c] / s[h, 0], fmt))}
     lines = [f"FP8 RoPE: {fmt}, {xd.shape[0]} tokens x {xd.shape[1]} heads x {xd.shape[2]}, scale "
-             f"{'per head' if np.ndim(scale) else format(float(scale), 'g')}",
+             f"{'per head' if given.size > 1 else format(float(given.reshape(-1)[0]), 'g')}",
              f"contract: RN_{fmt}(rope(x)/scale), or its neighbour where the exact value lies within the float32 "
              f"rotation's error of the boundary: {int(near.sum())} element(s) so"]
     diagnosis = []
     if wrong:
         lines.append(f"{wrong} of {codes.size} elements differ; first: {first}")
         diagnosis = _diagnose(codes, exact, s, eps, fmt, through)
-        lines += [f"the data fits: {d}" for d in diagnosis] or ["undetermined: none of the known mistakes "
-                                                                "reproduces the codes"]
-    lines.append(f"verdict: {'FAIL' if wrong else 'PASS'}")
-    return Fp8Report(not wrong, wrong, int(near.sum()), first, diagnosis, "\n".join(lines) + "\n")
+    text = closing(lines, wrong, diagnosis, "none of the known mistakes reproduces the codes")
+    return Fp8Report(not wrong, wrong, int(near.sum()), first, diagnosis, text)
 
 
 def _allowance(xd, pos, exact, keywords):

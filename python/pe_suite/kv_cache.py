@@ -15,13 +15,14 @@ import numpy as np
 
 from . import _native
 from ._keywords import checked
+from ._verdict import Verdict, closing
 
 _check_rope = checked(_native.check_rope)
 LAYOUTS = ("NHD", "HND")
 _REFUSED = ("against", "heads_first")  # check_rope's keywords that do not apply to slots gathered from a cache
 
 
-class CacheReport:
+class CacheReport(Verdict):
     """check_rope_cache's verdict: `.passed`; the written slots' RoPE check (`.rotation`, a Report, None when no
     token writes); the slots outside them that changed (`.moved`, the first 8: slot, block, offset, elements
     changed, the first one's head, channel, before and after values); MLA's ckv elements that differ (`.ckv`: token,
@@ -30,15 +31,6 @@ class CacheReport:
     def __init__(self, rotation, moved, ckv, diagnosis, text):
         self.rotation, self.moved, self.ckv, self.diagnosis, self.text = rotation, moved, ckv, diagnosis, text
         self.passed = (rotation is None or rotation.passed) and not moved and not ckv
-
-    def __bool__(self):
-        return self.passed
-
-    def __str__(self):
-        return self.text
-
-    def __repr__(self):
-        return f"<pe_suite.CacheReport {'PASS' if self.passed else 'FAIL'}>"
 
 
 def _torch_like(a):
@@ -265,6 +257,5 @@ def check_rope_cache(x, positions, cache_before, cache_after, slot_mapping, *, c
     else:
         lines.append("outside the written slots: every element keeps its bits")
     report = CacheReport(rotation, moved, ckv_bad, diagnosis, "")
-    lines.append(f"verdict: {'PASS' if report.passed else 'FAIL'}")
-    report.text = "\n".join(lines) + "\n"
+    report.text = closing(lines, not report.passed)  # the moved slots' fits are said above
     return report

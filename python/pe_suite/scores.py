@@ -1,6 +1,7 @@
 """Attention scores with the encoding inside (issue 51, item 4; ALiBi and none here, RoPE not yet): an engine's
 pre-softmax scores S[h, i, j] = scale·(q_i·k_j) + bias[h, i, j] (flash-attention's `alibi_slopes`, FlashInfer's
-`pos_encoding_mode="ALIBI"`, HF's BLOOM/MPT/Falcon `baddbmm(alibi, q, k^T)`) checked against the exact scores, with
+`pos_encoding_mode="ALIBI"`, HF's BLOOM and MPT `baddbmm(alibi, q, k^T)`; HF's Falcon scales the bias too,
+scale·(q·k + bias): scale_bias=True) checked against the exact scores, with
 the dot product's error model, and the alignment and query offset named when they are wrong.
 
 The exact scores: q and k as given (the kernel's inputs, exact), their dot product in float64 (each product exact
@@ -13,27 +14,19 @@ position) is accepted there and nowhere else."""
 import numpy as np
 
 from . import _native
+from ._verdict import Verdict, closing
 
 U32 = 2.0 ** -24
 _UNIT = {"float32": 2.0 ** -24, "float16": 2.0 ** -11, "bfloat16": 2.0 ** -8, "float64": 2.0 ** -53}
 _TINY = {"float32": 2.0 ** -149, "float16": 2.0 ** -24, "bfloat16": 2.0 ** -133, "float64": 2.0 ** -1074}
 
 
-class ScoresReport:
+class ScoresReport(Verdict):
     """check_scores's verdict: `.passed`, `.wrong` (elements over budget), `.worst` (the worst element: head,
     query, key, value, exact, error, budget), `.diagnosis` (what a failing array fits), the text."""
 
     def __init__(self, passed, wrong, worst, diagnosis, text):
         self.passed, self.wrong, self.worst, self.diagnosis, self.text = passed, wrong, worst, diagnosis, text
-
-    def __bool__(self):
-        return self.passed
-
-    def __str__(self):
-        return self.text
-
-    def __repr__(self):
-        return f"<pe_suite.ScoresReport {'PASS' if self.passed else 'FAIL'}>"
 
 
 def _f64(a, name, dtype=None):
@@ -61,7 +54,7 @@ def _model(q, k, queries, keys, heads, scale, encoding, alibi, scale_bias=False)
         bias = np.asarray(_native.reference_alibi(heads, np.asarray(queries), np.asarray(keys), dtype="float64",
                                                   **alibi), dtype=np.float64)
     exact = scale * (dots + bias) if scale_bias else scale * dots + bias
-    return exact, abs(scale) * absdots, np.abs(bias)
+    return exact, abs(scale) * absdots, np.abs(bias) * (abs(scale) if scale_bias else 1.0)
 
 
 def _judge(s, exact, scaled_abs, abs_bias, d, u_out, tiny, masked):
@@ -72,32 +65,39 @@ def _judge(s, exact, scaled_abs, abs_bias, d, u_out, tiny, masked):
 
 
 def check_scores(scores, q, k, *, queries=None, keys=None, scale=None, encoding="alibi", max_bias=8.0,
-                 alibi_slopes="interpolated", alibi_form="causal", dtype=None):
+                 alibi_slopes="interpolated", alibi_form="causal", scale_bias=False, dtype=None):
     """Check pre-softmax attention scores [heads, queries, keys] (module docstring). q: [queries, heads, d]; k:
     [keys, kv_heads, d] (grouped-query: kv_heads divides heads); queries, keys: their positions (default: keys
     0..K-1 and the queries the last Q of them, bottom-right, as a decode step or a chunk sees them); scale: the
     softmax scale (default 1/sqrt(d)); encoding "alibi" (max_bias, alibi_slopes "interpolated" or "direct",
-    alibi_form "causal" -m(i-j), "symmetric" -m|i-j| (flash-attention's), "bloom" m·j) or "none". Returns a
-    ScoresReport."""
+    alibi_form "causal" -m(i-j), "symmetric" -m|i-j| (flash-attention's), "bloom" m·j) or "none"; scale_bias:
+    the scale multiplies the bias too, scale·(q·k + bias) (HF's Falcon). Returns a ScoresReport."""
     if encoding not in ("alibi", "none"):
         raise ValueError(f"encoding: expected 'alibi' or 'none' (RoPE inside the scores is not built yet); got "
                          f"{encoding!r}")
     s, out_type = _f64(scores, "scores", dtype)
     q, _ = _f64(q, "q", dtype)
     k, _ = _f64(k, "k", dtype)
-    if q.ndim != 3 or k.ndim != 3 or q.shape[2] != k.shape[2] or q.shape[1] % k.shape[1]:
-        raise ValueError(f"k: expected [keys, kv_heads, d] beside q's [queries, heads, d] (kv_heads dividing heads); "
-                         f"got q {q.shape}, k {k.shape}")
+    if q.ndim != 3 or 0 in q.shape:
+        raise ValueError(f"q: expected [queries, heads, d], none empty; got {q.shape}")
+    if k.ndim != 3 or 0 in k.shape or k.shape[2] != q.shape[2] or q.shape[1] % k.shape[1]:
+        raise ValueError(f"k: expected [keys, kv_heads, d] beside q's {q.shape} (kv_heads dividing heads); got "
+                         f"{k.shape}")
     heads, nq, nk, d = q.shape[1], q.shape[0], k.shape[0], q.shape[2]
     if s.shape != (heads, nq, nk):
         raise ValueError(f"scores: expected [heads, queries, keys] = {(heads, nq, nk)}, got {s.shape}")
-    keys = np.arange(nk) if keys is None else np.asarray(keys, dtype=np.int64)
-    queries = (keys[-nq:] if nk >= nq else np.arange(nq)) if queries is None else np.asarray(queries, dtype=np.int64)
+    keys = np.arange(nk) if keys is None else np.asarray(keys, dtype=np.int64).ravel()
+    if queries is None and nq > nk:
+        raise ValueError(f"queries: {nq} queries over {nk} keys have no bottom-right positions; give them")
+    queries = keys[nk - nq:] if queries is None else np.asarray(queries, dtype=np.int64).ravel()
+    if len(queries) != nq or len(keys) != nk:
+        raise ValueError(f"{'queries' if len(queries) != nq else 'keys'}: expected {nq if len(queries) != nq else nk} "
+                         f"positions, got {len(queries) if len(queries) != nq else len(keys)}")
     scale = 1.0 / np.sqrt(d) if scale is None else float(scale)
     alibi = {"max_bias": max_bias, "alibi_slopes": alibi_slopes, "alibi_form": alibi_form}
     u_out, tiny = _UNIT.get(out_type, U32), _TINY.get(out_type, 0.0)
     masked = (keys[None, :] > queries[:, None])[None, :, :]
-    exact, scaled_abs, abs_bias = _model(q, k, queries, keys, heads, scale, encoding, alibi)
+    exact, scaled_abs, abs_bias = _model(q, k, queries, keys, heads, scale, encoding, alibi, scale_bias)
     ok, budget = _judge(s, exact, scaled_abs, abs_bias, d, u_out, tiny, masked)
     wrong = int((~ok).sum())
     lines = [f"attention scores: {heads} heads x {nq} queries (positions {queries[0]}..{queries[-1]}) x {nk} keys "
@@ -114,38 +114,39 @@ def check_scores(scores, q, k, *, queries=None, keys=None, scale=None, encoding=
                  "error": float(abs(s[h, i, j] - exact[h, i, j])), "budget": float(budget[h, i, j])}
         lines.append(f"{wrong} of {s.size} scores over budget; worst: head {h} query {i} key {j}: got "
                      f"{worst['value']!r}, exact {worst['exact']!r}, budget {worst['budget']:.3g}")
-        diagnosis = _diagnose(s, q, k, queries, keys, heads, scale, encoding, alibi, d, u_out, tiny, masked)
-        lines += [f"the data fits: {f}" for f in diagnosis] or ["undetermined: none of the known mistakes "
-                                                                "reproduces the scores within the budget"]
-    lines.append(f"verdict: {'FAIL' if wrong else 'PASS'}")
-    return ScoresReport(not wrong, wrong, worst, diagnosis, "\n".join(lines) + "\n")
+        diagnosis = _diagnose(s, q, k, queries, keys, heads, scale, encoding, alibi, scale_bias, d, u_out, tiny,
+                              masked)
+    text = closing(lines, wrong, diagnosis, "none of the known mistakes reproduces the scores within the budget")
+    return ScoresReport(not wrong, wrong, worst, diagnosis, text)
 
 
-def _candidates(queries, keys, scale, encoding, alibi):
+def _candidates(queries, keys, scale, encoding, alibi, scale_bias):
     """The mistakes engines ship, each a whole hypothesis: (words, queries, scale, encoding, alibi, scale_bias)."""
-    nq = len(queries)
+    nq, sb = len(queries), scale_bias
     out = [(f"the query offset dropped: queries numbered from 0, not from {queries[0]} (keys − queries)",
-            np.arange(nq), scale, encoding, alibi, False),
-           ("no softmax scale (1, not 1/sqrt(d))", queries, 1.0, encoding, alibi, False),
-           ("the scale applied to the bias too: scale*(q.k + bias)", queries, scale, encoding, alibi, True)]
+            np.arange(nq), scale, encoding, alibi, sb),
+           ("no softmax scale (1, not 1/sqrt(d))", queries, 1.0, encoding, alibi, sb),
+           ("the scale applied to the bias too: scale*(q.k + bias)" if not sb else
+            "the bias left unscaled: scale*q.k + bias (given: scale_bias, Falcon's)", queries, scale, encoding,
+            alibi, not sb)]
     if encoding == "alibi":
-        out.append(("no bias", queries, scale, "none", alibi, False))
+        out.append(("no bias", queries, scale, "none", alibi, sb))
         for form in ("causal", "symmetric", "bloom"):
             if form != alibi["alibi_form"]:
                 out.append((f"alibi_form {form} (given: {alibi['alibi_form']})", queries, scale, encoding,
-                            dict(alibi, alibi_form=form), False))
+                            dict(alibi, alibi_form=form), sb))
         other = "direct" if alibi["alibi_slopes"] == "interpolated" else "interpolated"
         out.append((f"alibi_slopes {other} (given: {alibi['alibi_slopes']})", queries, scale, encoding,
-                    dict(alibi, alibi_slopes=other), False))
+                    dict(alibi, alibi_slopes=other), sb))
     else:
         out.append(("an ALiBi bias (causal, interpolated slopes, max_bias 8)", queries, scale, "alibi",
                     {"max_bias": 8.0, "alibi_slopes": "interpolated", "alibi_form": "causal"}, False))
     return out
 
 
-def _diagnose(s, q, k, queries, keys, heads, scale, encoding, alibi, d, u_out, tiny, masked):
+def _diagnose(s, q, k, queries, keys, heads, scale, encoding, alibi, scale_bias, d, u_out, tiny, masked):
     fits = []
-    for words, qpos, sc, enc, al, scale_bias in _candidates(queries, keys, scale, encoding, alibi):
+    for words, qpos, sc, enc, al, scale_bias in _candidates(queries, keys, scale, encoding, alibi, scale_bias):
         m = (keys[None, :] > np.asarray(qpos)[:, None])[None, :, :] | masked
         exact, scaled_abs, abs_bias = _model(q, k, qpos, keys, heads, sc, enc, al, scale_bias)
         ok, _ = _judge(s, exact, scaled_abs, abs_bias, d, u_out, tiny, m)

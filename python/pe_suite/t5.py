@@ -22,6 +22,8 @@ import math
 
 import numpy as np
 
+from ._verdict import Verdict, closing
+
 EPSILON = 8 * 2.0 ** -24
 
 
@@ -54,7 +56,7 @@ def _validate(num_buckets, max_distance):
 def buckets(relative_position, bidirectional=True, num_buckets=32, max_distance=128, alternatives=False):
     """The exact bucket of each n = key − query (an integer array); with alternatives=True also the array of the
     bucket float32 may give instead (-1 where it cannot differ)."""
-    _validate(int(num_buckets), int(max_distance))
+    _validate(num_buckets, max_distance)
     n = np.asarray(relative_position, dtype=np.int64)
     nb, base = int(num_buckets), np.zeros(n.shape, dtype=np.int64)
     if bidirectional:
@@ -82,22 +84,13 @@ def buckets(relative_position, bidirectional=True, num_buckets=32, max_distance=
     return (out, alt) if alternatives else out
 
 
-class T5Report:
+class T5Report(Verdict):
     """check_t5's verdict: `.passed`, the elements that differ (`.wrong`: count and the first ones), the distances
     where float32 may go either way (`.boundaries`), what a failing array fits (`.diagnosis`), and the text."""
 
     def __init__(self, passed, wrong, first, boundaries, diagnosis, text):
         self.passed, self.wrong, self.first = passed, wrong, first
         self.boundaries, self.diagnosis, self.text = boundaries, diagnosis, text
-
-    def __bool__(self):
-        return self.passed
-
-    def __str__(self):
-        return self.text
-
-    def __repr__(self):
-        return f"<pe_suite.T5Report {'PASS' if self.passed else 'FAIL'}>"
 
 
 def _as_numpy(a, name):
@@ -110,23 +103,26 @@ def _as_numpy(a, name):
 
 
 def _expected(n, table, bidirectional, num_buckets, max_distance):
-    """The exact array (bucket indices [Q, K], or the bias [heads, Q, K] gathered from table [buckets, heads])
-    and the float32 alternative's (NaN where none)."""
+    """(the exact array: bucket indices [Q, K], or the bias [heads, Q, K] gathered from table [buckets, heads];
+    the float32 alternative's array, the exact one's where there is none; where there is one)."""
     b, alt = buckets(n, bidirectional, num_buckets, max_distance, alternatives=True)
+    has = alt >= 0
     if table is None:
-        return b, np.where(alt >= 0, alt, -1)
+        return b, np.where(has, alt, b), has
     if table.shape[0] != num_buckets:
         raise ValueError(f"table: expected [num_buckets, heads] with num_buckets {num_buckets}, got {table.shape}")
     exact = np.moveaxis(table[b], -1, 0)
-    other = np.moveaxis(table[np.where(alt >= 0, alt, b)], -1, 0)
-    return exact, np.where(alt >= 0, other, np.nan)
+    other = np.moveaxis(table[np.where(has, alt, b)], -1, 0)
+    return exact, other, np.broadcast_to(has, exact.shape)
 
 
-def _matches(data, exact, other):
+def _matches(data, exact, other, has):
+    """Each element is the exact one's, or the float32 alternative's where there is one (a bias compared bit for
+    bit in the data's type)."""
     if np.issubdtype(exact.dtype, np.integer):
-        return (data == exact) | (data == other)
+        return (data == exact) | (has & (data == other))
     bits = lambda a: np.ascontiguousarray(a).view({2: np.uint16, 4: np.uint32, 8: np.uint64}[a.itemsize])
-    return (bits(data) == bits(exact.astype(data.dtype))) | (bits(data) == bits(other.astype(data.dtype)))
+    return (bits(data) == bits(exact.astype(data.dtype))) | (has & (bits(data) == bits(other.astype(data.dtype))))
 
 
 def _diagnose(data, n, table, bidirectional, num_buckets, max_distance):
@@ -143,10 +139,10 @@ def _diagnose(data, n, table, bidirectional, num_buckets, max_distance):
     for words, (m, bi, nb, md) in candidates:
         try:
             t = table[:nb] if table is not None else None
-            exact, other = _expected(m, t, bi, nb, md)
+            exact, other, has = _expected(m, t, bi, nb, md)
         except ValueError:
             continue
-        if exact.shape == data.shape and _matches(data, exact, other).all():
+        if exact.shape == data.shape and _matches(data, exact, other, has).all():
             fits.append(words)
     return fits
 
@@ -163,11 +159,11 @@ def check_t5(data, queries, keys, *, bidirectional=True, num_buckets=32, max_dis
     table = None if table is None else _as_numpy(table, "table")
     q, k = np.asarray(queries, dtype=np.int64).ravel(), np.asarray(keys, dtype=np.int64).ravel()
     n = k[None, :] - q[:, None]
-    exact, other = _expected(n, table, bidirectional, num_buckets, max_distance)
+    exact, other, has = _expected(n, table, bidirectional, num_buckets, max_distance)
     if data.shape != exact.shape:
         raise ValueError(f"data: expected shape {exact.shape} ({'heads, ' if table is not None else ''}queries, keys), "
                          f"got {data.shape}")
-    ok = _matches(data, exact, other)
+    ok = _matches(data, exact, other, has)
     wrong = int((~ok).sum())
     first = [dict(zip(("head", "query", "key") if data.ndim == 3 else ("query", "key"), map(int, w)))
              for w in np.argwhere(~ok)[:8]]
@@ -182,7 +178,5 @@ def check_t5(data, queries, keys, *, bidirectional=True, num_buckets=32, max_dis
     if wrong:
         lines.append(f"{wrong} of {data.size} elements differ from the exact buckets; first: {first[0]}")
         diagnosis = _diagnose(data, n, table, bidirectional, num_buckets, max_distance)
-        lines += [f"the data fits: {d}" for d in diagnosis] or ["undetermined: none of T5's known mistakes "
-                                                                "reproduces the data"]
-    lines.append(f"verdict: {'FAIL' if wrong else 'PASS'}")
-    return T5Report(not wrong, wrong, first, boundaries, diagnosis, "\n".join(lines) + "\n")
+    text = closing(lines, wrong, diagnosis, "none of T5's known mistakes reproduces the data")
+    return T5Report(not wrong, wrong, first, boundaries, diagnosis, text)

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import pe_suite
+from bf16_util import bf16
 
 BIAS = {"e4m3fn": (4, 3, 7), "e5m2": (5, 2, 15)}
 
@@ -67,10 +68,7 @@ def test_a_bf16_rounded_rotation_fails_named():
     rng = np.random.default_rng(9)
     x = (rng.standard_normal((64, 4, 64)) * 3).astype(np.float32)
     positions = np.arange(64)
-    rot = rope_f32(x, positions)
-    bits = rot.view(np.uint32).astype(np.uint64)
-    bf16 = (((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) << 16).astype(np.uint32).view(np.float32)
-    r = pe_suite.check_rope_fp8(x, to_fp8(bf16, "e4m3fn"), positions, fmt="e4m3fn")
+    r = pe_suite.check_rope_fp8(x, to_fp8(bf16(rope_f32(x, positions)), "e4m3fn"), positions, fmt="e4m3fn")
     assert not r.passed
     assert "the rotation rounded to bfloat16 before the quantization" in r.diagnosis, str(r)
 
@@ -92,3 +90,28 @@ def test_bad_arguments_are_named(case):
         pe_suite.check_rope_fp8(x, y, positions, fmt="e4m3fn", scale=0.0)
     with pytest.raises(TypeError, match="y: expected FP8 codes"):
         pe_suite.check_rope_fp8(x, y.astype(np.int16), positions, fmt="e4m3fn")
+
+
+def test_long_positions_pass_with_the_rotations_own_error():
+    # At positions near 2^16 HF's float32 angle is off by up to ~2^-8 rad: codes across boundaries are the
+    # rotation's error, accepted within its model, and counted.
+    rng = np.random.default_rng(10)
+    x = (rng.standard_normal((64, 4, 64)) * 3).astype(np.float32)
+    positions = np.arange(65536, 65600)
+    r = pe_suite.check_rope_fp8(x, to_fp8(rope_f32(x, positions), "e4m3fn"), positions, fmt="e4m3fn")
+    assert r.passed and r.neighbours > 0, str(r)
+
+
+def test_negative_zero_and_a_truncating_quantizer(case):
+    x, positions = case
+    y = to_fp8(rope_f32(x, positions) / 64.0, "e4m3fn")
+    zeros = (y == 0)
+    assert zeros.any()
+    signed = np.where(zeros & (rope_f32(x, positions) < 0), np.uint8(0x80), y)  # CUDA's cast keeps the sign
+    assert pe_suite.check_rope_fp8(x, signed, positions, scale=64.0, fmt="e4m3fn").passed
+    # Round toward zero instead of to nearest: wrong by a code wherever the value's fraction was past the half.
+    table = [v for _, v in code_values("e4m3fn")]
+    v = rope_f32(x, positions) / 64.0
+    toward = np.sign(v) * np.array([max(t for t in table if t <= abs(a)) for a in v.ravel()]).reshape(v.shape)
+    r = pe_suite.check_rope_fp8(x, to_fp8(toward, "e4m3fn"), positions, scale=64.0, fmt="e4m3fn")
+    assert not r.passed and r.wrong > 100, str(r)

@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 import pe_suite
+from bf16_util import bf16, bf16_bits
 
 HEADS, HEAD_DIM, BASE = 2, 64, 10000.0
 SECTION = (HEAD_DIM // 8, HEAD_DIM // 16 * 3, HEAD_DIM // 16 * 3)  # pairs: d/4, 3d/8, 3d/8 of the channels
@@ -48,17 +49,6 @@ def cogvideox_grid(frames, height, width, base_height, base_width):
     grid_w = np.linspace(crop[0][1], crop[1][1], width, endpoint=False, dtype=np.float32)
     t, h, w = np.meshgrid(grid_t, grid_h, grid_w, indexing="ij")
     return np.stack([t.ravel(), h.ravel(), w.ravel()]).astype(np.float64)
-
-
-def bf16(a):
-    """Round to bfloat16 (nearest, ties to even), as torch's .to(torch.bfloat16); returned as float32."""
-    bits = np.asarray(a, dtype=np.float32).view(np.uint32).astype(np.uint64)
-    bits = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) << 16
-    return bits.astype(np.uint32).view(np.float32)
-
-
-def bf16_bits(a):
-    return (bf16(a).view(np.uint32) >> 16).astype(np.uint16)
 
 
 def mrope_f32(x, positions, angle="fl(t)*fl(w)"):

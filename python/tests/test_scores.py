@@ -68,7 +68,7 @@ def test_no_scale_and_no_bias_are_named(qk):
     assert "no bias" in pe_suite.check_scores(plain, q, k).diagnosis
 
 
-def test_grouped_query_heads_and_a_one_ulp_tightness(qk):
+def test_grouped_query_heads_and_one_score_off(qk):
     q, k = qk
     k2 = k[:, :2].contiguous()  # 8 query heads over 2 kv heads
     s = flash_scores(q, k2)
@@ -87,3 +87,16 @@ def test_bad_arguments_are_named(qk):
         pe_suite.check_scores(flash_scores(q, k)[:, :2], q, k)
     with pytest.raises(ValueError, match="k: expected"):
         pe_suite.check_scores(flash_scores(q, k), q, k[:, :3])
+
+
+def test_falcon_scales_the_bias_and_more_queries_than_keys_are_refused(qk):
+    q, k = qk
+    nq, nk = q.shape[0], k.shape[0]
+    i = torch.arange(nq)[:, None] + nk - nq
+    j = torch.arange(nk)[None, :]
+    slopes = torch.tensor(get_slopes(8), dtype=torch.float32)[:, None, None]
+    falcon = (torch.einsum("ihc,jhc->hij", q.float(), k.float()) - slopes * (i - j).float()) * 64 ** -0.5
+    assert pe_suite.check_scores(falcon, q, k, scale_bias=True).passed
+    assert "the scale applied to the bias too: scale*(q.k + bias)" in pe_suite.check_scores(falcon, q, k).diagnosis
+    with pytest.raises(ValueError, match="queries: 96 queries over 4 keys"):
+        pe_suite.check_scores(torch.zeros(8, 96, 4), k, q)

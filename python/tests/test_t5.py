@@ -103,3 +103,20 @@ def test_bad_arguments_are_named():
         pe_suite.check_t5(np.zeros((3, 2), dtype=np.int64), [0, 1], [0, 1])
     with pytest.raises(ValueError, match="table: expected"):
         pe_suite.check_t5(np.zeros((1, 2, 2), dtype=np.float32), [0, 1], [0, 1], table=np.zeros((16, 1)))
+
+
+def test_garbage_fails_and_the_float32_alternative_only_at_a_boundary():
+    q = k = np.arange(80)
+    relative = k[None, :] - q[:, None]
+    assert not pe_suite.check_t5(np.full((80, 80), -1), q, k, bidirectional=False).passed
+    table = np.random.default_rng(5).standard_normal((32, 2)).astype(np.float32)
+    assert not pe_suite.check_t5(np.full((2, 80, 80), np.nan, np.float32), q, k, table=table).passed
+    exact = pe_suite.t5_buckets(relative, True, 32, 128)
+    # At d = 16 (t = 2 exactly) a float32 log one ulp low gives the bucket below: accepted there, and only there.
+    low = exact.copy()
+    low[relative == 16] -= 1
+    r = pe_suite.check_t5(low, q, k)
+    assert r.passed and 16 in r.boundaries, str(r)
+    off = exact.copy()
+    off[relative == 17] -= 1
+    assert not pe_suite.check_t5(off, q, k).passed

@@ -21,19 +21,9 @@ import numpy as np
 import pytest
 
 import pe_suite
+from bf16_util import bf16, bf16_bits
 
 HEADS, DIM, SEQLEN = 4, 64, 2048
-
-
-def bf16(a):
-    """Round to bfloat16 (nearest, ties to even) and back, as torch's .to(torch.bfloat16) does."""
-    bits = np.asarray(a, dtype=np.float32).view(np.uint32).astype(np.uint64)
-    bits = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) << 16
-    return bits.astype(np.uint32).view(np.float32)
-
-
-def bf16_bits(a):
-    return (np.asarray(bf16(a), dtype=np.float32).view(np.uint32) >> 16).astype(np.uint16)
 
 
 def flash_tables(seqlen, scale_base, keys, base=10000.0, gain=True):
