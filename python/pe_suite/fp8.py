@@ -141,8 +141,8 @@ def check_rope_fp8(x, y, positions, *, scale=1.0, fmt=None, **rope_keywords):
                  "expected": int(quantize(exact[t, h, c] / s[h, 0], fmt))}
     lines = [f"FP8 RoPE: {fmt}, {xd.shape[0]} tokens x {xd.shape[1]} heads x {xd.shape[2]}, scale "
              f"{'per head' if given.size > 1 else format(float(given.reshape(-1)[0]), 'g')}",
-             f"contract: RN_{fmt}(rope(x)/scale), or its neighbour where the exact value lies within the float32 "
-             f"rotation's error of the boundary: {int(near.sum())} element(s) so"]
+             f"contract: RN_{fmt}(rope(x)/scale), or the rounding of a value within the float32 rotation's error "
+             f"of rope(x)/scale: {int(near.sum())} element(s) so"]
     diagnosis = []
     if wrong:
         lines.append(f"{wrong} of {codes.size} elements differ; first: {first}")

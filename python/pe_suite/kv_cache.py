@@ -159,13 +159,13 @@ def _norms(a):
     return np.sqrt((np.asarray(a.float() if _torch_like(a) else a, dtype=np.float64) ** 2).sum(axis=-1))
 
 
-def _fits_moved(slot, slots, x, positions, after, rope_part, keywords):
-    """The token (a padded one too) whose key, rotated, the moved slot holds: candidates by their heads' norms (a
-    rotation keeps them), then check_rope on the best four; None when none passes."""
+def _fits_moved(slot, slots, x, x_norms, positions, after, rope_part, keywords):
+    """The token (a padded one too) whose key, rotated, the moved slot holds: candidates by their heads' norms
+    (x_norms, [tokens, heads]: a rotation keeps them), then check_rope on the best four; None when none passes."""
     held = _norms(after[slot, :, rope_part])
     if not np.isfinite(held).all() or held.sum() == 0 or x.shape[0] == 0:
         return None
-    gap = np.abs(_norms(x) - held[None, :]).max(axis=1) / held.max()
+    gap = np.abs(x_norms - held[None, :]).max(axis=1) / held.max()
     for t in np.argsort(gap, kind="stable")[:4]:
         if gap[t] > 0.05:
             break
@@ -246,8 +246,9 @@ def check_rope_cache(x, positions, cache_before, cache_after, slot_mapping, *, c
                      f"their bits); first:")
         lines += [f"  slot {m['slot']} (block {m['block']}, offset {m['offset']}): {m['elements']} element(s), "
                   f"first head {m['head']} channel {m['channel']}: {m['before']!r} -> {m['after']!r}" for m in moved]
+        x_norms = _norms(x)  # once for every moved slot
         for slot in [m["slot"] for m in moved[:4]]:
-            t = _fits_moved(slot, slots, x, positions, after_s, rope_part, rope_keywords)
+            t = _fits_moved(slot, slots, x, x_norms, positions, after_s, rope_part, rope_keywords)
             if t is not None:
                 own = "slot_mapping -1: a padded token" if slots[t] < 0 else f"its slot {int(slots[t])} (slot_mapping)"
                 off = "" if slots[t] < 0 else f": off by {slot - int(slots[t])}"
