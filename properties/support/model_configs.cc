@@ -26,16 +26,23 @@ std::int64_t integer(const harness::ParamSpec& p, const char* what) {
   return static_cast<std::int64_t>(std::llround(*gen_param(p).as(what)));
 }
 
+// `threshold`: the original context a length-dependent method switches at (0: none), which a crossing call's
+// positions straddle as config_space.crossing_start places them: all rows but the last two end at threshold
+// - 1.
 std::vector<std::int64_t> scenario_positions(const std::string& scenario, std::size_t tokens,
-                                             std::int64_t max_position) {
+                                             std::int64_t max_position, std::int64_t threshold) {
   std::vector<std::int64_t> p;
+  const auto n = static_cast<std::int64_t>(tokens);
   if (scenario == "prefill") {
     for (std::size_t k = 0; k < tokens; ++k) p.push_back(static_cast<std::int64_t>(k));
-  } else if (scenario == "decode" || scenario == "chunked") {
-    const auto top = std::max<std::int64_t>(2, max_position - static_cast<std::int64_t>(tokens));
+  } else if (scenario == "decode" || scenario == "chunked" || scenario == "crossing") {
+    const auto top = std::max<std::int64_t>(2, max_position - n);
     // Log-uniform offsets in [1, top], as config_space.draw_positions.
     const double u = *gen_unit().as("offset (log-uniform variate)");
-    const auto offset = static_cast<std::int64_t>(std::exp(u * std::log(static_cast<double>(top))));
+    auto offset = static_cast<std::int64_t>(std::exp(u * std::log(static_cast<double>(top))));
+    if (scenario == "crossing" && threshold > 0)
+      offset =
+          std::max<std::int64_t>(0, std::min(threshold - std::max<std::int64_t>(1, n - 2), max_position - n));
     for (std::size_t k = 0; k < tokens; ++k) p.push_back(offset + static_cast<std::int64_t>(k));
   } else if (scenario == "packed") {
     while (p.size() < tokens) {
@@ -158,7 +165,8 @@ rc::Gen<ModelRope> gen_model_rope(Layout layout, std::int64_t max_head_dim, std:
     const auto range = m.scenario == "decode" ? s.decode_tokens : s.other_tokens;
     const auto tokens = static_cast<std::size_t>(
         *rc::gen::inRange<std::int64_t>(range.first, std::min(range.second, max_tokens) + 1).as("tokens"));
-    const std::vector<std::int64_t> p = scenario_positions(m.scenario, tokens, max_position);
+    const std::vector<std::int64_t> p =
+        scenario_positions(m.scenario, tokens, max_position, m.params.scaling.original_max_position);
     m.positions = p;
     if (!m.params.form.mrope_section.empty()) {  // text tokens have t = h = w; patches sit a few back
       for (const std::int64_t back : {3, 5})

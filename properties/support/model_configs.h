@@ -4,7 +4,8 @@
 // max_position_embeddings = original x factor, Llama-3's high = low x ratio, LongRoPE's one factor per pair,
 // the runtime seq_len = max(position_ids) + 1 of dynamic and LongRoPE), rope_theta, a head dim of the
 // space's, partial_rotary_factor, M-RoPE sections; positions as the space's scenarios (prefill, decode,
-// chunked, packed, left padding).
+// chunked, packed, left padding, and crossing: consecutive positions across the original context, in one
+// call).
 #pragma once
 
 #include <rapidcheck.h>

@@ -15,7 +15,7 @@ from . import config_space as space
 DRAWN = "drawn"
 TIMESTEPS = "timesteps"
 GRID = "grid"
-SCENARIOS = space.SCENARIOS + (TIMESTEPS, GRID)
+SCENARIOS = space.TABLE_SCENARIOS + (TIMESTEPS, GRID)
 LAYOUTS = ("interleaved", "concatenated")
 # The values a drawn switch takes: the layout both ways; the order both ways (Stable Diffusion's UNets flip);
 # the shift of the paper and SD's UNets (freq_shift 0) and of get_timestep_embedding's default, fairseq, Whisper

@@ -37,6 +37,9 @@ KNOWN_ROPE_TYPES = ROPE_TYPES + OPT_IN_ROPE_TYPES
 SEMANTICS = ("hf", "vllm", "sglang")
 FORMS = tuple(SPACE["forms"])
 SCENARIOS = tuple(SPACE["scenarios"])
+# A table has no length-dependent method: its scenarios are the token positions' alone, not "crossing" (a prefill
+# up to a RoPE method's original context, then decode steps past it, then a new sequence: verify_rope's calls).
+TABLE_SCENARIOS = tuple(s for s in SCENARIOS if s != "crossing")
 DTYPES = tuple(SPACE["dtypes"])
 LAYOUTS = tuple(SPACE["layouts"])
 # Head dims engines ship (64, 80, 96, 128, 256) and small ones, with tails that no vector width divides.
@@ -292,13 +295,17 @@ def axial_grid(positions, height, width):
             [p % width for p in positions]]
 
 
-def draw_positions(rng, scenario, tokens, max_position):
+def draw_positions(rng, scenario, tokens, max_position, threshold=None):
     """Token positions of one call: prefill from 0, a decode step (or several) at an offset, a chunk of a
-    chunked prefill, packed sequences that restart at 0, or HF's left padding (pads at position 1)."""
+    chunked prefill, packed sequences that restart at 0, HF's left padding (pads at position 1), or consecutive
+    positions across `threshold` (the original context a length-dependent method switches at: crossing_start),
+    at the drawn offset where there is none."""
     offset = int(math.exp(rng.uniform(0.0, math.log(max(2, max_position - tokens)))))
     if scenario == "prefill":
         return list(range(tokens))
-    if scenario in ("decode", "chunked"):
+    if scenario == "crossing" and threshold is not None:
+        offset = crossing_start(tokens, threshold, max_position)
+    if scenario in ("decode", "chunked", "crossing"):
         return [offset + k for k in range(tokens)]
     if scenario == "packed":
         out = []
@@ -309,6 +316,25 @@ def draw_positions(rng, scenario, tokens, max_position):
         pads = rng.randint(0, tokens - 1)
         return [1] * pads + list(range(tokens - pads))
     raise ValueError(f"scenarios: unknown scenario {scenario!r} (known: {', '.join(SCENARIOS)})")
+
+
+def crossing_start(tokens, threshold, max_position):
+    """The first position of a crossing call of `tokens` rows: its prefill (all rows but the last two) ends at
+    threshold - 1, its longest length as HF reads it (max(position_ids) + 1 = threshold, not past it), and its
+    decode steps start at threshold, each a length past it."""
+    return max(0, min(threshold - max(1, tokens - 2), max_position - tokens))
+
+
+def length_threshold(config):
+    """The original context L a config's method switches at with the call's length (LongRoPE's
+    original_max_position_embeddings, dynamic NTK's max_position_embeddings), else the one its scaling was
+    fitted to (YaRN's and Llama-3's), else None."""
+    kind, s = rope_type_of(config), config.get("rope_scaling") or {}
+    if kind == "longrope":
+        return config.get("original_max_position_embeddings", s.get("original_max_position_embeddings"))
+    if kind == "dynamic":
+        return config.get("max_position_embeddings")
+    return s.get("original_max_position_embeddings") if isinstance(s, dict) else None
 
 
 def rotary_dim_of(config):

@@ -108,14 +108,15 @@ def _run(family, fn, array, *, examples, seed, failure_file, key):
         if found and found[0] == UNDECIDABLE:
             undecidable.append(f"case {i + 1} ({tag}): {found[1]}")
         elif found:
-            minimal, steps = _shrink(family, caller, case, found[0])
+            minimal, steps, shrunk = _shrink(family, caller, case, found[0])
             again = family.failure(caller, minimal, only=found[0])
             if again is None:  # the kernel's results depend on its earlier calls: show the case as drawn
-                minimal, steps, found = case, 0, (found[0], found[1] + " (the smaller cases did not fail when "
-                                                  "run again: the kernel's output depends on its earlier calls)",
-                                                  found[2])
-            _raise(family, caller, minimal, again or found, case, steps, f"seed {seed}, case {i + 1} of {examples}",
-                   store, key)
+                minimal, steps, shrunk, found = case, 0, None, (
+                    found[0], found[1] + " (the smaller cases did not fail when run again: the kernel's output "
+                    "depends on its earlier calls)", found[2])
+            # The failure as the shrink first met it: a kernel with state has met the minimal case since.
+            _raise(family, caller, minimal, shrunk or again or found, case, steps,
+                   f"seed {seed}, case {i + 1} of {examples}", store, key)
     lead = f"verify_{family.name}: {len(undecidable)} of {examples} drawn cases could not be judged"
     if 2 * len(undecidable) > examples:
         raise VerifyError(f"{lead} (seed {seed}): the budget reaches the largest error any output could have, so those "
@@ -129,8 +130,9 @@ def _run(family, fn, array, *, examples, seed, failure_file, key):
 
 def _shrink(family, caller, case, prop):
     """Greedy: the first smaller candidate that still breaks `prop` replaces the case, until none does or the
-    family's budget of candidates is spent (a candidate equal to the case never counts as progress)."""
-    steps, budget, progress = 0, family.budget, True
+    family's budget of candidates is spent (a candidate equal to the case never counts as progress). (the smallest
+    case, the steps taken, its failure as found then or None for none taken)."""
+    steps, budget, progress, shrunk = 0, family.budget, True, None
     while progress and budget > 0:
         progress = False
         for candidate in family.candidates(case):
@@ -141,9 +143,9 @@ def _shrink(family, caller, case, prop):
                 break
             found = family.failure(caller, candidate, only=prop)
             if found and found[0] == prop:
-                case, steps, progress = candidate, steps + 1, True
+                case, steps, progress, shrunk = candidate, steps + 1, True, found
                 break
-    return case, steps
+    return case, steps, shrunk
 
 
 def _same(a, b):
@@ -353,12 +355,14 @@ def draw_case(rng, *, rope_types, forms, dtypes, layout, scenarios, max_position
     config = space.apply_semantics(rng, config, semantics)
     scenario = rng.choice(scenarios)
     tokens = rng.randint(*space.SPACE["tokens"]["decode" if scenario == "decode" else "other"])
+    if scenario == "crossing":  # a prefill of two rows at least, two decode steps, a new sequence of one row
+        tokens = max(4, tokens)
     heads = rng.randint(*space.SPACE["heads"])
     if space.rope_type_of(config) == "xpos":  # positions within reach of one centre, the call's middle
         positions = space.draw_positions(rng, scenario, tokens, min(max_position, 2 * space.xpos_reach(config)))
         config["xpos_centre"] = (max(positions) + 1) // 2
     else:
-        positions = space.draw_positions(rng, scenario, tokens, max_position)
+        positions = space.draw_positions(rng, scenario, tokens, max_position, space.length_threshold(config))
     if form == "mrope":  # text tokens have t = h = w; an image's patches sit a few rows and columns back
         positions = [positions, [max(0, p - rng.randint(0, 3)) for p in positions],
                      [max(0, p - rng.randint(0, 5)) for p in positions]]
@@ -486,16 +490,29 @@ def _undecidable_text(report):
 
 
 def _split_calls(case):
-    """The prefill and decode steps, and one row alone."""
+    """The calls of a prefill and decode steps, each (rows, what it is), and one row alone."""
     tokens = np.asarray(case["x"]).shape[0]
-    return _prefill_then_steps(tokens), [slice(tokens // 2, tokens // 2 + 1)] if tokens > 1 else []
+    return _prefill_then_steps(tokens, case.get("scenario") == "crossing"), \
+        [slice(tokens // 2, tokens // 2 + 1)] if tokens > 1 else []
 
 
-def _prefill_then_steps(tokens):
-    """The rows as an engine serves them: a prefill of all but the last tokens (at most two), then one decode step
-    per remaining token, in order."""
+def _split_pieces(case, wanted=lambda prop: True):
+    """The split calls as _failure makes them, in order: (property, rows, what it is)."""
+    decode, alone = _split_calls(case)
+    return ([(PREFILL_DECODE, rows, what) for rows, what in decode if wanted(PREFILL_DECODE)] +
+            [(ROW_ALONE, rows, "called alone") for rows in alone if wanted(ROW_ALONE)])
+
+
+def _prefill_then_steps(tokens, again=False):
+    """The rows as an engine serves them, each call (rows, what it is): a prefill of all but the last tokens (at most
+    two), then one decode step per remaining token, in order; with `again` (a crossing case: the prefill ends
+    at the original context, the steps pass it), then the prefill's rows but its last as a new sequence, so that a
+    table kept from the longer steps shows (dynamic NTK's short, long, then short again)."""
     split = max(1, tokens - 2)
-    return [slice(0, split)] + [slice(k, k + 1) for k in range(split, tokens)] if tokens > 1 else []
+    if tokens < 2:
+        return []
+    calls = [(slice(0, split), "as a prefill")] + [(slice(k, k + 1), "as a decode step") for k in range(split, tokens)]
+    return calls + [(slice(0, split - 1), "as a new sequence after the decode steps")] if again and split > 1 else calls
 
 
 def _split_outputs(caller, case, pieces):
@@ -515,10 +532,11 @@ def _split_outputs(caller, case, pieces):
     return outs, None
 
 
-def _agreement(case, whole, outs):
+def _agreement(case, whole, outs, in_order=False):
     """Agreement of the whole call (x, y; None when not asked) and of the split calls' outputs: (AGREES's report or
-    None, the first failure as (property, text, rows) or None). Stacked calls of the check engine when they pass
-    (_stacked_pass), else call by call: each call's reference is its own (under dynamic and LongRoPE it depends
+    None, the first failure as (property, text, rows) or None), the whole call's first, or (in_order) the first in
+    the order the calls were made (the split calls, then the whole). Stacked calls of the check engine when they
+    pass (_stacked_pass), else call by call: each call's reference is its own (under dynamic and LongRoPE it depends
     on the call's own longest position)."""
     parts = ([(AGREES, None, None, case) + whole] if whole else []) + list(outs)
     if not parts:
@@ -526,7 +544,7 @@ def _agreement(case, whole, outs):
     if len(parts) > 1 and (passed := _stacked_pass(case, parts)) is not None:
         return passed[0], None
     first, undecidable = None, None
-    for prop, rows, label, sub, xs, ys in parts:
+    for prop, rows, label, sub, xs, ys in (parts[1:] + parts[:1] if whole and in_order else parts):
         report = _verdict(sub, xs, ys)
         if prop == AGREES:
             first = report
@@ -616,10 +634,7 @@ def _failure(caller, case, only=None):
     def wanted(p):
         return only is None or only == p
 
-    decode, alone = _split_calls(case)
-    outs, raised = _split_outputs(caller, case, [(PREFILL_DECODE, rows, "as a prefill, then decode steps")
-                                                 for rows in decode if wanted(PREFILL_DECODE)] +
-                                  [(ROW_ALONE, rows, "called alone") for rows in alone if wanted(ROW_ALONE)])
+    outs, raised = _split_outputs(caller, case, _split_pieces(case, wanted))
     x, y, error = caller.call(case)
     if error:
         return RAISED, error, None
@@ -630,11 +645,15 @@ def _failure(caller, case, only=None):
             t, h, c = np.argwhere(bx != by)[0]
             return PASS_THROUGH, (f"token {t} head {h} channel {rotary + c} (a pass-through channel: rotary_dim "
                                   f"{rotary} of head_dim {case['config']['head_dim']}) changed"), None
-    report, failed = _agreement(case, (x, y) if wanted(AGREES) else None, outs)
+    # A crossing case's calls are a sequence, each call's output possibly the state its predecessors left: its first
+    # failing call in the order made is the one to show (a stateless kernel's whole call wrong is the general failure,
+    # whatever else failed; then a raise).
+    crossing = case["scenario"] == "crossing"
+    report, failed = _agreement(case, (x, y) if wanted(AGREES) else None, outs, in_order=crossing)
     if failed and failed[0] == UNDECIDABLE and not raised:
         return None if only is not None else failed
-    if failed or raised:  # the whole call wrong is the general failure, whatever else failed; then a raise
-        return failed if failed and failed[0] == AGREES else raised or failed
+    if failed or raised:
+        return failed if failed and (failed[0] == AGREES or crossing) else raised or failed
     if wanted(DETERMINISTIC) and (failed := _twice(caller, case, y)):
         return failed
     # The black-box properties, held to the data type's rounding (black_box.py): beyond the class budget's reach
@@ -707,6 +726,9 @@ def _candidates(case, dtypes):
     """Smaller cases within the declared space (dtypes; the config space's rules), most reducing first."""
     x = np.asarray(case["x"])
     tokens, heads, d = x.shape
+    if case["scenario"] == "crossing" and space.length_threshold(case["config"]) is not None:
+        yield from _crossing_candidates(case)
+        return
     if case["dtype"] != "float32" and "float32" in dtypes:
         yield _with(case, dtype="float32")
     if heads > 1:
@@ -723,7 +745,14 @@ def _candidates(case, dtypes):
     positions = np.asarray(case["positions"])
     if positions.size and positions.min() > 0:
         yield _with(case, positions=(positions - positions.min()).tolist())
-    config = case["config"]
+    for config in _config_shrinks(case["config"]):
+        yield _with(case, config=config)
+    if not np.all(x == 1.0):
+        yield _with(case, x=np.full_like(x, 1.0))
+
+
+def _config_shrinks(config):
+    """Simpler configs within the space: the default theta, a scaling key left out, a whole factor."""
     candidates = []
     if config.get("rope_theta") != 10000.0:  # a theta of its own is kept only when the failure needs it
         candidates.append(dict(config, rope_theta=10000.0))
@@ -738,11 +767,24 @@ def _candidates(case, dtypes):
             if original and config.get("max_position_embeddings") == int(original * s["factor"]):
                 rounded["max_position_embeddings"] = int(original * round(s["factor"]))  # the space's YaRN rule
             candidates.append(rounded)
-    for c in candidates:
-        if space.valid(c):
-            yield _with(case, config=c)
-    if not np.all(x == 1.0):
-        yield _with(case, x=np.full_like(x, 1.0))
+    return [c for c in candidates if space.valid(c)]
+
+
+def _crossing_candidates(case):
+    """A crossing case's shrinks. Its calls are a sequence whose failure may be a kernel's state: a kernel that keeps
+    one table per config has served this config already, and a smaller case of it would meet that table, not a
+    fresh one, and fail where a fresh kernel would not. So each shrink is of another config (a smaller head_dim, the
+    default theta, a scaling key left out), which a per-config kernel meets afresh, and takes with it the last four
+    rows (a prefill of two ending at the original context, two steps, a new sequence) and one head."""
+    x = np.asarray(case["x"])
+    small = _rows(case, slice(x.shape[0] - 4, x.shape[0])) if x.shape[0] > 4 else case
+    small = _with(small, x=np.asarray(small["x"])[:, :1])
+    for smaller in range(2, x.shape[2], 2):
+        c = _head_dim(small, smaller)
+        if c is not None:
+            yield c
+    for config in _config_shrinks(case["config"]):
+        yield _with(small, config=config)
 
 
 def _fewer_rows(tokens, rows):
@@ -776,10 +818,9 @@ def _snippet(array, case, found):
     lines = [f"import {mod}\nimport pe_suite", f"config = {case['config']!r}", f"positions = {ctor}({case['positions']})",
              f"x = {xs}.reshape{x.shape}"]
     calls = [slice(0, x.shape[0])]
-    if rows is not None:
-        decode, alone = _split_calls(case)
-        pieces = decode if prop == PREFILL_DECODE else alone
-        calls = [r for r in pieces if r.start <= rows.start] or [rows]
+    if rows is not None:  # the split calls up to the failing one, as they were made: a kernel's state is theirs
+        pieces = [(p, r) for p, r, _ in _split_pieces(case)]
+        calls = [r for _, r in pieces[:pieces.index((prop, rows)) + 1]] if (prop, rows) in pieces else [rows]
     for r in calls:
         xr, pr = ("x", "positions") if r == slice(0, x.shape[0]) else \
             (f"x[{r.start}:{r.stop}]", f"positions[..., {r.start}:{r.stop}]")
@@ -829,6 +870,8 @@ def _rope_diagnosis(max_position, caller, minimal, found, original):
     claims, explanations, source = [], [], ""
     if prop == PASS_THROUGH:  # measured directly: no convention to fit
         claims, source = [f"measured: the kernel changes a pass-through channel ({text})"], "the minimal case"
+    if prop in (PREFILL_DECODE, ROW_ALONE) and (claims := _state_claims(caller, minimal, prop, rows, original)):
+        source = "the minimal case's calls, made again in order"
     start = min(int(np.min(np.asarray(minimal["positions"])[0] if minimal["form"] in ("mrope", "axial") else
                            minimal["positions"])), max(0, max_position - 48))
     # Llama-3's rule changes only the slow pairs (wavelengths past L/high_freq_factor), and a slow pair turns
@@ -841,6 +884,9 @@ def _rope_diagnosis(max_position, caller, minimal, found, original):
               for scenario in dict.fromkeys(scenarios + ("chunked", "packed", "spread"))]
     probes.append(("the failing config on 48 tokens x 4 heads from the minimal case's first position",
                    _probe(original, original["scenario"], max_position, start=start)))
+    if rows is not None:  # a split call's positions alone may be what fails (a boundary the whole call passes over)
+        at = np.asarray(minimal["positions"])[..., rows].tolist()
+        probes.append(("the failing call's positions on 4 heads", _probe(original, None, max_position, at=at)))
     # The first of them whose call fails and whose output fits a claim says what the kernel computed (each claim
     # is measured on that output); a single row fits too many conventions to be read alone, so the minimal case
     # speaks only when nothing larger fails.
@@ -857,15 +903,84 @@ def _rope_diagnosis(max_position, caller, minimal, found, original):
     return claims, explanations, source
 
 
-def _probe(original, scenario, max_position, start=None):
+def _state_claims(caller, case, prop, rows, original):
+    """Under a length-dependent method (dynamic NTK, LongRoPE), whether a failing split call is the exact rotation
+    under an earlier call's length instead of its own (HF's seq_len = max(position_ids) + 1, stated to the check as
+    rope_scaling's seq_len), and passes when made first under a config the kernel has not met: the kernel kept
+    that call's table. Measured on the split calls made again in order, as the kernel serves them; [] where none
+    fits, or where the call fails made first too (a kernel that never switches: the probes name it)."""
+    config = case["config"]
+    pieces = _split_pieces(case)
+    calls = [(p, r) for p, r, _ in pieces]
+    if space.rope_type_of(config) not in space.LENGTH_DEPENDENT or (prop, rows) not in calls:
+        return []
+    upto = calls.index((prop, rows)) + 1
+    outs, raised = _split_outputs(caller, case, pieces[:upto])
+    if raised or len(outs) < upto:
+        return []
+    *earlier, (_, _, label, sub, xs, ys) = outs
+    own = _length_of(sub)
+    for _, _, before, sub_before, _, _ in reversed(earlier):
+        n = _length_of(sub_before)
+        keys = _native._rope_plan_lengths([own, n], hf_config=config, layout=case["layout"])
+        if keys[0] == keys[1]:
+            continue
+        scaling = dict(config["rope_scaling"], seq_len=n)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            report = _verdict(_with(sub, config=dict(config, rope_scaling=scaling)), xs, ys)
+        if report.passed and report.undecidable == 0:
+            first = _made_first(caller, sub, max(config["head_dim"], original["config"]["head_dim"]) + 2)
+            if first is not None and not first[1]:
+                return []
+            threshold = space.length_threshold(config)
+            why = (f"rebuild it when the length crosses original_max_position_embeddings {threshold}"
+                   if (own > threshold) != (n > threshold) else "a table kept from a longer call")
+            alone = (f"made first, under a config it had not met (head_dim {first[0]}), the call passes" if first else
+                     "no config it had not met to make it first under: or the kernel never switches at this length")
+            return [f"measured: {label} (seq_len {own}: {_plan_words(config, own)}) is the exact rotation under seq_len "
+                    f"{n}, the earlier call {before}'s ({_plan_words(config, n)}); {alone}: the kernel kept that "
+                    f"call's table (its state is keyed without the length: {why})"]
+    return []
+
+
+def _made_first(caller, call, d):
+    """(head_dim d, whether the call passes) made first under its config at head_dim d (wider than any the run has
+    drawn or shrunk to, so that a kernel keeping one table per config meets it afresh: its lists extended, x's new
+    channels its own repeated), or None where the space has no such config."""
+    config = _at_head_dim(call["config"], d, lambda old, pairs: (old[0], old[1]))
+    if config is None:
+        return None
+    x = np.asarray(call["x"])
+    x = np.tile(x, (1, 1, -(-d // x.shape[-1])))[..., :d]
+    return d, _failure(caller, _with(call, config=config, x=x), only=AGREES) is None
+
+
+def _length_of(case):
+    """A call's length as HF reads it: max(position_ids) + 1."""
+    return int(np.max(np.asarray(case["positions"]))) + 1
+
+
+def _plan_words(config, length):
+    """What a length-dependent method does at `length`, HF's reading: LongRoPE's list, dynamic NTK's base."""
+    threshold = space.length_threshold(config)
+    if space.rope_type_of(config) == "longrope":
+        return f"{'long' if length > threshold else 'short'}_factor"
+    return "rope_theta unscaled" if length <= threshold else f"the NTK base for length {length}"
+
+
+def _probe(original, scenario, max_position, start=None, at=None):
     """The failing case's config (widened to 64 channels when narrower than 32) and dtype on 48 tokens x 4 heads
-    in a scenario (or at consecutive positions from `start`, the minimal case's first): enough rows and pairs
-    for the check engine to read frequencies, positions, pairing and M-RoPE's axes back from the kernel's
-    output."""
+    in a scenario (or at consecutive positions from `start`, the minimal case's first), or on 4 heads at the
+    positions `at` (a failing call's own): enough rows and pairs for the check engine to read frequencies,
+    positions, pairing and M-RoPE's axes back from the kernel's output."""
     config = original["config"]
     if config["head_dim"] < 32:  # the diagnosis reads frequencies and positions back from many pairs, not from one
         config = _at_head_dim(config, 64, lambda old, pairs: (max(1, round(old[0] * pairs / sum(old))),
                                                               max(1, round(old[1] * pairs / sum(old))))) or config
+    if at is not None:
+        x = np.random.default_rng(7).standard_normal((np.asarray(at).shape[-1], 4, config["head_dim"]))
+        return _with(original, config=config, positions=at, x=_representable(x, original["dtype"]))
     rng = random.Random(f"probe:{json.dumps(config, sort_keys=True)}:{scenario}")
     if start is not None:
         positions = [start + k for k in range(48)]
@@ -890,7 +1005,7 @@ def _probe(original, scenario, max_position, start=None):
 
 def verify_sinusoidal(fn, *, examples=100, seed=None, dtypes=("float32",), layout="interleaved",
                       flip_sin_to_cos=False, downscale_freq_shift=0, scale=1.0, odd_dims=False,
-                      scenarios=space.SCENARIOS, max_position=1 << 21, grids=(2, 3), base_size=sw.DRAWN,
+                      scenarios=space.TABLE_SCENARIOS, max_position=1 << 21, grids=(2, 3), base_size=sw.DRAWN,
                       interpolation_scale=sw.DRAWN, temporal_interpolation_scale=sw.DRAWN, extra_tokens=sw.DRAWN,
                       array="torch", failure_file=DEFAULT_FAILURE_FILE, key=None):
     """Drives fn(positions, config) -> table [tokens, dim] through drawn cases. config states every switch:
@@ -1113,7 +1228,7 @@ def _check_sinusoidal(case, y):
 def _sinusoidal_splits(case):
     if case["scenario"] == sw.GRID:  # a grid is built whole: no prefill and decode
         return []
-    return [dict(case, positions=case["positions"][r]) for r in _prefill_then_steps(len(case["positions"]))]
+    return [dict(case, positions=case["positions"][r]) for r, _ in _prefill_then_steps(len(case["positions"]))]
 
 
 def _sinusoidal_candidates(dtypes, odd_dims, drawn, knobs, case):

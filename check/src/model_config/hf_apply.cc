@@ -78,6 +78,7 @@ void fill_scaling(const HfRopeSetting& s, HfResolution& r, ScalingSpec& f,
   fill("dynamic_semantics", f.dynamic_semantics, c.dynamic_semantics);
   fill("yarn_attention", f.yarn_attention, c.yarn_attention);
   fill("alpha", f.alpha, c.alpha);
+  fill("seq_len", f.seq_len, c.seq_len);
   // Proportional's own share of the pairs (not a rotary dim: the whole head turns).
   if (method == RopeScalingType::Proportional)
     fill("partial_rotary_factor", f.partial_rotary_factor, c.partial_rotary_factor);

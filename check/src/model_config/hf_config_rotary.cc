@@ -279,6 +279,19 @@ void read_yarn(Reading& r) {
   }
 }
 
+// pe-suite's own seq_len key: the call's length as the engine read it, where it is not max(position_ids) + 1
+// (HF's default): a kept cache's length, or an earlier call's (verify_rope names state kept across calls with
+// it).
+void read_seq_len(Reading& r) {
+  const json* v = r.in_p("seq_len");
+  if (v == nullptr) return;
+  if (!v->is_number_integer() || v->get<std::int64_t>() < 1)
+    r.t.fail(r.pk + ".seq_len", "expected an integer >= 1, got " + v->dump());
+  r.s.spec.scaling.seq_len = v->get<std::int64_t>();
+  r.s.sources.push_back({"seq_len", *v, r.pk + ".seq_len"});
+  r.s.notes.push_back(r.pk + ".seq_len: pe-suite's own key (HF reads max(position_ids) + 1)");
+}
+
 // LongRoPE's two lists, and pe-suite's own longrope_switch key (HF has none and picks one list per
 // sequence): the hypothesis of TGI's switch.
 void read_longrope(Reading& r) {
@@ -303,6 +316,7 @@ void read_longrope(Reading& r) {
     r.s.sources.push_back({"longrope_switch", *v, pk + ".longrope_switch"});
     r.s.notes.push_back(pk + ".longrope_switch: pe-suite's own key (HF picks one list per sequence)");
   }
+  read_seq_len(r);
 }
 
 // _compute_dynamic_ntk_parameters reads max_position_embeddings, never original_max_position_embeddings.
@@ -325,6 +339,7 @@ void read_dynamic(Reading& r, const std::string& type) {
     r.s.sources.push_back({"dynamic_semantics", *v, r.pk + ".dynamic_semantics"});
     r.s.notes.push_back(r.pk + ".dynamic_semantics: pe-suite's own key (HF recomputes from the live length)");
   }
+  read_seq_len(r);
 }
 
 // The keys the method reads (each _compute_*_parameters).
