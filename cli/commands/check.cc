@@ -13,6 +13,7 @@
 #include "form_options.h"
 #include "hf_config_options.h"
 #include "names.h"
+#include "pe/check/fp8.h"
 #include "pe/check/npy.h"
 #include "pe/pe.h"
 #include "progress.h"
@@ -144,9 +145,47 @@ int check_sinusoidal(const CheckOptions& o) {
   return run(r, check::check_sinusoidal, o);
 }
 
+// --dtype e4m3|e5m2: --output holds FP8 codes (uint8), checked against the exact rotation's rounding
+// (pe/check/fp8.h); --scale divides the rotation before the quantization.
+int check_rope_fp8_codes(const CheckOptions& o, check::Fp8Format format) {
+  for (const auto& [given, flag] :
+       {std::pair{!o.against.empty(), "--against"}, std::pair{!o.contract.empty(), "--contract"},
+        std::pair{o.has_max_abs, "--max-abs"}, std::pair{o.threads != 0, "--threads"}})
+    if (given) throw UsageError(fmt::format("{}: not with FP8 codes (--dtype {})", flag, o.dtype));
+  const Loaded x = load(o.input, "", "--input");
+  const check::NpyArray y = [&] {
+    try {
+      return check::read_npy(o.output);
+    } catch (const check::NpyError& e) {
+      throw UsageError(fmt::format("--output: {}", e.what()));
+    }
+  }();
+  std::vector<std::uint8_t> codes(y.values.size());
+  for (std::size_t i = 0; i < codes.size(); ++i) {
+    if (!y.integer || !(y.values[i] >= 0 && y.values[i] <= 255))
+      throw UsageError(
+          fmt::format("--output: expected FP8 codes as uint8 (--dtype {}); {} holds {} at flat index {}",
+                      o.dtype, o.output, y.values[i], i));
+    codes[i] = static_cast<std::uint8_t>(y.values[i]);
+  }
+  check::Fp8RopeRequest r;
+  r.rope.x = x.view(o.input);
+  r.rope.positions = rope_positions_of(o.positions, o.positions_file);
+  r.rope.heads_first = o.heads_first;
+  r.rope.spec = o.spec;
+  r.rope.hf = o.hf_source;
+  r.codes = codes;
+  r.codes_shape = y.shape;
+  r.codes_name = o.output;
+  r.scale = {o.sinusoidal.scale};
+  r.format = format;
+  return finish(check::check_rope_fp8(r, check_names()), o);
+}
+
 int check_rope(const CheckOptions& o) {
   if (o.input.empty() || o.output.empty())
     throw UsageError("--input and --output: RoPE needs both .npy files");
+  if (const auto format = check::parse_fp8_format(o.dtype)) return check_rope_fp8_codes(o, *format);
   const Loaded x = load(o.input, o.dtype, "--input"), y = load(o.output, o.dtype, "--output");
   const std::optional<Loaded> b = load_against(o);
   check::RopeRequest r;
@@ -185,9 +224,14 @@ constexpr Checker kCheckers[] = {{Family::Sinusoidal, check_sinusoidal, false, f
 
 // Refuses the option groups `c`'s family does not read.
 void reject_unread(const Checker& c, const CheckOptions& o, const CLI::App& cmd) {
+  // RoPE's FP8 codes take --scale, the quantization's.
+  const bool fp8 = c.family == Family::Rope && check::parse_fp8_format(o.dtype);
   if (!c.sinusoidal_options)
     reject_sinusoidal_flags(
-        cmd, "applies to " + families_reading(kCheckers, &Checker::sinusoidal_options) + " only");
+        cmd,
+        "applies to " + families_reading(kCheckers, &Checker::sinusoidal_options) + " only" +
+            (c.family == Family::Rope ? " (and to rope with --dtype e4m3fn|e5m2, as its FP8 scale)" : ""),
+        fp8 ? "--scale" : "");
   if (!c.rope_options) {
     const std::string rope = families_reading(kCheckers, &Checker::rope_options);
     if (!o.hf.path.empty() && !c.sinusoidal_options)
@@ -233,7 +277,10 @@ void add_check(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--layout", o->layout,
                   "interleaved|concatenated (sinusoidal), interleaved|halfsplit|deinterleave (rope)");
-  cmd->add_option("--dtype", o->dtype, "Element type; bf16 reads 16-bit integers as bfloat16 bits");
+  cmd->add_option(
+      "--dtype", o->dtype,
+      "Element type; bf16 reads 16-bit integers as bfloat16 bits; rope: e4m3fn or e5m2 reads --output "
+      "as FP8 codes (uint8), quantized with --scale");
   cmd->add_option("--against", o->against,
                   "A second implementation's output of the same input (RoPE --output or sinusoidal TABLE): "
                   "both checked, band by band, which is wrong where");

@@ -76,9 +76,9 @@ void read_sinusoidal_flags(const CLI::App& cmd, SinusoidalFlags& f) {
   given("--extra-tokens", s.extra_tokens, f.extra_tokens);
 }
 
-void reject_sinusoidal_flags(const CLI::App& cmd, const std::string& why) {
+void reject_sinusoidal_flags(const CLI::App& cmd, const std::string& why, std::string_view allowed) {
   for (const char* flag : kSinusoidalFlags)
-    if (cmd.count(flag) > 0) throw UsageError(std::string(flag) + ": " + why);
+    if (cmd.count(flag) > 0 && flag != allowed) throw UsageError(std::string(flag) + ": " + why);
 }
 
 bool holds_real_positions(const std::string& file) {

@@ -27,7 +27,7 @@ void add_sinusoidal_options(CLI::App& cmd, SinusoidalFlags& flags);
 // After parsing: the flags `cmd` was given into flags.spec (UsageError naming --grid for a malformed list).
 void read_sinusoidal_flags(const CLI::App& cmd, SinusoidalFlags& flags);
 // UsageError naming the first of these flags given, `why` after it (another family).
-void reject_sinusoidal_flags(const CLI::App& cmd, const std::string& why);
+void reject_sinusoidal_flags(const CLI::App& cmd, const std::string& why, std::string_view allowed = "");
 
 // A sinusoidal request's positions: a range or an integer file as every family reads them, or a float .npy
 // of real positions (diffusion timesteps; a file of whole numbers in [0, 2^53] reads as integers); none

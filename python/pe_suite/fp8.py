@@ -3,22 +3,22 @@ cache. The formats are the OCP 8-bit floats: e4m3fn (bias 7, 3 mantissa bits, no
 largest 448) and e5m2 (bias 15, 2 mantissa bits, IEEE-like: infinities and NaNs at exponent 31, largest 57344);
 out-of-range values saturate to the largest finite one, as the fused kernels clamp before they cast.
 
-The reference: the exact RoPE (reference_rope in float64, within 2^-53 relative) divided by the scale (per
-tensor, or per head), rounded to nearest, ties to even, in the format. The contract: every element is the rounding
-of some value within ε of that exact one, ε the rotation's own float32 error, (8 + 4·|φ|)·2^-24·(|x_a| + |x_b|)/scale
-with φ = p·θ_j the pair's angle (fl(p·θ) and θ's rounding, sin and cos, the two products and the sum; |x_a| + |x_b|
-bounded by twice the row's largest |x|): its correctly rounded value, or across a boundary that lies within ε.
-Values are compared, so -0 and +0 agree. The pass-through channels are quantized only: their value exactly. A
-failing array is matched against the mistakes fused kernels make: the rotation rounded to bfloat16 (or float16)
-before the quantization, the scale applied twice, multiplied instead of divided, or not at all, the other format."""
+The check is the engine's (pe/check/fp8.h, also `pe-suite check --family rope --dtype e4m3fn|e5m2 --scale S`): the
+exact RoPE divided by the scale (per tensor, or per head), rounded to nearest, ties to even, in the format. Every
+element is the rounding of some value within ε of that exact one, ε the rotation's own float32 error,
+(8 + 4·|φ|)·2^-24·A·(|x_a| + |x_b|)/scale for the pair at angle φ = p·θ_j (A the attention factor): its correctly
+rounded value, or across a boundary that lies within ε. Values are compared, so -0 and +0 agree. The pass-through
+channels are quantized only: their value exactly. A failing array is matched against the mistakes fused kernels
+make: the rotation rounded to bfloat16 (or float16) before the quantization, the scale applied twice, multiplied
+instead of divided, or not at all, the other format. This module reads torch's float8 tensors and uint8 arrays,
+and keeps the formats' tables for tests and callers (fp8_values, quantize)."""
 import numpy as np
 
 from . import _native
 from ._keywords import checked
-from ._verdict import Verdict, closing
+from ._verdict import Verdict
 
-_reference_rope = checked(_native.reference_rope)
-_rope_cos_sin = checked(_native.rope_cos_sin)
+_check_rope_fp8 = checked(_native._check_rope_fp8)
 FORMATS = ("e4m3fn", "e5m2")
 
 
@@ -80,27 +80,6 @@ def _bits(y):
     return np.asarray(y), None
 
 
-def _round16(values, kind):
-    if kind == "bfloat16":
-        b = np.asarray(values, dtype=np.float32).view(np.uint32).astype(np.uint64)
-        return (((b + 0x7FFF + ((b >> 16) & 1)) >> 16) << 16).astype(np.uint32).view(np.float32).astype(np.float64)
-    return np.asarray(values, dtype=np.float16).astype(np.float64)
-
-
-def _judge(codes, exact_scaled, eps, fmt, through):
-    """(ok mask, neighbour mask): each code's value is RN of some value within eps of the scaled exact one, i.e.
-    lies between RN(v - eps) and RN(v + eps) (RN is monotone); a pass-through channel's is RN(v) itself. Values are
-    compared, so -0 and +0 (a negative value rounded to zero keeps its sign in CUDA's and torch's casts) agree."""
-    values = fp8_values(fmt)
-    got = values[codes]
-    want = values[quantize(exact_scaled, fmt)]
-    lo = values[quantize(exact_scaled - eps, fmt)]
-    hi = values[quantize(exact_scaled + eps, fmt)]
-    exact_code = got == want
-    near = ~exact_code & ~through & (lo <= got) & (got <= hi)
-    return exact_code | near, near
-
-
 def check_rope_fp8(x, y, positions, *, scale=1.0, fmt=None, **rope_keywords):
     """Check an FP8 RoPE output (module docstring): x [tokens, heads, head_dim] before the rotation; y the same
     shape as FP8 codes (uint8, or a torch float8 tensor, whose type names the format); scale: the quantization
@@ -123,66 +102,11 @@ def check_rope_fp8(x, y, positions, *, scale=1.0, fmt=None, **rope_keywords):
     if codes.shape != xd.shape:
         raise ValueError(f"y: expected x's shape {xd.shape}, got {codes.shape}")
     pos = np.asarray(positions.cpu() if hasattr(positions, "cpu") else positions, dtype=np.int64)
-    exact = np.asarray(_reference_rope(xd, pos, dtype="float64", **rope_keywords), dtype=np.float64)
-    given = np.asarray(scale.cpu() if hasattr(scale, "cpu") else scale, dtype=np.float64)
-    if given.size not in (1, xd.shape[1]):
-        raise ValueError(f"scale: expected one value or one per head ({xd.shape[1]}), got {given.size}")
-    s = np.broadcast_to(given.reshape(-1, 1), (xd.shape[1], 1))
-    if not (np.isfinite(s).all() and (s > 0).all()):
-        raise ValueError(f"scale: expected finite values > 0, got {scale!r}")
-    through = exact == xd  # a pass-through channel (or a pair at angle 0, exact either way)
-    eps = _allowance(xd, pos, exact, rope_keywords) / s[None, :, :]
-    ok, near = _judge(codes, exact / s[None, :, :], eps, fmt, through)
-    wrong = int((~ok).sum())
-    first = None
-    if wrong:
-        t, h, c = (int(v) for v in np.argwhere(~ok)[0])
-        first = {"token": t, "head": h, "channel": c, "code": int(codes[t, h, c]),
-                 "expected": int(quantize(exact[t, h, c] / s[h, 0], fmt))}
-    lines = [f"FP8 RoPE: {fmt}, {xd.shape[0]} tokens x {xd.shape[1]} heads x {xd.shape[2]}, scale "
-             f"{'per head' if given.size > 1 else format(float(given.reshape(-1)[0]), 'g')}",
-             f"contract: RN_{fmt}(rope(x)/scale), or the rounding of a value within the float32 rotation's error "
-             f"of rope(x)/scale: {int(near.sum())} element(s) so"]
-    diagnosis = []
-    if wrong:
-        lines.append(f"{wrong} of {codes.size} elements differ; first: {first}")
-        diagnosis = _diagnose(codes, exact, s, eps, fmt, through)
-    text = closing(lines, wrong, diagnosis, "none of the known mistakes reproduces the codes")
-    return Fp8Report(not wrong, wrong, int(near.sum()), first, diagnosis, text)
-
-
-def _allowance(xd, pos, exact, keywords):
-    """(8 + 4|φ|)·2^-24·(|x_a| + |x_b|) per element, φ = p·θ_c the channel's angle at the token's largest position
-    (θ_c read from the exact cos and sin at position 1, attention factor aside); 8·2^-24·|x| on channels that do
-    not turn."""
-    d = xd.shape[-1]
-    probe = np.ones((pos.shape[0], 1), dtype=np.int64) if pos.ndim == 2 else np.array([1])
-    kw = {k: v for k, v in keywords.items() if k not in ("dtype",)}
-    if kw.get("rotary_dim") is None and kw.get("hf_config") is None:
-        kw["rotary_dim"] = d - int(kw.get("rotary_offset") or 0)  # all of the head, as reference_rope's default
-    cos, sin = (np.asarray(a, dtype=np.float64)[0] for a in _rope_cos_sin(probe, dtype="float64", **kw))
-    theta = np.zeros(d)
-    offset = int(kw.get("rotary_offset") or 0)
-    theta[offset:offset + cos.shape[0]] = np.abs(np.arctan2(sin, cos))
-    p = np.abs(pos).max(axis=0) if pos.ndim == 2 else np.abs(pos)
-    phi = p.astype(np.float64)[:, None, None] * theta[None, None, :]
-    pair = 2 * np.abs(xd).max(axis=-1, keepdims=True)  # bounds |x_a| + |x_b| of every pair of the row
-    return (8 + 4 * phi) * 2.0 ** -24 * pair
-
-
-def _diagnose(codes, exact, s, eps, fmt, through):
-    other = "e5m2" if fmt == "e4m3fn" else "e4m3fn"
-    candidates = [("the rotation rounded to bfloat16 before the quantization", _round16(exact, "bfloat16") / s, fmt),
-                  ("the rotation rounded to float16 before the quantization", _round16(exact, "float16") / s, fmt),
-                  ("the scale applied twice (divided by scale²)", exact / s ** 2, fmt),
-                  ("the scale multiplied instead of divided", exact * s, fmt),
-                  ("no scale", exact, fmt),
-                  (f"the {other} format (given: {fmt})", exact / s, other)]
-    fits = []
-    for words, scaled, f in candidates:
-        if np.allclose(scaled, exact / s) and f == fmt:
-            continue  # the candidate is the given model here (a scale of 1)
-        ok, _ = _judge(codes, np.broadcast_to(scaled, exact.shape), eps, f, through)
-        if ok.all():
-            fits.append(words)
-    return fits
+    given = np.asarray(scale.cpu() if hasattr(scale, "cpu") else scale, dtype=np.float64).reshape(-1)
+    report = _check_rope_fp8(xd, np.ascontiguousarray(codes), pos, scale=given.tolist(), fmt=fmt, **rope_keywords)
+    doc = report.to_dict()
+    worst = doc.get("worst") or [None]
+    first = worst[0] and {"token": worst[0]["row"], "head": worst[0]["head"], "channel": worst[0]["channel"],
+                          "code": worst[0]["code"], "expected": worst[0]["expected"]}
+    return Fp8Report(report.passed, doc["violations"], doc["parameters"]["fp8"]["neighbours"], first,
+                     [e["fits"] for e in doc.get("explanations") or []], report.text)

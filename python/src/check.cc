@@ -2,6 +2,7 @@
 // from the caller's arrays and keywords, its Report returned (the text and JSON `pe-suite check` shows,
 // in Python's words).
 #include <fmt/format.h>
+#include <pybind11/stl.h>
 
 #include <cmath>
 #include <optional>
@@ -9,6 +10,7 @@
 #include "arrays.h"
 #include "bindings.h"
 #include "keywords.h"
+#include "pe/check/fp8.h"
 #include "pe/harness/enum_json.h"
 
 namespace pe::python {
@@ -274,6 +276,36 @@ void add_report_class(py::module_& m) {
       });
 }
 
+// check_rope_fp8's engine (pe/check/fp8.h): x as check_rope reads it, the codes uint8 in x's shape (fp8.py
+// gives them from a float8 tensor's bits or a uint8 array), the scale one value or one per head.
+Report rope_fp8_check(py::handle x, const py::array_t<std::uint8_t, py::array::c_style>& codes,
+                      py::handle positions, std::vector<double> scale, const std::string& fmt,
+                      py::object base, py::object layout, py::object rotary_dim, py::object rotary_offset,
+                      py::object scaling, py::object hf_config, py::object layer, py::object layer_type,
+                      py::object mrope_section, py::object mrope_layout, py::object vision,
+                      py::object axes_dim) {
+  const auto format = check::parse_fp8_format(fmt);
+  if (!format) throw py::value_error(fmt::format("fmt: expected 'e4m3fn' or 'e5m2', got '{}'", fmt));
+  const check::NpyArray xa = read_floats(x, "x", std::nullopt, true, true);
+  if (xa.shape.empty())
+    throw py::value_error("x: expected [tokens, heads, head_dim] or [tokens, head_dim], got a scalar");
+  const RopeKeywords k{base,       layout,        rotary_dim,   rotary_offset, scaling,  hf_config, layer,
+                       layer_type, mrope_section, mrope_layout, vision,        axes_dim, false};
+  RopeSetup setup = rope_setup(k, xa.shape.back());
+  check::Fp8RopeRequest r;
+  r.rope.x = view_of(xa, "x");
+  r.rope.positions = rope_positions_of(positions);
+  r.rope.spec = std::move(setup.spec);
+  r.rope.hf = std::move(setup.hf);
+  r.codes = {codes.data(), static_cast<std::size_t>(codes.size())};
+  for (py::ssize_t i = 0; i < codes.ndim(); ++i)
+    r.codes_shape.push_back(static_cast<std::size_t>(codes.shape(i)));
+  r.codes_name = "y";
+  r.scale = std::move(scale);
+  r.format = *format;
+  return without_gil([&] { return check::check_rope_fp8(r, setup.names); });
+}
+
 // check_rope's keywords as the module's signature takes them.
 Report rope_check(py::handle x, py::handle y, py::handle positions, py::object base, py::object layout,
                   py::object rotary_dim, py::object rotary_offset, py::object scaling, py::object hf_config,
@@ -350,6 +382,13 @@ void add_family_functions(py::module_& m) {
                        py::arg("max_abs") = py::none(),
                        py::arg("against") = py::none(),
                        py::arg("threads") = 0});
+  m.def("_check_rope_fp8", rope_fp8_check, "check_rope_fp8's engine (pe_suite.fp8.check_rope_fp8 calls it)",
+        py::arg("x"), py::arg("codes"), py::arg("positions"), py::kw_only(), py::arg("scale"), py::arg("fmt"),
+        py::arg("base") = py::none(), py::arg("layout") = py::none(), py::arg("rotary_dim") = py::none(),
+        py::arg("rotary_offset") = py::none(), py::arg("scaling") = py::none(),
+        py::arg("hf_config") = py::none(), py::arg("layer") = py::none(), py::arg("layer_type") = py::none(),
+        py::arg("mrope_section") = py::none(), py::arg("mrope_layout") = py::none(),
+        py::arg("vision") = py::none(), py::arg("axes_dim") = py::none());
   m.def("_rope_verdict", rope_verdict, "check_rope's verdict alone (verify_rope's): no text or bands",
         py::arg("x"), py::arg("y"), py::arg("positions"), py::kw_only(), py::arg("hf_config"),
         py::arg("layout"), py::arg("contract") = py::none(), py::arg("xpos_scale_base") = py::none(),

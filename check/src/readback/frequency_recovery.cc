@@ -42,7 +42,7 @@ std::vector<TokenAngle> token_angles(const RopeData& d, const RopePlan& plan, st
   return out;
 }
 
-struct Candidate {
+struct FrequencyCandidate {
   double theta = 0, lo = -INFINITY, hi = INFINITY;
   std::size_t rows = 0;
 };
@@ -50,7 +50,7 @@ struct Candidate {
 // From anchor a: every token's angle relative to a's is θ·(p - p_a) turned some whole turns; taken from
 // the nearest positions outward, each turn count from the estimate so far, θ by least squares. The
 // candidate stands when every token fits within both tokens' tolerances; [lo, hi] is where they all do.
-std::optional<Candidate> relative_fit(const std::vector<TokenAngle>& ta, std::size_t a, double theta0,
+std::optional<FrequencyCandidate> relative_fit(const std::vector<TokenAngle>& ta, std::size_t a, double theta0,
                                       double unit) {
   std::vector<std::size_t> order(ta.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -70,7 +70,7 @@ std::optional<Candidate> relative_fit(const std::vector<TokenAngle>& ta, std::si
     sxx += w * delta * delta;
     theta = sxy / sxx;
   }
-  Candidate c{theta};
+  FrequencyCandidate c{theta};
   for (std::size_t i = 0; i < ta.size(); ++i) {
     const double delta = ta[i].p - ta[a].p;
     if (delta == 0) continue;
@@ -86,16 +86,16 @@ std::optional<Candidate> relative_fit(const std::vector<TokenAngle>& ta, std::si
 }
 
 // Narrower: the absolute angles p·θ (no offset in the positions) where one turn count fits every token.
-std::optional<Candidate> absolute_fit(const std::vector<TokenAngle>& ta, const Candidate& rel, double unit) {
+std::optional<FrequencyCandidate> absolute_fit(const std::vector<TokenAngle>& ta, const FrequencyCandidate& rel, double unit) {
   const TokenAngle& far = ta.back();
   if (far.p <= 0) return std::nullopt;
-  std::optional<Candidate> found;
+  std::optional<FrequencyCandidate> found;
   const auto first = static_cast<long long>(std::floor((rel.lo * far.p - far.alpha) / kFullTurn));
   const auto last = static_cast<long long>(std::ceil((rel.hi * far.p - far.alpha) / kFullTurn));
   if (last - first > 64) return std::nullopt;  // too many turns to tell apart
   for (long long n = first; n <= last; ++n) {
     const double theta = (far.alpha + kFullTurn * static_cast<double>(n)) / far.p;
-    Candidate c{theta};
+    FrequencyCandidate c{theta};
     bool fits = true;
     for (const TokenAngle& t : ta) {
       const double tol = angle_tolerance(t.p, theta, unit);
@@ -142,19 +142,19 @@ RecoveredPair recover_pair(const RopeData& d, const RopePlan& plan, std::size_t 
   // At integer positions θ and θ + 2π turn every row alike: θ is read in (-π, π] (every RoPE frequency is
   // below 1), one candidate per turn the anchor's Δ may hold.
   const double base = wrapped_angle(ta[a + 1].alpha - ta[a].alpha) / delta, step = kFullTurn / delta;
-  std::vector<Candidate> fits;
+  std::vector<FrequencyCandidate> fits;
   for (double k = -std::ceil(std::numbers::pi / step) - 1; k <= std::ceil(std::numbers::pi / step) + 1; ++k) {
     const double theta0 = base + k * step;
     if (!(std::fabs(theta0) <= std::numbers::pi)) continue;
     if (const auto c = relative_fit(ta, a, theta0, d.unit)) {
       const bool seen = std::any_of(fits.begin(), fits.end(),
-                                    [&](const Candidate& f) { return c->theta >= f.lo && c->theta <= f.hi; });
+                                    [&](const FrequencyCandidate& f) { return c->theta >= f.lo && c->theta <= f.hi; });
       if (!seen) fits.push_back(*c);
     }
     if (fits.size() > 1) return out;  // two frequencies fit: undetermined
   }
   if (fits.size() != 1) return out;
-  Candidate best = fits.front();
+  FrequencyCandidate best = fits.front();
   if (const auto abs = absolute_fit(ta, best, d.unit)) best = *abs;
   // Too little rotation to tell (a slow pair at small positions): the interval spans more than 5%.
   if (!(best.hi - best.lo <= 0.05 * std::fabs(best.theta))) return out;

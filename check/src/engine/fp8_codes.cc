@@ -1,0 +1,80 @@
+// The OCP 8-bit floats' codes and values (pe/check/fp8.h): each format's 256 values decoded once, and the
+// round-to-nearest-even, saturating quantization a fused kernel's clamp-then-cast gives.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+
+#include "pe/check/fp8.h"
+
+namespace pe::check {
+namespace {
+
+struct Fp8Layout {
+  int exponent_bits, mantissa_bits, bias;
+};
+
+Fp8Layout fp8_layout(Fp8Format f) {
+  return f == Fp8Format::E4m3fn ? Fp8Layout{4, 3, 7} : Fp8Layout{5, 2, 15};
+}
+
+double decode(Fp8Format f, std::uint8_t code) {
+  const Fp8Layout l = fp8_layout(f);
+  const double sign = (code & 0x80) != 0 ? -1.0 : 1.0;
+  const int e = (code >> l.mantissa_bits) & ((1 << l.exponent_bits) - 1);
+  const int m = code & ((1 << l.mantissa_bits) - 1);
+  const int top = (1 << l.exponent_bits) - 1;
+  if (f == Fp8Format::E4m3fn && e == top && m == (1 << l.mantissa_bits) - 1)
+    return std::numeric_limits<double>::quiet_NaN();
+  if (f == Fp8Format::E5m2 && e == top)
+    return m == 0 ? sign * std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
+  const double fraction = static_cast<double>(m) / (1 << l.mantissa_bits);
+  if (e == 0) return sign * std::ldexp(fraction, 1 - l.bias);
+  return sign * std::ldexp(1.0 + fraction, e - l.bias);
+}
+
+const std::array<double, 256>& values_of(Fp8Format f) {
+  static const auto table = [] {
+    std::array<std::array<double, 256>, 2> t{};
+    for (int c = 0; c < 256; ++c) {
+      t[0][c] = decode(Fp8Format::E4m3fn, static_cast<std::uint8_t>(c));
+      t[1][c] = decode(Fp8Format::E5m2, static_cast<std::uint8_t>(c));
+    }
+    return t;
+  }();
+  return table[f == Fp8Format::E4m3fn ? 0 : 1];
+}
+
+// The largest finite positive code: the positive codes' values ascend with the code up to it.
+std::uint8_t largest_finite(Fp8Format f) { return f == Fp8Format::E4m3fn ? 0x7E : 0x7B; }
+
+}  // namespace
+
+std::string_view to_string(Fp8Format f) noexcept { return f == Fp8Format::E4m3fn ? "e4m3fn" : "e5m2"; }
+
+std::optional<Fp8Format> parse_fp8_format(std::string_view s) noexcept {
+  if (s == "e4m3fn" || s == "e4m3") return Fp8Format::E4m3fn;
+  if (s == "e5m2") return Fp8Format::E5m2;
+  return std::nullopt;
+}
+
+double fp8_value(Fp8Format f, std::uint8_t code) noexcept { return values_of(f)[code]; }
+
+std::uint8_t fp8_code(Fp8Format f, double v) noexcept {
+  if (std::isnan(v)) return 0x7F;
+  const std::array<double, 256>& values = values_of(f);
+  const std::uint8_t top = largest_finite(f);
+  const double a = std::fabs(v);
+  std::uint8_t code = top;
+  if (a < values[top]) {
+    // The first positive code whose value is >= a (values[0] = 0 <= a), and the one below it.
+    const auto hi = static_cast<std::uint8_t>(std::lower_bound(values.begin(), values.begin() + top + 1, a) -
+                                              values.begin());
+    const std::uint8_t lo = hi == 0 ? 0 : static_cast<std::uint8_t>(hi - 1);
+    const double below = a - values[lo], above = values[hi] - a;
+    code = below < above || (below == above && lo % 2 == 0) ? lo : hi;
+  }
+  return std::signbit(v) && values[code] > 0 ? static_cast<std::uint8_t>(code | 0x80) : code;
+}
+
+}  // namespace pe::check
