@@ -15,9 +15,11 @@
 #include "names.h"
 #include "pe/check/fp8.h"
 #include "pe/check/npy.h"
+#include "pe/check/scores.h"
 #include "pe/pe.h"
 #include "progress.h"
 #include "scaling_options.h"
+#include "scores_options.h"
 #include "sinusoidal_options.h"
 #include "temperature_options.h"
 
@@ -36,6 +38,7 @@ struct CheckOptions {
   AlibiFlags alibi;
   SinusoidalFlags sinusoidal;
   TemperatureFlags temperature;
+  ScoresFlags scores;
   HfConfigFlags hf;
   check::HfSource hf_source;
   check::RopeSpec spec;  // the RoPE flags given, typed
@@ -211,6 +214,52 @@ int check_alibi(const CheckOptions& o) {
   return finish(check::check_alibi(r, check_names()), o);
 }
 
+// --family scores: TABLE the scores [heads, queries, keys], --q and --k before the encoding, ALiBi's
+// --queries and
+// --keys ranges their positions; the flags of the encoding chosen, no other.
+int check_scores(const CheckOptions& o, const CLI::App& cmd) {
+  const check::ScoreEncoding encoding = score_encoding_of(o.scores);
+  reject_sinusoidal_flags(cmd, "applies to --family sinusoidal only");
+  reject_temperature_flags(o.temperature, "not inside --family scores");
+  for (const char* flag :
+       {"--input", "--output", "--against", "--contract", "--max-abs", "--threads", "--heads-first",
+        "--no-rope", "--positions", "--positions-file", "--dim", "--head-dim", "--heads", "--slopes-only"})
+    if (cmd.count(flag) > 0) throw UsageError(fmt::format("{}: not with --family scores", flag));
+  if (encoding != check::ScoreEncoding::Rope) {
+    const std::string why = "applies to --family scores with --encoding rope";
+    reject_scaling_flags(o.scaling, why);
+    reject_form_flags(o.form, why);
+    for (const char* flag : {"--base", "--layout", "--rotary-dim", "--hf-config"})
+      if (cmd.count(flag) > 0) throw UsageError(fmt::format("{}: {}", flag, why));
+  }
+  if (encoding != check::ScoreEncoding::Alibi)
+    for (const char* flag : {"--max-bias", "--alibi-slopes", "--alibi-form", "--scale-bias"})
+      if (cmd.count(flag) > 0) throw UsageError(fmt::format("{}: applies to --encoding alibi", flag));
+  if (o.table.empty() || o.scores.q.empty() || o.scores.k.empty())
+    throw UsageError(
+        "TABLE, --q and --k: scores need the scores [heads, queries, keys] and q and k before the encoding");
+  const Loaded scores = load(o.table, o.dtype, "TABLE"), q = load(o.scores.q, o.dtype, "--q"),
+               k = load(o.scores.k, o.dtype, "--k");
+  check::ScoresRequest r;
+  r.scores = scores.view(o.table);
+  r.q = q.view(o.scores.q);
+  r.k = k.view(o.scores.k);
+  r.query_positions = o.alibi.spec.queries;
+  r.key_positions = o.alibi.spec.keys;
+  r.scale = o.scores.scale;
+  r.encoding = encoding;
+  r.alibi = o.alibi.spec;
+  r.scale_bias = o.scores.scale_bias;
+  r.rope = o.spec;
+  r.hf = o.hf_source;
+  static const check::Names names = flag_names({{"scores", "TABLE"},
+                                                {"q", "--q"},
+                                                {"k", "--k"},
+                                                {"scale", "--softmax-scale"},
+                                                {"encoding", "--encoding"}});
+  return finish(check::check_scores(r, names), o);
+}
+
 // How `check` reads each family's dumped data, and which of the option groups it reads: the rest are
 // refused, naming the families that read them.
 struct Checker {
@@ -260,7 +309,7 @@ void add_check(CLI::App& app, int& exit_code) {
   cmd->add_option(
       "TABLE", o->table,
       "Sinusoidal: the [positions, dim] table; ALiBi: [heads] slopes or [heads, queries, keys] bias (.npy)");
-  cmd->add_option("--family", o->family, "sinusoidal, rope or alibi")->required();
+  cmd->add_option("--family", o->family, "sinusoidal, rope, alibi or scores")->required();
   cmd->add_option("--input", o->input, "RoPE: q or k before rotation (.npy, [tokens, heads, head_dim])");
   cmd->add_option("--output", o->output, "RoPE: the same after rotation (.npy)");
   cmd->add_option("--positions", o->positions, "Half-open range A:B, one per row/token (every axis)");
@@ -303,6 +352,7 @@ void add_check(CLI::App& app, int& exit_code) {
   add_alibi_options(*cmd, o->alibi);
   add_sinusoidal_options(*cmd, o->sinusoidal);
   add_hf_config_options(*cmd, o->hf);
+  add_scores_options(*cmd, o->scores);
   cmd->callback([o, cmd, max_abs, &exit_code] {
     check_output_paths(*cmd, {"--json"},
                        {"TABLE", "--input", "--output", "--against", "--positions-file", "--hf-config",
@@ -312,6 +362,14 @@ void add_check(CLI::App& app, int& exit_code) {
     read_scaling_flags(*cmd, o->scaling);
     read_temperature_flags(*cmd, o->temperature);
     o->has_max_abs = max_abs->count() > 0;
+    read_scores_flags(*cmd, o->scores);
+    if (o->family == "scores") {
+      o->spec = rope_spec_of(*cmd, *o, true);
+      o->hf_source = hf_source(o->hf, *cmd);
+      exit_code = check_scores(*o, *cmd);
+      return;
+    }
+    reject_scores_flags(*cmd, "applies to --family scores only");
     const auto family = parse_family(o->family);
     const auto checker = std::find_if(std::begin(kCheckers), std::end(kCheckers),
                                       [&](const Checker& c) { return family && c.family == *family; });
@@ -319,7 +377,7 @@ void add_check(CLI::App& app, int& exit_code) {
       std::string known;
       for (const Checker& c : kCheckers)
         known += (known.empty() ? "" : " or ") + std::string(to_string(c.family));
-      throw UsageError("--family: check reads " + known + " data, got '" + o->family + "'");
+      throw UsageError("--family: check reads " + known + " data, or scores, got '" + o->family + "'");
     }
     reject_unread(*checker, *o, *cmd);
     o->spec = rope_spec_of(*cmd, *o, checker->family == Family::Rope);

@@ -129,7 +129,12 @@ rc::Gen<ModelRope> gen_model_rope(Layout layout, std::int64_t max_head_dim, std:
     ModelRope m;
     m.rope_type = *rc::gen::elementOf(s.rope_types).as("rope_type");
     m.form = *rc::gen::elementOf(s.forms).as("form");
-    m.scenario = *rc::gen::elementOf(s.scenarios).as("scenario");
+    // The crossing (consecutive positions across the original context) is drawn last: every other pick keeps
+    // the value it had before the space had it, and the seeded properties their cases.
+    std::vector<std::string> plain;
+    for (const std::string& scenario : s.scenarios)
+      if (scenario != "crossing") plain.push_back(scenario);
+    m.scenario = *rc::gen::elementOf(plain).as("scenario");
     std::vector<std::int64_t> dims;
     for (const std::int64_t d : s.head_dims)
       if (d <= max_head_dim && (m.rope_type != "dynamic" || d >= 4)) dims.push_back(d);
@@ -165,14 +170,22 @@ rc::Gen<ModelRope> gen_model_rope(Layout layout, std::int64_t max_head_dim, std:
     const auto range = m.scenario == "decode" ? s.decode_tokens : s.other_tokens;
     const auto tokens = static_cast<std::size_t>(
         *rc::gen::inRange<std::int64_t>(range.first, std::min(range.second, max_tokens) + 1).as("tokens"));
-    const std::vector<std::int64_t> p =
-        scenario_positions(m.scenario, tokens, max_position, m.params.scaling.original_max_position);
-    m.positions = p;
-    if (!m.params.form.mrope_section.empty()) {  // text tokens have t = h = w; patches sit a few back
+    const std::int64_t original = m.params.scaling.original_max_position;
+    std::vector<std::int64_t> p = scenario_positions(m.scenario, tokens, max_position, original);
+    std::vector<std::int64_t> backs;  // text tokens have t = h = w; patches sit a few back
+    if (!m.params.form.mrope_section.empty())
       for (const std::int64_t back : {3, 5})
-        for (const std::int64_t q : p)
-          m.positions.push_back(std::max<std::int64_t>(0, q - *rc::gen::inRange<std::int64_t>(0, back + 1)));
+        for (std::size_t t = 0; t < p.size(); ++t)
+          backs.push_back(*rc::gen::inRange<std::int64_t>(0, back + 1).as("M-RoPE back"));
+    if (plain.size() < s.scenarios.size() &&
+        *rc::gen::inRange<std::size_t>(0, s.scenarios.size()).as("crossing (variate)") ==
+            s.scenarios.size() - 1) {
+      m.scenario = "crossing";
+      p = scenario_positions(m.scenario, tokens, max_position, original);
     }
+    m.positions = p;
+    for (std::size_t i = 0; i < backs.size(); ++i)
+      m.positions.push_back(std::max<std::int64_t>(0, p[i % p.size()] - backs[i]));
     // HF's runtime length (dynamic_rope_update): seq_len = max(position_ids) + 1.
     if (m.rope_type == "dynamic" || m.rope_type == "longrope")
       m.params.scaling.seq_len = *std::max_element(m.positions.begin(), m.positions.end()) + 1;

@@ -11,6 +11,7 @@
 #include "bindings.h"
 #include "keywords.h"
 #include "pe/check/fp8.h"
+#include "pe/check/scores.h"
 #include "pe/harness/enum_json.h"
 
 namespace pe::python {
@@ -306,6 +307,47 @@ Report rope_fp8_check(py::handle x, const py::array_t<std::uint8_t, py::array::c
   return without_gil([&] { return check::check_rope_fp8(r, setup.names); });
 }
 
+// check_scores's engine (pe/check/scores.h); scores.py's check_scores reads torch tensors and calls it.
+Report scores_check(py::handle scores, py::handle q, py::handle k, py::handle queries, py::handle keys,
+                    py::handle scale, const std::string& encoding, py::handle max_bias,
+                    py::handle alibi_slopes, py::handle alibi_form, bool scale_bias, py::handle dtype,
+                    py::object base, py::object layout, py::object rotary_dim, py::object rotary_offset,
+                    py::object scaling, py::object hf_config, py::object layer, py::object layer_type) {
+  const auto declared = dtype_argument(dtype, "dtype");
+  const check::NpyArray sa = read_floats(scores, "scores", declared, true, true),
+                        qa = read_floats(q, "q", declared, true, true),
+                        ka = read_floats(k, "k", declared, true, true);
+  check::ScoresRequest r;
+  r.scores = view_of(sa, "scores");
+  r.q = view_of(qa, "q");
+  r.k = view_of(ka, "k");
+  const check::Names names = python_names();
+  const auto e = check::parse_score_encoding(encoding);
+  if (!e)
+    throw py::value_error(fmt::format("encoding: expected 'rope', 'alibi' or 'none'; got '{}'", encoding));
+  r.encoding = *e;
+  if (!queries.is_none()) r.query_positions = alibi_positions(queries, "queries");
+  if (!keys.is_none()) r.key_positions = alibi_positions(keys, "keys");
+  if (!scale.is_none()) r.scale = number(scale, "scale");
+  if (!max_bias.is_none()) r.alibi.max_bias = number(max_bias, "max_bias");
+  if (!alibi_slopes.is_none()) r.alibi.slopes = check::parse_slopes(text(alibi_slopes), names);
+  if (!alibi_form.is_none()) r.alibi.form = check::parse_alibi_form(text(alibi_form), names);
+  r.scale_bias = scale_bias;
+  if (*e == check::ScoreEncoding::Rope) {
+    const RopeKeywords kw{base,       layout,     rotary_dim, rotary_offset, scaling,    hf_config, layer,
+                          layer_type, py::none(), py::none(), py::none(),    py::none(), false};
+    RopeSetup setup = rope_setup(kw, qa.shape.empty() ? 0 : qa.shape.back());
+    r.rope = std::move(setup.spec);
+    r.hf = std::move(setup.hf);
+    return without_gil([&] { return check::check_scores(r, setup.names); });
+  }
+  for (const auto& [given, name] :
+       {std::pair{&base, "base"}, std::pair{&layout, "layout"}, std::pair{&rotary_dim, "rotary_dim"},
+        std::pair{&scaling, "scaling"}, std::pair{&hf_config, "hf_config"}})
+    if (!given->is_none()) throw py::value_error(fmt::format("{}: applies to encoding='rope'", name));
+  return without_gil([&] { return check::check_scores(r, names); });
+}
+
 // check_rope's keywords as the module's signature takes them.
 Report rope_check(py::handle x, py::handle y, py::handle positions, py::object base, py::object layout,
                   py::object rotary_dim, py::object rotary_offset, py::object scaling, py::object hf_config,
@@ -389,6 +431,14 @@ void add_family_functions(py::module_& m) {
         py::arg("hf_config") = py::none(), py::arg("layer") = py::none(), py::arg("layer_type") = py::none(),
         py::arg("mrope_section") = py::none(), py::arg("mrope_layout") = py::none(),
         py::arg("vision") = py::none(), py::arg("axes_dim") = py::none());
+  m.def("_check_scores", scores_check, "check_scores's engine (pe_suite.scores.check_scores calls it)",
+        py::arg("scores"), py::arg("q"), py::arg("k"), py::kw_only(), py::arg("queries") = py::none(),
+        py::arg("keys") = py::none(), py::arg("scale") = py::none(), py::arg("encoding") = "alibi",
+        py::arg("max_bias") = py::none(), py::arg("alibi_slopes") = py::none(),
+        py::arg("alibi_form") = py::none(), py::arg("scale_bias") = false, py::arg("dtype") = py::none(),
+        py::arg("base") = py::none(), py::arg("layout") = py::none(), py::arg("rotary_dim") = py::none(),
+        py::arg("rotary_offset") = py::none(), py::arg("scaling") = py::none(),
+        py::arg("hf_config") = py::none(), py::arg("layer") = py::none(), py::arg("layer_type") = py::none());
   m.def("_rope_verdict", rope_verdict, "check_rope's verdict alone (verify_rope's): no text or bands",
         py::arg("x"), py::arg("y"), py::arg("positions"), py::kw_only(), py::arg("hf_config"),
         py::arg("layout"), py::arg("contract") = py::none(), py::arg("xpos_scale_base") = py::none(),

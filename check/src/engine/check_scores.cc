@@ -1,0 +1,341 @@
+// check_scores (pe/check/scores.h): pre-softmax attention scores against the exact ones of the q and k given,
+// under one hypothesis of the encoding (the caller's) and, where they differ, under the mistakes engines
+// make.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+
+#include "pe/check/golden.h"
+#include "pe/check/scores.h"
+
+namespace pe::check {
+namespace {
+
+constexpr double kScoreU32 = 0x1p-24;
+
+struct ScoreShape {
+  std::size_t heads = 0, kv_heads = 0, nq = 0, nk = 0, d = 0;
+};
+
+// One reading of the scores: the caller's, or a mistake's.
+struct ScoreHypothesis {
+  std::string words;
+  std::vector<std::int64_t> queries;
+  double scale = 1;
+  ScoreEncoding encoding = ScoreEncoding::None;
+  AlibiParams alibi;
+  bool scale_bias = false;
+  std::optional<RopeParams> rope;
+  bool rotate_q = true, rotate_k = true;
+};
+
+struct ScoreModel {
+  std::vector<double> exact, budget;  // [heads, queries, keys]
+};
+
+// x rotated exactly at `positions` ([tokens, heads, d]) and each element's error bound in an engine's
+// rotation (scores.h); x itself and no error where not rotated.
+std::pair<std::vector<double>, std::vector<double>> rotated_with_error(
+    const std::optional<RopeParams>& rope, bool rotate, std::span<const double> x,
+    const std::vector<std::int64_t>& positions, std::size_t heads, double u_in) {
+  std::vector<double> error(x.size(), 0.0);
+  if (!rope || !rotate) return {std::vector<double>(x.begin(), x.end()), std::move(error)};
+  const RopePlan plan(*rope);
+  const RopeBatch batch = RopeBatch::tokens_first(positions, heads, plan.head_dim());
+  std::vector<double> y = golden_rope(*rope, batch, x, DType::F64);
+  const double a = plan.attention_factor();
+  for (std::size_t t = 0; t < batch.tokens(); ++t)
+    for (std::size_t h = 0; h < heads; ++h)
+      for (std::size_t j = 0; j < plan.n_pairs(); ++j) {
+        const std::size_t row = batch.row(t, h);
+        const auto [i0, i1] = plan.input_channels(j);
+        const auto [o0, o1] = plan.output_channels(j);
+        const double phi = std::fabs(static_cast<double>(batch.position(t)) * plan.inv_freq()[j]);
+        error[row + o0] = error[row + o1] =
+            a * (std::fabs(x[row + i0]) + std::fabs(x[row + i1])) * ((8 + 4 * phi) * kScoreU32 + 4 * u_in);
+      }
+  return {std::move(y), std::move(error)};
+}
+
+ScoreModel score_model(const ScoreHypothesis& h, std::span<const double> q, std::span<const double> k,
+                       const std::vector<std::int64_t>& keys, const ScoreShape& s, double u_in, double u_out,
+                       double tiny) {
+  const auto [rq, eq] = rotated_with_error(h.rope, h.rotate_q, q, h.queries, s.heads, u_in);
+  const auto [rk, ek] = rotated_with_error(h.rope, h.rotate_k, k, keys, s.kv_heads, u_in);
+  std::vector<double> bias(s.heads * s.nq * s.nk, 0.0);
+  if (h.encoding == ScoreEncoding::Alibi) bias = golden_alibi(h.alibi, h.queries, keys, false, DType::F64);
+  ScoreModel m{std::vector<double>(bias.size()), std::vector<double>(bias.size())};
+  const std::size_t group = s.heads / s.kv_heads;
+  for (std::size_t hd = 0; hd < s.heads; ++hd)
+    for (std::size_t i = 0; i < s.nq; ++i)
+      for (std::size_t j = 0; j < s.nk; ++j) {
+        const std::size_t qi = (i * s.heads + hd) * s.d, kj = (j * s.kv_heads + hd / group) * s.d;
+        double dot = 0, wide = 0, rotation = 0;
+        for (std::size_t c = 0; c < s.d; ++c) {
+          dot += rq[qi + c] * rk[kj + c];
+          wide += (std::fabs(rq[qi + c]) + eq[qi + c]) * (std::fabs(rk[kj + c]) + ek[kj + c]);
+          rotation += eq[qi + c] * (std::fabs(rk[kj + c]) + ek[kj + c]) + std::fabs(rq[qi + c]) * ek[kj + c];
+        }
+        const std::size_t at = (hd * s.nq + i) * s.nk + j;
+        const double b = bias[at];
+        m.exact[at] = h.scale_bias ? h.scale * (dot + b) : h.scale * dot + b;
+        m.budget[at] = std::fabs(h.scale) * ((static_cast<double>(s.d) + 2) * kScoreU32 * wide + rotation) +
+                       3 * kScoreU32 * std::fabs(b) * (h.scale_bias ? std::fabs(h.scale) : 1.0) +
+                       (kScoreU32 + u_out) * std::fabs(m.exact[at]) + tiny;
+      }
+  return m;
+}
+
+// Elements outside the model's budget (a -inf accepted where the key lies after the query), and the worst.
+struct ScoreJudgement {
+  std::size_t wrong = 0, worst = 0;
+  double worst_ratio = -1;
+};
+
+ScoreJudgement judge_scores(std::span<const double> s, const ScoreModel& m, const ScoreHypothesis& h,
+                            const std::vector<std::int64_t>& keys, const ScoreShape& shape) {
+  ScoreJudgement out;
+  for (std::size_t at = 0; at < s.size(); ++at) {
+    const std::size_t i = (at / shape.nk) % shape.nq, j = at % shape.nk;
+    if (std::isinf(s[at]) && s[at] < 0 && keys[j] > h.queries[i]) continue;
+    const double err = std::fabs(s[at] - m.exact[at]);
+    if (std::isfinite(s[at]) && err <= m.budget[at]) continue;
+    const double ratio = std::isfinite(err) ? err / m.budget[at] : std::numeric_limits<double>::infinity();
+    if (out.wrong++ == 0 || ratio > out.worst_ratio) out.worst = at, out.worst_ratio = ratio;
+  }
+  return out;
+}
+
+std::vector<ScoreHypothesis> score_mistakes(const ScoreHypothesis& given) {
+  std::vector<ScoreHypothesis> out;
+  const auto with = [&given](std::string words, auto change) {
+    ScoreHypothesis h = given;
+    h.words = std::move(words);
+    change(h);
+    return h;
+  };
+  std::vector<std::int64_t> from_zero(given.queries.size());
+  for (std::size_t i = 0; i < from_zero.size(); ++i) from_zero[i] = static_cast<std::int64_t>(i);
+  if (from_zero != given.queries)
+    out.push_back(with(fmt::format("the query offset dropped: queries numbered from 0, not from {} (keys − "
+                                   "queries: top-left, where bottom-right was meant)",
+                                   given.queries.front()),
+                       [&](ScoreHypothesis& h) { h.queries = from_zero; }));
+  if (given.scale != 1)
+    out.push_back(with("no softmax scale (1, not 1/sqrt(d))", [](ScoreHypothesis& h) { h.scale = 1; }));
+  if (given.encoding == ScoreEncoding::Alibi) {
+    out.push_back(with(given.scale_bias
+                           ? "the bias left unscaled: scale*q.k + bias (given: scale_bias, Falcon's)"
+                           : "the scale applied to the bias too: scale*(q.k + bias)",
+                       [](ScoreHypothesis& h) { h.scale_bias = !h.scale_bias; }));
+    out.push_back(with("no bias", [](ScoreHypothesis& h) { h.encoding = ScoreEncoding::None; }));
+    for (const AlibiForm f : {AlibiForm::Causal, AlibiForm::Symmetric, AlibiForm::Bloom})
+      if (f != given.alibi.form)
+        out.push_back(
+            with(fmt::format("alibi_form {} (given: {})", to_string(f), to_string(given.alibi.form)),
+                 [f](ScoreHypothesis& h) { h.alibi.form = f; }));
+    const AlibiSlopes other =
+        given.alibi.slopes == AlibiSlopes::Interpolated ? AlibiSlopes::Direct : AlibiSlopes::Interpolated;
+    out.push_back(
+        with(fmt::format("alibi_slopes {} (given: {})", to_string(other), to_string(given.alibi.slopes)),
+             [other](ScoreHypothesis& h) { h.alibi.slopes = other; }));
+  } else if (given.encoding == ScoreEncoding::Rope) {
+    out.push_back(with("keys not rotated (a cache of unrotated keys, or k's rotation skipped)",
+                       [](ScoreHypothesis& h) { h.rotate_k = false; }));
+    out.push_back(with("queries not rotated", [](ScoreHypothesis& h) { h.rotate_q = false; }));
+    out.push_back(
+        with("neither rotated: no RoPE inside", [](ScoreHypothesis& h) { h.rotate_q = h.rotate_k = false; }));
+    const Layout other = given.rope->layout == Layout::HalfSplit ? Layout::Interleaved : Layout::HalfSplit;
+    out.push_back(with(fmt::format("layout {} (given: {})", to_string(other), to_string(given.rope->layout)),
+                       [other](ScoreHypothesis& h) { h.rope->layout = other; }));
+  } else {
+    out.push_back(with("an ALiBi bias (causal, interpolated slopes, max_bias 8)", [](ScoreHypothesis& h) {
+      h.encoding = ScoreEncoding::Alibi;
+      h.alibi.max_bias = 8;
+      h.alibi.slopes = AlibiSlopes::Interpolated;
+      h.alibi.form = AlibiForm::Causal;
+    }));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string_view to_string(ScoreEncoding e) noexcept {
+  return e == ScoreEncoding::None ? "none" : e == ScoreEncoding::Alibi ? "alibi" : "rope";
+}
+
+std::optional<ScoreEncoding> parse_score_encoding(std::string_view s) noexcept {
+  if (s == "none") return ScoreEncoding::None;
+  if (s == "alibi") return ScoreEncoding::Alibi;
+  if (s == "rope") return ScoreEncoding::Rope;
+  return std::nullopt;
+}
+
+namespace {
+
+// q, k and the scores' shapes: BadRequest naming the array at fault.
+ScoreShape score_shape(const ScoresRequest& r, const Names& names) {
+  const auto& q = r.q.shape;
+  const auto& k = r.k.shape;
+  if (q.size() != 3 || q[0] * q[1] * q[2] == 0)
+    names.fail("q", fmt::format("expected [queries, heads, d], none empty; got [{}]", fmt::join(q, ", ")));
+  if (k.size() != 3 || k[0] * k[1] * k[2] == 0 || k[2] != q[2] || q[1] % k[1] != 0)
+    names.fail("k",
+               fmt::format("expected [keys, kv_heads, d] beside q's [{}] (kv_heads dividing heads); got [{}]",
+                           fmt::join(q, ", "), fmt::join(k, ", ")));
+  const ScoreShape s{q[1], k[1], q[0], k[0], q[2]};
+  if (r.scores.shape != std::vector<std::size_t>{s.heads, s.nq, s.nk})
+    names.fail("scores", fmt::format("expected [heads, queries, keys] = [{}, {}, {}], got [{}]", s.heads,
+                                     s.nq, s.nk, fmt::join(r.scores.shape, ", ")));
+  return s;
+}
+
+// The keys' positions (0..K-1 by default) and the queries' (the last Q of the keys: bottom-right).
+std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>> score_positions(const ScoresRequest& r,
+                                                                                const ScoreShape& s,
+                                                                                const Names& names) {
+  std::vector<std::int64_t> keys(s.nk);
+  for (std::size_t j = 0; j < s.nk; ++j) keys[j] = static_cast<std::int64_t>(j);
+  if (r.key_positions) keys = *r.key_positions;
+  if (keys.size() != s.nk)
+    names.fail("keys", fmt::format("expected {} positions, got {}", s.nk, keys.size()));
+  if (!r.query_positions && s.nq > s.nk)
+    names.fail("queries",
+               fmt::format("{} queries over {} keys have no bottom-right positions; give them", s.nq, s.nk));
+  std::vector<std::int64_t> queries =
+      r.query_positions
+          ? *r.query_positions
+          : std::vector<std::int64_t>(keys.end() - static_cast<std::ptrdiff_t>(s.nq), keys.end());
+  if (queries.size() != s.nq)
+    names.fail("queries", fmt::format("expected {} positions, got {}", s.nq, queries.size()));
+  for (const auto* p : {&keys, &queries})
+    for (const std::int64_t v : *p)
+      if (v < 0)
+        names.fail(p == &keys ? "keys" : "queries", fmt::format("positions must be >= 0, got {}", v));
+  return {std::move(keys), std::move(queries)};
+}
+
+// The caller's hypothesis: its scale, encoding and, with RoPE, the rotation's parameters (a config's).
+ScoreHypothesis given_hypothesis(const ScoresRequest& r, const ScoreShape& s,
+                                 std::vector<std::int64_t> queries, const std::vector<std::int64_t>& keys,
+                                 Report& out, const Names& names) {
+  ScoreHypothesis h;
+  h.queries = std::move(queries);
+  h.scale = r.scale.value_or(1.0 / std::sqrt(static_cast<double>(s.d)));
+  if (!std::isfinite(h.scale) || h.scale == 0)
+    names.fail("scale", fmt::format("expected a finite nonzero softmax scale, got {}", h.scale));
+  h.encoding = r.encoding;
+  h.scale_bias = r.scale_bias;
+  if (r.encoding == ScoreEncoding::Alibi)
+    h.alibi = to_alibi_params(r.alibi, static_cast<std::int64_t>(s.heads), names);
+  h.alibi.n_heads = static_cast<std::int64_t>(s.heads);  // the "an ALiBi bias" mistake's, where none is given
+  if (r.encoding != ScoreEncoding::Rope) return h;
+  RopeSpec o = r.rope;
+  HfUse use;
+  use.temperature = false;
+  use.no_rope = false;
+  use.positions = [&keys] { return keys; };
+  if (const std::optional<HfResolution> hf = apply_hf_config(r.hf, o, use, names)) out.text += hf->block;
+  if (o.nope() || o.temperature.type || o.xpos.scale_base)
+    names.fail("encoding", "rope inside the scores takes the rotation alone (no NoPE, temperature or xPos)");
+  h.rope = rope_params(o, static_cast<std::int64_t>(s.d), {}, names);
+  if (n_axes(h.rope->form) != 1)
+    names.fail("encoding", "rope inside the scores takes text positions (one axis)");
+  (void)rope_plan(*h.rope, names);
+  return h;
+}
+
+std::string describe_hypothesis(const ScoreHypothesis& h) {
+  if (h.encoding == ScoreEncoding::Alibi)
+    return fmt::format("alibi {}, {} slopes, max_bias {:g}{}", to_string(h.alibi.form),
+                       to_string(h.alibi.slopes), h.alibi.max_bias,
+                       h.scale_bias ? ", the bias scaled too" : "");
+  if (h.encoding == ScoreEncoding::Rope)
+    return fmt::format("rope (base {:g}, {}{})", h.rope->base, to_string(h.rope->layout),
+                       h.rope->rotary_dim != 0 && h.rope->rotary_dim != h.rope->head_dim
+                           ? fmt::format(", rotary_dim {}", h.rope->rotary_dim)
+                           : "");
+  return "no positional encoding";
+}
+
+}  // namespace
+
+Report check_scores(const ScoresRequest& r, const Names& names) {
+  const ScoreShape s = score_shape(r, names);
+  auto [keys, queries] = score_positions(r, s, names);
+  Report out;
+  const ScoreHypothesis given = given_hypothesis(r, s, std::move(queries), keys, out, names);
+  std::vector<double> sv, qv, kv;
+  const DataView scores = as_doubles(r.scores, sv), q = as_doubles(r.q, qv), k = as_doubles(r.k, kv);
+  for (const DataView* v : {&q, &k})
+    for (std::size_t i = 0; i < v->values.size(); ++i)
+      if (!std::isfinite(v->values[i]))
+        names.fail(
+            v == &q ? "q" : "k",
+            fmt::format("holds {} at flat index {}; scores of finite inputs are checked", v->values[i], i));
+  const double u_in = std::max(unit_roundoff(r.q.dtype), unit_roundoff(r.k.dtype));
+  const double u_out = unit_roundoff(r.scores.dtype), tiny = denorm_min(r.scores.dtype);
+  const ScoreModel model = score_model(given, q.values, k.values, keys, s, u_in, u_out, tiny);
+  const ScoreJudgement j = judge_scores(scores.values, model, given, keys, s);
+  out.say(
+      "attention scores: {} heads x {} queries (positions {}..{}) x {} keys ({}..{}), kv_heads {}, d {}, "
+      "scale "
+      "{:g}; {}; {}\n",
+      s.heads, s.nq, given.queries.front(), given.queries.back(), s.nk, keys.front(), keys.back(), s.kv_heads,
+      s.d, given.scale, describe_hypothesis(given), to_string(r.scores.dtype));
+  out.say(
+      "budget: scale*(d + 2)*2^-24*sum|q'_c k'_c| + 3*2^-24*|bias| + (2^-24 + u_{})*|S|: float32 "
+      "accumulation, a "
+      "float32 bias{}\n",
+      to_string(r.scores.dtype),
+      given.rope
+          ? fmt::format(", and each rotated element within A(|x_a| + |x_b|)((8 + 4|phi|)2^-24 + 4u_{})",
+                        to_string(r.q.dtype))
+          : "");
+  out.passed = j.wrong == 0;
+  out.doc.family = "scores";
+  out.doc.input = r.q.name + ", " + r.k.name;
+  out.doc.output = r.scores.name;
+  out.doc.dtype = r.scores.dtype;
+  out.doc.budget = "float32 accumulation";
+  out.doc.elements = scores.values.size();
+  out.doc.violations = j.wrong;
+  out.doc.passed = out.passed;
+  out.doc.verdict = out.passed ? harness::Verdict::Pass : harness::Verdict::Fail;
+  out.doc.parameters = {{"encoding", to_string(given.encoding)},
+                        {"scale", given.scale},
+                        {"queries", given.queries},
+                        {"keys", keys},
+                        {"hypothesis", describe_hypothesis(given)}};
+  if (j.wrong > 0) {
+    const std::size_t at = j.worst, h = at / (s.nq * s.nk), i = (at / s.nk) % s.nq, kj = at % s.nk;
+    out.say(
+        "{} of {} scores over budget; worst: head {} query {} key {}: got {:.9g}, exact {:.9g}, budget "
+        "{:.3g}\n",
+        j.wrong, scores.values.size(), h, i, kj, scores.values[at], model.exact[at], model.budget[at]);
+    out.doc.worst = {{{"head", h},
+                      {"query", i},
+                      {"key", kj},
+                      {"value", scores.values[at]},
+                      {"exact", model.exact[at]},
+                      {"budget", model.budget[at]}}};
+    std::size_t fits = 0;
+    for (const ScoreHypothesis& m : score_mistakes(given)) {
+      const ScoreModel alt = score_model(m, q.values, k.values, keys, s, u_in, u_out, tiny);
+      if (judge_scores(scores.values, alt, m, keys, s).wrong > 0) continue;
+      ++fits;
+      out.say("the data fits: {} (every one of the {} scores within its budget)\n", m.words,
+              scores.values.size());
+      out.found({m.words, fmt::format("every one of the {} scores within its budget", scores.values.size()),
+                 std::nullopt, std::nullopt});
+    }
+    if (fits == 0)
+      out.say("undetermined: none of the known mistakes reproduces the scores within the budget\n");
+  }
+  out.say("verdict: {}\n", out.passed ? "PASS" : "FAIL");
+  return out;
+}
+
+}  // namespace pe::check
