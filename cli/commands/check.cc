@@ -16,6 +16,7 @@
 #include "pe/check/fp8.h"
 #include "pe/check/npy.h"
 #include "pe/check/scores.h"
+#include "pe/check/t5.h"
 #include "pe/pe.h"
 #include "progress.h"
 #include "scaling_options.h"
@@ -28,7 +29,8 @@ namespace {
 
 struct CheckOptions {
   std::string family, table, input, output, positions, positions_file, layout, dtype, contract, json;
-  std::string against;  // a second implementation's output of the same input
+  std::string against;         // a second implementation's output of the same input
+  std::string rotation_dtype;  // FP8 codes: the type the rotation ran in before the quantization
   std::int64_t dim = 0, head_dim = 0, rotary_dim = 0;
   double base = 10000.0, max_abs = 0;
   std::size_t threads = 0;  // RoPE's pass: 0, one per 2^18 elements (at most every hardware thread)
@@ -100,6 +102,22 @@ Loaded load(const std::string& path, const std::string& dtype, const char* optio
   if (declared && *declared != a.dtype)
     throw UsageError(fmt::format("--dtype: {} given, but {} holds {}", dtype, path, to_string(a.dtype)));
   return {std::move(a)};
+}
+
+// load, but `dtype` only says how 16-bit integers read (bf16 bits): a float file keeps its own type.
+Loaded load_own(const std::string& path, const std::string& dtype, const char* option) {
+  const std::optional<DType> declared = dtype.empty() ? std::nullopt : parse_dtype(dtype);
+  if (!dtype.empty() && !declared)
+    throw UsageError("--dtype: expected f32, f64, f16 or bf16, got '" + dtype + "'");
+  try {
+    check::NpyArray a = check::read_npy_in_place(path, declared.value_or(DType::F32));
+    if (a.integer)
+      throw UsageError(
+          fmt::format("{}: {} holds integers; if they are bfloat16 bits pass --dtype bf16", option, path));
+    return {std::move(a)};
+  } catch (const check::NpyError& e) {
+    throw UsageError(fmt::format("{}: {}", option, e.what()));
+  }
 }
 
 check::BudgetOptions budget_of(const CheckOptions& o) {
@@ -182,6 +200,12 @@ int check_rope_fp8_codes(const CheckOptions& o, check::Fp8Format format) {
   r.codes_name = o.output;
   r.scale = {o.sinusoidal.scale};
   r.format = format;
+  if (!o.rotation_dtype.empty()) {
+    const std::optional<DType> t = parse_dtype(o.rotation_dtype);
+    if (!t || *t == DType::F64)
+      throw UsageError("--rotation-dtype: expected f32, bf16 or f16, got '" + o.rotation_dtype + "'");
+    r.rotation = *t;
+  }
   return finish(check::check_rope_fp8(r, check_names()), o);
 }
 
@@ -189,6 +213,8 @@ int check_rope(const CheckOptions& o) {
   if (o.input.empty() || o.output.empty())
     throw UsageError("--input and --output: RoPE needs both .npy files");
   if (const auto format = check::parse_fp8_format(o.dtype)) return check_rope_fp8_codes(o, *format);
+  if (!o.rotation_dtype.empty())
+    throw UsageError("--rotation-dtype: applies to FP8 codes (--dtype e4m3fn|e5m2)");
   const Loaded x = load(o.input, o.dtype, "--input"), y = load(o.output, o.dtype, "--output");
   const std::optional<Loaded> b = load_against(o);
   check::RopeRequest r;
@@ -238,8 +264,10 @@ int check_scores(const CheckOptions& o, const CLI::App& cmd) {
   if (o.table.empty() || o.scores.q.empty() || o.scores.k.empty())
     throw UsageError(
         "TABLE, --q and --k: scores need the scores [heads, queries, keys] and q and k before the encoding");
-  const Loaded scores = load(o.table, o.dtype, "TABLE"), q = load(o.scores.q, o.dtype, "--q"),
-               k = load(o.scores.k, o.dtype, "--k");
+  // Each file in its own type (bf16 q and k beside float32 scores, as engines write them): --dtype bf16 reads
+  // 16-bit integer files as bfloat16 bits, a float file is its own.
+  const Loaded scores = load_own(o.table, o.dtype, "TABLE"), q = load_own(o.scores.q, o.dtype, "--q"),
+               k = load_own(o.scores.k, o.dtype, "--k");
   check::ScoresRequest r;
   r.scores = scores.view(o.table);
   r.q = q.view(o.scores.q);
@@ -258,6 +286,50 @@ int check_scores(const CheckOptions& o, const CLI::App& cmd) {
                                                 {"scale", "--softmax-scale"},
                                                 {"encoding", "--encoding"}});
   return finish(check::check_scores(r, names), o);
+}
+
+// --family t5: TABLE the bucket indices [queries, keys] (integers), or the bias [heads, queries, keys]
+// gathered from
+// --t5-table [num_buckets, heads]; ALiBi's --queries and --keys ranges the positions.
+int check_t5(const CheckOptions& o, const CLI::App& cmd) {
+  reject_sinusoidal_flags(cmd, "applies to --family sinusoidal only");
+  reject_scores_flags(cmd, "applies to --family scores only");
+  reject_temperature_flags(o.temperature, "not with --family t5");
+  reject_scaling_flags(o.scaling, "not with --family t5");
+  reject_form_flags(o.form, "not with --family t5");
+  for (const char* flag :
+       {"--input",       "--output",       "--against",    "--contract",       "--max-abs",    "--threads",
+        "--heads-first", "--no-rope",      "--positions",  "--positions-file", "--dim",        "--head-dim",
+        "--heads",       "--slopes-only",  "--base",       "--layout",         "--rotary-dim", "--hf-config",
+        "--max-bias",    "--alibi-slopes", "--alibi-form", "--dtype"})
+    if (cmd.count(flag) > 0) throw UsageError(fmt::format("{}: not with --family t5", flag));
+  if (o.table.empty())
+    throw UsageError("TABLE: give the buckets [queries, keys] or the bias [heads, queries, keys]");
+  if (!o.alibi.spec.queries || !o.alibi.spec.keys)
+    throw UsageError("--queries and --keys: T5's buckets need the positions of both (ranges A:B)");
+  const check::NpyArray data = [&] {
+    try {
+      return check::read_npy(o.table);
+    } catch (const check::NpyError& e) {
+      throw UsageError(fmt::format("TABLE: {}", e.what()));
+    }
+  }();
+  if (o.scores.t5_table.empty() && !data.integer)
+    throw UsageError(
+        fmt::format("TABLE: {} holds floats: bucket indices are integers, a bias needs --t5-table", o.table));
+  std::optional<Loaded> table;
+  if (!o.scores.t5_table.empty()) table = load(o.scores.t5_table, "", "--t5-table");
+  check::T5Request r;
+  r.data = {data.values, data.shape, data.dtype, o.table, nullptr};
+  if (table) r.table = table->view(o.scores.t5_table);
+  r.queries = *o.alibi.spec.queries;
+  r.keys = *o.alibi.spec.keys;
+  r.buckets = {!o.scores.causal, o.scores.num_buckets, o.scores.max_distance};
+  static const check::Names names = flag_names({{"data", "TABLE"},
+                                                {"table", "--t5-table"},
+                                                {"num_buckets", "--num-buckets"},
+                                                {"max_distance", "--max-distance"}});
+  return finish(check::check_t5(r, names), o);
 }
 
 // How `check` reads each family's dumped data, and which of the option groups it reads: the rest are
@@ -309,7 +381,7 @@ void add_check(CLI::App& app, int& exit_code) {
   cmd->add_option(
       "TABLE", o->table,
       "Sinusoidal: the [positions, dim] table; ALiBi: [heads] slopes or [heads, queries, keys] bias (.npy)");
-  cmd->add_option("--family", o->family, "sinusoidal, rope, alibi or scores")->required();
+  cmd->add_option("--family", o->family, "sinusoidal, rope, alibi, scores or t5")->required();
   cmd->add_option("--input", o->input, "RoPE: q or k before rotation (.npy, [tokens, heads, head_dim])");
   cmd->add_option("--output", o->output, "RoPE: the same after rotation (.npy)");
   cmd->add_option("--positions", o->positions, "Half-open range A:B, one per row/token (every axis)");
@@ -330,6 +402,10 @@ void add_check(CLI::App& app, int& exit_code) {
       "--dtype", o->dtype,
       "Element type; bf16 reads 16-bit integers as bfloat16 bits; rope: e4m3fn or e5m2 reads --output "
       "as FP8 codes (uint8), quantized with --scale");
+  cmd->add_option(
+      "--rotation-dtype", o->rotation_dtype,
+      "RoPE's FP8 codes: the type the engine rotated in before quantizing (f32, the default; bf16 or "
+      "f16: an unfused RoPE, then an fp8 cache)");
   cmd->add_option("--against", o->against,
                   "A second implementation's output of the same input (RoPE --output or sinusoidal TABLE): "
                   "both checked, band by band, which is wrong where");
@@ -364,12 +440,18 @@ void add_check(CLI::App& app, int& exit_code) {
     o->has_max_abs = max_abs->count() > 0;
     read_scores_flags(*cmd, o->scores);
     if (o->family == "scores") {
+      reject_t5_flags(*cmd, "applies to --family t5 only");
       o->spec = rope_spec_of(*cmd, *o, true);
       o->hf_source = hf_source(o->hf, *cmd);
       exit_code = check_scores(*o, *cmd);
       return;
     }
+    if (o->family == "t5") {
+      exit_code = check_t5(*o, *cmd);
+      return;
+    }
     reject_scores_flags(*cmd, "applies to --family scores only");
+    reject_t5_flags(*cmd, "applies to --family t5 only");
     const auto family = parse_family(o->family);
     const auto checker = std::find_if(std::begin(kCheckers), std::end(kCheckers),
                                       [&](const Checker& c) { return family && c.family == *family; });
@@ -377,7 +459,7 @@ void add_check(CLI::App& app, int& exit_code) {
       std::string known;
       for (const Checker& c : kCheckers)
         known += (known.empty() ? "" : " or ") + std::string(to_string(c.family));
-      throw UsageError("--family: check reads " + known + " data, or scores, got '" + o->family + "'");
+      throw UsageError("--family: check reads " + known + " data, or scores or t5, got '" + o->family + "'");
     }
     reject_unread(*checker, *o, *cmd);
     o->spec = rope_spec_of(*cmd, *o, checker->family == Family::Rope);

@@ -3,7 +3,8 @@
 rope_quantize_fp8 and vLLM's fp8 KV cache write them. The codes are made here from the OCP 8-bit float definition
 (every finite value enumerated from its sign, exponent and mantissa; round to nearest, ties to even; saturation
 at the largest finite value) applied to HF's rotate_half RoPE computed in float32 as an engine does: it passes in
-both formats, per head scales aside. A bf16-rounded rotation, the scale applied twice and the other format fail,
+both formats, per head scales aside. A bf16-rounded rotation fails, named as a bfloat16 rotation (and passes
+stated with --rotation-dtype bf16: an unfused engine's path); the scale applied twice and the other format fail,
 each named; bad input is refused naming the flag.
 
     fp8_test.py PE_SUITE_EXECUTABLE WORK_DIR
@@ -80,7 +81,9 @@ for fmt in FORMATS:
     judge(f"{fmt}_passes", command(f"good_{fmt}", quantize(y / SCALE, fmt), fmt, "--scale", str(SCALE)), True)
 judge("scale_1_default", command("unscaled", quantize(y, "e4m3fn")), True)
 judge("bf16_rounded_rotation", command("bf16", quantize(rope_f32(True) / SCALE, "e4m3fn"), "e4m3fn", "--scale",
-                                       str(SCALE)), False, "the rotation rounded to bfloat16 before the quantization")
+                                       str(SCALE)), False, "a bfloat16 rotation before the quantization")
+judge("bf16_rotation_stated", command("bf16s", quantize(rope_f32(True) / SCALE, "e4m3fn"), "e4m3fn", "--scale",
+                                      str(SCALE), "--rotation-dtype", "bf16"), True)
 judge("scale_twice", command("twice", quantize(y / SCALE ** 2, "e4m3fn"), "e4m3fn", "--scale", str(SCALE)), False,
       "the scale applied twice")
 judge("other_format", command("other", quantize(y / SCALE, "e5m2"), "e4m3fn", "--scale", str(SCALE)), False,
@@ -92,5 +95,8 @@ judge_bad("contract_refused", command("c", quantize(y, "e4m3fn"), "e4m3fn", "--c
 judge_bad("scale_without_fp8", [PE, "check", "--family", "rope", "--input", str(WORK / "x.npy"), "--output",
                                 str(WORK / "x.npy"), "--positions-file", str(WORK / "pos.npy"), "--scale", "2"],
           ["--scale", "e4m3fn|e5m2"])
+judge_bad("rotation_dtype_without_fp8", [PE, "check", "--family", "rope", "--input", str(WORK / "x.npy"), "--output",
+                                        str(WORK / "x.npy"), "--positions-file", str(WORK / "pos.npy"),
+                                        "--rotation-dtype", "bf16"], ["--rotation-dtype", "FP8"])
 judge_bad("shape_mismatch", command("short", quantize(y[:-1], "e4m3fn")), ["--output", "x's shape"])
 finish("fp8")

@@ -73,6 +73,26 @@ judge("rope_offset_dropped", command("rope_top_left", rope_scores(query_offset=F
                                      str(BASE)), False, "the query offset dropped")
 judge("rope_positions_given", command("rope_given", rope_scores(), "--encoding", "rope", "--base", str(BASE),
                                       "--queries", f"{K - Q}:{K}", "--keys", f"0:{K}"), True)
+# bfloat16 q and k (as uint16 bits, --dtype bf16) beside float32 scores, FlashInfer's way: rotated in float32,
+# stored in bfloat16, the dot product in float32.
+def bf16_bits(a):
+    b = np.asarray(a, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    return ((b + 0x7FFF + ((b >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def from_bits(u):
+    return (u.astype(np.uint32) << 16).view(np.float32)
+
+
+qb, kb = from_bits(bf16_bits(q)), from_bits(bf16_bits(k))
+np.save(WORK / "qb.npy", bf16_bits(q))
+np.save(WORK / "kb.npy", bf16_bits(k))
+rq = from_bits(bf16_bits(rotate(qb, np.arange(K - Q, K))))
+rk = from_bits(bf16_bits(rotate(kb, np.arange(K))))
+np.save(WORK / "bf16_scores.npy", dots(rq, rk, D ** -0.5))
+judge("rope_bf16_qk_f32_scores", [PE, "check", "--family", "scores", str(WORK / "bf16_scores.npy"), "--q",
+                                  str(WORK / "qb.npy"), "--k", str(WORK / "kb.npy"), "--dtype", "bf16", "--encoding",
+                                  "rope", "--base", str(BASE)], True)
 judge_bad("no_q", [PE, "check", "--family", "scores", str(WORK / "alibi.npy"), "--k", str(WORK / "k.npy")],
           ["--q"])
 judge_bad("rope_flag_without_rope", command("x1", alibi_scores(), "--base", "500000"), ["--base", "--encoding rope"])

@@ -5,12 +5,13 @@ out-of-range values saturate to the largest finite one, as the fused kernels cla
 
 The check is the engine's (pe/check/fp8.h, also `pe-suite check --family rope --dtype e4m3fn|e5m2 --scale S`): the
 exact RoPE divided by the scale (per tensor, or per head), rounded to nearest, ties to even, in the format. Every
-element is the rounding of some value within ε of that exact one, ε the rotation's own float32 error,
-(8 + 4·|φ|)·2^-24·A·(|x_a| + |x_b|)/scale for the pair at angle φ = p·θ_j (A the attention factor): its correctly
-rounded value, or across a boundary that lies within ε. Values are compared, so -0 and +0 agree. The pass-through
-channels are quantized only: their value exactly. A failing array is matched against the mistakes fused kernels
-make: the rotation rounded to bfloat16 (or float16) before the quantization, the scale applied twice, multiplied
-instead of divided, or not at all, the other format. This module reads torch's float8 tensors and uint8 arrays,
+element is the rounding of some value within ε of that exact one and within the quantizer's float32 division of it
+(3·2^-24 relative), ε the rotation's own error as the engine computes it: HF's rotate_half in float32 by default
+(the rope.torch_f32 contract's element budget: the angle's, frequency's and scaling's errors at the pair's angle),
+or in bfloat16 / float16 (rotation_dtype: a model's RoPE before an unfused fp8 cache). Values are compared, so -0
+and +0 agree. The pass-through channels are quantized only. A failing array is matched against the other readings:
+a 16-bit rotation before the quantization (correct for an unfused engine: stated so), the scale applied twice,
+multiplied instead of divided, or not at all, the other format. This module reads torch's float8 tensors and uint8 arrays,
 and keeps the formats' tables for tests and callers (fp8_values, quantize)."""
 import numpy as np
 
@@ -80,10 +81,12 @@ def _bits(y):
     return np.asarray(y), None
 
 
-def check_rope_fp8(x, y, positions, *, scale=1.0, fmt=None, **rope_keywords):
+def check_rope_fp8(x, y, positions, *, scale=1.0, fmt=None, rotation_dtype=None, **rope_keywords):
     """Check an FP8 RoPE output (module docstring): x [tokens, heads, head_dim] before the rotation; y the same
     shape as FP8 codes (uint8, or a torch float8 tensor, whose type names the format); scale: the quantization
-    scale, a number or one per head (y = RN(rope(x) / scale)); fmt: "e4m3fn" or "e5m2" (required with uint8).
+    scale, a number or one per head (y = RN(rope(x) / scale)); fmt: "e4m3fn" or "e5m2" (required with uint8);
+    rotation_dtype: the type the engine rotated in before quantizing ("float32", the default: a fused kernel;
+    "bfloat16" or "float16": an unfused RoPE in the model's type, then an fp8 cache).
     Every other keyword is reference_rope's (base, layout, rotary_dim, scaling, hf_config, ...). Returns an
     Fp8Report."""
     if "heads_first" in rope_keywords:
@@ -103,7 +106,8 @@ def check_rope_fp8(x, y, positions, *, scale=1.0, fmt=None, **rope_keywords):
         raise ValueError(f"y: expected x's shape {xd.shape}, got {codes.shape}")
     pos = np.asarray(positions.cpu() if hasattr(positions, "cpu") else positions, dtype=np.int64)
     given = np.asarray(scale.cpu() if hasattr(scale, "cpu") else scale, dtype=np.float64).reshape(-1)
-    report = _check_rope_fp8(xd, np.ascontiguousarray(codes), pos, scale=given.tolist(), fmt=fmt, **rope_keywords)
+    report = _check_rope_fp8(xd, np.ascontiguousarray(codes), pos, scale=given.tolist(), fmt=fmt,
+                             rotation_dtype=rotation_dtype, **rope_keywords)
     doc = report.to_dict()
     worst = doc.get("worst") or [None]
     first = worst[0] and {"token": worst[0]["row"], "head": worst[0]["head"], "channel": worst[0]["channel"],

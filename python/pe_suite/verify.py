@@ -652,8 +652,8 @@ def _failure(caller, case, only=None):
     report, failed = _agreement(case, (x, y) if wanted(AGREES) else None, outs, in_order=crossing)
     if failed and failed[0] == UNDECIDABLE and not raised:
         return None if only is not None else failed
-    if failed or raised:
-        return failed if failed and (failed[0] == AGREES or crossing) else raised or failed
+    if failed or raised:  # a crossing's first failing call, a raise before an undecidable one
+        return failed if failed and (failed[0] == AGREES or crossing and failed[0] != UNDECIDABLE) else raised or failed
     if wanted(DETERMINISTIC) and (failed := _twice(caller, case, y)):
         return failed
     # The black-box properties, held to the data type's rounding (black_box.py): beyond the class budget's reach
@@ -930,25 +930,26 @@ def _state_claims(caller, case, prop, rows, original):
             warnings.simplefilter("ignore")
             report = _verdict(_with(sub, config=dict(config, rope_scaling=scaling)), xs, ys)
         if report.passed and report.undecidable == 0:
-            first = _made_first(caller, sub, max(config["head_dim"], original["config"]["head_dim"]) + 2)
-            if first is not None and not first[1]:
+            first = _made_first(caller, sub, max(config["head_dim"], original["config"]["head_dim"]))
+            if first is None or not first[1]:  # a stateless kernel with a length rule of its own fits as well
                 return []
             threshold = space.length_threshold(config)
             why = (f"rebuild it when the length crosses original_max_position_embeddings {threshold}"
                    if (own > threshold) != (n > threshold) else "a table kept from a longer call")
-            alone = (f"made first, under a config it had not met (head_dim {first[0]}), the call passes" if first else
-                     "no config it had not met to make it first under: or the kernel never switches at this length")
+            alone = f"made first, under a config it had not met (head_dim {first[0]}), the call passes"
             return [f"measured: {label} (seq_len {own}: {_plan_words(config, own)}) is the exact rotation under seq_len "
                     f"{n}, the earlier call {before}'s ({_plan_words(config, n)}); {alone}: the kernel kept that "
                     f"call's table (its state is keyed without the length: {why})"]
     return []
 
 
-def _made_first(caller, call, d):
-    """(head_dim d, whether the call passes) made first under its config at head_dim d (wider than any the run has
-    drawn or shrunk to, so that a kernel keeping one table per config meets it afresh: its lists extended, x's new
-    channels its own repeated), or None where the space has no such config."""
-    config = _at_head_dim(call["config"], d, lambda old, pairs: (old[0], old[1]))
+def _made_first(caller, call, widest):
+    """(head_dim d, whether the call passes) made first under its config at the first head_dim d past `widest` (the
+    widest the run has drawn or shrunk to, so that a kernel keeping one table per config meets it afresh: its lists
+    extended, x's new channels its own repeated) that the space allows, or None where none of the next eight does."""
+    d, config = next(((d, c) for d in range(widest + 2, widest + 18, 2)
+                      if (c := _at_head_dim(call["config"], d, lambda old, pairs: (old[0], old[1]))) is not None),
+                     (None, None))
     if config is None:
         return None
     x = np.asarray(call["x"])

@@ -10,89 +10,11 @@
 #include "arrays.h"
 #include "bindings.h"
 #include "keywords.h"
-#include "pe/check/fp8.h"
-#include "pe/check/scores.h"
 #include "pe/harness/enum_json.h"
+#include "report.h"
 
 namespace pe::python {
 namespace {
-
-struct Report {
-  Report(check::Report report) : r(std::move(report)) {}  // NOLINT: implicit, as the checks return it
-
-  check::Report r;
-  // r.json(), built on the first read of a part that needs it: r does not change once wrapped.
-  mutable std::optional<nlohmann::json> document;
-
-  const nlohmann::json& json() const {
-    if (!document) document = r.json();
-    return *document;
-  }
-  bool passed() const { return r.passed; }
-  // j as json.loads(j.dump()) gives it, without the text: a double's shortest round-trip digits read back
-  // are the double, an integer is Python's int, an object keeps its keys' order (dump's, sorted).
-  static py::object python_of(const nlohmann::json& j) {
-    switch (j.type()) {
-      case nlohmann::json::value_t::null:
-      case nlohmann::json::value_t::discarded:
-        return py::none();
-      case nlohmann::json::value_t::boolean:
-        return py::bool_(j.get<bool>());
-      case nlohmann::json::value_t::number_integer:
-        return py::int_(j.get<std::int64_t>());
-      case nlohmann::json::value_t::number_unsigned:
-        return py::int_(j.get<std::uint64_t>());
-      case nlohmann::json::value_t::number_float:
-        return float_of(j.get<double>());
-      case nlohmann::json::value_t::string:
-        return py::str(j.get_ref<const std::string&>());
-      case nlohmann::json::value_t::array: {
-        py::list out(j.size());
-        for (std::size_t i = 0; i < j.size(); ++i) out[i] = python_of(j[i]);
-        return out;
-      }
-      case nlohmann::json::value_t::object: {
-        py::dict out;
-        for (const auto& [key, value] : j.items()) out[py::str(key)] = python_of(value);
-        return out;
-      }
-      case nlohmann::json::value_t::binary:
-        break;
-    }
-    return py::module_::import("json").attr("loads")(j.dump());
-  }
-  // dump() writes a NaN or an infinity as null (JSON has none), which json.loads reads as None.
-  static py::object float_of(double v) { return std::isfinite(v) ? py::object(py::float_(v)) : py::none(); }
-  py::object to_dict() const { return python_of(json()); }
-  py::object get(const char* key) const {
-    // The fields verify_rope reads of every case's report, from the document's own fields: the whole JSON
-    // (bands, worst elements, contracts, the config's resolution) is written only when something else is
-    // read.
-    const std::string_view k = key;
-    if (k == "parameters") return python_of(r.doc.parameters);
-    if (k == "undecidable") return py::int_(r.doc.undecidable);
-    if (k == "verdict") return python_of(nlohmann::json(r.doc.verdict));
-    const nlohmann::json& j = json();
-    return j.contains(key) ? python_of(j[key]) : py::object(py::none());
-  }
-  // A list the JSON holds under `key`, or an empty one (a pass, or nothing to say).
-  py::list list(const char* key) const {
-    const py::object v = get(key);
-    return v.is_none() ? py::list() : py::list(v);
-  }
-  // What the text prints after "the data fits:", in order.
-  py::list fits() const {
-    py::list out;
-    for (const check::Finding& f : r.doc.explanations.value_or(std::vector<check::Finding>{}))
-      out.append(f.fits);
-    return out;
-  }
-};
-
-// An array as the engine reads it (in place where read_floats kept it so); `data` keeps the values alive.
-check::DataView view_of(const check::NpyArray& data, const std::string& name) {
-  return {data.values, data.shape, data.dtype, name, data.typed};
-}
 
 // Keys of scaling= or hf_config= that the resolver did not read (a typo such as "factr"): a Python warning
 // with the key, as transformers warns of unrecognized rope_scaling keys, besides the report's line.
@@ -172,12 +94,6 @@ Report check_sinusoidal(py::handle table, py::handle positions, py::handle base,
 }
 
 // An ALiBi range keyword: positions [A, B) from range(A, B) or any 1-D integer array.
-std::vector<std::int64_t> alibi_positions(py::handle v, const char* name) {
-  if (v.is_none()) return {};
-  check::Positions p = positions_of(v);
-  if (p.shape.size() > 1) throw py::value_error(fmt::format("{}: expected a 1-D list of positions", name));
-  return p.values;
-}
 
 Report check_alibi(py::handle table, py::handle max_bias, py::handle alibi_slopes, py::handle alibi_form,
                    py::handle queries, py::handle keys, py::handle heads, py::handle dtype,
@@ -277,77 +193,6 @@ void add_report_class(py::module_& m) {
       });
 }
 
-// check_rope_fp8's engine (pe/check/fp8.h): x as check_rope reads it, the codes uint8 in x's shape (fp8.py
-// gives them from a float8 tensor's bits or a uint8 array), the scale one value or one per head.
-Report rope_fp8_check(py::handle x, const py::array_t<std::uint8_t, py::array::c_style>& codes,
-                      py::handle positions, std::vector<double> scale, const std::string& fmt,
-                      py::object base, py::object layout, py::object rotary_dim, py::object rotary_offset,
-                      py::object scaling, py::object hf_config, py::object layer, py::object layer_type,
-                      py::object mrope_section, py::object mrope_layout, py::object vision,
-                      py::object axes_dim) {
-  const auto format = check::parse_fp8_format(fmt);
-  if (!format) throw py::value_error(fmt::format("fmt: expected 'e4m3fn' or 'e5m2', got '{}'", fmt));
-  const check::NpyArray xa = read_floats(x, "x", std::nullopt, true, true);
-  if (xa.shape.empty())
-    throw py::value_error("x: expected [tokens, heads, head_dim] or [tokens, head_dim], got a scalar");
-  const RopeKeywords k{base,       layout,        rotary_dim,   rotary_offset, scaling,  hf_config, layer,
-                       layer_type, mrope_section, mrope_layout, vision,        axes_dim, false};
-  RopeSetup setup = rope_setup(k, xa.shape.back());
-  check::Fp8RopeRequest r;
-  r.rope.x = view_of(xa, "x");
-  r.rope.positions = rope_positions_of(positions);
-  r.rope.spec = std::move(setup.spec);
-  r.rope.hf = std::move(setup.hf);
-  r.codes = {codes.data(), static_cast<std::size_t>(codes.size())};
-  for (py::ssize_t i = 0; i < codes.ndim(); ++i)
-    r.codes_shape.push_back(static_cast<std::size_t>(codes.shape(i)));
-  r.codes_name = "y";
-  r.scale = std::move(scale);
-  r.format = *format;
-  return without_gil([&] { return check::check_rope_fp8(r, setup.names); });
-}
-
-// check_scores's engine (pe/check/scores.h); scores.py's check_scores reads torch tensors and calls it.
-Report scores_check(py::handle scores, py::handle q, py::handle k, py::handle queries, py::handle keys,
-                    py::handle scale, const std::string& encoding, py::handle max_bias,
-                    py::handle alibi_slopes, py::handle alibi_form, bool scale_bias, py::handle dtype,
-                    py::object base, py::object layout, py::object rotary_dim, py::object rotary_offset,
-                    py::object scaling, py::object hf_config, py::object layer, py::object layer_type) {
-  const auto declared = dtype_argument(dtype, "dtype");
-  const check::NpyArray sa = read_floats(scores, "scores", declared, true, true),
-                        qa = read_floats(q, "q", declared, true, true),
-                        ka = read_floats(k, "k", declared, true, true);
-  check::ScoresRequest r;
-  r.scores = view_of(sa, "scores");
-  r.q = view_of(qa, "q");
-  r.k = view_of(ka, "k");
-  const check::Names names = python_names();
-  const auto e = check::parse_score_encoding(encoding);
-  if (!e)
-    throw py::value_error(fmt::format("encoding: expected 'rope', 'alibi' or 'none'; got '{}'", encoding));
-  r.encoding = *e;
-  if (!queries.is_none()) r.query_positions = alibi_positions(queries, "queries");
-  if (!keys.is_none()) r.key_positions = alibi_positions(keys, "keys");
-  if (!scale.is_none()) r.scale = number(scale, "scale");
-  if (!max_bias.is_none()) r.alibi.max_bias = number(max_bias, "max_bias");
-  if (!alibi_slopes.is_none()) r.alibi.slopes = check::parse_slopes(text(alibi_slopes), names);
-  if (!alibi_form.is_none()) r.alibi.form = check::parse_alibi_form(text(alibi_form), names);
-  r.scale_bias = scale_bias;
-  if (*e == check::ScoreEncoding::Rope) {
-    const RopeKeywords kw{base,       layout,     rotary_dim, rotary_offset, scaling,    hf_config, layer,
-                          layer_type, py::none(), py::none(), py::none(),    py::none(), false};
-    RopeSetup setup = rope_setup(kw, qa.shape.empty() ? 0 : qa.shape.back());
-    r.rope = std::move(setup.spec);
-    r.hf = std::move(setup.hf);
-    return without_gil([&] { return check::check_scores(r, setup.names); });
-  }
-  for (const auto& [given, name] :
-       {std::pair{&base, "base"}, std::pair{&layout, "layout"}, std::pair{&rotary_dim, "rotary_dim"},
-        std::pair{&scaling, "scaling"}, std::pair{&hf_config, "hf_config"}})
-    if (!given->is_none()) throw py::value_error(fmt::format("{}: applies to encoding='rope'", name));
-  return without_gil([&] { return check::check_scores(r, names); });
-}
-
 // check_rope's keywords as the module's signature takes them.
 Report rope_check(py::handle x, py::handle y, py::handle positions, py::object base, py::object layout,
                   py::object rotary_dim, py::object rotary_offset, py::object scaling, py::object hf_config,
@@ -424,21 +269,6 @@ void add_family_functions(py::module_& m) {
                        py::arg("max_abs") = py::none(),
                        py::arg("against") = py::none(),
                        py::arg("threads") = 0});
-  m.def("_check_rope_fp8", rope_fp8_check, "check_rope_fp8's engine (pe_suite.fp8.check_rope_fp8 calls it)",
-        py::arg("x"), py::arg("codes"), py::arg("positions"), py::kw_only(), py::arg("scale"), py::arg("fmt"),
-        py::arg("base") = py::none(), py::arg("layout") = py::none(), py::arg("rotary_dim") = py::none(),
-        py::arg("rotary_offset") = py::none(), py::arg("scaling") = py::none(),
-        py::arg("hf_config") = py::none(), py::arg("layer") = py::none(), py::arg("layer_type") = py::none(),
-        py::arg("mrope_section") = py::none(), py::arg("mrope_layout") = py::none(),
-        py::arg("vision") = py::none(), py::arg("axes_dim") = py::none());
-  m.def("_check_scores", scores_check, "check_scores's engine (pe_suite.scores.check_scores calls it)",
-        py::arg("scores"), py::arg("q"), py::arg("k"), py::kw_only(), py::arg("queries") = py::none(),
-        py::arg("keys") = py::none(), py::arg("scale") = py::none(), py::arg("encoding") = "alibi",
-        py::arg("max_bias") = py::none(), py::arg("alibi_slopes") = py::none(),
-        py::arg("alibi_form") = py::none(), py::arg("scale_bias") = false, py::arg("dtype") = py::none(),
-        py::arg("base") = py::none(), py::arg("layout") = py::none(), py::arg("rotary_dim") = py::none(),
-        py::arg("rotary_offset") = py::none(), py::arg("scaling") = py::none(),
-        py::arg("hf_config") = py::none(), py::arg("layer") = py::none(), py::arg("layer_type") = py::none());
   m.def("_rope_verdict", rope_verdict, "check_rope's verdict alone (verify_rope's): no text or bands",
         py::arg("x"), py::arg("y"), py::arg("positions"), py::kw_only(), py::arg("hf_config"),
         py::arg("layout"), py::arg("contract") = py::none(), py::arg("xpos_scale_base") = py::none(),
@@ -474,6 +304,7 @@ void add_family_functions(py::module_& m) {
 void add_check_functions(py::module_& m) {
   add_report_class(m);
   add_family_functions(m);
+  add_output_checks(m);
 }
 
 }  // namespace pe::python

@@ -106,3 +106,14 @@ def test_falcon_scales_the_bias_and_more_queries_than_keys_are_refused(qk):
     assert "the scale applied to the bias too: scale*(q.k + bias)" in pe_suite.check_scores(falcon, q, k).diagnosis
     with pytest.raises(ValueError, match="queries: 96 queries over 4 keys"):
         pe_suite.check_scores(torch.zeros(8, 96, 4), k, q)
+
+
+def test_hf_eager_masks_with_the_types_lowest_and_a_finite_score_there_fails(qk):
+    # HF's eager attention adds torch.finfo(dtype).min where a key lies after the query: accepted as masked.
+    q, k = qk
+    s = flash_scores(q, k)
+    hf = torch.where(torch.isinf(s), torch.finfo(torch.float32).min + s.nan_to_num(neginf=0.0), s)
+    assert pe_suite.check_scores(hf, q, k).passed
+    leaked = s.clone()
+    leaked[0, 0, -1] = 0.0  # a masked position holding a score
+    assert not pe_suite.check_scores(leaked, q, k).passed

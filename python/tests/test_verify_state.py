@@ -198,3 +198,16 @@ def test_rope_scaling_seq_len_states_the_length_an_engine_read():
         with pytest.raises(ValueError, match=r"rope_scaling\.seq_len"):
             pe_suite.check_rope(x, y, positions, hf_config=dict(config, rope_scaling=dict(config["rope_scaling"],
                                                                                            seq_len=bad)))
+
+
+def test_a_stateless_kernel_with_its_own_length_rule_is_not_named_as_state():
+    # seq_len read as max(position_ids), not + 1 (vLLM 0.6's "a position > L"): the decode step at L takes the short
+    # list, which is also what a kept prefill table would give. Made first under a config it has not met, the call
+    # fails too, so no state is claimed.
+    def off_by_one(x, positions, config):
+        return hf_rope(x, positions, config, rule=lambda c, n, plant: inv_freq_and_scaling(c, n - 1, plant))
+
+    with pytest.raises(v.VerifyError) as e:
+        pe_suite.verify_rope(off_by_one, rope_types=("longrope",), forms=("text", "partial"), dtypes=("float32",),
+                             examples=100, failure_file=None)
+    assert "kept that call's table" not in str(e.value), str(e.value)

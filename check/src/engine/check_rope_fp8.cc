@@ -8,7 +8,8 @@
 
 #include "pe/check/fp8.h"
 #include "pe/check/golden.h"
-#include "pe/harness/typed_buffer.h"
+#include "pe/contract.h"
+#include "pe/variant.h"
 
 namespace pe::check {
 namespace {
@@ -23,18 +24,19 @@ void refuse_gains(const RopeSpec& o, const Names& names) {
   if (o.xpos.scale_base) names.fail("xpos_scale_base", "not with FP8 codes (no fused quantizer applies one)");
 }
 
-// Per element of x's layout: the exact rotation (divided by nothing), the float32 rotation's error bound
-// (A·(8 + 4|phi|)·2^-24·(|x_a| + |x_b|) on rotated channels, -1 on pass-through ones) and the head.
+// Per element of x's layout: the exact rotation, each element's head, and the rotated elements' pairs (input
+// magnitude |x_a| + |x_b|, exact angle |φ|, pair j; pair -1 on pass-through channels).
 struct Fp8Exact {
-  std::vector<double> exact, eps;
+  std::vector<double> exact, abs_pair, abs_phi;
+  std::vector<std::int64_t> pair;
   std::vector<std::size_t> head;
 };
 
 Fp8Exact fp8_exact(const RopeParams& params, const RopePlan& plan, const RopeBatch& batch,
                    std::span<const double> x) {
-  Fp8Exact e{golden_rope(params, batch, x, DType::F64), std::vector<double>(x.size(), -1.0),
+  Fp8Exact e{golden_rope(params, batch, x, DType::F64), std::vector<double>(x.size(), 0.0),
+             std::vector<double>(x.size(), 0.0), std::vector<std::int64_t>(x.size(), -1),
              std::vector<std::size_t>(x.size(), 0)};
-  const double a = plan.attention_factor();
   for (std::size_t t = 0; t < batch.tokens(); ++t) {
     for (std::size_t h = 0; h < batch.heads; ++h) {
       const std::size_t row = batch.row(t, h);
@@ -44,59 +46,90 @@ Fp8Exact fp8_exact(const RopeParams& params, const RopePlan& plan, const RopeBat
         const auto [o0, o1] = plan.output_channels(j);
         const double phi =
             std::fabs(static_cast<double>(batch.position(t, plan.axis_of_pair(j))) * plan.inv_freq()[j]);
-        const double eps = a * (8 + 4 * phi) * kFp8U32 * (std::fabs(x[row + i0]) + std::fabs(x[row + i1]));
-        e.eps[row + o0] = e.eps[row + o1] = eps;
+        for (const std::size_t o : {o0, o1}) {
+          e.abs_pair[row + o] = std::fabs(x[row + i0]) + std::fabs(x[row + i1]);
+          e.abs_phi[row + o] = phi;
+          e.pair[row + o] = static_cast<std::int64_t>(j);
+        }
       }
     }
   }
   return e;
 }
 
+// Each element's allowance before the scale: the rotation's own error as an engine computes it in `rotation`
+// (HF's rotate_half in float32, or in a 16-bit type with its cos/sin cache: the rope.torch_f32/_bf16/_f16
+// contracts' element budgets, which carry the angle's, the frequency's and the scaling's errors), 0 on
+// pass-through channels (copied exactly).
+std::vector<double> fp8_allowance(const Fp8Exact& e, const RopePlan& plan, DType rotation) {
+  const char* name = rotation == DType::BF16  ? "rope.torch_bf16"
+                     : rotation == DType::F16 ? "rope.torch_f16"
+                                              : "rope.torch_f32";
+  const Variant* v = find_variant(name);
+  if (v == nullptr) throw std::logic_error(std::string("fp8: the registry has no ") + name);
+  const RopeBudgetTerms terms(v->contract(), plan, rotation);
+  std::vector<double> eps(e.exact.size(), 0.0);
+  for (std::size_t i = 0; i < eps.size(); ++i)
+    if (e.pair[i] >= 0)
+      eps[i] = terms.slope(e.abs_phi[i], static_cast<std::size_t>(e.pair[i])) * e.abs_pair[i] + terms.floor();
+  return eps;
+}
+
+// The quantizer's own float32 arithmetic: x/scale (or x·(1/scale)) rounded once, and the scale itself held in
+// float32: within 3·2^-24 of the value quantized.
+constexpr double kFp8Division = 3 * kFp8U32;
+
 // Whether `code` is the rounding of some value within eps of v, as `value` (monotone increasing) maps it
-// before the quantization: between RN(value(v - eps)) and RN(value(v + eps)) (RN is monotone), or
-// RN(value(v)) itself where eps < 0 (pass-through); values compared, so -0 and +0 agree.
+// before the quantization, and within the quantizer's float32 division of that: between RN(lo) and RN(hi) (RN
+// is monotone); values compared, so -0 and +0 agree.
 template <class Value>
 bool fp8_accepts(Fp8Format f, std::uint8_t code, double v, double eps, const Value& value) {
   const double got = fp8_value(f, code);
   if (got == fp8_value(f, fp8_code(f, value(v)))) return true;
-  if (eps < 0) return false;
-  return fp8_value(f, fp8_code(f, value(v - eps))) <= got && got <= fp8_value(f, fp8_code(f, value(v + eps)));
+  const double lo = value(v - eps), hi = value(v + eps);
+  const double slack = kFp8Division * std::max(std::fabs(lo), std::fabs(hi));
+  return fp8_value(f, fp8_code(f, lo - slack)) <= got && got <= fp8_value(f, fp8_code(f, hi + slack));
 }
 
-// v as a 16-bit kernel holds its float32 rotation: through float32, then RN into the type.
-double round16(DType type, double v) {
-  harness::TypedBuffer b(type, 1);
-  b.set(0, static_cast<double>(static_cast<float>(v)));
-  return b.get(0);
-}
-
-// The fused kernels' mistakes that reproduce every code: (words, the value quantized from exact and scale,
-// the format).
-std::vector<std::string> fp8_mistakes(const Fp8RopeRequest& r, const Fp8Exact& e) {
-  using Value = std::function<double(double, double)>;  // (exact, scale) -> the value quantized
-  const Fp8Format other = r.format == Fp8Format::E4m3fn ? Fp8Format::E5m2 : Fp8Format::E4m3fn;
-  const std::vector<std::tuple<std::string, Value, Fp8Format, bool>> mistakes = {
-      {"the rotation rounded to bfloat16 before the quantization",
-       [](double v, double s) { return round16(DType::BF16, v) / s; }, r.format, false},
-      {"the rotation rounded to float16 before the quantization",
-       [](double v, double s) { return round16(DType::F16, v) / s; }, r.format, false},
-      {"the scale applied twice (divided by scale²)", [](double v, double s) { return v / (s * s); },
-       r.format, true},
-      {"the scale multiplied instead of divided", [](double v, double s) { return v * s; }, r.format, true},
-      {"no scale", [](double v, double) { return v; }, r.format, true},
-      {fmt::format("the {} format (given: {})", to_string(other), to_string(r.format)),
-       [](double v, double s) { return v / s; }, other, false}};
-  std::vector<std::string> fits;
-  for (const auto& [words, value, format, needs_scale] : mistakes) {
-    bool differs = false, all = true;
-    for (std::size_t i = 0; i < e.exact.size() && all; ++i) {
-      const double s = r.scale[r.scale.size() == 1 ? 0 : e.head[i]];
-      if (needs_scale && s != 1) differs = true;
-      const auto at = [&value, s](double v) { return value(v, s); };
-      all = fp8_accepts(format, r.codes[i], e.exact[i], e.eps[i], at);
-    }
-    if (all && (differs || !needs_scale)) fits.push_back(words);
+// Whether every code is accepted under (value, format, allowance).
+template <class Value>
+bool fp8_all(const Fp8RopeRequest& r, const Fp8Exact& e, const std::vector<double>& eps, Fp8Format format,
+             const Value& value) {
+  for (std::size_t i = 0; i < e.exact.size(); ++i) {
+    const double s = r.scale[r.scale.size() == 1 ? 0 : e.head[i]];
+    if (!fp8_accepts(format, r.codes[i], e.exact[i], eps[i], [&value, s](double u) { return value(u, s); }))
+      return false;
   }
+  return true;
+}
+
+// The readings that reproduce every code where the given one does not: the rotation in another type than the
+// one given (a 16-bit rotation before the quantization: an unfused RoPE then an fp8 cache, correct for such
+// an engine and stated so), the scale applied twice, multiplied instead of divided, or not at all, the other
+// format.
+std::vector<std::string> fp8_mistakes(const Fp8RopeRequest& r, const Fp8Exact& e, const RopePlan& plan,
+                                      const std::vector<double>& eps) {
+  std::vector<std::string> fits;
+  const auto divided = [](double v, double s) { return v / s; };
+  for (const DType rotation : {DType::BF16, DType::F16})
+    if (rotation != r.rotation && fp8_all(r, e, fp8_allowance(e, plan, rotation), r.format, divided))
+      fits.push_back(
+          fmt::format("a {} rotation before the quantization (HF's rotate_half in {}: an unfused "
+                      "RoPE, then an fp8 cache; correct for such an engine: state the rotation's type)",
+                      rotation == DType::BF16 ? "bfloat16" : "float16", to_string(rotation)));
+  bool scaled = false;
+  for (const double s : r.scale) scaled = scaled || s != 1;
+  using Value = std::function<double(double, double)>;
+  const std::vector<std::pair<std::string, Value>> scalings = {
+      {"the scale applied twice (divided by scale²)", [](double v, double s) { return v / (s * s); }},
+      {"the scale multiplied instead of divided", [](double v, double s) { return v * s; }},
+      {"no scale", [](double v, double) { return v; }}};
+  if (scaled)
+    for (const auto& [words, value] : scalings)
+      if (fp8_all(r, e, eps, r.format, value)) fits.push_back(words);
+  const Fp8Format other = r.format == Fp8Format::E4m3fn ? Fp8Format::E5m2 : Fp8Format::E4m3fn;
+  if (fp8_all(r, e, eps, other, divided))
+    fits.push_back(fmt::format("the {} format (given: {})", to_string(other), to_string(r.format)));
   return fits;
 }
 
@@ -138,12 +171,13 @@ Report check_rope_fp8(const Fp8RopeRequest& r, const Names& names) {
           "x", fmt::format("holds {} at flat index {}; the reference rotates finite values", x.values[i], i));
   const RopePlan plan = rope_plan(params, names);
   const Fp8Exact e = fp8_exact(params, plan, batch, x.values);
+  const std::vector<double> eps = fp8_allowance(e, plan, r.rotation);
   std::size_t wrong = 0, neighbours = 0, first = e.exact.size();
   for (std::size_t i = 0; i < e.exact.size(); ++i) {
     const double s = r.scale[r.scale.size() == 1 ? 0 : e.head[i]];
     const double v = e.exact[i] / s;
     if (fp8_value(r.format, r.codes[i]) == fp8_value(r.format, fp8_code(r.format, v))) continue;
-    if (fp8_accepts(r.format, r.codes[i], e.exact[i], e.eps[i], [s](double u) { return u / s; })) {
+    if (fp8_accepts(r.format, r.codes[i], e.exact[i], eps[i], [s](double u) { return u / s; })) {
       ++neighbours;
     } else if (wrong++ == 0) {
       first = i;
@@ -155,15 +189,18 @@ Report check_rope_fp8(const Fp8RopeRequest& r, const Names& names) {
           batch.tokens(), batch.heads, hd, scale, params.base, to_string(params.layout),
           form.empty() ? "" : ", ", form);
   out.say(
-      "contract: RN_{}(rope(x)/scale), or the rounding of a value within the float32 rotation's error of "
-      "rope(x)/scale: {} element(s) so\n",
-      to_string(r.format), neighbours);
+      "contract: RN_{}(rope(x)/scale), or the rounding of a value within the {} rotation's error (HF's "
+      "rotate_half: rope.torch_{}'s contract) and the quantizer's float32 division: {} element(s) so\n",
+      to_string(r.format), to_string(r.rotation), to_string(r.rotation), neighbours);
   out.passed = wrong == 0;
   out.doc.family = "rope";
   out.doc.input = q.x.name;
   out.doc.output = r.codes_name;
-  out.doc.parameters = {
-      {"fp8", {{"format", to_string(r.format)}, {"scale", r.scale}, {"neighbours", neighbours}}}};
+  out.doc.parameters = {{"fp8",
+                         {{"format", to_string(r.format)},
+                          {"scale", r.scale},
+                          {"rotation", to_string(r.rotation)},
+                          {"neighbours", neighbours}}}};
   out.doc.budget = "fp8";
   out.doc.dtype = q.x.dtype;  // the input's: the codes' format is parameters.fp8.format
   out.doc.elements = e.exact.size();
@@ -186,7 +223,7 @@ Report check_rope_fp8(const Fp8RopeRequest& r, const Names& names) {
                       {"position", batch.position(t)},
                       {"code", r.codes[first]},
                       {"expected", want}}};
-    const std::vector<std::string> fits = fp8_mistakes(r, e);
+    const std::vector<std::string> fits = fp8_mistakes(r, e, plan, eps);
     for (const std::string& f : fits) {
       out.say("the data fits: {} (every one of the {} codes reproduced)\n", f, e.exact.size());
       out.found({f, fmt::format("every one of the {} codes reproduced", e.exact.size()), std::nullopt,

@@ -6,10 +6,12 @@
 //
 // The reference is the exact RoPE divided by the scale (one per tensor, or per head), rounded to nearest,
 // ties to even, in the format. The contract: every code is the rounding of some value within eps of that
-// exact one, eps the float32 rotation's own error, (8 + 4|phi|)·2^-24·A·(|x_a| + |x_b|)/scale for the pair at
-// angle phi = p·θ_j (A the attention factor): its correctly rounded value, or its neighbour across a rounding
-// boundary that lies within eps. Values are compared, so -0 and +0 agree. Pass-through channels are quantized
-// only: exactly.
+// exact one, and within the quantizer's float32 division of it (3·2^-24 relative: x/scale rounded once, the
+// scale held in float32): its correctly rounded value, or its neighbour across a rounding boundary that lies
+// within that reach. eps is the rotation's own error as an engine computes it: HF's rotate_half in float32 by
+// default (the rope.torch_f32 contract's element budget: the angle, frequency and scaling errors at the
+// pair's |phi|), or in a 16-bit type (rotation BF16 or F16: rope.torch_bf16/_f16, a bf16 model's RoPE before
+// an fp8 cache). Values are compared, so -0 and +0 agree. Pass-through channels are quantized only: eps 0.
 #pragma once
 
 #include <cstdint>
@@ -41,6 +43,7 @@ struct Fp8RopeRequest {
   std::string codes_name;
   std::vector<double> scale;  // one, or one per head: y = RN(rope(x) / scale)
   Fp8Format format = Fp8Format::E4m3fn;
+  DType rotation = DType::F32;  // the type the engine rotates in before quantizing (F32, BF16 or F16)
 };
 
 // The verdict (every code within the contract), the first wrong element among the worst, the codes accepted
