@@ -10,9 +10,9 @@ exact rotation of each, their dot product in double, ALiBi's bias correctly roun
 accumulates in float32 (flash-attention, FlashInfer, CPU matmuls do): scale·(d + 2)·2^-24·Σ_c |q'_c·k'_c| (the
 products and the sums in any order, the scale's product) + 3·2^-24·|bias| (the slope in float32, the distance's
 product, the add) + (2^-24 + u_out)·|S| (the sum's rounding and the output's) + denorm_min(out); with RoPE each
-rotated element within A·(|x_a| + |x_b|)·((8 + 4|φ|)·2^-24 + 4·u_in) of the exact one, carried through the dot
-product. A masked element (-inf where the key lies after the query's position) is accepted there and nowhere
-else."""
+rotated element within the element budget of HF's rotate_half in q's and k's type (the rope.torch_f32, _bf16 or
+_f16 contract), carried through the dot product. A masked element (-inf, or HF eager's finfo.min plus the score,
+where the key lies after the query's position) is accepted there and nowhere else."""
 from . import _native
 from ._keywords import checked
 from ._verdict import Verdict

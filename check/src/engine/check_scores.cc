@@ -8,6 +8,8 @@
 
 #include "pe/check/golden.h"
 #include "pe/check/scores.h"
+#include "pe/contract.h"
+#include "pe/variant.h"
 
 namespace pe::check {
 namespace {
@@ -35,16 +37,22 @@ struct ScoreModel {
 };
 
 // x rotated exactly at `positions` ([tokens, heads, d]) and each element's error bound in an engine's
-// rotation (scores.h); x itself and no error where not rotated.
+// rotation (scores.h: the rope.torch_<type> contract's element budget for q's and k's type); x itself and no
+// error where not rotated.
 std::pair<std::vector<double>, std::vector<double>> rotated_with_error(
     const std::optional<RopeParams>& rope, bool rotate, std::span<const double> x,
-    const std::vector<std::int64_t>& positions, std::size_t heads, double u_in) {
+    const std::vector<std::int64_t>& positions, std::size_t heads, DType type) {
   std::vector<double> error(x.size(), 0.0);
   if (!rope || !rotate) return {std::vector<double>(x.begin(), x.end()), std::move(error)};
   const RopePlan plan(*rope);
   const RopeBatch batch = RopeBatch::tokens_first(positions, heads, plan.head_dim());
   std::vector<double> y = golden_rope(*rope, batch, x, DType::F64);
-  const double a = plan.attention_factor();
+  const DType rotation = type == DType::BF16 || type == DType::F16 ? type : DType::F32;
+  const Variant* v = find_variant(rotation == DType::BF16  ? "rope.torch_bf16"
+                                  : rotation == DType::F16 ? "rope.torch_f16"
+                                                           : "rope.torch_f32");
+  if (v == nullptr) throw std::logic_error("scores: the registry has no rope.torch_* variant");
+  const RopeBudgetTerms terms(v->contract(), plan, rotation);
   for (std::size_t t = 0; t < batch.tokens(); ++t)
     for (std::size_t h = 0; h < heads; ++h)
       for (std::size_t j = 0; j < plan.n_pairs(); ++j) {
@@ -53,16 +61,16 @@ std::pair<std::vector<double>, std::vector<double>> rotated_with_error(
         const auto [o0, o1] = plan.output_channels(j);
         const double phi = std::fabs(static_cast<double>(batch.position(t)) * plan.inv_freq()[j]);
         error[row + o0] = error[row + o1] =
-            a * (std::fabs(x[row + i0]) + std::fabs(x[row + i1])) * ((8 + 4 * phi) * kScoreU32 + 4 * u_in);
+            terms.slope(phi, j) * (std::fabs(x[row + i0]) + std::fabs(x[row + i1])) + terms.floor();
       }
   return {std::move(y), std::move(error)};
 }
 
 ScoreModel score_model(const ScoreHypothesis& h, std::span<const double> q, std::span<const double> k,
-                       const std::vector<std::int64_t>& keys, const ScoreShape& s, double u_in, double u_out,
-                       double tiny) {
-  const auto [rq, eq] = rotated_with_error(h.rope, h.rotate_q, q, h.queries, s.heads, u_in);
-  const auto [rk, ek] = rotated_with_error(h.rope, h.rotate_k, k, keys, s.kv_heads, u_in);
+                       const std::vector<std::int64_t>& keys, const ScoreShape& s, DType qk_type,
+                       double u_out, double tiny) {
+  const auto [rq, eq] = rotated_with_error(h.rope, h.rotate_q, q, h.queries, s.heads, qk_type);
+  const auto [rk, ek] = rotated_with_error(h.rope, h.rotate_k, k, keys, s.kv_heads, qk_type);
   std::vector<double> bias(s.heads * s.nq * s.nk, 0.0);
   if (h.encoding == ScoreEncoding::Alibi) bias = golden_alibi(h.alibi, h.queries, keys, false, DType::F64);
   ScoreModel m{std::vector<double>(bias.size()), std::vector<double>(bias.size())};
@@ -294,9 +302,10 @@ Report check_scores(const ScoresRequest& r, const Names& names) {
         names.fail(
             v == &q ? "q" : "k",
             fmt::format("holds {} at flat index {}; scores of finite inputs are checked", v->values[i], i));
-  const double u_in = std::max(unit_roundoff(r.q.dtype), unit_roundoff(r.k.dtype));
+  // The coarser of q's and k's types: the one an engine stores the rotation in.
+  const DType qk_type = unit_roundoff(r.q.dtype) >= unit_roundoff(r.k.dtype) ? r.q.dtype : r.k.dtype;
   const double u_out = unit_roundoff(r.scores.dtype), tiny = denorm_min(r.scores.dtype);
-  const ScoreModel model = score_model(given, q.values, k.values, keys, s, u_in, u_out, tiny);
+  const ScoreModel model = score_model(given, q.values, k.values, keys, s, qk_type, u_out, tiny);
   const ScoreJudgement j = judge_scores(scores.values, model, given, keys, s, r.scores.dtype);
   out.say(
       "attention scores: {} heads x {} queries (positions {}..{}) x {} keys ({}..{}), kv_heads {}, d {}, "
@@ -342,7 +351,7 @@ Report check_scores(const ScoresRequest& r, const Names& names) {
                       {"budget", model.budget[at]}}};
     std::size_t fits = 0;
     for (const ScoreHypothesis& m : score_mistakes(given)) {
-      const ScoreModel alt = score_model(m, q.values, k.values, keys, s, u_in, u_out, tiny);
+      const ScoreModel alt = score_model(m, q.values, k.values, keys, s, qk_type, u_out, tiny);
       if (judge_scores(scores.values, alt, m, keys, s, r.scores.dtype).wrong > 0) continue;
       ++fits;
       out.say("the data fits: {} (every one of the {} scores within its budget)\n", m.words,

@@ -9,10 +9,11 @@
 //   scale·(d + 2)·2^-24·Σ_c |q'_c|·|k'_c|   the products and sums in any order, the scale's product
 // + 3·2^-24·|bias|                          the slope in float32, the distance's product, the add
 // + (2^-24 + u_out)·|S| + denorm_min(out)   the sum's rounding and the output's
-// and with RoPE, each rotated element within e_c = A·(|x_a| + |x_b|)·((8 + 4|φ|)·2^-24 + 4·u_in) of the exact
-// one (a float32 angle and rotation, then the rotation stored in q's and k's own type: HF's bf16 rotate_half
-// is 3 roundings), so scale·Σ_c (e_q,c·(|k'_c| + e_k,c) + |q'_c|·e_k,c) more, and |q'|, |k'| widened by e. A
-// masked score (-inf where the key lies after the query's position) is accepted there and nowhere else.
+// and with RoPE, each rotated element within e_c of the exact one, e_c the element budget of HF's rotate_half
+// in q's and k's type (the rope.torch_f32, _bf16 or _f16 contract at the pair's angle: a float32 rotation, or
+// one in the model's 16-bit type, stored there), so scale·Σ_c (e_q,c·(|k'_c| + e_k,c) + |q'_c|·e_k,c) more,
+// and |q'|, |k'| widened by e. A masked score where the key lies after the query's position (-inf, or HF
+// eager's finfo.min plus the score: at most half the type's lowest) is accepted there and nowhere else.
 #pragma once
 
 #include <cstdint>
