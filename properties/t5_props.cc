@@ -23,17 +23,19 @@ namespace pe::testing {
 namespace {
 
 // The bucket counts and distances T5-family models ship (32/128 T5 and mT5, 64 and 256 elsewhere), and any
-// valid pair of up to 512 buckets and 2^16 positions.
+// valid pair of up to 4096 buckets and 2^16 positions, distances just past max_exact among them.
 rc::Gen<T5Buckets> gen_t5() {
   return rc::gen::exec([] {
     T5Buckets t;
     t.bidirectional = *rc::gen::arbitrary<bool>().as("bidirectional");
     t.num_buckets = *rc::gen::oneOf(rc::gen::element<std::int64_t>(32, 64, 128, 256),
-                                    rc::gen::inRange<std::int64_t>(4, 513))
+                                    rc::gen::inRange<std::int64_t>(4, 4097))
                          .as("num_buckets");
     const std::int64_t e = t5_max_exact(t);
+    // Distances near max_exact too, where ln(D/E) is small and the log argument's rounding moves t most.
     t.max_distance = *rc::gen::oneOf(rc::gen::element<std::int64_t>(128, 256, 1024),
-                                     rc::gen::inRange<std::int64_t>(1, 1 << 16))
+                                     rc::gen::inRange<std::int64_t>(1, 1 << 16),
+                                     rc::gen::inRange<std::int64_t>(e + 1, e + 65))
                           .as("max_distance");
     RC_PRE(e > 0 && t.max_distance > e);
     return t;

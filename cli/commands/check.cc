@@ -247,9 +247,9 @@ int check_scores(const CheckOptions& o, const CLI::App& cmd) {
   const check::ScoreEncoding encoding = score_encoding_of(o.scores);
   reject_sinusoidal_flags(cmd, "applies to --family sinusoidal only");
   reject_temperature_flags(o.temperature, "not inside --family scores");
-  for (const char* flag :
-       {"--input", "--output", "--against", "--contract", "--max-abs", "--threads", "--heads-first",
-        "--no-rope", "--positions", "--positions-file", "--dim", "--head-dim", "--heads", "--slopes-only"})
+  for (const char* flag : {"--input", "--output", "--against", "--contract", "--max-abs", "--threads",
+                           "--heads-first", "--no-rope", "--positions", "--positions-file", "--dim",
+                           "--head-dim", "--heads", "--slopes-only", "--rotation-dtype"})
     if (cmd.count(flag) > 0) throw UsageError(fmt::format("{}: not with --family scores", flag));
   if (encoding != check::ScoreEncoding::Rope) {
     const std::string why = "applies to --family scores with --encoding rope";
@@ -298,10 +298,11 @@ int check_t5(const CheckOptions& o, const CLI::App& cmd) {
   reject_scaling_flags(o.scaling, "not with --family t5");
   reject_form_flags(o.form, "not with --family t5");
   for (const char* flag :
-       {"--input",       "--output",       "--against",    "--contract",       "--max-abs",    "--threads",
-        "--heads-first", "--no-rope",      "--positions",  "--positions-file", "--dim",        "--head-dim",
-        "--heads",       "--slopes-only",  "--base",       "--layout",         "--rotary-dim", "--hf-config",
-        "--max-bias",    "--alibi-slopes", "--alibi-form", "--dtype"})
+       {"--input",      "--output",      "--against",   "--contract",    "--max-abs",
+        "--threads",    "--heads-first", "--no-rope",   "--positions",   "--positions-file",
+        "--dim",        "--head-dim",    "--heads",     "--slopes-only", "--base",
+        "--layout",     "--rotary-dim",  "--hf-config", "--max-bias",    "--alibi-slopes",
+        "--alibi-form", "--dtype",       "--layer",     "--layer-type",  "--rotation-dtype"})
     if (cmd.count(flag) > 0) throw UsageError(fmt::format("{}: not with --family t5", flag));
   if (o.table.empty())
     throw UsageError("TABLE: give the buckets [queries, keys] or the bias [heads, queries, keys]");
@@ -368,6 +369,8 @@ void reject_unread(const Checker& c, const CheckOptions& o, const CLI::App& cmd)
   if (!c.alibi_options)
     reject_alibi_flags(o.alibi,
                        "applies to " + families_reading(kCheckers, &Checker::alibi_options) + " only");
+  if (c.family != Family::Rope && !o.rotation_dtype.empty())
+    throw UsageError("--rotation-dtype: applies to --family rope with FP8 codes (--dtype e4m3fn|e5m2)");
   if (!c.against && !o.against.empty())
     throw UsageError("--against: applies to " + families_reading(kCheckers, &Checker::against));
 }

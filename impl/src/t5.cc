@@ -26,15 +26,14 @@ void validate(const T5Buckets& t) {
                                      std::to_string(t.max_distance));
 }
 
+T5Side t5_side(const T5Buckets& t, std::int64_t relative) noexcept {
+  if (!t.bidirectional) return {t.num_buckets, 0, relative < 0 ? -relative : 0};
+  const std::int64_t half = t.num_buckets / 2;
+  return {half, relative > 0 ? half : 0, relative < 0 ? -relative : relative};
+}
+
 std::int64_t t5_bucket_float32(const T5Buckets& t, std::int64_t relative) noexcept {
-  std::int64_t buckets = t.num_buckets, base = 0, d = 0;
-  if (t.bidirectional) {
-    buckets /= 2;
-    base = relative > 0 ? buckets : 0;
-    d = relative < 0 ? -relative : relative;
-  } else {
-    d = relative < 0 ? -relative : 0;
-  }
+  const auto [buckets, base, d] = t5_side(t, relative);
   const std::int64_t e = buckets / 2;
   if (d < e) return base + d;
   const float ratio = static_cast<float>(d) / static_cast<float>(e);

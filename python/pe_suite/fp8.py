@@ -5,8 +5,9 @@ out-of-range values saturate to the largest finite one, as the fused kernels cla
 
 The check is the engine's (pe/check/fp8.h, also `pe-suite check --family rope --dtype e4m3fn|e5m2 --scale S`): the
 exact RoPE divided by the scale (per tensor, or per head), rounded to nearest, ties to even, in the format. Every
-element is the rounding of some value within ε of that exact one and within the quantizer's float32 division of it
-(3·2^-24 relative), ε the rotation's own error as the engine computes it: HF's rotate_half in float32 by default
+element is the rounding of some value the quantizer may have met: within ε of that exact one, divided exactly or
+as a float32 quantizer does (held in float32, divided by the float32 scale or multiplied by its reciprocal), ε the
+rotation's own error as the engine computes it: HF's rotate_half in float32 by default
 (the rope.torch_f32 contract's element budget: the angle's, frequency's and scaling's errors at the pair's angle),
 or in bfloat16 / float16 (rotation_dtype: a model's RoPE before an unfused fp8 cache). Values are compared, so -0
 and +0 agree. The pass-through channels are quantized only. A failing array is matched against the other readings:

@@ -12,8 +12,9 @@ Engines evaluate t in float32 (torch's `log` of `d.float() / max_exact`, divided
 `math.log(max_distance / max_exact)` rounded to float32, times the bucket count). The exact bucket is decided here
 in integers: floor(t) >= k exactly when d^(B−E) · E^k >= D^k · E^(B−E) (B buckets, E max_exact, D max_distance;
 D/E need not be an integer). Where t lies within float32's error of an integer k — the error bound below is
-ε = 8·2^-24·(t + 1): the division by max_exact, log within 2 ulp, the constant's rounding, the quotient and the
-product — an engine's float32 may give k − 1 or k: both are accepted there, and the check lists those offsets.
+ε = 2^-24·(8·(t + 1) + 4·(B−E)/ln(D/E)): log within 2 ulp, the constant's rounding, the quotient and the product,
+and the log argument's rounding (float(d), the division by max_exact or CUDA's multiply by its reciprocal) moved
+through ln — an engine's float32 may give k − 1 or k: both are accepted there, and the check lists those offsets.
 They are where t is an integer, d = E·(D/E)^(k/(B−E)): at T5's defaults (32 buckets bidirectional, 128) d = 16,
 32 and 64 (t = 2, 4, 6), where torch's float32 gives the exact bucket (python/tests/test_t5.py pins HF's function
 equal to the exact buckets over every offset up to 2·max_distance for 5 bucket counts x 5 distances) and a log one

@@ -98,7 +98,9 @@ def test_an_unfused_bf16_rotation_passes_when_stated():
     assert pe_suite.check_rope_fp8(x, codes, positions, fmt="e4m3fn", rotation_dtype="bfloat16").passed
     r = pe_suite.check_rope_fp8(x, codes, positions, fmt="e4m3fn")
     assert not r.passed
-    assert r.diagnosis[0].startswith("a bfloat16 rotation before the quantization (HF's rotate_half in bf16"), str(r)
+    assert r.diagnosis == [d for d in r.diagnosis if d.startswith("a bfloat16 rotation before the quantization: every "
+                                                                  "code within HF's rotate_half in bfloat16")], str(r)
+    assert r.diagnosis, str(r)
 
 
 def test_the_rotations_own_error_near_a_boundary_passes():
@@ -178,3 +180,23 @@ def test_negative_zero_and_a_truncating_quantizer(case):
     toward = np.sign(v) * np.array([max(t for t in table if t <= abs(a)) for a in v.ravel()]).reshape(v.shape)
     r = pe_suite.check_rope_fp8(x, to_fp8(toward, "e4m3fn"), positions, scale=64.0, fmt="e4m3fn")
     assert not r.passed and r.wrong > 100, str(r)
+
+
+def test_ties_away_from_zero_on_pass_through_channels_fail():
+    # e4m3fn's midpoints (1.0625 between 1 and 1.125, ...) are exact in float32: every quantizer path meets the tie
+    # itself, and OCP rounds it to the even code. A quantizer that rounds ties away from zero differs there.
+    mids = np.array([1.0625, 1.1875, 1.3125, 2.125, 3.25, -1.0625, -2.375, -3.25], dtype=np.float32)
+    x = np.zeros((1, 1, 4 + len(mids)), dtype=np.float32)
+    x[0, 0, :4], x[0, 0, 4:] = [0.5, 0.25, 0.5, 0.25], mids
+    positions = np.array([3])
+    y = pe_suite.reference_rope(x.astype(np.float64), positions, rotary_dim=4, dtype="float64")
+    even = to_fp8(y, "e4m3fn")
+    assert pe_suite.check_rope_fp8(x, even, positions, fmt="e4m3fn", rotary_dim=4).passed
+    table = dict((c, v) for c, v in code_values("e4m3fn"))
+    away = even.copy()
+    for k, m in enumerate(mids):  # the code above the tie in magnitude
+        lower = max(c for c, v in table.items() if v < abs(m))
+        away[0, 0, 4 + k] = (lower + 1) | (0x80 if m < 0 else 0)
+    assert not np.array_equal(away, even)
+    r = pe_suite.check_rope_fp8(x, away, positions, fmt="e4m3fn", rotary_dim=4)
+    assert not r.passed and r.wrong > 0, str(r)

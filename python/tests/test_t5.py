@@ -120,3 +120,13 @@ def test_garbage_fails_and_the_float32_alternative_only_at_a_boundary():
     off = exact.copy()
     off[relative == 17] -= 1
     assert not pe_suite.check_t5(off, q, k).passed
+
+
+def test_a_distance_near_max_exact_keeps_hfs_float32_bucket():
+    # ln(max_distance / max_exact) small: float32's rounding of d / max_exact moves t by (B − E)·3u/ln(D/E), not by a
+    # share of t. HF's function gives 210 at offset −158 (causal, 315 buckets, 160), the exact bucket 209.
+    relative = torch.arange(-400, 1)
+    r = pe_suite.check_t5(hf_bucket(relative[None, :], False, 315, 160).numpy(), [400], list(range(0, 401)),
+                          bidirectional=False, num_buckets=315, max_distance=160)
+    assert r.passed, str(r)
+    assert -158 in r.boundaries

@@ -28,14 +28,7 @@ bool floor_at_least(std::int64_t d, std::int64_t e, std::int64_t b, std::int64_t
 }  // namespace
 
 T5Exact t5_bucket(const T5Buckets& t, std::int64_t relative) {
-  std::int64_t buckets = t.num_buckets, base = 0, d = 0;
-  if (t.bidirectional) {
-    buckets /= 2;
-    base = relative > 0 ? buckets : 0;
-    d = relative < 0 ? -relative : relative;
-  } else {
-    d = relative < 0 ? -relative : 0;
-  }
+  const auto [buckets, base, d] = t5_side(t, relative);
   const std::int64_t e = buckets / 2, b = buckets - e;
   if (d < e) return {base + d, -1};
   // t in long double (relative error ~1e-18·b): floor(t) is t's unless t lies within 1e-9 of an integer,
@@ -49,7 +42,13 @@ T5Exact t5_bucket(const T5Buckets& t, std::int64_t relative) {
     k = n <= b && floor_at_least(d, e, b, t.max_distance, n) ? n : n - 1;
   }
   const std::int64_t cap = buckets - 1, bucket = std::min(e + std::min(k, b), cap);
-  const double reach = kT5Epsilon * (static_cast<double>(tl) + 1);
+  // float32's error in t: relative to t (log within 2 ulp, the constant's rounding, the quotient and the
+  // product), and the log argument's rounding (float(d), the division by E, or CUDA's multiply by 1/E: 3
+  // roundings) moved through ln: b·3u/ln(D/E), which does not shrink with t and dominates where D lies near
+  // E.
+  const double reach = kT5Epsilon * (static_cast<double>(tl) + 1) +
+                       4 * 0x1p-24 * static_cast<double>(b) /
+                           static_cast<double>(std::log(static_cast<long double>(t.max_distance) / e));
   std::int64_t other = -1;
   if (k < b && static_cast<double>((k + 1) - tl) <= reach)
     other = std::min(e + k + 1, cap);

@@ -14,8 +14,6 @@
 namespace pe::check {
 namespace {
 
-constexpr double kFp8U32 = 0x1p-24;
-
 // What fp8 kernels leave out: a NoPE layer, a temperature and xPos are gains no fused quantizer takes.
 void refuse_gains(const RopeSpec& o, const Names& names) {
   if (o.nope()) names.fail("no_rope", "a NoPE layer has no rotation to quantize");
@@ -75,48 +73,57 @@ std::vector<double> fp8_allowance(const Fp8Exact& e, const RopePlan& plan, DType
   return eps;
 }
 
-// The quantizer's own float32 arithmetic: x/scale (or x·(1/scale)) rounded once, and the scale itself held in
-// float32: within 3·2^-24 of the value quantized.
-constexpr double kFp8Division = 3 * kFp8U32;
-
-// Whether `code` is the rounding of some value within eps of v, as `value` (monotone increasing) maps it
-// before the quantization, and within the quantizer's float32 division of that: between RN(lo) and RN(hi) (RN
-// is monotone); values compared, so -0 and +0 agree.
+// Whether `code` is the rounding of some value the quantizer may have met: the exact rotation within eps of
+// v, as `value` (monotone increasing in it) maps it, either exactly or as a float32 quantizer computes it
+// (the rotation held in float32, then divided by the float32 scale, or multiplied by its float32 reciprocal,
+// rounded once). Between RN of the least and of the greatest of those (RN is monotone); values compared, so
+// -0 and +0 agree. At an exact tie of a pass-through value every candidate is the tie: ties to even alone.
 template <class Value>
-bool fp8_accepts(Fp8Format f, std::uint8_t code, double v, double eps, const Value& value) {
+bool fp8_accepts(Fp8Format f, std::uint8_t code, double v, double eps, double s, const Value& value) {
   const double got = fp8_value(f, code);
-  if (got == fp8_value(f, fp8_code(f, value(v)))) return true;
-  const double lo = value(v - eps), hi = value(v + eps);
-  const double slack = kFp8Division * std::max(std::fabs(lo), std::fabs(hi));
-  return fp8_value(f, fp8_code(f, lo - slack)) <= got && got <= fp8_value(f, fp8_code(f, hi + slack));
+  if (got == fp8_value(f, fp8_code(f, value(v, s)))) return true;
+  const auto f32 = [](double u) { return static_cast<double>(static_cast<float>(u)); };
+  const double s32 = f32(s), reciprocal = 1.0 / f32(1.0 / s32);
+  double lo = value(v - eps, s), hi = value(v + eps, s);
+  for (const double u : {v - eps, v + eps})
+    for (const double q : {f32(value(f32(u), s32)), f32(value(f32(u), reciprocal))}) {
+      lo = std::min(lo, q);
+      hi = std::max(hi, q);
+    }
+  return fp8_value(f, fp8_code(f, lo)) <= got && got <= fp8_value(f, fp8_code(f, hi));
 }
 
 // Whether every code is accepted under (value, format, allowance).
 template <class Value>
 bool fp8_all(const Fp8RopeRequest& r, const Fp8Exact& e, const std::vector<double>& eps, Fp8Format format,
              const Value& value) {
-  for (std::size_t i = 0; i < e.exact.size(); ++i) {
-    const double s = r.scale[r.scale.size() == 1 ? 0 : e.head[i]];
-    if (!fp8_accepts(format, r.codes[i], e.exact[i], eps[i], [&value, s](double u) { return value(u, s); }))
+  for (std::size_t i = 0; i < e.exact.size(); ++i)
+    if (!fp8_accepts(format, r.codes[i], e.exact[i], eps[i], r.scale[r.scale.size() == 1 ? 0 : e.head[i]],
+                     value))
       return false;
-  }
   return true;
 }
 
-// The readings that reproduce every code where the given one does not: the rotation in another type than the
-// one given (a 16-bit rotation before the quantization: an unfused RoPE then an fp8 cache, correct for such
-// an engine and stated so), the scale applied twice, multiplied instead of divided, or not at all, the other
-// format.
+// The readings that reproduce every code where the given one does not: a 16-bit rotation before the
+// quantization (the float16 budget first, the tighter; its codes fit within that rotation's budget: an
+// unfused RoPE then an fp8 cache is correct so, and a mistake of that size is not told apart from it, as the
+// words say), the scale applied twice, multiplied instead of divided, or not at all, the other format.
 std::vector<std::string> fp8_mistakes(const Fp8RopeRequest& r, const Fp8Exact& e, const RopePlan& plan,
                                       const std::vector<double>& eps) {
   std::vector<std::string> fits;
   const auto divided = [](double v, double s) { return v / s; };
-  for (const DType rotation : {DType::BF16, DType::F16})
-    if (rotation != r.rotation && fp8_all(r, e, fp8_allowance(e, plan, rotation), r.format, divided))
+  for (const DType rotation : {DType::F16, DType::BF16})
+    if (rotation != r.rotation && fp8_all(r, e, fp8_allowance(e, plan, rotation), r.format, divided)) {
+      const char* type = rotation == DType::BF16 ? "bfloat16" : "float16";
       fits.push_back(
-          fmt::format("a {} rotation before the quantization (HF's rotate_half in {}: an unfused "
-                      "RoPE, then an fp8 cache; correct for such an engine: state the rotation's type)",
-                      rotation == DType::BF16 ? "bfloat16" : "float16", to_string(rotation)));
+          fmt::format("a {} rotation before the quantization: every code within HF's rotate_half in {} (the "
+                      "rope.torch_{} "
+                      "contract), as an unfused RoPE, then an fp8 cache, writes them (correct for such an "
+                      "engine: state the "
+                      "rotation's type); an error of that size in a float32 rotation is not told apart",
+                      type, type, to_string(rotation)));
+      break;
+    }
   bool scaled = false;
   for (const double s : r.scale) scaled = scaled || s != 1;
   using Value = std::function<double(double, double)>;
@@ -170,6 +177,7 @@ Report check_rope_fp8(const Fp8RopeRequest& r, const Names& names) {
       names.fail(
           "x", fmt::format("holds {} at flat index {}; the reference rotates finite values", x.values[i], i));
   const RopePlan plan = rope_plan(params, names);
+  if (x.values.empty()) names.fail("x", "holds no elements (no tokens, heads or channels)");
   const Fp8Exact e = fp8_exact(params, plan, batch, x.values);
   const std::vector<double> eps = fp8_allowance(e, plan, r.rotation);
   std::size_t wrong = 0, neighbours = 0, first = e.exact.size();
@@ -177,7 +185,7 @@ Report check_rope_fp8(const Fp8RopeRequest& r, const Names& names) {
     const double s = r.scale[r.scale.size() == 1 ? 0 : e.head[i]];
     const double v = e.exact[i] / s;
     if (fp8_value(r.format, r.codes[i]) == fp8_value(r.format, fp8_code(r.format, v))) continue;
-    if (fp8_accepts(r.format, r.codes[i], e.exact[i], eps[i], [s](double u) { return u / s; })) {
+    if (fp8_accepts(r.format, r.codes[i], e.exact[i], eps[i], s, [](double u, double d) { return u / d; })) {
       ++neighbours;
     } else if (wrong++ == 0) {
       first = i;

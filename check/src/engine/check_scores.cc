@@ -101,29 +101,18 @@ struct ScoreJudgement {
   double worst_ratio = -1;
 };
 
-// The largest finite value of `type`: HF's eager attention masks with torch.finfo(dtype).min, added to the
-// score.
-double score_type_max(DType type) {
-  switch (type) {
-    case DType::F16:
-      return 65504.0;
-    case DType::BF16:
-      return 0x1.fep+127;
-    case DType::F64:
-      return std::numeric_limits<double>::max();
-    default:
-      return std::numeric_limits<float>::max();
-  }
-}
+// A masked score's ceiling: -inf (flash-attention, FlashInfer), or HF eager's torch.finfo(dtype).min plus the
+// score, in any type the scores were computed in (float16's is the least, −65504) and saved in (a float16
+// mask saved as float32 keeps −65504): at most half of float16's lowest.
+constexpr double kMaskedScore = -65504.0 / 2;
 
 ScoreJudgement judge_scores(std::span<const double> s, const ScoreModel& m, const ScoreHypothesis& h,
-                            const std::vector<std::int64_t>& keys, const ScoreShape& shape, DType out_type) {
+                            const std::vector<std::int64_t>& keys, const ScoreShape& shape) {
   ScoreJudgement out;
-  const double masked = -score_type_max(out_type) / 2;
   for (std::size_t at = 0; at < s.size(); ++at) {
     const std::size_t i = (at / shape.nk) % shape.nq, j = at % shape.nk;
     // A masked score: -inf (flash-attention, FlashInfer) or finfo.min plus the score (HF's eager attention).
-    if (keys[j] > h.queries[i] && s[at] <= masked) continue;
+    if (keys[j] > h.queries[i] && s[at] <= kMaskedScore) continue;
     const double err = std::fabs(s[at] - m.exact[at]);
     if (std::isfinite(s[at]) && err <= m.budget[at]) continue;
     const double ratio = std::isfinite(err) ? err / m.budget[at] : std::numeric_limits<double>::infinity();
@@ -306,7 +295,7 @@ Report check_scores(const ScoresRequest& r, const Names& names) {
   const DType qk_type = unit_roundoff(r.q.dtype) >= unit_roundoff(r.k.dtype) ? r.q.dtype : r.k.dtype;
   const double u_out = unit_roundoff(r.scores.dtype), tiny = denorm_min(r.scores.dtype);
   const ScoreModel model = score_model(given, q.values, k.values, keys, s, qk_type, u_out, tiny);
-  const ScoreJudgement j = judge_scores(scores.values, model, given, keys, s, r.scores.dtype);
+  const ScoreJudgement j = judge_scores(scores.values, model, given, keys, s);
   out.say(
       "attention scores: {} heads x {} queries (positions {}..{}) x {} keys ({}..{}), kv_heads {}, d {}, "
       "scale "
@@ -352,7 +341,7 @@ Report check_scores(const ScoresRequest& r, const Names& names) {
     std::size_t fits = 0;
     for (const ScoreHypothesis& m : score_mistakes(given)) {
       const ScoreModel alt = score_model(m, q.values, k.values, keys, s, qk_type, u_out, tiny);
-      if (judge_scores(scores.values, alt, m, keys, s, r.scores.dtype).wrong > 0) continue;
+      if (judge_scores(scores.values, alt, m, keys, s).wrong > 0) continue;
       ++fits;
       out.say("the data fits: {} (every one of the {} scores within its budget)\n", m.words,
               scores.values.size());

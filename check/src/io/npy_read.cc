@@ -161,7 +161,8 @@ Layout parse_header(std::string_view bytes, std::size_t file_size, const std::st
     throw NpyError(name + ": element type " + std::string(d) +
                    " is not float16/32/64, bf16 bits or an integer");
   }
-  if (e.kind == 'u' && e.width == 2 && u2_as == DType::BF16) e.kind = 'b';
+  // bfloat16 as its bits: numpy's uint16, or torch's .view(torch.int16) saved as int16.
+  if ((e.kind == 'u' || e.kind == 'i') && e.width == 2 && u2_as == DType::BF16) e.kind = 'b';
   a.integer = is_int && e.kind != 'b';
   a.dtype = e.kind == 'b' ? DType::BF16 : e.width == 2 ? DType::F16 : e.width == 4 ? DType::F32 : DType::F64;
 

@@ -23,6 +23,14 @@ void validate(const T5Buckets& t);
 // max_exact: E = B / 2 with B = num_buckets (causal) or num_buckets / 2 (bidirectional).
 std::int64_t t5_max_exact(const T5Buckets& t) noexcept;
 
+// The offset's side: the buckets of its half (B: all of them causal, half bidirectional), the half's first
+// bucket (num_buckets / 2 for n > 0 bidirectional, else 0) and the distance d (|n| bidirectional, max(−n, 0)
+// causal).
+struct T5Side {
+  std::int64_t buckets = 0, base = 0, distance = 0;
+};
+T5Side t5_side(const T5Buckets& t, std::int64_t relative) noexcept;
+
 // HF's function as torch runs it: the offset's sign split in integers, then for d >= E
 // E + long(log(float(d) / E) / float(log(max_distance / E)) * (B − E)), capped at B − 1, every operation in
 // float32 (torch's float tensors; math.log of the double ratio rounded to float32 when it divides them).

@@ -5,13 +5,14 @@
 // they cast.
 //
 // The reference is the exact RoPE divided by the scale (one per tensor, or per head), rounded to nearest,
-// ties to even, in the format. The contract: every code is the rounding of some value within eps of that
-// exact one, and within the quantizer's float32 division of it (3·2^-24 relative: x/scale rounded once, the
-// scale held in float32): its correctly rounded value, or its neighbour across a rounding boundary that lies
-// within that reach. eps is the rotation's own error as an engine computes it: HF's rotate_half in float32 by
-// default (the rope.torch_f32 contract's element budget: the angle, frequency and scaling errors at the
-// pair's |phi|), or in a 16-bit type (rotation BF16 or F16: rope.torch_bf16/_f16, a bf16 model's RoPE before
-// an fp8 cache). Values are compared, so -0 and +0 agree. Pass-through channels are quantized only: eps 0.
+// ties to even, in the format. The contract: every code is the rounding of some value the quantizer may have
+// met: the exact rotation within eps, divided by the scale exactly, or as a float32 quantizer does (the value
+// held in float32, divided by the float32 scale or multiplied by its float32 reciprocal, rounded once). eps
+// is the rotation's own error as an engine computes it: HF's rotate_half in float32 by default (the
+// rope.torch_f32 contract's element budget: the angle, frequency and scaling errors at the pair's |phi|), or
+// in a 16-bit type (rotation BF16 or F16: rope.torch_bf16/_f16, a bf16 model's RoPE before an fp8 cache).
+// Values are compared, so -0 and +0 agree. Pass-through channels are quantized only (eps 0): an exact tie
+// rounds to even.
 #pragma once
 
 #include <cstdint>
