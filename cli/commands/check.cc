@@ -318,6 +318,11 @@ int check_t5(const CheckOptions& o, const CLI::App& cmd) {
   if (o.scores.t5_table.empty() && !data.integer)
     throw UsageError(
         fmt::format("TABLE: {} holds floats: bucket indices are integers, a bias needs --t5-table", o.table));
+  if (!o.scores.t5_table.empty() && data.integer)
+    throw UsageError(
+        fmt::format("TABLE: {} holds integers: a bias gathered from --t5-table holds its values "
+                    "(bucket indices are checked without --t5-table)",
+                    o.table));
   std::optional<Loaded> table;
   if (!o.scores.t5_table.empty()) table = load(o.scores.t5_table, "", "--t5-table");
   check::T5Request r;

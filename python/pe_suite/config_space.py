@@ -33,8 +33,9 @@ XPOS_MAX_EXPONENT = 4
 KNOWN_ROPE_TYPES = ROPE_TYPES + OPT_IN_ROPE_TYPES
 # The engines whose reading of HF's rope types a drawn config states (apply_semantics): "hf" (transformers), "vllm"
 # and "sglang" (one table for dynamic NTK at factor·L, Hunyuan's alpha where rope_scaling gives it, YaRN's
-# attention_factor times its mscale).
-SEMANTICS = ("hf", "vllm", "sglang")
+# attention_factor times its mscale), "tgi" (text-generation-inference's SuRotaryEmbedding: LongRoPE's list chosen
+# per token, short below original_max_position_embeddings and long from it; its other types are drawn as HF's).
+SEMANTICS = ("hf", "vllm", "sglang", "tgi")
 FORMS = tuple(SPACE["forms"])
 SCENARIOS = tuple(SPACE["scenarios"])
 # A table has no length-dependent method: its scenarios are the token positions' alone, not "crossing" (a prefill
@@ -193,6 +194,10 @@ def apply_semantics(rng, config, semantics):
     if semantics == "hf" or not isinstance(s, dict):
         return config
     kind = rope_type_of(config)
+    if semantics == "tgi":
+        if kind == "longrope":
+            s["longrope_switch"] = "per-token"
+        return config
     if kind == "dynamic":
         alpha = draw(rng, param("dynamic", "alpha"))
         if alpha is not None:
@@ -209,6 +214,8 @@ def semantics_fit(config, semantics):
     present exactly where an engine of `semantics` reads the config otherwise than HF."""
     s = config.get("rope_scaling") if isinstance(config.get("rope_scaling"), dict) else {}
     kind, engine = rope_type_of(config), semantics in ("vllm", "sglang")
+    if kind == "longrope":
+        return (semantics == "tgi") == (s.get("longrope_switch") == "per-token")
     if kind == "dynamic":
         return engine == ("alpha" in s or s.get("dynamic_semantics") == "static")
     if kind == "yarn" and "attention_factor" in s:

@@ -85,6 +85,9 @@ def check_t5(data, queries, keys, *, bidirectional=True, num_buckets=32, max_dis
     integers = np.issubdtype(data.dtype, np.integer)
     if table is None and not integers:
         raise ValueError(f"data: bucket indices are integers (got {data.dtype}); a bias needs its table")
+    if table is not None and integers:
+        raise ValueError(f"data: a bias gathered from `table` holds its values, not integers ({data.dtype}); bucket "
+                         f"indices are checked without a table")
     q, k = np.asarray(queries, dtype=np.int64).ravel(), np.asarray(keys, dtype=np.int64).ravel()
     return T5Report(_check_t5(np.ascontiguousarray(data), q, k, bidirectional=bool(bidirectional),
                               num_buckets=int(num_buckets), max_distance=int(max_distance),

@@ -291,7 +291,8 @@ def verify_rope(fn, *, examples=100, seed=None, dtypes=("float32", "bfloat16"), 
     states pe-suite's keys xpos_scale_base, xpos_centre and xpos_keys, the gain multiplying q's pairs and dividing
     k's, its positions within 4 scale_bases of the centre); semantics: which engine's reading of them fn follows, "hf"
     (transformers), "vllm" or "sglang" (dynamic NTK as one table at factor·L, or Hunyuan's rope_scaling.alpha;
-    YaRN's attention_factor times its mscale), stated in the drawn config as pe-suite's keys; forms: "text", "partial"
+    YaRN's attention_factor times its mscale), "tgi" (LongRoPE's list per token, as text-generation-inference's
+    SuRotaryEmbedding), stated in the drawn config as pe-suite's keys; forms: "text", "partial"
     (partial_rotary_factor), "mrope" (rope_scaling.mrope_section, positions [3, tokens]) and "axial" (a video
     transformer's config: rope_axes_dim channels per axis, each its own ladder at rope_theta, unscaled; positions
     [3, tokens], the (frame, row, column) of a drawn grid); scenarios:

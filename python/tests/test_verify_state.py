@@ -4,7 +4,10 @@ choosing its list per call, and dynamic NTK's stateful dynamic_rope_update (it g
 resets below the original length), both transcribed here from transformers. Two engine-style mistakes of state
 are caught and named: a LongRoPE module whose cos/sin cache is built once with the first call's list and not
 rebuilt when the sequence crosses original_max_position_embeddings, and a dynamic NTK module that never shrinks
-back."""
+back. The engines' own readings: transformers' dynamic NTK keeps a longer call's base (named as state), vLLM 0.6's
+LongRoPE reads position 0 at exactly the original context (caught), TGI's per-token list passes under
+semantics="tgi" and HF's per-sequence one is named there; a stateless kernel with its own length rule is not
+named as state."""
 import json
 
 import pytest
@@ -211,3 +214,36 @@ def test_a_stateless_kernel_with_its_own_length_rule_is_not_named_as_state():
         pe_suite.verify_rope(off_by_one, rope_types=("longrope",), forms=("text", "partial"), dtypes=("float32",),
                              examples=100, failure_file=None)
     assert "kept that call's table" not in str(e.value), str(e.value)
+
+
+class TgiSuRope:
+    """text-generation-inference's SuRotaryEmbedding (layers/rotary.py): one cos/sin table whose rows below
+    original_max_position_embeddings use the short factors and the rows from it on the long ones (torch.outer of
+    the positions and each list's inv_freq), both times the scaling factor, indexed by each token's position."""
+
+    def __init__(self, config):
+        self.config = config
+
+    def __call__(self, x, positions):
+        c, s = self.config, self.config["rope_scaling"]
+        L, d = c["original_max_position_embeddings"], c["head_dim"]
+        factor = c["max_position_embeddings"] / L
+        scaling = 1.0 if factor <= 1.0 else (1 + torch.log(torch.tensor(factor)).item() /
+                                             torch.log(torch.tensor(float(L))).item()) ** 0.5
+        exponent = torch.arange(0, d, 2, dtype=torch.int64).float() / d
+        rows = int(positions.max()) + 1
+        t = torch.arange(rows, dtype=torch.float32)
+        freqs = torch.cat([torch.outer(t[:L], 1.0 / (torch.tensor(s["short_factor"]) * c["rope_theta"] ** exponent)),
+                           torch.outer(t[L:], 1.0 / (torch.tensor(s["long_factor"]) * c["rope_theta"] ** exponent))])
+        emb = torch.cat((freqs, freqs), dim=-1)
+        cos, sin = (emb.cos() * scaling)[positions].to(x.dtype), (emb.sin() * scaling)[positions].to(x.dtype)
+        return x * cos[:, None] + rotate_half(x) * sin[:, None]
+
+
+def test_tgis_per_token_longrope_passes_under_its_semantics_and_hfs_fails_there():
+    pe_suite.verify_rope(per_config(TgiSuRope), rope_types=("longrope",), semantics="tgi", dtypes=("float32",),
+                         examples=100, max_position=1 << 15, failure_file=None)
+    with pytest.raises(v.VerifyError) as e:
+        pe_suite.verify_rope(hf_rope, rope_types=("longrope",), semantics="tgi", dtypes=("float32",), examples=100,
+                             max_position=1 << 15, failure_file=None)
+    assert "longrope switch per-sequence (given: per-token)" in str(e.value), str(e.value)

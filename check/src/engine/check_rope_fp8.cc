@@ -104,6 +104,14 @@ bool fp8_all(const Fp8RopeRequest& r, const Fp8Exact& e, const std::vector<doubl
   return true;
 }
 
+std::string sixteen_bit_reading(const char* type, DType rotation) {
+  return fmt::format(
+      "a {} rotation before the quantization: every code within HF's rotate_half in {} (the rope.torch_{} "
+      "contract), as an unfused RoPE, then an fp8 cache, writes them (correct for such an engine: state the "
+      "rotation's type); an error of that size in a float32 rotation is not told apart",
+      type, type, to_string(rotation));
+}
+
 // The readings that reproduce every code where the given one does not: a 16-bit rotation before the
 // quantization (the float16 budget first, the tighter; its codes fit within that rotation's budget: an
 // unfused RoPE then an fp8 cache is correct so, and a mistake of that size is not told apart from it, as the
@@ -115,13 +123,7 @@ std::vector<std::string> fp8_mistakes(const Fp8RopeRequest& r, const Fp8Exact& e
   for (const DType rotation : {DType::F16, DType::BF16})
     if (rotation != r.rotation && fp8_all(r, e, fp8_allowance(e, plan, rotation), r.format, divided)) {
       const char* type = rotation == DType::BF16 ? "bfloat16" : "float16";
-      fits.push_back(
-          fmt::format("a {} rotation before the quantization: every code within HF's rotate_half in {} (the "
-                      "rope.torch_{} "
-                      "contract), as an unfused RoPE, then an fp8 cache, writes them (correct for such an "
-                      "engine: state the "
-                      "rotation's type); an error of that size in a float32 rotation is not told apart",
-                      type, type, to_string(rotation)));
+      fits.push_back(sixteen_bit_reading(type, rotation));
       break;
     }
   bool scaled = false;

@@ -226,8 +226,9 @@ std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>> score_positions(
     names.fail("queries", fmt::format("expected {} positions, got {}", s.nq, queries.size()));
   for (const auto* p : {&keys, &queries})
     for (const std::int64_t v : *p)
-      if (v < 0)
-        names.fail(p == &keys ? "keys" : "queries", fmt::format("positions must be >= 0, got {}", v));
+      if (v < 0 || v > kMaxPosition)
+        names.fail(p == &keys ? "keys" : "queries",
+                   fmt::format("positions must lie in [0, 2^53], got {}", v));
   return {std::move(keys), std::move(queries)};
 }
 
