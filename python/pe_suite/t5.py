@@ -74,7 +74,8 @@ def _as_numpy(a, name):
 
 def check_t5(data, queries, keys, *, bidirectional=True, num_buckets=32, max_distance=128, table=None):
     """Check T5's relative position buckets: `data` the bucket indices [queries, keys] (table None), or the bias
-    [heads, queries, keys] an engine built from the learned `table` [num_buckets, heads] (HF's
+    [heads, queries, keys] (or HF compute_bias's [1, heads, queries, keys]) an engine built from the learned `table`
+    [num_buckets, heads] (HF's
     `relative_attention_bias.weight`); queries, keys: their positions. Every element must be the exact bucket's (its
     table entry's bits), or float32's other bucket where t lies within float32's error of a boundary. Returns a
     T5Report whose diagnosis names the mistake a failing array fits (the causal flag inverted, the offset's sign,
@@ -82,6 +83,8 @@ def check_t5(data, queries, keys, *, bidirectional=True, num_buckets=32, max_dis
     _validate(num_buckets, max_distance)
     data = _as_numpy(data, "data")
     table = None if table is None else _as_numpy(table, "table")
+    if data.ndim == 4 and data.shape[0] == 1 and table is not None:  # HF's compute_bias: [1, heads, queries, keys]
+        data = data[0]
     integers = np.issubdtype(data.dtype, np.integer)
     if table is None and not integers:
         raise ValueError(f"data: bucket indices are integers (got {data.dtype}); a bias needs its table")

@@ -130,3 +130,11 @@ def test_a_distance_near_max_exact_keeps_hfs_float32_bucket():
                           bidirectional=False, num_buckets=315, max_distance=160)
     assert r.passed, str(r)
     assert -158 in r.boundaries
+
+
+def test_hfs_compute_bias_shape_with_its_leading_one_passes():
+    # compute_bias returns values.permute([2, 0, 1]).unsqueeze(0): [1, heads, queries, keys].
+    table = torch.randn(32, 6)
+    q, k = list(range(100)), list(range(120))
+    bias = hf_bias(table, q, k).unsqueeze(0)
+    assert pe_suite.check_t5(bias, q, k, table=table).passed

@@ -80,5 +80,5 @@ def test_semantics_are_stated_in_the_drawn_config_and_stored_cases_replay_only_u
 
 
 def test_bad_semantics_is_named():
-    with pytest.raises(ValueError, match="semantics: expected one of hf, vllm, sglang; got 'tgi'"):
-        pe_suite.verify_rope(hf_rope, semantics="tgi", failure_file=None)
+    with pytest.raises(ValueError, match="semantics: expected one of hf, vllm, sglang, tgi; got 'trt'"):
+        pe_suite.verify_rope(hf_rope, semantics="trt", failure_file=None)

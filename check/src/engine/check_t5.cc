@@ -12,53 +12,36 @@
 namespace pe::check {
 namespace {
 
-// The expected values of every element under one setting: the bucket's (or its table entry's) and the
-// alternative's (-1 / NaN-free flag `has` where none).
-struct T5Expected {
-  std::vector<double> exact, other;
-  std::vector<bool> has;
-};
-
 struct T5Setting {
   std::string words;
   T5Buckets t;
   bool flipped = false;  // the offset taken as query − key
 };
 
-// nullopt where the setting is not a valid T5 configuration (a mistake's candidate), or its buckets outrun
-// the table's rows.
-std::optional<T5Expected> t5_expected(const T5Setting& s, const T5Request& r, std::span<const double> table,
-                                      std::size_t heads) {
+// Each distinct offset's exact bucket and float32's other one under a setting, the offset as the setting reads it
+// (flipped: query − key): nullopt where the setting is not a valid T5 configuration (a mistake's candidate), or
+// its buckets outrun the table's rows. Memory by distinct offsets, not by elements.
+using T5Offsets = std::map<std::int64_t, ref::T5Exact>;
+
+std::optional<T5Offsets> t5_offsets(const T5Setting& s, const T5Request& r) {
   try {
     validate(s.t);
   } catch (const InvalidArgument&) {
     return std::nullopt;
   }
-  const std::size_t nq = r.queries.size(), nk = r.keys.size();
-  std::map<std::int64_t, ref::T5Exact> by_offset;
-  T5Expected e{std::vector<double>(heads * nq * nk), std::vector<double>(heads * nq * nk),
-               std::vector<bool>(heads * nq * nk)};
-  const auto rows = r.table ? r.table->shape[0] : 0;
-  for (std::size_t i = 0; i < nq; ++i)
-    for (std::size_t j = 0; j < nk; ++j) {
-      const std::int64_t n = (r.keys[j] - r.queries[i]) * (s.flipped ? -1 : 1);
-      auto it = by_offset.find(n);
-      if (it == by_offset.end()) it = by_offset.emplace(n, ref::t5_bucket(s.t, n)).first;
-      const ref::T5Exact b = it->second;
+  T5Offsets by_offset;
+  const std::size_t rows = r.table ? r.table->shape[0] : 0;
+  for (const std::int64_t q : r.queries)
+    for (const std::int64_t k : r.keys) {
+      const std::int64_t n = (k - q) * (s.flipped ? -1 : 1);
+      if (by_offset.count(n) != 0) continue;
+      const ref::T5Exact b = ref::t5_bucket(s.t, n);
       if (r.table &&
           (static_cast<std::size_t>(b.bucket) >= rows || static_cast<std::size_t>(b.alternative + 1) > rows))
         return std::nullopt;
-      for (std::size_t h = 0; h < heads; ++h) {
-        const std::size_t at = (h * nq + i) * nk + j;
-        const auto value = [&](std::int64_t bucket) {
-          return r.table ? table[static_cast<std::size_t>(bucket) * heads + h] : static_cast<double>(bucket);
-        };
-        e.exact[at] = value(b.bucket);
-        e.has[at] = b.alternative >= 0;
-        e.other[at] = b.alternative >= 0 ? value(b.alternative) : e.exact[at];
-      }
+      by_offset.emplace(n, b);
     }
-  return e;
+  return by_offset;
 }
 
 // Equal values, -0 apart from 0, NaN equal to NaN: a gathered entry is the table's bits.
@@ -67,13 +50,33 @@ bool t5_same(double a, double b) {
   return a == b && std::signbit(a) == std::signbit(b);
 }
 
-std::size_t t5_wrong(std::span<const double> data, const T5Expected& e, std::size_t* first) {
-  std::size_t wrong = 0;
-  for (std::size_t at = 0; at < data.size(); ++at)
-    if (!t5_same(data[at], e.exact[at]) && !(e.has[at] && t5_same(data[at], e.other[at])) && wrong++ == 0 &&
-        first)
-      *first = at;
-  return wrong;
+// The elements that are neither the exact bucket's value nor float32's other one (where there is one), the first
+// of them and its expected value; with `any`, stops at the first.
+struct T5Compared {
+  std::size_t wrong = 0, first = 0;
+  double expected = 0;
+};
+
+T5Compared t5_compare(std::span<const double> data, const T5Offsets& offsets, const T5Setting& s,
+                      const T5Request& r, std::span<const double> table, std::size_t heads, bool any) {
+  const std::size_t nq = r.queries.size(), nk = r.keys.size();
+  T5Compared out;
+  const auto value = [&](std::int64_t bucket, std::size_t h) {
+    return r.table ? table[static_cast<std::size_t>(bucket) * heads + h] : static_cast<double>(bucket);
+  };
+  for (std::size_t i = 0; i < nq; ++i)
+    for (std::size_t j = 0; j < nk; ++j) {
+      const ref::T5Exact& b = offsets.at((r.keys[j] - r.queries[i]) * (s.flipped ? -1 : 1));
+      for (std::size_t h = 0; h < heads; ++h) {
+        const std::size_t at = (h * nq + i) * nk + j;
+        if (t5_same(data[at], value(b.bucket, h)) ||
+            (b.alternative >= 0 && t5_same(data[at], value(b.alternative, h))))
+          continue;
+        if (out.wrong++ == 0 || at < out.first) out.first = at, out.expected = value(b.bucket, h);
+        if (any) return out;
+      }
+    }
+  return out;
 }
 
 std::vector<T5Setting> t5_mistakes(const T5Buckets& g) {
@@ -151,15 +154,12 @@ Report check_t5(const T5Request& r, const Names& names) {
                                    r.table ? "heads, " : "", fmt::join(r.data.shape, ", ")));
   const std::span<const double> data = as_doubles(r.data, data_storage).values;
   const T5Setting given{"", r.buckets, false};
-  const T5Expected e = *t5_expected(given, r, table, heads);
-  std::size_t first = 0;
-  const std::size_t wrong = t5_wrong(data, e, &first);
+  const T5Offsets offsets = *t5_offsets(given, r);
+  const T5Compared c = t5_compare(data, offsets, given, r, table, heads, false);
+  const std::size_t wrong = c.wrong, first = c.first;
   std::vector<std::int64_t> boundaries;
-  for (std::size_t i = 0; i < nq; ++i)
-    for (std::size_t j = 0; j < nk; ++j)
-      if (e.has[i * nk + j]) boundaries.push_back(r.keys[j] - r.queries[i]);
-  std::sort(boundaries.begin(), boundaries.end());
-  boundaries.erase(std::unique(boundaries.begin(), boundaries.end()), boundaries.end());
+  for (const auto& [n, b] : offsets)
+    if (b.alternative >= 0) boundaries.push_back(n);
   Report out;
   const T5Buckets& t = r.buckets;
   out.say("T5 buckets: {}, num_buckets {}, max_distance {}; {} queries x {} keys{}\n",
@@ -191,13 +191,12 @@ Report check_t5(const T5Request& r, const Names& names) {
         "{} of {} elements differ from the exact buckets; first: {}query {} key {} (offset {}): {}, expected "
         "{}\n",
         wrong, data.size(), r.table ? fmt::format("head {} ", h) : "", i, j, r.keys[j] - r.queries[i],
-        data[first], e.exact[first]);
-    out.doc.worst = {
-        {{"head", h}, {"query", i}, {"key", j}, {"value", data[first]}, {"exact", e.exact[first]}}};
+        data[first], c.expected);
+    out.doc.worst = {{{"head", h}, {"query", i}, {"key", j}, {"value", data[first]}, {"exact", c.expected}}};
     std::size_t fits = 0;
     for (const T5Setting& m : t5_mistakes(t)) {
-      const std::optional<T5Expected> alt = t5_expected(m, r, table, heads);
-      if (!alt || t5_wrong(data, *alt, nullptr) > 0) continue;
+      const std::optional<T5Offsets> alt = t5_offsets(m, r);
+      if (!alt || t5_compare(data, *alt, m, r, table, heads, true).wrong > 0) continue;
       ++fits;
       out.say("the data fits: {} (every one of the {} elements)\n", m.words, data.size());
       out.found(
