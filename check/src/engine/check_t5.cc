@@ -18,9 +18,9 @@ struct T5Setting {
   bool flipped = false;  // the offset taken as query − key
 };
 
-// Each distinct offset's exact bucket and float32's other one under a setting, the offset as the setting reads it
-// (flipped: query − key): nullopt where the setting is not a valid T5 configuration (a mistake's candidate), or
-// its buckets outrun the table's rows. Memory by distinct offsets, not by elements.
+// Each distinct offset's exact bucket and float32's other one under a setting, the offset as the setting
+// reads it (flipped: query − key): nullopt where the setting is not a valid T5 configuration (a mistake's
+// candidate), or its buckets outrun the table's rows. Memory by distinct offsets, not by elements.
 using T5Offsets = std::map<std::int64_t, ref::T5Exact>;
 
 std::optional<T5Offsets> t5_offsets(const T5Setting& s, const T5Request& r) {
@@ -50,8 +50,8 @@ bool t5_same(double a, double b) {
   return a == b && std::signbit(a) == std::signbit(b);
 }
 
-// The elements that are neither the exact bucket's value nor float32's other one (where there is one), the first
-// of them and its expected value; with `any`, stops at the first.
+// The elements that are neither the exact bucket's value nor float32's other one (where there is one), the
+// first of them and its expected value; with `any`, stops at the first.
 struct T5Compared {
   std::size_t wrong = 0, first = 0;
   double expected = 0;
