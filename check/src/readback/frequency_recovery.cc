@@ -50,8 +50,8 @@ struct FrequencyCandidate {
 // From anchor a: every token's angle relative to a's is θ·(p - p_a) turned some whole turns; taken from
 // the nearest positions outward, each turn count from the estimate so far, θ by least squares. The
 // candidate stands when every token fits within both tokens' tolerances; [lo, hi] is where they all do.
-std::optional<FrequencyCandidate> relative_fit(const std::vector<TokenAngle>& ta, std::size_t a, double theta0,
-                                      double unit) {
+std::optional<FrequencyCandidate> relative_fit(const std::vector<TokenAngle>& ta, std::size_t a,
+                                               double theta0, double unit) {
   std::vector<std::size_t> order(ta.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](std::size_t u, std::size_t v) {
@@ -86,7 +86,8 @@ std::optional<FrequencyCandidate> relative_fit(const std::vector<TokenAngle>& ta
 }
 
 // Narrower: the absolute angles p·θ (no offset in the positions) where one turn count fits every token.
-std::optional<FrequencyCandidate> absolute_fit(const std::vector<TokenAngle>& ta, const FrequencyCandidate& rel, double unit) {
+std::optional<FrequencyCandidate> absolute_fit(const std::vector<TokenAngle>& ta,
+                                               const FrequencyCandidate& rel, double unit) {
   const TokenAngle& far = ta.back();
   if (far.p <= 0) return std::nullopt;
   std::optional<FrequencyCandidate> found;
@@ -147,8 +148,9 @@ RecoveredPair recover_pair(const RopeData& d, const RopePlan& plan, std::size_t 
     const double theta0 = base + k * step;
     if (!(std::fabs(theta0) <= std::numbers::pi)) continue;
     if (const auto c = relative_fit(ta, a, theta0, d.unit)) {
-      const bool seen = std::any_of(fits.begin(), fits.end(),
-                                    [&](const FrequencyCandidate& f) { return c->theta >= f.lo && c->theta <= f.hi; });
+      const bool seen = std::any_of(fits.begin(), fits.end(), [&](const FrequencyCandidate& f) {
+        return c->theta >= f.lo && c->theta <= f.hi;
+      });
       if (!seen) fits.push_back(*c);
     }
     if (fits.size() > 1) return out;  // two frequencies fit: undetermined
