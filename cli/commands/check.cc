@@ -83,7 +83,9 @@ struct Loaded {
   }
 };
 
-Loaded load(const std::string& path, const std::string& dtype, const char* option) {
+// `own_type`: `dtype` only says how 16-bit integers read (bf16 bits), a float file keeps its own type
+// (scores' bf16 q and k beside float32 scores); otherwise the file must hold `dtype`.
+Loaded load(const std::string& path, const std::string& dtype, const char* option, bool own_type = false) {
   std::optional<DType> declared;
   if (!dtype.empty()) {
     declared = parse_dtype(dtype);
@@ -99,25 +101,9 @@ Loaded load(const std::string& path, const std::string& dtype, const char* optio
   if (a.integer)
     throw UsageError(
         fmt::format("{}: {} holds integers; if they are bfloat16 bits pass --dtype bf16", option, path));
-  if (declared && *declared != a.dtype)
+  if (declared && *declared != a.dtype && !own_type)
     throw UsageError(fmt::format("--dtype: {} given, but {} holds {}", dtype, path, to_string(a.dtype)));
   return {std::move(a)};
-}
-
-// load, but `dtype` only says how 16-bit integers read (bf16 bits): a float file keeps its own type.
-Loaded load_own(const std::string& path, const std::string& dtype, const char* option) {
-  const std::optional<DType> declared = dtype.empty() ? std::nullopt : parse_dtype(dtype);
-  if (!dtype.empty() && !declared)
-    throw UsageError("--dtype: expected f32, f64, f16 or bf16, got '" + dtype + "'");
-  try {
-    check::NpyArray a = check::read_npy_in_place(path, declared.value_or(DType::F32));
-    if (a.integer)
-      throw UsageError(
-          fmt::format("{}: {} holds integers; if they are bfloat16 bits pass --dtype bf16", option, path));
-    return {std::move(a)};
-  } catch (const check::NpyError& e) {
-    throw UsageError(fmt::format("{}: {}", option, e.what()));
-  }
 }
 
 check::BudgetOptions budget_of(const CheckOptions& o) {
@@ -266,8 +252,8 @@ int check_scores(const CheckOptions& o, const CLI::App& cmd) {
         "TABLE, --q and --k: scores need the scores [heads, queries, keys] and q and k before the encoding");
   // Each file in its own type (bf16 q and k beside float32 scores, as engines write them): --dtype bf16 reads
   // 16-bit integer files as bfloat16 bits, a float file is its own.
-  const Loaded scores = load_own(o.table, o.dtype, "TABLE"), q = load_own(o.scores.q, o.dtype, "--q"),
-               k = load_own(o.scores.k, o.dtype, "--k");
+  const Loaded scores = load(o.table, o.dtype, "TABLE", true), q = load(o.scores.q, o.dtype, "--q", true),
+               k = load(o.scores.k, o.dtype, "--k", true);
   check::ScoresRequest r;
   r.scores = scores.view(o.table);
   r.q = q.view(o.scores.q);

@@ -592,7 +592,7 @@ def _plan_keys(case, parts):
     max(position_ids) + 1) as the scaling reads it (_native._rope_plan_lengths), nothing otherwise."""
     if space.rope_type_of(case["config"]) not in space.LENGTH_DEPENDENT:
         return [None] * len(parts)
-    lengths = [int(np.max(np.asarray(part[3]["positions"]))) + 1 for part in parts]
+    lengths = [_length_of(part[3]) for part in parts]
     return _native._rope_plan_lengths(lengths, hf_config=case["config"], layout=case["layout"])
 
 

@@ -114,8 +114,8 @@ Report check_alibi(py::handle table, py::handle max_bias, py::handle alibi_slope
     o.form = without_gil([&] { return check::parse_alibi_form(words, names); });
   }
   if (!heads.is_none()) o.heads = integer(heads, "heads");
-  if (!queries.is_none()) o.queries = alibi_positions(queries, "queries");
-  if (!keys.is_none()) o.keys = alibi_positions(keys, "keys");
+  if (!queries.is_none()) o.queries = one_axis_positions(queries, "queries");
+  if (!keys.is_none()) o.keys = one_axis_positions(keys, "keys");
   request.budget = budget(contract, max_abs);
   return {without_gil([&] { return check::check_alibi(request, names); })};
 }

@@ -69,8 +69,8 @@ Report scores_check(py::handle scores, py::handle q, py::handle k, py::handle qu
   if (!e)
     throw py::value_error(fmt::format("encoding: expected 'rope', 'alibi' or 'none'; got '{}'", encoding));
   r.encoding = *e;
-  if (!queries.is_none()) r.query_positions = alibi_positions(queries, "queries");
-  if (!keys.is_none()) r.key_positions = alibi_positions(keys, "keys");
+  if (!queries.is_none()) r.query_positions = one_axis_positions(queries, "queries");
+  if (!keys.is_none()) r.key_positions = one_axis_positions(keys, "keys");
   if (!scale.is_none()) r.scale = number(scale, "scale");
   if (!max_bias.is_none()) r.alibi.max_bias = number(max_bias, "max_bias");
   if (!alibi_slopes.is_none()) r.alibi.slopes = check::parse_slopes(text(alibi_slopes), names);
@@ -121,8 +121,8 @@ Report t5_check(py::handle data, py::handle queries, py::handle keys, bool bidir
     ta = read_floats(table, "table", std::nullopt, true, true);
     r.table = view_of(ta, "table");
   }
-  r.queries = alibi_positions(queries, "queries");
-  r.keys = alibi_positions(keys, "keys");
+  r.queries = one_axis_positions(queries, "queries");
+  r.keys = one_axis_positions(keys, "keys");
   r.buckets = {bidirectional, num_buckets, max_distance};
   return without_gil([&] { return check::check_t5(r, python_names()); });
 }

@@ -97,7 +97,7 @@ inline check::DataView view_of(const check::NpyArray& data, const std::string& n
 }
 
 // A 1-D list of positions (queries, keys), or none.
-inline std::vector<std::int64_t> alibi_positions(py::handle v, const char* name) {
+inline std::vector<std::int64_t> one_axis_positions(py::handle v, const char* name) {
   if (v.is_none()) return {};
   check::Positions p = positions_of(v);
   if (p.shape.size() > 1) throw py::value_error(std::string(name) + ": expected a 1-D list of positions");

@@ -8,8 +8,7 @@
 
 #include "pe/check/fp8.h"
 #include "pe/check/golden.h"
-#include "pe/contract.h"
-#include "pe/variant.h"
+#include "rotation_allowance.h"
 
 namespace pe::check {
 namespace {
@@ -22,55 +21,19 @@ void refuse_gains(const RopeSpec& o, const Names& names) {
   if (o.xpos.scale_base) names.fail("xpos_scale_base", "not with FP8 codes (no fused quantizer applies one)");
 }
 
-// Per element of x's layout: the exact rotation, each element's head, and the rotated elements' pairs (input
-// magnitude |x_a| + |x_b|, exact angle |φ|, pair j; pair -1 on pass-through channels).
+// Per element of x's layout: the exact rotation and the element's head (its scale's index).
 struct Fp8Exact {
-  std::vector<double> exact, abs_pair, abs_phi;
-  std::vector<std::int64_t> pair;
+  std::vector<double> exact;
   std::vector<std::size_t> head;
 };
 
 Fp8Exact fp8_exact(const RopeParams& params, const RopePlan& plan, const RopeBatch& batch,
                    std::span<const double> x) {
-  Fp8Exact e{golden_rope(params, batch, x, DType::F64), std::vector<double>(x.size(), 0.0),
-             std::vector<double>(x.size(), 0.0), std::vector<std::int64_t>(x.size(), -1),
-             std::vector<std::size_t>(x.size(), 0)};
-  for (std::size_t t = 0; t < batch.tokens(); ++t) {
-    for (std::size_t h = 0; h < batch.heads; ++h) {
-      const std::size_t row = batch.row(t, h);
-      for (std::size_t c = 0; c < plan.head_dim(); ++c) e.head[row + c] = h;
-      for (std::size_t j = 0; j < plan.n_pairs(); ++j) {
-        const auto [i0, i1] = plan.input_channels(j);
-        const auto [o0, o1] = plan.output_channels(j);
-        const double phi =
-            std::fabs(static_cast<double>(batch.position(t, plan.axis_of_pair(j))) * plan.inv_freq()[j]);
-        for (const std::size_t o : {o0, o1}) {
-          e.abs_pair[row + o] = std::fabs(x[row + i0]) + std::fabs(x[row + i1]);
-          e.abs_phi[row + o] = phi;
-          e.pair[row + o] = static_cast<std::int64_t>(j);
-        }
-      }
-    }
-  }
+  Fp8Exact e{golden_rope(params, batch, x, DType::F64), std::vector<std::size_t>(x.size(), 0)};
+  for (std::size_t t = 0; t < batch.tokens(); ++t)
+    for (std::size_t h = 0; h < batch.heads; ++h)
+      for (std::size_t c = 0; c < plan.head_dim(); ++c) e.head[batch.row(t, h) + c] = h;
   return e;
-}
-
-// Each element's allowance before the scale: the rotation's own error as an engine computes it in `rotation`
-// (HF's rotate_half in float32, or in a 16-bit type with its cos/sin cache: the rope.torch_f32/_bf16/_f16
-// contracts' element budgets, which carry the angle's, the frequency's and the scaling's errors), 0 on
-// pass-through channels (copied exactly).
-std::vector<double> fp8_allowance(const Fp8Exact& e, const RopePlan& plan, DType rotation) {
-  const char* name = rotation == DType::BF16  ? "rope.torch_bf16"
-                     : rotation == DType::F16 ? "rope.torch_f16"
-                                              : "rope.torch_f32";
-  const Variant* v = find_variant(name);
-  if (v == nullptr) throw std::logic_error(std::string("fp8: the registry has no ") + name);
-  const RopeBudgetTerms terms(v->contract(), plan, rotation);
-  std::vector<double> eps(e.exact.size(), 0.0);
-  for (std::size_t i = 0; i < eps.size(); ++i)
-    if (e.pair[i] >= 0)
-      eps[i] = terms.slope(e.abs_phi[i], static_cast<std::size_t>(e.pair[i])) * e.abs_pair[i] + terms.floor();
-  return eps;
 }
 
 // Whether `code` is the rounding of some value the quantizer may have met: the exact rotation within eps of
@@ -117,11 +80,13 @@ std::string sixteen_bit_reading(const char* type, DType rotation) {
 // unfused RoPE then an fp8 cache is correct so, and a mistake of that size is not told apart from it, as the
 // words say), the scale applied twice, multiplied instead of divided, or not at all, the other format.
 std::vector<std::string> fp8_mistakes(const Fp8RopeRequest& r, const Fp8Exact& e, const RopePlan& plan,
+                                      const RopeBatch& batch, std::span<const double> x,
                                       const std::vector<double>& eps) {
   std::vector<std::string> fits;
   const auto divided = [](double v, double s) { return v / s; };
   for (const DType rotation : {DType::F16, DType::BF16})
-    if (rotation != r.rotation && fp8_all(r, e, fp8_allowance(e, plan, rotation), r.format, divided)) {
+    if (rotation != r.rotation &&
+        fp8_all(r, e, rotation_allowance(plan, batch, x, rotation), r.format, divided)) {
       const char* type = rotation == DType::BF16 ? "bfloat16" : "float16";
       fits.push_back(sixteen_bit_reading(type, rotation));
       break;
@@ -181,7 +146,7 @@ Report check_rope_fp8(const Fp8RopeRequest& r, const Names& names) {
   const RopePlan plan = rope_plan(params, names);
   if (x.values.empty()) names.fail("x", "holds no elements (no tokens, heads or channels)");
   const Fp8Exact e = fp8_exact(params, plan, batch, x.values);
-  const std::vector<double> eps = fp8_allowance(e, plan, r.rotation);
+  const std::vector<double> eps = rotation_allowance(plan, batch, x.values, r.rotation);
   std::size_t wrong = 0, neighbours = 0, first = e.exact.size();
   for (std::size_t i = 0; i < e.exact.size(); ++i) {
     const double s = r.scale[r.scale.size() == 1 ? 0 : e.head[i]];
@@ -233,7 +198,7 @@ Report check_rope_fp8(const Fp8RopeRequest& r, const Names& names) {
                       {"position", batch.position(t)},
                       {"code", r.codes[first]},
                       {"expected", want}}};
-    const std::vector<std::string> fits = fp8_mistakes(r, e, plan, eps);
+    const std::vector<std::string> fits = fp8_mistakes(r, e, plan, batch, x.values, eps);
     for (const std::string& f : fits) {
       out.say("the data fits: {} (every one of the {} codes reproduced)\n", f, e.exact.size());
       out.found({f, fmt::format("every one of the {} codes reproduced", e.exact.size()), std::nullopt,

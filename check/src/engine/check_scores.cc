@@ -8,8 +8,7 @@
 
 #include "pe/check/golden.h"
 #include "pe/check/scores.h"
-#include "pe/contract.h"
-#include "pe/variant.h"
+#include "rotation_allowance.h"
 
 namespace pe::check {
 namespace {
@@ -37,33 +36,14 @@ struct ScoreModel {
 };
 
 // x rotated exactly at `positions` ([tokens, heads, d]) and each element's error bound in an engine's
-// rotation (scores.h: the rope.torch_<type> contract's element budget for q's and k's type); x itself and no
-// error where not rotated.
+// rotation stored in q's and k's type (rotation_allowance); x itself and no error where not rotated.
 std::pair<std::vector<double>, std::vector<double>> rotated_with_error(
     const std::optional<RopeParams>& rope, bool rotate, std::span<const double> x,
     const std::vector<std::int64_t>& positions, std::size_t heads, DType type) {
-  std::vector<double> error(x.size(), 0.0);
-  if (!rope || !rotate) return {std::vector<double>(x.begin(), x.end()), std::move(error)};
+  if (!rope || !rotate) return {std::vector<double>(x.begin(), x.end()), std::vector<double>(x.size(), 0.0)};
   const RopePlan plan(*rope);
   const RopeBatch batch = RopeBatch::tokens_first(positions, heads, plan.head_dim());
-  std::vector<double> y = golden_rope(*rope, batch, x, DType::F64);
-  const DType rotation = type == DType::BF16 || type == DType::F16 ? type : DType::F32;
-  const Variant* v = find_variant(rotation == DType::BF16  ? "rope.torch_bf16"
-                                  : rotation == DType::F16 ? "rope.torch_f16"
-                                                           : "rope.torch_f32");
-  if (v == nullptr) throw std::logic_error("scores: the registry has no rope.torch_* variant");
-  const RopeBudgetTerms terms(v->contract(), plan, rotation);
-  for (std::size_t t = 0; t < batch.tokens(); ++t)
-    for (std::size_t h = 0; h < heads; ++h)
-      for (std::size_t j = 0; j < plan.n_pairs(); ++j) {
-        const std::size_t row = batch.row(t, h);
-        const auto [i0, i1] = plan.input_channels(j);
-        const auto [o0, o1] = plan.output_channels(j);
-        const double phi = std::fabs(static_cast<double>(batch.position(t)) * plan.inv_freq()[j]);
-        error[row + o0] = error[row + o1] =
-            terms.slope(phi, j) * (std::fabs(x[row + i0]) + std::fabs(x[row + i1])) + terms.floor();
-      }
-  return {std::move(y), std::move(error)};
+  return {golden_rope(*rope, batch, x, DType::F64), rotation_allowance(plan, batch, x, type)};
 }
 
 ScoreModel score_model(const ScoreHypothesis& h, std::span<const double> q, std::span<const double> k,
