@@ -41,3 +41,7 @@ else
   echo "scripts/slurm_test.sh needs root (its daemons): not run" >&2
   exit 1
 fi
+# Real engines from PyPI at pinned versions, `pip install .`, the conformance matrix and the speed peers
+# (scripts/engines.sh): skipped, saying why, where PyPI cannot be reached.
+echo "== engines =="
+bash scripts/engines.sh

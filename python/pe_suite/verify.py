@@ -281,7 +281,8 @@ def _claims(report):
 
 def verify_rope(fn, *, examples=100, seed=None, dtypes=("float32", "bfloat16"), layout="halfsplit",
                 rope_types=space.ROPE_TYPES, forms=("text",), scenarios=space.SCENARIOS, max_position=1 << 21,
-                array="torch", failure_file=DEFAULT_FAILURE_FILE, key=None, contract=None, semantics="hf"):
+                array="torch", failure_file=DEFAULT_FAILURE_FILE, key=None, contract=None, semantics="hf",
+                head_dims=None):
     """Drives fn(x, positions, config) -> y through `examples` drawn cases; raises VerifyError (an
     AssertionError) with the smallest failing case and its diagnosis, else returns a summary dict.
 
@@ -300,7 +301,9 @@ def verify_rope(fn, *, examples=100, seed=None, dtypes=("float32", "bfloat16"), 
     array: "torch" (tensors) or "numpy"; seed: the draw (default 20261130, or $PE_SUITE_SEED); failure_file:
     where failures are kept and replayed first (None: nowhere); key: the kernel's name there (default: its
     module and qualified name; a functools.partial's with its arguments); contract: a tighter budget than the
-    data's class (check_rope's contract=, e.g. "rope.scalar_f64" for a kernel whose angles are double).
+    data's class (check_rope's contract=, e.g. "rope.scalar_f64" for a kernel whose angles are double); head_dims:
+    the head sizes the kernel supports (a CUDA kernel's 64 and 128, say): cases are drawn and shrunk among them only
+    (None: every head size of the space, 2 to 256).
 
     fn gets inputs of its own on every call (it may rotate x in place) and should give the same result for
     the same inputs whatever it was called with before: state that changes results (a cache that does not
@@ -308,19 +311,27 @@ def verify_rope(fn, *, examples=100, seed=None, dtypes=("float32", "bfloat16"), 
     _check_rope_arguments(dtypes, rope_types, forms, scenarios, layout, array, semantics)
     _check_examples(examples)
     _check_max_position(max_position)
+    head_dims = _check_head_dims(head_dims)
 
     def declared(c):
         return (c.get("dtype") in dtypes and space.rope_type_of(c.get("config", {})) in rope_types and c.get("form") in forms
                 and c.get("scenario") in scenarios and c.get("layout") == layout and c.get("contract") == contract
-                and space.semantics_fit(c.get("config", {}), semantics))
+                and space.semantics_fit(c.get("config", {}), semantics) and _head_dim_fits(c, head_dims))
+
+    def draw(rng):  # draw_case is looked up at each draw: a test may replace it
+        for _ in range(1000):
+            case = draw_case(rng, rope_types=rope_types, forms=forms, dtypes=dtypes, layout=layout,
+                             scenarios=scenarios, max_position=max_position, contract=contract, semantics=semantics)
+            if _head_dim_fits(case, head_dims):
+                return case
+        raise ValueError(f"head_dims {head_dims}: no case of rope_types {rope_types} x forms {forms} drawn with them")
+
+    def candidates(case):
+        return (c for c in _candidates(case, dtypes=dtypes) if _head_dim_fits(c, head_dims))
 
     family = _Family(
-        name="rope", shelf=layout, budget=600, undecidable=True, call=_call_rope, failure=_failure,
-        # draw_case is looked up at each draw: a test may replace it
-        draw=lambda rng: draw_case(rng, rope_types=rope_types, forms=forms, dtypes=dtypes, layout=layout,
-                                   scenarios=scenarios, max_position=max_position, contract=contract,
-                                   semantics=semantics),
-        candidates=functools.partial(_candidates, dtypes=dtypes),
+        name="rope", shelf=layout, budget=600, undecidable=True, call=_call_rope, failure=_failure, draw=draw,
+        candidates=candidates,
         diagnose=functools.partial(_rope_diagnosis, max_position), describe=_describe,
         snippet=functools.partial(_snippet, array), declared=declared,
         tag=lambda case: f"{space.rope_type_of(case['config'])}/{case['dtype']}/{case['scenario']}")
@@ -336,6 +347,20 @@ def _check_rope_arguments(dtypes, rope_types, forms, scenarios, layout, array, s
         space.check_choices(name, given, known)
     _check_layout(layout, space.LAYOUTS)
     space.check_array(array, dtypes)
+
+
+def _check_head_dims(head_dims):
+    """None, or a set of positive even integers (ValueError naming it otherwise)."""
+    if head_dims is None:
+        return None
+    values = [head_dims] if isinstance(head_dims, (int, str)) else list(head_dims)
+    if not values or any(isinstance(d, bool) or not isinstance(d, int) or d < 2 or d % 2 for d in values):
+        raise ValueError(f"head_dims: expected None or a list of even head sizes of 2 or more; got {head_dims!r}")
+    return frozenset(values)
+
+
+def _head_dim_fits(case, head_dims):
+    return head_dims is None or case.get("config", {}).get("head_dim") in head_dims
 
 
 def _check_layout(layout, known):
@@ -483,7 +508,12 @@ def _worst_text(report):
     if not w:
         return str(report).strip().splitlines()[-1]
     return (f"token {w['row']} head {w['head']} channel {w['channel']} at position {w['position']}: got "
-            f"{w['value']!r}, exact {w['exact']!r}, error {w['abs_error']:.3g} > budget {w['budget']:.3g}")
+            f"{w['value']!r}, exact {w['exact']!r}, error {_number(w['abs_error'])} > budget {_number(w['budget'])}")
+
+
+def _number(v):
+    """An error or budget of a report's worst element: a NaN or infinite output's is None there."""
+    return f"{v:.3g}" if isinstance(v, (int, float)) else repr(v)
 
 
 def _undecidable_text(report):
@@ -1085,32 +1115,39 @@ def verify_sinusoidal(fn, *, examples=100, seed=None, dtypes=("float32",), layou
     return _run(family, fn, array, examples=examples, seed=seed, failure_file=failure_file, key=key)
 
 
-def verify_alibi(fn, *, examples=100, seed=None, dtypes=("float32",), alibi_slopes="interpolated", array="torch",
-                 failure_file=DEFAULT_FAILURE_FILE, key=None):
+def verify_alibi(fn, *, examples=100, seed=None, dtypes=("float32",), alibi_slopes="interpolated", max_bias=None,
+                 array="torch", failure_file=DEFAULT_FAILURE_FILE, key=None):
     """Drives fn(config) -> slopes [num_attention_heads] through drawn configs: {"num_attention_heads",
     "max_bias", "dtype"} (heads from 1 to 128, powers of two and the others, whose slopes the paper, HF, ggml
     and vLLM interpolate: alibi_slopes="interpolated"; "direct" for the geometric rule at any head count).
+    max_bias: None draws it (8, the paper's, most often); a number fixes it, for a kernel that hard-codes it
+    (BLOOM's build_alibi_tensor: 8).
     Raises VerifyError (an AssertionError) with the smallest failing config and its diagnosis."""
     space.check_choices("dtypes", dtypes, TABLE_DTYPES)
     if alibi_slopes not in ("interpolated", "direct"):
         raise ValueError(f"alibi_slopes: expected 'interpolated' or 'direct'; got {alibi_slopes!r}")
+    if max_bias is not None and (isinstance(max_bias, bool) or not isinstance(max_bias, (int, float))
+                                 or not 0 < max_bias < math.inf):
+        raise ValueError(f"max_bias: expected None (drawn) or a positive number; got {max_bias!r}")
     space.check_array(array, dtypes)
     _check_examples(examples)
 
     def draw(rng):
         heads = rng.choice(ALIBI_HEADS)
-        max_bias = 8.0 if rng.random() < 0.7 else float(rng.choice((1, 2, 4, 6, 12, 16)))
+        bias = 8.0 if rng.random() < 0.7 else float(rng.choice((1, 2, 4, 6, 12, 16)))
+        bias = bias if max_bias is None else float(max_bias)
         dtype = rng.choice(dtypes)
-        return {"config": {"num_attention_heads": heads, "max_bias": max_bias, "dtype": dtype}, "dtype": dtype,
+        return {"config": {"num_attention_heads": heads, "max_bias": bias, "dtype": dtype}, "dtype": dtype,
                 "alibi_slopes": alibi_slopes}
 
     family = _Family(
         name="alibi", shelf="alibi", draw=draw, call=_call_alibi,
         failure=functools.partial(_table_failure, _check_alibi, lambda case: []),
-        candidates=functools.partial(_alibi_candidates, dtypes),
+        candidates=functools.partial(_alibi_candidates, dtypes, max_bias is None),
         diagnose=functools.partial(_table_diagnosis, _check_alibi, lambda case: []),
         describe=_describe_alibi, snippet=_alibi_snippet,
-        declared=lambda c: c.get("dtype") in dtypes and c.get("alibi_slopes") == alibi_slopes)
+        declared=lambda c: c.get("dtype") in dtypes and c.get("alibi_slopes") == alibi_slopes and (
+            max_bias is None or c.get("config", {}).get("max_bias") == float(max_bias)))
     return _run(family, fn, array, examples=examples, seed=seed, failure_file=failure_file, key=key)
 
 
@@ -1119,12 +1156,8 @@ def _table_worst(report):
     if not w:
         return str(report).strip().splitlines()[-1]
     where = ", ".join(f"{k} {w[k]}" for k in ("row", "head", "query", "key", "position", "channel") if k in w)
-
-    def g(v):  # a NaN or infinite output's error is reported as None
-        return f"{v:.3g}" if isinstance(v, (int, float)) else repr(v)
-
-    return (f"{where}: got {w.get('value')!r}, exact {w.get('exact')!r}, error {g(w.get('abs_error'))} > "
-            f"budget {g(w.get('budget'))}")
+    return (f"{where}: got {w.get('value')!r}, exact {w.get('exact')!r}, error {_number(w.get('abs_error'))} > "
+            f"budget {_number(w.get('budget'))}")
 
 
 def _scaled_reach(max_position, scale):
@@ -1291,13 +1324,13 @@ def _check_alibi(case, y):
     return _native.check_alibi(y, max_bias=case["config"]["max_bias"], alibi_slopes=case["alibi_slopes"])
 
 
-def _alibi_candidates(dtypes, case):
+def _alibi_candidates(dtypes, drawn_bias, case):
     c = case["config"]
     if c["dtype"] != "float32" and "float32" in dtypes:
         yield dict(case, config=dict(c, dtype="float32"), dtype="float32")
     for h in range(1, c["num_attention_heads"]):
         yield dict(case, config=dict(c, num_attention_heads=h))
-    if c["max_bias"] != 8.0:
+    if drawn_bias and c["max_bias"] != 8.0:
         yield dict(case, config=dict(c, max_bias=8.0))
 
 

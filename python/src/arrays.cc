@@ -230,7 +230,11 @@ auto with_view(py::handle obj, const std::string& name, F&& f) {
     a = a.attr("astype")(a.dtype().attr("newbyteorder")("=")).cast<py::array>();
   View v;
   v.data = static_cast<const char*>(a.data());
-  v.kind = numpy_kind(a.dtype().kind(), static_cast<std::size_t>(a.itemsize()));
+  // The dtype's kind and size through Python: pybind11 before 2.12 reads them from the descriptor's C struct,
+  // whose layout NumPy 2 changed (its itemsize read there is garbage).
+  const py::object dtype = a.attr("dtype");
+  v.kind =
+      numpy_kind(dtype.attr("kind").cast<std::string>().at(0), dtype.attr("itemsize").cast<std::size_t>());
   v.type_name = py::str(a.dtype()).cast<std::string>();
   for (py::ssize_t d = 0; d < a.ndim(); ++d) {
     v.shape.push_back(static_cast<std::size_t>(a.shape(d)));
@@ -357,10 +361,11 @@ py::array to_numpy(const std::vector<double>& values, const std::vector<std::siz
       fill(a.mutable_data(), [](double v) { return v; });
       return a;
     }
-    case DType::F16: {
-      py::array a(py::dtype("float16"), dims);
-      fill(static_cast<std::uint16_t*>(a.mutable_data()), [](double v) { return to_float16(v).bits; });
-      return a;
+    case DType::F16: {  // the bits, viewed as float16: pybind11 before 2.12 sizes a py::dtype("float16")
+                        // array's strides from a descriptor field NumPy 2 moved
+      py::array_t<std::uint16_t> a(dims);
+      fill(a.mutable_data(), [](double v) { return to_float16(v).bits; });
+      return a.attr("view")("float16");
     }
     case DType::BF16: {
       py::array_t<std::uint16_t> a(dims);

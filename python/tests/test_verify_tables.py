@@ -69,6 +69,32 @@ def test_alibi_mistakes_are_caught_shrunk_and_named(plant, words):
     assert words in str(e).split("diagnosis")[1], str(e)
 
 
+def test_a_fixed_max_bias_draws_only_it_and_a_kernel_hard_coding_it_passes():
+    # BLOOM's build_alibi_tensor hard-codes 8: it passes at max_bias=8 and is caught where max_bias is drawn
+    biases = []
+
+    def recording(config):
+        biases.append(config["max_bias"])
+        return alibi_slopes(config, plant="max_bias_ignored")
+
+    pe_suite.verify_alibi(recording, examples=60, max_bias=8, failure_file=None)
+    assert set(biases) == {8.0}
+    with pytest.raises(pe_suite.verify.VerifyError):
+        pe_suite.verify_alibi(functools.partial(alibi_slopes, plant="max_bias_ignored"), failure_file=None)
+
+
+def test_a_mistake_under_a_fixed_max_bias_is_shrunk_keeping_it():
+    with pytest.raises(pe_suite.verify.VerifyError) as info:
+        pe_suite.verify_alibi(functools.partial(alibi_slopes, plant="direct_rule"), max_bias=4.0, failure_file=None)
+    assert info.value.case["config"]["max_bias"] == 4.0
+
+
+@pytest.mark.parametrize("bad", [0, -1.0, float("inf"), "8", True])
+def test_a_bad_max_bias_is_named(bad):
+    with pytest.raises(ValueError, match="max_bias: expected None"):
+        pe_suite.verify_alibi(alibi_slopes, max_bias=bad)
+
+
 def test_bad_arguments_are_named():
     with pytest.raises(ValueError, match="layout: expected one of interleaved, concatenated; got 'halfsplit'"):
         pe_suite.verify_sinusoidal(paper_table, layout="halfsplit")
