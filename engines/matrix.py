@@ -1,8 +1,11 @@
 """The matrix's records: one line of progress each, the page docs/engines.md, and the verdicts compared between
 two runs. Schema pe-suite/engines/1: {"schema", "seed", "python", "pe_suite", "rows": [record]}, a record
 {"engine", "version", "what", "encoding", "variant", "dtype", "verdict" (PASS, FAIL, SKIP, ERROR), "worst" (the
-largest error / budget met in any call), "max_position", "cases" (the kernel's calls), "seconds", "detail" (a
-failure's message), "note" (what the failure was measured to come from)}."""
+largest error / budget met in any call; "inf" for a NaN or infinite output), "max_position", "cases" (the kernel's
+calls), "unchecked" (calls the recorder could not check again), "warnings" (pe-suite's, distinct), "seconds",
+"detail" (a failure's message), "note" (what the failure was measured to come from)}."""
+import math
+
 SCHEMA = "pe-suite/engines/1"
 KEY = ("engine", "what", "encoding", "variant", "dtype")
 
@@ -11,9 +14,14 @@ def key(record):
     return " | ".join(str(record[k]) for k in KEY)
 
 
+def finite(ratio):
+    """A worst ratio as JSON holds it: "inf" where an output was NaN or infinite (JSON has no infinity)."""
+    return ratio if ratio is None or math.isfinite(ratio) else "inf"
+
+
 def _worst(record):
     w = record.get("worst")
-    return "-" if w is None or record["verdict"] == "SKIP" else "inf" if w == float("inf") else f"{w:.3g}"
+    return "-" if w is None or record["verdict"] == "SKIP" else w if isinstance(w, str) else f"{w:.3g}"
 
 
 def _position(record):
@@ -84,6 +92,13 @@ def markdown(document):
             out += [f"### {r['engine']} {r['version']}: `{r['what']}`, {r['variant']}, {r['dtype']}", ""]
             out += [r["note"], ""] if r.get("note") else []
             out += ["```", _shown(r["detail"]), "```", ""]
+    flagged = [r for r in rows if r.get("unchecked") or r.get("warnings")]
+    if flagged:
+        out += ["", "## Warnings and calls not checked again", ""]
+        for r in flagged:
+            said = [f"{r['unchecked']} of {r['cases']} calls could not be checked again for the worst ratio"] \
+                if r.get("unchecked") else []
+            out.append(f"- {key(r)}: " + "; ".join(said + r.get("warnings", [])))
     skipped = [r for r in rows if r["verdict"] == "SKIP"]
     if skipped:
         out += ["", "## Skipped", ""] + [f"- {key(r)}: {r['detail']}" + (f". {r['note']}" if r.get("note") else "")

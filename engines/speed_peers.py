@@ -85,9 +85,9 @@ def python_peers(x, positions, reps):
         module = LlamaRotaryEmbedding(LlamaConfig(head_dim=D, num_attention_heads=1, hidden_size=D, rope_theta=BASE))
         q, pos = torch.from_numpy(x).transpose(0, 1)[None].contiguous(), torch.from_numpy(positions)[None]
 
-        def hf(q, pos):
+        def hf(q, pos):  # k is one head, so that the time is q's rotation (apply_rotary_pos_emb rotates both)
             cos, sin = module(q, pos)
-            return apply_rotary_pos_emb(q, q, cos, sin)[0]
+            return apply_rotary_pos_emb(q, q[:, :1], cos, sin)[0]
 
         with torch.no_grad():
             name = "transformers eager"
@@ -99,9 +99,9 @@ def python_peers(x, positions, reps):
     try:
         from vllm.model_executor.layers.rotary_embedding import get_rope
         rope = get_rope(D, rotary_dim=D, max_position=T, base=BASE, is_neox_style=True, dtype=torch.float32)
-        flat = torch.from_numpy(x).reshape(T, H * D)
-        found["vllm rotary op"] = median_time(lambda: rope.forward_native(torch.from_numpy(positions), flat,
-                                                                          flat.clone()), reps, "vllm rotary op")
+        flat, key, pos = torch.from_numpy(x).reshape(T, H * D), torch.from_numpy(x[:, :1]).reshape(T, D), \
+            torch.from_numpy(positions)
+        found["vllm rotary op"] = median_time(lambda: rope.forward_native(pos, flat, key), reps, "vllm rotary op")
     except ImportError as e:
         missing["vllm rotary op"] = f"not measured: vllm does not import here ({type(e).__name__}); PyPI's wheels " \
                                     "are CUDA builds and its CPU build is not on PyPI"

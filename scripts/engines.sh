@@ -57,17 +57,18 @@ fresh="$out/fresh-venv"
 rm -rf "$fresh"
 /usr/bin/python3 -m venv --system-site-packages "$fresh"
 t0=$(date +%s)
-"$fresh/bin/pip" install -q .
+werror=(--config-settings=cmake.define.PE_WERROR=ON)
+"$fresh/bin/pip" install -q "${werror[@]}" .
 echo "engines leg: pip install . into a fresh environment in $(( $(date +%s) - t0 )) s"
 (cd /tmp && "$fresh/bin/python" -c "import pe_suite; print('engines leg: pe_suite', pe_suite.__version__, 'from', pe_suite.__file__)")
 "$fresh/bin/pe-suite" --version
 (cd /tmp && "$fresh/bin/python" -m pytest -q -p no:cacheprovider "$OLDPWD/python/tests/test_example.py")
 # The same wheel into the engines' environment (PyPI's numpy and torch, not Debian's), and the Python tests
 # against it. test_readme's build-tree test reads scripts of the source build, which the wheel does not carry.
-"$venv/bin/pip" install -q --force-reinstall --no-deps .
-(cd python/tests && PE_SUITE_CLI="$venv/bin/pe-suite" "$venv/bin/python" -m pytest -q -p no:cacheprovider -W ignore \
-  . -k "not test_the_first_command_builds_the_module")
+"$venv/bin/pip" install -q --force-reinstall --no-deps "${werror[@]}" .
 status=0
+(cd python/tests && PE_SUITE_CLI="$venv/bin/pe-suite" "$venv/bin/python" -m pytest -q -p no:cacheprovider -W ignore \
+  . -k "not test_the_first_command_builds_the_module") || status=$?
 if [ "$record" = 1 ]; then
   TRITON_INTERPRET=1 "$venv/bin/python" engines/conformance.py --out engines/matrix.json --markdown docs/engines.md
 else

@@ -1,5 +1,6 @@
-"""vLLM's rotary op (get_rope(...).forward_native and the compiled _C rotary_embedding of its CPU build). PyPI's vllm
-wheels are CUDA builds; the CPU build is not on PyPI, so these rows run only where one is installed by hand."""
+"""vLLM's rotary op, get_rope(...).forward_native (its PyTorch path; the CPU build's compiled op is not driven here).
+PyPI's vllm wheels are CUDA builds and the CPU build is not on PyPI, so these rows run only where one is installed by
+hand; the adapter follows vLLM 0.6's get_rope signature and has not run against a current vLLM."""
 from engines.row import Row
 
 

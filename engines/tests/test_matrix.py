@@ -51,6 +51,14 @@ def test_a_failure_is_shown_with_its_note_and_its_long_lines_cut():
     assert max(len(line) for line in page.splitlines() if line.startswith("x = ")) <= matrix.LONG + 80
 
 
+def test_calls_not_checked_again_and_warnings_are_shown_and_an_infinite_ratio_is_json():
+    page = matrix.markdown(document(record(unchecked=2, cases=9, warnings=["pe_suite: factr is not read"]),
+                                    record(dtype="bfloat16", worst=matrix.finite(float("inf")), verdict="FAIL")))
+    assert "2 of 9 calls could not be checked again" in page and "factr is not read" in page
+    assert "| inf |" in page
+    json.dumps(document(record(worst=matrix.finite(float("inf")))), allow_nan=False)
+
+
 def test_the_checked_in_page_is_the_checked_in_records():
     records = json.loads((ROOT / "engines" / "matrix.json").read_text())
     assert (ROOT / "docs" / "engines.md").read_text() == matrix.markdown(records)
@@ -70,3 +78,4 @@ def test_the_records_cover_ten_engines_run_in_float32_and_bfloat16():
     assert all(r["note"] for r in records["rows"] if r["verdict"] in ("FAIL", "ERROR", "SKIP")), \
         [matrix.key(r) for r in records["rows"] if r["verdict"] != "PASS" and not r["note"]]
     assert all(r["cases"] > 0 for r in ran)
+    json.dumps(records, allow_nan=False)  # standard JSON: no Infinity

@@ -17,6 +17,7 @@ import dataclasses
 import functools
 import json
 import math
+import numbers
 import operator
 import os
 import pathlib
@@ -78,6 +79,8 @@ class _Family:
     tag: Callable = operator.itemgetter("dtype")  # case -> its count in the summary
     budget: int = 400  # shrink candidates tried at most
     undecidable: bool = False  # its check can find a case undecidable: counted in the summary
+    # What the caller declared the kernel takes (RoPE: "head_dims", "scenarios"): the diagnosis's own calls keep to it
+    limits: dict = dataclasses.field(default_factory=dict)
 
 
 # -- the driver: draw, call, shrink, replay, report ---------------------------------------------------------------
@@ -87,7 +90,7 @@ def _run(family, fn, array, *, examples, seed, failure_file, key):
     (VerifyError), else a summary dict returned."""
     if seed is None:
         seed = int(os.environ.get("PE_SUITE_SEED", DEFAULT_SEED))
-    caller = _Caller(fn, array, family.call)
+    caller = _Caller(fn, array, family.call, family.limits)
     key = f"{key or _name(fn)}/{family.shelf}/{array}"
     store = _Store(failure_file)
     for kept in store.cases(key):  # the last run's failures first
@@ -236,8 +239,8 @@ class _Caller:
     """fn and the array library its inputs are made in ("torch" or "numpy"); call(case) through the family's call
     (RoPE's by default): (x as the kernel got it before the call, y, None) or (x, None, the failure's text)."""
 
-    def __init__(self, fn, array, call=None):
-        self.fn, self.array, self._call = fn, array, call or _call_rope
+    def __init__(self, fn, array, call=None, limits=None):
+        self.fn, self.array, self._call, self.limits = fn, array, call or _call_rope, limits or {}
 
     def call(self, case):
         return self._call(self.fn, case, self.array)
@@ -334,7 +337,8 @@ def verify_rope(fn, *, examples=100, seed=None, dtypes=("float32", "bfloat16"), 
         candidates=candidates,
         diagnose=functools.partial(_rope_diagnosis, max_position), describe=_describe,
         snippet=functools.partial(_snippet, array), declared=declared,
-        tag=lambda case: f"{space.rope_type_of(case['config'])}/{case['dtype']}/{case['scenario']}")
+        tag=lambda case: f"{space.rope_type_of(case['config'])}/{case['dtype']}/{case['scenario']}",
+        limits={"head_dims": head_dims, "scenarios": tuple(scenarios)})
     return _run(family, fn, array, examples=examples, seed=seed, failure_file=failure_file, key=key)
 
 
@@ -350,13 +354,16 @@ def _check_rope_arguments(dtypes, rope_types, forms, scenarios, layout, array, s
 
 
 def _check_head_dims(head_dims):
-    """None, or a set of positive even integers (ValueError naming it otherwise)."""
+    """None, or a set of even head sizes of which the space draws at least one (ValueError naming it otherwise)."""
     if head_dims is None:
         return None
-    values = [head_dims] if isinstance(head_dims, (int, str)) else list(head_dims)
-    if not values or any(isinstance(d, bool) or not isinstance(d, int) or d < 2 or d % 2 for d in values):
+    values = [head_dims] if isinstance(head_dims, (numbers.Integral, str)) else list(head_dims)
+    if not values or any(isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 2 or d % 2 for d in values):
         raise ValueError(f"head_dims: expected None or a list of even head sizes of 2 or more; got {head_dims!r}")
-    return frozenset(values)
+    if not set(int(d) for d in values) & set(space.HEAD_DIMS):
+        raise ValueError(f"head_dims: none of {head_dims!r} is a head size verify_rope draws "
+                         f"({', '.join(map(str, space.HEAD_DIMS))})")
+    return frozenset(int(d) for d in values)
 
 
 def _head_dim_fits(case, head_dims):
@@ -911,13 +918,18 @@ def _rope_diagnosis(max_position, caller, minimal, found, original):
     # unnamed at 6 of 10 seeds). The other methods keep the drawn scenario first: their claims read there.
     spread_first = space.rope_type_of(original["config"]) == "llama3"
     scenarios = ("spread", original["scenario"]) if spread_first else (original["scenario"],)
-    probes = [(f"the failing config on 48 tokens x 4 heads, {scenario} positions", _probe(original, scenario, max_position))
-              for scenario in dict.fromkeys(scenarios + ("chunked", "packed", "spread"))]
+    head_dims, declared = caller.limits.get("head_dims"), caller.limits.get("scenarios", space.SCENARIOS)
+    # Only positions the caller declared the kernel takes ("spread" is as scattered as "packed")
+    probed = [s for s in dict.fromkeys(scenarios + ("chunked", "packed", "spread"))
+              if s in declared or (s == "spread" and "packed" in declared)]
+    probes = [(f"the failing config on 48 tokens x 4 heads, {scenario} positions",
+               _probe(original, scenario, max_position, head_dims=head_dims)) for scenario in probed]
     probes.append(("the failing config on 48 tokens x 4 heads from the minimal case's first position",
-                   _probe(original, original["scenario"], max_position, start=start)))
+                   _probe(original, original["scenario"], max_position, start=start, head_dims=head_dims)))
     if rows is not None:  # a split call's positions alone may be what fails (a boundary the whole call passes over)
         at = np.asarray(minimal["positions"])[..., rows].tolist()
-        probes.append(("the failing call's positions on 4 heads", _probe(original, None, max_position, at=at)))
+        probes.append(("the failing call's positions on 4 heads",
+                       _probe(original, None, max_position, at=at, head_dims=head_dims)))
     # The first of them whose call fails and whose output fits a claim says what the kernel computed (each claim
     # is measured on that output); a single row fits too many conventions to be read alone, so the minimal case
     # speaks only when nothing larger fails.
@@ -977,8 +989,11 @@ def _state_claims(caller, case, prop, rows, original):
 def _made_first(caller, call, widest):
     """(head_dim d, whether the call passes) made first under its config at the first head_dim d past `widest` (the
     widest the run has drawn or shrunk to, so that a kernel keeping one table per config meets it afresh: its lists
-    extended, x's new channels its own repeated) that the space allows, or None where none of the next eight does."""
-    d, config = next(((d, c) for d in range(widest + 2, widest + 18, 2)
+    extended, x's new channels its own repeated) that the space allows, or None where none of the next eight does
+    (of the caller's head_dims, where given: any of them past `widest`)."""
+    head_dims = caller.limits.get("head_dims")
+    sizes = range(widest + 2, widest + 18, 2) if head_dims is None else sorted(d for d in head_dims if d > widest)
+    d, config = next(((d, c) for d in sizes
                       if (c := _at_head_dim(call["config"], d, lambda old, pairs: (old[0], old[1]))) is not None),
                      (None, None))
     if config is None:
@@ -1001,15 +1016,17 @@ def _plan_words(config, length):
     return "rope_theta unscaled" if length <= threshold else f"the NTK base for length {length}"
 
 
-def _probe(original, scenario, max_position, start=None, at=None):
-    """The failing case's config (widened to 64 channels when narrower than 32) and dtype on 48 tokens x 4 heads
+def _probe(original, scenario, max_position, start=None, at=None, head_dims=None):
+    """The failing case's config (widened to 64 channels when narrower than 32, or to the smallest of `head_dims`
+    from 32, the sizes the kernel takes; kept where none is) and dtype on 48 tokens x 4 heads
     in a scenario (or at consecutive positions from `start`, the minimal case's first), or on 4 heads at the
     positions `at` (a failing call's own): enough rows and pairs for the check engine to read frequencies,
     positions, pairing and M-RoPE's axes back from the kernel's output."""
     config = original["config"]
-    if config["head_dim"] < 32:  # the diagnosis reads frequencies and positions back from many pairs, not from one
-        config = _at_head_dim(config, 64, lambda old, pairs: (max(1, round(old[0] * pairs / sum(old))),
-                                                              max(1, round(old[1] * pairs / sum(old))))) or config
+    wide = 64 if head_dims is None or 64 in head_dims else min((d for d in head_dims if d >= 32), default=None)
+    if config["head_dim"] < 32 and wide:  # the diagnosis reads frequencies and positions back from many pairs
+        config = _at_head_dim(config, wide, lambda old, pairs: (max(1, round(old[0] * pairs / sum(old))),
+                                                                max(1, round(old[1] * pairs / sum(old))))) or config
     if at is not None:
         x = np.random.default_rng(7).standard_normal((np.asarray(at).shape[-1], 4, config["head_dim"]))
         return _with(original, config=config, positions=at, x=_representable(x, original["dtype"]))

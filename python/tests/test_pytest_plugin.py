@@ -1,7 +1,5 @@
 """The pytest plugin (pe_suite.pytest_plugin; `pip install .` registers it): the `pe_suite` fixture runs verify_*
 with the command line's seed and example count, a keyword in the call wins, and the header names the seed."""
-import importlib.metadata
-
 pytest_plugins = ["pytester"]
 
 INNER = '''
@@ -25,15 +23,14 @@ def test_a_keyword_wins(pe_suite):
 '''
 
 
-def _plugin_arguments():
-    """-p where the plugin is not registered by an installed wheel (a source build), else nothing."""
-    installed = any(e.value == "pe_suite.pytest_plugin" for e in importlib.metadata.entry_points(group="pytest11"))
-    return [] if installed else ["-p", "pe_suite.pytest_plugin"]
+# A source build names the plugin; an installed wheel registers it too, under the same name, so naming it there is
+# harmless (the leg runs this file against the wheel): both load it once
+PLUGIN = ["-p", "pe_suite.pytest_plugin"]
 
 
 def test_the_fixture_takes_the_seed_and_the_example_count_from_the_command_line(pytester):
     pytester.makepyfile(test_inner=INNER)
-    result = pytester.runpytest(*_plugin_arguments(), "--pe-suite-seed", "7", "--pe-suite-examples", "3")
+    result = pytester.runpytest(*PLUGIN, "--pe-suite-seed", "7", "--pe-suite-examples", "3")
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(["pe-suite *: seed 7 (rerun with --pe-suite-seed 7)"])
 
@@ -41,5 +38,5 @@ def test_the_fixture_takes_the_seed_and_the_example_count_from_the_command_line(
 def test_without_options_the_seed_is_the_default(pytester, monkeypatch):
     monkeypatch.delenv("PE_SUITE_SEED", raising=False)
     pytester.makepyfile(test_inner="def test_seed(pe_suite):\n    assert pe_suite.seed == 20261130\n")
-    result = pytester.runpytest(*_plugin_arguments())
+    result = pytester.runpytest(*PLUGIN)
     result.assert_outcomes(passed=1)

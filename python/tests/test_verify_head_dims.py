@@ -1,6 +1,7 @@
 """verify_rope(head_dims=...): a kernel that supports some head sizes only (a CUDA kernel's 64 and 128) is drawn and
 shrunk among them, and a mistake it makes there is still caught; outside them it is not asked."""
 import pytest
+import torch
 
 import pe_suite
 from hf_torch_rope import apply_rotary, cos_sin, default_inv_freq
@@ -37,3 +38,42 @@ def test_a_mistake_among_the_head_sizes_is_caught_and_shrunk_among_them():
 def test_bad_head_dims_are_named(head_dims):
     with pytest.raises(ValueError, match="head_dims"):
         pe_suite.verify_rope(fixed_sizes_rope, head_dims=head_dims)
+
+
+@pytest.mark.parametrize("head_dims", [(64, 128), (16,)])
+def test_the_diagnosis_calls_the_kernel_only_at_the_declared_head_sizes(head_dims):
+    seen = []
+
+    def off_by_one(x, positions, config):
+        seen.append(config["head_dim"])
+        return fixed_sizes_rope(x, positions, config, sizes=head_dims, offset=1)
+
+    with pytest.raises(pe_suite.verify.VerifyError) as e:
+        pe_suite.verify_rope(off_by_one, rope_types=("default",), head_dims=head_dims, examples=20,
+                             failure_file=None)
+    assert set(seen) <= set(head_dims), sorted(set(seen))
+    assert "raised" not in str(e.value).split("diagnosis")[1]
+
+
+def test_the_diagnosis_keeps_to_the_declared_scenarios():
+    # a kernel that takes a run of consecutive positions only (an offset), as rotary-embedding-torch's, and whose
+    # output no convention fits, so that the diagnosis tries every probe it has
+    refused = []
+
+    def consecutive_only(x, positions, config):
+        first = int(positions[0])
+        if positions.tolist() != list(range(first, first + len(positions))):
+            refused.append(positions.tolist())
+            raise ValueError("consecutive positions only")
+        g = torch.Generator().manual_seed(int(positions.sum()) + x.shape[-1])  # the same noise for the same call
+        return torch.randn(x.shape, generator=g).to(x.dtype)
+
+    with pytest.raises(pe_suite.verify.VerifyError):
+        pe_suite.verify_rope(consecutive_only, rope_types=("default",), scenarios=("prefill", "decode", "chunked"),
+                             examples=20, failure_file=None)
+    assert refused == []
+
+
+def test_head_sizes_the_space_never_draws_are_named():
+    with pytest.raises(ValueError, match="none of \\(12,\\) is a head size verify_rope draws"):
+        pe_suite.verify_rope(fixed_sizes_rope, head_dims=(12,))
