@@ -19,14 +19,19 @@ def finite(ratio):
     return ratio if ratio is None or math.isfinite(ratio) else "inf"
 
 
+def _measured(record):
+    """Whether the row has numbers: a skipped row, or one whose every call raised, has none."""
+    return record["verdict"] != "SKIP" and record.get("cases", 0) > 0
+
+
 def _worst(record):
     w = record.get("worst")
-    return "-" if w is None or record["verdict"] == "SKIP" else w if isinstance(w, str) else f"{w:.3g}"
+    return "-" if w is None or not _measured(record) else w if isinstance(w, str) else f"{w:.3g}"
 
 
 def _position(record):
     p = record.get("max_position")
-    return "-" if p is None or record["verdict"] == "SKIP" else f"{p:.6g}"
+    return "-" if p is None or not _measured(record) else f"{p:.6g}"
 
 
 def line(record):

@@ -40,8 +40,8 @@ class Recorder:
             x, positions, config = args
             x_before = x.detach().clone() if hasattr(x, "detach") else np.array(x, copy=True)
             y = self.fn(x, positions, copy.deepcopy(config))
-            case = {"config": config, "positions": _numbers(positions), "layout": self.verify.get("layout", "halfsplit"),
-                    "contract": self.verify.get("contract")}
+            case = {"config": config, "positions": _numbers(positions),
+                    "layout": self.verify.get("layout", "halfsplit"), "contract": self.verify.get("contract")}
             self._note(lambda: _verify._check(case, x_before, y), case["positions"])
         elif self.encoding == "sinusoidal":
             positions, config = args

@@ -26,10 +26,11 @@ def rope():
 
 
 SCENARIOS = ("prefill", "decode", "chunked")
-BF16_POSITIONS = ("Measured: `rotate_queries_or_keys` makes the positions as `(torch.arange(seq_len, dtype=t.dtype) + "
-                  "offset) / interpolate_factor` (`get_seq_pos`), so a bfloat16 q has its positions rounded to bfloat16 "
-                  "(exact to 256 only; under linear scaling the quotient too, so position 49 / 3.99 already fails), as "
-                  "the diagnosis reads back. The same code passes in float32.")
+BF16_POSITIONS = ("Measured: `rotate_queries_or_keys` makes the positions as "
+                  "`(torch.arange(seq_len, dtype=t.dtype) + offset) / interpolate_factor` (`get_seq_pos`), so a "
+                  "bfloat16 q has its positions rounded to bfloat16 (exact to 256 only; under linear scaling the "
+                  "quotient too, so position 49 / 3.99 already fails), as the diagnosis reads back. The same code "
+                  "passes in float32.")
 HEAD_DIM_2 = ("Measured: `RotaryEmbedding(2)` raises ZeroDivisionError: its constructor computes "
               "`theta *= theta_rescale_factor ** (dim / (dim - 2))` even when the factor is 1. "
               "No model uses head_dim 2.")

@@ -59,6 +59,11 @@ def test_calls_not_checked_again_and_warnings_are_shown_and_an_infinite_ratio_is
     json.dumps(document(record(worst=matrix.finite(float("inf")))), allow_nan=False)
 
 
+def test_a_row_whose_every_call_raised_shows_no_numbers():
+    page = matrix.markdown(document(record(verdict="FAIL", cases=0, worst=0.0, max_position=0.0, note="n")))
+    assert "| **FAIL** | - | - | 0 |" in page
+
+
 def test_the_checked_in_page_is_the_checked_in_records():
     records = json.loads((ROOT / "engines" / "matrix.json").read_text())
     assert (ROOT / "docs" / "engines.md").read_text() == matrix.markdown(records)
@@ -74,8 +79,9 @@ def test_the_records_cover_ten_engines_run_in_float32_and_bfloat16():
         dtypes = {r["dtype"] for r in ran if r["engine"] == engine}
         assert "float32" in dtypes, engine
     assert len({r["engine"] for r in ran if r["dtype"] == "bfloat16"}) >= 10
-    # every failing row says what it was measured to come from, and every row ran drawn cases
+    # every failing or skipped row says what it was measured to come from
     assert all(r["note"] for r in records["rows"] if r["verdict"] in ("FAIL", "ERROR", "SKIP")), \
         [matrix.key(r) for r in records["rows"] if r["verdict"] != "PASS" and not r["note"]]
-    assert all(r["cases"] > 0 for r in ran)
+    # a pass rests on calls checked again: none vacuous, none the recorder could not check
+    assert all(r["cases"] > 0 and r["unchecked"] == 0 for r in ran if r["verdict"] == "PASS")
     json.dumps(records, allow_nan=False)  # standard JSON: no Infinity
