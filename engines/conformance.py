@@ -38,7 +38,7 @@ def _version(distribution):
 
 
 def run_row(row, seed):
-    """The row's record (matrix.RECORD_KEYS)."""
+    """The row's record (matrix.py's schema)."""
     record = {"engine": row.engine, "version": _version(row.engine), "what": row.what, "encoding": row.encoding,
               "variant": row.variant, "dtype": row.dtype, "worst": None, "max_position": None, "cases": 0,
               "seconds": 0.0, "detail": "", "note": row.note}
@@ -87,7 +87,7 @@ def main(argv=None):
         print(matrix.line(record), flush=True)
     document = {"schema": matrix.SCHEMA, "seed": args.seed, "python": sys.version.split()[0],
                 "pe_suite": pe_suite.__version__, "rows": records}
-    pathlib.Path(args.out).write_text(json.dumps(document, indent=1) + "\n")
+    pathlib.Path(args.out).write_text(json.dumps(document, indent=1, allow_nan=False) + "\n")
     if args.markdown:
         pathlib.Path(args.markdown).write_text(matrix.markdown(document))
     if args.compare:
