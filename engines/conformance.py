@@ -41,7 +41,7 @@ def run_row(row, seed):
     """The row's record (matrix.py's schema)."""
     record = {"engine": row.engine, "version": _version(row.engine), "what": row.what, "encoding": row.encoding,
               "variant": row.variant, "dtype": row.dtype, "worst": None, "max_position": None, "cases": 0,
-              "seconds": 0.0, "detail": "", "note": row.note}
+              "unchecked": 0, "warnings": [], "seconds": 0.0, "detail": "", "note": row.note}
     missing = [d for d in (row.engine,) + tuple(row.requires) if _version(d) is None]
     if missing:
         return dict(record, verdict="SKIP", detail=f"not installed: {', '.join(missing)}")
@@ -70,6 +70,20 @@ def run_row(row, seed):
                 seconds=round(time.perf_counter() - start, 1))
 
 
+def render(out, markdown):
+    """The records' notes from the rows as they are now, the schema's defaults filled in, and the page rendered."""
+    notes = {" | ".join((row.engine, row.what, row.encoding, row.variant, row.dtype)): row.note for row in all_rows()}
+    document = json.loads(pathlib.Path(out).read_text())
+    for record in document["rows"]:
+        record.setdefault("unchecked", 0)
+        record.setdefault("warnings", [])
+        record["note"] = notes.get(matrix.key(record), record.get("note", ""))
+    pathlib.Path(out).write_text(json.dumps(document, indent=1, allow_nan=False) + "\n")
+    if markdown:
+        pathlib.Path(markdown).write_text(matrix.markdown(document))
+    return 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True, help="where the records go (JSON)")
@@ -77,7 +91,11 @@ def main(argv=None):
     ap.add_argument("--compare", help="a matrix.json whose verdicts must be this run's (exit 1 where one changed)")
     ap.add_argument("--only", default="", help="run the rows whose key contains this text")
     ap.add_argument("--seed", type=int, default=pe_suite.verify.DEFAULT_SEED)
+    ap.add_argument("--render", action="store_true", help="run no engine: re-render --markdown from the records in "
+                    "--out with the rows' current notes (a note is documentation, not a measurement)")
     args = ap.parse_args(argv)
+    if args.render:
+        return render(args.out, args.markdown)
     records = []
     for row in all_rows():
         if args.only not in row.key:

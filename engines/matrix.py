@@ -77,7 +77,8 @@ def markdown(document):
            "(`engines/requirements.txt`, every dependency pinned in `engines/constraints.txt`), driven by pe-suite's "
            "`verify_*` over drawn configs and positions in one dtype, and held to the default budget a correct "
            "kernel of that precision class meets (bf16 included). *worst* is the largest error over budget met in "
-           "any call (below 1 passes); *largest position* the largest position the drawn cases reached. A row's "
+           "any call (below 1 passes); *largest position* the largest position the kernel was given (the drawn cases "
+           "and their shrinking; on a failing row, the diagnosis's probes too); *calls* the kernel's calls. A row's "
            "adapter (`engines/rows/`) only converts calling conventions: every value comes from the engine's code.",
            "",
            f"Seed {document['seed']}, Python {document['python']}, pe-suite {document['pe_suite']}. "

@@ -26,17 +26,20 @@ def rope():
 
 
 SCENARIOS = ("prefill", "decode", "chunked")
-BF16_POSITIONS = ("Measured: `rotate_queries_or_keys` makes the positions as "
-                  "`(torch.arange(seq_len, dtype=t.dtype) + offset) / interpolate_factor` (`get_seq_pos`), so a "
-                  "bfloat16 q has its positions rounded to bfloat16 (exact to 256 only; under linear scaling the "
-                  "quotient too, so position 49 / 3.99 already fails), as the diagnosis reads back. The same code "
-                  "passes in float32.")
+BF16 = ("Measured: `rotate_queries_or_keys` makes the positions as "
+        "`(torch.arange(seq_len, dtype=t.dtype) + offset) / interpolate_factor` (`get_seq_pos`), so a bfloat16 q has "
+        "its positions rounded to bfloat16 (exact to 256 only)")
+BF16_POSITIONS = {"default": f"{BF16}, as the diagnosis reads back. The same code passes in float32.",
+                  "linear": f"{BF16}, and under linear scaling the quotient too: position 49 / 3.99 already fails. The "
+                            "diagnosis reads the effect (positions off by offsets that change from row to row) and "
+                            "names a packed batch's offsets as the likely cause; the cause is the quotient's rounding "
+                            "(no convention the check knows rounds p / factor). The same code passes in float32."}
 HEAD_DIM_2 = ("Measured: `RotaryEmbedding(2)` raises ZeroDivisionError: its constructor computes "
               "`theta *= theta_rescale_factor ** (dim / (dim - 2))` even when the factor is 1. "
               "No model uses head_dim 2.")
 ROWS = [Row("rotary-embedding-torch", "RotaryEmbedding.rotate_queries_or_keys", "rope", t, dtype, rope,
             {"rope_types": (t,), "layout": "interleaved", "scenarios": SCENARIOS, "head_dims": HEAD_DIMS_ABOVE_2},
-            note=BF16_POSITIONS if dtype == "bfloat16" else "")
+            note=BF16_POSITIONS[t] if dtype == "bfloat16" else "")
         for t in ("default", "linear") for dtype in ("float32", "bfloat16")]
 ROWS += [Row("rotary-embedding-torch", "RotaryEmbedding.rotate_queries_or_keys", "rope", "default, head_dim 2",
              "float32", rope, {"rope_types": ("default",), "layout": "interleaved", "scenarios": SCENARIOS,

@@ -15,7 +15,7 @@ from engines import matrix  # noqa: E402
 def record(engine="e", verdict="PASS", dtype="float32", **more):
     return dict({"engine": engine, "version": "1", "what": "f", "encoding": "rope", "variant": "default",
                  "dtype": dtype, "verdict": verdict, "worst": 0.5, "max_position": 10.0, "cases": 3, "seconds": 0.1,
-                 "detail": "", "note": ""}, **more)
+                 "unchecked": 0, "warnings": [], "detail": "", "note": ""}, **more)
 
 
 def document(*rows):
@@ -64,6 +64,20 @@ def test_a_row_whose_every_call_raised_shows_no_numbers():
     assert "| **FAIL** | - | - | 0 |" in page
 
 
+def test_render_refreshes_the_notes_and_the_schema_without_running_an_engine(tmp_path):
+    from engines import conformance
+    stale = record(engine="liger-kernel", what="LigerRopeFunction (Triton, interpreted)", variant="default",
+                   dtype="bfloat16", verdict="FAIL", note="stale")
+    del stale["unchecked"], stale["warnings"]
+    out, page = tmp_path / "m.json", tmp_path / "m.md"
+    out.write_text(json.dumps(document(stale)))
+    assert conformance.main(["--out", str(out), "--markdown", str(page), "--render"]) == 0
+    rendered = json.loads(out.read_text())["rows"][0]
+    assert rendered["verdict"] == "FAIL" and rendered["note"].startswith("Measured: Triton's interpreter")
+    assert rendered["unchecked"] == 0 and rendered["warnings"] == []
+    assert rendered["note"] in page.read_text()
+
+
 def test_the_checked_in_page_is_the_checked_in_records():
     records = json.loads((ROOT / "engines" / "matrix.json").read_text())
     assert (ROOT / "docs" / "engines.md").read_text() == matrix.markdown(records)
@@ -80,6 +94,7 @@ def test_the_records_cover_ten_engines_run_in_float32_and_bfloat16():
         assert "float32" in dtypes, engine
     assert len({r["engine"] for r in ran if r["dtype"] == "bfloat16"}) >= 10
     # every failing or skipped row says what it was measured to come from
+    assert all("unchecked" in r and "warnings" in r for r in records["rows"])
     assert all(r["note"] for r in records["rows"] if r["verdict"] in ("FAIL", "ERROR", "SKIP")), \
         [matrix.key(r) for r in records["rows"] if r["verdict"] != "PASS" and not r["note"]]
     # a pass rests on calls checked again: none vacuous, none the recorder could not check

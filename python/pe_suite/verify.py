@@ -919,9 +919,12 @@ def _rope_diagnosis(max_position, caller, minimal, found, original):
     spread_first = space.rope_type_of(original["config"]) == "llama3"
     scenarios = ("spread", original["scenario"]) if spread_first else (original["scenario"],)
     head_dims, declared = caller.limits.get("head_dims"), caller.limits.get("scenarios", space.SCENARIOS)
-    # Only positions the caller declared the kernel takes ("spread" is as scattered as "packed")
+    # Only positions the caller declared the kernel takes: "spread" is scattered ("packed", "left_padding") and
+    # reaches far offsets ("decode", "chunked", "crossing")
+    far = any(s in declared for s in ("decode", "chunked", "crossing"))
+    scattered = any(s in declared for s in ("packed", "left_padding"))
     probed = [s for s in dict.fromkeys(scenarios + ("chunked", "packed", "spread"))
-              if s in declared or (s == "spread" and "packed" in declared)]
+              if s in declared or (s == "spread" and far and scattered)]
     probes = [(f"the failing config on 48 tokens x 4 heads, {scenario} positions",
                _probe(original, scenario, max_position, head_dims=head_dims)) for scenario in probed]
     probes.append(("the failing config on 48 tokens x 4 heads from the minimal case's first position",

@@ -1,5 +1,7 @@
 """The pytest plugin (pe_suite.pytest_plugin; `pip install .` registers it): the `pe_suite` fixture runs verify_*
 with the command line's seed and example count, a keyword in the call wins, and the header names the seed."""
+import pathlib
+
 pytest_plugins = ["pytester"]
 
 INNER = '''
@@ -26,6 +28,14 @@ def test_a_keyword_wins(pe_suite):
 # A source build names the plugin; an installed wheel registers it too, under the same name, so naming it there is
 # harmless (the leg runs this file against the wheel): both load it once
 PLUGIN = ["-p", "pe_suite.pytest_plugin"]
+
+
+def test_the_wheel_registers_the_plugin_under_its_module_name():
+    # pytest loads a plugin once per name: the entry point's name is the module's, so a wheel's registration and
+    # `-p pe_suite.pytest_plugin` (or a conftest's pytest_plugins) are one plugin, not two
+    import tomllib
+    pyproject = tomllib.loads((pathlib.Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())
+    assert pyproject["project"]["entry-points"]["pytest11"] == {"pe_suite.pytest_plugin": "pe_suite.pytest_plugin"}
 
 
 def test_the_fixture_takes_the_seed_and_the_example_count_from_the_command_line(pytester):

@@ -74,6 +74,24 @@ def test_the_diagnosis_keeps_to_the_declared_scenarios():
     assert refused == []
 
 
+def test_the_far_spread_probe_is_made_only_where_far_and_scattered_positions_are_declared():
+    # Llama-3's diagnosis spreads positions to max_position first; a kernel declared for a prefill and a packed
+    # batch (positions below 64) and whose output no convention fits is never called past them
+    refused = []
+
+    def short_cache(x, positions, config):
+        if int(positions.max()) > 200:
+            refused.append(int(positions.max()))
+            raise IndexError("past the cache")
+        g = torch.Generator().manual_seed(int(positions.sum()) + x.shape[-1])
+        return torch.randn(x.shape, generator=g).to(x.dtype)
+
+    with pytest.raises(pe_suite.verify.VerifyError):
+        pe_suite.verify_rope(short_cache, rope_types=("llama3",), scenarios=("prefill", "packed"), examples=10,
+                             failure_file=None)
+    assert refused == []
+
+
 def test_head_sizes_the_space_never_draws_are_named():
     with pytest.raises(ValueError, match="none of \\(12,\\) is a head size verify_rope draws"):
         pe_suite.verify_rope(fixed_sizes_rope, head_dims=(12,))
