@@ -72,7 +72,7 @@ def run_row(row, seed):
 
 def render(out, markdown):
     """The records' notes from the rows as they are now, the schema's defaults filled in, and the page rendered."""
-    notes = {" | ".join((row.engine, row.what, row.encoding, row.variant, row.dtype)): row.note for row in all_rows()}
+    notes = {row.key: row.note for row in all_rows()}
     document = json.loads(pathlib.Path(out).read_text())
     for record in document["rows"]:
         record.setdefault("unchecked", 0)

@@ -5,8 +5,9 @@ ALiBi) without computing anything itself: every value comes out of the engine's 
 import dataclasses
 from typing import Callable
 
-
 from pe_suite import config_space
+
+from engines import matrix
 
 # Every head size verify_rope draws but 2, for engines that cannot take 2 (their rows say so).
 HEAD_DIMS_ABOVE_2 = tuple(d for d in config_space.HEAD_DIMS if d > 2)
@@ -27,4 +28,5 @@ class Row:
 
     @property
     def key(self):
-        return f"{self.engine}|{self.what}|{self.encoding}|{self.variant}|{self.dtype}"
+        """The row's key as its record's (matrix.key): engine | what | encoding | variant | dtype."""
+        return matrix.key({k: getattr(self, k) for k in matrix.KEY})

@@ -2,7 +2,7 @@
 odd widths), get_2d_sincos_pos_embed and get_3d_sincos_pos_embed on grids, and Flux's FluxPosEmbed with
 apply_rotary_emb (one frequency ladder per axis, interleaved pairs) on (frame, row, column) positions."""
 from engines.row import Row
-from engines.rows._torch_layout import from_bhsd, to_bhsd, torch_dtype
+from engines.rows._adapters import from_bhsd, to_bhsd, torch_dtype
 
 
 def timestep_embedding():

@@ -1,28 +1,21 @@
 """Liger-Kernel's Triton RoPE (LigerRopeFunction, what liger's patch puts in place of HF's apply_rotary_pos_emb)
 run by Triton's interpreter on the CPU (TRITON_INTERPRET=1, set by scripts/engines.sh), on cos/sin from transformers'
 LlamaRotaryEmbedding as a patched model feeds it."""
-import json
 import os
 
 from engines.row import Row
-from engines.rows._torch_layout import from_bhsd, to_bhsd
+from engines.rows._adapters import from_bhsd, llama_rotary_modules, to_bhsd
 
 
 def liger_rope():
     if os.environ.get("TRITON_INTERPRET") != "1":
         raise RuntimeError("Liger's Triton kernel runs on the CPU only under TRITON_INTERPRET=1")
     from liger_kernel.ops.rope import LigerRopeFunction
-    from transformers import LlamaConfig
-    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
-    modules = {}
+    module_of = llama_rotary_modules()
 
     def fn(x, positions, config):
-        key = json.dumps(config, sort_keys=True)
-        if key not in modules:
-            words = dict(config, num_attention_heads=1, hidden_size=config["head_dim"])
-            modules[key] = LlamaRotaryEmbedding(LlamaConfig(**words))
         q = to_bhsd(x).contiguous()
-        cos, sin = modules[key](q, positions[None])
+        cos, sin = module_of(config)(q, positions[None])
         q_out, _ = LigerRopeFunction.apply(q, q.clone(), cos, sin)
         return from_bhsd(q_out)
 

@@ -1,26 +1,25 @@
 """rotary-embedding-torch: RotaryEmbedding.rotate_queries_or_keys (interpolate_factor: linear scaling), one module
 per config kept across calls with its frequency cache, as a model keeps it. It takes a sequence's offset, not
 positions: the rows draw the scenarios whose positions are consecutive."""
-import json
-
 from engines.row import HEAD_DIMS_ABOVE_2, Row
-from engines.rows._torch_layout import from_bhsd, to_bhsd
+from engines.rows._adapters import from_bhsd, kept_modules, to_bhsd
 
 
 def rope():
     from rotary_embedding_torch import RotaryEmbedding
-    modules = {}
+
+    def make(config):
+        scaling = config.get("rope_scaling") or {}
+        return RotaryEmbedding(config["head_dim"], theta=config["rope_theta"],
+                               interpolate_factor=scaling.get("factor", 1.0))
+
+    module_of = kept_modules(make)
 
     def fn(x, positions, config):
         first = int(positions[0])
         if positions.tolist() != list(range(first, first + len(positions))):
             raise ValueError("rotate_queries_or_keys takes consecutive positions")
-        key = json.dumps(config, sort_keys=True)
-        if key not in modules:
-            scaling = config.get("rope_scaling") or {}
-            modules[key] = RotaryEmbedding(config["head_dim"], theta=config["rope_theta"],
-                                           interpolate_factor=scaling.get("factor", 1.0))
-        return from_bhsd(modules[key].rotate_queries_or_keys(to_bhsd(x), offset=first))
+        return from_bhsd(module_of(config).rotate_queries_or_keys(to_bhsd(x), offset=first))
 
     return fn
 

@@ -1,8 +1,7 @@
 """transformers: LlamaRotaryEmbedding (ROPE_INIT_FUNCTIONS behind it) with apply_rotary_pos_emb for every rope type,
 one module per config kept across calls as a model keeps it; Whisper's sinusoids; BLOOM's build_alibi_tensor."""
-import json
-
 from engines.row import HEAD_DIMS_ABOVE_2, Row
+from engines.rows._adapters import WHISPER, from_bhsd, hf_words, llama_rotary_modules, to_bhsd, whisper_table
 
 ROPE_TYPES = ("default", "linear", "dynamic", "yarn", "longrope", "llama3")
 # M-RoPE's three sections need three pairs: the head sizes of 6 and more (a smaller one is drawn as text RoPE, which
@@ -11,19 +10,13 @@ MROPE_HEAD_DIMS = tuple(d for d in HEAD_DIMS_ABOVE_2 if d >= 6)
 
 
 def llama_rope():
-    from transformers import LlamaConfig
-    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply_rotary_pos_emb
-    modules = {}
+    from transformers.models.llama.modeling_llama import apply_rotary_pos_emb
+    module_of = llama_rotary_modules()
 
     def fn(x, positions, config):
-        key = json.dumps(config, sort_keys=True)
-        if key not in modules:  # one rotary module per model, reused by every call as the model reuses it
-            words = dict(config, num_attention_heads=1, hidden_size=config["head_dim"])
-            modules[key] = LlamaRotaryEmbedding(LlamaConfig(**words))
-        q = x.transpose(0, 1)[None]  # [1, heads, tokens, head_dim]
-        cos, sin = modules[key](q, positions[None])
-        q_embed, _ = apply_rotary_pos_emb(q, q, cos, sin)
-        return q_embed[0].transpose(0, 1).contiguous()
+        q = to_bhsd(x)
+        cos, sin = module_of(config)(q, positions[None])
+        return from_bhsd(apply_rotary_pos_emb(q, q, cos, sin)[0])
 
     return fn
 
@@ -33,11 +26,9 @@ def qwen2_vl_rope():
     from transformers.models.qwen2_vl.modeling_qwen2_vl import Qwen2VLRotaryEmbedding, apply_rotary_pos_emb
 
     def fn(x, positions, config):  # positions [3, tokens]: (temporal, height, width), mrope_section's chunks
-        words = dict(config, num_attention_heads=1, hidden_size=config["head_dim"])
-        module = Qwen2VLRotaryEmbedding(Qwen2VLTextConfig(**words))
-        q = x.transpose(0, 1)[None]
-        cos, sin = module(q, positions[:, None, :])
-        return apply_rotary_pos_emb(q, q, cos, sin)[0][0].transpose(0, 1).contiguous()
+        q = to_bhsd(x)
+        cos, sin = Qwen2VLRotaryEmbedding(Qwen2VLTextConfig(**hf_words(config)))(q, positions[:, None, :])
+        return from_bhsd(apply_rotary_pos_emb(q, q, cos, sin)[0])
 
     return fn
 
@@ -48,14 +39,13 @@ def gpt_neox_rope(own_names):
         from transformers.models.gpt_neox.modeling_gpt_neox import GPTNeoXRotaryEmbedding, apply_rotary_pos_emb
 
         def fn(x, positions, config):  # the first rotary_dim channels rotated
-            words = dict(config, num_attention_heads=1, hidden_size=config["head_dim"])
+            words = hf_words(config)
             if own_names:  # GPT-NeoX's config.json names: rotary_pct, rotary_emb_base
                 words["rotary_pct"] = words.pop("partial_rotary_factor", 1.0)
                 words["rotary_emb_base"] = words.pop("rope_theta")
-            module = GPTNeoXRotaryEmbedding(GPTNeoXConfig(**words))
-            q = x.transpose(0, 1)[None]
-            cos, sin = module(q, positions[None])
-            return apply_rotary_pos_emb(q, q, cos, sin)[0][0].transpose(0, 1).contiguous()
+            q = to_bhsd(x)
+            cos, sin = GPTNeoXRotaryEmbedding(GPTNeoXConfig(**words))(q, positions[None])
+            return from_bhsd(apply_rotary_pos_emb(q, q, cos, sin)[0])
 
         return fn
 
@@ -63,14 +53,8 @@ def gpt_neox_rope(own_names):
 
 
 def whisper_sinusoids():
-    import torch
     from transformers.models.whisper.modeling_whisper import sinusoids
-
-    def fn(positions, config):
-        table = sinusoids(int(positions.max()) + 1, config["dim"], max_timescale=config["base"])
-        return table[positions].to(getattr(torch, config["dtype"]))
-
-    return fn
+    return whisper_table(sinusoids)
 
 
 def bloom_alibi():
@@ -86,9 +70,6 @@ def bloom_alibi():
     return fn
 
 
-# Whisper's table: [sin | cos], w_i = 10000^(-i/(d/2 - 1)) (diffusers' downscale_freq_shift 1), positions from 0.
-WHISPER = {"layout": "concatenated", "downscale_freq_shift": 1, "flip_sin_to_cos": False, "scale": 1.0,
-           "scenarios": ("prefill", "chunked"), "max_position": 1 << 14}
 DYNAMIC = ("Measured: transformers' `dynamic_rope_update` keeps the NTK base of the longest call made so far while "
            "later calls stay past `max_position_embeddings` (it resets only below it), so a call after a longer one is "
            "rotated under the longer call's base: the output depends on the module's history, by transformers' "

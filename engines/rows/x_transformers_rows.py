@@ -1,7 +1,7 @@
 """x-transformers: RotaryEmbedding (interpolation_factor: linear scaling) with apply_rotary_pos_emb, interleaved
 pairs; AlibiPositionalBias's slopes."""
 from engines.row import HEAD_DIMS_ABOVE_2, Row
-from engines.rows._torch_layout import from_bhsd, to_bhsd, torch_dtype
+from engines.rows._adapters import from_bhsd, to_bhsd, torch_dtype
 
 
 def rope():
