@@ -100,11 +100,12 @@ def check_rope_fp8(x, y, positions, *, scale=1.0, fmt=None, rotation_dtype=None,
         raise ValueError(f"fmt: expected one of {', '.join(FORMATS)} (uint8 codes do not say which); got {fmt!r}")
     if codes.dtype != np.uint8:
         raise TypeError(f"y: expected FP8 codes as uint8 or a torch float8 tensor, got {codes.dtype}")
-    xd = x.detach().cpu().double().numpy() if hasattr(x, "detach") else np.asarray(x, dtype=np.float64)
+    # x is read where it lies, in its own type (a CPU tensor or array; a CUDA one is brought to the host).
+    xd = x.detach().cpu() if hasattr(x, "detach") else np.asarray(x)
     if xd.ndim != 3:
-        raise ValueError(f"x: expected [tokens, heads, head_dim], got shape {xd.shape}")
-    if codes.shape != xd.shape:
-        raise ValueError(f"y: expected x's shape {xd.shape}, got {codes.shape}")
+        raise ValueError(f"x: expected [tokens, heads, head_dim], got shape {tuple(xd.shape)}")
+    if codes.shape != tuple(xd.shape):
+        raise ValueError(f"y: expected x's shape {tuple(xd.shape)}, got {codes.shape}")
     pos = np.asarray(positions.cpu() if hasattr(positions, "cpu") else positions, dtype=np.int64)
     given = np.asarray(scale.cpu() if hasattr(scale, "cpu") else scale, dtype=np.float64).reshape(-1)
     report = _check_rope_fp8(xd, np.ascontiguousarray(codes), pos, scale=given.tolist(), fmt=fmt,

@@ -3,6 +3,7 @@
 // tried where codes differ.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 
@@ -21,19 +22,46 @@ void refuse_gains(const RopeSpec& o, const Names& names) {
   if (o.xpos.scale_base) names.fail("xpos_scale_base", "not with FP8 codes (no fused quantizer applies one)");
 }
 
-// Per element of x's layout: the exact rotation and the element's head (its scale's index).
-struct Fp8Exact {
-  std::vector<double> exact;
-  std::vector<std::size_t> head;
+// A run of tokens' rows, tokens first whatever x's layout: x as doubles, the exact rotation, and where each
+// element lies in x's layout (and the codes'). The check reads x a run at a time, so that nothing it holds
+// grows with the tensor (x's 1-byte codes against 8-byte doubles).
+struct Fp8Chunk {
+  std::vector<std::int64_t> positions;  // [n_axes][tokens of the run]
+  std::vector<double> x, exact;
+  std::vector<std::size_t> flat;
+  RopeBatch batch;
+  std::size_t head_dim = 0;
+  std::size_t head(std::size_t i) const { return i / head_dim % batch.heads; }
 };
 
-Fp8Exact fp8_exact(const RopeParams& params, const RopePlan& plan, const RopeBatch& batch,
-                   std::span<const double> x) {
-  Fp8Exact e{golden_rope(params, batch, x, DType::F64), std::vector<std::size_t>(x.size(), 0)};
-  for (std::size_t t = 0; t < batch.tokens(); ++t)
-    for (std::size_t h = 0; h < batch.heads; ++h)
-      for (std::size_t c = 0; c < plan.head_dim(); ++c) e.head[batch.row(t, h) + c] = h;
-  return e;
+// About this many elements a run (whole tokens): the runs' buffers stay in the caches.
+constexpr std::size_t kFp8ChunkElements = std::size_t{1} << 15;
+
+// f(chunk) for each run of tokens of `batch`, in token order; f returns false to stop.
+template <class F>
+void for_each_chunk(const RopeParams& params, const RopeBatch& batch, const harness::Values& x,
+                    std::size_t head_dim, F&& f) {
+  const std::size_t row = batch.heads * head_dim, per = std::max<std::size_t>(1, kFp8ChunkElements / row);
+  Fp8Chunk c;
+  c.head_dim = head_dim;
+  for (std::size_t t0 = 0; t0 < batch.tokens(); t0 += per) {
+    const std::size_t n = std::min(per, batch.tokens() - t0);
+    c.positions.resize(batch.n_axes * n);
+    for (std::size_t a = 0; a < batch.n_axes; ++a)
+      for (std::size_t t = 0; t < n; ++t) c.positions[a * n + t] = batch.position(t0 + t, a);
+    c.batch = RopeBatch{c.positions, batch.n_axes, batch.heads, row, head_dim};
+    c.x.resize(n * row);
+    c.flat.resize(n * row);
+    for (std::size_t t = 0; t < n; ++t)
+      for (std::size_t h = 0; h < batch.heads; ++h)
+        for (std::size_t ch = 0; ch < head_dim; ++ch) {
+          const std::size_t i = (t * batch.heads + h) * head_dim + ch;
+          c.flat[i] = batch.row(t0 + t, h) + ch;
+          c.x[i] = x[c.flat[i]];
+        }
+    c.exact = golden_rope(params, c.batch, c.x, DType::F64);
+    if (!f(c)) return;
+  }
 }
 
 // Whether `code` is the rounding of some value the quantizer may have met: the exact rotation within eps of
@@ -56,17 +84,6 @@ bool fp8_accepts(Fp8Format f, std::uint8_t code, double v, double eps, double s,
   return fp8_value(f, fp8_code(f, lo)) <= got && got <= fp8_value(f, fp8_code(f, hi));
 }
 
-// Whether every code is accepted under (value, format, allowance).
-template <class Value>
-bool fp8_all(const Fp8RopeRequest& r, const Fp8Exact& e, const std::vector<double>& eps, Fp8Format format,
-             const Value& value) {
-  for (std::size_t i = 0; i < e.exact.size(); ++i)
-    if (!fp8_accepts(format, r.codes[i], e.exact[i], eps[i], r.scale[r.scale.size() == 1 ? 0 : e.head[i]],
-                     value))
-      return false;
-  return true;
-}
-
 std::string sixteen_bit_reading(const char* type, DType rotation) {
   return fmt::format(
       "a {} rotation before the quantization: every code within HF's rotate_half in {} (the rope.torch_{} "
@@ -75,36 +92,94 @@ std::string sixteen_bit_reading(const char* type, DType rotation) {
       type, type, to_string(rotation));
 }
 
+// One reading of the codes: the exact rotation, within `rotation`'s allowance, mapped by `value` and rounded
+// to `format`.
+struct Fp8Reading {
+  std::string words;
+  DType rotation;
+  Fp8Format format;
+  std::function<double(double, double)> value;
+  bool fits = true;  // every code so far accepted
+};
+
 // The readings that reproduce every code where the given one does not: a 16-bit rotation before the
 // quantization (the float16 budget first, the tighter; its codes fit within that rotation's budget: an
 // unfused RoPE then an fp8 cache is correct so, and a mistake of that size is not told apart from it, as the
-// words say), the scale applied twice, multiplied instead of divided, or not at all, the other format.
-std::vector<std::string> fp8_mistakes(const Fp8RopeRequest& r, const Fp8Exact& e, const RopePlan& plan,
-                                      const RopeBatch& batch, std::span<const double> x,
-                                      const std::vector<double>& eps) {
-  std::vector<std::string> fits;
+// words say), the scale applied twice, multiplied instead of divided, or not at all, the other format. One
+// more pass over x's runs, all readings at once, until none fits.
+std::vector<std::string> fp8_mistakes(const Fp8RopeRequest& r, const RopeParams& params, const RopePlan& plan,
+                                      const RopeBatch& batch, const harness::Values& x,
+                                      std::size_t head_dim) {
   const auto divided = [](double v, double s) { return v / s; };
+  std::vector<Fp8Reading> readings;
   for (const DType rotation : {DType::F16, DType::BF16})
-    if (rotation != r.rotation &&
-        fp8_all(r, e, rotation_allowance(plan, batch, x, rotation), r.format, divided)) {
-      const char* type = rotation == DType::BF16 ? "bfloat16" : "float16";
-      fits.push_back(sixteen_bit_reading(type, rotation));
-      break;
-    }
+    if (rotation != r.rotation)
+      readings.push_back({sixteen_bit_reading(rotation == DType::BF16 ? "bfloat16" : "float16", rotation),
+                          rotation, r.format, divided});
   bool scaled = false;
   for (const double s : r.scale) scaled = scaled || s != 1;
-  using Value = std::function<double(double, double)>;
-  const std::vector<std::pair<std::string, Value>> scalings = {
-      {"the scale applied twice (divided by scale²)", [](double v, double s) { return v / (s * s); }},
-      {"the scale multiplied instead of divided", [](double v, double s) { return v * s; }},
-      {"no scale", [](double v, double) { return v; }}};
-  if (scaled)
-    for (const auto& [words, value] : scalings)
-      if (fp8_all(r, e, eps, r.format, value)) fits.push_back(words);
+  if (scaled) {
+    readings.push_back({"the scale applied twice (divided by scale²)", r.rotation, r.format,
+                        [](double v, double s) { return v / (s * s); }});
+    readings.push_back({"the scale multiplied instead of divided", r.rotation, r.format,
+                        [](double v, double s) { return v * s; }});
+    readings.push_back({"no scale", r.rotation, r.format, [](double v, double) { return v; }});
+  }
   const Fp8Format other = r.format == Fp8Format::E4m3fn ? Fp8Format::E5m2 : Fp8Format::E4m3fn;
-  if (fp8_all(r, e, eps, other, divided))
-    fits.push_back(fmt::format("the {} format (given: {})", to_string(other), to_string(r.format)));
+  readings.push_back({fmt::format("the {} format (given: {})", to_string(other), to_string(r.format)),
+                      r.rotation, other, divided});
+  for_each_chunk(params, batch, x, head_dim, [&](const Fp8Chunk& c) {
+    std::vector<std::pair<DType, std::vector<double>>> eps;  // per rotation type met, the run's allowances
+    bool any = false;
+    for (Fp8Reading& m : readings) {
+      if (!m.fits) continue;
+      auto e = std::find_if(eps.begin(), eps.end(), [&m](const auto& p) { return p.first == m.rotation; });
+      if (e == eps.end())
+        e = eps.insert(eps.end(), {m.rotation, rotation_allowance(plan, c.batch, c.x, m.rotation)});
+      for (std::size_t i = 0; i < c.exact.size() && m.fits; ++i)
+        m.fits = fp8_accepts(m.format, r.codes[c.flat[i]], c.exact[i], e->second[i],
+                             r.scale[r.scale.size() == 1 ? 0 : c.head(i)], m.value);
+      any = any || m.fits;
+    }
+    return any;
+  });
+  std::vector<std::string> fits;
+  bool sixteen = false;  // the tighter 16-bit reading alone
+  for (const Fp8Reading& m : readings) {
+    const bool is16 = m.rotation != r.rotation;
+    if (!m.fits || (is16 && sixteen)) continue;
+    sixteen = sixteen || is16;
+    fits.push_back(m.words);
+  }
   return fits;
+}
+
+// The codes against the given reading: how many are neither its rounding nor an accepted neighbour, how many
+// are neighbours, and the first wrong one in x's layout with its exact rotation.
+struct Fp8Tally {
+  std::size_t wrong = 0, neighbours = 0, first = 0;
+  double first_exact = 0;
+};
+
+Fp8Tally fp8_tally(const Fp8RopeRequest& r, const RopeParams& params, const RopePlan& plan,
+                   const RopeBatch& batch, const harness::Values& x, std::size_t hd) {
+  Fp8Tally out{0, 0, x.size(), 0};
+  for_each_chunk(params, batch, x, hd, [&](const Fp8Chunk& c) {
+    const std::vector<double> eps = rotation_allowance(plan, c.batch, c.x, r.rotation);
+    for (std::size_t i = 0; i < c.exact.size(); ++i) {
+      const std::uint8_t code = r.codes[c.flat[i]];
+      const double s = r.scale[r.scale.size() == 1 ? 0 : c.head(i)];
+      const double v = c.exact[i] / s;
+      if (fp8_value(r.format, code) == fp8_value(r.format, fp8_code(r.format, v))) continue;
+      if (fp8_accepts(r.format, code, c.exact[i], eps[i], s, [](double u, double d) { return u / d; })) {
+        ++out.neighbours;
+      } else if (out.wrong++ == 0 || c.flat[i] < out.first) {
+        out.first = c.flat[i], out.first_exact = c.exact[i];
+      }
+    }
+    return true;
+  });
+  return out;
 }
 
 }  // namespace
@@ -137,27 +212,16 @@ Report check_rope_fp8(const Fp8RopeRequest& r, const Names& names) {
   for (const double s : r.scale)
     if (!(std::isfinite(s) && s > 0))
       names.fail("scale", fmt::format("expected finite values > 0, got {}", s));
-  std::vector<double> storage;
-  const DataView x = as_doubles(q.x, storage);
-  for (std::size_t i = 0; i < x.values.size(); ++i)
-    if (!std::isfinite(x.values[i]))
-      names.fail(
-          "x", fmt::format("holds {} at flat index {}; the reference rotates finite values", x.values[i], i));
+  // x read in place (its own type), a run of tokens at a time; checked finite first, in its order.
+  const harness::Values x = q.x.read();
+  for (std::size_t i = 0; i < x.size(); ++i)
+    if (!std::isfinite(x[i]))
+      names.fail("x", fmt::format("holds {} at flat index {}; the reference rotates finite values", x[i], i));
   const RopePlan plan = rope_plan(params, names);
-  if (x.values.empty()) names.fail("x", "holds no elements (no tokens, heads or channels)");
-  const Fp8Exact e = fp8_exact(params, plan, batch, x.values);
-  const std::vector<double> eps = rotation_allowance(plan, batch, x.values, r.rotation);
-  std::size_t wrong = 0, neighbours = 0, first = e.exact.size();
-  for (std::size_t i = 0; i < e.exact.size(); ++i) {
-    const double s = r.scale[r.scale.size() == 1 ? 0 : e.head[i]];
-    const double v = e.exact[i] / s;
-    if (fp8_value(r.format, r.codes[i]) == fp8_value(r.format, fp8_code(r.format, v))) continue;
-    if (fp8_accepts(r.format, r.codes[i], e.exact[i], eps[i], s, [](double u, double d) { return u / d; })) {
-      ++neighbours;
-    } else if (wrong++ == 0) {
-      first = i;
-    }
-  }
+  if (x.size() == 0) names.fail("x", "holds no elements (no tokens, heads or channels)");
+  const Fp8Tally tally = fp8_tally(r, params, plan, batch, x, hd);
+  const std::size_t wrong = tally.wrong, neighbours = tally.neighbours, first = tally.first;
+  const double first_exact = tally.first_exact;
   const std::string scale = r.scale.size() == 1 ? fmt::format("{:g}", r.scale[0]) : "per head";
   const std::string form = describe_form(params);
   out.say("FP8 RoPE: {}, {} tokens x {} heads x {}, scale {}; base {:g}, {}{}{}\n", to_string(r.format),
@@ -178,31 +242,31 @@ Report check_rope_fp8(const Fp8RopeRequest& r, const Names& names) {
                           {"neighbours", neighbours}}}};
   out.doc.budget = "fp8";
   out.doc.dtype = q.x.dtype;  // the input's: the codes' format is parameters.fp8.format
-  out.doc.elements = e.exact.size();
+  out.doc.elements = x.size();
   out.doc.violations = wrong;
   out.doc.passed = out.passed;
   out.doc.verdict = out.passed ? harness::Verdict::Pass : harness::Verdict::Fail;
   if (wrong > 0) {
-    const std::size_t c = first % hd, h = e.head[first];
+    const std::size_t c = first % hd, h = batch.heads == 1 ? 0 : first / batch.head_stride % batch.heads;
     const std::size_t t = (first - c - h * batch.head_stride) / batch.token_stride;
     const double s = r.scale[r.scale.size() == 1 ? 0 : h];
-    const std::uint8_t want = fp8_code(r.format, e.exact[first] / s);
+    const std::uint8_t want = fp8_code(r.format, first_exact / s);
     out.say(
         "{} of {} elements differ; first: token {} head {} channel {} at position {}: code 0x{:02x} ({:g}), "
         "expected 0x{:02x} ({:g}; rope(x)/scale = {:.9g})\n",
-        wrong, e.exact.size(), t, h, c, batch.position(t), r.codes[first],
-        fp8_value(r.format, r.codes[first]), want, fp8_value(r.format, want), e.exact[first] / s);
+        wrong, x.size(), t, h, c, batch.position(t), r.codes[first], fp8_value(r.format, r.codes[first]),
+        want, fp8_value(r.format, want), first_exact / s);
     out.doc.worst = {{{"row", t},
                       {"head", h},
                       {"channel", c},
                       {"position", batch.position(t)},
                       {"code", r.codes[first]},
                       {"expected", want}}};
-    const std::vector<std::string> fits = fp8_mistakes(r, e, plan, batch, x.values, eps);
+    const std::vector<std::string> fits = fp8_mistakes(r, params, plan, batch, x, hd);
     for (const std::string& f : fits) {
-      out.say("the data fits: {} (every one of the {} codes reproduced)\n", f, e.exact.size());
-      out.found({f, fmt::format("every one of the {} codes reproduced", e.exact.size()), std::nullopt,
-                 std::nullopt});
+      out.say("the data fits: {} (every one of the {} codes reproduced)\n", f, x.size());
+      out.found(
+          {f, fmt::format("every one of the {} codes reproduced", x.size()), std::nullopt, std::nullopt});
     }
     if (fits.empty()) out.say("undetermined: none of the known mistakes reproduces the codes\n");
   }

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <limits>
+#include <span>
 
 #include "pe/check/golden.h"
 #include "pe/check/scores.h"
@@ -31,54 +32,80 @@ struct ScoreHypothesis {
   bool rotate_q = true, rotate_k = true;
 };
 
-struct ScoreModel {
-  std::vector<double> exact, budget;  // [heads, queries, keys]
+// x rotated exactly at `positions` ([tokens, heads, d]) and each element's error bound in an engine's
+// rotation stored in q's and k's type (rotation_allowance); x itself and no error where not rotated. q's and
+// k's size, not the scores': the scores are modelled a query row at a time (ScoreModel::query).
+struct Rotated {
+  std::vector<double> value, error;
 };
 
-// x rotated exactly at `positions` ([tokens, heads, d]) and each element's error bound in an engine's
-// rotation stored in q's and k's type (rotation_allowance); x itself and no error where not rotated.
-std::pair<std::vector<double>, std::vector<double>> rotated_with_error(
-    const std::optional<RopeParams>& rope, bool rotate, std::span<const double> x,
-    const std::vector<std::int64_t>& positions, std::size_t heads, DType type) {
+Rotated rotated_with_error(const std::optional<RopeParams>& rope, bool rotate, std::span<const double> x,
+                           const std::vector<std::int64_t>& positions, std::size_t heads, DType type) {
   if (!rope || !rotate) return {std::vector<double>(x.begin(), x.end()), std::vector<double>(x.size(), 0.0)};
   const RopePlan plan(*rope);
   const RopeBatch batch = RopeBatch::tokens_first(positions, heads, plan.head_dim());
   return {golden_rope(*rope, batch, x, DType::F64), rotation_allowance(plan, batch, x, type)};
 }
 
-ScoreModel score_model(const ScoreHypothesis& h, std::span<const double> q, std::span<const double> k,
-                       const std::vector<std::int64_t>& keys, const ScoreShape& s, DType qk_type,
-                       double u_out, double tiny) {
-  const auto [rq, eq] = rotated_with_error(h.rope, h.rotate_q, q, h.queries, s.heads, qk_type);
-  const auto [rk, ek] = rotated_with_error(h.rope, h.rotate_k, k, keys, s.kv_heads, qk_type);
-  std::vector<double> bias(s.heads * s.nq * s.nk, 0.0);
-  if (h.encoding == ScoreEncoding::Alibi) bias = golden_alibi(h.alibi, h.queries, keys, false, DType::F64);
-  ScoreModel m{std::vector<double>(bias.size()), std::vector<double>(bias.size())};
-  const std::size_t group = s.heads / s.kv_heads;
-  for (std::size_t hd = 0; hd < s.heads; ++hd)
-    for (std::size_t i = 0; i < s.nq; ++i)
-      for (std::size_t j = 0; j < s.nk; ++j) {
-        const std::size_t qi = (i * s.heads + hd) * s.d, kj = (j * s.kv_heads + hd / group) * s.d;
+// One hypothesis's exact scores and budgets, a query's row at a time ([heads, keys] each): nothing the size
+// of the scores is held.
+class ScoreModel {
+ public:
+  ScoreModel(const ScoreHypothesis& h, std::span<const double> q, std::span<const double> k,
+             const std::vector<std::int64_t>& keys, const ScoreShape& s, DType qk_type, double u_out,
+             double tiny)
+      : h_(h),
+        keys_(keys),
+        s_(s),
+        u_out_(u_out),
+        tiny_(tiny),
+        q_(rotated_with_error(h.rope, h.rotate_q, q, h.queries, s.heads, qk_type)),
+        k_(rotated_with_error(h.rope, h.rotate_k, k, keys, s.kv_heads, qk_type)),
+        exact_(s.heads * s.nk),
+        budget_(s.heads * s.nk),
+        bias_(h.encoding == ScoreEncoding::Alibi ? 0 : s.heads * s.nk, 0.0) {}
+
+  // Query i's exact scores and budgets, [head][key] (exact(), budget()).
+  void query(std::size_t i) {
+    if (h_.encoding == ScoreEncoding::Alibi)
+      bias_ = golden_alibi(h_.alibi, std::span(h_.queries).subspan(i, 1), keys_, false, DType::F64);
+    const std::size_t group = s_.heads / s_.kv_heads;
+    const auto& [rq, eq] = q_;
+    const auto& [rk, ek] = k_;
+    for (std::size_t hd = 0; hd < s_.heads; ++hd)
+      for (std::size_t j = 0; j < s_.nk; ++j) {
+        const std::size_t qi = (i * s_.heads + hd) * s_.d, kj = (j * s_.kv_heads + hd / group) * s_.d;
         double dot = 0, wide = 0, rotation = 0;
-        for (std::size_t c = 0; c < s.d; ++c) {
+        for (std::size_t c = 0; c < s_.d; ++c) {
           dot += rq[qi + c] * rk[kj + c];
           wide += (std::fabs(rq[qi + c]) + eq[qi + c]) * (std::fabs(rk[kj + c]) + ek[kj + c]);
           rotation += eq[qi + c] * (std::fabs(rk[kj + c]) + ek[kj + c]) + std::fabs(rq[qi + c]) * ek[kj + c];
         }
-        const std::size_t at = (hd * s.nq + i) * s.nk + j;
-        const double b = bias[at];
-        m.exact[at] = h.scale_bias ? h.scale * (dot + b) : h.scale * dot + b;
-        m.budget[at] = std::fabs(h.scale) * ((static_cast<double>(s.d) + 2) * kScoreU32 * wide + rotation) +
-                       3 * kScoreU32 * std::fabs(b) * (h.scale_bias ? std::fabs(h.scale) : 1.0) +
-                       (kScoreU32 + u_out) * std::fabs(m.exact[at]) + tiny;
+        const std::size_t at = hd * s_.nk + j;
+        const double b = bias_[at];
+        exact_[at] = h_.scale_bias ? h_.scale * (dot + b) : h_.scale * dot + b;
+        budget_[at] = std::fabs(h_.scale) * ((static_cast<double>(s_.d) + 2) * kScoreU32 * wide + rotation) +
+                      3 * kScoreU32 * std::fabs(b) * (h_.scale_bias ? std::fabs(h_.scale) : 1.0) +
+                      (kScoreU32 + u_out_) * std::fabs(exact_[at]) + tiny_;
       }
-  return m;
-}
+  }
+  double exact(std::size_t head, std::size_t key) const { return exact_[head * s_.nk + key]; }
+  double budget(std::size_t head, std::size_t key) const { return budget_[head * s_.nk + key]; }
 
-// Elements outside the model's budget (a -inf accepted where the key lies after the query), and the worst.
+ private:
+  const ScoreHypothesis& h_;
+  const std::vector<std::int64_t>& keys_;
+  ScoreShape s_;
+  double u_out_, tiny_;
+  Rotated q_, k_;
+  std::vector<double> exact_, budget_, bias_;
+};
+
+// Elements outside the model's budget (a -inf accepted where the key lies after the query), and the worst:
+// the first in the scores' order of those with the largest ratio, with its exact value and budget.
 struct ScoreJudgement {
   std::size_t wrong = 0, worst = 0;
-  double worst_ratio = -1;
+  double worst_ratio = -1, worst_exact = 0, worst_budget = 0;
 };
 
 // A masked score's ceiling: -inf (flash-attention, FlashInfer), or HF eager's torch.finfo(dtype).min plus the
@@ -86,17 +113,28 @@ struct ScoreJudgement {
 // mask saved as float32 keeps −65504): at most half of float16's lowest.
 constexpr double kMaskedScore = -65504.0 / 2;
 
-ScoreJudgement judge_scores(std::span<const double> s, const ScoreModel& m, const ScoreHypothesis& h,
-                            const std::vector<std::int64_t>& keys, const ScoreShape& shape) {
+// The scores read in place (their own type), a query row at a time; `first_only`: stop at the first score
+// over budget (a mistake's reading either reproduces every score or it does not).
+ScoreJudgement judge_scores(const harness::Values& s, ScoreModel& m, const ScoreHypothesis& h,
+                            const std::vector<std::int64_t>& keys, const ScoreShape& shape, bool first_only) {
   ScoreJudgement out;
-  for (std::size_t at = 0; at < s.size(); ++at) {
-    const std::size_t i = (at / shape.nk) % shape.nq, j = at % shape.nk;
-    // A masked score: -inf (flash-attention, FlashInfer) or finfo.min plus the score (HF's eager attention).
-    if (keys[j] > h.queries[i] && s[at] <= kMaskedScore) continue;
-    const double err = std::fabs(s[at] - m.exact[at]);
-    if (std::isfinite(s[at]) && err <= m.budget[at]) continue;
-    const double ratio = std::isfinite(err) ? err / m.budget[at] : std::numeric_limits<double>::infinity();
-    if (out.wrong++ == 0 || ratio > out.worst_ratio) out.worst = at, out.worst_ratio = ratio;
+  for (std::size_t i = 0; i < shape.nq; ++i) {
+    m.query(i);
+    for (std::size_t hd = 0; hd < shape.heads; ++hd)
+      for (std::size_t j = 0; j < shape.nk; ++j) {
+        const std::size_t at = (hd * shape.nq + i) * shape.nk + j;
+        const double v = s[at];
+        // A masked score: -inf (flash-attention, FlashInfer) or finfo.min plus the score (HF's eager
+        // attention).
+        if (keys[j] > h.queries[i] && v <= kMaskedScore) continue;
+        const double exact = m.exact(hd, j), budget = m.budget(hd, j);
+        const double err = std::fabs(v - exact);
+        if (std::isfinite(v) && err <= budget) continue;
+        const double ratio = std::isfinite(err) ? err / budget : std::numeric_limits<double>::infinity();
+        if (out.wrong++ == 0 || ratio > out.worst_ratio || (ratio == out.worst_ratio && at < out.worst))
+          out.worst = at, out.worst_ratio = ratio, out.worst_exact = exact, out.worst_budget = budget;
+        if (first_only) return out;
+      }
   }
   return out;
 }
@@ -264,8 +302,10 @@ Report check_scores(const ScoresRequest& r, const Names& names) {
   auto [keys, queries] = score_positions(r, s, names);
   Report out;
   const ScoreHypothesis given = given_hypothesis(r, s, std::move(queries), keys, out, names);
-  std::vector<double> sv, qv, kv;
-  const DataView scores = as_doubles(r.scores, sv), q = as_doubles(r.q, qv), k = as_doubles(r.k, kv);
+  // q and k as doubles (their size); the scores, the O(queries·keys) array, read in place.
+  std::vector<double> qv, kv;
+  const DataView q = as_doubles(r.q, qv), k = as_doubles(r.k, kv);
+  const harness::Values scores = r.scores.read();
   for (const DataView* v : {&q, &k})
     for (std::size_t i = 0; i < v->values.size(); ++i)
       if (!std::isfinite(v->values[i]))
@@ -275,8 +315,11 @@ Report check_scores(const ScoresRequest& r, const Names& names) {
   // The coarser of q's and k's types: the one an engine stores the rotation in.
   const DType qk_type = unit_roundoff(r.q.dtype) >= unit_roundoff(r.k.dtype) ? r.q.dtype : r.k.dtype;
   const double u_out = unit_roundoff(r.scores.dtype), tiny = denorm_min(r.scores.dtype);
-  const ScoreModel model = score_model(given, q.values, k.values, keys, s, qk_type, u_out, tiny);
-  const ScoreJudgement j = judge_scores(scores.values, model, given, keys, s);
+  const auto judge = [&](const ScoreHypothesis& h, bool first_only) {
+    ScoreModel model(h, q.values, k.values, keys, s, qk_type, u_out, tiny);
+    return judge_scores(scores, model, h, keys, s, first_only);
+  };
+  const ScoreJudgement j = judge(given, false);
   out.say(
       "attention scores: {} heads x {} queries (positions {}..{}) x {} keys ({}..{}), kv_heads {}, d {}, "
       "scale "
@@ -298,7 +341,7 @@ Report check_scores(const ScoresRequest& r, const Names& names) {
   out.doc.output = r.scores.name;
   out.doc.dtype = r.scores.dtype;
   out.doc.budget = "float32 accumulation";
-  out.doc.elements = scores.values.size();
+  out.doc.elements = scores.size();
   out.doc.violations = j.wrong;
   out.doc.passed = out.passed;
   out.doc.verdict = out.passed ? harness::Verdict::Pass : harness::Verdict::Fail;
@@ -312,21 +355,19 @@ Report check_scores(const ScoresRequest& r, const Names& names) {
     out.say(
         "{} of {} scores over budget; worst: head {} query {} key {}: got {:.9g}, exact {:.9g}, budget "
         "{:.3g}\n",
-        j.wrong, scores.values.size(), h, i, kj, scores.values[at], model.exact[at], model.budget[at]);
+        j.wrong, scores.size(), h, i, kj, scores[at], j.worst_exact, j.worst_budget);
     out.doc.worst = {{{"head", h},
                       {"query", i},
                       {"key", kj},
-                      {"value", scores.values[at]},
-                      {"exact", model.exact[at]},
-                      {"budget", model.budget[at]}}};
+                      {"value", scores[at]},
+                      {"exact", j.worst_exact},
+                      {"budget", j.worst_budget}}};
     std::size_t fits = 0;
     for (const ScoreHypothesis& m : score_mistakes(given)) {
-      const ScoreModel alt = score_model(m, q.values, k.values, keys, s, qk_type, u_out, tiny);
-      if (judge_scores(scores.values, alt, m, keys, s).wrong > 0) continue;
+      if (judge(m, true).wrong > 0) continue;
       ++fits;
-      out.say("the data fits: {} (every one of the {} scores within its budget)\n", m.words,
-              scores.values.size());
-      out.found({m.words, fmt::format("every one of the {} scores within its budget", scores.values.size()),
+      out.say("the data fits: {} (every one of the {} scores within its budget)\n", m.words, scores.size());
+      out.found({m.words, fmt::format("every one of the {} scores within its budget", scores.size()),
                  std::nullopt, std::nullopt});
     }
     if (fits == 0)
