@@ -15,6 +15,7 @@
 
 #include "alloc_counter.h"
 #include "check_alibi_benchmarks.h"
+#include "check_outputs_benchmarks.h"
 #include "check_benchmarks.h"
 #include "check_table_benchmarks.h"
 #include "exact_floors.h"
@@ -195,6 +196,7 @@ int register_grid(const Options& options) {
   if (options.mode != Mode::Smoke && with_exact) register_exact_floors();
   count += register_check_benchmarks(options);
   count += register_check_alibi_benchmarks(options);
+  count += register_check_outputs_benchmarks(options);
   count += register_check_table_benchmarks(options);
   // Plan creation (frequencies, turn steps): setup, paid once per configuration, timed apart.
   if (options.mode != Mode::Smoke && harness::glob_match(options.glob, "plan")) {

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "pe/check/fp8.h"
 
@@ -52,6 +53,45 @@ TEST(Fp8Codes, NearestTiesToEvenAndSaturation) {
   EXPECT_EQ(parse_fp8_format("e4m3"), Fp8Format::E4m3fn);
   EXPECT_EQ(parse_fp8_format("e5m2"), Fp8Format::E5m2);
   EXPECT_FALSE(parse_fp8_format("e4m3fnuz"));
+}
+
+// The definition by search: the finite code whose value lies nearest |v| (ties: the even code), saturating at
+// the largest; v's sign where the value is not zero.
+std::uint8_t nearest_by_search(Fp8Format f, double v) {
+  int best = 0;
+  for (int c = 1; c < 128; ++c) {
+    const double x = fp8_value(f, static_cast<std::uint8_t>(c));
+    if (!std::isfinite(x)) break;  // the positive codes ascend up to the largest finite
+    const double d = std::fabs(std::fabs(v) - x),
+                 db = std::fabs(std::fabs(v) - fp8_value(f, static_cast<std::uint8_t>(best)));
+    if (d < db || (d == db && c % 2 == 0)) best = c;
+  }
+  return std::signbit(v) && best != 0 ? static_cast<std::uint8_t>(best | 0x80)
+                                      : static_cast<std::uint8_t>(best);
+}
+
+// Every midpoint between neighbouring codes (the ties), a double's ulp either side of it, a quarter step
+// either side, beyond the largest, and a spread of magnitudes, both signs.
+TEST(Fp8Codes, RoundingFromTheBitsIsTheNearestBySearch) {
+  for (const Fp8Format f : {Fp8Format::E4m3fn, Fp8Format::E5m2}) {
+    std::vector<double> probes;
+    for (int c = 0; c < 127; ++c) {
+      const double lo = fp8_value(f, static_cast<std::uint8_t>(c)),
+                   hi = fp8_value(f, static_cast<std::uint8_t>(c + 1));
+      if (!std::isfinite(hi)) {
+        for (const double k : {1.0, 1.03125, 1.0625, 1.5, 1e3}) probes.push_back(lo * k);  // past the largest
+        break;
+      }
+      const double mid = (lo + hi) / 2;
+      for (const double p : {lo, mid, std::nextafter(mid, 0.0), std::nextafter(mid, 1e300),
+                             lo + (hi - lo) / 4, hi - (hi - lo) / 4})
+        probes.push_back(p);
+    }
+    for (double a = 1e-12; a < 1e6; a *= 1.0137) probes.push_back(a);
+    for (const double p : probes)
+      for (const double v : {p, -p})
+        ASSERT_EQ(fp8_code(f, v), nearest_by_search(f, v)) << to_string(f) << " " << v;
+  }
 }
 
 }  // namespace

@@ -2,7 +2,9 @@
 // round-to-nearest-even, saturating quantization a fused kernel's clamp-then-cast gives.
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include "pe/check/fp8.h"
@@ -60,21 +62,27 @@ std::optional<Fp8Format> parse_fp8_format(std::string_view s) noexcept {
 
 double fp8_value(Fp8Format f, std::uint8_t code) noexcept { return values_of(f)[code]; }
 
+// From the bits, no search: a's binade 2^E (E at least the least normal exponent emin, so subnormals share
+// emin's step), the count q = RN_even(a / 2^(E − m)) of its steps, rounded by adding and taking away 2^52
+// (exact below it; the default rounding is to nearest, ties to even). The positive codes count the steps
+// continuously across binades (code = (E − emin)·2^m + q, a carry to 2^(m+1) the next binade's first code),
+// so the even q is the even code, the definition's tie.
 std::uint8_t fp8_code(Fp8Format f, double v) noexcept {
   if (std::isnan(v)) return 0x7F;
-  const std::array<double, 256>& values = values_of(f);
+  const Fp8Layout l = fp8_layout(f);
   const std::uint8_t top = largest_finite(f);
   const double a = std::fabs(v);
   std::uint8_t code = top;
-  if (a < values[top]) {
-    // The first positive code whose value is >= a (values[0] = 0 <= a), and the one below it.
-    const auto hi = static_cast<std::uint8_t>(std::lower_bound(values.begin(), values.begin() + top + 1, a) -
-                                              values.begin());
-    const std::uint8_t lo = hi == 0 ? 0 : static_cast<std::uint8_t>(hi - 1);
-    const double below = a - values[lo], above = values[hi] - a;
-    code = below < above || (below == above && lo % 2 == 0) ? lo : hi;
+  if (a < values_of(f)[top]) {
+    const int emin = 1 - l.bias;
+    const auto bits = std::bit_cast<std::uint64_t>(a);
+    const int e = std::max(static_cast<int>(bits >> 52) - 1023, emin);
+    const int step = e - l.mantissa_bits;
+    const double scaled = a * std::bit_cast<double>(static_cast<std::uint64_t>(1023 - step) << 52);
+    const double q = (scaled + 0x1p52) - 0x1p52;
+    code = static_cast<std::uint8_t>(((e - emin) << l.mantissa_bits) + static_cast<int>(q));
   }
-  return std::signbit(v) && values[code] > 0 ? static_cast<std::uint8_t>(code | 0x80) : code;
+  return std::signbit(v) && values_of(f)[code] > 0 ? static_cast<std::uint8_t>(code | 0x80) : code;
 }
 
 }  // namespace pe::check
