@@ -79,13 +79,38 @@ def _take(a, index):
     return a[np.asarray(index, dtype=np.int64)]
 
 
-def _slots(cache, layout):
-    """The cache as [slots, heads, width], and block_size."""
-    if cache.ndim == 3:  # MLA: one "head"
-        return cache.reshape(cache.shape[0] * cache.shape[1], 1, cache.shape[2]), cache.shape[1]
-    if layout == "HND":
-        cache = cache.permute(0, 2, 1, 3) if _torch_like(cache) else cache.transpose(0, 2, 1, 3)
-    return cache.reshape(cache.shape[0] * cache.shape[1], cache.shape[2], cache.shape[3]), cache.shape[1]
+class _Slots:
+    """The cache as [slots, heads, width] without a copy of it: rows gathered by slot, and runs of whole blocks
+    (HND's a copy of the run alone, its heads and offsets swapped)."""
+
+    def __init__(self, cache, layout):
+        self.cache, self.layout = cache, layout
+        if cache.ndim == 3:  # MLA: one "head"
+            self.block_size, self.heads, self.width = cache.shape[1], 1, cache.shape[2]
+        elif layout == "HND":
+            self.block_size, self.heads, self.width = cache.shape[2], cache.shape[1], cache.shape[3]
+        else:
+            self.block_size, self.heads, self.width = cache.shape[1], cache.shape[2], cache.shape[3]
+        self.n = cache.shape[0] * self.block_size
+        self.dtype = cache.dtype
+
+    def rows(self, slots):
+        """[len(slots), heads, width]: the given slots' rows (a copy of them alone)."""
+        slots = np.asarray(slots, dtype=np.int64)
+        b, o = slots // self.block_size, slots % self.block_size
+        if _torch_like(self.cache):
+            import torch
+            b, o = torch.as_tensor(b), torch.as_tensor(o)
+        if self.cache.ndim == 3:
+            return self.cache[b, o][:, None, :]
+        return self.cache[b, :, o] if self.layout == "HND" else self.cache[b, o]
+
+    def run(self, first_block, blocks):
+        """Slots of blocks [first_block, first_block + blocks) as [slots, heads, width]."""
+        c = self.cache[first_block:first_block + blocks]
+        if self.layout == "HND":
+            c = c.permute(0, 2, 1, 3) if _torch_like(c) else c.transpose(0, 2, 1, 3)
+        return c.reshape(-1, self.heads, self.width)
 
 
 def _layout_of(cache, cache_layout):
@@ -140,19 +165,35 @@ def _positions(positions, tokens):
     return p[..., :tokens]
 
 
-def _moved(before, after, written, block_size, dtype, limit=8):
-    """Slots outside the written ones with changed bits: (elements, slots, the first `limit` slots as dicts)."""
-    changed = _bits(before) != _bits(after)
-    changed[written] = False
-    per_slot = changed.reshape(changed.shape[0], -1).sum(axis=1)
-    moved = np.nonzero(per_slot)[0]
-    out = []
-    for s in moved[:limit]:
-        h, c = (int(v) for v in np.argwhere(changed[s])[0])
-        out.append({"slot": int(s), "block": int(s) // block_size, "offset": int(s) % block_size,
-                    "elements": int(per_slot[s]), "head": h, "channel": c,
-                    "before": _value(before, (int(s), h, c), dtype), "after": _value(after, (int(s), h, c), dtype)})
-    return int(per_slot.sum()), len(moved), out
+# Elements of the caches compared at a time: a run of whole blocks, so that what the comparison holds does not grow
+# with the cache.
+_RUN_ELEMENTS = 1 << 18
+
+
+def _moved(before, after, written, dtype, limit=8):
+    """Slots outside the written ones with changed bits: (elements, slots, the first `limit` slots as dicts), the
+    caches compared a run of blocks at a time."""
+    is_written = np.zeros(before.n, dtype=bool)
+    is_written[written] = True
+    per_block = before.block_size * before.heads * before.width
+    step = max(1, _RUN_ELEMENTS // per_block)
+    count, n_moved, out = 0, 0, []
+    for b0 in range(0, before.n // before.block_size, step):
+        first = b0 * before.block_size
+        old, new = before.run(b0, step), after.run(b0, step)
+        changed = _bits(old) != _bits(new)
+        changed[is_written[first:first + changed.shape[0]]] = False
+        per_slot = changed.reshape(changed.shape[0], -1).sum(axis=1)
+        moved = np.nonzero(per_slot)[0]
+        count, n_moved = count + int(per_slot.sum()), n_moved + len(moved)
+        for s in moved[:max(0, limit - len(out))]:
+            h, c = (int(v) for v in np.argwhere(changed[s])[0])
+            slot = first + int(s)
+            out.append({"slot": slot, "block": slot // before.block_size, "offset": slot % before.block_size,
+                        "elements": int(per_slot[s]), "head": h, "channel": c,
+                        "before": _value(old, (int(s), h, c), dtype), "after": _value(new, (int(s), h, c), dtype)})
+        del old, new, changed  # before the next run's copies are made
+    return count, n_moved, out
 
 
 def _norms(a):
@@ -162,21 +203,21 @@ def _norms(a):
 def _fits_moved(slot, slots, x, x_norms, positions, after, rope_part, keywords):
     """The token (a padded one too) whose key, rotated, the moved slot holds: candidates by their heads' norms
     (x_norms, [tokens, heads]: a rotation keeps them), then check_rope on the best four; None when none passes."""
-    held = _norms(after[slot, :, rope_part])
+    held_row = after.rows([slot])[:, :, rope_part]
+    held = _norms(held_row[0])
     if not np.isfinite(held).all() or held.sum() == 0 or x.shape[0] == 0:
         return None
     gap = np.abs(x_norms - held[None, :]).max(axis=1) / held.max()
     for t in np.argsort(gap, kind="stable")[:4]:
         if gap[t] > 0.05:
             break
-        r = _check_rope(x[int(t):int(t) + 1], after[slot:slot + 1, :, rope_part], positions[..., t:t + 1],
-                        **keywords)
+        r = _check_rope(x[int(t):int(t) + 1], held_row, positions[..., t:t + 1], **keywords)
         if r.passed:
             return int(t)
     return None
 
 
-def _ckv_check(ckv, after_s, slots, tokens, nope, mla, lines):
+def _ckv_check(ckv, after, slots, tokens, nope, mla, lines):
     if ckv is None:
         if mla:
             lines.append("ckv: not given: the compressed part of the written slots is not checked")
@@ -186,10 +227,10 @@ def _ckv_check(ckv, after_s, slots, tokens, nope, mla, lines):
     c = _host(ckv, "ckv")
     if tuple(c.shape[:1]) != (len(slots),) and c.shape[0] >= len(slots):
         c = c[:len(slots)]  # vLLM pads kv_c with k_pe
-    if tuple(c.shape) != (len(slots), nope) or _dtype_name(c) != _dtype_name(after_s):
+    if tuple(c.shape) != (len(slots), nope) or _dtype_name(c) != _dtype_name(after):
         raise ValueError(f"ckv: expected [tokens, kv_lora_rank] = ({len(slots)}, {nope}) of the cache's "
-                         f"{after_s.dtype}; got {tuple(c.shape)} {c.dtype}")
-    written = _bits(_take(after_s, slots[tokens])[:, 0, :nope])
+                         f"{after.dtype}; got {tuple(c.shape)} {c.dtype}")
+    written = _bits(after.rows(slots[tokens])[:, 0, :nope])
     diff = np.argwhere(written != _bits(_take(c, tokens)))
     lines.append(f"ckv: {len(diff)} element(s) of the compressed part differ from the given ckv" if len(diff) else
                  "ckv: the compressed part is the given ckv, bit for bit")
@@ -215,31 +256,31 @@ def check_rope_cache(x, positions, cache_before, cache_after, slot_mapping, *, c
                          f"{tuple(before.shape)} {before.dtype}")
     layout = _layout_of(before, cache_layout)
     slots = np.asarray(_host(slot_mapping, "slot_mapping"))
-    before_s, block_size = _slots(before, layout)
-    after_s, _ = _slots(after, layout)
-    written = _written(slots, before_s.shape[0])
+    before_s, after_s = _Slots(before, layout), _Slots(after, layout)
+    block_size = before_s.block_size
+    written = _written(slots, before_s.n)
     mla = layout == "MLA"
     x = _host(x, "x")
-    rope_width = x.shape[-1] if mla else before_s.shape[2]
-    x = _keys(x.reshape(x.shape[0], 1, x.shape[-1]) if mla and x.ndim == 2 else x, len(slots), before_s.shape[1],
+    rope_width = x.shape[-1] if mla else before_s.width
+    x = _keys(x.reshape(x.shape[0], 1, x.shape[-1]) if mla and x.ndim == 2 else x, len(slots), before_s.heads,
               rope_width)
     positions = _positions(positions, len(slots))
-    nope = before_s.shape[2] - rope_width
+    nope = before_s.width - rope_width
     if nope < 0:
-        raise ValueError(f"x: its {rope_width} channels exceed the cache's {before_s.shape[2]}")
-    rope_part = slice(nope, before_s.shape[2])
+        raise ValueError(f"x: its {rope_width} channels exceed the cache's {before_s.width}")
+    rope_part = slice(nope, before_s.width)
     dtype = rope_keywords.get("dtype")
-    lines = [f"paged cache: {before_s.shape[0]} slots ({before_s.shape[0] // block_size} blocks x {block_size}), "
+    lines = [f"paged cache: {before_s.n} slots ({before_s.n // block_size} blocks x {block_size}), "
              f"{'MLA (ckv ' + str(nope) + ' + rope ' + str(rope_width) + ')' if mla else layout}, "
              f"{len(written)} of {len(slots)} tokens written"]
     rotation = None
     if len(written):
-        rotation = _check_rope(_take(x, written), _take(after_s, slots[written])[:, :, rope_part],
+        rotation = _check_rope(_take(x, written), after_s.rows(slots[written])[:, :, rope_part],
                                positions[..., written], **rope_keywords)
         lines.append("written slots (the rotated keys):")
         lines += ["  " + line for line in str(rotation).rstrip().splitlines()]
     ckv_bad = _ckv_check(ckv, after_s, slots, written, nope, mla, lines)
-    count, n_moved, moved = _moved(before_s, after_s, slots[written], block_size, dtype)
+    count, n_moved, moved = _moved(before_s, after_s, slots[written], dtype)
     diagnosis = []
     if count:
         lines.append(f"outside the written slots: {count} element(s) in {n_moved} slot(s) changed (they must keep "

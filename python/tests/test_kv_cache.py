@@ -193,3 +193,35 @@ def test_keywords_that_do_not_apply_are_refused(case):
         pe_suite.check_rope_cache(k, positions[:3], before, before, slots)
     with pytest.raises(ValueError, match="x: expected"):
         pe_suite.check_rope_cache(k[..., :32], positions, before, before, slots)
+
+
+@pytest.mark.parametrize("layout", ["NHD", "HND"])
+def test_a_large_cache_is_read_a_run_of_blocks_at_a_time(layout):
+    """A 32 MiB cache (many of the check's runs): the moved element in the last run is named by its own slot,
+    block and offset, the moved count spans runs, and the check's numpy allocations stay under a quarter of the
+    cache (HND's slots were a copy of each whole cache, and the comparison a boolean of every element: 8 MiB)."""
+    import tracemalloc
+    blocks, block, heads, dim = 1024, 16, 8, 64
+    rng = np.random.default_rng(4)
+    k = rng.standard_normal((TOKENS, heads, dim)).astype(np.float32)
+    positions = np.arange(TOKENS)
+    slots = np.arange(TOKENS) * 37
+    shape = (blocks, block, heads, dim) if layout == "NHD" else (blocks, heads, block, dim)
+    before = rng.standard_normal(shape).astype(np.float32)
+    after = append(before, rotate(k, positions), slots, layout)
+    last, first = (blocks - 2) * block + 5, 3 * block + 1  # a slot in the last run, one in the first
+    for slot, head, channel in ((last, 6, 40), (first, 2, 7)):
+        b, o = divmod(slot, block)
+        at = (b, o, head, channel) if layout == "NHD" else (b, head, o, channel)
+        after[at] += 1.0
+    tracemalloc.start()
+    try:
+        r = pe_suite.check_rope_cache(k, positions, before, after, slots, cache_layout=layout)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert not r.passed and r.rotation.passed, str(r)
+    assert [(m["slot"], m["block"], m["offset"], m["head"], m["channel"], m["elements"]) for m in r.moved] == [
+        (first, 3, 1, 2, 7, 1), (last, blocks - 2, 5, 6, 40, 1)]
+    assert "2 element(s) in 2 slot(s) changed" in str(r)
+    assert peak < before.nbytes / 4, peak
