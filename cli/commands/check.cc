@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <span>
 
 #include "alibi_options.h"
 #include "common.h"
@@ -160,20 +161,28 @@ int check_rope_fp8_codes(const CheckOptions& o, check::Fp8Format format) {
         std::pair{o.has_max_abs, "--max-abs"}, std::pair{o.threads != 0, "--threads"}})
     if (given) throw UsageError(fmt::format("{}: not with FP8 codes (--dtype {})", flag, o.dtype));
   const Loaded x = load(o.input, "", "--input");
+  // A uint8 file is read where it lies (mapped: NpyArray::typed with integer); any other is converted, each
+  // value checked to be a code (a float file mapped in place is read again as values, for the message).
   const check::NpyArray y = [&] {
     try {
-      return check::read_npy(o.output);
+      check::NpyArray a = check::read_npy_in_place(o.output);
+      return a.typed != nullptr && !a.integer ? check::read_npy(o.output) : a;
     } catch (const check::NpyError& e) {
       throw UsageError(fmt::format("--output: {}", e.what()));
     }
   }();
-  std::vector<std::uint8_t> codes(y.values.size());
-  for (std::size_t i = 0; i < codes.size(); ++i) {
+  std::size_t count = 1;
+  for (const std::size_t n : y.shape) count *= n;
+  std::vector<std::uint8_t> copied(y.typed != nullptr ? 0 : y.values.size());
+  const std::span<const std::uint8_t> codes =
+      y.typed != nullptr ? std::span(static_cast<const std::uint8_t*>(y.typed), count)
+                         : std::span<const std::uint8_t>(copied);
+  for (std::size_t i = 0; i < copied.size(); ++i) {
     if (!y.integer || !(y.values[i] >= 0 && y.values[i] <= 255))
       throw UsageError(
           fmt::format("--output: expected FP8 codes as uint8 (--dtype {}); {} holds {} at flat index {}",
                       o.dtype, o.output, y.values[i], i));
-    codes[i] = static_cast<std::uint8_t>(y.values[i]);
+    copied[i] = static_cast<std::uint8_t>(y.values[i]);
   }
   check::Fp8RopeRequest r;
   r.rope.x = x.view(o.input);

@@ -299,8 +299,9 @@ NpyArray read_npy_in_place(const std::string& path, DType u2_as) {
   const std::string_view bytes(static_cast<const char*>(map), size);
   const Layout l = parse_header(bytes, size, path, u2_as);
   const bool floats = l.e.kind == 'f' || l.e.kind == 'b';
+  const bool bytes_only = l.e.kind == 'u' && l.e.width == 1;  // FP8 codes: no byte order
   const bool c_order = !l.fortran || l.array.shape.size() < 2;
-  if (!floats || l.big_endian || !c_order || l.data_at % l.e.width != 0 ||
+  if (!(floats || bytes_only) || (floats && l.big_endian) || !c_order || l.data_at % l.e.width != 0 ||
       std::endian::native != std::endian::little)
     return parse_npy(bytes, path, u2_as);
   NpyArray a = l.array;

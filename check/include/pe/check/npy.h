@@ -24,8 +24,8 @@ struct NpyArray {
   std::vector<double> values;  // C (row-major) order whatever the file's order
   DType dtype = DType::F32;    // what float elements were stored as
   bool integer = false;        // integer elements (positions); dtype is then meaningless
-  // read_npy_in_place: the file's float elements where they lie, in a read-only mapping that `mapping`
-  // keeps alive (`values` then empty); null otherwise.
+  // read_npy_in_place: the file's float elements (or, with `integer`, its unsigned bytes: FP8 codes) where
+  // they lie, in a read-only mapping that `mapping` keeps alive (`values` then empty); null otherwise.
   const void* typed = nullptr;
   std::shared_ptr<const void> mapping;
 };
@@ -43,8 +43,9 @@ void write_npy(const std::string& path, const std::vector<double>& values,
 std::string npy_header(const std::vector<std::size_t>& shape, DType dtype);
 
 // read_npy, but a regular file of little-endian floats in C order (float16/32/64, bfloat16 bits with u2_as
-// BF16) is mapped, not converted: the check engine reads its elements in place (NpyArray::typed), with no
-// copy as doubles. Other files (pipes, big-endian, Fortran order, integers) are read as read_npy reads them.
+// BF16), or of unsigned bytes ('|u1', FP8 codes), is mapped, not converted: the check engine reads its
+// elements in place (NpyArray::typed), with no copy as doubles. Other files (pipes, big-endian, Fortran
+// order, wider integers) are read as read_npy reads them.
 NpyArray read_npy_in_place(const std::string& path, DType u2_as = DType::F32);
 
 // Parses a whole .npy file held in memory. `u2_as` is what 16-bit unsigned integers hold: BF16
