@@ -100,8 +100,11 @@ def check_rope_fp8(x, y, positions, *, scale=1.0, fmt=None, rotation_dtype=None,
         raise ValueError(f"fmt: expected one of {', '.join(FORMATS)} (uint8 codes do not say which); got {fmt!r}")
     if codes.dtype != np.uint8:
         raise TypeError(f"y: expected FP8 codes as uint8 or a torch float8 tensor, got {codes.dtype}")
-    # x is read where it lies, in its own type (a CPU tensor or array; a CUDA one is brought to the host).
+    # x is read where it lies in its own type where that is a float type the check reads (a CPU tensor or array;
+    # a CUDA one is brought to the host); anything else (integers, bools, longdouble, lists) as float64.
     xd = x.detach().cpu() if hasattr(x, "detach") else np.asarray(x)
+    if str(xd.dtype).replace("torch.", "") not in ("float16", "bfloat16", "float32", "float64"):
+        xd = xd.double() if hasattr(xd, "double") else np.asarray(xd, dtype=np.float64)
     if xd.ndim != 3:
         raise ValueError(f"x: expected [tokens, heads, head_dim], got shape {tuple(xd.shape)}")
     if codes.shape != tuple(xd.shape):

@@ -110,7 +110,7 @@ class _Slots:
         c = self.cache[first_block:first_block + blocks]
         if self.layout == "HND":
             c = c.permute(0, 2, 1, 3) if _torch_like(c) else c.transpose(0, 2, 1, 3)
-        return c.reshape(-1, self.heads, self.width)
+        return c.reshape(c.shape[0] * self.block_size, self.heads, self.width)
 
 
 def _layout_of(cache, cache_layout):
@@ -175,7 +175,7 @@ def _moved(before, after, written, dtype, limit=8):
     caches compared a run of blocks at a time."""
     is_written = np.zeros(before.n, dtype=bool)
     is_written[written] = True
-    per_block = before.block_size * before.heads * before.width
+    per_block = max(1, before.block_size * before.heads * before.width)  # a cache of no elements: one run
     step = max(1, _RUN_ELEMENTS // per_block)
     count, n_moved, out = 0, 0, []
     for b0 in range(0, before.n // before.block_size, step):
@@ -183,7 +183,7 @@ def _moved(before, after, written, dtype, limit=8):
         old, new = before.run(b0, step), after.run(b0, step)
         changed = _bits(old) != _bits(new)
         changed[is_written[first:first + changed.shape[0]]] = False
-        per_slot = changed.reshape(changed.shape[0], -1).sum(axis=1)
+        per_slot = changed.sum(axis=(1, 2))
         moved = np.nonzero(per_slot)[0]
         count, n_moved = count + int(per_slot.sum()), n_moved + len(moved)
         for s in moved[:max(0, limit - len(out))]:

@@ -200,3 +200,16 @@ def test_ties_away_from_zero_on_pass_through_channels_fail():
     assert not np.array_equal(away, even)
     r = pe_suite.check_rope_fp8(x, away, positions, fmt="e4m3fn", rotary_dim=4)
     assert not r.passed and r.wrong > 0, str(r)
+
+
+def test_x_of_any_numeric_type_is_read():
+    """x is handed over in place when the check reads its type (float16/32/64, bfloat16), else as float64: integer
+    data and lists give the report of the same values as float64."""
+    x = (np.arange(4 * 2 * 8).reshape(4, 2, 8) % 5 - 2).astype(np.int64)
+    positions = np.arange(4)
+    y = to_fp8(rope_f32(x.astype(np.float32), positions), "e4m3fn")
+    want = pe_suite.check_rope_fp8(x.astype(np.float64), y, positions, fmt="e4m3fn")
+    for given in (x, x.tolist(), x.astype(np.float32)):
+        got = pe_suite.check_rope_fp8(given, y, positions, fmt="e4m3fn")
+        assert (got.passed, got.wrong, got.neighbours, str(got)) == \
+            (want.passed, want.wrong, want.neighbours, str(want))

@@ -225,3 +225,11 @@ def test_a_large_cache_is_read_a_run_of_blocks_at_a_time(layout):
         (first, 3, 1, 2, 7, 1), (last, blocks - 2, 5, 6, 40, 1)]
     assert "2 element(s) in 2 slot(s) changed" in str(r)
     assert peak < before.nbytes / 4, peak
+
+
+def test_a_cache_of_no_elements_and_no_writes():
+    """A cache whose heads hold no channels, nothing written: nothing moved, nothing to divide by."""
+    before = np.zeros((2, 4, 0, 8), dtype=np.float32)
+    r = pe_suite.check_rope_cache(np.zeros((0, 0, 8), np.float32), np.zeros(0, np.int64), before, before.copy(),
+                                  np.zeros(0, np.int64))
+    assert r.passed and not r.moved, str(r)
