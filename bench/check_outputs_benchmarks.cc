@@ -50,6 +50,7 @@ void check_fp8_benchmark(benchmark::State& state, std::size_t tokens) {
   r.codes_shape = {tokens, heads, dim};
   r.codes_name = std::string{"y"};
   r.scale = {0.5};
+  r.rope.threads = 1;  // issue 53's measure: one thread
   const double pace_before = pace_ns();
   for (auto _ : state) {
     const check::Report report = check::check_rope_fp8(r, check::Names());

@@ -50,8 +50,9 @@ Case make(bool heads_first, const std::vector<std::array<std::size_t, 3>>& wrong
   return c;
 }
 
-Report check(const Case& c, bool heads_first) {
+Report check(const Case& c, bool heads_first, std::size_t threads = 1) {
   Fp8RopeRequest r;
+  r.rope.threads = threads;
   const std::vector<std::size_t> shape = heads_first ? std::vector<std::size_t>{kHeads, kTokens, kDim}
                                                      : std::vector<std::size_t>{kTokens, kHeads, kDim};
   r.rope.x = {{}, shape, DType::F32, "x", c.x.data()};
@@ -112,6 +113,20 @@ TEST(Fp8Runs, TheDiagnosisReadsEveryRun) {
   ASSERT_FALSE(none.passed);
   EXPECT_FALSE(none.doc.explanations.has_value() && !none.doc.explanations->empty()) << none.text;
   EXPECT_NE(none.text.find("undetermined"), std::string::npos) << none.text;
+}
+
+// Runs dealt to threads (whole runs each): the same report, text and document, on any count.
+TEST(Fp8Runs, EveryThreadCountGivesTheOneThreadReport) {
+  const std::vector<std::array<std::size_t, 3>> wrong = {{10, 3, 5}, {250, 0, 40}, {299, 1, 63}};
+  for (const bool heads_first : {false, true}) {
+    const Case c = make(heads_first, wrong);
+    const Report one = check(c, heads_first, 1);
+    for (const std::size_t threads : {2, 3, 7}) {
+      const Report many = check(c, heads_first, threads);
+      EXPECT_EQ(many.text, one.text) << threads;
+      EXPECT_EQ(many.json().dump(), one.json().dump()) << threads;
+    }
+  }
 }
 
 }  // namespace

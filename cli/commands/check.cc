@@ -158,7 +158,7 @@ int check_sinusoidal(const CheckOptions& o) {
 int check_rope_fp8_codes(const CheckOptions& o, check::Fp8Format format) {
   for (const auto& [given, flag] :
        {std::pair{!o.against.empty(), "--against"}, std::pair{!o.contract.empty(), "--contract"},
-        std::pair{o.has_max_abs, "--max-abs"}, std::pair{o.threads != 0, "--threads"}})
+        std::pair{o.has_max_abs, "--max-abs"}})
     if (given) throw UsageError(fmt::format("{}: not with FP8 codes (--dtype {})", flag, o.dtype));
   const Loaded x = load(o.input, "", "--input");
   // A uint8 file is read where it lies (mapped: NpyArray::typed with integer); any other is converted, each
@@ -188,6 +188,7 @@ int check_rope_fp8_codes(const CheckOptions& o, check::Fp8Format format) {
   r.rope.x = x.view(o.input);
   r.rope.positions = rope_positions_of(o.positions, o.positions_file);
   r.rope.heads_first = o.heads_first;
+  r.rope.threads = o.threads;
   r.rope.spec = o.spec;
   r.rope.hf = o.hf_source;
   r.codes = codes;

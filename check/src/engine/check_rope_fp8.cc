@@ -4,11 +4,17 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
+#include <cstdint>
+#include <exception>
 #include <functional>
+#include <thread>
 
+#include "engine/rope_pass.h"
 #include "pe/check/fp8.h"
 #include "pe/check/golden.h"
+#include "pe/ref/mpfr_thread_cache.h"
 #include "rotation_allowance.h"
 
 namespace pe::check {
@@ -37,15 +43,22 @@ struct Fp8Chunk {
 // About this many elements a run (whole tokens): the runs' buffers stay in the caches.
 constexpr std::size_t kFp8ChunkElements = std::size_t{1} << 15;
 
-// f(chunk) for each run of tokens of `batch`, in token order; f returns false to stop.
+// Tokens a run holds.
+std::size_t chunk_tokens(const RopeBatch& batch, std::size_t head_dim) {
+  return std::max<std::size_t>(1, kFp8ChunkElements / (batch.heads * head_dim));
+}
+
+// f(chunk) for each run of tokens of `batch` in [first, end) (every token by default), in token order; f
+// returns false to stop.
 template <class F>
 void for_each_chunk(const RopeParams& params, const RopeBatch& batch, const harness::Values& x,
-                    std::size_t head_dim, F&& f) {
-  const std::size_t row = batch.heads * head_dim, per = std::max<std::size_t>(1, kFp8ChunkElements / row);
+                    std::size_t head_dim, F&& f, std::size_t first = 0, std::size_t end = SIZE_MAX) {
+  const std::size_t row = batch.heads * head_dim, per = chunk_tokens(batch, head_dim);
+  end = std::min(end, batch.tokens());
   Fp8Chunk c;
   c.head_dim = head_dim;
-  for (std::size_t t0 = 0; t0 < batch.tokens(); t0 += per) {
-    const std::size_t n = std::min(per, batch.tokens() - t0);
+  for (std::size_t t0 = first; t0 < end; t0 += per) {
+    const std::size_t n = std::min(per, end - t0);
     c.positions.resize(batch.n_axes * n);
     for (std::size_t a = 0; a < batch.n_axes; ++a)
       for (std::size_t t = 0; t < n; ++t) c.positions[a * n + t] = batch.position(t0 + t, a);
@@ -161,10 +174,12 @@ struct Fp8Tally {
   double first_exact = 0;
 };
 
-Fp8Tally fp8_tally(const Fp8RopeRequest& r, const RopeParams& params, const RopePlan& plan,
-                   const RopeBatch& batch, const harness::Values& x, std::size_t hd) {
+// The tally of tokens [first, end).
+Fp8Tally fp8_tally_of(const Fp8RopeRequest& r, const RopeParams& params, const RopePlan& plan,
+                      const RopeBatch& batch, const harness::Values& x, std::size_t hd, std::size_t first,
+                      std::size_t end) {
   Fp8Tally out{0, 0, x.size(), 0};
-  for_each_chunk(params, batch, x, hd, [&](const Fp8Chunk& c) {
+  const auto tally = [&](const Fp8Chunk& c) {
     const std::vector<double> eps = rotation_allowance(plan, c.batch, c.x, r.rotation);
     for (std::size_t i = 0; i < c.exact.size(); ++i) {
       const std::uint8_t code = r.codes[c.flat[i]];
@@ -178,7 +193,45 @@ Fp8Tally fp8_tally(const Fp8RopeRequest& r, const RopeParams& params, const Rope
       }
     }
     return true;
-  });
+  };
+  for_each_chunk(params, batch, x, hd, tally, first, end);
+  return out;
+}
+
+// The whole tally, over threads (check_rope's count: RopeRequest::threads, 0 for the machine's, each part
+// whole runs of tokens), merged: the counts added, the first wrong element the least in x's layout.
+Fp8Tally fp8_tally(const Fp8RopeRequest& r, const RopeParams& params, const RopePlan& plan,
+                   const RopeBatch& batch, const harness::Values& x, std::size_t hd) {
+  const std::size_t per = chunk_tokens(batch, hd), runs = (batch.tokens() + per - 1) / per;
+  const std::size_t threads = rope_pass_threads(r.rope.threads, runs, x.size());
+  std::vector<Fp8Tally> parts(threads);
+  std::vector<std::exception_ptr> failed(threads);
+  const auto part = [&](std::size_t k) {
+    try {
+      parts[k] = fp8_tally_of(r, params, plan, batch, x, hd, runs * k / threads * per,
+                              runs * (k + 1) / threads * per);
+    } catch (...) {
+      failed[k] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> workers;
+  for (std::size_t k = 1; k < threads; ++k)
+    workers.emplace_back([&part, k] {
+      const ref::MpfrThreadCache cache;  // the worker ends with this check
+      part(k);
+    });
+  ref::free_mpfr_cache_at_thread_exit();
+  part(0);
+  for (std::thread& w : workers) w.join();
+  for (const std::exception_ptr& e : failed)
+    if (e) std::rethrow_exception(e);
+  Fp8Tally out = parts[0];
+  for (std::size_t k = 1; k < threads; ++k) {
+    const Fp8Tally& p = parts[k];
+    if (p.wrong > 0 && (out.wrong == 0 || p.first < out.first))
+      out.first = p.first, out.first_exact = p.first_exact;
+    out.wrong += p.wrong, out.neighbours += p.neighbours;
+  }
   return out;
 }
 
