@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <exception>
@@ -215,14 +214,21 @@ Fp8Tally fp8_tally(const Fp8RopeRequest& r, const RopeParams& params, const Rope
     }
   };
   std::vector<std::thread> workers;
-  for (std::size_t k = 1; k < threads; ++k)
-    workers.emplace_back([&part, k] {
-      const ref::MpfrThreadCache cache;  // the worker ends with this check
-      part(k);
-    });
+  std::exception_ptr unstarted;
+  try {
+    workers.reserve(threads - 1);
+    for (std::size_t k = 1; k < threads; ++k)
+      workers.emplace_back([&part, k] {
+        const ref::MpfrThreadCache cache;  // the worker ends with this check
+        part(k);
+      });
+  } catch (...) {  // a thread that could not start: those that did are joined below
+    unstarted = std::current_exception();
+  }
   ref::free_mpfr_cache_at_thread_exit();
-  part(0);
+  if (!unstarted) part(0);
   for (std::thread& w : workers) w.join();
+  if (unstarted) std::rethrow_exception(unstarted);
   for (const std::exception_ptr& e : failed)
     if (e) std::rethrow_exception(e);
   Fp8Tally out = parts[0];
