@@ -15,8 +15,8 @@
 
 #include "alloc_counter.h"
 #include "check_alibi_benchmarks.h"
-#include "check_outputs_benchmarks.h"
 #include "check_benchmarks.h"
+#include "check_outputs_benchmarks.h"
 #include "check_table_benchmarks.h"
 #include "exact_floors.h"
 #include "fixture_cache.h"

@@ -6,14 +6,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <exception>
 #include <functional>
-#include <thread>
 
 #include "engine/rope_pass.h"
+#include "engine/thread_parts.h"
 #include "pe/check/fp8.h"
 #include "pe/check/golden.h"
-#include "pe/ref/mpfr_thread_cache.h"
 #include "rotation_allowance.h"
 
 namespace pe::check {
@@ -56,6 +54,8 @@ void for_each_chunk(const RopeParams& params, const RopeBatch& batch, const harn
   end = std::min(end, batch.tokens());
   Fp8Chunk c;
   c.head_dim = head_dim;
+  std::vector<std::size_t> channels(head_dim);  // a row's, from its first (gathered a row at a time)
+  for (std::size_t ch = 0; ch < head_dim; ++ch) channels[ch] = ch;
   for (std::size_t t0 = first; t0 < end; t0 += per) {
     const std::size_t n = std::min(per, end - t0);
     c.positions.resize(batch.n_axes * n);
@@ -65,12 +65,11 @@ void for_each_chunk(const RopeParams& params, const RopeBatch& batch, const harn
     c.x.resize(n * row);
     c.flat.resize(n * row);
     for (std::size_t t = 0; t < n; ++t)
-      for (std::size_t h = 0; h < batch.heads; ++h)
-        for (std::size_t ch = 0; ch < head_dim; ++ch) {
-          const std::size_t i = (t * batch.heads + h) * head_dim + ch;
-          c.flat[i] = batch.row(t0 + t, h) + ch;
-          c.x[i] = x[c.flat[i]];
-        }
+      for (std::size_t h = 0; h < batch.heads; ++h) {
+        const std::size_t i = (t * batch.heads + h) * head_dim, from = batch.row(t0 + t, h);
+        for (std::size_t ch = 0; ch < head_dim; ++ch) c.flat[i + ch] = from + ch;
+        x.gather(from, channels, c.x.data() + i);
+      }
     c.exact = golden_rope(params, c.batch, c.x, DType::F64);
     if (!f(c)) return;
   }
@@ -204,33 +203,10 @@ Fp8Tally fp8_tally(const Fp8RopeRequest& r, const RopeParams& params, const Rope
   const std::size_t per = chunk_tokens(batch, hd), runs = (batch.tokens() + per - 1) / per;
   const std::size_t threads = rope_pass_threads(r.rope.threads, runs, x.size());
   std::vector<Fp8Tally> parts(threads);
-  std::vector<std::exception_ptr> failed(threads);
-  const auto part = [&](std::size_t k) {
-    try {
-      parts[k] = fp8_tally_of(r, params, plan, batch, x, hd, runs * k / threads * per,
-                              runs * (k + 1) / threads * per);
-    } catch (...) {
-      failed[k] = std::current_exception();
-    }
-  };
-  std::vector<std::thread> workers;
-  std::exception_ptr unstarted;
-  try {
-    workers.reserve(threads - 1);
-    for (std::size_t k = 1; k < threads; ++k)
-      workers.emplace_back([&part, k] {
-        const ref::MpfrThreadCache cache;  // the worker ends with this check
-        part(k);
-      });
-  } catch (...) {  // a thread that could not start: those that did are joined below
-    unstarted = std::current_exception();
-  }
-  ref::free_mpfr_cache_at_thread_exit();
-  if (!unstarted) part(0);
-  for (std::thread& w : workers) w.join();
-  if (unstarted) std::rethrow_exception(unstarted);
-  for (const std::exception_ptr& e : failed)
-    if (e) std::rethrow_exception(e);
+  in_parts(threads, [&](std::size_t k) {
+    parts[k] =
+        fp8_tally_of(r, params, plan, batch, x, hd, runs * k / threads * per, runs * (k + 1) / threads * per);
+  });
   Fp8Tally out = parts[0];
   for (std::size_t k = 1; k < threads; ++k) {
     const Fp8Tally& p = parts[k];

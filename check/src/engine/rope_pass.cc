@@ -2,14 +2,13 @@
 
 #include <algorithm>
 #include <atomic>
-#include <exception>
 #include <span>
 #include <stdexcept>
 #include <thread>
 
 #include "engine/budget.h"
+#include "engine/thread_parts.h"
 #include "pe/harness/rope_screen.h"
-#include "pe/ref/mpfr_thread_cache.h"
 #include "pe/rope_scaling.h"
 
 namespace pe::check {
@@ -68,47 +67,26 @@ struct Part {
   std::vector<std::size_t> rows;
   std::optional<Pass> pass;
   bool took = false, nonfinite = false;
-  std::exception_ptr failed;  // rethrown on the calling thread once every part has ended
 };
 
 // Each part's screened pass on its own thread, the first on the calling thread, which alone reports
 // progress (the tokens every part has done); an exception on any ends its part and is rethrown here once
-// every thread has been joined.
+// every thread has been joined (in_parts).
 void run_parts(const RopeRequest& r, const RopeParams& params, const RopeBatch& batch, const Budget& budget,
                bool scanned, std::vector<Part>& parts, std::span<const double> real) {
   std::atomic<std::size_t> done{0};
-  const auto run = [&](Part& part, bool reports) {
-    try {
-      harness::ScreenedSinks sinks = sinks_into(*part.pass, batch.heads);
-      sinks.token = [&done, &r, &batch, reports](std::size_t) {
-        const std::size_t now = done.fetch_add(1, std::memory_order_relaxed) + 1;
-        if (reports && r.progress) r.progress(now, batch.tokens());
-      };
-      if (!scanned) sinks.nonfinite_input = [&part] { return part.nonfinite = true; };
-      part.took =
-          harness::measure_rope_screened(params, batch, r.x.read(), r.y.read(), budget, part.pass->bands,
-                                         sinks, harness::Sample{part.rows, {}}, real);
-    } catch (...) {
-      part.failed = std::current_exception();
-    }
-  };
-  std::vector<std::thread> workers;
-  std::exception_ptr failed;
-  try {
-    for (std::size_t k = 1; k < parts.size(); ++k)
-      workers.emplace_back([&, k] {
-        const ref::MpfrThreadCache cache;  // the worker ends with this check
-        run(parts[k], false);
-      });
-  } catch (...) {  // a thread that could not start: those that did are joined below
-    failed = std::current_exception();
-  }
-  ref::free_mpfr_cache_at_thread_exit();
-  if (!failed) run(parts[0], true);
-  for (std::thread& w : workers) w.join();
-  if (failed) std::rethrow_exception(failed);
-  for (const Part& p : parts)
-    if (p.failed) std::rethrow_exception(p.failed);
+  in_parts(parts.size(), [&](std::size_t k) {
+    Part& part = parts[k];
+    const bool reports = k == 0;
+    harness::ScreenedSinks sinks = sinks_into(*part.pass, batch.heads);
+    sinks.token = [&done, &r, &batch, reports](std::size_t) {
+      const std::size_t now = done.fetch_add(1, std::memory_order_relaxed) + 1;
+      if (reports && r.progress) r.progress(now, batch.tokens());
+    };
+    if (!scanned) sinks.nonfinite_input = [&part] { return part.nonfinite = true; };
+    part.took = harness::measure_rope_screened(params, batch, r.x.read(), r.y.read(), budget,
+                                               part.pass->bands, sinks, harness::Sample{part.rows, {}}, real);
+  });
 }
 
 // The screened pass in `threads` parts merged in order; nullopt where it does not apply, or met a
