@@ -377,6 +377,7 @@ void presume(Measurement& bands, std::span<const PresumedFloors> floors) {
 }
 
 bool Measurement::presumptions_held() const {
+  if (verdict_only_) return true;  // no percentile is read
   return std::all_of(bands_.begin(), bands_.end(), [](const Acc& a) {
     return a.abs.presumption_held(a.stats.samples) && a.ulp.presumption_held(a.stats.samples);
   });
@@ -547,6 +548,13 @@ void Measurement::add_row(const RopeRow& row) {
 
 Measurement::ScreenRoom Measurement::bars_of(const Acc& a) const {
   ScreenRoom room;
+  if (verdict_only_) {  // quiet: within budget; no estimate kept (a NaN or ∞ estimate is not above ∞)
+    room.usable = true;
+    room.max_abs = room.max_ulp = INFINITY;
+    room.ratio_bar = 1;
+    room.abs_floor = room.ulp_floor = INFINITY;
+    return room;
+  }
   const BandStats& s = a.stats;
   if (!(s.samples >= 1 && (keep_ == 0 || worst_.size() == keep_))) return room;
   room.usable = true;
@@ -580,8 +588,10 @@ Measurement::ScreenRoom Measurement::screen_room(std::int64_t lo, std::int64_t h
     if (cap != 0 && t->used + n > 4 * cap + 1024 && t->used > cap) t->compact(cap);
     t->room(n, cap);
   }
-  room.abs_floor = cap == 0 ? -INFINITY : a.abs.floor;
-  room.ulp_floor = cap == 0 ? -INFINITY : a.ulp.floor;
+  if (!verdict_only_) {
+    room.abs_floor = cap == 0 ? -INFINITY : a.abs.floor;
+    room.ulp_floor = cap == 0 ? -INFINITY : a.ulp.floor;
+  }
   room.abs_tail = a.abs.values.data() + a.abs.used;
   room.ulp_tail = a.ulp.values.data() + a.ulp.used;
   return room;

@@ -4,7 +4,8 @@
 // the worst list, and every element over budget reaches the caller as a loud record. Over layouts, partial
 // and offset rotary, M-RoPE, YaRN's attention factor, LongRoPE's two lists, every type the screen reads,
 // correct and wrong kernels (unrotated rows, a wrong base, a moved pass-through channel, NaN and infinite
-// outputs). And every Highway target's row is the best one's, bit for bit.
+// outputs), and with the verdict alone kept (Measurement::verdict_only) the same verdict and counts. And
+// every Highway target's row is the best one's, bit for bit.
 #include "pe/harness/rope_screen.h"
 
 #include <gtest/gtest.h>
@@ -255,6 +256,17 @@ TEST(RopeScreen, ScreenedPassIsTheExactPath) {
             name + " " + std::string(to_string(type)) + " wrong " + std::to_string(static_cast<int>(wrong));
         expect_same_measurement(exact, screened, what);
         EXPECT_EQ(loud_over, exact.violations()) << what << ": every element over budget comes as a record";
+        // The verdict alone (Measurement::verdict_only): the exact path's verdict and counts, every element
+        // over budget still a record.
+        Measurement verdict = make();
+        verdict.verdict_only();
+        loud_over = 0;
+        ASSERT_TRUE(measure_rope_screened(params, batch, x, y, budget, verdict, sinks)) << what;
+        EXPECT_EQ(verdict.verdict(), exact.verdict()) << what << " (verdict only)";
+        EXPECT_EQ(verdict.violations(), exact.violations()) << what << " (verdict only)";
+        EXPECT_EQ(verdict.count(), exact.count()) << what << " (verdict only)";
+        EXPECT_EQ(verdict.undecidable(), exact.undecidable()) << what << " (verdict only)";
+        EXPECT_EQ(loud_over, exact.violations()) << what << " (verdict only)";
         if (wrong == Wrong::None) {
           EXPECT_TRUE(exact.pass()) << what;
         } else if (!(wrong == Wrong::Moved && params.rotary_dim == 0)) {

@@ -48,6 +48,15 @@ std::vector<long double> form_powers(const RopeForm& form, std::size_t n_pairs, 
   return w;
 }
 
+// form_powers, kept per base, form and pair count (plan_cache.h).
+std::vector<long double> kept_form_powers(const RopeForm& form, std::size_t n_pairs, long double b) {
+  const std::string key = detail::powers_key(form, n_pairs, b);
+  if (const auto kept = detail::kept_powers(key)) return *kept;
+  std::vector<long double> w = form_powers(form, n_pairs, b);
+  detail::keep_powers(key, w);
+  return w;
+}
+
 // The axial form's dims cover the rotary channels exactly, each axis a whole number of pairs, unscaled: the
 // diffusion models' ladders are plain, and a scaling's per-pair rules are defined over one ladder.
 void check_axes_dim(const RopeParams& p) {
@@ -372,7 +381,7 @@ void RopePlan::build(const RopeParams& params) {
     detail::fail("attention_factor",
                  "the attention factor must be finite and > 0, got " + detail::show(attention_));
   }
-  std::vector<long double> w = form_powers(params.form, n_pairs(), rule.effective_base());
+  std::vector<long double> w = kept_form_powers(params.form, n_pairs(), rule.effective_base());
   gain_.resize(n_pairs());
   for (std::size_t j = 0; j < w.size(); ++j) {
     const long double g = rule.gain(j, w[j]);

@@ -1,5 +1,7 @@
 #include "plan_cache.h"
 
+#include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <mutex>
 #include <type_traits>
@@ -47,6 +49,13 @@ Plans& kept() {
   return *plans;
 }
 
+constexpr std::size_t kMaxLadders = 64;
+using Ladders = std::unordered_map<std::string, std::shared_ptr<const std::vector<long double>>>;
+Ladders& ladders() {
+  static auto* kept = new Ladders();
+  return *kept;
+}
+
 }  // namespace
 
 std::string rope_plan_key(const RopeParams& p) {
@@ -79,6 +88,30 @@ void keep_rope_plan(const std::string& key, const RopePlan& plan) {
 void forget_rope_plans() {
   const std::lock_guard<std::mutex> guard(g_lock);
   kept().clear();
+  ladders().clear();
+}
+
+std::string powers_key(const RopeForm& form, std::size_t n_pairs, long double base) {
+  std::string k;
+  int exponent = 0;
+  // The significand's bits as an integer: long double's padding bytes are not part of its value.
+  const long double significand = std::frexp(base, &exponent);
+  put(k, static_cast<std::uint64_t>(std::ldexp(significand, 64))), put(k, exponent), put(k, n_pairs);
+  put(k, form.mrope_section), put(k, form.mrope_layout), put(k, form.vision), put(k, form.axes_dim);
+  return k;
+}
+
+std::shared_ptr<const std::vector<long double>> kept_powers(const std::string& key) {
+  const std::lock_guard<std::mutex> guard(g_lock);
+  const auto it = ladders().find(key);
+  return it == ladders().end() ? nullptr : it->second;
+}
+
+void keep_powers(const std::string& key, std::vector<long double> w) {
+  auto kept = std::make_shared<const std::vector<long double>>(std::move(w));
+  const std::lock_guard<std::mutex> guard(g_lock);
+  if (ladders().size() >= kMaxLadders) ladders().clear();
+  ladders().emplace(key, std::move(kept));
 }
 
 }  // namespace pe::detail

@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "pe/plan.h"
 
@@ -20,7 +21,15 @@ std::string rope_plan_key(const RopeParams& p);
 std::shared_ptr<const RopePlan> kept_rope_plan(const std::string& key);
 // Keeps a copy of `plan` under `key` (thread-safe; at most a few hundred plans: then they start over).
 void keep_rope_plan(const std::string& key, const RopePlan& plan);
-// Forgets every kept plan (a test compares a kept plan with one built afresh).
+// Forgets every kept plan and ladder (a test compares a kept plan with one built afresh).
 void forget_rope_plans();
+
+// The unscaled ladders (plan.cc's form_powers) kept by base, form and pair count: configs that differ in
+// their scaling alone share one (a verify_rope run draws a few bases and head sizes under every scaling; each
+// new plan's powl per pair was a fifth of its check's setup). The base by its value (significand and
+// exponent).
+std::string powers_key(const RopeForm& form, std::size_t n_pairs, long double base);
+std::shared_ptr<const std::vector<long double>> kept_powers(const std::string& key);
+void keep_powers(const std::string& key, std::vector<long double> w);
 
 }  // namespace pe::detail

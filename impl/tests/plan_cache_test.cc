@@ -1,10 +1,12 @@
 // The kept RopePlans (src/plan_cache.h): a plan copied from the cache has the bits of one built afresh, for
 // every scaling method and rotary form; parameters that differ in any field are different keys; invalid
-// parameters throw on every call; threads building the same plan at once all get it.
+// parameters throw on every call; threads building the same plan at once all get it; a plan built on a ladder
+// another plan kept is the one built afresh, and the ladders' key holds all that a ladder depends on.
 #include "plan_cache.h"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <thread>
 
@@ -145,6 +147,36 @@ TEST(PlanCache, ThreadsBuildingOnePlanAgree) {
   detail::forget_rope_plans();
   const RopePlan fresh(p);
   for (const auto& plan : plans) expect_same_plan(*plan, fresh);
+}
+
+// A plan whose ladder another plan of its base and form kept (only the layout differs, so the plans' keys
+// differ and the ladder's does not) has the bits of one built with nothing kept.
+TEST(PlanCache, APlanOnAKeptLadderHasTheBitsOfAFreshOne) {
+  for (RopeParams p : plan_cache_cases()) {
+    detail::forget_rope_plans();
+    const RopePlan first(p);
+    p.layout = p.layout == Layout::HalfSplit ? Layout::Interleaved : Layout::HalfSplit;
+    ASSERT_EQ(detail::kept_rope_plan(detail::rope_plan_key(p)), nullptr);
+    const RopePlan on_kept(p);
+    detail::forget_rope_plans();
+    expect_same_plan(on_kept, RopePlan(p));
+  }
+}
+
+TEST(PlanCache, TheLaddersKeyHoldsTheBaseTheFormAndThePairs) {
+  const RopeParams mrope = plan_cache_cases()[6], axial = plan_cache_cases()[8];
+  const long double base = 10000.0L;
+  const std::string key = detail::powers_key(mrope.form, 64, base);
+  EXPECT_EQ(detail::powers_key(mrope.form, 64, base), key);
+  EXPECT_NE(detail::powers_key(mrope.form, 64, std::nextafter(base, 2 * base)), key);  // one ulp of 64 bits
+  EXPECT_NE(detail::powers_key(mrope.form, 32, base), key);
+  EXPECT_NE(detail::powers_key(RopeForm{}, 64, base), key);
+  EXPECT_NE(detail::powers_key(axial.form, 64, base), key);
+  RopeForm layout = mrope.form, vision;
+  layout.mrope_layout = MropeLayout::Interleaved;
+  vision.vision = VisionRope::Pixtral;
+  EXPECT_NE(detail::powers_key(layout, 64, base), key);
+  EXPECT_NE(detail::powers_key(vision, 64, base), detail::powers_key(RopeForm{}, 64, base));
 }
 
 }  // namespace

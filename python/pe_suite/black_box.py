@@ -86,13 +86,19 @@ def _layout(case):
 
 
 def _pair(v, a, b, t, h, j):
-    """Pair j's norm in v at token t, head h (np.hypot's, as the native loops' std::hypot: libm's)."""
-    return float(np.hypot(v[t, h, _channels(a, j)], v[t, h, _channels(b, j)]))
+    """Pair j's norm in v at token t, head h, as the native loops compute it (norm2)."""
+    return norm2(v[t, h, _channels(a, j)], v[t, h, _channels(b, j)])
+
+
+def norm2(a, b):
+    """sqrt(a^2 + b^2) in float64, the native loops' norm (black_box.cc: no hypot, whose cost was theirs)."""
+    a, b = np.float64(a), np.float64(b)
+    return float(np.sqrt(a * a + b * b))
 
 
 def pair_norms(case, xd):
     """Each rotary pair's norm in xd (a float64 array), [tokens, heads, pairs]: what the three properties' budgets
-    scale with, computed once for them (libm's hypot, as _pair's)."""
+    scale with, computed once for them (norm2, as _pair's)."""
     return _native._pair_norms(xd, _layout(case))
 
 
@@ -136,7 +142,7 @@ def inverse_failure(case, xd, z, consts, nx=None):
     t, h, j = at
     ca, cb = _channels(a, j), _channels(b, j)
     za, zb = zd[t, h, ca], -zd[t, h, cb]
-    off = float(np.hypot(za - g2 * xd[t, h, ca], zb - g2 * xd[t, h, cb]))
+    off = norm2(za - g2 * xd[t, h, ca], zb - g2 * xd[t, h, cb])
     return (f"token {t} head {h} pair {j} (channels {ca}, {cb}) at position {_position(case, t)}: back at "
             f"({za:.9g}, {zb:.9g}), g^2 x = ({g2 * xd[t, h, ca]:.9g}, "
             f"{g2 * xd[t, h, cb]:.9g}): off by {off / _pair(xd, a, b, t, h, j):.3g} |x| > {24 * u:.3g} |x|")

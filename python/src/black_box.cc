@@ -3,7 +3,11 @@
 // budget in C order, or None, and Python words the failure. In numpy each property took a dozen temporaries
 // the size of the data and the relative one three full Gram matrices, where only the pairs of tokens s < t
 // are read (issue 53). The same double operations in the same order as the numpy they replace (the build has
-// -ffp-contract=off), sums over pairs excepted: BLAS's order was its own.
+// -ffp-contract=off), sums over pairs excepted: BLAS's order was its own. A pair's norm is sqrt(a² + b²), not
+// hypot (libm's, half the loops' time: 24 tokens × 4 heads × 128, _pair_norms 31 → 16 µs, _first_norm_off
+// 39 → 16 µs): every value here is a float32, bfloat16 or float16 output's (or a difference of two), whose
+// squares neither overflow nor underflow in double, so the two differ by a double's rounding or two, 2^-51
+// relative, against budgets of 2^-20 relative and more.
 #include <pybind11/numpy.h>
 
 #include <cmath>
@@ -19,6 +23,8 @@ namespace {
 namespace py = pybind11;
 using Array = py::array_t<double, py::array::c_style | py::array::forcecast>;
 
+double norm2(double a, double b) { return std::sqrt(a * a + b * b); }
+
 // A [tokens, heads, head_dim] array and its rotary pairs: pair j's channels first + j·step and
 // second + j·step (black_box.pair_channels' slices).
 struct Pairs {
@@ -31,9 +37,7 @@ struct Pairs {
   double b(std::size_t t, std::size_t h, std::size_t j) const {
     return data[(t * heads + h) * dim + second + j * step];
   }
-  double norm(std::size_t t, std::size_t h, std::size_t j) const {
-    return std::hypot(a(t, h, j), b(t, h, j));
-  }
+  double norm(std::size_t t, std::size_t h, std::size_t j) const { return norm2(a(t, h, j), b(t, h, j)); }
 };
 
 Pairs pairs_of(const Array& v, py::tuple layout, const char* name) {
@@ -61,7 +65,7 @@ void require_same_shape(const Pairs& p, const Pairs& q, const char* name) {
 py::object at(std::size_t t, std::size_t h, std::size_t j) { return py::make_tuple(t, h, j); }
 
 // Each pair's norm |x_j| as [tokens, heads, pairs] (black_box.pair_norms): read by all three properties,
-// computed once (std::hypot is the loops' largest cost).
+// computed once (the norms are the loops' largest cost).
 Array pair_norms(const Array& x, py::tuple layout) {
   const Pairs px = pairs_of(x, layout, "x");
   Array out({px.tokens, px.heads, px.pairs});
@@ -113,8 +117,7 @@ py::object first_inverse_off(const Array& x, const Array& nx, const Array& z, py
   for (std::size_t t = 0; t < px.tokens; ++t)
     for (std::size_t h = 0; h < px.heads; ++h)
       for (std::size_t j = 0; j < px.pairs; ++j) {
-        const double off =
-            std::hypot(pz.a(t, h, j) - g2 * px.a(t, h, j), -pz.b(t, h, j) - g2 * px.b(t, h, j));
+        const double off = norm2(pz.a(t, h, j) - g2 * px.a(t, h, j), -pz.b(t, h, j) - g2 * px.b(t, h, j));
         if (!(off <= slope * n(t, h, j) + floor)) return at(t, h, j);
       }
   return py::none();

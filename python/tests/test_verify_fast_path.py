@@ -108,17 +108,18 @@ def test_the_black_box_loops_find_the_elements_the_same_sums_in_python_find(seed
         a, b = slice(first, first + pairs * step, step), slice(second, second + pairs * step, step)
         x = rng.standard_normal((T, H, D))
         nx = _native._pair_norms(x, layout)
-        assert np.array_equal(nx, np.hypot(x[..., a], x[..., b]))
+        assert np.array_equal(nx, np.sqrt(x[..., a] * x[..., a] + x[..., b] * x[..., b]))
         # y: x's norms off by a relative 10^-7 at random; slope 10^-7.5 catches some
         y = x * (1 + rng.standard_normal((T, H, D)) * 1e-7)
-        ny = np.hypot(y[..., a], y[..., b])
+        ny = np.sqrt(y[..., a] * y[..., a] + y[..., b] * y[..., b])
         off = np.argwhere(~(np.abs(ny - 1.0 * nx) <= 10 ** -7.5 * nx + 1e-300))
         got = _native._first_norm_off(nx, y, layout, 1.0, 10 ** -7.5, 1e-300)
         assert got == (tuple(int(i) for i in off[0]) if len(off) else None)
         z = x.copy()
         z[..., b] = -z[..., b]  # M x: back at x exactly, then moved
         z = z * (1 + rng.standard_normal((T, H, D)) * 1e-7)
-        back = np.hypot(z[..., a] - x[..., a], -z[..., b] - x[..., b])
+        za, zb = z[..., a] - x[..., a], -z[..., b] - x[..., b]
+        back = np.sqrt(za * za + zb * zb)
         off = np.argwhere(~(back <= 10 ** -7.5 * nx + 1e-300))
         got = _native._first_inverse_off(x, nx, z, layout, 1.0, 10 ** -7.5, 1e-300)
         assert got == (tuple(int(i) for i in off[0]) if len(off) else None)

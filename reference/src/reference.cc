@@ -7,6 +7,7 @@
 #include <boost/math/constants/constants.hpp>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -59,6 +60,28 @@ struct FrequencyTable {
 
 namespace {
 
+// unscaled_frequencies of recent (base, dim, count), kept: a FrequencyTable is per whole parameter set, and
+// configs that differ in their scaling alone share a ladder (a verify_rope run draws a few bases and head
+// sizes under every scaling; the ladder was a sixth of a new config's check). The base by its exact hex
+// digits. At most 64 are kept, then they start over.
+std::shared_ptr<const std::vector<Real>> kept_ladder(const Real& b, std::int64_t dim, std::size_t count) {
+  mpfr_exp_t exponent = 0;
+  char* digits = mpfr_get_str(nullptr, &exponent, 16, 0, b.backend().data(), MPFR_RNDN);
+  const std::string key = fmt::format("{} {} {} {}", dim, count, static_cast<long>(exponent), digits);
+  mpfr_free_str(digits);
+  static std::mutex lock;
+  static std::map<std::string, std::shared_ptr<const std::vector<Real>>> kept;
+  {
+    const std::lock_guard<std::mutex> guard(lock);
+    if (const auto it = kept.find(key); it != kept.end()) return it->second;
+  }
+  auto ladder = std::make_shared<const std::vector<Real>>(unscaled_frequencies(b, dim, count));
+  const std::lock_guard<std::mutex> guard(lock);
+  if (kept.size() >= 64) kept.clear();
+  kept.emplace(key, ladder);
+  return ladder;
+}
+
 // Every pair's ω of the table, as rule.inv_freq(index) gives it bit for bit (unscaled(index) times its
 // gain), the powers all at once (frequency_ladder.h).
 // An axial form's ladders differ in their dim (pe/rope_form.h): one ladder per distinct dim, each over
@@ -70,13 +93,13 @@ std::vector<Real> table_values(const FrequencyTable& t, const RopeForm& form, st
     auto& count = counts[form.axes_dim.empty() ? static_cast<std::size_t>(t.dim) : f.dim];
     count = std::max(count, f.index + 1);
   }
-  std::map<std::size_t, std::vector<Real>> unscaled;
+  std::map<std::size_t, std::shared_ptr<const std::vector<Real>>> unscaled;
   for (const auto& [dim, count] : counts)
-    unscaled[dim] = unscaled_frequencies(t.rule.effective_base(), static_cast<std::int64_t>(dim), count);
+    unscaled[dim] = kept_ladder(t.rule.effective_base(), static_cast<std::int64_t>(dim), count);
   std::vector<Real> out(n_pairs);
   for (std::size_t j = 0; j < n_pairs; ++j) {
     const FrequencyIndex f = frequency_index(form, n_pairs, j);
-    const Real& w = unscaled[form.axes_dim.empty() ? static_cast<std::size_t>(t.dim) : f.dim][f.index];
+    const Real& w = (*unscaled[form.axes_dim.empty() ? static_cast<std::size_t>(t.dim) : f.dim])[f.index];
     out[j] = w * t.rule.gain(f.index, w);
   }
   return out;

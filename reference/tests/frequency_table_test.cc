@@ -1,10 +1,13 @@
 // The process-wide frequency tables behind ref::Frequencies (reference.cc): every value an object reads from
 // the shared table, its double-double and the scaling's rule are those computed afresh from the formulas,
-// whichever object computed them first, and objects of other parameters never read them.
+// whichever object computed them first, and objects of other parameters never read them; tables sharing an
+// unscaled ladder each read their own.
 #include <gtest/gtest.h>
 #include <mpfr.h>
 
+#include <algorithm>
 #include <boost/math/constants/constants.hpp>
+#include <cmath>
 #include <thread>
 
 #include "pe/ref/frequency_ladder.h"
@@ -70,6 +73,40 @@ TEST(FrequencyTable, OtherParametersReadOtherValues) {
   // YaRN keeps the fast pairs and divides the slowest by the factor.
   EXPECT_EQ(a.omega(7).hi, 4 * c.omega(7).hi);
   EXPECT_EQ(a.omega(1).hi, c.omega(1).hi);
+}
+
+// The unscaled ladders are kept by base, dim and count (reference.cc's kept_ladder) and shared by tables of
+// other scalings: each still reads its own formulas, whichever table kept the ladder first, where two NTK
+// bases differ in their last bits and where two given bases differ by one double ulp.
+TEST(FrequencyTable, TablesSharingALadderReadTheirOwnFormulas) {
+  std::vector<std::pair<double, RopeScaling>> configs;
+  RopeScaling linear, dynamic, llama3 = table_yarn_scaling();
+  linear.type = RopeScalingType::Linear;
+  linear.factor = 2;
+  llama3.type = RopeScalingType::Llama3;
+  llama3.factor = 8;
+  llama3.original_max_position = 8192;
+  dynamic.type = RopeScalingType::Dynamic;
+  dynamic.factor = 4;
+  dynamic.original_max_position = 2048;
+  for (const double base : {10000.0, std::nextafter(10000.0, 20000.0)}) {
+    for (const RopeScaling& s : {RopeScaling{}, linear, table_yarn_scaling(), llama3})
+      configs.emplace_back(base, s);
+    for (const std::int64_t seq_len : {30000, 30001}) {
+      dynamic.seq_len = seq_len;
+      configs.emplace_back(base, dynamic);
+    }
+  }
+  for (int round = 0; round < 2; ++round) {  // the second round's ladders all kept
+    for (const auto& [base, s] : configs) {
+      const ScalingRule<Real> fresh(s, 32, base, boost::math::constants::pi<Real>());
+      const Frequencies f(16, 32, base, s);
+      for (std::size_t i = 0; i < 16; ++i)
+        ASSERT_EQ(f[i], fresh.inv_freq(i))
+            << "base " << base << " type " << static_cast<int>(s.type) << " i " << i;
+    }
+    std::reverse(configs.begin(), configs.end());
+  }
 }
 
 TEST(FrequencyTable, ThreadsFillingOneTableAgree) {

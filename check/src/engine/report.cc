@@ -1,5 +1,7 @@
 #include "pe/check/report.h"
 
+#include <cmath>
+
 #include "pe/harness/enum_json.h"
 
 namespace pe::check {
@@ -38,7 +40,8 @@ void Report::measured(const harness::Measurement& m, DType dtype, const std::str
   doc.elements = m.count();
   doc.violations = m.violations();
   doc.undecidable = m.undecidable();
-  doc.max_abs = m.max_abs();
+  // Quiet: the measurement kept the verdict alone (Measurement::verdict_only), not the largest error.
+  doc.max_abs = quiet ? NAN : m.max_abs();
   if (quiet) return;
   doc.bands = bands_json(m, dtype);
   doc.worst = nlohmann::json::array();

@@ -22,6 +22,7 @@ Pass new_pass(const RopeRequest& r, const RopePlan& plan, const RopeBatch& batch
   Pass p{harness::Measurement(), ContractTally(Family::Rope, r.y.dtype, &plan),
          std::vector<bool>(batch.tokens() * heads), std::nullopt};
   p.bands.promise(promised_up_to(budget));
+  if (r.quiet) p.bands.verdict_only();
   p.bands.expect(rows.size() * heads * hd);
   if (batch.n_axes == 1)  // each element at its token's position: the bands' own counts
     for (std::size_t t : rows) p.bands.expect_band(batch.position(t), heads * hd);
@@ -79,6 +80,7 @@ void run_parts(const RopeRequest& r, const RopeParams& params, const RopeBatch& 
     Part& part = parts[k];
     const bool reports = k == 0;
     harness::ScreenedSinks sinks = sinks_into(*part.pass, batch.heads);
+    if (r.quiet) sinks.line = nullptr;  // no contract's tally is reported: none needs its elements loud
     sinks.token = [&done, &r, &batch, reports](std::size_t) {
       const std::size_t now = done.fetch_add(1, std::memory_order_relaxed) + 1;
       if (reports && r.progress) r.progress(now, batch.tokens());
@@ -145,7 +147,7 @@ std::optional<Pass> measure_rope_pass(const RopeRequest& r, const RopeParams& pa
     // without them, from new parts: the report is then the one without presuming.
     const harness::PresumeTuning& tuning = harness::rope_screen_tuning();
     std::vector<harness::PresumedFloors> floors;
-    if (elements >= tuning.presume_from)
+    if (elements >= tuning.presume_from && !r.quiet)  // quiet: no percentiles
       floors = harness::presumed_rope_floors(params, batch, r.x.read(), r.y.read(), budget,
                                              tuning.presumed_share, harness::Sample{rows, {}}, real);
     auto p =

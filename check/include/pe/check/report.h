@@ -73,7 +73,8 @@ struct Report {
   bool passed = false;
   std::string text;
   CheckDocument doc;
-  // The verdict alone (RopeRequest::quiet): say() writes nothing, measured() no bands or worst elements.
+  // The verdict alone (RopeRequest::quiet): say() writes nothing, measured() no bands, worst elements or
+  // max_abs (NaN: the measurement kept the verdict alone).
   bool quiet = false;
 
   template <class... Args>

@@ -164,6 +164,12 @@ class Measurement {
   // promise, leaves 57% of its elements under budgets that reach any output's error). Without a promise
   // (the census, a flat bound) every element counts.
   void promise(std::int64_t position) { promised_ = position; }
+  // Only the verdict will be read (verdict(), pass(), violations(), undecidable(), count()): a screened row's
+  // bars are then the budget itself from its band's first element on, and its quiet elements leave nothing in
+  // the tails (check_rope's quiet request, verify_rope's check of a call: a correct kernel's rows all
+  // screened, none measured exactly to fill the maxima and the worst list first). The maxima, percentiles and
+  // worst list hold the loud elements' alone: not to be read. Before the first add.
+  void verdict_only() { verdict_only_ = true; }
   // At most n elements will be added (more throw std::logic_error): each band then keeps, for its
   // percentiles, only the values that can still be its 99th (the largest ~1%, in a buffer compacted as it
   // fills) instead of every value. The percentiles are the same.
@@ -286,7 +292,8 @@ class Measurement {
   std::size_t keep_, count_ = 0, violations_ = 0;
   std::size_t expected_ = 0, cap_ = 0;  // expect(): 0 when not declared
   std::int64_t promised_ = -1;          // promise(): none
-  std::vector<std::uint8_t> loud_;      // add_row's flags, per element
+  bool verdict_only_ = false;
+  std::vector<std::uint8_t> loud_;  // add_row's flags, per element
 };
 
 // The band edges (10^3 steps, 2^31 last), shared with readers that label bands.
