@@ -7,7 +7,7 @@ cases per second, as with a trivial kernel). The cases are the default draw (eve
     PYTHONPATH=build/release/python python3 python/bench/verify_speed.py [examples] [reps]
 
 A third rate is taken with a trivial kernel: HF's outputs of every call recorded in a first run, then a kernel that
-looks each call's output up by its inputs (their bytes, the positions and the config), run in a fresh process each
+looks each call's output up by its inputs (x's and the positions' bytes, then the config), run in a fresh process each
 time (no plan or frequency table kept from the recording run), its lookups counted as verify_rope's time. It
 measures what subtracting fn's time cannot: fn's own work also evicts verify_rope's data and code from the caches.
 """
@@ -27,12 +27,12 @@ import pe_suite  # noqa: E402
 from hf_rope_config import hf_rope  # noqa: E402
 
 
-def _key(x, positions, config):
-    """A kernel call's inputs as bytes (bfloat16's bits as int16: numpy has no bfloat16)."""
+def _key(x, positions):
+    """A kernel call's tensors as bytes (bfloat16's bits as int16: numpy has no bfloat16); the config is compared
+    whole (dict equality) among the outputs recorded under one key."""
     import torch
     bits = x.view(torch.int16) if x.dtype == torch.bfloat16 else x
-    return (str(x.dtype), tuple(x.shape), bits.numpy().tobytes(), positions.numpy().tobytes(), tuple(positions.shape),
-            json.dumps(config, sort_keys=True))
+    return str(x.dtype), tuple(x.shape), bits.numpy().tobytes(), positions.numpy().tobytes(), tuple(positions.shape)
 
 
 def _replay(path, examples):
@@ -41,7 +41,7 @@ def _replay(path, examples):
         outputs = pickle.load(f)
 
     def trivial(x, positions, config):
-        return outputs[_key(x, positions, config)].clone()
+        return next(y for c, y in outputs[_key(x, positions)] if c == config).clone()
 
     t = time.perf_counter()
     pe_suite.verify_rope(trivial, examples=examples, failure_file=None)
@@ -53,8 +53,9 @@ def trivial_rates(examples, reps):
     outputs = {}
 
     def recording(x, positions, config):
+        key, called = _key(x, positions), json.loads(json.dumps(config))  # the inputs as given
         y = hf_rope(x, positions, config)
-        outputs[_key(x, positions, config)] = y.clone()
+        outputs.setdefault(key, []).append((called, y.clone()))
         return y
 
     pe_suite.verify_rope(recording, examples=examples, failure_file=None)
