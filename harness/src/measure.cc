@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cfloat>
 #include <cmath>
 #include <stdexcept>
 #include <utility>
@@ -548,9 +549,11 @@ void Measurement::add_row(const RopeRow& row) {
 
 Measurement::ScreenRoom Measurement::bars_of(const Acc& a) const {
   ScreenRoom room;
-  if (verdict_only_) {  // quiet: within budget; no estimate kept (a NaN or ∞ estimate is not above ∞)
+  // Quiet: within budget; no estimate kept (a NaN or ∞ estimate is not above ∞). The maxima's bars are the
+  // largest double, not ∞, so that an infinite error (an infinite x) is loud whatever the other lines hold.
+  if (verdict_only_) {
     room.usable = true;
-    room.max_abs = room.max_ulp = INFINITY;
+    room.max_abs = room.max_ulp = DBL_MAX;
     room.ratio_bar = 1;
     room.abs_floor = room.ulp_floor = INFINITY;
     return room;
@@ -579,9 +582,10 @@ Measurement::ScreenRoom Measurement::screen_room(std::int64_t lo, std::int64_t h
   ScreenRoom room;
   if (bands_.empty()) return room;
   Acc& a = band_of(lo);
-  // n is the room's values (a row's padding included), more than its elements: a batch's last row would pass
-  // expect() by it. The verdict alone keeps nothing in the tails (their room is written only where an
-  // estimate clears a floor of ∞: never), so it needs no such guard.
+  // n is the room's values (a row's padding included), more than its elements: by it a batch's last row would
+  // exceed expect() (and is measured exactly, in the whole check). The verdict alone keeps nothing in the
+  // tails (their room is written only where an estimate clears a floor of ∞: never), so it needs no such
+  // guard.
   if (!(&band_of(hi) == &a && (verdict_only_ || expected_ == 0 || count_ + n <= expected_))) return room;
   room = bars_of(a);
   if (!room.usable) return room;

@@ -132,7 +132,7 @@ TEST(RopeScreen, AnExactValueThatMayLieBelowItsBinadeIsJudgedByTheLowerUlp) {
 
 // A batch [tokens, heads, hd] in `type`: x drawn, y the exact rotation rounded (plus, per `wrong`, a kernel's
 // mistake).
-enum class Wrong { None, Unrotated, Base, Moved, NonFinite, ZeroPairs };
+enum class Wrong { None, Unrotated, Base, Moved, NonFinite, ZeroPairs, InfiniteX };
 struct Data {
   std::vector<std::int64_t> positions;
   TypedBuffer x, y;
@@ -166,6 +166,8 @@ struct Data {
     if (wrong == Wrong::Moved && plan.rotary_dim() < hd)
       y.set(3 * hd + hd - 1, y.get(3 * hd + hd - 1) + 0.25);
     if (wrong == Wrong::NonFinite) y.set(2 * hd + 1, NAN), y.set(5 * hd + 2, -INFINITY);
+    // An infinite input under a finite output (its error infinite or NaN: over any budget).
+    if (wrong == Wrong::InfiniteX) x.set(2 * hd + 1, INFINITY), x.set(5 * hd + 2, -INFINITY);
     // Unrotated rows first (the band's largest errors and ulps huge), then pairs of zeros written as 2^-20:
     // over their budget (its floor alone), under those maxima: the screen must still call them loud.
     if (wrong == Wrong::ZeroPairs) {
@@ -229,8 +231,8 @@ TEST(RopeScreen, ScreenedPassIsTheExactPath) {
       std::vector<const Contract*> members;
       for (const char* v : {"rope.scalar_f32", "rope.torch_f32", "rope.ggml_f32"})
         members.push_back(&find_variant(v)->contract());
-      for (const Wrong wrong :
-           {Wrong::None, Wrong::Unrotated, Wrong::Base, Wrong::Moved, Wrong::NonFinite, Wrong::ZeroPairs}) {
+      for (const Wrong wrong : {Wrong::None, Wrong::Unrotated, Wrong::Base, Wrong::Moved, Wrong::NonFinite,
+                                Wrong::ZeroPairs, Wrong::InfiniteX}) {
         Data d(params, 60, 3, type, wrong, g);
         RopeBatch batch = RopeBatch::tokens_first(d.positions, 3, static_cast<std::size_t>(params.head_dim));
         batch.n_axes = n_axes(params.form);
@@ -267,12 +269,61 @@ TEST(RopeScreen, ScreenedPassIsTheExactPath) {
         EXPECT_EQ(verdict.count(), exact.count()) << what << " (verdict only)";
         EXPECT_EQ(verdict.undecidable(), exact.undecidable()) << what << " (verdict only)";
         EXPECT_EQ(loud_over, exact.violations()) << what << " (verdict only)";
-        if (wrong == Wrong::None) {
+        if (wrong == Wrong::InfiniteX) {
+          // An infinite input reaches the caller (check's rescan without its token), with the verdict alone
+          // too, under a contract's tally line as finite as its slope and floor of 1 make it.
+          for (const bool alone : {false, true}) {
+            Measurement m = make();
+            if (alone) m.verdict_only();
+            bool met = false;
+            ScreenedSinks stop;
+            stop.nonfinite_input = [&met] { return met = true; };
+            stop.line = [](std::span<const double> phi, double* slope, double* floor) {
+              std::fill_n(slope, phi.size(), 1.0), std::fill_n(floor, phi.size(), 1.0);
+            };
+            ASSERT_TRUE(measure_rope_screened(params, batch, x, y, budget, m, stop)) << what;
+            EXPECT_TRUE(met) << what << (alone ? " (verdict only)" : "");
+          }
+        } else if (wrong == Wrong::None) {
           EXPECT_TRUE(exact.pass()) << what;
         } else if (!(wrong == Wrong::Moved && params.rotary_dim == 0)) {
           EXPECT_FALSE(exact.pass()) << what;
         }
       }
+    }
+  }
+}
+
+// The verdict alone where some elements cannot be judged: a flat bound of 1 and no promise, so that an
+// element with |x_a| + |x_b| below about 1.4 has a budget reaching any output's error. The undecidable
+// elements and bands are the exact path's, and so is the verdict, for a correct kernel and a wrong base.
+TEST(RopeScreen, TheVerdictAloneCountsTheUndecidableElements) {
+  std::mt19937_64 g(20261206);
+  const RopeParams params{64, 0, 1e4, Layout::HalfSplit};
+  for (const DType type : {DType::F32, DType::BF16}) {
+    for (const Wrong wrong : {Wrong::None, Wrong::Base}) {
+      Data d(params, 60, 3, type, wrong, g);
+      const RopeBatch batch = RopeBatch::tokens_first(d.positions, 3, 64);
+      const Budget budget{nullptr, type, 1.0};
+      const auto make = [&] {
+        Measurement m;
+        m.expect(d.x.size());
+        return m;
+      };
+      Measurement exact = make(), verdict = make();
+      verdict.verdict_only();
+      measure_rope_rows(params, batch, d.x, d.y, budget, [&](const RopeRow& row) { exact.add_row(row); });
+      const Values x(d.x.view().data, type, d.x.size()), y(d.y.view().data, type, d.y.size());
+      ASSERT_TRUE(measure_rope_screened(params, batch, x, y, budget, verdict, {}));
+      const std::string what =
+          std::string(to_string(type)) + " wrong " + std::to_string(static_cast<int>(wrong));
+      EXPECT_GT(exact.undecidable(), 0u) << what;
+      EXPECT_LT(exact.undecidable(), exact.count()) << what;
+      EXPECT_EQ(verdict.undecidable(), exact.undecidable()) << what;
+      EXPECT_EQ(verdict.undecidable_bands(), exact.undecidable_bands()) << what;
+      EXPECT_EQ(verdict.violations(), exact.violations()) << what;
+      EXPECT_EQ(verdict.verdict(), exact.verdict()) << what;
+      EXPECT_EQ(verdict.count(), exact.count()) << what;
     }
   }
 }

@@ -94,9 +94,12 @@ void forget_rope_plans() {
 std::string powers_key(const RopeForm& form, std::size_t n_pairs, long double base) {
   std::string k;
   int exponent = 0;
-  // The significand's bits as an integer: long double's padding bytes are not part of its value.
-  const long double significand = std::frexp(base, &exponent);
-  put(k, static_cast<std::uint64_t>(std::ldexp(significand, 64))), put(k, exponent), put(k, n_pairs);
+  // The significand's bits as integers, 64 at a time (long double's padding bytes are not part of its value;
+  // a 113-bit significand, aarch64's, needs the second).
+  const long double scaled = std::ldexp(std::frexp(base, &exponent), 64);
+  const auto high = static_cast<std::uint64_t>(scaled);
+  put(k, high), put(k, static_cast<std::uint64_t>(std::ldexp(scaled - static_cast<long double>(high), 64)));
+  put(k, exponent), put(k, n_pairs);
   put(k, form.mrope_section), put(k, form.mrope_layout), put(k, form.vision), put(k, form.axes_dim);
   return k;
 }

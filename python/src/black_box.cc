@@ -5,9 +5,9 @@
 // are read (issue 53). The same double operations in the same order as the numpy they replace (the build has
 // -ffp-contract=off), sums over pairs excepted: BLAS's order was its own. A pair's norm is sqrt(a² + b²), not
 // hypot (libm's, half the loops' time: 24 tokens × 4 heads × 128, _pair_norms 31 → 16 µs, _first_norm_off
-// 39 → 16 µs): every value here is a float32, bfloat16 or float16 output's (or a difference of two), whose
-// squares neither overflow nor underflow in double, so the two differ by a double's rounding or two, 2^-51
-// relative, against budgets of 2^-20 relative and more.
+// 39 → 16 µs): every value here is a float32, bfloat16 or float16 input's or output's (or a difference of
+// two, one times g²), whose squares neither overflow nor underflow in double, so the two differ by a double's
+// rounding or two, 2^-51 relative, against budgets of 2^-20 relative and more.
 #include <pybind11/numpy.h>
 
 #include <cmath>

@@ -168,7 +168,8 @@ class Measurement {
   // bars are then the budget itself from its band's first element on, and its quiet elements leave nothing in
   // the tails (check_rope's quiet request, verify_rope's check of a call: a correct kernel's rows all
   // screened, none measured exactly to fill the maxima and the worst list first). The maxima, percentiles and
-  // worst list hold the loud elements' alone: not to be read. Before the first add.
+  // worst list hold only the loud elements' and the rows measured exactly: not to be read. Call it before the
+  // first add.
   void verdict_only() { verdict_only_ = true; }
   // At most n elements will be added (more throw std::logic_error): each band then keeps, for its
   // percentiles, only the values that can still be its 99th (the largest ~1%, in a buffer compacted as it
