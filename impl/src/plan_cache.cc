@@ -6,6 +6,7 @@
 #include <mutex>
 #include <type_traits>
 #include <unordered_map>
+#include <utility>
 
 namespace pe::detail {
 namespace {
@@ -38,21 +39,40 @@ void put(std::string& k, const std::vector<T>& v) {
   for (const T& e : v) put(k, e);
 }
 
-constexpr std::size_t kMaxKept = 512;
+// Values kept by key, at most `most`, then they start over (objects still holding one keep it). Never
+// destroyed: a plan may be built while other statics are destroyed.
+template <class V>
+class Kept {
+ public:
+  explicit Kept(std::size_t most) : most_(most) {}
+  std::shared_ptr<const V> find(const std::string& key) const {
+    const std::lock_guard<std::mutex> guard(lock_);
+    const auto it = values_.find(key);
+    return it == values_.end() ? nullptr : it->second;
+  }
+  void keep(const std::string& key, V value) {
+    auto kept = std::make_shared<const V>(std::move(value));
+    const std::lock_guard<std::mutex> guard(lock_);
+    if (values_.size() >= most_) values_.clear();
+    values_.emplace(key, std::move(kept));
+  }
+  void clear() {
+    const std::lock_guard<std::mutex> guard(lock_);
+    values_.clear();
+  }
 
-using Plans = std::unordered_map<std::string, std::shared_ptr<const RopePlan>>;
+ private:
+  const std::size_t most_;
+  mutable std::mutex lock_;
+  std::unordered_map<std::string, std::shared_ptr<const V>> values_;
+};
 
-std::mutex g_lock;
-// Never destroyed: a plan may be built while other statics are destroyed.
-Plans& kept() {
-  static auto* plans = new Plans();
-  return *plans;
+Kept<RopePlan>& plans() {
+  static auto* kept = new Kept<RopePlan>(512);
+  return *kept;
 }
-
-constexpr std::size_t kMaxLadders = 64;
-using Ladders = std::unordered_map<std::string, std::shared_ptr<const std::vector<long double>>>;
-Ladders& ladders() {
-  static auto* kept = new Ladders();
+Kept<std::vector<long double>>& ladders() {
+  static auto* kept = new Kept<std::vector<long double>>(64);
   return *kept;
 }
 
@@ -72,22 +92,12 @@ std::string rope_plan_key(const RopeParams& p) {
   return k;
 }
 
-std::shared_ptr<const RopePlan> kept_rope_plan(const std::string& key) {
-  const std::lock_guard<std::mutex> guard(g_lock);
-  const auto it = kept().find(key);
-  return it == kept().end() ? nullptr : it->second;
-}
+std::shared_ptr<const RopePlan> kept_rope_plan(const std::string& key) { return plans().find(key); }
 
-void keep_rope_plan(const std::string& key, const RopePlan& plan) {
-  auto copy = std::make_shared<const RopePlan>(plan);
-  const std::lock_guard<std::mutex> guard(g_lock);
-  if (kept().size() >= kMaxKept) kept().clear();
-  kept().emplace(key, std::move(copy));
-}
+void keep_rope_plan(const std::string& key, const RopePlan& plan) { plans().keep(key, plan); }
 
 void forget_rope_plans() {
-  const std::lock_guard<std::mutex> guard(g_lock);
-  kept().clear();
+  plans().clear();
   ladders().clear();
 }
 
@@ -105,16 +115,9 @@ std::string powers_key(const RopeForm& form, std::size_t n_pairs, long double ba
 }
 
 std::shared_ptr<const std::vector<long double>> kept_powers(const std::string& key) {
-  const std::lock_guard<std::mutex> guard(g_lock);
-  const auto it = ladders().find(key);
-  return it == ladders().end() ? nullptr : it->second;
+  return ladders().find(key);
 }
 
-void keep_powers(const std::string& key, std::vector<long double> w) {
-  auto kept = std::make_shared<const std::vector<long double>>(std::move(w));
-  const std::lock_guard<std::mutex> guard(g_lock);
-  if (ladders().size() >= kMaxLadders) ladders().clear();
-  ladders().emplace(key, std::move(kept));
-}
+void keep_powers(const std::string& key, std::vector<long double> w) { ladders().keep(key, std::move(w)); }
 
 }  // namespace pe::detail

@@ -29,8 +29,9 @@ Pass new_pass(const RopeRequest& r, const RopePlan& plan, const RopeBatch& batch
   return p;
 }
 
-// The sinks that fill `p`: its tally, the rows over budget, the first moved pass-through channel.
-harness::ScreenedSinks sinks_into(Pass& p, std::size_t heads) {
+// The sinks that fill `p`: its tally, the rows over budget, the first moved pass-through channel. Quiet (the
+// verdict alone): no contract's tally is reported, so no tally line makes elements loud.
+harness::ScreenedSinks sinks_into(Pass& p, std::size_t heads, bool quiet) {
   const auto mark = [&p, heads](const harness::ElementRecord& e) {
     if (!(e.ratio() <= 1))
       p.over[static_cast<std::size_t>(e.row) * heads + static_cast<std::size_t>(e.head)] = true;
@@ -48,9 +49,10 @@ harness::ScreenedSinks sinks_into(Pass& p, std::size_t heads) {
     p.tally.add(e);
     mark(e);
   };
-  sinks.line = [&p](std::span<const double> phi_lo, double* slope, double* floor) {
-    p.tally.screen_line(phi_lo, slope, floor);
-  };
+  if (!quiet)
+    sinks.line = [&p](std::span<const double> phi_lo, double* slope, double* floor) {
+      p.tally.screen_line(phi_lo, slope, floor);
+    };
   return sinks;
 }
 
@@ -79,8 +81,7 @@ void run_parts(const RopeRequest& r, const RopeParams& params, const RopeBatch& 
   in_parts(parts.size(), [&](std::size_t k) {
     Part& part = parts[k];
     const bool reports = k == 0;
-    harness::ScreenedSinks sinks = sinks_into(*part.pass, batch.heads);
-    if (r.quiet) sinks.line = nullptr;  // no contract's tally is reported: none needs its elements loud
+    harness::ScreenedSinks sinks = sinks_into(*part.pass, batch.heads, r.quiet);
     sinks.token = [&done, &r, &batch, reports](std::size_t) {
       const std::size_t now = done.fetch_add(1, std::memory_order_relaxed) + 1;
       if (reports && r.progress) r.progress(now, batch.tokens());
@@ -161,7 +162,7 @@ std::optional<Pass> measure_rope_pass(const RopeRequest& r, const RopeParams& pa
   }
   if (!scanned) return std::nullopt;
   Pass p = new_pass(r, plan, batch, budget, rows);
-  const harness::ScreenedSinks sinks = sinks_into(p, batch.heads);
+  const harness::ScreenedSinks sinks = sinks_into(p, batch.heads, r.quiet);
   harness::measure_rope_rows(
       params, batch, r.x.read(), r.y.read(), budget,
       [&](const harness::RopeRow& row) {
