@@ -122,7 +122,10 @@ def mirrored(case, v):
     """v with each rotary pair's second channel negated (a copy, in v's own type: negation is exact)."""
     b = pair_channels(case)[1]
     out = _copy(v)
-    out[..., b] = -out[..., b]
+    if hasattr(out, "neg_"):
+        out[..., b].neg_()  # a view: negated where it lies
+    else:
+        np.negative(out[..., b], out=out[..., b])
     return out
 
 

@@ -125,8 +125,9 @@ harness::OutputGain output_gain(const RopeRequest& r, const AttnTemperature& t, 
   return {t, gain_relative_error(dtype), gain_floor(dtype)};
 }
 
-void add_hf(Report& out, const std::optional<HfResolution>& hf) {
-  if (hf) out.doc.hf_config = hf->to_json();
+// Quiet (the verdict alone): the keys not read, of which the caller warns, and nothing else.
+void add_hf(Report& out, const std::optional<HfResolution>& hf, bool quiet = false) {
+  if (hf) out.doc.hf_config = quiet ? nlohmann::json{{"not_read", hf->not_read}} : hf->to_json();
 }
 
 // A NoPE layer: y = t(p)·x, bit for bit without a temperature (an identity has nothing to round).
@@ -409,7 +410,7 @@ Report check_rope(const RopeRequest& r, const Names& names) {
   Report out;
   out.quiet = r.quiet;
   Resolved v = resolve(r, names);
-  if (v.hf) out.text += v.hf->block;
+  if (v.hf && !r.quiet) out.text += v.hf->block;
   mla_full_head(v, static_cast<std::int64_t>(r.x.shape.back()), out);
   const RopeSpec& o = v.o;
   const AttnTemperature temperature = temperature_of(o, r, names);
@@ -434,13 +435,13 @@ Report check_rope(const RopeRequest& r, const Names& names) {
   if (gain.relative_error > 0)
     budget.text += xpos.enabled() ? ", times g_j(p), plus " + describe_xpos_budget(y.dtype)
                                   : ", times t(p), plus " + describe_gain_budget(y.dtype, "(|x_a| + |x_b|)");
-  if (budget.contract != nullptr && plan.effective_base() > budget.contract->max_base)
+  if (!r.quiet && budget.contract != nullptr && plan.effective_base() > budget.contract->max_base)
     out.say(
         "note: the scaled base {:g} exceeds the contract's max_base {:g}: its budget is not derived for it\n",
         plan.effective_base(), budget.contract->max_base);
   const std::string form = describe_form(params);
-  say_header(r, params, plan, batch, form, gain, names, out);
-  if (real) say_real_positions(reals, out);
+  if (!r.quiet) say_header(r, params, plan, batch, form, gain, names, out);
+  if (real && !r.quiet) say_real_positions(reals, out);
 
   // NaN or ±inf in the input: the exact rotation of a non-finite value is undefined, so those tokens are
   // the input's, not the kernel's error: named, and left out of the verdict. The screened pass finds them
@@ -459,7 +460,7 @@ Report check_rope(const RopeRequest& r, const Names& names) {
   out.doc.input = x.name;
   out.doc.output = y.name;
   out.doc.parameters = parameters_json(params, plan, form, gain, batch, hd);
-  add_hf(out, v.hf);
+  add_hf(out, v.hf, r.quiet);
   const Judging judging{Family::Rope, &plan, &names};
   report_verdict(bands, budget, out, &tally, &judging);
   if (r.quiet) return out;  // the verdict alone: no diagnosis

@@ -116,9 +116,9 @@ struct RopeRequest {
   // Threads for the pass over the data (0: one per 2^18 elements, at most every hardware thread): the report
   // is the same for any count but the bands' p99 columns (within the screen's bounds).
   std::size_t threads = 0;
-  // The verdict alone (passed, verdict, counts, parameters): no text, bands, worst elements, contracts or
-  // diagnosis. verify_rope's per-case check, whose reports are read only when a check does not pass; it then
-  // checks again without it, so the report it shows is the whole one.
+  // The verdict alone (passed, verdict, counts, parameters, hf_config's not_read keys): no text, bands, worst
+  // elements, contracts or diagnosis. verify_rope's per-case check, whose reports are read only when a check
+  // does not pass; it then checks again without it, so the report it shows is the whole one.
   bool quiet = false;
 };
 
