@@ -228,3 +228,17 @@ def test_a_layout_reaching_past_head_dim_is_refused_not_read():
     nx = _native._pair_norms(y, (2, 0, 0, 1))  # pairs (0, 0) and (1, 1): within the head, but 4 rotated channels
     with pytest.raises(ValueError, match="more rotated channels than head_dim"):
         _native._first_relative_off(nx, y, y, (2, 0, 0, 1), np.zeros((2, 2)), 1.0, 1e-7, 0.0)
+
+
+def test_same_bits_compares_bit_patterns_not_values():
+    a = torch.tensor([0.0, 1.5, float("nan")], dtype=torch.bfloat16).reshape(1, 1, 3)
+    assert v._same_bits(a, a.clone())
+    assert not v._same_bits(a, torch.tensor([-0.0, 1.5, float("nan")], dtype=torch.bfloat16).reshape(1, 1, 3))
+    nan = a.view(torch.int16).clone()
+    nan[0, 0, 2] += 1  # another NaN payload: the same value to numpy's comparisons, other bits
+    assert not v._same_bits(a, nan.view(torch.bfloat16))
+    assert not v._same_bits(a, a.reshape(1, 3, 1)) and not v._same_bits(a, a[..., :2].contiguous())
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    assert v._same_bits(x[:, 1:], x[:, 1:].copy())  # a strided view read as its values' bits
+    with pytest.raises(ValueError, match="C-contiguous"):
+        _native._same_bytes(x[:, 1:], x[:, 1:])
