@@ -72,7 +72,7 @@ Kept<RopePlan>& plans() {
   return *kept;
 }
 Kept<std::vector<long double>>& ladders() {
-  static auto* kept = new Kept<std::vector<long double>>(64);
+  static auto* kept = new Kept<std::vector<long double>>(256);  // as the reference's (reference.cc)
   return *kept;
 }
 
