@@ -261,11 +261,28 @@ def _torch():
     return torch
 
 
+_INTS = {2: np.int16, 4: np.int32, 8: np.int64}
+
+
 def _bits(a):
+    """a's bits as a C-contiguous integer array of its element size (a view where a is contiguous)."""
     if hasattr(a, "detach"):
+        return a.contiguous().view(_TORCH_INTS[a.element_size()]).numpy()
+    return np.ascontiguousarray(a).view(_INTS[a.itemsize])
+
+
+class _TorchInts(dict):
+    """torch's integer types by size, looked up on first use (torch is imported only where tensors are checked)."""
+
+    def __missing__(self, size):
+        if self:
+            raise KeyError(size)
         torch = _torch()
-        return a.contiguous().view({2: torch.int16, 4: torch.int32, 8: torch.int64}[a.element_size()]).numpy()
-    return np.ascontiguousarray(a).view({2: np.int16, 4: np.int32, 8: np.int64}[a.itemsize])
+        self.update({2: torch.int16, 4: torch.int32, 8: torch.int64})
+        return self[size]
+
+
+_TORCH_INTS = _TorchInts()
 
 
 def _same_bits(a, b):
@@ -649,9 +666,10 @@ def _without_repeats(group, whole):
         if part is whole:
             out.append(part)
             continue
-        if _same_bits(xs, x[rows]) and _same_bits(ys, y[rows]):  # every row repeats (a kernel's usual case)
+        bxs, bys = _bits(xs), _bits(ys)
+        if _native._same_bytes(bxs, bx[rows]) and _native._same_bytes(bys, by[rows]):  # every row repeats (usual)
             continue
-        same = ((_bits(xs) == bx[rows]) & (_bits(ys) == by[rows])).reshape(len(bx[rows]), -1).all(axis=1)
+        same = ((bxs == bx[rows]) & (bys == by[rows])).reshape(len(bx[rows]), -1).all(axis=1)
         if same.all():
             continue
         keep = np.flatnonzero(~same)
