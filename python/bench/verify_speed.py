@@ -12,7 +12,6 @@ each time (no plan or frequency table kept from the recording run). Its own cost
 verify_rope's time. It measures what subtracting fn's time cannot: fn's own work also evicts verify_rope's data and
 code from the caches. A replay out of step would fail the run: a call given another call's output fails verify_rope.
 """
-import json
 import os
 import pathlib
 import pickle
@@ -41,7 +40,10 @@ def _replay(path, examples):
 
     t = time.perf_counter()
     pe_suite.verify_rope(trivial, examples=examples, failure_file=None)
-    print(examples / (time.perf_counter() - t))
+    rate = examples / (time.perf_counter() - t)
+    if next(n, None) is not None:
+        sys.exit("the replay made fewer calls than were recorded: out of step")
+    print(rate)
 
 
 def trivial_rates(examples, reps):

@@ -743,8 +743,8 @@ def _with(case, **changes):
 
 
 def _rows(case, rows):
-    """The case's rows (a slice): its config is the case's own object, as every use of a sub case reads it only (a
-    config changed is a new one, _with's); a copy of it was a twentieth of verify_rope's time."""
+    """The case's rows (a slice or a list of indices): its config is the case's own object, as every use of a sub
+    case reads it only (a config changed is a new one, _with's); a copy of it was a twentieth of verify_rope's time."""
     x = np.asarray(case["x"])[rows]
     p = np.asarray(case["positions"])[..., rows]
     return dict(case, x=x, positions=p.tolist())

@@ -124,15 +124,20 @@ py::object first_inverse_off(const Array& x, const Array& nx, const Array& z, py
   return py::none();
 }
 
-// The relative property's sums: Σ_i a_i·b_i in four vectors of eight partial sums (below the last multiple
+// The relative property's sums: Σ_i a_i·b_i in four vectors of eight partial sums. Below the last multiple
 // of 8, term i goes to lane i mod 8 of vector (i / 8) mod 4, in order; the vectors are added as (v0 + v1) +
-// (v2 + v3), the rest of the terms to its lane 0 in order, and its lanes as ((l0 + l1) + (l2 + l3)) + ((l4 +
-// l5) + (l6 + l7))),
-// as GCC's generic vectors compute them. Elementwise vector arithmetic with -ffp-contract=off rounds as the
-// scalar lanes would, so every clone below (AVX-512, AVX2, the baseline's SSE2) gives the same bits, and so
-// does the test's replica in Python. Thirty-two independent chains: the relative property was a tenth of
-// verify_rope's time in four scalar ones, and one chain of vectors waits on each add (issue 53).
+// (v2 + v3), the rest of the terms go to its lane 0 in order, and its lanes are added as ((l0 + l1) + (l2 +
+// l3)) + ((l4 + l5) + (l6 + l7)), as GCC's generic vectors compute them. Elementwise vector arithmetic with
+// -ffp-contract=off rounds as the scalar lanes would, so every clone below (AVX-512, AVX2, the baseline's
+// SSE2) gives the same bits, and so does the test's replica in Python. Thirty-two independent chains: the
+// relative property was a tenth of verify_rope's time in four scalar ones, and one chain of vectors waits on
+// each add (issue 53).
 using V8 = double __attribute__((vector_size(64)));
+#if defined(__x86_64__)
+#define PE_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define PE_VECTOR_CLONES  // one build: the same order, in the target's own vectors
+#endif
 
 struct Relative {
   const double *n, *nw, *y0, *y1;  // [tokens, heads, pairs] twice, [tokens, heads, dim] twice
@@ -150,7 +155,7 @@ struct RelativeOff {
 // nw_t n_s)) + floor. The side sums (nw: the norms times the angle errors) are formed only where the pair
 // is not within g²(u Σ n_s n_t) + floor already: they are non-negative and every step of the budget's
 // arithmetic is monotone in them, so such a pair is within the whole budget too.
-__attribute__((target_clones("avx512f", "avx2", "default"))) RelativeOff first_off(const Relative& r) {
+PE_VECTOR_CLONES RelativeOff first_off(const Relative& r) {
   // Σ a_i b_i and Σ c_i d_i (c, d may be null) over [0, n), in the order above.
   // Inlined: a lambda compiled on its own would be the baseline's code in every clone.
   const auto sums = [](const double* a, const double* b, const double* c, const double* d, std::size_t n,
@@ -218,6 +223,9 @@ py::object first_relative_off(const Array& nx, const Array& y0, const Array& y1,
   const std::size_t rotary = 2 * p0.pairs, heads = p0.heads, pairs = p0.pairs;
   if (rotary > p0.dim)
     throw py::value_error("layout: more rotated channels than head_dim");  // the dots read [0, rotary)
+  // first_off's early accept reads the side sums as non-negative: refused otherwise, not misjudged.
+  for (py::ssize_t i = 0; i < w.size(); ++i)
+    if (!(w.data()[i] >= 0)) throw py::value_error("w: expected non-negative angle errors");
   const double* n = norms.data;
   std::vector<double> nw(p0.tokens * heads * pairs);
   for (std::size_t t = 0; t < p0.tokens; ++t)
@@ -244,10 +252,10 @@ bool same_bytes(const py::buffer& a, const py::buffer& b) {
     }
     return true;
   };
-  if (!compact(x) || !compact(y)) throw py::value_error("same_bytes: expected C-contiguous arrays");
   if (x.shape != y.shape || x.itemsize != y.itemsize) return false;
-  const auto bytes = static_cast<std::size_t>(x.size * x.itemsize);
-  return bytes == 0 || std::memcmp(x.ptr, y.ptr, bytes) == 0;
+  if (x.size == 0) return true;  // (2, 0) has no strides to check
+  if (!compact(x) || !compact(y)) throw py::value_error("same_bytes: expected C-contiguous arrays");
+  return std::memcmp(x.ptr, y.ptr, static_cast<std::size_t>(x.size * x.itemsize)) == 0;
 }
 
 }  // namespace

@@ -136,7 +136,9 @@ def test_the_black_box_loops_find_the_elements_the_same_sums_in_python_find(seed
             _relative_in_python(nx, y, y1, pairs * 2, w, 1.0, 2.0 ** -24, 1e-300)
 
 
-def _relative_in_python(n, y0, y1, rotary, w, g2, unit_u, floor):
+def _relative_in_python(n, y0, y1, rotary, w, g2, unit_u, floor, sided=None):
+    """The native loop's first failing (s, t, h) with both dots and the budget, or None; `sided` (a list) gets one
+    entry per pair of tokens the first term of the budget alone does not hold (the native loop's side sums)."""
     T, H, P = n.shape
     for s in range(T):
         for t in range(s + 1, T):
@@ -148,9 +150,30 @@ def _relative_in_python(n, y0, y1, rotary, w, g2, unit_u, floor):
                 budget = g2 * (unit_u * both + 2 * (s_side + t_side)) + floor
                 d0 = _sum8([y0[s, h, c] * y0[t, h, c] for c in range(rotary)])
                 d1 = _sum8([y1[s, h, c] * y1[t, h, c] for c in range(rotary)])
+                if sided is not None and not math.fabs(d0 - d1) <= g2 * (unit_u * both) + floor:
+                    sided.append((s, t, h))
                 if not math.fabs(d0 - d1) <= budget:
                     return s, t, h, d0, d1, budget
     return None
+
+
+@pytest.mark.parametrize("rotary", [8, 56, 120, 148])  # one block; 24 past 32 (three more blocks); 32s and a tail
+@pytest.mark.parametrize("seed", range(2))
+def test_the_relative_loop_fails_where_its_replica_does_bit_for_bit(rotary, seed):
+    # Outputs off by a relative 1e-6: past the budget's first term for some pairs of tokens, within the side sums'
+    # (angle errors of 1e-6); one element off by 1e-2, past both. The first failure's dots and budget must be the
+    # replica's bits, found after pairs that needed the side sums.
+    rng = np.random.default_rng(seed)
+    T, H, layout = 6, 2, (rotary // 2, 0, rotary // 2, 1)
+    y = rng.standard_normal((T, H, rotary + 4))
+    nx = _native._pair_norms(y, layout)
+    w = np.abs(rng.standard_normal((T, rotary // 2))) * 1e-6
+    y1 = y * (1 + rng.standard_normal(y.shape) * 1e-6)
+    y1[T - 1, 1, 3] += 1e-2
+    sided = []
+    want = _relative_in_python(nx, y, y1, rotary, w, 1.0, 2.0 ** -24, 1e-300, sided)
+    assert want is not None and want[:3] != (0, 1, 0) and sided and sided[0] < want[:3]
+    assert _native._first_relative_off(nx, y, y1, layout, w, 1.0, 2.0 ** -24, 1e-300) == want
 
 
 def test_the_relative_loop_finds_a_failure_where_there_is_one():
@@ -242,3 +265,21 @@ def test_same_bits_compares_bit_patterns_not_values():
     assert v._same_bits(x[:, 1:], x[:, 1:].copy())  # a strided view read as its values' bits
     with pytest.raises(ValueError, match="C-contiguous"):
         _native._same_bytes(x[:, 1:], x[:, 1:])
+    assert _native._same_bytes(np.zeros((2, 0)), np.zeros((2, 0)))  # empty: nothing to compare, no strides to read
+
+
+def test_the_mirrored_call_gets_a_contiguous_x_from_a_permuted_output():
+    y = torch.arange(24, dtype=torch.float32).reshape(2, 4, 3).transpose(1, 2)  # a dense, permuted output
+    case = {"config": {"rope_theta": 10000.0, "head_dim": 4}, "layout": "halfsplit"}
+    m = bb.mirrored(case, y)
+    assert m.is_contiguous() and torch.equal(m[..., :2], y[..., :2]) and torch.equal(m[..., 2:], -y[..., 2:])
+
+
+@pytest.mark.parametrize("bad", [-1e-9, float("nan")])
+def test_the_relative_loop_refuses_angle_errors_it_cannot_read_as_non_negative(bad):
+    y = np.random.default_rng(2).standard_normal((3, 1, 4))
+    nx = _native._pair_norms(y, (2, 0, 2, 1))
+    w = np.full((3, 2), 1e-9)
+    w[1, 1] = bad
+    with pytest.raises(ValueError, match="non-negative angle errors"):
+        _native._first_relative_off(nx, y, y, (2, 0, 2, 1), w, 1.0, 2.0 ** -24, 1e-300)

@@ -174,7 +174,7 @@ Report check_nope(const RopeRequest& r, const Resolved& v, const AttnTemperature
   out.doc.input = x.name;
   out.doc.output = y.name;
   out.doc.parameters = {{"no_rope", true}, {"attn_temperature", to_string(t.type)}};
-  add_hf(out, v.hf);
+  add_hf(out, v.hf, r.quiet);
   report_verdict(bands, {budget, budget_text}, out);
   Convention given{default_layout(Family::Rope), o.base.value_or(10000.0)};
   given.rotated = false;
