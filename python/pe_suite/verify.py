@@ -724,9 +724,11 @@ def _failure(caller, case, only=None):
     # shift of every position): xPos's gain breaks each by design, and its exact check above holds it instead.
     if space.rope_type_of(case["config"]) == "xpos" or not any(wanted(p) for p in (bb.NORM, bb.INVERSE, bb.RELATIVE)):
         return None
-    def call(**changes):  # a property's own call of fn, on x (in fn's type; kept as float64) or positions changed
-        sub = _with(case, **{k: bb.as_f64(v) if k == "x" else v for k, v in changes.items()})
-        if "x" in changes:  # x in fn's type already: its float64 values round back to it exactly
+    def call(**changes):  # a property's own call of fn, on x (in fn's type) or positions changed
+        # A sub case read by this call alone (_call_rope copies what fn gets): the config and positions shared, x
+        # kept in fn's type as it is (the typed x _typed gives back), not as float64 values made only to be rounded.
+        sub = dict(case, **changes)
+        if "x" in changes:
             _keep_typed(sub, caller.array, changes["x"])
         return caller.call(sub)[1:]
 
