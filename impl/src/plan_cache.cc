@@ -2,70 +2,21 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
-#include <mutex>
-#include <type_traits>
-#include <unordered_map>
 #include <utility>
+
+#include "pe/detail/kept.h"
 
 namespace pe::detail {
 namespace {
 
 // A field added to the parameters must be added to the key, or two plans of different parameters would
-// share it: these sizes (x86-64's libstdc++) fail the build until rope_plan_key is updated with it.
+// share it: these sizes (x86-64's libstdc++) fail the build until rope_plan_key (and for a scaling's or a
+// form's field put_scaling_and_form, which the reference's frequency tables' key reads too) has it.
 #if defined(__x86_64__) && defined(__GLIBCXX__)
-static_assert(sizeof(RopeScaling) == 216, "a RopeScaling field changed: update rope_plan_key");
-static_assert(sizeof(RopeForm) == 56, "a RopeForm field changed: update rope_plan_key");
+static_assert(sizeof(RopeScaling) == 216, "a RopeScaling field changed: update put_scaling_and_form");
+static_assert(sizeof(RopeForm) == 56, "a RopeForm field changed: update put_scaling_and_form");
 static_assert(sizeof(RopeParams) == 312, "a RopeParams field changed: update rope_plan_key");
 #endif
-
-template <class T>
-void put(std::string& k, const T& v) {
-  static_assert(std::is_trivially_copyable_v<T>);
-  char bytes[sizeof(T)];
-  std::memcpy(bytes, &v, sizeof(T));
-  k.append(bytes, sizeof(T));
-}
-
-template <class T>
-void put(std::string& k, const std::optional<T>& v) {
-  put(k, v.has_value());
-  if (v) put(k, *v);
-}
-
-template <class T>
-void put(std::string& k, const std::vector<T>& v) {
-  put(k, v.size());
-  for (const T& e : v) put(k, e);
-}
-
-// Values kept by key, at most `most`, then they start over (objects still holding one keep it). Never
-// destroyed: a plan may be built while other statics are destroyed.
-template <class V>
-class Kept {
- public:
-  explicit Kept(std::size_t most) : most_(most) {}
-  std::shared_ptr<const V> find(const std::string& key) const {
-    const std::lock_guard<std::mutex> guard(lock_);
-    const auto it = values_.find(key);
-    return it == values_.end() ? nullptr : it->second;
-  }
-  void keep(const std::string& key, V value) {
-    auto kept = std::make_shared<const V>(std::move(value));
-    const std::lock_guard<std::mutex> guard(lock_);
-    if (values_.size() >= most_) values_.clear();
-    values_.emplace(key, std::move(kept));
-  }
-  void clear() {
-    const std::lock_guard<std::mutex> guard(lock_);
-    values_.clear();
-  }
-
- private:
-  const std::size_t most_;
-  mutable std::mutex lock_;
-  std::unordered_map<std::string, std::shared_ptr<const V>> values_;
-};
 
 Kept<RopePlan>& plans() {
   static auto* kept = new Kept<RopePlan>(512);
@@ -78,17 +29,20 @@ Kept<std::vector<long double>>& ladders() {
 
 }  // namespace
 
-std::string rope_plan_key(const RopeParams& p) {
-  std::string k;
-  k.reserve(160);
-  put(k, p.head_dim), put(k, p.rotary_dim), put(k, p.base), put(k, p.layout), put(k, p.rotary_offset);
-  const RopeScaling& s = p.scaling;
+void put_scaling_and_form(std::string& k, const RopeScaling& s, const RopeForm& f) {
   put(k, s.type), put(k, s.factor), put(k, s.original_max_position), put(k, s.seq_len);
   put(k, s.beta_fast), put(k, s.beta_slow), put(k, s.truncate), put(k, s.mscale), put(k, s.mscale_all_dim);
   put(k, s.attention_factor), put(k, s.position_scale), put(k, s.low_freq_factor), put(k, s.high_freq_factor);
   put(k, s.short_factor), put(k, s.long_factor), put(k, s.longrope_switch);
   put(k, s.dynamic_semantics), put(k, s.yarn_attention), put(k, s.alpha), put(k, s.partial_rotary_factor);
-  put(k, p.form.mrope_section), put(k, p.form.mrope_layout), put(k, p.form.vision), put(k, p.form.axes_dim);
+  put(k, f.mrope_section), put(k, f.mrope_layout), put(k, f.vision), put(k, f.axes_dim);
+}
+
+std::string rope_plan_key(const RopeParams& p) {
+  std::string k;
+  k.reserve(160);
+  put(k, p.head_dim), put(k, p.rotary_dim), put(k, p.base), put(k, p.layout), put(k, p.rotary_offset);
+  put_scaling_and_form(k, p.scaling, p.form);
   return k;
 }
 

@@ -122,7 +122,7 @@ def mirrored(case, v):
     """v with each rotary pair's second channel negated (a C-contiguous copy, in v's own type: negation is exact; a
     kernel's output may be a permuted view, and the mirrored call gives it to the kernel as x)."""
     b = pair_channels(case)[1]
-    out = v.clone(memory_format=_torch_contiguous()) if hasattr(v, "clone") else np.array(v, order="C", copy=True)
+    out = v.contiguous().clone() if hasattr(v, "clone") else np.array(v, order="C", copy=True)
     if hasattr(out, "neg_"):
         out[..., b].neg_()  # a view: negated where it lies
     else:
@@ -133,10 +133,6 @@ def mirrored(case, v):
 def _copy(a):
     return a.clone() if hasattr(a, "clone") else np.array(a, copy=True)
 
-
-def _torch_contiguous():
-    import torch
-    return torch.contiguous_format
 
 
 def inverse_failure(case, xd, z, consts, nx=None):

@@ -267,22 +267,15 @@ _INTS = {2: np.int16, 4: np.int32, 8: np.int64}
 def _bits(a):
     """a's bits as a C-contiguous integer array of its element size (a view where a is contiguous)."""
     if hasattr(a, "detach"):
-        return a.contiguous().view(_TORCH_INTS[a.element_size()]).numpy()
+        return a.contiguous().view(_torch_int(a.element_size())).numpy()
     return np.ascontiguousarray(a).view(_INTS[a.itemsize])
 
 
-class _TorchInts(dict):
-    """torch's integer types by size, looked up on first use (torch is imported only where tensors are checked)."""
-
-    def __missing__(self, size):
-        if self:
-            raise KeyError(size)
-        torch = _torch()
-        self.update({2: torch.int16, 4: torch.int32, 8: torch.int64})
-        return self[size]
-
-
-_TORCH_INTS = _TorchInts()
+@functools.cache
+def _torch_int(size):
+    """torch's integer type of `size` bytes (torch is imported only where tensors are checked)."""
+    torch = _torch()
+    return {2: torch.int16, 4: torch.int32, 8: torch.int64}[size]
 
 
 def _same_bits(a, b):

@@ -9,12 +9,11 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <string>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "pe/detail/kept.h"
 #include "pe/ref/fast_trig.h"
 #include "pe/ref/frequency_ladder.h"
 
@@ -73,17 +72,9 @@ std::shared_ptr<const std::vector<Real>> kept_ladder(const Real& b, std::int64_t
   char* digits = mpfr_get_str(nullptr, &exponent, 16, 0, b.backend().data(), MPFR_RNDN);
   const std::string key = fmt::format("{} {} {} {}", dim, count, static_cast<long>(exponent), digits);
   mpfr_free_str(digits);
-  static std::mutex lock;
-  static std::map<std::string, std::shared_ptr<const std::vector<Real>>> kept;
-  {
-    const std::lock_guard<std::mutex> guard(lock);
-    if (const auto it = kept.find(key); it != kept.end()) return it->second;
-  }
-  auto ladder = std::make_shared<const std::vector<Real>>(unscaled_frequencies(b, dim, count));
-  const std::lock_guard<std::mutex> guard(lock);
-  if (kept.size() >= 256) kept.clear();
-  kept.emplace(key, ladder);
-  return ladder;
+  static auto* kept = new pe::detail::Kept<std::vector<Real>>(256);
+  if (auto ladder = kept->find(key)) return ladder;
+  return kept->keep(key, unscaled_frequencies(b, dim, count));
 }
 
 // Every pair's ω of the table, as rule.inv_freq(index) gives it bit for bit (unscaled(index) times its
@@ -109,38 +100,14 @@ std::vector<Real> table_values(const FrequencyTable& t, const RopeForm& form, st
   return out;
 }
 
-// A key's bytes: each value's own (a double's bits, an integer's), an optional's presence first, a list's
-// length first, so that no two parameter sets share one.
-struct KeyBytes {
-  std::string bytes;
-  template <class T>
-  void add(const T& v) {
-    static_assert(std::is_trivially_copyable_v<T>);
-    bytes.append(reinterpret_cast<const char*>(&v), sizeof v);
-  }
-  void add(const std::optional<double>& v) {
-    add(v.has_value());
-    if (v) add(*v);
-  }
-  template <class T>
-  void add(const std::vector<T>& v) {
-    add(v.size());
-    for (const T& e : v) add(e);
-  }
-};
-
 // Every parameter the values depend on, exactly, as bytes (fmt's hex digits of two dozen doubles were a
 // quarter of a new parameter set's Frequencies).
 std::string frequency_key(std::size_t n_pairs, std::int64_t dim, double base, const RopeScaling& s,
                           const RopeForm& f) {
-  KeyBytes k;
-  k.add(n_pairs), k.add(dim), k.add(base), k.add(s.type), k.add(s.factor), k.add(s.original_max_position);
-  k.add(s.seq_len), k.add(s.beta_fast), k.add(s.beta_slow), k.add(s.truncate), k.add(s.mscale);
-  k.add(s.mscale_all_dim), k.add(s.attention_factor), k.add(s.position_scale), k.add(s.low_freq_factor);
-  k.add(s.high_freq_factor), k.add(s.longrope_switch), k.add(s.short_factor), k.add(s.long_factor);
-  k.add(s.dynamic_semantics), k.add(s.yarn_attention), k.add(s.alpha), k.add(s.partial_rotary_factor);
-  k.add(f.mrope_layout), k.add(f.vision), k.add(f.mrope_section), k.add(f.axes_dim);
-  return std::move(k.bytes);
+  std::string k;
+  pe::detail::put(k, n_pairs), pe::detail::put(k, dim), pe::detail::put(k, base);
+  pe::detail::put_scaling_and_form(k, s, f);
+  return k;
 }
 
 // At most 64 parameter sets are kept (a sweep's configs, a verify run's recent cases): then they start over
