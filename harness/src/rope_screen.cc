@@ -4,6 +4,14 @@
 // (|y − e| + s·radius)·(1 + 2^-50), which covers the rounding of |y − e| and of the exact path's own
 // |(y − hi) − lo| (relative 2^-52 at most); the exact value's magnitude is at least |e| − 2·s·radius, so its
 // ulp at least the ulp of that (rope_screen's bound on the exact path's ulp error).
+//
+// Before the judge, a pre-test on the same err_hi = fl(|y − e| + r) and binade 2^E: err_hi <= the least of
+// the pair's line, the abs tail's floor and 2^E·U·2^(1 − p), U = min(max_ulp·(1 − 2^-49), ulp_floor). Where
+// every element of a vector of pairs passes, the judge would have found each quiet (err_hi <= line, and
+// err_hi·2^(p − 1 − E) <= U <= max_ulp, exact: a power of two) and kept no estimate (|y − e| <= err_hi, so
+// under both floors), which is all it writes (flags 0): the pre-test changes no outcome. 2^E·U·2^(1 − p) is
+// exact where it stays normal (Consts makes U −1 otherwise: nothing passes); past the largest double it is
+// +∞, above the exact product, still a bound no finite err_hi exceeds. A NaN anywhere fails a comparison.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "rope_screen.cc"
 #include "pe/harness/rope_screen.h"
@@ -13,6 +21,12 @@
 
 #ifndef PE_ROPE_SCREEN_ONCE_
 #define PE_ROPE_SCREEN_ONCE_
+#include <algorithm>
+#include <bit>
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+
 #include "target_list.h"
 #endif
 
@@ -27,10 +41,19 @@ using M = hn::Mask<D>;
 
 #include "screen_lanes-inl.h"  // IWYU pragma: keep
 
+// The pre-test's U·2^(1 − p) (above), or −1 where a product 2^E·U·2^(1 − p) could leave the normal range
+// (U below 2^-600: never in practice) or U is NaN or −∞ (no floor: the sample's rows).
+inline double FastUlp(const ScreenBars& b, double bound, double least_binade) {
+  const double u = std::min(b.max_ulp * bound, b.ulp_floor);  // max_ulp's NaN kept (std::min's first)
+  if (!(u >= 0x1p-600)) return -1;
+  const double scaled = std::ldexp(u, 1 - b.precision);
+  return scaled * least_binade >= DBL_MIN ? scaled : -1;
+}
+
 // The row's constants as vectors.
 struct Consts {
   V attention, budget_floor, ratio_bar, max_abs, max_ulp, reach_floor, reach_factor, abs_floor, ulp_floor;
-  V least_binade, huge, one, two, three, bound;
+  V least_binade, huge, one, two, three, bound, fast_ulp;
   hn::Vec<hn::RebindToUnsigned<D>> exponent, bias;
   explicit Consts(const ScreenBars& b) {
     const D d;
@@ -42,19 +65,63 @@ struct Consts {
     max_ulp = hn::Set(d, b.max_ulp * kBound);
     reach_floor = hn::Set(d, b.reach_floor), reach_factor = hn::Set(d, b.reach_factor);
     abs_floor = hn::Set(d, b.abs_floor), ulp_floor = hn::Set(d, b.ulp_floor);
-    least_binade = hn::Set(d, std::ldexp(1.0, b.emin)), huge = hn::Set(d, HUGE_VAL), one = hn::Set(d, 1.0);
+    // 2^emin from its bits (emin >= -1022): std::ldexp here was a call per row.
+    const double least = std::bit_cast<double>(static_cast<std::uint64_t>(b.emin + 1023) << 52);
+    least_binade = hn::Set(d, least), huge = hn::Set(d, HUGE_VAL), one = hn::Set(d, 1.0);
     two = hn::Set(d, 2.0), three = hn::Set(d, 3.0), bound = hn::Set(d, kBound);
+    fast_ulp = hn::Set(d, FastUlp(b, kBound, least));
     exponent = hn::Set(du, 0x7ff0000000000000ULL);
     // 1/ulp(v) = 2^(precision − 1 − E) for v's binade 2^E (E >= emin): these bits less the binade's.
     bias = hn::Set(du, static_cast<std::uint64_t>(2045 + b.precision) << 52);
   }
 };
 
-// Per lane, how many elements were quiet and how many of those carry the encoding.
+// Per lane, how many elements were quiet and how many of those carry the encoding, in groups with a loud
+// element; how many elements of the wholly quiet groups do not carry it (s = 0).
 struct Counts {
-  V quiet, encoding;
-  std::size_t all_quiet, all_encoding;  // of the groups whose every element was quiet
+  V quiet, encoding, idle;
+  std::size_t all_quiet;  // the elements of the groups whose every element was quiet
 };
+
+// An element's error |y − e|, err_hi = |y − e| + r, and the binade 2^E of its exact value's lower end
+// |e| − 2r (the type's least binade below its least normal), with r = s·radius and rr = 2r. A NaN e (a
+// non-finite x) makes any binade here, but err NaN: the element is loud.
+struct Error {
+  V err, err_hi, binade;
+};
+HWY_INLINE Error ErrorOf(V y, V e, V r, V rr, const Consts& c) {
+  const V err = hn::Abs(hn::Sub(y, e));
+  const V lower = hn::Max(hn::Sub(hn::Abs(e), rr), c.least_binade);
+  return {err, hn::Add(err, r), hn::And(lower, hn::BitCast(D(), c.exponent))};
+}
+
+// The pre-test's (above) element: err_hi under the least of `bar` (the pair's line and the abs floor) and
+// 2^E·U·2^(1 − p). A NaN bar stays NaN through Min as its second operand (x86 gives the second operand; Arm,
+// SVE, RVV and WASM give a NaN).
+HWY_INLINE M Fast(const Error& v, V bar, const Consts& c) {
+  return hn::Le(v.err_hi, hn::Min(hn::Mul(v.binade, c.fast_ulp), bar));
+}
+
+// The element's verdict: quiet under the pair's line and max_ulp, err_hi times 1/ulp of its binade (inv) the
+// bound on its ulp error (the factor 1 + 2^-50 folded into `line` and max_ulp: Consts). The estimates
+// |y − e| and |y − e|·inv are the percentiles' (a ulp estimate twice the exact one where |e| lies within 2r
+// above a power of two).
+HWY_INLINE Element Judge(const Error& v, V line, const Consts& c) {
+  const D d;
+  const hn::RebindToUnsigned<D> du;
+  const V inv = hn::BitCast(d, hn::Sub(c.bias, hn::BitCast(du, v.binade)));
+  const M quiet = hn::And(hn::Le(v.err_hi, line), hn::Le(hn::Mul(v.err_hi, inv), c.max_ulp));
+  const V estimate = Estimate(v.err, c);
+  return {quiet, estimate, hn::Mul(estimate, inv)};
+}
+
+// A wholly quiet group's counts and flags.
+HWY_INLINE void AllQuiet(V s, std::size_t k, const Consts& c, ScreenResult& res, Counts& counts) {
+  const D d;
+  counts.all_quiet += 2 * hn::Lanes(d);
+  counts.idle = hn::Add(counts.idle, hn::IfThenElseZero(hn::Eq(s, hn::Zero(d)), c.two));
+  hn::StoreU(hn::Zero(d), d, res.flags + k);
+}
 
 // Pairs [k, k + N) of the row, the lanes of `valid` (all of them but in the last group).
 template <ScreenType kType, bool kLast, bool kReach, bool kAttention>
@@ -76,20 +143,24 @@ HWY_INLINE void Group(const void* x, const void* y, std::size_t k, M valid, cons
   // A NaN anywhere (∞·0 in a line) must make the element loud: x86's min gives its second operand where
   // either is NaN, so the NaN-prone tally comes second, and a NaN line fails Judge's comparison.
   const V line = hn::Min(hn::Min(hn::Mul(budget, c.ratio_bar), c.max_abs), hn::Mul(tally, c.bound));
-  const Element j0 = Judge(y0, e0, r, rr, line, c);
-  const Element j1 = Judge(y1, e1, r, rr, line, c);
-  M q0 = j0.quiet, q1 = j1.quiet;
+  const Error v0 = ErrorOf(y0, e0, r, rr, c), v1 = ErrorOf(y1, e1, r, rr, c);
+  M decided;  // kReach: where the pair's budget is decidable
   if constexpr (kReach) {
     const V top = hn::MulAdd(hn::LoadU(d, tk.reach_slope + k), s, c.reach_floor);
-    const M decided = hn::Or(hn::Eq(s, hn::Zero(d)), hn::Lt(top, hn::Mul(s, c.reach_factor)));
-    q0 = hn::And(q0, decided), q1 = hn::And(q1, decided);
+    decided = hn::Or(hn::Eq(s, hn::Zero(d)), hn::Lt(top, hn::Mul(s, c.reach_factor)));
   }
+  if constexpr (!kLast) {  // most groups: every element quiet, no estimate kept
+    const V bar = hn::Min(c.abs_floor, line);
+    M fast = hn::And(Fast(v0, bar, c), Fast(v1, bar, c));
+    if constexpr (kReach) fast = hn::And(fast, decided);
+    if (hn::AllTrue(d, fast)) return AllQuiet(s, k, c, res, counts);
+  }
+  const Element j0 = Judge(v0, line, c), j1 = Judge(v1, line, c);
+  M q0 = j0.quiet, q1 = j1.quiet;
+  if constexpr (kReach) q0 = hn::And(q0, decided), q1 = hn::And(q1, decided);
   if constexpr (kLast) q0 = hn::And(q0, valid), q1 = hn::And(q1, valid);
-  const M both = hn::And(q0, q1);
-  if (!kLast && hn::AllTrue(d, both)) {  // most groups: every element quiet
-    counts.all_quiet += 2 * hn::Lanes(d);
-    counts.all_encoding += 2 * hn::CountTrue(d, hn::Gt(s, hn::Zero(d)));
-    hn::StoreU(hn::Zero(d), d, res.flags + k);
+  if (!kLast && hn::AllTrue(d, hn::And(q0, q1))) {  // every element quiet, an estimate kept
+    AllQuiet(s, k, c, res, counts);
   } else {
     const V quiet = hn::Add(hn::IfThenElseZero(q0, c.one), hn::IfThenElseZero(q1, c.one));
     counts.quiet = hn::Add(counts.quiet, quiet);
@@ -125,7 +196,7 @@ HWY_NOINLINE void ScreenRowOf(const void* x, const void* y, std::size_t n, const
   const D d;
   const std::size_t N = hn::Lanes(d);
   const Consts c(bars);
-  Counts counts{hn::Zero(d), hn::Zero(d), 0, 0};
+  Counts counts{hn::Zero(d), hn::Zero(d), hn::Zero(d), 0};
   // Local copies: the counts' stores could otherwise alias the channels' offsets, reloaded every group.
   const ScreenChannels ci = in, co = out;
   const ScreenToken t = tk;
@@ -136,11 +207,9 @@ HWY_NOINLINE void ScreenRowOf(const void* x, const void* y, std::size_t n, const
     Group<kType, false, kReach, kAttention>(x, y, k, hn::FirstN(d, N), ci, co, t, c, res, counts);
   // The last group reads past n only within the row's padding copy (the caller pads).
   if (k < n) Group<kType, true, kReach, kAttention>(x, y, k, hn::FirstN(d, n - k), ci, co, t, c, res, counts);
-  const auto quiet =
-      static_cast<std::size_t>(hn::GetLane(hn::SumOfLanes(d, counts.quiet))) + counts.all_quiet;
-  res.loud = 2 * n - quiet;
-  res.quiet_encoding =
-      static_cast<std::size_t>(hn::GetLane(hn::SumOfLanes(d, counts.encoding))) + counts.all_encoding;
+  const auto sum = [&](V v) { return static_cast<std::size_t>(hn::GetLane(hn::SumOfLanes(d, v))); };
+  res.loud = 2 * n - (sum(counts.quiet) + counts.all_quiet);
+  res.quiet_encoding = sum(counts.encoding) + counts.all_quiet - sum(counts.idle);
   out_result = res;
 }
 

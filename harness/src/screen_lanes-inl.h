@@ -1,7 +1,7 @@
-// The screens' lanes (rope_screen.cc, sinusoidal_screen.cc): reading a row in its own type, judging an
-// element against its bars (keeping the percentiles' estimates: keep_lanes-inl.h). Included inside each
-// file's per-target namespace, once per Highway target (hence no include guard), after `hn`, D, V and M are
-// declared; Judge reads its constants from the caller's Consts (exponent, bias, least_binade, max_ulp, huge).
+// The screens' lanes (rope_screen.cc, sinusoidal_screen.cc): reading a row in its own type, an element's
+// verdict and the percentiles' estimates it carries (kept: keep_lanes-inl.h); each screen judges in its own
+// file. Included inside each file's per-target namespace, once per Highway target (hence no include guard),
+// after `hn`, D, V and M are declared; Estimate reads `huge` from the caller's Consts.
 
 // N values of the element type at p, as doubles (exact: every float32, bfloat16 and float16 is a double).
 template <ScreenType kType>
@@ -58,27 +58,6 @@ HWY_INLINE V Estimate(V err, const Consts& c) {
 #else
   return hn::IfThenElse(hn::IsNaN(err), c.huge, err);
 #endif
-}
-
-// One output element of the pairs: y against e, with s·radius = r and rr = 2r. The exact value lies within
-// r of e, so its magnitude is at least |e| − 2r (the margin covers that subtraction's rounding), and its ulp
-// at least the ulp of that lower end's binade (the type's least ulp below its least normal): its ulp error
-// is at most the bound times 1/inv. The bound on the element's error is (|y − e| + r)·(1 + 2^-50); the
-// factor is folded into `line` and max_ulp (Consts). The estimates |y − e| and |y − e|·inv are the
-// percentiles' (a ulp estimate twice the exact one where |e| lies within 2r above a power of two).
-template <class Consts>
-HWY_INLINE Element Judge(V y, V e, V r, V rr, V line, const Consts& c) {
-  const D d;
-  const hn::RebindToUnsigned<D> du;
-  const V err = hn::Abs(hn::Sub(y, e));
-  const V err_hi = hn::Add(err, r);
-  // A NaN e (a non-finite x) makes any inv here, but its error NaN: the element is loud.
-  const V lower = hn::Max(hn::Sub(hn::Abs(e), rr), c.least_binade);
-  const V binade = hn::And(lower, hn::BitCast(d, c.exponent));
-  const V inv = hn::BitCast(d, hn::Sub(c.bias, hn::BitCast(du, binade)));
-  const M quiet = hn::And(hn::Le(err_hi, line), hn::Le(hn::Mul(err_hi, inv), c.max_ulp));
-  const V estimate = Estimate(err, c);
-  return {quiet, estimate, hn::Mul(estimate, inv)};
 }
 
 #include "keep_lanes-inl.h"  // IWYU pragma: keep

@@ -98,6 +98,69 @@ TEST(RopeScreen, EveryTargetGivesTheBestOnesRow) {
   }
 }
 
+// A row whose every element is quiet, some of them over the tails' floors: the screen's pre-test (a vector of
+// pairs under both floors needs no judge) must leave each estimate over its floor kept, |y − e| and its ulps
+// replicated here in double (e as the screen forms it: one fused multiply-add and a product). Without the
+// floors in the pre-test's bar, the kept counts drop; with only max_ulp in its ulp bar, the ulp tail's does.
+TEST(RopeScreen, AWhollyQuietRowKeepsEveryEstimateOverItsFloors) {
+  std::mt19937_64 g(20261206);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  const std::size_t n = 64, padded = ScreenToken::padded(n);
+  const double radius_per_s = 0x1p-47;
+  std::vector<double> sin(padded), cos(padded), radius(padded, radius_per_s), slope(padded, 4e-6),
+      tally(padded, 1.0), tally_floor(padded, 1.0), reach(padded, 0.0);
+  std::vector<float> x(2 * padded + 8), y(x.size());
+  std::vector<double> abs_expected, ulp_expected;
+  const ScreenBars bars = [] {
+    ScreenBars b;
+    b.budget_floor = 1e-40, b.ratio_bar = 1, b.max_abs = 1, b.max_ulp = 50;
+    b.abs_floor = 1e-7, b.ulp_floor = 2.5;
+    return b;
+  }();
+  for (std::size_t k = 0; k < n; ++k) {
+    const double phi = unit(g) * 100;
+    sin[k] = std::sin(phi), cos[k] = std::cos(phi);
+    const double a = x[k] = static_cast<float>(unit(g)), b = x[padded + k] = static_cast<float>(unit(g));
+    const double e[2] = {std::fma(cos[k], a, -(sin[k] * b)), std::fma(sin[k], a, cos[k] * b)};
+    const double r = (std::fabs(a) + std::fabs(b)) * radius_per_s;
+    for (int o = 0; o < 2; ++o) {
+      // A relative error up to 2^-22: up to 4 ulps and 2.4e-7·|e|, under the bars (50 ulps, 4e-6·s).
+      const float out = static_cast<float>(e[o] * (1 + 0x1p-22 * unit(g)));
+      y[o == 0 ? k : padded + k] = out;
+      const double err = std::fabs(out - e[o]);
+      int exponent = 0;
+      std::frexp(std::max(std::fabs(e[o]) - 2 * r, 0x1p-126), &exponent);  // binade 2^(exponent − 1)
+      if (err > bars.abs_floor) abs_expected.push_back(err);
+      const double ulps = std::ldexp(err, 24 - exponent);
+      if (ulps > bars.ulp_floor) ulp_expected.push_back(ulps);
+    }
+  }
+  // Not vacuous: some estimates over each floor, most under.
+  ASSERT_GT(abs_expected.size(), 0U);
+  ASSERT_LT(abs_expected.size(), n);
+  ASSERT_GT(ulp_expected.size(), 0U);
+  ASSERT_LT(ulp_expected.size(), n);
+  std::sort(abs_expected.begin(), abs_expected.end()), std::sort(ulp_expected.begin(), ulp_expected.end());
+  const ScreenToken token{sin.data(),   cos.data(),         radius.data(), slope.data(),
+                          tally.data(), tally_floor.data(), reach.data()};
+  for (const ScreenRowTarget& t : screen_row_targets()) {
+    std::vector<double> flags(padded, -1.0), abs_tail(2 * padded + 8), ulp_tail(2 * padded + 8);
+    ScreenResult r{flags.data(), abs_tail.data(), ulp_tail.data()};
+    t.run(ScreenType::F32, x.data(), y.data(), n, {0, padded, false}, {0, padded, false}, token, bars, r);
+    ASSERT_EQ(r.loud, 0U) << t.name;
+    EXPECT_EQ(r.quiet_encoding, 2 * n) << t.name;
+    for (std::size_t k = 0; k < n; ++k) EXPECT_EQ(flags[k], 0.0) << t.name << " pair " << k;
+    ASSERT_EQ(r.abs_kept, abs_expected.size()) << t.name;
+    ASSERT_EQ(r.ulp_kept, ulp_expected.size()) << t.name;
+    std::sort(abs_tail.begin(), abs_tail.begin() + static_cast<std::ptrdiff_t>(r.abs_kept));
+    std::sort(ulp_tail.begin(), ulp_tail.begin() + static_cast<std::ptrdiff_t>(r.ulp_kept));
+    for (std::size_t i = 0; i < r.abs_kept; ++i)
+      EXPECT_EQ(abs_tail[i], abs_expected[i]) << t.name << " " << i;
+    for (std::size_t i = 0; i < r.ulp_kept; ++i)
+      EXPECT_EQ(ulp_tail[i], ulp_expected[i]) << t.name << " " << i;
+  }
+}
+
 // The exact value lies within r = s·radius of e, so below e's binade where |e| is within 2r above a power of
 // two: its ulp there is half e's, and the ulp bar must be met at that ulp. A wide radius (2^-20) makes such
 // an e easy to write: at a = 1 + 2^-22 the ulp bound is (|y − e| + r)·2^24 ≈ 18 (9 at e's own ulp), at 1.5
