@@ -54,7 +54,7 @@ inline double FastUlp(const ScreenBars& b, double bound, double least_binade) {
 // The row's constants as vectors.
 struct Consts {
   V attention, budget_floor, ratio_bar, max_abs, max_ulp, reach_floor, reach_factor, abs_floor, ulp_floor;
-  V least_binade, huge, one, two, three, bound, fast_ulp;
+  V least_binade, huge, one, two, three, bound, fast_ulp, fast_abs;
   hn::Vec<hn::RebindToUnsigned<D>> exponent, bias;
   explicit Consts(const ScreenBars& b) {
     const D d;
@@ -71,6 +71,7 @@ struct Consts {
     least_binade = hn::Set(d, least), huge = hn::Set(d, HUGE_VAL), one = hn::Set(d, 1.0);
     two = hn::Set(d, 2.0), three = hn::Set(d, 3.0), bound = hn::Set(d, kBound);
     fast_ulp = hn::Set(d, FastUlp(b, kBound, least));
+    fast_abs = hn::Set(d, std::min(b.max_abs * kBound, b.abs_floor));  // the pre-test's two flat bars
     exponent = hn::Set(du, 0x7ff0000000000000ULL);
     // 1/ulp(v) = 2^(precision − 1 − E) for v's binade 2^E (E >= emin): these bits less the binade's.
     bias = hn::Set(du, static_cast<std::uint64_t>(2045 + b.precision) << 52);
@@ -78,9 +79,9 @@ struct Consts {
 };
 
 // Per lane, how many elements were quiet and how many of those carry the encoding, in groups with a loud
-// element; how many elements of the wholly quiet groups do not carry it (s = 0).
+// element; the least s of the wholly quiet groups (where it is 0, IdleOf counts their pairs of s = 0 after).
 struct Counts {
-  V quiet, encoding, idle;
+  V quiet, encoding, least;
   std::size_t all_quiet;  // the elements of the groups whose every element was quiet
 };
 
@@ -116,12 +117,28 @@ HWY_INLINE Element Judge(const Error& v, V line, const Consts& c) {
   return {quiet, estimate, hn::Mul(estimate, inv)};
 }
 
-// A wholly quiet group's counts and flags.
-HWY_INLINE void AllQuiet(V s, std::size_t k, const Consts& c, ScreenResult& res, Counts& counts) {
+// A wholly quiet group's counts and flags (its s never NaN: a NaN s makes e, and so the error, NaN).
+HWY_INLINE void AllQuiet(V s, std::size_t k, ScreenResult& res, Counts& counts) {
   const D d;
   counts.all_quiet += 2 * hn::Lanes(d);
-  counts.idle = hn::Add(counts.idle, hn::IfThenElseZero(hn::Eq(s, hn::Zero(d)), c.two));
+  counts.least = hn::Min(counts.least, s);
   hn::StoreU(hn::Zero(d), d, res.flags + k);
+}
+
+// The elements of pairs with s = 0 (no encoding) in the row's wholly quiet groups: the whole groups whose
+// flags are all 0 (a group with a loud element flags it). Run only where such a pair exists (rare: a row of
+// exact zeros), so that the usual group pays one Min for the count.
+template <ScreenType kType>
+HWY_NOINLINE std::size_t IdleOf(const void* x, std::size_t n, const ScreenChannels& in, const double* flags) {
+  const D d;
+  std::size_t idle = 0;
+  for (std::size_t k = 0; k + hn::Lanes(d) <= n; k += hn::Lanes(d)) {
+    if (!hn::AllTrue(d, hn::Eq(hn::LoadU(d, flags + k), hn::Zero(d)))) continue;
+    V a, b;
+    LoadPairs<kType>(x, in, k, a, b);
+    idle += 2 * hn::CountTrue(d, hn::Eq(hn::Add(hn::Abs(a), hn::Abs(b)), hn::Zero(d)));
+  }
+  return idle;
 }
 
 // Pairs [k, k + N) of the row, the lanes of `valid` (all of them but in the last group).
@@ -143,7 +160,7 @@ HWY_INLINE void Group(const void* x, const void* y, std::size_t k, M valid, cons
   // The tally's line carries its own margin (ContractTally::screen_line), the bound's factor the others.
   // A NaN anywhere (∞·0 in a line) must make the element loud: x86's min gives its second operand where
   // either is NaN, so the NaN-prone tally comes second, and a NaN line fails Judge's comparison.
-  const V line = hn::Min(hn::Min(hn::Mul(budget, c.ratio_bar), c.max_abs), hn::Mul(tally, c.bound));
+  const V ratio = hn::Mul(budget, c.ratio_bar), capped = hn::Mul(tally, c.bound);
   const Error v0 = ErrorOf(y0, e0, r, rr, c), v1 = ErrorOf(y1, e1, r, rr, c);
   M decided;  // kReach: where the pair's budget is decidable
   if constexpr (kReach) {
@@ -151,17 +168,18 @@ HWY_INLINE void Group(const void* x, const void* y, std::size_t k, M valid, cons
     decided = hn::Or(hn::Eq(s, hn::Zero(d)), hn::Lt(top, hn::Mul(s, c.reach_factor)));
   }
   if constexpr (!kLast) {  // most groups: every element quiet, no estimate kept
-    const V bar = hn::Min(c.abs_floor, line);
+    const V bar = hn::Min(hn::Min(ratio, c.fast_abs), capped);  // the line under the abs floor
     M fast = hn::And(Fast(v0, bar, c), Fast(v1, bar, c));
     if constexpr (kReach) fast = hn::And(fast, decided);
-    if (hn::AllTrue(d, fast)) return AllQuiet(s, k, c, res, counts);
+    if (hn::AllTrue(d, fast)) return AllQuiet(s, k, res, counts);
   }
+  const V line = hn::Min(hn::Min(ratio, c.max_abs), capped);
   const Element j0 = Judge(v0, line, c), j1 = Judge(v1, line, c);
   M q0 = j0.quiet, q1 = j1.quiet;
   if constexpr (kReach) q0 = hn::And(q0, decided), q1 = hn::And(q1, decided);
   if constexpr (kLast) q0 = hn::And(q0, valid), q1 = hn::And(q1, valid);
   if (!kLast && hn::AllTrue(d, hn::And(q0, q1))) {  // every element quiet, an estimate kept
-    AllQuiet(s, k, c, res, counts);
+    AllQuiet(s, k, res, counts);
   } else {
     const V quiet = hn::Add(hn::IfThenElseZero(q0, c.one), hn::IfThenElseZero(q1, c.one));
     counts.quiet = hn::Add(counts.quiet, quiet);
@@ -197,7 +215,7 @@ HWY_NOINLINE void ScreenRowOf(const void* x, const void* y, std::size_t n, const
   const D d;
   const std::size_t N = hn::Lanes(d);
   const Consts c(bars);
-  Counts counts{hn::Zero(d), hn::Zero(d), hn::Zero(d), 0};
+  Counts counts{hn::Zero(d), hn::Zero(d), c.huge, 0};
   // Local copies: the counts' stores could otherwise alias the channels' offsets, reloaded every group.
   const ScreenChannels ci = in, co = out;
   const ScreenToken t = tk;
@@ -210,7 +228,9 @@ HWY_NOINLINE void ScreenRowOf(const void* x, const void* y, std::size_t n, const
   if (k < n) Group<kType, true, kReach, kAttention>(x, y, k, hn::FirstN(d, n - k), ci, co, t, c, res, counts);
   const auto sum = [&](V v) { return static_cast<std::size_t>(hn::GetLane(hn::SumOfLanes(d, v))); };
   res.loud = 2 * n - (sum(counts.quiet) + counts.all_quiet);
-  res.quiet_encoding = sum(counts.encoding) + counts.all_quiet - sum(counts.idle);
+  const bool idle = hn::GetLane(hn::MinOfLanes(d, counts.least)) == 0;
+  res.quiet_encoding =
+      sum(counts.encoding) + counts.all_quiet - (idle ? IdleOf<kType>(x, n, ci, res.flags) : 0);
   out_result = res;
 }
 
