@@ -6,12 +6,14 @@
 // ulp at least the ulp of that (rope_screen's bound on the exact path's ulp error).
 //
 // Before the judge, a pre-test on the same err_hi = fl(|y − e| + r) and binade 2^E: err_hi <= the least of
-// the pair's line, the abs tail's floor and 2^E·U·2^(1 − p), U = min(max_ulp·(1 − 2^-49), ulp_floor). Where
-// every element of a vector of pairs passes, the judge would have found each quiet (err_hi <= line, and
-// err_hi·2^(p − 1 − E) <= U <= max_ulp, exact: a power of two) and kept no estimate (|y − e| <= err_hi, so
-// under both floors), which is all it writes (flags 0): the pre-test changes no outcome. 2^E·U·2^(1 − p) is
-// exact where it stays normal (Consts makes U −1 otherwise: nothing passes); past the largest double it is
-// +∞, above the exact product, still a bound no finite err_hi exceeds. A NaN anywhere fails a comparison.
+// the pair's line, the abs tail's floor, the largest double and 2^E·U·2^(1 − p), U = min(max_ulp·(1 − 2^-49),
+// ulp_floor). Where every element of a vector of pairs passes, the judge would have found each quiet
+// (err_hi <= line, and err_hi·2^(p − 1 − E) <= U <= max_ulp, exact: a power of two) and kept no estimate
+// (|y − e| <= err_hi, so under both floors), which is all it writes (flags 0): the pre-test changes no
+// outcome. 2^E·U·2^(1 − p) is exact where it stays normal (FastUlp gives −1 for U·2^(1 − p) otherwise, and
+// for U <= 2^-600, 0 and −∞ among them: a band whose every error was 0, or a floor not presumed: the pre-test
+// is then off); past the largest double it is +∞, above the exact product, and the bar stays finite through
+// the largest double. A NaN err_hi fails the comparison, and a NaN line makes the bar NaN (LeastOf).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "rope_screen.cc"
 #include "pe/harness/rope_screen.h"
@@ -41,14 +43,24 @@ using M = hn::Mask<D>;
 
 #include "screen_lanes-inl.h"  // IWYU pragma: keep
 
-// The pre-test's U·2^(1 − p) (above), or −1 where a product 2^E·U·2^(1 − p) could leave the normal range
-// (U below 2^-600: never in practice) or U is NaN or −∞ (no floor: the sample's rows).
+// The pre-test's U·2^(1 − p) (above), or −1 (nothing passes) where a product 2^E·U·2^(1 − p), 2^E >=
+// least_binade, could leave the normal range, or U is below 2^-600, 0, NaN or −∞. precision <= 53.
 inline double FastUlp(const ScreenBars& b, double bound, double least_binade) {
   const double u = std::min(b.max_ulp * bound, b.ulp_floor);  // max_ulp's NaN kept (std::min's first)
   if (!(u >= 0x1p-600)) return -1;
-  // u·2^(1 − p), 2^(1 − p) from its bits (std::ldexp is a call per row; precision <= 53).
+  // u·2^(1 − p), 2^(1 − p) from its bits (std::ldexp is a call per row); DBL_MIN / least_binade is exact.
   const double scaled = u * std::bit_cast<double>(static_cast<std::uint64_t>(1024 - b.precision) << 52);
-  return scaled * least_binade >= DBL_MIN ? scaled : -1;
+  return scaled >= DBL_MIN / least_binade ? scaled : -1;
+}
+
+// The lesser of a and b, NaN where b is NaN (b is a line that may be ∞·0): x86's min gives its second operand
+// where either is NaN; Arm's and RVV's give the number, so they test b.
+HWY_INLINE V LeastOf(V a, V b) {
+#if HWY_ARCH_X86
+  return hn::Min(a, b);
+#else
+  return hn::IfThenElse(hn::IsNaN(b), b, hn::Min(a, b));
+#endif
 }
 
 // The row's constants as vectors.
@@ -66,20 +78,22 @@ struct Consts {
     max_ulp = hn::Set(d, b.max_ulp * kBound);
     reach_floor = hn::Set(d, b.reach_floor), reach_factor = hn::Set(d, b.reach_factor);
     abs_floor = hn::Set(d, b.abs_floor), ulp_floor = hn::Set(d, b.ulp_floor);
-    // 2^emin from its bits (emin >= -1022): std::ldexp here was a call per row.
+    // 2^emin from its bits (emin >= -1022, the output type's): std::ldexp here was a call per row.
     const double least = std::bit_cast<double>(static_cast<std::uint64_t>(b.emin + 1023) << 52);
     least_binade = hn::Set(d, least), huge = hn::Set(d, HUGE_VAL), one = hn::Set(d, 1.0);
     two = hn::Set(d, 2.0), three = hn::Set(d, 3.0), bound = hn::Set(d, kBound);
     fast_ulp = hn::Set(d, FastUlp(b, kBound, least));
-    fast_abs = hn::Set(d, std::min(b.max_abs * kBound, b.abs_floor));  // the pre-test's two flat bars
+    // The pre-test's flat bars in one, finite (an infinite err_hi never passes).
+    fast_abs = hn::Set(d, std::min({b.max_abs * kBound, b.abs_floor, DBL_MAX}));
     exponent = hn::Set(du, 0x7ff0000000000000ULL);
     // 1/ulp(v) = 2^(precision − 1 − E) for v's binade 2^E (E >= emin): these bits less the binade's.
     bias = hn::Set(du, static_cast<std::uint64_t>(2045 + b.precision) << 52);
   }
 };
 
-// Per lane, how many elements were quiet and how many of those carry the encoding, in groups with a loud
-// element; the least s of the wholly quiet groups (where it is 0, IdleOf counts their pairs of s = 0 after).
+// Per lane, how many elements were quiet and how many of those carry the encoding, in the groups judged
+// element by element (a loud element in them, or the last group); the least s of the wholly quiet groups
+// (where it is 0, IdleOf counts their pairs of s = 0 after).
 struct Counts {
   V quiet, encoding, least;
   std::size_t all_quiet;  // the elements of the groups whose every element was quiet
@@ -97,11 +111,10 @@ HWY_INLINE Error ErrorOf(V y, V e, V r, V rr, const Consts& c) {
   return {err, hn::Add(err, r), hn::And(lower, hn::BitCast(D(), c.exponent))};
 }
 
-// The pre-test's (above) element: err_hi under the least of `bar` (the pair's line and the abs floor) and
-// 2^E·U·2^(1 − p). A NaN bar stays NaN through Min as its second operand (x86 gives the second operand; Arm,
-// SVE, RVV and WASM give a NaN).
+// The pre-test's (above) element: err_hi under the least of `bar` (the pair's line and the flat bars, NaN
+// where the line is) and 2^E·U·2^(1 − p) (never NaN: 2^E > 0, the factor −1 or above 0).
 HWY_INLINE M Fast(const Error& v, V bar, const Consts& c) {
-  return hn::Le(v.err_hi, hn::Min(hn::Mul(v.binade, c.fast_ulp), bar));
+  return hn::Le(v.err_hi, LeastOf(hn::Mul(v.binade, c.fast_ulp), bar));
 }
 
 // The element's verdict: quiet under the pair's line and max_ulp, err_hi times 1/ulp of its binade (inv) the
@@ -126,8 +139,8 @@ HWY_INLINE void AllQuiet(V s, std::size_t k, ScreenResult& res, Counts& counts) 
 }
 
 // The elements of pairs with s = 0 (no encoding) in the row's wholly quiet groups: the whole groups whose
-// flags are all 0 (a group with a loud element flags it). Run only where such a pair exists (rare: a row of
-// exact zeros), so that the usual group pays one Min for the count.
+// flags are all 0 (a group with a loud element flags it). Run only where such a pair exists (rare: an
+// input pair of exact zeros), so that the usual group pays one Min for the count.
 template <ScreenType kType>
 HWY_NOINLINE std::size_t IdleOf(const void* x, std::size_t n, const ScreenChannels& in, const double* flags) {
   const D d;
@@ -158,8 +171,8 @@ HWY_INLINE void Group(const void* x, const void* y, std::size_t k, M valid, cons
   const V budget = hn::MulAdd(hn::LoadU(d, tk.budget_slope + k), s, c.budget_floor);
   const V tally = hn::MulAdd(hn::LoadU(d, tk.tally_slope + k), s, hn::LoadU(d, tk.tally_floor + k));
   // The tally's line carries its own margin (ContractTally::screen_line), the bound's factor the others.
-  // A NaN anywhere (∞·0 in a line) must make the element loud: x86's min gives its second operand where
-  // either is NaN, so the NaN-prone tally comes second, and a NaN line fails Judge's comparison.
+  // A NaN anywhere (∞·0 in a line) must make the element loud: the NaN-prone tally comes second to LeastOf,
+  // and a NaN line fails Judge's comparison.
   const V ratio = hn::Mul(budget, c.ratio_bar), capped = hn::Mul(tally, c.bound);
   const Error v0 = ErrorOf(y0, e0, r, rr, c), v1 = ErrorOf(y1, e1, r, rr, c);
   M decided;  // kReach: where the pair's budget is decidable
@@ -168,17 +181,17 @@ HWY_INLINE void Group(const void* x, const void* y, std::size_t k, M valid, cons
     decided = hn::Or(hn::Eq(s, hn::Zero(d)), hn::Lt(top, hn::Mul(s, c.reach_factor)));
   }
   if constexpr (!kLast) {  // most groups: every element quiet, no estimate kept
-    const V bar = hn::Min(hn::Min(ratio, c.fast_abs), capped);  // the line under the abs floor
+    const V bar = LeastOf(hn::Min(ratio, c.fast_abs), capped);  // the line under the flat bars
     M fast = hn::And(Fast(v0, bar, c), Fast(v1, bar, c));
     if constexpr (kReach) fast = hn::And(fast, decided);
     if (hn::AllTrue(d, fast)) return AllQuiet(s, k, res, counts);
   }
-  const V line = hn::Min(hn::Min(ratio, c.max_abs), capped);
+  const V line = LeastOf(hn::Min(ratio, c.max_abs), capped);
   const Element j0 = Judge(v0, line, c), j1 = Judge(v1, line, c);
   M q0 = j0.quiet, q1 = j1.quiet;
   if constexpr (kReach) q0 = hn::And(q0, decided), q1 = hn::And(q1, decided);
   if constexpr (kLast) q0 = hn::And(q0, valid), q1 = hn::And(q1, valid);
-  if (!kLast && hn::AllTrue(d, hn::And(q0, q1))) {  // every element quiet, an estimate kept
+  if (!kLast && hn::AllTrue(d, hn::And(q0, q1))) {  // every element quiet, an estimate perhaps kept
     AllQuiet(s, k, res, counts);
   } else {
     const V quiet = hn::Add(hn::IfThenElseZero(q0, c.one), hn::IfThenElseZero(q1, c.one));

@@ -4,7 +4,7 @@
 // r the pair's radius (|e − exact| <= r, the double tier's, the rotation's and the exact path's
 // double-double's together), the exact path's error is at most (|y − e| + r)·(1 + 2^-50) (the rounding of
 // |y − e| and of the exact path's own |(y − hi) − lo|); the driver folds that factor into the line, the
-// kernel into ulp_line. TableJudge replaces screen_lanes-inl.h's Judge here: one comparison against the
+// kernel into ulp_line. TableJudge replaces rope_screen.cc's Judge here: one comparison against the
 // smaller of the two lines, the ulp line in e's binade with the radius taken off.
 //
 // Before it, a pre-test (TableFastBars) that folds the floors' tests into the same comparison: where a whole
@@ -86,7 +86,7 @@ HWY_INLINE V Binade(V magnitude, const Consts& c) {
 // sinusoidal_screen.h folded into ulp_line). Elsewhere (|e| within 2r above a power of two, or below the
 // least normal plus 2r: e = 0 at position 0) the element is loud. One comparison against the smaller line
 // does both bars (a NaN line stays NaN: MinOr). The estimates |y − e| and |y − e|/ulp(e) are the
-// percentiles', as screen_lanes-inl.h's Judge (a ulp estimate half or twice the exact one where the exact
+// percentiles', as rope_screen.cc's Judge (a ulp estimate half or twice the exact one where the exact
 // value lies across a power of two from e).
 HWY_INLINE Element TableJudge(V y, V e, V line, const Consts& c) {
   const D d;
