@@ -11,9 +11,9 @@
 // (err_hi <= line, and err_hi·2^(p − 1 − E) <= U <= max_ulp, exact: a power of two) and kept no estimate
 // (|y − e| <= err_hi, so under both floors), which is all it writes (flags 0): the pre-test changes no
 // outcome. 2^E·U·2^(1 − p) is exact where it stays normal (FastUlp gives −1 for U·2^(1 − p) otherwise, and
-// for U <= 2^-600, 0 and −∞ among them: a band whose every error was 0, or a floor not presumed: the pre-test
-// is then off); past the largest double it is +∞, above the exact product, and the bar stays finite through
-// the largest double. A NaN err_hi fails the comparison, and a NaN line makes the bar NaN (LeastOf).
+// for U below 2^-600, 0 and −∞ among them: a band whose every error was 0, or a floor not presumed: the
+// pre-test is then off); past the largest double it is +∞, above the exact product, and the bar stays finite
+// through the largest double. A NaN err_hi fails the comparison, and a NaN line makes the bar NaN (LeastOf).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "rope_screen.cc"
 #include "pe/harness/rope_screen.h"
