@@ -134,7 +134,6 @@ def _copy(a):
     return a.clone() if hasattr(a, "clone") else np.array(a, copy=True)
 
 
-
 def inverse_failure(case, xd, z, consts, nx=None):
     """z = M f(M f(x)): the first pair not back at g^2 x within the budget, in words; None when all are."""
     a, b = pair_channels(case)

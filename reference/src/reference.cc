@@ -55,9 +55,10 @@ struct FrequencyTable {
 
   const ScalingRule<Real> rule;
   const std::int64_t dim;
-  std::mutex lock;
-  std::vector<std::optional<Real>> w;
-  std::vector<std::optional<dd::DD>> dd;
+  // Filled in as the objects sharing the table read it (under its lock): kept as const, filled as mutable.
+  mutable std::mutex lock;
+  mutable std::vector<std::optional<Real>> w;
+  mutable std::vector<std::optional<dd::DD>> dd;
 };
 
 namespace {
@@ -112,16 +113,12 @@ std::string frequency_key(std::size_t n_pairs, std::int64_t dim, double base, co
 
 // At most 64 parameter sets are kept (a sweep's configs, a verify run's recent cases): then they start over
 // (objects still holding a table keep it).
-std::shared_ptr<FrequencyTable> shared_table(std::size_t n_pairs, std::int64_t dim, double base,
-                                             const RopeScaling& scaling, const RopeForm& form) {
-  const std::string key = frequency_key(n_pairs, dim, base, scaling, form);
-  static std::mutex lock;
-  static std::map<std::string, std::shared_ptr<FrequencyTable>> tables;
-  const std::lock_guard<std::mutex> guard(lock);
-  if (tables.size() >= 64 && !tables.contains(key)) tables.clear();
-  auto& t = tables[key];
-  if (!t) t = std::make_shared<FrequencyTable>(n_pairs, dim, base, scaling);
-  return t;
+std::shared_ptr<const FrequencyTable> shared_table(std::size_t n_pairs, std::int64_t dim, double base,
+                                                   const RopeScaling& scaling, const RopeForm& form) {
+  static auto* tables = new pe::detail::Kept<FrequencyTable>(64);
+  return tables->find_or_make(frequency_key(n_pairs, dim, base, scaling, form), [&] {
+    return std::make_shared<const FrequencyTable>(n_pairs, dim, base, scaling);
+  });
 }
 
 }  // namespace

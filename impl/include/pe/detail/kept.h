@@ -1,5 +1,5 @@
 // Values kept process-wide by a key of their parameters' bytes: the plans and their ladders (impl), the
-// reference's ladders (reference). One map, one way of writing a key.
+// reference's ladders and frequency tables (reference). One map, one way of writing a key.
 #pragma once
 
 #include <cstring>
@@ -60,6 +60,16 @@ class Kept {
     if (values_.size() >= most_) values_.clear();
     values_.emplace(key, kept);
     return kept;
+  }
+  // The value of `key`, made by make() (a std::shared_ptr<const V>) under the lock where none is kept: one
+  // value per key however many threads ask at once, for values that are costly to make twice or that
+  // callers fill in together (the reference's frequency tables).
+  template <class F>
+  std::shared_ptr<const V> find_or_make(const std::string& key, F&& make) {
+    const std::lock_guard<std::mutex> guard(lock_);
+    if (const auto it = values_.find(key); it != values_.end()) return it->second;
+    if (values_.size() >= most_) values_.clear();
+    return values_.emplace(key, make()).first->second;
   }
   void clear() {
     const std::lock_guard<std::mutex> guard(lock_);

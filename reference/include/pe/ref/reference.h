@@ -39,8 +39,8 @@ class Frequencies {
  private:
   bool scaled_;
   RopeForm form_;
-  mutable std::vector<const Real*> w_;             // the shared values read so far (set once, never moved)
-  std::shared_ptr<struct FrequencyTable> shared_;  // the process-wide values of these parameters
+  mutable std::vector<const Real*> w_;  // the shared values read so far (set once, never moved)
+  std::shared_ptr<const struct FrequencyTable> shared_;  // the process-wide values of these parameters
 };
 
 // A high-precision value with a bound on its distance to the exact value.
