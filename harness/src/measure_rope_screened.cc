@@ -52,7 +52,7 @@ std::size_t extent(const ScreenChannels& c, std::size_t n) {
 class Screened {
  public:
   Screened(const RopeParams& params, const RopeBatch& batch, Values x, Values y, const Budget& budget,
-           Measurement& bands, const ScreenedSinks& sinks, ScreenRowFn kernel, ScreenType type,
+           Measurement& bands, const ScreenedSinks& sinks, const ScreenRowTarget& kernel, ScreenType type,
            ScreenChannels in, ScreenChannels out, std::span<const double> real)
       : plan_(params),
         reference_(params, *std::max_element(batch.positions.begin(), batch.positions.end())),
@@ -62,7 +62,8 @@ class Screened {
         budget_(budget),
         bands_(bands),
         sinks_(sinks),
-        run_(kernel),
+        run_(kernel.run),
+        run_rows_(kernel.run_rows),
         type_(type),
         in_(in),
         out_(out),
@@ -146,7 +147,7 @@ class Screened {
     for (std::size_t t : rows) {
       if (sinks_.token) sinks_.token(t);
       token(t);
-      for (std::size_t h = 0; h < batch_.heads && !stopped_; ++h) row(t, h);
+      for (std::size_t h = 0; h < batch_.heads && !stopped_;) h += screen_rows(t, h);
       if (stopped_) return;
     }
   }
@@ -255,8 +256,10 @@ class Screened {
     return {pairs_, positions_, abs_phi_, sincos_, through, first_axis_, false, std::nullopt, 1, reals_};
   }
 
+  std::size_t element_size() const { return type_ == ScreenType::F64 ? 8 : type_ == ScreenType::F32 ? 4 : 2; }
+
   const void* row_data(const Values& v, std::size_t base, std::vector<std::uint8_t>& copy) const {
-    const std::size_t size = type_ == ScreenType::F64 ? 8 : type_ == ScreenType::F32 ? 4 : 2;
+    const std::size_t size = element_size();
     const void* data = type_ == ScreenType::F64 ? static_cast<const void*>(v.doubles()) : v.typed_data();
     const auto* p = static_cast<const std::uint8_t*>(data) + base * size;
     if (!copy_) return p;
@@ -273,8 +276,9 @@ class Screened {
     return false;
   }
 
-  void row(std::size_t t, std::size_t h);
+  std::size_t screen_rows(std::size_t t, std::size_t h);
   void exact_row(std::size_t t, std::size_t h);
+  void last_row(std::size_t t, std::size_t h, const ScreenResult& result);
   void loud(std::size_t t, std::size_t h, const ScreenResult& result, std::span<const std::size_t> moved);
 
   RopePlan plan_;
@@ -285,6 +289,7 @@ class Screened {
   Measurement& bands_;
   const ScreenedSinks& sinks_;
   ScreenRowFn run_;
+  ScreenRowsFn run_rows_;
   ScreenType type_;
   ScreenChannels in_, out_;
   std::span<const double> real_;  // real positions [n_axes][tokens] (empty: the batch's integers)
@@ -321,14 +326,17 @@ class Screened {
   bool vector_ok_ = false;
 };
 
-void Screened::row(std::size_t t, std::size_t h) {
-  const std::size_t base = batch_.row(t, h);
+// Rows (t, h) on of the token under one room, as one run of the kernel where a row is read in place and has
+// no pass-through channel (else one row): how many were measured.
+std::size_t Screened::screen_rows(std::size_t t, std::size_t h) {
+  const bool run = through_.empty() && !copy_;
   // The row kAhead rows on, on its way from memory while this one is screened (the hardware's prefetcher
   // stops at page boundaries, which a row of a large batch crosses every few rows). 24 rows (about 5 µs
   // ahead at 1.6 ns an element): 2-5% less time than 8 on the 4096-token float32 check, in five alternated
-  // runs of each, on an AVX2 machine; on an AVX-512 one (2026-12-06) 8, 24, 64 and 128 were alike.
+  // runs of each, on an AVX2 machine; on an AVX-512 one (2026-12-06) 8, 24, 64 and 128 were alike. A run of
+  // the kernel asks for the next token's same head instead (32 rows on in a [T, 32, D] batch).
   constexpr std::size_t kAhead = 24;
-  if (const std::size_t next = t * batch_.heads + h + kAhead; next < batch_.tokens() * batch_.heads) {
+  if (const std::size_t next = t * batch_.heads + h + kAhead; !run && next < batch_.tokens() * batch_.heads) {
     const std::size_t ahead = batch_.row(next / batch_.heads, next % batch_.heads);
     x_.prefetch(ahead, plan_.head_dim());
     y_.prefetch(ahead, plan_.head_dim());
@@ -342,23 +350,47 @@ void Screened::row(std::size_t t, std::size_t h) {
     room_ = bands_.screen_room(lo_, hi_, room_rows_ * per_row);
     if (!room_.usable && room_rows_ > 1) room_rows_ = 1, room_ = bands_.screen_room(lo_, hi_, per_row);
   }
-  const Measurement::ScreenRoom room = room_;
-  if (!room.usable) return exact_row(t, h);
+  if (!room_.usable) return exact_row(t, h), 1;
   ScreenBars bars;
   bars.budget_floor = floor_lo_;
-  bars.ratio_bar = room.ratio_bar * (1 - 0x1p-44);  // under the exact path's bar·budget·(1 - 2^-49)
-  bars.max_abs = room.max_abs;
-  bars.max_ulp = room.max_ulp;
+  bars.ratio_bar = room_.ratio_bar * (1 - 0x1p-44);  // under the exact path's bar·budget·(1 - 2^-49)
+  bars.max_abs = room_.max_abs;
+  bars.max_ulp = room_.max_ulp;
   bars.check_reach = hi_ > bands_.promised();
   bars.reach_floor = floor_hi_ * (1 + 0x1p-40);
   bars.reach_factor = 0.7 * attention_;  // the exact pair's norm is at least s/√2 times A
   bars.attention = attention_;
-  bars.abs_floor = room.abs_floor, bars.ulp_floor = room.ulp_floor;
+  bars.abs_floor = room_.abs_floor, bars.ulp_floor = room_.ulp_floor;
   bars.precision = precision_, bars.emin = emin_;
   const ScreenToken token{sin_.data(),         cos_.data(),         radius_.data(),     budget_slope_.data(),
                           tally_slope_.data(), tally_floor_.data(), reach_slope_.data()};
-  ScreenResult result{flags_.data(), room.abs_tail, room.ulp_tail};
-  run_(type_, row_data(x_, base, x_copy_), row_data(y_, base, y_copy_), n_, in_, out_, token, bars, result);
+  ScreenResult result{flags_.data(), room_.abs_tail, room_.ulp_tail};
+  const std::size_t base = batch_.row(t, h);
+  if (run) {
+    ScreenRows span;
+    span.rows = room_rows_, span.stride = batch_.head_stride;
+    if (t + 1 < batch_.tokens())
+      span.ahead = batch_.token_stride, span.ahead_bytes = plan_.head_dim() * element_size();
+    run_rows_(type_, row_data(x_, base, x_copy_), row_data(y_, base, y_copy_), n_, in_, out_, token, bars,
+              span, result);
+  } else {
+    run_(type_, row_data(x_, base, x_copy_), row_data(y_, base, y_copy_), n_, in_, out_, token, bars, result);
+  }
+  // The run's rows before its last, all quiet.
+  const ScreenResult::Before& before = result.before;
+  if (before.rows != 0) {
+    bands_.screen_quiet(lo_, before.rows * 2 * n_, before.quiet_encoding, before.abs_kept, before.ulp_kept);
+    room_.abs_tail += before.abs_kept, room_.ulp_tail += before.ulp_kept, room_rows_ -= before.rows;
+  }
+  last_row(t, h + before.rows, result);
+  return before.rows + 1;
+}
+
+// The last row of a run (or a row alone) as the screen left it: its pass-through channels, its counts, and
+// its loud elements measured exactly.
+void Screened::last_row(std::size_t t, std::size_t h, const ScreenResult& result) {
+  const Measurement::ScreenRoom room = room_;
+  const std::size_t base = batch_.row(t, h);
   // Pass-through channels: quiet where y equals x (then |y - x| = 0 and its ulps are 0 in the tails).
   moved_.clear();
   for (std::size_t ch : through_) {
@@ -478,7 +510,7 @@ void Screened::exact_row(std::size_t t, std::size_t h) {
 // What a screened pass needs beyond its arguments, where it applies (measure_rope_screened's conditions but
 // the scaling's switch per token).
 struct Setup {
-  ScreenRowFn run;
+  const ScreenRowTarget* kernel;
   ScreenType type;
   ScreenChannels in, out;
 };
@@ -504,7 +536,7 @@ std::optional<Setup> setup(const RopeParams& params, const RopeBatch& batch, con
     for (std::size_t j = 0; j < plan.n_pairs(); ++j)
       if (!(terms.slope_per_radian(j) >= 0)) return std::nullopt;
   }
-  return Setup{screen_row_targets().front().run, *type, *in, *out};
+  return Setup{&screen_row_targets().front(), *type, *in, *out};
 }
 
 }  // namespace
@@ -521,7 +553,7 @@ std::vector<PresumedFloors> presumed_rope_floors(const RopeParams& params, const
   const std::size_t n = band_edges().size();
   Measurement unused;
   const ScreenedSinks none;
-  Screened screened(params, batch, x, y, budget, unused, none, s->run, s->type, s->in, s->out, real);
+  Screened screened(params, batch, x, y, budget, unused, none, *s->kernel, s->type, s->in, s->out, real);
   std::vector<Screened::BandSample> bands(n);
   screened.sample(chosen_or_all(sample.rows, batch.tokens()), kRows, bands);
   std::vector<PresumedFloors> out;
@@ -555,7 +587,7 @@ bool measure_rope_screened(const RopeParams& params, const RopeBatch& batch, Val
   }
   const auto s = setup(params, batch, x, y, budget, sample);
   if (!s) return false;
-  Screened screened(params, batch, x, y, budget, bands, sinks, s->run, s->type, s->in, s->out, real);
+  Screened screened(params, batch, x, y, budget, bands, sinks, *s->kernel, s->type, s->in, s->out, real);
   screened.run(chosen_or_all(sample.rows, batch.tokens()));
   return true;
 }

@@ -23,6 +23,8 @@
 
 #ifndef PE_ROPE_SCREEN_ONCE_
 #define PE_ROPE_SCREEN_ONCE_
+#include <hwy/cache_control.h>
+
 #include <algorithm>
 #include <bit>
 #include <cfloat>
@@ -221,62 +223,93 @@ HWY_INLINE void Group(const void* x, const void* y, std::size_t k, M valid, cons
   res.ulp_kept += Keep(j1.ulp_estimate, u1, res.ulp_tail + res.ulp_kept);
 }
 
+// One row at x and y: its counts and flags in `res`, its estimates at res's tails (abs_kept, ulp_kept).
 template <ScreenType kType, bool kReach, bool kAttention>
-HWY_NOINLINE void ScreenRowOf(const void* x, const void* y, std::size_t n, const ScreenChannels& in,
-                              const ScreenChannels& out, const ScreenToken& tk, const ScreenBars& bars,
-                              ScreenResult& out_result) {
+HWY_INLINE void RowOf(const void* x, const void* y, std::size_t n, const ScreenChannels& in,
+                      const ScreenChannels& out, const ScreenToken& tk, const Consts& c, ScreenResult& res) {
   const D d;
   const std::size_t N = hn::Lanes(d);
-  const Consts c(bars);
   Counts counts{hn::Zero(d), hn::Zero(d), c.huge, 0};
-  // Local copies: the counts' stores could otherwise alias the channels' offsets, reloaded every group.
-  const ScreenChannels ci = in, co = out;
-  const ScreenToken t = tk;
-  ScreenResult res = out_result;
   res.abs_kept = res.ulp_kept = 0;
   std::size_t k = 0;
   for (; k + N <= n; k += N)
-    Group<kType, false, kReach, kAttention>(x, y, k, hn::FirstN(d, N), ci, co, t, c, res, counts);
+    Group<kType, false, kReach, kAttention>(x, y, k, hn::FirstN(d, N), in, out, tk, c, res, counts);
   // The last group reads past n only within the row's padding copy (the caller pads).
-  if (k < n) Group<kType, true, kReach, kAttention>(x, y, k, hn::FirstN(d, n - k), ci, co, t, c, res, counts);
+  if (k < n)
+    Group<kType, true, kReach, kAttention>(x, y, k, hn::FirstN(d, n - k), in, out, tk, c, res, counts);
   const auto sum = [&](V v) { return static_cast<std::size_t>(hn::GetLane(hn::SumOfLanes(d, v))); };
   res.loud = 2 * n - (sum(counts.quiet) + counts.all_quiet);
   const bool idle = hn::GetLane(hn::MinOfLanes(d, counts.least)) == 0;
   res.quiet_encoding =
-      sum(counts.encoding) + counts.all_quiet - (idle ? IdleOf<kType>(x, n, ci, res.flags) : 0);
+      sum(counts.encoding) + counts.all_quiet - (idle ? IdleOf<kType>(x, n, in, res.flags) : 0);
+}
+
+template <ScreenType kType, bool kReach, bool kAttention>
+HWY_NOINLINE void ScreenRowsOf(const void* x, const void* y, std::size_t n, const ScreenChannels& in,
+                               const ScreenChannels& out, const ScreenToken& tk, const ScreenBars& bars,
+                               const ScreenRows& rows, ScreenResult& out_result) {
+  const Consts c(bars);
+  // Local copies: the counts' stores could otherwise alias the channels' offsets, reloaded every group.
+  const ScreenChannels ci = in, co = out;
+  const ScreenToken t = tk;
+  ScreenResult res = out_result;
+  res.before = {};
+  const std::size_t step = rows.stride * kSize<kType>;
+  const auto* xr = static_cast<const char*>(x);
+  const auto* yr = static_cast<const char*>(y);
+  for (std::size_t r = 0;; ++r, xr += step, yr += step) {
+    if (rows.ahead != 0) {  // the row `ahead` on, on its way from memory (a run's rows are the batch's)
+      for (std::size_t b = 0; b < rows.ahead_bytes; b += 64) {
+        hwy::Prefetch(xr + rows.ahead * kSize<kType> + b);
+        hwy::Prefetch(yr + rows.ahead * kSize<kType> + b);
+      }
+    }
+    RowOf<kType, kReach, kAttention>(xr, yr, n, ci, co, t, c, res);
+    if (res.loud != 0 || r + 1 >= rows.rows) break;
+    res.before.rows += 1, res.before.quiet_encoding += res.quiet_encoding;
+    res.before.abs_kept += res.abs_kept, res.before.ulp_kept += res.ulp_kept;
+    res.abs_tail += res.abs_kept, res.ulp_tail += res.ulp_kept;
+  }
+  res.abs_tail = out_result.abs_tail, res.ulp_tail = out_result.ulp_tail;
   out_result = res;
 }
 
 template <ScreenType kType>
-void ScreenRowOf(const void* x, const void* y, std::size_t n, const ScreenChannels& in,
-                 const ScreenChannels& out, const ScreenToken& tk, const ScreenBars& bars,
-                 ScreenResult& res) {
+void ScreenRowsOf(const void* x, const void* y, std::size_t n, const ScreenChannels& in,
+                  const ScreenChannels& out, const ScreenToken& tk, const ScreenBars& bars,
+                  const ScreenRows& rows, ScreenResult& res) {
   const bool attention = bars.attention != 1.0;
   if (bars.check_reach) {
-    return attention ? ScreenRowOf<kType, true, true>(x, y, n, in, out, tk, bars, res)
-                     : ScreenRowOf<kType, true, false>(x, y, n, in, out, tk, bars, res);
+    return attention ? ScreenRowsOf<kType, true, true>(x, y, n, in, out, tk, bars, rows, res)
+                     : ScreenRowsOf<kType, true, false>(x, y, n, in, out, tk, bars, rows, res);
   }
-  return attention ? ScreenRowOf<kType, false, true>(x, y, n, in, out, tk, bars, res)
-                   : ScreenRowOf<kType, false, false>(x, y, n, in, out, tk, bars, res);
+  return attention ? ScreenRowsOf<kType, false, true>(x, y, n, in, out, tk, bars, rows, res)
+                   : ScreenRowsOf<kType, false, false>(x, y, n, in, out, tk, bars, rows, res);
+}
+
+void ScreenRowRun(ScreenType type, const void* x, const void* y, std::size_t n, const ScreenChannels& in,
+                  const ScreenChannels& out, const ScreenToken& tk, const ScreenBars& bars,
+                  const pe::harness::ScreenRows& rows, ScreenResult& res) {
+  switch (type) {
+    case ScreenType::F32:
+      return ScreenRowsOf<ScreenType::F32>(x, y, n, in, out, tk, bars, rows, res);
+    case ScreenType::BF16:
+      return ScreenRowsOf<ScreenType::BF16>(x, y, n, in, out, tk, bars, rows, res);
+    case ScreenType::F16:
+      return ScreenRowsOf<ScreenType::F16>(x, y, n, in, out, tk, bars, rows, res);
+    case ScreenType::F64:
+      return ScreenRowsOf<ScreenType::F64>(x, y, n, in, out, tk, bars, rows, res);
+  }
 }
 
 void ScreenRow(ScreenType type, const void* x, const void* y, std::size_t n, const ScreenChannels& in,
                const ScreenChannels& out, const ScreenToken& tk, const ScreenBars& bars, ScreenResult& res) {
-  switch (type) {
-    case ScreenType::F32:
-      return ScreenRowOf<ScreenType::F32>(x, y, n, in, out, tk, bars, res);
-    case ScreenType::BF16:
-      return ScreenRowOf<ScreenType::BF16>(x, y, n, in, out, tk, bars, res);
-    case ScreenType::F16:
-      return ScreenRowOf<ScreenType::F16>(x, y, n, in, out, tk, bars, res);
-    case ScreenType::F64:
-      return ScreenRowOf<ScreenType::F64>(x, y, n, in, out, tk, bars, res);
-  }
+  ScreenRowRun(type, x, y, n, in, out, tk, bars, pe::harness::ScreenRows{}, res);
 }
 
 namespace {
-[[maybe_unused]] const bool registered =
-    detail::target_list<ScreenRowTarget>().add(HWY_TARGET, {hwy::TargetName(HWY_TARGET), &ScreenRow});
+[[maybe_unused]] const bool registered = detail::target_list<ScreenRowTarget>().add(
+    HWY_TARGET, {hwy::TargetName(HWY_TARGET), &ScreenRow, &ScreenRowRun});
 }  // namespace
 #endif  // HWY_NATIVE_FMA
 

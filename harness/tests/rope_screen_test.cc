@@ -169,6 +169,91 @@ TEST(RopeScreen, ThePreTestKeepsEveryEstimateOverItsFloors) {
   }
 }
 
+// A run of rows (ScreenRows: a token's heads) is each row screened alone: five rows at a stride longer than a
+// row, each with estimates over the floors, row 2 with a loud element. The run from row 0 stops after row 2:
+// rows 0 and 1 counted in `before` (their sums), their estimates then row 2's in order in the tails, the
+// counts and flags row 2's; the run from row 3 ends at row 4, quiet. Without the stop, or with the tails
+// not advanced past a row's estimates, or the counts of the last row folded into `before`, it fails.
+TEST(RopeScreen, ARunOfRowsIsEachRowAlone) {
+  std::mt19937_64 g(20261207);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  const std::size_t n = 37, padded = ScreenToken::padded(n), stride = 2 * padded + 11, rows = 5;
+  std::vector<double> sin(padded), cos(padded), radius(padded, 0x1p-47), slope(padded, 4e-6),
+      tally(padded, 1.0), tally_floor(padded, 1.0), reach(padded, 0.0);
+  for (std::size_t k = 0; k < n; ++k) {
+    const double phi = unit(g) * 100;
+    sin[k] = std::sin(phi), cos[k] = std::cos(phi);
+  }
+  std::vector<float> x(rows * stride + 2 * padded + 8), y(x.size());
+  for (std::size_t r = 0; r < rows; ++r) {
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::size_t ia = r * stride + k, ib = ia + padded;
+      // |a|, |b| >= 0.5: the budget 4e-6·s stays over the planted errors.
+      const double a = x[ia] = static_cast<float>(0.5 + 0.5 * unit(g));
+      const double b = x[ib] = static_cast<float>(-0.5 - 0.5 * unit(g));
+      y[ia] = static_cast<float>(std::fma(cos[k], a, -(sin[k] * b)));
+      y[ib] = static_cast<float>(std::fma(sin[k], a, cos[k] * b));
+      if (k % 9 == r) y[ia] += 3e-7f;  // over the abs floor, under the line
+    }
+  }
+  y[2 * stride + 20] += 1e-3f;  // row 2's loud element
+  ScreenBars bars;
+  bars.budget_floor = 1e-40, bars.ratio_bar = 1, bars.max_abs = 1e-5, bars.max_ulp = 1e7;
+  bars.abs_floor = 1e-7, bars.ulp_floor = 2.5;
+  const ScreenToken token{sin.data(),   cos.data(),         radius.data(), slope.data(),
+                          tally.data(), tally_floor.data(), reach.data()};
+  const ScreenChannels c{0, padded, false};
+  const std::size_t room = rows * (2 * padded + 8);
+  for (const ScreenRowTarget& t : screen_row_targets()) {
+    // Each row alone.
+    std::vector<ScreenResult> alone;
+    std::vector<std::vector<double>> flags(rows), abs_tails(rows), ulp_tails(rows);
+    for (std::size_t r = 0; r < rows; ++r) {
+      flags[r].assign(padded, -1.0), abs_tails[r].assign(2 * padded + 8, 0.0);
+      ulp_tails[r].assign(2 * padded + 8, 0.0);
+      ScreenResult one{flags[r].data(), abs_tails[r].data(), ulp_tails[r].data()};
+      t.run(ScreenType::F32, &x[r * stride], &y[r * stride], n, c, c, token, bars, one);
+      alone.push_back(one);
+      EXPECT_EQ(one.loud, r == 2 ? 1U : 0U) << t.name << " row " << r;
+      EXPECT_GT(one.abs_kept, 0U) << t.name << " row " << r;
+    }
+    for (const std::size_t first : {std::size_t{0}, std::size_t{3}}) {
+      const std::size_t last = first == 0 ? 2 : 4;
+      std::vector<double> run_flags(padded, -1.0), abs_tail(room, 0.0), ulp_tail(room, 0.0);
+      ScreenResult run{run_flags.data(), abs_tail.data(), ulp_tail.data()};
+      ScreenRows span;
+      span.rows = rows - first, span.stride = stride;
+      span.ahead = stride, span.ahead_bytes = 2 * padded * sizeof(float);  // the next row's, in bounds
+      t.run_rows(ScreenType::F32, &x[first * stride], &y[first * stride], n, c, c, token, bars, span, run);
+      const std::string what = t.name + " from row " + std::to_string(first);
+      EXPECT_EQ(run.before.rows, last - first) << what;
+      std::size_t encoding = 0, abs_kept = 0, ulp_kept = 0;
+      std::vector<double> abs_expected, ulp_expected;
+      for (std::size_t r = first; r <= last; ++r) {
+        if (r < last) encoding += alone[r].quiet_encoding, abs_kept += alone[r].abs_kept;
+        if (r < last) ulp_kept += alone[r].ulp_kept;
+        abs_expected.insert(abs_expected.end(), abs_tails[r].begin(),
+                            abs_tails[r].begin() + static_cast<std::ptrdiff_t>(alone[r].abs_kept));
+        ulp_expected.insert(ulp_expected.end(), ulp_tails[r].begin(),
+                            ulp_tails[r].begin() + static_cast<std::ptrdiff_t>(alone[r].ulp_kept));
+      }
+      EXPECT_EQ(run.before.quiet_encoding, encoding) << what;
+      EXPECT_EQ(run.before.abs_kept, abs_kept) << what;
+      EXPECT_EQ(run.before.ulp_kept, ulp_kept) << what;
+      EXPECT_EQ(run.loud, alone[last].loud) << what;
+      EXPECT_EQ(run.quiet_encoding, alone[last].quiet_encoding) << what;
+      ASSERT_EQ(run.abs_kept, alone[last].abs_kept) << what;
+      ASSERT_EQ(run.ulp_kept, alone[last].ulp_kept) << what;
+      EXPECT_EQ(run.abs_tail, abs_tail.data()) << what;
+      for (std::size_t k = 0; k < n; ++k) EXPECT_EQ(run_flags[k], flags[last][k]) << what << " pair " << k;
+      for (std::size_t i = 0; i < abs_expected.size(); ++i)
+        EXPECT_TRUE(bits_equal(abs_tail[i], abs_expected[i])) << what << " abs " << i;
+      for (std::size_t i = 0; i < ulp_expected.size(); ++i)
+        EXPECT_TRUE(bits_equal(ulp_tail[i], ulp_expected[i])) << what << " ulp " << i;
+    }
+  }
+}
+
 // The exact value lies within r = s·radius of e, so below e's binade where |e| is within 2r above a power of
 // two: its ulp there is half e's, and the ulp bar must be met at that ulp. A wide radius (2^-20) makes such
 // an e easy to write: at a = 1 + 2^-22 the ulp bound is (|y − e| + r)·2^24 ≈ 18 (9 at e's own ulp), at 1.5

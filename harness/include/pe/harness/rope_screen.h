@@ -51,11 +51,24 @@ struct ScreenBars {
 };
 
 // Out: per pair, flags[k] = 1·(element a loud) + 2·(element b loud); the estimates |y − e| and its ulps
-// above the tails' floors (each buffer has room for 2·padded(n) + kLanes values); counts.
+// above the tails' floors (each buffer has room for 2·padded(n) + kLanes values a row); counts. Over a run of
+// rows (ScreenRows), the counts and flags are the last row's, its estimates written after the rows' before
+// it, and those rows (all of them quiet) counted in `before`.
 struct ScreenResult {
   double* flags;
   double *abs_tail, *ulp_tail;
   std::size_t loud = 0, quiet_encoding = 0, abs_kept = 0, ulp_kept = 0;
+  struct Before {
+    std::size_t rows = 0, quiet_encoding = 0, abs_kept = 0, ulp_kept = 0;
+  } before{};
+};
+
+// A run of rows of one token under the same bars (the heads of a token): row r at r·stride elements on in x
+// and y alike. The run stops after its first row with a loud element (the caller measures it and goes on
+// from the next). `ahead`: elements from a row to the one to ask for from memory while it is screened (0:
+// none), `ahead_bytes` of it.
+struct ScreenRows {
+  std::size_t rows = 1, stride = 0, ahead = 0, ahead_bytes = 0;
 };
 
 // The element types a row is read in (F64: an output of a narrower type handed over as doubles).
@@ -80,9 +93,15 @@ using ScreenRowFn = void (*)(ScreenType type, const void* x, const void* y, std:
                              const ScreenChannels& in, const ScreenChannels& out, const ScreenToken& token,
                              const ScreenBars& bars, ScreenResult& result);
 
+// A run of rows (ScreenRows), each as ScreenRowFn would screen it alone; the row's constants made once.
+using ScreenRowsFn = void (*)(ScreenType type, const void* x, const void* y, std::size_t n,
+                              const ScreenChannels& in, const ScreenChannels& out, const ScreenToken& token,
+                              const ScreenBars& bars, const ScreenRows& rows, ScreenResult& result);
+
 struct ScreenRowTarget {
   std::string name;
   ScreenRowFn run;
+  ScreenRowsFn run_rows;
 };
 // Every compiled target with a fused multiply-add that the CPU supports, best first (empty: no screen).
 const std::vector<ScreenRowTarget>& screen_row_targets();
