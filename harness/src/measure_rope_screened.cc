@@ -179,13 +179,16 @@ class Screened {
     lo_ = hi_ = first_axis_;
     if (through_.empty()) lo_ = hi_ = batch_.position(t, plan_.axis_of_pair(0));
     bool one_position = true;
+    // The batch's positions indexed here: batch_.position() divides for the token count, at every pair (the
+    // stores below could alias the batch's size, so it is not hoisted).
+    const std::size_t tokens = batch_.tokens();
+    const std::int64_t* const positions = batch_.positions.data();
     for (std::size_t k = 0; k < n_; ++k) {
-      const std::int64_t p = positions_[k] = batch_.position(t, plan_.axis_of_pair(k));
+      const std::int64_t p = positions_[k] = positions[plan_.axis_of_pair(k) * tokens + t];
       lo_ = std::min(lo_, p), hi_ = std::max(hi_, p);
       // At a real position its own |t| (the key ceil(|t|) would overstate the budgets' lower bounds).
-      abs_position_[k] = real_.empty()
-                             ? std::fabs(static_cast<double>(p))
-                             : std::fabs(reals_[k] = real_[plan_.axis_of_pair(k) * batch_.tokens() + t]);
+      abs_position_[k] = real_.empty() ? std::fabs(static_cast<double>(p))
+                                       : std::fabs(reals_[k] = real_[plan_.axis_of_pair(k) * tokens + t]);
       one_position = one_position && p == positions_[0];
     }
     if (!real_.empty()) {

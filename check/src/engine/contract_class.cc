@@ -230,24 +230,24 @@ void ContractTally::screen_line(std::span<const double> phi_lo, double* slope, d
   // A contract's computed budget is within 2^-50 of A·(α + β·|φ|)·s + floor (contract.h), growing with |φ|;
   // the margin 2^-44 also covers add()'s own division. A NaN worst (a NaN met) leaves the contract out: it
   // can rise no further. Loops over pairs inside, so that they run in vectors.
+  // The floor is the same for every pair: the least over contracts, once.
   std::fill_n(slope, n, INFINITY);
-  std::fill_n(floor, n, INFINITY);
+  double least_floor = INFINITY;
   for (std::size_t c = 0; c < variants_.size(); ++c) {
     const double w = worst_[c];
     if (std::isnan(w)) continue;
-    const double a = alpha_[c], f = w * slopes_->terms(c).floor();
+    const double a = alpha_[c];
+    least_floor = std::min(least_floor, w * slopes_->terms(c).floor());
     const double* b = beta_[c].data();
-    for (std::size_t j = 0; j < n; ++j) {
-      slope[j] = std::min(slope[j], w * (a + b[j] * phi_lo[j]));
-      floor[j] = std::min(floor[j], f);
-    }
+    for (std::size_t j = 0; j < n; ++j) slope[j] = std::min(slope[j], w * (a + b[j] * phi_lo[j]));
   }
   constexpr double kShrink = 1 - 0x1p-44;
+  const double shrunk_floor = std::isnan(least_floor) ? 0.0 : least_floor * kShrink;
   for (std::size_t j = 0; j < n; ++j) {
     // An infinite slope (every contract's worst infinite) is no line at all: 0·s + ∞, not ∞·0 at s = 0.
     const bool none = std::isinf(slope[j]);
     slope[j] = std::isnan(slope[j]) || none ? 0.0 : slope[j] * kShrink;
-    floor[j] = none ? INFINITY : std::isnan(floor[j]) ? 0.0 : floor[j] * kShrink;
+    floor[j] = none ? INFINITY : shrunk_floor;
   }
 }
 
