@@ -281,6 +281,7 @@ class Screened {
 
   std::size_t screen_rows(std::size_t t, std::size_t h);
   void exact_row(std::size_t t, std::size_t h);
+  void ahead(std::size_t t, std::size_t h, ScreenRows& span) const;
   void last_row(std::size_t t, std::size_t h, const ScreenResult& result);
   void loud(std::size_t t, std::size_t h, const ScreenResult& result, std::span<const std::size_t> moved);
 
@@ -337,7 +338,7 @@ std::size_t Screened::screen_rows(std::size_t t, std::size_t h) {
   // stops at page boundaries, which a row of a large batch crosses every few rows). 24 rows (about 5 µs
   // ahead at 1.6 ns an element): 2-5% less time than 8 on the 4096-token float32 check, in five alternated
   // runs of each, on an AVX2 machine; on an AVX-512 one (2026-12-06) 8, 24, 64 and 128 were alike. A run of
-  // the kernel asks for the next token's same head instead (32 rows on in a [T, 32, D] batch).
+  // the kernel asks for its own rows ahead (ahead()).
   constexpr std::size_t kAhead = 24;
   if (const std::size_t next = t * batch_.heads + h + kAhead; !run && next < batch_.tokens() * batch_.heads) {
     const std::size_t ahead = batch_.row(next / batch_.heads, next % batch_.heads);
@@ -372,8 +373,7 @@ std::size_t Screened::screen_rows(std::size_t t, std::size_t h) {
   if (run) {
     ScreenRows span;
     span.rows = room_rows_, span.stride = batch_.head_stride;
-    if (t + 1 < batch_.tokens())
-      span.ahead = batch_.token_stride, span.ahead_bytes = plan_.head_dim() * element_size();
+    ahead(t, h, span);
     run_rows_(type_, row_data(x_, base, x_copy_), row_data(y_, base, y_copy_), n_, in_, out_, token, bars,
               span, result);
   } else {
@@ -387,6 +387,22 @@ std::size_t Screened::screen_rows(std::size_t t, std::size_t h) {
   }
   last_row(t, h + before.rows, result);
   return before.rows + 1;
+}
+
+// The rows a run asks for from memory ahead of their turn: about 2 KiB of each tensor on (4 float32 rows of
+// 128). On the AVX-512 machine (2026-12-07, least of 5 alternated 3 times): 4 rows on 1.14-1.27 ns an
+// element, 8 rows 1.16-1.21, 16 rows 1.23-1.24, the next token's same head (32 rows) 1.22-1.23, none 1.44:
+// farther than a few rows, the lines asked for fill the 32 KiB L1 and leave it before their turn. A row's
+// target is a row of the batch: in the token, or (a [T, H, D] batch's rows in one run of memory) after it.
+void Screened::ahead(std::size_t t, std::size_t h, ScreenRows& span) const {
+  constexpr std::size_t kAheadBytes = 2048;
+  const std::size_t row_bytes = plan_.head_dim() * element_size();
+  const std::size_t k = std::max<std::size_t>(1, kAheadBytes / row_bytes);
+  const bool flat = batch_.token_stride == batch_.heads * batch_.head_stride;
+  const std::size_t end = flat ? batch_.tokens() * batch_.heads : (t + 1) * batch_.heads;  // rows t·H + h'
+  const std::size_t first_target = t * batch_.heads + h + k;
+  span.ahead = k * batch_.head_stride, span.ahead_bytes = row_bytes;
+  span.ahead_rows = first_target < end ? std::min(span.rows, end - first_target) : 0;
 }
 
 // The last row of a run (or a row alone) as the screen left it: its pass-through channels, its counts, and

@@ -258,7 +258,7 @@ HWY_NOINLINE void ScreenRowsOf(const void* x, const void* y, std::size_t n, cons
   const auto* xr = static_cast<const char*>(x);
   const auto* yr = static_cast<const char*>(y);
   for (std::size_t r = 0;; ++r, xr += step, yr += step) {
-    if (rows.ahead != 0) {  // the row `ahead` on, on its way from memory (a run's rows are the batch's)
+    if (r < rows.ahead_rows) {  // the row `ahead` on, on its way from memory
       for (std::size_t b = 0; b < rows.ahead_bytes; b += 64) {
         hwy::Prefetch(xr + rows.ahead * kSize<kType> + b);
         hwy::Prefetch(yr + rows.ahead * kSize<kType> + b);

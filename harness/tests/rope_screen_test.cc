@@ -224,6 +224,7 @@ TEST(RopeScreen, ARunOfRowsIsEachRowAlone) {
       ScreenRows span;
       span.rows = rows - first, span.stride = stride;
       span.ahead = stride, span.ahead_bytes = 2 * padded * sizeof(float);  // the next row's, in bounds
+      span.ahead_rows = rows - first;
       t.run_rows(ScreenType::F32, &x[first * stride], &y[first * stride], n, c, c, token, bars, span, run);
       const std::string what = t.name + " from row " + std::to_string(first);
       EXPECT_EQ(run.before.rows, last - first) << what;

@@ -65,10 +65,10 @@ struct ScreenResult {
 
 // A run of rows of one token under the same bars (the heads of a token): row r at r·stride elements on in x
 // and y alike. The run stops after its first row with a loud element (the caller measures it and goes on
-// from the next). `ahead`: elements from a row to the one to ask for from memory while it is screened (0:
-// none), `ahead_bytes` of it.
+// from the next). While row r < ahead_rows is screened, `ahead_bytes` from `ahead` elements on are asked for
+// from memory (the caller's: they must lie in x and y).
 struct ScreenRows {
-  std::size_t rows = 1, stride = 0, ahead = 0, ahead_bytes = 0;
+  std::size_t rows = 1, stride = 0, ahead = 0, ahead_bytes = 0, ahead_rows = 0;
 };
 
 // The element types a row is read in (F64: an output of a narrower type handed over as doubles).
