@@ -281,6 +281,8 @@ class Screened {
 
   std::size_t screen_rows(std::size_t t, std::size_t h);
   void exact_row(std::size_t t, std::size_t h);
+  void prefetch_row(std::size_t t, std::size_t h) const;
+  ScreenBars room_bars() const;
   void ahead(std::size_t t, std::size_t h, ScreenRows& span) const;
   void last_row(std::size_t t, std::size_t h, const ScreenResult& result);
   void loud(std::size_t t, std::size_t h, const ScreenResult& result, std::span<const std::size_t> moved);
@@ -318,7 +320,7 @@ class Screened {
   int precision_ = 24, emin_ = -126;
   bool copy_ = false;             // a row is read from a padded copy (its last vector would pass its end)
   bool stopped_ = false;          // at a non-finite input (ScreenedSinks::nonfinite_input)
-  Measurement::ScreenRoom room_;  // the token's room (row()), for room_rows_ more rows
+  Measurement::ScreenRoom room_;  // the token's room (screen_rows()), for room_rows_ more rows
   std::size_t room_rows_ = 0;
   std::vector<std::uint8_t> x_copy_, y_copy_;
   RopeRow exact_;  // a loud pair's two elements, or a channel
@@ -333,18 +335,8 @@ class Screened {
 // Rows (t, h) on of the token under one room, as one run of the kernel where a row is read in place and has
 // no pass-through channel (else one row): how many were measured.
 std::size_t Screened::screen_rows(std::size_t t, std::size_t h) {
-  const bool run = through_.empty() && !copy_;
-  // The row kAhead rows on, on its way from memory while this one is screened (the hardware's prefetcher
-  // stops at page boundaries, which a row of a large batch crosses every few rows). 24 rows (about 5 µs
-  // ahead at 1.6 ns an element): 2-5% less time than 8 on the 4096-token float32 check, in five alternated
-  // runs of each, on an AVX2 machine; on an AVX-512 one (2026-12-06) 8, 24, 64 and 128 were alike. A run of
-  // the kernel asks for its own rows ahead (ahead()).
-  constexpr std::size_t kAhead = 24;
-  if (const std::size_t next = t * batch_.heads + h + kAhead; !run && next < batch_.tokens() * batch_.heads) {
-    const std::size_t ahead = batch_.row(next / batch_.heads, next % batch_.heads);
-    x_.prefetch(ahead, plan_.head_dim());
-    y_.prefetch(ahead, plan_.head_dim());
-  }
+  const bool in_place = through_.empty() && !copy_;
+  if (!in_place) prefetch_row(t, h);
   // Room in the tails for the token's rows left, taken once: until something is added (a loud element, a row
   // measured exactly), the bars and floors stay as they are and the tails grow only by what rows keep.
   // Where that much room would pass expect(), the row's own, as before.
@@ -354,23 +346,17 @@ std::size_t Screened::screen_rows(std::size_t t, std::size_t h) {
     room_ = bands_.screen_room(lo_, hi_, room_rows_ * per_row);
     if (!room_.usable && room_rows_ > 1) room_rows_ = 1, room_ = bands_.screen_room(lo_, hi_, per_row);
   }
-  if (!room_.usable) return exact_row(t, h), 1;
-  ScreenBars bars;
-  bars.budget_floor = floor_lo_;
-  bars.ratio_bar = room_.ratio_bar * (1 - 0x1p-44);  // under the exact path's bar·budget·(1 - 2^-49)
-  bars.max_abs = room_.max_abs;
-  bars.max_ulp = room_.max_ulp;
-  bars.check_reach = hi_ > bands_.promised();
-  bars.reach_floor = floor_hi_ * (1 + 0x1p-40);
-  bars.reach_factor = 0.7 * attention_;  // the exact pair's norm is at least s/√2 times A
-  bars.attention = attention_;
-  bars.abs_floor = room_.abs_floor, bars.ulp_floor = room_.ulp_floor;
-  bars.precision = precision_, bars.emin = emin_;
+  if (!room_.usable) {
+    if (in_place) prefetch_row(t, h);
+    exact_row(t, h);
+    return 1;
+  }
+  const ScreenBars bars = room_bars();
   const ScreenToken token{sin_.data(),         cos_.data(),         radius_.data(),     budget_slope_.data(),
                           tally_slope_.data(), tally_floor_.data(), reach_slope_.data()};
   ScreenResult result{flags_.data(), room_.abs_tail, room_.ulp_tail};
   const std::size_t base = batch_.row(t, h);
-  if (run) {
+  if (in_place) {
     ScreenRows span;
     span.rows = room_rows_, span.stride = batch_.head_stride;
     ahead(t, h, span);
@@ -389,20 +375,55 @@ std::size_t Screened::screen_rows(std::size_t t, std::size_t h) {
   return before.rows + 1;
 }
 
+// A row screened alone or measured exactly: the row kAhead rows on, on its way from memory while this one is
+// measured (the hardware's prefetcher stops at page boundaries, which a row of a large batch crosses every
+// few rows). 24 rows (about 5 µs ahead at 1.6 ns an element): 2-5% less time than 8 on the 4096-token float32
+// check, in five alternated runs of each, on an AVX2 machine, when every row was screened alone.
+void Screened::prefetch_row(std::size_t t, std::size_t h) const {
+  constexpr std::size_t kAhead = 24;
+  if (const std::size_t next = t * batch_.heads + h + kAhead; next < batch_.tokens() * batch_.heads) {
+    const std::size_t target = batch_.row(next / batch_.heads, next % batch_.heads);
+    x_.prefetch(target, plan_.head_dim());
+    y_.prefetch(target, plan_.head_dim());
+  }
+}
+
+// The bars of the room as it stands, shrunk by the screen's margins (rope_screen.h).
+ScreenBars Screened::room_bars() const {
+  ScreenBars bars;
+  bars.budget_floor = floor_lo_;
+  bars.ratio_bar = room_.ratio_bar * (1 - 0x1p-44);  // under the exact path's bar·budget·(1 - 2^-49)
+  bars.max_abs = room_.max_abs;
+  bars.max_ulp = room_.max_ulp;
+  bars.check_reach = hi_ > bands_.promised();
+  bars.reach_floor = floor_hi_ * (1 + 0x1p-40);
+  bars.reach_factor = 0.7 * attention_;  // the exact pair's norm is at least s/√2 times A
+  bars.attention = attention_;
+  bars.abs_floor = room_.abs_floor, bars.ulp_floor = room_.ulp_floor;
+  bars.precision = precision_, bars.emin = emin_;
+  return bars;
+}
+
 // The rows a run asks for from memory ahead of their turn: about 2 KiB of each tensor on (4 float32 rows of
 // 128). On the AVX-512 machine (2026-12-07, least of 5 alternated 3 times): 4 rows on 1.14-1.27 ns an
 // element, 8 rows 1.16-1.21, 16 rows 1.23-1.24, the next token's same head (32 rows) 1.22-1.23, none 1.44:
 // farther than a few rows, the lines asked for fill the 32 KiB L1 and leave it before their turn. A row's
-// target is a row of the batch: in the token, or (a [T, H, D] batch's rows in one run of memory) after it.
+// target is a row of the batch: in the token, or after it where a token's rows follow the last one's at the
+// same stride (a [T, H, D] batch); and it ends within x and y whatever the batch says (a part of one).
 void Screened::ahead(std::size_t t, std::size_t h, ScreenRows& span) const {
   constexpr std::size_t kAheadBytes = 2048;
-  const std::size_t row_bytes = plan_.head_dim() * element_size();
+  const std::size_t row_bytes = plan_.head_dim() * element_size(), stride = batch_.head_stride;
   const std::size_t k = std::max<std::size_t>(1, kAheadBytes / row_bytes);
-  const bool flat = batch_.token_stride == batch_.heads * batch_.head_stride;
+  const bool flat = batch_.token_stride == batch_.heads * stride;
   const std::size_t end = flat ? batch_.tokens() * batch_.heads : (t + 1) * batch_.heads;  // rows t·H + h'
   const std::size_t first_target = t * batch_.heads + h + k;
-  span.ahead = k * batch_.head_stride, span.ahead_bytes = row_bytes;
+  span.ahead = k * stride, span.ahead_bytes = row_bytes;
   span.ahead_rows = first_target < end ? std::min(span.rows, end - first_target) : 0;
+  // Targets at base + (r + k)·stride, r < ahead_rows, each head_dim elements long.
+  const std::size_t size = std::min(x_.size(), y_.size()), first = batch_.row(t, h) + span.ahead;
+  const std::size_t fit =
+      stride == 0 || first + plan_.head_dim() > size ? 0 : (size - first - plan_.head_dim()) / stride + 1;
+  span.ahead_rows = std::min(span.ahead_rows, fit);
 }
 
 // The last row of a run (or a row alone) as the screen left it: its pass-through channels, its counts, and

@@ -234,7 +234,8 @@ HWY_INLINE void RowOf(const void* x, const void* y, std::size_t n, const ScreenC
   std::size_t k = 0;
   for (; k + N <= n; k += N)
     Group<kType, false, kReach, kAttention>(x, y, k, hn::FirstN(d, N), in, out, tk, c, res, counts);
-  // The last group reads past n only within the row's padding copy (the caller pads).
+  // The last group reads past n within the row's extent: the caller pads a copy of a row whose last vector
+  // would pass its end, and reads in place only the rows whose padding lies inside them.
   if (k < n)
     Group<kType, true, kReach, kAttention>(x, y, k, hn::FirstN(d, n - k), in, out, tk, c, res, counts);
   const auto sum = [&](V v) { return static_cast<std::size_t>(hn::GetLane(hn::SumOfLanes(d, v))); };
@@ -287,9 +288,9 @@ void ScreenRowsOf(const void* x, const void* y, std::size_t n, const ScreenChann
                    : ScreenRowsOf<kType, false, false>(x, y, n, in, out, tk, bars, rows, res);
 }
 
-void ScreenRowRun(ScreenType type, const void* x, const void* y, std::size_t n, const ScreenChannels& in,
-                  const ScreenChannels& out, const ScreenToken& tk, const ScreenBars& bars,
-                  const pe::harness::ScreenRows& rows, ScreenResult& res) {
+void ScreenRowsRun(ScreenType type, const void* x, const void* y, std::size_t n, const ScreenChannels& in,
+                   const ScreenChannels& out, const ScreenToken& tk, const ScreenBars& bars,
+                   const ScreenRows& rows, ScreenResult& res) {
   switch (type) {
     case ScreenType::F32:
       return ScreenRowsOf<ScreenType::F32>(x, y, n, in, out, tk, bars, rows, res);
@@ -304,12 +305,12 @@ void ScreenRowRun(ScreenType type, const void* x, const void* y, std::size_t n, 
 
 void ScreenRow(ScreenType type, const void* x, const void* y, std::size_t n, const ScreenChannels& in,
                const ScreenChannels& out, const ScreenToken& tk, const ScreenBars& bars, ScreenResult& res) {
-  ScreenRowRun(type, x, y, n, in, out, tk, bars, pe::harness::ScreenRows{}, res);
+  ScreenRowsRun(type, x, y, n, in, out, tk, bars, ScreenRows{}, res);
 }
 
 namespace {
 [[maybe_unused]] const bool registered = detail::target_list<ScreenRowTarget>().add(
-    HWY_TARGET, {hwy::TargetName(HWY_TARGET), &ScreenRow, &ScreenRowRun});
+    HWY_TARGET, {hwy::TargetName(HWY_TARGET), &ScreenRow, &ScreenRowsRun});
 }  // namespace
 #endif  // HWY_NATIVE_FMA
 

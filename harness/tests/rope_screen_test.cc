@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <string>
 
 #include "pe/harness/measure.h"
 #include "pe/harness/typed_buffer.h"
@@ -173,8 +174,11 @@ TEST(RopeScreen, ThePreTestKeepsEveryEstimateOverItsFloors) {
 // row, each with estimates over the floors, row 2 with a loud element. The run from row 0 stops after row 2:
 // rows 0 and 1 counted in `before` (their sums), their estimates then row 2's in order in the tails, the
 // counts and flags row 2's; the run from row 3 ends at row 4, quiet. Without the stop, or with the tails
-// not advanced past a row's estimates, or the counts of the last row folded into `before`, it fails.
-TEST(RopeScreen, ARunOfRowsIsEachRowAlone) {
+// not advanced past a row's estimates, or the counts of the last row folded into `before`, it fails. Rows of
+// float32 in halves, and of doubles (an output handed over as doubles) with interleaved pairs: the row's step
+// in bytes and the channels' pattern both differ.
+template <class T>
+void ExpectRunsOfRowsAreRowsAlone(ScreenType type, bool interleaved) {
   std::mt19937_64 g(20261207);
   std::uniform_real_distribution<double> unit(-1.0, 1.0);
   const std::size_t n = 37, padded = ScreenToken::padded(n), stride = 2 * padded + 11, rows = 5;
@@ -184,27 +188,28 @@ TEST(RopeScreen, ARunOfRowsIsEachRowAlone) {
     const double phi = unit(g) * 100;
     sin[k] = std::sin(phi), cos[k] = std::cos(phi);
   }
-  std::vector<float> x(rows * stride + 2 * padded + 8), y(x.size());
+  const ScreenChannels c = interleaved ? ScreenChannels{0, 1, true} : ScreenChannels{0, padded, false};
+  std::vector<T> x(rows * stride + 2 * padded + 8), y(x.size());
   for (std::size_t r = 0; r < rows; ++r) {
     for (std::size_t k = 0; k < n; ++k) {
-      const std::size_t ia = r * stride + k, ib = ia + padded;
-      // |a|, |b| >= 0.5: the budget 4e-6·s stays over the planted errors.
+      const std::size_t ia = r * stride + (interleaved ? 2 * k : k), ib = interleaved ? ia + 1 : ia + padded;
+      // |a|, |b| >= 0.5: the budget 4e-6·s stays over the planted errors. Values of float32 in either type.
       const double a = x[ia] = static_cast<float>(0.5 + 0.5 * unit(g));
       const double b = x[ib] = static_cast<float>(-0.5 - 0.5 * unit(g));
-      y[ia] = static_cast<float>(std::fma(cos[k], a, -(sin[k] * b)));
-      y[ib] = static_cast<float>(std::fma(sin[k], a, cos[k] * b));
-      if (k % 9 == r) y[ia] += 3e-7f;  // over the abs floor, under the line
+      y[ia] = static_cast<float>(std::fma(cos[k], a, -(sin[k] * b)) + (k % 9 == r ? 3e-7 : 0.0));
+      y[ib] =
+          static_cast<float>(std::fma(sin[k], a, cos[k] * b));  // 3e-7: over the abs floor, under the line
+      if (r == 2 && k == 20) y[ia] += 1e-3f;                    // row 2's loud element
     }
   }
-  y[2 * stride + 20] += 1e-3f;  // row 2's loud element
   ScreenBars bars;
   bars.budget_floor = 1e-40, bars.ratio_bar = 1, bars.max_abs = 1e-5, bars.max_ulp = 1e7;
   bars.abs_floor = 1e-7, bars.ulp_floor = 2.5;
   const ScreenToken token{sin.data(),   cos.data(),         radius.data(), slope.data(),
                           tally.data(), tally_floor.data(), reach.data()};
-  const ScreenChannels c{0, padded, false};
   const std::size_t room = rows * (2 * padded + 8);
   for (const ScreenRowTarget& t : screen_row_targets()) {
+    const std::string name = t.name + (interleaved ? " interleaved" : " half-split");
     // Each row alone.
     std::vector<ScreenResult> alone;
     std::vector<std::vector<double>> flags(rows), abs_tails(rows), ulp_tails(rows);
@@ -212,10 +217,10 @@ TEST(RopeScreen, ARunOfRowsIsEachRowAlone) {
       flags[r].assign(padded, -1.0), abs_tails[r].assign(2 * padded + 8, 0.0);
       ulp_tails[r].assign(2 * padded + 8, 0.0);
       ScreenResult one{flags[r].data(), abs_tails[r].data(), ulp_tails[r].data()};
-      t.run(ScreenType::F32, &x[r * stride], &y[r * stride], n, c, c, token, bars, one);
+      t.run(type, &x[r * stride], &y[r * stride], n, c, c, token, bars, one);
       alone.push_back(one);
-      EXPECT_EQ(one.loud, r == 2 ? 1U : 0U) << t.name << " row " << r;
-      EXPECT_GT(one.abs_kept, 0U) << t.name << " row " << r;
+      EXPECT_EQ(one.loud, r == 2 ? 1U : 0U) << name << " row " << r;
+      EXPECT_GT(one.abs_kept, 0U) << name << " row " << r;
     }
     for (const std::size_t first : {std::size_t{0}, std::size_t{3}}) {
       const std::size_t last = first == 0 ? 2 : 4;
@@ -223,10 +228,10 @@ TEST(RopeScreen, ARunOfRowsIsEachRowAlone) {
       ScreenResult run{run_flags.data(), abs_tail.data(), ulp_tail.data()};
       ScreenRows span;
       span.rows = rows - first, span.stride = stride;
-      span.ahead = stride, span.ahead_bytes = 2 * padded * sizeof(float);  // the next row's, in bounds
+      span.ahead = stride, span.ahead_bytes = 2 * padded * sizeof(T);  // the next row's, in bounds
       span.ahead_rows = rows - first;
-      t.run_rows(ScreenType::F32, &x[first * stride], &y[first * stride], n, c, c, token, bars, span, run);
-      const std::string what = t.name + " from row " + std::to_string(first);
+      t.run_rows(type, &x[first * stride], &y[first * stride], n, c, c, token, bars, span, run);
+      const std::string what = name + " from row " + std::to_string(first);
       EXPECT_EQ(run.before.rows, last - first) << what;
       std::size_t encoding = 0, abs_kept = 0, ulp_kept = 0;
       std::vector<double> abs_expected, ulp_expected;
@@ -245,7 +250,7 @@ TEST(RopeScreen, ARunOfRowsIsEachRowAlone) {
       EXPECT_EQ(run.quiet_encoding, alone[last].quiet_encoding) << what;
       ASSERT_EQ(run.abs_kept, alone[last].abs_kept) << what;
       ASSERT_EQ(run.ulp_kept, alone[last].ulp_kept) << what;
-      EXPECT_EQ(run.abs_tail, abs_tail.data()) << what;
+      EXPECT_EQ(run.abs_tail, abs_tail.data()) << what;  // handed back as given
       for (std::size_t k = 0; k < n; ++k) EXPECT_EQ(run_flags[k], flags[last][k]) << what << " pair " << k;
       for (std::size_t i = 0; i < abs_expected.size(); ++i)
         EXPECT_TRUE(bits_equal(abs_tail[i], abs_expected[i])) << what << " abs " << i;
@@ -253,6 +258,11 @@ TEST(RopeScreen, ARunOfRowsIsEachRowAlone) {
         EXPECT_TRUE(bits_equal(ulp_tail[i], ulp_expected[i])) << what << " ulp " << i;
     }
   }
+}
+
+TEST(RopeScreen, ARunOfRowsIsEachRowAlone) {
+  ExpectRunsOfRowsAreRowsAlone<float>(ScreenType::F32, false);
+  ExpectRunsOfRowsAreRowsAlone<double>(ScreenType::F64, true);
 }
 
 // The exact value lies within r = s·radius of e, so below e's binade where |e| is within 2r above a power of

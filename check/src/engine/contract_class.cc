@@ -242,6 +242,7 @@ void ContractTally::screen_line(std::span<const double> phi_lo, double* slope, d
     for (std::size_t j = 0; j < n; ++j) slope[j] = std::min(slope[j], w * (a + b[j] * phi_lo[j]));
   }
   constexpr double kShrink = 1 - 0x1p-44;
+  // (std::min keeps the first of a NaN pair: least_floor is never NaN; the test only guards that.)
   const double shrunk_floor = std::isnan(least_floor) ? 0.0 : least_floor * kShrink;
   for (std::size_t j = 0; j < n; ++j) {
     // An infinite slope (every contract's worst infinite) is no line at all: 0·s + ∞, not ∞·0 at s = 0.

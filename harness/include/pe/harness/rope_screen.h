@@ -51,9 +51,10 @@ struct ScreenBars {
 };
 
 // Out: per pair, flags[k] = 1·(element a loud) + 2·(element b loud); the estimates |y − e| and its ulps
-// above the tails' floors (each buffer has room for 2·padded(n) + kLanes values a row); counts. Over a run of
-// rows (ScreenRows), the counts and flags are the last row's, its estimates written after the rows' before
-// it, and those rows (all of them quiet) counted in `before`.
+// above the tails' floors (each buffer has room for 2·padded(n) + kLanes values a row); counts. Over a run
+// of rows (ScreenRows), the counts and flags are the last row's; the rows before it (all quiet) are counted
+// in `before`, their estimates first in the tails, the last row's at abs_tail + before.abs_kept and
+// ulp_tail + before.ulp_kept (the tails' pointers come back as given).
 struct ScreenResult {
   double* flags;
   double *abs_tail, *ulp_tail;
