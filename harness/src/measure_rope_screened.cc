@@ -63,7 +63,6 @@ class Screened {
         bands_(bands),
         sinks_(sinks),
         run_(kernel.run),
-        run_rows_(kernel.run_rows),
         type_(type),
         in_(in),
         out_(out),
@@ -259,6 +258,11 @@ class Screened {
     return {pairs_, positions_, abs_phi_, sincos_, through, first_axis_, false, std::nullopt, 1, reals_};
   }
 
+  ScreenToken screen_token() const {
+    return {sin_.data(),         cos_.data(),         radius_.data(),     budget_slope_.data(),
+            tally_slope_.data(), tally_floor_.data(), reach_slope_.data()};
+  }
+
   std::size_t element_size() const { return type_ == ScreenType::F64 ? 8 : type_ == ScreenType::F32 ? 4 : 2; }
 
   const void* row_data(const Values& v, std::size_t base, std::vector<std::uint8_t>& copy) const {
@@ -295,7 +299,6 @@ class Screened {
   Measurement& bands_;
   const ScreenedSinks& sinks_;
   ScreenRowFn run_;
-  ScreenRowsFn run_rows_;
   ScreenType type_;
   ScreenChannels in_, out_;
   std::span<const double> real_;  // real positions [n_axes][tokens] (empty: the batch's integers)
@@ -352,19 +355,15 @@ std::size_t Screened::screen_rows(std::size_t t, std::size_t h) {
     return 1;
   }
   const ScreenBars bars = room_bars();
-  const ScreenToken token{sin_.data(),         cos_.data(),         radius_.data(),     budget_slope_.data(),
-                          tally_slope_.data(), tally_floor_.data(), reach_slope_.data()};
   ScreenResult result{flags_.data(), room_.abs_tail, room_.ulp_tail};
   const std::size_t base = batch_.row(t, h);
+  ScreenRows span;  // one row, or where rows are read in place the token's rows the room was taken for
   if (in_place) {
-    ScreenRows span;
     span.rows = room_rows_, span.stride = batch_.head_stride;
     ahead(t, h, span);
-    run_rows_(type_, row_data(x_, base, x_copy_), row_data(y_, base, y_copy_), n_, in_, out_, token, bars,
-              span, result);
-  } else {
-    run_(type_, row_data(x_, base, x_copy_), row_data(y_, base, y_copy_), n_, in_, out_, token, bars, result);
   }
+  run_(type_, row_data(x_, base, x_copy_), row_data(y_, base, y_copy_), n_, in_, out_, screen_token(), bars,
+       span, result);
   // The run's rows before its last, all quiet.
   const ScreenResult::Before& before = result.before;
   if (before.rows != 0) {
@@ -407,23 +406,18 @@ ScreenBars Screened::room_bars() const {
 // The rows a run asks for from memory ahead of their turn: about 2 KiB of each tensor on (4 float32 rows of
 // 128). On the AVX-512 machine (2026-12-07, least of 5 alternated 3 times): 4 rows on 1.14-1.27 ns an
 // element, 8 rows 1.16-1.21, 16 rows 1.23-1.24, the next token's same head (32 rows) 1.22-1.23, none 1.44:
-// farther than a few rows, the lines asked for fill the 32 KiB L1 and leave it before their turn. A row's
-// target is a row of the batch: in the token, or after it where a token's rows follow the last one's at the
-// same stride (a [T, H, D] batch); and it ends within x and y whatever the batch says (a part of one).
+// farther than a few rows, the lines asked for fill the 32 KiB L1 and leave it before their turn. Only the
+// targets (base + (r + k)·stride, head_dim elements each) that end within x and y are asked for, whatever the
+// layout: past the token's last head, a [T, H, D] batch's are the next token's first rows.
 void Screened::ahead(std::size_t t, std::size_t h, ScreenRows& span) const {
   constexpr std::size_t kAheadBytes = 2048;
   const std::size_t row_bytes = plan_.head_dim() * element_size(), stride = batch_.head_stride;
   const std::size_t k = std::max<std::size_t>(1, kAheadBytes / row_bytes);
-  const bool flat = batch_.token_stride == batch_.heads * stride;
-  const std::size_t end = flat ? batch_.tokens() * batch_.heads : (t + 1) * batch_.heads;  // rows t·H + h'
-  const std::size_t first_target = t * batch_.heads + h + k;
   span.ahead = k * stride, span.ahead_bytes = row_bytes;
-  span.ahead_rows = first_target < end ? std::min(span.rows, end - first_target) : 0;
-  // Targets at base + (r + k)·stride, r < ahead_rows, each head_dim elements long.
   const std::size_t size = std::min(x_.size(), y_.size()), first = batch_.row(t, h) + span.ahead;
   const std::size_t fit =
       stride == 0 || first + plan_.head_dim() > size ? 0 : (size - first - plan_.head_dim()) / stride + 1;
-  span.ahead_rows = std::min(span.ahead_rows, fit);
+  span.ahead_rows = std::min(span.rows, fit);
 }
 
 // The last row of a run (or a row alone) as the screen left it: its pass-through channels, its counts, and
@@ -475,12 +469,10 @@ void Screened::sample(const std::vector<std::size_t>& rows, std::size_t want,
       into.abs = take_large(count * (room + through_.size()));
       into.ulp = take_large(count * (room + through_.size()));
     }
-    const ScreenToken token{sin_.data(),          cos_.data(),         radius_.data(),
-                            budget_slope_.data(), tally_slope_.data(), tally_floor_.data(),
-                            reach_slope_.data()};
     ScreenResult result{flags_.data(), into.abs.data() + into.size, into.ulp.data() + into.size};
     const std::size_t base = batch_.row(rows[at], h);
-    run_(type_, row_data(x_, base, x_copy_), row_data(y_, base, y_copy_), n_, in_, out_, token, bars, result);
+    run_(type_, row_data(x_, base, x_copy_), row_data(y_, base, y_copy_), n_, in_, out_, screen_token(), bars,
+         ScreenRows{}, result);
     // Floors at -inf keep every estimate of a pair the double tier bounds, both kinds alike (neither is ever
     // NaN): the counts agree.
     const std::size_t kept = std::min(result.abs_kept, result.ulp_kept);

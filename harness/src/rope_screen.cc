@@ -288,9 +288,9 @@ void ScreenRowsOf(const void* x, const void* y, std::size_t n, const ScreenChann
                    : ScreenRowsOf<kType, false, false>(x, y, n, in, out, tk, bars, rows, res);
 }
 
-void ScreenRowsRun(ScreenType type, const void* x, const void* y, std::size_t n, const ScreenChannels& in,
-                   const ScreenChannels& out, const ScreenToken& tk, const ScreenBars& bars,
-                   const ScreenRows& rows, ScreenResult& res) {
+void ScreenRow(ScreenType type, const void* x, const void* y, std::size_t n, const ScreenChannels& in,
+               const ScreenChannels& out, const ScreenToken& tk, const ScreenBars& bars,
+               const ScreenRows& rows, ScreenResult& res) {
   switch (type) {
     case ScreenType::F32:
       return ScreenRowsOf<ScreenType::F32>(x, y, n, in, out, tk, bars, rows, res);
@@ -303,14 +303,9 @@ void ScreenRowsRun(ScreenType type, const void* x, const void* y, std::size_t n,
   }
 }
 
-void ScreenRow(ScreenType type, const void* x, const void* y, std::size_t n, const ScreenChannels& in,
-               const ScreenChannels& out, const ScreenToken& tk, const ScreenBars& bars, ScreenResult& res) {
-  ScreenRowsRun(type, x, y, n, in, out, tk, bars, ScreenRows{}, res);
-}
-
 namespace {
-[[maybe_unused]] const bool registered = detail::target_list<ScreenRowTarget>().add(
-    HWY_TARGET, {hwy::TargetName(HWY_TARGET), &ScreenRow, &ScreenRowsRun});
+[[maybe_unused]] const bool registered =
+    detail::target_list<ScreenRowTarget>().add(HWY_TARGET, {hwy::TargetName(HWY_TARGET), &ScreenRow});
 }  // namespace
 #endif  // HWY_NATIVE_FMA
 

@@ -68,7 +68,7 @@ TEST(RopeScreen, EveryTargetGivesTheBestOnesRow) {
           abs_tail.emplace_back(2 * padded + 8, -1.0);
           ulp_tail.emplace_back(2 * padded + 8, -1.0);
           ScreenResult r{flags.back().data(), abs_tail.back().data(), ulp_tail.back().data()};
-          t.run(ScreenType::F32, x.data(), y.data(), n, c, c, token, bars, r);
+          t.run(ScreenType::F32, x.data(), y.data(), n, c, c, token, bars, ScreenRows{}, r);
           results.push_back(r);
         }
         const std::string what = "n " + std::to_string(n) + (interleaved ? " interleaved" : " half-split");
@@ -155,7 +155,8 @@ TEST(RopeScreen, ThePreTestKeepsEveryEstimateOverItsFloors) {
   for (const ScreenRowTarget& t : screen_row_targets()) {
     std::vector<double> flags(padded, -1.0), abs_tail(2 * padded + 8), ulp_tail(2 * padded + 8);
     ScreenResult r{flags.data(), abs_tail.data(), ulp_tail.data()};
-    t.run(ScreenType::F32, x.data(), y.data(), n, {0, padded, false}, {0, padded, false}, token, bars, r);
+    t.run(ScreenType::F32, x.data(), y.data(), n, {0, padded, false}, {0, padded, false}, token, bars,
+          ScreenRows{}, r);
     EXPECT_EQ(r.loud, 1U) << t.name;
     EXPECT_EQ(r.quiet_encoding, 2 * n - 1 - 6) << t.name;
     for (std::size_t k = 0; k < n; ++k) EXPECT_EQ(flags[k], k == 25 ? 1.0 : 0.0) << t.name << " pair " << k;
@@ -217,7 +218,7 @@ void ExpectRunsOfRowsAreRowsAlone(ScreenType type, bool interleaved) {
       flags[r].assign(padded, -1.0), abs_tails[r].assign(2 * padded + 8, 0.0);
       ulp_tails[r].assign(2 * padded + 8, 0.0);
       ScreenResult one{flags[r].data(), abs_tails[r].data(), ulp_tails[r].data()};
-      t.run(type, &x[r * stride], &y[r * stride], n, c, c, token, bars, one);
+      t.run(type, &x[r * stride], &y[r * stride], n, c, c, token, bars, ScreenRows{}, one);
       alone.push_back(one);
       EXPECT_EQ(one.loud, r == 2 ? 1U : 0U) << name << " row " << r;
       EXPECT_GT(one.abs_kept, 0U) << name << " row " << r;
@@ -230,7 +231,7 @@ void ExpectRunsOfRowsAreRowsAlone(ScreenType type, bool interleaved) {
       span.rows = rows - first, span.stride = stride;
       span.ahead = stride, span.ahead_bytes = 2 * padded * sizeof(T);  // the next row's, in bounds
       span.ahead_rows = rows - first;
-      t.run_rows(type, &x[first * stride], &y[first * stride], n, c, c, token, bars, span, run);
+      t.run(type, &x[first * stride], &y[first * stride], n, c, c, token, bars, span, run);
       const std::string what = name + " from row " + std::to_string(first);
       EXPECT_EQ(run.before.rows, last - first) << what;
       std::size_t encoding = 0, abs_kept = 0, ulp_kept = 0;
@@ -288,7 +289,8 @@ TEST(RopeScreen, AnExactValueThatMayLieBelowItsBinadeIsJudgedByTheLowerUlp) {
     for (const ScreenRowTarget& t : screen_row_targets()) {
       std::vector<double> flags(padded, -1.0), abs_tail(2 * padded + 8), ulp_tail(2 * padded + 8);
       ScreenResult r{flags.data(), abs_tail.data(), ulp_tail.data()};
-      t.run(ScreenType::F32, x.data(), y.data(), 2, {0, padded, false}, {0, padded, false}, token, bars, r);
+      t.run(ScreenType::F32, x.data(), y.data(), 2, {0, padded, false}, {0, padded, false}, token, bars,
+            ScreenRows{}, r);
       // Bit 1: element a (element b, exactly 0, is loud at any radius: its exact value may be subnormal).
       const std::string what = t.name + ", ulp bar " + std::to_string(bar);
       EXPECT_EQ(static_cast<int>(flags[0]) & 1, bar < 18 ? 1 : 0) << what << ": a = 1 + 2^-22";

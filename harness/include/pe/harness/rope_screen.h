@@ -89,20 +89,15 @@ inline std::optional<ScreenType> screen_type_of(DType out) {
   return std::nullopt;
 }
 
-// One row of n pairs; x and y point at the row's first channel.
+// A run of rows of n pairs (ScreenRows; one row by default), each as it would be screened alone, the row's
+// constants made once; x and y point at the first row's first channel.
 using ScreenRowFn = void (*)(ScreenType type, const void* x, const void* y, std::size_t n,
                              const ScreenChannels& in, const ScreenChannels& out, const ScreenToken& token,
-                             const ScreenBars& bars, ScreenResult& result);
-
-// A run of rows (ScreenRows), each as ScreenRowFn would screen it alone; the row's constants made once.
-using ScreenRowsFn = void (*)(ScreenType type, const void* x, const void* y, std::size_t n,
-                              const ScreenChannels& in, const ScreenChannels& out, const ScreenToken& token,
-                              const ScreenBars& bars, const ScreenRows& rows, ScreenResult& result);
+                             const ScreenBars& bars, const ScreenRows& rows, ScreenResult& result);
 
 struct ScreenRowTarget {
   std::string name;
   ScreenRowFn run;
-  ScreenRowsFn run_rows;
 };
 // Every compiled target with a fused multiply-add that the CPU supports, best first (empty: no screen).
 const std::vector<ScreenRowTarget>& screen_row_targets();
