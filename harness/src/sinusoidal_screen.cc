@@ -5,16 +5,19 @@
 // double-double's together), the exact path's error is at most (|y − e| + r)·(1 + 2^-50) (the rounding of
 // |y − e| and of the exact path's own |(y − hi) − lo|); the driver folds that factor into the line, the
 // kernel into ulp_line. TableJudge replaces rope_screen.cc's Judge here: one comparison against the
-// smaller of the two lines, the ulp line in e's binade with the radius taken off.
+// smaller of the two lines, the ulp line in the binade of |e| − 2r with the radius taken off.
 //
-// Before it, a pre-test (TableFastBars) that folds the floors' tests into the same comparison: where a whole
-// vector of pairs passes, the judge would have found every element quiet and kept no estimate, which is all
-// it would have written (flags 0), so the pre-test changes no outcome, only how fast the usual one comes.
-// Its err, binade and fl(2^E·ulp_line − radius) are the judge's, bit for bit; its bar is the least of that,
-// the pair's min(line, abs_floor) (a NaN line: -1) and 2^E·U with U = min(ulp_floor·2^(1 − p), 2^100):
-// err <= min(line, abs_floor) is quiet under the line and no abs estimate kept; err <= 2^E·U (exact: a
-// power of two times U, 2^E in [2^-126, 2]) gives err·(1/ulp) <= U·2^(p − 1) <= ulp_floor, and so its
-// rounding too: no ulp estimate kept. A NaN err fails every comparison.
+// Before it, a pre-test (table_fast_bars) that folds the floors' tests into the same comparison: where a
+// whole vector of pairs passes, the judge would have found every element quiet and kept no estimate, which is
+// all it would have written (flags 0), so the pre-test changes no outcome, only how fast the usual one comes.
+// Its err and binade 2^E are the judge's, bit for bit; its bar is the least of the pair's min(line,
+// abs_floor) (a NaN line: -1) and fl(2^E·min(U, ulp_line) − radius), U = min(ulp_floor·2^(1 − p), 2^100):
+// that is at most the judge's fl(2^E·ulp_line − radius) (rounding is monotone), so err under it is quiet;
+// under min(line, abs_floor), no abs estimate is kept; and it is at most 2^E·U: where that product is a
+// double, the exact 2^E·min(U, ulp_line) − radius lies below it, and so does its rounding; where it is not
+// (below 2^-1022), that exact value is below −radius/2 and the bar negative. So the ulp estimate
+// err·2^(p − 1 − E) is at most U·2^(p − 1), at most ulp_floor: none kept. A NaN err fails every comparison; a
+// NaN U (no floor to pass) is −∞.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "sinusoidal_screen.cc"
 #include "pe/harness/sinusoidal_screen.h"
@@ -45,16 +48,17 @@ using M = hn::Mask<D>;
 struct Consts {
   V radius, twice_radius, ulp_line, abs_floor, ulp_floor, least_binade, huge, one, two, three;
   hn::Vec<hn::RebindToUnsigned<D>> exponent, bias;
-  V fast_ulp;
+  V fast_scale;  // the pre-test's min(U, ulp_line)
   Consts(const TableScreenRow& row, const TableScreenBars& b) {
     const D d;
     const hn::RebindToUnsigned<D> du;
-    fast_ulp = hn::Set(d, row.fast_ulp);
     radius = hn::Set(d, row.radius), twice_radius = hn::Set(d, 2 * row.radius);
     // err_hi·2^(precision − 1 − E) <= max_ulp·(1 − 2^-49) as err_hi <= 2^E·ulp_line: scaling by powers of two
     // is exact (short of underflow, far below any radius). NaN: nothing is quiet; +inf: a finite line.
     const double u = b.max_ulp * (1 - 0x1p-49) * b.ulp_scale;
-    ulp_line = hn::Set(d, std::isnan(u) ? 0.0 : std::min(u, DBL_MAX));
+    const double line = std::isnan(u) ? 0.0 : std::min(u, DBL_MAX);
+    ulp_line = hn::Set(d, line);
+    fast_scale = hn::Set(d, std::isnan(row.fast_ulp) ? -HUGE_VAL : std::min(row.fast_ulp, line));
     abs_floor = hn::Set(d, b.abs_floor), ulp_floor = hn::Set(d, b.ulp_floor);
     least_binade = hn::Set(d, b.least_binade), huge = hn::Set(d, HUGE_VAL), one = hn::Set(d, 1.0);
     two = hn::Set(d, 2.0), three = hn::Set(d, 3.0);
@@ -73,29 +77,28 @@ HWY_INLINE V MinOr(V a, V b) {
 #endif
 }
 
-// The binade 2^E of |v| (E >= emin: the least binade below it), as a double.
-HWY_INLINE V Binade(V magnitude, const Consts& c) {
-  return hn::And(hn::Max(magnitude, c.least_binade), hn::BitCast(D(), c.exponent));
+// The binade 2^E of the exact value's lower end |e| − 2r (the type's least binade below its least normal).
+// The exact value lies within r of e; |e| − 2r as computed (its rounding, 2^-53 at most, is far below
+// r >= 2^-48) stays under |e| − r, so the exact value's magnitude lies at or above 2^E and its ulp is at
+// least 2^E·2^(1 − p). A NaN e makes any binade here, but err NaN: the element is loud.
+HWY_INLINE V Binade(V e, const Consts& c) {
+  const V lower = hn::Max(hn::Sub(hn::Abs(e), c.twice_radius), c.least_binade);
+  return hn::And(lower, hn::BitCast(D(), c.exponent));
 }
 
 // One output element: y against e, with r = c.radius at least its pair's radius, against `line` (the pair's,
-// its radius taken off). The exact value lies within r of e: where |e| − 2r (as computed: its rounding,
-// 2^-53 at most, is far below r >= 2^-48) is still in e's binade 2^E, its magnitude is too or lies above,
-// so its ulp is at least 2^E·2^(1 − p) and its ulp error at most (|y − e| + r)/(2^E·2^(1 − p)): under
-// max_ulp where |y − e| <= 2^E·ulp_line − r (one rounding, as the sum's it replaces; the factor 1 + 2^-50 of
-// sinusoidal_screen.h folded into ulp_line). Elsewhere (|e| within 2r above a power of two, or below the
-// least normal plus 2r: e = 0 at position 0) the element is loud. One comparison against the smaller line
-// does both bars (a NaN line stays NaN: MinOr). The estimates |y − e| and |y − e|/ulp(e) are the
-// percentiles', as rope_screen.cc's Judge (a ulp estimate half or twice the exact one where the exact
-// value lies across a power of two from e).
+// its radius taken off). The ulp error is at most (|y − e| + r)/(2^E·2^(1 − p)) (Binade): under max_ulp
+// where |y − e| <= 2^E·ulp_line − r (one rounding, as the sum's it replaces; the factor 1 + 2^-50 of
+// sinusoidal_screen.h folded into ulp_line); an e within 2r of 0 (position 0's sines) has the least binade,
+// a negative bar, and is loud. One comparison against the smaller line does both bars (a NaN line stays NaN:
+// MinOr). The estimates |y − e| and |y − e|/2^E·2^(p − 1) are the percentiles', as rope_screen.cc's Judge (a
+// ulp estimate twice the exact one where |e| lies within 2r above a power of two).
 HWY_INLINE Element TableJudge(V y, V e, V line, const Consts& c) {
   const D d;
   const hn::RebindToUnsigned<D> du;
   const V err = hn::Abs(hn::Sub(y, e));
-  const V magnitude = hn::Abs(e);
-  const V binade = Binade(magnitude, c);
-  const M bounded = hn::Le(err, MinOr(line, hn::MulSub(binade, c.ulp_line, c.radius)));
-  const M quiet = hn::And(bounded, hn::Ge(hn::Sub(magnitude, c.twice_radius), binade));
+  const V binade = Binade(e, c);
+  const M quiet = hn::Le(err, MinOr(line, hn::MulSub(binade, c.ulp_line, c.radius)));
   const V inv = hn::BitCast(d, hn::Sub(c.bias, hn::BitCast(du, binade)));
   const V estimate = Estimate(err, c);
   return {quiet, estimate, hn::Mul(estimate, inv)};
@@ -107,10 +110,7 @@ HWY_INLINE bool FastQuiet(V ys, V yc, V es, V ec, const double* fast_line, const
   const V line = hn::LoadU(d, fast_line);
   const auto passes = [&](V y, V e) {
     const V err = hn::Abs(hn::Sub(y, e));
-    const V magnitude = hn::Abs(e);
-    const V binade = Binade(magnitude, c);
-    const V bar = hn::Min(hn::MulSub(binade, c.ulp_line, c.radius), hn::Mul(binade, c.fast_ulp));
-    return hn::And(hn::Le(err, hn::Min(line, bar)), hn::Ge(hn::Sub(magnitude, c.twice_radius), binade));
+    return hn::Le(err, hn::Min(line, hn::MulSub(Binade(e, c), c.fast_scale, c.radius)));
   };
   return hn::AllTrue(d, hn::And(passes(ys, es), passes(yc, ec)));
 }
