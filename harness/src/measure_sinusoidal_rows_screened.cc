@@ -263,10 +263,9 @@ void RowsScreened::exact_row(std::size_t r) {
   }
 }
 
-// A cos of 1 exactly (at an angle below 2^-27; a sin of ±1 is rare, and loud is never wrong): 1 − 2^-53
-// instead, within the radius of the exact value (which is at most 1 in magnitude) and inside the binade
-// below, so that the kernel can judge it (its ulp bound then the binade's below: never more than the exact
-// one's).
+// A cos of 1 exactly (at an angle below 2^-27; a sin of ±1 is rare): 1 − 2^-53 instead, within the radius of
+// the exact value (which is at most 1 in magnitude) and inside the binade below, where the exact value lies
+// unless it is 1: the kernel's ulp estimate, from e's binade, is then the exact value's, not half of it.
 void rs_off_one(double* v, std::size_t n) {
   for (std::size_t j = 0; j < n; ++j) v[j] = v[j] == 1 ? 1 - 0x1p-53 : v[j];
 }
@@ -304,10 +303,10 @@ void RowsScreened::fresh_estimates(RsBlock& b, double t) {
   rs_off_one(b.cos.data(), b.n);
 }
 
-// A block at position 0: every sin exactly 0 and cos exactly 1, which the kernel cannot take (its binade test
-// needs |e| − 2r within e's binade). An element equal to its exact value has error 0, ulp error 0 and ratio
-// 0: below every bar of a band that holds an element, it changes the band's counts and tails alone; any other
-// is flagged loud. Returns how many were.
+// A block at position 0: every sin exactly 0 and cos exactly 1, judged here (a sin of 0 lies within 2r of 0,
+// where the kernel's ulp bar is the type's least binade's, below the radius for float32 and bfloat16). An
+// element equal to its exact value has error 0, ulp error 0 and ratio 0: below every bar of a band that holds
+// an element, it changes the band's counts and tails alone; any other is flagged loud. Returns how many were.
 std::size_t RowsScreened::at_origin(RsBlock& b, std::size_t r, TableScreenResult& tails) {
   std::size_t loud = 0;
   const std::size_t base = r * rows_.dim + b.block->offset;

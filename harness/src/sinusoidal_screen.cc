@@ -10,14 +10,14 @@
 // Before it, a pre-test (table_fast_bars) that folds the floors' tests into the same comparison: where a
 // whole vector of pairs passes, the judge would have found every element quiet and kept no estimate, which is
 // all it would have written (flags 0), so the pre-test changes no outcome, only how fast the usual one comes.
-// Its err and binade 2^E are the judge's, bit for bit; its bar is the least of the pair's min(line,
-// abs_floor) (a NaN line: -1) and fl(2^E·min(U, ulp_line) − radius), U = min(ulp_floor·2^(1 − p), 2^100):
-// that is at most the judge's fl(2^E·ulp_line − radius) (rounding is monotone), so err under it is quiet;
-// under min(line, abs_floor), no abs estimate is kept; and it is at most 2^E·U: where that product is a
-// double, the exact 2^E·min(U, ulp_line) − radius lies below it, and so does its rounding; where it is not
-// (below 2^-1022), that exact value is below −radius/2 and the bar negative. So the ulp estimate
-// err·2^(p − 1 − E) is at most U·2^(p − 1), at most ulp_floor: none kept. A NaN err fails every comparison; a
-// NaN U (no floor to pass) is −∞.
+// Its err and binade 2^E (LowerBinade) are the judge's, bit for bit; its bar is the least of the pair's
+// min(line, abs_floor) (a NaN line: -1) and fl(2^E·min(U, ulp_line) − radius), U = min(ulp_floor·2^(1 − p),
+// 2^100): that is at most the judge's fl(2^E·ulp_line − radius) (rounding is monotone), so err under it is
+// quiet; under min(line, abs_floor), no abs estimate is kept; and it is at most 2^E·U: where that product is
+// a double, the exact 2^E·min(U, ulp_line) − radius lies below it, and so does its rounding; where it is not
+// (below 2^-1022), that exact value is below −radius/2 and the bar negative. So err·2^(p − 1 − E) is at most
+// U·2^(p − 1), at most ulp_floor, and the judge's ulp estimate (e's own binade, at least 2^E) no more: none
+// kept. A NaN err fails every comparison; a NaN U (no floor to pass) is −∞.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "sinusoidal_screen.cc"
 #include "pe/harness/sinusoidal_screen.h"
@@ -78,28 +78,28 @@ HWY_INLINE V MinOr(V a, V b) {
 }
 
 // The binade 2^E of the exact value's lower end |e| − 2r (the type's least binade below its least normal).
-// The exact value lies within r of e; |e| − 2r as computed (its rounding, 2^-53 at most, is far below
-// r >= 2^-48) stays under |e| − r, so the exact value's magnitude lies at or above 2^E and its ulp is at
-// least 2^E·2^(1 − p). A NaN e makes any binade here, but err NaN: the element is loud.
-HWY_INLINE V Binade(V e, const Consts& c) {
+// The exact value lies within r of e; |e| − 2r as computed (its rounding, 2^-53·|e| at most, is far below
+// r >= 2^-48: TableScreenRow::radius) stays under |e| − r, so the exact value's magnitude lies at or above
+// 2^E and its ulp is at least 2^E·2^(1 − p). A NaN e makes any binade here, but err NaN: the element is loud.
+HWY_INLINE V LowerBinade(V e, const Consts& c) {
   const V lower = hn::Max(hn::Sub(hn::Abs(e), c.twice_radius), c.least_binade);
   return hn::And(lower, hn::BitCast(D(), c.exponent));
 }
 
 // One output element: y against e, with r = c.radius at least its pair's radius, against `line` (the pair's,
-// its radius taken off). The ulp error is at most (|y − e| + r)/(2^E·2^(1 − p)) (Binade): under max_ulp
-// where |y − e| <= 2^E·ulp_line − r (one rounding, as the sum's it replaces; the factor 1 + 2^-50 of
-// sinusoidal_screen.h folded into ulp_line); an e within 2r of 0 (position 0's sines) has the least binade,
-// a negative bar, and is loud. One comparison against the smaller line does both bars (a NaN line stays NaN:
-// MinOr). The estimates |y − e| and |y − e|/2^E·2^(p − 1) are the percentiles', as rope_screen.cc's Judge (a
-// ulp estimate twice the exact one where |e| lies within 2r above a power of two).
+// its radius taken off). Its ulp error is at most (|y − e| + r)/(2^E·2^(1 − p)), 2^E the LowerBinade: under
+// max_ulp where |y − e| <= 2^E·ulp_line − r (one rounding, as the sum's it replaces; the factor 1 + 2^-50 of
+// sinusoidal_screen.h folded into ulp_line). One comparison against the smaller line does both bars (a NaN
+// line stays NaN: MinOr). The estimates |y − e| and |y − e|/ulp(e), ulp(e) from e's own binade (at least
+// 2^E: so at most the ratio to 2^E), are the percentiles', as rope_screen.cc's Judge (a ulp estimate half or
+// twice the exact one where the exact value lies across a power of two from e).
 HWY_INLINE Element TableJudge(V y, V e, V line, const Consts& c) {
   const D d;
   const hn::RebindToUnsigned<D> du;
   const V err = hn::Abs(hn::Sub(y, e));
-  const V binade = Binade(e, c);
-  const M quiet = hn::Le(err, MinOr(line, hn::MulSub(binade, c.ulp_line, c.radius)));
-  const V inv = hn::BitCast(d, hn::Sub(c.bias, hn::BitCast(du, binade)));
+  const M quiet = hn::Le(err, MinOr(line, hn::MulSub(LowerBinade(e, c), c.ulp_line, c.radius)));
+  const V own = hn::And(hn::Max(hn::Abs(e), c.least_binade), hn::BitCast(d, c.exponent));
+  const V inv = hn::BitCast(d, hn::Sub(c.bias, hn::BitCast(du, own)));
   const V estimate = Estimate(err, c);
   return {quiet, estimate, hn::Mul(estimate, inv)};
 }
@@ -110,7 +110,7 @@ HWY_INLINE bool FastQuiet(V ys, V yc, V es, V ec, const double* fast_line, const
   const V line = hn::LoadU(d, fast_line);
   const auto passes = [&](V y, V e) {
     const V err = hn::Abs(hn::Sub(y, e));
-    return hn::Le(err, hn::Min(line, hn::MulSub(Binade(e, c), c.fast_scale, c.radius)));
+    return hn::Le(err, hn::Min(line, hn::MulSub(LowerBinade(e, c), c.fast_scale, c.radius)));
   };
   return hn::AllTrue(d, hn::And(passes(ys, es), passes(yc, ec)));
 }

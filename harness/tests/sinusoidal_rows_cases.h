@@ -62,6 +62,10 @@ inline std::vector<CachedCase> cached_cases() {
   std::vector<double> unit;
   for (int k = 0; k < 40; ++k) unit.push_back(static_cast<float>((k + 0.37) / 40.0));
   axis("timesteps x scale 1000, flip, shift 1", sd, unit, std::nullopt);
+  // Timesteps so small that every sine lies far within the screen's radius of 0: the ulp estimates' binade
+  // must stay e's own (the exact value's but across a power of two), not that of |e| − 2r, the least.
+  axis("tiny timesteps", cached_params(64), {0x1p-60, 0x1p-52, 3 * 0x1p-47, 0x1p-40, 0x1.8p-33, 0x1p-30},
+       std::nullopt);
   SinusoidalParams odd = cached_params(33);
   odd.downscale_freq_shift = 1;
   odd.scale = 2.5;

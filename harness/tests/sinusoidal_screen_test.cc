@@ -410,9 +410,10 @@ bool same_doubles(const std::vector<double>& a, const std::vector<double>& b) {
 TEST(SinusoidalScreen, ThePreTestChangesNoOutcomeOfTheKernel) {
   // Rows of 64 pairs (8 whole vectors on every target) of doubles, concatenated, with errors planted at and
   // one step past every bar the pre-test folds together (the line, the abs floor, the ulp bar less the
-  // radius, the ulp floor), e at and beside powers of two and 0 (position 0's sines), NaN and infinite
-  // outputs, NaN and infinite lines, floors of -inf (none yet) and bars of NaN; then float32 rows as a
-  // table's, interleaved and rotated. Every outcome must be the judge's alone.
+  // radius in the binade of |e| − 2r, the ulp floor in e's binade and less the radius in that lower one), e
+  // at and beside powers of two and 0 (position 0's sines), NaN and infinite outputs, NaN and infinite lines,
+  // floors of -inf (none yet) and bars of NaN; then float32 rows as a table's, interleaved and rotated. Every
+  // outcome must be the judge's alone.
   constexpr std::size_t n = 64;
   std::mt19937_64 rng(53);
   const auto pick = [&](std::initializer_list<double> v) { return v.begin()[rng() % v.size()]; };
@@ -437,11 +438,15 @@ TEST(SinusoidalScreen, ThePreTestChangesNoOutcomeOfTheKernel) {
       for (std::size_t j = 0; j < n; ++j)
         for (std::size_t o = 0; o < 2; ++o) {
           const double e = o == 0 ? sin[j] : cos[j];
-          const double ulp = std::ldexp(1.0, std::max(std::ilogb(e == 0 ? 0x1p-126 : e), -126) - 23);
+          const auto ulp_at = [](double v) { return std::ldexp(1.0, std::max(std::ilogb(v), -126) - 23); };
+          // e's own ulp (the estimates') and that of |e| − 2r's binade (the ulp bar's and the pre-test's).
+          const double ulp = ulp_at(e == 0 ? 0x1p-126 : e);
+          const double lower = ulp_at(std::max(std::fabs(e) - 2 * radius, 0x1p-126));
           double err = std::ldexp(static_cast<double>(rng() % 64), -40);
           if (!all_quiet && rng() % 4 == 0) {
-            const double bar = pick(
-                {line[j], bars.abs_floor, bars.ulp_floor * ulp, bars.max_ulp * (1 - 0x1p-49) * ulp - radius});
+            const double bar =
+                pick({line[j], bars.abs_floor, bars.ulp_floor * ulp, bars.ulp_floor * lower - radius,
+                      bars.max_ulp * (1 - 0x1p-49) * lower - radius});
             err = std::isfinite(bar) && bar >= 0 ? bar : err;
             if (rng() % 2 == 0) err = std::nextafter(err, INFINITY);
           }

@@ -30,7 +30,9 @@ namespace pe::harness {
 // rotates by (step_sin, step_cos) = the tier's (sin ω_j, cos ω_j) first and writes back (one pass over the
 // pairs); per pair the line |y − e| must stay under, the band's bars, the budget's lower bound and the
 // caller's tally less the pair's radius of |e − exact| (every margin included; NaN: the element is loud);
-// and `radius`, at least every pair's radius that is finite (the ulp test's).
+// and `radius`, at least every pair's radius that is finite (the ulp test's), and at least 2^-48 where any is
+// (the ulp test's binade of |e| − 2r needs 2r far above the rounding of |e| − 2r, 2^-53·|e|, |e| <= 1; both
+// callers' radii are the double tier's, 2^-48 and more).
 struct TableScreenRow {
   double *sin, *cos;
   const double *step_sin, *step_cos;
@@ -58,7 +60,8 @@ struct TableScreenBars {
 // The bars of the kernel's pre-test (the judge's own tests with the floors' folded in: a whole vector of
 // pairs passing it is quiet with no estimate kept, and left alone with flags 0; sinusoidal_screen.cc): per
 // pair fast_line[j] = min(line[j], abs_floor) (a NaN line: -1; line and fast_line padded alike), and the
-// returned factor U of the binade 2^E of |e| − 2r, min(ulp_floor·2^(1 − p), 2^100).
+// returned factor U of the binade 2^E of |e| − 2r (sinusoidal_screen.cc's LowerBinade), min(ulp_floor·2^(1 −
+// p), 2^100).
 double table_fast_bars(const TableScreenBars& bars, std::span<const double> line, double* fast_line);
 
 // Out: per row and pair, flags[k] = 1·(sin element loud) + 2·(cos element loud) (0 on entry: the kernel
