@@ -90,9 +90,9 @@ HWY_INLINE V LowerBinade(V e, const Consts& c) {
 // its radius taken off). Its ulp error is at most (|y − e| + r)/(2^E·2^(1 − p)), 2^E the LowerBinade: under
 // max_ulp where |y − e| <= 2^E·ulp_line − r (one rounding, as the sum's it replaces; the factor 1 + 2^-50 of
 // sinusoidal_screen.h folded into ulp_line). One comparison against the smaller line does both bars (a NaN
-// line stays NaN: MinOr). The estimates |y − e| and |y − e|/ulp(e), ulp(e) from e's own binade (at least
-// 2^E: so at most the ratio to 2^E), are the percentiles', as rope_screen.cc's Judge (a ulp estimate half or
-// twice the exact one where the exact value lies across a power of two from e).
+// line stays NaN: MinOr). The estimates |y − e| and |y − e|/ulp(e), ulp(e) from the binade of |e| itself (at
+// least 2^E), are the percentiles' (a ulp estimate half or twice the exact one where the exact value lies
+// across a power of two from e; rope_screen.cc's Judge takes its own in the lower binade).
 HWY_INLINE Element TableJudge(V y, V e, V line, const Consts& c) {
   const D d;
   const hn::RebindToUnsigned<D> du;

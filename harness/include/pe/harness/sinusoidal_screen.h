@@ -60,8 +60,8 @@ struct TableScreenBars {
 // The bars of the kernel's pre-test (the judge's own tests with the floors' folded in: a whole vector of
 // pairs passing it is quiet with no estimate kept, and left alone with flags 0; sinusoidal_screen.cc): per
 // pair fast_line[j] = min(line[j], abs_floor) (a NaN line: -1; line and fast_line padded alike), and the
-// returned factor U of the binade 2^E of |e| − 2r (sinusoidal_screen.cc's LowerBinade), min(ulp_floor·2^(1 −
-// p), 2^100).
+// returned factor U = min(ulp_floor·2^(1 − p), 2^100) of the binade 2^E of |e| − 2r (sinusoidal_screen.cc's
+// LowerBinade).
 double table_fast_bars(const TableScreenBars& bars, std::span<const double> line, double* fast_line);
 
 // Out: per row and pair, flags[k] = 1·(sin element loud) + 2·(cos element loud) (0 on entry: the kernel
