@@ -52,7 +52,7 @@ std::size_t extent(const ScreenChannels& c, std::size_t n) {
 class Screened {
  public:
   Screened(const RopeParams& params, const RopeBatch& batch, Values x, Values y, const Budget& budget,
-           Measurement& bands, const ScreenedSinks& sinks, const ScreenRowTarget& kernel, ScreenType type,
+           Measurement& bands, const ScreenedSinks& sinks, ScreenRowFn kernel, ScreenType type,
            ScreenChannels in, ScreenChannels out, std::span<const double> real)
       : plan_(params),
         reference_(params, *std::max_element(batch.positions.begin(), batch.positions.end())),
@@ -62,7 +62,7 @@ class Screened {
         budget_(budget),
         bands_(bands),
         sinks_(sinks),
-        run_(kernel.run),
+        run_(kernel),
         type_(type),
         in_(in),
         out_(out),
@@ -263,10 +263,8 @@ class Screened {
             tally_slope_.data(), tally_floor_.data(), reach_slope_.data()};
   }
 
-  std::size_t element_size() const { return type_ == ScreenType::F64 ? 8 : type_ == ScreenType::F32 ? 4 : 2; }
-
   const void* row_data(const Values& v, std::size_t base, std::vector<std::uint8_t>& copy) const {
-    const std::size_t size = element_size();
+    const std::size_t size = screen_size(type_);
     const void* data = type_ == ScreenType::F64 ? static_cast<const void*>(v.doubles()) : v.typed_data();
     const auto* p = static_cast<const std::uint8_t*>(data) + base * size;
     if (!copy_) return p;
@@ -339,7 +337,6 @@ class Screened {
 // no pass-through channel (else one row): how many were measured.
 std::size_t Screened::screen_rows(std::size_t t, std::size_t h) {
   const bool in_place = through_.empty() && !copy_;
-  if (!in_place) prefetch_row(t, h);
   // Room in the tails for the token's rows left, taken once: until something is added (a loud element, a row
   // measured exactly), the bars and floors stay as they are and the tails grow only by what rows keep.
   // Where that much room would pass expect(), the row's own, as before.
@@ -349,8 +346,9 @@ std::size_t Screened::screen_rows(std::size_t t, std::size_t h) {
     room_ = bands_.screen_room(lo_, hi_, room_rows_ * per_row);
     if (!room_.usable && room_rows_ > 1) room_rows_ = 1, room_ = bands_.screen_room(lo_, hi_, per_row);
   }
+  // A row alone or measured exactly asks for the row kAhead on (prefetch_row); a run, for its own (ahead()).
+  if (!in_place || !room_.usable) prefetch_row(t, h);
   if (!room_.usable) {
-    if (in_place) prefetch_row(t, h);
     exact_row(t, h);
     return 1;
   }
@@ -411,7 +409,7 @@ ScreenBars Screened::room_bars() const {
 // layout: past the token's last head, a [T, H, D] batch's are the next token's first rows.
 void Screened::ahead(std::size_t t, std::size_t h, ScreenRows& span) const {
   constexpr std::size_t kAheadBytes = 2048;
-  const std::size_t row_bytes = plan_.head_dim() * element_size(), stride = batch_.head_stride;
+  const std::size_t row_bytes = plan_.head_dim() * screen_size(type_), stride = batch_.head_stride;
   const std::size_t k = std::max<std::size_t>(1, kAheadBytes / row_bytes);
   span.ahead = k * stride, span.ahead_bytes = row_bytes;
   const std::size_t size = std::min(x_.size(), y_.size()), first = batch_.row(t, h) + span.ahead;
@@ -542,7 +540,7 @@ void Screened::exact_row(std::size_t t, std::size_t h) {
 // What a screened pass needs beyond its arguments, where it applies (measure_rope_screened's conditions but
 // the scaling's switch per token).
 struct Setup {
-  const ScreenRowTarget* kernel;
+  ScreenRowFn run;
   ScreenType type;
   ScreenChannels in, out;
 };
@@ -568,7 +566,7 @@ std::optional<Setup> setup(const RopeParams& params, const RopeBatch& batch, con
     for (std::size_t j = 0; j < plan.n_pairs(); ++j)
       if (!(terms.slope_per_radian(j) >= 0)) return std::nullopt;
   }
-  return Setup{&screen_row_targets().front(), *type, *in, *out};
+  return Setup{screen_row_targets().front().run, *type, *in, *out};
 }
 
 }  // namespace
@@ -585,7 +583,7 @@ std::vector<PresumedFloors> presumed_rope_floors(const RopeParams& params, const
   const std::size_t n = band_edges().size();
   Measurement unused;
   const ScreenedSinks none;
-  Screened screened(params, batch, x, y, budget, unused, none, *s->kernel, s->type, s->in, s->out, real);
+  Screened screened(params, batch, x, y, budget, unused, none, s->run, s->type, s->in, s->out, real);
   std::vector<Screened::BandSample> bands(n);
   screened.sample(chosen_or_all(sample.rows, batch.tokens()), kRows, bands);
   std::vector<PresumedFloors> out;
@@ -619,7 +617,7 @@ bool measure_rope_screened(const RopeParams& params, const RopeBatch& batch, Val
   }
   const auto s = setup(params, batch, x, y, budget, sample);
   if (!s) return false;
-  Screened screened(params, batch, x, y, budget, bands, sinks, *s->kernel, s->type, s->in, s->out, real);
+  Screened screened(params, batch, x, y, budget, bands, sinks, s->run, s->type, s->in, s->out, real);
   screened.run(chosen_or_all(sample.rows, batch.tokens()));
   return true;
 }

@@ -134,7 +134,7 @@ class RowsScreened {
     const ref::FormatBits f = ref::format_bits(budget.dtype);
     bars_.precision = f.precision;
     bars_.least_binade = std::ldexp(1.0, f.emin), bars_.ulp_scale = std::ldexp(1.0, 1 - f.precision);
-    size_ = type_ == ScreenType::F64 ? 8 : type_ == ScreenType::F32 ? 4 : 2;
+    size_ = screen_size(type_);
     for (const RsBlock& b : blocks_) {
       room_ += 2 * b.padded + (b.pad ? 1 : 0);
       copy_ = copy_ || b.block->offset + b.extent > rows.dim;

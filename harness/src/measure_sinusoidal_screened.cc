@@ -84,7 +84,7 @@ class TableScreened {
     bars_.precision = f.precision;
     bars_.least_binade = std::ldexp(1.0, f.emin), bars_.ulp_scale = std::ldexp(1.0, 1 - f.precision);
     emin_ = f.emin;
-    size_ = type_ == ScreenType::F64 ? 8 : type_ == ScreenType::F32 ? 4 : 2;
+    size_ = screen_size(type_);
     // The last vector of a row reads up to its padding: a row short of it is read from a padded copy.
     const std::size_t extent = channels_.interleaved ? 2 * padded : n_ + padded;
     copy_ = extent > plan_.dim();

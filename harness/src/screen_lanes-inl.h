@@ -25,9 +25,7 @@ HWY_INLINE V LoadAs(const void* p) {
 }
 
 template <ScreenType kType>
-constexpr std::size_t kSize = kType == ScreenType::F64   ? 8
-                              : kType == ScreenType::F32 ? 4
-                                                         : 2;
+constexpr std::size_t kSize = screen_size(kType);
 
 // Pairs [k, k + N) of a row: (a, b).
 template <ScreenType kType>

@@ -88,6 +88,10 @@ inline std::optional<ScreenType> screen_type_of(DType out) {
   }
   return std::nullopt;
 }
+// Bytes an element of `type` takes.
+constexpr std::size_t screen_size(ScreenType type) {
+  return type == ScreenType::F64 ? 8 : type == ScreenType::F32 ? 4 : 2;
+}
 
 // A run of rows of n pairs (ScreenRows; one row by default), each as it would be screened alone, the row's
 // constants made once; x and y point at the first row's first channel.
