@@ -74,6 +74,9 @@ check help 0 "--positions-file" -- export --help
 # concatenated fails and the diagnosis names the layout.
 check export-concat 0 "wrote" -- export --family sinusoidal --dim 64 --positions 0:256 --layout concatenated --reference --out "$tmp/c.npy"
 check check-reference 0 "verdict: PASS" -- check "$tmp/c.npy" --family sinusoidal --positions 0:256 --layout concatenated
+check check-exact-p99 0 "verdict: PASS" -- check "$tmp/c.npy" --family sinusoidal --positions 0:256 --layout concatenated --exact-p99
+check exact-p99-alibi 2 "--exact-p99: applies to --family rope and sinusoidal only" -- check "$tmp/c.npy" --family alibi --exact-p99
+check exact-p99-t5 2 "--exact-p99: not with --family t5" -- check "$tmp/c.npy" --family t5 --exact-p99
 check check-layout 1 "the data fits: layout concatenated \(given: interleaved\)" -- check "$tmp/c.npy" --family sinusoidal --positions 0:256
 # --against: the interleaved table against the concatenated one, both held to the reference.
 check export-interleaved 0 "wrote" -- export --family sinusoidal --dim 64 --positions 0:256 --reference --out "$tmp/i.npy"

@@ -125,6 +125,24 @@ void Measurement::expect_band(std::int64_t position, std::size_t n) {
   a.cap = rank_from_top(a.expected);
 }
 
+void Measurement::sample_percentiles(std::size_t block, std::size_t from) {
+  if (count_ != 0) throw std::logic_error("Measurement::sample_percentiles after the first add");
+  if (block == 0) throw std::invalid_argument("Measurement::sample_percentiles: block 0");
+  sample_block_ = block;
+  for (Acc& a : bands_) a.sampled = a.expected >= from;  // from 0: every band, expected or not
+}
+
+bool Measurement::sampled_row(std::int64_t row) const {
+  std::uint64_t z = static_cast<std::uint64_t>(row) / sample_block_ + 0x9e3779b97f4a7c15ULL;  // splitmix64
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return ((z ^ (z >> 31)) % kSampleEvery) == 0;
+}
+
+bool Measurement::samples_percentiles() const {
+  return std::any_of(bands_.begin(), bands_.end(), [](const Acc& a) { return a.sampled; });
+}
+
 namespace {
 
 // The k-th largest (k >= 1) of non-negative values without -0 (their patterns are then ordered as they
@@ -380,7 +398,8 @@ void presume(Measurement& bands, std::span<const PresumedFloors> floors) {
 bool Measurement::presumptions_held() const {
   if (verdict_only_) return true;  // no percentile is read
   return std::all_of(bands_.begin(), bands_.end(), [](const Acc& a) {
-    return a.abs.presumption_held(a.stats.samples) && a.ulp.presumption_held(a.stats.samples);
+    return a.abs.presumption_held(a.stats.percentile_samples) &&
+           a.ulp.presumption_held(a.stats.percentile_samples);
   });
 }
 
@@ -393,7 +412,7 @@ Measurement::Acc& Measurement::find_band(std::int64_t position) {
 // `record()` builds the element's ElementRecord, asked for only when it is kept.
 template <class Record>
 void Measurement::add_one(std::int64_t position, double abs_error, double ulp, double budget, double reach,
-                          const Record& record, bool tails, bool decidability) {
+                          const Record& record, bool sampled, bool tails, bool decidability) {
   if (expected_ != 0 && count_ == expected_)
     throw std::logic_error("Measurement: more elements than expect() declared");
   ++count_;
@@ -407,7 +426,8 @@ void Measurement::add_one(std::int64_t position, double abs_error, double ulp, d
   if (keep_ != 0 && list_full) bar = std::min(bar, worst_last_ratio_);
   const bool below = s.samples > 1 && list_full && abs_error <= bar * budget * (1 - 0x1p-49);
   const double r = below ? 0.0 : ElementRecord::ratio_of(abs_error, budget);
-  if (tails) {
+  s.percentile_samples += sampled ? 1 : 0;
+  if (tails && sampled) {
     a.abs.push(std::isnan(abs_error) ? INFINITY : abs_error, cap_of(a));
     a.ulp.push(std::isnan(ulp) ? INFINITY : ulp, cap_of(a));
   }
@@ -451,7 +471,9 @@ void Measurement::add_one(std::int64_t position, double abs_error, double ulp, d
 void Measurement::add(const ElementRecord& e) {
   if (bands_.empty()) return;
   if (stats_) stats_.reset();
-  add_one(e.position, e.abs_error, e.ulp, e.budget, e.reach, [&] { return e; });
+  add_one(
+      e.position, e.abs_error, e.ulp, e.budget, e.reach, [&] { return e; },
+      in_sample(band_of(e.position), e.row));
 }
 
 namespace {
@@ -522,8 +544,9 @@ void Measurement::add_row(const RopeRow& row) {
   const bool list_full = keep_ == 0 || worst_.size() == keep_;
   if (!(&band_of(hi) == &a && s.samples >= 1 && list_full && (expected_ == 0 || count_ + n <= expected_))) {
     for (std::size_t i = 0; i < n; ++i)
-      add_one(row.position[i], row.abs_error[i], row.ulp[i], row.budget[i], row.reach[i],
-              [&] { return row.record(i); });
+      add_one(
+          row.position[i], row.abs_error[i], row.ulp[i], row.budget[i], row.reach[i],
+          [&] { return row.record(i); }, in_sample(band_of(row.position[i]), row.row));
     return;
   }
   const Decidability d = count_decidability(row, promised_);
@@ -533,17 +556,21 @@ void Measurement::add_row(const RopeRow& row) {
     a.stats.max_vacuity = {d.max_vacuity, row.record(d.at)};
   double bar = std::min(1.0, s.max_ratio.value);
   if (keep_ != 0) bar = std::min(bar, worst_last_ratio_);
-  a.abs.push_all(row.abs_error.data(), n, cap_of(a));
-  a.ulp.push_all(row.ulp.data(), n, cap_of(a));
+  const bool sampled = in_sample(a, row.row);
+  if (sampled) {
+    a.abs.push_all(row.abs_error.data(), n, cap_of(a));
+    a.ulp.push_all(row.ulp.data(), n, cap_of(a));
+  }
   const std::size_t loud = flag_loud(row, s.max_abs.value, s.max_ulp.value, bar, loud_);
   count_ += n - loud;
   a.stats.samples += n - loud;
+  a.stats.percentile_samples += sampled ? n - loud : 0;
   if (loud == 0) return;
   for (std::size_t i = 0; i < n; ++i) {
     if (loud_[i] != 0)
       add_one(
           row.position[i], row.abs_error[i], row.ulp[i], row.budget[i], row.reach[i],
-          [&] { return row.record(i); }, false, false);
+          [&] { return row.record(i); }, sampled, false, false);
   }
 }
 
@@ -605,11 +632,12 @@ Measurement::ScreenRoom Measurement::screen_room(std::int64_t lo, std::int64_t h
 }
 
 void Measurement::screen_quiet(std::int64_t position, std::size_t n, std::size_t encoding,
-                               std::size_t abs_kept, std::size_t ulp_kept) {
+                               std::size_t sampled, std::size_t abs_kept, std::size_t ulp_kept) {
   if (stats_) stats_.reset();
   Acc& a = band_of(position);
   count_ += n;
   a.stats.samples += n;
+  a.stats.percentile_samples += sampled;
   a.stats.encoding += encoding;
   a.abs.used += abs_kept;
   a.ulp.used += ulp_kept;
@@ -618,7 +646,8 @@ void Measurement::screen_quiet(std::int64_t position, std::size_t n, std::size_t
 void Measurement::add_screened(const ElementRecord& e, bool tails) {
   if (stats_) stats_.reset();
   add_one(
-      e.position, e.abs_error, e.ulp, e.budget, e.reach, [&] { return e; }, tails, true);
+      e.position, e.abs_error, e.ulp, e.budget, e.reach, [&] { return e; },
+      in_sample(band_of(e.position), e.row), tails, true);
 }
 
 const std::vector<BandStats>& Measurement::bands() const {
@@ -626,8 +655,10 @@ const std::vector<BandStats>& Measurement::bands() const {
   std::vector<BandStats> out;
   for (const Acc& a : bands_) {
     BandStats s = a.stats;
-    s.p99_abs = a.abs.p99(s.samples);
-    s.p99_ulp = a.ulp.p99(s.samples);
+    // A band whose sample met none of its rows has no percentile (NaN), not one of 0.
+    const bool none = s.samples != 0 && s.percentile_samples == 0;
+    s.p99_abs = none ? NAN : a.abs.p99(s.percentile_samples);
+    s.p99_ulp = none ? NAN : a.ulp.p99(s.percentile_samples);
     out.push_back(s);
   }
   return stats_.emplace(std::move(out));

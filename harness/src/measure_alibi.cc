@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <limits>
 #include <optional>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -680,7 +681,9 @@ void ScreenedAlibi::screened_run(std::size_t k0, std::size_t k1, bool turns) {
   alibi_screen(r, n);
   if (table_.built()) note_bounded(n - r.bounded);
   const Ties t = r.loud_count != 0 ? ties(k0, r, room) : Ties{};
-  bands_.screen_quiet(lo, n - r.loud_count + t.quiet, r.quiet_encoding + t.encoding, r.abs_kept + t.abs_kept,
+  const std::size_t quiet =
+      n - r.loud_count + t.quiet;  // all in the percentiles (no sample: the entry's test)
+  bands_.screen_quiet(lo, quiet, r.quiet_encoding + t.encoding, quiet, r.abs_kept + t.abs_kept,
                       r.ulp_kept + t.ulp_kept);
   if (r.loud_count > t.quiet) loud(k0, r.loud_count - t.quiet);
 }
@@ -822,6 +825,8 @@ bool measure_alibi_screened(const AlibiParams& params, std::span<const std::int6
                             bool unmasked_only) {
   constexpr std::int64_t kLimit = std::int64_t{1} << 52;  // |key − query| < 2^53: exact as a double
   const auto small = [&](std::int64_t v) { return v > -kLimit && v < kLimit; };
+  if (bands.samples_percentiles())
+    throw std::logic_error("measure_alibi_screened: a measurement sampling its percentiles");
   if (budget.dtype != DType::F32 || alibi_targets().empty() || !std::is_sorted(keys.begin(), keys.end()) ||
       !std::all_of(keys.begin(), keys.end(), small) || !std::all_of(queries.begin(), queries.end(), small))
     return false;

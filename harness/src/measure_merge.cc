@@ -29,10 +29,11 @@ void Measurement::Tail::merge(const Tail& later, std::size_t cap) {
 }
 
 void Measurement::merge(const Measurement& later) {
-  const bool same_caps = std::equal(bands_.begin(), bands_.end(), later.bands_.begin(), later.bands_.end(),
-                                    [](const Acc& a, const Acc& b) { return a.cap == b.cap; });
+  const bool same_caps =
+      std::equal(bands_.begin(), bands_.end(), later.bands_.begin(), later.bands_.end(),
+                 [](const Acc& a, const Acc& b) { return a.cap == b.cap && a.sampled == b.sampled; });
   if (!same_caps || later.keep_ != keep_ || later.promised_ != promised_ || later.expected_ != expected_ ||
-      later.verdict_only_ != verdict_only_)
+      later.verdict_only_ != verdict_only_ || later.sample_block_ != sample_block_)
     throw std::logic_error("Measurement::merge: measurements set up differently");
   // A presumed floor's proof counts the values kept above it (presumptions_held): parts presuming one floor
   // together hold every value above it (or, where one compacted, at least cap at or above its own floor, as
@@ -58,6 +59,7 @@ void Measurement::merge(const Measurement& later) {
       continue;
     }
     s.samples += l.stats.samples;
+    s.percentile_samples += l.stats.percentile_samples;
     s.violations += l.stats.violations;
     s.encoding += l.stats.encoding;
     s.undecidable += l.stats.undecidable;

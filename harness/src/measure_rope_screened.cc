@@ -321,6 +321,7 @@ class Screened {
   int precision_ = 24, emin_ = -126;
   bool copy_ = false;             // a row is read from a padded copy (its last vector would pass its end)
   bool stopped_ = false;          // at a non-finite input (ScreenedSinks::nonfinite_input)
+  bool sampled_ = true;           // the token's rows feed the percentiles (Measurement::in_sample)
   Measurement::ScreenRoom room_;  // the token's room (screen_rows()), for room_rows_ more rows
   std::size_t room_rows_ = 0;
   std::vector<std::uint8_t> x_copy_, y_copy_;
@@ -352,6 +353,7 @@ std::size_t Screened::screen_rows(std::size_t t, std::size_t h) {
     exact_row(t, h);
     return 1;
   }
+  sampled_ = bands_.in_sample(lo_, static_cast<std::int64_t>(t));
   const ScreenBars bars = room_bars();
   ScreenResult result{flags_.data(), room_.abs_tail, room_.ulp_tail};
   const std::size_t base = batch_.row(t, h);
@@ -365,7 +367,9 @@ std::size_t Screened::screen_rows(std::size_t t, std::size_t h) {
   // The run's rows before its last, all quiet.
   const ScreenResult::Before& before = result.before;
   if (before.rows != 0) {
-    bands_.screen_quiet(lo_, before.rows * 2 * n_, before.quiet_encoding, before.abs_kept, before.ulp_kept);
+    const std::size_t quiet = before.rows * 2 * n_;
+    bands_.screen_quiet(lo_, quiet, before.quiet_encoding, sampled_ ? quiet : 0, before.abs_kept,
+                        before.ulp_kept);
     room_.abs_tail += before.abs_kept, room_.ulp_tail += before.ulp_kept, room_rows_ -= before.rows;
   }
   last_row(t, h + before.rows, result);
@@ -396,7 +400,8 @@ ScreenBars Screened::room_bars() const {
   bars.reach_floor = floor_hi_ * (1 + 0x1p-40);
   bars.reach_factor = 0.7 * attention_;  // the exact pair's norm is at least s/√2 times A
   bars.attention = attention_;
-  bars.abs_floor = room_.abs_floor, bars.ulp_floor = room_.ulp_floor;
+  bars.abs_floor = sampled_ ? room_.abs_floor : INFINITY;  // outside the sample: no estimate kept
+  bars.ulp_floor = sampled_ ? room_.ulp_floor : INFINITY;
   bars.precision = precision_, bars.emin = emin_;
   return bars;
 }
@@ -431,14 +436,15 @@ void Screened::last_row(std::size_t t, std::size_t h, const ScreenResult& result
   }
   const std::size_t still = through_.size() - moved_.size();
   std::size_t abs_kept = result.abs_kept, ulp_kept = result.ulp_kept;
-  if (0 > room.abs_floor) std::fill_n(room.abs_tail + abs_kept, still, 0.0), abs_kept += still;
-  if (0 > room.ulp_floor) std::fill_n(room.ulp_tail + ulp_kept, still, 0.0), ulp_kept += still;
+  if (sampled_ && 0 > room.abs_floor) std::fill_n(room.abs_tail + abs_kept, still, 0.0), abs_kept += still;
+  if (sampled_ && 0 > room.ulp_floor) std::fill_n(room.ulp_tail + ulp_kept, still, 0.0), ulp_kept += still;
   // Loud in more than an eighth of its elements (a failing kernel's row): the whole row exactly in vectors
   // beats its elements one by one; the screen's estimates written past the tails' end are then left there,
   // uncounted.
   if (4 * result.loud > n_) return exact_row(t, h);
   if ((result.loud != 0 || !moved_.empty()) && stop_at(t, h)) return;
-  bands_.screen_quiet(lo_, 2 * n_ - result.loud + still, result.quiet_encoding, abs_kept, ulp_kept);
+  const std::size_t quiet = 2 * n_ - result.loud + still;
+  bands_.screen_quiet(lo_, quiet, result.quiet_encoding, sampled_ ? quiet : 0, abs_kept, ulp_kept);
   room_.abs_tail += abs_kept, room_.ulp_tail += ulp_kept, --room_rows_;
   if (result.loud != 0 || !moved_.empty()) loud(t, h, result, moved_);
 }

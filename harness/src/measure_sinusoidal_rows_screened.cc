@@ -12,6 +12,7 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <unordered_map>
 
 #include "pe/harness/exhaustive_screen.h"
@@ -443,7 +444,7 @@ void RowsScreened::row(std::size_t r) {
   const auto abs_kept = static_cast<std::size_t>(tails.abs_tail - room.abs_tail);
   const auto ulp_kept = static_cast<std::size_t>(tails.ulp_tail - room.ulp_tail);
   if (sinks_.sole) abs_own_.add(room.abs_tail, abs_kept), ulp_own_.add(room.ulp_tail, ulp_kept);
-  bands_.screen_quiet(band, quiet, quiet, abs_kept, ulp_kept);
+  bands_.screen_quiet(band, quiet, quiet, quiet, abs_kept, ulp_kept);  // no sample: the entry's test
 }
 
 }  // namespace
@@ -453,6 +454,8 @@ bool measure_sinusoidal_rows_screened(const SinusoidalRows& rows, Values y, cons
   const auto& targets = table_screen_targets();
   const std::size_t target = sinusoidal_screen_target();
   const auto type = table_screen_type_of(y, budget.dtype);
+  if (bands.samples_percentiles())
+    throw std::logic_error("measure_sinusoidal_rows_screened: a measurement sampling its percentiles");
   if (!sinusoidal_screen_enabled() || target >= targets.size() || !type || rows.rows() == 0 ||
       y.size() < from || y.size() != rows.rows() * rows.dim)
     return false;

@@ -302,6 +302,7 @@ class TableScreened {
   std::vector<double> row_y_;            // presume(): a row's outputs
   std::size_t size_ = 4;
   bool copy_ = false;
+  bool sampled_ = true;  // the batch's rows feed the percentiles (Measurement::in_sample)
   std::vector<std::uint8_t> copy_row_;
 };
 
@@ -321,14 +322,19 @@ void TableScreened::presume(double share) {
   std::vector<std::size_t> rows_in(edges.size(), 0), seen(edges.size(), 0);
   std::vector<std::vector<double>> abs(edges.size()), ulp(edges.size());
   Band b;
-  for (const std::int64_t p : positions_) {
-    if (!screenable(p)) continue;
-    if (!b.holds(p)) b = band_of(p);
+  // The rows whose estimates the percentiles take (Measurement::in_sample): the population the floors' proof
+  // counts, so the guess is drawn from them alone.
+  const auto taken = [&](std::size_t r) {
+    return screenable(positions_[r]) && bands_.in_sample(positions_[r], static_cast<std::int64_t>(r));
+  };
+  for (std::size_t r = 0; r < positions_.size(); ++r) {
+    if (!taken(r)) continue;
+    if (!b.holds(positions_[r])) b = band_of(positions_[r]);
     ++rows_in[b.k];
   }
   for (std::size_t r = 0; r < positions_.size(); ++r) {
     const std::int64_t p = positions_[r];
-    if (!screenable(p)) continue;
+    if (!taken(r)) continue;
     if (!b.holds(p)) b = band_of(p);
     if (seen[b.k]++ % ((rows_in[b.k] + kRows - 1) / kRows) == 0) sample_row(r, abs[b.k], ulp[b.k]);
   }
@@ -373,7 +379,14 @@ std::size_t TableScreened::batch(std::size_t r, std::size_t most) {
   const std::size_t room_per_row = 2 * ScreenToken::padded(n_);
   std::size_t count = 0;
   std::int64_t lo = 0, hi = 0;
-  for (; count < most && screenable(positions_[r + count]); ++count) {
+  // One kernel call's rows are all in the percentiles' sample or all outside it (their floors differ). A
+  // batch lies in one band (screen_room), so rows of one block are alike: asked once a block.
+  sampled_ = bands_.in_sample(positions_[r], static_cast<std::int64_t>(r));
+  const std::size_t block = bands_.sample_block();
+  const auto alike = [&](std::size_t i) {
+    return i % block != 0 || bands_.in_sample(positions_[i], static_cast<std::int64_t>(i)) == sampled_;
+  };
+  for (; count < most && screenable(positions_[r + count]) && alike(r + count); ++count) {
     const std::int64_t p = positions_[r + count];
     lo = count == 0 ? p : std::min(lo, p), hi = count == 0 ? p : std::max(hi, p);
   }
@@ -406,7 +419,7 @@ std::size_t TableScreened::batch(std::size_t r, std::size_t most) {
   // Counted once a batch, when most of its values' stores are done (reading each right after the kernel
   // stored it waits on the store).
   if (sinks_.sole) abs_own_.add(room.abs_tail, abs_kept), ulp_own_.add(room.ulp_tail, ulp_kept);
-  bands_.screen_quiet(positions_[r], quiet, quiet, abs_kept, ulp_kept);
+  bands_.screen_quiet(positions_[r], quiet, quiet, sampled_ ? quiet : 0, abs_kept, ulp_kept);
   return count;
 }
 
@@ -439,8 +452,8 @@ std::pair<std::size_t, std::size_t> TableScreened::rows(std::size_t r, std::size
     lines(ratio_bar, max_abs);
   bars_.max_ulp = room.max_ulp;
   // The own floors, where the caller is the bands' sole writer (else -inf).
-  bars_.abs_floor = std::max(room.abs_floor, abs_own_.floor());
-  bars_.ulp_floor = std::max(room.ulp_floor, ulp_own_.floor());
+  bars_.abs_floor = sampled_ ? std::max(room.abs_floor, abs_own_.floor()) : INFINITY;  // outside: none kept
+  bars_.ulp_floor = sampled_ ? std::max(room.ulp_floor, ulp_own_.floor()) : INFINITY;
   const std::array<std::uint64_t, 3> at{std::bit_cast<std::uint64_t>(bars_.max_ulp),
                                         std::bit_cast<std::uint64_t>(bars_.abs_floor),
                                         std::bit_cast<std::uint64_t>(bars_.ulp_floor)};

@@ -31,11 +31,13 @@ std::vector<ElementRecord> drawn(std::size_t n, std::mt19937_64& g) {
   return out;
 }
 
-Measurement set_up(const std::vector<ElementRecord>& all) {
+// `block`: the percentiles over a sample of rows in blocks that long (0: every element).
+Measurement set_up(const std::vector<ElementRecord>& all, std::size_t block = 0) {
   Measurement m(30000, 10);
   m.promise(1000);
   m.expect(all.size());
   for (const ElementRecord& e : all) m.expect_band(e.position, 1);
+  if (block != 0) m.sample_percentiles(block, 0);
   return m;
 }
 
@@ -56,16 +58,23 @@ TEST(MeasurementMerge, PartsMergedInOrderAreTheWhole) {
   std::mt19937_64 g(20261205);
   for (const std::size_t n : {std::size_t{40}, std::size_t{3000}, std::size_t{50000}}) {
     const std::vector<ElementRecord> all = drawn(n, g);
-    Measurement whole = set_up(all);
-    for (const ElementRecord& e : all) whole.add(e);
-    for (const std::size_t parts : {2, 3, 8}) {
-      std::vector<Measurement> m;
-      for (std::size_t k = 0; k < parts; ++k) {
-        m.push_back(set_up(all));
-        for (std::size_t i = n * k / parts; i < n * (k + 1) / parts; ++i) m.back().add(all[i]);
+    for (const std::size_t block : {0, 1, 7}) {  // percentiles over every element, then over samples
+      Measurement whole = set_up(all, block);
+      for (const ElementRecord& e : all) whole.add(e);
+      if (block != 0 && n > 40) {
+        EXPECT_GT(whole.bands()[0].samples, whole.bands()[0].percentile_samples) << n << " block " << block;
       }
-      for (std::size_t k = 1; k < parts; ++k) m[0].merge(m[k]);
-      expect_same(m[0], whole, std::to_string(n) + " elements in " + std::to_string(parts) + " parts");
+      for (const std::size_t parts : {2, 3, 8}) {
+        std::vector<Measurement> m;
+        for (std::size_t k = 0; k < parts; ++k) {
+          m.push_back(set_up(all, block));
+          for (std::size_t i = n * k / parts; i < n * (k + 1) / parts; ++i) m.back().add(all[i]);
+        }
+        for (std::size_t k = 1; k < parts; ++k) m[0].merge(m[k]);
+        expect_same(m[0], whole,
+                    std::to_string(n) + " elements in " + std::to_string(parts) + " parts, block " +
+                        std::to_string(block));
+      }
     }
   }
 }
@@ -123,6 +132,11 @@ TEST(MeasurementMerge, RefusesMeasurementsSetUpOtherwise) {
   EXPECT_THROW(f.merge(e), std::logic_error);
   f.presume_floors(5, 2e-6, 0.5);  // another floor
   EXPECT_THROW(e.merge(f), std::logic_error);
+  Measurement s, t, u;  // a sample against none, or against another block's
+  s.sample_percentiles(1, 0), u.sample_percentiles(2, 0);
+  EXPECT_THROW(s.merge(t), std::logic_error);
+  EXPECT_THROW(t.merge(s), std::logic_error);
+  EXPECT_THROW(s.merge(u), std::logic_error);
 }
 
 }  // namespace

@@ -341,5 +341,96 @@ TEST(Measure, PresumedFloorsKeepThePercentilesOrSayTheyDidNot) {
   EXPECT_THROW(late.presume_floors(5, 0, 0), std::logic_error);
 }
 
+// sample_percentiles: a band expected to hold `from` elements or more takes its 99th percentiles (nearest
+// rank) over the rows sampled_row() picks, counted in percentile_samples; a smaller band over all of its own.
+// Rows come as add()'s records (even rows) and add_row()'s rows (odd rows), in blocks of 4: 3000 rows of 40
+// elements at position = row, so band [0, 999] holds 40'000 elements (under `from`) and [1000, 9999] 80'000.
+TEST(Measure, SampledPercentilesAreTheNearestRankOverTheSampledRows) {
+  constexpr std::size_t kRows = 3000, kWidth = 40, kBlock = 4;
+  std::mt19937_64 g(20261207);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  Measurement m;
+  m.expect(kRows * kWidth);
+  for (std::size_t r = 0; r < kRows; ++r) m.expect_band(static_cast<std::int64_t>(r), kWidth);
+  m.sample_percentiles(kBlock, 50'000);
+  std::vector<double> abs_all[2], ulp_all[2], abs_sampled, ulp_sampled;
+  std::size_t sampled_rows = 0;
+  for (std::size_t r = 0; r < kRows; ++r) {
+    const auto row = static_cast<std::int64_t>(r);
+    const std::size_t band = r < 1000 ? 0 : 1;
+    const bool in = m.sampled_row(row);
+    EXPECT_EQ(in, m.sampled_row(row - row % static_cast<std::int64_t>(kBlock))) << "row " << r;
+    EXPECT_EQ(m.in_sample(row, row), band == 0 || in) << "row " << r;
+    sampled_rows += band == 1 && in ? 1 : 0;
+    RopeRow whole;
+    whole.row = row;
+    whole.resize(kWidth);
+    for (std::size_t i = 0; i < kWidth; ++i) {
+      // Errors growing with the row (a band's rows are not alike: a biased sample would show).
+      const double abs = (1 + unit(g)) * static_cast<double>(r + 1) * 0x1p-30, ulp = 1000 * unit(g);
+      abs_all[band].push_back(abs), ulp_all[band].push_back(ulp);
+      if (band == 1 && in) abs_sampled.push_back(abs), ulp_sampled.push_back(ulp);
+      if (r % 2 == 0) {
+        ElementRecord e;
+        e.row = row, e.position = row, e.channel = static_cast<std::int64_t>(i);
+        e.abs_error = abs, e.ulp = ulp, e.budget = 1;
+        m.add(e);
+      } else {
+        whole.position[i] = row, whole.abs_error[i] = abs, whole.ulp[i] = ulp, whole.budget[i] = 1;
+        whole.reach[i] = INFINITY;
+      }
+    }
+    if (r % 2 == 1) m.add_row(whole);
+  }
+  const auto nearest_rank = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[static_cast<std::size_t>(std::ceil(0.99 * static_cast<double>(v.size()))) - 1];
+  };
+  // About 1 block in 8 of band 1's 500 (a hash: not exactly).
+  EXPECT_GT(sampled_rows, 2000 / 16);
+  EXPECT_LT(sampled_rows, 2000 / 5);
+  const std::vector<BandStats>& b = m.bands();
+  EXPECT_FALSE(b[0].percentiles_sampled());
+  EXPECT_EQ(b[0].percentile_samples, 40'000U);
+  EXPECT_EQ(b[0].p99_abs, nearest_rank(abs_all[0]));
+  EXPECT_EQ(b[0].p99_ulp, nearest_rank(ulp_all[0]));
+  EXPECT_TRUE(b[1].percentiles_sampled());
+  EXPECT_EQ(b[1].samples, 80'000U);
+  EXPECT_EQ(b[1].percentile_samples, sampled_rows * kWidth);
+  EXPECT_EQ(b[1].p99_abs, nearest_rank(abs_sampled));
+  EXPECT_EQ(b[1].p99_ulp, nearest_rank(ulp_sampled));
+  // The maxima stay every element's.
+  EXPECT_EQ(b[1].max_abs.value, *std::max_element(abs_all[1].begin(), abs_all[1].end()));
+  EXPECT_EQ(b[1].max_ulp.value, *std::max_element(ulp_all[1].begin(), ulp_all[1].end()));
+  Measurement late;
+  late.add(ElementRecord{});
+  EXPECT_THROW(late.sample_percentiles(1), std::logic_error);
+  EXPECT_THROW(Measurement().sample_percentiles(0), std::invalid_argument);
+}
+
+// The sample's rows are drawn by a hash of their block, not a stride: rows laid out with a period that is a
+// multiple of 8 blocks (packed sequences of 64 tokens, each from position 0) still give every offset in the
+// period about 1 block in 8, where `block % 8 == 0` would give the offsets 0-7 of every period and no other.
+// A band whose sample met none of its rows says so (NaN), not a percentile of 0.
+TEST(Measure, TheSampleIsAHashNotAStride) {
+  Measurement m;
+  m.sample_percentiles(1, 0);
+  for (std::int64_t offset = 0; offset < 64; ++offset) {
+    std::size_t in = 0;
+    for (std::int64_t period = 0; period < 4096; ++period) in += m.sampled_row(64 * period + offset) ? 1 : 0;
+    EXPECT_GT(in, 4096U / 12) << "offset " << offset;
+    EXPECT_LT(in, 4096U / 6) << "offset " << offset;
+  }
+  std::int64_t outside = 0;
+  while (m.sampled_row(outside)) ++outside;
+  ElementRecord e;
+  e.row = outside, e.position = 5, e.abs_error = e.ulp = 1, e.budget = 2;
+  m.add(e);
+  EXPECT_EQ(m.bands()[0].samples, 1U);
+  EXPECT_EQ(m.bands()[0].percentile_samples, 0U);
+  EXPECT_TRUE(std::isnan(m.bands()[0].p99_abs));
+  EXPECT_TRUE(std::isnan(m.bands()[0].p99_ulp));
+}
+
 }  // namespace
 }  // namespace pe::harness

@@ -366,6 +366,30 @@ void expect_same_measurement(const Measurement& a, const Measurement& b, const s
   }
 }
 
+// Percentiles over a sample of the tokens (Measurement::sample_percentiles): the screen keeps the estimates
+// of the sampled tokens' rows alone, the exact path their values; the same measurement within the screen's
+// radius.
+void expect_sampled_percentiles_of_the_exact_path(const RopeParams& params, const RopeBatch& batch, Data& d,
+                                                  const Budget& budget, const std::string& what) {
+  const auto make = [&] {
+    Measurement m;
+    m.promise(1 << 24);
+    m.expect(d.x.size());
+    m.sample_percentiles(1, 0);
+    return m;
+  };
+  Measurement exact = make(), sampled = make();
+  measure_rope_rows(params, batch, d.x, d.y, budget, [&](const RopeRow& row) { exact.add_row(row); });
+  const Values x(d.x.view().data, d.x.dtype(), d.x.size()), y(d.y.view().data, d.y.dtype(), d.y.size());
+  ASSERT_TRUE(measure_rope_screened(params, batch, x, y, budget, sampled, {})) << what;
+  expect_same_measurement(exact, sampled, what + " (sampled)");
+  for (const BandStats& b : sampled.bands()) {
+    if (b.samples == 0) continue;
+    EXPECT_GT(b.percentile_samples, 0U) << what;
+    EXPECT_LT(b.percentile_samples, b.samples / 4) << what;
+  }
+}
+
 TEST(RopeScreen, ScreenedPassIsTheExactPath) {
   RopeScaling yarn;
   yarn.type = RopeScalingType::Yarn;
@@ -427,6 +451,8 @@ TEST(RopeScreen, ScreenedPassIsTheExactPath) {
             name + " " + std::string(to_string(type)) + " wrong " + std::to_string(static_cast<int>(wrong));
         expect_same_measurement(exact, screened, what);
         EXPECT_EQ(loud_over, exact.violations()) << what << ": every element over budget comes as a record";
+        if (wrong == Wrong::None || wrong == Wrong::Base)
+          expect_sampled_percentiles_of_the_exact_path(params, batch, d, budget, what);
         // The verdict alone (Measurement::verdict_only): the exact path's verdict and counts, every element
         // over budget still a record.
         Measurement verdict = make();
@@ -516,26 +542,37 @@ TEST(RopeScreen, PresumedFloorsKeepThePercentilesOrSayTheyDidNot) {
       batch.n_axes = n_axes(params.form);
       Budget budget{&find_variant("rope.scalar_f32")->contract(), type};
       const Values x(d.x.view().data, type, d.x.size()), y(d.y.view().data, type, d.y.size());
-      const auto measured = [&](std::span<const PresumedFloors> floors) {
-        Measurement m;
-        m.promise(1 << 24);
-        m.expect(d.x.size());
-        presume(m, floors);
-        EXPECT_TRUE(measure_rope_screened(params, batch, x, y, budget, m, {})) << what;
-        return m;
-      };
-      const Measurement plain = measured({});
-      const std::vector<PresumedFloors> held = presumed_rope_floors(params, batch, x, y, budget, 0.02);
-      EXPECT_GE(held.size(), 2u) << what;
-      const Measurement with = measured(held);
-      EXPECT_TRUE(with.presumptions_held()) << what;
-      expect_same_but_percentiles(with, plain, what);
-      for (std::size_t k = 0; k < plain.bands().size(); ++k) {
-        EXPECT_EQ(with.bands()[k].p99_abs, plain.bands()[k].p99_abs) << what << " band " << k;
-        EXPECT_EQ(with.bands()[k].p99_ulp, plain.bands()[k].p99_ulp) << what << " band " << k;
+      for (const bool sampled : {false, true}) {
+        SCOPED_TRACE(sampled ? "percentiles over a sample" : "percentiles over every element");
+        const auto measured = [&](std::span<const PresumedFloors> floors) {
+          Measurement m;
+          m.promise(1 << 24);
+          m.expect(d.x.size());
+          if (sampled) m.sample_percentiles(1, 0);  // the floors' proof counts the sample's values alone
+          presume(m, floors);
+          EXPECT_TRUE(measure_rope_screened(params, batch, x, y, budget, m, {})) << what;
+          return m;
+        };
+        const Measurement plain = measured({});
+        // As check guesses them: from the tokens whose values the percentiles take (rope_pass.cc).
+        Measurement probe;
+        probe.sample_percentiles(1, 0);
+        Sample taken;
+        for (std::size_t t = 0; t < batch.tokens(); ++t)
+          if (!sampled || probe.sampled_row(static_cast<std::int64_t>(t))) taken.rows.push_back(t);
+        const std::vector<PresumedFloors> held =
+            presumed_rope_floors(params, batch, x, y, budget, 0.02, taken);
+        EXPECT_GE(held.size(), 2u) << what;
+        const Measurement with = measured(held);
+        EXPECT_TRUE(with.presumptions_held()) << what;
+        expect_same_but_percentiles(with, plain, what);
+        for (std::size_t k = 0; k < plain.bands().size(); ++k) {
+          EXPECT_EQ(with.bands()[k].p99_abs, plain.bands()[k].p99_abs) << what << " band " << k;
+          EXPECT_EQ(with.bands()[k].p99_ulp, plain.bands()[k].p99_ulp) << what << " band " << k;
+        }
+        const Measurement wrong = measured(presumed_rope_floors(params, batch, x, y, budget, 0.001, taken));
+        EXPECT_FALSE(wrong.presumptions_held()) << what;
       }
-      const Measurement wrong = measured(presumed_rope_floors(params, batch, x, y, budget, 0.001));
-      EXPECT_FALSE(wrong.presumptions_held()) << what;
       // Where the screened pass does not apply, no guess either.
       EXPECT_TRUE(presumed_rope_floors(params, batch, x, y, budget, 0.02, Sample{{}, {0}}).empty()) << what;
     }

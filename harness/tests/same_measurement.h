@@ -24,6 +24,7 @@ inline void expect_same_but_percentiles(const Measurement& a, const Measurement&
     const BandStats &x = a.bands()[k], &y = b.bands()[k];
     const std::string where = what + " band " + std::to_string(k);
     EXPECT_EQ(x.samples, y.samples) << where;
+    EXPECT_EQ(x.percentile_samples, y.percentile_samples) << where;
     EXPECT_EQ(x.violations, y.violations) << where;
     EXPECT_EQ(x.encoding, y.encoding) << where;
     EXPECT_EQ(x.undecidable, y.undecidable) << where;

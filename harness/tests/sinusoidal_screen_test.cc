@@ -99,6 +99,7 @@ void expect_same(const Run& exact, const Run& screened, double radius) {
     const BandStats &x = a.bands()[i], &y = b.bands()[i];
     const std::string band = "band " + std::to_string(x.lo);
     EXPECT_EQ(x.samples, y.samples) << band;
+    EXPECT_EQ(x.percentile_samples, y.percentile_samples) << band;
     EXPECT_EQ(x.violations, y.violations) << band;
     EXPECT_EQ(x.encoding, y.encoding) << band;
     EXPECT_EQ(x.undecidable, y.undecidable) << band;
@@ -138,12 +139,14 @@ std::int64_t promise_of(const Budget& b) {
 }
 
 // Both paths over `t`: the exact one element by element, the screened one (on `target`), each with a tally.
+// `sample_block`: both take their percentiles over a sample of rows in blocks that long (0: every element).
 std::pair<Run, Run> both(const Table& t, const Budget& budget, std::size_t target = 0, bool expect = true,
-                         bool sole = false) {
+                         bool sole = false, std::size_t sample_block = 0) {
   Run exact, screened;
   for (Run* run : {&exact, &screened}) {
     run->bands.promise(promise_of(budget));
     if (expect) run->bands.expect(t.values.size());
+    if (sample_block != 0) run->bands.sample_percentiles(sample_block, 0);
     run->tally = Tally(sinusoidal_contracts(t.dtype), t.dtype);
   }
   measure_sinusoidal(t.params, t.positions, Values(t.values), budget, [&](const ElementRecord& e) {
@@ -341,6 +344,32 @@ TEST(SinusoidalScreen, KernelBoundsTheUlpErrorWithTheRadius) {
     EXPECT_EQ(g[4], 0);
     EXPECT_EQ(g[5], 1);
   }
+}
+
+// Percentiles over a sample of rows (Measurement::sample_percentiles, in check's blocks of kTableSampleBlock
+// rows, and in blocks of 3, which split the screen's batches of 8 rows): the screen keeps the estimates of
+// the sampled rows alone, whole batches in or out of the sample, and its percentiles are the exact path's
+// over the same rows (within the rows' radius), its own floors (sole) included, with an element over budget
+// planted in and outside the sample.
+TEST(SinusoidalScreen, SampledPercentilesAreTheExactPathsOverTheSameRows) {
+  if (table_screen_targets().empty()) GTEST_SKIP();
+  const auto plant = [](std::vector<double>& v) {
+    for (const std::size_t row : {70, 1500, 2001}) v[row * 64 + 3] += 0.25;  // over any type's budget
+  };
+  for (const DType dtype : {DType::F32, DType::BF16})
+    for (const std::size_t block : {kTableSampleBlock, std::size_t{3}})
+      for (const bool sole : {false, true}) {
+        SCOPED_TRACE(::testing::Message() << to_string(dtype) << " block " << block << (sole ? " sole" : ""));
+        const Table t = make(kInterleaved, kInterleaved, range(0, 3000), dtype, plant);
+        const auto [exact, screened] = both(t, class_budget(dtype), 0, true, sole, block);
+        expect_same(exact, screened, kRadius);
+        for (const BandStats& b : screened.bands.bands()) {
+          if (b.samples == 0) continue;
+          EXPECT_GT(b.percentile_samples, 0U) << b.lo;
+          EXPECT_LT(b.percentile_samples, b.samples / 4) << b.lo;
+        }
+        EXPECT_FALSE(screened.bands.pass());
+      }
 }
 
 TEST(SinusoidalScreen, ASoleWritersOwnFloorsKeepEveryPercentile) {

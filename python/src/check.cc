@@ -29,7 +29,7 @@ void warn_not_read(const check::Report& r) {
 
 Report check_rope(py::handle x, py::handle y, py::handle positions, const RopeKeywords& k, py::handle dtype,
                   py::handle contract, py::handle max_abs, py::handle against, std::size_t threads = 0,
-                  bool quiet = false) {
+                  bool exact_p99 = false, bool quiet = false) {
   const auto declared = dtype_argument(dtype, "dtype");
   const check::NpyArray xa = read_floats(x, "x", declared, true, true),
                         ya = read_floats(y, "y", declared, true, true);
@@ -44,6 +44,7 @@ Report check_rope(py::handle x, py::handle y, py::handle positions, const RopeKe
   request.positions = rope_positions_of(positions);
   request.heads_first = k.heads_first;
   request.threads = threads;
+  request.exact_percentiles = exact_p99;
   request.quiet = quiet;
   RopeSetup setup = rope_setup(k, xa.shape.back());
   request.spec = std::move(setup.spec);
@@ -71,7 +72,7 @@ Report check_sinusoidal(py::handle table, py::handle positions, py::handle base,
                         py::handle padding_idx, py::handle grid, py::handle base_size,
                         py::handle interpolation_scale, py::handle temporal_interpolation_scale,
                         py::handle extra_tokens, py::handle hf_config, py::handle dtype, py::handle contract,
-                        py::handle max_abs, py::handle against) {
+                        py::handle max_abs, py::handle against, bool exact_p99) {
   const auto declared = dtype_argument(dtype, "dtype");
   const check::NpyArray ta = read_floats(table, "table", declared, true, true);
   check::NpyArray ba;
@@ -83,6 +84,7 @@ Report check_sinusoidal(py::handle table, py::handle positions, py::handle base,
   request.positions = std::move(p.integer);
   request.real_positions = std::move(p.real);
   request.budget = budget(contract, max_abs);
+  request.exact_percentiles = exact_p99;
   const check::Names names = python_names("hf_config", "the table's width");
   const auto o = [](py::handle h) { return py::reinterpret_borrow<py::object>(h); };
   request.spec = table_spec(
@@ -140,7 +142,8 @@ which layer's RoPE). Budget: check's default (every formulation of the data's pr
 float32/float64; bfloat16/float16 with 16-bit caches and HF's 16-bit arithmetic), contract="rope.exact" or
 max_abs=1e-6. against: a second implementation's output of the same x. threads: for the pass over the data
 (0, the default: one per 2^18 elements, at most every hardware thread; the report is the same for any count
-but the bands' p99s).
+but the bands' p99s). exact_p99: every band's p99 over all its elements (by default a band of 2^21 elements and
+more takes it over 1 token in 8; a band's "p99_samples" says how many).
 Returns a Report: .passed, .bands, .worst, .diagnosis (what the data fits), .explanations, .candidates,
 str() the report's text, .to_dict() its JSON.)";
 
@@ -199,11 +202,11 @@ Report rope_check(py::handle x, py::handle y, py::handle positions, py::object b
                   py::object layer, py::object layer_type, py::object mrope_section, py::object mrope_layout,
                   py::object vision, py::object axes_dim, py::object xpos_scale_base, py::object xpos_centre,
                   py::object xpos_keys, bool heads_first, py::handle dtype, py::handle contract,
-                  py::handle max_abs, py::handle against, std::size_t threads) {
+                  py::handle max_abs, py::handle against, std::size_t threads, bool exact_p99) {
   const RopeKeywords k{base,        layout,          rotary_dim,    rotary_offset, scaling, hf_config,
                        layer,       layer_type,      mrope_section, mrope_layout,  vision,  axes_dim,
                        heads_first, xpos_scale_base, xpos_centre,   xpos_keys};
-  return check_rope(x, y, positions, k, dtype, contract, max_abs, against, threads);
+  return check_rope(x, y, positions, k, dtype, contract, max_abs, against, threads, exact_p99);
 }
 
 // verify_rope's check of a call: check_rope's verdict alone (RopeRequest::quiet), its report read only
@@ -218,7 +221,7 @@ Report rope_verdict(py::handle x, py::handle y, py::handle positions, py::object
   k.xpos_scale_base = std::move(xpos_scale_base);
   k.xpos_centre = std::move(xpos_centre);
   k.xpos_keys = std::move(xpos_keys);
-  return check_rope(x, y, positions, k, none, contract, none, none, 0, true);
+  return check_rope(x, y, positions, k, none, contract, none, none, 0, false, true);
 }
 
 // A check function and its assert_ form (AssertionError whose message is the report), under `arguments`.
@@ -268,28 +271,42 @@ void add_family_functions(py::module_& m) {
                        py::arg("contract") = py::none(),
                        py::arg("max_abs") = py::none(),
                        py::arg("against") = py::none(),
-                       py::arg("threads") = 0});
+                       py::arg("threads") = 0,
+                       py::arg("exact_p99") = false});
   m.def("_rope_verdict", rope_verdict, "check_rope's verdict alone (verify_rope's): no text or bands",
         py::arg("x"), py::arg("y"), py::arg("positions"), py::kw_only(), py::arg("hf_config"),
         py::arg("layout"), py::arg("contract") = py::none(), py::arg("xpos_scale_base") = py::none(),
         py::arg("xpos_centre") = py::none(), py::arg("xpos_keys") = py::none());
-  add_check(m, "check_sinusoidal", check_sinusoidal,
-            "Check a sinusoidal table [positions, dim] against the exact reference (pe-suite check --family "
-            "sinusoidal); layout \"interleaved\" (the paper's) by default, \"concatenated\" with a grid. "
-            "positions: integers, or a float array of real positions (diffusion timesteps); None with grid. "
-            "The switches under diffusers' names (base is max_period); hf_config: a diffusers config.json "
-            "(flip_sin_to_cos, freq_shift, a patch or video grid). Returns a Report.",
-            "assert_sinusoidal_close", "check_sinusoidal, raising AssertionError whose message is the report",
-            std::tuple{py::arg("table"), py::arg("positions") = py::none(), py::kw_only(),
-                       py::arg("base") = py::none(), py::arg("layout") = py::none(),
-                       py::arg("flip_sin_to_cos") = py::none(), py::arg("downscale_freq_shift") = py::none(),
-                       py::arg("scale") = py::none(), py::arg("padding_idx") = py::none(),
-                       py::arg("grid") = py::none(), py::arg("base_size") = py::none(),
-                       py::arg("interpolation_scale") = py::none(),
-                       py::arg("temporal_interpolation_scale") = py::none(),
-                       py::arg("extra_tokens") = py::none(), py::arg("hf_config") = py::none(),
-                       py::arg("dtype") = py::none(), py::arg("contract") = py::none(),
-                       py::arg("max_abs") = py::none(), py::arg("against") = py::none()});
+  add_check(
+      m, "check_sinusoidal", check_sinusoidal,
+      "Check a sinusoidal table [positions, dim] against the exact reference (pe-suite check --family "
+      "sinusoidal); layout \"interleaved\" (the paper's) by default, \"concatenated\" with a grid. "
+      "positions: integers, or a float array of real positions (diffusion timesteps); None with grid. "
+      "The switches under diffusers' names (base is max_period); hf_config: a diffusers config.json "
+      "(flip_sin_to_cos, freq_shift, a patch or video grid). exact_p99: every band's p99 over all its "
+      "elements (by default a table's band of 2^21 elements and more takes it over 1 row in 8). Returns "
+      "a Report.",
+      "assert_sinusoidal_close", "check_sinusoidal, raising AssertionError whose message is the report",
+      std::tuple{py::arg("table"),
+                 py::arg("positions") = py::none(),
+                 py::kw_only(),
+                 py::arg("base") = py::none(),
+                 py::arg("layout") = py::none(),
+                 py::arg("flip_sin_to_cos") = py::none(),
+                 py::arg("downscale_freq_shift") = py::none(),
+                 py::arg("scale") = py::none(),
+                 py::arg("padding_idx") = py::none(),
+                 py::arg("grid") = py::none(),
+                 py::arg("base_size") = py::none(),
+                 py::arg("interpolation_scale") = py::none(),
+                 py::arg("temporal_interpolation_scale") = py::none(),
+                 py::arg("extra_tokens") = py::none(),
+                 py::arg("hf_config") = py::none(),
+                 py::arg("dtype") = py::none(),
+                 py::arg("contract") = py::none(),
+                 py::arg("max_abs") = py::none(),
+                 py::arg("against") = py::none(),
+                 py::arg("exact_p99") = false});
   add_check(m, "check_alibi", check_alibi, kCheckAlibiDoc, "assert_alibi_close",
             "check_alibi, raising AssertionError whose message is the report",
             std::tuple{py::arg("table"), py::kw_only(), py::arg("max_bias") = py::none(),

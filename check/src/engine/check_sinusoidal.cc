@@ -37,6 +37,19 @@ void expect_bands(harness::Measurement& bands, std::span<const std::int64_t> pos
   }
 }
 
+// The check's own measurement of rows at `bands_of` (its tails keep each band's largest 1% only). `sample`: a
+// large band's p99 over 1 table row in 8, in blocks of harness::kTableSampleBlock rows; not for the rows
+// pass (a timestep's or a grid's rows), whose screen keeps its estimates without asking.
+harness::Measurement check_bands(const Budget& budget, std::span<const std::int64_t> bands_of,
+                                 std::size_t dim, bool sample) {
+  harness::Measurement bands;
+  bands.promise(promised_up_to(budget));
+  bands.expect(bands_of.size() * dim);
+  expect_bands(bands, bands_of, dim);
+  if (sample) bands.sample_percentiles(harness::kTableSampleBlock);
+  return bands;
+}
+
 // Each row's band (harness::row_band: its largest angle scale·t).
 std::vector<std::int64_t> row_bands(const harness::SinusoidalRows& rows) {
   std::vector<std::int64_t> out(rows.rows(), 0);
@@ -170,10 +183,7 @@ Report check_sinusoidal(const SinusoidalRequest& r, const Names& names) {
   say_config(taken, r.hf, out);
   out.say("checking {}: {} rows x dim {}, {}, {}, base {:g}{}\n", a.name, n_rows, dim, to_string(a.dtype),
           to_string(params.layout), params.base, switches(spec));
-  harness::Measurement bands;
-  bands.promise(promised_up_to(budget));
-  bands.expect(n_rows * dim);  // the tails keep each band's largest 1% only
-  expect_bands(bands, bands_of, dim);
+  harness::Measurement bands = check_bands(budget, bands_of, dim, !rows && !r.exact_percentiles);
   ContractTally tally = sinusoidal_check_tally(a.dtype, budget);
   const auto measure = [&](harness::Values y, const harness::Sink& sink) {
     if (rows) return harness::measure_sinusoidal_rows(*rows, y, budget, sink);

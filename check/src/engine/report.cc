@@ -25,6 +25,7 @@ nlohmann::json bands_json(const harness::Measurement& m, DType dtype) {
                    {"p99_abs", b.p99_abs},
                    {"max_ulp", b.max_ulp.value},
                    {"p99_ulp", b.p99_ulp},
+                   {"p99_samples", b.percentile_samples},
                    {"ulp_floor", denorm_min(dtype)},
                    {"worst", record_json(b.max_ratio.at)},
                    {"verdict", b.verdict()}});

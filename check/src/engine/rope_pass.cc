@@ -26,7 +26,22 @@ Pass new_pass(const RopeRequest& r, const RopePlan& plan, const RopeBatch& batch
   p.bands.expect(rows.size() * heads * hd);
   if (batch.n_axes == 1)  // each element at its token's position: the bands' own counts
     for (std::size_t t : rows) p.bands.expect_band(batch.position(t), heads * hd);
+  // A large band's p99 over 1 token in 8 (Measurement::sample_percentiles); tokens by their index in the
+  // batch, which every thread's part shares.
+  if (!r.exact_percentiles) p.bands.sample_percentiles(1);
   return p;
+}
+
+// The rows whose elements the bands' percentiles take (all of them where no band takes a sample): the
+// presumed floors are guessed from them, the population their proof counts.
+std::vector<std::size_t> percentile_rows(const RopeRequest& r, const RopePlan& plan, const RopeBatch& batch,
+                                         const Budget& budget, const std::vector<std::size_t>& rows) {
+  Pass p = new_pass(r, plan, batch, budget, rows);
+  if (!p.bands.samples_percentiles()) return rows;
+  std::vector<std::size_t> out;
+  for (const std::size_t t : rows)
+    if (p.bands.in_sample(batch.position(t), static_cast<std::int64_t>(t))) out.push_back(t);
+  return out.empty() ? rows : out;
 }
 
 // The sinks that fill `p`: its tally, the rows over budget, the first moved pass-through channel. Quiet (the
@@ -149,8 +164,9 @@ std::optional<Pass> measure_rope_pass(const RopeRequest& r, const RopeParams& pa
     const harness::PresumeTuning& tuning = harness::rope_screen_tuning();
     std::vector<harness::PresumedFloors> floors;
     if (elements >= tuning.presume_from && !r.quiet)  // quiet: no percentiles
-      floors = harness::presumed_rope_floors(params, batch, r.x.read(), r.y.read(), budget,
-                                             tuning.presumed_share, harness::Sample{rows, {}}, real);
+      floors = harness::presumed_rope_floors(
+          params, batch, r.x.read(), r.y.read(), budget, tuning.presumed_share,
+          harness::Sample{percentile_rows(r, plan, batch, budget, rows), {}}, real);
     auto p =
         screened_in_parts(r, params, plan, batch, budget, rows, threads, scanned, floors, nonfinite, real);
     if (p && !floors.empty() && !p->bands.presumptions_held()) {

@@ -102,6 +102,9 @@ struct SinusoidalRequest {
   HfSource hf;  // a diffusers config.json: what the spec leaves unset (sinusoidal_spec_from)
   BudgetOptions budget;
   Progress progress;
+  // Every band's p99 over all its elements; by default a band of 2^21 elements and more takes them over a
+  // sample of 1 table row in 8 (harness::Measurement::sample_percentiles: about a third faster).
+  bool exact_percentiles = false;
 };
 
 struct RopeRequest {
@@ -116,6 +119,9 @@ struct RopeRequest {
   // Threads for the pass over the data (0: one per 2^18 elements, at most every hardware thread): the report
   // is the same for any count but the bands' p99 columns (within the screen's bounds).
   std::size_t threads = 0;
+  // Every band's p99 over all its elements; by default a band of 2^21 elements and more takes them over a
+  // sample of 1 token in 8 (harness::Measurement::sample_percentiles: about a sixth faster).
+  bool exact_percentiles = false;
   // The verdict alone (passed, verdict, counts, parameters, hf_config's not_read keys): no text, bands, worst
   // elements, contracts or diagnosis. verify_rope's per-case check, whose reports are read only when a check
   // does not pass; it then checks again without it, so the report it shows is the whole one.

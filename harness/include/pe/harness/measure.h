@@ -137,7 +137,11 @@ struct BandStats {
   Extreme max_abs, max_ulp, max_ratio;
   Extreme max_vacuity;  // the largest budget / reach (the element least able to fail) where one cannot
   double budget_at_max_abs = 0;
-  double p99_abs = 0, p99_ulp = 0;  // nearest-rank 99th percentiles over the band's samples
+  // Nearest-rank 99th percentiles over the band's samples, or over the rows in the percentiles' sample
+  // (Measurement::sample_percentiles): percentile_samples of them (none: NaN).
+  double p99_abs = 0, p99_ulp = 0;
+  std::size_t percentile_samples = 0;
+  bool percentiles_sampled() const { return percentile_samples != samples; }
   bool pass() const { return violations == 0; }
   // More than half of the elements carrying the encoding cannot be judged. Budgets grow with the angle, so
   // the ones left are the slowest pairs (channels): alone they cannot see an offset of a few positions or a
@@ -178,6 +182,28 @@ class Measurement {
   // At most n more of them lie in the band of `position` (after expect(), before the first add): that
   // band's tails keep its own 1% instead of the whole measurement's (less memory, fewer compactions).
   void expect_band(std::int64_t position, std::size_t n);
+  // Each band expected to hold at least `from` elements (expect_band; from 0: every band) takes its 99th
+  // percentiles over the elements of the rows in_sample() instead of all of them (after expect_band, before
+  // the first add): rows in blocks of `block` consecutive rows, 1 block in kSampleEvery. The maxima, the
+  // worst list, the counts and the verdict stay every element's. Why: the tails must take every element above
+  // the band's 99th percentile, about 1% of them, which sends 15-23% of a screen's vectors (16 elements) down
+  // its slow path and costs a sixth to a quarter of a passing float32 check (docs/speed.md, tenth round).
+  static constexpr std::size_t kSampledFrom = std::size_t{1} << 21, kSampleEvery = 8;
+  void sample_percentiles(std::size_t block, std::size_t from = kSampledFrom);
+  // Whether row `row` (a token, a table's row: ElementRecord::row, RopeRow::row) is in the sample: its block
+  // (row / block) mixed by splitmix64, 1 in kSampleEvery of them. A hash, not every 8th block: rows laid out
+  // with a period (packed sequences of 64 tokens, each from position 0) would otherwise give a band's sample
+  // the same few positions of every period.
+  bool sampled_row(std::int64_t row) const;
+  // Whether the elements of row `row` in the band of `position` feed its percentiles: every row where the
+  // band takes no sample. A screened row outside it keeps no estimate (its floors +∞).
+  bool in_sample(std::int64_t position, std::int64_t row) {
+    return bands_.empty() || in_sample(band_of(position), row);
+  }
+  // Some band takes a sample (the screens that keep their estimates row by row without asking in_sample,
+  // ALiBi's and the sinusoidal rows', refuse such a measurement).
+  bool samples_percentiles() const;
+  std::size_t sample_block() const noexcept { return sample_block_; }
   void add(const ElementRecord& e);
   // Every element of a row, as add() would take them one by one (a record is built only for an element
   // that becomes an extreme or one of the worst).
@@ -195,9 +221,10 @@ class Measurement {
   // so the floors may be lower than screen_room's), for screens prepared ahead; they only rise from here.
   ScreenRoom screen_bars(std::int64_t position) const;
   // That row's quiet elements: n counted in the band of `position`, `encoding` of them carrying the encoding,
-  // and the first abs_kept and ulp_kept values written at the room's tails taken into them.
-  void screen_quiet(std::int64_t position, std::size_t n, std::size_t encoding, std::size_t abs_kept,
-                    std::size_t ulp_kept);
+  // `sampled` of them in the percentiles' sample (in_sample: n or 0), and the first abs_kept and ulp_kept
+  // values written at the room's tails taken into them.
+  void screen_quiet(std::int64_t position, std::size_t n, std::size_t encoding, std::size_t sampled,
+                    std::size_t abs_kept, std::size_t ulp_kept);
   // A loud element of a screened row, as add() takes it; `tails`: false where the screen already put its
   // estimates in the tails.
   void add_screened(const ElementRecord& e, bool tails);
@@ -272,6 +299,7 @@ class Measurement {
     BandStats stats;
     Tail abs, ulp;
     std::size_t expected = 0, cap = 0;  // expect_band(): 0 when not declared
+    bool sampled = false;               // sample_percentiles(): its percentiles over in_sample rows
   };
   std::size_t cap_of(const Acc& a) const { return a.cap != 0 ? a.cap : cap_; }
   Acc& band_of(std::int64_t position) {  // the last element's band, or a search
@@ -283,7 +311,8 @@ class Measurement {
   ScreenRoom bars_of(const Acc& a) const;
   template <class Record>
   void add_one(std::int64_t position, double abs_error, double ulp, double budget, double reach,
-               const Record& record, bool tails = true, bool decidability = true);
+               const Record& record, bool sampled, bool tails = true, bool decidability = true);
+  bool in_sample(const Acc& a, std::int64_t row) const { return !a.sampled || sampled_row(row); }
 
   std::vector<Acc> bands_;
   std::size_t last_band_ = 0;
@@ -293,6 +322,7 @@ class Measurement {
   std::size_t keep_, count_ = 0, violations_ = 0;
   std::size_t expected_ = 0, cap_ = 0;  // expect(): 0 when not declared
   std::int64_t promised_ = -1;          // promise(): none
+  std::size_t sample_block_ = 1;        // sample_percentiles()
   bool verdict_only_ = false;
   std::vector<std::uint8_t> loud_;  // add_row's flags, per element
 };

@@ -116,6 +116,11 @@ bool measure_sinusoidal_screened(const SinusoidalParams& params, std::span<const
                                  Values y, const Budget& budget, Measurement& bands, const TableSinks& sinks,
                                  const Sample& sample = {});
 
+// The percentiles' sample of a table's rows in blocks this long (Measurement::sample_percentiles): a kernel
+// call takes consecutive rows all in the sample or all outside it (their floors differ), so blocks of 8 keep
+// most calls long (the rows outside run 56 on average) while spreading a band's sample over its positions.
+inline constexpr std::size_t kTableSampleBlock = 8;
+
 // Below this many elements the exact path is quicker than the rows' pass's setup (per block its budgets' and
 // the tally's lower bounds, the double tier's pieces: about 0.2 ms for a 256-channel timestep, which the
 // exact path measures in 0.1 ms).
