@@ -6,6 +6,7 @@
 #include <cfloat>
 #include <cmath>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "pe/harness/large_vector.h"
@@ -127,16 +128,11 @@ void Measurement::expect_band(std::int64_t position, std::size_t n) {
 
 void Measurement::sample_percentiles(std::size_t block, std::size_t from) {
   if (count_ != 0) throw std::logic_error("Measurement::sample_percentiles after the first add");
-  if (block == 0) throw std::invalid_argument("Measurement::sample_percentiles: block 0");
-  sample_block_ = block;
+  if (!std::has_single_bit(block))
+    throw std::invalid_argument("Measurement::sample_percentiles: block " + std::to_string(block) +
+                                ", not a power of two");
+  sample_shift_ = std::countr_zero(block);
   for (Acc& a : bands_) a.sampled = a.expected >= from;  // from 0: every band, expected or not
-}
-
-bool Measurement::sampled_row(std::int64_t row) const {
-  std::uint64_t z = static_cast<std::uint64_t>(row) / sample_block_ + 0x9e3779b97f4a7c15ULL;  // splitmix64
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return ((z ^ (z >> 31)) % kSampleEvery) == 0;
 }
 
 bool Measurement::samples_percentiles() const {

@@ -33,7 +33,7 @@ void Measurement::merge(const Measurement& later) {
       std::equal(bands_.begin(), bands_.end(), later.bands_.begin(), later.bands_.end(),
                  [](const Acc& a, const Acc& b) { return a.cap == b.cap && a.sampled == b.sampled; });
   if (!same_caps || later.keep_ != keep_ || later.promised_ != promised_ || later.expected_ != expected_ ||
-      later.verdict_only_ != verdict_only_ || later.sample_block_ != sample_block_)
+      later.verdict_only_ != verdict_only_ || later.sample_shift_ != sample_shift_)
     throw std::logic_error("Measurement::merge: measurements set up differently");
   // A presumed floor's proof counts the values kept above it (presumptions_held): parts presuming one floor
   // together hold every value above it (or, where one compacted, at least cap at or above its own floor, as

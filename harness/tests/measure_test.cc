@@ -406,6 +406,7 @@ TEST(Measure, SampledPercentilesAreTheNearestRankOverTheSampledRows) {
   late.add(ElementRecord{});
   EXPECT_THROW(late.sample_percentiles(1), std::logic_error);
   EXPECT_THROW(Measurement().sample_percentiles(0), std::invalid_argument);
+  EXPECT_THROW(Measurement().sample_percentiles(3), std::invalid_argument);  // not a power of two
 }
 
 // The sample's rows are drawn by a hash of their block, not a stride: rows laid out with a period that is a

@@ -347,7 +347,7 @@ TEST(SinusoidalScreen, KernelBoundsTheUlpErrorWithTheRadius) {
 }
 
 // Percentiles over a sample of rows (Measurement::sample_percentiles, in check's blocks of kTableSampleBlock
-// rows, and in blocks of 3, which split the screen's batches of 8 rows): the screen keeps the estimates of
+// rows, and in blocks of 2, which split the screen's batches of 8 rows): the screen keeps the estimates of
 // the sampled rows alone, whole batches in or out of the sample, and its percentiles are the exact path's
 // over the same rows (within the rows' radius), its own floors (sole) included, with an element over budget
 // planted in and outside the sample.
@@ -357,7 +357,7 @@ TEST(SinusoidalScreen, SampledPercentilesAreTheExactPathsOverTheSameRows) {
     for (const std::size_t row : {70, 1500, 2001}) v[row * 64 + 3] += 0.25;  // over any type's budget
   };
   for (const DType dtype : {DType::F32, DType::BF16})
-    for (const std::size_t block : {kTableSampleBlock, std::size_t{3}})
+    for (const std::size_t block : {kTableSampleBlock, std::size_t{2}})
       for (const bool sole : {false, true}) {
         SCOPED_TRACE(::testing::Message() << to_string(dtype) << " block " << block << (sole ? " sole" : ""));
         const Table t = make(kInterleaved, kInterleaved, range(0, 3000), dtype, plant);

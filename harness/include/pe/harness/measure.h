@@ -184,26 +184,35 @@ class Measurement {
   void expect_band(std::int64_t position, std::size_t n);
   // Each band expected to hold at least `from` elements (expect_band; from 0: every band) takes its 99th
   // percentiles over the elements of the rows in_sample() instead of all of them (after expect_band, before
-  // the first add): rows in blocks of `block` consecutive rows, 1 block in kSampleEvery. The maxima, the
-  // worst list, the counts and the verdict stay every element's. Why: the tails must take every element above
-  // the band's 99th percentile, about 1% of them, which sends 15-23% of a screen's vectors (16 elements) down
-  // its slow path and costs a sixth to a quarter of a passing float32 check (docs/speed.md, tenth round).
+  // the first add): rows in blocks of `block` consecutive rows (a power of two), 1 block in kSampleEvery. The
+  // maxima, the worst list, the counts and the verdict stay every element's. Why: the tails must take every
+  // element above the band's 99th percentile, about 1% of them, which sends 15-23% of a screen's vectors (16
+  // elements) down its slow path and costs a sixth to a quarter of a passing float32 check (docs/speed.md,
+  // tenth round).
   static constexpr std::size_t kSampledFrom = std::size_t{1} << 21, kSampleEvery = 8;
   void sample_percentiles(std::size_t block, std::size_t from = kSampledFrom);
   // Whether row `row` (a token, a table's row: ElementRecord::row, RopeRow::row) is in the sample: its block
   // (row / block) mixed by splitmix64, 1 in kSampleEvery of them. A hash, not every 8th block: rows laid out
   // with a period (packed sequences of 64 tokens, each from position 0) would otherwise give a band's sample
   // the same few positions of every period.
-  bool sampled_row(std::int64_t row) const;
+  bool sampled_row(std::int64_t row) const {
+    std::uint64_t z = (static_cast<std::uint64_t>(row) >> sample_shift_) + 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return (z ^ (z >> 31)) % kSampleEvery == 0;
+  }
   // Whether the elements of row `row` in the band of `position` feed its percentiles: every row where the
   // band takes no sample. A screened row outside it keeps no estimate (its floors +∞).
   bool in_sample(std::int64_t position, std::int64_t row) {
-    return bands_.empty() || in_sample(band_of(position), row);
+    return !samples_band(position) || sampled_row(row);
   }
+  // Whether the band of `position` takes a sample (its rows' part of in_sample: callers that ask per row may
+  // ask the hash once a block).
+  bool samples_band(std::int64_t position) { return !bands_.empty() && band_of(position).sampled; }
   // Some band takes a sample (the screens that keep their estimates row by row without asking in_sample,
   // ALiBi's and the sinusoidal rows', refuse such a measurement).
   bool samples_percentiles() const;
-  std::size_t sample_block() const noexcept { return sample_block_; }
+  std::size_t sample_block() const noexcept { return std::size_t{1} << sample_shift_; }
   void add(const ElementRecord& e);
   // Every element of a row, as add() would take them one by one (a record is built only for an element
   // that becomes an extreme or one of the worst).
@@ -322,7 +331,7 @@ class Measurement {
   std::size_t keep_, count_ = 0, violations_ = 0;
   std::size_t expected_ = 0, cap_ = 0;  // expect(): 0 when not declared
   std::int64_t promised_ = -1;          // promise(): none
-  std::size_t sample_block_ = 1;        // sample_percentiles()
+  int sample_shift_ = 0;                // sample_percentiles(): log2 of the block
   bool verdict_only_ = false;
   std::vector<std::uint8_t> loud_;  // add_row's flags, per element
 };
