@@ -390,7 +390,7 @@ void add_pass_options(CLI::App& cmd, CheckOptions& o) {
                  "hardware thread; the report is the same for any count but the p99 columns)");
   cmd.add_flag("--exact-p99", o.exact_p99,
                "RoPE and sinusoidal tables: each band's p99 over every element (default: a band of 2^21 "
-               "elements and more takes it over 1 token or table row in 8, a sixth to a third faster)");
+               "elements and more takes it over 1 token or table row in 8, a fifth to a third faster)");
 }
 
 }  // namespace
