@@ -233,5 +233,49 @@ TEST(RopeThreads, ASampleThatMisjudgesTheTailRunsThePassAgain) {
   }
 }
 
+// A sampled band's presumed floors are guessed from its sample's tokens (rope_pass.cc's percentile_rows, the
+// population presumptions_held counts). Here the tokens in the sample are rotated in double and rounded once
+// (within about half an ulp), the others as HF's rotate_half in float32 arithmetic (float32 angles: up to
+// ~3e-5 off at position 511, within the float32 class's budget): the level 2% of all tokens' estimates exceed
+// lies above every sampled token's error, so a guess from every token would not hold and the pass would run
+// again. 512 tokens x 32 heads x 128 at positions 0..511 (2^21 elements in 512 rows, one band: sampled).
+TEST(RopeThreads, ASampledBandsFloorsAreGuessedFromItsSample) {
+  const std::size_t tokens = 512, heads = 32, hd = 128, half = hd / 2;
+  std::mt19937_64 g(20261208);
+  std::uniform_real_distribution<float> unit(-1.0F, 1.0F);
+  std::vector<std::int64_t> positions(tokens);
+  for (std::size_t t = 0; t < tokens; ++t) positions[t] = static_cast<std::int64_t>(t);
+  harness::Measurement probe;
+  probe.sample_percentiles(1, 0, 0);
+  harness::TypedBuffer x(DType::F32, tokens * heads * hd), y(DType::F32, x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) x.set(i, unit(g));
+  for (std::size_t t = 0; t < tokens; ++t) {
+    const bool in = probe.sampled_row(static_cast<std::int64_t>(t));
+    for (std::size_t j = 0; j < half; ++j) {
+      const float inv_freq = 1.0F / std::pow(10000.0F, static_cast<float>(2 * j) / static_cast<float>(hd));
+      const float angle = static_cast<float>(t) * inv_freq, c = std::cos(angle), s = std::sin(angle);
+      const double exact = static_cast<double>(t) * std::pow(1e4, -static_cast<double>(2 * j) / hd);
+      const double cd = std::cos(exact), sd = std::sin(exact);
+      for (std::size_t h = 0; h < heads; ++h) {
+        const std::size_t row = (t * heads + h) * hd;
+        const auto a = static_cast<float>(x.get(row + j)), b = static_cast<float>(x.get(row + j + half));
+        y.set(row + j, in ? static_cast<float>(a * cd - b * sd) : a * c - b * s);
+        y.set(row + j + half, in ? static_cast<float>(b * cd + a * sd) : b * c + a * s);
+      }
+    }
+  }
+  RopeRequest r;
+  r.positions.values = positions;
+  r.x = {{}, {tokens, heads, hd}, DType::F32, "x", x.view().data};
+  r.y = {{}, {tokens, heads, hd}, DType::F32, "y", y.view().data};
+  const Report plain = unpresumed(r, 1);
+  ASSERT_TRUE(plain.passed);
+  const nlohmann::json band = plain.json()["bands"][0];
+  EXPECT_LT(band["p99_samples"].get<std::size_t>(), band["samples"].get<std::size_t>() / 4);
+  const std::size_t reruns = harness::rope_screen_reruns();
+  EXPECT_EQ(presumed(r, 1, 0.02).json().dump(), plain.json().dump());
+  EXPECT_EQ(harness::rope_screen_reruns(), reruns);
+}
+
 }  // namespace
 }  // namespace pe::check

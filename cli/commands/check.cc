@@ -191,7 +191,6 @@ int check_rope_fp8_codes(const CheckOptions& o, check::Fp8Format format) {
   r.rope.positions = rope_positions_of(o.positions, o.positions_file);
   r.rope.heads_first = o.heads_first;
   r.rope.threads = o.threads;
-  r.rope.exact_percentiles = o.exact_p99;
   r.rope.spec = o.spec;
   r.rope.hf = o.hf_source;
   r.codes = codes;

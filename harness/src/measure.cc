@@ -118,21 +118,23 @@ void Measurement::expect(std::size_t n) {
   cap_ = n == 0 ? 0 : rank_from_top(n);
 }
 
-void Measurement::expect_band(std::int64_t position, std::size_t n) {
+void Measurement::expect_band(std::int64_t position, std::size_t n, std::size_t rows) {
   if (count_ != 0) throw std::logic_error("Measurement::expect_band after the first add");
   if (bands_.empty() || n == 0) return;
   Acc& a = band_of(position);
   a.expected += n;
+  a.expected_rows += rows;
   a.cap = rank_from_top(a.expected);
 }
 
-void Measurement::sample_percentiles(std::size_t block, std::size_t from) {
+void Measurement::sample_percentiles(std::size_t block, std::size_t from, std::size_t blocks_from) {
   if (count_ != 0) throw std::logic_error("Measurement::sample_percentiles after the first add");
   if (!std::has_single_bit(block))
     throw std::invalid_argument("Measurement::sample_percentiles: block " + std::to_string(block) +
                                 ", not a power of two");
   sample_shift_ = std::countr_zero(block);
-  for (Acc& a : bands_) a.sampled = a.expected >= from;  // from 0: every band, expected or not
+  for (Acc& a : bands_)  // 0 and 0: every band, expected or not
+    a.sampled = a.expected >= from && a.expected_rows >= blocks_from * block;
 }
 
 bool Measurement::samples_percentiles() const {

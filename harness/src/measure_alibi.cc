@@ -681,8 +681,8 @@ void ScreenedAlibi::screened_run(std::size_t k0, std::size_t k1, bool turns) {
   alibi_screen(r, n);
   if (table_.built()) note_bounded(n - r.bounded);
   const Ties t = r.loud_count != 0 ? ties(k0, r, room) : Ties{};
-  const std::size_t quiet =
-      n - r.loud_count + t.quiet;  // all in the percentiles (no sample: the entry's test)
+  // Every quiet element is in the percentiles (no sample here: measure_alibi_screened refuses one).
+  const std::size_t quiet = n - r.loud_count + t.quiet;
   bands_.screen_quiet(lo, quiet, r.quiet_encoding + t.encoding, quiet, r.abs_kept + t.abs_kept,
                       r.ulp_kept + t.ulp_kept);
   if (r.loud_count > t.quiet) loud(k0, r.loud_count - t.quiet);

@@ -325,8 +325,8 @@ void TableScreened::presume(double share) {
   std::vector<std::vector<double>> abs(edges.size()), ulp(edges.size());
   Band b;
   // The rows whose estimates the percentiles take (Measurement::in_sample): the population the floors' proof
-  // counts, so the guess is drawn from them alone.
-  // Its hash asked once a block (a table's 131072 rows asked one by one cost 3% of its check).
+  // counts, so the guess is drawn from them alone; the sample's hash asked once a block (asked row by row, it
+  // cost a 131072-row table's check 3%).
   const std::size_t block = bands_.sample_block();
   bool block_in = true;
   const auto taken = [&](std::size_t r) {

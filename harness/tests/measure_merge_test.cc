@@ -37,7 +37,7 @@ Measurement set_up(const std::vector<ElementRecord>& all, std::size_t block = 0)
   m.promise(1000);
   m.expect(all.size());
   for (const ElementRecord& e : all) m.expect_band(e.position, 1);
-  if (block != 0) m.sample_percentiles(block, 0);
+  if (block != 0) m.sample_percentiles(block, 0, 0);
   return m;
 }
 
@@ -133,7 +133,7 @@ TEST(MeasurementMerge, RefusesMeasurementsSetUpOtherwise) {
   f.presume_floors(5, 2e-6, 0.5);  // another floor
   EXPECT_THROW(e.merge(f), std::logic_error);
   Measurement s, t, u;  // a sample against none, or against another block's
-  s.sample_percentiles(1, 0), u.sample_percentiles(2, 0);
+  s.sample_percentiles(1, 0, 0), u.sample_percentiles(2, 0, 0);
   EXPECT_THROW(s.merge(t), std::logic_error);
   EXPECT_THROW(t.merge(s), std::logic_error);
   EXPECT_THROW(s.merge(u), std::logic_error);

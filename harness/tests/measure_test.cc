@@ -344,7 +344,8 @@ TEST(Measure, PresumedFloorsKeepThePercentilesOrSayTheyDidNot) {
 // sample_percentiles: a band expected to hold `from` elements or more takes its 99th percentiles (nearest
 // rank) over the rows sampled_row() picks, counted in percentile_samples; a smaller band over all of its own.
 // Rows come as add()'s records (even rows) and add_row()'s rows (odd rows), in blocks of 4: 3000 rows of 40
-// elements at position = row, so band [0, 999] holds 40'000 elements (under `from`) and [1000, 9999] 80'000.
+// elements at position = row, so band [0, 999] holds 40'000 elements (under `from`) and [1000, 9999] 80'000
+// in 500 blocks (at least `blocks_from`, 400; at 501 it is not sampled either).
 TEST(Measure, SampledPercentilesAreTheNearestRankOverTheSampledRows) {
   constexpr std::size_t kRows = 3000, kWidth = 40, kBlock = 4;
   std::mt19937_64 g(20261207);
@@ -352,7 +353,12 @@ TEST(Measure, SampledPercentilesAreTheNearestRankOverTheSampledRows) {
   Measurement m;
   m.expect(kRows * kWidth);
   for (std::size_t r = 0; r < kRows; ++r) m.expect_band(static_cast<std::int64_t>(r), kWidth);
-  m.sample_percentiles(kBlock, 50'000);
+  m.sample_percentiles(kBlock, 50'000, 400);
+  Measurement few_blocks;
+  for (std::size_t r = 0; r < kRows; ++r) few_blocks.expect_band(static_cast<std::int64_t>(r), kWidth);
+  few_blocks.sample_percentiles(kBlock, 50'000, 501);
+  EXPECT_FALSE(few_blocks.samples_percentiles());
+  EXPECT_TRUE(m.samples_percentiles());
   std::vector<double> abs_all[2], ulp_all[2], abs_sampled, ulp_sampled;
   std::size_t sampled_rows = 0;
   for (std::size_t r = 0; r < kRows; ++r) {
@@ -415,7 +421,7 @@ TEST(Measure, SampledPercentilesAreTheNearestRankOverTheSampledRows) {
 // A band whose sample met none of its rows says so (NaN), not a percentile of 0.
 TEST(Measure, TheSampleIsAHashNotAStride) {
   Measurement m;
-  m.sample_percentiles(1, 0);
+  m.sample_percentiles(1, 0, 0);
   for (std::int64_t offset = 0; offset < 64; ++offset) {
     std::size_t in = 0;
     for (std::int64_t period = 0; period < 4096; ++period) in += m.sampled_row(64 * period + offset) ? 1 : 0;

@@ -375,7 +375,7 @@ void expect_sampled_percentiles_of_the_exact_path(const RopeParams& params, cons
     Measurement m;
     m.promise(1 << 24);
     m.expect(d.x.size());
-    m.sample_percentiles(1, 0);
+    m.sample_percentiles(1, 0, 0);
     return m;
   };
   Measurement exact = make(), sampled = make();
@@ -383,11 +383,11 @@ void expect_sampled_percentiles_of_the_exact_path(const RopeParams& params, cons
   const Values x(d.x.view().data, d.x.dtype(), d.x.size()), y(d.y.view().data, d.y.dtype(), d.y.size());
   ASSERT_TRUE(measure_rope_screened(params, batch, x, y, budget, sampled, {})) << what;
   expect_same_measurement(exact, sampled, what + " (sampled)");
-  for (const BandStats& b : sampled.bands()) {
-    if (b.samples == 0) continue;
-    EXPECT_GT(b.percentile_samples, 0U) << what;
-    EXPECT_LT(b.percentile_samples, b.samples / 4) << what;
-  }
+  // Over the batch's 60 tokens (a band's 28-32 could sample none: (7/8)^28, 2%), some in and most out.
+  std::size_t in = 0, all = 0;
+  for (const BandStats& b : sampled.bands()) in += b.percentile_samples, all += b.samples;
+  EXPECT_GT(in, 0U) << what;
+  EXPECT_LT(in, all / 4) << what;
 }
 
 TEST(RopeScreen, ScreenedPassIsTheExactPath) {
@@ -548,7 +548,7 @@ TEST(RopeScreen, PresumedFloorsKeepThePercentilesOrSayTheyDidNot) {
           Measurement m;
           m.promise(1 << 24);
           m.expect(d.x.size());
-          if (sampled) m.sample_percentiles(1, 0);  // the floors' proof counts the sample's values alone
+          if (sampled) m.sample_percentiles(1, 0, 0);  // the floors' proof counts the sample's values alone
           presume(m, floors);
           EXPECT_TRUE(measure_rope_screened(params, batch, x, y, budget, m, {})) << what;
           return m;
@@ -556,7 +556,7 @@ TEST(RopeScreen, PresumedFloorsKeepThePercentilesOrSayTheyDidNot) {
         const Measurement plain = measured({});
         // As check guesses them: from the tokens whose values the percentiles take (rope_pass.cc).
         Measurement probe;
-        probe.sample_percentiles(1, 0);
+        probe.sample_percentiles(1, 0, 0);
         Sample taken;
         for (std::size_t t = 0; t < batch.tokens(); ++t)
           if (!sampled || probe.sampled_row(static_cast<std::int64_t>(t))) taken.rows.push_back(t);

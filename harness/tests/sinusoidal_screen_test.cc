@@ -146,7 +146,7 @@ std::pair<Run, Run> both(const Table& t, const Budget& budget, std::size_t targe
   for (Run* run : {&exact, &screened}) {
     run->bands.promise(promise_of(budget));
     if (expect) run->bands.expect(t.values.size());
-    if (sample_block != 0) run->bands.sample_percentiles(sample_block, 0);
+    if (sample_block != 0) run->bands.sample_percentiles(sample_block, 0, 0);
     run->tally = Tally(sinusoidal_contracts(t.dtype), t.dtype);
   }
   measure_sinusoidal(t.params, t.positions, Values(t.values), budget, [&](const ElementRecord& e) {
@@ -346,32 +346,6 @@ TEST(SinusoidalScreen, KernelBoundsTheUlpErrorWithTheRadius) {
   }
 }
 
-// Percentiles over a sample of rows (Measurement::sample_percentiles, in check's blocks of kTableSampleBlock
-// rows, and in blocks of 2, which split the screen's batches of 8 rows): the screen keeps the estimates of
-// the sampled rows alone, whole batches in or out of the sample, and its percentiles are the exact path's
-// over the same rows (within the rows' radius), its own floors (sole) included, with an element over budget
-// planted in and outside the sample.
-TEST(SinusoidalScreen, SampledPercentilesAreTheExactPathsOverTheSameRows) {
-  if (table_screen_targets().empty()) GTEST_SKIP();
-  const auto plant = [](std::vector<double>& v) {
-    for (const std::size_t row : {70, 1500, 2001}) v[row * 64 + 3] += 0.25;  // over any type's budget
-  };
-  for (const DType dtype : {DType::F32, DType::BF16})
-    for (const std::size_t block : {kTableSampleBlock, std::size_t{2}})
-      for (const bool sole : {false, true}) {
-        SCOPED_TRACE(::testing::Message() << to_string(dtype) << " block " << block << (sole ? " sole" : ""));
-        const Table t = make(kInterleaved, kInterleaved, range(0, 3000), dtype, plant);
-        const auto [exact, screened] = both(t, class_budget(dtype), 0, true, sole, block);
-        expect_same(exact, screened, kRadius);
-        for (const BandStats& b : screened.bands.bands()) {
-          if (b.samples == 0) continue;
-          EXPECT_GT(b.percentile_samples, 0U) << b.lo;
-          EXPECT_LT(b.percentile_samples, b.samples / 4) << b.lo;
-        }
-        EXPECT_FALSE(screened.bands.pass());
-      }
-}
-
 TEST(SinusoidalScreen, ASoleWritersOwnFloorsKeepEveryPercentile) {
   if (table_screen_targets().empty()) GTEST_SKIP();
   // TableSinks::sole: the tails keep only estimates above the driver's own floors (at least n/100 + 2 kept
@@ -545,7 +519,9 @@ struct Presumed {
   Run run;
   std::vector<ElementRecord> handed;
 };
-Presumed screened_with(const Table& t, const Budget& budget, const PresumeTuning& tuning, bool sole) {
+// `sample_block`: the percentiles over a sample of rows in blocks that long (0: every element).
+Presumed screened_with(const Table& t, const Budget& budget, const PresumeTuning& tuning, bool sole,
+                       std::size_t sample_block = 0) {
   const PresumeTuning before = sinusoidal_screen_tuning();
   tune_sinusoidal_screen(tuning);
   Presumed out;
@@ -554,6 +530,7 @@ Presumed screened_with(const Table& t, const Budget& budget, const PresumeTuning
   for (std::size_t r = 0; r < t.positions.size(); r += 1000)  // as check does: each band its own 1%
     out.run.bands.expect_band(t.positions[r],
                               std::min<std::size_t>(1000, t.positions.size() - r) * t.params.dim);
+  if (sample_block != 0) out.run.bands.sample_percentiles(sample_block, 0, 0);
   out.run.tally = Tally(sinusoidal_contracts(t.dtype), t.dtype);
   TableSinks sinks;
   sinks.sole = sole;
@@ -567,6 +544,49 @@ Presumed screened_with(const Table& t, const Budget& budget, const PresumeTuning
   EXPECT_TRUE(measure_sinusoidal_screened(t.params, t.positions, t.typed(), budget, out.run.bands, sinks));
   tune_sinusoidal_screen(before);
   return out;
+}
+
+// Percentiles over a sample of rows (Measurement::sample_percentiles, in check's blocks of kTableSampleBlock
+// rows, and in blocks of 2, which split the screen's batches of 8 rows): the screen keeps the estimates of
+// the sampled rows alone, whole batches in or out of the sample, and its percentiles are the exact path's
+// over the same rows (within the rows' radius), its own floors (sole) included, with an element over budget
+// planted in and outside the sample.
+TEST(SinusoidalScreen, SampledPercentilesAreTheExactPathsOverTheSameRows) {
+  if (table_screen_targets().empty()) GTEST_SKIP();
+  for (const DType dtype : {DType::F32, DType::BF16})
+    for (const std::size_t block : {kTableSampleBlock, std::size_t{2}})
+      for (const bool sole : {false, true}) {
+        SCOPED_TRACE(::testing::Message() << to_string(dtype) << " block " << block << (sole ? " sole" : ""));
+        // Over any type's budget: in band 1000-9999 the first row in the sample and the first out of it.
+        Measurement probe;
+        probe.sample_percentiles(block, 0, 0);
+        std::size_t in = 1000, out = 1000;
+        while (!probe.sampled_row(static_cast<std::int64_t>(in))) ++in;
+        while (probe.sampled_row(static_cast<std::int64_t>(out))) ++out;
+        const auto plant = [&](std::vector<double>& v) {
+          for (const std::size_t row : {in, out}) v[row * 64 + 3] += 0.25;
+        };
+        const Table t = make(kInterleaved, kInterleaved, range(0, 3000), dtype, plant);
+        const auto [exact, screened] = both(t, class_budget(dtype), 0, true, sole, block);
+        expect_same(exact, screened, kRadius);
+        for (const BandStats& b : screened.bands.bands()) {
+          if (b.samples == 0) continue;
+          EXPECT_GT(b.percentile_samples, 0U) << b.lo;
+          EXPECT_LT(b.percentile_samples, b.samples / 4) << b.lo;
+        }
+        EXPECT_EQ(screened.bands.violations(), 2U);
+        // Presumed floors, guessed from the sampled rows: they hold (no rerun), the percentiles the same
+        // bits.
+        const std::size_t reruns = sinusoidal_screen_reruns();
+        const Presumed held = screened_with(t, class_budget(dtype), {.presume_from = 0}, sole, block);
+        EXPECT_EQ(sinusoidal_screen_reruns(), reruns);
+        for (std::size_t i = 0; i < held.run.bands.bands().size(); ++i) {
+          const BandStats &a = screened.bands.bands()[i], &b = held.run.bands.bands()[i];
+          EXPECT_EQ(a.percentile_samples, b.percentile_samples) << i;
+          EXPECT_TRUE(std::memcmp(&a.p99_abs, &b.p99_abs, sizeof(double)) == 0) << i;
+          EXPECT_TRUE(std::memcmp(&a.p99_ulp, &b.p99_ulp, sizeof(double)) == 0) << i;
+        }
+      }
 }
 
 TEST(SinusoidalScreen, PresumedFloorsThatHoldOrFailChangeNothing) {

@@ -43,17 +43,20 @@ std::string band_table(const harness::Measurement& m, Family family) {
         "(max ulp: ULP error is unbounded where the exact value nears 0, at the zeros of sin and cos; the "
         "budget bounds the absolute error, which decides the verdict)\n";
   std::size_t sampled = 0, of = 0;
+  bool none = false;  // a band whose sample met none of its rows: its p99s are nan
   for (const harness::BandStats& b : m.bands())
-    if (b.percentiles_sampled()) sampled += b.percentile_samples, of += b.samples;
+    if (b.percentiles_sampled())
+      sampled += b.percentile_samples, of += b.samples, none = none || b.percentile_samples == 0;
   const std::string unit = m.sample_block() > 1     ? fmt::format("block of {} rows", m.sample_block())
                            : family == Family::Rope ? "token"
                                                     : "row";
-  if (sampled != 0)
+  if (of != 0)
     out += fmt::format(
-        "(p99 columns of the bands of {} elements and more: over {} of their {} elements, 1 {} in {}; the "
+        "(p99 columns of the bands of {} elements and more: over {} of their {} elements, 1 {} in {}{}; the "
         "maxima, worst elements and verdicts are every element's. Every element's p99: --exact-p99, or "
         "exact_p99=True in Python)\n",
-        harness::Measurement::kSampledFrom, sampled, of, unit, harness::Measurement::kSampleEvery);
+        harness::Measurement::kSampledFrom, sampled, of, unit, harness::Measurement::kSampleEvery,
+        none ? " (nan: a band whose sample met none of its rows)" : "");
   out += fmt::format(
       "\nworst elements (by error / budget):\n{:>8}  {:>5}  {:>12}  {:>7}  {:>14}  {:>14}  {:>10}  {:>9}  "
       "{:>10}\n",

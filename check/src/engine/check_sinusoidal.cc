@@ -32,7 +32,7 @@ void expect_bands(harness::Measurement& bands, std::span<const std::int64_t> pos
     const std::int64_t hi = above == edges.end() - 1 ? std::numeric_limits<std::int64_t>::max() : *above;
     std::size_t j = i;
     while (j < positions.size() && positions[j] >= lo && positions[j] < hi) ++j;
-    bands.expect_band(positions[i], (j - i) * dim);
+    bands.expect_band(positions[i], (j - i) * dim, j - i);
     i = j;
   }
 }

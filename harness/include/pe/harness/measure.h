@@ -179,18 +179,22 @@ class Measurement {
   // percentiles, only the values that can still be its 99th (the largest ~1%, in a buffer compacted as it
   // fills) instead of every value. The percentiles are the same.
   void expect(std::size_t n);
-  // At most n more of them lie in the band of `position` (after expect(), before the first add): that
-  // band's tails keep its own 1% instead of the whole measurement's (less memory, fewer compactions).
-  void expect_band(std::int64_t position, std::size_t n);
-  // Each band expected to hold at least `from` elements (expect_band; from 0: every band) takes its 99th
-  // percentiles over the elements of the rows in_sample() instead of all of them (after expect_band, before
-  // the first add): rows in blocks of `block` consecutive rows (a power of two), 1 block in kSampleEvery. The
-  // maxima, the worst list, the counts and the verdict stay every element's. Why: the tails must take every
-  // element above the band's 99th percentile, about 1% of them, which sends 15-23% of a screen's vectors (16
-  // elements) down its slow path and costs a sixth to a quarter of a passing float32 check (docs/speed.md,
-  // tenth round).
-  static constexpr std::size_t kSampledFrom = std::size_t{1} << 21, kSampleEvery = 8;
-  void sample_percentiles(std::size_t block, std::size_t from = kSampledFrom);
+  // At most n more of them lie in the band of `position`, in `rows` rows (after expect(), before the first
+  // add): that band's tails keep its own 1% instead of the whole measurement's (less memory, fewer
+  // compactions); the rows tell sample_percentiles whether a sample of them can stand for the band.
+  void expect_band(std::int64_t position, std::size_t n, std::size_t rows = 1);
+  // Each band expected (expect_band) to hold at least `from` elements in at least `blocks_from` blocks of
+  // rows (0 and 0: every band) takes its 99th percentiles over the elements of the rows in_sample() instead
+  // of all of them (after expect_band, before the first add): rows in blocks of `block` consecutive rows (a
+  // power of two), 1 block in kSampleEvery. 512 blocks put about 64 in the sample (none: a chance of 1 in
+  // 10^29); a band of a few long rows (16 tokens of 2^17 elements) keeps every element's. The maxima, the
+  // worst list, the counts and the verdict stay every element's. Why: the tails must take every element above
+  // the band's 99th percentile, about 1% of them, which sends 15-23% of a screen's vectors (16 elements) down
+  // its slow path and costs a sixth to a quarter of a passing float32 check (docs/speed.md, tenth round).
+  static constexpr std::size_t kSampledFrom = std::size_t{1} << 21, kSampledBlocksFrom = 512,
+                               kSampleEvery = 8;
+  void sample_percentiles(std::size_t block, std::size_t from = kSampledFrom,
+                          std::size_t blocks_from = kSampledBlocksFrom);
   // Whether row `row` (a token, a table's row: ElementRecord::row, RopeRow::row) is in the sample: its block
   // (row / block) mixed by splitmix64, 1 in kSampleEvery of them. A hash, not every 8th block: rows laid out
   // with a period (packed sequences of 64 tokens, each from position 0) would otherwise give a band's sample
@@ -308,6 +312,7 @@ class Measurement {
     BandStats stats;
     Tail abs, ulp;
     std::size_t expected = 0, cap = 0;  // expect_band(): 0 when not declared
+    std::size_t expected_rows = 0;      // expect_band()
     bool sampled = false;               // sample_percentiles(): its percentiles over in_sample rows
   };
   std::size_t cap_of(const Acc& a) const { return a.cap != 0 ? a.cap : cap_; }
