@@ -93,9 +93,7 @@ class TableScreened {
   }
 
   void run(std::size_t rows) {
-    // Batches end at multiples of kBatch: after a row taken alone (a band's first) the next ones line up with
-    // the sample's blocks again (kTableSampleBlock rows, all in it or all out) instead of each being split.
-    for (std::size_t r = 0; r < rows;) r += batch(r, std::min(kBatch - r % kBatch, rows - r));
+    for (std::size_t r = 0; r < rows;) r += batch(r, std::min(kBatch, rows - r));
   }
   void presume(double share);
 
@@ -151,7 +149,7 @@ class TableScreened {
     return copy_row_.data();
   }
 
-  static constexpr std::size_t kBatch = kTableSampleBlock;  // rows a batch shares its room in the tails among
+  static constexpr std::size_t kBatch = 8;  // rows a batch shares its room in the tails among
   void sample_row(std::size_t r, std::vector<double>& abs, std::vector<double>& ulp);
   bool screenable(std::int64_t p) const;
   std::size_t batch(std::size_t r, std::size_t most);

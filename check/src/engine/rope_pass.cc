@@ -14,33 +14,38 @@
 namespace pe::check {
 namespace {
 
-// A pass set up for the whole batch's judged rows (each part's tails then keep what the whole's would:
-// Measurement::merge), whichever part of them it measures.
-Pass new_pass(const RopeRequest& r, const RopePlan& plan, const RopeBatch& batch, const Budget& budget,
-              const std::vector<std::size_t>& rows) {
+// The measurement of a pass over the whole batch's judged rows (each part's tails then keep what the whole's
+// would: Measurement::merge), whichever part of them it measures.
+harness::Measurement pass_bands(const RopeRequest& r, const RopeBatch& batch, const Budget& budget,
+                                const std::vector<std::size_t>& rows) {
   const std::size_t heads = batch.heads, hd = r.x.shape.back();
-  Pass p{harness::Measurement(), ContractTally(Family::Rope, r.y.dtype, &plan),
-         std::vector<bool>(batch.tokens() * heads), std::nullopt};
-  p.bands.promise(promised_up_to(budget));
-  if (r.quiet) p.bands.verdict_only();
-  p.bands.expect(rows.size() * heads * hd);
+  harness::Measurement bands;
+  bands.promise(promised_up_to(budget));
+  if (r.quiet) bands.verdict_only();
+  bands.expect(rows.size() * heads * hd);
   if (batch.n_axes == 1)  // each element at its token's position: the bands' own counts
-    for (std::size_t t : rows) p.bands.expect_band(batch.position(t), heads * hd);
+    for (std::size_t t : rows) bands.expect_band(batch.position(t), heads * hd);
   // A large band's p99 over 1 token in 8 (Measurement::sample_percentiles); tokens by their index in the
   // batch, which every thread's part shares.
-  if (!r.exact_percentiles) p.bands.sample_percentiles(1);
-  return p;
+  if (!r.exact_percentiles) bands.sample_percentiles(1);
+  return bands;
+}
+
+Pass new_pass(const RopeRequest& r, const RopePlan& plan, const RopeBatch& batch, const Budget& budget,
+              const std::vector<std::size_t>& rows) {
+  return Pass{pass_bands(r, batch, budget, rows), ContractTally(Family::Rope, r.y.dtype, &plan),
+              std::vector<bool>(batch.tokens() * batch.heads), std::nullopt};
 }
 
 // The rows whose elements the bands' percentiles take (all of them where no band takes a sample): the
 // presumed floors are guessed from them, the population their proof counts.
-std::vector<std::size_t> percentile_rows(const RopeRequest& r, const RopePlan& plan, const RopeBatch& batch,
-                                         const Budget& budget, const std::vector<std::size_t>& rows) {
-  Pass p = new_pass(r, plan, batch, budget, rows);
-  if (!p.bands.samples_percentiles()) return rows;
+std::vector<std::size_t> percentile_rows(const RopeRequest& r, const RopeBatch& batch, const Budget& budget,
+                                         const std::vector<std::size_t>& rows) {
+  harness::Measurement bands = pass_bands(r, batch, budget, rows);
+  if (!bands.samples_percentiles()) return rows;
   std::vector<std::size_t> out;
   for (const std::size_t t : rows)
-    if (p.bands.in_sample(batch.position(t), static_cast<std::int64_t>(t))) out.push_back(t);
+    if (bands.in_sample(batch.position(t), static_cast<std::int64_t>(t))) out.push_back(t);
   return out.empty() ? rows : out;
 }
 
@@ -164,9 +169,9 @@ std::optional<Pass> measure_rope_pass(const RopeRequest& r, const RopeParams& pa
     const harness::PresumeTuning& tuning = harness::rope_screen_tuning();
     std::vector<harness::PresumedFloors> floors;
     if (elements >= tuning.presume_from && !r.quiet)  // quiet: no percentiles
-      floors = harness::presumed_rope_floors(
-          params, batch, r.x.read(), r.y.read(), budget, tuning.presumed_share,
-          harness::Sample{percentile_rows(r, plan, batch, budget, rows), {}}, real);
+      floors =
+          harness::presumed_rope_floors(params, batch, r.x.read(), r.y.read(), budget, tuning.presumed_share,
+                                        harness::Sample{percentile_rows(r, batch, budget, rows), {}}, real);
     auto p =
         screened_in_parts(r, params, plan, batch, budget, rows, threads, scanned, floors, nonfinite, real);
     if (p && !floors.empty() && !p->bands.presumptions_held()) {

@@ -208,7 +208,7 @@ class Measurement {
   // Whether the elements of row `row` in the band of `position` feed its percentiles: every row where the
   // band takes no sample. A screened row outside it keeps no estimate (its floors +∞).
   bool in_sample(std::int64_t position, std::int64_t row) {
-    return !samples_band(position) || sampled_row(row);
+    return bands_.empty() || in_sample(band_of(position), row);
   }
   // Whether the band of `position` takes a sample (its rows' part of in_sample: callers that ask per row may
   // ask the hash once a block).
