@@ -149,7 +149,7 @@ class TableScreened {
     return copy_row_.data();
   }
 
-  static constexpr std::size_t kBatch = 8;  // rows a batch shares its room in the tails among
+  static constexpr std::size_t kBatch = 64;  // rows a batch shares its room in the tails among
   void sample_row(std::size_t r, std::vector<double>& abs, std::vector<double>& ulp);
   bool screenable(std::int64_t p) const;
   std::size_t batch(std::size_t r, std::size_t most);
@@ -320,28 +320,37 @@ bool TableScreened::screenable(std::int64_t p) const {
 void TableScreened::presume(double share) {
   constexpr std::size_t kRows = 128;
   const auto edges = band_edges();
-  std::vector<std::size_t> rows_in(edges.size(), 0), seen(edges.size(), 0);
+  std::vector<std::size_t> rows_in(edges.size(), 0), next(edges.size(), 0);
   std::vector<std::vector<double>> abs(edges.size()), ulp(edges.size());
-  Band b;
   // The rows whose estimates the percentiles take (Measurement::in_sample): the population the floors' proof
-  // counts, so the guess is drawn from them alone; the sample's hash asked once a block (asked row by row, it
-  // cost a 131072-row table's check 3%).
-  // The band's part asked when the band changes (both loops run r up from 0; asked per row, with the
-  // screenable test, these loops cost a 131072-row table's check 6%).
+  // counts, so the guess is drawn from them alone. Asked as cheaply as the rule allows (row by row, these
+  // loops cost a 131072-row table's check 6%): the band's part when the band changes, the sample's hash
+  // once a block, and a block outside the sample whose rows all lie in one sampled band passed over whole.
   const std::size_t block = bands_.sample_block();
-  bool block_in = true, band_samples = false;
-  const auto taken = [&](std::size_t r) {
-    const std::int64_t p = positions_[r];
-    if (!b.holds(p)) b = band_of(p), band_samples = bands_.samples_band(p);
-    if ((r & (block - 1)) == 0) block_in = bands_.sampled_row(static_cast<std::int64_t>(r));
-    return screenable(p) && (block_in || !band_samples);
+  const auto each_taken = [&](auto&& take) {
+    Band b;
+    bool block_in = true, band_samples = false;
+    for (std::size_t r = 0; r < positions_.size(); ++r) {
+      const std::int64_t p = positions_[r];
+      if (!b.holds(p)) b = band_of(p), band_samples = bands_.samples_band(p);
+      if ((r & (block - 1)) == 0) {
+        block_in = bands_.sampled_row(static_cast<std::int64_t>(r));
+        if (!block_in && band_samples && r + block <= positions_.size() &&
+            std::all_of(&positions_[r], &positions_[r] + block, [&](std::int64_t q) { return b.holds(q); })) {
+          r += block - 1;
+          continue;
+        }
+      }
+      if (screenable(p) && (block_in || !band_samples)) take(r, b.k);
+    }
   };
-  for (std::size_t r = 0; r < positions_.size(); ++r)
-    if (taken(r)) ++rows_in[b.k];
-  b = Band{};
-  for (std::size_t r = 0; r < positions_.size(); ++r)
-    if (taken(r) && seen[b.k]++ % ((rows_in[b.k] + kRows - 1) / kRows) == 0)
-      sample_row(r, abs[b.k], ulp[b.k]);
+  each_taken([&](std::size_t, std::size_t k) { ++rows_in[k]; });
+  // Every ⌈rows_in/kRows⌉-th of a band's rows, its first the first.
+  each_taken([&](std::size_t r, std::size_t k) {
+    if (next[k]-- != 0) return;
+    next[k] = (rows_in[k] + kRows - 1) / kRows - 1;
+    sample_row(r, abs[k], ulp[k]);
+  });
   if (band_count_.empty()) count_bands();
   reserved_.assign(presumed_.size(), 1);
   for (std::size_t k = 0; k < abs.size(); ++k) {
@@ -359,9 +368,12 @@ void TableScreened::sample_row(std::size_t r, std::vector<double>& abs, std::vec
     for (std::size_t ch = 0; ch < plan_.dim(); ++ch) row_index_.push_back(ch);
   row_y_.resize(plan_.dim());
   y_.gather(r * plan_.dim(), row_index_, row_y_.data());
+  // The pair's channels as the kernel reads them (channels_; the plan's sin_index and cos_index are calls
+  // into the library, two a pair).
+  const std::size_t step = channels_.interleaved ? 2 : 1, b0 = channels_.interleaved ? 1 : channels_.b0;
   for (std::size_t j = 0; j < n_; ++j)
     for (std::size_t o = 0; o < 2; ++o) {
-      const std::size_t ch = o == 0 ? plan_.sin_index(j) : plan_.cos_index(j);
+      const std::size_t ch = o == 0 ? channels_.a0 + step * j : b0 + step * j;
       const double e = o == 0 ? sin_[j] : cos_[j], err = std::fabs(row_y_[ch] - e);
       // 1/ulp(e) = 2^(precision − 1 − max(E, emin)) for e's binade 2^E (e = 0: the least normal's).
       const int E = static_cast<int>((std::bit_cast<std::uint64_t>(e) >> 52) & 0x7ff) - 1023;
@@ -374,11 +386,12 @@ void TableScreened::sample_row(std::size_t r, std::vector<double>& abs, std::vec
 
 // Rows [r, r + count) through the screen with one room in the band's tails (one screen_room and one
 // screen_quiet instead of one a row): up to `most` screenable rows whose positions lie in one band, else the
-// first alone, else element by element. The bars are the batch's first row's: they only rise as its loud
-// elements come (the band's largest error, ulp and ratio, the worst list's last), so later rows' elements
-// quiet under them would be quiet under their own. The quiet elements are counted after the batch's loud
-// ones: add_one reads of the band's count only whether an element is its first, and the room was given to a
-// band with one already. Returns how many rows it took.
+// first alone, else element by element; the batch ends early after its first loud element (rows()). The bars
+// are the batch's first row's: they only rise as loud elements come (the band's largest error, ulp and
+// ratio, the worst list's last), so later rows' elements quiet under them would be quiet under their own;
+// until one comes, they are every row's own. The quiet elements are counted after the batch's loud ones:
+// add_one reads of the band's count only whether an element is its first, and the room was given to a band
+// with one already. Returns how many rows it took.
 std::size_t TableScreened::batch(std::size_t r, std::size_t most) {
   const std::size_t room_per_row = 2 * ScreenToken::padded(n_);
   std::size_t count = 0;
@@ -415,9 +428,13 @@ std::size_t TableScreened::batch(std::size_t r, std::size_t most) {
   if (sinks_.sole) own_floors(positions_[r]);
   TableScreenResult tails{flags_.data(), room.abs_tail, room.ulp_tail};
   std::size_t quiet = 0;
-  for (std::size_t i = 0; i < count;) {
-    const auto [taken, quiet_in] = rows(r + i, count - i, room, tails);
-    i += taken, quiet += quiet_in;
+  // The batch ends after a call that met a loud element: its exact measure may have raised the band's bars
+  // (its largest error, ulp and ratio), which the next batch takes.
+  std::size_t taken = 0;
+  for (bool loud = false; taken < count && !loud;) {
+    const auto [rows_in, quiet_in] = rows(r + taken, count - taken, room, tails);
+    loud = quiet_in < 2 * n_ * rows_in;
+    taken += rows_in, quiet += quiet_in;
   }
   const auto abs_kept = static_cast<std::size_t>(tails.abs_tail - room.abs_tail);
   const auto ulp_kept = static_cast<std::size_t>(tails.ulp_tail - room.ulp_tail);
@@ -425,30 +442,31 @@ std::size_t TableScreened::batch(std::size_t r, std::size_t most) {
   // stored it waits on the store).
   if (sinks_.sole) abs_own_.add(room.abs_tail, abs_kept), ulp_own_.add(room.ulp_tail, ulp_kept);
   bands_.screen_quiet(positions_[r], quiet, quiet, sampled_ ? quiet : 0, abs_kept, ulp_kept);
-  return count;
+  return taken;
 }
 
 // Rows [r, r + m) of a batch, m <= most, in one kernel call: the first row's e the tier's or rotated
 // (sincos), each later one's rotated from the one before, while their positions run on by one, the
-// rotations stay within kMaxSteps, the lower bounds hold (stale) and no row needs its padded copy. The lines
-// are the first row's for them all: a tally's line only rises as elements come to it, and the bars are the
-// batch's already. The kernel's estimates written at `tails`' (moved past them); then per row its progress
-// and its loud elements measured exactly in the exact path's order (by channel). Returns m and how many
-// elements were quiet.
+// rotations stay within kMaxSteps, the lower bounds hold (stale) and no row needs its padded copy; the call
+// stops after its first row that holds a loud element (TableScreenResult::rows), so m is the rows it took.
+// The lines are the first row's for them all: a tally's line only rises as elements come to it, and the
+// bars are the batch's already. The kernel's estimates written at `tails`' (moved past them); then per row
+// its progress and its loud elements measured exactly in the exact path's order (by channel). Returns m and
+// how many elements were quiet.
 std::pair<std::size_t, std::size_t> TableScreened::rows(std::size_t r, std::size_t most,
                                                         const Measurement::ScreenRoom& room,
                                                         TableScreenResult& tails) {
   const std::int64_t p = positions_[r];
   const bool rotate = sincos(p);
   if (stale(p)) lower_bounds(p);
+  // Rows on while their positions run on by one, up to the rotations' limit and the last position stale()
+  // lets through (fed_ is false here: lower_bounds() just ran, or no element went out since).
   std::size_t m = 1;
-  for (; !copy_ && m < most && positions_[r + m] == p + static_cast<std::int64_t>(m) && steps_ < kMaxSteps &&
-         !stale(p + static_cast<std::int64_t>(m));
-       ++m)
-    ++steps_, at_ = p + static_cast<std::int64_t>(m);
-  constexpr std::size_t kAhead = 16;
-  for (std::size_t i = r + kAhead; i < std::min(r + m + kAhead, positions_.size()); ++i)
-    y_.prefetch(i * plan_.dim(), plan_.dim());
+  if (!copy_) {
+    const auto fresh = static_cast<std::size_t>(bounds_at_ + std::max<std::int64_t>(bounds_at_ >> 4, 64) - p);
+    const std::size_t last = std::min({most, static_cast<std::size_t>(kMaxSteps - steps_) + 1, fresh + 1});
+    while (m < last && positions_[r + m] == p + static_cast<std::int64_t>(m)) ++m;
+  }
   // The bound (|y − e| + r)·(1 + 2^-50) must stay under the band's bar·budget·(1 − 2^-49) (then the exact
   // path's ratio is not even divided out), under its largest error, and under the tally's line: each
   // shrunk by 2^-44.
@@ -476,9 +494,12 @@ std::pair<std::size_t, std::size_t> TableScreened::rows(std::size_t r, std::size
                              fast_line_.data(),
                              fast_ulp_,
                              m,
-                             plan_.dim() * size_};
+                             plan_.dim() * size_,
+                             copy_ ? 0 : positions_.size() - r};
   run_(type_, row_data(r), n_, channels_, token, bars_, tails);
   tails.abs_tail += tails.abs_kept, tails.ulp_tail += tails.ulp_kept;
+  m = tails.rows;  // the rows the kernel took, rotated from the first: at_ their last
+  steps_ += static_cast<int>(m) - 1, at_ = p + static_cast<std::int64_t>(m) - 1;
   for (std::size_t i = 0; i < m; ++i) {
     if (sinks_.row) sinks_.row(r + i);
     if (tails.loud == 0) continue;

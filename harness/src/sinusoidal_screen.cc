@@ -22,6 +22,7 @@
 #define HWY_TARGET_INCLUDE "sinusoidal_screen.cc"
 #include "pe/harness/sinusoidal_screen.h"
 
+#include <hwy/cache_control.h>
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
@@ -186,8 +187,11 @@ HWY_INLINE void RowOf(const void* y, std::size_t n, const ScreenChannels& channe
   if (k < n) Group<kType, kRotate, true>(y, k, hn::FirstN(d, n - k), channels, at, c, flags, kept);
 }
 
-// row.rows rows, one set of constants: the first rotated or not (row.rotate), each later one rotated. The
-// rows' flags must be 0 on entry: only a vector that holds a loud element writes its own.
+// Up to row.rows rows, one set of constants: the first rotated or not (row.rotate), each later one rotated;
+// it stops after a row that holds a loud element (res.rows: how many it took). The rows' flags must be 0 on
+// entry: only a vector that holds a loud element writes its own.
+constexpr std::size_t kAhead = 16;  // rows
+
 template <ScreenType kType, bool kInterleaved>
 HWY_NOINLINE void TableRowsOf(const void* y, std::size_t n, const ScreenChannels& ch,
                               const TableScreenRow& row, const TableScreenBars& bars,
@@ -200,13 +204,20 @@ HWY_NOINLINE void TableRowsOf(const void* y, std::size_t n, const ScreenChannels
   double* flags = res.flags;
   Kept kept{res.abs_tail, res.ulp_tail};
   const auto* p = static_cast<const char*>(y);
-  for (std::size_t i = 0; i < at.rows; ++i, p += at.y_stride, flags += stride) {
+  std::size_t i = 0;
+  while (i < at.rows) {
+    // The row kAhead on, a row at a time: a long call's rows stream in ahead of it.
+    if (i + kAhead < at.table_rows)
+      for (std::size_t b = 0; b < at.y_stride; b += 64) hwy::Prefetch(p + kAhead * at.y_stride + b);
     if (i == 0 && !at.rotate) {
       RowOf<kType, false>(p, n, channels, at, c, flags, kept);
     } else {
       RowOf<kType, true>(p, n, channels, at, c, flags, kept);
     }
+    ++i, p += at.y_stride, flags += stride;
+    if (kept.loud != 0) break;  // measured exactly before the next row: the bars may rise
   }
+  res.rows = i;
   res.abs_kept = static_cast<std::size_t>(kept.abs - res.abs_tail);
   res.ulp_kept = static_cast<std::size_t>(kept.ulp - res.ulp_tail);
   res.loud = kept.loud;

@@ -321,6 +321,37 @@ TEST(SinusoidalScreen, KernelJudgesAnElementWithinTwoRadiiAboveAPowerOfTwoInTheB
   }
 }
 
+// A call of several rows stops after its first row that holds a loud element (TableScreenRow::rows): the
+// driver measures it exactly, and its bars may rise, before the next row. Rows of 8 pairs of doubles, each
+// e rotated by (sin ω, cos ω) = (0, 1) from the last, so every row's e is the first's; the rows the call did
+// not take keep flags 0, the taken ones' e is stored back.
+TEST(SinusoidalScreen, AKernelCallStopsAfterItsFirstLoudRow) {
+  constexpr std::size_t n = 8, rows = 6;
+  for (const TableScreenTarget& target : table_screen_targets()) {
+    SCOPED_TRACE(target.name);
+    for (const std::size_t loud_row : {std::size_t{0}, std::size_t{3}, rows}) {
+      SCOPED_TRACE(loud_row);
+      std::vector<double> sin(n, 0.75), cos(n, 0.25), step_sin(n, 0.0), step_cos(n, 1.0), line(n, 0x1p-30);
+      std::vector<double> y(rows * 2 * n), flags(rows * n, 0.0), abs(2 * n * rows + 8), ulp(2 * n * rows + 8);
+      for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t j = 0; j < n; ++j) y[r * 2 * n + j] = 0.75, y[r * 2 * n + n + j] = 0.25;
+      if (loud_row < rows) y[loud_row * 2 * n + n + 5] = 0.25 + 0x1p-20;  // row loud_row's cos of pair 5
+      TableScreenRow row{sin.data(), cos.data(), step_sin.data(), step_cos.data(), line.data(),
+                         0x1p-40,    true};
+      row.rows = rows, row.y_stride = 2 * n * sizeof(double), row.table_rows = rows;
+      const TableScreenBars bars{.max_ulp = 0x1p40, .abs_floor = INFINITY, .ulp_floor = INFINITY};
+      TableScreenResult result{flags.data(), abs.data(), ulp.data()};
+      target.run(ScreenType::F64, y.data(), n, ScreenChannels{0, n, false}, row, bars, result);
+      EXPECT_EQ(result.rows, std::min(loud_row + 1, rows));
+      EXPECT_EQ(result.loud, loud_row < rows ? 1u : 0u);
+      for (std::size_t i = 0; i < flags.size(); ++i)
+        EXPECT_EQ(flags[i], loud_row < rows && i == loud_row * n + 5 ? 2.0 : 0.0) << i;
+      EXPECT_EQ(sin, std::vector<double>(n, 0.75));
+      EXPECT_EQ(cos, std::vector<double>(n, 0.25));
+    }
+  }
+}
+
 TEST(SinusoidalScreen, KernelBoundsTheUlpErrorWithTheRadius) {
   // max_ulp 2 at e = 0.75 (float32's ulp there 2^-24): |y − e| + r must stay at or under 2^-23, so an error
   // of 2^-23 − r/2 is loud (under it without the radius) and one of 2^-23 − 2r quiet.

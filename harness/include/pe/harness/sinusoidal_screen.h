@@ -42,9 +42,13 @@ struct TableScreenRow {
   // The pre-test's bars (table_fast_bars; null: no pre-test): per pair (padded), and the binade's factor.
   const double* fast_line = nullptr;
   double fast_ulp = -INFINITY;
-  // `rows` rows of the table y_stride bytes apart (consecutive positions): the first's e as above, each
-  // later one's the one before it rotated; the same lines and bars for all. Their flags padded(n) apart.
+  // Up to `rows` rows of the table y_stride bytes apart (consecutive positions): the first's e as above, each
+  // later one's the one before it rotated; the same lines and bars for all. Their flags padded(n) apart. The
+  // kernel stops after the first row that holds a loud element (TableScreenResult::rows).
   std::size_t rows = 1, y_stride = 0;
+  // The rows from y on that the table holds (`rows` and more): the kernel prefetches the rows ahead of the
+  // one it reads within them (0: none).
+  std::size_t table_rows = 0;
 };
 
 // The row's scalars: the band's largest ulp error (a quiet element's ulp bound stays under it) and the tails'
@@ -71,6 +75,7 @@ struct TableScreenResult {
   double* flags;
   double *abs_tail, *ulp_tail;
   std::size_t loud = 0, abs_kept = 0, ulp_kept = 0;
+  std::size_t rows = 0;  // the rows the call took: up to TableScreenRow::rows, the last the first loud one
 };
 
 // One row of n pairs at y (the row's first channel): the sines at `channels.a0` and the cosines at
