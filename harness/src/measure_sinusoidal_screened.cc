@@ -345,12 +345,19 @@ void TableScreened::presume(double share) {
     }
   };
   each_taken([&](std::size_t, std::size_t k) { ++rows_in[k]; });
-  // Every ⌈rows_in/kRows⌉-th of a band's rows, its first the first.
+  // Every ⌈rows_in/kRows⌉-th of a band's rows, its first the first; read in turn, each while the next
+  // streams in (they lie far apart: each a miss in every cache).
+  std::vector<std::pair<std::size_t, std::size_t>> sampled;
   each_taken([&](std::size_t r, std::size_t k) {
     if (next[k]-- != 0) return;
     next[k] = (rows_in[k] + kRows - 1) / kRows - 1;
-    sample_row(r, abs[k], ulp[k]);
+    sampled.emplace_back(r, k);
   });
+  for (std::size_t i = 0; i < sampled.size(); ++i) {
+    if (i + 1 < sampled.size()) y_.prefetch(sampled[i + 1].first * plan_.dim(), plan_.dim());
+    const auto [r, k] = sampled[i];
+    sample_row(r, abs[k], ulp[k]);
+  }
   if (band_count_.empty()) count_bands();
   reserved_.assign(presumed_.size(), 1);
   for (std::size_t k = 0; k < abs.size(); ++k) {
@@ -371,6 +378,8 @@ void TableScreened::sample_row(std::size_t r, std::vector<double>& abs, std::vec
   // The pair's channels as the kernel reads them (channels_; the plan's sin_index and cos_index are calls
   // into the library, two a pair).
   const std::size_t step = channels_.interleaved ? 2 : 1, b0 = channels_.interleaved ? 1 : channels_.b0;
+  const std::size_t at = abs.size();
+  abs.resize(at + 2 * n_), ulp.resize(at + 2 * n_);
   for (std::size_t j = 0; j < n_; ++j)
     for (std::size_t o = 0; o < 2; ++o) {
       const std::size_t ch = o == 0 ? channels_.a0 + step * j : b0 + step * j;
@@ -379,8 +388,8 @@ void TableScreened::sample_row(std::size_t r, std::vector<double>& abs, std::vec
       const int E = static_cast<int>((std::bit_cast<std::uint64_t>(e) >> 52) & 0x7ff) - 1023;
       const double inv = std::bit_cast<double>(
           static_cast<std::uint64_t>(1023 + bars_.precision - 1 - std::max(E, emin_)) << 52);
-      abs.push_back(std::isnan(err) ? INFINITY : err);
-      ulp.push_back(std::isnan(err) ? INFINITY : err * inv);
+      abs[at + 2 * j + o] = std::isnan(err) ? INFINITY : err;
+      ulp[at + 2 * j + o] = std::isnan(err) ? INFINITY : err * inv;
     }
 }
 

@@ -50,6 +50,8 @@ struct Consts {
   V radius, twice_radius, ulp_line, abs_floor, ulp_floor, least_binade, huge, one, two, three;
   hn::Vec<hn::RebindToUnsigned<D>> exponent, bias;
   V fast_scale;  // the pre-test's min(U, ulp_line)
+  V half_scale, cheap_offset;  // the first pre-test's (CheapQuiet)
+  bool cheap = false;
   Consts(const TableScreenRow& row, const TableScreenBars& b) {
     const D d;
     const hn::RebindToUnsigned<D> du;
@@ -59,7 +61,11 @@ struct Consts {
     const double u = b.max_ulp * (1 - 0x1p-49) * b.ulp_scale;
     const double line = std::isnan(u) ? 0.0 : std::min(u, DBL_MAX);
     ulp_line = hn::Set(d, line);
-    fast_scale = hn::Set(d, std::isnan(row.fast_ulp) ? -HUGE_VAL : std::min(row.fast_ulp, line));
+    const double scale = std::isnan(row.fast_ulp) ? -HUGE_VAL : std::min(row.fast_ulp, line);
+    fast_scale = hn::Set(d, scale);
+    cheap = scale > 0 && scale < 0x1p200 && row.radius < 0x1p-20;
+    half_scale = hn::Set(d, scale / 2 * (1 - 0x1p-20));
+    cheap_offset = hn::Set(d, (row.radius * (scale + 1) * (1 + 0x1p-40) + 0x1p-50 * scale) * (1 + 0x1p-40));
     abs_floor = hn::Set(d, b.abs_floor), ulp_floor = hn::Set(d, b.ulp_floor);
     least_binade = hn::Set(d, b.least_binade), huge = hn::Set(d, HUGE_VAL), one = hn::Set(d, 1.0);
     two = hn::Set(d, 2.0), three = hn::Set(d, 3.0);
@@ -103,6 +109,21 @@ HWY_INLINE Element TableJudge(V y, V e, V line, const Consts& c) {
   const V inv = hn::BitCast(d, hn::Sub(c.bias, hn::BitCast(du, own)));
   const V estimate = Estimate(err, c);
   return {quiet, estimate, hn::Mul(estimate, inv)};
+}
+
+// A cheaper pre-test, tried first: the ulp bar taken as |e|·U/2 − C below the pre-test's 2^E·U − r (2^E the
+// binade of |e| − 2r: above (|e| − 2r)/2), so that what passes it passes FastQuiet; the binade's four
+// operations are one. With U' = U/2·(1 − 2^-20) and C >= r·(U + 1) + 2^-54·U (both rounded: cheap_offset),
+// a bar b = fl(|e|·U' − C) >= 0 is at most |e|·(U/2)·(1 − 2^-21) − C, and FastQuiet's fl(2^E·U − r) at
+// least |e|·(U/2)·(1 − 2^-53) − r·(U + 1) − 2^-54·U (|e| <= 1 + r): no less. A negative b passes nothing.
+// It fails where an error lies within a factor of two of the ulp bar; FastQuiet then decides.
+HWY_INLINE bool CheapQuiet(V ys, V yc, V es, V ec, V line, const Consts& c) {
+  const D d;
+  const auto passes = [&](V y, V e) {
+    const V err = hn::Abs(hn::Sub(y, e));
+    return hn::Le(err, hn::Min(line, hn::MulSub(hn::Abs(e), c.half_scale, c.cheap_offset)));
+  };
+  return hn::AllTrue(d, hn::And(passes(ys, es), passes(yc, ec)));
 }
 
 // The pre-test (above): whether pairs [k, k + N) are all quiet with no estimate kept.
@@ -155,7 +176,10 @@ HWY_INLINE void Group(const void* y, std::size_t k, M valid, const ScreenChannel
   V ys, yc, es, ec;
   LoadPairs<kType>(y, ch, k, ys, yc);
   SinCos<kRotate>(row, k, es, ec);
-  if (!kLast && row.fast_line != nullptr && FastQuiet(ys, yc, es, ec, row.fast_line + k, c)) return;
+  if (!kLast && row.fast_line != nullptr) {
+    if (c.cheap && CheapQuiet(ys, yc, es, ec, hn::LoadU(d, row.fast_line + k), c)) return;
+    if (FastQuiet(ys, yc, es, ec, row.fast_line + k, c)) return;
+  }
   const V line = hn::LoadU(d, row.line + k);
   const Element js = TableJudge(ys, es, line, c);
   const Element jc = TableJudge(yc, ec, line, c);
