@@ -578,10 +578,10 @@ Presumed screened_with(const Table& t, const Budget& budget, const PresumeTuning
 }
 
 // Percentiles over a sample of rows (Measurement::sample_percentiles, in check's blocks of kTableSampleBlock
-// rows, and in blocks of 2, which split the screen's batches of 8 rows): the screen keeps the estimates of
-// the sampled rows alone, whole batches in or out of the sample, and its percentiles are the exact path's
-// over the same rows (within the rows' radius), its own floors (sole) included, with an element over budget
-// planted in and outside the sample.
+// rows, and in blocks of 2, which split the screen's batches of up to 64 rows): the screen keeps the
+// estimates of the sampled rows alone, whole batches in or out of the sample, and its percentiles are the
+// exact path's over the same rows (within the rows' radius), its own floors (sole) included, with an element
+// over budget planted in and outside the sample.
 TEST(SinusoidalScreen, SampledPercentilesAreTheExactPathsOverTheSameRows) {
   if (table_screen_targets().empty()) GTEST_SKIP();
   for (const DType dtype : {DType::F32, DType::BF16})
