@@ -49,7 +49,7 @@ using M = hn::Mask<D>;
 struct Consts {
   V radius, twice_radius, ulp_line, abs_floor, ulp_floor, least_binade, huge, one, two, three;
   hn::Vec<hn::RebindToUnsigned<D>> exponent, bias;
-  V fast_scale;  // the pre-test's min(U, ulp_line)
+  V fast_scale;                // the pre-test's min(U, ulp_line)
   V half_scale, cheap_offset;  // the first pre-test's (CheapQuiet)
   bool cheap = false;
   Consts(const TableScreenRow& row, const TableScreenBars& b) {
@@ -111,12 +111,13 @@ HWY_INLINE Element TableJudge(V y, V e, V line, const Consts& c) {
   return {quiet, estimate, hn::Mul(estimate, inv)};
 }
 
-// A cheaper pre-test, tried first: the ulp bar taken as |e|·U/2 − C below the pre-test's 2^E·U − r (2^E the
-// binade of |e| − 2r: above (|e| − 2r)/2), so that what passes it passes FastQuiet; the binade's four
-// operations are one. With U' = U/2·(1 − 2^-20) and C >= r·(U + 1) + 2^-54·U (both rounded: cheap_offset),
-// a bar b = fl(|e|·U' − C) >= 0 is at most |e|·(U/2)·(1 − 2^-21) − C, and FastQuiet's fl(2^E·U − r) at
-// least |e|·(U/2)·(1 − 2^-53) − r·(U + 1) − 2^-54·U (|e| <= 1 + r): no less. A negative b passes nothing.
-// It fails where an error lies within a factor of two of the ulp bar; FastQuiet then decides.
+// A cheaper pre-test, tried first. FastQuiet's ulp bar fl(2^E·U − r) (U >= 0; 2^E the binade of
+// fl(|e| − 2r), or the least normal's: above (|e| − 2r)·(1 − 2^-53)/2) is at least fl(|e|·U' − C), with
+// U' = fl(U/2·(1 − 2^-20)) and C >= r·(U + 1) + 2^-54·U·(1 + r) (cheap_offset; its roundings covered by its
+// factors 1 + 2^-40; |e| <= 1 + r): |e|·U' − C <= |e|·U/2 − r·(U + 1) − 2^-54·U·(1 + r) <= 2^E·U − r, and
+// rounding is monotone. So a vector that passes it passes FastQuiet, for one multiply-add where the binade
+// takes four operations; it fails where an error lies within a factor of two of the ulp bar, and FastQuiet
+// then decides.
 HWY_INLINE bool CheapQuiet(V ys, V yc, V es, V ec, V line, const Consts& c) {
   const D d;
   const auto passes = [&](V y, V e) {
