@@ -406,25 +406,28 @@ std::size_t TableScreened::batch(std::size_t r, std::size_t most) {
   std::size_t count = 0;
   std::int64_t lo = 0, hi = 0;
   // One kernel call's rows are all in the percentiles' sample or all outside it (their floors differ). A
-  // batch lies in one band (screen_room), so rows of one block are alike: asked once a block.
+  // batch lies in one band (screen_room takes no other: a batch across an edge would go a row at a time up
+  // to it), so rows of one block are alike: asked once a block.
+  const Band first = band_of(positions_[r]);
   sampled_ = bands_.in_sample(positions_[r], static_cast<std::int64_t>(r));
   const std::size_t block = bands_.sample_block();
   const auto alike = [&](std::size_t i) {
     return (i & (block - 1)) != 0 ||
            bands_.in_sample(positions_[i], static_cast<std::int64_t>(i)) == sampled_;
   };
-  for (; count < most && screenable(positions_[r + count]) && alike(r + count); ++count) {
+  for (; count < most && first.holds(positions_[r + count]) && screenable(positions_[r + count]) &&
+         alike(r + count);
+       ++count) {
     const std::int64_t p = positions_[r + count];
     lo = count == 0 ? p : std::min(lo, p), hi = count == 0 ? p : std::max(hi, p);
   }
   Measurement::ScreenRoom room;
   const std::size_t want = count * room_per_row + ScreenToken::kLanes;
   // A presumed band's whole room at its first usable batch (else as usual).
-  if (const Band in = count > 0 && !reserved_.empty() ? band_of(lo) : Band{};
-      in.k != SIZE_MAX && reserved_[in.k] == 0) {
-    const auto reserve = static_cast<std::size_t>(kReserve * static_cast<double>(band_count_[in.k]));
+  if (count > 0 && !reserved_.empty() && reserved_[first.k] == 0) {
+    const auto reserve = static_cast<std::size_t>(kReserve * static_cast<double>(band_count_[first.k]));
     room = bands_.screen_room(lo, hi, std::max(want, reserve));
-    reserved_[in.k] = room.usable ? 1 : 0;
+    reserved_[first.k] = room.usable ? 1 : 0;
   }
   if (count > 0 && !room.usable) room = bands_.screen_room(lo, hi, want);
   if (count > 1 && !room.usable)

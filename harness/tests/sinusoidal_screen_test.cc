@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -323,33 +324,58 @@ TEST(SinusoidalScreen, KernelJudgesAnElementWithinTwoRadiiAboveAPowerOfTwoInTheB
 
 // A call of several rows stops after its first row that holds a loud element (TableScreenRow::rows): the
 // driver measures it exactly, and its bars may rise, before the next row. Rows of 8 pairs of doubles, each
-// e rotated by (sin ω, cos ω) = (0, 1) from the last, so every row's e is the first's; the rows the call did
-// not take keep flags 0, the taken ones' e is stored back.
+// e a quarter turn from the last ((sin ω, cos ω) = (1, 0): (s, c) to (c, −s), exact), so the e stored back
+// tells how many rows the kernel rotated through; the rows it did not take keep flags 0. The table holds 40
+// rows, so the kernel prefetches rows 16 on ahead of those it reads.
 TEST(SinusoidalScreen, AKernelCallStopsAfterItsFirstLoudRow) {
-  constexpr std::size_t n = 8, rows = 6;
+  constexpr std::size_t n = 8, rows = 6, table_rows = 40;
+  const auto turned = [](std::size_t k) {  // (s, c) after k quarter turns from (0.75, 0.25)
+    const std::array<std::pair<double, double>, 4> e{
+        {{0.75, 0.25}, {0.25, -0.75}, {-0.75, -0.25}, {-0.25, 0.75}}};
+    return e[k % 4];
+  };
   for (const TableScreenTarget& target : table_screen_targets()) {
     SCOPED_TRACE(target.name);
-    for (const std::size_t loud_row : {std::size_t{0}, std::size_t{3}, rows}) {
+    for (const std::size_t loud_row : {std::size_t{0}, std::size_t{2}, rows}) {
       SCOPED_TRACE(loud_row);
-      std::vector<double> sin(n, 0.75), cos(n, 0.25), step_sin(n, 0.0), step_cos(n, 1.0), line(n, 0x1p-30);
-      std::vector<double> y(rows * 2 * n), flags(rows * n, 0.0), abs(2 * n * rows + 8), ulp(2 * n * rows + 8);
-      for (std::size_t r = 0; r < rows; ++r)
-        for (std::size_t j = 0; j < n; ++j) y[r * 2 * n + j] = 0.75, y[r * 2 * n + n + j] = 0.25;
-      if (loud_row < rows) y[loud_row * 2 * n + n + 5] = 0.25 + 0x1p-20;  // row loud_row's cos of pair 5
+      std::vector<double> sin(n, 0.75), cos(n, 0.25), step_sin(n, 1.0), step_cos(n, 0.0), line(n, 0x1p-30);
+      std::vector<double> y(table_rows * 2 * n), flags(rows * n, 0.0), abs(2 * n * rows + 8),
+          ulp(2 * n * rows + 8);
+      for (std::size_t r = 0; r < table_rows; ++r)
+        for (std::size_t j = 0; j < n; ++j)
+          y[r * 2 * n + j] = turned(r + 1).first, y[r * 2 * n + n + j] = turned(r + 1).second;
+      if (loud_row < rows) y[loud_row * 2 * n + n + 5] += 0x1p-20;  // row loud_row's cos of pair 5
       TableScreenRow row{sin.data(), cos.data(), step_sin.data(), step_cos.data(), line.data(),
                          0x1p-40,    true};
-      row.rows = rows, row.y_stride = 2 * n * sizeof(double), row.table_rows = rows;
+      row.rows = rows, row.y_stride = 2 * n * sizeof(double), row.table_rows = table_rows;
       const TableScreenBars bars{.max_ulp = 0x1p40, .abs_floor = INFINITY, .ulp_floor = INFINITY};
       TableScreenResult result{flags.data(), abs.data(), ulp.data()};
       target.run(ScreenType::F64, y.data(), n, ScreenChannels{0, n, false}, row, bars, result);
-      EXPECT_EQ(result.rows, std::min(loud_row + 1, rows));
+      const std::size_t taken = std::min(loud_row + 1, rows);
+      EXPECT_EQ(result.rows, taken);
       EXPECT_EQ(result.loud, loud_row < rows ? 1u : 0u);
       for (std::size_t i = 0; i < flags.size(); ++i)
         EXPECT_EQ(flags[i], loud_row < rows && i == loud_row * n + 5 ? 2.0 : 0.0) << i;
-      EXPECT_EQ(sin, std::vector<double>(n, 0.75));
-      EXPECT_EQ(cos, std::vector<double>(n, 0.25));
+      EXPECT_EQ(sin, std::vector<double>(n, turned(taken).first));
+      EXPECT_EQ(cos, std::vector<double>(n, turned(taken).second));
     }
   }
+}
+
+// The driver goes on after a call that stopped at a loud row from that row's e: a table with one element
+// far over budget has its exact elements, the loud ones, no more than the same table without it (plus the
+// planted one and a few its raised bars change). Rotated from the wrong row, every element after the stop
+// would be loud up to the next reseed (thousands).
+TEST(SinusoidalScreen, AfterACallStopsTheNextRowsStayQuiet) {
+  if (table_screen_targets().empty()) GTEST_SKIP();
+  const Table plain = make(kInterleaved, kInterleaved, range(1000, 2000), DType::F32);
+  const Table planted = make(kInterleaved, kInterleaved, range(1000, 2000), DType::F32,
+                             [](std::vector<double>& v) { v[700 * 64 + 9] += 0.25; });
+  const auto a = both(plain, class_budget(DType::F32)).second;
+  const auto b = both(planted, class_budget(DType::F32)).second;
+  EXPECT_EQ(b.bands.violations(), a.bands.violations() + 1);
+  EXPECT_LE(b.exact, a.exact + 16);
+  EXPECT_LT(a.exact, plain.values.size() / 10);  // the screen took most of it
 }
 
 TEST(SinusoidalScreen, KernelBoundsTheUlpErrorWithTheRadius) {
@@ -578,10 +604,10 @@ Presumed screened_with(const Table& t, const Budget& budget, const PresumeTuning
 }
 
 // Percentiles over a sample of rows (Measurement::sample_percentiles, in check's blocks of kTableSampleBlock
-// rows, and in blocks of 2, which split the screen's batches of up to 64 rows): the screen keeps the
-// estimates of the sampled rows alone, whole batches in or out of the sample, and its percentiles are the
-// exact path's over the same rows (within the rows' radius), its own floors (sole) included, with an element
-// over budget planted in and outside the sample.
+// rows, and in blocks of 2, which split the screen's batches and calls): the screen keeps the estimates of
+// the sampled rows alone, whole batches in or out of the sample, and its percentiles are the exact path's
+// over the same rows (within the rows' radius), its own floors (sole) included, with an element over budget
+// planted in and outside the sample.
 TEST(SinusoidalScreen, SampledPercentilesAreTheExactPathsOverTheSameRows) {
   if (table_screen_targets().empty()) GTEST_SKIP();
   for (const DType dtype : {DType::F32, DType::BF16})
