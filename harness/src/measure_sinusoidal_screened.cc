@@ -375,14 +375,14 @@ void TableScreened::sample_row(std::size_t r, std::vector<double>& abs, std::vec
     for (std::size_t ch = 0; ch < plan_.dim(); ++ch) row_index_.push_back(ch);
   row_y_.resize(plan_.dim());
   y_.gather(r * plan_.dim(), row_index_, row_y_.data());
-  // The pair's channels as the kernel reads them (channels_; the plan's sin_index and cos_index are calls
-  // into the library, two a pair).
-  const std::size_t step = channels_.interleaved ? 2 : 1, b0 = channels_.interleaved ? 1 : channels_.b0;
+  // The pair's channels inline (table_pair_channels; the plan's sin_index and cos_index are calls into the
+  // library, two a pair).
   const std::size_t at = abs.size();
   abs.resize(at + 2 * n_), ulp.resize(at + 2 * n_);
   for (std::size_t j = 0; j < n_; ++j)
     for (std::size_t o = 0; o < 2; ++o) {
-      const std::size_t ch = o == 0 ? channels_.a0 + step * j : b0 + step * j;
+      const PairChannels pair = table_pair_channels(params_, j);
+      const std::size_t ch = o == 0 ? pair.sin : pair.cos;
       const double e = o == 0 ? sin_[j] : cos_[j], err = std::fabs(row_y_[ch] - e);
       // 1/ulp(e) = 2^(precision − 1 − max(E, emin)) for e's binade 2^E (e = 0: the least normal's).
       const int E = static_cast<int>((std::bit_cast<std::uint64_t>(e) >> 52) & 0x7ff) - 1023;
