@@ -398,9 +398,9 @@ void TableScreened::sample_row(std::size_t r, std::vector<double>& abs, std::vec
 // first alone, else element by element; the batch ends early after its first loud element (rows()). The bars
 // are the batch's first row's: they only rise as loud elements come (the band's largest error, ulp and
 // ratio, the worst list's last), so later rows' elements quiet under them would be quiet under their own;
-// until one comes, they are every row's own. The quiet elements are counted after the batch's loud ones:
-// add_one reads of the band's count only whether an element is its first, and the room was given to a band
-// with one already. Returns how many rows it took.
+// until one comes, they are every row's own (and that of the row after it in the kernel's step of two). The
+// quiet elements are counted after the batch's loud ones: add_one reads of the band's count only whether an
+// element is its first, and the room was given to a band with one already. Returns how many rows it took.
 std::size_t TableScreened::batch(std::size_t r, std::size_t most) {
   const std::size_t room_per_row = 2 * ScreenToken::padded(n_);
   std::size_t count = 0;
@@ -460,7 +460,8 @@ std::size_t TableScreened::batch(std::size_t r, std::size_t most) {
 // Rows [r, r + m) of a batch, m <= most, in one kernel call: the first row's e the tier's or rotated
 // (sincos), each later one's rotated from the one before, while their positions run on by one, the
 // rotations stay within kMaxSteps, the lower bounds hold (stale) and no row needs its padded copy; the call
-// stops after its first row that holds a loud element (TableScreenResult::rows), so m is the rows it took.
+// stops after its first step (of two rows) that holds a loud element (TableScreenResult::rows), so m is the
+// rows it took.
 // The lines are the first row's for them all: a tally's line only rises as elements come to it, and the
 // bars are the batch's already. The kernel's estimates written at `tails`' (moved past them); then per row
 // its progress and its loud elements measured exactly in the exact path's order (by channel). Returns m and

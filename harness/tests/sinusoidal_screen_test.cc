@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -322,42 +323,59 @@ TEST(SinusoidalScreen, KernelJudgesAnElementWithinTwoRadiiAboveAPowerOfTwoInTheB
   }
 }
 
-// A call of several rows stops after its first row that holds a loud element (TableScreenRow::rows): the
-// driver measures it exactly, and its bars may rise, before the next row. Rows of 8 pairs of doubles, each
-// e a quarter turn from the last ((sin ω, cos ω) = (1, 0): (s, c) to (c, −s), exact), so the e stored back
-// tells how many rows the kernel rotated through; the rows it did not take keep flags 0. The table holds 40
-// rows, so the kernel prefetches rows 16 on ahead of those it reads.
-TEST(SinusoidalScreen, AKernelCallStopsAfterItsFirstLoudRow) {
-  constexpr std::size_t n = 8, rows = 6, table_rows = 40;
+// A call of several rows stops after its first step that holds a loud element (TableScreenRow::rows): the
+// driver measures it exactly, and its bars may rise, before the next step. A step is two rows where two
+// remain, one otherwise, and the first row alone where it is not rotated (its e the stored one). Rows of 8
+// pairs of doubles, each e a quarter turn from the last ((sin ω, cos ω) = (1, 0): (s, c) to (c, −s), exact),
+// so the e stored back tells how many rows the kernel rotated through; the rows it did not take keep flags
+// 0. The table holds 40 rows, so the kernel prefetches rows 16 on ahead of those it reads.
+TEST(SinusoidalScreen, AKernelCallStopsAfterItsFirstLoudStep) {
+  constexpr std::size_t n = 8, table_rows = 40, none = SIZE_MAX;
   const auto turned = [](std::size_t k) {  // (s, c) after k quarter turns from (0.75, 0.25)
     const std::array<std::pair<double, double>, 4> e{
         {{0.75, 0.25}, {0.25, -0.75}, {-0.75, -0.25}, {-0.25, 0.75}}};
     return e[k % 4];
   };
+  struct Case {
+    bool rotate;
+    std::size_t rows, loud_row, taken;
+  };
+  // Rotated, 6 rows: steps {0, 1}, {2, 3}, {4, 5}; 5 rows: the last alone; not rotated: {0}, {1, 2}, ...
+  const std::array<Case, 10> cases{{{true, 6, 0, 2},
+                                    {true, 6, 1, 2},
+                                    {true, 6, 2, 4},
+                                    {true, 6, 5, 6},
+                                    {true, 6, none, 6},
+                                    {true, 5, 4, 5},
+                                    {false, 6, 0, 1},
+                                    {false, 6, 1, 3},
+                                    {false, 6, 2, 3},
+                                    {false, 6, 5, 6}}};
   for (const TableScreenTarget& target : table_screen_targets()) {
     SCOPED_TRACE(target.name);
-    for (const std::size_t loud_row : {std::size_t{0}, std::size_t{2}, rows}) {
-      SCOPED_TRACE(loud_row);
-      std::vector<double> sin(n, 0.75), cos(n, 0.25), step_sin(n, 1.0), step_cos(n, 0.0), line(n, 0x1p-30);
-      std::vector<double> y(table_rows * 2 * n), flags(rows * n, 0.0), abs(2 * n * rows + 8),
-          ulp(2 * n * rows + 8);
+    for (const Case& k : cases) {
+      SCOPED_TRACE(testing::Message() << k.rotate << " " << k.rows << " " << k.loud_row);
+      // Row r holds r + 1 quarter turns: rotated, the stored e is row 0's last; not rotated, row 0's own.
+      const auto [s0, c0] = turned(k.rotate ? 0 : 1);
+      std::vector<double> sin(n, s0), cos(n, c0), step_sin(n, 1.0), step_cos(n, 0.0), line(n, 0x1p-30);
+      std::vector<double> y(table_rows * 2 * n), flags(k.rows * n, 0.0), abs(2 * n * k.rows + 8),
+          ulp(2 * n * k.rows + 8);
       for (std::size_t r = 0; r < table_rows; ++r)
         for (std::size_t j = 0; j < n; ++j)
           y[r * 2 * n + j] = turned(r + 1).first, y[r * 2 * n + n + j] = turned(r + 1).second;
-      if (loud_row < rows) y[loud_row * 2 * n + n + 5] += 0x1p-20;  // row loud_row's cos of pair 5
-      TableScreenRow row{sin.data(), cos.data(), step_sin.data(), step_cos.data(), line.data(),
-                         0x1p-40,    true};
-      row.rows = rows, row.y_stride = 2 * n * sizeof(double), row.table_rows = table_rows;
+      if (k.loud_row != none) y[k.loud_row * 2 * n + n + 5] += 0x1p-20;  // row loud_row's cos of pair 5
+      TableScreenRow row{sin.data(),  cos.data(), step_sin.data(), step_cos.data(),
+                         line.data(), 0x1p-40,    k.rotate};
+      row.rows = k.rows, row.y_stride = 2 * n * sizeof(double), row.table_rows = table_rows;
       const TableScreenBars bars{.max_ulp = 0x1p40, .abs_floor = INFINITY, .ulp_floor = INFINITY};
       TableScreenResult result{flags.data(), abs.data(), ulp.data()};
       target.run(ScreenType::F64, y.data(), n, ScreenChannels{0, n, false}, row, bars, result);
-      const std::size_t taken = std::min(loud_row + 1, rows);
-      EXPECT_EQ(result.rows, taken);
-      EXPECT_EQ(result.loud, loud_row < rows ? 1u : 0u);
+      EXPECT_EQ(result.rows, k.taken);
+      EXPECT_EQ(result.loud, k.loud_row != none ? 1u : 0u);
       for (std::size_t i = 0; i < flags.size(); ++i)
-        EXPECT_EQ(flags[i], loud_row < rows && i == loud_row * n + 5 ? 2.0 : 0.0) << i;
-      EXPECT_EQ(sin, std::vector<double>(n, turned(taken).first));
-      EXPECT_EQ(cos, std::vector<double>(n, turned(taken).second));
+        EXPECT_EQ(flags[i], k.loud_row != none && i == k.loud_row * n + 5 ? 2.0 : 0.0) << i;
+      EXPECT_EQ(sin, std::vector<double>(n, turned(k.taken).first));
+      EXPECT_EQ(cos, std::vector<double>(n, turned(k.taken).second));
     }
   }
 }

@@ -44,7 +44,10 @@ struct TableScreenRow {
   double fast_ulp = -INFINITY;
   // Up to `rows` rows of the table y_stride bytes apart (consecutive positions): the first's e as above, each
   // later one's the one before it rotated; the same lines and bars for all. Their flags padded(n) apart. The
-  // kernel stops after the first row that holds a loud element (TableScreenResult::rows).
+  // kernel takes them in steps of two rows where two remain (the first alone where it is not rotated) and
+  // stops after the first step that holds a loud element (TableScreenResult::rows): the step's other row
+  // was judged under the same bars, which only rise as loud elements are measured (a quiet element under
+  // them is quiet under the raised ones; a loud one is measured exactly).
   std::size_t rows = 1, y_stride = 0;
   // The rows from y on that the table holds (`rows` and more): the kernel prefetches the rows ahead of the
   // one it reads within them (0: none).
@@ -75,7 +78,7 @@ struct TableScreenResult {
   double* flags;
   double *abs_tail, *ulp_tail;
   std::size_t loud = 0, abs_kept = 0, ulp_kept = 0;
-  std::size_t rows = 0;  // the rows the call took: up to TableScreenRow::rows, the last the first loud one
+  std::size_t rows = 0;  // the rows the call took: up to TableScreenRow::rows, to the first loud one's step
 };
 
 // One row of n pairs at y (the row's first channel): the sines at `channels.a0` and the cosines at
