@@ -170,6 +170,15 @@ class TableScreened {
     return {static_cast<std::size_t>(std::max<std::ptrdiff_t>(0, above - edges.begin() - 1)),
             above == edges.begin() ? INT64_MIN : above[-1], above == edges.end() - 1 ? INT64_MAX : *above};
   }
+  // Rows [from, to) that a batch from any of them may take (run_from()), the band and sample they lie in.
+  struct Run {
+    std::size_t from = 0, to = 0;
+    Band band;
+    bool sampled = true;
+    std::int64_t lo = 0, hi = 0;  // its least and largest positions
+  };
+  const Run& run_from(std::size_t r);
+  std::size_t consecutive_from(std::size_t r);
   // How many of this pass's elements each band holds (a band search per run of positions in one band).
   void count_bands() {
     band_count_.assign(band_edges().size(), 0);
@@ -304,6 +313,8 @@ class TableScreened {
   std::size_t size_ = 4;
   bool copy_ = false;
   bool sampled_ = true;  // the batch's rows feed the percentiles (Measurement::in_sample)
+  Run batch_run_;
+  std::pair<std::size_t, std::size_t> consecutive_{0, 0};  // rows whose positions run on by one
   std::vector<std::uint8_t> copy_row_;
 };
 
@@ -403,24 +414,12 @@ void TableScreened::sample_row(std::size_t r, std::vector<double>& abs, std::vec
 // element is its first, and the room was given to a band with one already. Returns how many rows it took.
 std::size_t TableScreened::batch(std::size_t r, std::size_t most) {
   const std::size_t room_per_row = 2 * ScreenToken::padded(n_);
-  std::size_t count = 0;
-  std::int64_t lo = 0, hi = 0;
-  // One kernel call's rows are all in the percentiles' sample or all outside it (their floors differ). A
-  // batch lies in one band (screen_room takes no other: a batch across an edge would go a row at a time up
-  // to it), so rows of one block are alike: asked once a block.
-  const Band first = band_of(positions_[r]);
-  sampled_ = bands_.in_sample(positions_[r], static_cast<std::int64_t>(r));
-  const std::size_t block = bands_.sample_block();
-  const auto alike = [&](std::size_t i) {
-    return (i & (block - 1)) != 0 ||
-           bands_.in_sample(positions_[i], static_cast<std::int64_t>(i)) == sampled_;
-  };
-  for (; count < most && first.holds(positions_[r + count]) && screenable(positions_[r + count]) &&
-         alike(r + count);
-       ++count) {
-    const std::int64_t p = positions_[r + count];
-    lo = count == 0 ? p : std::min(lo, p), hi = count == 0 ? p : std::max(hi, p);
-  }
+  const Run& run = run_from(r);
+  const Band first = run.band;
+  sampled_ = run.sampled;
+  std::size_t count = std::min(most, run.to - r);
+  // The run's least and largest positions (in one band, as the batch's are: screen_room asks both).
+  const std::int64_t lo = run.lo, hi = run.hi;
   Measurement::ScreenRoom room;
   const std::size_t want = count * room_per_row + ScreenToken::kLanes;
   // A presumed band's whole room at its first usable batch (else as usual).
@@ -457,6 +456,39 @@ std::size_t TableScreened::batch(std::size_t r, std::size_t most) {
   return taken;
 }
 
+// The run of rows from r that a batch may take: one band (screen_room takes no other: a batch across an edge
+// would go a row at a time up to it), screenable, and all in the percentiles' sample or all outside it (a
+// kernel call's floors are one; rows of one block are alike: asked once a block). Found once and kept while
+// the batches walk through it (a batch ends early at a loud element: each one scanned its 64 rows again).
+const TableScreened::Run& TableScreened::run_from(std::size_t r) {
+  if (r >= batch_run_.from && r < batch_run_.to) return batch_run_;
+  batch_run_ = {r, r, band_of(positions_[r]), bands_.in_sample(positions_[r], static_cast<std::int64_t>(r)),
+                0, 0};
+  const std::size_t block = bands_.sample_block();
+  const auto alike = [&](std::size_t i) {
+    return (i & (block - 1)) != 0 ||
+           bands_.in_sample(positions_[i], static_cast<std::int64_t>(i)) == batch_run_.sampled;
+  };
+  Run& run = batch_run_;
+  run.lo = run.hi = positions_[r];
+  for (; run.to < positions_.size(); ++run.to) {
+    const std::int64_t p = positions_[run.to];
+    if (!run.band.holds(p) || !screenable(p) || !alike(run.to)) break;
+    run.lo = std::min(run.lo, p), run.hi = std::max(run.hi, p);
+  }
+  return run;
+}
+
+// The end of the run of rows from r whose positions run on by one, found once for the calls that walk it.
+std::size_t TableScreened::consecutive_from(std::size_t r) {
+  if (r >= consecutive_.first && r < consecutive_.second) return consecutive_.second;
+  std::size_t to = r + 1;
+  while (to < positions_.size() && positions_[to - 1] < INT64_MAX && positions_[to] == positions_[to - 1] + 1)
+    ++to;
+  consecutive_ = {r, to};
+  return to;
+}
+
 // Rows [r, r + m) of a batch, m <= most, in one kernel call: the first row's e the tier's or rotated
 // (sincos), each later one's rotated from the one before, while their positions run on by one, the
 // rotations stay within kMaxSteps, the lower bounds hold (stale) and no row needs its padded copy; the call
@@ -478,7 +510,7 @@ std::pair<std::size_t, std::size_t> TableScreened::rows(std::size_t r, std::size
   if (!copy_) {
     const auto fresh = static_cast<std::size_t>(bounds_at_ + std::max<std::int64_t>(bounds_at_ >> 4, 64) - p);
     const std::size_t last = std::min({most, static_cast<std::size_t>(kMaxSteps - steps_) + 1, fresh + 1});
-    while (m < last && positions_[r + m] == p + static_cast<std::int64_t>(m)) ++m;
+    m = std::min(last, consecutive_from(r) - r);
   }
   // The bound (|y − e| + r)·(1 + 2^-50) must stay under the band's bar·budget·(1 − 2^-49) (then the exact
   // path's ratio is not even divided out), under its largest error, and under the tally's line: each
