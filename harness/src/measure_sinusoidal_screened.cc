@@ -179,13 +179,30 @@ class TableScreened {
   };
   const Run& run_from(std::size_t r);
   std::size_t consecutive_from(std::size_t r);
-  // How many of this pass's elements each band holds (a band search per run of positions in one band).
+  // How many of this pass's elements each band holds, and the runs of rows in one band and alike in
+  // screenable() (row_runs_): a band search per run, the rows counted per run (a count stored per row waited
+  // on the last row's store).
   void count_bands() {
     band_count_.assign(band_edges().size(), 0);
-    Band b;
-    for (const std::int64_t p : positions_) {
-      if (!b.holds(p)) b = band_of(p);
-      band_count_[b.k] += plan_.dim();
+    row_runs_.clear();
+    // The run goes on while p lies in [lo, hi): its band's part where screenable() is alike (screenable
+    // positions are one range, [0, min(2^32, promised + 1))).
+    const std::int64_t limit =
+        bands_.promised() < (std::int64_t{1} << 32) ? bands_.promised() + 1 : std::int64_t{1} << 32;
+    std::int64_t lo = 0, hi = 0;
+    for (std::size_t r = 0; r < positions_.size(); ++r) {
+      const std::int64_t p = positions_[r];
+      if (p >= lo && p < hi) continue;
+      const Band b = band_of(p);
+      const bool take = screenable(p);
+      lo = take ? std::max<std::int64_t>(b.lo, 0) : p < 0 ? b.lo : std::max(b.lo, limit);
+      hi = take ? std::min(b.hi, limit) : p < 0 ? std::min<std::int64_t>(b.hi, 0) : b.hi;
+      row_runs_.push_back({r, r, b.k, take});
+    }
+    for (std::size_t i = 0; i < row_runs_.size(); ++i) {
+      RowRun& run = row_runs_[i];
+      run.to = i + 1 < row_runs_.size() ? row_runs_[i + 1].from : positions_.size();
+      band_count_[run.band] += (run.to - run.from) * plan_.dim();
     }
   }
   // The own floors of the band of p (TableSinks::sole), taken afresh where p's band is not the last one's;
@@ -301,6 +318,11 @@ class TableScreened {
 
   TableScreenBars bars_;
   std::vector<std::size_t> band_count_;  // sole or presume(): this pass's elements per band
+  struct RowRun {
+    std::size_t from = 0, to = 0, band = 0;
+    bool screenable = false;
+  };
+  std::vector<RowRun> row_runs_;  // count_bands(): the rows [from, to) in one band, alike in screenable()
   // presume(): per band, whether its floors are presumed, and whether its tails were given their room
   // (kReserve of its elements at once instead of doubling up to it: one buffer, nothing copied).
   std::vector<std::uint8_t> presumed_ = std::vector<std::uint8_t>(band_edges().size(), 0), reserved_;
@@ -308,8 +330,7 @@ class TableScreened {
   Band band_;                            // the band abs_own_ and ulp_own_ hold
   detail::TailFloor abs_own_, ulp_own_;  // sole: the tails' own floors in it
   int emin_ = -126;                      // the budget type's least normal binade
-  std::vector<std::size_t> row_index_;   // presume(): 0, ..., dim − 1
-  std::vector<double> row_y_;            // presume(): a row's outputs
+  std::vector<double> open_line_;        // sample_row(): +∞ per pair
   std::size_t size_ = 4;
   bool copy_ = false;
   bool sampled_ = true;  // the batch's rows feed the percentiles (Measurement::in_sample)
@@ -326,50 +347,52 @@ bool TableScreened::screenable(std::int64_t p) const {
 
 // Per band, a guess of the level `share` of its estimates exceed (presumed_level), from up to kRows of its
 // screenable rows evenly spaced, every element of them: e the double tier's at the row's position (within
-// the rows' radius of the kernel's e, rotated or not), the estimates as the kernel's (|y − e|, NaN as
-// +inf, and that times 1/ulp(e) in the budget's type). Only a guess: presumptions_held() confirms it.
+// the rows' radius of the kernel's e, rotated or not), the estimates the kernel's (sample_row). Only a
+// guess: presumptions_held() confirms it.
 void TableScreened::presume(double share) {
   constexpr std::size_t kRows = 128;
   const auto edges = band_edges();
-  std::vector<std::size_t> rows_in(edges.size(), 0), next(edges.size(), 0);
-  std::vector<std::vector<double>> abs(edges.size()), ulp(edges.size());
   // The rows whose estimates the percentiles take (Measurement::in_sample): the population the floors' proof
-  // counts, so the guess is drawn from them alone. Asked as cheaply as the rule allows (row by row, these
-  // loops cost a 131072-row table's check 6%): the band's part when the band changes, the sample's hash
-  // once a block, and a block outside the sample whose rows all lie in one sampled band passed over whole.
+  // counts, so the guess is drawn from them alone. As ranges of rows in one band: the runs of count_bands(),
+  // whole where their band takes every row, else their blocks in the sample (the hash asked once a block;
+  // asked row by row, these loops cost a 131072-row table's check 6%).
+  if (band_count_.empty()) count_bands();
   const std::size_t block = bands_.sample_block();
-  const auto each_taken = [&](auto&& take) {
-    Band b;
-    bool block_in = true, band_samples = false;
-    for (std::size_t r = 0; r < positions_.size(); ++r) {
-      const std::int64_t p = positions_[r];
-      if (!b.holds(p)) b = band_of(p), band_samples = bands_.samples_band(p);
-      if ((r & (block - 1)) == 0) {
-        block_in = bands_.sampled_row(static_cast<std::int64_t>(r));
-        if (!block_in && band_samples && r + block <= positions_.size() &&
-            std::all_of(&positions_[r], &positions_[r] + block, [&](std::int64_t q) { return b.holds(q); })) {
-          r += block - 1;
-          continue;
-        }
-      }
-      if (screenable(p) && (block_in || !band_samples)) take(r, b.k);
+  std::vector<RowRun> taken;
+  const auto take = [&](std::size_t from, std::size_t to, std::size_t k) {
+    if (!taken.empty() && taken.back().to == from && taken.back().band == k) {
+      taken.back().to = to;
+    } else {
+      taken.push_back({from, to, k, true});
     }
   };
-  each_taken([&](std::size_t, std::size_t k) { ++rows_in[k]; });
+  std::vector<std::size_t> rows_in(edges.size(), 0), next(edges.size(), 0);
+  for (const RowRun& run : row_runs_) {
+    if (!run.screenable) continue;
+    if (!bands_.samples_band(positions_[run.from])) {
+      take(run.from, run.to, run.band);
+      continue;
+    }
+    for (std::size_t b = run.from & ~(block - 1); b < run.to; b += block)
+      if (bands_.sampled_row(static_cast<std::int64_t>(b)))
+        take(std::max(b, run.from), std::min(b + block, run.to), run.band);
+  }
+  for (const RowRun& t : taken) rows_in[t.band] += t.to - t.from;
   // Every ⌈rows_in/kRows⌉-th of a band's rows, its first the first; read in turn, each while the next
   // streams in (they lie far apart: each a miss in every cache).
   std::vector<std::pair<std::size_t, std::size_t>> sampled;
-  each_taken([&](std::size_t r, std::size_t k) {
-    if (next[k]-- != 0) return;
-    next[k] = (rows_in[k] + kRows - 1) / kRows - 1;
-    sampled.emplace_back(r, k);
-  });
+  for (const RowRun& t : taken) {
+    const std::size_t every = (rows_in[t.band] + kRows - 1) / kRows;
+    std::size_t r = t.from + next[t.band];
+    for (; r < t.to; r += every) sampled.emplace_back(r, t.band);
+    next[t.band] = r - t.to;
+  }
+  std::vector<std::vector<double>> abs(edges.size()), ulp(edges.size());
   for (std::size_t i = 0; i < sampled.size(); ++i) {
     if (i + 1 < sampled.size()) y_.prefetch(sampled[i + 1].first * plan_.dim(), plan_.dim());
     const auto [r, k] = sampled[i];
     sample_row(r, abs[k], ulp[k]);
   }
-  if (band_count_.empty()) count_bands();
   reserved_.assign(presumed_.size(), 1);
   for (std::size_t k = 0; k < abs.size(); ++k) {
     const auto f = presumed_floors_of(edges[k], abs[k], ulp[k], share);
@@ -379,29 +402,34 @@ void TableScreened::presume(double share) {
   }
 }
 
-// Row r's estimates, e from the double tier (sin_ and cos_ as scratch: run() starts from the tier, at_ -1).
+// Row r's estimates, appended: the kernel's over the row alone with nothing left out (no floors: every
+// estimate kept; lines +∞ and the band's largest ulp +∞: none loud but a NaN), e the double tier's (sin_ and
+// cos_ as scratch: run() starts from the tier, at_ -1). The estimates are those the screened pass keeps:
+// |y − e| (NaN as +∞) and that over e's ulp in the budget's type (sinusoidal_screen.cc's TableJudge).
 void TableScreened::sample_row(std::size_t r, std::vector<double>& abs, std::vector<double>& ulp) {
   exhaustive::double_tier_row(*tier_, positions_[r], sin_.data(), cos_.data());
-  if (row_index_.empty())
-    for (std::size_t ch = 0; ch < plan_.dim(); ++ch) row_index_.push_back(ch);
-  row_y_.resize(plan_.dim());
-  y_.gather(r * plan_.dim(), row_index_, row_y_.data());
-  // The pair's channels inline (table_pair_channels; the plan's sin_index and cos_index are calls into the
-  // library, two a pair).
-  const std::size_t at = abs.size();
-  abs.resize(at + 2 * n_), ulp.resize(at + 2 * n_);
-  for (std::size_t j = 0; j < n_; ++j)
-    for (std::size_t o = 0; o < 2; ++o) {
-      const PairChannels pair = table_pair_channels(params_, j);
-      const std::size_t ch = o == 0 ? pair.sin : pair.cos;
-      const double e = o == 0 ? sin_[j] : cos_[j], err = std::fabs(row_y_[ch] - e);
-      // 1/ulp(e) = 2^(precision − 1 − max(E, emin)) for e's binade 2^E (e = 0: the least normal's).
-      const int E = static_cast<int>((std::bit_cast<std::uint64_t>(e) >> 52) & 0x7ff) - 1023;
-      const double inv = std::bit_cast<double>(
-          static_cast<std::uint64_t>(1023 + bars_.precision - 1 - std::max(E, emin_)) << 52);
-      abs[at + 2 * j + o] = std::isnan(err) ? INFINITY : err;
-      ulp[at + 2 * j + o] = std::isnan(err) ? INFINITY : err * inv;
-    }
+  const std::size_t padded = ScreenToken::padded(n_), at = abs.size();
+  if (open_line_.empty()) open_line_.assign(padded, INFINITY);
+  abs.resize(at + 2 * padded + ScreenToken::kLanes), ulp.resize(at + 2 * padded + ScreenToken::kLanes);
+  TableScreenBars bars = bars_;
+  bars.max_ulp = INFINITY, bars.abs_floor = -INFINITY, bars.ulp_floor = -INFINITY;
+  // The radius the tier's values lie within (no line to take it off: it moves only the ulp bar's binade).
+  const TableScreenRow row{sin_.data(),
+                           cos_.data(),
+                           step_sin_.data(),
+                           step_cos_.data(),
+                           open_line_.data(),
+                           0x1.0001p-48,
+                           false,
+                           nullptr,
+                           -INFINITY,
+                           1,
+                           plan_.dim() * size_,
+                           0};
+  TableScreenResult res{flags_.data(), abs.data() + at, ulp.data() + at};
+  run_(type_, row_data(r), n_, channels_, row, bars, res);
+  abs.resize(at + res.abs_kept), ulp.resize(at + res.ulp_kept);
+  if (res.loud != 0) std::fill_n(flags_.begin(), padded, 0.0);
 }
 
 // Rows [r, r + count) through the screen with one room in the band's tails (one screen_room and one
