@@ -280,7 +280,7 @@ HWY_NOINLINE void TableRowsOf(const void* y, std::size_t n, const ScreenChannels
     const std::size_t step = i + 2 <= at.rows && (i != 0 || at.rotate) ? 2 : 1;
     // The rows kAhead on: a long call's rows stream in ahead of it. Into the outer caches (locality 1:
     // prefetcht2 on x86): into L1 (prefetcht0), a profile of the check found a quarter of the kernel's time
-    // waiting on the prefetches themselves, and the check ran 8-10% slower (0.63-0.65 against 0.56-0.59 ns
+    // waiting on the prefetches themselves, and the check ran 8-10% slower (0.63-0.65 against 0.56-0.62 ns
     // an element, twelve alternations); RoPE's and ALiBi's screens, prefetching closer ahead, ran slower with
     // it and keep L1.
     for (std::size_t t = i + kAhead; t < std::min(i + kAhead + step, at.table_rows); ++t)
