@@ -344,6 +344,15 @@ bool Measurement::Tail::presumption_held(std::size_t samples) const {
   return presumed == -INFINITY || samples == 0 || used >= rank_from_top(samples);
 }
 
+void Measurement::presume_largest(const ElementRecord& e) {
+  if (count_ != 0) throw std::logic_error("Measurement::presume_largest after the first add");
+  if (bands_.empty()) return;
+  Acc& a = band_of(e.position);
+  for (auto [bound, v] : {std::pair{&a.presumed_max_abs, e.abs_error}, std::pair{&a.presumed_max_ulp, e.ulp},
+                          std::pair{&a.presumed_max_ratio, e.ratio()}})
+    if (v < INFINITY) *bound = std::max(*bound, v);
+}
+
 void Measurement::presume_floors(std::int64_t position, double abs_floor, double ulp_floor, double share) {
   if (count_ != 0) throw std::logic_error("Measurement::presume_floors after the first add");
   if (bands_.empty()) return;
@@ -586,9 +595,10 @@ Measurement::ScreenRoom Measurement::bars_of(const Acc& a) const {
   const BandStats& s = a.stats;
   if (!(s.samples >= 1 && (keep_ == 0 || worst_.size() == keep_))) return room;
   room.usable = true;
-  room.max_abs = s.max_abs.value;
-  room.max_ulp = s.max_ulp.value;
-  room.ratio_bar = std::min(1.0, s.max_ratio.value);
+  // The largest so far, or one to come (presume_largest).
+  room.max_abs = std::max(s.max_abs.value, a.presumed_max_abs);
+  room.max_ulp = std::max(s.max_ulp.value, a.presumed_max_ulp);
+  room.ratio_bar = std::min(1.0, std::max(s.max_ratio.value, a.presumed_max_ratio));
   if (keep_ != 0) room.ratio_bar = std::min(room.ratio_bar, worst_last_ratio_);
   const std::size_t cap = cap_of(a);
   room.abs_floor = cap == 0 ? -INFINITY : a.abs.floor;

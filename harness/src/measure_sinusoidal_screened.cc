@@ -151,6 +151,7 @@ class TableScreened {
 
   static constexpr std::size_t kBatch = 64;  // rows a batch shares its room in the tails among
   void sample_row(std::size_t r, std::vector<double>& abs, std::vector<double>& ulp);
+  void presume_largest(std::size_t r);
   bool screenable(std::int64_t p) const;
   std::size_t batch(std::size_t r, std::size_t most);
   std::pair<std::size_t, std::size_t> rows(std::size_t r, std::size_t most,
@@ -388,11 +389,18 @@ void TableScreened::presume(double share) {
     next[t.band] = r - t.to;
   }
   std::vector<std::vector<double>> abs(edges.size()), ulp(edges.size());
+  std::vector<std::pair<double, std::size_t>> largest(edges.size(), {-1.0, 0});  // per band: estimate, row
   for (std::size_t i = 0; i < sampled.size(); ++i) {
     if (i + 1 < sampled.size()) y_.prefetch(sampled[i + 1].first * plan_.dim(), plan_.dim());
     const auto [r, k] = sampled[i];
+    const std::size_t at = abs[k].size();
     sample_row(r, abs[k], ulp[k]);
+    for (std::size_t q = at; q < abs[k].size(); ++q)
+      if (abs[k][q] < INFINITY && abs[k][q] > largest[k].first) largest[k] = {abs[k][q], r};
   }
+  if (tuning.presume_largest)
+    for (std::size_t k = 0; k < largest.size(); ++k)
+      if (largest[k].first >= 0) presume_largest(largest[k].second);
   reserved_.assign(presumed_.size(), 1);
   for (std::size_t k = 0; k < abs.size(); ++k) {
     const auto f = presumed_floors_of(edges[k], abs[k], ulp[k], share);
@@ -400,6 +408,28 @@ void TableScreened::presume(double share) {
     presumed_[k] = 1, reserved_[k] = 0;
     bands_.presume_floors(f->position, f->abs, f->ulp);  // its room its own (reserved_)
   }
+}
+
+// The band of row r presumes its largest error, ulp error and ratio (Measurement::presume_largest) from the
+// row's largest estimate's element, measured exactly, and the caller takes that element ahead
+// (TableSinks::seed). As a
+// float32 angle's error grows with the position, a band's largest error rose every few hundred rows, each
+// rise a loud element that ended its batch and raised the bars again (about 400 of a 131072 x 128 table's
+// 700); from the sample's largest on (the sample spans the band), few are left.
+void TableScreened::presume_largest(std::size_t r) {
+  exhaustive::double_tier_row(*tier_, positions_[r], sin_.data(), cos_.data());
+  double top = -1;
+  std::size_t channel = 0;
+  for (std::size_t j = 0; j < n_; ++j) {
+    const PairChannels pair = table_pair_channels(params_, j);
+    for (const auto& [ch, e] : {std::pair{pair.sin, sin_[j]}, std::pair{pair.cos, cos_[j]}}) {
+      const double err = std::fabs(y_[r * plan_.dim() + ch] - e);
+      if (err < INFINITY && err > top) top = err, channel = ch;
+    }
+  }
+  const ElementRecord e = element(r, channel);
+  bands_.presume_largest(e);
+  if (sinks_.seed) sinks_.seed(e);
 }
 
 // Row r's estimates, appended: the kernel's over the row alone with nothing left out (no floors: every
@@ -676,7 +706,7 @@ bool measure_sinusoidal_screened(const SinusoidalParams& params, std::span<const
   // element at the percentile's rank was loud for the line alone).
   reruns.fetch_add(1, std::memory_order_relaxed);
   bands = before;
-  const TableSinks line_only{nullptr, nullptr, sinks.line, sinks.sole, nullptr};
+  const TableSinks line_only{nullptr, nullptr, sinks.line, sinks.sole, nullptr, nullptr};
   TableScreened(params, positions, y, budget, bands, line_only, kernel, *type).run(positions.size());
   return true;
 }

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <set>
 
 #include "pe/harness/instance.h"
 #include "pe/plan.h"
@@ -595,8 +596,9 @@ struct Presumed {
   std::vector<ElementRecord> handed;
 };
 // `sample_block`: the percentiles over a sample of rows in blocks that long (0: every element).
+// `seeds`: where not null, counts the elements given ahead (TableSinks::seed), which the tally takes.
 Presumed screened_with(const Table& t, const Budget& budget, const PresumeTuning& tuning, bool sole,
-                       std::size_t sample_block = 0) {
+                       std::size_t sample_block = 0, std::size_t* seeds = nullptr) {
   const PresumeTuning before = sinusoidal_screen_tuning();
   tune_sinusoidal_screen(tuning);
   Presumed out;
@@ -613,6 +615,11 @@ Presumed screened_with(const Table& t, const Budget& budget, const PresumeTuning
     out.run.tally.add(e);
     out.handed.push_back(e);
   };
+  if (seeds != nullptr)
+    sinks.seed = [&](const ElementRecord& e) {
+      out.run.tally.add(e);
+      ++*seeds;
+    };
   sinks.line = [&](std::span<const ref::dd::DD> omegas, std::int64_t max_position,
                    std::span<const double> phi_lo,
                    double* line) { out.run.tally.line(omegas, max_position, phi_lo, line); };
@@ -672,8 +679,10 @@ TEST(SinusoidalScreen, PresumedFloorsThatHoldOrFailChangeNothing) {
   // presumed floors: everything, the percentiles included, bit for bit (here: no element at a percentile's
   // rank is loud for the tally's line alone; in general a rerun's percentiles are within the rows' radius of
   // the exact ones, as any screened pass's), and each record handed once.
-  const PresumeTuning off{.presume_from = SIZE_MAX}, on{.presume_from = 0},
-      wrong{.presume_from = 0, .presumed_share = 1e-9};
+  // The floors alone: a presumed largest error changes which elements are loud, and so the bits of the
+  // percentiles and the records handed (APresumedLargestErrorLeavesFewerElementsLoudAndChangesNothingElse).
+  const PresumeTuning off{.presume_from = SIZE_MAX}, on{.presume_from = 0, .presume_largest = false},
+      wrong{.presume_from = 0, .presumed_share = 1e-9, .presume_largest = false};
   const auto plant = [](std::vector<double>& v) {
     v[70 * 64 + 3] = std::numeric_limits<double>::quiet_NaN();
     v[1500 * 64 + 10] += 1e-3;
@@ -704,6 +713,48 @@ TEST(SinusoidalScreen, PresumedFloorsThatHoldOrFailChangeNothing) {
           }
         }
       }
+}
+
+// A band's largest error presumed from its sample (PresumeTuning::presume_largest, TableSinks::seed). With a
+// float32 angle's error growing with the position, as an engine's float32 table's does, a band's largest
+// error rose every few hundred rows, each rise a loud element. Presumed: far fewer elements handed to the
+// exact path, each at most once through `exact` (a seed again there in its turn), and everything else the
+// exact path's, as without it: the bands' maxima (the first element attaining each), counts, worst lists,
+// verdicts and the tally's worsts; the percentiles within the rows' radius.
+TEST(SinusoidalScreen, APresumedLargestErrorLeavesFewerElementsLoudAndChangesNothingElse) {
+  if (table_screen_targets().empty()) GTEST_SKIP();
+  const SinusoidalPlan plan(kInterleaved);
+  const auto float_angles = [&](std::vector<double>& v) {  // sin and cos of fl(fl(p)·fl(ω)) in double
+    for (std::size_t r = 0; r < v.size() / 64; ++r)
+      for (std::size_t j = 0; j < plan.n_pairs(); ++j) {
+        const float phi = static_cast<float>(r) * static_cast<float>(plan.inv_freq()[j]);
+        v[r * 64 + plan.sin_index(j)] = std::sin(static_cast<double>(phi));
+        v[r * 64 + plan.cos_index(j)] = std::cos(static_cast<double>(phi));
+      }
+  };
+  const Table t = make(kInterleaved, kInterleaved, range(0, 12000), DType::F32, float_angles);
+  const Budget budget = class_budget(DType::F32);
+  const auto [exact, unused] = both(t, budget);
+  std::size_t seeds = 0;
+  const auto with = [&](bool presume_largest) {
+    return screened_with(t, budget, {.presume_from = 0, .presume_largest = presume_largest}, false, 0,
+                         presume_largest ? &seeds : nullptr);
+  };
+  const Presumed plain = with(false), seeded = with(true);
+  expect_same(exact, plain.run, kRadius);
+  expect_same(exact, seeded.run, kRadius);
+  EXPECT_GT(seeds, 0U);
+  // The rows that hand an element (each one ends its batch and raises the bars): here 188 without, 67 with,
+  // five of them every element's (the first rows, whose bands have no largest yet, and the last).
+  const auto rows_handing = [](const Presumed& p) {
+    std::set<std::int64_t> rows;
+    for (const ElementRecord& e : p.handed) rows.insert(e.row);
+    return rows.size();
+  };
+  EXPECT_LT(rows_handing(seeded), rows_handing(plain) / 2);
+  std::set<std::pair<std::int64_t, std::int64_t>> handed;
+  for (const ElementRecord& e : seeded.handed)
+    EXPECT_TRUE(handed.insert({e.row, e.channel}).second) << e.row << " " << e.channel;
 }
 
 TEST(SinusoidalScreen, APresumedLevelIsTheLargestValueThatEnoughExceed) {

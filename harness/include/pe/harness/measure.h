@@ -248,6 +248,13 @@ class Measurement {
   // band's expected elements the floors are guessed to keep (the tails take room for somewhat more at once
   // instead of growing to it by doubling).
   void presume_floors(std::int64_t position, double abs_floor, double ulp_floor, double share = 0);
+  // Lower bounds of the largest error, ulp error and ratio of the band of e's position: e, one of its
+  // elements, measured exactly, that the pass will add (a screen's guess from a sample,
+  // measure_sinusoidal_screened's). The screen's bars for them (screen_room's max_abs, max_ulp, ratio_bar)
+  // are then at least e's from the first element on: an element under them cannot be the band's largest,
+  // and e itself is over them, so each largest is still every element's, the first in order that attains
+  // it. Before the first add; a NaN or an infinity is no bound.
+  void presume_largest(const ElementRecord& e);
   // Every band with a presumed floor kept at least as many values above it as its 99th percentile's rank
   // (then every value dropped for it lay below the percentile). Where not, the bands' percentiles are
   // unusable (NaN where too few were kept): measure again without presuming.
@@ -314,6 +321,8 @@ class Measurement {
     std::size_t expected = 0, cap = 0;  // expect_band(): 0 when not declared
     std::size_t expected_rows = 0;      // expect_band()
     bool sampled = false;               // sample_percentiles(): its percentiles over in_sample rows
+    // presume_largest(): lower bounds of stats.max_abs's, max_ulp's and max_ratio's end values
+    double presumed_max_abs = 0, presumed_max_ulp = 0, presumed_max_ratio = 0;
   };
   std::size_t cap_of(const Acc& a) const { return a.cap != 0 ? a.cap : cap_; }
   Acc& band_of(std::int64_t position) {  // the last element's band, or a search

@@ -13,6 +13,9 @@ namespace pe::harness {
 struct PresumeTuning {
   std::size_t presume_from = SIZE_MAX;  // each family's default is its own (its tuning's first value)
   double presumed_share = 0.02;
+  // The sinusoidal table's pass also presumes each band's largest error from its sample
+  // (Measurement::presume_largest, TableSinks::seed).
+  bool presume_largest = true;
 };
 
 }  // namespace pe::harness

@@ -114,6 +114,10 @@ struct TableSinks {
   // before them. A grid's blocks have their own ω and pair count: a caller's tally keeps its lower bounds
   // per block (one tally per block, merged after).
   std::function<void(std::size_t block)> block;
+  // An element the pass will measure exactly and give `exact` in its turn, given ahead (presume()'s largest
+  // error of a band's sample, PresumeTuning::presume_largest): a caller whose line reads a largest ratio (the
+  // check's tally) may take it now, so that the elements under it are quiet from the first row on.
+  Sink seed;
 };
 
 // measure_sinusoidal into `bands` as one pass: y read in place in its type, most elements proved quiet by the
