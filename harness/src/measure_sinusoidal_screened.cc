@@ -349,7 +349,8 @@ bool TableScreened::screenable(std::int64_t p) const {
 // Per band, a guess of the level `share` of its estimates exceed (presumed_level), from up to kRows of its
 // screenable rows evenly spaced, every element of them: e the double tier's at the row's position (within
 // the rows' radius of the kernel's e, rotated or not), the estimates the kernel's (sample_row). Only a
-// guess: presumptions_held() confirms it.
+// guess: presumptions_held() confirms it. With PresumeTuning::presume_largest, each band's largest error too,
+// from the sample's largest estimate (presume_largest()): a bound, not a guess.
 void TableScreened::presume(double share) {
   constexpr std::size_t kRows = 128;
   const auto edges = band_edges();
@@ -412,10 +413,9 @@ void TableScreened::presume(double share) {
 
 // The band of row r presumes its largest error, ulp error and ratio (Measurement::presume_largest) from the
 // row's largest estimate's element, measured exactly, and the caller takes that element ahead
-// (TableSinks::seed). As a
-// float32 angle's error grows with the position, a band's largest error rose every few hundred rows, each
-// rise a loud element that ended its batch and raised the bars again (about 400 of a 131072 x 128 table's
-// 700); from the sample's largest on (the sample spans the band), few are left.
+// (TableSinks::seed). As a float32 angle's error grows with the position, a band's largest error rose every
+// few hundred rows, each rise a loud element that ended its batch and raised the bars again (about 400 of a
+// 131072 x 128 table's 700); from the sample's largest on (the sample spans the band), few are left.
 void TableScreened::presume_largest(std::size_t r) {
   exhaustive::double_tier_row(*tier_, positions_[r], sin_.data(), cos_.data());
   double top = -1;
@@ -548,14 +548,13 @@ std::size_t TableScreened::consecutive_from(std::size_t r) {
 }
 
 // Rows [r, r + m) of a batch, m <= most, in one kernel call: the first row's e the tier's or rotated
-// (sincos), each later one's rotated from the one before, while their positions run on by one, the
-// rotations stay within kMaxSteps, the lower bounds hold (stale) and no row needs its padded copy; the call
-// stops after its first step (of two rows) that holds a loud element (TableScreenResult::rows), so m is the
-// rows it took.
-// The lines are the first row's for them all: a tally's line only rises as elements come to it, and the
-// bars are the batch's already. The kernel's estimates written at `tails`' (moved past them); then per row
-// its progress and its loud elements measured exactly in the exact path's order (by channel). Returns m and
-// how many elements were quiet.
+// (sincos), each later one's rotated from the one before, while their positions run on by one, the rotations
+// stay within kMaxSteps, the lower bounds hold (stale) and no row needs its padded copy; the call stops after
+// its first step (of two rows) that holds a loud element (TableScreenResult::rows), so m is the rows it took.
+// The lines are the first row's for them all: a tally's line only rises as elements come to it, and the bars
+// are the batch's already. The kernel's estimates written at `tails`' (moved past them); then per row its
+// progress and its loud elements measured exactly in the exact path's order (by channel). Returns m and how
+// many elements were quiet.
 std::pair<std::size_t, std::size_t> TableScreened::rows(std::size_t r, std::size_t most,
                                                         const Measurement::ScreenRoom& room,
                                                         TableScreenResult& tails) {
@@ -697,13 +696,11 @@ bool measure_sinusoidal_screened(const SinusoidalParams& params, std::span<const
   pass.presume(tuning.presumed_share);
   pass.run(positions.size());
   if (bands.presumptions_held()) return true;
-  // The sinks met every record already: again with the tally's line alone. It only rose, so fewer elements
-  // are loud than in the first pass (a quiet one is still under the band's bars, its verdict the same): an
-  // element loud there for a lower line is quiet here, its estimate in the tails instead of its exact error.
-  // So the maxima, worst elements and verdicts are the first pass's, and the 99th percentiles are within the
-  // rows' radius of the exact ones, as every screened pass's are, not always the same bits as a pass that
-  // presumed nothing (SinusoidalScreen.PresumedFloorsThatHoldOrFailChangeNothing finds them so where no
-  // element at the percentile's rank was loud for the line alone).
+  // The sinks met every record already: again with the tally's line alone (it only rose) and no presumption,
+  // from `before`. A screened pass's maxima, worst elements and verdicts are the exact path's whichever
+  // elements it finds loud, and its 99th percentiles are within the rows' radius of the exact ones, as every
+  // screened pass's are (SinusoidalScreen.PresumedFloorsThatHoldOrFailChangeNothing finds them the same bits
+  // as a pass that presumed nothing).
   reruns.fetch_add(1, std::memory_order_relaxed);
   bands = before;
   const TableSinks line_only{nullptr, nullptr, sinks.line, sinks.sole, nullptr, nullptr};

@@ -662,6 +662,7 @@ TEST(SinusoidalScreen, SampledPercentilesAreTheExactPathsOverTheSameRows) {
         const std::size_t reruns = sinusoidal_screen_reruns();
         const Presumed held = screened_with(t, class_budget(dtype), {.presume_from = 0}, sole, block);
         EXPECT_EQ(sinusoidal_screen_reruns(), reruns);
+        expect_same(exact, held.run, kRadius);  // the bands' largest errors presumed too (the default)
         for (std::size_t i = 0; i < held.run.bands.bands().size(); ++i) {
           const BandStats &a = screened.bands.bands()[i], &b = held.run.bands.bands()[i];
           EXPECT_EQ(a.percentile_samples, b.percentile_samples) << i;
@@ -678,49 +679,57 @@ TEST(SinusoidalScreen, PresumedFloorsThatHoldOrFailChangeNothing) {
   // second largest, above each band's 99th percentile), which run the pass again. Against the pass without
   // presumed floors: everything, the percentiles included, bit for bit (here: no element at a percentile's
   // rank is loud for the tally's line alone; in general a rerun's percentiles are within the rows' radius of
-  // the exact ones, as any screened pass's), and each record handed once.
-  // The floors alone: a presumed largest error changes which elements are loud, and so the bits of the
-  // percentiles and the records handed (APresumedLargestErrorLeavesFewerElementsLoudAndChangesNothingElse).
-  const PresumeTuning off{.presume_from = SIZE_MAX}, on{.presume_from = 0, .presume_largest = false},
-      wrong{.presume_from = 0, .presumed_share = 1e-9, .presume_largest = false};
+  // the exact ones, as any screened pass's), and each record handed once. With the bands' largest errors
+  // presumed too (PresumeTuning::presume_largest), the same but for which records are handed: the presumed
+  // bars leave other elements loud (APresumedLargestErrorLeavesFewerElementsLoudAndChangesNothingElse).
   const auto plant = [](std::vector<double>& v) {
     v[70 * 64 + 3] = std::numeric_limits<double>::quiet_NaN();
     v[1500 * 64 + 10] += 1e-3;
   };
-  for (const DType dtype : {DType::F32, DType::BF16})
-    for (const bool sole : {false, true})
-      for (const bool planted : {false, true}) {
-        SCOPED_TRACE(::testing::Message()
-                     << to_string(dtype) << (sole ? " sole" : "") << (planted ? " planted" : ""));
-        const Table t = make(kInterleaved, kInterleaved, range(0, 3000), dtype,
-                             planted ? std::function<void(std::vector<double>&)>(plant) : nullptr);
-        const Budget budget = class_budget(dtype);
-        const Presumed plain = screened_with(t, budget, off, sole);
-        const std::size_t reruns = sinusoidal_screen_reruns();
-        const Presumed held = screened_with(t, budget, on, sole);
-        EXPECT_EQ(sinusoidal_screen_reruns(), reruns);
-        const Presumed failed = screened_with(t, budget, wrong, sole);
-        EXPECT_EQ(sinusoidal_screen_reruns(), reruns + 1);
-        for (const Presumed* p : {&held, &failed}) {
-          expect_same(plain.run, p->run, 0.0);
-          ASSERT_EQ(plain.handed.size(), p->handed.size());
-          for (std::size_t i = 0; i < plain.handed.size(); ++i)
-            expect_same_record(plain.handed[i], p->handed[i], "handed " + std::to_string(i));
-          for (std::size_t i = 0; i < plain.run.bands.bands().size(); ++i) {
-            const BandStats &a = plain.run.bands.bands()[i], &b = p->run.bands.bands()[i];
-            EXPECT_TRUE(std::memcmp(&a.p99_abs, &b.p99_abs, sizeof(double)) == 0) << i;
-            EXPECT_TRUE(std::memcmp(&a.p99_ulp, &b.p99_ulp, sizeof(double)) == 0) << i;
+  for (const bool largest : {false, true})
+    for (const DType dtype : {DType::F32, DType::BF16})
+      for (const bool sole : {false, true})
+        for (const bool planted : {false, true}) {
+          SCOPED_TRACE(::testing::Message() << to_string(dtype) << (sole ? " sole" : "")
+                                            << (planted ? " planted" : "") << (largest ? " largest" : ""));
+          const PresumeTuning off{.presume_from = SIZE_MAX},
+              on{.presume_from = 0, .presume_largest = largest},
+              wrong{.presume_from = 0, .presumed_share = 1e-9, .presume_largest = largest};
+          const Table t = make(kInterleaved, kInterleaved, range(0, 3000), dtype,
+                               planted ? std::function<void(std::vector<double>&)>(plant) : nullptr);
+          const Budget budget = class_budget(dtype);
+          const Presumed plain = screened_with(t, budget, off, sole);
+          const std::size_t reruns = sinusoidal_screen_reruns();
+          const Presumed held = screened_with(t, budget, on, sole);
+          EXPECT_EQ(sinusoidal_screen_reruns(), reruns);
+          const Presumed failed = screened_with(t, budget, wrong, sole);
+          EXPECT_EQ(sinusoidal_screen_reruns(), reruns + 1);
+          for (const Presumed* p : {&held, &failed}) {
+            expect_same(plain.run, p->run, 0.0);
+            if (largest) {
+              std::set<std::pair<std::int64_t, std::int64_t>> handed;
+              for (const ElementRecord& e : p->handed)
+                EXPECT_TRUE(handed.insert({e.row, e.channel}).second) << e.row << " " << e.channel;
+            } else {
+              ASSERT_EQ(plain.handed.size(), p->handed.size());
+              for (std::size_t i = 0; i < plain.handed.size(); ++i)
+                expect_same_record(plain.handed[i], p->handed[i], "handed " + std::to_string(i));
+            }
+            for (std::size_t i = 0; i < plain.run.bands.bands().size(); ++i) {
+              const BandStats &a = plain.run.bands.bands()[i], &b = p->run.bands.bands()[i];
+              EXPECT_TRUE(std::memcmp(&a.p99_abs, &b.p99_abs, sizeof(double)) == 0) << i;
+              EXPECT_TRUE(std::memcmp(&a.p99_ulp, &b.p99_ulp, sizeof(double)) == 0) << i;
+            }
           }
         }
-      }
 }
 
 // A band's largest error presumed from its sample (PresumeTuning::presume_largest, TableSinks::seed). With a
 // float32 angle's error growing with the position, as an engine's float32 table's does, a band's largest
 // error rose every few hundred rows, each rise a loud element. Presumed: far fewer elements handed to the
-// exact path, each at most once through `exact` (a seed again there in its turn), and everything else the
-// exact path's, as without it: the bands' maxima (the first element attaining each), counts, worst lists,
-// verdicts and the tally's worsts; the percentiles within the rows' radius.
+// exact path, each at most once through `exact`, and everything else the exact path's, as without it: the
+// bands' maxima (the first element attaining each), counts, worst lists, verdicts and the tally's worsts;
+// the percentiles within the rows' radius.
 TEST(SinusoidalScreen, APresumedLargestErrorLeavesFewerElementsLoudAndChangesNothingElse) {
   if (table_screen_targets().empty()) GTEST_SKIP();
   const SinusoidalPlan plan(kInterleaved);

@@ -248,12 +248,13 @@ class Measurement {
   // band's expected elements the floors are guessed to keep (the tails take room for somewhat more at once
   // instead of growing to it by doubling).
   void presume_floors(std::int64_t position, double abs_floor, double ulp_floor, double share = 0);
-  // Lower bounds of the largest error, ulp error and ratio of the band of e's position: e, one of its
-  // elements, measured exactly, that the pass will add (a screen's guess from a sample,
+  // Lower bounds of the largest error, ulp error and ratio of the band of e's position: e, one of the
+  // pass's elements in that band, measured exactly ahead (a screen's pick from a sample,
   // measure_sinusoidal_screened's). The screen's bars for them (screen_room's max_abs, max_ulp, ratio_bar)
-  // are then at least e's from the first element on: an element under them cannot be the band's largest,
-  // and e itself is over them, so each largest is still every element's, the first in order that attains
-  // it. Before the first add; a NaN or an infinity is no bound.
+  // are then the larger of the running largest and e's, never above the band's final largest F; a quiet
+  // element lies strictly under its bars, so every element attaining F is loud, and the first of them in
+  // order finds the running largest below F and is recorded: each largest is still the exact path's. Before
+  // the first add; a NaN or an infinity is no bound.
   void presume_largest(const ElementRecord& e);
   // Every band with a presumed floor kept at least as many values above it as its 99th percentile's rank
   // (then every value dropped for it lay below the percentile). Where not, the bands' percentiles are

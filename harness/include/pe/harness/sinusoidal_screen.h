@@ -114,9 +114,11 @@ struct TableSinks {
   // before them. A grid's blocks have their own ω and pair count: a caller's tally keeps its lower bounds
   // per block (one tally per block, merged after).
   std::function<void(std::size_t block)> block;
-  // An element the pass will measure exactly and give `exact` in its turn, given ahead (presume()'s largest
-  // error of a band's sample, PresumeTuning::presume_largest): a caller whose line reads a largest ratio (the
-  // check's tally) may take it now, so that the elements under it are quiet from the first row on.
+  // An element of the pass measured exactly ahead of it (presume()'s largest estimate of a band's sample,
+  // PresumeTuning::presume_largest): a caller whose line reads a largest (the check's tally: each contract's
+  // worst ratio) may take it now, so that the elements under it are quiet from the first row on. It comes
+  // through `exact` again in its turn only where it is loud then (bars already past it leave it quiet), and
+  // not in a pass run again: a caller that counts records must not count seeds.
   Sink seed;
 };
 
@@ -167,7 +169,7 @@ std::size_t sinusoidal_screen_target();
 // The table's presumed floors (presume_tuning.h), from 2^20 elements on, from a sample of up to 128 of each
 // band's rows, evenly spaced, every element of them. The tails then keep a little over 1% of the estimates
 // from the first row on, where the floors that rise with what came before keep far more early in each band
-// and compact. A pass run again hands no record twice to the sinks.
+// and compact. A pass run again hands no record twice to `exact` (a seed, TableSinks::seed, is not one).
 void tune_sinusoidal_screen(const PresumeTuning& t) noexcept;
 const PresumeTuning& sinusoidal_screen_tuning() noexcept;
 // How many passes ran again, process-wide, because a presumed floor did not hold (tests, benchmarks).
