@@ -137,16 +137,20 @@ HWY_INLINE bool FastQuiet(V ys, V yc, V es, V ec, const double* fast_line, const
   return hn::AllTrue(d, hn::And(passes(ys, es), passes(yc, ec)));
 }
 
+// (s, c) rotated by ω: (ss, sc) = (sin ω, cos ω).
+HWY_INLINE void Rotate(V& s, V& c, V ss, V sc) {
+  const V s1 = hn::MulAdd(s, sc, hn::Mul(c, ss)), c1 = hn::MulSub(c, sc, hn::Mul(s, ss));
+  s = s1, c = c1;
+}
+
 // The row's e at pairs [k, k + N): the stored ones, or (kRotate) those rotated by ω, stored back.
 template <bool kRotate>
 HWY_INLINE void SinCos(const TableScreenRow& row, std::size_t k, V& s, V& c) {
   const D d;
   s = hn::LoadU(d, row.sin + k), c = hn::LoadU(d, row.cos + k);
   if constexpr (!kRotate) return;
-  const V ss = hn::LoadU(d, row.step_sin + k), sc = hn::LoadU(d, row.step_cos + k);
-  const V s1 = hn::MulAdd(s, sc, hn::Mul(c, ss)), c1 = hn::MulSub(c, sc, hn::Mul(s, ss));
-  hn::StoreU(s1, d, row.sin + k), hn::StoreU(c1, d, row.cos + k);
-  s = s1, c = c1;
+  Rotate(s, c, hn::LoadU(d, row.step_sin + k), hn::LoadU(d, row.step_cos + k));
+  hn::StoreU(s, d, row.sin + k), hn::StoreU(c, d, row.cos + k);
 }
 
 // v's lanes of `keep` written from `out` on; past them. AVX-512 stores a whole vector whatever it keeps (no
@@ -220,11 +224,11 @@ HWY_INLINE void GroupOfTwoRows(const char* y, std::size_t y_stride, std::size_t 
   V ys0, yc0, ys1, yc1;
   LoadPairs<kType>(y, ch, k, ys0, yc0);
   LoadPairs<kType>(y + y_stride, ch, k, ys1, yc1);
-  const V s = hn::LoadU(d, row.sin + k), co = hn::LoadU(d, row.cos + k);
   const V ss = hn::LoadU(d, row.step_sin + k), sc = hn::LoadU(d, row.step_cos + k);
-  // SinCos<true>'s rotation, twice.
-  const V s0 = hn::MulAdd(s, sc, hn::Mul(co, ss)), c0 = hn::MulSub(co, sc, hn::Mul(s, ss));
-  const V s1 = hn::MulAdd(s0, sc, hn::Mul(c0, ss)), c1 = hn::MulSub(c0, sc, hn::Mul(s0, ss));
+  V s0 = hn::LoadU(d, row.sin + k), c0 = hn::LoadU(d, row.cos + k);
+  Rotate(s0, c0, ss, sc);
+  V s1 = s0, c1 = c0;
+  Rotate(s1, c1, ss, sc);
   hn::StoreU(s1, d, row.sin + k), hn::StoreU(c1, d, row.cos + k);
   Screen<kLast>(ys0, yc0, s0, c0, k, valid, row, c, flags, kept);
   Screen<kLast>(ys1, yc1, s1, c1, k, valid, row, c, flags + stride, kept);
