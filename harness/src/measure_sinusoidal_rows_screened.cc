@@ -74,6 +74,7 @@ struct RsBlock {
   std::int64_t max_t = 1;  // ceil of the largest |t| it reads: every angle <= max_t·ω_j
   std::optional<TableBudgetBounds> bounds;
   std::vector<double> sin, cos, line, fast_line, tally, budget_lo, phi_lo, flags;
+  std::vector<float> fast_line32;  // the float32 pre-test's (table_fast_bars)
   double fast_ulp = -INFINITY;
   std::array<std::uint64_t, 3> fast_at{};
   double bounds_at = -1;  // the |t| lower_bounds() took (-1: none)
@@ -112,6 +113,7 @@ struct RsBlock {
           unit_omegas, [](double, std::size_t) { return 0.0; }, 1.0, budget.dtype);
     bounds.emplace(budget.members(), omegas, max_t, budget.dtype, budget.extra, budget.real_scale);
     for (auto* v : {&sin, &cos, &line, &fast_line, &tally, &budget_lo, &flags}) v->assign(padded, 0.0);
+    fast_line32.assign(padded, -1.0f);
     phi_lo.resize(n);
     // Held where a position is read twice on average and the block's all fit.
     std::unordered_map<std::uint64_t, char> seen;
@@ -404,11 +406,12 @@ void RowsScreened::row(std::size_t r) {
     if (b.lines_stale || !(ratio_bar == b.lines_ratio_bar && max_abs == b.lines_max_abs))
       lines(b, ratio_bar, max_abs);
     if (b.fast_stale || at != b.fast_at) {
-      b.fast_ulp = table_fast_bars(bars_, b.line, b.fast_line.data());
+      b.fast_ulp = table_fast_bars(bars_, b.line, b.fast_line.data(), b.fast_line32.data());
       b.fast_stale = false, b.fast_at = at;
     }
-    const TableScreenRow token{es,         ec, es, ec, b.line.data(), b.radius, false, b.fast_line.data(),
-                               b.fast_ulp, 1,  0};
+    const TableScreenRow token{
+        es,         ec, es, ec, b.line.data(),       b.radius, false, b.fast_line.data(),
+        b.fast_ulp, 1,  0,  0,  b.fast_line32.data()};
     tails.flags = b.flags.data();
     run_(type_, data + b.block->offset * size_, b.n, b.channels, token, bars_, tails);
     tails.abs_tail += tails.abs_kept, tails.ulp_tail += tails.ulp_kept;

@@ -68,6 +68,7 @@ class TableScreened {
     flags_.assign(kBatch * padded, 0.0);
     phi_lo_.resize(n_);
     fast_line_.assign(padded, -1.0);
+    fast_line32_.assign(padded, -1.0f);
     tally_.assign(padded, INFINITY);
     budget_lo_.assign(padded, 0.0);
     step_sin_.assign(padded, 0.0);
@@ -305,6 +306,7 @@ class TableScreened {
   double lines_ratio_bar_ = 0, lines_max_abs_ = 0;  // lines()' bars
   // The kernel's pre-test bars (table_fast_bars), for line_ and the bars they were taken at.
   std::vector<double> fast_line_;
+  std::vector<float> fast_line32_;
   double fast_ulp_ = -INFINITY;
   bool fast_stale_ = true;
   std::array<std::uint64_t, 3> fast_at_{};  // max_ulp, abs_floor and ulp_floor's bits
@@ -583,7 +585,7 @@ std::pair<std::size_t, std::size_t> TableScreened::rows(std::size_t r, std::size
                                         std::bit_cast<std::uint64_t>(bars_.abs_floor),
                                         std::bit_cast<std::uint64_t>(bars_.ulp_floor)};
   if (fast_stale_ || at != fast_at_) {
-    fast_ulp_ = table_fast_bars(bars_, line_, fast_line_.data());
+    fast_ulp_ = table_fast_bars(bars_, line_, fast_line_.data(), fast_line32_.data());
     fast_stale_ = false, fast_at_ = at;
   }
   const TableScreenRow token{sin_.data(),
@@ -597,7 +599,8 @@ std::pair<std::size_t, std::size_t> TableScreened::rows(std::size_t r, std::size
                              fast_ulp_,
                              m,
                              plan_.dim() * size_,
-                             copy_ ? 0 : positions_.size() - r};
+                             copy_ ? 0 : positions_.size() - r,
+                             fast_line32_.data()};
   run_(type_, row_data(r), n_, channels_, token, bars_, tails);
   tails.abs_tail += tails.abs_kept, tails.ulp_tail += tails.ulp_kept;
   m = tails.rows;  // the rows the kernel took, rotated from the first: at_ their last

@@ -32,6 +32,35 @@
 #include <cmath>
 
 #include "target_list.h"
+
+namespace pe::harness::detail {
+// x rounded to a float32 at most x (0 where x is not positive: a NaN included), and at least x (+inf where x
+// is NaN or past the largest float32).
+inline float down32(double x) {
+  if (!(x > 0)) return 0.0f;
+  if (x >= FLT_MAX) return FLT_MAX;
+  const auto f = static_cast<float>(x);
+  return static_cast<double>(f) > x ? std::nextafter(f, 0.0f) : f;
+}
+inline float up32(double x) {
+  if (!(x <= FLT_MAX)) return INFINITY;
+  const auto f = static_cast<float>(x);
+  return static_cast<double>(f) < x ? std::nextafter(f, INFINITY) : f;
+}
+// Quiet32's factor and offset from CheapQuiet's U' and C (above): U32 <= U_a·(1 − 4u), U_a = (1 − u)·((1 −
+// u)·U' − u), and C32 >= C_a + 2^-120, C_a = (1 − u)·(C + η·(1 + U')), u = 2^-24, η = 2^-124. The doubles'
+// own roundings: at most 5·2^-53·(U' + u) in U_a (taken off as 2^-48·(U' + u)), a factor 1 + 2^-48 on C_a's
+// positive terms.
+struct Cheap32 {
+  float u, c;
+};
+inline Cheap32 cheap32(double half_scale, double offset) {
+  constexpr double u = 0x1p-24, eta = 0x1p-124;
+  const double ua = (1 - u) * ((1 - u) * half_scale - u) * (1 - 4 * u) - 0x1p-48 * (half_scale + u);
+  const double ca = ((1 - u) * (offset + eta * (1 + half_scale)) + 0x1p-120) * (1 + 0x1p-48);
+  return {down32(ua), up32(ca)};
+}
+}  // namespace pe::harness::detail
 #endif
 
 HWY_BEFORE_NAMESPACE();
@@ -51,6 +80,8 @@ struct Consts {
   V fast_scale;                // the pre-test's min(U, ulp_line)
   V half_scale, cheap_offset;  // the first pre-test's (CheapQuiet)
   bool cheap = false;
+  hn::Vec<hn::Rebind<float, D>> u32, c32;  // the float32 pre-test's (Quiet32), where `f32`
+  bool f32 = false;
   Consts(const TableScreenRow& row, const TableScreenBars& b) {
     const D d;
     const hn::RebindToUnsigned<D> du;
@@ -64,7 +95,11 @@ struct Consts {
     fast_scale = hn::Set(d, scale);
     cheap = scale > 0 && row.radius < 0x1p-20;  // CheapQuiet's U >= 0; its 2^-50·U covers 2^-54·U·(1 + r)
     half_scale = hn::Set(d, scale / 2 * (1 - 0x1p-20));
-    cheap_offset = hn::Set(d, (row.radius * (scale + 1) * (1 + 0x1p-40) + 0x1p-50 * scale) * (1 + 0x1p-40));
+    const double offset = (row.radius * (scale + 1) * (1 + 0x1p-40) + 0x1p-50 * scale) * (1 + 0x1p-40);
+    cheap_offset = hn::Set(d, offset);
+    const detail::Cheap32 q = detail::cheap32(scale / 2 * (1 - 0x1p-20), offset);
+    f32 = cheap && row.fast_line != nullptr && row.fast_line32 != nullptr && q.u > 0 && q.c < INFINITY;
+    u32 = hn::Set(hn::Rebind<float, D>(), q.u), c32 = hn::Set(hn::Rebind<float, D>(), q.c);
     abs_floor = hn::Set(d, b.abs_floor), ulp_floor = hn::Set(d, b.ulp_floor);
     least_binade = hn::Set(d, b.least_binade), huge = hn::Set(d, HUGE_VAL), one = hn::Set(d, 1.0);
     two = hn::Set(d, 2.0), three = hn::Set(d, 3.0);
@@ -124,6 +159,35 @@ HWY_INLINE bool CheapQuiet(V ys, V yc, V es, V ec, V line, const Consts& c) {
     return hn::Le(err, hn::Min(line, hn::MulSub(hn::Abs(e), c.half_scale, c.cheap_offset)));
   };
   return hn::AllTrue(d, hn::And(passes(ys, es), passes(yc, ec)));
+}
+
+// A pre-test before CheapQuiet, on float32 rows as read (no widening, half the width): e32 = fl32(e), a =
+// |fl32(y − e32)|, u = 2^-24. Then |y − e| <= a/(1 − u) + u·|e32| + η and |e| >= (1 − u)·|e32| − η, η =
+// 2^-124 (with |e32| < 2; η also covers subnormals a caller's FTZ or DAZ flushes, three at most). So a <=
+// line32 (table_fast_line32) gives |y − e| <= L, the pair's fast_line, and a <= fl32(|e32|·U32 − C32)
+// (cheap32) gives |y − e| <= |e|·U' − C, CheapQuiet's bar: U32 and C32 leave room for the product's own
+// rounding (up by u at most), and a bar rounded to ±0 from below needs a = 0 while |e32|·U_a − C_a > 0
+// (C32 − C_a >= 2^-120, above any flushed value). Both hold exactly, so for the doubles CheapQuiet compares
+// (rounding is monotone): a vector that passes here passes CheapQuiet, with its outcome. A NaN y or e fails.
+using DF = hn::Rebind<float, D>;
+using VF = hn::Vec<DF>;
+template <ScreenType kType>
+HWY_INLINE hn::Mask<DF> Quiet32(const void* y, const ScreenChannels& ch, std::size_t k, V es, V ec, VF line,
+                                const Consts& c) {
+  const DF df;
+  const auto* f = static_cast<const float*>(y);
+  VF ys, yc;
+  if (ch.interleaved) {
+    const VF lo = hn::LoadU(df, f + ch.a0 + 2 * k), hi = hn::LoadU(df, f + ch.a0 + 2 * k + hn::Lanes(df));
+    ys = hn::ConcatEven(df, hi, lo), yc = hn::ConcatOdd(df, hi, lo);
+  } else {
+    ys = hn::LoadU(df, f + ch.a0 + k), yc = hn::LoadU(df, f + ch.b0 + k);
+  }
+  const auto passes = [&](VF yv, V e) {
+    const VF e32 = hn::DemoteTo(df, e);
+    return hn::Le(hn::Abs(hn::Sub(yv, e32)), hn::Min(line, hn::MulSub(hn::Abs(e32), c.u32, c.c32)));
+  };
+  return hn::And(passes(ys, es), passes(yc, ec));
 }
 
 // The pre-test (above): whether pairs [k, k + N) are all quiet with no estimate kept.
@@ -205,9 +269,14 @@ HWY_INLINE void Screen(V ys, V yc, V es, V ec, std::size_t k, M valid, const Tab
 template <ScreenType kType, bool kRotate, bool kLast>
 HWY_INLINE void Group(const void* y, std::size_t k, M valid, const ScreenChannels& ch,
                       const TableScreenRow& row, const Consts& c, double* flags, Kept& kept) {
-  V ys, yc, es, ec;
-  LoadPairs<kType>(y, ch, k, ys, yc);
+  V es, ec;
   SinCos<kRotate>(row, k, es, ec);
+  if constexpr (kType == ScreenType::F32 && !kLast) {
+    if (c.f32 && hn::AllTrue(DF(), Quiet32<kType>(y, ch, k, es, ec, hn::LoadU(DF(), row.fast_line32 + k), c)))
+      return;
+  }
+  V ys, yc;
+  LoadPairs<kType>(y, ch, k, ys, yc);
   Screen<kLast>(ys, yc, es, ec, k, valid, row, c, flags, kept);
 }
 
@@ -221,15 +290,23 @@ HWY_INLINE void GroupOfTwoRows(const char* y, std::size_t y_stride, std::size_t 
                                const ScreenChannels& ch, const TableScreenRow& row, const Consts& c,
                                double* flags, std::size_t stride, Kept& kept) {
   const D d;
-  V ys0, yc0, ys1, yc1;
-  LoadPairs<kType>(y, ch, k, ys0, yc0);
-  LoadPairs<kType>(y + y_stride, ch, k, ys1, yc1);
   const V ss = hn::LoadU(d, row.step_sin + k), sc = hn::LoadU(d, row.step_cos + k);
   V s0 = hn::LoadU(d, row.sin + k), c0 = hn::LoadU(d, row.cos + k);
   Rotate(s0, c0, ss, sc);
   V s1 = s0, c1 = c0;
   Rotate(s1, c1, ss, sc);
   hn::StoreU(s1, d, row.sin + k), hn::StoreU(c1, d, row.cos + k);
+  if constexpr (kType == ScreenType::F32 && !kLast) {
+    if (c.f32) {
+      const VF line = hn::LoadU(DF(), row.fast_line32 + k);
+      if (hn::AllTrue(DF(), hn::And(Quiet32<kType>(y, ch, k, s0, c0, line, c),
+                                    Quiet32<kType>(y + y_stride, ch, k, s1, c1, line, c))))
+        return;
+    }
+  }
+  V ys0, yc0, ys1, yc1;
+  LoadPairs<kType>(y, ch, k, ys0, yc0);
+  LoadPairs<kType>(y + y_stride, ch, k, ys1, yc1);
   Screen<kLast>(ys0, yc0, s0, c0, k, valid, row, c, flags, kept);
   Screen<kLast>(ys1, yc1, s1, c1, k, valid, row, c, flags + stride, kept);
 }
@@ -340,6 +417,7 @@ HWY_AFTER_NAMESPACE();
 #include <hwy/targets.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 namespace pe::harness {
@@ -347,10 +425,32 @@ const std::vector<TableScreenTarget>& table_screen_targets() {
   return detail::target_list<TableScreenTarget>().best_first();
 }
 
-double table_fast_bars(const TableScreenBars& bars, std::span<const double> line, double* fast_line) {
+namespace {
+// Quiet32's |y − e| <= a/(1 − u) + u·|e32| + η <= L (its header) where a <= (L − 2u − η)·(1 − u), |e32| < 2:
+// x = (L − 2u − η)·(1 − u)·(1 − 2^-50) (the doubles' four roundings, 2^-53 of each result at most, within
+// the last factor), then fl32(x·(1 − 2^-23)) <= x·(1 − 2^-23)·(1 + 2^-24) < x where x is a normal float32
+// (x >= 2^-100 is taken alone: a line that small passes nothing anyway). No branch: it vectorizes, as the
+// lines change with the bars.
+inline float line32_of(double fast_line) {
+  constexpr double u = 0x1p-24, eta = 0x1p-124;
+  const double x = (fast_line - 2 * u - eta) * (1 - u) * (1 - 0x1p-50);
+  return x >= 0x1p-100 ? static_cast<float>(std::min(x * (1 - 0x1p-23), double{FLT_MAX})) : -1.0f;
+}
+}  // namespace
+
+double table_fast_bars(const TableScreenBars& bars, std::span<const double> line, double* fast_line,
+                       float* fast_line32) {
   for (std::size_t j = 0; j < line.size(); ++j)
     fast_line[j] = std::isnan(line[j]) ? -1.0 : std::min(line[j], bars.abs_floor);
+  if (fast_line32 != nullptr)
+    for (std::size_t j = 0; j < line.size(); ++j) fast_line32[j] = line32_of(fast_line[j]);
   return std::min(bars.ulp_floor * bars.ulp_scale, 0x1p100);  // -inf (no floor): nothing passes
+}
+
+float table_fast_line32(double fast_line) { return line32_of(fast_line); }
+
+std::size_t table_sample_block(std::size_t dim) {
+  return std::bit_floor(std::max<std::size_t>(1, kTableSampleElements / std::max<std::size_t>(dim, 1)));
 }
 
 }  // namespace pe::harness

@@ -628,15 +628,15 @@ Presumed screened_with(const Table& t, const Budget& budget, const PresumeTuning
   return out;
 }
 
-// Percentiles over a sample of rows (Measurement::sample_percentiles, in check's blocks of kTableSampleBlock
-// rows, and in blocks of 2, which split the screen's batches and calls): the screen keeps the estimates of
+// Percentiles over a sample of rows (Measurement::sample_percentiles, in check's blocks, table_sample_block,
+// and in blocks of 2 rows, which split the screen's batches and calls): the screen keeps the estimates of
 // the sampled rows alone, whole batches in or out of the sample, and its percentiles are the exact path's
 // over the same rows (within the rows' radius), its own floors (sole) included, with an element over budget
 // planted in and outside the sample.
 TEST(SinusoidalScreen, SampledPercentilesAreTheExactPathsOverTheSameRows) {
   if (table_screen_targets().empty()) GTEST_SKIP();
   for (const DType dtype : {DType::F32, DType::BF16})
-    for (const std::size_t block : {kTableSampleBlock, std::size_t{2}})
+    for (const std::size_t block : {table_sample_block(64), std::size_t{2}})
       for (const bool sole : {false, true}) {
         SCOPED_TRACE(::testing::Message() << to_string(dtype) << " block " << block << (sole ? " sole" : ""));
         // Over any type's budget: in band 1000-9999 the first row in the sample and the first out of it.

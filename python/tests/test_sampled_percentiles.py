@@ -1,6 +1,6 @@
 """A large band's p99 over a sample (harness::Measurement::sample_percentiles, issue 53): by default check_rope
-and check_sinusoidal take a band of 2^21 elements and more's 99th percentiles over 1 token (a table: 1 block of 8
-rows) in 8, and say so; exact_p99=True takes every element. The verdict, the maxima and the worst elements are
+and check_sinusoidal take a band of 2^21 elements and more's 99th percentiles over 1 token (a table: 1 block of
+rows, about 4096 elements) in 8, and say so; exact_p99=True takes every element. The verdict, the maxima and the worst elements are
 every element's either way."""
 
 import numpy as np
@@ -71,6 +71,6 @@ def test_sinusoidal_table_samples_its_large_bands_only():
     small, middle, large = sampled.bands
     assert small["p99_samples"] == small["samples"] and middle["p99_samples"] == middle["samples"]
     assert large["samples"] == 20000 * 128 >= FROM
-    assert large["p99_samples"] % (8 * 128) == 0  # whole blocks of 8 rows
+    assert large["p99_samples"] % (32 * 128) == 0  # whole blocks of 32 rows (about 4096 elements)
     assert large["samples"] / 16 < large["p99_samples"] < large["samples"] / 5
-    assert "1 block of 8 rows in 8" in sampled.text
+    assert "1 block of 32 rows in 8" in sampled.text

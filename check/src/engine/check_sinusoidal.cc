@@ -38,15 +38,15 @@ void expect_bands(harness::Measurement& bands, std::span<const std::int64_t> pos
 }
 
 // The check's own measurement of rows at `bands_of` (its tails keep each band's largest 1% only). `sample`: a
-// large band's p99 over 1 table row in 8, in blocks of harness::kTableSampleBlock rows; not for the rows
-// pass (a timestep's or a grid's rows), whose screen keeps its estimates without asking.
+// large band's p99 over 1 table row in 8, in blocks of harness::table_sample_block(dim) rows; not for the
+// rows pass (a timestep's or a grid's rows), whose screen keeps its estimates without asking.
 harness::Measurement check_bands(const Budget& budget, std::span<const std::int64_t> bands_of,
                                  std::size_t dim, bool sample) {
   harness::Measurement bands;
   bands.promise(promised_up_to(budget));
   bands.expect(bands_of.size() * dim);
   expect_bands(bands, bands_of, dim);
-  if (sample) bands.sample_percentiles(harness::kTableSampleBlock);
+  if (sample) bands.sample_percentiles(harness::table_sample_block(dim));
   return bands;
 }
 

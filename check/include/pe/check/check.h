@@ -103,7 +103,8 @@ struct SinusoidalRequest {
   BudgetOptions budget;
   Progress progress;
   // Every band's p99 over all its elements; by default a band of 2^21 elements and more takes them over a
-  // sample of 1 block of 8 table rows in 8 (harness::Measurement::sample_percentiles: about a fifth faster).
+  // sample of 1 block of table rows in 8, about 4096 elements a block (harness::table_sample_block and
+  // Measurement::sample_percentiles: about a fifth faster).
   bool exact_percentiles = false;
 };
 

@@ -52,6 +52,9 @@ struct TableScreenRow {
   // The rows from y on that the table holds (`rows` and more): the kernel prefetches the rows ahead of the
   // one it reads within them (0: none).
   std::size_t table_rows = 0;
+  // The float32 pre-test's lines (table_fast_bars; null: none), per pair (padded): float32 rows are first
+  // compared as read, in float32 lanes, against e rounded to float32 (sinusoidal_screen.cc's Quiet32).
+  const float* fast_line32 = nullptr;
 };
 
 // The row's scalars: the band's largest ulp error (a quiet element's ulp bound stays under it) and the tails'
@@ -68,8 +71,13 @@ struct TableScreenBars {
 // pairs passing it is quiet with no estimate kept, and left alone with flags 0; sinusoidal_screen.cc): per
 // pair fast_line[j] = min(line[j], abs_floor) (a NaN line: -1; line and fast_line padded alike), and the
 // returned factor U = min(ulp_floor·2^(1 − p), 2^100) of the binade 2^E of |e| − 2r (sinusoidal_screen.cc's
-// LowerBinade).
-double table_fast_bars(const TableScreenBars& bars, std::span<const double> line, double* fast_line);
+// LowerBinade). With fast_line32, also the float32 pre-test's lines (table_fast_line32).
+double table_fast_bars(const TableScreenBars& bars, std::span<const double> line, double* fast_line,
+                       float* fast_line32 = nullptr);
+// The float32 pre-test's line of a pair from its fast_line L: a float32 at most (L − 2^-23 − 2^-124)·(1 −
+// 2^-24) (the float32 rounding of e, |e| < 2, and of y − e, and flushed subnormals, taken off; see
+// sinusoidal_screen.cc), or -1 where that is not positive (a NaN line included): nothing passes under it.
+float table_fast_line32(double fast_line);
 
 // Out: per row and pair, flags[k] = 1·(sin element loud) + 2·(cos element loud) (0 on entry: the kernel
 // writes only the vectors that hold a loud element); the estimates and their ulps
@@ -130,12 +138,16 @@ bool measure_sinusoidal_screened(const SinusoidalParams& params, std::span<const
                                  Values y, const Budget& budget, Measurement& bands, const TableSinks& sinks,
                                  const Sample& sample = {});
 
-// The percentiles' sample of a table's rows in blocks this long (Measurement::sample_percentiles): a kernel
-// call takes consecutive rows all in the sample or all outside it (their floors differ), so blocks of 8 keep
-// most calls long (the rows outside run 56 on average) while spreading a band's sample over its positions.
-// Blocks of 32 measured 4-5% faster on a 131072 x 128 table (its sampled calls longer), but a band samples
-// only with 512 blocks: 16384 rows, where an 8192 x 1024 table's band 1000-8191 (7.4 M elements) does with 8.
-inline constexpr std::size_t kTableSampleBlock = 8;
+// The percentiles' sample of a table's rows in blocks of about 4096 elements
+// (Measurement::sample_percentiles; a power of two, 32 rows of 128, 4 of 1024, one row of 4096 and more). A
+// kernel call takes consecutive rows all in the sample or all outside it (their floors differ), so the longer
+// the blocks, the longer the calls: on a 131072 x 128 table, blocks of 32 rows measured 4-5% faster than
+// blocks of 8. As long in elements whatever the row, a band that samples (2^21 elements,
+// Measurement::kSampledFrom) holds at least 512 blocks (kSampledBlocksFrom) at every row length that is a
+// power of two: in rows, a fixed block of 32 would leave an 8192 x 1024 table's band 1000-8191 (7.4 M
+// elements, 225 blocks) unsampled, every row kept.
+inline constexpr std::size_t kTableSampleElements = 4096;
+std::size_t table_sample_block(std::size_t dim);
 
 // Below this many elements the exact path is quicker than the rows' pass's setup (per block its budgets' and
 // the tally's lower bounds, the double tier's pieces: about 0.2 ms for a 256-channel timestep, which the
