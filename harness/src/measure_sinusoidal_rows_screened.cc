@@ -75,6 +75,7 @@ struct RsBlock {
   std::optional<TableBudgetBounds> bounds;
   std::vector<double> sin, cos, line, fast_line, tally, budget_lo, phi_lo, flags;
   std::vector<float> fast_line32;  // the float32 pre-test's (table_fast_bars)
+  bool fast32 = false;             // some float32 line passes something (else the kernel skips that test)
   double fast_ulp = -INFINITY;
   std::array<std::uint64_t, 3> fast_at{};
   double bounds_at = -1;  // the |t| lower_bounds() took (-1: none)
@@ -407,11 +408,22 @@ void RowsScreened::row(std::size_t r) {
       lines(b, ratio_bar, max_abs);
     if (b.fast_stale || at != b.fast_at) {
       b.fast_ulp = table_fast_bars(bars_, b.line, b.fast_line.data(), b.fast_line32.data());
+      b.fast32 = std::any_of(b.fast_line32.begin(), b.fast_line32.end(), [](float v) { return v > 0; });
       b.fast_stale = false, b.fast_at = at;
     }
-    const TableScreenRow token{
-        es,         ec, es, ec, b.line.data(),       b.radius, false, b.fast_line.data(),
-        b.fast_ulp, 1,  0,  0,  b.fast_line32.data()};
+    const TableScreenRow token{es,
+                               ec,
+                               es,
+                               ec,
+                               b.line.data(),
+                               b.radius,
+                               false,
+                               b.fast_line.data(),
+                               b.fast_ulp,
+                               1,
+                               0,
+                               0,
+                               b.fast32 ? b.fast_line32.data() : nullptr};
     tails.flags = b.flags.data();
     run_(type_, data + b.block->offset * size_, b.n, b.channels, token, bars_, tails);
     tails.abs_tail += tails.abs_kept, tails.ulp_tail += tails.ulp_kept;

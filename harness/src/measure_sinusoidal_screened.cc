@@ -307,6 +307,7 @@ class TableScreened {
   // The kernel's pre-test bars (table_fast_bars), for line_ and the bars they were taken at.
   std::vector<double> fast_line_;
   std::vector<float> fast_line32_;
+  bool fast32_ = false;  // some float32 line passes something (else the kernel skips that pre-test)
   double fast_ulp_ = -INFINITY;
   bool fast_stale_ = true;
   std::array<std::uint64_t, 3> fast_at_{};  // max_ulp, abs_floor and ulp_floor's bits
@@ -586,6 +587,7 @@ std::pair<std::size_t, std::size_t> TableScreened::rows(std::size_t r, std::size
                                         std::bit_cast<std::uint64_t>(bars_.ulp_floor)};
   if (fast_stale_ || at != fast_at_) {
     fast_ulp_ = table_fast_bars(bars_, line_, fast_line_.data(), fast_line32_.data());
+    fast32_ = std::any_of(fast_line32_.begin(), fast_line32_.end(), [](float v) { return v > 0; });
     fast_stale_ = false, fast_at_ = at;
   }
   const TableScreenRow token{sin_.data(),
@@ -600,7 +602,7 @@ std::pair<std::size_t, std::size_t> TableScreened::rows(std::size_t r, std::size
                              m,
                              plan_.dim() * size_,
                              copy_ ? 0 : positions_.size() - r,
-                             fast_line32_.data()};
+                             fast32_ ? fast_line32_.data() : nullptr};
   run_(type_, row_data(r), n_, channels_, token, bars_, tails);
   tails.abs_tail += tails.abs_kept, tails.ulp_tail += tails.ulp_kept;
   m = tails.rows;  // the rows the kernel took, rotated from the first: at_ their last
