@@ -54,6 +54,8 @@ inline float up32(double x) {
 struct Cheap32 {
   float u, c;
 };
+// The float32 pre-test's passes, counted once a call (table_screen_float32_passes).
+void count_float32_passes(std::size_t n) noexcept;
 inline Cheap32 cheap32(double half_scale, double offset) {
   constexpr double u = 0x1p-24, eta = 0x1p-124;
   const double ua = (1 - u) * ((1 - u) * half_scale - u) * (1 - 4 * u) - 0x1p-48 * (half_scale + u);
@@ -233,6 +235,7 @@ HWY_INLINE double* KeepAt(V v, M keep, double* out) {
 struct Kept {
   double *abs, *ulp;
   std::size_t loud = 0;
+  std::size_t passed32 = 0;  // vectors (of one row or two) Quiet32 passed
 };
 
 // Pairs [k, k + N) of a row, its outputs (ys, yc) against its e (es, ec), the lanes of `valid` (all of them
@@ -272,8 +275,11 @@ HWY_INLINE void Group(const void* y, std::size_t k, M valid, const ScreenChannel
   V es, ec;
   SinCos<kRotate>(row, k, es, ec);
   if constexpr (kType == ScreenType::F32 && !kLast) {
-    if (c.f32 && hn::AllTrue(DF(), Quiet32<kType>(y, ch, k, es, ec, hn::LoadU(DF(), row.fast_line32 + k), c)))
+    if (c.f32 &&
+        hn::AllTrue(DF(), Quiet32<kType>(y, ch, k, es, ec, hn::LoadU(DF(), row.fast_line32 + k), c))) {
+      ++kept.passed32;
       return;
+    }
   }
   V ys, yc;
   LoadPairs<kType>(y, ch, k, ys, yc);
@@ -300,8 +306,10 @@ HWY_INLINE void GroupOfTwoRows(const char* y, std::size_t y_stride, std::size_t 
     if (c.f32) {
       const VF line = hn::LoadU(DF(), row.fast_line32 + k);
       if (hn::AllTrue(DF(), hn::And(Quiet32<kType>(y, ch, k, s0, c0, line, c),
-                                    Quiet32<kType>(y + y_stride, ch, k, s1, c1, line, c))))
+                                    Quiet32<kType>(y + y_stride, ch, k, s1, c1, line, c)))) {
+        ++kept.passed32;
         return;
+      }
     }
   }
   V ys0, yc0, ys1, yc1;
@@ -381,6 +389,7 @@ HWY_NOINLINE void TableRowsOf(const void* y, std::size_t n, const ScreenChannels
   res.abs_kept = static_cast<std::size_t>(kept.abs - res.abs_tail);
   res.ulp_kept = static_cast<std::size_t>(kept.ulp - res.ulp_tail);
   res.loud = kept.loud;
+  if (kept.passed32 != 0) detail::count_float32_passes(kept.passed32);
 }
 
 template <ScreenType kType>
@@ -417,6 +426,7 @@ HWY_AFTER_NAMESPACE();
 #include <hwy/targets.h>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cmath>
 
@@ -428,8 +438,9 @@ const std::vector<TableScreenTarget>& table_screen_targets() {
 namespace {
 // Quiet32's |y − e| <= a/(1 − u) + u·|e32| + η <= L (its header) where a <= (L − 2u − η)·(1 − u), |e32| < 2:
 // x = (L − 2u − η)·(1 − u)·(1 − 2^-50) (the doubles' four roundings, 2^-53 of each result at most, within
-// the last factor), then fl32(x·(1 − 2^-23)) <= x·(1 − 2^-23)·(1 + 2^-24) < x where x is a normal float32
-// (x >= 2^-100 is taken alone: a line that small passes nothing anyway). No branch: it vectorizes, as the
+// the last factor), then fl32(fl(x·(1 − 2^-23))) <= x·(1 − 2^-23)·(1 + 2^-53)·(1 + 2^-24) < x where x is a
+// normal float32. Only x >= 2^-100 is taken: where L − 2u is positive at all, L being a double above 2^-23,
+// it is at least 2^-75, so the cut drops no line that passes anything. No branch: it vectorizes, as the
 // lines change with the bars.
 inline float line32_of(double fast_line) {
   constexpr double u = 0x1p-24, eta = 0x1p-124;
@@ -448,6 +459,14 @@ double table_fast_bars(const TableScreenBars& bars, std::span<const double> line
 }
 
 float table_fast_line32(double fast_line) { return line32_of(fast_line); }
+
+namespace {
+std::atomic<std::size_t> float32_passes{0};
+}  // namespace
+void detail::count_float32_passes(std::size_t n) noexcept {
+  float32_passes.fetch_add(n, std::memory_order_relaxed);
+}
+std::size_t table_screen_float32_passes() noexcept { return float32_passes.load(std::memory_order_relaxed); }
 
 std::size_t table_sample_block(std::size_t dim) {
   return std::bit_floor(std::max<std::size_t>(1, kTableSampleElements / std::max<std::size_t>(dim, 1)));

@@ -65,9 +65,9 @@ struct KernelOutcome {
 KernelOutcome run_float32_kernel(const TableScreenTarget& target, const std::vector<float>& y, std::size_t n,
                                  const ScreenChannels& ch, TableScreenRow row, const TableScreenBars& bars,
                                  std::vector<double> sin, std::vector<double> cos, bool pre_tests) {
-  const std::size_t padded = ScreenToken::padded(n);
-  KernelOutcome out{std::vector<double>(2 * padded), std::vector<double>(4 * padded + 8),
-                    std::vector<double>(4 * padded + 8)};
+  const std::size_t padded = ScreenToken::padded(n), rows = row.rows;
+  KernelOutcome out{std::vector<double>(rows * padded), std::vector<double>(2 * rows * padded + 8),
+                    std::vector<double>(2 * rows * padded + 8)};
   std::vector<double> fast(padded, -1.0);
   std::vector<float> fast32(padded, -1.0f);
   row.sin = sin.data(), row.cos = cos.data();
@@ -93,13 +93,16 @@ void rotate_as_kernel(double& s, double& c, double ss, double sc) {
   s = s1, c = c1;
 }
 
-// Float32 rows of 64 pairs (8 whole vectors on every target, so that the float32 pre-test runs on all),
-// concatenated or interleaved, one row alone or two rotated in one step; e at and just below powers of two
+// Float32 rows of 64 pairs (8 whole vectors or more on every target, so that the float32 pre-test runs on
+// all), concatenated or interleaved, one, two or three rows a call, the first rotated or not (every path of
+// the kernel: a row alone rotated or not, two rows a step after either); e at and just below powers of two
 // (where the ulp bar's binade and e's own meet, and the pre-test's bar comes closest to the judge's), beside
 // 0 and random; lines from 2^-24 (no float32 line) to infinite, NaN; errors planted at the pair's line, at
 // its float32 line, at the ulp bar, at the floors, each nudged by a float32 ulp or a relative 2^-20 either
-// way. Every outcome must be the judge's alone. Where the pre-test's margins are dropped (its line L, or its
-// bar without the float32 rounding of e taken off), this test fails.
+// way. Every outcome must be the judge's alone, and the pre-test must have passed vectors
+// (table_screen_float32_passes). Where its margins are dropped (its line L, or its bar without the float32
+// rounding of e taken off), this test fails. Its η and 2^-120 (subnormals, flushed ones) are not reached: e
+// near 0 here (0, 2^-30) is a float32, so a = 0 there.
 TEST(SinusoidalScreenF32, TheFloat32PreTestChangesNoOutcomeOfTheKernel) {
   constexpr std::size_t n = 64;
   std::mt19937_64 rng(5353);
@@ -108,6 +111,7 @@ TEST(SinusoidalScreenF32, TheFloat32PreTestChangesNoOutcomeOfTheKernel) {
     return std::uniform_real_distribution<double>(lo, hi)(rng);
   };
   std::size_t cases = 0, loud = 0, quiet = 0;
+  const std::size_t passes = table_screen_float32_passes();
   for (const TableScreenTarget& target : table_screen_targets()) {
     SCOPED_TRACE(target.name);
     for (int trial = 0; trial < 600; ++trial) {
@@ -115,11 +119,12 @@ TEST(SinusoidalScreenF32, TheFloat32PreTestChangesNoOutcomeOfTheKernel) {
       const TableScreenBars bars{.max_ulp = pick({1.1, 1.2, 1.3, 1.5, 4.0, 64.0, 1e6, INFINITY}),
                                  .abs_floor = pick({0x1p-18, 0x1p-12, INFINITY, INFINITY}),
                                  .ulp_floor = pick({2.0, 1e3, INFINITY, INFINITY})};
-      const bool two = trial % 2 == 1, interleaved = trial % 4 >= 2;
+      const std::size_t rows = 1 + trial % 3;
+      const bool rotate = trial / 3 % 2 == 1, interleaved = trial / 6 % 2 == 1;
       const bool all_quiet = trial % 5 == 0;  // y = e rounded, e away from 0, lines not NaN: no element loud
       std::vector<double> sin(n), cos(n), line(n), step_sin(n), step_cos(n);
       for (std::size_t j = 0; j < n; ++j) {
-        const double phi = uniform(0, 6.3), w = two ? uniform(0, 0.1) : 0.0;
+        const double phi = uniform(0, 6.3), w = uniform(0, 0.1);
         step_sin[j] = std::sin(w), step_cos[j] = std::cos(w);
         const double below = pick({0.5, 0.25, 1.0, 0x1p-10}) * (1 - pick({0x1p-40, 0x1p-24, 0x1p-12}));
         sin[j] = rng() % 3 == 0 ? pick({below, -below, 0.5, 0x1p-30, 0.0}) : std::sin(phi);
@@ -131,16 +136,15 @@ TEST(SinusoidalScreenF32, TheFloat32PreTestChangesNoOutcomeOfTheKernel) {
           line[j] = pick({INFINITY, 0x1p-22, 0x1p-8});
         }
       }
-      // Each row's e as the kernel forms it (the first rotated where two rows are taken).
-      std::vector<std::vector<double>> es(2, std::vector<double>(2 * n));
+      // Each row's e as the kernel forms it: the first rotated where `rotate`, each later one from the last.
+      std::vector<std::vector<double>> es(rows, std::vector<double>(2 * n));
       for (std::size_t j = 0; j < n; ++j) {
         double s = sin[j], c = cos[j];
-        for (std::size_t r = 0; r < (two ? 2U : 1U); ++r) {
-          if (two) rotate_as_kernel(s, c, step_sin[j], step_cos[j]);
+        for (std::size_t r = 0; r < rows; ++r) {
+          if (r > 0 || rotate) rotate_as_kernel(s, c, step_sin[j], step_cos[j]);
           es[r][j] = s, es[r][n + j] = c;
         }
       }
-      const std::size_t rows = two ? 2 : 1;
       std::vector<float> y(rows * 2 * n);
       for (std::size_t r = 0; r < rows; ++r)
         for (std::size_t o = 0; o < 2; ++o)
@@ -168,7 +172,7 @@ TEST(SinusoidalScreenF32, TheFloat32PreTestChangesNoOutcomeOfTheKernel) {
             if (rng() % 31 == 0) v = static_cast<float>(pick({NAN, INFINITY}));
             y[r * 2 * n + (interleaved ? 2 * j + o : o * n + j)] = v;
           }
-      TableScreenRow row{nullptr, nullptr, step_sin.data(), step_cos.data(), line.data(), radius, two};
+      TableScreenRow row{nullptr, nullptr, step_sin.data(), step_cos.data(), line.data(), radius, rotate};
       row.rows = rows, row.y_stride = 2 * n * sizeof(float), row.table_rows = rows;
       const ScreenChannels ch = interleaved ? ScreenChannels{0, 1, true} : ScreenChannels{0, n, false};
       const KernelOutcome judged = run_float32_kernel(target, y, n, ch, row, bars, sin, cos, false);
@@ -186,6 +190,7 @@ TEST(SinusoidalScreenF32, TheFloat32PreTestChangesNoOutcomeOfTheKernel) {
     EXPECT_EQ(cases, 600 * table_screen_targets().size());
     EXPECT_GT(loud, cases / 4);  // both outcomes met often
     EXPECT_GT(quiet, cases / 20);
+    EXPECT_GT(table_screen_float32_passes(), passes + cases);  // more than one vector a call on average
   }
 }
 

@@ -52,8 +52,9 @@ struct TableScreenRow {
   // The rows from y on that the table holds (`rows` and more): the kernel prefetches the rows ahead of the
   // one it reads within them (0: none).
   std::size_t table_rows = 0;
-  // The float32 pre-test's lines (table_fast_bars; null: none), per pair (padded): float32 rows are first
-  // compared as read, in float32 lanes, against e rounded to float32 (sinusoidal_screen.cc's Quiet32).
+  // The float32 pre-test's lines (null: none), per pair (padded), each table_fast_line32 of this call's
+  // fast_line (table_fast_bars fills both; the pre-test's proof pairs them): float32 rows are first compared
+  // as read, in float32 lanes, against e rounded to float32 (sinusoidal_screen.cc's Quiet32).
   const float* fast_line32 = nullptr;
 };
 
@@ -76,8 +77,12 @@ double table_fast_bars(const TableScreenBars& bars, std::span<const double> line
                        float* fast_line32 = nullptr);
 // The float32 pre-test's line of a pair from its fast_line L: a float32 at most (L − 2^-23 − 2^-124)·(1 −
 // 2^-24) (the float32 rounding of e, |e| < 2, and of y − e, and flushed subnormals, taken off; see
-// sinusoidal_screen.cc), or -1 where that is not positive (a NaN line included): nothing passes under it.
+// sinusoidal_screen.cc), or -1 where that is below 2^-100 (a NaN line included; where it is positive at all
+// it is at least 2^-75): nothing passes under it.
 float table_fast_line32(double fast_line);
+// How many vectors of pairs (of one row or two) the float32 pre-test passed in this process, counted once a
+// kernel call: the tests' evidence that it runs (its outcome is by design the other tests').
+std::size_t table_screen_float32_passes() noexcept;
 
 // Out: per row and pair, flags[k] = 1·(sin element loud) + 2·(cos element loud) (0 on entry: the kernel
 // writes only the vectors that hold a loud element); the estimates and their ulps
@@ -144,7 +149,8 @@ bool measure_sinusoidal_screened(const SinusoidalParams& params, std::span<const
 // the blocks, the longer the calls: on a 131072 x 128 table, blocks of 32 rows measured 4-5% faster than
 // blocks of 8. As long in elements whatever the row, a band that samples (2^21 elements,
 // Measurement::kSampledFrom) holds at least 512 blocks (kSampledBlocksFrom) at every row length that is a
-// power of two: in rows, a fixed block of 32 would leave an 8192 x 1024 table's band 1000-8191 (7.4 M
+// power of two up to 4096 (longer rows are blocks of one: a band of fewer than 512 keeps every row's
+// estimates): in rows, a fixed block of 32 would leave an 8192 x 1024 table's band 1000-8191 (7.4 M
 // elements, 225 blocks) unsampled, every row kept.
 inline constexpr std::size_t kTableSampleElements = 4096;
 std::size_t table_sample_block(std::size_t dim);
