@@ -54,14 +54,14 @@ inline float up32(double x) {
 struct Cheap32 {
   float u, c;
 };
-// The float32 pre-test's passes, counted once a call (table_screen_float32_passes).
-void count_float32_passes(std::size_t n) noexcept;
 inline Cheap32 cheap32(double half_scale, double offset) {
   constexpr double u = 0x1p-24, eta = 0x1p-124;
   const double ua = (1 - u) * ((1 - u) * half_scale - u) * (1 - 4 * u) - 0x1p-48 * (half_scale + u);
   const double ca = ((1 - u) * (offset + eta * (1 + half_scale)) + 0x1p-120) * (1 + 0x1p-48);
   return {down32(ua), up32(ca)};
 }
+// The float32 pre-test's passes, counted once a call (table_screen_float32_passes).
+void count_float32_passes(std::size_t n) noexcept;
 }  // namespace pe::harness::detail
 #endif
 
@@ -459,6 +459,10 @@ double table_fast_bars(const TableScreenBars& bars, std::span<const double> line
 }
 
 float table_fast_line32(double fast_line) { return line32_of(fast_line); }
+
+bool table_fast_line32_passes(std::span<const float> line32) {
+  return std::any_of(line32.begin(), line32.end(), [](float v) { return v > 0; });
+}
 
 namespace {
 std::atomic<std::size_t> float32_passes{0};

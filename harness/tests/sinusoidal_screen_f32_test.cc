@@ -54,6 +54,10 @@ TEST(SinusoidalScreenF32, TheFloat32LinesLieUnderTheirBound) {
   std::vector<float> fast32(in.size());
   table_fast_bars(bars, in, fast.data(), fast32.data());
   for (std::size_t j = 0; j < in.size(); ++j) EXPECT_EQ(fast32[j], table_fast_line32(fast[j])) << j;
+  // The drivers' gate: some line above 0.
+  EXPECT_TRUE(table_fast_line32_passes(fast32));
+  EXPECT_FALSE(table_fast_line32_passes(std::vector<float>{-1.0f, -1.0f}));
+  EXPECT_FALSE(table_fast_line32_passes({}));
 }
 
 // What one kernel call gave: flags, loud count, kept estimates, the rows it took.

@@ -80,6 +80,9 @@ double table_fast_bars(const TableScreenBars& bars, std::span<const double> line
 // sinusoidal_screen.cc), or -1 where that is below 2^-100 (a NaN line included; where it is positive at all
 // it is at least 2^-75): nothing passes under it.
 float table_fast_line32(double fast_line);
+// Whether any of a call's float32 lines passes anything (the drivers hand the kernel none where not: a
+// correctly rounded table's lines, under 2^-23, would send every vector through that pre-test first).
+bool table_fast_line32_passes(std::span<const float> line32);
 // How many vectors of pairs (of one row or two) the float32 pre-test passed in this process, counted once a
 // kernel call: the tests' evidence that it runs (its outcome is by design the other tests').
 std::size_t table_screen_float32_passes() noexcept;
