@@ -173,7 +173,6 @@ HWY_INLINE bool CheapQuiet(V ys, V yc, V es, V ec, V line, const Consts& c) {
 // (rounding is monotone): a vector that passes here passes CheapQuiet, with its outcome. A NaN y or e fails.
 using DF = hn::Rebind<float, D>;
 using VF = hn::Vec<DF>;
-template <ScreenType kType>
 HWY_INLINE hn::Mask<DF> Quiet32(const void* y, const ScreenChannels& ch, std::size_t k, V es, V ec, VF line,
                                 const Consts& c) {
   const DF df;
@@ -268,19 +267,32 @@ HWY_INLINE void Screen(V ys, V yc, V es, V ec, std::size_t k, M valid, const Tab
   kept.ulp = KeepAt(jc.ulp_estimate, uc, KeepAt(js.ulp_estimate, us, kept.ulp));
 }
 
+// Whether pairs [k, k + N) of one row, or (kTwo) of two y_stride apart (the second's e s1 and c1), all pass
+// Quiet32, where it runs (float32 rows, whole vectors, c.f32); a pass counted.
+template <ScreenType kType, bool kLast, bool kTwo>
+HWY_INLINE bool PassesAsRead(const char* y, std::size_t y_stride, std::size_t k, const ScreenChannels& ch,
+                             V s0, V c0, V s1, V c1, const TableScreenRow& row, const Consts& c, Kept& kept) {
+  if constexpr (kType != ScreenType::F32 || kLast) {
+    return false;
+  } else {
+    if (!c.f32) return false;
+    const VF line = hn::LoadU(DF(), row.fast_line32 + k);
+    hn::Mask<DF> quiet = Quiet32(y, ch, k, s0, c0, line, c);
+    if constexpr (kTwo) quiet = hn::And(quiet, Quiet32(y + y_stride, ch, k, s1, c1, line, c));
+    if (!hn::AllTrue(DF(), quiet)) return false;
+    ++kept.passed32;
+    return true;
+  }
+}
+
 // One row's pairs [k, k + N).
 template <ScreenType kType, bool kRotate, bool kLast>
 HWY_INLINE void Group(const void* y, std::size_t k, M valid, const ScreenChannels& ch,
                       const TableScreenRow& row, const Consts& c, double* flags, Kept& kept) {
   V es, ec;
   SinCos<kRotate>(row, k, es, ec);
-  if constexpr (kType == ScreenType::F32 && !kLast) {
-    if (c.f32 &&
-        hn::AllTrue(DF(), Quiet32<kType>(y, ch, k, es, ec, hn::LoadU(DF(), row.fast_line32 + k), c))) {
-      ++kept.passed32;
-      return;
-    }
-  }
+  if (PassesAsRead<kType, kLast, false>(static_cast<const char*>(y), 0, k, ch, es, ec, es, ec, row, c, kept))
+    return;
   V ys, yc;
   LoadPairs<kType>(y, ch, k, ys, yc);
   Screen<kLast>(ys, yc, es, ec, k, valid, row, c, flags, kept);
@@ -302,16 +314,7 @@ HWY_INLINE void GroupOfTwoRows(const char* y, std::size_t y_stride, std::size_t 
   V s1 = s0, c1 = c0;
   Rotate(s1, c1, ss, sc);
   hn::StoreU(s1, d, row.sin + k), hn::StoreU(c1, d, row.cos + k);
-  if constexpr (kType == ScreenType::F32 && !kLast) {
-    if (c.f32) {
-      const VF line = hn::LoadU(DF(), row.fast_line32 + k);
-      if (hn::AllTrue(DF(), hn::And(Quiet32<kType>(y, ch, k, s0, c0, line, c),
-                                    Quiet32<kType>(y + y_stride, ch, k, s1, c1, line, c)))) {
-        ++kept.passed32;
-        return;
-      }
-    }
-  }
+  if (PassesAsRead<kType, kLast, true>(y, y_stride, k, ch, s0, c0, s1, c1, row, c, kept)) return;
   V ys0, yc0, ys1, yc1;
   LoadPairs<kType>(y, ch, k, ys0, yc0);
   LoadPairs<kType>(y + y_stride, ch, k, ys1, yc1);
