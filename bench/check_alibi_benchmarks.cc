@@ -41,7 +41,7 @@ void check_alibi_benchmark(benchmark::State& state, std::size_t queries, std::si
   record_pace(state, pace_before);
   // Passes measured twice because a presumed floor of the percentiles' tails did not hold (0 expected).
   state.counters["reruns"] = static_cast<double>(harness::alibi_screen_reruns() - reruns);
-  check_read_counters(state, bias.size(), bias.size() * sizeof(float));
+  check_read_counters(state, bias.size(), {std::as_bytes(std::span<const float>(bias))});
 }
 
 }  // namespace

@@ -58,7 +58,12 @@ struct Batch {
     r.threads = 1;  // issue 53's measure: one thread (check_rope_threads_benchmark: every one)
     return r;
   }
-  std::size_t bytes() const { return 2 * x.size() * size_of(xt->dtype()); }
+  // The bytes check reads: x and y in the data's type.
+  std::span<const std::byte> x_bytes() { return bytes_of(xt->view()); }
+  std::span<const std::byte> y_bytes() { return bytes_of(yt->view()); }
+  static std::span<const std::byte> bytes_of(const Buffer& b) {
+    return {static_cast<const std::byte*>(b.data), b.size * size_of(b.dtype)};
+  }
 };
 
 void check_rope_benchmark(benchmark::State& state, std::size_t tokens, DType dtype, std::size_t threads) {
@@ -75,7 +80,7 @@ void check_rope_benchmark(benchmark::State& state, std::size_t tokens, DType dty
   record_pace(state, pace_before);
   // Passes measured twice because a presumed floor of the percentiles' tails did not hold (0 expected).
   state.counters["reruns"] = static_cast<double>(harness::rope_screen_reruns() - reruns);
-  check_read_counters(state, b.x.size(), b.bytes());
+  check_read_counters(state, b.x.size(), {b.x_bytes(), b.y_bytes()});
 }
 
 // A [L, 128] float32 table of sinusoidal.scalar_f32 (a correct kernel) at positions 0..L-1, checked.
@@ -99,7 +104,7 @@ void check_sinusoidal_benchmark(benchmark::State& state, std::size_t rows) {
   }
   record_pace(state, pace_before);
   state.counters["reruns"] = static_cast<double>(harness::sinusoidal_screen_reruns() - reruns);
-  check_read_counters(state, table.size(), table.size() * sizeof(float));
+  check_read_counters(state, table.size(), {std::as_bytes(std::span<const float>(table))});
 }
 
 // Llama-3 (factor 8, low 1, high 4) with original_max_position 2048 where the check is given 8192 (issue
@@ -125,7 +130,7 @@ void diagnose_rope_benchmark(benchmark::State& state) {
     benchmark::DoNotOptimize(report.text.data());
   }
   record_pace(state, pace_before);
-  check_read_counters(state, b.x.size(), b.bytes());
+  check_read_counters(state, b.x.size(), {b.x_bytes(), b.y_bytes()});
 }
 
 void reference_rope_benchmark(benchmark::State& state, std::size_t tokens) {

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "alloc_counter.h"
@@ -59,7 +60,9 @@ void check_fp8_benchmark(benchmark::State& state, std::size_t tokens) {
   }
   record_pace(state, pace_before);
   const std::size_t bytes = x.size() * (sizeof(float) + 1);
-  check_read_counters(state, x.size(), bytes);
+  check_read_counters(
+      state, x.size(),
+      {std::as_bytes(std::span<const float>(x)), std::as_bytes(std::span<const std::uint8_t>(codes))});
   heap_counters(state, bytes, [&r] { benchmark::DoNotOptimize(check::check_rope_fp8(r, check::Names())); });
 }
 
@@ -118,7 +121,9 @@ void check_scores_benchmark(benchmark::State& state, check::ScoreEncoding encodi
   }
   record_pace(state, pace_before);
   const std::size_t bytes = (scores.size() + q.size() + k.size()) * sizeof(float);
-  check_read_counters(state, scores.size(), bytes);
+  check_read_counters(state, scores.size(),
+                      {std::as_bytes(std::span<const float>(scores)),
+                       std::as_bytes(std::span<const float>(q)), std::as_bytes(std::span<const float>(k))});
   heap_counters(state, bytes, [&r] { benchmark::DoNotOptimize(check::check_scores(r, check::Names())); });
 }
 

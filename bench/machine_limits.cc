@@ -116,6 +116,17 @@ Limits limits_for(std::size_t bytes, int threads) {
   return cache[{bytes, threads}] = l;
 }
 
+double read_bytes_per_second_of(std::initializer_list<std::span<const std::byte>> buffers) {
+  std::size_t bytes = 0;
+  for (const auto& b : buffers) bytes += b.size();
+  unsigned char total[8];
+  return static_cast<double>(bytes) / median_seconds([&] {
+           for (const auto& b : buffers)
+             read_op(total, reinterpret_cast<const unsigned char*>(b.data()), b.size());
+           benchmark::DoNotOptimize(total);
+         });
+}
+
 void register_limit_benchmarks(std::size_t bytes, int threads) {
   const std::string suffix =
       std::to_string(bytes) + (threads > 1 ? "/threads:" + std::to_string(threads) : "");
