@@ -217,19 +217,24 @@ class TableScreened {
     abs_own_.reset(need), ulp_own_.reset(need);
   }
 
-  // sin_ and cos_ at position p: the double tier's (exhaustive::double_tier_row), or at the row after the
-  // last one's, that one's rotated by ω_j (up to kMaxSteps times in a row; a table's rows are usually
-  // consecutive positions, and the rotation costs a few operations a pair where the tier costs a polynomial).
+  // sin_ and cos_ at position p, the first of `rows` consecutive rows: the double tier's
+  // (exhaustive::double_tier_row), or at the row after the last one's, that one's rotated by ω_j, where all
+  // `rows` of them stay within kTableMaxRotations rotations in a row (a table's rows are usually consecutive
+  // positions, and the rotation costs a few operations a pair where the tier costs a polynomial). The tier's
+  // row is taken at the start of a call, not where the rotations run out: a kernel call takes a whole batch
+  // (kBatch rows), not two calls split there.
   // Returns whether to rotate: the kernel does, in the same pass as the row's elements (TableScreenRow).
   //
   // The rotation's error, in the Euclidean norm of (sin, cos): with (sin ω, cos ω) from the tier, each within
   // δ = double_tier_radius(ω) <= 2^-48·(1 + 2^-40) (ω <= 1), the computed rotation R' has |R' − R| <= 2δ and
   // |R'| <= 1 + 2δ; a step's roundings (two products and a sum per value, of a unit vector) add at most
   // 2^-51. After k steps from values each within e0 (the tier's at the first row, <= 2^-47 for p < 2^32):
-  // (1 + 2δ)^k·(√2·e0 + k·(2δ + 2^-51)), which for k <= 64 is below e0 + 2^-47.5 + 2^-40.9 < e0 + 2^-40.
-  // The row's radius adds kStepRadius to its floor, which holds e0 (the tier's radius grows with p).
-  bool sincos(std::int64_t p) {
-    const bool rotate = at_ >= 0 && p == at_ + 1 && steps_ < kMaxSteps;
+  // (1 + 2δ)^k·(√2·e0 + k·(2δ + 2^-51)): for k <= 256, (1 + 2δ)^k <= 1 + 2^-38.9, √2·e0 <= e0 + 2^-48.2 and
+  // k·(2δ + 2^-51) <= 2^-39·(1 + 2^-4)·(1 + 2^-40), so below e0 + 2^-48.2 + 2^-38.8 < e0 + 2^-38
+  // (kTableRotationRadius). The row's radius adds it to its floor, which holds e0 (the tier's radius grows
+  // with p). Tested: SinusoidalScreen.RotatedRowsStayWithinTheirRadius.
+  bool sincos(std::int64_t p, std::size_t rows) {
+    const bool rotate = at_ >= 0 && p == at_ + 1 && steps_ + rows <= kTableMaxRotations;
     if (rotate) {
       ++steps_;
     } else {
@@ -239,8 +244,7 @@ class TableScreened {
     at_ = p;
     return rotate;
   }
-  static constexpr int kMaxSteps = 64;
-  static constexpr double kStepRadius = 0x1p-40;
+  static_assert(kBatch <= kTableMaxRotations + 1, "a batch's rows fit one call after the tier's row");
 
   // Whether the lower bounds taken at position bounds_at_ must be taken again for position p: they hold for
   // every p >= bounds_at_ (budgets grow with the angle; the tally's worsts only rise), and are taken again
@@ -266,16 +270,16 @@ class TableScreened {
 
   // Per pair, the line |y − e| must stay under, min(ratio_bar·budget_lo, max_abs, tally) less the pair's
   // radius, and the largest finite radius: for every position up to the last that stale() lets through
-  // without new lower bounds (the radius grows with p), and for a row rotated from the tier's (kStepRadius).
-  // Taken again with the bounds or the band's bars; a row only reads them. A NaN product makes the line NaN
-  // and the element loud; a NaN tally is no line (std::min).
+  // without new lower bounds (the radius grows with p), and for a row rotated from the tier's
+  // (kTableRotationRadius). Taken again with the bounds or the band's bars; a row only reads them. A NaN
+  // product makes the line NaN and the element loud; a NaN tally is no line (std::min).
   void lines(double ratio_bar, double max_abs) {
     lines_stale_ = false, lines_ratio_bar_ = ratio_bar, lines_max_abs_ = max_abs;
     fast_stale_ = true;
     const auto top = static_cast<double>(bounds_at_ + std::max<std::int64_t>(bounds_at_ >> 4, 64));
     double largest = 0;  // a local: the member's stores would chain the loop's iterations
     for (std::size_t j = 0; j < n_; ++j) {
-      const double radius = radius_floor_[j] + top * radius_slope_[j] + kStepRadius;
+      const double radius = radius_floor_[j] + top * radius_slope_[j] + kTableRotationRadius;
       line_[j] = std::min(std::min(ratio_bar * budget_lo_[j], max_abs), tally_[j]) - radius;
       if (radius < INFINITY) largest = std::max(largest, radius);
     }
@@ -317,7 +321,7 @@ class TableScreened {
   std::int64_t bounds_at_ = -1;              // lower_bounds()'s position (-1: none yet)
   std::vector<double> step_sin_, step_cos_;  // the tier's sin ω_j and cos ω_j (sincos())
   std::int64_t at_ = -1;                     // the position sin_ and cos_ hold (-1: none)
-  int steps_ = 0;                            // rotations since the tier's values
+  std::size_t steps_ = 0;                    // rotations since the tier's values
   bool fed_ = false;                         // an element went to the caller since
 
   TableScreenBars bars_;
@@ -552,26 +556,26 @@ std::size_t TableScreened::consecutive_from(std::size_t r) {
 
 // Rows [r, r + m) of a batch, m <= most, in one kernel call: the first row's e the tier's or rotated
 // (sincos), each later one's rotated from the one before, while their positions run on by one, the rotations
-// stay within kMaxSteps, the lower bounds hold (stale) and no row needs its padded copy; the call stops after
-// its first step (of two rows) that holds a loud element (TableScreenResult::rows), so m is the rows it took.
-// The lines are the first row's for them all: a tally's line only rises as elements come to it, and the bars
-// are the batch's already. The kernel's estimates written at `tails`' (moved past them); then per row its
-// progress and its loud elements measured exactly in the exact path's order (by channel). Returns m and how
-// many elements were quiet.
+// stay within kTableMaxRotations, the lower bounds hold (stale) and no row needs its padded copy; the call
+// stops after its first step (of two rows) that holds a loud element (TableScreenResult::rows), so m is the
+// rows it took. The lines are the first row's for them all: a tally's line only rises as elements come to it,
+// and the bars are the batch's already. The kernel's estimates written at `tails`' (moved past them); then
+// per row its progress and its loud elements measured exactly in the exact path's order (by channel). Returns
+// m and how many elements were quiet.
 std::pair<std::size_t, std::size_t> TableScreened::rows(std::size_t r, std::size_t most,
                                                         const Measurement::ScreenRoom& room,
                                                         TableScreenResult& tails) {
   const std::int64_t p = positions_[r];
-  const bool rotate = sincos(p);
   if (stale(p)) lower_bounds(p);
-  // Rows on while their positions run on by one, up to the rotations' limit and the last position stale()
-  // lets through (fed_ is false here: lower_bounds() just ran, or no element went out since).
+  // Rows on while their positions run on by one, up to the last position stale() lets through (fed_ is false
+  // here: lower_bounds() just ran, or no element went out since) and the rotations' limit.
   std::size_t m = 1;
   if (!copy_) {
     const auto fresh = static_cast<std::size_t>(bounds_at_ + std::max<std::int64_t>(bounds_at_ >> 4, 64) - p);
-    const std::size_t last = std::min({most, static_cast<std::size_t>(kMaxSteps - steps_) + 1, fresh + 1});
-    m = std::min(last, consecutive_from(r) - r);
+    m = std::min({most, fresh + 1, consecutive_from(r) - r});
   }
+  const bool rotate = sincos(p, m);
+  m = std::min(m, kTableMaxRotations - steps_ + 1);
   // The bound (|y − e| + r)·(1 + 2^-50) must stay under the band's bar·budget·(1 − 2^-49) (then the exact
   // path's ratio is not even divided out), under its largest error, and under the tally's line: each
   // shrunk by 2^-44.
@@ -606,10 +610,11 @@ std::pair<std::size_t, std::size_t> TableScreened::rows(std::size_t r, std::size
   run_(type_, row_data(r), n_, channels_, token, bars_, tails);
   tails.abs_tail += tails.abs_kept, tails.ulp_tail += tails.ulp_kept;
   m = tails.rows;  // the rows the kernel took, rotated from the first: at_ their last
-  steps_ += static_cast<int>(m) - 1, at_ = p + static_cast<std::int64_t>(m) - 1;
+  steps_ += m - 1, at_ = p + static_cast<std::int64_t>(m) - 1;
+  if (sinks_.row)
+    for (std::size_t i = 0; i < m; ++i) sinks_.row(r + i);
+  if (tails.loud == 0) return {m, 2 * n_ * m};
   for (std::size_t i = 0; i < m; ++i) {
-    if (sinks_.row) sinks_.row(r + i);
-    if (tails.loud == 0) continue;
     double* flags = flags_.data() + i * ScreenToken::padded(n_);
     // A row with no loud element is all zero flags: told by one OR over its bits (it vectorizes), not
     // pair by pair.

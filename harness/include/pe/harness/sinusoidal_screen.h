@@ -58,6 +58,15 @@ struct TableScreenRow {
   const float* fast_line32 = nullptr;
 };
 
+// The table pass (measure_sinusoidal_screened) forms a row's e from the double tier's at most
+// kTableMaxRotations rows after its last use of the tier, each rotated from the row before by the kernel
+// (TableScreenRow::rotate): then e lies within the tier's radius at the tier's row plus kTableRotationRadius
+// of the exact value (the derivation at the pass's sincos()). Rotations are a few operations a pair where
+// the tier is a polynomial; 256 of them let a call take whole batches (fewer reseeds, no call split where
+// they ran out).
+inline constexpr std::size_t kTableMaxRotations = 256;
+inline constexpr double kTableRotationRadius = 0x1p-38;
+
 // The row's scalars: the band's largest ulp error (a quiet element's ulp bound stays under it) and the tails'
 // floors (estimates strictly above them are kept); the output type's precision p, its least normal 2^emin
 // and 2^(1 − p) (a binade's ulp over the binade).
