@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 #include <optional>
+#include <stdexcept>
 #include <utility>
 
 #include "pe/harness/exhaustive_screen.h"
@@ -585,7 +586,6 @@ std::pair<std::size_t, std::size_t> TableScreened::rows(std::size_t r, std::size
     m = std::min({most, fresh + 1, consecutive_from(r) - r});
   }
   const bool rotate = sincos(p, m);
-  m = std::min(m, kTableMaxRotations - steps_ + 1);
   // The bound (|y − e| + r)·(1 + 2^-50) must stay under the band's bar·budget·(1 − 2^-49) (then the exact
   // path's ratio is not even divided out), under its largest error, and under the tally's line: each
   // shrunk by 2^-44.
@@ -621,6 +621,9 @@ std::pair<std::size_t, std::size_t> TableScreened::rows(std::size_t r, std::size
   tails.abs_tail += tails.abs_kept, tails.ulp_tail += tails.ulp_kept;
   m = tails.rows;  // the rows the kernel took, rotated from the first: at_ their last
   steps_ += m - 1, at_ = p + static_cast<std::int64_t>(m) - 1;
+  // sincos()'s promise, on which every row's radius rests (kTableRotationRadius): checked, as it costs a
+  // compare a call.
+  if (steps_ > kTableMaxRotations) throw std::logic_error("table pass: rotations past kTableMaxRotations");
   if (sinks_.row)
     for (std::size_t i = 0; i < m; ++i) sinks_.row(r + i);
   if (tails.loud == 0) return {m, 2 * n_ * m};

@@ -174,7 +174,10 @@ std::pair<Run, Run> both(const Table& t, const Budget& budget, std::size_t targe
   return {std::move(exact), std::move(screened)};
 }
 
-constexpr double kRadius = 0x1p-46;  // the percentiles' distance from the exact path's (sinusoidal_screen.h)
+// The percentiles' distance from the exact path's: a row's radius (sinusoidal_screen.h) at positions below
+// 2^32, (2^-48 + 2^32·(2^-88 + 2^-96))·(1 + 2^-16) + kTableRotationRadius, under 2^-47 +
+// kTableRotationRadius.
+constexpr double kRadius = 0x1p-47 + kTableRotationRadius;
 
 const SinusoidalParams kInterleaved{64, 10000.0, Layout::Interleaved};
 const SinusoidalParams kConcatenated{64, 10000.0, Layout::Concatenated};

@@ -6,8 +6,9 @@
 // the caller's tally are the exact path's; the percentiles are read from the estimates |y − e|, within the
 // row's radius of the exact path's (absolute; its ulps within that divided by the element's ulp, or half or
 // twice across a power of two): (2^-48 + |φ|·(2^-88 + 2^-96))·(1 + 2^-16) where a row's sin and cos are the
-// tier's, plus 2^-40 where they were rotated from the last row's (a bound; the tests find them within
-// 2^-46). Compiled for every Highway target with a fused multiply-add; the best one the CPU has runs.
+// tier's, plus kTableRotationRadius (2^-38) where they were rotated from the last row's (a bound, below; 256
+// rotations measured 2^-44.8 at most). Compiled for every Highway target with a fused multiply-add; the best
+// one the CPU has runs.
 #pragma once
 
 #include <cstddef>
