@@ -25,8 +25,8 @@ Limits limits_for(std::size_t bytes, int threads = 1);
 
 // Bytes per second of limits/read's load-only sum over exactly these buffers, one after another: the
 // median of repeated timings, taken now. A check's floor on the bytes it reads, not on a fresh buffer of
-// the same size: on this virtual machine eight 64 MiB buffers of one process read at 24 to 37 GB/s, each
-// at its own speed run after run (docs/speed.md, "Fourteenth round").
+// the same size: on this virtual machine eight 64 MiB buffers of one process read at 24 to 37 GB/s
+// (docs/speed.md, "Fourteenth round").
 double read_bytes_per_second_of(std::initializer_list<std::span<const std::byte>> buffers);
 
 // Registers limits/fill, limits/fill_stream, limits/copy, limits/copy_stream and limits/read
