@@ -75,7 +75,7 @@ struct RsBlock {
   std::optional<TableBudgetBounds> bounds;
   std::vector<double> sin, cos, line, fast_line, tally, budget_lo, phi_lo, flags;
   std::vector<float> fast_line32;  // the float32 pre-test's (table_fast_bars)
-  bool fast32 = false;             // table_fast_line32_passes
+  bool fast32 = false;             // a float32 line passes anything (TableFastBars)
   double fast_ulp = -INFINITY;
   std::array<std::uint64_t, 3> fast_at{};
   double bounds_at = -1;  // the |t| lower_bounds() took (-1: none)
@@ -407,8 +407,8 @@ void RowsScreened::row(std::size_t r) {
     if (b.lines_stale || !(ratio_bar == b.lines_ratio_bar && max_abs == b.lines_max_abs))
       lines(b, ratio_bar, max_abs);
     if (b.fast_stale || at != b.fast_at) {
-      b.fast_ulp = table_fast_bars(bars_, b.line, b.fast_line.data(), b.fast_line32.data());
-      b.fast32 = table_fast_line32_passes(b.fast_line32);
+      const TableFastBars f = table_fast_bars(bars_, b.line, b.fast_line.data(), b.fast_line32.data());
+      b.fast_ulp = f.ulp, b.fast32 = f.line32_passes;
       b.fast_stale = false, b.fast_at = at;
     }
     const TableScreenRow token{es,

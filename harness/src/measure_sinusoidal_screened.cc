@@ -312,7 +312,7 @@ class TableScreened {
   // The kernel's pre-test bars (table_fast_bars), for line_ and the bars they were taken at.
   std::vector<double> fast_line_;
   std::vector<float> fast_line32_;
-  bool fast32_ = false;  // table_fast_line32_passes
+  bool fast32_ = false;  // whether a float32 line passes anything (TableFastBars)
   double fast_ulp_ = -INFINITY;
   bool fast_stale_ = true;
   std::array<std::uint64_t, 3> fast_at_{};  // max_ulp, abs_floor and ulp_floor's bits
@@ -597,8 +597,8 @@ std::pair<std::size_t, std::size_t> TableScreened::rows(std::size_t r, std::size
                                         std::bit_cast<std::uint64_t>(bars_.abs_floor),
                                         std::bit_cast<std::uint64_t>(bars_.ulp_floor)};
   if (fast_stale_ || at != fast_at_) {
-    fast_ulp_ = table_fast_bars(bars_, line_, fast_line_.data(), fast_line32_.data());
-    fast32_ = table_fast_line32_passes(fast_line32_);
+    const TableFastBars f = table_fast_bars(bars_, line_, fast_line_.data(), fast_line32_.data());
+    fast_ulp_ = f.ulp, fast32_ = f.line32_passes;
     fast_stale_ = false, fast_at_ = at;
   }
   const TableScreenRow token{sin_.data(),

@@ -452,20 +452,20 @@ inline float line32_of(double fast_line) {
 }
 }  // namespace
 
-double table_fast_bars(const TableScreenBars& bars, std::span<const double> line, double* fast_line,
-                       float* fast_line32) {
+TableFastBars table_fast_bars(const TableScreenBars& bars, std::span<const double> line, double* fast_line,
+                              float* fast_line32) {
   for (std::size_t j = 0; j < line.size(); ++j)
     fast_line[j] = std::isnan(line[j]) ? -1.0 : std::min(line[j], bars.abs_floor);
+  bool passes = false;
   if (fast_line32 != nullptr)
-    for (std::size_t j = 0; j < line.size(); ++j) fast_line32[j] = line32_of(fast_line[j]);
-  return std::min(bars.ulp_floor * bars.ulp_scale, 0x1p100);  // -inf (no floor): nothing passes
+    for (std::size_t j = 0; j < line.size(); ++j) {
+      fast_line32[j] = line32_of(fast_line[j]);
+      passes = passes || fast_line32[j] > 0;
+    }
+  return {std::min(bars.ulp_floor * bars.ulp_scale, 0x1p100), passes};  // -inf (no floor): nothing passes
 }
 
 float table_fast_line32(double fast_line) { return line32_of(fast_line); }
-
-bool table_fast_line32_passes(std::span<const float> line32) {
-  return std::any_of(line32.begin(), line32.end(), [](float v) { return v > 0; });
-}
 
 namespace {
 std::atomic<std::size_t> float32_passes{0};

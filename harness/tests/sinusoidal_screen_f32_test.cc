@@ -52,12 +52,13 @@ TEST(SinusoidalScreenF32, TheFloat32LinesLieUnderTheirBound) {
   const std::vector<double> in{NAN, 0x1p-8, 0x1p-12, INFINITY};
   std::vector<double> fast(in.size());
   std::vector<float> fast32(in.size());
-  table_fast_bars(bars, in, fast.data(), fast32.data());
+  EXPECT_TRUE(table_fast_bars(bars, in, fast.data(), fast32.data()).line32_passes);  // some line above 0
   for (std::size_t j = 0; j < in.size(); ++j) EXPECT_EQ(fast32[j], table_fast_line32(fast[j])) << j;
-  // The drivers' gate: some line above 0.
-  EXPECT_TRUE(table_fast_line32_passes(fast32));
-  EXPECT_FALSE(table_fast_line32_passes(std::vector<float>{-1.0f, -1.0f}));
-  EXPECT_FALSE(table_fast_line32_passes({}));
+  // The drivers' gate: no line above 0 (a NaN line, lines under 2^-23), no float32 lines asked, none at all.
+  const std::vector<double> none{NAN, 0x1p-24, 0x1p-23};
+  EXPECT_FALSE(table_fast_bars(bars, none, fast.data(), fast32.data()).line32_passes);
+  EXPECT_FALSE(table_fast_bars(bars, in, fast.data()).line32_passes);
+  EXPECT_FALSE(table_fast_bars(bars, {}, fast.data(), fast32.data()).line32_passes);
 }
 
 // What one kernel call gave: flags, loud count, kept estimates, the rows it took.
@@ -76,7 +77,8 @@ KernelOutcome run_float32_kernel(const TableScreenTarget& target, const std::vec
   std::vector<float> fast32(padded, -1.0f);
   row.sin = sin.data(), row.cos = cos.data();
   if (pre_tests) {
-    row.fast_ulp = table_fast_bars(bars, std::span<const double>(row.line, n), fast.data(), fast32.data());
+    row.fast_ulp =
+        table_fast_bars(bars, std::span<const double>(row.line, n), fast.data(), fast32.data()).ulp;
     row.fast_line = fast.data(), row.fast_line32 = fast32.data();
   }
   TableScreenResult result{out.flags.data(), out.abs.data(), out.ulp.data()};

@@ -501,7 +501,7 @@ PreTestRun run_kernel(const TableScreenTarget& target, ScreenType type, const vo
   row.sin = out.sin.data(), row.cos = out.cos.data();
   row.fast_line = nullptr;
   if (pre_test) {
-    row.fast_ulp = table_fast_bars(bars, std::span<const double>(row.line, n), fast.data());
+    row.fast_ulp = table_fast_bars(bars, std::span<const double>(row.line, n), fast.data()).ulp;
     row.fast_line = fast.data();
   }
   TableScreenResult result{out.flags.data(), out.abs.data(), out.ulp.data()};
@@ -610,13 +610,13 @@ TEST(SinusoidalScreen, ThePreTestsBarsFoldTheFloorsIn) {
   const TableScreenBars bars{.max_ulp = 2, .abs_floor = 0x1p-26, .ulp_floor = 0.5};
   const std::vector<double> line{NAN, 0x1p-20, 0x1p-30, INFINITY};
   std::vector<double> fast(line.size());
-  EXPECT_EQ(table_fast_bars(bars, line, fast.data()), 0.5 * 0x1p-23);
+  EXPECT_EQ(table_fast_bars(bars, line, fast.data()).ulp, 0.5 * 0x1p-23);
   EXPECT_EQ(fast, (std::vector<double>{-1.0, 0x1p-26, 0x1p-30, 0x1p-26}));
   const TableScreenBars none{.max_ulp = 2, .abs_floor = -INFINITY, .ulp_floor = -INFINITY};
-  EXPECT_EQ(table_fast_bars(none, line, fast.data()), -INFINITY);
+  EXPECT_EQ(table_fast_bars(none, line, fast.data()).ulp, -INFINITY);
   EXPECT_EQ(fast[1], -INFINITY);
   const TableScreenBars open{.max_ulp = 2, .abs_floor = INFINITY, .ulp_floor = INFINITY};
-  EXPECT_EQ(table_fast_bars(open, line, fast.data()), 0x1p100);
+  EXPECT_EQ(table_fast_bars(open, line, fast.data()).ulp, 0x1p100);
 }
 
 // measure_sinusoidal_screened under `tuning` (restored after), with a tally and every record its exact sink

@@ -82,17 +82,20 @@ struct TableScreenBars {
 // pairs passing it is quiet with no estimate kept, and left alone with flags 0; sinusoidal_screen.cc): per
 // pair fast_line[j] = min(line[j], abs_floor) (a NaN line: -1; line and fast_line padded alike), and the
 // returned factor U = min(ulp_floor·2^(1 − p), 2^100) of the binade 2^E of |e| − 2r (sinusoidal_screen.cc's
-// LowerBinade). With fast_line32, also the float32 pre-test's lines (table_fast_line32).
-double table_fast_bars(const TableScreenBars& bars, std::span<const double> line, double* fast_line,
-                       float* fast_line32 = nullptr);
+// LowerBinade). With fast_line32, also the float32 pre-test's lines (table_fast_line32), and whether any of
+// them passes anything: the drivers hand the kernel none where not (a correctly rounded table's lines, under
+// 2^-23, would send every vector through that pre-test first).
+struct TableFastBars {
+  double ulp = -INFINITY;
+  bool line32_passes = false;
+};
+TableFastBars table_fast_bars(const TableScreenBars& bars, std::span<const double> line, double* fast_line,
+                              float* fast_line32 = nullptr);
 // The float32 pre-test's line of a pair from its fast_line L: a float32 at most (L − 2^-23 − 2^-124)·(1 −
 // 2^-24) (the float32 rounding of e, |e| < 2, and of y − e, and flushed subnormals, taken off; see
 // sinusoidal_screen.cc), or -1 where that is below 2^-100 (a NaN line included; where it is positive at all
 // it is at least 2^-75): nothing passes under it.
 float table_fast_line32(double fast_line);
-// Whether any of a call's float32 lines passes anything (the drivers hand the kernel none where not: a
-// correctly rounded table's lines, under 2^-23, would send every vector through that pre-test first).
-bool table_fast_line32_passes(std::span<const float> line32);
 // How many vectors of pairs (of one row or two) the float32 pre-test passed in this process, counted once a
 // kernel call: the tests' evidence that it runs (its outcome is by design the other tests').
 std::size_t table_screen_float32_passes() noexcept;
