@@ -30,6 +30,11 @@ class ScalingRule {
         rotating_pairs_(s.type == RopeScalingType::Proportional ? proportional_pairs(s, dim) : dim / 2) {
     if (s.type == RopeScalingType::Yarn) yarn_correction_range();
     attention_ = attention_of(s);
+    // The per-pair gains' constants, once (a gain's divisions at the reference's precision were most of
+    // a drawn config's table): the same operations on the same operands as in each gain, so the same bits.
+    const R one(1);
+    inv_factor_ = one / R(s.factor);
+    if (s.type == RopeScalingType::Llama3) llama3_ = Llama3Terms(s);
   }
 
   const R& effective_base() const noexcept { return effective_base_; }
@@ -53,17 +58,17 @@ class ScalingRule {
     const R one(1);
     switch (s_.type) {
       case RopeScalingType::Linear:  // _compute_linear_scaling_rope_parameters: inv_freq /= factor
-        return one / R(s_.factor);
+        return inv_factor_;
       case RopeScalingType::Yarn:
-        return one - yarn_ramp(j) * (one - one / R(s_.factor));
+        return one - yarn_ramp(j) * (one - inv_factor_);
       case RopeScalingType::Llama3:
-        return llama3_gain(R(2) * pi_ / omega, s_);
+        return llama3_gain(R(2) * pi_ / omega, s_, llama3_);
       case RopeScalingType::LongRope:  // 1 / (ext_factors * base**(2j/d))
         return one / R(longrope_uses_long(s_) ? s_.long_factor[j] : s_.short_factor[j]);
       // _compute_proportional_rope_parameters: 1/base**(2j/head_dim) for j < rope_angles, zeros past them,
       // all / factor. A zero frequency turns by nothing: its pair passes through (cos 0 = 1, sin 0 = 0).
       case RopeScalingType::Proportional:
-        return static_cast<std::int64_t>(j) < rotating_pairs_ ? one / R(s_.factor) : R(0);
+        return static_cast<std::int64_t>(j) < rotating_pairs_ ? inv_factor_ : R(0);
       default:
         return one;
     }
@@ -78,16 +83,7 @@ class ScalingRule {
   // ω' = (1 - smooth)·ω/s + smooth·ω. Both branch tests are HF's (strict), so λ exactly at a
   // boundary takes the smooth formula, which equals the neighbouring branch there.
   static R llama3_gain(const R& wavelength, const RopeScaling& s) {
-    const R one(1), L(static_cast<long long>(s.original_max_position));
-    const R low_wavelen = L / R(s.low_freq_factor), high_wavelen = L / R(s.high_freq_factor);
-    const R inv_s = one / R(s.factor);
-    if (wavelength < high_wavelen) return one;
-    if (wavelength > low_wavelen) return inv_s;
-    // low == high: λ exactly at the step, where HF's smooth factor is 0/0 (NaN); λ = 2π·b^(2j/d) never
-    // equals a rational L/low, so this keeps θ rather than produce a NaN.
-    if (!(high_wavelen < low_wavelen)) return one;
-    const R smooth = (L / wavelength - R(s.low_freq_factor)) / (R(s.high_freq_factor) - R(s.low_freq_factor));
-    return one - (one - smooth) * (one - inv_s);
+    return llama3_gain(wavelength, s, Llama3Terms(s));
   }
 
   // HF _compute_dynamic_ntk_parameters: n = max(seq_len, L); b·(s·n/L - (s - 1))^(d/(d-2)), written
@@ -124,6 +120,28 @@ class ScalingRule {
   }
 
  private:
+  // llama3_gain's constants of the scaling alone.
+  struct Llama3Terms {
+    R L{}, low_wavelen{}, high_wavelen{}, inv_s{};
+    Llama3Terms() = default;
+    explicit Llama3Terms(const RopeScaling& s)
+        : L(static_cast<long long>(s.original_max_position)),
+          low_wavelen(L / R(s.low_freq_factor)),
+          high_wavelen(L / R(s.high_freq_factor)),
+          inv_s(R(1) / R(s.factor)) {}
+  };
+  static R llama3_gain(const R& wavelength, const RopeScaling& s, const Llama3Terms& t) {
+    const R one(1);
+    if (wavelength < t.high_wavelen) return one;
+    if (wavelength > t.low_wavelen) return t.inv_s;
+    // low == high: λ exactly at the step, where HF's smooth factor is 0/0 (NaN); λ = 2π·b^(2j/d) never
+    // equals a rational L/low, so this keeps θ rather than produce a NaN.
+    if (!(t.high_wavelen < t.low_wavelen)) return one;
+    const R smooth =
+        (t.L / wavelength - R(s.low_freq_factor)) / (R(s.high_freq_factor) - R(s.low_freq_factor));
+    return one - (one - smooth) * (one - t.inv_s);
+  }
+
   R attention_of(const RopeScaling& s) const {
     using std::log;
     using std::sqrt;
@@ -159,11 +177,11 @@ class ScalingRule {
     low_ = low < R(0) ? R(0) : low;
     const R top(static_cast<long long>(dim_ - 1));  // HF clamps to dim - 1, not dim/2 - 1
     high_ = high > top ? top : high;
+    ramp_span_ = (low_ == high_ ? high_ + R(0.001) : high_) - low_;
   }
   // HF linear_ramp_factor: clamp((j - low)/(high - low), 0, 1), high += 0.001 when low == high.
   R yarn_ramp(std::size_t j) const {
-    const R high = low_ == high_ ? high_ + R(0.001) : high_;
-    const R r = (R(static_cast<long long>(j)) - low_) / (high - low_);
+    const R r = (R(static_cast<long long>(j)) - low_) / ramp_span_;
     if (r < R(0)) return R(0);
     if (r > R(1)) return R(1);
     return r;
@@ -177,6 +195,9 @@ class ScalingRule {
   std::int64_t rotating_pairs_;  // proportional's pairs with a frequency (every pair for other methods)
   R attention_ = R(1);
   R low_ = R(0), high_ = R(0);
+  R ramp_span_ = R(0);  // yarn_ramp's high − low
+  R inv_factor_{};  // 1 / factor
+  Llama3Terms llama3_;
 };
 
 }  // namespace pe
