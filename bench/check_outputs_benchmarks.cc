@@ -53,16 +53,17 @@ void check_fp8_benchmark(benchmark::State& state, std::size_t tokens) {
   r.scale = {0.5};
   r.rope.threads = 1;  // issue 53's measure: one thread
   const double pace_before = pace_ns();
+  ReadWindow window(
+      {std::as_bytes(std::span<const float>(x)), std::as_bytes(std::span<const std::uint8_t>(codes))});
   for (auto _ : state) {
     const check::Report report = check::check_rope_fp8(r, check::Names());
     if (!report.passed) state.SkipWithError("the check failed a correct kernel");
     benchmark::DoNotOptimize(report.text.data());
+    window.sample(state);
   }
   record_pace(state, pace_before);
   const std::size_t bytes = x.size() * (sizeof(float) + 1);
-  check_read_counters(
-      state, x.size(),
-      {std::as_bytes(std::span<const float>(x)), std::as_bytes(std::span<const std::uint8_t>(codes))});
+  check_read_counters(state, x.size(), window);
   heap_counters(state, bytes, [&r] { benchmark::DoNotOptimize(check::check_rope_fp8(r, check::Names())); });
 }
 
@@ -114,16 +115,17 @@ void check_scores_benchmark(benchmark::State& state, check::ScoreEncoding encodi
   r.encoding = encoding;
   r.alibi.form = AlibiForm::Causal;
   const double pace_before = pace_ns();
+  ReadWindow window({std::as_bytes(std::span<const float>(scores)), std::as_bytes(std::span<const float>(q)),
+                     std::as_bytes(std::span<const float>(k))});
   for (auto _ : state) {
     const check::Report report = check::check_scores(r, check::Names());
     if (!report.passed) state.SkipWithError(("the check failed a correct kernel: " + report.text).c_str());
     benchmark::DoNotOptimize(report.text.data());
+    window.sample(state);
   }
   record_pace(state, pace_before);
   const std::size_t bytes = (scores.size() + q.size() + k.size()) * sizeof(float);
-  check_read_counters(state, scores.size(),
-                      {std::as_bytes(std::span<const float>(scores)),
-                       std::as_bytes(std::span<const float>(q)), std::as_bytes(std::span<const float>(k))});
+  check_read_counters(state, scores.size(), window);
   heap_counters(state, bytes, [&r] { benchmark::DoNotOptimize(check::check_scores(r, check::Names())); });
 }
 

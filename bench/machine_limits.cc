@@ -116,16 +116,16 @@ Limits limits_for(std::size_t bytes, int threads) {
   return cache[{bytes, threads}] = l;
 }
 
-double read_bytes_per_second_of(std::initializer_list<std::span<const std::byte>> buffers) {
-  std::size_t bytes = 0;
-  for (const auto& b : buffers) bytes += b.size();
-  return static_cast<double>(bytes) / median_seconds([&] {
-           for (const auto& b : buffers) {
-             unsigned char total[8];
-             read_op(total, reinterpret_cast<const unsigned char*>(b.data()), b.size());
-             benchmark::DoNotOptimize(total);  // each buffer's sum kept: none of its loads can go
-           }
-         });
+double read_seconds(std::span<const std::span<const std::byte>> buffers, std::size_t passes) {
+  const auto t0 = std::chrono::steady_clock::now();
+  for (std::size_t p = 0; p < passes; ++p) {
+    for (const auto& b : buffers) {
+      unsigned char total[8];
+      read_op(total, reinterpret_cast<const unsigned char*>(b.data()), b.size());
+      benchmark::DoNotOptimize(total);  // each buffer's sum kept: none of its loads can go
+    }
+  }
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 void register_limit_benchmarks(std::size_t bytes, int threads) {

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstddef>
-#include <initializer_list>
 #include <span>
 
 namespace pe::bench {
@@ -23,11 +22,11 @@ struct Limits {
 // pe::ThreadPool, as the kernels' own); cached per size and thread count for the whole run.
 Limits limits_for(std::size_t bytes, int threads = 1);
 
-// Bytes per second of limits/read's load-only sum over exactly these buffers, one after another: the
-// median of repeated timings, taken now. A check's floor on the bytes it reads, not on a fresh buffer of
-// the same size: on this virtual machine eight 64 MiB buffers of one process read at 24 to 37 GB/s
-// (docs/speed.md, "Fourteenth round").
-double read_bytes_per_second_of(std::initializer_list<std::span<const std::byte>> buffers);
+// Seconds of `passes` passes of limits/read's load-only sum over exactly these buffers, one after another,
+// timed together: a check's floor on the bytes it reads, not on a fresh buffer of the same size (on this
+// virtual machine eight 64 MiB buffers of one process read at 24 to 37 GB/s: docs/speed.md, "Fourteenth
+// round").
+double read_seconds(std::span<const std::span<const std::byte>> buffers, std::size_t passes);
 
 // Registers limits/fill, limits/fill_stream, limits/copy, limits/copy_stream and limits/read
 // /<bytes>[/threads:N] as benchmarks of their own, for the record.
