@@ -30,10 +30,11 @@ class ScalingRule {
         rotating_pairs_(s.type == RopeScalingType::Proportional ? proportional_pairs(s, dim) : dim / 2) {
     if (s.type == RopeScalingType::Yarn) yarn_correction_range();
     attention_ = attention_of(s);
-    // The per-pair gains' constants, once (a gain's divisions at the reference's precision were most of
-    // a drawn config's table): the same operations on the same operands as in each gain, so the same bits.
-    const R one(1);
-    inv_factor_ = one / R(s.factor);
+    // The per-pair gains' constants, once, not divided again at the reference's precision for every pair of
+    // every drawn config: the same operations on the same operands as in each gain, so the same bits.
+    if (s.type == RopeScalingType::Linear || s.type == RopeScalingType::Yarn ||
+        s.type == RopeScalingType::Proportional)
+      inv_factor_ = R(1) / R(s.factor);
     if (s.type == RopeScalingType::Llama3) llama3_ = Llama3Terms(s);
   }
 
@@ -196,7 +197,7 @@ class ScalingRule {
   R attention_ = R(1);
   R low_ = R(0), high_ = R(0);
   R ramp_span_ = R(0);  // yarn_ramp's high − low
-  R inv_factor_{};  // 1 / factor
+  R inv_factor_{};      // 1 / factor (linear, YaRN, proportional)
   Llama3Terms llama3_;
 };
 
