@@ -62,9 +62,9 @@ void check_fp8_benchmark(benchmark::State& state, std::size_t tokens) {
     window.sample(state);
   }
   record_pace(state, pace_before);
-  const std::size_t bytes = x.size() * (sizeof(float) + 1);
   check_read_counters(state, x.size(), window);
-  heap_counters(state, bytes, [&r] { benchmark::DoNotOptimize(check::check_rope_fp8(r, check::Names())); });
+  heap_counters(state, window.bytes(),
+                [&r] { benchmark::DoNotOptimize(check::check_rope_fp8(r, check::Names())); });
 }
 
 // Scores [8, Q, K] of q [Q, 8, 64] and k [K, 8, 64] in float32 as an engine computes them (the dot product
@@ -124,9 +124,9 @@ void check_scores_benchmark(benchmark::State& state, check::ScoreEncoding encodi
     window.sample(state);
   }
   record_pace(state, pace_before);
-  const std::size_t bytes = (scores.size() + q.size() + k.size()) * sizeof(float);
   check_read_counters(state, scores.size(), window);
-  heap_counters(state, bytes, [&r] { benchmark::DoNotOptimize(check::check_scores(r, check::Names())); });
+  heap_counters(state, window.bytes(),
+                [&r] { benchmark::DoNotOptimize(check::check_scores(r, check::Names())); });
 }
 
 }  // namespace

@@ -110,7 +110,6 @@ Limits limits_for(std::size_t bytes, int threads) {
   l.stream_copy_bytes_per_second = rate(copy_stream_op);
   l.fill_streams = l.stream_fill_bytes_per_second > l.memset_bytes_per_second;
   l.copy_streams = l.stream_copy_bytes_per_second > l.memcpy_bytes_per_second;
-  l.read_bytes_per_second = rate(read_op);
   l.fill_bytes_per_second = std::max(l.memset_bytes_per_second, l.stream_fill_bytes_per_second);
   l.copy_bytes_per_second = std::max(l.memcpy_bytes_per_second, l.stream_copy_bytes_per_second);
   return cache[{bytes, threads}] = l;

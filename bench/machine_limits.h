@@ -1,7 +1,8 @@
 // The machine's own limits, measured in the same run: a store-only fill and a copy of n bytes, on
 // buffers touched beforehand, each both ways: the C library's memset/memcpy and streaming stores
-// (stream_stores.h); and a load-only read (a sum over the bytes), the floor of a reader such as `check`.
-// Each kernel benchmark reports the fraction it reaches of the faster fill and copy; a check, of the read.
+// (stream_stores.h). Each kernel benchmark reports the fraction it reaches of the faster fill and copy. A
+// load-only read (a sum over the bytes) is the floor of a reader such as `check`: a check benchmark times it
+// over its own buffers, inside its loop (read_seconds below; read_counters.h's ReadWindow).
 #pragma once
 
 #include <cstddef>
@@ -15,7 +16,6 @@ struct Limits {
   bool fill_streams = false, copy_streams = false;  // whether streaming stores were the faster
   double memset_bytes_per_second = 0, stream_fill_bytes_per_second = 0;
   double memcpy_bytes_per_second = 0, stream_copy_bytes_per_second = 0;
-  double read_bytes_per_second = 0;  // bytes loaded per second by a sum over them
 };
 
 // Median of repeated timings at this size, `threads` threads each writing its own slice (a
