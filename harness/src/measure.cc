@@ -218,10 +218,12 @@ Selection select_largest(std::span<const double> values, std::size_t k) {
 // Room for n more values past `used` (the buffer from large_vector.h's pool: its contents unspecified).
 void Measurement::Tail::room(std::size_t n, std::size_t cap) {
   if (used + n <= values.size()) return;
-  // Doubling up to what a compaction leaves room for: a part of a batch (Measurement::merge) set up with
-  // the whole's cap holds no more than it keeps.
-  const std::size_t grown = std::max({2 * values.size(), std::size_t{1024}, hint});
-  const std::size_t want = std::max(used + n, cap != 0 ? std::min(grown, 4 * cap + 1024) : grown);
+  // With a cap, at once what a compaction leaves room for (a part of a batch, Measurement::merge, set up
+  // with the whole's cap holds no more than it keeps): the pages a tail never writes are never touched
+  // (large_vector.h), and growing by copies cost a lumpy tail, whose presumed floor keeps more than its
+  // sample guessed, a copy of half a million values a check (the 128 MiB ALiBi one's). Without, doubling.
+  const std::size_t want =
+      std::max(used + n, cap != 0 ? 4 * cap + 1024 : std::max({2 * values.size(), std::size_t{1024}}));
   LargeVector larger = take_large(want);
   std::copy_n(values.begin(), used, larger.begin());
   recycle_large(std::move(values));
@@ -232,8 +234,7 @@ Measurement::Tail::Tail(const Tail& other)
     : values(other.values.begin(), other.values.begin() + static_cast<std::ptrdiff_t>(other.used)),
       used(other.used),
       floor(other.floor),
-      presumed(other.presumed),
-      hint(other.hint) {}
+      presumed(other.presumed) {}
 
 Measurement::Tail& Measurement::Tail::operator=(const Tail& other) {
   if (this != &other) {
@@ -353,21 +354,16 @@ void Measurement::presume_largest(const ElementRecord& e) {
     if (v < INFINITY) *bound = std::max(*bound, v);
 }
 
-void Measurement::presume_floors(std::int64_t position, double abs_floor, double ulp_floor, double share) {
+void Measurement::presume_floors(std::int64_t position, double abs_floor, double ulp_floor) {
   if (count_ != 0) throw std::logic_error("Measurement::presume_floors after the first add");
   if (bands_.empty()) return;
   Acc& a = band_of(position);
   const std::size_t cap = cap_of(a);
   if (cap == 0) return;  // the tails keep every value
-  // cap is the band's 1% (rank_from_top): a share of s keeps about s/1% of it. A quarter more covers the
-  // sample's misjudgement of a held floor (a few standard errors of a binomial 1% at 1024 values and up);
-  // beyond it the tail grows as before.
-  const double guess = 1.25 * share / 0.01 * static_cast<double>(cap);
   for (auto [t, v] : {std::pair{&a.abs, abs_floor}, std::pair{&a.ulp, ulp_floor}}) {
     if (!(v > t->presumed)) continue;
     t->presumed = v;
     t->floor = std::max(t->floor, v);
-    if (guess > 0 && guess < static_cast<double>(4 * cap)) t->hint = static_cast<std::size_t>(guess);
   }
 }
 
@@ -395,11 +391,11 @@ std::optional<PresumedFloors> presumed_floors_of(std::int64_t position, std::spa
                                                  std::span<double> ulp, double share) {
   if (abs.size() < kLeastPresumingSample) return std::nullopt;
   const double at = presumed_share(share, abs.size());
-  return PresumedFloors{position, presumed_level(abs, at), presumed_level(ulp, at), at};
+  return PresumedFloors{position, presumed_level(abs, at), presumed_level(ulp, at)};
 }
 
 void presume(Measurement& bands, std::span<const PresumedFloors> floors) {
-  for (const PresumedFloors& f : floors) bands.presume_floors(f.position, f.abs, f.ulp, f.share);
+  for (const PresumedFloors& f : floors) bands.presume_floors(f.position, f.abs, f.ulp);
 }
 
 bool Measurement::presumptions_held() const {
