@@ -50,7 +50,38 @@ console_units() {
     { echo "console in the wrong units:"; grep -iE 'nan|/s |DEBUG' <<<"$console" | cut -c1-300; bad=1; }
   return $bad
 }
+# The check benchmarks (issue 53; registered only where --variant names them) run once each, on their large
+# inputs: a correct kernel's check must pass there (the benchmark calls SkipWithError otherwise: a false
+# alarm), and each reports the fraction of the read limit it reached, sampled in its own loop (ReadWindow):
+# above 0, and at most 1 on one thread (a check reads each of its bytes at least once). Asserts no speed.
+check_benchmarks_run() {
+  local json; json=$(mktemp)
+  "$exe" --variant 'check/*' --benchmark_min_time=0.001 --benchmark_repetitions=1 --benchmark_format=json \
+    >"$json" 2>/dev/null || { echo "pe_bench --variant 'check/*' failed"; rm -f "$json"; return 1; }
+  /usr/bin/python3 - "$json" <<'PY'
+import json, sys
+rows = [b for b in json.load(open(sys.argv[1]))["benchmarks"] if b.get("run_type") == "iteration"]
+bad = []
+for b in rows:
+    name, rf = b["name"], b.get("read_fraction")
+    if b.get("error_occurred"):
+        bad.append(f"{name}: {b.get('error_message')}")
+    elif rf is None or not rf > 0 or (rf > 1 and "/threads:" not in name):
+        bad.append(f"{name}: read_fraction {rf}")
+names = {b["name"] for b in rows}
+for want in ("check/rope/f32/T4096/H32/D128", "check/rope/bf16/T4096/H32/D128", "check/rope/f16/T4096/H32/D128",
+             "check/sinusoidal/f32/L131072/d128", "check/alibi/f32/H32/Q1024/K1024/symmetric"):
+    if want not in names:
+        bad.append(f"{want}: not run")
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PY
+  local rc=$?
+  rm -f "$json"
+  return $rc
+}
 passed=0 failed=0
+if check_benchmarks_run; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 if console_units; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 if python_free_check; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 if [ -z "$cli" ]; then echo "no pe-suite given: the quick grid's coverage not checked"; failed=$((failed + 1))
