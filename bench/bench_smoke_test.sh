@@ -53,12 +53,14 @@ console_units() {
 # The check benchmarks (issue 53; registered only where --variant names them) run once each, on their large
 # inputs: a correct kernel's check must pass there (the benchmark calls SkipWithError otherwise: a false
 # alarm), and each reports the fraction of the read limit it reached, sampled in its own loop (ReadWindow):
-# above 0, and at most 1 on one thread (a check reads each of its bytes at least once). Asserts no speed.
+# above 0, and at most 1 on one thread (a check reads each of its bytes at least once). Every one of them
+# must have run. Asserts no speed.
+check_json=$(mktemp) check_err=$(mktemp)
+trap 'rm -f "$out" "$check_json" "$check_err"' EXIT
 check_benchmarks_run() {
-  local json; json=$(mktemp)
   "$exe" --variant 'check/*' --benchmark_min_time=0.001 --benchmark_repetitions=1 --benchmark_format=json \
-    >"$json" 2>/dev/null || { echo "pe_bench --variant 'check/*' failed"; rm -f "$json"; return 1; }
-  /usr/bin/python3 - "$json" <<'PY'
+    >"$check_json" 2>"$check_err" || { echo "pe_bench --variant 'check/*' failed:"; tail -5 "$check_err"; return 1; }
+  /usr/bin/python3 - "$check_json" <<'PY'
 import json, sys
 rows = [b for b in json.load(open(sys.argv[1]))["benchmarks"] if b.get("run_type") == "iteration"]
 bad = []
@@ -68,17 +70,20 @@ for b in rows:
         bad.append(f"{name}: {b.get('error_message')}")
     elif rf is None or not rf > 0 or (rf > 1 and "/threads:" not in name):
         bad.append(f"{name}: read_fraction {rf}")
-names = {b["name"] for b in rows}
-for want in ("check/rope/f32/T4096/H32/D128", "check/rope/bf16/T4096/H32/D128", "check/rope/f16/T4096/H32/D128",
-             "check/sinusoidal/f32/L131072/d128", "check/alibi/f32/H32/Q1024/K1024/symmetric"):
-    if want not in names:
+ran = {b["name"] for b in rows}
+for want in ["check/rope/f32/T4096/H32/D128", "check/rope/f32/T4096/H32/D128/threads:all/real_time",
+             "check/rope/bf16/T4096/H32/D128", "check/rope/f16/T4096/H32/D128", "check/rope/f32/T256/H32/D128",
+             "check/sinusoidal/f32/L131072/d128", "check/sinusoidal/grid/f32/64x64/d1024",
+             "check/sinusoidal/diffusers/f32/N1/d256", "check/sinusoidal/diffusers/f32/N1024/d1280",
+             "check/sinusoidal/diffusers/f32/N4096/d1280", "check/sinusoidal/diffusers/f32/N4096/d1280/scale1000",
+             "check/alibi/f32/H32/Q1024/K1024/symmetric", "check/fp8/e4m3fn/T1024/H32/D128",
+             "check/scores/rope/f32/H8/Q256/K1024/D64", "check/scores/alibi/f32/H8/Q256/K1024/D64"]:
+    if want not in ran:
         bad.append(f"{want}: not run")
-print("\n".join(bad))
+if bad:
+    print("\n".join(bad))
 sys.exit(1 if bad else 0)
 PY
-  local rc=$?
-  rm -f "$json"
-  return $rc
 }
 passed=0 failed=0
 if check_benchmarks_run; then passed=$((passed + 1)); else failed=$((failed + 1)); fi

@@ -8,7 +8,6 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
-#include <algorithm>
 #include <cstdint>
 
 #ifndef PE_ALIBI_ROWS_VECTOR_ONCE_
@@ -214,8 +213,8 @@ HWY_INLINE std::size_t ScreenGroup(AlibiScreen& r, const float* yp, const double
   return hn::CountTrue(d, hn::And(quiet, encoding));
 }
 
-// Keys [j, j + 2N) (a float vector of the doubles' width twice over; `valid` its lanes below n): 0 where all
-// lie within their quiet bounds, else 1 + the offset of the half (N keys) holding one outside.
+// Keys [j, j + 2N) (a float vector of the doubles' width twice over; `valid` the lanes that count): 0 where
+// all lie within their quiet bounds, else 1 + the offset of the half (N keys) holding one outside.
 template <class DF, class MF>
 HWY_INLINE std::size_t OutsideAt(const float* y, const float* lo, const float* hi, DF df, MF valid,
                                  bool masked) {
@@ -227,21 +226,22 @@ HWY_INLINE std::size_t OutsideAt(const float* y, const float* lo, const float* h
   return 1 + (first >= hn::Lanes(df) / 2 ? hn::Lanes(df) / 2 : 0);
 }
 
-// From key j on, 2N keys at a time while they lie within their quiet bounds; returns where that stops: the
-// first key of the half (N keys) holding one outside, or n. The last keys through masked loads, which read
-// nothing beyond n.
+// From key j on, 2N keys at a time while they lie within their quiet bounds (first those before y's next
+// vector boundary); returns where that stops: the first key of the half (N keys) holding one outside, or n.
+// The last keys through masked loads, which read nothing beyond n.
 HWY_INLINE std::size_t Bounded(const float* y, const float* lo, const float* hi, std::size_t j,
                                std::size_t n) {
   const hn::Repartition<float, D> df;
   const std::size_t N2 = hn::Lanes(df);
-  // The keys before y's next vector boundary first, masked: then each load of the row reads one cache line,
-  // where a row 16 bytes past one (as malloc places large blocks) would have every load read two (the 128 MiB
+  // The keys before y's next vector boundary first (a whole vector loaded, within n, the lanes past the
+  // boundary not counted): then each load of the row reads one cache line, where a row 16 bytes past a
+  // 64-byte boundary (as malloc places large blocks) would have every AVX-512 load read two (the 128 MiB
   // check on such a buffer, with and without this alternating in one process: 2.8% slower without).
-  if (const std::size_t skew = reinterpret_cast<std::uintptr_t>(y + j) / sizeof(float) % N2; skew != 0) {
-    const std::size_t a = std::min(N2 - skew, n - j);
-    if (const std::size_t at = OutsideAt(y + j, lo + j, hi + j, df, hn::FirstN(df, a), true))
+  if (const std::size_t skew = reinterpret_cast<std::uintptr_t>(y + j) / sizeof(float) % N2;
+      skew != 0 && j + N2 <= n) {
+    if (const std::size_t at = OutsideAt(y + j, lo + j, hi + j, df, hn::FirstN(df, N2 - skew), false))
       return j + at - 1;
-    j += a;
+    j += N2 - skew;
   }
   for (; j + N2 <= n; j += N2) {
     hwy::Prefetch(y + j + 512);  // 2 KiB ahead: the rows follow one another in memory

@@ -811,7 +811,7 @@ void presume(EstimateSample sample, double share, Measurement& bands) {
   const auto edges = band_edges();
   for (std::size_t b = 0; b < sample.abs.size(); ++b)
     if (const auto f = presumed_floors_of(edges[b], sample.abs[b], sample.ulp[b], share))
-      bands.presume_floors(f->position, f->abs, f->ulp);
+      bands.presume_floors(f->position, f->abs, f->ulp, f->share);
 }
 
 }  // namespace

@@ -422,7 +422,7 @@ void TableScreened::presume(double share) {
     const auto f = presumed_floors_of(edges[k], abs[k], ulp[k], share);
     if (!f) continue;
     presumed_[k] = 1, reserved_[k] = 0;
-    bands_.presume_floors(f->position, f->abs, f->ulp);
+    bands_.presume_floors(f->position, f->abs, f->ulp);  // its room its own (reserved_)
   }
 }
 

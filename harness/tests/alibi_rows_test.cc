@@ -6,12 +6,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <map>
 #include <random>
 #include <span>
 #include <tuple>
+#include <vector>
 
 #include "pe/harness/alibi_rows_vector.h"
 #include "pe/harness/measure_alibi.h"
@@ -394,6 +396,75 @@ TEST(AlibiScreened, QuietBoundsHoldOnlyQuietUnkeptOutputsOnEveryTarget) {
               use_alibi_target(0);
             }
   EXPECT_GT(bounded, tried / 4);  // the bounds are not empty where nothing forbids them
+}
+
+// The screen given quiet bounds measures what it measures without them, wherever the outputs start
+// against a vector boundary (the bounded loop takes the keys before y's next one first) and with a key
+// outside its bounds planted before that boundary, on it or after it, in runs shorter than a vector too:
+// the same loud keys, in order, the same counts and the same values kept for the tails.
+TEST(AlibiScreened, QuietBoundsChangeNothingAtEveryAlignment) {
+  std::vector<double> s;
+  for (int i = -100; i < 100; ++i) s.push_back(i);
+  std::size_t bounded = 0, planted_loud_or_kept = 0;
+  for (const double floor : {double{INFINITY}, 0.3}) {
+    const AlibiScreen bars{.slope_hi = 0.8408964152537145,
+                           .slope_lo = 3.1e-17,
+                           .budget_slope = 0x1p-21,
+                           .floor_lo = 1e-30,
+                           .floor_hi = 2e-30,
+                           .ratio_bar = 0.4,
+                           .tally = INFINITY,
+                           .max_abs = 1e-4,
+                           .max_ulp = 3.0,
+                           .abs_floor = floor * 1e-7,
+                           .ulp_floor = floor};
+    for (std::size_t t = 0; t < alibi_targets().size(); ++t) {
+      SCOPED_TRACE(::testing::Message() << alibi_targets()[t].name << ", floors " << floor);
+      use_alibi_target(t);
+      std::vector<float> lo(s.size()), hi(s.size());
+      alibi_quiet_bounds(bars, s.data(), s.size(), lo.data(), hi.data());
+      std::vector<float> inside(s.size());
+      for (std::size_t i = 0; i < s.size(); ++i)  // within the bounds (alternate ends), or the rounded bias
+        inside[i] = std::isnan(lo[i]) ? static_cast<float>(bars.slope_hi * s[i]) : i % 2 == 0 ? lo[i] : hi[i];
+      std::vector<float> storage(s.size() + 64);
+      const std::size_t to_boundary = (64 - reinterpret_cast<std::uintptr_t>(storage.data()) % 64) % 64 / 4;
+      for (std::size_t offset = 0; offset < 32; ++offset)
+        for (const std::size_t n : {std::size_t{5}, std::size_t{16}, std::size_t{37}, s.size()})
+          for (const std::size_t planted :
+               {SIZE_MAX, std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{7}, std::size_t{8},
+                std::size_t{9}, std::size_t{15}, std::size_t{16}, std::size_t{17}, std::size_t{30}}) {
+            if (planted != SIZE_MAX && (planted >= n || std::isnan(hi[planted]))) continue;
+            SCOPED_TRACE(::testing::Message()
+                         << "offset " << offset << ", n " << n << ", planted " << planted);
+            float* y = storage.data() + to_boundary + offset;
+            std::copy_n(inside.begin(), n, y);
+            if (planted != SIZE_MAX) y[planted] = std::nextafter(hi[planted], INFINITY);
+            const auto run = [&](bool with_bounds) {
+              AlibiScreen r = bars;
+              r.y = y, r.keys = s.data(), r.multiplier = AlibiScreen::Multiplier::Key;
+              if (with_bounds) r.quiet_lo = lo.data(), r.quiet_hi = hi.data();
+              std::vector<std::uint32_t> loud(n);
+              std::vector<double> abs_tail(n + AlibiLanes::kLanes), ulp_tail(abs_tail.size());
+              r.loud = loud.data(), r.abs_tail = abs_tail.data(), r.ulp_tail = ulp_tail.data();
+              alibi_screen(r, n);
+              loud.resize(r.loud_count), abs_tail.resize(r.abs_kept), ulp_tail.resize(r.ulp_kept);
+              return std::tuple{r, loud, abs_tail, ulp_tail};
+            };
+            const auto [with, loud_with, abs_with, ulp_with] = run(true);
+            const auto [without, loud_without, abs_without, ulp_without] = run(false);
+            EXPECT_EQ(loud_with, loud_without);
+            EXPECT_EQ(with.quiet_encoding, without.quiet_encoding);
+            EXPECT_EQ(abs_with, abs_without);
+            EXPECT_EQ(ulp_with, ulp_without);
+            bounded += with.bounded;
+            if (planted != SIZE_MAX && (with.loud_count + with.abs_kept + with.ulp_kept) != 0)
+              ++planted_loud_or_kept;
+          }
+    }
+    use_alibi_target(0);
+  }
+  EXPECT_GT(bounded, 0u);               // the bounds took keys
+  EXPECT_GT(planted_loud_or_kept, 0u);  // and keys outside them were screened
 }
 
 // measure_alibi_screened with `tuning` into a Measurement, and the records its sinks met, in order.

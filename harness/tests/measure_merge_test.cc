@@ -94,7 +94,8 @@ TEST(MeasurementMerge, PartsPresumingOneFloorAreJudgedWhole) {
        {std::tuple{5 * 0x1p-20, 5 * 0.25, true}, std::tuple{5 * 0x1p-20, 7 * 0.25, false}}) {
     const auto presumed = [&] {
       Measurement m = set_up(all);
-      for (const std::int64_t position : {0, 1000, 10000}) m.presume_floors(position, abs_floor, ulp_floor);
+      for (const std::int64_t position : {0, 1000, 10000})
+        m.presume_floors(position, abs_floor, ulp_floor, 0.02);
       return m;
     };
     Measurement whole = presumed();

@@ -244,8 +244,10 @@ class Measurement {
   // A guess (from a sample) of a level that more than 1% of the band of `position`'s elements exceed, per
   // tail: values at or below it are dropped as a compaction drops those below the floor, from now on (after
   // expect(), before the first add). Whether the guess held, and so the percentiles are the ones without
-  // it, is known once every element is in: presumptions_held().
-  void presume_floors(std::int64_t position, double abs_floor, double ulp_floor);
+  // it, is known once every element is in: presumptions_held(). `share`, where known: the part of the
+  // band's expected elements the floors are guessed to keep (the tails take room for twice that at once
+  // instead of growing to it by doubling).
+  void presume_floors(std::int64_t position, double abs_floor, double ulp_floor, double share = 0);
   // Lower bounds of the largest error, ulp error and ratio of the band of e's position: e, one of the
   // pass's elements in that band, measured exactly ahead (a screen's pick from a sample,
   // measure_sinusoidal_screened's). The screen's bars for them (screen_room's max_abs, max_ulp, ratio_bar)
@@ -300,6 +302,7 @@ class Measurement {
     ~Tail();
     double floor = -INFINITY;     // values at or below it can no longer be among the `cap` largest
     double presumed = -INFINITY;  // presume_floors(): part of `floor` that the end must confirm
+    std::size_t hint = 0;         // presume_floors(): room for this many taken at once
     std::span<const double> kept() const { return {values.data(), used}; }
     void room(std::size_t n, std::size_t cap);
     void push(double v, std::size_t cap) {
@@ -495,10 +498,10 @@ struct ScreenedSinks {
 bool measure_rope_screened(const RopeParams& params, const RopeBatch& batch, Values x, Values y,
                            const Budget& budget, Measurement& bands, const ScreenedSinks& sinks,
                            const Sample& sample = {}, std::span<const double> real = {});
-// A guess of one band's floors (Measurement::presume_floors): the level a share of a sample's values exceed.
+// A guess of one band's floors (Measurement::presume_floors): the level `share` of a sample's values exceed.
 struct PresumedFloors {
   std::int64_t position = 0;  // the band's first
-  double abs = -INFINITY, ulp = -INFINITY;
+  double abs = -INFINITY, ulp = -INFINITY, share = 0;
 };
 // For measure_rope_screened over `sample.rows` (every token when empty): per band with at least 1024 values
 // in the sample, the level that presumed_share(share, size) of the screen's own estimates exceed, the sample
