@@ -333,6 +333,25 @@ TEST(AlibiScreened, KeysInOrderWithGaps) {
   }
 }
 
+// The screen's slope, budget and bars for the quiet bounds' tests: the slope of 2^-1/4 (two doubles), or 1/2
+// (exact); a contract-like budget, 2^-21·|V|.
+AlibiScreen test_bars(bool exact_slope, bool reach, double max_ulp, double abs_floor, double ulp_floor,
+                      double tally) {
+  return {.slope_hi = exact_slope ? 0.5 : 0.8408964152537145,
+          .slope_lo = exact_slope ? 0.0 : 3.1e-17,
+          .exact_slope = exact_slope,
+          .budget_slope = 0x1p-21,
+          .floor_lo = 1e-30,
+          .floor_hi = 2e-30,
+          .ratio_bar = 0.4,
+          .tally = tally,
+          .max_abs = 1e-4,
+          .max_ulp = max_ulp,
+          .abs_floor = abs_floor,
+          .ulp_floor = ulp_floor,
+          .check_reach = reach};
+}
+
 TEST(AlibiScreened, QuietBoundsHoldOnlyQuietUnkeptOutputsOnEveryTarget) {
   // Multipliers about 0, across float32 binades and far out; bars and floors in combinations where each
   // binds.
@@ -349,20 +368,7 @@ TEST(AlibiScreened, QuietBoundsHoldOnlyQuietUnkeptOutputsOnEveryTarget) {
               SCOPED_TRACE(::testing::Message()
                            << "exact " << exact_slope << " reach " << reach << " max_ulp " << max_ulp
                            << " floors " << abs_floor << ", " << ulp_floor << " tally " << tally);
-              // The slopes of 2^-1/4 (two doubles) and of 1/2; a contract-like budget, 2^-21·|V|.
-              const AlibiScreen bars{.slope_hi = exact_slope ? 0.5 : 0.8408964152537145,
-                                     .slope_lo = exact_slope ? 0.0 : 3.1e-17,
-                                     .exact_slope = exact_slope,
-                                     .budget_slope = 0x1p-21,
-                                     .floor_lo = 1e-30,
-                                     .floor_hi = 2e-30,
-                                     .ratio_bar = 0.4,
-                                     .tally = tally,
-                                     .max_abs = 1e-4,
-                                     .max_ulp = max_ulp,
-                                     .abs_floor = abs_floor,
-                                     .ulp_floor = ulp_floor,
-                                     .check_reach = reach};
+              const AlibiScreen bars = test_bars(exact_slope, reach, max_ulp, abs_floor, ulp_floor, tally);
               for (std::size_t t = 0; t < alibi_targets().size(); ++t) {
                 SCOPED_TRACE(alibi_targets()[t].name);
                 use_alibi_target(t);  // the bounds the target builds, for its screen
@@ -407,17 +413,7 @@ TEST(AlibiScreened, QuietBoundsChangeNothingAtEveryAlignment) {
   for (int i = -100; i < 100; ++i) s.push_back(i);
   std::size_t bounded = 0, planted_loud_or_kept = 0;
   for (const double floor : {double{INFINITY}, 0.3}) {
-    const AlibiScreen bars{.slope_hi = 0.8408964152537145,
-                           .slope_lo = 3.1e-17,
-                           .budget_slope = 0x1p-21,
-                           .floor_lo = 1e-30,
-                           .floor_hi = 2e-30,
-                           .ratio_bar = 0.4,
-                           .tally = INFINITY,
-                           .max_abs = 1e-4,
-                           .max_ulp = 3.0,
-                           .abs_floor = floor * 1e-7,
-                           .ulp_floor = floor};
+    const AlibiScreen bars = test_bars(false, false, 3.0, floor * 1e-7, floor, INFINITY);
     for (std::size_t t = 0; t < alibi_targets().size(); ++t) {
       SCOPED_TRACE(::testing::Message() << alibi_targets()[t].name << ", floors " << floor);
       use_alibi_target(t);
