@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "check_benchmarks.h"
-#include "pace.h"
 #include "pe/check/check.h"
 #include "pe/harness/instance.h"
 #include "pe/harness/measure_alibi.h"
@@ -31,19 +30,12 @@ void check_alibi_benchmark(benchmark::State& state, std::size_t queries, std::si
   check::AlibiRequest r;
   r.table = {{}, {static_cast<std::size_t>(heads), queries, keys}, DType::F32, "bias", bias.data()};
   r.spec.form = AlibiForm::Symmetric;
-  const double pace_before = pace_ns();
   const std::size_t reruns = harness::alibi_screen_reruns();
-  ReadWindow window({std::as_bytes(std::span<const float>(bias))});
-  for (auto _ : state) {
-    const check::Report report = check::check_alibi(r, check::Names());
-    if (!report.passed) state.SkipWithError("the check failed a correct kernel");
-    benchmark::DoNotOptimize(report.text.data());
-    window.sample(state);
-  }
-  record_pace(state, pace_before);
+  check_loop(
+      state, bias.size(), {std::as_bytes(std::span<const float>(bias))},
+      [&r] { return check::check_alibi(r, check::Names()); }, must_pass);
   // Passes measured twice because a presumed floor of the percentiles' tails did not hold (0 expected).
   state.counters["reruns"] = static_cast<double>(harness::alibi_screen_reruns() - reruns);
-  check_read_counters(state, bias.size(), window);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "machine_limits.h"
@@ -70,19 +71,12 @@ void check_rope_benchmark(benchmark::State& state, std::size_t tokens, DType dty
   Batch b(tokens, true, dtype);
   check::RopeRequest r = b.request();
   r.threads = threads;
-  const double pace_before = pace_ns();
   const std::size_t reruns = harness::rope_screen_reruns();
-  ReadWindow window({b.x_bytes(), b.y_bytes()});
-  for (auto _ : state) {
-    const check::Report report = check::check_rope(r, check::Names());
-    if (!report.passed) state.SkipWithError("the check failed a correct kernel");
-    benchmark::DoNotOptimize(report.text.data());
-    window.sample(state);
-  }
-  record_pace(state, pace_before);
+  check_loop(
+      state, b.x.size(), {b.x_bytes(), b.y_bytes()}, [&r] { return check::check_rope(r, check::Names()); },
+      must_pass);
   // Passes measured twice because a presumed floor of the percentiles' tails did not hold (0 expected).
   state.counters["reruns"] = static_cast<double>(harness::rope_screen_reruns() - reruns);
-  check_read_counters(state, b.x.size(), window);
 }
 
 // A [L, 128] float32 table of sinusoidal.scalar_f32 (a correct kernel) at positions 0..L-1, checked.
@@ -97,18 +91,11 @@ void check_sinusoidal_benchmark(benchmark::State& state, std::size_t rows) {
   r.table = {{}, {rows, dim}, DType::F32, "table", table.data()};
   r.positions.values = positions;
   r.spec.layout = Layout::Interleaved;
-  const double pace_before = pace_ns();
   const std::size_t reruns = harness::sinusoidal_screen_reruns();
-  ReadWindow window({std::as_bytes(std::span<const float>(table))});
-  for (auto _ : state) {
-    const check::Report report = check::check_sinusoidal(r, check::Names());
-    if (!report.passed) state.SkipWithError("the check failed a correct kernel");
-    benchmark::DoNotOptimize(report.text.data());
-    window.sample(state);
-  }
-  record_pace(state, pace_before);
+  check_loop(
+      state, table.size(), {std::as_bytes(std::span<const float>(table))},
+      [&r] { return check::check_sinusoidal(r, check::Names()); }, must_pass);
   state.counters["reruns"] = static_cast<double>(harness::sinusoidal_screen_reruns() - reruns);
-  check_read_counters(state, table.size(), window);
 }
 
 // Llama-3 (factor 8, low 1, high 4) with original_max_position 2048 where the check is given 8192 (issue
@@ -126,17 +113,14 @@ void diagnose_rope_benchmark(benchmark::State& state) {
   r.spec.scaling.method = RopeScalingType::Llama3;
   r.spec.scaling.factor = 8;
   r.spec.scaling.original_max_position = 8192;
-  const double pace_before = pace_ns();
-  ReadWindow window({b.x_bytes(), b.y_bytes()});
-  for (auto _ : state) {
-    const check::Report report = check::check_rope(r, check::Names());
-    if (report.passed || report.text.find("original_max_position 2048 (given 8192)") == std::string::npos)
-      state.SkipWithError("the diagnosis did not name the kernel's original_max_position");
-    benchmark::DoNotOptimize(report.text.data());
-    window.sample(state);
-  }
-  record_pace(state, pace_before);
-  check_read_counters(state, b.x.size(), window);
+  check_loop(
+      state, b.x.size(), {b.x_bytes(), b.y_bytes()}, [&r] { return check::check_rope(r, check::Names()); },
+      [](const check::Report& report) {
+        const bool named = !report.passed &&
+                           report.text.find("original_max_position 2048 (given 8192)") != std::string::npos;
+        return named ? std::string()
+                     : std::string("the diagnosis did not name the kernel's original_max_position");
+      });
 }
 
 void reference_rope_benchmark(benchmark::State& state, std::size_t tokens) {

@@ -5,11 +5,11 @@
 #include <cmath>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "alloc_counter.h"
 #include "check_benchmarks.h"
-#include "pace.h"
 #include "pe/check/fp8.h"
 #include "pe/check/golden.h"
 #include "pe/check/scores.h"
@@ -52,17 +52,10 @@ void check_fp8_benchmark(benchmark::State& state, std::size_t tokens) {
   r.codes_name = std::string{"y"};
   r.scale = {0.5};
   r.rope.threads = 1;  // issue 53's measure: one thread
-  const double pace_before = pace_ns();
-  ReadWindow window(
-      {std::as_bytes(std::span<const float>(x)), std::as_bytes(std::span<const std::uint8_t>(codes))});
-  for (auto _ : state) {
-    const check::Report report = check::check_rope_fp8(r, check::Names());
-    if (!report.passed) state.SkipWithError("the check failed a correct kernel");
-    benchmark::DoNotOptimize(report.text.data());
-    window.sample(state);
-  }
-  record_pace(state, pace_before);
-  check_read_counters(state, x.size(), window);
+  const ReadWindow window = check_loop(
+      state, x.size(),
+      {std::as_bytes(std::span<const float>(x)), std::as_bytes(std::span<const std::uint8_t>(codes))},
+      [&r] { return check::check_rope_fp8(r, check::Names()); }, must_pass);
   heap_counters(state, window.bytes(),
                 [&r] { benchmark::DoNotOptimize(check::check_rope_fp8(r, check::Names())); });
 }
@@ -114,17 +107,14 @@ void check_scores_benchmark(benchmark::State& state, check::ScoreEncoding encodi
   r.k = {{}, {nk, heads, d}, DType::F32, "k", k.data()};
   r.encoding = encoding;
   r.alibi.form = AlibiForm::Causal;
-  const double pace_before = pace_ns();
-  ReadWindow window({std::as_bytes(std::span<const float>(scores)), std::as_bytes(std::span<const float>(q)),
-                     std::as_bytes(std::span<const float>(k))});
-  for (auto _ : state) {
-    const check::Report report = check::check_scores(r, check::Names());
-    if (!report.passed) state.SkipWithError(("the check failed a correct kernel: " + report.text).c_str());
-    benchmark::DoNotOptimize(report.text.data());
-    window.sample(state);
-  }
-  record_pace(state, pace_before);
-  check_read_counters(state, scores.size(), window);
+  const ReadWindow window = check_loop(
+      state, scores.size(),
+      {std::as_bytes(std::span<const float>(scores)), std::as_bytes(std::span<const float>(q)),
+       std::as_bytes(std::span<const float>(k))},
+      [&r] { return check::check_scores(r, check::Names()); },
+      [](const check::Report& report) {
+        return report.passed ? std::string() : "the check failed a correct kernel: " + report.text;
+      });
   heap_counters(state, window.bytes(),
                 [&r] { benchmark::DoNotOptimize(check::check_scores(r, check::Names())); });
 }

@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "check_benchmarks.h"
-#include "pace.h"
 #include "pe/check/check.h"
 #include "pe/harness/sinusoidal_rows.h"
 #include "pe/pe.h"
@@ -43,16 +42,9 @@ std::vector<float> diffusers_timestep_table(const SinusoidalParams& params,
 // the read limit of the table itself.
 void run_table_check(benchmark::State& state, const check::SinusoidalRequest& r,
                      std::span<const float> table) {
-  const double pace_before = pace_ns();
-  ReadWindow window({std::as_bytes(table)});
-  for (auto _ : state) {
-    const check::Report report = check::check_sinusoidal(r, check::Names());
-    if (!report.passed) state.SkipWithError("the check failed a correct table");
-    benchmark::DoNotOptimize(report.text.data());
-    window.sample(state);
-  }
-  record_pace(state, pace_before);
-  check_read_counters(state, table.size(), window);
+  check_loop(
+      state, table.size(), {std::as_bytes(table)},
+      [&r] { return check::check_sinusoidal(r, check::Names()); }, must_pass);
 }
 
 // `rows` fractional timesteps spread over [0, 1000) (a sampler's, DPM-Solver's), as float32 tensors hold

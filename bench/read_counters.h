@@ -9,7 +9,11 @@
 #include <cstddef>
 #include <initializer_list>
 #include <span>
+#include <string>
 #include <vector>
+
+#include "grid.h"
+#include "pace.h"
 
 namespace pe::bench {
 
@@ -48,5 +52,30 @@ class ReadWindow {
 };
 
 void check_read_counters(benchmark::State& state, std::size_t elements, const ReadWindow& window);
+
+// A check benchmark's loop: check() each iteration (a check::Report), the benchmark failed with
+// failure(report) where that is not empty; the window over `read` sampled after each iteration; then the
+// pace (grid.h's record_pace) and check_read_counters over `elements`. Returns the window (its bytes).
+template <class Check, class Failure>
+ReadWindow check_loop(benchmark::State& state, std::size_t elements,
+                      std::initializer_list<std::span<const std::byte>> read, const Check& check,
+                      const Failure& failure) {
+  const double pace_before = pace_ns();
+  ReadWindow window(read);
+  for (auto _ : state) {
+    const auto report = check();
+    if (const std::string why = failure(report); !why.empty()) state.SkipWithError(why.c_str());
+    benchmark::DoNotOptimize(report.text.data());
+    window.sample(state);
+  }
+  record_pace(state, pace_before);
+  check_read_counters(state, elements, window);
+  return window;
+}
+
+// check_loop's failure where the data is a correct kernel's: the check must pass.
+inline constexpr auto must_pass = [](const auto& report) {
+  return report.passed ? std::string() : std::string("the check failed a correct kernel");
+};
 
 }  // namespace pe::bench
