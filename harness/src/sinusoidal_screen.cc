@@ -322,14 +322,29 @@ HWY_INLINE void GroupOfTwoRows(const char* y, std::size_t y_stride, std::size_t 
   Screen<kLast>(ys1, yc1, s1, c1, k, valid, row, c, flags + stride, kept);
 }
 
+// The lines of the rows a step ahead (TableRowsOf), into L1, a few with each group of pairs: the misses
+// spread over the step's work. All of a step's lines at its start filled the miss buffers, and the pipeline
+// waited on them: a fifth to a quarter of the kernel's samples on the instruction after the prefetches,
+// whichever cache they filled.
+struct Ahead {
+  const char *next = nullptr, *end = nullptr;
+  std::size_t lines = 0;  // each group's
+  HWY_INLINE void Group() {
+    for (std::size_t l = 0; l < lines && next < end; ++l, next += 64) __builtin_prefetch(next, 0, 3);
+  }
+  HWY_INLINE void Rest() {
+    for (; next < end; next += 64) __builtin_prefetch(next, 0, 3);
+  }
+};
+
 // One row's pairs, whole vectors, then the last one's lanes.
 template <ScreenType kType, bool kRotate>
 HWY_INLINE void RowOf(const void* y, std::size_t n, const ScreenChannels& channels, const TableScreenRow& at,
-                      const Consts& c, double* flags, Kept& kept) {
+                      const Consts& c, double* flags, Kept& kept, Ahead& ahead) {
   const D d;
   const std::size_t N = hn::Lanes(d);
   std::size_t k = 0;
-  for (; k + N <= n; k += N)
+  for (; k + N <= n; k += N, ahead.Group())
     Group<kType, kRotate, false>(y, k, hn::FirstN(d, N), channels, at, c, flags, kept);
   if (k < n) Group<kType, kRotate, true>(y, k, hn::FirstN(d, n - k), channels, at, c, flags, kept);
 }
@@ -338,18 +353,21 @@ HWY_INLINE void RowOf(const void* y, std::size_t n, const ScreenChannels& channe
 template <ScreenType kType>
 HWY_INLINE void TwoRowsOf(const char* y, std::size_t y_stride, std::size_t n, const ScreenChannels& channels,
                           const TableScreenRow& at, const Consts& c, double* flags, std::size_t stride,
-                          Kept& kept) {
+                          Kept& kept, Ahead& ahead) {
   const D d;
   const std::size_t N = hn::Lanes(d);
   std::size_t k = 0;
-  for (; k + N <= n; k += N)
+  for (; k + N <= n; k += N, ahead.Group())
     GroupOfTwoRows<kType, false>(y, y_stride, k, hn::FirstN(d, N), channels, at, c, flags, stride, kept);
   if (k < n)
     GroupOfTwoRows<kType, true>(y, y_stride, k, hn::FirstN(d, n - k), channels, at, c, flags, stride, kept);
 }
 
-// Rows the kernel prefetches ahead of the one it reads (8 and 32 measured the same, L1's prefetch and L2's).
-constexpr std::size_t kAhead = 16;
+// How far ahead of the rows it reads the kernel prefetches (whole rows, at least a step's two). Alternating
+// within one process on 131072 rows of 128 float32: 3 KiB (six rows) about 1% faster than 2 and 4 KiB, 4-5%
+// faster than 1 and 8 KiB. With the prefetches spread (Ahead) and into L1, the check ran 10% faster than with
+// each step's 16 rows on prefetched at its start into L2 (prefetcht2).
+constexpr std::size_t kAheadBytes = 3072;
 
 // Up to row.rows rows, one set of constants: the first rotated or not (row.rotate), each later one rotated,
 // two at a time where two remain (TwoRowsOf); it stops after a step (one row or two) that holds a loud
@@ -367,24 +385,26 @@ HWY_NOINLINE void TableRowsOf(const void* y, std::size_t n, const ScreenChannels
   double* flags = res.flags;
   Kept kept{res.abs_tail, res.ulp_tail};
   const auto* p = static_cast<const char*>(y);
+  const std::size_t ahead_rows = at.y_stride == 0 ? 0 : std::max<std::size_t>(2, kAheadBytes / at.y_stride);
+  const std::size_t groups = std::max<std::size_t>(1, n / hn::Lanes(D()));  // whole vectors (Group's calls)
   std::size_t i = 0;
   while (i < at.rows) {
     const std::size_t step = i + 2 <= at.rows && (i != 0 || at.rotate) ? 2 : 1;
-    // The rows kAhead on: a long call's rows stream in ahead of it. Into the outer caches (locality 1:
-    // prefetcht2 on x86): into L1 (prefetcht0), a profile of the check found a quarter of the kernel's time
-    // waiting on the prefetches themselves, and the check ran 8-10% slower (0.63-0.65 against 0.56-0.62 ns
-    // an element, twelve alternations); RoPE's and ALiBi's screens, prefetching closer ahead, ran slower with
-    // it and keep L1.
-    for (std::size_t t = i + kAhead; t < std::min(i + kAhead + step, at.table_rows); ++t)
-      for (std::size_t b = 0; b < at.y_stride; b += 64)
-        __builtin_prefetch(p + (t - i) * at.y_stride + b, 0, 1);
-    if (step == 2) {
-      TwoRowsOf<kType>(p, at.y_stride, n, channels, at, c, flags, stride, kept);
-    } else if (i == 0 && !at.rotate) {
-      RowOf<kType, false>(p, n, channels, at, c, flags, kept);
-    } else {
-      RowOf<kType, true>(p, n, channels, at, c, flags, kept);
+    // The step's rows ahead_rows on (within the table): a long call's rows stream in ahead of it.
+    Ahead ahead;
+    if (ahead_rows != 0 && i + ahead_rows < at.table_rows) {
+      ahead.next = p + ahead_rows * at.y_stride;
+      ahead.end = p + (std::min(i + ahead_rows + step, at.table_rows) - i) * at.y_stride;
+      ahead.lines = (static_cast<std::size_t>(ahead.end - ahead.next) / 64 + groups - 1) / groups;
     }
+    if (step == 2) {
+      TwoRowsOf<kType>(p, at.y_stride, n, channels, at, c, flags, stride, kept, ahead);
+    } else if (i == 0 && !at.rotate) {
+      RowOf<kType, false>(p, n, channels, at, c, flags, kept, ahead);
+    } else {
+      RowOf<kType, true>(p, n, channels, at, c, flags, kept, ahead);
+    }
+    ahead.Rest();
     i += step, p += step * at.y_stride, flags += step * stride;
     if (kept.loud != 0) break;  // measured exactly before the next step: the bars may rise
   }
