@@ -8,6 +8,7 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #ifndef PE_ALIBI_ROWS_VECTOR_ONCE_
@@ -158,10 +159,18 @@ struct ScreenConsts {
 
 #include "keep_lanes-inl.h"  // IWYU pragma: keep
 
+// Where a run's screen writes next: its loud keys' offsets and the tails' values (locals, not the
+// AlibiScreen's counts: a compressing store may alias any memory as far as the compiler knows, and would
+// have each count reloaded and stored again around it).
+struct Cursor {
+  std::uint32_t* loud;
+  double *abs, *ulp;
+};
+
 // Keys [j, j + N) of the run, the lanes of `valid` (all but in the last group); returns the quiet lanes'
 // encoding count (|e| > 0).
 template <AlibiScreen::Multiplier kForm, bool kReach>
-HWY_INLINE std::size_t ScreenGroup(AlibiScreen& r, const float* yp, const double* kp, std::size_t j, M valid,
+HWY_INLINE std::size_t ScreenGroup(Cursor& out, const float* yp, const double* kp, std::size_t j, M valid,
                                    const ScreenConsts& c) {
   const D d;
   const hn::Rebind<float, D> df;
@@ -196,7 +205,7 @@ HWY_INLINE std::size_t ScreenGroup(AlibiScreen& r, const float* yp, const double
     std::uint8_t bits[8] = {};
     hn::StoreMaskBits(d, loud, bits);
     for (std::size_t i = 0; i < hn::Lanes(d); ++i)
-      if ((bits[i / 8] >> (i % 8)) & 1) r.loud[r.loud_count++] = static_cast<std::uint32_t>(j + i);
+      if ((bits[i / 8] >> (i % 8)) & 1) *out.loud++ = static_cast<std::uint32_t>(j + i);
   }
 #if HWY_ARCH_X86
   const V estimate = hn::Min(err, c.huge);  // x86's min gives its second operand for a NaN
@@ -207,51 +216,84 @@ HWY_INLINE std::size_t ScreenGroup(AlibiScreen& r, const float* yp, const double
   const M a = hn::And(quiet, hn::Gt(estimate, c.abs_floor)),
           u = hn::And(quiet, hn::Gt(ulp_estimate, c.ulp_floor));
   if (HWY_UNLIKELY(!hn::AllFalse(d, hn::Or(a, u)))) {
-    r.abs_kept += Keep(estimate, a, r.abs_tail + r.abs_kept);
-    r.ulp_kept += Keep(ulp_estimate, u, r.ulp_tail + r.ulp_kept);
+    out.abs += Keep(estimate, a, out.abs);
+    out.ulp += Keep(ulp_estimate, u, out.ulp);
   }
   return hn::CountTrue(d, hn::And(quiet, encoding));
 }
 
-// Keys [j, j + 2N) (a float vector of the doubles' width twice over; `valid` the lanes that count): 0 where
-// all lie within their quiet bounds, else 1 + the offset of the half (N keys) holding one outside.
+// Keys [j, j + 2N) (a float vector of the doubles' width twice over) against their quiet bounds: the lanes
+// of `valid` outside them (masked: loads that read nothing beyond the valid lanes).
 template <class DF, class MF>
-HWY_INLINE std::size_t OutsideAt(const float* y, const float* lo, const float* hi, DF df, MF valid,
-                                 bool masked) {
+HWY_INLINE MF Outside(const float* y, const float* lo, const float* hi, DF df, MF valid, bool masked) {
   const auto load = [&](const float* p) { return masked ? hn::MaskedLoad(valid, df, p) : hn::LoadU(df, p); };
   const auto v = load(y);
-  const auto in = hn::And(hn::Ge(v, load(lo)), hn::Le(v, load(hi)));
-  if (hn::AllTrue(df, hn::Or(in, hn::Not(valid)))) return 0;
-  const auto first = static_cast<std::size_t>(hn::FindFirstTrue(df, hn::AndNot(in, valid)));
-  return 1 + (first >= hn::Lanes(df) / 2 ? hn::Lanes(df) / 2 : 0);
+  return hn::AndNot(hn::And(hn::Ge(v, load(lo)), hn::Le(v, load(hi))), valid);
 }
 
-// From key j on, 2N keys at a time while they lie within their quiet bounds (first those before y's next
-// vector boundary); returns where that stops: the first key of the half (N keys) holding one outside, or n.
-// The last keys through masked loads, which read nothing beyond n.
-HWY_INLINE std::size_t Bounded(const float* y, const float* lo, const float* hi, std::size_t j,
-                               std::size_t n) {
+// A run's screen, its keys' groups (N keys) screened by ScreenGroup: the quiet encoding ones counted, and
+// the keys screened (the others lay within their quiet bounds).
+template <AlibiScreen::Multiplier kForm, bool kReach>
+struct RunScreen {
+  const AlibiScreen& r;
+  const ScreenConsts& c;
+  std::size_t n, encoding = 0, screened = 0;
+  Cursor out{r.loud, r.abs_tail, r.ulp_tail};
+
+  // Keys [at, at + count), count <= N: the group's lanes past them not counted; through a padded copy
+  // where the run ends within the group (nothing read beyond n).
+  HWY_INLINE void Group(std::size_t at, std::size_t count) {
+    const D d;
+    screened += count;
+    if (at + hn::Lanes(d) <= n) {
+      encoding += ScreenGroup<kForm, kReach>(out, r.y + at, r.keys + at, at, hn::FirstN(d, count), c);
+      return;
+    }
+    float py[AlibiLanes::kLanes] = {};
+    double pk[AlibiLanes::kLanes] = {};
+    for (std::size_t i = 0; i < count; ++i) py[i] = r.y[at + i], pk[i] = r.keys[at + i];
+    encoding += ScreenGroup<kForm, kReach>(out, py, pk, at, hn::FirstN(d, count), c);
+  }
+
+  // Keys [at, at + count), count <= 2N, with `outside` the lanes outside their quiet bounds: each half (N
+  // keys) that holds one screened whole.
+  template <class DF, class MF>
+  HWY_INLINE void Halves(DF df, std::size_t at, MF outside, std::size_t count) {
+    const std::size_t N = hn::Lanes(D());
+    const MF first = hn::FirstN(df, N);
+    if (!hn::AllFalse(df, hn::And(outside, first))) Group(at, std::min(N, count));
+    if (count > N && !hn::AllFalse(df, hn::AndNot(first, outside))) Group(at + N, count - N);
+  }
+};
+
+// The keys with quiet bounds, a float vector (2N keys) at a time, from y's vector boundary on: first the
+// keys before it (a whole vector loaded, within n, the lanes past the boundary not counted), so that each
+// later load of the row reads one cache line, where a row 16 bytes past a 64-byte boundary (as malloc places
+// large blocks) would have every AVX-512 load read two (the 128 MiB check on such a buffer, with and without
+// this alternating in one process: 2.8% slower without). A vector whose keys all lie within their bounds
+// costs a test; one holding a key outside has its halves that hold one screened in place, and the vectors go
+// on from the next boundary. The last keys through masked loads, which read nothing beyond n.
+template <AlibiScreen::Multiplier kForm, bool kReach>
+HWY_INLINE void BoundedRun(RunScreen<kForm, kReach>& s, const float* y, const float* lo, const float* hi,
+                           std::size_t n) {
   const hn::Repartition<float, D> df;
   const std::size_t N2 = hn::Lanes(df);
-  // The keys before y's next vector boundary first (a whole vector loaded, within n, the lanes past the
-  // boundary not counted): then each load of the row reads one cache line, where a row 16 bytes past a
-  // 64-byte boundary (as malloc places large blocks) would have every AVX-512 load read two (the 128 MiB
-  // check on such a buffer, with and without this alternating in one process: 2.8% slower without).
-  if (const std::size_t skew = reinterpret_cast<std::uintptr_t>(y + j) / sizeof(float) % N2;
-      skew != 0 && j + N2 <= n) {
-    if (const std::size_t at = OutsideAt(y + j, lo + j, hi + j, df, hn::FirstN(df, N2 - skew), false))
-      return j + at - 1;
-    j += N2 - skew;
+  std::size_t j = 0;
+  if (const std::size_t skew = reinterpret_cast<std::uintptr_t>(y) / sizeof(float) % N2;
+      skew != 0 && N2 <= n) {
+    j = N2 - skew;
+    const auto outside = Outside(y, lo, hi, df, hn::FirstN(df, j), false);
+    if (!hn::AllFalse(df, outside)) s.Halves(df, 0, outside, j);
   }
   for (; j + N2 <= n; j += N2) {
     hwy::Prefetch(y + j + 512);  // 2 KiB ahead: the rows follow one another in memory
-    if (const std::size_t at = OutsideAt(y + j, lo + j, hi + j, df, hn::FirstN(df, N2), false))
-      return j + at - 1;
+    const auto outside = Outside(y + j, lo + j, hi + j, df, hn::FirstN(df, N2), false);
+    if (HWY_UNLIKELY(!hn::AllFalse(df, outside))) s.Halves(df, j, outside, N2);
   }
-  if (j < n)
-    if (const std::size_t at = OutsideAt(y + j, lo + j, hi + j, df, hn::FirstN(df, n - j), true))
-      return j + at - 1;
-  return n;
+  if (j < n) {
+    const auto outside = Outside(y + j, lo + j, hi + j, df, hn::FirstN(df, n - j), true);
+    if (!hn::AllFalse(df, outside)) s.Halves(df, j, outside, n - j);
+  }
 }
 
 template <AlibiScreen::Multiplier kForm, bool kReach>
@@ -259,27 +301,17 @@ HWY_NOINLINE void ScreenRunOf(AlibiScreen& r, std::size_t n) {
   const D d;
   const std::size_t N = hn::Lanes(d);
   const ScreenConsts c(r);
-  r.loud_count = r.quiet_encoding = r.abs_kept = r.ulp_kept = r.bounded = 0;
-  const float *y = r.y, *lo = r.quiet_lo, *hi = r.quiet_hi;
-  std::size_t j = 0, encoding = 0, bounded = 0;
-  while (j + N <= n) {
-    if (lo != nullptr) {
-      const std::size_t to = Bounded(y, lo, hi, j, n);
-      bounded += to - j;
-      j = to;
-      if (j + N > n) break;
-    }
-    encoding += ScreenGroup<kForm, kReach>(r, y + j, r.keys + j, j, hn::FirstN(d, N), c);
-    j += N;
+  RunScreen<kForm, kReach> s{r, c, n};
+  if (r.quiet_lo != nullptr) {
+    BoundedRun(s, r.y, r.quiet_lo, r.quiet_hi, n);
+  } else {
+    for (std::size_t j = 0; j < n; j += N) s.Group(j, std::min(N, n - j));
   }
-  r.bounded = bounded;
-  if (j < n) {  // the last keys through a padded copy: nothing read beyond n
-    float py[AlibiLanes::kLanes] = {};
-    double pk[AlibiLanes::kLanes] = {};
-    for (std::size_t i = 0; i < n - j; ++i) py[i] = y[j + i], pk[i] = r.keys[j + i];
-    encoding += ScreenGroup<kForm, kReach>(r, py, pk, j, hn::FirstN(d, n - j), c);
-  }
-  r.quiet_encoding = encoding + bounded;
+  r.loud_count = static_cast<std::size_t>(s.out.loud - r.loud);
+  r.abs_kept = static_cast<std::size_t>(s.out.abs - r.abs_tail);
+  r.ulp_kept = static_cast<std::size_t>(s.out.ulp - r.ulp_tail);
+  r.bounded = n - s.screened;
+  r.quiet_encoding = s.encoding + r.bounded;
 }
 
 template <AlibiScreen::Multiplier kForm>
