@@ -166,8 +166,8 @@ struct Cursor {
   double *abs, *ulp;
 };
 
-// Keys [j, j + N) of the run, the lanes of `valid` (all but in the last group); returns the quiet lanes'
-// encoding count (|e| > 0).
+// Keys [j, j + N) of the run, the lanes of `valid` (the keys of a run's first or last group may be fewer);
+// returns the quiet lanes' encoding count (|e| > 0).
 template <AlibiScreen::Multiplier kForm, bool kReach>
 HWY_INLINE std::size_t ScreenGroup(Cursor& out, const float* yp, const double* kp, std::size_t j, M valid,
                                    const ScreenConsts& c) {
@@ -222,7 +222,8 @@ HWY_INLINE std::size_t ScreenGroup(Cursor& out, const float* yp, const double* k
 }
 
 // Keys [j, j + 2N) (a float vector of the doubles' width twice over) against their quiet bounds: the lanes
-// of `valid` outside them (masked: loads that read nothing beyond the valid lanes).
+// of `valid` outside them (masked: loads that read nothing beyond the valid lanes on x86; Highway 1.0.3's
+// MaskedLoad reads the whole vector on NEON).
 template <class DF, class MF>
 HWY_INLINE MF Outside(const float* y, const float* lo, const float* hi, DF df, MF valid, bool masked) {
   const auto load = [&](const float* p) { return masked ? hn::MaskedLoad(valid, df, p) : hn::LoadU(df, p); };
@@ -234,10 +235,12 @@ HWY_INLINE MF Outside(const float* y, const float* lo, const float* hi, DF df, M
 // the keys screened (the others lay within their quiet bounds).
 template <AlibiScreen::Multiplier kForm, bool kReach>
 struct RunScreen {
-  const AlibiScreen& r;
   const ScreenConsts& c;
-  std::size_t n, encoding = 0, screened = 0;
-  Cursor out{r.loud, r.abs_tail, r.ulp_tail};
+  const float* y;
+  const double* keys;
+  std::size_t n;
+  Cursor out;
+  std::size_t encoding = 0, screened = 0;
 
   // Keys [at, at + count), count <= N: the group's lanes past them not counted; through a padded copy
   // where the run ends within the group (nothing read beyond n).
@@ -245,12 +248,12 @@ struct RunScreen {
     const D d;
     screened += count;
     if (at + hn::Lanes(d) <= n) {
-      encoding += ScreenGroup<kForm, kReach>(out, r.y + at, r.keys + at, at, hn::FirstN(d, count), c);
+      encoding += ScreenGroup<kForm, kReach>(out, y + at, keys + at, at, hn::FirstN(d, count), c);
       return;
     }
     float py[AlibiLanes::kLanes] = {};
     double pk[AlibiLanes::kLanes] = {};
-    for (std::size_t i = 0; i < count; ++i) py[i] = r.y[at + i], pk[i] = r.keys[at + i];
+    for (std::size_t i = 0; i < count; ++i) py[i] = y[at + i], pk[i] = keys[at + i];
     encoding += ScreenGroup<kForm, kReach>(out, py, pk, at, hn::FirstN(d, count), c);
   }
 
@@ -271,7 +274,7 @@ struct RunScreen {
 // large blocks) would have every AVX-512 load read two (the 128 MiB check on such a buffer, with and without
 // this alternating in one process: 2.8% slower without). A vector whose keys all lie within their bounds
 // costs a test; one holding a key outside has its halves that hold one screened in place, and the vectors go
-// on from the next boundary. The last keys through masked loads, which read nothing beyond n.
+// on from the next boundary. The last keys through masked loads (Outside).
 template <AlibiScreen::Multiplier kForm, bool kReach>
 HWY_INLINE void BoundedRun(RunScreen<kForm, kReach>& s, const float* y, const float* lo, const float* hi,
                            std::size_t n) {
@@ -284,8 +287,9 @@ HWY_INLINE void BoundedRun(RunScreen<kForm, kReach>& s, const float* y, const fl
     const auto outside = Outside(y, lo, hi, df, hn::FirstN(df, j), false);
     if (!hn::AllFalse(df, outside)) s.Halves(df, 0, outside, j);
   }
-  // No software prefetch: the hardware's follows the rows, one stream. 2 KiB ahead into L1 (prefetcht0) ran
-  // 3.4-4.7% slower, alternating within one process (six medians); into L2 (prefetcht1) 15% slower.
+  // No software prefetch: the hardware's follows the outputs, row after row (the bounds' tables stay in the
+  // cache). 2 KiB ahead into L1 (prefetcht0) ran 3.4-4.7% slower, alternating within one process (six
+  // medians; a wash before the halves were screened in place, where prefetcht1 was 15% slower).
   for (; j + N2 <= n; j += N2) {
     const auto outside = Outside(y + j, lo + j, hi + j, df, hn::FirstN(df, N2), false);
     if (HWY_UNLIKELY(!hn::AllFalse(df, outside))) s.Halves(df, j, outside, N2);
@@ -301,8 +305,8 @@ HWY_NOINLINE void ScreenRunOf(AlibiScreen& r, std::size_t n) {
   const D d;
   const std::size_t N = hn::Lanes(d);
   const ScreenConsts c(r);
-  RunScreen<kForm, kReach> s{r, c, n};
-  if (r.quiet_lo != nullptr) {
+  RunScreen<kForm, kReach> s{c, r.y, r.keys, n, {r.loud, r.abs_tail, r.ulp_tail}};
+  if (r.quiet_lo != nullptr && n >= N) {  // (fewer keys than a group: the padded copy, no bounds read)
     BoundedRun(s, r.y, r.quiet_lo, r.quiet_hi, n);
   } else {
     for (std::size_t j = 0; j < n; j += N) s.Group(j, std::min(N, n - j));

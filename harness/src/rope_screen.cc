@@ -31,6 +31,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "spread_prefetch.h"
 #include "target_list.h"
 #endif
 
@@ -223,33 +224,17 @@ HWY_INLINE void Group(const void* x, const void* y, std::size_t k, M valid, cons
   res.ulp_kept += Keep(j1.ulp_estimate, u1, res.ulp_tail + res.ulp_kept);
 }
 
-// The lines of a row ahead (ScreenRows), of x and y alike, a few with each group of pairs: the misses spread
-// over the row's work. All of them at the row's start (16 lines of float32 x and y at 128 channels) filled
-// the miss buffers, and the check ran 4-7% slower (alternating in one process; sinusoidal_screen.cc's table
-// alike).
-struct Ahead {
-  const char *x = nullptr, *y = nullptr;
-  std::size_t lines = 0, per_group = 0;
-  HWY_INLINE void Group() {
-    for (std::size_t l = 0; l < per_group && lines != 0; ++l, --lines, x += 64, y += 64)
-      hwy::Prefetch(x), hwy::Prefetch(y);
-  }
-  HWY_INLINE void Rest() {
-    for (; lines != 0; --lines, x += 64, y += 64) hwy::Prefetch(x), hwy::Prefetch(y);
-  }
-};
-
 // One row at x and y: its counts and flags in `res`, its estimates at res's tails (abs_kept, ulp_kept).
 template <ScreenType kType, bool kReach, bool kAttention>
 HWY_INLINE void RowOf(const void* x, const void* y, std::size_t n, const ScreenChannels& in,
                       const ScreenChannels& out, const ScreenToken& tk, const Consts& c, ScreenResult& res,
-                      Ahead& ahead) {
+                      detail::SpreadPrefetch& ahead) {
   const D d;
   const std::size_t N = hn::Lanes(d);
   Counts counts{hn::Zero(d), hn::Zero(d), c.huge, 0};
   res.abs_kept = res.ulp_kept = 0;
   std::size_t k = 0;
-  for (; k + N <= n; k += N, ahead.Group())
+  for (; k + N <= n; k += N, ahead.group())
     Group<kType, false, kReach, kAttention>(x, y, k, hn::FirstN(d, N), in, out, tk, c, res, counts);
   // The last group reads past n within the row's extent: the caller pads a copy of a row whose last vector
   // would pass its end, and reads in place only the rows whose padding lies inside them.
@@ -277,14 +262,14 @@ HWY_NOINLINE void ScreenRowsOf(const void* x, const void* y, std::size_t n, cons
   const auto* yr = static_cast<const char*>(y);
   const std::size_t groups = std::max<std::size_t>(1, n / hn::Lanes(D()));  // whole vectors (Group's calls)
   for (std::size_t r = 0;; ++r, xr += step, yr += step) {
-    Ahead ahead;
-    if (r < rows.ahead_rows) {  // the row `ahead` on, on its way from memory
-      ahead.x = xr + rows.ahead * kSize<kType>, ahead.y = yr + rows.ahead * kSize<kType>;
-      ahead.lines = (rows.ahead_bytes + 63) / 64;
-      ahead.per_group = (ahead.lines + groups - 1) / groups;
-    }
+    // The row `ahead` on, on its way from memory, spread over this row's groups (all at its start: 4-7%
+    // slower, alternating within one process).
+    detail::SpreadPrefetch ahead;
+    if (r < rows.ahead_rows)
+      ahead = detail::SpreadPrefetch(xr + rows.ahead * kSize<kType>, yr + rows.ahead * kSize<kType>,
+                                     rows.ahead_bytes, groups, false);
     RowOf<kType, kReach, kAttention>(xr, yr, n, ci, co, t, c, res, ahead);
-    ahead.Rest();
+    ahead.rest();
     if (res.loud != 0 || r + 1 >= rows.rows) break;
     res.before.rows += 1, res.before.quiet_encoding += res.quiet_encoding;
     res.before.abs_kept += res.abs_kept, res.before.ulp_kept += res.ulp_kept;

@@ -31,6 +31,7 @@
 #include <cfloat>
 #include <cmath>
 
+#include "spread_prefetch.h"
 #include "target_list.h"
 
 namespace pe::harness::detail {
@@ -322,29 +323,14 @@ HWY_INLINE void GroupOfTwoRows(const char* y, std::size_t y_stride, std::size_t 
   Screen<kLast>(ys1, yc1, s1, c1, k, valid, row, c, flags + stride, kept);
 }
 
-// The lines of the rows a step ahead (TableRowsOf), into L1, a few with each group of pairs: the misses
-// spread over the step's work. All of a step's lines at its start filled the miss buffers, and the pipeline
-// waited on them: a fifth to a quarter of the kernel's samples on the instruction after the prefetches,
-// whichever cache they filled.
-struct Ahead {
-  const char *next = nullptr, *end = nullptr;
-  std::size_t lines = 0;  // each group's
-  HWY_INLINE void Group() {
-    for (std::size_t l = 0; l < lines && next < end; ++l, next += 64) __builtin_prefetch(next, 0, 3);
-  }
-  HWY_INLINE void Rest() {
-    for (; next < end; next += 64) __builtin_prefetch(next, 0, 3);
-  }
-};
-
 // One row's pairs, whole vectors, then the last one's lanes.
 template <ScreenType kType, bool kRotate>
 HWY_INLINE void RowOf(const void* y, std::size_t n, const ScreenChannels& channels, const TableScreenRow& at,
-                      const Consts& c, double* flags, Kept& kept, Ahead& ahead) {
+                      const Consts& c, double* flags, Kept& kept, detail::SpreadPrefetch& ahead) {
   const D d;
   const std::size_t N = hn::Lanes(d);
   std::size_t k = 0;
-  for (; k + N <= n; k += N, ahead.Group())
+  for (; k + N <= n; k += N, ahead.group())
     Group<kType, kRotate, false>(y, k, hn::FirstN(d, N), channels, at, c, flags, kept);
   if (k < n) Group<kType, kRotate, true>(y, k, hn::FirstN(d, n - k), channels, at, c, flags, kept);
 }
@@ -353,11 +339,11 @@ HWY_INLINE void RowOf(const void* y, std::size_t n, const ScreenChannels& channe
 template <ScreenType kType>
 HWY_INLINE void TwoRowsOf(const char* y, std::size_t y_stride, std::size_t n, const ScreenChannels& channels,
                           const TableScreenRow& at, const Consts& c, double* flags, std::size_t stride,
-                          Kept& kept, Ahead& ahead) {
+                          Kept& kept, detail::SpreadPrefetch& ahead) {
   const D d;
   const std::size_t N = hn::Lanes(d);
   std::size_t k = 0;
-  for (; k + N <= n; k += N, ahead.Group())
+  for (; k + N <= n; k += N, ahead.group())
     GroupOfTwoRows<kType, false>(y, y_stride, k, hn::FirstN(d, N), channels, at, c, flags, stride, kept);
   if (k < n)
     GroupOfTwoRows<kType, true>(y, y_stride, k, hn::FirstN(d, n - k), channels, at, c, flags, stride, kept);
@@ -365,9 +351,10 @@ HWY_INLINE void TwoRowsOf(const char* y, std::size_t y_stride, std::size_t n, co
 
 // How far ahead of the rows it reads the kernel prefetches (whole rows, at least a step's two). Alternating
 // within one process on 131072 rows of 128 float32: 3 KiB (six rows) about 1% faster than 2 and 4 KiB, 4-5%
-// faster than 1 and 8 KiB. With the prefetches spread (Ahead) and into L1, the check ran 10% faster than with
-// each step's 16 rows on prefetched at its start into L2 (prefetcht2).
-constexpr std::size_t kAheadBytes = 3072;
+// faster than 1 and 8 KiB. With the prefetches spread (SpreadPrefetch) and into L1, the check ran 6-10%
+// faster than with each step's 16 rows on prefetched at its start into L2 (prefetcht2). Rows wider than
+// kWideRow still go to L2: two rows read and two asked for would not stay in L1 (32 KiB here).
+constexpr std::size_t kAheadBytes = 3072, kWideRow = 4096;
 
 // Up to row.rows rows, one set of constants: the first rotated or not (row.rotate), each later one rotated,
 // two at a time where two remain (TwoRowsOf); it stops after a step (one row or two) that holds a loud
@@ -391,11 +378,11 @@ HWY_NOINLINE void TableRowsOf(const void* y, std::size_t n, const ScreenChannels
   while (i < at.rows) {
     const std::size_t step = i + 2 <= at.rows && (i != 0 || at.rotate) ? 2 : 1;
     // The step's rows ahead_rows on (within the table): a long call's rows stream in ahead of it.
-    Ahead ahead;
+    detail::SpreadPrefetch ahead;
     if (ahead_rows != 0 && i + ahead_rows < at.table_rows) {
-      ahead.next = p + ahead_rows * at.y_stride;
-      ahead.end = p + (std::min(i + ahead_rows + step, at.table_rows) - i) * at.y_stride;
-      ahead.lines = (static_cast<std::size_t>(ahead.end - ahead.next) / 64 + groups - 1) / groups;
+      const std::size_t rows = std::min(i + ahead_rows + step, at.table_rows) - (i + ahead_rows);
+      ahead = detail::SpreadPrefetch(p + ahead_rows * at.y_stride, nullptr, rows * at.y_stride, groups,
+                                     at.y_stride > kWideRow);
     }
     if (step == 2) {
       TwoRowsOf<kType>(p, at.y_stride, n, channels, at, c, flags, stride, kept, ahead);
@@ -404,7 +391,7 @@ HWY_NOINLINE void TableRowsOf(const void* y, std::size_t n, const ScreenChannels
     } else {
       RowOf<kType, true>(p, n, channels, at, c, flags, kept, ahead);
     }
-    ahead.Rest();
+    ahead.rest();
     i += step, p += step * at.y_stride, flags += step * stride;
     if (kept.loud != 0) break;  // measured exactly before the next step: the bars may rise
   }

@@ -406,8 +406,9 @@ TEST(AlibiScreened, QuietBoundsHoldOnlyQuietUnkeptOutputsOnEveryTarget) {
 
 // The screen given quiet bounds measures what it measures without them, wherever the outputs start
 // against a vector boundary (the bounded loop takes the keys before y's next one first) and with a key
-// outside its bounds planted before that boundary, on it or after it, in runs shorter than a vector too:
-// the same loud keys, in order, the same counts and the same values kept for the tails.
+// outside its bounds planted before that boundary, on it or after it, alone or with others 4 and 8 keys on
+// (both halves of a vector then hold one: AVX2's 4 doubles a half, AVX-512's 8), in runs shorter than a
+// vector too: the same loud keys, in order, the same counts and the same values kept for the tails.
 TEST(AlibiScreened, QuietBoundsChangeNothingAtEveryAlignment) {
   std::vector<double> s;
   for (int i = -100; i < 100; ++i) s.push_back(i);
@@ -428,34 +429,39 @@ TEST(AlibiScreened, QuietBoundsChangeNothingAtEveryAlignment) {
         for (const std::size_t n : {std::size_t{5}, std::size_t{16}, std::size_t{37}, s.size()})
           for (const std::size_t planted :
                {SIZE_MAX, std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{7}, std::size_t{8},
-                std::size_t{9}, std::size_t{15}, std::size_t{16}, std::size_t{17}, std::size_t{30}}) {
-            if (planted != SIZE_MAX && (planted >= n || std::isnan(hi[planted]))) continue;
-            SCOPED_TRACE(::testing::Message()
-                         << "offset " << offset << ", n " << n << ", planted " << planted);
-            float* y = storage.data() + to_boundary + offset;
-            std::copy_n(inside.begin(), n, y);
-            if (planted != SIZE_MAX) y[planted] = std::nextafter(hi[planted], INFINITY);
-            const auto run = [&](bool with_bounds) {
-              AlibiScreen r = bars;
-              r.y = y, r.keys = s.data(), r.multiplier = AlibiScreen::Multiplier::Key;
-              if (with_bounds) r.quiet_lo = lo.data(), r.quiet_hi = hi.data();
-              std::vector<std::uint32_t> loud(n);
-              std::vector<double> abs_tail(n + AlibiLanes::kLanes), ulp_tail(abs_tail.size());
-              r.loud = loud.data(), r.abs_tail = abs_tail.data(), r.ulp_tail = ulp_tail.data();
-              alibi_screen(r, n);
-              loud.resize(r.loud_count), abs_tail.resize(r.abs_kept), ulp_tail.resize(r.ulp_kept);
-              return std::tuple{r, loud, abs_tail, ulp_tail};
-            };
-            const auto [with, loud_with, abs_with, ulp_with] = run(true);
-            const auto [without, loud_without, abs_without, ulp_without] = run(false);
-            EXPECT_EQ(loud_with, loud_without);
-            EXPECT_EQ(with.quiet_encoding, without.quiet_encoding);
-            EXPECT_EQ(abs_with, abs_without);
-            EXPECT_EQ(ulp_with, ulp_without);
-            bounded += with.bounded;
-            if (planted != SIZE_MAX && (with.loud_count + with.abs_kept + with.ulp_kept) != 0)
-              ++planted_loud_or_kept;
-          }
+                std::size_t{9}, std::size_t{15}, std::size_t{16}, std::size_t{17}, std::size_t{30}})
+            for (const bool others : {false, true}) {
+              if (planted != SIZE_MAX && (planted >= n || std::isnan(hi[planted]))) continue;
+              if (others && planted == SIZE_MAX) continue;
+              SCOPED_TRACE(::testing::Message() << "offset " << offset << ", n " << n << ", planted "
+                                                << planted << ", others " << others);
+              float* y = storage.data() + to_boundary + offset;
+              std::copy_n(inside.begin(), n, y);
+              if (planted != SIZE_MAX) y[planted] = std::nextafter(hi[planted], INFINITY);
+              for (const std::size_t on : {std::size_t{4}, std::size_t{8}})
+                if (others && planted + on < n && !std::isnan(hi[planted + on]))
+                  y[planted + on] = std::nextafter(hi[planted + on], INFINITY);
+              const auto run = [&](bool with_bounds) {
+                AlibiScreen r = bars;
+                r.y = y, r.keys = s.data(), r.multiplier = AlibiScreen::Multiplier::Key;
+                if (with_bounds) r.quiet_lo = lo.data(), r.quiet_hi = hi.data();
+                std::vector<std::uint32_t> loud(n);
+                std::vector<double> abs_tail(n + AlibiLanes::kLanes), ulp_tail(abs_tail.size());
+                r.loud = loud.data(), r.abs_tail = abs_tail.data(), r.ulp_tail = ulp_tail.data();
+                alibi_screen(r, n);
+                loud.resize(r.loud_count), abs_tail.resize(r.abs_kept), ulp_tail.resize(r.ulp_kept);
+                return std::tuple{r, loud, abs_tail, ulp_tail};
+              };
+              const auto [with, loud_with, abs_with, ulp_with] = run(true);
+              const auto [without, loud_without, abs_without, ulp_without] = run(false);
+              EXPECT_EQ(loud_with, loud_without);
+              EXPECT_EQ(with.quiet_encoding, without.quiet_encoding);
+              EXPECT_EQ(abs_with, abs_without);
+              EXPECT_EQ(ulp_with, ulp_without);
+              bounded += with.bounded;
+              if (planted != SIZE_MAX && (with.loud_count + with.abs_kept + with.ulp_kept) != 0)
+                ++planted_loud_or_kept;
+            }
     }
     use_alibi_target(0);
   }

@@ -359,7 +359,7 @@ TEST(SinusoidalScreen, KernelJudgesAnElementWithinTwoRadiiAboveAPowerOfTwoInTheB
 // remain, one otherwise, and the first row alone where it is not rotated (its e the stored one). Rows of 8
 // pairs of doubles, each e a quarter turn from the last ((sin ω, cos ω) = (1, 0): (s, c) to (c, −s), exact),
 // so the e stored back tells how many rows the kernel rotated through; the rows it did not take keep flags
-// 0. The table holds 40 rows, so the kernel prefetches rows 16 on ahead of those it reads.
+// 0. The table holds 40 rows, so the kernel prefetches rows ahead of those it reads (within the 40).
 TEST(SinusoidalScreen, AKernelCallStopsAfterItsFirstLoudStep) {
   constexpr std::size_t n = 8, table_rows = 40, none = SIZE_MAX;
   const auto turned = [](std::size_t k) {  // (s, c) after k quarter turns from (0.75, 0.25)

@@ -77,7 +77,7 @@ struct AlibiScreen {
   std::uint32_t* loud = nullptr;
   double *abs_tail = nullptr, *ulp_tail = nullptr;
   std::size_t loud_count = 0, quiet_encoding = 0, abs_kept = 0, ulp_kept = 0;
-  std::size_t bounded = 0;  // keys found within their quiet bounds
+  std::size_t bounded = 0;  // keys not screened: each lay within its quiet bounds (not all such keys)
 };
 void alibi_screen(AlibiScreen& run, std::size_t n);
 
