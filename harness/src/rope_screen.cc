@@ -261,13 +261,14 @@ HWY_NOINLINE void ScreenRowsOf(const void* x, const void* y, std::size_t n, cons
   const auto* xr = static_cast<const char*>(x);
   const auto* yr = static_cast<const char*>(y);
   const std::size_t groups = std::max<std::size_t>(1, n / hn::Lanes(D()));  // whole vectors (Group's calls)
+  const std::size_t per_group = detail::SpreadPrefetch::per_group(rows.ahead_bytes, groups);
   for (std::size_t r = 0;; ++r, xr += step, yr += step) {
     // The row `ahead` on, on its way from memory, spread over this row's groups (all at its start: 4-7%
     // slower, alternating within one process).
     detail::SpreadPrefetch ahead;
     if (r < rows.ahead_rows)
       ahead = detail::SpreadPrefetch(xr + rows.ahead * kSize<kType>, yr + rows.ahead * kSize<kType>,
-                                     rows.ahead_bytes, groups, false);
+                                     rows.ahead_bytes, per_group, false);
     RowOf<kType, kReach, kAttention>(xr, yr, n, ci, co, t, c, res, ahead);
     ahead.rest();
     if (res.loud != 0 || r + 1 >= rows.rows) break;

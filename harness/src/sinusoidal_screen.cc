@@ -374,6 +374,8 @@ HWY_NOINLINE void TableRowsOf(const void* y, std::size_t n, const ScreenChannels
   const auto* p = static_cast<const char*>(y);
   const std::size_t ahead_rows = at.y_stride == 0 ? 0 : std::max<std::size_t>(2, kAheadBytes / at.y_stride);
   const std::size_t groups = std::max<std::size_t>(1, n / hn::Lanes(D()));  // whole vectors (Group's calls)
+  const std::size_t per_group[2] = {detail::SpreadPrefetch::per_group(at.y_stride, groups),
+                                    detail::SpreadPrefetch::per_group(2 * at.y_stride, groups)};
   std::size_t i = 0;
   while (i < at.rows) {
     const std::size_t step = i + 2 <= at.rows && (i != 0 || at.rotate) ? 2 : 1;
@@ -381,8 +383,8 @@ HWY_NOINLINE void TableRowsOf(const void* y, std::size_t n, const ScreenChannels
     detail::SpreadPrefetch ahead;
     if (ahead_rows != 0 && i + ahead_rows < at.table_rows) {
       const std::size_t rows = std::min(i + ahead_rows + step, at.table_rows) - (i + ahead_rows);
-      ahead = detail::SpreadPrefetch(p + ahead_rows * at.y_stride, nullptr, rows * at.y_stride, groups,
-                                     at.y_stride > kWideRow);
+      ahead = detail::SpreadPrefetch(p + ahead_rows * at.y_stride, nullptr, rows * at.y_stride,
+                                     per_group[rows - 1], at.y_stride > kWideRow);
     }
     if (step == 2) {
       TwoRowsOf<kType>(p, at.y_stride, n, channels, at, c, flags, stride, kept, ahead);

@@ -10,11 +10,16 @@
 namespace pe::harness::detail {
 
 struct SpreadPrefetch {
+  // The bytes each group() asks for, for `bytes` over `groups` calls (a division: taken once a kernel call,
+  // not once a row).
+  static std::size_t per_group(std::size_t bytes, std::size_t groups) {
+    return (bytes / 64 + groups - 1) / groups * 64;
+  }
   SpreadPrefetch() = default;
-  // [0, bytes) of `a`, and of `b` at the same offsets where it is not null, over `groups` calls of group();
-  // into L2 where `outer` (else L1).
-  SpreadPrefetch(const char* a, const char* b, std::size_t bytes, std::size_t groups, bool outer)
-      : at_{a, b}, bytes_(bytes), per_group_((bytes / 64 + groups - 1) / groups * 64), outer_(outer) {}
+  // [0, bytes) of `a`, and of `b` at the same offsets where it is not null, `per_group` bytes a group()
+  // (per_group() above), the rest at rest(); into L2 where `outer` (else L1).
+  SpreadPrefetch(const char* a, const char* b, std::size_t bytes, std::size_t per_group, bool outer)
+      : at_{a, b}, bytes_(bytes), per_group_(per_group), outer_(outer) {}
   void group() { ask(std::min(bytes_, done_ + per_group_)); }
   void rest() { ask(bytes_); }
 
