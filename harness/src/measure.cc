@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "pe/harness/kth_largest.h"
 #include "pe/harness/large_vector.h"
 #include "pe/ref/fast_trig.h"
 #include "pe/ref/fma_clones.h"
@@ -215,6 +216,10 @@ Selection select_largest(std::span<const double> values, std::size_t k) {
 
 }  // namespace
 
+double kth_largest_by_histogram(std::span<const double> values, std::size_t k) {
+  return select_largest(values, k).kth;
+}
+
 // Room for n more values past `used` (the buffer from large_vector.h's pool: its contents unspecified).
 void Measurement::Tail::room(std::size_t n, std::size_t cap) {
   if (used + n <= values.size()) return;
@@ -327,15 +332,7 @@ double Measurement::Tail::p99(std::size_t samples) const {
   if (samples == 0) return 0;
   const std::size_t k = rank_from_top(samples);
   if (k > used) return NAN;  // a presumed floor that did not hold (presumptions_held)
-  // A few thousand values: nth_element on a copy beats the histogram's fixed cost (2^16 counters zeroed and
-  // scanned, about 0.1 ms: most of a small check's time).
-  if (const auto v = kept(); v.size() <= 4096 && k <= v.size()) {
-    std::vector<double> copy(v.begin(), v.end());
-    const auto at = copy.end() - static_cast<std::ptrdiff_t>(k);
-    std::nth_element(copy.begin(), at, copy.end());
-    return *at;
-  }
-  return select_largest(kept(), k).kth;
+  return kth_largest(kept(), k);
 }
 
 // Every kept value lies above `presumed`: with k of them kept, the k-th largest does, and every value
@@ -383,10 +380,10 @@ double presumed_share(double share, std::size_t size) {
 double presumed_level(std::span<double> v, double share) {
   const auto above = static_cast<std::size_t>(std::ceil(share * static_cast<double>(v.size())));
   if (above >= v.size()) return -INFINITY;
-  // The (above + 1)-th largest, by select_largest (a sample of 65536 values: nth_element over all of them
+  // The (above + 1)-th largest, by kth_largest (a sample of 65536 values: nth_element over all of them
   // would cost more than the rest of the guess). Its values must be non-negative without -0, as a tail's.
   for (double& u : v) u = std::isnan(u) ? INFINITY : u == 0 ? 0.0 : u;
-  const double x = select_largest(v, above + 1).kth;
+  const double x = kth_largest(v, above + 1);
   if (static_cast<std::size_t>(std::count_if(v.begin(), v.end(), [&](double u) { return u > x; })) >= above)
     return x;
   double below = -INFINITY;  // the next value down: all of x's ties (and more than `above`) lie above it
