@@ -11,6 +11,8 @@
 HWY_BEFORE_NAMESPACE();
 namespace pe::harness::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
+using detail::BracketCounts;
+using detail::KthTarget;
 
 // Each mask's lanes counted in 64-bit lanes (a true lane is -1), summed once at the end.
 BracketCounts CountBracket(const double* HWY_RESTRICT v, std::size_t n, double lo, double hi) {
@@ -44,11 +46,12 @@ using M = hn::Mask<D>;
 #include "keep_lanes-inl.h"  // IWYU pragma: keep
 
 // Each vector's lanes strictly between lo and hi kept by keep_lanes-inl.h's Keep, which stores a whole
-// vector on AVX-512 (out needs kGatherSlack values past the count). Highway 1.0.3's CompressBlendedStore took
-// the ALiBi check's 552 779-value tail 1.4 ms there (a compressing store to memory, microcoded on Zen 4), its
-// Compress 1.8 ms (a 2 KiB table copied each call).
+// vector on AVX-512 (out needs detail::kGatherSlack values past the count). Highway 1.0.3's
+// CompressBlendedStore took the ALiBi check's 552 779-value tail 1.4 ms there (a compressing store to memory,
+// microcoded on Zen 4), its Compress 1.8 ms (a 2 KiB table copied each call).
 std::size_t GatherBetween(const double* HWY_RESTRICT v, std::size_t n, double lo, double hi,
                           double* HWY_RESTRICT out) {
+  static_assert(hn::MaxLanes(D()) <= detail::kGatherSlack, "Keep stores a whole vector past the count");
   const D d;
   const V vlo = hn::Set(d, lo), vhi = hn::Set(d, hi);
   const std::size_t N = hn::Lanes(d);
@@ -82,15 +85,16 @@ HWY_AFTER_NAMESPACE();
 
 namespace pe::harness {
 
-const std::vector<KthTarget>& kth_targets() { return detail::target_list<KthTarget>().best_first(); }
+namespace detail {
+
+const std::vector<KthTarget>& kth_targets() { return target_list<KthTarget>().best_first(); }
 
 namespace {
 
-constexpr std::size_t kSmall = 4096;  // nth_element on a copy, as Tail::p99 did below it
+constexpr std::size_t kSmall = 4096;  // nth_element, as Tail::p99 did at or below it
 constexpr std::size_t kSample = 1024;
-constexpr int kLevels = 3;  // gathers before the histogram selection takes the rest
-// A whole vector past the count, of the widest target (HWY_MAX_BYTES here is the last target's compiled).
-constexpr std::size_t kGatherSlack = 256;
+static_assert(kSmall >= kSample, "a sample's stride is at least 1");
+constexpr std::size_t kLevels = 3;  // gathers before the histogram selection takes the rest
 
 // The sample's values at ranks r ∓ δ from the top, r = k/n of the sample and δ = 3 standard deviations of a
 // binomial's count plus 2: the k-th largest lies outside with odds near 3 in 1000 (then the histogram). The
@@ -107,7 +111,7 @@ KthBracket bracket_of(std::span<const double> v, std::size_t k) {
   const double f = static_cast<double>(k) / static_cast<double>(n), m = kSample;
   const double r = f * m, delta = 3 * std::sqrt(m * f * (1 - f)) + 2;
   const double upper = std::floor(r - delta), lower = std::ceil(r + delta);  // ranks from the top, from 1
-  KthBracket b{0.0, INFINITY};  // the least value a tail holds, and above every value
+  KthBracket b{0.0, INFINITY};  // the least value a tail holds, and at least every value (+inf at hi)
   const auto rank = [&](double from_top) {
     const auto at = s.end() - static_cast<std::ptrdiff_t>(from_top);
     std::nth_element(s.begin(), at, s.end());
@@ -118,17 +122,17 @@ KthBracket bracket_of(std::span<const double> v, std::size_t k) {
   return b;
 }
 
-double small_kth(std::span<const double> v, std::size_t k) {
-  std::vector<double> copy(v.begin(), v.end());
-  const auto at = copy.end() - static_cast<std::ptrdiff_t>(k);
-  std::nth_element(copy.begin(), at, copy.end());
+// In place: v is a level's own scratch.
+double nth_in_place(std::span<double> v, std::size_t k) {
+  const auto at = v.end() - static_cast<std::ptrdiff_t>(k);
+  std::nth_element(v.begin(), at, v.end());
   return *at;
 }
 
 }  // namespace
 
 double kth_largest_on(const KthTarget& target, std::span<const double> values, std::size_t k, KthPaths* paths,
-                      const KthBracket* bracket) {
+                      std::span<const KthBracket> brackets) {
   if (k == 0 || k > values.size())
     throw std::invalid_argument("kth_largest: k " + std::to_string(k) + " outside [1, " +
                                 std::to_string(values.size()) + "]");
@@ -137,17 +141,28 @@ double kth_largest_on(const KthTarget& target, std::span<const double> values, s
   // The levels' between sets, in turn: kept per thread and grown as needed, as a fresh buffer's pages cost
   // more to fault in than the pass that fills them (the ALiBi check's ulp tail: 1.4 against 0.5 ms).
   thread_local std::array<LargeVector, 2> scratch;
+  std::span<double> own;  // the last level's between set (scratch), which v then spans
   std::span<const double> v = values;
   double answer = 0;
-  for (int level = 0;; ++level) {
+  for (std::size_t level = 0;; ++level) {
     if (v.size() <= kSmall) {
-      ++took.small, answer = small_kth(v, k);
+      ++took.small;
+      if (own.empty()) {
+        std::vector<double> copy(v.begin(), v.end());
+        answer = nth_in_place(copy, k);
+      } else {
+        answer = nth_in_place(own, k);
+      }
       break;
     }
-    const KthBracket b = level == 0 && bracket != nullptr ? *bracket : bracket_of(v, k);
-    const BracketCounts c = level == kLevels ? BracketCounts{} : target.count(v.data(), v.size(), b.lo, b.hi);
+    if (level == kLevels) {
+      ++took.histogram, answer = kth_largest_by_histogram(v, k);
+      break;
+    }
+    const KthBracket b = level < brackets.size() ? brackets[level] : bracket_of(v, k);
+    const BracketCounts c = target.count(v.data(), v.size(), b.lo, b.hi);
     // A NaN (against the precondition) lies neither at least lo nor below it: the histogram ranks it.
-    if (level == kLevels || c.at_least + c.below != v.size() || !(c.above < k && k <= c.at_least)) {
+    if (c.at_least + c.below != v.size() || !(c.above < k && k <= c.at_least)) {
       ++took.histogram, answer = kth_largest_by_histogram(v, k);
       break;
     }
@@ -161,18 +176,21 @@ double kth_largest_on(const KthTarget& target, std::span<const double> values, s
     }
     ++took.inside;
     const std::size_t between = c.at_least - c.at_lo - c.above - c.at_hi;
-    LargeVector& next = scratch[static_cast<std::size_t>(level) % 2];
-    if (next.size() < between + kGatherSlack) next.resize(between + kGatherSlack);
+    LargeVector& next = scratch[level % 2];
+    if (next.size() < between + kGatherSlack) next.clear(), next.resize(between + kGatherSlack);
     if (target.gather(v.data(), v.size(), b.lo, b.hi, next.data()) != between)
       throw std::logic_error("kth_largest: the gather and the count disagree");
     k -= c.above + c.at_hi;
-    v = std::span<const double>(next.data(), between);
+    own = std::span<double>(next.data(), between);
+    v = own;
   }
   return answer;
 }
 
+}  // namespace detail
+
 double kth_largest(std::span<const double> values, std::size_t k) {
-  return kth_largest_on(kth_targets().front(), values, k);
+  return detail::kth_largest_on(detail::kth_targets().front(), values, k);
 }
 
 }  // namespace pe::harness

@@ -238,7 +238,8 @@ struct Kept {
   // Quiet32's tries (vectors of one row or two) and failures, counted per step and on its failing path: a
   // count of passes, held in memory through the compressing stores, cost the check 1% (measured dropped).
   std::size_t tried32 = 0, failed32 = 0;
-  bool try32 = true;  // TableRowsOf's: Quiet32 failed most of a step's vectors, so it stops for the call
+  bool try32 =
+      true;  // whether Quiet32 still runs this call (TableRowsOf clears it after a step it mostly failed)
 };
 
 // How a vector fared in Quiet32: not tried, passed, or failed (then FastQuiet is skipped, Screen).
@@ -247,16 +248,17 @@ enum class AsRead { kNotTried, kPassed, kFailed };
 // Pairs [k, k + N) of a row, its outputs (ys, yc) against its e (es, ec), the lanes of `valid` (all of them
 // but in the last group). Its flags are written only where an element is loud (the caller's stay 0
 // elsewhere).
-// A vector that failed Quiet32 (as_read) skips FastQuiet where CheapQuiet ran: there an element lies near a
-// bar or a floor, and FastQuiet passed 11% of CheapQuiet's failures on the benchmark's table (4538 of 40038
-// vectors a check), for its binade's four operations an element on them all (0.9–1.3% of the check).
+// A vector (in a step of two rows, the pair of them) that failed Quiet32 (as_read) skips FastQuiet after
+// CheapQuiet (Quiet32 runs only where CheapQuiet does, c.f32): there an element lies near a bar or a floor,
+// and FastQuiet passed 11% of CheapQuiet's failures on the benchmark's table (4538 of 40038 vectors a check),
+// for its binade's four operations an element on them all (0.9–1.3% of the check).
 template <bool kLast>
 HWY_INLINE void Screen(V ys, V yc, V es, V ec, std::size_t k, M valid, const TableScreenRow& row,
                        const Consts& c, double* flags, Kept& kept, AsRead as_read) {
   const D d;
   if (!kLast && row.fast_line != nullptr) {
     if (c.cheap && CheapQuiet(ys, yc, es, ec, hn::LoadU(d, row.fast_line + k), c)) return;
-    if (!(c.cheap && as_read == AsRead::kFailed) && FastQuiet(ys, yc, es, ec, row.fast_line + k, c)) return;
+    if (as_read != AsRead::kFailed && FastQuiet(ys, yc, es, ec, row.fast_line + k, c)) return;
   }
   const V line = hn::LoadU(d, row.line + k);
   const Element js = TableJudge(ys, es, line, c);

@@ -14,6 +14,12 @@
 
 namespace pe::harness {
 namespace {
+using detail::BracketCounts;
+using detail::kth_largest_on;
+using detail::kth_targets;
+using detail::KthBracket;
+using detail::KthPaths;
+using detail::KthTarget;
 
 double nth_largest(std::vector<double> v, std::size_t k) {
   const auto at = v.end() - static_cast<std::ptrdiff_t>(k);
@@ -77,11 +83,51 @@ TEST(KthLargest, AMissedBracketGoesToTheHistogram) {
   const double kth = nth_largest(v, k);
   for (const KthBracket b : {KthBracket{kth * 1.01, kth * 1.02}, KthBracket{kth * 0.98, kth * 0.99}}) {
     KthPaths paths;
-    EXPECT_EQ(kth_largest_on(kth_targets().front(), v, k, &paths, &b), kth);
+    EXPECT_EQ(kth_largest_on(kth_targets().front(), v, k, &paths, {&b, 1}), kth);
     EXPECT_EQ(paths.histogram, 1U);
     EXPECT_EQ(paths.inside + paths.upper + paths.lower, 0U);
   }
   EXPECT_EQ(kth_largest_by_histogram(v, k), kth);
+}
+
+// Brackets forced level by level: three gathers, each narrower, and then the histogram selection on what is
+// left (more than 4096 values), the k-th still the k-th.
+TEST(KthLargest, ThreeLevelsThenTheHistogram) {
+  std::vector<double> v(40000);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>((i * 7919) % v.size());  // 0..39999
+  const std::size_t k = 20000;  // the value 20000 (39999 the first)
+  const KthBracket levels[] = {{1000, 39000}, {2000, 38000}, {3000, 37000}};
+  for (const KthTarget& target : kth_targets()) {
+    SCOPED_TRACE(target.name);
+    KthPaths paths;
+    EXPECT_EQ(kth_largest_on(target, v, k, &paths, levels), 20000.0);
+    EXPECT_EQ(paths.inside, 3U);
+    EXPECT_EQ(paths.histogram, 1U);
+    EXPECT_EQ(paths.small, 0U);
+  }
+}
+
+// Every k of a lumpy tail against one bracket [2, 4] whose ends are lumps: k at each boundary (the last value
+// above the bracket, the first and last at hi, inside, at lo, the first below) and between.
+TEST(KthLargest, EveryKAroundAGivenBracket) {
+  std::vector<double> v;
+  for (int value = 1; value <= 5; ++value)
+    for (int i = 0; i < 1000 + 37 * value; ++i) v.push_back(value + (value == 3 ? 0.001 * (i % 7) : 0.0));
+  std::mt19937_64 rng(5);
+  std::shuffle(v.begin(), v.end(), rng);
+  std::vector<double> sorted = v;
+  std::sort(sorted.rbegin(), sorted.rend());
+  const KthBracket b{2.0, 4.0};
+  for (const KthTarget& target : kth_targets()) {
+    SCOPED_TRACE(target.name);
+    KthPaths paths;
+    for (std::size_t k = 1; k <= v.size(); ++k)
+      ASSERT_EQ(kth_largest_on(target, v, k, &paths, {&b, 1}), sorted[k - 1]) << "k " << k;
+    EXPECT_GT(paths.upper, 0U);
+    EXPECT_GT(paths.lower, 0U);
+    EXPECT_GT(paths.inside, 0U);
+    EXPECT_GT(paths.histogram, 0U);  // the k above hi's lump and below lo's
+  }
 }
 
 // Each target's two passes against their definitions, with lo == hi and the vectors' remainders.
@@ -126,6 +172,7 @@ TEST(KthLargest, ANaNGoesToTheHistogram) {
     EXPECT_TRUE(got == want || (std::isnan(got) && std::isnan(want))) << k;
     EXPECT_EQ(paths.histogram, 1U) << k;
   }
+  EXPECT_TRUE(std::isnan(kth_largest(v, 1)));  // ranked above every number, +inf included
 }
 
 TEST(KthLargest, NamesAKOutsideItsRange) {

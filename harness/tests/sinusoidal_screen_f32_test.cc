@@ -200,6 +200,57 @@ TEST(SinusoidalScreenF32, TheFloat32PreTestChangesNoOutcomeOfTheKernel) {
   }
 }
 
+// A kernel call stops trying the float32 pre-test after a step in which it failed most vectors: a first row
+// whose pairs from the eighth on are each 3 float32 ulps off (over the pre-test's ulp bar, under 2 ulps, but
+// quiet under max_ulp 64; no line), then two exact rows. Stopped, the call counts the first row's passing
+// vectors alone (one or two: pairs 0-7), not the exact rows' (a pass a vector each); with a first row as
+// exact as the others it counts them all. The outcomes are the judge's either way.
+TEST(SinusoidalScreenF32, AKernelCallStopsThePreTestAfterAStepItMostlyFailed) {
+  constexpr std::size_t n = 64;
+  std::vector<double> sin(n), cos(n), line(n, INFINITY), step_sin(n), step_cos(n);
+  for (std::size_t j = 0; j < n; ++j) {
+    const double phi = 0.3 + 0.02 * static_cast<double>(j), w = 0.001 * static_cast<double>(j + 1);
+    sin[j] = std::sin(phi), cos[j] = std::cos(phi), step_sin[j] = std::sin(w), step_cos[j] = std::cos(w);
+  }
+  const TableScreenBars bars{.max_ulp = 64, .abs_floor = INFINITY, .ulp_floor = 2.0};
+  for (const TableScreenTarget& target : table_screen_targets()) {
+    SCOPED_TRACE(target.name);
+    for (const bool first_off : {true, false}) {
+      std::vector<float> y(3 * 2 * n);
+      for (std::size_t j = 0; j < n; ++j) {
+        double s = sin[j], c = cos[j];
+        for (std::size_t r = 0; r < 3; ++r) {
+          if (r > 0) rotate_as_kernel(s, c, step_sin[j], step_cos[j]);
+          for (const auto& [o, e] : {std::pair{0, s}, std::pair{1, c}}) {
+            float v = static_cast<float>(e);
+            if (first_off && r == 0 && j >= 8 && o == 0)
+              for (int u = 0; u < 3; ++u) v = std::nextafter(v, INFINITY);
+            y[r * 2 * n + 2 * j + o] = v;
+          }
+        }
+      }
+      TableScreenRow row{nullptr, nullptr, step_sin.data(), step_cos.data(), line.data(), 0x1p-48, false};
+      row.rows = 3, row.y_stride = 2 * n * sizeof(float), row.table_rows = 3;
+      const ScreenChannels ch{0, 1, true};
+      const KernelOutcome judged = run_float32_kernel(target, y, n, ch, row, bars, sin, cos, false);
+      const std::size_t before = table_screen_float32_passes();
+      const KernelOutcome pre = run_float32_kernel(target, y, n, ch, row, bars, sin, cos, true);
+      const std::size_t passes = table_screen_float32_passes() - before;
+      EXPECT_EQ(pre.loud, 0U);
+      EXPECT_EQ(pre.rows, 3U);
+      EXPECT_TRUE(same_bits(judged.flags, pre.flags));
+      EXPECT_TRUE(same_bits(judged.abs, pre.abs));
+      EXPECT_TRUE(same_bits(judged.ulp, pre.ulp));
+      if (first_off) {
+        EXPECT_GE(passes, 1U);
+        EXPECT_LE(passes, 2U);
+      } else {
+        EXPECT_GE(passes, 16U);  // two steps of 8 vectors or more each
+      }
+    }
+  }
+}
+
 // About 4096 elements a block, a power of two; for a row length that is a power of two up to 4096, a band of
 // 2^21 elements (Measurement::kSampledFrom) holds 512 blocks (kSampledBlocksFrom).
 TEST(SinusoidalScreenF32, ATablesSampleBlockHoldsAbout4096Elements) {
