@@ -33,7 +33,7 @@ std::atomic<std::size_t> reruns{0};
 
 class TableScreened {
  public:
-  // `plan` is params' (the caller's already: its ω's powl cost a 131072-row check 0.6% a plan).
+  // `plan` is params' (the caller's: building one here, its ω's powl took 0.3% of the benchmark's samples).
   TableScreened(const SinusoidalParams& params, const SinusoidalPlan& plan,
                 std::span<const std::int64_t> positions, Values y, const Budget& budget, Measurement& bands,
                 const TableSinks& sinks, TableScreenFn kernel, ScreenType type)

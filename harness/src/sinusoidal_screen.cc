@@ -238,8 +238,8 @@ struct Kept {
   // Quiet32's tries (vectors of one row or two) and failures, counted per step and on its failing path: a
   // count of passes, held in memory through the compressing stores, cost the check 1% (measured dropped).
   std::size_t tried32 = 0, failed32 = 0;
-  bool try32 =
-      true;  // whether Quiet32 still runs this call (TableRowsOf clears it after a step it mostly failed)
+  // Whether Quiet32 still runs this call (TableRowsOf clears it after a step it mostly failed).
+  bool try32 = true;
 };
 
 // How a vector fared in Quiet32: not tried, passed, or failed (then FastQuiet is skipped, Screen).
