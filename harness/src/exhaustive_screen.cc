@@ -180,6 +180,14 @@ void double_tier_row(const ScreenPlan& plan, std::int64_t p, double* sin, double
   HWY_DYNAMIC_DISPATCH(DoubleTierRow)(plan, p, sin, cos);
 }
 
+void rotate_row(double* sin, double* cos, const double* step_sin, const double* step_cos, std::size_t n) {
+  for (std::size_t j = 0; j < n; ++j) {
+    const double s = sin[j], c = cos[j];
+    sin[j] = s * step_cos[j] + c * step_sin[j];
+    cos[j] = c * step_cos[j] - s * step_sin[j];
+  }
+}
+
 bool screen_row(const ScreenPlan& plan, std::int64_t p, const double* ys, const double* yc,
                 const ScreenLimits& limits, double* unsettled) {
   return HWY_DYNAMIC_DISPATCH(ScreenRow)(plan, p, ys, yc, limits, unsettled);

@@ -11,6 +11,7 @@
 #include "pe/harness/exhaustive_screen.h"
 #include "pe/harness/measure.h"
 #include "pe/harness/rope_screen.h"
+#include "pe/harness/sinusoidal_screen.h"
 #include "pe/ref/fast_trig.h"
 #include "pe/ref/fma_clones.h"
 #include "pe/ref/reference.h"
@@ -105,6 +106,8 @@ class Screened {
     }
     vector_tier_.emplace(
         omegas, [](double, std::size_t) { return 0.0; }, 1.0, budget.dtype);
+    step_sin_.assign(padded, 0.0), step_cos_.assign(padded, 1.0);
+    exhaustive::double_tier_row(*vector_tier_, 1, step_sin_.data(), step_cos_.data());
     for (std::size_t m = 0; m < slopes_.contracts(); ++m) {
       alpha_.push_back(slopes_.terms(m).slope_at_zero());
       beta_.emplace_back(n_);
@@ -204,22 +207,37 @@ class Screened {
     } else {
       sincos_tier(one_position);
     }
+    // A row rotated from the tier's lies within kTableRotationRadius more (sincos_tier).
+    const double rotation = steps_ != 0 ? kTableRotationRadius : 0.0;
     for (std::size_t k = 0; k < n_; ++k) {
       phi_lo_[k] = abs_position_[k] * omega_lo_[k];
       // The double tier's radius 2^-48 + |φ|·2^-88, plus 2^-50 for the rotation's own roundings.
-      radius_[k] =
-          tier_ok_[k] != 0 ? radius_scale_ * (0x1.4p-48 + abs_position_[k] * omega_radius_[k]) : INFINITY;
+      radius_[k] = tier_ok_[k] != 0
+                       ? radius_scale_ * (0x1.4p-48 + abs_position_[k] * omega_radius_[k] + rotation)
+                       : INFINITY;
     }
   }
 
-  // sin_ and cos_ from the double tier, in vectors where every pair has the one position in its range.
+  // sin_ and cos_ from the double tier, in vectors where every pair has the one position in its range; at the
+  // position after the last token's, that token's rotated by ω_j (exhaustive::rotate_row), up to
+  // kTableMaxRotations times in a row: a token's row from the tier was 5.9% of a 4096-token check, a
+  // rotation costs a few operations a pair. The rotated values' radius is the table pass's, whose angles
+  // p·ω_j these are (sinusoidal_screen.h; both from the tier's ω_j <= 1 at positions under 2^32; angles()).
   void sincos_tier(bool one_position) {
     const std::int64_t p = positions_[0];
     if (one_position && vector_tier_ && p >= 0 && p < (std::int64_t{1} << 32)) {
-      exhaustive::double_tier_row(*vector_tier_, p, sin_.data(), cos_.data());
+      if (tier_at_ >= 0 && p == tier_at_ + 1 && steps_ < kTableMaxRotations) {
+        exhaustive::rotate_row(sin_.data(), cos_.data(), step_sin_.data(), step_cos_.data(), n_);
+        ++steps_;
+      } else {
+        exhaustive::double_tier_row(*vector_tier_, p, sin_.data(), cos_.data());
+        steps_ = 0;
+      }
+      tier_at_ = p;
       std::copy(omega_in_range_.begin(), omega_in_range_.end(), tier_ok_.begin());
       return;
     }
+    tier_at_ = -1, steps_ = 0;
     for (std::size_t k = 0; k < n_; ++k) {
       double s = 0, c = 0;
       tier_ok_[k] = ref::double_tier_sincos(positions_[k], split_[k], s, c) ? 1 : 0;
@@ -316,6 +334,9 @@ class Screened {
   std::vector<std::uint8_t> omega_in_range_, tier_ok_;
   std::vector<ref::OmegaSplit> split_;
   std::optional<exhaustive::ScreenPlan> vector_tier_;  // its sincos: the double tier in vectors
+  std::vector<double> step_sin_, step_cos_;            // the tier's sin ω_j and cos ω_j (sincos_tier)
+  std::int64_t tier_at_ = -1;                          // the position sin_ and cos_ hold from it (-1: none)
+  std::size_t steps_ = 0;                              // rotations since the tier's row
   std::vector<double> alpha_;                          // per contract of the budget: A·α
   std::vector<std::vector<double>> beta_;              // and A·β per pair
   // The token's (ScreenToken's arrays, padded), and the exact path's per pair, made when a pair is loud.

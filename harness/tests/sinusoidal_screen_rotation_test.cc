@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <random>
 #include <vector>
 
 #include "pe/harness/exhaustive_screen.h"
@@ -66,6 +67,41 @@ TEST(SinusoidalScreen, RotatedRowsStayWithinTheirRadius) {
           EXPECT_LE(abs(ref::Real(cos[j]) - c), ref::Real(radius)) << "pair " << j;
         }
       }
+    }
+  }
+}
+
+// exhaustive::rotate_row, the RoPE pass's rotation of a token's row to the next position's: from the tier's
+// row at p0, kTableMaxRotations steps leave each pair within the tier's radius at p0 plus
+// kTableRotationRadius of sin and cos of p·ω in 100-digit MPFR: Llama's ladder (base 500000, 64 pairs), and
+// random ω in (0, 1], at positions up to 2^32.
+TEST(SinusoidalScreen, RotatedRopeRowsStayWithinTheTablesRadius) {
+  std::mt19937_64 rng(88);
+  std::vector<ref::dd::DD> omegas;
+  const ref::Sinusoidal llama(SinusoidalParams{128, 500000.0, Layout::Interleaved}, 1);
+  for (std::size_t j = 0; j < 64; ++j) omegas.push_back(llama.omega(j));
+  for (int i = 0; i < 64; ++i)
+    omegas.push_back({std::ldexp(std::uniform_real_distribution<double>(0.5, 1.0)(rng), -(i % 30)), 0.0});
+  const std::size_t n = omegas.size();
+  const exhaustive::ScreenPlan tier(
+      omegas, [](double, std::size_t) { return 0.0; }, 1.0, DType::F32);
+  std::vector<double> step_sin(n + 8), step_cos(n + 8);
+  exhaustive::double_tier_row(tier, 1, step_sin.data(), step_cos.data());
+  const std::int64_t last = (std::int64_t{1} << 32) - 1;
+  for (const std::int64_t p0 : {std::int64_t{0}, std::int64_t{4095}, std::int64_t{1000003},
+                                last - static_cast<std::int64_t>(kTableMaxRotations)}) {
+    SCOPED_TRACE(p0);
+    std::vector<double> sin(n + 8), cos(n + 8);
+    exhaustive::double_tier_row(tier, p0, sin.data(), cos.data());
+    for (std::size_t step = 0; step < kTableMaxRotations; ++step)
+      exhaustive::rotate_row(sin.data(), cos.data(), step_sin.data(), step_cos.data(), n);
+    const std::int64_t p = p0 + static_cast<std::int64_t>(kTableMaxRotations);
+    for (std::size_t j = 0; j < n; ++j) {
+      const double radius = ref::double_tier_radius(static_cast<double>(p0) * omegas[j].hi * (1 + 0x1p-40)) +
+                            kTableRotationRadius;
+      const ref::Real phi = ref::Real(p) * (ref::Real(omegas[j].hi) + ref::Real(omegas[j].lo));
+      EXPECT_LE(abs(ref::Real(sin[j]) - boost::multiprecision::sin(phi)), ref::Real(radius)) << "pair " << j;
+      EXPECT_LE(abs(ref::Real(cos[j]) - boost::multiprecision::cos(phi)), ref::Real(radius)) << "pair " << j;
     }
   }
 }

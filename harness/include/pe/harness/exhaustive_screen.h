@@ -62,6 +62,12 @@ bool screen_row(const ScreenPlan& plan, std::int64_t p, const double* ys, const 
 // the best target the CPU has, 0 <= p < 2^32; a pair with ω_j > 1 gets 0 and 1 (not its values).
 void double_tier_row(const ScreenPlan& plan, std::int64_t p, double* sin, double* cos);
 
+// The row at p + 1 from the row at p: each (sin, cos) rotated by (step_sin, step_cos), the tier's row at 1,
+// two products and a sum per value, unfused (the recurrence whose error sinusoidal_screen.h bounds: within
+// kTableRotationRadius more than the tier's radius at the first row after kTableMaxRotations steps, for
+// ω_j <= 1 and positions under 2^32). n values each.
+void rotate_row(double* sin, double* cos, const double* step_sin, const double* step_cos, std::size_t n);
+
 // Every compiled target the CPU supports, for the tests: its screen and its double tier (sin and cos
 // of p·ω_j for every padded pair, bit for bit ref::double_tier_sincos).
 struct ScreenTarget {
