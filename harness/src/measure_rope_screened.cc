@@ -1,5 +1,6 @@
 // check's one pass over a RoPE batch (measure.h's measure_rope_screened): per token, the double tier's sine
-// and cosine of each pair and bounds on every budget over the token's angles; per row, the screen
+// and cosine of each pair (or the last token's rotated, at the next position) and bounds on every budget over
+// the token's angles; per row, the screen
 // (rope_screen.h) in the data's own type; the loud elements alone through the exact path (rope_row_fill.h).
 #include <algorithm>
 #include <cmath>
@@ -11,7 +12,6 @@
 #include "pe/harness/exhaustive_screen.h"
 #include "pe/harness/measure.h"
 #include "pe/harness/rope_screen.h"
-#include "pe/harness/sinusoidal_screen.h"
 #include "pe/ref/fast_trig.h"
 #include "pe/ref/fma_clones.h"
 #include "pe/ref/reference.h"
@@ -207,11 +207,13 @@ class Screened {
     } else {
       sincos_tier(one_position);
     }
-    // A row rotated from the tier's lies within kTableRotationRadius more (sincos_tier).
-    const double rotation = steps_ != 0 ? kTableRotationRadius : 0.0;
+    // A row rotated from the tier's lies within kRotationRadius more (sincos_tier).
+    const double rotation = steps_ != 0 ? kRotationRadius : 0.0;
     for (std::size_t k = 0; k < n_; ++k) {
       phi_lo_[k] = abs_position_[k] * omega_lo_[k];
-      // The double tier's radius 2^-48 + |φ|·2^-88, plus 2^-50 for the rotation's own roundings.
+      // The double tier's radius 2^-48 + |φ|·2^-88 (at the tier's row: it grows with |p|), plus 2^-50 for the
+      // screen's own rotation of x (rope_screen.cc), plus the rotation from the tier's row where there was
+      // one.
       radius_[k] = tier_ok_[k] != 0
                        ? radius_scale_ * (0x1.4p-48 + abs_position_[k] * omega_radius_[k] + rotation)
                        : INFINITY;
@@ -220,13 +222,18 @@ class Screened {
 
   // sin_ and cos_ from the double tier, in vectors where every pair has the one position in its range; at the
   // position after the last token's, that token's rotated by ω_j (exhaustive::rotate_row), up to
-  // kTableMaxRotations times in a row: a token's row from the tier was 5.9% of a 4096-token check, a
-  // rotation costs a few operations a pair. The rotated values' radius is the table pass's, whose angles
-  // p·ω_j these are (sinusoidal_screen.h; both from the tier's ω_j <= 1 at positions under 2^32; angles()).
+  // kMaxRotations times in a row: a token's row from the tier was 5.9% of a 4096-token check, a rotation
+  // costs a few operations a pair. Their error beyond the tier's is exhaustive::rotation_radius's (ω_j <= 1
+  // where the radius is finite, positions under 2^32): 16 steps keep it within 2^-42 (256 would allow 2^-38:
+  // the screen's estimates, the percentiles', move by as much), and a tier row every 16 tokens is 0.4% of a
+  // check.
+  static constexpr std::size_t kMaxRotations = 16;
+  static constexpr double kRotationRadius = 0x1p-42;
+  static_assert(exhaustive::rotation_radius(kMaxRotations) <= kRotationRadius);
   void sincos_tier(bool one_position) {
     const std::int64_t p = positions_[0];
     if (one_position && vector_tier_ && p >= 0 && p < (std::int64_t{1} << 32)) {
-      if (tier_at_ >= 0 && p == tier_at_ + 1 && steps_ < kTableMaxRotations) {
+      if (tier_at_ >= 0 && p == tier_at_ + 1 && steps_ < kMaxRotations) {
         exhaustive::rotate_row(sin_.data(), cos_.data(), step_sin_.data(), step_cos_.data(), n_);
         ++steps_;
       } else {
@@ -248,6 +255,7 @@ class Screened {
   // At real positions: the fast path's double-double, its high parts within 2^-53 + its radius (<< 2^-48) of
   // sin and cos of t·θ_j, inside the double tier's radius; none beyond it (|t·θ_j| >= 2^52): loud.
   void real_sincos() {
+    tier_at_ = -1, steps_ = 0;  // nothing to rotate from
     for (std::size_t k = 0; k < n_; ++k) {
       const auto sc = reference_.fast_sincos(ref::RealPosition{reals_[k]}, k);
       tier_ok_[k] = sc && sc->radius < 0x1p-60 ? 1 : 0;

@@ -305,13 +305,20 @@ enum class Wrong { None, Unrotated, Base, Moved, NonFinite, ZeroPairs, InfiniteX
 struct Data {
   std::vector<std::int64_t> positions;
   TypedBuffer x, y;
+  // `runs`: positions in runs of one (the pass rotates a token's row from the last one's): 0 to 39, 39 again,
+  // then 1041 on, every axis alike (M-RoPE's text); else spread 37 apart.
   Data(const RopeParams& params, std::size_t tokens, std::size_t heads, DType type, Wrong wrong,
-       std::mt19937_64& g)
+       std::mt19937_64& g, bool runs = false)
       : x(type, tokens * heads * static_cast<std::size_t>(params.head_dim)), y(x.dtype(), x.size()) {
     const std::size_t axes = n_axes(params.form), hd = static_cast<std::size_t>(params.head_dim);
     positions.resize(axes * tokens);
-    for (std::size_t i = 0; i < positions.size(); ++i)
-      positions[i] = static_cast<std::int64_t>(i % tokens) * 37 + static_cast<std::int64_t>(g() % 5);
+    for (std::size_t i = 0; i < positions.size(); ++i) {
+      const auto t = static_cast<std::int64_t>(i % tokens);
+      positions[i] = !runs     ? t * 37 + static_cast<std::int64_t>(g() % 5)
+                     : t < 40  ? t
+                     : t == 40 ? 39
+                               : 1000 + t;
+    }
     std::uniform_real_distribution<double> unit(-2.0, 2.0);
     for (std::size_t i = 0; i < x.size(); ++i) x.set(i, unit(g));
     RopeParams kernel = params;
@@ -355,13 +362,15 @@ struct Data {
 };
 
 // The screened pass's measurement against the exact path's: the same but the percentiles, the screen's
-// estimates' within s·2^-46 of the exact errors (|x| < 2 here: s < 4).
-void expect_same_measurement(const Measurement& a, const Measurement& b, const std::string& what) {
+// estimates' within s·2^-46 of the exact errors (|x| < 2 here: s < 4), and `rotated` more (s·A·2^-42 where
+// a token's row was rotated from the last one's: A, YaRN's attention factor, under 1.2 here).
+void expect_same_measurement(const Measurement& a, const Measurement& b, const std::string& what,
+                             double rotated = 0) {
   expect_same_but_percentiles(a, b, what);
   for (std::size_t k = 0; k < a.bands().size() && k < b.bands().size(); ++k) {
     const BandStats &x = a.bands()[k], &y = b.bands()[k];
     const std::string where = what + " band " + std::to_string(k);
-    EXPECT_NEAR(x.p99_abs, y.p99_abs, 4 * 0x1p-46 + 0x1p-50 * x.p99_abs) << where;
+    EXPECT_NEAR(x.p99_abs, y.p99_abs, 4 * 0x1p-46 + rotated + 0x1p-50 * x.p99_abs) << where;
     EXPECT_NEAR(x.p99_ulp, y.p99_ulp, 1e-6 * (1 + x.p99_ulp)) << where;
   }
 }
@@ -388,6 +397,58 @@ void expect_sampled_percentiles_of_the_exact_path(const RopeParams& params, cons
   for (const BandStats& b : sampled.bands()) in += b.percentile_samples, all += b.samples;
   EXPECT_GT(in, 0U) << what;
   EXPECT_LT(in, all / 4) << what;
+}
+
+// Tokens at consecutive positions, whose rows the pass rotates from the last token's (16 in a row at most,
+// then the tier's again; the repeated position and the gap take the tier's too): the exact path's
+// measurement, the percentiles within the rotation's radius more.
+TEST(RopeScreen, ScreenedPassIsTheExactPathAtConsecutivePositions) {
+  RopeScaling yarn;
+  yarn.type = RopeScalingType::Yarn;
+  yarn.factor = 4;
+  yarn.original_max_position = 512;
+  RopeParams mrope{128, 0, 1e6, Layout::HalfSplit};
+  mrope.form.mrope_section = {16, 24, 24};
+  const std::vector<std::pair<RopeParams, std::string>> cases = {
+      {{64, 0, 1e4, Layout::HalfSplit}, "halfsplit"},
+      {{64, 48, 1e4, Layout::Interleaved}, "interleaved, partial"},
+      {{64, 0, 1e4, Layout::HalfSplit, yarn}, "yarn"},
+      {mrope, "M-RoPE"}};
+  std::mt19937_64 g(20261208);
+  for (const auto& [params, name] : cases) {
+    for (const DType type : {DType::F32, DType::BF16}) {
+      std::vector<const Contract*> members;
+      for (const char* v : {"rope.scalar_f32", "rope.torch_f32", "rope.ggml_f32"})
+        members.push_back(&find_variant(v)->contract());
+      for (const Wrong wrong : {Wrong::None, Wrong::Base, Wrong::Unrotated}) {
+        Data d(params, 90, 2, type, wrong, g, true);
+        RopeBatch batch = RopeBatch::tokens_first(d.positions, 2, static_cast<std::size_t>(params.head_dim));
+        batch.n_axes = n_axes(params.form);
+        Budget budget{nullptr, type, 0};
+        budget.any_of = members;
+        const auto make = [&] {
+          Measurement m;
+          m.promise(1 << 24);
+          m.expect(d.x.size());
+          return m;
+        };
+        Measurement exact = make(), screened = make();
+        measure_rope_rows(params, batch, d.x, d.y, budget, [&](const RopeRow& row) { exact.add_row(row); });
+        std::size_t loud_over = 0;
+        ScreenedSinks sinks;
+        sinks.loud = [&](const ElementRecord& e) { loud_over += e.ratio() > 1 ? 1 : 0; };
+        sinks.row = [&](const RopeRow& row) {
+          for (std::size_t i = 0; i < row.size(); ++i) loud_over += row.record(i).ratio() > 1 ? 1 : 0;
+        };
+        const Values x(d.x.view().data, type, d.x.size()), y(d.y.view().data, type, d.y.size());
+        ASSERT_TRUE(measure_rope_screened(params, batch, x, y, budget, screened, sinks)) << name;
+        const std::string what =
+            name + " " + std::string(to_string(type)) + " wrong " + std::to_string(static_cast<int>(wrong));
+        expect_same_measurement(exact, screened, what, 4 * 1.2 * 0x1p-42);
+        EXPECT_EQ(loud_over, exact.violations()) << what << ": every element over budget comes as a record";
+      }
+    }
+  }
 }
 
 TEST(RopeScreen, ScreenedPassIsTheExactPath) {

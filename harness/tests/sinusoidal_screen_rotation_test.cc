@@ -72,10 +72,10 @@ TEST(SinusoidalScreen, RotatedRowsStayWithinTheirRadius) {
 }
 
 // exhaustive::rotate_row, the RoPE pass's rotation of a token's row to the next position's: from the tier's
-// row at p0, kTableMaxRotations steps leave each pair within the tier's radius at p0 plus
-// kTableRotationRadius of sin and cos of p·ω in 100-digit MPFR: Llama's ladder (base 500000, 64 pairs), and
-// random ω in (0, 1], at positions up to 2^32.
-TEST(SinusoidalScreen, RotatedRopeRowsStayWithinTheTablesRadius) {
+// row at p0, k steps leave each pair within the tier's radius at p0 plus exhaustive::rotation_radius(k) of
+// sin and cos of p·ω in 100-digit MPFR (k = 1, 2, 16, 17, 100 and kTableMaxRotations): Llama's ladder (base
+// 500000, 64 pairs), and random ω in (0, 1], at positions up to 2^32.
+TEST(SinusoidalScreen, RotatedRopeRowsStayWithinTheirRadius) {
   std::mt19937_64 rng(88);
   std::vector<ref::dd::DD> omegas;
   const ref::Sinusoidal llama(SinusoidalParams{128, 500000.0, Layout::Interleaved}, 1);
@@ -93,15 +93,22 @@ TEST(SinusoidalScreen, RotatedRopeRowsStayWithinTheTablesRadius) {
     SCOPED_TRACE(p0);
     std::vector<double> sin(n + 8), cos(n + 8);
     exhaustive::double_tier_row(tier, p0, sin.data(), cos.data());
-    for (std::size_t step = 0; step < kTableMaxRotations; ++step)
-      exhaustive::rotate_row(sin.data(), cos.data(), step_sin.data(), step_cos.data(), n);
-    const std::int64_t p = p0 + static_cast<std::int64_t>(kTableMaxRotations);
-    for (std::size_t j = 0; j < n; ++j) {
-      const double radius = ref::double_tier_radius(static_cast<double>(p0) * omegas[j].hi * (1 + 0x1p-40)) +
-                            kTableRotationRadius;
-      const ref::Real phi = ref::Real(p) * (ref::Real(omegas[j].hi) + ref::Real(omegas[j].lo));
-      EXPECT_LE(abs(ref::Real(sin[j]) - boost::multiprecision::sin(phi)), ref::Real(radius)) << "pair " << j;
-      EXPECT_LE(abs(ref::Real(cos[j]) - boost::multiprecision::cos(phi)), ref::Real(radius)) << "pair " << j;
+    std::size_t steps = 0;
+    for (const std::size_t k : {std::size_t{1}, std::size_t{2}, std::size_t{16}, std::size_t{17},
+                                std::size_t{100}, kTableMaxRotations}) {
+      for (; steps < k; ++steps)
+        exhaustive::rotate_row(sin.data(), cos.data(), step_sin.data(), step_cos.data(), n);
+      const std::int64_t p = p0 + static_cast<std::int64_t>(k);
+      for (std::size_t j = 0; j < n; ++j) {
+        const double radius =
+            ref::double_tier_radius(static_cast<double>(p0) * omegas[j].hi * (1 + 0x1p-40)) +
+            exhaustive::rotation_radius(k);
+        const ref::Real phi = ref::Real(p) * (ref::Real(omegas[j].hi) + ref::Real(omegas[j].lo));
+        EXPECT_LE(abs(ref::Real(sin[j]) - boost::multiprecision::sin(phi)), ref::Real(radius))
+            << k << " " << j;
+        EXPECT_LE(abs(ref::Real(cos[j]) - boost::multiprecision::cos(phi)), ref::Real(radius))
+            << k << " " << j;
+      }
     }
   }
 }

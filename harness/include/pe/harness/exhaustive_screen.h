@@ -63,10 +63,23 @@ bool screen_row(const ScreenPlan& plan, std::int64_t p, const double* ys, const 
 void double_tier_row(const ScreenPlan& plan, std::int64_t p, double* sin, double* cos);
 
 // The row at p + 1 from the row at p: each (sin, cos) rotated by (step_sin, step_cos), the tier's row at 1,
-// two products and a sum per value, unfused (the recurrence whose error sinusoidal_screen.h bounds: within
-// kTableRotationRadius more than the tier's radius at the first row after kTableMaxRotations steps, for
-// ω_j <= 1 and positions under 2^32). n values each.
+// two products and a sum per value, unfused. n values each. After up to k such steps from the tier's row,
+// each value lies within the tier's radius at that row plus rotation_radius(k) (below).
 void rotate_row(double* sin, double* cos, const double* step_sin, const double* step_cos, std::size_t n);
+
+// How far k rotations (rotate_row, or the table kernel's fused one: fewer roundings) may carry (sin, cos)
+// beyond e0, the tier's radius at the first row, in the Euclidean norm, for ω_j <= 1 and positions under
+// 2^32 (e0 <= 2^-47). With (sin ω, cos ω) each within δ <= 2^-48·(1 + 2^-40) (the tier at 1), the computed
+// rotation R' has |R' − R| <= 2δ and |R'| <= 1 + 2δ; a step's roundings (two products and a sum per value, of
+// a unit vector) add at most 2^-51; so after k steps the error is at most (1 + 2δ)^k·(√2·e0 + k·(2δ +
+// 2^-51)): here (√2 − 1)·2^-47 + k·(2δ + 2^-51), times (1 + g) with g >= (1 + 2δ)^k − 1 (e^x − 1 <= 1.01·x
+// for x <= 2^-6), plus g·2^-47. Pinned by static_asserts where a pass takes its limit (sinusoidal_screen.h,
+// the RoPE pass).
+constexpr double rotation_radius(std::size_t k) {
+  const double two_delta = 0x1p-47 * (1 + 0x1p-40);
+  const double g = 1.01 * static_cast<double>(k) * two_delta;  // k <= 2^40: x <= 2^-6
+  return (0.41422 * 0x1p-47 + static_cast<double>(k) * (two_delta + 0x1p-51)) * (1 + g) + g * 0x1p-47;
+}
 
 // Every compiled target the CPU supports, for the tests: its screen and its double tier (sin and cos
 // of p·ω_j for every padded pair, bit for bit ref::double_tier_sincos).

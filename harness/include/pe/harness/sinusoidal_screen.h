@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "pe/harness/exhaustive_screen.h"
 #include "pe/harness/measure.h"
 #include "pe/harness/presume_tuning.h"
 #include "pe/harness/rope_screen.h"
@@ -67,6 +68,8 @@ struct TableScreenRow {
 // they ran out).
 inline constexpr std::size_t kTableMaxRotations = 256;
 inline constexpr double kTableRotationRadius = 0x1p-38;
+static_assert(exhaustive::rotation_radius(kTableMaxRotations) <= kTableRotationRadius,
+              "the table's rotations stay within their radius (exhaustive_screen.h)");
 
 // The row's scalars: the band's largest ulp error (a quiet element's ulp bound stays under it) and the tails'
 // floors (estimates strictly above them are kept); the output type's precision p, its least normal 2^emin
