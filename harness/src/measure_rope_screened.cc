@@ -1,7 +1,7 @@
 // check's one pass over a RoPE batch (measure.h's measure_rope_screened): per token, the double tier's sine
 // and cosine of each pair (or the last token's rotated, at the next position) and bounds on every budget over
-// the token's angles; per row, the screen
-// (rope_screen.h) in the data's own type; the loud elements alone through the exact path (rope_row_fill.h).
+// the token's angles; per row, the screen (rope_screen.h) in the data's own type; the loud elements alone
+// through the exact path (rope_row_fill.h).
 #include <algorithm>
 #include <cmath>
 #include <cstring>

@@ -399,14 +399,47 @@ void expect_sampled_percentiles_of_the_exact_path(const RopeParams& params, cons
   EXPECT_LT(in, all / 4) << what;
 }
 
-// Tokens at consecutive positions, whose rows the pass rotates from the last token's (16 in a row at most,
-// then the tier's again; the repeated position and the gap take the tier's too): the exact path's
-// measurement, the percentiles within the rotation's radius more.
-TEST(RopeScreen, ScreenedPassIsTheExactPathAtConsecutivePositions) {
+// The batch of d's [tokens, heads, head_dim] rows; a Measurement for all of d's elements; sinks that count
+// the records over budget the screened pass hands on (loud elements and rows measured exactly).
+RopeBatch batch_of(const RopeParams& params, const Data& d, std::size_t heads) {
+  RopeBatch batch = RopeBatch::tokens_first(d.positions, heads, static_cast<std::size_t>(params.head_dim));
+  batch.n_axes = n_axes(params.form);
+  return batch;
+}
+Measurement fresh(const Data& d) {
+  Measurement m;
+  m.promise(1 << 24);
+  m.expect(d.x.size());
+  return m;
+}
+Measurement exact_of(const RopeParams& params, const RopeBatch& batch, Data& d, const Budget& budget) {
+  Measurement m = fresh(d);
+  measure_rope_rows(params, batch, d.x, d.y, budget, [&](const RopeRow& row) { m.add_row(row); });
+  return m;
+}
+Values values_of(TypedBuffer& b) { return Values(b.view().data, b.dtype(), b.size()); }
+// YaRN at factor 4 over 512 positions.
+RopeScaling yarn_4() {
   RopeScaling yarn;
   yarn.type = RopeScalingType::Yarn;
   yarn.factor = 4;
   yarn.original_max_position = 512;
+  return yarn;
+}
+ScreenedSinks counting_over(std::size_t& loud_over) {
+  ScreenedSinks sinks;
+  sinks.loud = [&loud_over](const ElementRecord& e) { loud_over += e.ratio() > 1 ? 1 : 0; };
+  sinks.row = [&loud_over](const RopeRow& row) {
+    for (std::size_t i = 0; i < row.size(); ++i) loud_over += row.record(i).ratio() > 1 ? 1 : 0;
+  };
+  return sinks;
+}
+
+// Tokens at consecutive positions, whose rows the pass rotates from the last token's (16 in a row at most,
+// then the tier's again; the repeated position and the gap take the tier's too): the exact path's
+// measurement, the percentiles within the rotation's radius more.
+TEST(RopeScreen, ScreenedPassIsTheExactPathAtConsecutivePositions) {
+  const RopeScaling yarn = yarn_4();
   RopeParams mrope{128, 0, 1e6, Layout::HalfSplit};
   mrope.form.mrope_section = {16, 24, 24};
   const std::vector<std::pair<RopeParams, std::string>> cases = {
@@ -421,29 +454,18 @@ TEST(RopeScreen, ScreenedPassIsTheExactPathAtConsecutivePositions) {
       for (const char* v : {"rope.scalar_f32", "rope.torch_f32", "rope.ggml_f32"})
         members.push_back(&find_variant(v)->contract());
       for (const Wrong wrong : {Wrong::None, Wrong::Base, Wrong::Unrotated}) {
-        Data d(params, 90, 2, type, wrong, g, true);
-        RopeBatch batch = RopeBatch::tokens_first(d.positions, 2, static_cast<std::size_t>(params.head_dim));
-        batch.n_axes = n_axes(params.form);
-        Budget budget{nullptr, type, 0};
-        budget.any_of = members;
-        const auto make = [&] {
-          Measurement m;
-          m.promise(1 << 24);
-          m.expect(d.x.size());
-          return m;
-        };
-        Measurement exact = make(), screened = make();
-        measure_rope_rows(params, batch, d.x, d.y, budget, [&](const RopeRow& row) { exact.add_row(row); });
-        std::size_t loud_over = 0;
-        ScreenedSinks sinks;
-        sinks.loud = [&](const ElementRecord& e) { loud_over += e.ratio() > 1 ? 1 : 0; };
-        sinks.row = [&](const RopeRow& row) {
-          for (std::size_t i = 0; i < row.size(); ++i) loud_over += row.record(i).ratio() > 1 ? 1 : 0;
-        };
-        const Values x(d.x.view().data, type, d.x.size()), y(d.y.view().data, type, d.y.size());
-        ASSERT_TRUE(measure_rope_screened(params, batch, x, y, budget, screened, sinks)) << name;
         const std::string what =
             name + " " + std::string(to_string(type)) + " wrong " + std::to_string(static_cast<int>(wrong));
+        Data d(params, 90, 2, type, wrong, g, true);
+        const RopeBatch batch = batch_of(params, d, 2);
+        Budget budget{nullptr, type, 0};
+        budget.any_of = members;
+        Measurement exact = exact_of(params, batch, d, budget), screened = fresh(d);
+        std::size_t loud_over = 0;
+        const ScreenedSinks sinks = counting_over(loud_over);
+        ASSERT_TRUE(
+            measure_rope_screened(params, batch, values_of(d.x), values_of(d.y), budget, screened, sinks))
+            << what;
         expect_same_measurement(exact, screened, what, 4 * 1.2 * 0x1p-42);
         EXPECT_EQ(loud_over, exact.violations()) << what << ": every element over budget comes as a record";
       }
@@ -452,10 +474,7 @@ TEST(RopeScreen, ScreenedPassIsTheExactPathAtConsecutivePositions) {
 }
 
 TEST(RopeScreen, ScreenedPassIsTheExactPath) {
-  RopeScaling yarn;
-  yarn.type = RopeScalingType::Yarn;
-  yarn.factor = 4;
-  yarn.original_max_position = 512;
+  const RopeScaling yarn = yarn_4();
   RopeScaling longrope;
   longrope.type = RopeScalingType::LongRope;
   longrope.original_max_position = 300;
@@ -488,25 +507,14 @@ TEST(RopeScreen, ScreenedPassIsTheExactPath) {
       for (const Wrong wrong : {Wrong::None, Wrong::Unrotated, Wrong::Base, Wrong::Moved, Wrong::NonFinite,
                                 Wrong::ZeroPairs, Wrong::InfiniteX}) {
         Data d(params, 60, 3, type, wrong, g);
-        RopeBatch batch = RopeBatch::tokens_first(d.positions, 3, static_cast<std::size_t>(params.head_dim));
-        batch.n_axes = n_axes(params.form);
+        const RopeBatch batch = batch_of(params, d, 3);
         Budget budget{nullptr, type, 0};
         budget.any_of = members;
-        const auto make = [&] {
-          Measurement m;
-          m.promise(1 << 24);
-          m.expect(d.x.size());
-          return m;
-        };
-        Measurement exact = make(), screened = make();
-        measure_rope_rows(params, batch, d.x, d.y, budget, [&](const RopeRow& row) { exact.add_row(row); });
+        const auto make = [&] { return fresh(d); };
+        Measurement exact = exact_of(params, batch, d, budget), screened = make();
         std::size_t loud_over = 0;
-        ScreenedSinks sinks;
-        sinks.loud = [&](const ElementRecord& e) { loud_over += e.ratio() > 1 ? 1 : 0; };
-        sinks.row = [&](const RopeRow& row) {
-          for (std::size_t i = 0; i < row.size(); ++i) loud_over += row.record(i).ratio() > 1 ? 1 : 0;
-        };
-        const Values x(d.x.view().data, type, d.x.size()), y(d.y.view().data, type, d.y.size());
+        const ScreenedSinks sinks = counting_over(loud_over);
+        const Values x = values_of(d.x), y = values_of(d.y);
         ASSERT_TRUE(measure_rope_screened(params, batch, x, y, budget, screened, sinks)) << name;
         const std::string what =
             name + " " + std::string(to_string(type)) + " wrong " + std::to_string(static_cast<int>(wrong));
