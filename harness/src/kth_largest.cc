@@ -102,7 +102,7 @@ constexpr std::size_t kLevels = 3;  // gathers before the histogram selection ta
 // bracket for the same values), so that a tail's periodic layout (rows of one pattern) is not read in step.
 KthBracket bracket_of(std::span<const double> v, std::size_t k) {
   const std::size_t n = v.size(), stride = n / kSample;
-  std::vector<double> s(kSample);
+  std::array<double, kSample> s;  // on the stack: no allocation a level
   std::uint64_t state = 0x9E3779B97F4A7C15ULL;
   for (std::size_t i = 0; i < kSample; ++i) {
     state = state * 6364136223846793005ULL + 1442695040888963407ULL;

@@ -208,7 +208,7 @@ class Screened {
       sincos_tier(one_position);
     }
     // A row rotated from the tier's lies within kRotationRadius more (sincos_tier).
-    const double rotation = steps_ != 0 ? kRotationRadius : 0.0;
+    const double rotation = tier_run_.steps != 0 ? kRotationRadius : 0.0;
     for (std::size_t k = 0; k < n_; ++k) {
       phi_lo_[k] = abs_position_[k] * omega_lo_[k];
       // The double tier's radius 2^-48 + |φ|·2^-88 (at the tier's row: it grows with |p|), plus 2^-50 for the
@@ -233,18 +233,15 @@ class Screened {
   void sincos_tier(bool one_position) {
     const std::int64_t p = positions_[0];
     if (one_position && vector_tier_ && p >= 0 && p < (std::int64_t{1} << 32)) {
-      if (tier_at_ >= 0 && p == tier_at_ + 1 && steps_ < kMaxRotations) {
+      if (tier_run_.advance(p, 1, kMaxRotations)) {
         exhaustive::rotate_row(sin_.data(), cos_.data(), step_sin_.data(), step_cos_.data(), n_);
-        ++steps_;
       } else {
         exhaustive::double_tier_row(*vector_tier_, p, sin_.data(), cos_.data());
-        steps_ = 0;
       }
-      tier_at_ = p;
       std::copy(omega_in_range_.begin(), omega_in_range_.end(), tier_ok_.begin());
       return;
     }
-    tier_at_ = -1, steps_ = 0;
+    tier_run_.reset();
     for (std::size_t k = 0; k < n_; ++k) {
       double s = 0, c = 0;
       tier_ok_[k] = ref::double_tier_sincos(positions_[k], split_[k], s, c) ? 1 : 0;
@@ -255,7 +252,7 @@ class Screened {
   // At real positions: the fast path's double-double, its high parts within 2^-53 + its radius (<< 2^-48) of
   // sin and cos of t·θ_j, inside the double tier's radius; none beyond it (|t·θ_j| >= 2^52): loud.
   void real_sincos() {
-    tier_at_ = -1, steps_ = 0;  // nothing to rotate from
+    tier_run_.reset();  // nothing to rotate from
     for (std::size_t k = 0; k < n_; ++k) {
       const auto sc = reference_.fast_sincos(ref::RealPosition{reals_[k]}, k);
       tier_ok_[k] = sc && sc->radius < 0x1p-60 ? 1 : 0;
@@ -343,8 +340,7 @@ class Screened {
   std::vector<ref::OmegaSplit> split_;
   std::optional<exhaustive::ScreenPlan> vector_tier_;  // its sincos: the double tier in vectors
   std::vector<double> step_sin_, step_cos_;            // the tier's sin ω_j and cos ω_j (sincos_tier)
-  std::int64_t tier_at_ = -1;                          // the position sin_ and cos_ hold from it (-1: none)
-  std::size_t steps_ = 0;                              // rotations since the tier's row
+  exhaustive::TierRun tier_run_;                       // what sin_ and cos_ hold (sincos_tier)
   std::vector<double> alpha_;                          // per contract of the budget: A·α
   std::vector<std::vector<double>> beta_;              // and A·β per pair
   // The token's (ScreenToken's arrays, padded), and the exact path's per pair, made when a pair is loud.

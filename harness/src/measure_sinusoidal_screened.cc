@@ -227,23 +227,12 @@ class TableScreened {
   // (kBatch rows), not two calls split there.
   // Returns whether to rotate: the kernel does, in the same pass as the row's elements (TableScreenRow).
   //
-  // The rotation's error, in the Euclidean norm of (sin, cos): with (sin ω, cos ω) from the tier, each within
-  // δ = double_tier_radius(ω) <= 2^-48·(1 + 2^-40) (ω <= 1), the computed rotation R' has |R' − R| <= 2δ and
-  // |R'| <= 1 + 2δ; a step's roundings (two products and a sum per value, of a unit vector) add at most
-  // 2^-51. After k steps from values each within e0 (the tier's at the first row, <= 2^-47 for p < 2^32):
-  // (1 + 2δ)^k·(√2·e0 + k·(2δ + 2^-51)): for k <= 256, (1 + 2δ)^k <= 1 + 2^-38.9, √2·e0 <= e0 + 2^-48.2 and
-  // k·(2δ + 2^-51) <= 2^-39·(1 + 2^-4)·(1 + 2^-40), so below e0 + 2^-48.2 + 2^-38.8 < e0 + 2^-38
-  // (kTableRotationRadius). The row's radius adds it to its floor, which holds e0 (the tier's radius grows
-  // with p). Tested: SinusoidalScreen.RotatedRowsStayWithinTheirRadius.
+  // The rotation's error: exhaustive::rotation_radius (exhaustive_screen.h), at most kTableRotationRadius
+  // after kTableMaxRotations steps (a static_assert there). The row's radius adds it to its floor, which
+  // holds e0 (the tier's radius grows with p). Tested: SinusoidalScreen.RotatedRowsStayWithinTheirRadius.
   bool sincos(std::int64_t p, std::size_t rows) {
-    const bool rotate = at_ >= 0 && p == at_ + 1 && steps_ + rows <= kTableMaxRotations;
-    if (rotate) {
-      ++steps_;
-    } else {
-      exhaustive::double_tier_row(*tier_, p, sin_.data(), cos_.data());
-      steps_ = 0;
-    }
-    at_ = p;
+    const bool rotate = tier_run_.advance(p, rows, kTableMaxRotations);
+    if (!rotate) exhaustive::double_tier_row(*tier_, p, sin_.data(), cos_.data());
     return rotate;
   }
   static_assert(kBatch <= kTableMaxRotations + 1, "a batch's rows fit one call after the tier's row");
@@ -322,8 +311,7 @@ class TableScreened {
   std::vector<double> radius_floor_, radius_slope_;
   std::int64_t bounds_at_ = -1;              // lower_bounds()'s position (-1: none yet)
   std::vector<double> step_sin_, step_cos_;  // the tier's sin ω_j and cos ω_j (sincos())
-  std::int64_t at_ = -1;                     // the position sin_ and cos_ hold (-1: none)
-  std::size_t steps_ = 0;                    // rotations since the tier's values
+  exhaustive::TierRun tier_run_;             // what sin_ and cos_ hold (sincos())
   bool fed_ = false;                         // an element went to the caller since
 
   TableScreenBars bars_;
@@ -450,8 +438,8 @@ void TableScreened::presume_largest(std::size_t r) {
 
 // Row r's estimates, appended: the kernel's over the row alone with nothing left out (no floors: every
 // estimate kept; lines +∞ and the band's largest ulp +∞: none loud but a NaN), e the double tier's (sin_ and
-// cos_ as scratch: run() starts from the tier, at_ -1). The estimates are those the screened pass keeps:
-// |y − e| (NaN as +∞) and that over e's ulp in the budget's type (sinusoidal_screen.cc's TableJudge).
+// cos_ as scratch: run() starts from the tier, tier_run_ empty). The estimates are those the screened pass
+// keeps: |y − e| (NaN as +∞) and that over e's ulp in the budget's type (sinusoidal_screen.cc's TableJudge).
 void TableScreened::sample_row(std::size_t r, std::vector<double>& abs, std::vector<double>& ulp) {
   exhaustive::double_tier_row(*tier_, positions_[r], sin_.data(), cos_.data());
   const std::size_t padded = ScreenToken::padded(n_), at = abs.size();
@@ -617,11 +605,12 @@ std::pair<std::size_t, std::size_t> TableScreened::rows(std::size_t r, std::size
                              fast32_ ? fast_line32_.data() : nullptr};
   run_(type_, row_data(r), n_, channels_, token, bars_, tails);
   tails.abs_tail += tails.abs_kept, tails.ulp_tail += tails.ulp_kept;
-  m = tails.rows;  // the rows the kernel took, rotated from the first: at_ their last
-  steps_ += m - 1, at_ = p + static_cast<std::int64_t>(m) - 1;
+  m = tails.rows;  // the rows the kernel took, rotated from the first: tier_run_ at their last
+  tier_run_.steps += m - 1, tier_run_.at = p + static_cast<std::int64_t>(m) - 1;
   // sincos()'s promise, on which every row's radius rests (kTableRotationRadius): checked, as it costs a
   // compare a call.
-  if (steps_ > kTableMaxRotations) throw std::logic_error("table pass: rotations past kTableMaxRotations");
+  if (tier_run_.steps > kTableMaxRotations)
+    throw std::logic_error("table pass: rotations past kTableMaxRotations");
   if (sinks_.row)
     for (std::size_t i = 0; i < m; ++i) sinks_.row(r + i);
   if (tails.loud == 0) return {m, 2 * n_ * m};

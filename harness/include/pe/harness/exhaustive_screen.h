@@ -75,6 +75,23 @@ void rotate_row(double* sin, double* cos, const double* step_sin, const double* 
 // 2^-51)): here (√2 − 1)·2^-47 + k·(2δ + 2^-51), times (1 + g) with g >= (1 + 2δ)^k − 1 (e^x − 1 <= 1.01·x
 // for x <= 2^-6), plus g·2^-47. Pinned by static_asserts where a pass takes its limit (sinusoidal_screen.h,
 // the RoPE pass).
+// Where a pass's row of sin and cos stands against the tier (the table pass's rows, RoPE's tokens): the
+// position it holds (-1: none) and the rotations since the tier's row.
+struct TierRun {
+  std::int64_t at = -1;
+  std::size_t steps = 0;
+  // The row for `rows` consecutive positions from p: whether the first continues the run, rotated from the
+  // row at p − 1 with every one of them within `max` rotations of the tier's row (counted), or the tier's row
+  // at p starts a new run (the caller computes it); at is p.
+  bool advance(std::int64_t p, std::size_t rows, std::size_t max) {
+    const bool rotate = at >= 0 && p == at + 1 && steps + rows <= max;
+    steps = rotate ? steps + 1 : 0;
+    at = p;
+    return rotate;
+  }
+  void reset() { at = -1, steps = 0; }
+};
+
 constexpr double rotation_radius(std::size_t k) {
   const double two_delta = 0x1p-47 * (1 + 0x1p-40);
   const double g = 1.01 * static_cast<double>(k) * two_delta;  // k <= 2^40: x <= 2^-6
